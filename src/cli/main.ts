@@ -1,0 +1,106 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { compileProgram, type CompileResult } from "../compiler/compile.js";
+import { formatDiagnostics } from "../compiler/diagnostics/report.js";
+import { printFunction } from "../compiler/ir/printer.js";
+import { installHooks } from "../register/install.js";
+
+// The `nabla` command: run, emit and check TypeScript programs.
+
+const USAGE = `nabla — automatic differentiation for TypeScript, done as a compiler
+
+Usage:
+  nabla run <file.ts> [args…]   compile the program with its derivatives and run it
+  nabla emit <file.ts> [--ir]   print the compiled JavaScript (or the IR) with derivative code
+  nabla check <file.ts>         report diagnostics only; exit code 1 on any error
+  nabla --version | --help
+`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+function compile(file: string): CompileResult | undefined {
+  const path = resolve(file);
+  if (!existsSync(path)) {
+    process.stderr.write(`nabla: cannot find '${file}'\n`);
+    return undefined;
+  }
+  const result = compileProgram([path]);
+  if (result.diagnostics.length > 0) {
+    const color = process.stderr.isTTY && !process.env.NO_COLOR;
+    process.stderr.write(formatDiagnostics(result.diagnostics, result.sourceText, { cwd: process.cwd(), color }) + "\n");
+  }
+  return result.diagnostics.some((d) => d.severity === "error") ? undefined : result;
+}
+
+async function run(file: string, args: string[]): Promise<number> {
+  const result = compile(file);
+  if (!result) return 1;
+  installHooks(result.outputs);
+  const path = resolve(file);
+  process.argv = [process.argv[0]!, path, ...args];
+  try {
+    await import(pathToFileURL(path).href);
+  } catch (error) {
+    // The user's program failed at run time: show its own (source-mapped) stack.
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+function emit(file: string, ir: boolean): number {
+  const result = compile(file);
+  if (!result) return 1;
+  if (ir) {
+    process.stdout.write([...result.functions.values()].map(printFunction).join("\n\n") + "\n");
+    return 0;
+  }
+  const entry = resolve(file);
+  const files = [...result.outputs.keys()].sort((a, b) => (a === entry ? -1 : b === entry ? 1 : a.localeCompare(b)));
+  for (const f of files) {
+    if (files.length > 1) process.stdout.write(`// ==== ${f} ====\n`);
+    process.stdout.write(result.outputs.get(f)!.code);
+  }
+  return 0;
+}
+
+function check(file: string): number {
+  const result = compile(file);
+  if (!result) return 1;
+  process.stderr.write(`nabla: no errors in ${file} and the files it imports\n`);
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(USAGE);
+    return command ? 0 : 1;
+  }
+  if (command === "--version" || command === "-v") {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  if (command === "run") {
+    const [file, ...args] = rest;
+    if (!file) return usageError("'nabla run' needs a file");
+    return run(file, args);
+  }
+  if (command === "emit" || command === "check") {
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ir: { type: "boolean" } }, strict: true });
+    const [file] = positionals;
+    if (!file || positionals.length > 1) return usageError(`'nabla ${command}' needs exactly one file`);
+    return command === "emit" ? emit(file, values.ir ?? false) : check(file);
+  }
+  return usageError(`unknown command '${command}'`);
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`nabla: ${message}\n\n${USAGE}`);
+  return 2;
+}

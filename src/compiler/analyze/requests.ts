@@ -1,0 +1,200 @@
+import type { CallExpression, Expression, Node } from "oxc-parser";
+import { DiagnosticCode } from "../diagnostics/codes.js";
+import { positionAt } from "../diagnostics/format.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { SourceLoc } from "../ir/types.js";
+import { leadingJSDoc, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
+import type { ProgramGraph } from "../parse/program.js";
+
+// Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
+// functions tagged `/** @differentiable */`. These are the roots of differentiation; the
+// functions they call are found later, while lowering.
+
+export const FORWARD_OPERATORS = ["derivative", "valueWithDerivative", "differential", "valueWithDifferential"] as const;
+export const REVERSE_OPERATORS = ["gradient", "valueWithGradient", "pullback", "valueWithPullback"] as const;
+export type ForwardOperator = (typeof FORWARD_OPERATORS)[number];
+
+/** The function being differentiated: a named function, or a lambda written at the call. */
+export interface DifferentiationTarget {
+  module: SourceModule;
+  name: string;
+  node: FunctionLike;
+  /** Parameters without annotations are numbers (lambdas given to `derivative`). */
+  contextualNumberParams: boolean;
+}
+
+export interface OperatorCall {
+  operator: ForwardOperator;
+  call: CallExpression;
+  target: DifferentiationTarget;
+  /** Indices of the differentiated parameters, in `wrt` order. */
+  wrt: number[];
+  loc: SourceLoc;
+}
+
+export interface Requests {
+  calls: OperatorCall[];
+  /** Functions tagged `@differentiable`: derivative emitted and checked even if unused. */
+  declared: DifferentiationTarget[];
+  diagnostics: Diagnostic[];
+}
+
+const NABLA_SPECIFIERS = new Set(["nabla", "nabla/runtime"]);
+
+export function findRequests(program: ProgramGraph, module: SourceModule): Requests {
+  const result: Requests = { calls: [], declared: [], diagnostics: [] };
+  const operatorNames = new Map<string, string>();
+  const namespaces = new Set<string>();
+  for (const [local, binding] of module.imports) {
+    if (!NABLA_SPECIFIERS.has(binding.specifier)) continue;
+    if (binding.imported === "*") namespaces.add(local);
+    else operatorNames.set(local, binding.imported);
+  }
+  const error = (node: Node, code: keyof typeof DiagnosticCode, message: string) =>
+    result.diagnostics.push({
+      severity: "error",
+      code: DiagnosticCode[code],
+      message,
+      loc: { file: module.file, start: node.start, end: node.end },
+      notes: [],
+    });
+
+  const operatorOf = (callee: Node): string | undefined => {
+    if (callee.type === "Identifier") return operatorNames.get(callee.name);
+    if (
+      callee.type === "MemberExpression" &&
+      !callee.computed &&
+      callee.object.type === "Identifier" &&
+      namespaces.has(callee.object.name) &&
+      callee.property.type === "Identifier"
+    ) {
+      return callee.property.name;
+    }
+    return undefined;
+  };
+
+  walk(module.program, (node) => {
+    if (node.type !== "CallExpression") return true;
+    const operator = operatorOf(node.callee);
+    if (!operator || operator === "withoutDerivative") return true;
+    if ((REVERSE_OPERATORS as readonly string[]).includes(operator)) {
+      error(node, "badOperatorUse", `'${operator}' (reverse mode) is not available yet; use forward mode ('derivative', 'differential') for now`);
+      return true;
+    }
+    if (!(FORWARD_OPERATORS as readonly string[]).includes(operator)) return true;
+    const call = analyzeCall(program, module, node, operator as ForwardOperator, error);
+    if (call) result.calls.push(call);
+    return false;
+  });
+
+  for (const [name, node] of module.functions) {
+    const doc = leadingJSDoc(module, node.type === "FunctionDeclaration" ? node : declarationOf(module, node));
+    if (doc && /@differentiable\b/.test(doc)) {
+      result.declared.push({ module, name, node, contextualNumberParams: false });
+    }
+  }
+  return result;
+}
+
+/** The `const f = …` statement that holds a function expression, for its JSDoc. */
+function declarationOf(module: SourceModule, fn: FunctionLike): Node {
+  for (const statement of module.program.body) {
+    const decl = statement.type === "ExportNamedDeclaration" ? statement.declaration : statement;
+    if (decl?.type === "VariableDeclaration" && decl.declarations.some((d) => d.init === fn)) {
+      return statement;
+    }
+  }
+  return fn;
+}
+
+function analyzeCall(
+  program: ProgramGraph,
+  module: SourceModule,
+  call: CallExpression,
+  operator: ForwardOperator,
+  error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
+): OperatorCall | undefined {
+  const [fnArg, options, ...extra] = call.arguments;
+  if (!fnArg || fnArg.type === "SpreadElement") {
+    error(call, "badOperatorUse", `'${operator}' needs the function to differentiate as its first argument`);
+    return undefined;
+  }
+  const single = operator === "derivative" || operator === "valueWithDerivative";
+  if (extra.length > 0 || (single && options)) {
+    error(call, "badOperatorUse", `'${operator}' takes ${single ? "one argument: the function" : "the function and an optional options object"}`);
+    return undefined;
+  }
+  const target = resolveTarget(program, module, fnArg as Expression, single);
+  if (!target) {
+    error(
+      fnArg,
+      "badOperatorUse",
+      `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
+    );
+    return undefined;
+  }
+  const arity = target.node.params.length;
+  let wrt = [...Array(arity).keys()];
+  if (options) {
+    const parsed = parseWrt(options as Expression, arity);
+    if (typeof parsed === "string") {
+      error(options, "badOperatorUse", parsed);
+      return undefined;
+    }
+    if (parsed) wrt = parsed;
+  }
+  if (single && arity !== 1) {
+    error(
+      fnArg,
+      "badOperatorUse",
+      `'${operator}' differentiates functions of one number argument, but '${target.name}' takes ${arity}; use 'differential' for several arguments`,
+    );
+    return undefined;
+  }
+  return { operator, call, target, wrt, loc: { file: module.file, start: call.start, end: call.end } };
+}
+
+function resolveTarget(program: ProgramGraph, module: SourceModule, node: Expression, single: boolean): DifferentiationTarget | undefined {
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
+    const pos = positionAt(module.text, node.start);
+    return { module, name: `lambda_${pos.line}_${pos.column}`, node, contextualNumberParams: single };
+  }
+  if (node.type === "Identifier") {
+    const symbol = program.resolveLocalFunction(module, node.name);
+    if (symbol) return { module: symbol.module, name: symbol.name, node: symbol.node, contextualNumberParams: false };
+  }
+  if (node.type === "MemberExpression" && !node.computed && node.object.type === "Identifier" && node.property.type === "Identifier") {
+    const binding = module.imports.get(node.object.name);
+    const target = binding?.imported === "*" ? program.importedModule(module, binding.specifier) : undefined;
+    const symbol = target && program.resolveExport(target, node.property.name);
+    if (symbol) return { module: symbol.module, name: symbol.name, node: symbol.node, contextualNumberParams: false };
+  }
+  return undefined;
+}
+
+/** `{ wrt: [0, 2] }` or `{ wrt: 1 }` → indices; a string explains what is wrong. */
+function parseWrt(node: Expression, arity: number): number[] | undefined | string {
+  if (node.type !== "ObjectExpression") return "options must be an object literal such as '{ wrt: [0, 1] }'";
+  let wrt: number[] | undefined;
+  for (const prop of node.properties) {
+    if (prop.type !== "Property" || prop.computed || prop.key.type !== "Identifier") {
+      return "options must be an object literal such as '{ wrt: [0, 1] }'";
+    }
+    if (prop.key.name !== "wrt") return `unknown option '${prop.key.name}'; the only option is 'wrt'`;
+    const value = prop.value;
+    const items = value.type === "ArrayExpression" ? value.elements : [value];
+    wrt = [];
+    for (const item of items) {
+      if (!item || item.type !== "Literal" || typeof item.value !== "number") {
+        return "'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'";
+      }
+      if (!Number.isInteger(item.value) || item.value < 0 || item.value >= arity) {
+        return `'wrt' index ${item.value} is out of range: the function has ${arity} parameter${arity === 1 ? "" : "s"}`;
+      }
+      if (wrt.includes(item.value)) return `'wrt' lists parameter ${item.value} twice`;
+      wrt.push(item.value);
+    }
+    if (wrt.length === 0) return "'wrt' must name at least one parameter";
+  }
+  return wrt;
+}

@@ -1,0 +1,200 @@
+import { dirname, relative } from "node:path";
+import { findRequests, type OperatorCall } from "./analyze/requests.js";
+import { DiagnosticCode } from "./diagnostics/codes.js";
+import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { Differentiator } from "./differentiate/differentiator.js";
+import { emitFunction } from "./emit/function.js";
+import { assembleModule, TransformError, type ModuleOutput, type Replacement } from "./emit/module.js";
+import { operatorWrapper } from "./emit/operators.js";
+import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
+import type { SourceModule } from "./parse/module.js";
+import { ProgramGraph, isRelativeSpecifier, resolveRelative } from "./parse/program.js";
+
+// The compiler driver: parse the program from its entry files, find what to differentiate,
+// differentiate on demand, and emit every module with its derivatives.
+
+export interface CompileOptions {
+  /** Source text to use instead of the file on disk. */
+  sources?: Map<string, string>;
+}
+
+export interface CompileResult {
+  diagnostics: Diagnostic[];
+  /** Output per source file, for every file of the program. Empty when there are errors. */
+  outputs: Map<string, ModuleOutput>;
+  /** Lowered primal functions and generated derivatives, by key, for inspection and tests. */
+  functions: Map<FunctionKey, IRFunction>;
+  sourceText(file: string): string | undefined;
+}
+
+/** The local name generated code gives the nabla runtime namespace. */
+export const RUNTIME = "$nabla";
+const RUNTIME_SPECIFIER = "nabla/runtime";
+
+export function compileProgram(entries: string[], options: CompileOptions = {}): CompileResult {
+  const program = new ProgramGraph(options.sources);
+  const bag = new DiagnosticBag();
+  const modules = collectModules(program, entries, bag);
+  const differentiator = new Differentiator(program, bag);
+
+  const calls: { call: OperatorCall; derivative: FunctionKey }[] = [];
+  for (const mod of modules) {
+    const requests = findRequests(program, mod);
+    requests.diagnostics.forEach((d) => bag.add(d));
+    for (const call of requests.calls) {
+      const wrt = [...call.wrt].sort((a, b) => a - b);
+      const note = { message: `when differentiating '${call.target.name}' for '${call.operator}'`, loc: call.loc };
+      calls.push({ call, derivative: differentiator.request(call.target, wrt, [note]) });
+    }
+    for (const target of requests.declared) {
+      const note = { message: `'${target.name}' is declared @differentiable here`, loc: { file: mod.file, start: target.node.start, end: target.node.start + 1 } };
+      differentiator.request(target, target.node.params.map((_, i) => i), [note]);
+    }
+  }
+  differentiator.run();
+
+  const functions = new Map<FunctionKey, IRFunction>();
+  for (const map of [differentiator.primals, differentiator.derivatives]) {
+    for (const [key, fn] of map) if (fn) functions.set(key, fn);
+  }
+  const result: CompileResult = {
+    diagnostics: bag.items,
+    outputs: new Map(),
+    functions,
+    sourceText: (file) => program.sourceText(file),
+  };
+  if (bag.hasErrors) return result;
+
+  for (const mod of modules) {
+    const own = calls.filter((c) => c.call.loc.file === mod.file);
+    const derivatives = [...differentiator.derivatives.values()].filter(
+      (fn): fn is IRFunction => fn !== undefined && fileOf(fn.key) === mod.file,
+    );
+    try {
+      result.outputs.set(mod.file, emitModule(program, mod, own, derivatives, differentiator.derivatives));
+    } catch (error) {
+      if (!(error instanceof TransformError)) throw error;
+      bag.add({
+        severity: "error",
+        code: DiagnosticCode.parseError,
+        message: error.message,
+        loc: { file: mod.file, start: 0, end: 0 },
+        notes: [],
+      });
+    }
+  }
+  return result;
+}
+
+function fileOf(key: FunctionKey): string {
+  return key.slice(0, key.indexOf("#"));
+}
+
+/** The entry files and every user file they reach through relative imports and re-exports. */
+function collectModules(program: ProgramGraph, entries: string[], bag: DiagnosticBag): SourceModule[] {
+  const seen = new Set<string>();
+  const order: SourceModule[] = [];
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const mod = program.load(file);
+    order.push(mod);
+    for (const p of mod.problems) {
+      bag.add({ severity: "error", code: DiagnosticCode.parseError, message: p.message, loc: { file, start: p.start, end: p.end }, notes: [] });
+    }
+    for (const statement of mod.program.body) {
+      const source =
+        statement.type === "ImportDeclaration" ||
+        statement.type === "ExportAllDeclaration" ||
+        (statement.type === "ExportNamedDeclaration" && statement.source)
+          ? String(statement.source!.value)
+          : undefined;
+      if (source === undefined || !isRelativeSpecifier(source)) continue;
+      const target = resolveRelative(file, source);
+      if (target && /\.(c|m)?tsx?$/.test(target)) visit(target);
+    }
+  };
+  entries.forEach(visit);
+  return order;
+}
+
+/** Names generated code in one module uses for functions and constants of other modules. */
+class ModuleImports {
+  private readonly byFile = new Map<string, Map<string, string>>();
+  private readonly taken: Set<string>;
+
+  constructor(
+    private readonly mod: SourceModule,
+    reserved: Iterable<string>,
+  ) {
+    this.taken = new Set([...mod.functions.keys(), ...mod.constants.keys(), ...mod.imports.keys(), ...reserved]);
+  }
+
+  /** A local alias for `exported` of `file`, imported once. */
+  local(file: string, exported: string, preferred: string): string {
+    let names = this.byFile.get(file);
+    if (!names) this.byFile.set(file, (names = new Map()));
+    const existing = names.get(exported);
+    if (existing) return existing;
+    let alias = preferred;
+    for (let i = 1; this.taken.has(alias); i++) alias = `${preferred}$${i}`;
+    this.taken.add(alias);
+    names.set(exported, alias);
+    return alias;
+  }
+
+  statements(): string[] {
+    return [...this.byFile].map(([file, names]) => {
+      let specifier = relative(dirname(this.mod.file), file);
+      if (!specifier.startsWith(".")) specifier = `./${specifier}`;
+      const list = [...names].map(([exported, alias]) => (exported === alias ? exported : `${exported} as ${alias}`));
+      return `import { ${list.join(", ")} } from ${JSON.stringify(specifier)};`;
+    });
+  }
+}
+
+function emitModule(
+  program: ProgramGraph,
+  mod: SourceModule,
+  calls: { call: OperatorCall; derivative: FunctionKey }[],
+  own: IRFunction[],
+  allDerivatives: Map<FunctionKey, IRFunction | undefined>,
+): ModuleOutput {
+  const imports = new ModuleImports(mod, [RUNTIME, ...own.map((fn) => fn.name)]);
+  const exportedName = (file: string, local: string) => {
+    const target = program.load(file);
+    for (const [exported, name] of target.exports) if (name === local) return exported;
+    return local;
+  };
+  /** How this module refers to the function with `key` (a primal or a derivative). */
+  const functionName = (key: FunctionKey): string => {
+    const file = fileOf(key);
+    const derivative = allDerivatives.get(key);
+    const name = derivative ? derivative.name : key.slice(key.indexOf("#") + 1);
+    if (file === mod.file) return name;
+    return derivative ? imports.local(file, name, name) : imports.local(file, exportedName(file, name), `$${name}`);
+  };
+  const globalName = (name: string): string => {
+    const binding = mod.imports.get(name);
+    if (!binding || !isRelativeSpecifier(binding.specifier)) return name;
+    const file = resolveRelative(mod.file, binding.specifier)!;
+    return imports.local(file, binding.imported, `$${name}`);
+  };
+  const names = { callee: (op: Op) => functionName(op.attrs.callee!), global: globalName, runtime: RUNTIME };
+
+  const emitted = own.map((fn) => emitFunction(fn, names, true));
+  const replacements: Replacement[] = calls.map(({ call, derivative }) => ({
+    start: call.call.start,
+    end: call.call.end,
+    text: operatorWrapper({
+      operator: call.operator,
+      params: call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : "")),
+      wrt: call.wrt,
+      jvp: functionName(derivative),
+      runtime: RUNTIME,
+    }),
+  }));
+  const needsRuntime = emitted.length > 0 || replacements.length > 0;
+  const importLines = [...(needsRuntime ? [`import * as ${RUNTIME} from "${RUNTIME_SPECIFIER}";`] : []), ...imports.statements()];
+  return assembleModule(mod.file, mod.text, replacements, importLines, emitted);
+}

@@ -1,0 +1,71 @@
+import { codeFrameColumns } from "@babel/code-frame";
+import type { SourceLoc } from "../ir/types.js";
+import type { Diagnostic } from "./diagnostic.js";
+
+// Renders diagnostics as `file:line:col`, the reason, a code frame, then notes with their own
+// frames (the call chain), the way compilers users already know print them.
+
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** Maps UTF-16 offsets (what oxc-parser reports to JS) to 1-based line and column. */
+export function positionAt(text: string, offset: number): Position {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+export type SourceLookup = (file: string) => string | undefined;
+
+export interface FormatOptions {
+  /** Prints paths relative to this folder when given. */
+  cwd?: string;
+  color?: boolean;
+}
+
+function displayPath(file: string, cwd: string | undefined): string {
+  if (cwd && file.startsWith(cwd + "/")) return file.slice(cwd.length + 1);
+  return file;
+}
+
+function frame(loc: SourceLoc, sources: SourceLookup, color: boolean, lines: number): string {
+  const text = sources(loc.file);
+  if (text === undefined) return "";
+  const start = positionAt(text, loc.start);
+  const end = positionAt(text, Math.max(loc.start + 1, loc.end));
+  const range = { start, end: end.line === start.line ? end : { line: start.line, column: lineLength(text, start.line) + 1 } };
+  return codeFrameColumns(text, range, { highlightCode: color, linesAbove: lines, linesBelow: 0 });
+}
+
+function lineLength(text: string, line: number): number {
+  return (text.split("\n")[line - 1] ?? "").length;
+}
+
+export function locationText(loc: SourceLoc, sources: SourceLookup, cwd?: string): string {
+  const text = sources(loc.file);
+  const pos = text === undefined ? { line: 0, column: 0 } : positionAt(text, loc.start);
+  return `${displayPath(loc.file, cwd)}:${pos.line}:${pos.column}`;
+}
+
+export function formatDiagnostic(d: Diagnostic, sources: SourceLookup, options: FormatOptions = {}): string {
+  const color = options.color ?? false;
+  const out = [`${locationText(d.loc, sources, options.cwd)}: ${d.severity} ${d.code}: ${d.message}`];
+  out.push(frame(d.loc, sources, color, 1));
+  for (const note of d.notes) {
+    if (note.loc) {
+      out.push(`${locationText(note.loc, sources, options.cwd)}: note: ${note.message}`);
+      out.push(frame(note.loc, sources, color, 0));
+    } else {
+      out.push(`note: ${note.message}`);
+    }
+  }
+  return out.filter((s) => s !== "").join("\n");
+}

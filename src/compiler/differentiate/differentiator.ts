@@ -1,0 +1,156 @@
+import { analyzeActivity } from "../analyze/activity.js";
+import type { DifferentiationTarget } from "../analyze/requests.js";
+import { DiagnosticCode } from "../diagnostics/codes.js";
+import { CompileAbort, type DiagnosticBag, type DiagnosticNote } from "../diagnostics/diagnostic.js";
+import { eliminateDeadCode } from "../ir/dce.js";
+import type { FunctionKey, IRFunction } from "../ir/types.js";
+import { verifyFunction } from "../ir/verify.js";
+import { lowerFunction } from "../lower/function.js";
+import type { ProgramGraph } from "../parse/program.js";
+import { linearize } from "./linearize.js";
+import { jvpKey } from "./names.js";
+
+// Differentiates on demand: lowers a function once, and generates each of its derivative
+// configurations once (per set of differentiated parameters), however many callers need it.
+// The callees a derivative needs are queued with the call chain that reached them, so a
+// diagnostic deep in a callee says how differentiation got there.
+
+interface Demand {
+  key: FunctionKey;
+  wrt: number[];
+  /** Notes from the innermost call outwards. */
+  chain: DiagnosticNote[];
+  root: boolean;
+}
+
+export class Differentiator {
+  readonly primals = new Map<FunctionKey, IRFunction | undefined>();
+  readonly derivatives = new Map<FunctionKey, IRFunction | undefined>();
+  private readonly targets = new Map<FunctionKey, DifferentiationTarget>();
+  private readonly queue: Demand[] = [];
+
+  constructor(
+    private readonly program: ProgramGraph,
+    private readonly diagnostics: DiagnosticBag,
+  ) {}
+
+  static keyOf(target: { module: { file: string }; name: string }): FunctionKey {
+    return `${target.module.file}#${target.name}`;
+  }
+
+  /** Requests the JVP of `target` for `wrt` (ascending); returns the derivative's key. */
+  request(target: DifferentiationTarget, wrt: number[], chain: DiagnosticNote[]): FunctionKey {
+    const key = Differentiator.keyOf(target);
+    this.targets.set(key, target);
+    this.queue.push({ key, wrt, chain, root: true });
+    return jvpKey(key, wrt);
+  }
+
+  /** Processes every queued demand and the demands they raise. */
+  run(): void {
+    for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) {
+      const key = jvpKey(demand.key, demand.wrt);
+      if (this.derivatives.has(key)) continue;
+      this.derivatives.set(key, undefined);
+      const primal = this.primal(demand);
+      if (!primal) continue;
+      this.derivatives.set(key, this.derive(primal, demand));
+    }
+  }
+
+  private fail(error: unknown, chain: DiagnosticNote[]): void {
+    if (error instanceof CompileAbort) {
+      this.diagnostics.add({ ...error.diagnostic, notes: [...error.diagnostic.notes, ...chain] });
+      return;
+    }
+    throw error;
+  }
+
+  private primal(demand: Demand): IRFunction | undefined {
+    if (this.primals.has(demand.key)) return this.primals.get(demand.key);
+    this.primals.set(demand.key, undefined);
+    const target = this.targets.get(demand.key)!;
+    try {
+      const lowered = lowerFunction(this.program, target.module, demand.key, target.name, target.node, {
+        contextualNumberParams: target.contextualNumberParams,
+      });
+      for (const call of lowered.calls) {
+        this.targets.set(call.key, { ...call.symbol, contextualNumberParams: false });
+      }
+      eliminateDeadCode(lowered.fn);
+      verifyFunction(lowered.fn);
+      this.primals.set(demand.key, lowered.fn);
+      return lowered.fn;
+    } catch (error) {
+      this.fail(error, demand.chain);
+      return undefined;
+    }
+  }
+
+  private derive(primal: IRFunction, demand: Demand): IRFunction | undefined {
+    for (const i of demand.wrt) {
+      if (primal.params[i]!.type !== "number") {
+        this.fail(
+          new CompileAbort({
+            severity: "error",
+            code: DiagnosticCode.unsupportedType,
+            message: `cannot differentiate '${primal.name}' with respect to parameter '${primal.params[i]!.hint}', a ${primal.params[i]!.type}`,
+            loc: primal.loc,
+            notes: [],
+          }),
+          demand.chain,
+        );
+        return undefined;
+      }
+    }
+    if (primal.resultTypes[0] !== "number") {
+      this.fail(
+        new CompileAbort({
+          severity: "error",
+          code: DiagnosticCode.unsupportedType,
+          message: `cannot differentiate '${primal.name}': it returns a ${primal.resultTypes[0]}, not a number`,
+          loc: primal.loc,
+          notes: [],
+        }),
+        demand.chain,
+      );
+      return undefined;
+    }
+    const activity = analyzeActivity(primal, demand.wrt);
+    for (const op of activity.blocked) {
+      this.diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.nonDifferentiableOperation,
+        message: `'${op.attrs.callee}' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result`,
+        loc: op.loc,
+        notes: [
+          { message: "use 'withoutDerivative(…)' if the derivative through this operation should be zero" },
+          ...demand.chain,
+        ],
+      });
+    }
+    if (activity.blocked.length > 0) return undefined;
+    const ret = primal.body.ops[primal.body.ops.length - 1]!;
+    if (demand.root && !activity.varied.has(ret.operands[0]!.id)) {
+      this.diagnostics.add({
+        severity: "warning",
+        code: DiagnosticCode.constantResult,
+        message: `the result of '${primal.name}' does not depend on the differentiated arguments, so its derivative is always zero`,
+        loc: primal.loc,
+        notes: demand.chain,
+      });
+    }
+    const { fn, demands } = linearize(primal, demand.wrt, activity);
+    eliminateDeadCode(fn);
+    verifyFunction(fn);
+    for (const d of demands) {
+      this.queue.push({
+        key: d.key,
+        wrt: d.wrt,
+        chain: [{ message: `when differentiating this call to '${d.op.attrs.calleeName}'`, loc: d.op.loc }, ...demand.chain],
+        root: false,
+      });
+    }
+    return fn;
+  }
+}

@@ -1,0 +1,334 @@
+import { isPure, type IRFunction, type Op, type Region, type SourceLoc, type Value } from "../ir/types.js";
+import * as js from "./expression.js";
+import type { Expr } from "./expression.js";
+
+// IR function → readable JavaScript. Values used once in the region that defines them are
+// inlined into their use as expressions; the others become `const`s named after the source
+// variable they hold. `if` results and loop-carried values become `let`s. Extra results of a
+// function (a derivative's value after its tangent) travel in the runtime's `out` register.
+
+export interface EmittedLine {
+  text: string;
+  indent: number;
+  loc: SourceLoc | undefined;
+}
+
+export interface EmitNames {
+  /** How code in this module calls the function a `call` op names. */
+  callee(op: Op): string;
+  /** How code in this module reads the module-level constant a `global` op names. */
+  global(name: string): string;
+  /** The local name of the nabla runtime namespace import. */
+  runtime: string;
+}
+
+const RESERVED = new Set(
+  ("break case catch class const continue debugger default delete do else export extends false finally for function if " +
+    "import in instanceof new null return super switch this throw true try typeof var void while with yield let static " +
+    "enum await implements package protected interface private public arguments eval undefined NaN Infinity Math")
+    .split(" "),
+);
+
+const BINARY_TEXT: Record<string, string> = {
+  add: "+",
+  sub: "-",
+  mul: "*",
+  div: "/",
+  rem: "%",
+  pow: "**",
+  lt: "<",
+  le: "<=",
+  gt: ">",
+  ge: ">=",
+  eq: "===",
+  ne: "!==",
+  and: "&&",
+  or: "||",
+};
+
+export function emitFunction(fn: IRFunction, names: EmitNames, exported: boolean): EmittedLine[] {
+  return new FunctionEmitter(fn, names).emit(exported);
+}
+
+class FunctionEmitter {
+  private readonly lines: EmittedLine[] = [];
+  private readonly taken = new Set<string>(RESERVED);
+  private readonly names = new Map<number, string>();
+  private readonly inlined = new Map<number, Expr>();
+  private readonly useCount = new Map<number, number>();
+  private readonly useRegion = new Map<number, Region>();
+  private indent = 0;
+
+  constructor(
+    private readonly fn: IRFunction,
+    private readonly emitNames: EmitNames,
+  ) {
+    this.taken.add(emitNames.runtime);
+    this.countUses(fn.body);
+  }
+
+  emit(exported: boolean): EmittedLine[] {
+    const params = this.fn.params.map((p) => this.declare(p));
+    this.line(`${exported ? "export " : ""}function ${this.fn.name}(${params.join(", ")}) {`, this.fn.loc);
+    this.indent++;
+    this.region(this.fn.body);
+    this.indent--;
+    this.line("}", undefined);
+    return this.lines;
+  }
+
+  private countUses(region: Region): void {
+    for (const op of region.ops) {
+      for (const v of op.operands) {
+        this.useCount.set(v.id, (this.useCount.get(v.id) ?? 0) + 1);
+        this.useRegion.set(v.id, region);
+      }
+      if (op.opcode === "global" || op.opcode === "extern") this.taken.add(op.attrs.callee!.split(".")[0]!);
+      if (op.opcode === "call" && op.attrs.calleeName) this.taken.add(op.attrs.calleeName.split(".")[0]!);
+      op.regions.forEach((r) => this.countUses(r));
+    }
+  }
+
+  private line(text: string, loc: SourceLoc | undefined): void {
+    this.lines.push({ text, indent: this.indent, loc });
+  }
+
+  /** Picks a fresh JavaScript name for a value, from its source hint. */
+  private declare(v: Value, preferred?: string): string {
+    const base = (preferred ?? v.hint).replace(/[^A-Za-z0-9_$]/g, "_") || "t";
+    let candidate = /^[0-9]/.test(base) ? `_${base}` : base;
+    for (let i = 1; this.taken.has(candidate); i++) candidate = `${base}_${i}`;
+    this.taken.add(candidate);
+    this.names.set(v.id, candidate);
+    return candidate;
+  }
+
+  private alias(v: Value, existing: string): void {
+    this.names.set(v.id, existing);
+  }
+
+  private ref(v: Value): Expr {
+    const inline = this.inlined.get(v.id);
+    if (inline) return inline;
+    const n = this.names.get(v.id);
+    if (n === undefined) throw new Error(`internal: emit found no name for %${v.id} in ${this.fn.name}`);
+    return js.name(n);
+  }
+
+  private region(region: Region): void {
+    for (const op of region.ops) this.op(op, region);
+  }
+
+  private shouldInline(op: Op, region: Region): boolean {
+    if (op.results.length !== 1 || op.regions.length > 0 || !isPure(op)) return false;
+    const r = op.results[0]!;
+    if (op.opcode === "const" || op.opcode === "global") return true;
+    return this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region;
+  }
+
+  private op(op: Op, region: Region): void {
+    switch (op.opcode) {
+      case "if":
+        return this.emitIf(op, region);
+      case "loop":
+        return this.emitLoop(op);
+      case "yield":
+      case "condition":
+        return; // handled by the owner of the region
+      case "return":
+        return this.emitReturn(op);
+      case "extern":
+        this.line(`${this.expression(op).text};`, op.loc);
+        return;
+      case "call":
+        if (op.results.length > 1) return this.emitMultiResultCall(op);
+        break;
+    }
+    const expr = this.expression(op);
+    if (this.shouldInline(op, region)) {
+      this.inlined.set(op.results[0]!.id, expr);
+      return;
+    }
+    const result = op.results[0];
+    if (!result || (this.useCount.get(result.id) ?? 0) === 0) {
+      this.line(`${expr.text};`, op.loc);
+      return;
+    }
+    this.line(`const ${this.declare(result)} = ${expr.text};`, op.loc);
+  }
+
+  private expression(op: Op): Expr {
+    const args = op.operands.map((v) => this.ref(v));
+    const [a, b] = args as [Expr, Expr];
+    switch (op.opcode) {
+      case "const":
+        return js.literal(op.attrs.value!);
+      case "detach":
+        return a;
+      case "neg":
+        return js.unary("-", a);
+      case "not":
+        return js.unary("!", a);
+      case "truthy":
+        return js.unary("!!", a);
+      case "select":
+        return js.conditional(a, b, args[2]!);
+      case "math":
+        return js.call(`Math.${op.attrs.callee}`, args);
+      case "global":
+        return js.name(this.emitNames.global(op.attrs.callee!));
+      case "extern":
+        return js.call(op.attrs.callee!, args);
+      case "call":
+        return js.call(this.emitNames.callee(op), args);
+      case "nondiff": {
+        const callee = op.attrs.callee!;
+        if (callee === "~") return js.unary("~", a);
+        if (/^[|&^<>]/.test(callee)) return js.binary(callee, a, b);
+        return js.call(callee, args);
+      }
+      default: {
+        const text = BINARY_TEXT[op.opcode];
+        if (!text) throw new Error(`internal: cannot emit ${op.opcode}`);
+        return js.binary(text, a, b);
+      }
+    }
+  }
+
+  private emitMultiResultCall(op: Op): void {
+    const [first, ...rest] = op.results;
+    this.line(`const ${this.declare(first!)} = ${this.expression(op).text};`, op.loc);
+    rest.forEach((r, i) => this.line(`const ${this.declare(r)} = ${this.emitNames.runtime}.out.v${i + 1};`, op.loc));
+  }
+
+  private emitReturn(op: Op): void {
+    const [first, ...rest] = op.operands.map((v) => this.ref(v));
+    rest.forEach((e, i) => this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc));
+    this.line(`return ${first!.text};`, op.loc);
+  }
+
+  /** Emits a region's ops into a separate buffer and returns them with its terminator. */
+  private capture(region: Region): { lines: EmittedLine[]; terminator: Op } {
+    const saved = this.lines.length;
+    this.region(region);
+    const lines = this.lines.splice(saved);
+    return { lines, terminator: region.ops[region.ops.length - 1]! };
+  }
+
+  /** `c ? a : b` over pure operands, as `&&`/`||` when one side is a boolean literal. */
+  private choice(c: Expr, a: Expr, b: Expr): Expr {
+    if (a.text === "false") return js.binary("&&", js.unary("!", c), b);
+    if (b.text === "false") return js.binary("&&", c, a);
+    if (a.text === "true") return js.binary("||", c, b);
+    if (b.text === "true") return js.binary("||", js.unary("!", c), a);
+    return js.conditional(c, a, b);
+  }
+
+  private emitIf(op: Op, region: Region): void {
+    const cond = this.ref(op.operands[0]!);
+    this.indent++;
+    const branches = op.regions.map((r) => this.capture(r));
+    this.indent--;
+    const [thenB, elseB] = branches as [(typeof branches)[0], (typeof branches)[0]];
+    const used = op.results.filter((r) => (this.useCount.get(r.id) ?? 0) > 0);
+    if (op.results.length === 1 && thenB.lines.length === 0 && elseB.lines.length === 0) {
+      const e = this.choice(cond, this.ref(thenB.terminator.operands[0]!), this.ref(elseB.terminator.operands[0]!));
+      const r = op.results[0]!;
+      if (this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region) this.inlined.set(r.id, e);
+      else if (used.length) this.line(`const ${this.declare(r)} = ${e.text};`, op.loc);
+      return;
+    }
+    const targets = op.results.map((r) => this.declare(r));
+    if (targets.length) this.line(`let ${targets.join(", ")};`, op.loc);
+    const body = (b: typeof thenB) => {
+      this.lines.push(...b.lines);
+      this.indent++;
+      this.assign(targets, b.terminator.operands.map((v) => this.ref(v)), b.terminator.loc);
+      this.indent--;
+    };
+    const elseEmpty = elseB.lines.length === 0 && targets.length === 0;
+    const thenEmpty = thenB.lines.length === 0 && targets.length === 0;
+    if (thenEmpty && !elseEmpty) {
+      this.line(`if (${js.unary("!", cond).text}) {`, op.loc);
+      body(elseB);
+      this.line("}", undefined);
+      return;
+    }
+    this.line(`if (${cond.text}) {`, op.loc);
+    body(thenB);
+    if (!elseEmpty) {
+      this.line("} else {", undefined);
+      body(elseB);
+    }
+    this.line("}", undefined);
+  }
+
+  private emitLoop(op: Op): void {
+    const [before, after] = op.regions as [Region, Region];
+    const cond = before.ops[before.ops.length - 1]!;
+    const forwarded = cond.operands.slice(1);
+    const carried = before.params.map((p, i) => {
+      const n = this.declare(p);
+      return `${n} = ${this.ref(op.operands[i]!).text}`;
+    });
+    if (carried.length) this.line(`let ${carried.join(", ")};`, op.loc);
+    // An after-param that just receives a before-param shares its variable.
+    const separate: string[] = [];
+    after.params.forEach((p, i) => {
+      const f = forwarded[i]!;
+      const j = before.params.indexOf(f);
+      if (j === i) {
+        this.alias(p, this.names.get(before.params[i]!.id)!);
+      } else {
+        separate.push(this.declare(p));
+      }
+      this.alias(op.results[i]!, this.names.get(p.id)!);
+    });
+    if (separate.length) this.line(`let ${separate.join(", ")};`, op.loc);
+
+    this.indent++;
+    const head = this.capture(before);
+    this.indent--;
+    const flag = this.ref(cond.operands[0]!);
+    const forwardTargets = after.params.map((p) => this.names.get(p.id)!);
+    if (head.lines.length === 0 && forwardTargets.every((t, i) => t === this.ref(forwarded[i]!).text)) {
+      this.line(`while (${flag.text}) {`, op.loc);
+    } else {
+      this.line("while (true) {", op.loc);
+      this.lines.push(...head.lines);
+      this.indent++;
+      this.assign(forwardTargets, forwarded.map((v) => this.ref(v)), cond.loc);
+      this.line(`if (${js.unary("!", flag).text}) break;`, cond.loc);
+      this.indent--;
+    }
+    this.indent++;
+    const tail = this.capture(after);
+    this.lines.push(...tail.lines);
+    const targets = before.params.map((p) => this.names.get(p.id)!);
+    this.assign(targets, tail.terminator.operands.map((v) => this.ref(v)), tail.terminator.loc);
+    this.indent--;
+    this.line("}", undefined);
+  }
+
+  /** `targets[i] = values[i]` as if simultaneously: reads that an earlier write would clobber go through temporaries. */
+  private assign(targets: string[], values: Expr[], loc: SourceLoc | undefined): void {
+    const pending = targets.map((t, i) => ({ target: t, value: values[i]! })).filter((a) => a.value.text !== a.target);
+    const written = new Set<string>();
+    const clobbered = pending.some((a) => {
+      const hit = [...a.value.refs].some((r) => written.has(r));
+      written.add(a.target);
+      return hit;
+    });
+    if (clobbered) {
+      const targetsSet = new Set(pending.map((a) => a.target));
+      for (const a of pending) {
+        if ([...a.value.refs].some((r) => targetsSet.has(r))) {
+          const temp = this.declare({ id: -1, type: "number", hint: `${a.target}_next` });
+          this.line(`const ${temp} = ${a.value.text};`, loc);
+          a.value = js.name(temp);
+        }
+      }
+    }
+    for (const a of pending) this.line(`${a.target} = ${a.value.text};`, loc);
+  }
+}

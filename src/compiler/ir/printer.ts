@@ -1,0 +1,56 @@
+import type { IRFunction, Op, Region, Value } from "./types.js";
+
+// A textual form of the IR, MLIR-like. It is the main debugging tool and what golden tests
+// assert on, so it is deterministic and shows every value, type and region.
+
+export function printValue(v: Value): string {
+  return v.hint ? `%${v.hint}.${v.id}` : `%${v.id}`;
+}
+
+function printTyped(v: Value): string {
+  return `${printValue(v)}: ${v.type}`;
+}
+
+function printAttrs(op: Op): string {
+  const { value, callee } = op.attrs;
+  if (op.opcode === "const") return ` ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+  if (callee !== undefined) return ` @${callee.includes("#") ? callee.slice(callee.lastIndexOf("#") + 1) : callee}`;
+  return "";
+}
+
+function printOp(op: Op, indent: string, out: string[]): void {
+  const results = op.results.length ? `${op.results.map(printValue).join(", ")} = ` : "";
+  const mark = op.tangent ? " [t]" : "";
+  const operands = op.operands.map(printValue).join(", ");
+  if (op.opcode === "if") {
+    const types = op.results.map((r) => r.type).join(", ");
+    out.push(`${indent}${results}if ${operands} -> (${types})${mark} {`);
+    printRegionBody(op.regions[0]!, indent + "  ", out);
+    out.push(`${indent}} else {`);
+    printRegionBody(op.regions[1]!, indent + "  ", out);
+    out.push(`${indent}}`);
+    return;
+  }
+  if (op.opcode === "loop") {
+    const [before, after] = op.regions as [Region, Region];
+    const inits = before.params.map((p, i) => `${printTyped(p)} = ${printValue(op.operands[i]!)}`);
+    out.push(`${indent}${results}loop (${inits.join(", ")})${mark} {`);
+    printRegionBody(before, indent + "  ", out);
+    out.push(`${indent}} do (${after.params.map(printTyped).join(", ")}) {`);
+    printRegionBody(after, indent + "  ", out);
+    out.push(`${indent}}`);
+    return;
+  }
+  out.push(`${indent}${results}${op.opcode}${printAttrs(op)}${operands ? " " + operands : ""}${mark}`);
+}
+
+function printRegionBody(region: Region, indent: string, out: string[]): void {
+  for (const op of region.ops) printOp(op, indent, out);
+}
+
+export function printFunction(fn: IRFunction): string {
+  const out: string[] = [`func @${fn.name}(${fn.params.map(printTyped).join(", ")}) -> ${fn.resultTypes.length === 1 ? fn.resultTypes[0] : `(${fn.resultTypes.join(", ")})`} {`];
+  printRegionBody(fn.body, "  ", out);
+  out.push("}");
+  return out.join("\n");
+}

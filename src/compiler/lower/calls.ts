@@ -1,0 +1,182 @@
+import type { CallExpression, Expression, Node } from "oxc-parser";
+import type { Type, Value } from "../ir/types.js";
+import { isRelativeSpecifier, type FunctionSymbol } from "../parse/program.js";
+import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
+import type { LowerContext } from "./context.js";
+import { describeNode } from "./describe.js";
+import { lowerExpression, mathMember } from "./expressions.js";
+import { signatureOf } from "./signature.js";
+
+// Calls: Math functions, user functions (same file or imported), and the few outside
+// functions differentiable code may use on inactive values.
+
+/** Global functions without a derivative: allowed, but an error if an active value flows through. */
+const NON_DIFFERENTIABLE_GLOBALS: Record<string, { result: Type; args: Type | "any" }> = {
+  String: { result: "string", args: "any" },
+  Number: { result: "number", args: "any" },
+  parseFloat: { result: "number", args: "string" },
+  parseInt: { result: "number", args: "any" },
+  isNaN: { result: "boolean", args: "number" },
+  isFinite: { result: "boolean", args: "number" },
+  "Number.isNaN": { result: "boolean", args: "number" },
+  "Number.isFinite": { result: "boolean", args: "number" },
+  "Number.isInteger": { result: "boolean", args: "number" },
+  "Number.parseFloat": { result: "number", args: "string" },
+};
+
+/** Whether `path` (via `binding`) names the nabla runtime export `name`. */
+function isNablaOperator(binding: { specifier: string; imported: string }, path: string, name: string): boolean {
+  if (binding.specifier !== "nabla" && binding.specifier !== "nabla/runtime") return false;
+  return binding.imported === "*" ? path.endsWith(`.${name}`) : binding.imported === name;
+}
+
+/** The key that names a user function across the whole program. */
+export function functionKey(symbol: { module: { file: string }; name: string }): string {
+  return `${symbol.module.file}#${symbol.name}`;
+}
+
+export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
+  if (node.optional) return ctx.fail(node, "unsupportedSyntax", "optional calls are not supported in differentiable code");
+  const callee = node.callee;
+  const math = mathMember(callee);
+  if (math !== undefined) return lowerMathCall(ctx, node, math);
+
+  const path = calleePath(callee);
+  if (path === undefined) {
+    return ctx.fail(callee, "unsupportedSyntax", `calling ${describeNode(callee)} is not supported in differentiable code`);
+  }
+  const head = path.split(".")[0]!;
+
+  if (ctx.scope.lookup(head)) {
+    return ctx.fail(
+      callee,
+      "closureCapture",
+      `'${head}' is a local value; calling function values is not supported yet in differentiable code`,
+    );
+  }
+  const nonDiff = NON_DIFFERENTIABLE_GLOBALS[path];
+  if (nonDiff && !ctx.module.functions.has(head) && !ctx.module.imports.has(head)) {
+    const args = lowerArguments(ctx, node);
+    ctx.at(node);
+    return ctx.builder.emit("nondiff", args, [nonDiff.result], { callee: path }).results[0]!;
+  }
+  if (head === "console" && !ctx.module.imports.has(head)) {
+    const args = lowerArguments(ctx, node);
+    ctx.at(node);
+    return ctx.builder.emit("extern", args, ["void"], { callee: path }).results[0]!;
+  }
+
+  const binding = ctx.module.imports.get(head);
+  if (binding && isNablaOperator(binding, path, "withoutDerivative")) {
+    const args = lowerArguments(ctx, node);
+    if (args.length !== 1) return ctx.fail(node, "callArity", "'withoutDerivative' takes one argument");
+    ctx.at(node);
+    return ctx.builder.emit("detach", args, [args[0]!.type]).results[0]!;
+  }
+  if (binding?.specifier === "nabla" || binding?.specifier.startsWith("nabla/")) {
+    return ctx.fail(
+      callee,
+      "unsupportedSyntax",
+      `nested differentiation ('${path}' inside differentiable code) is not supported yet`,
+    );
+  }
+
+  const symbol = resolveCallee(ctx, path);
+  if (!symbol) return failUnknownCallee(ctx, callee, path);
+  return lowerUserCall(ctx, node, symbol, path);
+}
+
+function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): Value {
+  const args = lowerArguments(ctx, node);
+  ctx.at(node);
+  for (const [i, a] of args.entries()) {
+    if (a.type !== "number") {
+      return ctx.fail(node.arguments[i]!, "typeMismatch", `Math.${name} expects numbers, got a ${a.type}`);
+    }
+  }
+  if (NON_DIFFERENTIABLE_MATH.has(name)) {
+    return ctx.builder.emit("nondiff", args, ["number"], { callee: `Math.${name}` }).results[0]!;
+  }
+  const fn = MATH_FUNCTIONS.get(name);
+  if (!fn) return ctx.fail(node.callee, "unknownCallee", `'Math.${name}' is not a Math function`);
+  if (fn.arity !== "variadic" && fn.arity !== args.length) {
+    return ctx.fail(node, "callArity", `Math.${name} takes ${fn.arity} argument${fn.arity === 1 ? "" : "s"}, got ${args.length}`);
+  }
+  return ctx.builder.math(name, args);
+}
+
+/** `path` is the callee as written, which is how emitted code in this module refers to it. */
+function lowerUserCall(ctx: LowerContext, node: CallExpression, symbol: FunctionSymbol, path: string): Value {
+  const signature = signatureOf(symbol.node);
+  const args = lowerArguments(ctx, node);
+  ctx.at(node);
+  if (args.length !== signature.params.length) {
+    return ctx.fail(
+      node,
+      "callArity",
+      `'${symbol.name}' takes ${signature.params.length} argument${signature.params.length === 1 ? "" : "s"}, got ${args.length}`,
+    );
+  }
+  signature.params.forEach((p, i) => {
+    if (p.type && p.type !== args[i]!.type) {
+      ctx.fail(node.arguments[i]!, "typeMismatch", `parameter '${p.name}' of '${symbol.name}' is a ${p.type}, got a ${args[i]!.type}`);
+    }
+  });
+  const key = functionKey(symbol);
+  ctx.calls.push({ key, symbol, loc: ctx.loc(node) });
+  const result = signature.result ?? "number";
+  return ctx.builder.emit("call", args, [result], { callee: key, calleeName: path }).results[0]!;
+}
+
+function lowerArguments(ctx: LowerContext, node: CallExpression): Value[] {
+  return node.arguments.map((arg) => {
+    if (arg.type === "SpreadElement") return ctx.fail(arg, "unsupportedSyntax", `${describeNode(arg)} is not supported in differentiable code`);
+    return lowerExpression(ctx, arg as Expression);
+  });
+}
+
+/** `f`, `ns.f` or `console.log` as a dotted path; undefined for computed callees. */
+function calleePath(node: Node): string | undefined {
+  if (node.type === "Identifier") return node.name;
+  if (node.type === "MemberExpression" && !node.computed && node.property.type === "Identifier") {
+    const object = calleePath(node.object);
+    return object === undefined ? undefined : `${object}.${node.property.name}`;
+  }
+  return undefined;
+}
+
+function resolveCallee(ctx: LowerContext, path: string): FunctionSymbol | undefined {
+  const parts = path.split(".");
+  if (parts.length === 1) return ctx.program.resolveLocalFunction(ctx.module, parts[0]!);
+  if (parts.length === 2) {
+    const binding = ctx.module.imports.get(parts[0]!);
+    if (binding?.imported !== "*") return undefined;
+    const target = ctx.program.importedModule(ctx.module, binding.specifier);
+    return target && ctx.program.resolveExport(target, parts[1]!);
+  }
+  return undefined;
+}
+
+function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never {
+  const head = path.split(".")[0]!;
+  const binding = ctx.module.imports.get(head);
+  if (binding && !isRelativeSpecifier(binding.specifier)) {
+    return ctx.fail(
+      callee,
+      "unknownCallee",
+      `cannot differentiate '${path}': it comes from package '${binding.specifier}', whose source nabla cannot see, and no derivative is registered for it`,
+    );
+  }
+  if (binding) {
+    return ctx.fail(
+      callee,
+      "unknownCallee",
+      `cannot differentiate '${path}': '${binding.specifier}' does not export a function '${binding.imported === "*" ? path.split(".")[1] : binding.imported}' with visible source`,
+    );
+  }
+  return ctx.fail(
+    callee,
+    "unknownCallee",
+    `cannot differentiate a call to '${path}': it has no visible source and no registered derivative`,
+  );
+}

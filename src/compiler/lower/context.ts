@@ -1,0 +1,134 @@
+import type { Node } from "oxc-parser";
+import { CompileAbort } from "../diagnostics/diagnostic.js";
+import { DiagnosticCode, type DiagnosticCodeName } from "../diagnostics/codes.js";
+import { Builder, ValueFactory } from "../ir/builder.js";
+import type { FunctionKey, Region, SourceLoc, Type, Value } from "../ir/types.js";
+import type { SourceModule } from "../parse/module.js";
+import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
+
+// State shared by the lowering of one function: the builder, the lexical scopes, and the
+// current SSA value of every variable (the environment). Structured SSA construction is
+// done by snapshotting and merging environments at `if` and loop boundaries.
+
+/** A variable of the source program (or a control-flow flag lowering introduces). */
+export interface Slot {
+  readonly id: number;
+  readonly name: string;
+  readonly kind: "const" | "let" | "param" | "flag";
+  readonly type: Type;
+}
+
+export class Scope {
+  readonly names = new Map<string, Slot>();
+  constructor(readonly parent: Scope | undefined) {}
+
+  lookup(name: string): Slot | undefined {
+    return this.names.get(name) ?? this.parent?.lookup(name);
+  }
+}
+
+export type Env = Map<Slot, Value>;
+
+/** Flags that implement `break`/`continue` of one loop as structured exits. */
+export interface LoopTarget {
+  label: string | undefined;
+  /** The loop statement, to match `break`/`continue` statements to it. */
+  node: Node;
+  breakFlag: Slot | undefined;
+  continueFlag: Slot | undefined;
+}
+
+/** A call from the function being lowered to another user function. */
+export interface CallSite {
+  key: FunctionKey;
+  symbol: FunctionSymbol;
+  loc: SourceLoc;
+}
+
+export class LowerContext {
+  readonly builder: Builder;
+  env: Env = new Map();
+  scope: Scope;
+  readonly loops: LoopTarget[] = [];
+  readonly calls: CallSite[] = [];
+  returnedFlag: Slot | undefined;
+  resultSlot: Slot | undefined;
+  private nextSlot = 0;
+
+  constructor(
+    readonly module: SourceModule,
+    readonly program: ProgramGraph,
+    readonly functionName: string,
+    readonly body: Region,
+    readonly resultType: Type,
+  ) {
+    this.builder = new Builder(new ValueFactory(), body, this.loc({ start: 0, end: 0 }));
+    this.scope = new Scope(undefined);
+  }
+
+  loc(node: { start: number; end: number }): SourceLoc {
+    return { file: this.module.file, start: node.start, end: node.end };
+  }
+
+  /** Sets the location that ops built from now on are attributed to. */
+  at(node: { start: number; end: number }): void {
+    this.builder.loc = this.loc(node);
+  }
+
+  fail(node: { start: number; end: number }, code: DiagnosticCodeName, message: string): never {
+    throw new CompileAbort({
+      severity: "error",
+      code: DiagnosticCode[code],
+      message,
+      loc: this.loc(node),
+      notes: [],
+    });
+  }
+
+  declare(name: string, kind: Slot["kind"], type: Type, value: Value): Slot {
+    const slot: Slot = { id: this.nextSlot++, name, kind, type };
+    this.scope.names.set(name, slot);
+    this.env.set(slot, value);
+    return slot;
+  }
+
+  /** A flag or hidden variable, not visible to source names; its initial value is built at entry. */
+  hiddenSlot(name: string, type: Type, initial: number | boolean): Slot {
+    const slot: Slot = { id: this.nextSlot++, name, kind: "flag", type };
+    this.env.set(slot, this.constantAtEntry(initial, name));
+    return slot;
+  }
+
+  /** A constant placed at the top of the function body, so it dominates every use. */
+  constantAtEntry(value: number | boolean, hint: string): Value {
+    const saved = this.builder.region;
+    const savedLen = this.body.ops.length;
+    this.builder.region = this.body;
+    const v = this.builder.constant(value, hint);
+    const op = this.body.ops.splice(savedLen, 1)[0]!;
+    this.body.ops.unshift(op);
+    this.builder.region = saved;
+    return v;
+  }
+
+  value(slot: Slot): Value {
+    const v = this.env.get(slot);
+    if (!v) throw new Error(`internal: slot ${slot.name} has no value`);
+    return v;
+  }
+
+  assign(slot: Slot, value: Value): void {
+    this.env.set(slot, value);
+  }
+
+  /** Runs `fn` in a nested lexical scope. */
+  inScope<T>(fn: () => T): T {
+    const saved = this.scope;
+    this.scope = new Scope(saved);
+    try {
+      return fn();
+    } finally {
+      this.scope = saved;
+    }
+  }
+}

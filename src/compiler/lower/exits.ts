@@ -1,0 +1,132 @@
+import type { Node } from "oxc-parser";
+import { walk } from "../parse/module.js";
+import type { LowerContext, LoopTarget } from "./context.js";
+
+// Syntactic facts about early exits. `break`, `continue` and `return` are lowered to flags
+// (structured exits), so lowering must know in advance which flags a statement may set.
+
+export interface Exits {
+  returns: boolean;
+  /** Loops outside the statement that it may `break` out of. */
+  breaks: Set<LoopTarget>;
+  /** Loops outside the statement that it may `continue`. */
+  continues: Set<LoopTarget>;
+}
+
+const LOOPS = new Set(["ForStatement", "WhileStatement", "DoWhileStatement", "ForOfStatement", "ForInStatement"]);
+const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
+
+export function isLoop(node: Node): boolean {
+  return LOOPS.has(node.type);
+}
+
+/** The exits of `node` that leave it, resolved against the loops being lowered around it. */
+export function scanExits(ctx: LowerContext, node: Node): Exits {
+  const exits: Exits = { returns: false, breaks: new Set(), continues: new Set() };
+  // Loops inside `node`, innermost last, with their labels.
+  const inner: { node: Node; label: string | undefined }[] = [];
+  const labels = new Map<Node, string>();
+
+  const resolve = (label: string | undefined): LoopTarget | "inner" | undefined => {
+    for (let i = inner.length - 1; i >= 0; i--) {
+      if (label === undefined || inner[i]!.label === label) return "inner";
+    }
+    for (let i = ctx.loops.length - 1; i >= 0; i--) {
+      if (label === undefined || ctx.loops[i]!.label === label) return ctx.loops[i];
+    }
+    return undefined;
+  };
+
+  const visit = (n: Node) => {
+    walk(n, (child) => {
+      if (FUNCTIONS.has(child.type)) return false;
+      if (child.type === "LabeledStatement") labels.set(child.body, child.label.name);
+      if (child.type === "ReturnStatement") exits.returns = true;
+      if (child.type === "BreakStatement" || child.type === "ContinueStatement") {
+        const target = resolve(child.label?.name);
+        if (target && target !== "inner") (child.type === "BreakStatement" ? exits.breaks : exits.continues).add(target);
+      }
+      if (LOOPS.has(child.type) && child !== n) {
+        inner.push({ node: child, label: labels.get(child) });
+        const body = (child as { body: Node }).body;
+        visit(body);
+        inner.pop();
+        return false;
+      }
+      return true;
+    });
+  };
+  if (LOOPS.has(node.type)) {
+    inner.push({ node, label: labels.get(node) });
+    visit((node as { body: Node }).body);
+  } else {
+    visit(node);
+  }
+  return exits;
+}
+
+/** Whether control never reaches the end of `node` (every path leaves by an exit). */
+export function alwaysExits(node: Node | null | undefined): boolean {
+  if (!node) return false;
+  switch (node.type) {
+    case "ReturnStatement":
+    case "BreakStatement":
+    case "ContinueStatement":
+    case "ThrowStatement":
+      return true;
+    case "BlockStatement":
+      return node.body.some(alwaysExits);
+    case "IfStatement":
+      return alwaysExits(node.consequent) && alwaysExits(node.alternate);
+    case "LabeledStatement":
+      return alwaysExits(node.body) && !breaksOut(node.body, node.label.name);
+    case "WhileStatement":
+    case "ForStatement":
+    case "DoWhileStatement":
+      return isEndless(node) && !breaksOut(node, undefined);
+    default:
+      return false;
+  }
+}
+
+/** `while (true)`, `for (;;)`, `do … while (true)`. */
+function isEndless(node: Node): boolean {
+  if (node.type !== "WhileStatement" && node.type !== "ForStatement" && node.type !== "DoWhileStatement") return false;
+  const test = node.test;
+  return !test || (test.type === "Literal" && test.value === true);
+}
+
+/** Whether `loop` contains a `break` that leaves it (unlabeled at its own level, or `label`). */
+function breaksOut(loop: Node, label: string | undefined): boolean {
+  let found = false;
+  const visit = (n: Node, depth: number) => {
+    walk(n, (child) => {
+      if (FUNCTIONS.has(child.type)) return false;
+      if (child.type === "BreakStatement") {
+        if ((child.label && child.label.name === label) || (!child.label && depth === 0)) found = true;
+      }
+      if (LOOPS.has(child.type) && child !== n) {
+        visit((child as { body: Node }).body, depth + 1);
+        return false;
+      }
+      return true;
+    });
+  };
+  visit(LOOPS.has(loop.type) ? (loop as { body: Node }).body : loop, LOOPS.has(loop.type) ? 0 : 1);
+  return found;
+}
+
+/** Identifiers assigned anywhere in `nodes` (`x = …`, `x += …`, `x++`), outside nested functions. */
+export function assignedNames(nodes: (Node | null | undefined)[]): Set<string> {
+  const names = new Set<string>();
+  for (const node of nodes) {
+    if (!node) continue;
+    walk(node, (child) => {
+      if (FUNCTIONS.has(child.type)) return false;
+      if (child.type === "AssignmentExpression" && child.left.type === "Identifier") names.add(child.left.name);
+      if (child.type === "UpdateExpression" && child.argument.type === "Identifier") names.add(child.argument.name);
+      return true;
+    });
+  }
+  return names;
+}

@@ -1,0 +1,269 @@
+import type { Expression, Node } from "oxc-parser";
+import type { BinaryOpcode, CompareOpcode, Type, Value } from "../ir/types.js";
+import { MATH_CONSTANTS } from "../rules/math.js";
+import type { LowerContext, Slot } from "./context.js";
+import { lowerIf } from "./merge.js";
+import { describeNode } from "./describe.js";
+import { lowerCall } from "./calls.js";
+
+// AST expressions → IR values. Short-circuit operators and ternaries become `if` ops so that
+// their right-hand sides are evaluated only when JavaScript would evaluate them.
+
+const ARITHMETIC: Record<string, BinaryOpcode> = {
+  "+": "add",
+  "-": "sub",
+  "*": "mul",
+  "/": "div",
+  "%": "rem",
+  "**": "pow",
+};
+
+const COMPARISON: Record<string, CompareOpcode> = {
+  "<": "lt",
+  "<=": "le",
+  ">": "gt",
+  ">=": "ge",
+  "===": "eq",
+  "==": "eq",
+  "!==": "ne",
+  "!=": "ne",
+};
+
+const BITWISE = new Set(["|", "&", "^", "<<", ">>", ">>>"]);
+
+const GLOBAL_CONSTANTS: Record<string, number> = { NaN: NaN, Infinity: Infinity };
+
+export function lowerExpression(ctx: LowerContext, node: Expression): Value {
+  ctx.at(node);
+  switch (node.type) {
+    case "Literal":
+      if (typeof node.value === "number" || typeof node.value === "boolean" || typeof node.value === "string") {
+        return ctx.builder.constant(node.value);
+      }
+      return ctx.fail(node, "unsupportedSyntax", `${describeNode(node)} is not supported in differentiable code`);
+    case "Identifier":
+      return lowerIdentifier(ctx, node, node.name);
+    case "TSAsExpression":
+    case "TSSatisfiesExpression":
+    case "TSNonNullExpression":
+    case "TSTypeAssertion":
+      return lowerExpression(ctx, node.expression);
+    case "BinaryExpression":
+      return lowerBinary(ctx, node.operator, node.left as Expression, node.right, node);
+    case "LogicalExpression":
+      return lowerLogical(ctx, node.operator, node.left, node.right);
+    case "ConditionalExpression": {
+      const cond = lowerCondition(ctx, node.test);
+      let type: Type = "number";
+      const [value] = lowerIf(ctx, cond, [
+        () => {
+          const v = lowerExpression(ctx, node.consequent);
+          type = v.type;
+          return [v];
+        },
+        () => [expectType(ctx, node.alternate, lowerExpression(ctx, node.alternate), type)],
+      ]);
+      return value!;
+    }
+    case "UnaryExpression":
+      return lowerUnary(ctx, node.operator, node.argument, node);
+    case "UpdateExpression": {
+      const slot = assignableSlot(ctx, node.argument);
+      const old = ctx.value(slot);
+      ctx.at(node);
+      const updated = ctx.builder.binary(node.operator === "++" ? "add" : "sub", old, ctx.builder.constant(1), slot.name);
+      ctx.assign(slot, updated);
+      return node.prefix ? updated : old;
+    }
+    case "AssignmentExpression":
+      return lowerAssignment(ctx, node.operator, node.left, node.right, node);
+    case "MemberExpression": {
+      const math = mathMember(node);
+      if (math !== undefined && MATH_CONSTANTS.has(math)) return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
+      if (math !== undefined) {
+        return ctx.fail(node, "unsupportedSyntax", `'Math.${math}' is not a Math constant; only calls of Math functions are supported`);
+      }
+      return ctx.fail(node, "unsupportedSyntax", `${describeNode(node)} is not supported yet in differentiable code (objects and arrays come in a later release)`);
+    }
+    case "CallExpression":
+      return lowerCall(ctx, node);
+    default:
+      return ctx.fail(node, "unsupportedSyntax", `${describeNode(node)} is not supported in differentiable code`);
+  }
+}
+
+/** A value used as a condition: booleans as they are, numbers by JavaScript truthiness. */
+export function lowerCondition(ctx: LowerContext, node: Expression): Value {
+  const v = lowerExpression(ctx, node);
+  return toBoolean(ctx, v, node);
+}
+
+function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
+  if (v.type === "boolean") return v;
+  if (v.type === "number") return ctx.builder.unary("truthy", v);
+  return ctx.fail(node, "unsupportedType", `a ${v.type} cannot be used as a condition in differentiable code`);
+}
+
+function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
+  const slot = ctx.scope.lookup(name);
+  if (slot) return ctx.value(slot);
+  if (name in GLOBAL_CONSTANTS) return ctx.builder.constant(GLOBAL_CONSTANTS[name]!, name);
+  const constant = ctx.module.constants.get(name);
+  if (constant) {
+    if (constant.type === undefined) {
+      return ctx.fail(
+        node,
+        "unknownType",
+        `cannot determine the type of module variable '${name}'; annotate it (e.g. 'const ${name}: number = …')`,
+      );
+    }
+    return ctx.builder.emit("global", [], [constant.type], { callee: name }, [], name).results[0]!;
+  }
+  const binding = ctx.module.imports.get(name);
+  if (binding) {
+    const target = ctx.program.importedModule(ctx.module, binding.specifier);
+    const imported = target?.constants.get(target.exports.get(binding.imported) ?? "");
+    if (imported?.type) return ctx.builder.emit("global", [], [imported.type], { callee: name }, [], name).results[0]!;
+    return ctx.fail(node, "unknownType", `cannot determine the type of imported value '${name}' from '${binding.specifier}'`);
+  }
+  if (ctx.module.functions.has(name)) {
+    return ctx.fail(node, "unsupportedSyntax", `function '${name}' used as a value; differentiable code can only call functions`);
+  }
+  return ctx.fail(node, "unboundName", `cannot find '${name}' in differentiable code`);
+}
+
+function lowerBinary(ctx: LowerContext, operator: string, left: Expression, right: Expression, node: Node): Value {
+  const a = lowerExpression(ctx, left);
+  const b = lowerExpression(ctx, right);
+  ctx.at(node);
+  const arithmetic = ARITHMETIC[operator];
+  if (arithmetic) {
+    requireNumbers(ctx, node, operator, a, b);
+    return ctx.builder.binary(arithmetic, a, b);
+  }
+  const comparison = COMPARISON[operator];
+  if (comparison) {
+    if (a.type !== b.type) {
+      return ctx.fail(node, "typeMismatch", `cannot compare a ${a.type} with a ${b.type}`);
+    }
+    if (a.type !== "number" && comparison !== "eq" && comparison !== "ne") {
+      return ctx.fail(node, "typeMismatch", `'${operator}' needs numbers, got ${a.type}s`);
+    }
+    return ctx.builder.compare(comparison, a, b);
+  }
+  if (BITWISE.has(operator)) {
+    requireNumbers(ctx, node, operator, a, b);
+    return ctx.builder.emit("nondiff", [a, b], ["number"], { callee: operator }).results[0]!;
+  }
+  return ctx.fail(node, "unsupportedSyntax", `the '${operator}' operator is not supported in differentiable code`);
+}
+
+function requireNumbers(ctx: LowerContext, node: Node, operator: string, ...values: Value[]): void {
+  for (const v of values) {
+    if (v.type !== "number") {
+      const what = v.type === "string" && operator === "+" ? "string concatenation" : `'${operator}' on a ${v.type}`;
+      ctx.fail(node, "unsupportedType", `${what} is not supported in differentiable code; '${operator}' needs numbers`);
+    }
+  }
+}
+
+function lowerLogical(ctx: LowerContext, operator: string, left: Expression, right: Expression): Value {
+  const a = lowerExpression(ctx, left);
+  if (operator === "??") {
+    // A number or boolean is never null or undefined, so `a ?? b` is `a` and `b` never runs.
+    return a;
+  }
+  const cond = toBoolean(ctx, a, left);
+  const type = a.type;
+  const evaluateRight = () => [expectType(ctx, right, lowerExpression(ctx, right), type)];
+  const keepLeft = () => [a];
+  const branches: [() => Value[], () => Value[]] =
+    operator === "&&" ? [evaluateRight, keepLeft] : [keepLeft, evaluateRight];
+  return lowerIf(ctx, cond, branches)[0]!;
+}
+
+function lowerUnary(ctx: LowerContext, operator: string, argument: Expression, node: Node): Value {
+  const v = lowerExpression(ctx, argument);
+  ctx.at(node);
+  switch (operator) {
+    case "-":
+      requireNumbers(ctx, node, "-", v);
+      return ctx.builder.unary("neg", v);
+    case "+":
+      requireNumbers(ctx, node, "+", v);
+      return v;
+    case "!":
+      return ctx.builder.unary("not", toBoolean(ctx, v, argument));
+    case "~":
+      requireNumbers(ctx, node, "~", v);
+      return ctx.builder.emit("nondiff", [v], ["number"], { callee: "~" }).results[0]!;
+    default:
+      return ctx.fail(node, "unsupportedSyntax", `the '${operator}' operator is not supported in differentiable code`);
+  }
+}
+
+const COMPOUND: Record<string, BinaryOpcode> = {
+  "+=": "add",
+  "-=": "sub",
+  "*=": "mul",
+  "/=": "div",
+  "%=": "rem",
+  "**=": "pow",
+};
+
+function lowerAssignment(ctx: LowerContext, operator: string, left: Node, right: Expression, node: Node): Value {
+  const slot = assignableSlot(ctx, left);
+  const rhs = lowerExpression(ctx, right);
+  ctx.at(node);
+  let value: Value;
+  if (operator === "=") {
+    value = rhs;
+  } else if (COMPOUND[operator]) {
+    requireNumbers(ctx, node, operator, ctx.value(slot), rhs);
+    value = ctx.builder.binary(COMPOUND[operator]!, ctx.value(slot), rhs, slot.name);
+  } else {
+    return ctx.fail(node, "unsupportedSyntax", `the '${operator}' assignment is not supported in differentiable code`);
+  }
+  expectType(ctx, right, value, slot.type);
+  ctx.assign(slot, value);
+  return value;
+}
+
+/** The local variable an assignment or `++` writes, or a diagnostic saying why it cannot. */
+function assignableSlot(ctx: LowerContext, target: Node): Slot {
+  if (target.type !== "Identifier") {
+    return ctx.fail(target, "unsupportedSyntax", `assignment to ${describeNode(target)} is not supported yet in differentiable code`);
+  }
+  const slot = ctx.scope.lookup(target.name);
+  if (slot) {
+    if (slot.kind === "const") return ctx.fail(target, "constAssignment", `cannot assign to '${target.name}' because it is a constant`);
+    return slot;
+  }
+  if (ctx.module.constants.has(target.name) || ctx.module.imports.has(target.name)) {
+    return ctx.fail(
+      target,
+      "moduleVariableWrite",
+      `differentiable code cannot write the module-level variable '${target.name}'; pass it in and return the new value instead`,
+    );
+  }
+  return ctx.fail(target, "unboundName", `cannot find '${target.name}' in differentiable code`);
+}
+
+export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type): Value {
+  if (v.type !== type) return ctx.fail(node, "typeMismatch", `expected a ${type} here, got a ${v.type}`);
+  return v;
+}
+
+/** The property name of `Math.x`, if `node` is such a member expression. */
+export function mathMember(node: Node): string | undefined {
+  if (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    node.object.type === "Identifier" &&
+    node.object.name === "Math" &&
+    node.property.type === "Identifier"
+  ) {
+    return node.property.name;
+  }
+  return undefined;
+}

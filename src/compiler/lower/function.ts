@@ -1,0 +1,92 @@
+import type { Expression, FunctionBody } from "oxc-parser";
+import type { IRFunction, Region, Type } from "../ir/types.js";
+import type { FunctionLike, SourceModule } from "../parse/module.js";
+import type { ProgramGraph } from "../parse/program.js";
+import { LowerContext, type CallSite } from "./context.js";
+import { describeNode } from "./describe.js";
+import { expectType, lowerExpression } from "./expressions.js";
+import { annotationText, signatureOf } from "./signature.js";
+import { lowerStatements } from "./statements.js";
+
+// Entry point of lowering: one user function → one IR function, plus the user functions it
+// calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.
+
+export interface LoweredFunction {
+  fn: IRFunction;
+  calls: CallSite[];
+}
+
+export interface LowerOptions {
+  /** Parameters without annotation are numbers (a lambda passed straight to `derivative`). */
+  contextualNumberParams?: boolean;
+}
+
+const PARAM_TYPES: ReadonlySet<Type> = new Set(["number", "boolean", "string"]);
+
+export function lowerFunction(
+  program: ProgramGraph,
+  module: SourceModule,
+  key: string,
+  name: string,
+  node: FunctionLike,
+  options: LowerOptions = {},
+): LoweredFunction {
+  const signature = signatureOf(node);
+  const body: Region = { params: [], ops: [] };
+  const resultType: Type = signature.result ?? "number";
+  const ctx = new LowerContext(module, program, name, body, resultType);
+  const where = node.type === "FunctionDeclaration" && node.id ? node.id : node;
+
+  if (node.async || node.generator) {
+    ctx.fail(where, "unsupportedSyntax", `'${name}' is ${node.async ? "async" : "a generator"}; only plain functions can be differentiated`);
+  }
+  if (node.returnType && (!signature.result || signature.result === "void" || signature.result === "string")) {
+    const text = annotationText(module.text, node.returnType);
+    ctx.fail(node.returnType, "unsupportedType", `'${name}' returns '${text}'; only functions returning number or boolean are supported yet`);
+  }
+
+  signature.params.forEach((p) => {
+    if (p.unsupported) ctx.fail(p.node, "unsupportedSyntax", `${describeNode(p.node)} is not supported in differentiable code`);
+    let type = p.type;
+    if (!type) {
+      const annotation = "typeAnnotation" in p.node ? p.node.typeAnnotation : undefined;
+      if (annotation) {
+        const text = annotationText(module.text, annotation as never);
+        ctx.fail(p.node, "unsupportedType", `parameter '${p.name}' of '${name}' has type '${text}'; only number parameters are supported yet`);
+      }
+      if (!options.contextualNumberParams) {
+        ctx.fail(p.node, "unknownType", `cannot determine the type of parameter '${p.name}' of '${name}'; annotate it (': number')`);
+      }
+      type = "number";
+    }
+    if (!PARAM_TYPES.has(type)) ctx.fail(p.node, "unsupportedType", `parameter '${p.name}' has type ${type}`);
+    const value = ctx.builder.newValue(type, p.name);
+    body.params.push(value);
+    ctx.declare(p.name, "param", type, value);
+  });
+
+  ctx.at(node);
+  if (node.type === "ArrowFunctionExpression" && node.expression) {
+    const expression = node.body as Expression;
+    const value = expectType(ctx, expression, lowerExpression(ctx, expression), resultType);
+    ctx.at(expression);
+    ctx.builder.emit("return", [value], []);
+  } else {
+    ctx.returnedFlag = ctx.hiddenSlot("returned", "boolean", false);
+    ctx.resultSlot = ctx.hiddenSlot("result", resultType, resultType === "boolean" ? false : NaN);
+    const block = node.body as FunctionBody | null;
+    const exits = lowerStatements(ctx, block?.body ?? []);
+    if (!exits) {
+      ctx.fail(
+        { start: node.end - 1, end: node.end },
+        "missingReturn",
+        `'${name}' can reach its end without returning a ${resultType}; add a return statement`,
+      );
+    }
+    ctx.at({ start: node.end - 1, end: node.end });
+    ctx.builder.emit("return", [ctx.value(ctx.resultSlot)], []);
+  }
+
+  const fn: IRFunction = { key, name, params: body.params, resultTypes: [resultType], body, loc: ctx.loc(node) };
+  return { fn, calls: ctx.calls };
+}

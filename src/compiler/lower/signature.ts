@@ -1,0 +1,48 @@
+import type { Node, TSTypeAnnotation } from "oxc-parser";
+import type { Type } from "../ir/types.js";
+import type { FunctionLike } from "../parse/module.js";
+
+// The types of a function's parameters and result, read from its annotations.
+
+export interface ParamInfo {
+  name: string;
+  type: Type | undefined;
+  node: Node;
+  /** A destructuring, rest or defaulted parameter, which lowering does not support yet. */
+  unsupported: boolean;
+}
+
+export interface Signature {
+  params: ParamInfo[];
+  result: Type | undefined;
+}
+
+export function annotationType(annotation: TSTypeAnnotation | null | undefined): Type | undefined {
+  switch (annotation?.typeAnnotation.type) {
+    case "TSNumberKeyword":
+      return "number";
+    case "TSBooleanKeyword":
+      return "boolean";
+    case "TSStringKeyword":
+      return "string";
+    case "TSVoidKeyword":
+      return "void";
+    default:
+      return undefined;
+  }
+}
+
+export function signatureOf(fn: FunctionLike): Signature {
+  const params = fn.params.map((p): ParamInfo => {
+    if (p.type === "Identifier") {
+      return { name: p.name, type: annotationType(p.typeAnnotation), node: p, unsupported: false };
+    }
+    return { name: "", type: undefined, node: p, unsupported: true };
+  });
+  return { params, result: annotationType(fn.returnType) };
+}
+
+/** Whether a parameter or return annotation is present but names a type nabla cannot differentiate. */
+export function annotationText(source: string, annotation: TSTypeAnnotation | null | undefined): string | undefined {
+  return annotation ? source.slice(annotation.typeAnnotation.start, annotation.typeAnnotation.end) : undefined;
+}

@@ -1,0 +1,237 @@
+import type { DoWhileStatement, ForStatement, Node, Statement, VariableDeclaration, WhileStatement } from "oxc-parser";
+import type { Value } from "../ir/types.js";
+import type { LowerContext, LoopTarget, Slot } from "./context.js";
+import { describeNode } from "./describe.js";
+import { alwaysExits, assignedNames, scanExits, type Exits } from "./exits.js";
+import { expectType, lowerCondition, lowerExpression } from "./expressions.js";
+import { lowerIf, lowerLoop } from "./merge.js";
+import { annotationType } from "./signature.js";
+
+// AST statements → IR. Early exits (`return`, `break`, `continue`) set flags; the statements
+// after one that may exit run under a guard on those flags. When one branch of an `if` always
+// exits, the statements after the `if` move into the other branch instead, which keeps the
+// common early-return pattern free of flags.
+
+/** Lowers a statement list; returns true when control never falls off its end. */
+export function lowerStatements(ctx: LowerContext, statements: Statement[]): boolean {
+  for (let i = 0; i < statements.length; i++) {
+    const statement = statements[i]!;
+    const rest = statements.slice(i + 1);
+    if (statement.type === "IfStatement" && rest.length > 0) {
+      const thenExits = alwaysExits(statement.consequent);
+      const elseExits = alwaysExits(statement.alternate);
+      if (thenExits !== elseExits) return lowerIfWithRest(ctx, statement, thenExits, rest);
+    }
+    if (lowerStatement(ctx, statement)) return true;
+    const flags = exitFlags(ctx, scanExits(ctx, statement));
+    if (flags.length > 0 && rest.length > 0) {
+      let restExits = false;
+      const stop = anyOf(ctx, flags);
+      lowerIf(ctx, ctx.builder.unary("not", stop), [
+        () => {
+          restExits = lowerStatements(ctx, rest);
+          return [];
+        },
+        () => [],
+      ]);
+      return restExits;
+    }
+  }
+  return false;
+}
+
+function lowerIfWithRest(
+  ctx: LowerContext,
+  statement: Extract<Statement, { type: "IfStatement" }>,
+  thenExits: boolean,
+  rest: Statement[],
+): boolean {
+  ctx.at(statement.test);
+  const cond = lowerCondition(ctx, statement.test);
+  const branch = (node: Statement | null, withRest: boolean) => () => {
+    const body = node ? [node] : [];
+    exited[withRest ? 1 : 0] = lowerStatements(ctx, withRest ? [...body, ...rest] : body);
+    return [];
+  };
+  const exited = [false, false];
+  lowerIf(ctx, cond, [branch(statement.consequent, !thenExits), branch(statement.alternate, thenExits)]);
+  return exited[0]! && exited[1]!;
+}
+
+/** Lowers one statement; returns true when control never reaches its end. */
+export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
+  ctx.at(node);
+  switch (node.type) {
+    case "ExpressionStatement":
+      lowerExpression(ctx, node.expression);
+      return false;
+    case "VariableDeclaration":
+      lowerDeclaration(ctx, node);
+      return false;
+    case "BlockStatement":
+      return ctx.inScope(() => lowerStatements(ctx, node.body));
+    case "EmptyStatement":
+      return false;
+    case "IfStatement": {
+      const cond = lowerCondition(ctx, node.test);
+      const exited = [false, false];
+      lowerIf(ctx, cond, [
+        () => {
+          exited[0] = lowerStatement(ctx, node.consequent);
+          return [];
+        },
+        () => {
+          exited[1] = node.alternate ? lowerStatement(ctx, node.alternate) : false;
+          return [];
+        },
+      ]);
+      return exited[0]! && exited[1]!;
+    }
+    case "ReturnStatement": {
+      if (!node.argument) return ctx.fail(node, "typeMismatch", `'return' needs a ${ctx.resultType} value here`);
+      const value = expectType(ctx, node.argument, lowerExpression(ctx, node.argument), ctx.resultType);
+      ctx.at(node);
+      ctx.assign(ctx.resultSlot!, value);
+      ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
+      return true;
+    }
+    case "BreakStatement":
+    case "ContinueStatement": {
+      const target = findTarget(ctx, node.label?.name, node);
+      const flag = node.type === "BreakStatement" ? target.breakFlag : target.continueFlag;
+      ctx.assign(flag!, ctx.builder.constant(true));
+      return true;
+    }
+    case "LabeledStatement":
+      if (node.body.type === "ForStatement" || node.body.type === "WhileStatement" || node.body.type === "DoWhileStatement") {
+        lowerLoopStatement(ctx, node.body, node.label.name);
+        return alwaysExits(node);
+      }
+      return ctx.fail(node, "unsupportedSyntax", "labels are supported on loops only");
+    case "ForStatement":
+    case "WhileStatement":
+    case "DoWhileStatement":
+      lowerLoopStatement(ctx, node, undefined);
+      return alwaysExits(node);
+    case "TSTypeAliasDeclaration":
+    case "TSInterfaceDeclaration":
+      return false;
+    default:
+      return ctx.fail(node, "unsupportedSyntax", `${describeNode(node)} is not supported in differentiable code`);
+  }
+}
+
+function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
+  if (node.kind !== "const" && node.kind !== "let" && node.kind !== "var") {
+    ctx.fail(node, "unsupportedSyntax", `'${node.kind}' declarations are not supported in differentiable code`);
+  }
+  for (const decl of node.declarations) {
+    if (decl.id.type !== "Identifier") {
+      ctx.fail(decl.id, "unsupportedSyntax", `${describeNode(decl.id)} is not supported in differentiable code`);
+    }
+    const name = decl.id.name;
+    const annotation = decl.id.typeAnnotation;
+    const declared = annotationType(annotation);
+    if (annotation && !declared) {
+      const text = ctx.module.text.slice(annotation.typeAnnotation.start, annotation.typeAnnotation.end);
+      ctx.fail(annotation, "unsupportedType", `'${name}' has type '${text}'; only number and boolean locals are supported yet`);
+    }
+    let value: Value;
+    if (decl.init) {
+      value = lowerExpression(ctx, decl.init);
+      if (declared) expectType(ctx, decl.init, value, declared);
+    } else if (declared) {
+      value = ctx.builder.constant(declared === "boolean" ? false : NaN, name);
+    } else {
+      return ctx.fail(decl.id, "unknownType", `cannot determine the type of '${name}'; add an annotation or an initializer`);
+    }
+    ctx.declare(name, node.kind === "const" ? "const" : "let", value.type, value);
+  }
+}
+
+function findTarget(ctx: LowerContext, label: string | undefined, node: Node): LoopTarget {
+  for (let i = ctx.loops.length - 1; i >= 0; i--) {
+    const loop = ctx.loops[i]!;
+    if (label === undefined || loop.label === label) return loop;
+  }
+  return ctx.fail(node, "unsupportedSyntax", label ? `no enclosing loop is labeled '${label}'` : "'break' or 'continue' outside a loop");
+}
+
+/** The flags whose being set means the statements after one with these exits must not run. */
+function exitFlags(ctx: LowerContext, exits: Exits): Slot[] {
+  const flags: Slot[] = [];
+  if (exits.returns) flags.push(ctx.returnedFlag!);
+  for (const t of exits.breaks) flags.push(t.breakFlag!);
+  for (const t of exits.continues) flags.push(t.continueFlag!);
+  return flags;
+}
+
+function anyOf(ctx: LowerContext, flags: Slot[]): Value {
+  return flags.map((f) => ctx.value(f)).reduce((a, b) => ctx.builder.logical("or", a, b));
+}
+
+type LoopStatement = ForStatement | WhileStatement | DoWhileStatement;
+
+function lowerLoopStatement(ctx: LowerContext, node: LoopStatement, label: string | undefined): void {
+  ctx.inScope(() => {
+    if (node.type === "ForStatement" && node.init) {
+      if (node.init.type === "VariableDeclaration") lowerDeclaration(ctx, node.init);
+      else lowerExpression(ctx, node.init);
+    }
+    const target: LoopTarget = { label, node, breakFlag: undefined, continueFlag: undefined };
+    ctx.loops.push(target);
+    try {
+      const inside = scanExits(ctx, node.body);
+      if (inside.breaks.has(target)) target.breakFlag = ctx.hiddenSlot("break", "boolean", false);
+      const continues = inside.continues.has(target);
+      inside.breaks.delete(target);
+      inside.continues.delete(target);
+      // Flags that end the loop: its own break, exits to outer loops, and return.
+      const stopFlags = [...(target.breakFlag ? [target.breakFlag] : []), ...exitFlags(ctx, inside)];
+      const update = node.type === "ForStatement" ? node.update : null;
+      const assigned = [...assignedNames([node.test, update, node.body])]
+        .map((name) => ctx.scope.lookup(name))
+        .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot));
+      const carried = [...new Set([...assigned, ...stopFlags, ...(inside.returns ? [ctx.resultSlot!] : [])])];
+
+      const stopped = () => (stopFlags.length ? anyOf(ctx, stopFlags) : undefined);
+      const test = () => (node.test ? lowerCondition(ctx, node.test) : ctx.builder.constant(true));
+      const guardedTest = () => {
+        const stop = stopped();
+        return stop ? lowerIf(ctx, stop, [() => [ctx.builder.constant(false)], () => [test()]])[0]! : test();
+      };
+      const body = () => {
+        if (continues) target.continueFlag = ctx.hiddenSlot("continue", "boolean", false);
+        lowerStatement(ctx, node.body);
+      };
+
+      if (node.type === "DoWhileStatement") {
+        // `continue` in a do…while jumps to the test, so only the stop flags skip it.
+        lowerLoop(
+          ctx,
+          carried,
+          () => {
+            body();
+            return guardedTest();
+          },
+          () => {},
+        );
+      } else {
+        lowerLoop(ctx, carried, guardedTest, () => {
+          body();
+          // The update runs after `continue` too, but not after a stop.
+          if (update) {
+            const stop = stopped();
+            if (stop) {
+              lowerIf(ctx, ctx.builder.unary("not", stop), [() => (lowerExpression(ctx, update), []), () => []]);
+            } else {
+              lowerExpression(ctx, update);
+            }
+          }
+        });
+      }
+    } finally {
+      ctx.loops.pop();
+    }
+  });
+}

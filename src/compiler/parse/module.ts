@@ -1,0 +1,220 @@
+import { parseSync, type ArrowFunctionExpression, type Comment, type Function as FunctionNode, type Node, type Program } from "oxc-parser";
+import { visitorKeys } from "oxc-parser";
+
+// One parsed source file and the facts about its top level that the compiler needs:
+// which names are functions, constants, imports and exports.
+
+export type FunctionLike = FunctionNode | ArrowFunctionExpression;
+
+export interface ImportBinding {
+  /** The specifier as written (`./b.ts`, `nabla`). */
+  specifier: string;
+  /** The exported name it refers to, `default`, or `*` for a namespace import. */
+  imported: string;
+}
+
+export interface ModuleConstant {
+  name: string;
+  kind: "const" | "let" | "var";
+  /** The literal value when the initializer is a constant numeric expression. */
+  value: number | undefined;
+  /** The declared or literal-inferred type, when it can be known without running code. */
+  type: "number" | "boolean" | "string" | undefined;
+  node: Node;
+}
+
+export interface ParseProblem {
+  message: string;
+  start: number;
+  end: number;
+}
+
+export interface SourceModule {
+  file: string;
+  text: string;
+  program: Program;
+  comments: Comment[];
+  functions: Map<string, FunctionLike>;
+  constants: Map<string, ModuleConstant>;
+  imports: Map<string, ImportBinding>;
+  /** Exported name → local name. */
+  exports: Map<string, string>;
+  problems: ParseProblem[];
+}
+
+export function parseModule(file: string, text: string): SourceModule {
+  const result = parseSync(file, text, { preserveParens: false, sourceType: "module" });
+  const mod: SourceModule = {
+    file,
+    text,
+    program: result.program,
+    comments: result.comments,
+    functions: new Map(),
+    constants: new Map(),
+    imports: new Map(),
+    exports: new Map(),
+    problems: result.errors.map((e) => ({
+      message: e.message,
+      start: e.labels[0]?.start ?? 0,
+      end: e.labels[0]?.end ?? 0,
+    })),
+  };
+  for (const statement of result.program.body) collectTopLevel(mod, statement);
+  return mod;
+}
+
+function collectTopLevel(mod: SourceModule, node: Node): void {
+  switch (node.type) {
+    case "FunctionDeclaration":
+      if (node.id && node.body) mod.functions.set(node.id.name, node);
+      return;
+    case "VariableDeclaration":
+      for (const decl of node.declarations) {
+        if (decl.id.type !== "Identifier") continue;
+        const name = decl.id.name;
+        const init = decl.init;
+        if (init && (init.type === "ArrowFunctionExpression" || init.type === "FunctionExpression")) {
+          if (node.kind === "const") mod.functions.set(name, init);
+          continue;
+        }
+        const annotation = decl.id.typeAnnotation?.typeAnnotation.type;
+        const literal = init ? constantValue(init) : undefined;
+        const type =
+          annotation === "TSNumberKeyword"
+            ? "number"
+            : annotation === "TSBooleanKeyword"
+              ? "boolean"
+              : annotation === "TSStringKeyword"
+                ? "string"
+                : annotation
+                  ? undefined
+                  : literalType(init ?? null, literal);
+        mod.constants.set(name, {
+          name,
+          kind: node.kind as ModuleConstant["kind"],
+          value: node.kind === "const" ? literal : undefined,
+          type,
+          node: decl,
+        });
+      }
+      return;
+    case "ImportDeclaration":
+      if (node.importKind === "type") return;
+      for (const spec of node.specifiers) {
+        const imported =
+          spec.type === "ImportSpecifier"
+            ? spec.imported.type === "Identifier"
+              ? spec.imported.name
+              : String(spec.imported.value)
+            : spec.type === "ImportDefaultSpecifier"
+              ? "default"
+              : "*";
+        mod.imports.set(spec.local.name, { specifier: String(node.source.value), imported });
+      }
+      return;
+    case "ExportNamedDeclaration":
+      if (node.declaration) {
+        collectTopLevel(mod, node.declaration);
+        for (const name of declaredNames(node.declaration)) mod.exports.set(name, name);
+      }
+      if (!node.source) {
+        for (const spec of node.specifiers) {
+          const local = spec.local.type === "Identifier" ? spec.local.name : String(spec.local.value);
+          const exported = spec.exported.type === "Identifier" ? spec.exported.name : String(spec.exported.value);
+          mod.exports.set(exported, local);
+        }
+      }
+      return;
+    case "ExportDefaultDeclaration": {
+      const decl = node.declaration;
+      if (decl.type === "FunctionDeclaration" && decl.body) {
+        const name = decl.id?.name ?? "default";
+        mod.functions.set(name, decl);
+        mod.exports.set("default", name);
+      } else if (decl.type === "Identifier") {
+        mod.exports.set("default", decl.name);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function declaredNames(node: Node): string[] {
+  if (node.type === "FunctionDeclaration") return node.id ? [node.id.name] : [];
+  if (node.type === "VariableDeclaration") {
+    return node.declarations.flatMap((d) => (d.id.type === "Identifier" ? [d.id.name] : []));
+  }
+  return [];
+}
+
+/** Folds numeric literals, unary minus and plain arithmetic of them; undefined otherwise. */
+export function constantValue(node: Node): number | undefined {
+  switch (node.type) {
+    case "Literal":
+      return typeof node.value === "number" ? node.value : undefined;
+    case "UnaryExpression": {
+      const v = constantValue(node.argument);
+      if (v === undefined) return undefined;
+      return node.operator === "-" ? -v : node.operator === "+" ? v : undefined;
+    }
+    case "BinaryExpression": {
+      if (node.left.type === "PrivateIdentifier") return undefined;
+      const a = constantValue(node.left);
+      const b = constantValue(node.right);
+      if (a === undefined || b === undefined) return undefined;
+      switch (node.operator) {
+        case "+":
+          return a + b;
+        case "-":
+          return a - b;
+        case "*":
+          return a * b;
+        case "/":
+          return a / b;
+        case "**":
+          return a ** b;
+        default:
+          return undefined;
+      }
+    }
+    default:
+      return undefined;
+  }
+}
+
+function literalType(init: Node | null, literal: number | undefined): ModuleConstant["type"] {
+  if (literal !== undefined) return "number";
+  if (init?.type === "Literal") {
+    if (typeof init.value === "boolean") return "boolean";
+    if (typeof init.value === "string") return "string";
+  }
+  return undefined;
+}
+
+/** Calls `visit` on every node below `node` (pre-order); returning false skips children. */
+export function walk(node: Node, visit: (n: Node, parent: Node | null) => boolean | void): void {
+  const go = (n: Node, parent: Node | null) => {
+    if (visit(n, parent) === false) return;
+    for (const key of visitorKeys[n.type] ?? []) {
+      const child = (n as unknown as Record<string, unknown>)[key];
+      if (Array.isArray(child)) {
+        for (const c of child) if (c && typeof c === "object" && "type" in c) go(c as Node, n);
+      } else if (child && typeof child === "object" && "type" in child) {
+        go(child as Node, n);
+      }
+    }
+  };
+  go(node, null);
+}
+
+/** The JSDoc block directly before `node`, if any. */
+export function leadingJSDoc(mod: SourceModule, node: Node): string | undefined {
+  let best: Comment | undefined;
+  for (const c of mod.comments) {
+    if (c.type !== "Block" || !c.value.startsWith("*") || c.end > node.start) continue;
+    if (/^\s*$/.test(mod.text.slice(c.end, node.start)) || /^\s*export\s*$/.test(mod.text.slice(c.end, node.start))) best = c;
+  }
+  return best?.value;
+}

@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { compileProgram, type CompileResult } from "../../src/compiler/compile.js";
+import { formatDiagnostics } from "../../src/compiler/diagnostics/report.js";
+import { installHooks } from "../../src/register/install.js";
+
+// Test helpers: write a small program to a temporary folder, compile it, load it through
+// nabla's real module hooks, and compare derivatives with finite differences.
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+export const FIXTURES = join(REPO_ROOT, "test/fixtures");
+
+/** Writes `files` (name → source) into a fresh temporary folder; returns its path. */
+export function writeProgram(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "nabla-test-"));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+/** Compiles a program given as files; `entry` defaults to main.ts. */
+export function compileFiles(files: Record<string, string>, entry = "main.ts"): CompileResult & { dir: string } {
+  const dir = writeProgram(files);
+  return { ...compileProgram([join(dir, entry)]), dir };
+}
+
+/** The formatted diagnostics of a compile, paths relative to its folder. */
+export function diagnosticsText(result: CompileResult & { dir: string }): string {
+  return formatDiagnostics(result.diagnostics, result.sourceText, { cwd: result.dir });
+}
+
+let hooksInstalled = false;
+
+/** Imports a file through nabla's module hooks (compiling it and everything it imports). */
+export async function importCompiled<T = Record<string, unknown>>(file: string): Promise<T> {
+  if (!hooksInstalled) {
+    installHooks();
+    hooksInstalled = true;
+  }
+  return (await import(pathToFileURL(file).href)) as T;
+}
+
+/** Writes, compiles and imports a program; returns the entry module's exports. */
+export async function loadProgram<T = Record<string, unknown>>(files: Record<string, string>, entry = "main.ts"): Promise<T> {
+  const dir = writeProgram(files);
+  return importCompiled<T>(join(dir, entry));
+}
+
+/** Central finite difference of f at x along one coordinate, with a step scaled to x. */
+export function centralDifference(f: (x: number) => number, x: number, h = 1e-6 * Math.max(1, Math.abs(x))): number {
+  return (f(x + h) - f(x - h)) / (2 * h);
+}
+
+/** Gradient of f at xs by central differences, one coordinate at a time. */
+export function finiteGradient(f: (...xs: number[]) => number, xs: number[]): number[] {
+  return xs.map((x, i) => centralDifference((t) => f(...xs.map((v, j) => (j === i ? t : v))), x));
+}
+
+/** Whether a and b agree to a relative tolerance (absolute near zero). */
+export function close(a: number, b: number, tolerance = 1e-5): boolean {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b;
+  return Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/** Throws with both values when they are not close. */
+export function assertClose(actual: number, expected: number, tolerance = 1e-5, what = "value"): void {
+  if (!close(actual, expected, tolerance)) {
+    throw new Error(`${what}: expected ${expected}, got ${actual} (tolerance ${tolerance})`);
+  }
+}

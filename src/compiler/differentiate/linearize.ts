@@ -30,12 +30,11 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   const values = new ValueFactory();
   const body: Region = { params: [], ops: [] };
   const b = new Builder(values, body, primal.loc);
-  const lin = new LinearBuilder(b);
+  const lin = new LinearBuilder(b, (v) => b.constantOf(v));
   const map = new Map<number, Value>();
   const tangents = new Map<number, Tangent>();
-  const constants = new Map<number, number>();
   const demands: DerivativeDemand[] = [];
-  const rules: RuleContext = { b, lin, constantOf: (v) => constants.get(v.id) };
+  const rules: RuleContext = { b, lin, constantOf: (v) => b.constantOf(v) };
 
   const mapped = (v: Value) => {
     const m = map.get(v.id);
@@ -79,7 +78,6 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       default: {
         const clone = b.emit(op.opcode, op.operands.map(mapped), op.results.map((r) => r.type), { ...op.attrs }, [], op.results.map((r) => r.hint));
         clone.results.forEach((r, i) => map.set(op.results[i]!.id, r));
-        if (op.opcode === "const" && typeof op.attrs.value === "number") constants.set(clone.results[0]!.id, op.attrs.value);
         const [result] = op.results;
         if (!result || !activity.isActive(result)) return;
         const rule = op.opcode === "math" ? MATH_FUNCTIONS.get(op.attrs.callee!)?.jvp : ARITHMETIC_RULES.get(op.opcode);

@@ -217,6 +217,8 @@ class FunctionEmitter {
 
   /** `c ? a : b` over pure operands, as `&&`/`||` when one side is a boolean literal. */
   private choice(c: Expr, a: Expr, b: Expr): Expr {
+    if (b.text === c.text) return js.binary("&&", c, a);
+    if (a.text === c.text) return js.binary("||", c, b);
     if (a.text === "false") return js.binary("&&", js.unary("!", c), b);
     if (b.text === "false") return js.binary("&&", c, a);
     if (a.text === "true") return js.binary("||", c, b);

@@ -28,6 +28,8 @@ export class Builder {
   loc: SourceLoc;
   /** When set, every op built is marked as part of the tangent (differential) computation. */
   markTangent = false;
+  /** Numbers held by the `const` ops built so far, for simplifications such as `dx · 1 = dx`. */
+  private readonly numbers = new Map<number, number>();
 
   constructor(
     readonly values: ValueFactory,
@@ -60,6 +62,7 @@ export class Builder {
       loc: this.loc,
     };
     if (this.markTangent) op.tangent = true;
+    if (opcode === "const" && typeof attrs.value === "number") this.numbers.set(op.results[0]!.id, attrs.value);
     this.region.ops.push(op);
     return op;
   }
@@ -84,6 +87,11 @@ export class Builder {
     } finally {
       this.markTangent = saved;
     }
+  }
+
+  /** The number `v` is known to hold, if a `const` op of this builder defined it. */
+  constantOf(v: Value): number | undefined {
+    return this.numbers.get(v.id);
   }
 
   constant(value: number | boolean | string, hint = ""): Value {

@@ -15,7 +15,7 @@ export interface Value {
   readonly id: number;
   readonly type: Type;
   /** The source variable this value holds, if any; used to name emitted locals. */
-  readonly hint: string;
+  hint: string;
 }
 
 export type BinaryOpcode = "add" | "sub" | "mul" | "div" | "rem" | "pow";

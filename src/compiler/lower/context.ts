@@ -87,6 +87,7 @@ export class LowerContext {
 
   declare(name: string, kind: Slot["kind"], type: Type, value: Value): Slot {
     const slot: Slot = { id: this.nextSlot++, name, kind, type };
+    if (!value.hint) value.hint = name;
     this.scope.names.set(name, slot);
     this.env.set(slot, value);
     return slot;
@@ -118,6 +119,7 @@ export class LowerContext {
   }
 
   assign(slot: Slot, value: Value): void {
+    if (!value.hint && slot.kind !== "flag") value.hint = slot.name;
     this.env.set(slot, value);
   }
 

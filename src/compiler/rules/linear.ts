@@ -8,7 +8,11 @@ import type { Value } from "../ir/types.js";
 export type Tangent = Value | undefined;
 
 export class LinearBuilder {
-  constructor(readonly b: Builder) {}
+  /** `constantOf` tells literal coefficients, so `dx · 1` is just `dx` and `dx · 0` is zero. */
+  constructor(
+    readonly b: Builder,
+    private readonly constantOf: (v: Value) => number | undefined = () => undefined,
+  ) {}
 
   private tangentOp(fn: () => Value): Value {
     return this.b.asTangent(true, fn);
@@ -16,12 +20,19 @@ export class LinearBuilder {
 
   /** tangent · coefficient */
   scale(t: Tangent, coefficient: Value): Tangent {
-    return t && this.tangentOp(() => this.b.binary("mul", t, coefficient));
+    if (!t) return undefined;
+    const k = this.constantOf(coefficient);
+    if (k === 1) return t;
+    if (k === 0) return undefined;
+    if (k === -1) return this.neg(t);
+    return this.tangentOp(() => this.b.binary("mul", t, coefficient));
   }
 
   /** tangent / divisor */
   divide(t: Tangent, divisor: Value): Tangent {
-    return t && this.tangentOp(() => this.b.binary("div", t, divisor));
+    if (!t) return undefined;
+    if (this.constantOf(divisor) === 1) return t;
+    return this.tangentOp(() => this.b.binary("div", t, divisor));
   }
 
   add(a: Tangent, c: Tangent): Tangent {

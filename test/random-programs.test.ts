@@ -35,7 +35,8 @@ function smoothDerivative(f: (t: number) => number, t: number): number | undefin
   const h = 1e-5;
   const left = (f(t) - f(t - h)) / h;
   const right = (f(t + h) - f(t)) / h;
-  if (!Number.isFinite(fine) || !agree(central(1e-4), fine) || !agree(left, right)) return undefined;
+  if (!Number.isFinite(fine) || !agree(central(1e-4), fine) || !agree(left, right))
+    return undefined;
   return fine;
 }
 
@@ -47,7 +48,9 @@ test(`compiles ${programs.length} random programs without errors (seed ${seed})`
 
 test("forward mode agrees with finite differences on every random program", async () => {
   const { dir } = compileFiles({ "main.ts": source });
-  const m = await importCompiled<{ jvps: Record<string, Jvp>; primals: Record<string, Primal> }>(join(dir, "main.ts"));
+  const m = await importCompiled<{ jvps: Record<string, Jvp>; primals: Record<string, Primal> }>(
+    join(dir, "main.ts"),
+  );
   let checked = 0;
   for (const p of programs) {
     const coordinate = fc.double({ min: -2, max: 2, noNaN: true });
@@ -55,13 +58,19 @@ test("forward mode agrees with finite differences on every random program", asyn
     for (const [x, y] of points) {
       const primal = m.primals[p.name]!;
       const jvp = m.jvps[p.name]!(x, y);
-      const expected = [smoothDerivative((t) => primal(t, y), x), smoothDerivative((t) => primal(x, t), y)];
+      const expected = [
+        smoothDerivative((t) => primal(t, y), x),
+        smoothDerivative((t) => primal(x, t), y),
+      ];
       const actual = [jvp(1, 0), jvp(0, 1)];
       expected.forEach((e, i) => {
         if (e === undefined) return;
         checked++;
         const ok = Math.abs(actual[i]! - e) <= 1e-4 * Math.max(1, Math.abs(e));
-        assert.ok(ok, `seed ${p.seed} at (${x}, ${y}), d/d${i ? "y" : "x"}: forward ${actual[i]}, finite differences ${e}\n${p.source}`);
+        assert.ok(
+          ok,
+          `seed ${p.seed} at (${x}, ${y}), d/d${i ? "y" : "x"}: forward ${actual[i]}, finite differences ${e}\n${p.source}`,
+        );
       });
     }
   }

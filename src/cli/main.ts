@@ -19,7 +19,9 @@ Usage:
 `;
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+  const pkg = JSON.parse(
+    readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
+  ) as { version: string };
   return pkg.version;
 }
 
@@ -32,7 +34,10 @@ function compile(file: string): CompileResult | undefined {
   const result = compileProgram([path]);
   if (result.diagnostics.length > 0) {
     const color = process.stderr.isTTY && !process.env.NO_COLOR;
-    process.stderr.write(formatDiagnostics(result.diagnostics, result.sourceText, { cwd: process.cwd(), color }) + "\n");
+    process.stderr.write(
+      formatDiagnostics(result.diagnostics, result.sourceText, { cwd: process.cwd(), color }) +
+        "\n",
+    );
   }
   return result.diagnostics.some((d) => d.severity === "error") ? undefined : result;
 }
@@ -47,7 +52,9 @@ async function run(file: string, args: string[]): Promise<number> {
     await import(pathToFileURL(path).href);
   } catch (error) {
     // The user's program failed at run time: show its own (source-mapped) stack.
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   }
   return 0;
@@ -61,7 +68,9 @@ function emit(file: string, ir: boolean): number {
     return 0;
   }
   const entry = resolve(file);
-  const files = [...result.outputs.keys()].sort((a, b) => (a === entry ? -1 : b === entry ? 1 : a.localeCompare(b)));
+  const files = [...result.outputs.keys()].sort((a, b) =>
+    a === entry ? -1 : b === entry ? 1 : a.localeCompare(b),
+  );
   for (const f of files) {
     if (files.length > 1) process.stdout.write(`// ==== ${f} ====\n`);
     process.stdout.write(result.outputs.get(f)!.code);
@@ -92,9 +101,15 @@ export async function main(argv: string[]): Promise<number> {
     return run(file, args);
   }
   if (command === "emit" || command === "check") {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ir: { type: "boolean" } }, strict: true });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { ir: { type: "boolean" } },
+      strict: true,
+    });
     const [file] = positionals;
-    if (!file || positionals.length > 1) return usageError(`'nabla ${command}' needs exactly one file`);
+    if (!file || positionals.length > 1)
+      return usageError(`'nabla ${command}' needs exactly one file`);
     return command === "emit" ? emit(file, values.ir ?? false) : check(file);
   }
   return usageError(`unknown command '${command}'`);

@@ -4,7 +4,12 @@ import { DiagnosticCode } from "./diagnostics/codes.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
 import { emitFunction } from "./emit/function.js";
-import { assembleModule, TransformError, type ModuleOutput, type Replacement } from "./emit/module.js";
+import {
+  assembleModule,
+  TransformError,
+  type ModuleOutput,
+  type Replacement,
+} from "./emit/module.js";
 import { operatorWrapper } from "./emit/operators.js";
 import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
 import type { SourceModule } from "./parse/module.js";
@@ -43,12 +48,22 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     requests.diagnostics.forEach((d) => bag.add(d));
     for (const call of requests.calls) {
       const wrt = [...call.wrt].sort((a, b) => a - b);
-      const note = { message: `when differentiating '${call.target.name}' for '${call.operator}'`, loc: call.loc };
+      const note = {
+        message: `when differentiating '${call.target.name}' for '${call.operator}'`,
+        loc: call.loc,
+      };
       calls.push({ call, derivative: differentiator.request(call.target, wrt, [note]) });
     }
     for (const target of requests.declared) {
-      const note = { message: `'${target.name}' is declared @differentiable here`, loc: { file: mod.file, start: target.node.start, end: target.node.start + 1 } };
-      differentiator.request(target, target.node.params.map((_, i) => i), [note]);
+      const note = {
+        message: `'${target.name}' is declared @differentiable here`,
+        loc: { file: mod.file, start: target.node.start, end: target.node.start + 1 },
+      };
+      differentiator.request(
+        target,
+        target.node.params.map((_, i) => i),
+        [note],
+      );
     }
   }
   differentiator.run();
@@ -71,7 +86,10 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
       (fn): fn is IRFunction => fn !== undefined && fileOf(fn.key) === mod.file,
     );
     try {
-      result.outputs.set(mod.file, emitModule(program, mod, own, derivatives, differentiator.derivatives));
+      result.outputs.set(
+        mod.file,
+        emitModule(program, mod, own, derivatives, differentiator.derivatives),
+      );
     } catch (error) {
       if (!(error instanceof TransformError)) throw error;
       bag.add({
@@ -91,7 +109,11 @@ function fileOf(key: FunctionKey): string {
 }
 
 /** The entry files and every user file they reach through relative imports and re-exports. */
-function collectModules(program: ProgramGraph, entries: string[], bag: DiagnosticBag): SourceModule[] {
+function collectModules(
+  program: ProgramGraph,
+  entries: string[],
+  bag: DiagnosticBag,
+): SourceModule[] {
   const seen = new Set<string>();
   const order: SourceModule[] = [];
   const visit = (file: string) => {
@@ -100,7 +122,13 @@ function collectModules(program: ProgramGraph, entries: string[], bag: Diagnosti
     const mod = program.load(file);
     order.push(mod);
     for (const p of mod.problems) {
-      bag.add({ severity: "error", code: DiagnosticCode.parseError, message: p.message, loc: { file, start: p.start, end: p.end }, notes: [] });
+      bag.add({
+        severity: "error",
+        code: DiagnosticCode.parseError,
+        message: p.message,
+        loc: { file, start: p.start, end: p.end },
+        notes: [],
+      });
     }
     for (const statement of mod.program.body) {
       const source =
@@ -127,7 +155,12 @@ class ModuleImports {
     private readonly mod: SourceModule,
     reserved: Iterable<string>,
   ) {
-    this.taken = new Set([...mod.functions.keys(), ...mod.constants.keys(), ...mod.imports.keys(), ...reserved]);
+    this.taken = new Set([
+      ...mod.functions.keys(),
+      ...mod.constants.keys(),
+      ...mod.imports.keys(),
+      ...reserved,
+    ]);
   }
 
   /** A local alias for `exported` of `file`, imported once. */
@@ -147,7 +180,9 @@ class ModuleImports {
     return [...this.byFile].map(([file, names]) => {
       let specifier = relative(dirname(this.mod.file), file);
       if (!specifier.startsWith(".")) specifier = `./${specifier}`;
-      const list = [...names].map(([exported, alias]) => (exported === alias ? exported : `${exported} as ${alias}`));
+      const list = [...names].map(([exported, alias]) =>
+        exported === alias ? exported : `${exported} as ${alias}`,
+      );
       return `import { ${list.join(", ")} } from ${JSON.stringify(specifier)};`;
     });
   }
@@ -172,7 +207,9 @@ function emitModule(
     const derivative = allDerivatives.get(key);
     const name = derivative ? derivative.name : key.slice(key.indexOf("#") + 1);
     if (file === mod.file) return name;
-    return derivative ? imports.local(file, name, name) : imports.local(file, exportedName(file, name), `$${name}`);
+    return derivative
+      ? imports.local(file, name, name)
+      : imports.local(file, exportedName(file, name), `$${name}`);
   };
   const globalName = (name: string): string => {
     const binding = mod.imports.get(name);
@@ -180,7 +217,11 @@ function emitModule(
     const file = resolveRelative(mod.file, binding.specifier)!;
     return imports.local(file, binding.imported, `$${name}`);
   };
-  const names = { callee: (op: Op) => functionName(op.attrs.callee!), global: globalName, runtime: RUNTIME };
+  const names = {
+    callee: (op: Op) => functionName(op.attrs.callee!),
+    global: globalName,
+    runtime: RUNTIME,
+  };
 
   const emitted = own.map((fn) => emitFunction(fn, names, true));
   const replacements: Replacement[] = calls.map(({ call, derivative }) => ({
@@ -195,6 +236,9 @@ function emitModule(
     }),
   }));
   const needsRuntime = emitted.length > 0 || replacements.length > 0;
-  const importLines = [...(needsRuntime ? [`import * as ${RUNTIME} from "${RUNTIME_SPECIFIER}";`] : []), ...imports.statements()];
+  const importLines = [
+    ...(needsRuntime ? [`import * as ${RUNTIME} from "${RUNTIME_SPECIFIER}";`] : []),
+    ...imports.statements(),
+  ];
   return assembleModule(mod.file, mod.text, replacements, importLines, emitted);
 }

@@ -24,10 +24,12 @@ export const initialize: InitializeHook<HooksData | undefined> = (data) => {
 };
 
 export const resolve: ResolveHook = (specifier, context, next) => {
-  if (specifier === "nabla" || specifier === "nabla/runtime") return { url: RUNTIME_URL, shortCircuit: true };
+  if (specifier === "nabla" || specifier === "nabla/runtime")
+    return { url: RUNTIME_URL, shortCircuit: true };
   if (isRelativeSpecifier(specifier) && context.parentURL?.startsWith("file:")) {
     const file = resolveRelative(fileURLToPath(context.parentURL), specifier);
-    if (file && TS_FILE.test(file)) return { url: pathToFileURL(file).href, format: "module", shortCircuit: true };
+    if (file && TS_FILE.test(file))
+      return { url: pathToFileURL(file).href, format: "module", shortCircuit: true };
   }
   return next(specifier, context);
 };
@@ -39,7 +41,9 @@ export const load: LoadHook = (url, context, next) => {
   if (!output) {
     const result = compileProgram([file]);
     if (result.diagnostics.some((d) => d.severity === "error")) {
-      throw new Error(`nabla could not compile ${file}:\n${formatDiagnostics(result.diagnostics, result.sourceText)}`);
+      throw new Error(
+        `nabla could not compile ${file}:\n${formatDiagnostics(result.diagnostics, result.sourceText)}`,
+      );
     }
     for (const [f, o] of result.outputs) if (!compiled.has(f)) compiled.set(f, o);
     output = compiled.get(file)!;

@@ -26,7 +26,9 @@ export function derivative(f: (x: number) => number): (x: number) => number {
 }
 
 /** The value of f at x together with its derivative (forward mode). */
-export function valueWithDerivative(f: (x: number) => number): (x: number) => { value: number; derivative: number } {
+export function valueWithDerivative(
+  f: (x: number) => number,
+): (x: number) => { value: number; derivative: number } {
   throw new NotCompiledError("valueWithDerivative", f);
 }
 

@@ -23,7 +23,10 @@ export function writeProgram(files: Record<string, string>): string {
 }
 
 /** Compiles a program given as files; `entry` defaults to main.ts. */
-export function compileFiles(files: Record<string, string>, entry = "main.ts"): CompileResult & { dir: string } {
+export function compileFiles(
+  files: Record<string, string>,
+  entry = "main.ts",
+): CompileResult & { dir: string } {
   const dir = writeProgram(files);
   return { ...compileProgram([join(dir, entry)]), dir };
 }
@@ -45,13 +48,20 @@ export async function importCompiled<T = Record<string, unknown>>(file: string):
 }
 
 /** Writes, compiles and imports a program; returns the entry module's exports. */
-export async function loadProgram<T = Record<string, unknown>>(files: Record<string, string>, entry = "main.ts"): Promise<T> {
+export async function loadProgram<T = Record<string, unknown>>(
+  files: Record<string, string>,
+  entry = "main.ts",
+): Promise<T> {
   const dir = writeProgram(files);
   return importCompiled<T>(join(dir, entry));
 }
 
 /** Central finite difference of f at x along one coordinate, with a step scaled to x. */
-export function centralDifference(f: (x: number) => number, x: number, h = 1e-6 * Math.max(1, Math.abs(x))): number {
+export function centralDifference(
+  f: (x: number) => number,
+  x: number,
+  h = 1e-6 * Math.max(1, Math.abs(x)),
+): number {
   return (f(x + h) - f(x - h)) / (2 * h);
 }
 
@@ -68,7 +78,12 @@ export function close(a: number, b: number, tolerance = 1e-5): boolean {
 }
 
 /** Throws with both values when they are not close. */
-export function assertClose(actual: number, expected: number, tolerance = 1e-5, what = "value"): void {
+export function assertClose(
+  actual: number,
+  expected: number,
+  tolerance = 1e-5,
+  what = "value",
+): void {
   if (!close(actual, expected, tolerance)) {
     throw new Error(`${what}: expected ${expected}, got ${actual} (tolerance ${tolerance})`);
   }

@@ -40,7 +40,8 @@ export function jvpOf(source: string, name: string, wrt: number[]): IRFunction {
 /** Emitted JavaScript of an IR function, calls named by their source names. */
 export function emitted(fn: IRFunction): string {
   const names = {
-    callee: (op: { attrs: { callee?: string } }) => op.attrs.callee!.replace(/^.*#/, "").replace(/@jvp\(.*\)$/, "$jvp"),
+    callee: (op: { attrs: { callee?: string } }) =>
+      op.attrs.callee!.replace(/^.*#/, "").replace(/@jvp\(.*\)$/, "$jvp"),
     global: (n: string) => n,
     runtime: "$nabla",
   };

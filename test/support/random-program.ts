@@ -52,7 +52,8 @@ class Generator {
 
   /** A bounded-ish expression over the variables in scope. */
   expression(vars: string[], depth: number): string {
-    if (depth <= 0 || this.chance(0.25)) return this.chance(0.8) ? this.pick(vars) : this.constant();
+    if (depth <= 0 || this.chance(0.25))
+      return this.chance(0.8) ? this.pick(vars) : this.constant();
     const a = () => this.expression(vars, depth - 1);
     switch (Math.floor(this.random() * 12)) {
       case 0:
@@ -76,7 +77,9 @@ class Generator {
       case 9:
         return `Math.atan2(${a()}, 1 + ${a()} ** 2)`;
       case 10:
-        return this.helpers.length ? `${this.pick(this.helpers)}(${a()}, ${a()})` : `Math.cos(${a()})`;
+        return this.helpers.length
+          ? `${this.pick(this.helpers)}(${a()}, ${a()})`
+          : `Math.cos(${a()})`;
       default:
         return `(${this.condition(vars)} ? ${a()} : ${a()})`;
     }
@@ -85,7 +88,9 @@ class Generator {
   condition(vars: string[]): string {
     const op = this.pick(["<", ">", "<=", ">="]);
     const base = `${this.expression(vars, 1)} ${op} ${this.constant()}`;
-    return this.chance(0.2) ? `${base} && ${this.pick(vars)} ${this.pick(["<", ">"])} ${this.constant()}` : base;
+    return this.chance(0.2)
+      ? `${base} && ${this.pick(vars)} ${this.pick(["<", ">"])} ${this.constant()}`
+      : base;
   }
 
   private emit(line: string): void {
@@ -134,7 +139,8 @@ class Generator {
     const n = 1 + Math.floor(this.random() * 5);
     const kind = this.pick(["for", "while", "do"]);
     this.loopDepth++;
-    const body = () => this.nested(() => this.block([...vars, i], 1 + Math.floor(this.random() * 3), [...mutable]));
+    const body = () =>
+      this.nested(() => this.block([...vars, i], 1 + Math.floor(this.random() * 3), [...mutable]));
     if (kind === "for") {
       this.emit(`for (let ${i} = 0; ${i} < ${n}; ${i}++) {`);
       body();
@@ -181,6 +187,8 @@ export function randomProgram(seed: number): RandomProgram {
     helpers.push(name);
   }
   const name = `main_${seed}`;
-  parts.push(`export function ${name}(x: number, y: number): number {\n${new Generator(seed, helpers).body(["x", "y"])}\n}`);
+  parts.push(
+    `export function ${name}(x: number, y: number): number {\n${new Generator(seed, helpers).body(["x", "y"])}\n}`,
+  );
   return { seed, source: parts.join("\n\n"), name };
 }

@@ -31,7 +31,8 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
       if (op.opcode === "if") {
         op.regions.forEach(forward);
         op.results.forEach((r, i) => {
-          if (op.regions.some((reg) => varied.has(terminator(reg).operands[i]!.id))) mark(varied, r);
+          if (op.regions.some((reg) => varied.has(terminator(reg).operands[i]!.id)))
+            mark(varied, r);
         });
       } else if (op.opcode === "loop") {
         const [before, after] = op.regions as [Region, Region];
@@ -45,8 +46,15 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
           }
         });
         forward(after);
-        terminator(after).operands.forEach((y, i) => varied.has(y.id) && mark(varied, before.params[i]!));
-      } else if (op.opcode !== "const" && op.opcode !== "global" && op.opcode !== "extern" && op.opcode !== "detach") {
+        terminator(after).operands.forEach(
+          (y, i) => varied.has(y.id) && mark(varied, before.params[i]!),
+        );
+      } else if (
+        op.opcode !== "const" &&
+        op.opcode !== "global" &&
+        op.opcode !== "extern" &&
+        op.opcode !== "detach"
+      ) {
         if (op.operands.some((v) => varied.has(v.id))) {
           for (const r of op.results) if (carries(op, r)) mark(varied, r);
         }
@@ -61,7 +69,8 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
         for (const v of op.operands) if (v.type === "number") mark(useful, v);
       } else if (op.opcode === "if") {
         op.results.forEach((r, i) => {
-          if (useful.has(r.id)) for (const reg of op.regions) mark(useful, terminator(reg).operands[i]!);
+          if (useful.has(r.id))
+            for (const reg of op.regions) mark(useful, terminator(reg).operands[i]!);
         });
         op.regions.forEach(backward);
       } else if (op.opcode === "loop") {

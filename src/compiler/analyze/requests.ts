@@ -10,8 +10,18 @@ import type { ProgramGraph } from "../parse/program.js";
 // functions tagged `/** @differentiable */`. These are the roots of differentiation; the
 // functions they call are found later, while lowering.
 
-export const FORWARD_OPERATORS = ["derivative", "valueWithDerivative", "differential", "valueWithDifferential"] as const;
-export const REVERSE_OPERATORS = ["gradient", "valueWithGradient", "pullback", "valueWithPullback"] as const;
+export const FORWARD_OPERATORS = [
+  "derivative",
+  "valueWithDerivative",
+  "differential",
+  "valueWithDifferential",
+] as const;
+export const REVERSE_OPERATORS = [
+  "gradient",
+  "valueWithGradient",
+  "pullback",
+  "valueWithPullback",
+] as const;
 export type ForwardOperator = (typeof FORWARD_OPERATORS)[number];
 
 /** The function being differentiated: a named function, or a lambda written at the call. */
@@ -78,7 +88,11 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     const operator = operatorOf(node.callee);
     if (!operator || operator === "withoutDerivative") return true;
     if ((REVERSE_OPERATORS as readonly string[]).includes(operator)) {
-      error(node, "badOperatorUse", `'${operator}' (reverse mode) is not available yet; use forward mode ('derivative', 'differential') for now`);
+      error(
+        node,
+        "badOperatorUse",
+        `'${operator}' (reverse mode) is not available yet; use forward mode ('derivative', 'differential') for now`,
+      );
       return true;
     }
     if (!(FORWARD_OPERATORS as readonly string[]).includes(operator)) return true;
@@ -88,7 +102,10 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
   });
 
   for (const [name, node] of module.functions) {
-    const doc = leadingJSDoc(module, node.type === "FunctionDeclaration" ? node : declarationOf(module, node));
+    const doc = leadingJSDoc(
+      module,
+      node.type === "FunctionDeclaration" ? node : declarationOf(module, node),
+    );
     if (doc && /@differentiable\b/.test(doc)) {
       result.declared.push({ module, name, node, contextualNumberParams: false });
     }
@@ -116,12 +133,20 @@ function analyzeCall(
 ): OperatorCall | undefined {
   const [fnArg, options, ...extra] = call.arguments;
   if (!fnArg || fnArg.type === "SpreadElement") {
-    error(call, "badOperatorUse", `'${operator}' needs the function to differentiate as its first argument`);
+    error(
+      call,
+      "badOperatorUse",
+      `'${operator}' needs the function to differentiate as its first argument`,
+    );
     return undefined;
   }
   const single = operator === "derivative" || operator === "valueWithDerivative";
   if (extra.length > 0 || (single && options)) {
-    error(call, "badOperatorUse", `'${operator}' takes ${single ? "one argument: the function" : "the function and an optional options object"}`);
+    error(
+      call,
+      "badOperatorUse",
+      `'${operator}' takes ${single ? "one argument: the function" : "the function and an optional options object"}`,
+    );
     return undefined;
   }
   const target = resolveTarget(program, module, fnArg as Expression, single);
@@ -151,36 +176,72 @@ function analyzeCall(
     );
     return undefined;
   }
-  return { operator, call, target, wrt, loc: { file: module.file, start: call.start, end: call.end } };
+  return {
+    operator,
+    call,
+    target,
+    wrt,
+    loc: { file: module.file, start: call.start, end: call.end },
+  };
 }
 
-function resolveTarget(program: ProgramGraph, module: SourceModule, node: Expression, single: boolean): DifferentiationTarget | undefined {
+function resolveTarget(
+  program: ProgramGraph,
+  module: SourceModule,
+  node: Expression,
+  single: boolean,
+): DifferentiationTarget | undefined {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
     const pos = positionAt(module.text, node.start);
-    return { module, name: `lambda_${pos.line}_${pos.column}`, node, contextualNumberParams: single };
+    return {
+      module,
+      name: `lambda_${pos.line}_${pos.column}`,
+      node,
+      contextualNumberParams: single,
+    };
   }
   if (node.type === "Identifier") {
     const symbol = program.resolveLocalFunction(module, node.name);
-    if (symbol) return { module: symbol.module, name: symbol.name, node: symbol.node, contextualNumberParams: false };
+    if (symbol)
+      return {
+        module: symbol.module,
+        name: symbol.name,
+        node: symbol.node,
+        contextualNumberParams: false,
+      };
   }
-  if (node.type === "MemberExpression" && !node.computed && node.object.type === "Identifier" && node.property.type === "Identifier") {
+  if (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    node.object.type === "Identifier" &&
+    node.property.type === "Identifier"
+  ) {
     const binding = module.imports.get(node.object.name);
-    const target = binding?.imported === "*" ? program.importedModule(module, binding.specifier) : undefined;
+    const target =
+      binding?.imported === "*" ? program.importedModule(module, binding.specifier) : undefined;
     const symbol = target && program.resolveExport(target, node.property.name);
-    if (symbol) return { module: symbol.module, name: symbol.name, node: symbol.node, contextualNumberParams: false };
+    if (symbol)
+      return {
+        module: symbol.module,
+        name: symbol.name,
+        node: symbol.node,
+        contextualNumberParams: false,
+      };
   }
   return undefined;
 }
 
 /** `{ wrt: [0, 2] }` or `{ wrt: 1 }` → indices; a string explains what is wrong. */
 function parseWrt(node: Expression, arity: number): number[] | undefined | string {
-  if (node.type !== "ObjectExpression") return "options must be an object literal such as '{ wrt: [0, 1] }'";
+  if (node.type !== "ObjectExpression")
+    return "options must be an object literal such as '{ wrt: [0, 1] }'";
   let wrt: number[] | undefined;
   for (const prop of node.properties) {
     if (prop.type !== "Property" || prop.computed || prop.key.type !== "Identifier") {
       return "options must be an object literal such as '{ wrt: [0, 1] }'";
     }
-    if (prop.key.name !== "wrt") return `unknown option '${prop.key.name}'; the only option is 'wrt'`;
+    if (prop.key.name !== "wrt")
+      return `unknown option '${prop.key.name}'; the only option is 'wrt'`;
     const value = prop.value;
     const items = value.type === "ArrayExpression" ? value.elements : [value];
     wrt = [];

@@ -41,7 +41,13 @@ function frame(loc: SourceLoc, sources: SourceLookup, color: boolean, lines: num
   if (text === undefined) return "";
   const start = positionAt(text, loc.start);
   const end = positionAt(text, Math.max(loc.start + 1, loc.end));
-  const range = { start, end: end.line === start.line ? end : { line: start.line, column: lineLength(text, start.line) + 1 } };
+  const range = {
+    start,
+    end:
+      end.line === start.line
+        ? end
+        : { line: start.line, column: lineLength(text, start.line) + 1 },
+  };
   return codeFrameColumns(text, range, { highlightCode: color, linesAbove: lines, linesBelow: 0 });
 }
 
@@ -55,9 +61,15 @@ export function locationText(loc: SourceLoc, sources: SourceLookup, cwd?: string
   return `${displayPath(loc.file, cwd)}:${pos.line}:${pos.column}`;
 }
 
-export function formatDiagnostic(d: Diagnostic, sources: SourceLookup, options: FormatOptions = {}): string {
+export function formatDiagnostic(
+  d: Diagnostic,
+  sources: SourceLookup,
+  options: FormatOptions = {},
+): string {
   const color = options.color ?? false;
-  const out = [`${locationText(d.loc, sources, options.cwd)}: ${d.severity} ${d.code}: ${d.message}`];
+  const out = [
+    `${locationText(d.loc, sources, options.cwd)}: ${d.severity} ${d.code}: ${d.message}`,
+  ];
   out.push(frame(d.loc, sources, color, 1));
   for (const note of d.notes) {
     if (note.loc) {

@@ -1,7 +1,11 @@
 import { analyzeActivity } from "../analyze/activity.js";
 import type { DifferentiationTarget } from "../analyze/requests.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
-import { CompileAbort, type DiagnosticBag, type DiagnosticNote } from "../diagnostics/diagnostic.js";
+import {
+  CompileAbort,
+  type DiagnosticBag,
+  type DiagnosticNote,
+} from "../diagnostics/diagnostic.js";
 import { eliminateDeadCode } from "../ir/dce.js";
 import type { FunctionKey, IRFunction } from "../ir/types.js";
 import { verifyFunction } from "../ir/verify.js";
@@ -71,9 +75,16 @@ export class Differentiator {
     this.primals.set(demand.key, undefined);
     const target = this.targets.get(demand.key)!;
     try {
-      const lowered = lowerFunction(this.program, target.module, demand.key, target.name, target.node, {
-        contextualNumberParams: target.contextualNumberParams,
-      });
+      const lowered = lowerFunction(
+        this.program,
+        target.module,
+        demand.key,
+        target.name,
+        target.node,
+        {
+          contextualNumberParams: target.contextualNumberParams,
+        },
+      );
       for (const call of lowered.calls) {
         this.targets.set(call.key, { ...call.symbol, contextualNumberParams: false });
       }
@@ -124,7 +135,10 @@ export class Differentiator {
         message: `'${op.attrs.callee}' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result`,
         loc: op.loc,
         notes: [
-          { message: "use 'withoutDerivative(…)' if the derivative through this operation should be zero" },
+          {
+            message:
+              "use 'withoutDerivative(…)' if the derivative through this operation should be zero",
+          },
           ...demand.chain,
         ],
       });
@@ -147,7 +161,13 @@ export class Differentiator {
       this.queue.push({
         key: d.key,
         wrt: d.wrt,
-        chain: [{ message: `when differentiating this call to '${d.op.attrs.calleeName}'`, loc: d.op.loc }, ...demand.chain],
+        chain: [
+          {
+            message: `when differentiating this call to '${d.op.attrs.calleeName}'`,
+            loc: d.op.loc,
+          },
+          ...demand.chain,
+        ],
         root: false,
       });
     }

@@ -59,7 +59,8 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   const wrtTangents = wrt.map((i) => tangentParam(primal.params[i]!));
   body.params.push(...wrtTangents);
 
-  const cloneRegion = (region: Region, into: Region) => b.inRegion(into, () => region.ops.forEach(cloneOp));
+  const cloneRegion = (region: Region, into: Region) =>
+    b.inRegion(into, () => region.ops.forEach(cloneOp));
 
   function cloneOp(op: Op): void {
     b.loc = op.loc;
@@ -76,13 +77,25 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       case "call":
         return cloneCall(op);
       default: {
-        const clone = b.emit(op.opcode, op.operands.map(mapped), op.results.map((r) => r.type), { ...op.attrs }, [], op.results.map((r) => r.hint));
+        const clone = b.emit(
+          op.opcode,
+          op.operands.map(mapped),
+          op.results.map((r) => r.type),
+          { ...op.attrs },
+          [],
+          op.results.map((r) => r.hint),
+        );
         clone.results.forEach((r, i) => map.set(op.results[i]!.id, r));
         const [result] = op.results;
         if (!result || !activity.isActive(result)) return;
-        const rule = op.opcode === "math" ? MATH_FUNCTIONS.get(op.attrs.callee!)?.jvp : ARITHMETIC_RULES.get(op.opcode);
+        const rule =
+          op.opcode === "math"
+            ? MATH_FUNCTIONS.get(op.attrs.callee!)?.jvp
+            : ARITHMETIC_RULES.get(op.opcode);
         if (!rule) return;
-        const argTangents = op.operands.map((v) => (activity.isActive(v) ? tangentOf(v) : undefined));
+        const argTangents = op.operands.map((v) =>
+          activity.isActive(v) ? tangentOf(v) : undefined,
+        );
         tangents.set(result.id, rule(rules, clone.operands, argTangents, clone.results[0]!));
       }
     }
@@ -90,9 +103,18 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
 
   function cloneCall(op: Op): void {
     const result = op.results[0]!;
-    const active = op.operands.map((v, i) => (activity.isActive(v) && tangentOf(v) ? i : -1)).filter((i) => i >= 0);
+    const active = op.operands
+      .map((v, i) => (activity.isActive(v) && tangentOf(v) ? i : -1))
+      .filter((i) => i >= 0);
     if (!activity.isActive(result) || active.length === 0) {
-      const clone = b.emit("call", op.operands.map(mapped), [result.type], { ...op.attrs }, [], result.hint);
+      const clone = b.emit(
+        "call",
+        op.operands.map(mapped),
+        [result.type],
+        { ...op.attrs },
+        [],
+        result.hint,
+      );
       map.set(result.id, clone.results[0]!);
       return;
     }
@@ -114,7 +136,9 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
 
   /** Positions of region-crossing values (if results, loop-carried values) that are active. */
   const activePositions = (...lists: Value[][]) =>
-    lists[0]!.map((_, i) => lists.some((list) => activity.isActive(list[i]!))).flatMap((a, i) => (a ? [i] : []));
+    lists[0]!
+      .map((_, i) => lists.some((list) => activity.isActive(list[i]!)))
+      .flatMap((a, i) => (a ? [i] : []));
 
   /** Appends the tangents of `values` at `positions` to a terminator's operands. */
   const withTangents = (values: Value[], positions: number[]) => [
@@ -144,7 +168,9 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       [...op.results.map((r) => r.hint), ...positions.map((i) => `d${op.results[i]!.hint || "t"}`)],
     );
     op.results.forEach((r, i) => map.set(r.id, clone.results[i]!));
-    positions.forEach((p, k) => tangents.set(op.results[p]!.id, clone.results[op.results.length + k]!));
+    positions.forEach((p, k) =>
+      tangents.set(op.results[p]!.id, clone.results[op.results.length + k]!),
+    );
   }
 
   function cloneLoop(op: Op): void {
@@ -182,7 +208,9 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       [...op.results.map((r) => r.hint), ...positions.map((i) => `d${op.results[i]!.hint || "t"}`)],
     );
     op.results.forEach((r, i) => map.set(r.id, clone.results[i]!));
-    positions.forEach((p, k) => tangents.set(op.results[p]!.id, clone.results[op.results.length + k]!));
+    positions.forEach((p, k) =>
+      tangents.set(op.results[p]!.id, clone.results[op.results.length + k]!),
+    );
   }
 
   cloneRegion(primal.body, body);

@@ -29,8 +29,10 @@ export function name(text: string): Expr {
 }
 
 export function literal(value: number | boolean | string): Expr {
-  if (typeof value === "string") return { text: JSON.stringify(value), prec: PREC.primary, refs: new Set() };
-  if (typeof value === "boolean") return { text: String(value), prec: PREC.primary, refs: new Set() };
+  if (typeof value === "string")
+    return { text: JSON.stringify(value), prec: PREC.primary, refs: new Set() };
+  if (typeof value === "boolean")
+    return { text: String(value), prec: PREC.primary, refs: new Set() };
   if (Object.is(value, -0)) return { text: "-0", prec: PREC.unary, refs: new Set() };
   const text = String(value);
   return { text, prec: text.startsWith("-") ? PREC.unary : PREC.primary, refs: new Set() };
@@ -81,12 +83,17 @@ export function binary(op: string, a: Expr, b: Expr): Expr {
 export function unary(op: string, a: Expr): Expr {
   const inner = operand(a, PREC.unary);
   // Avoid `- -x` and `--x` turning into a decrement.
-  const text = (op === "-" || op === "+") && inner.startsWith(op) ? `${op}(${inner})` : `${op}${inner}`;
+  const text =
+    (op === "-" || op === "+") && inner.startsWith(op) ? `${op}(${inner})` : `${op}${inner}`;
   return { text, prec: PREC.unary, refs: union(a) };
 }
 
 export function call(callee: string, args: Expr[]): Expr {
-  return { text: `${callee}(${args.map((a) => operand(a, PREC.conditional - 2)).join(", ")})`, prec: PREC.primary, refs: union(...args) };
+  return {
+    text: `${callee}(${args.map((a) => operand(a, PREC.conditional - 2)).join(", ")})`,
+    prec: PREC.primary,
+    refs: union(...args),
+  };
 }
 
 export function conditional(c: Expr, a: Expr, b: Expr): Expr {

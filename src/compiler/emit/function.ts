@@ -1,4 +1,11 @@
-import { isPure, type IRFunction, type Op, type Region, type SourceLoc, type Value } from "../ir/types.js";
+import {
+  isPure,
+  type IRFunction,
+  type Op,
+  type Region,
+  type SourceLoc,
+  type Value,
+} from "../ir/types.js";
 import * as js from "./expression.js";
 import type { Expr } from "./expression.js";
 
@@ -23,10 +30,11 @@ export interface EmitNames {
 }
 
 const RESERVED = new Set(
-  ("break case catch class const continue debugger default delete do else export extends false finally for function if " +
+  (
+    "break case catch class const continue debugger default delete do else export extends false finally for function if " +
     "import in instanceof new null return super switch this throw true try typeof var void while with yield let static " +
-    "enum await implements package protected interface private public arguments eval undefined NaN Infinity Math")
-    .split(" "),
+    "enum await implements package protected interface private public arguments eval undefined NaN Infinity Math"
+  ).split(" "),
 );
 
 const BINARY_TEXT: Record<string, string> = {
@@ -69,7 +77,10 @@ class FunctionEmitter {
 
   emit(exported: boolean): EmittedLine[] {
     const params = this.fn.params.map((p) => this.declare(p));
-    this.line(`${exported ? "export " : ""}function ${this.fn.name}(${params.join(", ")}) {`, this.fn.loc);
+    this.line(
+      `${exported ? "export " : ""}function ${this.fn.name}(${params.join(", ")}) {`,
+      this.fn.loc,
+    );
     this.indent++;
     this.region(this.fn.body);
     this.indent--;
@@ -83,8 +94,10 @@ class FunctionEmitter {
         this.useCount.set(v.id, (this.useCount.get(v.id) ?? 0) + 1);
         this.useRegion.set(v.id, region);
       }
-      if (op.opcode === "global" || op.opcode === "extern") this.taken.add(op.attrs.callee!.split(".")[0]!);
-      if (op.opcode === "call" && op.attrs.calleeName) this.taken.add(op.attrs.calleeName.split(".")[0]!);
+      if (op.opcode === "global" || op.opcode === "extern")
+        this.taken.add(op.attrs.callee!.split(".")[0]!);
+      if (op.opcode === "call" && op.attrs.calleeName)
+        this.taken.add(op.attrs.calleeName.split(".")[0]!);
       op.regions.forEach((r) => this.countUses(r));
     }
   }
@@ -111,7 +124,8 @@ class FunctionEmitter {
     const inline = this.inlined.get(v.id);
     if (inline) return inline;
     const n = this.names.get(v.id);
-    if (n === undefined) throw new Error(`internal: emit found no name for %${v.id} in ${this.fn.name}`);
+    if (n === undefined)
+      throw new Error(`internal: emit found no name for %${v.id} in ${this.fn.name}`);
     return js.name(n);
   }
 
@@ -198,12 +212,16 @@ class FunctionEmitter {
   private emitMultiResultCall(op: Op): void {
     const [first, ...rest] = op.results;
     this.line(`const ${this.declare(first!)} = ${this.expression(op).text};`, op.loc);
-    rest.forEach((r, i) => this.line(`const ${this.declare(r)} = ${this.emitNames.runtime}.out.v${i + 1};`, op.loc));
+    rest.forEach((r, i) =>
+      this.line(`const ${this.declare(r)} = ${this.emitNames.runtime}.out.v${i + 1};`, op.loc),
+    );
   }
 
   private emitReturn(op: Op): void {
     const [first, ...rest] = op.operands.map((v) => this.ref(v));
-    rest.forEach((e, i) => this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc));
+    rest.forEach((e, i) =>
+      this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),
+    );
     this.line(`return ${first!.text};`, op.loc);
   }
 
@@ -234,9 +252,14 @@ class FunctionEmitter {
     const [thenB, elseB] = branches as [(typeof branches)[0], (typeof branches)[0]];
     const used = op.results.filter((r) => (this.useCount.get(r.id) ?? 0) > 0);
     if (op.results.length === 1 && thenB.lines.length === 0 && elseB.lines.length === 0) {
-      const e = this.choice(cond, this.ref(thenB.terminator.operands[0]!), this.ref(elseB.terminator.operands[0]!));
+      const e = this.choice(
+        cond,
+        this.ref(thenB.terminator.operands[0]!),
+        this.ref(elseB.terminator.operands[0]!),
+      );
       const r = op.results[0]!;
-      if (this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region) this.inlined.set(r.id, e);
+      if (this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region)
+        this.inlined.set(r.id, e);
       else if (used.length) this.line(`const ${this.declare(r)} = ${e.text};`, op.loc);
       return;
     }
@@ -245,7 +268,11 @@ class FunctionEmitter {
     const body = (b: typeof thenB) => {
       this.lines.push(...b.lines);
       this.indent++;
-      this.assign(targets, b.terminator.operands.map((v) => this.ref(v)), b.terminator.loc);
+      this.assign(
+        targets,
+        b.terminator.operands.map((v) => this.ref(v)),
+        b.terminator.loc,
+      );
       this.indent--;
     };
     const elseEmpty = elseB.lines.length === 0 && targets.length === 0;
@@ -293,13 +320,20 @@ class FunctionEmitter {
     this.indent--;
     const flag = this.ref(cond.operands[0]!);
     const forwardTargets = after.params.map((p) => this.names.get(p.id)!);
-    if (head.lines.length === 0 && forwardTargets.every((t, i) => t === this.ref(forwarded[i]!).text)) {
+    if (
+      head.lines.length === 0 &&
+      forwardTargets.every((t, i) => t === this.ref(forwarded[i]!).text)
+    ) {
       this.line(`while (${flag.text}) {`, op.loc);
     } else {
       this.line("while (true) {", op.loc);
       this.lines.push(...head.lines);
       this.indent++;
-      this.assign(forwardTargets, forwarded.map((v) => this.ref(v)), cond.loc);
+      this.assign(
+        forwardTargets,
+        forwarded.map((v) => this.ref(v)),
+        cond.loc,
+      );
       this.line(`if (${js.unary("!", flag).text}) break;`, cond.loc);
       this.indent--;
     }
@@ -307,14 +341,20 @@ class FunctionEmitter {
     const tail = this.capture(after);
     this.lines.push(...tail.lines);
     const targets = before.params.map((p) => this.names.get(p.id)!);
-    this.assign(targets, tail.terminator.operands.map((v) => this.ref(v)), tail.terminator.loc);
+    this.assign(
+      targets,
+      tail.terminator.operands.map((v) => this.ref(v)),
+      tail.terminator.loc,
+    );
     this.indent--;
     this.line("}", undefined);
   }
 
   /** `targets[i] = values[i]` as if simultaneously: reads that an earlier write would clobber go through temporaries. */
   private assign(targets: string[], values: Expr[], loc: SourceLoc | undefined): void {
-    const pending = targets.map((t, i) => ({ target: t, value: values[i]! })).filter((a) => a.value.text !== a.target);
+    const pending = targets
+      .map((t, i) => ({ target: t, value: values[i]! }))
+      .filter((a) => a.value.text !== a.target);
     const written = new Set<string>();
     const clobbered = pending.some((a) => {
       const hit = [...a.value.refs].some((r) => written.has(r));

@@ -45,7 +45,10 @@ export function assembleModule(
   for (const r of replacements) edited.overwrite(r.start, r.end, r.text);
   const editedMap = edited.generateMap({ source: file, includeContent: true, hires: true });
 
-  const stripped = transformSync(file, edited.toString(), { sourcemap: true, sourceType: "module" });
+  const stripped = transformSync(file, edited.toString(), {
+    sourcemap: true,
+    sourceType: "module",
+  });
   if (stripped.errors.length > 0) {
     throw new TransformError(stripped.errors.map((e) => e.message).join("\n"));
   }
@@ -53,7 +56,8 @@ export function assembleModule(
   const map = fromMap(composed as never);
 
   let code = stripped.code.endsWith("\n") ? stripped.code : stripped.code + "\n";
-  if (imports.length === 0 && functions.length === 0) return { file, code, map: toEncodedMap(map) as EncodedSourceMap };
+  if (imports.length === 0 && functions.length === 0)
+    return { file, code, map: toEncodedMap(map) as EncodedSourceMap };
 
   const lines: EmittedLine[] = [
     { text: GENERATED_BANNER, indent: 0, loc: undefined },

@@ -62,7 +62,8 @@ export class Builder {
       loc: this.loc,
     };
     if (this.markTangent) op.tangent = true;
-    if (opcode === "const" && typeof attrs.value === "number") this.numbers.set(op.results[0]!.id, attrs.value);
+    if (opcode === "const" && typeof attrs.value === "number")
+      this.numbers.set(op.results[0]!.id, attrs.value);
     this.region.ops.push(op);
     return op;
   }

@@ -13,8 +13,10 @@ function printTyped(v: Value): string {
 
 function printAttrs(op: Op): string {
   const { value, callee } = op.attrs;
-  if (op.opcode === "const") return ` ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
-  if (callee !== undefined) return ` @${callee.includes("#") ? callee.slice(callee.lastIndexOf("#") + 1) : callee}`;
+  if (op.opcode === "const")
+    return ` ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+  if (callee !== undefined)
+    return ` @${callee.includes("#") ? callee.slice(callee.lastIndexOf("#") + 1) : callee}`;
   return "";
 }
 
@@ -41,7 +43,9 @@ function printOp(op: Op, indent: string, out: string[]): void {
     out.push(`${indent}}`);
     return;
   }
-  out.push(`${indent}${results}${op.opcode}${printAttrs(op)}${operands ? " " + operands : ""}${mark}`);
+  out.push(
+    `${indent}${results}${op.opcode}${printAttrs(op)}${operands ? " " + operands : ""}${mark}`,
+  );
 }
 
 function printRegionBody(region: Region, indent: string, out: string[]): void {
@@ -49,7 +53,9 @@ function printRegionBody(region: Region, indent: string, out: string[]): void {
 }
 
 export function printFunction(fn: IRFunction): string {
-  const out: string[] = [`func @${fn.name}(${fn.params.map(printTyped).join(", ")}) -> ${fn.resultTypes.length === 1 ? fn.resultTypes[0] : `(${fn.resultTypes.join(", ")})`} {`];
+  const out: string[] = [
+    `func @${fn.name}(${fn.params.map(printTyped).join(", ")}) -> ${fn.resultTypes.length === 1 ? fn.resultTypes[0] : `(${fn.resultTypes.join(", ")})`} {`,
+  ];
   printRegionBody(fn.body, "  ", out);
   out.push("}");
   return out.join("\n");

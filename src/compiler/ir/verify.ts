@@ -1,12 +1,31 @@
 import { printValue } from "./printer.js";
-import { TERMINATORS, type IRFunction, type Op, type Region, type Type, type Value } from "./types.js";
+import {
+  TERMINATORS,
+  type IRFunction,
+  type Op,
+  type Region,
+  type Type,
+  type Value,
+} from "./types.js";
 
 // Checks the structural invariants every pass relies on. A failure here is a compiler bug,
 // never a user error, so it throws with the function name and the offending op.
 
 export class IRVerificationError extends Error {}
 
-const NUMBER_OPS = new Set(["add", "sub", "mul", "div", "rem", "pow", "neg", "lt", "le", "gt", "ge"]);
+const NUMBER_OPS = new Set([
+  "add",
+  "sub",
+  "mul",
+  "div",
+  "rem",
+  "pow",
+  "neg",
+  "lt",
+  "le",
+  "gt",
+  "ge",
+]);
 
 export function verifyFunction(fn: IRFunction): void {
   const defined = new Set<number>();
@@ -18,7 +37,8 @@ export function verifyFunction(fn: IRFunction): void {
     defined.add(v.id);
   };
   const expectTypes = (what: string, values: Value[], types: Type[]) => {
-    if (values.length !== types.length) fail(`${what}: ${values.length} values for ${types.length} slots`);
+    if (values.length !== types.length)
+      fail(`${what}: ${values.length} values for ${types.length} slots`);
     values.forEach((v, i) => {
       if (v.type !== types[i]) fail(`${what}: ${printValue(v)} is ${v.type}, expected ${types[i]}`);
     });
@@ -32,9 +52,16 @@ export function verifyFunction(fn: IRFunction): void {
     }
     region.ops.forEach((op, index) => {
       const last = index === region.ops.length - 1;
-      if (TERMINATORS.has(op.opcode) !== last) fail(`${op.opcode} ${last ? "cannot end" : "must end"} a region`);
-      for (const v of op.operands) if (!scope.has(v.id)) fail(`${op.opcode} uses ${printValue(v)} outside its scope`);
-      if (NUMBER_OPS.has(op.opcode)) expectTypes(op.opcode, op.operands, op.operands.map(() => "number"));
+      if (TERMINATORS.has(op.opcode) !== last)
+        fail(`${op.opcode} ${last ? "cannot end" : "must end"} a region`);
+      for (const v of op.operands)
+        if (!scope.has(v.id)) fail(`${op.opcode} uses ${printValue(v)} outside its scope`);
+      if (NUMBER_OPS.has(op.opcode))
+        expectTypes(
+          op.opcode,
+          op.operands,
+          op.operands.map(() => "number"),
+        );
       checkNested(op, scope);
       for (const r of op.results) {
         define(r);
@@ -49,7 +76,8 @@ export function verifyFunction(fn: IRFunction): void {
   const checkNested = (op: Op, scope: Set<number>) => {
     const resultTypes = op.results.map((r) => r.type);
     if (op.opcode === "if") {
-      if (op.operands.length !== 1 || op.operands[0]!.type !== "boolean") fail("if needs one boolean condition");
+      if (op.operands.length !== 1 || op.operands[0]!.type !== "boolean")
+        fail("if needs one boolean condition");
       for (const region of op.regions) {
         const y = checkRegion(region, scope, "yield");
         expectTypes("if yield", y.operands, resultTypes);

@@ -25,7 +25,11 @@ const NON_DIFFERENTIABLE_GLOBALS: Record<string, { result: Type; args: Type | "a
 };
 
 /** Whether `path` (via `binding`) names the nabla runtime export `name`. */
-function isNablaOperator(binding: { specifier: string; imported: string }, path: string, name: string): boolean {
+function isNablaOperator(
+  binding: { specifier: string; imported: string },
+  path: string,
+  name: string,
+): boolean {
   if (binding.specifier !== "nabla" && binding.specifier !== "nabla/runtime") return false;
   return binding.imported === "*" ? path.endsWith(`.${name}`) : binding.imported === name;
 }
@@ -36,14 +40,23 @@ export function functionKey(symbol: { module: { file: string }; name: string }):
 }
 
 export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
-  if (node.optional) return ctx.fail(node, "unsupportedSyntax", "optional calls are not supported in differentiable code");
+  if (node.optional)
+    return ctx.fail(
+      node,
+      "unsupportedSyntax",
+      "optional calls are not supported in differentiable code",
+    );
   const callee = node.callee;
   const math = mathMember(callee);
   if (math !== undefined) return lowerMathCall(ctx, node, math);
 
   const path = calleePath(callee);
   if (path === undefined) {
-    return ctx.fail(callee, "unsupportedSyntax", `calling ${describeNode(callee)} is not supported in differentiable code`);
+    return ctx.fail(
+      callee,
+      "unsupportedSyntax",
+      `calling ${describeNode(callee)} is not supported in differentiable code`,
+    );
   }
   const head = path.split(".")[0]!;
 
@@ -69,7 +82,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const binding = ctx.module.imports.get(head);
   if (binding && isNablaOperator(binding, path, "withoutDerivative")) {
     const args = lowerArguments(ctx, node);
-    if (args.length !== 1) return ctx.fail(node, "callArity", "'withoutDerivative' takes one argument");
+    if (args.length !== 1)
+      return ctx.fail(node, "callArity", "'withoutDerivative' takes one argument");
     ctx.at(node);
     return ctx.builder.emit("detach", args, [args[0]!.type]).results[0]!;
   }
@@ -91,7 +105,11 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
   ctx.at(node);
   for (const [i, a] of args.entries()) {
     if (a.type !== "number") {
-      return ctx.fail(node.arguments[i]!, "typeMismatch", `Math.${name} expects numbers, got a ${a.type}`);
+      return ctx.fail(
+        node.arguments[i]!,
+        "typeMismatch",
+        `Math.${name} expects numbers, got a ${a.type}`,
+      );
     }
   }
   if (NON_DIFFERENTIABLE_MATH.has(name)) {
@@ -100,13 +118,22 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
   const fn = MATH_FUNCTIONS.get(name);
   if (!fn) return ctx.fail(node.callee, "unknownCallee", `'Math.${name}' is not a Math function`);
   if (fn.arity !== "variadic" && fn.arity !== args.length) {
-    return ctx.fail(node, "callArity", `Math.${name} takes ${fn.arity} argument${fn.arity === 1 ? "" : "s"}, got ${args.length}`);
+    return ctx.fail(
+      node,
+      "callArity",
+      `Math.${name} takes ${fn.arity} argument${fn.arity === 1 ? "" : "s"}, got ${args.length}`,
+    );
   }
   return ctx.builder.math(name, args);
 }
 
 /** `path` is the callee as written, which is how emitted code in this module refers to it. */
-function lowerUserCall(ctx: LowerContext, node: CallExpression, symbol: FunctionSymbol, path: string): Value {
+function lowerUserCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  symbol: FunctionSymbol,
+  path: string,
+): Value {
   const signature = signatureOf(symbol.node);
   const args = lowerArguments(ctx, node);
   ctx.at(node);
@@ -119,7 +146,11 @@ function lowerUserCall(ctx: LowerContext, node: CallExpression, symbol: Function
   }
   signature.params.forEach((p, i) => {
     if (p.type && p.type !== args[i]!.type) {
-      ctx.fail(node.arguments[i]!, "typeMismatch", `parameter '${p.name}' of '${symbol.name}' is a ${p.type}, got a ${args[i]!.type}`);
+      ctx.fail(
+        node.arguments[i]!,
+        "typeMismatch",
+        `parameter '${p.name}' of '${symbol.name}' is a ${p.type}, got a ${args[i]!.type}`,
+      );
     }
   });
   const key = functionKey(symbol);
@@ -130,7 +161,12 @@ function lowerUserCall(ctx: LowerContext, node: CallExpression, symbol: Function
 
 function lowerArguments(ctx: LowerContext, node: CallExpression): Value[] {
   return node.arguments.map((arg) => {
-    if (arg.type === "SpreadElement") return ctx.fail(arg, "unsupportedSyntax", `${describeNode(arg)} is not supported in differentiable code`);
+    if (arg.type === "SpreadElement")
+      return ctx.fail(
+        arg,
+        "unsupportedSyntax",
+        `${describeNode(arg)} is not supported in differentiable code`,
+      );
     return lowerExpression(ctx, arg as Expression);
   });
 }

@@ -13,7 +13,13 @@ export interface Exits {
   continues: Set<LoopTarget>;
 }
 
-const LOOPS = new Set(["ForStatement", "WhileStatement", "DoWhileStatement", "ForOfStatement", "ForInStatement"]);
+const LOOPS = new Set([
+  "ForStatement",
+  "WhileStatement",
+  "DoWhileStatement",
+  "ForOfStatement",
+  "ForInStatement",
+]);
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
 
 export function isLoop(node: Node): boolean {
@@ -44,7 +50,8 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
       if (child.type === "ReturnStatement") exits.returns = true;
       if (child.type === "BreakStatement" || child.type === "ContinueStatement") {
         const target = resolve(child.label?.name);
-        if (target && target !== "inner") (child.type === "BreakStatement" ? exits.breaks : exits.continues).add(target);
+        if (target && target !== "inner")
+          (child.type === "BreakStatement" ? exits.breaks : exits.continues).add(target);
       }
       if (LOOPS.has(child.type) && child !== n) {
         inner.push({ node: child, label: labels.get(child) });
@@ -91,7 +98,12 @@ export function alwaysExits(node: Node | null | undefined): boolean {
 
 /** `while (true)`, `for (;;)`, `do … while (true)`. */
 function isEndless(node: Node): boolean {
-  if (node.type !== "WhileStatement" && node.type !== "ForStatement" && node.type !== "DoWhileStatement") return false;
+  if (
+    node.type !== "WhileStatement" &&
+    node.type !== "ForStatement" &&
+    node.type !== "DoWhileStatement"
+  )
+    return false;
   const test = node.test;
   return !test || (test.type === "Literal" && test.value === true);
 }
@@ -103,7 +115,8 @@ function breaksOut(loop: Node, label: string | undefined): boolean {
     walk(n, (child) => {
       if (FUNCTIONS.has(child.type)) return false;
       if (child.type === "BreakStatement") {
-        if ((child.label && child.label.name === label) || (!child.label && depth === 0)) found = true;
+        if ((child.label && child.label.name === label) || (!child.label && depth === 0))
+          found = true;
       }
       if (LOOPS.has(child.type) && child !== n) {
         visit((child as { body: Node }).body, depth + 1);
@@ -123,8 +136,10 @@ export function assignedNames(nodes: (Node | null | undefined)[]): Set<string> {
     if (!node) continue;
     walk(node, (child) => {
       if (FUNCTIONS.has(child.type)) return false;
-      if (child.type === "AssignmentExpression" && child.left.type === "Identifier") names.add(child.left.name);
-      if (child.type === "UpdateExpression" && child.argument.type === "Identifier") names.add(child.argument.name);
+      if (child.type === "AssignmentExpression" && child.left.type === "Identifier")
+        names.add(child.left.name);
+      if (child.type === "UpdateExpression" && child.argument.type === "Identifier")
+        names.add(child.argument.name);
       return true;
     });
   }

@@ -37,10 +37,18 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
   ctx.at(node);
   switch (node.type) {
     case "Literal":
-      if (typeof node.value === "number" || typeof node.value === "boolean" || typeof node.value === "string") {
+      if (
+        typeof node.value === "number" ||
+        typeof node.value === "boolean" ||
+        typeof node.value === "string"
+      ) {
         return ctx.builder.constant(node.value);
       }
-      return ctx.fail(node, "unsupportedSyntax", `${describeNode(node)} is not supported in differentiable code`);
+      return ctx.fail(
+        node,
+        "unsupportedSyntax",
+        `${describeNode(node)} is not supported in differentiable code`,
+      );
     case "Identifier":
       return lowerIdentifier(ctx, node, node.name);
     case "TSAsExpression":
@@ -71,7 +79,12 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       const slot = assignableSlot(ctx, node.argument);
       const old = ctx.value(slot);
       ctx.at(node);
-      const updated = ctx.builder.binary(node.operator === "++" ? "add" : "sub", old, ctx.builder.constant(1), slot.name);
+      const updated = ctx.builder.binary(
+        node.operator === "++" ? "add" : "sub",
+        old,
+        ctx.builder.constant(1),
+        slot.name,
+      );
       ctx.assign(slot, updated);
       return node.prefix ? updated : old;
     }
@@ -79,16 +92,29 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       return lowerAssignment(ctx, node.operator, node.left, node.right, node);
     case "MemberExpression": {
       const math = mathMember(node);
-      if (math !== undefined && MATH_CONSTANTS.has(math)) return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
+      if (math !== undefined && MATH_CONSTANTS.has(math))
+        return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
       if (math !== undefined) {
-        return ctx.fail(node, "unsupportedSyntax", `'Math.${math}' is not a Math constant; only calls of Math functions are supported`);
+        return ctx.fail(
+          node,
+          "unsupportedSyntax",
+          `'Math.${math}' is not a Math constant; only calls of Math functions are supported`,
+        );
       }
-      return ctx.fail(node, "unsupportedSyntax", `${describeNode(node)} is not supported yet in differentiable code (objects and arrays come in a later release)`);
+      return ctx.fail(
+        node,
+        "unsupportedSyntax",
+        `${describeNode(node)} is not supported yet in differentiable code (objects and arrays come in a later release)`,
+      );
     }
     case "CallExpression":
       return lowerCall(ctx, node);
     default:
-      return ctx.fail(node, "unsupportedSyntax", `${describeNode(node)} is not supported in differentiable code`);
+      return ctx.fail(
+        node,
+        "unsupportedSyntax",
+        `${describeNode(node)} is not supported in differentiable code`,
+      );
   }
 }
 
@@ -101,7 +127,11 @@ export function lowerCondition(ctx: LowerContext, node: Expression): Value {
 function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
   if (v.type === "boolean") return v;
   if (v.type === "number") return ctx.builder.unary("truthy", v);
-  return ctx.fail(node, "unsupportedType", `a ${v.type} cannot be used as a condition in differentiable code`);
+  return ctx.fail(
+    node,
+    "unsupportedType",
+    `a ${v.type} cannot be used as a condition in differentiable code`,
+  );
 }
 
 function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
@@ -123,16 +153,32 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (binding) {
     const target = ctx.program.importedModule(ctx.module, binding.specifier);
     const imported = target?.constants.get(target.exports.get(binding.imported) ?? "");
-    if (imported?.type) return ctx.builder.emit("global", [], [imported.type], { callee: name }, [], name).results[0]!;
-    return ctx.fail(node, "unknownType", `cannot determine the type of imported value '${name}' from '${binding.specifier}'`);
+    if (imported?.type)
+      return ctx.builder.emit("global", [], [imported.type], { callee: name }, [], name)
+        .results[0]!;
+    return ctx.fail(
+      node,
+      "unknownType",
+      `cannot determine the type of imported value '${name}' from '${binding.specifier}'`,
+    );
   }
   if (ctx.module.functions.has(name)) {
-    return ctx.fail(node, "unsupportedSyntax", `function '${name}' used as a value; differentiable code can only call functions`);
+    return ctx.fail(
+      node,
+      "unsupportedSyntax",
+      `function '${name}' used as a value; differentiable code can only call functions`,
+    );
   }
   return ctx.fail(node, "unboundName", `cannot find '${name}' in differentiable code`);
 }
 
-function lowerBinary(ctx: LowerContext, operator: string, left: Expression, right: Expression, node: Node): Value {
+function lowerBinary(
+  ctx: LowerContext,
+  operator: string,
+  left: Expression,
+  right: Expression,
+  node: Node,
+): Value {
   const a = lowerExpression(ctx, left);
   const b = lowerExpression(ctx, right);
   ctx.at(node);
@@ -155,19 +201,35 @@ function lowerBinary(ctx: LowerContext, operator: string, left: Expression, righ
     requireNumbers(ctx, node, operator, a, b);
     return ctx.builder.emit("nondiff", [a, b], ["number"], { callee: operator }).results[0]!;
   }
-  return ctx.fail(node, "unsupportedSyntax", `the '${operator}' operator is not supported in differentiable code`);
+  return ctx.fail(
+    node,
+    "unsupportedSyntax",
+    `the '${operator}' operator is not supported in differentiable code`,
+  );
 }
 
 function requireNumbers(ctx: LowerContext, node: Node, operator: string, ...values: Value[]): void {
   for (const v of values) {
     if (v.type !== "number") {
-      const what = v.type === "string" && operator === "+" ? "string concatenation" : `'${operator}' on a ${v.type}`;
-      ctx.fail(node, "unsupportedType", `${what} is not supported in differentiable code; '${operator}' needs numbers`);
+      const what =
+        v.type === "string" && operator === "+"
+          ? "string concatenation"
+          : `'${operator}' on a ${v.type}`;
+      ctx.fail(
+        node,
+        "unsupportedType",
+        `${what} is not supported in differentiable code; '${operator}' needs numbers`,
+      );
     }
   }
 }
 
-function lowerLogical(ctx: LowerContext, operator: string, left: Expression, right: Expression): Value {
+function lowerLogical(
+  ctx: LowerContext,
+  operator: string,
+  left: Expression,
+  right: Expression,
+): Value {
   const a = lowerExpression(ctx, left);
   if (operator === "??") {
     // A number or boolean is never null or undefined, so `a ?? b` is `a` and `b` never runs.
@@ -198,7 +260,11 @@ function lowerUnary(ctx: LowerContext, operator: string, argument: Expression, n
       requireNumbers(ctx, node, "~", v);
       return ctx.builder.emit("nondiff", [v], ["number"], { callee: "~" }).results[0]!;
     default:
-      return ctx.fail(node, "unsupportedSyntax", `the '${operator}' operator is not supported in differentiable code`);
+      return ctx.fail(
+        node,
+        "unsupportedSyntax",
+        `the '${operator}' operator is not supported in differentiable code`,
+      );
   }
 }
 
@@ -211,7 +277,13 @@ const COMPOUND: Record<string, BinaryOpcode> = {
   "**=": "pow",
 };
 
-function lowerAssignment(ctx: LowerContext, operator: string, left: Node, right: Expression, node: Node): Value {
+function lowerAssignment(
+  ctx: LowerContext,
+  operator: string,
+  left: Node,
+  right: Expression,
+  node: Node,
+): Value {
   const slot = assignableSlot(ctx, left);
   const rhs = lowerExpression(ctx, right);
   ctx.at(node);
@@ -222,7 +294,11 @@ function lowerAssignment(ctx: LowerContext, operator: string, left: Node, right:
     requireNumbers(ctx, node, operator, ctx.value(slot), rhs);
     value = ctx.builder.binary(COMPOUND[operator]!, ctx.value(slot), rhs, slot.name);
   } else {
-    return ctx.fail(node, "unsupportedSyntax", `the '${operator}' assignment is not supported in differentiable code`);
+    return ctx.fail(
+      node,
+      "unsupportedSyntax",
+      `the '${operator}' assignment is not supported in differentiable code`,
+    );
   }
   expectType(ctx, right, value, slot.type);
   ctx.assign(slot, value);
@@ -232,11 +308,20 @@ function lowerAssignment(ctx: LowerContext, operator: string, left: Node, right:
 /** The local variable an assignment or `++` writes, or a diagnostic saying why it cannot. */
 function assignableSlot(ctx: LowerContext, target: Node): Slot {
   if (target.type !== "Identifier") {
-    return ctx.fail(target, "unsupportedSyntax", `assignment to ${describeNode(target)} is not supported yet in differentiable code`);
+    return ctx.fail(
+      target,
+      "unsupportedSyntax",
+      `assignment to ${describeNode(target)} is not supported yet in differentiable code`,
+    );
   }
   const slot = ctx.scope.lookup(target.name);
   if (slot) {
-    if (slot.kind === "const") return ctx.fail(target, "constAssignment", `cannot assign to '${target.name}' because it is a constant`);
+    if (slot.kind === "const")
+      return ctx.fail(
+        target,
+        "constAssignment",
+        `cannot assign to '${target.name}' because it is a constant`,
+      );
     return slot;
   }
   if (ctx.module.constants.has(target.name) || ctx.module.imports.has(target.name)) {
@@ -250,7 +335,8 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
 }
 
 export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type): Value {
-  if (v.type !== type) return ctx.fail(node, "typeMismatch", `expected a ${type} here, got a ${v.type}`);
+  if (v.type !== type)
+    return ctx.fail(node, "typeMismatch", `expected a ${type} here, got a ${v.type}`);
   return v;
 }
 

@@ -38,28 +38,53 @@ export function lowerFunction(
   const where = node.type === "FunctionDeclaration" && node.id ? node.id : node;
 
   if (node.async || node.generator) {
-    ctx.fail(where, "unsupportedSyntax", `'${name}' is ${node.async ? "async" : "a generator"}; only plain functions can be differentiated`);
+    ctx.fail(
+      where,
+      "unsupportedSyntax",
+      `'${name}' is ${node.async ? "async" : "a generator"}; only plain functions can be differentiated`,
+    );
   }
-  if (node.returnType && (!signature.result || signature.result === "void" || signature.result === "string")) {
+  if (
+    node.returnType &&
+    (!signature.result || signature.result === "void" || signature.result === "string")
+  ) {
     const text = annotationText(module.text, node.returnType);
-    ctx.fail(node.returnType, "unsupportedType", `'${name}' returns '${text}'; only functions returning number or boolean are supported yet`);
+    ctx.fail(
+      node.returnType,
+      "unsupportedType",
+      `'${name}' returns '${text}'; only functions returning number or boolean are supported yet`,
+    );
   }
 
   signature.params.forEach((p) => {
-    if (p.unsupported) ctx.fail(p.node, "unsupportedSyntax", `${describeNode(p.node)} is not supported in differentiable code`);
+    if (p.unsupported)
+      ctx.fail(
+        p.node,
+        "unsupportedSyntax",
+        `${describeNode(p.node)} is not supported in differentiable code`,
+      );
     let type = p.type;
     if (!type) {
       const annotation = "typeAnnotation" in p.node ? p.node.typeAnnotation : undefined;
       if (annotation) {
         const text = annotationText(module.text, annotation as never);
-        ctx.fail(p.node, "unsupportedType", `parameter '${p.name}' of '${name}' has type '${text}'; only number parameters are supported yet`);
+        ctx.fail(
+          p.node,
+          "unsupportedType",
+          `parameter '${p.name}' of '${name}' has type '${text}'; only number parameters are supported yet`,
+        );
       }
       if (!options.contextualNumberParams) {
-        ctx.fail(p.node, "unknownType", `cannot determine the type of parameter '${p.name}' of '${name}'; annotate it (': number')`);
+        ctx.fail(
+          p.node,
+          "unknownType",
+          `cannot determine the type of parameter '${p.name}' of '${name}'; annotate it (': number')`,
+        );
       }
       type = "number";
     }
-    if (!PARAM_TYPES.has(type)) ctx.fail(p.node, "unsupportedType", `parameter '${p.name}' has type ${type}`);
+    if (!PARAM_TYPES.has(type))
+      ctx.fail(p.node, "unsupportedType", `parameter '${p.name}' has type ${type}`);
     const value = ctx.builder.newValue(type, p.name);
     body.params.push(value);
     ctx.declare(p.name, "param", type, value);
@@ -87,6 +112,13 @@ export function lowerFunction(
     ctx.builder.emit("return", [ctx.value(ctx.resultSlot)], []);
   }
 
-  const fn: IRFunction = { key, name, params: body.params, resultTypes: [resultType], body, loc: ctx.loc(node) };
+  const fn: IRFunction = {
+    key,
+    name,
+    params: body.params,
+    resultTypes: [resultType],
+    body,
+    loc: ctx.loc(node),
+  };
   return { fn, calls: ctx.calls };
 }

@@ -74,7 +74,11 @@ export function lowerLoop(
   enter(after.params);
   ctx.builder.inRegion(after, () => {
     ctx.inScope(lowerAfter);
-    ctx.builder.emit("yield", carried.map((s) => ctx.value(s)), []);
+    ctx.builder.emit(
+      "yield",
+      carried.map((s) => ctx.value(s)),
+      [],
+    );
   });
   checkNothingEscaped(ctx, outer, carried);
 

@@ -43,6 +43,11 @@ export function signatureOf(fn: FunctionLike): Signature {
 }
 
 /** Whether a parameter or return annotation is present but names a type nabla cannot differentiate. */
-export function annotationText(source: string, annotation: TSTypeAnnotation | null | undefined): string | undefined {
-  return annotation ? source.slice(annotation.typeAnnotation.start, annotation.typeAnnotation.end) : undefined;
+export function annotationText(
+  source: string,
+  annotation: TSTypeAnnotation | null | undefined,
+): string | undefined {
+  return annotation
+    ? source.slice(annotation.typeAnnotation.start, annotation.typeAnnotation.end)
+    : undefined;
 }

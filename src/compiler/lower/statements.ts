@@ -1,4 +1,11 @@
-import type { DoWhileStatement, ForStatement, Node, Statement, VariableDeclaration, WhileStatement } from "oxc-parser";
+import type {
+  DoWhileStatement,
+  ForStatement,
+  Node,
+  Statement,
+  VariableDeclaration,
+  WhileStatement,
+} from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
@@ -54,7 +61,10 @@ function lowerIfWithRest(
     return [];
   };
   const exited = [false, false];
-  lowerIf(ctx, cond, [branch(statement.consequent, !thenExits), branch(statement.alternate, thenExits)]);
+  lowerIf(ctx, cond, [
+    branch(statement.consequent, !thenExits),
+    branch(statement.alternate, thenExits),
+  ]);
   return exited[0]! && exited[1]!;
 }
 
@@ -88,8 +98,14 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return exited[0]! && exited[1]!;
     }
     case "ReturnStatement": {
-      if (!node.argument) return ctx.fail(node, "typeMismatch", `'return' needs a ${ctx.resultType} value here`);
-      const value = expectType(ctx, node.argument, lowerExpression(ctx, node.argument), ctx.resultType);
+      if (!node.argument)
+        return ctx.fail(node, "typeMismatch", `'return' needs a ${ctx.resultType} value here`);
+      const value = expectType(
+        ctx,
+        node.argument,
+        lowerExpression(ctx, node.argument),
+        ctx.resultType,
+      );
       ctx.at(node);
       ctx.assign(ctx.resultSlot!, value);
       ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
@@ -103,7 +119,11 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return true;
     }
     case "LabeledStatement":
-      if (node.body.type === "ForStatement" || node.body.type === "WhileStatement" || node.body.type === "DoWhileStatement") {
+      if (
+        node.body.type === "ForStatement" ||
+        node.body.type === "WhileStatement" ||
+        node.body.type === "DoWhileStatement"
+      ) {
         lowerLoopStatement(ctx, node.body, node.label.name);
         return alwaysExits(node);
       }
@@ -117,24 +137,43 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "TSInterfaceDeclaration":
       return false;
     default:
-      return ctx.fail(node, "unsupportedSyntax", `${describeNode(node)} is not supported in differentiable code`);
+      return ctx.fail(
+        node,
+        "unsupportedSyntax",
+        `${describeNode(node)} is not supported in differentiable code`,
+      );
   }
 }
 
 function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
   if (node.kind !== "const" && node.kind !== "let" && node.kind !== "var") {
-    ctx.fail(node, "unsupportedSyntax", `'${node.kind}' declarations are not supported in differentiable code`);
+    ctx.fail(
+      node,
+      "unsupportedSyntax",
+      `'${node.kind}' declarations are not supported in differentiable code`,
+    );
   }
   for (const decl of node.declarations) {
     if (decl.id.type !== "Identifier") {
-      ctx.fail(decl.id, "unsupportedSyntax", `${describeNode(decl.id)} is not supported in differentiable code`);
+      ctx.fail(
+        decl.id,
+        "unsupportedSyntax",
+        `${describeNode(decl.id)} is not supported in differentiable code`,
+      );
     }
     const name = decl.id.name;
     const annotation = decl.id.typeAnnotation;
     const declared = annotationType(annotation);
     if (annotation && !declared) {
-      const text = ctx.module.text.slice(annotation.typeAnnotation.start, annotation.typeAnnotation.end);
-      ctx.fail(annotation, "unsupportedType", `'${name}' has type '${text}'; only number and boolean locals are supported yet`);
+      const text = ctx.module.text.slice(
+        annotation.typeAnnotation.start,
+        annotation.typeAnnotation.end,
+      );
+      ctx.fail(
+        annotation,
+        "unsupportedType",
+        `'${name}' has type '${text}'; only number and boolean locals are supported yet`,
+      );
     }
     let value: Value;
     if (decl.init) {
@@ -143,7 +182,11 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     } else if (declared) {
       value = ctx.builder.constant(declared === "boolean" ? false : NaN, name);
     } else {
-      return ctx.fail(decl.id, "unknownType", `cannot determine the type of '${name}'; add an annotation or an initializer`);
+      return ctx.fail(
+        decl.id,
+        "unknownType",
+        `cannot determine the type of '${name}'; add an annotation or an initializer`,
+      );
     }
     ctx.declare(name, node.kind === "const" ? "const" : "let", value.type, value);
   }
@@ -154,7 +197,11 @@ function findTarget(ctx: LowerContext, label: string | undefined, node: Node): L
     const loop = ctx.loops[i]!;
     if (label === undefined || loop.label === label) return loop;
   }
-  return ctx.fail(node, "unsupportedSyntax", label ? `no enclosing loop is labeled '${label}'` : "'break' or 'continue' outside a loop");
+  return ctx.fail(
+    node,
+    "unsupportedSyntax",
+    label ? `no enclosing loop is labeled '${label}'` : "'break' or 'continue' outside a loop",
+  );
 }
 
 /** The flags whose being set means the statements after one with these exits must not run. */
@@ -172,7 +219,11 @@ function anyOf(ctx: LowerContext, flags: Slot[]): Value {
 
 type LoopStatement = ForStatement | WhileStatement | DoWhileStatement;
 
-function lowerLoopStatement(ctx: LowerContext, node: LoopStatement, label: string | undefined): void {
+function lowerLoopStatement(
+  ctx: LowerContext,
+  node: LoopStatement,
+  label: string | undefined,
+): void {
   ctx.inScope(() => {
     if (node.type === "ForStatement" && node.init) {
       if (node.init.type === "VariableDeclaration") lowerDeclaration(ctx, node.init);
@@ -187,18 +238,25 @@ function lowerLoopStatement(ctx: LowerContext, node: LoopStatement, label: strin
       inside.breaks.delete(target);
       inside.continues.delete(target);
       // Flags that end the loop: its own break, exits to outer loops, and return.
-      const stopFlags = [...(target.breakFlag ? [target.breakFlag] : []), ...exitFlags(ctx, inside)];
+      const stopFlags = [
+        ...(target.breakFlag ? [target.breakFlag] : []),
+        ...exitFlags(ctx, inside),
+      ];
       const update = node.type === "ForStatement" ? node.update : null;
       const assigned = [...assignedNames([node.test, update, node.body])]
         .map((name) => ctx.scope.lookup(name))
         .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot));
-      const carried = [...new Set([...assigned, ...stopFlags, ...(inside.returns ? [ctx.resultSlot!] : [])])];
+      const carried = [
+        ...new Set([...assigned, ...stopFlags, ...(inside.returns ? [ctx.resultSlot!] : [])]),
+      ];
 
       const stopped = () => (stopFlags.length ? anyOf(ctx, stopFlags) : undefined);
       const test = () => (node.test ? lowerCondition(ctx, node.test) : ctx.builder.constant(true));
       const guardedTest = () => {
         const stop = stopped();
-        return stop ? lowerIf(ctx, stop, [() => [ctx.builder.constant(false)], () => [test()]])[0]! : test();
+        return stop
+          ? lowerIf(ctx, stop, [() => [ctx.builder.constant(false)], () => [test()]])[0]!
+          : test();
       };
       const body = () => {
         if (continues) target.continueFlag = ctx.hiddenSlot("continue", "boolean", false);
@@ -223,7 +281,10 @@ function lowerLoopStatement(ctx: LowerContext, node: LoopStatement, label: strin
           if (update) {
             const stop = stopped();
             if (stop) {
-              lowerIf(ctx, ctx.builder.unary("not", stop), [() => (lowerExpression(ctx, update), []), () => []]);
+              lowerIf(ctx, ctx.builder.unary("not", stop), [
+                () => (lowerExpression(ctx, update), []),
+                () => [],
+              ]);
             } else {
               lowerExpression(ctx, update);
             }

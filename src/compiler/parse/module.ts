@@ -1,4 +1,11 @@
-import { parseSync, type ArrowFunctionExpression, type Comment, type Function as FunctionNode, type Node, type Program } from "oxc-parser";
+import {
+  parseSync,
+  type ArrowFunctionExpression,
+  type Comment,
+  type Function as FunctionNode,
+  type Node,
+  type Program,
+} from "oxc-parser";
 import { visitorKeys } from "oxc-parser";
 
 // One parsed source file and the facts about its top level that the compiler needs:
@@ -73,7 +80,10 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
         if (decl.id.type !== "Identifier") continue;
         const name = decl.id.name;
         const init = decl.init;
-        if (init && (init.type === "ArrowFunctionExpression" || init.type === "FunctionExpression")) {
+        if (
+          init &&
+          (init.type === "ArrowFunctionExpression" || init.type === "FunctionExpression")
+        ) {
           if (node.kind === "const") mod.functions.set(name, init);
           continue;
         }
@@ -119,8 +129,10 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
       }
       if (!node.source) {
         for (const spec of node.specifiers) {
-          const local = spec.local.type === "Identifier" ? spec.local.name : String(spec.local.value);
-          const exported = spec.exported.type === "Identifier" ? spec.exported.name : String(spec.exported.value);
+          const local =
+            spec.local.type === "Identifier" ? spec.local.name : String(spec.local.value);
+          const exported =
+            spec.exported.type === "Identifier" ? spec.exported.name : String(spec.exported.value);
           mod.exports.set(exported, local);
         }
       }
@@ -214,7 +226,11 @@ export function leadingJSDoc(mod: SourceModule, node: Node): string | undefined 
   let best: Comment | undefined;
   for (const c of mod.comments) {
     if (c.type !== "Block" || !c.value.startsWith("*") || c.end > node.start) continue;
-    if (/^\s*$/.test(mod.text.slice(c.end, node.start)) || /^\s*export\s*$/.test(mod.text.slice(c.end, node.start))) best = c;
+    if (
+      /^\s*$/.test(mod.text.slice(c.end, node.start)) ||
+      /^\s*export\s*$/.test(mod.text.slice(c.end, node.start))
+    )
+      best = c;
   }
   return best?.value;
 }

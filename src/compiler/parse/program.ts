@@ -61,7 +61,11 @@ export class ProgramGraph {
   }
 
   /** Follows an exported name through re-exports to its declaring module. */
-  resolveExport(mod: SourceModule, exported: string, seen = new Set<string>()): FunctionSymbol | undefined {
+  resolveExport(
+    mod: SourceModule,
+    exported: string,
+    seen = new Set<string>(),
+  ): FunctionSymbol | undefined {
     const key = `${mod.file}#${exported}`;
     if (seen.has(key)) return undefined;
     seen.add(key);
@@ -71,7 +75,11 @@ export class ProgramGraph {
   }
 
   /** The function a top-level name of `mod` denotes, following imports across files. */
-  resolveLocalFunction(mod: SourceModule, name: string, seen = new Set<string>()): FunctionSymbol | undefined {
+  resolveLocalFunction(
+    mod: SourceModule,
+    name: string,
+    seen = new Set<string>(),
+  ): FunctionSymbol | undefined {
     const node = mod.functions.get(name);
     if (node) return { module: mod, name, node };
     const binding = mod.imports.get(name);

@@ -17,4 +17,9 @@ export interface RuleContext {
  * primal result, returns the tangent of the result. Reverse mode transposes the linear ops
  * this emits, so one rule serves both modes.
  */
-export type ForwardRule = (ctx: RuleContext, args: Value[], tangents: Tangent[], result: Value) => Tangent;
+export type ForwardRule = (
+  ctx: RuleContext,
+  args: Value[],
+  tangents: Tangent[],
+  result: Value,
+) => Tangent;

@@ -76,7 +76,10 @@ export const MATH_FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map<string,
   ["sinh", unary((c, x) => c.b.math("cosh", [x]))],
   ["cosh", unary((c, x) => c.b.math("sinh", [x]))],
   ["tanh", unary((c, _x, y) => c.b.binary("sub", num(c, 1), square(c, y)))],
-  ["asinh", unaryQuotient((c, x) => c.b.math("sqrt", [c.b.binary("add", square(c, x), num(c, 1))]))],
+  [
+    "asinh",
+    unaryQuotient((c, x) => c.b.math("sqrt", [c.b.binary("add", square(c, x), num(c, 1))])),
+  ],
   [
     "acosh",
     // sqrt(x-1)·sqrt(x+1) rather than sqrt(x²-1): no cancellation near x = 1.
@@ -126,7 +129,11 @@ export const MATH_FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map<string,
         if (!tangents.some(Boolean)) return undefined;
         const { b } = ctx;
         const zero = num(ctx, 0);
-        const inverse = b.select(b.compare("eq", result, zero), zero, b.binary("div", num(ctx, 1), result));
+        const inverse = b.select(
+          b.compare("eq", result, zero),
+          zero,
+          b.binary("div", num(ctx, 1), result),
+        );
         return ctx.lin.combine(args.map((a, i) => [tangents[i], b.binary("mul", a, inverse)]));
       },
     },
@@ -136,7 +143,12 @@ export const MATH_FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map<string,
 ]);
 
 /** Rule shared by `Math.pow` and the `**` operator. */
-export function powJvp(ctx: RuleContext, [x, y]: Value[], [dx, dy]: (Value | undefined)[], result: Value) {
+export function powJvp(
+  ctx: RuleContext,
+  [x, y]: Value[],
+  [dx, dy]: (Value | undefined)[],
+  result: Value,
+) {
   const { b, lin } = ctx;
   let dResult: Value | undefined;
   if (dx) {
@@ -144,16 +156,22 @@ export function powJvp(ctx: RuleContext, [x, y]: Value[], [dx, dy]: (Value | und
     let coefficient: Value;
     if (k === 1) coefficient = num(ctx, 1);
     else if (k === 2) coefficient = b.binary("mul", num(ctx, 2), x!);
-    else if (k !== undefined && k !== 0) coefficient = b.binary("mul", y!, b.binary("pow", x!, num(ctx, k - 1)));
+    else if (k !== undefined && k !== 0)
+      coefficient = b.binary("mul", y!, b.binary("pow", x!, num(ctx, k - 1)));
     else {
       const general = b.binary("mul", y!, b.binary("pow", x!, b.binary("sub", y!, num(ctx, 1))));
-      coefficient = k === 0 ? num(ctx, 0) : b.select(b.compare("eq", y!, num(ctx, 0)), num(ctx, 0), general);
+      coefficient =
+        k === 0 ? num(ctx, 0) : b.select(b.compare("eq", y!, num(ctx, 0)), num(ctx, 0), general);
     }
     dResult = lin.scale(dx, coefficient);
   }
   if (dy) {
     const zero = num(ctx, 0);
-    const coefficient = b.select(b.compare("eq", result, zero), zero, b.binary("mul", result, b.math("log", [x!])));
+    const coefficient = b.select(
+      b.compare("eq", result, zero),
+      zero,
+      b.binary("mul", result, b.math("log", [x!])),
+    );
     dResult = lin.add(dResult, lin.scale(dy, coefficient));
   }
   return dResult;

@@ -230,6 +230,7 @@ function emitModule(
     text: operatorWrapper({
       operator: call.operator,
       params: call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : "")),
+      captures: call.target.captures.map((c) => c.name),
       wrt: call.wrt,
       jvp: functionName(derivative),
       runtime: RUNTIME,

@@ -5,6 +5,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceLoc } from "../ir/types.js";
 import { leadingJSDoc, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
+import { findCaptures, type Capture } from "./captures.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
 // functions tagged `/** @differentiable */`. These are the roots of differentiation; the
@@ -31,6 +32,8 @@ export interface DifferentiationTarget {
   node: FunctionLike;
   /** Parameters without annotations are numbers (lambdas given to `derivative`). */
   contextualNumberParams: boolean;
+  /** Variables of enclosing functions a lambda reads: extra parameters of its derivative. */
+  captures: Capture[];
 }
 
 export interface OperatorCall {
@@ -83,7 +86,7 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     return undefined;
   };
 
-  walk(module.program, (node) => {
+  walk(module.program, (node, ancestors) => {
     if (node.type !== "CallExpression") return true;
     const operator = operatorOf(node.callee);
     if (!operator || operator === "withoutDerivative") return true;
@@ -96,7 +99,7 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       return true;
     }
     if (!(FORWARD_OPERATORS as readonly string[]).includes(operator)) return true;
-    const call = analyzeCall(program, module, node, operator as ForwardOperator, error);
+    const call = analyzeCall(program, module, node, ancestors, operator as ForwardOperator, error);
     if (call) result.calls.push(call);
     return false;
   });
@@ -107,7 +110,7 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       node.type === "FunctionDeclaration" ? node : declarationOf(module, node),
     );
     if (doc && /@differentiable\b/.test(doc)) {
-      result.declared.push({ module, name, node, contextualNumberParams: false });
+      result.declared.push({ module, name, node, contextualNumberParams: false, captures: [] });
     }
   }
   return result;
@@ -128,6 +131,7 @@ function analyzeCall(
   program: ProgramGraph,
   module: SourceModule,
   call: CallExpression,
+  ancestors: readonly Node[],
   operator: ForwardOperator,
   error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
 ): OperatorCall | undefined {
@@ -149,7 +153,7 @@ function analyzeCall(
     );
     return undefined;
   }
-  const target = resolveTarget(program, module, fnArg as Expression, single);
+  const target = resolveTarget(program, module, fnArg as Expression, single, ancestors);
   if (!target) {
     error(
       fnArg,
@@ -190,14 +194,17 @@ function resolveTarget(
   module: SourceModule,
   node: Expression,
   single: boolean,
+  ancestors: readonly Node[],
 ): DifferentiationTarget | undefined {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
     const pos = positionAt(module.text, node.start);
+    const captures = findCaptures(node, ancestors);
     return {
       module,
       name: `lambda_${pos.line}_${pos.column}`,
       node,
       contextualNumberParams: single,
+      captures,
     };
   }
   if (node.type === "Identifier") {
@@ -208,6 +215,7 @@ function resolveTarget(
         name: symbol.name,
         node: symbol.node,
         contextualNumberParams: false,
+        captures: [],
       };
   }
   if (
@@ -226,6 +234,7 @@ function resolveTarget(
         name: symbol.name,
         node: symbol.node,
         contextualNumberParams: false,
+        captures: [],
       };
   }
   return undefined;

@@ -81,12 +81,10 @@ export class Differentiator {
         demand.key,
         target.name,
         target.node,
-        {
-          contextualNumberParams: target.contextualNumberParams,
-        },
+        { contextualNumberParams: target.contextualNumberParams, captures: target.captures },
       );
       for (const call of lowered.calls) {
-        this.targets.set(call.key, { ...call.symbol, contextualNumberParams: false });
+        this.targets.set(call.key, { ...call.symbol, contextualNumberParams: false, captures: [] });
       }
       eliminateDeadCode(lowered.fn);
       verifyFunction(lowered.fn);

@@ -216,8 +216,9 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   cloneRegion(primal.body, body);
   const fn: IRFunction = {
     key: jvpKey(primal.key, wrt),
-    name: jvpName(primal.name, wrt, primal.params.length),
+    name: jvpName(primal.name, wrt, primal.params.length - primal.captures),
     params: body.params,
+    captures: 0,
     resultTypes: ["number", primal.resultTypes[0]!],
     body,
     loc: primal.loc,

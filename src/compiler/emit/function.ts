@@ -235,6 +235,8 @@ class FunctionEmitter {
 
   /** `c ? a : b` over pure operands, as `&&`/`||` when one side is a boolean literal. */
   private choice(c: Expr, a: Expr, b: Expr): Expr {
+    if (a.text === "false" && b.text === "true") return js.unary("!", c);
+    if (a.text === "true" && b.text === "false") return c;
     if (b.text === c.text) return js.binary("&&", c, a);
     if (a.text === c.text) return js.binary("||", c, b);
     if (a.text === "false") return js.binary("&&", js.unary("!", c), b);

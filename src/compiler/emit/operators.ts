@@ -8,6 +8,8 @@ export interface OperatorWrapper {
   operator: ForwardOperator;
   /** Parameter names of the differentiated function. */
   params: string[];
+  /** Variables of the enclosing function a lambda reads, passed after its parameters. */
+  captures: string[];
   /** Differentiated parameter indices in the user's `wrt` order. */
   wrt: number[];
   /** Local name of the generated JVP, which takes tangents in ascending parameter order. */
@@ -20,7 +22,8 @@ export function operatorWrapper(w: OperatorWrapper): string {
   const tangentName = (i: number) => uniqueTangentName(params[i]!, params);
   const sorted = [...w.wrt].sort((a, b) => a - b);
   const args = params.join(", ");
-  const jvpCall = (tangents: string[]) => `${w.jvp}(${[...params, ...tangents].join(", ")})`;
+  const jvpCall = (tangents: string[]) =>
+    `${w.jvp}(${[...params, ...w.captures, ...tangents].join(", ")})`;
   const out = `${w.runtime}.out.v1`;
   switch (w.operator) {
     case "derivative":

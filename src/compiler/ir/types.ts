@@ -72,6 +72,8 @@ export interface IRFunction {
   key: FunctionKey;
   name: string;
   params: Value[];
+  /** How many trailing parameters hold captured variables (for a lambda); never differentiated. */
+  captures: number;
   /** One type for a primal function; derivatives return several values (e.g. tangent, value). */
   resultTypes: Type[];
   body: Region;

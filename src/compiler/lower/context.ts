@@ -14,7 +14,7 @@ import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 export interface Slot {
   readonly id: number;
   readonly name: string;
-  readonly kind: "const" | "let" | "param" | "flag";
+  readonly kind: "const" | "let" | "param" | "captured" | "flag";
   readonly type: Type;
 }
 

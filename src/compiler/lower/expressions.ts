@@ -322,6 +322,13 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
         "constAssignment",
         `cannot assign to '${target.name}' because it is a constant`,
       );
+    if (slot.kind === "captured") {
+      return ctx.fail(
+        target,
+        "closureCapture",
+        `cannot assign to '${target.name}', a variable of the enclosing function, from differentiated code (closures that mutate captured variables are not supported yet)`,
+      );
+    }
     return slot;
   }
   if (ctx.module.constants.has(target.name) || ctx.module.imports.has(target.name)) {

@@ -2,6 +2,7 @@ import type { Expression, FunctionBody } from "oxc-parser";
 import type { IRFunction, Region, Type } from "../ir/types.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
+import type { Capture } from "../analyze/captures.js";
 import { LowerContext, type CallSite } from "./context.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
@@ -19,6 +20,8 @@ export interface LoweredFunction {
 export interface LowerOptions {
   /** Parameters without annotation are numbers (a lambda passed straight to `derivative`). */
   contextualNumberParams?: boolean;
+  /** Variables of enclosing functions the function reads; they become trailing parameters. */
+  captures?: Capture[];
 }
 
 const PARAM_TYPES: ReadonlySet<Type> = new Set(["number", "boolean", "string"]);
@@ -90,6 +93,19 @@ export function lowerFunction(
     ctx.declare(p.name, "param", type, value);
   });
 
+  for (const capture of options.captures ?? []) {
+    if (!capture.type) {
+      return ctx.fail(
+        capture.node,
+        "unknownType",
+        `cannot determine the type of '${capture.name}', which '${name}' reads from the enclosing function; annotate its declaration (': number')`,
+      );
+    }
+    const value = ctx.builder.newValue(capture.type, capture.name);
+    body.params.push(value);
+    ctx.declare(capture.name, "captured", capture.type, value);
+  }
+
   ctx.at(node);
   if (node.type === "ArrowFunctionExpression" && node.expression) {
     const expression = node.body as Expression;
@@ -116,6 +132,7 @@ export function lowerFunction(
     key,
     name,
     params: body.params,
+    captures: options.captures?.length ?? 0,
     resultTypes: [resultType],
     body,
     loc: ctx.loc(node),

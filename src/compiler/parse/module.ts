@@ -7,6 +7,9 @@ import {
   type Program,
 } from "oxc-parser";
 import { visitorKeys } from "oxc-parser";
+import { inferType } from "../analyze/infer-type.js";
+import type { Type } from "../ir/types.js";
+import { annotationType } from "../lower/signature.js";
 
 // One parsed source file and the facts about its top level that the compiler needs:
 // which names are functions, constants, imports and exports.
@@ -25,8 +28,8 @@ export interface ModuleConstant {
   kind: "const" | "let" | "var";
   /** The literal value when the initializer is a constant numeric expression. */
   value: number | undefined;
-  /** The declared or literal-inferred type, when it can be known without running code. */
-  type: "number" | "boolean" | "string" | undefined;
+  /** The declared or inferred type, when it can be known without running code. */
+  type: Type | undefined;
   node: Node;
 }
 
@@ -87,18 +90,11 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
           if (node.kind === "const") mod.functions.set(name, init);
           continue;
         }
-        const annotation = decl.id.typeAnnotation?.typeAnnotation.type;
+        const annotation = decl.id.typeAnnotation;
         const literal = init ? constantValue(init) : undefined;
-        const type =
-          annotation === "TSNumberKeyword"
-            ? "number"
-            : annotation === "TSBooleanKeyword"
-              ? "boolean"
-              : annotation === "TSStringKeyword"
-                ? "string"
-                : annotation
-                  ? undefined
-                  : literalType(init ?? null, literal);
+        const type = annotation
+          ? annotationType(annotation)
+          : inferType(init, (n) => mod.constants.get(n)?.type);
         mod.constants.set(name, {
           name,
           kind: node.kind as ModuleConstant["kind"],
@@ -196,29 +192,29 @@ export function constantValue(node: Node): number | undefined {
   }
 }
 
-function literalType(init: Node | null, literal: number | undefined): ModuleConstant["type"] {
-  if (literal !== undefined) return "number";
-  if (init?.type === "Literal") {
-    if (typeof init.value === "boolean") return "boolean";
-    if (typeof init.value === "string") return "string";
-  }
-  return undefined;
-}
-
-/** Calls `visit` on every node below `node` (pre-order); returning false skips children. */
-export function walk(node: Node, visit: (n: Node, parent: Node | null) => boolean | void): void {
-  const go = (n: Node, parent: Node | null) => {
-    if (visit(n, parent) === false) return;
+/**
+ * Calls `visit` on `node` and every node below it (pre-order) with the nodes enclosing it,
+ * outermost first; returning false skips the children.
+ */
+export function walk(
+  node: Node,
+  visit: (n: Node, ancestors: readonly Node[]) => boolean | void,
+): void {
+  const ancestors: Node[] = [];
+  const go = (n: Node) => {
+    if (visit(n, ancestors) === false) return;
+    ancestors.push(n);
     for (const key of visitorKeys[n.type] ?? []) {
       const child = (n as unknown as Record<string, unknown>)[key];
       if (Array.isArray(child)) {
-        for (const c of child) if (c && typeof c === "object" && "type" in c) go(c as Node, n);
+        for (const c of child) if (c && typeof c === "object" && "type" in c) go(c as Node);
       } else if (child && typeof child === "object" && "type" in child) {
-        go(child as Node, n);
+        go(child as Node);
       }
     }
+    ancestors.pop();
   };
-  go(node, null);
+  go(node);
 }
 
 /** The JSDoc block directly before `node`, if any. */

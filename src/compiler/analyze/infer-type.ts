@@ -1,0 +1,105 @@
+import type { Node } from "oxc-parser";
+import type { Type } from "../ir/types.js";
+import { annotationType } from "../lower/signature.js";
+
+// Types of initializers nabla can know without a type checker: literals, arithmetic,
+// comparisons, Math, Number(…) and names whose types are known. Used for module-level
+// constants and for variables a lambda captures; anything else needs an annotation.
+
+export type TypeLookup = (name: string) => Type | undefined;
+
+const NUMBER_CALLS = new Set([
+  "Number",
+  "parseFloat",
+  "parseInt",
+  "Number.parseFloat",
+  "Number.parseInt",
+]);
+const BOOLEAN_CALLS = new Set([
+  "isNaN",
+  "isFinite",
+  "Number.isNaN",
+  "Number.isFinite",
+  "Number.isInteger",
+]);
+
+function calleePath(node: Node): string | undefined {
+  if (node.type === "Identifier") return node.name;
+  if (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    node.object.type === "Identifier" &&
+    node.property.type === "Identifier"
+  ) {
+    return `${node.object.name}.${node.property.name}`;
+  }
+  return undefined;
+}
+
+export function inferType(node: Node | null | undefined, lookup: TypeLookup): Type | undefined {
+  if (!node) return undefined;
+  switch (node.type) {
+    case "Literal":
+      return typeof node.value === "number"
+        ? "number"
+        : typeof node.value === "boolean"
+          ? "boolean"
+          : typeof node.value === "string"
+            ? "string"
+            : undefined;
+    case "Identifier":
+      return node.name === "NaN" || node.name === "Infinity" ? "number" : lookup(node.name);
+    case "TSAsExpression":
+    case "TSSatisfiesExpression":
+      return (
+        annotationType({ typeAnnotation: node.typeAnnotation } as never) ??
+        inferType(node.expression, lookup)
+      );
+    case "TSNonNullExpression":
+      return inferType(node.expression, lookup);
+    case "UnaryExpression":
+      if (node.operator === "!") return "boolean";
+      if (node.operator === "-" || node.operator === "+" || node.operator === "~") return "number";
+      return undefined;
+    case "BinaryExpression": {
+      if (["<", "<=", ">", ">=", "===", "!==", "==", "!="].includes(node.operator))
+        return "boolean";
+      if (node.left.type === "PrivateIdentifier") return undefined;
+      const left = inferType(node.left, lookup);
+      const right = inferType(node.right, lookup);
+      if (node.operator === "+")
+        return left === "number" && right === "number"
+          ? "number"
+          : left === "string" || right === "string"
+            ? "string"
+            : undefined;
+      return ["-", "*", "/", "%", "**", "|", "&", "^", "<<", ">>", ">>>"].includes(node.operator)
+        ? "number"
+        : undefined;
+    }
+    case "LogicalExpression": {
+      const left = inferType(node.left, lookup);
+      return left !== undefined && left === inferType(node.right, lookup)
+        ? left
+        : node.operator === "??"
+          ? left
+          : undefined;
+    }
+    case "ConditionalExpression": {
+      const a = inferType(node.consequent, lookup);
+      return a === inferType(node.alternate, lookup) ? a : undefined;
+    }
+    case "MemberExpression":
+      return calleePath(node)?.startsWith("Math.") ? "number" : undefined;
+    case "CallExpression": {
+      const path = calleePath(node.callee);
+      if (!path) return undefined;
+      if (path.startsWith("Math.") || NUMBER_CALLS.has(path)) return "number";
+      if (BOOLEAN_CALLS.has(path)) return "boolean";
+      if (path === "String") return "string";
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}

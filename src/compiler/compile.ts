@@ -49,7 +49,10 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     for (const call of requests.calls) {
       const wrt = [...call.wrt].sort((a, b) => a - b);
       const note = {
-        message: `when differentiating '${call.target.name}' for '${call.operator}'`,
+        message:
+          call.call.arguments[0] === call.target.node
+            ? `when differentiating the function given to '${call.operator}'`
+            : `when differentiating '${call.target.name}' for '${call.operator}'`,
         loc: call.loc,
       };
       calls.push({ call, derivative: differentiator.request(call.target, wrt, [note]) });

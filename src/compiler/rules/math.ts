@@ -6,7 +6,7 @@ import type { ForwardRule, RuleContext } from "./context.js";
 // - abs: sign(x), so 0 at 0.
 // - min/max: the whole tangent goes to the first argument that attains the result.
 // - hypot: 0 when every argument is 0.
-// - pow(x, y): the x-partial is 0 when y = 0; the y-partial is 0 when x^y = 0.
+// - pow(x, y): the x-partial is 0 when y = 0; the y-partial is 0 when x ≤ 0.
 // - sign, floor, ceil, round, trunc: 0 everywhere (piecewise constant).
 // - fround: 1 — it is a precision cast, as dtype casts are in JAX and PyTorch.
 // - random: no inputs, no derivative.
@@ -166,11 +166,11 @@ export function powJvp(
     dResult = lin.scale(dx, coefficient);
   }
   if (dy) {
-    const zero = num(ctx, 0);
+    // x^y is real for x ≤ 0 only at integer y, where it is not differentiable in y.
     const coefficient = b.select(
-      b.compare("eq", result, zero),
-      zero,
+      b.compare("gt", x!, num(ctx, 0)),
       b.binary("mul", result, b.math("log", [x!])),
+      num(ctx, 0),
     );
     dResult = lin.add(dResult, lin.scale(dy, coefficient));
   }

@@ -100,15 +100,20 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
     backward(fn.body);
   }
 
+  // Report where the derivative is first lost: not a later op of the same chain
+  // (`parseFloat(String(x))` is one error, at `String`).
   const blocked: Op[] = [];
+  const blockedResults = new Set<number>();
   const findBlocked = (region: Region) => {
     for (const op of region.ops) {
+      const variedOperands = op.operands.filter((v) => varied.has(v.id));
       if (
         op.opcode === "nondiff" &&
-        op.operands.some((v) => varied.has(v.id)) &&
+        variedOperands.length > 0 &&
         op.results.some((r) => useful.has(r.id))
       ) {
-        blocked.push(op);
+        if (!variedOperands.every((v) => blockedResults.has(v.id))) blocked.push(op);
+        for (const r of op.results) blockedResults.add(r.id);
       }
       op.regions.forEach(findBlocked);
     }

@@ -14,6 +14,8 @@ export interface Capture {
   type: Type | undefined;
   /** The declaration, for diagnostics. */
   node: Node;
+  /** Whether it holds a function (a local arrow or function), which cannot be captured yet. */
+  isFunction: boolean;
 }
 
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
@@ -80,6 +82,9 @@ export function findCaptures(lambda: FunctionLike, ancestors: readonly Node[]): 
   };
   return freeNames(lambda).flatMap((name) => {
     const decl = lookupDeclaration(name);
-    return decl ? [{ name, type: typeOf(name, new Set()), node: decl.node }] : [];
+    if (!decl) return [];
+    const init = decl.init?.type;
+    const isFunction = init === "ArrowFunctionExpression" || init === "FunctionExpression";
+    return [{ name, type: typeOf(name, new Set()), node: decl.node, isFunction }];
   });
 }

@@ -6,6 +6,7 @@ import type { SourceLoc } from "../ir/types.js";
 import { leadingJSDoc, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { findCaptures, type Capture } from "./captures.js";
+import { lambdaName } from "../differentiate/names.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
 // functions tagged `/** @differentiable */`. These are the roots of differentiation; the
@@ -201,7 +202,7 @@ function resolveTarget(
     const captures = findCaptures(node, ancestors);
     return {
       module,
-      name: `lambda_${pos.line}_${pos.column}`,
+      name: lambdaName(pos.line, pos.column),
       node,
       contextualNumberParams: single,
       captures,

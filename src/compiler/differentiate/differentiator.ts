@@ -12,7 +12,7 @@ import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
-import { jvpKey } from "./names.js";
+import { functionLabel, jvpKey } from "./names.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -97,14 +97,17 @@ export class Differentiator {
   }
 
   private derive(primal: IRFunction, demand: Demand): IRFunction | undefined {
+    const target = this.targets.get(demand.key)!;
     for (const i of demand.wrt) {
-      if (primal.params[i]!.type !== "number") {
+      const param = primal.params[i]!;
+      if (param.type !== "number") {
+        const node = target.node.params[i]!;
         this.fail(
           new CompileAbort({
             severity: "error",
             code: DiagnosticCode.unsupportedType,
-            message: `cannot differentiate '${primal.name}' with respect to parameter '${primal.params[i]!.hint}', a ${primal.params[i]!.type}`,
-            loc: primal.loc,
+            message: `cannot differentiate ${functionLabel(primal.name)} with respect to parameter '${param.hint}', a ${param.type}`,
+            loc: { file: target.module.file, start: node.start, end: node.end },
             notes: [],
           }),
           demand.chain,
@@ -117,7 +120,7 @@ export class Differentiator {
         new CompileAbort({
           severity: "error",
           code: DiagnosticCode.unsupportedType,
-          message: `cannot differentiate '${primal.name}': it returns a ${primal.resultTypes[0]}, not a number`,
+          message: `cannot differentiate ${functionLabel(primal.name)}: it returns a ${primal.resultTypes[0]}, not a number`,
           loc: primal.loc,
           notes: [],
         }),
@@ -147,7 +150,7 @@ export class Differentiator {
       this.diagnostics.add({
         severity: "warning",
         code: DiagnosticCode.constantResult,
-        message: `the result of '${primal.name}' does not depend on the differentiated arguments, so its derivative is always zero`,
+        message: `the result of ${functionLabel(primal.name)} does not depend on the differentiated arguments, so its derivative is always zero`,
         loc: primal.loc,
         notes: demand.chain,
       });

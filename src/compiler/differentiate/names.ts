@@ -12,3 +12,13 @@ export function jvpName(primalName: string, wrt: number[], arity: number): strin
   const all = wrt.length === arity && wrt.every((w, i) => w === i);
   return all ? `${primalName}$jvp` : `${primalName}$jvp_${wrt.join("_")}`;
 }
+
+/** The internal name of a lambda written at an operator call (line and column of the lambda). */
+export function lambdaName(line: number, column: number): string {
+  return `lambda_${line}_${column}`;
+}
+
+/** How messages refer to a function: `'f'`, or "this function" for a lambda. */
+export function functionLabel(name: string): string {
+  return /^lambda_\d+_\d+$/.test(name) ? "this function" : `'${name}'`;
+}

@@ -19,6 +19,7 @@ const NAMES: Record<string, string> = {
   FunctionDeclaration: "a nested function declaration",
   SpreadElement: "a spread argument",
   MemberExpression: "a property access",
+  ComputedMemberExpression: "an element access ('a[i]')",
   ChainExpression: "optional chaining",
   SwitchStatement: "a 'switch' statement",
   ThrowStatement: "a 'throw' statement",
@@ -44,5 +45,6 @@ export function describeNode(node: Node): string {
     if (typeof node.value === "bigint") return "a bigint literal";
     if (node.value instanceof RegExp || "regex" in node) return "a regular expression";
   }
+  if (node.type === "MemberExpression" && node.computed) return NAMES.ComputedMemberExpression!;
   return NAMES[node.type] ?? `'${node.type}' syntax`;
 }

@@ -3,6 +3,7 @@ import type { IRFunction, Region, Type } from "../ir/types.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
+import { functionLabel } from "../differentiate/names.js";
 import { LowerContext, type CallSite } from "./context.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
@@ -94,11 +95,18 @@ export function lowerFunction(
   });
 
   for (const capture of options.captures ?? []) {
+    if (capture.isFunction) {
+      return ctx.fail(
+        capture.node,
+        "closureCapture",
+        `'${capture.name}' is a function defined in the enclosing function; differentiated code cannot call local function values yet (move it to the top level of the module)`,
+      );
+    }
     if (!capture.type) {
       return ctx.fail(
         capture.node,
         "unknownType",
-        `cannot determine the type of '${capture.name}', which '${name}' reads from the enclosing function; annotate its declaration (': number')`,
+        `cannot determine the type of '${capture.name}', which ${functionLabel(name)} reads from the enclosing function; annotate its declaration (': number')`,
       );
     }
     const value = ctx.builder.newValue(capture.type, capture.name);

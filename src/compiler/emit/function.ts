@@ -94,10 +94,10 @@ class FunctionEmitter {
         this.useCount.set(v.id, (this.useCount.get(v.id) ?? 0) + 1);
         this.useRegion.set(v.id, region);
       }
-      if (op.opcode === "global" || op.opcode === "extern")
-        this.taken.add(op.attrs.callee!.split(".")[0]!);
-      if (op.opcode === "call" && op.attrs.calleeName)
-        this.taken.add(op.attrs.calleeName.split(".")[0]!);
+      // Locals must not shadow the outside names the function refers to.
+      if (op.opcode === "extern") this.taken.add(op.attrs.callee!.split(".")[0]!);
+      if (op.opcode === "global") this.taken.add(this.emitNames.global(op.attrs.callee!));
+      if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(".")[0]!);
       op.regions.forEach((r) => this.countUses(r));
     }
   }

@@ -10,17 +10,33 @@ export interface Position {
   column: number;
 }
 
+/** Offsets where the lines of one text start, for offset → line lookups by binary search. */
+class LineIndex {
+  private readonly starts: number[] = [0];
+
+  constructor(readonly text: string) {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.starts.push(i + 1);
+  }
+
+  position(offset: number): Position {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - this.starts[lo]! + 1 };
+  }
+}
+
+// Callers ask about one text many times in a row (every line of a generated module).
+let lastIndex: LineIndex | undefined;
+
 /** Maps UTF-16 offsets (what oxc-parser reports to JS) to 1-based line and column. */
 export function positionAt(text: string, offset: number): Position {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
+  if (lastIndex?.text !== text) lastIndex = new LineIndex(text);
+  return lastIndex.position(Math.min(offset, text.length));
 }
 
 export type SourceLookup = (file: string) => string | undefined;

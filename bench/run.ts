@@ -1,0 +1,415 @@
+import { writeFileSync } from "node:fs";
+import { arch, cpus, loadavg, platform } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { out as nablaOut } from "../src/runtime/index.js";
+import {
+  checkGeneratedProgram,
+  generateProgram,
+  measureCompileTime,
+  type CompileTiming,
+} from "./compile-time.js";
+import { hornerJvp, out as handOut, pendulumJvp, straightJvp } from "./hand-written.js";
+import { importCompiled } from "./load.js";
+import { measure, sinkValue, type Measurement, type TimingOptions } from "./timing.js";
+
+// `npm run bench`: run-time cost of nabla's forward derivatives against the primal functions
+// and hand-written derivatives, and the compile time of a large generated program. Prints a
+// Markdown report on stdout and writes it to docs/benchmarks.md; progress goes to stderr.
+
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const PROGRAMS = join(REPO_ROOT, "bench/programs");
+const REPORT = join(REPO_ROOT, "docs/benchmarks.md");
+
+const TARGET_VS_PRIMAL = 2.5;
+const TARGET_VS_HAND = 1.3;
+const TARGET_COMPILE_MS = 1000;
+const AGREEMENT = 1e-9;
+const TIMING: TimingOptions = { minSampleMs: 60, repetitions: 15 };
+const COMPILE_RUNS = 7;
+const GENERATED_FUNCTIONS = 100;
+
+// What the benchmark programs export, once compiled by nabla.
+interface StraightProgram {
+  straight(x: number, y: number, z: number): number;
+  dStraight(x: number, y: number, z: number): (dx: number, dy: number, dz: number) => number;
+}
+interface LoopProgram {
+  pendulum(theta0: number): number;
+  dPendulum(theta0: number): number;
+}
+interface RecursiveProgram {
+  DEGREE: number;
+  poly(x: number): number;
+  dPoly(x: number): number;
+}
+
+function progress(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+// ---- agreement checks: run before timing, fail loudly ----
+
+function agree(a: number, b: number): boolean {
+  return a === b || Math.abs(a - b) <= AGREEMENT * Math.max(Math.abs(a), Math.abs(b));
+}
+
+/** Checks nabla's tangent against the hand-written one, and both primal values against the primal. */
+function check(what: string, primal: number, nabla: () => number, hand: () => number): void {
+  const nablaTangent = nabla();
+  const nablaValue = nablaOut.v1;
+  const handTangent = hand();
+  const handValue = handOut.v;
+  const problems = [
+    agree(nablaTangent, handTangent)
+      ? ""
+      : `tangent: nabla ${nablaTangent}, hand-written ${handTangent}`,
+    agree(nablaValue, primal) ? "" : `value: nabla ${nablaValue}, primal ${primal}`,
+    agree(handValue, primal) ? "" : `value: hand-written ${handValue}, primal ${primal}`,
+  ].filter(Boolean);
+  if (problems.length > 0 || !Number.isFinite(nablaTangent)) {
+    throw new Error(
+      `${what}: nabla and the hand-written derivative disagree (tolerance ${AGREEMENT}):\n  ${problems.join("\n  ")}`,
+    );
+  }
+}
+
+function verify(a: StraightProgram, b: LoopProgram, c: RecursiveProgram): void {
+  if (c.DEGREE !== 24) throw new Error("bench/hand-written.ts assumes recursive.ts has DEGREE 24");
+  const points: [number, number, number][] = [
+    [0.3, 0.7, -0.4],
+    [1.1, -0.5, 0.8],
+    [-0.9, 0.2, 1.5],
+  ];
+  const directions: [number, number, number][] = [
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+    [1, 0.5, -0.25],
+  ];
+  for (const [x, y, z] of points) {
+    for (const [dx, dy, dz] of directions) {
+      check(
+        `straight(${x}, ${y}, ${z}) along (${dx}, ${dy}, ${dz})`,
+        a.straight(x, y, z),
+        () => a.dStraight(x, y, z)(dx, dy, dz),
+        () => straightJvp(x, y, z, dx, dy, dz),
+      );
+    }
+  }
+  for (const t of [0.5, 1.2]) {
+    check(
+      `pendulum(${t})`,
+      b.pendulum(t),
+      () => b.dPendulum(t),
+      () => pendulumJvp(t, 1),
+    );
+  }
+  for (const x of [0.5, -0.8, 0.95]) {
+    check(
+      `poly(${x})`,
+      c.poly(x),
+      () => c.dPoly(x),
+      () => hornerJvp(x, 24, 1),
+    );
+  }
+}
+
+// ---- the benchmarks: one loop per variant, so each call site stays monomorphic ----
+
+function benchStraight({ straight, dStraight }: StraightProgram): Measurement[] {
+  // The input moves a little on every call, so nothing can be hoisted out of the loop.
+  return measure(
+    [
+      {
+        name: "primal",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += straight(0.3 + i * 1e-9, 0.7, -0.4);
+          return s;
+        },
+      },
+      {
+        name: "nabla",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += dStraight(0.3 + i * 1e-9, 0.7, -0.4)(1, 0.5, -0.25);
+          return s;
+        },
+      },
+      {
+        name: "hand-written",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += straightJvp(0.3 + i * 1e-9, 0.7, -0.4, 1, 0.5, -0.25);
+          return s;
+        },
+      },
+    ],
+    TIMING,
+  );
+}
+
+function benchLoop({ pendulum, dPendulum }: LoopProgram): Measurement[] {
+  return measure(
+    [
+      {
+        name: "primal",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += pendulum(0.5 + i * 1e-3);
+          return s;
+        },
+      },
+      {
+        name: "nabla",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += dPendulum(0.5 + i * 1e-3);
+          return s;
+        },
+      },
+      {
+        name: "hand-written",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += pendulumJvp(0.5 + i * 1e-3, 1);
+          return s;
+        },
+      },
+    ],
+    TIMING,
+  );
+}
+
+function benchRecursive({ poly, dPoly }: RecursiveProgram): Measurement[] {
+  return measure(
+    [
+      {
+        name: "primal",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += poly(0.5 + i * 1e-9);
+          return s;
+        },
+      },
+      {
+        name: "nabla",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += dPoly(0.5 + i * 1e-9);
+          return s;
+        },
+      },
+      {
+        name: "hand-written",
+        run: (n) => {
+          let s = 0;
+          for (let i = 0; i < n; i++) s += hornerJvp(0.5 + i * 1e-9, 24, 1);
+          return s;
+        },
+      },
+    ],
+    TIMING,
+  );
+}
+
+// ---- report ----
+
+interface Row {
+  benchmark: string;
+  primal: number;
+  nabla: number;
+  hand: number;
+  /** The fastest run of each variant: a cross-check that is less sensitive to other load. */
+  fastest: { primal: number; nabla: number; hand: number };
+}
+
+function formatNs(ns: number): string {
+  if (ns < 100) return ns.toFixed(1);
+  return Math.round(ns).toLocaleString("en-US");
+}
+
+function ratio(a: number, b: number): string {
+  return `${(a / b).toFixed(2)}×`;
+}
+
+function verdict(row: Row): string {
+  const misses = [
+    row.nabla / row.primal <= TARGET_VS_PRIMAL ? "" : `nabla/primal > ${TARGET_VS_PRIMAL}`,
+    row.nabla / row.hand <= TARGET_VS_HAND ? "" : `nabla/hand > ${TARGET_VS_HAND}`,
+  ].filter(Boolean);
+  return misses.length === 0 ? "yes" : `no (${misses.join(", ")})`;
+}
+
+/** A Markdown table with padded columns, laid out as Prettier would. */
+function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
+  const widths = header.map((h, c) => Math.max(3, h.length, ...rows.map((r) => r[c]!.length)));
+  const cell = (text: string, c: number) =>
+    rightAligned[c] ? text.padStart(widths[c]!) : text.padEnd(widths[c]!);
+  const line = (cells: string[]) => `| ${cells.map(cell).join(" | ")} |`;
+  const rule = `| ${widths.map((w, c) => (rightAligned[c] ? "-".repeat(w - 1) + ":" : "-".repeat(w))).join(" | ")} |`;
+  return [line(header), rule, ...rows.map(line)].join("\n");
+}
+
+function runTimeTable(rows: Row[]): string {
+  return table(
+    [
+      "benchmark",
+      "primal ns/call",
+      "nabla ns/call",
+      "hand-written ns/call",
+      "nabla/primal",
+      "nabla/hand-written",
+      "target met?",
+    ],
+    rows.map((r) => [
+      r.benchmark,
+      formatNs(r.primal),
+      formatNs(r.nabla),
+      formatNs(r.hand),
+      ratio(r.nabla, r.primal),
+      ratio(r.nabla, r.hand),
+      verdict(r),
+    ]),
+    [false, true, true, true, true, true, false],
+  );
+}
+
+function fastestTable(rows: Row[]): string {
+  return table(
+    ["benchmark", "nabla/primal", "nabla/hand-written"],
+    rows.map((r) => [
+      r.benchmark,
+      ratio(r.fastest.nabla, r.fastest.primal),
+      ratio(r.fastest.nabla, r.fastest.hand),
+    ]),
+    [false, true, true],
+  );
+}
+
+function compileTable(t: CompileTiming): string {
+  const program = `${t.lines} lines, ${t.functions} functions, ${t.derivatives} derivatives`;
+  const met = (ms: number) => (ms <= TARGET_COMPILE_MS ? "yes" : "no");
+  return table(
+    ["compile", "program", "wall time ms", "target met?"],
+    [
+      ["cold (first compile in the process)", program, t.coldMs.toFixed(0), met(t.coldMs)],
+      [`warm (median of ${t.warmRuns})`, program, t.warmMs.toFixed(0), met(t.warmMs)],
+    ],
+    [false, false, true, false],
+  );
+}
+
+function report(rows: Row[], compile: CompileTiming): string {
+  const cpu = cpus();
+  const machine = `${cpu[0]?.model.trim() ?? "unknown CPU"} (${cpu.length} logical CPUs), ${platform()} ${arch()}, Node ${process.version}`;
+  // Other processes on the machine show up as noise: the load average tells how busy it was.
+  const load = loadavg()[0]!.toFixed(2);
+  return `# Benchmarks
+
+Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}.
+
+Machine: ${machine}; 1-minute load average ${load} at the end of the run (which counts for about 1).
+
+## Run time of forward derivatives
+
+${runTimeTable(rows)}
+
+Targets: nabla/primal ≤ ${TARGET_VS_PRIMAL}× and nabla/hand-written ≤ ${TARGET_VS_HAND}×.
+
+- **primal**: the function itself, as nabla compiles it (types stripped).
+- **nabla**: the derivative nabla generates, called through the operator the program uses:
+  \`differential(straight)(x, y, z)(dx, dy, dz)\`, \`derivative(pendulum)(θ₀)\`,
+  \`derivative(poly)(x)\`. For (a) this includes the closure \`differential\` returns per point.
+- **hand-written**: bench/hand-written.ts, dual numbers written by hand as pairs of scalars,
+  with the same algorithm; checked to agree with nabla to ${AGREEMENT} (relative) before timing.
+
+The programs are in bench/programs: (a) 50 arithmetic and Math operations of three inputs;
+(b) 10⁶ Euler steps of a damped pendulum, differentiated with respect to the initial angle;
+(c) Horner evaluation of a degree-24 polynomial as a recursion of depth 25.
+
+The same ratios computed from the fastest run of each variant instead of the median, a
+cross-check when other processes compete for the CPU:
+
+${fastestTable(rows)}
+
+## Compile time
+
+${compileTable(compile)}
+
+Target: ≤ ${TARGET_COMPILE_MS} ms. The program is generated by bench/compile-time.ts: 100 functions
+with loops, branches, early returns, break/continue, Math calls and calls between them, each
+differentiated through one of the forward operators. The time is that of \`compileProgram\`
+(parse, lower, differentiate, emit) on the source held in memory. The generated derivatives
+are checked against finite differences before the report is written.
+
+## Method
+
+Each variant runs in its own loop of calls (one call site per variant, so V8 can inline it as
+in user code), with an input that changes on every call and results summed into a sink that is
+printed, so no work can be hoisted or dropped. Each loop first runs with a growing number of
+calls until one run takes at least ${TIMING.minSampleMs} ms: this is the warm-up, during which
+V8 optimizes it. It then runs once more untimed, then ${TIMING.repetitions} times timed,
+interleaved with the other two variants, and the median of those runs is reported. The ratios
+are ratios of medians; the spread of the runs is printed on stderr. Programs are compiled by
+nabla through its module hooks, as \`nabla run\` does.
+`;
+}
+
+async function main(): Promise<void> {
+  const started = process.hrtime.bigint();
+  progress("loading bench/programs through nabla's module hooks (compiling them)");
+  const straight = await importCompiled<StraightProgram>(join(PROGRAMS, "straight.ts"));
+  const loop = await importCompiled<LoopProgram>(join(PROGRAMS, "loop.ts"));
+  const recursive = await importCompiled<RecursiveProgram>(join(PROGRAMS, "recursive.ts"));
+
+  progress("checking nabla's derivatives against the hand-written ones");
+  verify(straight, loop, recursive);
+
+  const benchmarks: [string, () => Measurement[]][] = [
+    ["(a) straight-line, ~50 ops, 3 inputs", () => benchStraight(straight)],
+    ["(b) loop, 10⁶ pendulum steps", () => benchLoop(loop)],
+    ["(c) recursion, depth 25 (Horner)", () => benchRecursive(recursive)],
+  ];
+  const rows: Row[] = [];
+  for (const [k, [name, run]] of benchmarks.entries()) {
+    progress(`[${k + 1}/${benchmarks.length + 1}] ${name}`);
+    const [primal, nabla, hand] = run();
+    for (const m of [primal!, nabla!, hand!]) {
+      progress(
+        `    ${m.name.padEnd(12)} ${formatNs(m.nsPerCall).padStart(12)} ns/call  (range ${formatNs(m.minNs)}–${formatNs(m.maxNs)}, ${m.callsPerSample} calls/run)`,
+      );
+    }
+    rows.push({
+      benchmark: name,
+      primal: primal!.nsPerCall,
+      nabla: nabla!.nsPerCall,
+      hand: hand!.nsPerCall,
+      fastest: { primal: primal!.minNs, nabla: nabla!.minNs, hand: hand!.minNs },
+    });
+  }
+
+  progress(
+    `[${benchmarks.length + 1}/${benchmarks.length + 1}] compile time of a generated program (${GENERATED_FUNCTIONS} functions)`,
+  );
+  const source = generateProgram(GENERATED_FUNCTIONS);
+  const compile = measureCompileTime(join(REPO_ROOT, "bench/generated.ts"), source, COMPILE_RUNS);
+  progress(
+    `    cold ${compile.coldMs.toFixed(0)} ms, warm ${compile.warmMs.toFixed(0)} ms; checking the generated derivatives`,
+  );
+  await checkGeneratedProgram(source, GENERATED_FUNCTIONS);
+
+  if (!Number.isFinite(sinkValue())) {
+    throw new Error(`a benchmark produced a non-finite result (sink ${sinkValue()})`);
+  }
+  const text = report(rows, compile);
+  process.stdout.write(text);
+  writeFileSync(REPORT, text);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  progress(
+    `done in ${seconds.toFixed(1)} s (sink ${sinkValue()}); report written to docs/benchmarks.md`,
+  );
+}
+
+await main();

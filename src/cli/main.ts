@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -29,6 +29,10 @@ function compile(file: string): CompileResult | undefined {
   const path = resolve(file);
   if (!existsSync(path)) {
     process.stderr.write(`nabla: cannot find '${file}'\n`);
+    return undefined;
+  }
+  if (!statSync(path).isFile()) {
+    process.stderr.write(`nabla: '${file}' is a directory; give the TypeScript file to compile\n`);
     return undefined;
   }
   const result = compileProgram([path]);
@@ -87,9 +91,10 @@ function check(file: string): number {
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === "--help" || command === "-h" || command === "help") {
+  if (!command) return usageError("no command given");
+  if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(USAGE);
-    return command ? 0 : 1;
+    return 0;
   }
   if (command === "--version" || command === "-v") {
     process.stdout.write(`${version()}\n`);
@@ -101,12 +106,22 @@ export async function main(argv: string[]): Promise<number> {
     return run(file, args);
   }
   if (command === "emit" || command === "check") {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: { ir: { type: "boolean" } },
-      strict: true,
-    });
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { ir: { type: "boolean" } },
+        strict: true,
+      });
+    } catch (error) {
+      return usageError(
+        error instanceof Error
+          ? error.message.replace(/^Unknown option/, "unknown option")
+          : String(error),
+      );
+    }
+    const { values, positionals } = parsed;
     const [file] = positionals;
     if (!file || positionals.length > 1)
       return usageError(`'nabla ${command}' needs exactly one file`);

@@ -41,6 +41,14 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   const bag = new DiagnosticBag();
   const modules = collectModules(program, entries, bag);
   const differentiator = new Differentiator(program, bag);
+  const result: CompileResult = {
+    diagnostics: bag.items,
+    outputs: new Map(),
+    functions: new Map(),
+    sourceText: (file) => program.sourceText(file),
+  };
+  // Unparsable or missing files would only cause follow-on errors.
+  if (bag.hasErrors) return result;
 
   const calls: { call: OperatorCall; derivative: FunctionKey }[] = [];
   for (const mod of modules) {
@@ -71,16 +79,9 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   }
   differentiator.run();
 
-  const functions = new Map<FunctionKey, IRFunction>();
   for (const map of [differentiator.primals, differentiator.derivatives]) {
-    for (const [key, fn] of map) if (fn) functions.set(key, fn);
+    for (const [key, fn] of map) if (fn) result.functions.set(key, fn);
   }
-  const result: CompileResult = {
-    diagnostics: bag.items,
-    outputs: new Map(),
-    functions,
-    sourceText: (file) => program.sourceText(file),
-  };
   if (bag.hasErrors) return result;
 
   for (const mod of modules) {
@@ -134,15 +135,25 @@ function collectModules(
       });
     }
     for (const statement of mod.program.body) {
-      const source =
+      const literal =
         statement.type === "ImportDeclaration" ||
         statement.type === "ExportAllDeclaration" ||
-        (statement.type === "ExportNamedDeclaration" && statement.source)
-          ? String(statement.source!.value)
-          : undefined;
-      if (source === undefined || !isRelativeSpecifier(source)) continue;
-      const target = resolveRelative(file, source);
-      if (target && /\.(c|m)?tsx?$/.test(target)) visit(target);
+        statement.type === "ExportNamedDeclaration"
+          ? statement.source
+          : null;
+      if (!literal || !isRelativeSpecifier(String(literal.value))) continue;
+      const target = resolveRelative(file, String(literal.value));
+      if (!target) {
+        bag.add({
+          severity: "error",
+          code: DiagnosticCode.moduleNotFound,
+          message: `cannot find the module '${String(literal.value)}'`,
+          loc: { file, start: literal.start, end: literal.end },
+          notes: [],
+        });
+      } else if (/\.(c|m)?tsx?$/.test(target)) {
+        visit(target);
+      }
     }
   };
   entries.forEach(visit);
@@ -214,11 +225,14 @@ function emitModule(
       ? imports.local(file, name, name)
       : imports.local(file, exportedName(file, name), `$${name}`);
   };
+  /** How this module reads a constant: its own by name, others' through an import of ours. */
   const globalName = (name: string): string => {
-    const binding = mod.imports.get(name);
+    const [head, member] = name.split(".") as [string, string | undefined];
+    const binding = mod.imports.get(head);
     if (!binding || !isRelativeSpecifier(binding.specifier)) return name;
     const file = resolveRelative(mod.file, binding.specifier)!;
-    return imports.local(file, binding.imported, `$${name}`);
+    const exported = member ?? binding.imported;
+    return imports.local(file, exported, `$${exported}`);
   };
   const names = {
     callee: (op: Op) => functionName(op.attrs.callee!),

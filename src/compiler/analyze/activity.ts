@@ -88,7 +88,7 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
             mark(useful, yields[i]!);
           }
         });
-      } else if (op.results.some((r) => useful.has(r.id))) {
+      } else if (op.opcode !== "detach" && op.results.some((r) => useful.has(r.id))) {
         for (const v of op.operands) if (carries(op, v) || op.opcode === "nondiff") mark(useful, v);
       }
     }

@@ -19,29 +19,57 @@ export interface Capture {
 }
 
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
+const SCOPES = new Set([
+  "BlockStatement",
+  "ForStatement",
+  "ForInStatement",
+  "ForOfStatement",
+  "SwitchStatement",
+  "CatchClause",
+]);
 
 interface Declaration {
   node: Node;
+  kind: "param" | "const" | "let" | "function";
   annotation: Type | undefined;
   init: Node | null;
 }
 
-/** Parameters and variables declared directly in `fn` (not in functions nested in it). */
-function declarationsOf(fn: FunctionLike): Map<string, Declaration> {
+/**
+ * Parameters and variables declared in `fn` and visible at `site` (a node inside `fn`): blocks
+ * that do not enclose `site` are skipped, so a `k` declared in another block is not this `k`.
+ * Without a site, every declaration directly in `fn` counts (for the lambda's own locals).
+ */
+function declarationsOf(fn: FunctionLike, enclosing?: ReadonlySet<Node>): Map<string, Declaration> {
   const found = new Map<string, Declaration>();
   for (const p of fn.params) {
     if (p.type === "Identifier")
-      found.set(p.name, { node: p, annotation: annotationType(p.typeAnnotation), init: null });
+      found.set(p.name, {
+        node: p,
+        kind: "param",
+        annotation: annotationType(p.typeAnnotation),
+        init: null,
+      });
   }
   if (!fn.body) return found;
   walk(fn.body, (n) => {
+    if (enclosing && SCOPES.has(n.type) && n !== fn.body && !enclosing.has(n)) return false;
+    if (n.type === "FunctionDeclaration" && n.id) {
+      found.set(n.id.name, { node: n, kind: "function", annotation: undefined, init: n });
+      return false;
+    }
     if (n !== fn.body && FUNCTIONS.has(n.type)) return false;
-    if (n.type === "VariableDeclarator" && n.id.type === "Identifier" && !found.has(n.id.name)) {
-      found.set(n.id.name, {
-        node: n,
-        annotation: annotationType(n.id.typeAnnotation),
-        init: n.init,
-      });
+    if (n.type === "VariableDeclaration") {
+      for (const d of n.declarations) {
+        if (d.id.type !== "Identifier") continue;
+        const kind = n.kind === "const" ? "const" : "let";
+        found.set(d.id.name, {
+          node: d,
+          kind,
+          annotation: annotationType(d.id.typeAnnotation),
+          init: d.init,
+        });
+      }
     }
     return true;
   });
@@ -67,24 +95,53 @@ function freeNames(fn: FunctionLike): string[] {
   return names;
 }
 
-/** The variables of enclosing functions (innermost first in `ancestors`' reverse) `lambda` reads. */
-export function findCaptures(lambda: FunctionLike, ancestors: readonly Node[]): Capture[] {
-  const scopes = ancestors
-    .filter((a): a is FunctionLike => FUNCTIONS.has(a.type) && a !== lambda)
+/** The declarations visible at a site, innermost enclosing function first. */
+function scopesAt(ancestors: readonly Node[], exclude?: Node): Map<string, Declaration>[] {
+  const enclosing = new Set(ancestors);
+  return ancestors
+    .filter((a): a is FunctionLike => FUNCTIONS.has(a.type) && a !== exclude)
     .reverse()
-    .map(declarationsOf);
-  const lookupDeclaration = (name: string) => scopes.find((s) => s.has(name))?.get(name);
+    .map((fn) => declarationsOf(fn, enclosing));
+}
+
+function isFunctionValue(decl: Declaration): boolean {
+  const t = decl.init?.type;
+  return decl.kind === "function" || t === "ArrowFunctionExpression" || t === "FunctionExpression";
+}
+
+/** The variables of enclosing functions `lambda` reads; `ancestors` enclose the lambda. */
+export function findCaptures(lambda: FunctionLike, ancestors: readonly Node[]): Capture[] {
+  const scopes = scopesAt(ancestors, lambda);
+  const lookup = (name: string) => scopes.find((s) => s.has(name))?.get(name);
   const typeOf = (name: string, seen: Set<string>): Type | undefined => {
-    const decl = lookupDeclaration(name);
+    const decl = lookup(name);
     if (!decl || seen.has(name)) return undefined;
     seen.add(name);
     return decl.annotation ?? inferType(decl.init, (n) => typeOf(n, seen));
   };
   return freeNames(lambda).flatMap((name) => {
-    const decl = lookupDeclaration(name);
+    const decl = lookup(name);
     if (!decl) return [];
-    const init = decl.init?.type;
-    const isFunction = init === "ArrowFunctionExpression" || init === "FunctionExpression";
-    return [{ name, type: typeOf(name, new Set()), node: decl.node, isFunction }];
+    return [
+      { name, type: typeOf(name, new Set()), node: decl.node, isFunction: isFunctionValue(decl) },
+    ];
   });
+}
+
+/**
+ * A function defined inside the enclosing functions under `name` (`const f = (x) => …` or a
+ * nested `function f`), as seen from a site with these `ancestors`.
+ */
+export function findLocalFunction(
+  name: string,
+  ancestors: readonly Node[],
+): { node: FunctionLike; constant: boolean } | undefined {
+  const decl = scopesAt(ancestors)
+    .find((s) => s.has(name))
+    ?.get(name);
+  if (!decl || !isFunctionValue(decl)) return undefined;
+  return {
+    node: decl.init as FunctionLike,
+    constant: decl.kind === "const" || decl.kind === "function",
+  };
 }

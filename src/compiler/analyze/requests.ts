@@ -3,9 +3,15 @@ import { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceLoc } from "../ir/types.js";
-import { leadingJSDoc, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
+import {
+  constantValue,
+  leadingJSDoc,
+  walk,
+  type FunctionLike,
+  type SourceModule,
+} from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
-import { findCaptures, type Capture } from "./captures.js";
+import { findCaptures, findLocalFunction, type Capture } from "./captures.js";
 import { lambdaName } from "../differentiate/names.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
@@ -155,6 +161,14 @@ function analyzeCall(
     return undefined;
   }
   const target = resolveTarget(program, module, fnArg as Expression, single, ancestors);
+  if (!target && fnArg.type === "Identifier" && findLocalFunction(fnArg.name, ancestors)) {
+    error(
+      fnArg,
+      "badOperatorUse",
+      `'${fnArg.name}' is a 'let' variable holding a function, which may change; declare it with 'const' so nabla knows which function to differentiate`,
+    );
+    return undefined;
+  }
   if (!target) {
     error(
       fnArg,
@@ -167,8 +181,8 @@ function analyzeCall(
   let wrt = [...Array(arity).keys()];
   if (options) {
     const parsed = parseWrt(options as Expression, arity);
-    if (typeof parsed === "string") {
-      error(options, "badOperatorUse", parsed);
+    if (parsed && !Array.isArray(parsed)) {
+      error(parsed.node, "badOperatorUse", parsed.message);
       return undefined;
     }
     if (parsed) wrt = parsed;
@@ -218,6 +232,19 @@ function resolveTarget(
         contextualNumberParams: false,
         captures: [],
       };
+    // A function defined in the enclosing function: differentiated like a lambda written here,
+    // reading the same variables (the call site sees them too).
+    const local = findLocalFunction(node.name, ancestors);
+    if (local?.constant) {
+      const pos = positionAt(module.text, local.node.start);
+      return {
+        module,
+        name: lambdaName(pos.line, pos.column),
+        node: local.node,
+        contextualNumberParams: single,
+        captures: findCaptures(local.node, ancestors),
+      };
+    }
   }
   if (
     node.type === "MemberExpression" &&
@@ -241,31 +268,53 @@ function resolveTarget(
   return undefined;
 }
 
-/** `{ wrt: [0, 2] }` or `{ wrt: 1 }` → indices; a string explains what is wrong. */
-function parseWrt(node: Expression, arity: number): number[] | undefined | string {
-  if (node.type !== "ObjectExpression")
-    return "options must be an object literal such as '{ wrt: [0, 1] }'";
+/** A problem with the options, and the node to point at. */
+interface OptionsProblem {
+  message: string;
+  node: Node;
+}
+
+/** `{ wrt: [0, 2] }` or `{ wrt: 1 }` → indices, or what is wrong and where. */
+function parseWrt(node: Expression, arity: number): number[] | undefined | OptionsProblem {
+  const shape = "options must be an object literal such as '{ wrt: [0, 1] }'";
+  if (node.type !== "ObjectExpression") return { message: shape, node };
   let wrt: number[] | undefined;
   for (const prop of node.properties) {
-    if (prop.type !== "Property" || prop.computed || prop.key.type !== "Identifier") {
-      return "options must be an object literal such as '{ wrt: [0, 1] }'";
-    }
-    if (prop.key.name !== "wrt")
-      return `unknown option '${prop.key.name}'; the only option is 'wrt'`;
+    const key =
+      prop.type === "Property" && !prop.computed
+        ? prop.key.type === "Identifier"
+          ? prop.key.name
+          : prop.key.type === "Literal"
+            ? String(prop.key.value)
+            : undefined
+        : undefined;
+    if (prop.type !== "Property" || key === undefined) return { message: shape, node: prop };
+    if (key !== "wrt")
+      return { message: `unknown option '${key}'; the only option is 'wrt'`, node: prop.key };
     const value = prop.value;
     const items = value.type === "ArrayExpression" ? value.elements : [value];
     wrt = [];
     for (const item of items) {
-      if (!item || item.type !== "Literal" || typeof item.value !== "number") {
-        return "'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'";
+      const index = item ? constantValue(item) : undefined;
+      if (!item || index === undefined) {
+        return {
+          message: "'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'",
+          node: item ?? value,
+        };
       }
-      if (!Number.isInteger(item.value) || item.value < 0 || item.value >= arity) {
-        return `'wrt' index ${item.value} is out of range: the function has ${arity} parameter${arity === 1 ? "" : "s"}`;
+      if (!Number.isInteger(index))
+        return { message: `'wrt' index ${index} is not an integer`, node: item };
+      if (index < 0 || index >= arity) {
+        return {
+          message: `'wrt' index ${index} is out of range: the function has ${arity} parameter${arity === 1 ? "" : "s"}`,
+          node: item,
+        };
       }
-      if (wrt.includes(item.value)) return `'wrt' lists parameter ${item.value} twice`;
-      wrt.push(item.value);
+      if (wrt.includes(index))
+        return { message: `'wrt' lists parameter ${index} twice`, node: item };
+      wrt.push(index);
     }
-    if (wrt.length === 0) return "'wrt' must name at least one parameter";
+    if (wrt.length === 0) return { message: "'wrt' must name at least one parameter", node: value };
   }
   return wrt;
 }

@@ -16,6 +16,7 @@ export const DiagnosticCode = {
   unboundName: "NABLA111",
   closureCapture: "NABLA112",
   callArity: "NABLA113",
+  moduleNotFound: "NABLA114",
   constantResult: "NABLA201",
   internalError: "NABLA900",
 } as const;

@@ -56,18 +56,36 @@ export class Differentiator {
       const key = jvpKey(demand.key, demand.wrt);
       if (this.derivatives.has(key)) continue;
       this.derivatives.set(key, undefined);
-      const primal = this.primal(demand);
-      if (!primal) continue;
-      this.derivatives.set(key, this.derive(primal, demand));
+      try {
+        const primal = this.primal(demand);
+        if (primal) this.derivatives.set(key, this.derive(primal, demand));
+      } catch (error) {
+        this.fail(error, demand.chain, demand.key);
+      }
     }
   }
 
-  private fail(error: unknown, chain: DiagnosticNote[]): void {
+  /**
+   * Records why a function could not be differentiated. A compiler bug becomes a diagnostic
+   * too (NABLA900) rather than a crash, so the user still sees where it happened.
+   */
+  private fail(error: unknown, chain: DiagnosticNote[], key?: FunctionKey): void {
     if (error instanceof CompileAbort) {
       this.diagnostics.add({ ...error.diagnostic, notes: [...error.diagnostic.notes, ...chain] });
       return;
     }
-    throw error;
+    if (process.env.NABLA_DEBUG) throw error;
+    const target = key ? this.targets.get(key) : undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    this.diagnostics.add({
+      severity: "error",
+      code: DiagnosticCode.internalError,
+      message: `internal compiler error while differentiating ${target ? functionLabel(target.name) : "this function"}: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
+      loc: target
+        ? { file: target.module.file, start: target.node.start, end: target.node.start + 1 }
+        : (chain[0]?.loc ?? { file: "", start: 0, end: 0 }),
+      notes: chain,
+    });
   }
 
   private primal(demand: Demand): IRFunction | undefined {
@@ -91,7 +109,7 @@ export class Differentiator {
       this.primals.set(demand.key, lowered.fn);
       return lowered.fn;
     } catch (error) {
-      this.fail(error, demand.chain);
+      this.fail(error, demand.chain, demand.key);
       return undefined;
     }
   }

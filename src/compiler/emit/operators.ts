@@ -28,8 +28,10 @@ export function operatorWrapper(w: OperatorWrapper): string {
   switch (w.operator) {
     case "derivative":
       return `((${args}) => ${jvpCall(["1"])})`;
-    case "valueWithDerivative":
-      return `((${args}) => { const derivative = ${jvpCall(["1"])}; return { value: ${out}, derivative }; })`;
+    case "valueWithDerivative": {
+      const tangent = freshName("tangent", params);
+      return `((${args}) => { const ${tangent} = ${jvpCall(["1"])}; return { value: ${out}, derivative: ${tangent} }; })`;
+    }
     case "differential": {
       const tangents = w.wrt.map(tangentName);
       return `((${args}) => (${tangents.join(", ")}) => ${jvpCall(sorted.map(tangentName))})`;
@@ -37,16 +39,22 @@ export function operatorWrapper(w: OperatorWrapper): string {
     case "valueWithDifferential": {
       const tangents = w.wrt.map(tangentName);
       const zeros = sorted.map(() => "0");
+      const value = freshName("value", [...params, ...tangents]);
       return (
-        `((${args}) => { ${jvpCall(zeros)}; const value = ${out}; ` +
-        `return { value, differential: (${tangents.join(", ")}) => ${jvpCall(sorted.map(tangentName))} }; })`
+        `((${args}) => { ${jvpCall(zeros)}; const ${value} = ${out}; ` +
+        `return { value: ${value}, differential: (${tangents.join(", ")}) => ${jvpCall(sorted.map(tangentName))} }; })`
       );
     }
   }
 }
 
 function uniqueTangentName(param: string, taken: string[]): string {
-  let name = `d${param}`;
+  return freshName(`d${param}`, taken);
+}
+
+/** `base`, or `base_`, `base__`… when that name is taken by a parameter. */
+function freshName(base: string, taken: string[]): string {
+  let name = base;
   while (taken.includes(name)) name = `${name}_`;
   return name;
 }

@@ -95,6 +95,13 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     );
   }
 
+  if (ctx.module.constants.get(head)?.holdsFunction) {
+    return ctx.fail(
+      callee,
+      "closureCapture",
+      `'${head}' is a module-level variable holding a function, which may change; differentiable code can call functions declared with 'function' or 'const' only`,
+    );
+  }
   const symbol = resolveCallee(ctx, path);
   if (!symbol) return failUnknownCallee(ctx, callee, path);
   return lowerUserCall(ctx, node, symbol, path);
@@ -137,7 +144,9 @@ function lowerUserCall(
   const signature = signatureOf(symbol.node);
   const args = lowerArguments(ctx, node);
   ctx.at(node);
-  if (args.length !== signature.params.length) {
+  // Optional and default parameters are reported when the callee is lowered.
+  const fixedArity = signature.params.every((p) => !p.unsupported);
+  if (fixedArity && args.length !== signature.params.length) {
     return ctx.fail(
       node,
       "callArity",
@@ -145,7 +154,8 @@ function lowerUserCall(
     );
   }
   signature.params.forEach((p, i) => {
-    if (p.type && p.type !== args[i]!.type) {
+    const arg = args[i];
+    if (p.type && arg && p.type !== arg.type) {
       ctx.fail(
         node.arguments[i]!,
         "typeMismatch",

@@ -78,6 +78,7 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "UpdateExpression": {
       const slot = assignableSlot(ctx, node.argument);
       const old = ctx.value(slot);
+      requireNumbers(ctx, node, node.operator, old);
       ctx.at(node);
       const updated = ctx.builder.binary(
         node.operator === "++" ? "add" : "sub",
@@ -91,6 +92,8 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "AssignmentExpression":
       return lowerAssignment(ctx, node.operator, node.left, node.right, node);
     case "MemberExpression": {
+      const imported = namespaceConstant(ctx, node);
+      if (imported) return imported;
       const math = mathMember(node);
       if (math !== undefined && MATH_CONSTANTS.has(math))
         return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
@@ -134,6 +137,21 @@ function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
   );
 }
 
+/** `ns.K`, a constant of a module imported as a namespace. */
+function namespaceConstant(ctx: LowerContext, node: Node): Value | undefined {
+  if (node.type !== "MemberExpression" || node.computed) return undefined;
+  if (node.object.type !== "Identifier" || node.property.type !== "Identifier") return undefined;
+  if (ctx.scope.lookup(node.object.name)) return undefined;
+  const binding = ctx.module.imports.get(node.object.name);
+  if (binding?.imported !== "*") return undefined;
+  const target = ctx.program.importedModule(ctx.module, binding.specifier);
+  const constant = target && ctx.program.resolveExportedConstant(target, node.property.name);
+  if (!constant?.type) return undefined;
+  const path = `${node.object.name}.${node.property.name}`;
+  return ctx.builder.emit("global", [], [constant.type], { callee: path }, [], node.property.name)
+    .results[0]!;
+}
+
 function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   const slot = ctx.scope.lookup(name);
   if (slot) return ctx.value(slot);
@@ -151,8 +169,7 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   }
   const binding = ctx.module.imports.get(name);
   if (binding) {
-    const target = ctx.program.importedModule(ctx.module, binding.specifier);
-    const imported = target?.constants.get(target.exports.get(binding.imported) ?? "");
+    const imported = ctx.program.resolveLocalConstant(ctx.module, name);
     if (imported?.type)
       return ctx.builder.emit("global", [], [imported.type], { callee: name }, [], name)
         .results[0]!;
@@ -160,6 +177,13 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
       node,
       "unknownType",
       `cannot determine the type of imported value '${name}' from '${binding.specifier}'`,
+    );
+  }
+  if (name === "undefined") {
+    return ctx.fail(
+      node,
+      "unsupportedSyntax",
+      "'undefined' is not supported in differentiable code",
     );
   }
   if (ctx.module.functions.has(name)) {

@@ -61,12 +61,11 @@ export function lowerFunction(
   }
 
   signature.params.forEach((p) => {
-    if (p.unsupported)
-      ctx.fail(
-        p.node,
-        "unsupportedSyntax",
-        `${describeNode(p.node)} is not supported in differentiable code`,
-      );
+    if (p.unsupported) {
+      const what =
+        p.node.type === "Identifier" ? `the optional parameter '${p.name}'` : describeNode(p.node);
+      ctx.fail(p.node, "unsupportedSyntax", `${what} is not supported in differentiable code`);
+    }
     let type = p.type;
     if (!type) {
       const annotation = "typeAnnotation" in p.node ? p.node.typeAnnotation : undefined;

@@ -35,7 +35,12 @@ export function annotationType(annotation: TSTypeAnnotation | null | undefined):
 export function signatureOf(fn: FunctionLike): Signature {
   const params = fn.params.map((p): ParamInfo => {
     if (p.type === "Identifier") {
-      return { name: p.name, type: annotationType(p.typeAnnotation), node: p, unsupported: false };
+      return {
+        name: p.name,
+        type: annotationType(p.typeAnnotation),
+        node: p,
+        unsupported: (p as { optional?: boolean }).optional === true,
+      };
     }
     return { name: "", type: undefined, node: p, unsupported: true };
   });

@@ -146,7 +146,14 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
 }
 
 function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
-  if (node.kind !== "const" && node.kind !== "let" && node.kind !== "var") {
+  if (node.kind === "var") {
+    ctx.fail(
+      node,
+      "unsupportedSyntax",
+      "'var' declarations are not supported in differentiable code; use 'let' or 'const'",
+    );
+  }
+  if (node.kind !== "const" && node.kind !== "let") {
     ctx.fail(
       node,
       "unsupportedSyntax",

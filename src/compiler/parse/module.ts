@@ -31,6 +31,8 @@ export interface ModuleConstant {
   /** The declared or inferred type, when it can be known without running code. */
   type: Type | undefined;
   node: Node;
+  /** A `let`/`var` holding a function: a function value, which may change. */
+  holdsFunction: boolean;
 }
 
 export interface ParseProblem {
@@ -49,6 +51,10 @@ export interface SourceModule {
   imports: Map<string, ImportBinding>;
   /** Exported name → local name. */
   exports: Map<string, string>;
+  /** `export { a as b } from "./x"`: exported name → where it comes from. */
+  reexports: Map<string, ImportBinding>;
+  /** `export * from "./x"`: the specifiers. */
+  starExports: string[];
   problems: ParseProblem[];
 }
 
@@ -63,6 +69,8 @@ export function parseModule(file: string, text: string): SourceModule {
     constants: new Map(),
     imports: new Map(),
     exports: new Map(),
+    reexports: new Map(),
+    starExports: [],
     problems: result.errors.map((e) => ({
       message: e.message,
       start: e.labels[0]?.start ?? 0,
@@ -87,8 +95,10 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
           init &&
           (init.type === "ArrowFunctionExpression" || init.type === "FunctionExpression")
         ) {
-          if (node.kind === "const") mod.functions.set(name, init);
-          continue;
+          if (node.kind === "const") {
+            mod.functions.set(name, init);
+            continue;
+          }
         }
         const annotation = decl.id.typeAnnotation;
         const literal = init ? constantValue(init) : undefined;
@@ -101,6 +111,8 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
           value: node.kind === "const" ? literal : undefined,
           type,
           node: decl,
+          holdsFunction:
+            init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression",
         });
       }
       return;
@@ -123,15 +135,17 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
         collectTopLevel(mod, node.declaration);
         for (const name of declaredNames(node.declaration)) mod.exports.set(name, name);
       }
-      if (!node.source) {
-        for (const spec of node.specifiers) {
-          const local =
-            spec.local.type === "Identifier" ? spec.local.name : String(spec.local.value);
-          const exported =
-            spec.exported.type === "Identifier" ? spec.exported.name : String(spec.exported.value);
-          mod.exports.set(exported, local);
-        }
+      for (const spec of node.specifiers) {
+        const local = spec.local.type === "Identifier" ? spec.local.name : String(spec.local.value);
+        const exported =
+          spec.exported.type === "Identifier" ? spec.exported.name : String(spec.exported.value);
+        if (node.source)
+          mod.reexports.set(exported, { specifier: String(node.source.value), imported: local });
+        else mod.exports.set(exported, local);
       }
+      return;
+    case "ExportAllDeclaration":
+      if (!node.exported) mod.starExports.push(String(node.source.value));
       return;
     case "ExportDefaultDeclaration": {
       const decl = node.declaration;

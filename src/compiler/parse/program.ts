@@ -1,6 +1,11 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { parseModule, type FunctionLike, type SourceModule } from "./module.js";
+import {
+  parseModule,
+  type FunctionLike,
+  type ModuleConstant,
+  type SourceModule,
+} from "./module.js";
 
 // The user's program as a graph of modules. Relative imports are resolved to files the way
 // TypeScript's `bundler`/`nodenext` resolution does for sources: `./b`, `./b.ts`, and `./b.js`
@@ -70,8 +75,57 @@ export class ProgramGraph {
     if (seen.has(key)) return undefined;
     seen.add(key);
     const local = mod.exports.get(exported);
-    if (local === undefined) return undefined;
-    return this.resolveLocalFunction(mod, local, seen);
+    if (local !== undefined) return this.resolveLocalFunction(mod, local, seen);
+    const reexport = mod.reexports.get(exported);
+    if (reexport) {
+      const target = this.importedModule(mod, reexport.specifier);
+      return target && this.resolveExport(target, reexport.imported, seen);
+    }
+    if (exported === "default") return undefined;
+    for (const specifier of mod.starExports) {
+      const target = this.importedModule(mod, specifier);
+      const found = target && this.resolveExport(target, exported, seen);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** The module constant an exported name of `mod` denotes, following re-exports. */
+  resolveExportedConstant(
+    mod: SourceModule,
+    exported: string,
+    seen = new Set<string>(),
+  ): ModuleConstant | undefined {
+    const key = `${mod.file}#${exported}`;
+    if (seen.has(key)) return undefined;
+    seen.add(key);
+    const local = mod.exports.get(exported);
+    if (local !== undefined) return this.resolveLocalConstant(mod, local, seen);
+    const reexport = mod.reexports.get(exported);
+    if (reexport) {
+      const target = this.importedModule(mod, reexport.specifier);
+      return target && this.resolveExportedConstant(target, reexport.imported, seen);
+    }
+    for (const specifier of mod.starExports) {
+      const target = this.importedModule(mod, specifier);
+      const found = target && this.resolveExportedConstant(target, exported, seen);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** The module constant a top-level name of `mod` denotes, following imports. */
+  resolveLocalConstant(
+    mod: SourceModule,
+    name: string,
+    seen = new Set<string>(),
+  ): ModuleConstant | undefined {
+    const constant = mod.constants.get(name);
+    if (constant) return constant;
+    const binding = mod.imports.get(name);
+    if (!binding || binding.imported === "*") return undefined;
+    const target = this.importedModule(mod, binding.specifier);
+    return target && this.resolveExportedConstant(target, binding.imported, seen);
   }
 
   /** The function a top-level name of `mod` denotes, following imports across files. */

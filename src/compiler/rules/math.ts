@@ -37,6 +37,9 @@ const piecewiseConstant: MathFunction = { arity: 1, jvp: () => undefined };
 
 const num = (ctx: RuleContext, n: number) => ctx.b.constant(n);
 const square = (ctx: RuleContext, v: Value) => ctx.b.binary("mul", v, v);
+/** 1 − x² as (1 − x)(1 + x): no cancellation near x = ±1. */
+const oneMinusSquare = (ctx: RuleContext, x: Value) =>
+  ctx.b.binary("mul", ctx.b.binary("sub", num(ctx, 1), x), ctx.b.binary("add", num(ctx, 1), x));
 
 /** Coefficients of min/max: 1 for the first argument equal to the result, 0 for the others. */
 function extremum(): MathFunction {
@@ -65,12 +68,10 @@ export const MATH_FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map<string,
   ["sin", unary((c, x) => c.b.math("cos", [x]))],
   ["cos", unary((c, x) => c.b.unary("neg", c.b.math("sin", [x])))],
   ["tan", unary((c, _x, y) => c.b.binary("add", num(c, 1), square(c, y)))],
-  ["asin", unaryQuotient((c, x) => c.b.math("sqrt", [c.b.binary("sub", num(c, 1), square(c, x))]))],
+  ["asin", unaryQuotient((c, x) => c.b.math("sqrt", [oneMinusSquare(c, x)]))],
   [
     "acos",
-    unary((c, x) =>
-      c.b.binary("div", num(c, -1), c.b.math("sqrt", [c.b.binary("sub", num(c, 1), square(c, x))])),
-    ),
+    unary((c, x) => c.b.binary("div", num(c, -1), c.b.math("sqrt", [oneMinusSquare(c, x)]))),
   ],
   ["atan", unaryQuotient((c, x) => c.b.binary("add", num(c, 1), square(c, x)))],
   ["sinh", unary((c, x) => c.b.math("cosh", [x]))],
@@ -91,7 +92,7 @@ export const MATH_FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map<string,
       ),
     ),
   ],
-  ["atanh", unaryQuotient((c, x) => c.b.binary("sub", num(c, 1), square(c, x)))],
+  ["atanh", unaryQuotient((c, x) => oneMinusSquare(c, x))],
   ["exp", unary((_c, _x, y) => y)],
   ["expm1", unary((c, _x, y) => c.b.binary("add", y, num(c, 1)))],
   ["log", unaryQuotient((_c, x) => x)],

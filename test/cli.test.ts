@@ -1,0 +1,394 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { REPO_ROOT, writeProgram } from "./support/harness.js";
+
+// The real `nabla` command, run as a child process on programs in temporary folders (which
+// have no node_modules: `nabla` must resolve to the running nabla).
+
+const BIN = join(REPO_ROOT, "bin/nabla.js");
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `nabla args…` in `cwd`. */
+function nabla(args: string[], cwd: string = REPO_ROOT): Run {
+  const env = { ...process.env };
+  delete env.NABLA_DEBUG;
+  delete env.FORCE_COLOR;
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: 15_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const CUBE = `import { derivative } from "nabla";
+const d = derivative((x: number) => x * x * x);
+console.log(d(4));
+console.log(JSON.stringify(process.argv.slice(1)));
+`;
+
+const BAD = `import { derivative } from "nabla";
+console.log("SHOULD NOT RUN");
+function f(x: number): number {
+  return x | 0;
+}
+export const d = derivative(f);
+`;
+
+/** What `check` and `run` print for BAD (paths relative to the working folder). */
+const BAD_DIAGNOSTICS = `main.ts:4:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  3 | function f(x: number): number {
+> 4 |   return x | 0;
+    |          ^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:6:18: note: when differentiating 'f' for 'derivative'
+> 6 | export const d = derivative(f);
+    |                  ^^^^^^^^^^^^^
+
+1 error
+`;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+const USAGE_LINE = /^Usage:\n {2}nabla run <file\.ts> \[args…\]/m;
+
+test("run: prints the program's output and passes extra arguments in process.argv", () => {
+  const dir = writeProgram({ "main.ts": CUBE });
+  const r = nabla(["run", "main.ts", "alpha", "--flag", "3"], dir);
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+  const [value, argv] = r.stdout.split("\n");
+  assert.equal(value, "48");
+  // argv[1] is the program itself, as with `node main.js alpha --flag 3`.
+  assert.deepEqual(JSON.parse(argv!), [join(dir, "main.ts"), "alpha", "--flag", "3"]);
+});
+
+test("run: a program in a folder without node_modules imports nabla", () => {
+  const dir = writeProgram({
+    "main.ts": `import { valueWithDerivative, differential } from "nabla";
+import * as nabla from "nabla";
+const v = valueWithDerivative((x: number) => Math.sin(x) * x)(0);
+const jvp = differential((x: number, y: number) => x * y, { wrt: [0, 1] })(2, 3);
+const d = nabla.derivative((t: number) => Math.exp(2 * t))(0);
+console.log(v.value, v.derivative, jvp(1, 0), jvp(0, 1), d);
+`,
+  });
+  for (let d = dir; d !== dirname(d); d = dirname(d)) {
+    assert.ok(!existsSync(join(d, "node_modules")), `${d} has node_modules`);
+  }
+  const r = nabla(["run", join(dir, "main.ts")], REPO_ROOT);
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, "0 0 3 2 2\n");
+});
+
+test("run: programs spread over several files and folders", () => {
+  const dir = writeProgram({
+    "main.ts": `import { derivative } from "nabla";
+import { cube } from "./lib/poly.js";
+import * as poly from "./lib/poly.ts";
+const d = derivative((x: number) => cube(x) + poly.square(x));
+console.log(d(2));
+`,
+    "lib/poly.ts": `import { times } from "../util.ts";
+export function square(x: number): number {
+  return times(x, x);
+}
+export function cube(x: number): number {
+  return times(square(x), x);
+}
+`,
+    "util.ts": `export const times = (a: number, b: number): number => a * b;\n`,
+  });
+  const r = nabla(["run", "main.ts"], dir);
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, "16\n");
+});
+
+test("run: a program with errors is not run, and the exit code is 1", () => {
+  const dir = writeProgram({ "main.ts": BAD });
+  const r = nabla(["run", "main.ts"], dir);
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, BAD_DIAGNOSTICS);
+});
+
+test("run: warnings are printed and the program runs", () => {
+  const dir = writeProgram({
+    "main.ts": `import { derivative } from "nabla";
+console.log(derivative((x: number) => 3)(1));
+`,
+  });
+  const r = nabla(["run", "main.ts"], dir);
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, "0\n");
+  assert.match(r.stderr, /^main\.ts:2:24: warning NABLA201: /);
+  assert.match(r.stderr, /\n1 warning\n$/);
+});
+
+test("run: an error thrown by the program exits 1 with a stack into the .ts files", () => {
+  const dir = writeProgram({
+    "main.ts": `import { derivative } from "nabla";
+import { check } from "./lib.ts";
+function f(x: number): number {
+  return x * x;
+}
+const d = derivative(f);
+check(d(1));
+check(d(10));
+`,
+    "lib.ts": `export function check(v: number): number {
+  if (v > 5) {
+    throw new RangeError("too big: " + v);
+  }
+  return v;
+}
+`,
+  });
+  const r = nabla(["run", "main.ts"], dir);
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, "");
+  const lines = r.stderr.split("\n");
+  assert.equal(lines[0], "RangeError: too big: 20");
+  // Source-mapped: the TypeScript files, with their own lines and columns.
+  assert.equal(lines[1]?.trim(), `at check (${join(dir, "lib.ts")}:3:11)`);
+  assert.match(
+    lines[2]!,
+    new RegExp(`^\\s+at .*\\(?${escapeRegExp(join(dir, "main.ts"))}:8:1\\)?$`),
+  );
+});
+
+test("run: the stack is mapped on lines where an operator call was replaced", () => {
+  const dir = writeProgram({
+    "main.ts": `import { derivative, valueWithDerivative } from "nabla";
+function f(x: number): number {
+  return x * x;
+}
+const v = derivative(f)(3) + valueWithDerivative(f)(2).derivative; if (v > 0) throw new Error("v = " + v);
+`,
+  });
+  const r = nabla(["run", "main.ts"], dir);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^Error: v = 10\n/);
+  assert.ok(r.stderr.includes(`${join(dir, "main.ts")}:5:85`), r.stderr);
+});
+
+test("run: an error thrown later, in a callback, also points at the .ts file", () => {
+  const dir = writeProgram({
+    "main.ts": `const n: number = 2;
+setTimeout(() => {
+  throw new Error("later " + n);
+}, 1);
+`,
+  });
+  const r = nabla(["run", "main.ts"], dir);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /\nError: later 2\n/);
+  assert.ok(r.stderr.includes(`${join(dir, "main.ts")}:3:9`), r.stderr);
+});
+
+test("run: the program's own exit code is kept", () => {
+  const dir = writeProgram({ "main.ts": `console.log("done");\nprocess.exitCode = 3;\n` });
+  const r = nabla(["run", "main.ts"], dir);
+  assert.equal(r.stdout, "done\n");
+  assert.equal(r.status, 3);
+});
+
+test("emit: prints JavaScript with the generated $jvp function and no types", () => {
+  const dir = writeProgram({
+    "main.ts": `import { derivative } from "nabla";
+interface Point {
+  x: number;
+}
+type Scalar = number;
+function f(x: number): number {
+  const y: number = x * x;
+  return y * x;
+}
+const p: Point = { x: 4 };
+const unused: Scalar = 0;
+console.log(derivative(f)(p.x as number));
+`,
+  });
+  const r = nabla(["emit", "main.ts"], dir);
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /^export function f\$jvp\w*\(x, dx\) \{$/m);
+  assert.match(r.stdout, /^function f\(x\) \{$/m);
+  assert.doesNotMatch(r.stdout, /: number|: Scalar|: Point|interface |type Scalar| as number/);
+  // It is valid JavaScript.
+  const out = join(dir, "out.mjs");
+  writeFileSync(out, r.stdout);
+  const check = spawnSync(process.execPath, ["--check", out], { encoding: "utf8" });
+  assert.equal(check.stderr, "");
+  assert.equal(check.status, 0);
+});
+
+test("emit: several files are printed one after the other, entry first", () => {
+  const dir = writeProgram({
+    "main.ts": `import { derivative } from "nabla";
+import { sq } from "./sub/lib.ts";
+console.log(derivative((x: number) => sq(x) * x)(2));
+`,
+    "sub/lib.ts": `export function sq(x: number): number {
+  return x * x;
+}
+`,
+  });
+  const r = nabla(["emit", "main.ts"], dir);
+  assert.equal(r.status, 0);
+  const headers = [...r.stdout.matchAll(/^\/\/ ==== (.*) ====$/gm)].map((m) => m[1]);
+  assert.deepEqual(headers, [join(dir, "main.ts"), join(dir, "sub/lib.ts")]);
+  assert.match(r.stdout, /export function sq\$jvp\w*\(x, dx\)/);
+});
+
+test("emit --ir: prints the IR of the primal and derivative functions", () => {
+  const dir = writeProgram({ "main.ts": CUBE });
+  const r = nabla(["emit", "main.ts", "--ir"], dir);
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+  const primal = /^func @(\w+)\(%x\.\d+: number\) -> number \{$/m.exec(r.stdout);
+  assert.ok(primal, r.stdout);
+  const jvp = new RegExp(
+    `^func @${primal[1]}\\$jvp\\w*\\(%x\\.\\d+: number, %dx\\.\\d+: number\\) -> `,
+    "m",
+  );
+  assert.match(r.stdout, jvp);
+  assert.match(r.stdout, /^ {2}return /m);
+});
+
+test("check: exit code 0 on a good program", () => {
+  const dir = writeProgram({ "main.ts": CUBE });
+  const r = nabla(["check", "main.ts"], dir);
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, "nabla: no errors in main.ts and the files it imports\n");
+});
+
+test("check: exit code 1 and the diagnostics on stderr for a bad program", () => {
+  const dir = writeProgram({ "main.ts": BAD });
+  const r = nabla(["check", "main.ts"], dir);
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, BAD_DIAGNOSTICS);
+});
+
+test("emit: a program with errors prints the diagnostics and no code", () => {
+  const dir = writeProgram({ "main.ts": BAD });
+  const r = nabla(["emit", "main.ts"], dir);
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, BAD_DIAGNOSTICS);
+});
+
+test("check: diagnostics in other files are shown relative to the working folder", () => {
+  const dir = writeProgram({
+    "app/main.ts": `import { derivative } from "nabla";
+import { g } from "../lib/g.ts";
+export const d = derivative(g);
+`,
+    "lib/g.ts": `export function g(x: number): number {
+  return ~x;
+}
+`,
+  });
+  const r = nabla(["check", "app/main.ts"], dir);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^lib\/g\.ts:2:10: error NABLA104: '~' is not differentiable/);
+  assert.match(r.stderr, /\napp\/main\.ts:3:18: note: when differentiating 'g' for 'derivative'\n/);
+});
+
+test("check: warnings only is exit code 0", () => {
+  const dir = writeProgram({
+    "main.ts": `import { derivative } from "nabla";
+export const d = derivative((x: number) => 3);
+`,
+  });
+  const r = nabla(["check", "main.ts"], dir);
+  assert.equal(r.status, 0);
+  assert.match(r.stderr, /^main\.ts:2:29: warning NABLA201: /);
+});
+
+test("usage: no arguments prints the usage and fails", () => {
+  const r = nabla([]);
+  assert.notEqual(r.status, 0);
+  assert.match(r.stdout + r.stderr, USAGE_LINE);
+});
+
+test("usage: --help prints the usage and succeeds", () => {
+  for (const flag of ["--help", "-h", "help"]) {
+    const r = nabla([flag]);
+    assert.equal(r.status, 0, flag);
+    assert.match(r.stdout, USAGE_LINE, flag);
+  }
+});
+
+test("usage: an unknown command exits 2 with the usage", () => {
+  const r = nabla(["frobnicate", "main.ts"]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /^nabla: unknown command 'frobnicate'\n/);
+  assert.match(r.stderr, USAGE_LINE);
+});
+
+test("usage: a command without its file exits 2 with the usage", () => {
+  for (const command of ["run", "emit", "check"]) {
+    const r = nabla([command]);
+    assert.equal(r.status, 2, command);
+    assert.match(r.stderr, new RegExp(`^nabla: 'nabla ${command}' needs`), command);
+    assert.match(r.stderr, USAGE_LINE, command);
+  }
+});
+
+test("usage: a missing file exits 1 and names the file", () => {
+  const dir = writeProgram({});
+  for (const command of ["run", "emit", "check"]) {
+    const r = nabla([command, "missing.ts"], dir);
+    assert.equal(r.status, 1, command);
+    assert.equal(r.stdout, "", command);
+    assert.equal(r.stderr, "nabla: cannot find 'missing.ts'\n", command);
+  }
+});
+
+test("--version prints the version of package.json", () => {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+    version: string;
+  };
+  for (const flag of ["--version", "-v"]) {
+    const r = nabla([flag]);
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, `${pkg.version}\n`);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Regressions: behaviours that were wrong once.
+
+test("usage: an unknown option is a usage error (exit 2), not a crash", () => {
+  const dir = writeProgram({ "main.ts": CUBE });
+  const r = nabla(["emit", "main.ts", "--bogus"], dir);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^nabla: unknown option '--bogus'/i);
+  assert.match(r.stderr, USAGE_LINE);
+  assert.doesNotMatch(r.stderr, /NABLA_DEBUG/);
+});
+
+test("run: a folder instead of a file is reported plainly", () => {
+  const dir = writeProgram({ "src/main.ts": CUBE });
+  const r = nabla(["run", "src"], dir);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^nabla: 'src' is a (directory|folder)/);
+  assert.doesNotMatch(r.stderr, /EISDIR|NABLA_DEBUG/);
+});

@@ -1,0 +1,2454 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+
+// The exact text of every kind of diagnostic: message, location, code frame, call-chain notes
+// and summary line. Each case is a whole program and the whole formatted output, so a change
+// to any message, location or frame shows up here. Sources and expected texts are written with
+// a leading newline for readability; it is dropped before use.
+
+type Files = string | Record<string, string>;
+
+interface Case {
+  name: string;
+  /** main.ts, or several files by name (main.ts is the entry). */
+  files: Files;
+  expected: string;
+}
+
+function trimLeadingNewline(text: string): string {
+  return text.startsWith("\n") ? text.slice(1) : text;
+}
+
+function compile(files: Files) {
+  const named = typeof files === "string" ? { "main.ts": files } : files;
+  const entries = Object.entries(named).map(([name, text]) => [name, trimLeadingNewline(text)]);
+  return compileFiles(Object.fromEntries(entries));
+}
+
+/** The formatted diagnostics of a program, paths relative to its folder. */
+function diagnose(files: Files): string {
+  return diagnosticsText(compile(files));
+}
+
+/** A line of a JavaScript stack trace: `    at fn (file:line:col)` or `    at file:line:col`. */
+const STACK_LINE = /^\s+at .*(:\d+:\d+\)?|node:internal|<anonymous>)$/m;
+
+function assertNoStackTrace(text: string): void {
+  assert.doesNotMatch(text, STACK_LINE, `diagnostic contains a stack trace:\n${text}`);
+  assert.doesNotMatch(text, /\b(file:\/\/|node:internal|dist\/src\/)/, `internal path:\n${text}`);
+}
+
+const cases: Case[] = [
+  {
+    name: "NABLA101: array literal",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const a = [x, 1];
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:13: error NABLA101: an array literal is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   const a = [x, 1];
+    |             ^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: object literal",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const o = { x };
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:13: error NABLA101: an object literal is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   const o = { x };
+    |             ^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: template literal",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  console.log(\`x = \${x}\`);
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:15: error NABLA101: a template literal is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   console.log(\`x = \${x}\`);
+    |               ^^^^^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: 'new' expression",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const d = new Date();
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:13: error NABLA101: a 'new' expression is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   const d = new Date();
+    |             ^^^^^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: switch statement",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  switch (x) {
+    case 1:
+      return 2;
+  }
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:3: error NABLA101: a 'switch' statement is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   switch (x) {
+    |   ^^^^^^^^^^^^
+main.ts:9:19: note: when differentiating 'f' for 'derivative'
+> 9 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: throw statement",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  if (x < 0) throw new Error("negative");
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:14: error NABLA101: a 'throw' statement is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   if (x < 0) throw new Error("negative");
+    |              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: try statement",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  try {
+    return x;
+  } catch {
+    return 0;
+  }
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:3: error NABLA101: a 'try' statement is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   try {
+    |   ^^^^^
+main.ts:9:19: note: when differentiating 'f' for 'derivative'
+> 9 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: for…of loop",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  let s = 0;
+  for (const v of [1, 2]) s += v * x;
+  return s;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:3: error NABLA101: a 'for…of' loop is not supported in differentiable code
+  3 |   let s = 0;
+> 4 |   for (const v of [1, 2]) s += v * x;
+    |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: array destructuring",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const [a, b] = [x, x];
+  return a * b;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:9: error NABLA101: array destructuring is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   const [a, b] = [x, x];
+    |         ^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: object destructuring parameter",
+    files: `
+import { derivative } from "nabla";
+function f({ x }: { x: number }): number {
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:2:12: error NABLA101: object destructuring is not supported in differentiable code
+  1 | import { derivative } from "nabla";
+> 2 | function f({ x }: { x: number }): number {
+    |            ^^^^^^^^^^^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: nested function declaration",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  function g(y: number): number {
+    return y;
+  }
+  return g(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:3: error NABLA101: a nested function declaration is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   function g(y: number): number {
+    |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: local function value (nested arrow) is reported where it is created",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const g = (y: number) => y * 2;
+  return g(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:13: error NABLA101: a nested arrow function is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   const g = (y: number) => y * 2;
+    |             ^^^^^^^^^^^^^^^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: class declaration",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  class A {}
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:3: error NABLA101: a class declaration is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   class A {}
+    |   ^^^^^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: rest parameter",
+    files: `
+import { differential } from "nabla";
+function f(...xs: number[]): number {
+  return 1;
+}
+export const df = differential(f);
+`,
+    expected: `
+main.ts:2:12: error NABLA101: a rest parameter is not supported in differentiable code
+  1 | import { differential } from "nabla";
+> 2 | function f(...xs: number[]): number {
+    |            ^^^^^^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'differential'
+> 5 | export const df = differential(f);
+    |                   ^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: comma operator",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  let s = 0;
+  for (let i = 0, j = 0; i < 3; i++, j++) s += x;
+  return s;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:33: error NABLA101: the comma operator is not supported in differentiable code
+  3 |   let s = 0;
+> 4 |   for (let i = 0, j = 0; i < 3; i++, j++) s += x;
+    |                                 ^^^^^^^^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: typeof",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return typeof x === "number" ? x : 0;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA101: the 'typeof' operator is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   return typeof x === "number" ? x : 0;
+    |          ^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: null",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const b = null;
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:13: error NABLA101: 'null' is not supported in differentiable code
+  2 | function f(x: number): number {
+> 3 |   const b = null;
+    |             ^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: optional call",
+    files: `
+import { derivative } from "nabla";
+function g(y: number): number {
+  return y;
+}
+function f(x: number): number {
+  return g?.(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:6:10: error NABLA101: optional chaining is not supported in differentiable code
+  5 | function f(x: number): number {
+> 6 |   return g?.(x);
+    |          ^^^^^^
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: logical assignment",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  let y = 0;
+  y ||= x;
+  return y;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:3: error NABLA101: the '||=' assignment is not supported in differentiable code
+  3 |   let y = 0;
+> 4 |   y ||= x;
+    |   ^^^^^^^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: property access",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x.toFixed(2).length;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA101: a property access is not supported yet in differentiable code (objects and arrays come in a later release)
+  2 | function f(x: number): number {
+> 3 |   return x.toFixed(2).length;
+    |          ^^^^^^^^^^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: label on a block",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  a: {
+    return x;
+  }
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:3: error NABLA101: labels are supported on loops only
+  2 | function f(x: number): number {
+> 3 |   a: {
+    |   ^^^^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: break outside a loop",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  break;
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:3: error NABLA101: 'break' or 'continue' outside a loop
+  2 | function f(x: number): number {
+> 3 |   break;
+    |   ^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: function used as a value",
+    files: `
+import { derivative } from "nabla";
+function g(x: number): number {
+  return x;
+}
+function f(x: number): number {
+  const h = g;
+  return h;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:6:13: error NABLA101: function 'g' used as a value; differentiable code can only call functions
+  5 | function f(x: number): number {
+> 6 |   const h = g;
+    |             ^
+main.ts:9:19: note: when differentiating 'f' for 'derivative'
+> 9 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: async function",
+    files: `
+import { derivative } from "nabla";
+async function f(x: number): Promise<number> {
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:2:16: error NABLA101: 'f' is async; only plain functions can be differentiated
+  1 | import { derivative } from "nabla";
+> 2 | async function f(x: number): Promise<number> {
+    |                ^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: nested differentiation",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const d = derivative((y: number) => y * y);
+  return d(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:13: error NABLA101: nested differentiation ('derivative' inside differentiable code) is not supported yet
+  2 | function f(x: number): number {
+> 3 |   const d = derivative((y: number) => y * y);
+    |             ^^^^^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA112: calling a parameter",
+    files: `
+import { differential } from "nabla";
+function f(x: number, k: number): number {
+  return k(x);
+}
+export const df = differential(f, { wrt: 0 });
+`,
+    expected: `
+main.ts:3:10: error NABLA112: 'k' is a local value; calling function values is not supported yet in differentiable code
+  2 | function f(x: number, k: number): number {
+> 3 |   return k(x);
+    |          ^
+main.ts:5:19: note: when differentiating 'f' for 'differential'
+> 5 | export const df = differential(f, { wrt: 0 });
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA112: a lambda assigning a variable of its enclosing function",
+    files: `
+import { derivative } from "nabla";
+export function outer(a: number): number {
+  let k = a;
+  return derivative((x: number) => {
+    k = x;
+    return x * k;
+  })(a);
+}
+`,
+    expected: `
+main.ts:5:5: error NABLA112: cannot assign to 'k', a variable of the enclosing function, from differentiated code (closures that mutate captured variables are not supported yet)
+  4 |   return derivative((x: number) => {
+> 5 |     k = x;
+    |     ^
+main.ts:4:10: note: when differentiating the function given to 'derivative'
+> 4 |   return derivative((x: number) => {
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA112: a lambda calling a local arrow function of its enclosing function",
+    files: `
+import { derivative } from "nabla";
+export function outer(a: number): number {
+  const h = (y: number) => y * y;
+  return derivative((x: number) => h(x) + 1)(a);
+}
+`,
+    expected: `
+main.ts:3:9: error NABLA112: 'h' is a function defined in the enclosing function; differentiated code cannot call local function values yet (move it to the top level of the module)
+  2 | export function outer(a: number): number {
+> 3 |   const h = (y: number) => y * y;
+    |         ^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:4:10: note: when differentiating the function given to 'derivative'
+> 4 |   return derivative((x: number) => h(x) + 1)(a);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA102: global function with no source",
+    files: `
+import { derivative } from "nabla";
+declare function foo(x: number): number;
+function f(x: number): number {
+  return foo(x) * 2;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA102: cannot differentiate a call to 'foo': it has no visible source and no registered derivative
+  3 | function f(x: number): number {
+> 4 |   return foo(x) * 2;
+    |          ^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA102: function imported from a package",
+    files: `
+import { derivative } from "nabla";
+import { g } from "some-pkg";
+function f(x: number): number {
+  return g(x) + 1;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA102: cannot differentiate 'g': it comes from package 'some-pkg', whose source nabla cannot see, and no derivative is registered for it
+  3 | function f(x: number): number {
+> 4 |   return g(x) + 1;
+    |          ^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA102: namespace import from a package",
+    files: `
+import { derivative } from "nabla";
+import * as lib from "some-pkg";
+function f(x: number): number {
+  return lib.g(x) + 1;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA102: cannot differentiate 'lib.g': it comes from package 'some-pkg', whose source nabla cannot see, and no derivative is registered for it
+  3 | function f(x: number): number {
+> 4 |   return lib.g(x) + 1;
+    |          ^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA102: name a relative module does not export",
+    files: {
+      "main.ts": `
+import { derivative } from "nabla";
+import { g } from "./lib.ts";
+function f(x: number): number {
+  return g(x);
+}
+export const df = derivative(f);
+`,
+      "lib.ts": `
+export const h = 1;
+`,
+    },
+    expected: `
+main.ts:4:10: error NABLA102: cannot differentiate 'g': './lib.ts' does not export a function 'g' with visible source
+  3 | function f(x: number): number {
+> 4 |   return g(x);
+    |          ^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA102: unknown Math function",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return Math.foo(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA102: 'Math.foo' is not a Math function
+  2 | function f(x: number): number {
+> 3 |   return Math.foo(x);
+    |          ^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103: unannotated parameter of a called function",
+    files: `
+import { derivative } from "nabla";
+function g(y) {
+  return y * 2;
+}
+function f(x: number): number {
+  return g(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:2:12: error NABLA103: cannot determine the type of parameter 'y' of 'g'; annotate it (': number')
+  1 | import { derivative } from "nabla";
+> 2 | function g(y) {
+    |            ^
+main.ts:6:10: note: when differentiating this call to 'g'
+> 6 |   return g(x);
+    |          ^^^^
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103: let without annotation or initializer",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  let y;
+  y = x;
+  return y;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:7: error NABLA103: cannot determine the type of 'y'; add an annotation or an initializer
+  2 | function f(x: number): number {
+> 3 |   let y;
+    |       ^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103: module variable of unknown type",
+    files: `
+import { derivative } from "nabla";
+const scale = JSON.parse(process.env.SCALE ?? "1");
+function f(x: number): number {
+  return scale * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA103: cannot determine the type of module variable 'scale'; annotate it (e.g. 'const scale: number = …')
+  3 | function f(x: number): number {
+> 4 |   return scale * x;
+    |          ^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103: imported value of unknown type",
+    files: {
+      "main.ts": `
+import { derivative } from "nabla";
+import { k } from "./constants.ts";
+function f(x: number): number {
+  return k * x;
+}
+export const df = derivative(f);
+`,
+      "constants.ts": `
+export const k = JSON.parse("2");
+`,
+    },
+    expected: `
+main.ts:4:10: error NABLA103: cannot determine the type of imported value 'k' from './constants.ts'
+  3 | function f(x: number): number {
+> 4 |   return k * x;
+    |          ^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103: variable of the enclosing function of unknown type",
+    files: `
+import { derivative } from "nabla";
+export function outer(a: number): number {
+  const k = JSON.parse("2");
+  return derivative((x: number) => x * k)(a);
+}
+`,
+    expected: `
+main.ts:3:9: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function; annotate its declaration (': number')
+  2 | export function outer(a: number): number {
+> 3 |   const k = JSON.parse("2");
+    |         ^^^^^^^^^^^^^^^^^^^
+main.ts:4:10: note: when differentiating the function given to 'derivative'
+> 4 |   return derivative((x: number) => x * k)(a);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103: unannotated parameter of the enclosing function",
+    files: `
+import { derivative } from "nabla";
+export function outer(k) {
+  return derivative((x: number) => x * k)(1);
+}
+`,
+    expected: `
+main.ts:2:23: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function; annotate its declaration (': number')
+  1 | import { derivative } from "nabla";
+> 2 | export function outer(k) {
+    |                       ^
+main.ts:3:10: note: when differentiating the function given to 'derivative'
+> 3 |   return derivative((x: number) => x * k)(1);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104: x | 0",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return (x | 0) * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:11: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return (x | 0) * x;
+    |           ^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104: x >> 1",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x >> 1;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA104: '>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return x >> 1;
+    |          ^^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104: ~x",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return ~x + x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA104: '~' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return ~x + x;
+    |          ^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104: parseFloat(String(x)) is reported once, where the derivative is lost",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return parseFloat(String(x)) * 2;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:21: error NABLA104: 'String' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return parseFloat(String(x)) * 2;
+    |                     ^^^^^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104: Number(x)",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return Number(x) * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA104: 'Number' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return Number(x) * x;
+    |          ^^^^^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104: Math.imul",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return Math.imul(x, 3);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA104: 'Math.imul' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return Math.imul(x, 3);
+    |          ^^^^^^^^^^^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104: >>> in a @differentiable function",
+    files: `
+/** @differentiable */
+export function f(x: number): number {
+  return x >>> 0;
+}
+`,
+    expected: `
+main.ts:3:10: error NABLA104: '>>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | export function f(x: number): number {
+> 3 |   return x >>> 0;
+    |          ^^^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:2:8: note: 'f' is declared @differentiable here
+> 2 | export function f(x: number): number {
+    |        ^
+
+1 error`,
+  },
+  {
+    name: "NABLA105: ++ on a module variable",
+    files: `
+import { derivative } from "nabla";
+let calls = 0;
+function f(x: number): number {
+  calls++;
+  return x * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:3: error NABLA105: differentiable code cannot write the module-level variable 'calls'; pass it in and return the new value instead
+  3 | function f(x: number): number {
+> 4 |   calls++;
+    |   ^^^^^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA105: assignment to a module variable",
+    files: `
+import { derivative } from "nabla";
+let last = 0;
+function f(x: number): number {
+  last = x;
+  return x * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:3: error NABLA105: differentiable code cannot write the module-level variable 'last'; pass it in and return the new value instead
+  3 | function f(x: number): number {
+> 4 |   last = x;
+    |   ^^^^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA105: assignment to an imported variable",
+    files: {
+      "main.ts": `
+import { derivative } from "nabla";
+import { k } from "./state.ts";
+function f(x: number): number {
+  k = x;
+  return x;
+}
+export const df = derivative(f);
+`,
+      "state.ts": `
+export let k = 2;
+`,
+    },
+    expected: `
+main.ts:4:3: error NABLA105: differentiable code cannot write the module-level variable 'k'; pass it in and return the new value instead
+  3 | function f(x: number): number {
+> 4 |   k = x;
+    |   ^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA110: assignment to a const",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const y = x;
+  y = 2 * x;
+  return y;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:3: error NABLA110: cannot assign to 'y' because it is a constant
+  3 |   const y = x;
+> 4 |   y = 2 * x;
+    |   ^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA110: compound assignment to a const",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const y = x;
+  y += 1;
+  return y;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:3: error NABLA110: cannot assign to 'y' because it is a constant
+  3 |   const y = x;
+> 4 |   y += 1;
+    |   ^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA107: missing return at the end",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  if (x > 0) {
+    return x;
+  }
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:6:1: error NABLA107: 'f' can reach its end without returning a number; add a return statement
+  5 |   }
+> 6 | }
+    | ^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA113: wrong argument count",
+    files: `
+import { derivative } from "nabla";
+function g(a: number, b: number): number {
+  return a * b;
+}
+function f(x: number): number {
+  return g(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:6:10: error NABLA113: 'g' takes 2 arguments, got 1
+  5 | function f(x: number): number {
+> 6 |   return g(x);
+    |          ^^^^
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA113: wrong argument count of a Math function",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return Math.sin(x, 2);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA113: Math.sin takes 1 argument, got 2
+  2 | function f(x: number): number {
+> 3 |   return Math.sin(x, 2);
+    |          ^^^^^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA113: withoutDerivative with two arguments",
+    files: `
+import { derivative, withoutDerivative } from "nabla";
+function f(x: number): number {
+  return withoutDerivative(x, 1);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA113: 'withoutDerivative' takes one argument
+  2 | function f(x: number): number {
+> 3 |   return withoutDerivative(x, 1);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: derivative of a two-argument function",
+    files: `
+import { derivative } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:5:30: error NABLA108: 'derivative' differentiates functions of one number argument, but 'f' takes 2; use 'differential' for several arguments
+  4 | }
+> 5 | export const df = derivative(f);
+    |                              ^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: wrt with a non-literal index",
+    files: `
+import { differential, valueWithDifferential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+const i = 0;
+const opts = { wrt: [0] };
+export const df = differential(f, { wrt: [i] });
+`,
+    expected: `
+main.ts:7:43: error NABLA108: 'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'
+  6 | const opts = { wrt: [0] };
+> 7 | export const df = differential(f, { wrt: [i] });
+    |                                           ^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: options not written as an object literal",
+    files: `
+import { differential, valueWithDifferential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+const i = 0;
+const opts = { wrt: [0] };
+export const df = differential(f, opts);
+`,
+    expected: `
+main.ts:7:35: error NABLA108: options must be an object literal such as '{ wrt: [0, 1] }'
+  6 | const opts = { wrt: [0] };
+> 7 | export const df = differential(f, opts);
+    |                                   ^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: wrt index out of range",
+    files: `
+import { differential, valueWithDifferential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+const i = 0;
+const opts = { wrt: [0] };
+export const df = differential(f, { wrt: [0, 2] });
+`,
+    expected: `
+main.ts:7:46: error NABLA108: 'wrt' index 2 is out of range: the function has 2 parameters
+  6 | const opts = { wrt: [0] };
+> 7 | export const df = differential(f, { wrt: [0, 2] });
+    |                                              ^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: duplicate wrt index",
+    files: `
+import { differential, valueWithDifferential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+const i = 0;
+const opts = { wrt: [0] };
+export const df = differential(f, { wrt: [1, 1] });
+`,
+    expected: `
+main.ts:7:46: error NABLA108: 'wrt' lists parameter 1 twice
+  6 | const opts = { wrt: [0] };
+> 7 | export const df = differential(f, { wrt: [1, 1] });
+    |                                              ^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: unknown option",
+    files: `
+import { differential, valueWithDifferential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+const i = 0;
+const opts = { wrt: [0] };
+export const df = differential(f, { wrt: [0], order: 2 });
+`,
+    expected: `
+main.ts:7:47: error NABLA108: unknown option 'order'; the only option is 'wrt'
+  6 | const opts = { wrt: [0] };
+> 7 | export const df = differential(f, { wrt: [0], order: 2 });
+    |                                               ^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: empty wrt",
+    files: `
+import { differential, valueWithDifferential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+const i = 0;
+const opts = { wrt: [0] };
+export const df = valueWithDifferential(f, { wrt: [] });
+`,
+    expected: `
+main.ts:7:51: error NABLA108: 'wrt' must name at least one parameter
+  6 | const opts = { wrt: [0] };
+> 7 | export const df = valueWithDifferential(f, { wrt: [] });
+    |                                                   ^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: extra argument",
+    files: `
+import { differential, valueWithDifferential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+const i = 0;
+const opts = { wrt: [0] };
+export const df = differential(f, { wrt: [0] }, 3);
+`,
+    expected: `
+main.ts:7:19: error NABLA108: 'differential' takes the function and an optional options object
+  6 | const opts = { wrt: [0] };
+> 7 | export const df = differential(f, { wrt: [0] }, 3);
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: derivative with options",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x;
+}
+export const df = derivative(f, { wrt: 0 });
+`,
+    expected: `
+main.ts:5:19: error NABLA108: 'derivative' takes one argument: the function
+  4 | }
+> 5 | export const df = derivative(f, { wrt: 0 });
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: derivative without arguments",
+    files: `
+import { derivative } from "nabla";
+export const df = derivative();
+`,
+    expected: `
+main.ts:2:19: error NABLA108: 'derivative' needs the function to differentiate as its first argument
+  1 | import { derivative } from "nabla";
+> 2 | export const df = derivative();
+    |                   ^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: function without visible source",
+    files: `
+import { derivative } from "nabla";
+export const df = derivative(Math.sin);
+`,
+    expected: `
+main.ts:2:30: error NABLA108: 'derivative' needs a function whose source nabla can see: a function declared in this program or an arrow function written here
+  1 | import { derivative } from "nabla";
+> 2 | export const df = derivative(Math.sin);
+    |                              ^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: gradient (reverse mode)",
+    files: `
+import { gradient } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:5:18: error NABLA108: 'gradient' (reverse mode) is not available yet; use forward mode ('derivative', 'differential') for now
+  4 | }
+> 5 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: valueWithGradient through a namespace import",
+    files: `
+import * as nabla from "nabla";
+function f(x: number): number {
+  return x * x;
+}
+export const g = nabla.valueWithGradient(f);
+`,
+    expected: `
+main.ts:5:18: error NABLA108: 'valueWithGradient' (reverse mode) is not available yet; use forward mode ('derivative', 'differential') for now
+  4 | }
+> 5 | export const g = nabla.valueWithGradient(f);
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA001: parse error",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x * ;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:14: error NABLA001: Unexpected token
+  2 | function f(x: number): number {
+> 3 |   return x * ;
+    |              ^
+
+1 error`,
+  },
+  {
+    name: "NABLA001: parse error at the end of the file",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x;
+`,
+    expected: `
+main.ts:4:1: error NABLA001: Expected \`}\` but found \`EOF\`
+  3 |   return x;
+> 4 |
+    | ^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: function returning a string",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): string {
+  return String(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:2:22: error NABLA106: 'f' returns 'string'; only functions returning number or boolean are supported yet
+  1 | import { derivative } from "nabla";
+> 2 | function f(x: number): string {
+    |                      ^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: function returning void",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): void {
+  console.log(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:2:22: error NABLA106: 'f' returns 'void'; only functions returning number or boolean are supported yet
+  1 | import { derivative } from "nabla";
+> 2 | function f(x: number): void {
+    |                      ^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: function returning a boolean",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): boolean {
+  return x > 0;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns a boolean, not a number
+  1 | import { derivative } from "nabla";
+> 2 | function f(x: number): boolean {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: unannotated function building a string",
+    files: `
+import { derivative } from "nabla";
+function f(x: number) {
+  return "x = " + x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA106: string concatenation is not supported in differentiable code; '+' needs numbers
+  2 | function f(x: number) {
+> 3 |   return "x = " + x;
+    |          ^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: differentiating with respect to a boolean",
+    files: `
+import { differential } from "nabla";
+function f(x: number, b: boolean): number {
+  return b ? x : 0;
+}
+export const df = differential(f, { wrt: [1] });
+`,
+    expected: `
+main.ts:2:23: error NABLA106: cannot differentiate 'f' with respect to parameter 'b', a boolean
+  1 | import { differential } from "nabla";
+> 2 | function f(x: number, b: boolean): number {
+    |                       ^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'differential'
+> 5 | export const df = differential(f, { wrt: [1] });
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: differentiating with respect to a string",
+    files: `
+import { differential } from "nabla";
+function f(x: number, s: string): number {
+  return s === "double" ? 2 * x : x;
+}
+export const df = differential(f);
+`,
+    expected: `
+main.ts:2:23: error NABLA106: cannot differentiate 'f' with respect to parameter 's', a string
+  1 | import { differential } from "nabla";
+> 2 | function f(x: number, s: string): number {
+    |                       ^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'differential'
+> 5 | export const df = differential(f);
+    |                   ^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: local of array type",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  let a: number[];
+  return x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:8: error NABLA106: 'a' has type 'number[]'; only number and boolean locals are supported yet
+  2 | function f(x: number): number {
+> 3 |   let a: number[];
+    |        ^^^^^^^^^^
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: function-typed parameter",
+    files: `
+import { differential } from "nabla";
+function f(x: number, g: (y: number) => number): number {
+  return g(x);
+}
+export const df = differential(f, { wrt: 0 });
+`,
+    expected: `
+main.ts:2:23: error NABLA106: parameter 'g' of 'f' has type '(y: number) => number'; only number parameters are supported yet
+  1 | import { differential } from "nabla";
+> 2 | function f(x: number, g: (y: number) => number): number {
+    |                       ^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'differential'
+> 5 | export const df = differential(f, { wrt: 0 });
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: string as a condition",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const s = "a";
+  if (s) return x;
+  return 0;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:7: error NABLA106: a string cannot be used as a condition in differentiable code
+  3 |   const s = "a";
+> 4 |   if (s) return x;
+    |       ^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA109: returning a boolean from a number function",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x > 0;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA109: expected a number here, got a boolean
+  2 | function f(x: number): number {
+> 3 |   return x > 0;
+    |          ^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA109: comparing a number with a boolean",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x === true ? 1 : x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA109: cannot compare a number with a boolean
+  2 | function f(x: number): number {
+> 3 |   return x === true ? 1 : x;
+    |          ^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA109: argument of the wrong type",
+    files: `
+import { derivative } from "nabla";
+function g(a: number): number {
+  return a;
+}
+function f(x: number): number {
+  return g(x > 1);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:6:12: error NABLA109: parameter 'a' of 'g' is a number, got a boolean
+  5 | function f(x: number): number {
+> 6 |   return g(x > 1);
+    |            ^^^^^
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA109: boolean assigned to a number variable",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  let y = 0;
+  y = x > 1;
+  return y;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:7: error NABLA109: expected a number here, got a boolean
+  3 |   let y = 0;
+> 4 |   y = x > 1;
+    |       ^^^^^
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA109: bare return",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:3: error NABLA109: 'return' needs a number value here
+  2 | function f(x: number): number {
+> 3 |   return;
+    |   ^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA111: unknown name",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x * k;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:14: error NABLA111: cannot find 'k' in differentiable code
+  2 | function f(x: number): number {
+> 3 |   return x * k;
+    |              ^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA201: result does not depend on the argument",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return 3;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:2:1: warning NABLA201: the result of 'f' does not depend on the differentiated arguments, so its derivative is always zero
+  1 | import { derivative } from "nabla";
+> 2 | function f(x: number): number {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 warning`,
+  },
+  {
+    name: "NABLA201: arrow function given to derivative",
+    files: `
+import { derivative } from "nabla";
+export const df = derivative((x: number) => 2);
+`,
+    expected: `
+main.ts:2:30: warning NABLA201: the result of this function does not depend on the differentiated arguments, so its derivative is always zero
+  1 | import { derivative } from "nabla";
+> 2 | export const df = derivative((x: number) => 2);
+    |                              ^^^^^^^^^^^^^^^^
+main.ts:2:19: note: when differentiating the function given to 'derivative'
+> 2 | export const df = derivative((x: number) => 2);
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 warning`,
+  },
+  {
+    name: "NABLA201: loop variable shadowed, so the result is constant",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  let s = 0;
+  for (let i = 0; i < 3; i++) {
+    let s = 1;
+    s += x;
+  }
+  return s;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:2:1: warning NABLA201: the result of 'f' does not depend on the differentiated arguments, so its derivative is always zero
+  1 | import { derivative } from "nabla";
+> 2 | function f(x: number): number {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:10:19: note: when differentiating 'f' for 'derivative'
+> 10 | export const df = derivative(f);
+     |                   ^^^^^^^^^^^^^
+
+1 warning`,
+  },
+  {
+    name: "call chain: error two calls deep, across files",
+    files: {
+      "main.ts": `
+import { derivative } from "nabla";
+import { outer } from "./lib.ts";
+
+export const d = derivative(outer);
+`,
+      "lib.ts": `
+import { inner } from "./inner.ts";
+
+export function outer(x: number): number {
+  return 2 * middle(x);
+}
+
+function middle(x: number): number {
+  return inner(x) + 1;
+}
+`,
+      "inner.ts": `
+export function inner(x: number): number {
+  return x | 0;
+}
+`,
+    },
+    expected: `
+inner.ts:2:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  1 | export function inner(x: number): number {
+> 2 |   return x | 0;
+    |          ^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+lib.ts:8:10: note: when differentiating this call to 'inner'
+> 8 |   return inner(x) + 1;
+    |          ^^^^^^^^
+lib.ts:4:14: note: when differentiating this call to 'middle'
+> 4 |   return 2 * middle(x);
+    |              ^^^^^^^^^
+main.ts:4:18: note: when differentiating 'outer' for 'derivative'
+> 4 | export const d = derivative(outer);
+    |                  ^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "call chain: namespace-qualified callee in another file",
+    files: {
+      "main.ts": `
+import { differential } from "nabla";
+import * as lib from "./lib.ts";
+
+function h(x: number, y: number): number {
+  return lib.g(x) * y;
+}
+export const d = differential(h, { wrt: 0 });
+`,
+      "lib.ts": `
+export function g(x: number): number {
+  return ~x;
+}
+`,
+    },
+    expected: `
+lib.ts:2:10: error NABLA104: '~' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  1 | export function g(x: number): number {
+> 2 |   return ~x;
+    |          ^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:10: note: when differentiating this call to 'lib.g'
+> 5 |   return lib.g(x) * y;
+    |          ^^^^^^^^
+main.ts:7:18: note: when differentiating 'h' for 'differential'
+> 7 | export const d = differential(h, { wrt: 0 });
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "call chain: a callee reached twice is reported once",
+    files: `
+import { derivative } from "nabla";
+function g(y: number): number {
+  return y | 0;
+}
+function f(x: number): number {
+  return g(x) + g(2 * x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function g(y: number): number {
+> 3 |   return y | 0;
+    |          ^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:6:10: note: when differentiating this call to 'g'
+> 6 |   return g(x) + g(2 * x);
+    |          ^^^^
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "call chain: from an arrow function given to derivative",
+    files: `
+import { derivative } from "nabla";
+function g(x: number): number {
+  return (x * 4) | 0;
+}
+export const d = derivative((x: number) => g(x) + 1);
+`,
+    expected: `
+main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function g(x: number): number {
+> 3 |   return (x * 4) | 0;
+    |          ^^^^^^^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:44: note: when differentiating this call to 'g'
+> 5 | export const d = derivative((x: number) => g(x) + 1);
+    |                                            ^^^^
+main.ts:5:18: note: when differentiating the function given to 'derivative'
+> 5 | export const d = derivative((x: number) => g(x) + 1);
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "several independent errors are all reported, one per function",
+    files: `
+import { derivative } from "nabla";
+function a(x: number): number {
+  const pair = [x, x  ["columns and frames are right with CRLF line endings", "
+import { derivative } from "nabla";\r
+function f(x: number): number {\r
+  return x | 0;\r
+}\r
+export const df = derivative(f);\r
+"],
+];
+  return x;
+}
+function b(x: number): number {
+  return x | 0;
+}
+function c(x: number): number {
+  let y;
+  return x;
+}
+function d(x: number): number {
+  const o = { x };
+  return x >> 1;
+}
+export const da = derivative(a);
+export const db = derivative(b);
+export const dc = derivative(c);
+export const dd = derivative(d);
+`,
+    expected: `
+main.ts:3:79: error NABLA001: Unterminated string
+  2 | function a(x: number): number {
+> 3 |   const pair = [x, x  ["columns and frames are right with CRLF line endings", "
+    |                                                                               ^
+
+1 error`,
+  },
+  {
+    name: "errors in two callees of one function are both reported",
+    files: `
+import { derivative } from "nabla";
+function g(y: number): number {
+  return [y][0  ["columns and frames are right with CRLF line endings", "
+import { derivative } from "nabla";\r
+function f(x: number): number {\r
+  return x | 0;\r
+}\r
+export const df = derivative(f);\r
+"],
+];
+}
+function h(y: number): number {
+  return y >> 2;
+}
+function f(x: number): number {
+  return g(x) + h(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:73: error NABLA001: Unterminated string
+  2 | function g(y: number): number {
+> 3 |   return [y][0  ["columns and frames are right with CRLF line endings", "
+    |                                                                         ^
+
+1 error`,
+  },
+  {
+    name: "errors come before warnings, with a combined summary",
+    files: `
+import { derivative } from "nabla";
+function a(x: number): number {
+  return 1;
+}
+function b(x: number): number {
+  return x | 0;
+}
+export const da = derivative(a);
+export const db = derivative(b);
+`,
+    expected: `
+main.ts:6:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  5 | function b(x: number): number {
+> 6 |   return x | 0;
+    |          ^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:9:19: note: when differentiating 'b' for 'derivative'
+> 9 | export const db = derivative(b);
+    |                   ^^^^^^^^^^^^^
+
+main.ts:2:1: warning NABLA201: the result of 'a' does not depend on the differentiated arguments, so its derivative is always zero
+  1 | import { derivative } from "nabla";
+> 2 | function a(x: number): number {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:8:19: note: when differentiating 'a' for 'derivative'
+> 8 | export const da = derivative(a);
+    |                   ^^^^^^^^^^^^^
+
+1 error, 1 warning`,
+  },
+  {
+    name: "columns are right after tabs and astral characters",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+\tconst s = "😀😀"; return x | 0;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:27: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 | \tconst s = "😀😀"; return x | 0;
+    | \t                         ^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "columns and frames are right with CRLF line endings",
+    files: `
+import { derivative } from "nabla";\r
+function f(x: number): number {\r
+  return x | 0;\r
+}\r
+export const df = derivative(f);\r
+`,
+    expected: `
+main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return x | 0;
+    |          ^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+];
+
+for (const c of cases) {
+  test(c.name, () => {
+    const text = diagnose(c.files);
+    assertNoStackTrace(text);
+    assert.equal(text, trimLeadingNewline(c.expected));
+  });
+}
+
+test("every case reports at least one diagnostic, and the summary counts them", () => {
+  for (const c of cases) {
+    const result = compile(c.files);
+    const errors = result.diagnostics.filter((d) => d.severity === "error").length;
+    const warnings = result.diagnostics.length - errors;
+    assert.ok(result.diagnostics.length > 0, c.name);
+    const summary = diagnosticsText(result).split("\n").at(-1);
+    const parts = [
+      errors ? `${errors} error${errors === 1 ? "" : "s"}` : "",
+      warnings ? `${warnings} warning${warnings === 1 ? "" : "s"}` : "",
+    ];
+    assert.equal(summary, parts.filter(Boolean).join(", "), c.name);
+    // Programs with errors produce no output; programs with only warnings do.
+    assert.equal(result.outputs.size === 0, errors > 0, c.name);
+  }
+});
+
+test("non-differentiable operations on inactive values compile and differentiate", async () => {
+  // The loop counter only feeds comparisons and coefficients, and the bit operations on x
+  // only feed conditions: none of them carries a derivative into the result.
+  const files = {
+    "main.ts": `import { derivative, withoutDerivative } from "nabla";
+export function f(x: number): number {
+  let s = 0;
+  for (let i = 0; (i | 0) < 4 && i >> 0 >= 0 && ~i !== 5; i++) {
+    s += x * Math.imul(i, 2) + parseFloat(String(i)) + (i ^ 1) + Number(i);
+  }
+  if ((x | 0) > 100 || x >> 8 > 1 || ~~x === 1000 || String(x) === "7") return -x;
+  return s + (withoutDerivative(x) | 0);
+}
+export const df = derivative(f);
+`,
+  };
+  assert.equal(diagnosticsText(compileFiles(files)), "");
+  const m = await loadProgram<{ f: (x: number) => number; df: (x: number) => number }>(files);
+  // s = x·Σ 2i + constants for i = 0..3, so ds/dx = 12.
+  assert.equal(m.df(1.5), 12);
+  assert.equal(m.f(1.5), 1.5 * 12 + 6 + 6 + 6 + 1);
+});
+
+test("a function with several errors reports the first one only", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+function f(x: number): number {
+  const a = [x];
+  return x | 0;
+}
+export const df = derivative(f);
+`);
+  assert.match(text, /NABLA101: an array literal/);
+  assert.doesNotMatch(text, /NABLA104/);
+  assert.equal(text.split("\n").at(-1), "1 error");
+});
+
+// ---------------------------------------------------------------------------------------------
+// Regressions: each test states what a user should get, for cases that were wrong once.
+
+test("withoutDerivative(x | 0), as the NABLA104 note suggests, compiles", async () => {
+  const files = {
+    "main.ts": `import { derivative, withoutDerivative } from "nabla";
+export const df = derivative((x: number) => withoutDerivative(x | 0) + x);
+`,
+  };
+  assert.equal(diagnose(files), "");
+  const m = await loadProgram<{ df: (x: number) => number }>(files);
+  assert.equal(m.df(2.5), 1);
+});
+
+test("diagnostics about an arrow function do not show its internal name", () => {
+  const error = diagnose(`
+import { derivative } from "nabla";
+export const df = derivative((x) => x | 0);
+`);
+  const warning = diagnose(`
+import { derivative } from "nabla";
+export const df = derivative((x: number) => 2);
+`);
+  const capture = diagnose(`
+import { derivative } from "nabla";
+export function outer(a: number): number {
+  const k = JSON.parse("2");
+  return derivative((x: number) => x * k)(a);
+}
+`);
+  for (const text of [error, warning, capture]) {
+    assert.match(text, /NABLA10\d|NABLA201/);
+    assert.doesNotMatch(text, /lambda_\d+_\d+/, text);
+  }
+});
+
+test("'++' on a boolean is a diagnostic, not a compiler crash", () => {
+  for (const [init, type] of [
+    ["x > 0", "boolean"],
+    ['"1"', "string"],
+  ]) {
+    const source = `import { derivative } from "nabla";
+function f(x: number): number {
+  let b = ${init};
+  b++;
+  return b ? x : 0;
+}
+export const df = derivative(f);
+`;
+    let result;
+    assert.doesNotThrow(() => (result = compileFiles({ "main.ts": source })));
+    const text = diagnosticsText(result!);
+    assertNoStackTrace(text);
+    assert.match(text, new RegExp(`^main.ts:4:3: error NABLA10\\d: '\\+\\+' on a ${type}`), text);
+  }
+});
+
+test("re-exported functions can be differentiated", () => {
+  const b = `export function g(x: number): number {
+  return x * x;
+}
+`;
+  const named = diagnose({
+    "main.ts": `import { derivative } from "nabla";
+import { g } from "./a.ts";
+export const dg = derivative(g);
+`,
+    "a.ts": `export { g } from "./b.ts";\n`,
+    "b.ts": b,
+  });
+  const star = diagnose({
+    "main.ts": `import { derivative } from "nabla";
+import * as a from "./a.ts";
+export const dg = derivative((x: number) => a.g(x) + 1);
+`,
+    "a.ts": `export * from "./b.ts";\n`,
+    "b.ts": b,
+  });
+  assert.equal(named, "");
+  assert.equal(star, "");
+});
+
+test("a parse error in an imported file is reported alone", () => {
+  const text = diagnose({
+    "main.ts": `import { derivative } from "nabla";
+import { g } from "./a.ts";
+export const dg = derivative(g);
+`,
+    "a.ts": `export function g(x: number): number {
+  return x +;
+}
+`,
+  });
+  assert.equal(
+    text,
+    trimLeadingNewline(`
+a.ts:2:13: error NABLA001: Unexpected token
+  1 | export function g(x: number): number {
+> 2 |   return x +;
+    |             ^
+
+1 error`),
+  );
+});
+
+test("an import of a missing file says the file cannot be found", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+import { g } from "./missing.ts";
+function f(x: number): number {
+  return g(x);
+}
+export const df = derivative(f);
+`);
+  assert.match(text, /cannot (find|resolve)[^\n]*'\.\/missing\.ts'/);
+  assert.doesNotMatch(text, /does not export/);
+});
+
+test("calling a function with an optional parameter is not an arity error", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+function g(a: number, b?: number): number {
+  return a;
+}
+function f(x: number): number {
+  return g(x);
+}
+export const df = derivative(f);
+`);
+  assert.doesNotMatch(text, /takes 2 arguments, got 1/, text);
+});
+
+test("a default parameter value is named as the unsupported construct", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+function g(a: number, b = 2): number {
+  return a * b;
+}
+function f(x: number): number {
+  return g(x);
+}
+export const df = derivative(f);
+`);
+  assert.match(text, /^main.ts:2:23: error NABLA101: a default parameter value is not supported/);
+});
+
+test("wrt: -1 is reported as out of range", () => {
+  const text = diagnose(`
+import { differential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+export const df = differential(f, { wrt: -1 });
+`);
+  assert.match(text, /'wrt' index -1 is out of range: the function has 2 parameters/);
+});
+
+test("wrt: 0.5 is reported as not an integer", () => {
+  const text = diagnose(`
+import { differential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+export const df = differential(f, { wrt: 0.5 });
+`);
+  assert.match(text, /integer/);
+});
+
+test('a quoted option key ({ "wrt": [0] }) is the same option', () => {
+  const text = diagnose(`
+import { differential } from "nabla";
+function f(x: number, y: number): number {
+  return x * y;
+}
+export const df = differential(f, { "wrt": [0] });
+`);
+  assert.equal(text, "");
+});
+
+test("'undefined' is named as unsupported, not as an unknown name", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+function f(x: number): number {
+  const b = undefined;
+  return x;
+}
+export const df = derivative(f);
+`);
+  assert.match(text, /'undefined' is not supported/);
+});
+
+test("a 'var' used after its block is not reported as an unknown name", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+function f(x: number): number {
+  if (x > 0) {
+    var t = x;
+  }
+  return t;
+}
+export const df = derivative(f);
+`);
+  assert.doesNotMatch(text, /cannot find 't'/, text);
+});
+
+test("calling a module-level 'let' holding an arrow function does not claim its source is invisible", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+let g = (y: number) => y * 2;
+function f(x: number): number {
+  return g(x);
+}
+export const df = derivative(f);
+`);
+  assert.doesNotMatch(text, /no visible source/, text);
+});
+
+test("a variable declared in another block does not give a captured variable its type", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+export function outer(a: number): number {
+  if (a > 0) {
+    const k = "s";
+    console.log(k);
+  }
+  const k = 2;
+  return derivative((x: number) => x * k)(a);
+}
+`);
+  assert.equal(text, "");
+});
+
+test("a lambda calling a function declared in its enclosing function gets a message naming that", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+export function outer(a: number): number {
+  function h(y: number): number {
+    return y * y;
+  }
+  return derivative((x: number) => h(x) + 1)(a);
+}
+`);
+  assert.match(text, /NABLA1(01|12)/, text);
+  assert.doesNotMatch(text, /no visible source/, text);
+});
+
+test("derivative of a local arrow function held in a const says why it is not accepted", () => {
+  const text = diagnose(`
+import { derivative } from "nabla";
+export function outer(a: number): number {
+  const f = (x: number) => x * a;
+  return derivative(f)(2);
+}
+`);
+  assert.doesNotMatch(text, /whose source nabla can see/, text);
+});

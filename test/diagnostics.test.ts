@@ -1425,34 +1425,41 @@ main.ts:2:30: error NABLA108: 'derivative' needs a function whose source nabla c
 1 error`,
   },
   {
-    name: "NABLA108: gradient (reverse mode)",
+    name: "NABLA104: gradient through a non-differentiable operation",
     files: `
 import { gradient } from "nabla";
 function f(x: number, y: number): number {
-  return x * y;
+  return (x * y) >> 1;
 }
 export const g = gradient(f);
 `,
     expected: `
-main.ts:5:18: error NABLA108: 'gradient' (reverse mode) is not available yet; use forward mode ('derivative', 'differential') for now
-  4 | }
+main.ts:3:10: error NABLA104: '>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number, y: number): number {
+> 3 |   return (x * y) >> 1;
+    |          ^^^^^^^^^^^^
+note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:18: note: when differentiating 'f' for 'gradient'
 > 5 | export const g = gradient(f);
     |                  ^^^^^^^^^^^
 
 1 error`,
   },
   {
-    name: "NABLA108: valueWithGradient through a namespace import",
+    name: "NABLA106: valueWithGradient of a function returning a boolean, through a namespace import",
     files: `
 import * as nabla from "nabla";
-function f(x: number): number {
-  return x * x;
+function f(x: number): boolean {
+  return x > 0;
 }
 export const g = nabla.valueWithGradient(f);
 `,
     expected: `
-main.ts:5:18: error NABLA108: 'valueWithGradient' (reverse mode) is not available yet; use forward mode ('derivative', 'differential') for now
-  4 | }
+main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns a boolean, not a number
+  1 | import * as nabla from "nabla";
+> 2 | function f(x: number): boolean {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:5:18: note: when differentiating 'f' for 'valueWithGradient'
 > 5 | export const g = nabla.valueWithGradient(f);
     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^
 

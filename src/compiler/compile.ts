@@ -1,5 +1,6 @@
 import { dirname, relative } from "node:path";
-import { findRequests, type OperatorCall } from "./analyze/requests.js";
+import { findRequests, modeOf, type OperatorCall } from "./analyze/requests.js";
+import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
 import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
@@ -32,6 +33,13 @@ export interface CompileResult {
   sourceText(file: string): string | undefined;
 }
 
+/** An operator call, with the primal and the sorted parameters its derivatives are generated for. */
+interface OperatorUse {
+  call: OperatorCall;
+  wrt: number[];
+  primal: FunctionKey;
+}
+
 /** The local name generated code gives the nabla runtime namespace. */
 export const RUNTIME = "$nabla";
 const RUNTIME_SPECIFIER = "nabla/runtime";
@@ -50,7 +58,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   // Unparsable or missing files would only cause follow-on errors.
   if (bag.hasErrors) return result;
 
-  const calls: { call: OperatorCall; derivative: FunctionKey }[] = [];
+  const calls: OperatorUse[] = [];
   for (const mod of modules) {
     const requests = findRequests(program, mod);
     requests.diagnostics.forEach((d) => bag.add(d));
@@ -63,18 +71,17 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
             : `when differentiating '${call.target.name}' for '${call.operator}'`,
         loc: call.loc,
       };
-      calls.push({ call, derivative: differentiator.request(call.target, wrt, [note]) });
+      const mode = modeOf(call.operator);
+      calls.push({ call, wrt, primal: differentiator.request(call.target, wrt, mode, [note]) });
     }
     for (const target of requests.declared) {
       const note = {
         message: `'${target.name}' is declared @differentiable here`,
         loc: { file: mod.file, start: target.node.start, end: target.node.start + 1 },
       };
-      differentiator.request(
-        target,
-        target.node.params.map((_, i) => i),
-        [note],
-      );
+      const all = target.node.params.map((_, i) => i);
+      differentiator.request(target, all, "forward", [note]);
+      differentiator.request(target, all, "reverse", [note]);
     }
   }
   differentiator.run();
@@ -205,7 +212,7 @@ class ModuleImports {
 function emitModule(
   program: ProgramGraph,
   mod: SourceModule,
-  calls: { call: OperatorCall; derivative: FunctionKey }[],
+  calls: OperatorUse[],
   own: IRFunction[],
   allDerivatives: Map<FunctionKey, IRFunction | undefined>,
 ): ModuleOutput {
@@ -241,18 +248,22 @@ function emitModule(
   };
 
   const emitted = own.map((fn) => emitFunction(fn, names, true));
-  const replacements: Replacement[] = calls.map(({ call, derivative }) => ({
-    start: call.call.start,
-    end: call.call.end,
-    text: operatorWrapper({
-      operator: call.operator,
-      params: call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : "")),
-      captures: call.target.captures.map((c) => c.name),
-      wrt: call.wrt,
-      jvp: functionName(derivative),
-      runtime: RUNTIME,
-    }),
-  }));
+  const replacements: Replacement[] = calls.map(({ call, wrt, primal }) => {
+    const reverse = modeOf(call.operator) === "reverse";
+    const name = (kind: DerivativeKind) => functionName(derivativeKey(kind, primal, wrt));
+    return {
+      start: call.call.start,
+      end: call.call.end,
+      text: operatorWrapper({
+        operator: call.operator,
+        params: call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : "")),
+        captures: call.target.captures.map((c) => c.name),
+        wrt: call.wrt,
+        ...(reverse ? { fwd: name("fwd"), bwd: name("bwd") } : { jvp: name("jvp") }),
+        runtime: RUNTIME,
+      }),
+    };
+  });
   const needsRuntime = emitted.length > 0 || replacements.length > 0;
   const importLines = [
     ...(needsRuntime ? [`import * as ${RUNTIME} from "${RUNTIME_SPECIFIER}";`] : []),

@@ -3,6 +3,16 @@
 // replaces every operator call with a call to the derivative it generated.
 
 export { out } from "./register.js";
+export {
+  push,
+  pop,
+  tapeMark,
+  tapeTake,
+  tapeRestore,
+  tapeReset,
+  tapeStats,
+  resetTapePeak,
+} from "./tape.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { NotCompiledError } from "./not-compiled.js";
 

@@ -54,7 +54,8 @@ class Generator {
   expression(vars: string[], depth: number): string {
     if (depth <= 0 || this.chance(0.25))
       return this.chance(0.8) ? this.pick(vars) : this.constant();
-    const a = () => this.expression(vars, depth - 1);
+    // Operands are parenthesized, so each function gets the argument it was meant to.
+    const a = () => `(${this.expression(vars, depth - 1)})`;
     switch (Math.floor(this.random() * 12)) {
       case 0:
         return `${a()} + ${a()}`;
@@ -69,7 +70,7 @@ class Generator {
       case 5:
         return `${a()} / (1 + ${a()} ** 2)`;
       case 6:
-        return `Math.log(1 + Math.abs(${a()}) + ${a()} * ${a()})`;
+        return `Math.log(1 + Math.abs(${a()}) + ${a()} ** 2)`;
       case 7:
         return `Math.sqrt(1 + ${a()} ** 2)`;
       case 8:

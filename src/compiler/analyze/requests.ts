@@ -30,7 +30,19 @@ export const REVERSE_OPERATORS = [
   "pullback",
   "valueWithPullback",
 ] as const;
-export type ForwardOperator = (typeof FORWARD_OPERATORS)[number];
+export type Operator = (typeof FORWARD_OPERATORS)[number] | (typeof REVERSE_OPERATORS)[number];
+
+function isOperator(name: string): name is Operator {
+  return (
+    (FORWARD_OPERATORS as readonly string[]).includes(name) ||
+    (REVERSE_OPERATORS as readonly string[]).includes(name)
+  );
+}
+
+/** Forward mode for the derivative/differential family, reverse mode for gradients and pullbacks. */
+export function modeOf(operator: Operator): "forward" | "reverse" {
+  return (FORWARD_OPERATORS as readonly string[]).includes(operator) ? "forward" : "reverse";
+}
 
 /** The function being differentiated: a named function, or a lambda written at the call. */
 export interface DifferentiationTarget {
@@ -44,7 +56,7 @@ export interface DifferentiationTarget {
 }
 
 export interface OperatorCall {
-  operator: ForwardOperator;
+  operator: Operator;
   call: CallExpression;
   target: DifferentiationTarget;
   /** Indices of the differentiated parameters, in `wrt` order. */
@@ -97,16 +109,8 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     if (node.type !== "CallExpression") return true;
     const operator = operatorOf(node.callee);
     if (!operator || operator === "withoutDerivative") return true;
-    if ((REVERSE_OPERATORS as readonly string[]).includes(operator)) {
-      error(
-        node,
-        "badOperatorUse",
-        `'${operator}' (reverse mode) is not available yet; use forward mode ('derivative', 'differential') for now`,
-      );
-      return true;
-    }
-    if (!(FORWARD_OPERATORS as readonly string[]).includes(operator)) return true;
-    const call = analyzeCall(program, module, node, ancestors, operator as ForwardOperator, error);
+    if (!isOperator(operator)) return true;
+    const call = analyzeCall(program, module, node, ancestors, operator, error);
     if (call) result.calls.push(call);
     return false;
   });
@@ -139,7 +143,7 @@ function analyzeCall(
   module: SourceModule,
   call: CallExpression,
   ancestors: readonly Node[],
-  operator: ForwardOperator,
+  operator: Operator,
   error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
 ): OperatorCall | undefined {
   const [fnArg, options, ...extra] = call.arguments;

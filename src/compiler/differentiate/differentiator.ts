@@ -12,16 +12,23 @@ import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
-import { functionLabel, jvpKey } from "./names.js";
+import { derivativeKey, functionLabel } from "./names.js";
+import { ReverseInfo } from "./residuals.js";
+import { backwardSweep } from "./transpose.js";
+import { forwardSweep } from "./unzip.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
 // The callees a derivative needs are queued with the call chain that reached them, so a
 // diagnostic deep in a callee says how differentiation got there.
 
+/** Forward mode needs a JVP; reverse mode a forward sweep and a backward sweep. */
+export type Mode = "forward" | "reverse";
+
 interface Demand {
   key: FunctionKey;
   wrt: number[];
+  mode: Mode;
   /** Notes from the innermost call outwards. */
   chain: DiagnosticNote[];
   root: boolean;
@@ -42,23 +49,33 @@ export class Differentiator {
     return `${target.module.file}#${target.name}`;
   }
 
-  /** Requests the JVP of `target` for `wrt` (ascending); returns the derivative's key. */
-  request(target: DifferentiationTarget, wrt: number[], chain: DiagnosticNote[]): FunctionKey {
+  /**
+   * Requests the derivatives of `target` for `wrt` (ascending) in `mode`; returns the primal's
+   * key, from which `derivativeKey` names the generated functions.
+   */
+  request(
+    target: DifferentiationTarget,
+    wrt: number[],
+    mode: Mode,
+    chain: DiagnosticNote[],
+  ): FunctionKey {
     const key = Differentiator.keyOf(target);
     this.targets.set(key, target);
-    this.queue.push({ key, wrt, chain, root: true });
-    return jvpKey(key, wrt);
+    this.queue.push({ key, wrt, mode, chain, root: true });
+    return key;
   }
 
   /** Processes every queued demand and the demands they raise. */
   run(): void {
     for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) {
-      const key = jvpKey(demand.key, demand.wrt);
-      if (this.derivatives.has(key)) continue;
-      this.derivatives.set(key, undefined);
+      const kinds = demand.mode === "forward" ? (["jvp"] as const) : (["fwd", "bwd"] as const);
+      const keys = kinds.map((kind) => derivativeKey(kind, demand.key, demand.wrt));
+      if (this.derivatives.has(keys[0]!)) continue;
+      for (const key of keys) this.derivatives.set(key, undefined);
       try {
         const primal = this.primal(demand);
-        if (primal) this.derivatives.set(key, this.derive(primal, demand));
+        const derived = primal && this.derive(primal, demand);
+        derived?.forEach((fn) => this.derivatives.set(fn.key, fn));
       } catch (error) {
         this.fail(error, demand.chain, demand.key);
       }
@@ -114,7 +131,8 @@ export class Differentiator {
     }
   }
 
-  private derive(primal: IRFunction, demand: Demand): IRFunction | undefined {
+  /** The derivative functions of one demand: its JVP, or its forward and backward sweeps. */
+  private derive(primal: IRFunction, demand: Demand): IRFunction[] | undefined {
     const target = this.targets.get(demand.key)!;
     for (const i of demand.wrt) {
       const param = primal.params[i]!;
@@ -180,6 +198,7 @@ export class Differentiator {
       this.queue.push({
         key: d.key,
         wrt: d.wrt,
+        mode: demand.mode,
         chain: [
           {
             message: `when differentiating this call to '${d.op.attrs.calleeName}'`,
@@ -190,6 +209,22 @@ export class Differentiator {
         root: false,
       });
     }
-    return fn;
+    if (demand.mode === "forward") return [fn];
+    // Reverse mode: unzip the JVP into a forward sweep and transpose its tangent part.
+    const info = new ReverseInfo(fn);
+    const signature = {
+      key: primal.key,
+      name: primal.name,
+      arity: primal.params.length - primal.captures,
+    };
+    const sweeps = [
+      forwardSweep(fn, info, signature, demand.wrt),
+      backwardSweep(fn, info, signature, demand.wrt),
+    ];
+    for (const sweep of sweeps) {
+      eliminateDeadCode(sweep);
+      verifyFunction(sweep);
+    }
+    return sweeps;
   }
 }

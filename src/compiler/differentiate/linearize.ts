@@ -51,6 +51,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   };
   const tangentParam = (v: Value) => {
     const t = values.make("number", `d${v.hint || "t"}`);
+    t.tangent = true;
     tangents.set(v.id, t);
     return t;
   };
@@ -124,11 +125,12 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       "call",
       args,
       ["number", result.type],
-      { callee: jvpKey(callee, active) },
+      { callee: jvpKey(callee, active), primal: callee, wrt: active },
       [],
       [`d${result.hint || "t"}`, result.hint],
     );
     call.tangent = true;
+    call.results[0]!.tangent = true;
     tangents.set(result.id, call.results[0]);
     map.set(result.id, call.results[1]!);
     demands.push({ key: callee, wrt: active, op });
@@ -168,9 +170,11 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       [...op.results.map((r) => r.hint), ...positions.map((i) => `d${op.results[i]!.hint || "t"}`)],
     );
     op.results.forEach((r, i) => map.set(r.id, clone.results[i]!));
-    positions.forEach((p, k) =>
-      tangents.set(op.results[p]!.id, clone.results[op.results.length + k]!),
-    );
+    positions.forEach((p, k) => {
+      const t = clone.results[op.results.length + k]!;
+      t.tangent = true;
+      tangents.set(op.results[p]!.id, t);
+    });
   }
 
   function cloneLoop(op: Op): void {
@@ -208,9 +212,11 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       [...op.results.map((r) => r.hint), ...positions.map((i) => `d${op.results[i]!.hint || "t"}`)],
     );
     op.results.forEach((r, i) => map.set(r.id, clone.results[i]!));
-    positions.forEach((p, k) =>
-      tangents.set(op.results[p]!.id, clone.results[op.results.length + k]!),
-    );
+    positions.forEach((p, k) => {
+      const t = clone.results[op.results.length + k]!;
+      t.tangent = true;
+      tangents.set(op.results[p]!.id, t);
+    });
   }
 
   cloneRegion(primal.body, body);

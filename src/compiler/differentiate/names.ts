@@ -1,16 +1,41 @@
 import type { FunctionKey } from "../ir/types.js";
 
-// Names of derivative functions. A derivative is identified by its primal and its
+// Names of derivative functions. A derivative is identified by its primal, its kind and its
 // configuration (which parameters it differentiates), as Swift's derivative configurations are.
 
+/**
+ * The generated functions of one derivative configuration:
+ * - `jvp`: forward mode, (args…, tangents…) → tangent, value in `out.v1`;
+ * - `fwd`: reverse mode's forward sweep, (args…) → value, saving what `bwd` needs on the tape;
+ * - `bwd`: reverse mode's backward sweep, (adjoint of the result) → adjoints of the parameters.
+ */
+export type DerivativeKind = "jvp" | "fwd" | "bwd";
+
+export function derivativeKey(
+  kind: DerivativeKind,
+  primal: FunctionKey,
+  wrt: number[],
+): FunctionKey {
+  return `${primal}@${kind}(${wrt.join(",")})`;
+}
+
 export function jvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
-  return `${primal}@jvp(${wrt.join(",")})`;
+  return derivativeKey("jvp", primal, wrt);
 }
 
 /** `f$jvp` when every parameter is differentiated, `f$jvp_0_2` for a subset. */
-export function jvpName(primalName: string, wrt: number[], arity: number): string {
+export function derivativeName(
+  kind: DerivativeKind,
+  primalName: string,
+  wrt: number[],
+  arity: number,
+): string {
   const all = wrt.length === arity && wrt.every((w, i) => w === i);
-  return all ? `${primalName}$jvp` : `${primalName}$jvp_${wrt.join("_")}`;
+  return all ? `${primalName}$${kind}` : `${primalName}$${kind}_${wrt.join("_")}`;
+}
+
+export function jvpName(primalName: string, wrt: number[], arity: number): string {
+  return derivativeName("jvp", primalName, wrt, arity);
 }
 
 /** The internal name of a lambda written at an operator call (line and column of the lambda). */

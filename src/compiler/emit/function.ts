@@ -154,6 +154,13 @@ class FunctionEmitter {
       case "extern":
         this.line(`${this.expression(op).text};`, op.loc);
         return;
+      case "push": {
+        const v = this.ref(op.operands[0]!);
+        const saved =
+          op.operands[0]!.type === "boolean" ? js.conditional(v, js.literal(1), js.literal(0)) : v;
+        this.line(`${this.emitNames.runtime}.push(${saved.text});`, op.loc);
+        return;
+      }
       case "call":
         if (op.results.length > 1) return this.emitMultiResultCall(op);
         break;
@@ -195,6 +202,10 @@ class FunctionEmitter {
         return js.call(op.attrs.callee!, args);
       case "call":
         return js.call(this.emitNames.callee(op), args);
+      case "pop": {
+        const popped = js.call(`${this.emitNames.runtime}.pop`, []);
+        return op.results[0]!.type === "boolean" ? js.binary("!==", popped, js.literal(0)) : popped;
+      }
       case "nondiff": {
         const callee = op.attrs.callee!;
         if (callee === "~") return js.unary("~", a);
@@ -352,27 +363,27 @@ class FunctionEmitter {
     this.line("}", undefined);
   }
 
-  /** `targets[i] = values[i]` as if simultaneously: reads that an earlier write would clobber go through temporaries. */
+  /**
+   * `targets[i] = values[i]` as if simultaneously (a parallel move): an assignment goes first
+   * when no other pending value reads its target; a cycle is broken with one temporary.
+   */
   private assign(targets: string[], values: Expr[], loc: SourceLoc | undefined): void {
-    const pending = targets
+    let pending = targets
       .map((t, i) => ({ target: t, value: values[i]! }))
       .filter((a) => a.value.text !== a.target);
-    const written = new Set<string>();
-    const clobbered = pending.some((a) => {
-      const hit = [...a.value.refs].some((r) => written.has(r));
-      written.add(a.target);
-      return hit;
-    });
-    if (clobbered) {
-      const targetsSet = new Set(pending.map((a) => a.target));
-      for (const a of pending) {
-        if ([...a.value.refs].some((r) => targetsSet.has(r))) {
-          const temp = this.declare({ id: -1, type: "number", hint: `${a.target}_next` });
-          this.line(`const ${temp} = ${a.value.text};`, loc);
-          a.value = js.name(temp);
-        }
+    while (pending.length > 0) {
+      const free = pending.find((a) =>
+        pending.every((other) => other === a || !other.value.refs.has(a.target)),
+      );
+      if (free) {
+        this.line(`${free.target} = ${free.value.text};`, loc);
+        pending = pending.filter((a) => a !== free);
+        continue;
       }
+      const blocked = pending[0]!;
+      const temp = this.declare({ id: -1, type: "number", hint: `${blocked.target}_next` });
+      this.line(`const ${temp} = ${blocked.value.text};`, loc);
+      blocked.value = js.name(temp);
     }
-    for (const a of pending) this.line(`${a.target} = ${a.value.text};`, loc);
   }
 }

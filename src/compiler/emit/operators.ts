@@ -1,58 +1,106 @@
-import type { ForwardOperator } from "../analyze/requests.js";
+import type { Operator } from "../analyze/requests.js";
 
 // The code that replaces an operator call such as `derivative(f)`: a small wrapper around the
-// derivative function nabla generated, specialized to the operator and its `wrt` list, so no
+// derivative functions nabla generated, specialized to the operator and its `wrt` list, so no
 // generic dispatch or argument spreading happens at run time.
 
 export interface OperatorWrapper {
-  operator: ForwardOperator;
+  operator: Operator;
   /** Parameter names of the differentiated function. */
   params: string[];
   /** Variables of the enclosing function a lambda reads, passed after its parameters. */
   captures: string[];
   /** Differentiated parameter indices in the user's `wrt` order. */
   wrt: number[];
-  /** Local name of the generated JVP, which takes tangents in ascending parameter order. */
-  jvp: string;
+  /**
+   * Local names of the generated functions: `jvp` in forward mode; `fwd` and `bwd` in reverse
+   * mode. They take tangents or return adjoints in ascending parameter order.
+   */
+  jvp?: string;
+  fwd?: string;
+  bwd?: string;
   runtime: string;
 }
 
 export function operatorWrapper(w: OperatorWrapper): string {
-  const params = w.params.map((p, i) => (p && p !== w.jvp && p !== w.runtime ? p : `arg${i}`));
-  const tangentName = (i: number) => uniqueTangentName(params[i]!, params);
-  const sorted = [...w.wrt].sort((a, b) => a - b);
+  const reserved = [w.jvp, w.fwd, w.bwd, w.runtime].filter(Boolean);
+  const params = w.params.map((p, i) => (p && !reserved.includes(p) ? p : `arg${i}`));
   const args = params.join(", ");
-  const jvpCall = (tangents: string[]) =>
-    `${w.jvp}(${[...params, ...w.captures, ...tangents].join(", ")})`;
-  const out = `${w.runtime}.out.v1`;
+  const call = (fn: string | undefined, rest: string[]) =>
+    `${fn}(${[...params, ...w.captures, ...rest].join(", ")})`;
+  const sorted = [...w.wrt].sort((a, b) => a - b);
+  const out = (k: number) => `${w.runtime}.out.v${k}`;
+  const taken = [...params, ...w.captures];
+  const fresh = (base: string) => freshName(base, taken);
+
   switch (w.operator) {
     case "derivative":
-      return `((${args}) => ${jvpCall(["1"])})`;
+      return `((${args}) => ${call(w.jvp, ["1"])})`;
     case "valueWithDerivative": {
-      const tangent = freshName("tangent", params);
-      return `((${args}) => { const ${tangent} = ${jvpCall(["1"])}; return { value: ${out}, derivative: ${tangent} }; })`;
+      const tangent = fresh("tangent");
+      return `((${args}) => { const ${tangent} = ${call(w.jvp, ["1"])}; return { value: ${out(1)}, derivative: ${tangent} }; })`;
     }
     case "differential": {
-      const tangents = w.wrt.map(tangentName);
-      return `((${args}) => (${tangents.join(", ")}) => ${jvpCall(sorted.map(tangentName))})`;
+      const tangents = w.wrt.map((i) => fresh(`d${params[i]}`));
+      const inOrder = sorted.map((i) => tangents[w.wrt.indexOf(i)]!);
+      return `((${args}) => (${tangents.join(", ")}) => ${call(w.jvp, inOrder)})`;
     }
     case "valueWithDifferential": {
-      const tangents = w.wrt.map(tangentName);
-      const zeros = sorted.map(() => "0");
-      const value = freshName("value", [...params, ...tangents]);
+      const tangents = w.wrt.map((i) => fresh(`d${params[i]}`));
+      const inOrder = sorted.map((i) => tangents[w.wrt.indexOf(i)]!);
+      const value = freshName("value", [...taken, ...tangents]);
       return (
-        `((${args}) => { ${jvpCall(zeros)}; const ${value} = ${out}; ` +
-        `return { value: ${value}, differential: (${tangents.join(", ")}) => ${jvpCall(sorted.map(tangentName))} }; })`
+        `((${args}) => { ${call(
+          w.jvp,
+          sorted.map(() => "0"),
+        )}; const ${value} = ${out(1)}; ` +
+        `return { value: ${value}, differential: (${tangents.join(", ")}) => ${call(w.jvp, inOrder)} }; })`
       );
+    }
+  }
+
+  // Reverse mode: the backward sweep returns the adjoint of the first differentiated parameter
+  // and leaves the others in `out.v1`, `out.v2`…; the user gets them in `wrt` order.
+  const seed = fresh("seed");
+  const first = fresh("gradient");
+  const backward = (seedText: string) => {
+    if (w.wrt.length === 1) return { setup: "", result: `${w.bwd}(${seedText})` };
+    const pick = (i: number) => {
+      const j = sorted.indexOf(i);
+      return j === 0 ? first : out(j);
+    };
+    return {
+      setup: `const ${first} = ${w.bwd}(${seedText}); `,
+      result: `[${w.wrt.map(pick).join(", ")}]`,
+    };
+  };
+  const value = fresh("value");
+  switch (w.operator) {
+    case "gradient": {
+      const back = backward("1");
+      return `((${args}) => { ${call(w.fwd, [])}; ${back.setup}return ${back.result}; })`;
+    }
+    case "valueWithGradient": {
+      const back = backward("1");
+      return `((${args}) => { const ${value} = ${call(w.fwd, [])}; ${back.setup}return { value: ${value}, gradient: ${back.result} }; })`;
+    }
+    case "pullback":
+    case "valueWithPullback": {
+      // A pullback may run later, more than once, or after other derivatives: it keeps its own
+      // copy of what the forward sweep saved and puts it back on the tape each time it runs.
+      const mark = fresh("mark");
+      const saved = fresh("saved");
+      const back = backward(seed);
+      const pullback = `(${seed}) => { ${w.runtime}.tapeRestore(${saved}); ${back.setup}return ${back.result}; }`;
+      const start = `const ${mark} = ${w.runtime}.tapeMark(); const ${value} = ${call(w.fwd, [])}; const ${saved} = ${w.runtime}.tapeTake(${mark}); `;
+      return w.operator === "pullback"
+        ? `((${args}) => { ${start}return ${pullback}; })`
+        : `((${args}) => { ${start}return { value: ${value}, pullback: ${pullback} }; })`;
     }
   }
 }
 
-function uniqueTangentName(param: string, taken: string[]): string {
-  return freshName(`d${param}`, taken);
-}
-
-/** `base`, or `base_`, `base__`… when that name is taken by a parameter. */
+/** `base`, or `base_`, `base__`… when that name is taken. */
 function freshName(base: string, taken: string[]): string {
   let name = base;
   while (taken.includes(name)) name = `${name}_`;

@@ -61,7 +61,10 @@ export class Builder {
       attrs,
       loc: this.loc,
     };
-    if (this.markTangent) op.tangent = true;
+    if (this.markTangent) {
+      op.tangent = true;
+      for (const r of op.results) r.tangent = true;
+    }
     if (opcode === "const" && typeof attrs.value === "number")
       this.numbers.set(op.results[0]!.id, attrs.value);
     this.region.ops.push(op);

@@ -16,6 +16,8 @@ export interface Value {
   readonly type: Type;
   /** The source variable this value holds, if any; used to name emitted locals. */
   hint: string;
+  /** Set by linearize on values of the tangent (differential) part of a derivative. */
+  tangent?: boolean;
 }
 
 export type BinaryOpcode = "add" | "sub" | "mul" | "div" | "rem" | "pow";
@@ -40,7 +42,9 @@ export type Opcode =
   | "loop" // operands inits, regions [before, after], results
   | "yield" // terminator of if-branches and loop `after` regions
   | "condition" // terminator of loop `before` regions: operands [cond, ...forwarded]
-  | "return"; // terminator of a function body
+  | "return" // terminator of a function body
+  | "push" // reverse mode: operands [v], saves v on the tape
+  | "pop"; // reverse mode: results [v], takes the last value saved on the tape
 
 export interface Op {
   opcode: Opcode;
@@ -58,6 +62,9 @@ export interface OpAttrs {
   callee?: string;
   /** A user callee as written at the call site (`g`, `ns.g`): how the emitted code names it. */
   calleeName?: string;
+  /** On a call of a derivative: the primal function and the differentiated parameters. */
+  primal?: FunctionKey;
+  wrt?: number[];
 }
 
 export interface Region {
@@ -87,5 +94,7 @@ export const TERMINATORS: ReadonlySet<Opcode> = new Set(["yield", "condition", "
  * User calls are kept, since a callee may log.
  */
 export function isPure(op: Op): boolean {
-  return op.opcode !== "extern" && op.opcode !== "call" && !TERMINATORS.has(op.opcode);
+  return !IMPURE.has(op.opcode) && !TERMINATORS.has(op.opcode);
 }
+
+const IMPURE: ReadonlySet<Opcode> = new Set(["extern", "call", "push", "pop"]);

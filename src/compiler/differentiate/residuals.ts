@@ -1,0 +1,87 @@
+import type { IRFunction, Op, Region, Value } from "../ir/types.js";
+
+// What reverse mode must remember. The linearized function (JVP) mixes primal ops and
+// tangent ops ([t]). The backward sweep runs the tangent ops transposed, so it needs the
+// primal values they read (coefficients), the branch each `if` took and the trip count of each
+// loop. Each residual belongs to the region that defines it: the forward sweep saves it on the
+// tape at the end of that region, the backward sweep takes it back at the start of the mirrored
+// region, where every nested mirror can read it. So a value defined before a loop is saved
+// once, not once per iteration, and the tape stays last-in first-out through any nesting of
+// branches, loops and calls.
+
+export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
+
+export class ReverseInfo {
+  private readonly tangentContent = new Map<Op, boolean>();
+  private readonly residualLists = new Map<Region, Residual[]>();
+  /** Primal values defined by `const`/`global` ops: rebuilt in the backward sweep, not taped. */
+  readonly rematerializable = new Map<number, Op>();
+
+  constructor(readonly jvp: IRFunction) {
+    const collect = (region: Region) => {
+      for (const op of region.ops) {
+        if (op.opcode === "const" || op.opcode === "global")
+          this.rematerializable.set(op.results[0]!.id, op);
+        op.regions.forEach(collect);
+      }
+    };
+    collect(jvp.body);
+  }
+
+  /** Whether an op takes part in the tangent computation (so the backward sweep mirrors it). */
+  hasTangent(op: Op): boolean {
+    let known = this.tangentContent.get(op);
+    if (known === undefined) {
+      known =
+        op.tangent === true ||
+        op.results.some((r) => r.tangent) ||
+        op.regions.some(
+          (r) => r.params.some((p) => p.tangent) || r.ops.some((o) => this.hasTangent(o)),
+        );
+      this.tangentContent.set(op, known);
+    }
+    return known;
+  }
+
+  /** The residuals of one region, in the order the forward sweep saves them. */
+  residuals(region: Region): Residual[] {
+    if (this.residualLists.size === 0) this.assignResiduals();
+    return this.residualLists.get(region) ?? [];
+  }
+
+  private assignResiduals(): void {
+    const home = new Map<number, Region>();
+    const seen = new Set<number>();
+    const listOf = (region: Region) => {
+      let list = this.residualLists.get(region);
+      if (!list) this.residualLists.set(region, (list = []));
+      return list;
+    };
+    const addValue = (v: Value) => {
+      if (v.tangent || seen.has(v.id) || this.rematerializable.has(v.id)) return;
+      seen.add(v.id);
+      listOf(home.get(v.id)!).push({ kind: "value", value: v });
+    };
+    const visit = (region: Region) => {
+      for (const p of region.params) home.set(p.id, region);
+      for (const op of region.ops) {
+        for (const r of op.results) home.set(r.id, region);
+        if (!this.hasTangent(op)) continue;
+        if (op.opcode === "if") addValue(op.operands[0]!);
+        else if (op.opcode === "loop") listOf(region).push({ kind: "trips", loop: op });
+        else if (
+          op.opcode !== "call" &&
+          op.opcode !== "yield" &&
+          op.opcode !== "condition" &&
+          op.opcode !== "return"
+        ) {
+          op.operands.forEach(addValue);
+        }
+        op.regions.forEach(visit);
+      }
+    };
+    for (const p of this.jvp.params) home.set(p.id, this.jvp.body);
+    visit(this.jvp.body);
+    listOf(this.jvp.body);
+  }
+}

@@ -1,0 +1,281 @@
+import { Builder, ValueFactory } from "../ir/builder.js";
+import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
+import { derivativeKey, derivativeName } from "./names.js";
+import type { ReverseInfo } from "./residuals.js";
+
+// Transpose, the backward sweep of reverse mode: walks the tangent part of the linearized
+// function backwards and accumulates adjoints (seed 004's accumulator map). Each linear op
+// has a transpose rule; a region is mirrored by a region that first takes back from the tape
+// what the forward sweep saved at its end. Loops run their iterations backwards, as many as
+// the forward sweep counted; adjoints of tangents defined outside a loop are carried through
+// the reversed loop as accumulators. Calls of a callee's JVP become calls of its backward sweep.
+
+/** Adjoints by the id of the tangent value (of the JVP) they belong to; absent = zero. */
+type Adjoints = Map<number, Value>;
+
+export function backwardSweep(
+  jvp: IRFunction,
+  info: ReverseInfo,
+  primal: { key: FunctionKey; name: string; arity: number },
+  wrt: number[],
+): IRFunction {
+  const values = new ValueFactory();
+  const body: Region = { params: [], ops: [] };
+  const b = new Builder(values, body, jvp.loc);
+  /** Residuals taken back from the tape, by the id of the JVP value they hold. */
+  const residuals = new Map<number, Value>();
+  const trips = new Map<Op, Value>();
+  const zero = () => b.constant(0);
+
+  const primalValue = (v: Value): Value => {
+    const taped = residuals.get(v.id);
+    if (taped) return taped;
+    const def = info.rematerializable.get(v.id);
+    if (!def) throw new Error(`internal: backward sweep has no residual for %${v.id}`);
+    return b.emit(def.opcode, [], [v.type], { ...def.attrs }, [], v.hint).results[0]!;
+  };
+
+  const accumulate = (
+    adjoints: Adjoints,
+    target: Value,
+    contribution: Value | undefined,
+    negate = false,
+  ) => {
+    if (!contribution || !target.tangent) return;
+    const current = adjoints.get(target.id);
+    const hint = `d${target.hint.replace(/^d/, "")}_adj`;
+    let next: Value;
+    if (!current) next = negate ? b.unary("neg", contribution, hint) : contribution;
+    else next = b.binary(negate ? "sub" : "add", current, contribution, hint);
+    adjoints.set(target.id, next);
+  };
+
+  /** Ids of the JVP values defined inside an op's regions. */
+  const definedInside = (op: Op): Set<number> => {
+    const ids = new Set<number>();
+    const visit = (region: Region) => {
+      for (const p of region.params) ids.add(p.id);
+      for (const o of region.ops) {
+        for (const r of o.results) ids.add(r.id);
+        o.regions.forEach(visit);
+      }
+    };
+    op.regions.forEach(visit);
+    return ids;
+  };
+
+  /** Tangents defined outside `op` and read inside it: their adjoints flow out of it. */
+  const outerTangents = (op: Op): number[] => {
+    const inside = definedInside(op);
+    const found: number[] = [];
+    const visit = (region: Region) => {
+      for (const o of region.ops) {
+        for (const v of o.operands)
+          if (v.tangent && !inside.has(v.id) && !found.includes(v.id)) found.push(v.id);
+        o.regions.forEach(visit);
+      }
+    };
+    op.regions.forEach(visit);
+    return found;
+  };
+
+  /** Emits the mirror of `region`; seeds for its terminator's operands must already be in `adjoints`. */
+  function reverseRegion(region: Region, adjoints: Adjoints): void {
+    for (const r of [...info.residuals(region)].reverse()) {
+      b.loc = region.ops[region.ops.length - 1]!.loc;
+      if (r.kind === "value")
+        residuals.set(
+          r.value.id,
+          b.emit("pop", [], [r.value.type], {}, [], r.value.hint).results[0]!,
+        );
+      else trips.set(r.loop, b.emit("pop", [], ["number"], {}, [], "trips").results[0]!);
+    }
+    for (const op of region.ops.slice(0, -1).reverse()) {
+      if (info.hasTangent(op)) transposeOp(op, adjoints);
+    }
+  }
+
+  function transposeOp(op: Op, adjoints: Adjoints): void {
+    b.loc = op.loc;
+    switch (op.opcode) {
+      case "if":
+        return transposeIf(op, adjoints);
+      case "loop":
+        return transposeLoop(op, adjoints);
+      case "call":
+        return transposeCall(op, adjoints);
+      case "const":
+        return;
+    }
+    const adjoint = adjoints.get(op.results[0]!.id);
+    if (!adjoint) return;
+    const [a, c] = op.operands as [Value, Value];
+    switch (op.opcode) {
+      case "add":
+        accumulate(adjoints, a, adjoint);
+        accumulate(adjoints, c, adjoint);
+        return;
+      case "sub":
+        accumulate(adjoints, a, adjoint);
+        accumulate(adjoints, c, adjoint, true);
+        return;
+      case "neg":
+        accumulate(adjoints, a, adjoint, true);
+        return;
+      case "mul": {
+        const [t, p] = a.tangent ? [a, c] : [c, a];
+        accumulate(adjoints, t, b.binary("mul", adjoint, primalValue(p)));
+        return;
+      }
+      case "div":
+        accumulate(adjoints, a, b.binary("div", adjoint, primalValue(c)));
+        return;
+      default:
+        throw new Error(`internal: no transpose rule for tangent op '${op.opcode}'`);
+    }
+  }
+
+  function transposeCall(op: Op, adjoints: Adjoints): void {
+    const tangentResult = op.results.find((r) => r.tangent)!;
+    const seed = adjoints.get(tangentResult.id) ?? zero();
+    const tangentArgs = op.operands.filter((v) => v.tangent);
+    const call = b.emit(
+      "call",
+      [seed],
+      tangentArgs.map(() => "number" as const),
+      {
+        callee: derivativeKey("bwd", op.attrs.primal!, op.attrs.wrt!),
+        primal: op.attrs.primal,
+        wrt: op.attrs.wrt,
+      },
+      [],
+      tangentArgs.map((t) => `${t.hint}_adj`),
+    );
+    tangentArgs.forEach((t, i) => accumulate(adjoints, t, call.results[i]));
+  }
+
+  /** Yields, for each of `ids`, its adjoint in `adjoints` (zero when there is none). */
+  const yieldAdjoints = (adjoints: Adjoints, ids: number[]) =>
+    ids.map((id) => adjoints.get(id) ?? zero());
+
+  function transposeIf(op: Op, adjoints: Adjoints): void {
+    const cond = primalValue(op.operands[0]!);
+    const tangentPositions = op.results.flatMap((r, i) => (r.tangent ? [i] : []));
+    const inside = definedInside(op);
+    const outcomes = op.regions.map((region) => {
+      const branch: Adjoints = new Map(adjoints);
+      const into: Region = { params: [], ops: [] };
+      b.inRegion(into, () => {
+        const y = region.ops[region.ops.length - 1]!;
+        for (const i of tangentPositions)
+          accumulate(branch, y.operands[i]!, adjoints.get(op.results[i]!.id));
+        reverseRegion(region, branch);
+      });
+      return { into, branch };
+    });
+    const changed = [...new Set(outcomes.flatMap((o) => [...o.branch.keys()]))].filter(
+      (id) => !inside.has(id) && outcomes.some((o) => o.branch.get(id) !== adjoints.get(id)),
+    );
+    for (const o of outcomes)
+      b.inRegion(o.into, () => b.emit("yield", yieldAdjoints(o.branch, changed), []));
+    b.loc = op.loc;
+    const merged = b.emit(
+      "if",
+      [cond],
+      changed.map(() => "number" as const),
+      {},
+      outcomes.map((o) => o.into),
+      "adj",
+    );
+    changed.forEach((id, i) => adjoints.set(id, merged.results[i]!));
+  }
+
+  function transposeLoop(op: Op, adjoints: Adjoints): void {
+    const [before, after] = op.regions as [Region, Region];
+    const positions = before.params.flatMap((p, i) => (p.tangent ? [i] : []));
+    const condition = before.ops[before.ops.length - 1]!;
+    const forwarded = condition.operands.slice(1);
+    const afterYield = after.ops[after.ops.length - 1]!;
+    const outer = outerTangents(op);
+    const count = trips.get(op)!;
+
+    // The last execution of `before`: the one whose condition ended the loop.
+    const last: Adjoints = new Map(adjoints);
+    for (const i of positions) accumulate(last, forwarded[i]!, adjoints.get(op.results[i]!.id));
+    reverseRegion(before, last);
+    const inits = [
+      count,
+      ...yieldAdjoints(
+        last,
+        positions.map((i) => before.params[i]!.id),
+      ),
+      ...yieldAdjoints(last, outer),
+    ];
+
+    // Then every iteration backwards: `after`, then the `before` that preceded it.
+    const carried = () => inits.map((v) => values.make(v.type, v.hint));
+    const head: Region = { params: carried(), ops: [] };
+    b.inRegion(head, () => {
+      const [k, ...rest] = head.params;
+      b.emit("condition", [b.compare("gt", k!, b.constant(0)), k!, ...rest], []);
+    });
+    const step: Region = { params: carried(), ops: [] };
+    b.inRegion(step, () => {
+      const [k, ...rest] = step.params;
+      const iteration: Adjoints = new Map(outer.map((id, j) => [id, rest[positions.length + j]!]));
+      positions.forEach((i, j) => accumulate(iteration, afterYield.operands[i]!, rest[j]));
+      reverseRegion(after, iteration);
+      positions.forEach((i) =>
+        accumulate(iteration, forwarded[i]!, iteration.get(after.params[i]!.id)),
+      );
+      reverseRegion(before, iteration);
+      const next = [
+        ...yieldAdjoints(
+          iteration,
+          positions.map((i) => before.params[i]!.id),
+        ),
+        ...yieldAdjoints(iteration, outer),
+      ];
+      b.emit("yield", [b.binary("sub", k!, b.constant(1)), ...next], []);
+    });
+    b.loc = op.loc;
+    const loop = b.emit(
+      "loop",
+      inits,
+      inits.map((v) => v.type),
+      {},
+      [head, step],
+      inits.map((v) => v.hint),
+    );
+    const [, ...results] = loop.results;
+    outer.forEach((id, j) => adjoints.set(id, results[positions.length + j]!));
+    positions.forEach((i, j) => accumulate(adjoints, op.operands[i]!, results[j]));
+  }
+
+  const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
+  const seed = values.make("number", "seed");
+  body.params = [seed];
+  const adjoints: Adjoints = new Map();
+  const tangentResult = ret.operands.find((v) => v.tangent);
+  if (tangentResult) adjoints.set(tangentResult.id, seed);
+  reverseRegion(jvp.body, adjoints);
+  const wrtTangents = jvp.params.filter((p) => p.tangent);
+  b.loc = jvp.loc;
+  b.emit(
+    "return",
+    yieldAdjoints(
+      adjoints,
+      wrtTangents.map((p) => p.id),
+    ),
+    [],
+  );
+  return {
+    key: derivativeKey("bwd", primal.key, wrt),
+    name: derivativeName("bwd", primal.name, wrt, primal.arity),
+    params: body.params,
+    captures: 0,
+    resultTypes: wrtTangents.map(() => "number"),
+    body,
+    loc: jvp.loc,
+  };
+}

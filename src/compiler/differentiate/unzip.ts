@@ -1,0 +1,155 @@
+import { Builder, ValueFactory } from "../ir/builder.js";
+import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../ir/types.js";
+import { derivativeKey, derivativeName } from "./names.js";
+import type { ReverseInfo } from "./residuals.js";
+
+// Unzip, first half: the forward sweep of reverse mode. It is the linearized function with
+// its tangent part removed — the primal computation only — plus, at the end of each region,
+// the residuals the backward sweep will need, saved on the tape. Loops that carry tangent work
+// also count their iterations, so the backward sweep knows how many to undo. A call of a
+// callee's JVP becomes a call of the callee's forward sweep.
+
+export function forwardSweep(
+  jvp: IRFunction,
+  info: ReverseInfo,
+  primal: { key: FunctionKey; name: string; arity: number },
+  wrt: number[],
+): IRFunction {
+  const values = new ValueFactory();
+  const body: Region = { params: [], ops: [] };
+  const b = new Builder(values, body, jvp.loc);
+  const map = new Map<number, Value>();
+  /** Iteration counters of the loops that carry tangent work, by loop. */
+  const trips = new Map<Op, Value>();
+
+  const clone = (v: Value): Value => {
+    const c = values.make(v.type, v.hint);
+    map.set(v.id, c);
+    return c;
+  };
+  const mapped = (v: Value): Value => {
+    const m = map.get(v.id);
+    if (!m) throw new Error(`internal: forward sweep found no clone of %${v.id}`);
+    return m;
+  };
+  const primalOnly = (vs: Value[]) => vs.filter((v) => !v.tangent);
+  const primalTypes = (vs: Value[]): Type[] => primalOnly(vs).map((v) => v.type);
+
+  /** Clones a region's ops; `finish` builds its terminator after the residuals are saved. */
+  const cloneRegion = (region: Region, into: Region, finish: (terminator: Op) => void) => {
+    b.inRegion(into, () => {
+      for (const op of region.ops.slice(0, -1)) cloneOp(op);
+      const terminator = region.ops[region.ops.length - 1]!;
+      b.loc = terminator.loc;
+      for (const r of info.residuals(region)) {
+        b.emit("push", [r.kind === "value" ? mapped(r.value) : trips.get(r.loop)!], []);
+      }
+      finish(terminator);
+    });
+  };
+
+  function cloneOp(op: Op): void {
+    b.loc = op.loc;
+    if (op.opcode === "if") return cloneIf(op);
+    if (op.opcode === "loop") return cloneLoop(op);
+    if (op.opcode === "call" && op.tangent) {
+      const args = primalOnly(op.operands).map(mapped);
+      const result = op.results.find((r) => !r.tangent)!;
+      const call = b.emit(
+        "call",
+        args,
+        [result.type],
+        {
+          callee: derivativeKey("fwd", op.attrs.primal!, op.attrs.wrt!),
+          primal: op.attrs.primal,
+          wrt: op.attrs.wrt,
+        },
+        [],
+        result.hint,
+      );
+      map.set(result.id, call.results[0]!);
+      return;
+    }
+    if (op.tangent) return;
+    const copy = b.emit(
+      op.opcode,
+      op.operands.map(mapped),
+      op.results.map((r) => r.type),
+      { ...op.attrs },
+      [],
+      op.results.map((r) => r.hint),
+    );
+    op.results.forEach((r, i) => map.set(r.id, copy.results[i]!));
+  }
+
+  function cloneIf(op: Op): void {
+    const regions = op.regions.map((region) => {
+      const into: Region = { params: [], ops: [] };
+      cloneRegion(region, into, (y) => b.emit("yield", primalOnly(y.operands).map(mapped), []));
+      return into;
+    });
+    b.loc = op.loc;
+    const copy = b.emit(
+      "if",
+      [mapped(op.operands[0]!)],
+      primalTypes(op.results),
+      {},
+      regions,
+      primalOnly(op.results).map((r) => r.hint),
+    );
+    primalOnly(op.results).forEach((r, i) => map.set(r.id, copy.results[i]!));
+  }
+
+  function cloneLoop(op: Op): void {
+    const [before, after] = op.regions as [Region, Region];
+    const counted = info.hasTangent(op);
+    const counter = () => (counted ? [values.make("number", "trips")] : []);
+    const beforeCounter = counter();
+    const newBefore: Region = {
+      params: [...primalOnly(before.params).map(clone), ...beforeCounter],
+      ops: [],
+    };
+    cloneRegion(before, newBefore, (cond) => {
+      const [flag, ...forwarded] = cond.operands;
+      b.emit(
+        "condition",
+        [mapped(flag!), ...primalOnly(forwarded).map(mapped), ...beforeCounter],
+        [],
+      );
+    });
+    const afterCounter = counter();
+    const newAfter: Region = {
+      params: [...primalOnly(after.params).map(clone), ...afterCounter],
+      ops: [],
+    };
+    cloneRegion(after, newAfter, (y) => {
+      const next = afterCounter.map((k) => b.binary("add", k, b.constant(1)));
+      b.emit("yield", [...primalOnly(y.operands).map(mapped), ...next], []);
+    });
+    b.loc = op.loc;
+    const inits = [...primalOnly(op.operands).map(mapped), ...(counted ? [b.constant(0)] : [])];
+    const results = primalOnly(op.results);
+    const copy = b.emit(
+      "loop",
+      inits,
+      [...results.map((r) => r.type), ...(counted ? (["number"] as Type[]) : [])],
+      {},
+      [newBefore, newAfter],
+      [...results.map((r) => r.hint), ...(counted ? ["trips"] : [])],
+    );
+    results.forEach((r, i) => map.set(r.id, copy.results[i]!));
+    if (counted) trips.set(op, copy.results[results.length]!);
+  }
+
+  body.params = primalOnly(jvp.params).map(clone);
+  cloneRegion(jvp.body, body, (ret) => b.emit("return", primalOnly(ret.operands).map(mapped), []));
+  return {
+    key: derivativeKey("fwd", primal.key, wrt),
+    name: derivativeName("fwd", primal.name, wrt, primal.arity),
+    params: body.params,
+    captures: 0,
+    resultTypes: primalTypes(jvp.body.ops[jvp.body.ops.length - 1]!.operands),
+    body,
+    loc: jvp.loc,
+  };
+}

@@ -67,3 +67,70 @@ export function valueWithDifferential<F extends NumberFunction>(
 export function withoutDerivative<T>(x: T): T {
   return x;
 }
+
+/** A tuple of numbers with the shape of T (a homomorphic mapped type keeps tuples tuples). */
+type Numbers<T> = { -readonly [K in keyof T]: number };
+
+/** What `gradient` returns for `f` and `wrt`: one number for one parameter, else a tuple. */
+export type GradientOf<F extends NumberFunction, W> = W extends number
+  ? number
+  : W extends readonly [number]
+    ? number
+    : W extends readonly number[]
+      ? Numbers<W>
+      : Parameters<F> extends [unknown]
+        ? number
+        : Numbers<Parameters<F>>;
+
+/**
+ * The gradient of a number-valued f (reverse mode): the derivative with respect to each
+ * differentiated argument, in one backward pass. One argument → a number; several → an
+ * array in `wrt` order.
+ */
+export function gradient<
+  F extends NumberFunction,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(f: F, options?: O): (...args: Parameters<F>) => GradientOf<F, O["wrt"]> {
+  void options;
+  throw new NotCompiledError("gradient", f);
+}
+
+/** The value of f together with its gradient (reverse mode). */
+export function valueWithGradient<
+  F extends NumberFunction,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(
+  f: F,
+  options?: O,
+): (...args: Parameters<F>) => { value: number; gradient: GradientOf<F, O["wrt"]> } {
+  void options;
+  throw new NotCompiledError("valueWithGradient", f);
+}
+
+/**
+ * The pullback of f at a point (reverse mode): a linear function from an adjoint of the result
+ * to the adjoints of the differentiated arguments — a vector-Jacobian product. It can be called
+ * any number of times, in any order with other derivatives.
+ */
+export function pullback<
+  F extends NumberFunction,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(f: F, options?: O): (...args: Parameters<F>) => (adjoint: number) => GradientOf<F, O["wrt"]> {
+  void options;
+  throw new NotCompiledError("pullback", f);
+}
+
+/** The value of f at a point together with its pullback there. */
+export function valueWithPullback<
+  F extends NumberFunction,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(
+  f: F,
+  options?: O,
+): (...args: Parameters<F>) => {
+  value: number;
+  pullback: (adjoint: number) => GradientOf<F, O["wrt"]>;
+} {
+  void options;
+  throw new NotCompiledError("valueWithPullback", f);
+}

@@ -4,7 +4,7 @@ import { analyzeActivity } from "../src/compiler/analyze/activity.js";
 import { printFunction } from "../src/compiler/ir/printer.js";
 import type { IRFunction } from "../src/compiler/ir/types.js";
 import { verifyFunction } from "../src/compiler/ir/verify.js";
-import { emitted, jvpOf, lower, printLowered } from "./support/ir.js";
+import { emitted, jvpOf, lower, printLowered, sweepsOf } from "./support/ir.js";
 
 // Golden tests of each pass on small functions: the IR after lowering (and dead-code
 // elimination), the IR after linearize ([t] marks tangent ops), and the emitted JavaScript.
@@ -498,3 +498,162 @@ test("verifier rejects malformed IR", () => {
     assert.throws(() => verifyFunction(fn), message, what);
   }
 });
+
+// Reverse mode: the forward sweep (primal plus residuals saved on the tape at the end of the
+// region that defines them) and the backward sweep (the transposed tangent code).
+interface SweepCase {
+  name: string;
+  source: string;
+  fn: string;
+  wrt: number[];
+  forward: string;
+  backward: string;
+}
+
+const sweepCases: SweepCase[] = [
+  {
+    name: "earlyReturn",
+    source: `function reflect(x: number): number {
+  if (x < 0) {
+    return -x;
+  }
+  const y = x * 2;
+  return y + 1;
+}`,
+    fn: "reflect",
+    wrt: [0],
+    forward: `function reflect$fwd(x) {
+  const t = x < 0;
+  $nabla.push(t ? 1 : 0);
+  return t ? -x : x * 2 + 1;
+}`,
+    backward: `function reflect$bwd(seed) {
+  const t = $nabla.pop() !== 0;
+  return t ? -seed : seed * 2;
+}`,
+  },
+  {
+    name: "loopWithExits",
+    source: `function search(x: number, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    if (s > 10) break;
+    if (i % 2 === 1) continue;
+    s += x * i;
+  }
+  return s;
+}`,
+    fn: "search",
+    wrt: [0],
+    forward: `function search$fwd_0(x, n) {
+  let i = 0, s = 0, break_1 = false, trips = 0;
+  while (!break_1 && i < n) {
+    const t = s > 10;
+    let s_1, break_2;
+    if (t) {
+      s_1 = s;
+      break_2 = true;
+    } else {
+      const t_1 = i % 2 === 1;
+      $nabla.push(t_1 ? 1 : 0);
+      s_1 = t_1 ? s : s + x * i;
+      break_2 = break_1;
+    }
+    $nabla.push(t ? 1 : 0);
+    $nabla.push(i);
+    i = !break_2 ? i + 1 : i;
+    s = s_1;
+    break_1 = break_2;
+    trips = trips + 1;
+  }
+  $nabla.push(trips);
+  return s;
+}`,
+    backward: `function search$bwd_0(seed) {
+  const trips = $nabla.pop();
+  let trips_1 = trips, s_adj = seed, x_adj = 0;
+  while (trips_1 > 0) {
+    const i = $nabla.pop();
+    const t = $nabla.pop() !== 0;
+    let x_adj_1;
+    if (t) {
+      x_adj_1 = x_adj;
+    } else {
+      const t_1 = $nabla.pop() !== 0;
+      x_adj_1 = t_1 ? x_adj : x_adj + s_adj * i;
+    }
+    trips_1 = trips_1 - 1;
+    x_adj = x_adj_1;
+  }
+  return x_adj;
+}`,
+  },
+  {
+    name: "loopInvariantResidual",
+    source: `function power(x: number, n: number): number {
+  let p = 1;
+  for (let i = 0; i < n; i++) p *= x;
+  return p;
+}`,
+    fn: "power",
+    wrt: [0],
+    forward: `function power$fwd_0(x, n) {
+  let i = 0, p = 1, trips = 0;
+  while (i < n) {
+    $nabla.push(p);
+    i = i + 1;
+    p = p * x;
+    trips = trips + 1;
+  }
+  $nabla.push(trips);
+  $nabla.push(x);
+  return p;
+}`,
+    backward: `function power$bwd_0(seed) {
+  const x = $nabla.pop();
+  const trips = $nabla.pop();
+  let trips_1 = trips, p_adj = seed, x_adj = 0;
+  while (trips_1 > 0) {
+    const p = $nabla.pop();
+    trips_1 = trips_1 - 1;
+    x_adj = x_adj + p_adj * p;
+    p_adj = p_adj * x;
+  }
+  return x_adj;
+}`,
+  },
+  {
+    name: "call",
+    source: `function sq(t: number): number {
+  return t * t;
+}
+function f(x: number, y: number): number {
+  return sq(x * y) + Math.sin(y);
+}`,
+    fn: "f",
+    wrt: [0, 1],
+    forward: `function f$fwd(x, y) {
+  const t = sq$fwd(x * y);
+  $nabla.push(y);
+  $nabla.push(x);
+  $nabla.push(Math.cos(y));
+  return t + Math.sin(y);
+}`,
+    backward: `function f$bwd(seed) {
+  const t = $nabla.pop();
+  const x = $nabla.pop();
+  const y = $nabla.pop();
+  const t_adj = sq$bwd(seed);
+  $nabla.out.v1 = seed * t + t_adj * x;
+  return t_adj * y;
+}`,
+  },
+];
+
+for (const c of sweepCases) {
+  test(`reverse sweeps: ${c.name}`, () => {
+    const [forward, backward] = sweepsOf(c.source, c.fn, c.wrt);
+    assert.equal(emitted(forward), c.forward);
+    assert.equal(emitted(backward), c.backward);
+  });
+}

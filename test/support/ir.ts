@@ -1,5 +1,8 @@
 import { analyzeActivity } from "../../src/compiler/analyze/activity.js";
 import { linearize } from "../../src/compiler/differentiate/linearize.js";
+import { ReverseInfo } from "../../src/compiler/differentiate/residuals.js";
+import { backwardSweep } from "../../src/compiler/differentiate/transpose.js";
+import { forwardSweep } from "../../src/compiler/differentiate/unzip.js";
 import { emitFunction } from "../../src/compiler/emit/function.js";
 import { eliminateDeadCode } from "../../src/compiler/ir/dce.js";
 import { printFunction } from "../../src/compiler/ir/printer.js";
@@ -37,11 +40,27 @@ export function jvpOf(source: string, name: string, wrt: number[]): IRFunction {
   return fn;
 }
 
+/** The forward and backward sweeps of reverse mode for function `name` and `wrt`. */
+export function sweepsOf(source: string, name: string, wrt: number[]): [IRFunction, IRFunction] {
+  const fn = jvpOf(source, name, wrt);
+  const info = new ReverseInfo(fn);
+  const signature = { key: `${FILE}#${name}`, name, arity: fn.params.filter((p) => !p.tangent).length };
+  const sweeps: [IRFunction, IRFunction] = [
+    forwardSweep(fn, info, signature, wrt),
+    backwardSweep(fn, info, signature, wrt),
+  ];
+  for (const sweep of sweeps) {
+    eliminateDeadCode(sweep);
+    verifyFunction(sweep);
+  }
+  return sweeps;
+}
+
 /** Emitted JavaScript of an IR function, calls named by their source names. */
 export function emitted(fn: IRFunction): string {
   const names = {
     callee: (op: { attrs: { callee?: string } }) =>
-      op.attrs.callee!.replace(/^.*#/, "").replace(/@jvp\(.*\)$/, "$jvp"),
+      op.attrs.callee!.replace(/^.*#/, "").replace(/@(jvp|fwd|bwd)\(.*\)$/, "$$$1"),
     global: (n: string) => n,
     runtime: "$nabla",
   };

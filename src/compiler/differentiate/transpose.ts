@@ -25,7 +25,16 @@ export function backwardSweep(
   /** Residuals taken back from the tape, by the id of the JVP value they hold. */
   const residuals = new Map<number, Value>();
   const trips = new Map<Op, Value>();
-  const zero = () => b.constant(0);
+  const zero = (hint = "") => b.constant(0, hint);
+  /** Adjoints are named after the value: the adjoint of `dx` (tangent of `x`) is `x_adj`. */
+  const adjointHints = new Map<number, string>();
+  const nameAdjoints = (region: Region) => {
+    for (const v of [...region.params, ...region.ops.flatMap((o) => o.results)]) {
+      if (v.tangent) adjointHints.set(v.id, `${v.hint.replace(/^d/, "") || "t"}_adj`);
+    }
+    region.ops.forEach((o) => o.regions.forEach(nameAdjoints));
+  };
+  nameAdjoints({ params: jvp.params, ops: jvp.body.ops });
 
   const primalValue = (v: Value): Value => {
     const taped = residuals.get(v.id);
@@ -43,7 +52,7 @@ export function backwardSweep(
   ) => {
     if (!contribution || !target.tangent) return;
     const current = adjoints.get(target.id);
-    const hint = `d${target.hint.replace(/^d/, "")}_adj`;
+    const hint = adjointHints.get(target.id) ?? "adj";
     let next: Value;
     if (!current) next = negate ? b.unary("neg", contribution, hint) : contribution;
     else next = b.binary(negate ? "sub" : "add", current, contribution, hint);
@@ -149,14 +158,14 @@ export function backwardSweep(
         wrt: op.attrs.wrt,
       },
       [],
-      tangentArgs.map((t) => `${t.hint}_adj`),
+      tangentArgs.map((t) => adjointHints.get(t.id) ?? "adj"),
     );
     tangentArgs.forEach((t, i) => accumulate(adjoints, t, call.results[i]));
   }
 
   /** Yields, for each of `ids`, its adjoint in `adjoints` (zero when there is none). */
   const yieldAdjoints = (adjoints: Adjoints, ids: number[]) =>
-    ids.map((id) => adjoints.get(id) ?? zero());
+    ids.map((id) => adjoints.get(id) ?? zero(adjointHints.get(id)));
 
   function transposeIf(op: Op, adjoints: Adjoints): void {
     const cond = primalValue(op.operands[0]!);
@@ -173,9 +182,18 @@ export function backwardSweep(
       });
       return { into, branch };
     });
-    const changed = [...new Set(outcomes.flatMap((o) => [...o.branch.keys()]))].filter(
+    const touched = [...new Set(outcomes.flatMap((o) => [...o.branch.keys()]))].filter(
       (id) => !inside.has(id) && outcomes.some((o) => o.branch.get(id) !== adjoints.get(id)),
     );
+    // An adjoint both branches leave equal to one value from outside needs no merging.
+    const changed = touched.filter((id) => {
+      const first = outcomes[0]!.branch.get(id);
+      if (first && outcomes.every((o) => o.branch.get(id) === first)) {
+        adjoints.set(id, first);
+        return false;
+      }
+      return true;
+    });
     for (const o of outcomes)
       b.inRegion(o.into, () => b.emit("yield", yieldAdjoints(o.branch, changed), []));
     b.loc = op.loc;
@@ -185,7 +203,7 @@ export function backwardSweep(
       changed.map(() => "number" as const),
       {},
       outcomes.map((o) => o.into),
-      "adj",
+      changed.map((id) => adjointHints.get(id) ?? "adj"),
     );
     changed.forEach((id, i) => adjoints.set(id, merged.results[i]!));
   }
@@ -213,7 +231,12 @@ export function backwardSweep(
     ];
 
     // Then every iteration backwards: `after`, then the `before` that preceded it.
-    const carried = () => inits.map((v) => values.make(v.type, v.hint));
+    const hints = [
+      "trips",
+      ...positions.map((i) => adjointHints.get(before.params[i]!.id) ?? "adj"),
+      ...outer.map((id) => adjointHints.get(id) ?? "adj"),
+    ];
+    const carried = () => inits.map((v, i) => values.make(v.type, hints[i]));
     const head: Region = { params: carried(), ops: [] };
     b.inRegion(head, () => {
       const [k, ...rest] = head.params;
@@ -245,7 +268,7 @@ export function backwardSweep(
       inits.map((v) => v.type),
       {},
       [head, step],
-      inits.map((v) => v.hint),
+      hints,
     );
     const [, ...results] = loop.results;
     outer.forEach((id, j) => adjoints.set(id, results[positions.length + j]!));

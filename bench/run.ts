@@ -11,11 +11,22 @@ import {
 } from "./compile-time.js";
 import { hornerJvp, out as handOut, pendulumJvp, straightJvp } from "./hand-written.js";
 import { importCompiled } from "./load.js";
+import { formatNs, ratio, table } from "./markdown.js";
+import {
+  loadReversePrograms,
+  REVERSE_BENCHMARKS,
+  reverseReport,
+  runReverse,
+  verifyReverse,
+  type ReverseResults,
+} from "./reverse.js";
 import { measure, sinkValue, type Measurement, type TimingOptions } from "./timing.js";
 
-// `npm run bench`: run-time cost of nabla's forward derivatives against the primal functions
-// and hand-written derivatives, and the compile time of a large generated program. Prints a
-// Markdown report on stdout and writes it to docs/benchmarks.md; progress goes to stderr.
+// `npm run bench`: run-time cost of nabla's forward derivatives and of its gradients (reverse
+// mode, bench/reverse.ts) against the primal functions and hand-written derivatives, the tape
+// memory of reverse mode, gradients with TensorFlow.js for comparison, and the compile time of a
+// large generated program. Prints a Markdown report on stdout and writes it to
+// docs/benchmarks.md; progress goes to stderr.
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const PROGRAMS = join(REPO_ROOT, "bench/programs");
@@ -225,31 +236,12 @@ interface Row {
   fastest: { primal: number; nabla: number; hand: number };
 }
 
-function formatNs(ns: number): string {
-  if (ns < 100) return ns.toFixed(1);
-  return Math.round(ns).toLocaleString("en-US");
-}
-
-function ratio(a: number, b: number): string {
-  return `${(a / b).toFixed(2)}×`;
-}
-
 function verdict(row: Row): string {
   const misses = [
     row.nabla / row.primal <= TARGET_VS_PRIMAL ? "" : `nabla/primal > ${TARGET_VS_PRIMAL}`,
     row.nabla / row.hand <= TARGET_VS_HAND ? "" : `nabla/hand > ${TARGET_VS_HAND}`,
   ].filter(Boolean);
   return misses.length === 0 ? "yes" : `no (${misses.join(", ")})`;
-}
-
-/** A Markdown table with padded columns, laid out as Prettier would. */
-function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
-  const widths = header.map((h, c) => Math.max(3, h.length, ...rows.map((r) => r[c]!.length)));
-  const cell = (text: string, c: number) =>
-    rightAligned[c] ? text.padStart(widths[c]!) : text.padEnd(widths[c]!);
-  const line = (cells: string[]) => `| ${cells.map(cell).join(" | ")} |`;
-  const rule = `| ${widths.map((w, c) => (rightAligned[c] ? "-".repeat(w - 1) + ":" : "-".repeat(w))).join(" | ")} |`;
-  return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
 function runTimeTable(rows: Row[]): string {
@@ -301,7 +293,7 @@ function compileTable(t: CompileTiming): string {
   );
 }
 
-function report(rows: Row[], compile: CompileTiming): string {
+function report(rows: Row[], reverse: ReverseResults, compile: CompileTiming): string {
   const cpu = cpus();
   const machine = `${cpu[0]?.model.trim() ?? "unknown CPU"} (${cpu.length} logical CPUs), ${platform()} ${arch()}, Node ${process.version}`;
   // Other processes on the machine show up as noise: the load average tells how busy it was.
@@ -334,6 +326,7 @@ cross-check when other processes compete for the CPU:
 
 ${fastestTable(rows)}
 
+${reverseReport(reverse)}
 ## Compile time
 
 ${compileTable(compile)}
@@ -348,12 +341,14 @@ are checked against finite differences before the report is written.
 
 Each variant runs in its own loop of calls (one call site per variant, so V8 can inline it as
 in user code), with an input that changes on every call and results summed into a sink that is
-printed, so no work can be hoisted or dropped. Each loop first runs with a growing number of
-calls until one run takes at least ${TIMING.minSampleMs} ms: this is the warm-up, during which
-V8 optimizes it. It then runs once more untimed, then ${TIMING.repetitions} times timed,
-interleaved with the other two variants, and the median of those runs is reported. The ratios
-are ratios of medians; the spread of the runs is printed on stderr. Programs are compiled by
-nabla through its module hooks, as \`nabla run\` does.
+printed, so no work can be hoisted or dropped (all components of a gradient are summed). Each
+loop first runs with a growing number of calls until one run takes at least
+${TIMING.minSampleMs} ms: this is the warm-up, during which V8 optimizes it. It then runs once
+more untimed, then ${TIMING.repetitions} times timed, interleaved with the other variants of the
+same benchmark, and the median of those runs is reported. A gradient of a 10⁶-step loop takes
+longer than ${TIMING.minSampleMs} ms, so there each timed run is one call. The ratios are ratios
+of medians; the spread of the runs is printed on stderr. Programs are compiled by nabla through
+its module hooks, as \`nabla run\` does.
 `;
 }
 
@@ -364,17 +359,25 @@ async function main(): Promise<void> {
   const loop = await importCompiled<LoopProgram>(join(PROGRAMS, "loop.ts"));
   const recursive = await importCompiled<RecursiveProgram>(join(PROGRAMS, "recursive.ts"));
 
+  const reversePrograms = await loadReversePrograms(PROGRAMS);
+
   progress("checking nabla's derivatives against the hand-written ones");
   verify(straight, loop, recursive);
+  progress(
+    "checking nabla's gradients against the hand-written ones and finite differences (reverse mode)",
+  );
+  verifyReverse(reversePrograms);
 
   const benchmarks: [string, () => Measurement[]][] = [
     ["(a) straight-line, ~50 ops, 3 inputs", () => benchStraight(straight)],
     ["(b) loop, 10⁶ pendulum steps", () => benchLoop(loop)],
     ["(c) recursion, depth 25 (Horner)", () => benchRecursive(recursive)],
   ];
+  // Forward benchmarks, reverse benchmarks and tfjs, compile time.
+  const steps = benchmarks.length + REVERSE_BENCHMARKS.length + 2;
   const rows: Row[] = [];
   for (const [k, [name, run]] of benchmarks.entries()) {
-    progress(`[${k + 1}/${benchmarks.length + 1}] ${name}`);
+    progress(`[${k + 1}/${steps}] derivative ${name}`);
     const [primal, nabla, hand] = run();
     for (const m of [primal!, nabla!, hand!]) {
       progress(
@@ -390,8 +393,12 @@ async function main(): Promise<void> {
     });
   }
 
+  const reverse = await runReverse(reversePrograms, progress, (k, name) =>
+    progress(`[${benchmarks.length + k + 1}/${steps}] ${name}`),
+  );
+
   progress(
-    `[${benchmarks.length + 1}/${benchmarks.length + 1}] compile time of a generated program (${GENERATED_FUNCTIONS} functions)`,
+    `[${steps}/${steps}] compile time of a generated program (${GENERATED_FUNCTIONS} functions)`,
   );
   const source = generateProgram(GENERATED_FUNCTIONS);
   const compile = measureCompileTime(join(REPO_ROOT, "bench/generated.ts"), source, COMPILE_RUNS);
@@ -403,7 +410,7 @@ async function main(): Promise<void> {
   if (!Number.isFinite(sinkValue())) {
     throw new Error(`a benchmark produced a non-finite result (sink ${sinkValue()})`);
   }
-  const text = report(rows, compile);
+  const text = report(rows, reverse, compile);
   process.stdout.write(text);
   writeFileSync(REPORT, text);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;

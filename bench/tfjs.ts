@@ -1,0 +1,170 @@
+import * as tf from "@tensorflow/tfjs";
+
+// The reverse-mode benchmark programs written for TensorFlow.js, what TypeScript users reach for
+// today to get gradients: eager tf ops on scalars (tf.scalar), `tf.grads` for the gradient, the
+// pure-JavaScript 'cpu' backend (no native binding, no GPU). Each function mirrors the one in
+// bench/programs/gradient-*.ts op for op; constants used in a loop are made tensors once, as a
+// careful tfjs user would. tfjs computes in float32 (its CPU backend has no float64).
+
+/** A tensor of rank 0 (tfjs's op methods are typed as returning a Tensor of any rank). */
+type Scalar = tf.Tensor;
+type GradientFn = (...args: number[]) => number[];
+
+/**
+ * Selects the pure-JS CPU backend in production mode (no debug checks). tfjs's console output
+ * is silenced while it starts: the CPU backend advertises the native one on first use (which
+ * production mode suppresses too).
+ */
+export async function initTfjs(): Promise<string> {
+  const saved = { log: console.log, warn: console.warn, info: console.info };
+  console.log = console.warn = console.info = () => {};
+  try {
+    tf.enableProdMode();
+    if (!(await tf.setBackend("cpu"))) throw new Error("tfjs: the 'cpu' backend is unavailable");
+    await tf.ready();
+    // The first tensor triggers the backend's first-use message.
+    tf.tidy(() => tf.scalar(0).dataSync());
+  } finally {
+    Object.assign(console, saved);
+  }
+  if (tf.getBackend() !== "cpu") throw new Error(`tfjs runs on '${tf.getBackend()}', not 'cpu'`);
+  return tf.version.tfjs;
+}
+
+/** The gradient of a tfjs function of scalars, as plain numbers; no tensor outlives a call. */
+function gradientOf(f: (...args: Scalar[]) => Scalar): GradientFn {
+  const grads = tf.grads((...args: tf.Tensor[]) => f(...args));
+  return (...args: number[]) =>
+    tf.tidy(() => grads(args.map((v) => tf.scalar(v))).map((g) => g.dataSync()[0]!));
+}
+
+/** Tensors created by tfjs that are still alive (a leak check). */
+export function tfjsTensorCount(): number {
+  return tf.memory().numTensors;
+}
+
+// ---- (a) straight-line ----
+
+function energy(
+  x1: Scalar,
+  y1: Scalar,
+  x2: Scalar,
+  y2: Scalar,
+  x3: Scalar,
+  y3: Scalar,
+  x4: Scalar,
+  y4: Scalar,
+): Scalar {
+  const dx12 = x1.sub(x2);
+  const dy12 = y1.sub(y2);
+  const dx13 = x1.sub(x3);
+  const dy13 = y1.sub(y3);
+  const dx14 = x1.sub(x4);
+  const dy14 = y1.sub(y4);
+  const dx23 = x2.sub(x3);
+  const dy23 = y2.sub(y3);
+  const dx24 = x2.sub(x4);
+  const dy24 = y2.sub(y4);
+  const dx34 = x3.sub(x4);
+  const dy34 = y3.sub(y4);
+  const sq = (dx: Scalar, dy: Scalar) => dx.mul(dx).add(dy.mul(dy));
+  const q12 = sq(dx12, dy12);
+  const q13 = sq(dx13, dy13);
+  const q14 = sq(dx14, dy14);
+  const q23 = sq(dx23, dy23);
+  const q24 = sq(dx24, dy24);
+  const q34 = sq(dx34, dy34);
+  const lj = (q: Scalar) => {
+    const s = tf.div(1, q.mul(q).mul(q));
+    return s.mul(s).sub(s);
+  };
+  const ljSum = lj(q12).add(lj(q13)).add(lj(q14)).add(lj(q23)).add(lj(q24)).add(lj(q34)).mul(4);
+  const r12 = q12.sqrt();
+  const r23 = q23.sqrt();
+  const r34 = q34.sqrt();
+  const b12 = r12.sub(1.2);
+  const b23 = r23.sub(1.2);
+  const b34 = r34.sub(1.2);
+  const bonds = b12.mul(b12).add(b23.mul(b23)).add(b34.mul(b34)).mul(50);
+  const cosine = dx12.mul(dx23).add(dy12.mul(dy23)).neg().div(r12.mul(r23));
+  const bend = cosine.acos().sub(1.9);
+  const phi = tf.atan2(dy34, dx34).sub(tf.atan2(dy12, dx12));
+  const angles = bend.mul(10).mul(bend).add(phi.cos().add(1).mul(2));
+  const wall = y1.add(y2).add(y3).add(y4).mul(0.3).exp();
+  return ljSum.add(bonds).add(angles).add(wall);
+}
+
+export const tfEnergyGradient: GradientFn = gradientOf(energy);
+
+// ---- (b) loop ----
+
+/** The pendulum of gradient-loop.ts with `steps` iterations, as a tfjs function of (k, c, θ₀). */
+function pendulum(steps: number) {
+  return (k: Scalar, c: Scalar, theta0: Scalar): Scalar => {
+    const h = tf.scalar(1e-5);
+    const half = tf.scalar(0.5);
+    let theta = theta0;
+    let omega = tf.scalar(0);
+    let energy = tf.scalar(0);
+    for (let i = 0; i < steps; i++) {
+      omega = omega.sub(k.mul(theta.sin()).add(c.mul(omega)).mul(h));
+      theta = theta.add(omega.mul(h));
+      energy = energy.add(half.mul(omega).mul(omega).sub(k.mul(theta.cos())).mul(h));
+    }
+    return theta.add(energy);
+  };
+}
+
+/** [∂/∂k, ∂/∂c, ∂/∂θ₀] of pendulum with `steps` iterations. */
+export function tfPendulumGradient(steps: number): GradientFn {
+  return gradientOf(pendulum(steps));
+}
+
+// ---- (c) branches in a loop ----
+
+/** The oscillator of gradient-branches.ts; the branch reads x's value, as eager tfjs allows. */
+function oscillator(steps: number) {
+  return (k: Scalar, c: Scalar, b: Scalar, x0: Scalar): Scalar => {
+    const h = tf.scalar(1e-3);
+    const one = tf.scalar(1);
+    let x = x0;
+    let v = tf.scalar(0);
+    let cost = tf.scalar(0);
+    for (let i = 0; i < steps; i++) {
+      let acc: Scalar;
+      if (x.dataSync()[0]! > 0) {
+        acc = k.neg().mul(x.sin()).sub(c.mul(v));
+      } else {
+        acc = k
+          .neg()
+          .mul(x)
+          .mul(one.add(b.mul(x).mul(x)))
+          .sub(c.mul(v));
+      }
+      v = v.add(acc.mul(h));
+      x = x.add(v.mul(h));
+      cost = cost.add(x.mul(x).mul(h));
+    }
+    return x.add(cost);
+  };
+}
+
+/** [∂/∂k, ∂/∂c, ∂/∂b, ∂/∂x₀] of oscillator with `steps` iterations. */
+export function tfOscillatorGradient(steps: number): GradientFn {
+  return gradientOf(oscillator(steps));
+}
+
+// ---- (d) recursion ----
+
+function radical(x: Scalar, a: Scalar, n: number): Scalar {
+  if (n === 0) return tf.scalar(1);
+  return a
+    .mul(n)
+    .add(x.mul(radical(x, a, n - 1)))
+    .sqrt();
+}
+
+/** [∂/∂x, ∂/∂a] of radical(x, a, depth). */
+export function tfRadicalGradient(depth: number): GradientFn {
+  return gradientOf((x, a) => radical(x, a, depth));
+}

@@ -523,12 +523,18 @@ const sweepCases: SweepCase[] = [
     fn: "reflect",
     wrt: [0],
     forward: `function reflect$fwd(x) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   const t = x < 0;
-  $nabla.push(t ? 1 : 0);
+  if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
+  $tape[$top++] = t ? 1 : 0;
+  $nabla.tape.top = $top;
+  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   return t ? -x : x * 2 + 1;
 }`,
     backward: `function reflect$bwd(seed) {
-  const t = $nabla.pop() !== 0;
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const t = $tape[--$top] !== 0;
+  $nabla.tape.top = $top;
   return t ? -seed : seed * 2;
 }`,
   },
@@ -546,6 +552,7 @@ const sweepCases: SweepCase[] = [
     fn: "search",
     wrt: [0],
     forward: `function search$fwd_0(x, n) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   let i = 0, s = 0, break_1 = false, trips = 0;
   while (!break_1 && i < n) {
     const t = s > 10;
@@ -555,36 +562,43 @@ const sweepCases: SweepCase[] = [
       break_2 = true;
     } else {
       const t_1 = i % 2 === 1;
-      $nabla.push(t_1 ? 1 : 0);
+      if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
+      $tape[$top++] = t_1 ? 1 : 0;
       s_1 = t_1 ? s : s + x * i;
       break_2 = break_1;
     }
-    $nabla.push(t ? 1 : 0);
-    $nabla.push(i);
+    if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
+    $tape[$top++] = t ? 1 : 0;
+    $tape[$top++] = i;
     i = !break_2 ? i + 1 : i;
     s = s_1;
     break_1 = break_2;
     trips = trips + 1;
   }
-  $nabla.push(trips);
+  if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
+  $tape[$top++] = trips;
+  $nabla.tape.top = $top;
+  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   return s;
 }`,
     backward: `function search$bwd_0(seed) {
-  const trips = $nabla.pop();
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const trips = $tape[--$top];
   let trips_1 = trips, s_adj = seed, x_adj = 0;
   while (trips_1 > 0) {
-    const i = $nabla.pop();
-    const t = $nabla.pop() !== 0;
+    const i = $tape[--$top];
+    const t = $tape[--$top] !== 0;
     let x_adj_1;
     if (t) {
       x_adj_1 = x_adj;
     } else {
-      const t_1 = $nabla.pop() !== 0;
+      const t_1 = $tape[--$top] !== 0;
       x_adj_1 = t_1 ? x_adj : x_adj + s_adj * i;
     }
     trips_1 = trips_1 - 1;
     x_adj = x_adj_1;
   }
+  $nabla.tape.top = $top;
   return x_adj;
 }`,
   },
@@ -598,27 +612,34 @@ const sweepCases: SweepCase[] = [
     fn: "power",
     wrt: [0],
     forward: `function power$fwd_0(x, n) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   let i = 0, p = 1, trips = 0;
   while (i < n) {
-    $nabla.push(p);
+    if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
+    $tape[$top++] = p;
     i = i + 1;
     p = p * x;
     trips = trips + 1;
   }
-  $nabla.push(trips);
-  $nabla.push(x);
+  if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
+  $tape[$top++] = trips;
+  $tape[$top++] = x;
+  $nabla.tape.top = $top;
+  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   return p;
 }`,
     backward: `function power$bwd_0(seed) {
-  const x = $nabla.pop();
-  const trips = $nabla.pop();
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const x = $tape[--$top];
+  const trips = $tape[--$top];
   let trips_1 = trips, p_adj = seed, x_adj = 0;
   while (trips_1 > 0) {
-    const p = $nabla.pop();
+    const p = $tape[--$top];
     trips_1 = trips_1 - 1;
     x_adj = x_adj + p_adj * p;
     p_adj = p_adj * x;
   }
+  $nabla.tape.top = $top;
   return x_adj;
 }`,
   },
@@ -633,17 +654,29 @@ function f(x: number, y: number): number {
     fn: "f",
     wrt: [0, 1],
     forward: `function f$fwd(x, y) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  $nabla.tape.top = $top;
   const t = sq$fwd(x * y);
-  $nabla.push(y);
-  $nabla.push(x);
-  $nabla.push(Math.cos(y));
+  $tape = $nabla.tape.buffer;
+  $top = $nabla.tape.top;
+  if ($top + 3 > $tape.length) $tape = $nabla.growTape($top, 3);
+  $tape[$top++] = y;
+  $tape[$top++] = x;
+  $tape[$top++] = Math.cos(y);
+  $nabla.tape.top = $top;
+  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   return t + Math.sin(y);
 }`,
     backward: `function f$bwd(seed) {
-  const t = $nabla.pop();
-  const x = $nabla.pop();
-  const y = $nabla.pop();
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const t = $tape[--$top];
+  const x = $tape[--$top];
+  const y = $tape[--$top];
+  $nabla.tape.top = $top;
   const t_adj = sq$bwd(seed);
+  $tape = $nabla.tape.buffer;
+  $top = $nabla.tape.top;
+  $nabla.tape.top = $top;
   $nabla.out.v1 = seed * t + t_adj * x;
   return t_adj * y;
 }`,

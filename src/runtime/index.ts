@@ -4,14 +4,15 @@
 
 export { out } from "./register.js";
 export {
-  push,
-  pop,
+  tape,
+  growTape,
   tapeMark,
   tapeTake,
   tapeRestore,
   tapeReset,
   tapeStats,
   resetTapePeak,
+  shrinkTape,
 } from "./tape.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { NotCompiledError } from "./not-compiled.js";

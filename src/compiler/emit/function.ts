@@ -37,6 +37,10 @@ const RESERVED = new Set(
   ).split(" "),
 );
 
+/** Locals holding the reverse-mode tape's buffer and height inside a function that uses it. */
+const TAPE = "$tape";
+const TOP = "$top";
+
 const BINARY_TEXT: Record<string, string> = {
   add: "+",
   sub: "-",
@@ -67,12 +71,20 @@ class FunctionEmitter {
   private readonly useRegion = new Map<number, Region>();
   private indent = 0;
 
+  /** Whether the function pushes to or pops from the reverse-mode tape. */
+  private pushes = false;
+  private usesTape = false;
+
   constructor(
     private readonly fn: IRFunction,
     private readonly emitNames: EmitNames,
   ) {
     this.taken.add(emitNames.runtime);
     this.countUses(fn.body);
+    if (this.usesTape) {
+      this.taken.add(TAPE);
+      this.taken.add(TOP);
+    }
   }
 
   emit(exported: boolean): EmittedLine[] {
@@ -82,6 +94,14 @@ class FunctionEmitter {
       this.fn.loc,
     );
     this.indent++;
+    if (this.usesTape) {
+      // The tape's buffer and height live in locals (registers) while this function runs; the
+      // shared `tape` object is brought up to date around derivative calls and on return.
+      this.line(
+        `let ${TAPE} = ${this.tapeObject}.buffer, ${TOP} = ${this.tapeObject}.top;`,
+        undefined,
+      );
+    }
     this.region(this.fn.body);
     this.indent--;
     this.line("}", undefined);
@@ -98,6 +118,8 @@ class FunctionEmitter {
       if (op.opcode === "extern") this.taken.add(op.attrs.callee!.split(".")[0]!);
       if (op.opcode === "global") this.taken.add(this.emitNames.global(op.attrs.callee!));
       if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(".")[0]!);
+      if (op.opcode === "push") this.pushes = this.usesTape = true;
+      if (op.opcode === "pop") this.usesTape = true;
       op.regions.forEach((r) => this.countUses(r));
     }
   }
@@ -154,14 +176,10 @@ class FunctionEmitter {
       case "extern":
         this.line(`${this.expression(op).text};`, op.loc);
         return;
-      case "push": {
-        const v = this.ref(op.operands[0]!);
-        const saved =
-          op.operands[0]!.type === "boolean" ? js.conditional(v, js.literal(1), js.literal(0)) : v;
-        this.line(`${this.emitNames.runtime}.push(${saved.text});`, op.loc);
-        return;
-      }
+      case "push":
+        return this.emitPush(op, region);
       case "call":
+        if (op.attrs.primal && this.usesTape) return this.emitTapeCall(op, region);
         if (op.results.length > 1) return this.emitMultiResultCall(op);
         break;
     }
@@ -203,7 +221,11 @@ class FunctionEmitter {
       case "call":
         return js.call(this.emitNames.callee(op), args);
       case "pop": {
-        const popped = js.call(`${this.emitNames.runtime}.pop`, []);
+        const popped: Expr = {
+          text: `${TAPE}[--${TOP}]`,
+          prec: js.PREC.primary,
+          refs: new Set([TAPE, TOP]),
+        };
         return op.results[0]!.type === "boolean" ? js.binary("!==", popped, js.literal(0)) : popped;
       }
       case "nondiff": {
@@ -228,7 +250,45 @@ class FunctionEmitter {
     );
   }
 
+  /** A run of pushes checks the tape's capacity once, then stores without checks. */
+  private emitPush(op: Op, region: Region): void {
+    const index = region.ops.indexOf(op);
+    if (region.ops[index - 1]?.opcode !== "push") {
+      let count = 0;
+      while (region.ops[index + count]?.opcode === "push") count++;
+      this.line(
+        `if (${TOP} + ${count} > ${TAPE}.length) ${TAPE} = ${this.emitNames.runtime}.growTape(${TOP}, ${count});`,
+        op.loc,
+      );
+    }
+    const v = this.ref(op.operands[0]!);
+    const saved =
+      op.operands[0]!.type === "boolean" ? js.conditional(v, js.literal(1), js.literal(0)) : v;
+    this.line(`${TAPE}[${TOP}++] = ${saved.text};`, op.loc);
+  }
+
+  /** A call of another derivative, which uses the tape too: hand over the tape's height. */
+  private emitTapeCall(op: Op, region: Region): void {
+    this.line(`${this.tapeObject}.top = ${TOP};`, op.loc);
+    if (op.results.length > 1) this.emitMultiResultCall(op);
+    else this.op({ ...op, attrs: { ...op.attrs, primal: undefined } }, region);
+    this.line(`${TAPE} = ${this.tapeObject}.buffer;`, op.loc);
+    this.line(`${TOP} = ${this.tapeObject}.top;`, op.loc);
+  }
+
+  private get tapeObject(): string {
+    return `${this.emitNames.runtime}.tape`;
+  }
+
   private emitReturn(op: Op): void {
+    if (this.usesTape) {
+      this.line(`${this.tapeObject}.top = ${TOP};`, op.loc);
+      if (this.pushes)
+        this.line(
+          `if (${TOP} > ${this.tapeObject}.peak) ${this.tapeObject}.peak = ${TOP};`,
+          op.loc,
+        );
+    }
     const [first, ...rest] = op.operands.map((v) => this.ref(v));
     rest.forEach((e, i) =>
       this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),

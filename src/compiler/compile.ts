@@ -71,7 +71,8 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
             : `when differentiating '${call.target.name}' for '${call.operator}'`,
         loc: call.loc,
       };
-      const mode = modeOf(call.operator);
+      const fused = call.operator === "gradient" || call.operator === "valueWithGradient";
+      const mode = fused ? "gradient" : modeOf(call.operator);
       calls.push({ call, wrt, primal: differentiator.request(call.target, wrt, mode, [note]) });
     }
     for (const target of requests.declared) {
@@ -259,7 +260,11 @@ function emitModule(
         params: call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : "")),
         captures: call.target.captures.map((c) => c.name),
         wrt: call.wrt,
-        ...(reverse ? { fwd: name("fwd"), bwd: name("bwd") } : { jvp: name("jvp") }),
+        ...(!reverse
+          ? { jvp: name("jvp") }
+          : call.operator === "gradient" || call.operator === "valueWithGradient"
+            ? { grad: name("grad") }
+            : { fwd: name("fwd"), bwd: name("bwd") }),
         runtime: RUNTIME,
       }),
     };

@@ -12,9 +12,9 @@ import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
-import { derivativeKey, functionLabel } from "./names.js";
+import { derivativeKey, functionLabel, type DerivativeKind } from "./names.js";
 import { ReverseInfo } from "./residuals.js";
-import { backwardSweep } from "./transpose.js";
+import { backwardSweep, fusedGradient } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
@@ -22,8 +22,17 @@ import { forwardSweep } from "./unzip.js";
 // The callees a derivative needs are queued with the call chain that reached them, so a
 // diagnostic deep in a callee says how differentiation got there.
 
-/** Forward mode needs a JVP; reverse mode a forward sweep and a backward sweep. */
-export type Mode = "forward" | "reverse";
+/**
+ * Forward mode needs a JVP; reverse mode a forward sweep and a backward sweep; `gradient`
+ * also the fused gradient function.
+ */
+export type Mode = "forward" | "reverse" | "gradient";
+
+const KINDS: Record<Mode, DerivativeKind[]> = {
+  forward: ["jvp"],
+  reverse: ["fwd", "bwd"],
+  gradient: ["fwd", "bwd", "grad"],
+};
 
 interface Demand {
   key: FunctionKey;
@@ -68,14 +77,15 @@ export class Differentiator {
   /** Processes every queued demand and the demands they raise. */
   run(): void {
     for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) {
-      const kinds = demand.mode === "forward" ? (["jvp"] as const) : (["fwd", "bwd"] as const);
-      const keys = kinds.map((kind) => derivativeKey(kind, demand.key, demand.wrt));
-      if (this.derivatives.has(keys[0]!)) continue;
-      for (const key of keys) this.derivatives.set(key, undefined);
+      const missing = KINDS[demand.mode]
+        .map((kind) => derivativeKey(kind, demand.key, demand.wrt))
+        .filter((key) => !this.derivatives.has(key));
+      if (missing.length === 0) continue;
+      for (const key of missing) this.derivatives.set(key, undefined);
       try {
         const primal = this.primal(demand);
         const derived = primal && this.derive(primal, demand);
-        derived?.forEach((fn) => this.derivatives.set(fn.key, fn));
+        derived?.forEach((fn) => missing.includes(fn.key) && this.derivatives.set(fn.key, fn));
       } catch (error) {
         this.fail(error, demand.chain, demand.key);
       }
@@ -198,7 +208,7 @@ export class Differentiator {
       this.queue.push({
         key: d.key,
         wrt: d.wrt,
-        mode: demand.mode,
+        mode: demand.mode === "forward" ? "forward" : "reverse",
         chain: [
           {
             message: `when differentiating this call to '${d.op.attrs.calleeName}'`,
@@ -220,6 +230,7 @@ export class Differentiator {
     const sweeps = [
       forwardSweep(fn, info, signature, demand.wrt),
       backwardSweep(fn, info, signature, demand.wrt),
+      ...(demand.mode === "gradient" ? [fusedGradient(fn, info, signature, demand.wrt)] : []),
     ];
     for (const sweep of sweeps) {
       eliminateDeadCode(sweep);

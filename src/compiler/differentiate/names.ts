@@ -7,9 +7,10 @@ import type { FunctionKey } from "../ir/types.js";
  * The generated functions of one derivative configuration:
  * - `jvp`: forward mode, (args…, tangents…) → tangent, value in `out.v1`;
  * - `fwd`: reverse mode's forward sweep, (args…) → value, saving what `bwd` needs on the tape;
- * - `bwd`: reverse mode's backward sweep, (adjoint of the result) → adjoints of the parameters.
+ * - `bwd`: reverse mode's backward sweep, (adjoint of the result) → adjoints of the parameters;
+ * - `grad`: both sweeps in one function for `gradient`, (args…, adjoint) → adjoints, then value.
  */
-export type DerivativeKind = "jvp" | "fwd" | "bwd";
+export type DerivativeKind = "jvp" | "fwd" | "bwd" | "grad";
 
 export function derivativeKey(
   kind: DerivativeKind,

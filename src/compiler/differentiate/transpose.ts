@@ -2,6 +2,7 @@ import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
 import { derivativeKey, derivativeName } from "./names.js";
 import type { ReverseInfo } from "./residuals.js";
+import { emitForwardSweep, type ForwardSweep } from "./unzip.js";
 
 // Transpose, the backward sweep of reverse mode: walks the tangent part of the linearized
 // function backwards and accumulates adjoints (seed 004's accumulator map). Each linear op
@@ -13,15 +14,73 @@ import type { ReverseInfo } from "./residuals.js";
 /** Adjoints by the id of the tangent value (of the JVP) they belong to; absent = zero. */
 type Adjoints = Map<number, Value>;
 
+/** The backward sweep as a function of its own, `f$bwd(seed)`, taking residuals from the tape. */
 export function backwardSweep(
   jvp: IRFunction,
   info: ReverseInfo,
   primal: { key: FunctionKey; name: string; arity: number },
   wrt: number[],
 ): IRFunction {
-  const values = new ValueFactory();
   const body: Region = { params: [], ops: [] };
-  const b = new Builder(values, body, jvp.loc);
+  const b = new Builder(new ValueFactory(), body, jvp.loc);
+  const seed = b.newValue("number", "seed");
+  body.params = [seed];
+  const adjoints = emitBackwardSweep(b, jvp, info, seed);
+  b.emit("return", adjoints, []);
+  return {
+    key: derivativeKey("bwd", primal.key, wrt),
+    name: derivativeName("bwd", primal.name, wrt, primal.arity),
+    params: body.params,
+    captures: 0,
+    resultTypes: adjoints.map(() => "number"),
+    body,
+    loc: jvp.loc,
+  };
+}
+
+/**
+ * The gradient as one function, `f$grad(x…, seed)`: the forward sweep, then the backward
+ * sweep reading the body's residuals from locals — only values saved inside loops and branches
+ * go through the tape. Returns the adjoints (first returned, others in `out`) then the value.
+ */
+export function fusedGradient(
+  jvp: IRFunction,
+  info: ReverseInfo,
+  primal: { key: FunctionKey; name: string; arity: number },
+  wrt: number[],
+): IRFunction {
+  const body: Region = { params: [], ops: [] };
+  const b = new Builder(new ValueFactory(), body, jvp.loc);
+  const forward = emitForwardSweep(b, jvp, info, false);
+  const seed = b.newValue("number", "seed");
+  body.params = [...forward.params, seed];
+  const adjoints = emitBackwardSweep(b, jvp, info, seed, forward);
+  b.loc = jvp.loc;
+  b.emit("return", [...adjoints, ...forward.results], []);
+  return {
+    key: derivativeKey("grad", primal.key, wrt),
+    name: derivativeName("grad", primal.name, wrt, primal.arity),
+    params: body.params,
+    captures: 0,
+    resultTypes: [...adjoints, ...forward.results].map((v) => v.type),
+    body,
+    loc: jvp.loc,
+  };
+}
+
+/**
+ * Emits the backward sweep into `b`'s current region and returns the adjoints of the
+ * differentiated parameters. With `forward`, the body's residuals are that sweep's values
+ * instead of the tape's.
+ */
+function emitBackwardSweep(
+  b: Builder,
+  jvp: IRFunction,
+  info: ReverseInfo,
+  seed: Value,
+  forward?: ForwardSweep,
+): Value[] {
+  const values = b.values;
   /** Residuals taken back from the tape, by the id of the JVP value they hold. */
   const residuals = new Map<number, Value>();
   const trips = new Map<Op, Value>();
@@ -90,6 +149,20 @@ export function backwardSweep(
 
   /** Emits the mirror of `region`; seeds for its terminator's operands must already be in `adjoints`. */
   function reverseRegion(region: Region, adjoints: Adjoints): void {
+    if (forward && region === jvp.body) {
+      for (const r of info.residuals(region)) {
+        if (r.kind === "value") residuals.set(r.value.id, forward.map.get(r.value.id)!);
+        else trips.set(r.loop, forward.trips.get(r.loop)!);
+      }
+    } else {
+      popResiduals(region);
+    }
+    for (const op of region.ops.slice(0, -1).reverse()) {
+      if (info.hasTangent(op)) transposeOp(op, adjoints);
+    }
+  }
+
+  function popResiduals(region: Region): void {
     for (const r of [...info.residuals(region)].reverse()) {
       b.loc = region.ops[region.ops.length - 1]!.loc;
       if (r.kind === "value")
@@ -98,9 +171,6 @@ export function backwardSweep(
           b.emit("pop", [], [r.value.type], {}, [], r.value.hint).results[0]!,
         );
       else trips.set(r.loop, b.emit("pop", [], ["number"], {}, [], "trips").results[0]!);
-    }
-    for (const op of region.ops.slice(0, -1).reverse()) {
-      if (info.hasTangent(op)) transposeOp(op, adjoints);
     }
   }
 
@@ -276,29 +346,13 @@ export function backwardSweep(
   }
 
   const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
-  const seed = values.make("number", "seed");
-  body.params = [seed];
   const adjoints: Adjoints = new Map();
   const tangentResult = ret.operands.find((v) => v.tangent);
   if (tangentResult) adjoints.set(tangentResult.id, seed);
   reverseRegion(jvp.body, adjoints);
-  const wrtTangents = jvp.params.filter((p) => p.tangent);
   b.loc = jvp.loc;
-  b.emit(
-    "return",
-    yieldAdjoints(
-      adjoints,
-      wrtTangents.map((p) => p.id),
-    ),
-    [],
+  return yieldAdjoints(
+    adjoints,
+    jvp.params.filter((p) => p.tangent).map((p) => p.id),
   );
-  return {
-    key: derivativeKey("bwd", primal.key, wrt),
-    name: derivativeName("bwd", primal.name, wrt, primal.arity),
-    params: body.params,
-    captures: 0,
-    resultTypes: wrtTangents.map(() => "number"),
-    body,
-    loc: jvp.loc,
-  };
 }

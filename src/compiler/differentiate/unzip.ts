@@ -9,15 +9,50 @@ import type { ReverseInfo } from "./residuals.js";
 // also count their iterations, so the backward sweep knows how many to undo. A call of a
 // callee's JVP becomes a call of the callee's forward sweep.
 
+/** What the forward sweep built, for a backward sweep emitted in the same function. */
+export interface ForwardSweep {
+  params: Value[];
+  results: Value[];
+  /** Clones of the JVP's values, by their id. */
+  map: Map<number, Value>;
+  /** Iteration counters of the loops that carry tangent work. */
+  trips: Map<Op, Value>;
+}
+
+/** The forward sweep as a function of its own, `f$fwd`, saving every residual on the tape. */
 export function forwardSweep(
   jvp: IRFunction,
   info: ReverseInfo,
   primal: { key: FunctionKey; name: string; arity: number },
   wrt: number[],
 ): IRFunction {
-  const values = new ValueFactory();
   const body: Region = { params: [], ops: [] };
-  const b = new Builder(values, body, jvp.loc);
+  const b = new Builder(new ValueFactory(), body, jvp.loc);
+  const sweep = emitForwardSweep(b, jvp, info, true);
+  body.params = sweep.params;
+  b.emit("return", sweep.results, []);
+  return {
+    key: derivativeKey("fwd", primal.key, wrt),
+    name: derivativeName("fwd", primal.name, wrt, primal.arity),
+    params: sweep.params,
+    captures: 0,
+    resultTypes: sweep.results.map((r) => r.type),
+    body,
+    loc: jvp.loc,
+  };
+}
+
+/**
+ * Emits the forward sweep into `b`'s current region. With `saveTopLevel` false, the residuals
+ * of the function body stay in locals for a backward sweep emitted right after it.
+ */
+export function emitForwardSweep(
+  b: Builder,
+  jvp: IRFunction,
+  info: ReverseInfo,
+  saveTopLevel: boolean,
+): ForwardSweep {
+  const values = b.values;
   const map = new Map<number, Value>();
   /** Iteration counters of the loops that carry tangent work, by loop. */
   const trips = new Map<Op, Value>();
@@ -41,7 +76,8 @@ export function forwardSweep(
       for (const op of region.ops.slice(0, -1)) cloneOp(op);
       const terminator = region.ops[region.ops.length - 1]!;
       b.loc = terminator.loc;
-      for (const r of info.residuals(region)) {
+      const saved = saveTopLevel || region !== jvp.body ? info.residuals(region) : [];
+      for (const r of saved) {
         b.emit("push", [r.kind === "value" ? mapped(r.value) : trips.get(r.loop)!], []);
       }
       finish(terminator);
@@ -141,15 +177,8 @@ export function forwardSweep(
     if (counted) trips.set(op, copy.results[results.length]!);
   }
 
-  body.params = primalOnly(jvp.params).map(clone);
-  cloneRegion(jvp.body, body, (ret) => b.emit("return", primalOnly(ret.operands).map(mapped), []));
-  return {
-    key: derivativeKey("fwd", primal.key, wrt),
-    name: derivativeName("fwd", primal.name, wrt, primal.arity),
-    params: body.params,
-    captures: 0,
-    resultTypes: primalTypes(jvp.body.ops[jvp.body.ops.length - 1]!.operands),
-    body,
-    loc: jvp.loc,
-  };
+  const params = primalOnly(jvp.params).map(clone);
+  let results: Value[] = [];
+  cloneRegion(jvp.body, b.region, (ret) => (results = primalOnly(ret.operands).map(mapped)));
+  return { params, results, map, trips };
 }

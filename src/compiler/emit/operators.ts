@@ -19,11 +19,13 @@ export interface OperatorWrapper {
   jvp?: string;
   fwd?: string;
   bwd?: string;
+  /** The fused gradient: (args…, adjoint) → adjoints, then the value, through `out`. */
+  grad?: string;
   runtime: string;
 }
 
 export function operatorWrapper(w: OperatorWrapper): string {
-  const reserved = [w.jvp, w.fwd, w.bwd, w.runtime].filter(Boolean);
+  const reserved = [w.jvp, w.fwd, w.bwd, w.grad, w.runtime].filter(Boolean);
   const params = w.params.map((p, i) => (p && !reserved.includes(p) ? p : `arg${i}`));
   const args = params.join(", ");
   const call = (fn: string | undefined, rest: string[]) =>
@@ -63,26 +65,32 @@ export function operatorWrapper(w: OperatorWrapper): string {
   // and leaves the others in `out.v1`, `out.v2`…; the user gets them in `wrt` order.
   const seed = fresh("seed");
   const first = fresh("gradient");
-  const backward = (seedText: string) => {
-    if (w.wrt.length === 1) return { setup: "", result: `${w.bwd}(${seedText})` };
+  /** The adjoints a call returns (first) and leaves in `out`, gathered in `wrt` order. */
+  const gather = (callText: string) => {
+    if (w.wrt.length === 1) return { setup: "", result: callText };
     const pick = (i: number) => {
       const j = sorted.indexOf(i);
       return j === 0 ? first : out(j);
     };
-    return {
-      setup: `const ${first} = ${w.bwd}(${seedText}); `,
-      result: `[${w.wrt.map(pick).join(", ")}]`,
-    };
+    return { setup: `const ${first} = ${callText}; `, result: `[${w.wrt.map(pick).join(", ")}]` };
   };
+  const backward = (seedText: string) => gather(`${w.bwd}(${seedText})`);
   const value = fresh("value");
   switch (w.operator) {
     case "gradient": {
-      const back = backward("1");
-      return `((${args}) => { ${call(w.fwd, [])}; ${back.setup}return ${back.result}; })`;
+      const grad = gather(call(w.grad, ["1"]));
+      return grad.setup
+        ? `((${args}) => { ${grad.setup}return ${grad.result}; })`
+        : `((${args}) => ${grad.result})`;
     }
     case "valueWithGradient": {
-      const back = backward("1");
-      return `((${args}) => { const ${value} = ${call(w.fwd, [])}; ${back.setup}return { value: ${value}, gradient: ${back.result} }; })`;
+      // The fused gradient leaves the value after the adjoints, in out.v{number of adjoints}.
+      const tangent = fresh("gradient_");
+      const grad =
+        w.wrt.length === 1
+          ? { setup: `const ${tangent} = ${call(w.grad, ["1"])}; `, result: tangent }
+          : gather(call(w.grad, ["1"]));
+      return `((${args}) => { ${grad.setup}return { value: ${out(w.wrt.length)}, gradient: ${grad.result} }; })`;
     }
     case "pullback":
     case "valueWithPullback": {

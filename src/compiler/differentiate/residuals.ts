@@ -16,6 +16,13 @@ export class ReverseInfo {
   private readonly residualLists = new Map<Region, Residual[]>();
   /** Primal values defined by `const`/`global` ops: rebuilt in the backward sweep, not taped. */
   readonly rematerializable = new Map<number, Op>();
+  /**
+   * Residuals one arithmetic op away from other residuals (`0.5 * ω` when `ω` is saved):
+   * recomputed in the backward sweep instead of taped, by their defining op.
+   */
+  readonly recomputed = new Map<number, Op>();
+  /** The region that defines each value. */
+  readonly home = new Map<number, Region>();
 
   constructor(readonly jvp: IRFunction) {
     const collect = (region: Region) => {
@@ -50,7 +57,7 @@ export class ReverseInfo {
   }
 
   private assignResiduals(): void {
-    const home = new Map<number, Region>();
+    const home = this.home;
     const seen = new Set<number>();
     const listOf = (region: Region) => {
       let list = this.residualLists.get(region);
@@ -83,5 +90,42 @@ export class ReverseInfo {
     for (const p of this.jvp.params) home.set(p.id, this.jvp.body);
     visit(this.jvp.body);
     listOf(this.jvp.body);
+    this.chooseRecomputed(seen);
+  }
+
+  /** Moves cheap residuals whose operands are all available anyway from the tape to `recomputed`. */
+  private chooseRecomputed(taped: Set<number>): void {
+    const definitions = new Map<number, Op>();
+    const collect = (region: Region) => {
+      for (const op of region.ops) {
+        for (const r of op.results) definitions.set(r.id, op);
+        op.regions.forEach(collect);
+      }
+    };
+    collect(this.jvp.body);
+    const available = (v: Value): boolean => this.rematerializable.has(v.id) || taped.has(v.id);
+    for (const [region, list] of this.residualLists) {
+      const kept = list.filter((r) => {
+        if (r.kind !== "value") return true;
+        const def = definitions.get(r.value.id);
+        if (!def || !CHEAP.has(def.opcode) || def.tangent) return true;
+        const others = def.operands.filter((o) => o.id !== r.value.id);
+        if (!others.every((o) => available(o) && !this.recomputedVia(o, r.value.id, definitions)))
+          return true;
+        this.recomputed.set(r.value.id, def);
+        return false;
+      });
+      this.residualLists.set(region, kept);
+    }
+  }
+
+  /** Whether recomputing `v` would need `target` itself (a cycle), following recomputed ops. */
+  private recomputedVia(v: Value, target: number, definitions: Map<number, Op>): boolean {
+    const def = this.recomputed.get(v.id);
+    if (!def) return false;
+    return def.operands.some((o) => o.id === target || this.recomputedVia(o, target, definitions));
   }
 }
+
+/** Ops cheaper to redo in the backward sweep than a store and a load of the tape. */
+const CHEAP: ReadonlySet<string> = new Set(["add", "sub", "mul", "neg"]);

@@ -98,9 +98,13 @@ function emitBackwardSweep(
   const primalValue = (v: Value): Value => {
     const taped = residuals.get(v.id);
     if (taped) return taped;
-    const def = info.rematerializable.get(v.id);
+    // In the fused gradient, values of the body are still in the forward sweep's locals.
+    const local = forward && info.home.get(v.id) === jvp.body ? forward.map.get(v.id) : undefined;
+    if (local) return local;
+    const def = info.rematerializable.get(v.id) ?? info.recomputed.get(v.id);
     if (!def) throw new Error(`internal: backward sweep has no residual for %${v.id}`);
-    return b.emit(def.opcode, [], [v.type], { ...def.attrs }, [], v.hint).results[0]!;
+    const operands = def.operands.map(primalValue);
+    return b.emit(def.opcode, operands, [v.type], { ...def.attrs }, [], v.hint).results[0]!;
   };
 
   const accumulate = (

@@ -527,8 +527,8 @@ const sweepCases: SweepCase[] = [
   const t = x < 0;
   if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
   $tape[$top++] = t ? 1 : 0;
-  $nabla.tape.top = $top;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
+  $nabla.tape.top = $top;
   return t ? -x : x * 2 + 1;
 }`,
     backward: `function reflect$bwd(seed) {
@@ -577,8 +577,8 @@ const sweepCases: SweepCase[] = [
   }
   if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
   $tape[$top++] = trips;
-  $nabla.tape.top = $top;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
+  $nabla.tape.top = $top;
   return s;
 }`,
     backward: `function search$bwd_0(seed) {
@@ -624,8 +624,8 @@ const sweepCases: SweepCase[] = [
   if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
   $tape[$top++] = trips;
   $tape[$top++] = x;
-  $nabla.tape.top = $top;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
+  $nabla.tape.top = $top;
   return p;
 }`,
     backward: `function power$bwd_0(seed) {
@@ -663,8 +663,8 @@ function f(x: number, y: number): number {
   $tape[$top++] = y;
   $tape[$top++] = x;
   $tape[$top++] = Math.cos(y);
-  $nabla.tape.top = $top;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
+  $nabla.tape.top = $top;
   return t + Math.sin(y);
 }`,
     backward: `function f$bwd(seed) {

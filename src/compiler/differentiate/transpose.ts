@@ -52,6 +52,7 @@ export function fusedGradient(
   const body: Region = { params: [], ops: [] };
   const b = new Builder(new ValueFactory(), body, jvp.loc);
   const forward = emitForwardSweep(b, jvp, info, false);
+  b.emit("peak", [], []);
   const seed = b.newValue("number", "seed");
   body.params = [...forward.params, seed];
   const adjoints = emitBackwardSweep(b, jvp, info, seed, forward);

@@ -30,6 +30,7 @@ export function forwardSweep(
   const b = new Builder(new ValueFactory(), body, jvp.loc);
   const sweep = emitForwardSweep(b, jvp, info, true);
   body.params = sweep.params;
+  b.emit("peak", [], []);
   b.emit("return", sweep.results, []);
   return {
     key: derivativeKey("fwd", primal.key, wrt),

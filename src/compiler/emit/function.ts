@@ -178,6 +178,13 @@ class FunctionEmitter {
         return;
       case "push":
         return this.emitPush(op, region);
+      case "peak":
+        if (this.pushes)
+          this.line(
+            `if (${TOP} > ${this.tapeObject}.peak) ${this.tapeObject}.peak = ${TOP};`,
+            op.loc,
+          );
+        return;
       case "call":
         if (op.attrs.primal && this.usesTape) return this.emitTapeCall(op, region);
         if (op.results.length > 1) return this.emitMultiResultCall(op);
@@ -281,14 +288,7 @@ class FunctionEmitter {
   }
 
   private emitReturn(op: Op): void {
-    if (this.usesTape) {
-      this.line(`${this.tapeObject}.top = ${TOP};`, op.loc);
-      if (this.pushes)
-        this.line(
-          `if (${TOP} > ${this.tapeObject}.peak) ${this.tapeObject}.peak = ${TOP};`,
-          op.loc,
-        );
-    }
+    if (this.usesTape) this.line(`${this.tapeObject}.top = ${TOP};`, op.loc);
     const [first, ...rest] = op.operands.map((v) => this.ref(v));
     rest.forEach((e, i) =>
       this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),

@@ -44,7 +44,8 @@ export type Opcode =
   | "condition" // terminator of loop `before` regions: operands [cond, ...forwarded]
   | "return" // terminator of a function body
   | "push" // reverse mode: operands [v], saves v on the tape
-  | "pop"; // reverse mode: results [v], takes the last value saved on the tape
+  | "pop" // reverse mode: results [v], takes the last value saved on the tape
+  | "peak"; // reverse mode: the tape is at its highest here (end of a forward sweep), for statistics
 
 export interface Op {
   opcode: Opcode;
@@ -97,4 +98,4 @@ export function isPure(op: Op): boolean {
   return !IMPURE.has(op.opcode) && !TERMINATORS.has(op.opcode);
 }
 
-const IMPURE: ReadonlySet<Opcode> = new Set(["extern", "call", "push", "pop"]);
+const IMPURE: ReadonlySet<Opcode> = new Set(["extern", "call", "push", "pop", "peak"]);

@@ -1,0 +1,32 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "./support/harness.js";
+
+// Every example in examples/ runs with `nabla run` and prints what it promises.
+
+const expected: Record<string, RegExp> = {
+  "cube.ts": /^48$/m,
+  "kepler.ts": /e = 0\.9: E = 1\.86208668\d+, check M = 1\.000000000000/,
+  "projectile.ts": /best angle 39\.\d+° \(45° without drag\)/,
+  "fit-line.ts": /y ≈ 1\.9\d\d·x \+ 1\.0\d\d/,
+};
+
+for (const file of readdirSync(join(REPO_ROOT, "examples")).filter((f) => f.endsWith(".ts"))) {
+  test(`examples/${file} runs`, () => {
+    const run = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, "bin/nabla.js"), "run", join("examples", file)],
+      {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+      },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stderr, "");
+    assert.ok(expected[file], `examples/${file} needs an expected output in this test`);
+    assert.match(run.stdout, expected[file]!);
+  });
+}

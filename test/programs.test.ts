@@ -109,7 +109,7 @@ function assertValues(actual: number[], expected: number[], what = "values"): vo
 // The program
 
 const PROGRAM = `
-import { derivative, valueWithDerivative, differential, valueWithDifferential, withoutDerivative } from "nabla";
+import { derivative, valueWithDerivative, differential, valueWithDifferential, withoutDerivative, gradient, pullback, tapeStats } from "nabla";
 
 const GRAVITY = 9.81;
 const HALF: number = 0.5;
@@ -604,13 +604,175 @@ export function literals(x: number): number {
   return 1e3 * x + 0x10 * x + 1_000 * x + 0.5 * x + .25 * x + 0b11 * x;
 }
 export const dLiterals = derivative(literals);
+
+/** The tape height, to check that reverse mode leaves the tape as it found it. */
+export function tapeSize(): number {
+  return tapeStats().size;
+}
 `;
+
+// ---------------------------------------------------------------------------------------------
+// Reverse mode on the same program
+
+/**
+ * A function of the program differentiated in reverse mode too. The program gets
+ * `g_<key> = gradient(f, { wrt })`, `p_<key> = pullback(f, { wrt })` and
+ * `j_<key> = differential(f, { wrt })` for it (see `reverseExports`).
+ */
+interface ReverseCase {
+  /** Names the generated exports. */
+  key: string;
+  /** The exported function (for a lambda, the name it is also exported under). */
+  f: string;
+  /** A lambda written inside the operator calls instead of the name. */
+  lambda?: string;
+  wrt: number[];
+  points: fc.Arbitrary<number[]>;
+  /**
+   * What finite differences are compared with: `f` by default; false where a value is held by
+   * `withoutDerivative` (known values check those instead).
+   */
+  reference?: ((m: Exports) => Fn) | false;
+}
+
+const reverseCase = (
+  f: string,
+  wrt: number[],
+  points: fc.Arbitrary<number[]>,
+  more: Partial<ReverseCase> = {},
+): ReverseCase => ({ key: `${f}_${wrt.join("")}`, f, wrt, points, ...more });
+
+/** A number, a boolean passed where a number is expected by the test types, and a count. */
+const withFlag = fc.tuple(
+  range(-1.5, 1.5),
+  fc.boolean().map((b) => b as unknown as number),
+  fc.integer({ min: 0, max: 5 }),
+);
+
+/** Every function of PROGRAM, with the `wrt` lists of the forward tests (and some more). */
+const REVERSE_CASES: ReverseCase[] = [
+  // branches
+  reverseCase("piecewise", [0], points([-6, 6])),
+  reverseCase("nested", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("clamp", [0, 1, 2], points([-5, 5], [-3, -0.1], [0.1, 3])),
+  reverseCase("clamp", [2, 0], points([-5, 5], [-3, -0.1], [0.1, 3])),
+  reverseCase("sigmoid", [0], points([-30, 30])),
+  reverseCase("partialReturn", [0], points([-4, 4])),
+  // logical operators
+  reverseCase(
+    "orDefault",
+    [0, 1],
+    points([-3, 3], [-3, 3]).filter(([x]) => x !== 0),
+  ),
+  reverseCase(
+    "andThen",
+    [0, 1],
+    points([-3, 3], [-3, 3]).filter(([x]) => x !== 0),
+  ),
+  reverseCase("nullish", [0, 1], points([-5, 5], [-5, 5])),
+  reverseCase("notZero", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("regions", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("equalities", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("declaredLater", [0, 1], points([-3, 3], [-3, 3])),
+  // loops and early exits
+  reverseCase("firstAbove", [0, 1], points([-2, 5], [-10, 100])),
+  reverseCase("coshSeries", [0], withCount(-4, 4, 0, 30)),
+  reverseCase("newtonSqrt", [0], points([1e-3, 1e6])),
+  reverseCase("grow", [0, 1], points([0.1, 10], [0, 50])),
+  reverseCase("grid", [0], withCount(-3, 3, 0, 8)),
+  reverseCase("searchReturn", [0, 1], points([-3, 3], [0, 30])),
+  reverseCase("mantissa", [0], points([1e-3, 1e6])),
+  reverseCase("forever", [0], points([-3, 3])),
+  reverseCase("skipAhead", [0], withCount(-3, 3, 0, 12)),
+  reverseCase("doBreak", [0], points([-2, 3])),
+  reverseCase("doReturn", [0], points([-10, 100])),
+  reverseCase("oddPowers", [0], withCount(-3, 5, 0, 12)),
+  reverseCase("incrementInTest", [0], withCount(-2, 2, 0, 8)),
+  reverseCase("callInTest", [0], points([0.1, 3])),
+  reverseCase("minOverLoop", [0], points([-2, 4])),
+  // assignments
+  reverseCase("compound", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("remainder", [0, 1], points([-50, 50], [0.5, 10])),
+  reverseCase("paramWrites", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("chained", [0], points([-10, 10])),
+  reverseCase("assignInCondition", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("assignInTernary", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("shadowing", [0, 1], points([-3, 3], [-3, 3])),
+  reverseCase("generatedLookingNames", [0, 2], points([-2, 2], [-2, 2], [-2, 2])),
+  reverseCase("generatedLookingNames", [0, 1, 2], points([-2, 2], [-2, 2], [-2, 2])),
+  // recursion
+  reverseCase("factorialScaled", [0], withCount(-2, 2, 0, 15)),
+  reverseCase("powBySquaring", [0], withCount(-3, 3, 0, 12)),
+  reverseCase("powBySquaring", [0], withCount(0.2, 3, -12, 12), { key: "powBySquaringNegative" }),
+  reverseCase("evenPart", [0], withCount(-3, 3, 0, 9)),
+  reverseCase("oddPart", [0], withCount(-3, 3, 0, 9)),
+  reverseCase("swapper", [0, 1], fc.tuple(range(-1.5, 1.5), range(-1.5, 1.5), fc.nat(6))),
+  reverseCase("swapperOf5", [0], points([-1.5, 1.5], [-1.5, 1.5]), {
+    lambda: "(a: number, b: number) => swapper(a, b, 5)",
+  }),
+  reverseCase("recursiveSearch", [0], withCount(-2, 8, 0, 5)),
+  // constants, inactive arguments and withoutDerivative
+  reverseCase("fall", [0, 1], points([0, 10], [-20, 20])),
+  reverseCase("arc", [0, 1], points([0, 10], [0, 1])),
+  reverseCase("repeated", [0], withFlag),
+  reverseCase("repeatedConstants", [0], points([-1.2, 1.2]), {
+    lambda: "(x: number) => repeated(x, true, STEPS) + repeated(x, false, 3)",
+  }),
+  reverseCase("scaled", [0, 1], points([-20, 20], [0.5, 20])),
+  reverseCase("usesPredicates", [0], points([-20, 20], [0.5, 20]), {
+    // withoutDerivative(scaled(x, x)) is held at its value: left out of the reference.
+    reference: (m) => {
+      const scaled = m.scaled as Fn;
+      return (x, c) => scaled(x!, c!) + scaled(c!, x!) + scaled(2, 3) * x!;
+    },
+  }),
+  reverseCase("stopped", [0, 1], points([-5, 5], [-5, 5]), { reference: false }),
+  reverseCase("detachedIdentity", [0], points([-5, 5]), {
+    lambda: "(x: number) => withoutDerivative(x)",
+    reference: false,
+  }),
+  reverseCase("detachedSquare", [0], points([-5, 5]), {
+    lambda: "(x: number) => withoutDerivative(x) * x",
+    reference: false,
+  }),
+  reverseCase("detachInLoop", [0], points([-3, 3]), { reference: false }),
+  // operators and wrt orders
+  reverseCase("three", [2, 0], points([0.5, 3], [-3, 3], [-3, 3])),
+  reverseCase("three", [1], points([0.5, 3], [-3, 3], [-3, 3])),
+  reverseCase("three", [0, 1, 2], points([0.5, 3], [-3, 3], [-3, 3])),
+  reverseCase("three", [2, 1, 0], points([0.5, 3], [-3, 3], [-3, 3])),
+  reverseCase("three", [1, 2], points([0.5, 3], [-3, 3], [-3, 3])),
+  reverseCase("cubeLambda", [0], points([-5, 5]), { lambda: "(x: number) => x * x * x" }),
+  reverseCase("cubeBlockLambda", [0], points([-5, 5]), {
+    lambda: "(x: number) => {\n  let y = 1;\n  for (let i = 0; i < 3; i++) y *= x;\n  return y;\n}",
+  }),
+  reverseCase("cubeFunctionExpressionLambda", [0], points([-5, 5]), {
+    lambda: "function (x: number) {\n  return x * x * x;\n}",
+  }),
+  reverseCase("ratio", [1, 0], points([0.5, 5], [0.5, 5])),
+  reverseCase("literals", [0], points([-5, 5])),
+];
+
+/** The reverse-mode exports of the cases: operators written like a user would. */
+function reverseExports(cases: ReverseCase[]): string {
+  const lines = ["", "// ---- reverse mode ----", ""];
+  for (const c of cases) {
+    if (c.lambda && !lines.includes(`export const ${c.f} = ${c.lambda};`))
+      lines.push(`export const ${c.f} = ${c.lambda};`);
+    const target = c.lambda ?? c.f;
+    const wrt = `{ wrt: [${c.wrt.join(", ")}] }`;
+    lines.push(`export const g_${c.key} = gradient(${target}, ${wrt});`);
+    lines.push(`export const p_${c.key} = pullback(${target}, ${wrt});`);
+    lines.push(`export const j_${c.key} = differential(${target}, ${wrt});`);
+  }
+  return lines.join("\n") + "\n";
+}
 
 type Exports = Record<string, unknown>;
 
 let loaded: Promise<Exports> | undefined;
 function program(): Promise<Exports> {
-  loaded ??= loadProgram<Exports>({ "main.ts": PROGRAM });
+  loaded ??= loadProgram<Exports>({ "main.ts": PROGRAM + reverseExports(REVERSE_CASES) });
   return loaded;
 }
 
@@ -1289,6 +1451,180 @@ describe("operators and wrt orders", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// Reverse mode: every program again
+
+type Gradient = (...xs: number[]) => number | number[];
+type Pullback = (...xs: number[]) => (adjoint: number) => number | number[];
+
+const REVERSE_RUNS = 100;
+
+/** A gradient or pullback result as a list in `wrt` order, after checking its shape. */
+function adjoints(result: number | number[], wrt: number[], what: string): number[] {
+  if (wrt.length === 1) {
+    assert.equal(typeof result, "number", `${what}: one differentiated argument gives a number`);
+    return [result as number];
+  }
+  assert.ok(Array.isArray(result), `${what}: several differentiated arguments give an array`);
+  assert.equal(result.length, wrt.length, `${what}: one adjoint per differentiated argument`);
+  return result;
+}
+
+/** The exports a reverse-mode check reads: the function, its gradient, pullback and differential. */
+interface ReverseExports {
+  f: string;
+  gradient: string;
+  pullback: string;
+  differential: string;
+  wrt: number[];
+  points: fc.Arbitrary<number[]>;
+  reference?: ((m: Exports) => Fn) | false;
+}
+
+/**
+ * The gradient against finite differences wherever the function is smooth; the pullback
+ * against the differential by the dot-product identity ⟨J·v, w⟩ = ⟨v, Jᵀ·w⟩ at random points
+ * and directions v, w (for a number-valued f, J·v·w = Σ vᵢ·(Jᵀ·w)ᵢ); the tape as it was after
+ * each gradient and after creating and calling each pullback.
+ */
+async function checkReverse(
+  c: ReverseExports,
+  from: () => Promise<Exports> = program,
+): Promise<void> {
+  const m = await from();
+  const tapeSize = await get<() => number>("tapeSize", from);
+  const g = await get<Gradient>(c.gradient, from);
+  const p = await get<Pullback>(c.pullback, from);
+  const j = await get<Differential>(c.differential, from);
+  const what = `${c.f} wrt [${c.wrt.join(", ")}]`;
+  if (c.reference !== false) {
+    const reference = c.reference ? c.reference(m) : await get<Fn>(c.f, from);
+    checkPartials(
+      `${what}, reverse mode`,
+      reference,
+      (xs, i) => {
+        const before = tapeSize();
+        const gradient = adjoints(g(...xs), c.wrt, what);
+        assert.equal(tapeSize(), before, `${what}: the gradient leaves the tape as it found it`);
+        return gradient[c.wrt.indexOf(i)]!;
+      },
+      c.points,
+      c.wrt,
+    );
+  }
+  const direction = fc.tuple(...c.wrt.map(() => range(-1, 1)));
+  fc.assert(
+    fc.property(c.points, direction, range(-1, 1), (xs, v, w) => {
+      const before = tapeSize();
+      const forward = j(...xs)(...v) * w;
+      const pullback = p(...xs);
+      const adjoint = adjoints(pullback(w), c.wrt, what);
+      assert.equal(tapeSize(), before, `${what}: the pullback leaves the tape as it found it`);
+      const terms = v.map((vi, k) => vi * adjoint[k]!);
+      const reverse = terms.reduce((a, b) => a + b, 0);
+      // Where an intermediate is NaN or infinite, 0·NaN makes the modes differ: not compared.
+      if (!Number.isFinite(forward) || !Number.isFinite(reverse)) return;
+      const scale = Math.max(1, Math.abs(forward), ...terms.map(Math.abs));
+      assert.ok(
+        Math.abs(forward - reverse) <= 1e-9 * scale,
+        `${what} at (${xs.join(", ")}), v = (${v.join(", ")}), w = ${w}: ` +
+          `⟨J·v, w⟩ = ${forward} but ⟨v, Jᵀ·w⟩ = ${reverse}`,
+      );
+    }),
+    { numRuns: REVERSE_RUNS },
+  );
+}
+
+describe("reverse mode: every program against finite differences and against forward mode", () => {
+  for (const c of REVERSE_CASES) {
+    test(`${c.f} wrt [${c.wrt.join(", ")}]`, () =>
+      checkReverse({
+        ...c,
+        gradient: `g_${c.key}`,
+        pullback: `p_${c.key}`,
+        differential: `j_${c.key}`,
+      }));
+  }
+});
+
+describe("reverse mode: known values", () => {
+  const gradientOf = (key: string) => get<Gradient>(`g_${key}`);
+
+  test("clamp passes the adjoint to the selected argument; wrt [2, 0] reorders", async () => {
+    const g = await gradientOf("clamp_012");
+    assertValues(g(0.5, 0, 1) as number[], [1, 0, 0]);
+    assertValues(g(-3, 0, 1) as number[], [0, 1, 0]);
+    assertValues(g(7, 0, 1) as number[], [0, 0, 1]);
+    assertValues((await gradientOf("clamp_20"))(7, 0, 1) as number[], [1, 0]);
+  });
+
+  test("early returns and exits inside loops", async () => {
+    const first = await gradientOf("firstAbove_01");
+    assertValues(first(10, 1) as number[], [0, 0]);
+    assertClose((first(-1, 1e9) as number[])[0]!, -(1.5 ** 100), 1e-12);
+    const search = await gradientOf("searchReturn_01");
+    assertValues(search(0.1, 100) as number[], [35 / 3 + 1, 0]);
+    assertValues(search(5, 1) as number[], [2, 0]);
+    assertClose((await gradientOf("coshSeries_0"))(0.7, 60) as number, Math.sinh(0.7), 1e-12);
+    assertClose((await gradientOf("newtonSqrt_0"))(4) as number, 0.25, 1e-12);
+    assert.equal((await gradientOf("mantissa_0"))(12), 1 / 8);
+  });
+
+  test("recursion: n!·x, x^n by squaring, mutual recursion", async () => {
+    const factorial = await gradientOf("factorialScaled_0");
+    let product = 1;
+    for (let n = 1; n <= 15; n++) {
+      product *= n;
+      assert.equal(factorial(0.37, n), product, `n = ${n}`);
+    }
+    const power = await gradientOf("powBySquaring_0");
+    assert.equal(power(3, 5), 405);
+    assert.equal(power(2, 10), 5120);
+    assertZero(power(7, 0) as number, "(x⁰)'");
+    assert.equal(power(2, -1), -0.25);
+    assertClose((await gradientOf("evenPart_0"))(0.4, 2) as number, Math.sin(0.8), 1e-14);
+  });
+
+  test("inactive arguments, boolean helpers and withoutDerivative", async () => {
+    const repeated = await gradientOf("repeated_0");
+    assert.equal(repeated(1.5, true as unknown as number, 3), 8 * 1.5 ** 7);
+    assert.equal(repeated(1.5, false as unknown as number, 3), 1);
+    assertClose(
+      (await gradientOf("repeatedConstants_0"))(1.1) as number,
+      16 * 1.1 ** 15 + 1,
+      1e-14,
+    );
+    const predicates = await gradientOf("usesPredicates_0");
+    assert.equal(predicates(0.5, 4), 4 + 4 + 6);
+    assert.equal(predicates(12, 4), 0.25 + 4 + 6);
+    const stopped = await gradientOf("stopped_01");
+    fc.assert(
+      fc.property(points([-5, 5], [-5, 5]), ([x, y]) => {
+        const [gx, gy] = stopped(x, y) as number[];
+        assertClose(gx!, x * y, 1e-15);
+        assert.equal(gy, 1);
+      }),
+      { numRuns: RUNS },
+    );
+    assertZero((await gradientOf("detachedIdentity_0"))(3) as number, "withoutDerivative(x)'");
+    assert.equal((await gradientOf("detachedSquare_0"))(3), 3);
+    const inLoop = await gradientOf("detachInLoop_0");
+    const exact = (x: number) => {
+      let [s, ds] = [x, 1];
+      for (let i = 0; i < 3; i++) [s, ds] = [s * x + s, s + ds];
+      return ds;
+    };
+    for (const x of [0.5, -1.3, 2]) assertClose(inLoop(x) as number, exact(x), 1e-14, `at ${x}`);
+  });
+
+  test("the cube lambdas: 48 at 4", async () => {
+    for (const name of ["cube", "cubeBlock", "cubeFunctionExpression"]) {
+      assert.equal((await gradientOf(`${name}Lambda_0`))(4), 48, name);
+    }
+    assert.equal((await gradientOf("literals_0"))(1), 1000 + 16 + 1000 + 0.5 + 0.25 + 3);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
 // Several files
 
 let crossFile: Promise<Exports> | undefined;
@@ -1371,6 +1707,36 @@ describe("programs of several files (test/fixtures/programs/cross-file)", () => 
     assertClose(volumeAndDrag(r, v)(0, 1), 2 * dragCoefficient * r * r * v, 1e-12);
   });
 
+  test("reverse mode: every function of the program, against finite differences and forward mode", async () => {
+    // The fixture exports g<key>, p<key> and j<key> for each key.
+    const cases: [f: string, key: string, wrt: number[], fc.Arbitrary<number[]>][] = [
+      ["ringArea", "RingArea", [0, 1], points([0, 5], [0, 2])],
+      ["ringArea", "RingAreaWidth", [1], points([0, 5], [0, 2])],
+      ["circleArea", "CircleArea", [0], points([-5, 5])],
+      ["circumference", "Circumference", [0], points([-5, 5])],
+      ["height", "Height", [1, 0], points([-20, 20], [0, 10])],
+      ["sphereSurfaceRatio", "SphereSurfaceRatio", [0], points([0.1, 10])],
+      ["namespaceCircleArea", "NamespaceTarget", [0], points([-5, 5])],
+      ["weight", "Weight", [0], points([0, 100])],
+      ["volumeAndDrag", "VolumeAndDrag", [0, 1], points([0.1, 3], [-20, 20])],
+      ["terminalSpeed", "TerminalSpeed", [1, 0], points([0.05, 1], [0.1, 10])],
+    ];
+    for (const [f, key, wrt, at] of cases) {
+      const names = { gradient: `g${key}`, pullback: `p${key}`, differential: `j${key}` };
+      await checkReverse({ f, ...names, wrt, points: at }, crossFileProgram);
+    }
+    const weight = await fromFixture<(m: number) => number>("gWeight");
+    assertClose(weight(3), GRAVITY + 2 * DRAG * 3, 1e-14);
+    const ring = await fromFixture<(r: number, w: number) => number[]>("gRingArea");
+    assertClose(ring(1, 0.5)[0]!, 2 * Math.PI * 0.5, 1e-12);
+    assertClose(ring(1, 0.5)[1]!, 2 * Math.PI * 1.5, 1e-12);
+    const terminal = await fromFixture<(r: number, m: number) => number[]>("gTerminalSpeed");
+    const speed = Math.sqrt((2 * GRAVITY) / (0.5 * AIR_DENSITY * DRAG * Math.PI * 0.25));
+    // wrt [1, 0]: ∂m first, then ∂r.
+    assertClose(terminal(0.5, 2)[0]!, speed / 4, 1e-9);
+    assertClose(terminal(0.5, 2)[1]!, -speed / 0.5, 1e-9);
+  });
+
   test("mutual recursion between two files that import each other", async () => {
     const m = await loadProgram<{ up: Fn; dUp: Differential }>({
       "a.ts": `import { down } from "./b.js";
@@ -1383,15 +1749,33 @@ export function down(x: number, n: number): number {
   return n <= 0 ? x : up(Math.sin(x), n - 1) * 0.5;
 }
 `,
-      "main.ts": `import { differential } from "nabla";
+      "main.ts": `import { differential, gradient, pullback, tapeStats } from "nabla";
 import { up } from "./a.js";
-export { up };
+import { down } from "./b.js";
+export { up, down };
 export const dUp = differential(up, { wrt: [0] });
+export const gUp = gradient(up, { wrt: [0] });
+export const pUp = pullback(up, { wrt: [0] });
+export const dDown = differential(down, { wrt: [0] });
+export const gDown = gradient(down, { wrt: [0] });
+export const pDown = pullback(down, { wrt: [0] });
+export function tapeSize(): number {
+  return tapeStats().size;
+}
 `,
     });
     checkPartials("up", m.up, viaDifferential(m.dUp, [0]), withCount(-2, 2, 0, 8), [0]);
     // n = 2: sin(1.5x)·0.5 + x.
     assertClose(m.dUp(0.4, 2)(1), 0.75 * Math.cos(0.6) + 1, 1e-14);
+    // Reverse mode, from either file.
+    const loaded = () => Promise.resolve(m as unknown as Exports);
+    for (const f of ["up", "down"] as const) {
+      const key = f === "up" ? "Up" : "Down";
+      const names = { gradient: `g${key}`, pullback: `p${key}`, differential: `d${key}` };
+      await checkReverse({ f, ...names, wrt: [0], points: withCount(-2, 2, 0, 8) }, loaded);
+    }
+    const gradientOfUp = (m as unknown as { gUp: (x: number, n: number) => number }).gUp;
+    assertClose(gradientOfUp(0.4, 2), 0.75 * Math.cos(0.6) + 1, 1e-14);
   });
 });
 

@@ -44,7 +44,11 @@ export function jvpOf(source: string, name: string, wrt: number[]): IRFunction {
 export function sweepsOf(source: string, name: string, wrt: number[]): [IRFunction, IRFunction] {
   const fn = jvpOf(source, name, wrt);
   const info = new ReverseInfo(fn);
-  const signature = { key: `${FILE}#${name}`, name, arity: fn.params.filter((p) => !p.tangent).length };
+  const signature = {
+    key: `${FILE}#${name}`,
+    name,
+    arity: fn.params.filter((p) => !p.tangent).length,
+  };
   const sweeps: [IRFunction, IRFunction] = [
     forwardSweep(fn, info, signature, wrt),
     backwardSweep(fn, info, signature, wrt),

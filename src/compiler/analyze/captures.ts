@@ -61,7 +61,12 @@ function declarationsOf(fn: FunctionLike, enclosing?: ReadonlySet<Node>): Map<st
     if (n !== fn.body && FUNCTIONS.has(n.type)) return false;
     if (n.type === "VariableDeclaration") {
       for (const d of n.declarations) {
-        if (d.id.type !== "Identifier") continue;
+        if (d.id.type !== "Identifier") {
+          // Destructured names are not captured values nabla can type, but they do shadow.
+          for (const name of boundNames(d.id))
+            found.set(name, { node: d, kind: "let", annotation: undefined, init: null });
+          continue;
+        }
         const kind = n.kind === "const" ? "const" : "let";
         found.set(d.id.name, {
           node: d,
@@ -144,4 +149,25 @@ export function findLocalFunction(
     node: decl.init as FunctionLike,
     constant: decl.kind === "const" || decl.kind === "function",
   };
+}
+
+/** Whether `name` is declared by a function enclosing a site (so it shadows a module name). */
+export function declaredLocally(name: string, ancestors: readonly Node[]): boolean {
+  return scopesAt(ancestors).some((s) => s.has(name));
+}
+
+/** The names a destructuring pattern binds. */
+function boundNames(pattern: Node): string[] {
+  const names: string[] = [];
+  walk(pattern, (n, ancestors) => {
+    const parent = ancestors[ancestors.length - 1];
+    const isKey = parent?.type === "Property" && parent.key === n && !parent.shorthand;
+    if (n.type === "AssignmentPattern") {
+      names.push(...boundNames(n.left)); // the default value binds nothing
+      return false;
+    }
+    if (n.type === "Identifier" && !isKey) names.push(n.name);
+    return true;
+  });
+  return names;
 }

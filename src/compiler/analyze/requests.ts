@@ -11,7 +11,7 @@ import {
   type SourceModule,
 } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
-import { findCaptures, findLocalFunction, type Capture } from "./captures.js";
+import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
 import { lambdaName } from "../differentiate/names.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
@@ -107,7 +107,14 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
 
   walk(module.program, (node, ancestors) => {
     if (node.type !== "CallExpression") return true;
-    const operator = operatorOf(node.callee);
+    const head =
+      node.callee.type === "Identifier"
+        ? node.callee
+        : node.callee.type === "MemberExpression"
+          ? node.callee.object
+          : undefined;
+    const shadowed = head?.type === "Identifier" && declaredLocally(head.name, ancestors);
+    const operator = shadowed ? undefined : operatorOf(node.callee);
     if (!operator || operator === "withoutDerivative") return true;
     if (!isOperator(operator)) return true;
     const call = analyzeCall(program, module, node, ancestors, operator, error);
@@ -164,7 +171,7 @@ function analyzeCall(
     );
     return undefined;
   }
-  const target = resolveTarget(program, module, fnArg as Expression, single, ancestors);
+  const target = resolveTarget(program, module, fnArg as Expression, ancestors);
   if (!target && fnArg.type === "Identifier" && findLocalFunction(fnArg.name, ancestors)) {
     error(
       fnArg,
@@ -191,6 +198,14 @@ function analyzeCall(
     }
     if (parsed) wrt = parsed;
   }
+  if (arity === 0) {
+    error(
+      fnArg,
+      "badOperatorUse",
+      `'${operator}' needs a function of at least one number argument; this one takes none`,
+    );
+    return undefined;
+  }
   if (single && arity !== 1) {
     error(
       fnArg,
@@ -212,7 +227,6 @@ function resolveTarget(
   program: ProgramGraph,
   module: SourceModule,
   node: Expression,
-  single: boolean,
   ancestors: readonly Node[],
 ): DifferentiationTarget | undefined {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
@@ -222,7 +236,8 @@ function resolveTarget(
       module,
       name: lambdaName(pos.line, pos.column),
       node,
-      contextualNumberParams: single,
+      // TypeScript types a lambda's parameters from the operator's signature: numbers.
+      contextualNumberParams: true,
       captures,
     };
   }
@@ -245,7 +260,7 @@ function resolveTarget(
         module,
         name: lambdaName(pos.line, pos.column),
         node: local.node,
-        contextualNumberParams: single,
+        contextualNumberParams: true,
         captures: findCaptures(local.node, ancestors),
       };
     }

@@ -186,10 +186,16 @@ class FunctionEmitter {
           );
         return;
       case "call":
-        if (op.attrs.primal && this.usesTape) return this.emitTapeCall(op, region);
+        // Any callee may use the tape (a derivative, or a helper that takes a gradient itself).
+        if (this.usesTape) return this.emitTapeCall(op, region);
         if (op.results.length > 1) return this.emitMultiResultCall(op);
         break;
     }
+    this.emitCallStatement(op, region);
+  }
+
+  /** An op that is a statement or a `const` (calls and other single-result ops). */
+  private emitCallStatement(op: Op, region: Region): void {
     const expr = this.expression(op);
     if (this.shouldInline(op, region)) {
       this.inlined.set(op.results[0]!.id, expr);
@@ -274,11 +280,11 @@ class FunctionEmitter {
     this.line(`${TAPE}[${TOP}++] = ${saved.text};`, op.loc);
   }
 
-  /** A call of another derivative, which uses the tape too: hand over the tape's height. */
+  /** A call from a function that uses the tape: hand over the tape's height and take it back. */
   private emitTapeCall(op: Op, region: Region): void {
     this.line(`${this.tapeObject}.top = ${TOP};`, op.loc);
     if (op.results.length > 1) this.emitMultiResultCall(op);
-    else this.op({ ...op, attrs: { ...op.attrs, primal: undefined } }, region);
+    else this.emitCallStatement(op, region);
     this.line(`${TAPE} = ${this.tapeObject}.buffer;`, op.loc);
     this.line(`${TOP} = ${this.tapeObject}.top;`, op.loc);
   }
@@ -293,7 +299,7 @@ class FunctionEmitter {
     rest.forEach((e, i) =>
       this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),
     );
-    this.line(`return ${first!.text};`, op.loc);
+    this.line(first ? `return ${first.text};` : "return;", op.loc);
   }
 
   /** Emits a region's ops into a separate buffer and returns them with its terminator. */

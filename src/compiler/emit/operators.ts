@@ -26,7 +26,17 @@ export interface OperatorWrapper {
 
 export function operatorWrapper(w: OperatorWrapper): string {
   const reserved = [w.jvp, w.fwd, w.bwd, w.grad, w.runtime].filter(Boolean);
-  const params = w.params.map((p, i) => (p && !reserved.includes(p) ? p : `arg${i}`));
+  const params: string[] = [];
+  w.params.forEach((p, i) => {
+    let name = p && !reserved.includes(p) ? p : `arg${i}`;
+    while (
+      params.includes(name) ||
+      reserved.includes(name) ||
+      (name !== p && w.params.includes(name))
+    )
+      name = `${name}_`;
+    params.push(name);
+  });
   const args = params.join(", ");
   const call = (fn: string | undefined, rest: string[]) =>
     `${fn}(${[...params, ...w.captures, ...rest].join(", ")})`;
@@ -76,12 +86,15 @@ export function operatorWrapper(w: OperatorWrapper): string {
   };
   const backward = (seedText: string) => gather(`${w.bwd}(${seedText})`);
   const value = fresh("value");
+  const mark = fresh("mark");
+  const error = fresh("error");
+  /** Runs `body`; if it throws, drops what it left on the tape (a RangeError in deep recursion). */
+  const guarded = (body: string) =>
+    `const ${mark} = ${w.runtime}.tape.top; try { ${body} } catch (${error}) { ${w.runtime}.tape.top = ${mark}; throw ${error}; }`;
   switch (w.operator) {
     case "gradient": {
       const grad = gather(call(w.grad, ["1"]));
-      return grad.setup
-        ? `((${args}) => { ${grad.setup}return ${grad.result}; })`
-        : `((${args}) => ${grad.result})`;
+      return `((${args}) => { ${guarded(`${grad.setup}return ${grad.result};`)} })`;
     }
     case "valueWithGradient": {
       // The fused gradient leaves the value after the adjoints, in out.v{number of adjoints}.
@@ -90,20 +103,19 @@ export function operatorWrapper(w: OperatorWrapper): string {
         w.wrt.length === 1
           ? { setup: `const ${tangent} = ${call(w.grad, ["1"])}; `, result: tangent }
           : gather(call(w.grad, ["1"]));
-      return `((${args}) => { ${grad.setup}return { value: ${out(w.wrt.length)}, gradient: ${grad.result} }; })`;
+      return `((${args}) => { ${guarded(`${grad.setup}return { value: ${out(w.wrt.length)}, gradient: ${grad.result} };`)} })`;
     }
     case "pullback":
     case "valueWithPullback": {
       // A pullback may run later, more than once, or after other derivatives: it keeps its own
       // copy of what the forward sweep saved and puts it back on the tape each time it runs.
-      const mark = fresh("mark");
       const saved = fresh("saved");
       const back = backward(seed);
-      const pullback = `(${seed}) => { ${w.runtime}.tapeRestore(${saved}); ${back.setup}return ${back.result}; }`;
-      const start = `const ${mark} = ${w.runtime}.tapeMark(); const ${value} = ${call(w.fwd, [])}; const ${saved} = ${w.runtime}.tapeTake(${mark}); `;
-      return w.operator === "pullback"
-        ? `((${args}) => { ${start}return ${pullback}; })`
-        : `((${args}) => { ${start}return { value: ${value}, pullback: ${pullback} }; })`;
+      const pullback = `(${seed}) => { ${guarded(`${w.runtime}.tapeRestore(${saved}); ${back.setup}return ${back.result};`)} }`;
+      const start = `${value} = ${call(w.fwd, [])}; ${saved} = ${w.runtime}.tapeTake(${mark});`;
+      const result =
+        w.operator === "pullback" ? pullback : `{ value: ${value}, pullback: ${pullback} }`;
+      return `((${args}) => { let ${value}, ${saved}; ${guarded(start)} return ${result}; })`;
     }
   }
 }

@@ -52,6 +52,20 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
 
   const path = calleePath(callee);
   if (path === undefined) {
+    const inner = callee.type === "CallExpression" ? calleePath(callee.callee) : undefined;
+    const binding = inner ? ctx.module.imports.get(inner.split(".")[0]!) : undefined;
+    if (
+      inner &&
+      binding &&
+      !ctx.scope.lookup(inner.split(".")[0]!) &&
+      (binding.specifier === "nabla" || binding.specifier === "nabla/runtime")
+    ) {
+      return ctx.fail(
+        callee,
+        "unsupportedSyntax",
+        `nested differentiation ('${inner}' inside differentiable code) is not supported yet`,
+      );
+    }
     return ctx.fail(
       callee,
       "unsupportedSyntax",

@@ -10,7 +10,7 @@ import {
   type FunctionLike,
   type SourceModule,
 } from "../parse/module.js";
-import type { ProgramGraph } from "../parse/program.js";
+import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
 import { lambdaName } from "../differentiate/names.js";
 
@@ -243,14 +243,7 @@ function resolveTarget(
   }
   if (node.type === "Identifier") {
     const symbol = program.resolveLocalFunction(module, node.name);
-    if (symbol)
-      return {
-        module: symbol.module,
-        name: symbol.name,
-        node: symbol.node,
-        contextualNumberParams: false,
-        captures: [],
-      };
+    if (symbol) return namedTarget(symbol);
     // A function defined in the enclosing function: differentiated like a lambda written here,
     // reading the same variables (the call site sees them too).
     const local = findLocalFunction(node.name, ancestors);
@@ -275,16 +268,20 @@ function resolveTarget(
     const target =
       binding?.imported === "*" ? program.importedModule(module, binding.specifier) : undefined;
     const symbol = target && program.resolveExport(target, node.property.name);
-    if (symbol)
-      return {
-        module: symbol.module,
-        name: symbol.name,
-        node: symbol.node,
-        contextualNumberParams: false,
-        captures: [],
-      };
+    if (symbol) return namedTarget(symbol);
   }
   return undefined;
+}
+
+/** A function declared in the program, as a differentiation target. */
+export function namedTarget(symbol: FunctionSymbol): DifferentiationTarget {
+  return {
+    module: symbol.module,
+    name: symbol.name,
+    node: symbol.node,
+    contextualNumberParams: false,
+    captures: [],
+  };
 }
 
 /** A problem with the options, and the node to point at. */

@@ -1,5 +1,5 @@
 import { analyzeActivity } from "../analyze/activity.js";
-import type { DifferentiationTarget } from "../analyze/requests.js";
+import { namedTarget, type DifferentiationTarget } from "../analyze/requests.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import {
   CompileAbort,
@@ -129,7 +129,7 @@ export class Differentiator {
         { contextualNumberParams: target.contextualNumberParams, captures: target.captures },
       );
       for (const call of lowered.calls) {
-        this.targets.set(call.key, { ...call.symbol, contextualNumberParams: false, captures: [] });
+        this.targets.set(call.key, namedTarget(call.symbol));
       }
       eliminateDeadCode(lowered.fn);
       verifyFunction(lowered.fn);

@@ -161,9 +161,20 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       return into;
     });
     b.loc = op.loc;
+    emitWithTangentResults(op, "if", [mapped(op.operands[0]!)], regions, positions);
+  }
+
+  /** Emits the clone of a region op: its results, then tangents of those at `positions`. */
+  function emitWithTangentResults(
+    op: Op,
+    opcode: "if" | "loop",
+    operands: Value[],
+    regions: Region[],
+    positions: number[],
+  ) {
     const clone = b.emit(
-      "if",
-      [mapped(op.operands[0]!)],
+      opcode,
+      operands,
       [...op.results.map((r) => r.type), ...positions.map(() => "number" as const)],
       {},
       regions,
@@ -203,20 +214,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       b.emit("yield", withTangents(y.operands, positions), []);
     });
     b.loc = op.loc;
-    const clone = b.emit(
-      "loop",
-      inits,
-      [...op.results.map((r) => r.type), ...positions.map(() => "number" as const)],
-      {},
-      [newBefore, newAfter],
-      [...op.results.map((r) => r.hint), ...positions.map((i) => `d${op.results[i]!.hint || "t"}`)],
-    );
-    op.results.forEach((r, i) => map.set(r.id, clone.results[i]!));
-    positions.forEach((p, k) => {
-      const t = clone.results[op.results.length + k]!;
-      t.tangent = true;
-      tangents.set(op.results[p]!.id, t);
-    });
+    emitWithTangentResults(op, "loop", inits, [newBefore, newAfter], positions);
   }
 
   cloneRegion(primal.body, body);

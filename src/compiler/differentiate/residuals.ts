@@ -127,5 +127,23 @@ export class ReverseInfo {
   }
 }
 
-/** Ops cheaper to redo in the backward sweep than a store and a load of the tape. */
-const CHEAP: ReadonlySet<string> = new Set(["add", "sub", "mul", "neg"]);
+/**
+ * Ops cheaper to redo in the backward sweep than a store and a load of the tape — arithmetic,
+ * and the comparisons that decide branches (`n === 0` is redone from a saved `n`).
+ */
+const CHEAP: ReadonlySet<string> = new Set([
+  "add",
+  "sub",
+  "mul",
+  "neg",
+  "lt",
+  "le",
+  "gt",
+  "ge",
+  "eq",
+  "ne",
+  "not",
+  "and",
+  "or",
+  "truthy",
+]);

@@ -65,80 +65,74 @@ export class ProgramGraph {
     return file ? this.load(file) : undefined;
   }
 
-  /** Follows an exported name through re-exports to its declaring module. */
-  resolveExport(
+  /** Follows an exported name through re-exports to the function it names. */
+  resolveExport(mod: SourceModule, exported: string): FunctionSymbol | undefined {
+    return this.resolveExported(mod, exported, new Set(), functionIn);
+  }
+
+  /** The function a top-level name of `mod` denotes, following imports across files. */
+  resolveLocalFunction(mod: SourceModule, name: string): FunctionSymbol | undefined {
+    return this.resolveLocal(mod, name, new Set(), functionIn);
+  }
+
+  /** The module constant an exported name of `mod` denotes, following re-exports. */
+  resolveExportedConstant(mod: SourceModule, exported: string): ModuleConstant | undefined {
+    return this.resolveExported(mod, exported, new Set(), constantIn);
+  }
+
+  /** The module constant a top-level name of `mod` denotes, following imports. */
+  resolveLocalConstant(mod: SourceModule, name: string): ModuleConstant | undefined {
+    return this.resolveLocal(mod, name, new Set(), constantIn);
+  }
+
+  /** What `exported` of `mod` names, through `export { … }`, `export … from` and `export *`. */
+  private resolveExported<T>(
     mod: SourceModule,
     exported: string,
-    seen = new Set<string>(),
-  ): FunctionSymbol | undefined {
+    seen: Set<string>,
+    find: Finder<T>,
+  ): T | undefined {
     const key = `${mod.file}#${exported}`;
     if (seen.has(key)) return undefined;
     seen.add(key);
     const local = mod.exports.get(exported);
-    if (local !== undefined) return this.resolveLocalFunction(mod, local, seen);
+    if (local !== undefined) return this.resolveLocal(mod, local, seen, find);
     const reexport = mod.reexports.get(exported);
     if (reexport) {
       const target = this.importedModule(mod, reexport.specifier);
-      return target && this.resolveExport(target, reexport.imported, seen);
+      return target && this.resolveExported(target, reexport.imported, seen, find);
     }
     if (exported === "default") return undefined;
     for (const specifier of mod.starExports) {
       const target = this.importedModule(mod, specifier);
-      const found = target && this.resolveExport(target, exported, seen);
+      const found = target && this.resolveExported(target, exported, seen, find);
       if (found) return found;
     }
     return undefined;
   }
 
-  /** The module constant an exported name of `mod` denotes, following re-exports. */
-  resolveExportedConstant(
-    mod: SourceModule,
-    exported: string,
-    seen = new Set<string>(),
-  ): ModuleConstant | undefined {
-    const key = `${mod.file}#${exported}`;
-    if (seen.has(key)) return undefined;
-    seen.add(key);
-    const local = mod.exports.get(exported);
-    if (local !== undefined) return this.resolveLocalConstant(mod, local, seen);
-    const reexport = mod.reexports.get(exported);
-    if (reexport) {
-      const target = this.importedModule(mod, reexport.specifier);
-      return target && this.resolveExportedConstant(target, reexport.imported, seen);
-    }
-    for (const specifier of mod.starExports) {
-      const target = this.importedModule(mod, specifier);
-      const found = target && this.resolveExportedConstant(target, exported, seen);
-      if (found) return found;
-    }
-    return undefined;
-  }
-
-  /** The module constant a top-level name of `mod` denotes, following imports. */
-  resolveLocalConstant(
+  /** What a top-level name of `mod` names: declared there, or imported from another file. */
+  private resolveLocal<T>(
     mod: SourceModule,
     name: string,
-    seen = new Set<string>(),
-  ): ModuleConstant | undefined {
-    const constant = mod.constants.get(name);
-    if (constant) return constant;
+    seen: Set<string>,
+    find: Finder<T>,
+  ): T | undefined {
+    const found = find(mod, name);
+    if (found) return found;
     const binding = mod.imports.get(name);
     if (!binding || binding.imported === "*") return undefined;
     const target = this.importedModule(mod, binding.specifier);
-    return target && this.resolveExportedConstant(target, binding.imported, seen);
-  }
-
-  /** The function a top-level name of `mod` denotes, following imports across files. */
-  resolveLocalFunction(
-    mod: SourceModule,
-    name: string,
-    seen = new Set<string>(),
-  ): FunctionSymbol | undefined {
-    const node = mod.functions.get(name);
-    if (node) return { module: mod, name, node };
-    const binding = mod.imports.get(name);
-    if (!binding || binding.imported === "*") return undefined;
-    const target = this.importedModule(mod, binding.specifier);
-    return target ? this.resolveExport(target, binding.imported, seen) : undefined;
+    return target && this.resolveExported(target, binding.imported, seen, find);
   }
 }
+
+/** Looks a name up among one module's own declarations. */
+type Finder<T> = (mod: SourceModule, name: string) => T | undefined;
+
+const functionIn: Finder<FunctionSymbol> = (mod, name) => {
+  const node = mod.functions.get(name);
+  return node && { module: mod, name, node };
+};
+
+const constantIn: Finder<ModuleConstant> = (mod, name) => mod.constants.get(name);

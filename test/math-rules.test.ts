@@ -377,7 +377,7 @@ const args = (n: number) => [...Array(n).keys()].map((i) => `x${i}`).join(", ");
 
 function programSource(): string {
   const lines = [
-    `import { derivative, valueWithDerivative, differential, valueWithDifferential } from "nabla";`,
+    `import { derivative, valueWithDerivative, differential, valueWithDifferential, gradient } from "nabla";`,
   ];
   for (const { name } of UNARY) {
     lines.push(
@@ -385,6 +385,9 @@ function programSource(): string {
       `export const v_${name} = valueWithDerivative((x: number) => Math.${name}(x));`,
       // Chain rule: ∂/∂x f(x·s) = s·f'(x·s), ∂/∂s f(x·s) = x·f'(x·s).
       `export const c_${name} = differential((x: number, s: number) => Math.${name}(x * s));`,
+      // Reverse mode transposes the same rule.
+      `export const g_${name} = gradient((x: number) => Math.${name}(x));`,
+      `export const gc_${name} = gradient((x: number, s: number) => Math.${name}(x * s));`,
     );
   }
   for (const { id, name, arity } of MULTI) {
@@ -394,6 +397,7 @@ function programSource(): string {
       `export const all_${id} = differential(${fn});`,
       `export const rev_${id} = differential(${fn}, { wrt: [${reversed}] });`,
       `export const vd_${id} = valueWithDifferential(${fn});`,
+      `export const g_${id} = gradient(${fn});`,
     );
     for (let i = 0; i < arity; i++) {
       lines.push(`export const w${i}_${id} = differential(${fn}, { wrt: [${i}] });`);
@@ -831,4 +835,43 @@ describe("Math constants in expressions", () => {
     assert.equal((await get<(x: number) => number>("times_PI"))(123), Math.PI);
     assert.equal((await get<(x: number) => number>("times_E"))(-5), Math.E);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Reverse mode: the same rules, transposed. Forward and reverse must agree: for a unary f,
+// gradient = derivative; for several arguments, ⟨∇f, v⟩ = df(v) for every direction v.
+
+describe("reverse mode agrees with forward mode on every Math rule", () => {
+  for (const spec of UNARY) {
+    test(`Math.${spec.name}: gradient = derivative, also through a product`, async () => {
+      const d = await get<(x: number) => number>(`d_${spec.name}`);
+      const g = await get<(x: number) => number>(`g_${spec.name}`);
+      const c = await get<Differential>(`c_${spec.name}`);
+      const gc = await get<(x: number, s: number) => number[]>(`gc_${spec.name}`);
+      fc.assert(
+        fc.property(spec.interior, fc.double({ min: 0.5, max: 1.5, noNaN: true }), (x, s) => {
+          assertClose(g(x), d(x), 1e-12, `gradient of Math.${spec.name} at ${x}`);
+          const [gx, gs] = gc(x / s, s);
+          const forward = c(x / s, s);
+          assertClose(gx!, forward(1, 0), 1e-12, `∂/∂x Math.${spec.name}(x·s)`);
+          assertClose(gs!, forward(0, 1), 1e-12, `∂/∂s Math.${spec.name}(x·s)`);
+        }),
+        { numRuns: 100 },
+      );
+    });
+  }
+  for (const spec of MULTI) {
+    test(`Math.${spec.name} (${spec.id}): ⟨gradient, v⟩ = differential(v)`, async () => {
+      const all = await get<Differential>(`all_${spec.id}`);
+      const g = await get<(...xs: number[]) => number[]>(`g_${spec.id}`);
+      fc.assert(
+        fc.property(spec.points, vector(spec.arity, -1, 1), (xs, v) => {
+          const gradient = g(...xs);
+          const reverse = gradient.reduce((sum, gi, i) => sum + gi * v[i]!, 0);
+          assertClose(reverse, all(...xs)(...v), 1e-10, `Math.${spec.name} at ${xs} along ${v}`);
+        }),
+        { numRuns: 100 },
+      );
+    });
+  }
 });

@@ -866,9 +866,12 @@ describe("reverse mode agrees with forward mode on every Math rule", () => {
       const g = await get<(...xs: number[]) => number[]>(`g_${spec.id}`);
       fc.assert(
         fc.property(spec.points, vector(spec.arity, -1, 1), (xs, v) => {
+          const forward = all(...xs)(...v);
+          // At a singular point (atan2 at the origin) ∞ − ∞ may differ by mode: not compared.
+          fc.pre(Number.isFinite(forward) && spec.margin(xs) > 1e-100);
           const gradient = g(...xs);
           const reverse = gradient.reduce((sum, gi, i) => sum + gi * v[i]!, 0);
-          assertClose(reverse, all(...xs)(...v), 1e-10, `Math.${spec.name} at ${xs} along ${v}`);
+          assertClose(reverse, forward, 1e-10, `Math.${spec.name} at ${xs} along ${v}`);
         }),
         { numRuns: 100 },
       );

@@ -11,6 +11,20 @@ import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
+/**
+ * A loop-carried value the backward sweep gets from the next iteration instead of the tape:
+ * what iteration i yields for a carried slot is what iteration i+1 receives as its parameter
+ * (which is saved anyway), and for the last iteration it is the loop's result.
+ */
+export interface SharedResidual {
+  /** The value the `after` region yields for the slot (not saved). */
+  yielded: Value;
+  /** The `after` region's parameter for the slot (saved every iteration). */
+  param: Value;
+  /** The loop's result for the slot (saved once, after the loop). */
+  result: Value;
+}
+
 export class ReverseInfo {
   private readonly tangentContent = new Map<Op, boolean>();
   private readonly residualLists = new Map<Region, Residual[]>();
@@ -23,6 +37,8 @@ export class ReverseInfo {
   readonly recomputed = new Map<number, Op>();
   /** The region that defines each value. */
   readonly home = new Map<number, Region>();
+  /** Per loop, the carried residuals shared between consecutive iterations. */
+  readonly shared = new Map<Op, SharedResidual[]>();
 
   constructor(readonly jvp: IRFunction) {
     const collect = (region: Region) => {
@@ -91,6 +107,44 @@ export class ReverseInfo {
     visit(this.jvp.body);
     listOf(this.jvp.body);
     this.chooseRecomputed(seen);
+    this.shareCarried(this.jvp.body, seen);
+  }
+
+  /** Finds the loop-carried residuals consecutive iterations can share (see SharedResidual). */
+  private shareCarried(region: Region, taped: Set<number>): void {
+    for (const op of region.ops) {
+      op.regions.forEach((r) => this.shareCarried(r, taped));
+      if (op.opcode !== "loop" || !this.hasTangent(op)) continue;
+      const [before, after] = op.regions as [Region, Region];
+      const forwarded = before.ops[before.ops.length - 1]!.operands.slice(1);
+      const yielded = after.ops[after.ops.length - 1]!.operands;
+      const afterList = this.residualLists.get(after) ?? [];
+      const savedIn = (list: Residual[], v: Value) =>
+        list.some((r) => r.kind === "value" && r.value.id === v.id);
+      const entries: SharedResidual[] = [];
+      before.params.forEach((param, k) => {
+        const y = yielded[k]!;
+        const p = after.params[k]!;
+        if (param.tangent || forwarded[k] !== param || y === p) return;
+        if (!savedIn(afterList, y) || !savedIn(afterList, p) || this.home.get(y.id) !== after)
+          return;
+        entries.push({ yielded: y, param: p, result: op.results[k]! });
+      });
+      if (entries.length === 0) continue;
+      this.shared.set(op, entries);
+      this.residualLists.set(
+        after,
+        afterList.filter((r) => !entries.some((e) => r.kind === "value" && r.value === e.yielded)),
+      );
+      const home = this.residualLists.get(region) ?? [];
+      for (const e of entries) {
+        if (!taped.has(e.result.id)) {
+          taped.add(e.result.id);
+          home.push({ kind: "value", value: e.result });
+        }
+      }
+      this.residualLists.set(region, home);
+    }
   }
 
   /** Moves cheap residuals whose operands are all available anyway from the tape to `recomputed`. */

@@ -296,6 +296,7 @@ function emitBackwardSweep(
     const last: Adjoints = new Map(adjoints);
     for (const i of positions) accumulate(last, forwarded[i]!, adjoints.get(op.results[i]!.id));
     reverseRegion(before, last);
+    const shared = info.shared.get(op) ?? [];
     const inits = [
       count,
       ...yieldAdjoints(
@@ -303,6 +304,8 @@ function emitBackwardSweep(
         positions.map((i) => before.params[i]!.id),
       ),
       ...yieldAdjoints(last, outer),
+      // What the last iteration yielded is the loop's result.
+      ...shared.map((s) => primalValue(s.result)),
     ];
 
     // Then every iteration backwards: `after`, then the `before` that preceded it.
@@ -310,6 +313,7 @@ function emitBackwardSweep(
       "trips",
       ...positions.map((i) => adjointHints.get(before.params[i]!.id) ?? "adj"),
       ...outer.map((id) => adjointHints.get(id) ?? "adj"),
+      ...shared.map((s) => s.yielded.hint),
     ];
     const carried = () => inits.map((v, i) => values.make(v.type, hints[i]));
     const head: Region = { params: carried(), ops: [] };
@@ -322,6 +326,8 @@ function emitBackwardSweep(
       const [k, ...rest] = step.params;
       const iteration: Adjoints = new Map(outer.map((id, j) => [id, rest[positions.length + j]!]));
       positions.forEach((i, j) => accumulate(iteration, afterYield.operands[i]!, rest[j]));
+      const nextParams = rest.slice(positions.length + outer.length);
+      shared.forEach((s, j) => residuals.set(s.yielded.id, nextParams[j]!));
       reverseRegion(after, iteration);
       positions.forEach((i) =>
         accumulate(iteration, forwarded[i]!, iteration.get(after.params[i]!.id)),
@@ -333,6 +339,8 @@ function emitBackwardSweep(
           positions.map((i) => before.params[i]!.id),
         ),
         ...yieldAdjoints(iteration, outer),
+        // This iteration's parameter is what the one before it yielded.
+        ...shared.map((s) => residuals.get(s.param.id)!),
       ];
       b.emit("yield", [b.binary("sub", k!, b.constant(1)), ...next], []);
     });

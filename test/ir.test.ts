@@ -644,6 +644,59 @@ const sweepCases: SweepCase[] = [
 }`,
   },
   {
+    name: "sharedCarried",
+    source: `function energy(x: number, n: number): number {
+  let v = 1;
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    v = v * x + Math.sin(v);
+    s += v * v;
+  }
+  return s;
+}`,
+    fn: "energy",
+    wrt: [0],
+    forward: `function energy$fwd_0(x, n) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  let i = 0, v = 1, s = 0, trips = 0;
+  while (i < n) {
+    const v_1 = v * x + Math.sin(v);
+    if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
+    $tape[$top++] = v;
+    $tape[$top++] = Math.cos(v);
+    i = i + 1;
+    v = v_1;
+    s = s + v_1 * v_1;
+    trips = trips + 1;
+  }
+  if ($top + 3 > $tape.length) $tape = $nabla.growTape($top, 3);
+  $tape[$top++] = trips;
+  $tape[$top++] = x;
+  $tape[$top++] = v;
+  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
+  $nabla.tape.top = $top;
+  return s;
+}`,
+    backward: `function energy$bwd_0(seed) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const v = $tape[--$top];
+  const x = $tape[--$top];
+  const trips = $tape[--$top];
+  let trips_1 = trips, v_adj = 0, s_adj = seed, x_adj = 0, v_1 = v;
+  while (trips_1 > 0) {
+    const t = $tape[--$top];
+    const v_2 = $tape[--$top];
+    const t_adj = v_adj + s_adj * v_1 + s_adj * v_1;
+    trips_1 = trips_1 - 1;
+    v_adj = t_adj * t + t_adj * x;
+    x_adj = x_adj + t_adj * v_2;
+    v_1 = v_2;
+  }
+  $nabla.tape.top = $top;
+  return x_adj;
+}`,
+  },
+  {
     name: "call",
     source: `function sq(t: number): number {
   return t * t;

@@ -1222,3 +1222,40 @@ export const g = gradient(h);
     assert.match(diagnosticsText(result), /nested differentiation/);
   });
 });
+
+test("every reverse operator of one function, with and without loops, agrees", async () => {
+  const m = await loadProgram<Record<string, (...xs: number[]) => unknown>>({
+    "main.ts": `import { gradient, valueWithGradient, pullback, valueWithPullback } from "nabla";
+function straight(x: number, y: number): number {
+  return Math.sin(x) * y + x * x;
+}
+function looped(x: number, y: number): number {
+  let s = y;
+  for (let i = 0; i < 4; i++) s = s * x + Math.cos(s);
+  return s;
+}
+export const gs = gradient(straight);
+export const vgs = valueWithGradient(straight);
+export const ps = pullback(straight);
+export const vps = valueWithPullback(straight);
+export const gl = gradient(looped);
+export const vgl = valueWithGradient(looped);
+export const pl = pullback(looped);
+export const vpl = valueWithPullback(looped);
+`,
+  });
+  for (const [g, vg, p, vp] of [
+    [m.gs, m.vgs, m.ps, m.vps],
+    [m.gl, m.vgl, m.pl, m.vpl],
+  ] as const) {
+    const at = [0.7, -1.3];
+    const gradient = g!(...at) as number[];
+    const withValue = vg!(...at) as { value: number; gradient: number[] };
+    const fromPullback = (p!(...at) as (s: number) => number[])(1);
+    const valuePullback = vp!(...at) as { value: number; pullback: (s: number) => number[] };
+    assert.deepEqual(withValue.gradient, gradient);
+    assert.deepEqual(fromPullback, gradient);
+    assert.deepEqual(valuePullback.pullback(1), gradient);
+    assert.equal(withValue.value, valuePullback.value);
+  }
+});

@@ -262,7 +262,8 @@ function emitModule(
         wrt: call.wrt,
         ...(!reverse
           ? { jvp: name("jvp") }
-          : call.operator === "gradient" || call.operator === "valueWithGradient"
+          : (call.operator === "gradient" || call.operator === "valueWithGradient") &&
+              allDerivatives.get(derivativeKey("grad", primal, wrt))
             ? { grad: name("grad") }
             : { fwd: name("fwd"), bwd: name("bwd") }),
         runtime: RUNTIME,

@@ -92,19 +92,27 @@ export function operatorWrapper(w: OperatorWrapper): string {
   const guarded = (body: string) =>
     `const ${mark} = ${w.runtime}.tape.top; try { ${body} } catch (${error}) { ${w.runtime}.tape.top = ${mark}; throw ${error}; }`;
   switch (w.operator) {
-    case "gradient": {
-      const grad = gather(call(w.grad, ["1"]));
-      return `((${args}) => { ${guarded(`${grad.setup}return ${grad.result};`)} })`;
-    }
-    case "valueWithGradient": {
-      // The fused gradient leaves the value after the adjoints, in out.v{number of adjoints}.
-      const tangent = fresh("gradient_");
-      const grad =
-        w.wrt.length === 1
-          ? { setup: `const ${tangent} = ${call(w.grad, ["1"])}; `, result: tangent }
-          : gather(call(w.grad, ["1"]));
-      return `((${args}) => { ${guarded(`${grad.setup}return { value: ${out(w.wrt.length)}, gradient: ${grad.result} };`)} })`;
-    }
+    case "gradient":
+    case "valueWithGradient":
+      if (!w.grad) {
+        // Both sweeps, one after the other (functions with loops: see fusedGradientPays).
+        const back = backward("1");
+        const result =
+          w.operator === "gradient" ? back.result : `{ value: ${value}, gradient: ${back.result} }`;
+        return `((${args}) => { ${guarded(`const ${value} = ${call(w.fwd, [])}; ${back.setup}return ${result};`)} })`;
+      }
+      if (w.operator === "gradient") {
+        const grad = gather(call(w.grad, ["1"]));
+        return `((${args}) => { ${guarded(`${grad.setup}return ${grad.result};`)} })`;
+      } else {
+        // The fused gradient leaves the value after the adjoints, in out.v{number of adjoints}.
+        const tangent = fresh("gradient_");
+        const grad =
+          w.wrt.length === 1
+            ? { setup: `const ${tangent} = ${call(w.grad, ["1"])}; `, result: tangent }
+            : gather(call(w.grad, ["1"]));
+        return `((${args}) => { ${guarded(`${grad.setup}return { value: ${out(w.wrt.length)}, gradient: ${grad.result} };`)} })`;
+      }
     case "pullback":
     case "valueWithPullback": {
       // A pullback may run later, more than once, or after other derivatives: it keeps its own

@@ -738,9 +738,10 @@ export function reverseReport(results: ReverseResults): string {
 ${runTimeTable(results.rows)}
 
 Targets: nabla/primal ≤ ${TARGET_VS_PRIMAL}× (the cheap-gradient principle) and nabla/hand-written ≤
-${TARGET_VS_HAND}×. One gradient is one call of what \`gradient(f, { wrt })\` returns: the fused
+${TARGET_VS_HAND}×. One gradient is one call of what \`gradient(f, { wrt })\` returns: for (a) and (d), the fused
 gradient \`f$grad\`, which runs the forward sweep and then the backward sweep in one function
-(keeping the values outside loops in locals, taping only what loops and branches need), and
+(keeping the values outside loops in locals); for the loops (b) and (c), the forward sweep
+\`f$fwd\` then the backward sweep \`f$bwd\`, which V8 optimizes better as two functions. It
 returns all partial derivatives as an array; the hand-written gradients return an array too.
 
 The programs are in bench/programs/gradient-*.ts:

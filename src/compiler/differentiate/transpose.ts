@@ -1,6 +1,7 @@
-import { Builder, ValueFactory } from "../ir/builder.js";
-import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
-import { derivativeKey, derivativeName } from "./names.js";
+import type { Builder } from "../ir/builder.js";
+import type { IRFunction, Op, Region, Value } from "../ir/types.js";
+import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
+import { derivativeKey } from "./names.js";
 import type { ReverseInfo } from "./residuals.js";
 import { emitForwardSweep, type ForwardSweep } from "./unzip.js";
 
@@ -18,24 +19,13 @@ type Adjoints = Map<number, Value>;
 export function backwardSweep(
   jvp: IRFunction,
   info: ReverseInfo,
-  primal: { key: FunctionKey; name: string; arity: number },
+  primal: PrimalSignature,
   wrt: number[],
 ): IRFunction {
-  const body: Region = { params: [], ops: [] };
-  const b = new Builder(new ValueFactory(), body, jvp.loc);
-  const seed = b.newValue("number", "seed");
-  body.params = [seed];
-  const adjoints = emitBackwardSweep(b, jvp, info, seed);
-  b.emit("return", adjoints, []);
-  return {
-    key: derivativeKey("bwd", primal.key, wrt),
-    name: derivativeName("bwd", primal.name, wrt, primal.arity),
-    params: body.params,
-    captures: 0,
-    resultTypes: adjoints.map(() => "number"),
-    body,
-    loc: jvp.loc,
-  };
+  return buildDerivative("bwd", primal, wrt, jvp.loc, (b) => {
+    const seed = b.newValue("number", "seed");
+    return { params: [seed], results: emitBackwardSweep(b, jvp, info, seed) };
+  });
 }
 
 /**
@@ -46,27 +36,16 @@ export function backwardSweep(
 export function fusedGradient(
   jvp: IRFunction,
   info: ReverseInfo,
-  primal: { key: FunctionKey; name: string; arity: number },
+  primal: PrimalSignature,
   wrt: number[],
 ): IRFunction {
-  const body: Region = { params: [], ops: [] };
-  const b = new Builder(new ValueFactory(), body, jvp.loc);
-  const forward = emitForwardSweep(b, jvp, info, false);
-  b.emit("peak", [], []);
-  const seed = b.newValue("number", "seed");
-  body.params = [...forward.params, seed];
-  const adjoints = emitBackwardSweep(b, jvp, info, seed, forward);
-  b.loc = jvp.loc;
-  b.emit("return", [...adjoints, ...forward.results], []);
-  return {
-    key: derivativeKey("grad", primal.key, wrt),
-    name: derivativeName("grad", primal.name, wrt, primal.arity),
-    params: body.params,
-    captures: 0,
-    resultTypes: [...adjoints, ...forward.results].map((v) => v.type),
-    body,
-    loc: jvp.loc,
-  };
+  return buildDerivative("grad", primal, wrt, jvp.loc, (b) => {
+    const forward = emitForwardSweep(b, jvp, info, false);
+    b.emit("peak", [], []);
+    const seed = b.newValue("number", "seed");
+    const adjoints = emitBackwardSweep(b, jvp, info, seed, forward);
+    return { params: [...forward.params, seed], results: [...adjoints, ...forward.results] };
+  });
 }
 
 /**

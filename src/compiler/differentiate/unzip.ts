@@ -1,6 +1,7 @@
-import { Builder, ValueFactory } from "../ir/builder.js";
-import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../ir/types.js";
-import { derivativeKey, derivativeName } from "./names.js";
+import type { Builder } from "../ir/builder.js";
+import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
+import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
+import { derivativeKey } from "./names.js";
 import type { ReverseInfo } from "./residuals.js";
 
 // Unzip, first half: the forward sweep of reverse mode. It is the linearized function with
@@ -23,24 +24,14 @@ export interface ForwardSweep {
 export function forwardSweep(
   jvp: IRFunction,
   info: ReverseInfo,
-  primal: { key: FunctionKey; name: string; arity: number },
+  primal: PrimalSignature,
   wrt: number[],
 ): IRFunction {
-  const body: Region = { params: [], ops: [] };
-  const b = new Builder(new ValueFactory(), body, jvp.loc);
-  const sweep = emitForwardSweep(b, jvp, info, true);
-  body.params = sweep.params;
-  b.emit("peak", [], []);
-  b.emit("return", sweep.results, []);
-  return {
-    key: derivativeKey("fwd", primal.key, wrt),
-    name: derivativeName("fwd", primal.name, wrt, primal.arity),
-    params: sweep.params,
-    captures: 0,
-    resultTypes: sweep.results.map((r) => r.type),
-    body,
-    loc: jvp.loc,
-  };
+  return buildDerivative("fwd", primal, wrt, jvp.loc, (b) => {
+    const sweep = emitForwardSweep(b, jvp, info, true);
+    b.emit("peak", [], []);
+    return { params: sweep.params, results: sweep.results };
+  });
 }
 
 /**

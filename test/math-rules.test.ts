@@ -1,20 +1,19 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { assertClose, loadProgram } from "./support/harness.js";
+import {
+  assertClose,
+  loadProgram,
+  type Differential,
+  type Fn,
+  type ValueWithDerivative,
+  type ValueWithDifferential,
+} from "./support/harness.js";
 
 // The derivative rule of every Math function, checked against central finite differences at
 // random points (fast-check), near the edges of each domain, and against the conventions of
 // src/compiler/rules/math.ts where the derivative does not exist. One program holds every
 // derivative, so it is compiled once.
-
-type Fn = (...xs: number[]) => number;
-type Differential = (...xs: number[]) => (...tangents: number[]) => number;
-type ValueWithDerivative = (x: number) => { value: number; derivative: number };
-type ValueWithDifferential = (...xs: number[]) => {
-  value: number;
-  differential: (...tangents: number[]) => number;
-};
 
 // Show the failing assertion's message along with the counterexample.
 fc.configureGlobal({ includeErrorInReport: true });

@@ -2,21 +2,22 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { FIXTURES, assertClose, importCompiled, loadProgram } from "./support/harness.js";
+import {
+  FIXTURES,
+  assertClose,
+  importCompiled,
+  loadProgram,
+  type Derivative,
+  type Differential,
+  type Fn,
+  type ValueWithDerivative,
+  type ValueWithDifferential,
+} from "./support/harness.js";
 
 // Realistic programs — branches, logical operators, loops with early exits, recursion,
 // several files — differentiated by nabla and checked against finite differences at random
 // points (fast-check) and against closed forms where one exists. Most programs live in one
 // source below, compiled once; the multi-file program lives in test/fixtures/programs.
-
-type Fn = (...xs: number[]) => number;
-type Derivative = (x: number) => number;
-type Differential = (...xs: number[]) => (...tangents: number[]) => number;
-type ValueWithDerivative = (x: number) => { value: number; derivative: number };
-type ValueWithDifferential = (...xs: number[]) => {
-  value: number;
-  differential: (...tangents: number[]) => number;
-};
 
 // Show the failing assertion's message along with the counterexample.
 fc.configureGlobal({ includeErrorInReport: true });

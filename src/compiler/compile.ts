@@ -103,11 +103,19 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
         emitModule(program, mod, own, derivatives, differentiator.derivatives),
       );
     } catch (error) {
-      if (!(error instanceof TransformError)) throw error;
+      // A compiler bug in emission is still a diagnostic, never a crash (NABLA_DEBUG rethrows).
+      if (!(error instanceof TransformError) && process.env.NABLA_DEBUG) throw error;
+      const message = error instanceof Error ? error.message : String(error);
       bag.add({
         severity: "error",
-        code: DiagnosticCode.parseError,
-        message: error.message,
+        code:
+          error instanceof TransformError
+            ? DiagnosticCode.parseError
+            : DiagnosticCode.internalError,
+        message:
+          error instanceof TransformError
+            ? message
+            : `internal compiler error while emitting this module: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
         loc: { file: mod.file, start: 0, end: 0 },
         notes: [],
       });

@@ -6,10 +6,8 @@ export { out } from "./register.js";
 export {
   tape,
   growTape,
-  tapeMark,
   tapeTake,
   tapeRestore,
-  tapeReset,
   tapeStats,
   resetTapePeak,
   shrinkTape,

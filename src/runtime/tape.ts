@@ -19,11 +19,6 @@ export function growTape(top: number, count: number): Float64Array {
   return bigger;
 }
 
-/** The current height of the tape, to cut what one forward sweep saved. */
-export function tapeMark(): number {
-  return tape.top;
-}
-
 /** Removes what was saved since `mark` and returns it, for a pullback to replay later. */
 export function tapeTake(mark: number): Float64Array {
   const saved = tape.buffer.slice(mark, tape.top);
@@ -37,11 +32,6 @@ export function tapeRestore(saved: Float64Array): void {
   tape.buffer.set(saved, tape.top);
   tape.top += saved.length;
   if (tape.top > tape.peak) tape.peak = tape.top;
-}
-
-/** Drops everything above `mark` (after a forward sweep that threw). */
-export function tapeReset(mark: number): void {
-  tape.top = mark;
 }
 
 /** Tape usage in float64 values: held now, the most ever held, and the capacity. */

@@ -12,6 +12,16 @@ import { installHooks } from "../../src/register/install.js";
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 export const FIXTURES = join(REPO_ROOT, "test/fixtures");
 
+/** Shapes of what compiled programs export, for typing test code. */
+export type Fn = (...xs: number[]) => number;
+export type Derivative = (x: number) => number;
+export type Differential = (...xs: number[]) => (...tangents: number[]) => number;
+export type ValueWithDerivative = (x: number) => { value: number; derivative: number };
+export type ValueWithDifferential = (...xs: number[]) => {
+  value: number;
+  differential: (...tangents: number[]) => number;
+};
+
 /** Writes `files` (name → source) into a fresh temporary folder; returns its path. */
 export function writeProgram(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "nabla-test-"));

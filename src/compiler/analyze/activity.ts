@@ -1,10 +1,23 @@
+import { isAggregate, isDifferentiable } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Value } from "../ir/types.js";
+import {
+  aliasClasses,
+  isNoDerivativeField,
+  type AliasClasses,
+  type EffectsOf,
+} from "./effects.js";
 
 // Activity analysis (seed 000): a value is *varied* when it depends on a differentiated
 // parameter, *useful* when the result depends on it, and *active* when both. Only active
 // values get tangent code. Booleans and strings never carry derivatives; they are varied or
 // useful only through non-differentiable ops, so that an active number laundered through
 // `String(x)` or `x | 0` is caught instead of silently losing its derivative.
+//
+// Arrays and objects are references: activity belongs to their alias class (values that may
+// share memory). A class is varied when it holds a differentiated parameter or a varied value
+// is written into it (by a store, a literal, or a callee that writes its argument); every
+// number read from a varied class is varied. Every class counts as useful, so a store into any
+// array keeps the stored value's tangent.
 
 export interface Activity {
   varied: Set<number>;
@@ -12,52 +25,100 @@ export interface Activity {
   isActive(v: Value): boolean;
   /** Non-differentiable ops an active value flows through: each is a user error. */
   blocked: Op[];
+  /** Stores of varied numbers into `@noDerivative` fields: each is a user error. */
+  blockedStores: Op[];
+  classes: AliasClasses;
 }
 
-export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
-  const varied = new Set<number>(wrt.map((i) => fn.params[i]!.id));
+export function analyzeActivity(
+  fn: IRFunction,
+  wrt: number[],
+  effectsOf: EffectsOf = () => undefined,
+): Activity {
+  const classes = aliasClasses(fn, effectsOf);
+  const variedClasses = new Set<number>();
+  const varied = new Set<number>();
   const useful = new Set<number>();
   let changed = true;
+  const isVaried = (v: Value) =>
+    isAggregate(v.type) ? variedClasses.has(classes.find(v.id)) : varied.has(v.id);
   const mark = (set: Set<number>, v: Value) => {
+    if (isAggregate(v.type)) {
+      if (set !== varied || !isDifferentiable(v.type)) return;
+      const root = classes.find(v.id);
+      if (!variedClasses.has(root)) {
+        variedClasses.add(root);
+        changed = true;
+      }
+      return;
+    }
     if (!set.has(v.id)) {
       set.add(v.id);
       changed = true;
     }
   };
+  for (const i of wrt) mark(varied, fn.params[i]!);
   const carries = (op: Op, v: Value) => v.type === "number" || op.opcode === "nondiff";
 
   const forward = (region: Region) => {
     for (const op of region.ops) {
-      if (op.opcode === "if") {
-        op.regions.forEach(forward);
-        op.results.forEach((r, i) => {
-          if (op.regions.some((reg) => varied.has(terminator(reg).operands[i]!.id)))
-            mark(varied, r);
-        });
-      } else if (op.opcode === "loop") {
-        const [before, after] = op.regions as [Region, Region];
-        op.operands.forEach((init, i) => varied.has(init.id) && mark(varied, before.params[i]!));
-        forward(before);
-        const forwarded = terminator(before).operands.slice(1);
-        forwarded.forEach((f, i) => {
-          if (varied.has(f.id)) {
-            mark(varied, after.params[i]!);
-            mark(varied, op.results[i]!);
-          }
-        });
-        forward(after);
-        terminator(after).operands.forEach(
-          (y, i) => varied.has(y.id) && mark(varied, before.params[i]!),
-        );
-      } else if (
-        op.opcode !== "const" &&
-        op.opcode !== "global" &&
-        op.opcode !== "extern" &&
-        op.opcode !== "detach"
-      ) {
-        if (op.operands.some((v) => varied.has(v.id))) {
-          for (const r of op.results) if (carries(op, r)) mark(varied, r);
+      switch (op.opcode) {
+        case "if":
+          op.regions.forEach(forward);
+          op.results.forEach((r, i) => {
+            if (op.regions.some((reg) => isVaried(terminator(reg).operands[i]!))) mark(varied, r);
+          });
+          continue;
+        case "loop": {
+          const [before, after] = op.regions as [Region, Region];
+          op.operands.forEach((init, i) => isVaried(init) && mark(varied, before.params[i]!));
+          forward(before);
+          const forwarded = terminator(before).operands.slice(1);
+          forwarded.forEach((f, i) => {
+            if (isVaried(f)) {
+              mark(varied, after.params[i]!);
+              mark(varied, op.results[i]!);
+            }
+          });
+          forward(after);
+          terminator(after).operands.forEach(
+            (y, i) => isVaried(y) && mark(varied, before.params[i]!),
+          );
+          continue;
         }
+        case "const":
+        case "global":
+        case "extern":
+        case "detach":
+        case "length":
+        case "alloc":
+          continue;
+        case "field":
+          if (isVaried(op.operands[0]!) && !isNoDerivativeField(op)) mark(varied, op.results[0]!);
+          continue;
+        case "index":
+          if (isVaried(op.operands[0]!)) mark(varied, op.results[0]!);
+          continue;
+        case "setField":
+        case "setIndex": {
+          const value = op.operands[op.operands.length - 1]!;
+          if (isVaried(value) && !(op.opcode === "setField" && isNoDerivativeField(op)))
+            mark(varied, op.operands[0]!);
+          continue;
+        }
+        case "call": {
+          if (!op.operands.some(isVaried)) continue;
+          for (const r of op.results) mark(varied, r);
+          const effects = effectsOf(op.attrs.callee!);
+          op.operands.forEach((arg, i) => {
+            if (isAggregate(arg.type) && (!effects || effects.writes.has(i))) mark(varied, arg);
+          });
+          continue;
+        }
+        default:
+          if (op.operands.some(isVaried)) {
+            for (const r of op.results) if (carries(op, r) || isAggregate(r.type)) mark(varied, r);
+          }
       }
     }
   };
@@ -88,6 +149,11 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
             mark(useful, yields[i]!);
           }
         });
+      } else if (op.opcode === "setField" || op.opcode === "setIndex" || op.opcode === "literal") {
+        for (const v of op.operands) if (v.type === "number") mark(useful, v);
+      } else if (op.opcode === "call" && op.operands.some((v) => isAggregate(v.type))) {
+        // The callee may write an argument someone reads later.
+        for (const v of op.operands) if (v.type === "number") mark(useful, v);
       } else if (op.opcode !== "detach" && op.results.some((r) => useful.has(r.id))) {
         for (const v of op.operands) if (carries(op, v) || op.opcode === "nondiff") mark(useful, v);
       }
@@ -103,6 +169,7 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
   // Report where the derivative is first lost: not a later op of the same chain
   // (`parseFloat(String(x))` is one error, at `String`).
   const blocked: Op[] = [];
+  const blockedStores: Op[] = [];
   const blockedResults = new Set<number>();
   const findBlocked = (region: Region) => {
     for (const op of region.ops) {
@@ -115,6 +182,8 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
         if (!variedOperands.every((v) => blockedResults.has(v.id))) blocked.push(op);
         for (const r of op.results) blockedResults.add(r.id);
       }
+      if (op.opcode === "setField" && isNoDerivativeField(op) && varied.has(op.operands[1]!.id))
+        blockedStores.push(op);
       op.regions.forEach(findBlocked);
     }
   };
@@ -124,9 +193,15 @@ export function analyzeActivity(fn: IRFunction, wrt: number[]): Activity {
     varied,
     useful,
     blocked,
-    isActive: (v) => v.type === "number" && varied.has(v.id) && useful.has(v.id),
+    blockedStores,
+    classes,
+    isActive: (v) =>
+      isAggregate(v.type)
+        ? isDifferentiable(v.type) && isVaried(v)
+        : v.type === "number" && varied.has(v.id) && useful.has(v.id),
   };
 }
+
 
 function terminator(region: Region): Op {
   return region.ops[region.ops.length - 1]!;

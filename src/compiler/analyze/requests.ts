@@ -1,3 +1,4 @@
+import type { ObjectType } from "../ir/types.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
@@ -53,6 +54,8 @@ export interface DifferentiationTarget {
   contextualNumberParams: boolean;
   /** Variables of enclosing functions a lambda reads: extra parameters of its derivative. */
   captures: Capture[];
+  /** For a method: the type of `this`, its first parameter. */
+  thisType?: ObjectType;
 }
 
 export interface OperatorCall {
@@ -281,6 +284,7 @@ export function namedTarget(symbol: FunctionSymbol): DifferentiationTarget {
     node: symbol.node,
     contextualNumberParams: false,
     captures: [],
+    ...(symbol.thisType ? { thisType: symbol.thisType } : {}),
   };
 }
 

@@ -1,4 +1,6 @@
 import { analyzeActivity } from "../analyze/activity.js";
+import { summarizeEffects, type Effects, type EffectsOf } from "../analyze/effects.js";
+import { isAggregate, isDifferentiable, typeText } from "../ir/type-system.js";
 import { namedTarget, type DifferentiationTarget } from "../analyze/requests.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import {
@@ -115,26 +117,56 @@ export class Differentiator {
     });
   }
 
+  private readonly effectsCache = new Map<FunctionKey, Effects | null>();
+
+  /**
+   * What a callee does to its array and object arguments (see Effects), computed from its
+   * lowered body; undefined (assume the worst) while it is being computed (recursion) or when
+   * it cannot be lowered — the error is reported when the callee is differentiated.
+   */
+  readonly effects: EffectsOf = (key) => {
+    if (this.effectsCache.has(key)) return this.effectsCache.get(key) ?? undefined;
+    this.effectsCache.set(key, null);
+    const fn = this.lowered(key);
+    if (!fn) return undefined;
+    const effects = summarizeEffects(fn, this.effects);
+    this.effectsCache.set(key, effects);
+    return effects;
+  };
+
+  /** The lowered primal for `key`, without reporting errors (its demand reports them). */
+  private lowered(key: FunctionKey): IRFunction | undefined {
+    if (this.primals.has(key)) return this.primals.get(key);
+    const target = this.targets.get(key);
+    if (!target) return undefined;
+    try {
+      return this.lower(key, target);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private lower(key: FunctionKey, target: DifferentiationTarget): IRFunction {
+    const lowered = lowerFunction(this.program, target.module, key, target.name, target.node, {
+      contextualNumberParams: target.contextualNumberParams,
+      captures: target.captures,
+      ...(target.thisType ? { thisType: target.thisType } : {}),
+    });
+    for (const call of lowered.calls) {
+      if (!this.targets.has(call.key)) this.targets.set(call.key, namedTarget(call.symbol));
+    }
+    eliminateDeadCode(lowered.fn);
+    verifyFunction(lowered.fn);
+    this.primals.set(key, lowered.fn);
+    return lowered.fn;
+  }
+
   private primal(demand: Demand): IRFunction | undefined {
     if (this.primals.has(demand.key)) return this.primals.get(demand.key);
     this.primals.set(demand.key, undefined);
     const target = this.targets.get(demand.key)!;
     try {
-      const lowered = lowerFunction(
-        this.program,
-        target.module,
-        demand.key,
-        target.name,
-        target.node,
-        { contextualNumberParams: target.contextualNumberParams, captures: target.captures },
-      );
-      for (const call of lowered.calls) {
-        this.targets.set(call.key, namedTarget(call.symbol));
-      }
-      eliminateDeadCode(lowered.fn);
-      verifyFunction(lowered.fn);
-      this.primals.set(demand.key, lowered.fn);
-      return lowered.fn;
+      return this.lower(demand.key, target);
     } catch (error) {
       this.fail(error, demand.chain, demand.key);
       return undefined;
@@ -146,13 +178,16 @@ export class Differentiator {
     const target = this.targets.get(demand.key)!;
     for (const i of demand.wrt) {
       const param = primal.params[i]!;
-      if (param.type !== "number") {
-        const node = target.node.params[i]!;
+      if (!isDifferentiable(param.type)) {
+        const node = target.node.params[i - (target.thisType ? 1 : 0)] ?? target.node;
+        const what = isAggregate(param.type)
+          ? `a ${typeText(param.type)}, which has no differentiable fields (numbers, arrays of numbers…)`
+          : `a ${typeText(param.type)}`;
         this.fail(
           new CompileAbort({
             severity: "error",
             code: DiagnosticCode.unsupportedType,
-            message: `cannot differentiate ${functionLabel(primal.name)} with respect to parameter '${param.hint}', a ${param.type}`,
+            message: `cannot differentiate ${functionLabel(primal.name)} with respect to parameter '${param.hint}', ${what}`,
             loc: { file: target.module.file, start: node.start, end: node.end },
             notes: [],
           }),
@@ -161,12 +196,12 @@ export class Differentiator {
         return undefined;
       }
     }
-    if (primal.resultTypes[0] !== "number") {
+    if (demand.root && primal.resultTypes[0] !== "number") {
       this.fail(
         new CompileAbort({
           severity: "error",
           code: DiagnosticCode.unsupportedType,
-          message: `cannot differentiate ${functionLabel(primal.name)}: it returns a ${primal.resultTypes[0]}, not a number`,
+          message: `cannot differentiate ${functionLabel(primal.name)}: it returns ${primal.resultTypes[0] === undefined ? "nothing" : `a ${typeText(primal.resultTypes[0])}`}, not a number`,
           loc: primal.loc,
           notes: [],
         }),
@@ -174,7 +209,7 @@ export class Differentiator {
       );
       return undefined;
     }
-    const activity = analyzeActivity(primal, demand.wrt);
+    const activity = analyzeActivity(primal, demand.wrt, this.effects);
     for (const op of activity.blocked) {
       this.diagnostics.add({
         severity: "error",
@@ -190,7 +225,22 @@ export class Differentiator {
         ],
       });
     }
-    if (activity.blocked.length > 0) return undefined;
+    for (const op of activity.blockedStores) {
+      this.diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.nonDifferentiableOperation,
+        message: `field '${op.attrs.field}' is marked @noDerivative, but a value that depends on the differentiated arguments is stored into it`,
+        loc: op.loc,
+        notes: [
+          {
+            message:
+              "store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'",
+          },
+          ...demand.chain,
+        ],
+      });
+    }
+    if (activity.blocked.length > 0 || activity.blockedStores.length > 0) return undefined;
     const ret = primal.body.ops[primal.body.ops.length - 1]!;
     if (demand.root && !activity.varied.has(ret.operands[0]!.id)) {
       this.diagnostics.add({

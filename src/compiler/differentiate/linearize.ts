@@ -1,6 +1,8 @@
 import type { Activity } from "../analyze/activity.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
-import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../ir/types.js";
+import { isAggregate, isDifferentiable } from "../ir/type-system.js";
+import { tangentFieldOf, tangentType } from "../ir/tangent-types.js";
 import { ARITHMETIC_RULES } from "../rules/arithmetic.js";
 import type { RuleContext } from "../rules/context.js";
 import { LinearBuilder, type Tangent } from "../rules/linear.js";
@@ -42,15 +44,27 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
     return m;
   };
   const tangentOf = (v: Value): Tangent => tangents.get(v.id);
-  /** A tangent as a real value, materializing a symbolic zero. */
-  const concrete = (t: Tangent): Value => t ?? b.asTangent(true, () => b.constant(0));
+  /**
+   * The tangent of `v` as a real value: a symbolic zero becomes `0`, or for an array or
+   * object a fresh zero shadow (a value nothing differentiated flows into, e.g. data).
+   */
+  const concreteOf = (v: Value): Value => {
+    const t = tangents.get(v.id);
+    if (t) return t;
+    if (!isAggregate(v.type)) return b.asTangent(true, () => b.constant(0));
+    const zeros = b.asTangent(true, () =>
+      b.emit("zeros", [mapped(v)], [tangentType(v.type)], {}, [], `d${v.hint || "t"}`),
+    ).results[0]!;
+    tangents.set(v.id, zeros);
+    return zeros;
+  };
   const cloneValue = (v: Value) => {
     const c = values.make(v.type, v.hint);
     map.set(v.id, c);
     return c;
   };
   const tangentParam = (v: Value) => {
-    const t = values.make("number", `d${v.hint || "t"}`);
+    const t = values.make(tangentType(v.type), `d${v.hint || "t"}`);
     t.tangent = true;
     tangents.set(v.id, t);
     return t;
@@ -59,6 +73,11 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   body.params = primal.params.map(cloneValue);
   const wrtTangents = wrt.map((i) => tangentParam(primal.params[i]!));
   body.params.push(...wrtTangents);
+  // Arrays and objects that are not differentiated but may receive varied values get a zero
+  // shadow of their own.
+  primal.params.forEach((p, i) => {
+    if (!wrt.includes(i) && isAggregate(p.type) && activity.isActive(p)) concreteOf(p);
+  });
 
   const cloneRegion = (region: Region, into: Region) =>
     b.inRegion(into, () => region.ops.forEach(cloneOp));
@@ -72,11 +91,24 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         return cloneLoop(op);
       case "return": {
         const [result] = op.operands;
-        b.emit("return", [concrete(tangentOf(result!)), mapped(result!)], []);
+        const returned = !result
+          ? []
+          : isDifferentiable(result.type)
+            ? [activity.isActive(result) ? concreteOf(result) : zeroTangent(result), mapped(result)]
+            : [mapped(result)];
+        b.emit("return", returned, []);
         return;
       }
       case "call":
         return cloneCall(op);
+      case "field":
+      case "index":
+      case "setField":
+      case "setIndex":
+      case "literal":
+      case "alloc":
+        cloneMemoryOp(op);
+        return;
       default: {
         const clone = b.emit(
           op.opcode,
@@ -102,37 +134,124 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
     }
   }
 
+  /** A zero tangent for a returned value that is not active. */
+  function zeroTangent(v: Value): Value {
+    if (!isAggregate(v.type)) return b.asTangent(true, () => b.constant(0));
+    return b.asTangent(true, () =>
+      b.emit("zeros", [mapped(v)], [tangentType(v.type)], {}, [], `d${v.hint || "t"}`),
+    ).results[0]!;
+  }
+
+  /** Reads, writes and construction of arrays and objects: their tangents use the shadows. */
+  function cloneMemoryOp(op: Op): void {
+    const clone = b.emit(
+      op.opcode,
+      op.operands.map(mapped),
+      op.results.map((r) => r.type),
+      { ...op.attrs },
+      [],
+      op.results.map((r) => r.hint),
+    );
+    clone.results.forEach((r, i) => map.set(op.results[i]!.id, r));
+    const result = op.results[0];
+    const tangentOp = (operands: Value[], type: Type, hint: string) =>
+      b.asTangent(true, () => b.emit(op.opcode, operands, [type], { ...op.attrs }, [], hint))
+        .results[0]!;
+    switch (op.opcode) {
+      case "field":
+      case "index": {
+        const [object, index] = op.operands as [Value, Value | undefined];
+        if (!activity.isActive(object) || !activity.isActive(result!)) return;
+        if (op.opcode === "field" && !tangentFieldOf(object.type, op.attrs.field!)) return;
+        const shadow = concreteOf(object);
+        const operands = index ? [shadow, mapped(index)] : [shadow];
+        tangents.set(result!.id, tangentOp(operands, tangentType(result!.type), `d${result!.hint || "t"}`));
+        return;
+      }
+      case "setField":
+      case "setIndex": {
+        const object = op.operands[0]!;
+        if (!activity.isActive(object)) return;
+        const value = op.operands[op.operands.length - 1]!;
+        if (op.opcode === "setField" && !tangentFieldOf(object.type, op.attrs.field!)) return;
+        const operands = [
+          concreteOf(object),
+          ...op.operands.slice(1, -1).map(mapped),
+          activity.isActive(value) ? concreteOf(value) : zeroTangent(value),
+        ];
+        b.asTangent(true, () => b.emit(op.opcode, operands, [], { ...op.attrs }));
+        return;
+      }
+      case "literal": {
+        if (!activity.isActive(result!)) return;
+        const type = result!.type;
+        const kept =
+          isAggregate(type) && type.kind === "object"
+            ? op.operands.filter((_, i) => {
+                const f = type.fields[i];
+                return f !== undefined && tangentFieldOf(type, f.name) !== undefined;
+              })
+            : op.operands;
+        const operands = kept.map((v) =>
+          activity.isActive(v) ? concreteOf(v) : zeroTangent(v),
+        );
+        tangents.set(result!.id, tangentOp(operands, tangentType(type), `d${result!.hint || "t"}`));
+        return;
+      }
+      case "alloc":
+        if (!activity.isActive(result!)) return;
+        tangents.set(
+          result!.id,
+          tangentOp([mapped(op.operands[0]!)], tangentType(result!.type), `d${result!.hint || "t"}`),
+        );
+        return;
+    }
+  }
+
   function cloneCall(op: Op): void {
-    const result = op.results[0]!;
+    const result = op.results[0];
     const active = op.operands
-      .map((v, i) => (activity.isActive(v) && tangentOf(v) ? i : -1))
+      .map((v, i) =>
+        activity.isActive(v) && (isAggregate(v.type) || tangentOf(v)) ? i : -1,
+      )
       .filter((i) => i >= 0);
-    if (!activity.isActive(result) || active.length === 0) {
+    const writesShadow = active.some((i) => isAggregate(op.operands[i]!.type));
+    if (active.length === 0 || (!writesShadow && (!result || !activity.isActive(result)))) {
       const clone = b.emit(
         "call",
         op.operands.map(mapped),
-        [result.type],
+        result ? [result.type] : [],
         { ...op.attrs },
         [],
-        result.hint,
+        result?.hint ?? "",
       );
-      map.set(result.id, clone.results[0]!);
+      if (result) map.set(result.id, clone.results[0]!);
       return;
     }
     const callee = op.attrs.callee!;
-    const args = [...op.operands.map(mapped), ...active.map((i) => tangentOf(op.operands[i]!)!)];
+    const args = [...op.operands.map(mapped), ...active.map((i) => concreteOf(op.operands[i]!))];
+    const differentiable = result !== undefined && isDifferentiable(result.type);
+    const resultTypes: Type[] = !result
+      ? []
+      : differentiable
+        ? [tangentType(result.type), result.type]
+        : [result.type];
     const call = b.emit(
       "call",
       args,
-      ["number", result.type],
+      resultTypes,
       { callee: jvpKey(callee, active), primal: callee, wrt: active },
       [],
-      [`d${result.hint || "t"}`, result.hint],
+      result ? [...(differentiable ? [`d${result.hint || "t"}`] : []), result.hint] : [],
     );
     call.tangent = true;
-    call.results[0]!.tangent = true;
-    tangents.set(result.id, call.results[0]);
-    map.set(result.id, call.results[1]!);
+    if (result) {
+      if (differentiable) {
+        call.results[0]!.tangent = true;
+        tangents.set(result.id, call.results[0]);
+      }
+      map.set(result.id, call.results[call.results.length - 1]!);
+    }
     demands.push({ key: callee, wrt: active, op });
   }
 
@@ -145,7 +264,9 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   /** Appends the tangents of `values` at `positions` to a terminator's operands. */
   const withTangents = (values: Value[], positions: number[]) => [
     ...values.map(mapped),
-    ...positions.map((i) => concrete(tangentOf(values[i]!))),
+    ...positions.map((i) =>
+      activity.isActive(values[i]!) ? concreteOf(values[i]!) : zeroTangent(values[i]!),
+    ),
   ];
 
   function cloneIf(op: Op): void {
@@ -175,7 +296,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
     const clone = b.emit(
       opcode,
       operands,
-      [...op.results.map((r) => r.type), ...positions.map(() => "number" as const)],
+      [...op.results.map((r) => r.type), ...positions.map((i) => tangentType(op.results[i]!.type))],
       {},
       regions,
       [...op.results.map((r) => r.hint), ...positions.map((i) => `d${op.results[i]!.hint || "t"}`)],
@@ -218,12 +339,13 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   }
 
   cloneRegion(primal.body, body);
+  const result = primal.resultTypes[0];
   const fn: IRFunction = {
     key: jvpKey(primal.key, wrt),
     name: jvpName(primal.name, wrt, primal.params.length - primal.captures),
     params: body.params,
     captures: 0,
-    resultTypes: ["number", primal.resultTypes[0]!],
+    resultTypes: !result ? [] : isDifferentiable(result) ? [tangentType(result), result] : [result],
     body,
     loc: primal.loc,
   };

@@ -32,7 +32,9 @@ export function derivativeName(
   arity: number,
 ): string {
   const all = wrt.length === arity && wrt.every((w, i) => w === i);
-  return all ? `${primalName}$${kind}` : `${primalName}$${kind}_${wrt.join("_")}`;
+  // A method `Linear.forward` gets module-level derivatives named `Linear_forward$…`.
+  const base = primalName.replace(/\./g, "_");
+  return all ? `${base}$${kind}` : `${base}$${kind}_${wrt.join("_")}`;
 }
 
 export function jvpName(primalName: string, wrt: number[], arity: number): string {

@@ -103,3 +103,37 @@ export function conditional(c: Expr, a: Expr, b: Expr): Expr {
     refs: union(c, a, b),
   };
 }
+
+/** `o.name` */
+export function member(o: Expr, name: string): Expr {
+  return { text: `${operand(o, PREC.primary)}.${name}`, prec: PREC.primary, refs: union(o) };
+}
+
+/** `a[i]` */
+export function element(a: Expr, i: Expr): Expr {
+  return { text: `${operand(a, PREC.primary)}[${i.text}]`, prec: PREC.primary, refs: union(a, i) };
+}
+
+/** `[a, b]` */
+export function arrayLiteral(items: Expr[]): Expr {
+  return {
+    text: `[${items.map((e) => operand(e, PREC.conditional - 2)).join(", ")}]`,
+    prec: PREC.primary,
+    refs: union(...items),
+  };
+}
+
+/** `{ x: a, y: b }` */
+export function objectLiteral(entries: [string, Expr][]): Expr {
+  const body = entries.map(([k, e]) => `${k}: ${operand(e, PREC.conditional - 2)}`).join(", ");
+  return {
+    text: entries.length ? `{ ${body} }` : "{}",
+    prec: PREC.primary,
+    refs: union(...entries.map(([, e]) => e)),
+  };
+}
+
+/** Any other expression text, with the variables it reads. */
+export function raw(text: string, prec: number, refs: Expr[]): Expr {
+  return { text, prec, refs: union(...refs) };
+}

@@ -1,12 +1,15 @@
 import {
   isPure,
+  WRITES_MEMORY,
   type IRFunction,
   type Op,
   type Region,
   type SourceLoc,
+  type Type,
   type Value,
 } from "../ir/types.js";
 import * as js from "./expression.js";
+import { isArray, isObject, typeText } from "../ir/type-system.js";
 import type { Expr } from "./expression.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are
@@ -69,6 +72,11 @@ class FunctionEmitter {
   private readonly inlined = new Map<number, Expr>();
   private readonly useCount = new Map<number, number>();
   private readonly useRegion = new Map<number, Region>();
+  /**
+   * Inlined values not used yet whose expression reads arrays or objects: a write must not
+   * happen between the read and its use, so they become `const`s before any write.
+   */
+  private readonly pendingReads = new Map<number, Value>();
   private indent = 0;
 
   /** Whether the function pushes to or pops from the reverse-mode tape. */
@@ -144,7 +152,10 @@ class FunctionEmitter {
 
   private ref(v: Value): Expr {
     const inline = this.inlined.get(v.id);
-    if (inline) return inline;
+    if (inline) {
+      this.pendingReads.delete(v.id);
+      return inline;
+    }
     const n = this.names.get(v.id);
     if (n === undefined)
       throw new Error(`internal: emit found no name for %${v.id} in ${this.fn.name}`);
@@ -162,7 +173,29 @@ class FunctionEmitter {
     return this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region;
   }
 
+  /** Gives the pending memory reads their own `const`s, in order, before a write. */
+  private settleReads(): void {
+    for (const [id, v] of this.pendingReads) {
+      const expr = this.inlined.get(id)!;
+      this.inlined.delete(id);
+      this.line(`const ${this.declare(v)} = ${expr.text};`, undefined);
+    }
+    this.pendingReads.clear();
+  }
+
+  private readsMemory(op: Op): boolean {
+    return (
+      op.opcode === "field" ||
+      op.opcode === "index" ||
+      op.opcode === "length" ||
+      op.operands.some((v) => this.memoryReads.has(v.id))
+    );
+  }
+
+  private readonly memoryReads = new Set<number>();
+
   private op(op: Op, region: Region): void {
+    if (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0) this.settleReads();
     switch (op.opcode) {
       case "if":
         return this.emitIf(op, region);
@@ -178,6 +211,11 @@ class FunctionEmitter {
         return;
       case "push":
         return this.emitPush(op, region);
+      case "setField":
+      case "setIndex":
+      case "addField":
+      case "addIndex":
+        return this.emitStore(op);
       case "peak":
         if (this.pushes)
           this.line(
@@ -194,11 +232,27 @@ class FunctionEmitter {
     this.emitCallStatement(op, region);
   }
 
+  private emitStore(op: Op): void {
+    const [target, ...rest] = op.operands.map((v) => this.ref(v));
+    const value = rest[rest.length - 1]!;
+    const place =
+      op.opcode === "setField" || op.opcode === "addField"
+        ? js.member(target!, op.attrs.field!)
+        : js.element(target!, rest[0]!);
+    const assign = op.opcode === "addField" || op.opcode === "addIndex" ? "+=" : "=";
+    this.line(`${place.text} ${assign} ${value.text};`, op.loc);
+  }
+
   /** An op that is a statement or a `const` (calls and other single-result ops). */
   private emitCallStatement(op: Op, region: Region): void {
     const expr = this.expression(op);
     if (this.shouldInline(op, region)) {
-      this.inlined.set(op.results[0]!.id, expr);
+      const id = op.results[0]!.id;
+      this.inlined.set(id, expr);
+      if (this.readsMemory(op)) {
+        this.memoryReads.add(id);
+        this.pendingReads.set(id, op.results[0]!);
+      }
       return;
     }
     const result = op.results[0];
@@ -214,7 +268,19 @@ class FunctionEmitter {
     const [a, b] = args as [Expr, Expr];
     switch (op.opcode) {
       case "const":
-        return js.literal(op.attrs.value!);
+        return op.attrs.value === undefined ? js.name("undefined") : js.literal(op.attrs.value);
+      case "field":
+        return js.member(a, op.attrs.field!);
+      case "index":
+        return js.element(a, b);
+      case "length":
+        return js.member(a, "length");
+      case "alloc":
+        return allocation(op.results[0]!.type, a);
+      case "literal":
+        return literalOf(op.results[0]!.type, args);
+      case "zeros":
+        return zerosLike(op.results[0]!.type, a, 0);
       case "detach":
         return a;
       case "neg":
@@ -232,6 +298,8 @@ class FunctionEmitter {
       case "extern":
         return js.call(op.attrs.callee!, args);
       case "call":
+        if (op.attrs.method && !op.attrs.primal)
+          return js.call(js.member(a, op.attrs.method).text, args.slice(1));
         return js.call(this.emitNames.callee(op), args);
       case "pop": {
         const popped: Expr = {
@@ -452,4 +520,43 @@ class FunctionEmitter {
       blocked.value = js.name(temp);
     }
   }
+}
+
+/** `new Float64Array(n)`, `new Array(n).fill(0)`, or `new Array(n)` for arrays of objects. */
+function allocation(type: Type, length: Expr): Expr {
+  if (!isArray(type)) throw new Error(`internal: alloc of ${typeText(type)}`);
+  if (type.storage !== "Array")
+    return js.raw(`new ${type.storage}(${length.text})`, js.PREC.primary, [length]);
+  const fill = type.element === "number" ? ".fill(0)" : "";
+  return js.raw(`new Array(${length.text})${fill}`, js.PREC.primary, [length]);
+}
+
+function literalOf(type: Type, items: Expr[]): Expr {
+  if (isArray(type)) return js.arrayLiteral(items);
+  if (isObject(type)) return js.objectLiteral(type.fields.map((f, i) => [f.name, items[i]!]));
+  throw new Error(`internal: literal of ${typeText(type)}`);
+}
+
+/** A fresh zero tangent of (tangent) type `type`, shaped like the value `like`. */
+function zerosLike(type: Type, like: Expr, depth: number): Expr {
+  if (type === "number") return js.literal(0);
+  if (isArray(type)) {
+    if (type.elements)
+      return js.arrayLiteral(
+        type.elements.map((t, i) => zerosLike(t, js.element(like, js.literal(i)), depth + 1)),
+      );
+    const n = js.member(like, "length");
+    if (type.storage !== "Array")
+      return js.raw(`new ${type.storage}(${n.text})`, js.PREC.primary, [like]);
+    if (type.element === "number")
+      return js.raw(`new Array(${n.text}).fill(0)`, js.PREC.primary, [like]);
+    const e = `e${depth}`;
+    const inner = zerosLike(type.element, js.name(e), depth + 1);
+    return js.raw(`${js.member(like, "map").text}((${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text})`, js.PREC.primary, [like]);
+  }
+  if (isObject(type))
+    return js.objectLiteral(
+      type.fields.map((f) => [f.name, zerosLike(f.type, js.member(like, f.name), depth + 1)]),
+    );
+  return js.literal(0);
 }

@@ -9,7 +9,43 @@ export interface SourceLoc {
   end: number;
 }
 
-export type Type = "number" | "boolean" | "string" | "void";
+export type ScalarType = "number" | "boolean" | "string" | "void";
+
+/**
+ * `number[]`, tuples and typed arrays. `storage` says how the array is built at run time;
+ * `elements` is set for tuples, whose element types are known by position.
+ */
+export interface ArrayType {
+  readonly kind: "array";
+  readonly storage: "Array" | "Float64Array" | "Float32Array";
+  readonly element: Type;
+  readonly elements?: readonly Type[];
+}
+
+/** Interfaces, type aliases, inline object types and class instances. */
+export interface ObjectType {
+  readonly kind: "object";
+  /** The declared name (`Params`, `Linear`), or the source text of an inline type. */
+  readonly name: string;
+  readonly fields: readonly FieldType[];
+  /** For a class instance: the key of the class (`<file>#Name`), to find its methods. */
+  readonly classKey?: string;
+}
+
+export interface FieldType {
+  readonly name: string;
+  readonly type: Type;
+  /** Marked `@noDerivative`: constant for differentiation, absent from the tangent. */
+  readonly noDerivative: boolean;
+}
+
+/**
+ * A value nabla carries but never differentiates or operates on (a function-typed field, a
+ * type it cannot read): it may sit in an object, but differentiable code cannot use it.
+ */
+export type OpaqueType = "opaque";
+
+export type Type = ScalarType | OpaqueType | ArrayType | ObjectType;
 
 export interface Value {
   readonly id: number;
@@ -43,6 +79,17 @@ export type Opcode =
   | "yield" // terminator of if-branches and loop `after` regions
   | "condition" // terminator of loop `before` regions: operands [cond, ...forwarded]
   | "return" // terminator of a function body
+  | "field" // operands [object]: attrs.field of it
+  | "index" // operands [array, i]: element i
+  | "length" // operands [array]: its length
+  | "setField" // operands [object, v]: object.field = v
+  | "setIndex" // operands [array, i, v]: array[i] = v
+  | "addField" // reverse mode: operands [object, v]: object.field += v
+  | "addIndex" // reverse mode: operands [array, i, v]: array[i] += v
+  | "alloc" // operands [length]: a new array of the result type, filled with zeros
+  | "literal" // operands: the elements (array type) or the fields in order (object type)
+  | "zeros" // operands [v]: a fresh zero tangent with v's shape (shadow of a constant aggregate)
+  | "copy" // operands [v]: a deep copy of v
   | "push" // reverse mode: operands [v], saves v on the tape
   | "pop" // reverse mode: results [v], takes the last value saved on the tape
   | "peak"; // reverse mode: the tape is at its highest here (end of a forward sweep), for statistics
@@ -66,6 +113,10 @@ export interface OpAttrs {
   /** On a call of a derivative: the primal function and the differentiated parameters. */
   primal?: FunctionKey;
   wrt?: number[];
+  /** `field`, `setField`, `addField`: the field name. */
+  field?: string;
+  /** On a call of a method: the call is `operands[0].<method>(…rest)`. */
+  method?: string;
 }
 
 export interface Region {
@@ -98,4 +149,24 @@ export function isPure(op: Op): boolean {
   return !IMPURE.has(op.opcode) && !TERMINATORS.has(op.opcode);
 }
 
-const IMPURE: ReadonlySet<Opcode> = new Set(["extern", "call", "push", "pop", "peak"]);
+const IMPURE: ReadonlySet<Opcode> = new Set([
+  "extern",
+  "call",
+  "push",
+  "pop",
+  "peak",
+  "setField",
+  "setIndex",
+  "addField",
+  "addIndex",
+]);
+
+/** Ops that write memory: reads must not move across them. */
+export const WRITES_MEMORY: ReadonlySet<Opcode> = new Set([
+  "extern",
+  "call",
+  "setField",
+  "setIndex",
+  "addField",
+  "addIndex",
+]);

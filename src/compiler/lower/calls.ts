@@ -1,10 +1,14 @@
-import type { CallExpression, Expression, Node } from "oxc-parser";
-import type { Type, Value } from "../ir/types.js";
+import type { CallExpression, Expression, MemberExpression, Node } from "oxc-parser";
+import { typeResolver } from "../analyze/declared-types.js";
+import { assignable, isArray, isObject } from "../ir/type-system.js";
+import type { ObjectType, Type, Value } from "../ir/types.js";
 import { isRelativeSpecifier, type FunctionSymbol } from "../parse/program.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
-import { lowerExpression, mathMember } from "./expressions.js";
+import { article, lowerExpression, mathMember } from "./expressions.js";
+import { lowerValue } from "./members.js";
+import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { signatureOf } from "./signature.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
@@ -50,7 +54,11 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const math = mathMember(callee);
   if (math !== undefined) return lowerMathCall(ctx, node, math);
 
+  if (callee.type === "MemberExpression" && isValueReceiver(ctx, callee)) {
+    return lowerMethodCall(ctx, node, callee);
+  }
   const path = calleePath(callee);
+  if (path === "Array.from" && !ctx.scope.lookup("Array")) return lowerArrayFrom(ctx, node);
   if (path === undefined) {
     const inner = callee.type === "CallExpression" ? calleePath(callee.callee) : undefined;
     const binding = inner ? ctx.module.imports.get(inner.split(".")[0]!) : undefined;
@@ -121,6 +129,63 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   return lowerUserCall(ctx, node, symbol, path);
 }
 
+/** `xs.map(…)`, `a.push(v)`, `model.forward(x)`: array methods and methods of classes. */
+function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: MemberExpression): Value {
+  const name = methodName(callee);
+  const receiver = lowerExpression(ctx, callee.object as Expression);
+  ctx.at(node);
+  if (name !== undefined && isArray(receiver.type))
+    return lowerArrayMethod(ctx, node, receiver, name);
+  const type = receiver.type;
+  if (name !== undefined && isObject(type) && type.classKey) {
+    const symbol = methodSymbol(ctx, type, name);
+    if (!symbol) {
+      return ctx.fail(
+        callee.property,
+        "unknownCallee",
+        `class '${type.name}' has no method '${name}' nabla can see (static methods, getters and inherited methods are not supported)`,
+      );
+    }
+    return lowerUserCall(ctx, node, symbol, name, receiver);
+  }
+  return ctx.fail(
+    callee,
+    "unsupportedSyntax",
+    `calling ${describeNode(callee)} on ${article(type)} is not supported in differentiable code`,
+  );
+}
+
+/** The method `name` of the class of `type`, as a function whose first parameter is `this`. */
+function methodSymbol(
+  ctx: LowerContext,
+  type: ObjectType,
+  name: string,
+): FunctionSymbol | undefined {
+  const [file, className] = splitKey(type.classKey!);
+  const mod = ctx.program.load(file);
+  const decl = mod.types.get(className);
+  if (!decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression")) return undefined;
+  for (const m of decl.body.body) {
+    if (
+      m.type === "MethodDefinition" &&
+      m.kind === "method" &&
+      !m.static &&
+      !m.computed &&
+      m.key.type === "Identifier" &&
+      m.key.name === name &&
+      m.value.body
+    ) {
+      return { module: mod, name: `${className}.${name}`, node: m.value, thisType: type };
+    }
+  }
+  return undefined;
+}
+
+function splitKey(key: string): [string, string] {
+  const at = key.lastIndexOf("#");
+  return [key.slice(0, at), key.slice(at + 1)];
+}
+
 function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): Value {
   const args = lowerArguments(ctx, node);
   ctx.at(node);
@@ -154,9 +219,10 @@ function lowerUserCall(
   node: CallExpression,
   symbol: FunctionSymbol,
   path: string,
+  receiver?: Value,
 ): Value {
-  const signature = signatureOf(symbol.node);
-  const args = lowerArguments(ctx, node);
+  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  const args = lowerArguments(ctx, node, signature.params.map((p) => p.type));
   ctx.at(node);
   // Optional and default parameters are reported when the callee is lowered.
   const fixedArity = signature.params.every((p) => !p.unsupported);
@@ -169,29 +235,45 @@ function lowerUserCall(
   }
   signature.params.forEach((p, i) => {
     const arg = args[i];
-    if (p.type && arg && p.type !== arg.type) {
+    if (p.type && arg && !assignable(arg.type, p.type)) {
       ctx.fail(
         node.arguments[i]!,
         "typeMismatch",
-        `parameter '${p.name}' of '${symbol.name}' is a ${p.type}, got a ${args[i]!.type}`,
+        `parameter '${p.name}' of '${symbol.name}' is ${article(p.type)}, got ${article(args[i]!.type)}`,
       );
     }
   });
   const key = functionKey(symbol);
   ctx.calls.push({ key, symbol, loc: ctx.loc(node) });
   const result = signature.result ?? "number";
-  return ctx.builder.emit("call", args, [result], { callee: key, calleeName: path }).results[0]!;
+  const operands = receiver ? [receiver, ...args] : args;
+  const attrs = receiver
+    ? { callee: key, calleeName: path, method: path }
+    : { callee: key, calleeName: path };
+  if (result === "void") {
+    ctx.builder.emit("call", operands, [], attrs);
+    return ctx.builder.newValue("void");
+  }
+  return ctx.builder.emit("call", operands, [result], attrs).results[0]!;
 }
 
-function lowerArguments(ctx: LowerContext, node: CallExpression): Value[] {
-  return node.arguments.map((arg) => {
+function lowerArguments(
+  ctx: LowerContext,
+  node: CallExpression,
+  expected: (Type | undefined)[] = [],
+): Value[] {
+  return node.arguments.map((arg, i) => {
     if (arg.type === "SpreadElement")
       return ctx.fail(
         arg,
         "unsupportedSyntax",
         `${describeNode(arg)} is not supported in differentiable code`,
       );
-    return lowerExpression(ctx, arg as Expression);
+    const literal =
+      arg.type === "ArrayExpression" || arg.type === "ObjectExpression" || arg.type === "NewExpression";
+    return literal
+      ? lowerValue(ctx, arg as Expression, expected[i])
+      : lowerExpression(ctx, arg as Expression);
   });
 }
 

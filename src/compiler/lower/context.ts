@@ -5,6 +5,7 @@ import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, Region, SourceLoc, Type, Value } from "../ir/types.js";
 import type { SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
+import { typeResolver, type TypeResolver } from "../analyze/declared-types.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is
@@ -53,6 +54,8 @@ export class LowerContext {
   readonly calls: CallSite[] = [];
   returnedFlag: Slot | undefined;
   resultSlot: Slot | undefined;
+  /** Resolves type annotations written in this module. */
+  readonly types: TypeResolver;
   private nextSlot = 0;
 
   constructor(
@@ -64,6 +67,7 @@ export class LowerContext {
   ) {
     this.builder = new Builder(new ValueFactory(), body, this.loc({ start: 0, end: 0 }));
     this.scope = new Scope(undefined);
+    this.types = typeResolver(program, module);
   }
 
   loc(node: { start: number; end: number }): SourceLoc {
@@ -94,18 +98,21 @@ export class LowerContext {
   }
 
   /** A flag or hidden variable, not visible to source names; its initial value is built at entry. */
-  hiddenSlot(name: string, type: Type, initial: number | boolean): Slot {
+  hiddenSlot(name: string, type: Type, initial: number | boolean | undefined): Slot {
     const slot: Slot = { id: this.nextSlot++, name, kind: "flag", type };
-    this.env.set(slot, this.constantAtEntry(initial, name));
+    this.env.set(slot, this.constantAtEntry(initial, name, type));
     return slot;
   }
 
   /** A constant placed at the top of the function body, so it dominates every use. */
-  constantAtEntry(value: number | boolean, hint: string): Value {
+  constantAtEntry(value: number | boolean | undefined, hint: string, type?: Type): Value {
     const saved = this.builder.region;
     const savedLen = this.body.ops.length;
     this.builder.region = this.body;
-    const v = this.builder.constant(value, hint);
+    const v =
+      value === undefined
+        ? this.builder.emit("const", [], [type ?? "number"], {}, [], hint).results[0]!
+        : this.builder.constant(value, hint);
     const op = this.body.ops.splice(savedLen, 1)[0]!;
     this.body.ops.unshift(op);
     this.builder.region = saved;

@@ -5,6 +5,15 @@ import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { describeNode } from "./describe.js";
 import { lowerCall } from "./calls.js";
+import {
+  lowerArrayLiteral,
+  lowerMemberRead,
+  lowerMemberWrite,
+  lowerNew,
+  lowerObjectLiteral,
+  lowerValue,
+} from "./members.js";
+import { assignable, typeText } from "../ir/type-system.js";
 
 // AST expressions → IR values. Short-circuit operators and ternaries become `if` ops so that
 // their right-hand sides are evaluated only when JavaScript would evaluate them.
@@ -76,6 +85,20 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "UnaryExpression":
       return lowerUnary(ctx, node.operator, node.argument, node);
     case "UpdateExpression": {
+      if (node.argument.type === "MemberExpression") {
+        let old: Value | undefined;
+        const updated = lowerMemberWrite(ctx, node.argument, (current) => {
+          old = current();
+          requireNumbers(ctx, node, node.operator, old);
+          ctx.at(node);
+          return ctx.builder.binary(
+            node.operator === "++" ? "add" : "sub",
+            old,
+            ctx.builder.constant(1),
+          );
+        });
+        return node.prefix ? updated : old!;
+      }
       const slot = assignableSlot(ctx, node.argument);
       const old = ctx.value(slot);
       requireNumbers(ctx, node, node.operator, old);
@@ -104,11 +127,20 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
           `'Math.${math}' is not a Math constant; only calls of Math functions are supported`,
         );
       }
-      return ctx.fail(
-        node,
-        "unsupportedSyntax",
-        `${describeNode(node)} is not supported yet in differentiable code (objects and arrays come in a later release)`,
-      );
+      if (node.optional)
+        return ctx.fail(node, "unsupportedSyntax", "optional chaining is not supported");
+      return lowerMemberRead(ctx, node);
+    }
+    case "ArrayExpression":
+      return lowerArrayLiteral(ctx, node, undefined);
+    case "ObjectExpression":
+      return lowerObjectLiteral(ctx, node, undefined);
+    case "NewExpression":
+      return lowerNew(ctx, node);
+    case "ThisExpression": {
+      const slot = ctx.scope.lookup("this");
+      if (!slot) return ctx.fail(node, "unsupportedSyntax", "'this' is only supported in methods");
+      return ctx.value(slot);
     }
     case "CallExpression":
       return lowerCall(ctx, node);
@@ -308,8 +340,26 @@ function lowerAssignment(
   right: Expression,
   node: Node,
 ): Value {
+  if (left.type === "MemberExpression") {
+    return lowerMemberWrite(ctx, left, (current, expected) => {
+      if (operator === "=") return lowerValue(ctx, right, expected);
+      const opcode = COMPOUND[operator];
+      if (!opcode) {
+        return ctx.fail(
+          node,
+          "unsupportedSyntax",
+          `the '${operator}' assignment is not supported in differentiable code`,
+        );
+      }
+      const old = current();
+      const rhs = lowerExpression(ctx, right);
+      requireNumbers(ctx, node, operator, old, rhs);
+      ctx.at(node);
+      return ctx.builder.binary(opcode, old, rhs);
+    });
+  }
   const slot = assignableSlot(ctx, left);
-  const rhs = lowerExpression(ctx, right);
+  const rhs = lowerValue(ctx, right, slot.type);
   ctx.at(node);
   let value: Value;
   if (operator === "=") {
@@ -366,9 +416,18 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
 }
 
 export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type): Value {
-  if (v.type !== type)
-    return ctx.fail(node, "typeMismatch", `expected a ${type} here, got a ${v.type}`);
+  if (!assignable(v.type, type))
+    return ctx.fail(
+      node,
+      "typeMismatch",
+      `expected ${article(type)} here, got ${article(v.type)}`,
+    );
   return v;
+}
+
+/** "a number", "a Float64Array", "a Params" — how messages name a value's type. */
+export function article(t: Type): string {
+  return `a ${typeText(t)}`;
 }
 
 /** The property name of `Math.x`, if `node` is such a member expression. */

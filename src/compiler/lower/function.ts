@@ -1,5 +1,6 @@
 import type { Expression, FunctionBody } from "oxc-parser";
-import type { IRFunction, Region, Type } from "../ir/types.js";
+import type { IRFunction, ObjectType, Region, Type } from "../ir/types.js";
+import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
@@ -23,9 +24,9 @@ export interface LowerOptions {
   contextualNumberParams?: boolean;
   /** Variables of enclosing functions the function reads; they become trailing parameters. */
   captures?: Capture[];
+  /** For a method: the type of `this`, which becomes the first parameter. */
+  thisType?: ObjectType;
 }
-
-const PARAM_TYPES: ReadonlySet<Type> = new Set(["number", "boolean", "string"]);
 
 export function lowerFunction(
   program: ProgramGraph,
@@ -35,10 +36,15 @@ export function lowerFunction(
   node: FunctionLike,
   options: LowerOptions = {},
 ): LoweredFunction {
-  const signature = signatureOf(node);
+  const signature = signatureOf(node, typeResolver(program, module));
   const body: Region = { params: [], ops: [] };
   const resultType: Type = signature.result ?? "number";
   const ctx = new LowerContext(module, program, name, body, resultType);
+  if (options.thisType) {
+    const self = ctx.builder.newValue(options.thisType, "self");
+    body.params.push(self);
+    ctx.declare("this", "const", options.thisType, self);
+  }
   const where = node.type === "FunctionDeclaration" && node.id ? node.id : node;
 
   if (node.async || node.generator) {
@@ -50,13 +56,13 @@ export function lowerFunction(
   }
   if (
     node.returnType &&
-    (!signature.result || signature.result === "void" || signature.result === "string")
+    (!signature.result || signature.result === "string" || signature.result === "opaque")
   ) {
     const text = annotationText(module.text, node.returnType);
     ctx.fail(
       node.returnType,
       "unsupportedType",
-      `'${name}' returns '${text}'; only functions returning number or boolean are supported yet`,
+      `'${name}' returns '${text}'; differentiable functions return numbers, booleans, arrays, objects or nothing ('void')`,
     );
   }
 
@@ -74,7 +80,7 @@ export function lowerFunction(
         ctx.fail(
           p.node,
           "unsupportedType",
-          `parameter '${p.name}' of '${name}' has type '${text}'; only number parameters are supported yet`,
+          `parameter '${p.name}' of '${name}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)`,
         );
       }
       if (!options.contextualNumberParams) {
@@ -86,7 +92,7 @@ export function lowerFunction(
       }
       type = "number";
     }
-    if (!PARAM_TYPES.has(type))
+    if (type === "void" || type === "opaque")
       ctx.fail(p.node, "unsupportedType", `parameter '${p.name}' has type ${type}`);
     const value = ctx.builder.newValue(type, p.name);
     body.params.push(value);
@@ -121,10 +127,11 @@ export function lowerFunction(
     ctx.builder.emit("return", [value], []);
   } else {
     ctx.returnedFlag = ctx.hiddenSlot("returned", "boolean", false);
-    ctx.resultSlot = ctx.hiddenSlot("result", resultType, resultType === "boolean" ? false : NaN);
+    const initial = resultType === "boolean" ? false : resultType === "number" ? NaN : undefined;
+    if (resultType !== "void") ctx.resultSlot = ctx.hiddenSlot("result", resultType, initial);
     const block = node.body as FunctionBody | null;
     const exits = lowerStatements(ctx, block?.body ?? []);
-    if (!exits) {
+    if (!exits && resultType !== "void") {
       ctx.fail(
         { start: node.end - 1, end: node.end },
         "missingReturn",
@@ -132,7 +139,7 @@ export function lowerFunction(
       );
     }
     ctx.at({ start: node.end - 1, end: node.end });
-    ctx.builder.emit("return", [ctx.value(ctx.resultSlot)], []);
+    ctx.builder.emit("return", ctx.resultSlot ? [ctx.value(ctx.resultSlot)] : [], []);
   }
 
   const fn: IRFunction = {
@@ -140,7 +147,7 @@ export function lowerFunction(
     name,
     params: body.params,
     captures: options.captures?.length ?? 0,
-    resultTypes: [resultType],
+    resultTypes: resultType === "void" ? [] : [resultType],
     body,
     loc: ctx.loc(node),
   };

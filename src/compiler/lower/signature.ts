@@ -1,6 +1,7 @@
 import type { Node, TSTypeAnnotation } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
+import type { TypeResolver } from "../analyze/declared-types.js";
 
 // The types of a function's parameters and result, read from its annotations.
 
@@ -17,8 +18,17 @@ export interface Signature {
   result: Type | undefined;
 }
 
-export function annotationType(annotation: TSTypeAnnotation | null | undefined): Type | undefined {
-  switch (annotation?.typeAnnotation.type) {
+/**
+ * The IR type an annotation denotes. Without a resolver only keywords are known; with one,
+ * arrays, typed arrays, object types and declared interfaces, aliases and classes too.
+ */
+export function annotationType(
+  annotation: TSTypeAnnotation | null | undefined,
+  resolve?: TypeResolver,
+): Type | undefined {
+  if (!annotation) return undefined;
+  if (resolve) return resolve(annotation.typeAnnotation);
+  switch (annotation.typeAnnotation.type) {
     case "TSNumberKeyword":
       return "number";
     case "TSBooleanKeyword":
@@ -32,19 +42,19 @@ export function annotationType(annotation: TSTypeAnnotation | null | undefined):
   }
 }
 
-export function signatureOf(fn: FunctionLike): Signature {
+export function signatureOf(fn: FunctionLike, resolve?: TypeResolver): Signature {
   const params = fn.params.map((p): ParamInfo => {
     if (p.type === "Identifier") {
       return {
         name: p.name,
-        type: annotationType(p.typeAnnotation),
+        type: annotationType(p.typeAnnotation, resolve),
         node: p,
         unsupported: (p as { optional?: boolean }).optional === true,
       };
     }
     return { name: "", type: undefined, node: p, unsupported: true };
   });
-  return { params, result: annotationType(fn.returnType) };
+  return { params, result: annotationType(fn.returnType, resolve) };
 }
 
 /** Whether a parameter or return annotation is present but names a type nabla cannot differentiate. */

@@ -1,5 +1,7 @@
 import type {
+  BlockStatement,
   DoWhileStatement,
+  ForOfStatement,
   ForStatement,
   Node,
   Statement,
@@ -10,9 +12,10 @@ import type { Value } from "../ir/types.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { alwaysExits, assignedNames, scanExits, type Exits } from "./exits.js";
-import { expectType, lowerCondition, lowerExpression } from "./expressions.js";
+import { article, lowerCondition, lowerExpression } from "./expressions.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { annotationType } from "./signature.js";
+import { lowerValue } from "./members.js";
 
 // AST statements → IR. Early exits (`return`, `break`, `continue`) set flags; the statements
 // after one that may exit run under a guard on those flags. When one branch of an `if` always
@@ -98,14 +101,20 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return exited[0]! && exited[1]!;
     }
     case "ReturnStatement": {
+      if (ctx.resultType === "void") {
+        if (node.argument)
+          return ctx.fail(node.argument, "typeMismatch", "this function returns nothing ('void')");
+        ctx.at(node);
+        ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
+        return true;
+      }
       if (!node.argument)
-        return ctx.fail(node, "typeMismatch", `'return' needs a ${ctx.resultType} value here`);
-      const value = expectType(
-        ctx,
-        node.argument,
-        lowerExpression(ctx, node.argument),
-        ctx.resultType,
-      );
+        return ctx.fail(
+          node,
+          "typeMismatch",
+          `'return' needs ${article(ctx.resultType)} value here`,
+        );
+      const value = lowerValue(ctx, node.argument, ctx.resultType);
       ctx.at(node);
       ctx.assign(ctx.resultSlot!, value);
       ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
@@ -119,6 +128,14 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return true;
     }
     case "LabeledStatement":
+      if (node.body.type === "ForOfStatement") {
+        const [source, loop] = desugarForOf(ctx, node.body).body;
+        ctx.inScope(() => {
+          lowerDeclaration(ctx, source);
+          lowerLoopStatement(ctx, loop, node.label.name);
+        });
+        return alwaysExits(node);
+      }
       if (
         node.body.type === "ForStatement" ||
         node.body.type === "WhileStatement" ||
@@ -133,6 +150,8 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "DoWhileStatement":
       lowerLoopStatement(ctx, node, undefined);
       return alwaysExits(node);
+    case "ForOfStatement":
+      return lowerStatement(ctx, desugarForOf(ctx, node));
     case "TSTypeAliasDeclaration":
     case "TSInterfaceDeclaration":
       return false;
@@ -170,8 +189,8 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     }
     const name = decl.id.name;
     const annotation = decl.id.typeAnnotation;
-    const declared = annotationType(annotation);
-    if (annotation && !declared) {
+    const declared = annotationType(annotation, ctx.types);
+    if (annotation && (!declared || declared === "opaque" || declared === "void")) {
       const text = ctx.module.text.slice(
         annotation.typeAnnotation.start,
         annotation.typeAnnotation.end,
@@ -179,15 +198,19 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       ctx.fail(
         annotation,
         "unsupportedType",
-        `'${name}' has type '${text}'; only number and boolean locals are supported yet`,
+        `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays and object types are supported)`,
       );
     }
     let value: Value;
     if (decl.init) {
-      value = lowerExpression(ctx, decl.init);
-      if (declared) expectType(ctx, decl.init, value, declared);
+      value = lowerValue(ctx, decl.init, declared);
     } else if (declared) {
-      value = ctx.builder.constant(declared === "boolean" ? false : NaN, name);
+      value =
+        declared === "boolean"
+          ? ctx.builder.constant(false, name)
+          : declared === "number"
+            ? ctx.builder.constant(NaN, name)
+            : ctx.builder.emit("const", [], [declared], {}, [], name).results[0]!;
     } else {
       return ctx.fail(
         decl.id,
@@ -224,6 +247,87 @@ function anyOf(ctx: LowerContext, flags: Slot[]): Value {
   return flags.map((f) => ctx.value(f)).reduce((a, b) => ctx.builder.logical("or", a, b));
 }
 
+let forOfCount = 0;
+
+/**
+ * `for (const x of xs) body` as `{ const $xs = xs; for (let $i = 0; $i < $xs.length; $i++)
+ * { const x = $xs[$i]; body } }`, built as AST so break, continue and labels work as for any
+ * loop. Every synthetic node points at the `for…of`, so diagnostics and source maps do too.
+ */
+function desugarForOf(
+  ctx: LowerContext,
+  node: ForOfStatement,
+): BlockStatement & { body: [VariableDeclaration, ForStatement] } {
+  if (node.await) ctx.fail(node, "unsupportedSyntax", "'for await' is not supported");
+  const left = node.left;
+  if (left.type !== "VariableDeclaration" || left.declarations.length !== 1) {
+    return ctx.fail(
+      left,
+      "unsupportedSyntax",
+      "a 'for…of' loop must declare its variable ('for (const x of xs)')",
+    );
+  }
+  const at = { start: node.start, end: node.end };
+  const k = forOfCount++;
+  const id = (name: string) => ({ type: "Identifier", name, ...at }) as never;
+  const array = `$of${k}`;
+  const index = `$i${k}`;
+  const declare = (kind: "const" | "let", name: string, init: unknown, typed?: unknown) =>
+    ({
+      type: "VariableDeclaration",
+      kind,
+      declarations: [
+        {
+          type: "VariableDeclarator",
+          id: typed ?? id(name),
+          init,
+          ...at,
+        },
+      ],
+      ...at,
+    }) as never;
+  const element = {
+    type: "MemberExpression",
+    object: id(array),
+    property: id(index),
+    computed: true,
+    optional: false,
+    ...at,
+  };
+  const first = left.declarations[0]!;
+  const body = node.body.type === "BlockStatement" ? node.body.body : [node.body];
+  const loop = {
+    type: "ForStatement",
+    init: declare("let", index, { type: "Literal", value: 0, raw: "0", ...at }),
+    test: {
+      type: "BinaryExpression",
+      operator: "<",
+      left: id(index),
+      right: {
+        type: "MemberExpression",
+        object: id(array),
+        property: id("length"),
+        computed: false,
+        optional: false,
+        ...at,
+      },
+      ...at,
+    },
+    update: { type: "UpdateExpression", operator: "++", prefix: false, argument: id(index), ...at },
+    body: {
+      type: "BlockStatement",
+      body: [declare(left.kind === "const" ? "const" : "let", "", element, first.id), ...body],
+      ...at,
+    },
+    ...at,
+  } as unknown as ForStatement;
+  return {
+    type: "BlockStatement",
+    body: [declare("const", array, node.right), loop],
+    ...at,
+  } as unknown as BlockStatement & { body: [VariableDeclaration, ForStatement] };
+}
+
 type LoopStatement = ForStatement | WhileStatement | DoWhileStatement;
 
 function lowerLoopStatement(
@@ -254,7 +358,7 @@ function lowerLoopStatement(
         .map((name) => ctx.scope.lookup(name))
         .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot));
       const carried = [
-        ...new Set([...assigned, ...stopFlags, ...(inside.returns ? [ctx.resultSlot!] : [])]),
+        ...new Set([...assigned, ...stopFlags, ...(inside.returns && ctx.resultSlot ? [ctx.resultSlot] : [])]),
       ];
 
       const stopped = () => (stopFlags.length ? anyOf(ctx, stopFlags) : undefined);

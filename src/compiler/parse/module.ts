@@ -2,7 +2,10 @@ import {
   parseSync,
   type ArrowFunctionExpression,
   type Comment,
+  type Class,
   type Function as FunctionNode,
+  type TSInterfaceDeclaration,
+  type TSTypeAliasDeclaration,
   type Node,
   type Program,
 } from "oxc-parser";
@@ -16,11 +19,15 @@ import { annotationType } from "../lower/signature.js";
 
 export type FunctionLike = FunctionNode | ArrowFunctionExpression;
 
+export type TypeDeclaration = TSInterfaceDeclaration | TSTypeAliasDeclaration | Class;
+
 export interface ImportBinding {
   /** The specifier as written (`./b.ts`, `nabla`). */
   specifier: string;
   /** The exported name it refers to, `default`, or `*` for a namespace import. */
   imported: string;
+  /** `import type …`: names a type only. */
+  typeOnly?: boolean;
 }
 
 export interface ModuleConstant {
@@ -47,6 +54,8 @@ export interface SourceModule {
   program: Program;
   comments: Comment[];
   functions: Map<string, FunctionLike>;
+  /** Interfaces, type aliases and classes declared at the top level, by name. */
+  types: Map<string, TypeDeclaration>;
   constants: Map<string, ModuleConstant>;
   imports: Map<string, ImportBinding>;
   /** Exported name → local name. */
@@ -66,6 +75,7 @@ export function parseModule(file: string, text: string): SourceModule {
     program: result.program,
     comments: result.comments,
     functions: new Map(),
+    types: new Map(),
     constants: new Map(),
     imports: new Map(),
     exports: new Map(),
@@ -116,8 +126,14 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
         });
       }
       return;
+    case "TSInterfaceDeclaration":
+    case "TSTypeAliasDeclaration":
+      mod.types.set(node.id.name, node);
+      return;
+    case "ClassDeclaration":
+      if (node.id) mod.types.set(node.id.name, node);
+      return;
     case "ImportDeclaration":
-      if (node.importKind === "type") return;
       for (const spec of node.specifiers) {
         const imported =
           spec.type === "ImportSpecifier"
@@ -127,7 +143,14 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
             : spec.type === "ImportDefaultSpecifier"
               ? "default"
               : "*";
-        mod.imports.set(spec.local.name, { specifier: String(node.source.value), imported });
+        const typeOnly =
+          node.importKind === "type" ||
+          (spec.type === "ImportSpecifier" && spec.importKind === "type");
+        mod.imports.set(spec.local.name, {
+          specifier: String(node.source.value),
+          imported,
+          typeOnly,
+        });
       }
       return;
     case "ExportNamedDeclaration":
@@ -164,7 +187,10 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
 }
 
 function declaredNames(node: Node): string[] {
-  if (node.type === "FunctionDeclaration") return node.id ? [node.id.name] : [];
+  if (node.type === "FunctionDeclaration" || node.type === "ClassDeclaration")
+    return node.id ? [node.id.name] : [];
+  if (node.type === "TSInterfaceDeclaration" || node.type === "TSTypeAliasDeclaration")
+    return [node.id.name];
   if (node.type === "VariableDeclaration") {
     return node.declarations.flatMap((d) => (d.id.type === "Identifier" ? [d.id.name] : []));
   }

@@ -1,10 +1,12 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import type { ObjectType } from "../ir/types.js";
 import {
   parseModule,
   type FunctionLike,
   type ModuleConstant,
   type SourceModule,
+  type TypeDeclaration,
 } from "./module.js";
 
 // The user's program as a graph of modules. Relative imports are resolved to files the way
@@ -32,6 +34,8 @@ export interface FunctionSymbol {
   module: SourceModule;
   name: string;
   node: FunctionLike;
+  /** For a method: the class instance type `this` has (its first IR parameter). */
+  thisType?: ObjectType;
 }
 
 export class ProgramGraph {
@@ -85,6 +89,11 @@ export class ProgramGraph {
     return this.resolveLocal(mod, name, new Set(), constantIn);
   }
 
+  /** The interface, type alias or class a name used in `mod` denotes, following imports. */
+  resolveType(mod: SourceModule, name: string): TypeSymbol | undefined {
+    return this.resolveLocal(mod, name, new Set(), typeIn);
+  }
+
   /** What `exported` of `mod` names, through `export { … }`, `export … from` and `export *`. */
   private resolveExported<T>(
     mod: SourceModule,
@@ -132,6 +141,18 @@ type Finder<T> = (mod: SourceModule, name: string) => T | undefined;
 
 const functionIn: Finder<FunctionSymbol> = (mod, name) => {
   const node = mod.functions.get(name);
+  return node && { module: mod, name, node };
+};
+
+/** An interface, type alias or class found by name, with the module that declares it. */
+export interface TypeSymbol {
+  module: SourceModule;
+  name: string;
+  node: TypeDeclaration;
+}
+
+const typeIn: Finder<TypeSymbol> = (mod, name) => {
+  const node = mod.types.get(name);
   return node && { module: mod, name, node };
 };
 

@@ -1,0 +1,160 @@
+import type { Node, TSType } from "oxc-parser";
+import type { FieldType, ObjectType, Type } from "../ir/types.js";
+import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/module.js";
+import type { ProgramGraph } from "../parse/program.js";
+
+// TypeScript type annotations → IR types, without a type checker: keywords, arrays, tuples,
+// typed arrays, inline object types, and interfaces, type aliases and classes declared in the
+// user's files (following imports). Fields whose types nabla cannot use (functions, unions…)
+// are kept as opaque, so an object that holds them can still be differentiated.
+
+export type TypeResolver = (node: TSType) => Type | undefined;
+
+const KEYWORDS: Record<string, Type> = {
+  TSNumberKeyword: "number",
+  TSBooleanKeyword: "boolean",
+  TSStringKeyword: "string",
+  TSVoidKeyword: "void",
+};
+
+/** A resolver for annotations written in `mod`; without a program, named types are unknown. */
+export function typeResolver(program: ProgramGraph | undefined, mod: SourceModule): TypeResolver {
+  return (node) => resolveIn(program, mod, node, new Map());
+}
+
+type Resolving = Map<string, ObjectType | null>;
+
+function resolveIn(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  node: TSType,
+  resolving: Resolving,
+): Type | undefined {
+  const keyword = KEYWORDS[node.type];
+  if (keyword) return keyword;
+  const inner = (t: TSType) => resolveIn(program, mod, t, resolving);
+  switch (node.type) {
+    case "TSParenthesizedType":
+      return inner(node.typeAnnotation);
+    case "TSTypeOperator":
+      return node.operator === "readonly" ? inner(node.typeAnnotation) : undefined;
+    case "TSArrayType": {
+      const element = inner(node.elementType);
+      return element && { kind: "array", storage: "Array", element };
+    }
+    case "TSTupleType": {
+      const elements: Type[] = [];
+      for (const e of node.elementTypes) {
+        if (e.type === "TSOptionalType" || e.type === "TSRestType") return undefined;
+        const t = inner(e.type === "TSNamedTupleMember" ? (e.elementType as TSType) : e);
+        if (!t) return undefined;
+        elements.push(t);
+      }
+      const first = elements[0];
+      const uniform = first && elements.every((e) => e === first) ? first : "opaque";
+      return { kind: "array", storage: "Array", element: uniform, elements };
+    }
+    case "TSTypeLiteral": {
+      const fields = fieldsOf(program, mod, node.members, resolving);
+      return fields && { kind: "object", name: mod.text.slice(node.start, node.end), fields };
+    }
+    case "TSTypeReference": {
+      if (node.typeName.type !== "Identifier") return undefined;
+      const name = node.typeName.name;
+      const args = node.typeArguments?.params ?? [];
+      if (name === "Float64Array" || name === "Float32Array")
+        return { kind: "array", storage: name, element: "number" };
+      if ((name === "Array" || name === "ReadonlyArray") && args.length === 1) {
+        const element = inner(args[0]!);
+        return element && { kind: "array", storage: "Array", element };
+      }
+      if (args.length > 0) return undefined;
+      return namedType(program, mod, name, resolving);
+    }
+    default:
+      return undefined;
+  }
+}
+
+function namedType(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  name: string,
+  resolving: Resolving,
+): Type | undefined {
+  const symbol = program
+    ? program.resolveType(mod, name)
+    : mod.types.has(name)
+      ? { module: mod, name, node: mod.types.get(name)! }
+      : undefined;
+  if (!symbol) return undefined;
+  const key = `${symbol.module.file}#${symbol.name}`;
+  if (resolving.has(key)) return resolving.get(key) ?? undefined; // recursive types: unsupported
+  resolving.set(key, null);
+  const type = declarationType(program, symbol.module, symbol.name, symbol.node, key, resolving);
+  resolving.set(key, type && typeof type === "object" && type.kind === "object" ? type : null);
+  return type;
+}
+
+function declarationType(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  name: string,
+  node: TypeDeclaration,
+  key: string,
+  resolving: Resolving,
+): Type | undefined {
+  if (node.type === "TSTypeAliasDeclaration") {
+    if (node.typeParameters) return undefined;
+    const t = resolveIn(program, mod, node.typeAnnotation, resolving);
+    return t && typeof t === "object" && t.kind === "object" ? { ...t, name } : t;
+  }
+  if (node.type === "TSInterfaceDeclaration") {
+    if (node.typeParameters || (node.extends && node.extends.length > 0)) return undefined;
+    const fields = fieldsOf(program, mod, node.body.body, resolving);
+    return fields && { kind: "object", name, fields };
+  }
+  if (node.typeParameters || node.superClass) return undefined;
+  const members: Node[] = [];
+  for (const m of node.body.body) {
+    if (m.type === "PropertyDefinition" && !m.static) members.push(m);
+    if (m.type === "MethodDefinition" && m.kind === "constructor") {
+      // Parameter properties: `constructor(public w: number)`.
+      for (const p of m.value.params) if (p.type === "TSParameterProperty") members.push(p);
+    }
+  }
+  const fields = fieldsOf(program, mod, members, resolving);
+  return fields && { kind: "object", name, fields, classKey: key };
+}
+
+/** The fields of an object type's members; undefined when a member is not a plain field. */
+function fieldsOf(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  members: readonly Node[],
+  resolving: Resolving,
+): FieldType[] | undefined {
+  const fields: FieldType[] = [];
+  for (const m of members) {
+    let keyNode: Node;
+    let annotation: TSType | undefined;
+    if (m.type === "TSPropertySignature" || m.type === "PropertyDefinition") {
+      if (m.computed) return undefined;
+      keyNode = m.key;
+      annotation = m.typeAnnotation?.typeAnnotation;
+    } else if (m.type === "TSParameterProperty") {
+      if (m.parameter.type !== "Identifier") return undefined;
+      keyNode = m.parameter;
+      annotation = m.parameter.typeAnnotation?.typeAnnotation;
+    } else if (m.type === "TSMethodSignature") {
+      continue; // methods of an interface are not data
+    } else {
+      return undefined;
+    }
+    if (keyNode.type !== "Identifier") return undefined;
+    const type = (annotation && resolveIn(program, mod, annotation, resolving)) ?? "opaque";
+    const doc = leadingJSDoc(mod, m) ?? "";
+    fields.push({ name: keyNode.name, type, noDerivative: /@noDerivative\b/.test(doc) });
+  }
+  return fields;
+}

@@ -1,0 +1,155 @@
+import { isAggregate } from "../ir/type-system.js";
+import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
+
+// What a function does to the arrays and objects it is given, as seen by its callers:
+// which parameters it may write (directly, or through a callee), and which parameters its
+// result may alias. Activity analysis needs both: a varied value written into an argument
+// makes the caller's array varied, and a result aliasing an argument shares its fate.
+
+export interface Effects {
+  /** Parameters whose contents the function may change. */
+  writes: Set<number>;
+  /** Parameters the returned value may be, or contain. */
+  aliases: Set<number>;
+}
+
+export type EffectsOf = (callee: FunctionKey) => Effects | undefined;
+
+/** Partitions aggregate values into classes that may share memory (union-find by value id). */
+export class AliasClasses {
+  private readonly parent = new Map<number, number>();
+
+  find(id: number): number {
+    let root = id;
+    while (this.parent.has(root) && this.parent.get(root) !== root) root = this.parent.get(root)!;
+    this.parent.set(id, root);
+    return root;
+  }
+
+  union(a: Value, b: Value): boolean {
+    if (!isAggregate(a.type) || !isAggregate(b.type)) return false;
+    const ra = this.find(a.id);
+    const rb = this.find(b.id);
+    if (ra === rb) return false;
+    this.parent.set(ra, rb);
+    return true;
+  }
+
+  same(a: Value, b: Value): boolean {
+    return this.find(a.id) === this.find(b.id);
+  }
+}
+
+/**
+ * Builds the alias classes of one function: a value read out of an aggregate, stored into one,
+ * put in a literal, merged by `if`/loops or returned by a callee that may alias an argument
+ * shares the class of that aggregate.
+ */
+export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses {
+  const classes = new AliasClasses();
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      op.regions.forEach(visit);
+      switch (op.opcode) {
+        case "field":
+        case "index":
+          if (!isNoDerivativeField(op)) classes.union(op.results[0]!, op.operands[0]!);
+          break;
+        case "setField":
+        case "setIndex":
+          if (!isNoDerivativeField(op))
+            classes.union(op.operands[op.operands.length - 1]!, op.operands[0]!);
+          break;
+        case "literal":
+          for (const v of op.operands) classes.union(v, op.results[0]!);
+          break;
+        case "select":
+          op.results[0] && classes.union(op.results[0], op.operands[1]!);
+          op.results[0] && classes.union(op.results[0], op.operands[2]!);
+          break;
+        case "if":
+          op.results.forEach((r, i) =>
+            op.regions.forEach((reg) => classes.union(r, terminator(reg).operands[i]!)),
+          );
+          break;
+        case "loop": {
+          const [before, after] = op.regions as [Region, Region];
+          const forwarded = terminator(before).operands.slice(1);
+          const yielded = terminator(after).operands;
+          before.params.forEach((p, i) => {
+            classes.union(p, op.operands[i]!);
+            classes.union(p, yielded[i]!);
+          });
+          forwarded.forEach((f, i) => {
+            classes.union(f, after.params[i]!);
+            classes.union(f, op.results[i]!);
+          });
+          break;
+        }
+        case "call": {
+          const result = op.results[0];
+          if (!result) break;
+          const effects = effectsOf(op.attrs.callee!);
+          op.operands.forEach((arg, i) => {
+            if (!effects || effects.aliases.has(i)) classes.union(result, arg);
+          });
+          break;
+        }
+      }
+    }
+  };
+  visit(fn.body);
+  return classes;
+}
+
+/** The effects of `fn` on its parameters, given its callees' effects. */
+export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects {
+  const classes = aliasClasses(fn, effectsOf);
+  const written = new Set<number>();
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      op.regions.forEach(visit);
+      if (WRITES.has(op.opcode)) written.add(classes.find(op.operands[0]!.id));
+      if (op.opcode === "call") {
+        const effects = effectsOf(op.attrs.callee!);
+        op.operands.forEach((arg, i) => {
+          if (isAggregate(arg.type) && (!effects || effects.writes.has(i)))
+            written.add(classes.find(arg.id));
+        });
+      }
+    }
+  };
+  visit(fn.body);
+  const ret = terminator(fn.body).operands[0];
+  const writes = new Set<number>();
+  const aliases = new Set<number>();
+  fn.params.forEach((p, i) => {
+    if (!isAggregate(p.type)) return;
+    if (written.has(classes.find(p.id))) writes.add(i);
+    if (ret && classes.same(ret, p)) aliases.add(i);
+  });
+  return { writes, aliases };
+}
+
+/** Conservative effects for a function not analyzed (yet): it may write and return anything. */
+export function unknownEffects(fn: { params: Value[] }): Effects {
+  const all = fn.params.flatMap((p, i) => (isAggregate(p.type) ? [i] : []));
+  return { writes: new Set(all), aliases: new Set(all) };
+}
+
+/**
+ * Whether a `field`/`setField` op names a field marked `@noDerivative`: what such a field
+ * holds is constant for differentiation, so it does not share its object's activity.
+ */
+export function isNoDerivativeField(op: Op): boolean {
+  if (op.opcode !== "field" && op.opcode !== "setField") return false;
+  const t = op.operands[0]!.type;
+  if (!isAggregate(t) || t.kind !== "object") return false;
+  return t.fields.find((f) => f.name === op.attrs.field)?.noDerivative ?? false;
+}
+
+const WRITES = new Set<Op["opcode"]>(["setField", "setIndex", "addField", "addIndex"]);
+
+function terminator(region: Region): Op {
+  return region.ops[region.ops.length - 1]!;
+}

@@ -1,0 +1,31 @@
+import { differentiableFields, isAggregate } from "./type-system.js";
+import type { FieldType, Type } from "./types.js";
+
+// The tangent type of each IR type (DESIGN.md's contract): numbers → numbers; arrays, tuples
+// and typed arrays → the same kind of array of tangents; objects and class instances → plain
+// objects of the tangents of their differentiable fields. In reverse mode the same shape holds
+// adjoints: a *shadow*.
+
+export function tangentType(t: Type): Type {
+  if (!isAggregate(t)) return t === "number" ? "number" : t;
+  if (t.kind === "array") {
+    return {
+      kind: "array",
+      storage: t.storage,
+      element: tangentType(t.element),
+      ...(t.elements ? { elements: t.elements.map(tangentType) } : {}),
+    };
+  }
+  const fields: FieldType[] = differentiableFields(t).map((f) => ({
+    name: f.name,
+    type: tangentType(f.type),
+    noDerivative: false,
+  }));
+  return { kind: "object", name: `Tangent<${t.name}>`, fields };
+}
+
+/** The field `name` of an object type's tangent, if that field has a derivative. */
+export function tangentFieldOf(t: Type, name: string): FieldType | undefined {
+  if (!isAggregate(t) || t.kind !== "object") return undefined;
+  return differentiableFields(t).find((f) => f.name === name);
+}

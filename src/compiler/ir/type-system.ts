@@ -1,0 +1,98 @@
+import type { ArrayType, FieldType, ObjectType, Type } from "./types.js";
+
+// Questions about IR types: aggregates (arrays, objects) versus scalars, which parts carry
+// derivatives, and how to print and compare types.
+
+export function isAggregate(t: Type): t is ArrayType | ObjectType {
+  return typeof t === "object";
+}
+
+export function isArray(t: Type): t is ArrayType {
+  return typeof t === "object" && t.kind === "array";
+}
+
+export function isObject(t: Type): t is ObjectType {
+  return typeof t === "object" && t.kind === "object";
+}
+
+/** Whether values of this type have a tangent: numbers, and aggregates holding some. */
+export function isDifferentiable(t: Type): boolean {
+  if (t === "number") return true;
+  if (!isAggregate(t)) return false;
+  if (t.kind === "array")
+    return t.elements ? t.elements.some(isDifferentiable) : isDifferentiable(t.element);
+  return differentiableFields(t).length > 0;
+}
+
+/** The fields that appear in the tangent of an object type. */
+export function differentiableFields(t: ObjectType): FieldType[] {
+  return t.fields.filter((f) => !f.noDerivative && isDifferentiable(f.type));
+}
+
+/** The element type at a position: the tuple's type there, else the element type. */
+export function elementAt(t: ArrayType, index: number | undefined): Type {
+  if (t.elements && index !== undefined) return t.elements[index] ?? t.element;
+  return t.element;
+}
+
+export function fieldOf(t: ObjectType, name: string): FieldType | undefined {
+  return t.fields.find((f) => f.name === name);
+}
+
+/** A readable type, as TypeScript would write it (named object types by name). */
+export function typeText(t: Type): string {
+  if (!isAggregate(t)) return t;
+  if (t.kind === "object") return t.name;
+  if (t.storage !== "Array") return t.storage;
+  if (t.elements) return `[${t.elements.map(typeText).join(", ")}]`;
+  const inner = typeText(t.element);
+  return isAggregate(t.element) && t.element.kind === "object" && t.element.name.startsWith("{")
+    ? `(${inner})[]`
+    : `${inner}[]`;
+}
+
+/** Structural identity of types (named object types compare by their fields). */
+export function sameType(a: Type, b: Type): boolean {
+  if (a === b) return true;
+  if (!isAggregate(a) || !isAggregate(b)) return false;
+  if (a.kind === "array" && b.kind === "array") {
+    if (a.storage !== b.storage) return false;
+    if (a.elements || b.elements) {
+      if (!a.elements || !b.elements) {
+        // A tuple where an array is expected (or back) is fine when every element fits.
+        const tuple = (a.elements ?? b.elements)!;
+        const element = a.elements ? b.element : a.element;
+        return tuple.every((e) => sameType(e, element));
+      }
+      return (
+        a.elements.length === b.elements.length &&
+        a.elements.every((e, i) => sameType(e, b.elements![i]!))
+      );
+    }
+    return sameType(a.element, b.element);
+  }
+  if (a.kind === "object" && b.kind === "object") {
+    if (a.classKey !== b.classKey && a.classKey && b.classKey) return false;
+    return (
+      a.fields.length === b.fields.length &&
+      a.fields.every((f) => {
+        const g = fieldOf(b, f.name);
+        return g !== undefined && g.noDerivative === f.noDerivative && sameType(f.type, g.type);
+      })
+    );
+  }
+  return false;
+}
+
+/** Whether a value of type `from` may be used where `to` is expected. */
+export function assignable(from: Type, to: Type): boolean {
+  if (sameType(from, to)) return true;
+  if (isObject(from) && isObject(to)) {
+    // Structural typing: extra fields are fine, as in TypeScript.
+    return to.fields.every((f) => {
+      const g = fieldOf(from, f.name);
+      return g !== undefined && assignable(g.type, f.type);
+    });
+  }
+  return false;
+}

@@ -1,0 +1,367 @@
+import type {
+  ArrayExpression,
+  Expression,
+  MemberExpression,
+  NewExpression,
+  ObjectExpression,
+} from "oxc-parser";
+import {
+  elementAt,
+  fieldOf,
+  isArray,
+  isObject,
+  sameType,
+  typeText,
+} from "../ir/type-system.js";
+import type { ArrayType, FieldType, ObjectType, Type, Value } from "../ir/types.js";
+import type { LowerContext } from "./context.js";
+import { describeNode } from "./describe.js";
+import { expectType, lowerExpression } from "./expressions.js";
+
+// Structured data: reading and writing fields and elements, `.length`, object and array
+// literals (with spreads), and `new Float64Array(n)` / `new Array(n).fill(x)`.
+
+/** `o.f`, `a[i]`, `a.length`: a `field`, `index` or `length` op. */
+export function lowerMemberRead(ctx: LowerContext, node: MemberExpression): Value {
+  const object = lowerExpression(ctx, node.object as Expression);
+  ctx.at(node);
+  const type = object.type;
+  if (isArray(type)) {
+    if (!node.computed) {
+      const name = node.property.type === "Identifier" ? node.property.name : "";
+      if (name === "length") return ctx.builder.emit("length", [object], ["number"]).results[0]!;
+      return ctx.fail(
+        node.property,
+        "unsupportedSyntax",
+        `'${name}' of ${typeText(type)} is not supported in differentiable code (only '.length', elements and the array methods in docs/guide.md)`,
+      );
+    }
+    const { index, position } = lowerIndex(ctx, node);
+    return ctx.builder.emit("index", [object, index], [elementAt(type, position)], {}, [], "")
+      .results[0]!;
+  }
+  if (isObject(type)) {
+    const field = namedField(ctx, node, type);
+    if (field.type === "opaque") {
+      return ctx.fail(
+        node.property,
+        "unsupportedType",
+        `field '${field.name}' of '${type.name}' has a type differentiable code cannot use`,
+      );
+    }
+    return ctx.builder.emit("field", [object], [field.type], { field: field.name }, [], field.name)
+      .results[0]!;
+  }
+  return ctx.fail(
+    node,
+    "unsupportedSyntax",
+    `${describeNode(node)} on a ${typeText(type)} is not supported in differentiable code`,
+  );
+}
+
+/**
+ * `o.f = v`, `a[i] += v`, `a[i]++`: `compute` gets the current value (read on demand) and
+ * returns the value to store; the stored value is the expression's value.
+ */
+export function lowerMemberWrite(
+  ctx: LowerContext,
+  node: MemberExpression,
+  compute: (current: () => Value, expected: Type) => Value,
+): Value {
+  const object = lowerExpression(ctx, node.object as Expression);
+  const type = object.type;
+  if (isArray(type)) {
+    if (!node.computed) {
+      return ctx.fail(
+        node,
+        "unsupportedSyntax",
+        `assigning ${describeNode(node)} of ${typeText(type)} is not supported in differentiable code`,
+      );
+    }
+    const { index, position } = lowerIndex(ctx, node);
+    const expected = elementAt(type, position);
+    const current = () => {
+      ctx.at(node);
+      return ctx.builder.emit("index", [object, index], [expected]).results[0]!;
+    };
+    const value = compute(current, expected);
+    ctx.at(node);
+    ctx.builder.emit("setIndex", [object, index, value], []);
+    return value;
+  }
+  if (isObject(type)) {
+    const field = namedField(ctx, node, type);
+    const current = () => {
+      ctx.at(node);
+      return ctx.builder.emit("field", [object], [field.type], { field: field.name }, [], field.name)
+        .results[0]!;
+    };
+    const value = compute(current, field.type);
+    ctx.at(node);
+    ctx.builder.emit("setField", [object, value], [], { field: field.name });
+    return value;
+  }
+  return ctx.fail(
+    node,
+    "unsupportedSyntax",
+    `assignment to ${describeNode(node)} of a ${typeText(type)} is not supported in differentiable code`,
+  );
+}
+
+function lowerIndex(
+  ctx: LowerContext,
+  node: MemberExpression,
+): { index: Value; position: number | undefined } {
+  const property = node.property as Expression;
+  const index = lowerExpression(ctx, property);
+  if (index.type !== "number") {
+    return ctx.fail(
+      property,
+      "typeMismatch",
+      `an array index must be a number, got a ${typeText(index.type)}`,
+    );
+  }
+  const position =
+    property.type === "Literal" && typeof property.value === "number" ? property.value : undefined;
+  return { index, position };
+}
+
+function namedField(ctx: LowerContext, node: MemberExpression, type: ObjectType): FieldType {
+  if (node.computed || node.property.type !== "Identifier") {
+    return ctx.fail(
+      node.property,
+      "unsupportedSyntax",
+      `computed property names ('o[k]') are not supported on objects in differentiable code`,
+    );
+  }
+  const field = fieldOf(type, node.property.name);
+  if (!field) {
+    const what = type.classKey ? `class '${type.name}'` : `type '${type.name}'`;
+    return ctx.fail(
+      node.property,
+      "unsupportedSyntax",
+      `${what} has no field '${node.property.name}' that nabla knows of (methods are called, not read)`,
+    );
+  }
+  return field;
+}
+
+/** `[a, b]`, `[...xs, y]`: a `literal` op, or a loop that copies spread arrays. */
+export function lowerArrayLiteral(
+  ctx: LowerContext,
+  node: ArrayExpression,
+  expected: Type | undefined,
+): Value {
+  const tuple = expected && isArray(expected) && expected.elements ? expected : undefined;
+  if (node.elements.some((e) => e?.type === "SpreadElement")) return lowerArraySpread(ctx, node);
+  const elements = node.elements.map((e, i) => {
+    if (!e) return ctx.fail(node, "unsupportedSyntax", "array holes are not supported");
+    const v = lowerExpression(ctx, e as Expression);
+    const want = tuple ? tuple.elements![i] : expected && isArray(expected) ? expected.element : undefined;
+    if (want) expectType(ctx, e, v, want);
+    return v;
+  });
+  ctx.at(node);
+  let type: ArrayType;
+  if (tuple) type = tuple;
+  else if (expected && isArray(expected)) type = expected;
+  else {
+    const first = elements[0];
+    if (!first) {
+      return ctx.fail(
+        node,
+        "unknownType",
+        "cannot determine the element type of an empty array literal; annotate the variable (e.g. 'const xs: number[] = []')",
+      );
+    }
+    const uniform = elements.every((e) => sameType(e.type, first.type));
+    type = uniform
+      ? { kind: "array", storage: "Array", element: first.type }
+      : { kind: "array", storage: "Array", element: "opaque", elements: elements.map((e) => e.type) };
+  }
+  return ctx.builder.emit("literal", elements, [type]).results[0]!;
+}
+
+/** `[...a, x, ...b]` as a fresh array filled element by element. */
+function lowerArraySpread(ctx: LowerContext, node: ArrayExpression): Value {
+  const parts = node.elements.map((e) => {
+    if (!e) return ctx.fail(node, "unsupportedSyntax", "array holes are not supported");
+    if (e.type === "SpreadElement") {
+      const v = lowerExpression(ctx, e.argument);
+      if (!isArray(v.type) || v.type.elements) {
+        return ctx.fail(e, "unsupportedSyntax", `spreading a ${typeText(v.type)} is not supported`);
+      }
+      return { spread: true, value: v };
+    }
+    return { spread: false, value: lowerExpression(ctx, e as Expression) };
+  });
+  const element = parts[0]!.spread
+    ? (parts[0]!.value.type as ArrayType).element
+    : parts[0]!.value.type;
+  const type: ArrayType = { kind: "array", storage: "Array", element };
+  ctx.at(node);
+  const b = ctx.builder;
+  const empty = b.emit("literal", [], [type]).results[0]!;
+  for (const part of parts) {
+    const want = part.spread ? (part.value.type as ArrayType).element : part.value.type;
+    if (!sameType(want, element))
+      ctx.fail(node, "typeMismatch", `array elements must all be ${typeText(element)}`);
+    if (!part.spread) {
+      const at = b.emit("length", [empty], ["number"]).results[0]!;
+      b.emit("setIndex", [empty, at, part.value], [], { value: "grow" });
+      continue;
+    }
+    copyInto(ctx, empty, part.value);
+  }
+  return empty;
+}
+
+/** Appends every element of `source` to `target` (a plain array), as an IR loop. */
+export function copyInto(ctx: LowerContext, target: Value, source: Value): void {
+  forEachIndex(ctx, source, (i) => {
+    const v = ctx.builder.emit("index", [source, i], [(source.type as ArrayType).element])
+      .results[0]!;
+    const at = ctx.builder.emit("length", [target], ["number"]).results[0]!;
+    ctx.builder.emit("setIndex", [target, at, v], [], { value: "grow" });
+  });
+}
+
+/**
+ * Builds `for (let i = 0; i < array.length; i++) body(i)` directly in IR. The body must not
+ * assign variables of the enclosing function (callers that lower user code use lowerLoop).
+ */
+export function forEachIndex(ctx: LowerContext, array: Value, body: (i: Value) => void): void {
+  const b = ctx.builder;
+  const n = b.emit("length", [array], ["number"]).results[0]!;
+  const start = b.constant(0, "i");
+  const before = { params: [b.newValue("number", "i")], ops: [] };
+  b.inRegion(before, () => {
+    const more = b.compare("lt", before.params[0]!, n);
+    b.emit("condition", [more, before.params[0]!], []);
+  });
+  const after = { params: [b.newValue("number", "i")], ops: [] };
+  b.inRegion(after, () => {
+    body(after.params[0]!);
+    b.emit("yield", [b.binary("add", after.params[0]!, b.constant(1))], []);
+  });
+  b.emit("loop", [start], ["number"], {}, [before, after], ["i"]);
+}
+
+/** `{ x: a, y }`, `{ ...p, x: 1 }`: a `literal` op of an object type. */
+export function lowerObjectLiteral(
+  ctx: LowerContext,
+  node: ObjectExpression,
+  expected: Type | undefined,
+): Value {
+  const values = new Map<string, Value>();
+  for (const prop of node.properties) {
+    if (prop.type === "SpreadElement") {
+      const spread = lowerExpression(ctx, prop.argument);
+      if (!isObject(spread.type)) {
+        return ctx.fail(
+          prop,
+          "unsupportedSyntax",
+          `spreading a ${typeText(spread.type)} into an object is not supported`,
+        );
+      }
+      ctx.at(prop);
+      for (const f of spread.type.fields) {
+        if (f.type === "opaque") continue;
+        values.delete(f.name);
+        values.set(
+          f.name,
+          ctx.builder.emit("field", [spread], [f.type], { field: f.name }, [], f.name).results[0]!,
+        );
+      }
+      continue;
+    }
+    if (prop.computed || prop.kind !== "init" || prop.method) {
+      return ctx.fail(
+        prop,
+        "unsupportedSyntax",
+        "only plain 'key: value' properties are supported in object literals",
+      );
+    }
+    const key =
+      prop.key.type === "Identifier"
+        ? prop.key.name
+        : prop.key.type === "Literal"
+          ? String(prop.key.value)
+          : undefined;
+    if (key === undefined)
+      return ctx.fail(prop.key, "unsupportedSyntax", "unsupported property key");
+    const want = expected && isObject(expected) ? fieldOf(expected, key)?.type : undefined;
+    const v = lowerValue(ctx, prop.value as Expression, want);
+    values.delete(key);
+    values.set(key, v);
+  }
+  ctx.at(node);
+  const declared = expected && isObject(expected) ? expected : undefined;
+  const fields: FieldType[] = [...values].map(([name, v]) => {
+    const d = declared && fieldOf(declared, name);
+    return { name, type: d?.type ?? v.type, noDerivative: d?.noDerivative ?? false };
+  });
+  const type: ObjectType = declared
+    ? { ...declared, fields, classKey: undefined }
+    : { kind: "object", name: ctx.module.text.slice(node.start, node.end), fields };
+  if (declared) {
+    for (const f of declared.fields) {
+      if (!values.has(f.name) && f.type !== "opaque")
+        ctx.fail(node, "typeMismatch", `field '${f.name}' of '${declared.name}' is missing`);
+    }
+  }
+  return ctx.builder.emit("literal", [...values.values()], [type], {}, [], "").results[0]!;
+}
+
+/** Lowers an expression where a value of type `expected` is wanted (literals take it). */
+export function lowerValue(ctx: LowerContext, node: Expression, expected: Type | undefined): Value {
+  let v: Value;
+  if (node.type === "ArrayExpression") v = lowerArrayLiteral(ctx, node, expected);
+  else if (node.type === "ObjectExpression") v = lowerObjectLiteral(ctx, node, expected);
+  else v = lowerExpression(ctx, node);
+  if (expected) expectType(ctx, node, v, expected);
+  return v;
+}
+
+const TYPED_ARRAYS = new Set(["Float64Array", "Float32Array"]);
+
+/** `new Float64Array(n)`, `new Array(n)` (filled by a following `.fill`), `new Float64Array(xs)`. */
+export function lowerNew(ctx: LowerContext, node: NewExpression, expected?: Type): Value {
+  const callee = node.callee;
+  const name = callee.type === "Identifier" ? callee.name : "";
+  if (name && !ctx.scope.lookup(name) && (TYPED_ARRAYS.has(name) || name === "Array")) {
+    if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") {
+      return ctx.fail(node, "callArity", `'new ${name}' takes one argument (a length) here`);
+    }
+    const arg = lowerExpression(ctx, node.arguments[0] as Expression);
+    ctx.at(node);
+    if (name === "Array") {
+      if (arg.type !== "number") return ctx.fail(node, "typeMismatch", "'new Array' needs a length");
+      const element = expected && isArray(expected) ? expected.element : "number";
+      const type: ArrayType = { kind: "array", storage: "Array", element };
+      return ctx.builder.emit("alloc", [arg], [type], {}, [], "").results[0]!;
+    }
+    const type: ArrayType = {
+      kind: "array",
+      storage: name as ArrayType["storage"],
+      element: "number",
+    };
+    if (arg.type === "number") return ctx.builder.emit("alloc", [arg], [type]).results[0]!;
+    if (isArray(arg.type) && arg.type.element === "number") {
+      // A typed copy of an array of numbers.
+      const out = ctx.builder.emit("alloc", [ctx.builder.emit("length", [arg], ["number"]).results[0]!], [type])
+        .results[0]!;
+      forEachIndex(ctx, arg, (i) => {
+        const v = ctx.builder.emit("index", [arg, i], ["number"]).results[0]!;
+        ctx.builder.emit("setIndex", [out, i, v], []);
+      });
+      return out;
+    }
+    return ctx.fail(node, "typeMismatch", `'new ${name}' needs a length or an array of numbers`);
+  }
+  return ctx.fail(
+    node,
+    "unsupportedSyntax",
+    `'new ${name || "…"}' is not supported in differentiable code (typed arrays and 'new Array(n)' are; build objects with literals)`,
+  );
+}

@@ -1,0 +1,293 @@
+import type {
+  ArrowFunctionExpression,
+  CallExpression,
+  Expression,
+  FunctionBody,
+  MemberExpression,
+  Node,
+} from "oxc-parser";
+import { isArray, sameType, typeText } from "../ir/type-system.js";
+import type { ArrayType, Op, Type, Value } from "../ir/types.js";
+import { walk } from "../parse/module.js";
+import type { LowerContext, Slot } from "./context.js";
+import { assignedNames } from "./exits.js";
+import { expectType, lowerExpression } from "./expressions.js";
+import { lowerLoop } from "./merge.js";
+import { forEachIndex } from "./members.js";
+import { lowerStatements } from "./statements.js";
+
+// Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
+// `Array.from`, lowered to IR loops; a callback must be an arrow function written at the call,
+// which is inlined into the loop body. Method calls on class instances are in calls.ts.
+
+export function lowerArrayMethod(
+  ctx: LowerContext,
+  node: CallExpression,
+  array: Value,
+  method: string,
+): Value {
+  const type = array.type as ArrayType;
+  const b = ctx.builder;
+  const args = node.arguments as Expression[];
+  const arity = (min: number, max: number) => {
+    if (args.length < min || args.length > max || node.arguments.some((a) => a.type === "SpreadElement"))
+      ctx.fail(node, "callArity", `'.${method}' takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? "" : "s"} here`);
+  };
+  switch (method) {
+    case "push": {
+      if (type.storage !== "Array" || type.elements)
+        ctx.fail(node, "unsupportedSyntax", `'.push' needs a plain array, not a ${typeText(type)}`);
+      arity(1, 1);
+      const v = expectType(ctx, args[0]!, lowerExpression(ctx, args[0]!), type.element);
+      ctx.at(node);
+      const at = b.emit("length", [array], ["number"]).results[0]!;
+      b.emit("setIndex", [array, at, v], [], { value: "grow" });
+      return b.binary("add", at, b.constant(1));
+    }
+    case "fill": {
+      arity(1, 1);
+      const v = expectType(ctx, args[0]!, lowerExpression(ctx, args[0]!), type.element);
+      ctx.at(node);
+      forEachIndex(ctx, array, (i) => b.emit("setIndex", [array, i, v], []));
+      return array;
+    }
+    case "slice": {
+      arity(0, 2);
+      const n = b.emit("length", [array], ["number"]).results[0]!;
+      const bound = (k: number, fallback: Value) => {
+        if (!args[k]) return fallback;
+        const v = lowerExpression(ctx, args[k]!);
+        if (v.type !== "number") ctx.fail(args[k]!, "typeMismatch", "'.slice' takes numbers");
+        // Negative bounds count from the end, as in JavaScript; then clamp to [0, n].
+        ctx.at(node);
+        const fromEnd = b.select(b.compare("lt", v, b.constant(0)), b.binary("add", n, v), v);
+        return b.math("min", [b.math("max", [fromEnd, b.constant(0)]), n]);
+      };
+      const start = bound(0, b.constant(0));
+      const end = bound(1, n);
+      ctx.at(node);
+      const count = b.math("max", [b.binary("sub", end, start), b.constant(0)]);
+      const plain: ArrayType = { kind: "array", storage: type.storage, element: type.element };
+      const out = b.emit("alloc", [count], [plain], {}, [], "slice").results[0]!;
+      countedLoop(ctx, count, (k) => {
+        const v = b.emit("index", [array, b.binary("add", start, k)], [type.element]).results[0]!;
+        b.emit("setIndex", [out, k, v], []);
+      });
+      return out;
+    }
+    case "forEach":
+    case "map":
+    case "reduce":
+      return lowerIteration(ctx, node, array, method);
+    default:
+      return ctx.fail(
+        node.callee,
+        "unsupportedSyntax",
+        `the array method '.${method}' is not supported in differentiable code (push, fill, slice, map, forEach and reduce are)`,
+      );
+  }
+}
+
+/** `for (let k = 0; k < count; k++) body(k)` in IR, for loops that assign no user variable. */
+function countedLoop(ctx: LowerContext, count: Value, body: (k: Value) => void): void {
+  const b = ctx.builder;
+  const start = b.constant(0, "k");
+  const before = { params: [b.newValue("number", "k")], ops: [] };
+  b.inRegion(before, () => {
+    b.emit("condition", [b.compare("lt", before.params[0]!, count), before.params[0]!], []);
+  });
+  const after = { params: [b.newValue("number", "k")], ops: [] };
+  b.inRegion(after, () => {
+    body(after.params[0]!);
+    b.emit("yield", [b.binary("add", after.params[0]!, b.constant(1))], []);
+  });
+  b.emit("loop", [start], ["number"], {}, [before, after], ["k"]);
+}
+
+/** The callback of `map`/`forEach`/`reduce`/`Array.from`: an arrow function written in place. */
+function callbackOf(ctx: LowerContext, node: Node | undefined, what: string): ArrowFunctionExpression {
+  if (!node || node.type !== "ArrowFunctionExpression" || node.async) {
+    return ctx.fail(
+      node ?? ctx.builder.loc,
+      "unsupportedSyntax",
+      `${what} needs an arrow function written at the call, e.g. '(x) => 2 * x' (function values are not supported yet)`,
+    );
+  }
+  for (const p of node.params) {
+    if (p.type !== "Identifier")
+      ctx.fail(p, "unsupportedSyntax", "callback parameters must be plain names");
+  }
+  return node;
+}
+
+/**
+ * `xs.map(cb)`, `xs.forEach(cb)`, `xs.reduce(cb, init)` and `Array.from({ length: n }, cb)`:
+ * a loop whose body is the callback, inlined with its parameters bound to the element, the
+ * index (and the accumulator).
+ */
+function lowerIteration(
+  ctx: LowerContext,
+  node: CallExpression,
+  array: Value | undefined,
+  method: "map" | "forEach" | "reduce" | "from",
+  length?: Value,
+): Value {
+  const b = ctx.builder;
+  const args = node.arguments as Expression[];
+  const callback = callbackOf(ctx, method === "from" ? args[1] : args[0], `'.${method}'`);
+  if (method === "reduce" && args.length !== 2) {
+    return ctx.fail(node, "callArity", "'.reduce' needs an initial value as its second argument");
+  }
+  const element = array ? (array.type as ArrayType).element : undefined;
+  const initial = method === "reduce" ? lowerExpression(ctx, args[1]!) : undefined;
+  ctx.at(node);
+  const n = length ?? b.emit("length", [array!], ["number"]).results[0]!;
+
+  // The result array of `map`/`from` is allocated before the loop, once the element type is
+  // known from lowering the callback; its op is moved up then.
+  const allocAt = b.region.ops.length;
+  const counter = ctx.hiddenSlot("i", "number", 0);
+  ctx.assign(counter, b.constant(0));
+  const accumulator = initial ? ctx.hiddenSlot("acc", initial.type, undefined) : undefined;
+  if (accumulator) ctx.assign(accumulator, initial!);
+  const resultSlot: { value?: Value } = {};
+  const outPlaceholder = b.newValue("number", "out");
+
+  const outer = [...assignedNames([callback.body])]
+    .map((name) => ctx.scope.lookup(name))
+    .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot));
+  const carried = [counter, ...(accumulator ? [accumulator] : []), ...outer];
+
+  lowerLoop(
+    ctx,
+    carried,
+    () => b.compare("lt", ctx.value(counter), n),
+    () => {
+      const i = ctx.value(counter);
+      const bound: Value[] = [];
+      if (method === "reduce") bound.push(ctx.value(accumulator!));
+      if (array) bound.push(b.emit("index", [array, i], [element!]).results[0]!);
+      else bound.push(b.constant(0));
+      bound.push(i);
+      const produced = inlineCallback(ctx, callback, bound);
+      ctx.at(node);
+      if (method === "reduce") {
+        ctx.assign(accumulator!, expectType(ctx, callback, produced!, initial!.type));
+      } else if (method === "map" || method === "from") {
+        if (!produced) return ctx.fail(callback, "typeMismatch", `the callback of '.${method}' must return a value`);
+        resultSlot.value ??= produced;
+        if (!sameType(produced.type, resultSlot.value.type))
+          ctx.fail(callback, "typeMismatch", "the callback must return one type");
+        b.emit("setIndex", [outPlaceholder, i, produced], []);
+      }
+      ctx.assign(counter, b.binary("add", i, b.constant(1)));
+    },
+  );
+  if (method === "forEach") return b.constant(0);
+  if (method === "reduce") return ctx.value(accumulator!);
+  // Now the element type is known: allocate the result before the loop.
+  const elementType: Type = resultSlot.value!.type;
+  const outType: ArrayType = { kind: "array", storage: "Array", element: elementType };
+  const alloc = b.emit("alloc", [n], [outType], {}, [], method === "map" ? "mapped" : "array");
+  b.region.ops.splice(b.region.ops.indexOf(alloc), 1);
+  b.region.ops.splice(allocAt, 0, alloc);
+  replaceValue(b.region.ops, outPlaceholder, alloc.results[0]!);
+  return alloc.results[0]!;
+}
+
+/** Replaces uses of `from` by `to` in ops and their nested regions. */
+function replaceValue(ops: Op[], from: Value, to: Value): void {
+  for (const op of ops) {
+    op.operands = op.operands.map((v) => (v === from ? to : v));
+    for (const r of op.regions) replaceValue(r.ops, from, to);
+  }
+}
+
+/**
+ * Lowers an arrow function's body in place, with its parameters bound to `args`; returns the
+ * value it returns. A block body may return only as its last statement.
+ */
+function inlineCallback(
+  ctx: LowerContext,
+  callback: ArrowFunctionExpression,
+  args: Value[],
+): Value | undefined {
+  return ctx.inScope(() => {
+    callback.params.forEach((p, i) => {
+      const name = (p as { name: string }).name;
+      const v = args[i];
+      if (v) ctx.declare(name, "const", v.type, v);
+    });
+    if (callback.expression) return lowerExpression(ctx, callback.body as Expression);
+    const body = (callback.body as FunctionBody).body;
+    const last = body[body.length - 1];
+    let returns = 0;
+    walk(callback.body, (n) => {
+      if (n.type === "ReturnStatement") returns++;
+      return n === callback.body || !(n.type === "ArrowFunctionExpression" || n.type === "FunctionExpression" || n.type === "FunctionDeclaration");
+    });
+    const finalReturn = last?.type === "ReturnStatement" ? last : undefined;
+    if (returns > (finalReturn ? 1 : 0)) {
+      ctx.fail(
+        callback,
+        "unsupportedSyntax",
+        "a callback written at an array method may only 'return' as its last statement",
+      );
+    }
+    lowerStatements(ctx, finalReturn ? body.slice(0, -1) : body);
+    return finalReturn?.argument ? lowerExpression(ctx, finalReturn.argument) : undefined;
+  });
+}
+
+/** `Array.from({ length: n }, (_, i) => …)` and `Array.from(xs)`. */
+export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
+  const args = node.arguments as Expression[];
+  const source = args[0];
+  if (
+    source?.type === "ObjectExpression" &&
+    source.properties.length === 1 &&
+    source.properties[0]!.type === "Property" &&
+    source.properties[0]!.key.type === "Identifier" &&
+    source.properties[0]!.key.name === "length"
+  ) {
+    const n = lowerExpression(ctx, source.properties[0]!.value as Expression);
+    if (n.type !== "number") ctx.fail(source, "typeMismatch", "'length' must be a number");
+    if (args.length !== 2)
+      return ctx.fail(node, "callArity", "'Array.from({ length: n }, …)' needs a callback");
+    return lowerIteration(ctx, node, undefined, "from", n);
+  }
+  if (source && args.length === 1) {
+    const v = lowerExpression(ctx, source);
+    if (isArray(v.type)) {
+      ctx.at(node);
+      const type: ArrayType = { kind: "array", storage: "Array", element: v.type.element };
+      const n = ctx.builder.emit("length", [v], ["number"]).results[0]!;
+      const out = ctx.builder.emit("alloc", [n], [type]).results[0]!;
+      forEachIndex(ctx, v, (i) => {
+        const e = ctx.builder.emit("index", [v, i], [type.element]).results[0]!;
+        ctx.builder.emit("setIndex", [out, i, e], []);
+      });
+      return out;
+    }
+  }
+  return ctx.fail(
+    node,
+    "unsupportedSyntax",
+    "'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)' or 'Array.from(array)'",
+  );
+}
+
+/** The property name of a non-computed member callee (`xs.map`), if it is one. */
+export function methodName(callee: Node): string | undefined {
+  const m = callee as MemberExpression;
+  if (m.type !== "MemberExpression" || m.computed || m.property.type !== "Identifier") return undefined;
+  return m.property.name;
+}
+
+/** Whether the object of a member callee is a value (not Math, console or an import). */
+export function isValueReceiver(ctx: LowerContext, callee: MemberExpression): boolean {
+  const object = callee.object;
+  if (object.type !== "Identifier") return object.type !== "Super";
+  if (ctx.scope.lookup(object.name)) return true;
+  return false;
+}

@@ -12,6 +12,10 @@ import {
   type Replacement,
 } from "./emit/module.js";
 import { operatorWrapper } from "./emit/operators.js";
+import { zerosLike } from "./emit/aggregates.js";
+import { name } from "./emit/expression.js";
+import { isAggregate } from "./ir/type-system.js";
+import { tangentType } from "./ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
 import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isRelativeSpecifier, resolveRelative } from "./parse/program.js";
@@ -100,7 +104,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     try {
       result.outputs.set(
         mod.file,
-        emitModule(program, mod, own, derivatives, differentiator.derivatives),
+        emitModule(program, mod, own, derivatives, differentiator),
       );
     } catch (error) {
       // A compiler bug in emission is still a diagnostic, never a crash (NABLA_DEBUG rethrows).
@@ -122,6 +126,23 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     }
   }
   return result;
+}
+
+/** Per parameter of a differentiated function: how to build its shadow, and which it writes. */
+function rootShapes(
+  differentiator: Differentiator,
+  primal: FunctionKey,
+): { zeros: (((arg: string) => string) | undefined)[]; writes: number[] } {
+  const fn = differentiator.primals.get(primal);
+  if (!fn) return { zeros: [], writes: [] };
+  const zeros = fn.params
+    .slice(0, fn.params.length - fn.captures)
+    .map((p) =>
+      isAggregate(p.type)
+        ? (arg: string) => zerosLike(tangentType(p.type), name(arg)).text
+        : undefined,
+    );
+  return { zeros, writes: [...(differentiator.effects(primal)?.writes ?? [])] };
 }
 
 function fileOf(key: FunctionKey): string {
@@ -223,8 +244,9 @@ function emitModule(
   mod: SourceModule,
   calls: OperatorUse[],
   own: IRFunction[],
-  allDerivatives: Map<FunctionKey, IRFunction | undefined>,
+  differentiator: Differentiator,
 ): ModuleOutput {
+  const allDerivatives = differentiator.derivatives;
   const imports = new ModuleImports(mod, [RUNTIME, ...own.map((fn) => fn.name)]);
   const exportedName = (file: string, local: string) => {
     const target = program.load(file);
@@ -268,6 +290,7 @@ function emitModule(
         params: call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : "")),
         captures: call.target.captures.map((c) => c.name),
         wrt: call.wrt,
+        ...rootShapes(differentiator, primal),
         ...(!reverse
           ? { jvp: name("jvp") }
           : (call.operator === "gradient" || call.operator === "valueWithGradient") &&

@@ -11,7 +11,9 @@ export {
   tapeStats,
   resetTapePeak,
   shrinkTape,
+  tapeReset,
 } from "./tape.js";
+export { clearTangent, copyTangent, AliasedArgumentsError } from "./tangents.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { NotCompiledError } from "./not-compiled.js";
 

@@ -7,7 +7,19 @@
 // a register in hot loops) and store `top` back before calling another derivative and on
 // return; `peak` is updated on return of a forward sweep.
 
-export const tape = { buffer: new Float64Array(1 << 12), top: 0, peak: 0 };
+export const tape = {
+  buffer: new Float64Array(1 << 12),
+  top: 0,
+  peak: 0,
+  /** Arrays and objects the backward sweep needs (shadows, arrays it reads): a plain stack. */
+  objects: [] as unknown[],
+};
+
+/** What a pullback keeps of the tape between its forward sweep and its backward sweeps. */
+export interface SavedTape {
+  numbers: Float64Array;
+  objects: unknown[];
+}
 
 /** Makes room for `count` more values above `top`; returns the (possibly new) buffer. */
 export function growTape(top: number, count: number): Float64Array {
@@ -19,19 +31,28 @@ export function growTape(top: number, count: number): Float64Array {
   return bigger;
 }
 
-/** Removes what was saved since `mark` and returns it, for a pullback to replay later. */
-export function tapeTake(mark: number): Float64Array {
-  const saved = tape.buffer.slice(mark, tape.top);
+/** Removes what was saved since the marks and returns it, for a pullback to replay later. */
+export function tapeTake(mark: number, objectMark: number): SavedTape {
+  const numbers = tape.buffer.slice(mark, tape.top);
   tape.top = mark;
-  return saved;
+  const objects = tape.objects.splice(objectMark);
+  return { numbers, objects };
 }
 
 /** Puts back what `tapeTake` returned, so a backward sweep can consume it. */
-export function tapeRestore(saved: Float64Array): void {
-  if (tape.top + saved.length > tape.buffer.length) growTape(tape.top, saved.length);
-  tape.buffer.set(saved, tape.top);
-  tape.top += saved.length;
+export function tapeRestore(saved: SavedTape): void {
+  const numbers = saved.numbers;
+  if (tape.top + numbers.length > tape.buffer.length) growTape(tape.top, numbers.length);
+  tape.buffer.set(numbers, tape.top);
+  tape.top += numbers.length;
   if (tape.top > tape.peak) tape.peak = tape.top;
+  for (const o of saved.objects) tape.objects.push(o);
+}
+
+/** Drops everything above the marks (after an exception in a derivative). */
+export function tapeReset(mark: number, objectMark: number): void {
+  tape.top = mark;
+  tape.objects.length = objectMark;
 }
 
 /** Tape usage in float64 values: held now, the most ever held, and the capacity. */

@@ -1,3 +1,4 @@
+import { isAggregate } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 
 // What reverse mode must remember. The linearized function (JVP) mixes primal ops and
@@ -8,6 +9,30 @@ import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 // region, where every nested mirror can read it. So a value defined before a loop is saved
 // once, not once per iteration, and the tape stays last-in first-out through any nesting of
 // branches, loops and calls.
+
+/** A tangent number: part of the linear computation the backward sweep transposes. */
+export function isLinear(v: Value): boolean {
+  return v.tangent === true && !isAggregate(v.type);
+}
+
+/** A tangent array or object: a shadow, which reverse mode builds in the forward sweep. */
+export function isShadow(v: Value): boolean {
+  return v.tangent === true && isAggregate(v.type);
+}
+
+/**
+ * Tangent ops that build or connect shadows rather than compute linear values: shadow
+ * allocation, zero shadows, reading a shadow out of a shadow, storing one into another, and
+ * literals (whose number fields start at zero). The forward sweep runs them.
+ */
+export function isShadowBuilder(op: Op): boolean {
+  if (!op.tangent || op.opcode === "call") return false;
+  if (op.results.some(isShadow)) return true;
+  return (
+    (op.opcode === "setIndex" || op.opcode === "setField") &&
+    isShadow(op.operands[op.operands.length - 1]!)
+  );
+}
 
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
@@ -66,6 +91,14 @@ export class ReverseInfo {
     return known;
   }
 
+  /** Whether the backward sweep has `v` (taped, rebuilt or recomputed). */
+  isResidual(v: Value): boolean {
+    if (this.residualLists.size === 0) this.assignResiduals();
+    return this.savedIds.has(v.id) || this.recomputed.has(v.id);
+  }
+
+  private readonly savedIds = new Set<number>();
+
   /** The residuals of one region, in the order the forward sweep saves them. */
   residuals(region: Region): Residual[] {
     if (this.residualLists.size === 0) this.assignResiduals();
@@ -81,7 +114,7 @@ export class ReverseInfo {
       return list;
     };
     const addValue = (v: Value) => {
-      if (v.tangent || seen.has(v.id) || this.rematerializable.has(v.id)) return;
+      if (isLinear(v) || seen.has(v.id) || this.rematerializable.has(v.id)) return;
       seen.add(v.id);
       listOf(home.get(v.id)!).push({ kind: "value", value: v });
     };
@@ -92,7 +125,11 @@ export class ReverseInfo {
         if (!this.hasTangent(op)) continue;
         if (op.opcode === "if") addValue(op.operands[0]!);
         else if (op.opcode === "loop") listOf(region).push({ kind: "trips", loop: op });
-        else if (
+        else if (isShadowBuilder(op)) {
+          // Built by the forward sweep; the backward sweep reads a literal's shadow back, and
+          // clears allocated shadows that it used.
+          if (op.opcode === "literal") addValue(op.results[0]!);
+        } else if (
           op.opcode !== "call" &&
           op.opcode !== "yield" &&
           op.opcode !== "condition" &&
@@ -106,6 +143,7 @@ export class ReverseInfo {
     for (const p of this.jvp.params) home.set(p.id, this.jvp.body);
     visit(this.jvp.body);
     listOf(this.jvp.body);
+    for (const id of seen) this.savedIds.add(id);
     this.chooseRecomputed(seen);
     this.shareCarried(this.jvp.body, seen);
   }
@@ -125,7 +163,7 @@ export class ReverseInfo {
       before.params.forEach((param, k) => {
         const y = yielded[k]!;
         const p = after.params[k]!;
-        if (param.tangent || forwarded[k] !== param || y === p) return;
+        if (isLinear(param) || forwarded[k] !== param || y === p) return;
         if (!savedIn(afterList, y) || !savedIn(afterList, p) || this.home.get(y.id) !== after)
           return;
         entries.push({ yielded: y, param: p, result: op.results[k]! });

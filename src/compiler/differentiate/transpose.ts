@@ -2,7 +2,8 @@ import type { Builder } from "../ir/builder.js";
 import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { derivativeKey } from "./names.js";
-import type { ReverseInfo } from "./residuals.js";
+import { isLinear, isShadowBuilder, type ReverseInfo } from "./residuals.js";
+import { isAggregate } from "../ir/type-system.js";
 import { emitForwardSweep, type ForwardSweep } from "./unzip.js";
 
 // Transpose, the backward sweep of reverse mode: walks the tangent part of the linearized
@@ -23,8 +24,9 @@ export function backwardSweep(
   wrt: number[],
 ): IRFunction {
   return buildDerivative("bwd", primal, wrt, jvp.loc, (b) => {
-    const seed = b.newValue("number", "seed");
-    return { params: [seed], results: emitBackwardSweep(b, jvp, info, seed) };
+    // A function returning an array or object gets its adjoint in that result's shadow.
+    const seed = returnsNumber(jvp) ? b.newValue("number", "seed") : undefined;
+    return { params: seed ? [seed] : [], results: emitBackwardSweep(b, jvp, info, seed) };
   });
 }
 
@@ -42,9 +44,12 @@ export function fusedGradient(
   return buildDerivative("grad", primal, wrt, jvp.loc, (b) => {
     const forward = emitForwardSweep(b, jvp, info, false);
     b.emit("peak", [], []);
-    const seed = b.newValue("number", "seed");
+    const seed = returnsNumber(jvp) ? b.newValue("number", "seed") : undefined;
     const adjoints = emitBackwardSweep(b, jvp, info, seed, forward);
-    return { params: [...forward.params, seed], results: [...adjoints, ...forward.results] };
+    return {
+      params: [...forward.params, ...(seed ? [seed] : [])],
+      results: [...adjoints, ...forward.results],
+    };
   });
 }
 
@@ -57,7 +62,7 @@ function emitBackwardSweep(
   b: Builder,
   jvp: IRFunction,
   info: ReverseInfo,
-  seed: Value,
+  seed: Value | undefined,
   forward?: ForwardSweep,
 ): Value[] {
   const values = b.values;
@@ -69,7 +74,7 @@ function emitBackwardSweep(
   const adjointHints = new Map<number, string>();
   const nameAdjoints = (region: Region) => {
     for (const v of [...region.params, ...region.ops.flatMap((o) => o.results)]) {
-      if (v.tangent) adjointHints.set(v.id, `${v.hint.replace(/^d/, "") || "t"}_adj`);
+      if (isLinear(v)) adjointHints.set(v.id, `${v.hint.replace(/^d/, "") || "t"}_adj`);
     }
     region.ops.forEach((o) => o.regions.forEach(nameAdjoints));
   };
@@ -93,7 +98,7 @@ function emitBackwardSweep(
     contribution: Value | undefined,
     negate = false,
   ) => {
-    if (!contribution || !target.tangent) return;
+    if (!contribution || !isLinear(target)) return;
     const current = adjoints.get(target.id);
     const hint = adjointHints.get(target.id) ?? "adj";
     let next: Value;
@@ -123,7 +128,7 @@ function emitBackwardSweep(
     const visit = (region: Region) => {
       for (const o of region.ops) {
         for (const v of o.operands)
-          if (v.tangent && !inside.has(v.id) && !found.includes(v.id)) found.push(v.id);
+          if (isLinear(v) && !inside.has(v.id) && !found.includes(v.id)) found.push(v.id);
         o.regions.forEach(visit);
       }
     };
@@ -142,7 +147,9 @@ function emitBackwardSweep(
       popResiduals(region);
     }
     for (const op of region.ops.slice(0, -1).reverse()) {
-      if (info.hasTangent(op)) transposeOp(op, adjoints);
+      if (info.hasTangent(op) && !isShadowBuilder(op)) transposeOp(op, adjoints);
+      else if (op.opcode === "literal" && op.tangent) transposeLiteral(op, adjoints);
+      else if ((op.opcode === "alloc" || op.opcode === "zeros") && op.tangent) clearShadow(op);
     }
   }
 
@@ -169,6 +176,12 @@ function emitBackwardSweep(
         return transposeCall(op, adjoints);
       case "const":
         return;
+      case "field":
+      case "index":
+        return transposeRead(op, adjoints);
+      case "setField":
+      case "setIndex":
+        return transposeWrite(op, adjoints);
     }
     const adjoint = adjoints.get(op.results[0]!.id);
     if (!adjoint) return;
@@ -198,13 +211,74 @@ function emitBackwardSweep(
     }
   }
 
+  /** `dy = da[i]` reads the shadow; its transpose adds the adjoint of `dy` into it. */
+  function transposeRead(op: Op, adjoints: Adjoints): void {
+    const adjoint = adjoints.get(op.results[0]!.id);
+    if (!adjoint) return;
+    const [shadow, index] = op.operands as [Value, Value | undefined];
+    if (op.opcode === "field")
+      b.emit("addField", [primalValue(shadow), adjoint], [], { field: op.attrs.field! });
+    else b.emit("addIndex", [primalValue(shadow), primalValue(index!), adjoint], []);
+  }
+
+  /**
+   * `da[i] = dv` overwrites the shadow; its transpose moves the adjoint found there to `dv`
+   * and clears it, since the value written before no longer reaches anything through `a[i]`.
+   */
+  function transposeWrite(op: Op, adjoints: Adjoints): void {
+    const shadow = primalValue(op.operands[0]!);
+    const value = op.operands[op.operands.length - 1]!;
+    let found: Value;
+    if (op.opcode === "setField") {
+      const field = op.attrs.field!;
+      found = b.emit("field", [shadow], ["number"], { field }, [], adjointHints.get(value.id) ?? "adj")
+        .results[0]!;
+      b.emit("setField", [shadow, zero()], [], { field });
+    } else {
+      const index = primalValue(op.operands[1]!);
+      found = b.emit("index", [shadow, index], ["number"], {}, [], adjointHints.get(value.id) ?? "adj")
+        .results[0]!;
+      b.emit("setIndex", [shadow, index, zero()], []);
+    }
+    accumulate(adjoints, value, found);
+  }
+
+  /**
+   * A literal's shadow starts as zeros; what accumulated in it flows to its number parts, and
+   * the shadow is left zero again, so a pullback can run its backward sweep more than once.
+   */
+  function transposeLiteral(op: Op, adjoints: Adjoints): void {
+    b.loc = op.loc;
+    const shadow = primalValue(op.results[0]!);
+    const type = op.results[0]!.type;
+    op.operands.forEach((v, i) => {
+      if (!isLinear(v)) return;
+      if (isAggregate(type) && type.kind === "object") {
+        const field = type.fields[i]!.name;
+        accumulate(adjoints, v, b.emit("field", [shadow], ["number"], { field }).results[0]!);
+        b.emit("setField", [shadow, zero()], [], { field });
+      } else {
+        const at = b.constant(i);
+        accumulate(adjoints, v, b.emit("index", [shadow, at], ["number"]).results[0]!);
+        b.emit("setIndex", [shadow, at, zero()], []);
+      }
+    });
+  }
+
+  /** A shadow created in the forward sweep is zeroed where its creation is undone (see above). */
+  function clearShadow(op: Op): void {
+    if (!info.isResidual(op.results[0]!)) return;
+    b.loc = op.loc;
+    b.emit("clear", [primalValue(op.results[0]!)], []);
+  }
+
   function transposeCall(op: Op, adjoints: Adjoints): void {
-    const tangentResult = op.results.find((r) => r.tangent)!;
-    const seed = adjoints.get(tangentResult.id) ?? zero();
-    const tangentArgs = op.operands.filter((v) => v.tangent);
+    const tangentResult = op.results.find(isLinear);
+    const seed = tangentResult ? [adjoints.get(tangentResult.id) ?? zero()] : [];
+    const tangentArgs = op.operands.filter(isLinear);
     const call = b.emit(
       "call",
-      [seed],
+      seed,
       tangentArgs.map(() => "number" as const),
       {
         callee: derivativeKey("bwd", op.attrs.primal!, op.attrs.wrt!),
@@ -223,7 +297,7 @@ function emitBackwardSweep(
 
   function transposeIf(op: Op, adjoints: Adjoints): void {
     const cond = primalValue(op.operands[0]!);
-    const tangentPositions = op.results.flatMap((r, i) => (r.tangent ? [i] : []));
+    const tangentPositions = op.results.flatMap((r, i) => (isLinear(r) ? [i] : []));
     const inside = definedInside(op);
     const outcomes = op.regions.map((region) => {
       const branch: Adjoints = new Map(adjoints);
@@ -264,7 +338,7 @@ function emitBackwardSweep(
 
   function transposeLoop(op: Op, adjoints: Adjoints): void {
     const [before, after] = op.regions as [Region, Region];
-    const positions = before.params.flatMap((p, i) => (p.tangent ? [i] : []));
+    const positions = before.params.flatMap((p, i) => (isLinear(p) ? [i] : []));
     const condition = before.ops[before.ops.length - 1]!;
     const forwarded = condition.operands.slice(1);
     const afterYield = after.ops[after.ops.length - 1]!;
@@ -339,12 +413,19 @@ function emitBackwardSweep(
 
   const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
   const adjoints: Adjoints = new Map();
-  const tangentResult = ret.operands.find((v) => v.tangent);
-  if (tangentResult) adjoints.set(tangentResult.id, seed);
+  const tangentResult = ret.operands.find(isLinear);
+  if (tangentResult && seed) adjoints.set(tangentResult.id, seed);
   reverseRegion(jvp.body, adjoints);
   b.loc = jvp.loc;
+  // Adjoints of number parameters are returned; those of arrays and objects are in their shadows.
   return yieldAdjoints(
     adjoints,
-    jvp.params.filter((p) => p.tangent).map((p) => p.id),
+    jvp.params.filter(isLinear).map((p) => p.id),
   );
+}
+
+/** Whether the primal returns a number (so its derivatives take a seed adjoint). */
+function returnsNumber(jvp: IRFunction): boolean {
+  const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
+  return ret.operands.some(isLinear);
 }

@@ -2,7 +2,7 @@ import type { Builder } from "../ir/builder.js";
 import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { derivativeKey } from "./names.js";
-import type { ReverseInfo } from "./residuals.js";
+import { isLinear, isShadow, isShadowBuilder, type ReverseInfo } from "./residuals.js";
 
 // Unzip, first half: the forward sweep of reverse mode. It is the linearized function with
 // its tangent part removed — the primal computation only — plus, at the end of each region,
@@ -59,7 +59,8 @@ export function emitForwardSweep(
     if (!m) throw new Error(`internal: forward sweep found no clone of %${v.id}`);
     return m;
   };
-  const primalOnly = (vs: Value[]) => vs.filter((v) => !v.tangent);
+  /** What the forward sweep computes: primal values and shadows, not the linear tangents. */
+  const primalOnly = (vs: Value[]) => vs.filter((v) => !isLinear(v));
   const primalTypes = (vs: Value[]): Type[] => primalOnly(vs).map((v) => v.type);
 
   /** Clones a region's ops; `finish` builds its terminator after the residuals are saved. */
@@ -81,21 +82,40 @@ export function emitForwardSweep(
     if (op.opcode === "if") return cloneIf(op);
     if (op.opcode === "loop") return cloneLoop(op);
     if (op.opcode === "call" && op.tangent) {
+      // The callee's forward sweep returns its value, then its result's shadow (if any).
       const args = primalOnly(op.operands).map(mapped);
-      const result = op.results.find((r) => !r.tangent)!;
+      const value = op.results.find((r) => !r.tangent);
+      const shadow = op.results.find(isShadow);
+      const results = [...(value ? [value] : []), ...(shadow ? [shadow] : [])];
       const call = b.emit(
         "call",
         args,
-        [result.type],
+        results.map((r) => r.type),
         {
           callee: derivativeKey("fwd", op.attrs.primal!, op.attrs.wrt!),
           primal: op.attrs.primal,
           wrt: op.attrs.wrt,
         },
         [],
-        result.hint,
+        results.map((r) => r.hint),
       );
-      map.set(result.id, call.results[0]!);
+      results.forEach((r, i) => map.set(r.id, call.results[i]!));
+      return;
+    }
+    if (isShadowBuilder(op)) {
+      // Shadows are built with zeros where the tangent computation would put numbers.
+      const operands = op.operands.map((v) =>
+        isLinear(v) ? b.constant(0) : mapped(v),
+      );
+      const copy = b.emit(
+        op.opcode,
+        operands,
+        op.results.map((r) => r.type),
+        { ...op.attrs },
+        [],
+        op.results.map((r) => r.hint),
+      );
+      op.results.forEach((r, i) => map.set(r.id, copy.results[i]!));
       return;
     }
     if (op.tangent) return;
@@ -171,6 +191,10 @@ export function emitForwardSweep(
 
   const params = primalOnly(jvp.params).map(clone);
   let results: Value[] = [];
-  cloneRegion(jvp.body, b.region, (ret) => (results = primalOnly(ret.operands).map(mapped)));
+  // The value first, then the result's shadow (for a function returning an array or object).
+  cloneRegion(jvp.body, b.region, (ret) => {
+    const kept = primalOnly(ret.operands);
+    results = [...kept.filter((v) => !v.tangent), ...kept.filter((v) => v.tangent)].map(mapped);
+  });
   return { params, results, map, trips };
 }

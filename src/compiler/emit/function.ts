@@ -5,11 +5,11 @@ import {
   type Op,
   type Region,
   type SourceLoc,
-  type Type,
   type Value,
 } from "../ir/types.js";
 import * as js from "./expression.js";
-import { isArray, isObject, typeText } from "../ir/type-system.js";
+import { isAggregate } from "../ir/type-system.js";
+import { allocation, clearing, literalOf, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are
@@ -216,6 +216,12 @@ class FunctionEmitter {
       case "addField":
       case "addIndex":
         return this.emitStore(op);
+      case "clear":
+        this.line(
+          `${clearing(op.operands[0]!.type, this.ref(op.operands[0]!), this.emitNames.runtime)};`,
+          op.loc,
+        );
+        return;
       case "peak":
         if (this.pushes)
           this.line(
@@ -280,7 +286,7 @@ class FunctionEmitter {
       case "literal":
         return literalOf(op.results[0]!.type, args);
       case "zeros":
-        return zerosLike(op.results[0]!.type, a, 0);
+        return zerosLike(op.results[0]!.type, a);
       case "detach":
         return a;
       case "neg":
@@ -302,6 +308,8 @@ class FunctionEmitter {
           return js.call(js.member(a, op.attrs.method).text, args.slice(1));
         return js.call(this.emitNames.callee(op), args);
       case "pop": {
+        if (isAggregate(op.results[0]!.type))
+          return js.call(`${this.tapeObject}.objects.pop`, []);
         const popped: Expr = {
           text: `${TAPE}[--${TOP}]`,
           prec: js.PREC.primary,
@@ -343,6 +351,11 @@ class FunctionEmitter {
       );
     }
     const v = this.ref(op.operands[0]!);
+    if (isAggregate(op.operands[0]!.type)) {
+      // Arrays and objects (shadows, arrays read later) go on the tape's object stack.
+      this.line(`${this.tapeObject}.objects.push(${v.text});`, op.loc);
+      return;
+    }
     const saved =
       op.operands[0]!.type === "boolean" ? js.conditional(v, js.literal(1), js.literal(0)) : v;
     this.line(`${TAPE}[${TOP}++] = ${saved.text};`, op.loc);
@@ -520,43 +533,4 @@ class FunctionEmitter {
       blocked.value = js.name(temp);
     }
   }
-}
-
-/** `new Float64Array(n)`, `new Array(n).fill(0)`, or `new Array(n)` for arrays of objects. */
-function allocation(type: Type, length: Expr): Expr {
-  if (!isArray(type)) throw new Error(`internal: alloc of ${typeText(type)}`);
-  if (type.storage !== "Array")
-    return js.raw(`new ${type.storage}(${length.text})`, js.PREC.primary, [length]);
-  const fill = type.element === "number" ? ".fill(0)" : "";
-  return js.raw(`new Array(${length.text})${fill}`, js.PREC.primary, [length]);
-}
-
-function literalOf(type: Type, items: Expr[]): Expr {
-  if (isArray(type)) return js.arrayLiteral(items);
-  if (isObject(type)) return js.objectLiteral(type.fields.map((f, i) => [f.name, items[i]!]));
-  throw new Error(`internal: literal of ${typeText(type)}`);
-}
-
-/** A fresh zero tangent of (tangent) type `type`, shaped like the value `like`. */
-function zerosLike(type: Type, like: Expr, depth: number): Expr {
-  if (type === "number") return js.literal(0);
-  if (isArray(type)) {
-    if (type.elements)
-      return js.arrayLiteral(
-        type.elements.map((t, i) => zerosLike(t, js.element(like, js.literal(i)), depth + 1)),
-      );
-    const n = js.member(like, "length");
-    if (type.storage !== "Array")
-      return js.raw(`new ${type.storage}(${n.text})`, js.PREC.primary, [like]);
-    if (type.element === "number")
-      return js.raw(`new Array(${n.text}).fill(0)`, js.PREC.primary, [like]);
-    const e = `e${depth}`;
-    const inner = zerosLike(type.element, js.name(e), depth + 1);
-    return js.raw(`${js.member(like, "map").text}((${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text})`, js.PREC.primary, [like]);
-  }
-  if (isObject(type))
-    return js.objectLiteral(
-      type.fields.map((f) => [f.name, zerosLike(f.type, js.member(like, f.name), depth + 1)]),
-    );
-  return js.literal(0);
 }

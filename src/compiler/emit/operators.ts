@@ -13,13 +13,20 @@ export interface OperatorWrapper {
   /** Differentiated parameter indices in the user's `wrt` order. */
   wrt: number[];
   /**
+   * Per parameter that is an array or object: builds the JavaScript of a fresh zero tangent
+   * shaped like the argument named by its input (its shadow). Undefined for numbers.
+   */
+  zeros: (((arg: string) => string) | undefined)[];
+  /** Array and object parameters the function may write (checked for aliasing at run time). */
+  writes: number[];
+  /**
    * Local names of the generated functions: `jvp` in forward mode; `fwd` and `bwd` in reverse
    * mode. They take tangents or return adjoints in ascending parameter order.
    */
   jvp?: string;
   fwd?: string;
   bwd?: string;
-  /** The fused gradient: (args…, adjoint) → adjoints, then the value, through `out`. */
+  /** The fused gradient: (args…, shadows…, adjoint) → adjoints, then the value, through `out`. */
   grad?: string;
   runtime: string;
 }
@@ -43,7 +50,24 @@ export function operatorWrapper(w: OperatorWrapper): string {
   const sorted = [...w.wrt].sort((a, b) => a - b);
   const out = (k: number) => `${w.runtime}.out.v${k}`;
   const taken = [...params, ...w.captures];
-  const fresh = (base: string) => freshName(base, taken);
+  const fresh = (base: string) => {
+    const name = freshName(base, taken);
+    taken.push(name);
+    return name;
+  };
+  const isAggregate = (i: number) => w.zeros[i] !== undefined;
+  /** Throws when two array arguments are one array and the function writes it. */
+  const aliasChecks = (() => {
+    const aggregates = params.map((_, i) => i).filter(isAggregate);
+    const checks: string[] = [];
+    for (const i of aggregates)
+      for (const j of aggregates)
+        if (i < j && (w.writes.includes(i) || w.writes.includes(j)))
+          checks.push(
+            `if (${params[i]} === ${params[j]}) throw new ${w.runtime}.AliasedArgumentsError(${JSON.stringify(w.operator)}, ${i}, ${j}); `,
+          );
+    return checks.join("");
+  })();
 
   switch (w.operator) {
     case "derivative":
@@ -52,78 +76,87 @@ export function operatorWrapper(w: OperatorWrapper): string {
       const tangent = fresh("tangent");
       return `((${args}) => { const ${tangent} = ${call(w.jvp, ["1"])}; return { value: ${out(1)}, derivative: ${tangent} }; })`;
     }
-    case "differential": {
-      const tangents = w.wrt.map((i) => fresh(`d${params[i]}`));
-      const inOrder = sorted.map((i) => tangents[w.wrt.indexOf(i)]!);
-      return `((${args}) => (${tangents.join(", ")}) => ${call(w.jvp, inOrder)})`;
-    }
+    case "differential":
     case "valueWithDifferential": {
       const tangents = w.wrt.map((i) => fresh(`d${params[i]}`));
-      const inOrder = sorted.map((i) => tangents[w.wrt.indexOf(i)]!);
-      const value = freshName("value", [...taken, ...tangents]);
+      // The JVP writes array tangents where the function writes arrays: give it copies.
+      const inOrder = sorted.map((i) => {
+        const t = tangents[w.wrt.indexOf(i)]!;
+        return isAggregate(i) ? `${w.runtime}.copyTangent(${t})` : t;
+      });
+      const differential = `(${tangents.join(", ")}) => ${call(w.jvp, inOrder)}`;
+      if (w.operator === "differential")
+        return `((${args}) => { ${aliasChecks}return ${differential}; })`;
+      const value = fresh("value");
+      const zeros = sorted.map((i) => (isAggregate(i) ? w.zeros[i]!(params[i]!) : "0"));
       return (
-        `((${args}) => { ${call(
-          w.jvp,
-          sorted.map(() => "0"),
-        )}; const ${value} = ${out(1)}; ` +
-        `return { value: ${value}, differential: (${tangents.join(", ")}) => ${call(w.jvp, inOrder)} }; })`
+        `((${args}) => { ${aliasChecks}${call(w.jvp, zeros)}; const ${value} = ${out(1)}; ` +
+        `return { value: ${value}, differential: ${differential} }; })`
       );
     }
   }
 
-  // Reverse mode: the backward sweep returns the adjoint of the first differentiated parameter
-  // and leaves the others in `out.v1`, `out.v2`…; the user gets them in `wrt` order.
+  // Reverse mode: array and object arguments get shadows, which the backward sweep fills with
+  // their adjoints; the adjoints of number arguments come back from the backward sweep (the
+  // first returned, the others in `out.v1`, `out.v2`…). The user gets them in `wrt` order.
+  const shadows = new Map(sorted.filter(isAggregate).map((i) => [i, fresh(`d${params[i]}`)]));
+  const makeShadows = [...shadows]
+    .map(([i, s]) => `const ${s} = ${w.zeros[i]!(params[i]!)}; `)
+    .join("");
+  const shadowArgs = [...shadows.values()];
+  const numberWrt = sorted.filter((i) => !isAggregate(i));
   const seed = fresh("seed");
   const first = fresh("gradient");
-  /** The adjoints a call returns (first) and leaves in `out`, gathered in `wrt` order. */
-  const gather = (callText: string) => {
-    if (w.wrt.length === 1) return { setup: "", result: callText };
-    const pick = (i: number) => {
-      const j = sorted.indexOf(i);
-      return j === 0 ? first : out(j);
-    };
-    return { setup: `const ${first} = ${callText}; `, result: `[${w.wrt.map(pick).join(", ")}]` };
-  };
-  const backward = (seedText: string) => gather(`${w.bwd}(${seedText})`);
   const value = fresh("value");
   const mark = fresh("mark");
+  const objectMark = fresh("objectMark");
   const error = fresh("error");
+  /** The adjoints, in `wrt` order, given how the first number adjoint is named. */
+  const gather = (firstNumber: string, copy: boolean) => {
+    const pick = (i: number) => {
+      if (isAggregate(i)) {
+        const s = shadows.get(i)!;
+        return copy ? `${w.runtime}.copyTangent(${s})` : s;
+      }
+      const j = numberWrt.indexOf(i);
+      return j === 0 ? firstNumber : out(j);
+    };
+    return w.wrt.length === 1 ? pick(w.wrt[0]!) : `[${w.wrt.map(pick).join(", ")}]`;
+  };
   /** Runs `body`; if it throws, drops what it left on the tape (a RangeError in deep recursion). */
   const guarded = (body: string) =>
-    `const ${mark} = ${w.runtime}.tape.top; try { ${body} } catch (${error}) { ${w.runtime}.tape.top = ${mark}; throw ${error}; }`;
+    `const ${mark} = ${w.runtime}.tape.top, ${objectMark} = ${w.runtime}.tape.objects.length; ` +
+    `try { ${body} } catch (${error}) { ${w.runtime}.tapeReset(${mark}, ${objectMark}); throw ${error}; }`;
+  const backward = (seedText: string) =>
+    numberWrt.length > 0 ? `const ${first} = ${w.bwd}(${seedText}); ` : `${w.bwd}(${seedText}); `;
+
   switch (w.operator) {
     case "gradient":
-    case "valueWithGradient":
+    case "valueWithGradient": {
+      const result = (v: string) =>
+        w.operator === "gradient" ? gather(first, false) : `{ value: ${v}, gradient: ${gather(first, false)} }`;
       if (!w.grad) {
         // Both sweeps, one after the other (functions with loops: see fusedGradientPays).
-        const back = backward("1");
-        const result =
-          w.operator === "gradient" ? back.result : `{ value: ${value}, gradient: ${back.result} }`;
-        return `((${args}) => { ${guarded(`const ${value} = ${call(w.fwd, [])}; ${back.setup}return ${result};`)} })`;
+        const body = `const ${value} = ${call(w.fwd, shadowArgs)}; ${backward("1")}return ${result(value)};`;
+        return `((${args}) => { ${aliasChecks}${makeShadows}${guarded(body)} })`;
       }
-      if (w.operator === "gradient") {
-        const grad = gather(call(w.grad, ["1"]));
-        return `((${args}) => { ${guarded(`${grad.setup}return ${grad.result};`)} })`;
-      } else {
-        // The fused gradient leaves the value after the adjoints, in out.v{number of adjoints}.
-        const tangent = fresh("gradient_");
-        const grad =
-          w.wrt.length === 1
-            ? { setup: `const ${tangent} = ${call(w.grad, ["1"])}; `, result: tangent }
-            : gather(call(w.grad, ["1"]));
-        return `((${args}) => { ${guarded(`${grad.setup}return { value: ${out(w.wrt.length)}, gradient: ${grad.result} };`)} })`;
-      }
+      // The fused gradient returns the number adjoints, then the value (first or in `out`).
+      const valueText = numberWrt.length > 0 ? out(numberWrt.length) : first;
+      const body = `const ${first} = ${call(w.grad, [...shadowArgs, "1"])}; return ${result(valueText)};`;
+      return `((${args}) => { ${aliasChecks}${makeShadows}${guarded(body)} })`;
+    }
     case "pullback":
     case "valueWithPullback": {
       // A pullback may run later, more than once, or after other derivatives: it keeps its own
-      // copy of what the forward sweep saved and puts it back on the tape each time it runs.
+      // copy of what the forward sweep saved and puts it back on the tape each time it runs;
+      // the argument shadows start from zero each time and the caller gets copies of them.
       const saved = fresh("saved");
-      const back = backward(seed);
-      const pullback = `(${seed}) => { ${guarded(`${w.runtime}.tapeRestore(${saved}); ${back.setup}return ${back.result};`)} }`;
-      const start = `${value} = ${call(w.fwd, [])}; ${saved} = ${w.runtime}.tapeTake(${mark});`;
+      const clear = shadowArgs.map((s) => `${w.runtime}.clearTangent(${s}); `).join("");
+      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); ${backward(seed)}return ${gather(first, true)};`)} }`;
+      const start = `${value} = ${call(w.fwd, shadowArgs)}; ${saved} = ${w.runtime}.tapeTake(${mark}, ${objectMark});`;
       const result =
         w.operator === "pullback" ? pullback : `{ value: ${value}, pullback: ${pullback} }`;
-      return `((${args}) => { let ${value}, ${saved}; ${guarded(start)} return ${result}; })`;
+      return `((${args}) => { ${aliasChecks}${makeShadows}let ${value}, ${saved}; ${guarded(start)} return ${result}; })`;
     }
   }
 }

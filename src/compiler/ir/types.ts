@@ -89,7 +89,7 @@ export type Opcode =
   | "alloc" // operands [length]: a new array of the result type, filled with zeros
   | "literal" // operands: the elements (array type) or the fields in order (object type)
   | "zeros" // operands [v]: a fresh zero tangent with v's shape (shadow of a constant aggregate)
-  | "copy" // operands [v]: a deep copy of v
+  | "clear" // reverse mode: operands [shadow]: sets every number in it to zero
   | "push" // reverse mode: operands [v], saves v on the tape
   | "pop" // reverse mode: results [v], takes the last value saved on the tape
   | "peak"; // reverse mode: the tape is at its highest here (end of a forward sweep), for statistics
@@ -159,6 +159,7 @@ const IMPURE: ReadonlySet<Opcode> = new Set([
   "setIndex",
   "addField",
   "addIndex",
+  "clear",
 ]);
 
 /** Ops that write memory: reads must not move across them. */
@@ -169,4 +170,5 @@ export const WRITES_MEMORY: ReadonlySet<Opcode> = new Set([
   "setIndex",
   "addField",
   "addIndex",
+  "clear",
 ]);

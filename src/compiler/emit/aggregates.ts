@@ -1,0 +1,53 @@
+import { isArray, isObject, typeText } from "../ir/type-system.js";
+import type { Type } from "../ir/types.js";
+import * as js from "./expression.js";
+import type { Expr } from "./expression.js";
+
+// JavaScript for building arrays and objects: allocations, literals, and zero tangents shaped
+// like a value (shadows). Used by the function emitter and by the operator wrappers.
+
+/** `new Float64Array(n)`, `new Array(n).fill(0)`, or `new Array(n)` for arrays of objects. */
+export function allocation(type: Type, length: Expr): Expr {
+  if (!isArray(type)) throw new Error(`internal: alloc of ${typeText(type)}`);
+  if (type.storage !== "Array")
+    return js.raw(`new ${type.storage}(${length.text})`, js.PREC.primary, [length]);
+  const fill = type.element === "number" ? ".fill(0)" : "";
+  return js.raw(`new Array(${length.text})${fill}`, js.PREC.primary, [length]);
+}
+
+export function literalOf(type: Type, items: Expr[]): Expr {
+  if (isArray(type)) return js.arrayLiteral(items);
+  if (isObject(type)) return js.objectLiteral(type.fields.map((f, i) => [f.name, items[i]!]));
+  throw new Error(`internal: literal of ${typeText(type)}`);
+}
+
+/** A fresh zero tangent of (tangent) type `type`, shaped like the value `like`. */
+export function zerosLike(type: Type, like: Expr, depth = 0): Expr {
+  if (type === "number") return js.literal(0);
+  if (isArray(type)) {
+    if (type.elements)
+      return js.arrayLiteral(
+        type.elements.map((t, i) => zerosLike(t, js.element(like, js.literal(i)), depth + 1)),
+      );
+    const n = js.member(like, "length");
+    if (type.storage !== "Array")
+      return js.raw(`new ${type.storage}(${n.text})`, js.PREC.primary, [like]);
+    if (type.element === "number")
+      return js.raw(`new Array(${n.text}).fill(0)`, js.PREC.primary, [like]);
+    const e = `e${depth}`;
+    const inner = zerosLike(type.element, js.name(e), depth + 1);
+    return js.raw(`${js.member(like, "map").text}((${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text})`, js.PREC.primary, [like]);
+  }
+  if (isObject(type))
+    return js.objectLiteral(
+      type.fields.map((f) => [f.name, zerosLike(f.type, js.member(like, f.name), depth + 1)]),
+    );
+  return js.literal(0);
+}
+
+/** Sets every number of a shadow to zero: `.fill(0)` for flat arrays, else the runtime helper. */
+export function clearing(type: Type, shadow: Expr, runtime: string): string {
+  if (isArray(type) && type.element === "number" && !type.elements)
+    return `${js.member(shadow, "fill").text}(0)`;
+  return `${runtime}.clearTangent(${shadow.text})`;
+}

@@ -3,6 +3,7 @@ import type { Type } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import { annotationType } from "../lower/signature.js";
 import { inferType } from "./infer-type.js";
+import type { TypeResolver } from "./declared-types.js";
 
 // Variables of enclosing functions that a lambda given to an operator reads, as in
 // `derivative((E: number) => residual(E, e, M))`. They are constants for differentiation: the
@@ -40,14 +41,18 @@ interface Declaration {
  * that do not enclose `site` are skipped, so a `k` declared in another block is not this `k`.
  * Without a site, every declaration directly in `fn` counts (for the lambda's own locals).
  */
-function declarationsOf(fn: FunctionLike, enclosing?: ReadonlySet<Node>): Map<string, Declaration> {
+function declarationsOf(
+  fn: FunctionLike,
+  enclosing?: ReadonlySet<Node>,
+  resolve?: TypeResolver,
+): Map<string, Declaration> {
   const found = new Map<string, Declaration>();
   for (const p of fn.params) {
     if (p.type === "Identifier")
       found.set(p.name, {
         node: p,
         kind: "param",
-        annotation: annotationType(p.typeAnnotation),
+        annotation: annotationType(p.typeAnnotation, resolve),
         init: null,
       });
   }
@@ -71,7 +76,7 @@ function declarationsOf(fn: FunctionLike, enclosing?: ReadonlySet<Node>): Map<st
         found.set(d.id.name, {
           node: d,
           kind,
-          annotation: annotationType(d.id.typeAnnotation),
+          annotation: annotationType(d.id.typeAnnotation, resolve),
           init: d.init,
         });
       }
@@ -101,12 +106,16 @@ function freeNames(fn: FunctionLike): string[] {
 }
 
 /** The declarations visible at a site, innermost enclosing function first. */
-function scopesAt(ancestors: readonly Node[], exclude?: Node): Map<string, Declaration>[] {
+function scopesAt(
+  ancestors: readonly Node[],
+  exclude?: Node,
+  resolve?: TypeResolver,
+): Map<string, Declaration>[] {
   const enclosing = new Set(ancestors);
   return ancestors
     .filter((a): a is FunctionLike => FUNCTIONS.has(a.type) && a !== exclude)
     .reverse()
-    .map((fn) => declarationsOf(fn, enclosing));
+    .map((fn) => declarationsOf(fn, enclosing, resolve));
 }
 
 function isFunctionValue(decl: Declaration): boolean {
@@ -115,14 +124,18 @@ function isFunctionValue(decl: Declaration): boolean {
 }
 
 /** The variables of enclosing functions `lambda` reads; `ancestors` enclose the lambda. */
-export function findCaptures(lambda: FunctionLike, ancestors: readonly Node[]): Capture[] {
-  const scopes = scopesAt(ancestors, lambda);
+export function findCaptures(
+  lambda: FunctionLike,
+  ancestors: readonly Node[],
+  resolve?: TypeResolver,
+): Capture[] {
+  const scopes = scopesAt(ancestors, lambda, resolve);
   const lookup = (name: string) => scopes.find((s) => s.has(name))?.get(name);
   const typeOf = (name: string, seen: Set<string>): Type | undefined => {
     const decl = lookup(name);
     if (!decl || seen.has(name)) return undefined;
     seen.add(name);
-    return decl.annotation ?? inferType(decl.init, (n) => typeOf(n, seen));
+    return decl.annotation ?? inferType(decl.init, (n) => typeOf(n, seen), resolve);
   };
   return freeNames(lambda).flatMap((name) => {
     const decl = lookup(name);

@@ -47,10 +47,18 @@ export class AliasClasses {
  */
 export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses {
   const classes = new AliasClasses();
+  // Every read of one module-level array is the same array.
+  const globals = new Map<string, Value>();
   const visit = (region: Region) => {
     for (const op of region.ops) {
       op.regions.forEach(visit);
       switch (op.opcode) {
+        case "global": {
+          const first = globals.get(op.attrs.callee!);
+          if (first) classes.union(op.results[0]!, first);
+          else globals.set(op.attrs.callee!, op.results[0]!);
+          break;
+        }
         case "field":
         case "index":
           if (!isNoDerivativeField(op)) classes.union(op.results[0]!, op.operands[0]!);
@@ -129,6 +137,43 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     if (ret && classes.same(ret, p)) aliases.add(i);
   });
   return { writes, aliases };
+}
+
+/**
+ * Writes into module-level arrays and objects (directly or through a callee): differentiable
+ * code must not change them, since their derivative would live on between calls.
+ */
+export function moduleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op; name: string }[] {
+  const classes = aliasClasses(fn, effectsOf);
+  const globalClass = new Map<number, string>();
+  const found: { op: Op; name: string }[] = [];
+  const collect = (region: Region) => {
+    for (const op of region.ops) {
+      if (op.opcode === "global" && isAggregate(op.results[0]!.type))
+        globalClass.set(classes.find(op.results[0]!.id), op.attrs.callee!);
+      op.regions.forEach(collect);
+    }
+  };
+  const check = (region: Region) => {
+    for (const op of region.ops) {
+      op.regions.forEach(check);
+      let targets: Value[] = [];
+      if (WRITES.has(op.opcode)) targets = [op.operands[0]!];
+      if (op.opcode === "call") {
+        const effects = effectsOf(op.attrs.callee!);
+        targets = op.operands.filter(
+          (arg, i) => isAggregate(arg.type) && (!effects || effects.writes.has(i)),
+        );
+      }
+      for (const t of targets) {
+        const name = globalClass.get(classes.find(t.id));
+        if (name !== undefined) found.push({ op, name });
+      }
+    }
+  };
+  collect(fn.body);
+  if (globalClass.size > 0) check(fn.body);
+  return found;
 }
 
 /** Conservative effects for a function not analyzed (yet): it may write and return anything. */

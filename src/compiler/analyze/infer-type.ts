@@ -1,6 +1,7 @@
 import type { Node } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import { annotationType } from "../lower/signature.js";
+import type { TypeResolver } from "./declared-types.js";
 
 // Types of initializers nabla can know without a type checker: literals, arithmetic,
 // comparisons, Math, Number(…) and names whose types are known. Used for module-level
@@ -36,9 +37,39 @@ function calleePath(node: Node): string | undefined {
   return undefined;
 }
 
-export function inferType(node: Node | null | undefined, lookup: TypeLookup): Type | undefined {
+/**
+ * The type of an initializer. With `resolve`, also arrays of numbers, typed arrays built with
+ * `new`, and instances of declared classes (`new Linear(3)`).
+ */
+export function inferType(
+  node: Node | null | undefined,
+  lookup: TypeLookup,
+  resolve?: TypeResolver,
+): Type | undefined {
   if (!node) return undefined;
   switch (node.type) {
+    case "NewExpression": {
+      if (!resolve || node.callee.type !== "Identifier") return undefined;
+      const name = node.callee.name;
+      if (name === "Float64Array" || name === "Float32Array")
+        return { kind: "array", storage: name, element: "number" };
+      const t = resolve({
+        type: "TSTypeReference",
+        typeName: { type: "Identifier", name },
+        start: node.start,
+        end: node.end,
+      } as never);
+      return t && typeof t === "object" && t.kind === "object" && t.classKey ? t : undefined;
+    }
+    case "ArrayExpression": {
+      if (!resolve) return undefined;
+      const types = node.elements.map((e) =>
+        e && e.type !== "SpreadElement" ? inferType(e, lookup, resolve) : undefined,
+      );
+      const first = types[0];
+      if (!first || !types.every((t) => t === first)) return undefined;
+      return { kind: "array", storage: "Array", element: first };
+    }
     case "Literal":
       return typeof node.value === "number"
         ? "number"

@@ -1,4 +1,5 @@
 import type { ObjectType } from "../ir/types.js";
+import { typeResolver } from "./declared-types.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
@@ -234,7 +235,7 @@ function resolveTarget(
 ): DifferentiationTarget | undefined {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
     const pos = positionAt(module.text, node.start);
-    const captures = findCaptures(node, ancestors);
+    const captures = findCaptures(node, ancestors, typeResolver(program, module));
     return {
       module,
       name: lambdaName(pos.line, pos.column),
@@ -257,7 +258,7 @@ function resolveTarget(
         name: lambdaName(pos.line, pos.column),
         node: local.node,
         contextualNumberParams: true,
-        captures: findCaptures(local.node, ancestors),
+        captures: findCaptures(local.node, ancestors, typeResolver(program, module)),
       };
     }
   }

@@ -1,5 +1,10 @@
 import { analyzeActivity } from "../analyze/activity.js";
-import { summarizeEffects, type Effects, type EffectsOf } from "../analyze/effects.js";
+import {
+  moduleWrites,
+  summarizeEffects,
+  type Effects,
+  type EffectsOf,
+} from "../analyze/effects.js";
 import { isAggregate, isDifferentiable, typeText } from "../ir/type-system.js";
 import { namedTarget, type DifferentiationTarget } from "../analyze/requests.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
@@ -209,6 +214,17 @@ export class Differentiator {
       );
       return undefined;
     }
+    const writes = moduleWrites(primal, this.effects);
+    for (const { op, name } of writes) {
+      this.diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.moduleVariableWrite,
+        message: `differentiable code cannot change the module-level '${name}'${op.opcode === "call" ? ` (this call writes to it)` : ""}; pass it in as a parameter instead`,
+        loc: op.loc,
+        notes: demand.chain,
+      });
+    }
+    if (writes.length > 0) return undefined;
     const activity = analyzeActivity(primal, demand.wrt, this.effects);
     for (const op of activity.blocked) {
       this.diagnostics.add({

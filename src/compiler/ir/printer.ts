@@ -1,3 +1,4 @@
+import { typeText } from "./type-system.js";
 import type { IRFunction, Op, Region, Value } from "./types.js";
 
 // A textual form of the IR, MLIR-like. It is the main debugging tool and what golden tests
@@ -8,11 +9,12 @@ export function printValue(v: Value): string {
 }
 
 function printTyped(v: Value): string {
-  return `${printValue(v)}: ${v.type}`;
+  return `${printValue(v)}: ${typeText(v.type)}`;
 }
 
 function printAttrs(op: Op): string {
-  const { value, callee } = op.attrs;
+  const { value, callee, field } = op.attrs;
+  if (field !== undefined) return ` .${field}`;
   if (op.opcode === "const")
     return ` ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
   if (callee !== undefined)
@@ -25,7 +27,7 @@ function printOp(op: Op, indent: string, out: string[]): void {
   const mark = op.tangent ? " [t]" : "";
   const operands = op.operands.map(printValue).join(", ");
   if (op.opcode === "if") {
-    const types = op.results.map((r) => r.type).join(", ");
+    const types = op.results.map((r) => typeText(r.type)).join(", ");
     out.push(`${indent}${results}if ${operands} -> (${types})${mark} {`);
     printRegionBody(op.regions[0]!, indent + "  ", out);
     out.push(`${indent}} else {`);
@@ -54,7 +56,7 @@ function printRegionBody(region: Region, indent: string, out: string[]): void {
 
 export function printFunction(fn: IRFunction): string {
   const out: string[] = [
-    `func @${fn.name}(${fn.params.map(printTyped).join(", ")}) -> ${fn.resultTypes.length === 1 ? fn.resultTypes[0] : `(${fn.resultTypes.join(", ")})`} {`,
+    `func @${fn.name}(${fn.params.map(printTyped).join(", ")}) -> ${fn.resultTypes.length === 1 ? typeText(fn.resultTypes[0]!) : `(${fn.resultTypes.map(typeText).join(", ")})`} {`,
   ];
   printRegionBody(fn.body, "  ", out);
   out.push("}");

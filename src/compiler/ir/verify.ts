@@ -1,4 +1,5 @@
 import { printValue } from "./printer.js";
+import { sameType, typeText } from "./type-system.js";
 import {
   TERMINATORS,
   type IRFunction,
@@ -40,7 +41,8 @@ export function verifyFunction(fn: IRFunction): void {
     if (values.length !== types.length)
       fail(`${what}: ${values.length} values for ${types.length} slots`);
     values.forEach((v, i) => {
-      if (v.type !== types[i]) fail(`${what}: ${printValue(v)} is ${v.type}, expected ${types[i]}`);
+      if (!sameType(v.type, types[i]!))
+        fail(`${what}: ${printValue(v)} is ${typeText(v.type)}, expected ${typeText(types[i]!)}`);
     });
   };
 

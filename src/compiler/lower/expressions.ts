@@ -14,6 +14,10 @@ import {
   lowerValue,
 } from "./members.js";
 import { assignable, typeText } from "../ir/type-system.js";
+import type { ModuleConstant } from "../parse/module.js";
+import { typeResolver } from "../analyze/declared-types.js";
+import { inferType } from "../analyze/infer-type.js";
+import { annotationType } from "./signature.js";
 
 // AST expressions → IR values. Short-circuit operators and ternaries become `if` ops so that
 // their right-hand sides are evaluated only when JavaScript would evaluate them.
@@ -190,21 +194,22 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (name in GLOBAL_CONSTANTS) return ctx.builder.constant(GLOBAL_CONSTANTS[name]!, name);
   const constant = ctx.module.constants.get(name);
   if (constant) {
-    if (constant.type === undefined) {
+    const type = constant.type ?? moduleConstantType(ctx, constant);
+    if (type === undefined) {
       return ctx.fail(
         node,
         "unknownType",
         `cannot determine the type of module variable '${name}'; annotate it (e.g. 'const ${name}: number = …')`,
       );
     }
-    return ctx.builder.emit("global", [], [constant.type], { callee: name }, [], name).results[0]!;
+    return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
   }
   const binding = ctx.module.imports.get(name);
   if (binding) {
     const imported = ctx.program.resolveLocalConstant(ctx.module, name);
-    if (imported?.type)
-      return ctx.builder.emit("global", [], [imported.type], { callee: name }, [], name)
-        .results[0]!;
+    const type = imported && (imported.type ?? moduleConstantType(ctx, imported));
+    if (type)
+      return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
     return ctx.fail(
       node,
       "unknownType",
@@ -226,6 +231,21 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
     );
   }
   return ctx.fail(node, "unboundName", `cannot find '${name}' in differentiable code`);
+}
+
+/**
+ * The type of a module-level variable whose type needs the program to know: an annotation
+ * naming an interface or class, a typed array, an array literal, `new Linear(…)`.
+ */
+function moduleConstantType(ctx: LowerContext, constant: ModuleConstant): Type | undefined {
+  const decl = constant.node;
+  if (decl.type !== "VariableDeclarator" || decl.id.type !== "Identifier") return undefined;
+  const mod = ctx.program.loadedModules().find((m) => m.constants.get(constant.name) === constant);
+  const resolve = mod ? typeResolver(ctx.program, mod) : ctx.types;
+  return (
+    annotationType(decl.id.typeAnnotation, resolve) ??
+    inferType(decl.init, (n) => mod?.constants.get(n)?.type, resolve)
+  );
 }
 
 function lowerBinary(

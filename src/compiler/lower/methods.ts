@@ -145,7 +145,6 @@ function lowerIteration(
 
   // The result array of `map`/`from` is allocated before the loop, once the element type is
   // known from lowering the callback; its op is moved up then.
-  const allocAt = b.region.ops.length;
   const counter = ctx.hiddenSlot("i", "number", 0);
   ctx.assign(counter, b.constant(0));
   const accumulator = initial ? ctx.hiddenSlot("acc", initial.type, undefined) : undefined;
@@ -183,6 +182,7 @@ function lowerIteration(
       ctx.assign(counter, b.binary("add", i, b.constant(1)));
     },
   );
+  const loopAt = b.region.ops.length - 1;
   if (method === "forEach") return b.constant(0);
   if (method === "reduce") return ctx.value(accumulator!);
   // Now the element type is known: allocate the result before the loop.
@@ -190,7 +190,7 @@ function lowerIteration(
   const outType: ArrayType = { kind: "array", storage: "Array", element: elementType };
   const alloc = b.emit("alloc", [n], [outType], {}, [], method === "map" ? "mapped" : "array");
   b.region.ops.splice(b.region.ops.indexOf(alloc), 1);
-  b.region.ops.splice(allocAt, 0, alloc);
+  b.region.ops.splice(loopAt, 0, alloc);
   replaceValue(b.region.ops, outPlaceholder, alloc.results[0]!);
   return alloc.results[0]!;
 }

@@ -102,10 +102,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
       (fn): fn is IRFunction => fn !== undefined && fileOf(fn.key) === mod.file,
     );
     try {
-      result.outputs.set(
-        mod.file,
-        emitModule(program, mod, own, derivatives, differentiator),
-      );
+      result.outputs.set(mod.file, emitModule(program, mod, own, derivatives, differentiator));
     } catch (error) {
       // A compiler bug in emission is still a diagnostic, never a crash (NABLA_DEBUG rethrows).
       if (!(error instanceof TransformError) && process.env.NABLA_DEBUG) throw error;
@@ -281,7 +278,9 @@ function emitModule(
   const emitted = own.map((fn) => emitFunction(fn, names, true));
   const replacements: Replacement[] = calls.map(({ call, wrt, primal }) => {
     const reverse = modeOf(call.operator) === "reverse";
-    const name = (kind: DerivativeKind) => functionName(derivativeKey(kind, primal, wrt));
+    const fused = call.operator === "gradient" || call.operator === "valueWithGradient";
+    const frozen = fused ? differentiator.rootFrozen(primal) : [];
+    const name = (kind: DerivativeKind) => functionName(derivativeKey(kind, primal, wrt, frozen));
     return {
       start: call.call.start,
       end: call.call.end,
@@ -294,7 +293,7 @@ function emitModule(
         ...(!reverse
           ? { jvp: name("jvp") }
           : (call.operator === "gradient" || call.operator === "valueWithGradient") &&
-              allDerivatives.get(derivativeKey("grad", primal, wrt))
+              allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
             ? { grad: name("grad") }
             : { fwd: name("fwd"), bwd: name("bwd") }),
         runtime: RUNTIME,

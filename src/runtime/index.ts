@@ -26,10 +26,60 @@ export interface DifferentiationOptions {
   wrt?: number | readonly number[];
 }
 
-type NumberFunction = (...args: number[]) => number;
+/** A function returning a number, of any differentiable arguments. */
+type ScalarFunction = (...args: never[]) => number;
 
-/** The tangent of a value of type T. */
-export type Tangent<T> = T extends number ? number : never;
+/**
+ * The tangent of a value of type T (DESIGN.md's contract): a number for a number; the same
+ * kind of array, of the elements' tangents, for arrays, tuples and typed arrays; for objects
+ * and class instances a plain object of the tangents of the fields that have one (numbers and
+ * what holds numbers — strings, booleans and functions are left out). Fields marked
+ * `@noDerivative` are left out too at run time; a JSDoc tag is invisible to types, so they
+ * still appear here.
+ */
+export type Tangent<T> = T extends number
+  ? number
+  : T extends Float64Array
+    ? Float64Array
+    : T extends Float32Array
+      ? Float32Array
+      : T extends readonly unknown[]
+        ? { -readonly [K in keyof T]: Tangent<T[K]> }
+        : T extends (...args: never[]) => unknown
+          ? never
+          : T extends object
+            ? {
+                -readonly [K in keyof T as HasTangent<T[K]> extends true ? K : never]: Tangent<
+                  T[K]
+                >;
+              }
+            : never;
+
+/** Whether values of type T have a tangent (numbers, and arrays and objects holding some). */
+type HasTangent<T> = [Tangent<T>] extends [never]
+  ? false
+  : T extends object
+    ? T extends readonly unknown[] | Float64Array | Float32Array
+      ? true
+      : keyof Tangent<T> extends never
+        ? false
+        : true
+    : true;
+
+/** The tangents of the parameters that have one, in order (the default `wrt`). */
+type DifferentiableTangents<P extends readonly unknown[]> = P extends readonly [
+  infer Head,
+  ...infer Rest,
+]
+  ? HasTangent<Head> extends true
+    ? [Tangent<Head>, ...DifferentiableTangents<Rest>]
+    : DifferentiableTangents<Rest>
+  : [];
+
+/** The tangents of the parameters at the indices `W`, in `W`'s order. */
+type TangentsAt<P extends readonly unknown[], W extends readonly number[]> = {
+  -readonly [K in keyof W]: Tangent<P[W[K] & number]>;
+};
 
 /** d f / d x as a function of x (forward mode). */
 export function derivative(f: (x: number) => number): (x: number) => number {
@@ -47,19 +97,25 @@ export function valueWithDerivative(
  * The differential of f at a point: a linear function from tangents of the differentiated
  * arguments (in `wrt` order) to the tangent of the result — a Jacobian-vector product.
  */
-export function differential<F extends NumberFunction>(
-  f: F,
-  options?: DifferentiationOptions,
-): (...args: Parameters<F>) => (...tangents: number[]) => number {
+export function differential<
+  F extends ScalarFunction,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(f: F, options?: O): (...args: Parameters<F>) => (...tangents: TangentsOf<F, O["wrt"]>) => number {
   void options;
   throw new NotCompiledError("differential", f);
 }
 
 /** The value of f at a point together with its differential there. */
-export function valueWithDifferential<F extends NumberFunction>(
+export function valueWithDifferential<
+  F extends ScalarFunction,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(
   f: F,
-  options?: DifferentiationOptions,
-): (...args: Parameters<F>) => { value: number; differential: (...tangents: number[]) => number } {
+  options?: O,
+): (...args: Parameters<F>) => {
+  value: number;
+  differential: (...tangents: TangentsOf<F, O["wrt"]>) => number;
+} {
   void options;
   throw new NotCompiledError("valueWithDifferential", f);
 }
@@ -69,19 +125,27 @@ export function withoutDerivative<T>(x: T): T {
   return x;
 }
 
-/** A tuple of numbers with the shape of T (a homomorphic mapped type keeps tuples tuples). */
-type Numbers<T> = { -readonly [K in keyof T]: number };
+/** The tangents a differential takes for `f` and `wrt`, one per differentiated parameter. */
+export type TangentsOf<F extends ScalarFunction, W> = W extends number
+  ? [Tangent<Parameters<F>[W]>]
+  : W extends readonly number[]
+    ? TangentsAt<Parameters<F>, W>
+    : DifferentiableTangents<Parameters<F>>;
 
-/** What `gradient` returns for `f` and `wrt`: one number for one parameter, else a tuple. */
-export type GradientOf<F extends NumberFunction, W> = W extends number
-  ? number
+/**
+ * What `gradient` returns for `f` and `wrt`: one tangent for one differentiated parameter,
+ * else a tuple of tangents in `wrt` order. By default every parameter that has a tangent is
+ * differentiated (strings and booleans are not).
+ */
+export type GradientOf<F extends ScalarFunction, W> = W extends number
+  ? Tangent<Parameters<F>[W]>
   : W extends readonly [number]
-    ? number
+    ? Tangent<Parameters<F>[W[0]]>
     : W extends readonly number[]
-      ? Numbers<W>
-      : Parameters<F> extends [unknown]
-        ? number
-        : Numbers<Parameters<F>>;
+      ? TangentsAt<Parameters<F>, W>
+      : DifferentiableTangents<Parameters<F>> extends [infer Only]
+        ? Only
+        : DifferentiableTangents<Parameters<F>>;
 
 /**
  * The gradient of a number-valued f (reverse mode): the derivative with respect to each
@@ -89,7 +153,7 @@ export type GradientOf<F extends NumberFunction, W> = W extends number
  * array in `wrt` order.
  */
 export function gradient<
-  F extends NumberFunction,
+  F extends ScalarFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
 >(f: F, options?: O): (...args: Parameters<F>) => GradientOf<F, O["wrt"]> {
   void options;
@@ -98,7 +162,7 @@ export function gradient<
 
 /** The value of f together with its gradient (reverse mode). */
 export function valueWithGradient<
-  F extends NumberFunction,
+  F extends ScalarFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
@@ -114,7 +178,7 @@ export function valueWithGradient<
  * any number of times, in any order with other derivatives.
  */
 export function pullback<
-  F extends NumberFunction,
+  F extends ScalarFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
 >(f: F, options?: O): (...args: Parameters<F>) => (adjoint: number) => GradientOf<F, O["wrt"]> {
   void options;
@@ -123,7 +187,7 @@ export function pullback<
 
 /** The value of f at a point together with its pullback there. */
 export function valueWithPullback<
-  F extends NumberFunction,
+  F extends ScalarFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,

@@ -1,11 +1,6 @@
 import { isAggregate, isDifferentiable } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Value } from "../ir/types.js";
-import {
-  aliasClasses,
-  isNoDerivativeField,
-  type AliasClasses,
-  type EffectsOf,
-} from "./effects.js";
+import { aliasClasses, isNoDerivativeField, type AliasClasses, type EffectsOf } from "./effects.js";
 
 // Activity analysis (seed 000): a value is *varied* when it depends on a differentiated
 // parameter, *useful* when the result depends on it, and *active* when both. Only active
@@ -201,7 +196,6 @@ export function analyzeActivity(
         : v.type === "number" && varied.has(v.id) && useful.has(v.id),
   };
 }
-
 
 function terminator(region: Region): Op {
   return region.ops[region.ops.length - 1]!;

@@ -9,6 +9,8 @@ import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js"
 export interface Effects {
   /** Parameters whose contents the function may change. */
   writes: Set<number>;
+  /** Parameters in which it may store arrays or objects (changing their structure). */
+  replaces: Set<number>;
   /** Parameters the returned value may be, or contain. */
   aliases: Set<number>;
 }
@@ -97,7 +99,7 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses
         case "call": {
           const result = op.results[0];
           if (!result) break;
-          const effects = effectsOf(op.attrs.callee!);
+          const effects = effectsOf(calleeOf(op));
           op.operands.forEach((arg, i) => {
             if (!effects || effects.aliases.has(i)) classes.union(result, arg);
           });
@@ -113,30 +115,71 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses
 /** The effects of `fn` on its parameters, given its callees' effects. */
 export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects {
   const classes = aliasClasses(fn, effectsOf);
+  const { written, replaced } = writtenClasses(fn, classes, effectsOf);
+  const ret = terminator(fn.body).operands[0];
+  const writes = new Set<number>();
+  const replaces = new Set<number>();
+  const aliases = new Set<number>();
+  fn.params.forEach((p, i) => {
+    if (!isAggregate(p.type)) return;
+    if (written.has(classes.find(p.id))) writes.add(i);
+    if (replaced.has(classes.find(p.id))) replaces.add(i);
+    if (ret && classes.same(ret, p)) aliases.add(i);
+  });
+  return { writes, replaces, aliases };
+}
+
+/**
+ * The alias classes a function writes into (stores, or calls of functions that write their
+ * arguments), and those it stores arrays or objects into. Calls of derivatives count as calls
+ * of their primal, whose parameters come first.
+ */
+export function writtenClasses(
+  fn: IRFunction,
+  classes: AliasClasses,
+  effectsOf: EffectsOf,
+): { written: Set<number>; replaced: Set<number> } {
   const written = new Set<number>();
+  const replaced = new Set<number>();
   const visit = (region: Region) => {
     for (const op of region.ops) {
       op.regions.forEach(visit);
-      if (WRITES.has(op.opcode)) written.add(classes.find(op.operands[0]!.id));
+      if (WRITES.has(op.opcode)) {
+        const root = classes.find(op.operands[0]!.id);
+        written.add(root);
+        if (isAggregate(op.operands[op.operands.length - 1]!.type)) replaced.add(root);
+      }
       if (op.opcode === "call") {
-        const effects = effectsOf(op.attrs.callee!);
+        const effects = effectsOf(calleeOf(op));
         op.operands.forEach((arg, i) => {
-          if (isAggregate(arg.type) && (!effects || effects.writes.has(i)))
-            written.add(classes.find(arg.id));
+          if (!isAggregate(arg.type)) return;
+          const root = classes.find(arg.id);
+          // A shadow passed to a derivative: the callee writes it as it writes the primal.
+          const k =
+            i < (op.attrs.primal ? arityOf(op) : op.operands.length) ? i : shadowParam(op, i);
+          if (!effects || effects.writes.has(k)) written.add(root);
+          if (!effects || effects.replaces.has(k)) replaced.add(root);
         });
       }
     }
   };
   visit(fn.body);
-  const ret = terminator(fn.body).operands[0];
-  const writes = new Set<number>();
-  const aliases = new Set<number>();
-  fn.params.forEach((p, i) => {
-    if (!isAggregate(p.type)) return;
-    if (written.has(classes.find(p.id))) writes.add(i);
-    if (ret && classes.same(ret, p)) aliases.add(i);
-  });
-  return { writes, aliases };
+  return { written, replaced };
+}
+
+/** The user function a call runs: its callee, or for a derivative call the primal. */
+export function calleeOf(op: Op): FunctionKey {
+  return op.attrs.primal ?? op.attrs.callee!;
+}
+
+/** How many primal arguments a call of a derivative passes (tangents follow them). */
+function arityOf(op: Op): number {
+  return op.operands.length - op.attrs.wrt!.length;
+}
+
+/** The primal parameter whose tangent a derivative call passes at operand `i`. */
+function shadowParam(op: Op, i: number): number {
+  return op.attrs.wrt![i - arityOf(op)]!;
 }
 
 /**
@@ -160,7 +203,7 @@ export function moduleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op; na
       let targets: Value[] = [];
       if (WRITES.has(op.opcode)) targets = [op.operands[0]!];
       if (op.opcode === "call") {
-        const effects = effectsOf(op.attrs.callee!);
+        const effects = effectsOf(calleeOf(op));
         targets = op.operands.filter(
           (arg, i) => isAggregate(arg.type) && (!effects || effects.writes.has(i)),
         );
@@ -179,7 +222,7 @@ export function moduleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op; na
 /** Conservative effects for a function not analyzed (yet): it may write and return anything. */
 export function unknownEffects(fn: { params: Value[] }): Effects {
   const all = fn.params.flatMap((p, i) => (isAggregate(p.type) ? [i] : []));
-  return { writes: new Set(all), aliases: new Set(all) };
+  return { writes: new Set(all), replaces: new Set(all), aliases: new Set(all) };
 }
 
 /**

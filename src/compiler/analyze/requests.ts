@@ -1,5 +1,7 @@
 import type { ObjectType } from "../ir/types.js";
 import { typeResolver } from "./declared-types.js";
+import { isDifferentiable } from "../ir/type-system.js";
+import { signatureOf } from "../lower/signature.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
@@ -193,7 +195,13 @@ function analyzeCall(
     return undefined;
   }
   const arity = target.node.params.length;
-  let wrt = [...Array(arity).keys()];
+  // By default, every parameter whose type has a tangent (not strings or booleans).
+  const signature = signatureOf(target.node, typeResolver(program, target.module));
+  let wrt = [...Array(arity).keys()].filter((i) => {
+    const type = signature.params[i]?.type;
+    return type === undefined || isDifferentiable(type);
+  });
+  if (wrt.length === 0 && arity > 0) wrt = [...Array(arity).keys()];
   if (options) {
     const parsed = parseWrt(options as Expression, arity);
     if (parsed && !Array.isArray(parsed)) {

@@ -7,6 +7,8 @@ export interface PrimalSignature {
   key: FunctionKey;
   name: string;
   arity: number;
+  /** Array parameters the caller keeps unchanged until the backward sweep (see ReverseInfo). */
+  frozen?: number[];
 }
 
 /**
@@ -27,8 +29,8 @@ export function buildDerivative(
   b.loc = loc;
   b.emit("return", results, []);
   return {
-    key: derivativeKey(kind, primal.key, wrt),
-    name: derivativeName(kind, primal.name, wrt, primal.arity),
+    key: derivativeKey(kind, primal.key, wrt, primal.frozen),
+    name: derivativeName(kind, primal.name, wrt, primal.arity, primal.frozen),
     params,
     captures: 0,
     resultTypes: results.map((r) => r.type),

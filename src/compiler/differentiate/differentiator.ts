@@ -44,6 +44,8 @@ const KINDS: Record<Mode, DerivativeKind[]> = {
 interface Demand {
   key: FunctionKey;
   wrt: number[];
+  /** Reverse mode: array parameters unchanged until the backward sweep (see ReverseInfo). */
+  frozen: number[];
   mode: Mode;
   /** Notes from the innermost call outwards. */
   chain: DiagnosticNote[];
@@ -77,15 +79,16 @@ export class Differentiator {
   ): FunctionKey {
     const key = Differentiator.keyOf(target);
     this.targets.set(key, target);
-    this.queue.push({ key, wrt, mode, chain, root: true });
+    this.queue.push({ key, wrt, mode, chain, root: true, frozen: [] });
     return key;
   }
 
   /** Processes every queued demand and the demands they raise. */
   run(): void {
     for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) {
+      if (demand.root && demand.mode === "gradient") demand.frozen = this.rootFrozen(demand.key);
       const missing = KINDS[demand.mode]
-        .map((kind) => derivativeKey(kind, demand.key, demand.wrt))
+        .map((kind) => derivativeKey(kind, demand.key, demand.wrt, demand.frozen))
         .filter((key) => !this.derivatives.has(key));
       if (missing.length === 0) continue;
       for (const key of missing) this.derivatives.set(key, undefined);
@@ -120,6 +123,18 @@ export class Differentiator {
         : (chain[0]?.loc ?? { file: "", start: 0, end: 0 }),
       notes: chain,
     });
+  }
+
+  /**
+   * The array and object parameters `gradient` can treat as frozen: it runs both sweeps back to
+   * back, so those the function itself does not write stay unchanged in between. (`pullback`
+   * hands the backward sweep to the user, who may change them first: nothing is frozen.)
+   */
+  rootFrozen(key: FunctionKey): number[] {
+    const fn = this.lowered(key);
+    const effects = this.effects(key);
+    if (!fn || !effects) return [];
+    return fn.params.flatMap((p, i) => (isAggregate(p.type) && !effects.writes.has(i) ? [i] : []));
   }
 
   private readonly effectsCache = new Map<FunctionKey, Effects | null>();
@@ -270,10 +285,20 @@ export class Differentiator {
     const { fn, demands } = linearize(primal, demand.wrt, activity);
     eliminateDeadCode(fn);
     verifyFunction(fn);
+    // Reverse mode: which arrays each callee may read again (marks the calls, see ReverseInfo).
+    const info =
+      demand.mode === "forward"
+        ? undefined
+        : new ReverseInfo(fn, {
+            frozen: demand.frozen,
+            arity: primal.params.length,
+            effectsOf: this.effects,
+          });
     for (const d of demands) {
       this.queue.push({
         key: d.key,
         wrt: d.wrt,
+        frozen: d.call.attrs.frozen ?? [],
         mode: demand.mode === "forward" ? "forward" : "reverse",
         chain: [
           {
@@ -285,13 +310,13 @@ export class Differentiator {
         root: false,
       });
     }
-    if (demand.mode === "forward") return [fn];
+    if (!info) return [fn];
     // Reverse mode: unzip the JVP into a forward sweep and transpose its tangent part.
-    const info = new ReverseInfo(fn);
     const signature = {
       key: primal.key,
       name: primal.name,
       arity: primal.params.length - primal.captures,
+      frozen: demand.frozen,
     };
     const sweeps = [
       forwardSweep(fn, info, signature, demand.wrt),

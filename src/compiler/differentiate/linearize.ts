@@ -21,6 +21,8 @@ export interface DerivativeDemand {
   wrt: number[];
   /** The call that needs it, for the call-chain note of a later diagnostic. */
   op: Op;
+  /** The call of the derivative in the linearized function. */
+  call: Op;
 }
 
 export interface Linearized {
@@ -165,7 +167,10 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         if (op.opcode === "field" && !tangentFieldOf(object.type, op.attrs.field!)) return;
         const shadow = concreteOf(object);
         const operands = index ? [shadow, mapped(index)] : [shadow];
-        tangents.set(result!.id, tangentOp(operands, tangentType(result!.type), `d${result!.hint || "t"}`));
+        tangents.set(
+          result!.id,
+          tangentOp(operands, tangentType(result!.type), `d${result!.hint || "t"}`),
+        );
         return;
       }
       case "setField":
@@ -192,9 +197,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
                 return f !== undefined && tangentFieldOf(type, f.name) !== undefined;
               })
             : op.operands;
-        const operands = kept.map((v) =>
-          activity.isActive(v) ? concreteOf(v) : zeroTangent(v),
-        );
+        const operands = kept.map((v) => (activity.isActive(v) ? concreteOf(v) : zeroTangent(v)));
         tangents.set(result!.id, tangentOp(operands, tangentType(type), `d${result!.hint || "t"}`));
         return;
       }
@@ -202,7 +205,11 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         if (!activity.isActive(result!)) return;
         tangents.set(
           result!.id,
-          tangentOp([mapped(op.operands[0]!)], tangentType(result!.type), `d${result!.hint || "t"}`),
+          tangentOp(
+            [mapped(op.operands[0]!)],
+            tangentType(result!.type),
+            `d${result!.hint || "t"}`,
+          ),
         );
         return;
     }
@@ -211,9 +218,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   function cloneCall(op: Op): void {
     const result = op.results[0];
     const active = op.operands
-      .map((v, i) =>
-        activity.isActive(v) && (isAggregate(v.type) || tangentOf(v)) ? i : -1,
-      )
+      .map((v, i) => (activity.isActive(v) && (isAggregate(v.type) || tangentOf(v)) ? i : -1))
       .filter((i) => i >= 0);
     const writesShadow = active.some((i) => isAggregate(op.operands[i]!.type));
     if (active.length === 0 || (!writesShadow && (!result || !activity.isActive(result)))) {
@@ -252,7 +257,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       }
       map.set(result.id, call.results[call.results.length - 1]!);
     }
-    demands.push({ key: callee, wrt: active, op });
+    demands.push({ key: callee, wrt: active, op, call });
   }
 
   /** Positions of region-crossing values (if results, loop-carried values) that are active. */

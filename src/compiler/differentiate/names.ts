@@ -16,8 +16,10 @@ export function derivativeKey(
   kind: DerivativeKind,
   primal: FunctionKey,
   wrt: number[],
+  frozen: number[] = [],
 ): FunctionKey {
-  return `${primal}@${kind}(${wrt.join(",")})`;
+  const reads = kind !== "jvp" && frozen.length > 0 ? `[${frozen.join(",")}]` : "";
+  return `${primal}@${kind}(${wrt.join(",")})${reads}`;
 }
 
 export function jvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
@@ -30,11 +32,14 @@ export function derivativeName(
   primalName: string,
   wrt: number[],
   arity: number,
+  frozen: number[] = [],
 ): string {
   const all = wrt.length === arity && wrt.every((w, i) => w === i);
   // A method `Linear.forward` gets module-level derivatives named `Linear_forward$…`.
   const base = primalName.replace(/\./g, "_");
-  return all ? `${base}$${kind}` : `${base}$${kind}_${wrt.join("_")}`;
+  const name = all ? `${base}$${kind}` : `${base}$${kind}_${wrt.join("_")}`;
+  // Variants that may read arrays again in the backward sweep (see ReverseInfo) say which.
+  return kind !== "jvp" && frozen.length > 0 ? `${name}$r${frozen.join("_")}` : name;
 }
 
 export function jvpName(primalName: string, wrt: number[], arity: number): string {

@@ -1,4 +1,10 @@
 import { isAggregate } from "../ir/type-system.js";
+import {
+  aliasClasses,
+  writtenClasses,
+  type AliasClasses,
+  type EffectsOf,
+} from "../analyze/effects.js";
 import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 
 // What reverse mode must remember. The linearized function (JVP) mixes primal ops and
@@ -34,6 +40,16 @@ export function isShadowBuilder(op: Op): boolean {
   );
 }
 
+/**
+ * A loop-carried counter: in iteration t (from 0) it holds `init + t * step`, so the
+ * backward sweep, which counts its iterations, recomputes it instead of taping it.
+ */
+export interface Induction {
+  loop: Op;
+  init: Value;
+  step: number;
+}
+
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
 /**
@@ -65,15 +81,152 @@ export class ReverseInfo {
   /** Per loop, the carried residuals shared between consecutive iterations. */
   readonly shared = new Map<Op, SharedResidual[]>();
 
-  constructor(readonly jvp: IRFunction) {
+  /** Loop counters the backward sweep computes from its own iteration count (see Induction). */
+  readonly induced = new Map<number, Induction>();
+  private readonly definitions = new Map<number, Op>();
+  private readonly classes: AliasClasses;
+  private readonly written: Set<number>;
+  private readonly replaced: Set<number>;
+  /** Alias classes holding an array or object parameter the caller may change later. */
+  private readonly unfrozen = new Set<number>();
+
+  /**
+   * `frozen` lists the array and object parameters whose contents stay unchanged until the
+   * backward sweep runs (the caller guarantees it, see `frozenArguments`): values read from
+   * them are read again in the backward sweep instead of being taped.
+   */
+  constructor(
+    readonly jvp: IRFunction,
+    options: { frozen: number[]; arity: number; effectsOf: EffectsOf } = {
+      frozen: [],
+      arity: jvp.params.length,
+      effectsOf: () => undefined,
+    },
+  ) {
     const collect = (region: Region) => {
       for (const op of region.ops) {
+        for (const r of op.results) this.definitions.set(r.id, op);
         if (op.opcode === "const" || op.opcode === "global")
           this.rematerializable.set(op.results[0]!.id, op);
         op.regions.forEach(collect);
       }
     };
     collect(jvp.body);
+    this.classes = aliasClasses(jvp, options.effectsOf);
+    ({ written: this.written, replaced: this.replaced } = writtenClasses(
+      jvp,
+      this.classes,
+      options.effectsOf,
+    ));
+    jvp.params.forEach((p, i) => {
+      if (i < options.arity && isAggregate(p.type) && !options.frozen.includes(i))
+        this.unfrozen.add(this.classes.find(p.id));
+    });
+    this.findInductions(jvp.body);
+    this.markFrozenArguments(jvp.body);
+  }
+
+  /** Whether the contents of a primal array or object cannot change before the backward sweep. */
+  isFrozen(v: Value): boolean {
+    if (!isAggregate(v.type) || v.tangent) return false;
+    const root = this.classes.find(v.id);
+    return !this.written.has(root) && !this.unfrozen.has(root);
+  }
+
+  /** Records on each derivative call which array arguments the callee may read back later. */
+  private markFrozenArguments(region: Region): void {
+    for (const op of region.ops) {
+      op.regions.forEach((r) => this.markFrozenArguments(r));
+      if (op.opcode !== "call" || !op.attrs.primal) continue;
+      const arity = op.operands.length - op.attrs.wrt!.length;
+      op.attrs.frozen = op.operands
+        .slice(0, arity)
+        .flatMap((v, i) => (this.isFrozen(v) ? [i] : []));
+    }
+  }
+
+  /**
+   * A value the backward sweep can read again from memory rather than tape: an element, field
+   * or length of a frozen array or object, or a shadow held in a shadow whose structure no
+   * store changes.
+   */
+  private rereadable(def: Op): boolean {
+    if (def.opcode !== "field" && def.opcode !== "index" && def.opcode !== "length") return false;
+    const object = def.operands[0]!;
+    if (!def.tangent) return this.isFrozen(object);
+    return (
+      def.opcode !== "length" &&
+      isShadow(def.results[0]!) &&
+      !this.replaced.has(this.classes.find(object.id))
+    );
+  }
+
+  /** Loop counters the backward sweep uses. */
+  private readonly neededInductions = new Set<number>();
+
+  /** Whether the backward sweep needs the loop counter held by `p` (a loop's parameter). */
+  needsInduction(...values: Value[]): boolean {
+    if (this.residualLists.size === 0) this.assignResiduals();
+    return values.some((v) => this.neededInductions.has(v.id));
+  }
+
+  /** The region enclosing each nested region. */
+  private readonly parent = new Map<Region, Region>();
+
+  /**
+   * Whether `v` (defined by the cheap op `def`) is better recomputed than taped: each operand
+   * costs nothing (a constant, a loop counter), is already taped, lives in an enclosing region
+   * (taped less often than `v` would be), or is itself such a value — `i * n + j` in an inner
+   * loop costs no tape at all.
+   */
+  private cheapFromOuter(def: Op, v: Value, taped: Set<number>, depth: number): boolean {
+    if (depth > 3 || def.tangent || !CHEAP.has(def.opcode) || v.type !== "number") return false;
+    const where = this.home.get(v.id);
+    return def.operands.every((o) => {
+      if (this.rematerializable.has(o.id) || this.induced.has(o.id) || taped.has(o.id)) return true;
+      const home = this.home.get(o.id);
+      if (home !== where && this.encloses(home, where)) return true;
+      const inner = this.definitions.get(o.id);
+      return inner !== undefined && this.cheapFromOuter(inner, o, taped, depth + 1);
+    });
+  }
+
+  /** Whether `outer` is `inner` or one of the regions around it. */
+  private encloses(outer: Region | undefined, inner: Region | undefined): boolean {
+    for (let r = inner; r; r = this.parent.get(r)) if (r === outer) return true;
+    return false;
+  }
+
+  /** Finds loop counters: `j` carried with `j + c` each iteration from an initial value. */
+  private findInductions(region: Region): void {
+    for (const op of region.ops) {
+      op.regions.forEach((r) => this.findInductions(r));
+      if (op.opcode !== "loop") continue;
+      const [before, after] = op.regions as [Region, Region];
+      const forwarded = before.ops[before.ops.length - 1]!.operands.slice(1);
+      const yielded = after.ops[after.ops.length - 1]!.operands;
+      before.params.forEach((p, k) => {
+        const q = after.params[k]!;
+        if (p.type !== "number" || p.tangent || forwarded[k] !== p) return;
+        const def = this.definitions.get(yielded[k]!.id);
+        if (!def || def.tangent || (def.opcode !== "add" && def.opcode !== "sub")) return;
+        const [a, c] = def.operands as [Value, Value];
+        const constant = (v: Value) => {
+          const d = this.definitions.get(v.id);
+          return d?.opcode === "const" && typeof d.attrs.value === "number"
+            ? d.attrs.value
+            : undefined;
+        };
+        let step: number | undefined;
+        if (a === q) step = constant(c);
+        else if (c === q && def.opcode === "add") step = constant(a);
+        if (step === undefined || !Number.isFinite(step)) return;
+        if (def.opcode === "sub" && a === q) step = -step;
+        const induction: Induction = { loop: op, init: op.operands[k]!, step };
+        this.induced.set(p.id, induction);
+        this.induced.set(q.id, induction);
+      });
+    }
   }
 
   /** Whether an op takes part in the tangent computation (so the backward sweep mirrors it). */
@@ -113,13 +266,25 @@ export class ReverseInfo {
       if (!list) this.residualLists.set(region, (list = []));
       return list;
     };
-    const addValue = (v: Value) => {
+    const addValue = (v: Value): void => {
       if (isLinear(v) || seen.has(v.id) || this.rematerializable.has(v.id)) return;
+      if (this.recomputed.has(v.id)) return;
+      const induction = this.induced.get(v.id);
+      if (induction) {
+        this.neededInductions.add(v.id);
+        return addValue(induction.init);
+      }
+      const def = this.definitions.get(v.id);
+      if (def && (this.rereadable(def) || this.cheapFromOuter(def, v, seen, 0))) {
+        this.recomputed.set(v.id, def);
+        return def.operands.forEach(addValue);
+      }
       seen.add(v.id);
       listOf(home.get(v.id)!).push({ kind: "value", value: v });
     };
     const visit = (region: Region) => {
       for (const p of region.params) home.set(p.id, region);
+      for (const op of region.ops) for (const r of op.regions) this.parent.set(r, region);
       for (const op of region.ops) {
         for (const r of op.results) home.set(r.id, region);
         if (!this.hasTangent(op)) continue;

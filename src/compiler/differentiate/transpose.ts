@@ -231,13 +231,25 @@ function emitBackwardSweep(
     let found: Value;
     if (op.opcode === "setField") {
       const field = op.attrs.field!;
-      found = b.emit("field", [shadow], ["number"], { field }, [], adjointHints.get(value.id) ?? "adj")
-        .results[0]!;
+      found = b.emit(
+        "field",
+        [shadow],
+        ["number"],
+        { field },
+        [],
+        adjointHints.get(value.id) ?? "adj",
+      ).results[0]!;
       b.emit("setField", [shadow, zero()], [], { field });
     } else {
       const index = primalValue(op.operands[1]!);
-      found = b.emit("index", [shadow, index], ["number"], {}, [], adjointHints.get(value.id) ?? "adj")
-        .results[0]!;
+      found = b.emit(
+        "index",
+        [shadow, index],
+        ["number"],
+        {},
+        [],
+        adjointHints.get(value.id) ?? "adj",
+      ).results[0]!;
       b.emit("setIndex", [shadow, index, zero()], []);
     }
     accumulate(adjoints, value, found);
@@ -281,7 +293,7 @@ function emitBackwardSweep(
       seed,
       tangentArgs.map(() => "number" as const),
       {
-        callee: derivativeKey("bwd", op.attrs.primal!, op.attrs.wrt!),
+        callee: derivativeKey("bwd", op.attrs.primal!, op.attrs.wrt!, op.attrs.frozen),
         primal: op.attrs.primal,
         wrt: op.attrs.wrt,
       },
@@ -345,6 +357,21 @@ function emitBackwardSweep(
     const outer = outerTangents(op);
     const count = trips.get(op)!;
 
+    // Loop counters are recomputed from the iteration number t: `init + t * step`.
+    const inductions = before.params.flatMap((p, k) =>
+      info.induced.has(p.id) && info.needsInduction(p, after.params[k]!) ? [k] : [],
+    );
+    const induce = (t: Value, k: number) => {
+      const { init, step } = info.induced.get(before.params[k]!.id)!;
+      const start = primalValue(init);
+      const offset = step === 1 ? t : b.binary("mul", t, b.constant(step));
+      const value = b.constantOf(start) === 0 ? offset : b.binary("add", start, offset);
+      value.hint ||= before.params[k]!.hint;
+      residuals.set(before.params[k]!.id, value);
+      residuals.set(after.params[k]!.id, value);
+    };
+    for (const k of inductions) induce(count, k);
+
     // The last execution of `before`: the one whose condition ended the loop.
     const last: Adjoints = new Map(adjoints);
     for (const i of positions) accumulate(last, forwarded[i]!, adjoints.get(op.results[i]!.id));
@@ -377,6 +404,10 @@ function emitBackwardSweep(
     const step: Region = { params: carried(), ops: [] };
     b.inRegion(step, () => {
       const [k, ...rest] = step.params;
+      if (inductions.length > 0) {
+        const t = b.binary("sub", k!, b.constant(1));
+        for (const j of inductions) induce(t, j);
+      }
       const iteration: Adjoints = new Map(outer.map((id, j) => [id, rest[positions.length + j]!]));
       positions.forEach((i, j) => accumulate(iteration, afterYield.operands[i]!, rest[j]));
       const nextParams = rest.slice(positions.length + outer.length);

@@ -92,9 +92,10 @@ export function emitForwardSweep(
         args,
         results.map((r) => r.type),
         {
-          callee: derivativeKey("fwd", op.attrs.primal!, op.attrs.wrt!),
+          callee: derivativeKey("fwd", op.attrs.primal!, op.attrs.wrt!, op.attrs.frozen),
           primal: op.attrs.primal,
           wrt: op.attrs.wrt,
+          frozen: op.attrs.frozen ?? [],
         },
         [],
         results.map((r) => r.hint),
@@ -104,9 +105,7 @@ export function emitForwardSweep(
     }
     if (isShadowBuilder(op)) {
       // Shadows are built with zeros where the tangent computation would put numbers.
-      const operands = op.operands.map((v) =>
-        isLinear(v) ? b.constant(0) : mapped(v),
-      );
+      const operands = op.operands.map((v) => (isLinear(v) ? b.constant(0) : mapped(v)));
       const copy = b.emit(
         op.opcode,
         operands,

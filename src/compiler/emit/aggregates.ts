@@ -36,7 +36,11 @@ export function zerosLike(type: Type, like: Expr, depth = 0): Expr {
       return js.raw(`new Array(${n.text}).fill(0)`, js.PREC.primary, [like]);
     const e = `e${depth}`;
     const inner = zerosLike(type.element, js.name(e), depth + 1);
-    return js.raw(`${js.member(like, "map").text}((${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text})`, js.PREC.primary, [like]);
+    return js.raw(
+      `${js.member(like, "map").text}((${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text})`,
+      js.PREC.primary,
+      [like],
+    );
   }
   if (isObject(type))
     return js.objectLiteral(

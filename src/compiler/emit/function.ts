@@ -308,8 +308,7 @@ class FunctionEmitter {
           return js.call(js.member(a, op.attrs.method).text, args.slice(1));
         return js.call(this.emitNames.callee(op), args);
       case "pop": {
-        if (isAggregate(op.results[0]!.type))
-          return js.call(`${this.tapeObject}.objects.pop`, []);
+        if (isAggregate(op.results[0]!.type)) return js.call(`${this.tapeObject}.objects.pop`, []);
         const popped: Expr = {
           text: `${TAPE}[--${TOP}]`,
           prec: js.PREC.primary,

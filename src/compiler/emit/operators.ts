@@ -134,7 +134,9 @@ export function operatorWrapper(w: OperatorWrapper): string {
     case "gradient":
     case "valueWithGradient": {
       const result = (v: string) =>
-        w.operator === "gradient" ? gather(first, false) : `{ value: ${v}, gradient: ${gather(first, false)} }`;
+        w.operator === "gradient"
+          ? gather(first, false)
+          : `{ value: ${v}, gradient: ${gather(first, false)} }`;
       if (!w.grad) {
         // Both sweeps, one after the other (functions with loops: see fusedGradientPays).
         const body = `const ${value} = ${call(w.fwd, shadowArgs)}; ${backward("1")}return ${result(value)};`;

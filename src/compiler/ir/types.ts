@@ -115,6 +115,11 @@ export interface OpAttrs {
   wrt?: number[];
   /** `field`, `setField`, `addField`: the field name. */
   field?: string;
+  /**
+   * On a call of a reverse-mode derivative: the array arguments whose contents stay unchanged
+   * until its backward sweep runs, so it may read them again instead of taping.
+   */
+  frozen?: number[];
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */
   method?: string;
 }

@@ -164,7 +164,8 @@ function methodSymbol(
   const [file, className] = splitKey(type.classKey!);
   const mod = ctx.program.load(file);
   const decl = mod.types.get(className);
-  if (!decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression")) return undefined;
+  if (!decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression"))
+    return undefined;
   for (const m of decl.body.body) {
     if (
       m.type === "MethodDefinition" &&
@@ -222,7 +223,11 @@ function lowerUserCall(
   receiver?: Value,
 ): Value {
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
-  const args = lowerArguments(ctx, node, signature.params.map((p) => p.type));
+  const args = lowerArguments(
+    ctx,
+    node,
+    signature.params.map((p) => p.type),
+  );
   ctx.at(node);
   // Optional and default parameters are reported when the callee is lowered.
   const fixedArity = signature.params.every((p) => !p.unsupported);
@@ -270,7 +275,9 @@ function lowerArguments(
         `${describeNode(arg)} is not supported in differentiable code`,
       );
     const literal =
-      arg.type === "ArrayExpression" || arg.type === "ObjectExpression" || arg.type === "NewExpression";
+      arg.type === "ArrayExpression" ||
+      arg.type === "ObjectExpression" ||
+      arg.type === "NewExpression";
     return literal
       ? lowerValue(ctx, arg as Expression, expected[i])
       : lowerExpression(ctx, arg as Expression);

@@ -208,8 +208,7 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (binding) {
     const imported = ctx.program.resolveLocalConstant(ctx.module, name);
     const type = imported && (imported.type ?? moduleConstantType(ctx, imported));
-    if (type)
-      return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
+    if (type) return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
     return ctx.fail(
       node,
       "unknownType",
@@ -437,11 +436,7 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
 
 export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type): Value {
   if (!assignable(v.type, type))
-    return ctx.fail(
-      node,
-      "typeMismatch",
-      `expected ${article(type)} here, got ${article(v.type)}`,
-    );
+    return ctx.fail(node, "typeMismatch", `expected ${article(type)} here, got ${article(v.type)}`);
   return v;
 }
 

@@ -5,14 +5,7 @@ import type {
   NewExpression,
   ObjectExpression,
 } from "oxc-parser";
-import {
-  elementAt,
-  fieldOf,
-  isArray,
-  isObject,
-  sameType,
-  typeText,
-} from "../ir/type-system.js";
+import { elementAt, fieldOf, isArray, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, FieldType, ObjectType, Type, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
@@ -93,8 +86,14 @@ export function lowerMemberWrite(
     const field = namedField(ctx, node, type);
     const current = () => {
       ctx.at(node);
-      return ctx.builder.emit("field", [object], [field.type], { field: field.name }, [], field.name)
-        .results[0]!;
+      return ctx.builder.emit(
+        "field",
+        [object],
+        [field.type],
+        { field: field.name },
+        [],
+        field.name,
+      ).results[0]!;
     };
     const value = compute(current, field.type);
     ctx.at(node);
@@ -157,7 +156,11 @@ export function lowerArrayLiteral(
   const elements = node.elements.map((e, i) => {
     if (!e) return ctx.fail(node, "unsupportedSyntax", "array holes are not supported");
     const v = lowerExpression(ctx, e as Expression);
-    const want = tuple ? tuple.elements![i] : expected && isArray(expected) ? expected.element : undefined;
+    const want = tuple
+      ? tuple.elements![i]
+      : expected && isArray(expected)
+        ? expected.element
+        : undefined;
     if (want) expectType(ctx, e, v, want);
     return v;
   });
@@ -177,7 +180,12 @@ export function lowerArrayLiteral(
     const uniform = elements.every((e) => sameType(e.type, first.type));
     type = uniform
       ? { kind: "array", storage: "Array", element: first.type }
-      : { kind: "array", storage: "Array", element: "opaque", elements: elements.map((e) => e.type) };
+      : {
+          kind: "array",
+          storage: "Array",
+          element: "opaque",
+          elements: elements.map((e) => e.type),
+        };
   }
   return ctx.builder.emit("literal", elements, [type]).results[0]!;
 }
@@ -336,7 +344,8 @@ export function lowerNew(ctx: LowerContext, node: NewExpression, expected?: Type
     const arg = lowerExpression(ctx, node.arguments[0] as Expression);
     ctx.at(node);
     if (name === "Array") {
-      if (arg.type !== "number") return ctx.fail(node, "typeMismatch", "'new Array' needs a length");
+      if (arg.type !== "number")
+        return ctx.fail(node, "typeMismatch", "'new Array' needs a length");
       const element = expected && isArray(expected) ? expected.element : "number";
       const type: ArrayType = { kind: "array", storage: "Array", element };
       return ctx.builder.emit("alloc", [arg], [type], {}, [], "").results[0]!;
@@ -349,8 +358,11 @@ export function lowerNew(ctx: LowerContext, node: NewExpression, expected?: Type
     if (arg.type === "number") return ctx.builder.emit("alloc", [arg], [type]).results[0]!;
     if (isArray(arg.type) && arg.type.element === "number") {
       // A typed copy of an array of numbers.
-      const out = ctx.builder.emit("alloc", [ctx.builder.emit("length", [arg], ["number"]).results[0]!], [type])
-        .results[0]!;
+      const out = ctx.builder.emit(
+        "alloc",
+        [ctx.builder.emit("length", [arg], ["number"]).results[0]!],
+        [type],
+      ).results[0]!;
       forEachIndex(ctx, arg, (i) => {
         const v = ctx.builder.emit("index", [arg, i], ["number"]).results[0]!;
         ctx.builder.emit("setIndex", [out, i, v], []);

@@ -30,8 +30,16 @@ export function lowerArrayMethod(
   const b = ctx.builder;
   const args = node.arguments as Expression[];
   const arity = (min: number, max: number) => {
-    if (args.length < min || args.length > max || node.arguments.some((a) => a.type === "SpreadElement"))
-      ctx.fail(node, "callArity", `'.${method}' takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? "" : "s"} here`);
+    if (
+      args.length < min ||
+      args.length > max ||
+      node.arguments.some((a) => a.type === "SpreadElement")
+    )
+      ctx.fail(
+        node,
+        "callArity",
+        `'.${method}' takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? "" : "s"} here`,
+      );
   };
   switch (method) {
     case "push": {
@@ -105,7 +113,11 @@ function countedLoop(ctx: LowerContext, count: Value, body: (k: Value) => void):
 }
 
 /** The callback of `map`/`forEach`/`reduce`/`Array.from`: an arrow function written in place. */
-function callbackOf(ctx: LowerContext, node: Node | undefined, what: string): ArrowFunctionExpression {
+function callbackOf(
+  ctx: LowerContext,
+  node: Node | undefined,
+  what: string,
+): ArrowFunctionExpression {
   if (!node || node.type !== "ArrowFunctionExpression" || node.async) {
     return ctx.fail(
       node ?? ctx.builder.loc,
@@ -173,7 +185,12 @@ function lowerIteration(
       if (method === "reduce") {
         ctx.assign(accumulator!, expectType(ctx, callback, produced!, initial!.type));
       } else if (method === "map" || method === "from") {
-        if (!produced) return ctx.fail(callback, "typeMismatch", `the callback of '.${method}' must return a value`);
+        if (!produced)
+          return ctx.fail(
+            callback,
+            "typeMismatch",
+            `the callback of '.${method}' must return a value`,
+          );
         resultSlot.value ??= produced;
         if (!sameType(produced.type, resultSlot.value.type))
           ctx.fail(callback, "typeMismatch", "the callback must return one type");
@@ -224,7 +241,14 @@ function inlineCallback(
     let returns = 0;
     walk(callback.body, (n) => {
       if (n.type === "ReturnStatement") returns++;
-      return n === callback.body || !(n.type === "ArrowFunctionExpression" || n.type === "FunctionExpression" || n.type === "FunctionDeclaration");
+      return (
+        n === callback.body ||
+        !(
+          n.type === "ArrowFunctionExpression" ||
+          n.type === "FunctionExpression" ||
+          n.type === "FunctionDeclaration"
+        )
+      );
     });
     const finalReturn = last?.type === "ReturnStatement" ? last : undefined;
     if (returns > (finalReturn ? 1 : 0)) {
@@ -280,7 +304,8 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
 /** The property name of a non-computed member callee (`xs.map`), if it is one. */
 export function methodName(callee: Node): string | undefined {
   const m = callee as MemberExpression;
-  if (m.type !== "MemberExpression" || m.computed || m.property.type !== "Identifier") return undefined;
+  if (m.type !== "MemberExpression" || m.computed || m.property.type !== "Identifier")
+    return undefined;
   return m.property.name;
 }
 

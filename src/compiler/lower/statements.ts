@@ -358,7 +358,11 @@ function lowerLoopStatement(
         .map((name) => ctx.scope.lookup(name))
         .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot));
       const carried = [
-        ...new Set([...assigned, ...stopFlags, ...(inside.returns && ctx.resultSlot ? [ctx.resultSlot] : [])]),
+        ...new Set([
+          ...assigned,
+          ...stopFlags,
+          ...(inside.returns && ctx.resultSlot ? [ctx.resultSlot] : []),
+        ]),
       ];
 
       const stopped = () => (stopFlags.length ? anyOf(ctx, stopFlags) : undefined);

@@ -13,6 +13,8 @@ export interface Effects {
   replaces: Set<number>;
   /** Parameters the returned value may be, or contain. */
   aliases: Set<number>;
+  /** Module-level arrays and objects it writes (directly or through callees), by name. */
+  moduleWrites: string[];
 }
 
 export type EffectsOf = (callee: FunctionKey) => Effects | undefined;
@@ -74,8 +76,8 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses
           for (const v of op.operands) classes.union(v, op.results[0]!);
           break;
         case "select":
-          op.results[0] && classes.union(op.results[0], op.operands[1]!);
-          op.results[0] && classes.union(op.results[0], op.operands[2]!);
+          classes.union(op.results[0]!, op.operands[1]!);
+          classes.union(op.results[0]!, op.operands[2]!);
           break;
         case "if":
           op.results.forEach((r, i) =>
@@ -126,7 +128,8 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     if (replaced.has(classes.find(p.id))) replaces.add(i);
     if (ret && classes.same(ret, p)) aliases.add(i);
   });
-  return { writes, replaces, aliases };
+  const moduleWrites = [...new Set(findModuleWrites(fn, effectsOf).map((w) => w.name))];
+  return { writes, replaces, aliases, moduleWrites };
 }
 
 /**
@@ -186,7 +189,7 @@ function shadowParam(op: Op, i: number): number {
  * Writes into module-level arrays and objects (directly or through a callee): differentiable
  * code must not change them, since their derivative would live on between calls.
  */
-export function moduleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op; name: string }[] {
+export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op; name: string }[] {
   const classes = aliasClasses(fn, effectsOf);
   const globalClass = new Map<number, string>();
   const found: { op: Op; name: string }[] = [];
@@ -207,6 +210,7 @@ export function moduleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op; na
         targets = op.operands.filter(
           (arg, i) => isAggregate(arg.type) && (!effects || effects.writes.has(i)),
         );
+        for (const name of effects?.moduleWrites ?? []) found.push({ op, name });
       }
       for (const t of targets) {
         const name = globalClass.get(classes.find(t.id));
@@ -215,14 +219,14 @@ export function moduleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op; na
     }
   };
   collect(fn.body);
-  if (globalClass.size > 0) check(fn.body);
+  check(fn.body);
   return found;
 }
 
 /** Conservative effects for a function not analyzed (yet): it may write and return anything. */
 export function unknownEffects(fn: { params: Value[] }): Effects {
   const all = fn.params.flatMap((p, i) => (isAggregate(p.type) ? [i] : []));
-  return { writes: new Set(all), replaces: new Set(all), aliases: new Set(all) };
+  return { writes: new Set(all), replaces: new Set(all), aliases: new Set(all), moduleWrites: [] };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { analyzeActivity } from "../analyze/activity.js";
 import {
-  moduleWrites,
+  findModuleWrites,
   summarizeEffects,
   type Effects,
   type EffectsOf,
@@ -229,7 +229,7 @@ export class Differentiator {
       );
       return undefined;
     }
-    const writes = moduleWrites(primal, this.effects);
+    const writes = findModuleWrites(primal, this.effects);
     for (const { op, name } of writes) {
       this.diagnostics.add({
         severity: "error",

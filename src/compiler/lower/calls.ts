@@ -125,6 +125,13 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     );
   }
   const symbol = resolveCallee(ctx, path);
+  if (!symbol && ctx.program.resolveType(ctx.module, head)?.node.type === "ClassDeclaration") {
+    return ctx.fail(
+      callee,
+      "unsupportedSyntax",
+      `static methods ('${path}') are not supported in differentiable code; use a function declared at the top level`,
+    );
+  }
   if (!symbol) return failUnknownCallee(ctx, callee, path);
   return lowerUserCall(ctx, node, symbol, path);
 }

@@ -442,7 +442,8 @@ export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type):
 
 /** "a number", "a Float64Array", "a Params" — how messages name a value's type. */
 export function article(t: Type): string {
-  return `a ${typeText(t)}`;
+  const text = typeText(t);
+  return /^[aeiouAEIOU]/.test(text) ? `an ${text}` : `a ${text}`;
 }
 
 /** The property name of `Math.x`, if `node` is such a member expression. */

@@ -314,5 +314,14 @@ export function isValueReceiver(ctx: LowerContext, callee: MemberExpression): bo
   const object = callee.object;
   if (object.type !== "Identifier") return object.type !== "Super";
   if (ctx.scope.lookup(object.name)) return true;
-  return false;
+  // A module-level array or object (declared here or imported), not a namespace or a class.
+  const name = object.name;
+  if (ctx.module.functions.has(name) || ctx.module.types.has(name)) return false;
+  if (ctx.module.constants.has(name)) return !ctx.module.constants.get(name)!.holdsFunction;
+  const binding = ctx.module.imports.get(name);
+  return (
+    binding !== undefined &&
+    binding.imported !== "*" &&
+    ctx.program.resolveLocalConstant(ctx.module, name) !== undefined
+  );
 }

@@ -1,5 +1,5 @@
 import { isAggregate } from "../ir/type-system.js";
-import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, Region, SourceLoc, Value } from "../ir/types.js";
 
 // What a function does to the arrays and objects it is given, as seen by its callers:
 // which parameters it may write (directly, or through a callee), and which parameters its
@@ -13,8 +13,18 @@ export interface Effects {
   replaces: Set<number>;
   /** Parameters the returned value may be, or contain. */
   aliases: Set<number>;
-  /** Module-level arrays and objects it writes (directly or through callees), by name. */
-  moduleWrites: string[];
+  /** Module-level arrays and objects it writes (directly or through callees). */
+  moduleWrites: ModuleWrite[];
+}
+
+/** A write into a module-level array or object: where, and through which calls. */
+export interface ModuleWrite {
+  name: string;
+  loc: SourceLoc;
+  /** The calls that lead from the function to the write, innermost first. */
+  calls: { callee: string; loc: SourceLoc }[];
+  /** The write is a call given the array (which the callee writes). */
+  passed: boolean;
 }
 
 export type EffectsOf = (callee: FunctionKey) => Effects | undefined;
@@ -128,8 +138,7 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     if (replaced.has(classes.find(p.id))) replaces.add(i);
     if (ret && classes.same(ret, p)) aliases.add(i);
   });
-  const moduleWrites = [...new Set(findModuleWrites(fn, effectsOf).map((w) => w.name))];
-  return { writes, replaces, aliases, moduleWrites };
+  return { writes, replaces, aliases, moduleWrites: findModuleWrites(fn, effectsOf) };
 }
 
 /**
@@ -189,10 +198,10 @@ function shadowParam(op: Op, i: number): number {
  * Writes into module-level arrays and objects (directly or through a callee): differentiable
  * code must not change them, since their derivative would live on between calls.
  */
-export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op; name: string }[] {
+export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): ModuleWrite[] {
   const classes = aliasClasses(fn, effectsOf);
   const globalClass = new Map<number, string>();
-  const found: { op: Op; name: string }[] = [];
+  const found: ModuleWrite[] = [];
   const collect = (region: Region) => {
     for (const op of region.ops) {
       if (op.opcode === "global" && isAggregate(op.results[0]!.type))
@@ -210,11 +219,15 @@ export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): { op: Op
         targets = op.operands.filter(
           (arg, i) => isAggregate(arg.type) && (!effects || effects.writes.has(i)),
         );
-        for (const name of effects?.moduleWrites ?? []) found.push({ op, name });
+        for (const w of effects?.moduleWrites ?? []) {
+          const call = { callee: op.attrs.calleeName ?? "", loc: op.loc };
+          found.push({ ...w, calls: [...w.calls, call] });
+        }
       }
       for (const t of targets) {
         const name = globalClass.get(classes.find(t.id));
-        if (name !== undefined) found.push({ op, name });
+        if (name !== undefined)
+          found.push({ name, loc: op.loc, calls: [], passed: op.opcode === "call" });
       }
     }
   };

@@ -2,6 +2,7 @@ import type { Node } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import { annotationType } from "../lower/signature.js";
 import type { TypeResolver } from "./declared-types.js";
+import { sameType } from "../ir/type-system.js";
 
 // Types of initializers nabla can know without a type checker: literals, arithmetic,
 // comparisons, Math, Number(…) and names whose types are known. Used for module-level
@@ -67,7 +68,7 @@ export function inferType(
         e && e.type !== "SpreadElement" ? inferType(e, lookup, resolve) : undefined,
       );
       const first = types[0];
-      if (!first || !types.every((t) => t === first)) return undefined;
+      if (!first || !types.every((t) => t !== undefined && sameType(t, first))) return undefined;
       return { kind: "array", storage: "Array", element: first };
     }
     case "Literal":
@@ -123,6 +124,21 @@ export function inferType(
     case "MemberExpression":
       return calleePath(node)?.startsWith("Math.") ? "number" : undefined;
     case "CallExpression": {
+      // `new Float64Array(n).fill(0)`, `xs.slice()`, `xs.map(…)` of a known array keep its type.
+      const callee = node.callee;
+      if (
+        resolve &&
+        callee.type === "MemberExpression" &&
+        !callee.computed &&
+        callee.property.type === "Identifier" &&
+        ["fill", "slice", "map"].includes(callee.property.name)
+      ) {
+        const receiver = inferType(callee.object, lookup, resolve);
+        if (receiver && typeof receiver === "object" && receiver.kind === "array")
+          return callee.property.name === "map" && receiver.storage === "Array"
+            ? undefined
+            : receiver;
+      }
       const path = calleePath(node.callee);
       if (!path) return undefined;
       if (path.startsWith("Math.") || NUMBER_CALLS.has(path)) return "number";

@@ -230,13 +230,19 @@ export class Differentiator {
       return undefined;
     }
     const writes = findModuleWrites(primal, this.effects);
-    for (const { op, name } of writes) {
+    for (const { name, loc, calls, passed } of writes) {
       this.diagnostics.add({
         severity: "error",
         code: DiagnosticCode.moduleVariableWrite,
-        message: `differentiable code cannot change the module-level '${name}'${op.opcode === "call" ? ` (this call writes to it)` : ""}; pass it in as a parameter instead`,
-        loc: op.loc,
-        notes: demand.chain,
+        message: `differentiable code cannot change the module-level '${name}'${passed ? " (this call writes to it)" : ""}; pass it in as a parameter instead`,
+        loc,
+        notes: [
+          ...calls.map((c) => ({
+            message: `when differentiating this call to '${c.callee}'`,
+            loc: c.loc,
+          })),
+          ...demand.chain,
+        ],
       });
     }
     if (writes.length > 0) return undefined;

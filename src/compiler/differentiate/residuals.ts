@@ -180,10 +180,18 @@ export class ReverseInfo {
    * loop costs no tape at all.
    */
   private cheapFromOuter(def: Op, v: Value, taped: Set<number>, depth: number): boolean {
-    if (depth > 3 || def.tangent || !CHEAP.has(def.opcode) || v.type !== "number") return false;
+    if (depth > 3 || v.type !== "number") return false;
+    // Operands may be read again from frozen memory (`o * this.nin + i`).
+    if (depth > 0 && this.rereadable(def)) return this.fromOuter(def, v, taped, depth);
+    if (def.tangent || !CHEAP.has(def.opcode)) return false;
+    return this.fromOuter(def, v, taped, depth);
+  }
+
+  private fromOuter(def: Op, v: Value, taped: Set<number>, depth: number): boolean {
     const where = this.home.get(v.id);
     return def.operands.every((o) => {
       if (this.rematerializable.has(o.id) || this.induced.has(o.id) || taped.has(o.id)) return true;
+      if (this.recomputed.has(o.id)) return true;
       const home = this.home.get(o.id);
       if (home !== where && this.encloses(home, where)) return true;
       const inner = this.definitions.get(o.id);

@@ -10,8 +10,8 @@ import { assertClose, centralDifference, loadProgram } from "./support/harness.j
 // mode by the dot-product identity <J·v, w> = <v, Jᵀ·w> for a random tangent v and a random
 // adjoint w. Then what the tangent values look like (kinds, shapes, keys, fresh values), what
 // the operators may do to the user's inputs, pullbacks called twice, and aliased arguments.
-// The programs live in one source below, compiled once; cases that reveal a bug get their
-// own small program and a `todo`, so the suite stays green while they are open.
+// The programs live in one source below, compiled once; bugs these tests found have their own
+// small programs at the end.
 
 fc.configureGlobal({ includeErrorInReport: true });
 
@@ -984,18 +984,12 @@ export const d = differential(f);
 });
 
 // ---------------------------------------------------------------------------------------------
-// Known bugs: each test asserts the correct behavior, on a program of its own, and is a `todo`
-// until the bug is fixed (then drop the todo).
+// Bugs found by these tests, each on a program of its own so it stays fixed.
 
-describe("known bugs", () => {
-  test(
-    "an array grown with .push: its adjoint in reverse mode",
-    {
-      todo: "bug: reverse mode never grows the adjoint of an array built with .push, so gradients are NaN",
-    },
-    async () => {
-      const m = await loadProgram<Record<string, Scalar>>({
-        "main.ts": `import { gradient, pullback, differential } from "nabla";
+describe("regressions", () => {
+  test("an array grown with .push: its adjoint in reverse mode", async () => {
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { gradient, pullback, differential } from "nabla";
 export function pushed(v: number[]): number {
   const out: number[] = [];
   for (let i = 0; i < v.length; i++) out.push(v[i] * v[i]);
@@ -1004,40 +998,28 @@ export function pushed(v: number[]): number {
 export const g = gradient(pushed);
 export const d = differential(pushed);
 `,
-      });
-      // v0²·v1²: the gradient (2·v0·v1², 2·v0²·v1).
-      assert.deepEqual(m.g!([2, 3]), [36, 24]);
-      assert.equal((m.d!([2, 3]) as unknown as Scalar)([1, 0]), 36);
-    },
-  );
+    });
+    // v0²·v1²: the gradient (2·v0·v1², 2·v0²·v1).
+    assert.deepEqual(m.g!([2, 3]), [36, 24]);
+    assert.equal((m.d!([2, 3]) as unknown as Scalar)([1, 0]), 36);
+  });
 
-  test(
-    "an array literal with a spread: its adjoint in reverse mode",
-    {
-      todo: "bug: reverse mode gives NaN through [...v] (lowered to pushes onto an empty adjoint)",
-    },
-    async () => {
-      const m = await loadProgram<Record<string, Scalar>>({
-        "main.ts": `import { gradient } from "nabla";
+  test("an array literal with a spread: its adjoint in reverse mode", async () => {
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { gradient } from "nabla";
 export function spread(v: number[]): number {
   const a = [...v, 1];
   return a[0] * a[1] + a[2];
 }
 export const g = gradient(spread);
 `,
-      });
-      assert.deepEqual(m.g!([3, 4]), [4, 3]);
-    },
-  );
+    });
+    assert.deepEqual(m.g!([3, 4]), [4, 3]);
+  });
 
-  test(
-    "a helper that builds an array or object from numbers only",
-    {
-      todo: "bug: the result of a call with only number arguments is inactive: derivatives through it are 0",
-    },
-    async () => {
-      const m = await loadProgram<Record<string, Scalar>>({
-        "main.ts": `import { gradient, differential } from "nabla";
+  test("a helper that builds an array or object from numbers only", async () => {
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { gradient, differential } from "nabla";
 function pair(r: number): number[] {
   return [r * 2, r * r];
 }
@@ -1056,78 +1038,65 @@ export const gArray = gradient(viaArray);
 export const dArray = differential(viaArray);
 export const gObject = gradient(viaObject);
 `,
-      });
-      // 2r + r²: 8 at 3. r²·cos t·sin t: (2r·cos t·sin t, r²·cos 2t).
-      assert.equal(m.gArray!(3), 8);
-      assert.equal((m.dArray!(3) as unknown as Scalar)(1), 8);
-      const [r, t] = [2, 0.5];
-      const [dr, dt] = m.gObject!(r, t) as unknown as number[];
-      assertClose(dr!, 2 * r * Math.cos(t) * Math.sin(t), 1e-12, "∂/∂r");
-      assertClose(dt!, r * r * Math.cos(2 * t), 1e-12, "∂/∂t");
-    },
-  );
+    });
+    // 2r + r²: 8 at 3. r²·cos t·sin t: (2r·cos t·sin t, r²·cos 2t).
+    assert.equal(m.gArray!(3), 8);
+    assert.equal((m.dArray!(3) as unknown as Scalar)(1), 8);
+    const [r, t] = [2, 0.5];
+    const [dr, dt] = m.gObject!(r, t) as unknown as number[];
+    assertClose(dr!, 2 * r * Math.cos(t) * Math.sin(t), 1e-12, "∂/∂r");
+    assertClose(dt!, r * r * Math.cos(2 * t), 1e-12, "∂/∂t");
+  });
 
-  test(
-    "a parameter named o",
-    { todo: "bug: its tangent is named 'do', a reserved word: NABLA001 on the generated code" },
-    async () => {
-      const m = await loadProgram<Record<string, Scalar>>({
-        "main.ts": `import { gradient, differential } from "nabla";
+  test("a parameter named o", async () => {
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { gradient, differential } from "nabla";
 export function norm2(o: { x: number; y: number }): number {
   return o.x * o.x + o.y * o.y;
 }
 export const g = gradient(norm2);
 export const d = differential(norm2);
 `,
-      });
-      assert.deepEqual(m.g!({ x: 3, y: 4 }), { x: 6, y: 8 });
-      assert.equal((m.d!({ x: 3, y: 4 }) as unknown as Scalar)({ x: 1, y: 0 }), 6);
-    },
-  );
+    });
+    assert.deepEqual(m.g!({ x: 3, y: 4 }), { x: 6, y: 8 });
+    assert.equal((m.d!({ x: 3, y: 4 }) as unknown as Scalar)({ x: 1, y: 0 }), 6);
+  });
 
-  test(
-    "the same array as an argument and inside another argument, written through one",
-    { todo: "bug: the alias check looks at arguments only, so the gradient is silently wrong" },
-    async () => {
-      const m = await loadProgram<Record<string, Scalar>>({
-        "main.ts": `import { gradient } from "nabla";
+  test("the same array as an argument and inside another argument, written through one", async () => {
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { gradient } from "nabla";
 export function f(p: { v: number[] }, b: number[]): number {
   p.v[0] = p.v[0] * b[0];
   return p.v[0] + b[0];
 }
 export const g = gradient(f);
 `,
-      });
-      // With y both p.v and b: y0·y0 + y0·y0 = 2·y0², of derivative 4·y0 = 8 at 2. Treating
-      // p.v and b as separate values gives (y0, y0 + 1) = (2, 3), which add up to 5.
-      const y = [2];
-      assert.throws(() => m.g!({ v: y }, y), AliasedArgumentsError);
-    },
-  );
+    });
+    // With y both p.v and b: y0·y0 + y0·y0 = 2·y0², of derivative 4·y0 = 8 at 2. Treating
+    // p.v and b as separate values gives (y0, y0 + 1) = (2, 3), which add up to 5.
+    const y = [2];
+    assert.throws(() => m.g!({ v: y }, y), AliasedArgumentsError);
+  });
 
-  test(
-    "the differential of a function that writes its argument, called twice",
-    { todo: "bug: each call of the differential runs the function again on the written argument" },
-    async () => {
-      const m = await program();
-      const build = () => argsAt(m, "prefixLoss");
-      const v = f64(R.slice(5, 10));
-      const expected = dot(v, (await get("g_prefixLoss"))(...build())).value;
-      const written = build();
-      (await get("prefixLoss"))(...written);
+  test("the differential of a function that writes its argument, called twice", async () => {
+    const m = await program();
+    const build = () => argsAt(m, "prefixLoss");
+    const v = f64(R.slice(5, 10));
+    const expected = dot(v, (await get("g_prefixLoss"))(...build())).value;
+    const written = build();
+    (await get("prefixLoss"))(...written);
 
-      const args = build();
-      const df = (await get("d_prefixLoss"))(...args) as (v: Float64Array) => number;
-      assertClose(df(v), expected, 1e-12, "differential, first call");
-      assertClose(df(v), expected, 1e-12, "differential, second call");
-      assert.deepStrictEqual(args, written, "differential: the argument written once");
+    const args = build();
+    const df = (await get("d_prefixLoss"))(...args) as (v: Float64Array) => number;
+    assertClose(df(v), expected, 1e-12, "differential, first call");
+    assertClose(df(v), expected, 1e-12, "differential, second call");
+    assert.deepStrictEqual(args, written, "differential: the argument written once");
 
-      const more = build();
-      const { differential } = (await get("vdPrefix"))(...more) as {
-        differential: (v: Float64Array) => number;
-      };
-      assertClose(differential(v), expected, 1e-12, "valueWithDifferential");
-      assert.deepStrictEqual(more, written, "valueWithDifferential: the argument written once");
-    },
-  );
+    const more = build();
+    const { differential } = (await get("vdPrefix"))(...more) as {
+      differential: (v: Float64Array) => number;
+    };
+    assertClose(differential(v), expected, 1e-12, "valueWithDifferential");
+    assert.deepStrictEqual(more, written, "valueWithDifferential: the argument written once");
+  });
 });

@@ -13,7 +13,13 @@ export {
   shrinkTape,
   tapeReset,
 } from "./tape.js";
-export { clearTangent, copyTangent, AliasedArgumentsError } from "./tangents.js";
+export {
+  clearTangent,
+  copyTangent,
+  copyValue,
+  checkAliasing,
+  AliasedArgumentsError,
+} from "./tangents.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { NotCompiledError } from "./not-compiled.js";
 

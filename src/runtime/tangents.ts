@@ -36,16 +36,59 @@ export function copyTangent<T>(t: T): T {
   return t;
 }
 
+/** A deep copy of a value of the user's, keeping class instances' prototypes. */
+export function copyValue<T>(v: T): T {
+  if (v instanceof Float64Array || v instanceof Float32Array) return v.slice() as T;
+  if (Array.isArray(v)) return v.map(copyValue) as T;
+  if (v !== null && typeof v === "object") {
+    const copy = Object.create(Object.getPrototypeOf(v) as object | null) as Record<
+      string,
+      unknown
+    >;
+    for (const [k, x] of Object.entries(v)) copy[k] = copyValue(x);
+    return copy as T;
+  }
+  return v;
+}
+
 /**
- * Arguments that are the same array or object while the function writes one of them: nabla
- * gives each argument its own tangent, which would be wrong for memory both names change.
+ * Arrays or objects reachable from two arguments (or twice from one), where the function
+ * writes one of them: nabla gives each path its own tangent, which would be wrong for memory
+ * that both names change.
  */
 export class AliasedArgumentsError extends Error {
   constructor(operator: string, first: number, second: number) {
     super(
-      `${operator}: arguments ${first} and ${second} are the same array or object, and the function writes to it; ` +
-        `nabla differentiates arguments as separate values, so pass a copy (e.g. 'x.slice()') to one of them`,
+      (first === second
+        ? `${operator}: argument ${first} reaches the same array or object twice, and the function writes to it; `
+        : `${operator}: arguments ${first} and ${second} share an array or object, and the function writes to it; `) +
+        `nabla differentiates each path as a separate value, so pass a copy (e.g. 'x.slice()') instead`,
     );
     this.name = "AliasedArgumentsError";
   }
+}
+
+/**
+ * Throws AliasedArgumentsError when an array or object is reachable twice from the arguments
+ * and one of the arguments reaching it is written by the function (`written[i]`).
+ */
+export function checkAliasing(operator: string, args: unknown[], written: boolean[]): void {
+  const owner = new Map<object, number>();
+  const visit = (v: unknown, arg: number): void => {
+    if (v === null || typeof v !== "object") return;
+    const first = owner.get(v);
+    if (first !== undefined) {
+      if (written[first] || written[arg]) throw new AliasedArgumentsError(operator, first, arg);
+      return;
+    }
+    owner.set(v, arg);
+    if (ArrayBuffer.isView(v)) return;
+    if (Array.isArray(v)) {
+      if (v.length > 0 && typeof v[0] === "number") return;
+      for (const e of v) visit(e, arg);
+      return;
+    }
+    for (const x of Object.values(v)) visit(x, arg);
+  };
+  args.forEach(visit);
 }

@@ -149,7 +149,11 @@ export function analyzeActivity(
       } else if (op.opcode === "call" && op.operands.some((v) => isAggregate(v.type))) {
         // The callee may write an argument someone reads later.
         for (const v of op.operands) if (v.type === "number") mark(useful, v);
-      } else if (op.opcode !== "detach" && op.results.some((r) => useful.has(r.id))) {
+      } else if (
+        op.opcode !== "detach" &&
+        // Arrays and objects count as useful (see above): what builds them is useful too.
+        op.results.some((r) => useful.has(r.id) || isAggregate(r.type))
+      ) {
         for (const v of op.operands) if (carries(op, v) || op.opcode === "nondiff") mark(useful, v);
       }
     }

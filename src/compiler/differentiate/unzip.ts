@@ -117,6 +117,13 @@ export function emitForwardSweep(
       op.results.forEach((r, i) => map.set(r.id, copy.results[i]!));
       return;
     }
+    if (op.tangent && op.opcode === "setIndex" && op.attrs.value === "grow") {
+      // `a.push(v)`: the shadow grows with the array (by a zero), so the backward sweep finds
+      // the element's adjoint where it transposes the push.
+      const [shadow, index] = op.operands as [Value, Value];
+      b.emit("setIndex", [mapped(shadow), mapped(index), b.constant(0)], [], { ...op.attrs });
+      return;
+    }
     if (op.tangent) return;
     const copy = b.emit(
       op.opcode,

@@ -56,18 +56,13 @@ export function operatorWrapper(w: OperatorWrapper): string {
     return name;
   };
   const isAggregate = (i: number) => w.zeros[i] !== undefined;
-  /** Throws when two array arguments are one array and the function writes it. */
-  const aliasChecks = (() => {
-    const aggregates = params.map((_, i) => i).filter(isAggregate);
-    const checks: string[] = [];
-    for (const i of aggregates)
-      for (const j of aggregates)
-        if (i < j && (w.writes.includes(i) || w.writes.includes(j)))
-          checks.push(
-            `if (${params[i]} === ${params[j]}) throw new ${w.runtime}.AliasedArgumentsError(${JSON.stringify(w.operator)}, ${i}, ${j}); `,
-          );
-    return checks.join("");
-  })();
+  /** Throws when an array the function writes is reachable twice from the arguments. */
+  const aliasChecks =
+    w.writes.length === 0
+      ? ""
+      : `${w.runtime}.checkAliasing(${JSON.stringify(w.operator)}, [${params.join(", ")}], [${params
+          .map((_, i) => w.writes.includes(i))
+          .join(", ")}]); `;
 
   switch (w.operator) {
     case "derivative":
@@ -84,14 +79,34 @@ export function operatorWrapper(w: OperatorWrapper): string {
         const t = tangents[w.wrt.indexOf(i)]!;
         return isAggregate(i) ? `${w.runtime}.copyTangent(${t})` : t;
       });
-      const differential = `(${tangents.join(", ")}) => ${call(w.jvp, inOrder)}`;
-      if (w.operator === "differential")
-        return `((${args}) => { ${aliasChecks}return ${differential}; })`;
+      // A function that changes its arguments changes them once, as one call of it would; the
+      // differential is the one at the point it was taken, so later runs use copies of them as
+      // they were.
+      const snapshots = new Map(w.writes.map((i) => [i, fresh(`${params[i]}0`)]));
+      const fresh_ = fresh("fresh");
+      const takeSnapshots = [...snapshots]
+        .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${params[i]}); `)
+        .join("");
+      const primalArgs = params.map((p, i) =>
+        snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
+      );
+      const jvpCall = (rest: string[]) =>
+        `${w.jvp}(${[...primalArgs, ...w.captures, ...rest].join(", ")})`;
+      const differential = (originalFirst: boolean) =>
+        snapshots.size === 0
+          ? `(${tangents.join(", ")}) => ${call(w.jvp, inOrder)}`
+          : originalFirst
+            ? `(${tangents.join(", ")}) => { if (${fresh_}) { ${fresh_} = false; return ${call(w.jvp, inOrder)}; } return ${jvpCall(inOrder)}; }`
+            : `(${tangents.join(", ")}) => ${jvpCall(inOrder)}`;
+      if (w.operator === "differential") {
+        const flag = snapshots.size > 0 ? `let ${fresh_} = true; ` : "";
+        return `((${args}) => { ${aliasChecks}${takeSnapshots}${flag}return ${differential(true)}; })`;
+      }
       const value = fresh("value");
       const zeros = sorted.map((i) => (isAggregate(i) ? w.zeros[i]!(params[i]!) : "0"));
       return (
-        `((${args}) => { ${aliasChecks}${call(w.jvp, zeros)}; const ${value} = ${out(1)}; ` +
-        `return { value: ${value}, differential: ${differential} }; })`
+        `((${args}) => { ${aliasChecks}${takeSnapshots}${call(w.jvp, zeros)}; const ${value} = ${out(1)}; ` +
+        `return { value: ${value}, differential: ${differential(false)} }; })`
       );
     }
   }
@@ -166,6 +181,16 @@ export function operatorWrapper(w: OperatorWrapper): string {
 /** `base`, or `base_`, `base__`… when that name is taken. */
 function freshName(base: string, taken: string[]): string {
   let name = base;
-  while (taken.includes(name)) name = `${name}_`;
+  while (taken.includes(name) || RESERVED_WORDS.has(name)) name = `${name}_`;
   return name;
 }
+
+/** Names a wrapper may not use for a variable (`do` is the tangent of a parameter `o`). */
+const RESERVED_WORDS = new Set(
+  (
+    "break case catch class const continue debugger default delete do else enum export extends " +
+    "false finally for function if import in instanceof let new null return static super switch " +
+    "this throw true try typeof var void while with yield await implements interface package " +
+    "private protected public arguments eval"
+  ).split(" "),
+);

@@ -12,6 +12,7 @@ const expected: Record<string, RegExp> = {
   "kepler.ts": /e = 0\.9: E = 1\.86208668\d+, check M = 1\.000000000000/,
   "projectile.ts": /best angle 39\.\d+° \(45° without drag\)/,
   "fit-line.ts": /y ≈ 1\.9\d\d·x \+ 1\.0\d\d/,
+  "tiny-mlp.ts": /step 3000: loss 0\.00[0-4]\d+\nsin\(1\) ≈ 0\.8\d\d/,
 };
 
 for (const file of readdirSync(join(REPO_ROOT, "examples")).filter((f) => f.endsWith(".ts"))) {

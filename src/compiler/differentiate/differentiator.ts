@@ -14,6 +14,7 @@ import {
   type DiagnosticNote,
 } from "../diagnostics/diagnostic.js";
 import { eliminateDeadCode } from "../ir/dce.js";
+import { eliminateCommonSubexpressions } from "../ir/cse.js";
 import type { FunctionKey, IRFunction } from "../ir/types.js";
 import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
@@ -175,6 +176,7 @@ export class Differentiator {
     for (const call of lowered.calls) {
       if (!this.targets.has(call.key)) this.targets.set(call.key, namedTarget(call.symbol));
     }
+    eliminateCommonSubexpressions(lowered.fn);
     eliminateDeadCode(lowered.fn);
     verifyFunction(lowered.fn);
     this.primals.set(key, lowered.fn);

@@ -1,0 +1,73 @@
+import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "./types.js";
+
+// Common-subexpression elimination within each region: a pure op identical to an earlier one
+// (same opcode, attributes and operands) reuses its result. Reads of arrays and objects are
+// reused only until the next op that may write memory. Besides the work saved, reverse mode
+// then saves one residual where the source wrote `y[i] * y[i]`.
+
+const REUSABLE = new Set<Op["opcode"]>([
+  "const",
+  "global",
+  "add",
+  "sub",
+  "mul",
+  "div",
+  "rem",
+  "pow",
+  "neg",
+  "lt",
+  "le",
+  "gt",
+  "ge",
+  "eq",
+  "ne",
+  "not",
+  "truthy",
+  "and",
+  "or",
+  "select",
+  "math",
+  "field",
+  "index",
+  "length",
+]);
+
+const READS_MEMORY = new Set<Op["opcode"]>(["field", "index", "length"]);
+
+export function eliminateCommonSubexpressions(fn: IRFunction): void {
+  const replacement = new Map<number, Value>();
+  const visit = (region: Region) => {
+    const seen = new Map<string, Value>();
+    const reads = new Map<string, Value>();
+    const kept: Op[] = [];
+    for (const op of region.ops) {
+      op.operands = op.operands.map((v) => replacement.get(v.id) ?? v);
+      op.regions.forEach(visit);
+      if (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0) reads.clear();
+      const random = op.opcode === "math" && op.attrs.callee === "random";
+      if (!REUSABLE.has(op.opcode) || op.results.length !== 1 || op.tangent || random) {
+        kept.push(op);
+        continue;
+      }
+      const key = `${op.opcode}|${attributesKey(op)}|${op.operands.map((v) => v.id).join(",")}`;
+      const table = READS_MEMORY.has(op.opcode) ? reads : seen;
+      const earlier = table.get(key);
+      if (earlier && earlier.type === op.results[0]!.type) {
+        replacement.set(op.results[0]!.id, earlier);
+        continue;
+      }
+      table.set(key, op.results[0]!);
+      kept.push(op);
+    }
+    region.ops = kept;
+  };
+  visit(fn.body);
+}
+
+/** The attributes as text; numbers keep NaN, ±Infinity and -0 apart (JSON would not). */
+function attributesKey(op: Op): string {
+  const { value, callee, field } = op.attrs;
+  const number =
+    typeof value === "number" ? (Object.is(value, -0) ? "-0" : String(value)) : undefined;
+  return `${typeof value}:${number ?? String(value)}|${callee ?? ""}|${field ?? ""}`;
+}

@@ -506,11 +506,136 @@ interface SweepCase {
   source: string;
   fn: string;
   wrt: number[];
+  /** Array parameters unchanged until the backward sweep (read again, not taped). */
+  frozen?: number[];
   forward: string;
   backward: string;
 }
 
 const sweepCases: SweepCase[] = [
+  {
+    // Arrays: reads become additions into the shadow, the write moves the shadow's adjoint
+    // out and clears it. A and x are frozen, so their elements are read again, and the loop
+    // counters come from the backward loops' own counts: the inner loop tapes nothing.
+    name: "matvecFrozen",
+    source: `function matvec(out: Float64Array, A: Float64Array, x: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s += A[i * n + j] * x[j];
+    out[i] = s;
+  }
+}`,
+    fn: "matvec",
+    wrt: [0, 1, 2],
+    frozen: [1, 2],
+    forward: `function matvec$fwd_0_1_2$r1_2(out, A, x, n, dout, dA, dx) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  let i = 0, trips = 0;
+  while (i < n) {
+    let j = 0, s = 0, trips_1 = 0;
+    while (j < n) {
+      s = s + A[i * n + j] * x[j];
+      j = j + 1;
+      trips_1 = trips_1 + 1;
+    }
+    out[i] = s;
+    if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
+    $tape[$top++] = trips_1;
+    i = i + 1;
+    trips = trips + 1;
+  }
+  if ($top + 7 > $tape.length) $tape = $nabla.growTape($top, 7);
+  $tape[$top++] = trips;
+  $nabla.tape.objects.push(dA);
+  $tape[$top++] = n;
+  $nabla.tape.objects.push(dx);
+  $nabla.tape.objects.push(x);
+  $nabla.tape.objects.push(A);
+  $nabla.tape.objects.push(dout);
+  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
+  $nabla.tape.top = $top;
+  return;
+}`,
+    backward: `function matvec$bwd_0_1_2$r1_2() {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const dout = $nabla.tape.objects.pop();
+  const A = $nabla.tape.objects.pop();
+  const x = $nabla.tape.objects.pop();
+  const dx = $nabla.tape.objects.pop();
+  const n = $tape[--$top];
+  const dA = $nabla.tape.objects.pop();
+  const trips = $tape[--$top];
+  let trips_1 = trips;
+  while (trips_1 > 0) {
+    const i = trips_1 - 1;
+    const trips_2 = $tape[--$top];
+    const s_adj = dout[i];
+    dout[i] = 0;
+    let trips_3 = trips_2, s_adj_1 = s_adj;
+    while (trips_3 > 0) {
+      const j = trips_3 - 1;
+      const t = s_adj_1 * A[i * n + j];
+      const t_1 = s_adj_1 * x[j];
+      dx[j] += t;
+      dA[i * n + j] += t_1;
+      trips_3 = trips_3 - 1;
+    }
+    trips_1 = trips_1 - 1;
+  }
+  $nabla.tape.top = $top;
+  return;
+}`,
+  },
+  {
+    // Without the frozen guarantee, what was read is taped (x could change before the sweep).
+    name: "arrayOverwrite",
+    source: `function overwrite(a: number[], t: number): number {
+  const before = a[0] * t;
+  a[0] = a[0] * a[0] + t;
+  return before + a[0] * a[1];
+}`,
+    fn: "overwrite",
+    wrt: [0, 1],
+    forward: `function overwrite$fwd(a, t, da) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const t_1 = a[0];
+  const t_2 = a[0];
+  const t_3 = a[0];
+  a[0] = t_2 * t_3 + t;
+  const t_4 = a[0];
+  const t_5 = a[1];
+  if ($top + 7 > $tape.length) $tape = $nabla.growTape($top, 7);
+  $nabla.tape.objects.push(da);
+  $tape[$top++] = t;
+  $tape[$top++] = t_1;
+  $tape[$top++] = t_3;
+  $tape[$top++] = t_2;
+  $tape[$top++] = t_5;
+  $tape[$top++] = t_4;
+  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
+  $nabla.tape.top = $top;
+  return t_1 * t + t_4 * t_5;
+}`,
+    backward: `function overwrite$bwd(seed) {
+  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const t = $tape[--$top];
+  const t_1 = $tape[--$top];
+  const t_2 = $tape[--$top];
+  const t_3 = $tape[--$top];
+  const t_4 = $tape[--$top];
+  const t_5 = $tape[--$top];
+  const da = $nabla.tape.objects.pop();
+  da[1] += seed * t;
+  da[0] += seed * t_1;
+  const t_adj = da[0];
+  da[0] = 0;
+  da[0] += t_adj * t_2;
+  da[0] += t_adj * t_3;
+  da[0] += seed * t_5;
+  $nabla.tape.top = $top;
+  return t_adj + seed * t_4;
+}`,
+  },
   {
     name: "earlyReturn",
     source: `function reflect(x: number): number {
@@ -738,7 +863,7 @@ function f(x: number, y: number): number {
 
 for (const c of sweepCases) {
   test(`reverse sweeps: ${c.name}`, () => {
-    const [forward, backward] = sweepsOf(c.source, c.fn, c.wrt);
+    const [forward, backward] = sweepsOf(c.source, c.fn, c.wrt, c.frozen);
     assert.equal(emitted(forward), c.forward);
     assert.equal(emitted(backward), c.backward);
   });

@@ -40,15 +40,20 @@ export function jvpOf(source: string, name: string, wrt: number[]): IRFunction {
   return fn;
 }
 
-/** The forward and backward sweeps of reverse mode for function `name` and `wrt`. */
-export function sweepsOf(source: string, name: string, wrt: number[]): [IRFunction, IRFunction] {
+/**
+ * The forward and backward sweeps of reverse mode for function `name` and `wrt`; `frozen`
+ * lists the array parameters the caller keeps unchanged until the backward sweep.
+ */
+export function sweepsOf(
+  source: string,
+  name: string,
+  wrt: number[],
+  frozen: number[] = [],
+): [IRFunction, IRFunction] {
   const fn = jvpOf(source, name, wrt);
-  const info = new ReverseInfo(fn);
-  const signature = {
-    key: `${FILE}#${name}`,
-    name,
-    arity: fn.params.filter((p) => !p.tangent).length,
-  };
+  const arity = fn.params.filter((p) => !p.tangent).length;
+  const info = new ReverseInfo(fn, { frozen, arity, effectsOf: () => undefined });
+  const signature = { key: `${FILE}#${name}`, name, arity, frozen };
   const sweeps: [IRFunction, IRFunction] = [
     forwardSweep(fn, info, signature, wrt),
     backwardSweep(fn, info, signature, wrt),

@@ -334,6 +334,7 @@ export class Differentiator {
         : []),
     ];
     for (const sweep of sweeps) {
+      eliminateCommonSubexpressions(sweep);
       eliminateDeadCode(sweep);
       verifyFunction(sweep);
     }

@@ -1,9 +1,11 @@
 import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "./types.js";
 
 // Common-subexpression elimination within each region: a pure op identical to an earlier one
-// (same opcode, attributes and operands) reuses its result. Reads of arrays and objects are
-// reused only until the next op that may write memory. Besides the work saved, reverse mode
-// then saves one residual where the source wrote `y[i] * y[i]`.
+// (same opcode, attributes and operands) reuses its result. Reads of memory are reused only
+// until an op that may write what they read: a store into an element does not change a field
+// (`ds.vy` stays valid across `dvy[i] += …`), a store into a field does not change elements,
+// and calls change anything. Besides the work saved, reverse mode then saves one residual
+// where the source wrote `y[i] * y[i]`.
 
 const REUSABLE = new Set<Op["opcode"]>([
   "const",
@@ -32,25 +34,41 @@ const REUSABLE = new Set<Op["opcode"]>([
   "length",
 ]);
 
-const READS_MEMORY = new Set<Op["opcode"]>(["field", "index", "length"]);
+/** Which reads each kind of write may change. */
+const INVALIDATES: Partial<Record<Op["opcode"], "fields" | "elements">> = {
+  setField: "fields",
+  addField: "fields",
+  setIndex: "elements",
+  addIndex: "elements",
+};
 
 export function eliminateCommonSubexpressions(fn: IRFunction): void {
   const replacement = new Map<number, Value>();
   const visit = (region: Region) => {
     const seen = new Map<string, Value>();
-    const reads = new Map<string, Value>();
+    const fields = new Map<string, Value>();
+    const elements = new Map<string, Value>();
     const kept: Op[] = [];
     for (const op of region.ops) {
       op.operands = op.operands.map((v) => replacement.get(v.id) ?? v);
       op.regions.forEach(visit);
-      if (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0) reads.clear();
+      const kind = INVALIDATES[op.opcode];
+      if (kind !== "elements" && (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0))
+        fields.clear();
+      if (kind !== "fields" && (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0))
+        elements.clear();
       const random = op.opcode === "math" && op.attrs.callee === "random";
       if (!REUSABLE.has(op.opcode) || op.results.length !== 1 || op.tangent || random) {
         kept.push(op);
         continue;
       }
       const key = `${op.opcode}|${attributesKey(op)}|${op.operands.map((v) => v.id).join(",")}`;
-      const table = READS_MEMORY.has(op.opcode) ? reads : seen;
+      const table =
+        op.opcode === "field"
+          ? fields
+          : op.opcode === "index" || op.opcode === "length"
+            ? elements
+            : seen;
       const earlier = table.get(key);
       if (earlier && earlier.type === op.results[0]!.type) {
         replacement.set(op.results[0]!.id, earlier);

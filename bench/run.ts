@@ -20,12 +20,21 @@ import {
   verifyReverse,
   type ReverseResults,
 } from "./reverse.js";
+import {
+  loadStructuredProgram,
+  runStructured,
+  STRUCTURED_BENCHMARKS,
+  structuredReport,
+  verifyStructured,
+  type StructuredResults,
+} from "./structured.js";
 import { measure, sinkValue, type Measurement, type TimingOptions } from "./timing.js";
 
 // `npm run bench`: run-time cost of nabla's forward derivatives and of its gradients (reverse
 // mode, bench/reverse.ts) against the primal functions and hand-written derivatives, the tape
-// memory of reverse mode, gradients with TensorFlow.js for comparison, and the compile time of a
-// large generated program. Prints a Markdown report on stdout and writes it to
+// memory of reverse mode, gradients with TensorFlow.js for comparison, gradients of structured
+// data (arrays, objects, classes; bench/structured.ts), and the compile time of a large
+// generated program. Prints a Markdown report on stdout and writes it to
 // docs/benchmarks.md; progress goes to stderr.
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -293,7 +302,12 @@ function compileTable(t: CompileTiming): string {
   );
 }
 
-function report(rows: Row[], reverse: ReverseResults, compile: CompileTiming): string {
+function report(
+  rows: Row[],
+  reverse: ReverseResults,
+  structured: StructuredResults,
+  compile: CompileTiming,
+): string {
   const cpu = cpus();
   const machine = `${cpu[0]?.model.trim() ?? "unknown CPU"} (${cpu.length} logical CPUs), ${platform()} ${arch()}, Node ${process.version}`;
   // Other processes on the machine show up as noise: the load average tells how busy it was.
@@ -327,6 +341,7 @@ cross-check when other processes compete for the CPU:
 ${fastestTable(rows)}
 
 ${reverseReport(reverse)}
+${structuredReport(structured)}
 ## Compile time
 
 ${compileTable(compile)}
@@ -360,6 +375,7 @@ async function main(): Promise<void> {
   const recursive = await importCompiled<RecursiveProgram>(join(PROGRAMS, "recursive.ts"));
 
   const reversePrograms = await loadReversePrograms(PROGRAMS);
+  const structuredProgram = await loadStructuredProgram(PROGRAMS);
 
   progress("checking nabla's derivatives against the hand-written ones");
   verify(straight, loop, recursive);
@@ -367,14 +383,18 @@ async function main(): Promise<void> {
     "checking nabla's gradients against the hand-written ones and finite differences (reverse mode)",
   );
   verifyReverse(reversePrograms);
+  progress(
+    "checking nabla's gradients of structured data against the hand-written ones and finite differences",
+  );
+  verifyStructured(structuredProgram);
 
   const benchmarks: [string, () => Measurement[]][] = [
     ["(a) straight-line, ~50 ops, 3 inputs", () => benchStraight(straight)],
     ["(b) loop, 10⁶ pendulum steps", () => benchLoop(loop)],
     ["(c) recursion, depth 25 (Horner)", () => benchRecursive(recursive)],
   ];
-  // Forward benchmarks, reverse benchmarks and tfjs, compile time.
-  const steps = benchmarks.length + REVERSE_BENCHMARKS.length + 2;
+  // Forward benchmarks, reverse benchmarks and tfjs, structured data and tfjs, compile time.
+  const steps = benchmarks.length + REVERSE_BENCHMARKS.length + STRUCTURED_BENCHMARKS.length + 3;
   const rows: Row[] = [];
   for (const [k, [name, run]] of benchmarks.entries()) {
     progress(`[${k + 1}/${steps}] derivative ${name}`);
@@ -396,6 +416,10 @@ async function main(): Promise<void> {
   const reverse = await runReverse(reversePrograms, progress, (k, name) =>
     progress(`[${benchmarks.length + k + 1}/${steps}] ${name}`),
   );
+  const structuredBase = benchmarks.length + REVERSE_BENCHMARKS.length + 1;
+  const structured = await runStructured(structuredProgram, progress, (k, name) =>
+    progress(`[${structuredBase + k + 1}/${steps}] ${name}`),
+  );
 
   progress(
     `[${steps}/${steps}] compile time of a generated program (${GENERATED_FUNCTIONS} functions)`,
@@ -410,7 +434,7 @@ async function main(): Promise<void> {
   if (!Number.isFinite(sinkValue())) {
     throw new Error(`a benchmark produced a non-finite result (sink ${sinkValue()})`);
   }
-  const text = report(rows, reverse, compile);
+  const text = report(rows, reverse, structured, compile);
   process.stdout.write(text);
   writeFileSync(REPORT, text);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;

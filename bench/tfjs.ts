@@ -168,3 +168,58 @@ function radical(x: Scalar, a: Scalar, n: number): Scalar {
 export function tfRadicalGradient(depth: number): GradientFn {
   return gradientOf((x, a) => radical(x, a, depth));
 }
+
+// ---- (f) structured data: the two-layer perceptron ----
+
+/** The parameters of the MLP of bench/programs/structured.ts, as nabla's gradient lays them out. */
+interface MlpLayout<T> {
+  hidden: { w: T; b: T };
+  output: { w: T; b: T };
+}
+
+export interface TfMlp {
+  /**
+   * The gradient of the mean squared error over one batch (row-major B × inputs and
+   * B × outputs), in the layout of nabla's gradient; no tensor outlives a call.
+   */
+  gradient(inputs: Float32Array, targets: Float32Array): MlpLayout<Float32Array>;
+  /** Releases the model's variables. */
+  dispose(): void;
+}
+
+/**
+ * The MLP written as a tfjs user would: the weights in `tf.variable`s (created once, from
+ * the same values as the nabla model), the batch as one matrix, `tf.matMul` and `tf.tanh`
+ * for the layers, `tf.variableGrads` for the gradient with respect to every variable.
+ */
+export function tfMlp(model: MlpLayout<Float64Array>, batch: number): TfMlp {
+  const hidden = model.hidden.b.length;
+  const outputs = model.output.b.length;
+  const inputs = model.hidden.w.length / hidden;
+  // tidy disposes of the initial values; the variables stay until `dispose`.
+  const [w1, b1, w2, b2] = tf.tidy(() => [
+    tf.variable(tf.tensor2d(Float32Array.from(model.hidden.w), [hidden, inputs])),
+    tf.variable(tf.tensor1d(Float32Array.from(model.hidden.b))),
+    tf.variable(tf.tensor2d(Float32Array.from(model.output.w), [outputs, hidden])),
+    tf.variable(tf.tensor1d(Float32Array.from(model.output.b))),
+  ]);
+  const variables = [w1!, b1!, w2!, b2!];
+  const loss = (x: tf.Tensor2D, t: tf.Tensor2D) => (): tf.Scalar => {
+    const h = tf.tanh(tf.matMul(x, w1!, false, true).add(b1!));
+    const y = tf.matMul(h, w2!, false, true).add(b2!);
+    return y.sub(t).square().sum().div(batch);
+  };
+  return {
+    gradient: (xs, ts) =>
+      tf.tidy(() => {
+        const x = tf.tensor2d(xs, [batch, inputs]);
+        const t = tf.tensor2d(ts, [batch, outputs]);
+        const { grads } = tf.variableGrads(loss(x, t), variables);
+        const [gw1, gb1, gw2, gb2] = variables.map(
+          (v) => grads[v.name]!.dataSync() as Float32Array,
+        );
+        return { hidden: { w: gw1!, b: gb1! }, output: { w: gw2!, b: gb2! } };
+      }),
+    dispose: () => variables.forEach((v) => v.dispose()),
+  };
+}

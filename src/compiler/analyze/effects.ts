@@ -109,11 +109,16 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses
           break;
         }
         case "call": {
-          const result = op.results[0];
-          if (!result) break;
+          // A derivative call returns the tangent first; the primal result is not a tangent.
+          const result = op.results.find((r) => !r.tangent);
+          const shadow = op.results.find((r) => r.tangent);
           const effects = effectsOf(calleeOf(op));
+          const arity = op.attrs.primal ? arityOf(op) : op.operands.length;
           op.operands.forEach((arg, i) => {
-            if (!effects || effects.aliases.has(i)) classes.union(result, arg);
+            const k = i < arity ? i : shadowParam(op, i);
+            if (effects && !effects.aliases.has(k)) return;
+            const target = i < arity ? result : shadow;
+            if (target) classes.union(target, arg);
           });
           break;
         }
@@ -156,28 +161,84 @@ export function writtenClasses(
   const visit = (region: Region) => {
     for (const op of region.ops) {
       op.regions.forEach(visit);
-      if (WRITES.has(op.opcode)) {
-        const root = classes.find(op.operands[0]!.id);
-        written.add(root);
-        if (isAggregate(op.operands[op.operands.length - 1]!.type)) replaced.add(root);
-      }
-      if (op.opcode === "call") {
-        const effects = effectsOf(calleeOf(op));
-        op.operands.forEach((arg, i) => {
-          if (!isAggregate(arg.type)) return;
-          const root = classes.find(arg.id);
-          // A shadow passed to a derivative: the callee writes it as it writes the primal.
-          const k =
-            i < (op.attrs.primal ? arityOf(op) : op.operands.length) ? i : shadowParam(op, i);
-          if (!effects || effects.writes.has(k)) written.add(root);
-          if (!effects || effects.replaces.has(k)) replaced.add(root);
-        });
-      }
+      opWrites(op, classes, effectsOf, written, replaced);
     }
   };
   visit(fn.body);
   return { written, replaced };
 }
+
+/** Adds the classes one op (not its regions) writes to `written`, those it stores arrays into to `replaced`. */
+function opWrites(
+  op: Op,
+  classes: AliasClasses,
+  effectsOf: EffectsOf,
+  written: Set<number>,
+  replaced?: Set<number>,
+): void {
+  if (WRITES.has(op.opcode)) {
+    const root = classes.find(op.operands[0]!.id);
+    written.add(root);
+    if (isAggregate(op.operands[op.operands.length - 1]!.type)) replaced?.add(root);
+  }
+  if (op.opcode === "call") {
+    const effects = effectsOf(calleeOf(op));
+    op.operands.forEach((arg, i) => {
+      if (!isAggregate(arg.type)) return;
+      const root = classes.find(arg.id);
+      // A shadow passed to a derivative: the callee writes it as it writes the primal.
+      const k = i < (op.attrs.primal ? arityOf(op) : op.operands.length) ? i : shadowParam(op, i);
+      if (!effects || effects.writes.has(k)) written.add(root);
+      if (!effects || effects.replaces.has(k)) replaced?.add(root);
+    });
+  }
+}
+
+/**
+ * For each read of memory and each call: the classes the function may write after it runs —
+ * later in its region and in the regions around it, and anywhere in an enclosing loop (later
+ * iterations). What is not written after a read can be read again in the backward sweep.
+ */
+export function writesAfter(
+  fn: IRFunction,
+  classes: AliasClasses,
+  effectsOf: EffectsOf,
+): Map<Op, Set<number>> {
+  const result = new Map<Op, Set<number>>();
+  const everything = new Map<Region, Set<number>>();
+  /** Every class written anywhere in a region (nested included). */
+  const allWrites = (region: Region): Set<number> => {
+    let set = everything.get(region);
+    if (set) return set;
+    set = new Set();
+    for (const op of region.ops) {
+      opWrites(op, classes, effectsOf, set);
+      for (const r of op.regions) for (const c of allWrites(r)) set.add(c);
+    }
+    everything.set(region, set);
+    return set;
+  };
+  const visit = (region: Region, later: Set<number>) => {
+    const after = new Set(later);
+    for (let k = region.ops.length - 1; k >= 0; k--) {
+      const op = region.ops[k]!;
+      if (op.opcode === "call" || READS.has(op.opcode)) result.set(op, new Set(after));
+      if (op.opcode === "loop") {
+        const inside = new Set(after);
+        for (const r of op.regions) for (const c of allWrites(r)) inside.add(c);
+        op.regions.forEach((r) => visit(r, inside));
+      } else {
+        op.regions.forEach((r) => visit(r, after));
+      }
+      opWrites(op, classes, effectsOf, after);
+      for (const r of op.regions) for (const c of allWrites(r)) after.add(c);
+    }
+  };
+  visit(fn.body, new Set());
+  return result;
+}
+
+const READS = new Set<Op["opcode"]>(["field", "index", "length"]);
 
 /** The user function a call runs: its callee, or for a derivative call the primal. */
 export function calleeOf(op: Op): FunctionKey {

@@ -1,6 +1,7 @@
 import { isAggregate } from "../ir/type-system.js";
 import {
   aliasClasses,
+  writesAfter,
   writtenClasses,
   type AliasClasses,
   type EffectsOf,
@@ -85,7 +86,8 @@ export class ReverseInfo {
   readonly induced = new Map<number, Induction>();
   private readonly definitions = new Map<number, Op>();
   private readonly classes: AliasClasses;
-  private readonly written: Set<number>;
+  /** Per read and call: the classes written after it (see writesAfter). */
+  private readonly later: Map<Op, Set<number>>;
   private readonly replaced: Set<number>;
   /** Alias classes holding an array or object parameter the caller may change later. */
   private readonly unfrozen = new Set<number>();
@@ -113,11 +115,8 @@ export class ReverseInfo {
     };
     collect(jvp.body);
     this.classes = aliasClasses(jvp, options.effectsOf);
-    ({ written: this.written, replaced: this.replaced } = writtenClasses(
-      jvp,
-      this.classes,
-      options.effectsOf,
-    ));
+    this.replaced = writtenClasses(jvp, this.classes, options.effectsOf).replaced;
+    this.later = writesAfter(jvp, this.classes, options.effectsOf);
     jvp.params.forEach((p, i) => {
       if (i < options.arity && isAggregate(p.type) && !options.frozen.includes(i))
         this.unfrozen.add(this.classes.find(p.id));
@@ -126,11 +125,15 @@ export class ReverseInfo {
     this.markFrozenArguments(jvp.body);
   }
 
-  /** Whether the contents of a primal array or object cannot change before the backward sweep. */
-  isFrozen(v: Value): boolean {
+  /**
+   * Whether the contents of a primal array or object `v`, as `op` (a read or a call) sees
+   * them, stay unchanged until the backward sweep: nothing writes them after `op`, and they
+   * do not come from a parameter the caller may change.
+   */
+  isFrozenAt(v: Value, op: Op): boolean {
     if (!isAggregate(v.type) || v.tangent) return false;
     const root = this.classes.find(v.id);
-    return !this.written.has(root) && !this.unfrozen.has(root);
+    return !this.unfrozen.has(root) && !this.later.get(op)?.has(root);
   }
 
   /** Records on each derivative call which array arguments the callee may read back later. */
@@ -141,7 +144,7 @@ export class ReverseInfo {
       const arity = op.operands.length - op.attrs.wrt!.length;
       op.attrs.frozen = op.operands
         .slice(0, arity)
-        .flatMap((v, i) => (this.isFrozen(v) ? [i] : []));
+        .flatMap((v, i) => (this.isFrozenAt(v, op) ? [i] : []));
     }
   }
 
@@ -153,7 +156,7 @@ export class ReverseInfo {
   private rereadable(def: Op): boolean {
     if (def.opcode !== "field" && def.opcode !== "index" && def.opcode !== "length") return false;
     const object = def.operands[0]!;
-    if (!def.tangent) return this.isFrozen(object);
+    if (!def.tangent) return this.isFrozenAt(object, def);
     return (
       def.opcode !== "length" &&
       isShadow(def.results[0]!) &&
@@ -252,14 +255,6 @@ export class ReverseInfo {
     return known;
   }
 
-  /** Whether the backward sweep has `v` (taped, rebuilt or recomputed). */
-  isResidual(v: Value): boolean {
-    if (this.residualLists.size === 0) this.assignResiduals();
-    return this.savedIds.has(v.id) || this.recomputed.has(v.id);
-  }
-
-  private readonly savedIds = new Set<number>();
-
   /** The residuals of one region, in the order the forward sweep saves them. */
   residuals(region: Region): Residual[] {
     if (this.residualLists.size === 0) this.assignResiduals();
@@ -300,8 +295,9 @@ export class ReverseInfo {
         else if (op.opcode === "loop") listOf(region).push({ kind: "trips", loop: op });
         else if (isShadowBuilder(op)) {
           // Built by the forward sweep; the backward sweep reads a literal's shadow back, and
-          // clears allocated shadows that it used.
-          if (op.opcode === "literal") addValue(op.results[0]!);
+          // clears the shadows created here (adjoints may have reached them through any path).
+          if (op.opcode === "literal" || op.opcode === "alloc" || op.opcode === "zeros")
+            addValue(op.results[0]!);
         } else if (
           op.opcode !== "call" &&
           op.opcode !== "yield" &&
@@ -316,7 +312,6 @@ export class ReverseInfo {
     for (const p of this.jvp.params) home.set(p.id, this.jvp.body);
     visit(this.jvp.body);
     listOf(this.jvp.body);
-    for (const id of seen) this.savedIds.add(id);
     this.chooseRecomputed(seen);
     this.shareCarried(this.jvp.body, seen);
   }

@@ -279,7 +279,6 @@ function emitBackwardSweep(
 
   /** A shadow created in the forward sweep is zeroed where its creation is undone (see above). */
   function clearShadow(op: Op): void {
-    if (!info.isResidual(op.results[0]!)) return;
     b.loc = op.loc;
     b.emit("clear", [primalValue(op.results[0]!)], []);
   }

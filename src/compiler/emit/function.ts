@@ -406,7 +406,16 @@ class FunctionEmitter {
   private emitIf(op: Op, region: Region): void {
     const cond = this.ref(op.operands[0]!);
     this.indent++;
-    const branches = op.regions.map((r) => this.capture(r));
+    // A branch's inlined reads are used by its own assignments (no write of the other branch
+    // runs in between), so they must not be settled into the other branch.
+    const pending: [number, Value][] = [];
+    const branches = op.regions.map((r) => {
+      const captured = this.capture(r);
+      pending.push(...this.pendingReads);
+      this.pendingReads.clear();
+      return captured;
+    });
+    for (const [id, v] of pending) this.pendingReads.set(id, v);
     this.indent--;
     const [thenB, elseB] = branches as [(typeof branches)[0], (typeof branches)[0]];
     const used = op.results.filter((r) => (this.useCount.get(r.id) ?? 0) > 0);

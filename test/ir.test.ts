@@ -564,21 +564,20 @@ const sweepCases: SweepCase[] = [
   const dx = $nabla.tape.objects.pop();
   const n = $tape[--$top];
   const dA = $nabla.tape.objects.pop();
-  const trips = $tape[--$top];
+  const trips = $tape[--$top] | 0;
   let trips_1 = trips;
   while (trips_1 > 0) {
     const i = trips_1 - 1;
-    const trips_2 = $tape[--$top];
+    const trips_2 = $tape[--$top] | 0;
     const s_adj = dout[i];
     dout[i] = 0;
-    let trips_3 = trips_2, s_adj_1 = s_adj;
-    while (trips_3 > 0) {
-      const j = trips_3 - 1;
+    let j = 0, s_adj_1 = s_adj;
+    while (j < trips_2) {
       const t = s_adj_1 * A[i * n + j];
       const t_1 = s_adj_1 * x[j];
       dx[j] += t;
       dA[i * n + j] += t_1;
-      trips_3 = trips_3 - 1;
+      j = j + 1;
     }
     trips_1 = trips_1 - 1;
   }
@@ -708,7 +707,7 @@ const sweepCases: SweepCase[] = [
 }`,
     backward: `function search$bwd_0(seed) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  const trips = $tape[--$top];
+  const trips = $tape[--$top] | 0;
   let trips_1 = trips, s_adj = seed, x_adj = 0;
   while (trips_1 > 0) {
     const i = $tape[--$top];
@@ -756,7 +755,7 @@ const sweepCases: SweepCase[] = [
     backward: `function power$bwd_0(seed) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   const x = $tape[--$top];
-  const trips = $tape[--$top];
+  const trips = $tape[--$top] | 0;
   let trips_1 = trips, p_adj = seed, x_adj = 0;
   while (trips_1 > 0) {
     const p = $tape[--$top];
@@ -806,7 +805,7 @@ const sweepCases: SweepCase[] = [
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   const v = $tape[--$top];
   const x = $tape[--$top];
-  const trips = $tape[--$top];
+  const trips = $tape[--$top] | 0;
   let trips_1 = trips, v_adj = 0, s_adj = seed, x_adj = 0, v_1 = v;
   while (trips_1 > 0) {
     const t = $tape[--$top];

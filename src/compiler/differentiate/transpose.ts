@@ -161,7 +161,9 @@ function emitBackwardSweep(
           r.value.id,
           b.emit("pop", [], [r.value.type], {}, [], r.value.hint).results[0]!,
         );
-      else trips.set(r.loop, b.emit("pop", [], ["number"], {}, [], "trips").results[0]!);
+      // Trip counts are integers: saying so keeps the loop counters and indices int32.
+      else
+        trips.set(r.loop, b.emit("pop", [], ["number"], { value: "int" }, [], "trips").results[0]!);
     }
   }
 
@@ -396,16 +398,21 @@ function emitBackwardSweep(
     ];
     const carried = () => inits.map((v, i) => values.make(v.type, hints[i]));
     const head: Region = { params: carried(), ops: [] };
+    let more: Value | undefined;
     b.inRegion(head, () => {
       const [k, ...rest] = head.params;
-      b.emit("condition", [b.compare("gt", k!, b.constant(0)), k!, ...rest], []);
+      more = b.compare("gt", k!, b.constant(0));
+      b.emit("condition", [more, k!, ...rest], []);
     });
     const step: Region = { params: carried(), ops: [] };
+    /** The iteration number t = k − 1 and the next k, which `ascend` may rewrite. */
+    let iterationNumber: Value | undefined;
+    let nextCount: Value | undefined;
     b.inRegion(step, () => {
       const [k, ...rest] = step.params;
       if (inductions.length > 0) {
-        const t = b.binary("sub", k!, b.constant(1));
-        for (const j of inductions) induce(t, j);
+        iterationNumber = b.binary("sub", k!, b.constant(1));
+        for (const j of inductions) induce(iterationNumber, j);
       }
       const iteration: Adjoints = new Map(outer.map((id, j) => [id, rest[positions.length + j]!]));
       positions.forEach((i, j) => accumulate(iteration, afterYield.operands[i]!, rest[j]));
@@ -425,7 +432,8 @@ function emitBackwardSweep(
         // This iteration's parameter is what the one before it yielded.
         ...shared.map((s) => residuals.get(s.param.id)!),
       ];
-      b.emit("yield", [b.binary("sub", k!, b.constant(1)), ...next], []);
+      nextCount = b.binary("sub", k!, b.constant(1));
+      b.emit("yield", [nextCount, ...next], []);
     });
     b.loc = op.loc;
     const loop = b.emit(
@@ -436,9 +444,50 @@ function emitBackwardSweep(
       [head, step],
       hints,
     );
+    if (iterationsCommute(step)) ascend(loop, count, more!, iterationNumber, nextCount!);
     const [, ...results] = loop.results;
     outer.forEach((id, j) => adjoints.set(id, results[positions.length + j]!));
     positions.forEach((i, j) => accumulate(adjoints, op.operands[i]!, results[j]));
+  }
+
+  /**
+   * Whether the backward iterations of a loop may run in any order: each only adds into
+   * shadows and reads arrays (no clears, tape, calls), and carries its adjoints unchanged.
+   * Then they run in ascending order, which memory prefers (measured ~15% on a matrix–vector
+   * product); the sums come out in a different order, equal up to rounding.
+   */
+  function iterationsCommute(step: Region): boolean {
+    const y = step.ops[step.ops.length - 1]!;
+    if (y.operands.slice(1).some((v, i) => v !== step.params[i + 1])) return false;
+    const only = (region: Region): boolean =>
+      region.ops.every((o) => !ORDERED.has(o.opcode) && o.regions.every(only));
+    return only(step);
+  }
+
+  /** Rewrites a backward loop counting k = trips…1 (iteration t = k − 1) to count t = 0…trips−1. */
+  function ascend(loop: Op, count: Value, more: Value, t: Value | undefined, next: Value): void {
+    const [head, step] = loop.regions as [Region, Region];
+    const compare = head.ops.find((o) => o.results[0] === more)!;
+    compare.opcode = "lt";
+    compare.operands = [head.params[0]!, count];
+    const k = step.params[0]!;
+    if (t) {
+      step.ops = step.ops.filter((o) => o.results[0] !== t);
+      const replace = (region: Region) =>
+        region.ops.forEach((o) => {
+          o.operands = o.operands.map((v) => (v === t ? k : v));
+          o.regions.forEach(replace);
+        });
+      replace(step);
+    }
+    step.ops.find((o) => o.results[0] === next)!.opcode = "add";
+    // The counter now is the loop's own counter (`j`): name it so.
+    if (t?.hint) for (const v of [head.params[0]!, k, loop.results[0]!]) v.hint = t.hint;
+    // The new initial count, built after the loop, goes before it.
+    const zero = b.constant(0, "t");
+    const built = b.region.ops.pop()!;
+    b.region.ops.splice(b.region.ops.indexOf(loop), 0, built);
+    loop.operands = [zero, ...loop.operands.slice(1)];
   }
 
   const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
@@ -453,6 +502,18 @@ function emitBackwardSweep(
     jvp.params.filter(isLinear).map((p) => p.id),
   );
 }
+
+/** Ops whose backward iterations must run in the order the tape and the clears expect. */
+const ORDERED: ReadonlySet<string> = new Set([
+  "pop",
+  "push",
+  "call",
+  "extern",
+  "setIndex",
+  "setField",
+  "clear",
+  "peak",
+]);
 
 /** Whether the primal returns a number (so its derivatives take a seed adjoint). */
 function returnsNumber(jvp: IRFunction): boolean {

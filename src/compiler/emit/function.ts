@@ -314,6 +314,7 @@ class FunctionEmitter {
           prec: js.PREC.primary,
           refs: new Set([TAPE, TOP]),
         };
+        if (op.attrs.value === "int") return js.binary("|", popped, js.literal(0));
         return op.results[0]!.type === "boolean" ? js.binary("!==", popped, js.literal(0)) : popped;
       }
       case "nondiff": {

@@ -1836,6 +1836,26 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
+    name: "NABLA106: withoutDerivative of an array",
+    files: `
+import { gradient, withoutDerivative } from "nabla";
+export const g = gradient((a: number[]) => {
+  const frozen = withoutDerivative(a);
+  return frozen[0] * a[1];
+});
+`,
+    expected: `
+main.ts:3:36: error NABLA106: 'withoutDerivative' of an array or object is not supported yet; apply it to the numbers read from it
+  2 | export const g = gradient((a: number[]) => {
+> 3 |   const frozen = withoutDerivative(a);
+    |                                    ^
+main.ts:2:18: note: when differentiating the function given to 'gradient'
+> 2 | export const g = gradient((a: number[]) => {
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA106: derivative of a function returning void",
     files: `
 import { derivative } from "nabla";

@@ -106,6 +106,15 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     const args = lowerArguments(ctx, node);
     if (args.length !== 1)
       return ctx.fail(node, "callArity", "'withoutDerivative' takes one argument");
+    if (isArray(args[0]!.type) || isObject(args[0]!.type)) {
+      // The result would be the same array under another name: which writes carry a
+      // derivative is not defined yet.
+      return ctx.fail(
+        node.arguments[0]!,
+        "unsupportedType",
+        "'withoutDerivative' of an array or object is not supported yet; apply it to the numbers read from it",
+      );
+    }
     ctx.at(node);
     return ctx.builder.emit("detach", args, [args[0]!.type]).results[0]!;
   }

@@ -1048,6 +1048,45 @@ export const gObject = gradient(viaObject);
     assertClose(dt!, r * r * Math.cos(2 * t), 1e-12, "∂/∂t");
   });
 
+  test("bugs the random structured programs found", async () => {
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { derivative, gradient, valueWithGradient, differential } from "nabla";
+// Float64Array.prototype.map returns a Float64Array.
+function squares(v: Float64Array): Float64Array { return v.map((e) => e * e); }
+export const gMap = gradient((v: Float64Array) => squares(v)[0] + squares(v)[1]);
+// A constant array from a helper, written with an active value inside a branch.
+function zeros(): number[] { return [0, 0]; }
+export function branchWrite(x: number): number { const a = zeros(); if (x > 0) a[1] = x * 2; return a[1]; }
+export const dBranch = derivative(branchWrite);
+export const gBranch = gradient(branchWrite);
+// A helper returning an array from inside a loop.
+function firstAbove(src: number[], t: number): number[] {
+  for (let i = 0; i < src.length; i++) if (src[i] > t) return [src[i]];
+  return [t];
+}
+export function early(v: number[], x: number): number { return firstAbove(v, x)[0] * x; }
+export const gEarly = gradient(early);
+export const dEarly = differential(early);
+// One array as the output and the input of a helper.
+function sq(out: number[], src: number[]): void { out[0] = src[0] * src[0]; }
+export function same(x: number): number { const a = [x]; sq(a, a); return a[0]; }
+export const gSame = gradient(same);
+// A read inside a ternary, then a call that writes the array.
+function bump(src: number[]): number { src[0] += 1; return 0; }
+export function ternary(x: number): number { const a = [x]; return (x > 0 ? a[0] : x) + bump(a); }
+export const vgTernary = valueWithGradient(ternary);
+`,
+    });
+    assert.deepEqual(m.gMap!(new Float64Array([1, 2])), new Float64Array([2, 4]));
+    assert.equal(m.dBranch!(0.5), 2);
+    assert.equal(m.dBranch!(-0.5), 0);
+    assert.equal(m.gBranch!(0.5), 2);
+    assert.deepEqual(m.gEarly!([0.1, 0.5, 0.2], 0.3), [[0, 0.3, 0], 0.5]);
+    assert.equal((m.dEarly!([0.1, 0.5, 0.2], 0.3) as unknown as Scalar)([0, 1, 0], 0), 0.3);
+    assert.equal(m.gSame!(0.5), 1);
+    assert.deepEqual(m.vgTernary!(0.5), { value: 0.5, gradient: 1 });
+  });
+
   test("a parameter named o", async () => {
     const m = await loadProgram<Record<string, Scalar>>({
       "main.ts": `import { gradient, differential } from "nabla";

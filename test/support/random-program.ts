@@ -11,7 +11,7 @@ export interface RandomProgram {
 }
 
 /** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -22,12 +22,12 @@ function rng(seed: number): () => number {
   };
 }
 
-class Generator {
-  private readonly random: () => number;
-  private readonly lines: string[] = [];
-  private indentLevel = 1;
-  private counter = 0;
-  private loopDepth = 0;
+export class Generator {
+  protected readonly random: () => number;
+  protected readonly lines: string[] = [];
+  protected indentLevel = 1;
+  protected counter = 0;
+  protected loopDepth = 0;
 
   constructor(
     seed: number,
@@ -36,16 +36,16 @@ class Generator {
     this.random = rng(seed);
   }
 
-  private pick<T>(items: readonly T[]): T {
+  protected pick<T>(items: readonly T[]): T {
     return items[Math.floor(this.random() * items.length)]!;
   }
 
-  private chance(p: number): boolean {
+  protected chance(p: number): boolean {
     return this.random() < p;
   }
 
   /** A literal, parenthesized when negative so it can stand anywhere (even before `**`). */
-  private constant(): string {
+  protected constant(): string {
     const c = Math.round((this.random() * 4 - 2) * 100) / 100;
     return c < 0 ? `(${c})` : String(c);
   }
@@ -53,7 +53,7 @@ class Generator {
   /** A bounded-ish expression over the variables in scope. */
   expression(vars: string[], depth: number): string {
     if (depth <= 0 || this.chance(0.25))
-      return this.chance(0.8) ? this.pick(vars) : this.constant();
+      return this.chance(0.8) ? this.leaf(vars) : this.constant();
     // Operands are parenthesized, so each function gets the argument it was meant to.
     const a = () => `(${this.expression(vars, depth - 1)})`;
     switch (Math.floor(this.random() * 12)) {
@@ -86,6 +86,16 @@ class Generator {
     }
   }
 
+  /** A variable of `vars`; subclasses add other leaves (element reads, calls). */
+  protected leaf(vars: string[]): string {
+    return this.pick(vars);
+  }
+
+  /** The statement an early exit runs (`return <expression>;`, or `return;` in a void function). */
+  protected earlyReturn(vars: string[]): string {
+    return `return ${this.expression(vars, 2)};`;
+  }
+
   condition(vars: string[]): string {
     const op = this.pick(["<", ">", "<=", ">="]);
     const base = `${this.expression(vars, 1)} ${op} ${this.constant()}`;
@@ -94,11 +104,11 @@ class Generator {
       : base;
   }
 
-  private emit(line: string): void {
+  protected emit(line: string): void {
     this.lines.push("  ".repeat(this.indentLevel) + line);
   }
 
-  private block(vars: string[], statements: number, mutable: string[]): void {
+  protected block(vars: string[], statements: number, mutable: string[]): void {
     for (let i = 0; i < statements; i++) this.statement(vars, mutable);
   }
 
@@ -126,7 +136,7 @@ class Generator {
     } else if (roll < 0.8 && this.loopDepth < 2) {
       this.loop(vars, mutable);
     } else if (roll < 0.87) {
-      this.emit(`if (${this.condition(vars)}) return ${this.expression(vars, 2)};`);
+      this.emit(`if (${this.condition(vars)}) ${this.earlyReturn(vars)}`);
     } else if (this.loopDepth > 0 && roll < 0.95) {
       this.emit(`if (${this.condition(vars)}) ${this.pick(["break", "continue"])};`);
     } else {
@@ -135,7 +145,7 @@ class Generator {
     }
   }
 
-  private loop(vars: string[], mutable: string[]): void {
+  protected loop(vars: string[], mutable: string[]): void {
     const i = `i${this.counter++}`;
     const n = 1 + Math.floor(this.random() * 5);
     const kind = this.pick(["for", "while", "do"]);
@@ -162,7 +172,7 @@ class Generator {
     this.loopDepth--;
   }
 
-  private nested(fn: () => void): void {
+  protected nested(fn: () => void): void {
     this.indentLevel++;
     fn();
     this.indentLevel--;

@@ -84,7 +84,28 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
   const cloneRegion = (region: Region, into: Region) =>
     b.inRegion(into, () => region.ops.forEach(cloneOp));
 
+  /**
+   * Clones `op` with its tangent code; an active array or object it defines that got no
+   * tangent (a constant array, data a varied value will be written into) gets a zero shadow
+   * right there, so every later use, in any region, sees the same shadow.
+   */
   function cloneOp(op: Op): void {
+    cloneWithTangent(op);
+    for (const r of op.results) {
+      if (!isAggregate(r.type) || tangents.has(r.id) || !activity.isActive(r)) continue;
+      if (op.opcode === "const" && op.attrs.value === undefined) {
+        // The placeholder of a variable not yet assigned (`let a: number[];`): so is its tangent.
+        const t = b.asTangent(true, () =>
+          b.emit("const", [], [tangentType(r.type)], {}, [], `d${r.hint || "t"}`),
+        ).results[0]!;
+        tangents.set(r.id, t);
+      } else {
+        concreteOf(r);
+      }
+    }
+  }
+
+  function cloneWithTangent(op: Op): void {
     b.loc = op.loc;
     switch (op.opcode) {
       case "if":

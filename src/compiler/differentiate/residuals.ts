@@ -86,6 +86,7 @@ export class ReverseInfo {
   readonly induced = new Map<number, Induction>();
   private readonly definitions = new Map<number, Op>();
   private readonly classes: AliasClasses;
+  private readonly effectsOf: EffectsOf;
   /** Per read and call: the classes written after it (see writesAfter). */
   private readonly later: Map<Op, Set<number>>;
   private readonly replaced: Set<number>;
@@ -114,6 +115,7 @@ export class ReverseInfo {
       }
     };
     collect(jvp.body);
+    this.effectsOf = options.effectsOf;
     this.classes = aliasClasses(jvp, options.effectsOf);
     this.replaced = writtenClasses(jvp, this.classes, options.effectsOf).replaced;
     this.later = writesAfter(jvp, this.classes, options.effectsOf);
@@ -142,9 +144,18 @@ export class ReverseInfo {
       op.regions.forEach((r) => this.markFrozenArguments(r));
       if (op.opcode !== "call" || !op.attrs.primal) continue;
       const arity = op.operands.length - op.attrs.wrt!.length;
-      op.attrs.frozen = op.operands
-        .slice(0, arity)
-        .flatMap((v, i) => (this.isFrozenAt(v, op) ? [i] : []));
+      const args = op.operands.slice(0, arity);
+      const writes = this.effectsOf(op.attrs.primal)?.writes;
+      // The callee sees its parameters as separate arrays: one it writes may be another it
+      // reads (`sq(a, a)`), so an argument shared with a written one is not frozen.
+      const sharedWithWritten = (v: Value, i: number) =>
+        args.some(
+          (w, j) =>
+            j !== i && isAggregate(w.type) && (!writes || writes.has(j)) && this.classes.same(v, w),
+        );
+      op.attrs.frozen = args.flatMap((v, i) =>
+        this.isFrozenAt(v, op) && !sharedWithWritten(v, i) ? [i] : [],
+      );
     }
   }
 

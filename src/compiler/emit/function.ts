@@ -427,9 +427,15 @@ class FunctionEmitter {
         this.ref(elseB.terminator.operands[0]!),
       );
       const r = op.results[0]!;
-      if (this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region)
+      if (this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region) {
         this.inlined.set(r.id, e);
-      else if (used.length) this.line(`const ${this.declare(r)} = ${e.text};`, op.loc);
+        // `c ? a[0] : x` reads memory: it must not move past a write either.
+        const yielded = [thenB.terminator.operands[0]!, elseB.terminator.operands[0]!];
+        if (yielded.some((v) => this.memoryReads.has(v.id))) {
+          this.memoryReads.add(r.id);
+          this.pendingReads.set(r.id, r);
+        }
+      } else if (used.length) this.line(`const ${this.declare(r)} = ${e.text};`, op.loc);
       return;
     }
     const targets = op.results.map((r) => this.declare(r));

@@ -204,7 +204,17 @@ function lowerIteration(
   if (method === "reduce") return ctx.value(accumulator!);
   // Now the element type is known: allocate the result before the loop.
   const elementType: Type = resultSlot.value!.type;
-  const outType: ArrayType = { kind: "array", storage: "Array", element: elementType };
+  // `Float64Array.prototype.map` returns a Float64Array (numbers only), as in JavaScript.
+  const typed = array && (array.type as ArrayType).storage !== "Array" ? array.type : undefined;
+  if (typed && elementType !== "number")
+    return ctx.fail(
+      callback,
+      "typeMismatch",
+      "the callback of a typed array's '.map' must return a number",
+    );
+  const outType: ArrayType = typed
+    ? { kind: "array", storage: (typed as ArrayType).storage, element: "number" }
+    : { kind: "array", storage: "Array", element: elementType };
   const alloc = b.emit("alloc", [n], [outType], {}, [], method === "map" ? "mapped" : "array");
   b.region.ops.splice(b.region.ops.indexOf(alloc), 1);
   b.region.ops.splice(loopAt, 0, alloc);

@@ -133,15 +133,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         cloneMemoryOp(op);
         return;
       default: {
-        const clone = b.emit(
-          op.opcode,
-          op.operands.map(mapped),
-          op.results.map((r) => r.type),
-          { ...op.attrs },
-          [],
-          op.results.map((r) => r.hint),
-        );
-        clone.results.forEach((r, i) => map.set(op.results[i]!.id, r));
+        const clone = clonePrimal(op);
         const [result] = op.results;
         if (!result || !activity.isActive(result)) return;
         const rule =
@@ -165,8 +157,8 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
     ).results[0]!;
   }
 
-  /** Reads, writes and construction of arrays and objects: their tangents use the shadows. */
-  function cloneMemoryOp(op: Op): void {
+  /** The primal op itself, in the linearized function. */
+  function clonePrimal(op: Op): Op {
     const clone = b.emit(
       op.opcode,
       op.operands.map(mapped),
@@ -176,6 +168,12 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       op.results.map((r) => r.hint),
     );
     clone.results.forEach((r, i) => map.set(op.results[i]!.id, r));
+    return clone;
+  }
+
+  /** Reads, writes and construction of arrays and objects: their tangents use the shadows. */
+  function cloneMemoryOp(op: Op): void {
+    clonePrimal(op);
     const result = op.results[0];
     const tangentOp = (operands: Value[], type: Type, hint: string) =>
       b.asTangent(true, () => b.emit(op.opcode, operands, [type], { ...op.attrs }, [], hint))

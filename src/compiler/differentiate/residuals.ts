@@ -6,7 +6,14 @@ import {
   type AliasClasses,
   type EffectsOf,
 } from "../analyze/effects.js";
-import type { IRFunction, Op, Region, Value } from "../ir/types.js";
+import {
+  COMPARISON_OPCODES,
+  LOGIC_OPCODES,
+  type IRFunction,
+  type Op,
+  type Region,
+  type Value,
+} from "../ir/types.js";
 
 // What reverse mode must remember. The linearized function (JVP) mixes primal ops and
 // tangent ops ([t]). The backward sweep runs the tangent ops transposed, so it needs the
@@ -323,8 +330,45 @@ export class ReverseInfo {
     for (const p of this.jvp.params) home.set(p.id, this.jvp.body);
     visit(this.jvp.body);
     listOf(this.jvp.body);
+    this.tapeCommonOperands(seen);
     this.chooseRecomputed(seen);
     this.shareCarried(this.jvp.body, seen);
+  }
+
+  /**
+   * Residuals that are cheap ops of one common value (`2 * speed` and `DRAG * speed`) are
+   * recomputed from that value, which is taped once instead.
+   */
+  private tapeCommonOperands(taped: Set<number>): void {
+    for (const [region, list] of this.residualLists) {
+      const groups = new Map<number, { operand: Value; members: Value[] }>();
+      for (const r of list) {
+        if (r.kind !== "value" || r.value.type !== "number") continue;
+        const def = this.definitions.get(r.value.id);
+        if (!def || def.tangent || !CHEAP.has(def.opcode)) continue;
+        // The operands that would have to be taped to recompute it.
+        const costly = def.operands.filter(
+          (o) => !this.rematerializable.has(o.id) && !this.induced.has(o.id) && !taped.has(o.id),
+        );
+        const operand = costly[0];
+        if (costly.length !== 1 || this.home.get(operand!.id) !== region) continue;
+        if (operand!.type !== "number" || operand!.tangent) continue;
+        const group = groups.get(operand!.id) ?? { operand: operand!, members: [] };
+        group.members.push(r.value);
+        groups.set(operand!.id, group);
+      }
+      let kept = list;
+      for (const { operand, members } of groups.values()) {
+        if (members.length < 2) continue;
+        for (const m of members) this.recomputed.set(m.id, this.definitions.get(m.id)!);
+        kept = kept.filter((x) => x.kind !== "value" || !members.includes(x.value));
+        if (!taped.has(operand.id)) {
+          taped.add(operand.id);
+          kept.push({ kind: "value", value: operand });
+        }
+      }
+      this.residualLists.set(region, kept);
+    }
   }
 
   /** Finds the loop-carried residuals consecutive iterations can share (see SharedResidual). */
@@ -407,14 +451,6 @@ const CHEAP: ReadonlySet<string> = new Set([
   "sub",
   "mul",
   "neg",
-  "lt",
-  "le",
-  "gt",
-  "ge",
-  "eq",
-  "ne",
-  "not",
-  "and",
-  "or",
-  "truthy",
+  ...COMPARISON_OPCODES,
+  ...LOGIC_OPCODES,
 ]);

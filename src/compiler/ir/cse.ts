@@ -1,4 +1,13 @@
-import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "./types.js";
+import {
+  ARITHMETIC_OPCODES,
+  COMPARISON_OPCODES,
+  LOGIC_OPCODES,
+  WRITES_MEMORY,
+  type IRFunction,
+  type Op,
+  type Region,
+  type Value,
+} from "./types.js";
 
 // Common-subexpression elimination within each region: a pure op identical to an earlier one
 // (same opcode, attributes and operands) reuses its result. Reads of memory are reused only
@@ -7,26 +16,12 @@ import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from
 // and calls change anything. Besides the work saved, reverse mode then saves one residual
 // where the source wrote `y[i] * y[i]`.
 
-const REUSABLE = new Set<Op["opcode"]>([
+const REUSABLE: ReadonlySet<Op["opcode"]> = new Set<Op["opcode"]>([
+  ...ARITHMETIC_OPCODES,
+  ...COMPARISON_OPCODES,
+  ...LOGIC_OPCODES,
   "const",
   "global",
-  "add",
-  "sub",
-  "mul",
-  "div",
-  "rem",
-  "pow",
-  "neg",
-  "lt",
-  "le",
-  "gt",
-  "ge",
-  "eq",
-  "ne",
-  "not",
-  "truthy",
-  "and",
-  "or",
   "select",
   "math",
   "field",

@@ -144,6 +144,30 @@ export interface IRFunction {
   loc: SourceLoc;
 }
 
+/** Arithmetic on numbers. */
+export const ARITHMETIC_OPCODES: ReadonlySet<Opcode> = new Set<Opcode>([
+  "add",
+  "sub",
+  "mul",
+  "div",
+  "rem",
+  "pow",
+  "neg",
+]);
+
+/** Comparisons (`eq` and `ne` also of booleans and strings). */
+export const COMPARISON_OPCODES: ReadonlySet<Opcode> = new Set<Opcode>([
+  "lt",
+  "le",
+  "gt",
+  "ge",
+  "eq",
+  "ne",
+]);
+
+/** Boolean logic on already-evaluated booleans. */
+export const LOGIC_OPCODES: ReadonlySet<Opcode> = new Set<Opcode>(["not", "truthy", "and", "or"]);
+
 export const TERMINATORS: ReadonlySet<Opcode> = new Set(["yield", "condition", "return"]);
 
 /**

@@ -1,6 +1,8 @@
 import { printValue } from "./printer.js";
 import { sameType, typeText } from "./type-system.js";
 import {
+  ARITHMETIC_OPCODES,
+  COMPARISON_OPCODES,
   TERMINATORS,
   type IRFunction,
   type Op,
@@ -14,18 +16,10 @@ import {
 
 export class IRVerificationError extends Error {}
 
-const NUMBER_OPS = new Set([
-  "add",
-  "sub",
-  "mul",
-  "div",
-  "rem",
-  "pow",
-  "neg",
-  "lt",
-  "le",
-  "gt",
-  "ge",
+/** Ops whose operands are all numbers. */
+const NUMBER_OPS: ReadonlySet<string> = new Set([
+  ...ARITHMETIC_OPCODES,
+  ...[...COMPARISON_OPCODES].filter((o) => o !== "eq" && o !== "ne"),
 ]);
 
 export function verifyFunction(fn: IRFunction): void {

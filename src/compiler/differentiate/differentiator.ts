@@ -15,6 +15,7 @@ import {
 } from "../diagnostics/diagnostic.js";
 import { eliminateDeadCode } from "../ir/dce.js";
 import { eliminateCommonSubexpressions } from "../ir/cse.js";
+import { hoistLoopInvariants } from "../ir/licm.js";
 import type { FunctionKey, IRFunction } from "../ir/types.js";
 import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
@@ -335,6 +336,7 @@ export class Differentiator {
     ];
     for (const sweep of sweeps) {
       eliminateCommonSubexpressions(sweep);
+      hoistLoopInvariants(sweep);
       eliminateDeadCode(sweep);
       verifyFunction(sweep);
     }

@@ -1,0 +1,62 @@
+import {
+  ARITHMETIC_OPCODES,
+  COMPARISON_OPCODES,
+  LOGIC_OPCODES,
+  type IRFunction,
+  type Op,
+  type Region,
+} from "./types.js";
+
+// Loop-invariant code motion for pure arithmetic: an op at the top level of a loop's regions
+// whose operands all come from outside the loop moves before it. The backward sweep computes
+// `i * n + j` in its inner loop; `i * n` then runs once per row, as a hand-written loop would.
+// Memory reads stay where they are (a store in the loop may change what they read).
+
+const HOISTABLE: ReadonlySet<Op["opcode"]> = new Set<Op["opcode"]>([
+  ...ARITHMETIC_OPCODES,
+  ...COMPARISON_OPCODES,
+  ...LOGIC_OPCODES,
+  "const",
+  "global",
+  "select",
+  "math",
+]);
+
+export function hoistLoopInvariants(fn: IRFunction): void {
+  const visit = (region: Region) => {
+    for (const op of [...region.ops]) {
+      op.regions.forEach(visit);
+      if (op.opcode === "loop") hoistFrom(op, region);
+    }
+  };
+  visit(fn.body);
+}
+
+function hoistFrom(loop: Op, region: Region): void {
+  const inside = new Set<number>();
+  const collect = (r: Region) => {
+    for (const p of r.params) inside.add(p.id);
+    for (const op of r.ops) {
+      for (const v of op.results) inside.add(v.id);
+      op.regions.forEach(collect);
+    }
+  };
+  loop.regions.forEach(collect);
+  const moved: Op[] = [];
+  for (const r of loop.regions) {
+    r.ops = r.ops.filter((op) => {
+      const random = op.opcode === "math" && op.attrs.callee === "random";
+      const invariant =
+        HOISTABLE.has(op.opcode) &&
+        !random &&
+        !op.tangent &&
+        op.results.length === 1 &&
+        op.operands.every((v) => !inside.has(v.id));
+      if (!invariant) return true;
+      moved.push(op);
+      inside.delete(op.results[0]!.id);
+      return false;
+    });
+  }
+  if (moved.length > 0) region.ops.splice(region.ops.indexOf(loop), 0, ...moved);
+}

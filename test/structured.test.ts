@@ -1087,6 +1087,80 @@ export const vgTernary = valueWithGradient(ternary);
     assert.deepEqual(m.vgTernary!(0.5), { value: 0.5, gradient: 1 });
   });
 
+  test("arrays read again in the backward sweep, but changed in between: the review's cases", async () => {
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { gradient, pullback } from "nabla";
+// A local array that leaves its function in the result, then is written by the caller.
+function g(a: number[]): { t: number[]; s: number } {
+  const t = [a[0] * 1.5, a[1]];
+  return { t, s: t[0] * t[1] };
+}
+export function escaped(a: number[]): number {
+  const r = g(a);
+  r.t[0] = 10;
+  return r.s + r.t[0] * r.t[1];
+}
+export const gEscaped = gradient(escaped);
+// A callee that stores one argument into another.
+function store(o: { v: number[] }, b: number[]): void { o.v = b; }
+export function stored(a: number[]): number {
+  const b = [a[0], a[1]];
+  const o = { v: [0, 0] };
+  store(o, b);
+  let s = 0;
+  for (let i = 0; i < 2; i++) s += b[i] * b[i] * a[2];
+  o.v[0] = 5;
+  o.v[1] = 5;
+  return s;
+}
+export const gStored = gradient(stored);
+// An array reached through a @noDerivative field.
+interface Holder { /** @noDerivative */ data: number[]; w: number }
+export function hidden(x: number, a: number[]): number {
+  let y = 0;
+  for (let i = 0; i < 2; i++) y += x * a[i] * x;
+  const c: Holder = { data: a, w: 1 };
+  c.data[0] = 50;
+  c.data[1] = 50;
+  return y;
+}
+export const gHidden = gradient(hidden, { wrt: 0 });
+// A field replaced by the caller after a callee read it (the shadow changes too).
+function prod(o: { v: number[] }): number { return o.v[0] * o.v[1]; }
+export function replaced(a: number[]): number {
+  const o = { v: [a[0], a[1]] };
+  const s = prod(o);
+  o.v = [a[2], 2];
+  return s + o.v[0] * o.v[1];
+}
+export const gReplaced = gradient(replaced);
+// A module-level array changed between the forward sweep and a pullback.
+export const G = [0.5, 1.5, 2.5];
+export function scaled(x: number): number { return x * G[1] * x; }
+export const pbScaled = pullback(scaled);
+// A function that replaces an array inside its argument.
+export function swapsOut(o: { v: number[] }): number {
+  const s = o.v[0] * o.v[1];
+  o.v = [1, 2];
+  return s;
+}
+export const gSwapsOut = gradient(swapsOut);
+`,
+    });
+    const close = (a: number[], b: number[]) =>
+      a.forEach((x, i) => assertClose(x, b[i]!, 1e-12, `component ${i}`));
+    close(m.gEscaped!([0.3, 0.7, 1.1]) as unknown as number[], [1.05, 10.45, 0]);
+    close(m.gStored!([0.3, 0.7, 1.1]) as unknown as number[], [0.66, 1.54, 0.58]);
+    assertClose(m.gHidden!(0.7, [2, 3]), 7, 1e-12, "through @noDerivative");
+    close(m.gReplaced!([0.3, 0.7, 1.1]) as unknown as number[], [0.7, 0.3, 2]);
+    const back = m.pbScaled!(0.7) as unknown as (seed: number) => number;
+    (m.G as unknown as number[])[1] = 100;
+    assertClose(back(1), 2.1, 1e-12, "pullback after the module array changed");
+    (m.G as unknown as number[])[1] = 1.5;
+    const swapped = m.gSwapsOut!({ v: [0.4, 0.9] }) as unknown as { v: number[] };
+    close(swapped.v, [0.9, 0.4]);
+  });
+
   test("a parameter named o", async () => {
     const m = await loadProgram<Record<string, Scalar>>({
       "main.ts": `import { gradient, differential } from "nabla";

@@ -129,9 +129,13 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
 function rootShapes(
   differentiator: Differentiator,
   primal: FunctionKey,
-): { zeros: (((arg: string) => string) | undefined)[]; writes: number[] } {
+): {
+  zeros: (((arg: string) => string) | undefined)[];
+  writes: number[];
+  replaces: number[];
+} {
   const fn = differentiator.primals.get(primal);
-  if (!fn) return { zeros: [], writes: [] };
+  if (!fn) return { zeros: [], writes: [], replaces: [] };
   const zeros = fn.params
     .slice(0, fn.params.length - fn.captures)
     .map((p) =>
@@ -139,7 +143,12 @@ function rootShapes(
         ? (arg: string) => zerosLike(tangentType(p.type), name(arg)).text
         : undefined,
     );
-  return { zeros, writes: [...(differentiator.effects(primal)?.writes ?? [])] };
+  const effects = differentiator.effects(primal);
+  return {
+    zeros,
+    writes: [...(effects?.writes ?? [])],
+    replaces: [...(effects?.replaces ?? [])],
+  };
 }
 
 function fileOf(key: FunctionKey): string {

@@ -18,6 +18,8 @@ export {
   copyTangent,
   copyValue,
   checkAliasing,
+  saveStructure,
+  restoreStructure,
   AliasedArgumentsError,
 } from "./tangents.js";
 export { NotCompiledError } from "./not-compiled.js";

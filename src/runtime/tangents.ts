@@ -92,3 +92,33 @@ export function checkAliasing(operator: string, args: unknown[], written: boolea
   };
   args.forEach(visit);
 }
+
+/** Where each array or object inside a tangent sits: container, key, the value there. */
+export type TangentStructure = [Record<string | number, unknown>, string | number, unknown][];
+
+/**
+ * Records the arrays and objects inside a tangent, for a function that replaces arrays inside
+ * its argument (`o.v = [1, 2]`): its derivative replaces them in the argument's shadow too,
+ * while the adjoint of the original array stays in that array's shadow.
+ */
+export function saveStructure(t: unknown): TangentStructure {
+  const slots: TangentStructure = [];
+  const visit = (v: unknown) => {
+    if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) return;
+    const container = v as Record<string | number, unknown>;
+    for (const key of Object.keys(container)) {
+      const child = container[key];
+      if (child !== null && typeof child === "object") {
+        slots.push([container, Array.isArray(v) ? Number(key) : key, child]);
+        visit(child);
+      }
+    }
+  };
+  visit(t);
+  return slots;
+}
+
+/** Puts back what saveStructure recorded, so the tangent holds the original arrays' adjoints. */
+export function restoreStructure(slots: TangentStructure): void {
+  for (const [container, key, child] of slots) container[key] = child;
+}

@@ -52,7 +52,7 @@ export function sweepsOf(
 ): [IRFunction, IRFunction] {
   const fn = jvpOf(source, name, wrt);
   const arity = fn.params.filter((p) => !p.tangent).length;
-  const info = new ReverseInfo(fn, { frozen, arity, effectsOf: () => undefined });
+  const info = new ReverseInfo(fn, { frozen, arity, effectsOf: () => undefined, wrt });
   const signature = { key: `${FILE}#${name}`, name, arity, frozen };
   const sweeps: [IRFunction, IRFunction] = [
     forwardSweep(fn, info, signature, wrt),

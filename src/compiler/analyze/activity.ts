@@ -30,7 +30,7 @@ export function analyzeActivity(
   wrt: number[],
   effectsOf: EffectsOf = () => undefined,
 ): Activity {
-  const classes = aliasClasses(fn, effectsOf);
+  const classes = aliasClasses(fn, effectsOf, false);
   const variedClasses = new Set<number>();
   const varied = new Set<number>();
   const useful = new Set<number>();

@@ -15,6 +15,8 @@ export interface Effects {
   aliases: Set<number>;
   /** Module-level arrays and objects it writes (directly or through callees). */
   moduleWrites: ModuleWrite[];
+  /** Whether it reads module-level arrays or objects (directly or through callees). */
+  readsModule: boolean;
 }
 
 /** A write into a module-level array or object: where, and through which calls. */
@@ -59,7 +61,12 @@ export class AliasClasses {
  * put in a literal, merged by `if`/loops or returned by a callee that may alias an argument
  * shares the class of that aggregate.
  */
-export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses {
+/**
+ * With `memory` (the default), every way two values may share memory counts; for activity
+ * (`memory: false`), what sits in a `@noDerivative` field is kept apart from its object, since
+ * it is constant for differentiation even when the object is not.
+ */
+export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf, memory = true): AliasClasses {
   const classes = new AliasClasses();
   // Every read of one module-level array is the same array.
   const globals = new Map<string, Value>();
@@ -75,11 +82,11 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses
         }
         case "field":
         case "index":
-          if (!isNoDerivativeField(op)) classes.union(op.results[0]!, op.operands[0]!);
+          if (memory || !isNoDerivativeField(op)) classes.union(op.results[0]!, op.operands[0]!);
           break;
         case "setField":
         case "setIndex":
-          if (!isNoDerivativeField(op))
+          if (memory || !isNoDerivativeField(op))
             classes.union(op.operands[op.operands.length - 1]!, op.operands[0]!);
           break;
         case "literal":
@@ -116,6 +123,11 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf): AliasClasses
           const arity = op.attrs.primal ? arityOf(op) : op.operands.length;
           op.operands.forEach((arg, i) => {
             const k = i < arity ? i : shadowParam(op, i);
+            // An argument the callee stores arrays into may come to hold the other arguments.
+            if (!effects || effects.replaces.has(k))
+              op.operands.forEach(
+                (other, j) => j < arity === i < arity && classes.union(arg, other),
+              );
             if (effects && !effects.aliases.has(k)) return;
             const target = i < arity ? result : shadow;
             if (target) classes.union(target, arg);
@@ -143,7 +155,22 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     if (replaced.has(classes.find(p.id))) replaces.add(i);
     if (ret && classes.same(ret, p)) aliases.add(i);
   });
-  return { writes, replaces, aliases, moduleWrites: findModuleWrites(fn, effectsOf) };
+  let readsModule = false;
+  const scan = (region: Region) => {
+    for (const op of region.ops) {
+      if (op.opcode === "global" && isAggregate(op.results[0]!.type)) readsModule = true;
+      if (op.opcode === "call") readsModule ||= effectsOf(calleeOf(op))?.readsModule ?? true;
+      op.regions.forEach(scan);
+    }
+  };
+  scan(fn.body);
+  return {
+    writes,
+    replaces,
+    aliases,
+    moduleWrites: findModuleWrites(fn, effectsOf),
+    readsModule,
+  };
 }
 
 /**
@@ -300,7 +327,13 @@ export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): ModuleWr
 /** Conservative effects for a function not analyzed (yet): it may write and return anything. */
 export function unknownEffects(fn: { params: Value[] }): Effects {
   const all = fn.params.flatMap((p, i) => (isAggregate(p.type) ? [i] : []));
-  return { writes: new Set(all), replaces: new Set(all), aliases: new Set(all), moduleWrites: [] };
+  return {
+    writes: new Set(all),
+    replaces: new Set(all),
+    aliases: new Set(all),
+    moduleWrites: [],
+    readsModule: true,
+  };
 }
 
 /**

@@ -22,7 +22,7 @@ import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
 import { derivativeKey, functionLabel, type DerivativeKind } from "./names.js";
-import { ReverseInfo } from "./residuals.js";
+import { MODULE_DATA, ReverseInfo } from "./residuals.js";
 import { backwardSweep, fusedGradient } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
 
@@ -136,7 +136,10 @@ export class Differentiator {
     const fn = this.lowered(key);
     const effects = this.effects(key);
     if (!fn || !effects) return [];
-    return fn.params.flatMap((p, i) => (isAggregate(p.type) && !effects.writes.has(i) ? [i] : []));
+    return [
+      ...fn.params.flatMap((p, i) => (isAggregate(p.type) && !effects.writes.has(i) ? [i] : [])),
+      ...(effects.readsModule ? [MODULE_DATA] : []),
+    ];
   }
 
   private readonly effectsCache = new Map<FunctionKey, Effects | null>();
@@ -302,6 +305,7 @@ export class Differentiator {
             frozen: demand.frozen,
             arity: primal.params.length,
             effectsOf: this.effects,
+            wrt: demand.wrt,
           });
     for (const d of demands) {
       this.queue.push({

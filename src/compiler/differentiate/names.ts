@@ -39,7 +39,9 @@ export function derivativeName(
   const base = primalName.replace(/\./g, "_");
   const name = all ? `${base}$${kind}` : `${base}$${kind}_${wrt.join("_")}`;
   // Variants that may read arrays again in the backward sweep (see ReverseInfo) say which.
-  return kind !== "jvp" && frozen.length > 0 ? `${name}$r${frozen.join("_")}` : name;
+  // `g`: module-level arrays are frozen too (MODULE_DATA).
+  const reads = frozen.map((i) => (i < 0 ? "g" : String(i)));
+  return kind !== "jvp" && frozen.length > 0 ? `${name}$r${reads.join("_")}` : name;
 }
 
 export function jvpName(primalName: string, wrt: number[], arity: number): string {

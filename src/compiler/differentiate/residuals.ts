@@ -58,6 +58,12 @@ export interface Induction {
   step: number;
 }
 
+/**
+ * In a frozen set: module-level arrays stay unchanged until the backward sweep (true when
+ * `gradient` runs both sweeps back to back; differentiable code never writes them).
+ */
+export const MODULE_DATA = -1;
+
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
 /**
@@ -94,6 +100,7 @@ export class ReverseInfo {
   private readonly definitions = new Map<number, Op>();
   private readonly classes: AliasClasses;
   private readonly effectsOf: EffectsOf;
+  private readonly moduleDataFrozen: boolean;
   /** Per read and call: the classes written after it (see writesAfter). */
   private readonly later: Map<Op, Set<number>>;
   private readonly replaced: Set<number>;
@@ -107,7 +114,7 @@ export class ReverseInfo {
    */
   constructor(
     readonly jvp: IRFunction,
-    options: { frozen: number[]; arity: number; effectsOf: EffectsOf } = {
+    options: { frozen: number[]; arity: number; effectsOf: EffectsOf; wrt?: number[] } = {
       frozen: [],
       arity: jvp.params.length,
       effectsOf: () => undefined,
@@ -123,13 +130,27 @@ export class ReverseInfo {
     };
     collect(jvp.body);
     this.effectsOf = options.effectsOf;
+    this.moduleDataFrozen = options.frozen.includes(MODULE_DATA);
     this.classes = aliasClasses(jvp, options.effectsOf);
     this.replaced = writtenClasses(jvp, this.classes, options.effectsOf).replaced;
     this.later = writesAfter(jvp, this.classes, options.effectsOf);
+    // What the caller may change before the backward sweep: the parameters it did not
+    // promise to keep (and their shadows' structure), what this function returns (the caller
+    // holds it), and module-level arrays unless the whole computation runs back to back.
+    const wrt = options.wrt ?? [];
     jvp.params.forEach((p, i) => {
-      if (i < options.arity && isAggregate(p.type) && !options.frozen.includes(i))
+      if (!isAggregate(p.type)) return;
+      const primal = i < options.arity ? i : wrt[i - options.arity];
+      if (primal === undefined || !options.frozen.includes(primal))
         this.unfrozen.add(this.classes.find(p.id));
     });
+    for (const v of jvp.body.ops[jvp.body.ops.length - 1]!.operands)
+      if (isAggregate(v.type)) this.unfrozen.add(this.classes.find(v.id));
+    if (!options.frozen.includes(MODULE_DATA)) {
+      for (const [id, op] of this.rematerializable)
+        if (op.opcode === "global" && isAggregate(op.results[0]!.type))
+          this.unfrozen.add(this.classes.find(id));
+    }
     this.findInductions(jvp.body);
     this.markFrozenArguments(jvp.body);
   }
@@ -163,6 +184,8 @@ export class ReverseInfo {
       op.attrs.frozen = args.flatMap((v, i) =>
         this.isFrozenAt(v, op) && !sharedWithWritten(v, i) ? [i] : [],
       );
+      if (this.moduleDataFrozen && (this.effectsOf(op.attrs.primal)?.readsModule ?? true))
+        op.attrs.frozen.push(MODULE_DATA);
     }
   }
 
@@ -175,10 +198,12 @@ export class ReverseInfo {
     if (def.opcode !== "field" && def.opcode !== "index" && def.opcode !== "length") return false;
     const object = def.operands[0]!;
     if (!def.tangent) return this.isFrozenAt(object, def);
+    const root = this.classes.find(object.id);
     return (
       def.opcode !== "length" &&
       isShadow(def.results[0]!) &&
-      !this.replaced.has(this.classes.find(object.id))
+      !this.replaced.has(root) &&
+      !this.unfrozen.has(root)
     );
   }
 

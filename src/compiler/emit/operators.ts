@@ -19,6 +19,8 @@ export interface OperatorWrapper {
   zeros: (((arg: string) => string) | undefined)[];
   /** Array and object parameters the function may write (checked for aliasing at run time). */
   writes: number[];
+  /** Parameters the function stores arrays or objects into (`o.v = [1, 2]`). */
+  replaces: number[];
   /**
    * Local names of the generated functions: `jvp` in forward mode; `fwd` and `bwd` in reverse
    * mode. They take tangents or return adjoints in ascending parameter order.
@@ -115,8 +117,18 @@ export function operatorWrapper(w: OperatorWrapper): string {
   // their adjoints; the adjoints of number arguments come back from the backward sweep (the
   // first returned, the others in `out.v1`, `out.v2`…). The user gets them in `wrt` order.
   const shadows = new Map(sorted.filter(isAggregate).map((i) => [i, fresh(`d${params[i]}`)]));
-  const makeShadows = [...shadows]
-    .map(([i, s]) => `const ${s} = ${w.zeros[i]!(params[i]!)}; `)
+  // A function that replaces arrays inside an argument replaces them in its shadow too: the
+  // shadow's structure is put back after the backward sweep (the adjoints are in the originals).
+  const structures = new Map(
+    [...shadows]
+      .filter(([i]) => w.replaces.includes(i))
+      .map(([, s]) => [s, fresh(`${s}Structure`)]),
+  );
+  const makeShadows =
+    [...shadows].map(([i, s]) => `const ${s} = ${w.zeros[i]!(params[i]!)}; `).join("") +
+    [...structures].map(([s, k]) => `const ${k} = ${w.runtime}.saveStructure(${s}); `).join("");
+  const restore = [...structures.values()]
+    .map((k) => `${w.runtime}.restoreStructure(${k}); `)
     .join("");
   const shadowArgs = [...shadows.values()];
   const numberWrt = sorted.filter((i) => !isAggregate(i));
@@ -143,7 +155,9 @@ export function operatorWrapper(w: OperatorWrapper): string {
     `const ${mark} = ${w.runtime}.tape.top, ${objectMark} = ${w.runtime}.tape.objects.length; ` +
     `try { ${body} } catch (${error}) { ${w.runtime}.tapeReset(${mark}, ${objectMark}); throw ${error}; }`;
   const backward = (seedText: string) =>
-    numberWrt.length > 0 ? `const ${first} = ${w.bwd}(${seedText}); ` : `${w.bwd}(${seedText}); `;
+    (numberWrt.length > 0
+      ? `const ${first} = ${w.bwd}(${seedText}); `
+      : `${w.bwd}(${seedText}); `) + restore;
 
   switch (w.operator) {
     case "gradient":
@@ -159,7 +173,7 @@ export function operatorWrapper(w: OperatorWrapper): string {
       }
       // The fused gradient returns the number adjoints, then the value (first or in `out`).
       const valueText = numberWrt.length > 0 ? out(numberWrt.length) : first;
-      const body = `const ${first} = ${call(w.grad, [...shadowArgs, "1"])}; return ${result(valueText)};`;
+      const body = `const ${first} = ${call(w.grad, [...shadowArgs, "1"])}; ${restore}return ${result(valueText)};`;
       return `((${args}) => { ${aliasChecks}${makeShadows}${guarded(body)} })`;
     }
     case "pullback":

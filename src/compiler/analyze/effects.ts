@@ -230,8 +230,14 @@ export function writesAfter(
   fn: IRFunction,
   classes: AliasClasses,
   effectsOf: EffectsOf,
+  replacesOnly = false,
 ): Map<Op, Set<number>> {
   const result = new Map<Op, Set<number>>();
+  /** The classes an op writes (or, with `replacesOnly`, stores arrays into). */
+  const opEffect = (op: Op, into: Set<number>) => {
+    if (!replacesOnly) return opWrites(op, classes, effectsOf, into);
+    opWrites(op, classes, effectsOf, new Set(), into);
+  };
   const everything = new Map<Region, Set<number>>();
   /** Every class written anywhere in a region (nested included). */
   const allWrites = (region: Region): Set<number> => {
@@ -239,7 +245,7 @@ export function writesAfter(
     if (set) return set;
     set = new Set();
     for (const op of region.ops) {
-      opWrites(op, classes, effectsOf, set);
+      opEffect(op, set);
       for (const r of op.regions) for (const c of allWrites(r)) set.add(c);
     }
     everything.set(region, set);
@@ -257,7 +263,7 @@ export function writesAfter(
       } else {
         op.regions.forEach((r) => visit(r, after));
       }
-      opWrites(op, classes, effectsOf, after);
+      opEffect(op, after);
       for (const r of op.regions) for (const c of allWrites(r)) after.add(c);
     }
   };

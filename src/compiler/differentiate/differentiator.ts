@@ -22,7 +22,7 @@ import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
 import { derivativeKey, functionLabel, type DerivativeKind } from "./names.js";
-import { MODULE_DATA, ReverseInfo } from "./residuals.js";
+import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
 import { backwardSweep, fusedGradient } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
 
@@ -137,7 +137,15 @@ export class Differentiator {
     const effects = this.effects(key);
     if (!fn || !effects) return [];
     return [
-      ...fn.params.flatMap((p, i) => (isAggregate(p.type) && !effects.writes.has(i) ? [i] : [])),
+      ...fn.params.flatMap((p, i) =>
+        !isAggregate(p.type)
+          ? []
+          : !effects.writes.has(i)
+            ? [i]
+            : !effects.replaces.has(i)
+              ? [STRUCTURE + i]
+              : [],
+      ),
       ...(effects.readsModule ? [MODULE_DATA] : []),
     ];
   }

@@ -40,7 +40,7 @@ export function derivativeName(
   const name = all ? `${base}$${kind}` : `${base}$${kind}_${wrt.join("_")}`;
   // Variants that may read arrays again in the backward sweep (see ReverseInfo) say which.
   // `g`: module-level arrays are frozen too (MODULE_DATA).
-  const reads = frozen.map((i) => (i < 0 ? "g" : String(i)));
+  const reads = frozen.map((i) => (i < 0 ? "g" : i >= 1 << 16 ? `s${i - (1 << 16)}` : String(i)));
   return kind !== "jvp" && frozen.length > 0 ? `${name}$r${reads.join("_")}` : name;
 }
 

@@ -2,7 +2,6 @@ import { isAggregate } from "../ir/type-system.js";
 import {
   aliasClasses,
   writesAfter,
-  writtenClasses,
   type AliasClasses,
   type EffectsOf,
 } from "../analyze/effects.js";
@@ -64,6 +63,12 @@ export interface Induction {
  */
 export const MODULE_DATA = -1;
 
+/**
+ * In a frozen set, `STRUCTURE + i`: parameter i may change its numbers, but not which arrays
+ * and objects it holds, so shadows read out of its shadow may be read again.
+ */
+export const STRUCTURE = 1 << 16;
+
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
 /**
@@ -103,9 +108,12 @@ export class ReverseInfo {
   private readonly moduleDataFrozen: boolean;
   /** Per read and call: the classes written after it (see writesAfter). */
   private readonly later: Map<Op, Set<number>>;
-  private readonly replaced: Set<number>;
   /** Alias classes holding an array or object parameter the caller may change later. */
   private readonly unfrozen = new Set<number>();
+  /** Those of them whose structure (which arrays sit in which fields) may change too. */
+  private readonly unfixed = new Set<number>();
+  /** Per read and call: the classes arrays are stored into after it. */
+  private readonly replacedLater: Map<Op, Set<number>>;
 
   /**
    * `frozen` lists the array and object parameters whose contents stay unchanged until the
@@ -132,24 +140,29 @@ export class ReverseInfo {
     this.effectsOf = options.effectsOf;
     this.moduleDataFrozen = options.frozen.includes(MODULE_DATA);
     this.classes = aliasClasses(jvp, options.effectsOf);
-    this.replaced = writtenClasses(jvp, this.classes, options.effectsOf).replaced;
     this.later = writesAfter(jvp, this.classes, options.effectsOf);
+    this.replacedLater = writesAfter(jvp, this.classes, options.effectsOf, true);
     // What the caller may change before the backward sweep: the parameters it did not
     // promise to keep (and their shadows' structure), what this function returns (the caller
     // holds it), and module-level arrays unless the whole computation runs back to back.
     const wrt = options.wrt ?? [];
+    const unfreeze = (v: Value, structureToo: boolean) => {
+      this.unfrozen.add(this.classes.find(v.id));
+      if (structureToo) this.unfixed.add(this.classes.find(v.id));
+    };
     jvp.params.forEach((p, i) => {
       if (!isAggregate(p.type)) return;
       const primal = i < options.arity ? i : wrt[i - options.arity];
-      if (primal === undefined || !options.frozen.includes(primal))
-        this.unfrozen.add(this.classes.find(p.id));
+      if (primal === undefined) return unfreeze(p, true);
+      if (!options.frozen.includes(primal))
+        unfreeze(p, !options.frozen.includes(STRUCTURE + primal));
     });
     for (const v of jvp.body.ops[jvp.body.ops.length - 1]!.operands)
-      if (isAggregate(v.type)) this.unfrozen.add(this.classes.find(v.id));
+      if (isAggregate(v.type)) unfreeze(v, true);
     if (!options.frozen.includes(MODULE_DATA)) {
-      for (const [id, op] of this.rematerializable)
+      for (const op of this.rematerializable.values())
         if (op.opcode === "global" && isAggregate(op.results[0]!.type))
-          this.unfrozen.add(this.classes.find(id));
+          unfreeze(op.results[0]!, true);
     }
     this.findInductions(jvp.body);
     this.markFrozenArguments(jvp.body);
@@ -164,6 +177,17 @@ export class ReverseInfo {
     if (!isAggregate(v.type) || v.tangent) return false;
     const root = this.classes.find(v.id);
     return !this.unfrozen.has(root) && !this.later.get(op)?.has(root);
+  }
+
+  /**
+   * Whether the structure of `v` (which arrays and objects sit in its fields and elements)
+   * stays as `op` sees it until the backward sweep, so shadows read out of its shadow may be
+   * read again.
+   */
+  isFixedAt(v: Value, op: Op): boolean {
+    if (!isAggregate(v.type)) return false;
+    const root = this.classes.find(v.id);
+    return !this.unfixed.has(root) && !this.replacedLater.get(op)?.has(root);
   }
 
   /** Records on each derivative call which array arguments the callee may read back later. */
@@ -181,8 +205,21 @@ export class ReverseInfo {
           (w, j) =>
             j !== i && isAggregate(w.type) && (!writes || writes.has(j)) && this.classes.same(v, w),
         );
+      const replaces = this.effectsOf(op.attrs.primal)?.replaces;
+      const sharedWithReplaced = (v: Value, i: number) =>
+        args.some(
+          (w, j) =>
+            j !== i &&
+            isAggregate(w.type) &&
+            (!replaces || replaces.has(j)) &&
+            this.classes.same(v, w),
+        );
       op.attrs.frozen = args.flatMap((v, i) =>
-        this.isFrozenAt(v, op) && !sharedWithWritten(v, i) ? [i] : [],
+        this.isFrozenAt(v, op) && !sharedWithWritten(v, i)
+          ? [i]
+          : this.isFixedAt(v, op) && !sharedWithReplaced(v, i)
+            ? [STRUCTURE + i]
+            : [],
       );
       if (this.moduleDataFrozen && (this.effectsOf(op.attrs.primal)?.readsModule ?? true))
         op.attrs.frozen.push(MODULE_DATA);
@@ -198,13 +235,7 @@ export class ReverseInfo {
     if (def.opcode !== "field" && def.opcode !== "index" && def.opcode !== "length") return false;
     const object = def.operands[0]!;
     if (!def.tangent) return this.isFrozenAt(object, def);
-    const root = this.classes.find(object.id);
-    return (
-      def.opcode !== "length" &&
-      isShadow(def.results[0]!) &&
-      !this.replaced.has(root) &&
-      !this.unfrozen.has(root)
-    );
+    return def.opcode !== "length" && isShadow(def.results[0]!) && this.isFixedAt(object, def);
   }
 
   /** Loop counters the backward sweep uses. */

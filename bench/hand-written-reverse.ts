@@ -5,19 +5,7 @@
 // what the backward sweep reads, in a preallocated Float64Array reused from call to call, or
 // recompute the states backwards by inverting the step; the recursion saves one value per level.
 // Each function returns the gradient as an array, like nabla's `gradient` operator.
-
-/** A Float64Array reused from call to call, grown (never shrunk) when a call needs more. */
-class Scratch {
-  array = new Float64Array(1024);
-  /** Float64 entries the last call used: its memory in bytes is 8 times this. */
-  used = 0;
-
-  reserve(entries: number): Float64Array {
-    if (this.array.length < entries) this.array = new Float64Array(entries);
-    this.used = entries;
-    return this.array;
-  }
-}
+import { Scratch } from "./scratch.js";
 
 // ---- (a) straight-line: the energy of a chain of four atoms, 8 inputs ----
 

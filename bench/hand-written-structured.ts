@@ -3,19 +3,7 @@
 // arrays, the adjoints accumulated straight into the gradient arrays, scratch memory kept from
 // call to call, and a tape only where the backward sweep needs values the primal overwrote.
 // Each function returns a fresh gradient of the shape nabla's `gradient` returns.
-
-/** A Float64Array reused from call to call, grown (never shrunk) when a call needs more. */
-class Scratch {
-  array = new Float64Array(1024);
-  /** Float64 entries the last call used: its memory in bytes is 8 times this. */
-  used = 0;
-
-  reserve(entries: number): Float64Array {
-    if (this.array.length < entries) this.array = new Float64Array(entries);
-    this.used = entries;
-    return this.array;
-  }
-}
+import { Scratch } from "./scratch.js";
 
 // ---- (e) matrix–vector product: ‖A·x‖² ----
 

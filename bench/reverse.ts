@@ -12,7 +12,7 @@ import {
   radicalTapeEntries,
 } from "./hand-written-reverse.js";
 import { importCompiled } from "./load.js";
-import { formatNs, ratio, table } from "./markdown.js";
+import { fastestTable, formatNs, gradientTable, ratio, table, type TimedRow } from "./markdown.js";
 import {
   initTfjs,
   tfEnergyGradient,
@@ -536,14 +536,9 @@ function benchTfjs(p: ReversePrograms, progress: (message: string) => void): Tfj
 
 // ---- the whole reverse-mode benchmark ----
 
-export interface ReverseRow {
-  benchmark: string;
-  primal: number;
-  nabla: number;
-  hand: number;
+export interface ReverseRow extends TimedRow {
   /** The hand-written loop gradient that recomputes the states backwards. */
   recomputing?: number;
-  fastest: { primal: number; nabla: number; hand: number };
 }
 
 export interface ReverseResults {
@@ -634,41 +629,7 @@ function mebibytes(bytes: number): string {
 }
 
 function runTimeTable(rows: ReverseRow[]): string {
-  return table(
-    [
-      "benchmark",
-      "primal ns/call",
-      "nabla ns/gradient",
-      "hand-written ns/gradient",
-      "nabla/primal",
-      "nabla/hand-written",
-      "hand-written/primal",
-      "target met?",
-    ],
-    rows.map((r) => [
-      r.benchmark,
-      formatNs(r.primal),
-      formatNs(r.nabla),
-      formatNs(r.hand),
-      ratio(r.nabla, r.primal),
-      ratio(r.nabla, r.hand),
-      ratio(r.hand, r.primal),
-      verdict(r),
-    ]),
-    [false, true, true, true, true, true, true, false],
-  );
-}
-
-function fastestTable(rows: ReverseRow[]): string {
-  return table(
-    ["benchmark", "nabla/primal", "nabla/hand-written"],
-    rows.map((r) => [
-      r.benchmark,
-      ratio(r.fastest.nabla, r.fastest.primal),
-      ratio(r.fastest.nabla, r.fastest.hand),
-    ]),
-    [false, true, true],
-  );
+  return gradientTable(rows, verdict);
 }
 
 function tapeTable(results: ReverseResults): string {

@@ -11,7 +11,7 @@ import {
 } from "./compile-time.js";
 import { hornerJvp, out as handOut, pendulumJvp, straightJvp } from "./hand-written.js";
 import { importCompiled } from "./load.js";
-import { formatNs, ratio, table } from "./markdown.js";
+import { fastestTable, formatNs, ratio, table, type TimedRow } from "./markdown.js";
 import {
   loadReversePrograms,
   REVERSE_BENCHMARKS,
@@ -236,14 +236,7 @@ function benchRecursive({ poly, dPoly }: RecursiveProgram): Measurement[] {
 
 // ---- report ----
 
-interface Row {
-  benchmark: string;
-  primal: number;
-  nabla: number;
-  hand: number;
-  /** The fastest run of each variant: a cross-check that is less sensitive to other load. */
-  fastest: { primal: number; nabla: number; hand: number };
-}
+type Row = TimedRow;
 
 function verdict(row: Row): string {
   const misses = [
@@ -274,18 +267,6 @@ function runTimeTable(rows: Row[]): string {
       verdict(r),
     ]),
     [false, true, true, true, true, true, false],
-  );
-}
-
-function fastestTable(rows: Row[]): string {
-  return table(
-    ["benchmark", "nabla/primal", "nabla/hand-written"],
-    rows.map((r) => [
-      r.benchmark,
-      ratio(r.fastest.nabla, r.fastest.primal),
-      ratio(r.fastest.nabla, r.fastest.hand),
-    ]),
-    [false, true, true],
   );
 }
 

@@ -11,7 +11,7 @@ import {
   type ParticleState,
 } from "./hand-written-structured.js";
 import { importCompiled } from "./load.js";
-import { formatNs, ratio, table } from "./markdown.js";
+import { fastestTable, formatNs, gradientTable, ratio, table, type TimedRow } from "./markdown.js";
 import { initTfjs, tfjsTensorCount, tfMlp } from "./tfjs.js";
 import { measure, type Measurement, type TimingOptions } from "./timing.js";
 
@@ -636,13 +636,7 @@ async function benchTfjs(
 
 // ---- the whole structured-data benchmark ----
 
-interface StructuredRow {
-  benchmark: string;
-  primal: number;
-  nabla: number;
-  hand: number;
-  fastest: { primal: number; nabla: number; hand: number };
-}
+type StructuredRow = TimedRow;
 
 export interface StructuredResults {
   rows: StructuredRow[];
@@ -723,41 +717,7 @@ function kib(bytes: number): string {
 }
 
 function runTimeTable(rows: StructuredRow[]): string {
-  return table(
-    [
-      "benchmark",
-      "primal ns/call",
-      "nabla ns/gradient",
-      "hand-written ns/gradient",
-      "nabla/primal",
-      "nabla/hand-written",
-      "hand-written/primal",
-      "target met?",
-    ],
-    rows.map((r) => [
-      r.benchmark,
-      formatNs(r.primal),
-      formatNs(r.nabla),
-      formatNs(r.hand),
-      ratio(r.nabla, r.primal),
-      ratio(r.nabla, r.hand),
-      ratio(r.hand, r.primal),
-      verdict(r),
-    ]),
-    [false, true, true, true, true, true, true, false],
-  );
-}
-
-function fastestTable(rows: StructuredRow[]): string {
-  return table(
-    ["benchmark", "nabla/primal", "nabla/hand-written"],
-    rows.map((r) => [
-      r.benchmark,
-      ratio(r.fastest.nabla, r.fastest.primal),
-      ratio(r.fastest.nabla, r.fastest.hand),
-    ]),
-    [false, true, true],
-  );
+  return gradientTable(rows, verdict);
 }
 
 function memoryTable(results: StructuredResults): string {

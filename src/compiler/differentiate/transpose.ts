@@ -1,8 +1,8 @@
 import type { Builder } from "../ir/builder.js";
-import type { IRFunction, Op, Region, Value } from "../ir/types.js";
+import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { derivativeKey } from "./names.js";
-import { isLinear, isShadowBuilder, type ReverseInfo } from "./residuals.js";
+import { isLinear, isShadow, isShadowBuilder, type ReverseInfo } from "./residuals.js";
 import { isAggregate } from "../ir/type-system.js";
 import { emitForwardSweep, type ForwardSweep } from "./unzip.js";
 
@@ -80,7 +80,14 @@ function emitBackwardSweep(
   };
   nameAdjoints({ params: jvp.params, ops: jvp.body.ops });
 
+  /** Values of the backward sweep that are shadows (whose numbers it reads and changes). */
+  const shadowRefs = new Set<number>();
   const primalValue = (v: Value): Value => {
+    const found = residualValue(v);
+    if (isShadow(v)) shadowRefs.add(found.id);
+    return found;
+  };
+  const residualValue = (v: Value): Value => {
     const taped = residuals.get(v.id);
     if (taped) return taped;
     // In the fused gradient, values of the body are still in the forward sweep's locals.
@@ -230,6 +237,18 @@ function emitBackwardSweep(
   function transposeWrite(op: Op, adjoints: Adjoints): void {
     const shadow = primalValue(op.operands[0]!);
     const value = op.operands[op.operands.length - 1]!;
+    const update = inPlaceUpdates.get(op);
+    if (update) {
+      // `da[i] = da[i] + dv`: the adjoint in da[i] stays where it is and also flows to dv —
+      // no clearing it and adding it back.
+      if (!update.other) return;
+      const found =
+        op.opcode === "setField"
+          ? b.emit("field", [shadow], ["number"], { field: op.attrs.field! }).results[0]!
+          : b.emit("index", [shadow, primalValue(op.operands[1]!)], ["number"]).results[0]!;
+      accumulate(adjoints, update.other, found);
+      return;
+    }
     let found: Value;
     if (op.opcode === "setField") {
       const field = op.attrs.field!;
@@ -459,8 +478,14 @@ function emitBackwardSweep(
   function iterationsCommute(step: Region): boolean {
     const y = step.ops[step.ops.length - 1]!;
     if (y.operands.slice(1).some((v, i) => v !== step.params[i + 1])) return false;
+    // Reading an adjoint out of a shadow (an in-place update's transpose) depends on what
+    // other iterations added to it.
+    const readsAdjoint = (o: Op) =>
+      (o.opcode === "index" || o.opcode === "field") &&
+      o.results[0]!.type === "number" &&
+      shadowRefs.has(o.operands[0]!.id);
     const only = (region: Region): boolean =>
-      region.ops.every((o) => !ORDERED.has(o.opcode) && o.regions.every(only));
+      region.ops.every((o) => !ORDERED.has(o.opcode) && !readsAdjoint(o) && o.regions.every(only));
     return only(step);
   }
 
@@ -490,6 +515,7 @@ function emitBackwardSweep(
     loop.operands = [zero, ...loop.operands.slice(1)];
   }
 
+  const inPlaceUpdates = findInPlaceUpdates(jvp);
   const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
   const adjoints: Adjoints = new Map();
   const tangentResult = ret.operands.find(isLinear);
@@ -519,4 +545,61 @@ const ORDERED: ReadonlySet<string> = new Set([
 function returnsNumber(jvp: IRFunction): boolean {
   const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
   return ret.operands.some(isLinear);
+}
+
+/**
+ * Shadow writes `da[i] = da[i] + dv` (the tangent of `a[i] += v`) whose read comes earlier in
+ * the same region with no write of a shadow in between, with the other addend
+ * (undefined when the write stores the read value itself).
+ */
+function findInPlaceUpdates(jvp: IRFunction): Map<Op, { other: Value | undefined }> {
+  const found = new Map<Op, { other: Value | undefined }>();
+  const visit = (region: Region) => {
+    const position = new Map<Op, number>();
+    const definedBy = new Map<number, Op>();
+    region.ops.forEach((op, k) => {
+      position.set(op, k);
+      for (const r of op.results) definedBy.set(r.id, op);
+      op.regions.forEach(visit);
+    });
+    region.ops.forEach((store, k) => {
+      if (!store.tangent || (store.opcode !== "setIndex" && store.opcode !== "setField")) return;
+      if (store.attrs.value === "grow") return;
+      const value = store.operands[store.operands.length - 1]!;
+      const readOf = (v: Value): Op | undefined => {
+        const load = definedBy.get(v.id);
+        if (!load || !load.tangent || load.operands[0] !== store.operands[0]) return undefined;
+        if (
+          store.opcode === "setIndex" &&
+          (load.opcode !== "index" || load.operands[1] !== store.operands[1])
+        )
+          return undefined;
+        if (
+          store.opcode === "setField" &&
+          (load.opcode !== "field" || load.attrs.field !== store.attrs.field)
+        )
+          return undefined;
+        const from = position.get(load)!;
+        const between = region.ops.slice(from + 1, k);
+        // Only writes of shadows matter (primal stores do not touch them); reads in between
+        // become additions, which commute with keeping the adjoint in place.
+        return between.some(
+          (o) => (o.tangent && WRITES_MEMORY.has(o.opcode)) || o.regions.length > 0,
+        )
+          ? undefined
+          : load;
+      };
+      if (readOf(value)) {
+        found.set(store, { other: undefined });
+        return;
+      }
+      const sum = definedBy.get(value.id);
+      if (!sum || sum.opcode !== "add" || !sum.tangent) return;
+      const [x, y] = sum.operands as [Value, Value];
+      if (readOf(x)) found.set(store, { other: y });
+      else if (readOf(y)) found.set(store, { other: x });
+    });
+  };
+  visit(jvp.body);
+  return found;
 }

@@ -1856,6 +1856,33 @@ main.ts:2:18: note: when differentiating the function given to 'gradient'
 1 error`,
   },
   {
+    name: "NABLA112: calling a function held in a field of a class",
+    files: `
+import { gradient } from "nabla";
+class Layer {
+  w = 1;
+  act: (x: number) => number = Math.tanh;
+  run(x: number): number {
+    return this.act(this.w * x);
+  }
+}
+export const g = gradient((l: Layer) => l.run(2));
+`,
+    expected: `
+main.ts:6:17: error NABLA112: 'act' is a field of 'Layer' holding a function; calling function values is not supported yet in differentiable code
+  5 |   run(x: number): number {
+> 6 |     return this.act(this.w * x);
+    |                 ^^^
+main.ts:9:41: note: when differentiating this call to 'run'
+> 9 | export const g = gradient((l: Layer) => l.run(2));
+    |                                         ^^^^^^^^
+main.ts:9:18: note: when differentiating the function given to 'gradient'
+> 9 | export const g = gradient((l: Layer) => l.run(2));
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA106: derivative of a function returning void",
     files: `
 import { derivative } from "nabla";

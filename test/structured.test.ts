@@ -1161,6 +1161,35 @@ export const gSwapsOut = gradient(swapsOut);
     close(swapped.v, [0.9, 0.4]);
   });
 
+  test("class fields typed by their initializers", async () => {
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { gradient, differential } from "nabla";
+export class Spring {
+  k = 2;
+  rest = [0.5, 1.5];
+  /** @noDerivative */ label = "s";
+  energy(x: number): number {
+    let e = 0;
+    for (const r of this.rest) e += 0.5 * this.k * (x - r) * (x - r);
+    return e;
+  }
+}
+export const g = gradient((s: Spring, x: number) => s.energy(x));
+export const d = differential((s: Spring, x: number) => s.energy(x));
+`,
+    });
+    const Spring = m.Spring as unknown as new () => unknown;
+    const [ds, dx] = m.g!(new Spring(), 1) as unknown as [{ k: number; rest: number[] }, number];
+    // e = k/2 Σ (x − r)²: ∂k = Σ (x − r)²/2, ∂r = −k (x − r), ∂x = k Σ (x − r).
+    assertClose(ds.k, 0.25, 1e-12, "∂k");
+    assert.deepEqual(Object.keys(ds).sort(), ["k", "rest"]);
+    assertClose(ds.rest[0]!, -1, 1e-12, "∂r0");
+    assertClose(ds.rest[1]!, 1, 1e-12, "∂r1");
+    assertClose(dx, 0, 1e-12, "∂x");
+    const tangent = { k: 1, rest: [0, 0] };
+    assertClose((m.d!(new Spring(), 1) as unknown as Scalar)(tangent, 0), 0.25, 1e-12, "forward");
+  });
+
   test("a parameter named o", async () => {
     const m = await loadProgram<Record<string, Scalar>>({
       "main.ts": `import { gradient, differential } from "nabla";

@@ -2,6 +2,7 @@ import type { Node, TSType } from "oxc-parser";
 import type { FieldType, ObjectType, Type } from "../ir/types.js";
 import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
+import { inferType } from "./infer-type.js";
 
 // TypeScript type annotations → IR types, without a type checker: keywords, arrays, tuples,
 // typed arrays, inline object types, and interfaces, type aliases and classes declared in the
@@ -138,10 +139,12 @@ function fieldsOf(
   for (const m of members) {
     let keyNode: Node;
     let annotation: TSType | undefined;
+    let initializer: Node | null = null;
     if (m.type === "TSPropertySignature" || m.type === "PropertyDefinition") {
       if (m.computed) return undefined;
       keyNode = m.key;
       annotation = m.typeAnnotation?.typeAnnotation;
+      if (m.type === "PropertyDefinition") initializer = m.value;
     } else if (m.type === "TSParameterProperty") {
       if (m.parameter.type !== "Identifier") return undefined;
       keyNode = m.parameter;
@@ -152,7 +155,11 @@ function fieldsOf(
       return undefined;
     }
     if (keyNode.type !== "Identifier") return undefined;
-    const type = (annotation && resolveIn(program, mod, annotation, resolving)) ?? "opaque";
+    const resolve = (t: TSType) => resolveIn(program, mod, t, resolving);
+    // A class field without annotation has its initializer's type (`w = 1`, `b = new Float64Array(4)`).
+    const type =
+      (annotation ? resolve(annotation) : inferType(initializer, () => undefined, resolve)) ??
+      "opaque";
     const doc = leadingJSDoc(mod, m) ?? "";
     fields.push({ name: keyNode.name, type, noDerivative: /@noDerivative\b/.test(doc) });
   }

@@ -330,18 +330,6 @@ export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): ModuleWr
   return found;
 }
 
-/** Conservative effects for a function not analyzed (yet): it may write and return anything. */
-export function unknownEffects(fn: { params: Value[] }): Effects {
-  const all = fn.params.flatMap((p, i) => (isAggregate(p.type) ? [i] : []));
-  return {
-    writes: new Set(all),
-    replaces: new Set(all),
-    aliases: new Set(all),
-    moduleWrites: [],
-    readsModule: true,
-  };
-}
-
 /**
  * Whether a `field`/`setField` op names a field marked `@noDerivative`: what such a field
  * holds is constant for differentiation, so it does not share its object's activity.

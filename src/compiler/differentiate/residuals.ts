@@ -470,14 +470,7 @@ export class ReverseInfo {
 
   /** Moves cheap residuals whose operands are all available anyway from the tape to `recomputed`. */
   private chooseRecomputed(taped: Set<number>): void {
-    const definitions = new Map<number, Op>();
-    const collect = (region: Region) => {
-      for (const op of region.ops) {
-        for (const r of op.results) definitions.set(r.id, op);
-        op.regions.forEach(collect);
-      }
-    };
-    collect(this.jvp.body);
+    const definitions = this.definitions;
     const available = (v: Value): boolean => this.rematerializable.has(v.id) || taped.has(v.id);
     for (const [region, list] of this.residualLists) {
       const kept = list.filter((r) => {
@@ -485,8 +478,7 @@ export class ReverseInfo {
         const def = definitions.get(r.value.id);
         if (!def || !CHEAP.has(def.opcode) || def.tangent) return true;
         const others = def.operands.filter((o) => o.id !== r.value.id);
-        if (!others.every((o) => available(o) && !this.recomputedVia(o, r.value.id, definitions)))
-          return true;
+        if (!others.every((o) => available(o) && !this.recomputedVia(o, r.value.id))) return true;
         this.recomputed.set(r.value.id, def);
         return false;
       });
@@ -495,10 +487,10 @@ export class ReverseInfo {
   }
 
   /** Whether recomputing `v` would need `target` itself (a cycle), following recomputed ops. */
-  private recomputedVia(v: Value, target: number, definitions: Map<number, Op>): boolean {
+  private recomputedVia(v: Value, target: number): boolean {
     const def = this.recomputed.get(v.id);
     if (!def) return false;
-    return def.operands.some((o) => o.id === target || this.recomputedVia(o, target, definitions));
+    return def.operands.some((o) => o.id === target || this.recomputedVia(o, target));
   }
 }
 

@@ -155,6 +155,13 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   const type = receiver.type;
   if (name !== undefined && isObject(type) && type.classKey) {
     const symbol = methodSymbol(ctx, type, name);
+    if (!symbol && type.fields.some((f) => f.name === name)) {
+      return ctx.fail(
+        callee.property,
+        "closureCapture",
+        `'${name}' is a field of '${type.name}' holding a function; calling function values is not supported yet in differentiable code`,
+      );
+    }
     if (!symbol) {
       return ctx.fail(
         callee.property,

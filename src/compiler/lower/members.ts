@@ -239,12 +239,16 @@ export function copyInto(ctx: LowerContext, target: Value, source: Value): void 
  * assign variables of the enclosing function (callers that lower user code use lowerLoop).
  */
 export function forEachIndex(ctx: LowerContext, array: Value, body: (i: Value) => void): void {
+  countedLoop(ctx, ctx.builder.emit("length", [array], ["number"]).results[0]!, body);
+}
+
+/** `for (let i = 0; i < count; i++) body(i)` in IR, for loops that assign no user variable. */
+export function countedLoop(ctx: LowerContext, count: Value, body: (i: Value) => void): void {
   const b = ctx.builder;
-  const n = b.emit("length", [array], ["number"]).results[0]!;
   const start = b.constant(0, "i");
   const before = { params: [b.newValue("number", "i")], ops: [] };
   b.inRegion(before, () => {
-    const more = b.compare("lt", before.params[0]!, n);
+    const more = b.compare("lt", before.params[0]!, count);
     b.emit("condition", [more, before.params[0]!], []);
   });
   const after = { params: [b.newValue("number", "i")], ops: [] };
@@ -253,6 +257,18 @@ export function forEachIndex(ctx: LowerContext, array: Value, body: (i: Value) =
     b.emit("yield", [b.binary("add", after.params[0]!, b.constant(1))], []);
   });
   b.emit("loop", [start], ["number"], {}, [before, after], ["i"]);
+}
+
+/** A fresh array of `type` (plain or typed) with the elements of `source`. */
+export function copyArray(ctx: LowerContext, source: Value, type: ArrayType): Value {
+  const b = ctx.builder;
+  const n = b.emit("length", [source], ["number"]).results[0]!;
+  const out = b.emit("alloc", [n], [type]).results[0]!;
+  countedLoop(ctx, n, (i) => {
+    const e = b.emit("index", [source, i], [type.element]).results[0]!;
+    b.emit("setIndex", [out, i, e], []);
+  });
+  return out;
 }
 
 /** `{ x: a, y }`, `{ ...p, x: 1 }`: a `literal` op of an object type. */
@@ -356,19 +372,8 @@ export function lowerNew(ctx: LowerContext, node: NewExpression, expected?: Type
       element: "number",
     };
     if (arg.type === "number") return ctx.builder.emit("alloc", [arg], [type]).results[0]!;
-    if (isArray(arg.type) && arg.type.element === "number") {
-      // A typed copy of an array of numbers.
-      const out = ctx.builder.emit(
-        "alloc",
-        [ctx.builder.emit("length", [arg], ["number"]).results[0]!],
-        [type],
-      ).results[0]!;
-      forEachIndex(ctx, arg, (i) => {
-        const v = ctx.builder.emit("index", [arg, i], ["number"]).results[0]!;
-        ctx.builder.emit("setIndex", [out, i, v], []);
-      });
-      return out;
-    }
+    // A typed copy of an array of numbers.
+    if (isArray(arg.type) && arg.type.element === "number") return copyArray(ctx, arg, type);
     return ctx.fail(node, "typeMismatch", `'new ${name}' needs a length or an array of numbers`);
   }
   return ctx.fail(

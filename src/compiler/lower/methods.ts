@@ -13,7 +13,7 @@ import type { LowerContext, Slot } from "./context.js";
 import { assignedNames } from "./exits.js";
 import { expectType, lowerExpression } from "./expressions.js";
 import { lowerLoop } from "./merge.js";
-import { forEachIndex } from "./members.js";
+import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerStatements } from "./statements.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
@@ -94,22 +94,6 @@ export function lowerArrayMethod(
         `the array method '.${method}' is not supported in differentiable code (push, fill, slice, map, forEach and reduce are)`,
       );
   }
-}
-
-/** `for (let k = 0; k < count; k++) body(k)` in IR, for loops that assign no user variable. */
-function countedLoop(ctx: LowerContext, count: Value, body: (k: Value) => void): void {
-  const b = ctx.builder;
-  const start = b.constant(0, "k");
-  const before = { params: [b.newValue("number", "k")], ops: [] };
-  b.inRegion(before, () => {
-    b.emit("condition", [b.compare("lt", before.params[0]!, count), before.params[0]!], []);
-  });
-  const after = { params: [b.newValue("number", "k")], ops: [] };
-  b.inRegion(after, () => {
-    body(after.params[0]!);
-    b.emit("yield", [b.binary("add", after.params[0]!, b.constant(1))], []);
-  });
-  b.emit("loop", [start], ["number"], {}, [before, after], ["k"]);
 }
 
 /** The callback of `map`/`forEach`/`reduce`/`Array.from`: an arrow function written in place. */
@@ -294,14 +278,7 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
     const v = lowerExpression(ctx, source);
     if (isArray(v.type)) {
       ctx.at(node);
-      const type: ArrayType = { kind: "array", storage: "Array", element: v.type.element };
-      const n = ctx.builder.emit("length", [v], ["number"]).results[0]!;
-      const out = ctx.builder.emit("alloc", [n], [type]).results[0]!;
-      forEachIndex(ctx, v, (i) => {
-        const e = ctx.builder.emit("index", [v, i], [type.element]).results[0]!;
-        ctx.builder.emit("setIndex", [out, i, e], []);
-      });
-      return out;
+      return copyArray(ctx, v, { kind: "array", storage: "Array", element: v.type.element });
     }
   }
   return ctx.fail(

@@ -1,7 +1,5 @@
 import {
-  ARITHMETIC_OPCODES,
-  COMPARISON_OPCODES,
-  LOGIC_OPCODES,
+  COMPUTATIONS,
   WRITES_MEMORY,
   type IRFunction,
   type Op,
@@ -17,13 +15,7 @@ import {
 // where the source wrote `y[i] * y[i]`.
 
 const REUSABLE: ReadonlySet<Op["opcode"]> = new Set<Op["opcode"]>([
-  ...ARITHMETIC_OPCODES,
-  ...COMPARISON_OPCODES,
-  ...LOGIC_OPCODES,
-  "const",
-  "global",
-  "select",
-  "math",
+  ...COMPUTATIONS,
   "field",
   "index",
   "length",

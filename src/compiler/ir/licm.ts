@@ -1,26 +1,9 @@
-import {
-  ARITHMETIC_OPCODES,
-  COMPARISON_OPCODES,
-  LOGIC_OPCODES,
-  type IRFunction,
-  type Op,
-  type Region,
-} from "./types.js";
+import { COMPUTATIONS, type IRFunction, type Op, type Region } from "./types.js";
 
 // Loop-invariant code motion for pure arithmetic: an op at the top level of a loop's regions
 // whose operands all come from outside the loop moves before it. The backward sweep computes
 // `i * n + j` in its inner loop; `i * n` then runs once per row, as a hand-written loop would.
 // Memory reads stay where they are (a store in the loop may change what they read).
-
-const HOISTABLE: ReadonlySet<Op["opcode"]> = new Set<Op["opcode"]>([
-  ...ARITHMETIC_OPCODES,
-  ...COMPARISON_OPCODES,
-  ...LOGIC_OPCODES,
-  "const",
-  "global",
-  "select",
-  "math",
-]);
 
 export function hoistLoopInvariants(fn: IRFunction): void {
   const visit = (region: Region) => {
@@ -47,7 +30,7 @@ function hoistFrom(loop: Op, region: Region): void {
     r.ops = r.ops.filter((op) => {
       const random = op.opcode === "math" && op.attrs.callee === "random";
       const invariant =
-        HOISTABLE.has(op.opcode) &&
+        COMPUTATIONS.has(op.opcode) &&
         !random &&
         !op.tangent &&
         op.results.length === 1 &&

@@ -168,6 +168,20 @@ export const COMPARISON_OPCODES: ReadonlySet<Opcode> = new Set<Opcode>([
 /** Boolean logic on already-evaluated booleans. */
 export const LOGIC_OPCODES: ReadonlySet<Opcode> = new Set<Opcode>(["not", "truthy", "and", "or"]);
 
+/**
+ * Ops that compute a value from their operands alone (no memory, no effects): safe to reuse
+ * and to move. (`math` includes `Math.random`, which passes must leave alone.)
+ */
+export const COMPUTATIONS: ReadonlySet<Opcode> = new Set<Opcode>([
+  ...ARITHMETIC_OPCODES,
+  ...COMPARISON_OPCODES,
+  ...LOGIC_OPCODES,
+  "const",
+  "global",
+  "select",
+  "math",
+]);
+
 export const TERMINATORS: ReadonlySet<Opcode> = new Set(["yield", "condition", "return"]);
 
 /**

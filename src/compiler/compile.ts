@@ -12,6 +12,8 @@ import {
   type Replacement,
 } from "./emit/module.js";
 import { operatorWrapper } from "./emit/operators.js";
+import { emitRuleAdapter } from "./emit/rule-adapter.js";
+import { collectRules } from "./analyze/rules.js";
 import { zerosLike } from "./emit/aggregates.js";
 import { name } from "./emit/expression.js";
 import { isAggregate } from "./ir/type-system.js";
@@ -47,6 +49,8 @@ interface OperatorUse {
 /** The local name generated code gives the nabla runtime namespace. */
 export const RUNTIME = "$nabla";
 const RUNTIME_SPECIFIER = "nabla/runtime";
+/** Function keys of npm packages' functions start with this (see ProgramGraph.packageFunction). */
+const PACKAGE_PREFIX = "package:";
 
 export function compileProgram(entries: string[], options: CompileOptions = {}): CompileResult {
   const program = new ProgramGraph(options.sources);
@@ -61,6 +65,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   };
   // Unparsable or missing files would only cause follow-on errors.
   if (bag.hasErrors) return result;
+  program.rules = collectRules(program, modules, bag);
 
   const calls: OperatorUse[] = [];
   for (const mod of modules) {
@@ -99,7 +104,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   for (const mod of modules) {
     const own = calls.filter((c) => c.call.loc.file === mod.file);
     const derivatives = [...differentiator.derivatives.values()].filter(
-      (fn): fn is IRFunction => fn !== undefined && fileOf(fn.key) === mod.file,
+      (fn): fn is IRFunction => fn !== undefined && homeOf(fn) === mod.file,
     );
     try {
       result.outputs.set(mod.file, emitModule(program, mod, own, derivatives, differentiator));
@@ -153,6 +158,11 @@ function rootShapes(
 
 function fileOf(key: FunctionKey): string {
   return key.slice(0, key.indexOf("#"));
+}
+
+/** The module a generated function is emitted in: its primal's, or the rule's registrant. */
+function homeOf(fn: IRFunction): string {
+  return fn.adapter?.home ?? fileOf(fn.key);
 }
 
 /** The entry files and every user file they reach through relative imports and re-exports. */
@@ -237,6 +247,7 @@ class ModuleImports {
     return [...this.byFile].map(([file, names]) => {
       let specifier = relative(dirname(this.mod.file), file);
       if (!specifier.startsWith(".")) specifier = `./${specifier}`;
+      if (file.startsWith(PACKAGE_PREFIX)) specifier = file.slice(PACKAGE_PREFIX.length);
       const list = [...names].map(([exported, alias]) =>
         exported === alias ? exported : `${exported} as ${alias}`,
       );
@@ -253,16 +264,16 @@ function emitModule(
   differentiator: Differentiator,
 ): ModuleOutput {
   const allDerivatives = differentiator.derivatives;
-  const imports = new ModuleImports(mod, [RUNTIME, ...own.map((fn) => fn.name)]);
-  const exportedName = (file: string, local: string) => {
-    const target = program.load(file);
-    for (const [exported, name] of target.exports) if (name === local) return exported;
-    return local;
-  };
+  const rules = [...program.rules.values()].filter((r) => r.registration.module === mod);
+  const imports = new ModuleImports(mod, [
+    RUNTIME,
+    ...own.map((fn) => fn.name),
+    ...rules.map((r) => r.constName),
+  ]);
   /** How this module refers to the function with `key` (a primal or a derivative). */
   const functionName = (key: FunctionKey): string => {
-    const file = fileOf(key);
     const derivative = allDerivatives.get(key);
+    const file = derivative ? homeOf(derivative) : fileOf(key);
     const name = derivative ? derivative.name : key.slice(key.indexOf("#") + 1);
     if (file === mod.file) return name;
     return derivative
@@ -278,13 +289,32 @@ function emitModule(
     const exported = member ?? binding.imported;
     return imports.local(file, exported, `$${exported}`);
   };
+  const exportedName = (file: string, local: string) => {
+    if (file.startsWith(PACKAGE_PREFIX)) return local;
+    const target = program.load(file);
+    for (const [exported, name] of target.exports) if (name === local) return exported;
+    return local;
+  };
   const names = {
     callee: (op: Op) => functionName(op.attrs.callee!),
     global: globalName,
     runtime: RUNTIME,
   };
 
-  const emitted = own.map((fn) => emitFunction(fn, names, true));
+  const emitted = own.map((fn) =>
+    fn.adapter
+      ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
+      : emitFunction(fn, names, true),
+  );
+  // The module keeps each rule it registers in a constant its adapters call.
+  const registrations: Replacement[] = rules.map((r) => {
+    const callee = r.registration.call.callee;
+    return {
+      start: callee.start,
+      end: callee.end,
+      text: `const ${r.constName} = ${mod.text.slice(callee.start, callee.end)}`,
+    };
+  });
   const replacements: Replacement[] = calls.map(({ call, wrt, primal }) => {
     const reverse = modeOf(call.operator) === "reverse";
     const fused = call.operator === "gradient" || call.operator === "valueWithGradient";
@@ -309,6 +339,7 @@ function emitModule(
       }),
     };
   });
+  replacements.push(...registrations);
   const needsRuntime = emitted.length > 0 || replacements.length > 0;
   const importLines = [
     ...(needsRuntime ? [`import * as ${RUNTIME} from "${RUNTIME_SPECIFIER}";`] : []),

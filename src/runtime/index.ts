@@ -20,8 +20,11 @@ export {
   checkAliasing,
   saveStructure,
   restoreStructure,
+  addTangent,
   AliasedArgumentsError,
 } from "./tangents.js";
+import { registerRule } from "./rules.js";
+export { registeredRule } from "./rules.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { NotCompiledError } from "./not-compiled.js";
 
@@ -206,4 +209,46 @@ export function valueWithPullback<
 } {
   void options;
   throw new NotCompiledError("valueWithPullback", f);
+}
+
+/** Any function (for the rule types: any parameters, any result). */
+type AnyFunction = (...args: never[]) => unknown;
+
+/** What a pullback returns: one tangent for one differentiable parameter, else a tuple. */
+export type AdjointsOf<P extends readonly unknown[]> =
+  DifferentiableTangents<P> extends [infer Only] ? Only : DifferentiableTangents<P>;
+
+/**
+ * A derivative rule for `F` (Swift's `@derivative(of:)`, ChainRules' `frule`/`rrule`):
+ * - `forward(...args, ...tangents)`: the value at `args` and the tangent of the result, given a
+ *   tangent for each differentiable parameter — what `valueWithDifferential` would compute;
+ * - `reverse(...args)`: the value and a pullback from the adjoint of the result to the adjoints
+ *   of the differentiable parameters (one, or a tuple in parameter order) — what
+ *   `valueWithPullback` would compute.
+ * Give either or both: forward mode (`derivative`, `differential`) uses `forward`, reverse mode
+ * (`gradient`, `pullback`) uses `reverse`.
+ */
+export interface DerivativeRule<F extends AnyFunction> {
+  forward?: (...args: [...Parameters<F>, ...DifferentiableTangents<Parameters<F>>]) => {
+    value: ReturnType<F>;
+    tangent: Tangent<ReturnType<F>>;
+  };
+  reverse?: (...args: Parameters<F>) => {
+    value: ReturnType<F>;
+    pullback: (adjoint: Tangent<ReturnType<F>>) => AdjointsOf<Parameters<F>>;
+  };
+}
+
+/**
+ * Registers the derivative of `f`: wherever differentiated code calls `f` (in this file or any
+ * file importing it), nabla calls the rule instead of differentiating `f`'s body. This is how
+ * a function from a package without source becomes differentiable, and how a derivative can be
+ * made faster or numerically stabler than the one nabla would derive. Call it as a statement at
+ * the top level of a module. `f` must not change its arguments.
+ */
+export function registerDerivative<F extends AnyFunction>(
+  f: F,
+  rule: DerivativeRule<F>,
+): DerivativeRule<F> {
+  return registerRule(f, rule as never);
 }

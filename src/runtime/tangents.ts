@@ -122,3 +122,28 @@ export function saveStructure(t: unknown): TangentStructure {
 export function restoreStructure(slots: TangentStructure): void {
   for (const [container, key, child] of slots) container[key] = child;
 }
+
+/**
+ * Adds the tangent `source` into `target` in place (same shape): how an adjoint returned by a
+ * registered pullback joins the shadow of an array or object argument.
+ */
+export function addTangent(target: unknown, source: unknown): void {
+  if (target instanceof Float64Array || target instanceof Float32Array || Array.isArray(target)) {
+    const from = source as ArrayLike<unknown>;
+    if (!from || from.length !== target.length)
+      throw new TypeError(
+        `nabla: a registered derivative returned a tangent of length ${from?.length} for an array of length ${target.length}`,
+      );
+    for (let i = 0; i < target.length; i++) {
+      if (typeof target[i] === "number") (target as number[])[i] += from[i] as number;
+      else addTangent(target[i], from[i]);
+    }
+  } else if (target !== null && typeof target === "object") {
+    const t = target as TangentObject;
+    const s = source as TangentObject;
+    for (const k of Object.keys(t)) {
+      if (typeof t[k] === "number") (t as Record<string, number>)[k]! += s[k] as number;
+      else addTangent(t[k], s[k]);
+    }
+  }
+}

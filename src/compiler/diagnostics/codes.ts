@@ -17,6 +17,8 @@ export const DiagnosticCode = {
   closureCapture: "NABLA112",
   callArity: "NABLA113",
   moduleNotFound: "NABLA114",
+  derivativeRule: "NABLA115",
+  nestedDifferentiation: "NABLA116",
   constantResult: "NABLA201",
   internalError: "NABLA900",
 } as const;

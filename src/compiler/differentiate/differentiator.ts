@@ -21,7 +21,8 @@ import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
-import { derivativeKey, functionLabel, type DerivativeKind } from "./names.js";
+import { derivativeKey, derivativeName, functionLabel, type DerivativeKind } from "./names.js";
+import type { DerivativeRule } from "../analyze/rules.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
 import { backwardSweep, fusedGradient } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
@@ -36,6 +37,14 @@ import { forwardSweep } from "./unzip.js";
  * also the fused gradient function.
  */
 export type Mode = "forward" | "reverse" | "gradient";
+
+const NO_EFFECTS: Effects = {
+  writes: new Set(),
+  replaces: new Set(),
+  aliases: new Set(),
+  moduleWrites: [],
+  readsModule: false,
+};
 
 const KINDS: Record<Mode, DerivativeKind[]> = {
   forward: ["jvp"],
@@ -94,6 +103,11 @@ export class Differentiator {
         .filter((key) => !this.derivatives.has(key));
       if (missing.length === 0) continue;
       for (const key of missing) this.derivatives.set(key, undefined);
+      const rule = this.program.rules.get(demand.key);
+      if (rule) {
+        this.useRule(rule, demand, missing);
+        continue;
+      }
       try {
         const primal = this.primal(demand);
         const derived = primal && this.derive(primal, demand);
@@ -133,6 +147,7 @@ export class Differentiator {
    * hands the backward sweep to the user, who may change them first: nothing is frozen.)
    */
   rootFrozen(key: FunctionKey): number[] {
+    if (this.program.rules.has(key)) return [];
     const fn = this.lowered(key);
     const effects = this.effects(key);
     if (!fn || !effects) return [];
@@ -150,6 +165,50 @@ export class Differentiator {
     ];
   }
 
+  /**
+   * The derivatives of a function with a registered rule: adapters calling the rule, emitted
+   * where it is registered. A mode the rule does not provide is an error at the call chain.
+   */
+  private useRule(rule: DerivativeRule, demand: Demand, missing: FunctionKey[]): void {
+    const forward = demand.mode === "forward";
+    if (forward ? !rule.hasForward : !rule.hasReverse) {
+      const registration = rule.registration;
+      this.diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.derivativeRule,
+        message: `'${rule.targetName}' has a registered derivative without a '${forward ? "forward" : "reverse"}' rule, which ${forward ? "forward mode (derivative, differential)" : "reverse mode (gradient, pullback)"} needs`,
+        loc: {
+          file: registration.module.file,
+          start: registration.call.start,
+          end: registration.call.end,
+        },
+        notes: demand.chain,
+      });
+      return;
+    }
+    for (const key of missing) {
+      const kind = (["jvp", "fwd", "bwd", "grad"] as const).find(
+        (k) => derivativeKey(k, demand.key, demand.wrt, demand.frozen) === key,
+      )!;
+      if (kind === "grad") continue;
+      const arity = rule.params.length;
+      this.derivatives.set(key, {
+        key,
+        name: derivativeName(kind, rule.symbol.name, demand.wrt, arity, demand.frozen),
+        params: [],
+        captures: 0,
+        resultTypes: [],
+        body: { params: [], ops: [] },
+        loc: {
+          file: rule.registration.module.file,
+          start: rule.registration.call.start,
+          end: rule.registration.call.end,
+        },
+        adapter: { kind, rule: rule.key, wrt: demand.wrt, home: rule.registration.module.file },
+      });
+    }
+  }
+
   private readonly effectsCache = new Map<FunctionKey, Effects | null>();
 
   /**
@@ -159,6 +218,8 @@ export class Differentiator {
    */
   readonly effects: EffectsOf = (key) => {
     if (this.effectsCache.has(key)) return this.effectsCache.get(key) ?? undefined;
+    // A function with a registered derivative is taken not to change its arguments (documented).
+    if (this.program.rules.has(key)) return NO_EFFECTS;
     this.effectsCache.set(key, null);
     const fn = this.lowered(key);
     if (!fn) return undefined;

@@ -142,6 +142,21 @@ export interface IRFunction {
   resultTypes: Type[];
   body: Region;
   loc: SourceLoc;
+  /**
+   * Set on the derivatives of a function with a registered rule: they call the rule instead
+   * of running a body (which is empty), and are emitted in the module that registers it.
+   */
+  adapter?: RuleAdapter;
+}
+
+/** A derivative that calls a registered rule (see emit/rule-adapter.ts). */
+export interface RuleAdapter {
+  kind: "jvp" | "fwd" | "bwd" | "grad";
+  /** The key of the function the rule is for. */
+  rule: FunctionKey;
+  wrt: number[];
+  /** The module that registers the rule, where the adapter is emitted. */
+  home: string;
 }
 
 /** Arithmetic on numbers. */

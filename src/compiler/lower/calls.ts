@@ -2,7 +2,7 @@ import type { CallExpression, Expression, MemberExpression, Node } from "oxc-par
 import { typeResolver } from "../analyze/declared-types.js";
 import { assignable, isArray, isObject } from "../ir/type-system.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
-import { isRelativeSpecifier, type FunctionSymbol } from "../parse/program.js";
+import { isRelativeSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
@@ -141,8 +141,20 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
       `static methods ('${path}') are not supported in differentiable code; use a function declared at the top level`,
     );
   }
-  if (!symbol) return failUnknownCallee(ctx, callee, path);
-  return lowerUserCall(ctx, node, symbol, path);
+  const ruled = symbol ?? packageRuleSymbol(ctx, path);
+  if (!ruled) return failUnknownCallee(ctx, callee, path);
+  return lowerUserCall(ctx, node, ruled, path);
+}
+
+/** A function of an npm package that has a registered derivative. */
+function packageRuleSymbol(ctx: LowerContext, path: string): FunctionSymbol | undefined {
+  const [head, member] = path.split(".") as [string, string | undefined];
+  const binding = ctx.module.imports.get(head);
+  if (!binding || isRelativeSpecifier(binding.specifier)) return undefined;
+  const exported = binding.imported === "*" ? member : binding.imported;
+  if (exported === undefined || (binding.imported === "*") !== (member !== undefined))
+    return undefined;
+  return ctx.program.rules.get(`${packageFile(binding.specifier)}#${exported}`)?.symbol;
 }
 
 /** `xs.map(…)`, `a.push(v)`, `model.forward(x)`: array methods and methods of classes. */

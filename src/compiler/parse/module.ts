@@ -54,6 +54,8 @@ export interface SourceModule {
   program: Program;
   comments: Comment[];
   functions: Map<string, FunctionLike>;
+  /** Functions declared without a body (`declare function f(x: number): number;`, .d.ts files). */
+  declaredFunctions: Map<string, FunctionLike>;
   /** Interfaces, type aliases and classes declared at the top level, by name. */
   types: Map<string, TypeDeclaration>;
   constants: Map<string, ModuleConstant>;
@@ -75,6 +77,7 @@ export function parseModule(file: string, text: string): SourceModule {
     program: result.program,
     comments: result.comments,
     functions: new Map(),
+    declaredFunctions: new Map(),
     types: new Map(),
     constants: new Map(),
     imports: new Map(),
@@ -95,6 +98,9 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
   switch (node.type) {
     case "FunctionDeclaration":
       if (node.id && node.body) mod.functions.set(node.id.name, node);
+      return;
+    case "TSDeclareFunction":
+      if (node.id) mod.declaredFunctions.set(node.id.name, node);
       return;
     case "VariableDeclaration":
       for (const decl of node.declarations) {
@@ -187,7 +193,11 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
 }
 
 function declaredNames(node: Node): string[] {
-  if (node.type === "FunctionDeclaration" || node.type === "ClassDeclaration")
+  if (
+    node.type === "FunctionDeclaration" ||
+    node.type === "TSDeclareFunction" ||
+    node.type === "ClassDeclaration"
+  )
     return node.id ? [node.id.name] : [];
   if (node.type === "TSInterfaceDeclaration" || node.type === "TSTypeAliasDeclaration")
     return [node.id.name];

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ObjectType } from "../ir/types.js";
+import type { RuleTable } from "../analyze/rules.js";
 import {
   parseModule,
   type FunctionLike,
@@ -40,6 +41,8 @@ export interface FunctionSymbol {
 
 export class ProgramGraph {
   private readonly modules = new Map<string, SourceModule>();
+  /** The derivatives the program registers (see analyze/rules.ts), filled by the driver. */
+  rules: RuleTable = new Map();
 
   /** `overrides` supplies source text for files not on disk, or newer than the disk copy. */
   constructor(private readonly overrides: Map<string, string> = new Map()) {}
@@ -56,6 +59,22 @@ export class ProgramGraph {
 
   sourceText(file: string): string | undefined {
     return this.modules.get(file)?.text ?? this.overrides.get(file);
+  }
+
+  /**
+   * A function of an npm package, from the package's type declarations (`.d.ts`): enough to
+   * know its signature, for a call to it that has a registered derivative. Its module's `file`
+   * is `package:<specifier>`, which is how generated code knows to import it from the package.
+   */
+  packageFunction(
+    from: SourceModule,
+    specifier: string,
+    exported: string,
+  ): FunctionSymbol | undefined {
+    const file = findDeclarations(from.file, specifier);
+    if (!file) return undefined;
+    const found = this.resolveExported(this.load(file), exported, new Set(), declaredIn);
+    return found && { ...found, module: { ...found.module, file: packageFile(specifier) } };
   }
 
   loadedModules(): SourceModule[] {
@@ -135,6 +154,34 @@ export class ProgramGraph {
     return target && this.resolveExported(target, binding.imported, seen, find);
   }
 }
+
+/** How the module of an npm package is named in function keys. */
+export function packageFile(specifier: string): string {
+  return `package:${specifier}`;
+}
+
+/** The `.d.ts` file of package `specifier` as seen from `fromFile`, looking up node_modules. */
+function findDeclarations(fromFile: string, specifier: string): string | undefined {
+  for (let dir = dirname(fromFile); ; dir = dirname(dir)) {
+    const base = resolve(dir, "node_modules", specifier);
+    const manifest = resolve(base, "package.json");
+    if (existsSync(manifest)) {
+      const json = JSON.parse(readFileSync(manifest, "utf8")) as {
+        types?: string;
+        typings?: string;
+      };
+      const types = resolve(base, json.types ?? json.typings ?? "index.d.ts");
+      return existsSync(types) ? types : undefined;
+    }
+    if (existsSync(`${base}.d.ts`)) return `${base}.d.ts`;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+const declaredIn: Finder<FunctionSymbol> = (mod, name) => {
+  const node = mod.declaredFunctions.get(name) ?? mod.functions.get(name);
+  return node && { module: mod, name, node };
+};
 
 /** Looks a name up among one module's own declarations. */
 type Finder<T> = (mod: SourceModule, name: string) => T | undefined;

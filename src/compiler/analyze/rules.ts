@@ -1,0 +1,197 @@
+import type { Expression, Node } from "oxc-parser";
+import { DiagnosticCode } from "../diagnostics/codes.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { assignable, isDifferentiable, typeText } from "../ir/type-system.js";
+import { tangentType } from "../ir/tangent-types.js";
+import type { FunctionKey, Type } from "../ir/types.js";
+import { signatureOf } from "../lower/signature.js";
+import type { FunctionLike, SourceModule } from "../parse/module.js";
+import { isRelativeSpecifier, type FunctionSymbol, type ProgramGraph } from "../parse/program.js";
+import { findRegistrations, type Registration } from "../parse/registrations.js";
+import { typeResolver } from "./declared-types.js";
+
+// The derivative rules the program registers, by the key of the function they are for, each
+// checked against that function's signature: `forward` takes the arguments and one tangent
+// per differentiable parameter; `reverse` takes the arguments.
+
+export interface DerivativeRule {
+  /** The function the rule is for (its key is the key of calls to it). */
+  key: FunctionKey;
+  symbol: FunctionSymbol;
+  registration: Registration;
+  /** The module-level constant the registering module keeps the rule in. */
+  constName: string;
+  /** How the registering module names the function. */
+  targetName: string;
+  params: { name: string; type: Type }[];
+  result: Type;
+  hasForward: boolean;
+  hasReverse: boolean;
+}
+
+export type RuleTable = Map<FunctionKey, DerivativeRule>;
+
+export function collectRules(
+  program: ProgramGraph,
+  modules: SourceModule[],
+  bag: DiagnosticBag,
+): RuleTable {
+  const table: RuleTable = new Map();
+  for (const mod of modules) {
+    const error = (node: Node, message: string) =>
+      bag.add({
+        severity: "error",
+        code: DiagnosticCode.derivativeRule,
+        message,
+        loc: { file: mod.file, start: node.start, end: node.end },
+        notes: [],
+      });
+    const { registrations, problems } = findRegistrations(mod);
+    problems.forEach((p) => error(p.node, p.message));
+    for (const registration of registrations) {
+      const target = registration.target;
+      if (target.type !== "Identifier") {
+        error(
+          target,
+          "'registerDerivative' needs the function by name: a function declared in this program or imported from a package",
+        );
+        continue;
+      }
+      const symbol = targetSymbol(program, mod, target.name);
+      if (!symbol) {
+        const binding = mod.imports.get(target.name);
+        error(
+          target,
+          binding && !isRelativeSpecifier(binding.specifier)
+            ? `cannot find the type declarations of '${target.name}' in package '${binding.specifier}' (a .d.ts file that declares it); nabla needs its parameter types`
+            : `'${target.name}' is not a function nabla can see: register derivatives of functions declared in this program or imported from a package with type declarations`,
+        );
+        continue;
+      }
+      const key = `${symbol.module.file}#${symbol.name}`;
+      const previous = table.get(key);
+      if (previous) {
+        const at = previous.registration.module.file;
+        error(
+          registration.call,
+          `'${target.name}' already has a registered derivative (in ${at === mod.file ? "this file" : at}); a function can have one rule`,
+        );
+        continue;
+      }
+      const resolve = typeResolver(program, symbol.module);
+      const signature = signatureOf(symbol.node, resolve);
+      const params: { name: string; type: Type }[] = [];
+      for (const p of signature.params) {
+        if (p.unsupported || !p.type) {
+          error(
+            target,
+            `the parameter '${p.name || "?"}' of '${target.name}' needs a type annotation nabla understands (number, arrays, typed arrays, objects) to register its derivative`,
+          );
+          break;
+        }
+        params.push({ name: p.name, type: p.type });
+      }
+      if (params.length !== signature.params.length) continue;
+      const result = signature.result ?? "number";
+      const rule: DerivativeRule = {
+        key,
+        symbol,
+        registration,
+        constName: `$rule_${target.name}`,
+        targetName: target.name,
+        params,
+        result,
+        hasForward: registration.forward !== undefined,
+        hasReverse: registration.reverse !== undefined,
+      };
+      if (checkShapes(program, mod, rule, error)) table.set(key, rule);
+    }
+  }
+  return table;
+}
+
+function targetSymbol(
+  program: ProgramGraph,
+  mod: SourceModule,
+  name: string,
+): FunctionSymbol | undefined {
+  const local = program.resolveLocalFunction(mod, name);
+  if (local) return local;
+  const binding = mod.imports.get(name);
+  if (!binding || isRelativeSpecifier(binding.specifier) || binding.imported === "*")
+    return undefined;
+  return program.packageFunction(mod, binding.specifier, binding.imported);
+}
+
+/** Checks the parameters of rule functions written in place against what they receive. */
+function checkShapes(
+  program: ProgramGraph,
+  mod: SourceModule,
+  rule: DerivativeRule,
+  error: (node: Node, message: string) => void,
+): boolean {
+  const name = rule.targetName;
+  const tangents = rule.params.filter((p) => isDifferentiable(p.type));
+  const expected = {
+    forward: [
+      ...rule.params,
+      ...tangents.map((p) => ({ name: `d${p.name}`, type: tangentType(p.type) })),
+    ],
+    reverse: rule.params,
+  };
+  let ok = true;
+  for (const kind of ["forward", "reverse"] as const) {
+    const expression = rule.registration[kind];
+    if (!expression) continue;
+    const fn = functionOf(program, mod, expression);
+    if (!fn) {
+      if (expression.type !== "Identifier") {
+        error(expression, `the '${kind}' rule of '${name}' must be a function`);
+        ok = false;
+      }
+      continue;
+    }
+    const want = expected[kind];
+    const list = `(${want.map((p) => p.name).join(", ")})`;
+    if (fn.params.some((p) => p.type === "RestElement")) continue;
+    if (fn.params.length !== want.length) {
+      error(
+        fn,
+        kind === "forward"
+          ? `the forward rule of '${name}' takes ${fn.params.length} parameter${fn.params.length === 1 ? "" : "s"}, but it is given ${want.length}: the ${rule.params.length} argument${rule.params.length === 1 ? "" : "s"} of '${name}', then a tangent for each of the ${tangents.length} differentiable one${tangents.length === 1 ? "" : "s"} ${list}`
+          : `the reverse rule of '${name}' takes ${fn.params.length} parameter${fn.params.length === 1 ? "" : "s"}, but '${name}' has ${want.length} ${list}`,
+      );
+      ok = false;
+      continue;
+    }
+    const resolve = typeResolver(program, mod);
+    const declared = signatureOf(fn, resolve);
+    declared.params.forEach((p, i) => {
+      const node = fn.params[i]!;
+      const annotated = node.type === "Identifier" && node.typeAnnotation;
+      if (!annotated || !p.type) return;
+      const w = want[i]!;
+      if (!assignable(w.type, p.type)) {
+        error(
+          node,
+          `parameter ${i + 1} of the ${kind} rule of '${name}' is ${i < rule.params.length ? `the argument '${w.name}'` : `the tangent of '${w.name.slice(1)}'`}, of type ${typeText(w.type)}, but it is declared ${typeText(p.type)}`,
+        );
+        ok = false;
+      }
+    });
+  }
+  return ok;
+}
+
+/** The function a rule member denotes: written in place, or a function of this module. */
+function functionOf(
+  program: ProgramGraph,
+  mod: SourceModule,
+  expression: Expression,
+): FunctionLike | undefined {
+  if (expression.type === "ArrowFunctionExpression" || expression.type === "FunctionExpression")
+    return expression;
+  if (expression.type === "Identifier")
+    return program.resolveLocalFunction(mod, expression.name)?.node;
+  return undefined;
+}

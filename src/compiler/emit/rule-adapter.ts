@@ -1,0 +1,96 @@
+import type { DerivativeRule } from "../analyze/rules.js";
+import { isAggregate, isDifferentiable } from "../ir/type-system.js";
+import { tangentType } from "../ir/tangent-types.js";
+import type { IRFunction, RuleAdapter } from "../ir/types.js";
+import { zerosLike } from "./aggregates.js";
+import * as js from "./expression.js";
+import type { EmittedLine } from "./function.js";
+
+// The derivatives of a function with a registered rule, as small functions with the calling
+// conventions of generated derivatives (see differentiate/names.ts), so callers cannot tell
+// them apart:
+// - jvp(args…, tangents of wrt…) calls `rule.forward` with a tangent for every
+//   differentiable parameter (zero for those not in `wrt`);
+// - fwd(args…, shadows of wrt arrays…) calls `rule.reverse` and keeps its pullback (and the
+//   shadows it will fill) on the tape's object stack;
+// - bwd(adjoint) runs the pullback, adds array adjoints into the shadows and returns the
+//   number adjoints (the first, the others through `out`).
+
+export function emitRuleAdapter(
+  fn: IRFunction,
+  adapter: RuleAdapter,
+  rule: DerivativeRule,
+  runtime: string,
+): EmittedLine[] {
+  const lines: EmittedLine[] = [];
+  let indent = 0;
+  const line = (text: string) => lines.push({ text, indent, loc: fn.loc });
+  const args = rule.params.map((_, i) => `a${i}`);
+  const differentiable = rule.params.flatMap((p, i) => (isDifferentiable(p.type) ? [i] : []));
+  const wrt = adapter.wrt;
+  const aggregate = (i: number) => isAggregate(rule.params[i]!.type);
+  const result = rule.result;
+  const aggregateResult = isAggregate(result);
+  const out = (k: number) => `${runtime}.out.v${k}`;
+  const open = (params: string[]) => {
+    line(`export function ${fn.name}(${params.join(", ")}) {`);
+    indent++;
+  };
+  const close = () => {
+    indent--;
+    line("}");
+  };
+  switch (adapter.kind) {
+    case "jvp": {
+      const tangents = wrt.map((i) => `t${i}`);
+      const given = differentiable.map((i) =>
+        wrt.includes(i)
+          ? `t${i}`
+          : zerosLike(tangentType(rule.params[i]!.type), js.name(`a${i}`)).text,
+      );
+      open([...args, ...tangents]);
+      line(`const r = ${rule.constName}.forward(${[...args, ...given].join(", ")});`);
+      line(`${out(1)} = r.value;`);
+      line("return r.tangent;");
+      close();
+      break;
+    }
+    case "fwd": {
+      const shadows = wrt.filter(aggregate).map((i) => `s${i}`);
+      open([...args, ...shadows]);
+      line(`const r = ${rule.constName}.reverse(${args.join(", ")});`);
+      const kept = ["r.pullback", ...shadows];
+      if (aggregateResult) {
+        line(`const dr = ${zerosLike(tangentType(result), js.name("r.value")).text};`);
+        kept.push("dr");
+        line(`${out(1)} = dr;`);
+      }
+      line(`${runtime}.tape.objects.push(${kept.join(", ")});`);
+      line("return r.value;");
+      close();
+      break;
+    }
+    case "bwd": {
+      const shadows = wrt.filter(aggregate).map((i) => `s${i}`);
+      open(aggregateResult || !isDifferentiable(result) ? [] : ["seed"]);
+      line(`const objects = ${runtime}.tape.objects;`);
+      if (aggregateResult) line("const dr = objects.pop();");
+      for (const s of [...shadows].reverse()) line(`const ${s} = objects.pop();`);
+      line("const pullback = objects.pop();");
+      line(`const g = pullback(${aggregateResult ? "dr" : "seed"});`);
+      const adjointOf = (i: number) => {
+        const k = differentiable.indexOf(i);
+        return differentiable.length === 1 ? "g" : `g[${k}]`;
+      };
+      for (const i of wrt.filter(aggregate)) line(`${runtime}.addTangent(s${i}, ${adjointOf(i)});`);
+      const numbers = wrt.filter((i) => !aggregate(i));
+      numbers.slice(1).forEach((i, k) => line(`${out(k + 1)} = ${adjointOf(i)};`));
+      if (numbers.length > 0) line(`return ${adjointOf(numbers[0]!)};`);
+      close();
+      break;
+    }
+    case "grad":
+      throw new Error("internal: registered rules have no fused gradient");
+  }
+  return lines;
+}

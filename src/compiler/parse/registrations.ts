@@ -1,0 +1,119 @@
+import type { CallExpression, Expression, Node } from "oxc-parser";
+import { walk, type SourceModule } from "./module.js";
+
+// Finds `registerDerivative(f, { forward, reverse })` calls: the way a user teaches nabla a
+// derivative. They must be statements at the top level of a module, where the compiler can
+// see them whatever runs first.
+
+export interface Registration {
+  module: SourceModule;
+  call: CallExpression;
+  /** The function whose derivative is registered, as written (an identifier). */
+  target: Expression;
+  /** The rule's `forward` and `reverse` members, as written. */
+  forward?: Expression;
+  reverse?: Expression;
+  /** The rule argument, for diagnostics about its shape. */
+  rule: Node;
+}
+
+export interface RegistrationProblem {
+  node: Node;
+  message: string;
+}
+
+const NABLA_SPECIFIERS = new Set(["nabla", "nabla/runtime"]);
+
+/** Whether `callee` names nabla's `registerDerivative` in `mod`. */
+function isRegisterCall(mod: SourceModule, callee: Node): boolean {
+  if (callee.type === "Identifier") {
+    const binding = mod.imports.get(callee.name);
+    return (
+      !!binding &&
+      NABLA_SPECIFIERS.has(binding.specifier) &&
+      binding.imported === "registerDerivative"
+    );
+  }
+  if (
+    callee.type === "MemberExpression" &&
+    !callee.computed &&
+    callee.object.type === "Identifier" &&
+    callee.property.type === "Identifier" &&
+    callee.property.name === "registerDerivative"
+  ) {
+    const binding = mod.imports.get(callee.object.name);
+    return !!binding && NABLA_SPECIFIERS.has(binding.specifier) && binding.imported === "*";
+  }
+  return false;
+}
+
+export function findRegistrations(mod: SourceModule): {
+  registrations: Registration[];
+  problems: RegistrationProblem[];
+} {
+  const registrations: Registration[] = [];
+  const problems: RegistrationProblem[] = [];
+  const topLevel = new Set<Node>();
+  for (const statement of mod.program.body) {
+    if (statement.type === "ExpressionStatement" && statement.expression.type === "CallExpression")
+      topLevel.add(statement.expression);
+  }
+  walk(mod.program, (node) => {
+    if (node.type !== "CallExpression" || !isRegisterCall(mod, node.callee)) return true;
+    if (!topLevel.has(node)) {
+      problems.push({
+        node,
+        message:
+          "'registerDerivative' must be a statement at the top level of a module, so nabla sees every registration whatever runs first",
+      });
+      return false;
+    }
+    const [target, rule, ...extra] = node.arguments;
+    if (!target || !rule || extra.length > 0 || target.type === "SpreadElement") {
+      problems.push({
+        node,
+        message:
+          "'registerDerivative' takes two arguments: the function and its rule { forward, reverse }",
+      });
+      return false;
+    }
+    if (rule.type !== "ObjectExpression") {
+      problems.push({
+        node: rule,
+        message:
+          "the rule given to 'registerDerivative' must be an object literal { forward, reverse }, so nabla can read it",
+      });
+      return false;
+    }
+    const registration: Registration = {
+      module: mod,
+      call: node,
+      target: target as Expression,
+      rule,
+    };
+    for (const p of rule.properties) {
+      const key =
+        p.type === "Property" && !p.computed && p.key.type === "Identifier"
+          ? p.key.name
+          : undefined;
+      if (p.type !== "Property" || (key !== "forward" && key !== "reverse")) {
+        problems.push({
+          node: p,
+          message: "a derivative rule has only the members 'forward' and 'reverse'",
+        });
+        continue;
+      }
+      registration[key] = p.value as Expression;
+    }
+    if (!registration.forward && !registration.reverse) {
+      problems.push({
+        node: rule,
+        message: "a derivative rule needs 'forward', 'reverse' or both",
+      });
+      return false;
+    }
+    registrations.push(registration);
+    return false;
+  });
+  return { registrations, problems };
+}

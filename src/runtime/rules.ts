@@ -1,0 +1,38 @@
+// Registered derivatives: a user teaches nabla the derivative of a function (for speed, for
+// numerical stability, or because its source is not visible) with `registerDerivative`. The
+// compiler finds the registration in the source and calls the rule instead of differentiating
+// the body; at run time the registration only checks the rule and hands it back, so the
+// generated code can keep it in a module-level constant.
+
+/** A registered rule as the generated code sees it (its typed form is DerivativeRule<F>). */
+export interface RegisteredRule {
+  forward?: (...args: never[]) => { value: unknown; tangent: unknown };
+  reverse?: (...args: never[]) => { value: unknown; pullback: (adjoint: never) => unknown };
+}
+
+const registry = new WeakMap<object, RegisteredRule>();
+
+/** Checks and records `rule` for `f`; returns it (the compiler keeps it for generated code). */
+export function registerRule<R extends RegisteredRule>(f: unknown, rule: R): R {
+  if (typeof f !== "function")
+    throw new TypeError("nabla: registerDerivative needs the function whose derivative it is");
+  if (rule === null || typeof rule !== "object")
+    throw new TypeError("nabla: registerDerivative needs a rule object { forward?, reverse? }");
+  for (const key of ["forward", "reverse"] as const) {
+    if (rule[key] !== undefined && typeof rule[key] !== "function")
+      throw new TypeError(
+        `nabla: the '${key}' rule of '${f.name || "this function"}' is not a function`,
+      );
+  }
+  if (!rule.forward && !rule.reverse)
+    throw new TypeError(
+      `nabla: the rule of '${f.name || "this function"}' has neither 'forward' nor 'reverse'`,
+    );
+  registry.set(f, rule);
+  return rule;
+}
+
+/** The rule registered for `f`, if any. */
+export function registeredRule(f: unknown): RegisteredRule | undefined {
+  return typeof f === "function" ? registry.get(f) : undefined;
+}

@@ -151,7 +151,7 @@ function declarationOf(module: SourceModule, fn: FunctionLike): Node {
   return fn;
 }
 
-function analyzeCall(
+export function analyzeCall(
   program: ProgramGraph,
   module: SourceModule,
   call: CallExpression,
@@ -241,6 +241,9 @@ function resolveTarget(
   node: Expression,
   ancestors: readonly Node[],
 ): DifferentiationTarget | undefined {
+  if (node.type === "CallExpression" && nablaOperatorOf(module, node.callee)) {
+    return derivedTarget(program, module, node, ancestors);
+  }
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
     const pos = positionAt(module.text, node.start);
     const captures = findCaptures(node, ancestors, typeResolver(program, module));
@@ -283,6 +286,89 @@ function resolveTarget(
     if (symbol) return namedTarget(symbol);
   }
   return undefined;
+}
+
+/** The nabla export `callee` names in `module` (`derivative`, `ns.gradient`), if any. */
+export function nablaOperatorOf(module: SourceModule, callee: Node): string | undefined {
+  const path =
+    callee.type === "Identifier"
+      ? [callee.name]
+      : callee.type === "MemberExpression" &&
+          !callee.computed &&
+          callee.object.type === "Identifier" &&
+          callee.property.type === "Identifier"
+        ? [callee.object.name, callee.property.name]
+        : undefined;
+  const binding = path && module.imports.get(path[0]!);
+  if (!binding || !NABLA_SPECIFIERS.has(binding.specifier)) return undefined;
+  if (binding.imported === "*") return path.length === 2 ? path[1] : undefined;
+  return path.length === 1 ? binding.imported : undefined;
+}
+
+/**
+ * `derivative(f)` given to another operator (`derivative(derivative(f))`): differentiated as
+ * the lambda `(x) => derivative(f)(x)` would be, with the parameters of the inner function.
+ */
+function derivedTarget(
+  program: ProgramGraph,
+  module: SourceModule,
+  inner: CallExpression,
+  ancestors: readonly Node[],
+): DifferentiationTarget | undefined {
+  const fnArg = inner.arguments[0];
+  if (!fnArg || fnArg.type === "SpreadElement") return undefined;
+  const innerTarget = resolveTarget(program, module, fnArg as Expression, [...ancestors, inner]);
+  if (!innerTarget) return undefined;
+  const params = innerTarget.node.params;
+  const identifiers = params.filter((p) => p.type === "Identifier");
+  if (identifiers.length !== params.length) return undefined;
+  const lambda = {
+    type: "ArrowFunctionExpression",
+    start: inner.start,
+    end: inner.end,
+    params,
+    body: {
+      type: "CallExpression",
+      start: inner.start,
+      end: inner.end,
+      callee: inner,
+      arguments: identifiers.map((p) => ({
+        type: "Identifier",
+        name: p.name,
+        start: p.start,
+        end: p.end,
+      })),
+      optional: false,
+    },
+    expression: true,
+    async: false,
+    generator: false,
+    returnType: null,
+    typeParameters: null,
+    id: null,
+  } as unknown as FunctionLike;
+  const pos = positionAt(module.text, inner.start);
+  return {
+    module,
+    name: lambdaName(pos.line, pos.column),
+    node: lambda,
+    contextualNumberParams: true,
+    captures: findCaptures(lambda, ancestors, typeResolver(program, module)),
+  };
+}
+
+/** The nodes enclosing `target` in `module`, outermost first (for a call lowering meets). */
+export function ancestorsOf(module: SourceModule, target: Node): Node[] {
+  let found: Node[] = [];
+  walk(module.program, (node, ancestors) => {
+    if (found.length > 0 || node.start > target.start || node.end < target.end) return false;
+    if (node === target) {
+      found = [...ancestors];
+      return false;
+    }
+    return true;
+  });
+  return found;
 }
 
 /** A function declared in the program, as a differentiation target. */

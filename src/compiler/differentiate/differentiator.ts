@@ -26,6 +26,7 @@ import type { DerivativeRule } from "../analyze/rules.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
 import { backwardSweep, fusedGradient } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
+import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -96,26 +97,75 @@ export class Differentiator {
 
   /** Processes every queued demand and the demands they raise. */
   run(): void {
-    for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) {
-      if (demand.root && demand.mode === "gradient") demand.frozen = this.rootFrozen(demand.key);
-      const missing = KINDS[demand.mode]
-        .map((kind) => derivativeKey(kind, demand.key, demand.wrt, demand.frozen))
-        .filter((key) => !this.derivatives.has(key));
-      if (missing.length === 0) continue;
-      for (const key of missing) this.derivatives.set(key, undefined);
-      const rule = this.program.rules.get(demand.key);
-      if (rule) {
-        this.useRule(rule, demand, missing);
-        continue;
-      }
-      try {
-        const primal = this.primal(demand);
-        const derived = primal && this.derive(primal, demand);
-        derived?.forEach((fn) => missing.includes(fn.key) && this.derivatives.set(fn.key, fn));
-      } catch (error) {
-        this.fail(error, demand.chain, demand.key);
-      }
+    for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) this.process(demand);
+  }
+
+  private process(demand: Demand): void {
+    if (demand.root && demand.mode === "gradient") demand.frozen = this.rootFrozen(demand.key);
+    const missing = KINDS[demand.mode]
+      .map((kind) => derivativeKey(kind, demand.key, demand.wrt, demand.frozen))
+      .filter((key) => !this.derivatives.has(key));
+    if (missing.length === 0) return;
+    for (const key of missing) this.derivatives.set(key, undefined);
+    const rule = this.program.rules.get(demand.key);
+    if (rule) {
+      this.useRule(rule, demand, missing);
+      return;
     }
+    try {
+      const primal = this.primal(demand);
+      const derived = primal && this.derive(primal, demand);
+      derived?.forEach((fn) => missing.includes(fn.key) && this.derivatives.set(fn.key, fn));
+    } catch (error) {
+      this.fail(error, demand.chain, demand.key);
+    }
+  }
+
+  /**
+   * A JVP as a primal function to differentiate again (see nest.ts): the JVP is generated
+   * first if no demand has produced it yet.
+   */
+  private derivedPrimal(key: FunctionKey, chain: DiagnosticNote[]): IRFunction | undefined {
+    if (this.primals.has(key)) return this.primals.get(key);
+    const { jvp: jvpKey, form } = parseDerivedPrimalKey(key)!;
+    const { primal, wrt } = parseDerivativeKey(jvpKey)!;
+    this.primals.set(key, undefined);
+    if (!this.derivatives.has(jvpKey))
+      this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false });
+    const base = this.targets.get(primal);
+    if (base) this.targets.set(key, base);
+    const jvp = this.derivatives.get(jvpKey);
+    if (!jvp) return undefined;
+    if (jvp.adapter) {
+      const rule = this.program.rules.get(jvp.adapter.rule)!;
+      throw new CompileAbort({
+        severity: "error",
+        code: DiagnosticCode.nestedDifferentiation,
+        message: `cannot differentiate the derivative of '${rule.targetName}' again: its derivative is a registered rule, which nabla does not differentiate`,
+        loc: jvp.loc,
+        notes: [
+          { message: "write the function in TypeScript nabla can see, or differentiate it once" },
+        ],
+      });
+    }
+    const fn = jvpAsPrimal(jvp, form);
+    eliminateDeadCode(fn);
+    verifyFunction(fn);
+    this.primals.set(key, fn);
+    this.derivatives.set(key, fn);
+    this.deriveCallees(fn, chain);
+    return fn;
+  }
+
+  /** Builds the derived primals `fn` calls, which generated code calls even where inactive. */
+  private deriveCallees(fn: IRFunction, chain: DiagnosticNote[]): void {
+    const visit = (ops: IRFunction["body"]["ops"]): void =>
+      ops.forEach((op) => {
+        if (op.opcode === "call" && parseDerivedPrimalKey(op.attrs.callee!))
+          this.derivedPrimal(op.attrs.callee!, chain);
+        op.regions.forEach((r) => visit(r.ops));
+      });
+    visit(fn.body.ops);
   }
 
   /**
@@ -231,6 +281,13 @@ export class Differentiator {
   /** The lowered primal for `key`, without reporting errors (its demand reports them). */
   private lowered(key: FunctionKey): IRFunction | undefined {
     if (this.primals.has(key)) return this.primals.get(key);
+    if (parseDerivedPrimalKey(key)) {
+      try {
+        return this.derivedPrimal(key, []);
+      } catch {
+        return undefined;
+      }
+    }
     const target = this.targets.get(key);
     if (!target) return undefined;
     try {
@@ -247,17 +304,20 @@ export class Differentiator {
       ...(target.thisType ? { thisType: target.thisType } : {}),
     });
     for (const call of lowered.calls) {
-      if (!this.targets.has(call.key)) this.targets.set(call.key, namedTarget(call.symbol));
+      if (!this.targets.has(call.key))
+        this.targets.set(call.key, call.target ?? namedTarget(call.symbol));
     }
     eliminateCommonSubexpressions(lowered.fn);
     eliminateDeadCode(lowered.fn);
     verifyFunction(lowered.fn);
     this.primals.set(key, lowered.fn);
+    this.deriveCallees(lowered.fn, []);
     return lowered.fn;
   }
 
   private primal(demand: Demand): IRFunction | undefined {
     if (this.primals.has(demand.key)) return this.primals.get(demand.key);
+    if (parseDerivedPrimalKey(demand.key)) return this.derivedPrimal(demand.key, demand.chain);
     this.primals.set(demand.key, undefined);
     const target = this.targets.get(demand.key)!;
     try {

@@ -10,6 +10,8 @@ import { article, lowerExpression, mathMember } from "./expressions.js";
 import { lowerValue } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { signatureOf } from "./signature.js";
+import { lowerNestedOperator } from "./nested.js";
+import { nablaOperatorOf } from "../analyze/requests.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.
@@ -61,19 +63,12 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (path === "Array.from" && !ctx.scope.lookup("Array")) return lowerArrayFrom(ctx, node);
   if (path === undefined) {
     const inner = callee.type === "CallExpression" ? calleePath(callee.callee) : undefined;
-    const binding = inner ? ctx.module.imports.get(inner.split(".")[0]!) : undefined;
-    if (
-      inner &&
-      binding &&
-      !ctx.scope.lookup(inner.split(".")[0]!) &&
-      (binding.specifier === "nabla" || binding.specifier === "nabla/runtime")
-    ) {
-      return ctx.fail(
-        callee,
-        "unsupportedSyntax",
-        `nested differentiation ('${inner}' inside differentiable code) is not supported yet`,
-      );
-    }
+    const operator =
+      callee.type === "CallExpression" && inner && !ctx.scope.lookup(inner.split(".")[0]!)
+        ? nablaOperatorOf(ctx.module, callee.callee)
+        : undefined;
+    if (operator && callee.type === "CallExpression")
+      return lowerNestedOperator(ctx, node, callee, operator);
     return ctx.fail(
       callee,
       "unsupportedSyntax",
@@ -121,8 +116,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (binding?.specifier === "nabla" || binding?.specifier.startsWith("nabla/")) {
     return ctx.fail(
       callee,
-      "unsupportedSyntax",
-      `nested differentiation ('${path}' inside differentiable code) is not supported yet`,
+      "nestedDifferentiation",
+      `'${path}' returns a function; inside differentiable code, call it where it is made, as in '${path.split(".").pop()}(f)(x)'`,
     );
   }
 

@@ -6,6 +6,7 @@ import type { FunctionKey, Region, SourceLoc, Type, Value } from "../ir/types.js
 import type { SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver, type TypeResolver } from "../analyze/declared-types.js";
+import type { DifferentiationTarget } from "../analyze/requests.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is
@@ -44,6 +45,8 @@ export interface CallSite {
   key: FunctionKey;
   symbol: FunctionSymbol;
   loc: SourceLoc;
+  /** For a function given to an operator inside the code (a lambda with captures): how to lower it. */
+  target?: DifferentiationTarget;
 }
 
 export class LowerContext {

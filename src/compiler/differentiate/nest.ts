@@ -1,0 +1,152 @@
+import { Builder, ValueFactory } from "../ir/builder.js";
+import type { FunctionKey, IRFunction, ObjectType, Op, Region, Type, Value } from "../ir/types.js";
+
+// Nested differentiation: a JVP nabla generated becomes a primal function that can be
+// differentiated again (derivative of derivative, gradient of a function that takes a
+// derivative inside, Hessian-vector products as reverse over forward). A JVP returns two
+// values (tangent, value) and calls other JVPs that do too; primal functions return one value.
+// So the copy returns the tangent alone (`tangent` form, what an operator hands the user), or
+// both in a `{ d, v }` object (`pair` form, for JVPs other derived code calls). Each
+// differentiation level is its own transformation with its own tangent variables, so there is
+// no perturbation confusion: d/dx [x · d/dy (x + y)] is 1.
+
+export type PrimalForm = "tangent" | "pair";
+
+/** The key of the primal form of the JVP `jvp`. */
+export function derivedPrimalKey(jvp: FunctionKey, form: PrimalForm): FunctionKey {
+  return `${jvp}~${form}`;
+}
+
+/** The JVP key and form of a derived primal's key; undefined for other keys. */
+export function parseDerivedPrimalKey(
+  key: FunctionKey,
+): { jvp: FunctionKey; form: PrimalForm } | undefined {
+  const match = /^(.*)~(tangent|pair)$/.exec(key);
+  return match ? { jvp: match[1]!, form: match[2] as PrimalForm } : undefined;
+}
+
+/** The primal and differentiated parameters of a derivative key (the last `@kind(…)`). */
+export function parseDerivativeKey(
+  key: FunctionKey,
+): { primal: FunctionKey; kind: string; wrt: number[] } | undefined {
+  const match = /^(.*)@(jvp|fwd|bwd|grad)\(([\d,]*)\)(\[[-\d,]*\])?$/.exec(key);
+  if (!match) return undefined;
+  const wrt = match[3] ? match[3].split(",").map(Number) : [];
+  return { primal: match[1]!, kind: match[2]!, wrt };
+}
+
+/** The `{ d, v }` object a pair-form JVP returns. */
+export function pairType(tangent: Type, value: Type): ObjectType {
+  return {
+    kind: "object",
+    name: "{ d; v }",
+    fields: [
+      { name: "d", type: tangent, noDerivative: false },
+      { name: "v", type: value, noDerivative: false },
+    ],
+  };
+}
+
+/** A copy of `jvp` as a primal function in `form` (see above), with no tangent marks. */
+export function jvpAsPrimal(jvp: IRFunction, form: PrimalForm): IRFunction {
+  const values = new ValueFactory();
+  const map = new Map<number, Value>();
+  const clone = (v: Value) => {
+    const c = values.make(v.type, v.hint);
+    map.set(v.id, c);
+    return c;
+  };
+  const mapped = (v: Value) => {
+    const m = map.get(v.id);
+    if (!m) throw new Error(`internal: nested differentiation found no copy of %${v.id}`);
+    return m;
+  };
+  const body: Region = { params: jvp.body.params.map(clone), ops: [] };
+  const b = new Builder(values, body, jvp.loc);
+
+  const copyRegion = (from: Region, into: Region) =>
+    b.inRegion(into, () => from.ops.forEach(copyOp));
+
+  function copyOp(op: Op): void {
+    b.loc = op.loc;
+    if (op.opcode === "call" && op.attrs.primal !== undefined && op.results.length === 2) {
+      // A callee's JVP: called in pair form, its two results read back out of the pair.
+      const [tangent, value] = op.results as [Value, Value];
+      const pair = b.emit(
+        "call",
+        op.operands.map(mapped),
+        [pairType(tangent.type, value.type)],
+        { callee: derivedPrimalKey(op.attrs.callee!, "pair"), calleeName: op.attrs.calleeName },
+        [],
+        "pair",
+      ).results[0]!;
+      map.set(
+        tangent.id,
+        b.emit("field", [pair], [tangent.type], { field: "d" }, [], tangent.hint).results[0]!,
+      );
+      map.set(
+        value.id,
+        b.emit("field", [pair], [value.type], { field: "v" }, [], value.hint).results[0]!,
+      );
+      return;
+    }
+    if (op.opcode === "call" && op.attrs.primal !== undefined) {
+      // A JVP with one result or none (the callee returns nothing differentiable): as it is.
+      const call = b.emit(
+        "call",
+        op.operands.map(mapped),
+        op.results.map((r) => r.type),
+        { callee: derivedPrimalKey(op.attrs.callee!, "pair"), calleeName: op.attrs.calleeName },
+        [],
+        op.results.map((r) => r.hint),
+      );
+      op.results.forEach((r, i) => map.set(r.id, call.results[i]!));
+      return;
+    }
+    if (op.opcode === "return" && op.operands.length === 2) {
+      const [tangent, value] = op.operands.map(mapped) as [Value, Value];
+      const result =
+        form === "tangent"
+          ? tangent
+          : b.emit(
+              "literal",
+              [tangent, value],
+              [pairType(tangent.type, value.type)],
+              {},
+              [],
+              "pair",
+            ).results[0]!;
+      b.emit("return", [result], []);
+      return;
+    }
+    const regions = op.regions.map((r) => ({ params: r.params.map(clone), ops: [] }) as Region);
+    const copy = b.emit(
+      op.opcode,
+      op.operands.map(mapped),
+      op.results.map((r) => r.type),
+      { ...op.attrs },
+      regions,
+      op.results.map((r) => r.hint),
+    );
+    op.results.forEach((r, i) => map.set(r.id, copy.results[i]!));
+    op.regions.forEach((r, i) => copyRegion(r, regions[i]!));
+  }
+
+  copyRegion(jvp.body, body);
+  const [tangent, value] = jvp.resultTypes;
+  const resultTypes =
+    jvp.resultTypes.length !== 2
+      ? jvp.resultTypes
+      : form === "tangent"
+        ? [tangent!]
+        : [pairType(tangent!, value!)];
+  return {
+    key: derivedPrimalKey(jvp.key, form),
+    name: `${jvp.name}$${form === "tangent" ? "t" : "p"}`,
+    params: body.params,
+    captures: 0,
+    resultTypes,
+    body,
+    loc: jvp.loc,
+  };
+}

@@ -329,6 +329,7 @@ function emitModule(
         captures: call.target.captures.map((c) => c.name),
         wrt: call.wrt,
         ...rootShapes(differentiator, primal),
+        aggregateResult: isAggregate(differentiator.primals.get(primal)?.resultTypes[0] ?? "number"),
         ...(!reverse
           ? { jvp: name("jvp") }
           : (call.operator === "gradient" || call.operator === "valueWithGradient") &&

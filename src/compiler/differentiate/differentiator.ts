@@ -351,12 +351,16 @@ export class Differentiator {
         return undefined;
       }
     }
-    if (demand.root && primal.resultTypes[0] !== "number") {
+    const result = primal.resultTypes[0];
+    const resultOk =
+      result === "number" ||
+      (demand.mode !== "gradient" && result !== undefined && isDifferentiable(result));
+    if (demand.root && !resultOk) {
       this.fail(
         new CompileAbort({
           severity: "error",
           code: DiagnosticCode.unsupportedType,
-          message: `cannot differentiate ${functionLabel(primal.name)}: it returns ${primal.resultTypes[0] === undefined ? "nothing" : `a ${typeText(primal.resultTypes[0])}`}, not a number`,
+          message: `cannot differentiate ${functionLabel(primal.name)}: it returns ${result === undefined ? "nothing" : `a ${typeText(result)}`}, ${demand.mode === "gradient" ? "not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)" : "which has no derivative (numbers, arrays and objects of numbers do)"}`,
           loc: primal.loc,
           notes: [],
         }),
@@ -414,7 +418,11 @@ export class Differentiator {
     }
     if (activity.blocked.length > 0 || activity.blockedStores.length > 0) return undefined;
     const ret = primal.body.ops[primal.body.ops.length - 1]!;
-    if (demand.root && !activity.varied.has(ret.operands[0]!.id)) {
+    const returned = ret.operands[0]!;
+    const varied = isAggregate(returned.type)
+      ? activity.isActive(returned)
+      : activity.varied.has(returned.id);
+    if (demand.root && !varied) {
       this.diagnostics.add({
         severity: "warning",
         code: DiagnosticCode.constantResult,

@@ -30,6 +30,11 @@ export interface OperatorWrapper {
   bwd?: string;
   /** The fused gradient: (args…, shadows…, adjoint) → adjoints, then the value, through `out`. */
   grad?: string;
+  /**
+   * The function returns an array or object: its forward sweep hands back the result's shadow
+   * (in `out.v1`), which a pullback fills with the adjoint it is given before the backward sweep.
+   */
+  aggregateResult?: boolean;
   runtime: string;
 }
 
@@ -183,11 +188,17 @@ export function operatorWrapper(w: OperatorWrapper): string {
       // the argument shadows start from zero each time and the caller gets copies of them.
       const saved = fresh("saved");
       const clear = shadowArgs.map((s) => `${w.runtime}.clearTangent(${s}); `).join("");
-      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); ${backward(seed)}return ${gather(first, true)};`)} }`;
-      const start = `${value} = ${call(w.fwd, shadowArgs)}; ${saved} = ${w.runtime}.tapeTake(${mark}, ${objectMark});`;
+      const resultShadow = fresh("resultShadow");
+      const seedResult = w.aggregateResult
+        ? `${w.runtime}.clearTangent(${resultShadow}); ${w.runtime}.addTangent(${resultShadow}, ${seed}); `
+        : "";
+      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); ${seedResult}${backward(w.aggregateResult ? "" : seed)}return ${gather(first, true)};`)} }`;
+      const keepShadow = w.aggregateResult ? `${resultShadow} = ${out(1)}; ` : "";
+      const start = `${value} = ${call(w.fwd, shadowArgs)}; ${keepShadow}${saved} = ${w.runtime}.tapeTake(${mark}, ${objectMark});`;
       const result =
         w.operator === "pullback" ? pullback : `{ value: ${value}, pullback: ${pullback} }`;
-      return `((${args}) => { ${aliasChecks}${makeShadows}let ${value}, ${saved}; ${guarded(start)} return ${result}; })`;
+      const declared = w.aggregateResult ? `, ${resultShadow}` : "";
+      return `((${args}) => { ${aliasChecks}${makeShadows}let ${value}, ${saved}${declared}; ${guarded(start)} return ${result}; })`;
     }
   }
 }

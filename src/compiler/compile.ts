@@ -1,8 +1,19 @@
 import { dirname, relative } from "node:path";
-import { findRequests, modeOf, type OperatorCall } from "./analyze/requests.js";
+import {
+  findRequests,
+  isHigherOrder,
+  modeOf,
+  type HigherOrderOperator,
+  type Operator,
+  type OperatorCall,
+} from "./analyze/requests.js";
+import { higherOrderWrapper } from "./emit/higher-order.js";
+import { derivedPrimalKey } from "./differentiate/nest.js";
+import { jvpKey } from "./differentiate/names.js";
+import { isArray, typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
-import { DiagnosticBag, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
 import { emitFunction } from "./emit/function.js";
 import {
@@ -46,6 +57,8 @@ interface OperatorUse {
   primal: FunctionKey;
 }
 
+type FirstOrderOperator = Exclude<Operator, HigherOrderOperator>;
+
 /** The local name generated code gives the nabla runtime namespace. */
 export const RUNTIME = "$nabla";
 const RUNTIME_SPECIFIER = "nabla/runtime";
@@ -80,6 +93,11 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
             : `when differentiating '${call.target.name}' for '${call.operator}'`,
         loc: call.loc,
       };
+      if (isHigherOrder(call.operator)) {
+        const primal = requestHigherOrder(differentiator, call, wrt, note, bag);
+        if (primal) calls.push({ call, wrt, primal });
+        continue;
+      }
       const fused = call.operator === "gradient" || call.operator === "valueWithGradient";
       const mode = fused ? "gradient" : modeOf(call.operator);
       calls.push({ call, wrt, primal: differentiator.request(call.target, wrt, mode, [note]) });
@@ -130,6 +148,56 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   return result;
 }
 
+/**
+ * The derivatives `hessian`, `hessianVectorProduct` and `jacobian` are built from (see
+ * emit/higher-order.ts): a JVP, then the gradient of its primal form (reverse over forward) for
+ * second derivatives; forward and reverse mode for a Jacobian.
+ */
+function requestHigherOrder(
+  differentiator: Differentiator,
+  call: OperatorCall,
+  wrt: number[],
+  note: DiagnosticNote,
+  bag: DiagnosticBag,
+): FunctionKey | undefined {
+  const primal = differentiator.request(call.target, wrt, "forward", [note]);
+  const result = differentiator.signatureOf(primal)?.result;
+  if (result === undefined) return primal; // lowering failed: its demand reports why
+  if (call.operator === "jacobian") {
+    const number = result === "number";
+    const vector = isArray(result) && result.element === "number" && !result.elements;
+    if (!number && !vector) {
+      bag.add({
+        severity: "error",
+        code: DiagnosticCode.badOperatorUse,
+        message: `'jacobian' needs a function returning a number, a number[] or a typed array; this one returns a ${typeText(result)}`,
+        loc: call.loc,
+        notes: [],
+      });
+      return undefined;
+    }
+    differentiator.request(call.target, wrt, number ? "gradient" : "reverse", [note]);
+    return primal;
+  }
+  if (result !== "number") {
+    bag.add({
+      severity: "error",
+      code: DiagnosticCode.badOperatorUse,
+      message: `'${call.operator}' needs a number-valued function; this one returns a ${typeText(result)}`,
+      loc: call.loc,
+      notes: [],
+    });
+    return undefined;
+  }
+  differentiator.requestKey(hvpKey(primal, wrt), wrt, "gradient", [note]);
+  return primal;
+}
+
+/** The primal form of f's JVP, whose gradient is a Hessian-vector product. */
+function hvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
+  return derivedPrimalKey(jvpKey(primal, wrt), "tangent");
+}
+
 /** Per parameter of a differentiated function: how to build its shadow, and which it writes. */
 function rootShapes(
   differentiator: Differentiator,
@@ -140,14 +208,14 @@ function rootShapes(
   replaces: number[];
 } {
   const fn = differentiator.primals.get(primal);
-  if (!fn) return { zeros: [], writes: [], replaces: [] };
-  const zeros = fn.params
-    .slice(0, fn.params.length - fn.captures)
-    .map((p) =>
-      isAggregate(p.type)
-        ? (arg: string) => zerosLike(tangentType(p.type), name(arg)).text
-        : undefined,
-    );
+  // A function with a registered rule is not lowered: its parameter types are the rule's.
+  const types = fn
+    ? fn.params.slice(0, fn.params.length - fn.captures).map((p) => p.type)
+    : differentiator.signatureOf(primal)?.params;
+  if (!types) return { zeros: [], writes: [], replaces: [] };
+  const zeros = types.map((type) =>
+    isAggregate(type) ? (arg: string) => zerosLike(tangentType(type), name(arg)).text : undefined,
+  );
   const effects = differentiator.effects(primal);
   return {
     zeros,
@@ -315,31 +383,80 @@ function emitModule(
       text: `const ${r.constName} = ${mod.text.slice(callee.start, callee.end)}`,
     };
   });
-  const replacements: Replacement[] = calls.map(({ call, wrt, primal }) => {
-    const reverse = modeOf(call.operator) === "reverse";
-    const fused = call.operator === "gradient" || call.operator === "valueWithGradient";
+  /** The wrapper of a first-order operator over the derivatives of `primal`. */
+  const wrapper = (
+    operator: FirstOrderOperator,
+    primal: FunctionKey,
+    userWrt: number[],
+    params: string[],
+    captures: string[],
+  ): string => {
+    const wrt = [...userWrt].sort((a, b) => a - b);
+    const reverse = modeOf(operator) === "reverse";
+    const fused = operator === "gradient" || operator === "valueWithGradient";
     const frozen = fused ? differentiator.rootFrozen(primal) : [];
     const name = (kind: DerivativeKind) => functionName(derivativeKey(kind, primal, wrt, frozen));
-    return {
-      start: call.call.start,
-      end: call.call.end,
-      text: operatorWrapper({
-        operator: call.operator,
-        params: call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : "")),
-        captures: call.target.captures.map((c) => c.name),
-        wrt: call.wrt,
-        ...rootShapes(differentiator, primal),
-        aggregateResult: isAggregate(differentiator.primals.get(primal)?.resultTypes[0] ?? "number"),
-        ...(!reverse
-          ? { jvp: name("jvp") }
-          : (call.operator === "gradient" || call.operator === "valueWithGradient") &&
-              allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
-            ? { grad: name("grad") }
-            : { fwd: name("fwd"), bwd: name("bwd") }),
-        runtime: RUNTIME,
-      }),
-    };
+    const result = differentiator.signatureOf(primal)?.result ?? "number";
+    return operatorWrapper({
+      operator,
+      params,
+      captures,
+      wrt: userWrt,
+      ...rootShapes(differentiator, primal),
+      aggregateResult: isAggregate(result),
+      ...(!reverse
+        ? { jvp: name("jvp") }
+        : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
+          ? { grad: name("grad") }
+          : { fwd: name("fwd"), bwd: name("bwd") }),
+      runtime: RUNTIME,
+    });
+  };
+  const replacements: Replacement[] = calls.map(({ call, wrt, primal }) => {
+    const params = call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : ""));
+    const captures = call.target.captures.map((c) => c.name);
+    const text = isHigherOrder(call.operator)
+      ? higherOrder(call.operator, primal, wrt, params, captures)
+      : wrapper(call.operator, primal, call.wrt, params, captures);
+    return { start: call.call.start, end: call.call.end, text };
   });
+
+  function higherOrder(
+    operator: HigherOrderOperator,
+    primal: FunctionKey,
+    wrt: number[],
+    params: string[],
+    captures: string[],
+  ): string {
+    const signature = differentiator.signatureOf(primal)!;
+    const w = wrt[0]!;
+    const common = {
+      operator,
+      params,
+      captures,
+      wrt: w,
+      type: signature.params[w]!,
+      runtime: RUNTIME,
+    };
+    if (operator !== "jacobian") {
+      // The gradient of the JVP's primal form takes (params…, captures…, v).
+      let v = "v";
+      while (params.includes(v) || captures.includes(v)) v = `${v}_`;
+      const hvp = wrapper("gradient", hvpKey(primal, wrt), wrt, [...params, ...captures, v], []);
+      return higherOrderWrapper({ ...common, hvp });
+    }
+    if (signature.result === "number")
+      return higherOrderWrapper({
+        ...common,
+        gradient: wrapper("gradient", primal, wrt, params, captures),
+      });
+    return higherOrderWrapper({
+      ...common,
+      result: signature.result,
+      valueWithDifferential: wrapper("valueWithDifferential", primal, wrt, params, captures),
+      pullback: wrapper("pullback", primal, wrt, params, captures),
+    });
+  }
   replacements.push(...registrations);
   const needsRuntime = emitted.length > 0 || replacements.length > 0;
   const importLines = [

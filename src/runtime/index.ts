@@ -252,3 +252,69 @@ export function registerDerivative<F extends AnyFunction>(
 ): DerivativeRule<F> {
   return registerRule(f, rule as never);
 }
+
+/** The tangent of the one differentiated parameter (`wrt`, or the only one with a tangent). */
+type WrtTangent<F extends AnyFunction, W> = W extends number
+  ? Tangent<Parameters<F>[W]>
+  : W extends readonly [number]
+    ? Tangent<Parameters<F>[W[0]]>
+    : DifferentiableTangents<Parameters<F>> extends [infer Only]
+      ? Only
+      : never;
+
+/** A function of numbers, arrays or objects returning a number. */
+type NumberValued = (...args: never[]) => number;
+
+/**
+ * The Hessian of a number-valued f with respect to one parameter x (a number, `number[]` or a
+ * typed array; `wrt` picks it when f has several): for a number, the second derivative; for an
+ * array of n numbers, n rows, row i being the gradient of ∂f/∂xᵢ (the tangent type of x). It
+ * takes n Hessian-vector products, each a reverse-mode pass over the forward-mode derivative.
+ */
+export function hessian<
+  F extends NumberValued,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(
+  f: F,
+  options?: O,
+): (
+  ...args: Parameters<F>
+) => WrtTangent<F, O["wrt"]> extends number ? number : WrtTangent<F, O["wrt"]>[] {
+  void options;
+  throw new NotCompiledError("hessian", f);
+}
+
+/**
+ * The Hessian of f with respect to x (`wrt`), times the vector v, without forming the
+ * Hessian: the arguments of f, then v (shaped like x). Computed as the gradient of
+ * x ↦ ⟨∇f(x), v⟩ in reverse mode over forward mode, a small constant times a gradient.
+ */
+export function hessianVectorProduct<
+  F extends NumberValued,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(
+  f: F,
+  options?: O,
+): (...args: [...Parameters<F>, WrtTangent<F, O["wrt"]>]) => WrtTangent<F, O["wrt"]> {
+  void options;
+  throw new NotCompiledError("hessianVectorProduct", f);
+}
+
+/**
+ * The Jacobian of f with respect to x (`wrt`; a number, `number[]` or typed array). For a
+ * number-valued f it is the gradient; for f returning m numbers, m rows, row i being the
+ * gradient of the i-th output (shaped like x). nabla runs n forward-mode passes or m
+ * reverse-mode passes, whichever is fewer.
+ */
+export function jacobian<
+  F extends (...args: never[]) => number | readonly number[] | Float64Array | Float32Array,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(
+  f: F,
+  options?: O,
+): (
+  ...args: Parameters<F>
+) => ReturnType<F> extends number ? WrtTangent<F, O["wrt"]> : WrtTangent<F, O["wrt"]>[] {
+  void options;
+  throw new NotCompiledError("jacobian", f);
+}

@@ -1,6 +1,6 @@
 import type { ObjectType } from "../ir/types.js";
 import { typeResolver } from "./declared-types.js";
-import { isDifferentiable } from "../ir/type-system.js";
+import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { signatureOf } from "../lower/signature.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { DiagnosticCode } from "../diagnostics/codes.js";
@@ -34,13 +34,22 @@ export const REVERSE_OPERATORS = [
   "pullback",
   "valueWithPullback",
 ] as const;
-export type Operator = (typeof FORWARD_OPERATORS)[number] | (typeof REVERSE_OPERATORS)[number];
+/** Second derivatives and Jacobians: built from the others (see emit/higher-order.ts). */
+export const HIGHER_ORDER_OPERATORS = ["hessian", "hessianVectorProduct", "jacobian"] as const;
+export type HigherOrderOperator = (typeof HIGHER_ORDER_OPERATORS)[number];
+export type Operator =
+  (typeof FORWARD_OPERATORS)[number] | (typeof REVERSE_OPERATORS)[number] | HigherOrderOperator;
 
 function isOperator(name: string): name is Operator {
   return (
     (FORWARD_OPERATORS as readonly string[]).includes(name) ||
-    (REVERSE_OPERATORS as readonly string[]).includes(name)
+    (REVERSE_OPERATORS as readonly string[]).includes(name) ||
+    isHigherOrder(name)
   );
+}
+
+export function isHigherOrder(name: string): name is HigherOrderOperator {
+  return (HIGHER_ORDER_OPERATORS as readonly string[]).includes(name);
 }
 
 /** Forward mode for the derivative/differential family, reverse mode for gradients and pullbacks. */
@@ -225,6 +234,29 @@ export function analyzeCall(
       `'${operator}' differentiates functions of one number argument, but '${target.name}' takes ${arity}; use 'differential' for several arguments`,
     );
     return undefined;
+  }
+  if (isHigherOrder(operator)) {
+    if (wrt.length !== 1) {
+      error(
+        options ?? fnArg,
+        "badOperatorUse",
+        `'${operator}' differentiates with respect to one parameter; '${target.name}' has ${wrt.length} differentiable ones, so pick one with '{ wrt: i }'`,
+      );
+      return undefined;
+    }
+    const type =
+      signature.params[wrt[0]!]?.type ?? (target.contextualNumberParams ? "number" : undefined);
+    const vector =
+      type === "number" ||
+      (type !== undefined && isArray(type) && type.element === "number" && !type.elements);
+    if (operator !== "hessianVectorProduct" && !vector) {
+      error(
+        target.node.params[wrt[0]!] ?? fnArg,
+        "badOperatorUse",
+        `'${operator}' needs the differentiated parameter to be a number, a number[] or a typed array, not ${type === undefined ? "this type" : `a ${typeText(type)}`}`,
+      );
+      return undefined;
+    }
   }
   return {
     operator,

@@ -16,7 +16,7 @@ import {
 import { eliminateDeadCode } from "../ir/dce.js";
 import { eliminateCommonSubexpressions } from "../ir/cse.js";
 import { hoistLoopInvariants } from "../ir/licm.js";
-import type { FunctionKey, IRFunction } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
 import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
@@ -93,6 +93,20 @@ export class Differentiator {
     this.targets.set(key, target);
     this.queue.push({ key, wrt, mode, chain, root: true, frozen: [] });
     return key;
+  }
+
+  /** Requests derivatives of a function by key (a derived primal, see nest.ts). */
+  requestKey(key: FunctionKey, wrt: number[], mode: Mode, chain: DiagnosticNote[]): FunctionKey {
+    this.queue.push({ key, wrt, mode, chain, root: true, frozen: [] });
+    return key;
+  }
+
+  /** The parameter and result types of a requested function (lowering it now if needed). */
+  signatureOf(key: FunctionKey): { params: Type[]; result: Type | undefined } | undefined {
+    const rule = this.program.rules.get(key);
+    if (rule) return { params: rule.params.map((p) => p.type), result: rule.result };
+    const fn = this.lowered(key);
+    return fn && { params: fn.params.map((p) => p.type), result: fn.resultTypes[0] };
   }
 
   /** Processes every queued demand and the demands they raise. */

@@ -1,11 +1,11 @@
-import type { Operator } from "../analyze/requests.js";
+import type { HigherOrderOperator, Operator } from "../analyze/requests.js";
 
 // The code that replaces an operator call such as `derivative(f)`: a small wrapper around the
 // derivative functions nabla generated, specialized to the operator and its `wrt` list, so no
 // generic dispatch or argument spreading happens at run time.
 
 export interface OperatorWrapper {
-  operator: Operator;
+  operator: Exclude<Operator, HigherOrderOperator>;
   /** Parameter names of the differentiated function. */
   params: string[];
   /** Variables of the enclosing function a lambda reads, passed after its parameters. */

@@ -131,6 +131,18 @@ export function valueWithDifferential<
   throw new NotCompiledError("valueWithDifferential", f);
 }
 
+/**
+ * x itself, whose derivative passes through `f` on its way: in forward mode f receives x's
+ * tangent and returns the tangent to carry on with; in reverse mode it receives the adjoint
+ * flowing back into x and returns the adjoint to pass on (Swift's `withDerivative`). Use it to
+ * clip or rescale gradients, or to observe them. `f` must be a function declared at the top
+ * level or an arrow written at the call that reads no local variables.
+ */
+export function withDerivative(x: number, f: (derivative: number) => number): number {
+  void f;
+  return x;
+}
+
 /** x itself, with a derivative of zero: stops differentiation (a "stop-gradient"). */
 export function withoutDerivative<T>(x: T): T {
   return x;

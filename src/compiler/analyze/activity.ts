@@ -20,6 +20,8 @@ export interface Activity {
   isActive(v: Value): boolean;
   /** Non-differentiable ops an active value flows through: each is a user error. */
   blocked: Op[];
+  /** Writes through an array or object `withoutDerivative` returned: each is a user error. */
+  detachedWrites: Op[];
   /** Stores of varied numbers into `@noDerivative` fields: each is a user error. */
   blockedStores: Op[];
   classes: AliasClasses;
@@ -188,11 +190,39 @@ export function analyzeActivity(
   };
   findBlocked(fn.body);
 
+  // The array or object withoutDerivative returns is the argument's memory under a name that
+  // carries no derivative: writing through it would change the argument behind its shadow.
+  const detached = new Set<number>();
+  const detachedWrites: Op[] = [];
+  const findDetached = (region: Region) => {
+    for (const op of region.ops) {
+      if (op.opcode === "detach" && isAggregate(op.results[0]!.type))
+        detached.add(classes.find(op.results[0]!.id));
+      op.regions.forEach(findDetached);
+    }
+  };
+  const isDetached = (v: Value) => isAggregate(v.type) && detached.has(classes.find(v.id));
+  const findDetachedWrites = (region: Region) => {
+    for (const op of region.ops) {
+      if ((op.opcode === "setField" || op.opcode === "setIndex") && isDetached(op.operands[0]!))
+        detachedWrites.push(op);
+      if (op.opcode === "call") {
+        const effects = effectsOf(op.attrs.callee!);
+        if (op.operands.some((v, i) => isDetached(v) && (!effects || effects.writes.has(i))))
+          detachedWrites.push(op);
+      }
+      op.regions.forEach(findDetachedWrites);
+    }
+  };
+  findDetached(fn.body);
+  if (detached.size > 0) findDetachedWrites(fn.body);
+
   return {
     varied,
     useful,
     blocked,
     blockedStores,
+    detachedWrites,
     classes,
     isActive: (v) =>
       isAggregate(v.type)

@@ -92,6 +92,11 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf, memory = true
         case "literal":
           for (const v of op.operands) classes.union(v, op.results[0]!);
           break;
+        case "detach":
+          // withoutDerivative of an array is the same memory, but constant for activity.
+          if (memory && isAggregate(op.results[0]!.type))
+            classes.union(op.results[0]!, op.operands[0]!);
+          break;
         case "select":
           classes.union(op.results[0]!, op.operands[1]!);
           classes.union(op.results[0]!, op.operands[2]!);

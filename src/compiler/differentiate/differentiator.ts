@@ -430,12 +430,27 @@ export class Differentiator {
         ],
       });
     }
-    if (activity.blocked.length > 0 || activity.blockedStores.length > 0) return undefined;
+    for (const op of activity.detachedWrites) {
+      this.diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.nonDifferentiableOperation,
+        message:
+          "this writes into an array or object that 'withoutDerivative' returned, which is the same memory as its argument; copy it first (e.g. '[...withoutDerivative(xs)]' or '.slice()')",
+        loc: op.loc,
+        notes: demand.chain,
+      });
+    }
+    if (
+      activity.blocked.length > 0 ||
+      activity.blockedStores.length > 0 ||
+      activity.detachedWrites.length > 0
+    )
+      return undefined;
     const ret = primal.body.ops[primal.body.ops.length - 1]!;
-    const returned = ret.operands[0]!;
-    const varied = isAggregate(returned.type)
-      ? activity.isActive(returned)
-      : activity.varied.has(returned.id);
+    const returned = ret.operands[0];
+    const varied =
+      returned === undefined ||
+      (isAggregate(returned.type) ? activity.isActive(returned) : activity.varied.has(returned.id));
     if (demand.root && !varied) {
       this.diagnostics.add({
         severity: "warning",

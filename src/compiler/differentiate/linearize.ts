@@ -124,6 +124,17 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       }
       case "call":
         return cloneCall(op);
+      case "withDerivative": {
+        clonePrimal(op);
+        const dx = tangentOf(op.operands[0]!);
+        if (!dx || !activity.isActive(op.results[0]!)) return;
+        const { callee, value } = op.attrs;
+        const adjusted = b.asTangent(true, () =>
+          b.emit("adjust", [dx], ["number"], callee !== undefined ? { callee } : { value }),
+        );
+        tangents.set(op.results[0]!.id, adjusted.results[0]);
+        return;
+      }
       case "field":
       case "index":
       case "setField":

@@ -207,6 +207,18 @@ function emitBackwardSweep(
       case "neg":
         accumulate(adjoints, a, adjoint, true);
         return;
+      case "adjust": {
+        // withDerivative's function sees the adjoint in reverse mode.
+        const { callee, value } = op.attrs;
+        const adjusted = b.emit(
+          "adjust",
+          [adjoint],
+          ["number"],
+          callee !== undefined ? { callee } : { value },
+        );
+        accumulate(adjoints, a, adjusted.results[0]!);
+        return;
+      }
       case "mul": {
         const [t, p] = a.tangent ? [a, c] : [c, a];
         accumulate(adjoints, t, b.binary("mul", adjoint, primalValue(p)));

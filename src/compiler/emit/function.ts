@@ -288,7 +288,12 @@ class FunctionEmitter {
       case "zeros":
         return zerosLike(op.results[0]!.type, a);
       case "detach":
+      case "withDerivative":
         return a;
+      case "adjust":
+        return op.attrs.callee !== undefined
+          ? js.call(this.emitNames.global(op.attrs.callee), args)
+          : js.call(`(${String(op.attrs.value)})`, args);
       case "neg":
         return js.unary("-", a);
       case "not":

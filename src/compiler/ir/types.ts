@@ -69,6 +69,8 @@ export type Opcode =
   | "or"
   | "select" // operands [cond, a, b]: a when cond else b; both already evaluated
   | "detach" // withoutDerivative(x): x, with a zero derivative
+  | "withDerivative" // withDerivative(x, f): x; attrs.callee (a module-level name) or attrs.value (JS text) is f
+  | "adjust" // tangent op: f(t) for the f of a withDerivative (its tangent, or in reverse its adjoint)
   | "nondiff" // attrs.callee = JS operator or global function (`|`, `String`); no derivative
   | "math" // attrs.callee = Math function name
   | "call" // attrs.callee = FunctionKey of a user function

@@ -11,6 +11,7 @@ import { lowerValue } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { signatureOf } from "./signature.js";
 import { lowerNestedOperator } from "./nested.js";
+import { lowerWithDerivative } from "./surgery.js";
 import { nablaOperatorOf } from "../analyze/requests.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
@@ -101,17 +102,11 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     const args = lowerArguments(ctx, node);
     if (args.length !== 1)
       return ctx.fail(node, "callArity", "'withoutDerivative' takes one argument");
-    if (isArray(args[0]!.type) || isObject(args[0]!.type)) {
-      // The result would be the same array under another name: which writes carry a
-      // derivative is not defined yet.
-      return ctx.fail(
-        node.arguments[0]!,
-        "unsupportedType",
-        "'withoutDerivative' of an array or object is not supported yet; apply it to the numbers read from it",
-      );
-    }
     ctx.at(node);
     return ctx.builder.emit("detach", args, [args[0]!.type]).results[0]!;
+  }
+  if (binding && isNablaOperator(binding, path, "withDerivative")) {
+    return lowerWithDerivative(ctx, node);
   }
   if (binding?.specifier === "nabla" || binding?.specifier.startsWith("nabla/")) {
     return ctx.fail(

@@ -1,0 +1,90 @@
+import type { CallExpression, Expression, Node } from "oxc-parser";
+import { transformSync } from "oxc-transform";
+import type { Value } from "../ir/types.js";
+import { walk } from "../parse/module.js";
+import type { LowerContext } from "./context.js";
+import { lowerExpression } from "./expressions.js";
+
+// `withDerivative(x, f)`: x itself, whose derivative passes through f on its way — the tangent
+// in forward mode, the adjoint in reverse mode (Swift's `withDerivative`, e.g. gradient
+// clipping). f runs as it is, inside the generated derivative code, so it must be a function
+// of the module (by name) or an arrow written here that reads no local variables.
+
+export function lowerWithDerivative(ctx: LowerContext, node: CallExpression): Value {
+  const [xNode, fNode, ...extra] = node.arguments;
+  if (!xNode || !fNode || extra.length > 0 || xNode.type === "SpreadElement")
+    return ctx.fail(
+      node,
+      "callArity",
+      "'withDerivative' takes two arguments: a value and a function of its derivative",
+    );
+  const x = lowerExpression(ctx, xNode as Expression);
+  if (x.type !== "number") {
+    return ctx.fail(
+      xNode,
+      "unsupportedType",
+      "'withDerivative' applies to numbers; apply it to the numbers of an array or object",
+    );
+  }
+  const attrs = adjustment(ctx, fNode as Expression);
+  ctx.at(node);
+  return ctx.builder.emit("withDerivative", [x], ["number"], attrs).results[0]!;
+}
+
+/** How generated code calls the function: by its module-level name, or as stripped JS text. */
+function adjustment(ctx: LowerContext, f: Expression): { callee?: string; value?: string } {
+  if (f.type === "Identifier") {
+    if (ctx.scope.lookup(f.name)) {
+      return ctx.fail(
+        f,
+        "closureCapture",
+        `'${f.name}' is a local value; give 'withDerivative' a function declared at the top level, or an arrow function written here`,
+      );
+    }
+    if (!ctx.program.resolveLocalFunction(ctx.module, f.name)) {
+      return ctx.fail(f, "unknownCallee", `'${f.name}' is not a function nabla can see`);
+    }
+    return { callee: f.name };
+  }
+  if (f.type !== "ArrowFunctionExpression" && f.type !== "FunctionExpression") {
+    return ctx.fail(
+      f,
+      "unsupportedSyntax",
+      "'withDerivative' needs a function: a function declared at the top level, or an arrow function written here",
+    );
+  }
+  const locals = new Set<string>();
+  const reads: Node[] = [];
+  walk(f, (n, ancestors) => {
+    if (n.type === "Identifier") {
+      const parent = ancestors[ancestors.length - 1];
+      const isKey =
+        parent &&
+        ((parent.type === "MemberExpression" && parent.property === n && !parent.computed) ||
+          (parent.type === "Property" && parent.key === n && !parent.computed));
+      if (!isKey) reads.push(n);
+    }
+    if (n.type === "VariableDeclarator" && n.id.type === "Identifier") locals.add(n.id.name);
+    return true;
+  });
+  for (const p of f.params) if (p.type === "Identifier") locals.add(p.name);
+  for (const r of reads) {
+    const name = (r as { name: string }).name;
+    if (!locals.has(name) && ctx.scope.lookup(name)) {
+      return ctx.fail(
+        r,
+        "closureCapture",
+        `the function given to 'withDerivative' reads the local variable '${name}'; it runs inside the derivative code, where only its parameter and module-level names are visible`,
+      );
+    }
+  }
+  const text = ctx.module.text.slice(f.start, f.end);
+  const stripped = transformSync("with-derivative.ts", `const $f = ${text};`, {
+    sourceType: "module",
+  });
+  const code = stripped.code
+    .trim()
+    .replace(/^const \$f = /, "")
+    .replace(/;$/, "");
+  return { value: code };
+}

@@ -8,7 +8,7 @@ import {
   type OperatorCall,
 } from "./analyze/requests.js";
 import { higherOrderWrapper } from "./emit/higher-order.js";
-import { derivedPrimalKey } from "./differentiate/nest.js";
+import { derivedPrimalKey, parseDerivativeKey } from "./differentiate/nest.js";
 import { jvpKey } from "./differentiate/names.js";
 import { isArray, typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
@@ -24,6 +24,7 @@ import {
 } from "./emit/module.js";
 import { operatorWrapper } from "./emit/operators.js";
 import { emitRuleAdapter } from "./emit/rule-adapter.js";
+import { emitCheckpointSweep } from "./emit/checkpoint.js";
 import { collectRules } from "./analyze/rules.js";
 import { zerosLike } from "./emit/aggregates.js";
 import { name } from "./emit/expression.js";
@@ -228,6 +229,11 @@ function fileOf(key: FunctionKey): string {
   return key.slice(0, key.indexOf("#"));
 }
 
+/** The differentiated parameters a derivative's key names. */
+function wrtOf(key: FunctionKey): number[] {
+  return parseDerivativeKey(key.replace(/!checkpoint$/, ""))?.wrt ?? [];
+}
+
 /** The module a generated function is emitted in: its primal's, or the rule's registrant. */
 function homeOf(fn: IRFunction): string {
   return fn.adapter?.home ?? fileOf(fn.key);
@@ -372,7 +378,9 @@ function emitModule(
   const emitted = own.map((fn) =>
     fn.adapter
       ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
-      : emitFunction(fn, names, true),
+      : fn.checkpoint
+        ? emitCheckpointSweep(fn, fn.checkpoint, wrtOf(fn.key), functionName, RUNTIME)
+        : emitFunction(fn, names, true),
   );
   // The module keeps each rule it registers in a constant its adapters call.
   const registrations: Replacement[] = rules.map((r) => {

@@ -143,6 +143,17 @@ export function withDerivative(x: number, f: (derivative: number) => number): nu
   return x;
 }
 
+/**
+ * `f` itself, marked so that reverse mode recomputes the call instead of taping it: written
+ * `checkpoint(step)(state, dt)` inside differentiated code. The forward sweep keeps only the
+ * arguments (copies of arrays); the backward sweep reruns the call to tape it just before its
+ * own backward pass. Trades about one extra run of f for f's tape. Tagging a function
+ * `/** @checkpoint *\/` checkpoints every call of it.
+ */
+export function checkpoint<F extends AnyFunction>(f: F): F {
+  return f;
+}
+
 /** x itself, with a derivative of zero: stops differentiation (a "stop-gradient"). */
 export function withoutDerivative<T>(x: T): T {
   return x;

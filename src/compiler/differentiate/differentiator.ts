@@ -21,7 +21,13 @@ import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
-import { derivativeKey, derivativeName, functionLabel, type DerivativeKind } from "./names.js";
+import {
+  checkpointKey,
+  derivativeKey,
+  derivativeName,
+  functionLabel,
+  type DerivativeKind,
+} from "./names.js";
 import type { DerivativeRule } from "../analyze/rules.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
 import { backwardSweep, fusedGradient } from "./transpose.js";
@@ -62,6 +68,8 @@ interface Demand {
   /** Notes from the innermost call outwards. */
   chain: DiagnosticNote[];
   root: boolean;
+  /** A checkpointed call's sweeps (see emit/checkpoint.ts), not the function's own. */
+  checkpoint?: boolean;
 }
 
 export class Differentiator {
@@ -115,6 +123,7 @@ export class Differentiator {
   }
 
   private process(demand: Demand): void {
+    if (demand.checkpoint) return this.checkpointSweeps(demand);
     if (demand.root && demand.mode === "gradient") demand.frozen = this.rootFrozen(demand.key);
     const missing = KINDS[demand.mode]
       .map((kind) => derivativeKey(kind, demand.key, demand.wrt, demand.frozen))
@@ -132,6 +141,62 @@ export class Differentiator {
       derived?.forEach((fn) => missing.includes(fn.key) && this.derivatives.set(fn.key, fn));
     } catch (error) {
       this.fail(error, demand.chain, demand.key);
+    }
+  }
+
+  /**
+   * The sweeps of a checkpointed call: the forward sweep saves the arguments and runs the
+   * primal; the backward sweep reruns the function's own forward sweep on the saved arguments,
+   * then its backward sweep. Those two run back to back, so they treat every argument the
+   * function does not write as frozen.
+   */
+  private checkpointSweeps(demand: Demand): void {
+    const fwdKey = checkpointKey("fwd", demand.key, demand.wrt);
+    if (this.derivatives.has(fwdKey)) return;
+    const bwdKey = checkpointKey("bwd", demand.key, demand.wrt);
+    this.derivatives.set(fwdKey, undefined);
+    this.derivatives.set(bwdKey, undefined);
+    const signature = this.signatureOf(demand.key);
+    if (!signature) {
+      // Lowering failed: the demand for its own sweeps reports why.
+      this.process({ ...demand, checkpoint: false });
+      return;
+    }
+    const { params, result } = signature;
+    if (result !== undefined && isAggregate(result)) {
+      const target = this.targets.get(demand.key);
+      this.diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.unsupportedType,
+        message: `a checkpointed function must return a number or nothing; ${target ? functionLabel(target.name) : "this function"} returns a ${typeText(result)}`,
+        loc: demand.chain[0]?.loc ?? { file: "", start: 0, end: 0 },
+        notes: demand.chain.slice(1),
+      });
+      return;
+    }
+    const frozen = this.rootFrozen(demand.key);
+    const inner = { ...demand, frozen, checkpoint: false };
+    this.process(inner);
+    const name = this.targets.get(demand.key)?.name ?? "f";
+    for (const kind of ["fwd", "bwd"] as const) {
+      const key = kind === "fwd" ? fwdKey : bwdKey;
+      this.derivatives.set(key, {
+        key,
+        name: `${derivativeName(kind, name, demand.wrt, params.length)}$checkpoint`,
+        params: [],
+        captures: 0,
+        resultTypes: [],
+        body: { params: [], ops: [] },
+        loc: demand.chain[0]?.loc ?? { file: "", start: 0, end: 0 },
+        checkpoint: {
+          kind,
+          primal: demand.key,
+          fwd: derivativeKey("fwd", demand.key, demand.wrt, frozen),
+          bwd: derivativeKey("bwd", demand.key, demand.wrt, frozen),
+          params,
+          result,
+        },
+      });
     }
   }
 
@@ -487,6 +552,7 @@ export class Differentiator {
           ...demand.chain,
         ],
         root: false,
+        ...(d.call.attrs.checkpoint && demand.mode !== "forward" ? { checkpoint: true } : {}),
       });
     }
     if (!info) return [fn];

@@ -275,7 +275,12 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
       "call",
       args,
       resultTypes,
-      { callee: jvpKey(callee, active), primal: callee, wrt: active },
+      {
+        callee: jvpKey(callee, active),
+        primal: callee,
+        wrt: active,
+        ...(op.attrs.checkpoint ? { checkpoint: true } : {}),
+      },
       [],
       result ? [...(differentiable ? [`d${result.hint || "t"}`] : []), result.hint] : [],
     );

@@ -22,6 +22,25 @@ export function derivativeKey(
   return `${primal}@${kind}(${wrt.join(",")})${reads}`;
 }
 
+/** The forward or backward sweep of a checkpointed call of `primal` (see emit/checkpoint.ts). */
+export function checkpointKey(
+  kind: "fwd" | "bwd",
+  primal: FunctionKey,
+  wrt: number[],
+): FunctionKey {
+  return `${derivativeKey(kind, primal, wrt)}!checkpoint`;
+}
+
+/** The sweep a call of a derivative in reverse mode uses: checkpointed or not. */
+export function sweepKey(
+  kind: "fwd" | "bwd",
+  attrs: { primal?: FunctionKey; wrt?: number[]; frozen?: number[]; checkpoint?: boolean },
+): FunctionKey {
+  return attrs.checkpoint
+    ? checkpointKey(kind, attrs.primal!, attrs.wrt!)
+    : derivativeKey(kind, attrs.primal!, attrs.wrt!, attrs.frozen);
+}
+
 export function jvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
   return derivativeKey("jvp", primal, wrt);
 }

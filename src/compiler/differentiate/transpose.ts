@@ -1,7 +1,7 @@
 import type { Builder } from "../ir/builder.js";
 import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
-import { derivativeKey } from "./names.js";
+import { sweepKey } from "./names.js";
 import { isLinear, isShadow, isShadowBuilder, type ReverseInfo } from "./residuals.js";
 import { isAggregate } from "../ir/type-system.js";
 import { emitForwardSweep, type ForwardSweep } from "./unzip.js";
@@ -325,7 +325,7 @@ function emitBackwardSweep(
       seed,
       tangentArgs.map(() => "number" as const),
       {
-        callee: derivativeKey("bwd", op.attrs.primal!, op.attrs.wrt!, op.attrs.frozen),
+        callee: sweepKey("bwd", op.attrs),
         primal: op.attrs.primal,
         wrt: op.attrs.wrt,
       },

@@ -1,7 +1,7 @@
 import type { Builder } from "../ir/builder.js";
 import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
-import { derivativeKey } from "./names.js";
+import { sweepKey } from "./names.js";
 import { isLinear, isShadow, isShadowBuilder, type ReverseInfo } from "./residuals.js";
 
 // Unzip, first half: the forward sweep of reverse mode. It is the linearized function with
@@ -92,7 +92,7 @@ export function emitForwardSweep(
         args,
         results.map((r) => r.type),
         {
-          callee: derivativeKey("fwd", op.attrs.primal!, op.attrs.wrt!, op.attrs.frozen),
+          callee: sweepKey("fwd", op.attrs),
           primal: op.attrs.primal,
           wrt: op.attrs.wrt,
           frozen: op.attrs.frozen ?? [],

@@ -124,6 +124,11 @@ export interface OpAttrs {
   frozen?: number[];
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */
   method?: string;
+  /**
+   * A checkpointed call (`checkpoint(f)(…)`, or f tagged `@checkpoint`): reverse mode saves its
+   * arguments and reruns f's forward sweep in the backward sweep instead of taping f.
+   */
+  checkpoint?: boolean;
 }
 
 export interface Region {
@@ -149,6 +154,19 @@ export interface IRFunction {
    * of running a body (which is empty), and are emitted in the module that registers it.
    */
   adapter?: RuleAdapter;
+  /** Set on the sweeps of a checkpointed call, which are emitted from this description. */
+  checkpoint?: CheckpointSweep;
+}
+
+/** A reverse-mode sweep of a checkpointed call (see emit/checkpoint.ts). */
+export interface CheckpointSweep {
+  kind: "fwd" | "bwd";
+  primal: FunctionKey;
+  /** The sweeps the backward sweep reruns. */
+  fwd: FunctionKey;
+  bwd: FunctionKey;
+  params: Type[];
+  result: Type | undefined;
 }
 
 /** A derivative that calls a registered rule (see emit/rule-adapter.ts). */

@@ -3,6 +3,7 @@ import { typeResolver } from "../analyze/declared-types.js";
 import { assignable, isArray, isObject } from "../ir/type-system.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
 import { isRelativeSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
+import { leadingJSDoc } from "../parse/module.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
@@ -68,6 +69,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
       callee.type === "CallExpression" && inner && !ctx.scope.lookup(inner.split(".")[0]!)
         ? nablaOperatorOf(ctx.module, callee.callee)
         : undefined;
+    if (operator === "checkpoint" && callee.type === "CallExpression")
+      return lowerCheckpointCall(ctx, node, callee);
     if (operator && callee.type === "CallExpression")
       return lowerNestedOperator(ctx, node, callee, operator);
     return ctx.fail(
@@ -134,6 +137,45 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const ruled = symbol ?? packageRuleSymbol(ctx, path);
   if (!ruled) return failUnknownCallee(ctx, callee, path);
   return lowerUserCall(ctx, node, ruled, path);
+}
+
+/**
+ * `checkpoint(f)(…)`: a call of f that reverse mode recomputes instead of taping (see
+ * emit/checkpoint.ts).
+ */
+function lowerCheckpointCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  inner: CallExpression,
+): Value {
+  const [fn, ...extra] = inner.arguments;
+  const path = fn && fn.type !== "SpreadElement" ? calleePath(fn) : undefined;
+  const symbol =
+    path !== undefined && !ctx.scope.lookup(path.split(".")[0]!)
+      ? resolveCallee(ctx, path)
+      : undefined;
+  if (!symbol || extra.length > 0) {
+    return ctx.fail(
+      fn ?? inner,
+      "badOperatorUse",
+      "'checkpoint' takes one function declared in the program, by name: 'checkpoint(step)(state)'",
+    );
+  }
+  return lowerUserCall(ctx, node, symbol, path!, undefined, true);
+}
+
+/** Whether a function declaration is tagged `/** @checkpoint *⁠/`. */
+function taggedCheckpoint(symbol: FunctionSymbol): boolean {
+  const mod = symbol.module;
+  const declaration =
+    symbol.node.type === "FunctionDeclaration"
+      ? symbol.node
+      : mod.program.body.find(
+          (s) =>
+            s.type === "VariableDeclaration" && s.declarations.some((d) => d.init === symbol.node),
+        );
+  const doc = declaration && leadingJSDoc(mod, declaration);
+  return doc !== undefined && /@checkpoint\b/.test(doc);
 }
 
 /** A function of an npm package that has a registered derivative. */
@@ -246,6 +288,7 @@ function lowerUserCall(
   symbol: FunctionSymbol,
   path: string,
   receiver?: Value,
+  checkpoint = false,
 ): Value {
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
   const args = lowerArguments(
@@ -277,9 +320,12 @@ function lowerUserCall(
   ctx.calls.push({ key, symbol, loc: ctx.loc(node) });
   const result = signature.result ?? "number";
   const operands = receiver ? [receiver, ...args] : args;
-  const attrs = receiver
-    ? { callee: key, calleeName: path, method: path }
-    : { callee: key, calleeName: path };
+  const attrs = {
+    callee: key,
+    calleeName: path,
+    ...(receiver ? { method: path } : {}),
+    ...(checkpoint || taggedCheckpoint(symbol) ? { checkpoint: true } : {}),
+  };
   if (result === "void") {
     ctx.builder.emit("call", operands, [], attrs);
     return ctx.builder.newValue("void");

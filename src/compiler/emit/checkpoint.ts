@@ -1,0 +1,49 @@
+import { isAggregate } from "../ir/type-system.js";
+import type { CheckpointSweep, FunctionKey, IRFunction } from "../ir/types.js";
+import type { EmittedLine } from "./function.js";
+
+// The reverse-mode sweeps of a checkpointed call (`checkpoint(f)(…)` or f tagged
+// `@checkpoint`), with the calling conventions of f's own sweeps:
+// - the forward sweep saves the arguments (copies of arrays and objects, since f or later code
+//   may change them) and the shadows it was given, then runs the primal f: nothing of f's
+//   inside is taped;
+// - the backward sweep takes them back, reruns f's forward sweep on the copies — which tapes
+//   f's residuals only for as long as f's backward sweep, called right after, needs them.
+// The tape's peak is then what the rest of the program saves plus one call of f, instead of
+// every call of f.
+
+export function emitCheckpointSweep(
+  fn: IRFunction,
+  sweep: CheckpointSweep,
+  wrt: number[],
+  nameOf: (key: FunctionKey) => string,
+  runtime: string,
+): EmittedLine[] {
+  const lines: EmittedLine[] = [];
+  const line = (text: string, indent = 1) => lines.push({ text, indent, loc: fn.loc });
+  const args = sweep.params.map((_, i) => `a${i}`);
+  const shadows = wrt.filter((i) => isAggregate(sweep.params[i]!)).map((i) => `s${i}`);
+  const objects = `${runtime}.tape.objects`;
+  if (sweep.kind === "fwd") {
+    line(`export function ${fn.name}(${[...args, ...shadows].join(", ")}) {`, 0);
+    const saved = args.map((a, i) =>
+      isAggregate(sweep.params[i]!) ? `${runtime}.copyValue(${a})` : a,
+    );
+    line(`${objects}.push(${[...saved, ...shadows].join(", ")});`);
+    const primal = nameOf(sweep.primal);
+    const method = primal.includes(".") ? primal.slice(primal.lastIndexOf(".") + 1) : undefined;
+    const call = method
+      ? `${args[0]}.${method}(${args.slice(1).join(", ")})`
+      : `${primal}(${args.join(", ")})`;
+    line(sweep.result === undefined || sweep.result === "void" ? `${call};` : `return ${call};`);
+    line("}", 0);
+  } else {
+    line(`export function ${fn.name}(seed) {`, 0);
+    line(`const objects = ${objects};`);
+    for (const name of [...args, ...shadows].reverse()) line(`const ${name} = objects.pop();`);
+    line(`${nameOf(sweep.fwd)}(${[...args, ...shadows].join(", ")});`);
+    line(`return ${nameOf(sweep.bwd)}(seed);`);
+    line("}", 0);
+  }
+  return lines;
+}

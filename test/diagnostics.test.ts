@@ -723,7 +723,7 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: nested differentiation",
+    name: "NABLA116: an operator's result kept in a variable inside differentiable code",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
@@ -733,7 +733,7 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:13: error NABLA101: nested differentiation ('derivative' inside differentiable code) is not supported yet
+main.ts:3:13: error NABLA116: 'derivative' returns a function; inside differentiable code, call it where it is made, as in 'derivative(f)(x)'
   2 | function f(x: number): number {
 > 3 |   const d = derivative((y: number) => y * y);
     |             ^^^^^^^^^^
@@ -1773,7 +1773,7 @@ function f(x: number): boolean {
 export const g = nabla.valueWithGradient(f);
 `,
     expected: `
-main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns a boolean, not a number
+main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns a boolean, not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)
   1 | import * as nabla from "nabla";
 > 2 | function f(x: number): boolean {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -1836,22 +1836,216 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA106: withoutDerivative of an array",
+    name: "NABLA104: writing into the array withoutDerivative returned",
     files: `
 import { gradient, withoutDerivative } from "nabla";
 export const g = gradient((a: number[]) => {
   const frozen = withoutDerivative(a);
+  frozen[0] = 2;
   return frozen[0] * a[1];
 });
 `,
     expected: `
-main.ts:3:36: error NABLA106: 'withoutDerivative' of an array or object is not supported yet; apply it to the numbers read from it
-  2 | export const g = gradient((a: number[]) => {
-> 3 |   const frozen = withoutDerivative(a);
-    |                                    ^
+main.ts:4:3: error NABLA104: this writes into an array or object that 'withoutDerivative' returned, which is the same memory as its argument; copy it first (e.g. '[...withoutDerivative(xs)]' or '.slice()')
+  3 |   const frozen = withoutDerivative(a);
+> 4 |   frozen[0] = 2;
+    |   ^^^^^^^^^
 main.ts:2:18: note: when differentiating the function given to 'gradient'
 > 2 | export const g = gradient((a: number[]) => {
     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA116: hessian inside differentiable code",
+    files: `
+import { gradient, hessian } from "nabla";
+function f(x: number): number {
+  return hessian((t: number) => t * t * t)(x);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:3:10: error NABLA116: 'hessian' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms (nabla differentiates those again)
+  2 | function f(x: number): number {
+> 3 |   return hessian((t: number) => t * t * t)(x);
+    |          ^^^^^^^
+main.ts:5:18: note: when differentiating 'f' for 'gradient'
+> 5 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA116: an inner gradient with respect to an array",
+    files: `
+import { gradient } from "nabla";
+function sq(xs: number[]): number {
+  return xs[0] * xs[0] + xs[1];
+}
+function f(x: number): number {
+  return gradient(sq)([x, 2 * x])[0];
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:2:13: error NABLA116: inside differentiable code, 'gradient' differentiates with respect to numbers only (parameter 'xs' is not a number): nabla computes it in forward mode, one direction per parameter
+  1 | import { gradient } from "nabla";
+> 2 | function sq(xs: number[]): number {
+    |             ^^^^^^^^^^^^
+main.ts:8:18: note: when differentiating 'f' for 'gradient'
+> 8 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA116: a second derivative through a registered rule",
+    files: `
+import { derivative, registerDerivative } from "nabla";
+function cube(x: number): number {
+  return x * x * x;
+}
+registerDerivative(cube, {
+  forward: (x, dx) => ({ value: cube(x), tangent: 3 * x * x * dx }),
+});
+export const d2 = derivative(derivative(cube));
+`,
+    expected: `
+main.ts:5:1: error NABLA116: cannot differentiate the derivative of 'cube' again: its derivative is a registered rule, and nabla does not differentiate rules
+  4 | }
+> 5 | registerDerivative(cube, {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^
+note: differentiate 'cube' once, or remove its rule so nabla differentiates its body
+main.ts:8:19: note: when differentiating the function given to 'derivative'
+> 8 | export const d2 = derivative(derivative(cube));
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: checkpoint of a lambda",
+    files: `
+import { gradient, checkpoint } from "nabla";
+export const g = gradient((x: number) => checkpoint((t: number) => t * t)(x));
+`,
+    expected: `
+main.ts:2:53: error NABLA108: 'checkpoint' takes one function declared in the program, by name: 'checkpoint(step)(state)'
+  1 | import { gradient, checkpoint } from "nabla";
+> 2 | export const g = gradient((x: number) => checkpoint((t: number) => t * t)(x));
+    |                                                     ^^^^^^^^^^^^^^^^^^^^
+main.ts:2:18: note: when differentiating the function given to 'gradient'
+> 2 | export const g = gradient((x: number) => checkpoint((t: number) => t * t)(x));
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: a checkpointed function returning an array",
+    files: `
+import { gradient, checkpoint } from "nabla";
+function pair(x: number): number[] {
+  return [x, x * x];
+}
+export const g = gradient((x: number) => checkpoint(pair)(x)[1]);
+`,
+    expected: `
+main.ts:5:42: error NABLA106: a checkpointed function must return a number or nothing; 'pair' returns a number[]
+  4 | }
+> 5 | export const g = gradient((x: number) => checkpoint(pair)(x)[1]);
+    |                                          ^^^^^^^^^^^^^^^^^^^
+main.ts:5:18: note: when differentiating the function given to 'gradient'
+> 5 | export const g = gradient((x: number) => checkpoint(pair)(x)[1]);
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA112: withDerivative given an arrow that reads a local",
+    files: `
+import { gradient, withDerivative } from "nabla";
+export const g = gradient((x: number, limit: number) => {
+  const y = withDerivative(x * x, (d: number) => Math.min(d, limit));
+  return y;
+});
+`,
+    expected: `
+main.ts:3:62: error NABLA112: the function given to 'withDerivative' reads the local variable 'limit'; it runs inside the derivative code, where only its parameter and module-level names are visible
+  2 | export const g = gradient((x: number, limit: number) => {
+> 3 |   const y = withDerivative(x * x, (d: number) => Math.min(d, limit));
+    |                                                              ^^^^^
+main.ts:2:18: note: when differentiating the function given to 'gradient'
+> 2 | export const g = gradient((x: number, limit: number) => {
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: withDerivative of an array",
+    files: `
+import { gradient, withDerivative } from "nabla";
+function clip(d: number): number {
+  return Math.max(-1, Math.min(1, d));
+}
+export const g = gradient((xs: number[]) => withDerivative(xs, clip)[0]);
+`,
+    expected: `
+main.ts:5:60: error NABLA106: 'withDerivative' applies to numbers; apply it to the numbers of an array or object
+  4 | }
+> 5 | export const g = gradient((xs: number[]) => withDerivative(xs, clip)[0]);
+    |                                                            ^^
+main.ts:5:18: note: when differentiating the function given to 'gradient'
+> 5 | export const g = gradient((xs: number[]) => withDerivative(xs, clip)[0]);
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: hessian with respect to two parameters",
+    files: `
+import { hessian } from "nabla";
+export const h = hessian((x: number, y: number) => x * x * y);
+`,
+    expected: `
+main.ts:2:26: error NABLA108: 'hessian' differentiates with respect to one parameter; this function has 2 differentiable ones, so pick one with '{ wrt: i }'
+  1 | import { hessian } from "nabla";
+> 2 | export const h = hessian((x: number, y: number) => x * x * y);
+    |                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: hessian of an array-valued function",
+    files: `
+import { hessian } from "nabla";
+function f(xs: number[]): number[] {
+  return [xs[0] * xs[1]];
+}
+export const h = hessian(f);
+`,
+    expected: `
+main.ts:5:18: error NABLA108: 'hessian' needs a number-valued function; this one returns a number[]
+  4 | }
+> 5 | export const h = hessian(f);
+    |                  ^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108: jacobian with respect to an object",
+    files: `
+import { jacobian } from "nabla";
+interface P {
+  a: number;
+  b: number;
+}
+export const j = jacobian((p: P) => [p.a * p.b, p.a]);
+`,
+    expected: `
+main.ts:6:28: error NABLA108: 'jacobian' needs the differentiated parameter to be a number, a number[] or a typed array, not a P
+  5 | }
+> 6 | export const j = jacobian((p: P) => [p.a * p.b, p.a]);
+    |                            ^^^^
 
 1 error`,
   },
@@ -1892,7 +2086,7 @@ function f(x: number): void {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns nothing, not a number
+main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns nothing, which has no derivative (numbers, arrays and objects of numbers do)
   1 | import { derivative } from "nabla";
 > 2 | function f(x: number): void {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -1912,7 +2106,7 @@ function f(x: number): boolean {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns a boolean, not a number
+main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns a boolean, which has no derivative (numbers, arrays and objects of numbers do)
   1 | import { derivative } from "nabla";
 > 2 | function f(x: number): boolean {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -2276,6 +2470,383 @@ main.ts:3:14: error NABLA111: cannot find 'k' in differentiable code
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: forward rule with the wrong number of parameters",
+    files: `
+import { registerDerivative, derivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+registerDerivative(sigmoid, {
+  forward: (x) => ({ value: sigmoid(x), tangent: 0 }),
+});
+export const d = derivative(sigmoid);
+`,
+    expected: `
+main.ts:6:12: error NABLA115: the forward rule of 'sigmoid' takes 1 parameter, but it is called with 2 (x, dx): the arguments of 'sigmoid', then the tangents of its differentiable parameters
+  5 | registerDerivative(sigmoid, {
+> 6 |   forward: (x) => ({ value: sigmoid(x), tangent: 0 }),
+    |            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: reverse rule with the wrong number of parameters",
+    files: `
+import { registerDerivative, gradient } from "nabla";
+function hypot2(a: number, b: number): number {
+  return Math.sqrt(a * a + b * b);
+}
+registerDerivative(hypot2, {
+  reverse: (a, b, dy) => ({ value: hypot2(a, b), pullback: (dr: number) => [dr, dr] }),
+});
+export const g = gradient(hypot2);
+`,
+    expected: `
+main.ts:6:12: error NABLA115: the reverse rule of 'hypot2' takes 3 parameters, but it is called with the 2 arguments of 'hypot2' (a, b)
+  5 | registerDerivative(hypot2, {
+> 6 |   reverse: (a, b, dy) => ({ value: hypot2(a, b), pullback: (dr: number) => [dr, dr] }),
+    |            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: rule parameter annotated with the wrong type",
+    files: `
+import { registerDerivative } from "nabla";
+function norm(xs: number[]): number {
+  return Math.hypot(...xs);
+}
+registerDerivative(norm, {
+  reverse: (xs: number) => ({ value: xs, pullback: (dy: number) => [dy] }),
+});
+`,
+    expected: `
+main.ts:6:13: error NABLA115: parameter 1 of the reverse rule of 'norm' is the argument 'xs', of type number[], but it is declared number
+  5 | registerDerivative(norm, {
+> 6 |   reverse: (xs: number) => ({ value: xs, pullback: (dy: number) => [dy] }),
+    |             ^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: tangent parameter of a forward rule annotated with the wrong type",
+    files: `
+import { registerDerivative } from "nabla";
+function total(k: number, xs: number[]): number {
+  return k * xs.length;
+}
+registerDerivative(total, {
+  forward: (k: number, xs: number[], dk: number, dxs: number) => ({ value: total(k, xs), tangent: dk }),
+});
+`,
+    expected: `
+main.ts:6:50: error NABLA115: parameter 4 of the forward rule of 'total' is the tangent of 'xs', of type number[], but it is declared number
+  5 | registerDerivative(total, {
+> 6 |   forward: (k: number, xs: number[], dk: number, dxs: number) => ({ value: total(k, xs), tangent: dk }),
+    |                                                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: registerDerivative inside a function",
+    files: `
+import { registerDerivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+export function setup(): void {
+  registerDerivative(sigmoid, {
+    reverse: (x) => ({ value: sigmoid(x), pullback: (dy) => dy }),
+  });
+}
+`,
+    expected: `
+main.ts:6:3: error NABLA115: 'registerDerivative' must be a statement at the top level of a module, so nabla sees every registration whatever runs first
+  5 | export function setup(): void {
+> 6 |   registerDerivative(sigmoid, {
+    |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: registerDerivative whose result is kept",
+    files: `
+import { registerDerivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+export const rule = registerDerivative(sigmoid, {
+  reverse: (x) => ({ value: sigmoid(x), pullback: (dy) => dy }),
+});
+`,
+    expected: `
+main.ts:5:21: error NABLA115: 'registerDerivative' must be a statement at the top level of a module, so nabla sees every registration whatever runs first
+  4 | }
+> 5 | export const rule = registerDerivative(sigmoid, {
+    |                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: target that is not a function name",
+    files: `
+import { registerDerivative } from "nabla";
+registerDerivative((x: number) => x * x, {
+  reverse: (x) => ({ value: x * x, pullback: (dy) => 2 * x * dy }),
+});
+`,
+    expected: `
+main.ts:2:20: error NABLA115: 'registerDerivative' needs the function by name: a function declared in this program or imported from a package
+  1 | import { registerDerivative } from "nabla";
+> 2 | registerDerivative((x: number) => x * x, {
+    |                    ^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: target nabla cannot see",
+    files: `
+import { registerDerivative } from "nabla";
+const f = Math.sin;
+registerDerivative(f, {
+  reverse: (x: number) => ({ value: f(x), pullback: (dy: number) => Math.cos(x) * dy }),
+});
+`,
+    expected: `
+main.ts:3:20: error NABLA115: 'f' is not a function nabla can see: register derivatives of functions declared in this program or imported from a package with type declarations
+  2 | const f = Math.sin;
+> 3 | registerDerivative(f, {
+    |                    ^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: rule that is not an object literal",
+    files: `
+import { registerDerivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+const rule = {
+  reverse: (x: number) => ({ value: sigmoid(x), pullback: (dy: number) => dy }),
+};
+registerDerivative(sigmoid, rule);
+`,
+    expected: `
+main.ts:8:29: error NABLA115: the rule given to 'registerDerivative' must be an object literal { forward, reverse }, so nabla can read it
+  7 | };
+> 8 | registerDerivative(sigmoid, rule);
+    |                             ^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: rule with neither forward nor reverse",
+    files: `
+import { registerDerivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+registerDerivative(sigmoid, {});
+`,
+    expected: `
+main.ts:5:29: error NABLA115: a derivative rule needs 'forward', 'reverse' or both
+  4 | }
+> 5 | registerDerivative(sigmoid, {});
+    |                             ^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: rule with a member other than forward and reverse",
+    files: `
+import { registerDerivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+registerDerivative(sigmoid, {
+  reverse: (x) => ({ value: sigmoid(x), pullback: (dy) => dy }),
+  backward: (x: number) => x,
+});
+`,
+    expected: `
+main.ts:7:3: error NABLA115: a derivative rule has only the members 'forward' and 'reverse'
+  6 |   reverse: (x) => ({ value: sigmoid(x), pullback: (dy) => dy }),
+> 7 |   backward: (x: number) => x,
+    |   ^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: registerDerivative without a rule",
+    files: `
+import { registerDerivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+registerDerivative(sigmoid);
+`,
+    expected: `
+main.ts:5:1: error NABLA115: 'registerDerivative' takes two arguments: the function and its rule { forward, reverse }
+  4 | }
+> 5 | registerDerivative(sigmoid);
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: gradient through a function with a forward-only rule",
+    files: `
+import { registerDerivative, gradient } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+registerDerivative(sigmoid, {
+  forward: (x, dx) => {
+    const s = sigmoid(x);
+    return { value: s, tangent: dx * s * (1 - s) };
+  },
+});
+function loss(w: number): number {
+  return sigmoid(2 * w) * w;
+}
+export const g = gradient(loss);
+`,
+    expected: `
+main.ts:5:1: error NABLA115: 'sigmoid' has a registered derivative without a 'reverse' rule, which reverse mode (gradient, pullback) needs
+  4 | }
+> 5 | registerDerivative(sigmoid, {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:12:10: note: when differentiating this call to 'sigmoid'
+> 12 |   return sigmoid(2 * w) * w;
+     |          ^^^^^^^^^^^^^^
+main.ts:14:18: note: when differentiating 'loss' for 'gradient'
+> 14 | export const g = gradient(loss);
+     |                  ^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: derivative of a function with a reverse-only rule",
+    files: `
+import { registerDerivative, derivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+registerDerivative(sigmoid, {
+  reverse: (x) => {
+    const s = sigmoid(x);
+    return { value: s, pullback: (dy) => dy * s * (1 - s) };
+  },
+});
+export const d = derivative(sigmoid);
+`,
+    expected: `
+main.ts:5:1: error NABLA115: 'sigmoid' has a registered derivative without a 'forward' rule, which forward mode (derivative, differential) needs
+  4 | }
+> 5 | registerDerivative(sigmoid, {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:11:18: note: when differentiating 'sigmoid' for 'derivative'
+> 11 | export const d = derivative(sigmoid);
+     |                  ^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: forward-only rule in another file, reached by gradient",
+    files: {
+      "main.ts": `
+import { gradient } from "nabla";
+import { loss } from "./model.ts";
+
+export const g = gradient(loss);
+`,
+      "model.ts": `
+import { registerDerivative } from "nabla";
+
+export function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+registerDerivative(sigmoid, {
+  forward: (x, dx) => ({ value: sigmoid(x), tangent: dx * sigmoid(x) * (1 - sigmoid(x)) }),
+});
+
+export function loss(w: number): number {
+  return sigmoid(w) * w;
+}
+`,
+    },
+    expected: `
+model.ts:6:1: error NABLA115: 'sigmoid' has a registered derivative without a 'reverse' rule, which reverse mode (gradient, pullback) needs
+  5 | }
+> 6 | registerDerivative(sigmoid, {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+model.ts:11:10: note: when differentiating this call to 'sigmoid'
+> 11 |   return sigmoid(w) * w;
+     |          ^^^^^^^^^^
+main.ts:4:18: note: when differentiating 'loss' for 'gradient'
+> 4 | export const g = gradient(loss);
+    |                  ^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: package without type declarations",
+    files: {
+      "main.ts": `
+import { registerDerivative } from "nabla";
+import { erf } from "untyped-special";
+
+registerDerivative(erf, {
+  reverse: (x: number) => ({
+    value: erf(x),
+    pullback: (dy: number) => (2 / Math.sqrt(Math.PI)) * Math.exp(-x * x) * dy,
+  }),
+});
+`,
+      "node_modules/untyped-special/package.json": `
+{ "name": "untyped-special", "type": "module", "main": "index.js" }
+`,
+      "node_modules/untyped-special/index.js": `
+export function erf(x) {
+  return Math.tanh(1.2 * x);
+}
+`,
+    },
+    expected: `
+main.ts:4:20: error NABLA115: cannot find the type declarations of 'erf' in package 'untyped-special' (a .d.ts file that declares it); nabla needs its parameter types
+  3 |
+> 4 | registerDerivative(erf, {
+    |                    ^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA115: a second registration for the same function",
+    files: `
+import { registerDerivative } from "nabla";
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+registerDerivative(sigmoid, {
+  reverse: (x) => ({ value: sigmoid(x), pullback: (dy) => dy }),
+});
+registerDerivative(sigmoid, {
+  forward: (x, dx) => ({ value: sigmoid(x), tangent: dx }),
+});
+`,
+    expected: `
+main.ts:8:1: error NABLA115: 'sigmoid' already has a registered derivative; a function can have one rule
+  7 | });
+> 8 | registerDerivative(sigmoid, {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:5:1: note: the first registration is here
+> 5 | registerDerivative(sigmoid, {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 
 1 error`,
   },

@@ -9,6 +9,8 @@ import { REPO_ROOT } from "./support/harness.js";
 
 const expected: Record<string, RegExp> = {
   "cube.ts": /^48$/m,
+  "custom-derivatives.ts":
+    /body at \[1000, 1001, 999\]: Infinity\nlogSumExp rule: 1001\.407606, gradient \(softmax\) \[0\.244728, 0\.665241, 0\.090031\][\s\S]*first zero of J0: 2\.4048255576\d\d\nd\/dt σ\(t\)·J0\(t\) at 0\.7: forward -0\.02445735\d+, reverse -0\.02445735\d+$/m,
   "kepler.ts": /e = 0\.9: E = 1\.86208668\d+, check M = 1\.000000000000/,
   "projectile.ts": /best angle 39\.\d+° \(45° without drag\)/,
   "fit-line.ts": /y ≈ 1\.9\d\d·x \+ 1\.0\d\d/,

@@ -394,6 +394,8 @@ export const vpLoop = valueWithPullback(loop);
 export const gHypot = gradient(hypot2);
 export const dHypot = differential(hypot2);
 export const gSpringDirect = gradient(springEnergy);
+export const gLogSumExp = gradient(logSumExp);
+export const dLogSumExp = differential(logSumExp);
 `;
 
 // ---------------------------------------------------------------------------------------------
@@ -404,6 +406,8 @@ interface Case {
   /** How many random numbers `build` takes (in [-1, 1]). */
   size: number;
   build: (r: number[]) => unknown[];
+  /** Skips calling the pullback more than once (a known bug, with a todo test below). */
+  singlePullback?: boolean;
 }
 
 const f64 = (xs: number[]) => new Float64Array(xs);
@@ -420,6 +424,7 @@ const CASES: Case[] = [
     build: (r) => [{ k: 1.5 + r[0]!, x: r[1]!, rest: r[2]! }, 1 + r[3]!],
   },
   { name: "loop", size: 5, build: (r) => [r[0]!, r.slice(1)] },
+  // A rule with an array result.
   { name: "typed", size: 4, build: (r) => [f64(r.slice(0, 3)), r[3]!] },
 ];
 
@@ -598,9 +603,9 @@ describe("gradient and differential through registered rules: finite differences
         `vg_${c.name}`,
       );
       const p = await get<(...a: unknown[]) => (w: number) => unknown>(`p_${c.name}`);
-      const vp = await get<(...a: unknown[]) => { value: number; pullback: (w: number) => unknown }>(
-        `vp_${c.name}`,
-      );
+      const vp = await get<
+        (...a: unknown[]) => { value: number; pullback: (w: number) => unknown }
+      >(`vp_${c.name}`);
       const d = await get<(...a: unknown[]) => (...v: unknown[]) => number>(`d_${c.name}`);
       const vd = await get<
         (...a: unknown[]) => { value: number; differential: (...v: unknown[]) => number }
@@ -653,6 +658,8 @@ describe("gradient and differential through registered rules: finite differences
         const made = vp(...args());
         assertClose(made.value, value, 1e-12, `${c.name}: valueWithPullback value`);
         const once = made.pullback(1);
+        assertAllClose(perArgument(once, arity), grads, 1e-12, `${c.name}: pullback(1)`);
+        if (c.singlePullback) continue;
         const copy = deepCopy(once);
         const twice = made.pullback(2.5);
         const again = made.pullback(1);
@@ -727,7 +734,11 @@ describe("logSumExp: a numerically stable rule", () => {
       xs.forEach((x, i) => {
         const e = xs.map((_, j) => (j === i ? 1 : 0));
         assertClose(d(e), g[i]!, 1e-14, `forward ∂/∂x${i} at ${xs}`);
-        const fd = centralDifference((t) => reference(xs.map((v, j) => (j === i ? t : v))), x, 1e-4);
+        const fd = centralDifference(
+          (t) => reference(xs.map((v, j) => (j === i ? t : v))),
+          x,
+          1e-4,
+        );
         assertClose(g[i]!, fd, 1e-6, `∂/∂x${i} at ${xs}`);
       });
     }
@@ -874,9 +885,8 @@ describe("a function of a package that ships only a .d.ts", () => {
     const J1 = m.besselJ1 as (x: number) => number;
     const f = await get<(x: number, y: number) => number>("specialLoss");
     const g = await get<(x: number, y: number) => [number, number]>("g_specialLoss");
-    const d = await get<(x: number, y: number) => (dx: number, dy: number) => number>(
-      "d_specialLoss",
-    );
+    const d =
+      await get<(x: number, y: number) => (dx: number, dy: number) => number>("d_specialLoss");
     for (const [x, y] of [
       [0.3, -0.4],
       [1.7, 0.9],
@@ -894,7 +904,12 @@ describe("a function of a package that ships only a .d.ts", () => {
       );
       assertClose(d(x, y)(1, 0), gx, 1e-13, "forward ∂/∂x");
       assertClose(d(x, y)(0, 1), gy, 1e-13, "forward ∂/∂y");
-      assertClose(gx, centralDifference((t) => f(t, y), x), 1e-6, "∂/∂x against differences");
+      assertClose(
+        gx,
+        centralDifference((t) => f(t, y), x),
+        1e-6,
+        "∂/∂x against differences",
+      );
     }
   });
 
@@ -1042,18 +1057,25 @@ describe("rules with several parameters, objects, loops and typed arrays", () =>
     assertClose(dXs([1, 0, 0]), gxs[0]!, 1e-14, "differential wrt: 1");
     assertClose(dXs([0, 0.5, -1]), 0.5 * gxs[1]! - gxs[2]!, 1e-14, "differential wrt: 1");
     assertClose(dK(2), 2 * gk, 1e-14, "differential wrt: [0]");
-    assertClose(gk, centralDifference((t) => f(t, xs), k), 1e-7, "∂/∂k against differences");
-    assert.ok(m.counts, "counts");
+    assertClose(
+      gk,
+      centralDifference((t) => f(t, xs), k),
+      1e-7,
+      "∂/∂k against differences",
+    );
+    m.resetCounts();
+    dK(1);
+    assert.equal(m.counts.weightedReverse, 0, "forward mode uses no reverse rule");
   });
 
-  test("a pullback through an array rule, called twice: the rule's pullback runs twice, the rule once", async () => {
+  test("a pullback through an array rule, called twice: the rule's pullback runs each time, the rule only once", async () => {
     const m = await program();
     m.resetCounts();
     const { value, pullback } = (await get("vpWeighted"))(0.3, [1, 2]) as {
       value: number;
       pullback: (w: number) => [number, number[]];
     };
-    assertClose(value, ((await get("weighted"))(0.3, [1, 2]) as number) * 1, 1e-15);
+    assertClose(value, (await get("weighted"))(0.3, [1, 2]) as number, 1e-15);
     const reverseRuns = m.counts.weightedReverse;
     assert.equal(reverseRuns, 2, "weightedSquares is called twice by weighted");
     const first = pullback(1);
@@ -1066,9 +1088,8 @@ describe("rules with several parameters, objects, loops and typed arrays", () =>
 
   test("two numbers: the pullback returns a pair; derivatives with respect to each", async () => {
     const gHypot = await get<(a: number, b: number) => [number, number]>("gHypot");
-    const dHypot = await get<(a: number, b: number) => (da: number, db: number) => number>(
-      "dHypot",
-    );
+    const dHypot =
+      await get<(a: number, b: number) => (da: number, db: number) => number>("dHypot");
     const [ga, gb] = gHypot(3, 4);
     assert.deepEqual([ga, gb], [3 / 5, 4 / 5]);
     assert.equal(dHypot(3, 4)(1, 0), 3 / 5);
@@ -1076,9 +1097,19 @@ describe("rules with several parameters, objects, loops and typed arrays", () =>
     const f = await get<(a: number, b: number) => number>("twoNumbers");
     const [a, b] = [1.3, -0.6];
     const gb2 = (await get<(a: number, b: number) => number>("gTwoB"))(a, b);
-    assertClose(gb2, centralDifference((t) => f(a, t), b), 1e-7, "gradient wrt: 1");
+    assertClose(
+      gb2,
+      centralDifference((t) => f(a, t), b),
+      1e-7,
+      "gradient wrt: 1",
+    );
     const da = (await get<AnyFn>("dTwoA"))(a, b) as (v: number) => number;
-    assertClose(da(1), centralDifference((t) => f(t, b), a), 1e-7, "differential wrt: 0");
+    assertClose(
+      da(1),
+      centralDifference((t) => f(t, b), a),
+      1e-7,
+      "differential wrt: 0",
+    );
     const { value, differential } = (await get("vdTwo"))(a, b) as {
       value: number;
       differential: (da: number, db: number) => number;
@@ -1098,6 +1129,9 @@ describe("rules with several parameters, objects, loops and typed arrays", () =>
     assertClose(gs.rest!, -2 * 0.5 * 1.5, 1e-15, "∂/∂rest");
     assertClose(gt, 0.5 * 2 * 0.25 + 0.5 * 0.0625, 1e-15, "∂/∂t");
     assert.deepEqual(s, { k: 2, x: 0.75, rest: 0.25 }, "the argument is left alone");
+    // The rule's function itself, given to gradient: its adjoint object as is.
+    const direct = (await get("gSpringDirect"))(s) as Record<string, number>;
+    assert.deepEqual(direct, { k: 0.5 * 0.25, x: 2 * 0.5, rest: -2 * 0.5 });
   });
 
   test("a rule used in a loop: one rule call per iteration, and a pullback called twice", async () => {
@@ -1118,29 +1152,86 @@ describe("rules with several parameters, objects, loops and typed arrays", () =>
     assert.equal(m.counts.sigmoidPullback, 2 * w.length);
     assert.equal(gx2, gx);
     assert.deepEqual(gw2, gw);
-    assertClose(gx, centralDifference((t) => loop(t, w), 0.2), 1e-6, "∂/∂x");
+    assertClose(
+      gx,
+      centralDifference((t) => loop(t, w), 0.2),
+      1e-6,
+      "∂/∂x",
+    );
     w.forEach((wi, i) => {
-      const fd = centralDifference((t) => loop(0.2, w.map((v, j) => (i === j ? t : v))), wi);
+      const fd = centralDifference(
+        (t) =>
+          loop(
+            0.2,
+            w.map((v, j) => (i === j ? t : v)),
+          ),
+        wi,
+      );
       assertClose(gw[i]!, fd, 1e-6, `∂/∂w${i}`);
     });
   });
 
   test("a typed array in and out: the adjoint is a Float64Array", async () => {
-    const g = (await get("g_typed"))(new Float64Array([0.5, -1, 2]), 0.3) as [
-      Float64Array,
-      number,
-    ];
+    const g = (await get("g_typed"))(new Float64Array([0.5, -1, 2]), 0.3) as [Float64Array, number];
     assert.ok(g[0] instanceof Float64Array, "a Float64Array");
     assert.equal(g[0].length, 3);
   });
 
-  test("the body of a function with a rule is never differentiated ('switch' is not supported)", async () => {
-    const m = await program();
-    const basis = m.basis as (x: number, kind: string) => number;
-    const g = (await get("g_loop"))(0.4, [0.1]) as [number, number[]];
-    assert.ok(Number.isFinite(g[0]));
-    assert.equal(basis(0.4, "sin"), Math.sin(0.4));
+  test("the body of a function with a rule is never differentiated: a 'switch' nabla rejects is fine", async () => {
+    const basis = `import { registerDerivative, gradient } from "nabla";
+function basis(x: number, kind: string): number {
+  switch (kind) {
+    case "sin":
+      return Math.sin(x);
+    default:
+      return x;
+  }
+}
+`;
+    const use = `export const g = gradient((x: number) => basis(x, "sin"));\n`;
+    const rule = `registerDerivative(basis, {
+  reverse: (x, kind) => ({
+    value: basis(x, kind),
+    pullback: (dy) => (kind === "sin" ? Math.cos(x) : 1) * dy,
+  }),
+});
+`;
+    const without = diagnosticsText(compileFiles({ "main.ts": basis + use }));
+    assert.match(without, /NABLA101: a 'switch' statement is not supported/);
+    assert.equal(diagnosticsText(compileFiles({ "main.ts": basis + rule + use })), "");
+    const m = await loadProgram<{ g: (x: number) => number }>({ "main.ts": basis + rule + use });
+    assertClose(m.g(0.4), Math.cos(0.4), 1e-15);
   });
+});
+
+test("gradient, valueWithGradient and pullback given a function with a rule and an array parameter", async () => {
+  // The rule's function is the root: the operator builds the array's shadow from the
+  // function's signature, as its body is not lowered.
+  const m = await loadProgram<Record<string, AnyFn>>({
+    "main.ts": `import { registerDerivative, gradient, valueWithGradient, pullback } from "nabla";
+export function total(k: number, xs: number[]): number {
+  let s = 0;
+  for (const x of xs) s += k * x;
+  return s;
+}
+registerDerivative(total, {
+  reverse: (k, xs) => ({
+    value: total(k, xs),
+    pullback: (dy) => [dy * xs.reduce((a, b) => a + b, 0), xs.map(() => dy * k)],
+  }),
+});
+export const g = gradient(total);
+export const vg = valueWithGradient(total);
+export const p = pullback(total);
+`,
+  });
+  assert.deepEqual(m.g!(2, [1, 2]), [3, [2, 2]]);
+  assert.deepEqual(m.vg!(2, [1, 2]), { value: 6, gradient: [3, [2, 2]] });
+  assert.deepEqual((m.p!(2, [1, 2]) as (w: number) => unknown)(1), [3, [2, 2]]);
+  const lse = (await get<(xs: number[]) => number[]>("gLogSumExp"))([1000, 1001, 999]);
+  assertAllClose(lse, softmax([1000, 1001, 999]), 1e-14, "gradient(logSumExp)");
+  const d = (await get<(xs: number[]) => (v: number[]) => number>("dLogSumExp"))([1, 2, 3]);
+  assertClose(d([0, 1, 0]), softmax([1, 2, 3])[1]!, 1e-14, "differential(logSumExp)");
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -1167,42 +1258,29 @@ export const g = gradient((xs: number[]) => 2 * total(xs));
 });
 
 // ---------------------------------------------------------------------------------------------
-// Bugs found by these tests: each states what a user should get. `todo` until fixed.
+// Bugs found by these tests, fixed: each states what a user should get (`todo` while open).
 
-test(
-  "gradient of a function with a rule and an array parameter, given directly (not wrapped)",
-  { todo: "the operator wrapper passes no shadow for the array: gradient is undefined" },
-  async () => {
-    const m = await loadProgram<Record<string, AnyFn>>({
-      "main.ts": `import { registerDerivative, gradient, valueWithGradient, pullback } from "nabla";
-export function total(k: number, xs: number[]): number {
-  let s = 0;
-  for (const x of xs) s += k * x;
-  return s;
-}
-registerDerivative(total, {
-  reverse: (k, xs) => ({
-    value: total(k, xs),
-    pullback: (dy) => [dy * xs.reduce((a, b) => a + b, 0), xs.map(() => dy * k)],
-  }),
+test("derivative and gradient given a package function with a rule directly", async () => {
+  const m = await loadProgram<Record<string, (x: number) => number>>({
+    ...fakeSpecial(),
+    "main.ts": `import { registerDerivative, derivative, gradient } from "nabla";
+import { besselJ0, besselJ1 } from "fake-special";
+registerDerivative(besselJ0, {
+  forward: (x, dx) => ({ value: besselJ0(x), tangent: -besselJ1(x) * dx }),
+  reverse: (x) => ({ value: besselJ0(x), pullback: (dy) => -besselJ1(x) * dy }),
 });
-export const g = gradient(total);
-export const vg = valueWithGradient(total);
-export const p = pullback(total);
+export { besselJ1 };
+export const d = derivative(besselJ0);
+export const g = gradient(besselJ0);
 `,
-    });
-    assert.deepEqual(m.g!(2, [1, 2]), [3, [2, 2]]);
-    assert.deepEqual(m.vg!(2, [1, 2]), { value: 6, gradient: [3, [2, 2]] });
-    assert.deepEqual((m.p!(2, [1, 2]) as (w: number) => unknown)(1), [3, [2, 2]]);
-  },
-);
+  });
+  assert.equal(m.d!(1.2), -m.besselJ1!(1.2));
+  assert.equal(m.g!(1.2), -m.besselJ1!(1.2));
+});
 
-test(
-  "a pullback through a rule with an array result, called twice, gives the same adjoints",
-  { todo: "the adjoint buffer of the rule's result is not cleared: adjoints accumulate" },
-  async () => {
-    const m = await loadProgram<Record<string, AnyFn>>({
-      "main.ts": `import { registerDerivative, valueWithPullback } from "nabla";
+test("a pullback through a rule with an array result, called twice, gives the same adjoints", async () => {
+  const m = await loadProgram<Record<string, AnyFn>>({
+    "main.ts": `import { registerDerivative, valueWithPullback } from "nabla";
 function squares(xs: number[]): number[] {
   return xs.map((x) => x * x);
 }
@@ -1215,19 +1293,15 @@ function f(xs: number[]): number {
 }
 export const vp = valueWithPullback(f);
 `,
-    });
-    const { pullback } = m.vp!([1, 2]) as { pullback: (w: number) => number[] };
-    assert.deepEqual(pullback(1), [2, 4]);
-    assert.deepEqual(pullback(1), [2, 4]);
-  },
-);
+  });
+  const { pullback } = m.vp!([1, 2]) as { pullback: (w: number) => number[] };
+  assert.deepEqual(pullback(1), [2, 4]);
+  assert.deepEqual(pullback(1), [2, 4]);
+});
 
-test(
-  "two functions of the same name from different files, both with rules in one module",
-  { todo: "both adapters are named act$fwd: 'Identifier has already been declared' at load" },
-  async () => {
-    const files = {
-      "main.ts": `import { registerDerivative, gradient } from "nabla";
+test("two functions of the same name from different files, both with rules in one module", async () => {
+  const files = {
+    "main.ts": `import { registerDerivative, gradient } from "nabla";
 import { act as tanhAct } from "./a.ts";
 import { act as atanAct } from "./b.ts";
 registerDerivative(tanhAct, {
@@ -1238,41 +1312,36 @@ registerDerivative(atanAct, {
 });
 export const g = gradient((x: number) => tanhAct(x) + atanAct(x));
 `,
-      "a.ts": `export function act(x: number): number {
+    "a.ts": `export function act(x: number): number {
   return Math.tanh(x);
 }
 `,
-      "b.ts": `export function act(x: number): number {
+    "b.ts": `export function act(x: number): number {
   return Math.atan(x);
 }
 `,
-    };
-    const m = await loadProgram<Record<string, (x: number) => number>>(files);
-    assertClose(m.g!(0.5), 1 - Math.tanh(0.5) ** 2 + 1 / 1.25, 1e-14);
-  },
-);
+  };
+  const m = await loadProgram<Record<string, (x: number) => number>>(files);
+  assertClose(m.g!(0.5), 1 - Math.tanh(0.5) ** 2 + 1 / 1.25, 1e-14);
+});
 
-test(
-  "a package whose .d.ts re-exports from './cube.js' (as tsc writes them)",
-  { todo: "the re-export is resolved to the .js file, not its .d.ts" },
-  async () => {
-    const m = await loadProgram<Record<string, (x: number) => number>>({
-      "node_modules/cubes/package.json": `{ "name": "cubes", "type": "module", "main": "dist/index.js", "types": "dist/index.d.ts" }\n`,
-      "node_modules/cubes/dist/index.d.ts": `export { cube } from "./cube.js";\n`,
-      "node_modules/cubes/dist/cube.d.ts": `export declare function cube(x: number): number;\n`,
-      "node_modules/cubes/dist/index.js": `export { cube } from "./cube.js";\n`,
-      "node_modules/cubes/dist/cube.js": `export function cube(x) {\n  return x * x * x;\n}\n`,
-      "main.ts": `import { registerDerivative, gradient } from "nabla";
+test("a package whose .d.ts re-exports from './cube.js' (as tsc writes them)", async () => {
+  const m = await loadProgram<Record<string, (x: number) => number>>({
+    "node_modules/cubes/package.json": `{ "name": "cubes", "type": "module", "main": "dist/index.js", "types": "dist/index.d.ts" }\n`,
+    "node_modules/cubes/dist/index.d.ts": `export { cube } from "./cube.js";\n`,
+    "node_modules/cubes/dist/cube.d.ts": `export declare function cube(x: number): number;\n`,
+    "node_modules/cubes/dist/index.js": `export { cube } from "./cube.js";\n`,
+    "node_modules/cubes/dist/cube.js": `export function cube(x) {\n  return x * x * x;\n}\n`,
+    "main.ts": `import { registerDerivative, gradient } from "nabla";
 import { cube } from "cubes";
 registerDerivative(cube, {
   reverse: (x) => ({ value: cube(x), pullback: (dy) => 3 * x * x * dy }),
 });
 export const g = gradient((x: number) => cube(x));
 `,
-    });
-    assert.equal(m.g!(2), 12);
-  },
-);
+  });
+  assert.equal(m.g!(2), 12);
+});
 
 test(
   "a rule registered in the entry is set up before another module uses it at load time",
@@ -1301,13 +1370,10 @@ export { atLoad };
   },
 );
 
-test(
-  "'forward: undefined' is not a forward rule",
-  { todo: "accepted as a forward rule: '$rule_sigmoid.forward is not a function' at run time" },
-  () => {
-    const text = diagnosticsText(
-      compileFiles({
-        "main.ts": `import { registerDerivative, derivative } from "nabla";
+test("'forward: undefined' is not a forward rule", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { registerDerivative, derivative } from "nabla";
 function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
@@ -1317,24 +1383,20 @@ registerDerivative(sigmoid, {
 });
 export const d = derivative(sigmoid);
 `,
-      }),
-    );
-    assert.match(text, /NABLA115/);
-  },
-);
+    }),
+  );
+  assert.match(text, /NABLA115/);
+});
 
-test(
-  "a duplicate registration in another file names that file relative to the program",
-  { todo: "the message holds the absolute path of the first registration's file" },
-  () => {
-    const result = compileFiles({
-      "main.ts": `import { registerDerivative } from "nabla";
+test("a duplicate registration in another file names that file relative to the program", () => {
+  const result = compileFiles({
+    "main.ts": `import { registerDerivative } from "nabla";
 import { sigmoid } from "./lib.ts";
 registerDerivative(sigmoid, {
   forward: (x, dx) => ({ value: sigmoid(x), tangent: dx }),
 });
 `,
-      "lib.ts": `import { registerDerivative } from "nabla";
+    "lib.ts": `import { registerDerivative } from "nabla";
 export function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
@@ -1342,9 +1404,8 @@ registerDerivative(sigmoid, {
   reverse: (x) => ({ value: sigmoid(x), pullback: (dy) => dy }),
 });
 `,
-    });
-    const text = diagnosticsText(result);
-    assert.match(text, /NABLA115: 'sigmoid' already has a registered derivative/);
-    assert.ok(!text.includes(result.dir), text);
-  },
-);
+  });
+  const text = diagnosticsText(result);
+  assert.match(text, /NABLA115: 'sigmoid' already has a registered derivative/);
+  assert.ok(!text.includes(result.dir), text);
+});

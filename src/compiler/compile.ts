@@ -89,7 +89,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
       const wrt = [...call.wrt].sort((a, b) => a - b);
       const note = {
         message:
-          call.call.arguments[0] === call.target.node
+          call.call.arguments[0] === call.target.node || /^lambda_\d+_\d+$/.test(call.target.name)
             ? `when differentiating the function given to '${call.operator}'`
             : `when differentiating '${call.target.name}' for '${call.operator}'`,
         loc: call.loc,

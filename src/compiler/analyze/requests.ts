@@ -14,9 +14,14 @@ import {
   type FunctionLike,
   type SourceModule,
 } from "../parse/module.js";
-import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
+import {
+  isRelativeSpecifier,
+  packageFile,
+  type FunctionSymbol,
+  type ProgramGraph,
+} from "../parse/program.js";
 import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
-import { lambdaName } from "../differentiate/names.js";
+import { functionLabel, lambdaName } from "../differentiate/names.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
 // functions tagged `/** @differentiable */`. These are the roots of differentiation; the
@@ -240,7 +245,7 @@ export function analyzeCall(
       error(
         options ?? fnArg,
         "badOperatorUse",
-        `'${operator}' differentiates with respect to one parameter; '${target.name}' has ${wrt.length} differentiable ones, so pick one with '{ wrt: i }'`,
+        `'${operator}' differentiates with respect to one parameter; ${functionLabel(target.name)} has ${wrt.length} differentiable ones, so pick one with '{ wrt: i }'`,
       );
       return undefined;
     }
@@ -291,6 +296,12 @@ function resolveTarget(
   if (node.type === "Identifier") {
     const symbol = program.resolveLocalFunction(module, node.name);
     if (symbol) return namedTarget(symbol);
+    // A function of a package, differentiable through its registered rule.
+    const binding = module.imports.get(node.name);
+    if (binding && !isRelativeSpecifier(binding.specifier)) {
+      const rule = program.rules.get(`${packageFile(binding.specifier)}#${binding.imported}`);
+      if (rule) return namedTarget(rule.symbol);
+    }
     // A function defined in the enclosing function: differentiated like a lambda written here,
     // reading the same variables (the call site sees them too).
     const local = findLocalFunction(node.name, ancestors);

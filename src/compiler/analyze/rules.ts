@@ -71,21 +71,37 @@ export function collectRules(
       const key = `${symbol.module.file}#${symbol.name}`;
       const previous = table.get(key);
       if (previous) {
-        const at = previous.registration.module.file;
-        error(
-          registration.call,
-          `'${target.name}' already has a registered derivative (in ${at === mod.file ? "this file" : at}); a function can have one rule`,
-        );
+        const first = previous.registration;
+        bag.add({
+          severity: "error",
+          code: DiagnosticCode.derivativeRule,
+          message: `'${target.name}' already has a registered derivative; a function can have one rule`,
+          loc: { file: mod.file, start: registration.call.start, end: registration.call.end },
+          notes: [
+            {
+              message: "the first registration is here",
+              loc: { file: first.module.file, start: first.call.start, end: first.call.end },
+            },
+          ],
+        });
         continue;
       }
       const resolve = typeResolver(program, symbol.module);
       const signature = signatureOf(symbol.node, resolve);
       const params: { name: string; type: Type }[] = [];
       for (const p of signature.params) {
-        if (p.unsupported || !p.type) {
+        const text = mod.text.slice(p.node.start, p.node.end);
+        if (p.unsupported) {
           error(
             target,
-            `the parameter '${p.name || "?"}' of '${target.name}' needs a type annotation nabla understands (number, arrays, typed arrays, objects) to register its derivative`,
+            `the parameter '${text}' of '${target.name}' is optional, has a default or gathers the rest; functions with registered derivatives take plain parameters`,
+          );
+          break;
+        }
+        if (!p.type) {
+          error(
+            target,
+            `the parameter '${p.name}' of '${target.name}' needs a type annotation nabla understands (number, arrays, typed arrays, objects) to register its derivative`,
           );
           break;
         }
@@ -153,13 +169,14 @@ function checkShapes(
     }
     const want = expected[kind];
     const list = `(${want.map((p) => p.name).join(", ")})`;
+    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
     if (fn.params.some((p) => p.type === "RestElement")) continue;
     if (fn.params.length !== want.length) {
       error(
         fn,
         kind === "forward"
-          ? `the forward rule of '${name}' takes ${fn.params.length} parameter${fn.params.length === 1 ? "" : "s"}, but it is given ${want.length}: the ${rule.params.length} argument${rule.params.length === 1 ? "" : "s"} of '${name}', then a tangent for each of the ${tangents.length} differentiable one${tangents.length === 1 ? "" : "s"} ${list}`
-          : `the reverse rule of '${name}' takes ${fn.params.length} parameter${fn.params.length === 1 ? "" : "s"}, but '${name}' has ${want.length} ${list}`,
+          ? `the forward rule of '${name}' takes ${count(fn.params.length, "parameter")}, but it is called with ${want.length} ${list}: the arguments of '${name}', then the tangents of its differentiable parameters`
+          : `the reverse rule of '${name}' takes ${count(fn.params.length, "parameter")}, but it is called with the ${count(want.length, "argument")} of '${name}' ${list}`,
       );
       ok = false;
       continue;

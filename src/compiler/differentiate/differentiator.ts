@@ -220,10 +220,12 @@ export class Differentiator {
       throw new CompileAbort({
         severity: "error",
         code: DiagnosticCode.nestedDifferentiation,
-        message: `cannot differentiate the derivative of '${rule.targetName}' again: its derivative is a registered rule, which nabla does not differentiate`,
+        message: `cannot differentiate the derivative of '${rule.targetName}' again: its derivative is a registered rule, and nabla does not differentiate rules`,
         loc: jvp.loc,
         notes: [
-          { message: "write the function in TypeScript nabla can see, or differentiate it once" },
+          {
+            message: `differentiate '${rule.targetName}' once, or remove its rule so nabla differentiates its body`,
+          },
         ],
       });
     }
@@ -323,7 +325,8 @@ export class Differentiator {
       const arity = rule.params.length;
       this.derivatives.set(key, {
         key,
-        name: derivativeName(kind, rule.symbol.name, demand.wrt, arity, demand.frozen),
+        // Named after the registering module's binding, which is unique there.
+        name: derivativeName(kind, rule.targetName, demand.wrt, arity, demand.frozen),
         params: [],
         captures: 0,
         resultTypes: [],

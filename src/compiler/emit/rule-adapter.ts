@@ -83,6 +83,9 @@ export function emitRuleAdapter(
         return differentiable.length === 1 ? "g" : `g[${k}]`;
       };
       for (const i of wrt.filter(aggregate)) line(`${runtime}.addTangent(s${i}, ${adjointOf(i)});`);
+      // The result's shadow is zero again for the next run of this backward sweep (a pullback
+      // called twice replays the same tape).
+      if (aggregateResult) line(`${runtime}.clearTangent(dr);`);
       const numbers = wrt.filter((i) => !aggregate(i));
       numbers.slice(1).forEach((i, k) => line(`${out(k + 1)} = ${adjointOf(i)};`));
       if (numbers.length > 0) line(`return ${adjointOf(numbers[0]!)};`);

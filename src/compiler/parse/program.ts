@@ -23,6 +23,8 @@ export function isRelativeSpecifier(specifier: string): boolean {
 export function resolveRelative(fromFile: string, specifier: string): string | undefined {
   const base = resolve(dirname(fromFile), specifier);
   const candidates = [base];
+  // Type declarations refer to each other by the names of the JavaScript files they describe.
+  if (fromFile.endsWith(".d.ts")) candidates.unshift(base.replace(/\.(m|c)?js$/, "") + ".d.ts");
   const jsMatch = /\.(m|c)?js$/.exec(base);
   if (jsMatch) candidates.push(base.slice(0, -jsMatch[0].length) + `.${jsMatch[1] ?? ""}ts`);
   for (const ext of EXTENSIONS) candidates.push(base + ext);

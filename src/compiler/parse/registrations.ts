@@ -103,7 +103,9 @@ export function findRegistrations(mod: SourceModule): {
         });
         continue;
       }
-      registration[key] = p.value as Expression;
+      const value = p.value as Expression;
+      if (value.type === "Identifier" && value.name === "undefined") continue;
+      registration[key] = value;
     }
     if (!registration.forward && !registration.reverse) {
       problems.push({

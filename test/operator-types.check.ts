@@ -1,13 +1,19 @@
 // Compile-time checks of the operators' TypeScript types: `npm run build` type-checks this
 // file, so a regression in what users' editors show fails the build. It is never run.
 import {
+  checkpoint,
   derivative,
   differential,
   gradient,
+  hessian,
+  hessianVectorProduct,
+  jacobian,
   pullback,
+  registerDerivative,
   valueWithDerivative,
   valueWithGradient,
   valueWithPullback,
+  withDerivative,
 } from "../src/runtime/index.js";
 
 declare function three(x: number, y: number, z: number): number;
@@ -32,6 +38,13 @@ type ParamsTangent = {
   pair: [number, number];
 };
 
+declare function curve(t: number): Float64Array;
+declare function polar(r: number, t: number): [number, number];
+declare function stats(xs: number[]): { mean: number; label: string };
+declare function rosen(x: Float64Array): number;
+declare function lse(xs: number[]): number;
+declare function mixed(x: number, xs: number[]): number;
+
 declare const p: Params;
 declare const m: Model;
 
@@ -52,6 +65,35 @@ export const checks = [
   (): { weights: Float32Array; bias: number } => gradient(fit, { wrt: 0 })(m, 0.1),
   (): [{ weights: Float32Array; bias: number }, number] => gradient(fit)(m, 0.1),
   (): number => differential(loss, { wrt: [0] })(p, [1], "x")(p),
+  (): Float64Array => derivative(curve)(1),
+  (): { value: Float64Array; derivative: Float64Array } => valueWithDerivative(curve)(1),
+  (): [number, number] => differential(polar)(1, 2)(1, 0),
+  (): [number, number] => pullback(polar)(1, 2)([1, 0]),
+  (): number[] => valueWithPullback(stats)([1]).pullback({ mean: 1 }),
+  (): number => derivative(derivative(one))(1),
+  (): Float64Array[] => hessian(rosen)(new Float64Array(2)),
+  (): number => hessian(one)(1),
+  (): Float64Array => hessianVectorProduct(rosen)(new Float64Array(2), new Float64Array(2)),
+  (): Float64Array => jacobian(rosen)(new Float64Array(2)),
+  (): number[] => jacobian(polar, { wrt: 1 })(1, 2),
+  (): number => withDerivative(1, (d) => d * 2),
+  (): number => checkpoint(one)(1),
+  () =>
+    registerDerivative(lse, {
+      forward: (xs: number[], dxs: number[]) => ({ value: xs[0]!, tangent: dxs[0]! }),
+      reverse: (xs) => ({ value: xs[0]!, pullback: (dy: number) => xs.map(() => dy) }),
+    }),
+  () =>
+    registerDerivative(mixed, {
+      reverse: (x, xs) => ({ value: x, pullback: (dy) => [dy, xs.map(() => 0)] }),
+    }),
+  () =>
+    registerDerivative(one, {
+      // @ts-expect-error the forward rule returns the tangent of a number
+      forward: (x: number, dx: number) => ({ value: x, tangent: [dx] }),
+    }),
+  // @ts-expect-error the adjoint of a pair is a pair
+  (): [number, number] => pullback(polar)(1, 2)(1),
   // @ts-expect-error a string field has no tangent
   (): string => gradient(loss, { wrt: 0 })(p, [1], "x").name,
   // @ts-expect-error several parameters give a tuple, not a number

@@ -92,15 +92,18 @@ type TangentsAt<P extends readonly unknown[], W extends readonly number[]> = {
   -readonly [K in keyof W]: Tangent<P[W[K] & number]>;
 };
 
-/** d f / d x as a function of x (forward mode). */
-export function derivative(f: (x: number) => number): (x: number) => number {
+/**
+ * d f / d x as a function of x (forward mode). f may return a number, or an array, typed
+ * array or object of numbers: the derivative then has the same shape (`Tangent<R>`).
+ */
+export function derivative<R>(f: (x: number) => R): (x: number) => Tangent<R> {
   throw new NotCompiledError("derivative", f);
 }
 
 /** The value of f at x together with its derivative (forward mode). */
-export function valueWithDerivative(
-  f: (x: number) => number,
-): (x: number) => { value: number; derivative: number } {
+export function valueWithDerivative<R>(
+  f: (x: number) => R,
+): (x: number) => { value: R; derivative: Tangent<R> } {
   throw new NotCompiledError("valueWithDerivative", f);
 }
 
@@ -109,23 +112,26 @@ export function valueWithDerivative(
  * arguments (in `wrt` order) to the tangent of the result — a Jacobian-vector product.
  */
 export function differential<
-  F extends ScalarFunction,
+  F extends AnyFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
->(f: F, options?: O): (...args: Parameters<F>) => (...tangents: TangentsOf<F, O["wrt"]>) => number {
+>(
+  f: F,
+  options?: O,
+): (...args: Parameters<F>) => (...tangents: TangentsOf<F, O["wrt"]>) => Tangent<ReturnType<F>> {
   void options;
   throw new NotCompiledError("differential", f);
 }
 
 /** The value of f at a point together with its differential there. */
 export function valueWithDifferential<
-  F extends ScalarFunction,
+  F extends AnyFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
   options?: O,
 ): (...args: Parameters<F>) => {
-  value: number;
-  differential: (...tangents: TangentsOf<F, O["wrt"]>) => number;
+  value: ReturnType<F>;
+  differential: (...tangents: TangentsOf<F, O["wrt"]>) => Tangent<ReturnType<F>>;
 } {
   void options;
   throw new NotCompiledError("valueWithDifferential", f);
@@ -160,7 +166,7 @@ export function withoutDerivative<T>(x: T): T {
 }
 
 /** The tangents a differential takes for `f` and `wrt`, one per differentiated parameter. */
-export type TangentsOf<F extends ScalarFunction, W> = W extends number
+export type TangentsOf<F extends AnyFunction, W> = W extends number
   ? [Tangent<Parameters<F>[W]>]
   : W extends readonly number[]
     ? TangentsAt<Parameters<F>, W>
@@ -171,7 +177,7 @@ export type TangentsOf<F extends ScalarFunction, W> = W extends number
  * else a tuple of tangents in `wrt` order. By default every parameter that has a tangent is
  * differentiated (strings and booleans are not).
  */
-export type GradientOf<F extends ScalarFunction, W> = W extends number
+export type GradientOf<F extends AnyFunction, W> = W extends number
   ? Tangent<Parameters<F>[W]>
   : W extends readonly [number]
     ? Tangent<Parameters<F>[W[0]]>
@@ -212,23 +218,26 @@ export function valueWithGradient<
  * any number of times, in any order with other derivatives.
  */
 export function pullback<
-  F extends ScalarFunction,
+  F extends AnyFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
->(f: F, options?: O): (...args: Parameters<F>) => (adjoint: number) => GradientOf<F, O["wrt"]> {
+>(
+  f: F,
+  options?: O,
+): (...args: Parameters<F>) => (adjoint: Tangent<ReturnType<F>>) => GradientOf<F, O["wrt"]> {
   void options;
   throw new NotCompiledError("pullback", f);
 }
 
 /** The value of f at a point together with its pullback there. */
 export function valueWithPullback<
-  F extends ScalarFunction,
+  F extends AnyFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
   options?: O,
 ): (...args: Parameters<F>) => {
-  value: number;
-  pullback: (adjoint: number) => GradientOf<F, O["wrt"]>;
+  value: ReturnType<F>;
+  pullback: (adjoint: Tangent<ReturnType<F>>) => GradientOf<F, O["wrt"]>;
 } {
   void options;
   throw new NotCompiledError("valueWithPullback", f);
@@ -271,7 +280,8 @@ export interface DerivativeRule<F extends AnyFunction> {
  */
 export function registerDerivative<F extends AnyFunction>(
   f: F,
-  rule: DerivativeRule<F>,
+  // NoInfer: F comes from f alone, so the rule's parameters and results are typed from it.
+  rule: NoInfer<DerivativeRule<F>>,
 ): DerivativeRule<F> {
   return registerRule(f, rule as never);
 }

@@ -8,8 +8,85 @@ export function eliminateDeadCode(fn: IRFunction): void {
   for (;;) {
     const used = new Set<number>();
     collectUses(fn.body, used);
-    if (!sweep(fn.body, used)) return;
+    const swept = sweep(fn.body, used);
+    if (!pruneLoopCarried(fn) && !swept) return;
   }
+}
+
+/**
+ * Drops loop-carried values nothing outside their own update reads (`s = s + …` whose `s` is
+ * never used): use counting cannot see them dead, since each iteration reads the last. Found by
+ * marking live what the function's effects and results need, through loops to a fixed point.
+ */
+function pruneLoopCarried(fn: IRFunction): boolean {
+  const live = new Set<number>();
+  let grew = true;
+  const mark = (ids: { id: number }[]) => {
+    for (const v of ids)
+      if (!live.has(v.id)) {
+        live.add(v.id);
+        grew = true;
+      }
+  };
+  const visit = (region: Region): void => {
+    for (const op of region.ops) {
+      if (op.opcode === "loop") {
+        const [before, after] = op.regions as [Region, Region];
+        const condition = terminator(before);
+        const yielded = terminator(after);
+        mark([condition.operands[0]!]);
+        op.results.forEach((r, i) => {
+          const positions = [r, before.params[i]!, after.params[i]!];
+          if (positions.some((v) => live.has(v.id))) {
+            mark(positions);
+            mark([op.operands[i]!, condition.operands[i + 1]!, yielded.operands[i]!]);
+          }
+        });
+        op.regions.forEach(visit);
+      } else if (op.opcode === "if") {
+        mark([op.operands[0]!]);
+        op.results.forEach((r, i) => {
+          if (live.has(r.id)) for (const reg of op.regions) mark([terminator(reg).operands[i]!]);
+        });
+        op.regions.forEach(visit);
+      } else if (op.opcode !== "yield" && op.opcode !== "condition") {
+        if (!isPure(op) || op.results.some((r) => live.has(r.id))) mark(op.operands);
+        op.regions.forEach(visit);
+      }
+    }
+  };
+  while (grew) {
+    grew = false;
+    visit(fn.body);
+  }
+  let pruned = false;
+  const prune = (region: Region): void => {
+    for (const op of region.ops) {
+      op.regions.forEach(prune);
+      if (op.opcode !== "loop") continue;
+      const [before, after] = op.regions as [Region, Region];
+      const keep = op.results.map(
+        (r, i) => live.has(r.id) || live.has(before.params[i]!.id) || live.has(after.params[i]!.id),
+      );
+      if (keep.every(Boolean)) continue;
+      pruned = true;
+      const kept = <T>(list: T[]) => list.filter((_, i) => keep[i]);
+      op.operands = kept(op.operands);
+      op.results = kept(op.results);
+      before.params = kept(before.params);
+      after.params = kept(after.params);
+      const condition = terminator(before);
+      condition.operands = [condition.operands[0]!, ...kept(condition.operands.slice(1))];
+      const yielded = terminator(after);
+      yielded.operands = kept(yielded.operands);
+    }
+  };
+  prune(fn.body);
+  return pruned;
+}
+
+function terminator(region: Region): Op {
+  return region.ops[region.ops.length - 1]!;
 }
 
 function collectUses(region: Region, used: Set<number>): void {

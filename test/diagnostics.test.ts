@@ -1930,7 +1930,7 @@ import { gradient, checkpoint } from "nabla";
 export const g = gradient((x: number) => checkpoint((t: number) => t * t)(x));
 `,
     expected: `
-main.ts:2:53: error NABLA108: 'checkpoint' takes one function declared in the program, by name: 'checkpoint(step)(state)'
+main.ts:2:53: error NABLA108: 'checkpoint' takes one function declared in the program, by name: 'checkpoint(step)(state)' (to checkpoint a method, tag it '/** @checkpoint */')
   1 | import { gradient, checkpoint } from "nabla";
 > 2 | export const g = gradient((x: number) => checkpoint((t: number) => t * t)(x));
     |                                                     ^^^^^^^^^^^^^^^^^^^^

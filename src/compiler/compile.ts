@@ -161,9 +161,13 @@ function requestHigherOrder(
   note: DiagnosticNote,
   bag: DiagnosticBag,
 ): FunctionKey | undefined {
-  const primal = differentiator.request(call.target, wrt, "forward", [note]);
+  const primal = differentiator.register(call.target);
   const result = differentiator.signatureOf(primal)?.result;
-  if (result === undefined) return primal; // lowering failed: its demand reports why
+  if (result === undefined) {
+    // Lowering failed: a demand reports why.
+    differentiator.request(call.target, wrt, "forward", [note]);
+    return undefined;
+  }
   if (call.operator === "jacobian") {
     const number = result === "number";
     const vector = isArray(result) && result.element === "number" && !result.elements;
@@ -177,6 +181,8 @@ function requestHigherOrder(
       });
       return undefined;
     }
+    // A number-valued function's Jacobian is its gradient; others need both modes.
+    if (!number) differentiator.request(call.target, wrt, "forward", [note]);
     differentiator.request(call.target, wrt, number ? "gradient" : "reverse", [note]);
     return primal;
   }
@@ -190,6 +196,7 @@ function requestHigherOrder(
     });
     return undefined;
   }
+  differentiator.request(call.target, wrt, "forward", [note]);
   differentiator.requestKey(hvpKey(primal, wrt), wrt, "gradient", [note]);
   return primal;
 }
@@ -444,6 +451,7 @@ function emitModule(
       captures,
       wrt: w,
       type: signature.params[w]!,
+      writes: rootShapes(differentiator, primal).writes,
       runtime: RUNTIME,
     };
     if (operator !== "jacobian") {

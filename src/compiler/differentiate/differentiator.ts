@@ -103,6 +103,13 @@ export class Differentiator {
     return key;
   }
 
+  /** Makes `target` known without requesting derivatives yet (to ask for its signature). */
+  register(target: DifferentiationTarget): FunctionKey {
+    const key = Differentiator.keyOf(target);
+    this.targets.set(key, target);
+    return key;
+  }
+
   /** Requests derivatives of a function by key (a derived primal, see nest.ts). */
   requestKey(key: FunctionKey, wrt: number[], mode: Mode, chain: DiagnosticNote[]): FunctionKey {
     this.queue.push({ key, wrt, mode, chain, root: true, frozen: [] });
@@ -124,6 +131,15 @@ export class Differentiator {
 
   private process(demand: Demand): void {
     if (demand.checkpoint) return this.checkpointSweeps(demand);
+    if (parseDerivedPrimalKey(demand.key) && !this.primals.has(demand.key)) {
+      // Built here, so what goes wrong is reported with this demand's call chain.
+      try {
+        this.derivedPrimal(demand.key, demand.chain);
+      } catch (error) {
+        this.fail(error, demand.chain, demand.key);
+        return;
+      }
+    }
     if (demand.root && demand.mode === "gradient") demand.frozen = this.rootFrozen(demand.key);
     const missing = KINDS[demand.mode]
       .map((kind) => derivativeKey(kind, demand.key, demand.wrt, demand.frozen))
@@ -205,6 +221,20 @@ export class Differentiator {
    * first if no demand has produced it yet.
    */
   private derivedPrimal(key: FunctionKey, chain: DiagnosticNote[]): IRFunction | undefined {
+    const failure = this.derivedFailures.get(key);
+    if (failure) throw failure;
+    try {
+      return this.buildDerivedPrimal(key, chain);
+    } catch (error) {
+      // Reported by every demand that needs it, with that demand's call chain.
+      this.derivedFailures.set(key, error);
+      throw error;
+    }
+  }
+
+  private readonly derivedFailures = new Map<FunctionKey, unknown>();
+
+  private buildDerivedPrimal(key: FunctionKey, chain: DiagnosticNote[]): IRFunction | undefined {
     if (this.primals.has(key)) return this.primals.get(key);
     const { jvp: jvpKey, form } = parseDerivedPrimalKey(key)!;
     const { primal, wrt } = parseDerivativeKey(jvpKey)!;
@@ -242,8 +272,13 @@ export class Differentiator {
   private deriveCallees(fn: IRFunction, chain: DiagnosticNote[]): void {
     const visit = (ops: IRFunction["body"]["ops"]): void =>
       ops.forEach((op) => {
-        if (op.opcode === "call" && parseDerivedPrimalKey(op.attrs.callee!))
-          this.derivedPrimal(op.attrs.callee!, chain);
+        if (op.opcode === "call" && parseDerivedPrimalKey(op.attrs.callee!)) {
+          const note = {
+            message: `when differentiating this call to '${op.attrs.calleeName ?? "it"}'`,
+            loc: op.loc,
+          };
+          this.derivedPrimal(op.attrs.callee!, [note, ...chain]);
+        }
         op.regions.forEach((r) => visit(r.ops));
       });
     visit(fn.body.ops);

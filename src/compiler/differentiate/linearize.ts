@@ -8,6 +8,8 @@ import type { RuleContext } from "../rules/context.js";
 import { LinearBuilder, type Tangent } from "../rules/linear.js";
 import { MATH_FUNCTIONS } from "../rules/math.js";
 import { jvpKey, jvpName } from "./names.js";
+import { CompileAbort } from "../diagnostics/diagnostic.js";
+import { DiagnosticCode } from "../diagnostics/codes.js";
 
 // Linearize (forward mode, JVP): clones the primal function and, next to every active op,
 // emits its tangent ops from the rules. The result takes the primal arguments plus one tangent
@@ -151,7 +153,22 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
           op.opcode === "math"
             ? MATH_FUNCTIONS.get(op.attrs.callee!)?.jvp
             : ARITHMETIC_RULES.get(op.opcode);
-        if (!rule) return;
+        if (!rule) {
+          if (result.type === "number" && op.operands.some((v) => tangentOf(v))) {
+            // Never drop a derivative silently.
+            throw op.opcode === "adjust"
+              ? new CompileAbort({
+                  severity: "error",
+                  code: DiagnosticCode.nestedDifferentiation,
+                  message:
+                    "'withDerivative' cannot be differentiated again: its function only sees the first derivative",
+                  loc: op.loc,
+                  notes: [],
+                })
+              : new Error(`no derivative rule for '${op.opcode}'`);
+          }
+          return;
+        }
         const argTangents = op.operands.map((v) =>
           activity.isActive(v) ? tangentOf(v) : undefined,
         );

@@ -207,6 +207,14 @@ function emitBackwardSweep(
       case "neg":
         accumulate(adjoints, a, adjoint, true);
         return;
+      case "select": {
+        // y = c ? ta : tb sends its adjoint to the operand it picked.
+        const cond = primalValue(op.operands[0]!);
+        const [, ta, tb] = op.operands as [Value, Value, Value];
+        if (isLinear(ta)) accumulate(adjoints, ta, b.select(cond, adjoint, zero()));
+        if (isLinear(tb)) accumulate(adjoints, tb, b.select(cond, zero(), adjoint));
+        return;
+      }
       case "adjust": {
         // withDerivative's function sees the adjoint in reverse mode.
         const { callee, value } = op.attrs;

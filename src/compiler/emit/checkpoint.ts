@@ -7,7 +7,7 @@ import type { EmittedLine } from "./function.js";
 // - the forward sweep saves the arguments (copies of arrays and objects, since f or later code
 //   may change them) and the shadows it was given, then runs the primal f: nothing of f's
 //   inside is taped;
-// - the backward sweep takes them back, reruns f's forward sweep on the copies — which tapes
+// - the backward sweep takes them back, reruns f's forward sweep on copies of them — which tapes
 //   f's residuals only for as long as f's backward sweep, called right after, needs them.
 // The tape's peak is then what the rest of the program saves plus one call of f, instead of
 // every call of f.
@@ -41,7 +41,11 @@ export function emitCheckpointSweep(
     line(`export function ${fn.name}(seed) {`, 0);
     line(`const objects = ${objects};`);
     for (const name of [...args, ...shadows].reverse()) line(`const ${name} = objects.pop();`);
-    line(`${nameOf(sweep.fwd)}(${[...args, ...shadows].join(", ")});`);
+    // The rerun writes what f writes: it gets a copy, so a pullback can replay this sweep.
+    const rerun = args.map((a, i) =>
+      isAggregate(sweep.params[i]!) ? `${runtime}.copyValue(${a})` : a,
+    );
+    line(`${nameOf(sweep.fwd)}(${[...rerun, ...shadows].join(", ")});`);
     line(`return ${nameOf(sweep.bwd)}(seed);`);
     line("}", 0);
   }

@@ -28,6 +28,8 @@ export interface HigherOrderWrapper {
   valueWithDifferential?: string;
   pullback?: string;
   result?: Type;
+  /** Parameters f writes: each pass but one gets copies, so the call writes them once. */
+  writes: number[];
   runtime: string;
 }
 
@@ -42,6 +44,15 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
   const params = w.params.map((p, i) => p || fresh(`arg${i}`));
   const args = params.join(", ");
   const x = params[w.wrt]!;
+  // Copies of the written arguments as they were, taken before any pass runs.
+  const snapshots = new Map(w.writes.map((i) => [i, fresh(`${params[i]}0`)]));
+  const takeSnapshots = [...snapshots]
+    .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${params[i]}); `)
+    .join("");
+  /** The arguments for a pass that must not write the user's arrays. */
+  const copies = params.map((p, i) =>
+    snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
+  );
   /** A basis vector of `type` shaped like `like`, with a 1 at `at`. */
   const basis = (type: Type, like: string, into: string, at: string) =>
     `const ${into} = ${zerosLike(tangentType(type), js.name(like)).text}; ${into}[${at}] = 1; `;
@@ -61,9 +72,14 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
         string,
         string,
       ];
+      // With written arguments, every row but the last runs on copies (x is read first).
+      const row =
+        snapshots.size === 0
+          ? apply(v)
+          : `${i} + 1 < ${n} ? ${hvp}(${[...copies, ...w.captures, v].join(", ")}) : ${apply(v)}`;
       return (
-        `((${args}) => { const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new Array(${n}); ` +
-        `for (let ${i} = 0; ${i} < ${n}; ${i}++) { ${basis(w.type, x, v, i)}${rows}[${i}] = ${apply(v)}; } return ${rows}; })`
+        `((${args}) => { ${takeSnapshots}const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new Array(${n}); ` +
+        `for (let ${i} = 0; ${i} < ${n}; ${i}++) { ${basis(w.type, x, v, i)}${rows}[${i}] = ${row}; } return ${rows}; })`
       );
     }
     case "jacobian": {
@@ -88,10 +104,10 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
         `for (let ${j} = 0; ${j} < ${n}; ${j}++) { ${basis(w.type, x, e, j)}const ${column} = ${vwd}.differential(${e}); ` +
         `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}][${j}] = ${column}[${i}]; }`;
       const reverse =
-        `const ${pb} = (${w.pullback!})(${args}); ` +
+        `const ${pb} = (${w.pullback!})(${copies.join(", ")}); ` +
         `for (let ${i} = 0; ${i} < ${m}; ${i}++) { ${basis(w.result!, value, e, i)}${rows}[${i}] = ${pb}(${e}); }`;
       return (
-        `((${args}) => { const ${vwd} = (${w.valueWithDifferential!})(${args}); ` +
+        `((${args}) => { ${takeSnapshots}const ${vwd} = (${w.valueWithDifferential!})(${args}); ` +
         `const ${n} = ${x}.length, ${m} = ${value}.length, ${rows} = new Array(${m}); ` +
         `if (${n} <= ${m}) { ${forward} } else { ${reverse} } return ${rows}; })`
       );

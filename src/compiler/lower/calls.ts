@@ -3,7 +3,7 @@ import { typeResolver } from "../analyze/declared-types.js";
 import { assignable, isArray, isObject } from "../ir/type-system.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
 import { isRelativeSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
-import { leadingJSDoc } from "../parse/module.js";
+import { leadingJSDoc, walk } from "../parse/module.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
@@ -73,6 +73,18 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
       return lowerCheckpointCall(ctx, node, callee);
     if (operator && callee.type === "CallExpression")
       return lowerNestedOperator(ctx, node, callee, operator);
+    // `differential(f)(x)(dx)`, `pullback(f)(x)(w)`: a derivative function made and called.
+    const maker =
+      callee.type === "CallExpression" && callee.callee.type === "CallExpression"
+        ? nablaOperatorOf(ctx.module, callee.callee.callee)
+        : undefined;
+    if (maker) {
+      return ctx.fail(
+        callee,
+        "nestedDifferentiation",
+        `'${maker}' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms (nabla differentiates those again)`,
+      );
+    }
     return ctx.fail(
       callee,
       "unsupportedSyntax",
@@ -158,7 +170,7 @@ function lowerCheckpointCall(
     return ctx.fail(
       fn ?? inner,
       "badOperatorUse",
-      "'checkpoint' takes one function declared in the program, by name: 'checkpoint(step)(state)'",
+      "'checkpoint' takes one function declared in the program, by name: 'checkpoint(step)(state)' (to checkpoint a method, tag it '/** @checkpoint */')",
     );
   }
   return lowerUserCall(ctx, node, symbol, path!, undefined, true);
@@ -167,13 +179,24 @@ function lowerCheckpointCall(
 /** Whether a function declaration is tagged `/** @checkpoint *⁠/`. */
 function taggedCheckpoint(symbol: FunctionSymbol): boolean {
   const mod = symbol.module;
+  let method: Node | undefined;
+  if (symbol.thisType) {
+    walk(mod.program, (n) => {
+      if (n.type === "MethodDefinition" && n.value === symbol.node) method = n;
+      return method === undefined;
+    });
+  }
   const declaration =
-    symbol.node.type === "FunctionDeclaration"
+    method ??
+    (symbol.node.type === "FunctionDeclaration"
       ? symbol.node
-      : mod.program.body.find(
-          (s) =>
-            s.type === "VariableDeclaration" && s.declarations.some((d) => d.init === symbol.node),
-        );
+      : mod.program.body.find((s) => {
+          const declaration = s.type === "ExportNamedDeclaration" ? s.declaration : s;
+          return (
+            declaration?.type === "VariableDeclaration" &&
+            declaration.declarations.some((d) => d.init === symbol.node)
+          );
+        }));
   const doc = declaration && leadingJSDoc(mod, declaration);
   return doc !== undefined && /@checkpoint\b/.test(doc);
 }

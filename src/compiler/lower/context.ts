@@ -56,6 +56,8 @@ export class LowerContext {
   readonly loops: LoopTarget[] = [];
   readonly calls: CallSite[] = [];
   returnedFlag: Slot | undefined;
+  /** The function has no return type annotation: a number is assumed. */
+  resultDefaulted = false;
   resultSlot: Slot | undefined;
   /** Resolves type annotations written in this module. */
   readonly types: TypeResolver;

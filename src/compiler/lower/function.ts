@@ -1,3 +1,4 @@
+import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody } from "oxc-parser";
 import type { IRFunction, ObjectType, Region, Type } from "../ir/types.js";
 import { typeResolver } from "../analyze/declared-types.js";
@@ -38,8 +39,9 @@ export function lowerFunction(
 ): LoweredFunction {
   const signature = signatureOf(node, typeResolver(program, module));
   const body: Region = { params: [], ops: [] };
-  const resultType: Type = signature.result ?? "number";
+  let resultType: Type = signature.result ?? "number";
   const ctx = new LowerContext(module, program, name, body, resultType);
+  ctx.resultDefaulted = !signature.result;
   if (options.thisType) {
     const self = ctx.builder.newValue(options.thisType, "self");
     body.params.push(self);
@@ -122,7 +124,10 @@ export function lowerFunction(
   ctx.at(node);
   if (node.type === "ArrowFunctionExpression" && node.expression) {
     const expression = node.body as Expression;
-    const value = expectType(ctx, expression, lowerExpression(ctx, expression), resultType);
+    const lowered = lowerExpression(ctx, expression);
+    // `(t: number) => [t, t * t]`: an arrow without a return type returns what its body is.
+    if (!signature.result && isAggregate(lowered.type)) resultType = lowered.type;
+    const value = expectType(ctx, expression, lowered, resultType);
     ctx.at(expression);
     ctx.builder.emit("return", [value], []);
   } else {

@@ -5,6 +5,7 @@ import type { DiagnosticCodeName } from "../diagnostics/codes.js";
 import { jvpKey } from "../differentiate/names.js";
 import { derivedPrimalKey, pairType } from "../differentiate/nest.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
+import { tangentType } from "../ir/tangent-types.js";
 import type { LowerContext } from "./context.js";
 import { lowerExpression } from "./expressions.js";
 import { signatureOf } from "./signature.js";
@@ -106,9 +107,20 @@ export function lowerNestedOperator(
   const b = ctx.builder;
   const withValue = operator.startsWith("valueWith");
   const one = b.constant(1);
+  // `derivative` of a function returning an array or object gives its tangent; a gradient
+  // needs a number.
+  const result = signature.result ?? "number";
+  if (result !== "number" && (operator === "gradient" || operator === "valueWithGradient")) {
+    return ctx.fail(
+      inner,
+      "unsupportedType",
+      `'${operator}' needs a number-valued function; this one returns ${typeof result === "string" ? `a ${result}` : "an array or object"}`,
+    );
+  }
+  const tangent = tangentType(result);
   const results = call.wrt.map((i) => {
     const callee = derivedPrimalKey(jvpKey(key, [i]), withValue ? "pair" : "tangent");
-    const type: Type = withValue ? pairType("number", "number") : "number";
+    const type: Type = withValue ? pairType(tangent, result) : tangent;
     return b.emit(
       "call",
       [...args, ...captures, one],
@@ -119,7 +131,7 @@ export function lowerNestedOperator(
     ).results[0]!;
   });
   const tangents = withValue
-    ? results.map((r) => b.emit("field", [r], ["number"], { field: "d" }).results[0]!)
+    ? results.map((r) => b.emit("field", [r], [tangent], { field: "d" }).results[0]!)
     : results;
   const derivative =
     operator === "derivative" || operator === "valueWithDerivative" || tangents.length === 1
@@ -140,13 +152,13 @@ export function lowerNestedOperator(
           "gradient",
         ).results[0]!;
   if (!withValue) return derivative;
-  const value = b.emit("field", [results[0]!], ["number"], { field: "v" }).results[0]!;
+  const value = b.emit("field", [results[0]!], [result], { field: "v" }).results[0]!;
   const name = operator === "valueWithDerivative" ? "derivative" : "gradient";
   const type: ObjectType = {
     kind: "object",
     name: `{ value; ${name} }`,
     fields: [
-      { name: "value", type: "number", noDerivative: false },
+      { name: "value", type: result, noDerivative: false },
       { name, type: derivative.type, noDerivative: false },
     ],
   };

@@ -12,7 +12,9 @@ import type { Value } from "../ir/types.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { alwaysExits, assignedNames, scanExits, type Exits } from "./exits.js";
-import { article, lowerCondition, lowerExpression } from "./expressions.js";
+import { article, expectType, lowerCondition, lowerExpression } from "./expressions.js";
+import { isAggregate, typeText } from "../ir/type-system.js";
+import { functionLabel } from "../differentiate/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { annotationType } from "./signature.js";
 import { lowerValue } from "./members.js";
@@ -114,6 +116,22 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
           "typeMismatch",
           `'return' needs ${article(ctx.resultType)} value here`,
         );
+      if (ctx.resultDefaulted) {
+        // No return type: nabla took it to be a number, and an array here says otherwise.
+        const returned = lowerValue(ctx, node.argument, undefined);
+        if (isAggregate(returned.type)) {
+          return ctx.fail(
+            node.argument,
+            "typeMismatch",
+            `${functionLabel(ctx.functionName)} has no return type, so nabla takes it to return a number, but this is ${article(returned.type)}; annotate the return type (': ${typeText(returned.type)}')`,
+          );
+        }
+        expectType(ctx, node.argument, returned, ctx.resultType);
+        ctx.at(node);
+        ctx.assign(ctx.resultSlot!, returned);
+        ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
+        return true;
+      }
       const value = lowerValue(ctx, node.argument, ctx.resultType);
       ctx.at(node);
       ctx.assign(ctx.resultSlot!, value);

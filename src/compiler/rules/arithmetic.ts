@@ -18,4 +18,14 @@ export const ARITHMETIC_RULES: ReadonlyMap<Opcode, ForwardRule> = new Map<Opcode
       lin.sub(da, db && lin.scale(db, builder.math("trunc", [builder.binary("div", a!, b!)]))),
   ],
   ["pow", powJvp],
+  // The math rules pick coefficients with `select`; differentiated again, the pick is linear.
+  [
+    "select",
+    ({ b: builder }, [c], [, da, db]) =>
+      da || db
+        ? builder.asTangent(true, () =>
+            builder.select(c!, da ?? builder.constant(0), db ?? builder.constant(0)),
+          )
+        : undefined,
+  ],
 ]);

@@ -6,6 +6,13 @@ export function formatNs(ns: number): string {
   return Math.round(ns).toLocaleString("en-US");
 }
 
+/** Bytes, in KiB from 1 KiB on. */
+export function kib(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const k = bytes / 1024;
+  return `${k < 100 ? k.toFixed(1) : Math.round(k).toLocaleString("en-US")} KiB`;
+}
+
 export function ratio(a: number, b: number): string {
   return `${(a / b).toFixed(2)}×`;
 }

@@ -10,6 +10,14 @@ import {
   type CompileTiming,
 } from "./compile-time.js";
 import { hornerJvp, out as handOut, pendulumJvp, straightJvp } from "./hand-written.js";
+import {
+  HIGHER_ORDER_BENCHMARKS,
+  higherOrderReport,
+  loadHigherOrderProgram,
+  runHigherOrder,
+  verifyHigherOrder,
+  type HigherOrderResults,
+} from "./higher-order.js";
 import { importCompiled } from "./load.js";
 import { fastestTable, formatNs, ratio, table, type TimedRow } from "./markdown.js";
 import {
@@ -33,8 +41,8 @@ import { measure, sinkValue, type Measurement, type TimingOptions } from "./timi
 // `npm run bench`: run-time cost of nabla's forward derivatives and of its gradients (reverse
 // mode, bench/reverse.ts) against the primal functions and hand-written derivatives, the tape
 // memory of reverse mode, gradients with TensorFlow.js for comparison, gradients of structured
-// data (arrays, objects, classes; bench/structured.ts), and the compile time of a large
-// generated program. Prints a Markdown report on stdout and writes it to
+// data (arrays, objects, classes; bench/structured.ts), Hessians, Hessian-vector products and
+// checkpointing (bench/higher-order.ts), and the compile time of a large generated program. Prints a Markdown report on stdout and writes it to
 // docs/benchmarks.md; progress goes to stderr.
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -287,6 +295,7 @@ function report(
   rows: Row[],
   reverse: ReverseResults,
   structured: StructuredResults,
+  higherOrder: HigherOrderResults,
   compile: CompileTiming,
 ): string {
   const cpu = cpus();
@@ -323,6 +332,7 @@ ${fastestTable(rows)}
 
 ${reverseReport(reverse)}
 ${structuredReport(structured)}
+${higherOrderReport(higherOrder)}
 ## Compile time
 
 ${compileTable(compile)}
@@ -339,7 +349,8 @@ Each variant runs in its own loop of calls (one call site per variant, so V8 can
 in user code), with an input that changes on every call and results summed into a sink that is
 printed, so no work can be hoisted or dropped (all components of a gradient are summed). Each
 loop first runs with a growing number of calls until one run takes at least
-${TIMING.minSampleMs} ms: this is the warm-up, during which V8 optimizes it. It then runs once
+${TIMING.minSampleMs} ms, confirmed by a second run taking at least half as long (a pause of the
+machine can make one run look long): this is the warm-up, during which V8 optimizes it. It then runs once
 more untimed, then ${TIMING.repetitions} times timed, interleaved with the other variants of the
 same benchmark, and the median of those runs is reported. A gradient of a 10⁶-step loop takes
 longer than ${TIMING.minSampleMs} ms, so there each timed run is one call. The ratios are ratios
@@ -357,6 +368,7 @@ async function main(): Promise<void> {
 
   const reversePrograms = await loadReversePrograms(PROGRAMS);
   const structuredProgram = await loadStructuredProgram(PROGRAMS);
+  const higherOrderProgram = await loadHigherOrderProgram(PROGRAMS);
 
   progress("checking nabla's derivatives against the hand-written ones");
   verify(straight, loop, recursive);
@@ -368,14 +380,24 @@ async function main(): Promise<void> {
     "checking nabla's gradients of structured data against the hand-written ones and finite differences",
   );
   verifyStructured(structuredProgram);
+  progress(
+    "checking nabla's Hessians, Hessian-vector products and checkpointed gradients against the hand-written ones",
+  );
+  const agreement = verifyHigherOrder(higherOrderProgram);
 
   const benchmarks: [string, () => Measurement[]][] = [
     ["(a) straight-line, ~50 ops, 3 inputs", () => benchStraight(straight)],
     ["(b) loop, 10⁶ pendulum steps", () => benchLoop(loop)],
     ["(c) recursion, depth 25 (Horner)", () => benchRecursive(recursive)],
   ];
-  // Forward benchmarks, reverse benchmarks and tfjs, structured data and tfjs, compile time.
-  const steps = benchmarks.length + REVERSE_BENCHMARKS.length + STRUCTURED_BENCHMARKS.length + 3;
+  // Forward benchmarks, reverse benchmarks and tfjs, structured data and tfjs, higher order,
+  // compile time.
+  const steps =
+    benchmarks.length +
+    REVERSE_BENCHMARKS.length +
+    STRUCTURED_BENCHMARKS.length +
+    HIGHER_ORDER_BENCHMARKS.length +
+    3;
   const rows: Row[] = [];
   for (const [k, [name, run]] of benchmarks.entries()) {
     progress(`[${k + 1}/${steps}] derivative ${name}`);
@@ -401,6 +423,10 @@ async function main(): Promise<void> {
   const structured = await runStructured(structuredProgram, progress, (k, name) =>
     progress(`[${structuredBase + k + 1}/${steps}] ${name}`),
   );
+  const higherOrderBase = structuredBase + STRUCTURED_BENCHMARKS.length + 1;
+  const higherOrder = await runHigherOrder(higherOrderProgram, agreement, progress, (k, name) =>
+    progress(`[${higherOrderBase + k + 1}/${steps}] ${name}`),
+  );
 
   progress(
     `[${steps}/${steps}] compile time of a generated program (${GENERATED_FUNCTIONS} functions)`,
@@ -415,7 +441,7 @@ async function main(): Promise<void> {
   if (!Number.isFinite(sinkValue())) {
     throw new Error(`a benchmark produced a non-finite result (sink ${sinkValue()})`);
   }
-  const text = report(rows, reverse, structured, compile);
+  const text = report(rows, reverse, structured, higherOrder, compile);
   process.stdout.write(text);
   writeFileSync(REPORT, text);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -11,7 +11,15 @@ import {
   type ParticleState,
 } from "./hand-written-structured.js";
 import { importCompiled } from "./load.js";
-import { fastestTable, formatNs, gradientTable, ratio, table, type TimedRow } from "./markdown.js";
+import {
+  fastestTable,
+  formatNs,
+  gradientTable,
+  kib,
+  ratio,
+  table,
+  type TimedRow,
+} from "./markdown.js";
 import { initTfjs, tfjsTensorCount, tfMlp } from "./tfjs.js";
 import { measure, type Measurement, type TimingOptions } from "./timing.js";
 
@@ -67,7 +75,7 @@ export const STRUCTURED_BENCHMARKS = [
 // ---- inputs: deterministic, different per seed ----
 
 /** `length` values in [−scale, scale), a hash of the index and the seed. */
-function values(length: number, seed: number, scale: number): Float64Array {
+export function values(length: number, seed: number, scale: number): Float64Array {
   const a = new Float64Array(length);
   for (let k = 0; k < length; k++) {
     const v = Math.sin(12.9898 * k + 78.233 * seed) * 43758.5453;
@@ -110,7 +118,10 @@ function mlpInput(p: StructuredProgram, seed: number): MlpInput {
   return { model, inputs, targets };
 }
 
-function particlesInput(p: StructuredProgram, seed: number): ParticleState {
+export function particlesInput(
+  p: Pick<StructuredProgram, "PARTICLES">,
+  seed: number,
+): ParticleState {
   return {
     x: values(p.PARTICLES, seed, 1),
     y: values(p.PARTICLES, seed + 0.25, 1),
@@ -119,12 +130,12 @@ function particlesInput(p: StructuredProgram, seed: number): ParticleState {
   };
 }
 
-const SEEDS = [1, 2];
+export const SEEDS = [1, 2];
 
 // ---- agreement checks: run before timing, fail loudly ----
 
 /** A gradient as its named arrays, in a fixed order. */
-type Parts = [string, Float64Array | Float32Array][];
+export type Parts = [string, Float64Array | Float32Array][];
 
 interface MlpLayers<T> {
   hidden: { w: T; b: T };
@@ -147,7 +158,7 @@ function mlpParts(g: MlpLayers<Float64Array> | MlpLayers<Float32Array>): Parts {
   ];
 }
 
-function particleParts(g: ParticleState): Parts {
+export function particleParts(g: ParticleState): Parts {
   return [
     ["x", g.x],
     ["y", g.y],
@@ -156,7 +167,7 @@ function particleParts(g: ParticleState): Parts {
   ];
 }
 
-function largestOf(parts: Parts): number {
+export function largestOf(parts: Parts): number {
   let m = 0;
   for (const [, a] of parts) for (const v of a) m = Math.max(m, Math.abs(v));
   return m;
@@ -166,7 +177,7 @@ function largestOf(parts: Parts): number {
  * Compares two gradients array by array and component by component: relative to each
  * component (`scale` undefined) or to `scale`. Returns the problems found (at most a few per array).
  */
-function compareParts(
+export function compareParts(
   what: string,
   got: Parts,
   expected: Parts,
@@ -401,7 +412,7 @@ function benchMlp(p: StructuredProgram): Measurement[] {
 }
 
 /** One component of each array of a particle-state gradient. */
-function particleSample(g: ParticleState, i: number): number {
+export function particleSample(g: ParticleState, i: number): number {
   const k = i % g.x.length;
   return g.x[k]! + g.y[k]! + g.vx[k]! + g.vy[k]!;
 }
@@ -708,12 +719,6 @@ function verdict(row: StructuredRow): string {
     row.nabla / row.hand <= TARGET_VS_HAND ? "" : `nabla/hand > ${TARGET_VS_HAND}`,
   ].filter(Boolean);
   return misses.length === 0 ? "yes" : `no (${misses.join(", ")})`;
-}
-
-function kib(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const k = bytes / 1024;
-  return `${k < 100 ? k.toFixed(1) : Math.round(k).toLocaleString("en-US")} KiB`;
 }
 
 function runTimeTable(rows: StructuredRow[]): string {

@@ -223,3 +223,38 @@ export function tfMlp(model: MlpLayout<Float64Array>, batch: number): TfMlp {
     dispose: () => variables.forEach((v) => v.dispose()),
   };
 }
+
+// ---- (h) higher order: the Rosenbrock function ----
+
+export interface TfRosenbrock {
+  /** ∇f(x), in float32. */
+  gradient(x: Float32Array): Float32Array;
+  /** ∇²f(x)·v, in float32: reverse mode over reverse mode. */
+  hessianVectorProduct(x: Float32Array, v: Float32Array): Float32Array;
+}
+
+/**
+ * The Rosenbrock function of bench/programs/higher-order.ts vectorized as a tfjs user would
+ * write it (slices of x instead of a loop), with its gradient (`tf.grad`) and its
+ * Hessian-vector product as the gradient of x ↦ ⟨∇f(x), v⟩ (`tf.grad` of `tf.grad`, tfjs's
+ * gradients being differentiable ops themselves). No tensor outlives a call.
+ */
+export function tfRosenbrock(n: number): TfRosenbrock {
+  const rosen = (x: tf.Tensor): tf.Scalar => {
+    const head = x.slice(0, n - 1);
+    const tail = x.slice(1, n - 1);
+    const a = tail.sub(head.square());
+    const b = tf.scalar(1).sub(head);
+    return a.square().mul(100).add(b.square()).sum();
+  };
+  const grad = tf.grad(rosen);
+  return {
+    gradient: (x) => tf.tidy(() => grad(tf.tensor1d(x)).dataSync() as Float32Array),
+    hessianVectorProduct: (x, v) =>
+      tf.tidy(() => {
+        const direction = tf.tensor1d(v);
+        const hvp = tf.grad((xt: tf.Tensor) => grad(xt).mul(direction).sum());
+        return hvp(tf.tensor1d(x)).dataSync() as Float32Array;
+      }),
+  };
+}

@@ -13,6 +13,12 @@ export const tape = {
   peak: 0,
   /** Arrays and objects the backward sweep needs (shadows, arrays it reads): a plain stack. */
   objects: [] as unknown[],
+  /**
+   * How many pullbacks are replaying a saved tape right now: what their backward sweeps find
+   * on the tape will be found again next time, so it must not be changed (see
+   * emit/checkpoint.ts, whose reruns then work on copies).
+   */
+  replays: 0,
 };
 
 /** What a pullback keeps of the tape between its forward sweep and its backward sweeps. */
@@ -47,6 +53,7 @@ export function tapeRestore(saved: SavedTape): void {
   tape.top += numbers.length;
   if (tape.top > tape.peak) tape.peak = tape.top;
   for (const o of saved.objects) tape.objects.push(o);
+  tape.replays++;
 }
 
 /** Drops everything above the marks (after an exception in a derivative). */

@@ -261,10 +261,16 @@ export class ReverseInfo {
     // Operands may be read again from frozen memory (`o * this.nin + i`).
     if (depth > 0 && this.rereadable(def)) return this.fromOuter(def, v, taped, depth);
     if (def.tangent || !CHEAP.has(def.opcode)) return false;
-    // A value a loop iteration yields is had for free from the next iteration (SharedResidual).
+    // A value a loop iteration yields is had for free from the next iteration (SharedResidual),
+    // unless it is the next value of a loop counter, which is recomputed rather than taped.
     const where = this.home.get(v.id);
     const end = where?.ops[where.ops.length - 1];
-    if (depth === 0 && end?.opcode === "yield" && end.operands.includes(v)) return false;
+    if (
+      depth === 0 &&
+      end?.opcode === "yield" &&
+      end.operands.some((o, k) => o === v && !this.induced.has(where!.params[k]?.id ?? -1))
+    )
+      return false;
     return this.fromOuter(def, v, taped, depth);
   }
 

@@ -41,9 +41,12 @@ export function emitCheckpointSweep(
     line(`export function ${fn.name}(seed) {`, 0);
     line(`const objects = ${objects};`);
     for (const name of [...args, ...shadows].reverse()) line(`const ${name} = objects.pop();`);
-    // The rerun writes what f writes: it gets a copy, so a pullback can replay this sweep.
+    // The rerun writes what f writes: under a pullback, which may replay this sweep, it gets
+    // a copy.
     const rerun = args.map((a, i) =>
-      isAggregate(sweep.params[i]!) ? `${runtime}.copyValue(${a})` : a,
+      isAggregate(sweep.params[i]!)
+        ? `(${runtime}.tape.replays > 0 ? ${runtime}.copyValue(${a}) : ${a})`
+        : a,
     );
     line(`${nameOf(sweep.fwd)}(${[...rerun, ...shadows].join(", ")});`);
     line(`return ${nameOf(sweep.bwd)}(seed);`);

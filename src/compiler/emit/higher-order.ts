@@ -59,7 +59,9 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
   switch (w.operator) {
     case "hessianVectorProduct": {
       const v = fresh("v");
-      return `((${args}, ${v}) => (${w.hvp!})(${[...params, ...w.captures, v].join(", ")}))`;
+      // A function that writes x has a JVP that writes x's tangent: v stays the user's.
+      const direction = w.writes.length > 0 ? `${w.runtime}.copyTangent(${v})` : v;
+      return `((${args}, ${v}) => (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")}))`;
     }
     case "hessian": {
       const hvp = fresh("hvp");
@@ -77,9 +79,18 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
         snapshots.size === 0
           ? apply(v)
           : `${i} + 1 < ${n} ? ${hvp}(${[...copies, ...w.captures, v].join(", ")}) : ${apply(v)}`;
+      if (snapshots.size > 0) {
+        // f writes x, so its JVP writes the tangent: a fresh basis vector per row.
+        return (
+          `((${args}) => { ${takeSnapshots}const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new Array(${n}); ` +
+          `for (let ${i} = 0; ${i} < ${n}; ${i}++) { ${basis(w.type, x, v, i)}${rows}[${i}] = ${row}; } return ${rows}; })`
+        );
+      }
+      // One basis vector, its 1 moved along (an allocation costs more than a small HVP).
+      const zeros = zerosLike(tangentType(w.type), js.name(x)).text;
       return (
-        `((${args}) => { ${takeSnapshots}const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new Array(${n}); ` +
-        `for (let ${i} = 0; ${i} < ${n}; ${i}++) { ${basis(w.type, x, v, i)}${rows}[${i}] = ${row}; } return ${rows}; })`
+        `((${args}) => { const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new Array(${n}), ${v} = ${zeros}; ` +
+        `for (let ${i} = 0; ${i} < ${n}; ${i}++) { ${v}[${i}] = 1; ${rows}[${i}] = ${row}; ${v}[${i}] = 0; } return ${rows}; })`
       );
     }
     case "jacobian": {

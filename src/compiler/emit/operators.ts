@@ -192,7 +192,7 @@ export function operatorWrapper(w: OperatorWrapper): string {
       const seedResult = w.aggregateResult
         ? `${w.runtime}.clearTangent(${resultShadow}); ${w.runtime}.addTangent(${resultShadow}, ${seed}); `
         : "";
-      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); ${seedResult}${backward(w.aggregateResult ? "" : seed)}return ${gather(first, true)};`)} }`;
+      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); try { ${seedResult}${backward(w.aggregateResult ? "" : seed)}return ${gather(first, true)}; } finally { ${w.runtime}.tape.replays--; }`)} }`;
       const keepShadow = w.aggregateResult ? `${resultShadow} = ${out(1)}; ` : "";
       const start = `${value} = ${call(w.fwd, shadowArgs)}; ${keepShadow}${saved} = ${w.runtime}.tapeTake(${mark}, ${objectMark});`;
       const result =

@@ -863,7 +863,7 @@ ${FD_STEP.toExponential()}, two of nabla's gradients; it differs from the exact 
 ${a.fdDifference.toExponential(1)} of its largest component. Every result is a fresh Float64Array, as nabla's
 are: the reference row times allocating one, which on this machine costs more than the
 arithmetic of a gradient of this size and accounts for much of every row (the Hessians
-allocate 100 rows; nabla's also allocates a basis vector per row). nabla's gradient,
+allocate 100 rows; nabla's reuses one basis vector). nabla's gradient,
 Hessian and HVP are checked before timing against the hand-written ones, and the HVP against
 H·v with H both nabla's and the hand-written Hessian, to ${AGREEMENT} (relative, absolute for
 components below 1), at ${SEEDS.length} points x ∈ [−1.2, 1.2)¹⁰⁰ and directions v ∈ [−1, 1)¹⁰⁰. The number tape
@@ -892,9 +892,10 @@ so that the forward sweep keeps a copy of the state instead of taping the segmen
 backward sweep reruns the segment's forward sweep from that copy just before its backward
 sweep. The timed rows are ${segments} segments of ${stepsPerSegment} steps; memory is measured for
 several groupings. What checkpointing adds to the time is one more run of every segment (the
-forward sweep runs the primal segment, the backward sweep its taped forward sweep) and two
-copies of the state per segment: the one the forward sweep keeps, and one the rerun works on
-so that a pullback could replay it (eight Float64Array allocations per segment).
+forward sweep runs the primal segment, the backward sweep its taped forward sweep) and one
+copy of the state per segment, the one the forward sweep keeps (four Float64Array
+allocations per segment); under a pullback, which may replay the tape, the rerun works on a
+second copy.
 **number tape**: \`resetTapePeak()\`, one gradient, \`tapeStats().peak\` × 8 bytes.
 **snapshots**: the copies of the state (4 × 64 float64) a checkpoint keeps on \`tape.objects\`,
 one per segment, all alive at the end of the forward sweep: measured as the bytes of the typed

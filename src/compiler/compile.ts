@@ -389,13 +389,15 @@ function emitModule(
         ? emitCheckpointSweep(fn, fn.checkpoint, wrtOf(fn.key), functionName, RUNTIME)
         : emitFunction(fn, names, true),
   );
-  // The module keeps each rule it registers in a constant its adapters call.
+  // The module keeps each rule it registers in a variable its adapters call: a `var`, so an
+  // adapter running before the registration (a module this one imports, at load time) finds
+  // it undefined and says so, instead of a temporal-dead-zone error.
   const registrations: Replacement[] = rules.map((r) => {
     const callee = r.registration.call.callee;
     return {
       start: callee.start,
       end: callee.end,
-      text: `const ${r.constName} = ${mod.text.slice(callee.start, callee.end)}`,
+      text: `var ${r.constName} = ${mod.text.slice(callee.start, callee.end)}`,
     };
   });
   /** The wrapper of a first-order operator over the derivatives of `primal`. */

@@ -36,3 +36,13 @@ export function registerRule<R extends RegisteredRule>(f: unknown, rule: R): R {
 export function registeredRule(f: unknown): RegisteredRule | undefined {
   return typeof f === "function" ? registry.get(f) : undefined;
 }
+
+/**
+ * Thrown by generated code that needs a rule its module has not registered yet: a module that
+ * module imports used the function while being loaded, before the registration ran.
+ */
+export function ruleNotYetRegistered(name: string, file: string): never {
+  throw new Error(
+    `nabla: the derivative of '${name}' is registered in ${file}, which had not run its 'registerDerivative' yet when '${name}' was differentiated (a module ${file} imports differentiated it while being loaded). Register the derivative in a module that is imported before that code runs, such as the one that defines '${name}'.`,
+  );
+}

@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import type { DerivativeRule } from "../analyze/rules.js";
 import { isAggregate, isDifferentiable } from "../ir/type-system.js";
 import { tangentType } from "../ir/tangent-types.js";
@@ -35,6 +36,13 @@ export function emitRuleAdapter(
   const open = (params: string[]) => {
     line(`export function ${fn.name}(${params.join(", ")}) {`);
     indent++;
+    if (adapter.kind !== "bwd") {
+      // Its module has not run the registration yet (a module it imports uses f at load time).
+      const where = JSON.stringify(basename(adapter.home));
+      line(
+        `if (${rule.constName} === undefined) ${runtime}.ruleNotYetRegistered(${JSON.stringify(rule.targetName)}, ${where});`,
+      );
+    }
   };
   const close = () => {
     indent--;

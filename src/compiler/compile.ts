@@ -15,7 +15,7 @@ import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
-import { emitFunction } from "./emit/function.js";
+import { emitFunction, hoistedAdjustments } from "./emit/function.js";
 import {
   assembleModule,
   TransformError,
@@ -382,12 +382,15 @@ function emitModule(
     runtime: RUNTIME,
   };
 
-  const emitted = own.map((fn) =>
-    fn.adapter
-      ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
-      : fn.checkpoint
-        ? emitCheckpointSweep(fn, fn.checkpoint, wrtOf(fn.key), functionName, RUNTIME)
-        : emitFunction(fn, names, true),
+  const emitted = [...hoistedAdjustments(own)];
+  emitted.push(
+    ...own.map((fn) =>
+      fn.adapter
+        ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
+        : fn.checkpoint
+          ? emitCheckpointSweep(fn, fn.checkpoint, wrtOf(fn.key), functionName, RUNTIME)
+          : emitFunction(fn, names, true),
+    ),
   );
   // The module keeps each rule it registers in a variable its adapters call: a `var`, so an
   // adapter running before the registration (a module this one imports, at load time) finds

@@ -17,6 +17,7 @@ export {
   clearTangent,
   copyTangent,
   copyValue,
+  copyValues,
   checkAliasing,
   saveStructure,
   restoreStructure,

@@ -43,6 +43,6 @@ export function registeredRule(f: unknown): RegisteredRule | undefined {
  */
 export function ruleNotYetRegistered(name: string, file: string): never {
   throw new Error(
-    `nabla: the derivative of '${name}' is registered in ${file}, which had not run its 'registerDerivative' yet when '${name}' was differentiated (a module ${file} imports differentiated it while being loaded). Register the derivative in a module that is imported before that code runs, such as the one that defines '${name}'.`,
+    `nabla: the derivative of '${name}' is registered in ${file}, which had not run its 'registerDerivative' yet when '${name}' was differentiated (by code above the registration, or by a module ${file} imports, while it was being loaded). Register the derivative before that code runs: above it, or in a module imported first, such as the one that defines '${name}'.`,
   );
 }

@@ -52,6 +52,36 @@ export function copyValue<T>(v: T): T {
 }
 
 /**
+ * Deep copies of several values that keep their sharing: an array reachable from two of them
+ * (or twice from one) is copied once, and both places get that copy. Checkpoints save
+ * arguments this way, so a rerun sees `f(s, s.pos)` as the same memory twice, as f did.
+ */
+export function copyValues(values: unknown[]): unknown[] {
+  const copies = new Map<object, unknown>();
+  const copy = (v: unknown): unknown => {
+    if (v === null || typeof v !== "object") return v;
+    const known = copies.get(v);
+    if (known !== undefined) return known;
+    if (v instanceof Float64Array || v instanceof Float32Array) {
+      const c = v.slice();
+      copies.set(v, c);
+      return c;
+    }
+    if (Array.isArray(v)) {
+      const c: unknown[] = new Array(v.length);
+      copies.set(v, c);
+      for (let i = 0; i < v.length; i++) c[i] = copy(v[i]);
+      return c;
+    }
+    const c = Object.create(Object.getPrototypeOf(v) as object | null) as Record<string, unknown>;
+    copies.set(v, c);
+    for (const [k, x] of Object.entries(v)) c[k] = copy(x);
+    return c;
+  };
+  return values.map(copy);
+}
+
+/**
  * Arrays or objects reachable from two arguments (or twice from one), where the function
  * writes one of them: nabla gives each path its own tangent, which would be wrong for memory
  * that both names change.

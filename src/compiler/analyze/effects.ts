@@ -11,6 +11,8 @@ export interface Effects {
   writes: Set<number>;
   /** Parameters in which it may store arrays or objects (changing their structure). */
   replaces: Set<number>;
+  /** Parameters whose arrays it may lengthen (`push`), directly or through callees. */
+  grows: Set<number>;
   /** Parameters the returned value may be, or contain. */
   aliases: Set<number>;
   /** Module-level arrays and objects it writes (directly or through callees). */
@@ -161,17 +163,32 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     if (ret && classes.same(ret, p)) aliases.add(i);
   });
   let readsModule = false;
+  const grown = new Set<number>();
   const scan = (region: Region) => {
     for (const op of region.ops) {
       if (op.opcode === "global" && isAggregate(op.results[0]!.type)) readsModule = true;
-      if (op.opcode === "call") readsModule ||= effectsOf(calleeOf(op))?.readsModule ?? true;
+      if (op.opcode === "setIndex" && op.attrs.value === "grow")
+        grown.add(classes.find(op.operands[0]!.id));
+      if (op.opcode === "call") {
+        const effects = effectsOf(calleeOf(op));
+        readsModule ||= effects?.readsModule ?? true;
+        op.operands.forEach((arg, i) => {
+          if (isAggregate(arg.type) && (!effects || effects.grows.has(i)))
+            grown.add(classes.find(arg.id));
+        });
+      }
       op.regions.forEach(scan);
     }
   };
   scan(fn.body);
+  const grows = new Set<number>();
+  fn.params.forEach((p, i) => {
+    if (isAggregate(p.type) && grown.has(classes.find(p.id))) grows.add(i);
+  });
   return {
     writes,
     replaces,
+    grows,
     aliases,
     moduleWrites: findModuleWrites(fn, effectsOf),
     readsModule,

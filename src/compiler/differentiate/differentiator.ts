@@ -16,7 +16,7 @@ import {
 import { eliminateDeadCode } from "../ir/dce.js";
 import { eliminateCommonSubexpressions } from "../ir/cse.js";
 import { hoistLoopInvariants } from "../ir/licm.js";
-import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, Type } from "../ir/types.js";
 import { verifyFunction } from "../ir/verify.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
@@ -48,6 +48,7 @@ export type Mode = "forward" | "reverse" | "gradient";
 const NO_EFFECTS: Effects = {
   writes: new Set(),
   replaces: new Set(),
+  grows: new Set(),
   aliases: new Set(),
   moduleWrites: [],
   readsModule: false,
@@ -185,6 +186,20 @@ export class Differentiator {
         severity: "error",
         code: DiagnosticCode.unsupportedType,
         message: `a checkpointed function must return a number or nothing; ${target ? functionLabel(target.name) : "this function"} returns a ${typeText(result)}`,
+        loc: demand.chain[0]?.loc ?? { file: "", start: 0, end: 0 },
+        notes: demand.chain.slice(1),
+      });
+      return;
+    }
+    const effects = this.effects(demand.key);
+    if (!effects || effects.replaces.size > 0 || effects.grows.size > 0) {
+      // The checkpoint's forward sweep runs the primal, which would change the structure of
+      // the arguments without their shadows following.
+      const target = this.targets.get(demand.key);
+      this.diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.unsupportedType,
+        message: `${target ? functionLabel(target.name) : "this function"} cannot be checkpointed: it ${effects ? "stores arrays or objects into its arguments, or pushes onto their arrays" : "may change its arguments' structure"}; checkpointed functions may change the numbers in their arguments only`,
         loc: demand.chain[0]?.loc ?? { file: "", start: 0, end: 0 },
         notes: demand.chain.slice(1),
       });
@@ -376,6 +391,42 @@ export class Differentiator {
     }
   }
 
+  /**
+   * An inner `gradient` of several parameters runs its function once per parameter (see
+   * lower/nested.ts), which is only the same as one run if the function changes nothing.
+   */
+  private checkInnerGradients(primal: IRFunction, demand: Demand): boolean {
+    const passes = new Map<string, Op[]>();
+    const visit = (ops: Op[]): void =>
+      ops.forEach((op) => {
+        const name = op.attrs.calleeName;
+        if (
+          op.opcode === "call" &&
+          (name === "gradient" || name === "valueWithGradient") &&
+          parseDerivedPrimalKey(op.attrs.callee!)
+        ) {
+          const at = `${op.loc.file}:${op.loc.start}`;
+          passes.set(at, [...(passes.get(at) ?? []), op]);
+        }
+        op.regions.forEach((r) => visit(r.ops));
+      });
+    visit(primal.body.ops);
+    for (const calls of passes.values()) {
+      if (calls.length < 2) continue;
+      const effects = this.effects(calls[0]!.attrs.callee!);
+      if (effects && effects.writes.size === 0) continue;
+      this.diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.nestedDifferentiation,
+        message: `inside differentiable code, '${calls[0]!.attrs.calleeName}' with respect to ${calls.length} parameters runs its function once per parameter, and this function changes arrays it is given or captures; differentiate with respect to one parameter at a time, or keep the function free of writes`,
+        loc: calls[0]!.loc,
+        notes: demand.chain,
+      });
+      return false;
+    }
+    return true;
+  }
+
   private readonly effectsCache = new Map<FunctionKey, Effects | null>();
 
   /**
@@ -485,6 +536,7 @@ export class Differentiator {
       );
       return undefined;
     }
+    if (!this.checkInnerGradients(primal, demand)) return undefined;
     const writes = findModuleWrites(primal, this.effects);
     for (const { name, loc, calls, passed } of writes) {
       this.diagnostics.add({

@@ -132,7 +132,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         if (!dx || !activity.isActive(op.results[0]!)) return;
         const { callee, value } = op.attrs;
         const adjusted = b.asTangent(true, () =>
-          b.emit("adjust", [dx], ["number"], callee !== undefined ? { callee } : { value }),
+          b.emit("adjust", [dx], ["number"], { callee, ...(value !== undefined ? { value } : {}) }),
         );
         tangents.set(op.results[0]!.id, adjusted.results[0]);
         return;

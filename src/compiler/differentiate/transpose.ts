@@ -218,12 +218,10 @@ function emitBackwardSweep(
       case "adjust": {
         // withDerivative's function sees the adjoint in reverse mode.
         const { callee, value } = op.attrs;
-        const adjusted = b.emit(
-          "adjust",
-          [adjoint],
-          ["number"],
-          callee !== undefined ? { callee } : { value },
-        );
+        const adjusted = b.emit("adjust", [adjoint], ["number"], {
+          callee,
+          ...(value !== undefined ? { value } : {}),
+        });
         accumulate(adjoints, a, adjusted.results[0]!);
         return;
       }

@@ -26,10 +26,10 @@ export function emitCheckpointSweep(
   const objects = `${runtime}.tape.objects`;
   if (sweep.kind === "fwd") {
     line(`export function ${fn.name}(${[...args, ...shadows].join(", ")}) {`, 0);
-    const saved = args.map((a, i) =>
-      isAggregate(sweep.params[i]!) ? `${runtime}.copyValue(${a})` : a,
+    // One copy of all arguments together, so arrays they share stay shared.
+    line(
+      `${objects}.push(${[`${runtime}.copyValues([${args.join(", ")}])`, ...shadows].join(", ")});`,
     );
-    line(`${objects}.push(${[...saved, ...shadows].join(", ")});`);
     const primal = nameOf(sweep.primal);
     const method = primal.includes(".") ? primal.slice(primal.lastIndexOf(".") + 1) : undefined;
     const call = method
@@ -40,14 +40,12 @@ export function emitCheckpointSweep(
   } else {
     line(`export function ${fn.name}(seed) {`, 0);
     line(`const objects = ${objects};`);
-    for (const name of [...args, ...shadows].reverse()) line(`const ${name} = objects.pop();`);
+    for (const name of [...shadows].reverse()) line(`const ${name} = objects.pop();`);
     // The rerun writes what f writes: under a pullback, which may replay this sweep, it gets
     // a copy.
-    const rerun = args.map((a, i) =>
-      isAggregate(sweep.params[i]!)
-        ? `(${runtime}.tape.replays > 0 ? ${runtime}.copyValue(${a}) : ${a})`
-        : a,
-    );
+    line("const saved = objects.pop();");
+    line(`const a = ${runtime}.tape.replays > 0 ? ${runtime}.copyValues(saved) : saved;`);
+    const rerun = args.map((_, i) => `a[${i}]`);
     line(`${nameOf(sweep.fwd)}(${[...rerun, ...shadows].join(", ")});`);
     line(`return ${nameOf(sweep.bwd)}(seed);`);
     line("}", 0);

@@ -61,6 +61,27 @@ const BINARY_TEXT: Record<string, string> = {
   or: "||",
 };
 
+/**
+ * The arrows given to `withDerivative` that `fns` call, as module-level function declarations
+ * (hoisted, so derivatives computed while the module loads find them): name → JavaScript.
+ */
+export function hoistedAdjustments(fns: IRFunction[]): EmittedLine[][] {
+  const found = new Map<string, Op>();
+  const visit = (region: Region) =>
+    region.ops.forEach((op) => {
+      if (op.opcode === "adjust" && op.attrs.value !== undefined) found.set(op.attrs.callee!, op);
+      op.regions.forEach(visit);
+    });
+  fns.forEach((fn) => visit(fn.body));
+  return [...found].map(([name, op]) => [
+    {
+      text: `function ${name}(derivative) { return (${String(op.attrs.value)})(derivative); }`,
+      indent: 0,
+      loc: op.loc,
+    },
+  ]);
+}
+
 export function emitFunction(fn: IRFunction, names: EmitNames, exported: boolean): EmittedLine[] {
   return new FunctionEmitter(fn, names).emit(exported);
 }
@@ -126,6 +147,7 @@ class FunctionEmitter {
       if (op.opcode === "extern") this.taken.add(op.attrs.callee!.split(".")[0]!);
       if (op.opcode === "global") this.taken.add(this.emitNames.global(op.attrs.callee!));
       if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(".")[0]!);
+      if (op.opcode === "adjust") this.taken.add(this.emitNames.global(op.attrs.callee!));
       if (op.opcode === "push") this.pushes = this.usesTape = true;
       if (op.opcode === "pop") this.usesTape = true;
       op.regions.forEach((r) => this.countUses(r));
@@ -291,9 +313,9 @@ class FunctionEmitter {
       case "withDerivative":
         return a;
       case "adjust":
-        return op.attrs.callee !== undefined
-          ? js.call(this.emitNames.global(op.attrs.callee), args)
-          : js.call(`(${String(op.attrs.value)})`, args);
+        // A module-level function, or an arrow written at the call hoisted to one (see
+        // hoistedAdjustments), so no generated local can shadow what it reads.
+        return js.call(this.emitNames.global(op.attrs.callee!), args);
       case "neg":
         return js.unary("-", a);
       case "not":

@@ -44,13 +44,15 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
   const params = w.params.map((p, i) => p || fresh(`arg${i}`));
   const args = params.join(", ");
   const x = params[w.wrt]!;
-  // Copies of the written arguments as they were, taken before any pass runs.
-  const snapshots = new Map(w.writes.map((i) => [i, fresh(`${params[i]}0`)]));
+  // Copies of the written arguments (and captured arrays) as they were, taken before any pass
+  // runs; `writes` indexes the arguments followed by the captures.
+  const all = [...params, ...w.captures];
+  const snapshots = new Map(w.writes.map((i) => [i, fresh(`${all[i]}0`)]));
   const takeSnapshots = [...snapshots]
-    .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${params[i]}); `)
+    .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${all[i]}); `)
     .join("");
-  /** The arguments for a pass that must not write the user's arrays. */
-  const copies = params.map((p, i) =>
+  /** The arguments and captures for a pass that must not write the user's arrays. */
+  const copies = all.map((p, i) =>
     snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
   );
   /** A basis vector of `type` shaped like `like`, with a 1 at `at`. */
@@ -78,7 +80,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       const row =
         snapshots.size === 0
           ? apply(v)
-          : `${i} + 1 < ${n} ? ${hvp}(${[...copies, ...w.captures, v].join(", ")}) : ${apply(v)}`;
+          : `${i} + 1 < ${n} ? ${hvp}(${[...copies, v].join(", ")}) : ${apply(v)}`;
       if (snapshots.size > 0) {
         // f writes x, so its JVP writes the tangent: a fresh basis vector per row.
         return (
@@ -114,8 +116,13 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
         `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${zerosLike(tangentType(w.type), js.name(x)).text}; ` +
         `for (let ${j} = 0; ${j} < ${n}; ${j}++) { ${basis(w.type, x, e, j)}const ${column} = ${vwd}.differential(${e}); ` +
         `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}][${j}] = ${column}[${i}]; }`;
+      // The pullback wrapper reads captures by name: copies shadow them for its pass.
+      const capturesCopied = w.captures.some((_, k) => snapshots.has(params.length + k));
+      const pullback = capturesCopied
+        ? `((${w.captures.join(", ")}) => (${w.pullback!})(${copies.slice(0, params.length).join(", ")}))(${copies.slice(params.length).join(", ")})`
+        : `(${w.pullback!})(${copies.slice(0, params.length).join(", ")})`;
       const reverse =
-        `const ${pb} = (${w.pullback!})(${copies.join(", ")}); ` +
+        `const ${pb} = ${pullback}; ` +
         `for (let ${i} = 0; ${i} < ${m}; ${i}++) { ${basis(w.result!, value, e, i)}${rows}[${i}] = ${pb}(${e}); }`;
       return (
         `((${args}) => { ${takeSnapshots}const ${vwd} = (${w.valueWithDifferential!})(${args}); ` +

@@ -63,11 +63,13 @@ export function operatorWrapper(w: OperatorWrapper): string {
     return name;
   };
   const isAggregate = (i: number) => w.zeros[i] !== undefined;
+  /** The arguments and then what a lambda captures: `writes` indexes this list. */
+  const allArgs = [...params, ...w.captures];
   /** Throws when an array the function writes is reachable twice from the arguments. */
   const aliasChecks =
     w.writes.length === 0
       ? ""
-      : `${w.runtime}.checkAliasing(${JSON.stringify(w.operator)}, [${params.join(", ")}], [${params
+      : `${w.runtime}.checkAliasing(${JSON.stringify(w.operator)}, [${allArgs.join(", ")}], [${allArgs
           .map((_, i) => w.writes.includes(i))
           .join(", ")}]); `;
 
@@ -89,16 +91,15 @@ export function operatorWrapper(w: OperatorWrapper): string {
       // A function that changes its arguments changes them once, as one call of it would; the
       // differential is the one at the point it was taken, so later runs use copies of them as
       // they were.
-      const snapshots = new Map(w.writes.map((i) => [i, fresh(`${params[i]}0`)]));
+      const snapshots = new Map(w.writes.map((i) => [i, fresh(`${allArgs[i]}0`)]));
       const fresh_ = fresh("fresh");
       const takeSnapshots = [...snapshots]
-        .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${params[i]}); `)
+        .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${allArgs[i]}); `)
         .join("");
-      const primalArgs = params.map((p, i) =>
+      const primalArgs = allArgs.map((p, i) =>
         snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
       );
-      const jvpCall = (rest: string[]) =>
-        `${w.jvp}(${[...primalArgs, ...w.captures, ...rest].join(", ")})`;
+      const jvpCall = (rest: string[]) => `${w.jvp}(${[...primalArgs, ...rest].join(", ")})`;
       const differential = (originalFirst: boolean) =>
         snapshots.size === 0
           ? `(${tangents.join(", ")}) => ${call(w.jvp, inOrder)}`

@@ -59,14 +59,18 @@ export function emitRuleAdapter(
       open([...args, ...tangents]);
       line(`const r = ${rule.constName}.forward(${[...args, ...given].join(", ")});`);
       line(`${out(1)} = r.value;`);
-      line("return r.tangent;");
+      // Generated code may write into the tangent it gets (a rule may hand back `da` itself).
+      line(aggregateResult ? `return ${runtime}.copyTangent(r.tangent);` : "return r.tangent;");
       close();
       break;
     }
     case "fwd": {
       const shadows = wrt.filter(aggregate).map((i) => `s${i}`);
       open([...args, ...shadows]);
-      line(`const r = ${rule.constName}.reverse(${args.join(", ")});`);
+      // The pullback may close over the arguments and the value, which the program may change
+      // before the backward sweep runs: it gets copies of arrays and objects.
+      const given = args.map((a, i) => (aggregate(i) ? `${runtime}.copyValue(${a})` : a));
+      line(`const r = ${rule.constName}.reverse(${given.join(", ")});`);
       const kept = ["r.pullback", ...shadows];
       if (aggregateResult) {
         line(`const dr = ${zerosLike(tangentType(result), js.name("r.value")).text};`);
@@ -74,7 +78,7 @@ export function emitRuleAdapter(
         line(`${out(1)} = dr;`);
       }
       line(`${runtime}.tape.objects.push(${kept.join(", ")});`);
-      line("return r.value;");
+      line(aggregateResult ? `return ${runtime}.copyValue(r.value);` : "return r.value;");
       close();
       break;
     }

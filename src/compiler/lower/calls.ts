@@ -1,4 +1,5 @@
-import type { CallExpression, Expression, MemberExpression, Node } from "oxc-parser";
+import type { CallExpression, Class, Expression, MemberExpression, Node } from "oxc-parser";
+import type { SourceModule } from "../parse/module.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import { assignable, isArray, isObject } from "../ir/type-system.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
@@ -236,6 +237,14 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
         `class '${type.name}' has no method '${name}' nabla can see (static methods, getters and inherited methods are not supported)`,
       );
     }
+    const override = overridingClass(ctx, type.classKey, name);
+    if (override) {
+      return ctx.fail(
+        callee.property,
+        "unknownCallee",
+        `'${override}' extends '${type.name}' and overrides '${name}': which method runs depends on the object, and nabla differentiates '${type.name}.${name}' only (methods are not dispatched yet); type the object as the class whose method it runs`,
+      );
+    }
     return lowerUserCall(ctx, node, symbol, name, receiver);
   }
   return ctx.fail(
@@ -243,6 +252,40 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     "unsupportedSyntax",
     `calling ${describeNode(callee)} on ${article(type)} is not supported in differentiable code`,
   );
+}
+
+/**
+ * A class of the program that extends the class `classKey` (directly or not) and declares its
+ * own method `name`: a call through the base type might run it.
+ */
+function overridingClass(ctx: LowerContext, classKey: string, name: string): string | undefined {
+  const [file, className] = splitKey(classKey);
+  const base = ctx.program.load(file).types.get(className);
+  const subclasses = (of: Node): { mod: SourceModule; decl: Class }[] =>
+    ctx.program.loadedModules().flatMap((mod) =>
+      [...mod.types.values()].flatMap((decl) => {
+        if (decl.type !== "ClassDeclaration" || decl.superClass?.type !== "Identifier") return [];
+        const parent = ctx.program.resolveType(mod, decl.superClass.name);
+        return parent?.node === of ? [{ mod, decl }] : [];
+      }),
+    );
+  const search = (of: Node, depth: number): string | undefined => {
+    if (depth > 8) return undefined;
+    for (const { decl } of subclasses(of)) {
+      const declares = decl.body.body.some(
+        (m) =>
+          m.type === "MethodDefinition" &&
+          !m.static &&
+          m.key.type === "Identifier" &&
+          m.key.name === name,
+      );
+      if (declares) return decl.id?.name ?? "a subclass";
+      const deeper = search(decl, depth + 1);
+      if (deeper) return deeper;
+    }
+    return undefined;
+  };
+  return base ? search(base, 0) : undefined;
 }
 
 /** The method `name` of the class of `type`, as a function whose first parameter is `this`. */

@@ -2,6 +2,7 @@ import type { CallExpression, Expression, Node } from "oxc-parser";
 import { transformSync } from "oxc-transform";
 import type { Value } from "../ir/types.js";
 import { walk } from "../parse/module.js";
+import { positionAt } from "../diagnostics/format.js";
 import type { LowerContext } from "./context.js";
 import { lowerExpression } from "./expressions.js";
 
@@ -32,7 +33,7 @@ export function lowerWithDerivative(ctx: LowerContext, node: CallExpression): Va
 }
 
 /** How generated code calls the function: by its module-level name, or as stripped JS text. */
-function adjustment(ctx: LowerContext, f: Expression): { callee?: string; value?: string } {
+function adjustment(ctx: LowerContext, f: Expression): { callee: string; value?: string } {
   if (f.type === "Identifier") {
     if (ctx.scope.lookup(f.name)) {
       return ctx.fail(
@@ -86,5 +87,7 @@ function adjustment(ctx: LowerContext, f: Expression): { callee?: string; value?
     .trim()
     .replace(/^const \$f = /, "")
     .replace(/;$/, "");
-  return { value: code };
+  // Emitted once per module as a function of this name (emit/function.ts hoistedAdjustments).
+  const { line, column } = positionAt(ctx.module.text, f.start);
+  return { callee: `$withDerivative_${line}_${column}`, value: code };
 }

@@ -274,7 +274,7 @@ export function leadingJSDoc(mod: SourceModule, node: Node): string | undefined 
     if (c.type !== "Block" || !c.value.startsWith("*") || c.end > node.start) continue;
     if (
       /^\s*$/.test(mod.text.slice(c.end, node.start)) ||
-      /^\s*export\s*$/.test(mod.text.slice(c.end, node.start))
+      /^\s*export(\s+default)?\s*$/.test(mod.text.slice(c.end, node.start))
     )
       best = c;
   }

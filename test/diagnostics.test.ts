@@ -945,6 +945,40 @@ main.ts:14:19: note: when differentiating 'f' for 'differential'
 1 error`,
   },
   {
+    name: "NABLA102: a method a subclass overrides",
+    files: `
+import { gradient } from "nabla";
+class Spring {
+  k: number;
+  constructor(k: number) {
+    this.k = k;
+  }
+  energy(x: number): number {
+    return 0.5 * this.k * x * x;
+  }
+}
+class Stiff extends Spring {
+  energy(x: number): number {
+    return this.k * x ** 4;
+  }
+}
+function total(s: Spring, x: number): number {
+  return s.energy(x);
+}
+export const g = gradient(total, { wrt: 1 });
+`,
+    expected: `
+main.ts:17:12: error NABLA102: 'Stiff' extends 'Spring' and overrides 'energy', so which method this call runs depends on the object; nabla does not dispatch methods yet, so it cannot differentiate such a call
+  16 | function total(s: Spring, x: number): number {
+> 17 |   return s.energy(x);
+     |            ^^^^^^
+main.ts:19:18: note: when differentiating 'total' for 'gradient'
+> 19 | export const g = gradient(total, { wrt: 1 });
+     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA103: unannotated parameter of a called function",
     files: `
 import { derivative } from "nabla";
@@ -1924,6 +1958,32 @@ main.ts:8:19: note: when differentiating the function given to 'derivative'
 1 error`,
   },
   {
+    name: "NABLA116: an inner gradient of two parameters whose function writes a captured array",
+    files: `
+import { gradient } from "nabla";
+function accumulate(buf: number[], a: number, b: number): number {
+  buf[0] += a * b;
+  return buf[0] * a;
+}
+function f(x: number, y: number): number {
+  const buf = [1];
+  const g = gradient((a: number, b: number) => accumulate(buf, a, b))(x, y);
+  return g[0] + buf[0];
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:8:13: error NABLA116: inside differentiable code, 'gradient' with respect to 2 parameters runs its function once per parameter, and this function changes arrays it is given or captures; differentiate with respect to one parameter at a time, or keep the function free of writes
+  7 |   const buf = [1];
+> 8 |   const g = gradient((a: number, b: number) => accumulate(buf, a, b))(x, y);
+    |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:11:18: note: when differentiating 'f' for 'gradient'
+> 11 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA108: checkpoint of a lambda",
     files: `
 import { gradient, checkpoint } from "nabla";
@@ -1957,6 +2017,66 @@ main.ts:5:42: error NABLA106: a checkpointed function must return a number or no
 main.ts:5:18: note: when differentiating the function given to 'gradient'
 > 5 | export const g = gradient((x: number) => checkpoint(pair)(x)[1]);
     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: a checkpointed function pushing onto an array argument",
+    files: `
+import { checkpoint, gradient } from "nabla";
+function step(x: number, hist: number[]): number {
+  const y = Math.sin(x) + x;
+  hist.push(y * y);
+  return y;
+}
+function sim(x0: number): number {
+  const hist: number[] = [];
+  let x = x0;
+  for (let i = 0; i < 3; i++) x = checkpoint(step)(x, hist);
+  let s = 0;
+  for (const h of hist) s += h;
+  return s;
+}
+export const g = gradient(sim);
+`,
+    expected: `
+main.ts:10:35: error NABLA106: 'step' cannot be checkpointed: it pushes onto its argument 'hist', and a checkpointed function may change only the numbers in its arguments; call it without checkpointing, or give it arrays of their final length to write into
+   9 |   let x = x0;
+> 10 |   for (let i = 0; i < 3; i++) x = checkpoint(step)(x, hist);
+     |                                   ^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:15:18: note: when differentiating 'sim' for 'gradient'
+> 15 | export const g = gradient(sim);
+     |                  ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA106: a checkpointed function replacing an array field of its argument",
+    files: `
+import { checkpoint, gradient } from "nabla";
+interface S {
+  v: number[];
+}
+function step(s: S, k: number): number {
+  s.v = s.v.map((x) => Math.sin(x * k));
+  return s.v[0];
+}
+function sim(x: number): number {
+  const s: S = { v: [x, 2 * x] };
+  let t = 0;
+  for (let i = 0; i < 3; i++) t += checkpoint(step)(s, 2) * s.v[1];
+  return t;
+}
+export const g = gradient(sim);
+`,
+    expected: `
+main.ts:12:36: error NABLA106: 'step' cannot be checkpointed: it stores arrays or objects into its argument 's', and a checkpointed function may change only the numbers in its arguments; call it without checkpointing, or give it arrays of their final length to write into
+  11 |   let t = 0;
+> 12 |   for (let i = 0; i < 3; i++) t += checkpoint(step)(s, 2) * s.v[1];
+     |                                    ^^^^^^^^^^^^^^^^^^^^^^
+main.ts:15:18: note: when differentiating 'sim' for 'gradient'
+> 15 | export const g = gradient(sim);
+     |                  ^^^^^^^^^^^^^
 
 1 error`,
   },

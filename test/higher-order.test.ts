@@ -1836,3 +1836,397 @@ export const gd = gradient(derivative((x: number) => withDerivative(x * x * x, t
     );
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Review regressions: programs a reviewer found wrong, with what a user should get.
+
+describe("review regressions", () => {
+  /** The derivative of f(a, b) along a and along b, by central differences. */
+  const differences2 = (f: (a: number, b: number) => number, a: number, b: number) => [
+    difference((t) => f(t, b), a, 1e-6),
+    difference((t) => f(a, t), b, 1e-6),
+  ];
+
+  const ALIASED_CHECKPOINTS = `import { checkpoint, derivative, gradient } from "nabla";
+interface State {
+  pos: number[];
+  vel: number[];
+}
+// Writes through 'pos' and reads through 's.pos': the caller passes the same array as both.
+function advance(s: State, pos: number[], dt: number): number {
+  for (let i = 0; i < pos.length; i++) pos[i] += dt * s.vel[i] * s.pos[i];
+  return s.pos[0] * s.pos[0];
+}
+export function run(x: number, dt: number, ck: boolean): number {
+  const s: State = { pos: [x, 1], vel: [1, 2] };
+  let r = 0;
+  for (let k = 0; k < 3; k++) r += ck ? checkpoint(advance)(s, s.pos, dt) : advance(s, s.pos, dt);
+  return r;
+}
+// Writes through 'a' and reads through 'b', called with the same array as both.
+function step(a: number[], b: number[], k: number): number {
+  a[0] += k * b[1];
+  a[1] += k * b[0] * b[0];
+  return a[1] * b[0];
+}
+export function sim(x: number, k: number, ck: boolean): number {
+  const u = [x, 2 * x];
+  let r = 0;
+  for (let i = 0; i < 3; i++) r += ck ? checkpoint(step)(u, u, k) : step(u, u, k);
+  return r + u[0];
+}
+export const gRun = gradient(run, { wrt: [0, 1] });
+export const dRun = derivative((x: number) => run(x, 0.5, true));
+export const gSim = gradient(sim, { wrt: [0, 1] });
+export const gRunX = gradient((x: number) => run(x, 0.5, true));
+export const gRunXPlain = gradient((x: number) => run(x, 0.5, false));
+export const gSimX = gradient((x: number) => sim(x, 0.4, true));
+export const gSimXPlain = gradient((x: number) => sim(x, 0.4, false));
+`;
+
+  test("checkpoint(advance)(s, s.pos, 0.5) and checkpoint(step)(u, u, k): the plain gradient", async () => {
+    const m = await loadProgram<Record<string, Fn>>({ "main.ts": ALIASED_CHECKPOINTS });
+    const run = (x: number) => m.run!(x, 0.5, true) as number;
+    assertNear(m.gRunX!(1), 37.40625, 1e-14, "checkpointed, at 1");
+    for (const x of [1, 0.7]) {
+      const plain = m.gRunXPlain!(x) as number;
+      assertNear(m.gRunX!(x), plain, 1e-14, `checkpoint(advance) at ${x}: plain`);
+      assertNear(m.gRunX!(x), difference(run, x, 1e-6), 1e-7, `checkpoint(advance) at ${x}: FD`);
+      assertNear(m.dRun!(x), plain, 1e-14, `derivative through checkpoint(advance) at ${x}`);
+    }
+    const sim = (x: number) => m.sim!(x, 0.4, true) as number;
+    for (const x of [0.3, -0.6]) {
+      const plain = m.gSimXPlain!(x) as number;
+      assertNear(m.gSimX!(x), plain, 1e-14, `checkpoint(step)(u, u, k) at ${x}: plain`);
+      assertNear(m.gSimX!(x), difference(sim, x, 1e-6), 1e-7, `checkpoint(step) at ${x}: FD`);
+    }
+  });
+
+  for (const c of [
+    { name: "checkpoint(advance)(s, s.pos, dt)", f: "run", g: "gRun", at: [1, 0.5] },
+    { name: "checkpoint(step)(u, u, k)", f: "sim", g: "gSim", at: [0.3, 0.4] },
+  ]) {
+    test(`${c.name}: the gradient with respect to the number argument too`, async () => {
+      const m = await loadProgram<Record<string, Fn>>({ "main.ts": ALIASED_CHECKPOINTS });
+      const [x, k] = c.at as [number, number];
+      const plain = m[c.g]!(x, k, false);
+      const fd = differences2((a, b) => m[c.f]!(a, b, true) as number, x, k);
+      assertNear(plain, fd, 1e-7, "the plain gradient against differences");
+      assertNear(m[c.g]!(x, k, true), plain, 1e-12, "checkpointed: [x, k]");
+    });
+  }
+
+  test("a function named like the checkpoint wrapper's parameters (a0, s0) can be checkpointed", async () => {
+    const m = await loadProgram<Record<string, (x: number) => number>>({
+      "main.ts": `import { checkpoint, gradient } from "nabla";
+function a0(u: number[], k: number): number {
+  u[0] *= k;
+  return u[0] * u[0];
+}
+function s0(u: number[], k: number): number {
+  u[0] *= k;
+  return u[0] * u[0];
+}
+export const gA0 = gradient((x: number) => checkpoint(a0)([x], 2));
+export const gS0 = gradient((x: number) => checkpoint(s0)([x], 2));
+`,
+    });
+    // (2x)² = 4x²: 8x.
+    assertNear(m.gA0!(3), 24, 0, "checkpoint(a0)");
+    assertNear(m.gS0!(3), 24, 0, "checkpoint(s0)");
+  });
+
+  test("hessian, hessianVectorProduct, jacobian and differential of lambdas writing a captured array", async () => {
+    const m = await loadProgram<Record<string, Fn>>({
+      "main.ts": `import { hessian, hessianVectorProduct, jacobian, differential, valueWithDifferential } from "nabla";
+// Each lambda writes an array it captures (a counter, a cache, a log…): once per operator call.
+export function hess(calls: number[], x: number[]): number[][] {
+  return hessian((y: number[]) => {
+    calls[0] += 1;
+    return calls[0] * y[0] * y[0] * y[1];
+  })(x);
+}
+export function hvp(calls: number[], x: number[], v: number[]): number[] {
+  return hessianVectorProduct((y: number[]) => {
+    calls[0] += 1;
+    return calls[0] * y[0] * y[0] * y[1];
+  })(x, v);
+}
+// n < m (the forward path) and n > m (the reverse path).
+export function jacForward(scale: number[], x: number[]): number[][] {
+  return jacobian((y: number[]): number[] => {
+    scale[0] *= 2;
+    return [scale[0] * y[0], y[0] * y[1], y[1]];
+  })(x);
+}
+export function jacReverse(scale: number[], x: number[]): number[][] {
+  return jacobian((y: number[]): number[] => {
+    scale[0] *= 2;
+    return [scale[0] * y[0] * y[1], y[2]];
+  })(x);
+}
+export function diff(k: number[], t0: number): number[] {
+  const d = differential((t: number) => {
+    k[0] *= 2;
+    return k[0] * t;
+  })(t0);
+  return [d(1), d(1), d(0.5)];
+}
+export function valueDiff(k: number[], t0: number): number[] {
+  const r = valueWithDifferential((t: number) => {
+    k[0] *= 2;
+    return k[0] * t * t;
+  })(t0);
+  return [r.value, r.differential(1), r.differential(1)];
+}
+`,
+    });
+    const x = [0.5, 2];
+    // c·y₀²·y₁ with c the count after the write: H = c·[[2y₁, 2y₀], [2y₀, 0]].
+    const calls = [0];
+    for (const c of [1, 2]) {
+      const H = matrix(m.hess!(calls, x));
+      assert.deepEqual(calls, [c], `hessian call ${c}: the lambda's write ran once`);
+      assertNear(
+        H,
+        [
+          [4 * c, c],
+          [c, 0],
+        ],
+        1e-15,
+        `hessian call ${c}`,
+      );
+      const f = (y: number[]) => c * y[0]! * y[0]! * y[1]!;
+      assertNear(H, finiteHessian(f, x), 1e-6, `hessian call ${c}: second differences`);
+    }
+    const hvpCalls = [0];
+    for (const c of [1, 2]) {
+      const hv = m.hvp!(hvpCalls, x, [1, -1]);
+      assert.deepEqual(hvpCalls, [c], `hessianVectorProduct call ${c}: one write`);
+      assertNear(hv, [3 * c, c], 1e-15, `hessianVectorProduct call ${c}`);
+    }
+    // The scale is doubled once per call: 2, then 4.
+    const scale = [1];
+    for (const s of [2, 4]) {
+      const J = matrix(m.jacForward!(scale, x));
+      assert.deepEqual(scale, [s], `jacobian (forward path): one write`);
+      assertNear(
+        J,
+        [
+          [s, 0],
+          [x[1]!, x[0]!],
+          [0, 1],
+        ],
+        1e-15,
+        `jacobian (forward path), scale ${s}`,
+      );
+      const f = (y: unknown) => [
+        s * (y as number[])[0]!,
+        (y as number[])[0]! * (y as number[])[1]!,
+        (y as number[])[1]!,
+      ];
+      assertNear(J, finiteJacobian(f, [x], 0), 1e-8, `jacobian (forward path): differences`);
+    }
+    const y = [0.5, 2, 3];
+    const scaleR = [1];
+    for (const s of [2, 4]) {
+      const J = matrix(m.jacReverse!(scaleR, y));
+      assert.deepEqual(scaleR, [s], `jacobian (reverse path): one write`);
+      assertNear(
+        J,
+        [
+          [s * y[1]!, s * y[0]!, 0],
+          [0, 0, 1],
+        ],
+        1e-15,
+        `jacobian (reverse path)`,
+      );
+      const f = (z: unknown) => [
+        s * (z as number[])[0]! * (z as number[])[1]!,
+        (z as number[])[2]!,
+      ];
+      assertNear(J, finiteJacobian(f, [y], 0), 1e-8, `jacobian (reverse path): differences`);
+    }
+    // k·t, k doubled once per call: the differential is k·dt for every tangent given to it.
+    const k = [1];
+    assertNear(m.diff!(k, 3), [2, 2, 1], 0, "differential, first call");
+    assert.deepEqual(k, [2]);
+    assertNear(m.diff!(k, 3), [4, 4, 2], 0, "differential, second call");
+    assert.deepEqual(k, [4]);
+    // k·t²: the value and 2k·t.
+    const kv = [1];
+    assertNear(m.valueDiff!(kv, 3), [18, 12, 12], 0, "valueWithDifferential");
+    assert.deepEqual(kv, [2]);
+    assertNear(
+      difference((t) => 2 * t * t, 3),
+      12,
+      1e-8,
+      "differences of 2t²",
+    );
+  });
+
+  test("withDerivative arrows reading module-level dx, t and seed, and a function named dx", async () => {
+    const m = await loadProgram<Record<string, (x: number) => number>>({
+      "main.ts": `import { derivative, gradient, pullback, withDerivative } from "nabla";
+// Names that derivative code also uses for its own locals and parameters.
+const dx = 0.5;
+const t = 0.25;
+const seed = 3;
+function f(x: number): number {
+  return withDerivative(x * x, (d) => d * dx);
+}
+function g(x: number): number {
+  const y = withDerivative(x * x, (d) => d * 2);
+  return withDerivative(y * x, (d) => d * t * 4);
+}
+function h(x: number): number {
+  return withDerivative(Math.sin(x), (d) => d * seed);
+}
+export const df = derivative(f);
+export const gf = gradient(f);
+export const dg = derivative(g);
+export const gg = gradient(g);
+export const dh = derivative(h);
+export const gh = gradient(h);
+export const ph = (x: number) => pullback(h)(x)(2);
+`,
+    });
+    const named = await loadProgram<Record<string, (x: number) => number>>({
+      "main.ts": `import { derivative, gradient, withDerivative } from "nabla";
+function dx(d: number): number {
+  return 0.5 * d;
+}
+function t(d: number): number {
+  return 2 * d;
+}
+function seed(d: number): number {
+  return 3 * d;
+}
+function k(x: number): number {
+  return withDerivative(x * x, dx) + withDerivative(x, t) + withDerivative(x * x * x, seed);
+}
+export const dk = derivative(k);
+export const gk = gradient(k);
+`,
+    });
+    for (const x of [1, 0.7]) {
+      // x² with its derivative halved: x.
+      assertNear(m.df!(x), x, 1e-15, `derivative(f)(${x})`);
+      assertNear(m.gf!(x), x, 1e-15, `gradient(f)(${x})`);
+      // y = x² with its derivative doubled, then y·x with its derivative unchanged (t·4 = 1):
+      // x̄ = y + 2·2x·x = 5x².
+      assertNear(m.dg!(x), 5 * x * x, 1e-15, `derivative(g)(${x})`);
+      assertNear(m.gg!(x), 5 * x * x, 1e-15, `gradient(g)(${x})`);
+      assertNear(m.dh!(x), 3 * Math.cos(x), 1e-15, `derivative(h)(${x})`);
+      assertNear(m.gh!(x), 3 * Math.cos(x), 1e-15, `gradient(h)(${x})`);
+      assertNear(m.ph!(x), 6 * Math.cos(x), 1e-15, `pullback(h)(${x})(2)`);
+      // The functions named dx, t and seed given by name: 0.5·2x + 2 + 3·3x².
+      assertNear(named.dk!(x), x + 2 + 9 * x * x, 1e-15, `derivative(k)(${x})`);
+      assertNear(named.gk!(x), x + 2 + 9 * x * x, 1e-15, `gradient(k)(${x})`);
+    }
+  });
+
+  test("a withDerivative arrow reading a module-level constant named 'derivative'", async () => {
+    const m = await loadProgram<Record<string, (x: number) => number>>({
+      "main.ts": `import { gradient, withDerivative } from "nabla";
+const derivative = 0.5;
+function f(x: number): number {
+  return withDerivative(x * x, (d) => d * derivative);
+}
+export const gf = gradient(f);
+`,
+    });
+    assertNear(m.gf!(1), 1, 1e-15, "gradient(f)(1)");
+    assertNear(m.gf!(0.7), 0.7, 1e-15, "gradient(f)(0.7)");
+  });
+
+  test("@checkpoint on 'export default function': the tape peak drops as for a named export", async () => {
+    const body = `  let y = x;
+  for (let k = 0; k < 100; k++) y += 0.001 * Math.sin(y * v);
+  return y;
+`;
+    const m = await loadProgram<Record<string, Fn>>({
+      "lib.ts": `/** @checkpoint */
+export default function step(x: number, v: number): number {
+${body}}
+/** @checkpoint */
+export function step2(x: number, v: number): number {
+${body}}
+export function step3(x: number, v: number): number {
+${body}}
+`,
+      "main.ts": `import { gradient, resetTapePeak, tapeStats } from "nabla";
+import step, { step2, step3 } from "./lib.js";
+export function a(x0: number, v: number): number {
+  let x = x0;
+  for (let i = 0; i < 50; i++) x = step(x, v);
+  return x;
+}
+export function b(x0: number, v: number): number {
+  let x = x0;
+  for (let i = 0; i < 50; i++) x = step2(x, v);
+  return x;
+}
+export function c(x0: number, v: number): number {
+  let x = x0;
+  for (let i = 0; i < 50; i++) x = step3(x, v);
+  return x;
+}
+export const ga = gradient(a);
+export const gb = gradient(b);
+export const gc = gradient(c);
+export function peakOf(run: () => unknown): number {
+  resetTapePeak();
+  const before = tapeStats().peak;
+  run();
+  return tapeStats().peak - before;
+}
+`,
+    });
+    const peakOf = m.peakOf as (run: () => unknown) => number;
+    const gradients: Record<string, unknown> = {};
+    const peaks: Record<string, number> = {};
+    for (const name of ["ga", "gb", "gc"]) {
+      peaks[name] = peakOf(() => (gradients[name] = m[name]!(0.5, 2)));
+    }
+    assert.equal(
+      peaks.ga,
+      peaks.gb,
+      `export default and export function: ${JSON.stringify(peaks)}`,
+    );
+    assert.ok(peaks.ga! * 3 < peaks.gc!, `checkpointed and plain: ${JSON.stringify(peaks)}`);
+    assertNear(gradients.ga, gradients.gc, 1e-12, "export default: the plain gradient");
+    assertNear(gradients.gb, gradients.gc, 1e-12, "export function: the plain gradient");
+    const fd = differences2((x, v) => m.a!(x, v) as number, 0.5, 2);
+    assertNear(gradients.ga, fd, 1e-7, "export default: differences");
+  });
+
+  test("@checkpoint on an anonymous 'export default function' compiles and checkpoints (or is reported)", async () => {
+    const files = {
+      "lib.ts": `/** @checkpoint */
+export default function (x: number, v: number): number {
+  let y = x;
+  for (let k = 0; k < 100; k++) y += 0.001 * Math.sin(y * v);
+  return y;
+}
+`,
+      "main.ts": `import { gradient } from "nabla";
+import step from "./lib.js";
+export function a(x0: number, v: number): number {
+  let x = x0;
+  for (let i = 0; i < 50; i++) x = step(x, v);
+  return x;
+}
+export const ga = gradient(a);
+`,
+    };
+    const compiled = compileFiles(files);
+    if (compiled.diagnostics.some((d) => d.severity === "error")) {
+      assert.match(diagnosticsText(compiled), /checkpoint/);
+      return;
+    }
+    const m = await importCompiled<Record<string, Fn>>(join(compiled.dir, "main.ts"));
+    const fd = differences2((x, v) => m.a!(x, v) as number, 0.5, 2);
+    assertNear(m.ga!(0.5, 2), fd, 1e-7, "differences");
+  });
+});

@@ -1365,7 +1365,7 @@ export { atLoad };
   // other.ts runs before main.ts reaches its registration: the error says so and what to do.
   await assert.rejects(importCompiled(join(dir, "main.ts")), {
     message:
-      /the derivative of 'sigmoid' is registered in main\.ts, which had not run its 'registerDerivative' yet.*Register the derivative in a module that is imported before that code runs/,
+      /the derivative of 'sigmoid' is registered in main\.ts, which had not run its 'registerDerivative' yet.*Register the derivative before that code runs/,
   });
 });
 
@@ -1407,4 +1407,226 @@ registerDerivative(sigmoid, {
   const text = diagnosticsText(result);
   assert.match(text, /NABLA115: 'sigmoid' already has a registered derivative/);
   assert.ok(!text.includes(result.dir), text);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Review regressions: a rule sees its arguments and its result as they were when it ran.
+
+describe("review regressions", () => {
+  test("a reverse rule's pullback does not see later writes to its array argument", async () => {
+    const m = await loadProgram<Record<string, (x: number) => number>>({
+      "main.ts": `import { gradient, registerDerivative } from "nabla";
+function sumSq(xs: number[]): number {
+  let s = 0;
+  for (const x of xs) s += x * x;
+  return s;
+}
+registerDerivative(sumSq, {
+  reverse: (xs) => ({ value: sumSq(xs), pullback: (dy) => xs.map((x) => 2 * x * dy) }),
+});
+function sumSqTyped(xs: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i] * xs[i];
+  return s;
+}
+registerDerivative(sumSqTyped, {
+  reverse: (xs) => ({ value: sumSqTyped(xs), pullback: (dy) => xs.map((x) => 2 * x * dy) }),
+});
+export function f(x: number): number {
+  const xs = [x, 1];
+  const a = sumSq(xs);
+  xs[0] = 3 * x; // after the call: the pullback must use x, not 3x
+  return a + xs[0];
+}
+export function fTyped(x: number): number {
+  const xs = new Float64Array([x, 1]);
+  const a = sumSqTyped(xs);
+  xs[0] = 3 * x;
+  return a + xs[0];
+}
+export const g = gradient(f);
+export const gTyped = gradient(fTyped);
+`,
+    });
+    // f = x² + 1 + 3x: f' = 2x + 3.
+    for (const name of ["", "Typed"]) {
+      const f = m[`f${name}`]!;
+      const g = m[`g${name}`]!;
+      assert.equal(g(1), 5, `g${name}(1)`);
+      for (const x of [0.7, -1.3]) {
+        assertClose(g(x), 2 * x + 3, 1e-15, `g${name}(${x})`);
+        assertClose(g(x), centralDifference(f, x), 1e-8, `g${name}(${x}) vs differences`);
+      }
+    }
+  });
+
+  test("a reverse rule's pullback does not see the caller's writes to the array it returned", async () => {
+    const m = await loadProgram<Record<string, (x: number) => number>>({
+      "main.ts": `import { gradient, derivative, registerDerivative } from "nabla";
+function scale2(xs: number[]): number[] {
+  return xs.map((x) => 2 * x);
+}
+// Both rules compute 2·(the seed) through the result y: y[i] / xs[i] = 2.
+registerDerivative(scale2, {
+  forward: (xs, dxs) => {
+    const y = scale2(xs);
+    return { value: y, tangent: dxs.map((d, i) => (d * y[i]) / xs[i]) };
+  },
+  reverse: (xs) => {
+    const y = scale2(xs);
+    return { value: y, pullback: (a) => a.map((ai, i) => (ai * y[i]) / xs[i]) };
+  },
+});
+export function f(x: number): number {
+  const y = scale2([x, 1]);
+  y[0] += 10; // the caller writes into the result
+  return y[0];
+}
+export function f2(x: number): number {
+  const y = scale2([x, 1]);
+  y[0] += 10;
+  y[0] *= x;
+  return y[0] + y[1];
+}
+export const g = gradient(f);
+export const g2 = gradient(f2);
+export const d2 = derivative(f2);
+`,
+    });
+    assert.equal(m.f!(1), 12);
+    assert.equal(m.g!(1), 2);
+    assertClose(m.g!(0.7), centralDifference(m.f!, 0.7), 1e-8, "g vs differences");
+    // f2 = (2x + 10)·x + 2: f2' = 4x + 10.
+    for (const x of [0.7, -1.3]) {
+      assertClose(m.g2!(x), 4 * x + 10, 1e-14, `g2(${x})`);
+      assertClose(m.d2!(x), 4 * x + 10, 1e-14, `d2(${x})`);
+      assertClose(m.g2!(x), centralDifference(m.f2!, x), 1e-8, `g2(${x}) vs differences`);
+    }
+  });
+
+  test("pullback(f)(arr), then a write to arr: the pullback is at the arr it was given", async () => {
+    const m = await loadProgram<Record<string, AnyFn>>({
+      "main.ts": `import { pullback, valueWithPullback, registerDerivative } from "nabla";
+function sumSq(xs: number[]): number {
+  let s = 0;
+  for (const x of xs) s += x * x;
+  return s;
+}
+registerDerivative(sumSq, {
+  reverse: (xs) => ({ value: sumSq(xs), pullback: (dy) => xs.map((x) => 2 * x * dy) }),
+});
+function sumSqTyped(xs: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i] * xs[i];
+  return s;
+}
+registerDerivative(sumSqTyped, {
+  reverse: (xs) => ({ value: sumSqTyped(xs), pullback: (dy) => xs.map((x) => 2 * x * dy) }),
+});
+function scale2(xs: number[]): number[] {
+  return xs.map((x) => 2 * x);
+}
+registerDerivative(scale2, {
+  reverse: (xs) => {
+    const y = scale2(xs);
+    return { value: y, pullback: (a) => a.map((ai, i) => (ai * y[i]) / xs[i]) };
+  },
+});
+export const pb = pullback(sumSq);
+export const pbTyped = pullback(sumSqTyped);
+export const pbCaller = pullback((xs: number[]) => 3 * sumSq(xs));
+export const vpScale = valueWithPullback(scale2);
+`,
+    });
+    const arr = [1, 2];
+    const back = m.pb!(arr) as (w: number) => number[];
+    arr[0] = 100;
+    assert.deepEqual(back(1), [2, 4]);
+    const typed = f64([1, 2]);
+    const backTyped = m.pbTyped!(typed) as (w: number) => Float64Array;
+    typed[0] = 100;
+    assert.deepEqual(Array.from(backTyped(1)), [2, 4]);
+    const arr2 = [1, 2];
+    const backCaller = m.pbCaller!(arr2) as (w: number) => number[];
+    arr2[0] = 100;
+    arr2[1] = -5;
+    assert.deepEqual(backCaller(1), [6, 12]);
+    assert.deepEqual(backCaller(2), [12, 24]);
+    // The value handed back and the argument are both written before the pullback runs.
+    const xs = [1, 2];
+    const { value, pullback } = m.vpScale!(xs) as {
+      value: number[];
+      pullback: (w: number[]) => number[];
+    };
+    assert.deepEqual(value, [2, 4]);
+    value[0] = 100;
+    xs[1] = 7;
+    assert.deepEqual(pullback([1, 1]), [2, 2]);
+  });
+
+  test("a forward rule returning its input tangent as the tangent of a copy", async () => {
+    const m = await loadProgram<Record<string, AnyFn>>({
+      "main.ts": `import { derivative, gradient, differential, registerDerivative } from "nabla";
+function copyOf(a: number[]): number[] {
+  return a.slice();
+}
+registerDerivative(copyOf, {
+  forward: (a, da) => ({ value: a.slice(), tangent: da }), // the tangent of a copy is da
+  reverse: (a) => ({ value: a.slice(), pullback: (d) => d }),
+});
+function copyOfTyped(a: Float64Array): Float64Array {
+  return a.slice();
+}
+registerDerivative(copyOfTyped, {
+  forward: (a, da) => ({ value: a.slice(), tangent: da }),
+  reverse: (a) => ({ value: a.slice(), pullback: (d) => d }),
+});
+export function f(x: number): number {
+  const a = [x, x];
+  const b = copyOf(a);
+  b[0] *= 3; // the caller writes its copy
+  return a[0] + b[0];
+}
+export function f2(x: number): number {
+  const a = [x, x];
+  const b = copyOf(a);
+  b[0] *= 3;
+  a[1] *= 5; // and the original
+  return a[0] + b[0] + a[1] * b[1];
+}
+export function f2Typed(x: number): number {
+  const a = new Float64Array([x, x]);
+  const b = copyOfTyped(a);
+  b[0] *= 3;
+  a[1] *= 5;
+  return a[0] + b[0] + a[1] * b[1];
+}
+export function k(xs: number[]): number[] {
+  const b = copyOf(xs);
+  b[0] *= 3;
+  return [xs[0] + b[0], b[1]];
+}
+export const d = derivative(f);
+export const d2 = derivative(f2);
+export const g2 = gradient(f2);
+export const d2Typed = derivative(f2Typed);
+export const g2Typed = gradient(f2Typed);
+export const dk = differential(k);
+`,
+    });
+    const num = (name: string) => m[name] as (x: number) => number;
+    // f = 4x; f2 = 4x + 5x².
+    assert.equal(num("d")(2), 4);
+    assertClose(num("d")(2), centralDifference(num("f"), 2), 1e-8, "d vs differences");
+    for (const x of [0.7, -1.3]) {
+      for (const name of ["d2", "g2", "d2Typed", "g2Typed"]) {
+        assertClose(num(name)(x), 4 + 10 * x, 1e-14, `${name}(${x})`);
+        const f = num(name.endsWith("Typed") ? "f2Typed" : "f2");
+        assertClose(num(name)(x), centralDifference(f, x), 1e-8, `${name}(${x}) vs differences`);
+      }
+    }
+    // k = [4·xs[0], xs[1]]: its differential along [1, 1] is [4, 1].
+    const dk = m.dk!([1, 2]) as (v: number[]) => number[];
+    assert.deepEqual(dk([1, 1]), [4, 1]);
+  });
 });

@@ -5,7 +5,7 @@ import {
   type Effects,
   type EffectsOf,
 } from "../analyze/effects.js";
-import { isAggregate, isDifferentiable, typeText } from "../ir/type-system.js";
+import { isAggregate, isDifferentiable, sameType, typeText } from "../ir/type-system.js";
 import { namedTarget, type DifferentiationTarget } from "../analyze/requests.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import {
@@ -196,16 +196,32 @@ export class Differentiator {
       // The checkpoint's forward sweep runs the primal, which would change the structure of
       // the arguments without their shadows following.
       const target = this.targets.get(demand.key);
+      const offset = target?.thisType ? 1 : 0;
+      const nameOf = (i: number) => {
+        const p = target?.node.params[i - offset];
+        return i < offset ? "'this'" : p?.type === "Identifier" ? `'${p.name}'` : "an argument";
+      };
+      const what = !effects
+        ? "may change the structure of its arguments"
+        : effects.grows.size > 0
+          ? `pushes onto its argument ${nameOf([...effects.grows][0]!)}`
+          : `stores arrays or objects into its argument ${nameOf([...effects.replaces][0]!)}`;
       this.diagnostics.add({
         severity: "error",
         code: DiagnosticCode.unsupportedType,
-        message: `${target ? functionLabel(target.name) : "this function"} cannot be checkpointed: it ${effects ? "stores arrays or objects into its arguments, or pushes onto their arrays" : "may change its arguments' structure"}; checkpointed functions may change the numbers in their arguments only`,
+        message: `${target ? functionLabel(target.name) : "this function"} cannot be checkpointed: it ${what}, and a checkpointed function may change only the numbers in its arguments; call it without checkpointing, or give it arrays of their final length to write into`,
         loc: demand.chain[0]?.loc ?? { file: "", start: 0, end: 0 },
         notes: demand.chain.slice(1),
       });
       return;
     }
-    const frozen = this.rootFrozen(demand.key);
+    // The rerun's two sweeps run back to back, so what f does not write stays as it was in
+    // between — unless the call passed it as, or inside, an array f writes (`f(u, u)`), which
+    // nabla cannot rule out for arguments whose types could hold the same array.
+    const written = [...effects.writes];
+    const frozen = this.rootFrozen(demand.key).filter(
+      (i) => i < 0 || i >= STRUCTURE || !written.some((w) => mayShare(params[i]!, params[w]!)),
+    );
     const inner = { ...demand, frozen, checkpoint: false };
     this.process(inner);
     const name = this.targets.get(demand.key)?.name ?? "f";
@@ -668,6 +684,19 @@ export class Differentiator {
     }
     return sweeps;
   }
+}
+
+/** Whether values of types `a` and `b` could be, or hold, the same array or object. */
+function mayShare(a: Type, b: Type): boolean {
+  const parts = (t: Type, into: Type[] = []): Type[] => {
+    if (!isAggregate(t)) return into;
+    into.push(t);
+    if (t.kind === "array") (t.elements ?? [t.element]).forEach((e) => parts(e, into));
+    else t.fields.forEach((f) => parts(f.type, into));
+    return into;
+  };
+  const inB = parts(b);
+  return parts(a).some((x) => inB.some((y) => sameType(x, y)));
 }
 
 /**

@@ -21,8 +21,9 @@ export function emitCheckpointSweep(
 ): EmittedLine[] {
   const lines: EmittedLine[] = [];
   const line = (text: string, indent = 1) => lines.push({ text, indent, loc: fn.loc });
-  const args = sweep.params.map((_, i) => `a${i}`);
-  const shadows = wrt.filter((i) => isAggregate(sweep.params[i]!)).map((i) => `s${i}`);
+  // `$`-prefixed locals: the function this calls may be named `a0`.
+  const args = sweep.params.map((_, i) => `$a${i}`);
+  const shadows = wrt.filter((i) => isAggregate(sweep.params[i]!)).map((i) => `$s${i}`);
   const objects = `${runtime}.tape.objects`;
   if (sweep.kind === "fwd") {
     line(`export function ${fn.name}(${[...args, ...shadows].join(", ")}) {`, 0);
@@ -38,16 +39,16 @@ export function emitCheckpointSweep(
     line(sweep.result === undefined || sweep.result === "void" ? `${call};` : `return ${call};`);
     line("}", 0);
   } else {
-    line(`export function ${fn.name}(seed) {`, 0);
-    line(`const objects = ${objects};`);
-    for (const name of [...shadows].reverse()) line(`const ${name} = objects.pop();`);
+    line(`export function ${fn.name}($seed) {`, 0);
+    line(`const $objects = ${objects};`);
+    for (const name of [...shadows].reverse()) line(`const ${name} = $objects.pop();`);
     // The rerun writes what f writes: under a pullback, which may replay this sweep, it gets
     // a copy.
-    line("const saved = objects.pop();");
-    line(`const a = ${runtime}.tape.replays > 0 ? ${runtime}.copyValues(saved) : saved;`);
-    const rerun = args.map((_, i) => `a[${i}]`);
+    line("const $saved = $objects.pop();");
+    line(`const $args = ${runtime}.tape.replays > 0 ? ${runtime}.copyValues($saved) : $saved;`);
+    const rerun = args.map((_, i) => `$args[${i}]`);
     line(`${nameOf(sweep.fwd)}(${[...rerun, ...shadows].join(", ")});`);
-    line(`return ${nameOf(sweep.bwd)}(seed);`);
+    line(`return ${nameOf(sweep.bwd)}($seed);`);
     line("}", 0);
   }
   return lines;

@@ -75,7 +75,7 @@ export function hoistedAdjustments(fns: IRFunction[]): EmittedLine[][] {
   fns.forEach((fn) => visit(fn.body));
   return [...found].map(([name, op]) => [
     {
-      text: `function ${name}(derivative) { return (${String(op.attrs.value)})(derivative); }`,
+      text: `function ${name}($derivative) { return (${String(op.attrs.value)})($derivative); }`,
       indent: 0,
       loc: op.loc,
     },

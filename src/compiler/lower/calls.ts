@@ -242,7 +242,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
       return ctx.fail(
         callee.property,
         "unknownCallee",
-        `'${override}' extends '${type.name}' and overrides '${name}': which method runs depends on the object, and nabla differentiates '${type.name}.${name}' only (methods are not dispatched yet); type the object as the class whose method it runs`,
+        `'${override}' extends '${type.name}' and overrides '${name}', so which method this call runs depends on the object; nabla does not dispatch methods yet, so it cannot differentiate such a call`,
       );
     }
     return lowerUserCall(ctx, node, symbol, name, receiver);
@@ -386,11 +386,19 @@ function lowerUserCall(
   ctx.calls.push({ key, symbol, loc: ctx.loc(node) });
   const result = signature.result ?? "number";
   const operands = receiver ? [receiver, ...args] : args;
+  const checkpointed = checkpoint || taggedCheckpoint(symbol);
+  if (checkpointed && symbol.name === "default") {
+    return ctx.fail(
+      node,
+      "badOperatorUse",
+      "an anonymous default-exported function cannot be checkpointed: give it a name ('export default function step(…)')",
+    );
+  }
   const attrs = {
     callee: key,
     calleeName: path,
     ...(receiver ? { method: path } : {}),
-    ...(checkpoint || taggedCheckpoint(symbol) ? { checkpoint: true } : {}),
+    ...(checkpointed ? { checkpoint: true } : {}),
   };
   if (result === "void") {
     ctx.builder.emit("call", operands, [], attrs);

@@ -23,9 +23,11 @@ export interface RandomStructuredProgram {
   source: string;
   name: string;
   params: Param[];
+  /** The helpers that take an array, in the order they are declared. */
+  helpers: StructuredHelper[];
 }
 
-type ArrayType = "number[]" | "Float64Array";
+export type ArrayType = "number[]" | "Float64Array";
 
 /** The length of an array, shared by its aliases; undefined once `.push` may have grown it. */
 interface Length {
@@ -57,7 +59,7 @@ interface ObjectVar {
   name: string;
 }
 
-interface StructuredHelper {
+export interface StructuredHelper {
   name: string;
   /**
    * writer: `(out: T, a: number, b: number): void` writes `out`; mixer: `(out: T, src: T,
@@ -903,7 +905,7 @@ export function randomStructuredProgram(seed: number): RandomStructuredProgram {
   const body = g.functionBody(vars, mutable, 4 + (seed % 4));
   const signature = params.map((p) => `${p.name}: ${typeText(p)}`).join(", ");
   parts.push(`export function ${name}(${signature}): number {\n${body}\n}`);
-  return { seed, source: parts.join("\n\n"), name, params };
+  return { seed, source: parts.join("\n\n"), name, params, helpers: structured };
 }
 
 function typeText(p: Param): string {

@@ -9,6 +9,7 @@ import { tangentType } from "../ir/tangent-types.js";
 import type { LowerContext } from "./context.js";
 import { lowerExpression } from "./expressions.js";
 import { signatureOf } from "./signature.js";
+import { lowerFunction } from "./function.js";
 
 // An operator called inside differentiable code (`x * derivative((y) => x + y)(1)`, or the
 // body nabla gives `derivative(derivative(f))`). It is lowered to calls of the inner
@@ -109,7 +110,14 @@ export function lowerNestedOperator(
   const one = b.constant(1);
   // `derivative` of a function returning an array or object gives its tangent; a gradient
   // needs a number.
-  const result = signature.result ?? "number";
+  // Without a return type, an arrow returns what its body is: lowering it tells (cheaply).
+  const result =
+    signature.result ??
+    lowerFunction(ctx.program, target.module, key, target.name, target.node, {
+      contextualNumberParams: target.contextualNumberParams,
+      captures: target.captures,
+    }).fn.resultTypes[0] ??
+    "number";
   if (result !== "number" && (operator === "gradient" || operator === "valueWithGradient")) {
     return ctx.fail(
       inner,

@@ -2162,7 +2162,7 @@ interface P {
 export const j = jacobian((p: P) => [p.a * p.b, p.a]);
 `,
     expected: `
-main.ts:6:28: error NABLA108: 'jacobian' needs the differentiated parameter to be a number, a number[] or a typed array, not a P
+main.ts:6:28: error NABLA108: 'jacobian' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not a P
   5 | }
 > 6 | export const j = jacobian((p: P) => [p.a * p.b, p.a]);
     |                            ^^^^

@@ -2229,4 +2229,42 @@ export const ga = gradient(a);
     const fd = differences2((x, v) => m.a!(x, v) as number, 0.5, 2);
     assertNear(m.ga!(0.5, 2), fd, 1e-7, "differences");
   });
+
+  test("hessian and jacobian of tuples of numbers", async () => {
+    const m = await loadProgram<Record<string, (...args: unknown[]) => unknown>>({
+      "main.ts": `import { hessian, hessianVectorProduct, jacobian } from "nabla";
+function f(p: [number, number]): number {
+  return p[0] * p[0] * p[1] + Math.sin(p[1]);
+}
+function g(p: [number, number]): [number, number] {
+  return [p[0] * p[1], p[0] + p[1] * p[1]];
+}
+export const h = hessian(f);
+export const hv = hessianVectorProduct(f);
+export const j = jacobian(g);
+export const jt = jacobian((t: number): [number, number] => [t, t * t]);
+`,
+    });
+    // f = x²y + sin y: H = [[2y, 2x], [2x, −sin y]]; g: J = [[y, x], [1, 2y]].
+    assertNear(
+      m.h!([1, 2]),
+      [
+        [4, 2],
+        [2, -Math.sin(2)],
+      ],
+      1e-14,
+      "hessian",
+    );
+    assertNear(m.hv!([1, 2], [0.5, -1]), [0, 1 + Math.sin(2)], 1e-14, "hessianVectorProduct");
+    assertNear(
+      m.j!([1, 2]),
+      [
+        [2, 1],
+        [1, 4],
+      ],
+      1e-14,
+      "jacobian",
+    );
+    assertNear(m.jt!(3), [1, 6], 1e-14, "jacobian of a number");
+  });
 });

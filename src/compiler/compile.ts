@@ -2,6 +2,7 @@ import { dirname, relative } from "node:path";
 import {
   findRequests,
   isHigherOrder,
+  isNumberVector,
   modeOf,
   type HigherOrderOperator,
   type Operator,
@@ -10,7 +11,7 @@ import {
 import { higherOrderWrapper } from "./emit/higher-order.js";
 import { derivedPrimalKey, parseDerivativeKey } from "./differentiate/nest.js";
 import { jvpKey } from "./differentiate/names.js";
-import { isArray, typeText } from "./ir/type-system.js";
+import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
@@ -170,12 +171,12 @@ function requestHigherOrder(
   }
   if (call.operator === "jacobian") {
     const number = result === "number";
-    const vector = isArray(result) && result.element === "number" && !result.elements;
+    const vector = isNumberVector(result);
     if (!number && !vector) {
       bag.add({
         severity: "error",
         code: DiagnosticCode.badOperatorUse,
-        message: `'jacobian' needs a function returning a number, a number[] or a typed array; this one returns a ${typeText(result)}`,
+        message: `'jacobian' needs a function returning a number, a number[], a tuple of numbers or a typed array; this one returns a ${typeText(result)}`,
         loc: call.loc,
         notes: [],
       });

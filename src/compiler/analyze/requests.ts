@@ -1,4 +1,4 @@
-import type { ObjectType } from "../ir/types.js";
+import type { ObjectType, Type } from "../ir/types.js";
 import { typeResolver } from "./declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { signatureOf } from "../lower/signature.js";
@@ -253,12 +253,12 @@ export function analyzeCall(
       signature.params[wrt[0]!]?.type ?? (target.contextualNumberParams ? "number" : undefined);
     const vector =
       type === "number" ||
-      (type !== undefined && isArray(type) && type.element === "number" && !type.elements);
+      (type !== undefined && isNumberVector(type));
     if (operator !== "hessianVectorProduct" && !vector) {
       error(
         target.node.params[wrt[0]!] ?? fnArg,
         "badOperatorUse",
-        `'${operator}' needs the differentiated parameter to be a number, a number[] or a typed array, not ${type === undefined ? "this type" : `a ${typeText(type)}`}`,
+        `'${operator}' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not ${type === undefined ? "this type" : `a ${typeText(type)}`}`,
       );
       return undefined;
     }
@@ -329,6 +329,15 @@ function resolveTarget(
     if (symbol) return namedTarget(symbol);
   }
   return undefined;
+}
+
+/** `number[]`, a tuple of numbers, or a typed array: what `hessian` and `jacobian` take. */
+export function isNumberVector(type: Type): boolean {
+  return (
+    isArray(type) &&
+    type.element === "number" &&
+    (type.elements === undefined || type.elements.every((e) => e === "number"))
+  );
 }
 
 /** The nabla export `callee` names in `module` (`derivative`, `ns.gradient`), if any. */

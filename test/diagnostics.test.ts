@@ -281,22 +281,25 @@ main.ts:8:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: local function value (nested arrow) is reported where it is created",
+    name: "NABLA112: a local function passed as a value",
     files: `
 import { derivative } from "nabla";
+function apply(h: (t: number) => number, t: number): number {
+  return h(t);
+}
 function f(x: number): number {
   const g = (y: number) => y * 2;
-  return g(x);
+  return apply(g, x);
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:13: error NABLA101: a nested arrow function is not supported in differentiable code
-  2 | function f(x: number): number {
-> 3 |   const g = (y: number) => y * 2;
-    |             ^^^^^^^^^^^^^^^^^^^^
-main.ts:6:19: note: when differentiating 'f' for 'derivative'
-> 6 | export const df = derivative(f);
+main.ts:7:16: error NABLA112: the local function 'g' can only be called in differentiable code ('g(…)'); passing functions around as values is not supported yet
+  6 |   const g = (y: number) => y * 2;
+> 7 |   return apply(g, x);
+    |                ^
+main.ts:9:19: note: when differentiating 'f' for 'derivative'
+> 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
 
 1 error`,

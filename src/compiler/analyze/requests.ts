@@ -251,9 +251,7 @@ export function analyzeCall(
     }
     const type =
       signature.params[wrt[0]!]?.type ?? (target.contextualNumberParams ? "number" : undefined);
-    const vector =
-      type === "number" ||
-      (type !== undefined && isNumberVector(type));
+    const vector = type === "number" || (type !== undefined && isNumberVector(type));
     if (operator !== "hessianVectorProduct" && !vector) {
       error(
         target.node.params[wrt[0]!] ?? fnArg,

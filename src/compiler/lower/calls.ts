@@ -1,5 +1,5 @@
 import type { CallExpression, Class, Expression, MemberExpression, Node } from "oxc-parser";
-import type { SourceModule } from "../parse/module.js";
+import type { FunctionLike, SourceModule } from "../parse/module.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import { assignable, isArray, isObject } from "../ir/type-system.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
@@ -8,9 +8,16 @@ import { leadingJSDoc, walk } from "../parse/module.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
-import { article, lowerExpression, mathMember } from "./expressions.js";
+import { article, expectType, lowerExpression, mathMember } from "./expressions.js";
 import { lowerValue } from "./members.js";
-import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
+import {
+  inlineCallback,
+  isValueReceiver,
+  lowerArrayFrom,
+  lowerArrayMethod,
+  methodName,
+} from "./methods.js";
+import type { Scope } from "./context.js";
 import { signatureOf } from "./signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
@@ -94,7 +101,10 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   }
   const head = path.split(".")[0]!;
 
-  if (ctx.scope.lookup(head)) {
+  const local = ctx.scope.lookup(head);
+  const closure = local && path === head ? ctx.closures.get(local) : undefined;
+  if (closure) return lowerClosureCall(ctx, node, head, closure);
+  if (local) {
     return ctx.fail(
       callee,
       "closureCapture",
@@ -200,6 +210,69 @@ function taggedCheckpoint(symbol: FunctionSymbol): boolean {
         }));
   const doc = declaration && leadingJSDoc(mod, declaration);
   return doc !== undefined && /@checkpoint\b/.test(doc);
+}
+
+/**
+ * A call of a local function: its body is inlined here, in the scope it was written in, so it
+ * reads the current values of the variables it closes over and its assignments to them are
+ * seen after the call — as the closure would behave.
+ */
+function lowerClosureCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  name: string,
+  closure: { node: FunctionLike; scope: Scope },
+): Value {
+  const fn = closure.node;
+  if (ctx.inlining.has(fn)) {
+    return ctx.fail(
+      node,
+      "unsupportedSyntax",
+      `the local function '${name}' calls itself; recursive local functions are not supported in differentiable code (declare it at the top level)`,
+    );
+  }
+  if (fn.async || fn.generator || fn.params.some((p) => p.type !== "Identifier")) {
+    return ctx.fail(
+      fn,
+      "unsupportedSyntax",
+      `the local function '${name}' must be a plain function with simple parameters to be differentiated`,
+    );
+  }
+  const signature = signatureOf(fn, ctx.types);
+  const args = lowerArguments(
+    ctx,
+    node,
+    signature.params.map((p) => p.type),
+  );
+  if (args.length !== fn.params.length) {
+    return ctx.fail(
+      node,
+      "callArity",
+      `'${name}' takes ${fn.params.length} argument${fn.params.length === 1 ? "" : "s"}, got ${args.length}`,
+    );
+  }
+  signature.params.forEach((p, i) => {
+    if (p.type && !assignable(args[i]!.type, p.type)) {
+      ctx.fail(
+        node.arguments[i]!,
+        "typeMismatch",
+        `parameter '${p.name}' of '${name}' is ${article(p.type)}, got ${article(args[i]!.type)}`,
+      );
+    }
+  });
+  const saved = ctx.scope;
+  ctx.scope = closure.scope;
+  ctx.inlining.add(fn);
+  try {
+    const produced = inlineCallback(ctx, fn, args, `the local function '${name}'`);
+    ctx.at(node);
+    if (signature.result && signature.result !== "void" && produced)
+      return expectType(ctx, node, produced, signature.result);
+    return produced ?? ctx.builder.newValue("void");
+  } finally {
+    ctx.inlining.delete(fn);
+    ctx.scope = saved;
+  }
 }
 
 /** A function of an npm package that has a registered derivative. */

@@ -3,7 +3,8 @@ import { CompileAbort } from "../diagnostics/diagnostic.js";
 import { DiagnosticCode, type DiagnosticCodeName } from "../diagnostics/codes.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, Region, SourceLoc, Type, Value } from "../ir/types.js";
-import type { SourceModule } from "../parse/module.js";
+import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
+import { assignedNames } from "./exits.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver, type TypeResolver } from "../analyze/declared-types.js";
 import type { DifferentiationTarget } from "../analyze/requests.js";
@@ -56,6 +57,13 @@ export class LowerContext {
   readonly loops: LoopTarget[] = [];
   readonly calls: CallSite[] = [];
   returnedFlag: Slot | undefined;
+  /**
+   * Local functions (`const f = (t: number) => …`): their code and the scope they were written
+   * in. A call inlines the body there, so it reads and writes the variables it closes over.
+   */
+  readonly closures = new Map<Slot, { node: FunctionLike; scope: Scope }>();
+  /** Local functions being inlined now (a call of one inside itself is recursion). */
+  readonly inlining = new Set<FunctionLike>();
   /** The function has no return type annotation: a number is assumed. */
   resultDefaulted = false;
   resultSlot: Slot | undefined;
@@ -133,6 +141,35 @@ export class LowerContext {
   assign(slot: Slot, value: Value): void {
     if (!value.hint && slot.kind !== "flag") value.hint = slot.name;
     this.env.set(slot, value);
+  }
+
+  /**
+   * The variables local functions called in `nodes` assign (through the scope each was written
+   * in, and the local functions they call): a loop carries them too.
+   */
+  closureWrites(nodes: (Node | null | undefined)[]): Slot[] {
+    const found = new Set<Slot>();
+    const seen = new Set<FunctionLike>();
+    const visit = (list: (Node | null | undefined)[], scope: Scope) => {
+      for (const node of list) {
+        if (!node) continue;
+        walk(node, (n) => {
+          if (n.type !== "CallExpression" || n.callee.type !== "Identifier") return true;
+          const slot = scope.lookup(n.callee.name);
+          const closure = slot && this.closures.get(slot);
+          if (!closure || seen.has(closure.node)) return true;
+          seen.add(closure.node);
+          for (const name of assignedNames([closure.node.body])) {
+            const written = closure.scope.lookup(name);
+            if (written && this.env.has(written)) found.add(written);
+          }
+          visit([closure.node.body], closure.scope);
+          return true;
+        });
+      }
+    };
+    visit(nodes, this.scope);
+    return [...found];
   }
 
   /** Runs `fn` in a nested lexical scope. */

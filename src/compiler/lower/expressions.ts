@@ -190,6 +190,13 @@ function namespaceConstant(ctx: LowerContext, node: Node): Value | undefined {
 
 function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   const slot = ctx.scope.lookup(name);
+  if (slot && ctx.closures.has(slot)) {
+    return ctx.fail(
+      node,
+      "closureCapture",
+      `the local function '${name}' can only be called in differentiable code ('${name}(…)'); passing functions around as values is not supported yet`,
+    );
+  }
   if (slot) return ctx.value(slot);
   if (name in GLOBAL_CONSTANTS) return ctx.builder.constant(GLOBAL_CONSTANTS[name]!, name);
   const constant = ctx.module.constants.get(name);

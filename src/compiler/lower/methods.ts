@@ -8,7 +8,7 @@ import type {
 } from "oxc-parser";
 import { isArray, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, Op, Type, Value } from "../ir/types.js";
-import { walk } from "../parse/module.js";
+import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext, Slot } from "./context.js";
 import { assignedNames } from "./exits.js";
 import { expectType, lowerExpression } from "./expressions.js";
@@ -150,8 +150,9 @@ function lowerIteration(
 
   const outer = [...assignedNames([callback.body])]
     .map((name) => ctx.scope.lookup(name))
-    .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot));
-  const carried = [counter, ...(accumulator ? [accumulator] : []), ...outer];
+    .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot))
+    .concat(ctx.closureWrites([callback.body]));
+  const carried = [...new Set([counter, ...(accumulator ? [accumulator] : []), ...outer])];
 
   lowerLoop(
     ctx,
@@ -218,10 +219,11 @@ function replaceValue(ops: Op[], from: Value, to: Value): void {
  * Lowers an arrow function's body in place, with its parameters bound to `args`; returns the
  * value it returns. A block body may return only as its last statement.
  */
-function inlineCallback(
+export function inlineCallback(
   ctx: LowerContext,
-  callback: ArrowFunctionExpression,
+  callback: FunctionLike,
   args: Value[],
+  what = "a callback written at an array method",
 ): Value | undefined {
   return ctx.inScope(() => {
     callback.params.forEach((p, i) => {
@@ -229,11 +231,12 @@ function inlineCallback(
       const v = args[i];
       if (v) ctx.declare(name, "const", v.type, v);
     });
-    if (callback.expression) return lowerExpression(ctx, callback.body as Expression);
+    if (callback.type === "ArrowFunctionExpression" && callback.expression)
+      return lowerExpression(ctx, callback.body as Expression);
     const body = (callback.body as FunctionBody).body;
     const last = body[body.length - 1];
     let returns = 0;
-    walk(callback.body, (n) => {
+    walk(callback.body!, (n) => {
       if (n.type === "ReturnStatement") returns++;
       return (
         n === callback.body ||
@@ -246,11 +249,7 @@ function inlineCallback(
     });
     const finalReturn = last?.type === "ReturnStatement" ? last : undefined;
     if (returns > (finalReturn ? 1 : 0)) {
-      ctx.fail(
-        callback,
-        "unsupportedSyntax",
-        "a callback written at an array method may only 'return' as its last statement",
-      );
+      ctx.fail(callback, "unsupportedSyntax", `${what} may only 'return' as its last statement`);
     }
     lowerStatements(ctx, finalReturn ? body.slice(0, -1) : body);
     return finalReturn?.argument ? lowerExpression(ctx, finalReturn.argument) : undefined;

@@ -219,6 +219,18 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
         `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays and object types are supported)`,
       );
     }
+    const init = decl.init;
+    if (
+      node.kind === "const" &&
+      !annotation &&
+      (init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression")
+    ) {
+      // A local function: no value, its calls are inlined (see lowerClosureCall).
+      const placeholder = ctx.constantAtEntry(undefined, name, "opaque");
+      const slot = ctx.declare(name, "const", "opaque", placeholder);
+      ctx.closures.set(slot, { node: init, scope: ctx.scope });
+      continue;
+    }
     let value: Value;
     if (decl.init) {
       value = lowerValue(ctx, decl.init, declared);
@@ -374,7 +386,8 @@ function lowerLoopStatement(
       const update = node.type === "ForStatement" ? node.update : null;
       const assigned = [...assignedNames([node.test, update, node.body])]
         .map((name) => ctx.scope.lookup(name))
-        .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot));
+        .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot))
+        .concat(ctx.closureWrites([node.test, update, node.body]));
       const carried = [
         ...new Set([
           ...assigned,

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { resetTapePeak, tape, tapeStats } from "../src/runtime/index.js";
 import {
   rosenGradient,
   rosenHessian,
@@ -11,11 +10,13 @@ import { formatNs, kib, ratio, table } from "./markdown.js";
 import {
   compareParts,
   largestOf,
+  nablaMemory,
   particleParts,
   particleSample,
   particlesInput,
   SEEDS,
   values,
+  type NablaMemory,
   type Parts,
 } from "./structured.js";
 import { initTfjs, tfjsTensorCount, tfRosenbrock } from "./tfjs.js";
@@ -528,70 +529,11 @@ async function benchTfjs(
 
 // ---- memory of checkpointing ----
 
-/** The typed arrays among `entries` and the fields of their fields, counted once each, in bytes. */
-function referencedArrayBytes(entries: readonly unknown[]): number {
-  const seen = new Set<ArrayBufferView>();
-  const visit = (value: unknown, depth: number): void => {
-    if (ArrayBuffer.isView(value)) seen.add(value);
-    else if (depth > 0 && typeof value === "object" && value !== null) {
-      for (const field of Object.values(value)) visit(field, depth - 1);
-    }
-  };
-  for (const entry of entries) visit(entry, 2);
-  let bytes = 0;
-  for (const a of seen) bytes += a.byteLength;
-  return bytes;
-}
-
-/**
- * Stands in for `tape.objects` during one call: records its peak height and the peak of the
- * bytes of the typed arrays its entries hold (shadows, and the copies a checkpoint saves).
- */
-class MeasuringStack extends Array<unknown> {
-  peak = 0;
-  peakArrayBytes = 0;
-
-  override push(...items: unknown[]): number {
-    const length = super.push(...items);
-    if (length > this.peak) this.peak = length;
-    this.peakArrayBytes = Math.max(this.peakArrayBytes, referencedArrayBytes(this));
-    return length;
-  }
-}
-
-interface GradientMemory {
-  /** The most float64 values the number tape held, × 8. */
-  tapeBytes: number;
-  /** The most entries the object stack held. */
-  objects: number;
-  /** The most bytes of typed arrays the object stack held (counted once each). */
-  arrayBytes: number;
-}
-
-/** The memory of one gradient call: the tape and the object stack are empty before and after. */
-function gradientMemory(call: () => void): GradientMemory {
-  const saved = tape.objects;
-  if (tapeStats().size !== 0 || saved.length !== 0) throw new Error("the nabla tape is not empty");
-  const stack = new MeasuringStack();
-  tape.objects = stack;
-  resetTapePeak();
-  try {
-    call();
-  } finally {
-    tape.objects = saved;
-  }
-  const { size, peak } = tapeStats();
-  if (size !== 0 || stack.length !== 0) {
-    throw new Error(`the nabla tape holds ${size} values and ${stack.length} objects after a call`);
-  }
-  return { tapeBytes: peak * 8, objects: stack.peak, arrayBytes: stack.peakArrayBytes };
-}
-
 interface CheckpointMemoryRow {
   segments: number;
   steps: number;
-  plain: GradientMemory;
-  checkpointed: GradientMemory;
+  plain: NablaMemory;
+  checkpointed: NablaMemory;
   /** The copies of the state the checkpoints hold: array bytes beyond the plain gradient's. */
   snapshotBytes: number;
 }
@@ -606,8 +548,8 @@ function measureCheckpointMemory(p: HigherOrderProgram): CheckpointMemoryRow[] {
   const state = particles(SEEDS[0]!);
   const stateBytes = particleParts(state).reduce((bytes, [, a]) => bytes + a.byteLength, 0);
   return SEGMENTATIONS.map(([segments, steps]) => {
-    const plain = gradientMemory(() => p.gradSegmented(state, segments, steps));
-    const checkpointed = gradientMemory(() => p.gradCheckpointed(state, segments, steps));
+    const plain = nablaMemory(() => p.gradSegmented(state, segments, steps));
+    const checkpointed = nablaMemory(() => p.gradCheckpointed(state, segments, steps));
     const snapshotBytes = checkpointed.arrayBytes - plain.arrayBytes;
     if (snapshotBytes !== segments * stateBytes) {
       throw new Error(
@@ -623,8 +565,8 @@ function rosenbrockTapes(p: HigherOrderProgram): { gradient: number; hvp: number
   const x = rosenPoint(p, SEEDS[0]!);
   const v = rosenDirection(p, SEEDS[0]!);
   return {
-    gradient: gradientMemory(() => p.gradRosen(x)).tapeBytes,
-    hvp: gradientMemory(() => p.hvpRosen(x, v)).tapeBytes,
+    gradient: nablaMemory(() => p.gradRosen(x)).tapeBytes,
+    hvp: nablaMemory(() => p.hvpRosen(x, v)).tapeBytes,
   };
 }
 
@@ -807,11 +749,11 @@ function checkpointTimeTable(results: HigherOrderResults): string {
 
 function checkpointMemoryTable(results: HigherOrderResults): string {
   const pointer = results.pointerBytes;
-  const total = (m: GradientMemory, snapshots: number) =>
+  const total = (m: NablaMemory, snapshots: number) =>
     m.tapeBytes + snapshots + m.objects * pointer;
   const plain = results.memory.find((m) => m.segments === results.segments)!.plain;
   const plainTotal = total(plain, 0);
-  const row = (name: string, m: GradientMemory, snapshots: number) => [
+  const row = (name: string, m: NablaMemory, snapshots: number) => [
     name,
     kib(m.tapeBytes),
     kib(snapshots),

@@ -463,33 +463,51 @@ function benchParticles(p: StructuredProgram): Measurement[] {
 
 // ---- memory ----
 
-/** A stack that remembers how high it was; stands in for `tape.objects` during one call. */
-class PeakStack extends Array<unknown> {
+/** The typed arrays among `entries` and the fields of their fields, counted once each, in bytes. */
+function referencedArrayBytes(entries: readonly unknown[]): number {
+  const seen = new Set<ArrayBufferView>();
+  const visit = (value: unknown, depth: number): void => {
+    if (ArrayBuffer.isView(value)) seen.add(value);
+    else if (depth > 0 && typeof value === "object" && value !== null) {
+      for (const field of Object.values(value)) visit(field, depth - 1);
+    }
+  };
+  for (const entry of entries) visit(entry, 2);
+  let bytes = 0;
+  for (const a of seen) bytes += a.byteLength;
+  return bytes;
+}
+
+/**
+ * Stands in for `tape.objects` during one call: records its peak height and the peak of the
+ * bytes of the typed arrays its entries hold (shadows, and the copies a checkpoint saves).
+ */
+class MeasuringStack extends Array<unknown> {
   peak = 0;
+  peakArrayBytes = 0;
 
   override push(...items: unknown[]): number {
     const length = super.push(...items);
     if (length > this.peak) this.peak = length;
+    this.peakArrayBytes = Math.max(this.peakArrayBytes, referencedArrayBytes(this));
     return length;
   }
 }
 
-interface NablaMemory {
-  /** The most float64 values the tape held, × 8. */
+export interface NablaMemory {
+  /** The most float64 values the number tape held, × 8. */
   tapeBytes: number;
   /** The most entries the object stack held. */
   objects: number;
+  /** The most bytes of typed arrays the object stack held (counted once each). */
+  arrayBytes: number;
 }
 
-/**
- * The tape's peak during `call` (the tape is empty before and after), and the object stack's:
- * `tape.objects` is swapped for a PeakStack for the call, then put back.
- */
-function nablaMemory(call: () => void): NablaMemory {
-  const before = tapeStats().size;
+/** The memory of one gradient call: the tape and the object stack are empty before and after. */
+export function nablaMemory(call: () => void): NablaMemory {
   const saved = tape.objects;
-  if (before !== 0 || saved.length !== 0) throw new Error("the nabla tape is not empty");
-  const stack = new PeakStack();
+  if (tapeStats().size !== 0 || saved.length !== 0) throw new Error("the nabla tape is not empty");
+  const stack = new MeasuringStack();
   tape.objects = stack;
   resetTapePeak();
   try {
@@ -501,7 +519,7 @@ function nablaMemory(call: () => void): NablaMemory {
   if (size !== 0 || stack.length !== 0) {
     throw new Error(`the nabla tape holds ${size} values and ${stack.length} objects after a call`);
   }
-  return { tapeBytes: peak * 8, objects: stack.peak };
+  return { tapeBytes: peak * 8, objects: stack.peak, arrayBytes: stack.peakArrayBytes };
 }
 
 interface MemoryRow {

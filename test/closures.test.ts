@@ -76,6 +76,12 @@ export function filler(x: number, y: number): number {
   return out[0] + out[1] * out[2];
 }
 
+/** A local function whose const has a function type, its parameter typed from it. */
+export function typed(x: number, y: number): number {
+  const cube: (t: number) => number = (t) => t * t * t * y;
+  return cube(x) - cube(y);
+}
+
 export const g = {
   wave: gradient(wave),
   counter: gradient(counter),
@@ -83,6 +89,7 @@ export const g = {
   shadowing: gradient(shadowing),
   mapped: gradient(mapped),
   filler: gradient(filler),
+  typed: gradient(typed),
 };
 export const d = {
   wave: differential(wave),
@@ -91,6 +98,7 @@ export const d = {
   shadowing: differential(shadowing),
   mapped: differential(mapped),
   filler: differential(filler),
+  typed: differential(typed),
 };
 `;
 

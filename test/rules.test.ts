@@ -1412,11 +1412,8 @@ registerDerivative(sigmoid, {
 // ---------------------------------------------------------------------------------------------
 // Review regressions: a rule sees its arguments and its result as they were when it ran.
 
-describe("review regressions", () => {
-  test("a reverse rule's pullback does not see later writes to its array argument", async () => {
-    const m = await loadProgram<Record<string, (x: number) => number>>({
-      "main.ts": `import { gradient, registerDerivative } from "nabla";
-function sumSq(xs: number[]): number {
+/** Σ x² over number[] and Float64Array, with reverse rules whose pullbacks read `xs`. */
+const SUM_SQ_RULES = `function sumSq(xs: number[]): number {
   let s = 0;
   for (const x of xs) s += x * x;
   return s;
@@ -1431,7 +1428,13 @@ function sumSqTyped(xs: Float64Array): number {
 }
 registerDerivative(sumSqTyped, {
   reverse: (xs) => ({ value: sumSqTyped(xs), pullback: (dy) => xs.map((x) => 2 * x * dy) }),
-});
+});`;
+
+describe("review regressions", () => {
+  test("a reverse rule's pullback does not see later writes to its array argument", async () => {
+    const m = await loadProgram<Record<string, (x: number) => number>>({
+      "main.ts": `import { gradient, registerDerivative } from "nabla";
+${SUM_SQ_RULES}
 export function f(x: number): number {
   const xs = [x, 1];
   const a = sumSq(xs);
@@ -1507,22 +1510,7 @@ export const d2 = derivative(f2);
   test("pullback(f)(arr), then a write to arr: the pullback is at the arr it was given", async () => {
     const m = await loadProgram<Record<string, AnyFn>>({
       "main.ts": `import { pullback, valueWithPullback, registerDerivative } from "nabla";
-function sumSq(xs: number[]): number {
-  let s = 0;
-  for (const x of xs) s += x * x;
-  return s;
-}
-registerDerivative(sumSq, {
-  reverse: (xs) => ({ value: sumSq(xs), pullback: (dy) => xs.map((x) => 2 * x * dy) }),
-});
-function sumSqTyped(xs: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < xs.length; i++) s += xs[i] * xs[i];
-  return s;
-}
-registerDerivative(sumSqTyped, {
-  reverse: (xs) => ({ value: sumSqTyped(xs), pullback: (dy) => xs.map((x) => 2 * x * dy) }),
-});
+${SUM_SQ_RULES}
 function scale2(xs: number[]): number[] {
   return xs.map((x) => 2 * x);
 }

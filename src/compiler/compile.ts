@@ -9,7 +9,7 @@ import {
   type OperatorCall,
 } from "./analyze/requests.js";
 import { higherOrderWrapper } from "./emit/higher-order.js";
-import { derivedPrimalKey, parseDerivativeKey } from "./differentiate/nest.js";
+import { derivedPrimalKey } from "./differentiate/nest.js";
 import { jvpKey } from "./differentiate/names.js";
 import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
@@ -237,11 +237,6 @@ function fileOf(key: FunctionKey): string {
   return key.slice(0, key.indexOf("#"));
 }
 
-/** The differentiated parameters a derivative's key names. */
-function wrtOf(key: FunctionKey): number[] {
-  return parseDerivativeKey(key.replace(/!checkpoint$/, ""))?.wrt ?? [];
-}
-
 /** The module a generated function is emitted in: its primal's, or the rule's registrant. */
 function homeOf(fn: IRFunction): string {
   return fn.adapter?.home ?? fileOf(fn.key);
@@ -389,7 +384,7 @@ function emitModule(
       fn.adapter
         ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
         : fn.checkpoint
-          ? emitCheckpointSweep(fn, fn.checkpoint, wrtOf(fn.key), functionName, RUNTIME)
+          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, RUNTIME)
           : emitFunction(fn, names, true),
     ),
   );

@@ -25,7 +25,7 @@ export {
   AliasedArgumentsError,
 } from "./tangents.js";
 import { registerRule } from "./rules.js";
-export { registeredRule, ruleNotYetRegistered } from "./rules.js";
+export { ruleNotYetRegistered } from "./rules.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { NotCompiledError } from "./not-compiled.js";
 

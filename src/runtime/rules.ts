@@ -10,9 +10,7 @@ export interface RegisteredRule {
   reverse?: (...args: never[]) => { value: unknown; pullback: (adjoint: never) => unknown };
 }
 
-const registry = new WeakMap<object, RegisteredRule>();
-
-/** Checks and records `rule` for `f`; returns it (the compiler keeps it for generated code). */
+/** Checks `rule` for `f` and returns it (the compiled module keeps it for generated code). */
 export function registerRule<R extends RegisteredRule>(f: unknown, rule: R): R {
   if (typeof f !== "function")
     throw new TypeError("nabla: registerDerivative needs the function whose derivative it is");
@@ -28,13 +26,7 @@ export function registerRule<R extends RegisteredRule>(f: unknown, rule: R): R {
     throw new TypeError(
       `nabla: the rule of '${f.name || "this function"}' has neither 'forward' nor 'reverse'`,
     );
-  registry.set(f, rule);
   return rule;
-}
-
-/** The rule registered for `f`, if any. */
-export function registeredRule(f: unknown): RegisteredRule | undefined {
-  return typeof f === "function" ? registry.get(f) : undefined;
 }
 
 /**

@@ -36,19 +36,9 @@ export function copyTangent<T>(t: T): T {
   return t;
 }
 
-/** A deep copy of a value of the user's, keeping class instances' prototypes. */
+/** A deep copy of a value of the user's, keeping class instances' prototypes and its sharing. */
 export function copyValue<T>(v: T): T {
-  if (v instanceof Float64Array || v instanceof Float32Array) return v.slice() as T;
-  if (Array.isArray(v)) return v.map(copyValue) as T;
-  if (v !== null && typeof v === "object") {
-    const copy = Object.create(Object.getPrototypeOf(v) as object | null) as Record<
-      string,
-      unknown
-    >;
-    for (const [k, x] of Object.entries(v)) copy[k] = copyValue(x);
-    return copy as T;
-  }
-  return v;
+  return copyValues([v])[0] as T;
 }
 
 /**

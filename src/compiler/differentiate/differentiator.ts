@@ -238,6 +238,7 @@ export class Differentiator {
         checkpoint: {
           kind,
           primal: demand.key,
+          wrt: demand.wrt,
           fwd: derivativeKey("fwd", demand.key, demand.wrt, frozen),
           bwd: derivativeKey("bwd", demand.key, demand.wrt, frozen),
           params,

@@ -15,7 +15,6 @@ import type { EmittedLine } from "./function.js";
 export function emitCheckpointSweep(
   fn: IRFunction,
   sweep: CheckpointSweep,
-  wrt: number[],
   nameOf: (key: FunctionKey) => string,
   runtime: string,
 ): EmittedLine[] {
@@ -23,7 +22,7 @@ export function emitCheckpointSweep(
   const line = (text: string, indent = 1) => lines.push({ text, indent, loc: fn.loc });
   // `$`-prefixed locals: the function this calls may be named `a0`.
   const args = sweep.params.map((_, i) => `$a${i}`);
-  const shadows = wrt.filter((i) => isAggregate(sweep.params[i]!)).map((i) => `$s${i}`);
+  const shadows = sweep.wrt.filter((i) => isAggregate(sweep.params[i]!)).map((i) => `$s${i}`);
   const objects = `${runtime}.tape.objects`;
   if (sweep.kind === "fwd") {
     line(`export function ${fn.name}(${[...args, ...shadows].join(", ")}) {`, 0);

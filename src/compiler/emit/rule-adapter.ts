@@ -104,8 +104,6 @@ export function emitRuleAdapter(
       close();
       break;
     }
-    case "grad":
-      throw new Error("internal: registered rules have no fused gradient");
   }
   return lines;
 }

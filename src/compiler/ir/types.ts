@@ -162,6 +162,7 @@ export interface IRFunction {
 export interface CheckpointSweep {
   kind: "fwd" | "bwd";
   primal: FunctionKey;
+  wrt: number[];
   /** The sweeps the backward sweep reruns. */
   fwd: FunctionKey;
   bwd: FunctionKey;
@@ -171,7 +172,8 @@ export interface CheckpointSweep {
 
 /** A derivative that calls a registered rule (see emit/rule-adapter.ts). */
 export interface RuleAdapter {
-  kind: "jvp" | "fwd" | "bwd" | "grad";
+  /** No fused `grad`: `gradient` of a rule runs the sweep pair. */
+  kind: "jvp" | "fwd" | "bwd";
   /** The key of the function the rule is for. */
   rule: FunctionKey;
   wrt: number[];

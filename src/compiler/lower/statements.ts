@@ -207,6 +207,18 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     }
     const name = decl.id.name;
     const annotation = decl.id.typeAnnotation;
+    const init = decl.init;
+    if (
+      node.kind === "const" &&
+      (!annotation || annotation.typeAnnotation.type === "TSFunctionType") &&
+      (init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression")
+    ) {
+      // A local function: no value, its calls are inlined (see lowerClosureCall).
+      const placeholder = ctx.constantAtEntry(undefined, name, "opaque");
+      const slot = ctx.declare(name, "const", "opaque", placeholder);
+      ctx.closures.set(slot, { node: init, scope: ctx.scope });
+      continue;
+    }
     const declared = annotationType(annotation, ctx.types);
     if (annotation && (!declared || declared === "opaque" || declared === "void")) {
       const text = ctx.module.text.slice(
@@ -218,18 +230,6 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
         "unsupportedType",
         `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays and object types are supported)`,
       );
-    }
-    const init = decl.init;
-    if (
-      node.kind === "const" &&
-      !annotation &&
-      (init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression")
-    ) {
-      // A local function: no value, its calls are inlined (see lowerClosureCall).
-      const placeholder = ctx.constantAtEntry(undefined, name, "opaque");
-      const slot = ctx.declare(name, "const", "opaque", placeholder);
-      ctx.closures.set(slot, { node: init, scope: ctx.scope });
-      continue;
     }
     let value: Value;
     if (decl.init) {

@@ -121,13 +121,17 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   }
   if (bag.hasErrors) return result;
 
+  const shared = sharedPrimals(differentiator.derivatives);
   for (const mod of modules) {
     const own = calls.filter((c) => c.call.loc.file === mod.file);
     const derivatives = [...differentiator.derivatives.values()].filter(
       (fn): fn is IRFunction => fn !== undefined && homeOf(fn) === mod.file,
     );
     try {
-      result.outputs.set(mod.file, emitModule(program, mod, own, derivatives, differentiator));
+      result.outputs.set(
+        mod.file,
+        emitModule(program, mod, own, derivatives, differentiator, shared.get(mod.file)),
+      );
     } catch (error) {
       // A compiler bug in emission is still a diagnostic, never a crash (NABLA_DEBUG rethrows).
       if (!(error instanceof TransformError) && process.env.NABLA_DEBUG) throw error;
@@ -333,12 +337,43 @@ class ModuleImports {
   }
 }
 
+/**
+ * The user functions that generated code in another module calls or uses as a value, by
+ * their module: a specialization emitted in `rk4`'s module calls the `dynamics` of its
+ * caller's module, which need not be exported, so that module exports it under a generated
+ * name (see SHARED_SUFFIX).
+ */
+function sharedPrimals(derivatives: Map<FunctionKey, IRFunction | undefined>): Map<string, Set<string>> {
+  const shared = new Map<string, Set<string>>();
+  const visit = (home: string, ops: Op[]): void =>
+    ops.forEach((op) => {
+      const key =
+        op.opcode === "call" && !op.attrs.method && !op.attrs.primal
+          ? op.attrs.callee
+          : op.opcode === "global"
+            ? op.attrs.function
+            : undefined;
+      if (key && !derivatives.has(key) && fileOf(key) !== home) {
+        const file = fileOf(key);
+        if (!shared.has(file)) shared.set(file, new Set());
+        shared.get(file)!.add(key.slice(key.indexOf("#") + 1));
+      }
+      op.regions.forEach((r) => visit(home, r.ops));
+    });
+  for (const fn of derivatives.values()) if (fn) visit(homeOf(fn), fn.body.ops);
+  return shared;
+}
+
+/** The name a module exports a function it does not export itself under, for generated code. */
+const SHARED_SUFFIX = "$nabla";
+
 function emitModule(
   program: ProgramGraph,
   mod: SourceModule,
   calls: OperatorUse[],
   own: IRFunction[],
   differentiator: Differentiator,
+  shared: Set<string> = new Set(),
 ): ModuleOutput {
   const allDerivatives = differentiator.derivatives;
   const rules = [...program.rules.values()].filter((r) => r.registration.module === mod);
@@ -368,15 +403,17 @@ function emitModule(
   };
   const exportedName = (file: string, local: string) => {
     if (file.startsWith(PACKAGE_PREFIX)) return local;
-    const target = program.load(file);
-    for (const [exported, name] of target.exports) if (name === local) return exported;
-    return local;
+    return exportOf(program.load(file), local) ?? `${local}${SHARED_SUFFIX}`;
   };
   const names = {
     callee: (op: Op) => functionName(op.attrs.callee!),
     global: globalName,
+    functionValue: functionName,
     runtime: RUNTIME,
   };
+  const sharing = [...shared]
+    .filter((name) => exportOf(mod, name) === undefined && !name.includes("."))
+    .map((name) => `export { ${name} as ${name}${SHARED_SUFFIX} };`);
 
   const emitted = [...hoistedAdjustments(own)];
   emitted.push(
@@ -479,6 +516,13 @@ function emitModule(
   const importLines = [
     ...(needsRuntime ? [`import * as ${RUNTIME} from "${RUNTIME_SPECIFIER}";`] : []),
     ...imports.statements(),
+    ...sharing,
   ];
   return assembleModule(mod.file, mod.text, replacements, importLines, emitted);
+}
+
+/** The name under which `mod` exports its top-level `local`, if it does. */
+function exportOf(mod: SourceModule, local: string): string | undefined {
+  for (const [exported, name] of mod.exports) if (name === local) return exported;
+  return undefined;
 }

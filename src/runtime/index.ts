@@ -161,6 +161,26 @@ export function checkpoint<F extends AnyFunction>(f: F): F {
   return f;
 }
 
+/**
+ * A function value that differentiable code may call: `F` itself, as a type that says so.
+ * A parameter or field of this type may hold any function the compiler saw used as a value —
+ * a function declared at the top level of a module of the program — and differentiated code
+ * follows whichever one it holds at run time. A function-typed parameter without it works
+ * when every call passes a function known where the call is compiled (it is specialized).
+ */
+export type Differentiable<F extends AnyFunction> = F;
+
+/**
+ * Called by generated code when a `Differentiable` value is none of the functions the
+ * compiler knew could be there.
+ */
+export function unknownFunctionValue(f: unknown, where: string): never {
+  const name = typeof f === "function" && f.name ? `'${f.name}'` : "a function nabla did not compile";
+  throw new TypeError(
+    `nabla: ${where} holds ${name}, which is not one of the functions nabla saw used as a value in the compiled program, so it has no derivative. Pass a function declared at the top level of a compiled module (not a closure or a function from outside the program).`,
+  );
+}
+
 /** x itself, with a derivative of zero: stops differentiation (a "stop-gradient"). */
 export function withoutDerivative<T>(x: T): T {
   return x;

@@ -71,6 +71,7 @@ export function emitted(fn: IRFunction): string {
     callee: (op: { attrs: { callee?: string } }) =>
       op.attrs.callee!.replace(/^.*#/, "").replace(/@(jvp|fwd|bwd)\(.*\)$/, "$$$1"),
     global: (n: string) => n,
+    functionValue: (k: string) => k.replace(/^.*#/, ""),
     runtime: "$nabla",
   };
   return emitFunction(fn, names, false)

@@ -87,7 +87,7 @@ function declarationsOf(
 }
 
 /** Names read in `fn` that it does not declare itself, in order of first use. */
-function freeNames(fn: FunctionLike): string[] {
+export function freeNames(fn: FunctionLike): string[] {
   const own = declarationsOf(fn);
   const names: string[] = [];
   walk(fn, (n, ancestors) => {

@@ -3,6 +3,7 @@ import type { FieldType, ObjectType, Type } from "../ir/types.js";
 import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { inferType } from "./infer-type.js";
+import { functionTypeOf } from "./function-types.js";
 
 // TypeScript type annotations → IR types, without a type checker: keywords, arrays, tuples,
 // typed arrays, inline object types, and interfaces, type aliases and classes declared in the
@@ -161,7 +162,18 @@ function fieldsOf(
       (annotation ? resolve(annotation) : inferType(initializer, () => undefined, resolve)) ??
       "opaque";
     const doc = leadingJSDoc(mod, m) ?? "";
-    fields.push({ name: keyNode.name, type, noDerivative: /@noDerivative\b/.test(doc) });
+    const callable =
+      type === "opaque" && annotation && program
+        ? functionTypeOf(program, mod, annotation)
+        : undefined;
+    fields.push({
+      name: keyNode.name,
+      type,
+      noDerivative: /@noDerivative\b/.test(doc),
+      ...(callable
+        ? { callable, declaredAt: { file: mod.file, start: keyNode.start, end: keyNode.end } }
+        : {}),
+    });
   }
   return fields;
 }

@@ -1,4 +1,6 @@
 import type { ObjectType, Type } from "../ir/types.js";
+import type { Binding } from "../lower/function-values.js";
+import type { FunctionTypeInfo } from "./function-types.js";
 import { typeResolver } from "./declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { signatureOf } from "../lower/signature.js";
@@ -73,6 +75,15 @@ export interface DifferentiationTarget {
   captures: Capture[];
   /** For a method: the type of `this`, its first parameter. */
   thisType?: ObjectType;
+  /**
+   * A specialization or lifted local function (see lower/function-values.ts): its
+   * function-typed parameters and the local functions it calls, bound to known functions.
+   */
+  bindings?: Binding[];
+  /** A function passed where this function type is expected: its parameter and result types. */
+  contextual?: FunctionTypeInfo;
+  /** Captures are parameters derivatives flow through (a lifted function), not constants. */
+  liftedCaptures?: boolean;
 }
 
 export interface OperatorCall {

@@ -487,6 +487,9 @@ export class Differentiator {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
       ...(target.thisType ? { thisType: target.thisType } : {}),
+      ...(target.bindings ? { bindings: target.bindings } : {}),
+      ...(target.contextual ? { contextual: target.contextual } : {}),
+      ...(target.liftedCaptures ? { liftedCaptures: true } : {}),
     });
     for (const call of lowered.calls) {
       if (!this.targets.has(call.key))
@@ -496,6 +499,9 @@ export class Differentiator {
     eliminateDeadCode(lowered.fn);
     verifyFunction(lowered.fn);
     this.primals.set(key, lowered.fn);
+    // A specialization or lifted function exists only in generated code, which calls its
+    // primal where its arguments are inactive: it is emitted like a derivative.
+    if (target.bindings || target.liftedCaptures) this.derivatives.set(key, lowered.fn);
     this.deriveCallees(lowered.fn, []);
     return lowered.fn;
   }

@@ -11,6 +11,7 @@ import * as js from "./expression.js";
 import { isAggregate } from "../ir/type-system.js";
 import { allocation, clearing, literalOf, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
+import type { FunctionKey } from "../ir/types.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are
 // inlined into their use as expressions; the others become `const`s named after the source
@@ -28,6 +29,8 @@ export interface EmitNames {
   callee(op: Op): string;
   /** How code in this module reads the module-level constant a `global` op names. */
   global(name: string): string;
+  /** How code in this module refers to the user function with this key, as a value. */
+  functionValue(key: FunctionKey): string;
   /** The local name of the nabla runtime namespace import. */
   runtime: string;
 }
@@ -137,6 +140,21 @@ class FunctionEmitter {
     return this.lines;
   }
 
+  /** A module-level constant, or a user function as a value. */
+  private globalName(op: Op): string {
+    return op.attrs.function
+      ? this.emitNames.functionValue(op.attrs.function)
+      : this.emitNames.global(op.attrs.callee!);
+  }
+
+  /** An outside function; `nabla:name` is a function of nabla's runtime. */
+  private externName(op: Op): string {
+    const callee = op.attrs.callee!;
+    return callee.startsWith("nabla:")
+      ? `${this.emitNames.runtime}.${callee.slice("nabla:".length)}`
+      : callee;
+  }
+
   private countUses(region: Region): void {
     for (const op of region.ops) {
       for (const v of op.operands) {
@@ -144,8 +162,8 @@ class FunctionEmitter {
         this.useRegion.set(v.id, region);
       }
       // Locals must not shadow the outside names the function refers to.
-      if (op.opcode === "extern") this.taken.add(op.attrs.callee!.split(".")[0]!);
-      if (op.opcode === "global") this.taken.add(this.emitNames.global(op.attrs.callee!));
+      if (op.opcode === "extern") this.taken.add(this.externName(op).split(".")[0]!);
+      if (op.opcode === "global") this.taken.add(this.globalName(op));
       if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(".")[0]!);
       if (op.opcode === "adjust") this.taken.add(this.emitNames.global(op.attrs.callee!));
       if (op.opcode === "push") this.pushes = this.usesTape = true;
@@ -327,9 +345,9 @@ class FunctionEmitter {
       case "math":
         return js.call(`Math.${op.attrs.callee}`, args);
       case "global":
-        return js.name(this.emitNames.global(op.attrs.callee!));
+        return js.name(this.globalName(op));
       case "extern":
-        return js.call(op.attrs.callee!, args);
+        return js.call(this.externName(op), args);
       case "call":
         if (op.attrs.method && !op.attrs.primal)
           return js.call(js.member(a, op.attrs.method).text, args.slice(1));
@@ -347,7 +365,7 @@ class FunctionEmitter {
       case "nondiff": {
         const callee = op.attrs.callee!;
         if (callee === "~") return js.unary("~", a);
-        if (/^[|&^<>]/.test(callee)) return js.binary(callee, a, b);
+        if (/^[|&^<>]/.test(callee) || callee === "===") return js.binary(callee, a, b);
         return js.call(callee, args);
       }
       default: {

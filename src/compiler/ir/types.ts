@@ -1,3 +1,4 @@
+import type { FunctionTypeInfo } from "../analyze/function-types.js";
 // The IR: typed SSA values inside structured control flow (regions), in the spirit of
 // MLIR's `scf` dialect. Every op lives in a region; `if` and `loop` own nested regions and
 // pass values out through explicit results, so there are no phi nodes and no CFG.
@@ -37,6 +38,10 @@ export interface FieldType {
   readonly type: Type;
   /** Marked `@noDerivative`: constant for differentiation, absent from the tangent. */
   readonly noDerivative: boolean;
+  /** A field holding a function (its type is opaque): the function type, to call it. */
+  readonly callable?: FunctionTypeInfo;
+  /** Where the field is declared, for messages. */
+  readonly declaredAt?: SourceLoc;
 }
 
 /**
@@ -75,7 +80,7 @@ export type Opcode =
   | "math" // attrs.callee = Math function name
   | "call" // attrs.callee = FunctionKey of a user function
   | "extern" // attrs.callee = dotted path of an outside function (console.log); inactive only
-  | "global" // attrs.callee = module-level constant name, attrs.value its number
+  | "global" // attrs.callee = module-level constant name, attrs.value its number; attrs.function: a function's value
   | "if" // operands [cond], regions [then, else], results
   | "loop" // operands inits, regions [before, after], results
   | "yield" // terminator of if-branches and loop `after` regions
@@ -112,6 +117,8 @@ export interface OpAttrs {
   callee?: string;
   /** A user callee as written at the call site (`g`, `ns.g`): how the emitted code names it. */
   calleeName?: string;
+  /** On a `global` op: the value is this user function (a function chosen at run time). */
+  function?: FunctionKey;
   /** On a call of a derivative: the primal function and the differentiated parameters. */
   primal?: FunctionKey;
   wrt?: number[];

@@ -21,7 +21,24 @@ import type { Scope } from "./context.js";
 import { signatureOf } from "./signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
-import { nablaOperatorOf } from "../analyze/requests.js";
+import {
+  namedTarget,
+  nablaOperatorOf,
+  type DifferentiationTarget,
+} from "../analyze/requests.js";
+import { functionTypeOf } from "../analyze/function-types.js";
+import { fieldOf } from "../ir/type-system.js";
+import { typeText } from "../ir/type-system.js";
+import type { FieldType, FunctionKey } from "../ir/types.js";
+import {
+  callFunctionArg,
+  resolveFunctionArg,
+  specializationKey,
+  specializationName,
+  type Binding,
+  type FunctionArg,
+} from "./function-values.js";
+import type { ParamInfo, Signature } from "./signature.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.
@@ -104,11 +121,13 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const local = ctx.scope.lookup(head);
   const closure = local && path === head ? ctx.closures.get(local) : undefined;
   if (closure) return lowerClosureCall(ctx, node, head, closure);
+  const bound = local && path === head ? ctx.bound.get(local) : undefined;
+  if (bound) return callFunctionArg(ctx, node, bound, lowerArguments(ctx, node), head);
   if (local) {
     return ctx.fail(
       callee,
       "closureCapture",
-      `'${head}' is a local value; calling function values is not supported yet in differentiable code`,
+      `'${head}' is a local ${local.type === "opaque" ? "value" : typeText(local.type)}, not a function nabla can see`,
     );
   }
   const nonDiff = NON_DIFFERENTIABLE_GLOBALS[path];
@@ -296,13 +315,8 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   const type = receiver.type;
   if (name !== undefined && isObject(type) && type.classKey) {
     const symbol = methodSymbol(ctx, type, name);
-    if (!symbol && type.fields.some((f) => f.name === name)) {
-      return ctx.fail(
-        callee.property,
-        "closureCapture",
-        `'${name}' is a field of '${type.name}' holding a function; calling function values is not supported yet in differentiable code`,
-      );
-    }
+    const field = type.fields.find((f) => f.name === name);
+    if (!symbol && field) return callField(ctx, node, callee, receiver, field);
     if (!symbol) {
       return ctx.fail(
         callee.property,
@@ -320,11 +334,45 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     }
     return lowerUserCall(ctx, node, symbol, name, receiver);
   }
+  const field = name !== undefined && isObject(type) ? fieldOf(type, name) : undefined;
+  if (field) return callField(ctx, node, callee, receiver, field);
   return ctx.fail(
     callee,
     "unsupportedSyntax",
     `calling ${describeNode(callee)} on ${article(type)} is not supported in differentiable code`,
   );
+}
+
+/** `layer.act(x)`: a call of the function a field holds, chosen at run time. */
+function callField(
+  ctx: LowerContext,
+  node: CallExpression,
+  callee: MemberExpression,
+  receiver: Value,
+  field: FieldType,
+): Value {
+  const type = receiver.type as ObjectType;
+  if (!field.callable) {
+    return ctx.fail(
+      callee.property,
+      "unsupportedType",
+      `'${field.name}' is a field of '${type.name}' of a type nabla cannot call`,
+    );
+  }
+  ctx.at(callee);
+  const value = ctx.builder.emit("field", [receiver], ["opaque"], { field: field.name }, [], field.name)
+    .results[0]!;
+  const arg: FunctionArg = {
+    fn: {
+      kind: "dynamic",
+      type: field.callable,
+      what: `field '${field.name}' of '${type.name}'`,
+      origin: field.declaredAt ?? ctx.loc(callee),
+      checked: field.callable.differentiable,
+    },
+    values: [value],
+  };
+  return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), `${type.name}.${field.name}`);
 }
 
 /**
@@ -420,7 +468,10 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
   return ctx.builder.math(name, args);
 }
 
-/** `path` is the callee as written, which is how emitted code in this module refers to it. */
+/**
+ * `path` is the callee as written, for messages. A function-typed parameter given a function
+ * value makes the call one of a specialization (see function-values.ts).
+ */
 function lowerUserCall(
   ctx: LowerContext,
   node: CallExpression,
@@ -430,33 +481,125 @@ function lowerUserCall(
   checkpoint = false,
 ): Value {
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
-  const args = lowerArguments(
-    ctx,
-    node,
-    signature.params.map((p) => p.type),
-  );
-  ctx.at(node);
-  // Optional and default parameters are reported when the callee is lowered.
-  const fixedArity = signature.params.every((p) => !p.unsupported);
-  if (fixedArity && args.length !== signature.params.length) {
+  const callables = symbol.node.params.map((p) => {
+    const annotation = p.type === "Identifier" ? p.typeAnnotation : undefined;
+    return annotation && !signatureTypeOf(signature, p)
+      ? functionTypeOf(ctx.program, symbol.module, annotation.typeAnnotation)
+      : undefined;
+  });
+  if (!callables.some(Boolean)) {
+    const args = lowerArguments(
+      ctx,
+      node,
+      signature.params.map((p) => p.type),
+    );
+    return emitUserCall(ctx, node, symbol, path, args, receiver, checkpoint);
+  }
+  const bindings: Binding[] = [];
+  const carried: Value[] = [];
+  const args: Value[] = [];
+  node.arguments.forEach((arg, i) => {
+    const callable = callables[i];
+    const param = signature.params[i];
+    if (!callable || !param || arg.type === "SpreadElement") {
+      args.push(...lowerArguments(ctx, { ...node, arguments: [arg] }, [param?.type]));
+      return;
+    }
+    const value = resolveFunctionArg(
+      ctx,
+      arg,
+      callable,
+      `parameter '${param.name}' of '${symbol.name}'`,
+    );
+    bindings.push({ name: param.name, fn: value.fn });
+    carried.push(...value.values);
+  });
+  if (node.arguments.length !== signature.params.length) {
     return ctx.fail(
       node,
       "callArity",
-      `'${symbol.name}' takes ${signature.params.length} argument${signature.params.length === 1 ? "" : "s"}, got ${args.length}`,
+      `'${symbol.name}' takes ${signature.params.length} argument${signature.params.length === 1 ? "" : "s"}, got ${node.arguments.length}`,
     );
   }
-  signature.params.forEach((p, i) => {
+  if (checkpoint || taggedCheckpoint(symbol)) {
+    return ctx.fail(
+      node,
+      "badOperatorUse",
+      `a call of '${symbol.name}' with a function argument cannot be checkpointed`,
+    );
+  }
+  const key = specializationKey(functionKey(symbol), bindings);
+  const target = {
+    ...namedTarget(symbol),
+    name: specializationName(ctx, symbol, key, bindings),
+    bindings,
+  };
+  const specialized: FunctionSymbol = { ...symbol, name: target.name };
+  // The arguments' types are checked against the non-function parameters.
+  const rest = signature.params.filter((_, i) => !callables[i]);
+  return emitUserCall(ctx, node, specialized, path, [...args, ...carried], receiver, false, {
+    key,
+    target,
+    params: rest,
+    arity: rest.length + carried.length,
+    argNodes: node.arguments.filter((_, i) => !callables[i]),
+  });
+}
+
+function signatureTypeOf(signature: Signature, p: Node): Type | undefined {
+  return signature.params.find((q) => q.node === p)?.type;
+}
+
+/** How a call of a specialization differs from a plain call. */
+interface Specialized {
+  key: FunctionKey;
+  target: DifferentiationTarget;
+  params: ParamInfo[];
+  arity: number;
+  argNodes: Node[];
+}
+
+/** Emits a call of `symbol` with lowered arguments, checking their number and types. */
+export function emitUserCall(
+  ctx: LowerContext,
+  node: CallExpression | Node,
+  symbol: FunctionSymbol,
+  path: string,
+  args: Value[],
+  receiver?: Value,
+  checkpoint = false,
+  specialized?: Specialized,
+): Value {
+  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  const params = specialized?.params ?? signature.params;
+  const argNodes = specialized?.argNodes ?? (node.type === "CallExpression" ? node.arguments : []);
+  ctx.at(node);
+  // Optional and default parameters are reported when the callee is lowered.
+  const fixedArity = params.every((p) => !p.unsupported);
+  if (!specialized && fixedArity && args.length !== params.length) {
+    return ctx.fail(
+      node,
+      "callArity",
+      `'${symbol.name}' takes ${params.length} argument${params.length === 1 ? "" : "s"}, got ${args.length}`,
+    );
+  }
+  params.forEach((p, i) => {
     const arg = args[i];
     if (p.type && arg && !assignable(arg.type, p.type)) {
       ctx.fail(
-        node.arguments[i]!,
+        argNodes[i] ?? node,
         "typeMismatch",
-        `parameter '${p.name}' of '${symbol.name}' is ${article(p.type)}, got ${article(args[i]!.type)}`,
+        `parameter '${p.name}' of '${path}' is ${article(p.type)}, got ${article(args[i]!.type)}`,
       );
     }
   });
-  const key = functionKey(symbol);
-  ctx.calls.push({ key, symbol, loc: ctx.loc(node) });
+  const key = specialized?.key ?? functionKey(symbol);
+  ctx.calls.push({
+    key,
+    symbol,
+    loc: ctx.loc(node),
+    ...(specialized ? { target: specialized.target } : {}),
+  });
   const result = signature.result ?? "number";
   const operands = receiver ? [receiver, ...args] : args;
   const checkpointed = checkpoint || taggedCheckpoint(symbol);
@@ -503,7 +646,7 @@ function lowerArguments(
 }
 
 /** `f`, `ns.f` or `console.log` as a dotted path; undefined for computed callees. */
-function calleePath(node: Node): string | undefined {
+export function calleePath(node: Node): string | undefined {
   if (node.type === "Identifier") return node.name;
   if (node.type === "MemberExpression" && !node.computed && node.property.type === "Identifier") {
     const object = calleePath(node.object);
@@ -512,7 +655,7 @@ function calleePath(node: Node): string | undefined {
   return undefined;
 }
 
-function resolveCallee(ctx: LowerContext, path: string): FunctionSymbol | undefined {
+export function resolveCallee(ctx: LowerContext, path: string): FunctionSymbol | undefined {
   const parts = path.split(".");
   if (parts.length === 1) return ctx.program.resolveLocalFunction(ctx.module, parts[0]!);
   if (parts.length === 2) {

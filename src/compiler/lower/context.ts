@@ -1,5 +1,5 @@
 import type { Node } from "oxc-parser";
-import { CompileAbort } from "../diagnostics/diagnostic.js";
+import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { DiagnosticCode, type DiagnosticCodeName } from "../diagnostics/codes.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, Region, SourceLoc, Type, Value } from "../ir/types.js";
@@ -8,6 +8,7 @@ import { assignedNames } from "./exits.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver, type TypeResolver } from "../analyze/declared-types.js";
 import type { DifferentiationTarget } from "../analyze/requests.js";
+import type { FunctionArg } from "./function-values.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is
@@ -62,6 +63,11 @@ export class LowerContext {
    * in. A call inlines the body there, so it reads and writes the variables it closes over.
    */
   readonly closures = new Map<Slot, { node: FunctionLike; scope: Scope }>();
+  /**
+   * Names bound to function values (see function-values.ts): a function-typed parameter of a
+   * specialization, or one holding a function chosen at run time.
+   */
+  readonly bound = new Map<Slot, FunctionArg>();
   /** Local functions being inlined now (a call of one inside itself is recursion). */
   readonly inlining = new Set<FunctionLike>();
   /** The function has no return type annotation: a number is assumed. */
@@ -99,6 +105,22 @@ export class LowerContext {
       message,
       loc: this.loc(node),
       notes: [],
+    });
+  }
+
+  /** Like `fail`, with notes (e.g. where a value was defined). */
+  failWithNotes(
+    node: { start: number; end: number },
+    code: DiagnosticCodeName,
+    message: string,
+    notes: DiagnosticNote[],
+  ): never {
+    throw new CompileAbort({
+      severity: "error",
+      code: DiagnosticCode[code],
+      message,
+      loc: this.loc(node),
+      notes,
     });
   }
 

@@ -190,11 +190,11 @@ function namespaceConstant(ctx: LowerContext, node: Node): Value | undefined {
 
 function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   const slot = ctx.scope.lookup(name);
-  if (slot && ctx.closures.has(slot)) {
+  if (slot && (ctx.closures.has(slot) || ctx.bound.has(slot))) {
     return ctx.fail(
       node,
       "closureCapture",
-      `the local function '${name}' can only be called in differentiable code ('${name}(…)'); passing functions around as values is not supported yet`,
+      `'${name}' is a function; differentiable code can call it ('${name}(…)') or pass it to a function-typed parameter, but not use it as another kind of value`,
     );
   }
   if (slot) return ctx.value(slot);
@@ -233,7 +233,7 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
     return ctx.fail(
       node,
       "unsupportedSyntax",
-      `function '${name}' used as a value; differentiable code can only call functions`,
+      `function '${name}' used as a value here; differentiable code can call it, pass it to a function-typed parameter, or name it ('const f = ${name}'), but not use it as another kind of value`,
     );
   }
   return ctx.fail(node, "unboundName", `cannot find '${name}' in differentiable code`);

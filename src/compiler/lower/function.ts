@@ -1,12 +1,14 @@
 import { isAggregate } from "../ir/type-system.js";
-import type { Expression, FunctionBody } from "oxc-parser";
+import type { Expression, FunctionBody, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, ObjectType, Region, Type } from "../ir/types.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
 import { functionLabel } from "../differentiate/names.js";
-import { LowerContext, type CallSite } from "./context.js";
+import { LowerContext, type CallSite, type Slot } from "./context.js";
+import { carriedValues, type Binding, type StaticFunction } from "./function-values.js";
+import { functionTypeOf, type FunctionTypeInfo } from "../analyze/function-types.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "./signature.js";
@@ -27,6 +29,12 @@ export interface LowerOptions {
   captures?: Capture[];
   /** For a method: the type of `this`, which becomes the first parameter. */
   thisType?: ObjectType;
+  /** Function-typed parameters and captured local functions bound to known functions. */
+  bindings?: Binding[];
+  /** The function type this function was passed as: types of unannotated parameters, result. */
+  contextual?: FunctionTypeInfo;
+  /** Captures are ordinary parameters (a lifted local function), not constants. */
+  liftedCaptures?: boolean;
 }
 
 export function lowerFunction(
@@ -39,9 +47,12 @@ export function lowerFunction(
 ): LoweredFunction {
   const signature = signatureOf(node, typeResolver(program, module));
   const body: Region = { params: [], ops: [] };
-  let resultType: Type = signature.result ?? "number";
+  const contextualResult = options.contextual?.result;
+  let resultType: Type = signature.result ?? contextualResult ?? "number";
   const ctx = new LowerContext(module, program, name, body, resultType);
-  ctx.resultDefaulted = !signature.result;
+  ctx.resultDefaulted = !signature.result && !contextualResult;
+  /** Names bound to function values, in binding order: their carried values follow the params. */
+  const boundSlots: [Slot, Binding][] = [];
   if (options.thisType) {
     const self = ctx.builder.newValue(options.thisType, "self");
     body.params.push(self);
@@ -68,17 +79,42 @@ export function lowerFunction(
     );
   }
 
-  signature.params.forEach((p) => {
+  signature.params.forEach((p, i) => {
     if (p.unsupported) {
       const what =
         p.node.type === "Identifier" ? `the optional parameter '${p.name}'` : describeNode(p.node);
       ctx.fail(p.node, "unsupportedSyntax", `${what} is not supported in differentiable code`);
     }
-    let type = p.type;
+    const binding = options.bindings?.find((b) => b.name === p.name);
+    if (binding) {
+      boundSlots.push([declareBound(ctx, p.name), binding]);
+      return;
+    }
+    let type = p.type ?? options.contextual?.params[i];
+    const annotation = (p.node.type === "Identifier" ? p.node.typeAnnotation : undefined) as
+      | TSTypeAnnotation
+      | null
+      | undefined;
+    const callable = annotation && functionTypeOf(program, module, annotation.typeAnnotation);
+    if (!type && callable) {
+      // A function-typed parameter no call binds (a root, or a `@differentiable` function):
+      // its value is chosen at run time, and must be declared `Differentiable<…>`.
+      const value = ctx.builder.newValue("opaque", p.name);
+      body.params.push(value);
+      const slot = ctx.declare(p.name, "param", "opaque", value);
+      const fn: StaticFunction = {
+        kind: "dynamic",
+        type: callable,
+        what: `parameter '${p.name}' of ${functionLabel(name)}`,
+        origin: ctx.loc(p.node),
+        checked: callable.differentiable,
+      };
+      ctx.bound.set(slot, { fn, values: [value] });
+      return;
+    }
     if (!type) {
-      const annotation = "typeAnnotation" in p.node ? p.node.typeAnnotation : undefined;
       if (annotation) {
-        const text = annotationText(module.text, annotation as never);
+        const text = annotationText(module.text, annotation);
         ctx.fail(
           p.node,
           "unsupportedType",
@@ -120,6 +156,18 @@ export function lowerFunction(
     body.params.push(value);
     ctx.declare(capture.name, "captured", capture.type, value);
   }
+  for (const binding of options.bindings ?? []) {
+    if (!boundSlots.some(([, b]) => b === binding))
+      boundSlots.push([declareBound(ctx, binding.name), binding]);
+  }
+  for (const [slot, binding] of boundSlots) {
+    const values = carriedValues(binding.fn, binding.name).map((c) => {
+      const v = ctx.builder.newValue(c.type, c.name);
+      body.params.push(v);
+      return v;
+    });
+    ctx.bound.set(slot, { fn: binding.fn, values });
+  }
 
   ctx.at(node);
   if (node.type === "ArrowFunctionExpression" && node.expression) {
@@ -151,10 +199,15 @@ export function lowerFunction(
     key,
     name,
     params: body.params,
-    captures: options.captures?.length ?? 0,
+    captures: options.liftedCaptures ? 0 : (options.captures?.length ?? 0),
     resultTypes: resultType === "void" ? [] : [resultType],
     body,
     loc: ctx.loc(node),
   };
   return { fn, calls: ctx.calls };
+}
+
+/** A name bound to a function value: a slot with no IR value of its own. */
+function declareBound(ctx: LowerContext, name: string): Slot {
+  return ctx.declare(name, "const", "opaque", ctx.constantAtEntry(undefined, name, "opaque"));
 }

@@ -9,6 +9,7 @@ import type {
 import { isArray, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, Op, Type, Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
+import { callFunctionArg, resolveFunctionArg, type FunctionArg } from "./function-values.js";
 import type { LowerContext, Slot } from "./context.js";
 import { assignedNames } from "./exits.js";
 import { expectType, lowerExpression } from "./expressions.js";
@@ -96,18 +97,24 @@ export function lowerArrayMethod(
   }
 }
 
-/** The callback of `map`/`forEach`/`reduce`/`Array.from`: an arrow function written in place. */
+/**
+ * The callback of `map`/`forEach`/`reduce`/`Array.from`: an arrow function written in place
+ * (inlined), or a function value (called: `xs.map(relu)`).
+ */
 function callbackOf(
   ctx: LowerContext,
   node: Node | undefined,
   what: string,
-): ArrowFunctionExpression {
-  if (!node || node.type !== "ArrowFunctionExpression" || node.async) {
-    return ctx.fail(
-      node ?? ctx.builder.loc,
-      "unsupportedSyntax",
-      `${what} needs an arrow function written at the call, e.g. '(x) => 2 * x' (function values are not supported yet)`,
-    );
+): ArrowFunctionExpression | { value: FunctionArg; arity: number; name: string } {
+  if (!node) return ctx.fail(ctx.builder.loc, "callArity", `${what} needs a callback`);
+  if (node.type !== "ArrowFunctionExpression" || node.async) {
+    const value = resolveFunctionArg(ctx, node, undefined, `the callback of ${what}`);
+    const fn = value.fn;
+    const arity =
+      fn.kind === "dynamic"
+        ? fn.type.params.length
+        : (fn.kind === "named" ? fn.symbol.node : fn.target.node).params.length;
+    return { value, arity, name: ctx.module.text.slice(node.start, node.end) };
   }
   for (const p of node.params) {
     if (p.type !== "Identifier")
@@ -148,10 +155,14 @@ function lowerIteration(
   const resultSlot: { value?: Value } = {};
   const outPlaceholder = b.newValue("number", "out");
 
-  const outer = [...assignedNames([callback.body])]
-    .map((name) => ctx.scope.lookup(name))
-    .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot))
-    .concat(ctx.closureWrites([callback.body]));
+  const inline = "type" in callback ? callback : undefined;
+  const outer = inline
+    ? [...assignedNames([inline.body])]
+        .map((name) => ctx.scope.lookup(name))
+        .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot))
+        .concat(ctx.closureWrites([inline.body]))
+    : [];
+  const at = inline ?? args[method === "from" ? 1 : 0]!;
   const carried = [...new Set([counter, ...(accumulator ? [accumulator] : []), ...outer])];
 
   lowerLoop(
@@ -165,20 +176,30 @@ function lowerIteration(
       if (array) bound.push(b.emit("index", [array, i], [element!]).results[0]!);
       else bound.push(b.constant(0));
       bound.push(i);
-      const produced = inlineCallback(ctx, callback, bound);
+      const produced = inline
+        ? inlineCallback(ctx, inline, bound)
+        : valueOrNothing(
+            callFunctionArg(
+              ctx,
+              at,
+              (callback as { value: FunctionArg }).value,
+              bound.slice(0, (callback as { arity: number }).arity),
+              (callback as { name: string }).name,
+            ),
+          );
       ctx.at(node);
       if (method === "reduce") {
-        ctx.assign(accumulator!, expectType(ctx, callback, produced!, initial!.type));
+        ctx.assign(accumulator!, expectType(ctx, at, produced!, initial!.type));
       } else if (method === "map" || method === "from") {
         if (!produced)
           return ctx.fail(
-            callback,
+            at,
             "typeMismatch",
             `the callback of '.${method}' must return a value`,
           );
         resultSlot.value ??= produced;
         if (!sameType(produced.type, resultSlot.value.type))
-          ctx.fail(callback, "typeMismatch", "the callback must return one type");
+          ctx.fail(at, "typeMismatch", "the callback must return one type");
         b.emit("setIndex", [outPlaceholder, i, produced], []);
       }
       ctx.assign(counter, b.binary("add", i, b.constant(1)));
@@ -193,7 +214,7 @@ function lowerIteration(
   const typed = array && (array.type as ArrayType).storage !== "Array" ? array.type : undefined;
   if (typed && elementType !== "number")
     return ctx.fail(
-      callback,
+      at,
       "typeMismatch",
       "the callback of a typed array's '.map' must return a number",
     );
@@ -310,4 +331,9 @@ export function isValueReceiver(ctx: LowerContext, callee: MemberExpression): bo
     binding.imported !== "*" &&
     ctx.program.resolveLocalConstant(ctx.module, name) !== undefined
   );
+}
+
+/** A call's result, or undefined for a call returning nothing. */
+function valueOrNothing(v: Value): Value | undefined {
+  return v.type === "void" ? undefined : v;
 }

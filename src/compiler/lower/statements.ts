@@ -9,6 +9,8 @@ import type {
   WhileStatement,
 } from "oxc-parser";
 import type { Value } from "../ir/types.js";
+import { functionTypeOf } from "../analyze/function-types.js";
+import { resolveFunctionArg } from "./function-values.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { alwaysExits, assignedNames, scanExits, type Exits } from "./exits.js";
@@ -217,6 +219,15 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       const placeholder = ctx.constantAtEntry(undefined, name, "opaque");
       const slot = ctx.declare(name, "const", "opaque", placeholder);
       ctx.closures.set(slot, { node: init, scope: ctx.scope });
+      continue;
+    }
+    const callable =
+      annotation && functionTypeOf(ctx.program, ctx.module, annotation.typeAnnotation);
+    if (init && node.kind === "const" && (callable || namesFunction(ctx, init))) {
+      // `const act = useRelu ? relu : tanh`: a name for a function value.
+      const value = resolveFunctionArg(ctx, init, callable ?? undefined, `'${name}'`);
+      const slot = ctx.declare(name, "const", "opaque", ctx.constantAtEntry(undefined, name, "opaque"));
+      ctx.bound.set(slot, value);
       continue;
     }
     const declared = annotationType(annotation, ctx.types);
@@ -441,4 +452,16 @@ function lowerLoopStatement(
       ctx.loops.pop();
     }
   });
+}
+
+/** Whether an initializer is a function value by its form: a function's name, or a choice of two. */
+function namesFunction(ctx: LowerContext, node: Node): boolean {
+  if (node.type === "ParenthesizedExpression") return namesFunction(ctx, node.expression);
+  if (node.type === "ConditionalExpression")
+    return namesFunction(ctx, node.consequent) && namesFunction(ctx, node.alternate);
+  if (node.type !== "Identifier") return false;
+  const slot = ctx.scope.lookup(node.name);
+  if (slot) return ctx.bound.has(slot) || ctx.closures.has(slot);
+  const symbol = ctx.program.resolveLocalFunction(ctx.module, node.name);
+  return symbol !== undefined && !ctx.module.constants.get(node.name);
 }

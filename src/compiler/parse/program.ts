@@ -46,6 +46,23 @@ export class ProgramGraph {
   /** The derivatives the program registers (see analyze/rules.ts), filled by the driver. */
   rules: RuleTable = new Map();
 
+  private readonly generatedNames = new Map<string, string>();
+  private readonly takenNames = new Set<string>();
+
+  /**
+   * A name for a function the compiler makes (a specialization, a lifted lambda) in `file`,
+   * one per `key`: `preferred`, or with a counter if another key of that file has it.
+   */
+  generatedName(file: string, key: string, preferred: string): string {
+    const known = this.generatedNames.get(key);
+    if (known) return known;
+    let name = preferred;
+    for (let i = 2; this.takenNames.has(`${file}#${name}`); i++) name = `${preferred}$${i}`;
+    this.takenNames.add(`${file}#${name}`);
+    this.generatedNames.set(key, name);
+    return name;
+  }
+
   /** `overrides` supplies source text for files not on disk, or newer than the disk copy. */
   constructor(private readonly overrides: Map<string, string> = new Map()) {}
 

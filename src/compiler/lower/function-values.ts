@@ -1,0 +1,462 @@
+import type { CallExpression, Expression, Node } from "oxc-parser";
+import { freeNames, type Capture } from "../analyze/captures.js";
+import { typeResolver } from "../analyze/declared-types.js";
+import type { FunctionTypeInfo } from "../analyze/function-types.js";
+import { functionsUsedAsValues } from "../analyze/function-values.js";
+import type { DifferentiationTarget } from "../analyze/requests.js";
+import { positionAt } from "../diagnostics/format.js";
+import { lambdaName } from "../differentiate/names.js";
+import { assignable, isObject, typeText } from "../ir/type-system.js";
+import type { FunctionKey, SourceLoc, Type, Value } from "../ir/types.js";
+import type { FunctionLike } from "../parse/module.js";
+import type { FunctionSymbol } from "../parse/program.js";
+import { calleePath, emitUserCall, functionKey, resolveCallee } from "./calls.js";
+import type { LowerContext, Scope } from "./context.js";
+import { assignedNames } from "./exits.js";
+import { article, lowerCondition, lowerExpression } from "./expressions.js";
+import { lowerIf } from "./merge.js";
+import { signatureOf } from "./signature.js";
+
+// Function values in differentiable code (Swift's "generalized differentiability", done the
+// way a compiler that sees the whole program can):
+// - a function known where the call is compiled — a top-level function, a local function or
+//   an arrow written at the call — given to a function-typed parameter specializes the callee
+//   for it: `rk4(dynamics, …)` calls a copy of rk4 whose `f(…)` calls are calls of `dynamics`.
+//   A local function becomes a function of its own (lifted), taking what it captures as extra
+//   parameters, so derivatives flow into those too;
+// - a function chosen at run time (`c ? relu : tanh`, a `Differentiable<…>` parameter or
+//   field) is an opaque value; a call of it tests it against each function of the program
+//   used as a value that fits the call, and calls that one, so the derivative follows it.
+
+/** A function value, as far as the compiler knows it. */
+export type StaticFunction =
+  | { kind: "named"; symbol: FunctionSymbol }
+  | { kind: "lambda"; key: FunctionKey; target: DifferentiationTarget }
+  | {
+      kind: "dynamic";
+      type: FunctionTypeInfo;
+      /** What holds it, for messages ("parameter 'act'"), and where that is declared. */
+      what: string;
+      origin: SourceLoc;
+      /** Its source was checked to hold only functions the program can differentiate. */
+      checked: boolean;
+    };
+
+/** A function-typed parameter (or captured local function) bound to a function value. */
+export interface Binding {
+  name: string;
+  fn: StaticFunction;
+}
+
+/** A function value where code is lowered, with the IR values it carries (see carriedTypes). */
+export interface FunctionArg {
+  fn: StaticFunction;
+  values: Value[];
+}
+
+/** The IR values a function value carries: a lambda's captures, a dynamic value itself. */
+export function carriedValues(fn: StaticFunction, name: string): { type: Type; name: string }[] {
+  if (fn.kind === "named") return [];
+  if (fn.kind === "dynamic") return [{ type: "opaque", name }];
+  return [
+    ...fn.target.captures.map((c) => ({ type: c.type!, name: c.name })),
+    ...(fn.target.bindings ?? []).flatMap((b) => carriedValues(b.fn, b.name)),
+  ];
+}
+
+function keyOf(fn: StaticFunction): string {
+  return fn.kind === "named" ? functionKey(fn.symbol) : fn.kind === "lambda" ? fn.key : "*";
+}
+
+/** The key of `base` specialized for `bindings`. */
+export function specializationKey(base: FunctionKey, bindings: Binding[]): FunctionKey {
+  return `${base}{${bindings.map((b) => `${b.name}=${keyOf(b.fn)}`).join(";")}}`;
+}
+
+/** A short readable part of a specialization's name. */
+function nameOf(fn: StaticFunction): string {
+  return fn.kind === "named"
+    ? fn.symbol.name.replace(/\./g, "_")
+    : fn.kind === "lambda"
+      ? "lambda"
+      : "value";
+}
+
+/** The name of a specialization of `symbol`, unique in its module. */
+export function specializationName(
+  ctx: LowerContext,
+  symbol: FunctionSymbol,
+  key: FunctionKey,
+  bindings: Binding[],
+): string {
+  const preferred = `${symbol.name.replace(/\./g, "_")}$with$${bindings.map((b) => nameOf(b.fn)).join("$")}`;
+  return ctx.program.generatedName(symbol.module.file, key, preferred);
+}
+
+/**
+ * The function an expression given where a function is expected denotes. `what` says where
+ * it goes, for messages ("parameter 'f' of 'rk4'").
+ */
+export function resolveFunctionArg(
+  ctx: LowerContext,
+  node: Node,
+  contextual: FunctionTypeInfo | undefined,
+  what: string,
+): FunctionArg {
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression")
+    return lift(ctx, node, ctx.scope, contextual);
+  if (node.type === "ParenthesizedExpression") {
+    return resolveFunctionArg(ctx, node.expression, contextual, what);
+  }
+  if (node.type === "ConditionalExpression") {
+    return chooseAtRunTime(ctx, node, contextual, what);
+  }
+  const path = calleePath(node);
+  if (path !== undefined) {
+    const head = path.split(".")[0]!;
+    const slot = ctx.scope.lookup(head);
+    if (slot && path === head) {
+      const closure = ctx.closures.get(slot);
+      if (closure) return lift(ctx, closure.node, closure.scope, contextual);
+      const bound = ctx.bound.get(slot);
+      if (bound) return bound;
+      return ctx.fail(
+        node,
+        "closureCapture",
+        `'${head}' is a local ${slot.type === "opaque" ? "value" : typeText(slot.type)}, not a function nabla can see; ${what} needs a function declared in the program or an arrow function`,
+      );
+    }
+    if (!slot) {
+      const symbol = resolveCallee(ctx, path);
+      if (symbol && !symbol.thisType) return { fn: { kind: "named", symbol }, values: [] };
+      if (ctx.module.constants.get(head)?.holdsFunction) {
+        return ctx.fail(
+          node,
+          "closureCapture",
+          `'${head}' is a module-level variable holding a function, which may change; ${what} needs a function declared with 'function' or 'const'`,
+        );
+      }
+    }
+  }
+  if (node.type === "MemberExpression" && !node.computed) {
+    const field = readFunctionField(ctx, node);
+    if (field) return field;
+  }
+  return ctx.fail(
+    node,
+    "closureCapture",
+    `nabla cannot tell which function this is; ${what} needs a function declared in the program, an arrow function, or a 'Differentiable<…>' value`,
+  );
+}
+
+/**
+ * `obj.act` where the field holds a function: its value, chosen at run time. The field's type
+ * must say it is differentiable, since any code may have stored a function there.
+ */
+export function readFunctionField(
+  ctx: LowerContext,
+  node: Node & { type: "MemberExpression" },
+): FunctionArg | undefined {
+  if (node.computed || node.property.type !== "Identifier") return undefined;
+  const name = node.property.name;
+  const object = lowerExpression(ctx, node.object as Expression);
+  if (!isObject(object.type)) return undefined;
+  const field = object.type.fields.find((f) => f.name === name);
+  if (!field?.callable) return undefined;
+  ctx.at(node);
+  const value = ctx.builder.emit("field", [object], ["opaque"], { field: name }, [], name)
+    .results[0]!;
+  const fn: StaticFunction = {
+    kind: "dynamic",
+    type: field.callable,
+    what: `field '${name}' of '${object.type.name}'`,
+    origin: field.declaredAt ?? ctx.loc(node),
+    checked: field.callable.differentiable,
+  };
+  return { fn, values: [value] };
+}
+
+/** `c ? relu : tanh`: a function chosen at run time among functions the compiler sees. */
+function chooseAtRunTime(
+  ctx: LowerContext,
+  node: Node & { type: "ConditionalExpression" },
+  contextual: FunctionTypeInfo | undefined,
+  what: string,
+): FunctionArg {
+  const cond = lowerCondition(ctx, node.test);
+  let type: FunctionTypeInfo | undefined = contextual;
+  const [value] = lowerIf(ctx, cond, [
+    () => [materialize(ctx, node.consequent, contextual, what, (t) => (type ??= t))],
+    () => [materialize(ctx, node.alternate, contextual, what, (t) => (type ??= t))],
+  ]);
+  const fn: StaticFunction = {
+    kind: "dynamic",
+    type: type!,
+    what: "this value",
+    origin: ctx.loc(node),
+    checked: true,
+  };
+  return { fn, values: [value!] };
+}
+
+/** A function value as a run-time value: a top-level function, or a dynamic value. */
+function materialize(
+  ctx: LowerContext,
+  node: Node,
+  contextual: FunctionTypeInfo | undefined,
+  what: string,
+  typed: (t: FunctionTypeInfo) => void,
+): Value {
+  const arg = resolveFunctionArg(ctx, node, contextual, what);
+  if (arg.fn.kind === "dynamic") {
+    typed(arg.fn.type);
+    return arg.values[0]!;
+  }
+  if (arg.fn.kind === "lambda") {
+    return ctx.fail(
+      node,
+      "closureCapture",
+      "a function chosen at run time must be declared at the top level of a module; a local or inline function can be passed directly, but not chosen by a condition",
+    );
+  }
+  const symbol = arg.fn.symbol;
+  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  typed({
+    params: signature.params.map((p) => p.type),
+    result: signature.result ?? "number",
+    differentiable: true,
+    text: symbol.name,
+  });
+  return functionReference(ctx, node, symbol);
+}
+
+/** The value of a top-level function (a `global` op naming it). */
+function functionReference(ctx: LowerContext, at: Node, symbol: FunctionSymbol): Value {
+  ctx.at(at);
+  return ctx.builder.emit(
+    "global",
+    [],
+    ["opaque"],
+    { callee: symbol.name, function: functionKey(symbol) },
+    [],
+    symbol.name,
+  ).results[0]!;
+}
+
+/**
+ * A local function or an arrow, lifted to a function of its own: what it reads of the
+ * enclosing function becomes extra parameters (their values are carried here), the local
+ * functions it calls become bindings.
+ */
+function lift(
+  ctx: LowerContext,
+  node: FunctionLike,
+  scope: Scope,
+  contextual: FunctionTypeInfo | undefined,
+): FunctionArg {
+  if (ctx.inlining.has(node)) {
+    return ctx.fail(
+      node,
+      "unsupportedSyntax",
+      "a local function cannot pass itself on; recursive local functions are not supported in differentiable code (declare it at the top level)",
+    );
+  }
+  if (node.async || node.generator || node.params.some((p) => p.type !== "Identifier")) {
+    return ctx.fail(
+      node,
+      "unsupportedSyntax",
+      "a function passed to another function must be a plain function with simple parameters to be differentiated",
+    );
+  }
+  const captures: Capture[] = [];
+  const captured: Value[] = [];
+  const bindings: Binding[] = [];
+  const carried: Value[] = [];
+  ctx.inlining.add(node);
+  try {
+    for (const name of freeNames(node)) {
+      const slot = scope.lookup(name);
+      if (!slot || !ctx.env.has(slot)) continue;
+      const closure = ctx.closures.get(slot);
+      const inner = closure
+        ? lift(ctx, closure.node, closure.scope, undefined)
+        : ctx.bound.get(slot);
+      if (inner) {
+        bindings.push({ name, fn: inner.fn });
+        carried.push(...inner.values);
+        continue;
+      }
+      captures.push({ name, type: slot.type, node, isFunction: false });
+      captured.push(ctx.value(slot));
+    }
+  } finally {
+    ctx.inlining.delete(node);
+  }
+  const written = [...assignedNames([node.body!])].filter((n) =>
+    captures.some((c) => c.name === n),
+  );
+  if (written.length > 0) {
+    return ctx.fail(
+      node,
+      "closureCapture",
+      `this function is passed to another function and assigns '${written[0]}', a variable it captures; such a function may read the variables it captures but not assign them (return the new value instead, or write into an array)`,
+    );
+  }
+  const file = ctx.module.file;
+  const suffix = bindings.length > 0 ? `{${bindings.map((b) => `${b.name}=${keyOf(b.fn)}`)}}` : "";
+  const key = `${file}#lambda@${node.start}${suffix}`;
+  const at = positionAt(ctx.module.text, node.start);
+  const name = ctx.program.generatedName(file, key, lambdaName(at.line, at.column));
+  const target: DifferentiationTarget = {
+    module: ctx.module,
+    name,
+    node,
+    contextualNumberParams: false,
+    captures,
+    bindings,
+    ...(contextual ? { contextual } : {}),
+    liftedCaptures: true,
+  };
+  return { fn: { kind: "lambda", key, target }, values: [...captured, ...carried] };
+}
+
+/** The parameter and result types a call of `fn` has. */
+function typesOf(fn: StaticFunction, ctx: LowerContext): FunctionTypeInfo {
+  if (fn.kind === "dynamic") return fn.type;
+  const node = fn.kind === "named" ? fn.symbol.node : fn.target.node;
+  const mod = fn.kind === "named" ? fn.symbol.module : fn.target.module;
+  const signature = signatureOf(node, typeResolver(ctx.program, mod));
+  const contextual = fn.kind === "lambda" ? fn.target.contextual : undefined;
+  return {
+    params: signature.params.map((p, i) => p.type ?? contextual?.params[i]),
+    result: signature.result ?? contextual?.result ?? "number",
+    differentiable: true,
+    text: "",
+  };
+}
+
+/** A call of a function value with already lowered arguments. `name` is how the code calls it. */
+export function callFunctionArg(
+  ctx: LowerContext,
+  node: CallExpression | Node,
+  arg: FunctionArg,
+  args: Value[],
+  name: string,
+): Value {
+  const fn = arg.fn;
+  if (fn.kind === "named") return emitUserCall(ctx, node, fn.symbol, fn.symbol.name, args);
+  if (fn.kind === "dynamic") return callDynamic(ctx, node, fn, arg.values[0]!, args, name);
+  const types = typesOf(fn, ctx);
+  if (args.length !== types.params.length) {
+    return ctx.fail(
+      node,
+      "callArity",
+      `'${name}' takes ${types.params.length} argument${types.params.length === 1 ? "" : "s"}, got ${args.length}`,
+    );
+  }
+  types.params.forEach((t, i) => {
+    if (t && !assignable(args[i]!.type, t)) {
+      ctx.fail(
+        node,
+        "typeMismatch",
+        `argument ${i + 1} of '${name}' should be ${article(t)}, got ${article(args[i]!.type)}`,
+      );
+    }
+  });
+  ctx.calls.push({
+    key: fn.key,
+    symbol: { module: fn.target.module, name: fn.target.name, node: fn.target.node },
+    loc: ctx.loc(node),
+    target: fn.target,
+  });
+  ctx.at(node);
+  const result = types.result!;
+  const attrs = { callee: fn.key, calleeName: name };
+  const operands = [...args, ...arg.values];
+  if (result === "void") {
+    ctx.builder.emit("call", operands, [], attrs);
+    return ctx.builder.newValue("void");
+  }
+  return ctx.builder.emit("call", operands, [result], attrs).results[0]!;
+}
+
+/**
+ * A call of a function chosen at run time: tests the value against each function of the
+ * program used as a value that fits the call, and calls that one; another function throws.
+ */
+function callDynamic(
+  ctx: LowerContext,
+  node: Node,
+  fn: StaticFunction & { kind: "dynamic" },
+  value: Value,
+  args: Value[],
+  name: string,
+): Value {
+  if (!fn.checked) {
+    throw ctx.failWithNotes(
+      node,
+      "closureCapture",
+      `cannot differentiate this call of '${name}': it is a function value, ${fn.what}, whose type '${fn.type.text}' does not say it is differentiable, so nabla cannot know which functions it may hold`,
+      [
+        { message: "value defined here", loc: fn.origin },
+        {
+          message: `declare it 'Differentiable<${fn.type.text}>' (imported from "nabla"), or pass the function directly where this code calls a function with a known argument`,
+        },
+      ],
+    );
+  }
+  const result = fn.type.result ?? "number";
+  if (result !== "number" && result !== "void" && result !== "boolean") {
+    return ctx.fail(
+      node,
+      "unsupportedType",
+      `a function chosen at run time must return a number or nothing here; '${name}' returns ${article(result)}`,
+    );
+  }
+  const candidates = functionsUsedAsValues(ctx.program).filter((s) => fits(ctx, s, args, result));
+  if (candidates.length === 0) {
+    return ctx.fail(
+      node,
+      "unknownCallee",
+      `no function of the program fits this call of '${name}' (${args.map((a) => typeText(a.type)).join(", ")}) → ${result}: a function value must be one of the top-level functions the program uses as values`,
+    );
+  }
+  const chain = (i: number): Value[] => {
+    ctx.at(node);
+    if (i === candidates.length) {
+      const where = ctx.builder.constant(name);
+      ctx.builder.emit("extern", [value, where], ["void"], {
+        callee: "nabla:unknownFunctionValue",
+      });
+      return result === "void" ? [] : [ctx.builder.constant(result === "number" ? NaN : false)];
+    }
+    const symbol = candidates[i]!;
+    const reference = functionReference(ctx, node, symbol);
+    const same = ctx.builder.emit("nondiff", [value, reference], ["boolean"], { callee: "===" })
+      .results[0]!;
+    return lowerIf(ctx, same, [
+      () => {
+        const v = emitUserCall(ctx, node, symbol, symbol.name, args.slice(0, paramCount(symbol)));
+        return result === "void" ? [] : [v];
+      },
+      () => chain(i + 1),
+    ]);
+  };
+  const [v] = chain(0);
+  return v ?? ctx.builder.newValue("void");
+}
+
+function paramCount(symbol: FunctionSymbol): number {
+  return symbol.node.params.length;
+}
+
+/** Whether `symbol` can be called with `args` for a `result`. */
+function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: Type): boolean {
+  if (symbol.thisType) return false;
+  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  if (signature.params.length > args.length) return false;
+  if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type)))
+    return false;
+  const returns = signature.result ?? "number";
+  return result === "void" || returns === result;
+}

@@ -1,6 +1,7 @@
 import { dirname, relative } from "node:path";
 import {
   findRequests,
+  type ValueOperatorUse,
   isHigherOrder,
   isNumberVector,
   modeOf,
@@ -83,9 +84,11 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   program.rules = collectRules(program, modules, bag);
 
   const calls: OperatorUse[] = [];
+  const valueOperators = new Map<string, ValueOperatorUse[]>();
   for (const mod of modules) {
     const requests = findRequests(program, mod);
     requests.diagnostics.forEach((d) => bag.add(d));
+    valueOperators.set(mod.file, requests.valueOperators);
     for (const call of requests.calls) {
       const wrt = [...call.wrt].sort((a, b) => a - b);
       const note = {
@@ -130,7 +133,10 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     try {
       result.outputs.set(
         mod.file,
-        emitModule(program, mod, own, derivatives, differentiator, shared.get(mod.file)),
+        emitModule(program, mod, own, derivatives, differentiator, {
+          shared: shared.get(mod.file),
+          valueOperators: valueOperators.get(mod.file),
+        }),
       );
     } catch (error) {
       // A compiler bug in emission is still a diagnostic, never a crash (NABLA_DEBUG rethrows).
@@ -373,8 +379,9 @@ function emitModule(
   calls: OperatorUse[],
   own: IRFunction[],
   differentiator: Differentiator,
-  shared: Set<string> = new Set(),
+  extra: { shared?: Set<string>; valueOperators?: ValueOperatorUse[] },
 ): ModuleOutput {
+  const shared = extra.shared ?? new Set<string>();
   const allDerivatives = differentiator.derivatives;
   const rules = [...program.rules.values()].filter((r) => r.registration.module === mod);
   const imports = new ModuleImports(mod, [
@@ -465,14 +472,27 @@ function emitModule(
       runtime: RUNTIME,
     });
   };
-  const replacements: Replacement[] = calls.map(({ call, wrt, primal }) => {
+  const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
     const params = call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : ""));
     const captures = call.target.captures.map((c) => c.name);
     const text = isHigherOrder(call.operator)
       ? higherOrder(call.operator, primal, wrt, params, captures)
       : wrapper(call.operator, primal, call.wrt, params, captures);
-    return { start: call.call.start, end: call.call.end, text };
+    if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
+    // A function passed where its callee applies `call.operator` to it: it carries the result.
+    const { start, end } = call.call;
+    return [
+      { start, end, text: `${RUNTIME}.attachDerivatives(`, insert: "before" },
+      { start, end, text: `, { ${call.operator}: ${text} })`, insert: "after" },
+    ];
   });
+  for (const use of extra.valueOperators ?? []) {
+    replacements.push({
+      start: use.call.start,
+      end: use.call.end,
+      text: `${RUNTIME}.derivativeOf(${use.fn}, ${JSON.stringify(use.operator)}, ${JSON.stringify(use.fn)})`,
+    });
+  }
 
   function higherOrder(
     operator: HigherOrderOperator,

@@ -181,6 +181,26 @@ export function unknownFunctionValue(f: unknown, where: string): never {
   );
 }
 
+const attached = new WeakMap<object, Record<string, unknown>>();
+
+/**
+ * Generated code: `f` passed where the callee applies operators to it (`gradient(loss)` on a
+ * parameter), with those derivatives, compiled where `f` was written. Returns `f`.
+ */
+export function attachDerivatives<F extends object>(f: F, derivatives: Record<string, unknown>): F {
+  attached.set(f, { ...attached.get(f), ...derivatives });
+  return f;
+}
+
+/** Generated code: the derivative `operator` gives for the function value `f` (see above). */
+export function derivativeOf(f: unknown, operator: string, name: string): never {
+  const found = typeof f === "function" ? attached.get(f)?.[operator] : undefined;
+  if (found) return found as never;
+  throw new TypeError(
+    `nabla: '${operator}(${name})' needs the derivative of the function passed as '${name}', and this function value has none: nabla compiles it where a function is passed directly to a parameter that the callee differentiates (an arrow function or a function's name, in compiled code). A function passed on through another function, or from code nabla did not compile, has no derivative attached.`,
+  );
+}
+
 /** x itself, with a derivative of zero: stops differentiation (a "stop-gradient"). */
 export function withoutDerivative<T>(x: T): T {
   return x;

@@ -1,6 +1,6 @@
 import type { ObjectType, Type } from "../ir/types.js";
 import type { Binding } from "../lower/function-values.js";
-import type { FunctionTypeInfo } from "./function-types.js";
+import { functionTypeOf, type FunctionTypeInfo } from "./function-types.js";
 import { typeResolver } from "./declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { signatureOf } from "../lower/signature.js";
@@ -93,10 +93,23 @@ export interface OperatorCall {
   /** Indices of the differentiated parameters, in `wrt` order. */
   wrt: number[];
   loc: SourceLoc;
+  /** A derivative attached to a function passed on (see `attachments`), not a call. */
+  attach?: boolean;
+}
+
+/**
+ * `gradient(loss)` where `loss` is a function-typed parameter: the derivative comes with the
+ * function value at run time (see attachDerivatives in the runtime).
+ */
+export interface ValueOperatorUse {
+  call: CallExpression;
+  operator: Operator;
+  fn: string;
 }
 
 export interface Requests {
   calls: OperatorCall[];
+  valueOperators: ValueOperatorUse[];
   /** Functions tagged `@differentiable`: derivative emitted and checked even if unused. */
   declared: DifferentiationTarget[];
   diagnostics: Diagnostic[];
@@ -105,7 +118,7 @@ export interface Requests {
 const NABLA_SPECIFIERS = new Set(["nabla", "nabla/runtime"]);
 
 export function findRequests(program: ProgramGraph, module: SourceModule): Requests {
-  const result: Requests = { calls: [], declared: [], diagnostics: [] };
+  const result: Requests = { calls: [], valueOperators: [], declared: [], diagnostics: [] };
   const operatorNames = new Map<string, string>();
   const namespaces = new Set<string>();
   for (const [local, binding] of module.imports) {
@@ -146,8 +159,21 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
           : undefined;
     const shadowed = head?.type === "Identifier" && declaredLocally(head.name, ancestors);
     const operator = shadowed ? undefined : operatorOf(node.callee);
-    if (!operator || operator === "withoutDerivative") return true;
-    if (!isOperator(operator)) return true;
+    if (!operator) {
+      result.calls.push(...attachments(program, module, node, ancestors, error));
+      return true;
+    }
+    if (operator === "withoutDerivative" || !isOperator(operator)) return true;
+    const fnArg = node.arguments[0];
+    if (
+      VALUE_OPERATORS.has(operator) &&
+      node.arguments.length === 1 &&
+      fnArg?.type === "Identifier" &&
+      functionTypedParameter(program, module, fnArg.name, ancestors)
+    ) {
+      result.valueOperators.push({ call: node, operator, fn: fnArg.name });
+      return false;
+    }
     const call = analyzeCall(program, module, node, ancestors, operator, error);
     if (call) result.calls.push(call);
     return false;
@@ -163,6 +189,96 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     }
   }
   return result;
+}
+
+/** Operators a function may apply to a function-typed parameter (see ValueOperatorUse). */
+const VALUE_OPERATORS: ReadonlySet<string> = new Set([
+  "derivative",
+  "valueWithDerivative",
+  "gradient",
+  "valueWithGradient",
+]);
+
+/** Whether `name`, seen from a site, is a function-typed parameter of an enclosing function. */
+function functionTypedParameter(
+  program: ProgramGraph,
+  module: SourceModule,
+  name: string,
+  ancestors: readonly Node[],
+): FunctionTypeInfo | undefined {
+  for (let i = ancestors.length - 1; i >= 0; i--) {
+    const fn = ancestors[i]!;
+    if (
+      fn.type !== "FunctionDeclaration" &&
+      fn.type !== "FunctionExpression" &&
+      fn.type !== "ArrowFunctionExpression"
+    )
+      continue;
+    const param = fn.params.find((p) => p.type === "Identifier" && p.name === name);
+    if (param?.type === "Identifier") {
+      const annotation = param.typeAnnotation?.typeAnnotation;
+      return annotation && functionTypeOf(program, module, annotation);
+    }
+    if (declaredLocally(name, ancestors.slice(0, i + 1))) return undefined;
+  }
+  return undefined;
+}
+
+/** The value operators a function applies to its parameter `name`. */
+function operatorsOnParameter(symbol: FunctionSymbol, name: string): Operator[] {
+  const found = new Set<Operator>();
+  if (!symbol.node.body) return [];
+  walk(symbol.node.body, (n) => {
+    if (n.type !== "CallExpression") return true;
+    const operator = nablaOperatorOf(symbol.module, n.callee);
+    const fn = n.arguments[0];
+    if (
+      operator &&
+      VALUE_OPERATORS.has(operator) &&
+      n.arguments.length === 1 &&
+      fn?.type === "Identifier" &&
+      fn.name === name
+    )
+      found.add(operator as Operator);
+    return true;
+  });
+  return [...found];
+}
+
+/**
+ * A call passing a function to a parameter its callee applies operators to (`minimizeGD(
+ * (p) => …, …)`, where minimizeGD calls `gradient(loss)`): the derivatives are compiled here,
+ * where the function and what it captures are known, and attached to the value it passes.
+ */
+function attachments(
+  program: ProgramGraph,
+  module: SourceModule,
+  node: CallExpression,
+  ancestors: readonly Node[],
+  error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
+): OperatorCall[] {
+  if (node.callee.type !== "Identifier" || declaredLocally(node.callee.name, ancestors)) return [];
+  const symbol = program.resolveLocalFunction(module, node.callee.name);
+  if (!symbol) return [];
+  const found: OperatorCall[] = [];
+  symbol.node.params.forEach((param, i) => {
+    const arg = node.arguments[i];
+    if (param.type !== "Identifier" || !arg || arg.type === "SpreadElement") return;
+    const operators = operatorsOnParameter(symbol, param.name);
+    if (operators.length === 0) return;
+    const annotation = param.typeAnnotation?.typeAnnotation;
+    const contextual = annotation && functionTypeOf(program, symbol.module, annotation);
+    for (const operator of operators) {
+      const synthetic = { ...node, arguments: [arg], start: arg.start, end: arg.end };
+      const call = analyzeCall(program, module, synthetic, [...ancestors, node], operator, error);
+      if (!call) continue;
+      if (call.target.contextualNumberParams && contextual) {
+        call.target = { ...call.target, contextualNumberParams: false, contextual };
+      }
+      found.push({ ...call, attach: true });
+    }
+  });
+  return found;
 }
 
 /** The `const f = …` statement that holds a function expression, for its JSDoc. */

@@ -13,6 +13,8 @@ export interface Replacement {
   start: number;
   end: number;
   text: string;
+  /** Insert the text before `start` or after `end` instead of replacing the range. */
+  insert?: "before" | "after";
 }
 
 export interface EncodedSourceMap {
@@ -42,7 +44,12 @@ export function assembleModule(
   functions: EmittedLine[][],
 ): ModuleOutput {
   const edited = new MagicString(text);
-  for (const r of replacements) edited.overwrite(r.start, r.end, r.text);
+  for (const r of replacements) {
+    // Insertions stay outside the code they wrap, whatever replaces parts of that code.
+    if (r.insert === "before") edited.appendLeft(r.start, r.text);
+    else if (r.insert === "after") edited.appendRight(r.end, r.text);
+    else edited.overwrite(r.start, r.end, r.text);
+  }
   const editedMap = edited.generateMap({ source: file, includeContent: true, hires: true });
 
   const stripped = transformSync(file, edited.toString(), {

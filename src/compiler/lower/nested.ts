@@ -1,10 +1,22 @@
 import type { CallExpression, Node } from "oxc-parser";
 import { typeResolver } from "../analyze/declared-types.js";
-import { analyzeCall, ancestorsOf, type Operator } from "../analyze/requests.js";
+import {
+  analyzeCall,
+  ancestorsOf,
+  isNumberVector,
+  namedTarget,
+  type DifferentiationTarget,
+  type Operator,
+} from "../analyze/requests.js";
+import { assignable } from "../ir/type-system.js";
+import { functionKey } from "./calls.js";
+import { resolveFunctionArg } from "./function-values.js";
+import { countedLoop } from "./members.js";
+import { article } from "./expressions.js";
 import type { DiagnosticCodeName } from "../diagnostics/codes.js";
 import { jvpKey } from "../differentiate/names.js";
 import { derivedPrimalKey, pairType } from "../differentiate/nest.js";
-import type { ObjectType, Type, Value } from "../ir/types.js";
+import type { ArrayType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import { tangentType } from "../ir/tangent-types.js";
 import type { LowerContext } from "./context.js";
 import { lowerExpression } from "./expressions.js";
@@ -38,28 +50,23 @@ export function lowerNestedOperator(
       `'${operator}' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms (nabla differentiates those again)`,
     );
   }
-  let problem: { node: Node; code: DiagnosticCodeName; message: string } | undefined;
-  const call = analyzeCall(
-    ctx.program,
-    ctx.module,
-    inner,
-    ancestorsOf(ctx.module, inner),
-    operator as Operator,
-    (n, code, message) => (problem ??= { node: n, code, message }),
-  );
-  if (!call) return ctx.fail(problem!.node, problem!.code, problem!.message);
+  const call = functionValueCall(ctx, inner, operator) ?? operatorCall(ctx, inner, operator);
   const target = call.target;
-  const key = `${target.module.file}#${target.name}`;
+  const key = call.key;
   const signature = signatureOf(target.node, typeResolver(ctx.program, target.module));
   const typeOf = (i: number): Type | undefined =>
-    signature.params[i]?.type ?? (target.contextualNumberParams ? "number" : undefined);
+    signature.params[i]?.type ??
+    target.contextual?.params[i] ??
+    (target.contextualNumberParams ? "number" : undefined);
+  const gradientLike = operator === "gradient" || operator === "valueWithGradient";
   for (const i of call.wrt) {
     const type = typeOf(i);
-    if (type !== "number") {
+    const vector = gradientLike && call.wrt.length === 1 && type !== undefined && isNumberVector(type);
+    if (type !== "number" && !vector) {
       return ctx.fail(
         target.node.params[i] ?? inner,
         "nestedDifferentiation",
-        `inside differentiable code, '${operator}' differentiates with respect to numbers only (parameter '${signature.params[i]?.name ?? i}' is not a number): nabla computes it in forward mode, one direction per parameter`,
+        `inside differentiable code, '${operator}' differentiates with respect to one array of numbers or to numbers only (parameter '${signature.params[i]?.name ?? i}' is neither): nabla computes it in forward mode, one direction per number`,
       );
     }
   }
@@ -81,6 +88,13 @@ export function lowerNestedOperator(
   }
   args.forEach((a, i) => {
     const expected = typeOf(i);
+    if (expected && expected !== "number" && !assignable(a.type, expected)) {
+      ctx.fail(
+        node.arguments[i]!,
+        "typeMismatch",
+        `the function given to '${operator}' takes ${article(expected)} here, got ${article(a.type)}`,
+      );
+    }
     if (expected === "number" && a.type !== "number") {
       ctx.fail(
         node.arguments[i]!,
@@ -90,14 +104,16 @@ export function lowerNestedOperator(
     }
   });
   // What the inner function reads from enclosing functions: passed after its arguments.
-  const captures = target.captures.map((c) =>
-    lowerExpression(ctx, {
-      type: "Identifier",
-      name: c.name,
-      start: inner.start,
-      end: inner.end,
-    } as never),
-  );
+  const captures =
+    call.carried ??
+    target.captures.map((c) =>
+      lowerExpression(ctx, {
+        type: "Identifier",
+        name: c.name,
+        start: inner.start,
+        end: inner.end,
+      } as never),
+    );
   ctx.calls.push({
     key,
     symbol: { module: target.module, name: target.name, node: target.node },
@@ -113,9 +129,12 @@ export function lowerNestedOperator(
   // Without a return type, an arrow returns what its body is: lowering it tells (cheaply).
   const result =
     signature.result ??
+    target.contextual?.result ??
     lowerFunction(ctx.program, target.module, key, target.name, target.node, {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
+      ...(target.bindings ? { bindings: target.bindings } : {}),
+      ...(target.liftedCaptures ? { liftedCaptures: true } : {}),
     }).fn.resultTypes[0] ??
     "number";
   if (result !== "number" && (operator === "gradient" || operator === "valueWithGradient")) {
@@ -126,21 +145,43 @@ export function lowerNestedOperator(
     );
   }
   const tangent = tangentType(result);
-  const results = call.wrt.map((i) => {
+  const jvp = (i: number, direction: Value): Value => {
     const callee = derivedPrimalKey(jvpKey(key, [i]), withValue ? "pair" : "tangent");
     const type: Type = withValue ? pairType(tangent, result) : tangent;
     return b.emit(
       "call",
-      [...args, ...captures, one],
+      [...args, ...captures, direction],
       [type],
       { callee, calleeName: operator },
       [],
       "d",
     ).results[0]!;
-  });
-  const tangents = withValue
-    ? results.map((r) => b.emit("field", [r], [tangent], { field: "d" }).results[0]!)
-    : results;
+  };
+  const tangentOf = (r: Value): Value =>
+    withValue ? b.emit("field", [r], [tangent], { field: "d" }).results[0]! : r;
+  const vectorType = typeOf(call.wrt[0]!);
+  if (vectorType && vectorType !== "number") {
+    // With respect to an array: one JVP per element, along each basis vector in turn.
+    const x = args[call.wrt[0]!]!;
+    const n = b.emit("length", [x], ["number"]).results[0]!;
+    const type = vectorType as ArrayType;
+    const gradient = b.emit("alloc", [n], [{ ...type, elements: undefined }], {}, [], "gradient")
+      .results[0]!;
+    const basis = b.emit("alloc", [n], [{ ...type, elements: undefined }], {}, [], "basis")
+      .results[0]!;
+    countedLoop(ctx, n, (i) => {
+      b.emit("setIndex", [basis, i, one], []);
+      const r = jvp(call.wrt[0]!, basis);
+      b.emit("setIndex", [gradient, i, tangentOf(r)], []);
+      b.emit("setIndex", [basis, i, b.constant(0)], []);
+    });
+    if (!withValue) return gradient;
+    // The value: one more run of the function at the point.
+    const value = lowerValueAt(ctx, target, key, args, captures, result);
+    return resultObject(ctx, value, gradient, "gradient", result);
+  }
+  const results = call.wrt.map((i) => jvp(i, one));
+  const tangents = results.map(tangentOf);
   const derivative =
     operator === "derivative" || operator === "valueWithDerivative" || tangents.length === 1
       ? tangents[0]!
@@ -162,6 +203,17 @@ export function lowerNestedOperator(
   if (!withValue) return derivative;
   const value = b.emit("field", [results[0]!], [result], { field: "v" }).results[0]!;
   const name = operator === "valueWithDerivative" ? "derivative" : "gradient";
+  return resultObject(ctx, value, derivative, name, result);
+}
+
+/** `{ value, derivative }` or `{ value, gradient }`. */
+function resultObject(
+  ctx: LowerContext,
+  value: Value,
+  derivative: Value,
+  name: string,
+  result: Type,
+): Value {
   const type: ObjectType = {
     kind: "object",
     name: `{ value; ${name} }`,
@@ -170,5 +222,85 @@ export function lowerNestedOperator(
       { name, type: derivative.type, noDerivative: false },
     ],
   };
-  return b.emit("literal", [value, derivative], [type], {}, [], "result").results[0]!;
+  return ctx.builder.emit("literal", [value, derivative], [type], {}, [], "result").results[0]!;
+}
+
+/** A plain call of the inner function, for its value. */
+function lowerValueAt(
+  ctx: LowerContext,
+  target: DifferentiationTarget,
+  key: FunctionKey,
+  args: Value[],
+  captures: Value[],
+  result: Type,
+): Value {
+  ctx.calls.push({
+    key,
+    symbol: { module: target.module, name: target.name, node: target.node },
+    loc: ctx.builder.loc,
+    target,
+  });
+  return ctx.builder.emit("call", [...args, ...captures], [result], {
+    callee: key,
+    calleeName: target.name,
+  }).results[0]!;
+}
+
+interface NestedCall {
+  target: DifferentiationTarget;
+  key: FunctionKey;
+  wrt: number[];
+  /** For a function value: the IR values it carries (see function-values.ts). */
+  carried?: Value[];
+}
+
+/** `gradient(f)` where the function is written at the call or named in the program. */
+function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string): NestedCall {
+  let problem: { node: Node; code: DiagnosticCodeName; message: string } | undefined;
+  const call = analyzeCall(
+    ctx.program,
+    ctx.module,
+    inner,
+    ancestorsOf(ctx.module, inner),
+    operator as Operator,
+    (n, code, message) => (problem ??= { node: n, code, message }),
+  );
+  if (!call) return ctx.fail(problem!.node, problem!.code, problem!.message);
+  const target = call.target;
+  return { target, key: `${target.module.file}#${target.name}`, wrt: call.wrt };
+}
+
+/**
+ * `gradient(loss)(p)` where `loss` is a function-typed parameter bound by a specialization,
+ * or a local function: differentiated with respect to all its parameters.
+ */
+function functionValueCall(
+  ctx: LowerContext,
+  inner: CallExpression,
+  operator: string,
+): NestedCall | undefined {
+  const fn = inner.arguments[0];
+  if (fn?.type !== "Identifier") return undefined;
+  const slot = ctx.scope.lookup(fn.name);
+  if (!slot || (!ctx.bound.has(slot) && !ctx.closures.has(slot))) return undefined;
+  if (ctx.closures.has(slot) && !ctx.bound.has(slot)) return undefined;
+  if (inner.arguments.length > 1) {
+    return ctx.fail(
+      inner.arguments[1]!,
+      "nestedDifferentiation",
+      `'${operator}' of a function value takes no options: it differentiates with respect to every parameter`,
+    );
+  }
+  const arg = resolveFunctionArg(ctx, fn, undefined, `the function given to '${operator}'`);
+  const value = arg.fn;
+  if (value.kind === "dynamic") {
+    return ctx.fail(
+      fn,
+      "nestedDifferentiation",
+      `'${fn.name}' holds a function chosen at run time; inside differentiable code, '${operator}' needs a function known where the code is compiled`,
+    );
+  }
+  const target = value.kind === "named" ? namedTarget(value.symbol) : value.target;
+  const key = value.kind === "named" ? functionKey(value.symbol) : value.key;
+  return { target, key, wrt: target.node.params.map((_, i) => i), carried: arg.values };
 }

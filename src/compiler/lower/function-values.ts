@@ -199,6 +199,16 @@ function chooseAtRunTime(
   return { fn, values: [value!] };
 }
 
+/** A function value stored as a value (`{ act: tanh }`): a top-level function or a dynamic value. */
+export function functionValue(
+  ctx: LowerContext,
+  node: Node,
+  contextual: FunctionTypeInfo,
+  what: string,
+): Value {
+  return materialize(ctx, node, contextual, what, () => undefined);
+}
+
 /** A function value as a run-time value: a top-level function, or a dynamic value. */
 function materialize(
   ctx: LowerContext,

@@ -7,6 +7,7 @@ import type {
 } from "oxc-parser";
 import { elementAt, fieldOf, isArray, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, FieldType, ObjectType, Type, Value } from "../ir/types.js";
+import { functionValue } from "./function-values.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
@@ -155,12 +156,16 @@ export function lowerArrayLiteral(
   if (node.elements.some((e) => e?.type === "SpreadElement")) return lowerArraySpread(ctx, node);
   const elements = node.elements.map((e, i) => {
     if (!e) return ctx.fail(node, "unsupportedSyntax", "array holes are not supported");
-    const v = lowerExpression(ctx, e as Expression);
     const want = tuple
       ? tuple.elements![i]
       : expected && isArray(expected)
         ? expected.element
         : undefined;
+    // Literals inside take the element type (`[{ w, act: tanh }]` as a Layer[]).
+    const v =
+      e.type === "ObjectExpression" || e.type === "ArrayExpression"
+        ? lowerValue(ctx, e, want)
+        : lowerExpression(ctx, e as Expression);
     if (want) expectType(ctx, e, v, want);
     return v;
   });
@@ -290,7 +295,7 @@ export function lowerObjectLiteral(
       }
       ctx.at(prop);
       for (const f of spread.type.fields) {
-        if (f.type === "opaque") continue;
+        if (f.type === "opaque" && !f.callable) continue;
         values.delete(f.name);
         values.set(
           f.name,
@@ -314,8 +319,10 @@ export function lowerObjectLiteral(
           : undefined;
     if (key === undefined)
       return ctx.fail(prop.key, "unsupportedSyntax", "unsupported property key");
-    const want = expected && isObject(expected) ? fieldOf(expected, key)?.type : undefined;
-    const v = lowerValue(ctx, prop.value as Expression, want);
+    const field = expected && isObject(expected) ? fieldOf(expected, key) : undefined;
+    const v = field?.callable
+      ? functionValue(ctx, prop.value, field.callable, `field '${key}'`)
+      : lowerValue(ctx, prop.value as Expression, field?.type);
     values.delete(key);
     values.set(key, v);
   }
@@ -323,7 +330,7 @@ export function lowerObjectLiteral(
   const declared = expected && isObject(expected) ? expected : undefined;
   const fields: FieldType[] = [...values].map(([name, v]) => {
     const d = declared && fieldOf(declared, name);
-    return { name, type: d?.type ?? v.type, noDerivative: d?.noDerivative ?? false };
+    return d ? { ...d } : { name, type: v.type, noDerivative: false };
   });
   const type: ObjectType = declared
     ? { ...declared, fields, classKey: undefined }

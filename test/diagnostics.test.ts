@@ -281,26 +281,30 @@ main.ts:8:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA112: a local function passed as a value",
+    name: "NABLA112: a local function passed on assigns a variable it captures",
     files: `
 import { derivative } from "nabla";
 function apply(h: (t: number) => number, t: number): number {
   return h(t);
 }
 function f(x: number): number {
-  const g = (y: number) => y * 2;
-  return apply(g, x);
+  let calls = 0;
+  const g = (y: number) => {
+    calls += 1;
+    return y * 2;
+  };
+  return apply(g, x) + calls;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:7:16: error NABLA112: the local function 'g' can only be called in differentiable code ('g(…)'); passing functions around as values is not supported yet
-  6 |   const g = (y: number) => y * 2;
-> 7 |   return apply(g, x);
-    |                ^
-main.ts:9:19: note: when differentiating 'f' for 'derivative'
-> 9 | export const df = derivative(f);
-    |                   ^^^^^^^^^^^^^
+main.ts:7:13: error NABLA112: this function is passed to another function and assigns 'calls', a variable it captures; such a function may read the variables it captures but not assign them (return the new value instead, or write into an array)
+  6 |   let calls = 0;
+> 7 |   const g = (y: number) => {
+    |             ^^^^^^^^^^^^^^^^
+main.ts:13:19: note: when differentiating 'f' for 'derivative'
+> 13 | export const df = derivative(f);
+     |                   ^^^^^^^^^^^^^
 
 1 error`,
   },
@@ -590,23 +594,23 @@ main.ts:7:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: callback that is not an arrow function written at the call",
+    name: "NABLA112: a callback nabla cannot identify",
     files: `
 import { derivative } from "nabla";
-function sq(v: number): number {
-  return v * v;
+function pick(k: number): (v: number) => number {
+  return (v) => v * k;
 }
 function f(x: number): number {
-  const a = [x, 1].map(sq);
+  const a = [x, 1].map(pick(2));
   return a[0];
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:6:24: error NABLA101: '.map' needs an arrow function written at the call, e.g. '(x) => 2 * x' (function values are not supported yet)
+main.ts:6:24: error NABLA112: nabla cannot tell which function this is; the callback of '.map' needs a function declared in the program, an arrow function, or a 'Differentiable<…>' value
   5 | function f(x: number): number {
-> 6 |   const a = [x, 1].map(sq);
-    |                        ^^
+> 6 |   const a = [x, 1].map(pick(2));
+    |                        ^^^^^^^
 main.ts:9:19: note: when differentiating 'f' for 'derivative'
 > 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -682,7 +686,7 @@ main.ts:6:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: function used as a value",
+    name: "NABLA112: a function used as a number",
     files: `
 import { derivative } from "nabla";
 function g(x: number): number {
@@ -695,10 +699,10 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:6:13: error NABLA101: function 'g' used as a value; differentiable code can only call functions
-  5 | function f(x: number): number {
-> 6 |   const h = g;
-    |             ^
+main.ts:7:10: error NABLA112: 'h' is a function; differentiable code can call it ('h(…)') or pass it to a function-typed parameter, but not use it as another kind of value
+  6 |   const h = g;
+> 7 |   return h;
+    |          ^
 main.ts:9:19: note: when differentiating 'f' for 'derivative'
 > 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -756,7 +760,7 @@ function f(x: number, k: number): number {
 export const df = differential(f, { wrt: 0 });
 `,
     expected: `
-main.ts:3:10: error NABLA112: 'k' is a local value; calling function values is not supported yet in differentiable code
+main.ts:3:10: error NABLA112: 'k' is a local number, not a function nabla can see
   2 | function f(x: number, k: number): number {
 > 3 |   return k(x);
     |          ^
@@ -1914,21 +1918,21 @@ main.ts:5:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   },
   {
-    name: "NABLA116: an inner gradient with respect to an array",
+    name: "NABLA116: an inner gradient with respect to an array and a number",
     files: `
 import { gradient } from "nabla";
-function sq(xs: number[]): number {
-  return xs[0] * xs[0] + xs[1];
+function sq(xs: number[], k: number): number {
+  return xs[0] * xs[0] * k + xs[1];
 }
 function f(x: number): number {
-  return gradient(sq)([x, 2 * x])[0];
+  return gradient(sq)([x, 2 * x], x)[0][0];
 }
 export const g = gradient(f);
 `,
     expected: `
-main.ts:2:13: error NABLA116: inside differentiable code, 'gradient' differentiates with respect to numbers only (parameter 'xs' is not a number): nabla computes it in forward mode, one direction per parameter
+main.ts:2:13: error NABLA116: inside differentiable code, 'gradient' differentiates with respect to one array, or to numbers: pick the array 'xs' alone with '{ wrt: 0 }' (nabla computes it in forward mode, one direction per number)
   1 | import { gradient } from "nabla";
-> 2 | function sq(xs: number[]): number {
+> 2 | function sq(xs: number[], k: number): number {
     |             ^^^^^^^^^^^^
 main.ts:8:18: note: when differentiating 'f' for 'gradient'
 > 8 | export const g = gradient(f);
@@ -2173,7 +2177,7 @@ main.ts:6:28: error NABLA108: 'jacobian' needs the differentiated parameter to b
 1 error`,
   },
   {
-    name: "NABLA112: calling a function held in a field of a class",
+    name: "NABLA112: calling a function held in a field not declared Differentiable",
     files: `
 import { gradient } from "nabla";
 class Layer {
@@ -2186,10 +2190,14 @@ class Layer {
 export const g = gradient((l: Layer) => l.run(2));
 `,
     expected: `
-main.ts:6:17: error NABLA112: 'act' is a field of 'Layer' holding a function; calling function values is not supported yet in differentiable code
+main.ts:6:12: error NABLA112: cannot differentiate this call of 'Layer.act': it is a function value, field 'act' of 'Layer', whose type '(x: number) => number' does not say it is differentiable, so nabla cannot know which functions it may hold
   5 |   run(x: number): number {
 > 6 |     return this.act(this.w * x);
-    |                 ^^^
+    |            ^^^^^^^^^^^^^^^^^^^^
+main.ts:4:3: note: value defined here
+> 4 |   act: (x: number) => number = Math.tanh;
+    |   ^^^
+note: declare it 'Differentiable<(x: number) => number>' (imported from "nabla"), or pass the function directly where this code calls a function with a known argument
 main.ts:9:41: note: when differentiating this call to 'run'
 > 9 | export const g = gradient((l: Layer) => l.run(2));
     |                                         ^^^^^^^^
@@ -2321,7 +2329,7 @@ main.ts:6:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA106: function-typed parameter",
+    name: "NABLA112: calling a function-typed parameter not declared Differentiable",
     files: `
 import { differential } from "nabla";
 function f(x: number, g: (y: number) => number): number {
@@ -2330,10 +2338,14 @@ function f(x: number, g: (y: number) => number): number {
 export const df = differential(f, { wrt: 0 });
 `,
     expected: `
-main.ts:2:23: error NABLA106: parameter 'g' of 'f' has type '(y: number) => number', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)
-  1 | import { differential } from "nabla";
+main.ts:3:10: error NABLA112: cannot differentiate this call of 'g': it is a function value, parameter 'g' of 'f', whose type '(y: number) => number' does not say it is differentiable, so nabla cannot know which functions it may hold
+  2 | function f(x: number, g: (y: number) => number): number {
+> 3 |   return g(x);
+    |          ^^^^
+main.ts:2:23: note: value defined here
 > 2 | function f(x: number, g: (y: number) => number): number {
     |                       ^^^^^^^^^^^^^^^^^^^^^^^^
+note: declare it 'Differentiable<(y: number) => number>' (imported from "nabla"), or pass the function directly where this code calls a function with a known argument
 main.ts:5:19: note: when differentiating 'f' for 'differential'
 > 5 | export const df = differential(f, { wrt: 0 });
     |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^

@@ -61,12 +61,15 @@ export function lowerNestedOperator(
   const gradientLike = operator === "gradient" || operator === "valueWithGradient";
   for (const i of call.wrt) {
     const type = typeOf(i);
-    const vector = gradientLike && call.wrt.length === 1 && type !== undefined && isNumberVector(type);
-    if (type !== "number" && !vector) {
+    const isVector = gradientLike && type !== undefined && isNumberVector(type);
+    if (type !== "number" && !(isVector && call.wrt.length === 1)) {
+      const name = signature.params[i]?.name ?? String(i);
       return ctx.fail(
         target.node.params[i] ?? inner,
         "nestedDifferentiation",
-        `inside differentiable code, '${operator}' differentiates with respect to one array of numbers or to numbers only (parameter '${signature.params[i]?.name ?? i}' is neither): nabla computes it in forward mode, one direction per number`,
+        isVector
+          ? `inside differentiable code, '${operator}' differentiates with respect to one array, or to numbers: pick the array '${name}' alone with '{ wrt: ${i} }' (nabla computes it in forward mode, one direction per number)`
+          : `inside differentiable code, '${operator}' differentiates with respect to numbers or one array of numbers (parameter '${name}' is neither): nabla computes it in forward mode, one direction per number`,
       );
     }
   }

@@ -9,6 +9,14 @@ import {
   measureCompileTime,
   type CompileTiming,
 } from "./compile-time.js";
+import {
+  FUNCTION_VALUES_BENCHMARKS,
+  functionValuesReport,
+  loadFunctionValuesProgram,
+  runFunctionValues,
+  verifyFunctionValues,
+  type FunctionValuesResults,
+} from "./function-values.js";
 import { hornerJvp, out as handOut, pendulumJvp, straightJvp } from "./hand-written.js";
 import {
   HIGHER_ORDER_BENCHMARKS,
@@ -42,8 +50,10 @@ import { measure, sinkValue, type Measurement, type TimingOptions } from "./timi
 // mode, bench/reverse.ts) against the primal functions and hand-written derivatives, the tape
 // memory of reverse mode, gradients with TensorFlow.js for comparison, gradients of structured
 // data (arrays, objects, classes; bench/structured.ts), Hessians, Hessian-vector products and
-// checkpointing (bench/higher-order.ts), and the compile time of a large generated program. Prints a Markdown report on stdout and writes it to
-// docs/benchmarks.md; progress goes to stderr.
+// checkpointing (bench/higher-order.ts), function values specialized per call site against the
+// same code inlined by hand (bench/function-values.ts), and the compile time of a large
+// generated program. Prints a Markdown report on stdout and writes it to docs/benchmarks.md;
+// progress goes to stderr.
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const PROGRAMS = join(REPO_ROOT, "bench/programs");
@@ -296,6 +306,7 @@ function report(
   reverse: ReverseResults,
   structured: StructuredResults,
   higherOrder: HigherOrderResults,
+  functionValues: FunctionValuesResults,
   compile: CompileTiming,
 ): string {
   const cpu = cpus();
@@ -333,6 +344,7 @@ ${fastestTable(rows)}
 ${reverseReport(reverse)}
 ${structuredReport(structured)}
 ${higherOrderReport(higherOrder)}
+${functionValuesReport(functionValues)}
 ## Compile time
 
 ${compileTable(compile)}
@@ -369,6 +381,7 @@ async function main(): Promise<void> {
   const reversePrograms = await loadReversePrograms(PROGRAMS);
   const structuredProgram = await loadStructuredProgram(PROGRAMS);
   const higherOrderProgram = await loadHigherOrderProgram(PROGRAMS);
+  const functionValuesProgram = await loadFunctionValuesProgram(PROGRAMS);
 
   progress("checking nabla's derivatives against the hand-written ones");
   verify(straight, loop, recursive);
@@ -384,6 +397,10 @@ async function main(): Promise<void> {
     "checking nabla's Hessians, Hessian-vector products and checkpointed gradients against the hand-written ones",
   );
   const agreement = verifyHigherOrder(higherOrderProgram);
+  progress(
+    "checking the specialized higher-order RK4 gradient against the hand-inlined one and finite differences",
+  );
+  const functionValuesAgreement = verifyFunctionValues(functionValuesProgram);
 
   const benchmarks: [string, () => Measurement[]][] = [
     ["(a) straight-line, ~50 ops, 3 inputs", () => benchStraight(straight)],
@@ -391,12 +408,13 @@ async function main(): Promise<void> {
     ["(c) recursion, depth 25 (Horner)", () => benchRecursive(recursive)],
   ];
   // Forward benchmarks, reverse benchmarks and tfjs, structured data and tfjs, higher order,
-  // compile time.
+  // function values, compile time.
   const steps =
     benchmarks.length +
     REVERSE_BENCHMARKS.length +
     STRUCTURED_BENCHMARKS.length +
     HIGHER_ORDER_BENCHMARKS.length +
+    FUNCTION_VALUES_BENCHMARKS.length +
     3;
   const rows: Row[] = [];
   for (const [k, [name, run]] of benchmarks.entries()) {
@@ -427,6 +445,13 @@ async function main(): Promise<void> {
   const higherOrder = await runHigherOrder(higherOrderProgram, agreement, progress, (k, name) =>
     progress(`[${higherOrderBase + k + 1}/${steps}] ${name}`),
   );
+  const functionValuesBase = higherOrderBase + HIGHER_ORDER_BENCHMARKS.length;
+  const functionValues = runFunctionValues(
+    functionValuesProgram,
+    functionValuesAgreement,
+    progress,
+    (k, name) => progress(`[${functionValuesBase + k + 1}/${steps}] ${name}`),
+  );
 
   progress(
     `[${steps}/${steps}] compile time of a generated program (${GENERATED_FUNCTIONS} functions)`,
@@ -441,7 +466,7 @@ async function main(): Promise<void> {
   if (!Number.isFinite(sinkValue())) {
     throw new Error(`a benchmark produced a non-finite result (sink ${sinkValue()})`);
   }
-  const text = report(rows, reverse, structured, higherOrder, compile);
+  const text = report(rows, reverse, structured, higherOrder, functionValues, compile);
   process.stdout.write(text);
   writeFileSync(REPORT, text);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -32,11 +32,11 @@ import { typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey } from "../ir/types.js";
 import {
   callFunctionArg,
+  functionField,
   resolveFunctionArg,
   specializationKey,
   specializationName,
   type Binding,
-  type FunctionArg,
 } from "./function-values.js";
 import type { ParamInfo, Signature } from "./signature.js";
 
@@ -359,19 +359,7 @@ function callField(
       `'${field.name}' is a field of '${type.name}' of a type nabla cannot call`,
     );
   }
-  ctx.at(callee);
-  const value = ctx.builder.emit("field", [receiver], ["opaque"], { field: field.name }, [], field.name)
-    .results[0]!;
-  const arg: FunctionArg = {
-    fn: {
-      kind: "dynamic",
-      type: field.callable,
-      what: `field '${field.name}' of '${type.name}'`,
-      origin: field.declaredAt ?? ctx.loc(callee),
-      checked: field.callable.differentiable,
-    },
-    values: [value],
-  };
+  const arg = functionField(ctx, callee, receiver, { ...field, callable: field.callable });
   return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), `${type.name}.${field.name}`);
 }
 

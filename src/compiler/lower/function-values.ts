@@ -7,7 +7,7 @@ import type { DifferentiationTarget } from "../analyze/requests.js";
 import { positionAt } from "../diagnostics/format.js";
 import { lambdaName } from "../differentiate/names.js";
 import { assignable, isObject, typeText } from "../ir/type-system.js";
-import type { FunctionKey, SourceLoc, Type, Value } from "../ir/types.js";
+import type { FieldType, FunctionKey, ObjectType, SourceLoc, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { calleePath, emitUserCall, functionKey, resolveCallee } from "./calls.js";
@@ -153,7 +153,7 @@ export function resolveFunctionArg(
  * `obj.act` where the field holds a function: its value, chosen at run time. The field's type
  * must say it is differentiable, since any code may have stored a function there.
  */
-export function readFunctionField(
+function readFunctionField(
   ctx: LowerContext,
   node: Node & { type: "MemberExpression" },
 ): FunctionArg | undefined {
@@ -162,15 +162,25 @@ export function readFunctionField(
   const object = lowerExpression(ctx, node.object as Expression);
   if (!isObject(object.type)) return undefined;
   const field = object.type.fields.find((f) => f.name === name);
-  if (!field?.callable) return undefined;
-  ctx.at(node);
-  const value = ctx.builder.emit("field", [object], ["opaque"], { field: name }, [], name)
+  const callable = field?.callable;
+  return field && callable ? functionField(ctx, node, object, { ...field, callable }) : undefined;
+}
+
+/** The function a field holding one (`field.callable`) has, read from `object`. */
+export function functionField(
+  ctx: LowerContext,
+  at: Node,
+  object: Value,
+  field: FieldType & { callable: FunctionTypeInfo },
+): FunctionArg {
+  ctx.at(at);
+  const value = ctx.builder.emit("field", [object], ["opaque"], { field: field.name }, [], field.name)
     .results[0]!;
   const fn: StaticFunction = {
     kind: "dynamic",
     type: field.callable,
-    what: `field '${name}' of '${object.type.name}'`,
-    origin: field.declaredAt ?? ctx.loc(node),
+    what: `field '${field.name}' of '${(object.type as ObjectType).name}'`,
+    origin: field.declaredAt ?? ctx.loc(at),
     checked: field.callable.differentiable,
   };
   return { fn, values: [value] };

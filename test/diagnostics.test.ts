@@ -2197,7 +2197,7 @@ main.ts:6:12: error NABLA112: cannot differentiate this call of 'Layer.act': it 
 main.ts:4:3: note: value defined here
 > 4 |   act: (x: number) => number = Math.tanh;
     |   ^^^
-note: declare it 'Differentiable<(x: number) => number>' (imported from "nabla"), or pass the function directly where this code calls a function with a known argument
+note: declare it 'Differentiable<(x: number) => number>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call
 main.ts:9:41: note: when differentiating this call to 'run'
 > 9 | export const g = gradient((l: Layer) => l.run(2));
     |                                         ^^^^^^^^
@@ -2345,7 +2345,7 @@ main.ts:3:10: error NABLA112: cannot differentiate this call of 'g': it is a fun
 main.ts:2:23: note: value defined here
 > 2 | function f(x: number, g: (y: number) => number): number {
     |                       ^^^^^^^^^^^^^^^^^^^^^^^^
-note: declare it 'Differentiable<(y: number) => number>' (imported from "nabla"), or pass the function directly where this code calls a function with a known argument
+note: declare it 'Differentiable<(y: number) => number>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call
 main.ts:5:19: note: when differentiating 'f' for 'differential'
 > 5 | export const df = differential(f, { wrt: 0 });
     |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^

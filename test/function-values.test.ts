@@ -406,7 +406,11 @@ test("a model whose layers hold their activation functions", async () => {
         const bumped = (t: number) =>
           m.loss(
             layers.map((l, j) =>
-              j !== li ? l : field === "b" ? { ...l, b: t } : { ...l, w: l.w.map((v, k) => (k === i ? t : v)) },
+              j !== li
+                ? l
+                : field === "b"
+                  ? { ...l, b: t }
+                  : { ...l, w: l.w.map((v, k) => (k === i ? t : v)) },
             ),
           );
         const at = field === "b" ? layer.b : layer.w[i]!;
@@ -454,7 +458,11 @@ export const d = { nested: differential(nested), hof: differential(hof) };
 `;
 
 test("a derivative taken inside a local function of differentiated code", async () => {
-  const m = await loadProgram<{ nested: Scalar; g: { nested: Gradient }; d: { nested: Differential } }>({
+  const m = await loadProgram<{
+    nested: Scalar;
+    g: { nested: Gradient };
+    d: { nested: Differential };
+  }>({
     "main.ts": NESTING,
   });
   for (const [a, x] of [
@@ -656,16 +664,14 @@ test("a local function chosen by a condition is reported", () => {
   }
 });
 
-test(
-  "an arrow chosen by a condition and kept in a const is reported as chosen at run time",
-  { todo: "reported as NABLA101 'a nested arrow function is not supported in differentiable code'" },
-  () => {
-    const text = diagnosticsText(
-      compileFiles({ "main.ts": CHOSEN("const g = c ? (t: number) => t * x : sq;\n  return apply(g, x);") }),
-    );
-    assert.match(text, /main\.ts:10:\d+: error NABLA112: a function chosen at run time/);
-  },
-);
+test("an arrow chosen by a condition and kept in a const is reported as chosen at run time", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": CHOSEN("const g = c ? (t: number) => t * x : sq;\n  return apply(g, x);"),
+    }),
+  );
+  assert.match(text, /main\.ts:10:\d+: error NABLA112: a function chosen at run time/);
+});
 
 test("a Differentiable parameter given a function the program does not use as a value throws", async () => {
   const m = await loadProgram<{
@@ -688,6 +694,7 @@ export const functions = [cube];
   // The same function written as a closure here is not one nabla compiled.
   assert.throws(
     () => m.dApply((x: number) => x * x * x, 0.5),
-    (error: unknown) => error instanceof TypeError && /not one of the functions/.test(error.message),
+    (error: unknown) =>
+      error instanceof TypeError && /not one of the functions/.test(error.message),
   );
 });

@@ -355,7 +355,9 @@ class ModuleImports {
  * caller's module, which need not be exported, so that module exports it under a generated
  * name (see SHARED_SUFFIX).
  */
-function sharedPrimals(derivatives: Map<FunctionKey, IRFunction | undefined>): Map<string, Set<string>> {
+function sharedPrimals(
+  derivatives: Map<FunctionKey, IRFunction | undefined>,
+): Map<string, Set<string>> {
   const shared = new Map<string, Set<string>>();
   const visit = (home: string, ops: Op[]): void =>
     ops.forEach((op) => {

@@ -175,7 +175,8 @@ export type Differentiable<F extends AnyFunction> = F;
  * compiler knew could be there.
  */
 export function unknownFunctionValue(f: unknown, where: string): never {
-  const name = typeof f === "function" && f.name ? `'${f.name}'` : "a function nabla did not compile";
+  const name =
+    typeof f === "function" && f.name ? `'${f.name}'` : "a function nabla did not compile";
   throw new TypeError(
     `nabla: ${where} holds ${name}, which is not one of the functions nabla saw used as a value in the compiled program, so it has no derivative. Pass a function declared at the top level of a compiled module (not a closure or a function from outside the program).`,
   );

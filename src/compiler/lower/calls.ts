@@ -21,11 +21,7 @@ import type { Scope } from "./context.js";
 import { signatureOf } from "./signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
-import {
-  namedTarget,
-  nablaOperatorOf,
-  type DifferentiationTarget,
-} from "../analyze/requests.js";
+import { namedTarget, nablaOperatorOf, type DifferentiationTarget } from "../analyze/requests.js";
 import { functionTypeOf } from "../analyze/function-types.js";
 import { fieldOf } from "../ir/type-system.js";
 import { typeText } from "../ir/type-system.js";

@@ -174,8 +174,14 @@ export function functionField(
   field: FieldType & { callable: FunctionTypeInfo },
 ): FunctionArg {
   ctx.at(at);
-  const value = ctx.builder.emit("field", [object], ["opaque"], { field: field.name }, [], field.name)
-    .results[0]!;
+  const value = ctx.builder.emit(
+    "field",
+    [object],
+    ["opaque"],
+    { field: field.name },
+    [],
+    field.name,
+  ).results[0]!;
   const fn: StaticFunction = {
     kind: "dynamic",
     type: field.callable,
@@ -420,7 +426,7 @@ function callDynamic(
       [
         { message: "value defined here", loc: fn.origin },
         {
-          message: `declare it 'Differentiable<${fn.type.text}>' (imported from "nabla"), or pass the function directly where this code calls a function with a known argument`,
+          message: `declare it 'Differentiable<${fn.type.text}>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call`,
         },
       ],
     );
@@ -475,8 +481,7 @@ function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: 
   if (symbol.thisType) return false;
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
   if (signature.params.length > args.length) return false;
-  if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type)))
-    return false;
+  if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type))) return false;
   const returns = signature.result ?? "number";
   return result === "void" || returns === result;
 }

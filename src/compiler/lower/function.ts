@@ -92,9 +92,7 @@ export function lowerFunction(
     }
     let type = p.type ?? options.contextual?.params[i];
     const annotation = (p.node.type === "Identifier" ? p.node.typeAnnotation : undefined) as
-      | TSTypeAnnotation
-      | null
-      | undefined;
+      TSTypeAnnotation | null | undefined;
     const callable = annotation && functionTypeOf(program, module, annotation.typeAnnotation);
     if (!type && callable) {
       // A function-typed parameter no call binds (a root, or a `@differentiable` function):

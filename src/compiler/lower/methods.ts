@@ -192,11 +192,7 @@ function lowerIteration(
         ctx.assign(accumulator!, expectType(ctx, at, produced!, initial!.type));
       } else if (method === "map" || method === "from") {
         if (!produced)
-          return ctx.fail(
-            at,
-            "typeMismatch",
-            `the callback of '.${method}' must return a value`,
-          );
+          return ctx.fail(at, "typeMismatch", `the callback of '.${method}' must return a value`);
         resultSlot.value ??= produced;
         if (!sameType(produced.type, resultSlot.value.type))
           ctx.fail(at, "typeMismatch", "the callback must return one type");

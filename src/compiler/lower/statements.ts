@@ -226,7 +226,12 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     if (init && node.kind === "const" && (callable || namesFunction(ctx, init))) {
       // `const act = useRelu ? relu : tanh`: a name for a function value.
       const value = resolveFunctionArg(ctx, init, callable ?? undefined, `'${name}'`);
-      const slot = ctx.declare(name, "const", "opaque", ctx.constantAtEntry(undefined, name, "opaque"));
+      const slot = ctx.declare(
+        name,
+        "const",
+        "opaque",
+        ctx.constantAtEntry(undefined, name, "opaque"),
+      );
       ctx.bound.set(slot, value);
       continue;
     }
@@ -457,8 +462,9 @@ function lowerLoopStatement(
 /** Whether an initializer is a function value by its form: a function's name, or a choice of two. */
 function namesFunction(ctx: LowerContext, node: Node): boolean {
   if (node.type === "ParenthesizedExpression") return namesFunction(ctx, node.expression);
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
   if (node.type === "ConditionalExpression")
-    return namesFunction(ctx, node.consequent) && namesFunction(ctx, node.alternate);
+    return namesFunction(ctx, node.consequent) || namesFunction(ctx, node.alternate);
   if (node.type !== "Identifier") return false;
   const slot = ctx.scope.lookup(node.name);
   if (slot) return ctx.bound.has(slot) || ctx.closures.has(slot);

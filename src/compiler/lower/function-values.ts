@@ -1,4 +1,4 @@
-import type { CallExpression, Expression, Node } from "oxc-parser";
+import type { CallExpression, Expression, FunctionBody, Node } from "oxc-parser";
 import { freeNames, type Capture } from "../analyze/captures.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionTypeInfo } from "../analyze/function-types.js";
@@ -11,9 +11,11 @@ import type { FieldType, FunctionKey, ObjectType, SourceLoc, Type, Value } from 
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { calleePath, emitUserCall, functionKey, resolveCallee } from "./calls.js";
-import type { LowerContext, Scope } from "./context.js";
+import { Scope, type LowerContext } from "./context.js";
+import { walk } from "../parse/module.js";
+import { inlineCallback } from "./methods.js";
 import { assignedNames } from "./exits.js";
-import { article, lowerCondition, lowerExpression } from "./expressions.js";
+import { article, expectType, lowerCondition, lowerExpression } from "./expressions.js";
 import { lowerIf } from "./merge.js";
 import { signatureOf } from "./signature.js";
 
@@ -389,6 +391,7 @@ export function callFunctionArg(
       );
     }
   });
+  if (inlinable(ctx, fn)) return inlineLifted(ctx, node, fn, arg.values, args, types.result!);
   ctx.calls.push({
     key: fn.key,
     symbol: { module: fn.target.module, name: fn.target.name, node: fn.target.node },
@@ -404,6 +407,73 @@ export function callFunctionArg(
     return ctx.builder.newValue("void");
   }
   return ctx.builder.emit("call", operands, [result], attrs).results[0]!;
+}
+
+/**
+ * Whether a lifted function is inlined at its calls rather than called: when it was written in
+ * the module being lowered (its module-level names mean the same here) and returns only at its
+ * end. A call would cost its derivative a frame, shadows saved on the tape and its captures
+ * taped again at every call; inlined, the code is what the user would write by hand.
+ */
+function inlinable(ctx: LowerContext, fn: StaticFunction & { kind: "lambda" }): boolean {
+  const node = fn.target.node;
+  if (fn.target.module !== ctx.module || ctx.inlining.has(node)) return false;
+  if (node.type === "ArrowFunctionExpression" && node.expression) return true;
+  const body = (node.body as FunctionBody | null)?.body ?? [];
+  let returns = 0;
+  walk(node.body!, (n) => {
+    if (n.type === "ReturnStatement") returns++;
+    return n === node.body || !FUNCTION_NODES.has(n.type);
+  });
+  return returns === 0 || (returns === 1 && body[body.length - 1]?.type === "ReturnStatement");
+}
+
+const FUNCTION_NODES = new Set([
+  "ArrowFunctionExpression",
+  "FunctionExpression",
+  "FunctionDeclaration",
+]);
+
+/**
+ * A lifted function's body lowered in place: in a scope of its own holding only what it
+ * captures (bound to the values it carries), so its other names resolve at module level as
+ * where it was written, not to locals of the function it was passed to.
+ */
+function inlineLifted(
+  ctx: LowerContext,
+  at: Node,
+  fn: StaticFunction & { kind: "lambda" },
+  carried: Value[],
+  args: Value[],
+  result: Type,
+): Value {
+  const saved = ctx.scope;
+  ctx.scope = new Scope(undefined);
+  ctx.inlining.add(fn.target.node);
+  try {
+    let next = 0;
+    for (const capture of fn.target.captures) {
+      ctx.declare(capture.name, "captured", capture.type!, carried[next++]!);
+    }
+    for (const binding of fn.target.bindings ?? []) {
+      const count = carriedValues(binding.fn, binding.name).length;
+      const slot = ctx.declare(
+        binding.name,
+        "const",
+        "opaque",
+        ctx.constantAtEntry(undefined, binding.name, "opaque"),
+      );
+      ctx.bound.set(slot, { fn: binding.fn, values: carried.slice(next, next + count) });
+      next += count;
+    }
+    const produced = inlineCallback(ctx, fn.target.node, args, "a function passed on");
+    ctx.at(at);
+    if (result === "void" || !produced) return produced ?? ctx.builder.newValue("void");
+    return expectType(ctx, at, produced, result);
+  } finally {
+    ctx.inlining.delete(fn.target.node);
+    ctx.scope = saved;
+  }
 }
 
 /**

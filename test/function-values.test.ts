@@ -698,3 +698,46 @@ export const functions = [cube];
       error instanceof TypeError && /not one of the functions/.test(error.message),
   );
 });
+
+test("a function only handed to an array method or a timer is not a candidate, and need not be differentiable", async () => {
+  const m = await loadProgram<{ result: number }>({
+    "main.ts": `import { gradient, type Differentiable } from "nabla";
+function label(x: number): number {
+  return parseFloat(String(x));
+}
+export function sq(x: number): number {
+  return x * x;
+}
+function apply(f: Differentiable<(x: number) => number>, x: number): number {
+  return f(x);
+}
+export const labels = [1.5].map(label);
+setTimeout(label, 0);
+export const g = gradient(apply, { wrt: 1 });
+export const result = g(sq, 3);
+`,
+  });
+  assert.equal(m.result, 6);
+});
+
+test("a candidate that cannot be differentiated is reported with the value that may hold it", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient, type Differentiable } from "nabla";
+function label(x: number): number {
+  return parseFloat(String(x));
+}
+function apply(f: Differentiable<(x: number) => number>, x: number): number {
+  return f(x);
+}
+export const table = { label };
+export const g = gradient(apply, { wrt: 1 });
+`,
+    }),
+  );
+  assert.match(text, /NABLA104: 'String' is not differentiable/);
+  assert.match(
+    text,
+    /when differentiating this call to 'label', one of the functions 'f' may hold/,
+  );
+});

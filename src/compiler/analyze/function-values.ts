@@ -1,6 +1,7 @@
 import type { Node } from "oxc-parser";
 import { walk } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
+import type { SourceModule } from "../parse/module.js";
 import { declaredLocally } from "./captures.js";
 import { nablaOperatorOf } from "./requests.js";
 
@@ -21,8 +22,7 @@ export function functionsUsedAsValues(program: ProgramGraph): FunctionSymbol[] {
       if (n.type !== "Identifier") return true;
       const parent = ancestors[ancestors.length - 1];
       if (!parent || !isValuePosition(n, parent)) return true;
-      // Arguments of nabla's own functions (`gradient(f)`) are compiled, not held as values.
-      if (parent.type === "CallExpression" && nablaOperatorOf(mod, parent.callee)) return true;
+      if (parent.type === "CallExpression" && !mayKeep(program, mod, parent.callee)) return true;
       if (declaredLocally(n.name, ancestors)) return true;
       const symbol = program.resolveLocalFunction(mod, n.name);
       if (symbol && !symbol.thisType && !found.has(symbol.node)) found.set(symbol.node, symbol);
@@ -33,6 +33,60 @@ export function functionsUsedAsValues(program: ProgramGraph): FunctionSymbol[] {
   cache.set(program, { modules: modules.length, found: list });
   return list;
 }
+
+/**
+ * Whether a function passed to this callee may end up held somewhere: yes, unless the callee
+ * is one of nabla's operators (compiled, not held), an array method that calls it at once
+ * (`[1.5].map(roundDown)`) or a timer of the platform — so a helper used only that way is not
+ * a candidate, and need not be differentiable.
+ */
+function mayKeep(program: ProgramGraph, mod: SourceModule, callee: Node): boolean {
+  if (nablaOperatorOf(mod, callee)) return false;
+  if (callee.type === "Identifier") {
+    if (program.resolveLocalFunction(mod, callee.name)) return true;
+    return !(CALLING_GLOBALS.has(callee.name) && !mod.imports.has(callee.name));
+  }
+  if (callee.type !== "MemberExpression" || callee.computed) return false;
+  const method = callee.property.type === "Identifier" ? callee.property.name : "";
+  return (
+    !CALLING_METHODS.has(method) &&
+    !(callee.object.type === "Identifier" && GLOBALS.has(callee.object.name))
+  );
+}
+
+/** Methods of arrays and promises that call the function they are given and let it go. */
+const CALLING_METHODS = new Set([
+  "map",
+  "forEach",
+  "filter",
+  "reduce",
+  "reduceRight",
+  "some",
+  "every",
+  "find",
+  "findIndex",
+  "findLast",
+  "findLastIndex",
+  "flatMap",
+  "sort",
+  "toSorted",
+  "then",
+  "catch",
+  "finally",
+  "from",
+]);
+
+/** Functions of the platform that call the function they are given and let it go. */
+const CALLING_GLOBALS = new Set([
+  "setTimeout",
+  "setInterval",
+  "setImmediate",
+  "queueMicrotask",
+  "requestAnimationFrame",
+]);
+
+/** Objects of the platform whose methods are not the program's. */
+const GLOBALS = new Set(["console", "Math", "Array", "Object", "JSON", "Promise", "process"]);
 
 /** Whether an identifier with this parent reads a value (not a callee, key, type or declaration). */
 function isValuePosition(n: Node, parent: Node): boolean {

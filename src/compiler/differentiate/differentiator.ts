@@ -659,7 +659,7 @@ export class Differentiator {
         mode: demand.mode === "forward" ? "forward" : "reverse",
         chain: [
           {
-            message: `when differentiating this call to '${d.op.attrs.calleeName}'`,
+            message: `when differentiating this call to '${d.op.attrs.calleeName}'${d.op.attrs.via ? `, ${d.op.attrs.via}` : ""}`,
             loc: d.op.loc,
           },
           ...demand.chain,

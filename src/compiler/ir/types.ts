@@ -117,6 +117,8 @@ export interface OpAttrs {
   callee?: string;
   /** A user callee as written at the call site (`g`, `ns.g`): how the emitted code names it. */
   calleeName?: string;
+  /** A call a function value dispatches to: what holds it, for messages. */
+  via?: string;
   /** On a `global` op: the value is this user function (a function chosen at run time). */
   function?: FunctionKey;
   /** On a call of a derivative: the primal function and the differentiated parameters. */

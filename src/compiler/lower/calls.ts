@@ -597,6 +597,7 @@ export function emitUserCall(
   const attrs = {
     callee: key,
     calleeName: path,
+    ...(ctx.dispatching ? { via: ctx.dispatching } : {}),
     ...(receiver ? { method: path } : {}),
     ...(checkpointed ? { checkpoint: true } : {}),
   };

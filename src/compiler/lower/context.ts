@@ -70,6 +70,8 @@ export class LowerContext {
   readonly bound = new Map<Slot, FunctionArg>();
   /** Local functions being inlined now (a call of one inside itself is recursion). */
   readonly inlining = new Set<FunctionLike>();
+  /** Set while lowering the calls a function value dispatches to (see function-values.ts). */
+  dispatching: string | undefined = undefined;
   /** The function has no return type annotation: a number is assumed. */
   resultDefaulted = false;
   resultSlot: Slot | undefined;

@@ -532,8 +532,13 @@ function callDynamic(
       .results[0]!;
     return lowerIf(ctx, same, [
       () => {
-        const v = emitUserCall(ctx, node, symbol, symbol.name, args.slice(0, paramCount(symbol)));
-        return result === "void" ? [] : [v];
+        ctx.dispatching = `one of the functions '${name}' may hold (a function of the program used as a value that fits the call)`;
+        try {
+          const v = emitUserCall(ctx, node, symbol, symbol.name, args.slice(0, paramCount(symbol)));
+          return result === "void" ? [] : [v];
+        } finally {
+          ctx.dispatching = undefined;
+        }
       },
       () => chain(i + 1),
     ]);

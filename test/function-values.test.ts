@@ -18,6 +18,7 @@ import {
 
 type Scalar = (...args: unknown[]) => number;
 type Gradient = (...args: unknown[]) => number | number[];
+type Fn = (...xs: number[]) => number;
 type Differential = (...args: unknown[]) => (...tangents: number[]) => number;
 
 /** A compiled function with its gradient and differential (same `wrt`). */
@@ -740,4 +741,177 @@ export const g = gradient(apply, { wrt: 1 });
     text,
     /when differentiating this call to 'label', one of the functions 'f' may hold/,
   );
+});
+
+// Regressions from the review of function values.
+
+test("review: captures are read when the function is called, after the other arguments ran", async () => {
+  const m = await loadProgram<{ late: Fn; aliased: Fn; gLate: Fn; gAliased: Fn }>({
+    "main.ts": `import { gradient } from "nabla";
+function hof(f: (x: number) => number, x: number): number {
+  return f(x);
+}
+/** bump() changes what g captures before hof calls g. */
+export function late(k: number): number {
+  let c = k;
+  const g = (x: number) => c * x;
+  const bump = (): number => {
+    c = c * 3;
+    return 1;
+  };
+  return hof(g, bump());
+}
+/** const g2 = g is the same closure: it sees c change. */
+export function aliased(k: number): number {
+  let c = k;
+  const g = (x: number) => c * x;
+  const g2 = g;
+  c = 3 * k;
+  return g2(2) + hof(g2, 1);
+}
+export const gLate = gradient(late);
+export const gAliased = gradient(aliased);
+`,
+  });
+  assert.equal(m.late(2), 6);
+  assertClose(m.gLate(2), 3, 1e-12, "late");
+  assert.equal(m.aliased(1), 9);
+  assertClose(m.gAliased(1), 9, 1e-12, "aliased");
+});
+
+test("review: an inner gradient over an array of a function that writes it is reported", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+function step(loss: (p: number[]) => number, p: number[]): number[] {
+  return gradient(loss)(p);
+}
+function mut(q: number[]): number {
+  q[0] = q[0] * 2;
+  return q[0] * q[0] + q[1];
+}
+export const g = gradient((h: number) => step(mut, [h, 1])[0]);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /NABLA116: inside differentiable code, 'gradient' with respect to an array runs its function once per element/,
+  );
+});
+
+test("review: a parameter named like a top-level function is not that function", async () => {
+  const m = await loadProgram<{ train: () => number[] }>({
+    "main.ts": `import { gradient } from "nabla";
+function loss(p: number[]): number {
+  return p[0] * p[0];
+}
+function minimize(f: (p: number[]) => number, p0: number[], steps: number): number[] {
+  const p = p0.slice();
+  for (let s = 0; s < steps; s++) p[0] -= 0.1 * gradient(f)(p)[0];
+  return p;
+}
+/** Passes its parameter on: no derivative is attached to it on the way. */
+export function train(loss: (p: number[]) => number): number[] {
+  return minimize(loss, [0], 10);
+}
+export const direct = minimize(loss, [1], 1);
+`,
+  });
+  assert.throws(() => m.train(), /needs the derivative of the function passed as 'f'/);
+});
+
+test("review: valueWithGradient of a function parameter, in plain and differentiated runs", async () => {
+  const m = await loadProgram<{ loss: Fn; gLoss: Fn }>({
+    "main.ts": `import { gradient, valueWithGradient } from "nabla";
+function vg(f: (p: number[]) => number, p: number[]): number {
+  const r = valueWithGradient(f)(p);
+  return r.value + r.gradient[0];
+}
+export function loss(k: number): number {
+  return vg((q) => q[0] * q[0] * k, [k, 1]);
+}
+export const gLoss = gradient(loss);
+`,
+  });
+  // loss(k) = k³ + 2k², loss'(k) = 3k² + 4k.
+  assertClose(m.loss(2), 16, 1e-12, "value");
+  assertClose(m.gLoss(2), 20, 1e-12, "gradient");
+});
+
+test("review: a recursion wrapping its function argument gets a diagnostic, not a stack overflow", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+function nest(f: (x: number) => number, x: number, depth: number): number {
+  if (depth === 0) return f(x);
+  return nest((y) => f(y) * 2, x, depth - 1);
+}
+export const g = gradient((x: number) => nest((t) => t * t, x, 3));
+`,
+    }),
+  );
+  assert.match(text, /NABLA101: 'nest' is given a function that wraps the function it was given/);
+  assert.doesNotMatch(text, /NABLA900/);
+});
+
+test("review: a candidate that cannot be differentiated is a warning, and throws only if called", async () => {
+  const m = await loadProgram<{ g: (x: number, useSq: boolean) => number }>({
+    "main.ts": `import { gradient, type Differentiable } from "nabla";
+export function sq(x: number): number {
+  return x * x;
+}
+export function fmt(x: number): number {
+  return Number(x.toFixed(2));
+}
+function table(f: (x: number) => number, xs: number[]): number[] {
+  return xs.map((x) => f(x));
+}
+export const shown = table(fmt, [1.234]);
+function apply(f: Differentiable<(x: number) => number>, x: number): number {
+  return f(x) * 3;
+}
+export const g = (x: number, useSq: boolean) => gradient(apply, { wrt: 1 })(useSq ? sq : fmt, x);
+`,
+  });
+  assert.equal(m.g(2, true), 12);
+  assert.throws(() => m.g(2, false), /nabla could not differentiate 'fmt'/);
+});
+
+test("review: functions of a namespace import are candidates, and attached derivatives follow both branches of a choice", async () => {
+  const m = await loadProgram<{ gLoss: Fn; fitted: (c: boolean) => number[] }>({
+    "acts.ts": `export function sq(x: number): number {
+  return x * x;
+}
+export function cube(x: number): number {
+  return x * x * x;
+}
+`,
+    "main.ts": `import { gradient, type Differentiable } from "nabla";
+import * as A from "./acts.ts";
+function run(act: Differentiable<(x: number) => number>, x: number): number {
+  return act(x) * 3;
+}
+function loss(x: number): number {
+  return run(x > 0 ? A.sq : A.cube, x);
+}
+export const gLoss = gradient(loss);
+function bowl(p: number[]): number {
+  return (p[0] - 1) ** 2;
+}
+function bowl2(p: number[]): number {
+  return (p[0] + 1) ** 2;
+}
+function minimize(f: (p: number[]) => number, p0: number[], steps: number): number[] {
+  const p = p0.slice();
+  for (let s = 0; s < steps; s++) p[0] -= 0.25 * gradient(f)(p)[0];
+  return p;
+}
+export const fitted = (c: boolean) => minimize(c ? bowl : bowl2, [0], 40);
+`,
+  });
+  assertClose(m.gLoss(0.7), 6 * 0.7, 1e-12, "sq branch");
+  assertClose(m.gLoss(-0.7), 9 * 0.49, 1e-12, "cube branch");
+  assertClose(m.fitted(true)[0]!, 1, 1e-9, "bowl");
+  assertClose(m.fitted(false)[0]!, -1, 1e-9, "bowl2");
 });

@@ -1,6 +1,7 @@
 import { dirname, relative } from "node:path";
 import {
   findRequests,
+  ATTACHMENT_NOTE,
   type ValueOperatorUse,
   isHigherOrder,
   isNumberVector,
@@ -18,7 +19,7 @@ import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
-import { emitFunction, hoistedAdjustments } from "./emit/function.js";
+import { emitFunction, emitUnavailable, hoistedAdjustments } from "./emit/function.js";
 import {
   assembleModule,
   TransformError,
@@ -106,7 +107,9 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
       }
       const fused = call.operator === "gradient" || call.operator === "valueWithGradient";
       const mode = fused ? "gradient" : modeOf(call.operator);
-      calls.push({ call, wrt, primal: differentiator.request(call.target, wrt, mode, [note]) });
+      const optional = call.attach ? ATTACHMENT_NOTE : undefined;
+      const primal = differentiator.request(call.target, wrt, mode, [note], optional);
+      calls.push({ call, wrt, primal });
     }
     for (const target of requests.declared) {
       const note = {
@@ -437,7 +440,9 @@ function emitModule(
         ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
         : fn.checkpoint
           ? emitCheckpointSweep(fn, fn.checkpoint, functionName, RUNTIME)
-          : emitFunction(fn, names, true),
+          : fn.stub
+            ? emitUnavailable(fn)
+            : emitFunction(fn, names, true),
     ),
   );
   // The module keeps each rule it registers in a variable its adapters call: a `var`, so an

@@ -19,19 +19,54 @@ export function functionsUsedAsValues(program: ProgramGraph): FunctionSymbol[] {
   const found = new Map<FunctionSymbol["node"], FunctionSymbol>();
   for (const mod of modules) {
     walk(mod.program, (n, ancestors) => {
-      if (n.type !== "Identifier") return true;
-      const parent = ancestors[ancestors.length - 1];
-      if (!parent || !isValuePosition(n, parent)) return true;
+      const symbol = functionNamed(program, mod, n, ancestors);
+      if (!symbol) return true;
+      // `act as Differentiable<…>`, `act!`, `(act)`: the value of what they wrap.
+      let at = ancestors.length - 1;
+      let child: Node = n;
+      while (at >= 0 && TRANSPARENT.has(ancestors[at]!.type)) child = ancestors[at--]!;
+      const parent = ancestors[at];
+      if (!parent || !isValuePosition(child, parent)) return true;
       if (parent.type === "CallExpression" && !mayKeep(program, mod, parent.callee)) return true;
-      if (declaredLocally(n.name, ancestors)) return true;
-      const symbol = program.resolveLocalFunction(mod, n.name);
-      if (symbol && !symbol.thisType && !found.has(symbol.node)) found.set(symbol.node, symbol);
-      return true;
+      if (!symbol.thisType && !found.has(symbol.node)) found.set(symbol.node, symbol);
+      return n.type !== "MemberExpression";
     });
   }
   const list = [...found.values()];
   cache.set(program, { modules: modules.length, found: list });
   return list;
+}
+
+/** Expressions whose value is the value of the expression they wrap. */
+const TRANSPARENT = new Set([
+  "TSAsExpression",
+  "TSSatisfiesExpression",
+  "TSNonNullExpression",
+  "ParenthesizedExpression",
+]);
+
+/** The top-level function `n` names: `f`, or `ns.f` through a namespace import. */
+function functionNamed(
+  program: ProgramGraph,
+  mod: SourceModule,
+  n: Node,
+  ancestors: readonly Node[],
+): FunctionSymbol | undefined {
+  if (n.type === "Identifier") {
+    if (declaredLocally(n.name, ancestors)) return undefined;
+    return program.resolveLocalFunction(mod, n.name);
+  }
+  if (
+    n.type !== "MemberExpression" ||
+    n.computed ||
+    n.object.type !== "Identifier" ||
+    n.property.type !== "Identifier"
+  )
+    return undefined;
+  const binding = mod.imports.get(n.object.name);
+  if (binding?.imported !== "*" || declaredLocally(n.object.name, ancestors)) return undefined;
+  const target = program.importedModule(mod, binding.specifier);
+  return target && program.resolveExport(target, n.property.name);
 }
 
 /**

@@ -135,6 +135,16 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       notes: [],
     });
 
+  // A derivative to attach that cannot be compiled only matters to a plain run that needs it.
+  const attachmentWarning = (node: Node, code: keyof typeof DiagnosticCode, message: string) =>
+    result.diagnostics.push({
+      severity: "warning",
+      code: DiagnosticCode[code],
+      message,
+      loc: { file: module.file, start: node.start, end: node.end },
+      notes: [{ message: ATTACHMENT_NOTE }],
+    });
+
   const operatorOf = (callee: Node): string | undefined => {
     if (callee.type === "Identifier") return operatorNames.get(callee.name);
     if (
@@ -160,7 +170,7 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     const shadowed = head?.type === "Identifier" && declaredLocally(head.name, ancestors);
     const operator = shadowed ? undefined : operatorOf(node.callee);
     if (!operator) {
-      result.calls.push(...attachments(program, module, node, ancestors, error));
+      result.calls.push(...attachments(program, module, node, ancestors, attachmentWarning));
       return true;
     }
     if (operator === "withoutDerivative" || !isOperator(operator)) return true;
@@ -190,6 +200,10 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
   }
   return result;
 }
+
+/** Why a derivative attached to a function passed on matters (see `attachments`). */
+export const ATTACHMENT_NOTE =
+  "nabla attaches this derivative to the function passed here for plain runs of the callee, which differentiates it; without it, such a run throws (differentiated code does not need it)";
 
 /** Operators a function may apply to a function-typed parameter (see ValueOperatorUse). */
 const VALUE_OPERATORS: ReadonlySet<string> = new Set([
@@ -268,17 +282,32 @@ function attachments(
     if (operators.length === 0) return;
     const annotation = param.typeAnnotation?.typeAnnotation;
     const contextual = annotation && functionTypeOf(program, symbol.module, annotation);
-    for (const operator of operators) {
-      const synthetic = { ...node, arguments: [arg], start: arg.start, end: arg.end };
-      const call = analyzeCall(program, module, synthetic, [...ancestors, node], operator, error);
-      if (!call) continue;
-      if (call.target.contextualNumberParams && contextual) {
-        call.target = { ...call.target, contextualNumberParams: false, contextual };
+    for (const leaf of functionLeaves(arg)) {
+      // A function value only passed on (a parameter of the caller) has its derivatives
+      // attached where it was first passed, if anywhere; the operator says so at run time.
+      if (leaf.type === "Identifier" && declaredLocally(leaf.name, ancestors)) {
+        if (!findLocalFunction(leaf.name, ancestors)) continue;
       }
-      found.push({ ...call, attach: true });
+      for (const operator of operators) {
+        const synthetic = { ...node, arguments: [leaf as never], start: leaf.start, end: leaf.end };
+        const call = analyzeCall(program, module, synthetic, [...ancestors, node], operator, error);
+        if (!call) continue;
+        if (call.target.contextualNumberParams && contextual) {
+          call.target = { ...call.target, contextualNumberParams: false, contextual };
+        }
+        found.push({ ...call, attach: true });
+      }
     }
   });
   return found;
+}
+
+/** The functions an argument may evaluate to: both branches of `c ? f : g`. */
+function functionLeaves(node: Node): Node[] {
+  if (node.type === "ParenthesizedExpression") return functionLeaves(node.expression);
+  if (node.type === "ConditionalExpression")
+    return [...functionLeaves(node.consequent), ...functionLeaves(node.alternate)];
+  return [node];
 }
 
 /** The `const f = …` statement that holds a function expression, for its JSDoc. */
@@ -419,7 +448,10 @@ function resolveTarget(
     };
   }
   if (node.type === "Identifier") {
-    const symbol = program.resolveLocalFunction(module, node.name);
+    // A parameter or local of an enclosing function shadows a module-level function.
+    const symbol = declaredLocally(node.name, ancestors)
+      ? undefined
+      : program.resolveLocalFunction(module, node.name);
     if (symbol) return namedTarget(symbol);
     // A function of a package, differentiable through its registered rule.
     const binding = module.imports.get(node.name);

@@ -10,6 +10,7 @@ import { namedTarget, type DifferentiationTarget } from "../analyze/requests.js"
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import {
   CompileAbort,
+  type Diagnostic,
   type DiagnosticBag,
   type DiagnosticNote,
 } from "../diagnostics/diagnostic.js";
@@ -71,6 +72,12 @@ interface Demand {
   root: boolean;
   /** A checkpointed call's sweeps (see emit/checkpoint.ts), not the function's own. */
   checkpoint?: boolean;
+  /**
+   * Needed only if the program takes a particular path at run time (a candidate of a function
+   * chosen at run time, a derivative attached for a plain run): if it cannot be built, its
+   * errors become warnings with this note, and its derivatives throw when called.
+   */
+  optional?: string;
 }
 
 export class Differentiator {
@@ -97,10 +104,19 @@ export class Differentiator {
     wrt: number[],
     mode: Mode,
     chain: DiagnosticNote[],
+    optional?: string,
   ): FunctionKey {
     const key = Differentiator.keyOf(target);
     this.targets.set(key, target);
-    this.queue.push({ key, wrt, mode, chain, root: true, frozen: [] });
+    this.queue.push({
+      key,
+      wrt,
+      mode,
+      chain,
+      root: true,
+      frozen: [],
+      ...(optional ? { optional } : {}),
+    });
     return key;
   }
 
@@ -130,7 +146,72 @@ export class Differentiator {
     for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) this.process(demand);
   }
 
+  /** The errors of optional demands that failed, by the derivative keys they left as stubs. */
+  private readonly stubbed = new Map<FunctionKey, Diagnostic[]>();
+
   private process(demand: Demand): void {
+    if (!demand.optional) {
+      // A required demand for what an optional one could not build: its errors are errors.
+      for (const kind of KINDS[demand.mode]) {
+        const key = derivativeKey(kind, demand.key, demand.wrt, demand.frozen);
+        // Pushed, not added: the bag already saw these (as the optional demand's).
+        this.stubbed.get(key)?.forEach((e) => {
+          this.diagnostics.items.push({ ...e, notes: [...e.notes, ...demand.chain] });
+        });
+        this.stubbed.delete(key);
+      }
+      return this.processDemand(demand);
+    }
+    const start = this.diagnostics.items.length;
+    this.processDemand(demand);
+    const added = this.diagnostics.items.splice(start);
+    const errors = added.filter((d) => d.severity === "error");
+    added.filter((d) => d.severity !== "error").forEach((d) => this.diagnostics.items.push(d));
+    const built = KINDS[demand.mode]
+      .filter((kind) => kind !== "grad") // made only when it pays
+      .every((kind) =>
+        this.derivatives.get(derivativeKey(kind, demand.key, demand.wrt, demand.frozen)),
+      );
+    if (built) return;
+    if (errors.length === 0) {
+      // Reported already (the bag drops repeats), by another demand for the same function.
+      const target = this.targets.get(demand.key);
+      errors.push({
+        severity: "error",
+        code: DiagnosticCode.unsupportedSyntax,
+        message: `cannot differentiate ${functionLabel(target?.name ?? "this function")} (see the diagnostic above)`,
+        loc: target
+          ? { file: target.module.file, start: target.node.start, end: target.node.start + 1 }
+          : (demand.chain[0]?.loc ?? { file: "", start: 0, end: 0 }),
+        notes: demand.chain,
+      });
+    }
+    for (const e of errors) {
+      this.diagnostics.items.push({
+        ...e,
+        severity: "warning",
+        notes: [...e.notes, { message: demand.optional }],
+      });
+    }
+    const name = this.targets.get(demand.key)?.name ?? "this function";
+    for (const kind of KINDS[demand.mode]) {
+      const key = derivativeKey(kind, demand.key, demand.wrt, demand.frozen);
+      if (this.derivatives.get(key)) continue;
+      this.stubbed.set(key, errors);
+      this.derivatives.set(key, {
+        key,
+        name: `${derivativeName(kind, name, demand.wrt, demand.wrt.length + 1, demand.frozen)}$unavailable`,
+        params: [],
+        captures: 0,
+        resultTypes: [],
+        body: { params: [], ops: [] },
+        loc: errors[0]!.loc,
+        stub: `nabla could not differentiate ${functionLabel(name)} (${errors[0]!.message}; see the warnings of 'nabla check'), and this run needs its derivative: ${demand.optional}`,
+      });
+    }
+  }
+
+  private processDemand(demand: Demand): void {
     if (demand.checkpoint) return this.checkpointSweeps(demand);
     if (parseDerivedPrimalKey(demand.key) && !this.primals.has(demand.key)) {
       // Built here, so what goes wrong is reported with this demand's call chain.
@@ -429,13 +510,15 @@ export class Differentiator {
       });
     visit(primal.body.ops);
     for (const calls of passes.values()) {
-      if (calls.length < 2) continue;
+      if (calls.length < 2 && !calls[0]!.attrs.repeated) continue;
       const effects = this.effects(calls[0]!.attrs.callee!);
       if (effects && effects.writes.size === 0) continue;
       this.diagnostics.add({
         severity: "error",
         code: DiagnosticCode.nestedDifferentiation,
-        message: `inside differentiable code, '${calls[0]!.attrs.calleeName}' with respect to ${calls.length} parameters runs its function once per parameter, and this function changes arrays it is given or captures; differentiate with respect to one parameter at a time, or keep the function free of writes`,
+        message: calls[0]!.attrs.repeated
+          ? `inside differentiable code, '${calls[0]!.attrs.calleeName}' with respect to an array runs its function once per element, and this function changes arrays it is given or captures; keep the function free of writes (copy the array first)`
+          : `inside differentiable code, '${calls[0]!.attrs.calleeName}' with respect to ${calls.length} parameters runs its function once per parameter, and this function changes arrays it is given or captures; differentiate with respect to one parameter at a time, or keep the function free of writes`,
         loc: calls[0]!.loc,
         notes: demand.chain,
       });
@@ -666,6 +749,13 @@ export class Differentiator {
         ],
         root: false,
         ...(d.call.attrs.checkpoint && demand.mode !== "forward" ? { checkpoint: true } : {}),
+        ...(demand.optional
+          ? { optional: demand.optional }
+          : d.op.attrs.via
+            ? {
+                optional: `it is ${d.op.attrs.via}; the derivative throws if the value holds it`,
+              }
+            : {}),
       });
     }
     if (!info) return [fn];

@@ -74,5 +74,5 @@ export function lambdaName(line: number, column: number): string {
 
 /** How messages refer to a function: `'f'`, or "this function" for a lambda. */
 export function functionLabel(name: string): string {
-  return /^lambda_\d+_\d+$/.test(name) ? "this function" : `'${name}'`;
+  return /^lambda_\d+_\d+(\$passed(\$\d+)?)?$/.test(name) ? "this function" : `'${name}'`;
 }

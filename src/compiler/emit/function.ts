@@ -85,6 +85,15 @@ export function hoistedAdjustments(fns: IRFunction[]): EmittedLine[][] {
   ]);
 }
 
+/** A derivative nabla could not build for an optional demand (IRFunction.stub): it throws. */
+export function emitUnavailable(fn: IRFunction): EmittedLine[] {
+  return [
+    { text: `export function ${fn.name}() {`, indent: 0, loc: fn.loc },
+    { text: `throw new TypeError(${JSON.stringify(fn.stub)});`, indent: 1, loc: fn.loc },
+    { text: "}", indent: 0, loc: undefined },
+  ];
+}
+
 export function emitFunction(fn: IRFunction, names: EmitNames, exported: boolean): EmittedLine[] {
   return new FunctionEmitter(fn, names).emit(exported);
 }

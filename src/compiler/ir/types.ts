@@ -117,6 +117,8 @@ export interface OpAttrs {
   callee?: string;
   /** A user callee as written at the call site (`g`, `ns.g`): how the emitted code names it. */
   calleeName?: string;
+  /** An inner operator's call of its function that runs once per element (see lower/nested.ts). */
+  repeated?: boolean;
   /** A call a function value dispatches to: what holds it, for messages. */
   via?: string;
   /** On a `global` op: the value is this user function (a function chosen at run time). */
@@ -165,6 +167,8 @@ export interface IRFunction {
   adapter?: RuleAdapter;
   /** Set on the sweeps of a checkpointed call, which are emitted from this description. */
   checkpoint?: CheckpointSweep;
+  /** A derivative nabla could not build for an optional demand: emitted as a function that throws this. */
+  stub?: string;
 }
 
 /** A reverse-mode sweep of a checkpointed call (see emit/checkpoint.ts). */

@@ -482,13 +482,17 @@ function lowerUserCall(
   const bindings: Binding[] = [];
   const carried: Value[] = [];
   const args: Value[] = [];
+  // The other arguments first: a function reads what it captures when it is called, after
+  // every argument has run (`hof(g, bump())`, where bump changes what g captures).
+  node.arguments.forEach((arg, i) => {
+    const param = signature.params[i];
+    if (!callables[i] || !param || arg.type === "SpreadElement")
+      args.push(...lowerArguments(ctx, { ...node, arguments: [arg] }, [param?.type]));
+  });
   node.arguments.forEach((arg, i) => {
     const callable = callables[i];
     const param = signature.params[i];
-    if (!callable || !param || arg.type === "SpreadElement") {
-      args.push(...lowerArguments(ctx, { ...node, arguments: [arg] }, [param?.type]));
-      return;
-    }
+    if (!callable || !param || arg.type === "SpreadElement") return;
     const value = resolveFunctionArg(
       ctx,
       arg,
@@ -513,6 +517,13 @@ function lowerUserCall(
     );
   }
   const key = specializationKey(functionKey(symbol), bindings);
+  if (nestingDepth(key) > MAX_SPECIALIZATION_DEPTH) {
+    return ctx.fail(
+      node,
+      "unsupportedSyntax",
+      `'${symbol.name}' is given a function that wraps the function it was given, ${MAX_SPECIALIZATION_DEPTH} levels deep: nabla compiles a copy of '${symbol.name}' for each function it is given, so a recursion that wraps its function argument has no end; pass the same function down and the extra work as a parameter`,
+    );
+  }
   const target = {
     ...namedTarget(symbol),
     name: specializationName(ctx, symbol, key, bindings),
@@ -529,6 +540,20 @@ function lowerUserCall(
     argNodes: node.arguments.filter((_, i) => !callables[i]),
   });
 }
+
+/** How deeply specializations nest in a key: `f{g=h{…}}` is 2. */
+function nestingDepth(key: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const c of key) {
+    if (c === "{") deepest = Math.max(deepest, ++depth);
+    else if (c === "}") depth--;
+  }
+  return deepest;
+}
+
+/** Beyond this, a specialization is taken to be a recursion that wraps its function argument. */
+const MAX_SPECIALIZATION_DEPTH = 12;
 
 function signatureTypeOf(signature: Signature, p: Node): Type | undefined {
   return signature.params.find((q) => q.node === p)?.type;

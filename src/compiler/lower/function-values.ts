@@ -67,7 +67,8 @@ export function carriedValues(fn: StaticFunction, name: string): { type: Type; n
 }
 
 function keyOf(fn: StaticFunction): string {
-  return fn.kind === "named" ? functionKey(fn.symbol) : fn.kind === "lambda" ? fn.key : "*";
+  if (fn.kind === "dynamic") return fn.checked ? "*" : "*unchecked";
+  return fn.kind === "named" ? functionKey(fn.symbol) : fn.key;
 }
 
 /** The key of `base` specialized for `bindings`. */
@@ -107,7 +108,12 @@ export function resolveFunctionArg(
 ): FunctionArg {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression")
     return lift(ctx, node, ctx.scope, contextual);
-  if (node.type === "ParenthesizedExpression") {
+  if (
+    node.type === "ParenthesizedExpression" ||
+    node.type === "TSAsExpression" ||
+    node.type === "TSSatisfiesExpression" ||
+    node.type === "TSNonNullExpression"
+  ) {
     return resolveFunctionArg(ctx, node.expression, contextual, what);
   }
   if (node.type === "ConditionalExpression") {
@@ -334,7 +340,7 @@ function lift(
   const suffix = bindings.length > 0 ? `{${bindings.map((b) => `${b.name}=${keyOf(b.fn)}`)}}` : "";
   const key = `${file}#lambda@${node.start}${suffix}`;
   const at = positionAt(ctx.module.text, node.start);
-  const name = ctx.program.generatedName(file, key, lambdaName(at.line, at.column));
+  const name = ctx.program.generatedName(file, key, `${lambdaName(at.line, at.column)}$passed`);
   const target: DifferentiationTarget = {
     module: ctx.module,
     name,

@@ -148,14 +148,14 @@ export function lowerNestedOperator(
     );
   }
   const tangent = tangentType(result);
-  const jvp = (i: number, direction: Value): Value => {
+  const jvp = (i: number, direction: Value, repeated = false): Value => {
     const callee = derivedPrimalKey(jvpKey(key, [i]), withValue ? "pair" : "tangent");
     const type: Type = withValue ? pairType(tangent, result) : tangent;
     return b.emit(
       "call",
       [...args, ...captures, direction],
       [type],
-      { callee, calleeName: operator },
+      { callee, calleeName: operator, ...(repeated ? { repeated: true } : {}) },
       [],
       "d",
     ).results[0]!;
@@ -174,7 +174,8 @@ export function lowerNestedOperator(
       .results[0]!;
     countedLoop(ctx, n, (i) => {
       b.emit("setIndex", [basis, i, one], []);
-      const r = jvp(call.wrt[0]!, basis);
+      // One run per element: checkInnerGradients makes sure the function changes nothing.
+      const r = jvp(call.wrt[0]!, basis, true);
       b.emit("setIndex", [gradient, i, tangentOf(r)], []);
       b.emit("setIndex", [basis, i, b.constant(0)], []);
     });

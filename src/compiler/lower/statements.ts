@@ -223,6 +223,19 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     }
     const callable =
       annotation && functionTypeOf(ctx.program, ctx.module, annotation.typeAnnotation);
+    const aliased = init?.type === "Identifier" ? ctx.scope.lookup(init.name) : undefined;
+    const closure = aliased && ctx.closures.get(aliased);
+    if (closure && node.kind === "const") {
+      // `const g2 = g`: another name for the local function, read where it is called.
+      const slot = ctx.declare(
+        name,
+        "const",
+        "opaque",
+        ctx.constantAtEntry(undefined, name, "opaque"),
+      );
+      ctx.closures.set(slot, closure);
+      continue;
+    }
     if (init && node.kind === "const" && (callable || namesFunction(ctx, init))) {
       // `const act = useRelu ? relu : tanh`: a name for a function value.
       const value = resolveFunctionArg(ctx, init, callable ?? undefined, `'${name}'`);

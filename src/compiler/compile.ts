@@ -12,7 +12,7 @@ import {
 } from "./analyze/requests.js";
 import { higherOrderWrapper } from "./emit/higher-order.js";
 import { derivedPrimalKey } from "./differentiate/nest.js";
-import { functionTypeOf } from "./analyze/function-types.js";
+import { parameterFunctionType } from "./analyze/function-types.js";
 import { jvpKey } from "./differentiate/names.js";
 import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
@@ -117,11 +117,9 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
         loc: { file: mod.file, start: target.node.start, end: target.node.start + 1 },
       };
       // Function-typed parameters have no derivative: they are not among those differentiated.
-      const all = target.node.params.flatMap((p, i) => {
-        const annotation = p.type === "Identifier" ? p.typeAnnotation : undefined;
-        const callable = annotation && functionTypeOf(program, mod, annotation.typeAnnotation);
-        return callable ? [] : [i];
-      });
+      const all = target.node.params.flatMap((p, i) =>
+        parameterFunctionType(program, mod, p) ? [] : [i],
+      );
       differentiator.request(target, all, "forward", [note]);
       differentiator.request(target, all, "reverse", [note]);
     }

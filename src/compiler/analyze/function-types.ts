@@ -1,4 +1,4 @@
-import type { TSType } from "oxc-parser";
+import type { Node, TSType } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import type { SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
@@ -57,6 +57,16 @@ export function functionTypeOf(
     default:
       return undefined;
   }
+}
+
+/** The function type of a parameter (`f: (x: number) => number`) written in `mod`, if it has one. */
+export function parameterFunctionType(
+  program: ProgramGraph,
+  mod: SourceModule,
+  param: Node,
+): FunctionTypeInfo | undefined {
+  const annotation = param.type === "Identifier" ? param.typeAnnotation : undefined;
+  return annotation ? functionTypeOf(program, mod, annotation.typeAnnotation) : undefined;
 }
 
 /** Whether `name` in `mod` is nabla's `Differentiable` type. */

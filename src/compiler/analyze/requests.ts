@@ -1,6 +1,6 @@
 import type { ObjectType, Type } from "../ir/types.js";
 import type { Binding } from "../lower/function-values.js";
-import { functionTypeOf, type FunctionTypeInfo } from "./function-types.js";
+import { parameterFunctionType, type FunctionTypeInfo } from "./function-types.js";
 import { typeResolver } from "./declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { signatureOf } from "../lower/signature.js";
@@ -126,24 +126,19 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     if (binding.imported === "*") namespaces.add(local);
     else operatorNames.set(local, binding.imported);
   }
-  const error = (node: Node, code: keyof typeof DiagnosticCode, message: string) =>
-    result.diagnostics.push({
-      severity: "error",
-      code: DiagnosticCode[code],
-      message,
-      loc: { file: module.file, start: node.start, end: node.end },
-      notes: [],
-    });
-
+  const reporter =
+    (severity: "error" | "warning", notes: Diagnostic["notes"]) =>
+    (node: Node, code: keyof typeof DiagnosticCode, message: string) =>
+      result.diagnostics.push({
+        severity,
+        code: DiagnosticCode[code],
+        message,
+        loc: { file: module.file, start: node.start, end: node.end },
+        notes,
+      });
+  const error = reporter("error", []);
   // A derivative to attach that cannot be compiled only matters to a plain run that needs it.
-  const attachmentWarning = (node: Node, code: keyof typeof DiagnosticCode, message: string) =>
-    result.diagnostics.push({
-      severity: "warning",
-      code: DiagnosticCode[code],
-      message,
-      loc: { file: module.file, start: node.start, end: node.end },
-      notes: [{ message: ATTACHMENT_NOTE }],
-    });
+  const attachmentWarning = reporter("warning", [{ message: ATTACHMENT_NOTE }]);
 
   const operatorOf = (callee: Node): string | undefined => {
     if (callee.type === "Identifier") return operatorNames.get(callee.name);
@@ -229,10 +224,7 @@ function functionTypedParameter(
     )
       continue;
     const param = fn.params.find((p) => p.type === "Identifier" && p.name === name);
-    if (param?.type === "Identifier") {
-      const annotation = param.typeAnnotation?.typeAnnotation;
-      return annotation && functionTypeOf(program, module, annotation);
-    }
+    if (param) return parameterFunctionType(program, module, param);
     if (declaredLocally(name, ancestors.slice(0, i + 1))) return undefined;
   }
   return undefined;
@@ -280,8 +272,7 @@ function attachments(
     if (param.type !== "Identifier" || !arg || arg.type === "SpreadElement") return;
     const operators = operatorsOnParameter(symbol, param.name);
     if (operators.length === 0) return;
-    const annotation = param.typeAnnotation?.typeAnnotation;
-    const contextual = annotation && functionTypeOf(program, symbol.module, annotation);
+    const contextual = parameterFunctionType(program, symbol.module, param);
     for (const leaf of functionLeaves(arg)) {
       // A function value only passed on (a parameter of the caller) has its derivatives
       // attached where it was first passed, if anywhere; the operator says so at run time.

@@ -22,7 +22,7 @@ import { signatureOf } from "./signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
 import { namedTarget, nablaOperatorOf, type DifferentiationTarget } from "../analyze/requests.js";
-import { functionTypeOf } from "../analyze/function-types.js";
+import { parameterFunctionType } from "../analyze/function-types.js";
 import { fieldOf } from "../ir/type-system.js";
 import { typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey } from "../ir/types.js";
@@ -34,7 +34,7 @@ import {
   specializationName,
   type Binding,
 } from "./function-values.js";
-import type { ParamInfo, Signature } from "./signature.js";
+import type { ParamInfo } from "./signature.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.
@@ -259,22 +259,8 @@ function lowerClosureCall(
     node,
     signature.params.map((p) => p.type),
   );
-  if (args.length !== fn.params.length) {
-    return ctx.fail(
-      node,
-      "callArity",
-      `'${name}' takes ${fn.params.length} argument${fn.params.length === 1 ? "" : "s"}, got ${args.length}`,
-    );
-  }
-  signature.params.forEach((p, i) => {
-    if (p.type && !assignable(args[i]!.type, p.type)) {
-      ctx.fail(
-        node.arguments[i]!,
-        "typeMismatch",
-        `parameter '${p.name}' of '${name}' is ${article(p.type)}, got ${article(args[i]!.type)}`,
-      );
-    }
-  });
+  checkArity(ctx, node, name, fn.params.length, args.length);
+  checkArgumentTypes(ctx, node, name, signature.params, args, node.arguments);
   const saved = ctx.scope;
   ctx.scope = closure.scope;
   ctx.inlining.add(fn);
@@ -288,6 +274,43 @@ function lowerClosureCall(
     ctx.inlining.delete(fn);
     ctx.scope = saved;
   }
+}
+
+export function checkArity(
+  ctx: LowerContext,
+  node: Node,
+  name: string,
+  expected: number,
+  got: number,
+): void {
+  if (got !== expected) {
+    ctx.fail(
+      node,
+      "callArity",
+      `'${name}' takes ${expected} argument${expected === 1 ? "" : "s"}, got ${got}`,
+    );
+  }
+}
+
+/** Each argument must fit its parameter's declared type (unannotated ones take anything). */
+export function checkArgumentTypes(
+  ctx: LowerContext,
+  node: Node,
+  name: string,
+  params: readonly { name: string; type: Type | undefined }[],
+  args: Value[],
+  argNodes: readonly Node[],
+): void {
+  params.forEach((p, i) => {
+    const arg = args[i];
+    if (p.type && arg && !assignable(arg.type, p.type)) {
+      ctx.fail(
+        argNodes[i] ?? node,
+        "typeMismatch",
+        `parameter '${p.name}' of '${name}' is ${article(p.type)}, got ${article(arg.type)}`,
+      );
+    }
+  });
 }
 
 /** A function of an npm package that has a registered derivative. */
@@ -465,12 +488,9 @@ function lowerUserCall(
   checkpoint = false,
 ): Value {
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
-  const callables = symbol.node.params.map((p) => {
-    const annotation = p.type === "Identifier" ? p.typeAnnotation : undefined;
-    return annotation && !signatureTypeOf(signature, p)
-      ? functionTypeOf(ctx.program, symbol.module, annotation.typeAnnotation)
-      : undefined;
-  });
+  const callables = symbol.node.params.map((p) =>
+    parameterFunctionType(ctx.program, symbol.module, p),
+  );
   if (!callables.some(Boolean)) {
     const args = lowerArguments(
       ctx,
@@ -555,10 +575,6 @@ function nestingDepth(key: string): number {
 /** Beyond this, a specialization is taken to be a recursion that wraps its function argument. */
 const MAX_SPECIALIZATION_DEPTH = 12;
 
-function signatureTypeOf(signature: Signature, p: Node): Type | undefined {
-  return signature.params.find((q) => q.node === p)?.type;
-}
-
 /** How a call of a specialization differs from a plain call. */
 interface Specialized {
   key: FunctionKey;
@@ -585,23 +601,8 @@ export function emitUserCall(
   ctx.at(node);
   // Optional and default parameters are reported when the callee is lowered.
   const fixedArity = params.every((p) => !p.unsupported);
-  if (!specialized && fixedArity && args.length !== params.length) {
-    return ctx.fail(
-      node,
-      "callArity",
-      `'${symbol.name}' takes ${params.length} argument${params.length === 1 ? "" : "s"}, got ${args.length}`,
-    );
-  }
-  params.forEach((p, i) => {
-    const arg = args[i];
-    if (p.type && arg && !assignable(arg.type, p.type)) {
-      ctx.fail(
-        argNodes[i] ?? node,
-        "typeMismatch",
-        `parameter '${p.name}' of '${path}' is ${article(p.type)}, got ${article(args[i]!.type)}`,
-      );
-    }
-  });
+  if (!specialized && fixedArity) checkArity(ctx, node, symbol.name, params.length, args.length);
+  checkArgumentTypes(ctx, node, path, params, args, argNodes);
   const key = specialized?.key ?? functionKey(symbol);
   ctx.calls.push({
     key,

@@ -134,6 +134,14 @@ export class LowerContext {
     return slot;
   }
 
+  /**
+   * A name for a function (a local function, a bound parameter): a slot whose IR value is an
+   * unused placeholder, since calls of it are resolved where they are lowered.
+   */
+  declareFunctionName(name: string): Slot {
+    return this.declare(name, "const", "opaque", this.constantAtEntry(undefined, name, "opaque"));
+  }
+
   /** A flag or hidden variable, not visible to source names; its initial value is built at entry. */
   hiddenSlot(name: string, type: Type, initial: number | boolean | undefined): Slot {
     const slot: Slot = { id: this.nextSlot++, name, kind: "flag", type };

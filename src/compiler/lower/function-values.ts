@@ -1,4 +1,4 @@
-import type { CallExpression, Expression, FunctionBody, Node } from "oxc-parser";
+import type { CallExpression, Expression, Node } from "oxc-parser";
 import { freeNames, type Capture } from "../analyze/captures.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionTypeInfo } from "../analyze/function-types.js";
@@ -10,10 +10,16 @@ import { assignable, isObject, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, SourceLoc, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
-import { calleePath, emitUserCall, functionKey, resolveCallee } from "./calls.js";
+import {
+  calleePath,
+  checkArgumentTypes,
+  checkArity,
+  emitUserCall,
+  functionKey,
+  resolveCallee,
+} from "./calls.js";
 import { Scope, type LowerContext } from "./context.js";
-import { walk } from "../parse/module.js";
-import { inlineCallback } from "./methods.js";
+import { inlineCallback, returnsOnlyAtEnd } from "./methods.js";
 import { assignedNames } from "./exits.js";
 import { article, expectType, lowerCondition, lowerExpression } from "./expressions.js";
 import { lowerIf } from "./merge.js";
@@ -381,22 +387,12 @@ export function callFunctionArg(
   if (fn.kind === "named") return emitUserCall(ctx, node, fn.symbol, fn.symbol.name, args);
   if (fn.kind === "dynamic") return callDynamic(ctx, node, fn, arg.values[0]!, args, name);
   const types = typesOf(fn, ctx);
-  if (args.length !== types.params.length) {
-    return ctx.fail(
-      node,
-      "callArity",
-      `'${name}' takes ${types.params.length} argument${types.params.length === 1 ? "" : "s"}, got ${args.length}`,
-    );
-  }
-  types.params.forEach((t, i) => {
-    if (t && !assignable(args[i]!.type, t)) {
-      ctx.fail(
-        node,
-        "typeMismatch",
-        `argument ${i + 1} of '${name}' should be ${article(t)}, got ${article(args[i]!.type)}`,
-      );
-    }
-  });
+  checkArity(ctx, node, name, types.params.length, args.length);
+  const params = fn.target.node.params.map((p, i) => ({
+    name: p.type === "Identifier" ? p.name : String(i + 1),
+    type: types.params[i],
+  }));
+  checkArgumentTypes(ctx, node, name, params, args, []);
   if (inlinable(ctx, fn)) return inlineLifted(ctx, node, fn, arg.values, args, types.result!);
   ctx.calls.push({
     key: fn.key,
@@ -424,21 +420,8 @@ export function callFunctionArg(
 function inlinable(ctx: LowerContext, fn: StaticFunction & { kind: "lambda" }): boolean {
   const node = fn.target.node;
   if (fn.target.module !== ctx.module || ctx.inlining.has(node)) return false;
-  if (node.type === "ArrowFunctionExpression" && node.expression) return true;
-  const body = (node.body as FunctionBody | null)?.body ?? [];
-  let returns = 0;
-  walk(node.body!, (n) => {
-    if (n.type === "ReturnStatement") returns++;
-    return n === node.body || !FUNCTION_NODES.has(n.type);
-  });
-  return returns === 0 || (returns === 1 && body[body.length - 1]?.type === "ReturnStatement");
+  return returnsOnlyAtEnd(node);
 }
-
-const FUNCTION_NODES = new Set([
-  "ArrowFunctionExpression",
-  "FunctionExpression",
-  "FunctionDeclaration",
-]);
 
 /**
  * A lifted function's body lowered in place: in a scope of its own holding only what it
@@ -463,13 +446,8 @@ function inlineLifted(
     }
     for (const binding of fn.target.bindings ?? []) {
       const count = carriedValues(binding.fn, binding.name).length;
-      const slot = ctx.declare(
-        binding.name,
-        "const",
-        "opaque",
-        ctx.constantAtEntry(undefined, binding.name, "opaque"),
-      );
-      ctx.bound.set(slot, { fn: binding.fn, values: carried.slice(next, next + count) });
+      const values = carried.slice(next, next + count);
+      ctx.bound.set(ctx.declareFunctionName(binding.name), { fn: binding.fn, values });
       next += count;
     }
     const produced = inlineCallback(ctx, fn.target.node, args, "a function passed on");
@@ -540,7 +518,13 @@ function callDynamic(
       () => {
         ctx.dispatching = `one of the functions '${name}' may hold (a function of the program used as a value that fits the call)`;
         try {
-          const v = emitUserCall(ctx, node, symbol, symbol.name, args.slice(0, paramCount(symbol)));
+          const v = emitUserCall(
+            ctx,
+            node,
+            symbol,
+            symbol.name,
+            args.slice(0, symbol.node.params.length),
+          );
           return result === "void" ? [] : [v];
         } finally {
           ctx.dispatching = undefined;
@@ -551,10 +535,6 @@ function callDynamic(
   };
   const [v] = chain(0);
   return v ?? ctx.builder.newValue("void");
-}
-
-function paramCount(symbol: FunctionSymbol): number {
-  return symbol.node.params.length;
 }
 
 /** Whether `symbol` can be called with `args` for a `result`. */

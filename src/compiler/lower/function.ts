@@ -8,7 +8,7 @@ import type { Capture } from "../analyze/captures.js";
 import { functionLabel } from "../differentiate/names.js";
 import { LowerContext, type CallSite, type Slot } from "./context.js";
 import { carriedValues, type Binding, type StaticFunction } from "./function-values.js";
-import { functionTypeOf, type FunctionTypeInfo } from "../analyze/function-types.js";
+import { parameterFunctionType, type FunctionTypeInfo } from "../analyze/function-types.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "./signature.js";
@@ -87,13 +87,13 @@ export function lowerFunction(
     }
     const binding = options.bindings?.find((b) => b.name === p.name);
     if (binding) {
-      boundSlots.push([declareBound(ctx, p.name), binding]);
+      boundSlots.push([ctx.declareFunctionName(p.name), binding]);
       return;
     }
     let type = p.type ?? options.contextual?.params[i];
     const annotation = (p.node.type === "Identifier" ? p.node.typeAnnotation : undefined) as
       TSTypeAnnotation | null | undefined;
-    const callable = annotation && functionTypeOf(program, module, annotation.typeAnnotation);
+    const callable = parameterFunctionType(program, module, p.node);
     if (!type && callable) {
       // A function-typed parameter no call binds (a root, or a `@differentiable` function):
       // its value is chosen at run time, and must be declared `Differentiable<…>`.
@@ -156,7 +156,7 @@ export function lowerFunction(
   }
   for (const binding of options.bindings ?? []) {
     if (!boundSlots.some(([, b]) => b === binding))
-      boundSlots.push([declareBound(ctx, binding.name), binding]);
+      boundSlots.push([ctx.declareFunctionName(binding.name), binding]);
   }
   for (const [slot, binding] of boundSlots) {
     const values = carriedValues(binding.fn, binding.name).map((c) => {
@@ -203,9 +203,4 @@ export function lowerFunction(
     loc: ctx.loc(node),
   };
   return { fn, calls: ctx.calls };
-}
-
-/** A name bound to a function value: a slot with no IR value of its own. */
-function declareBound(ctx: LowerContext, name: string): Slot {
-  return ctx.declare(name, "const", "opaque", ctx.constantAtEntry(undefined, name, "opaque"));
 }

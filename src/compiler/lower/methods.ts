@@ -236,6 +236,25 @@ function replaceValue(ops: Op[], from: Value, to: Value): void {
  * Lowers an arrow function's body in place, with its parameters bound to `args`; returns the
  * value it returns. A block body may return only as its last statement.
  */
+/** Whether a function returns only as its last statement (so its body can be inlined). */
+export function returnsOnlyAtEnd(fn: FunctionLike): boolean {
+  if (fn.type === "ArrowFunctionExpression" && fn.expression) return true;
+  const body = (fn.body as FunctionBody | null)?.body ?? [];
+  let returns = 0;
+  walk(fn.body!, (n) => {
+    if (n.type === "ReturnStatement") returns++;
+    return (
+      n === fn.body ||
+      !(
+        n.type === "ArrowFunctionExpression" ||
+        n.type === "FunctionExpression" ||
+        n.type === "FunctionDeclaration"
+      )
+    );
+  });
+  return returns === 0 || (returns === 1 && body[body.length - 1]?.type === "ReturnStatement");
+}
+
 export function inlineCallback(
   ctx: LowerContext,
   callback: FunctionLike,
@@ -252,20 +271,8 @@ export function inlineCallback(
       return lowerExpression(ctx, callback.body as Expression);
     const body = (callback.body as FunctionBody).body;
     const last = body[body.length - 1];
-    let returns = 0;
-    walk(callback.body!, (n) => {
-      if (n.type === "ReturnStatement") returns++;
-      return (
-        n === callback.body ||
-        !(
-          n.type === "ArrowFunctionExpression" ||
-          n.type === "FunctionExpression" ||
-          n.type === "FunctionDeclaration"
-        )
-      );
-    });
     const finalReturn = last?.type === "ReturnStatement" ? last : undefined;
-    if (returns > (finalReturn ? 1 : 0)) {
+    if (!returnsOnlyAtEnd(callback)) {
       ctx.fail(callback, "unsupportedSyntax", `${what} may only 'return' as its last statement`);
     }
     lowerStatements(ctx, finalReturn ? body.slice(0, -1) : body);

@@ -286,8 +286,8 @@ function functionValueCall(
   const fn = inner.arguments[0];
   if (fn?.type !== "Identifier") return undefined;
   const slot = ctx.scope.lookup(fn.name);
-  if (!slot || (!ctx.bound.has(slot) && !ctx.closures.has(slot))) return undefined;
-  if (ctx.closures.has(slot) && !ctx.bound.has(slot)) return undefined;
+  // Local functions are found by analyzeCall, like lambdas written at the operator.
+  if (!slot || !ctx.bound.has(slot)) return undefined;
   if (inner.arguments.length > 1) {
     return ctx.fail(
       inner.arguments[1]!,

@@ -216,9 +216,7 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       (init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression")
     ) {
       // A local function: no value, its calls are inlined (see lowerClosureCall).
-      const placeholder = ctx.constantAtEntry(undefined, name, "opaque");
-      const slot = ctx.declare(name, "const", "opaque", placeholder);
-      ctx.closures.set(slot, { node: init, scope: ctx.scope });
+      ctx.closures.set(ctx.declareFunctionName(name), { node: init, scope: ctx.scope });
       continue;
     }
     const callable =
@@ -227,25 +225,13 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     const closure = aliased && ctx.closures.get(aliased);
     if (closure && node.kind === "const") {
       // `const g2 = g`: another name for the local function, read where it is called.
-      const slot = ctx.declare(
-        name,
-        "const",
-        "opaque",
-        ctx.constantAtEntry(undefined, name, "opaque"),
-      );
-      ctx.closures.set(slot, closure);
+      ctx.closures.set(ctx.declareFunctionName(name), closure);
       continue;
     }
     if (init && node.kind === "const" && (callable || namesFunction(ctx, init))) {
       // `const act = useRelu ? relu : tanh`: a name for a function value.
       const value = resolveFunctionArg(ctx, init, callable ?? undefined, `'${name}'`);
-      const slot = ctx.declare(
-        name,
-        "const",
-        "opaque",
-        ctx.constantAtEntry(undefined, name, "opaque"),
-      );
-      ctx.bound.set(slot, value);
+      ctx.bound.set(ctx.declareFunctionName(name), value);
       continue;
     }
     const declared = annotationType(annotation, ctx.types);

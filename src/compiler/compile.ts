@@ -53,6 +53,8 @@ export interface CompileResult {
   /** Lowered primal functions and generated derivatives, by key, for inspection and tests. */
   functions: Map<FunctionKey, IRFunction>;
   sourceText(file: string): string | undefined;
+  /** Every file the compiler read (sources, and type declarations of packages), with its text. */
+  inputs(): Map<string, string>;
 }
 
 /** An operator call, with the primal and the sorted parameters its derivatives are generated for. */
@@ -80,6 +82,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     outputs: new Map(),
     functions: new Map(),
     sourceText: (file) => program.sourceText(file),
+    inputs: () => new Map(program.loadedModules().map((m) => [m.file, m.text])),
   };
   // Unparsable or missing files would only cause follow-on errors.
   if (bag.hasErrors) return result;

@@ -1,0 +1,91 @@
+import { fileURLToPath } from "node:url";
+import { createUnplugin, type SourceMapCompact, type UnpluginInstance } from "unplugin";
+import { IncrementalCompiler } from "../compiler/incremental.js";
+import { formatDiagnostics } from "../compiler/diagnostics/report.js";
+import { resolveRelative } from "../compiler/parse/program.js";
+
+// The bundler plugin: one unplugin transform serves Vite, Rollup, esbuild and webpack. Each
+// TypeScript module is replaced by nabla's output for it (types stripped, operator calls
+// replaced, derivatives appended), with a source map back to the user's source.
+
+/** Options of the nabla bundler plugin. */
+export interface NablaPluginOptions {
+  /** Files to compile. Default: TypeScript files (`.ts`, `.mts`, `.cts`). */
+  include?: RegExp;
+  /** Files to leave to the bundler. Default: anything under `node_modules` and `.d.ts` files. */
+  exclude?: RegExp;
+}
+
+const DEFAULT_INCLUDE = /\.(c|m)?ts$/;
+const DEFAULT_EXCLUDE = /[\\/]node_modules[\\/]|\.d\.(c|m)?ts$/;
+const RUNTIME = fileURLToPath(new URL("../runtime/index.js", import.meta.url));
+
+/** The file a module id names: bundlers may add a query (`?v=…`) or a null-byte prefix. */
+function fileOf(id: string): string {
+  return id.replace(/[?#].*$/, "");
+}
+
+/**
+ * The nabla plugin for each bundler: `nabla.vite()`, `nabla.rollup()`, `nabla.esbuild()`,
+ * `nabla.webpack()` (and the other bundlers unplugin supports).
+ *
+ * @example
+ * ```ts
+ * // vite.config.ts
+ * import { defineConfig } from "vite";
+ * import nabla from "nabla/plugin";
+ * export default defineConfig({ plugins: [nabla.vite()] });
+ * ```
+ */
+const nabla: UnpluginInstance<NablaPluginOptions | undefined, false> = createUnplugin(
+  (options: NablaPluginOptions | undefined) => {
+    const include = options?.include ?? DEFAULT_INCLUDE;
+    const exclude = options?.exclude ?? DEFAULT_EXCLUDE;
+    const compiler = new IncrementalCompiler();
+    const wanted = (id: string) => {
+      const file = fileOf(id);
+      return !id.startsWith("\0") && include.test(file) && !exclude.test(file);
+    };
+    return {
+      name: "nabla",
+      enforce: "pre",
+      resolveId(specifier, importer) {
+        if (specifier === "nabla" || specifier === "nabla/runtime") return RUNTIME;
+        // `./lib.js` names `./lib.ts` in TypeScript's NodeNext style; some bundlers only
+        // look for the file as written.
+        if (importer && /^\.\.?\//.test(specifier) && wanted(importer)) {
+          const file = resolveRelative(fileOf(importer), specifier);
+          if (file && wanted(file)) return file;
+        }
+        return null;
+      },
+      transformInclude: wanted,
+      transform(code, id) {
+        const file = fileOf(id);
+        const result = compiler.compile(file, code);
+        const format = () =>
+          formatDiagnostics(result.diagnostics, result.sourceText, { cwd: process.cwd() });
+        if (!result.output) {
+          // Throwing is the one way to fail a build that every bundler understands.
+          throw new Error(`nabla could not compile ${file}:\n${format()}`);
+        }
+        if (result.fresh && result.diagnostics.length > 0) this.warn(format());
+        return { code: result.output.code, map: result.output.map as unknown as SourceMapCompact };
+      },
+      watchChange(id, change) {
+        compiler.invalidate(fileOf(id), change.event === "delete");
+      },
+      esbuild: {
+        // esbuild resolves `./lib.js` to `./lib.ts` itself, and puts what a plugin resolves
+        // in the plugin's own namespace, so only the runtime is resolved here.
+        onResolveFilter: /^\b\B$/,
+        setup(build) {
+          build.onResolve({ filter: /^nabla(\/runtime)?$/ }, () => ({ path: RUNTIME }));
+        },
+        loader: "js",
+      },
+    };
+  },
+);
+
+export default nabla;

@@ -25,17 +25,23 @@ function version(): string {
   return pkg.version;
 }
 
-function compile(file: string): CompileResult | undefined {
+/** Whether `file` is a file; if not, says so. */
+function existsFile(file: string): boolean {
   const path = resolve(file);
   if (!existsSync(path)) {
     process.stderr.write(`nabla: cannot find '${file}'\n`);
-    return undefined;
+    return false;
   }
   if (!statSync(path).isFile()) {
     process.stderr.write(`nabla: '${file}' is a directory; give the TypeScript file to compile\n`);
-    return undefined;
+    return false;
   }
-  const result = compileProgram([path]);
+  return true;
+}
+
+function compile(file: string): CompileResult | undefined {
+  if (!existsFile(file)) return undefined;
+  const result = compileProgram([resolve(file)]);
   if (result.diagnostics.length > 0) {
     const color = process.stderr.isTTY && !process.env.NO_COLOR;
     process.stderr.write(
@@ -47,9 +53,10 @@ function compile(file: string): CompileResult | undefined {
 }
 
 async function run(file: string, args: string[]): Promise<number> {
-  const result = compile(file);
-  if (!result) return 1;
-  installHooks(result.outputs);
+  if (!existsFile(file)) return 1;
+  // The loader compiles the program as it loads (reporting diagnostics as `check` does) and
+  // keeps it on disk, so the next run of unchanged files starts without compiling.
+  installHooks(undefined, { diskCache: process.env.NABLA_CACHE !== "0" });
   const path = resolve(file);
   process.argv = [process.argv[0]!, path, ...args];
   try {

@@ -41,17 +41,24 @@ import { ProgramGraph, isRelativeSpecifier, resolveRelative } from "./parse/prog
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.
 
+/** Options of {@link compileProgram}. */
 export interface CompileOptions {
-  /** Source text to use instead of the file on disk. */
+  /**
+   * Source text to use instead of the file on disk, by absolute file path (an editor's unsaved
+   * buffer, a bundler's loaded text).
+   */
   sources?: Map<string, string>;
 }
 
+/** What {@link compileProgram} returns. */
 export interface CompileResult {
+  /** Errors and warnings, in the order found; print them with {@link formatDiagnostics}. */
   diagnostics: Diagnostic[];
   /** Output per source file, for every file of the program. Empty when there are errors. */
   outputs: Map<string, ModuleOutput>;
   /** Lowered primal functions and generated derivatives, by key, for inspection and tests. */
   functions: Map<FunctionKey, IRFunction>;
+  /** The text the compiler read for `file` (what diagnostics point into), if it read it. */
   sourceText(file: string): string | undefined;
   /** Every file the compiler read (sources, and type declarations of packages), with its text. */
   inputs(): Map<string, string>;
@@ -72,6 +79,25 @@ const RUNTIME_SPECIFIER = "nabla/runtime";
 /** Function keys of npm packages' functions start with this (see ProgramGraph.packageFunction). */
 const PACKAGE_PREFIX = "package:";
 
+/**
+ * Compiles a program: reads the entry files and every file they import, finds the operator
+ * calls, differentiates what they need, and emits each module as JavaScript (types stripped,
+ * operator calls replaced, derivative code appended) with a source map. Nothing is written
+ * to disk.
+ *
+ * @param entries - absolute paths of the program's entry files.
+ * @returns the outputs by file, or no outputs and the errors in `diagnostics`.
+ *
+ * @example
+ * ```ts
+ * import { compileProgram, formatDiagnostics } from "nabla/compiler";
+ *
+ * const result = compileProgram(["/abs/path/main.ts"]);
+ * if (result.diagnostics.length > 0)
+ *   console.error(formatDiagnostics(result.diagnostics, result.sourceText));
+ * for (const [file, output] of result.outputs) console.log(file, output.code.length);
+ * ```
+ */
 export function compileProgram(entries: string[], options: CompileOptions = {}): CompileResult {
   const program = new ProgramGraph(options.sources);
   const bag = new DiagnosticBag();

@@ -18,6 +18,7 @@ export interface FileResult {
   diagnostics: Diagnostic[];
   /** False when the compile was done for an earlier file, whose host already saw its diagnostics. */
   fresh: boolean;
+  /** The text the compile read for `file` (what diagnostics point into), if it read it. */
   sourceText(file: string): string | undefined;
   /** Every file the compile read, with its text: what decides whether an output is stale. */
   inputs: Map<string, string>;
@@ -30,6 +31,23 @@ interface Compiled {
   inputs: Map<string, string>;
 }
 
+/**
+ * The compiler for a host that loads one file at a time (the Node loader, a bundler plugin).
+ * The first file asked for becomes the root of a program compiled whole; the files it reaches
+ * are served from that compile until one changes. A file no compile reached becomes one more
+ * root, and all roots are compiled together.
+ *
+ * @example
+ * ```ts
+ * import { IncrementalCompiler, formatDiagnostics } from "nabla/compiler";
+ *
+ * const compiler = new IncrementalCompiler();
+ * const result = compiler.compile("/abs/path/main.ts");
+ * if (result.fresh && result.diagnostics.length > 0)
+ *   console.error(formatDiagnostics(result.diagnostics, result.sourceText));
+ * const code = result.output?.code; // undefined when the program has errors
+ * ```
+ */
 export class IncrementalCompiler {
   private readonly roots = new Set<string>();
   /** Source text given by the host (a bundler passes the text it loaded), by file. */

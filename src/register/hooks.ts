@@ -1,9 +1,11 @@
+import { writeSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { InitializeHook, LoadHook, ResolveHook } from "node:module";
 import { compileProgram } from "../compiler/compile.js";
 import type { ModuleOutput } from "../compiler/emit/module.js";
 import { formatDiagnostics } from "../compiler/diagnostics/report.js";
 import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
+import { DiskCache, cacheDirectory } from "./cache.js";
 
 // Node module hooks: TypeScript files of the user's program are served compiled by nabla,
 // with their derivatives; `nabla` resolves to the running nabla, wherever the program lives.
@@ -13,14 +15,20 @@ const TS_FILE = /\.(c|m)?tsx?$/;
 
 /** Outputs by file. A whole program is compiled when its first file loads. */
 const compiled = new Map<string, ModuleOutput>();
+/** The files programs were compiled from: a file outside them all is compiled with them. */
+const roots: string[] = [];
+let useDiskCache = false;
 
 export interface HooksData {
   /** Outputs compiled ahead of time (by `nabla run`), by file. */
   outputs?: [string, ModuleOutput][];
+  /** Reuse compiled programs across starts (see cache.ts). */
+  diskCache?: boolean;
 }
 
 export const initialize: InitializeHook<HooksData | undefined> = (data) => {
   for (const [file, output] of data?.outputs ?? []) compiled.set(file, output);
+  useDiskCache = data?.diskCache ?? false;
 };
 
 export const resolve: ResolveHook = (specifier, context, next) => {
@@ -37,17 +45,8 @@ export const resolve: ResolveHook = (specifier, context, next) => {
 export const load: LoadHook = (url, context, next) => {
   if (!url.startsWith("file:") || !TS_FILE.test(url)) return next(url, context);
   const file = fileURLToPath(url);
-  let output = compiled.get(file);
-  if (!output) {
-    const result = compileProgram([file]);
-    if (result.diagnostics.some((d) => d.severity === "error")) {
-      throw new Error(
-        `nabla could not compile ${file}:\n${formatDiagnostics(result.diagnostics, result.sourceText)}`,
-      );
-    }
-    for (const [f, o] of result.outputs) if (!compiled.has(f)) compiled.set(f, o);
-    output = compiled.get(file)!;
-  }
+  if (!compiled.has(file)) compileWith(file);
+  const output = compiled.get(file)!;
   const map = Buffer.from(JSON.stringify(output.map)).toString("base64");
   return {
     format: "module",
@@ -55,3 +54,41 @@ export const load: LoadHook = (url, context, next) => {
     shortCircuit: true,
   };
 };
+
+/** Compiles the program of every root so far and `file`, or takes it from the disk cache. */
+function compileWith(file: string): void {
+  const all = [...roots, file];
+  const cache = useDiskCache ? new DiskCache(cacheDirectory(all[0]!)) : undefined;
+  const cached = cache?.lookup(all);
+  if (cached) {
+    if (cached.warnings) process.stderr.write(cached.warnings + "\n");
+    for (const [f, o] of cached.outputs) if (!compiled.has(f)) compiled.set(f, o);
+    roots.push(file);
+    return;
+  }
+  const result = compileProgram(all);
+  const text =
+    result.diagnostics.length > 0
+      ? formatDiagnostics(result.diagnostics, result.sourceText, {
+          cwd: process.cwd(),
+          color: process.stderr.isTTY && !process.env.NO_COLOR,
+        })
+      : "";
+  if (result.diagnostics.some((d) => d.severity === "error")) {
+    if (roots.length === 0) {
+      // The program's own files: a build error, reported as `nabla check` would.
+      writeSync(2, text + "\n");
+      process.exit(1);
+    }
+    // A file imported later, perhaps by a dynamic import the program can catch.
+    const error = new Error(`nabla could not compile ${file}:\n${text}`);
+    // The diagnostics say where the problem is; the loader's own frames would only hide them.
+    error.stack = error.message;
+    throw error;
+  }
+  if (text) process.stderr.write(text + "\n");
+  // Files already running keep the code they run; the others take the new compile's.
+  for (const [f, o] of result.outputs) if (!compiled.has(f)) compiled.set(f, o);
+  roots.push(file);
+  cache?.store(all, result.inputs(), result.outputs, text);
+}

@@ -2,6 +2,20 @@
 // their bodies only run when the program was not compiled by nabla, since the compiler
 // replaces every operator call with a call to the derivative it generated.
 
+/**
+ * What programs import from `"nabla"`: the differentiation operators ({@link derivative},
+ * {@link gradient}, {@link pullback}, {@link hessian}, {@link jacobian}…), the types that
+ * describe their results ({@link Tangent}, {@link GradientOf}…), the functions written inside
+ * differentiated code ({@link withoutDerivative}, {@link withDerivative}, {@link checkpoint}),
+ * and {@link registerDerivative} for derivatives of your own.
+ *
+ * The operators are replaced by the nabla compiler with calls of the derivative code it
+ * generates (`nabla run file.ts`); run without being compiled they throw
+ * {@link NotCompiledError}. See docs/guide.md for how to write differentiable code.
+ *
+ * @module nabla
+ */
+
 export { out } from "./register.js";
 export {
   tape,
@@ -29,11 +43,15 @@ export { ruleNotYetRegistered } from "./rules.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { NotCompiledError } from "./not-compiled.js";
 
-/** Options of the operators that take several arguments. */
+/**
+ * Options of the operators that take a function of several arguments, such as
+ * `gradient(loss, { wrt: [0, 1] })`.
+ */
 export interface DifferentiationOptions {
   /**
-   * Indices of the parameters to differentiate with respect to, as number literals
-   * (the compiler reads them). Default: every parameter.
+   * Indices of the parameters to differentiate with respect to, written as number literals
+   * (`{ wrt: 1 }` or `{ wrt: [2, 0] }`: the compiler reads them). Tangents and gradients come
+   * in `wrt` order. Default: every parameter that has a tangent (not strings or booleans).
    */
   wrt?: number | readonly number[];
 }
@@ -42,12 +60,29 @@ export interface DifferentiationOptions {
 type ScalarFunction = (...args: never[]) => number;
 
 /**
- * The tangent of a value of type T (DESIGN.md's contract): a number for a number; the same
- * kind of array, of the elements' tangents, for arrays, tuples and typed arrays; for objects
- * and class instances a plain object of the tangents of the fields that have one (numbers and
- * what holds numbers — strings, booleans and functions are left out). Fields marked
- * `@noDerivative` are left out too at run time; a JSDoc tag is invisible to types, so they
- * still appear here.
+ * The tangent of a value of type T, which is also the type of its gradient: a number for a
+ * number; the same kind of array, of the elements' tangents, for arrays, tuples and typed
+ * arrays; for objects and class instances a plain object of the tangents of the fields that
+ * have one (numbers and what holds numbers — strings, booleans and functions are left out).
+ * Fields marked `@noDerivative` are left out too at run time; a JSDoc tag is invisible to
+ * types, so they still appear here.
+ *
+ * @example
+ * ```ts
+ * import { gradient, type Tangent } from "nabla";
+ *
+ * interface Params {
+ *   w: number[];
+ *   b: number;
+ *   label: string;
+ * }
+ * function loss(p: Params): number {
+ *   return p.w[0] * p.b;
+ * }
+ * // Tangent<Params> is { w: number[]; b: number }
+ * const g: Tangent<Params> = gradient(loss)({ w: [2], b: 3, label: "a" });
+ * g; // → { w: [3], b: 2 }
+ * ```
  */
 export type Tangent<T> = T extends number
   ? number
@@ -96,12 +131,32 @@ type TangentsAt<P extends readonly unknown[], W extends readonly number[]> = {
 /**
  * d f / d x as a function of x (forward mode). f may return a number, or an array, typed
  * array or object of numbers: the derivative then has the same shape (`Tangent<R>`).
+ * Operators nest: `derivative(derivative(f))` is the second derivative.
+ *
+ * @example
+ * ```ts
+ * import { derivative } from "nabla";
+ *
+ * const f = (x: number) => x ** 4;
+ * derivative(f)(1); // → 4
+ * derivative(derivative(f))(1); // → 12
+ * derivative((t: number) => [Math.cos(t), Math.sin(t)])(0); // → [0, 1]
+ * ```
  */
 export function derivative<R>(f: (x: number) => R): (x: number) => Tangent<R> {
   throw new NotCompiledError("derivative", f);
 }
 
-/** The value of f at x together with its derivative (forward mode). */
+/**
+ * The value of f at x together with its derivative (forward mode), from one run.
+ *
+ * @example
+ * ```ts
+ * import { valueWithDerivative } from "nabla";
+ *
+ * valueWithDerivative((x: number) => x * x)(3); // → { value: 9, derivative: 6 }
+ * ```
+ */
 export function valueWithDerivative<R>(
   f: (x: number) => R,
 ): (x: number) => { value: R; derivative: Tangent<R> } {
@@ -109,8 +164,21 @@ export function valueWithDerivative<R>(
 }
 
 /**
- * The differential of f at a point: a linear function from tangents of the differentiated
- * arguments (in `wrt` order) to the tangent of the result — a Jacobian-vector product.
+ * The differential of f at a point (forward mode): a linear function from tangents of the
+ * differentiated arguments (in `wrt` order) to the tangent of the result — a
+ * Jacobian-vector product. f may return a number, an array or an object.
+ *
+ * @example
+ * ```ts
+ * import { differential } from "nabla";
+ *
+ * function g(a: number, b: number, c: number): number {
+ *   return a * b + Math.exp(c);
+ * }
+ * differential(g)(1, 2, 3)(1, 0, 0); // → 2
+ * // Tangents in wrt order: db = 1, da = 0.
+ * differential(g, { wrt: [1, 0] })(1, 2, 3)(1, 0); // → 1
+ * ```
  */
 export function differential<
   F extends AnyFunction,
@@ -123,7 +191,21 @@ export function differential<
   throw new NotCompiledError("differential", f);
 }
 
-/** The value of f at a point together with its differential there. */
+/**
+ * The value of f at a point together with its differential there (forward mode).
+ *
+ * @example
+ * ```ts
+ * import { valueWithDifferential } from "nabla";
+ *
+ * function g(a: number, b: number, c: number): number {
+ *   return a * b + Math.exp(c);
+ * }
+ * const at = valueWithDifferential(g, { wrt: 0 })(1, 2, 3);
+ * at.value; // ≈ 22.085537
+ * at.differential(1); // → 2
+ * ```
+ */
 export function valueWithDifferential<
   F extends AnyFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
@@ -132,6 +214,7 @@ export function valueWithDifferential<
   options?: O,
 ): (...args: Parameters<F>) => {
   value: ReturnType<F>;
+  /** The differential at the point: tangents of the `wrt` arguments → tangent of the result. */
   differential: (...tangents: TangentsOf<F, O["wrt"]>) => Tangent<ReturnType<F>>;
 } {
   void options;
@@ -143,7 +226,25 @@ export function valueWithDifferential<
  * tangent and returns the tangent to carry on with; in reverse mode it receives the adjoint
  * flowing back into x and returns the adjoint to pass on (Swift's `withDerivative`). Use it to
  * clip or rescale gradients, or to observe them. `f` must be a function declared at the top
- * level or an arrow written at the call that reads no local variables.
+ * level or an arrow written at the call that reads no local variables. The two modes agree
+ * only when `f` is linear.
+ *
+ * @example
+ * ```ts
+ * import { derivative, gradient, withDerivative } from "nabla";
+ *
+ * function clip(d: number): number {
+ *   return Math.max(-1, Math.min(1, d));
+ * }
+ * // The loss is (3w − 1)², but the gradient reaching w is clipped to [−1, 1].
+ * function loss(w: number): number {
+ *   const clipped = withDerivative(w, clip);
+ *   return (3 * clipped - 1) ** 2;
+ * }
+ * gradient(loss)(2); // → 1
+ * // Forward mode clips the tangent of w, which is 1: nothing to clip.
+ * derivative(loss)(2); // → 30
+ * ```
  */
 export function withDerivative(x: number, f: (derivative: number) => number): number {
   void f;
@@ -155,7 +256,26 @@ export function withDerivative(x: number, f: (derivative: number) => number): nu
  * `checkpoint(step)(state, dt)` inside differentiated code. The forward sweep keeps only the
  * arguments (copies of arrays); the backward sweep reruns the call to tape it just before its
  * own backward pass. Trades about one extra run of f for f's tape. Tagging a function
- * `/** @checkpoint *\/` checkpoints every call of it.
+ * `/** @checkpoint *\/` checkpoints every call of it. f must be named (not an arrow) and
+ * return a number or nothing; forward mode and plain code ignore the mark.
+ *
+ * @example
+ * ```ts
+ * import { checkpoint, gradient } from "nabla";
+ *
+ * function step(x: number, v: number): number {
+ *   let y = x;
+ *   for (let k = 0; k < 100; k++) y += 0.001 * Math.sin(y * v);
+ *   return y;
+ * }
+ * function simulate(x0: number, v: number): number {
+ *   let x = x0;
+ *   for (let i = 0; i < 100; i++) x = checkpoint(step)(x, v);
+ *   return x;
+ * }
+ * // The same gradient as without checkpoint, with a tape of one step instead of 100.
+ * gradient(simulate)(0.5, 2);
+ * ```
  */
 export function checkpoint<F extends AnyFunction>(f: F): F {
   return f;
@@ -167,12 +287,33 @@ export function checkpoint<F extends AnyFunction>(f: F): F {
  * a function declared at the top level of a module of the program — and differentiated code
  * follows whichever one it holds at run time. A function-typed parameter without it works
  * when every call passes a function known where the call is compiled (it is specialized).
+ *
+ * @example
+ * ```ts
+ * import { gradient, type Differentiable } from "nabla";
+ *
+ * function relu(x: number): number {
+ *   return x > 0 ? x : 0.01 * x;
+ * }
+ * function softplus(x: number): number {
+ *   return Math.log(1 + Math.exp(x));
+ * }
+ * function layer(act: Differentiable<(x: number) => number>, w: number): number {
+ *   return act(3 * w);
+ * }
+ * function loss(w: number, smooth: boolean): number {
+ *   return layer(smooth ? softplus : relu, w);
+ * }
+ * gradient(loss, { wrt: 0 })(1, false); // → 3
+ * ```
  */
 export type Differentiable<F extends AnyFunction> = F;
 
 /**
  * Called by generated code when a `Differentiable` value is none of the functions the
  * compiler knew could be there.
+ *
+ * @internal
  */
 export function unknownFunctionValue(f: unknown, where: string): never {
   const name =
@@ -187,13 +328,19 @@ const attached = new WeakMap<object, Record<string, unknown>>();
 /**
  * Generated code: `f` passed where the callee applies operators to it (`gradient(loss)` on a
  * parameter), with those derivatives, compiled where `f` was written. Returns `f`.
+ *
+ * @internal
  */
 export function attachDerivatives<F extends object>(f: F, derivatives: Record<string, unknown>): F {
   attached.set(f, { ...attached.get(f), ...derivatives });
   return f;
 }
 
-/** Generated code: the derivative `operator` gives for the function value `f` (see above). */
+/**
+ * Generated code: the derivative `operator` gives for the function value `f` (see above).
+ *
+ * @internal
+ */
 export function derivativeOf(f: unknown, operator: string, name: string): never {
   const found = typeof f === "function" ? attached.get(f)?.[operator] : undefined;
   if (found) return found as never;
@@ -202,12 +349,26 @@ export function derivativeOf(f: unknown, operator: string, name: string): never 
   );
 }
 
-/** x itself, with a derivative of zero: stops differentiation (a "stop-gradient"). */
+/**
+ * x itself, with a derivative of zero: stops differentiation (a "stop-gradient"). x may be a
+ * number, an array or an object; an array or object is the same memory, not a copy.
+ *
+ * @example
+ * ```ts
+ * import { derivative, withoutDerivative } from "nabla";
+ *
+ * // Only the first factor of x · x is differentiated.
+ * derivative((x: number) => x * withoutDerivative(x))(3); // → 3
+ * ```
+ */
 export function withoutDerivative<T>(x: T): T {
   return x;
 }
 
-/** The tangents a differential takes for `f` and `wrt`, one per differentiated parameter. */
+/**
+ * The tangents a differential takes for `f` and `wrt`, one per differentiated parameter, in
+ * `wrt` order (see {@link differential}).
+ */
 export type TangentsOf<F extends AnyFunction, W> = W extends number
   ? [Tangent<Parameters<F>[W]>]
   : W extends readonly number[]
@@ -231,8 +392,22 @@ export type GradientOf<F extends AnyFunction, W> = W extends number
 
 /**
  * The gradient of a number-valued f (reverse mode): the derivative with respect to each
- * differentiated argument, in one backward pass. One argument → a number; several → an
- * array in `wrt` order.
+ * differentiated argument, in one backward pass. One differentiated argument → its tangent
+ * (a number for a number, an array for an array…); several → an array of them in `wrt` order
+ * (see {@link GradientOf}).
+ *
+ * @example
+ * ```ts
+ * import { gradient } from "nabla";
+ *
+ * function loss(w: number, b: number, x: number, y: number): number {
+ *   const r = w * x + b - y;
+ *   return r * r;
+ * }
+ * gradient(loss, { wrt: [0, 1] })(0.5, 0.1, 2, 3); // ≈ [-7.6, -3.8]
+ * gradient(loss, { wrt: 0 })(0.5, 0.1, 2, 3); // ≈ -7.6
+ * gradient((p: number[]) => p[0] * p[1])([2, 3]); // → [3, 2]
+ * ```
  */
 export function gradient<
   F extends ScalarFunction,
@@ -242,7 +417,21 @@ export function gradient<
   throw new NotCompiledError("gradient", f);
 }
 
-/** The value of f together with its gradient (reverse mode). */
+/**
+ * The value of f together with its gradient (reverse mode), from one forward and one
+ * backward sweep.
+ *
+ * @example
+ * ```ts
+ * import { valueWithGradient } from "nabla";
+ *
+ * function loss(w: number, b: number, x: number, y: number): number {
+ *   const r = w * x + b - y;
+ *   return r * r;
+ * }
+ * valueWithGradient(loss, { wrt: 0 })(0.5, 0.1, 2, 3); // ≈ { value: 3.61, gradient: -7.6 }
+ * ```
+ */
 export function valueWithGradient<
   F extends ScalarFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
@@ -256,8 +445,21 @@ export function valueWithGradient<
 
 /**
  * The pullback of f at a point (reverse mode): a linear function from an adjoint of the result
- * to the adjoints of the differentiated arguments — a vector-Jacobian product. It can be called
- * any number of times, in any order with other derivatives.
+ * (shaped like the result) to the adjoints of the differentiated arguments — a
+ * vector-Jacobian product. It can be called any number of times, in any order with other
+ * derivatives.
+ *
+ * @example
+ * ```ts
+ * import { pullback } from "nabla";
+ *
+ * function polar(q: number[]): number[] {
+ *   return [q[0] * Math.cos(q[1]), q[0] * Math.sin(q[1])];
+ * }
+ * const back = pullback(polar)([2, 0]);
+ * back([1, 0]); // → [1, 0]
+ * back([0, 1]); // → [0, 2]
+ * ```
  */
 export function pullback<
   F extends AnyFunction,
@@ -270,7 +472,21 @@ export function pullback<
   throw new NotCompiledError("pullback", f);
 }
 
-/** The value of f at a point together with its pullback there. */
+/**
+ * The value of f at a point together with its pullback there (reverse mode).
+ *
+ * @example
+ * ```ts
+ * import { valueWithPullback } from "nabla";
+ *
+ * function polar(q: number[]): number[] {
+ *   return [q[0] * Math.cos(q[1]), q[0] * Math.sin(q[1])];
+ * }
+ * const at = valueWithPullback(polar)([2, 0]);
+ * at.value; // → [2, 0]
+ * at.pullback([0, 1]); // → [0, 2]
+ * ```
+ */
 export function valueWithPullback<
   F extends AnyFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
@@ -279,6 +495,7 @@ export function valueWithPullback<
   options?: O,
 ): (...args: Parameters<F>) => {
   value: ReturnType<F>;
+  /** The pullback at the point: adjoint of the result → adjoints of the `wrt` arguments. */
   pullback: (adjoint: Tangent<ReturnType<F>>) => GradientOf<F, O["wrt"]>;
 } {
   void options;
@@ -288,27 +505,42 @@ export function valueWithPullback<
 /** Any function (for the rule types: any parameters, any result). */
 type AnyFunction = (...args: never[]) => unknown;
 
-/** What a pullback returns: one tangent for one differentiable parameter, else a tuple. */
+/**
+ * What the pullback of a {@link DerivativeRule} returns for parameters `P`: the adjoint of
+ * the one differentiable parameter, else a tuple of them in parameter order.
+ */
 export type AdjointsOf<P extends readonly unknown[]> =
   DifferentiableTangents<P> extends [infer Only] ? Only : DifferentiableTangents<P>;
 
 /**
- * A derivative rule for `F` (Swift's `@derivative(of:)`, ChainRules' `frule`/`rrule`):
+ * A derivative rule for `F` (Swift's `@derivative(of:)`, ChainRules' `frule`/`rrule`), given to
+ * {@link registerDerivative}:
  * - `forward(...args, ...tangents)`: the value at `args` and the tangent of the result, given a
  *   tangent for each differentiable parameter — what `valueWithDifferential` would compute;
  * - `reverse(...args)`: the value and a pullback from the adjoint of the result to the adjoints
  *   of the differentiable parameters (one, or a tuple in parameter order) — what
  *   `valueWithPullback` would compute.
+ *
  * Give either or both: forward mode (`derivative`, `differential`) uses `forward`, reverse mode
  * (`gradient`, `pullback`) uses `reverse`.
  */
 export interface DerivativeRule<F extends AnyFunction> {
+  /**
+   * Forward mode: the arguments of `f`, then one tangent per differentiable parameter, in
+   * parameter order (zero for parameters not being differentiated) → `f`'s value and the
+   * tangent of its result.
+   */
   forward?: (...args: [...Parameters<F>, ...DifferentiableTangents<Parameters<F>>]) => {
     value: ReturnType<F>;
     tangent: Tangent<ReturnType<F>>;
   };
+  /**
+   * Reverse mode: the arguments of `f` (copies of arrays and objects) → `f`'s value and its
+   * pullback there.
+   */
   reverse?: (...args: Parameters<F>) => {
     value: ReturnType<F>;
+    /** Adjoint of the result → adjoints of the differentiable parameters. */
     pullback: (adjoint: Tangent<ReturnType<F>>) => AdjointsOf<Parameters<F>>;
   };
 }
@@ -318,7 +550,25 @@ export interface DerivativeRule<F extends AnyFunction> {
  * file importing it), nabla calls the rule instead of differentiating `f`'s body. This is how
  * a function from a package without source becomes differentiable, and how a derivative can be
  * made faster or numerically stabler than the one nabla would derive. Call it as a statement at
- * the top level of a module. `f` must not change its arguments.
+ * the top level of a module, with the rule written as an object literal, before any code that
+ * differentiates `f` runs. `f` must not change its arguments. Returns the rule.
+ *
+ * @example
+ * ```ts
+ * import { gradient, registerDerivative } from "nabla";
+ *
+ * function sigmoid(x: number): number {
+ *   return 1 / (1 + Math.exp(-x));
+ * }
+ * registerDerivative(sigmoid, {
+ *   // σ′ = σ·(1 − σ): the pullback keeps σ(x) instead of computing exp again.
+ *   reverse: (x) => {
+ *     const s = sigmoid(x);
+ *     return { value: s, pullback: (dy) => dy * s * (1 - s) };
+ *   },
+ * });
+ * gradient((w: number) => sigmoid(3 * w))(0); // → 0.75
+ * ```
  */
 export function registerDerivative<F extends AnyFunction>(
   f: F,
@@ -345,6 +595,19 @@ type NumberValued = (...args: never[]) => number;
  * typed array; `wrt` picks it when f has several): for a number, the second derivative; for an
  * array of n numbers, n rows, row i being the gradient of ∂f/∂xᵢ (the tangent type of x). It
  * takes n Hessian-vector products, each a reverse-mode pass over the forward-mode derivative.
+ *
+ * @example
+ * ```ts
+ * import { hessian } from "nabla";
+ *
+ * function rosenbrock(p: number[]): number {
+ *   const a = 1 - p[0];
+ *   const b = p[1] - p[0] * p[0];
+ *   return a * a + 100 * b * b;
+ * }
+ * hessian(rosenbrock)([1, 1]); // → [[802, -400], [-400, 200]]
+ * hessian((x: number) => x * x * x)(2); // → 12
+ * ```
  */
 export function hessian<
   F extends NumberValued,
@@ -363,6 +626,18 @@ export function hessian<
  * The Hessian of f with respect to x (`wrt`), times the vector v, without forming the
  * Hessian: the arguments of f, then v (shaped like x). Computed as the gradient of
  * x ↦ ⟨∇f(x), v⟩ in reverse mode over forward mode, a small constant times a gradient.
+ *
+ * @example
+ * ```ts
+ * import { hessianVectorProduct } from "nabla";
+ *
+ * function rosenbrock(p: number[]): number {
+ *   const a = 1 - p[0];
+ *   const b = p[1] - p[0] * p[0];
+ *   return a * a + 100 * b * b;
+ * }
+ * hessianVectorProduct(rosenbrock)([1, 1], [1, 0]); // → [802, -400]
+ * ```
  */
 export function hessianVectorProduct<
   F extends NumberValued,
@@ -380,6 +655,20 @@ export function hessianVectorProduct<
  * number-valued f it is the gradient; for f returning m numbers, m rows, row i being the
  * gradient of the i-th output (shaped like x). nabla runs n forward-mode passes or m
  * reverse-mode passes, whichever is fewer.
+ *
+ * @typeParam F - the function: returns a number, a `number[]`, a tuple of numbers or a typed
+ * array.
+ *
+ * @example
+ * ```ts
+ * import { jacobian } from "nabla";
+ *
+ * function polar(q: number[]): number[] {
+ *   return [q[0] * Math.cos(q[1]), q[0] * Math.sin(q[1])];
+ * }
+ * jacobian(polar)([2, 0]); // → [[1, 0], [0, 2]]
+ * jacobian((p: number[]) => p[0] * p[1])([2, 3]); // → [3, 2]
+ * ```
  */
 export function jacobian<
   F extends (...args: never[]) => number | readonly number[] | Float64Array | Float32Array,

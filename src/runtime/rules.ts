@@ -32,6 +32,8 @@ export function registerRule<R extends RegisteredRule>(f: unknown, rule: R): R {
 /**
  * Thrown by generated code that needs a rule its module has not registered yet: a module that
  * module imports used the function while being loaded, before the registration ran.
+ *
+ * @internal
  */
 export function ruleNotYetRegistered(name: string, file: string): never {
   throw new Error(

@@ -6,7 +6,11 @@ interface TangentObject {
   [field: string]: TangentValue;
 }
 
-/** Sets every number in a tangent to zero, in place. */
+/**
+ * Sets every number in a tangent to zero, in place.
+ *
+ * @internal
+ */
 export function clearTangent(t: unknown): void {
   if (t instanceof Float64Array || t instanceof Float32Array) {
     t.fill(0);
@@ -24,7 +28,11 @@ export function clearTangent(t: unknown): void {
   }
 }
 
-/** A deep copy of a tangent, so a caller keeps its own. */
+/**
+ * A deep copy of a tangent, so a caller keeps its own.
+ *
+ * @internal
+ */
 export function copyTangent<T>(t: T): T {
   if (t instanceof Float64Array || t instanceof Float32Array) return t.slice() as T;
   if (Array.isArray(t)) return t.map(copyTangent) as T;
@@ -36,7 +44,11 @@ export function copyTangent<T>(t: T): T {
   return t;
 }
 
-/** A deep copy of a value of the user's, keeping class instances' prototypes and its sharing. */
+/**
+ * A deep copy of a value of the user's, keeping class instances' prototypes and its sharing.
+ *
+ * @internal
+ */
 export function copyValue<T>(v: T): T {
   return copyValues([v])[0] as T;
 }
@@ -45,6 +57,8 @@ export function copyValue<T>(v: T): T {
  * Deep copies of several values that keep their sharing: an array reachable from two of them
  * (or twice from one) is copied once, and both places get that copy. Checkpoints save
  * arguments this way, so a rerun sees `f(s, s.pos)` as the same memory twice, as f did.
+ *
+ * @internal
  */
 export function copyValues(values: unknown[]): unknown[] {
   const copies = new Map<object, unknown>();
@@ -72,9 +86,10 @@ export function copyValues(values: unknown[]): unknown[] {
 }
 
 /**
- * Arrays or objects reachable from two arguments (or twice from one), where the function
- * writes one of them: nabla gives each path its own tangent, which would be wrong for memory
- * that both names change.
+ * Thrown by an operator, before running the function, when an array or object is reachable
+ * from two arguments (or twice from one), as in `f(a, a)` or `f({ v: a }, a)`, and the function
+ * writes to it: nabla gives each path its own tangent, which would be wrong for memory that
+ * both names change. Pass a copy (`a.slice()`) instead.
  */
 export class AliasedArgumentsError extends Error {
   constructor(operator: string, first: number, second: number) {
@@ -91,6 +106,8 @@ export class AliasedArgumentsError extends Error {
 /**
  * Throws AliasedArgumentsError when an array or object is reachable twice from the arguments
  * and one of the arguments reaching it is written by the function (`written[i]`).
+ *
+ * @internal
  */
 export function checkAliasing(operator: string, args: unknown[], written: boolean[]): void {
   const owner = new Map<object, number>();
@@ -120,6 +137,8 @@ export type TangentStructure = [Record<string | number, unknown>, string | numbe
  * Records the arrays and objects inside a tangent, for a function that replaces arrays inside
  * its argument (`o.v = [1, 2]`): its derivative replaces them in the argument's shadow too,
  * while the adjoint of the original array stays in that array's shadow.
+ *
+ * @internal
  */
 export function saveStructure(t: unknown): TangentStructure {
   const slots: TangentStructure = [];
@@ -138,7 +157,11 @@ export function saveStructure(t: unknown): TangentStructure {
   return slots;
 }
 
-/** Puts back what saveStructure recorded, so the tangent holds the original arrays' adjoints. */
+/**
+ * Puts back what saveStructure recorded, so the tangent holds the original arrays' adjoints.
+ *
+ * @internal
+ */
 export function restoreStructure(slots: TangentStructure): void {
   for (const [container, key, child] of slots) container[key] = child;
 }
@@ -146,6 +169,8 @@ export function restoreStructure(slots: TangentStructure): void {
 /**
  * Adds the tangent `source` into `target` in place (same shape): how an adjoint returned by a
  * registered pullback joins the shadow of an array or object argument.
+ *
+ * @internal
  */
 export function addTangent(target: unknown, source: unknown): void {
   if (target instanceof Float64Array || target instanceof Float32Array || Array.isArray(target)) {

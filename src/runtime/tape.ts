@@ -7,6 +7,11 @@
 // a register in hot loops) and store `top` back before calling another derivative and on
 // return; `peak` is updated on return of a forward sweep.
 
+/**
+ * The tape itself: generated code reads and writes it directly.
+ *
+ * @internal
+ */
 export const tape = {
   buffer: new Float64Array(1 << 12),
   top: 0,
@@ -27,7 +32,11 @@ export interface SavedTape {
   objects: unknown[];
 }
 
-/** Makes room for `count` more values above `top`; returns the (possibly new) buffer. */
+/**
+ * Makes room for `count` more values above `top`; returns the (possibly new) buffer.
+ *
+ * @internal
+ */
 export function growTape(top: number, count: number): Float64Array {
   let size = tape.buffer.length * 2;
   while (size < top + count) size *= 2;
@@ -37,7 +46,11 @@ export function growTape(top: number, count: number): Float64Array {
   return bigger;
 }
 
-/** Removes what was saved since the marks and returns it, for a pullback to replay later. */
+/**
+ * Removes what was saved since the marks and returns it, for a pullback to replay later.
+ *
+ * @internal
+ */
 export function tapeTake(mark: number, objectMark: number): SavedTape {
   const numbers = tape.buffer.slice(mark, tape.top);
   tape.top = mark;
@@ -45,7 +58,11 @@ export function tapeTake(mark: number, objectMark: number): SavedTape {
   return { numbers, objects };
 }
 
-/** Puts back what `tapeTake` returned, so a backward sweep can consume it. */
+/**
+ * Puts back what `tapeTake` returned, so a backward sweep can consume it.
+ *
+ * @internal
+ */
 export function tapeRestore(saved: SavedTape): void {
   const numbers = saved.numbers;
   if (tape.top + numbers.length > tape.buffer.length) growTape(tape.top, numbers.length);
@@ -56,23 +73,50 @@ export function tapeRestore(saved: SavedTape): void {
   tape.replays++;
 }
 
-/** Drops everything above the marks (after an exception in a derivative). */
+/**
+ * Drops everything above the marks (after an exception in a derivative).
+ *
+ * @internal
+ */
 export function tapeReset(mark: number, objectMark: number): void {
   tape.top = mark;
   tape.objects.length = objectMark;
 }
 
-/** Tape usage in float64 values: held now, the most ever held, and the capacity. */
+/**
+ * How much of reverse mode's tape is in use, in float64 values (8 bytes each): `size` held
+ * now, `peak` the most held since the start or the last {@link resetTapePeak}, and `capacity`
+ * the length of the buffer. Measures the memory a gradient needs, and what
+ * {@link checkpoint} saves.
+ *
+ * @example
+ * ```ts
+ * import { gradient, resetTapePeak, tapeStats } from "nabla";
+ *
+ * function sum(xs: number[]): number {
+ *   let s = 0;
+ *   for (const x of xs) s += x * x;
+ *   return s;
+ * }
+ * resetTapePeak();
+ * gradient(sum)([1, 2, 3]);
+ * tapeStats().size; // → 0
+ * tapeStats().peak > 0; // → true
+ * ```
+ */
 export function tapeStats(): { size: number; peak: number; capacity: number } {
   return { size: tape.top, peak: tape.peak, capacity: tape.buffer.length };
 }
 
-/** Restarts the peak measurement. */
+/** Restarts the peak measurement of {@link tapeStats}: sets `peak` to the size held now. */
 export function resetTapePeak(): void {
   tape.peak = tape.top;
 }
 
-/** Releases the memory of a tape grown large by an earlier computation. */
+/**
+ * Releases the memory of a tape grown large by an earlier computation (the buffer only grows
+ * otherwise). Does nothing while a computation holds values on it.
+ */
 export function shrinkTape(): void {
   if (tape.top === 0) tape.buffer = new Float64Array(1 << 12);
 }

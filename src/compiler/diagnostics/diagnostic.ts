@@ -1,18 +1,27 @@
 import type { SourceLoc } from "../ir/types.js";
 
+/** An error stops the compile (no outputs); a warning does not. */
 export type Severity = "error" | "warning";
 
+/** A note attached to a diagnostic, such as one step of the call chain that led to it. */
 export interface DiagnosticNote {
+  /** The note's text. */
   message: string;
+  /** Where it points, if anywhere (same form as {@link Diagnostic.loc}). */
   loc?: SourceLoc;
 }
 
+/** A problem the compiler found: where, why, and the notes that explain how it got there. */
 export interface Diagnostic {
+  /** `error` or `warning`: only errors stop the compile. */
   severity: Severity;
   /** Stable code, e.g. NABLA101; every code is listed in docs/diagnostics.md. */
   code: string;
+  /** What is wrong, in one sentence or two. */
   message: string;
+  /** The source range: `file`, and `start`/`end` as UTF-16 offsets into its text. */
   loc: SourceLoc;
+  /** Further context: the call chain, the operator call that asked for the derivative. */
   notes: DiagnosticNote[];
 }
 

@@ -39,11 +39,14 @@ export function positionAt(text: string, offset: number): Position {
   return lastIndex.position(Math.min(offset, text.length));
 }
 
+/** The source text of a file, for code frames (`CompileResult.sourceText`). */
 export type SourceLookup = (file: string) => string | undefined;
 
+/** Options of {@link formatDiagnostic} and {@link formatDiagnostics}. */
 export interface FormatOptions {
   /** Prints paths relative to this folder when given. */
   cwd?: string;
+  /** Highlights code frames with ANSI colors. Default: false. */
   color?: boolean;
 }
 
@@ -77,6 +80,10 @@ export function locationText(loc: SourceLoc, sources: SourceLookup, cwd?: string
   return `${displayPath(loc.file, cwd)}:${pos.line}:${pos.column}`;
 }
 
+/**
+ * One diagnostic as the `nabla` command prints it: `file:line:col: severity CODE: message`, a
+ * code frame, then each note with its own location and frame.
+ */
 export function formatDiagnostic(
   d: Diagnostic,
   sources: SourceLookup,

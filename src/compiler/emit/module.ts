@@ -26,9 +26,13 @@ export interface EncodedSourceMap {
   file?: string | null;
 }
 
+/** The compiled form of one source file. */
 export interface ModuleOutput {
+  /** The source file's path. */
   file: string;
+  /** JavaScript: the module, types stripped, operator calls replaced, derivatives added. */
   code: string;
+  /** A source map from `code` back to the source file (version 3, encoded mappings). */
   map: EncodedSourceMap;
 }
 

@@ -41,7 +41,7 @@ export {
 import { registerRule } from "./rules.js";
 export { ruleNotYetRegistered } from "./rules.js";
 export { NotCompiledError } from "./not-compiled.js";
-import { NotCompiledError } from "./not-compiled.js";
+import { compileAtRunTime } from "./fallback.js";
 
 /**
  * Options of the operators that take a function of several arguments, such as
@@ -144,7 +144,7 @@ type TangentsAt<P extends readonly unknown[], W extends readonly number[]> = {
  * ```
  */
 export function derivative<R>(f: (x: number) => R): (x: number) => Tangent<R> {
-  throw new NotCompiledError("derivative", f);
+  return compileAtRunTime("derivative", f) as never;
 }
 
 /**
@@ -160,7 +160,7 @@ export function derivative<R>(f: (x: number) => R): (x: number) => Tangent<R> {
 export function valueWithDerivative<R>(
   f: (x: number) => R,
 ): (x: number) => { value: R; derivative: Tangent<R> } {
-  throw new NotCompiledError("valueWithDerivative", f);
+  return compileAtRunTime("valueWithDerivative", f) as never;
 }
 
 /**
@@ -187,8 +187,7 @@ export function differential<
   f: F,
   options?: O,
 ): (...args: Parameters<F>) => (...tangents: TangentsOf<F, O["wrt"]>) => Tangent<ReturnType<F>> {
-  void options;
-  throw new NotCompiledError("differential", f);
+  return compileAtRunTime("differential", f, options) as never;
 }
 
 /**
@@ -217,8 +216,7 @@ export function valueWithDifferential<
   /** The differential at the point: tangents of the `wrt` arguments → tangent of the result. */
   differential: (...tangents: TangentsOf<F, O["wrt"]>) => Tangent<ReturnType<F>>;
 } {
-  void options;
-  throw new NotCompiledError("valueWithDifferential", f);
+  return compileAtRunTime("valueWithDifferential", f, options) as never;
 }
 
 /**
@@ -413,8 +411,7 @@ export function gradient<
   F extends ScalarFunction,
   const O extends DifferentiationOptions = { wrt: undefined },
 >(f: F, options?: O): (...args: Parameters<F>) => GradientOf<F, O["wrt"]> {
-  void options;
-  throw new NotCompiledError("gradient", f);
+  return compileAtRunTime("gradient", f, options) as never;
 }
 
 /**
@@ -439,8 +436,7 @@ export function valueWithGradient<
   f: F,
   options?: O,
 ): (...args: Parameters<F>) => { value: number; gradient: GradientOf<F, O["wrt"]> } {
-  void options;
-  throw new NotCompiledError("valueWithGradient", f);
+  return compileAtRunTime("valueWithGradient", f, options) as never;
 }
 
 /**
@@ -468,8 +464,7 @@ export function pullback<
   f: F,
   options?: O,
 ): (...args: Parameters<F>) => (adjoint: Tangent<ReturnType<F>>) => GradientOf<F, O["wrt"]> {
-  void options;
-  throw new NotCompiledError("pullback", f);
+  return compileAtRunTime("pullback", f, options) as never;
 }
 
 /**
@@ -498,8 +493,7 @@ export function valueWithPullback<
   /** The pullback at the point: adjoint of the result → adjoints of the `wrt` arguments. */
   pullback: (adjoint: Tangent<ReturnType<F>>) => GradientOf<F, O["wrt"]>;
 } {
-  void options;
-  throw new NotCompiledError("valueWithPullback", f);
+  return compileAtRunTime("valueWithPullback", f, options) as never;
 }
 
 /** Any function (for the rule types: any parameters, any result). */
@@ -618,8 +612,7 @@ export function hessian<
 ): (
   ...args: Parameters<F>
 ) => WrtTangent<F, O["wrt"]> extends number ? number : WrtTangent<F, O["wrt"]>[] {
-  void options;
-  throw new NotCompiledError("hessian", f);
+  return compileAtRunTime("hessian", f, options) as never;
 }
 
 /**
@@ -646,8 +639,7 @@ export function hessianVectorProduct<
   f: F,
   options?: O,
 ): (...args: [...Parameters<F>, WrtTangent<F, O["wrt"]>]) => WrtTangent<F, O["wrt"]> {
-  void options;
-  throw new NotCompiledError("hessianVectorProduct", f);
+  return compileAtRunTime("hessianVectorProduct", f, options) as never;
 }
 
 /**
@@ -679,6 +671,5 @@ export function jacobian<
 ): (
   ...args: Parameters<F>
 ) => ReturnType<F> extends number ? WrtTangent<F, O["wrt"]> : WrtTangent<F, O["wrt"]>[] {
-  void options;
-  throw new NotCompiledError("jacobian", f);
+  return compileAtRunTime("jacobian", f, options) as never;
 }

@@ -1,0 +1,99 @@
+import { NotCompiledError } from "./not-compiled.js";
+import * as runtime from "./index.js";
+
+// The no-build fallback, on the runtime's side: an operator that runs uncompiled loads the
+// compiler (in Node only, synchronously, since operators are synchronous), checks that the
+// function is self-contained, and compiles it at its first call, once per kind of argument.
+// See compiler/from-source.ts.
+
+type Compiler = typeof import("../compiler/from-source.js");
+type AnyFunction = (...args: unknown[]) => unknown;
+
+let compiler: Compiler | null | undefined;
+
+/** The compiler, where this runtime can load it: in Node, next to the runtime. */
+function loadCompiler(): Compiler | null {
+  if (compiler !== undefined) return compiler;
+  const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
+    .process;
+  const nodeModule = nodeProcess?.getBuiltinModule?.("node:module") as
+    { createRequire(from: string): (id: string) => unknown } | undefined;
+  try {
+    compiler = nodeModule
+      ? (nodeModule.createRequire(import.meta.url)("../compiler/from-source.js") as Compiler)
+      : null;
+  } catch {
+    compiler = null; // A runtime copied without its compiler (a bundle for Node, say).
+  }
+  return compiler;
+}
+
+/** Compiled derivatives of functions, by function, then by operator, options and argument types. */
+const compiled = new WeakMap<object, Map<string, AnyFunction>>();
+
+/**
+ * What an operator returns when the program was not compiled: `f`'s derivative compiled from
+ * its source text at the first call, or a NotCompiledError saying why it cannot be.
+ */
+export function compileAtRunTime(operator: string, f: unknown, options?: unknown): AnyFunction {
+  const label = typeof f === "function" && f.name ? `'${f.name}'` : "this function";
+  const build = loadCompiler();
+  if (typeof f !== "function" || !build)
+    throw new NotCompiledError(operator, f, "the compiler only runs in Node");
+  let source;
+  try {
+    source = build.parseFunctionSource(Function.prototype.toString.call(f));
+  } catch (error) {
+    if (!(error instanceof build.NotSelfContained)) throw error;
+    throw new NotCompiledError(operator, f, error.message, error.freeVariable);
+  }
+  let byKey = compiled.get(f);
+  if (!byKey) compiled.set(f, (byKey = new Map()));
+  const cache = byKey;
+  const arity = source.parameterEnds.length;
+  return (...args: unknown[]) => {
+    const parameterTypes = args.slice(0, arity).map((a, i) => typeOfValue(a, `argument ${i + 1}`));
+    const key = `${operator} ${JSON.stringify(options ?? null)} ${parameterTypes.join(", ")}`;
+    let derivative = cache.get(key);
+    if (!derivative) {
+      const body = build.compileFunctionSource(source, {
+        operator,
+        options,
+        parameterTypes,
+        label,
+        ...(f.name ? { name: f.name } : {}),
+      });
+      derivative = new Function("$nabla", body)(runtime) as AnyFunction;
+      cache.set(key, derivative);
+    }
+    return derivative(...args);
+  };
+}
+
+/** The TypeScript type of an argument, for the compiler: what it holds, recursively. */
+function typeOfValue(value: unknown, where: string): string {
+  if (typeof value === "number") return "number";
+  if (typeof value === "boolean") return "boolean";
+  if (typeof value === "string") return "string";
+  if (value instanceof Float64Array) return "Float64Array";
+  if (value instanceof Float32Array) return "Float32Array";
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "number[]";
+    const types = value.map((v, i) => typeOfValue(v, `${where}[${i}]`));
+    return types.every((t) => t === types[0]) ? `(${types[0]})[]` : `[${types.join(", ")}]`;
+  }
+  if (
+    value !== null &&
+    typeof value === "object" &&
+    Object.getPrototypeOf(value) === Object.prototype
+  ) {
+    const fields = Object.entries(value).map(
+      ([key, v]) =>
+        `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${typeOfValue(v, `${where}.${key}`)}`,
+    );
+    return `{ ${fields.join("; ")} }`;
+  }
+  throw new TypeError(
+    `nabla: ${where} is ${value === null ? "null" : typeof value === "object" ? `a ${value.constructor?.name ?? "object"}` : `a ${typeof value}`}; a function compiled at run time takes numbers, booleans, strings, arrays, typed arrays and plain objects of them`,
+  );
+}

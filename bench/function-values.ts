@@ -12,9 +12,9 @@ import { measure, type Measurement, type TimingOptions } from "./timing.js";
 // `functionValuesReport` into docs/benchmarks.md.
 
 /** Gradient ÷ primal of the higher-order version: the cheap-gradient bound of reverse.ts. */
-const TARGET_VS_PRIMAL = 3;
+export const TARGET_VS_PRIMAL = 3;
 /** Specialized higher-order gradient ÷ hand-inlined gradient. */
-const TARGET_VS_INLINED = 1.1;
+export const TARGET_VS_INLINED = 1.1;
 /** The two gradients compute the same operations: relative, per component. */
 const AGREEMENT = 1e-12;
 /** Central differences vs nabla, relative to the largest component. */

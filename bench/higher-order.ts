@@ -30,7 +30,7 @@ import { measure, type Measurement, type TimingOptions } from "./timing.js";
 // calls these functions and puts `higherOrderReport` into docs/benchmarks.md.
 
 /** Hessian-vector product ÷ gradient (medians). */
-const TARGET_HVP_VS_GRADIENT = 4;
+export const TARGET_HVP_VS_GRADIENT = 4;
 /** nabla vs hand-written, and checkpointed vs plain: relative per component, absolute below 1. */
 const AGREEMENT = 1e-9;
 /** Finite-difference HVP vs nabla's, relative to the largest component. */

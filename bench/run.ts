@@ -28,6 +28,8 @@ import {
 } from "./higher-order.js";
 import { importCompiled } from "./load.js";
 import { fastestTable, formatNs, ratio, table, type TimedRow } from "./markdown.js";
+import { progress, type Progress } from "./progress.js";
+import { benchmarksSvg } from "./report-chart.js";
 import {
   loadReversePrograms,
   REVERSE_BENCHMARKS,
@@ -52,12 +54,14 @@ import { measure, sinkValue, type Measurement, type TimingOptions } from "./timi
 // data (arrays, objects, classes; bench/structured.ts), Hessians, Hessian-vector products and
 // checkpointing (bench/higher-order.ts), function values specialized per call site against the
 // same code inlined by hand (bench/function-values.ts), and the compile time of a large
-// generated program. Prints a Markdown report on stdout and writes it to docs/benchmarks.md;
-// progress goes to stderr.
+// generated program. Prints a Markdown report on stdout and writes it to docs/benchmarks.md,
+// with the main ratios charted in docs/benchmarks.svg; progress goes to stderr
+// (bench/progress.ts: one line redrawn in place on a terminal, one line per step otherwise).
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const PROGRAMS = join(REPO_ROOT, "bench/programs");
 const REPORT = join(REPO_ROOT, "docs/benchmarks.md");
+const CHART = join(REPO_ROOT, "docs/benchmarks.svg");
 
 const TARGET_VS_PRIMAL = 2.5;
 const TARGET_VS_HAND = 1.3;
@@ -80,10 +84,6 @@ interface RecursiveProgram {
   DEGREE: number;
   poly(x: number): number;
   dPoly(x: number): number;
-}
-
-function progress(message: string): void {
-  process.stderr.write(`${message}\n`);
 }
 
 // ---- agreement checks: run before timing, fail loudly ----
@@ -319,6 +319,8 @@ Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(
 
 Machine: ${machine}; 1-minute load average ${load} at the end of the run (which counts for about 1).
 
+![Bar charts of the main ratios below: the time of nabla's derivatives divided by the primal function's and by hand-written derivative code's, against the targets; and TensorFlow.js's time divided by nabla's](benchmarks.svg)
+
 ## Run time of forward derivatives
 
 ${runTimeTable(rows)}
@@ -371,9 +373,30 @@ its module hooks, as \`nabla run\` does.
 `;
 }
 
-async function main(): Promise<void> {
-  const started = process.hrtime.bigint();
-  progress("loading bench/programs through nabla's module hooks (compiling them)");
+const FORWARD_BENCHMARKS = [
+  "(a) straight-line, ~50 ops, 3 inputs",
+  "(b) loop, 10⁶ pendulum steps",
+  "(c) recursion, depth 25 (Horner)",
+] as const;
+
+// Loading the programs, five agreement checks, the forward benchmarks, the reverse ones and
+// tfjs, the structured ones and tfjs, higher order (tfjs included), function values, compile
+// time.
+const STEPS =
+  1 +
+  5 +
+  FORWARD_BENCHMARKS.length +
+  REVERSE_BENCHMARKS.length +
+  1 +
+  STRUCTURED_BENCHMARKS.length +
+  1 +
+  HIGHER_ORDER_BENCHMARKS.length +
+  FUNCTION_VALUES_BENCHMARKS.length +
+  1;
+
+async function main(p: Progress): Promise<void> {
+  const log = (message: string) => p.log(message);
+  p.step("load: compiling bench/programs through nabla's module hooks");
   const straight = await importCompiled<StraightProgram>(join(PROGRAMS, "straight.ts"));
   const loop = await importCompiled<LoopProgram>(join(PROGRAMS, "loop.ts"));
   const recursive = await importCompiled<RecursiveProgram>(join(PROGRAMS, "recursive.ts"));
@@ -383,45 +406,30 @@ async function main(): Promise<void> {
   const higherOrderProgram = await loadHigherOrderProgram(PROGRAMS);
   const functionValuesProgram = await loadFunctionValuesProgram(PROGRAMS);
 
-  progress("checking nabla's derivatives against the hand-written ones");
+  p.step("check: forward derivatives against the hand-written ones");
   verify(straight, loop, recursive);
-  progress(
-    "checking nabla's gradients against the hand-written ones and finite differences (reverse mode)",
-  );
+  p.step("check: gradients against the hand-written ones and finite differences");
   verifyReverse(reversePrograms);
-  progress(
-    "checking nabla's gradients of structured data against the hand-written ones and finite differences",
+  p.step(
+    "check: gradients of structured data against the hand-written ones and finite differences",
   );
   verifyStructured(structuredProgram);
-  progress(
-    "checking nabla's Hessians, Hessian-vector products and checkpointed gradients against the hand-written ones",
-  );
+  p.step("check: Hessians, HVPs and checkpointed gradients against the hand-written ones");
   const agreement = verifyHigherOrder(higherOrderProgram);
-  progress(
-    "checking the specialized higher-order RK4 gradient against the hand-inlined one and finite differences",
-  );
+  p.step("check: specialized RK4 gradient against the hand-inlined one and finite differences");
   const functionValuesAgreement = verifyFunctionValues(functionValuesProgram);
 
   const benchmarks: [string, () => Measurement[]][] = [
-    ["(a) straight-line, ~50 ops, 3 inputs", () => benchStraight(straight)],
-    ["(b) loop, 10⁶ pendulum steps", () => benchLoop(loop)],
-    ["(c) recursion, depth 25 (Horner)", () => benchRecursive(recursive)],
+    [FORWARD_BENCHMARKS[0], () => benchStraight(straight)],
+    [FORWARD_BENCHMARKS[1], () => benchLoop(loop)],
+    [FORWARD_BENCHMARKS[2], () => benchRecursive(recursive)],
   ];
-  // Forward benchmarks, reverse benchmarks and tfjs, structured data and tfjs, higher order,
-  // function values, compile time.
-  const steps =
-    benchmarks.length +
-    REVERSE_BENCHMARKS.length +
-    STRUCTURED_BENCHMARKS.length +
-    HIGHER_ORDER_BENCHMARKS.length +
-    FUNCTION_VALUES_BENCHMARKS.length +
-    3;
   const rows: Row[] = [];
-  for (const [k, [name, run]] of benchmarks.entries()) {
-    progress(`[${k + 1}/${steps}] derivative ${name}`);
+  for (const [name, run] of benchmarks) {
+    p.step(`forward: derivative ${name}`);
     const [primal, nabla, hand] = run();
     for (const m of [primal!, nabla!, hand!]) {
-      progress(
+      log(
         `    ${m.name.padEnd(12)} ${formatNs(m.nsPerCall).padStart(12)} ns/call  (range ${formatNs(m.minNs)}–${formatNs(m.maxNs)}, ${m.callsPerSample} calls/run)`,
       );
     }
@@ -434,31 +442,24 @@ async function main(): Promise<void> {
     });
   }
 
-  const reverse = await runReverse(reversePrograms, progress, (k, name) =>
-    progress(`[${benchmarks.length + k + 1}/${steps}] ${name}`),
+  const reverse = await runReverse(reversePrograms, log, (_k, name) => p.step(`reverse: ${name}`));
+  const structured = await runStructured(structuredProgram, log, (_k, name) =>
+    p.step(`structured: ${name}`),
   );
-  const structuredBase = benchmarks.length + REVERSE_BENCHMARKS.length + 1;
-  const structured = await runStructured(structuredProgram, progress, (k, name) =>
-    progress(`[${structuredBase + k + 1}/${steps}] ${name}`),
+  const higherOrder = await runHigherOrder(higherOrderProgram, agreement, log, (_k, name) =>
+    p.step(`higher order: ${name}`),
   );
-  const higherOrderBase = structuredBase + STRUCTURED_BENCHMARKS.length + 1;
-  const higherOrder = await runHigherOrder(higherOrderProgram, agreement, progress, (k, name) =>
-    progress(`[${higherOrderBase + k + 1}/${steps}] ${name}`),
-  );
-  const functionValuesBase = higherOrderBase + HIGHER_ORDER_BENCHMARKS.length;
   const functionValues = runFunctionValues(
     functionValuesProgram,
     functionValuesAgreement,
-    progress,
-    (k, name) => progress(`[${functionValuesBase + k + 1}/${steps}] ${name}`),
+    log,
+    (_k, name) => p.step(`function values: ${name}`),
   );
 
-  progress(
-    `[${steps}/${steps}] compile time of a generated program (${GENERATED_FUNCTIONS} functions)`,
-  );
+  p.step(`compile: compile time of a generated program (${GENERATED_FUNCTIONS} functions)`);
   const source = generateProgram(GENERATED_FUNCTIONS);
   const compile = measureCompileTime(join(REPO_ROOT, "bench/generated.ts"), source, COMPILE_RUNS);
-  progress(
+  log(
     `    cold ${compile.coldMs.toFixed(0)} ms, warm ${compile.warmMs.toFixed(0)} ms; checking the generated derivatives`,
   );
   await checkGeneratedProgram(source, GENERATED_FUNCTIONS);
@@ -467,12 +468,27 @@ async function main(): Promise<void> {
     throw new Error(`a benchmark produced a non-finite result (sink ${sinkValue()})`);
   }
   const text = report(rows, reverse, structured, higherOrder, functionValues, compile);
+  const chart = benchmarksSvg({
+    when: new Date().toISOString().slice(0, 10),
+    forward: rows,
+    forwardTargets: { primal: TARGET_VS_PRIMAL, hand: TARGET_VS_HAND },
+    reverse,
+    structured,
+    higherOrder,
+    functionValues,
+  });
+  // The status line goes before the report, which may go to the same terminal.
+  p.done();
   process.stdout.write(text);
   writeFileSync(REPORT, text);
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  progress(
-    `done in ${seconds.toFixed(1)} s (sink ${sinkValue()}); report written to docs/benchmarks.md`,
-  );
+  writeFileSync(CHART, chart);
+  p.log(`report written to docs/benchmarks.md, chart to docs/benchmarks.svg (sink ${sinkValue()})`);
 }
 
-await main();
+const reporter = progress(STEPS, "bench");
+try {
+  await main(reporter);
+} catch (error) {
+  reporter.fail();
+  throw error;
+}

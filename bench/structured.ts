@@ -29,8 +29,8 @@ import { measure, type Measurement, type TimingOptions } from "./timing.js";
 // and shadow memory of nabla's gradients. run.ts calls these functions and puts
 // `structuredReport` into docs/benchmarks.md.
 
-const TARGET_VS_PRIMAL = 3;
-const TARGET_VS_HAND = 1.5;
+export const TARGET_VS_PRIMAL = 3;
+export const TARGET_VS_HAND = 1.5;
 /** nabla vs hand-written: relative, per component. */
 const AGREEMENT = 1e-9;
 /** Finite differences vs nabla, relative to the largest component of the gradient. */

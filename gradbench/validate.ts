@@ -323,7 +323,7 @@ async function main(): Promise<void> {
           }
           const input = JSON.parse(JSON.stringify(record.input)) as Json;
           let output: Json;
-          let timing = "";
+          let timing: string;
           try {
             const t0 = process.hrtime.bigint();
             const prepared = prepare(input);

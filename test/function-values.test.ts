@@ -915,3 +915,31 @@ export const fitted = (c: boolean) => minimize(c ? bowl : bowl2, [0], 40);
   assertClose(m.fitted(true)[0]!, 1, 1e-9, "bowl");
   assertClose(m.fitted(false)[0]!, -1, 1e-9, "bowl2");
 });
+
+test("a specialization that cannot be compiled, called by one that can, becomes a function that throws why", async () => {
+  const m = await loadProgram<{ run: () => number[]; plain: (n: number) => number }>({
+    "main.ts": `import { gradient } from "nabla";
+function descend(f: (p: number[]) => number, p: number[]): number[] {
+  const g = gradient(f)(p);
+  return p.map((pi, i) => pi - 0.1 * g[i]!);
+}
+function sumAt(f: (x: number) => number, n: number): number {
+  if (n < 0) throw new Error("negative n");
+  let s = 0;
+  for (let i = 0; i < n; i++) s += f(i);
+  return s;
+}
+function wrapped(f: (x: number) => number, n: number): number {
+  return sumAt(f, n);
+}
+export const plain = (n: number) => wrapped((x) => 2 * x, n);
+export const run = () => descend((q) => wrapped((x) => q[0]! * x, 3), [1]);
+`,
+  });
+  // The module loads and its plain code runs; the derivative says why it is missing.
+  assert.equal(m.plain(3), 6);
+  assert.throws(
+    () => m.run(),
+    /nabla could not differentiate 'sumAt\$with\$lambda' \(a 'throw' statement/,
+  );
+});

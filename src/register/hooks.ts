@@ -13,11 +13,14 @@ import { DiskCache, cacheDirectory } from "./cache.js";
 const RUNTIME_URL = new URL("../runtime/index.js", import.meta.url).href;
 const TS_FILE = /\.(c|m)?tsx?$/;
 
-/** Outputs by file. A whole program is compiled when its first file loads. */
+/**
+ * Outputs by file. A whole program is compiled when its first file loads; a file outside
+ * it (a dynamic import, another program in the same process) starts a program of its own,
+ * whose files already loaded keep the code they run.
+ */
 const compiled = new Map<string, ModuleOutput>();
-/** The files programs were compiled from: a file outside them all is compiled with them. */
-const roots: string[] = [];
 let useDiskCache = false;
+let compiledAny = false;
 
 export interface HooksData {
   /** Outputs compiled ahead of time (by `nabla run`), by file. */
@@ -55,18 +58,17 @@ export const load: LoadHook = (url, context, next) => {
   };
 };
 
-/** Compiles the program of every root so far and `file`, or takes it from the disk cache. */
+/** Compiles the program whose entry is `file`, or takes it from the disk cache. */
 function compileWith(file: string): void {
-  const all = [...roots, file];
-  const cache = useDiskCache ? new DiskCache(cacheDirectory(all[0]!)) : undefined;
-  const cached = cache?.lookup(all);
+  const cache = useDiskCache ? new DiskCache(cacheDirectory(file)) : undefined;
+  const cached = cache?.lookup([file]);
   if (cached) {
     if (cached.warnings) process.stderr.write(cached.warnings + "\n");
     for (const [f, o] of cached.outputs) if (!compiled.has(f)) compiled.set(f, o);
-    roots.push(file);
+    compiledAny = true;
     return;
   }
-  const result = compileProgram(all);
+  const result = compileProgram([file]);
   const text =
     result.diagnostics.length > 0
       ? formatDiagnostics(result.diagnostics, result.sourceText, {
@@ -75,7 +77,7 @@ function compileWith(file: string): void {
         })
       : "";
   if (result.diagnostics.some((d) => d.severity === "error")) {
-    if (roots.length === 0) {
+    if (!compiledAny) {
       // The program's own files: a build error, reported as `nabla check` would.
       writeSync(2, text + "\n");
       process.exit(1);
@@ -89,6 +91,6 @@ function compileWith(file: string): void {
   if (text) process.stderr.write(text + "\n");
   // Files already running keep the code they run; the others take the new compile's.
   for (const [f, o] of result.outputs) if (!compiled.has(f)) compiled.set(f, o);
-  roots.push(file);
-  cache?.store(all, result.inputs(), result.outputs, text);
+  compiledAny = true;
+  cache?.store([file], result.inputs(), result.outputs, text);
 }

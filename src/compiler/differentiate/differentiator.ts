@@ -209,6 +209,23 @@ export class Differentiator {
         stub: `nabla could not differentiate ${functionLabel(name)} (${errors[0]!.message}; see the warnings of 'nabla check'), and this run needs its derivative: ${demand.optional}`,
       });
     }
+    // Specializations that failed to lower exist only in generated code, which may still
+    // call them (from a specialization that did lower): they too become functions that throw.
+    for (const [key, fn] of this.primals) {
+      const target = this.targets.get(key);
+      if (fn || this.derivatives.get(key) || !(target?.bindings || target?.liftedCaptures))
+        continue;
+      this.derivatives.set(key, {
+        key,
+        name: target.name,
+        params: [],
+        captures: 0,
+        resultTypes: [],
+        body: { params: [], ops: [] },
+        loc: errors[0]!.loc,
+        stub: `nabla could not compile ${functionLabel(target.name)} (${errors[0]!.message}; see the warnings of 'nabla check'), and this run calls it: ${demand.optional}`,
+      });
+    }
   }
 
   private processDemand(demand: Demand): void {

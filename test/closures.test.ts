@@ -149,3 +149,24 @@ export const g = gradient((x: number) => {
   );
   assert.match(text, /NABLA101: the local function 'f' calls itself/);
 });
+
+test("a nested lambda's own parameter is not a capture, even where the enclosing function declares that name later", async () => {
+  const m = await loadProgram<{ solve: () => number[] }>({
+    "main.ts": `import { gradient } from "nabla";
+function descend(loss: (p: number[]) => number, p: number[]): number[] {
+  const g = gradient(loss)(p);
+  return [p[0]! - 0.1 * g[0]!];
+}
+function sumOf(f: (x: number) => number): number {
+  return f(1) + f(2);
+}
+export function solve(): number[] {
+  const step = descend((p: number[]) => sumOf((b) => b * p[0]! + ({ b: 2 }).b), [1]);
+  const b = 5;
+  return [step[0]!, b];
+}
+`,
+  });
+  // d/dp (1·p + 2 + 2·p + 2) = 3: one step of 0.1 from 1.
+  assert.deepEqual(m.solve(), [0.7, 5]);
+});

@@ -90,16 +90,26 @@ function declarationsOf(
 export function freeNames(fn: FunctionLike): string[] {
   const own = declarationsOf(fn);
   const names: string[] = [];
+  const add = (name: string) => {
+    if (!own.has(name) && !names.includes(name)) names.push(name);
+  };
   walk(fn, (n, ancestors) => {
+    // A nested function's own parameters and locals are not free here: only what it reads
+    // from outside itself.
+    if (n !== fn && FUNCTIONS.has(n.type)) {
+      freeNames(n as FunctionLike).forEach(add);
+      return false;
+    }
     if (n.type !== "Identifier") return true;
     const parent = ancestors[ancestors.length - 1];
     const isProperty =
-      parent?.type === "MemberExpression" && parent.property === n && !parent.computed;
+      (parent?.type === "MemberExpression" && parent.property === n && !parent.computed) ||
+      (parent?.type === "Property" && parent.key === n && !parent.computed && !parent.shorthand);
     const isLabel =
       parent?.type === "LabeledStatement" ||
       parent?.type === "BreakStatement" ||
       parent?.type === "ContinueStatement";
-    if (!isProperty && !isLabel && !own.has(n.name) && !names.includes(n.name)) names.push(n.name);
+    if (!isProperty && !isLabel) add(n.name);
     return true;
   });
   return names;

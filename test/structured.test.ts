@@ -1242,3 +1242,27 @@ export const g = gradient(f);
     assert.deepStrictEqual(more, written, "valueWithDifferential: the argument written once");
   });
 });
+
+test("a type alias of an array reached twice from one parameter's type (two fields, nested interfaces)", async () => {
+  const m = await loadProgram<{ g: (x: number) => number[] }>({
+    "main.ts": `import { gradient } from "nabla";
+type Vec = number[];
+type Matrix = number[][];
+interface Inner { m: Matrix; v: Vec }
+interface Data { a: Vec; b: Vec; inner: Inner; n: Matrix }
+function f(x: number, data: Data): number {
+  return x * data.b[0]! + x * x * data.inner.m[0]![1]! + data.a[0]! * data.n[0]![0]! * x;
+}
+export const g = (x: number) => {
+  const data: Data = { a: [2], b: [3], inner: { m: [[0, 5]], v: [1] }, n: [[7]] };
+  const grad = gradient(f, { wrt: [0, 1] })(x, data);
+  return [grad[0], grad[1].a[0]!, grad[1].inner.m[0]![1]!];
+};
+`,
+  });
+  // d/dx = 3 + 2·x·5 + 2·7; d/da0 = 7·x; d/dm01 = x²
+  const [dx, da, dm] = m.g(1.5);
+  assertClose(dx!, 3 + 15 + 14);
+  assertClose(da!, 10.5);
+  assertClose(dm!, 2.25);
+});

@@ -1,5 +1,5 @@
 import type { Node, TSType } from "oxc-parser";
-import type { FieldType, ObjectType, Type } from "../ir/types.js";
+import type { FieldType, Type } from "../ir/types.js";
 import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { inferType } from "./infer-type.js";
@@ -24,7 +24,8 @@ export function typeResolver(program: ProgramGraph | undefined, mod: SourceModul
   return (node) => resolveIn(program, mod, node, new Map());
 }
 
-type Resolving = Map<string, ObjectType | null>;
+/** Named types resolved so far in one annotation; null while resolving (a cycle) or failed. */
+type Resolving = Map<string, Type | null>;
 
 function resolveIn(
   program: ProgramGraph | undefined,
@@ -94,7 +95,7 @@ function namedType(
   if (resolving.has(key)) return resolving.get(key) ?? undefined; // recursive types: unsupported
   resolving.set(key, null);
   const type = declarationType(program, symbol.module, symbol.name, symbol.node, key, resolving);
-  resolving.set(key, type && typeof type === "object" && type.kind === "object" ? type : null);
+  resolving.set(key, type ?? null);
   return type;
 }
 

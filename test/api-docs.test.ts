@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileFiles, diagnosticsText, importCompiled, REPO_ROOT } from "./support/harness.js";
+import { withChecks } from "./support/checked-examples.js";
 
 // The API reference (typedoc.json → docs/api/) builds from the doc comments without a single
 // warning, has a page for each part of the public API and none for the helpers only generated
@@ -85,40 +86,6 @@ function examples(file: string): { line: number; code: string }[] {
   }
   return found;
 }
-
-const CHECKED = /^(\s*)(.+?);\s*\/\/ ([→≈]) (.+)$/;
-
-/** The example with each `expression; // → value` line turned into a check of the value. */
-function withChecks(code: string, where: string, line: number): string {
-  const lines = code.split("\n").map((text, i) => {
-    const m = CHECKED.exec(text);
-    if (!m) return text;
-    const [, indent, expression, mark, expected] = m;
-    const decimals = Math.max(0, ...[...expected!.matchAll(/\d\.(\d+)/g)].map((d) => d[1]!.length));
-    const tolerance = mark === "≈" ? 0.5 * 10 ** -decimals : 1e-9;
-    const at = JSON.stringify(`${where}:${line + i}`);
-    return `${indent}$check(${expression}, ${expected}, ${tolerance}, ${at});`;
-  });
-  return `${lines.join("\n")}\n${CHECK_FUNCTION}`;
-}
-
-const CHECK_FUNCTION = `
-function $check(actual: unknown, expected: unknown, tolerance: number, where: string): void {
-  const same = (a: any, e: any): boolean => {
-    if (typeof e === "number") return typeof a === "number" && Math.abs(a - e) <= tolerance;
-    if (Array.isArray(e))
-      return (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length === e.length && e.every((x: unknown, i: number) => same(a[i], x));
-    if (e !== null && typeof e === "object") {
-      if (a === null || typeof a !== "object" || Array.isArray(a)) return false;
-      const keys = Object.keys(e);
-      return keys.length === Object.keys(a).length && keys.every((k) => same(a[k], e[k]));
-    }
-    return Object.is(a, e);
-  };
-  if (!same(actual, expected))
-    throw new Error(where + ": expected " + JSON.stringify(expected) + ", got " + JSON.stringify(actual, (_, x) => (ArrayBuffer.isView(x) ? [...(x as Float64Array)] : x)));
-}
-`;
 
 const RUNTIME_FILES = readdirSync(join(REPO_ROOT, "src/runtime"))
   .filter((f) => f.endsWith(".ts"))

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { compileFiles, diagnosticsText, importCompiled, REPO_ROOT } from "./support/harness.js";
+import { withChecks } from "./support/checked-examples.js";
 import { formatDiagnostic } from "../src/compiler/diagnostics/format.js";
 
 // The examples in docs/diagnostics.md are real: each program, compiled, prints exactly the
@@ -46,59 +47,13 @@ const MARKDOWN = [
 const read = (file: string) => readFileSync(join(REPO_ROOT, file), "utf8");
 
 const RUNNABLE = /^```ts runnable\n([\s\S]*?)^```$/gm;
-const CHECKED = /^(\s*)(?:(const|let) ([\w$]+) = )?(.+?);\s*\/\/ ([→≈]) (.+)$/;
-
-/** The block with its checked lines turned into calls of `$check` (appended). */
-function withChecks(source: string, file: string, fence: number): string {
-  const lines = source.split("\n").map((text, i) => {
-    const m = CHECKED.exec(text);
-    if (!m) return text;
-    const [, indent, kind, name, expression, mark, expected] = m;
-    const decimals = Math.max(0, ...[...expected!.matchAll(/\d\.(\d+)/g)].map((d) => d[1]!.length));
-    const tolerance = mark === "≈" ? `-${0.5 * 10 ** -decimals}` : "1e-9";
-    const at = JSON.stringify(`${file}:${fence + i + 1}`);
-    const check = (actual: string) => `$check(${actual}, ${expected}, ${tolerance}, ${at});`;
-    return kind
-      ? `${indent}${kind} ${name} = ${expression}; ${check(name!)}`
-      : `${indent}${check(expression!)}`;
-  });
-  return `${lines.join("\n")}\n${CHECK_FUNCTION}`;
-}
-
-/** Deep comparison; a negative tolerance is absolute, a positive one relative. */
-const CHECK_FUNCTION = `
-function $check(actual: unknown, expected: unknown, tolerance: number, where: string): void {
-  const close = (a: number, e: number) =>
-    Number.isNaN(e)
-      ? Number.isNaN(a)
-      : !Number.isFinite(e)
-        ? a === e
-        : Math.abs(a - e) <= (tolerance < 0 ? -tolerance : tolerance * Math.max(1, Math.abs(a), Math.abs(e)));
-  const same = (a: any, e: any): boolean => {
-    if (typeof e === "number") return typeof a === "number" && close(a, e);
-    if (Array.isArray(e))
-      return (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length === e.length && e.every((x: unknown, i: number) => same(a[i], x));
-    if (e !== null && typeof e === "object") {
-      if (a === null || typeof a !== "object" || Array.isArray(a)) return false;
-      const keys = Object.keys(e);
-      return keys.length === Object.keys(a).length && keys.every((k) => same(a[k], e[k]));
-    }
-    return Object.is(a, e);
-  };
-  if (!same(actual, expected)) {
-    const show = (v: unknown) => JSON.stringify(v, (_, x) => (ArrayBuffer.isView(x) ? [...(x as Float64Array)] : x));
-    throw new Error(where + ": expected " + show(expected) + ", got " + show(actual));
-  }
-}
-`;
-
 for (const file of MARKDOWN) {
   const text = read(file);
   for (const match of text.matchAll(RUNNABLE)) {
     const line = text.slice(0, match.index).split("\n").length;
     const where = `${file}:${line}`;
     test(`${where}: the runnable block compiles and runs`, async () => {
-      const program = { "main.ts": withChecks(match[1]!, file, line) };
+      const program = { "main.ts": withChecks(match[1]!, file, line + 1) };
       const compiled = compileFiles(program);
       assert.equal(diagnosticsText(compiled), "");
       await importCompiled(join(compiled.dir, "main.ts"));

@@ -126,6 +126,10 @@ test("a function with no source, or that nabla cannot differentiate, says so", (
     () => gradient((p: Map<string, number>) => p.size)(new Map()),
     /argument 1 is a Map/,
   );
+  assert.throws(() => gradient(3 as never), {
+    name: "TypeError",
+    message: "nabla: gradient needs a function, and was given number",
+  });
 });
 
 test("a plain JavaScript file run by node uses the fallback", () => {

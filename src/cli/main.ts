@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { compileProgram, type CompileResult } from "../compiler/compile.js";
-import { formatDiagnostics } from "../compiler/diagnostics/report.js";
+import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
 import { printFunction } from "../compiler/ir/printer.js";
 import { installHooks } from "../register/install.js";
 
@@ -42,13 +42,10 @@ function existsFile(file: string): boolean {
 function compile(file: string): CompileResult | undefined {
   if (!existsFile(file)) return undefined;
   const result = compileProgram([resolve(file)]);
-  if (result.diagnostics.length > 0) {
-    const color = process.stderr.isTTY && !process.env.NO_COLOR;
+  if (result.diagnostics.length > 0)
     process.stderr.write(
-      formatDiagnostics(result.diagnostics, result.sourceText, { cwd: process.cwd(), color }) +
-        "\n",
+      formatDiagnostics(result.diagnostics, result.sourceText, stderrOptions()) + "\n",
     );
-  }
   return result.diagnostics.some((d) => d.severity === "error") ? undefined : result;
 }
 
@@ -56,7 +53,7 @@ async function run(file: string, args: string[]): Promise<number> {
   if (!existsFile(file)) return 1;
   // The loader compiles the program as it loads (reporting diagnostics as `check` does) and
   // keeps it on disk, so the next run of unchanged files starts without compiling.
-  installHooks(undefined, { diskCache: process.env.NABLA_CACHE !== "0" });
+  installHooks(undefined, { diskCache: true });
   const path = resolve(file);
   process.argv = [process.argv[0]!, path, ...args];
   try {

@@ -1,7 +1,9 @@
 import MagicString from "magic-string";
-import { parseSync, visitorKeys } from "oxc-parser";
+import { parseSync } from "oxc-parser";
+import { freeNames } from "./analyze/captures.js";
 import { compileProgram } from "./compile.js";
 import { formatDiagnostics } from "./diagnostics/report.js";
+import type { FunctionLike } from "./parse/module.js";
 
 // The no-build fallback: an operator called on a function the compiler never saw (a program
 // run by plain `tsx`, a REPL, a JavaScript file) compiles that one function from its source
@@ -94,7 +96,11 @@ export function parseFunctionSource(source: string): FunctionSource {
         );
       return p.end - offset;
     });
-    const free = freeVariables(fn);
+    // A named function expression may call itself by its name.
+    const own = (fn.id as Node | null)?.name;
+    const free = freeNames(fn as unknown as FunctionLike).filter(
+      (name) => name !== own && !GLOBALS.has(name),
+    );
     const unknown = free.filter((name) => !OPERATORS.has(name));
     if (unknown.length > 0)
       throw new NotSelfContained(`it uses '${unknown[0]}', defined outside it`, unknown[0]);
@@ -105,57 +111,6 @@ export function parseFunctionSource(source: string): FunctionSource {
   );
 }
 
-/** Names the function reads that it does not declare and that are not standard globals. */
-function freeVariables(fn: Node): string[] {
-  const declared = new Set<string>();
-  const used: string[] = [];
-  const declare = (pattern: Node | null | undefined) => {
-    if (!pattern) return;
-    if (pattern.type === "Identifier") declared.add(pattern.name as string);
-    else if (pattern.type === "AssignmentPattern") declare(pattern.left as Node);
-    else if (pattern.type === "RestElement") declare(pattern.argument as Node);
-    else if (pattern.type === "ArrayPattern") (pattern.elements as Node[]).forEach(declare);
-    else if (pattern.type === "ObjectPattern")
-      (pattern.properties as Node[]).forEach((p) =>
-        declare((p.type === "RestElement" ? p.argument : p.value) as Node),
-      );
-  };
-  const visit = (node: Node, parent?: Node, key?: string) => {
-    switch (node.type) {
-      case "FunctionExpression":
-      case "FunctionDeclaration":
-      case "ArrowFunctionExpression":
-        declare(node.id as Node);
-        (node.params as Node[]).forEach(declare);
-        break;
-      case "VariableDeclarator":
-        declare(node.id as Node);
-        break;
-      case "CatchClause":
-        declare(node.param as Node);
-        break;
-      case "Identifier": {
-        // Not a reference: `o.name`, `{ name: … }`, labels.
-        const property =
-          (parent?.type === "MemberExpression" && key === "property" && !parent.computed) ||
-          (parent?.type === "Property" && key === "key" && !parent.computed) ||
-          parent?.type === "LabeledStatement" ||
-          parent?.type === "BreakStatement" ||
-          parent?.type === "ContinueStatement";
-        if (!property) used.push(node.name as string);
-        return;
-      }
-    }
-    for (const child of visitorKeys[node.type] ?? []) {
-      const value = node[child] as Node | Node[] | null | undefined;
-      if (Array.isArray(value)) value.forEach((v) => v && visit(v, node, child));
-      else if (value && typeof value === "object") visit(value, node, child);
-    }
-  };
-  visit(fn);
-  return [...new Set(used)].filter((name) => !declared.has(name) && !GLOBALS.has(name));
-}
-
 /** Operators the fallback compiles, with their run-time options. */
 export interface FallbackRequest {
   operator: string;
@@ -163,8 +118,6 @@ export interface FallbackRequest {
   options?: unknown;
   /** TypeScript types of the parameters, from the values of the first call. */
   parameterTypes: string[];
-  /** How the function reads in messages: its name, or `this function`. */
-  label: string;
   /** The function's name, if it has one. */
   name?: string;
 }
@@ -203,7 +156,7 @@ export function compileFunctionSource(source: FunctionSource, request: FallbackR
   const output = compiled.outputs.get(file);
   if (!output || compiled.diagnostics.some((d) => d.severity === "error"))
     throw new Error(
-      `nabla could not differentiate ${request.label} at run time:\n${formatDiagnostics(compiled.diagnostics, compiled.sourceText)}`,
+      `nabla could not differentiate ${request.name ? `'${request.name}'` : "this function"} at run time:\n${formatDiagnostics(compiled.diagnostics, compiled.sourceText)}`,
     );
   const runtimeImport = 'import * as $nabla from "nabla/runtime";';
   const body = output.code

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { compileProgram } from "./compile.js";
+import { compileProgram, type CompileResult } from "./compile.js";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ModuleOutput } from "./emit/module.js";
 
@@ -20,15 +20,6 @@ export interface FileResult {
   fresh: boolean;
   /** The text the compile read for `file` (what diagnostics point into), if it read it. */
   sourceText(file: string): string | undefined;
-  /** Every file the compile read, with its text: what decides whether an output is stale. */
-  inputs: Map<string, string>;
-}
-
-interface Compiled {
-  outputs: Map<string, ModuleOutput>;
-  diagnostics: Diagnostic[];
-  sourceText(file: string): string | undefined;
-  inputs: Map<string, string>;
 }
 
 /**
@@ -52,7 +43,8 @@ export class IncrementalCompiler {
   private readonly roots = new Set<string>();
   /** Source text given by the host (a bundler passes the text it loaded), by file. */
   private readonly overrides = new Map<string, string>();
-  private last: Compiled | undefined;
+  /** The last compile, with every file it read and that file's text then. */
+  private last: { result: CompileResult; inputs: Map<string, string> } | undefined;
 
   /**
    * The output for `file`. `text` is its current source when the host has it; otherwise the
@@ -64,20 +56,13 @@ export class IncrementalCompiler {
     if (text !== undefined) this.overrides.set(file, text);
     const last = this.last;
     if (last && last.inputs.get(file) === current) {
-      const failed = last.diagnostics.some((d) => d.severity === "error");
-      if (failed || last.outputs.has(file))
-        return { ...last, output: last.outputs.get(file), fresh: false };
+      const failed = last.result.diagnostics.some((d) => d.severity === "error");
+      if (failed || last.result.outputs.has(file)) return resultFor(file, last.result, false);
     }
     this.roots.add(file);
     const result = compileProgram([...this.roots], { sources: this.overrides });
-    const failed = result.diagnostics.some((d) => d.severity === "error");
-    this.last = {
-      outputs: failed ? new Map() : result.outputs,
-      diagnostics: result.diagnostics,
-      sourceText: result.sourceText,
-      inputs: result.inputs(),
-    };
-    return { ...this.last, output: this.last.outputs.get(file), fresh: true };
+    this.last = { result, inputs: result.inputs() };
+    return resultFor(file, result, true);
   }
 
   /** Forgets what is known of `file`: the host saw it change, or disappear (`removed`). */
@@ -86,4 +71,17 @@ export class IncrementalCompiler {
     if (removed) this.roots.delete(file);
     if (this.last?.inputs.has(file)) this.last = undefined;
   }
+}
+
+/** What the host gets for `file` from a compile: no output if the compile failed. */
+function resultFor(file: string, result: CompileResult, fresh: boolean): FileResult {
+  const found: FileResult = {
+    diagnostics: result.diagnostics,
+    fresh,
+    sourceText: result.sourceText,
+  };
+  const failed = result.diagnostics.some((d) => d.severity === "error");
+  const output = result.outputs.get(file);
+  if (output && !failed) found.output = output;
+  return found;
 }

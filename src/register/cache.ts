@@ -12,10 +12,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ModuleOutput } from "../compiler/emit/module.js";
 
-// The loader's disk cache: a compiled program is stored under a key made of its entry files
-// and the compiler that built it, with the content hash of every file the compile read. A
-// start whose files all hash the same reuses the outputs without parsing anything; a changed
-// file, or another build of nabla, compiles again.
+// The loader's disk cache: a compiled program is stored under the hash of its entry file,
+// with the hash of the compiler that built it and the content hash of every file the compile
+// read. A start whose files all hash the same reuses the outputs without parsing anything; a
+// changed file, or another build of nabla, compiles again.
 
 /** What is stored for one program. */
 interface Entry {
@@ -72,20 +72,20 @@ export class DiskCache {
     return (this.compiler ??= compilerIdentity());
   }
 
-  private fileOf(roots: string[]): string {
-    return join(this.dir, `${hash(JSON.stringify([...roots].sort()))}.json`);
+  private fileOf(entry: string): string {
+    return join(this.dir, `${hash(entry)}.json`);
   }
 
-  /** The stored program of these roots, if every file it read still has the same content. */
-  lookup(roots: string[]): CachedProgram | undefined {
-    let entry: Entry;
+  /** The stored program of this entry, if every file it read still has the same content. */
+  lookup(entry: string): CachedProgram | undefined {
+    let stored: Entry;
     try {
-      entry = JSON.parse(readFileSync(this.fileOf(roots), "utf8")) as Entry;
+      stored = JSON.parse(readFileSync(this.fileOf(entry), "utf8")) as Entry;
     } catch {
       return undefined;
     }
-    if (entry.compiler !== this.identity()) return undefined;
-    for (const [file, digest] of Object.entries(entry.inputs)) {
+    if (stored.compiler !== this.identity()) return undefined;
+    for (const [file, digest] of Object.entries(stored.inputs)) {
       let text: string;
       try {
         text = readFileSync(file, "utf8");
@@ -95,19 +95,19 @@ export class DiskCache {
       if (hash(text) !== digest) return undefined;
     }
     const outputs = new Map<string, ModuleOutput>();
-    for (const [file, { code, map }] of Object.entries(entry.outputs))
+    for (const [file, { code, map }] of Object.entries(stored.outputs))
       outputs.set(file, { file, code, map });
-    return { outputs, warnings: entry.warnings };
+    return { outputs, warnings: stored.warnings };
   }
 
   /** Stores a program; a cache that cannot be written is skipped, never an error. */
   store(
-    roots: string[],
+    entry: string,
     inputs: Map<string, string>,
     outputs: Map<string, ModuleOutput>,
     warnings: string,
   ): void {
-    const entry: Entry = {
+    const stored: Entry = {
       compiler: this.identity(),
       inputs: Object.fromEntries([...inputs].map(([file, text]) => [file, hash(text)])),
       outputs: Object.fromEntries(
@@ -115,12 +115,12 @@ export class DiskCache {
       ),
       warnings,
     };
-    const target = this.fileOf(roots);
+    const target = this.fileOf(entry);
     try {
       mkdirSync(this.dir, { recursive: true });
       // Written aside and renamed, so a concurrent start never reads half an entry.
       const temporary = `${target}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(entry));
+      writeFileSync(temporary, JSON.stringify(stored));
       renameSync(temporary, target);
     } catch {
       // A read-only project or a full disk only costs the next start a compile.

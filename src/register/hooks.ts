@@ -3,7 +3,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { InitializeHook, LoadHook, ResolveHook } from "node:module";
 import { compileProgram } from "../compiler/compile.js";
 import type { ModuleOutput } from "../compiler/emit/module.js";
-import { formatDiagnostics } from "../compiler/diagnostics/report.js";
+import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
 import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
 import { DiskCache, cacheDirectory } from "./cache.js";
 
@@ -20,18 +20,17 @@ const TS_FILE = /\.(c|m)?tsx?$/;
  */
 const compiled = new Map<string, ModuleOutput>();
 let useDiskCache = false;
-let compiledAny = false;
 
 export interface HooksData {
   /** Outputs compiled ahead of time (by `nabla run`), by file. */
   outputs?: [string, ModuleOutput][];
-  /** Reuse compiled programs across starts (see cache.ts). */
+  /** Reuse compiled programs across starts (see cache.ts), unless NABLA_CACHE=0. */
   diskCache?: boolean;
 }
 
 export const initialize: InitializeHook<HooksData | undefined> = (data) => {
   for (const [file, output] of data?.outputs ?? []) compiled.set(file, output);
-  useDiskCache = data?.diskCache ?? false;
+  useDiskCache = (data?.diskCache ?? false) && process.env.NABLA_CACHE !== "0";
 };
 
 export const resolve: ResolveHook = (specifier, context, next) => {
@@ -61,23 +60,20 @@ export const load: LoadHook = (url, context, next) => {
 /** Compiles the program whose entry is `file`, or takes it from the disk cache. */
 function compileWith(file: string): void {
   const cache = useDiskCache ? new DiskCache(cacheDirectory(file)) : undefined;
-  const cached = cache?.lookup([file]);
+  const cached = cache?.lookup(file);
   if (cached) {
     if (cached.warnings) process.stderr.write(cached.warnings + "\n");
     for (const [f, o] of cached.outputs) if (!compiled.has(f)) compiled.set(f, o);
-    compiledAny = true;
     return;
   }
   const result = compileProgram([file]);
-  const text =
+  const format = (color: boolean) =>
     result.diagnostics.length > 0
-      ? formatDiagnostics(result.diagnostics, result.sourceText, {
-          cwd: process.cwd(),
-          color: process.stderr.isTTY && !process.env.NO_COLOR,
-        })
+      ? formatDiagnostics(result.diagnostics, result.sourceText, { ...stderrOptions(), color })
       : "";
+  const text = format(stderrOptions().color ?? false);
   if (result.diagnostics.some((d) => d.severity === "error")) {
-    if (!compiledAny) {
+    if (compiled.size === 0) {
       // The program's own files: a build error, reported as `nabla check` would.
       writeSync(2, text + "\n");
       process.exit(1);
@@ -91,6 +87,6 @@ function compileWith(file: string): void {
   if (text) process.stderr.write(text + "\n");
   // Files already running keep the code they run; the others take the new compile's.
   for (const [f, o] of result.outputs) if (!compiled.has(f)) compiled.set(f, o);
-  compiledAny = true;
-  cache?.store([file], result.inputs(), result.outputs, text);
+  // Stored without colors: the start that prints them may not write to a terminal.
+  cache?.store(file, result.inputs(), result.outputs, format(false));
 }

@@ -3,4 +3,4 @@ import { installHooks } from "./install.js";
 // `node --import nabla/register app.ts`: runs TypeScript programs compiled by nabla, their
 // derivatives included, with compiled programs cached on disk between starts.
 
-installHooks(undefined, { diskCache: process.env.NABLA_CACHE !== "0" });
+installHooks(undefined, { diskCache: true });

@@ -3,7 +3,7 @@ import type { ModuleOutput } from "../compiler/emit/module.js";
 import type { HooksData, load, resolve } from "./hooks.js";
 
 export interface InstallOptions {
-  /** Reuse compiled programs across starts (the loader's disk cache). */
+  /** Reuse compiled programs across starts (the loader's disk cache), unless NABLA_CACHE=0. */
   diskCache?: boolean;
 }
 

@@ -36,10 +36,10 @@ const compiled = new WeakMap<object, Map<string, AnyFunction>>();
  * its source text at the first call, or a NotCompiledError saying why it cannot be.
  */
 export function compileAtRunTime(operator: string, f: unknown, options?: unknown): AnyFunction {
-  const label = typeof f === "function" && f.name ? `'${f.name}'` : "this function";
+  if (typeof f !== "function")
+    throw new TypeError(`nabla: ${operator} needs a function, and was given ${typeof f}`);
   const build = loadCompiler();
-  if (typeof f !== "function" || !build)
-    throw new NotCompiledError(operator, f, "the compiler only runs in Node");
+  if (!build) throw new NotCompiledError(operator, f, "the compiler only runs in Node");
   let source;
   try {
     source = build.parseFunctionSource(Function.prototype.toString.call(f));
@@ -60,7 +60,6 @@ export function compileAtRunTime(operator: string, f: unknown, options?: unknown
         operator,
         options,
         parameterTypes,
-        label,
         ...(f.name ? { name: f.name } : {}),
       });
       derivative = new Function("$nabla", body)(runtime) as AnyFunction;

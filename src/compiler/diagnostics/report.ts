@@ -21,3 +21,8 @@ export function formatDiagnostics(
     .join(", ");
   return [...sorted.map((d) => formatDiagnostic(d, sources, options)), summary].join("\n\n");
 }
+
+/** Options for diagnostics written to this process's stderr: paths from here, colors on a terminal. */
+export function stderrOptions(): FormatOptions {
+  return { cwd: process.cwd(), color: Boolean(process.stderr.isTTY) && !process.env.NO_COLOR };
+}

@@ -103,7 +103,7 @@ export interface SparseMatrix {
   vals: Float64Array;
 }
 
-const CAM_PARAMS = 11;
+export const CAM_PARAMS = 11;
 
 export function baJacobian(problem: BaProblem): SparseMatrix {
   const n = problem.cams.length;

@@ -55,7 +55,12 @@ function squaredNorm(v: Float64Array): number {
 }
 
 /** out = Q·x, Q lower triangular with diagonal qdiag and strict lower part l (by columns). */
-function qTimesX(qdiag: Float64Array, l: Float64Array, x: Float64Array, out: Float64Array): void {
+export function qTimesX(
+  qdiag: Float64Array,
+  l: Float64Array,
+  x: Float64Array,
+  out: Float64Array,
+): void {
   const d = x.length;
   for (let i = 0; i < d; i++) out[i] = qdiag[i] * x[i];
   let idx = 0;
@@ -138,7 +143,7 @@ export interface GmmPrepared {
 }
 
 const rows = (m: number[][]): Float64Array[] => m.map((r) => Float64Array.from(r));
-const lists = (m: Float64Array[]): number[][] => m.map((r) => Array.from(r));
+export const lists = (m: Float64Array[]): number[][] => m.map((r) => Array.from(r));
 
 export function prepareObjective(input: GmmInput): GmmPrepared {
   return {

@@ -2,7 +2,7 @@
 //   y(x) = ½ Σ_i (sign(t_i) − Σ_j x_j t_i^j)²,  t_i = −1 + 2i/(n−1).
 import { gradient } from "nabla";
 
-function samplePoint(i: number, n: number): number {
+export function samplePoint(i: number, n: number): number {
   return -1 + (i * 2) / (n - 1);
 }
 

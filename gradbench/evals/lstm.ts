@@ -5,7 +5,7 @@
 // cell state.
 import { gradient } from "nabla";
 
-function sigmoid(x: number): number {
+export function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
 

@@ -1,30 +1,31 @@
-// Hand-written baseline for GradBench "ba" (no AD): the reprojection error of one observation and
-// its 2×15 Jacobian block (11 camera parameters, 3 point coordinates, the weight) by a
-// hand-written reverse sweep, run once per residual row; assembled in CSR form as in
-// ../evals/ba.ts.
+// Hand-written baseline for GradBench "ba" (no AD): one observation's 2×15 Jacobian block (11
+// camera parameters, 3 point coordinates, the weight) by a hand-written reverse sweep, run once
+// per residual row; assembled in CSR form as in ../evals/ba.ts. The primal, the problem and
+// matrix types, the input expansion and the output compression are those of ../evals/ba.ts.
+import {
+  CAM_PARAMS,
+  compressJacobian,
+  type BaJacobianOutput,
+  type BaProblem,
+  type SparseMatrix,
+} from "../evals/ba.js";
 
-const CAM_PARAMS = 11;
-
-export interface Observation {
-  camera: number;
-  point: number;
-}
-
-export interface BaProblem {
-  cams: Float64Array[];
-  points: Float64Array[];
-  weights: Float64Array;
-  obs: Observation[];
-  feats: Float64Array[];
-}
-
-export interface SparseMatrix {
-  nrows: number;
-  ncols: number;
-  rows: Int32Array;
-  cols: Int32Array;
-  vals: Float64Array;
-}
+export type {
+  BaErrors,
+  BaInput,
+  BaJacobianOutput,
+  BaObjectiveOutput,
+  BaProblem,
+  Observation,
+  SparseMatrix,
+} from "../evals/ba.js";
+export {
+  baObjective,
+  expandBaInput,
+  prepareObjective,
+  runObjective,
+  prepareJacobian,
+} from "../evals/ba.js";
 
 /** Scratch space of one observation's forward sweep, reused by its reverse sweeps. */
 class Projection {
@@ -185,28 +186,6 @@ class Projection {
   }
 }
 
-export interface BaErrors {
-  reprojErr: Float64Array;
-  wErr: Float64Array;
-}
-
-export function baObjective(problem: BaProblem): BaErrors {
-  const p = problem.obs.length;
-  const reprojErr = new Float64Array(2 * p);
-  const wErr = new Float64Array(p);
-  const proj = new Projection();
-  for (let i = 0; i < p; i++) {
-    const { camera, point } = problem.obs[i];
-    proj.forward(problem.cams[camera], problem.points[point]);
-    const w = problem.weights[i];
-    const feat = problem.feats[i];
-    reprojErr[2 * i] = w * (proj.proj0 - feat[0]);
-    reprojErr[2 * i + 1] = w * (proj.proj1 - feat[1]);
-    wErr[i] = 1 - w * w;
-  }
-  return { reprojErr, wErr };
-}
-
 export function baJacobian(problem: BaProblem): SparseMatrix {
   const n = problem.cams.length;
   const m = problem.points.length;
@@ -258,56 +237,6 @@ export function baJacobian(problem: BaProblem): SparseMatrix {
 
 // --- GradBench wrappers (see ../README.md for the prepare/run convention) ---
 
-export interface BaInput {
-  n: number;
-  m: number;
-  p: number;
-  cam: number[];
-  x: number[];
-  w: number;
-  feat: number[];
-}
-
-export function expandBaInput(input: BaInput): BaProblem {
-  const cams: Float64Array[] = [];
-  for (let i = 0; i < input.n; i++) cams.push(Float64Array.from(input.cam));
-  const points: Float64Array[] = [];
-  for (let i = 0; i < input.m; i++) points.push(Float64Array.from(input.x));
-  const weights = new Float64Array(input.p).fill(input.w);
-  const obs: Observation[] = [];
-  const feats: Float64Array[] = [];
-  for (let i = 0; i < input.p; i++) {
-    obs.push({ camera: i % input.n, point: i % input.m });
-    feats.push(Float64Array.from(input.feat));
-  }
-  return { cams, points, weights, obs, feats };
-}
-
-export const prepareObjective = expandBaInput;
-
-export function runObjective(problem: BaProblem): {
-  reproj_error: { elements: number[]; repeated: number };
-  w_err: { element: number; repeated: number };
-} {
-  const e = baObjective(problem);
-  return {
-    reproj_error: { elements: [e.reprojErr[0], e.reprojErr[1]], repeated: e.reprojErr.length / 2 },
-    w_err: { element: e.wErr[0], repeated: e.wErr.length },
-  };
-}
-
-export const prepareJacobian = expandBaInput;
-
-export function runJacobian(problem: BaProblem): {
-  rows: number[];
-  cols: number[];
-  vals: number[];
-} {
-  const j = baJacobian(problem);
-  const first = 2 * (CAM_PARAMS + 3 + 1);
-  return {
-    rows: [...Array.from(j.rows.subarray(0, first)), j.rows[j.rows.length - 1]],
-    cols: [...Array.from(j.cols.subarray(0, first)), j.cols[j.cols.length - 1]],
-    vals: [...Array.from(j.vals.subarray(0, first)), j.vals[j.vals.length - 1]],
-  };
+export function runJacobian(problem: BaProblem): BaJacobianOutput {
+  return compressJacobian(baJacobian(problem));
 }

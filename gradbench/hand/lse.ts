@@ -1,16 +1,8 @@
 // Hand-written baseline for GradBench "lse" (no AD): the gradient of log-sum-exp is softmax.
+// The primal, the input type and the prepare functions are those of ../evals/lse.ts.
 
-export function logSumExp(x: Float64Array): number {
-  let max = -Infinity;
-  for (let i = 0; i < x.length; i++) {
-    if (x[i] > max) max = x[i];
-  }
-  let sum = 0;
-  for (let i = 0; i < x.length; i++) {
-    sum += Math.exp(x[i] - max);
-  }
-  return max + Math.log(sum);
-}
+export type { LseInput } from "../evals/lse.js";
+export { logSumExp, preparePrimal, runPrimal, prepareGradient } from "../evals/lse.js";
 
 export function logSumExpGradient(x: Float64Array): Float64Array {
   let max = -Infinity;
@@ -29,16 +21,6 @@ export function logSumExpGradient(x: Float64Array): Float64Array {
 }
 
 // --- GradBench wrappers (see ../README.md for the prepare/run convention) ---
-
-export function preparePrimal(input: { x: number[] }): Float64Array {
-  return Float64Array.from(input.x);
-}
-
-export function runPrimal(x: Float64Array): number {
-  return logSumExp(x);
-}
-
-export const prepareGradient = preparePrimal;
 
 export function runGradient(x: Float64Array): number[] {
   return Array.from(logSumExpGradient(x));

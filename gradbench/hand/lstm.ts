@@ -1,53 +1,11 @@
-// Hand-written baseline for GradBench "lstm" (no AD): the loss and its gradient with respect to
+// Hand-written baseline for GradBench "lstm" (no AD): the gradient of the loss with respect to
 // the main and extra parameters by hand-written backpropagation through time. The forward sweep
-// keeps each step's gate values on a tape of Float64Arrays. Same data layout as ../evals/lstm.ts.
+// keeps each step's gate values on a tape of Float64Arrays. The primal, the data layout, the
+// input types and the prepare functions are those of ../evals/lstm.ts.
+import { sigmoid, type LstmPrepared } from "../evals/lstm.js";
 
-function sigmoid(x: number): number {
-  return 1 / (1 + Math.exp(-x));
-}
-
-export function lstmObjective(
-  mainParams: Float64Array[],
-  extraParams: Float64Array[],
-  initialState: Float64Array[],
-  sequence: Float64Array[],
-): number {
-  const layers = mainParams.length / 2;
-  const b = sequence[0].length;
-  const state = initialState.map((s) => s.slice());
-  const input = new Float64Array(b);
-  const pred = new Float64Array(b);
-  let total = 0;
-  for (let t = 0; t < sequence.length - 1; t++) {
-    const x = sequence[t];
-    for (let i = 0; i < b; i++) input[i] = x[i] * extraParams[0][i];
-    let layerInput = input;
-    for (let l = 0; l < layers; l++) {
-      const w = mainParams[2 * l];
-      const bias = mainParams[2 * l + 1];
-      const h = state[2 * l];
-      const c = state[2 * l + 1];
-      for (let i = 0; i < b; i++) {
-        const f = sigmoid(layerInput[i] * w[i] + bias[i]);
-        const ig = sigmoid(h[i] * w[b + i] + bias[b + i]);
-        const o = sigmoid(layerInput[i] * w[2 * b + i] + bias[2 * b + i]);
-        const ch = Math.tanh(h[i] * w[3 * b + i] + bias[3 * b + i]);
-        c[i] = c[i] * f + ig * ch;
-        h[i] = o * Math.tanh(c[i]);
-      }
-      layerInput = h;
-    }
-    let sum = 2;
-    for (let i = 0; i < b; i++) {
-      pred[i] = layerInput[i] * extraParams[1][i] + extraParams[2][i];
-      sum += Math.exp(pred[i]);
-    }
-    const lse = Math.log(sum);
-    const next = sequence[t + 1];
-    for (let i = 0; i < b; i++) total += next[i] * (pred[i] - lse);
-  }
-  return -total / ((sequence.length - 1) * b);
-}
+export type { LstmInput, LstmPrepared } from "../evals/lstm.js";
+export { lstmObjective, prepareObjective, runObjective, prepareJacobian } from "../evals/lstm.js";
 
 export function lstmGradient(
   mainParams: Float64Array[],
@@ -185,39 +143,10 @@ export function lstmGradient(
 
 // --- GradBench wrappers (see ../README.md for the prepare/run convention) ---
 
-export interface LstmPrepared {
-  mainParams: Float64Array[];
-  extraParams: Float64Array[];
-  state: Float64Array[];
-  sequence: Float64Array[];
-}
-
-const rows = (m: number[][]): Float64Array[] => m.map((r) => Float64Array.from(r));
-
-export function prepareObjective(input: {
-  main_params: number[][];
-  extra_params: number[][];
-  state: number[][];
-  sequence: number[][];
-}): LstmPrepared {
-  return {
-    mainParams: rows(input.main_params),
-    extraParams: rows(input.extra_params),
-    state: rows(input.state),
-    sequence: rows(input.sequence),
-  };
-}
-
-export function runObjective(p: LstmPrepared): number {
-  return lstmObjective(p.mainParams, p.extraParams, p.state, p.sequence);
-}
-
-export const prepareJacobian = prepareObjective;
-
 export function runJacobian(p: LstmPrepared): number[] {
   const g = lstmGradient(p.mainParams, p.extraParams, p.state, p.sequence);
   const flat: number[] = [];
-  for (const row of g.main) for (const v of row) flat.push(v);
-  for (const row of g.extra) for (const v of row) flat.push(v);
+  for (const row of g.main) flat.push(...row);
+  for (const row of g.extra) flat.push(...row);
   return flat;
 }

@@ -1,8 +1,7 @@
 import { analyzeActivity } from "../../src/compiler/analyze/activity.js";
 import { linearize } from "../../src/compiler/differentiate/linearize.js";
 import { ReverseInfo } from "../../src/compiler/differentiate/residuals.js";
-import { backwardSweep } from "../../src/compiler/differentiate/transpose.js";
-import { forwardSweep } from "../../src/compiler/differentiate/unzip.js";
+import { reverseSweeps } from "../../src/compiler/differentiate/sweeps.js";
 import { emitFunction } from "../../src/compiler/emit/function.js";
 import { eliminateDeadCode } from "../../src/compiler/ir/dce.js";
 import { printFunction } from "../../src/compiler/ir/printer.js";
@@ -54,10 +53,7 @@ export function sweepsOf(
   const arity = fn.params.filter((p) => !p.tangent).length;
   const info = new ReverseInfo(fn, { frozen, arity, effectsOf: () => undefined, wrt });
   const signature = { key: `${FILE}#${name}`, name, arity, frozen };
-  const sweeps: [IRFunction, IRFunction] = [
-    forwardSweep(fn, info, signature, wrt),
-    backwardSweep(fn, info, signature, wrt),
-  ];
+  const sweeps = reverseSweeps(info, signature, wrt, false) as [IRFunction, IRFunction];
   for (const sweep of sweeps) {
     eliminateDeadCode(sweep);
     verifyFunction(sweep);

@@ -31,8 +31,7 @@ import {
 } from "./names.js";
 import type { DerivativeRule } from "../analyze/rules.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
-import { backwardSweep, fusedGradient } from "./transpose.js";
-import { forwardSweep } from "./unzip.js";
+import { reverseSweeps } from "./sweeps.js";
 import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
@@ -783,13 +782,7 @@ export class Differentiator {
       arity: primal.params.length - primal.captures,
       frozen: demand.frozen,
     };
-    const sweeps = [
-      forwardSweep(fn, info, signature, demand.wrt),
-      backwardSweep(fn, info, signature, demand.wrt),
-      ...(demand.mode === "gradient" && fusedGradientPays(fn, info)
-        ? [fusedGradient(fn, info, signature, demand.wrt)]
-        : []),
-    ];
+    const sweeps = reverseSweeps(info, signature, demand.wrt, demand.mode === "gradient");
     for (const sweep of sweeps) {
       eliminateCommonSubexpressions(sweep);
       hoistLoopInvariants(sweep);
@@ -811,19 +804,4 @@ function mayShare(a: Type, b: Type): boolean {
   };
   const inB = parts(b);
   return parts(a).some((x) => inB.some((y) => sameType(x, y)));
-}
-
-/**
- * Whether `gradient` should use the fused function: it keeps the body's residuals in locals,
- * which wins for straight-line code, but V8 optimizes a function holding both a hot forward
- * loop and a hot backward loop worse than the two sweeps as separate functions (measured
- * 10–15% slower on the 10⁶-step benchmark), so functions with tangent loops use the pair.
- */
-function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
-  const hasLoop = (ops: IRFunction["body"]["ops"]): boolean =>
-    ops.some(
-      (op) =>
-        (op.opcode === "loop" && info.hasTangent(op)) || op.regions.some((r) => hasLoop(r.ops)),
-    );
-  return !hasLoop(jvp.body.ops);
 }

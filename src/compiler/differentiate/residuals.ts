@@ -6,6 +6,7 @@ import {
   type EffectsOf,
 } from "../analyze/effects.js";
 import {
+  ARITHMETIC_OPCODES,
   COMPARISON_OPCODES,
   LOGIC_OPCODES,
   type IRFunction,
@@ -72,6 +73,20 @@ export const STRUCTURE = 1 << 16;
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
 /**
+ * A loop-carried primal number whose next value is arithmetic of itself, of the loop's other
+ * recurrences and counters, and of values from outside the loop (`power *= t`). If the
+ * backward loop runs in ascending order (see `iterationsCommute` in transpose.ts), it carries
+ * the value too and computes each next one as the forward loop did, instead of reading one per
+ * iteration from the tape. Whether it does is only known once the backward loop is built: if
+ * not, the loop is listed in `failedRecurrences` and the sweeps are built again without.
+ */
+export interface Recurrence {
+  loop: Op;
+  /** The position of the value among the loop's carried values. */
+  slot: number;
+}
+
+/**
  * A loop-carried value the backward sweep gets from the next iteration instead of the tape:
  * what iteration i yields for a carried slot is what iteration i+1 receives as its parameter
  * (which is saved anyway), and for the last iteration it is the loop's result.
@@ -83,6 +98,15 @@ export interface SharedResidual {
   param: Value;
   /** The loop's result for the slot (saved once, after the loop). */
   result: Value;
+}
+
+export interface ReverseOptions {
+  frozen: number[];
+  arity: number;
+  effectsOf: EffectsOf;
+  wrt?: number[];
+  /** Loops whose backward loop must not carry recurrences (see Recurrence). */
+  noRecurrences?: ReadonlySet<Op>;
 }
 
 export class ReverseInfo {
@@ -102,6 +126,19 @@ export class ReverseInfo {
 
   /** Loop counters the backward sweep computes from its own iteration count (see Induction). */
   readonly induced = new Map<number, Induction>();
+  /** The loop parameters of recurrences (both regions' parameters of the slot). */
+  private readonly recurrent = new Map<number, Recurrence>();
+  /** The ops of the `after` regions that compute recurrences' next values. */
+  private readonly recurrenceSteps = new Map<number, Op>();
+  /** Per loop, the recurrences the backward sweep carries (slots). */
+  private readonly neededRecurrences = new Map<Op, Set<number>>();
+  /**
+   * Loops whose backward loop carries recurrences but could not run in ascending order, which
+   * they need: the sweeps built with this information are wrong and must be built again with
+   * these loops in `noRecurrences`. Set by the backward sweep.
+   */
+  readonly failedRecurrences = new Set<Op>();
+  private readonly noRecurrences: ReadonlySet<Op>;
   private readonly definitions = new Map<number, Op>();
   private readonly classes: AliasClasses;
   private readonly effectsOf: EffectsOf;
@@ -122,7 +159,7 @@ export class ReverseInfo {
    */
   constructor(
     readonly jvp: IRFunction,
-    options: { frozen: number[]; arity: number; effectsOf: EffectsOf; wrt?: number[] } = {
+    readonly options: ReverseOptions = {
       frozen: [],
       arity: jvp.params.length,
       effectsOf: () => undefined,
@@ -164,8 +201,10 @@ export class ReverseInfo {
         if (op.opcode === "global" && isAggregate(op.results[0]!.type))
           unfreeze(op.results[0]!, true);
     }
+    this.noRecurrences = options.noRecurrences ?? new Set();
     this.findInductions(jvp.body);
     this.markFrozenArguments(jvp.body);
+    this.findRecurrences(jvp.body);
   }
 
   /**
@@ -324,6 +363,80 @@ export class ReverseInfo {
     }
   }
 
+  /**
+   * Finds recurrences (see Recurrence) in loops with tangent work whose `before` region has
+   * none (a `for` or `while` test), so the backward sweep never needs the values there.
+   */
+  private findRecurrences(region: Region): void {
+    for (const op of region.ops) {
+      op.regions.forEach((r) => this.findRecurrences(r));
+      if (op.opcode !== "loop" || this.noRecurrences.has(op) || !this.hasTangent(op)) continue;
+      const [before, after] = op.regions as [Region, Region];
+      if (before.ops.some((o) => this.hasTangent(o))) continue;
+      const forwarded = before.ops[before.ops.length - 1]!.operands.slice(1);
+      const yielded = after.ops[after.ops.length - 1]!.operands;
+      const inside = new Set<number>();
+      const collect = (r: Region) => {
+        for (const p of r.params) inside.add(p.id);
+        for (const o of r.ops) {
+          for (const v of o.results) inside.add(v.id);
+          o.regions.forEach(collect);
+        }
+      };
+      op.regions.forEach(collect);
+      const topLevel = new Set(after.ops);
+      const candidates = new Set(
+        before.params.flatMap((p, k) =>
+          p.type === "number" &&
+          !p.tangent &&
+          forwarded[k] === p &&
+          !after.params[k]!.tangent &&
+          !this.induced.has(p.id)
+            ? [k]
+            : [],
+        ),
+      );
+      // Whether `v` can be computed in the backward loop's iteration from the candidates'
+      // current values, the loop's counters and values from outside the loop.
+      const computable = (v: Value, depth: number): boolean => {
+        if (!inside.has(v.id)) return true;
+        const k = after.params.indexOf(v);
+        if (k >= 0) return candidates.has(k) || this.induced.has(v.id);
+        const def = this.definitions.get(v.id);
+        if (!def || def.tangent || depth > 6 || !topLevel.has(def)) return false;
+        const random = def.opcode === "math" && def.attrs.callee === "random";
+        if (!(RECOMPUTABLE.has(def.opcode) && !random) && !this.rereadable(def)) return false;
+        return def.operands.every((o) => computable(o, depth + 1));
+      };
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const k of candidates) {
+          if (computable(yielded[k]!, 0)) continue;
+          candidates.delete(k);
+          changed = true;
+        }
+      }
+      for (const k of candidates) {
+        const recurrence: Recurrence = { loop: op, slot: k };
+        this.recurrent.set(before.params[k]!.id, recurrence);
+        this.recurrent.set(after.params[k]!.id, recurrence);
+        const mark = (v: Value) => {
+          const def = this.definitions.get(v.id);
+          if (!inside.has(v.id) || !def || !topLevel.has(def)) return;
+          this.recurrenceSteps.set(v.id, def);
+          def.operands.forEach(mark);
+        };
+        mark(yielded[k]!);
+      }
+    }
+  }
+
+  /** The recurrences of `loop` its backward loop carries, by slot (see Recurrence). */
+  recurrencesOf(loop: Op): number[] {
+    if (this.residualLists.size === 0) this.assignResiduals();
+    return [...(this.neededRecurrences.get(loop) ?? [])].sort((a, b) => a - b);
+  }
+
   /** Whether an op takes part in the tangent computation (so the backward sweep mirrors it). */
   hasTangent(op: Op): boolean {
     let known = this.tangentContent.get(op);
@@ -356,6 +469,24 @@ export class ReverseInfo {
     const addValue = (v: Value): void => {
       if (isLinear(v) || seen.has(v.id) || this.rematerializable.has(v.id)) return;
       if (this.recomputed.has(v.id)) return;
+      const recurrence = this.recurrent.get(v.id);
+      if (recurrence) {
+        // Carried by the backward loop: it needs the initial value and what the next ones
+        // are computed from.
+        const { loop, slot } = recurrence;
+        let slots = this.neededRecurrences.get(loop);
+        if (!slots) this.neededRecurrences.set(loop, (slots = new Set()));
+        if (slots.has(slot)) return;
+        slots.add(slot);
+        addValue(loop.operands[slot]!);
+        const after = loop.regions[1]!;
+        return addValue(after.ops[after.ops.length - 1]!.operands[slot]!);
+      }
+      const step = this.recurrenceSteps.get(v.id);
+      if (step) {
+        this.recomputed.set(v.id, step);
+        return step.operands.forEach(addValue);
+      }
       const induction = this.induced.get(v.id);
       if (induction) {
         this.neededInductions.add(v.id);
@@ -499,6 +630,17 @@ export class ReverseInfo {
     return def.operands.some((o) => o.id === target || this.recomputedVia(o, target));
   }
 }
+
+/** Ops a recurrence's next value may be computed with (see Recurrence). */
+const RECOMPUTABLE: ReadonlySet<string> = new Set([
+  ...ARITHMETIC_OPCODES,
+  ...COMPARISON_OPCODES,
+  ...LOGIC_OPCODES,
+  "const",
+  "global",
+  "select",
+  "math",
+]);
 
 /**
  * Ops cheaper to redo in the backward sweep than a store and a load of the tape — arithmetic,

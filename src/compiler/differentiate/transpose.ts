@@ -415,6 +415,7 @@ function emitBackwardSweep(
     for (const i of positions) accumulate(last, forwarded[i]!, adjoints.get(op.results[i]!.id));
     reverseRegion(before, last);
     const shared = info.shared.get(op) ?? [];
+    const recurrences = info.recurrencesOf(op);
     const inits = [
       count,
       ...yieldAdjoints(
@@ -424,6 +425,8 @@ function emitBackwardSweep(
       ...yieldAdjoints(last, outer),
       // What the last iteration yielded is the loop's result.
       ...shared.map((s) => primalValue(s.result)),
+      // Recurrences start where the forward loop started them (the loop must ascend).
+      ...recurrences.map((k) => primalValue(op.operands[k]!)),
     ];
 
     // Then every iteration backwards: `after`, then the `before` that preceded it.
@@ -432,6 +435,7 @@ function emitBackwardSweep(
       ...positions.map((i) => adjointHints.get(before.params[i]!.id) ?? "adj"),
       ...outer.map((id) => adjointHints.get(id) ?? "adj"),
       ...shared.map((s) => s.yielded.hint),
+      ...recurrences.map((k) => before.params[k]!.hint),
     ];
     const carried = () => inits.map((v, i) => values.make(v.type, hints[i]));
     const head: Region = { params: carried(), ops: [] };
@@ -455,6 +459,11 @@ function emitBackwardSweep(
       positions.forEach((i, j) => accumulate(iteration, afterYield.operands[i]!, rest[j]));
       const nextParams = rest.slice(positions.length + outer.length);
       shared.forEach((s, j) => residuals.set(s.yielded.id, nextParams[j]!));
+      const current = rest.slice(positions.length + outer.length + shared.length);
+      recurrences.forEach((k, j) => {
+        residuals.set(before.params[k]!.id, current[j]!);
+        residuals.set(after.params[k]!.id, current[j]!);
+      });
       reverseRegion(after, iteration);
       positions.forEach((i) =>
         accumulate(iteration, forwarded[i]!, iteration.get(after.params[i]!.id)),
@@ -468,6 +477,8 @@ function emitBackwardSweep(
         ...yieldAdjoints(iteration, outer),
         // This iteration's parameter is what the one before it yielded.
         ...shared.map((s) => residuals.get(s.param.id)!),
+        // The recurrences' next values, as the forward loop computed them.
+        ...recurrences.map((k) => primalValue(afterYield.operands[k]!)),
       ];
       nextCount = b.binary("sub", k!, b.constant(1));
       b.emit("yield", [nextCount, ...next], []);
@@ -481,7 +492,10 @@ function emitBackwardSweep(
       [head, step],
       hints,
     );
-    if (iterationsCommute(step)) ascend(loop, count, more!, iterationNumber, nextCount!);
+    const adjointSlots = positions.length + outer.length + shared.length;
+    if (iterationsCommute(step, adjointSlots))
+      ascend(loop, count, more!, iterationNumber, nextCount!);
+    else if (recurrences.length > 0) info.failedRecurrences.add(op);
     const [, ...results] = loop.results;
     outer.forEach((id, j) => adjoints.set(id, results[positions.length + j]!));
     positions.forEach((i, j) => accumulate(adjoints, op.operands[i]!, results[j]));
@@ -489,13 +503,15 @@ function emitBackwardSweep(
 
   /**
    * Whether the backward iterations of a loop may run in any order: each only adds into
-   * shadows and reads arrays (no clears, tape, calls), and carries its adjoints unchanged.
-   * Then they run in ascending order, which memory prefers (measured ~15% on a matrix–vector
-   * product); the sums come out in a different order, equal up to rounding.
+   * shadows and reads arrays (no clears, tape, calls), and carries its adjoints and shared
+   * residuals (the first `adjointSlots` carried values after the count) unchanged. Then they run in ascending
+   * order, which memory prefers (measured ~15% on a matrix–vector product), and which lets
+   * them carry recurrences; the sums come out in a different order, equal up to rounding.
    */
-  function iterationsCommute(step: Region): boolean {
+  function iterationsCommute(step: Region, adjointSlots: number): boolean {
     const y = step.ops[step.ops.length - 1]!;
-    if (y.operands.slice(1).some((v, i) => v !== step.params[i + 1])) return false;
+    const carried = y.operands.slice(1, 1 + adjointSlots);
+    if (carried.some((v, i) => v !== step.params[i + 1])) return false;
     // Reading an adjoint out of a shadow (an in-place update's transpose) depends on what
     // other iterations added to it.
     const readsAdjoint = (o: Op) =>

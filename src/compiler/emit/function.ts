@@ -596,7 +596,11 @@ class FunctionEmitter {
         pending = pending.filter((a) => a !== free);
         continue;
       }
-      const blocked = pending[0]!;
+      // Every target is read by another pending value: compute one value that reads another
+      // target early (not one already computed early), so what it reads becomes free.
+      const blocked = pending.find((a) =>
+        pending.some((other) => other !== a && a.value.refs.has(other.target)),
+      )!;
       const temp = this.declare({ id: -1, type: "number", hint: `${blocked.target}_next` });
       this.line(`const ${temp} = ${blocked.value.text};`, loc);
       blocked.value = js.name(temp);

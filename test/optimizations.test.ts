@@ -314,3 +314,302 @@ describe("recurrences: loop-carried values the backward loop recomputes", () => 
     );
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Inlining, scalar replacement, and pullbacks without the tape
+
+const INLINED = `
+import { gradient, pullback, valueWithPullback, differential } from "nabla";
+
+export type Vec3 = [number, number, number];
+
+function cross(a: Vec3, b: Vec3): Vec3 {
+  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+}
+
+/** Returns a different literal in each branch (an if whose results are triples). */
+function rotate(r: Vec3, p: Vec3): Vec3 {
+  const t2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+  if (t2 > 0.01) {
+    const t = Math.sqrt(t2);
+    const w: Vec3 = [r[0] / t, r[1] / t, r[2] / t];
+    const c = cross(w, p);
+    const d = (w[0] * p[0] + w[1] * p[1] + w[2] * p[2]) * (1 - Math.cos(t));
+    return [
+      p[0] * Math.cos(t) + c[0] * Math.sin(t) + w[0] * d,
+      p[1] * Math.cos(t) + c[1] * Math.sin(t) + w[1] * d,
+      p[2] * Math.cos(t) + c[2] * Math.sin(t) + w[2] * d,
+    ];
+  }
+  const c = cross(r, p);
+  return [p[0] + c[0], p[1] + c[1], p[2] + c[2]];
+}
+
+/** Writes into its argument and returns nothing. */
+function scaleFirst(a: Float64Array, s: number): void {
+  a[0] *= s;
+}
+
+/** Returns its argument: the caller's writes through the result change the argument. */
+function same(a: Float64Array): Float64Array {
+  return a;
+}
+
+function factorialish(x: number, n: number): number {
+  return n <= 1 ? x : x * factorialish(x * 0.9, n - 1);
+}
+
+function withLoop(x: number, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += Math.sin(x * i);
+  return s;
+}
+
+/**
+ * Two residuals from a camera-like parameter array, a point and a weight (as in ba); with
+ * \`k\` > 0, also through a recursive and a looping callee, which stay calls (so the pullback
+ * uses the tape).
+ */
+export function residuals(cam: Float64Array, x: Float64Array, w: number, k: number): [number, number] {
+  const r: Vec3 = [cam[0], cam[1], cam[2]];
+  const p: Vec3 = [x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]];
+  const q = rotate(r, p);
+  const u = q[0] / q[2];
+  const v = q[1] / q[2];
+  const scale = same(cam);
+  const f = 1 + scale[6] * (u * u + v * v);
+  return [w * (u * f - 1), w * v * f];
+}
+export function residualsCalling(cam: Float64Array, x: Float64Array, w: number, k: number): [number, number] {
+  const r = residuals(cam, x, w, k);
+  return [r[0] + factorialish(w, k), r[1] + withLoop(w, k)];
+}
+export const pCalling = pullback(residualsCalling, { wrt: [0, 1, 2] });
+export const dCalling = differential(residualsCalling, { wrt: [0, 1, 2] });
+export const pResiduals = pullback(residuals, { wrt: [0, 1, 2] });
+export const pResidualsReordered = pullback(residuals, { wrt: [2, 0] });
+export const vpResiduals = valueWithPullback(residuals, { wrt: [1] });
+export const dResiduals = differential(residuals, { wrt: [0, 1, 2] });
+
+/** Literals that are written, read at a run-time index, nested; an object literal. */
+export function literals(x: Float64Array, i: number): number {
+  const v = [x[0], x[1]];
+  v[0] = v[0] * x[2];
+  const m = [[x[0], x[1]], [x[2], x[0] * x[1]]];
+  const o = { a: x[1] * 2, b: x[2] };
+  const copy = new Float64Array(x);
+  scaleFirst(copy, o.a);
+  return v[0] * v[1] + v[i % 2] + m[1][1] * o.b + m[i % 2][0] + copy[0];
+}
+export const gLiterals = gradient(literals, { wrt: 0 });
+export const pLiterals = pullback(literals, { wrt: 0 });
+export const dLiterals = differential(literals, { wrt: 0 });
+
+/** An object result read where the caller puts the seed; a number result; a returned array. */
+export function polar(x: Float64Array): { r: number; a: number } {
+  return { r: Math.hypot(x[0], x[1]), a: Math.atan2(x[1], x[0]) };
+}
+export const pPolar = pullback(polar);
+export const dPolar = differential(polar);
+
+export function norm32(x: Float32Array, y: number): number {
+  return x[0] * x[0] + x[1] * x[1] * y + x[19] * y;
+}
+export const pNorm32 = pullback(norm32);
+
+export function grown(x: Float64Array): Float64Array {
+  const out = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) out[i] = x[i] * x[i];
+  return out;
+}
+export const pGrown = pullback(grown);
+
+export function mapped(x: Float64Array): number[] {
+  const a = x[0] * x[1];
+  return [a, a * x[2]];
+}
+export const pMapped = pullback(mapped);
+`;
+
+describe("inlining, scalar replacement and pullbacks without the tape", () => {
+  const program = loadProgram<Record<string, (...args: never[]) => unknown>>({
+    "main.ts": INLINED,
+  });
+  const get = async <T>(name: string) => (await program)[name] as T;
+  const code = compileFiles({ "main.ts": INLINED });
+  const emitted = [...code.outputs.values()][0]!.code;
+  const rng = fc.sample(uniform(-1, 1), { seed: SEED, numRuns: 400 });
+  let at = 0;
+  const random = () => rng[at++ % rng.length]!;
+  const randomArray = (n: number) => Float64Array.from({ length: n }, random);
+
+  test("small callees are inlined and their triples become numbers", () => {
+    assert.deepEqual(code.diagnostics, []);
+    const text = (name: string) => {
+      const start = emitted.indexOf(`export function ${name}(`);
+      assert.ok(start >= 0, `no ${name}`);
+      return emitted.slice(start, emitted.indexOf("\n}\n", start));
+    };
+    assert.doesNotMatch(text("residuals$vjp_0_1_2"), /cross|rotate|same|\$nabla\.tape/);
+    // The recursive and the looping callees are called, not inlined; residuals is inlined.
+    const calling = text("residualsCalling$fwd_0_1_2");
+    assert.match(calling, /factorialish\$fwd/);
+    assert.match(calling, /withLoop\$fwd/);
+    assert.doesNotMatch(calling, /residuals\$fwd|rotate|cross/);
+  });
+
+  for (const [name, pName, dName] of [
+    ["residuals", "pResiduals", "dResiduals"],
+    ["residualsCalling", "pCalling", "dCalling"],
+  ] as const)
+    test(`pullbacks of ${name} against forward mode and differences`, async () => {
+      type Res = (cam: Float64Array, x: Float64Array, w: number, k: number) => [number, number];
+      const f = await get<Res>(name);
+      const p =
+        await get<
+          (
+            cam: Float64Array,
+            x: Float64Array,
+            w: number,
+            k: number,
+          ) => (s: [number, number]) => [Float64Array, Float64Array, number]
+        >(pName);
+      const reordered =
+        await get<
+          (
+            cam: Float64Array,
+            x: Float64Array,
+            w: number,
+            k: number,
+          ) => (s: [number, number]) => [number, Float64Array]
+        >("pResidualsReordered");
+      const vp =
+        await get<
+          (
+            cam: Float64Array,
+            x: Float64Array,
+            w: number,
+            k: number,
+          ) => { value: [number, number]; pullback: (s: [number, number]) => Float64Array }
+        >("vpResiduals");
+      const d =
+        await get<
+          (
+            cam: Float64Array,
+            x: Float64Array,
+            w: number,
+            k: number,
+          ) => (dc: Float64Array, dx: Float64Array, dw: number) => [number, number]
+        >(dName);
+      for (let run = 0; run < 40; run++) {
+        const cam = randomArray(7);
+        // Both branches of rotate: a rotation vector of length 0 and one of length ~1.
+        if (run % 3 === 0) cam.fill(0, 0, 3);
+        const x = randomArray(3);
+        x[2] += 3;
+        const w = random() + 1.5;
+        const k = run % 4;
+        const seed: [number, number] = [random(), random()];
+        const back = p(cam, x, w, k);
+        const [gc, gx, gw] = back(seed);
+        // The dot-product identity against forward mode.
+        const dc = randomArray(7);
+        const dx = randomArray(3);
+        const dw = random();
+        const jv = d(cam, x, w, k)(dc, dx, dw);
+        const lhs = jv[0] * seed[0] + jv[1] * seed[1];
+        const rhs =
+          gc.reduce((s, g, i) => s + g * dc[i]!, 0) +
+          gx.reduce((s, g, i) => s + g * dx[i]!, 0) +
+          gw * dw;
+        assertClose(rhs, lhs, 1e-10, "<Jv, s> = <v, Jᵀs>");
+        // Against central differences, one coordinate of cam.
+        const i = run % 7;
+        const fd = centralDifference((t) => {
+          const c = cam.slice();
+          c[i] = t;
+          const r = f(c, x, w, k);
+          return r[0] * seed[0] + r[1] * seed[1];
+        }, cam[i]!);
+        assertClose(gc[i]!, fd, 1e-5, `d/dcam[${i}]`);
+        // A second run gives the same adjoints in fresh arrays, even after the arguments changed.
+        const camBefore = cam.slice();
+        cam.fill(5);
+        x.fill(5);
+        const [gc2, gx2, gw2] = back(seed);
+        assert.deepEqual([gc2, gx2, gw2], [gc, gx, gw]);
+        assert.notEqual(gc2, gc);
+        const doubled = back([2 * seed[0], 2 * seed[1]]);
+        doubled[0].forEach((g, j) => assertClose(g, 2 * gc[j]!, 1e-12));
+        // wrt [2, 0]: the weight's adjoint first.
+        if (name !== "residuals") continue;
+        const x2 = Float64Array.of(0.3, -0.2, 3.1);
+        const [rw, rc] = reordered(camBefore, x2, w, k)(seed);
+        const [gcB, gxB, gwB] = p(camBefore, x2, w, k)(seed);
+        assertClose(rw, gwB, 1e-12, "reordered weight");
+        rc.forEach((g, j) => assertClose(g, gcB[j]!, 1e-12, "reordered camera"));
+        // valueWithPullback: the value, and the adjoint of x alone.
+        const withValue = vp(camBefore, x2, w, k);
+        assert.deepEqual(withValue.value, f(camBefore, x2, w, k));
+        assert.deepEqual(withValue.pullback(seed), gxB);
+      }
+    });
+
+  test("literals that are written, indexed at run time or nested keep their meaning", async () => {
+    const f = await get<(x: Float64Array, i: number) => number>("literals");
+    const g = await get<(x: Float64Array, i: number) => Float64Array>("gLiterals");
+    const p = await get<(x: Float64Array, i: number) => (s: number) => Float64Array>("pLiterals");
+    const d = await get<(x: Float64Array, i: number) => (dx: Float64Array) => number>("dLiterals");
+    for (let run = 0; run < 20; run++) {
+      const x = randomArray(3);
+      const before = x.slice();
+      const i = run % 3;
+      const grad = g(x, i);
+      assert.deepEqual(x, before, "the argument is left alone");
+      checkGradient(grad, (y) => f(y, i), d(x, i), x, randomArray(3));
+      assert.deepEqual(p(x, i)(1), grad);
+    }
+  });
+
+  test("object, Float32Array, computed and fresh array results", async () => {
+    const polar = await get<(x: Float64Array) => { r: number; a: number }>("polar");
+    const pPolar =
+      await get<(x: Float64Array) => (s: { r: number; a: number }) => Float64Array>("pPolar");
+    const dPolar =
+      await get<(x: Float64Array) => (dx: Float64Array) => { r: number; a: number }>("dPolar");
+    const x = Float64Array.of(0.6, -0.8);
+    const seed = { r: 0.7, a: -1.3 };
+    const g = pPolar(x)(seed);
+    const v = Float64Array.of(0.2, 0.9);
+    const jv = dPolar(x)(v);
+    assertClose(g[0]! * v[0]! + g[1]! * v[1]!, jv.r * seed.r + jv.a * seed.a, 1e-12);
+    assert.deepEqual(seed, { r: 0.7, a: -1.3 }, "the seed is left alone");
+    assertClose(polar(x).r, 1, 1e-15);
+
+    const pNorm32 =
+      await get<(x: Float32Array, y: number) => (s: number) => [Float32Array, number]>("pNorm32");
+    const x32 = new Float32Array(20).map((_, i) => i / 7);
+    const [g32, gy] = pNorm32(x32, 1.5)(2);
+    assert.ok(g32 instanceof Float32Array && g32.length === 20);
+    assertClose(g32[0]!, 0, 0);
+    assertClose(g32[1]!, 2 * 2 * x32[1]! * 1.5, 1e-6);
+    assertClose(g32[19]!, 2 * 1.5, 1e-6);
+    assertClose(gy, 2 * (x32[1]! * x32[1]! + x32[19]!), 1e-6);
+
+    const pGrown = await get<(x: Float64Array) => (s: Float64Array) => Float64Array>("pGrown");
+    const xs = Float64Array.from({ length: 200 }, (_, i) => i / 50);
+    const seedGrown = Float64Array.from({ length: 200 }, (_, i) => (i % 3) - 1);
+    const back = pGrown(xs);
+    const gg = back(seedGrown);
+    gg.forEach((gi, i) => assertClose(gi, 2 * xs[i]! * seedGrown[i]!, 1e-12));
+    assert.deepEqual(back(seedGrown), gg);
+
+    const pMapped = await get<(x: Float64Array) => (s: number[]) => Float64Array>("pMapped");
+    const xm = Float64Array.of(0.5, -2, 3);
+    const gm = pMapped(xm)([1, 10]);
+    // a = x0 x1, result [a, a x2]: Jᵀ[1, 10] = [x1 + 10 x1 x2, x0 + 10 x0 x2, 10 x0 x1].
+    assertClose(gm[0]!, -2 + 10 * -2 * 3, 1e-12);
+    assertClose(gm[1]!, 0.5 + 10 * 0.5 * 3, 1e-12);
+    assertClose(gm[2]!, 10 * 0.5 * -2, 1e-12);
+  });
+});

@@ -135,7 +135,8 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
         continue;
       }
       const fused = call.operator === "gradient" || call.operator === "valueWithGradient";
-      const mode = fused ? "gradient" : modeOf(call.operator);
+      const pulled = call.operator === "pullback" || call.operator === "valueWithPullback";
+      const mode = fused ? "gradient" : pulled ? "pullback" : modeOf(call.operator);
       const optional = call.attach ? ATTACHMENT_NOTE : undefined;
       const primal = differentiator.request(call.target, wrt, mode, [note], optional);
       calls.push({ call, wrt, primal });
@@ -269,7 +270,9 @@ function rootShapes(
     : differentiator.signatureOf(primal)?.params;
   if (!types) return { zeros: [], writes: [], replaces: [] };
   const zeros = types.map((type) =>
-    isAggregate(type) ? (arg: string) => zerosLike(tangentType(type), name(arg)).text : undefined,
+    isAggregate(type)
+      ? (arg: string) => zerosLike(tangentType(type), name(arg), RUNTIME).text
+      : undefined,
   );
   const effects = differentiator.effects(primal);
   return {
@@ -508,7 +511,14 @@ function emitModule(
         ? { jvp: name("jvp") }
         : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
           ? { grad: name("grad") }
-          : { fwd: name("fwd"), bwd: name("bwd") }),
+          : allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))
+            ? {
+                vjp: name("vjp"),
+                vjpFillsShadow:
+                  allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))!.resultTypes
+                    .length > 2,
+              }
+            : { fwd: name("fwd"), bwd: name("bwd") }),
       runtime: RUNTIME,
     });
   };

@@ -40,6 +40,7 @@ export {
 } from "./tangents.js";
 import { registerRule } from "./rules.js";
 export { ruleNotYetRegistered } from "./rules.js";
+export { newFloat64Array, newFloat32Array } from "./pool.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { compileAtRunTime } from "./fallback.js";
 

@@ -1,6 +1,8 @@
 // Run-time helpers for tangent values of arrays and objects (plain objects, arrays and typed
 // arrays of numbers, nested): generated code uses them where a shape is only known at run time.
 
+import { copyTyped } from "./pool.js";
+
 type TangentValue = number | Float64Array | Float32Array | TangentValue[] | TangentObject;
 interface TangentObject {
   [field: string]: TangentValue;
@@ -34,7 +36,7 @@ export function clearTangent(t: unknown): void {
  * @internal
  */
 export function copyTangent<T>(t: T): T {
-  if (t instanceof Float64Array || t instanceof Float32Array) return t.slice() as T;
+  if (t instanceof Float64Array || t instanceof Float32Array) return copyTyped(t) as T;
   if (Array.isArray(t)) return t.map(copyTangent) as T;
   if (t !== null && typeof t === "object") {
     const copy: Record<string, unknown> = {};

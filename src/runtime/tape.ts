@@ -7,6 +7,8 @@
 // a register in hot loops) and store `top` back before calling another derivative and on
 // return; `peak` is updated on return of a forward sweep.
 
+import { newFloat64Array } from "./pool.js";
+
 /**
  * The tape itself: generated code reads and writes it directly.
  *
@@ -52,7 +54,8 @@ export function growTape(top: number, count: number): Float64Array {
  * @internal
  */
 export function tapeTake(mark: number, objectMark: number): SavedTape {
-  const numbers = tape.buffer.slice(mark, tape.top);
+  const numbers = newFloat64Array(tape.top - mark);
+  numbers.set(tape.buffer.subarray(mark, tape.top));
   tape.top = mark;
   const objects = tape.objects.splice(objectMark);
   return { numbers, objects };

@@ -19,6 +19,8 @@ import { eliminateCommonSubexpressions } from "../ir/cse.js";
 import { hoistLoopInvariants } from "../ir/licm.js";
 import type { FunctionKey, IRFunction, Op, Type } from "../ir/types.js";
 import { verifyFunction } from "../ir/verify.js";
+import { inlineCalls, opCount } from "../ir/inline.js";
+import { packClosureCaptures, scalarizeLiterals } from "../ir/scalarize.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
@@ -41,9 +43,9 @@ import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.j
 
 /**
  * Forward mode needs a JVP; reverse mode a forward sweep and a backward sweep; `gradient`
- * also the fused gradient function.
+ * also the fused gradient function, `pullback` the closure form (both when they pay).
  */
-export type Mode = "forward" | "reverse" | "gradient";
+export type Mode = "forward" | "reverse" | "gradient" | "pullback";
 
 const NO_EFFECTS: Effects = {
   writes: new Set(),
@@ -58,6 +60,7 @@ const KINDS: Record<Mode, DerivativeKind[]> = {
   forward: ["jvp"],
   reverse: ["fwd", "bwd"],
   gradient: ["fwd", "bwd", "grad"],
+  pullback: ["fwd", "bwd", "vjp"],
 };
 
 interface Demand {
@@ -167,7 +170,7 @@ export class Differentiator {
     const errors = added.filter((d) => d.severity === "error");
     added.filter((d) => d.severity !== "error").forEach((d) => this.diagnostics.items.push(d));
     const built = KINDS[demand.mode]
-      .filter((kind) => kind !== "grad") // made only when it pays
+      .filter((kind) => kind !== "grad" && kind !== "vjp") // made only when they pay
       .every((kind) =>
         this.derivatives.get(derivativeKey(kind, demand.key, demand.wrt, demand.frozen)),
       );
@@ -482,10 +485,10 @@ export class Differentiator {
       return;
     }
     for (const key of missing) {
-      const kind = (["jvp", "fwd", "bwd", "grad"] as const).find(
+      const kind = (["jvp", "fwd", "bwd", "grad", "vjp"] as const).find(
         (k) => derivativeKey(k, demand.key, demand.wrt, demand.frozen) === key,
       )!;
-      if (kind === "grad") continue;
+      if (kind === "grad" || kind === "vjp") continue;
       const arity = rule.params.length;
       this.derivatives.set(key, {
         key,
@@ -603,6 +606,94 @@ export class Differentiator {
     if (target.bindings || target.liftedCaptures) this.derivatives.set(key, lowered.fn);
     this.deriveCallees(lowered.fn, []);
     return lowered.fn;
+  }
+
+  /**
+   * The JVP of `primal` with the small functions it calls inlined (see ir/inline.ts), or
+   * undefined when nothing is inlined or the inlined copy is not differentiable as it is
+   * (the original, whose callees are differentiated on their own, then reports why).
+   */
+  private linearizeInlined(
+    primal: IRFunction,
+    demand: Demand,
+  ): ReturnType<typeof linearize> | undefined {
+    if (parseDerivedPrimalKey(primal.key)) return undefined;
+    const inlined = this.withInlinedCallees(primal, [primal.key]);
+    if (!inlined) return undefined;
+    const activity = analyzeActivity(inlined, demand.wrt, this.effects);
+    if (
+      activity.blocked.length > 0 ||
+      activity.blockedStores.length > 0 ||
+      activity.detachedWrites.length > 0
+    )
+      return undefined;
+    try {
+      return linearize(inlined, demand.wrt, activity);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Per function, its body with its calls inlined if it has no call left then (else null). */
+  private readonly leafBodies = new Map<FunctionKey, IRFunction | null>();
+
+  /**
+   * A copy of `fn` with the calls of small functions of the same module without loops
+   * inlined, themselves with their calls inlined; undefined if it inlines nothing. `stack`
+   * holds the functions being inlined into (recursion is never inlined).
+   */
+  private withInlinedCallees(fn: IRFunction, stack: FunctionKey[]): IRFunction | undefined {
+    const file = (key: FunctionKey) => key.slice(0, key.indexOf("#"));
+    const inlined = inlineCalls(fn, (call) => {
+      const key = call.attrs.callee!;
+      if (
+        call.attrs.checkpoint ||
+        call.attrs.via ||
+        call.attrs.repeated ||
+        call.attrs.method ||
+        call.attrs.primal ||
+        stack.includes(key) ||
+        file(key) !== file(fn.key) ||
+        parseDerivedPrimalKey(key) ||
+        this.program.rules.has(key)
+      )
+        return undefined;
+      const body = this.leafBody(key, stack);
+      if (
+        !body ||
+        body.params.length !== call.operands.length ||
+        body.resultTypes.length !== call.results.length
+      )
+        return undefined;
+      return body;
+    });
+    if (!inlined) return undefined;
+    if (opCount(inlined) > INLINE_CALLER_OPS) return undefined;
+    eliminateCommonSubexpressions(inlined);
+    eliminateDeadCode(inlined);
+    scalarizeLiterals(inlined);
+    verifyFunction(inlined);
+    return inlined;
+  }
+
+  /** `key`'s body if it can be inlined: small, no loop, no call left once its own are inlined. */
+  private leafBody(key: FunctionKey, stack: FunctionKey[]): IRFunction | undefined {
+    const known = this.leafBodies.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const fn = this.lowered(key);
+    let body: IRFunction | null = null;
+    if (fn && opCount(fn) <= INLINE_CALLEE_OPS) {
+      const candidate = this.withInlinedCallees(fn, [...stack, key]) ?? fn;
+      const blocked = (ops: Op[]): boolean =>
+        ops.some(
+          (op) =>
+            op.opcode === "call" || op.opcode === "loop" || op.regions.some((r) => blocked(r.ops)),
+        );
+      if (!blocked(candidate.body.ops) && opCount(candidate) <= INLINE_CALLEE_OPS) body = candidate;
+    }
+    // What depends on the stack (a call back into it) is not remembered.
+    if (body || !fn || opCount(fn) > INLINE_CALLEE_OPS) this.leafBodies.set(key, body);
+    return body ?? undefined;
   }
 
   private primal(demand: Demand): IRFunction | undefined {
@@ -737,7 +828,8 @@ export class Differentiator {
         notes: demand.chain,
       });
     }
-    const { fn, demands } = linearize(primal, demand.wrt, activity);
+    const { fn, demands } =
+      this.linearizeInlined(primal, demand) ?? linearize(primal, demand.wrt, activity);
     eliminateDeadCode(fn);
     verifyFunction(fn);
     // Reverse mode: which arrays each callee may read again (marks the calls, see ReverseInfo).
@@ -782,16 +874,26 @@ export class Differentiator {
       arity: primal.params.length - primal.captures,
       frozen: demand.frozen,
     };
-    const sweeps = reverseSweeps(info, signature, demand.wrt, demand.mode === "gradient");
+    const sweeps = reverseSweeps(
+      info,
+      signature,
+      demand.wrt,
+      demand.mode === "gradient" || demand.mode === "pullback" ? demand.mode : undefined,
+    );
     for (const sweep of sweeps) {
       eliminateCommonSubexpressions(sweep);
       hoistLoopInvariants(sweep);
       eliminateDeadCode(sweep);
+      packClosureCaptures(sweep);
       verifyFunction(sweep);
     }
     return sweeps;
   }
 }
+
+/** The most ops a function may have to be inlined, and a function may grow to by inlining. */
+const INLINE_CALLEE_OPS = 400;
+const INLINE_CALLER_OPS = 4000;
 
 /** Whether values of types `a` and `b` could be, or hold, the same array or object. */
 function mayShare(a: Type, b: Type): boolean {

@@ -8,9 +8,11 @@ import type { FunctionKey } from "../ir/types.js";
  * - `jvp`: forward mode, (args…, tangents…) → tangent, value in `out.v1`;
  * - `fwd`: reverse mode's forward sweep, (args…) → value, saving what `bwd` needs on the tape;
  * - `bwd`: reverse mode's backward sweep, (adjoint of the result) → adjoints of the parameters;
- * - `grad`: both sweeps in one function for `gradient`, (args…, adjoint) → adjoints, then value.
+ * - `grad`: both sweeps in one function for `gradient`, (args…, adjoint) → adjoints, then value;
+ * - `vjp`: both sweeps for `pullback` without the tape, (args…) → the backward sweep as a
+ *   closure over the forward sweep's values, then the value and the result's shadow.
  */
-export type DerivativeKind = "jvp" | "fwd" | "bwd" | "grad";
+export type DerivativeKind = "jvp" | "fwd" | "bwd" | "grad" | "vjp";
 
 export function derivativeKey(
   kind: DerivativeKind,

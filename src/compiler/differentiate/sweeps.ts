@@ -1,7 +1,8 @@
-import type { IRFunction } from "../ir/types.js";
+import { isArray, isObject } from "../ir/type-system.js";
+import type { IRFunction, Op, Type } from "../ir/types.js";
 import type { PrimalSignature } from "./derivative-function.js";
-import { ReverseInfo } from "./residuals.js";
-import { backwardSweep, fusedGradient } from "./transpose.js";
+import { isShadow, isShadowBuilder, ReverseInfo } from "./residuals.js";
+import { backwardSweep, fusedGradient, vjpFunction } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
 
 /**
@@ -16,14 +17,19 @@ export function reverseSweeps(
   info: ReverseInfo,
   primal: PrimalSignature,
   wrt: number[],
-  gradient: boolean,
+  operator: "gradient" | "pullback" | undefined,
 ): IRFunction[] {
   const jvp = info.jvp;
   for (;;) {
     const sweeps = [
       forwardSweep(jvp, info, primal, wrt),
       backwardSweep(jvp, info, primal, wrt),
-      ...(gradient && fusedGradientPays(jvp, info) ? [fusedGradient(jvp, info, primal, wrt)] : []),
+      ...(operator === "gradient" && fusedGradientPays(jvp, info)
+        ? [fusedGradient(jvp, info, primal, wrt)]
+        : []),
+      ...(operator === "pullback" && vjpPays(jvp, info)
+        ? [vjpFunction(jvp, info, primal, wrt)]
+        : []),
     ];
     if (info.failedRecurrences.size === 0) return sweeps;
     const noRecurrences = new Set([
@@ -47,4 +53,33 @@ function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
         (op.opcode === "loop" && info.hasTangent(op)) || op.regions.some((r) => hasLoop(r.ops)),
     );
   return !hasLoop(jvp.body.ops);
+}
+
+/**
+ * Whether `pullback` can use the closure form `f$vjp` (see vjpFunction): no loop with tangent
+ * work (its residuals would need the tape) and no call of a derivative (its sweeps use the
+ * tape). The shadows of the differentiated arrays and objects are the closure's parameters,
+ * fresh ones each time it runs, so the forward sweep must not use them (no shadow read out
+ * of them), they must have a shape fixed by their type (typed arrays, tuples and objects of
+ * numbers: the wrapper builds them from the arguments when the pullback runs), and the
+ * function must not return one of them.
+ */
+function vjpPays(jvp: IRFunction, info: ReverseInfo): boolean {
+  const shadows = new Set(jvp.params.filter(isShadow).map((p) => p.id));
+  const flat = (t: Type): boolean =>
+    t === "number" ||
+    (isArray(t) &&
+      (t.storage !== "Array" || (t.elements?.every((e) => e === "number") ?? false))) ||
+    (isObject(t) && t.fields.every((f) => f.type === "number"));
+  if (!jvp.params.filter(isShadow).every((p) => flat(p.type))) return false;
+  const ok = (ops: Op[]): boolean =>
+    ops.every(
+      (op) =>
+        !(op.opcode === "loop" && info.hasTangent(op)) &&
+        !(op.opcode === "call" && op.tangent) &&
+        !(isShadowBuilder(op) && op.operands.some((v) => shadows.has(v.id))) &&
+        !(op.opcode === "return" && op.operands.some((v) => shadows.has(v.id))) &&
+        op.regions.every((r) => ok(r.ops)),
+    );
+  return ok(jvp.body.ops);
 }

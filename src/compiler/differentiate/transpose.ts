@@ -54,6 +54,108 @@ export function fusedGradient(
 }
 
 /**
+ * The pullback without the tape, `f$vjp(x…)`: the forward sweep keeps every residual in locals
+ * (see emitForwardSweep's `lift`) and returns the pullback itself, a closure over them:
+ * `back(seed)` makes fresh zero shadows for the differentiated arrays and objects, runs the
+ * backward sweep, and returns the adjoints in ascending parameter order (the adjoint alone
+ * for one parameter, else an array of them). The value comes back in `out.v1`. For an array
+ * or object result, `seed` is its adjoint: when the function returns a literal of numbers
+ * (`[a, b]`), the backward sweep reads the seed where the literal's shadow would have been,
+ * without clearing it; otherwise `out.v2` holds the result's shadow, which the caller fills
+ * first. For functions without loops or calls that do tangent work (see vjpPays in sweeps.ts).
+ */
+export function vjpFunction(
+  jvp: IRFunction,
+  info: ReverseInfo,
+  primal: PrimalSignature,
+  wrt: number[],
+): IRFunction {
+  return buildDerivative("vjp", primal, wrt, jvp.loc, (b) => {
+    const forward = emitForwardSweep(b, jvp, info, false, true);
+    const tangents = jvp.params.filter((p) => p.tangent);
+    const shadows = tangents.filter(isShadow);
+    const params = forward.params.filter((p) => !shadows.some((s) => forward.map.get(s.id) === p));
+    const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
+    const resultShadow = ret.operands.find(isShadow);
+    const seedIsShadow = resultShadow !== undefined && readsOnlyAsResult(jvp, resultShadow);
+    const seed = b.newValue(resultShadow && seedIsShadow ? resultShadow.type : "number", "seed");
+    const keptShadow = resultShadow && !seedIsShadow ? forward.map.get(resultShadow.id) : undefined;
+    const body: Region = { params: resultShadow && !seedIsShadow ? [] : [seed], ops: [] };
+    b.inRegion(body, () => {
+      // Fresh zero shadows for the differentiated arrays and objects, which the caller keeps.
+      const fresh = new Map<number, Value>();
+      tangents.forEach((t, k) => {
+        if (!isShadow(t)) return;
+        const like = forward.map.get(jvp.params[wrt[k]!]!.id)!;
+        const made = b.emit("zeros", [like], [t.type], {}, [], t.hint).results[0]!;
+        made.tangent = true;
+        fresh.set(t.id, made);
+        forward.map.set(t.id, made);
+      });
+      if (resultShadow && seedIsShadow) forward.map.set(resultShadow.id, seed);
+      const numbers = emitBackwardSweep(
+        b,
+        jvp,
+        info,
+        resultShadow ? undefined : seed,
+        forward,
+        seedIsShadow ? new Set([resultShadow!.id]) : undefined,
+      );
+      let n = 0;
+      const adjoints = tangents.map((t) => fresh.get(t.id) ?? numbers[n++]!);
+      b.loc = jvp.loc;
+      const result =
+        adjoints.length === 1
+          ? adjoints[0]!
+          : b.emit(
+              "literal",
+              adjoints,
+              [
+                {
+                  kind: "array",
+                  storage: "Array",
+                  element: adjoints[0]!.type,
+                  elements: adjoints.map((a) => a.type),
+                },
+              ],
+              {},
+              [],
+              "adjoints",
+            ).results[0]!;
+      b.emit("return", [result], []);
+    });
+    const back = b.emit("closure", [], ["opaque"], {}, [body], "back").results[0]!;
+    const value = forward.results.find((v) => !v.tangent && v !== keptShadow)!;
+    return { params, results: [back, value, ...(keptShadow ? [keptShadow] : [])] };
+  });
+}
+
+/**
+ * Whether the shadow `v` (of the returned value) is a literal of numbers that the function
+ * uses for nothing else, so its adjoint can be read where the caller passed it.
+ */
+function readsOnlyAsResult(jvp: IRFunction, v: Value): boolean {
+  const type = v.type;
+  const numbers =
+    typeof type === "object" &&
+    (type.kind === "array"
+      ? type.elements?.every((e) => e === "number")
+      : type.fields.every((f) => f.type === "number"));
+  if (!numbers) return false;
+  let defined = false;
+  let uses = 0;
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      if (op.results.includes(v)) defined = op.opcode === "literal" && region === jvp.body;
+      uses += op.operands.filter((o) => o === v).length;
+      op.regions.forEach(visit);
+    }
+  };
+  visit(jvp.body);
+  return defined && uses === 1;
+}
+
+/**
  * Emits the backward sweep into `b`'s current region and returns the adjoints of the
  * differentiated parameters. With `forward`, the body's residuals are that sweep's values
  * instead of the tape's.
@@ -64,6 +166,8 @@ function emitBackwardSweep(
   info: ReverseInfo,
   seed: Value | undefined,
   forward?: ForwardSweep,
+  /** Literal shadows (by JVP id) the caller gives and clears itself: read, not cleared. */
+  given?: Set<number>,
 ): Value[] {
   const values = b.values;
   /** Residuals taken back from the tape, by the id of the JVP value they hold. */
@@ -149,6 +253,11 @@ function emitBackwardSweep(
       for (const r of info.residuals(region)) {
         if (r.kind === "value") residuals.set(r.value.id, forward.map.get(r.value.id)!);
         else trips.set(r.loop, forward.trips.get(r.loop)!);
+      }
+    } else if (forward?.lifted) {
+      // A branch's residuals are results of the `if`s around it (see emitForwardSweep).
+      for (const r of info.residuals(region)) {
+        if (r.kind === "value") residuals.set(r.value.id, forward.lifted.get(r.value.id)!);
       }
     } else {
       popResiduals(region);
@@ -302,16 +411,17 @@ function emitBackwardSweep(
     b.loc = op.loc;
     const shadow = primalValue(op.results[0]!);
     const type = op.results[0]!.type;
+    const clear = !given?.has(op.results[0]!.id);
     op.operands.forEach((v, i) => {
       if (!isLinear(v)) return;
       if (isAggregate(type) && type.kind === "object") {
         const field = type.fields[i]!.name;
         accumulate(adjoints, v, b.emit("field", [shadow], ["number"], { field }).results[0]!);
-        b.emit("setField", [shadow, zero()], [], { field });
+        if (clear) b.emit("setField", [shadow, zero()], [], { field });
       } else {
         const at = b.constant(i);
         accumulate(adjoints, v, b.emit("index", [shadow, at], ["number"]).results[0]!);
-        b.emit("setIndex", [shadow, at, zero()], []);
+        if (clear) b.emit("setIndex", [shadow, at, zero()], []);
       }
     });
   }

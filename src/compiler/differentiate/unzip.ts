@@ -18,6 +18,11 @@ export interface ForwardSweep {
   map: Map<number, Value>;
   /** Iteration counters of the loops that carry tangent work. */
   trips: Map<Op, Value>;
+  /**
+   * With `lift`: the residuals of branches, by the id of the JVP value, as the results of the
+   * outermost `if` that yields them to the body.
+   */
+  lifted?: Map<number, Value>;
 }
 
 /** The forward sweep as a function of its own, `f$fwd`, saving every residual on the tape. */
@@ -36,13 +41,17 @@ export function forwardSweep(
 
 /**
  * Emits the forward sweep into `b`'s current region. With `saveTopLevel` false, the residuals
- * of the function body stay in locals for a backward sweep emitted right after it.
+ * of the function body stay in locals for a backward sweep emitted right after it. With
+ * `lift` too, so do those of branches: each `if` yields them as extra results (a placeholder
+ * from the branch that did not compute them), and nothing goes on the tape — for functions
+ * whose loops have no tangent work.
  */
 export function emitForwardSweep(
   b: Builder,
   jvp: IRFunction,
   info: ReverseInfo,
   saveTopLevel: boolean,
+  lift = false,
 ): ForwardSweep {
   const values = b.values;
   const map = new Map<number, Value>();
@@ -136,7 +145,12 @@ export function emitForwardSweep(
     op.results.forEach((r, i) => map.set(r.id, copy.results[i]!));
   }
 
+  const lifted = new Map<number, Value>();
+  /** The residuals the branch being cloned yields (its own and those of nested ifs). */
+  let exports: [number, Value][] | undefined;
+
   function cloneIf(op: Op): void {
+    if (lift) return cloneIfLifted(op);
     const regions = op.regions.map((region) => {
       const into: Region = { params: [], ops: [] };
       cloneRegion(region, into, (y) => b.emit("yield", primalOnly(y.operands).map(mapped), []));
@@ -152,6 +166,55 @@ export function emitForwardSweep(
       primalOnly(op.results).map((r) => r.hint),
     );
     primalOnly(op.results).forEach((r, i) => map.set(r.id, copy.results[i]!));
+  }
+
+  function cloneIfLifted(op: Op): void {
+    const branches = op.regions.map((region) => {
+      const into: Region = { params: [], ops: [] };
+      const own: [number, Value][] = [];
+      b.inRegion(into, () => {
+        const outer = exports;
+        exports = own;
+        for (const o of region.ops.slice(0, -1)) cloneOp(o);
+        exports = outer;
+        for (const r of info.residuals(region)) {
+          if (r.kind !== "value") throw new Error("internal: a lifted branch holds a loop");
+          own.push([r.value.id, mapped(r.value)]);
+        }
+      });
+      return { into, own: new Map(own), terminator: region.ops[region.ops.length - 1]! };
+    });
+    const ids = branches.flatMap((br) => [...br.own.keys()]);
+    const typeOf = new Map(branches.flatMap((br) => [...br.own].map(([id, v]) => [id, v])));
+    for (const br of branches) {
+      b.inRegion(br.into, () => {
+        b.loc = br.terminator.loc;
+        const values = ids.map((id) => br.own.get(id) ?? placeholder(typeOf.get(id)!.type));
+        b.emit("yield", [...primalOnly(br.terminator.operands).map(mapped), ...values], []);
+      });
+    }
+    b.loc = op.loc;
+    const results = primalOnly(op.results);
+    const copy = b.emit(
+      "if",
+      [mapped(op.operands[0]!)],
+      [...results.map((r) => r.type), ...ids.map((id) => typeOf.get(id)!.type)],
+      {},
+      branches.map((br) => br.into),
+      [...results.map((r) => r.hint), ...ids.map((id) => typeOf.get(id)!.hint)],
+    );
+    results.forEach((r, i) => map.set(r.id, copy.results[i]!));
+    ids.forEach((id, k) => {
+      const value = copy.results[results.length + k]!;
+      lifted.set(id, value);
+      exports?.push([id, value]);
+    });
+  }
+
+  /** What a branch yields for a residual only the other branch computes. */
+  function placeholder(type: Type): Value {
+    if (type === "number") return b.constant(0);
+    return b.emit("const", [], [type], type === "boolean" ? { value: false } : {}).results[0]!;
   }
 
   function cloneLoop(op: Op): void {
@@ -202,5 +265,5 @@ export function emitForwardSweep(
     const kept = primalOnly(ret.operands);
     results = [...kept.filter((v) => !v.tangent), ...kept.filter((v) => v.tangent)].map(mapped);
   });
-  return { params, results, map, trips };
+  return { params, results, map, trips, ...(lift ? { lifted } : {}) };
 }

@@ -21,21 +21,37 @@ export function literalOf(type: Type, items: Expr[]): Expr {
   throw new Error(`internal: literal of ${typeText(type)}`);
 }
 
-/** A fresh zero tangent of (tangent) type `type`, shaped like the value `like`. */
-export function zerosLike(type: Type, like: Expr, depth = 0): Expr {
+/**
+ * A tangent's typed array of length `n`: small ones come from the runtime's pool (see
+ * runtime/pool.ts), being much cheaper to allocate than V8's own.
+ */
+export function tangentAllocation(
+  storage: "Float64Array" | "Float32Array",
+  n: Expr,
+  runtime: string,
+): Expr {
+  return js.raw(`${runtime}.new${storage}(${n.text})`, js.PREC.primary, [n]);
+}
+
+/**
+ * A fresh zero tangent of (tangent) type `type`, shaped like the value `like`; `runtime` is
+ * the local name of nabla's runtime.
+ */
+export function zerosLike(type: Type, like: Expr, runtime: string, depth = 0): Expr {
   if (type === "number") return js.literal(0);
   if (isArray(type)) {
     if (type.elements)
       return js.arrayLiteral(
-        type.elements.map((t, i) => zerosLike(t, js.element(like, js.literal(i)), depth + 1)),
+        type.elements.map((t, i) =>
+          zerosLike(t, js.element(like, js.literal(i)), runtime, depth + 1),
+        ),
       );
     const n = js.member(like, "length");
-    if (type.storage !== "Array")
-      return js.raw(`new ${type.storage}(${n.text})`, js.PREC.primary, [like]);
+    if (type.storage !== "Array") return tangentAllocation(type.storage, n, runtime);
     if (type.element === "number")
       return js.raw(`new Array(${n.text}).fill(0)`, js.PREC.primary, [like]);
     const e = `e${depth}`;
-    const inner = zerosLike(type.element, js.name(e), depth + 1);
+    const inner = zerosLike(type.element, js.name(e), runtime, depth + 1);
     return js.raw(
       `${js.member(like, "map").text}((${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text})`,
       js.PREC.primary,
@@ -44,7 +60,10 @@ export function zerosLike(type: Type, like: Expr, depth = 0): Expr {
   }
   if (isObject(type))
     return js.objectLiteral(
-      type.fields.map((f) => [f.name, zerosLike(f.type, js.member(like, f.name), depth + 1)]),
+      type.fields.map((f) => [
+        f.name,
+        zerosLike(f.type, js.member(like, f.name), runtime, depth + 1),
+      ]),
     );
   return js.literal(0);
 }

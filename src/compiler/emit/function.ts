@@ -8,8 +8,8 @@ import {
   type Value,
 } from "../ir/types.js";
 import * as js from "./expression.js";
-import { isAggregate } from "../ir/type-system.js";
-import { allocation, clearing, literalOf, zerosLike } from "./aggregates.js";
+import { isAggregate, isArray } from "../ir/type-system.js";
+import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
 import type { FunctionKey } from "../ir/types.js";
 
@@ -248,6 +248,8 @@ class FunctionEmitter {
     switch (op.opcode) {
       case "if":
         return this.emitIf(op, region);
+      case "closure":
+        return this.emitClosure(op);
       case "loop":
         return this.emitLoop(op);
       case "yield":
@@ -330,12 +332,16 @@ class FunctionEmitter {
         return js.element(a, b);
       case "length":
         return js.member(a, "length");
-      case "alloc":
-        return allocation(op.results[0]!.type, a);
+      case "alloc": {
+        const type = op.results[0]!.type;
+        return op.tangent && isArray(type) && type.storage !== "Array"
+          ? tangentAllocation(type.storage, a, this.emitNames.runtime)
+          : allocation(type, a);
+      }
       case "literal":
         return literalOf(op.results[0]!.type, args);
       case "zeros":
-        return zerosLike(op.results[0]!.type, a);
+        return zerosLike(op.results[0]!.type, a, this.emitNames.runtime);
       case "detach":
       case "withDerivative":
         return a;
@@ -435,6 +441,18 @@ class FunctionEmitter {
       this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),
     );
     this.line(first ? `return ${first.text};` : "return;", op.loc);
+  }
+
+  /** `const f = (params) => { … };`: the region's `return` returns from the arrow. */
+  private emitClosure(op: Op): void {
+    const body = op.regions[0]!;
+    const params = body.params.map((p) => this.declare(p));
+    const name = this.declare(op.results[0]!);
+    this.line(`const ${name} = (${params.join(", ")}) => {`, op.loc);
+    this.indent++;
+    this.region(body);
+    this.indent--;
+    this.line("};", undefined);
   }
 
   /** Emits a region's ops into a separate buffer and returns them with its terminator. */

@@ -57,7 +57,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
   );
   /** A basis vector of `type` shaped like `like`, with a 1 at `at`. */
   const basis = (type: Type, like: string, into: string, at: string) =>
-    `const ${into} = ${zerosLike(tangentType(type), js.name(like)).text}; ${into}[${at}] = 1; `;
+    `const ${into} = ${zerosLike(tangentType(type), js.name(like), w.runtime).text}; ${into}[${at}] = 1; `;
   switch (w.operator) {
     case "hessianVectorProduct": {
       const v = fresh("v");
@@ -89,7 +89,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
         );
       }
       // One basis vector, its 1 moved along (an allocation costs more than a small HVP).
-      const zeros = zerosLike(tangentType(w.type), js.name(x)).text;
+      const zeros = zerosLike(tangentType(w.type), js.name(x), w.runtime).text;
       return (
         `((${args}) => { const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new Array(${n}), ${v} = ${zeros}; ` +
         `for (let ${i} = 0; ${i} < ${n}; ${i}++) { ${v}[${i}] = 1; ${rows}[${i}] = ${row}; ${v}[${i}] = 0; } return ${rows}; })`
@@ -113,7 +113,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       const value = `${vwd}.value`;
       // n JVPs (one column each) when there are no more inputs than outputs, else m pullbacks.
       const forward =
-        `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${zerosLike(tangentType(w.type), js.name(x)).text}; ` +
+        `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${zerosLike(tangentType(w.type), js.name(x), w.runtime).text}; ` +
         `for (let ${j} = 0; ${j} < ${n}; ${j}++) { ${basis(w.type, x, e, j)}const ${column} = ${vwd}.differential(${e}); ` +
         `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}][${j}] = ${column}[${i}]; }`;
       // The pullback wrapper reads captures by name: copies shadow them for its pass.

@@ -31,6 +31,13 @@ export interface OperatorWrapper {
   /** The fused gradient: (args…, shadows…, adjoint) → adjoints, then the value, through `out`. */
   grad?: string;
   /**
+   * The pullback without the tape: (args…) → `back(adjoint, shadows…)`, then the value and the
+   * result's shadow through `out` (see vjpFunction).
+   */
+  vjp?: string;
+  /** The closure `vjp` returns needs the result's shadow filled first (in `out.v2`). */
+  vjpFillsShadow?: boolean;
+  /**
    * The function returns an array or object: its forward sweep hands back the result's shadow
    * (in `out.v1`), which a pullback fills with the adjoint it is given before the backward sweep.
    */
@@ -39,7 +46,7 @@ export interface OperatorWrapper {
 }
 
 export function operatorWrapper(w: OperatorWrapper): string {
-  const reserved = [w.jvp, w.fwd, w.bwd, w.grad, w.runtime].filter(Boolean);
+  const reserved = [w.jvp, w.fwd, w.bwd, w.grad, w.vjp, w.runtime].filter(Boolean);
   const params: string[] = [];
   w.params.forEach((p, i) => {
     let name = p && !reserved.includes(p) ? p : `arg${i}`;
@@ -164,6 +171,36 @@ export function operatorWrapper(w: OperatorWrapper): string {
     (numberWrt.length > 0
       ? `const ${first} = ${w.bwd}(${seedText}); `
       : `${w.bwd}(${seedText}); `) + restore;
+
+  if (
+    (w.operator === "pullback" || w.operator === "valueWithPullback") &&
+    w.vjp &&
+    structures.size === 0
+  ) {
+    // The pullback is a closure over the forward sweep's values (nothing on the tape to keep
+    // or put back) that returns the adjoints in ascending order, in fresh shadows.
+    const back = fresh("back");
+    const given = fresh("given");
+    let pullback = back;
+    const userOrder = w.wrt.length > 1 && w.wrt.some((i, k) => i !== sorted[k]);
+    const resultShadow = fresh("resultShadow");
+    if (userOrder || w.vjpFillsShadow) {
+      // Reorder the adjoints; fill the result's shadow when the closure cannot read the seed.
+      const shadowed = w.vjpFillsShadow
+        ? `${w.runtime}.clearTangent(${resultShadow}); ${w.runtime}.addTangent(${resultShadow}, ${seed}); `
+        : "";
+      const got = w.vjpFillsShadow ? `${back}()` : `${back}(${seed})`;
+      const reordered = userOrder
+        ? `const ${given} = ${got}; return [${w.wrt.map((i) => `${given}[${sorted.indexOf(i)}]`).join(", ")}];`
+        : `return ${got};`;
+      pullback = `(${seed}) => { ${shadowed}${reordered} }`;
+    }
+    const keepShadow = w.vjpFillsShadow ? `const ${resultShadow} = ${out(2)}; ` : "";
+    const start = `const ${back} = ${call(w.vjp, [])}; ${keepShadow}`;
+    const result =
+      w.operator === "pullback" ? pullback : `{ value: ${out(1)}, pullback: ${pullback} }`;
+    return `((${args}) => { ${aliasChecks}${start}return ${result}; })`;
+  }
 
   switch (w.operator) {
     case "gradient":

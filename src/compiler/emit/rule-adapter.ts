@@ -54,7 +54,7 @@ export function emitRuleAdapter(
       const given = differentiable.map((i) =>
         wrt.includes(i)
           ? `t${i}`
-          : zerosLike(tangentType(rule.params[i]!.type), js.name(`a${i}`)).text,
+          : zerosLike(tangentType(rule.params[i]!.type), js.name(`a${i}`), runtime).text,
       );
       open([...args, ...tangents]);
       line(`const r = ${rule.constName}.forward(${[...args, ...given].join(", ")});`);
@@ -73,7 +73,7 @@ export function emitRuleAdapter(
       line(`const r = ${rule.constName}.reverse(${given.join(", ")});`);
       const kept = ["r.pullback", ...shadows];
       if (aggregateResult) {
-        line(`const dr = ${zerosLike(tangentType(result), js.name("r.value")).text};`);
+        line(`const dr = ${zerosLike(tangentType(result), js.name("r.value"), runtime).text};`);
         kept.push("dr");
         line(`${out(1)} = dr;`);
       }

@@ -13,7 +13,8 @@ import type {
 
 /** Hands out value ids, unique within one function. */
 export class ValueFactory {
-  private next = 0;
+  /** `next`: the first id handed out (above the ids of a function a pass adds values to). */
+  constructor(private next = 0) {}
   make(type: Type, hint = ""): Value {
     return { id: this.next++, type, hint };
   }

@@ -45,6 +45,12 @@ function printOp(op: Op, indent: string, out: string[]): void {
     out.push(`${indent}}`);
     return;
   }
+  if (op.opcode === "closure") {
+    out.push(`${indent}${results}closure (${op.regions[0]!.params.map(printTyped).join(", ")}) {`);
+    printRegionBody(op.regions[0]!, indent + "  ", out);
+    out.push(`${indent}}`);
+    return;
+  }
   out.push(
     `${indent}${results}${op.opcode}${printAttrs(op)}${operands ? " " + operands : ""}${mark}`,
   );

@@ -99,7 +99,8 @@ export type Opcode =
   | "clear" // reverse mode: operands [shadow]: sets every number in it to zero
   | "push" // reverse mode: operands [v], saves v on the tape
   | "pop" // reverse mode: results [v], takes the last value saved on the tape
-  | "peak"; // reverse mode: the tape is at its highest here (end of a forward sweep), for statistics
+  | "peak" // reverse mode: the tape is at its highest here (end of a forward sweep), for statistics
+  | "closure"; // results [f]: a function value of regions [body], whose params are f's, ending in `return`; reads what is in scope
 
 export interface Op {
   opcode: Opcode;

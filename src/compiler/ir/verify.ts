@@ -90,6 +90,10 @@ export function verifyFunction(fn: IRFunction): void {
       expectTypes("loop after params", after.params, resultTypes);
       const y = checkRegion(after, scope, "yield");
       expectTypes("loop yield", y.operands, carried);
+    } else if (op.opcode === "closure") {
+      if (op.regions.length !== 1 || op.results.length !== 1 || op.operands.length > 0)
+        fail("closure needs one region, one result and no operands");
+      checkRegion(op.regions[0]!, scope, "return");
     } else if (op.regions.length) {
       fail(`${op.opcode} cannot own regions`);
     }

@@ -530,24 +530,19 @@ const sweepCases: SweepCase[] = [
     frozen: [1, 2],
     forward: `function matvec$fwd_0_1_2$r1_2(out, A, x, n, dout, dA, dx) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  let i = 0, trips = 0;
+  let i = 0;
   while (i < n) {
-    let j = 0, s = 0, trips_1 = 0;
+    let j = 0, s = 0;
     while (j < n) {
       s = s + A[i * n + j] * x[j];
       j = j + 1;
-      trips_1 = trips_1 + 1;
     }
     out[i] = s;
-    if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
-    $tape[$top++] = trips_1;
     i = i + 1;
-    trips = trips + 1;
   }
-  if ($top + 7 > $tape.length) $tape = $nabla.growTape($top, 7);
-  $tape[$top++] = trips;
-  $nabla.tape.objects.push(dA);
+  if ($top + 6 > $tape.length) $tape = $nabla.growTape($top, 6);
   $tape[$top++] = n;
+  $nabla.tape.objects.push(dA);
   $nabla.tape.objects.push(dx);
   $nabla.tape.objects.push(x);
   $nabla.tape.objects.push(A);
@@ -562,24 +557,23 @@ const sweepCases: SweepCase[] = [
   const A = $nabla.tape.objects.pop();
   const x = $nabla.tape.objects.pop();
   const dx = $nabla.tape.objects.pop();
-  const n = $tape[--$top];
   const dA = $nabla.tape.objects.pop();
-  const trips = $tape[--$top] | 0;
-  let trips_1 = trips;
-  while (trips_1 > 0) {
-    const i = trips_1 - 1;
-    const trips_2 = $tape[--$top] | 0;
+  const n = $tape[--$top];
+  let trips = n > 0 ? Math.ceil(n) : 0;
+  while (trips > 0) {
+    const i = trips - 1;
     const s_adj = dout[i];
     dout[i] = 0;
+    const trips_1 = n > 0 ? Math.ceil(n) : 0;
     let j = 0, s_adj_1 = s_adj;
-    while (j < trips_2) {
+    while (j < trips_1) {
       const t = s_adj_1 * A[i * n + j];
       const t_1 = s_adj_1 * x[j];
       dx[j] += t;
       dA[i * n + j] += t_1;
       j = j + 1;
     }
-    trips_1 = trips_1 - 1;
+    trips = trips - 1;
   }
   $nabla.tape.top = $top;
   return;
@@ -737,16 +731,15 @@ const sweepCases: SweepCase[] = [
     wrt: [0],
     forward: `function power$fwd_0(x, n) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  let i = 0, p = 1, trips = 0;
+  let i = 0, p = 1;
   while (i < n) {
     if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
     $tape[$top++] = p;
     i = i + 1;
     p = p * x;
-    trips = trips + 1;
   }
   if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
-  $tape[$top++] = trips;
+  $tape[$top++] = n;
   $tape[$top++] = x;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   $nabla.tape.top = $top;
@@ -755,11 +748,11 @@ const sweepCases: SweepCase[] = [
     backward: `function power$bwd_0(seed) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   const x = $tape[--$top];
-  const trips = $tape[--$top] | 0;
-  let trips_1 = trips, p_adj = seed, x_adj = 0;
-  while (trips_1 > 0) {
+  const n = $tape[--$top];
+  let trips = n > 0 ? Math.ceil(n) : 0, p_adj = seed, x_adj = 0;
+  while (trips > 0) {
     const p = $tape[--$top];
-    trips_1 = trips_1 - 1;
+    trips = trips - 1;
     x_adj = x_adj + p_adj * p;
     p_adj = p_adj * x;
   }
@@ -782,7 +775,7 @@ const sweepCases: SweepCase[] = [
     wrt: [0],
     forward: `function energy$fwd_0(x, n) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  let i = 0, v = 1, s = 0, trips = 0;
+  let i = 0, v = 1, s = 0;
   while (i < n) {
     const v_1 = v * x + Math.sin(v);
     if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
@@ -791,10 +784,9 @@ const sweepCases: SweepCase[] = [
     i = i + 1;
     v = v_1;
     s = s + v_1 * v_1;
-    trips = trips + 1;
   }
   if ($top + 3 > $tape.length) $tape = $nabla.growTape($top, 3);
-  $tape[$top++] = trips;
+  $tape[$top++] = n;
   $tape[$top++] = x;
   $tape[$top++] = v;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
@@ -805,13 +797,13 @@ const sweepCases: SweepCase[] = [
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   const v = $tape[--$top];
   const x = $tape[--$top];
-  const trips = $tape[--$top] | 0;
-  let trips_1 = trips, v_adj = 0, s_adj = seed, x_adj = 0, v_1 = v;
-  while (trips_1 > 0) {
+  const n = $tape[--$top];
+  let trips = n > 0 ? Math.ceil(n) : 0, v_adj = 0, s_adj = seed, x_adj = 0, v_1 = v;
+  while (trips > 0) {
     const t = $tape[--$top];
     const v_2 = $tape[--$top];
     const t_adj = v_adj + s_adj * v_1 + s_adj * v_1;
-    trips_1 = trips_1 - 1;
+    trips = trips - 1;
     v_adj = t_adj * t + t_adj * x;
     x_adj = x_adj + t_adj * v_2;
     v_1 = v_2;

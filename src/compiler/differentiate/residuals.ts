@@ -58,6 +58,14 @@ export interface Induction {
   step: number;
 }
 
+/** A loop whose trip count follows from its bound (see findCountedLoops). */
+export interface TripCount {
+  bound: Value;
+  init: number;
+  /** `j <= b` rather than `j < b`. */
+  inclusive: boolean;
+}
+
 /**
  * In a frozen set: module-level arrays stay unchanged until the backward sweep (true when
  * `gradient` runs both sweeps back to back; differentiable code never writes them).
@@ -203,6 +211,7 @@ export class ReverseInfo {
     }
     this.noRecurrences = options.noRecurrences ?? new Set();
     this.findInductions(jvp.body);
+    this.findCountedLoops(jvp.body);
     this.markFrozenArguments(jvp.body);
     this.findRecurrences(jvp.body);
   }
@@ -437,6 +446,57 @@ export class ReverseInfo {
     return [...(this.neededRecurrences.get(loop) ?? [])].sort((a, b) => a - b);
   }
 
+  /** Loops whose trip count the backward sweep computes from their bound (see TripCount). */
+  readonly counted = new Map<Op, TripCount>();
+
+  /**
+   * Finds the loops with tangent work that run `for (let j = c; j < b; j++)` (or `<=`), with c
+   * a non-negative integer constant and b defined outside the loop, and nothing else in their
+   * test (a `break` or `return` in the body would be part of it): they run
+   * `max(0, ceil(b − c))` times (`floor(b − c) + 1` for `<=`), exactly, since j takes the
+   * integers from c and b − c is exact for 0 ≤ c ≤ b < 2⁵³. The forward sweep then neither
+   * counts nor tapes their iterations.
+   */
+  private findCountedLoops(region: Region): void {
+    for (const op of region.ops) {
+      op.regions.forEach((r) => this.findCountedLoops(r));
+      if (op.opcode !== "loop" || !this.hasTangent(op)) continue;
+      const before = op.regions[0]!;
+      if (before.ops.length !== 2) continue;
+      const [test, condition] = before.ops as [Op, Op];
+      if (condition.operands[0] !== test.results[0]) continue;
+      const [a, b] = test.operands as [Value, Value];
+      let counter: Value;
+      let bound: Value;
+      let inclusive: boolean;
+      if (test.opcode === "lt" || test.opcode === "le") {
+        [counter, bound, inclusive] = [a, b, test.opcode === "le"];
+      } else if (test.opcode === "gt" || test.opcode === "ge") {
+        [counter, bound, inclusive] = [b, a, test.opcode === "ge"];
+      } else continue;
+      const k = before.params.indexOf(counter);
+      const induction = this.induced.get(counter.id);
+      if (k < 0 || !induction || induction.loop !== op || induction.step !== 1) continue;
+      const start = this.definitions.get(induction.init.id);
+      const init = start?.opcode === "const" ? start.attrs.value : undefined;
+      if (typeof init !== "number" || !Number.isInteger(init) || init < 0) continue;
+      if (bound.type !== "number" || this.definedIn(op, bound)) continue;
+      this.counted.set(op, { bound, init, inclusive });
+    }
+  }
+
+  /** Whether `v` is the length of an array (an integer). */
+  isLength(v: Value): boolean {
+    return this.definitions.get(v.id)?.opcode === "length";
+  }
+
+  /** Whether `v` is defined inside one of `op`'s regions. */
+  private definedIn(op: Op, v: Value): boolean {
+    const visit = (r: Region): boolean =>
+      r.params.includes(v) || r.ops.some((o) => o.results.includes(v) || o.regions.some(visit));
+    return op.regions.some(visit);
+  }
+
   /** Whether an op takes part in the tangent computation (so the backward sweep mirrors it). */
   hasTangent(op: Op): boolean {
     let known = this.tangentContent.get(op);
@@ -507,8 +567,11 @@ export class ReverseInfo {
         for (const r of op.results) home.set(r.id, region);
         if (!this.hasTangent(op)) continue;
         if (op.opcode === "if") addValue(op.operands[0]!);
-        else if (op.opcode === "loop") listOf(region).push({ kind: "trips", loop: op });
-        else if (isShadowBuilder(op)) {
+        else if (op.opcode === "loop") {
+          const counted = this.counted.get(op);
+          if (counted) addValue(counted.bound);
+          else listOf(region).push({ kind: "trips", loop: op });
+        } else if (isShadowBuilder(op)) {
           // Built by the forward sweep; the backward sweep reads a literal's shadow back, and
           // clears the shadows created here (adjoints may have reached them through any path).
           if (op.opcode === "literal" || op.opcode === "alloc" || op.opcode === "zeros")

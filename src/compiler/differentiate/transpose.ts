@@ -62,7 +62,9 @@ export function fusedGradient(
  * or object result, `seed` is its adjoint: when the function returns a literal of numbers
  * (`[a, b]`), the backward sweep reads the seed where the literal's shadow would have been,
  * without clearing it; otherwise `out.v2` holds the result's shadow, which the caller fills
- * first. For functions without loops or calls that do tangent work (see vjpPays in sweeps.ts).
+ * first. A last argument `withValue` false skips building an array or object value only the
+ * caller would read. For functions without loops or calls that do tangent work (see vjpPays
+ * in sweeps.ts).
  */
 export function vjpFunction(
   jvp: IRFunction,
@@ -125,8 +127,28 @@ export function vjpFunction(
       b.emit("return", [result], []);
     });
     const back = b.emit("closure", [], ["opaque"], {}, [body], "back").results[0]!;
-    const value = forward.results.find((v) => !v.tangent && v !== keptShadow)!;
-    return { params, results: [back, value, ...(keptShadow ? [keptShadow] : [])] };
+    // `pullback` does not need the value: an array or object built for it alone is built only
+    // when the last argument says so (for `valueWithPullback`).
+    const withValue = b.newValue("boolean", "withValue");
+    let value = forward.results.find((v) => !v.tangent && v !== keptShadow)!;
+    const built = b.region.ops.find((o) => o.results[0] === value);
+    const used = (region: Region): boolean =>
+      region.ops.some((o) => o.operands.includes(value) || o.regions.some(used));
+    if (built?.opcode === "literal" && !used(b.region)) {
+      b.region.ops.splice(b.region.ops.indexOf(built), 1);
+      const skipped: Region = { params: [], ops: [] };
+      b.inRegion(skipped, () => {
+        const none = b.emit("const", [], [value.type], {}).results[0]!;
+        b.emit("yield", [none], []);
+      });
+      const made: Region = { params: [], ops: [built] };
+      b.inRegion(made, () => b.emit("yield", [value], []));
+      value = b.emit("if", [withValue], [value.type], {}, [made, skipped], "value").results[0]!;
+    }
+    return {
+      params: [...params, withValue],
+      results: [back, value, ...(keptShadow ? [keptShadow] : [])],
+    };
   });
 }
 
@@ -503,7 +525,7 @@ function emitBackwardSweep(
     const forwarded = condition.operands.slice(1);
     const afterYield = after.ops[after.ops.length - 1]!;
     const outer = outerTangents(op);
-    const count = trips.get(op)!;
+    const count = trips.get(op) ?? tripCount(op);
 
     // Loop counters are recomputed from the iteration number t: `init + t * step`.
     const inductions = before.params.flatMap((p, k) =>
@@ -609,6 +631,21 @@ function emitBackwardSweep(
     const [, ...results] = loop.results;
     outer.forEach((id, j) => adjoints.set(id, results[positions.length + j]!));
     positions.forEach((i, j) => accumulate(adjoints, op.operands[i]!, results[j]));
+  }
+
+  /** The trip count of a loop that runs from a constant to its bound (see TripCount). */
+  function tripCount(op: Op): Value {
+    const { bound, init, inclusive } = info.counted.get(op)!;
+    const b0 = primalValue(bound);
+    const c = b.constant(init);
+    const span = init === 0 ? b0 : b.binary("sub", b0, c);
+    // An array's length is an integer already.
+    const whole = info.isLength(bound)
+      ? span
+      : b.emit("math", [span], ["number"], { callee: inclusive ? "floor" : "ceil" }).results[0]!;
+    const count = inclusive ? b.binary("add", whole, b.constant(1)) : whole;
+    const runs = b.compare(inclusive ? "ge" : "gt", b0, c);
+    return b.emit("select", [runs, count, b.constant(0)], ["number"], {}, [], "trips").results[0]!;
   }
 
   /**

@@ -219,7 +219,8 @@ export function emitForwardSweep(
 
   function cloneLoop(op: Op): void {
     const [before, after] = op.regions as [Region, Region];
-    const counted = info.hasTangent(op);
+    // The backward sweep needs the trip count, unless it follows from the loop's bound.
+    const counted = info.hasTangent(op) && !info.counted.has(op);
     const counter = () => (counted ? [values.make("number", "trips")] : []);
     const beforeCounter = counter();
     const newBefore: Region = {

@@ -196,7 +196,8 @@ export function operatorWrapper(w: OperatorWrapper): string {
       pullback = `(${seed}) => { ${shadowed}${reordered} }`;
     }
     const keepShadow = w.vjpFillsShadow ? `const ${resultShadow} = ${out(2)}; ` : "";
-    const start = `const ${back} = ${call(w.vjp, [])}; ${keepShadow}`;
+    const withValue = w.operator === "valueWithPullback" ? "true" : "false";
+    const start = `const ${back} = ${call(w.vjp, [withValue])}; ${keepShadow}`;
     const result =
       w.operator === "pullback" ? pullback : `{ value: ${out(1)}, pullback: ${pullback} }`;
     return `((${args}) => { ${aliasChecks}${start}return ${result}; })`;

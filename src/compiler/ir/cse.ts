@@ -39,6 +39,7 @@ export function eliminateCommonSubexpressions(fn: IRFunction): void {
     for (const op of region.ops) {
       op.operands = op.operands.map((v) => replacement.get(v.id) ?? v);
       op.regions.forEach(visit);
+      if (op.opcode === "if") mergeIfResults(op, replacement);
       const kind = INVALIDATES[op.opcode];
       if (kind !== "elements" && (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0))
         fields.clear();
@@ -75,4 +76,24 @@ function attributesKey(op: Op): string {
   const number =
     typeof value === "number" ? (Object.is(value, -0) ? "-0" : String(value)) : undefined;
   return `${typeof value}:${number ?? String(value)}|${callee ?? ""}|${field ?? ""}`;
+}
+
+/**
+ * Two results of an `if` that every branch yields the same value for are one: the second's
+ * uses take the first (DCE then drops it). Reverse mode's closures lift a branch's residuals
+ * as results, and two residuals can be one value once the branch's own duplicates are merged.
+ */
+function mergeIfResults(op: Op, replacement: Map<number, Value>): void {
+  const yields = op.regions.map((r) => r.ops[r.ops.length - 1]!.operands);
+  op.results.forEach((r, i) => {
+    if (replacement.has(r.id)) return;
+    const j = op.results.findIndex(
+      (other, k) =>
+        k < i &&
+        !replacement.has(other.id) &&
+        other.type === r.type &&
+        yields.every((y) => y[k] === y[i]),
+    );
+    if (j >= 0) replacement.set(r.id, op.results[j]!);
+  });
 }

@@ -830,6 +830,9 @@ export class Differentiator {
     }
     const { fn, demands } =
       this.linearizeInlined(primal, demand) ?? linearize(primal, demand.wrt, activity);
+    // Rules recompute what the primal computed (`sin θ` for the derivative of `cos θ`): one
+    // value, so reverse mode saves it once.
+    if (demand.mode !== "forward") eliminateCommonSubexpressions(fn);
     eliminateDeadCode(fn);
     verifyFunction(fn);
     // Reverse mode: which arrays each callee may read again (marks the calls, see ReverseInfo).

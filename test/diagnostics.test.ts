@@ -217,20 +217,20 @@ main.ts:8:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: array destructuring",
+    name: "NABLA101: a rest element in destructuring",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  const [a, b] = [x, x];
-  return a * b;
+  const [a, ...rest] = [x, x];
+  return a * rest[0];
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:9: error NABLA101: array destructuring is not supported in differentiable code
+main.ts:3:13: error NABLA101: a rest element ('...rest') in destructuring is not supported in differentiable code
   2 | function f(x: number): number {
-> 3 |   const [a, b] = [x, x];
-    |         ^^^^^^
+> 3 |   const [a, ...rest] = [x, x];
+    |             ^^^^^^^
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

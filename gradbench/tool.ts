@@ -31,6 +31,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { toJson } from "./json.js";
 
 // --- stdout belongs to the protocol -----------------------------------------------------------
 
@@ -297,7 +298,7 @@ class Tool {
         success: false,
         error: `run${capitalize(fnName)} of '${moduleName}' returned undefined`,
       };
-    return { success: true, output, timings };
+    return { success: true, output: toJson(output), timings };
   }
 }
 

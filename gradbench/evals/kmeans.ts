@@ -58,6 +58,6 @@ export function runCost(p: KmeansPrepared): number {
 
 export const prepareDir = prepareCost;
 
-export function runDir(p: KmeansPrepared): number[][] {
-  return newtonDirection(p.points, p.centroids).map((row) => Array.from(row));
+export function runDir(p: KmeansPrepared): Float64Array[] {
+  return newtonDirection(p.points, p.centroids);
 }

@@ -48,14 +48,14 @@ console.log = console.error;
 console.info = console.error;
 console.debug = console.error;
 
-function send(response: { id?: unknown }): void {
+function send(response: object): void {
   let text: string;
   try {
     text = JSON.stringify(response);
   } catch (error) {
     // e.g. a BigInt or a cycle in an eval's output: still answer the message.
     text = JSON.stringify({
-      id: response.id ?? null,
+      id: (response as { id?: unknown }).id ?? null,
       success: false,
       error: `the response cannot be written as JSON: ${errorText(error)}`,
     });

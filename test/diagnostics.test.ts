@@ -149,20 +149,20 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: throw statement",
+    name: "NABLA101: throwing something other than an Error",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  if (x < 0) throw new Error("negative");
+  if (x < 0) throw "negative";
   return x;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:14: error NABLA101: a 'throw' statement is not supported in differentiable code
+main.ts:3:20: error NABLA101: differentiable code can throw 'new Error(message)' (or RangeError, TypeError) with a string message; throw other values outside it
   2 | function f(x: number): number {
-> 3 |   if (x < 0) throw new Error("negative");
-    |              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+> 3 |   if (x < 0) throw "negative";
+    |                    ^^^^^^^^^^
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

@@ -321,6 +321,20 @@ export function unknownFunctionValue(f: unknown, where: string): never {
   );
 }
 
+/**
+ * Generated code: `throw new Error(…)` in differentiated code, the message given in pieces.
+ *
+ * @internal
+ */
+export function raise(kind: string, ...pieces: unknown[]): never {
+  const message = pieces.map(String).join("");
+  throw kind === "RangeError"
+    ? new RangeError(message)
+    : kind === "TypeError"
+      ? new TypeError(message)
+      : new Error(message);
+}
+
 const attached = new WeakMap<object, Record<string, unknown>>();
 
 /**

@@ -14,6 +14,7 @@ import { resolveFunctionArg } from "./function-values.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { destructureDeclarator } from "./destructure.js";
+import { lowerThrow } from "./throw.js";
 import { alwaysExits, assignedNames, scanExits, type Exits } from "./exits.js";
 import { article, expectType, lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
@@ -141,6 +142,9 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
       return true;
     }
+    case "ThrowStatement":
+      lowerThrow(ctx, node);
+      return true;
     case "BreakStatement":
     case "ContinueStatement": {
       const target = findTarget(ctx, node.label?.name, node);

@@ -149,6 +149,25 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
+    name: "NABLA112: a function parameter captured by an operator's lambda",
+    files: `
+import { derivative } from "nabla";
+export function slope(f: (x: number) => number, x: number): number {
+  return derivative((t: number) => 2 * f(t))(x);
+}
+`,
+    expected: `
+main.ts:2:23: error NABLA112: 'f' holds a function, which this function reads from the enclosing function; differentiated code cannot call a function value captured this way yet. Name the function inside the lambda (\`(p) => run(p, c ? f : g)\`), or apply the operator to the function parameter itself (\`gradient(f)(p)\`), whose derivative nabla attaches where the function is passed
+  1 | import { derivative } from "nabla";
+> 2 | export function slope(f: (x: number) => number, x: number): number {
+    |                       ^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:3:10: note: when differentiating the function given to 'derivative'
+> 3 |   return derivative((t: number) => 2 * f(t))(x);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101: throwing something other than an Error",
     files: `
 import { derivative } from "nabla";

@@ -15,7 +15,7 @@ export function gradbenchSvg(evals: EvalResult[], date: string): string {
     ratios.push({
       group: s.name,
       label: "nabla",
-      note: `${s.name}: nabla's derivative ÷ the primal, median of ${s.workloads} workloads`,
+      note: `nabla's derivative ÷ the primal, median of ${s.workloads} workloads`,
       value: s.nablaVsPrimal,
       ...(s.target === undefined ? {} : { target: s.target }),
     });
@@ -23,7 +23,7 @@ export function gradbenchSvg(evals: EvalResult[], date: string): string {
       ratios.push({
         group: s.name,
         label: "hand-written",
-        note: `${s.name}: the hand-written derivative ÷ the primal`,
+        note: "the hand-written derivative ÷ the primal",
         value: s.handVsPrimal,
       });
     }
@@ -31,7 +31,7 @@ export function gradbenchSvg(evals: EvalResult[], date: string): string {
       ratios.push({
         group: s.name,
         label: "TensorFlow.js",
-        note: `${s.name}: TensorFlow.js's derivative ÷ its primal`,
+        note: "TensorFlow.js's derivative ÷ its primal",
         value: s.tfjsVsTfjsPrimal,
       });
     }

@@ -357,13 +357,15 @@ ${evals.map(evalSection).join("\n")}
   1e-9); TensorFlow.js against nabla to float32 accuracy (each value within 1e-3 relative, or
   within 1e-4 of the output's largest magnitude, or within 1e-6). A baseline that fails its
   check is not timed.
-- **Timing**: the primal and the derivatives of a workload are timed side by side. Each is
-  first warmed up for ${seconds(info.warmupSeconds)} s (at least one call); then in rounds, one sample of
-  each per round, a sample being as many calls as take about a tenth of the budget (at least
-  one), until each has spent ${info.seconds} s and has 3 samples, or has spent ${info.capSeconds} s
-  (a call slower than that gets fewer samples). The median over the samples of the time per
-  call is reported; ratios are ratios of medians, and an eval's summary is the median of its
-  workloads' ratios.
+- **Timing**: the primal and the derivatives of a workload (nabla's and the hand-written one)
+  are timed side by side, then TensorFlow.js's primal and derivative side by side (tfjs makes
+  much more garbage, whose collection would land in the others' samples), after a full garbage
+  collection. Each function is first warmed up for ${seconds(info.warmupSeconds)} s (at least
+  one call); then in rounds, one sample of each per round, a sample being as many calls as take
+  about a tenth of the budget (at least one), until each has spent ${info.seconds} s and has 3
+  samples, or has spent ${info.capSeconds} s (a call slower than that gets fewer samples). The
+  median over the samples of the time per call is reported; ratios are ratios of medians, and
+  an eval's summary is the median of its workloads' ratios.
 - Everything runs in one Node process, the evals compiled by nabla through its module hooks
   (as \`nabla run\` does) when they are first imported.
 `;

@@ -89,6 +89,7 @@ function runWorkload(
   };
   const close = spec.name === "hello" ? helloClose : gradbenchClose;
   const slots: Slot[] = [];
+  const tfjsSlots: Slot[] = [];
   const outputs = new Map<string, Json>();
 
   // nabla: the primal and every derivative, each checked against GradBench's reference.
@@ -177,7 +178,7 @@ function runWorkload(
     const t = tfjs.prepared;
     if (t !== null) {
       tfjsPrepared = t;
-      slots.push(
+      tfjsSlots.push(
         {
           candidate: { name: `tfjs ${spec.primal}`, run: () => t.primal() },
           store: (o) => (outcome.primal = o),
@@ -190,12 +191,16 @@ function runWorkload(
     }
   }
 
-  if (slots.length > 0) {
+  // Two groups, each timed side by side: tfjs makes far more garbage than the plain
+  // JavaScript, and its collections would land in the other functions' samples.
+  for (const group of [slots, tfjsSlots]) {
+    if (group.length === 0) continue;
+    collectGarbage();
     const timings = timeSideBySide(
-      slots.map((s) => s.candidate),
+      group.map((s) => s.candidate),
       ctx.budget,
     );
-    slots.forEach((s, i) => {
+    group.forEach((s, i) => {
       const timing = timings[i]!;
       s.store({ kind: "timed", timing, ...(s.flag === undefined ? {} : { flag: s.flag }) });
       ctx.log(`    ${s.candidate.name.padEnd(20)} ${describe(timing)}`);
@@ -203,6 +208,12 @@ function runWorkload(
   }
   tfjsPrepared?.dispose();
   return result;
+}
+
+/** A full garbage collection, when node runs with --expose-gc (npm run bench:gradbench does). */
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc === "function") gc();
 }
 
 function describe(t: Timing): string {
@@ -317,19 +328,21 @@ export async function loadEval(
   hand: boolean,
   log: (message: string) => void,
 ): Promise<EvalModules> {
-  const nabla = await loadModule(join(root, "gradbench/evals", `${spec.name}.ts`));
+  const loaded = await loadModule(join(root, "gradbench/evals", `${spec.name}.ts`));
+  // Paths relative to the repository, as in nabla's own diagnostics.
+  const nabla = typeof loaded === "string" ? loaded.split(`${root}/`).join("") : loaded;
   if (typeof nabla === "string") {
     const first = nabla.split("\n").find((l) => l.includes("error")) ?? nabla.split("\n")[0];
     log(`    ${spec.name} does not compile: ${first}`);
     return { nabla, hand: null };
   }
   if (!hand || !spec.hand) return { nabla, hand: null };
-  const loaded = await loadModule(join(root, "gradbench/hand", `${spec.name}.ts`));
-  if (typeof loaded === "string") {
-    log(`    hand-written ${spec.name} does not load: ${loaded.split("\n")[0]}`);
+  const handModule = await loadModule(join(root, "gradbench/hand", `${spec.name}.ts`));
+  if (typeof handModule === "string") {
+    log(`    hand-written ${spec.name} does not load: ${handModule.split("\n")[0]}`);
     return { nabla, hand: null };
   }
-  return { nabla, hand: loaded };
+  return { nabla, hand: handModule };
 }
 
 export function runEval(

@@ -348,8 +348,10 @@ ${evals.map(evalSection).join("\n")}
 - **Workloads**: the GradBench reference files (input and expected output), smallest first; when
   they are missing, generated inputs of the same sizes (bench/gradbench/generate.ts).
 - **What is timed**: \`run<Fn>(prepared)\` of each module, as a GradBench tool's "evaluate":
-  \`prepare<Fn>\` (JSON arrays to typed arrays, ba's input expanded) is done once, outside; the
-  conversion of the result to plain arrays is inside. TensorFlow.js: the input tensors are made
+  \`prepare<Fn>\` (JSON arrays to typed arrays, ba's input expanded) is done once, outside, and so
+  is the conversion of typed arrays in the result to lists (\`toJson\`, as the tool does after
+  timing); reshaping GradBench asks for (ba's truncated CSR, lstm's flat list) is inside, for
+  nabla and hand-written code alike. TensorFlow.js: the input tensors are made
   once; a call builds the computation on them, runs it and reads the result back (\`dataSync\`,
   \`arraySync\`), in \`tf.tidy\`.
 - **Checks before timing**: each output against GradBench's reference with GradBench's rule

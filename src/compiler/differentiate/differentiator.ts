@@ -51,6 +51,7 @@ const NO_EFFECTS: Effects = {
   replaces: new Set(),
   grows: new Set(),
   aliases: new Set(),
+  sharing: [],
   moduleWrites: [],
   readsModule: false,
 };

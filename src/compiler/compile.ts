@@ -1,4 +1,4 @@
-import { dirname, relative } from "node:path";
+import { basename, dirname, relative } from "node:path";
 import {
   findRequests,
   ATTACHMENT_NOTE,
@@ -13,7 +13,7 @@ import {
 import { higherOrderWrapper } from "./emit/higher-order.js";
 import { derivedPrimalKey } from "./differentiate/nest.js";
 import { parameterFunctionType } from "./analyze/function-types.js";
-import { jvpKey } from "./differentiate/names.js";
+import { jvpKey, lanesKey } from "./differentiate/names.js";
 import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
@@ -228,8 +228,12 @@ function requestHigherOrder(
       });
       return undefined;
     }
-    // A number-valued function's Jacobian is its gradient; others need both modes.
+    // A number-valued function's Jacobian is its gradient; others need both modes, and with
+    // respect to an array, forward mode along all directions at once.
     if (!number) differentiator.request(call.target, wrt, "forward", [note]);
+    const x = differentiator.signatureOf(primal)?.params[wrt[0]!];
+    if (!number && x !== undefined && isAggregate(x))
+      differentiator.request(call.target, wrt, "lanes", [note]);
     differentiator.request(call.target, wrt, number ? "gradient" : "reverse", [note]);
     return primal;
   }
@@ -516,7 +520,7 @@ function emitModule(
     const params = call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : ""));
     const captures = call.target.captures.map((c) => c.name);
     const text = isHigherOrder(call.operator)
-      ? higherOrder(call.operator, primal, wrt, params, captures)
+      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start)
       : wrapper(call.operator, primal, call.wrt, params, captures);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee applies `call.operator` to it: it carries the result.
@@ -540,6 +544,7 @@ function emitModule(
     wrt: number[],
     params: string[],
     captures: string[],
+    at: number,
   ): string {
     const signature = differentiator.signatureOf(primal)!;
     const w = wrt[0]!;
@@ -564,11 +569,19 @@ function emitModule(
         ...common,
         gradient: wrapper("gradient", primal, wrt, params, captures),
       });
+    const lanes = isAggregate(signature.params[w]!)
+      ? {
+          lanes: functionName(lanesKey(primal, wrt)),
+          valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),
+          site: `${basename(mod.file)}:${at}`,
+        }
+      : {};
     return higherOrderWrapper({
       ...common,
       result: signature.result,
       valueWithDifferential: wrapper("valueWithDifferential", primal, wrt, params, captures),
       pullback: wrapper("pullback", primal, wrt, params, captures),
+      ...lanes,
     });
   }
   replacements.push(...registrations);

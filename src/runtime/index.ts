@@ -16,7 +16,7 @@
  * @module nabla
  */
 
-export { out } from "./register.js";
+export { out, jacobianSite } from "./register.js";
 export {
   tape,
   growTape,
@@ -36,6 +36,9 @@ export {
   saveStructure,
   restoreStructure,
   addTangent,
+  laneOf,
+  laneZeros,
+  setLane,
   AliasedArgumentsError,
 } from "./tangents.js";
 import { registerRule } from "./rules.js";

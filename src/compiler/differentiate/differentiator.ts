@@ -27,6 +27,7 @@ import {
   derivativeKey,
   derivativeName,
   functionLabel,
+  lanesKey,
   type DerivativeKind,
 } from "./names.js";
 import type { DerivativeRule } from "../analyze/rules.js";
@@ -42,21 +43,23 @@ import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.j
 
 /**
  * Forward mode needs a JVP; reverse mode a forward sweep and a backward sweep; `gradient`
- * also the fused gradient function.
+ * also the fused gradient function; `lanes` (`jacobian`) a JVP along k directions at once.
  */
-export type Mode = "forward" | "reverse" | "gradient";
+export type Mode = "forward" | "reverse" | "gradient" | "lanes";
 
 const NO_EFFECTS: Effects = {
   writes: new Set(),
   replaces: new Set(),
   grows: new Set(),
   aliases: new Set(),
+  sharing: [],
   moduleWrites: [],
   readsModule: false,
 };
 
 const KINDS: Record<Mode, DerivativeKind[]> = {
   forward: ["jvp"],
+  lanes: ["jvps"],
   reverse: ["fwd", "bwd"],
   gradient: ["fwd", "bwd", "grad"],
 };
@@ -466,7 +469,7 @@ export class Differentiator {
    * where it is registered. A mode the rule does not provide is an error at the call chain.
    */
   private useRule(rule: DerivativeRule, demand: Demand, missing: FunctionKey[]): void {
-    const forward = demand.mode === "forward";
+    const forward = demand.mode === "forward" || demand.mode === "lanes";
     if (forward ? !rule.hasForward : !rule.hasReverse) {
       const registration = rule.registration;
       this.diagnostics.add({
@@ -483,7 +486,7 @@ export class Differentiator {
       return;
     }
     for (const key of missing) {
-      const kind = (["jvp", "fwd", "bwd", "grad"] as const).find(
+      const kind = (["jvp", "fwd", "bwd", "grad", "jvps"] as const).find(
         (k) => derivativeKey(k, demand.key, demand.wrt, demand.frozen) === key,
       )!;
       if (kind === "grad") continue;
@@ -742,21 +745,21 @@ export class Differentiator {
     eliminateDeadCode(fn);
     verifyFunction(fn);
     // Reverse mode: which arrays each callee may read again (marks the calls, see ReverseInfo).
-    const info =
-      demand.mode === "forward"
-        ? undefined
-        : new ReverseInfo(fn, {
-            frozen: demand.frozen,
-            arity: primal.params.length,
-            effectsOf: this.effects,
-            wrt: demand.wrt,
-          });
+    const forward = demand.mode === "forward" || demand.mode === "lanes";
+    const info = forward
+      ? undefined
+      : new ReverseInfo(fn, {
+          frozen: demand.frozen,
+          arity: primal.params.length,
+          effectsOf: this.effects,
+          wrt: demand.wrt,
+        });
     for (const d of demands) {
       this.queue.push({
         key: d.key,
         wrt: d.wrt,
         frozen: d.call.attrs.frozen ?? [],
-        mode: demand.mode === "forward" ? "forward" : "reverse",
+        mode: forward ? demand.mode : "reverse",
         chain: [
           {
             message: `when differentiating this call to '${d.op.attrs.calleeName}'${d.op.attrs.via ? `, ${d.op.attrs.via}` : ""}`,
@@ -765,7 +768,7 @@ export class Differentiator {
           ...demand.chain,
         ],
         root: false,
-        ...(d.call.attrs.checkpoint && demand.mode !== "forward" ? { checkpoint: true } : {}),
+        ...(d.call.attrs.checkpoint && !forward ? { checkpoint: true } : {}),
         ...(demand.optional
           ? { optional: demand.optional }
           : d.op.attrs.via
@@ -774,6 +777,18 @@ export class Differentiator {
               }
             : {}),
       });
+    }
+    if (demand.mode === "lanes") {
+      // The same JVP, emitted with k lanes per tangent number; its calls use the callees'.
+      const arity = primal.params.length - primal.captures;
+      return [
+        {
+          ...fn,
+          key: lanesKey(primal.key, demand.wrt),
+          name: derivativeName("jvps", primal.name, demand.wrt, arity),
+          lanes: true,
+        },
+      ];
     }
     if (!info) return [fn];
     // Reverse mode: unzip the JVP into a forward sweep and transpose its tangent part.

@@ -29,7 +29,7 @@ export function parseDerivedPrimalKey(
 export function parseDerivativeKey(
   key: FunctionKey,
 ): { primal: FunctionKey; kind: string; wrt: number[] } | undefined {
-  const match = /^(.*)@(jvp|fwd|bwd|grad)\(([\d,]*)\)(\[[-\d,]*\])?$/.exec(key);
+  const match = /^(.*)@(jvp|fwd|bwd|grad|jvps)\(([\d,]*)\)(\[[-\d,]*\])?$/.exec(key);
   if (!match) return undefined;
   const wrt = match[3] ? match[3].split(",").map(Number) : [];
   return { primal: match[1]!, kind: match[2]!, wrt };

@@ -470,7 +470,9 @@ function emitModule(
       fn.adapter
         ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
         : fn.checkpoint
-          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, RUNTIME)
+          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, RUNTIME, (key) =>
+              differentiator.inputsOf(key),
+            )
           : fn.stub
             ? emitUnavailable(fn)
             : emitFunction(fn, names, true),
@@ -512,7 +514,11 @@ function emitModule(
         ? { jvp: name("jvp") }
         : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
           ? { grad: name("grad") }
-          : { fwd: name("fwd"), bwd: name("bwd") }),
+          : {
+              fwd: name("fwd"),
+              bwd: name("bwd"),
+              bwdInputs: differentiator.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
+            }),
       runtime: RUNTIME,
     });
   };

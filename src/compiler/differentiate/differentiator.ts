@@ -1,4 +1,9 @@
-import { analyzeActivity } from "../analyze/activity.js";
+import {
+  analyzeActivity,
+  variedness,
+  type CallVaried,
+  type CallVariedness,
+} from "../analyze/activity.js";
 import {
   findModuleWrites,
   summarizeEffects,
@@ -28,8 +33,10 @@ import {
   derivativeName,
   functionLabel,
   lanesKey,
+  sweepKey,
   type DerivativeKind,
 } from "./names.js";
+import type { PrimalSignature } from "./derivative-function.js";
 import type { DerivativeRule } from "../analyze/rules.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
 import { backwardSweep, fusedGradient } from "./transpose.js";
@@ -147,6 +154,7 @@ export class Differentiator {
   /** Processes every queued demand and the demands they raise. */
   run(): void {
     for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) this.process(demand);
+    this.buildSweeps();
   }
 
   /** The errors of optional demands that failed, by the derivative keys they left as stubs. */
@@ -372,8 +380,18 @@ export class Differentiator {
     const { jvp: jvpKey, form } = parseDerivedPrimalKey(key)!;
     const { primal, wrt } = parseDerivativeKey(jvpKey)!;
     this.primals.set(key, undefined);
-    if (!this.derivatives.has(jvpKey))
-      this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false });
+    if (!this.derivatives.has(jvpKey)) {
+      // Possibly reached from inside a solve of `variedEffects`: this demand's activity
+      // analysis must not see that solve's approximations.
+      const solving = [this.variedApprox, this.effectsApprox] as const;
+      this.variedApprox = undefined;
+      this.effectsApprox = undefined;
+      try {
+        this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false });
+      } finally {
+        [this.variedApprox, this.effectsApprox] = solving;
+      }
+    }
     const base = this.targets.get(primal);
     if (base) this.targets.set(key, base);
     const jvp = this.derivatives.get(jvpKey);
@@ -548,22 +566,117 @@ export class Differentiator {
   }
 
   private readonly effectsCache = new Map<FunctionKey, Effects | null>();
+  /** While `effects` iterates over recursive functions: the current approximations. */
+  private effectsApprox: Map<FunctionKey, Effects> | undefined;
 
   /**
    * What a callee does to its array and object arguments (see Effects), computed from its
-   * lowered body; undefined (assume the worst) while it is being computed (recursion) or when
-   * it cannot be lowered — the error is reported when the callee is differentiated.
+   * lowered body; undefined (assume the worst) when it cannot be lowered — the error is
+   * reported when the callee is differentiated. Recursive functions are solved together as a
+   * least fixed point: each starts at "no effects" and the summaries are recomputed until none
+   * grows (a function that only ever calls itself writes what its body writes, not
+   * everything).
    */
   readonly effects: EffectsOf = (key) => {
     if (this.effectsCache.has(key)) return this.effectsCache.get(key) ?? undefined;
     // A function with a registered derivative is taken not to change its arguments (documented).
     if (this.program.rules.has(key)) return NO_EFFECTS;
-    this.effectsCache.set(key, null);
+    const known = this.effectsApprox?.get(key);
+    if (known) return known;
     const fn = this.lowered(key);
-    if (!fn) return undefined;
-    const effects = summarizeEffects(fn, this.effects);
-    this.effectsCache.set(key, effects);
-    return effects;
+    if (!fn) {
+      // Being lowered (a callee reached while lowering it), or it cannot be: the worst.
+      if (!this.primals.has(key)) this.effectsCache.set(key, null);
+      return undefined;
+    }
+    if (this.effectsApprox) {
+      // Inside a solve: join it, starting from nothing.
+      this.effectsApprox.set(key, NO_EFFECTS);
+      return NO_EFFECTS;
+    }
+    const approx = new Map<FunctionKey, Effects>([[key, NO_EFFECTS]]);
+    this.effectsApprox = approx;
+    try {
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const [k, old] of [...approx]) {
+          const size = approx.size;
+          const next = joinEffects(old, summarizeEffects(this.lowered(k)!, this.effects));
+          if (!sameEffects(old, next)) {
+            approx.set(k, next);
+            changed = true;
+          }
+          if (approx.size > size) changed = true;
+        }
+      }
+    } finally {
+      this.effectsApprox = undefined;
+    }
+    for (const [k, e] of approx) this.effectsCache.set(k, e);
+    return approx.get(key);
+  };
+
+  private readonly variedCache = new Map<string, CallVariedness | null>();
+  /** While `variedEffects` iterates: the current approximations, by callee and varied set. */
+  private variedApprox:
+    Map<string, { key: FunctionKey; varied: number[]; value: CallVariedness }> | undefined;
+
+  /**
+   * What a call of `key` makes varied when the arguments `varied` are (see activity.ts): the
+   * callee's own activity analysis, solved for every (callee, varied arguments) pair it reaches
+   * as a least fixed point — each pair starts at "only the varied arguments" and the analyses
+   * rerun until no answer grows, so recursion (`detOfMinor` passing its index lists to itself)
+   * keeps what only ever holds integers inactive. Undefined when the callee has no IR (a
+   * registered rule, or it cannot be lowered): the caller assumes the worst.
+   */
+  readonly variedEffects: CallVaried = (key, varied) => {
+    const id = `${key}|${varied.join(",")}`;
+    if (this.variedCache.has(id)) return this.variedCache.get(id) ?? undefined;
+    if (this.program.rules.has(key)) return undefined;
+    const fn = this.lowered(key);
+    if (!fn) {
+      this.variedCache.set(id, null);
+      return undefined;
+    }
+    const bottom = (): CallVariedness => ({
+      result: false,
+      params: new Set(varied.filter((i) => isAggregate(fn.params[i]!.type))),
+    });
+    if (this.variedApprox) {
+      // Inside a solve: answer with the current approximation (joining the solve).
+      let entry = this.variedApprox.get(id);
+      if (!entry) {
+        entry = { key, varied, value: bottom() };
+        this.variedApprox.set(id, entry);
+      }
+      return entry.value;
+    }
+    const approx = new Map([[id, { key, varied, value: bottom() }]]);
+    this.variedApprox = approx;
+    try {
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const entry of [...approx.values()]) {
+          const callee = this.lowered(entry.key)!;
+          const size = approx.size;
+          const next = variedness(callee, entry.varied, this.effects, this.variedEffects);
+          const grew =
+            (next.result && !entry.value.result) ||
+            [...next.params].some((i) => !entry.value.params.has(i));
+          if (grew) {
+            entry.value = {
+              result: entry.value.result || next.result,
+              params: new Set([...entry.value.params, ...next.params]),
+            };
+          }
+          if (grew || approx.size > size) changed = true;
+        }
+      }
+    } finally {
+      this.variedApprox = undefined;
+    }
+    for (const [k, entry] of approx) this.variedCache.set(k, entry.value);
+    return approx.get(id)!.value;
   };
 
   /** The lowered primal for `key`, without reporting errors (its demand reports them). */
@@ -680,7 +793,7 @@ export class Differentiator {
       });
     }
     if (writes.length > 0) return undefined;
-    const activity = analyzeActivity(primal, demand.wrt, this.effects);
+    const activity = analyzeActivity(primal, demand.wrt, this.effects, this.variedEffects);
     for (const op of activity.blocked) {
       this.diagnostics.add({
         severity: "error",
@@ -791,28 +904,197 @@ export class Differentiator {
       ];
     }
     if (!info) return [fn];
-    // Reverse mode: unzip the JVP into a forward sweep and transpose its tangent part.
+    // Reverse mode: unzip the JVP into a forward sweep and transpose its tangent part — once
+    // every demand is known (`buildSweeps`), since what a backward sweep takes from its
+    // callers depends on what its callees' take from it.
     const signature = {
       key: primal.key,
       name: primal.name,
       arity: primal.params.length - primal.captures,
       frozen: demand.frozen,
     };
-    const sweeps = [
-      forwardSweep(fn, info, signature, demand.wrt),
-      backwardSweep(fn, info, signature, demand.wrt),
-      ...(demand.mode === "gradient" && fusedGradientPays(fn, info)
-        ? [fusedGradient(fn, info, signature, demand.wrt)]
-        : []),
+    const kinds: DerivativeKind[] = [
+      "fwd",
+      "bwd",
+      ...(demand.mode === "gradient" && fusedGradientPays(fn, info) ? (["grad"] as const) : []),
     ];
-    for (const sweep of sweeps) {
-      eliminateCommonSubexpressions(sweep);
-      hoistLoopInvariants(sweep);
-      eliminateDeadCode(sweep);
-      verifyFunction(sweep);
-    }
-    return sweeps;
+    const pending: PendingSweeps = {
+      jvp: fn,
+      options: { frozen: demand.frozen, arity: primal.params.length, wrt: demand.wrt },
+      signature,
+      wrt: demand.wrt,
+      kinds,
+      chain: demand.chain,
+      key: demand.key,
+      placeholders: new Map(),
+    };
+    this.pendingSweeps.push(pending);
+    // Placeholders until then: the demand counts as built.
+    return kinds.map((kind) => {
+      const placeholder: IRFunction = {
+        key: derivativeKey(kind, primal.key, demand.wrt, demand.frozen),
+        name: derivativeName(kind, primal.name, demand.wrt, signature.arity, demand.frozen),
+        params: [],
+        captures: 0,
+        resultTypes: [],
+        body: { params: [], ops: [] },
+        loc: fn.loc,
+      };
+      pending.placeholders.set(kind, placeholder);
+      return placeholder;
+    });
   }
+
+  private readonly pendingSweeps: PendingSweeps[] = [];
+  /** Per backward sweep (by key): the JVP parameters it takes after its seed (see ReverseInfo.inputs). */
+  private readonly sweepInputs = new Map<FunctionKey, number[]>();
+
+  /**
+   * What the backward sweep with `key` takes after its seed: JVP parameter positions — the
+   * primal arguments (captures included) first, then the shadows of differentiated arrays and
+   * objects. Empty for sweeps nabla does not generate from a body (rules, checkpoints).
+   */
+  inputsOf(key: FunctionKey): readonly number[] {
+    return this.sweepInputs.get(key) ?? [];
+  }
+
+  /**
+   * Builds the forward and backward sweeps of every reverse-mode demand. The inputs of each
+   * backward sweep are solved first, together, as a least fixed point: a sweep's inputs grow
+   * with what its callees' sweeps need from their arguments, recursion included.
+   */
+  private buildSweeps(): void {
+    const pending = this.pendingSweeps.splice(0);
+    if (pending.length === 0) return;
+    const bwdKey = (p: PendingSweeps) =>
+      derivativeKey("bwd", p.signature.key, p.wrt, p.signature.frozen);
+    for (const p of pending)
+      if (!this.sweepInputs.has(bwdKey(p))) this.sweepInputs.set(bwdKey(p), []);
+    const needsOf = (op: Op) => this.inputsOf(sweepKey("bwd", op.attrs));
+    const infoOf = (p: PendingSweeps) =>
+      new ReverseInfo(p.jvp, { ...p.options, effectsOf: this.effects, needsOf });
+    const failed = new Set<PendingSweeps>();
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const p of pending) {
+        if (failed.has(p)) continue;
+        let inputs: number[];
+        try {
+          inputs = infoOf(p).inputs();
+        } catch (error) {
+          failed.add(p);
+          this.fail(error, p.chain, p.key);
+          continue;
+        }
+        const known = this.sweepInputs.get(bwdKey(p))!;
+        if (inputs.every((k) => known.includes(k))) continue;
+        this.sweepInputs.set(
+          bwdKey(p),
+          [...new Set([...known, ...inputs])].sort((a, b) => a - b),
+        );
+        changed = true;
+      }
+    }
+    for (const p of pending) {
+      // The sweeps this demand stands in for (another demand may have made the same ones).
+      const kinds = p.kinds.filter((kind) => {
+        const placeholder = p.placeholders.get(kind);
+        return placeholder && this.derivatives.get(placeholder.key) === placeholder;
+      });
+      const keys = kinds.map((kind) =>
+        derivativeKey(kind, p.signature.key, p.wrt, p.signature.frozen),
+      );
+      if (failed.has(p)) {
+        for (const key of keys) this.derivatives.set(key, undefined);
+        continue;
+      }
+      try {
+        const info = infoOf(p);
+        const sweeps = kinds.map((kind) =>
+          kind === "fwd"
+            ? forwardSweep(p.jvp, info, p.signature, p.wrt)
+            : kind === "bwd"
+              ? backwardSweep(p.jvp, info, p.signature, p.wrt, this.inputsOf(bwdKey(p)))
+              : fusedGradient(p.jvp, info, p.signature, p.wrt),
+        );
+        for (const sweep of sweeps) {
+          eliminateCommonSubexpressions(sweep);
+          hoistLoopInvariants(sweep);
+          eliminateDeadCode(sweep);
+          verifyFunction(sweep);
+          this.derivatives.set(sweep.key, sweep);
+        }
+      } catch (error) {
+        for (const key of keys) this.derivatives.set(key, undefined);
+        this.fail(error, p.chain, p.key);
+      }
+    }
+  }
+}
+
+/** A reverse-mode demand whose sweeps `buildSweeps` makes once every demand is known. */
+interface PendingSweeps {
+  jvp: IRFunction;
+  options: { frozen: number[]; arity: number; wrt: number[] };
+  signature: PrimalSignature;
+  wrt: number[];
+  kinds: DerivativeKind[];
+  chain: DiagnosticNote[];
+  key: FunctionKey;
+  /** What `derive` returned for each kind, until the sweep replaces it. */
+  placeholders: Map<DerivativeKind, IRFunction>;
+}
+
+/** Everything either summary says (module writes once per place). */
+function joinEffects(a: Effects, b: Effects): Effects {
+  const union = (x: Set<number>, y: Set<number>) => new Set([...x, ...y]);
+  const writeKey = (w: Effects["moduleWrites"][number]) => `${w.name}@${w.loc.file}:${w.loc.start}`;
+  const seen = new Set(a.moduleWrites.map(writeKey));
+  return {
+    writes: union(a.writes, b.writes),
+    replaces: union(a.replaces, b.replaces),
+    grows: union(a.grows, b.grows),
+    aliases: union(a.aliases, b.aliases),
+    sharing: joinSharing(a.sharing, b.sharing),
+    moduleWrites: [...a.moduleWrites, ...b.moduleWrites.filter((w) => !seen.has(writeKey(w)))],
+    readsModule: a.readsModule || b.readsModule,
+  };
+}
+
+/**
+ * Parameters that share a class in either summary share one in the join (the union of the two
+ * partitions, each class named by its first parameter). A parameter either summary does not
+ * describe stays undescribed, which `sharesClass` takes as sharing with every other.
+ */
+function joinSharing(a: number[], b: number[]): number[] {
+  const n = Math.max(a.length, b.length);
+  const parent = Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const unite = (i: number, j: number) => {
+    const [x, y] = [find(i), find(j)];
+    if (x !== y) parent[Math.max(x, y)] = Math.min(x, y);
+  };
+  for (let i = 0; i < n; i++) {
+    for (const s of [a[i], b[i]]) if (s !== undefined && s !== -1) unite(i, s);
+  }
+  return Array.from({ length: n }, (_, i) => {
+    if (a[i] === undefined || b[i] === undefined) return undefined as unknown as number;
+    return a[i] === -1 && b[i] === -1 ? -1 : find(i);
+  });
+}
+
+/** Whether `b`, a join of `a` with something, says no more than `a`. */
+function sameEffects(a: Effects, b: Effects): boolean {
+  return (
+    a.writes.size === b.writes.size &&
+    a.replaces.size === b.replaces.size &&
+    a.grows.size === b.grows.size &&
+    a.aliases.size === b.aliases.size &&
+    a.sharing.length === b.sharing.length &&
+    a.sharing.every((s, i) => s === b.sharing[i]) &&
+    a.moduleWrites.length === b.moduleWrites.length &&
+    a.readsModule === b.readsModule
+  );
 }
 
 /** Whether values of types `a` and `b` could be, or hold, the same array or object. */

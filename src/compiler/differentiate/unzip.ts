@@ -156,7 +156,8 @@ export function emitForwardSweep(
 
   function cloneLoop(op: Op): void {
     const [before, after] = op.regions as [Region, Region];
-    const counted = info.hasTangent(op);
+    // The backward sweep needs the trip count, unless it can compute it (see TripCount).
+    const counted = info.hasTangent(op) && !info.tripCounts.has(op);
     const counter = () => (counted ? [values.make("number", "trips")] : []);
     const beforeCounter = counter();
     const newBefore: Region = {

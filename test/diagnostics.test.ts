@@ -637,7 +637,7 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: callback with a 'return' before its last statement",
+    name: "NABLA101: callback with a 'return' before its last statement and no return type",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
@@ -651,7 +651,7 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:29: error NABLA101: a callback written at an array method may only 'return' as its last statement
+main.ts:3:29: error NABLA101: a callback written at an array method returns before its last statement; annotate its return type (as in '(p: number[]): number[] => …') so nabla knows what its returns give
   2 | function f(x: number): number {
 > 3 |   const ys = [x, 2 * x].map((v) => {
     |                             ^^^^^^^^

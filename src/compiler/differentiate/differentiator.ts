@@ -1063,8 +1063,8 @@ function joinEffects(a: Effects, b: Effects): Effects {
 
 /**
  * Parameters that share a class in either summary share one in the join (the union of the two
- * partitions, each class named by its first parameter). A parameter either summary does not
- * describe stays undescribed, which `sharesClass` takes as sharing with every other.
+ * partitions, each class named by its first parameter). A summary that does not describe a
+ * parameter (the "no effects" a fixed point starts from) adds nothing for it.
  */
 function joinSharing(a: number[], b: number[]): number[] {
   const n = Math.max(a.length, b.length);
@@ -1078,8 +1078,8 @@ function joinSharing(a: number[], b: number[]): number[] {
     for (const s of [a[i], b[i]]) if (s !== undefined && s !== -1) unite(i, s);
   }
   return Array.from({ length: n }, (_, i) => {
-    if (a[i] === undefined || b[i] === undefined) return undefined as unknown as number;
-    return a[i] === -1 && b[i] === -1 ? -1 : find(i);
+    const [x, y] = [a[i] ?? b[i], b[i] ?? a[i]];
+    return x === -1 && y === -1 ? -1 : find(i);
   });
 }
 

@@ -248,9 +248,17 @@ function chain(xs: number[], i: number): number[] {
   rest.push(rest[rest.length - 1] * xs[i] + same(xs[i]));
   return rest;
 }
+function relu(t: number): number {
+  return t > 0 ? t : 0.1 * t;
+}
+function soft(t: number): number {
+  return Math.log(1 + Math.exp(t));
+}
 export function calls(x: number[]): number[] {
   const out = chain(x, x.length - 1);
   for (let i = 0; i < x.length; i++) {
+    const act = x[(i + 2) % x.length] > 0 ? relu : soft;
+    out.push(act(x[i] * 1.5 - 0.2));
     out.push(power(x[i], 3));
     out.push(same(x[i] * 2));
     out.push(pick(x[i], 1, x[i] > 0));
@@ -526,6 +534,24 @@ describe("jacobian along all directions at once", async () => {
     const x = new Float64Array(randoms(4));
     checkJacobian("sparse", cases.sparse!, x, [w]);
     assert.match(functionText(code, "sparse$jvps_0"), /!== 0\) \{/);
+  });
+
+  test("f in another module", async () => {
+    const other = await build({
+      "lib.ts": `export function spread(x: Float64Array, w: number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < w.length; i++) out.push(Math.sin(x[i % x.length] * w[i]) * x[(i + 1) % x.length]);
+  return out;
+}`,
+      "main.ts": `import { jacobian, differential, pullback } from "nabla";
+import { spread } from "./lib.ts";
+export const c = { f: spread, j: jacobian(spread, { wrt: 0 }), d: differential(spread, { wrt: 0 }), p: pullback(spread, { wrt: 0 }) };
+`,
+    });
+    assert.match(other.code, /import \{[^}]*spread\$jvps_0/);
+    checkJacobian("spread", other.mod.c as unknown as Case, new Float64Array(randoms(3)), [
+      randoms(7),
+    ]);
   });
 
   test("a lambda with captures", () => {

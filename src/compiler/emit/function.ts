@@ -787,11 +787,12 @@ class FunctionEmitter {
   }
 
   /** Emits a region's ops into a separate buffer and returns them with its terminator. */
-  private capture(region: Region): { lines: EmittedLine[]; terminator: Op } {
+  private capture(region: Region, keepLanes = false): { lines: EmittedLine[]; terminator: Op } {
     this.flushLanes();
     const saved = this.lines.length;
     this.region(region);
-    this.flushLanes();
+    // A loop body's last lane statements may join the lane assignments of its `yield`.
+    if (!keepLanes) this.flushLanes();
     const lines = this.lines.splice(saved);
     return { lines, terminator: region.ops[region.ops.length - 1]! };
   }
@@ -918,10 +919,11 @@ class FunctionEmitter {
       this.indent--;
     }
     this.indent++;
-    const tail = this.capture(after);
+    const tail = this.capture(after, true);
     this.lines.push(...tail.lines);
     const targets = before.params.map((p) => this.names.get(p.id)!);
     this.assignValues(before.params, targets, tail.terminator.operands, tail.terminator.loc);
+    this.flushLanes();
     this.indent--;
     this.line("}", undefined);
   }

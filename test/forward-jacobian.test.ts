@@ -231,6 +231,33 @@ export function particles(x: number[], steps: number, spring: Spring): number[] 
   return out;
 }
 
+// --- callees returning objects and nested arrays ---
+interface State { grid: number[][]; energy: number; tag: [number, number[]] }
+function evolve(x: Float64Array, n: number): State {
+  const grid: number[][] = [];
+  let energy = 0;
+  for (let i = 0; i < n; i++) {
+    const row: number[] = [];
+    for (let j = 0; j < x.length; j++) row.push(Math.tanh(x[j] * (i + 1)) + (j > 0 ? row[j - 1] * 0.5 : 0));
+    grid.push(row);
+    energy += row[row.length - 1] * row[0];
+  }
+  return { grid, energy, tag: [energy * energy, grid[n - 1]] };
+}
+function rescale(s: State, k: number): State {
+  for (const row of s.grid) for (let j = 0; j < row.length; j++) row[j] *= k + s.energy;
+  return s;
+}
+export function objects(x: Float64Array, n: number): Float64Array {
+  const s = rescale(evolve(x, n), 0.5);
+  const out = new Float64Array(n * x.length + 3);
+  for (let i = 0; i < n; i++) for (let j = 0; j < x.length; j++) out[i * x.length + j] = s.grid[i][j];
+  out[n * x.length] = s.energy;
+  out[n * x.length + 1] = s.tag[0];
+  out[n * x.length + 2] = s.tag[1][0] * s.tag[1][x.length - 1];
+  return out;
+}
+
 // --- recursion, callees that hand back their argument, branches with zero tangents ---
 function power(x: number, n: number): number {
   return n === 0 ? 1 : x * power(x, n - 1);
@@ -331,6 +358,7 @@ export const cases: Record<string, { f: (...a: any[]) => any; j: (...a: any[]) =
   recurrence: { f: recurrence, j: jacobian(recurrence, { wrt: 0 }), d: differential(recurrence, { wrt: 0 }), p: pullback(recurrence, { wrt: 0 }) },
   particles: { f: particles, j: jacobian(particles, { wrt: 0 }), d: differential(particles, { wrt: 0 }), p: pullback(particles, { wrt: 0 }) },
   calls: { f: calls, j: jacobian(calls), d: differential(calls), p: pullback(calls) },
+  objects: { f: objects, j: jacobian(objects, { wrt: 0 }), d: differential(objects, { wrt: 0 }), p: pullback(objects, { wrt: 0 }) },
   prefixWide: { f: prefixWide, j: jacobian(prefixWide), d: differential(prefixWide), p: pullback(prefixWide) },
   f32: { f: f32, j: jacobian(f32), d: differential(f32), p: pullback(f32) },
   tuple: { f: tuple, j: jacobian(tuple), d: differential(tuple), p: pullback(tuple) },
@@ -473,6 +501,10 @@ describe("jacobian along all directions at once", async () => {
       5,
       new (mod.Spring as unknown as new (k: number) => object)(0.7),
     ]);
+  });
+
+  test("callees returning objects holding nested arrays and tuples, written afterwards", () => {
+    checkJacobian("objects", cases.objects!, new Float64Array(randoms(3)), [4]);
   });
 
   test("recursion, callees returning their argument, zero tangents from branches, max/abs", () => {

@@ -231,6 +231,33 @@ export function particles(x: number[], steps: number, spring: Spring): number[] 
   return out;
 }
 
+// --- callees returning objects and nested arrays ---
+interface State { grid: number[][]; energy: number; tag: [number, number[]] }
+function evolve(x: Float64Array, n: number): State {
+  const grid: number[][] = [];
+  let energy = 0;
+  for (let i = 0; i < n; i++) {
+    const row: number[] = [];
+    for (let j = 0; j < x.length; j++) row.push(Math.tanh(x[j] * (i + 1)) + (j > 0 ? row[j - 1] * 0.5 : 0));
+    grid.push(row);
+    energy += row[row.length - 1] * row[0];
+  }
+  return { grid, energy, tag: [energy * energy, grid[n - 1]] };
+}
+function rescale(s: State, k: number): State {
+  for (const row of s.grid) for (let j = 0; j < row.length; j++) row[j] *= k + s.energy;
+  return s;
+}
+export function objects(x: Float64Array, n: number): Float64Array {
+  const s = rescale(evolve(x, n), 0.5);
+  const out = new Float64Array(n * x.length + 3);
+  for (let i = 0; i < n; i++) for (let j = 0; j < x.length; j++) out[i * x.length + j] = s.grid[i][j];
+  out[n * x.length] = s.energy;
+  out[n * x.length + 1] = s.tag[0];
+  out[n * x.length + 2] = s.tag[1][0] * s.tag[1][x.length - 1];
+  return out;
+}
+
 // --- recursion, callees that hand back their argument, branches with zero tangents ---
 function power(x: number, n: number): number {
   return n === 0 ? 1 : x * power(x, n - 1);
@@ -248,9 +275,17 @@ function chain(xs: number[], i: number): number[] {
   rest.push(rest[rest.length - 1] * xs[i] + same(xs[i]));
   return rest;
 }
+function relu(t: number): number {
+  return t > 0 ? t : 0.1 * t;
+}
+function soft(t: number): number {
+  return Math.log(1 + Math.exp(t));
+}
 export function calls(x: number[]): number[] {
   const out = chain(x, x.length - 1);
   for (let i = 0; i < x.length; i++) {
+    const act = x[(i + 2) % x.length] > 0 ? relu : soft;
+    out.push(act(x[i] * 1.5 - 0.2));
     out.push(power(x[i], 3));
     out.push(same(x[i] * 2));
     out.push(pick(x[i], 1, x[i] > 0));
@@ -323,6 +358,7 @@ export const cases: Record<string, { f: (...a: any[]) => any; j: (...a: any[]) =
   recurrence: { f: recurrence, j: jacobian(recurrence, { wrt: 0 }), d: differential(recurrence, { wrt: 0 }), p: pullback(recurrence, { wrt: 0 }) },
   particles: { f: particles, j: jacobian(particles, { wrt: 0 }), d: differential(particles, { wrt: 0 }), p: pullback(particles, { wrt: 0 }) },
   calls: { f: calls, j: jacobian(calls), d: differential(calls), p: pullback(calls) },
+  objects: { f: objects, j: jacobian(objects, { wrt: 0 }), d: differential(objects, { wrt: 0 }), p: pullback(objects, { wrt: 0 }) },
   prefixWide: { f: prefixWide, j: jacobian(prefixWide), d: differential(prefixWide), p: pullback(prefixWide) },
   f32: { f: f32, j: jacobian(f32), d: differential(f32), p: pullback(f32) },
   tuple: { f: tuple, j: jacobian(tuple), d: differential(tuple), p: pullback(tuple) },
@@ -467,6 +503,10 @@ describe("jacobian along all directions at once", async () => {
     ]);
   });
 
+  test("callees returning objects holding nested arrays and tuples, written afterwards", () => {
+    checkJacobian("objects", cases.objects!, new Float64Array(randoms(3)), [4]);
+  });
+
   test("recursion, callees returning their argument, zero tangents from branches, max/abs", () => {
     checkJacobian("calls", cases.calls!, randoms(5), []);
   });
@@ -526,6 +566,24 @@ describe("jacobian along all directions at once", async () => {
     const x = new Float64Array(randoms(4));
     checkJacobian("sparse", cases.sparse!, x, [w]);
     assert.match(functionText(code, "sparse$jvps_0"), /!== 0\) \{/);
+  });
+
+  test("f in another module", async () => {
+    const other = await build({
+      "lib.ts": `export function spread(x: Float64Array, w: number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < w.length; i++) out.push(Math.sin(x[i % x.length] * w[i]) * x[(i + 1) % x.length]);
+  return out;
+}`,
+      "main.ts": `import { jacobian, differential, pullback } from "nabla";
+import { spread } from "./lib.ts";
+export const c = { f: spread, j: jacobian(spread, { wrt: 0 }), d: differential(spread, { wrt: 0 }), p: pullback(spread, { wrt: 0 }) };
+`,
+    });
+    assert.match(other.code, /import \{[^}]*spread\$jvps_0/);
+    checkJacobian("spread", other.mod.c as unknown as Case, new Float64Array(randoms(3)), [
+      randoms(7),
+    ]);
   });
 
   test("a lambda with captures", () => {

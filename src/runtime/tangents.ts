@@ -195,7 +195,7 @@ export function addTangent(target: unknown, source: unknown): void {
 
 /**
  * How a tangent is laid out along k directions (see the compiler's emit/lanes.ts): `0` a
- * number (a `Float64Array` of its k lanes), `"f"` a flat array of numbers (element i's lanes
+ * number (an array of its k lanes), `"f"` a flat array of numbers (element i's lanes
  * at i·k … i·k + k − 1), `["t", shapes]` a tuple of mixed elements, `["a", shape]` an array of
  * arrays or objects, `["o", shapes]` an object.
  *
@@ -213,7 +213,7 @@ type Lanes = Float64Array | Float32Array | number[] | Lanes[] | { [field: string
  * @internal
  */
 export function laneOf(t: unknown, shape: LaneShape, k: number, q: number): unknown {
-  if (shape === 0) return (t as Float64Array)[q];
+  if (shape === 0) return (t as number[])[q];
   if (shape === "f") {
     const flat = t as Float64Array | Float32Array | number[];
     const n = flat.length / k;
@@ -240,7 +240,7 @@ export function laneOf(t: unknown, shape: LaneShape, k: number, q: number): unkn
  * @internal
  */
 export function laneZeros(like: unknown, shape: LaneShape, k: number): Lanes {
-  if (shape === 0) return new Float64Array(k);
+  if (shape === 0) return new Array<number>(k).fill(0);
   if (shape === "f") {
     const flat = like as Float64Array | Float32Array | number[];
     if (flat instanceof Float64Array) return new Float64Array(flat.length * k);
@@ -263,7 +263,7 @@ export function laneZeros(like: unknown, shape: LaneShape, k: number): Lanes {
  */
 export function setLane(lanes: unknown, shape: LaneShape, k: number, q: number, v: unknown): void {
   if (shape === 0) {
-    (lanes as Float64Array)[q] = v as number;
+    (lanes as number[])[q] = v as number;
   } else if (shape === "f") {
     const flat = lanes as Float64Array | Float32Array | number[];
     const from = v as ArrayLike<number>;

@@ -176,7 +176,7 @@ class FunctionEmitter {
       // Every lane buffer is allocated once per call, also those of values in loops: each
       // iteration overwrites its values' lanes, as it would reassign a local.
       const declarations = this.laneBuffers.map((b) => ({
-        text: `const ${b} = new Float64Array(${this.k});`,
+        text: `const ${b} = new Array(${this.k}).fill(0);`,
         indent: this.indent,
         loc: undefined,
       }));
@@ -336,6 +336,17 @@ class FunctionEmitter {
     this.lines.push({ text, indent: this.indent, loc });
   }
 
+  /**
+   * A line that is no call, return or assignment of a variable: a `const`, or a write of
+   * memory other than lanes (primal memory, or an array or object into a tangent array or
+   * object). Lane statements waiting for their loop read neither what it defines (they come
+   * before it) nor such memory (they read lanes, through names bound before), so it goes
+   * before them, and they stay in one loop with the lane statements after it.
+   */
+  private primalLine(text: string, loc: SourceLoc | undefined): void {
+    this.lines.push({ text, indent: this.indent, loc });
+  }
+
   /** Picks a fresh JavaScript name for a value, from its source hint. */
   private declare(v: Value, preferred?: string): string {
     const base = (preferred ?? v.hint).replace(/[^A-Za-z0-9_$]/g, "_") || "t";
@@ -395,7 +406,7 @@ class FunctionEmitter {
       this.pendingReads.delete(id);
       if (this.isLane(v))
         this.laneLine(`${this.ownedBuffer(v)}[${this.q}] = ${expr.text};`, undefined);
-      else this.line(`const ${this.declare(v)} = ${expr.text};`, undefined);
+      else this.primalLine(`const ${this.declare(v)} = ${expr.text};`, undefined);
     }
   }
 
@@ -467,7 +478,7 @@ class FunctionEmitter {
         ? js.member(target!, op.attrs.field!)
         : js.element(target!, rest[0]!);
     const assign = op.opcode === "addField" || op.opcode === "addIndex" ? "+=" : "=";
-    this.line(`${place.text} ${assign} ${value.text};`, op.loc);
+    this.primalLine(`${place.text} ${assign} ${value.text};`, op.loc);
   }
 
   /** `d[i] = v` / `d.f = v` of lanes: lane q of the value into lane q of the place. */
@@ -550,7 +561,7 @@ class FunctionEmitter {
     if (isFlatLanes(type)) {
       const length = `${op.operands.length} * ${k}`;
       const storage = (type as ArrayType).storage;
-      this.line(
+      this.primalLine(
         storage === "Array"
           ? `const ${name} = new Array(${length}).fill(0);`
           : `const ${name} = new ${storage}(${length});`,
@@ -563,9 +574,9 @@ class FunctionEmitter {
       });
       return;
     }
-    const slot = js.raw(`new Float64Array(${k})`, js.PREC.primary, [js.name(k)]);
+    const slot = js.raw(`new Array(${k}).fill(0)`, js.PREC.primary, [js.name(k)]);
     const items = parts.map((p) => (p.lane ? slot : p.expr));
-    this.line(`const ${name} = ${literalOf(type, items).text};`, op.loc);
+    this.primalLine(`const ${name} = ${literalOf(type, items).text};`, op.loc);
     const fields = isAggregate(type) && type.kind === "object" ? type.fields : undefined;
     parts.forEach((p, i) => {
       if (!p.lane || p.expr.text === "0") return;
@@ -592,15 +603,19 @@ class FunctionEmitter {
       return;
     }
     const result = op.results[0];
+    const emit = (text: string) =>
+      op.opcode === "call" || op.opcode === "extern"
+        ? this.line(text, op.loc)
+        : this.primalLine(text, op.loc);
     if (!result || (this.useCount.get(result.id) ?? 0) === 0) {
-      this.line(`${expr.text};`, op.loc);
+      emit(`${expr.text};`);
       return;
     }
     if (this.isLane(result) && op.opcode !== "call") {
       this.laneLine(`${this.ownedBuffer(result)}[${this.q}] = ${expr.text};`, op.loc);
       return;
     }
-    this.line(`const ${this.declare(result)} = ${expr.text};`, op.loc);
+    emit(`const ${this.declare(result)} = ${expr.text};`);
   }
 
   private expression(op: Op): Expr {
@@ -760,7 +775,7 @@ class FunctionEmitter {
     const inline = this.inlined.get(v.id);
     if (inline && inline.text === "0") {
       this.inlined.delete(v.id);
-      returned = `new Float64Array(${this.k})`;
+      returned = `new Array(${this.k}).fill(0)`;
     } else {
       const name = this.bufferOf(v, op.loc);
       returned = this.fn.params.includes(v) ? `${name}.slice()` : name;
@@ -772,11 +787,12 @@ class FunctionEmitter {
   }
 
   /** Emits a region's ops into a separate buffer and returns them with its terminator. */
-  private capture(region: Region): { lines: EmittedLine[]; terminator: Op } {
+  private capture(region: Region, keepLanes = false): { lines: EmittedLine[]; terminator: Op } {
     this.flushLanes();
     const saved = this.lines.length;
     this.region(region);
-    this.flushLanes();
+    // A loop body's last lane statements may join the lane assignments of its `yield`.
+    if (!keepLanes) this.flushLanes();
     const lines = this.lines.splice(saved);
     return { lines, terminator: region.ops[region.ops.length - 1]! };
   }
@@ -903,10 +919,11 @@ class FunctionEmitter {
       this.indent--;
     }
     this.indent++;
-    const tail = this.capture(after);
+    const tail = this.capture(after, true);
     this.lines.push(...tail.lines);
     const targets = before.params.map((p) => this.names.get(p.id)!);
     this.assignValues(before.params, targets, tail.terminator.operands, tail.terminator.loc);
+    this.flushLanes();
     this.indent--;
     this.line("}", undefined);
   }

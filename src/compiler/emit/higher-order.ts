@@ -1,6 +1,7 @@
 import type { HigherOrderOperator } from "../analyze/requests.js";
 import { tangentType } from "../ir/tangent-types.js";
 import type { Type } from "../ir/types.js";
+import { isArray } from "../ir/type-system.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import { laneAllocation } from "./lanes.js";
@@ -201,11 +202,24 @@ function lanesJacobian(
   const newRows = `${rows} = new Array(${m}); for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${row};`;
   // Directions j … j + k − 1: the basis vectors as the lanes of x's tangent.
   const seed = laneAllocation(xTangent, js.member(js.name(x), "length"), k).text;
+  // All directions in one pass, and the result's lanes an array of x's tangent's kind: the
+  // rows are views of them (typed arrays) or slices.
+  const result = w.result!;
+  const rowsOfLanes =
+    isArray(result) && isArray(xTangent) && result.storage === xTangent.storage
+      ? result.storage === "Array"
+        ? `${d}.slice(${i} * ${k}, ${i} * ${k} + ${k})`
+        : `${d}.subarray(${i} * ${k}, ${i} * ${k} + ${k})`
+      : undefined;
+  const copyRows =
+    `if (${rows} === undefined) { ${m} = ${w.runtime}.out.v1.length; ${newRows} } ` +
+    `for (let ${i} = 0; ${i} < ${m}; ${i}++) { const ${r} = ${rows}[${i}]; for (let ${q} = 0; ${q} < ${k}; ${q}++) ${r}[${j} + ${q}] = ${d}[${i} * ${k} + ${q}]; }`;
   const lanesPass =
     `const ${e} = ${seed}; for (let ${q} = 0; ${q} < ${k}; ${q}++) ${e}[(${j} + ${q}) * ${k} + ${q}] = 1; ` +
     `const ${d} = ${pass((list) => `${w.lanes!}(${[...list, e, k].join(", ")})`)}; ` +
-    `if (${rows} === undefined) { ${m} = ${w.runtime}.out.v1.length; ${newRows} } ` +
-    `for (let ${i} = 0; ${i} < ${m}; ${i}++) { const ${r} = ${rows}[${i}]; for (let ${q} = 0; ${q} < ${k}; ${q}++) ${r}[${j} + ${q}] = ${d}[${i} * ${k} + ${q}]; }`;
+    (rowsOfLanes
+      ? `if (${k} === ${n}) { ${m} = ${w.runtime}.out.v1.length; ${rows} = new Array(${m}); for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${rowsOfLanes}; } else { ${copyRows} }`
+      : copyRows);
   const forward =
     `for (let ${j} = 0; ${j} < ${n}; ${j} += ${LANES}) { const ${k} = Math.min(${LANES}, ${n} - ${j}); ${lanesPass} } ` +
     `if (${rows} === undefined) { ${newRows} }`;

@@ -5,12 +5,13 @@ import type { Expr } from "./expression.js";
 
 // Tangents along k directions at once (`f$jvps`, which `jacobian` uses): every number of a
 // tangent becomes k numbers, its *lanes*, one per direction. The layout, by tangent type:
-// - a number (a local, an argument, a result): a `Float64Array` of k lanes;
+// - a number (a local, an argument, a result): an array of its k lanes (a plain array: a
+//   `Float64Array` of more than 8 numbers costs 20 times as much to allocate);
 // - an array of numbers (`number[]`, a typed array, a tuple of numbers): the same kind of
 //   array, k times as long, the lanes of element i at i·k … i·k + k − 1 — so the tangent of
 //   a result of m numbers along n directions is the m × n Jacobian, row by row;
-// - a number in an object or in a tuple of mixed elements: a `Float64Array` of its k lanes
-//   in that place;
+// - a number in an object or in a tuple of mixed elements: an array of its k lanes in that
+//   place;
 // - arrays of arrays or objects, objects: the same structure as one tangent, holding the
 //   above.
 // The emitted code runs each tangent operation as a loop over the lanes (consecutive ones
@@ -35,7 +36,7 @@ export function laneAllocation(type: Type, length: Expr, k: string): Expr {
 /** A fresh zero tangent of (tangent) type `type` in lane layout, shaped like the value `like`. */
 export function laneZerosLike(type: Type, like: Expr, k: string, depth = 0): Expr {
   const kName = js.name(k);
-  if (type === "number") return js.raw(`new Float64Array(${k})`, js.PREC.primary, [kName]);
+  if (type === "number") return js.raw(`new Array(${k}).fill(0)`, js.PREC.primary, [kName]);
   if (isArray(type)) {
     if (isFlatLanes(type)) return laneAllocation(type, js.member(like, "length"), k);
     if (type.elements)

@@ -503,6 +503,28 @@ export function capturingHvp(x: Float64Array, c: number, v: Float64Array): Float
   return hessianVectorProduct((y: Float64Array) => w * y[0] * y[0] * y[1] + Math.exp(c * y[1]))(x, v);
 }
 
+/** A helper that writes nothing, its value compared (a running minimum) and used. */
+function pairCost(x: Float64Array, i: number, j: number): number {
+  const d = x[i] - x[j];
+  return d * d * (1 + 0.5 * Math.sin(x[i]));
+}
+export function minPairs(x: Float64Array): number {
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    let best = Infinity;
+    for (let j = 0; j < x.length; j++) {
+      if (j === i) continue;
+      const c = pairCost(x, i, j);
+      if (c < best) best = c;
+    }
+    total += best + Math.exp(0.1 * pairCost(x, i, (i + 1) % x.length));
+  }
+  return total;
+}
+export const hMinPairs = hessian(minPairs);
+export const hvpMinPairs = hessianVectorProduct(minPairs);
+export const gMinPairs = gradient(minPairs);
+
 export function quartic32(a: Float32Array): number {
   return a[0] * a[0] * a[1] + a[1] * a[1] * a[1] * a[1];
 }
@@ -1079,6 +1101,22 @@ async function checkHessian(options: {
 }
 
 describe("hessian and hessianVectorProduct", () => {
+  test("a helper's value both compared and used, inside a loop (nested calls split)", async () => {
+    const f = await get("minPairs");
+    const hessian = await get("hMinPairs");
+    const hvp = await get("hvpMinPairs");
+    const gradient = await get("gMinPairs");
+    for (let trial = 0; trial < 3; trial++) {
+      await checkHessian({
+        f: (y) => f(f64(y)) as number,
+        hessian: (y) => hessian(f64(y)),
+        hvp: (y, v) => hvp(f64(y), f64(v)),
+        gradient: (y) => gradient(f64(y)),
+        x: randoms(5, -2, 2),
+      });
+    }
+  });
+
   for (const n of [4, 10]) {
     test(`Rosenbrock over Float64Array, n = ${n}`, async () => {
       const rosen = await get("rosen");

@@ -420,6 +420,29 @@ export function recursiveSwap(x: number[]): number {
   return s;
 }
 
+/** k-means' cost: a helper called for every pair, only the nearest one's adjoint nonzero. */
+function squaredDistance(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    const diff = a[i] - b[i];
+    sum += diff * diff;
+  }
+  return sum;
+}
+
+export function nearestCost(points: Float64Array[], centroids: Float64Array[]): number {
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      const dist = squaredDistance(point, centroid);
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest * (1 + 0.1 * point[0]);
+  }
+  return total;
+}
+
 /** A counted loop from a counter of an outer loop, counting down, and to a fractional bound. */
 export function countedLoops(x: Float64Array, bound: number): number {
   let s = 0;
@@ -502,6 +525,12 @@ const PROGRAMS: Case[] = [
   { name: "cofactorDet", wrt: [0], size: 16, build: (_, r) => [f64(r), 4] },
   { name: "mixedCalls", wrt: [0, 1], size: 5, build: (_, r) => [r.slice(0, 4), r[4]] },
   { name: "recursiveSwap", wrt: [0], size: 5, build: (_, r) => [r] },
+  {
+    name: "nearestCost",
+    wrt: [0, 1],
+    size: 16,
+    build: (_, r) => [rows(r.slice(0, 10), 2).map(f64), rows(r.slice(10), 2).map(f64)],
+  },
   {
     name: "countedLoops",
     wrt: [0],

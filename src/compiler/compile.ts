@@ -248,8 +248,28 @@ function requestHigherOrder(
     return undefined;
   }
   differentiator.request(call.target, wrt, "forward", [note]);
-  differentiator.requestKey(hvpKey(primal, wrt), wrt, "gradient", [note]);
+  differentiator.requestKey(
+    hvpKey(primal, wrt),
+    hvpWrt(differentiator, primal, call.operator as HigherOrderOperator, wrt),
+    "gradient",
+    [note],
+  );
   return primal;
+}
+
+/**
+ * What the gradient of x ↦ ⟨∇f(x), v⟩ is taken with respect to: x, and for
+ * `gradientAndHessianVectorProduct` v too (the last parameter of f's JVP), whose adjoint is
+ * ∇f(x) — the gradient comes with the Hessian-vector product from the same pass.
+ */
+function hvpWrt(
+  differentiator: Differentiator,
+  primal: FunctionKey,
+  operator: HigherOrderOperator,
+  wrt: number[],
+): number[] {
+  if (operator !== "gradientAndHessianVectorProduct") return wrt;
+  return [...wrt, differentiator.signatureOf(primal)!.params.length];
 }
 
 /** The primal form of f's JVP, whose gradient is a Hessian-vector product. */
@@ -567,7 +587,13 @@ function emitModule(
       // The gradient of the JVP's primal form takes (params…, captures…, v).
       let v = "v";
       while (params.includes(v) || captures.includes(v)) v = `${v}_`;
-      const hvp = wrapper("gradient", hvpKey(primal, wrt), wrt, [...params, ...captures, v], []);
+      const hvp = wrapper(
+        "gradient",
+        hvpKey(primal, wrt),
+        hvpWrt(differentiator, primal, operator, wrt),
+        [...params, ...captures, v],
+        [],
+      );
       return higherOrderWrapper({ ...common, hvp });
     }
     if (signature.result === "number")

@@ -660,6 +660,40 @@ export function hessianVectorProduct<
 }
 
 /**
+ * The gradient of f with respect to x (`wrt`) and the Hessian of f times the vector v, from
+ * one pass: the arguments of f, then v (shaped like x). {@link hessianVectorProduct} takes the
+ * gradient of x ↦ ⟨∇f(x), v⟩; with respect to v, that function's gradient is ∇f(x), so taking
+ * it with respect to both gives the two for little more than the Hessian-vector product alone
+ * (a Newton step needs both).
+ *
+ * @example
+ * ```ts
+ * import { gradientAndHessianVectorProduct } from "nabla";
+ *
+ * function rosenbrock(p: number[]): number {
+ *   const a = 1 - p[0];
+ *   const b = p[1] - p[0] * p[0];
+ *   return a * a + 100 * b * b;
+ * }
+ * const r = gradientAndHessianVectorProduct(rosenbrock)([2, 1], [1, 0]);
+ * r.gradient; // → [2402, -600]
+ * r.hessianVectorProduct; // → [4402, -800]
+ * ```
+ */
+export function gradientAndHessianVectorProduct<
+  F extends NumberValued,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(
+  f: F,
+  options?: O,
+): (...args: [...Parameters<F>, WrtTangent<F, O["wrt"]>]) => {
+  gradient: WrtTangent<F, O["wrt"]>;
+  hessianVectorProduct: WrtTangent<F, O["wrt"]>;
+} {
+  return compileAtRunTime("gradientAndHessianVectorProduct", f, options) as never;
+}
+
+/**
  * The Jacobian of f with respect to x (`wrt`; a number, `number[]` or typed array). For a
  * number-valued f it is the gradient; for f returning m numbers, m rows, row i being the
  * gradient of the i-th output (shaped like x). nabla runs n forward-mode passes or m

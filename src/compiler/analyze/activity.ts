@@ -34,6 +34,8 @@ export interface Activity {
   /** Stores of varied numbers into `@noDerivative` fields: each is a user error. */
   blockedStores: Op[];
   classes: AliasClasses;
+  /** The effects of callees the analysis used. */
+  effectsOf: EffectsOf;
 }
 
 /** What a call makes varied, given its varied argument positions (ascending). */
@@ -253,6 +255,7 @@ export function analyzeActivity(
     blockedStores,
     detachedWrites,
     classes,
+    effectsOf,
     variedClass: (v) => variedClasses.has(classes.find(v.id)),
     isActive: (v) =>
       isAggregate(v.type)

@@ -42,7 +42,12 @@ export const REVERSE_OPERATORS = [
   "valueWithPullback",
 ] as const;
 /** Second derivatives and Jacobians: built from the others (see emit/higher-order.ts). */
-export const HIGHER_ORDER_OPERATORS = ["hessian", "hessianVectorProduct", "jacobian"] as const;
+export const HIGHER_ORDER_OPERATORS = [
+  "hessian",
+  "hessianVectorProduct",
+  "gradientAndHessianVectorProduct",
+  "jacobian",
+] as const;
 export type HigherOrderOperator = (typeof HIGHER_ORDER_OPERATORS)[number];
 export type Operator =
   (typeof FORWARD_OPERATORS)[number] | (typeof REVERSE_OPERATORS)[number] | HigherOrderOperator;
@@ -421,7 +426,11 @@ export function analyzeCall(
     const type =
       signature.params[wrt[0]!]?.type ?? (target.contextualNumberParams ? "number" : undefined);
     const vector = type === "number" || (type !== undefined && isNumberVector(type));
-    if (operator !== "hessianVectorProduct" && !vector) {
+    if (
+      operator !== "hessianVectorProduct" &&
+      operator !== "gradientAndHessianVectorProduct" &&
+      !vector
+    ) {
       error(
         target.node.params[wrt[0]!] ?? fnArg,
         "badOperatorUse",

@@ -410,7 +410,12 @@ export class Differentiator {
         ],
       });
     }
-    const fn = jvpAsPrimal(jvp, form);
+    const fn = jvpAsPrimal(jvp, form, (callee) => {
+      const effects = this.effects(callee);
+      return (
+        effects !== undefined && effects.writes.size === 0 && effects.moduleWrites.length === 0
+      );
+    });
     eliminateDeadCode(fn);
     verifyFunction(fn);
     this.primals.set(key, fn);
@@ -946,6 +951,10 @@ export class Differentiator {
   }
 
   private readonly pendingSweeps: PendingSweeps[] = [];
+  /** Backward sweeps whose callers skip them when the seed is zero (see ReverseInfo.skippableAlone). */
+  private readonly skippableSweeps = new Set<FunctionKey>();
+  /** Derivative configurations (by backward sweep key) whose sweeps leave the tape alone. */
+  private readonly tapelessSweeps = new Set<FunctionKey>();
   /** Per backward sweep (by key): the JVP parameters it takes after its seed (see ReverseInfo.inputs). */
   private readonly sweepInputs = new Map<FunctionKey, number[]>();
 
@@ -971,8 +980,18 @@ export class Differentiator {
     for (const p of pending)
       if (!this.sweepInputs.has(bwdKey(p))) this.sweepInputs.set(bwdKey(p), []);
     const needsOf = (op: Op) => this.inputsOf(sweepKey("bwd", op.attrs));
+    const skippable = (op: Op) =>
+      !op.attrs.checkpoint && this.skippableSweeps.has(sweepKey("bwd", op.attrs));
+    const tapeless = (op: Op) =>
+      !op.attrs.checkpoint && this.tapelessSweeps.has(sweepKey("bwd", op.attrs));
     const infoOf = (p: PendingSweeps) =>
-      new ReverseInfo(p.jvp, { ...p.options, effectsOf: this.effects, needsOf });
+      new ReverseInfo(p.jvp, {
+        ...p.options,
+        effectsOf: this.effects,
+        needsOf,
+        skippable,
+        tapeless,
+      });
     const failed = new Set<PendingSweeps>();
     for (let changed = true; changed;) {
       changed = false;
@@ -993,6 +1012,38 @@ export class Differentiator {
           [...new Set([...known, ...inputs])].sort((a, b) => a - b),
         );
         changed = true;
+      }
+    }
+    // Sweeps that leave the tape alone, and backward sweeps a caller may skip when their seed
+    // is zero: greatest fixed points (a function calling only itself qualifies if it does by
+    // itself).
+    const alone = new Map<PendingSweeps, { tapeless: boolean; skippable: boolean; calls: Op[] }>();
+    for (const p of pending) {
+      if (failed.has(p)) continue;
+      try {
+        const info = infoOf(p);
+        alone.set(p, {
+          tapeless: info.tapelessAlone(),
+          skippable: info.skippableAlone(),
+          calls: info.derivativeCalls(),
+        });
+      } catch {
+        // Reported when its sweeps are built.
+      }
+    }
+    for (const [set, which, test] of [
+      [this.tapelessSweeps, "tapeless", tapeless],
+      [this.skippableSweeps, "skippable", skippable],
+    ] as const) {
+      const members = [...alone].filter(([, a]) => a[which]);
+      for (const [p] of members) set.add(bwdKey(p));
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const [p, a] of members) {
+          if (!set.has(bwdKey(p)) || a.calls.every(test)) continue;
+          set.delete(bwdKey(p));
+          changed = true;
+        }
       }
     }
     for (const p of pending) {

@@ -79,6 +79,11 @@ export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: 
 export interface TripCount {
   init: Value;
   bound: Value;
+  /**
+   * `i < a.length` read in the condition (a `for…of`): the array, unchanged until the backward
+   * sweep, whose length it reads there instead of `bound`.
+   */
+  lengthOf?: Value;
   compare: "lt" | "le" | "gt" | "ge";
   /** Whether `bound` is known to be an integer (a length, a counter…): no rounding needed. */
   integral: boolean;
@@ -140,6 +145,13 @@ export class ReverseInfo {
   private readonly usedInputs = new Set<number>();
   /** What the backward sweep of a callee takes after its seed (see `inputs`). */
   readonly needsOf: (call: Op) => readonly number[];
+  /**
+   * Whether a call's backward sweep may be skipped when its seed is zero (see
+   * `skippableAlone`): then it would only add zeros.
+   */
+  readonly skippable: (call: Op) => boolean;
+  /** Whether a call's sweeps leave the tape alone (see `tapelessAlone`): no hand-over needed. */
+  readonly tapeless: (call: Op) => boolean;
 
   /**
    * `frozen` lists the array and object parameters whose contents stay unchanged until the
@@ -156,6 +168,8 @@ export class ReverseInfo {
       effectsOf: EffectsOf;
       wrt?: number[];
       needsOf?: (call: Op) => readonly number[];
+      skippable?: (call: Op) => boolean;
+      tapeless?: (call: Op) => boolean;
     } = {
       frozen: [],
       arity: jvp.params.length,
@@ -163,6 +177,8 @@ export class ReverseInfo {
     },
   ) {
     this.needsOf = options.needsOf ?? (() => []);
+    this.skippable = options.skippable ?? (() => false);
+    this.tapeless = options.tapeless ?? (() => false);
     jvp.params.forEach((p, i) => {
       if (!isLinear(p)) this.paramIndex.set(p.id, i);
     });
@@ -229,13 +245,23 @@ export class ReverseInfo {
       if (!before.params.includes(x) || !induction || induction.loop !== op) continue;
       const up = compare === "lt" || compare === "le";
       if (induction.step !== (up ? 1 : -1)) continue;
-      if (y.type !== "number" || this.definedIn(op).has(y.id)) continue;
-      if (!this.isIntegral(induction.init, 0)) continue;
+      if (y.type !== "number" || !this.isIntegral(induction.init, 0)) continue;
+      let lengthOf: Value | undefined;
+      if (this.definedIn(op).has(y.id)) {
+        // The length of an array from outside the loop that stays as it is until the backward
+        // sweep (so the loop does not change it either).
+        const read = this.definitions.get(y.id)!;
+        const array = read.operands[0];
+        if (read.opcode !== "length" || !before.ops.includes(read)) continue;
+        if (this.definedIn(op).has(array!.id) || !this.isFrozenAt(array!, read)) continue;
+        lengthOf = array;
+      }
       this.tripCounts.set(op, {
         init: induction.init,
         bound: y,
+        ...(lengthOf ? { lengthOf } : {}),
         compare,
-        integral: this.isIntegral(y, 0),
+        integral: lengthOf !== undefined || this.isIntegral(y, 0),
       });
     }
   }
@@ -477,6 +503,51 @@ export class ReverseInfo {
     return [...this.usedInputs].sort((a, b) => a - b);
   }
 
+  /**
+   * Whether this function's backward sweep, given a zero seed, does nothing but add zeros —
+   * as far as the function itself goes (its calls' backward sweeps must be too): its forward
+   * sweep saves nothing (so skipping it leaves the tape as it is), and its backward sweep only
+   * adds into shadows, never reads an adjoint out of one (a shadow write's transpose moves the
+   * adjoint found there whatever the seed), nor calls a `withDerivative` function.
+   */
+  skippableAlone(): boolean {
+    if (!this.tapelessAlone() || !returnsSeededNumber(this.jvp)) return false;
+    const clean = (region: Region): boolean =>
+      region.ops.every(
+        (op) => !(op.tangent && UNSKIPPABLE.has(op.opcode)) && op.regions.every(clean),
+      );
+    return clean(this.jvp.body);
+  }
+
+  /**
+   * Whether this function's sweeps leave the tape alone, as far as the function itself goes
+   * (its calls' sweeps must too): nothing saved, and no calls but of derivatives (a plain call
+   * may run a `gradient` inside, which uses the tape; a checkpoint saves its arguments).
+   */
+  tapelessAlone(): boolean {
+    if (this.residualLists.size === 0) this.assignResiduals();
+    for (const list of this.residualLists.values()) if (list.length > 0) return false;
+    const clean = (region: Region): boolean =>
+      region.ops.every(
+        (op) =>
+          !(op.opcode === "call" && (!op.tangent || op.attrs.checkpoint)) &&
+          op.regions.every(clean),
+      );
+    return clean(this.jvp.body);
+  }
+
+  /** The calls of derivatives whose backward sweeps this one calls. */
+  derivativeCalls(): Op[] {
+    const calls: Op[] = [];
+    const visit = (region: Region) =>
+      region.ops.forEach((op) => {
+        if (op.opcode === "call" && op.tangent) calls.push(op);
+        op.regions.forEach(visit);
+      });
+    visit(this.jvp.body);
+    return calls;
+  }
+
   /** Whether `v` is a parameter of the JVP the backward sweep can take as an input. */
   private isInput(v: Value): boolean {
     return this.paramIndex.has(v.id);
@@ -532,7 +603,7 @@ export class ReverseInfo {
           const count = this.tripCounts.get(op);
           if (count) {
             addValue(count.init);
-            addValue(count.bound);
+            addValue(count.lengthOf ?? count.bound);
           } else listOf(region).push({ kind: "trips", loop: op });
         } else if (isShadowBuilder(op)) {
           // Built by the forward sweep; the backward sweep reads a literal's shadow back, and
@@ -664,6 +735,22 @@ export class ReverseInfo {
     if (!def) return false;
     return def.operands.some((o) => o.id === target || this.recomputedVia(o, target));
   }
+}
+
+/** Tangent ops whose transposes read adjoints out of shadows or make shadows (see skippableAlone). */
+const UNSKIPPABLE: ReadonlySet<string> = new Set([
+  "setIndex",
+  "setField",
+  "literal",
+  "alloc",
+  "zeros",
+  "adjust",
+]);
+
+/** Whether the JVP returns a number tangent, so its backward sweep takes a seed. */
+function returnsSeededNumber(jvp: IRFunction): boolean {
+  const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
+  return ret.operands.some(isLinear);
 }
 
 /**

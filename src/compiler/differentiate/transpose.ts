@@ -341,21 +341,53 @@ function emitBackwardSweep(
     const tangentResult = op.results.find(isLinear);
     const seed = tangentResult ? [adjoints.get(tangentResult.id) ?? zero()] : [];
     const tangentArgs = op.operands.filter(isLinear);
-    // The arguments and shadows the callee's backward sweep takes as inputs.
-    const inputs = info.needsOf(op).map((k) => primalValue(op.operands[k]!));
-    const call = b.emit(
-      "call",
-      [...seed, ...inputs],
-      tangentArgs.map(() => "number" as const),
-      {
-        callee: sweepKey("bwd", op.attrs),
-        primal: op.attrs.primal,
-        wrt: op.attrs.wrt,
-      },
-      [],
-      tangentArgs.map((t) => adjointHints.get(t.id) ?? "adj"),
+    const hints = tangentArgs.map((t) => adjointHints.get(t.id) ?? "adj");
+    const emitCall = () => {
+      // The arguments and shadows the callee's backward sweep takes as inputs.
+      const inputs = info.needsOf(op).map((k) => primalValue(op.operands[k]!));
+      return b.emit(
+        "call",
+        [...seed, ...inputs],
+        tangentArgs.map(() => "number" as const),
+        {
+          callee: sweepKey("bwd", op.attrs),
+          primal: op.attrs.primal,
+          wrt: op.attrs.wrt,
+          ...(info.tapeless(op) ? { tapeless: true } : {}),
+        },
+        [],
+        hints,
+      ).results;
+    };
+    const zeroSeed = seed.length > 0 && b.constantOf(seed[0]!) === 0;
+    if (zeroSeed && info.skippable(op)) return;
+    if (seed.length === 0 || !info.skippable(op)) {
+      const results = emitCall();
+      tangentArgs.forEach((t, i) => accumulate(adjoints, t, results[i]));
+      return;
+    }
+    // A zero seed would only add zeros (a branch not taken, `min` of many): skip the call.
+    const nonzero = b.compare("ne", seed[0]!, zero());
+    const taken: Region = { params: [], ops: [] };
+    const skipped: Region = { params: [], ops: [] };
+    b.inRegion(taken, () => b.emit("yield", emitCall(), []));
+    b.inRegion(skipped, () =>
+      b.emit(
+        "yield",
+        tangentArgs.map(() => zero()),
+        [],
+      ),
     );
-    tangentArgs.forEach((t, i) => accumulate(adjoints, t, call.results[i]));
+    b.loc = op.loc;
+    const merged = b.emit(
+      "if",
+      [nonzero],
+      tangentArgs.map(() => "number" as const),
+      {},
+      [taken, skipped],
+      hints,
+    );
+    tangentArgs.forEach((t, i) => accumulate(adjoints, t, merged.results[i]));
   }
 
   /** Yields, for each of `ids`, its adjoint in `adjoints` (zero when there is none). */
@@ -510,7 +542,9 @@ function emitBackwardSweep(
     if (!count) throw new Error("internal: backward sweep has no trip count for a loop");
     const { compare, integral } = count;
     const init = primalValue(count.init);
-    let bound = primalValue(count.bound);
+    let bound = count.lengthOf
+      ? b.emit("length", [primalValue(count.lengthOf)], ["number"]).results[0]!
+      : primalValue(count.bound);
     const up = compare === "lt" || compare === "le";
     // Integer counters: i < bound is i < ceil(bound), i <= bound is i <= floor(bound)…
     const rounding = compare === "lt" || compare === "ge" ? "ceil" : "floor";

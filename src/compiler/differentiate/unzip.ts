@@ -96,6 +96,7 @@ export function emitForwardSweep(
           primal: op.attrs.primal,
           wrt: op.attrs.wrt,
           frozen: op.attrs.frozen ?? [],
+          ...(info.tapeless(op) ? { tapeless: true } : {}),
         },
         [],
         results.map((r) => r.hint),

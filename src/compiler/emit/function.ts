@@ -462,7 +462,7 @@ class FunctionEmitter {
         return;
       case "call":
         // Any callee may use the tape (a derivative, or a helper that takes a gradient itself).
-        if (this.usesTape) return this.emitTapeCall(op, region);
+        if (this.usesTape && !op.attrs.tapeless) return this.emitTapeCall(op, region);
         if (op.results.length > 1) return this.emitMultiResultCall(op);
         break;
     }

@@ -28,7 +28,10 @@ export interface HigherOrderWrapper {
   /** The differentiated parameter, and its type (a number, or a flat array of numbers). */
   wrt: number;
   type: Type;
-  /** hessian, hessianVectorProduct: a gradient wrapper taking (params…, captures…, v). */
+  /**
+   * hessian, hessianVectorProduct: a gradient wrapper taking (params…, captures…, v);
+   * gradientAndHessianVectorProduct: one with respect to x and v, returning [H·v, ∇f].
+   */
   hvp?: string;
   /** jacobian of a number-valued function: the gradient wrapper. */
   gradient?: string;
@@ -81,6 +84,15 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       // A function that writes x has a JVP that writes x's tangent: v stays the user's.
       const direction = w.writes.length > 0 ? `${w.runtime}.copyTangent(${v})` : v;
       return `((${args}, ${v}) => (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")}))`;
+    }
+    case "gradientAndHessianVectorProduct": {
+      const v = fresh("v");
+      const both = fresh("both");
+      const direction = w.writes.length > 0 ? `${w.runtime}.copyTangent(${v})` : v;
+      return (
+        `((${args}, ${v}) => { const ${both} = (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")}); ` +
+        `return { gradient: ${both}[1], hessianVectorProduct: ${both}[0] }; })`
+      );
     }
     case "hessian": {
       const hvp = fresh("hvp");

@@ -133,6 +133,8 @@ export interface OpAttrs {
    * until its backward sweep runs, so it may read them again instead of taping.
    */
   frozen?: number[];
+  /** On a call of a reverse-mode sweep: the callee leaves the tape alone (no hand-over around it). */
+  tapeless?: boolean;
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */
   method?: string;
   /**

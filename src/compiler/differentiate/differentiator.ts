@@ -951,6 +951,32 @@ export class Differentiator {
   }
 
   private readonly pendingSweeps: PendingSweeps[] = [];
+  private readonly primalTapelessCache = new Map<FunctionKey, boolean>();
+
+  /**
+   * Whether a primal function never uses the tape: its body has no outside calls (which might
+   * run an operator), no operators (lowered to calls of derived functions, they run as the
+   * operators' wrappers in the user's code, `gradient` on the tape), and calls only functions
+   * that never use it either (a call of a registered rule, or recursion, counts as using it).
+   */
+  readonly primalTapeless = (key: FunctionKey): boolean => {
+    const known = this.primalTapelessCache.get(key);
+    if (known !== undefined) return known;
+    if (this.program.rules.has(key)) return false;
+    this.primalTapelessCache.set(key, false);
+    const fn = this.lowered(key);
+    const clean = (ops: Op[]): boolean =>
+      ops.every(
+        (op) =>
+          op.opcode !== "extern" &&
+          (op.opcode !== "call" ||
+            (!parseDerivedPrimalKey(op.attrs.callee!) && this.primalTapeless(op.attrs.callee!))) &&
+          op.regions.every((r) => clean(r.ops)),
+      );
+    const result = fn !== undefined && clean(fn.body.ops);
+    this.primalTapelessCache.set(key, result);
+    return result;
+  };
   /** Backward sweeps whose callers skip them when the seed is zero (see ReverseInfo.skippableAlone). */
   private readonly skippableSweeps = new Set<FunctionKey>();
   /** Derivative configurations (by backward sweep key) whose sweeps leave the tape alone. */
@@ -991,6 +1017,7 @@ export class Differentiator {
         needsOf,
         skippable,
         tapeless,
+        primalTapeless: this.primalTapeless,
       });
     const failed = new Set<PendingSweeps>();
     for (let changed = true; changed;) {

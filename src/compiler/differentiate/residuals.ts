@@ -8,6 +8,7 @@ import {
 import {
   COMPARISON_OPCODES,
   LOGIC_OPCODES,
+  type FunctionKey,
   type IRFunction,
   type Op,
   type Region,
@@ -152,6 +153,8 @@ export class ReverseInfo {
   readonly skippable: (call: Op) => boolean;
   /** Whether a call's sweeps leave the tape alone (see `tapelessAlone`): no hand-over needed. */
   readonly tapeless: (call: Op) => boolean;
+  /** Whether a primal function (by key) never uses the tape, its callees neither. */
+  readonly primalTapeless: (callee: FunctionKey) => boolean;
 
   /**
    * `frozen` lists the array and object parameters whose contents stay unchanged until the
@@ -170,6 +173,7 @@ export class ReverseInfo {
       needsOf?: (call: Op) => readonly number[];
       skippable?: (call: Op) => boolean;
       tapeless?: (call: Op) => boolean;
+      primalTapeless?: (callee: FunctionKey) => boolean;
     } = {
       frozen: [],
       arity: jvp.params.length,
@@ -179,6 +183,7 @@ export class ReverseInfo {
     this.needsOf = options.needsOf ?? (() => []);
     this.skippable = options.skippable ?? (() => false);
     this.tapeless = options.tapeless ?? (() => false);
+    this.primalTapeless = options.primalTapeless ?? (() => false);
     jvp.params.forEach((p, i) => {
       if (!isLinear(p)) this.paramIndex.set(p.id, i);
     });
@@ -521,8 +526,8 @@ export class ReverseInfo {
 
   /**
    * Whether this function's sweeps leave the tape alone, as far as the function itself goes
-   * (its calls' sweeps must too): nothing saved, and no calls but of derivatives (a plain call
-   * may run a `gradient` inside, which uses the tape; a checkpoint saves its arguments).
+   * (its calls' sweeps must too): nothing saved, no checkpoint (which saves its arguments), no
+   * outside function, and no plain call of a function that may use the tape.
    */
   tapelessAlone(): boolean {
     if (this.residualLists.size === 0) this.assignResiduals();
@@ -530,7 +535,9 @@ export class ReverseInfo {
     const clean = (region: Region): boolean =>
       region.ops.every(
         (op) =>
-          !(op.opcode === "call" && (!op.tangent || op.attrs.checkpoint)) &&
+          op.opcode !== "extern" &&
+          !(op.opcode === "call" && op.attrs.checkpoint) &&
+          !(op.opcode === "call" && !op.tangent && !this.primalTapeless(op.attrs.callee!)) &&
           op.regions.every(clean),
       );
     return clean(this.jvp.body);

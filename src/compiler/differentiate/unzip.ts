@@ -126,11 +126,13 @@ export function emitForwardSweep(
       return;
     }
     if (op.tangent) return;
+    // A plain call of a function that never uses the tape needs no hand-over around it.
+    const tapeless = op.opcode === "call" && info.primalTapeless(op.attrs.callee!);
     const copy = b.emit(
       op.opcode,
       op.operands.map(mapped),
       op.results.map((r) => r.type),
-      { ...op.attrs },
+      { ...op.attrs, ...(tapeless ? { tapeless: true } : {}) },
       [],
       op.results.map((r) => r.hint),
     );

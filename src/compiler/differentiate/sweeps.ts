@@ -32,12 +32,29 @@ export function reverseSweeps(
         : []),
     ];
     if (info.failedRecurrences.size === 0) return sweeps;
-    const noRecurrences = new Set([
-      ...(info.options.noRecurrences ?? []),
-      ...info.failedRecurrences,
-    ]);
-    info = new ReverseInfo(jvp, { ...info.options, noRecurrences });
+    info = new ReverseInfo(jvp, { ...info.options, noRecurrences: withoutFailed(info) });
   }
+}
+
+/**
+ * The loops whose backward loops cannot carry recurrences, found by building the backward
+ * sweep (see Recurrence): none of `info`'s loops fail with these excluded. Whether a backward
+ * loop ascends depends on the function alone (a call in it never does), not on its callees.
+ */
+export function recurrenceFailures(
+  info: ReverseInfo,
+  primal: PrimalSignature,
+  wrt: number[],
+): ReadonlySet<Op> {
+  for (;;) {
+    backwardSweep(info.jvp, info, primal, wrt);
+    if (info.failedRecurrences.size === 0) return info.options.noRecurrences ?? new Set();
+    info = new ReverseInfo(info.jvp, { ...info.options, noRecurrences: withoutFailed(info) });
+  }
+}
+
+function withoutFailed(info: ReverseInfo): Set<Op> {
+  return new Set([...(info.options.noRecurrences ?? []), ...info.failedRecurrences]);
 }
 
 /**
@@ -46,7 +63,7 @@ export function reverseSweeps(
  * loop and a hot backward loop worse than the two sweeps as separate functions (measured
  * 10–15% slower on the 10⁶-step benchmark), so functions with tangent loops use the pair.
  */
-function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
+export function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
   const hasLoop = (ops: IRFunction["body"]["ops"]): boolean =>
     ops.some(
       (op) =>
@@ -64,7 +81,7 @@ function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
  * numbers: the wrapper builds them from the arguments when the pullback runs), and the
  * function must not return one of them.
  */
-function vjpPays(jvp: IRFunction, info: ReverseInfo): boolean {
+export function vjpPays(jvp: IRFunction, info: ReverseInfo): boolean {
   const shadows = new Set(jvp.params.filter(isShadow).map((p) => p.id));
   const flat = (t: Type): boolean =>
     t === "number" ||

@@ -205,7 +205,9 @@ export function textWidth(text: string, fontSize: number): number {
 
 /** `text` shortened with an ellipsis to fit `width` pixels. */
 function truncate(text: string, fontSize: number, width: number): string {
-  if (textWidth(text, fontSize) <= width) return text;
+  // The small margin: the label column is sized from the same estimate, and a sum of
+  // fractions that rounds differently must not cut the longest label.
+  if (textWidth(text, fontSize) <= width + 0.01) return text;
   const chars = [...text];
   while (chars.length > 1 && textWidth(`${chars.join("")}…`, fontSize) > width) chars.pop();
   return `${chars.join("").trimEnd()}…`;

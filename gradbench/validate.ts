@@ -23,6 +23,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { toJson, type Json } from "./json.js";
 
 const DATA = process.env.GRADBENCH_DATA ?? "/work/shared/gradbench";
 const EVALS = [
@@ -81,8 +82,6 @@ function parseOptions(argv: string[]): Options {
 }
 
 // --- GradBench's comparison rule ----------------------------------------------------------
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 interface Mismatch {
   path: string;
@@ -331,7 +330,7 @@ async function main(): Promise<void> {
             const raw = run(prepared);
             const t2 = process.hrtime.bigint();
             // What the protocol would send: JSON turns NaN into null, typed arrays into objects.
-            output = JSON.parse(JSON.stringify(raw ?? null)) as Json;
+            output = JSON.parse(JSON.stringify(toJson(raw ?? null))) as Json;
             timing = `prepare ${ms(t1 - t0)} ms, first run ${ms(t2 - t1)} ms`;
             if (options.time) {
               const { mean, runs } = timeRun(run, prepared, options.seconds);

@@ -170,3 +170,73 @@ export function solve(): number[] {
   // d/dp (1·p + 2 + 2·p + 2) = 3: one step of 0.1 from 1.
   assert.deepEqual(m.solve(), [0.7, 5]);
 });
+
+test("a local function that returns early: each call merges its returns, in forward and reverse mode", async () => {
+  const m = await loadProgram<{
+    piecewise: Fn;
+    g: (...xs: number[]) => number[];
+    d: Differential;
+    mode: (x: number, y: number) => number;
+  }>({
+    "main.ts": `import { gradient, differential } from "nabla";
+export function piecewise(x: number, y: number): number {
+  const clamp = (t: number): number => {
+    if (t < -1) return -1;
+    if (t > 1) {
+      return 1 + 0.1 * (t - 1);
+    }
+    for (let k = 0; k < 3; k++) {
+      if (t * k > 0.5) return t * k;
+    }
+    return t * t;
+  };
+  const pair = (t: number): number[] => {
+    if (t > 0) return [t, y * t];
+    return [y, t];
+  };
+  let s = 0;
+  for (let i = 0; i < 4; i++) {
+    const p = pair(x - i * 0.3);
+    s += clamp(x * i - y) * p[0] + p[1];
+  }
+  return s;
+}
+export const g = gradient(piecewise);
+export const d = differential(piecewise);
+export const mode = (x: number, y: number) => piecewise(x, y);
+`,
+  });
+  for (const point of [
+    [0.4, 1.3],
+    [-0.7, 0.55],
+    [1.1, -0.9],
+    [2.2, 0.1],
+  ]) {
+    const gradient = m.g(...point);
+    const expected = finiteGradient(m.piecewise, point);
+    gradient.forEach((gi, i) => {
+      assertClose(gi, expected[i]!, 1e-6, `at ${point}: ∂/∂x${i}, finite differences`);
+      const basis = point.map((_, j) => (j === i ? 1 : 0));
+      assertClose(gi, m.d(...point)(...basis), 1e-12, `at ${point}: ∂/∂x${i}, forward mode`);
+    });
+  }
+});
+
+test("a local function that returns early without a return type is reported", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+export function f(x: number): number {
+  const h = (t: number) => {
+    if (t > 0) return t;
+    return -t;
+  };
+  return h(x) * x;
+}
+export const g = gradient(f);
+`,
+  });
+  assert.match(
+    diagnosticsText(result),
+    /main\.ts:3:13: error NABLA101: the local function 'h' returns before its last statement; annotate its return type/,
+  );
+});

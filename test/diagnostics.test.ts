@@ -149,20 +149,39 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: throw statement",
+    name: "NABLA112: a function parameter captured by an operator's lambda",
+    files: `
+import { derivative } from "nabla";
+export function slope(f: (x: number) => number, x: number): number {
+  return derivative((t: number) => 2 * f(t))(x);
+}
+`,
+    expected: `
+main.ts:2:23: error NABLA112: 'f' holds a function, which this function reads from the enclosing function; differentiated code cannot call a function value captured this way yet. Name the function inside the lambda (\`(p) => run(p, c ? f : g)\`), or apply the operator to the function parameter itself (\`gradient(f)(p)\`), whose derivative nabla attaches where the function is passed
+  1 | import { derivative } from "nabla";
+> 2 | export function slope(f: (x: number) => number, x: number): number {
+    |                       ^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:3:10: note: when differentiating the function given to 'derivative'
+> 3 |   return derivative((t: number) => 2 * f(t))(x);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: throwing something other than an Error",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  if (x < 0) throw new Error("negative");
+  if (x < 0) throw "negative";
   return x;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:14: error NABLA101: a 'throw' statement is not supported in differentiable code
+main.ts:3:20: error NABLA101: differentiable code can throw 'new Error(message)' (or RangeError, TypeError) with a string message; throw other values outside it
   2 | function f(x: number): number {
-> 3 |   if (x < 0) throw new Error("negative");
-    |              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+> 3 |   if (x < 0) throw "negative";
+    |                    ^^^^^^^^^^
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -217,20 +236,20 @@ main.ts:8:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: array destructuring",
+    name: "NABLA101: a rest element in destructuring",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  const [a, b] = [x, x];
-  return a * b;
+  const [a, ...rest] = [x, x];
+  return a * rest[0];
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:9: error NABLA101: array destructuring is not supported in differentiable code
+main.ts:3:13: error NABLA101: a rest element ('...rest') in destructuring is not supported in differentiable code
   2 | function f(x: number): number {
-> 3 |   const [a, b] = [x, x];
-    |         ^^^^^^
+> 3 |   const [a, ...rest] = [x, x];
+    |             ^^^^^^^
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -618,7 +637,7 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: callback with a 'return' before its last statement",
+    name: "NABLA101: callback with a 'return' before its last statement and no return type",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
@@ -632,7 +651,7 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:29: error NABLA101: a callback written at an array method may only 'return' as its last statement
+main.ts:3:29: error NABLA101: a callback written at an array method returns before its last statement; annotate its return type (as in '(p: number[]): number[] => …') so nabla knows what its returns give
   2 | function f(x: number): number {
 > 3 |   const ys = [x, 2 * x].map((v) => {
     |                             ^^^^^^^^

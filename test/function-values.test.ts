@@ -924,7 +924,7 @@ function descend(f: (p: number[]) => number, p: number[]): number[] {
   return p.map((pi, i) => pi - 0.1 * g[i]!);
 }
 function sumAt(f: (x: number) => number, n: number): number {
-  if (n < 0) throw new Error("negative n");
+  if (n < 0) throw "negative n";
   let s = 0;
   for (let i = 0; i < n; i++) s += f(i);
   return s;
@@ -940,6 +940,61 @@ export const run = () => descend((q) => wrapped((x) => q[0]! * x, 3), [1]);
   assert.equal(m.plain(3), 6);
   assert.throws(
     () => m.run(),
-    /nabla could not differentiate 'sumAt\$with\$lambda' \(a 'throw' statement/,
+    /nabla could not differentiate 'sumAt\$with\$lambda' \(differentiable code can throw 'new Error/,
   );
+});
+
+test("gradient of a function parameter inside a local closure, passed on through another function, with captured literal unions and call results", async () => {
+  const m = await loadProgram<{
+    viaClosure: () => number[];
+    passedOn: () => number[];
+    twoLevels: (mode: "fast" | "slow") => number[];
+    fromCall: () => number[];
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+type Mode = "fast" | "slow";
+function minimize(loss: (p: number[]) => number, p0: number[], steps: number): number[] {
+  const grad = (p: number[]): number[] => gradient(loss)(p);
+  const p = p0.slice();
+  for (let s = 0; s < steps; s++) {
+    const g = grad(p);
+    for (let i = 0; i < p.length; i++) p[i] -= 0.25 * g[i]!;
+  }
+  return p;
+}
+function descend(f: (p: number[]) => number, p: number[]): number[] {
+  const g = gradient(f)(p);
+  return p.map((pi, i) => pi - 0.1 * g[i]!);
+}
+function descendFrom(f: (p: number[]) => number, p: number[]): number[] {
+  return descend(f, p);
+}
+function descendTwice(f: (p: number[]) => number, p: number[]): number[] {
+  return descendFrom(f, descendFrom(f, p));
+}
+function scaled(x: number, mode: Mode): number {
+  return mode === "fast" ? 2 * x * x : x * x;
+}
+function makeTarget(): number[] {
+  return [2, 3];
+}
+export const viaClosure = () => minimize((q) => (q[0]! - 1) ** 2 + (q[1]! + 2) ** 2, [0, 0], 60);
+export const passedOn = () => descendFrom((q) => q[0]! * q[0]!, [1]);
+export const twoLevels = (mode: Mode) => descendTwice((p) => scaled(p[0]!, mode), [3]);
+export const fromCall = () => {
+  const target = makeTarget();
+  return descend((q) => (q[0]! - target[0]!) ** 2 + (q[1]! - target[1]!) ** 2, [1, 1]);
+};
+`,
+  });
+  const [a, b] = m.viaClosure();
+  assertClose(a!, 1, 1e-9, "closure, first coordinate");
+  assertClose(b!, -2, 1e-9, "closure, second coordinate");
+  assertClose(m.passedOn()[0]!, 0.8, 1e-12, "passed on once");
+  // fast: x ← x − 0.1·4x = 0.6x, twice; slow: x ← 0.8x, twice.
+  assertClose(m.twoLevels("fast")[0]!, 3 * 0.36, 1e-12, "fast");
+  assertClose(m.twoLevels("slow")[0]!, 3 * 0.64, 1e-12, "slow");
+  const [c, d] = m.fromCall();
+  assertClose(c!, 1.2, 1e-12, "call result, first");
+  assertClose(d!, 1.4, 1e-12, "call result, second");
 });

@@ -338,6 +338,7 @@ const MAIN = `import {
   valueWithPullback,
   hessian,
   hessianVectorProduct,
+  gradientAndHessianVectorProduct,
   jacobian,
   withDerivative,
   withoutDerivative,
@@ -502,6 +503,37 @@ export function capturingHvp(x: Float64Array, c: number, v: Float64Array): Float
   const w = c * 2;
   return hessianVectorProduct((y: Float64Array) => w * y[0] * y[0] * y[1] + Math.exp(c * y[1]))(x, v);
 }
+
+/** A helper that writes nothing, its value compared (a running minimum) and used. */
+function pairCost(x: Float64Array, i: number, j: number): number {
+  const d = x[i] - x[j];
+  return d * d * (1 + 0.5 * Math.sin(x[i]));
+}
+export function minPairs(x: Float64Array): number {
+  let total = 0;
+  for (let i = 0; i < x.length; i++) {
+    let best = Infinity;
+    for (let j = 0; j < x.length; j++) {
+      if (j === i) continue;
+      const c = pairCost(x, i, j);
+      if (c < best) best = c;
+    }
+    total += best + Math.exp(0.1 * pairCost(x, i, (i + 1) % x.length));
+  }
+  return total;
+}
+export const ghvRosen = gradientAndHessianVectorProduct(rosen);
+export const ghvMathy = gradientAndHessianVectorProduct(mathy);
+export const ghvTwo0 = gradientAndHessianVectorProduct(twoParams, { wrt: 0 });
+export const ghvTwo1 = gradientAndHessianVectorProduct(twoParams, { wrt: 1 });
+export const ghvMinPairs = gradientAndHessianVectorProduct(minPairs);
+export function capturingGhv(x: Float64Array, c: number, v: Float64Array): unknown {
+  const w = c * 2;
+  return gradientAndHessianVectorProduct((y: Float64Array) => w * y[0] * y[0] * y[1] + Math.exp(c * y[1]))(x, v);
+}
+export const hMinPairs = hessian(minPairs);
+export const hvpMinPairs = hessianVectorProduct(minPairs);
+export const gMinPairs = gradient(minPairs);
 
 export function quartic32(a: Float32Array): number {
   return a[0] * a[0] * a[1] + a[1] * a[1] * a[1] * a[1];
@@ -1079,6 +1111,22 @@ async function checkHessian(options: {
 }
 
 describe("hessian and hessianVectorProduct", () => {
+  test("a helper's value both compared and used, inside a loop (nested calls split)", async () => {
+    const f = await get("minPairs");
+    const hessian = await get("hMinPairs");
+    const hvp = await get("hvpMinPairs");
+    const gradient = await get("gMinPairs");
+    for (let trial = 0; trial < 3; trial++) {
+      await checkHessian({
+        f: (y) => f(f64(y)) as number,
+        hessian: (y) => hessian(f64(y)),
+        hvp: (y, v) => hvp(f64(y), f64(v)),
+        gradient: (y) => gradient(f64(y)),
+        x: randoms(5, -2, 2),
+      });
+    }
+  });
+
   for (const n of [4, 10]) {
     test(`Rosenbrock over Float64Array, n = ${n}`, async () => {
       const rosen = await get("rosen");
@@ -1154,6 +1202,64 @@ describe("hessian and hessianVectorProduct", () => {
       assertNear(h1!(a, k) as number, exact, 1e-13, "∂²f/∂k² closed form");
       assertNear(hvp1!(a, k, 2.5) as number, 2.5 * exact, 1e-13, "HVP with respect to k");
     }
+  });
+
+  test("gradientAndHessianVectorProduct: the gradient and the HVP, as the two operators give them", async () => {
+    const cases: [string, string, string, (x: number[]) => unknown[]][] = [
+      ["ghvRosen", "gRosen", "hvpRosen", (x) => [f64(x)]],
+      ["ghvMathy", "gMathy", "hvpMathy", (x) => [x]],
+      ["ghvMinPairs", "gMinPairs", "hvpMinPairs", (x) => [f64(x)]],
+    ];
+    for (const [both, grad, hv, args] of cases) {
+      const [fb, fg, fh] = [await get(both), await get(grad), await get(hv)];
+      for (let trial = 0; trial < 3; trial++) {
+        const x = randoms(5, -1.5, 1.5);
+        const v = randoms(5);
+        const vArg = args(v)[0];
+        const r = fb(...args(x), vArg) as { gradient: unknown; hessianVectorProduct: unknown };
+        assert.deepEqual(Object.keys(r).sort(), ["gradient", "hessianVectorProduct"]);
+        assert.equal(r.gradient?.constructor, (fg(...args(x)) as object).constructor, both);
+        assertNear(flat(r.gradient), flat(fg(...args(x))), 1e-12, `${both}: gradient`);
+        const hvp = flat(fh(...args(x), vArg));
+        assertNear(flat(r.hessianVectorProduct), hvp, 1e-12, `${both}: H·v`);
+        // And the HVP against differences of the gradient.
+        assertNear(
+          flat(r.hessianVectorProduct),
+          directional((y) => flat(fg(...args(y as number[]))), [x], [v]),
+          1e-6,
+          `${both}: H·v vs ∇f differences`,
+        );
+      }
+    }
+    // A number x next to an array, and x an array next to a number.
+    const [ghv0, ghv1, g0, hvp0, hvp1] = await Promise.all(
+      ["ghvTwo0", "ghvTwo1", "gTwo0", "hvpTwo0", "hvpTwo1"].map(get),
+    );
+    const a = randoms(4);
+    const k = 0.8;
+    const v = randoms(4);
+    const r0 = ghv0!(a, k, v) as { gradient: number[]; hessianVectorProduct: number[] };
+    assertNear(r0.gradient, flat(g0!(a, k)), 1e-13, "wrt 0: gradient");
+    assertNear(r0.hessianVectorProduct, flat(hvp0!(a, k, v)), 1e-13, "wrt 0: H·v");
+    const r1 = ghv1!(a, k, 2.5) as { gradient: number; hessianVectorProduct: number };
+    const dk = (ghv1!(a, k + 1e-6, 1) as { gradient: number }).gradient;
+    const dk_ = (ghv1!(a, k - 1e-6, 1) as { gradient: number }).gradient;
+    assertNear(r1.hessianVectorProduct, hvp1!(a, k, 2.5) as number, 1e-13, "wrt 1: H·v");
+    assertNear(r1.hessianVectorProduct, (2.5 * (dk - dk_)) / 2e-6, 1e-6, "wrt 1: differences");
+    // A lambda capturing locals.
+    const capturing = await get("capturingGhv");
+    const [y0, y1, c] = [0.5, 0.2, 0.7];
+    const w = [0.3, -1.1];
+    const rc = capturing(f64([y0, y1]), c, f64(w)) as {
+      gradient: Float64Array;
+      hessianVectorProduct: Float64Array;
+    };
+    assertNear(rc.gradient, [4 * c * y0 * y1, 2 * c * y0 * y0 + c * Math.exp(c * y1)], 1e-14, "∇f");
+    const H = [
+      [4 * c * y1, 4 * c * y0],
+      [4 * c * y0, c * c * Math.exp(c * y1)],
+    ];
+    assertNear(rc.hessianVectorProduct, times(H, w), 1e-14, "H·v");
   });
 
   test("a lambda capturing locals of the function calling hessian", async () => {

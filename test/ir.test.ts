@@ -529,59 +529,37 @@ const sweepCases: SweepCase[] = [
     wrt: [0, 1, 2],
     frozen: [1, 2],
     forward: `function matvec$fwd_0_1_2$r1_2(out, A, x, n, dout, dA, dx) {
-  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  let i = 0, trips = 0;
+  let i = 0;
   while (i < n) {
-    let j = 0, s = 0, trips_1 = 0;
+    let j = 0, s = 0;
     while (j < n) {
       s = s + A[i * n + j] * x[j];
       j = j + 1;
-      trips_1 = trips_1 + 1;
     }
     out[i] = s;
-    if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
-    $tape[$top++] = trips_1;
     i = i + 1;
-    trips = trips + 1;
   }
-  if ($top + 7 > $tape.length) $tape = $nabla.growTape($top, 7);
-  $tape[$top++] = trips;
-  $nabla.tape.objects.push(dA);
-  $tape[$top++] = n;
-  $nabla.tape.objects.push(dx);
-  $nabla.tape.objects.push(x);
-  $nabla.tape.objects.push(A);
-  $nabla.tape.objects.push(dout);
-  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
-  $nabla.tape.top = $top;
   return;
 }`,
-    backward: `function matvec$bwd_0_1_2$r1_2() {
-  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  const dout = $nabla.tape.objects.pop();
-  const A = $nabla.tape.objects.pop();
-  const x = $nabla.tape.objects.pop();
-  const dx = $nabla.tape.objects.pop();
-  const n = $tape[--$top];
-  const dA = $nabla.tape.objects.pop();
-  const trips = $tape[--$top] | 0;
-  let trips_1 = trips;
-  while (trips_1 > 0) {
-    const i = trips_1 - 1;
-    const trips_2 = $tape[--$top] | 0;
+    backward: `function matvec$bwd_0_1_2$r1_2(A, x, n, dout, dA, dx) {
+  const t = Math.ceil(n);
+  let trips = t > 0 ? t : 0;
+  while (trips > 0) {
+    const i = trips - 1;
     const s_adj = dout[i];
     dout[i] = 0;
+    const t_1 = Math.ceil(n);
+    const trips_1 = t_1 > 0 ? t_1 : 0;
     let j = 0, s_adj_1 = s_adj;
-    while (j < trips_2) {
-      const t = s_adj_1 * A[i * n + j];
-      const t_1 = s_adj_1 * x[j];
-      dx[j] += t;
-      dA[i * n + j] += t_1;
+    while (j < trips_1) {
+      const t_2 = s_adj_1 * A[i * n + j];
+      const t_3 = s_adj_1 * x[j];
+      dx[j] += t_2;
+      dA[i * n + j] += t_3;
       j = j + 1;
     }
-    trips_1 = trips_1 - 1;
+    trips = trips - 1;
   }
-  $nabla.tape.top = $top;
   return;
 }`,
   },
@@ -603,9 +581,7 @@ const sweepCases: SweepCase[] = [
   a[0] = t_2 * t_3 + t;
   const t_4 = a[0];
   const t_5 = a[1];
-  if ($top + 7 > $tape.length) $tape = $nabla.growTape($top, 7);
-  $nabla.tape.objects.push(da);
-  $tape[$top++] = t;
+  if ($top + 5 > $tape.length) $tape = $nabla.growTape($top, 5);
   $tape[$top++] = t_1;
   $tape[$top++] = t_3;
   $tape[$top++] = t_2;
@@ -615,24 +591,22 @@ const sweepCases: SweepCase[] = [
   $nabla.tape.top = $top;
   return t_1 * t + t_4 * t_5;
 }`,
-    backward: `function overwrite$bwd(seed) {
+    backward: `function overwrite$bwd(seed, t, da) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  const t = $tape[--$top];
   const t_1 = $tape[--$top];
   const t_2 = $tape[--$top];
   const t_3 = $tape[--$top];
   const t_4 = $tape[--$top];
   const t_5 = $tape[--$top];
-  const da = $nabla.tape.objects.pop();
-  da[1] += seed * t;
-  da[0] += seed * t_1;
+  da[1] += seed * t_1;
+  da[0] += seed * t_2;
   const t_adj = da[0];
   da[0] = 0;
-  da[0] += t_adj * t_2;
   da[0] += t_adj * t_3;
-  da[0] += seed * t_5;
+  da[0] += t_adj * t_4;
+  da[0] += seed * t;
   $nabla.tape.top = $top;
-  return t_adj + seed * t_4;
+  return t_adj + seed * t_5;
 }`,
   },
   {
@@ -647,19 +621,10 @@ const sweepCases: SweepCase[] = [
     fn: "reflect",
     wrt: [0],
     forward: `function reflect$fwd(x) {
-  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  const t = x < 0;
-  if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
-  $tape[$top++] = t ? 1 : 0;
-  if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
-  $nabla.tape.top = $top;
-  return t ? -x : x * 2 + 1;
+  return x < 0 ? -x : x * 2 + 1;
 }`,
-    backward: `function reflect$bwd(seed) {
-  let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  const t = $tape[--$top] !== 0;
-  $nabla.tape.top = $top;
-  return t ? -seed : seed * 2;
+    backward: `function reflect$bwd(seed, x) {
+  return x < 0 ? -seed : seed * 2;
 }`,
   },
   {
@@ -737,29 +702,24 @@ const sweepCases: SweepCase[] = [
     wrt: [0],
     forward: `function power$fwd_0(x, n) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  let i = 0, p = 1, trips = 0;
+  let i = 0, p = 1;
   while (i < n) {
     if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
     $tape[$top++] = p;
     i = i + 1;
     p = p * x;
-    trips = trips + 1;
   }
-  if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
-  $tape[$top++] = trips;
-  $tape[$top++] = x;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   $nabla.tape.top = $top;
   return p;
 }`,
-    backward: `function power$bwd_0(seed) {
+    backward: `function power$bwd_0(seed, x, n) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  const x = $tape[--$top];
-  const trips = $tape[--$top] | 0;
-  let trips_1 = trips, p_adj = seed, x_adj = 0;
-  while (trips_1 > 0) {
+  const t = Math.ceil(n);
+  let trips = t > 0 ? t : 0, p_adj = seed, x_adj = 0;
+  while (trips > 0) {
     const p = $tape[--$top];
-    trips_1 = trips_1 - 1;
+    trips = trips - 1;
     x_adj = x_adj + p_adj * p;
     p_adj = p_adj * x;
   }
@@ -782,7 +742,7 @@ const sweepCases: SweepCase[] = [
     wrt: [0],
     forward: `function energy$fwd_0(x, n) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
-  let i = 0, v = 1, s = 0, trips = 0;
+  let i = 0, v = 1, s = 0;
   while (i < n) {
     const v_1 = v * x + Math.sin(v);
     if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
@@ -791,28 +751,24 @@ const sweepCases: SweepCase[] = [
     i = i + 1;
     v = v_1;
     s = s + v_1 * v_1;
-    trips = trips + 1;
   }
-  if ($top + 3 > $tape.length) $tape = $nabla.growTape($top, 3);
-  $tape[$top++] = trips;
-  $tape[$top++] = x;
+  if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
   $tape[$top++] = v;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   $nabla.tape.top = $top;
   return s;
 }`,
-    backward: `function energy$bwd_0(seed) {
+    backward: `function energy$bwd_0(seed, x, n) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   const v = $tape[--$top];
-  const x = $tape[--$top];
-  const trips = $tape[--$top] | 0;
-  let trips_1 = trips, v_adj = 0, s_adj = seed, x_adj = 0, v_1 = v;
-  while (trips_1 > 0) {
-    const t = $tape[--$top];
+  const t = Math.ceil(n);
+  let trips = t > 0 ? t : 0, v_adj = 0, s_adj = seed, x_adj = 0, v_1 = v;
+  while (trips > 0) {
+    const t_1 = $tape[--$top];
     const v_2 = $tape[--$top];
     const t_adj = v_adj + s_adj * v_1 + s_adj * v_1;
-    trips_1 = trips_1 - 1;
-    v_adj = t_adj * t + t_adj * x;
+    trips = trips - 1;
+    v_adj = t_adj * t_1 + t_adj * x;
     x_adj = x_adj + t_adj * v_2;
     v_1 = v_2;
   }
@@ -836,19 +792,15 @@ function f(x: number, y: number): number {
   const t = sq$fwd(x * y);
   $tape = $nabla.tape.buffer;
   $top = $nabla.tape.top;
-  if ($top + 3 > $tape.length) $tape = $nabla.growTape($top, 3);
-  $tape[$top++] = y;
-  $tape[$top++] = x;
+  if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
   $tape[$top++] = Math.cos(y);
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   $nabla.tape.top = $top;
   return t + Math.sin(y);
 }`,
-    backward: `function f$bwd(seed) {
+    backward: `function f$bwd(seed, x, y) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
   const t = $tape[--$top];
-  const x = $tape[--$top];
-  const y = $tape[--$top];
   $nabla.tape.top = $top;
   const t_adj = sq$bwd(seed);
   $tape = $nabla.tape.buffer;

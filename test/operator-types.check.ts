@@ -7,6 +7,7 @@ import {
   gradient,
   hessian,
   hessianVectorProduct,
+  gradientAndHessianVectorProduct,
   jacobian,
   pullback,
   registerDerivative,
@@ -74,6 +75,8 @@ export const checks = [
   (): Float64Array[] => hessian(rosen)(new Float64Array(2)),
   (): number => hessian(one)(1),
   (): Float64Array => hessianVectorProduct(rosen)(new Float64Array(2), new Float64Array(2)),
+  (): { gradient: Float64Array; hessianVectorProduct: Float64Array } =>
+    gradientAndHessianVectorProduct(rosen)(new Float64Array(2), new Float64Array(2)),
   (): Float64Array => jacobian(rosen)(new Float64Array(2)),
   (): number[] => jacobian(polar, { wrt: 1 })(1, 2),
   (): number => withDerivative(1, (d) => d * 2),

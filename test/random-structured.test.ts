@@ -37,12 +37,32 @@ const seeds = [
 ].filter((s) => !(s in KNOWN_BUGS));
 const programs = seeds.map(randomStructuredProgram);
 
-const HEADER = `import { differential, gradient, valueWithPullback } from "nabla";`;
+const HEADER = `import { differential, gradient, valueWithPullback, jacobian } from "nabla";`;
+
+/** Programs whose first parameter is an array: `jacobian` takes its forward mode along all directions. */
+const withArray = (p: RandomStructuredProgram) =>
+  p.params[0]!.kind === "number[]" || p.params[0]!.kind === "Float64Array";
+
+/**
+ * For a program `main(v, x)` with an array v: `lanes(v, x)`, the program at five values of x
+ * (more outputs than v has numbers, so its Jacobian in v is taken in forward mode, along all
+ * directions at once).
+ */
+function lanesWrapper(p: RandomStructuredProgram): string {
+  return `export function lanes_${p.seed}(v: ${p.params[0]!.kind}, x: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < 5; i++) out.push(${p.name}(v, x + 0.25 * i));
+  return out;
+}`;
+}
 
 /** One module with the programs and, for each, its differential, gradient and pullback. */
 function moduleOf(ps: RandomStructuredProgram[]): string {
   const table = (name: string, operator: string) =>
     `export const ${name} = {\n${ps.map((p) => `  ${p.name}: ${operator}(${p.name}),`).join("\n")}\n};`;
+  const lanes = ps.filter(withArray);
+  const laneTable = (name: string, operator: string) =>
+    `export const ${name} = {\n${lanes.map((p) => `  ${p.name}: ${operator}(lanes_${p.seed}, { wrt: 0 }),`).join("\n")}\n};`;
   return [
     HEADER,
     ...ps.map((p) => p.source),
@@ -50,6 +70,9 @@ function moduleOf(ps: RandomStructuredProgram[]): string {
     table("gradients", "gradient"),
     table("pullbacks", "valueWithPullback"),
     `export const primals = { ${ps.map((p) => p.name).join(", ")} };`,
+    ...lanes.map(lanesWrapper),
+    laneTable("jacobians", "jacobian"),
+    laneTable("laneDifferentials", "differential"),
   ].join("\n\n");
 }
 
@@ -218,6 +241,8 @@ const coordinate = fc.oneof(
 
 type Fn = (...args: Value[]) => number;
 interface Exports {
+  jacobians: Record<string, (v: Value, x: number) => ArrayLike<number>[]>;
+  laneDifferentials: Record<string, (v: Value, x: number) => (dv: Value) => number[]>;
   primals: Record<string, Fn>;
   gradients: Record<string, (...args: Value[]) => Value[]>;
   differentials: Record<string, (...args: Value[]) => (...tangents: Value[]) => number>;
@@ -347,4 +372,54 @@ test("forward and reverse mode agree with finite differences and with each other
     checked > coordinates / 2,
     `too few smooth points: ${checked} of ${coordinates} coordinates checked`,
   );
+});
+
+test("jacobian along all directions at once agrees with differential, column by column", async () => {
+  const { result, rejected } = compileAll();
+  if (rejected.has(undefined)) assert.fail("an error outside the programs: nothing to check");
+  const accepted = programs.filter((p) => !rejected.has(p.seed));
+  const { outputs, dir } = rejected.size ? compileFiles({ "main.ts": moduleOf(accepted) }) : result;
+  installHooks(outputs);
+  const m = (await import(pathToFileURL(join(dir, "main.ts")).href)) as Exports;
+  const failures: string[] = [];
+  let compared = 0;
+  for (const p of accepted.filter(withArray)) {
+    const points = fc.sample(
+      fc.array(coordinate, { minLength: size(p.params), maxLength: size(p.params) }),
+      { numRuns: 2, seed: p.seed + 7 },
+    );
+    const messages: string[] = [];
+    try {
+      for (const r of points) {
+        const [v, x] = build(p.params, r) as [number[] | Float64Array, number];
+        const fresh = () => (v instanceof Float64Array ? v.slice() : [...v]);
+        // Twice: the first call learns m at the call site, the second goes straight to forward mode.
+        for (let round = 0; round < 2; round++) {
+          const J = m.jacobians[p.name]!(fresh(), x);
+          for (let j = 0; j < v.length; j++) {
+            const e = fresh();
+            for (let i = 0; i < e.length; i++) e[i] = i === j ? 1 : 0;
+            const column = m.laneDifferentials[p.name]!(fresh(), x)(e);
+            column.forEach((expected, i) => {
+              const got = J[i]![j]!;
+              compared++;
+              // Where a tangent is infinite or NaN, the Jacobian may skip its product with an
+              // exact zero (0 instead of NaN): only finite columns are compared.
+              if (!Number.isFinite(expected)) return;
+              if (!(Math.abs(got - expected) <= 1e-12 * Math.max(1, Math.abs(expected))))
+                messages.push(
+                  `at ${text([v, x])}: J[${i}][${j}] = ${got}, differential ${expected}`,
+                );
+            });
+          }
+        }
+      }
+    } catch (error) {
+      messages.push(`throws ${(error as Error).stack}`);
+    }
+    if (messages.length > 0)
+      failures.push(`seed ${p.seed}:\n${messages.slice(0, 4).join("\n")}\n${p.source}`);
+  }
+  assert.equal(failures.length, 0, `${failures.length} programs fail:\n\n${failures.join("\n\n")}`);
+  assert.ok(compared > 500, `only ${compared} entries compared`);
 });

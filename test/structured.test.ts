@@ -340,6 +340,119 @@ export function readsBoth(a: Float64Array, b: Float64Array): number {
   for (let i = 0; i < a.length; i++) s += a[i] * Math.sin(b[i]) + b[i] * b[i] * a[0];
   return s;
 }
+
+// ---- activity through calls: recursion over index lists, arrays active in some calls only ----
+
+/** GradBench's det: cofactor expansion, rows and columns removed from linked index lists. */
+function minorDet(a: Float64Array, n: number, size: number, rows: number[], cols: number[]): number {
+  const r0 = rows[n];
+  let cj = cols[n];
+  if (size === 1) return a[r0 * n + cj];
+  let det = 0;
+  let sign = 1;
+  rows[n] = rows[r0];
+  let previous = n;
+  for (let j = 0; j < size; j++) {
+    const m0j = a[r0 * n + cj];
+    cols[previous] = cols[cj];
+    const sub = minorDet(a, n, size - 1, rows, cols);
+    cols[previous] = cj;
+    if (sign > 0) det += m0j * sub;
+    else det -= m0j * sub;
+    previous = cj;
+    cj = cols[cj];
+    sign = -sign;
+  }
+  rows[n] = r0;
+  return det;
+}
+
+export function cofactorDet(a: Float64Array, n: number): number {
+  const rows: number[] = [];
+  const cols: number[] = [];
+  for (let i = 0; i < n; i++) {
+    rows.push(i + 1);
+    cols.push(i + 1);
+  }
+  rows.push(0);
+  cols.push(0);
+  return minorDet(a, n, n, rows, cols) * Math.cos(a[0]);
+}
+
+function scaleInto(out: number[], src: number[], k: number): void {
+  for (let i = 0; i < src.length; i++) out[i] = src[i] * k;
+}
+
+/** scaleInto fills one array with constants and one with varied values. */
+export function mixedCalls(x: number[], c: number): number {
+  const weights: number[] = [];
+  const values: number[] = [];
+  const base: number[] = [];
+  for (let i = 0; i < x.length; i++) {
+    weights.push(0);
+    values.push(0);
+    base.push(i + 1);
+  }
+  scaleInto(weights, base, 0.5);
+  scaleInto(values, x, c);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += values[i] * values[i] * weights[i] + x[weights[i] * 2 - 1];
+  return s;
+}
+
+/** The arrays swap roles at each level: b receives a's values only through the recursion. */
+function swapMix(a: number[], b: number[], k: number): void {
+  if (k <= 0) return;
+  a[k - 1] += 0.5 * b[k];
+  swapMix(b, a, k - 1);
+}
+
+export function recursiveSwap(x: number[]): number {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < x.length; i++) {
+    a.push(x[i]);
+    b.push(i);
+  }
+  swapMix(a, b, x.length - 1);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += b[i] * b[i] + Math.sin(a[i]);
+  return s;
+}
+
+/** k-means' cost: a helper called for every pair, only the nearest one's adjoint nonzero. */
+function squaredDistance(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    const diff = a[i] - b[i];
+    sum += diff * diff;
+  }
+  return sum;
+}
+
+export function nearestCost(points: Float64Array[], centroids: Float64Array[]): number {
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      const dist = squaredDistance(point, centroid);
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest * (1 + 0.1 * point[0]);
+  }
+  return total;
+}
+
+/** A counted loop from a counter of an outer loop, counting down, and to a fractional bound. */
+export function countedLoops(x: Float64Array, bound: number): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    for (let j = i + 1; j <= x.length - 1; j++) s += x[i] * Math.sin(x[j]);
+    for (let j = i; j > -1; j--) s += x[j] * x[i] * 0.25;
+  }
+  for (let k = 0; k < bound; k++) s += x[k % x.length] * k;
+  return s;
+}
 `;
 
 // ---------------------------------------------------------------------------------------------
@@ -409,6 +522,21 @@ const PROGRAMS: Case[] = [
     noDerivative: ["nIn", "nOut"],
   },
   { name: "overwrite", wrt: [0, 1], size: 5, build: (_, r) => [r.slice(0, 4), r[4]] },
+  { name: "cofactorDet", wrt: [0], size: 16, build: (_, r) => [f64(r), 4] },
+  { name: "mixedCalls", wrt: [0, 1], size: 5, build: (_, r) => [r.slice(0, 4), r[4]] },
+  { name: "recursiveSwap", wrt: [0], size: 5, build: (_, r) => [r] },
+  {
+    name: "nearestCost",
+    wrt: [0, 1],
+    size: 16,
+    build: (_, r) => [rows(r.slice(0, 10), 2).map(f64), rows(r.slice(10), 2).map(f64)],
+  },
+  {
+    name: "countedLoops",
+    wrt: [0],
+    size: 5,
+    build: (_, r) => [f64(r.slice(0, 4)), 5.5 + r[4]!],
+  },
   {
     name: "nestedNet",
     wrt: [0, 1],

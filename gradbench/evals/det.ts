@@ -73,6 +73,6 @@ export function runPrimal(p: DetPrepared): number {
 
 export const prepareGradient = preparePrimal;
 
-export function runGradient(p: DetPrepared): number[] {
-  return Array.from(gradient(determinant, { wrt: 0 })(p.a, p.ell));
+export function runGradient(p: DetPrepared): Float64Array {
+  return gradient(determinant, { wrt: 0 })(p.a, p.ell);
 }

@@ -143,7 +143,6 @@ export interface GmmPrepared {
 }
 
 const rows = (m: number[][]): Float64Array[] => m.map((r) => Float64Array.from(r));
-export const lists = (m: Float64Array[]): number[][] => m.map((r) => Array.from(r));
 
 export function prepareObjective(input: GmmInput): GmmPrepared {
   return {
@@ -164,12 +163,6 @@ export function runObjective(p: GmmPrepared): number {
 
 export const prepareJacobian = prepareObjective;
 
-export function runJacobian(p: GmmPrepared): {
-  alpha: number[];
-  mu: number[][];
-  q: number[][];
-  l: number[][];
-} {
-  const g = gradient(gmmObjective, { wrt: 0 })(p.params, p.x, p.wishart);
-  return { alpha: Array.from(g.alpha), mu: lists(g.mu), q: lists(g.q), l: lists(g.l) };
+export function runJacobian(p: GmmPrepared): GmmParams {
+  return gradient(gmmObjective, { wrt: 0 })(p.params, p.x, p.wishart);
 }

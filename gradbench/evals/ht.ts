@@ -218,10 +218,10 @@ export function handJacobian(
   theta: Float64Array,
   us: Float64Array | null,
   data: HandData,
-): number[][] {
+): Float64Array[] {
   if (us === null) {
     const rows = jacobian(handObjective, { wrt: 0 })(theta, data);
-    return rows.map((row) => Array.from(row));
+    return rows;
   }
   const rows = jacobian(handObjectiveComplicated, { wrt: 0 })(theta, us, data);
   // Residual i depends on (u_i0, u_i1) only, so all ∂/∂u_i0 columns come from one directional
@@ -235,7 +235,13 @@ export function handJacobian(
   const directional = differential(handObjectiveComplicated, { wrt: [1] })(theta, us, data);
   const du0 = directional(along0);
   const du1 = directional(along1);
-  return rows.map((row, r) => [du0[r], du1[r], ...Array.from(row)]);
+  return rows.map((row, r) => {
+    const full = new Float64Array(row.length + 2);
+    full[0] = du0[r];
+    full[1] = du1[r];
+    full.set(row, 2);
+    return full;
+  });
 }
 
 // --- GradBench wrappers (see ../README.md for the prepare/run convention) ---
@@ -288,16 +294,16 @@ export function prepareObjective(input: HtInput): HtPrepared {
   };
 }
 
-export function runObjective(p: HtPrepared): number[] {
+export function runObjective(p: HtPrepared): Float64Array {
   const err =
     p.us === null
       ? handObjective(p.theta, p.data)
       : handObjectiveComplicated(p.theta, p.us, p.data);
-  return Array.from(err);
+  return err;
 }
 
 export const prepareJacobian = prepareObjective;
 
-export function runJacobian(p: HtPrepared): number[][] {
+export function runJacobian(p: HtPrepared): Float64Array[] {
   return handJacobian(p.theta, p.us, p.data);
 }

@@ -1,8 +1,9 @@
 // GradBench "kmeans": cost = Σ_i min_j ‖P_i − C_j‖², and one Newton step direction for the
 // centroids, J ⊘ H, with J the gradient of the cost with respect to the centroids and H the
 // diagonal of its Hessian. The cost's Hessian with respect to C is diagonal, so H = ∇²cost · 1,
-// one Hessian-vector product with a vector of ones.
-import { gradient, hessianVectorProduct } from "nabla";
+// one Hessian-vector product with a vector of ones; one reverse-over-forward pass gives both J
+// and H (the gradient of x ↦ ⟨∇cost(x), v⟩ with respect to x and v).
+import { gradientAndHessianVectorProduct } from "nabla";
 
 function squaredDistance(a: Float64Array, b: Float64Array): number {
   let sum = 0;
@@ -27,9 +28,11 @@ export function kmeansCost(points: Float64Array[], centroids: Float64Array[]): n
 }
 
 export function newtonDirection(points: Float64Array[], centroids: Float64Array[]): Float64Array[] {
-  const grad = gradient(kmeansCost, { wrt: 1 })(points, centroids);
   const ones = centroids.map((c) => new Float64Array(c.length).fill(1));
-  const hessianDiagonal = hessianVectorProduct(kmeansCost, { wrt: 1 })(points, centroids, ones);
+  const { gradient: grad, hessianVectorProduct: hessianDiagonal } = gradientAndHessianVectorProduct(
+    kmeansCost,
+    { wrt: 1 },
+  )(points, centroids, ones);
   return grad.map((g, j) => g.map((gi, i) => gi / hessianDiagonal[j][i]));
 }
 
@@ -58,6 +61,6 @@ export function runCost(p: KmeansPrepared): number {
 
 export const prepareDir = prepareCost;
 
-export function runDir(p: KmeansPrepared): number[][] {
-  return newtonDirection(p.points, p.centroids).map((row) => Array.from(row));
+export function runDir(p: KmeansPrepared): Float64Array[] {
+  return newtonDirection(p.points, p.centroids);
 }

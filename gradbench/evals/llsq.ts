@@ -44,6 +44,6 @@ export function runPrimal(p: LlsqPrepared): number {
 
 export const prepareGradient = preparePrimal;
 
-export function runGradient(p: LlsqPrepared): number[] {
-  return Array.from(gradient(llsqObjective, { wrt: 0 })(p.x, p.n));
+export function runGradient(p: LlsqPrepared): Float64Array {
+  return gradient(llsqObjective, { wrt: 0 })(p.x, p.n);
 }

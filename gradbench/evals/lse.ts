@@ -29,6 +29,6 @@ export function runPrimal(x: Float64Array): number {
 
 export const prepareGradient = preparePrimal;
 
-export function runGradient(x: Float64Array): number[] {
-  return Array.from(gradient(logSumExp)(x));
+export function runGradient(x: Float64Array): Float64Array {
+  return gradient(logSumExp)(x);
 }

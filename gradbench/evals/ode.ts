@@ -55,12 +55,12 @@ export function preparePrimal(input: OdeInput): OdePrepared {
   return { x: Float64Array.from(input.x), s: input.s };
 }
 
-export function runPrimal(p: OdePrepared): number[] {
-  return Array.from(solveOde(p.x, p.s));
+export function runPrimal(p: OdePrepared): Float64Array {
+  return solveOde(p.x, p.s);
 }
 
 export const prepareGradient = preparePrimal;
 
-export function runGradient(p: OdePrepared): number[] {
-  return Array.from(gradient(lastComponent, { wrt: 0 })(p.x, p.s));
+export function runGradient(p: OdePrepared): Float64Array {
+  return gradient(lastComponent, { wrt: 0 })(p.x, p.s);
 }

@@ -5,7 +5,7 @@
 // differentiates the potential: nested AD. The two letters of ff/fr/rf/rr name the mode of the
 // outer (w) and the inner (∇p) derivative.
 import { derivative, gradient } from "nabla";
-import { multivariateArgmin, type Mode } from "./gd.ts";
+import { multivariateArgmin, type Mode } from "./gd.js";
 
 export interface Point {
   x: number;

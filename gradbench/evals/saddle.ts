@@ -3,7 +3,7 @@
 // differentiates through (nested AD) — then p2* = argmax over p2 of f(p1*, p2). Every descent
 // starts at `start`. The two letters of ff/fr/rf/rr name the mode of the outer (p1) and the
 // inner (p2) gradient.
-import { multivariateArgmax, multivariateArgmin, multivariateMax, type Mode } from "./gd.ts";
+import { multivariateArgmax, multivariateArgmin, multivariateMax, type Mode } from "./gd.js";
 
 function objective(p1: number[], p2: number[]): number {
   return p1[0] * p1[0] + p1[1] * p1[1] - (p2[0] * p2[0] + p2[1] * p2[1]);

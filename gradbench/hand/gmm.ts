@@ -1,7 +1,7 @@
 // Hand-written baseline for GradBench "gmm" (no AD): the gradient of the log-posterior by a
 // hand-written reverse sweep. The primal, the data layout, the input types and the prepare
 // functions are those of ../evals/gmm.ts.
-import { lists, qTimesX, type GmmParams, type GmmPrepared, type Wishart } from "../evals/gmm.js";
+import { qTimesX, type GmmParams, type GmmPrepared, type Wishart } from "../evals/gmm.js";
 
 export type { GmmInput, GmmParams, GmmPrepared, Wishart } from "../evals/gmm.js";
 export { gmmObjective, prepareObjective, runObjective, prepareJacobian } from "../evals/gmm.js";
@@ -112,12 +112,6 @@ export function gmmGradient(params: GmmParams, x: Float64Array[], wishart: Wisha
 
 // --- GradBench wrappers (see ../README.md for the prepare/run convention) ---
 
-export function runJacobian(p: GmmPrepared): {
-  alpha: number[];
-  mu: number[][];
-  q: number[][];
-  l: number[][];
-} {
-  const g = gmmGradient(p.params, p.x, p.wishart);
-  return { alpha: Array.from(g.alpha), mu: lists(g.mu), q: lists(g.q), l: lists(g.l) };
+export function runJacobian(p: GmmPrepared): GmmParams {
+  return gmmGradient(p.params, p.x, p.wishart);
 }

@@ -28,6 +28,6 @@ export function llsqGradient(x: Float64Array, n: number): Float64Array {
 
 // --- GradBench wrappers (see ../README.md for the prepare/run convention) ---
 
-export function runGradient(p: LlsqPrepared): number[] {
-  return Array.from(llsqGradient(p.x, p.n));
+export function runGradient(p: LlsqPrepared): Float64Array {
+  return llsqGradient(p.x, p.n);
 }

@@ -22,6 +22,6 @@ export function logSumExpGradient(x: Float64Array): Float64Array {
 
 // --- GradBench wrappers (see ../README.md for the prepare/run convention) ---
 
-export function runGradient(x: Float64Array): number[] {
-  return Array.from(logSumExpGradient(x));
+export function runGradient(x: Float64Array): Float64Array {
+  return logSumExpGradient(x);
 }

@@ -1,4 +1,4 @@
-import { dirname, relative } from "node:path";
+import { basename, dirname, relative } from "node:path";
 import {
   findRequests,
   ATTACHMENT_NOTE,
@@ -13,7 +13,7 @@ import {
 import { higherOrderWrapper } from "./emit/higher-order.js";
 import { derivedPrimalKey } from "./differentiate/nest.js";
 import { parameterFunctionType } from "./analyze/function-types.js";
-import { jvpKey } from "./differentiate/names.js";
+import { jvpKey, lanesKey } from "./differentiate/names.js";
 import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
@@ -229,8 +229,12 @@ function requestHigherOrder(
       });
       return undefined;
     }
-    // A number-valued function's Jacobian is its gradient; others need both modes.
+    // A number-valued function's Jacobian is its gradient; others need both modes, and with
+    // respect to an array, forward mode along all directions at once.
     if (!number) differentiator.request(call.target, wrt, "forward", [note]);
+    const x = differentiator.signatureOf(primal)?.params[wrt[0]!];
+    if (!number && x !== undefined && isAggregate(x))
+      differentiator.request(call.target, wrt, "lanes", [note]);
     differentiator.request(call.target, wrt, number ? "gradient" : "reverse", [note]);
     return primal;
   }
@@ -245,8 +249,28 @@ function requestHigherOrder(
     return undefined;
   }
   differentiator.request(call.target, wrt, "forward", [note]);
-  differentiator.requestKey(hvpKey(primal, wrt), wrt, "gradient", [note]);
+  differentiator.requestKey(
+    hvpKey(primal, wrt),
+    hvpWrt(differentiator, primal, call.operator as HigherOrderOperator, wrt),
+    "gradient",
+    [note],
+  );
   return primal;
+}
+
+/**
+ * What the gradient of x ↦ ⟨∇f(x), v⟩ is taken with respect to: x, and for
+ * `gradientAndHessianVectorProduct` v too (the last parameter of f's JVP), whose adjoint is
+ * ∇f(x) — the gradient comes with the Hessian-vector product from the same pass.
+ */
+function hvpWrt(
+  differentiator: Differentiator,
+  primal: FunctionKey,
+  operator: HigherOrderOperator,
+  wrt: number[],
+): number[] {
+  if (operator !== "gradientAndHessianVectorProduct") return wrt;
+  return [...wrt, differentiator.signatureOf(primal)!.params.length];
 }
 
 /** The primal form of f's JVP, whose gradient is a Hessian-vector product. */
@@ -469,7 +493,9 @@ function emitModule(
       fn.adapter
         ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
         : fn.checkpoint
-          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, RUNTIME)
+          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, RUNTIME, (key) =>
+              differentiator.inputsOf(key),
+            )
           : fn.stub
             ? emitUnavailable(fn)
             : emitFunction(fn, names, true),
@@ -518,7 +544,11 @@ function emitModule(
                   allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))!.resultTypes
                     .length > 2,
               }
-            : { fwd: name("fwd"), bwd: name("bwd") }),
+            : {
+                fwd: name("fwd"),
+                bwd: name("bwd"),
+                bwdInputs: differentiator.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
+              }),
       runtime: RUNTIME,
     });
   };
@@ -526,7 +556,7 @@ function emitModule(
     const params = call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : ""));
     const captures = call.target.captures.map((c) => c.name);
     const text = isHigherOrder(call.operator)
-      ? higherOrder(call.operator, primal, wrt, params, captures)
+      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start)
       : wrapper(call.operator, primal, call.wrt, params, captures);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee applies `call.operator` to it: it carries the result.
@@ -550,6 +580,7 @@ function emitModule(
     wrt: number[],
     params: string[],
     captures: string[],
+    at: number,
   ): string {
     const signature = differentiator.signatureOf(primal)!;
     const w = wrt[0]!;
@@ -566,7 +597,13 @@ function emitModule(
       // The gradient of the JVP's primal form takes (params…, captures…, v).
       let v = "v";
       while (params.includes(v) || captures.includes(v)) v = `${v}_`;
-      const hvp = wrapper("gradient", hvpKey(primal, wrt), wrt, [...params, ...captures, v], []);
+      const hvp = wrapper(
+        "gradient",
+        hvpKey(primal, wrt),
+        hvpWrt(differentiator, primal, operator, wrt),
+        [...params, ...captures, v],
+        [],
+      );
       return higherOrderWrapper({ ...common, hvp });
     }
     if (signature.result === "number")
@@ -574,11 +611,19 @@ function emitModule(
         ...common,
         gradient: wrapper("gradient", primal, wrt, params, captures),
       });
+    const lanes = isAggregate(signature.params[w]!)
+      ? {
+          lanes: functionName(lanesKey(primal, wrt)),
+          valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),
+          site: `${basename(mod.file)}:${at}`,
+        }
+      : {};
     return higherOrderWrapper({
       ...common,
       result: signature.result,
       valueWithDifferential: wrapper("valueWithDifferential", primal, wrt, params, captures),
       pullback: wrapper("pullback", primal, wrt, params, captures),
+      ...lanes,
     });
   }
   replacements.push(...registrations);

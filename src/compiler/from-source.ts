@@ -42,6 +42,7 @@ const OPERATORS = new Set([
   "valueWithPullback",
   "hessian",
   "hessianVectorProduct",
+  "gradientAndHessianVectorProduct",
   "jacobian",
   "withoutDerivative",
   "withDerivative",

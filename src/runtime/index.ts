@@ -16,7 +16,7 @@
  * @module nabla
  */
 
-export { out } from "./register.js";
+export { out, jacobianSite } from "./register.js";
 export {
   tape,
   growTape,
@@ -36,6 +36,9 @@ export {
   saveStructure,
   restoreStructure,
   addTangent,
+  laneOf,
+  laneZeros,
+  setLane,
   AliasedArgumentsError,
 } from "./tangents.js";
 import { registerRule } from "./rules.js";
@@ -320,6 +323,20 @@ export function unknownFunctionValue(f: unknown, where: string): never {
   throw new TypeError(
     `nabla: ${where} holds ${name}, which is not one of the functions nabla saw used as a value in the compiled program, so it has no derivative. Pass a function declared at the top level of a compiled module (not a closure or a function from outside the program).`,
   );
+}
+
+/**
+ * Generated code: `throw new Error(…)` in differentiated code, the message given in pieces.
+ *
+ * @internal
+ */
+export function raise(kind: string, ...pieces: unknown[]): never {
+  const message = pieces.map(String).join("");
+  throw kind === "RangeError"
+    ? new RangeError(message)
+    : kind === "TypeError"
+      ? new TypeError(message)
+      : new Error(message);
 }
 
 const attached = new WeakMap<object, Record<string, unknown>>();
@@ -641,6 +658,40 @@ export function hessianVectorProduct<
   options?: O,
 ): (...args: [...Parameters<F>, WrtTangent<F, O["wrt"]>]) => WrtTangent<F, O["wrt"]> {
   return compileAtRunTime("hessianVectorProduct", f, options) as never;
+}
+
+/**
+ * The gradient of f with respect to x (`wrt`) and the Hessian of f times the vector v, from
+ * one pass: the arguments of f, then v (shaped like x). {@link hessianVectorProduct} takes the
+ * gradient of x ↦ ⟨∇f(x), v⟩; with respect to v, that function's gradient is ∇f(x), so taking
+ * it with respect to both gives the two for little more than the Hessian-vector product alone
+ * (a Newton step needs both).
+ *
+ * @example
+ * ```ts
+ * import { gradientAndHessianVectorProduct } from "nabla";
+ *
+ * function rosenbrock(p: number[]): number {
+ *   const a = 1 - p[0];
+ *   const b = p[1] - p[0] * p[0];
+ *   return a * a + 100 * b * b;
+ * }
+ * const r = gradientAndHessianVectorProduct(rosenbrock)([2, 1], [1, 0]);
+ * r.gradient; // → [2402, -600]
+ * r.hessianVectorProduct; // → [4402, -800]
+ * ```
+ */
+export function gradientAndHessianVectorProduct<
+  F extends NumberValued,
+  const O extends DifferentiationOptions = { wrt: undefined },
+>(
+  f: F,
+  options?: O,
+): (...args: [...Parameters<F>, WrtTangent<F, O["wrt"]>]) => {
+  gradient: WrtTangent<F, O["wrt"]>;
+  hessianVectorProduct: WrtTangent<F, O["wrt"]>;
+} {
+  return compileAtRunTime("gradientAndHessianVectorProduct", f, options) as never;
 }
 
 /**

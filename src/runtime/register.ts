@@ -6,3 +6,18 @@
  * @internal
  */
 export const out = { v1: 0 };
+
+const jacobianSites = new Map<string, { m: number }>();
+
+/**
+ * What a `jacobian` call site remembers between calls: the number of outputs m of its last
+ * call (−1 before the first), which decides between forward and reverse mode before the
+ * function runs.
+ *
+ * @internal
+ */
+export function jacobianSite(site: string): { m: number } {
+  let hint = jacobianSites.get(site);
+  if (!hint) jacobianSites.set(site, (hint = { m: -1 }));
+  return hint;
+}

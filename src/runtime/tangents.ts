@@ -194,3 +194,94 @@ export function addTangent(target: unknown, source: unknown): void {
     }
   }
 }
+
+/**
+ * How a tangent is laid out along k directions (see the compiler's emit/lanes.ts): `0` a
+ * number (an array of its k lanes), `"f"` a flat array of numbers (element i's lanes
+ * at i·k … i·k + k − 1), `["t", shapes]` a tuple of mixed elements, `["a", shape]` an array of
+ * arrays or objects, `["o", shapes]` an object.
+ *
+ * @internal
+ */
+export type LaneShape =
+  0 | "f" | ["t", LaneShape[]] | ["a", LaneShape] | ["o", Record<string, LaneShape>];
+
+type Lanes = Float64Array | Float32Array | number[] | Lanes[] | { [field: string]: Lanes };
+
+/**
+ * Lane q of a tangent laid out along k directions: the tangent along direction q, laid out as
+ * one tangent. Registered forward rules get their tangents this way.
+ *
+ * @internal
+ */
+export function laneOf(t: unknown, shape: LaneShape, k: number, q: number): unknown {
+  if (shape === 0) return (t as number[])[q];
+  if (shape === "f") {
+    const flat = t as Float64Array | Float32Array | number[];
+    const n = flat.length / k;
+    const out: Float64Array | Float32Array | number[] =
+      flat instanceof Float64Array
+        ? new Float64Array(n)
+        : flat instanceof Float32Array
+          ? new Float32Array(n)
+          : new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = flat[i * k + q]!;
+    return out;
+  }
+  if (shape[0] === "t") return (t as unknown[]).map((e, i) => laneOf(e, shape[1][i]!, k, q));
+  if (shape[0] === "a") return (t as unknown[]).map((e) => laneOf(e, shape[1], k, q));
+  const o = t as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(shape[1]).map((f) => [f, laneOf(o[f], shape[1][f]!, k, q)]),
+  );
+}
+
+/**
+ * A zero tangent laid out along k directions, shaped like the tangent `like` (laid out as one).
+ *
+ * @internal
+ */
+export function laneZeros(like: unknown, shape: LaneShape, k: number): Lanes {
+  if (shape === 0) return new Array<number>(k).fill(0);
+  if (shape === "f") {
+    const flat = like as Float64Array | Float32Array | number[];
+    if (flat instanceof Float64Array) return new Float64Array(flat.length * k);
+    if (flat instanceof Float32Array) return new Float32Array(flat.length * k);
+    return new Array<number>(flat.length * k).fill(0);
+  }
+  if (shape[0] === "t") return (like as unknown[]).map((e, i) => laneZeros(e, shape[1][i]!, k));
+  if (shape[0] === "a") return (like as unknown[]).map((e) => laneZeros(e, shape[1], k));
+  const o = like as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(shape[1]).map((f) => [f, laneZeros(o[f], shape[1][f]!, k)]),
+  ) as Lanes;
+}
+
+/**
+ * Writes the tangent `v` (laid out as one) into lane q of `lanes` (laid out along k directions,
+ * as laneZeros made it from a tangent shaped like `v`).
+ *
+ * @internal
+ */
+export function setLane(lanes: unknown, shape: LaneShape, k: number, q: number, v: unknown): void {
+  if (shape === 0) {
+    (lanes as number[])[q] = v as number;
+  } else if (shape === "f") {
+    const flat = lanes as Float64Array | Float32Array | number[];
+    const from = v as ArrayLike<number>;
+    const n = flat.length / k;
+    if (!from || from.length !== n)
+      throw new TypeError(
+        `nabla: a registered derivative returned a tangent of length ${from?.length} for an array of length ${n}`,
+      );
+    for (let i = 0; i < n; i++) flat[i * k + q] = from[i]!;
+  } else if (shape[0] === "t") {
+    (lanes as unknown[]).forEach((e, i) => setLane(e, shape[1][i]!, k, q, (v as unknown[])[i]));
+  } else if (shape[0] === "a") {
+    (lanes as unknown[]).forEach((e, i) => setLane(e, shape[1], k, q, (v as unknown[])[i]));
+  } else {
+    const o = lanes as Record<string, unknown>;
+    const s = v as Record<string, unknown>;
+    for (const f of Object.keys(shape[1])) setLane(o[f], shape[1][f]!, k, q, s[f]);
+  }
+}

@@ -96,13 +96,13 @@ export function tapeReset(mark: number, objectMark: number): void {
  * ```ts
  * import { gradient, resetTapePeak, tapeStats } from "nabla";
  *
- * function sum(xs: number[]): number {
- *   let s = 0;
- *   for (const x of xs) s += x * x;
- *   return s;
+ * function product(xs: number[]): number {
+ *   let p = 1;
+ *   for (const x of xs) p *= x;
+ *   return p;
  * }
  * resetTapePeak();
- * gradient(sum)([1, 2, 3]);
+ * gradient(product)([1, 2, 3]);
  * tapeStats().size; // → 0
  * tapeStats().peak > 0; // → true
  * ```

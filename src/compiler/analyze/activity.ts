@@ -1,5 +1,5 @@
 import { isAggregate, isDifferentiable } from "../ir/type-system.js";
-import type { IRFunction, Op, Region, Value } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
 import { aliasClasses, isNoDerivativeField, type AliasClasses, type EffectsOf } from "./effects.js";
 
 // Activity analysis (seed 000): a value is *varied* when it depends on a differentiated
@@ -13,11 +13,20 @@ import { aliasClasses, isNoDerivativeField, type AliasClasses, type EffectsOf } 
 // is written into it (by a store, a literal, or a callee that writes its argument); every
 // number read from a varied class is varied. Every class counts as useful, so a store into any
 // array keeps the stored value's tangent.
+//
+// Calls: with `callVaried`, a call makes varied exactly what its callee's own analysis says it
+// does for the arguments that are varied (its result, and the array and object arguments a
+// varied value is written into) — a least fixed point over recursion (see the Differentiator's
+// `variedEffects`). An index list a recursive function rewrites from integers it computes
+// stays inactive though it is passed along with the differentiated array. Without it, a call
+// with a varied argument varies its result and every argument it may write.
 
 export interface Activity {
   varied: Set<number>;
   useful: Set<number>;
   isActive(v: Value): boolean;
+  /** Whether the alias class of an array or object is varied. */
+  variedClass(v: Value): boolean;
   /** Non-differentiable ops an active value flows through: each is a user error. */
   blocked: Op[];
   /** Writes through an array or object `withoutDerivative` returned: each is a user error. */
@@ -25,12 +34,27 @@ export interface Activity {
   /** Stores of varied numbers into `@noDerivative` fields: each is a user error. */
   blockedStores: Op[];
   classes: AliasClasses;
+  /** The effects of callees the analysis used. */
+  effectsOf: EffectsOf;
 }
+
+/** What a call makes varied, given its varied argument positions (ascending). */
+export interface CallVariedness {
+  /** The returned value is varied. */
+  result: boolean;
+  /** The array and object parameters that hold varied values after the call (the varied ones among them). */
+  params: Set<number>;
+}
+
+/** The callee's answer for a call, or undefined (assume the worst: see `analyzeActivity`). */
+export type CallVaried = (callee: FunctionKey, varied: number[]) => CallVariedness | undefined;
 
 export function analyzeActivity(
   fn: IRFunction,
   wrt: number[],
   effectsOf: EffectsOf = () => undefined,
+  callVaried: CallVaried = () => undefined,
+  variedOnly = false,
 ): Activity {
   const classes = aliasClasses(fn, effectsOf, false);
   const variedClasses = new Set<number>();
@@ -104,7 +128,14 @@ export function analyzeActivity(
           continue;
         }
         case "call": {
-          if (!op.operands.some(isVaried)) continue;
+          const variedArgs = op.operands.flatMap((arg, i) => (isVaried(arg) ? [i] : []));
+          if (variedArgs.length === 0) continue;
+          const summary = callVaried(op.attrs.callee!, variedArgs);
+          if (summary) {
+            if (summary.result) for (const r of op.results) mark(varied, r);
+            for (const i of summary.params) mark(varied, op.operands[i]!);
+            continue;
+          }
           for (const r of op.results) mark(varied, r);
           const effects = effectsOf(op.attrs.callee!);
           op.operands.forEach((arg, i) => {
@@ -164,7 +195,7 @@ export function analyzeActivity(
   while (changed) {
     changed = false;
     forward(fn.body);
-    backward(fn.body);
+    if (!variedOnly) backward(fn.body);
   }
 
   // Report where the derivative is first lost: not a later op of the same chain
@@ -224,11 +255,36 @@ export function analyzeActivity(
     blockedStores,
     detachedWrites,
     classes,
+    effectsOf,
+    variedClass: (v) => variedClasses.has(classes.find(v.id)),
     isActive: (v) =>
       isAggregate(v.type)
         ? isDifferentiable(v.type) && isVaried(v)
         : v.type === "number" && varied.has(v.id) && useful.has(v.id),
   };
+}
+
+/**
+ * What `fn` makes varied when the parameters `wrt` are (see `CallVariedness`): forward
+ * dataflow only, since the caller's analysis decides what is useful.
+ */
+export function variedness(
+  fn: IRFunction,
+  wrt: number[],
+  effectsOf: EffectsOf,
+  callVaried: CallVaried,
+): CallVariedness {
+  const activity = analyzeActivity(fn, wrt, effectsOf, callVaried, true);
+  const ret = terminator(fn.body).operands[0];
+  const isVaried = (v: Value) =>
+    isAggregate(v.type)
+      ? isDifferentiable(v.type) && activity.variedClass(v)
+      : activity.varied.has(v.id);
+  const params = new Set<number>();
+  fn.params.forEach((p, i) => {
+    if (isAggregate(p.type) && isVaried(p)) params.add(i);
+  });
+  return { result: ret !== undefined && isVaried(ret), params };
 }
 
 function terminator(region: Region): Op {

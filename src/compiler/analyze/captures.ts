@@ -138,14 +138,26 @@ export function findCaptures(
   lambda: FunctionLike,
   ancestors: readonly Node[],
   resolve?: TypeResolver,
+  resultOf?: (callee: string) => Type | undefined,
 ): Capture[] {
   const scopes = scopesAt(ancestors, lambda, resolve);
   const lookup = (name: string) => scopes.find((s) => s.has(name))?.get(name);
+  // `const target = makeTarget()`: the declared result type of a function of the program.
+  const callResult = (init: Node | null): Type | undefined =>
+    init?.type === "CallExpression" &&
+    init.callee.type === "Identifier" &&
+    !lookup(init.callee.name)
+      ? resultOf?.(init.callee.name)
+      : undefined;
   const typeOf = (name: string, seen: Set<string>): Type | undefined => {
     const decl = lookup(name);
     if (!decl || seen.has(name)) return undefined;
     seen.add(name);
-    return decl.annotation ?? inferType(decl.init, (n) => typeOf(n, seen), resolve);
+    return (
+      decl.annotation ??
+      inferType(decl.init, (n) => typeOf(n, seen), resolve) ??
+      callResult(decl.init)
+    );
   };
   return freeNames(lambda).flatMap((name) => {
     const decl = lookup(name);

@@ -61,6 +61,20 @@ function resolveIn(
       const fields = fieldsOf(program, mod, node.members, resolving);
       return fields && { kind: "object", name: mod.text.slice(node.start, node.end), fields };
     }
+    case "TSLiteralType": {
+      // `"fast"`, `2`, `true`: a value of the literal's primitive type.
+      const literal = node.literal;
+      if (literal.type !== "Literal") return undefined;
+      const kind = typeof literal.value;
+      return kind === "string" || kind === "number" || kind === "boolean" ? kind : undefined;
+    }
+    case "TSUnionType": {
+      // `"forward" | "reverse"`: a union of literals of one primitive type is that type.
+      const types = node.types.map(inner);
+      const first = types[0];
+      const primitive = first === "string" || first === "number" || first === "boolean";
+      return primitive && types.every((t) => t === first) ? first : undefined;
+    }
     case "TSTypeReference": {
       if (node.typeName.type !== "Identifier") return undefined;
       const name = node.typeName.name;

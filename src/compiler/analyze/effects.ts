@@ -15,6 +15,12 @@ export interface Effects {
   grows: Set<number>;
   /** Parameters the returned value may be, or contain. */
   aliases: Set<number>;
+  /**
+   * Per parameter, the first parameter in its alias class inside the function (−1 for
+   * numbers): parameters that share a class, one of them replaced, may come to hold each
+   * other's arrays.
+   */
+  sharing: number[];
   /** Module-level arrays and objects it writes (directly or through callees). */
   moduleWrites: ModuleWrite[];
   /** Whether it reads module-level arrays or objects (directly or through callees). */
@@ -130,11 +136,14 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf, memory = true
           const arity = op.attrs.primal ? arityOf(op) : op.operands.length;
           op.operands.forEach((arg, i) => {
             const k = i < arity ? i : shadowParam(op, i);
-            // An argument the callee stores arrays into may come to hold the other arguments.
+            // An argument the callee stores arrays into may come to hold the arguments it
+            // shares a class with there (all of them, for a callee not summarized yet).
             if (!effects || effects.replaces.has(k))
-              op.operands.forEach(
-                (other, j) => j < arity === i < arity && classes.union(arg, other),
-              );
+              op.operands.forEach((other, j) => {
+                if (j < arity !== i < arity) return;
+                const l = j < arity ? j : shadowParam(op, j);
+                if (!effects || sharesClass(effects, k, l)) classes.union(arg, other);
+              });
             if (effects && !effects.aliases.has(k)) return;
             const target = i < arity ? result : shadow;
             if (target) classes.union(target, arg);
@@ -156,6 +165,9 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
   const writes = new Set<number>();
   const replaces = new Set<number>();
   const aliases = new Set<number>();
+  const sharing = fn.params.map((p) =>
+    isAggregate(p.type) ? fn.params.findIndex((q) => classes.same(p, q)) : -1,
+  );
   fn.params.forEach((p, i) => {
     if (!isAggregate(p.type)) return;
     if (written.has(classes.find(p.id))) writes.add(i);
@@ -190,6 +202,7 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     replaces,
     grows,
     aliases,
+    sharing,
     moduleWrites: findModuleWrites(fn, effectsOf),
     readsModule,
   };
@@ -298,6 +311,14 @@ const READS = new Set<Op["opcode"]>(["field", "index", "length"]);
 /** The user function a call runs: its callee, or for a derivative call the primal. */
 export function calleeOf(op: Op): FunctionKey {
   return op.attrs.primal ?? op.attrs.callee!;
+}
+
+/** Whether parameters `k` and `l` of a summarized function may share memory inside it. */
+function sharesClass(effects: Effects, k: number, l: number): boolean {
+  const a = effects.sharing[k];
+  const b = effects.sharing[l];
+  // Parameters the summary does not describe (a rule's adapter) are taken to share.
+  return a === undefined || b === undefined || (a !== -1 && a === b);
 }
 
 /** How many primal arguments a call of a derivative passes (tangents follow them). */

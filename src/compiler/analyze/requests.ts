@@ -3,7 +3,7 @@ import type { Binding } from "../lower/function-values.js";
 import { parameterFunctionType, type FunctionTypeInfo } from "./function-types.js";
 import { typeResolver } from "./declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
-import { signatureOf } from "../lower/signature.js";
+import { annotationType, signatureOf } from "../lower/signature.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
@@ -42,7 +42,12 @@ export const REVERSE_OPERATORS = [
   "valueWithPullback",
 ] as const;
 /** Second derivatives and Jacobians: built from the others (see emit/higher-order.ts). */
-export const HIGHER_ORDER_OPERATORS = ["hessian", "hessianVectorProduct", "jacobian"] as const;
+export const HIGHER_ORDER_OPERATORS = [
+  "hessian",
+  "hessianVectorProduct",
+  "gradientAndHessianVectorProduct",
+  "jacobian",
+] as const;
 export type HigherOrderOperator = (typeof HIGHER_ORDER_OPERATORS)[number];
 export type Operator =
   (typeof FORWARD_OPERATORS)[number] | (typeof REVERSE_OPERATORS)[number] | HigherOrderOperator;
@@ -225,16 +230,29 @@ function functionTypedParameter(
       continue;
     const param = fn.params.find((p) => p.type === "Identifier" && p.name === name);
     if (param) return parameterFunctionType(program, module, param);
-    if (declaredLocally(name, ancestors.slice(0, i + 1))) return undefined;
+    // Declared by this function (or one inside it, nearer the site): shadows outer parameters.
+    if (declaredLocally(name, ancestors.slice(i))) return undefined;
   }
   return undefined;
 }
 
-/** The value operators a function applies to its parameter `name`. */
-function operatorsOnParameter(symbol: FunctionSymbol, name: string): Operator[] {
+/**
+ * The value operators a function applies to its parameter `name`, directly or by passing it on
+ * to a parameter of another function of the program that does (`descendFrom(f, p)` calling
+ * `descend(f, p)`, which takes `gradient(f)`): the function value passed keeps what is
+ * attached to it.
+ */
+function operatorsOnParameter(
+  program: ProgramGraph,
+  symbol: FunctionSymbol,
+  name: string,
+  seen = new Set<string>(),
+): Operator[] {
+  const key = `${symbol.module.file}#${symbol.name}#${name}`;
+  if (seen.has(key) || !symbol.node.body) return [];
+  seen.add(key);
   const found = new Set<Operator>();
-  if (!symbol.node.body) return [];
-  walk(symbol.node.body, (n) => {
+  walk(symbol.node.body, (n, ancestors) => {
     if (n.type !== "CallExpression") return true;
     const operator = nablaOperatorOf(symbol.module, n.callee);
     const fn = n.arguments[0];
@@ -246,6 +264,15 @@ function operatorsOnParameter(symbol: FunctionSymbol, name: string): Operator[] 
       fn.name === name
     )
       found.add(operator as Operator);
+    if (operator || n.callee.type !== "Identifier") return true;
+    if (declaredLocally(name, ancestors) || declaredLocally(n.callee.name, ancestors)) return true;
+    const callee = program.resolveLocalFunction(symbol.module, n.callee.name);
+    if (!callee) return true;
+    n.arguments.forEach((arg, i) => {
+      const param = callee.node.params[i];
+      if (arg.type !== "Identifier" || arg.name !== name || param?.type !== "Identifier") return;
+      for (const op of operatorsOnParameter(program, callee, param.name, seen)) found.add(op);
+    });
     return true;
   });
   return [...found];
@@ -270,7 +297,7 @@ function attachments(
   symbol.node.params.forEach((param, i) => {
     const arg = node.arguments[i];
     if (param.type !== "Identifier" || !arg || arg.type === "SpreadElement") return;
-    const operators = operatorsOnParameter(symbol, param.name);
+    const operators = operatorsOnParameter(program, symbol, param.name);
     if (operators.length === 0) return;
     const contextual = parameterFunctionType(program, symbol.module, param);
     for (const leaf of functionLeaves(arg)) {
@@ -399,7 +426,11 @@ export function analyzeCall(
     const type =
       signature.params[wrt[0]!]?.type ?? (target.contextualNumberParams ? "number" : undefined);
     const vector = type === "number" || (type !== undefined && isNumberVector(type));
-    if (operator !== "hessianVectorProduct" && !vector) {
+    if (
+      operator !== "hessianVectorProduct" &&
+      operator !== "gradientAndHessianVectorProduct" &&
+      !vector
+    ) {
       error(
         target.node.params[wrt[0]!] ?? fnArg,
         "badOperatorUse",
@@ -428,7 +459,7 @@ function resolveTarget(
   }
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
     const pos = positionAt(module.text, node.start);
-    const captures = findCaptures(node, ancestors, typeResolver(program, module));
+    const captures = capturesOf(program, module, node, ancestors);
     return {
       module,
       name: lambdaName(pos.line, pos.column),
@@ -460,7 +491,7 @@ function resolveTarget(
         name: lambdaName(pos.line, pos.column),
         node: local.node,
         contextualNumberParams: true,
-        captures: findCaptures(local.node, ancestors, typeResolver(program, module)),
+        captures: capturesOf(program, module, local.node, ancestors),
       };
     }
   }
@@ -553,8 +584,25 @@ function derivedTarget(
     name: lambdaName(pos.line, pos.column),
     node: lambda,
     contextualNumberParams: true,
-    captures: findCaptures(lambda, ancestors, typeResolver(program, module)),
+    captures: capturesOf(program, module, lambda, ancestors),
   };
+}
+
+/** The variables of enclosing functions `lambda` reads, typed as far as the program tells. */
+function capturesOf(
+  program: ProgramGraph,
+  module: SourceModule,
+  lambda: FunctionLike,
+  ancestors: readonly Node[],
+): Capture[] {
+  const resultOf = (callee: string): Type | undefined => {
+    const symbol = program.resolveLocalFunction(module, callee);
+    const annotation = symbol?.node.returnType;
+    return symbol && annotation
+      ? annotationType(annotation, typeResolver(program, symbol.module))
+      : undefined;
+  };
+  return findCaptures(lambda, ancestors, typeResolver(program, module), resultOf);
 }
 
 /** The nodes enclosing `target` in `module`, outermost first (for a call lowering meets). */

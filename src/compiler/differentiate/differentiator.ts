@@ -1,4 +1,9 @@
-import { analyzeActivity } from "../analyze/activity.js";
+import {
+  analyzeActivity,
+  variedness,
+  type CallVaried,
+  type CallVariedness,
+} from "../analyze/activity.js";
 import {
   findModuleWrites,
   summarizeEffects,
@@ -29,11 +34,15 @@ import {
   derivativeKey,
   derivativeName,
   functionLabel,
+  lanesKey,
+  sweepKey,
   type DerivativeKind,
 } from "./names.js";
+import type { PrimalSignature } from "./derivative-function.js";
 import type { DerivativeRule } from "../analyze/rules.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
-import { reverseSweeps } from "./sweeps.js";
+import { fusedGradientPays, reverseSweeps, vjpPays } from "./sweeps.js";
+import { backwardSweep } from "./transpose.js";
 import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
@@ -43,21 +52,24 @@ import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.j
 
 /**
  * Forward mode needs a JVP; reverse mode a forward sweep and a backward sweep; `gradient`
- * also the fused gradient function, `pullback` the closure form (both when they pay).
+ * also the fused gradient function, `pullback` the closure form (both when they pay); `lanes`
+ * (`jacobian`) a JVP along k directions at once.
  */
-export type Mode = "forward" | "reverse" | "gradient" | "pullback";
+export type Mode = "forward" | "reverse" | "gradient" | "pullback" | "lanes";
 
 const NO_EFFECTS: Effects = {
   writes: new Set(),
   replaces: new Set(),
   grows: new Set(),
   aliases: new Set(),
+  sharing: [],
   moduleWrites: [],
   readsModule: false,
 };
 
 const KINDS: Record<Mode, DerivativeKind[]> = {
   forward: ["jvp"],
+  lanes: ["jvps"],
   reverse: ["fwd", "bwd"],
   gradient: ["fwd", "bwd", "grad"],
   pullback: ["fwd", "bwd", "vjp"],
@@ -146,6 +158,7 @@ export class Differentiator {
   /** Processes every queued demand and the demands they raise. */
   run(): void {
     for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) this.process(demand);
+    this.buildSweeps();
   }
 
   /** The errors of optional demands that failed, by the derivative keys they left as stubs. */
@@ -371,8 +384,18 @@ export class Differentiator {
     const { jvp: jvpKey, form } = parseDerivedPrimalKey(key)!;
     const { primal, wrt } = parseDerivativeKey(jvpKey)!;
     this.primals.set(key, undefined);
-    if (!this.derivatives.has(jvpKey))
-      this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false });
+    if (!this.derivatives.has(jvpKey)) {
+      // Possibly reached from inside a solve of `variedEffects`: this demand's activity
+      // analysis must not see that solve's approximations.
+      const solving = [this.variedApprox, this.effectsApprox] as const;
+      this.variedApprox = undefined;
+      this.effectsApprox = undefined;
+      try {
+        this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false });
+      } finally {
+        [this.variedApprox, this.effectsApprox] = solving;
+      }
+    }
     const base = this.targets.get(primal);
     if (base) this.targets.set(key, base);
     const jvp = this.derivatives.get(jvpKey);
@@ -391,7 +414,12 @@ export class Differentiator {
         ],
       });
     }
-    const fn = jvpAsPrimal(jvp, form);
+    const fn = jvpAsPrimal(jvp, form, (callee) => {
+      const effects = this.effects(callee);
+      return (
+        effects !== undefined && effects.writes.size === 0 && effects.moduleWrites.length === 0
+      );
+    });
     eliminateDeadCode(fn);
     verifyFunction(fn);
     this.primals.set(key, fn);
@@ -468,7 +496,7 @@ export class Differentiator {
    * where it is registered. A mode the rule does not provide is an error at the call chain.
    */
   private useRule(rule: DerivativeRule, demand: Demand, missing: FunctionKey[]): void {
-    const forward = demand.mode === "forward";
+    const forward = demand.mode === "forward" || demand.mode === "lanes";
     if (forward ? !rule.hasForward : !rule.hasReverse) {
       const registration = rule.registration;
       this.diagnostics.add({
@@ -485,7 +513,7 @@ export class Differentiator {
       return;
     }
     for (const key of missing) {
-      const kind = (["jvp", "fwd", "bwd", "grad", "vjp"] as const).find(
+      const kind = (["jvp", "fwd", "bwd", "grad", "jvps", "vjp"] as const).find(
         (k) => derivativeKey(k, demand.key, demand.wrt, demand.frozen) === key,
       )!;
       if (kind === "grad" || kind === "vjp") continue;
@@ -547,22 +575,117 @@ export class Differentiator {
   }
 
   private readonly effectsCache = new Map<FunctionKey, Effects | null>();
+  /** While `effects` iterates over recursive functions: the current approximations. */
+  private effectsApprox: Map<FunctionKey, Effects> | undefined;
 
   /**
    * What a callee does to its array and object arguments (see Effects), computed from its
-   * lowered body; undefined (assume the worst) while it is being computed (recursion) or when
-   * it cannot be lowered — the error is reported when the callee is differentiated.
+   * lowered body; undefined (assume the worst) when it cannot be lowered — the error is
+   * reported when the callee is differentiated. Recursive functions are solved together as a
+   * least fixed point: each starts at "no effects" and the summaries are recomputed until none
+   * grows (a function that only ever calls itself writes what its body writes, not
+   * everything).
    */
   readonly effects: EffectsOf = (key) => {
     if (this.effectsCache.has(key)) return this.effectsCache.get(key) ?? undefined;
     // A function with a registered derivative is taken not to change its arguments (documented).
     if (this.program.rules.has(key)) return NO_EFFECTS;
-    this.effectsCache.set(key, null);
+    const known = this.effectsApprox?.get(key);
+    if (known) return known;
     const fn = this.lowered(key);
-    if (!fn) return undefined;
-    const effects = summarizeEffects(fn, this.effects);
-    this.effectsCache.set(key, effects);
-    return effects;
+    if (!fn) {
+      // Being lowered (a callee reached while lowering it), or it cannot be: the worst.
+      if (!this.primals.has(key)) this.effectsCache.set(key, null);
+      return undefined;
+    }
+    if (this.effectsApprox) {
+      // Inside a solve: join it, starting from nothing.
+      this.effectsApprox.set(key, NO_EFFECTS);
+      return NO_EFFECTS;
+    }
+    const approx = new Map<FunctionKey, Effects>([[key, NO_EFFECTS]]);
+    this.effectsApprox = approx;
+    try {
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const [k, old] of [...approx]) {
+          const size = approx.size;
+          const next = joinEffects(old, summarizeEffects(this.lowered(k)!, this.effects));
+          if (!sameEffects(old, next)) {
+            approx.set(k, next);
+            changed = true;
+          }
+          if (approx.size > size) changed = true;
+        }
+      }
+    } finally {
+      this.effectsApprox = undefined;
+    }
+    for (const [k, e] of approx) this.effectsCache.set(k, e);
+    return approx.get(key);
+  };
+
+  private readonly variedCache = new Map<string, CallVariedness | null>();
+  /** While `variedEffects` iterates: the current approximations, by callee and varied set. */
+  private variedApprox:
+    Map<string, { key: FunctionKey; varied: number[]; value: CallVariedness }> | undefined;
+
+  /**
+   * What a call of `key` makes varied when the arguments `varied` are (see activity.ts): the
+   * callee's own activity analysis, solved for every (callee, varied arguments) pair it reaches
+   * as a least fixed point — each pair starts at "only the varied arguments" and the analyses
+   * rerun until no answer grows, so recursion (`detOfMinor` passing its index lists to itself)
+   * keeps what only ever holds integers inactive. Undefined when the callee has no IR (a
+   * registered rule, or it cannot be lowered): the caller assumes the worst.
+   */
+  readonly variedEffects: CallVaried = (key, varied) => {
+    const id = `${key}|${varied.join(",")}`;
+    if (this.variedCache.has(id)) return this.variedCache.get(id) ?? undefined;
+    if (this.program.rules.has(key)) return undefined;
+    const fn = this.lowered(key);
+    if (!fn) {
+      this.variedCache.set(id, null);
+      return undefined;
+    }
+    const bottom = (): CallVariedness => ({
+      result: false,
+      params: new Set(varied.filter((i) => isAggregate(fn.params[i]!.type))),
+    });
+    if (this.variedApprox) {
+      // Inside a solve: answer with the current approximation (joining the solve).
+      let entry = this.variedApprox.get(id);
+      if (!entry) {
+        entry = { key, varied, value: bottom() };
+        this.variedApprox.set(id, entry);
+      }
+      return entry.value;
+    }
+    const approx = new Map([[id, { key, varied, value: bottom() }]]);
+    this.variedApprox = approx;
+    try {
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const entry of [...approx.values()]) {
+          const callee = this.lowered(entry.key)!;
+          const size = approx.size;
+          const next = variedness(callee, entry.varied, this.effects, this.variedEffects);
+          const grew =
+            (next.result && !entry.value.result) ||
+            [...next.params].some((i) => !entry.value.params.has(i));
+          if (grew) {
+            entry.value = {
+              result: entry.value.result || next.result,
+              params: new Set([...entry.value.params, ...next.params]),
+            };
+          }
+          if (grew || approx.size > size) changed = true;
+        }
+      }
+    } finally {
+      this.variedApprox = undefined;
+    }
+    for (const [k, entry] of approx) this.variedCache.set(k, entry.value);
+    return approx.get(id)!.value;
   };
 
   /** The lowered primal for `key`, without reporting errors (its demand reports them). */
@@ -767,7 +890,7 @@ export class Differentiator {
       });
     }
     if (writes.length > 0) return undefined;
-    const activity = analyzeActivity(primal, demand.wrt, this.effects);
+    const activity = analyzeActivity(primal, demand.wrt, this.effects, this.variedEffects);
     for (const op of activity.blocked) {
       this.diagnostics.add({
         severity: "error",
@@ -833,21 +956,21 @@ export class Differentiator {
     eliminateDeadCode(fn);
     verifyFunction(fn);
     // Reverse mode: which arrays each callee may read again (marks the calls, see ReverseInfo).
-    const info =
-      demand.mode === "forward"
-        ? undefined
-        : new ReverseInfo(fn, {
-            frozen: demand.frozen,
-            arity: primal.params.length,
-            effectsOf: this.effects,
-            wrt: demand.wrt,
-          });
+    const forward = demand.mode === "forward" || demand.mode === "lanes";
+    const info = forward
+      ? undefined
+      : new ReverseInfo(fn, {
+          frozen: demand.frozen,
+          arity: primal.params.length,
+          effectsOf: this.effects,
+          wrt: demand.wrt,
+        });
     for (const d of demands) {
       this.queue.push({
         key: d.key,
         wrt: d.wrt,
         frozen: d.call.attrs.frozen ?? [],
-        mode: demand.mode === "forward" ? "forward" : "reverse",
+        mode: forward ? demand.mode : "reverse",
         chain: [
           {
             message: `when differentiating this call to '${d.op.attrs.calleeName}'${d.op.attrs.via ? `, ${d.op.attrs.via}` : ""}`,
@@ -856,7 +979,7 @@ export class Differentiator {
           ...demand.chain,
         ],
         root: false,
-        ...(d.call.attrs.checkpoint && demand.mode !== "forward" ? { checkpoint: true } : {}),
+        ...(d.call.attrs.checkpoint && !forward ? { checkpoint: true } : {}),
         ...(demand.optional
           ? { optional: demand.optional }
           : d.op.attrs.via
@@ -866,29 +989,302 @@ export class Differentiator {
             : {}),
       });
     }
+    if (demand.mode === "lanes") {
+      // The same JVP, emitted with k lanes per tangent number; its calls use the callees'.
+      const arity = primal.params.length - primal.captures;
+      return [
+        {
+          ...fn,
+          key: lanesKey(primal.key, demand.wrt),
+          name: derivativeName("jvps", primal.name, demand.wrt, arity),
+          lanes: true,
+        },
+      ];
+    }
     if (!info) return [fn];
-    // Reverse mode: unzip the JVP into a forward sweep and transpose its tangent part.
+    // Reverse mode: unzip the JVP into a forward sweep and transpose its tangent part — once
+    // every demand is known (`buildSweeps`), since what a backward sweep takes from its
+    // callers depends on what its callees' take from it.
     const signature = {
       key: primal.key,
       name: primal.name,
       arity: primal.params.length - primal.captures,
       frozen: demand.frozen,
     };
-    const sweeps = reverseSweeps(
-      info,
+    const kinds: DerivativeKind[] = [
+      "fwd",
+      "bwd",
+      ...(demand.mode === "gradient" && fusedGradientPays(fn, info) ? (["grad"] as const) : []),
+      ...(demand.mode === "pullback" && vjpPays(fn, info) ? (["vjp"] as const) : []),
+    ];
+    const pending: PendingSweeps = {
+      jvp: fn,
+      options: { frozen: demand.frozen, arity: primal.params.length, wrt: demand.wrt },
       signature,
-      demand.wrt,
-      demand.mode === "gradient" || demand.mode === "pullback" ? demand.mode : undefined,
-    );
-    for (const sweep of sweeps) {
-      eliminateCommonSubexpressions(sweep);
-      hoistLoopInvariants(sweep);
-      eliminateDeadCode(sweep);
-      packClosureCaptures(sweep);
-      verifyFunction(sweep);
-    }
-    return sweeps;
+      wrt: demand.wrt,
+      kinds,
+      chain: demand.chain,
+      key: demand.key,
+      placeholders: new Map(),
+    };
+    this.pendingSweeps.push(pending);
+    // Placeholders until then: the demand counts as built.
+    return kinds.map((kind) => {
+      const placeholder: IRFunction = {
+        key: derivativeKey(kind, primal.key, demand.wrt, demand.frozen),
+        name: derivativeName(kind, primal.name, demand.wrt, signature.arity, demand.frozen),
+        params: [],
+        captures: 0,
+        resultTypes: [],
+        body: { params: [], ops: [] },
+        loc: fn.loc,
+      };
+      pending.placeholders.set(kind, placeholder);
+      return placeholder;
+    });
   }
+
+  private readonly pendingSweeps: PendingSweeps[] = [];
+  private readonly primalTapelessCache = new Map<FunctionKey, boolean>();
+
+  /**
+   * Whether a primal function never uses the tape: its body has no outside calls (which might
+   * run an operator), no operators (lowered to calls of derived functions, they run as the
+   * operators' wrappers in the user's code, `gradient` on the tape), and calls only functions
+   * that never use it either (a call of a registered rule, or recursion, counts as using it).
+   */
+  readonly primalTapeless = (key: FunctionKey): boolean => {
+    const known = this.primalTapelessCache.get(key);
+    if (known !== undefined) return known;
+    if (this.program.rules.has(key)) return false;
+    this.primalTapelessCache.set(key, false);
+    const fn = this.lowered(key);
+    const clean = (ops: Op[]): boolean =>
+      ops.every(
+        (op) =>
+          op.opcode !== "extern" &&
+          (op.opcode !== "call" ||
+            (!parseDerivedPrimalKey(op.attrs.callee!) && this.primalTapeless(op.attrs.callee!))) &&
+          op.regions.every((r) => clean(r.ops)),
+      );
+    const result = fn !== undefined && clean(fn.body.ops);
+    this.primalTapelessCache.set(key, result);
+    return result;
+  };
+  /** Backward sweeps whose callers skip them when the seed is zero (see ReverseInfo.skippableAlone). */
+  private readonly skippableSweeps = new Set<FunctionKey>();
+  /** Derivative configurations (by backward sweep key) whose sweeps leave the tape alone. */
+  private readonly tapelessSweeps = new Set<FunctionKey>();
+  /** Per backward sweep (by key): the JVP parameters it takes after its seed (see ReverseInfo.inputs). */
+  private readonly sweepInputs = new Map<FunctionKey, number[]>();
+
+  /**
+   * What the backward sweep with `key` takes after its seed: JVP parameter positions — the
+   * primal arguments (captures included) first, then the shadows of differentiated arrays and
+   * objects. Empty for sweeps nabla does not generate from a body (rules, checkpoints).
+   */
+  inputsOf(key: FunctionKey): readonly number[] {
+    return this.sweepInputs.get(key) ?? [];
+  }
+
+  /**
+   * Builds the forward and backward sweeps of every reverse-mode demand. The inputs of each
+   * backward sweep are solved first, together, as a least fixed point: a sweep's inputs grow
+   * with what its callees' sweeps need from their arguments, recursion included.
+   */
+  private buildSweeps(): void {
+    const pending = this.pendingSweeps.splice(0);
+    if (pending.length === 0) return;
+    const bwdKey = (p: PendingSweeps) =>
+      derivativeKey("bwd", p.signature.key, p.wrt, p.signature.frozen);
+    for (const p of pending)
+      if (!this.sweepInputs.has(bwdKey(p))) this.sweepInputs.set(bwdKey(p), []);
+    const needsOf = (op: Op) => this.inputsOf(sweepKey("bwd", op.attrs));
+    const skippable = (op: Op) =>
+      !op.attrs.checkpoint && this.skippableSweeps.has(sweepKey("bwd", op.attrs));
+    const tapeless = (op: Op) =>
+      !op.attrs.checkpoint && this.tapelessSweeps.has(sweepKey("bwd", op.attrs));
+    const infoOf = (p: PendingSweeps) =>
+      new ReverseInfo(p.jvp, {
+        ...p.options,
+        effectsOf: this.effects,
+        needsOf,
+        skippable,
+        tapeless,
+        primalTapeless: this.primalTapeless,
+      });
+    // Loops whose backward loop cannot carry their recurrences (see Recurrence) tape them
+    // instead: known before the fixed points below, since they change what a sweep takes
+    // from its caller and whether it uses the tape.
+    for (const p of pending) {
+      try {
+        for (;;) {
+          const info = infoOf(p);
+          backwardSweep(p.jvp, info, p.signature, p.wrt, info.inputs());
+          if (info.failedRecurrences.size === 0) break;
+          p.options.noRecurrences = new Set([
+            ...(p.options.noRecurrences ?? []),
+            ...info.failedRecurrences,
+          ]);
+        }
+      } catch {
+        // Reported when its sweeps are built.
+      }
+    }
+    const failed = new Set<PendingSweeps>();
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const p of pending) {
+        if (failed.has(p)) continue;
+        let inputs: number[];
+        try {
+          inputs = infoOf(p).inputs();
+        } catch (error) {
+          failed.add(p);
+          this.fail(error, p.chain, p.key);
+          continue;
+        }
+        const known = this.sweepInputs.get(bwdKey(p))!;
+        if (inputs.every((k) => known.includes(k))) continue;
+        this.sweepInputs.set(
+          bwdKey(p),
+          [...new Set([...known, ...inputs])].sort((a, b) => a - b),
+        );
+        changed = true;
+      }
+    }
+    // Sweeps that leave the tape alone, and backward sweeps a caller may skip when their seed
+    // is zero: greatest fixed points (a function calling only itself qualifies if it does by
+    // itself).
+    const alone = new Map<PendingSweeps, { tapeless: boolean; skippable: boolean; calls: Op[] }>();
+    for (const p of pending) {
+      if (failed.has(p)) continue;
+      try {
+        const info = infoOf(p);
+        alone.set(p, {
+          tapeless: info.tapelessAlone(),
+          skippable: info.skippableAlone(),
+          calls: info.derivativeCalls(),
+        });
+      } catch {
+        // Reported when its sweeps are built.
+      }
+    }
+    for (const [set, which, test] of [
+      [this.tapelessSweeps, "tapeless", tapeless],
+      [this.skippableSweeps, "skippable", skippable],
+    ] as const) {
+      const members = [...alone].filter(([, a]) => a[which]);
+      for (const [p] of members) set.add(bwdKey(p));
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const [p, a] of members) {
+          if (!set.has(bwdKey(p)) || a.calls.every(test)) continue;
+          set.delete(bwdKey(p));
+          changed = true;
+        }
+      }
+    }
+    for (const p of pending) {
+      // The sweeps this demand stands in for (another demand may have made the same ones).
+      const kinds = p.kinds.filter((kind) => {
+        const placeholder = p.placeholders.get(kind);
+        return placeholder && this.derivatives.get(placeholder.key) === placeholder;
+      });
+      const keys = kinds.map((kind) =>
+        derivativeKey(kind, p.signature.key, p.wrt, p.signature.frozen),
+      );
+      if (failed.has(p)) {
+        for (const key of keys) this.derivatives.set(key, undefined);
+        continue;
+      }
+      try {
+        const sweeps = reverseSweeps(
+          infoOf(p),
+          p.signature,
+          p.wrt,
+          kinds,
+          this.inputsOf(bwdKey(p)),
+        );
+        for (const sweep of sweeps) {
+          eliminateCommonSubexpressions(sweep);
+          hoistLoopInvariants(sweep);
+          eliminateDeadCode(sweep);
+          packClosureCaptures(sweep);
+          verifyFunction(sweep);
+          this.derivatives.set(sweep.key, sweep);
+        }
+      } catch (error) {
+        for (const key of keys) this.derivatives.set(key, undefined);
+        this.fail(error, p.chain, p.key);
+      }
+    }
+  }
+}
+
+/** A reverse-mode demand whose sweeps `buildSweeps` makes once every demand is known. */
+interface PendingSweeps {
+  jvp: IRFunction;
+  options: { frozen: number[]; arity: number; wrt: number[]; noRecurrences?: ReadonlySet<Op> };
+  signature: PrimalSignature;
+  wrt: number[];
+  kinds: DerivativeKind[];
+  chain: DiagnosticNote[];
+  key: FunctionKey;
+  /** What `derive` returned for each kind, until the sweep replaces it. */
+  placeholders: Map<DerivativeKind, IRFunction>;
+}
+
+/** Everything either summary says (module writes once per place). */
+function joinEffects(a: Effects, b: Effects): Effects {
+  const union = (x: Set<number>, y: Set<number>) => new Set([...x, ...y]);
+  const writeKey = (w: Effects["moduleWrites"][number]) => `${w.name}@${w.loc.file}:${w.loc.start}`;
+  const seen = new Set(a.moduleWrites.map(writeKey));
+  return {
+    writes: union(a.writes, b.writes),
+    replaces: union(a.replaces, b.replaces),
+    grows: union(a.grows, b.grows),
+    aliases: union(a.aliases, b.aliases),
+    sharing: joinSharing(a.sharing, b.sharing),
+    moduleWrites: [...a.moduleWrites, ...b.moduleWrites.filter((w) => !seen.has(writeKey(w)))],
+    readsModule: a.readsModule || b.readsModule,
+  };
+}
+
+/**
+ * Parameters that share a class in either summary share one in the join (the union of the two
+ * partitions, each class named by its first parameter). A summary that does not describe a
+ * parameter (the "no effects" a fixed point starts from) adds nothing for it.
+ */
+function joinSharing(a: number[], b: number[]): number[] {
+  const n = Math.max(a.length, b.length);
+  const parent = Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const unite = (i: number, j: number) => {
+    const [x, y] = [find(i), find(j)];
+    if (x !== y) parent[Math.max(x, y)] = Math.min(x, y);
+  };
+  for (let i = 0; i < n; i++) {
+    for (const s of [a[i], b[i]]) if (s !== undefined && s !== -1) unite(i, s);
+  }
+  return Array.from({ length: n }, (_, i) => {
+    const [x, y] = [a[i] ?? b[i], b[i] ?? a[i]];
+    return x === -1 && y === -1 ? -1 : find(i);
+  });
+}
+
+/** Whether `b`, a join of `a` with something, says no more than `a`. */
+function sameEffects(a: Effects, b: Effects): boolean {
+  return (
+    a.writes.size === b.writes.size &&
+    a.replaces.size === b.replaces.size &&
+    a.grows.size === b.grows.size &&
+    a.aliases.size === b.aliases.size &&
+    a.sharing.length === b.sharing.length &&
+    a.sharing.every((s, i) => s === b.sharing[i]) &&
+    a.moduleWrites.length === b.moduleWrites.length &&
+    a.readsModule === b.readsModule
+  );
 }
 
 /** The most ops a function may have to be inlined, and a function may grow to by inlining. */

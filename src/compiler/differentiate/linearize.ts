@@ -267,7 +267,11 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
     const active = op.operands
       .map((v, i) => (activity.isActive(v) && (isAggregate(v.type) || tangentOf(v)) ? i : -1))
       .filter((i) => i >= 0);
-    const writesShadow = active.some((i) => isAggregate(op.operands[i]!.type));
+    // An active array or object argument the callee may write: its shadow must follow.
+    const effects = activity.effectsOf(op.attrs.callee!);
+    const writesShadow = active.some(
+      (i) => isAggregate(op.operands[i]!.type) && (!effects || effects.writes.has(i)),
+    );
     if (active.length === 0 || (!writesShadow && (!result || !activity.isActive(result)))) {
       const clone = b.emit(
         "call",

@@ -10,9 +10,11 @@ import type { FunctionKey } from "../ir/types.js";
  * - `bwd`: reverse mode's backward sweep, (adjoint of the result) → adjoints of the parameters;
  * - `grad`: both sweeps in one function for `gradient`, (args…, adjoint) → adjoints, then value;
  * - `vjp`: both sweeps for `pullback` without the tape, (args…) → the backward sweep as a
- *   closure over the forward sweep's values, then the value and the result's shadow.
+ *   closure over the forward sweep's values, then the value and the result's shadow;
+ * - `jvps`: forward mode along k directions at once (`jacobian`), (args…, tangents…, k) →
+ *   tangent, value in `out.v1`, every tangent number carried as k lanes (see emit/lanes.ts).
  */
-export type DerivativeKind = "jvp" | "fwd" | "bwd" | "grad" | "vjp";
+export type DerivativeKind = "jvp" | "fwd" | "bwd" | "grad" | "jvps" | "vjp";
 
 export function derivativeKey(
   kind: DerivativeKind,
@@ -20,7 +22,8 @@ export function derivativeKey(
   wrt: number[],
   frozen: number[] = [],
 ): FunctionKey {
-  const reads = kind !== "jvp" && frozen.length > 0 ? `[${frozen.join(",")}]` : "";
+  const reads =
+    kind !== "jvp" && kind !== "jvps" && frozen.length > 0 ? `[${frozen.join(",")}]` : "";
   return `${primal}@${kind}(${wrt.join(",")})${reads}`;
 }
 
@@ -47,6 +50,11 @@ export function jvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
   return derivativeKey("jvp", primal, wrt);
 }
 
+/** The JVP along k directions at once of `primal` (see emit/lanes.ts). */
+export function lanesKey(primal: FunctionKey, wrt: number[]): FunctionKey {
+  return derivativeKey("jvps", primal, wrt);
+}
+
 /** `f$jvp` when every parameter is differentiated, `f$jvp_0_2` for a subset. */
 export function derivativeName(
   kind: DerivativeKind,
@@ -62,7 +70,9 @@ export function derivativeName(
   // Variants that may read arrays again in the backward sweep (see ReverseInfo) say which.
   // `g`: module-level arrays are frozen too (MODULE_DATA).
   const reads = frozen.map((i) => (i < 0 ? "g" : i >= 1 << 16 ? `s${i - (1 << 16)}` : String(i)));
-  return kind !== "jvp" && frozen.length > 0 ? `${name}$r${reads.join("_")}` : name;
+  return kind !== "jvp" && kind !== "jvps" && frozen.length > 0
+    ? `${name}$r${reads.join("_")}`
+    : name;
 }
 
 export function jvpName(primalName: string, wrt: number[], arity: number): string {

@@ -6,7 +6,11 @@ import type { FunctionKey, IRFunction, ObjectType, Op, Region, Type, Value } fro
 // derivative inside, Hessian-vector products as reverse over forward). A JVP returns two
 // values (tangent, value) and calls other JVPs that do too; primal functions return one value.
 // So the copy returns the tangent alone (`tangent` form, what an operator hands the user), or
-// both in a `{ d, v }` object (`pair` form, for JVPs other derived code calls). Each
+// both in a `{ d, v }` object (`pair` form, for JVPs other derived code calls). A callee that
+// changes none of its arguments and returns a number is called twice instead, in tangent form
+// for the tangent and as itself for the value (only those of the two the caller reads): no
+// object per call, and differentiating the copy again treats each part on its own — a value
+// read only by comparisons (`dist < nearest`) stays a plain call. Each
 // differentiation level is its own transformation with its own tangent variables, so there is
 // no perturbation confusion: d/dx [x · d/dy (x + y)] is 1.
 
@@ -29,7 +33,7 @@ export function parseDerivedPrimalKey(
 export function parseDerivativeKey(
   key: FunctionKey,
 ): { primal: FunctionKey; kind: string; wrt: number[] } | undefined {
-  const match = /^(.*)@(jvp|fwd|bwd|grad|vjp)\(([\d,]*)\)(\[[-\d,]*\])?$/.exec(key);
+  const match = /^(.*)@(jvp|fwd|bwd|grad|jvps|vjp)\(([\d,]*)\)(\[[-\d,]*\])?$/.exec(key);
   if (!match) return undefined;
   const wrt = match[3] ? match[3].split(",").map(Number) : [];
   return { primal: match[1]!, kind: match[2]!, wrt };
@@ -48,7 +52,12 @@ export function pairType(tangent: Type, value: Type): ObjectType {
 }
 
 /** A copy of `jvp` as a primal function in `form` (see above), with no tangent marks. */
-export function jvpAsPrimal(jvp: IRFunction, form: PrimalForm): IRFunction {
+export function jvpAsPrimal(
+  jvp: IRFunction,
+  form: PrimalForm,
+  /** Whether a callee (a primal function) changes none of its arguments: see above. */
+  writesNothing: (callee: FunctionKey) => boolean = () => false,
+): IRFunction {
   const values = new ValueFactory();
   const map = new Map<number, Value>();
   const clone = (v: Value) => {
@@ -67,8 +76,55 @@ export function jvpAsPrimal(jvp: IRFunction, form: PrimalForm): IRFunction {
   const copyRegion = (from: Region, into: Region) =>
     b.inRegion(into, () => from.ops.forEach(copyOp));
 
+  /** The values of the JVP some op reads. */
+  const read = new Set<number>();
+  const collectReads = (region: Region): void =>
+    region.ops.forEach((op) => {
+      for (const v of op.operands) read.add(v.id);
+      op.regions.forEach(collectReads);
+    });
+  collectReads(jvp.body);
+
   function copyOp(op: Op): void {
     b.loc = op.loc;
+    if (
+      op.opcode === "call" &&
+      op.attrs.primal !== undefined &&
+      op.results.length === 2 &&
+      op.results[1]!.type === "number" &&
+      !op.attrs.checkpoint &&
+      writesNothing(op.attrs.primal)
+    ) {
+      // Split (see above): the tangent form, then the function itself.
+      const [tangent, value] = op.results as [Value, Value];
+      if (read.has(tangent.id)) {
+        const t = b.emit(
+          "call",
+          op.operands.map(mapped),
+          [tangent.type],
+          {
+            callee: derivedPrimalKey(op.attrs.callee!, "tangent"),
+            calleeName: op.attrs.calleeName,
+          },
+          [],
+          tangent.hint,
+        );
+        map.set(tangent.id, t.results[0]!);
+      }
+      if (read.has(value.id)) {
+        const arity = op.operands.length - op.attrs.wrt!.length;
+        const v = b.emit(
+          "call",
+          op.operands.slice(0, arity).map(mapped),
+          [value.type],
+          { callee: op.attrs.primal, calleeName: op.attrs.calleeName },
+          [],
+          value.hint,
+        );
+        map.set(value.id, v.results[0]!);
+      }
+      return;
+    }
     if (op.opcode === "call" && op.attrs.primal !== undefined && op.results.length === 2) {
       // A callee's JVP: called in pair form, its two results read back out of the pair.
       const [tangent, value] = op.results as [Value, Value];

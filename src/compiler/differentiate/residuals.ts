@@ -9,6 +9,7 @@ import {
   ARITHMETIC_OPCODES,
   COMPARISON_OPCODES,
   LOGIC_OPCODES,
+  type FunctionKey,
   type IRFunction,
   type Op,
   type Region,
@@ -73,6 +74,24 @@ export const STRUCTURE = 1 << 16;
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
 /**
+ * A loop whose trip count the backward sweep computes instead of taping it: its condition is
+ * only `i < bound` (`<=`, or `>`/`>=` counting down) of a counter stepping by ±1 from an
+ * integer, with `bound` from outside the loop — `for (let i = 0; i < n; i++)`.
+ */
+export interface TripCount {
+  init: Value;
+  bound: Value;
+  /**
+   * `i < a.length` read in the condition (a `for…of`): the array, unchanged until the backward
+   * sweep, whose length it reads there instead of `bound`.
+   */
+  lengthOf?: Value;
+  compare: "lt" | "le" | "gt" | "ge";
+  /** Whether `bound` is known to be an integer (a length, a counter…): no rounding needed. */
+  integral: boolean;
+}
+
+/**
  * A loop-carried primal number whose next value is arithmetic of itself, of the loop's other
  * recurrences and counters, and of values from outside the loop (`power *= t`). If the
  * backward loop runs in ascending order (see `iterationsCommute` in transpose.ts), it carries
@@ -107,6 +126,10 @@ export interface ReverseOptions {
   wrt?: number[];
   /** Loops whose backward loop must not carry recurrences (see Recurrence). */
   noRecurrences?: ReadonlySet<Op>;
+  needsOf?: (call: Op) => readonly number[];
+  skippable?: (call: Op) => boolean;
+  tapeless?: (call: Op) => boolean;
+  primalTapeless?: (callee: FunctionKey) => boolean;
 }
 
 export class ReverseInfo {
@@ -139,6 +162,12 @@ export class ReverseInfo {
    */
   readonly failedRecurrences = new Set<Op>();
   private readonly noRecurrences: ReadonlySet<Op>;
+  /** Loops whose trip count the backward sweep computes (see TripCount). */
+  readonly tripCounts = new Map<Op, TripCount>();
+  /** The regions of loops (`before` and `after`). */
+  private readonly loopRegions = new Set<Region>();
+  /** Whether the JVP has no loop with tangent work (its gradient may be fused: see fusedGradientPays). */
+  private flat = true;
   private readonly definitions = new Map<number, Op>();
   private readonly classes: AliasClasses;
   private readonly effectsOf: EffectsOf;
@@ -152,10 +181,28 @@ export class ReverseInfo {
   /** Per read and call: the classes arrays are stored into after it. */
   private readonly replacedLater: Map<Op, Set<number>>;
 
+  /** The JVP's parameters other than number tangents (arguments and shadows), by value id. */
+  private readonly paramIndex = new Map<number, number>();
+  /** Those the backward sweep reads: its inputs (see `inputs`). */
+  private readonly usedInputs = new Set<number>();
+  /** What the backward sweep of a callee takes after its seed (see `inputs`). */
+  readonly needsOf: (call: Op) => readonly number[];
+  /**
+   * Whether a call's backward sweep may be skipped when its seed is zero (see
+   * `skippableAlone`): then it would only add zeros.
+   */
+  readonly skippable: (call: Op) => boolean;
+  /** Whether a call's sweeps leave the tape alone (see `tapelessAlone`): no hand-over needed. */
+  readonly tapeless: (call: Op) => boolean;
+  /** Whether a primal function (by key) never uses the tape, its callees neither. */
+  readonly primalTapeless: (callee: FunctionKey) => boolean;
+
   /**
    * `frozen` lists the array and object parameters whose contents stay unchanged until the
    * backward sweep runs (the caller guarantees it, see `frozenArguments`): values read from
-   * them are read again in the backward sweep instead of being taped.
+   * them are read again in the backward sweep instead of being taped. `needsOf` says, for a
+   * call of a derivative, which of its operands (the callee JVP's parameters) the callee's
+   * backward sweep takes as inputs.
    */
   constructor(
     readonly jvp: IRFunction,
@@ -165,6 +212,13 @@ export class ReverseInfo {
       effectsOf: () => undefined,
     },
   ) {
+    this.needsOf = options.needsOf ?? (() => []);
+    this.skippable = options.skippable ?? (() => false);
+    this.tapeless = options.tapeless ?? (() => false);
+    this.primalTapeless = options.primalTapeless ?? (() => false);
+    jvp.params.forEach((p, i) => {
+      if (!isLinear(p)) this.paramIndex.set(p.id, i);
+    });
     const collect = (region: Region) => {
       for (const op of region.ops) {
         for (const r of op.results) this.definitions.set(r.id, op);
@@ -203,8 +257,91 @@ export class ReverseInfo {
     }
     this.noRecurrences = options.noRecurrences ?? new Set();
     this.findInductions(jvp.body);
+    this.findTripCounts(jvp.body);
     this.markFrozenArguments(jvp.body);
     this.findRecurrences(jvp.body);
+  }
+
+  /** Finds the loops whose trip count follows from their condition (see TripCount). */
+  private findTripCounts(region: Region): void {
+    for (const op of region.ops) {
+      op.regions.forEach((r) => this.findTripCounts(r));
+      if (op.opcode !== "loop") continue;
+      if (this.hasTangent(op)) this.flat = false;
+      const [before] = op.regions as [Region, Region];
+      const cond = before.ops[before.ops.length - 1]!.operands[0]!;
+      const def = this.definitions.get(cond.id);
+      if (!def || !COMPARISON_OPCODES.has(def.opcode) || def.opcode === "eq" || def.opcode === "ne")
+        continue;
+      let [x, y] = def.operands as [Value, Value];
+      let compare = def.opcode as TripCount["compare"];
+      if (!before.params.includes(x)) {
+        // `bound > i` is `i < bound`.
+        [x, y] = [y, x];
+        compare = ({ lt: "gt", le: "ge", gt: "lt", ge: "le" } as const)[compare];
+      }
+      const induction = this.induced.get(x.id);
+      if (!before.params.includes(x) || !induction || induction.loop !== op) continue;
+      const up = compare === "lt" || compare === "le";
+      if (induction.step !== (up ? 1 : -1)) continue;
+      if (y.type !== "number" || !this.isIntegral(induction.init, 0)) continue;
+      let lengthOf: Value | undefined;
+      if (this.definedIn(op).has(y.id)) {
+        // The length of an array from outside the loop that stays as it is until the backward
+        // sweep (so the loop does not change it either).
+        const read = this.definitions.get(y.id)!;
+        const array = read.operands[0];
+        if (read.opcode !== "length" || !before.ops.includes(read)) continue;
+        if (this.definedIn(op).has(array!.id) || !this.isFrozenAt(array!, read)) continue;
+        lengthOf = array;
+      }
+      this.tripCounts.set(op, {
+        init: induction.init,
+        bound: y,
+        ...(lengthOf ? { lengthOf } : {}),
+        compare,
+        integral: lengthOf !== undefined || this.isIntegral(y, 0),
+      });
+    }
+  }
+
+  private readonly definedInside = new Map<Op, Set<number>>();
+
+  /** The ids of the values defined inside an op's regions. */
+  private definedIn(op: Op): Set<number> {
+    let ids = this.definedInside.get(op);
+    if (ids) return ids;
+    ids = new Set();
+    const visit = (region: Region) => {
+      for (const p of region.params) ids!.add(p.id);
+      for (const o of region.ops) {
+        for (const r of o.results) ids!.add(r.id);
+        o.regions.forEach(visit);
+      }
+    };
+    op.regions.forEach(visit);
+    this.definedInside.set(op, ids);
+    return ids;
+  }
+
+  /** Whether `v` always holds an integer: an integer constant, a length, a counter from one… */
+  private isIntegral(v: Value, depth: number): boolean {
+    if (depth > 4 || v.type !== "number") return false;
+    const induction = this.induced.get(v.id);
+    if (induction)
+      return Number.isInteger(induction.step) && this.isIntegral(induction.init, depth + 1);
+    const def = this.definitions.get(v.id);
+    if (!def || def.tangent) return false;
+    if (def.opcode === "const") return Number.isInteger(def.attrs.value);
+    if (def.opcode === "length") return true;
+    if (
+      def.opcode === "add" ||
+      def.opcode === "sub" ||
+      def.opcode === "mul" ||
+      def.opcode === "neg"
+    )
+      return def.operands.every((o) => this.isIntegral(o, depth + 1));
+    return false;
   }
 
   /**
@@ -317,12 +454,27 @@ export class ReverseInfo {
     const where = this.home.get(v.id);
     return def.operands.every((o) => {
       if (this.rematerializable.has(o.id) || this.induced.has(o.id) || taped.has(o.id)) return true;
-      if (this.recomputed.has(o.id)) return true;
+      if (this.recomputed.has(o.id) || this.isInput(o)) return true;
       const home = this.home.get(o.id);
-      if (home !== where && this.encloses(home, where)) return true;
+      // Taped less often than `v` would be: outside a loop around `v`. (Outside only `if`s it
+      // is taped as often, and for more values than one; but a fused gradient keeps the
+      // body's values in locals.)
+      if (
+        home !== where &&
+        this.encloses(home, where) &&
+        (this.loopBetween(home, where) || (this.flat && home === this.jvp.body))
+      )
+        return true;
       const inner = this.definitions.get(o.id);
       return inner !== undefined && this.cheapFromOuter(inner, o, taped, depth + 1);
     });
+  }
+
+  /** Whether a loop's region lies between `inner` (included) and `outer` (excluded). */
+  private loopBetween(outer: Region | undefined, inner: Region | undefined): boolean {
+    for (let r = inner; r && r !== outer; r = this.parent.get(r))
+      if (this.loopRegions.has(r)) return true;
+    return false;
   }
 
   /** Whether `outer` is `inner` or one of the regions around it. */
@@ -452,6 +604,70 @@ export class ReverseInfo {
     return known;
   }
 
+  /**
+   * The parameters of the JVP (primal arguments and shadows, by position) the backward sweep
+   * reads. They are not taped: the backward sweep takes them as arguments after its seed, from
+   * its caller, which has them anyway in most programs — its own inputs passed on (a recursive
+   * call, a helper handed the caller's arrays), constants, arrays it reads again — and tapes
+   * them itself otherwise, which costs what taping them here would.
+   */
+  inputs(): number[] {
+    if (this.residualLists.size === 0) this.assignResiduals();
+    return [...this.usedInputs].sort((a, b) => a - b);
+  }
+
+  /**
+   * Whether this function's backward sweep, given a zero seed, does nothing but add zeros —
+   * as far as the function itself goes (its calls' backward sweeps must be too): its forward
+   * sweep saves nothing (so skipping it leaves the tape as it is), and its backward sweep only
+   * adds into shadows, never reads an adjoint out of one (a shadow write's transpose moves the
+   * adjoint found there whatever the seed), nor calls a `withDerivative` function.
+   */
+  skippableAlone(): boolean {
+    if (!this.tapelessAlone() || !returnsSeededNumber(this.jvp)) return false;
+    const clean = (region: Region): boolean =>
+      region.ops.every(
+        (op) => !(op.tangent && UNSKIPPABLE.has(op.opcode)) && op.regions.every(clean),
+      );
+    return clean(this.jvp.body);
+  }
+
+  /**
+   * Whether this function's sweeps leave the tape alone, as far as the function itself goes
+   * (its calls' sweeps must too): nothing saved, no checkpoint (which saves its arguments), no
+   * outside function, and no plain call of a function that may use the tape.
+   */
+  tapelessAlone(): boolean {
+    if (this.residualLists.size === 0) this.assignResiduals();
+    for (const list of this.residualLists.values()) if (list.length > 0) return false;
+    const clean = (region: Region): boolean =>
+      region.ops.every(
+        (op) =>
+          op.opcode !== "extern" &&
+          !(op.opcode === "call" && op.attrs.checkpoint) &&
+          !(op.opcode === "call" && !op.tangent && !this.primalTapeless(op.attrs.callee!)) &&
+          op.regions.every(clean),
+      );
+    return clean(this.jvp.body);
+  }
+
+  /** The calls of derivatives whose backward sweeps this one calls. */
+  derivativeCalls(): Op[] {
+    const calls: Op[] = [];
+    const visit = (region: Region) =>
+      region.ops.forEach((op) => {
+        if (op.opcode === "call" && op.tangent) calls.push(op);
+        op.regions.forEach(visit);
+      });
+    visit(this.jvp.body);
+    return calls;
+  }
+
+  /** Whether `v` is a parameter of the JVP the backward sweep can take as an input. */
+  private isInput(v: Value): boolean {
+    return this.paramIndex.has(v.id);
+  }
+
   /** The residuals of one region, in the order the forward sweep saves them. */
   residuals(region: Region): Residual[] {
     if (this.residualLists.size === 0) this.assignResiduals();
@@ -467,6 +683,11 @@ export class ReverseInfo {
       return list;
     };
     const addValue = (v: Value): void => {
+      const input = this.paramIndex.get(v.id);
+      if (input !== undefined) {
+        this.usedInputs.add(input);
+        return;
+      }
       if (isLinear(v) || seen.has(v.id) || this.rematerializable.has(v.id)) return;
       if (this.recomputed.has(v.id)) return;
       const recurrence = this.recurrent.get(v.id);
@@ -502,23 +723,30 @@ export class ReverseInfo {
     };
     const visit = (region: Region) => {
       for (const p of region.params) home.set(p.id, region);
-      for (const op of region.ops) for (const r of op.regions) this.parent.set(r, region);
+      for (const op of region.ops)
+        for (const r of op.regions) {
+          this.parent.set(r, region);
+          if (op.opcode === "loop") this.loopRegions.add(r);
+        }
       for (const op of region.ops) {
         for (const r of op.results) home.set(r.id, region);
         if (!this.hasTangent(op)) continue;
         if (op.opcode === "if") addValue(op.operands[0]!);
-        else if (op.opcode === "loop") listOf(region).push({ kind: "trips", loop: op });
-        else if (isShadowBuilder(op)) {
+        else if (op.opcode === "loop") {
+          const count = this.tripCounts.get(op);
+          if (count) {
+            addValue(count.init);
+            addValue(count.lengthOf ?? count.bound);
+          } else listOf(region).push({ kind: "trips", loop: op });
+        } else if (isShadowBuilder(op)) {
           // Built by the forward sweep; the backward sweep reads a literal's shadow back, and
           // clears the shadows created here (adjoints may have reached them through any path).
           if (op.opcode === "literal" || op.opcode === "alloc" || op.opcode === "zeros")
             addValue(op.results[0]!);
-        } else if (
-          op.opcode !== "call" &&
-          op.opcode !== "yield" &&
-          op.opcode !== "condition" &&
-          op.opcode !== "return"
-        ) {
+        } else if (op.opcode === "call") {
+          // What the callee's backward sweep takes from this one.
+          if (op.tangent) for (const k of this.needsOf(op)) addValue(op.operands[k]!);
+        } else if (op.opcode !== "yield" && op.opcode !== "condition" && op.opcode !== "return") {
           op.operands.forEach(addValue);
         }
         op.regions.forEach(visit);
@@ -530,6 +758,12 @@ export class ReverseInfo {
     this.tapeCommonOperands(seen);
     this.chooseRecomputed(seen);
     this.shareCarried(this.jvp.body, seen);
+    // Parameters that values recomputed in the backward sweep are computed from.
+    for (const def of this.recomputed.values())
+      for (const o of def.operands) {
+        const input = this.paramIndex.get(o.id);
+        if (input !== undefined) this.usedInputs.add(input);
+      }
   }
 
   /**
@@ -545,7 +779,11 @@ export class ReverseInfo {
         if (!def || def.tangent || !CHEAP.has(def.opcode)) continue;
         // The operands that would have to be taped to recompute it.
         const costly = def.operands.filter(
-          (o) => !this.rematerializable.has(o.id) && !this.induced.has(o.id) && !taped.has(o.id),
+          (o) =>
+            !this.rematerializable.has(o.id) &&
+            !this.induced.has(o.id) &&
+            !taped.has(o.id) &&
+            !this.isInput(o),
         );
         const operand = costly[0];
         if (costly.length !== 1 || this.home.get(operand!.id) !== region) continue;
@@ -608,7 +846,8 @@ export class ReverseInfo {
   /** Moves cheap residuals whose operands are all available anyway from the tape to `recomputed`. */
   private chooseRecomputed(taped: Set<number>): void {
     const definitions = this.definitions;
-    const available = (v: Value): boolean => this.rematerializable.has(v.id) || taped.has(v.id);
+    const available = (v: Value): boolean =>
+      this.rematerializable.has(v.id) || taped.has(v.id) || this.isInput(v);
     for (const [region, list] of this.residualLists) {
       const kept = list.filter((r) => {
         if (r.kind !== "value") return true;
@@ -641,6 +880,22 @@ const RECOMPUTABLE: ReadonlySet<string> = new Set([
   "select",
   "math",
 ]);
+
+/** Tangent ops whose transposes read adjoints out of shadows or make shadows (see skippableAlone). */
+const UNSKIPPABLE: ReadonlySet<string> = new Set([
+  "setIndex",
+  "setField",
+  "literal",
+  "alloc",
+  "zeros",
+  "adjust",
+]);
+
+/** Whether the JVP returns a number tangent, so its backward sweep takes a seed. */
+function returnsSeededNumber(jvp: IRFunction): boolean {
+  const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
+  return ret.operands.some(isLinear);
+}
 
 /**
  * Ops cheaper to redo in the backward sweep than a store and a load of the tape — arithmetic,

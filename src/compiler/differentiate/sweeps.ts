@@ -1,13 +1,16 @@
 import { isArray, isObject } from "../ir/type-system.js";
 import type { IRFunction, Op, Type } from "../ir/types.js";
 import type { PrimalSignature } from "./derivative-function.js";
+import type { DerivativeKind } from "./names.js";
 import { isShadow, isShadowBuilder, ReverseInfo } from "./residuals.js";
 import { backwardSweep, fusedGradient, vjpFunction } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
 
 /**
- * The reverse-mode functions of a JVP: its forward sweep `f$fwd`, its backward sweep `f$bwd`,
- * and with `gradient` the fused `f$grad` when it pays (see fusedGradientPays).
+ * The reverse-mode functions of a JVP of the given kinds: its forward sweep `f$fwd`, its
+ * backward sweep `f$bwd` taking `inputs` after its seed (see ReverseInfo.inputs), the fused
+ * `f$grad` and the closure form `f$vjp` (the caller decides whether they pay: see
+ * fusedGradientPays and vjpPays).
  *
  * A backward loop that was to carry recurrences (see Recurrence) but cannot run in ascending
  * order leaves the sweeps wrong: they are built again, with those loops taping the values
@@ -17,20 +20,21 @@ export function reverseSweeps(
   info: ReverseInfo,
   primal: PrimalSignature,
   wrt: number[],
-  operator: "gradient" | "pullback" | undefined,
+  kinds: readonly DerivativeKind[],
+  inputs: readonly number[],
 ): IRFunction[] {
   const jvp = info.jvp;
   for (;;) {
-    const sweeps = [
-      forwardSweep(jvp, info, primal, wrt),
-      backwardSweep(jvp, info, primal, wrt),
-      ...(operator === "gradient" && fusedGradientPays(jvp, info)
-        ? [fusedGradient(jvp, info, primal, wrt)]
-        : []),
-      ...(operator === "pullback" && vjpPays(jvp, info)
-        ? [vjpFunction(jvp, info, primal, wrt)]
-        : []),
-    ];
+    const current = info;
+    const sweeps = kinds.map((kind) =>
+      kind === "fwd"
+        ? forwardSweep(jvp, current, primal, wrt)
+        : kind === "bwd"
+          ? backwardSweep(jvp, current, primal, wrt, inputs)
+          : kind === "grad"
+            ? fusedGradient(jvp, current, primal, wrt)
+            : vjpFunction(jvp, current, primal, wrt),
+    );
     if (info.failedRecurrences.size === 0) return sweeps;
     const noRecurrences = new Set([
       ...(info.options.noRecurrences ?? []),
@@ -46,7 +50,7 @@ export function reverseSweeps(
  * loop and a hot backward loop worse than the two sweeps as separate functions (measured
  * 10–15% slower on the 10⁶-step benchmark), so functions with tangent loops use the pair.
  */
-function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
+export function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
   const hasLoop = (ops: IRFunction["body"]["ops"]): boolean =>
     ops.some(
       (op) =>
@@ -64,7 +68,7 @@ function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
  * numbers: the wrapper builds them from the arguments when the pullback runs), and the
  * function must not return one of them.
  */
-function vjpPays(jvp: IRFunction, info: ReverseInfo): boolean {
+export function vjpPays(jvp: IRFunction, info: ReverseInfo): boolean {
   const shadows = new Set(jvp.params.filter(isShadow).map((p) => p.id));
   const flat = (t: Type): boolean =>
     t === "number" ||

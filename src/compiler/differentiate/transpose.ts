@@ -16,17 +16,31 @@ import { emitForwardSweep, type ForwardSweep } from "./unzip.js";
 /** Adjoints by the id of the tangent value (of the JVP) they belong to; absent = zero. */
 type Adjoints = Map<number, Value>;
 
-/** The backward sweep as a function of its own, `f$bwd(seed)`, taking residuals from the tape. */
+/**
+ * The backward sweep as a function of its own, `f$bwd(seed, inputs…)`, taking residuals from
+ * the tape. `inputs` are the JVP parameters (arguments, shadows) its caller passes after the
+ * seed (see ReverseInfo.inputs): at least those the sweep reads.
+ */
 export function backwardSweep(
   jvp: IRFunction,
   info: ReverseInfo,
   primal: PrimalSignature,
   wrt: number[],
+  inputs: readonly number[] = info.inputs(),
 ): IRFunction {
   return buildDerivative("bwd", primal, wrt, jvp.loc, (b) => {
     // A function returning an array or object gets its adjoint in that result's shadow.
     const seed = returnsNumber(jvp) ? b.newValue("number", "seed") : undefined;
-    return { params: seed ? [seed] : [], results: emitBackwardSweep(b, jvp, info, seed) };
+    const given = new Map(
+      inputs.map((k) => {
+        const p = jvp.params[k]!;
+        return [p.id, b.newValue(p.type, p.hint)] as const;
+      }),
+    );
+    return {
+      params: [...(seed ? [seed] : []), ...given.values()],
+      results: emitBackwardSweep(b, jvp, info, seed, undefined, given),
+    };
   });
 }
 
@@ -99,6 +113,7 @@ export function vjpFunction(
         info,
         resultShadow ? undefined : seed,
         forward,
+        undefined,
         seedIsShadow ? new Set([resultShadow!.id]) : undefined,
       );
       let n = 0;
@@ -166,12 +181,14 @@ function emitBackwardSweep(
   info: ReverseInfo,
   seed: Value | undefined,
   forward?: ForwardSweep,
+  /** Residuals (JVP arguments and shadows) the caller gives as inputs, by JVP id. */
+  given?: Map<number, Value>,
   /** Literal shadows (by JVP id) the caller gives and clears itself: read, not cleared. */
-  given?: Set<number>,
+  uncleared?: Set<number>,
 ): Value[] {
   const values = b.values;
-  /** Residuals taken back from the tape, by the id of the JVP value they hold. */
-  const residuals = new Map<number, Value>();
+  /** Residuals taken back from the tape (or given as inputs), by the id of the JVP value they hold. */
+  const residuals = new Map<number, Value>(given);
   const trips = new Map<Op, Value>();
   const zero = (hint = "") => b.constant(0, hint);
   /** Adjoints are named after the value: the adjoint of `dx` (tangent of `x`) is `x_adj`. */
@@ -411,7 +428,7 @@ function emitBackwardSweep(
     b.loc = op.loc;
     const shadow = primalValue(op.results[0]!);
     const type = op.results[0]!.type;
-    const clear = !given?.has(op.results[0]!.id);
+    const clear = !uncleared?.has(op.results[0]!.id);
     op.operands.forEach((v, i) => {
       if (!isLinear(v)) return;
       if (isAggregate(type) && type.kind === "object") {
@@ -436,19 +453,53 @@ function emitBackwardSweep(
     const tangentResult = op.results.find(isLinear);
     const seed = tangentResult ? [adjoints.get(tangentResult.id) ?? zero()] : [];
     const tangentArgs = op.operands.filter(isLinear);
-    const call = b.emit(
-      "call",
-      seed,
-      tangentArgs.map(() => "number" as const),
-      {
-        callee: sweepKey("bwd", op.attrs),
-        primal: op.attrs.primal,
-        wrt: op.attrs.wrt,
-      },
-      [],
-      tangentArgs.map((t) => adjointHints.get(t.id) ?? "adj"),
+    const hints = tangentArgs.map((t) => adjointHints.get(t.id) ?? "adj");
+    const emitCall = () => {
+      // The arguments and shadows the callee's backward sweep takes as inputs.
+      const inputs = info.needsOf(op).map((k) => primalValue(op.operands[k]!));
+      return b.emit(
+        "call",
+        [...seed, ...inputs],
+        tangentArgs.map(() => "number" as const),
+        {
+          callee: sweepKey("bwd", op.attrs),
+          primal: op.attrs.primal,
+          wrt: op.attrs.wrt,
+          ...(info.tapeless(op) ? { tapeless: true } : {}),
+        },
+        [],
+        hints,
+      ).results;
+    };
+    const zeroSeed = seed.length > 0 && b.constantOf(seed[0]!) === 0;
+    if (zeroSeed && info.skippable(op)) return;
+    if (seed.length === 0 || !info.skippable(op)) {
+      const results = emitCall();
+      tangentArgs.forEach((t, i) => accumulate(adjoints, t, results[i]));
+      return;
+    }
+    // A zero seed would only add zeros (a branch not taken, `min` of many): skip the call.
+    const nonzero = b.compare("ne", seed[0]!, zero());
+    const taken: Region = { params: [], ops: [] };
+    const skipped: Region = { params: [], ops: [] };
+    b.inRegion(taken, () => b.emit("yield", emitCall(), []));
+    b.inRegion(skipped, () =>
+      b.emit(
+        "yield",
+        tangentArgs.map(() => zero()),
+        [],
+      ),
     );
-    tangentArgs.forEach((t, i) => accumulate(adjoints, t, call.results[i]));
+    b.loc = op.loc;
+    const merged = b.emit(
+      "if",
+      [nonzero],
+      tangentArgs.map(() => "number" as const),
+      {},
+      [taken, skipped],
+      hints,
+    );
+    tangentArgs.forEach((t, i) => accumulate(adjoints, t, merged.results[i]));
   }
 
   /** Yields, for each of `ids`, its adjoint in `adjoints` (zero when there is none). */
@@ -503,7 +554,7 @@ function emitBackwardSweep(
     const forwarded = condition.operands.slice(1);
     const afterYield = after.ops[after.ops.length - 1]!;
     const outer = outerTangents(op);
-    const count = trips.get(op)!;
+    const count = trips.get(op) ?? tripCount(op);
 
     // Loop counters are recomputed from the iteration number t: `init + t * step`.
     const inductions = before.params.flatMap((p, k) =>
@@ -609,6 +660,31 @@ function emitBackwardSweep(
     const [, ...results] = loop.results;
     outer.forEach((id, j) => adjoints.set(id, results[positions.length + j]!));
     positions.forEach((i, j) => accumulate(adjoints, op.operands[i]!, results[j]));
+  }
+
+  /** The trip count of a loop whose forward sweep did not tape it (see TripCount). */
+  function tripCount(op: Op): Value {
+    const count = info.tripCounts.get(op);
+    if (!count) throw new Error("internal: backward sweep has no trip count for a loop");
+    const { compare, integral } = count;
+    const init = primalValue(count.init);
+    let bound = count.lengthOf
+      ? b.emit("length", [primalValue(count.lengthOf)], ["number"]).results[0]!
+      : primalValue(count.bound);
+    const up = compare === "lt" || compare === "le";
+    // Integer counters: i < bound is i < ceil(bound), i <= bound is i <= floor(bound)…
+    const rounding = compare === "lt" || compare === "ge" ? "ceil" : "floor";
+    if (!integral) bound = b.emit("math", [bound], ["number"], { callee: rounding }).results[0]!;
+    // i < bound: bound − init values; i <= bound: one more (counting down: init − bound…).
+    let n =
+      up && b.constantOf(init) === 0
+        ? bound
+        : up
+          ? b.binary("sub", bound, init)
+          : b.binary("sub", init, bound);
+    if (compare === "le" || compare === "ge") n = b.binary("add", n, b.constant(1));
+    // No iterations when the condition fails at once (NaN included).
+    return b.select(b.compare("gt", n, b.constant(0)), n, b.constant(0), "trips");
   }
 
   /**

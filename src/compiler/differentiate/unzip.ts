@@ -105,6 +105,7 @@ export function emitForwardSweep(
           primal: op.attrs.primal,
           wrt: op.attrs.wrt,
           frozen: op.attrs.frozen ?? [],
+          ...(info.tapeless(op) ? { tapeless: true } : {}),
         },
         [],
         results.map((r) => r.hint),
@@ -134,11 +135,13 @@ export function emitForwardSweep(
       return;
     }
     if (op.tangent) return;
+    // A plain call of a function that never uses the tape needs no hand-over around it.
+    const tapeless = op.opcode === "call" && info.primalTapeless(op.attrs.callee!);
     const copy = b.emit(
       op.opcode,
       op.operands.map(mapped),
       op.results.map((r) => r.type),
-      { ...op.attrs },
+      { ...op.attrs, ...(tapeless ? { tapeless: true } : {}) },
       [],
       op.results.map((r) => r.hint),
     );
@@ -219,7 +222,8 @@ export function emitForwardSweep(
 
   function cloneLoop(op: Op): void {
     const [before, after] = op.regions as [Region, Region];
-    const counted = info.hasTangent(op);
+    // The backward sweep needs the trip count, unless it can compute it (see TripCount).
+    const counted = info.hasTangent(op) && !info.tripCounts.has(op);
     const counter = () => (counted ? [values.make("number", "trips")] : []);
     const beforeCounter = counter();
     const newBefore: Region = {

@@ -17,6 +17,7 @@ export function emitCheckpointSweep(
   sweep: CheckpointSweep,
   nameOf: (key: FunctionKey) => string,
   runtime: string,
+  inputsOf: (bwd: FunctionKey) => readonly number[] = () => [],
 ): EmittedLine[] {
   const lines: EmittedLine[] = [];
   const line = (text: string, indent = 1) => lines.push({ text, indent, loc: fn.loc });
@@ -47,7 +48,12 @@ export function emitCheckpointSweep(
     line(`const $args = ${runtime}.tape.replays > 0 ? ${runtime}.copyValues($saved) : $saved;`);
     const rerun = args.map((_, i) => `$args[${i}]`);
     line(`${nameOf(sweep.fwd)}(${[...rerun, ...shadows].join(", ")});`);
-    line(`return ${nameOf(sweep.bwd)}($seed);`);
+    // f's backward sweep takes the arguments and shadows it reads after its seed.
+    const inputs = inputsOf(sweep.bwd).map((k) =>
+      k < args.length ? rerun[k]! : `$s${sweep.wrt[k - args.length]!}`,
+    );
+    const seed = sweep.result === "number" ? ["$seed"] : [];
+    line(`return ${nameOf(sweep.bwd)}(${[...seed, ...inputs].join(", ")});`);
     line("}", 0);
   }
   return lines;

@@ -1,6 +1,7 @@
 import {
   isPure,
   WRITES_MEMORY,
+  type ArrayType,
   type IRFunction,
   type Op,
   type Region,
@@ -12,6 +13,8 @@ import { isAggregate, isArray } from "../ir/type-system.js";
 import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
 import type { FunctionKey } from "../ir/types.js";
+import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
+import { lanesKey } from "../differentiate/names.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are
 // inlined into their use as expressions; the others become `const`s named after the source
@@ -116,10 +119,28 @@ class FunctionEmitter {
   private pushes = false;
   private usesTape = false;
 
+  /**
+   * A JVP along k directions at once (see lanes.ts): tangent numbers are lanes, `k` and `q`
+   * name the lane count (the last parameter) and the lane index of the loops over lanes.
+   */
+  private readonly lanes: boolean;
+  private k = "";
+  private q = "";
+  /** Lane statements (`x[q] = …`) waiting to be emitted in one loop over the lanes. */
+  private pendingLanes: { text: string; loc: SourceLoc | undefined }[] = [];
+  /** The lane buffers this function owns, allocated once per call at its start. */
+  private readonly laneBuffers: string[] = [];
+  private zeroLanes: string | undefined;
+  /** Values lane statements read (primal coefficients, indices, shadows): never inlined. */
+  private readonly feedsLanes = new Set<number>();
+  /** The op defining each value. */
+  private readonly definitions = new Map<number, Op>();
+
   constructor(
     private readonly fn: IRFunction,
     private readonly emitNames: EmitNames,
   ) {
+    this.lanes = fn.lanes === true;
     this.taken.add(emitNames.runtime);
     this.countUses(fn.body);
     if (this.usesTape) {
@@ -130,11 +151,17 @@ class FunctionEmitter {
 
   emit(exported: boolean): EmittedLine[] {
     const params = this.fn.params.map((p) => this.declare(p));
+    if (this.lanes) {
+      this.k = this.fresh("$k");
+      this.q = this.fresh("$q");
+      params.push(this.k);
+    }
     this.line(
       `${exported ? "export " : ""}function ${this.fn.name}(${params.join(", ")}) {`,
       this.fn.loc,
     );
     this.indent++;
+    const buffersAt = this.lines.length;
     if (this.usesTape) {
       // The tape's buffer and height live in locals (registers) while this function runs; the
       // shared `tape` object is brought up to date around derivative calls and on return.
@@ -144,9 +171,128 @@ class FunctionEmitter {
       );
     }
     this.region(this.fn.body);
+    this.flushLanes();
+    if (this.laneBuffers.length > 0) {
+      // Every lane buffer is allocated once per call, also those of values in loops: each
+      // iteration overwrites its values' lanes, as it would reassign a local.
+      const declarations = this.laneBuffers.map((b) => ({
+        text: `const ${b} = new Array(${this.k}).fill(0);`,
+        indent: this.indent,
+        loc: undefined,
+      }));
+      this.lines.splice(buffersAt, 0, ...declarations);
+    }
     this.indent--;
     this.line("}", undefined);
     return this.lines;
+  }
+
+  /** A fresh name that no value takes. */
+  private fresh(base: string): string {
+    let candidate = base;
+    for (let i = 1; this.taken.has(candidate); i++) candidate = `${base}_${i}`;
+    this.taken.add(candidate);
+    return candidate;
+  }
+
+  /** Whether `v` is a tangent number of a function along k directions: k lanes. */
+  private isLane(v: Value): boolean {
+    return this.lanes && v.type === "number" && v.tangent === true;
+  }
+
+  /** Whether an op computes or stores lanes (so its other operands are read in a lane loop). */
+  private isLaneOp(op: Op): boolean {
+    if (!this.lanes || !op.tangent) return false;
+    if (op.opcode === "call" || op.regions.length > 0) return false;
+    return op.results.some((r) => this.isLane(r)) || op.operands.some((v) => this.isLane(v));
+  }
+
+  /** Queues a statement for lane `q` (fused with its neighbours into one loop over the lanes). */
+  private laneLine(text: string, loc: SourceLoc | undefined): void {
+    this.pendingLanes.push({ text, loc });
+  }
+
+  /** Emits the queued lane statements as one loop over the lanes. */
+  private flushLanes(): void {
+    if (this.pendingLanes.length === 0) return;
+    const pending = this.pendingLanes;
+    this.pendingLanes = [];
+    const head = `for (let ${this.q} = 0; ${this.q} < ${this.k}; ${this.q}++)`;
+    if (pending.length === 1 && !pending[0]!.text.startsWith("const ")) {
+      this.lines.push({
+        text: `${head} ${pending[0]!.text}`,
+        indent: this.indent,
+        loc: pending[0]!.loc,
+      });
+      return;
+    }
+    this.lines.push({ text: `${head} {`, indent: this.indent, loc: pending[0]!.loc });
+    for (const s of pending) this.lines.push({ text: s.text, indent: this.indent + 1, loc: s.loc });
+    this.lines.push({ text: "}", indent: this.indent, loc: undefined });
+  }
+
+  /** A new lane buffer owned by this call, for `v`. */
+  private ownedBuffer(v: Value): string {
+    const name = this.declare(v);
+    this.laneBuffers.push(name);
+    return name;
+  }
+
+  /** Lanes that stay zero (never written), for a zero tangent passed to a call. */
+  private zeroBuffer(): string {
+    if (!this.zeroLanes) {
+      this.zeroLanes = this.fresh("$zeros");
+      this.laneBuffers.push(this.zeroLanes);
+    }
+    return this.zeroLanes;
+  }
+
+  /**
+   * The name of a buffer holding the lanes of `v`: its own, or for an inlined expression a
+   * buffer it is computed into now.
+   */
+  private bufferOf(v: Value, loc: SourceLoc | undefined): string {
+    const inline = this.inlined.get(v.id);
+    if (!inline) return this.names.get(v.id)!;
+    this.inlined.delete(v.id);
+    this.pendingReads.delete(v.id);
+    if (inline.text === "0") return this.zeroBuffer();
+    const name = this.ownedBuffer(v);
+    this.laneLine(`${name}[${this.q}] = ${inline.text};`, loc);
+    return name;
+  }
+
+  /** `k · i + q`: where lane q of element i of a flat tangent array is. */
+  private laneIndex(i: Expr): Expr {
+    const q = js.name(this.q);
+    if (i.text === "0") return q;
+    const k = js.name(this.k);
+    return js.binary("+", i.text === "1" ? k : js.binary("*", i, k), q);
+  }
+
+  /**
+   * Targets receive values as if simultaneously, lane by lane (a parallel move per lane, as
+   * `assign` does for locals), in the pending lane loop.
+   */
+  private laneAssign(targets: string[], values: Expr[], loc: SourceLoc | undefined): void {
+    const at = (t: string) => `${t}[${this.q}]`;
+    let pending = targets
+      .map((t, i) => ({ target: t, value: values[i]! }))
+      .filter((a) => a.value.text !== at(a.target));
+    while (pending.length > 0) {
+      const free = pending.find((a) =>
+        pending.every((other) => other === a || !other.value.refs.has(a.target)),
+      );
+      if (free) {
+        this.laneLine(`${at(free.target)} = ${free.value.text};`, loc);
+        pending = pending.filter((a) => a !== free);
+        continue;
+      }
+      const blocked = pending[0]!;
+      const temp = this.fresh(`${blocked.target}_next`);
+      this.laneLine(`const ${temp} = ${blocked.value.text};`, loc);
+      blocked.value = js.name(temp);
+    }
   }
 
   /** A module-level constant, or a user function as a value. */
@@ -166,10 +312,14 @@ class FunctionEmitter {
 
   private countUses(region: Region): void {
     for (const op of region.ops) {
+      for (const r of op.results) this.definitions.set(r.id, op);
       for (const v of op.operands) {
         this.useCount.set(v.id, (this.useCount.get(v.id) ?? 0) + 1);
         this.useRegion.set(v.id, region);
       }
+      // A lane loop would compute an inlined coefficient, index or shadow once per lane.
+      if (this.isLaneOp(op))
+        for (const v of op.operands) if (!this.isLane(v)) this.feedsLanes.add(v.id);
       // Locals must not shadow the outside names the function refers to.
       if (op.opcode === "extern") this.taken.add(this.externName(op).split(".")[0]!);
       if (op.opcode === "global") this.taken.add(this.globalName(op));
@@ -182,6 +332,18 @@ class FunctionEmitter {
   }
 
   private line(text: string, loc: SourceLoc | undefined): void {
+    this.flushLanes();
+    this.lines.push({ text, indent: this.indent, loc });
+  }
+
+  /**
+   * A line that is no call, return or assignment of a variable: a `const`, or a write of
+   * memory other than lanes (primal memory, or an array or object into a tangent array or
+   * object). Lane statements waiting for their loop read neither what it defines (they come
+   * before it) nor such memory (they read lanes, through names bound before), so it goes
+   * before them, and they stay in one loop with the lane statements after it.
+   */
+  private primalLine(text: string, loc: SourceLoc | undefined): void {
     this.lines.push({ text, indent: this.indent, loc });
   }
 
@@ -208,6 +370,8 @@ class FunctionEmitter {
     const n = this.names.get(v.id);
     if (n === undefined)
       throw new Error(`internal: emit found no name for %${v.id} in ${this.fn.name}`);
+    // A lane value reads its lane q, inside a loop over the lanes.
+    if (this.isLane(v)) return js.element(js.name(n), js.name(this.q));
     return js.name(n);
   }
 
@@ -219,17 +383,31 @@ class FunctionEmitter {
     if (op.results.length !== 1 || op.regions.length > 0 || !isPure(op)) return false;
     const r = op.results[0]!;
     if (op.opcode === "const" || op.opcode === "global") return true;
+    if (this.feedsLanes.has(r.id)) return false;
+    // A literal of lanes is built by lane statements after it is allocated.
+    if (this.lanes && op.opcode === "literal" && op.operands.some((v) => this.isLane(v)))
+      return false;
     return this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region;
   }
 
   /** Gives the pending memory reads their own `const`s, in order, before a write. */
-  private settleReads(): void {
+  private settleReads(writer?: Op): void {
     for (const [id, v] of this.pendingReads) {
+      // Generated code keeps primal and tangent memory apart (shadows are its own arrays, and
+      // the tangents callers pass are copies): in a JVP along k directions, where every read
+      // of lanes that waits costs a copy, a write of one does not settle reads of the other.
+      if (this.lanes && writer && writer.opcode !== "call" && writer.regions.length === 0) {
+        if (!writer.tangent !== !this.tangentReads.has(id)) continue;
+        // `d[i] = d[i] + …` reads before it stores.
+        if (writer.operands.some((o) => o.id === id)) continue;
+      }
       const expr = this.inlined.get(id)!;
       this.inlined.delete(id);
-      this.line(`const ${this.declare(v)} = ${expr.text};`, undefined);
+      this.pendingReads.delete(id);
+      if (this.isLane(v))
+        this.laneLine(`${this.ownedBuffer(v)}[${this.q}] = ${expr.text};`, undefined);
+      else this.primalLine(`const ${this.declare(v)} = ${expr.text};`, undefined);
     }
-    this.pendingReads.clear();
   }
 
   private readsMemory(op: Op): boolean {
@@ -242,9 +420,13 @@ class FunctionEmitter {
   }
 
   private readonly memoryReads = new Set<number>();
+  /** Inlined reads of tangent memory (shadows). */
+  private readonly tangentReads = new Set<number>();
 
   private op(op: Op, region: Region): void {
-    if (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0) this.settleReads();
+    if (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0) this.settleReads(op);
+    // Lane statements before an `if` or a loop go before it, at this indentation.
+    if (op.regions.length > 0) this.flushLanes();
     switch (op.opcode) {
       case "if":
         return this.emitIf(op, region);
@@ -282,7 +464,7 @@ class FunctionEmitter {
         return;
       case "call":
         // Any callee may use the tape (a derivative, or a helper that takes a gradient itself).
-        if (this.usesTape) return this.emitTapeCall(op, region);
+        if (this.usesTape && !op.attrs.tapeless) return this.emitTapeCall(op, region);
         if (op.results.length > 1) return this.emitMultiResultCall(op);
         break;
     }
@@ -290,6 +472,7 @@ class FunctionEmitter {
   }
 
   private emitStore(op: Op): void {
+    if (this.isLane(op.operands[op.operands.length - 1]!)) return this.emitLaneStore(op);
     const [target, ...rest] = op.operands.map((v) => this.ref(v));
     const value = rest[rest.length - 1]!;
     const place =
@@ -297,11 +480,119 @@ class FunctionEmitter {
         ? js.member(target!, op.attrs.field!)
         : js.element(target!, rest[0]!);
     const assign = op.opcode === "addField" || op.opcode === "addIndex" ? "+=" : "=";
-    this.line(`${place.text} ${assign} ${value.text};`, op.loc);
+    this.primalLine(`${place.text} ${assign} ${value.text};`, op.loc);
+  }
+
+  /** `d[i] = v` / `d.f = v` of lanes: lane q of the value into lane q of the place. */
+  private emitLaneStore(op: Op): void {
+    const stored = op.operands[op.operands.length - 1]!;
+    // `d[i] = d[i] + e · s`: the same place, read by an op like this store's.
+    const samePlace = (x: Value) => {
+      const read = this.definitions.get(x.id);
+      return (
+        read !== undefined &&
+        this.inlined.has(x.id) &&
+        read.opcode === (op.opcode === "setIndex" ? "index" : "field") &&
+        read.attrs.field === op.attrs.field &&
+        read.operands.every((v, i) => v === op.operands[i])
+      );
+    };
+    const coefficient = this.accumulation(stored, samePlace);
+    const [target, ...rest] = op.operands.map((v) => this.ref(v));
+    const value = rest[rest.length - 1]!;
+    const type = op.operands[0]!.type;
+    const place =
+      op.opcode === "setField"
+        ? js.element(js.member(target!, op.attrs.field!), js.name(this.q))
+        : isFlatLanes(type)
+          ? js.element(target!, this.laneIndex(rest[0]!))
+          : js.element(js.element(target!, rest[0]!), js.name(this.q));
+    this.guardedLanes(coefficient, () => this.laneLine(`${place.text} = ${value.text};`, op.loc));
+  }
+
+  /**
+   * For a lane value `v` computed (inlined) as `p + e · s` or `p − e · s`, where `isRead`
+   * accepts `p` (the place `v` is stored to) and `s` is a primal number: `s`. Where `s` is zero at run time the update
+   * adds nothing and is skipped (see guardedLanes).
+   */
+  private accumulation(v: Value, isRead: (x: Value) => boolean): Value | undefined {
+    const def = this.definitions.get(v.id);
+    if (!def || !this.inlined.has(v.id) || (def.opcode !== "add" && def.opcode !== "sub"))
+      return undefined;
+    const [a, b] = def.operands as [Value, Value];
+    const scaledBy = (x: Value) => {
+      const mul = this.definitions.get(x.id);
+      if (!mul || mul.opcode !== "mul" || !this.inlined.has(x.id)) return undefined;
+      const [m, n] = mul.operands as [Value, Value];
+      if (this.isLane(m) && !this.isLane(n)) return n;
+      if (this.isLane(n) && !this.isLane(m)) return m;
+      return undefined;
+    };
+    if (isRead(a)) return scaledBy(b);
+    if (def.opcode === "add" && isRead(b)) return scaledBy(a);
+    return undefined;
+  }
+
+  /**
+   * Runs `emit` (lane statements) under `if (s !== 0)` when `s` is given: an update
+   * `d += e · s` with s = 0 leaves d as it is. (It also skips `e · 0` where a lane of e is
+   * infinite or NaN, which would give NaN: the Jacobian then has 0 there, the derivative of
+   * `e · s` for a constant s = 0.) Sparse weights make this pay: GradBench's hand model
+   * skins each vertex with 2 of its 22 bones' weights non-zero.
+   */
+  private guardedLanes(s: Value | undefined, emit: () => void): void {
+    if (!s) return emit();
+    this.flushLanes();
+    this.line(`if (${js.binary("!==", this.ref(s), js.literal(0)).text}) {`, undefined);
+    this.indent++;
+    emit();
+    this.flushLanes();
+    this.indent--;
+    this.line("}", undefined);
+  }
+
+  /**
+   * A literal of tangents holding lanes: allocated (lanes of numbers in a `Float64Array` of
+   * their own, or flat), then each lane of each number written.
+   */
+  private emitLaneLiteral(op: Op): void {
+    const type = op.results[0]!.type;
+    const name = this.declare(op.results[0]!);
+    const k = this.k;
+    const parts = op.operands.map((v) => ({ v, lane: this.isLane(v), expr: this.ref(v) }));
+    if (isFlatLanes(type)) {
+      const length = `${op.operands.length} * ${k}`;
+      const storage = (type as ArrayType).storage;
+      this.primalLine(
+        storage === "Array"
+          ? `const ${name} = new Array(${length}).fill(0);`
+          : `const ${name} = new ${storage}(${length});`,
+        op.loc,
+      );
+      parts.forEach((p, i) => {
+        if (p.expr.text === "0") return;
+        const at = js.element(js.name(name), this.laneIndex(js.literal(i)));
+        this.laneLine(`${at.text} = ${p.expr.text};`, op.loc);
+      });
+      return;
+    }
+    const slot = js.raw(`new Array(${k}).fill(0)`, js.PREC.primary, [js.name(k)]);
+    const items = parts.map((p) => (p.lane ? slot : p.expr));
+    this.primalLine(`const ${name} = ${literalOf(type, items).text};`, op.loc);
+    const fields = isAggregate(type) && type.kind === "object" ? type.fields : undefined;
+    parts.forEach((p, i) => {
+      if (!p.lane || p.expr.text === "0") return;
+      const at = fields
+        ? js.member(js.name(name), fields[i]!.name)
+        : js.element(js.name(name), js.literal(i));
+      this.laneLine(`${at.text}[${this.q}] = ${p.expr.text};`, op.loc);
+    });
   }
 
   /** An op that is a statement or a `const` (calls and other single-result ops). */
   private emitCallStatement(op: Op, region: Region): void {
+    if (this.lanes && op.opcode === "literal" && op.operands.some((v) => this.isLane(v)))
+      return this.emitLaneLiteral(op);
     const expr = this.expression(op);
     if (this.shouldInline(op, region)) {
       const id = op.results[0]!.id;
@@ -309,31 +600,49 @@ class FunctionEmitter {
       if (this.readsMemory(op)) {
         this.memoryReads.add(id);
         this.pendingReads.set(id, op.results[0]!);
+        if (op.tangent) this.tangentReads.add(id);
       }
       return;
     }
     const result = op.results[0];
+    const emit = (text: string) =>
+      op.opcode === "call" || op.opcode === "extern"
+        ? this.line(text, op.loc)
+        : this.primalLine(text, op.loc);
     if (!result || (this.useCount.get(result.id) ?? 0) === 0) {
-      this.line(`${expr.text};`, op.loc);
+      emit(`${expr.text};`);
       return;
     }
-    this.line(`const ${this.declare(result)} = ${expr.text};`, op.loc);
+    if (this.isLane(result) && op.opcode !== "call") {
+      this.laneLine(`${this.ownedBuffer(result)}[${this.q}] = ${expr.text};`, op.loc);
+      return;
+    }
+    emit(`const ${this.declare(result)} = ${expr.text};`);
   }
 
   private expression(op: Op): Expr {
+    if (this.lanes && op.opcode === "call" && op.attrs.primal) return this.laneCall(op);
     const args = op.operands.map((v) => this.ref(v));
     const [a, b] = args as [Expr, Expr];
+    const laneResult = op.results.length === 1 && this.isLane(op.results[0]!);
+    const tangentLanes = this.lanes && op.tangent === true;
     switch (op.opcode) {
       case "const":
         return op.attrs.value === undefined ? js.name("undefined") : js.literal(op.attrs.value);
       case "field":
+        if (laneResult) return js.element(js.member(a, op.attrs.field!), js.name(this.q));
         return js.member(a, op.attrs.field!);
       case "index":
+        if (laneResult)
+          return isFlatLanes(op.operands[0]!.type)
+            ? js.element(a, this.laneIndex(b))
+            : js.element(js.element(a, b), js.name(this.q));
         return js.element(a, b);
       case "length":
         return js.member(a, "length");
       case "alloc": {
         const type = op.results[0]!.type;
+        if (tangentLanes) return laneAllocation(type, a, this.k);
         return op.tangent && isArray(type) && type.storage !== "Array"
           ? tangentAllocation(type.storage, a, this.emitNames.runtime)
           : allocation(type, a);
@@ -341,6 +650,7 @@ class FunctionEmitter {
       case "literal":
         return literalOf(op.results[0]!.type, args);
       case "zeros":
+        if (tangentLanes) return laneZerosLike(op.results[0]!.type, a, this.k);
         return zerosLike(op.results[0]!.type, a, this.emitNames.runtime);
       case "detach":
       case "withDerivative":
@@ -391,6 +701,22 @@ class FunctionEmitter {
     }
   }
 
+  /**
+   * A call of a callee's JVP from a JVP along k directions: its own along the same directions,
+   * given buffers of lanes for tangent numbers and the lane count last.
+   */
+  private laneCall(op: Op): Expr {
+    const arity = op.operands.length - op.attrs.wrt!.length;
+    const args = op.operands.map((v, i) =>
+      i >= arity && this.isLane(v) ? js.name(this.bufferOf(v, op.loc)) : this.ref(v),
+    );
+    const callee = this.emitNames.callee({
+      ...op,
+      attrs: { ...op.attrs, callee: lanesKey(op.attrs.primal!, op.attrs.wrt!) },
+    });
+    return js.call(callee, [...args, js.name(this.k)]);
+  }
+
   private emitMultiResultCall(op: Op): void {
     const [first, ...rest] = op.results;
     this.line(`const ${this.declare(first!)} = ${this.expression(op).text};`, op.loc);
@@ -436,6 +762,7 @@ class FunctionEmitter {
 
   private emitReturn(op: Op): void {
     if (this.usesTape) this.line(`${this.tapeObject}.top = ${TOP};`, op.loc);
+    if (op.operands[0] && this.isLane(op.operands[0])) return this.emitLaneReturn(op);
     const [first, ...rest] = op.operands.map((v) => this.ref(v));
     rest.forEach((e, i) =>
       this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),
@@ -455,10 +782,35 @@ class FunctionEmitter {
     this.line("};", undefined);
   }
 
+  /**
+   * Returns lanes: a buffer of this call's own (allocated per call, so the caller may keep
+   * it), a copy of a parameter's (the caller's), or a new one for zeros.
+   */
+  private emitLaneReturn(op: Op): void {
+    const v = op.operands[0]!;
+    const rest = op.operands.slice(1).map((r) => this.ref(r));
+    let returned: string;
+    const inline = this.inlined.get(v.id);
+    if (inline && inline.text === "0") {
+      this.inlined.delete(v.id);
+      returned = `new Array(${this.k}).fill(0)`;
+    } else {
+      const name = this.bufferOf(v, op.loc);
+      returned = this.fn.params.includes(v) ? `${name}.slice()` : name;
+    }
+    rest.forEach((e, i) =>
+      this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),
+    );
+    this.line(`return ${returned};`, op.loc);
+  }
+
   /** Emits a region's ops into a separate buffer and returns them with its terminator. */
-  private capture(region: Region): { lines: EmittedLine[]; terminator: Op } {
+  private capture(region: Region, keepLanes = false): { lines: EmittedLine[]; terminator: Op } {
+    this.flushLanes();
     const saved = this.lines.length;
     this.region(region);
+    // A loop body's last lane statements may join the lane assignments of its `yield`.
+    if (!keepLanes) this.flushLanes();
     const lines = this.lines.splice(saved);
     return { lines, terminator: region.ops[region.ops.length - 1]! };
   }
@@ -492,7 +844,8 @@ class FunctionEmitter {
     this.indent--;
     const [thenB, elseB] = branches as [(typeof branches)[0], (typeof branches)[0]];
     const used = op.results.filter((r) => (this.useCount.get(r.id) ?? 0) > 0);
-    if (op.results.length === 1 && thenB.lines.length === 0 && elseB.lines.length === 0) {
+    const lanes = op.results.some((r) => this.isLane(r));
+    if (!lanes && op.results.length === 1 && thenB.lines.length === 0 && elseB.lines.length === 0) {
       const e = this.choice(
         cond,
         this.ref(thenB.terminator.operands[0]!),
@@ -510,16 +863,13 @@ class FunctionEmitter {
       } else if (used.length) this.line(`const ${this.declare(r)} = ${e.text};`, op.loc);
       return;
     }
-    const targets = op.results.map((r) => this.declare(r));
-    if (targets.length) this.line(`let ${targets.join(", ")};`, op.loc);
+    const targets = op.results.map((r) => (this.isLane(r) ? this.ownedBuffer(r) : this.declare(r)));
+    const locals = targets.filter((_, i) => !this.isLane(op.results[i]!));
+    if (locals.length) this.line(`let ${locals.join(", ")};`, op.loc);
     const body = (b: typeof thenB) => {
       this.lines.push(...b.lines);
       this.indent++;
-      this.assign(
-        targets,
-        b.terminator.operands.map((v) => this.ref(v)),
-        b.terminator.loc,
-      );
+      this.assignValues(op.results, targets, b.terminator.operands, b.terminator.loc);
       this.indent--;
     };
     const elseEmpty = elseB.lines.length === 0 && targets.length === 0;
@@ -543,9 +893,12 @@ class FunctionEmitter {
     const [before, after] = op.regions as [Region, Region];
     const cond = before.ops[before.ops.length - 1]!;
     const forwarded = cond.operands.slice(1);
-    const carried = before.params.map((p, i) => {
-      const n = this.declare(p);
-      return `${n} = ${this.ref(op.operands[i]!).text}`;
+    // Lanes carried by the loop live in buffers of their own, copied into before it starts.
+    const carried = before.params.flatMap((p, i) => {
+      if (!this.isLane(p)) return [`${this.declare(p)} = ${this.ref(op.operands[i]!).text}`];
+      const n = this.ownedBuffer(p);
+      this.laneLine(`${n}[${this.q}] = ${this.ref(op.operands[i]!).text};`, op.loc);
+      return [];
     });
     if (carried.length) this.line(`let ${carried.join(", ")};`, op.loc);
     // An after-param that just receives a before-param shares its variable.
@@ -555,6 +908,8 @@ class FunctionEmitter {
       const j = before.params.indexOf(f);
       if (j === i) {
         this.alias(p, this.names.get(before.params[i]!.id)!);
+      } else if (this.isLane(p)) {
+        this.ownedBuffer(p);
       } else {
         separate.push(this.declare(p));
       }
@@ -567,34 +922,67 @@ class FunctionEmitter {
     this.indent--;
     const flag = this.ref(cond.operands[0]!);
     const forwardTargets = after.params.map((p) => this.names.get(p.id)!);
-    if (
-      head.lines.length === 0 &&
-      forwardTargets.every((t, i) => t === this.ref(forwarded[i]!).text)
-    ) {
+    const sameVariable = (t: string, v: Value) =>
+      this.isLane(v)
+        ? !this.inlined.has(v.id) && this.names.get(v.id) === t
+        : t === this.ref(v).text;
+    if (head.lines.length === 0 && forwardTargets.every((t, i) => sameVariable(t, forwarded[i]!))) {
       this.line(`while (${flag.text}) {`, op.loc);
     } else {
       this.line("while (true) {", op.loc);
       this.lines.push(...head.lines);
       this.indent++;
-      this.assign(
-        forwardTargets,
-        forwarded.map((v) => this.ref(v)),
-        cond.loc,
-      );
+      this.assignValues(after.params, forwardTargets, forwarded, cond.loc);
       this.line(`if (${js.unary("!", flag).text}) break;`, cond.loc);
       this.indent--;
     }
     this.indent++;
-    const tail = this.capture(after);
+    const tail = this.capture(after, true);
     this.lines.push(...tail.lines);
     const targets = before.params.map((p) => this.names.get(p.id)!);
-    this.assign(
-      targets,
-      tail.terminator.operands.map((v) => this.ref(v)),
-      tail.terminator.loc,
-    );
+    this.assignValues(before.params, targets, tail.terminator.operands, tail.terminator.loc);
+    this.flushLanes();
     this.indent--;
     this.line("}", undefined);
+  }
+
+  /**
+   * `targets[i] = values[i]` for the variables of `of` (if results, loop-carried values), as
+   * if simultaneously: lanes first, in one loop over the lanes (a lane expression may read a
+   * primal local the assignment changes; primal values never read lanes), then locals.
+   */
+  private assignValues(
+    of: Value[],
+    targets: string[],
+    values: Value[],
+    loc: SourceLoc | undefined,
+  ): void {
+    const lanes = of.flatMap((v, i) => (this.isLane(v) ? [i] : []));
+    // One carried value updated in place, `d = d + e · s`: skipped where s is zero.
+    const only = lanes.length === 1 ? lanes[0]! : -1;
+    const coefficient =
+      only < 0
+        ? undefined
+        : this.accumulation(
+            values[only]!,
+            (x) => !this.inlined.has(x.id) && this.names.get(x.id) === targets[only],
+          );
+    if (lanes.length > 0) {
+      this.guardedLanes(coefficient, () =>
+        this.laneAssign(
+          lanes.map((i) => targets[i]!),
+          lanes.map((i) => this.ref(values[i]!)),
+          loc,
+        ),
+      );
+      this.flushLanes();
+    }
+    const locals = of.flatMap((v, i) => (this.isLane(v) ? [] : [i]));
+    this.assign(
+      locals.map((i) => targets[i]!),
+      locals.map((i) => this.ref(values[i]!)),
+      loc,
+    );
   }
 
   /**

@@ -1,8 +1,10 @@
 import type { HigherOrderOperator } from "../analyze/requests.js";
 import { tangentType } from "../ir/tangent-types.js";
 import type { Type } from "../ir/types.js";
+import { isArray } from "../ir/type-system.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
+import { laneAllocation } from "./lanes.js";
 
 // `hessian`, `hessianVectorProduct` and `jacobian`, built from first-order wrappers (the text
 // operatorWrapper makes, applied to the arguments):
@@ -10,7 +12,13 @@ import * as js from "./expression.js";
 //   forward mode — reverse over forward, which costs a small multiple of a gradient;
 // - a Hessian is one such product per basis vector: one row each;
 // - a Jacobian of m outputs and n inputs takes n JVPs or m pullbacks, whichever is fewer
-//   (decided at run time, from the lengths), and is the gradient for a number-valued function.
+//   (decided at run time, from the lengths), and is the gradient for a number-valued function;
+//   the n JVPs are one JVP along all n directions at once (up to LANES per pass), which
+//   computes the function once instead of n times.
+
+/** At most this many directions per pass of a JVP along several directions (memory: each
+ * tangent array is that many times its value's size). */
+export const LANES = 32;
 
 export interface HigherOrderWrapper {
   operator: HigherOrderOperator;
@@ -20,14 +28,26 @@ export interface HigherOrderWrapper {
   /** The differentiated parameter, and its type (a number, or a flat array of numbers). */
   wrt: number;
   type: Type;
-  /** hessian, hessianVectorProduct: a gradient wrapper taking (params…, captures…, v). */
+  /**
+   * hessian, hessianVectorProduct: a gradient wrapper taking (params…, captures…, v);
+   * gradientAndHessianVectorProduct: one with respect to x and v, returning [H·v, ∇f].
+   */
   hvp?: string;
   /** jacobian of a number-valued function: the gradient wrapper. */
   gradient?: string;
   /** jacobian of an array-valued function: valueWithDifferential and pullback wrappers. */
   valueWithDifferential?: string;
   pullback?: string;
+  /** jacobian with lanes: the valueWithPullback wrapper (the reverse path, m unknown yet). */
+  valueWithPullback?: string;
   result?: Type;
+  /**
+   * jacobian with respect to an array: the JVP along several directions, (params…,
+   * captures…, tangent of x, k) → tangent, value in `out.v1` (see lanes.ts).
+   */
+  lanes?: string;
+  /** A name for the call site, under which the run time remembers m (see jacobianSite). */
+  site?: string;
   /** Parameters f writes: each pass but one gets copies, so the call writes them once. */
   writes: number[];
   runtime: string;
@@ -65,6 +85,15 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       const direction = w.writes.length > 0 ? `${w.runtime}.copyTangent(${v})` : v;
       return `((${args}, ${v}) => (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")}))`;
     }
+    case "gradientAndHessianVectorProduct": {
+      const v = fresh("v");
+      const both = fresh("both");
+      const direction = w.writes.length > 0 ? `${w.runtime}.copyTangent(${v})` : v;
+      return (
+        `((${args}, ${v}) => { const ${both} = (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")}); ` +
+        `return { gradient: ${both}[1], hessianVectorProduct: ${both}[0] }; })`
+      );
+    }
     case "hessian": {
       const hvp = fresh("hvp");
       const apply = (v: string) => `${hvp}(${[...params, ...w.captures, v].join(", ")})`;
@@ -97,6 +126,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
     }
     case "jacobian": {
       if (w.gradient) return w.gradient;
+      if (w.lanes) return lanesJacobian(w, params, fresh, snapshots, takeSnapshots, copies, basis);
       const vwd = fresh("vwd");
       if (w.type === "number")
         return `((${args}) => (${w.valueWithDifferential!})(${args}).differential(1))`;
@@ -131,4 +161,90 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       );
     }
   }
+}
+
+/**
+ * A Jacobian with respect to an array x (n numbers) of a function returning m numbers: forward
+ * mode along all n directions at once when n ≤ m — one JVP along k ≤ LANES directions per
+ * pass, whose tangent of the result holds m rows of k lanes — else m pullbacks. Deciding needs
+ * m: the first call at a call site evaluates f to learn it (a JVP along no direction), later
+ * calls take the m of the previous call there (which only decides the mode: both give the
+ * Jacobian).
+ */
+function lanesJacobian(
+  w: HigherOrderWrapper,
+  params: string[],
+  fresh: (base: string) => string,
+  snapshots: Map<number, string>,
+  takeSnapshots: string,
+  copies: string[],
+  basis: (type: Type, like: string, into: string, at: string) => string,
+): string {
+  const x = params[w.wrt]!;
+  const args = params.join(", ");
+  const all = [...params, ...w.captures];
+  const names = ["n", "m", "rows", "i", "j", "q", "k", "e", "d", "r", "site", "first", "vp"];
+  const [n, m, rows, i, j, q, k, e, d, r, site, first, vp] = names.map(fresh) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const xTangent = tangentType(w.type);
+  const row = zerosLike(xTangent, js.name(x), w.runtime).text;
+  // A function that writes its arguments writes them once: the first pass runs on them, the
+  // others on copies of them as they were.
+  const written = snapshots.size > 0;
+  const pass = (call: (list: string[]) => string) =>
+    written ? `(${first} ? (${first} = false, ${call(all)}) : ${call(copies)})` : call(all);
+  // A wrapper reads what a lambda captures by name: copies shadow the captures for its pass.
+  const wrapped = (wrapper: string) => (list: string[]) =>
+    w.captures.length > 0 && list !== all
+      ? `((${w.captures.join(", ")}) => (${wrapper})(${list.slice(0, params.length).join(", ")}))(${list.slice(params.length).join(", ")})`
+      : `(${wrapper})(${list.slice(0, params.length).join(", ")})`;
+  const newRows = `${rows} = new Array(${m}); for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${row};`;
+  // Directions j … j + k − 1: the basis vectors as the lanes of x's tangent.
+  const seed = laneAllocation(xTangent, js.member(js.name(x), "length"), k).text;
+  // All directions in one pass, and the result's lanes an array of x's tangent's kind: the
+  // rows are views of them (typed arrays) or slices.
+  const result = w.result!;
+  const rowsOfLanes =
+    isArray(result) && isArray(xTangent) && result.storage === xTangent.storage
+      ? result.storage === "Array"
+        ? `${d}.slice(${i} * ${k}, ${i} * ${k} + ${k})`
+        : `${d}.subarray(${i} * ${k}, ${i} * ${k} + ${k})`
+      : undefined;
+  const copyRows =
+    `if (${rows} === undefined) { ${m} = ${w.runtime}.out.v1.length; ${newRows} } ` +
+    `for (let ${i} = 0; ${i} < ${m}; ${i}++) { const ${r} = ${rows}[${i}]; for (let ${q} = 0; ${q} < ${k}; ${q}++) ${r}[${j} + ${q}] = ${d}[${i} * ${k} + ${q}]; }`;
+  const lanesPass =
+    `const ${e} = ${seed}; for (let ${q} = 0; ${q} < ${k}; ${q}++) ${e}[(${j} + ${q}) * ${k} + ${q}] = 1; ` +
+    `const ${d} = ${pass((list) => `${w.lanes!}(${[...list, e, k].join(", ")})`)}; ` +
+    (rowsOfLanes
+      ? `if (${k} === ${n}) { ${m} = ${w.runtime}.out.v1.length; ${rows} = new Array(${m}); for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${rowsOfLanes}; } else { ${copyRows} }`
+      : copyRows);
+  const forward =
+    `for (let ${j} = 0; ${j} < ${n}; ${j} += ${LANES}) { const ${k} = Math.min(${LANES}, ${n} - ${j}); ${lanesPass} } ` +
+    `if (${rows} === undefined) { ${newRows} }`;
+  const reverse =
+    `const ${vp} = ${pass(wrapped(w.valueWithPullback!))}; ${m} = ${vp}.value.length; ${rows} = new Array(${m}); ` +
+    `for (let ${i} = 0; ${i} < ${m}; ${i}++) { ${basis(w.result!, `${vp}.value`, e, i)}${rows}[${i}] = ${vp}.pullback(${e}); }`;
+  return (
+    `((${args}) => { ${takeSnapshots}${written ? `let ${first} = true; ` : ""}` +
+    `const ${site} = ${w.runtime}.jacobianSite(${JSON.stringify(w.site ?? "")}); ` +
+    `const ${n} = ${x}.length; let ${m} = ${site}.m, ${rows}; ` +
+    // The first call here, or no direction at all: evaluate f once to learn m.
+    `if (${m} < 0 || ${n} === 0) { ${m} = (${w.valueWithDifferential!})(${args}).value.length; ${written ? `${first} = false; ` : ""}} ` +
+    `if (${n} <= ${m}) { ${forward} } else { ${reverse} } ` +
+    `${site}.m = ${m}; return ${rows}; })`
+  );
 }

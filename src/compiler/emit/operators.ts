@@ -28,6 +28,11 @@ export interface OperatorWrapper {
   jvp?: string;
   fwd?: string;
   bwd?: string;
+  /**
+   * What `bwd` takes after its seed: positions among the arguments and captures, then (from
+   * their count on) the shadows of the differentiated parameters in ascending order.
+   */
+  bwdInputs?: readonly number[];
   /** The fused gradient: (args…, shadows…, adjoint) → adjoints, then the value, through `out`. */
   grad?: string;
   /**
@@ -167,10 +172,19 @@ export function operatorWrapper(w: OperatorWrapper): string {
   const guarded = (body: string) =>
     `const ${mark} = ${w.runtime}.tape.top, ${objectMark} = ${w.runtime}.tape.objects.length; ` +
     `try { ${body} } catch (${error}) { ${w.runtime}.tapeReset(${mark}, ${objectMark}); throw ${error}; }`;
-  const backward = (seedText: string) =>
-    (numberWrt.length > 0
-      ? `const ${first} = ${w.bwd}(${seedText}); `
-      : `${w.bwd}(${seedText}); `) + restore;
+  const inputs = (w.bwdInputs ?? []).map((k) => {
+    if (k < allArgs.length) return allArgs[k]!;
+    const shadow = shadows.get(sorted[k - allArgs.length]!);
+    if (!shadow) throw new Error(`internal: no shadow for input ${k} of ${w.bwd}`);
+    return shadow;
+  });
+  const backward = (seedText: string) => {
+    const args = [...(seedText ? [seedText] : []), ...inputs].join(", ");
+    return (
+      (numberWrt.length > 0 ? `const ${first} = ${w.bwd}(${args}); ` : `${w.bwd}(${args}); `) +
+      restore
+    );
+  };
 
   if (
     (w.operator === "pullback" || w.operator === "valueWithPullback") &&

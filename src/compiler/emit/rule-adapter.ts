@@ -6,12 +6,15 @@ import type { IRFunction, RuleAdapter } from "../ir/types.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import type { EmittedLine } from "./function.js";
+import { laneShape } from "./lanes.js";
 
 // The derivatives of a function with a registered rule, as small functions with the calling
 // conventions of generated derivatives (see differentiate/names.ts), so callers cannot tell
 // them apart:
 // - jvp(args…, tangents of wrt…) calls `rule.forward` with a tangent for every
 //   differentiable parameter (zero for those not in `wrt`);
+// - jvps(args…, tangents of wrt…, k), along k directions at once (see lanes.ts), calls it once
+//   per direction, with that direction's lane of each tangent;
 // - fwd(args…, shadows of wrt arrays…) calls `rule.reverse` and keeps its pullback (and the
 //   shadows it will fill) on the tape's object stack;
 // - bwd(adjoint) runs the pullback, adds array adjoints into the shadows and returns the
@@ -61,6 +64,33 @@ export function emitRuleAdapter(
       line(`${out(1)} = r.value;`);
       // Generated code may write into the tangent it gets (a rule may hand back `da` itself).
       line(aggregateResult ? `return ${runtime}.copyTangent(r.tangent);` : "return r.tangent;");
+      close();
+      break;
+    }
+    case "jvps": {
+      const tangents = wrt.map((i) => `t${i}`);
+      const shape = (type: Parameters<typeof tangentType>[0]) =>
+        JSON.stringify(laneShape(tangentType(type)));
+      const given = differentiable.map((i) =>
+        !wrt.includes(i)
+          ? zerosLike(tangentType(rule.params[i]!.type), js.name(`a${i}`), runtime).text
+          : aggregate(i)
+            ? `${runtime}.laneOf(t${i}, ${shape(rule.params[i]!.type)}, k, q)`
+            : `t${i}[q]`,
+      );
+      open([...args, ...tangents, "k"]);
+      line("let value, lanes;");
+      line("for (let q = 0; q < k; q++) {");
+      indent++;
+      line(`const r = ${rule.constName}.forward(${[...args, ...given].join(", ")});`);
+      line(
+        `if (q === 0) { value = r.value; lanes = ${runtime}.laneZeros(r.tangent, ${shape(result)}, k); }`,
+      );
+      line(`${runtime}.setLane(lanes, ${shape(result)}, k, q, r.tangent);`);
+      indent--;
+      line("}");
+      line(`${out(1)} = value;`);
+      line("return lanes;");
       close();
       break;
     }

@@ -134,6 +134,8 @@ export interface OpAttrs {
    * until its backward sweep runs, so it may read them again instead of taping.
    */
   frozen?: number[];
+  /** On a call of a reverse-mode sweep: the callee leaves the tape alone (no hand-over around it). */
+  tapeless?: boolean;
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */
   method?: string;
   /**
@@ -170,6 +172,11 @@ export interface IRFunction {
   checkpoint?: CheckpointSweep;
   /** A derivative nabla could not build for an optional demand: emitted as a function that throws this. */
   stub?: string;
+  /**
+   * A JVP along k directions at once (`f$jvps`): the body is the JVP's, and every tangent
+   * number is emitted as k lanes (see emit/lanes.ts).
+   */
+  lanes?: boolean;
 }
 
 /** A reverse-mode sweep of a checkpointed call (see emit/checkpoint.ts). */
@@ -187,7 +194,7 @@ export interface CheckpointSweep {
 /** A derivative that calls a registered rule (see emit/rule-adapter.ts). */
 export interface RuleAdapter {
   /** No fused `grad`: `gradient` of a rule runs the sweep pair. */
-  kind: "jvp" | "fwd" | "bwd";
+  kind: "jvp" | "fwd" | "bwd" | "jvps";
   /** The key of the function the rule is for. */
   rule: FunctionKey;
   wrt: number[];

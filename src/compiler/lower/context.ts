@@ -84,7 +84,8 @@ export class LowerContext {
     readonly program: ProgramGraph,
     readonly functionName: string,
     readonly body: Region,
-    readonly resultType: Type,
+    /** What `return` gives; an inlined local function with early returns swaps in its own. */
+    public resultType: Type,
   ) {
     this.builder = new Builder(new ValueFactory(), body, this.loc({ start: 0, end: 0 }));
     this.scope = new Scope(undefined);

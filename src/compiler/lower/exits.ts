@@ -136,12 +136,22 @@ export function assignedNames(nodes: (Node | null | undefined)[]): Set<string> {
     if (!node) continue;
     walk(node, (child) => {
       if (FUNCTIONS.has(child.type)) return false;
-      if (child.type === "AssignmentExpression" && child.left.type === "Identifier")
-        names.add(child.left.name);
+      if (child.type === "AssignmentExpression") patternNames(child.left, names);
       if (child.type === "UpdateExpression" && child.argument.type === "Identifier")
         names.add(child.argument.name);
       return true;
     });
   }
   return names;
+}
+
+/** The plain names a (possibly destructuring) assignment target writes. */
+function patternNames(target: Node, names: Set<string>): void {
+  if (target.type === "Identifier") names.add(target.name);
+  else if (target.type === "ArrayPattern") {
+    for (const element of target.elements) if (element) patternNames(element, names);
+  } else if (target.type === "ObjectPattern") {
+    for (const p of target.properties) patternNames(p.type === "RestElement" ? p : p.value, names);
+  } else if (target.type === "AssignmentPattern") patternNames(target.left, names);
+  else if (target.type === "RestElement") patternNames(target.argument, names);
 }

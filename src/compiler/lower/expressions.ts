@@ -3,6 +3,7 @@ import type { BinaryOpcode, CompareOpcode, Type, Value } from "../ir/types.js";
 import { MATH_CONSTANTS } from "../rules/math.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
+import { unfold } from "./destructure.js";
 import { describeNode } from "./describe.js";
 import { lowerCall } from "./calls.js";
 import {
@@ -359,6 +360,27 @@ const COMPOUND: Record<string, BinaryOpcode> = {
   "**=": "pow",
 };
 
+/** `[a, b] = [b, a]`, `({ x, y } = p)`: the right side once, then each target in order. */
+function lowerDestructuringAssignment(
+  ctx: LowerContext,
+  pattern: Node,
+  right: Expression,
+  node: Node,
+): Value {
+  let whole: Value | undefined;
+  unfold(ctx, pattern, right, {
+    hidden: (id, init) => {
+      const value = lowerValue(ctx, init, undefined);
+      whole ??= value;
+      ctx.declare((id as { name: string }).name, "const", value.type, value);
+    },
+    target: (target, init) => {
+      lowerAssignment(ctx, "=", target, init, node);
+    },
+  });
+  return whole!;
+}
+
 function lowerAssignment(
   ctx: LowerContext,
   operator: string,
@@ -366,6 +388,12 @@ function lowerAssignment(
   right: Expression,
   node: Node,
 ): Value {
+  if (left.type === "ArrayPattern" || left.type === "ObjectPattern") {
+    if (operator !== "=") {
+      return ctx.fail(node, "unsupportedSyntax", `'${operator}' cannot assign to a pattern`);
+    }
+    return lowerDestructuringAssignment(ctx, left, right, node);
+  }
   if (left.type === "MemberExpression") {
     return lowerMemberWrite(ctx, left, (current, expected) => {
       if (operator === "=") return lowerValue(ctx, right, expected);

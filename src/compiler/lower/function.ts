@@ -1,5 +1,5 @@
 import { isAggregate } from "../ir/type-system.js";
-import type { Expression, FunctionBody, TSTypeAnnotation } from "oxc-parser";
+import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, ObjectType, Region, Type } from "../ir/types.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
@@ -143,6 +143,13 @@ export function lowerFunction(
         `'${capture.name}' is a function defined in the enclosing function; differentiated code cannot call local function values yet (move it to the top level of the module)`,
       );
     }
+    if (!capture.type && holdsFunction(program, module, capture.node)) {
+      return ctx.fail(
+        capture.node,
+        "closureCapture",
+        `'${capture.name}' holds a function, which ${functionLabel(name)} reads from the enclosing function; differentiated code cannot call a function value captured this way yet. Name the function inside the lambda (\`(p) => run(p, c ? f : g)\`), or apply the operator to the function parameter itself (\`gradient(f)(p)\`), whose derivative nabla attaches where the function is passed`,
+      );
+    }
     if (!capture.type) {
       return ctx.fail(
         capture.node,
@@ -203,4 +210,22 @@ export function lowerFunction(
     loc: ctx.loc(node),
   };
   return { fn, calls: ctx.calls };
+}
+
+/** Whether a captured declaration holds a function: a function-typed parameter or `c ? f : g`. */
+function holdsFunction(program: ProgramGraph, module: SourceModule, node: Node): boolean {
+  if (node.type === "Identifier") return parameterFunctionType(program, module, node) !== undefined;
+  if (node.type !== "VariableDeclarator" || !node.init) return false;
+  const leaves = (n: Node): Node[] =>
+    n.type === "ConditionalExpression"
+      ? [...leaves(n.consequent), ...leaves(n.alternate)]
+      : n.type === "ParenthesizedExpression"
+        ? leaves(n.expression)
+        : [n];
+  return leaves(node.init).every(
+    (leaf) =>
+      leaf.type === "ArrowFunctionExpression" ||
+      leaf.type === "FunctionExpression" ||
+      (leaf.type === "Identifier" && program.resolveLocalFunction(module, leaf.name) !== undefined),
+  );
 }

@@ -1,4 +1,5 @@
 import type {
+  Statement,
   ArrowFunctionExpression,
   CallExpression,
   Expression,
@@ -12,7 +13,8 @@ import { walk, type FunctionLike } from "../parse/module.js";
 import { callFunctionArg, resolveFunctionArg, type FunctionArg } from "./function-values.js";
 import type { LowerContext, Slot } from "./context.js";
 import { assignedNames } from "./exits.js";
-import { expectType, lowerExpression } from "./expressions.js";
+import { article, expectType, lowerExpression } from "./expressions.js";
+import { annotationType } from "./signature.js";
 import { lowerLoop } from "./merge.js";
 import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerStatements } from "./statements.js";
@@ -272,12 +274,56 @@ export function inlineCallback(
     const body = (callback.body as FunctionBody).body;
     const last = body[body.length - 1];
     const finalReturn = last?.type === "ReturnStatement" ? last : undefined;
-    if (!returnsOnlyAtEnd(callback)) {
-      ctx.fail(callback, "unsupportedSyntax", `${what} may only 'return' as its last statement`);
-    }
+    if (!returnsOnlyAtEnd(callback)) return lowerWithEarlyReturns(ctx, callback, body, what);
     lowerStatements(ctx, finalReturn ? body.slice(0, -1) : body);
     return finalReturn?.argument ? lowerExpression(ctx, finalReturn.argument) : undefined;
   });
+}
+
+/**
+ * An inlined body that may return before its end (`if (mode === "reverse") return …;`): its
+ * returns set a flag and a result of their own, as a function's do (see lower/function.ts),
+ * and the result after the body is the call's value. The declared return type gives the
+ * result's type, so it is required.
+ */
+function lowerWithEarlyReturns(
+  ctx: LowerContext,
+  callback: FunctionLike,
+  body: Statement[],
+  what: string,
+): Value | undefined {
+  const declared = annotationType(callback.returnType, ctx.types);
+  if (!declared || declared === "opaque" || declared === "string") {
+    return ctx.fail(
+      callback,
+      "unsupportedSyntax",
+      `${what} returns before its last statement; annotate its return type (as in '(p: number[]): number[] => …') so nabla knows what its returns give`,
+    );
+  }
+  const saved = {
+    returnedFlag: ctx.returnedFlag,
+    resultSlot: ctx.resultSlot,
+    resultType: ctx.resultType,
+    resultDefaulted: ctx.resultDefaulted,
+  };
+  ctx.returnedFlag = ctx.hiddenSlot("returned", "boolean", false);
+  const initial = declared === "boolean" ? false : declared === "number" ? NaN : undefined;
+  ctx.resultSlot = declared === "void" ? undefined : ctx.hiddenSlot("result", declared, initial);
+  ctx.resultType = declared;
+  ctx.resultDefaulted = false;
+  try {
+    const exits = lowerStatements(ctx, body);
+    if (!exits && declared !== "void") {
+      ctx.fail(
+        { start: callback.end - 1, end: callback.end },
+        "missingReturn",
+        `${what} can reach its end without returning ${article(declared)}; add a return statement`,
+      );
+    }
+    return ctx.resultSlot ? ctx.value(ctx.resultSlot) : undefined;
+  } finally {
+    Object.assign(ctx, saved);
+  }
 }
 
 /** `Array.from({ length: n }, (_, i) => …)` and `Array.from(xs)`. */

@@ -13,6 +13,8 @@ import { functionTypeOf } from "../analyze/function-types.js";
 import { resolveFunctionArg } from "./function-values.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
+import { destructureDeclarator } from "./destructure.js";
+import { lowerThrow } from "./throw.js";
 import { alwaysExits, assignedNames, scanExits, type Exits } from "./exits.js";
 import { article, expectType, lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
@@ -140,6 +142,9 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
       return true;
     }
+    case "ThrowStatement":
+      lowerThrow(ctx, node);
+      return true;
     case "BreakStatement":
     case "ContinueStatement": {
       const target = findTarget(ctx, node.label?.name, node);
@@ -199,7 +204,13 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       `'${node.kind}' declarations are not supported in differentiable code`,
     );
   }
-  for (const decl of node.declarations) {
+  const declarators = node.declarations.flatMap((decl) =>
+    decl.id.type === "Identifier"
+      ? [{ declarator: decl, hidden: false }]
+      : destructureDeclarator(ctx, decl),
+  );
+  for (const { declarator: decl, hidden } of declarators) {
+    const kind = hidden ? "const" : node.kind;
     if (decl.id.type !== "Identifier") {
       ctx.fail(
         decl.id,
@@ -211,7 +222,7 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     const annotation = decl.id.typeAnnotation;
     const init = decl.init;
     if (
-      node.kind === "const" &&
+      kind === "const" &&
       (!annotation || annotation.typeAnnotation.type === "TSFunctionType") &&
       (init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression")
     ) {
@@ -223,12 +234,12 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       annotation && functionTypeOf(ctx.program, ctx.module, annotation.typeAnnotation);
     const aliased = init?.type === "Identifier" ? ctx.scope.lookup(init.name) : undefined;
     const closure = aliased && ctx.closures.get(aliased);
-    if (closure && node.kind === "const") {
+    if (closure && kind === "const") {
       // `const g2 = g`: another name for the local function, read where it is called.
       ctx.closures.set(ctx.declareFunctionName(name), closure);
       continue;
     }
-    if (init && node.kind === "const" && (callable || namesFunction(ctx, init))) {
+    if (init && kind === "const" && (callable || namesFunction(ctx, init))) {
       // `const act = useRelu ? relu : tanh`: a name for a function value.
       const value = resolveFunctionArg(ctx, init, callable ?? undefined, `'${name}'`);
       ctx.bound.set(ctx.declareFunctionName(name), value);
@@ -263,7 +274,7 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
         `cannot determine the type of '${name}'; add an annotation or an initializer`,
       );
     }
-    ctx.declare(name, node.kind === "const" ? "const" : "let", value.type, value);
+    ctx.declare(name, kind === "const" ? "const" : "let", value.type, value);
   }
 }
 

@@ -1,0 +1,108 @@
+// `npm run bench:gradbench`: the time of nabla's derivatives on the GradBench evals
+// (gradbench/evals), against their primal functions, hand-written derivatives (gradbench/hand)
+// and TensorFlow.js versions (bench/gradbench/tfjs-*.ts), on the GradBench workloads. Prints
+// the report on stdout and, after a full run, writes it to docs/gradbench.md with a chart in
+// docs/gradbench.svg; progress goes to stderr. Options: bench/gradbench/options.ts (--help).
+
+import { writeFileSync } from "node:fs";
+import { arch, cpus, loadavg, platform } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { progress } from "../progress.js";
+import { initTfjs } from "../tfjs.js";
+import { gradbenchSvg } from "./chart.js";
+import { evalSpec } from "./evals.js";
+import { parseOptions, type Options } from "./options.js";
+import { gradbenchReport } from "./report.js";
+import type { EvalResult, RunInfo } from "./results.js";
+import { loadEval, runEval, type EvalModules } from "./run-eval.js";
+import { TFJS_EVALS } from "./tfjs-evals.js";
+import { listWorkloads, type WorkloadList } from "./workloads.js";
+
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+const REPORT = join(REPO_ROOT, "docs/gradbench.md");
+const CHART = join(REPO_ROOT, "docs/gradbench.svg");
+
+async function main(options: Options, argv: string[]): Promise<void> {
+  const started = Date.now();
+  const loadStart = loadavg();
+  const lists = new Map<string, WorkloadList>(
+    options.evals.map((name) => [name, listWorkloads(name, options.dataDir, options.limit)]),
+  );
+  const tfjsVersion = options.tfjs ? await initTfjs() : null;
+
+  // Compile every eval first, so the progress count covers only what can run.
+  const p0 = progress(options.evals.length, "gradbench: compile");
+  const modules = new Map<string, EvalModules>();
+  for (const name of options.evals) {
+    p0.step(`gradbench/evals/${name}.ts`);
+    modules.set(name, await loadEval(evalSpec(name), REPO_ROOT, options.hand, (m) => p0.log(m)));
+  }
+  p0.done();
+
+  const runnable = options.evals.filter((name) => typeof modules.get(name)!.nabla !== "string");
+  const total = runnable.reduce((n, name) => n + lists.get(name)!.workloads.length, 0);
+  const p = progress(total, "gradbench");
+  const results: EvalResult[] = [];
+  try {
+    for (const name of options.evals) {
+      const spec = evalSpec(name);
+      const list = lists.get(name)!;
+      results.push(
+        runEval(spec, modules.get(name)!, list.workloads, list.note, {
+          budget: options.budget,
+          tfjs: options.tfjs ? (TFJS_EVALS[name] ?? null) : null,
+          step: (s) => p.step(s),
+          log: (m) => p.log(m),
+        }),
+      );
+    }
+  } catch (error) {
+    p.fail();
+    throw error;
+  }
+  p.done();
+
+  const cpu = cpus();
+  const info: RunInfo = {
+    date: new Date().toISOString().slice(0, 10),
+    command: ["npm run bench:gradbench", ...(argv.length > 0 ? ["--", ...argv] : [])].join(" "),
+    node: process.version,
+    cpu: cpu[0]?.model.trim() ?? "unknown CPU",
+    logicalCpus: cpu.length,
+    platform: `${platform()} ${arch()}`,
+    loadStart,
+    loadEnd: loadavg(),
+    tfjsVersion,
+    seconds: options.budget.seconds,
+    capSeconds: options.budget.capSeconds,
+    warmupSeconds: options.budget.warmupSeconds,
+    durationMs: Date.now() - started,
+    full: !options.partial,
+  };
+  const report = gradbenchReport(results, info, "gradbench.svg");
+  process.stdout.write(report);
+  if (options.write) {
+    writeFileSync(REPORT, report);
+    writeFileSync(CHART, gradbenchSvg(results, info.date));
+    process.stderr.write(
+      "gradbench: report written to docs/gradbench.md, chart to docs/gradbench.svg\n",
+    );
+  } else {
+    process.stderr.write(
+      options.partial
+        ? "gradbench: a partial run: docs/gradbench.md not written (--write to write it anyway)\n"
+        : "gradbench: --no-write: docs/gradbench.md not written\n",
+    );
+  }
+}
+
+const argv = process.argv.slice(2);
+let options: Options;
+try {
+  options = parseOptions(argv, process.env);
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(2);
+}
+await main(options, argv);

@@ -1,0 +1,96 @@
+import type { Expression, Node, VariableDeclarator } from "oxc-parser";
+import type { LowerContext } from "./context.js";
+
+// Destructuring (`const [a, b, c] = tri`, `const { x, y } = p`, `[a, b] = [b, a]`) as plain
+// reads: the value goes to a hidden constant once, and each target reads its element or field
+// from it (`const $d0 = tri; const a = $d0[0]; …`). Nested patterns unfold the same way. Every
+// synthetic node carries the pattern's position, so diagnostics and source maps point at the
+// user's code.
+
+let destructureCount = 0;
+
+/** What to do with the pieces of an unfolded pattern. */
+interface Unfolding {
+  /** Binds the whole value of a (sub)pattern to a hidden constant, once. */
+  hidden(id: Node, init: Expression): void;
+  /** Binds or assigns one target (a name, or in an assignment also `a[i]` or `p.x`). */
+  target(target: Node, init: Expression): void;
+}
+
+/**
+ * The plain declarators equivalent to a destructuring declarator, in evaluation order; the
+ * hidden constants are `const` whatever the declaration's kind.
+ */
+export function destructureDeclarator(
+  ctx: LowerContext,
+  decl: VariableDeclarator,
+): { declarator: VariableDeclarator; hidden: boolean }[] {
+  const out: { declarator: VariableDeclarator; hidden: boolean }[] = [];
+  const declarator = (id: Node, init: Expression) =>
+    ({
+      type: "VariableDeclarator",
+      id,
+      init,
+      definite: false,
+      start: id.start,
+      end: id.end,
+    }) as never;
+  if (!decl.init) {
+    ctx.fail(decl.id, "unsupportedSyntax", "a destructuring declaration needs an initializer");
+  }
+  unfold(ctx, decl.id, decl.init, {
+    hidden: (id, init) => out.push({ declarator: declarator(id, init), hidden: true }),
+    target: (id, init) => out.push({ declarator: declarator(id, init), hidden: false }),
+  });
+  return out;
+}
+
+/** Unfolds `pattern = init` into calls of `use`, outermost value first. */
+export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: Unfolding): void {
+  const at = { start: pattern.start, end: pattern.end };
+  if (pattern.type === "AssignmentPattern") {
+    ctx.fail(
+      pattern,
+      "unsupportedSyntax",
+      "a default value in destructuring is not supported in differentiable code; read the element and test it instead",
+    );
+  }
+  if (pattern.type === "RestElement") {
+    ctx.fail(
+      pattern,
+      "unsupportedSyntax",
+      "a rest element ('...rest') in destructuring is not supported in differentiable code",
+    );
+  }
+  if (pattern.type !== "ArrayPattern" && pattern.type !== "ObjectPattern") {
+    use.target(pattern, init);
+    return;
+  }
+  const hidden = `$d${destructureCount++}`;
+  const annotation = pattern.typeAnnotation ?? null;
+  use.hidden(
+    { type: "Identifier", name: hidden, typeAnnotation: annotation, ...at } as never,
+    init,
+  );
+  const read = (property: Node, computed: boolean) =>
+    ({
+      type: "MemberExpression",
+      object: { type: "Identifier", name: hidden, ...at },
+      property,
+      computed,
+      optional: false,
+      ...at,
+    }) as never;
+  if (pattern.type === "ArrayPattern") {
+    pattern.elements.forEach((element, i) => {
+      if (!element) return; // a hole: `const [, b] = …`
+      const index = { type: "Literal", value: i, raw: String(i), ...at };
+      unfold(ctx, element, read(index as never, true), use);
+    });
+    return;
+  }
+  for (const property of pattern.properties) {
+    if (property.type === "RestElement") unfold(ctx, property, init, use);
+    else unfold(ctx, property.value, read(property.key, property.computed), use);
+  }
+}

@@ -1,0 +1,152 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  assertClose,
+  compileFiles,
+  diagnosticsText,
+  finiteGradient,
+  loadProgram,
+  type Differential,
+  type Fn,
+} from "./support/harness.js";
+
+// Destructuring in differentiated code: declarations (`const [a, b] = …`, `const { x, y } = p`,
+// nested, holes, renames, in `for…of`) and assignments (`[a, b] = [b, a]`, array element swaps).
+// Each function takes numbers, so every gradient is checked against central differences of the
+// primal and against forward mode along each coordinate.
+
+const PROGRAM = `
+import { gradient, differential } from "nabla";
+
+interface Point { x: number; y: number }
+interface Segment { from: Point; to: Point }
+
+function indexTriple(v: Float64Array, tri: number[]): number {
+  const [i, j, k] = tri;
+  return v[i] * v[j] + Math.sin(v[k]);
+}
+export function arrayOfIndices(a: number, b: number, c: number): number {
+  return indexTriple(new Float64Array([a, b, c]), [2, 0, 1]);
+}
+
+export function activeElements(a: number, b: number, c: number): number {
+  const [x, y, z] = [a * b, b + c, Math.exp(c)];
+  return x * y - z;
+}
+
+function lengthOf(s: Segment): number {
+  const { from: { x: x0, y: y0 }, to } = s;
+  const { x, y } = to;
+  return Math.hypot(x - x0, y - y0);
+}
+export function nestedObject(a: number, b: number, c: number): number {
+  return lengthOf({ from: { x: a, y: b }, to: { x: c, y: a * c } });
+}
+
+export function holes(a: number, b: number, c: number): number {
+  const [, second, , fourth] = [a, b * a, c, c * c];
+  return second / (1 + fourth);
+}
+
+export function tuples(a: number, b: number, c: number): number {
+  const pairs: [number, number][] = [[a, b], [b, c], [c, a]];
+  let s = 0;
+  for (const [p, q] of pairs) s += p * q * q;
+  return s;
+}
+
+export function fibonacciSwap(a: number, b: number, c: number): number {
+  let x = a;
+  let y = b;
+  for (let i = 0; i < 5; i++) [x, y] = [y, x + c * y];
+  return x + y;
+}
+
+export function elementSwap(a: number, b: number, c: number): number {
+  const v = [a, b, c];
+  for (let i = 0; i < v.length - 1; i++) {
+    if (v[i] > v[i + 1]) [v[i], v[i + 1]] = [v[i + 1], v[i]];
+  }
+  return v[0] + 2 * v[1] + 3 * v[2] * v[2];
+}
+
+export function letThenReassign(a: number, b: number, c: number): number {
+  let [p, q] = [a, b];
+  p = p * c;
+  ({ x: q } = { x: q + p, y: 0 });
+  return p * q;
+}
+
+export const g = {
+  arrayOfIndices: gradient(arrayOfIndices),
+  activeElements: gradient(activeElements),
+  nestedObject: gradient(nestedObject),
+  holes: gradient(holes),
+  tuples: gradient(tuples),
+  fibonacciSwap: gradient(fibonacciSwap),
+  elementSwap: gradient(elementSwap),
+  letThenReassign: gradient(letThenReassign),
+};
+export const d = {
+  arrayOfIndices: differential(arrayOfIndices),
+  activeElements: differential(activeElements),
+  nestedObject: differential(nestedObject),
+  holes: differential(holes),
+  tuples: differential(tuples),
+  fibonacciSwap: differential(fibonacciSwap),
+  elementSwap: differential(elementSwap),
+  letThenReassign: differential(letThenReassign),
+};
+`;
+
+const POINTS: number[][] = [
+  [0.4, 1.3, -0.8],
+  [-0.7, 0.55, 1.9],
+  [1.1, -0.9, 0.3],
+];
+
+test("destructuring: gradients agree with finite differences and with forward mode", async () => {
+  const m = await loadProgram<{
+    g: Record<string, (...xs: number[]) => number[]>;
+    d: Record<string, Differential>;
+    [name: string]: unknown;
+  }>({ "main.ts": PROGRAM });
+  assert.equal(Object.keys(m.g).length, 8);
+  for (const name of Object.keys(m.g)) {
+    const f = m[name] as Fn;
+    for (const point of POINTS) {
+      const gradient = m.g[name]!(...point);
+      const expected = finiteGradient(f, point);
+      gradient.forEach((gi, i) => {
+        assertClose(gi, expected[i]!, 1e-6, `${name} at ${point}: ∂/∂x${i}, finite differences`);
+        const basis = point.map((_, j) => (j === i ? 1 : 0));
+        const forward = m.d[name]!(...point)(...basis);
+        assertClose(gi, forward, 1e-12, `${name} at ${point}: ∂/∂x${i}, forward mode`);
+      });
+    }
+  }
+});
+
+test("destructuring: the values of the primal are unchanged", async () => {
+  const m = await loadProgram<Record<string, Fn>>({ "main.ts": PROGRAM });
+  assert.equal(m.fibonacciSwap!(1, 1, 1), 21);
+  assert.equal(m.elementSwap!(3, 2, 1), 2 + 2 * 1 + 3 * 3 * 3); // sorted by one bubble pass: [2, 1, 3]
+  assert.equal(m.holes!(2, 3, 1), 6 / 2);
+});
+
+function diagnose(body: string): string {
+  const source = `import { gradient } from "nabla";\n${body}\nexport const g = gradient(f);\n`;
+  return diagnosticsText(compileFiles({ "main.ts": source }));
+}
+
+test("destructuring with a default value or a rest element is reported where it is written", () => {
+  const withDefault = diagnose(
+    "function f(x: number): number {\n  const [a, b = 2] = [x, x];\n  return a * b;\n}",
+  );
+  assert.match(withDefault, /main\.ts:3:13: error NABLA101: a default value in destructuring/);
+  assert.match(withDefault, /const \[a, b = 2\] = \[x, x\];\n\s+\|\s+\^\^\^\^\^/);
+  const withRest = diagnose(
+    "function f(x: number): number {\n  const [a, ...rest] = [x, x];\n  return a * rest[0];\n}",
+  );
+  assert.match(withRest, /main\.ts:3:13: error NABLA101: a rest element \('\.\.\.rest'\)/);
+});

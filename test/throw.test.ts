@@ -69,7 +69,10 @@ test("throw: derivatives of the path that does not throw agree with finite diffe
     assertClose(m.d(a, b)(1, 0), gradient[0]!, 1e-12, "forward ∂a");
     assertClose(m.d(a, b)(0, 1), gradient[1]!, 1e-12, "forward ∂b");
   }
-  assert.deepEqual(m.dNorm([3, 4]).map((x) => Math.round(x * 1e12) / 1e12), [0.6, 0.8]);
+  assert.deepEqual(
+    m.dNorm([3, 4]).map((x) => Math.round(x * 1e12) / 1e12),
+    [0.6, 0.8],
+  );
   assertClose(m.dLog(4), 0.25, 1e-15);
   assert.deepEqual([...m.gFirst(new Float64Array([1, 3, 5]), 2)], [0, 6, 0]);
 });

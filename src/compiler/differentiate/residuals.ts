@@ -870,7 +870,11 @@ export class ReverseInfo {
   }
 }
 
-/** Ops a recurrence's next value may be computed with (see Recurrence). */
+/**
+ * Ops a recurrence's next value may be computed with (see Recurrence). Not `Math` functions:
+ * recomputing `Math.exp` in every backward iteration costs more than a tape load (lse's sum
+ * of exponentials would take twice the primal's exponentials).
+ */
 const RECOMPUTABLE: ReadonlySet<string> = new Set([
   ...ARITHMETIC_OPCODES,
   ...COMPARISON_OPCODES,
@@ -878,7 +882,6 @@ const RECOMPUTABLE: ReadonlySet<string> = new Set([
   "const",
   "global",
   "select",
-  "math",
 ]);
 
 /** Tangent ops whose transposes read adjoints out of shadows or make shadows (see skippableAlone). */

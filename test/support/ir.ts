@@ -53,7 +53,10 @@ export function sweepsOf(
   const arity = fn.params.filter((p) => !p.tangent).length;
   const info = new ReverseInfo(fn, { frozen, arity, effectsOf: () => undefined, wrt });
   const signature = { key: `${FILE}#${name}`, name, arity, frozen };
-  const sweeps = reverseSweeps(info, signature, wrt, undefined) as [IRFunction, IRFunction];
+  const sweeps = reverseSweeps(info, signature, wrt, ["fwd", "bwd"], info.inputs()) as [
+    IRFunction,
+    IRFunction,
+  ];
   for (const sweep of sweeps) {
     eliminateDeadCode(sweep);
     verifyFunction(sweep);

@@ -41,9 +41,8 @@ import {
 import type { PrimalSignature } from "./derivative-function.js";
 import type { DerivativeRule } from "../analyze/rules.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
-import { fusedGradientPays, recurrenceFailures, vjpPays } from "./sweeps.js";
-import { backwardSweep, fusedGradient, vjpFunction } from "./transpose.js";
-import { forwardSweep } from "./unzip.js";
+import { fusedGradientPays, reverseSweeps, vjpPays } from "./sweeps.js";
+import { backwardSweep } from "./transpose.js";
 import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
@@ -1116,15 +1115,23 @@ export class Differentiator {
         skippable,
         tapeless,
         primalTapeless: this.primalTapeless,
-        ...(p.noRecurrences ? { noRecurrences: p.noRecurrences } : {}),
       });
-    // First the loops that cannot carry recurrences (see Recurrence): they change what is
-    // taped, so what the backward sweeps read.
+    // Loops whose backward loop cannot carry their recurrences (see Recurrence) tape them
+    // instead: known before the fixed points below, since they change what a sweep takes
+    // from its caller and whether it uses the tape.
     for (const p of pending) {
       try {
-        p.noRecurrences = recurrenceFailures(infoOf(p), p.signature, p.wrt);
+        for (;;) {
+          const info = infoOf(p);
+          backwardSweep(p.jvp, info, p.signature, p.wrt, info.inputs());
+          if (info.failedRecurrences.size === 0) break;
+          p.options.noRecurrences = new Set([
+            ...(p.options.noRecurrences ?? []),
+            ...info.failedRecurrences,
+          ]);
+        }
       } catch {
-        // Reported below.
+        // Reported when its sweeps are built.
       }
     }
     const failed = new Set<PendingSweeps>();
@@ -1195,18 +1202,13 @@ export class Differentiator {
         continue;
       }
       try {
-        const info = infoOf(p);
-        const sweeps = kinds.map((kind) =>
-          kind === "fwd"
-            ? forwardSweep(p.jvp, info, p.signature, p.wrt)
-            : kind === "bwd"
-              ? backwardSweep(p.jvp, info, p.signature, p.wrt, this.inputsOf(bwdKey(p)))
-              : kind === "vjp"
-                ? vjpFunction(p.jvp, info, p.signature, p.wrt)
-                : fusedGradient(p.jvp, info, p.signature, p.wrt),
+        const sweeps = reverseSweeps(
+          infoOf(p),
+          p.signature,
+          p.wrt,
+          kinds,
+          this.inputsOf(bwdKey(p)),
         );
-        if (info.failedRecurrences.size > 0)
-          throw new Error("a backward loop carrying recurrences does not ascend");
         for (const sweep of sweeps) {
           eliminateCommonSubexpressions(sweep);
           hoistLoopInvariants(sweep);
@@ -1225,10 +1227,8 @@ export class Differentiator {
 
 /** A reverse-mode demand whose sweeps `buildSweeps` makes once every demand is known. */
 interface PendingSweeps {
-  /** Loops whose backward loops cannot carry recurrences (see recurrenceFailures). */
-  noRecurrences?: ReadonlySet<Op>;
   jvp: IRFunction;
-  options: { frozen: number[]; arity: number; wrt: number[] };
+  options: { frozen: number[]; arity: number; wrt: number[]; noRecurrences?: ReadonlySet<Op> };
   signature: PrimalSignature;
   wrt: number[];
   kinds: DerivativeKind[];

@@ -9,10 +9,10 @@ import type { FunctionKey } from "../ir/types.js";
  * - `fwd`: reverse mode's forward sweep, (args…) → value, saving what `bwd` needs on the tape;
  * - `bwd`: reverse mode's backward sweep, (adjoint of the result) → adjoints of the parameters;
  * - `grad`: both sweeps in one function for `gradient`, (args…, adjoint) → adjoints, then value;
+ * - `vjp`: both sweeps for `pullback` without the tape, (args…) → the backward sweep as a
+ *   closure over the forward sweep's values, then the value and the result's shadow;
  * - `jvps`: forward mode along k directions at once (`jacobian`), (args…, tangents…, k) →
- *   tangent, value in `out.v1`, every tangent number carried as k lanes (see emit/lanes.ts);
- * - `vjp`: both sweeps for `pullback` without the tape, (args…) → the pullback, a closure
- *   over the forward sweep's values (see vjpFunction), the value in `out.v1`.
+ *   tangent, value in `out.v1`, every tangent number carried as k lanes (see emit/lanes.ts).
  */
 export type DerivativeKind = "jvp" | "fwd" | "bwd" | "grad" | "jvps" | "vjp";
 

@@ -74,20 +74,6 @@ export const STRUCTURE = 1 << 16;
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
 /**
- * A loop-carried primal number whose next value is arithmetic of itself, of the loop's other
- * recurrences and counters, and of values from outside the loop (`power *= t`). If the
- * backward loop runs in ascending order (see `iterationsCommute` in transpose.ts), it carries
- * the value too and computes each next one as the forward loop did, instead of reading one per
- * iteration from the tape. Whether it does is only known once the backward loop is built: if
- * not, the loop is listed in `failedRecurrences` and the sweeps are built again without.
- */
-export interface Recurrence {
-  loop: Op;
-  /** The position of the value among the loop's carried values. */
-  slot: number;
-}
-
-/**
  * A loop whose trip count the backward sweep computes instead of taping it: its condition is
  * only `i < bound` (`<=`, or `>`/`>=` counting down) of a counter stepping by ±1 from an
  * integer, with `bound` from outside the loop — `for (let i = 0; i < n; i++)`.
@@ -103,6 +89,20 @@ export interface TripCount {
   compare: "lt" | "le" | "gt" | "ge";
   /** Whether `bound` is known to be an integer (a length, a counter…): no rounding needed. */
   integral: boolean;
+}
+
+/**
+ * A loop-carried primal number whose next value is arithmetic of itself, of the loop's other
+ * recurrences and counters, and of values from outside the loop (`power *= t`). If the
+ * backward loop runs in ascending order (see `iterationsCommute` in transpose.ts), it carries
+ * the value too and computes each next one as the forward loop did, instead of reading one per
+ * iteration from the tape. Whether it does is only known once the backward loop is built: if
+ * not, the loop is listed in `failedRecurrences` and the sweeps are built again without.
+ */
+export interface Recurrence {
+  loop: Op;
+  /** The position of the value among the loop's carried values. */
+  slot: number;
 }
 
 /**
@@ -124,12 +124,12 @@ export interface ReverseOptions {
   arity: number;
   effectsOf: EffectsOf;
   wrt?: number[];
+  /** Loops whose backward loop must not carry recurrences (see Recurrence). */
+  noRecurrences?: ReadonlySet<Op>;
   needsOf?: (call: Op) => readonly number[];
   skippable?: (call: Op) => boolean;
   tapeless?: (call: Op) => boolean;
   primalTapeless?: (callee: FunctionKey) => boolean;
-  /** Loops whose backward loop must not carry recurrences (see Recurrence). */
-  noRecurrences?: ReadonlySet<Op>;
 }
 
 export class ReverseInfo {
@@ -870,7 +870,11 @@ export class ReverseInfo {
   }
 }
 
-/** Ops a recurrence's next value may be computed with (see Recurrence). */
+/**
+ * Ops a recurrence's next value may be computed with (see Recurrence). Not `Math` functions:
+ * recomputing `Math.exp` in every backward iteration costs more than a tape load (lse's sum
+ * of exponentials would take twice the primal's exponentials).
+ */
 const RECOMPUTABLE: ReadonlySet<string> = new Set([
   ...ARITHMETIC_OPCODES,
   ...COMPARISON_OPCODES,
@@ -878,7 +882,6 @@ const RECOMPUTABLE: ReadonlySet<string> = new Set([
   "const",
   "global",
   "select",
-  "math",
 ]);
 
 /** Tangent ops whose transposes read adjoints out of shadows or make shadows (see skippableAlone). */

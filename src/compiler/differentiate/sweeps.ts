@@ -1,13 +1,16 @@
 import { isArray, isObject } from "../ir/type-system.js";
 import type { IRFunction, Op, Type } from "../ir/types.js";
 import type { PrimalSignature } from "./derivative-function.js";
+import type { DerivativeKind } from "./names.js";
 import { isShadow, isShadowBuilder, ReverseInfo } from "./residuals.js";
 import { backwardSweep, fusedGradient, vjpFunction } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
 
 /**
- * The reverse-mode functions of a JVP: its forward sweep `f$fwd`, its backward sweep `f$bwd`,
- * and with `gradient` the fused `f$grad` when it pays (see fusedGradientPays).
+ * The reverse-mode functions of a JVP of the given kinds: its forward sweep `f$fwd`, its
+ * backward sweep `f$bwd` taking `inputs` after its seed (see ReverseInfo.inputs), the fused
+ * `f$grad` and the closure form `f$vjp` (the caller decides whether they pay: see
+ * fusedGradientPays and vjpPays).
  *
  * A backward loop that was to carry recurrences (see Recurrence) but cannot run in ascending
  * order leaves the sweeps wrong: they are built again, with those loops taping the values
@@ -17,44 +20,28 @@ export function reverseSweeps(
   info: ReverseInfo,
   primal: PrimalSignature,
   wrt: number[],
-  operator: "gradient" | "pullback" | undefined,
+  kinds: readonly DerivativeKind[],
+  inputs: readonly number[],
 ): IRFunction[] {
   const jvp = info.jvp;
   for (;;) {
-    const sweeps = [
-      forwardSweep(jvp, info, primal, wrt),
-      backwardSweep(jvp, info, primal, wrt),
-      ...(operator === "gradient" && fusedGradientPays(jvp, info)
-        ? [fusedGradient(jvp, info, primal, wrt)]
-        : []),
-      ...(operator === "pullback" && vjpPays(jvp, info)
-        ? [vjpFunction(jvp, info, primal, wrt)]
-        : []),
-    ];
+    const current = info;
+    const sweeps = kinds.map((kind) =>
+      kind === "fwd"
+        ? forwardSweep(jvp, current, primal, wrt)
+        : kind === "bwd"
+          ? backwardSweep(jvp, current, primal, wrt, inputs)
+          : kind === "grad"
+            ? fusedGradient(jvp, current, primal, wrt)
+            : vjpFunction(jvp, current, primal, wrt),
+    );
     if (info.failedRecurrences.size === 0) return sweeps;
-    info = new ReverseInfo(jvp, { ...info.options, noRecurrences: withoutFailed(info) });
+    const noRecurrences = new Set([
+      ...(info.options.noRecurrences ?? []),
+      ...info.failedRecurrences,
+    ]);
+    info = new ReverseInfo(jvp, { ...info.options, noRecurrences });
   }
-}
-
-/**
- * The loops whose backward loops cannot carry recurrences, found by building the backward
- * sweep (see Recurrence): none of `info`'s loops fail with these excluded. Whether a backward
- * loop ascends depends on the function alone (a call in it never does), not on its callees.
- */
-export function recurrenceFailures(
-  info: ReverseInfo,
-  primal: PrimalSignature,
-  wrt: number[],
-): ReadonlySet<Op> {
-  for (;;) {
-    backwardSweep(info.jvp, info, primal, wrt);
-    if (info.failedRecurrences.size === 0) return info.options.noRecurrences ?? new Set();
-    info = new ReverseInfo(info.jvp, { ...info.options, noRecurrences: withoutFailed(info) });
-  }
-}
-
-function withoutFailed(info: ReverseInfo): Set<Op> {
-  return new Set([...(info.options.noRecurrences ?? []), ...info.failedRecurrences]);
 }
 
 /**

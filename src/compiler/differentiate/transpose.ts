@@ -203,9 +203,10 @@ function emitBackwardSweep(
   info: ReverseInfo,
   seed: Value | undefined,
   forward?: ForwardSweep,
+  /** Residuals (JVP arguments and shadows) the caller gives as inputs, by JVP id. */
   given?: Map<number, Value>,
   /** Literal shadows (by JVP id) the caller gives and clears itself: read, not cleared. */
-  seededShadows?: Set<number>,
+  uncleared?: Set<number>,
 ): Value[] {
   const values = b.values;
   /** Residuals taken back from the tape (or given as inputs), by the id of the JVP value they hold. */
@@ -449,7 +450,7 @@ function emitBackwardSweep(
     b.loc = op.loc;
     const shadow = primalValue(op.results[0]!);
     const type = op.results[0]!.type;
-    const clear = !seededShadows?.has(op.results[0]!.id);
+    const clear = !uncleared?.has(op.results[0]!.id);
     op.operands.forEach((v, i) => {
       if (!isLinear(v)) return;
       if (isAggregate(type) && type.kind === "object") {

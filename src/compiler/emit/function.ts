@@ -641,8 +641,8 @@ class FunctionEmitter {
       case "length":
         return js.member(a, "length");
       case "alloc": {
-        if (tangentLanes) return laneAllocation(op.results[0]!.type, a, this.k);
         const type = op.results[0]!.type;
+        if (tangentLanes) return laneAllocation(type, a, this.k);
         return op.tangent && isArray(type) && type.storage !== "Array"
           ? tangentAllocation(type.storage, a, this.emitNames.runtime)
           : allocation(type, a);

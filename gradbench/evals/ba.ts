@@ -105,18 +105,26 @@ export interface SparseMatrix {
 
 export const CAM_PARAMS = 11;
 
-export function baJacobian(problem: BaProblem): SparseMatrix {
+/** The Jacobian's storage: per observation, two reprojection rows of 15 entries and a weight row. */
+export function emptyJacobian(problem: BaProblem): SparseMatrix {
   const n = problem.cams.length;
   const m = problem.points.length;
   const p = problem.obs.length;
   const nnz = 2 * p * (CAM_PARAMS + 3 + 1) + p;
-  const jac: SparseMatrix = {
+  return {
     nrows: 3 * p,
     ncols: CAM_PARAMS * n + 3 * m + p,
     rows: new Int32Array(3 * p + 1),
     cols: new Int32Array(nnz),
     vals: new Float64Array(nnz),
   };
+}
+
+export function baJacobian(problem: BaProblem): SparseMatrix {
+  const n = problem.cams.length;
+  const m = problem.points.length;
+  const p = problem.obs.length;
+  const jac = emptyJacobian(problem);
   const reprojPullback = pullback(reprojectionError, { wrt: [0, 1, 2] });
   const weightDerivative = derivative(weightError);
 

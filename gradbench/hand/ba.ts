@@ -5,6 +5,7 @@
 import {
   CAM_PARAMS,
   compressJacobian,
+  emptyJacobian,
   type BaJacobianOutput,
   type BaProblem,
   type SparseMatrix,
@@ -190,14 +191,7 @@ export function baJacobian(problem: BaProblem): SparseMatrix {
   const n = problem.cams.length;
   const m = problem.points.length;
   const p = problem.obs.length;
-  const nnz = 2 * p * (CAM_PARAMS + 3 + 1) + p;
-  const jac: SparseMatrix = {
-    nrows: 3 * p,
-    ncols: CAM_PARAMS * n + 3 * m + p,
-    rows: new Int32Array(3 * p + 1),
-    cols: new Int32Array(nnz),
-    vals: new Float64Array(nnz),
-  };
+  const jac = emptyJacobian(problem);
   const proj = new Projection();
   const block = new Float64Array(15);
   let k = 0;

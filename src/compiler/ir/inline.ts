@@ -1,5 +1,6 @@
 import { ValueFactory } from "./builder.js";
 import type { IRFunction, Op, Region, Value } from "./types.js";
+import { substituteValues } from "./substitute.js";
 
 // Inlining, for the functions nabla differentiates: a call of a small function is replaced by
 // a copy of its body, so the derivative has no call to make (no frame, no tape handed over, no
@@ -114,16 +115,6 @@ export function inlineCalls(
   expand(copy.body);
   if (!inlined) return undefined;
   // A body may return what it was given: another call's result, replaced in turn.
-  const resolve = (v: Value): Value => {
-    for (let r = replaced.get(v.id); r; r = replaced.get(r.id)) v = r;
-    return v;
-  };
-  const substitute = (region: Region) => {
-    for (const op of region.ops) {
-      op.operands = op.operands.map(resolve);
-      op.regions.forEach(substitute);
-    }
-  };
-  substitute(copy.body);
+  substituteValues(copy.body, replaced);
   return copy;
 }

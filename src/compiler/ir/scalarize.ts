@@ -1,5 +1,6 @@
 import { eliminateDeadCode } from "./dce.js";
 import type { IRFunction, Op, Region, Type, Value } from "./types.js";
+import { substituteValues } from "./substitute.js";
 
 // Scalar replacement of small arrays and objects written as literals (`[a, b, c]`, `{ x, y }`)
 // and only read, at positions known at compile time: each read becomes the value written
@@ -118,17 +119,7 @@ function scalarizeOnce(fn: IRFunction): boolean {
   }
 
   if (!changed) return false;
-  const resolve = (v: Value): Value => {
-    for (let r = replacement.get(v.id); r; r = replacement.get(r.id)) v = r;
-    return v;
-  };
-  const substitute = (region: Region) => {
-    for (const op of region.ops) {
-      op.operands = op.operands.map(resolve);
-      op.regions.forEach(substitute);
-    }
-  };
-  substitute(fn.body);
+  substituteValues(fn.body, replacement);
   return true;
 }
 
@@ -228,13 +219,7 @@ export function packClosureCaptures(fn: IRFunction): void {
       );
       replaced.set(v.id, value);
     });
-    const substitute = (r: Region) => {
-      for (const op of r.ops) {
-        op.operands = op.operands.map((v) => replaced.get(v.id) ?? v);
-        op.regions.forEach(substitute);
-      }
-    };
-    substitute(region);
+    substituteValues(region, replaced);
     region.ops.unshift(...loads);
   }
 }

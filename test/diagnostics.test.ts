@@ -149,21 +149,21 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA112: a function parameter captured by an operator's lambda",
+    name: "NABLA112: a function parameter captured by a second-order operator's lambda",
     files: `
-import { derivative } from "nabla";
-export function slope(f: (x: number) => number, x: number): number {
-  return derivative((t: number) => 2 * f(t))(x);
+import { hessian } from "nabla";
+export function curvature(f: (x: number) => number, x: number): number {
+  return hessian((t: number) => 2 * f(t))(x);
 }
 `,
     expected: `
-main.ts:2:23: error NABLA112: 'f' holds a function, which this function reads from the enclosing function; differentiated code cannot call a function value captured this way yet. Name the function inside the lambda (\`(p) => run(p, c ? f : g)\`), or apply the operator to the function parameter itself (\`gradient(f)(p)\`), whose derivative nabla attaches where the function is passed
-  1 | import { derivative } from "nabla";
-> 2 | export function slope(f: (x: number) => number, x: number): number {
-    |                       ^^^^^^^^^^^^^^^^^^^^^^^^
-main.ts:3:10: note: when differentiating the function given to 'derivative'
-> 3 |   return derivative((t: number) => 2 * f(t))(x);
-    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:2:27: error NABLA112: 'f' holds a function, which this function reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to a first-order operator ('derivative', 'gradient'…) in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)
+  1 | import { hessian } from "nabla";
+> 2 | export function curvature(f: (x: number) => number, x: number): number {
+    |                           ^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:3:10: note: when differentiating the function given to 'hessian'
+> 3 |   return hessian((t: number) => 2 * f(t))(x);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 
 1 error`,
   },

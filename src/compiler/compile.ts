@@ -1,4 +1,5 @@
 import { basename, dirname, relative } from "node:path";
+import type { Forwarding } from "./analyze/attachments.js";
 import {
   findRequests,
   ATTACHMENT_NOTE,
@@ -116,10 +117,12 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
 
   const calls: OperatorUse[] = [];
   const valueOperators = new Map<string, ValueOperatorUse[]>();
+  const forwards = new Map<string, Forwarding[]>();
   for (const mod of modules) {
     const requests = findRequests(program, mod);
     requests.diagnostics.forEach((d) => bag.add(d));
     valueOperators.set(mod.file, requests.valueOperators);
+    forwards.set(mod.file, requests.forwards);
     for (const call of requests.calls) {
       const wrt = [...call.wrt].sort((a, b) => a - b);
       const note = {
@@ -173,6 +176,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
         emitModule(program, mod, own, derivatives, differentiator, {
           shared: shared.get(mod.file),
           valueOperators: valueOperators.get(mod.file),
+          forwards: forwards.get(mod.file),
         }),
       );
     } catch (error) {
@@ -444,7 +448,7 @@ function emitModule(
   calls: OperatorUse[],
   own: IRFunction[],
   differentiator: Differentiator,
-  extra: { shared?: Set<string>; valueOperators?: ValueOperatorUse[] },
+  extra: { shared?: Set<string>; valueOperators?: ValueOperatorUse[]; forwards?: Forwarding[] },
 ): ModuleOutput {
   const shared = extra.shared ?? new Set<string>();
   const allDerivatives = differentiator.derivatives;
@@ -554,24 +558,44 @@ function emitModule(
   };
   const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
     const params = call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : ""));
-    const captures = call.target.captures.map((c) => c.name);
+    const captures = call.attach?.captures ?? call.target.captures.map((c) => c.name);
     const text = isHigherOrder(call.operator)
       ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start)
       : wrapper(call.operator, primal, call.wrt, params, captures);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
-    // A function passed where its callee applies `call.operator` to it: it carries the result.
+    // A function passed where its callee needs a derivative of it: it carries the derivative,
+    // inside factories taking what the lambdas it goes into capture (analyze/attachments.ts).
     const { start, end } = call.call;
+    const factory = call.attach.factories.map((names) => `(${names.join(", ")}) => `).join("");
     return [
       { start, end, text: `${RUNTIME}.attachDerivatives(`, insert: "before" },
-      { start, end, text: `, { ${call.operator}: ${text} })`, insert: "after" },
+      {
+        start,
+        end,
+        text: `, { ${JSON.stringify(call.attach.key)}: ${factory}${text} })`,
+        insert: "after",
+      },
     ];
   });
   for (const use of extra.valueOperators ?? []) {
+    const applied = use.captures ? `(${use.captures.join(", ")})` : "";
     replacements.push({
       start: use.call.start,
       end: use.call.end,
-      text: `${RUNTIME}.derivativeOf(${use.fn}, ${JSON.stringify(use.operator)}, ${JSON.stringify(use.fn)})`,
+      text: `${RUNTIME}.derivativeOf(${use.fn}, ${JSON.stringify(use.key)}, ${JSON.stringify(use.fn)})${applied}`,
     });
+  }
+  for (const forward of extra.forwards ?? []) {
+    const { start, end } = forward.node;
+    replacements.push(
+      { start, end, text: `${RUNTIME}.forwardDerivatives(`, insert: "before" },
+      {
+        start,
+        end,
+        text: `, ${forward.param}, ${JSON.stringify(forward.label)}, [${forward.captures.join(", ")}])`,
+        insert: "after",
+      },
+    );
   }
 
   function higherOrder(

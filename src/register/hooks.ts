@@ -15,10 +15,17 @@ const TS_FILE = /\.(c|m)?tsx?$/;
 
 /**
  * Outputs by file. A whole program is compiled when its first file loads; a file outside
- * it (a dynamic import, another program in the same process) starts a program of its own,
- * whose files already loaded keep the code they run.
+ * it (a dynamic import, another program in the same process) starts a program of its own.
+ * Files already loaded keep the code they run; where the new program's code for one differs
+ * (derivatives it needs are emitted there), its modules import a copy of that file of their
+ * own, under the URL `…?nabla=<program>` (see `variants`).
  */
 const compiled = new Map<string, ModuleOutput>();
+/** Program-specific copies of files, by `file?nabla=<program>`. */
+const variants = new Map<string, ModuleOutput>();
+/** The program whose code a file loaded under its plain URL runs. */
+const programOfFile = new Map<string, number>();
+let programs = 0;
 let useDiskCache = false;
 
 export interface HooksData {
@@ -29,7 +36,7 @@ export interface HooksData {
 }
 
 export const initialize: InitializeHook<HooksData | undefined> = (data) => {
-  for (const [file, output] of data?.outputs ?? []) compiled.set(file, output);
+  if (data?.outputs) adopt(data.outputs);
   useDiskCache = (data?.diskCache ?? false) && process.env.NABLA_CACHE !== "0";
 };
 
@@ -37,18 +44,32 @@ export const resolve: ResolveHook = (specifier, context, next) => {
   if (specifier === "nabla" || specifier === "nabla/runtime")
     return { url: RUNTIME_URL, shortCircuit: true };
   if (isRelativeSpecifier(specifier) && context.parentURL?.startsWith("file:")) {
-    const file = resolveRelative(fileURLToPath(context.parentURL), specifier);
-    if (file && TS_FILE.test(file))
-      return { url: pathToFileURL(file).href, format: "module", shortCircuit: true };
+    const parent = new URL(context.parentURL);
+    const file = resolveRelative(fileURLToPath(parent), specifier);
+    if (file && TS_FILE.test(file)) {
+      // A module of a later program imports that program's copy of a file, if it has one.
+      const program =
+        parent.searchParams.get("nabla") ?? programOfFile.get(fileURLToPath(parent))?.toString();
+      const variant = program !== undefined ? `${file}?nabla=${program}` : undefined;
+      const url =
+        pathToFileURL(file).href + (variant && variants.has(variant) ? `?nabla=${program}` : "");
+      return { url, format: "module", shortCircuit: true };
+    }
   }
   return next(specifier, context);
 };
 
 export const load: LoadHook = (url, context, next) => {
-  if (!url.startsWith("file:") || !TS_FILE.test(url)) return next(url, context);
-  const file = fileURLToPath(url);
-  if (!compiled.has(file)) compileWith(file);
-  const output = compiled.get(file)!;
+  if (!url.startsWith("file:")) return next(url, context);
+  const parsed = new URL(url);
+  const file = fileURLToPath(parsed);
+  if (!TS_FILE.test(file)) return next(url, context);
+  const program = parsed.searchParams.get("nabla");
+  if (program === null && !compiled.has(file)) compileWith(file);
+  const output =
+    program === null
+      ? compiled.get(file)!
+      : (variants.get(`${file}?nabla=${program}`) ?? compiled.get(file)!);
   const map = Buffer.from(JSON.stringify(output.map)).toString("base64");
   return {
     format: "module",
@@ -63,7 +84,7 @@ function compileWith(file: string): void {
   const cached = cache?.lookup(file);
   if (cached) {
     if (cached.warnings) process.stderr.write(cached.warnings + "\n");
-    for (const [f, o] of cached.outputs) if (!compiled.has(f)) compiled.set(f, o);
+    adopt(cached.outputs);
     return;
   }
   const result = compileProgram([file]);
@@ -85,8 +106,24 @@ function compileWith(file: string): void {
     throw error;
   }
   if (text) process.stderr.write(text + "\n");
-  // Files already running keep the code they run; the others take the new compile's.
-  for (const [f, o] of result.outputs) if (!compiled.has(f)) compiled.set(f, o);
+  adopt(result.outputs);
   // Stored without colors: the start that prints them may not write to a terminal.
   cache?.store(file, result.inputs(), result.outputs, format(false));
+}
+
+/**
+ * Takes a compiled program's outputs: files not loaded yet are served as compiled; a file
+ * already loaded with other code gets a copy of its own for this program (see `variants`).
+ */
+function adopt(outputs: Iterable<[string, ModuleOutput]>): void {
+  const program = programs++;
+  for (const [file, output] of outputs) {
+    const loaded = compiled.get(file);
+    if (!loaded) {
+      compiled.set(file, output);
+      programOfFile.set(file, program);
+    } else if (loaded.code !== output.code) {
+      variants.set(`${file}?nabla=${program}`, output);
+    }
+  }
 }

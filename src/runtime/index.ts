@@ -342,8 +342,9 @@ export function raise(kind: string, ...pieces: unknown[]): never {
 const attached = new WeakMap<object, Record<string, unknown>>();
 
 /**
- * Generated code: `f` passed where the callee applies operators to it (`gradient(loss)` on a
- * parameter), with those derivatives, compiled where `f` was written. Returns `f`.
+ * Generated code: `f` passed where the callee needs derivatives of it (`gradient(loss)` on a
+ * parameter, or of a lambda calling it), with those derivatives, compiled where `f` was
+ * written. Returns `f`.
  *
  * @internal
  */
@@ -353,15 +354,44 @@ export function attachDerivatives<F extends object>(f: F, derivatives: Record<st
 }
 
 /**
- * Generated code: the derivative `operator` gives for the function value `f` (see above).
+ * Generated code: `lambda`, written at `label` and calling the function value `f`, passed on
+ * by a function that got `f` from its caller: it carries what the caller attached to `f` for
+ * it (under `label > …`), each a factory given the lambda's other captures. Returns `lambda`.
  *
  * @internal
  */
-export function derivativeOf(f: unknown, operator: string, name: string): never {
-  const found = typeof f === "function" ? attached.get(f)?.[operator] : undefined;
+export function forwardDerivatives<F extends object>(
+  lambda: F,
+  f: unknown,
+  label: string,
+  captures: unknown[],
+): F {
+  const from = typeof f === "function" ? attached.get(f) : undefined;
+  if (!from) return lambda;
+  const prefix = `${label} > `;
+  const derivatives: Record<string, unknown> = {};
+  for (const key of Object.keys(from)) {
+    if (!key.startsWith(prefix)) continue;
+    derivatives[key.slice(prefix.length)] = (from[key] as (...c: unknown[]) => unknown)(
+      ...captures,
+    );
+  }
+  return attachDerivatives(lambda, derivatives);
+}
+
+/**
+ * Generated code: the derivative attached to the function value `f` under `key` (see above).
+ *
+ * @internal
+ */
+export function derivativeOf(f: unknown, key: string, name: string): never {
+  const found = typeof f === "function" ? attached.get(f)?.[key] : undefined;
   if (found) return found as never;
+  const what = /^[A-Za-z]+$/.test(key)
+    ? `'${key}(${name})' needs the derivative of the function passed as '${name}'`
+    : `a derivative of a function calling '${name}' (${key}) is needed`;
   throw new TypeError(
-    `nabla: '${operator}(${name})' needs the derivative of the function passed as '${name}', and this function value has none: nabla compiles it where a function is passed directly to a parameter that the callee differentiates (an arrow function or a function's name, in compiled code). A function passed on through another function, or from code nabla did not compile, has no derivative attached.`,
+    `nabla: ${what}, and this function value has none: nabla compiles it where a function is passed directly to a parameter that the callee differentiates (an arrow function or a function's name, in compiled code). A function from code nabla did not compile, or one whose derivative could not be compiled (see the warnings of 'nabla check'), has no derivative attached.`,
   );
 }
 

@@ -4,6 +4,7 @@ import { walk, type FunctionLike } from "../parse/module.js";
 import { annotationType } from "../lower/signature.js";
 import { inferType } from "./infer-type.js";
 import type { TypeResolver } from "./declared-types.js";
+import type { FunctionTypeInfo } from "./function-types.js";
 
 // Variables of enclosing functions that a lambda given to an operator reads, as in
 // `derivative((E: number) => residual(E, e, M))`. They are constants for differentiation: the
@@ -17,6 +18,11 @@ export interface Capture {
   node: Node;
   /** Whether it holds a function (a local arrow or function), which cannot be captured yet. */
   isFunction: boolean;
+  /**
+   * A `const` holding one of the program's top-level functions (`c ? forceA : forceB`): its
+   * function type. The capture is then an opaque value, called by run-time choice.
+   */
+  callable?: FunctionTypeInfo;
 }
 
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
@@ -139,6 +145,7 @@ export function findCaptures(
   ancestors: readonly Node[],
   resolve?: TypeResolver,
   resultOf?: (callee: string) => Type | undefined,
+  choiceOf?: (init: Node) => FunctionTypeInfo | undefined,
 ): Capture[] {
   const scopes = scopesAt(ancestors, lambda, resolve);
   const lookup = (name: string) => scopes.find((s) => s.has(name))?.get(name);
@@ -162,6 +169,8 @@ export function findCaptures(
   return freeNames(lambda).flatMap((name) => {
     const decl = lookup(name);
     if (!decl) return [];
+    const callable = decl.kind === "const" && decl.init ? choiceOf?.(decl.init) : undefined;
+    if (callable) return [{ name, type: "opaque", node: decl.node, isFunction: false, callable }];
     return [
       { name, type: typeOf(name, new Set()), node: decl.node, isFunction: isFunctionValue(decl) },
     ];

@@ -1,6 +1,6 @@
 import type { ObjectType, Type } from "../ir/types.js";
 import type { Binding } from "../lower/function-values.js";
-import { parameterFunctionType, type FunctionTypeInfo } from "./function-types.js";
+import type { FunctionTypeInfo } from "./function-types.js";
 import { typeResolver } from "./declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { annotationType, signatureOf } from "../lower/signature.js";
@@ -23,6 +23,16 @@ import {
   type ProgramGraph,
 } from "../parse/program.js";
 import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
+import {
+  VALUE_OPERATORS,
+  attachments,
+  calledParameter,
+  functionLeaves,
+  functionTypedParameter,
+  lambdaAt,
+  needKey,
+  type Forwarding,
+} from "./attachments.js";
 import { functionLabel, lambdaName } from "../differentiate/names.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
@@ -98,8 +108,12 @@ export interface OperatorCall {
   /** Indices of the differentiated parameters, in `wrt` order. */
   wrt: number[];
   loc: SourceLoc;
-  /** A derivative attached to a function passed on (see `attachments`), not a call. */
-  attach?: boolean;
+  /**
+   * A derivative attached to a function passed on (see analyze/attachments.ts), not a call:
+   * the name it is attached under, the parameters of the factories it is wrapped in, and the
+   * expressions its wrapper passes for the target's captures (when not their own names).
+   */
+  attach?: { key: string; factories: string[][]; captures?: string[] };
 }
 
 /**
@@ -108,13 +122,19 @@ export interface OperatorCall {
  */
 export interface ValueOperatorUse {
   call: CallExpression;
-  operator: Operator;
+  /** The parameter holding the function value. */
   fn: string;
+  /** What the derivative is attached under (see analyze/attachments.ts). */
+  key: string;
+  /** For a lambda calling the parameter: its other captures, which the attached factory takes. */
+  captures?: string[];
 }
 
 export interface Requests {
   calls: OperatorCall[];
   valueOperators: ValueOperatorUse[];
+  /** Lambdas passed on that call a parameter: they carry what was attached for them. */
+  forwards: Forwarding[];
   /** Functions tagged `@differentiable`: derivative emitted and checked even if unused. */
   declared: DifferentiationTarget[];
   diagnostics: Diagnostic[];
@@ -123,7 +143,13 @@ export interface Requests {
 const NABLA_SPECIFIERS = new Set(["nabla", "nabla/runtime"]);
 
 export function findRequests(program: ProgramGraph, module: SourceModule): Requests {
-  const result: Requests = { calls: [], valueOperators: [], declared: [], diagnostics: [] };
+  const result: Requests = {
+    calls: [],
+    valueOperators: [],
+    forwards: [],
+    declared: [],
+    diagnostics: [],
+  };
   const operatorNames = new Map<string, string>();
   const namespaces = new Set<string>();
   for (const [local, binding] of module.imports) {
@@ -170,7 +196,9 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     const shadowed = head?.type === "Identifier" && declaredLocally(head.name, ancestors);
     const operator = shadowed ? undefined : operatorOf(node.callee);
     if (!operator) {
-      result.calls.push(...attachments(program, module, node, ancestors, attachmentWarning));
+      const found = attachments(program, module, node, ancestors, attachmentWarning);
+      result.calls.push(...found.calls);
+      result.forwards.push(...found.forwards);
       return true;
     }
     if (operator === "withoutDerivative" || !isOperator(operator)) return true;
@@ -181,7 +209,23 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       fnArg?.type === "Identifier" &&
       functionTypedParameter(program, module, fnArg.name, ancestors)
     ) {
-      result.valueOperators.push({ call: node, operator, fn: fnArg.name });
+      result.valueOperators.push({ call: node, fn: fnArg.name, key: operator });
+      return false;
+    }
+    // A lambda calling a function-typed parameter: differentiated where the function is known.
+    const lambda = fnArg && lambdaAt(fnArg, ancestors);
+    const called = lambda && calledParameter(program, module, lambda, ancestors);
+    if (lambda && called && !isHigherOrder(operator)) {
+      const site = { module, node: lambda };
+      const captures = capturesOf(program, module, lambda, ancestors)
+        .filter((c) => c.name !== called.name)
+        .map((c) => c.name);
+      const key = needKey({
+        operator,
+        via: [],
+        target: { ...site, ancestors: [], param: called.name },
+      });
+      result.valueOperators.push({ call: node, fn: called.name, key, captures });
       return false;
     }
     const call = analyzeCall(program, module, node, ancestors, operator, error);
@@ -204,129 +248,6 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
 /** Why a derivative attached to a function passed on matters (see `attachments`). */
 export const ATTACHMENT_NOTE =
   "nabla attaches this derivative to the function passed here for plain runs of the callee, which differentiates it; without it, such a run throws (differentiated code does not need it)";
-
-/** Operators a function may apply to a function-typed parameter (see ValueOperatorUse). */
-const VALUE_OPERATORS: ReadonlySet<string> = new Set([
-  "derivative",
-  "valueWithDerivative",
-  "gradient",
-  "valueWithGradient",
-]);
-
-/** Whether `name`, seen from a site, is a function-typed parameter of an enclosing function. */
-function functionTypedParameter(
-  program: ProgramGraph,
-  module: SourceModule,
-  name: string,
-  ancestors: readonly Node[],
-): FunctionTypeInfo | undefined {
-  for (let i = ancestors.length - 1; i >= 0; i--) {
-    const fn = ancestors[i]!;
-    if (
-      fn.type !== "FunctionDeclaration" &&
-      fn.type !== "FunctionExpression" &&
-      fn.type !== "ArrowFunctionExpression"
-    )
-      continue;
-    const param = fn.params.find((p) => p.type === "Identifier" && p.name === name);
-    if (param) return parameterFunctionType(program, module, param);
-    // Declared by this function (or one inside it, nearer the site): shadows outer parameters.
-    if (declaredLocally(name, ancestors.slice(i))) return undefined;
-  }
-  return undefined;
-}
-
-/**
- * The value operators a function applies to its parameter `name`, directly or by passing it on
- * to a parameter of another function of the program that does (`descendFrom(f, p)` calling
- * `descend(f, p)`, which takes `gradient(f)`): the function value passed keeps what is
- * attached to it.
- */
-function operatorsOnParameter(
-  program: ProgramGraph,
-  symbol: FunctionSymbol,
-  name: string,
-  seen = new Set<string>(),
-): Operator[] {
-  const key = `${symbol.module.file}#${symbol.name}#${name}`;
-  if (seen.has(key) || !symbol.node.body) return [];
-  seen.add(key);
-  const found = new Set<Operator>();
-  walk(symbol.node.body, (n, ancestors) => {
-    if (n.type !== "CallExpression") return true;
-    const operator = nablaOperatorOf(symbol.module, n.callee);
-    const fn = n.arguments[0];
-    if (
-      operator &&
-      VALUE_OPERATORS.has(operator) &&
-      n.arguments.length === 1 &&
-      fn?.type === "Identifier" &&
-      fn.name === name
-    )
-      found.add(operator as Operator);
-    if (operator || n.callee.type !== "Identifier") return true;
-    if (declaredLocally(name, ancestors) || declaredLocally(n.callee.name, ancestors)) return true;
-    const callee = program.resolveLocalFunction(symbol.module, n.callee.name);
-    if (!callee) return true;
-    n.arguments.forEach((arg, i) => {
-      const param = callee.node.params[i];
-      if (arg.type !== "Identifier" || arg.name !== name || param?.type !== "Identifier") return;
-      for (const op of operatorsOnParameter(program, callee, param.name, seen)) found.add(op);
-    });
-    return true;
-  });
-  return [...found];
-}
-
-/**
- * A call passing a function to a parameter its callee applies operators to (`minimizeGD(
- * (p) => …, …)`, where minimizeGD calls `gradient(loss)`): the derivatives are compiled here,
- * where the function and what it captures are known, and attached to the value it passes.
- */
-function attachments(
-  program: ProgramGraph,
-  module: SourceModule,
-  node: CallExpression,
-  ancestors: readonly Node[],
-  error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
-): OperatorCall[] {
-  if (node.callee.type !== "Identifier" || declaredLocally(node.callee.name, ancestors)) return [];
-  const symbol = program.resolveLocalFunction(module, node.callee.name);
-  if (!symbol) return [];
-  const found: OperatorCall[] = [];
-  symbol.node.params.forEach((param, i) => {
-    const arg = node.arguments[i];
-    if (param.type !== "Identifier" || !arg || arg.type === "SpreadElement") return;
-    const operators = operatorsOnParameter(program, symbol, param.name);
-    if (operators.length === 0) return;
-    const contextual = parameterFunctionType(program, symbol.module, param);
-    for (const leaf of functionLeaves(arg)) {
-      // A function value only passed on (a parameter of the caller) has its derivatives
-      // attached where it was first passed, if anywhere; the operator says so at run time.
-      if (leaf.type === "Identifier" && declaredLocally(leaf.name, ancestors)) {
-        if (!findLocalFunction(leaf.name, ancestors)) continue;
-      }
-      for (const operator of operators) {
-        const synthetic = { ...node, arguments: [leaf as never], start: leaf.start, end: leaf.end };
-        const call = analyzeCall(program, module, synthetic, [...ancestors, node], operator, error);
-        if (!call) continue;
-        if (call.target.contextualNumberParams && contextual) {
-          call.target = { ...call.target, contextualNumberParams: false, contextual };
-        }
-        found.push({ ...call, attach: true });
-      }
-    }
-  });
-  return found;
-}
-
-/** The functions an argument may evaluate to: both branches of `c ? f : g`. */
-function functionLeaves(node: Node): Node[] {
-  if (node.type === "ParenthesizedExpression") return functionLeaves(node.expression);
-  if (node.type === "ConditionalExpression")
-    return [...functionLeaves(node.consequent), ...functionLeaves(node.alternate)];
-  return [node];
-}
 
 /** The `const f = …` statement that holds a function expression, for its JSDoc. */
 function declarationOf(module: SourceModule, fn: FunctionLike): Node {
@@ -589,7 +510,7 @@ function derivedTarget(
 }
 
 /** The variables of enclosing functions `lambda` reads, typed as far as the program tells. */
-function capturesOf(
+export function capturesOf(
   program: ProgramGraph,
   module: SourceModule,
   lambda: FunctionLike,
@@ -602,7 +523,25 @@ function capturesOf(
       ? annotationType(annotation, typeResolver(program, symbol.module))
       : undefined;
   };
-  return findCaptures(lambda, ancestors, typeResolver(program, module), resultOf);
+  // `const force = c ? forceA : forceB`: top-level functions, not shadowed where `lambda` is.
+  const choiceOf = (init: Node): FunctionTypeInfo | undefined => {
+    const leaves = functionLeaves(init);
+    const symbols = leaves.map((leaf) =>
+      leaf.type === "Identifier" && !declaredLocally(leaf.name, ancestors)
+        ? program.resolveLocalFunction(module, leaf.name)
+        : undefined,
+    );
+    const first = symbols[0];
+    if (!first || symbols.some((s) => !s || s.thisType)) return undefined;
+    const signature = signatureOf(first.node, typeResolver(program, first.module));
+    return {
+      params: signature.params.map((p) => p.type),
+      result: signature.result ?? "number",
+      differentiable: true,
+      text: first.name,
+    };
+  };
+  return findCaptures(lambda, ancestors, typeResolver(program, module), resultOf, choiceOf);
 }
 
 /** The nodes enclosing `target` in `module`, outermost first (for a call lowering meets). */

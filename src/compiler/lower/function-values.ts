@@ -21,7 +21,7 @@ import {
 import { Scope, type LowerContext } from "./context.js";
 import { inlineCallback, returnsOnlyAtEnd } from "./methods.js";
 import { assignedNames } from "./exits.js";
-import { article, expectType, lowerCondition, lowerExpression } from "./expressions.js";
+import { expectType, lowerCondition, lowerExpression } from "./expressions.js";
 import { lowerIf } from "./merge.js";
 import { signatureOf } from "./signature.js";
 
@@ -72,14 +72,15 @@ export function carriedValues(fn: StaticFunction, name: string): { type: Type; n
   ];
 }
 
-function keyOf(fn: StaticFunction): string {
+/** The part of a specialization key that names a function value. */
+export function staticKey(fn: StaticFunction): string {
   if (fn.kind === "dynamic") return fn.checked ? "*" : "*unchecked";
   return fn.kind === "named" ? functionKey(fn.symbol) : fn.key;
 }
 
 /** The key of `base` specialized for `bindings`. */
 export function specializationKey(base: FunctionKey, bindings: Binding[]): FunctionKey {
-  return `${base}{${bindings.map((b) => `${b.name}=${keyOf(b.fn)}`).join(";")}}`;
+  return `${base}{${bindings.map((b) => `${b.name}=${staticKey(b.fn)}`).join(";")}}`;
 }
 
 /** A short readable part of a specialization's name. */
@@ -343,7 +344,8 @@ function lift(
     );
   }
   const file = ctx.module.file;
-  const suffix = bindings.length > 0 ? `{${bindings.map((b) => `${b.name}=${keyOf(b.fn)}`)}}` : "";
+  const suffix =
+    bindings.length > 0 ? `{${bindings.map((b) => `${b.name}=${staticKey(b.fn)}`)}}` : "";
   const key = `${file}#lambda@${node.start}${suffix}`;
   const at = positionAt(ctx.module.text, node.start);
   const name = ctx.program.generatedName(file, key, `${lambdaName(at.line, at.column)}$passed`);
@@ -358,6 +360,23 @@ function lift(
     liftedCaptures: true,
   };
   return { fn: { kind: "lambda", key, target }, values: [...captured, ...carried] };
+}
+
+/**
+ * A variable a function reads from the enclosing one, holding `value`: a constant choice of
+ * top-level functions (`capture.callable`) is a function value chosen at run time.
+ */
+export function declareCapture(ctx: LowerContext, capture: Capture, value: Value): void {
+  const slot = ctx.declare(capture.name, "captured", capture.type!, value);
+  if (!capture.callable) return;
+  const fn: StaticFunction = {
+    kind: "dynamic",
+    type: capture.callable,
+    what: `'${capture.name}'`,
+    origin: ctx.loc(capture.node),
+    checked: true,
+  };
+  ctx.bound.set(slot, { fn, values: [value] });
 }
 
 /** The parameter and result types a call of `fn` has. */
@@ -441,9 +460,7 @@ function inlineLifted(
   ctx.inlining.add(fn.target.node);
   try {
     let next = 0;
-    for (const capture of fn.target.captures) {
-      ctx.declare(capture.name, "captured", capture.type!, carried[next++]!);
-    }
+    for (const capture of fn.target.captures) declareCapture(ctx, capture, carried[next++]!);
     for (const binding of fn.target.bindings ?? []) {
       const count = carriedValues(binding.fn, binding.name).length;
       const values = carried.slice(next, next + count);
@@ -486,13 +503,6 @@ function callDynamic(
     );
   }
   const result = fn.type.result ?? "number";
-  if (result !== "number" && result !== "void" && result !== "boolean") {
-    return ctx.fail(
-      node,
-      "unsupportedType",
-      `a function chosen at run time must return a number or nothing here; '${name}' returns ${article(result)}`,
-    );
-  }
   const candidates = functionsUsedAsValues(ctx.program).filter((s) => fits(ctx, s, args, result));
   if (candidates.length === 0) {
     return ctx.fail(
@@ -508,7 +518,14 @@ function callDynamic(
       ctx.builder.emit("extern", [value, where], ["void"], {
         callee: "nabla:unknownFunctionValue",
       });
-      return result === "void" ? [] : [ctx.builder.constant(result === "number" ? NaN : false)];
+      if (result === "void") return [];
+      if (result === "number" || result === "boolean")
+        return [ctx.builder.constant(result === "number" ? NaN : false)];
+      // The extern throws; an array or object still needs a value of its shape here, so the
+      // branch calls the last candidate, which never runs.
+      const last = candidates[candidates.length - 1]!;
+      const args_ = args.slice(0, last.node.params.length);
+      return [emitUserCall(ctx, node, last, last.name, args_)];
     }
     const symbol = candidates[i]!;
     const reference = functionReference(ctx, node, symbol);
@@ -544,5 +561,5 @@ function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: 
   if (signature.params.length > args.length) return false;
   if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type))) return false;
   const returns = signature.result ?? "number";
-  return result === "void" || returns === result;
+  return result === "void" || (assignable(returns, result) && assignable(result, returns));
 }

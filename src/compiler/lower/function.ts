@@ -7,7 +7,12 @@ import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
 import { functionLabel } from "../differentiate/names.js";
 import { LowerContext, type CallSite, type Slot } from "./context.js";
-import { carriedValues, type Binding, type StaticFunction } from "./function-values.js";
+import {
+  carriedValues,
+  declareCapture,
+  type Binding,
+  type StaticFunction,
+} from "./function-values.js";
 import { parameterFunctionType, type FunctionTypeInfo } from "../analyze/function-types.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
@@ -147,7 +152,7 @@ export function lowerFunction(
       return ctx.fail(
         capture.node,
         "closureCapture",
-        `'${capture.name}' holds a function, which ${functionLabel(name)} reads from the enclosing function; differentiated code cannot call a function value captured this way yet. Name the function inside the lambda (\`(p) => run(p, c ? f : g)\`), or apply the operator to the function parameter itself (\`gradient(f)(p)\`), whose derivative nabla attaches where the function is passed`,
+        `'${capture.name}' holds a function, which ${functionLabel(name)} reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to a first-order operator ('derivative', 'gradient'…) in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)`,
       );
     }
     if (!capture.type) {
@@ -159,7 +164,7 @@ export function lowerFunction(
     }
     const value = ctx.builder.newValue(capture.type, capture.name);
     body.params.push(value);
-    ctx.declare(capture.name, "captured", capture.type, value);
+    declareCapture(ctx, capture, value);
   }
   for (const binding of options.bindings ?? []) {
     if (!boundSlots.some(([, b]) => b === binding))

@@ -11,6 +11,9 @@ import {
 import { assignable } from "../ir/type-system.js";
 import { functionKey } from "./calls.js";
 import { resolveFunctionArg } from "./function-values.js";
+import { freeNames } from "../analyze/captures.js";
+import type { FunctionTypeInfo } from "../analyze/function-types.js";
+import type { FunctionLike } from "../parse/module.js";
 import { countedLoop } from "./members.js";
 import { article } from "./expressions.js";
 import type { DiagnosticCodeName } from "../diagnostics/codes.js";
@@ -50,7 +53,10 @@ export function lowerNestedOperator(
       `'${operator}' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms (nabla differentiates those again)`,
     );
   }
-  const call = functionValueCall(ctx, inner, operator) ?? operatorCall(ctx, inner, operator);
+  const call =
+    functionValueCall(ctx, inner, operator) ??
+    closureOverFunctions(ctx, inner, operator) ??
+    operatorCall(ctx, inner, operator);
   const target = call.target;
   const key = call.key;
   const signature = signatureOf(target.node, typeResolver(ctx.program, target.module));
@@ -61,7 +67,8 @@ export function lowerNestedOperator(
   const gradientLike = operator === "gradient" || operator === "valueWithGradient";
   for (const i of call.wrt) {
     const type = typeOf(i);
-    const isVector = gradientLike && type !== undefined && isNumberVector(type);
+    const isVector =
+      gradientLike && type !== undefined && (isNumberVector(type) || isNumberRecord(type));
     if (type !== "number" && !(isVector && call.wrt.length === 1)) {
       const name = signature.params[i]?.name ?? String(i);
       return ctx.fail(
@@ -69,7 +76,7 @@ export function lowerNestedOperator(
         "nestedDifferentiation",
         isVector
           ? `inside differentiable code, '${operator}' differentiates with respect to one array, or to numbers: pick the array '${name}' alone with '{ wrt: ${i} }' (nabla computes it in forward mode, one direction per number)`
-          : `inside differentiable code, '${operator}' differentiates with respect to numbers or one array of numbers (parameter '${name}' is neither): nabla computes it in forward mode, one direction per number`,
+          : `inside differentiable code, '${operator}' differentiates with respect to numbers, one array of numbers or one object of numbers (parameter '${name}' is none of these): nabla computes it in forward mode, one direction per number`,
       );
     }
   }
@@ -163,6 +170,26 @@ export function lowerNestedOperator(
   const tangentOf = (r: Value): Value =>
     withValue ? b.emit("field", [r], [tangent], { field: "d" }).results[0]! : r;
   const vectorType = typeOf(call.wrt[0]!);
+  if (vectorType && isNumberRecord(vectorType)) {
+    // With respect to an object of numbers: one JVP per field, along a tangent with 1 there.
+    const tangentOf_ = tangentType(vectorType) as ObjectType;
+    const zero = b.constant(0);
+    const partials = tangentOf_.fields.map((field, k) => {
+      const direction = b.emit(
+        "literal",
+        tangentOf_.fields.map((_, j) => (j === k ? one : zero)),
+        [tangentOf_],
+        {},
+        [],
+        `d${field.name}`,
+      ).results[0]!;
+      return tangentOf(jvp(call.wrt[0]!, direction, k > 0));
+    });
+    const gradient = b.emit("literal", partials, [tangentOf_], {}, [], "gradient").results[0]!;
+    if (!withValue) return gradient;
+    const value = lowerValueAt(ctx, target, key, args, captures, result);
+    return resultObject(ctx, value, gradient, "gradient", result);
+  }
   if (vectorType && vectorType !== "number") {
     // With respect to an array: one JVP per element, along each basis vector in turn.
     const x = args[call.wrt[0]!]!;
@@ -208,6 +235,13 @@ export function lowerNestedOperator(
   const value = b.emit("field", [results[0]!], [result], { field: "v" }).results[0]!;
   const name = operator === "valueWithDerivative" ? "derivative" : "gradient";
   return resultObject(ctx, value, derivative, name, result);
+}
+
+/** An object type whose fields with derivatives are all numbers (`Point { x; y }`). */
+function isNumberRecord(type: Type): boolean {
+  if (typeof type === "string" || type.kind !== "object") return false;
+  const tangent = tangentType(type) as ObjectType;
+  return tangent.fields.length > 0 && tangent.fields.every((f) => f.type === "number");
 }
 
 /** `{ value, derivative }` or `{ value, gradient }`. */
@@ -272,6 +306,45 @@ function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string
   if (!call) return ctx.fail(problem!.node, problem!.code, problem!.message);
   const target = call.target;
   return { target, key: `${target.module.file}#${target.name}`, wrt: call.wrt };
+}
+
+/**
+ * `derivative(along)(t)` where `along` (a local function or an arrow written at the operator)
+ * calls a function the code being lowered has bound (`f` in a specialization of a solver that
+ * takes `f`): lifted like a function passed on, with `f` bound in its copy, since the
+ * function value itself is nothing differentiated code can pass around.
+ */
+function closureOverFunctions(
+  ctx: LowerContext,
+  inner: CallExpression,
+  operator: string,
+): NestedCall | undefined {
+  const fn = inner.arguments[0];
+  let node: FunctionLike | undefined;
+  let scope = ctx.scope;
+  if (fn?.type === "ArrowFunctionExpression" || fn?.type === "FunctionExpression") node = fn;
+  else if (fn?.type === "Identifier") {
+    const slot = ctx.scope.lookup(fn.name);
+    const closure = slot && ctx.closures.get(slot);
+    if (closure) ({ node, scope } = closure);
+  }
+  if (!node) return undefined;
+  const callsBound = freeNames(node).some((name) => {
+    const slot = scope.lookup(name);
+    return slot !== undefined && (ctx.bound.has(slot) || ctx.closures.has(slot));
+  });
+  if (!callsBound) return undefined;
+  // The operator's checks (options, arity, `wrt`) as for any function written here.
+  const { wrt } = operatorCall(ctx, inner, operator);
+  const numbers: FunctionTypeInfo = {
+    params: node.params.map(() => "number"),
+    result: undefined,
+    differentiable: true,
+    text: "",
+  };
+  const arg = resolveFunctionArg(ctx, fn!, numbers, `the function given to '${operator}'`);
+  if (arg.fn.kind !== "lambda") return undefined;
+  return { target: arg.fn.target, key: arg.fn.key, wrt, carried: arg.values };
 }
 
 /**

@@ -1,0 +1,418 @@
+import type { CallExpression, Node } from "oxc-parser";
+import { basename } from "node:path";
+import type { DiagnosticCode } from "../diagnostics/codes.js";
+import { positionAt } from "../diagnostics/format.js";
+import { lambdaName } from "../differentiate/names.js";
+import { staticKey, type StaticFunction } from "../lower/function-values.js";
+import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
+import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
+import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
+import { parameterFunctionType, type FunctionTypeInfo } from "./function-types.js";
+import {
+  FORWARD_OPERATORS,
+  REVERSE_OPERATORS,
+  analyzeCall,
+  ancestorsOf,
+  capturesOf,
+  nablaOperatorOf,
+  type DifferentiationTarget,
+  type Operator,
+  type OperatorCall,
+} from "./requests.js";
+
+// Derivatives carried by function values in plain code. A function that applies an operator
+// to its function-typed parameter (`gradient(f)` in a solver), or to a lambda calling it
+// (`derivative((t) => f(q with q[i] = t))`), cannot have them compiled where it is written:
+// `f` is unknown there. So they are compiled at each call that passes a function nabla sees,
+// as if the operator were written there, and attached to the value passed
+// (`attachDerivatives`); the solver looks them up (`derivativeOf`). A function that passes its
+// own parameter on inside a lambda (`argmin((x) => -f(x))`) forwards what its callers
+// attached for that lambda (`forwardDerivatives`).
+
+/** A lambda written in some function of the program, and the parameter it calls. */
+export interface LambdaSite {
+  module: SourceModule;
+  node: FunctionLike;
+  /** The nodes enclosing it, outermost first. */
+  ancestors: Node[];
+  /** The name by which it reads the function value (a parameter of an enclosing function). */
+  param: string;
+  /** The function type it is passed as (a lambda passed on), for unannotated parameters. */
+  contextual?: FunctionTypeInfo;
+}
+
+/**
+ * A derivative a function value must carry: `operator` of the value itself, or of `target`, a
+ * lambda calling it; `via` are the lambdas, outermost first, that the value went into before
+ * (each calls the previous one and is passed on to a parameter).
+ */
+export interface Need {
+  operator: Operator;
+  via: LambdaSite[];
+  target?: LambdaSite;
+  /** The differentiated parameters of the function the operator applies to. */
+  wrt: number[];
+}
+
+/** The name under which a need is attached: `gradient`, `gd.ts:77:29 > derivative(gd.ts:29:11)`. */
+export function needKey(need: Pick<Need, "operator" | "via" | "target">): string {
+  const last = need.target ? `${need.operator}(${siteLabel(need.target)})` : need.operator;
+  return [...need.via.map(siteLabel), last].join(" > ");
+}
+
+/** Where a lambda is written, as a short readable label. */
+export function siteLabel(site: Pick<LambdaSite, "module" | "node">): string {
+  const pos = positionAt(site.module.text, site.node.start);
+  return `${basename(site.module.file)}:${pos.line}:${pos.column}`;
+}
+
+/** Operators a function may apply to a function-typed parameter itself. */
+export const VALUE_OPERATORS: ReadonlySet<string> = new Set([
+  "derivative",
+  "valueWithDerivative",
+  "gradient",
+  "valueWithGradient",
+]);
+
+/** Operators that may apply to a lambda calling a function-typed parameter. */
+function firstOrder(operator: string): boolean {
+  return ([...FORWARD_OPERATORS, ...REVERSE_OPERATORS] as string[]).includes(operator);
+}
+
+/** A lambda written at `node` (an arrow, or the name of a local function), if it is one. */
+export function lambdaAt(node: Node, ancestors: readonly Node[]): FunctionLike | undefined {
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return node;
+  if (node.type === "Identifier") return findLocalFunction(node.name, ancestors)?.node;
+  return undefined;
+}
+
+/**
+ * The function-typed parameter of an enclosing function that `lambda` calls (reads), if any,
+ * as seen from a site with these `ancestors`.
+ */
+export function calledParameter(
+  program: ProgramGraph,
+  module: SourceModule,
+  lambda: FunctionLike,
+  ancestors: readonly Node[],
+): { name: string; type: FunctionTypeInfo } | undefined {
+  for (const name of freeNames(lambda)) {
+    const type = functionTypedParameter(program, module, name, ancestors);
+    if (type) return { name, type };
+  }
+  return undefined;
+}
+
+/** Whether `name`, seen from a site, is a function-typed parameter of an enclosing function. */
+export function functionTypedParameter(
+  program: ProgramGraph,
+  module: SourceModule,
+  name: string,
+  ancestors: readonly Node[],
+): FunctionTypeInfo | undefined {
+  for (let i = ancestors.length - 1; i >= 0; i--) {
+    const fn = ancestors[i]!;
+    if (
+      fn.type !== "FunctionDeclaration" &&
+      fn.type !== "FunctionExpression" &&
+      fn.type !== "ArrowFunctionExpression"
+    )
+      continue;
+    const param = fn.params.find((p) => p.type === "Identifier" && p.name === name);
+    if (param) return parameterFunctionType(program, module, param);
+    // Declared by this function (or one inside it, nearer the site): shadows outer parameters.
+    if (declaredLocally(name, ancestors.slice(i))) return undefined;
+  }
+  return undefined;
+}
+
+/** The default `wrt` of an operator on `lambda` (every differentiable parameter). */
+function defaultWrt(
+  program: ProgramGraph,
+  module: SourceModule,
+  lambda: FunctionLike,
+  ancestors: readonly Node[],
+  operator: Operator,
+): number[] {
+  const synthetic = syntheticCall(operator, lambda);
+  const call = analyzeCall(program, module, synthetic, ancestors, operator, () => undefined);
+  return call?.wrt ?? lambda.params.map((_, i) => i);
+}
+
+/** `operator(fn)`, as if written where `fn` is. */
+function syntheticCall(operator: string, fn: Node, at: Node = fn): CallExpression {
+  return {
+    type: "CallExpression",
+    start: at.start,
+    end: at.end,
+    callee: { type: "Identifier", name: operator, start: at.start, end: at.start },
+    arguments: [fn],
+    optional: false,
+  } as unknown as CallExpression;
+}
+
+/**
+ * The derivatives a function must find attached to its parameter `name`: operators it applies
+ * to it or to lambdas calling it, and those of the functions it passes it on to, directly or
+ * inside a lambda (`descendFrom(f, p)` calling `descend(f, p)`, which takes `gradient(f)`).
+ */
+export function needsOfParameter(
+  program: ProgramGraph,
+  symbol: FunctionSymbol,
+  name: string,
+  seen = new Set<string>(),
+): Need[] {
+  const key = `${symbol.module.file}#${symbol.name}#${name}`;
+  if (seen.has(key) || !symbol.node.body) return [];
+  seen.add(key);
+  const module = symbol.module;
+  let outer: Node[] | undefined;
+  const fullAncestors = (inner: readonly Node[]): Node[] => {
+    outer ??= [...ancestorsOf(module, symbol.node), symbol.node];
+    return [...outer, ...inner];
+  };
+  /** A lambda at `node` that calls `name` (not shadowed), as a site. */
+  const siteOf = (node: Node, ancestors: readonly Node[]): LambdaSite | undefined => {
+    if (declaredLocally(name, ancestors)) return undefined;
+    const full = fullAncestors(ancestors);
+    const lambda = lambdaAt(node, full);
+    if (!lambda || !freeNames(lambda).includes(name) || !calls(lambda, name)) return undefined;
+    return { module, node: lambda, ancestors: full, param: name };
+  };
+  const found: Need[] = [];
+  walk(symbol.node.body, (n, ancestors) => {
+    if (n.type !== "CallExpression") return true;
+    const operator = nablaOperatorOf(module, n.callee);
+    const fn = n.arguments[0];
+    if (operator && fn) {
+      if (
+        VALUE_OPERATORS.has(operator) &&
+        n.arguments.length === 1 &&
+        fn.type === "Identifier" &&
+        fn.name === name &&
+        !declaredLocally(name, ancestors)
+      ) {
+        found.push({ operator: operator as Operator, via: [], wrt: [] });
+      } else if (firstOrder(operator)) {
+        const target = siteOf(fn, ancestors);
+        if (target) {
+          const call = analyzeCall(
+            program,
+            module,
+            n,
+            target.ancestors,
+            operator as Operator,
+            () => undefined,
+          );
+          if (call) found.push({ operator: operator as Operator, via: [], target, wrt: call.wrt });
+        }
+      }
+    }
+    if (operator || n.callee.type !== "Identifier") return true;
+    if (declaredLocally(n.callee.name, ancestors)) return true;
+    const callee = program.resolveLocalFunction(module, n.callee.name);
+    if (!callee) return true;
+    n.arguments.forEach((arg, i) => {
+      const param = callee.node.params[i];
+      if (param?.type !== "Identifier") return;
+      if (arg.type === "Identifier" && arg.name === name && !declaredLocally(name, ancestors)) {
+        found.push(...needsOfParameter(program, callee, param.name, seen));
+        return;
+      }
+      const via = siteOf(arg, ancestors);
+      if (!via) return;
+      const contextual = parameterFunctionType(program, callee.module, param);
+      const site = { ...via, ...(contextual ? { contextual } : {}) };
+      for (const need of needsOfParameter(program, callee, param.name, seen)) {
+        // An operator on the parameter itself now applies to this lambda: its own `wrt`.
+        const wrt =
+          need.via.length === 0 && !need.target
+            ? defaultWrt(program, module, site.node, site.ancestors, need.operator)
+            : need.wrt;
+        found.push({ ...need, via: [site, ...need.via], wrt });
+      }
+    });
+    return true;
+  });
+  return found;
+}
+
+/** Whether `fn` calls `name` (`name(…)`) somewhere. */
+function calls(fn: FunctionLike, name: string): boolean {
+  let found = false;
+  walk(fn, (n) => {
+    if (n.type === "CallExpression" && n.callee.type === "Identifier" && n.callee.name === name)
+      found = true;
+    return !found;
+  });
+  return found;
+}
+
+/** A lambda passed on inside a function that got it from its caller: forward its derivatives. */
+export interface Forwarding {
+  /** The argument (the lambda, or the name of a local function). */
+  node: Node;
+  /** The parameter it calls, and the label its derivatives are attached under. */
+  param: string;
+  label: string;
+  /** The other variables it captures, which the attached factories take. */
+  captures: string[];
+}
+
+/** An operator applied, in plain code, to a lambda calling a function-typed parameter. */
+export interface LambdaOperatorUse {
+  call: CallExpression;
+  param: string;
+  key: string;
+  captures: string[];
+}
+
+/**
+ * A call passing a function to a parameter its callee needs derivatives of (`minimizeGD(
+ * (p) => …, …)`, where minimizeGD calls `gradient(loss)`): the derivatives are compiled here,
+ * where the function and what it captures are known, and attached to the value it passes;
+ * or, when the function passed calls a parameter of the caller, forwarded from that parameter.
+ */
+export function attachments(
+  program: ProgramGraph,
+  module: SourceModule,
+  node: CallExpression,
+  ancestors: readonly Node[],
+  error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
+): { calls: OperatorCall[]; forwards: Forwarding[] } {
+  const result = { calls: [] as OperatorCall[], forwards: [] as Forwarding[] };
+  if (node.callee.type !== "Identifier" || declaredLocally(node.callee.name, ancestors))
+    return result;
+  const symbol = program.resolveLocalFunction(module, node.callee.name);
+  if (!symbol) return result;
+  const inner = [...ancestors, node];
+  symbol.node.params.forEach((param, i) => {
+    const arg = node.arguments[i];
+    if (param.type !== "Identifier" || !arg || arg.type === "SpreadElement") return;
+    const needs = needsOfParameter(program, symbol, param.name);
+    if (needs.length === 0) return;
+    const contextual = parameterFunctionType(program, symbol.module, param);
+    for (const leaf of functionLeaves(arg)) {
+      const lambda = lambdaAt(leaf, ancestors);
+      const called = lambda && calledParameter(program, module, lambda, ancestors);
+      if (lambda && called) {
+        const captures = capturesOf(program, module, lambda, ancestors).filter(
+          (c) => c.name !== called.name,
+        );
+        result.forwards.push({
+          node: leaf,
+          param: called.name,
+          label: siteLabel({ module, node: lambda }),
+          captures: captures.map((c) => c.name),
+        });
+        continue;
+      }
+      // A function value only passed on (a parameter of the caller) has its derivatives
+      // attached where it was first passed, if anywhere; the operator says so at run time.
+      if (leaf.type === "Identifier" && declaredLocally(leaf.name, ancestors) && !lambda) continue;
+      const leafCalls = new Map<Operator, OperatorCall | undefined>();
+      const leafCall = (operator: Operator) => {
+        if (!leafCalls.has(operator)) {
+          const synthetic = {
+            ...node,
+            arguments: [leaf as never],
+            start: leaf.start,
+            end: leaf.end,
+          };
+          const call = analyzeCall(program, module, synthetic, inner, operator, error);
+          if (call?.target.contextualNumberParams && contextual) {
+            call.target = { ...call.target, contextualNumberParams: false, contextual };
+          }
+          leafCalls.set(operator, call);
+        }
+        return leafCalls.get(operator);
+      };
+      for (const need of needs) {
+        const call = leafCall(need.operator);
+        if (!call) continue;
+        const key = needKey(need);
+        if (need.via.length === 0 && !need.target) {
+          result.calls.push({ ...call, attach: { key, factories: [] } });
+          continue;
+        }
+        const chain = chainTarget(program, module, leaf, ancestors, call.target, need);
+        result.calls.push({
+          ...call,
+          target: chain.target,
+          wrt: need.wrt,
+          attach: { key, factories: chain.factories, captures: chain.captures },
+        });
+      }
+    }
+  });
+  return result;
+}
+
+/** The functions an argument may evaluate to: both branches of `c ? f : g`. */
+export function functionLeaves(node: Node): Node[] {
+  if (node.type === "ParenthesizedExpression") return functionLeaves(node.expression);
+  if (node.type === "ConditionalExpression")
+    return [...functionLeaves(node.consequent), ...functionLeaves(node.alternate)];
+  return [node];
+}
+
+/**
+ * What a need differentiates, for the function `leaf` passed here: the lambdas of `need.via`
+ * (and its target) specialized in turn for the function they call, the first for `leaf`. The
+ * attached derivative is a chain of factories taking each lambda's other captures, at run time
+ * where that lambda is written; `captures` are the expressions the operator's wrapper passes.
+ */
+function chainTarget(
+  program: ProgramGraph,
+  module: SourceModule,
+  leaf: Node,
+  ancestors: readonly Node[],
+  leafTarget: DifferentiationTarget,
+  need: Need,
+): { target: DifferentiationTarget; factories: string[][]; captures: string[] } {
+  const named =
+    leaf.type === "Identifier" && !declaredLocally(leaf.name, ancestors)
+      ? program.resolveLocalFunction(module, leaf.name)
+      : undefined;
+  let fn: StaticFunction = named
+    ? { kind: "named", symbol: named }
+    : liftedLeaf(program, module, leafTarget);
+  let captures = named ? [] : leafTarget.captures.map((c) => c.name);
+  const factories: string[][] = [];
+  const sites = need.target ? [...need.via, need.target] : need.via;
+  sites.forEach((site, level) => {
+    const own = capturesOf(program, site.module, site.node, site.ancestors).filter(
+      (c) => c.name !== site.param,
+    );
+    const names = own.map((_, j) => `$c${level}_${j}`);
+    factories.push(names);
+    const key = `${site.module.file}#lambda@${site.node.start}~attached{${site.param}=${staticKey(fn)}}`;
+    const pos = positionAt(site.module.text, site.node.start);
+    const isTarget = site === need.target;
+    const preferred = `${lambdaName(pos.line, pos.column)}${isTarget ? "" : "$passed"}`;
+    const target: DifferentiationTarget = {
+      module: site.module,
+      name: program.generatedName(site.module.file, key, preferred),
+      node: site.node,
+      contextualNumberParams: isTarget,
+      captures: own,
+      bindings: [{ name: site.param, fn }],
+      ...(site.contextual ? { contextual: site.contextual } : {}),
+      liftedCaptures: true,
+    };
+    fn = { kind: "lambda", key, target };
+    captures = [...names, ...captures];
+  });
+  return { target: (fn as StaticFunction & { kind: "lambda" }).target, factories, captures };
+}
+
+/** The function passed, as a function of its own that a specialization calls (see lift). */
+function liftedLeaf(
+  program: ProgramGraph,
+  module: SourceModule,
+  target: DifferentiationTarget,
+): StaticFunction {
+  const key = `${module.file}#lambda@${target.node.start}~attached`;
+  const name = program.generatedName(module.file, key, `${target.name}$passed`);
+  return { kind: "lambda", key, target: { ...target, name, liftedCaptures: true } };
+}

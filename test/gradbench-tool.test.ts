@@ -335,10 +335,20 @@ export function runFails(x: number): number {
 // --- the reference workloads, when they are there -----------------------------------------------
 
 const DATA = process.env.GRADBENCH_DATA ?? "/work/shared/gradbench";
-const EVALS = ["hello", "llsq", "lse", "det", "ode", "kmeans", "gmm", "ba", "lstm"];
-/** Evals nabla does not compile yet: a failed define is expected (and reported), a successful
- *  one is validated like the others. */
-const NOT_YET = ["ht", "particle", "saddle"];
+const EVALS = [
+  "hello",
+  "llsq",
+  "lse",
+  "det",
+  "ode",
+  "kmeans",
+  "gmm",
+  "ba",
+  "ht",
+  "lstm",
+  "particle",
+  "saddle",
+];
 
 /** GradBench's comparison: same shapes and key sets, |x − y| / max(1, |x| + |y|) ≤ 1e-4 (numpy
  *  isclose for hello). Returns the first mismatches. */
@@ -377,7 +387,7 @@ test(
     const tool = new Session();
     try {
       await tool.send({ kind: "start" });
-      for (const name of [...EVALS, ...NOT_YET]) {
+      for (const name of EVALS) {
         const folder = join(DATA, name);
         if (!existsSync(folder)) {
           t.diagnostic(`${name}: no folder ${folder}`);
@@ -393,10 +403,6 @@ test(
           expected: { [fn: string]: Json };
         };
         const defined = await tool.send({ kind: "define", module: name });
-        if (!defined.success && NOT_YET.includes(name)) {
-          t.diagnostic(`${name}: does not compile yet (${defined.error?.split("\n")[1]})`);
-          continue;
-        }
         assert.equal(defined.success, true, `define ${name}: ${defined.error}`);
         // One run each: the values are what is checked here, not the speed.
         const input =

@@ -1364,22 +1364,10 @@ function coulombForce(charges: Point[], p: Point): Point {
   return force;
 }
 
-/**
- * particle and saddle do not compile yet (gradbench/STATUS.md): their solver (evals/gd.ts) calls
- * a function parameter from a lambda it differentiates, which needs derivatives of function
- * values looked up at run time. Their tests run and report as TODO until nabla can.
- */
-const BLOCKED: Record<string, string> = {
-  particle:
-    "nabla cannot yet call a function value captured by a differentiated lambda (gd.ts NABLA112); see gradbench/STATUS.md",
-  saddle:
-    "nabla cannot yet call a function value captured by a differentiated lambda (gd.ts NABLA112); see gradbench/STATUS.md",
-};
-
 describe("particle", () => {
   for (const fn of ["ff", "fr", "rf", "rr"]) {
     const title = `${fn} finds w = ${PARTICLE_W}, where the particle lands at x = 0`;
-    test(title, { todo: BLOCKED.particle }, async () => {
+    test(title, async () => {
       const { ev } = await particle();
       const name = fn[0].toUpperCase() + fn.slice(1);
       const prepare = ev[`prepare${name}`] as (input: gen.ParticleInput) => unknown;
@@ -1402,7 +1390,7 @@ const SADDLE_TEXT = "8.246324826140356e-6";
 
 describe("saddle", () => {
   for (const fn of ["ff", "fr", "rf", "rr"]) {
-    test(`${fn} finds [p1*, p2*] = [${SADDLE_TEXT} ×4]`, { todo: BLOCKED.saddle }, async () => {
+    test(`${fn} finds [p1*, p2*] = [${SADDLE_TEXT} ×4]`, async () => {
       const { ev } = await saddle();
       const name = fn[0].toUpperCase() + fn.slice(1);
       const prepare = ev[`prepare${name}`] as (input: gen.SaddleInput) => unknown;
@@ -1490,7 +1478,7 @@ function smallestWorkloads(dir: string, name: string): string[] {
 
 describe(`GradBench reference outputs, smallest workload of each eval (${DATA})`, () => {
   for (const [name, load] of REFERENCE_EVALS) {
-    test(name, { todo: BLOCKED[name] }, async (t) => {
+    test(name, async (t) => {
       const dir = join(DATA, name);
       if (!existsSync(dir)) {
         t.skip(`${existsSync(DATA) ? dir : DATA} not found`);

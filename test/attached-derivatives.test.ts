@@ -942,7 +942,7 @@ test("a function value without attached derivatives: the TypeError names the par
     viaForwarding: (p: number[]) => number[];
   }>(files);
   const lambdaKey =
-    /a derivative of a function calling 'f' \(derivative\(main\.ts:8:19\)\) is needed, and this function value has none/;
+    /a derivative of a function calling 'f' \(derivative\(main\.ts:8:19, wrt 0\)\) is needed, and this function value has none/;
   const valueKey =
     /'gradient\(loss\)' needs the derivative of the function passed as 'loss', and this function value has none/;
   const bowl = (x: number[]) => x[0]! * x[0]! + 3 * x[1]! * x[1]!;
@@ -1109,16 +1109,11 @@ test("the loader: two programs sharing a module that needs different derivatives
 });
 
 // ---------------------------------------------------------------------------------------------
-// Known bugs, as todo tests (they pass once fixed).
+// Bugs found by these tests, fixed since.
 
-test(
-  "one lambda given to the same operator with different '{ wrt }' options",
-  {
-    todo: "the attach key is operator + lambda site only: the three derivatives collide and the last attached wins",
-  },
-  async () => {
-    const m = await loadProgram<{ run: (s: number, x: number) => number[] }>({
-      "main.ts": `import { gradient } from "nabla";
+test("one lambda given to the same operator with different '{ wrt }' options", async () => {
+  const m = await loadProgram<{ run: (s: number, x: number) => number[] }>({
+    "main.ts": `import { gradient } from "nabla";
 function solver(f: (x: number) => number, s: number, x: number): number[] {
   const h = (a: number, t: number): number => a * f(t);
   const da = gradient(h, { wrt: 0 })(s, x);
@@ -1132,20 +1127,14 @@ export function run(s: number, x: number): number[] {
   return solver(sq, s, x);
 }
 `,
-    });
-    // h(a, t) = a·t²: ∂/∂a = t² = 9, ∂/∂t = 2at = 12.
-    assert.deepEqual(m.run(2, 3), [9, 12]);
-  },
-);
+  });
+  // h(a, t) = a·t²: ∂/∂a = t² = 9, ∂/∂t = 2at = 12.
+  assert.deepEqual(m.run(2, 3), [9, 12]);
+});
 
-test(
-  "a capture at the call named like the parameter of the solver's lambda",
-  {
-    todo: "the attached wrapper's parameter (q of the solver's lambda) shadows the caller's capture q that it passes on",
-  },
-  async () => {
-    const m = await loadProgram<{ k: (q: number) => number[] }>({
-      "main.ts": `import { gradient } from "nabla";
+test("a capture at the call named like the parameter of the solver's lambda", async () => {
+  const m = await loadProgram<{ k: (q: number) => number[] }>({
+    "main.ts": `import { gradient } from "nabla";
 function g2(f: (x: number[]) => number, p: number[]): number[] {
   return gradient((q: number[]) => f(q))(p);
 }
@@ -1153,19 +1142,13 @@ export function k(q: number): number[] {
   return g2((p) => q * p[0] * p[0], [3]);
 }
 `,
-    });
-    assert.deepEqual(m.k(2), [12]);
-  },
-);
+  });
+  assert.deepEqual(m.k(2), [12]);
+});
 
-test(
-  "forwarding through a conditional: solve(flip ? (x) => -f(x) : f, p)",
-  {
-    todo: "needsOfParameter does not look into a conditional argument, so the caller attaches nothing",
-  },
-  async () => {
-    const m = await loadProgram<{ run: (p: number[], flip: boolean) => number[] }>({
-      "main.ts": `import { derivative } from "nabla";
+test("forwarding through a conditional: solve(flip ? (x) => -f(x) : f, p)", async () => {
+  const m = await loadProgram<{ run: (p: number[], flip: boolean) => number[] }>({
+    "main.ts": `import { derivative } from "nabla";
 type F = (x: number[]) => number;
 function fgrad(f: F, p: number[]): number[] {
   const g: number[] = [];
@@ -1189,21 +1172,15 @@ export function run(p: number[], flip: boolean): number[] {
   return maybeNeg(cup, p, flip);
 }
 `,
-    });
-    assert.deepEqual(m.run([1, 2], false), [2, 1]);
-    assert.deepEqual(m.run([1, 2], true), [-2, -1]);
-  },
-);
+  });
+  assert.deepEqual(m.run([1, 2], false), [2, 1]);
+  assert.deepEqual(m.run([1, 2], true), [-2, -1]);
+});
 
-test(
-  "a capture of unknown type in a forwarded lambda is NABLA103, as in any lambda",
-  {
-    todo: "reported as NABLA106 \"'*' on a undefined\" at the use instead of NABLA103 at the declaration",
-  },
-  () => {
-    const text = diagnosticsText(
-      compileFiles({
-        "main.ts": `import { derivative } from "nabla";
+test("a capture of unknown type in a forwarded lambda is NABLA103, as in any lambda", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { derivative } from "nabla";
 function d(f: (x: number) => number, x: number): number {
   return derivative((t: number) => f(t))(x);
 }
@@ -1216,8 +1193,7 @@ function sq(x: number): number {
 }
 export const r = fwd(sq, [2], 3);
 `,
-      }),
-    );
-    assert.match(text, /main\.ts:6:9: warning NABLA103: cannot determine the type of 'm'/);
-  },
-);
+    }),
+  );
+  assert.match(text, /main\.ts:6:9: warning NABLA103: cannot determine the type of 'm'/);
+});

@@ -168,6 +168,22 @@ main.ts:3:10: note: when differentiating the function given to 'hessian'
 1 error`,
   },
   {
+    name: "NABLA112: an operator's lambda calling two function parameters",
+    files: `
+import { derivative } from "nabla";
+export function both(f: (x: number) => number, g: (x: number) => number, x: number): number {
+  return derivative((t: number) => f(t) * g(t))(x);
+}
+`,
+    expected: `
+main.ts:3:21: error NABLA112: this function calls 2 function parameters of the enclosing function ('f', 'g'); nabla compiles the derivative of a lambda calling one function parameter where that function is passed, not of one calling several (pass them as one function)
+  2 | export function both(f: (x: number) => number, g: (x: number) => number, x: number): number {
+> 3 |   return derivative((t: number) => f(t) * g(t))(x);
+    |                     ^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101: throwing something other than an Error",
     files: `
 import { derivative } from "nabla";

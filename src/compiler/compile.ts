@@ -557,8 +557,12 @@ function emitModule(
     });
   };
   const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
-    const params = call.target.node.params.map((p) => (p.type === "Identifier" ? p.name : ""));
     const captures = call.attach?.captures ?? call.target.captures.map((c) => c.name);
+    // An attached derivative's captures are the caller's names: the parameters (a lambda of
+    // the callee's) must not hide them.
+    const params = call.target.node.params.map((p, i) =>
+      p.type !== "Identifier" ? "" : captures.includes(p.name) ? `$p${i}` : p.name,
+    );
     const text = isHigherOrder(call.operator)
       ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start)
       : wrapper(call.operator, primal, call.wrt, params, captures);

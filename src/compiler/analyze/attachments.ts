@@ -54,9 +54,15 @@ export interface Need {
   wrt: number[];
 }
 
-/** The name under which a need is attached: `gradient`, `gd.ts:77:29 > derivative(gd.ts:29:11)`. */
-export function needKey(need: Pick<Need, "operator" | "via" | "target">): string {
-  const last = need.target ? `${need.operator}(${siteLabel(need.target)})` : need.operator;
+/**
+ * The name under which a need is attached: `gradient`, `gd.ts:77:29 > gradient`,
+ * `derivative(gd.ts:29:11, wrt 0)`.
+ */
+export function needKey(need: Pick<Need, "operator" | "via" | "target" | "wrt">): string {
+  // One lambda may be differentiated with respect to different parameters at different sites.
+  const last = need.target
+    ? `${need.operator}(${siteLabel(need.target)}, wrt ${need.wrt.join(" ")})`
+    : need.operator;
   return [...need.via.map(siteLabel), last].join(" > ");
 }
 
@@ -87,20 +93,18 @@ export function lambdaAt(node: Node, ancestors: readonly Node[]): FunctionLike |
 }
 
 /**
- * The function-typed parameter of an enclosing function that `lambda` calls (reads), if any,
- * as seen from a site with these `ancestors`.
+ * The function-typed parameters of enclosing functions that `lambda` reads, as seen from a
+ * site with these `ancestors`.
  */
-export function calledParameter(
+export function calledParameters(
   program: ProgramGraph,
   module: SourceModule,
   lambda: FunctionLike,
   ancestors: readonly Node[],
-): { name: string; type: FunctionTypeInfo } | undefined {
-  for (const name of freeNames(lambda)) {
-    const type = functionTypedParameter(program, module, name, ancestors);
-    if (type) return { name, type };
-  }
-  return undefined;
+): string[] {
+  return freeNames(lambda).filter((name) =>
+    functionTypedParameter(program, module, name, ancestors),
+  );
 }
 
 /** Whether `name`, seen from a site, is a function-typed parameter of an enclosing function. */
@@ -160,11 +164,12 @@ export function needsOfParameter(
   program: ProgramGraph,
   symbol: FunctionSymbol,
   name: string,
-  seen = new Set<string>(),
+  path: ReadonlySet<string> = new Set(),
 ): Need[] {
+  // `path`: the parameters being followed, so a recursion stops (another route still counts).
   const key = `${symbol.module.file}#${symbol.name}#${name}`;
-  if (seen.has(key) || !symbol.node.body) return [];
-  seen.add(key);
+  if (path.has(key) || !symbol.node.body) return [];
+  const seen = new Set(path).add(key);
   const module = symbol.module;
   let outer: Node[] | undefined;
   const fullAncestors = (inner: readonly Node[]): Node[] => {
@@ -215,21 +220,24 @@ export function needsOfParameter(
     n.arguments.forEach((arg, i) => {
       const param = callee.node.params[i];
       if (param?.type !== "Identifier") return;
-      if (arg.type === "Identifier" && arg.name === name && !declaredLocally(name, ancestors)) {
-        found.push(...needsOfParameter(program, callee, param.name, seen));
-        return;
-      }
-      const via = siteOf(arg, ancestors);
-      if (!via) return;
-      const contextual = parameterFunctionType(program, callee.module, param);
-      const site = { ...via, ...(contextual ? { contextual } : {}) };
-      for (const need of needsOfParameter(program, callee, param.name, seen)) {
-        // An operator on the parameter itself now applies to this lambda: its own `wrt`.
-        const wrt =
-          need.via.length === 0 && !need.target
-            ? defaultWrt(program, module, site.node, site.ancestors, need.operator)
-            : need.wrt;
-        found.push({ ...need, via: [site, ...need.via], wrt });
+      // Each function the argument may be (`c ? (x) => -f(x) : f`).
+      for (const leaf of functionLeaves(arg)) {
+        if (leaf.type === "Identifier" && leaf.name === name && !declaredLocally(name, ancestors)) {
+          found.push(...needsOfParameter(program, callee, param.name, seen));
+          continue;
+        }
+        const via = siteOf(leaf, ancestors);
+        if (!via) continue;
+        const contextual = parameterFunctionType(program, callee.module, param);
+        const site = { ...via, ...(contextual ? { contextual } : {}) };
+        for (const need of needsOfParameter(program, callee, param.name, seen)) {
+          // An operator on the parameter itself now applies to this lambda: its own `wrt`.
+          const wrt =
+            need.via.length === 0 && !need.target
+              ? defaultWrt(program, module, site.node, site.ancestors, need.operator)
+              : need.wrt;
+          found.push({ ...need, via: [site, ...need.via], wrt });
+        }
       }
     });
     return true;
@@ -294,14 +302,14 @@ export function attachments(
     const contextual = parameterFunctionType(program, symbol.module, param);
     for (const leaf of functionLeaves(arg)) {
       const lambda = lambdaAt(leaf, ancestors);
-      const called = lambda && calledParameter(program, module, lambda, ancestors);
+      const [called] = lambda ? calledParameters(program, module, lambda, ancestors) : [];
       if (lambda && called) {
         const captures = capturesOf(program, module, lambda, ancestors).filter(
-          (c) => c.name !== called.name,
+          (c) => c.name !== called,
         );
         result.forwards.push({
           node: leaf,
-          param: called.name,
+          param: called,
           label: siteLabel({ module, node: lambda }),
           captures: captures.map((c) => c.name),
         });

@@ -26,7 +26,7 @@ import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "
 import {
   VALUE_OPERATORS,
   attachments,
-  calledParameter,
+  calledParameters,
   functionLeaves,
   functionTypedParameter,
   lambdaAt,
@@ -214,18 +214,24 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     }
     // A lambda calling a function-typed parameter: differentiated where the function is known.
     const lambda = fnArg && lambdaAt(fnArg, ancestors);
-    const called = lambda && calledParameter(program, module, lambda, ancestors);
-    if (lambda && called && !isHigherOrder(operator)) {
-      const site = { module, node: lambda };
+    const called = lambda ? calledParameters(program, module, lambda, ancestors) : [];
+    if (lambda && called.length > 0 && !isHigherOrder(operator)) {
+      if (called.length > 1) {
+        error(
+          fnArg,
+          "closureCapture",
+          `this function calls ${called.length} function parameters of the enclosing function ('${called.join("', '")}'); nabla compiles the derivative of a lambda calling one function parameter where that function is passed, not of one calling several (pass them as one function)`,
+        );
+        return false;
+      }
+      const call = analyzeCall(program, module, node, ancestors, operator, error);
+      if (!call) return false;
       const captures = capturesOf(program, module, lambda, ancestors)
-        .filter((c) => c.name !== called.name)
+        .filter((c) => c.name !== called[0])
         .map((c) => c.name);
-      const key = needKey({
-        operator,
-        via: [],
-        target: { ...site, ancestors: [], param: called.name },
-      });
-      result.valueOperators.push({ call: node, fn: called.name, key, captures });
+      const target = { module, node: lambda, ancestors: [], param: called[0]! };
+      const key = needKey({ operator, via: [], target, wrt: call.wrt });
+      result.valueOperators.push({ call: node, fn: called[0]!, key, captures });
       return false;
     }
     const call = analyzeCall(program, module, node, ancestors, operator, error);

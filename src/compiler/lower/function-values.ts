@@ -5,7 +5,7 @@ import type { FunctionTypeInfo } from "../analyze/function-types.js";
 import { functionsUsedAsValues } from "../analyze/function-values.js";
 import type { DifferentiationTarget } from "../analyze/requests.js";
 import { positionAt } from "../diagnostics/format.js";
-import { lambdaName } from "../differentiate/names.js";
+import { functionLabel, lambdaName } from "../differentiate/names.js";
 import { assignable, isObject, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, SourceLoc, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
@@ -460,7 +460,16 @@ function inlineLifted(
   ctx.inlining.add(fn.target.node);
   try {
     let next = 0;
-    for (const capture of fn.target.captures) declareCapture(ctx, capture, carried[next++]!);
+    for (const capture of fn.target.captures) {
+      if (!capture.type) {
+        return ctx.fail(
+          capture.node,
+          "unknownType",
+          `cannot determine the type of '${capture.name}', which ${functionLabel(fn.target.name)} reads from the enclosing function; annotate its declaration (': number')`,
+        );
+      }
+      declareCapture(ctx, capture, carried[next++]!);
+    }
     for (const binding of fn.target.bindings ?? []) {
       const count = carriedValues(binding.fn, binding.name).length;
       const values = carried.slice(next, next + count);

@@ -702,9 +702,10 @@ const sweepCases: SweepCase[] = [
     wrt: [0],
     forward: `function power$fwd_0(x, n) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const t = Math.ceil(n);
+  if ($top + (t > 0 ? t : 0) > $tape.length) $tape = $nabla.growTape($top, t > 0 ? t : 0);
   let i = 0, p = 1;
   while (i < n) {
-    if ($top + 1 > $tape.length) $tape = $nabla.growTape($top, 1);
     $tape[$top++] = p;
     i = i + 1;
     p = p * x;
@@ -742,10 +743,11 @@ const sweepCases: SweepCase[] = [
     wrt: [0],
     forward: `function energy$fwd_0(x, n) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;
+  const t = Math.ceil(n);
+  if ($top + (t > 0 ? t : 0) * 2 > $tape.length) $tape = $nabla.growTape($top, (t > 0 ? t : 0) * 2);
   let i = 0, v = 1, s = 0;
   while (i < n) {
     const v_1 = v * x + Math.sin(v);
-    if ($top + 2 > $tape.length) $tape = $nabla.growTape($top, 2);
     $tape[$top++] = v;
     $tape[$top++] = Math.cos(v);
     i = i + 1;

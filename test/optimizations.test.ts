@@ -360,6 +360,389 @@ describe("recurrences: loop-carried values the backward loop recomputes", () => 
 });
 
 // ---------------------------------------------------------------------------------------------
+// Last writes: a carried tangent an iteration keeps or replaces, computed after the loop
+
+const LAST_WRITES = `
+import { gradient, pullback, differential } from "nabla";
+
+// GradBench lse: the backward sweep hands the largest element's adjoint to the element that
+// won, with no branch flag per element.
+export function logSumExp(x: Float64Array): number {
+  let max = -Infinity;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] > max) max = x[i];
+  }
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += Math.exp(x[i] - max);
+  return max + Math.log(sum);
+}
+export const gLse = gradient(logSumExp);
+export const pLse = pullback(logSumExp);
+export const dLse = differential(logSumExp);
+
+// The largest element itself: its whole adjoint goes to the first index attaining it.
+export function maxSquared(x: Float64Array): number {
+  let max = -Infinity;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] > max) max = x[i];
+  }
+  return max * max;
+}
+export const gMax = gradient(maxSquared);
+export const pMax = pullback(maxSquared);
+export const dMax = differential(maxSquared);
+
+// Two places that replace v, reading an array the loop then overwrites, next to an
+// accumulation (the loop keeps tangent work of its own).
+export function choose(x: Float64Array, c: Float64Array): number {
+  let m = 0;
+  let s = 0;
+  let v = 1;
+  for (let i = 0; i < x.length; i++) {
+    s += x[i] * c[i];
+    if (c[i] > m) {
+      m = c[i];
+      v = x[i] * c[i];
+    } else if (c[i] < -0.5) v = 2 * x[i] * x[i];
+    c[i] = -c[i];
+  }
+  return s * v;
+}
+export const gChoose = gradient(choose, { wrt: 0 });
+export const pChoose = pullback(choose, { wrt: 0 });
+export const dChoose = differential(choose, { wrt: 0 });
+
+// Nested ifs whose condition reads the value the loop replaces, a replacement reading a
+// differentiated number from outside the loop (and t's tangent when never replaced), and a
+// value replaced in every iteration.
+export function nested(x: Float64Array, t: number): number {
+  let v = t;
+  let last = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] > 0) {
+      if (x[i] * v < 1) v = x[i] * t;
+    }
+    last = x[i] * x[i];
+  }
+  return v * last + v;
+}
+export const gNested = gradient(nested);
+export const dNested = differential(nested);
+
+// The largest row maximum of a matrix: an inner loop's last write, chosen again by the outer
+// loop; and the sum of squared row maxima (only the inner loop's).
+export function bestRow(x: Float64Array, n: number): number {
+  let best = -1;
+  for (let r = 0; r * n < x.length; r++) {
+    let m = -Infinity;
+    for (let c = 0; c < n && r * n + c < x.length; c++) if (x[r * n + c] > m) m = x[r * n + c];
+    if (m > best) best = m;
+  }
+  return best * best;
+}
+export const gBestRow = gradient(bestRow, { wrt: 0 });
+export const dBestRow = differential(bestRow, { wrt: 0 });
+export function rowMaxima(x: Float64Array, n: number): number {
+  let s = 0;
+  for (let r = 0; r * n < x.length; r++) {
+    let m = -Infinity;
+    for (let c = 0; c < n && r * n + c < x.length; c++) if (x[r * n + c] > m) m = x[r * n + c];
+    s += m * m;
+  }
+  return s;
+}
+export const gRowMaxima = gradient(rowMaxima, { wrt: 0 });
+export const dRowMaxima = differential(rowMaxima, { wrt: 0 });
+
+// A loop that writes a shadow is left as it is.
+export function scaledMax(x: Float64Array, k: number): number {
+  const a = new Float64Array(x.length);
+  let m = -Infinity;
+  for (let i = 0; i < x.length; i++) {
+    a[i] = x[i] * k;
+    if (a[i] > m) m = a[i];
+  }
+  return m * a[0];
+}
+export const gScaledMax = gradient(scaledMax);
+export const dScaledMax = differential(scaledMax);
+`;
+
+/** Equal numbers, both NaN, or within a relative 1e-12. */
+function assertSameNumber(actual: number, expected: number, label: string): void {
+  if (Number.isNaN(expected) || !Number.isFinite(expected))
+    assert.ok(Object.is(actual, expected), `${label}: ${actual}, expected ${expected}`);
+  else assertClose(actual, expected, 1e-12, label);
+}
+
+/** The gradient of a function of an array by forward mode, one basis vector per element. */
+function forwardGradient(d: (dx: Float64Array) => number, n: number): number[] {
+  return Array.from({ length: n }, (_, j) => {
+    const e = new Float64Array(n);
+    e[j] = 1;
+    return d(e);
+  });
+}
+
+/** What gradient(maxSquared) must be: 2·max at the first index attaining it (x[i] > max). */
+function maxSquaredGradient(x: Float64Array): number[] {
+  let max = -Infinity;
+  let at = -1;
+  for (let i = 0; i < x.length; i++)
+    if (x[i]! > max) {
+      max = x[i]!;
+      at = i;
+    }
+  return Array.from(x, (_, i) => (i === at ? 2 * max : 0));
+}
+
+describe("last writes: a carried tangent computed after the loop from its last replacement", () => {
+  const program = loadProgram<Record<string, (...args: never[]) => unknown>>({
+    "main.ts": LAST_WRITES,
+  });
+  const get = async <T>(name: string) => (await program)[name] as T;
+  const code = compileFiles({ "main.ts": LAST_WRITES });
+  const emitted = [...code.outputs.values()][0]!.code;
+  const functionText = (name: string) => {
+    const start = emitted.indexOf(`export function ${name}(`);
+    assert.ok(start >= 0, `no function ${name} in the output`);
+    return emitted.slice(start, emitted.indexOf("\n}\n", start));
+  };
+  const loops = (text: string) => text.match(/while \(/g)?.length ?? 0;
+  /**
+   * Elements on a grid of 0.01 plus a different offset each (i/1000 + 0.0005), so no two are
+   * within a difference step of each other or of a grid point: the maxima and branches do not
+   * change under central differences.
+   */
+  const spread = (min: number, max: number, minLength: number, maxLength: number) =>
+    vector(min, max, minLength, maxLength).map((x) =>
+      x.map((v, i) => Math.round(v * 100) / 100 + i / 1000 + 0.0005),
+    );
+  /** Values with ties, NaN and infinities among ordinary numbers. */
+  const awkward = (values: number[], maxLength: number) =>
+    fc
+      .array(fc.oneof(fc.constantFrom(...values), uniform(-2, 2)), { maxLength })
+      .map((xs) => Float64Array.from(xs));
+
+  test("lse and the largest element: no flag per element, the adjoint to the one that won", async () => {
+    assert.deepEqual(code.diagnostics, []);
+    // The max loop tapes nothing; the backward sweep has only the loop of exponentials.
+    const forward = functionText("logSumExp$fwd$r0");
+    const first = forward.indexOf("while (");
+    assert.doesNotMatch(forward.slice(first, forward.indexOf("\n  }\n", first)), /\$tape/);
+    assert.equal(loops(functionText("logSumExp$bwd$r0")), 1);
+    // The loop of exponentials makes room for all its residuals before it starts (its trip
+    // count is known), not once per iteration.
+    const second = forward.indexOf("while (", first + 1);
+    assert.match(forward.slice(0, second), /growTape\(\$top, t\w* > 0 \? t\w* : 0\)/);
+    assert.doesNotMatch(forward.slice(second, forward.indexOf("\n  }\n", second)), /growTape/);
+    assert.equal(loops(functionText("maxSquared$bwd$r0")), 0);
+    // With no tangent loop left, gradient fuses the sweeps.
+    assert.match(emitted, /export function maxSquared\$grad\$r0\(/);
+    const lse = await get<ArrayFn>("logSumExp");
+    const gLse = await get<Gradient>("gLse");
+    const pLse = await get<Pullback>("pLse");
+    const dLse = await get<Differential>("dLse");
+    const max = await get<ArrayFn>("maxSquared");
+    const gMax = await get<Gradient>("gMax");
+    const pMax = await get<Pullback>("pMax");
+    const dMax = await get<Differential>("dMax");
+    fc.assert(
+      fc.property(spread(-3, 3, 1, 8), vector(-1, 1, 8, 8), (x, v) => {
+        const dx = v.subarray(0, x.length);
+        checkGradient(gLse(x), lse, dLse(x), x, dx);
+        checkGradient(gMax(x), max, dMax(x), x, dx);
+        assertAllClose(pLse(x)(1), gLse(x));
+        const back = pMax(x);
+        assertAllClose(back(1), gMax(x));
+        assertAllClose(
+          back(-2),
+          gMax(x).map((gi) => -2 * gi),
+        );
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    // Ties (the first wins: the comparison is strict), NaN (never wins), infinities, no
+    // elements at all: exactly the derivative of the code as written, in both modes.
+    const cases = [
+      [],
+      [3],
+      [1, 3, 3, 2],
+      [2, 2, 2],
+      [NaN],
+      [NaN, 1, NaN, 1],
+      [1, NaN],
+      [-Infinity],
+      [-Infinity, -Infinity],
+      [-Infinity, 2, -Infinity, 2],
+      [Infinity, 1, Infinity],
+    ].map((xs) => Float64Array.from(xs));
+    const check = (x: Float64Array) => {
+      const expected = maxSquaredGradient(x);
+      gMax(x).forEach((gi, i) => assertSameNumber(gi, expected[i]!, `maxSquared [${x}] [${i}]`));
+      pMax(x)(1).forEach((gi, i) => assertSameNumber(gi, expected[i]!, `pullback [${x}] [${i}]`));
+      // Forward mode adds 0·x[i] terms where reverse mode adds nothing: compare where finite.
+      if (x.every(Number.isFinite)) {
+        forwardGradient(dMax(x), x.length).forEach((di, i) =>
+          assertSameNumber(gMax(x)[i]!, di, `maxSquared forward [${x}] [${i}]`),
+        );
+        forwardGradient(dLse(x), x.length).forEach((di, i) =>
+          assertClose(gLse(x)[i]!, di, 1e-12, `lse [${x}] [${i}]`),
+        );
+      } else {
+        const g = gLse(x);
+        forwardGradient(dLse(x), x.length).forEach((di, i) => {
+          if (Number.isNaN(di)) assert.ok(Number.isNaN(g[i]!), `lse [${x}] [${i}]: ${g[i]}`);
+          else assertSameNumber(g[i]!, di, `lse [${x}] [${i}]`);
+        });
+      }
+    };
+    cases.forEach(check);
+    // Far past the tape's first 4096 numbers, made room for at once: the softmax.
+    const big = Float64Array.from({ length: 50_000 }, (_, i) => Math.sin(i) * 5);
+    const softmax = big.map((xi) => Math.exp(xi - 5));
+    const total = softmax.reduce((a, b) => a + b, 0);
+    const gBig = gLse(big);
+    for (let i = 0; i < big.length; i += 997) assertClose(gBig[i]!, softmax[i]! / total, 1e-9);
+    fc.assert(
+      fc.property(awkward([-1, 0, 2, 2, NaN, -Infinity, Infinity], 8), (x) => check(x)),
+      {
+        seed: SEED,
+        numRuns: 100,
+      },
+    );
+  });
+
+  test("two places that replace, reading an array the loop overwrites, next to a sum", async () => {
+    const forward = functionText("choose$fwd_0$r0_s1");
+    assert.match(forward, /which/);
+    const f = await get<(x: Float64Array, c: Float64Array) => number>("choose");
+    const g = await get<(x: Float64Array, c: Float64Array) => Float64Array>("gChoose");
+    const p =
+      await get<(x: Float64Array, c: Float64Array) => (s: number) => Float64Array>("pChoose");
+    const d =
+      await get<(x: Float64Array, c: Float64Array) => (dx: Float64Array) => number>("dChoose");
+    fc.assert(
+      fc.property(vector(-2, 2, 0, 7), vector(-1, 1, 7, 7), vector(-1, 1, 7, 7), (x, cs, v) => {
+        const c = () => cs.subarray(0, x.length).slice();
+        const dx = v.subarray(0, x.length);
+        const grad = g(x, c());
+        checkGradient(grad, (y) => f(y, c()), d(x, c()), x, dx);
+        // The pullback carried what it read of c before the loop overwrote it.
+        const back = p(x, c());
+        assertAllClose(back(1), grad);
+        assertAllClose(back(1), grad);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  test("nested ifs, a condition on the value replaced, a value replaced every time", async () => {
+    const f = await get<(x: Float64Array, t: number) => number>("nested");
+    const g = await get<(x: Float64Array, t: number) => [Float64Array, number]>("gNested");
+    const d =
+      await get<(x: Float64Array, t: number) => (dx: Float64Array, dt: number) => number>(
+        "dNested",
+      );
+    // Nothing taped in the loop.
+    const forward = functionText("nested$fwd$r0");
+    const loop = forward.indexOf("while (");
+    assert.doesNotMatch(forward.slice(loop, forward.indexOf("\n  }\n", loop)), /\$tape/);
+    fc.assert(
+      fc.property(
+        spread(-2, 2, 0, 7),
+        vector(-1, 1, 7, 7),
+        uniform(-2, 2),
+        uniform(-1, 1),
+        (x, v, t, dt) => {
+          const dx = v.subarray(0, x.length);
+          const [gx, gt] = g(x, t);
+          const fd = finiteDifferences((y) => f(y, t), x);
+          gx.forEach((gi, i) => assertClose(gi, fd[i]!, 1e-5, `d/dx[${i}]`));
+          assertClose(
+            gt,
+            centralDifference((s) => f(x, s), t),
+            1e-5,
+            "d/dt",
+          );
+          const dot = gx.reduce((s, gi, i) => s + gi * dx[i]!, gt * dt);
+          assertClose(dot, d(x, t)(dx, dt), 1e-9, "against forward mode");
+        },
+      ),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+
+  test("an inner loop's last write, chosen again by the outer loop, with ties", async () => {
+    // The outer loop of bestRow keeps no tangent work either; rowMaxima's backward sweep has
+    // only the outer loop.
+    assert.equal(loops(functionText("bestRow$bwd_0$r0")), 0);
+    assert.equal(loops(functionText("rowMaxima$bwd_0$r0")), 1);
+    for (const name of ["bestRow", "rowMaxima"]) {
+      const f = await get<(x: Float64Array, n: number) => number>(name);
+      const g = await get<(x: Float64Array, n: number) => Float64Array>(
+        `g${name[0]!.toUpperCase()}${name.slice(1)}`,
+      );
+      const d = await get<(x: Float64Array, n: number) => (dx: Float64Array) => number>(
+        `d${name[0]!.toUpperCase()}${name.slice(1)}`,
+      );
+      fc.assert(
+        fc.property(
+          spread(-3, 3, 0, 9),
+          vector(-1, 1, 9, 9),
+          fc.integer({ min: 1, max: 4 }),
+          (x, v, n) => {
+            const dx = v.subarray(0, x.length);
+            checkGradient(g(x, n), (y) => f(y, n), d(x, n), x, dx);
+          },
+        ),
+        { seed: SEED, numRuns: RUNS },
+      );
+      fc.assert(
+        fc.property(awkward([-1, 0, 2, 2], 9), fc.integer({ min: 1, max: 4 }), (x, n) => {
+          const grad = g(x, n);
+          forwardGradient(d(x, n), x.length).forEach((di, i) =>
+            assertSameNumber(grad[i]!, di, `${name} [${x}] n=${n} [${i}]`),
+          );
+        }),
+        { seed: SEED, numRuns: 100 },
+      );
+    }
+  });
+
+  test("a loop that writes a shadow keeps its flags, and is right", async () => {
+    assert.doesNotMatch(functionText("scaledMax$fwd$r0"), /which/);
+    const f = await get<(x: Float64Array, k: number) => number>("scaledMax");
+    const g = await get<(x: Float64Array, k: number) => [Float64Array, number]>("gScaledMax");
+    const d =
+      await get<(x: Float64Array, k: number) => (dx: Float64Array, dk: number) => number>(
+        "dScaledMax",
+      );
+    fc.assert(
+      fc.property(spread(-2, 2, 1, 7), vector(-1, 1, 7, 7), uniform(0.5, 2), (x, v, k) => {
+        const dx = v.subarray(0, x.length);
+        const [gx, gk] = g(x, k);
+        const fd = finiteDifferences((y) => f(y, k), x);
+        gx.forEach((gi, i) => assertClose(gi, fd[i]!, 1e-5, `d/dx[${i}]`));
+        assertClose(
+          gk,
+          centralDifference((s) => f(x, s), k),
+          1e-5,
+          "d/dk",
+        );
+        assertClose(
+          gx.reduce((s, gi, i) => s + gi * dx[i]!, gk * 0.3),
+          d(x, k)(dx, 0.3),
+          1e-9,
+          "forward",
+        );
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
 // Inlining, scalar replacement, and pullbacks without the tape
 
 const INLINED = `

@@ -28,6 +28,7 @@ import { inlineCalls, opCount } from "../ir/inline.js";
 import { packClosureCaptures, scalarizeLiterals } from "../ir/scalarize.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
+import { sinkLastWrites } from "./last-write.js";
 import { linearize } from "./linearize.js";
 import {
   checkpointKey,
@@ -956,10 +957,13 @@ export class Differentiator {
     // Rules recompute what the primal computed (`sin θ` for the derivative of `cos θ`): one
     // value, so reverse mode saves it once.
     if (demand.mode !== "forward") eliminateCommonSubexpressions(fn);
+    const forward = demand.mode === "forward" || demand.mode === "lanes";
+    // Reverse mode: loops carry what their last replacing iteration read instead of taping a
+    // branch per iteration (see last-write.ts).
+    if (!forward) sinkLastWrites(fn);
     eliminateDeadCode(fn);
     verifyFunction(fn);
     // Reverse mode: which arrays each callee may read again (marks the calls, see ReverseInfo).
-    const forward = demand.mode === "forward" || demand.mode === "lanes";
     const info = forward
       ? undefined
       : new ReverseInfo(fn, {

@@ -4,7 +4,7 @@ import { buildDerivative, type PrimalSignature } from "./derivative-function.js"
 import { sweepKey } from "./names.js";
 import { isLinear, isShadow, isShadowBuilder, type ReverseInfo } from "./residuals.js";
 import { isAggregate } from "../ir/type-system.js";
-import { emitForwardSweep, type ForwardSweep } from "./unzip.js";
+import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.js";
 
 // Transpose, the backward sweep of reverse mode: walks the tangent part of the linearized
 // function backwards and accumulates adjoints (seed 004's accumulator map). Each linear op
@@ -688,25 +688,7 @@ function emitBackwardSweep(
   function tripCount(op: Op): Value {
     const count = info.tripCounts.get(op);
     if (!count) throw new Error("internal: backward sweep has no trip count for a loop");
-    const { compare, integral } = count;
-    const init = primalValue(count.init);
-    let bound = count.lengthOf
-      ? b.emit("length", [primalValue(count.lengthOf)], ["number"]).results[0]!
-      : primalValue(count.bound);
-    const up = compare === "lt" || compare === "le";
-    // Integer counters: i < bound is i < ceil(bound), i <= bound is i <= floor(bound)…
-    const rounding = compare === "lt" || compare === "ge" ? "ceil" : "floor";
-    if (!integral) bound = b.emit("math", [bound], ["number"], { callee: rounding }).results[0]!;
-    // i < bound: bound − init values; i <= bound: one more (counting down: init − bound…).
-    let n =
-      up && b.constantOf(init) === 0
-        ? bound
-        : up
-          ? b.binary("sub", bound, init)
-          : b.binary("sub", init, bound);
-    if (compare === "le" || compare === "ge") n = b.binary("add", n, b.constant(1));
-    // No iterations when the condition fails at once (NaN included).
-    return b.select(b.compare("gt", n, b.constant(0)), n, b.constant(0), "trips");
+    return computeTripCount(b, count, primalValue);
   }
 
   /**

@@ -1,8 +1,15 @@
 import type { Builder } from "../ir/builder.js";
+import { isAggregate } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "./names.js";
-import { isLinear, isShadow, isShadowBuilder, type ReverseInfo } from "./residuals.js";
+import {
+  isLinear,
+  isShadow,
+  isShadowBuilder,
+  type ReverseInfo,
+  type TripCount,
+} from "./residuals.js";
 
 // Unzip, first half: the forward sweep of reverse mode. It is the linearized function with
 // its tangent part removed — the primal computation only — plus, at the end of each region,
@@ -72,15 +79,28 @@ export function emitForwardSweep(
   const primalOnly = (vs: Value[]) => vs.filter((v) => !isLinear(v));
   const primalTypes = (vs: Value[]): Type[] => primalOnly(vs).map((v) => v.type);
 
-  /** Clones a region's ops; `finish` builds its terminator after the residuals are saved. */
-  const cloneRegion = (region: Region, into: Region, finish: (terminator: Op) => void) => {
+  /**
+   * Clones a region's ops; `finish` builds its terminator after the residuals are saved
+   * (`reserved`: without checking the tape's capacity, which a `reserve` made room for).
+   */
+  const cloneRegion = (
+    region: Region,
+    into: Region,
+    finish: (terminator: Op) => void,
+    reserved = false,
+  ) => {
     b.inRegion(into, () => {
       for (const op of region.ops.slice(0, -1)) cloneOp(op);
       const terminator = region.ops[region.ops.length - 1]!;
       b.loc = terminator.loc;
       const saved = saveTopLevel || region !== jvp.body ? info.residuals(region) : [];
       for (const r of saved) {
-        b.emit("push", [r.kind === "value" ? mapped(r.value) : trips.get(r.loop)!], []);
+        b.emit(
+          "push",
+          [r.kind === "value" ? mapped(r.value) : trips.get(r.loop)!],
+          [],
+          reserved ? { reserved: true } : {},
+        );
       }
       finish(terminator);
     });
@@ -243,11 +263,22 @@ export function emitForwardSweep(
       params: [...primalOnly(after.params).map(clone), ...afterCounter],
       ops: [],
     };
-    cloneRegion(after, newAfter, (y) => {
-      const next = afterCounter.map((k) => b.binary("add", k, b.constant(1)));
-      b.emit("yield", [...primalOnly(y.operands).map(mapped), ...next], []);
-    });
+    const pushes = reservable(op);
+    cloneRegion(
+      after,
+      newAfter,
+      (y) => {
+        const next = afterCounter.map((k) => b.binary("add", k, b.constant(1)));
+        b.emit("yield", [...primalOnly(y.operands).map(mapped), ...next], []);
+      },
+      pushes > 0,
+    );
     b.loc = op.loc;
+    if (pushes > 0) {
+      // Room for every iteration's residuals at once, not a check per iteration.
+      const n = computeTripCount(b, info.tripCounts.get(op)!, mapped);
+      b.emit("reserve", [pushes === 1 ? n : b.binary("mul", n, b.constant(pushes))], []);
+    }
     const inits = [...primalOnly(op.operands).map(mapped), ...(counted ? [b.constant(0)] : [])];
     const results = primalOnly(op.results);
     const copy = b.emit(
@@ -262,6 +293,27 @@ export function emitForwardSweep(
     if (counted) trips.set(op, copy.results[results.length]!);
   }
 
+  /**
+   * How many numbers each iteration of a loop pushes, if the forward sweep may make room for
+   * all its iterations before it (else 0): its trip count is computed (see TripCount), it
+   * pushes only at the end of its `after` region (nothing nested, nothing in `before`), and it
+   * calls nothing (a callee would use the room).
+   */
+  function reservable(op: Op): number {
+    if (!info.hasTangent(op) || !info.tripCounts.has(op)) return 0;
+    const [before, after] = op.regions as [Region, Region];
+    const residuals = info.residuals(after);
+    if (residuals.length === 0 || info.residuals(before).length > 0) return 0;
+    if (residuals.some((r) => r.kind === "value" && isAggregate(r.value.type))) return 0;
+    const quiet = (region: Region, top: boolean): boolean =>
+      (top || info.residuals(region).length === 0) &&
+      region.ops.every(
+        (o) =>
+          o.opcode !== "call" && o.opcode !== "extern" && o.regions.every((r) => quiet(r, false)),
+      );
+    return quiet(before, true) && quiet(after, true) ? residuals.length : 0;
+  }
+
   const params = primalOnly(jvp.params).map(clone);
   let results: Value[] = [];
   // The value first, then the result's shadow (for a function returning an array or object).
@@ -270,4 +322,34 @@ export function emitForwardSweep(
     results = [...kept.filter((v) => !v.tangent), ...kept.filter((v) => v.tangent)].map(mapped);
   });
   return { params, results, map, trips, ...(lift ? { lifted } : {}) };
+}
+
+/**
+ * The number of iterations of a loop whose trip count follows from its condition (see
+ * TripCount), built with `b` from the values `valueOf` gives for the JVP's.
+ */
+export function computeTripCount(
+  b: Builder,
+  count: TripCount,
+  valueOf: (v: Value) => Value,
+): Value {
+  const { compare, integral } = count;
+  const init = valueOf(count.init);
+  let bound = count.lengthOf
+    ? b.emit("length", [valueOf(count.lengthOf)], ["number"]).results[0]!
+    : valueOf(count.bound);
+  const up = compare === "lt" || compare === "le";
+  // Integer counters: i < bound is i < ceil(bound), i <= bound is i <= floor(bound)…
+  const rounding = compare === "lt" || compare === "ge" ? "ceil" : "floor";
+  if (!integral) bound = b.emit("math", [bound], ["number"], { callee: rounding }).results[0]!;
+  // i < bound: bound − init values; i <= bound: one more (counting down: init − bound…).
+  let n =
+    up && b.constantOf(init) === 0
+      ? bound
+      : up
+        ? b.binary("sub", bound, init)
+        : b.binary("sub", init, bound);
+  if (compare === "le" || compare === "ge") n = b.binary("add", n, b.constant(1));
+  // No iterations when the condition fails at once (NaN included).
+  return b.select(b.compare("gt", n, b.constant(0)), n, b.constant(0), "trips");
 }

@@ -325,7 +325,7 @@ class FunctionEmitter {
       if (op.opcode === "global") this.taken.add(this.globalName(op));
       if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(".")[0]!);
       if (op.opcode === "adjust") this.taken.add(this.emitNames.global(op.attrs.callee!));
-      if (op.opcode === "push") this.pushes = this.usesTape = true;
+      if (op.opcode === "push" || op.opcode === "reserve") this.pushes = this.usesTape = true;
       if (op.opcode === "pop") this.usesTape = true;
       op.regions.forEach((r) => this.countUses(r));
     }
@@ -444,6 +444,19 @@ class FunctionEmitter {
         return;
       case "push":
         return this.emitPush(op, region);
+      case "reserve": {
+        const count = this.ref(op.operands[0]!);
+        const full = js.binary(
+          ">",
+          js.binary("+", js.name(TOP), count),
+          js.member(js.name(TAPE), "length"),
+        );
+        this.line(
+          `if (${full.text}) ${TAPE} = ${this.emitNames.runtime}.growTape(${TOP}, ${count.text});`,
+          op.loc,
+        );
+        return;
+      }
       case "setField":
       case "setIndex":
       case "addField":
@@ -725,10 +738,13 @@ class FunctionEmitter {
     );
   }
 
-  /** A run of pushes checks the tape's capacity once, then stores without checks. */
+  /**
+   * A run of pushes checks the tape's capacity once, then stores without checks (none at all
+   * when a `reserve` before their loop made room for every iteration's).
+   */
   private emitPush(op: Op, region: Region): void {
     const index = region.ops.indexOf(op);
-    if (region.ops[index - 1]?.opcode !== "push") {
+    if (region.ops[index - 1]?.opcode !== "push" && !op.attrs.reserved) {
       let count = 0;
       while (region.ops[index + count]?.opcode === "push") count++;
       this.line(

@@ -98,6 +98,7 @@ export type Opcode =
   | "zeros" // operands [v]: a fresh zero tangent with v's shape (shadow of a constant aggregate)
   | "clear" // reverse mode: operands [shadow]: sets every number in it to zero
   | "push" // reverse mode: operands [v], saves v on the tape
+  | "reserve" // reverse mode: operands [n]: makes room on the tape for n more numbers
   | "pop" // reverse mode: results [v], takes the last value saved on the tape
   | "peak" // reverse mode: the tape is at its highest here (end of a forward sweep), for statistics
   | "closure"; // results [f]: a function value of regions [body], whose params are f's, ending in `return`; reads what is in scope
@@ -136,6 +137,8 @@ export interface OpAttrs {
   frozen?: number[];
   /** On a call of a reverse-mode sweep: the callee leaves the tape alone (no hand-over around it). */
   tapeless?: boolean;
+  /** On a `push`: an enclosing `reserve` made room for it, so it stores without a check. */
+  reserved?: boolean;
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */
   method?: string;
   /**
@@ -254,6 +257,7 @@ const IMPURE: ReadonlySet<Opcode> = new Set([
   "extern",
   "call",
   "push",
+  "reserve",
   "pop",
   "peak",
   "setField",

@@ -1,0 +1,358 @@
+import { ValueFactory } from "../ir/builder.js";
+import { substituteValues } from "../ir/substitute.js";
+import {
+  ARITHMETIC_OPCODES,
+  WRITES_MEMORY,
+  type IRFunction,
+  type Op,
+  type Region,
+  type Type,
+  type Value,
+} from "../ir/types.js";
+import { isLinear, isShadowBuilder } from "./residuals.js";
+
+// Last writes (reverse mode only, on the JVP before it is unzipped).
+//
+// A loop-carried tangent number that each iteration either keeps or replaces by a value
+// computed afresh — `if (x[i] > max) max = x[i]`, whose tangent is `dmax = t ? dx[i] : dmax` —
+// ends up as the fresh value of the last iteration that replaced it, or its initial value if
+// none did. Transposed as it stands, the backward loop would pop one branch flag per
+// iteration to hand the adjoint to the one element that won. Instead, the loop carries, next
+// to the primal values, which replacement happened last (`which`: 0 for none, j for the j-th
+// place in the loop that replaces it) and the primal numbers that replacement's tangent ops
+// read (the index `i`), and the tangent ops themselves move after the loop, under an `if` on
+// `which`. The loop then often has no tangent work left at all: no trip count, no flags, no
+// backward loop; the backward sweep adds the adjoint into `dx[i]` once.
+//
+// The JVP computes the same tangents either way, so this is exact. It needs the tangent ops
+// moved to read the same things after the loop as in the iteration that replaced: the primal
+// numbers they read inside the loop are carried out, values from outside the loop are the
+// same, and shadows read are unchanged because the loop writes no shadow (no tangent store,
+// no call of a derivative, no shadow built).
+
+/** Tangent ops that may move out of the loop: pure reads and arithmetic of one result. */
+const MOVABLE: ReadonlySet<string> = new Set([
+  ...ARITHMETIC_OPCODES,
+  "neg",
+  "const",
+  "select",
+  "index",
+  "field",
+]);
+
+/** A place in the loop's `after` region that yields a fresh value for the slot. */
+interface Leaf {
+  /** The value yielded (a tangent number). */
+  value: Value;
+  /** The region whose terminator yields it. */
+  region: Region;
+  /** The primal values defined inside the loop that computing it reads, carried out. */
+  residuals: Value[];
+}
+
+/** How one carried tangent slot is chosen each iteration (see sinkLastWrites). */
+interface Selection {
+  slot: number;
+  leaves: Leaf[];
+  /** The `if` ops of the choice, each with the position of its result that carries it. */
+  nodes: { op: Op; position: number }[];
+}
+
+/**
+ * Rewrites the loops of a JVP (for reverse mode) whose carried tangents are last writes (see
+ * above). Returns whether it changed anything; dead-code elimination then drops the old
+ * carried tangents, which nothing reads any more.
+ */
+export function sinkLastWrites(fn: IRFunction): boolean {
+  let top = -1;
+  const highest = (r: Region) => {
+    for (const p of r.params) top = Math.max(top, p.id);
+    for (const o of r.ops) {
+      for (const v of o.results) top = Math.max(top, v.id);
+      o.regions.forEach(highest);
+    }
+  };
+  for (const p of fn.params) top = Math.max(top, p.id);
+  highest(fn.body);
+  const values = new ValueFactory(top + 1);
+  let changed = false;
+
+  const visit = (region: Region): void => {
+    for (let index = 0; index < region.ops.length; index++) {
+      const op = region.ops[index]!;
+      op.regions.forEach(visit);
+      if (op.opcode !== "loop") continue;
+      for (const selection of selections(op)) {
+        const added = rewrite(fn, region, op, selection, values);
+        index += added;
+        changed = true;
+      }
+    }
+  };
+  visit(fn.body);
+  return changed;
+}
+
+/** The ids of the values defined inside an op's regions (their parameters included). */
+function definedInside(op: Op): Set<number> {
+  const ids = new Set<number>();
+  const visit = (region: Region) => {
+    for (const p of region.params) ids.add(p.id);
+    for (const o of region.ops) {
+      for (const r of o.results) ids.add(r.id);
+      o.regions.forEach(visit);
+    }
+  };
+  op.regions.forEach(visit);
+  return ids;
+}
+
+/** Whether a loop writes a shadow or could: a tangent store, a derivative call, a shadow built. */
+function writesShadows(loop: Op): boolean {
+  const visit = (region: Region): boolean =>
+    region.ops.some(
+      (o) =>
+        (o.tangent &&
+          (WRITES_MEMORY.has(o.opcode) ||
+            o.opcode === "call" ||
+            o.opcode === "adjust" ||
+            isShadowBuilder(o))) ||
+        o.regions.some(visit),
+    );
+  return loop.regions.some(visit);
+}
+
+/** The carried tangent slots of a loop that are last writes, with how each is chosen. */
+function selections(loop: Op): Selection[] {
+  const [before, after] = loop.regions as [Region, Region];
+  const condition = before.ops[before.ops.length - 1]!;
+  const yielded = after.ops[after.ops.length - 1]!;
+  if (!before.params.some(isLinear) || writesShadows(loop)) return [];
+  const inside = definedInside(loop);
+  const definitions = new Map<number, Op>();
+  const regionOf = new Map<Op, Region>();
+  const uses = new Map<number, number>();
+  const collect = (region: Region) => {
+    for (const o of region.ops) {
+      regionOf.set(o, region);
+      for (const v of o.operands) uses.set(v.id, (uses.get(v.id) ?? 0) + 1);
+      for (const r of o.results) definitions.set(r.id, o);
+      o.regions.forEach(collect);
+    }
+  };
+  loop.regions.forEach(collect);
+  const useCount = (v: Value) => uses.get(v.id) ?? 0;
+
+  /**
+   * The primal values defined inside the loop that computing `v` reads (pushed onto
+   * `residuals`), or false if it cannot be computed after the loop.
+   */
+  const movable = (v: Value, residuals: Value[], depth: number): boolean => {
+    if (!inside.has(v.id)) return true;
+    if (depth > 16) return false;
+    const def = definitions.get(v.id);
+    if (!v.tangent) {
+      if (v.type !== "number" && v.type !== "boolean") return false;
+      // A constant is built again after the loop.
+      if (def?.opcode === "const" || def?.opcode === "global") return true;
+      if (!residuals.includes(v)) residuals.push(v);
+      return true;
+    }
+    // A tangent parameter of a region (a carried tangent) or a tangent op of another kind.
+    if (!def || !def.tangent || !MOVABLE.has(def.opcode) || def.results.length !== 1) return false;
+    return def.operands.every((o) => movable(o, residuals, depth + 1));
+  };
+
+  const found: Selection[] = [];
+  before.params.forEach((p, k) => {
+    if (!isLinear(p)) return;
+    const q = after.params[k]!;
+    if (condition.operands[k + 1] !== p || useCount(p) !== 1) return;
+    const selection: Selection = { slot: k, leaves: [], nodes: [] };
+    let keeps = 0;
+    // `v`, yielded by the terminator of `region`: the slot's value for the rest of the
+    // iteration's choices below it.
+    const choose = (v: Value, region: Region): boolean => {
+      if (v === q) {
+        keeps++;
+        return true;
+      }
+      const def = definitions.get(v.id);
+      if (def?.opcode === "if" && inside.has(v.id)) {
+        if (useCount(v) !== 1 || v.type !== "number") return false;
+        const position = def.results.indexOf(v);
+        selection.nodes.push({ op: def, position });
+        return def.regions.every((r) => choose(r.ops[r.ops.length - 1]!.operands[position]!, r));
+      }
+      if (v.type !== "number") return false;
+      const residuals: Value[] = [];
+      if (!movable(v, residuals, 0)) return false;
+      selection.leaves.push({ value: v, region, residuals });
+      return true;
+    };
+    const y = yielded.operands[k]!;
+    if (y !== q && inside.has(y.id) && useCount(y) !== 1) return;
+    if (!choose(y, after) || keeps !== useCount(q)) return;
+    // Nothing to gain if the slot is never replaced (it is the initial value throughout).
+    if (selection.leaves.length === 0) return;
+    found.push(selection);
+  });
+  return found;
+}
+
+/**
+ * Carries the choice of `selection` through `loop` (in `region`) and computes the slot's
+ * tangent after it. Returns how many ops it inserted before the loop.
+ */
+function rewrite(
+  fn: IRFunction,
+  region: Region,
+  loop: Op,
+  selection: Selection,
+  values: ValueFactory,
+): number {
+  const [before, after] = loop.regions as [Region, Region];
+  const condition = before.ops[before.ops.length - 1]!;
+  const yielded = after.ops[after.ops.length - 1]!;
+  const k = selection.slot;
+  const loc = loop.loc;
+  const constant = (value: number | boolean, type: Type, hint = ""): Op => ({
+    opcode: "const",
+    operands: [],
+    results: [values.make(type, hint)],
+    regions: [],
+    attrs: { value },
+    loc,
+  });
+  // The new carried slots: `which`, then each leaf's residuals.
+  const types: Type[] = ["number"];
+  const hints = ["which"];
+  const offsets: number[] = [];
+  for (const leaf of selection.leaves) {
+    offsets.push(types.length);
+    for (const r of leaf.residuals) {
+      types.push(r.type);
+      hints.push(r.hint);
+    }
+  }
+  const inits = types.map((t) => constant(t === "boolean" ? false : 0, t));
+  const at = region.ops.indexOf(loop);
+  region.ops.splice(at, 0, ...inits);
+  const fresh = () => types.map((t, i) => values.make(t, hints[i]));
+  const beforeParams = fresh();
+  const afterParams = fresh();
+  const results = fresh();
+  loop.operands.push(...inits.map((o) => o.results[0]!));
+  before.params.push(...beforeParams);
+  condition.operands.push(...beforeParams);
+  after.params.push(...afterParams);
+  loop.results.push(...results);
+
+  // What the new slots hold for the choice `v` yielded at the end of `region`.
+  const q = after.params[k]!;
+  const nodeResults = new Map<Op, Value[]>();
+  const carried = (v: Value, where: Region): Value[] => {
+    if (v === q) return afterParams;
+    const def = selection.nodes.find((n) => n.op.results[n.position] === v);
+    if (def) return nodeResults.get(def.op)!;
+    const j = selection.leaves.findIndex((l) => l.value === v && l.region === where);
+    const leaf = selection.leaves[j]!;
+    const which = constant(j + 1, "number", "which");
+    where.ops.splice(where.ops.length - 1, 0, which);
+    const slots = [...afterParams];
+    slots[0] = which.results[0]!;
+    leaf.residuals.forEach((r, i) => (slots[offsets[j]! + i] = r));
+    return slots;
+  };
+  // Inner choices first: a node's branches may yield another node's result.
+  const ordered = [...selection.nodes].reverse();
+  for (const { op } of ordered) nodeResults.set(op, fresh());
+  for (const { op, position } of ordered) {
+    for (const r of op.regions) {
+      const end = r.ops[r.ops.length - 1]!;
+      end.operands.push(...carried(end.operands[position]!, r));
+    }
+    op.results.push(...nodeResults.get(op)!);
+  }
+  yielded.operands.push(...carried(yielded.operands[k]!, after));
+
+  // After the loop: the slot's tangent is the last replacement's, recomputed from what it
+  // read, or the initial tangent if no iteration replaced it.
+  const old = loop.results[k]!;
+  const ops: Op[] = [];
+  const choose = (j: number, into: Op[]): Value => {
+    if (j === selection.leaves.length) return loop.operands[k]!;
+    const index = constant(j + 1, "number");
+    const test: Op = {
+      opcode: "eq",
+      operands: [results[0]!, index.results[0]!],
+      results: [values.make("boolean")],
+      regions: [],
+      attrs: {},
+      loc,
+    };
+    const then: Region = { params: [], ops: [] };
+    const leaf = selection.leaves[j]!;
+    const map = new Map<number, Value>();
+    leaf.residuals.forEach((r, i) => map.set(r.id, results[offsets[j]! + i]!));
+    const inside = definedInside(loop);
+    const copy = (v: Value): Value => {
+      const known = map.get(v.id);
+      if (known) return known;
+      if (!inside.has(v.id)) return v;
+      const def = findDefinition(loop, v)!;
+      const clone: Op = {
+        ...def,
+        operands: def.operands.map(copy),
+        results: [{ ...def.results[0]!, id: values.make(v.type).id }],
+        regions: [],
+        attrs: { ...def.attrs },
+      };
+      then.ops.push(clone);
+      map.set(v.id, clone.results[0]!);
+      return clone.results[0]!;
+    };
+    const value = copy(leaf.value);
+    then.ops.push(yieldOf([value], loc));
+    const otherwise: Region = { params: [], ops: [] };
+    const rest = choose(j + 1, otherwise.ops);
+    otherwise.ops.push(yieldOf([rest], loc));
+    const result: Value = { ...values.make("number", old.hint), tangent: true };
+    into.push(index, test, {
+      opcode: "if",
+      operands: [test.results[0]!],
+      results: [result],
+      regions: [then, otherwise],
+      attrs: {},
+      loc,
+    });
+    return result;
+  };
+  const value = choose(0, ops);
+  region.ops.splice(region.ops.indexOf(loop) + 1, 0, ...ops);
+  substituteValues(fn.body, new Map([[old.id, value]]));
+  return inits.length;
+}
+
+function yieldOf(operands: Value[], loc: Op["loc"]): Op {
+  return { opcode: "yield", operands, results: [], regions: [], attrs: {}, loc };
+}
+
+/** The op inside `loop` that defines `v`. */
+function findDefinition(loop: Op, v: Value): Op | undefined {
+  const visit = (region: Region): Op | undefined => {
+    for (const o of region.ops) {
+      if (o.results.includes(v)) return o;
+      for (const r of o.regions) {
+        const found = visit(r);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  for (const r of loop.regions) {
+    const found = visit(r);
+    if (found) return found;
+  }
+  return undefined;
+}

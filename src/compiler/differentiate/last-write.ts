@@ -1,5 +1,6 @@
 import { ValueFactory } from "../ir/builder.js";
 import { substituteValues } from "../ir/substitute.js";
+import { definedInside, highestValueId } from "../ir/value-ids.js";
 import {
   ARITHMETIC_OPCODES,
   WRITES_MEMORY,
@@ -64,17 +65,7 @@ interface Selection {
  * carried tangents, which nothing reads any more.
  */
 export function sinkLastWrites(fn: IRFunction): boolean {
-  let top = -1;
-  const highest = (r: Region) => {
-    for (const p of r.params) top = Math.max(top, p.id);
-    for (const o of r.ops) {
-      for (const v of o.results) top = Math.max(top, v.id);
-      o.regions.forEach(highest);
-    }
-  };
-  for (const p of fn.params) top = Math.max(top, p.id);
-  highest(fn.body);
-  const values = new ValueFactory(top + 1);
+  const values = new ValueFactory(highestValueId(fn) + 1);
   let changed = false;
 
   const visit = (region: Region): void => {
@@ -91,20 +82,6 @@ export function sinkLastWrites(fn: IRFunction): boolean {
   };
   visit(fn.body);
   return changed;
-}
-
-/** The ids of the values defined inside an op's regions (their parameters included). */
-function definedInside(op: Op): Set<number> {
-  const ids = new Set<number>();
-  const visit = (region: Region) => {
-    for (const p of region.params) ids.add(p.id);
-    for (const o of region.ops) {
-      for (const r of o.results) ids.add(r.id);
-      o.regions.forEach(visit);
-    }
-  };
-  op.regions.forEach(visit);
-  return ids;
 }
 
 /** Whether a loop writes a shadow or could: a tangent store, a derivative call, a shadow built. */

@@ -1,4 +1,5 @@
 import { isAggregate } from "../ir/type-system.js";
+import { definedInside } from "../ir/value-ids.js";
 import {
   aliasClasses,
   writesAfter,
@@ -311,15 +312,7 @@ export class ReverseInfo {
   private definedIn(op: Op): Set<number> {
     let ids = this.definedInside.get(op);
     if (ids) return ids;
-    ids = new Set();
-    const visit = (region: Region) => {
-      for (const p of region.params) ids!.add(p.id);
-      for (const o of region.ops) {
-        for (const r of o.results) ids!.add(r.id);
-        o.regions.forEach(visit);
-      }
-    };
-    op.regions.forEach(visit);
+    ids = definedInside(op);
     this.definedInside.set(op, ids);
     return ids;
   }
@@ -895,7 +888,7 @@ const UNSKIPPABLE: ReadonlySet<string> = new Set([
 ]);
 
 /** Whether the JVP returns a number tangent, so its backward sweep takes a seed. */
-function returnsSeededNumber(jvp: IRFunction): boolean {
+export function returnsSeededNumber(jvp: IRFunction): boolean {
   const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
   return ret.operands.some(isLinear);
 }

@@ -2,8 +2,15 @@ import type { Builder } from "../ir/builder.js";
 import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "./names.js";
-import { isLinear, isShadow, isShadowBuilder, type ReverseInfo } from "./residuals.js";
+import {
+  isLinear,
+  isShadow,
+  isShadowBuilder,
+  returnsSeededNumber,
+  type ReverseInfo,
+} from "./residuals.js";
 import { isAggregate } from "../ir/type-system.js";
+import { definedInside } from "../ir/value-ids.js";
 import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.js";
 
 // Transpose, the backward sweep of reverse mode: walks the tangent part of the linearized
@@ -30,7 +37,7 @@ export function backwardSweep(
 ): IRFunction {
   return buildDerivative("bwd", primal, wrt, jvp.loc, (b) => {
     // A function returning an array or object gets its adjoint in that result's shadow.
-    const seed = returnsNumber(jvp) ? b.newValue("number", "seed") : undefined;
+    const seed = returnsSeededNumber(jvp) ? b.newValue("number", "seed") : undefined;
     const given = new Map(
       inputs.map((k) => {
         const p = jvp.params[k]!;
@@ -58,7 +65,7 @@ export function fusedGradient(
   return buildDerivative("grad", primal, wrt, jvp.loc, (b) => {
     const forward = emitForwardSweep(b, jvp, info, false);
     b.emit("peak", [], []);
-    const seed = returnsNumber(jvp) ? b.newValue("number", "seed") : undefined;
+    const seed = returnsSeededNumber(jvp) ? b.newValue("number", "seed") : undefined;
     const adjoints = emitBackwardSweep(b, jvp, info, seed, forward);
     return {
       params: [...forward.params, ...(seed ? [seed] : [])],
@@ -255,20 +262,6 @@ function emitBackwardSweep(
     if (!current) next = negate ? b.unary("neg", contribution, hint) : contribution;
     else next = b.binary(negate ? "sub" : "add", current, contribution, hint);
     adjoints.set(target.id, next);
-  };
-
-  /** Ids of the JVP values defined inside an op's regions. */
-  const definedInside = (op: Op): Set<number> => {
-    const ids = new Set<number>();
-    const visit = (region: Region) => {
-      for (const p of region.params) ids.add(p.id);
-      for (const o of region.ops) {
-        for (const r of o.results) ids.add(r.id);
-        o.regions.forEach(visit);
-      }
-    };
-    op.regions.forEach(visit);
-    return ids;
   };
 
   /** Tangents defined outside `op` and read inside it: their adjoints flow out of it. */
@@ -764,12 +757,6 @@ const ORDERED: ReadonlySet<string> = new Set([
   "clear",
   "peak",
 ]);
-
-/** Whether the primal returns a number (so its derivatives take a seed adjoint). */
-function returnsNumber(jvp: IRFunction): boolean {
-  const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
-  return ret.operands.some(isLinear);
-}
 
 /**
  * Shadow writes `da[i] = da[i] + dv` (the tangent of `a[i] += v`) whose read comes earlier in

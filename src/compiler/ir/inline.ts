@@ -1,6 +1,7 @@
 import { ValueFactory } from "./builder.js";
 import type { IRFunction, Op, Region, Value } from "./types.js";
 import { substituteValues } from "./substitute.js";
+import { highestValueId } from "./value-ids.js";
 
 // Inlining, for the functions nabla differentiates: a call of a small function is replaced by
 // a copy of its body, so the derivative has no call to make (no frame, no tape handed over, no
@@ -51,17 +52,7 @@ export function inlineCalls(
   calleeOf: (call: Op) => IRFunction | undefined,
 ): IRFunction | undefined {
   const copy = cloneFunction(fn);
-  let top = -1;
-  const highest = (r: Region) => {
-    for (const p of r.params) top = Math.max(top, p.id);
-    for (const o of r.ops) {
-      for (const v of o.results) top = Math.max(top, v.id);
-      o.regions.forEach(highest);
-    }
-  };
-  for (const p of copy.params) top = Math.max(top, p.id);
-  highest(copy.body);
-  const values = new ValueFactory(top + 1);
+  const values = new ValueFactory(highestValueId(copy) + 1);
   /** A call's results, by id, replaced by what the inlined body returns. */
   const replaced = new Map<number, Value>();
   let inlined = false;

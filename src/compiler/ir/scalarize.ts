@@ -1,6 +1,7 @@
 import { eliminateDeadCode } from "./dce.js";
 import type { IRFunction, Op, Region, Type, Value } from "./types.js";
 import { substituteValues } from "./substitute.js";
+import { highestValueId } from "./value-ids.js";
 
 // Scalar replacement of small arrays and objects written as literals (`[a, b, c]`, `{ x, y }`)
 // and only read, at positions known at compile time: each read becomes the value written
@@ -69,7 +70,7 @@ function scalarizeOnce(fn: IRFunction): boolean {
 
   const replacement = new Map<number, Value>();
   let changed = false;
-  let top = highestId(fn);
+  let top = highestValueId(fn);
   const newValue = (type: Type, hint: string): Value => ({ id: ++top, type, hint });
 
   // Reads of a literal that nothing else uses (so nothing can write it).
@@ -123,21 +124,6 @@ function scalarizeOnce(fn: IRFunction): boolean {
   return true;
 }
 
-/** The highest value id in `fn`. */
-function highestId(fn: IRFunction): number {
-  let top = -1;
-  const visit = (r: Region) => {
-    for (const p of r.params) top = Math.max(top, p.id);
-    for (const o of r.ops) {
-      for (const v of o.results) top = Math.max(top, v.id);
-      o.regions.forEach(visit);
-    }
-  };
-  for (const p of fn.params) top = Math.max(top, p.id);
-  visit(fn.body);
-  return top;
-}
-
 /**
  * Packs the numbers a closure reads from the function around it into one array made right
  * before the closure, which the closure reads them back from. V8 keeps each number a closure
@@ -154,7 +140,7 @@ export function packClosureCaptures(fn: IRFunction): void {
     }
   };
   collect(fn.body);
-  let top = highestId(fn);
+  let top = highestValueId(fn);
   const fresh = (type: Type, hint: string): Value => ({ id: ++top, type, hint });
   const body = fn.body;
   for (const closure of body.ops.filter((op) => op.opcode === "closure")) {

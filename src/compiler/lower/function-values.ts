@@ -6,7 +6,7 @@ import { functionsUsedAsValues } from "../analyze/function-values.js";
 import type { DifferentiationTarget } from "../analyze/requests.js";
 import { positionAt } from "../diagnostics/format.js";
 import { functionLabel, lambdaName } from "../differentiate/names.js";
-import { assignable, isObject, typeText } from "../ir/type-system.js";
+import { assignable, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, SourceLoc, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
@@ -570,5 +570,5 @@ function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: 
   if (signature.params.length > args.length) return false;
   if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type))) return false;
   const returns = signature.result ?? "number";
-  return result === "void" || (assignable(returns, result) && assignable(result, returns));
+  return result === "void" || sameType(returns, result);
 }

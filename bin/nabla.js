@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 const main = new URL("../dist/src/cli/main.js", import.meta.url);
 if (!existsSync(main)) {
   process.stderr.write(
-    "nabla: the compiler is not built yet; run 'npm install' (or 'npm run build') in the nabla folder\n",
+    "nabla: the compiler is not built yet; run 'npm run build' in the nabla folder\n",
   );
   process.exit(1);
 }

@@ -3,6 +3,7 @@ import { createUnplugin, type SourceMapCompact, type UnpluginInstance } from "un
 import { IncrementalCompiler } from "../compiler/incremental.js";
 import { formatDiagnostics } from "../compiler/diagnostics/report.js";
 import { resolveRelative } from "../compiler/parse/program.js";
+import { matcher, type FilterPattern } from "./filter.js";
 
 // The bundler plugin: one unplugin transform serves Vite, Rollup, esbuild and webpack. Each
 // TypeScript module is replaced by nabla's output for it (types stripped, operator calls
@@ -10,11 +11,20 @@ import { resolveRelative } from "../compiler/parse/program.js";
 
 /** Options of the nabla bundler plugin. */
 export interface NablaPluginOptions {
-  /** Files to compile. Default: TypeScript files (`.ts`, `.mts`, `.cts`). */
-  include?: RegExp;
-  /** Files to leave to the bundler. Default: anything under `node_modules` and `.d.ts` files. */
-  exclude?: RegExp;
+  /**
+   * Files to compile: a RegExp tested against the absolute path, a glob (relative to the
+   * working folder, or absolute), or an array of them. Default: TypeScript files (`.ts`,
+   * `.mts`, `.cts`).
+   */
+  include?: FilterPattern;
+  /**
+   * Files to leave to the bundler, in the same forms as `include`. Default: anything under
+   * `node_modules` and `.d.ts` files.
+   */
+  exclude?: FilterPattern;
 }
+
+export type { FilterPattern };
 
 const DEFAULT_INCLUDE = /\.(c|m)?ts$/;
 const DEFAULT_EXCLUDE = /[\\/]node_modules[\\/]|\.d\.(c|m)?ts$/;
@@ -39,12 +49,12 @@ function fileOf(id: string): string {
  */
 const nabla: UnpluginInstance<NablaPluginOptions | undefined, false> = createUnplugin(
   (options: NablaPluginOptions | undefined) => {
-    const include = options?.include ?? DEFAULT_INCLUDE;
-    const exclude = options?.exclude ?? DEFAULT_EXCLUDE;
+    const include = matcher(options?.include ?? DEFAULT_INCLUDE);
+    const exclude = matcher(options?.exclude ?? DEFAULT_EXCLUDE);
     const compiler = new IncrementalCompiler();
     const wanted = (id: string) => {
       const file = fileOf(id);
-      return !id.startsWith("\0") && include.test(file) && !exclude.test(file);
+      return !id.startsWith("\0") && include(file) && !exclude(file);
     };
     return {
       name: "nabla",

@@ -1,13 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, extname, join, resolve, sep } from "node:path";
+import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium, SKIP_WITHOUT_BROWSER } from "./support/chromium.js";
 import { build, createLogger } from "vite";
 
 // examples/curve-fit end to end: Vite builds the app with its own vite.config.ts (which loads
@@ -18,30 +19,6 @@ import { build, createLogger } from "vite";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const APP = join(REPO_ROOT, "examples/curve-fit");
-const INSTALL_HINT =
-  "no Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH to its executable";
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** CHROMIUM_PATH, else /usr/bin/chromium, else `chromium` on the PATH. */
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  if (isFile("/usr/bin/chromium")) return "/usr/bin/chromium";
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir && isFile(join(dir, "chromium"))) return join(dir, "chromium");
-  }
-  return undefined;
-}
-
-const CHROMIUM = findChromium();
-const REQUIRED = process.env.NABLA_REQUIRE_BROWSER === "1";
-
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -210,11 +187,8 @@ const STATUS = /^step \d+ · loss \d\.\d\de[-+]\d+$/;
 
 test(
   "examples/curve-fit fits points live in headless Chromium, and follows a dragged point",
-  { skip: !CHROMIUM && !REQUIRED ? INSTALL_HINT : false, timeout: 90_000 },
+  { skip: SKIP_WITHOUT_BROWSER, timeout: 90_000 },
   async (t) => {
-    if (!CHROMIUM) assert.fail(`${INSTALL_HINT} (NABLA_REQUIRE_BROWSER=1: it may not be skipped)`);
-    assert.ok(isFile(CHROMIUM), `Chromium executable ${CHROMIUM} does not exist`);
-
     const outDir = mkdtempSync(join(tmpdir(), "nabla-curve-fit-"));
     let browser: Browser | undefined;
     let server: Server | undefined;
@@ -236,12 +210,7 @@ test(
 
       const served = await serve(outDir);
       server = served.server;
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        // Chromium's sandbox does not run as root (containers, CI).
-        args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
-      });
+      browser = await launchChromium();
       const page = await browser.newPage({
         viewport: { width: 1200, height: 800 },
         deviceScaleFactor: 1,

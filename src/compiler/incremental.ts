@@ -65,6 +65,17 @@ export class IncrementalCompiler {
     return resultFor(file, result, true);
   }
 
+  /**
+   * The output the last compile made for `file`, without compiling: a host compares it with
+   * what it served to find the modules a later compile changed (new derivatives a newly
+   * compiled caller asks for).
+   */
+  currentOutput(file: string): ModuleOutput | undefined {
+    const result = this.last?.result;
+    if (!result || result.diagnostics.some((d) => d.severity === "error")) return undefined;
+    return result.outputs.get(file);
+  }
+
   /** Forgets what is known of `file`: the host saw it change, or disappear (`removed`). */
   invalidate(file: string, removed = false): void {
     this.overrides.delete(file);

@@ -4,6 +4,7 @@ import { IncrementalCompiler } from "../compiler/incremental.js";
 import { formatDiagnostics } from "../compiler/diagnostics/report.js";
 import { resolveRelative } from "../compiler/parse/program.js";
 import { matcher, type FilterPattern } from "./filter.js";
+import { ServedModules, type DevServer } from "./dev-server.js";
 
 // The bundler plugin: one unplugin transform serves Vite, Rollup, esbuild and webpack. Each
 // TypeScript module is replaced by nabla's output for it (types stripped, operator calls
@@ -52,6 +53,7 @@ const nabla: UnpluginInstance<NablaPluginOptions | undefined, false> = createUnp
     const include = matcher(options?.include ?? DEFAULT_INCLUDE);
     const exclude = matcher(options?.exclude ?? DEFAULT_EXCLUDE);
     const compiler = new IncrementalCompiler();
+    const served = new ServedModules();
     const wanted = (id: string) => {
       const file = fileOf(id);
       return !id.startsWith("\0") && include(file) && !exclude(file);
@@ -80,10 +82,18 @@ const nabla: UnpluginInstance<NablaPluginOptions | undefined, false> = createUnp
           throw new Error(`nabla could not compile ${file}:\n${format()}`);
         }
         if (result.fresh && result.diagnostics.length > 0) this.warn(format());
+        served.record(file, result.output.code);
+        if (result.fresh) served.invalidateChanged((f) => compiler.currentOutput(f)?.code);
         return { code: result.output.code, map: result.output.map as unknown as SourceMapCompact };
       },
       watchChange(id, change) {
         compiler.invalidate(fileOf(id), change.event === "delete");
+        served.forget(fileOf(id));
+      },
+      vite: {
+        configureServer(server) {
+          served.attach(server as unknown as DevServer);
+        },
       },
       esbuild: {
         // esbuild resolves `./lib.js` to `./lib.ts` itself, and puts what a plugin resolves

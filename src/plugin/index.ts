@@ -1,3 +1,11 @@
+/**
+ * The nabla bundler plugin, for Vite (and Vitest), Rollup, esbuild and webpack: it compiles
+ * each TypeScript module of an app with its derivatives, with a source map back to the
+ * source. The default export holds one plugin per bundler ({@link default}).
+ *
+ * @module nabla/plugin
+ */
+
 import { fileURLToPath } from "node:url";
 import { createUnplugin, type SourceMapCompact, type UnpluginInstance } from "unplugin";
 import { IncrementalCompiler } from "../compiler/incremental.js";

@@ -1,3 +1,13 @@
+/**
+ * Importing `nabla/register` installs nabla's Node module hooks: TypeScript files are
+ * compiled by nabla as Node loads them (derivatives included), and `"nabla"` resolves to the
+ * running nabla. It exports nothing; use it as `node --import nabla/register app.ts`, or
+ * `node --watch --import nabla/register app.ts` to rerun on every change. Compiled programs
+ * are cached on disk; `NABLA_CACHE=0` turns the cache off.
+ *
+ * @module nabla/register
+ */
+
 import { installHooks } from "./install.js";
 
 // `node --import nabla/register app.ts`: runs TypeScript programs compiled by nabla, their

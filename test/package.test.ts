@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { REPO_ROOT } from "./support/harness.js";
 
 // What `npm pack` would publish, judged as a user installing nabla from the registry sees it.
@@ -44,8 +44,9 @@ test("the package holds its license, readme, command and every export, and no te
   }
 });
 
-test("every packed source map carries its sources, so stack frames and debuggers show real code", () => {
-  const maps = packedFiles().filter((f) => f.endsWith(".map"));
+test("every packed source map carries its sources and names files the package has", () => {
+  const packed = new Set(packedFiles());
+  const maps = [...packed].filter((f) => f.endsWith(".map"));
   assert.ok(maps.length > 0);
   for (const file of maps) {
     const map = JSON.parse(readFileSync(join(REPO_ROOT, file), "utf8")) as {
@@ -57,6 +58,11 @@ test("every packed source map carries its sources, so stack frames and debuggers
       map.sourcesContent!.every((s) => typeof s === "string" && s.length > 0),
       `${file} has every source's text`,
     );
+    // Stack frames name the sources: they must be files the package has.
+    for (const source of map.sources) {
+      const path = posix.normalize(posix.join(posix.dirname(file), source));
+      assert.ok(packed.has(path), `${file} names ${source}, which is packed`);
+    }
   }
 });
 

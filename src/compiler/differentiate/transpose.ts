@@ -9,7 +9,7 @@ import {
   returnsSeededNumber,
   type ReverseInfo,
 } from "./residuals.js";
-import { isAggregate } from "../ir/type-system.js";
+import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.js";
 
@@ -458,8 +458,14 @@ function emitBackwardSweep(
     });
   }
 
-  /** A shadow created in the forward sweep is zeroed where its creation is undone (see above). */
+  /**
+   * A shadow created in the forward sweep is zeroed where its creation is undone (see above).
+   * An allocation's shadow owns only its own numbers: the arrays and objects in its slots are
+   * shadows made elsewhere (a copy's elements are the original's), still holding adjoints.
+   */
   function clearShadow(op: Op): void {
+    const type = op.results[0]!.type;
+    if (op.opcode === "alloc" && isArray(type) && type.element !== "number") return;
     b.loc = op.loc;
     b.emit("clear", [primalValue(op.results[0]!)], []);
   }

@@ -1,5 +1,5 @@
 import type { Builder } from "../ir/builder.js";
-import { isAggregate } from "../ir/type-system.js";
+import { isAggregate, isArray } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "./names.js";
@@ -154,6 +154,7 @@ export function emitForwardSweep(
       b.emit("setIndex", [mapped(shadow), mapped(index), b.constant(0)], [], { ...op.attrs });
       return;
     }
+    if (op.tangent && op.opcode === "setIndex" && mayGrow(op)) return growShadow(op);
     if (op.tangent) return;
     // A plain call of a function that never uses the tape needs no hand-over around it.
     const tapeless = op.opcode === "call" && info.primalTapeless(op.attrs.callee!);
@@ -166,6 +167,27 @@ export function emitForwardSweep(
       op.results.map((r) => r.hint),
     );
     op.results.forEach((r, i) => map.set(r.id, copy.results[i]!));
+  }
+
+  /**
+   * `ys[i] = v` into a plain array may write past its end (`const ys = []` filled by index),
+   * and the shadow must grow with it, as for a push, or the backward sweep would add adjoints
+   * into missing elements. Only where it is too short: a checkpointed call's forward sweep
+   * reruns in the backward sweep on shadows that already hold adjoints.
+   */
+  function growShadow(op: Op): void {
+    const [shadow, index] = op.operands.slice(0, 2).map(mapped) as [Value, Value];
+    const length = b.emit("length", [shadow], ["number"]).results[0]!;
+    const past = b.compare("ge", index, length);
+    const grow: Region = { params: [], ops: [] };
+    const keep: Region = { params: [], ops: [] };
+    b.inRegion(grow, () => {
+      b.emit("setIndex", [shadow, index, b.constant(0)], []);
+      b.emit("yield", [], []);
+    });
+    b.inRegion(keep, () => b.emit("yield", [], []));
+    b.loc = op.loc;
+    b.emit("if", [past], [], {}, [grow, keep]);
   }
 
   const lifted = new Map<number, Value>();
@@ -352,4 +374,11 @@ export function computeTripCount(
   if (compare === "le" || compare === "ge") n = b.binary("add", n, b.constant(1));
   // No iterations when the condition fails at once (NaN included).
   return b.select(b.compare("gt", n, b.constant(0)), n, b.constant(0), "trips");
+}
+
+/** Whether a tangent store of a number may grow its shadow: a plain array, written by index. */
+function mayGrow(store: Op): boolean {
+  const type = store.operands[0]!.type;
+  const value = store.operands[store.operands.length - 1]!;
+  return isArray(type) && type.storage === "Array" && !type.elements && !isAggregate(value.type);
 }

@@ -2,6 +2,7 @@ import type { Builder } from "../ir/builder.js";
 import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "./names.js";
+import { replacedSlot } from "./restore.js";
 import {
   isLinear,
   isShadow,
@@ -298,6 +299,7 @@ function emitBackwardSweep(
       if (info.hasTangent(op) && !isShadowBuilder(op)) transposeOp(op, adjoints);
       else if (op.opcode === "literal" && op.tangent) transposeLiteral(op, adjoints);
       else if ((op.opcode === "alloc" || op.opcode === "zeros") && op.tangent) clearShadow(op);
+      else if (replacedSlot(op)) restoreSlot(op);
     }
   }
 
@@ -468,6 +470,13 @@ function emitBackwardSweep(
     if (op.opcode === "alloc" && isArray(type) && type.element !== "number") return;
     b.loc = op.loc;
     b.emit("clear", [primalValue(op.results[0]!)], []);
+  }
+
+  /** Puts back the shadow a shadow store replaced (see restore.ts). */
+  function restoreSlot(op: Op): void {
+    b.loc = op.loc;
+    const slot = op.operands.slice(0, -1).map(primalValue);
+    b.emit(op.opcode, [...slot, primalValue(replacedSlot(op)!)], [], { ...op.attrs });
   }
 
   function transposeCall(op: Op, adjoints: Adjoints): void {

@@ -154,7 +154,7 @@ export function emitForwardSweep(
       b.emit("setIndex", [mapped(shadow), mapped(index), b.constant(0)], [], { ...op.attrs });
       return;
     }
-    if (op.tangent && op.opcode === "setIndex" && mayGrow(op)) return growShadow(op);
+    if (op.tangent && op.opcode === "setIndex" && mayGrow(op, facts)) return growShadow(op);
     if (op.tangent) return;
     // A plain call of a function that never uses the tape needs no hand-over around it.
     const tapeless = op.opcode === "call" && info.primalTapeless(op.attrs.callee!);
@@ -336,6 +336,7 @@ export function emitForwardSweep(
     return quiet(before, true) && quiet(after, true) ? residuals.length : 0;
   }
 
+  const facts = boundFacts(jvp);
   const params = primalOnly(jvp.params).map(clone);
   let results: Value[] = [];
   // The value first, then the result's shadow (for a function returning an array or object).
@@ -376,9 +377,54 @@ export function computeTripCount(
   return b.select(b.compare("gt", n, b.constant(0)), n, b.constant(0), "trips");
 }
 
-/** Whether a tangent store of a number may grow its shadow: a plain array, written by index. */
-function mayGrow(store: Op): boolean {
-  const type = store.operands[0]!.type;
+/** What shows an index below an array's length: definitions, and loop counters' bounds. */
+interface BoundFacts {
+  definitions: Map<number, Op>;
+  /** `after` parameters of loops whose condition is `x < n`, x forwarded to them: n. */
+  below: Map<number, Value>;
+}
+
+function boundFacts(jvp: IRFunction): BoundFacts {
+  const facts: BoundFacts = { definitions: new Map(), below: new Map() };
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      for (const r of op.results) facts.definitions.set(r.id, op);
+      op.regions.forEach(visit);
+      if (op.opcode !== "loop") continue;
+      const [before, after] = op.regions as [Region, Region];
+      const condition = before.ops[before.ops.length - 1]!;
+      const test = before.ops.find((o) => o.results[0] === condition.operands[0]);
+      if (!test || (test.opcode !== "lt" && test.opcode !== "gt")) continue;
+      const [x, n] = test.opcode === "lt" ? test.operands : [...test.operands].reverse();
+      condition.operands.slice(1).forEach((forwarded, k) => {
+        if (forwarded === x && after.params[k]) facts.below.set(after.params[k]!.id, n!);
+      });
+    }
+  };
+  visit(jvp.body);
+  return facts;
+}
+
+/**
+ * Whether a tangent store of a number may grow its shadow: a plain array, written by index,
+ * unless the index is known to be below the length the shadow was made with (arrays never
+ * shrink) — a constant inside a literal or an allocation, or the counter of a loop running
+ * while it is below the allocation's length, as in the copies `map` and `slice` lower to.
+ */
+function mayGrow(store: Op, facts: BoundFacts): boolean {
+  const [shadow, index] = store.operands as [Value, Value];
   const value = store.operands[store.operands.length - 1]!;
-  return isArray(type) && type.storage === "Array" && !type.elements && !isAggregate(value.type);
+  const type = shadow.type;
+  if (!isArray(type) || type.storage !== "Array" || type.elements || isAggregate(value.type))
+    return false;
+  const made = facts.definitions.get(shadow.id);
+  const constant = facts.definitions.get(index.id);
+  const at = constant?.opcode === "const" ? constant.attrs.value : undefined;
+  if (typeof at === "number" && made?.opcode === "literal") return at >= made.operands.length;
+  if (made?.opcode !== "alloc") return true;
+  const length = made.operands[0]!;
+  const size = facts.definitions.get(length.id);
+  if (typeof at === "number" && size?.opcode === "const" && typeof size.attrs.value === "number")
+    return at >= size.attrs.value;
+  return facts.below.get(index.id) !== length;
 }

@@ -579,17 +579,21 @@ const sweepCases: SweepCase[] = [
   const t_2 = a[0];
   const t_3 = a[0];
   a[0] = t_2 * t_3 + t;
-  const t_4 = a[0];
-  const t_5 = a[1];
+  const t_4 = 0 >= da.length;
+  if (t_4) {
+    da[0] = 0;
+  }
+  const t_5 = a[0];
+  const t_6 = a[1];
   if ($top + 5 > $tape.length) $tape = $nabla.growTape($top, 5);
   $tape[$top++] = t_1;
   $tape[$top++] = t_3;
   $tape[$top++] = t_2;
+  $tape[$top++] = t_6;
   $tape[$top++] = t_5;
-  $tape[$top++] = t_4;
   if ($top > $nabla.tape.peak) $nabla.tape.peak = $top;
   $nabla.tape.top = $top;
-  return t_1 * t + t_4 * t_5;
+  return t_1 * t + t_5 * t_6;
 }`,
     backward: `function overwrite$bwd(seed, t, da) {
   let $tape = $nabla.tape.buffer, $top = $nabla.tape.top;

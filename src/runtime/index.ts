@@ -29,6 +29,7 @@ export {
 } from "./tape.js";
 export {
   clearTangent,
+  growTangent,
   copyTangent,
   copyValue,
   copyValues,

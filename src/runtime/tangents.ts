@@ -31,6 +31,28 @@ export function clearTangent(t: unknown): void {
 }
 
 /**
+ * Lengthens the plain arrays of numbers in a shadow to those of the value (zeros), after code
+ * that wrote past their end ran without its derivative: a checkpointed call's primal run.
+ *
+ * @internal
+ */
+export function growTangent(value: unknown, shadow: unknown): void {
+  if (ArrayBuffer.isView(value) || value === null || typeof value !== "object") return;
+  if (shadow === null || typeof shadow !== "object") return;
+  const v = value as Record<string | number, unknown>;
+  const t = shadow as Record<string | number, unknown>;
+  if (Array.isArray(value) && Array.isArray(shadow)) {
+    for (let i = 0; i < value.length; i++) {
+      if (typeof value[i] === "number") {
+        if (i >= shadow.length) shadow[i] = 0;
+      } else growTangent(value[i], shadow[i]);
+    }
+    return;
+  }
+  for (const k of Object.keys(t)) growTangent(v[k], t[k]);
+}
+
+/**
  * A deep copy of a tangent, so a caller keeps its own.
  *
  * @internal

@@ -29,6 +29,7 @@ import { packClosureCaptures, scalarizeLiterals } from "../ir/scalarize.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { sinkLastWrites } from "./last-write.js";
+import { readReplacedSlots } from "./restore.js";
 import { linearize } from "./linearize.js";
 import {
   checkpointKey,
@@ -962,6 +963,9 @@ export class Differentiator {
     // branch per iteration (see last-write.ts).
     if (!forward) sinkLastWrites(fn);
     eliminateDeadCode(fn);
+    // Reverse mode: stores of shadows into shadows are undone by the backward sweep (see
+    // restore.ts); after dead-code elimination, which would drop the reads nothing uses yet.
+    if (!forward) readReplacedSlots(fn);
     verifyFunction(fn);
     // Reverse mode: which arrays each callee may read again (marks the calls, see ReverseInfo).
     const info = forward

@@ -1,5 +1,6 @@
 import { isAggregate } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
+import { replacedSlot } from "./restore.js";
 import {
   aliasClasses,
   writesAfter,
@@ -736,6 +737,9 @@ export class ReverseInfo {
           // clears the shadows created here (adjoints may have reached them through any path).
           if (op.opcode === "literal" || op.opcode === "alloc" || op.opcode === "zeros")
             addValue(op.results[0]!);
+          // A store the backward sweep undoes: the slot and what it held (see restore.ts).
+          const replaced = replacedSlot(op);
+          if (replaced) [...op.operands.slice(0, -1), replaced].forEach(addValue);
         } else if (op.opcode === "call") {
           // What the callee's backward sweep takes from this one.
           if (op.tangent) for (const k of this.needsOf(op)) addValue(op.operands[k]!);

@@ -2,6 +2,7 @@ import type { Builder } from "../ir/builder.js";
 import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "./names.js";
+import { replacedSlot } from "./restore.js";
 import {
   isLinear,
   isShadow,
@@ -9,7 +10,7 @@ import {
   returnsSeededNumber,
   type ReverseInfo,
 } from "./residuals.js";
-import { isAggregate } from "../ir/type-system.js";
+import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.js";
 
@@ -298,6 +299,7 @@ function emitBackwardSweep(
       if (info.hasTangent(op) && !isShadowBuilder(op)) transposeOp(op, adjoints);
       else if (op.opcode === "literal" && op.tangent) transposeLiteral(op, adjoints);
       else if ((op.opcode === "alloc" || op.opcode === "zeros") && op.tangent) clearShadow(op);
+      else if (replacedSlot(op)) restoreSlot(op);
     }
   }
 
@@ -458,10 +460,23 @@ function emitBackwardSweep(
     });
   }
 
-  /** A shadow created in the forward sweep is zeroed where its creation is undone (see above). */
+  /**
+   * A shadow created in the forward sweep is zeroed where its creation is undone (see above).
+   * An allocation's shadow owns only its own numbers: the arrays and objects in its slots are
+   * shadows made elsewhere (a copy's elements are the original's), still holding adjoints.
+   */
   function clearShadow(op: Op): void {
+    const type = op.results[0]!.type;
+    if (op.opcode === "alloc" && isArray(type) && type.element !== "number") return;
     b.loc = op.loc;
     b.emit("clear", [primalValue(op.results[0]!)], []);
+  }
+
+  /** Puts back the shadow a shadow store replaced (see restore.ts). */
+  function restoreSlot(op: Op): void {
+    b.loc = op.loc;
+    const slot = op.operands.slice(0, -1).map(primalValue);
+    b.emit(op.opcode, [...slot, primalValue(replacedSlot(op)!)], [], { ...op.attrs });
   }
 
   function transposeCall(op: Op, adjoints: Adjoints): void {

@@ -1,5 +1,5 @@
 import type { Builder } from "../ir/builder.js";
-import { isAggregate } from "../ir/type-system.js";
+import { isAggregate, isArray } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "./names.js";
@@ -154,6 +154,7 @@ export function emitForwardSweep(
       b.emit("setIndex", [mapped(shadow), mapped(index), b.constant(0)], [], { ...op.attrs });
       return;
     }
+    if (op.tangent && op.opcode === "setIndex" && mayGrow(op, facts)) return growShadow(op);
     if (op.tangent) return;
     // A plain call of a function that never uses the tape needs no hand-over around it.
     const tapeless = op.opcode === "call" && info.primalTapeless(op.attrs.callee!);
@@ -166,6 +167,27 @@ export function emitForwardSweep(
       op.results.map((r) => r.hint),
     );
     op.results.forEach((r, i) => map.set(r.id, copy.results[i]!));
+  }
+
+  /**
+   * `ys[i] = v` into a plain array may write past its end (`const ys = []` filled by index),
+   * and the shadow must grow with it, as for a push, or the backward sweep would add adjoints
+   * into missing elements. Only where it is too short: a checkpointed call's forward sweep
+   * reruns in the backward sweep on shadows that already hold adjoints.
+   */
+  function growShadow(op: Op): void {
+    const [shadow, index] = op.operands.slice(0, 2).map(mapped) as [Value, Value];
+    const length = b.emit("length", [shadow], ["number"]).results[0]!;
+    const past = b.compare("ge", index, length);
+    const grow: Region = { params: [], ops: [] };
+    const keep: Region = { params: [], ops: [] };
+    b.inRegion(grow, () => {
+      b.emit("setIndex", [shadow, index, b.constant(0)], []);
+      b.emit("yield", [], []);
+    });
+    b.inRegion(keep, () => b.emit("yield", [], []));
+    b.loc = op.loc;
+    b.emit("if", [past], [], {}, [grow, keep]);
   }
 
   const lifted = new Map<number, Value>();
@@ -314,6 +336,7 @@ export function emitForwardSweep(
     return quiet(before, true) && quiet(after, true) ? residuals.length : 0;
   }
 
+  const facts = boundFacts(jvp);
   const params = primalOnly(jvp.params).map(clone);
   let results: Value[] = [];
   // The value first, then the result's shadow (for a function returning an array or object).
@@ -352,4 +375,56 @@ export function computeTripCount(
   if (compare === "le" || compare === "ge") n = b.binary("add", n, b.constant(1));
   // No iterations when the condition fails at once (NaN included).
   return b.select(b.compare("gt", n, b.constant(0)), n, b.constant(0), "trips");
+}
+
+/** What shows an index below an array's length: definitions, and loop counters' bounds. */
+interface BoundFacts {
+  definitions: Map<number, Op>;
+  /** `after` parameters of loops whose condition is `x < n`, x forwarded to them: n. */
+  below: Map<number, Value>;
+}
+
+function boundFacts(jvp: IRFunction): BoundFacts {
+  const facts: BoundFacts = { definitions: new Map(), below: new Map() };
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      for (const r of op.results) facts.definitions.set(r.id, op);
+      op.regions.forEach(visit);
+      if (op.opcode !== "loop") continue;
+      const [before, after] = op.regions as [Region, Region];
+      const condition = before.ops[before.ops.length - 1]!;
+      const test = before.ops.find((o) => o.results[0] === condition.operands[0]);
+      if (!test || (test.opcode !== "lt" && test.opcode !== "gt")) continue;
+      const [x, n] = test.opcode === "lt" ? test.operands : [...test.operands].reverse();
+      condition.operands.slice(1).forEach((forwarded, k) => {
+        if (forwarded === x && after.params[k]) facts.below.set(after.params[k]!.id, n!);
+      });
+    }
+  };
+  visit(jvp.body);
+  return facts;
+}
+
+/**
+ * Whether a tangent store of a number may grow its shadow: a plain array, written by index,
+ * unless the index is known to be below the length the shadow was made with (arrays never
+ * shrink) — a constant inside a literal or an allocation, or the counter of a loop running
+ * while it is below the allocation's length, as in the copies `map` and `slice` lower to.
+ */
+function mayGrow(store: Op, facts: BoundFacts): boolean {
+  const [shadow, index] = store.operands as [Value, Value];
+  const value = store.operands[store.operands.length - 1]!;
+  const type = shadow.type;
+  if (!isArray(type) || type.storage !== "Array" || type.elements || isAggregate(value.type))
+    return false;
+  const made = facts.definitions.get(shadow.id);
+  const constant = facts.definitions.get(index.id);
+  const at = constant?.opcode === "const" ? constant.attrs.value : undefined;
+  if (typeof at === "number" && made?.opcode === "literal") return at >= made.operands.length;
+  if (made?.opcode !== "alloc") return true;
+  const length = made.operands[0]!;
+  const size = facts.definitions.get(length.id);
+  if (typeof at === "number" && size?.opcode === "const" && typeof size.attrs.value === "number")
+    return at >= size.attrs.value;
+  return facts.below.get(index.id) !== length;
 }

@@ -1,5 +1,5 @@
-import { isAggregate } from "../ir/type-system.js";
-import type { CheckpointSweep, FunctionKey, IRFunction } from "../ir/types.js";
+import { isAggregate, isArray, isObject } from "../ir/type-system.js";
+import type { CheckpointSweep, FunctionKey, IRFunction, Type } from "../ir/types.js";
 import type { EmittedLine } from "./function.js";
 
 // The reverse-mode sweeps of a checkpointed call (`checkpoint(f)(…)` or f tagged
@@ -36,7 +36,16 @@ export function emitCheckpointSweep(
     const call = method
       ? `${args[0]}.${method}(${args.slice(1).join(", ")})`
       : `${primal}(${args.join(", ")})`;
-    line(sweep.result === undefined || sweep.result === "void" ? `${call};` : `return ${call};`);
+    // f may write its plain arrays of numbers past their end (`ys[i] = …`): their shadows
+    // grow as f's forward sweep would have grown them.
+    const growing = sweep.wrt.filter((i) => holdsPlainNumbers(sweep.params[i]!));
+    const returns = sweep.result !== undefined && sweep.result !== "void";
+    if (growing.length === 0) line(returns ? `return ${call};` : `${call};`);
+    else {
+      line(returns ? `const $value = ${call};` : `${call};`);
+      for (const i of growing) line(`${runtime}.growTangent(${args[i]}, $s${i});`);
+      if (returns) line("return $value;");
+    }
     line("}", 0);
   } else {
     line(`export function ${fn.name}($seed) {`, 0);
@@ -57,4 +66,13 @@ export function emitCheckpointSweep(
     line("}", 0);
   }
   return lines;
+}
+
+/** Whether a value of this type may hold a plain array of numbers (one that can grow). */
+function holdsPlainNumbers(type: Type): boolean {
+  if (isArray(type))
+    return type.elements
+      ? type.elements.some(holdsPlainNumbers)
+      : type.storage === "Array" && (type.element === "number" || holdsPlainNumbers(type.element));
+  return isObject(type) && type.fields.some((f) => holdsPlainNumbers(f.type));
 }

@@ -9,7 +9,7 @@ import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
 import { article, expectType, lowerExpression, mathMember } from "./expressions.js";
-import { lowerValue } from "./members.js";
+import { isArrayCall, lowerNew, lowerValue } from "./members.js";
 import {
   inlineCallback,
   isValueReceiver,
@@ -84,6 +84,7 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   }
   const path = calleePath(callee);
   if (path === "Array.from" && !ctx.scope.lookup("Array")) return lowerArrayFrom(ctx, node);
+  if (isArrayCall(ctx, node)) return lowerNew(ctx, node);
   if (path === undefined) {
     const inner = callee.type === "CallExpression" ? calleePath(callee.callee) : undefined;
     const operator =

@@ -1,8 +1,10 @@
 import type {
   ArrayExpression,
+  CallExpression,
   Expression,
   MemberExpression,
   NewExpression,
+  Node,
   ObjectExpression,
 } from "oxc-parser";
 import { elementAt, fieldOf, isArray, isObject, sameType, typeText } from "../ir/type-system.js";
@@ -349,6 +351,9 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
   let v: Value;
   if (node.type === "ArrayExpression") v = lowerArrayLiteral(ctx, node, expected);
   else if (node.type === "ObjectExpression") v = lowerObjectLiteral(ctx, node, expected);
+  // `new Array(n)` and `Array(n)` take their element type from where they go (`number[][]`).
+  else if (node.type === "NewExpression" || isArrayCall(ctx, node))
+    v = lowerNew(ctx, node, expected);
   else v = lowerExpression(ctx, node);
   if (expected) expectType(ctx, node, v, expected);
   return v;
@@ -356,8 +361,25 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
 
 const TYPED_ARRAYS = new Set(["Float64Array", "Float32Array"]);
 
-/** `new Float64Array(n)`, `new Array(n)` (filled by a following `.fill`), `new Float64Array(xs)`. */
-export function lowerNew(ctx: LowerContext, node: NewExpression, expected?: Type): Value {
+/** Whether `node` is a call of the global `Array` (`Array(n)`, which is `new Array(n)`). */
+export function isArrayCall(ctx: LowerContext, node: Node): node is CallExpression {
+  return (
+    node.type === "CallExpression" &&
+    node.callee.type === "Identifier" &&
+    node.callee.name === "Array" &&
+    !ctx.scope.lookup("Array")
+  );
+}
+
+/**
+ * `new Float64Array(n)`, `new Array(n)` or `Array(n)` (filled by a following `.fill` or by
+ * index), `new Float64Array(xs)`.
+ */
+export function lowerNew(
+  ctx: LowerContext,
+  node: NewExpression | CallExpression,
+  expected?: Type,
+): Value {
   const callee = node.callee;
   const name = callee.type === "Identifier" ? callee.name : "";
   if (name && !ctx.scope.lookup(name) && (TYPED_ARRAYS.has(name) || name === "Array")) {
@@ -369,7 +391,8 @@ export function lowerNew(ctx: LowerContext, node: NewExpression, expected?: Type
     if (name === "Array") {
       if (arg.type !== "number")
         return ctx.fail(node, "typeMismatch", "'new Array' needs a length");
-      const element = expected && isArray(expected) ? expected.element : "number";
+      const plain = expected && isArray(expected) && expected.storage === "Array";
+      const element = plain && !expected.elements ? expected.element : "number";
       const type: ArrayType = { kind: "array", storage: "Array", element };
       return ctx.builder.emit("alloc", [arg], [type], {}, [], "").results[0]!;
     }

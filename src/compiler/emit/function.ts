@@ -678,6 +678,8 @@ class FunctionEmitter {
         return js.unary("!", a);
       case "truthy":
         return js.unary("!!", a);
+      case "nullish":
+        return js.raw(`${js.operand(a, js.PREC.relational)} == null`, js.PREC.equality, [a]);
       case "select":
         return js.conditional(a, b, args[2]!);
       case "math":

@@ -63,7 +63,7 @@ export interface Value {
 
 export type BinaryOpcode = "add" | "sub" | "mul" | "div" | "rem" | "pow";
 export type CompareOpcode = "lt" | "le" | "gt" | "ge" | "eq" | "ne";
-export type UnaryOpcode = "neg" | "not" | "truthy";
+export type UnaryOpcode = "neg" | "not" | "truthy" | "nullish";
 
 export type Opcode =
   | "const" // attrs.value
@@ -237,6 +237,9 @@ export const COMPUTATIONS: ReadonlySet<Opcode> = new Set<Opcode>([
   ...ARITHMETIC_OPCODES,
   ...COMPARISON_OPCODES,
   ...LOGIC_OPCODES,
+  // `v == null`; not a logic opcode, so the backward sweep never recomputes it from a taped
+  // `v` (the tape stores undefined as NaN): the branch it decides is taped instead.
+  "nullish",
   "const",
   "global",
   "select",

@@ -313,8 +313,10 @@ class FunctionEmitter {
   private countUses(region: Region): void {
     for (const op of region.ops) {
       for (const r of op.results) this.definitions.set(r.id, op);
+      // A guarded store reads its place twice and may skip computing its value.
+      const uses = op.attrs.ifExists ? 2 : 1;
       for (const v of op.operands) {
-        this.useCount.set(v.id, (this.useCount.get(v.id) ?? 0) + 1);
+        this.useCount.set(v.id, (this.useCount.get(v.id) ?? 0) + uses);
         this.useRegion.set(v.id, region);
       }
       // A lane loop would compute an inlined coefficient, index or shadow once per lane.
@@ -493,7 +495,9 @@ class FunctionEmitter {
         ? js.member(target!, op.attrs.field!)
         : js.element(target!, rest[0]!);
     const assign = op.opcode === "addField" || op.opcode === "addIndex" ? "+=" : "=";
-    this.primalLine(`${place.text} ${assign} ${value.text};`, op.loc);
+    // Its operands are never inlined (countUses), so the test evaluates nothing twice.
+    const guard = op.attrs.ifExists ? `if (${place.text} !== undefined) ` : "";
+    this.primalLine(`${guard}${place.text} ${assign} ${value.text};`, op.loc);
   }
 
   /** `d[i] = v` / `d.f = v` of lanes: lane q of the value into lane q of the place. */

@@ -137,6 +137,11 @@ export interface OpAttrs {
   frozen?: number[];
   /** On a call of a reverse-mode sweep: the callee leaves the tape alone (no hand-over around it). */
   tapeless?: boolean;
+  /**
+   * On an `addIndex` into a plain array's shadow at a position that may not exist: skipped
+   * there (see transposeRead), so an out-of-range read adds no entry or key to the gradient.
+   */
+  ifExists?: boolean;
   /** On a `push`: an enclosing `reserve` made room for it, so it stores without a check. */
   reserved?: boolean;
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */

@@ -38,6 +38,8 @@ export interface FieldType {
   readonly type: Type;
   /** Marked `@noDerivative`: constant for differentiation, absent from the tangent. */
   readonly noDerivative: boolean;
+  /** `f?: T`, `f: T | undefined`: an object may lack it (its tangent then lacks it too). */
+  readonly optional?: boolean;
   /** A field holding a function (its type is opaque): the function type, to call it. */
   readonly callable?: FunctionTypeInfo;
   /** Where the field is declared, for messages. */

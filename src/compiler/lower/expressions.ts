@@ -329,7 +329,17 @@ function lowerLogical(
   left: Expression,
   right: Expression,
 ): Value {
-  const read = leftReader(ctx, left);
+  return logical(ctx, operator, leftReader(ctx, left), left, right);
+}
+
+/** `a op b` where `read` reads `a` (again in the branch that yields it). */
+function logical(
+  ctx: LowerContext,
+  operator: string,
+  read: () => Value,
+  left: Node,
+  right: Expression,
+): Value {
   const probe = read();
   ctx.at(left);
   const cond =
@@ -394,6 +404,9 @@ const COMPOUND: Record<string, BinaryOpcode> = {
   "**=": "pow",
 };
 
+/** `a ??= b`, `a ||= b`, `a &&= b`: the operator deciding whether `b` is assigned. */
+const LOGICAL_ASSIGNMENT: Record<string, string> = { "??=": "??", "||=": "||", "&&=": "&&" };
+
 /** `[a, b] = [b, a]`, `({ x, y } = p)`: the right side once, then each target in order. */
 function lowerDestructuringAssignment(
   ctx: LowerContext,
@@ -428,9 +441,12 @@ function lowerAssignment(
     }
     return lowerDestructuringAssignment(ctx, left, right, node);
   }
+  const logicalOperator = LOGICAL_ASSIGNMENT[operator];
   if (left.type === "MemberExpression") {
     return lowerMemberWrite(ctx, left, (current, expected) => {
       if (operator === "=") return lowerValue(ctx, right, expected);
+      // `o.f ??= v` stores `o.f ?? v`: the value it holds when that is not nullish.
+      if (logicalOperator) return logical(ctx, logicalOperator, current, left, right);
       const opcode = COMPOUND[operator];
       if (!opcode) {
         return ctx.fail(
@@ -447,6 +463,13 @@ function lowerAssignment(
     });
   }
   const slot = assignableSlot(ctx, left);
+  if (logicalOperator) {
+    // `x ??= v` is `x = x ?? v`: assigning a local its own value changes nothing.
+    const current = ctx.value(slot);
+    const value = logical(ctx, logicalOperator, () => current, left, right);
+    ctx.assign(slot, value);
+    return value;
+  }
   const rhs = lowerValue(ctx, right, slot.type);
   ctx.at(node);
   let value: Value;

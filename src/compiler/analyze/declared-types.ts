@@ -205,6 +205,8 @@ function isNullishType(node: TSType): boolean {
   return (
     node.type === "TSUndefinedKeyword" ||
     node.type === "TSNullKeyword" ||
-    (node.type === "TSLiteralType" && node.literal.type === "Literal" && node.literal.value === null)
+    (node.type === "TSLiteralType" &&
+      node.literal.type === "Literal" &&
+      node.literal.value === null)
   );
 }

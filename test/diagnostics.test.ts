@@ -471,21 +471,21 @@ main.ts:8:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: logical assignment",
+    name: "NABLA101: bitwise assignment",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
   let y = 0;
-  y ||= x;
+  y |= x;
   return y;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:4:3: error NABLA101: the '||=' assignment is not supported in differentiable code
+main.ts:4:3: error NABLA101: the '|=' assignment is not supported in differentiable code
   3 |   let y = 0;
-> 4 |   y ||= x;
-    |   ^^^^^^^
+> 4 |   y |= x;
+    |   ^^^^^^
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

@@ -366,17 +366,18 @@ const cases: GoldenCase[] = [
   return %v.9
 }`,
     jvp: `func @halve$jvp(%x.0: number, %dx.1: number) -> (number, number) {
-  %v.11, %dv.12 = loop (%v.2: number = %x.0, %dv.3: number = %dx.1) {
+  %v.12, %dv.13 = loop (%v.2: number = %x.0, %dv.3: number = %dx.1) {
     %4 = const 2
     %v.5 = div %v.2, %4
-    %6 = div %dv.3, %4 [t]
-    %7 = const 1
-    %8 = gt %v.5, %7
-    condition %8, %v.5, %6
-  } do (%v.9: number, %dv.10: number) {
-    yield %v.9, %dv.10
+    %6 = const 0.5
+    %7 = mul %dv.3, %6 [t]
+    %8 = const 1
+    %9 = gt %v.5, %8
+    condition %9, %v.5, %7
+  } do (%v.10: number, %dv.11: number) {
+    yield %v.10, %dv.11
   }
-  return %dv.12, %v.11
+  return %dv.13, %v.12
 }`,
     js: `function halve$jvp(x, dx) {
   let v = x, dv = dx;
@@ -384,7 +385,7 @@ const cases: GoldenCase[] = [
   while (true) {
     const v_2 = v / 2;
     v_1 = v_2;
-    dv_1 = dv / 2;
+    dv_1 = dv * 0.5;
     if (!(v_2 > 1)) break;
     v = v_1;
     dv = dv_1;
@@ -602,13 +603,13 @@ const sweepCases: SweepCase[] = [
   const t_3 = $tape[--$top];
   const t_4 = $tape[--$top];
   const t_5 = $tape[--$top];
-  da[1] += seed * t_1;
-  da[0] += seed * t_2;
+  if (da[1] !== undefined) da[1] += seed * t_1;
+  if (da[0] !== undefined) da[0] += seed * t_2;
   const t_adj = da[0];
   da[0] = 0;
-  da[0] += t_adj * t_3;
-  da[0] += t_adj * t_4;
-  da[0] += seed * t;
+  if (da[0] !== undefined) da[0] += t_adj * t_3;
+  if (da[0] !== undefined) da[0] += t_adj * t_4;
+  if (da[0] !== undefined) da[0] += seed * t;
   $nabla.tape.top = $top;
   return t_adj + seed * t_5;
 }`,

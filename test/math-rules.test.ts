@@ -387,6 +387,9 @@ function programSource(): string {
       // Reverse mode transposes the same rule.
       `export const g_${name} = gradient((x: number) => Math.${name}(x));`,
       `export const gc_${name} = gradient((x: number, s: number) => Math.${name}(x * s));`,
+      // Two paths that meet: x·f(x), in both modes (see SPECIAL_INPUTS).
+      `export const dx_${name} = derivative((x: number) => x * Math.${name}(x));`,
+      `export const gx_${name} = gradient((x: number) => x * Math.${name}(x));`,
     );
   }
   for (const { id, name, arity } of MULTI) {
@@ -442,6 +445,9 @@ export const times_SQRT2 = derivative((x: number) => (Math.SQRT2 * x) ** 2);
 export const times_SQRT1_2 = derivative((x: number) => Math.exp(Math.SQRT1_2 * x));
 export const eToThe = derivative((x: number) => Math.E ** x);
 export const circle = derivative((r: number) => Math.PI * r * r + 2 * Math.PI * r);
+export const quotientX = differential((x: number, y: number) => x / y, { wrt: [0] });
+export const quotientY = differential((x: number, y: number) => x / y, { wrt: [1] });
+export const quotientGradient = gradient((x: number, y: number) => x / y);
 `;
 
 let loaded: Promise<Record<string, unknown>> | undefined;
@@ -876,4 +882,113 @@ describe("reverse mode agrees with forward mode on every Math rule", () => {
       );
     });
   }
+});
+
+// At special inputs — zeros, subnormals, the largest numbers, infinities, NaN — forward and
+// reverse mode evaluate the same products in the same order, so they agree exactly (NaN with
+// NaN): d(x·log x) at 5e-324 was Infinity forward and −743.44 reverse, since forward divided
+// before multiplying by x and reverse after.
+
+const SPECIAL_INPUTS = [
+  0,
+  -0,
+  5e-324,
+  -5e-324,
+  2.2250738585072014e-308,
+  -2.2250738585072014e-308,
+  1e-300,
+  1e-160,
+  0.5,
+  1,
+  -1,
+  1 - 2 ** -53,
+  -1 + 2 ** -53,
+  1.5,
+  100,
+  1e154,
+  1e300,
+  -1e300,
+  Number.MAX_VALUE,
+  -Number.MAX_VALUE,
+  Infinity,
+  -Infinity,
+  NaN,
+];
+
+/** Equal, or both NaN (0 and -0 count as equal). */
+function sameNumber(a: number, b: number): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b));
+}
+
+describe("forward and reverse mode agree exactly at special inputs", () => {
+  for (const spec of UNARY) {
+    test(`Math.${spec.name}: f(x), x·f(x) and f(x·s)`, async () => {
+      const d = await get<(x: number) => number>(`d_${spec.name}`);
+      const g = await get<(x: number) => number>(`g_${spec.name}`);
+      const dx = await get<(x: number) => number>(`dx_${spec.name}`);
+      const gx = await get<(x: number) => number>(`gx_${spec.name}`);
+      const c = await get<Differential>(`c_${spec.name}`);
+      const gc = await get<(x: number, s: number) => number[]>(`gc_${spec.name}`);
+      const disagreements: string[] = [];
+      const check = (what: string, forward: number, reverse: number) => {
+        if (!sameNumber(forward, reverse))
+          disagreements.push(`${what}: forward ${forward}, reverse ${reverse}`);
+      };
+      for (const x of SPECIAL_INPUTS) {
+        check(`f'(${x})`, d(x), g(x));
+        check(`(x·f)'(${x})`, dx(x), gx(x));
+        // At x = ±∞ the differential's zero tangent meets ∞ in d(x·s) (0·∞, NaN), which
+        // reverse mode, adding no zero, never computes: not compared there.
+        if (!Number.isFinite(x)) continue;
+        for (const s of [1, 2, 5e-324]) {
+          const [gxs, gss] = gc(x, s);
+          check(`∂x f(x·s) at ${x}, ${s}`, c(x, s)(1, 0), gxs!);
+          check(`∂s f(x·s) at ${x}, ${s}`, c(x, s)(0, 1), gss!);
+        }
+      }
+      assert.deepEqual(disagreements, []);
+    });
+  }
+  for (const spec of MULTI) {
+    test(`Math.${spec.name} (${spec.id}): each partial`, async () => {
+      // One differential per argument: a zero tangent at run time would meet the infinite
+      // partials of the others (0·∞), which reverse mode never computes.
+      const partials = await Promise.all(
+        [...Array(spec.arity).keys()].map((i) => get<Differential>(`w${i}_${spec.id}`)),
+      );
+      const g = await get<(...xs: number[]) => number[]>(`g_${spec.id}`);
+      const disagreements: string[] = [];
+      const points = SPECIAL_INPUTS.flatMap((a) =>
+        SPECIAL_INPUTS.filter((_, k) => k % 3 === 0).map((b) =>
+          [a, b, 0.5, -2].slice(0, spec.arity),
+        ),
+      );
+      for (const xs of points) {
+        const gradient = g(...xs);
+        for (let i = 0; i < spec.arity; i++) {
+          const forward = partials[i]!(...xs)(1);
+          if (!sameNumber(forward, gradient[i]!))
+            disagreements.push(`∂${i} at ${xs}: forward ${forward}, reverse ${gradient[i]}`);
+        }
+      }
+      assert.deepEqual(disagreements, []);
+    });
+  }
+});
+
+// A chain of three or more coefficients is multiplied in a different grouping by each mode
+// ((q·r)·x forward, (x·r)·q reverse, in x·(3/x)), so only its rounding may differ.
+test("division: forward and reverse mode agree exactly at special inputs", async () => {
+  const dx = await get<Differential>("quotientX");
+  const dy = await get<Differential>("quotientY");
+  const g = await get<(x: number, y: number) => number[]>("quotientGradient");
+  const disagreements: string[] = [];
+  for (const x of SPECIAL_INPUTS) {
+    for (const y of SPECIAL_INPUTS) {
+      const [gx, gy] = g(x, y);
+      if (!sameNumber(dx(x, y)(1), gx!)) disagreements.push(`∂x x/y at ${x}, ${y}`);
+      if (!sameNumber(dy(x, y)(1), gy!)) disagreements.push(`∂y x/y at ${x}, ${y}`);
+    }
+  }
+  assert.deepEqual(disagreements, []);
 });

@@ -69,8 +69,11 @@ function resolveIn(
       return kind === "string" || kind === "number" || kind === "boolean" ? kind : undefined;
     }
     case "TSUnionType": {
+      // `T | undefined`, `T | null`: T, which `??` and `||` test at run time.
+      const present = node.types.filter((t) => !isNullishType(t));
+      if (present.length === 1) return inner(present[0]!);
       // `"forward" | "reverse"`: a union of literals of one primitive type is that type.
-      const types = node.types.map(inner);
+      const types = present.map(inner);
       const first = types[0];
       const primitive = first === "string" || first === "number" || first === "boolean";
       return primitive && types.every((t) => t === first) ? first : undefined;
@@ -181,9 +184,13 @@ function fieldsOf(
       type === "opaque" && annotation && program
         ? functionTypeOf(program, mod, annotation)
         : undefined;
+    const optional =
+      ("optional" in m && m.optional === true) ||
+      (annotation?.type === "TSUnionType" && annotation.types.some(isNullishType));
     fields.push({
       name: keyNode.name,
       type,
+      ...(optional ? { optional } : {}),
       noDerivative: /@noDerivative\b/.test(doc),
       ...(callable
         ? { callable, declaredAt: { file: mod.file, start: keyNode.start, end: keyNode.end } }
@@ -191,4 +198,15 @@ function fieldsOf(
     });
   }
   return fields;
+}
+
+/** `undefined` or `null` as a type. */
+function isNullishType(node: TSType): boolean {
+  return (
+    node.type === "TSUndefinedKeyword" ||
+    node.type === "TSNullKeyword" ||
+    (node.type === "TSLiteralType" &&
+      node.literal.type === "Literal" &&
+      node.literal.value === null)
+  );
 }

@@ -199,6 +199,11 @@ export class ReverseInfo {
   /** Whether a primal function (by key) never uses the tape, its callees neither. */
   readonly primalTapeless: (callee: FunctionKey) => boolean;
 
+  /** The op of the JVP that defines `v` (none for parameters). */
+  definitionOf(v: Value): Op | undefined {
+    return this.definitions.get(v.id);
+  }
+
   /**
    * `frozen` lists the array and object parameters whose contents stay unchanged until the
    * backward sweep runs (the caller guarantees it, see `frozenArguments`): values read from

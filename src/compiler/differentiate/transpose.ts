@@ -1,5 +1,12 @@
 import type { Builder } from "../ir/builder.js";
-import { WRITES_MEMORY, type IRFunction, type Op, type Region, type Value } from "../ir/types.js";
+import {
+  WRITES_MEMORY,
+  type IRFunction,
+  type Op,
+  type Region,
+  type Type,
+  type Value,
+} from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "./names.js";
 import { replacedSlot } from "./restore.js";
@@ -388,7 +395,32 @@ function emitBackwardSweep(
     const [shadow, index] = op.operands as [Value, Value | undefined];
     if (op.opcode === "field")
       b.emit("addField", [primalValue(shadow), adjoint], [], { field: op.attrs.field! });
-    else b.emit("addIndex", [primalValue(shadow), primalValue(index!), adjoint], []);
+    else
+      b.emit(
+        "addIndex",
+        [primalValue(shadow), primalValue(index!), adjoint],
+        [],
+        mayMissElement(shadow.type, index!) ? { ifExists: true } : {},
+      );
+  }
+
+  /**
+   * Whether `a[i]` may read past a plain array (`xs[i - 1]` at i = 0, `xs[xs.length]`): the read
+   * gives undefined, which has no derivative, and adding an adjoint there would add a NaN
+   * entry or a key such as '-1' to the gradient. Typed arrays ignore writes out of range, and a
+   * tuple's constant position exists.
+   */
+  function mayMissElement(type: Type, index: Value): boolean {
+    if (!isArray(type) || type.storage !== "Array") return false;
+    const def = info.definitionOf(index);
+    const at = def?.opcode === "const" ? def.attrs.value : undefined;
+    return !(
+      type.elements &&
+      typeof at === "number" &&
+      Number.isInteger(at) &&
+      at >= 0 &&
+      at < type.elements.length
+    );
   }
 
   /**

@@ -60,10 +60,16 @@ export function zerosLike(type: Type, like: Expr, runtime: string, depth = 0): E
   }
   if (isObject(type))
     return js.objectLiteral(
-      type.fields.map((f) => [
-        f.name,
-        zerosLike(f.type, js.member(like, f.name), runtime, depth + 1),
-      ]),
+      type.fields.map((f) => {
+        const field = js.member(like, f.name);
+        const zeros = zerosLike(f.type, field, runtime, depth + 1);
+        // An absent optional array or object has no tangent: code reads it only where present.
+        if (!f.optional || f.type === "number") return [f.name, zeros];
+        return [
+          f.name,
+          js.conditional(js.raw(`${field.text} == null`, js.PREC.equality, [field]), field, zeros),
+        ];
+      }),
     );
   return js.literal(0);
 }

@@ -313,10 +313,12 @@ class FunctionEmitter {
   private countUses(region: Region): void {
     for (const op of region.ops) {
       for (const r of op.results) this.definitions.set(r.id, op);
-      for (const v of op.operands) {
-        this.useCount.set(v.id, (this.useCount.get(v.id) ?? 0) + 1);
+      // A guarded store names its place twice (the test, the store): never inlined there.
+      op.operands.forEach((v, k) => {
+        const uses = op.attrs.ifExists && k < 2 ? 2 : 1;
+        this.useCount.set(v.id, (this.useCount.get(v.id) ?? 0) + uses);
         this.useRegion.set(v.id, region);
-      }
+      });
       // A lane loop would compute an inlined coefficient, index or shadow once per lane.
       if (this.isLaneOp(op))
         for (const v of op.operands) if (!this.isLane(v)) this.feedsLanes.add(v.id);
@@ -493,7 +495,9 @@ class FunctionEmitter {
         ? js.member(target!, op.attrs.field!)
         : js.element(target!, rest[0]!);
     const assign = op.opcode === "addField" || op.opcode === "addIndex" ? "+=" : "=";
-    this.primalLine(`${place.text} ${assign} ${value.text};`, op.loc);
+    // Its array and index are never inlined (countUses), so the test evaluates nothing twice.
+    const guard = op.attrs.ifExists ? `if (${place.text} !== undefined) ` : "";
+    this.primalLine(`${guard}${place.text} ${assign} ${value.text};`, op.loc);
   }
 
   /** `d[i] = v` / `d.f = v` of lanes: lane q of the value into lane q of the place. */
@@ -678,6 +682,8 @@ class FunctionEmitter {
         return js.unary("!", a);
       case "truthy":
         return js.unary("!!", a);
+      case "nullish":
+        return js.raw(`${js.operand(a, js.PREC.relational)} == null`, js.PREC.equality, [a]);
       case "select":
         return js.conditional(a, b, args[2]!);
       case "math":

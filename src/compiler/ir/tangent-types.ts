@@ -20,6 +20,7 @@ export function tangentType(t: Type): Type {
     name: f.name,
     type: tangentType(f.type),
     noDerivative: false,
+    ...(f.optional ? { optional: true } : {}),
   }));
   return { kind: "object", name: `Tangent<${t.name}>`, fields };
 }

@@ -38,6 +38,8 @@ export interface FieldType {
   readonly type: Type;
   /** Marked `@noDerivative`: constant for differentiation, absent from the tangent. */
   readonly noDerivative: boolean;
+  /** `f?: T`, `f: T | undefined`: an object may lack it (its tangent then lacks it too). */
+  readonly optional?: boolean;
   /** A field holding a function (its type is opaque): the function type, to call it. */
   readonly callable?: FunctionTypeInfo;
   /** Where the field is declared, for messages. */
@@ -63,7 +65,7 @@ export interface Value {
 
 export type BinaryOpcode = "add" | "sub" | "mul" | "div" | "rem" | "pow";
 export type CompareOpcode = "lt" | "le" | "gt" | "ge" | "eq" | "ne";
-export type UnaryOpcode = "neg" | "not" | "truthy";
+export type UnaryOpcode = "neg" | "not" | "truthy" | "nullish";
 
 export type Opcode =
   | "const" // attrs.value
@@ -137,6 +139,11 @@ export interface OpAttrs {
   frozen?: number[];
   /** On a call of a reverse-mode sweep: the callee leaves the tape alone (no hand-over around it). */
   tapeless?: boolean;
+  /**
+   * On an `addIndex` into a plain array's shadow at a position that may not exist: skipped
+   * there (see transposeRead), so an out-of-range read adds no entry or key to the gradient.
+   */
+  ifExists?: boolean;
   /** On a `push`: an enclosing `reserve` made room for it, so it stores without a check. */
   reserved?: boolean;
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */
@@ -237,6 +244,9 @@ export const COMPUTATIONS: ReadonlySet<Opcode> = new Set<Opcode>([
   ...ARITHMETIC_OPCODES,
   ...COMPARISON_OPCODES,
   ...LOGIC_OPCODES,
+  // `v == null`; not a logic opcode, so the backward sweep never recomputes it from a taped
+  // `v` (the tape stores undefined as NaN): the branch it decides is taped instead.
+  "nullish",
   "const",
   "global",
   "select",

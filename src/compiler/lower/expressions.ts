@@ -9,6 +9,7 @@ import { lowerCall } from "./calls.js";
 import {
   lowerArrayLiteral,
   lowerMemberRead,
+  memberReader,
   lowerMemberWrite,
   lowerNew,
   lowerObjectLiteral,
@@ -176,6 +177,17 @@ function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
 
 /** `ns.K`, a constant of a module imported as a namespace. */
 function namespaceConstant(ctx: LowerContext, node: Node): Value | undefined {
+  const constant = namespaceConstantNode(ctx, node);
+  if (node.type !== "MemberExpression" || !constant?.type) return undefined;
+  const object = node.object as { name: string };
+  const property = node.property as { name: string };
+  const path = `${object.name}.${property.name}`;
+  return ctx.builder.emit("global", [], [constant.type], { callee: path }, [], property.name)
+    .results[0]!;
+}
+
+/** The module constant `ns.K` names, if `node` is such a member expression. */
+function namespaceConstantNode(ctx: LowerContext, node: Node): ModuleConstant | undefined {
   if (node.type !== "MemberExpression" || node.computed) return undefined;
   if (node.object.type !== "Identifier" || node.property.type !== "Identifier") return undefined;
   if (ctx.scope.lookup(node.object.name)) return undefined;
@@ -183,10 +195,7 @@ function namespaceConstant(ctx: LowerContext, node: Node): Value | undefined {
   if (binding?.imported !== "*") return undefined;
   const target = ctx.program.importedModule(ctx.module, binding.specifier);
   const constant = target && ctx.program.resolveExportedConstant(target, node.property.name);
-  if (!constant?.type) return undefined;
-  const path = `${node.object.name}.${node.property.name}`;
-  return ctx.builder.emit("global", [], [constant.type], { callee: path }, [], node.property.name)
-    .results[0]!;
+  return constant?.type ? constant : undefined;
 }
 
 function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
@@ -307,24 +316,59 @@ function requireNumbers(ctx: LowerContext, node: Node, operator: string, ...valu
   }
 }
 
+/**
+ * `a ?? b`, `a || b`, `a && b` as an `if` on a test of `a`, with JavaScript's semantics: `??`
+ * takes `b` only when `a` is null or undefined (an optional field, an element out of range),
+ * `||` and `&&` test truthiness (0 and NaN are falsy). A member read on the left is read
+ * again in the branch that yields it, so its derivative — in reverse mode, an adjoint added
+ * into the array or object — exists only where JavaScript yields it.
+ */
 function lowerLogical(
   ctx: LowerContext,
   operator: string,
   left: Expression,
   right: Expression,
 ): Value {
-  const a = lowerExpression(ctx, left);
-  if (operator === "??") {
-    // A number or boolean is never null or undefined, so `a ?? b` is `a` and `b` never runs.
-    return a;
-  }
-  const cond = toBoolean(ctx, a, left);
-  const type = a.type;
-  const evaluateRight = () => [expectType(ctx, right, lowerExpression(ctx, right), type)];
-  const keepLeft = () => [a];
+  return logical(ctx, operator, leftReader(ctx, left), left, right);
+}
+
+/** `a op b` where `read` reads `a` (again in the branch that yields it). */
+function logical(
+  ctx: LowerContext,
+  operator: string,
+  read: () => Value,
+  left: Node,
+  right: Expression,
+): Value {
+  const probe = read();
+  ctx.at(left);
+  const cond =
+    operator === "??" ? ctx.builder.unary("nullish", probe) : toBoolean(ctx, probe, left);
+  const type = probe.type;
+  const evaluateRight = () => [expectType(ctx, right, lowerValue(ctx, right, type), type)];
+  const keepLeft = () => [read()];
   const branches: [() => Value[], () => Value[]] =
-    operator === "&&" ? [evaluateRight, keepLeft] : [keepLeft, evaluateRight];
+    operator === "||" ? [keepLeft, evaluateRight] : [evaluateRight, keepLeft];
   return lowerIf(ctx, cond, branches)[0]!;
+}
+
+/** What reads the left side of a logical operator: a member read again, anything else once. */
+function leftReader(ctx: LowerContext, node: Expression): () => Value {
+  let inner: Expression = node;
+  while (
+    inner.type === "TSAsExpression" ||
+    inner.type === "TSSatisfiesExpression" ||
+    inner.type === "TSNonNullExpression" ||
+    inner.type === "TSTypeAssertion"
+  ) {
+    inner = inner.expression;
+  }
+  if (inner.type === "MemberExpression" && !inner.optional && mathMember(inner) === undefined) {
+    ctx.at(inner);
+    if (!namespaceConstantNode(ctx, inner)) return memberReader(ctx, inner);
+  }
+  const v = lowerExpression(ctx, node);
+  return () => v;
 }
 
 function lowerUnary(ctx: LowerContext, operator: string, argument: Expression, node: Node): Value {
@@ -360,6 +404,9 @@ const COMPOUND: Record<string, BinaryOpcode> = {
   "**=": "pow",
 };
 
+/** `a ??= b`, `a ||= b`, `a &&= b`: the operator deciding whether `b` is assigned. */
+const LOGICAL_ASSIGNMENT: Record<string, string> = { "??=": "??", "||=": "||", "&&=": "&&" };
+
 /** `[a, b] = [b, a]`, `({ x, y } = p)`: the right side once, then each target in order. */
 function lowerDestructuringAssignment(
   ctx: LowerContext,
@@ -394,9 +441,12 @@ function lowerAssignment(
     }
     return lowerDestructuringAssignment(ctx, left, right, node);
   }
+  const logicalOperator = LOGICAL_ASSIGNMENT[operator];
   if (left.type === "MemberExpression") {
     return lowerMemberWrite(ctx, left, (current, expected) => {
       if (operator === "=") return lowerValue(ctx, right, expected);
+      // `o.f ??= v` stores `o.f ?? v`: the value it holds when that is not nullish.
+      if (logicalOperator) return logical(ctx, logicalOperator, current, left, right);
       const opcode = COMPOUND[operator];
       if (!opcode) {
         return ctx.fail(
@@ -413,6 +463,13 @@ function lowerAssignment(
     });
   }
   const slot = assignableSlot(ctx, left);
+  if (logicalOperator) {
+    // `x ??= v` is `x = x ?? v`: assigning a local its own value changes nothing.
+    const current = ctx.value(slot);
+    const value = logical(ctx, logicalOperator, () => current, left, right);
+    ctx.assign(slot, value);
+    return value;
+  }
   const rhs = lowerValue(ctx, right, slot.type);
   ctx.at(node);
   let value: Value;

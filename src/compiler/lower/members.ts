@@ -19,13 +19,26 @@ import { expectType, lowerExpression } from "./expressions.js";
 
 /** `o.f`, `a[i]`, `a.length`: a `field`, `index` or `length` op. */
 export function lowerMemberRead(ctx: LowerContext, node: MemberExpression): Value {
+  return memberReader(ctx, node)();
+}
+
+/**
+ * Lowers the object (and index) of `o.f`, `a[i]` or `a.length` once and returns what emits
+ * the read, so it can be read again in a branch (see lowerLogical).
+ */
+export function memberReader(ctx: LowerContext, node: MemberExpression): () => Value {
   const object = lowerExpression(ctx, node.object as Expression);
   ctx.at(node);
   const type = object.type;
   if (isArray(type)) {
     if (!node.computed) {
       const name = node.property.type === "Identifier" ? node.property.name : "";
-      if (name === "length") return ctx.builder.emit("length", [object], ["number"]).results[0]!;
+      if (name === "length") {
+        return () => {
+          ctx.at(node);
+          return ctx.builder.emit("length", [object], ["number"]).results[0]!;
+        };
+      }
       return ctx.fail(
         node.property,
         "unsupportedSyntax",
@@ -33,8 +46,11 @@ export function lowerMemberRead(ctx: LowerContext, node: MemberExpression): Valu
       );
     }
     const { index, position } = lowerIndex(ctx, node);
-    return ctx.builder.emit("index", [object, index], [elementAt(type, position)], {}, [], "")
-      .results[0]!;
+    return () => {
+      ctx.at(node);
+      return ctx.builder.emit("index", [object, index], [elementAt(type, position)], {}, [], "")
+        .results[0]!;
+    };
   }
   if (isObject(type)) {
     const field = namedField(ctx, node, type);
@@ -45,8 +61,17 @@ export function lowerMemberRead(ctx: LowerContext, node: MemberExpression): Valu
         `field '${field.name}' of '${type.name}' has a type differentiable code cannot use`,
       );
     }
-    return ctx.builder.emit("field", [object], [field.type], { field: field.name }, [], field.name)
-      .results[0]!;
+    return () => {
+      ctx.at(node);
+      return ctx.builder.emit(
+        "field",
+        [object],
+        [field.type],
+        { field: field.name },
+        [],
+        field.name,
+      ).results[0]!;
+    };
   }
   return ctx.fail(
     node,

@@ -1,6 +1,6 @@
 import type { Opcode } from "../ir/types.js";
 import type { ForwardRule } from "./context.js";
-import { powJvp } from "./math.js";
+import { powJvp, reciprocal } from "./math.js";
 
 // Derivative rules of the arithmetic operators.
 
@@ -9,8 +9,15 @@ export const ARITHMETIC_RULES: ReadonlyMap<Opcode, ForwardRule> = new Map<Opcode
   ["sub", ({ lin }, _args, [da, db]) => lin.sub(da, db)],
   ["neg", ({ lin }, _args, [da]) => lin.neg(da)],
   ["mul", ({ lin }, [a, b], [da, db]) => lin.add(lin.scale(da, b!), lin.scale(db, a!))],
-  // d(a/b) = (da − db·(a/b)) / b, reusing the primal quotient.
-  ["div", ({ lin }, [, b], [da, db], q) => lin.divide(lin.sub(da, lin.scale(db, q)), b!)],
+  // d(a/b) = (da − db·(a/b)) · (1/b), reusing the primal quotient; a coefficient rather than
+  // a division, so both modes multiply the same numbers (see unaryQuotient in math.ts).
+  [
+    "div",
+    (ctx, [, b], [da, db], q) =>
+      da || db
+        ? ctx.lin.scale(ctx.lin.sub(da, ctx.lin.scale(db, q)), reciprocal(ctx, b!))
+        : undefined,
+  ],
   // a % b = a − trunc(a/b)·b, with trunc piecewise constant.
   [
     "rem",

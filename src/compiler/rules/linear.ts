@@ -28,13 +28,6 @@ export class LinearBuilder {
     return this.tangentOp(() => this.b.binary("mul", t, coefficient));
   }
 
-  /** tangent / divisor */
-  divide(t: Tangent, divisor: Value): Tangent {
-    if (!t) return undefined;
-    if (this.constantOf(divisor) === 1) return t;
-    return this.tangentOp(() => this.b.binary("div", t, divisor));
-  }
-
   add(a: Tangent, c: Tangent): Tangent {
     if (!a) return c;
     if (!c) return a;

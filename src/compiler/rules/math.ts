@@ -25,12 +25,21 @@ function unary(coefficient: (ctx: RuleContext, x: Value, y: Value) => Value): Ma
   };
 }
 
-/** d result = dx / divisor(x, result). */
+/**
+ * d result = dx · (1 / divisor(x, result)). A coefficient rather than a division, so reverse
+ * mode, which applies a chain's coefficients in the opposite order, multiplies the same
+ * numbers: d(x·log x) at 5e-324 is (1/x)·x in one mode and x·(1/x) in the other, both
+ * Infinity, where dividing gave Infinity forward and −743.44 reverse.
+ */
 function unaryQuotient(divisor: (ctx: RuleContext, x: Value, y: Value) => Value): MathFunction {
-  return {
-    arity: 1,
-    jvp: (ctx, [x], [dx], y) => (dx ? ctx.lin.divide(dx, divisor(ctx, x!, y)) : undefined),
-  };
+  return unary((ctx, x, y) => reciprocal(ctx, divisor(ctx, x, y)));
+}
+
+/** 1 / v, a primal coefficient (see unaryQuotient); folded when v is a literal. */
+export function reciprocal(ctx: RuleContext, v: Value): Value {
+  const k = ctx.constantOf(v);
+  if (k !== undefined) return ctx.b.constant(1 / k);
+  return ctx.b.binary("div", ctx.b.constant(1), v);
 }
 
 const piecewiseConstant: MathFunction = { arity: 1, jvp: () => undefined };
@@ -116,8 +125,12 @@ export const MATH_FUNCTIONS: ReadonlyMap<string, MathFunction> = new Map<string,
       jvp: (ctx, [y, x], [dy, dx]) => {
         if (!dy && !dx) return undefined;
         const { b, lin } = ctx;
-        const r2 = b.binary("add", square(ctx, x!), square(ctx, y!));
-        return lin.divide(lin.sub(lin.scale(dy, x!), lin.scale(dx, y!)), r2);
+        const inverse = reciprocal(ctx, b.binary("add", square(ctx, x!), square(ctx, y!)));
+        // Coefficients, so both modes multiply the same numbers (see unaryQuotient).
+        return lin.combine([
+          [dy, b.binary("mul", x!, inverse)],
+          [dx, b.unary("neg", b.binary("mul", y!, inverse))],
+        ]);
       },
     },
   ],

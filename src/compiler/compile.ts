@@ -341,6 +341,15 @@ function collectModules(
         notes: [],
       });
     }
+    for (const p of mod.unsupported) {
+      bag.add({
+        severity: "error",
+        code: DiagnosticCode.unsupportedSyntax,
+        message: p.message,
+        loc: { file, start: p.start, end: p.end },
+        notes: [],
+      });
+    }
     for (const statement of mod.program.body) {
       const literal =
         statement.type === "ImportDeclaration" ||

@@ -67,6 +67,14 @@ export interface SourceModule {
   /** `export * from "./x"`: the specifiers. */
   starExports: string[];
   problems: ParseProblem[];
+  /** Syntax nabla parses but cannot compile (decorators: see unsupportedSyntax). */
+  unsupported: ParseProblem[];
+  /** Names the module binds at its top level as values: declarations and value imports. */
+  topLevel: Set<string>;
+  /** Names declared anywhere in the file, in any scope (variables, parameters, functions…). */
+  declared: Set<string>;
+  /** Every identifier written in the file: names generated code must not take. */
+  identifiers: Set<string>;
 }
 
 export function parseModule(file: string, text: string): SourceModule {
@@ -89,9 +97,103 @@ export function parseModule(file: string, text: string): SourceModule {
       start: e.labels[0]?.start ?? 0,
       end: e.labels[0]?.end ?? 0,
     })),
+    unsupported: [],
+    topLevel: new Set(),
+    declared: new Set(),
+    identifiers: new Set(),
   };
   for (const statement of result.program.body) collectTopLevel(mod, statement);
+  collectNames(mod);
   return mod;
+}
+
+/**
+ * The names of the file (see SourceModule): which built-ins its code may shadow, which names
+ * generated code may take; and its decorators, which nabla cannot compile.
+ */
+function collectNames(mod: SourceModule): void {
+  for (const statement of mod.program.body) {
+    const declaration =
+      statement.type === "ExportNamedDeclaration" || statement.type === "ExportDefaultDeclaration"
+        ? statement.declaration
+        : statement;
+    if (!declaration) continue;
+    if (declaration.type === "ImportDeclaration") {
+      if (declaration.importKind === "type") continue;
+      for (const spec of declaration.specifiers)
+        if (spec.type !== "ImportSpecifier" || spec.importKind !== "type")
+          mod.topLevel.add(spec.local.name);
+      continue;
+    }
+    for (const name of bindingsOf(declaration)) mod.topLevel.add(name);
+  }
+  walk(mod.program, (n) => {
+    if (n.type === "Identifier") mod.identifiers.add(n.name);
+    for (const name of bindingsOf(n)) mod.declared.add(name);
+    if (n.type === "Decorator")
+      mod.unsupported.push({
+        message:
+          "decorators are not supported in files nabla compiles (nabla does not transform them, and Node cannot run them); apply the decorator function by hand instead",
+        start: n.start,
+        end: n.end,
+      });
+    return true;
+  });
+}
+
+/** The value names a declaration (or a parameter list, a catch clause, an import) binds. */
+function bindingsOf(node: Node): string[] {
+  switch (node.type) {
+    case "VariableDeclaration":
+      if (node.declare) return [];
+      return node.declarations.flatMap((d) => patternNames(d.id));
+    case "FunctionDeclaration":
+    case "FunctionExpression":
+    case "ArrowFunctionExpression": {
+      // A function expression's own name is bound inside it: a declaration there too.
+      const own = node.type !== "ArrowFunctionExpression" && node.id ? [node.id.name] : [];
+      return [...own, ...node.params.flatMap((p) => patternNames(p))];
+    }
+    case "ClassDeclaration":
+    case "ClassExpression":
+      return node.id && !node.declare ? [node.id.name] : [];
+    case "TSEnumDeclaration":
+      return node.declare ? [] : [node.id.name];
+    case "TSModuleDeclaration":
+      return node.id.type === "Identifier" && !node.declare ? [node.id.name] : [];
+    case "TSImportEqualsDeclaration":
+      return [node.id.name];
+    case "CatchClause":
+      return node.param ? patternNames(node.param) : [];
+    case "ImportSpecifier":
+    case "ImportDefaultSpecifier":
+    case "ImportNamespaceSpecifier":
+      return [node.local.name];
+    default:
+      return [];
+  }
+}
+
+/** The names a binding pattern (`x`, `{ a, b: [c] }`, `...rest`, `x = 1`) binds. */
+function patternNames(pattern: Node): string[] {
+  switch (pattern.type) {
+    case "Identifier":
+      return [pattern.name];
+    case "TSParameterProperty":
+      return patternNames(pattern.parameter);
+    case "AssignmentPattern":
+      return patternNames(pattern.left);
+    case "RestElement":
+      return patternNames(pattern.argument);
+    case "ArrayPattern":
+      return pattern.elements.flatMap((e) => (e ? patternNames(e) : []));
+    case "ObjectPattern":
+      return pattern.properties.flatMap((p) =>
+        p.type === "RestElement" ? patternNames(p.argument) : patternNames(p.value),
+      );
+    default:
+      return [];
+  }
 }
 
 function collectTopLevel(mod: SourceModule, node: Node): void {

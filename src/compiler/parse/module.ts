@@ -102,8 +102,8 @@ export function parseModule(file: string, text: string): SourceModule {
     declared: new Set(),
     identifiers: new Set(),
   };
-  for (const statement of result.program.body) collectTopLevel(mod, statement);
   collectNames(mod);
+  for (const statement of result.program.body) collectTopLevel(mod, statement);
   return mod;
 }
 
@@ -222,7 +222,12 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
         const literal = init ? constantValue(init) : undefined;
         const type = annotation
           ? annotationType(annotation)
-          : inferType(init, (n) => mod.constants.get(n)?.type);
+          : inferType(
+              init,
+              (n) => mod.constants.get(n)?.type,
+              undefined,
+              (n) => !mod.topLevel.has(n),
+            );
         mod.constants.set(name, {
           name,
           kind: node.kind as ModuleConstant["kind"],

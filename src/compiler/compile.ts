@@ -300,8 +300,7 @@ function rootShapes(
   if (!types) return { zeros: [], writes: [], replaces: [] };
   const zeros = types.map((type) =>
     isAggregate(type)
-      ? (arg: string) =>
-          zerosLike(tangentType(type), name(arg), names.runtime, names.builtin).text
+      ? (arg: string) => zerosLike(tangentType(type), name(arg), names.runtime, names.builtin).text
       : undefined,
   );
   const effects = differentiator.effects(primal);
@@ -526,7 +525,9 @@ function emitModule(
     .filter((name) => exportOf(mod, name) === undefined && !name.includes("."))
     .map((name) => `export { ${name} as ${sharedName(here, name)} };`);
 
-  const emitted = [...hoistedAdjustments(own, names.hoisted, here.claim("derivative", "$derivative"))];
+  const emitted = [
+    ...hoistedAdjustments(own, names.hoisted, here.claim("derivative", "$derivative")),
+  ];
   emitted.push(
     ...own.map((fn) =>
       fn.adapter

@@ -175,8 +175,14 @@ function fieldsOf(
     const resolve = (t: TSType) => resolveIn(program, mod, t, resolving);
     // A class field without annotation has its initializer's type (`w = 1`, `b = new Float64Array(4)`).
     const type =
-      (annotation ? resolve(annotation) : inferType(initializer, () => undefined, resolve, (n) => isPlatformGlobal(mod, n))) ??
-      "opaque";
+      (annotation
+        ? resolve(annotation)
+        : inferType(
+            initializer,
+            () => undefined,
+            resolve,
+            (n) => isPlatformGlobal(mod, n),
+          )) ?? "opaque";
     const doc = leadingJSDoc(mod, m) ?? "";
     const callable =
       type === "opaque" && annotation && program

@@ -97,8 +97,7 @@ export function inferType(
     case "TSAsExpression":
     case "TSSatisfiesExpression":
       return (
-        annotationType({ typeAnnotation: node.typeAnnotation } as never) ??
-        infer(node.expression)
+        annotationType({ typeAnnotation: node.typeAnnotation } as never) ?? infer(node.expression)
       );
     case "TSNonNullExpression":
       return infer(node.expression);

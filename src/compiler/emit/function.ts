@@ -623,7 +623,9 @@ class FunctionEmitter {
       });
       return;
     }
-    const slot = js.raw(`new ${this.builtin("Array")}(${k}).fill(0)`, js.PREC.primary, [js.name(k)]);
+    const slot = js.raw(`new ${this.builtin("Array")}(${k}).fill(0)`, js.PREC.primary, [
+      js.name(k),
+    ]);
     const items = parts.map((p) => (p.lane ? slot : p.expr));
     this.primalLine(`const ${name} = ${literalOf(type, items).text};`, op.loc);
     const fields = isAggregate(type) && type.kind === "object" ? type.fields : undefined;

@@ -27,10 +27,7 @@ export function isFlatLanes(t: Type): boolean {
 export function laneAllocation(type: Type, length: Expr, k: string, builtin: Builtins): Expr {
   if (!isArray(type)) throw new Error(`internal: alloc of ${typeText(type)}`);
   if (!isFlatLanes(type))
-    return js.raw(`new ${builtin("Array")}(${length.text})`, js.PREC.primary, [
-      length,
-      js.name(k),
-    ]);
+    return js.raw(`new ${builtin("Array")}(${length.text})`, js.PREC.primary, [length, js.name(k)]);
   const n = js.binary("*", length, js.name(k));
   return type.storage !== "Array"
     ? js.raw(`new ${builtin(type.storage)}(${n.text})`, js.PREC.primary, [n])

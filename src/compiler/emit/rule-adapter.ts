@@ -105,7 +105,9 @@ export function emitRuleAdapter(
       line(`const r = ${rule.constName}.reverse(${given.join(", ")});`);
       const kept = ["r.pullback", ...shadows];
       if (aggregateResult) {
-        line(`const dr = ${zerosLike(tangentType(result), js.name("r.value"), runtime, builtin).text};`);
+        line(
+          `const dr = ${zerosLike(tangentType(result), js.name("r.value"), runtime, builtin).text};`,
+        );
         kept.push("dr");
         line(`${out(1)} = dr;`);
       }

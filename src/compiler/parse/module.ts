@@ -125,11 +125,21 @@ function collectNames(mod: SourceModule): void {
           mod.topLevel.add(spec.local.name);
       continue;
     }
-    for (const name of bindingsOf(declaration)) mod.topLevel.add(name);
+    // A function's parameters are its own: only its name is bound here.
+    const own =
+      declaration.type === "FunctionDeclaration" || declaration.type === "ClassDeclaration"
+        ? declaration.id && !("declare" in declaration && declaration.declare)
+          ? [declaration.id.name]
+          : []
+        : bindingsOf(declaration);
+    for (const name of own) mod.topLevel.add(name);
   }
-  walk(mod.program, (n) => {
+  walk(mod.program, (n, ancestors) => {
     if (n.type === "Identifier") mod.identifiers.add(n.name);
     for (const name of bindingsOf(n)) mod.declared.add(name);
+    // A `var` in a block at the top level is the module's too.
+    if (n.type === "VariableDeclaration" && n.kind === "var" && !ancestors.some(isFunction))
+      for (const name of bindingsOf(n)) mod.topLevel.add(name);
     if (n.type === "Decorator")
       mod.unsupported.push({
         message:
@@ -139,6 +149,14 @@ function collectNames(mod: SourceModule): void {
       });
     return true;
   });
+}
+
+function isFunction(n: Node): boolean {
+  return (
+    n.type === "FunctionDeclaration" ||
+    n.type === "FunctionExpression" ||
+    n.type === "ArrowFunctionExpression"
+  );
 }
 
 /** The value names a declaration (or a parameter list, a catch clause, an import) binds. */

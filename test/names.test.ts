@@ -156,6 +156,55 @@ test("names: module-level declarations, imports and parameters named like genera
   assert.equal(sum, 5);
 });
 
+test("names: a module function named $tape, called where a sweep keeps the tape in locals", async () => {
+  const m = await loadProgram<{
+    g: (x: number) => number;
+    dg: (x: number) => number;
+    fg: (x: number) => number;
+  }>({
+    "main.ts": `import { derivative, gradient } from "nabla";
+/** A loop: not inlined, so the sweeps call it by name. */
+function $tape(n: number): number {
+  let s = 1;
+  for (let i = 0; i < n; i++) s += i;
+  return s;
+}
+export function g(x: number): number {
+  let s = 0;
+  for (let i = 0; i < 3; i++) s += Math.sin(x * i) * $tape(i);
+  return s;
+}
+export const dg = gradient(g);
+export const fg = derivative(g);
+`,
+  });
+  for (const x of [0.5, -1.3]) {
+    assertClose(m.dg(x), finiteGradient(m.g, [x])[0]!, 1e-6, `reverse against differences at ${x}`);
+    assertClose(m.fg(x), m.dg(x), 1e-12, `forward against reverse at ${x}`);
+  }
+});
+
+test("names: a withDerivative arrow reading a module constant named $derivative", async () => {
+  const m = await loadProgram<{
+    dg: (x: number) => number;
+    fg: (x: number) => number;
+  }>({
+    "main.ts": `import { derivative, gradient, withDerivative } from "nabla";
+const $derivative = 2;
+function g(x: number): number {
+  return withDerivative(x * x, (d: number) => d * $derivative);
+}
+export const dg = gradient(g);
+export const fg = derivative(g);
+`,
+  });
+  // The adjustment doubles the derivative 2x of x²: finite differences of g cannot see it.
+  for (const x of [3, -0.5]) {
+    assertClose(m.dg(x), 4 * x, 1e-12, `reverse at ${x}`);
+    assertClose(m.fg(x), m.dg(x), 1e-12, `forward against reverse at ${x}`);
+  }
+});
+
 test("names: variables of a differentiated function named like the emitter's temporaries", async () => {
   const m = await loadProgram<Names>(NAMES);
   checkBothWays(m.temps, m.dTemps, m.dTempsAt, [

@@ -205,6 +205,35 @@ export const fg = derivative(g);
   }
 });
 
+test("names: a checkpointed function named like the checkpoint sweeps' locals ($a0)", async () => {
+  const m = await loadProgram<{ f: Fn2; df: (x: number, y: number) => number[]; ff: Fn2 }>({
+    "main.ts": `import { gradient, derivative, checkpoint } from "nabla";
+function $a0(x: number, y: number): number {
+  let s = 0;
+  for (let i = 0; i < 3; i++) s += Math.sin(x * i) * y;
+  return s;
+}
+export function f(x: number, y: number): number {
+  let s = 0;
+  for (let k = 0; k < 2; k++) s += checkpoint($a0)(x + k, y);
+  return s;
+}
+export const df = gradient(f);
+export function ff(x: number, y: number): number {
+  return derivative((t: number) => f(t, y))(x);
+}
+`,
+  });
+  for (const [x, y] of [
+    [0.4, 0.9],
+    [-1.2, 0.3],
+  ] as [number, number][]) {
+    const expected = finiteGradient(m.f, [x, y]);
+    m.df(x, y).forEach((gi, i) => assertClose(gi, expected[i]!, 1e-6, `∂/∂x${i}`));
+    assertClose(m.ff(x, y), m.df(x, y)[0]!, 1e-12, "forward against reverse");
+  }
+});
+
 test("names: variables of a differentiated function named like the emitter's temporaries", async () => {
   const m = await loadProgram<Names>(NAMES);
   checkBothWays(m.temps, m.dTemps, m.dTempsAt, [

@@ -379,11 +379,11 @@ function collectModules(
 
 /**
  * The names of what the program's modules get besides the user's code (see
- * emit/module-names.ts): per module, the runtime import, then the generated functions it
- * defines, the variables holding the rules it registers, the hoisted `withDerivative`
- * functions and the exports of its functions that generated code elsewhere calls. Each
- * generated function is renamed if its module writes its name somewhere, before any module
- * refers to it.
+ * emit/module-names.ts): per module, the runtime import, the generated functions it defines
+ * and the variables holding the rules it registers, renamed where the module writes their
+ * name, before any module refers to them. Import aliases, hoisted `withDerivative` functions
+ * and the exports of functions shared with generated code elsewhere are claimed as emission
+ * meets them (once per key, so every module agrees on them).
  */
 function nameGenerated(
   program: ProgramGraph,
@@ -488,7 +488,7 @@ function emitModule(
   const allDerivatives = differentiator.derivatives;
   const rules = [...program.rules.values()].filter((r) => r.registration.module === mod);
   const here = moduleNames.get(mod.file)!;
-  const RUNTIME = here.runtime;
+  const runtime = here.runtime;
   const imports = new ModuleImports(mod, here);
   /** How this module refers to the function with `key` (a primal or a derivative). */
   const functionName = (key: FunctionKey): string => {
@@ -517,7 +517,7 @@ function emitModule(
     callee: (op: Op) => functionName(op.attrs.callee!),
     global: globalName,
     functionValue: functionName,
-    runtime: RUNTIME,
+    runtime,
     builtin: here.builtin,
     hoisted: (name: string) => here.claim(`hoisted:${name}`, name),
   };
@@ -535,11 +535,11 @@ function emitModule(
             fn,
             fn.adapter,
             program.rules.get(fn.adapter.rule)!,
-            RUNTIME,
+            runtime,
             here.builtin,
           )
         : fn.checkpoint
-          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, RUNTIME, (key) =>
+          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, runtime, (key) =>
               differentiator.inputsOf(key),
             )
           : fn.stub
@@ -595,7 +595,7 @@ function emitModule(
                 bwd: name("bwd"),
                 bwdInputs: differentiator.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
               }),
-      runtime: RUNTIME,
+      runtime,
     });
   };
   const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
@@ -614,7 +614,7 @@ function emitModule(
     const { start, end } = call.call;
     const factory = call.attach.factories.map((names) => `(${names.join(", ")}) => `).join("");
     return [
-      { start, end, text: `${RUNTIME}.attachDerivatives(`, insert: "before" },
+      { start, end, text: `${runtime}.attachDerivatives(`, insert: "before" },
       {
         start,
         end,
@@ -628,13 +628,13 @@ function emitModule(
     replacements.push({
       start: use.call.start,
       end: use.call.end,
-      text: `${RUNTIME}.derivativeOf(${use.fn}, ${JSON.stringify(use.key)}, ${JSON.stringify(use.fn)})${applied}`,
+      text: `${runtime}.derivativeOf(${use.fn}, ${JSON.stringify(use.key)}, ${JSON.stringify(use.fn)})${applied}`,
     });
   }
   for (const forward of extra.forwards ?? []) {
     const { start, end } = forward.node;
     replacements.push(
-      { start, end, text: `${RUNTIME}.forwardDerivatives(`, insert: "before" },
+      { start, end, text: `${runtime}.forwardDerivatives(`, insert: "before" },
       {
         start,
         end,
@@ -661,7 +661,7 @@ function emitModule(
       wrt: w,
       type: signature.params[w]!,
       writes: rootShapes(differentiator, primal, here).writes,
-      runtime: RUNTIME,
+      runtime,
       builtin: here.builtin,
     };
     if (operator !== "jacobian") {
@@ -700,7 +700,7 @@ function emitModule(
   replacements.push(...registrations);
   const needsRuntime = emitted.length > 0 || replacements.length > 0;
   const importLines = [
-    ...(needsRuntime ? [`import * as ${RUNTIME} from "${RUNTIME_SPECIFIER}";`] : []),
+    ...(needsRuntime ? [`import * as ${runtime} from "${RUNTIME_SPECIFIER}";`] : []),
     ...imports.statements(),
     ...sharing,
   ];

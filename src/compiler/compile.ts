@@ -30,6 +30,7 @@ import {
 import { operatorWrapper } from "./emit/operators.js";
 import { emitRuleAdapter } from "./emit/rule-adapter.js";
 import { emitCheckpointSweep } from "./emit/checkpoint.js";
+import { ModuleNames } from "./emit/module-names.js";
 import { collectRules } from "./analyze/rules.js";
 import { zerosLike } from "./emit/aggregates.js";
 import { name } from "./emit/expression.js";
@@ -74,8 +75,6 @@ interface OperatorUse {
 
 type FirstOrderOperator = Exclude<Operator, HigherOrderOperator>;
 
-/** The local name generated code gives the nabla runtime namespace. */
-export const RUNTIME = "$nabla";
 const RUNTIME_SPECIFIER = "nabla/runtime";
 /** Function keys of npm packages' functions start with this (see ProgramGraph.packageFunction). */
 const PACKAGE_PREFIX = "package:";
@@ -165,6 +164,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   if (bag.hasErrors) return result;
 
   const shared = sharedPrimals(differentiator.derivatives);
+  const names = nameGenerated(program, modules, differentiator.derivatives);
   for (const mod of modules) {
     const own = calls.filter((c) => c.call.loc.file === mod.file);
     const derivatives = [...differentiator.derivatives.values()].filter(
@@ -173,7 +173,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     try {
       result.outputs.set(
         mod.file,
-        emitModule(program, mod, own, derivatives, differentiator, {
+        emitModule(program, mod, own, derivatives, differentiator, names, {
           shared: shared.get(mod.file),
           valueOperators: valueOperators.get(mod.file),
           forwards: forwards.get(mod.file),
@@ -286,6 +286,7 @@ function hvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
 function rootShapes(
   differentiator: Differentiator,
   primal: FunctionKey,
+  names: ModuleNames,
 ): {
   zeros: (((arg: string) => string) | undefined)[];
   writes: number[];
@@ -299,7 +300,7 @@ function rootShapes(
   if (!types) return { zeros: [], writes: [], replaces: [] };
   const zeros = types.map((type) =>
     isAggregate(type)
-      ? (arg: string) => zerosLike(tangentType(type), name(arg), RUNTIME).text
+      ? (arg: string) => zerosLike(tangentType(type), name(arg), names.runtime, names.builtin).text
       : undefined,
   );
   const effects = differentiator.effects(primal);
@@ -341,6 +342,15 @@ function collectModules(
         notes: [],
       });
     }
+    for (const p of mod.unsupported) {
+      bag.add({
+        severity: "error",
+        code: DiagnosticCode.unsupportedSyntax,
+        message: p.message,
+        loc: { file, start: p.start, end: p.end },
+        notes: [],
+      });
+    }
     for (const statement of mod.program.body) {
       const literal =
         statement.type === "ImportDeclaration" ||
@@ -367,22 +377,42 @@ function collectModules(
   return order;
 }
 
+/**
+ * The names of what the program's modules get besides the user's code (see
+ * emit/module-names.ts): per module, the runtime import, the generated functions it defines
+ * and the variables holding the rules it registers, renamed where the module writes their
+ * name, before any module refers to them. Import aliases, hoisted `withDerivative` functions
+ * and the exports of functions shared with generated code elsewhere are claimed as emission
+ * meets them (once per key, so every module agrees on them).
+ */
+function nameGenerated(
+  program: ProgramGraph,
+  modules: SourceModule[],
+  derivatives: Map<FunctionKey, IRFunction | undefined>,
+): Map<string, ModuleNames> {
+  const names = new Map(modules.map((m) => [m.file, new ModuleNames(m)]));
+  const renamed = new Set<IRFunction>();
+  for (const fn of derivatives.values()) {
+    const home = fn && names.get(homeOf(fn));
+    if (!fn || !home || renamed.has(fn)) continue;
+    renamed.add(fn);
+    fn.name = home.claim(`function:${fn.key}`, fn.name);
+  }
+  for (const [key, rule] of program.rules) {
+    const home = names.get(rule.registration.module.file);
+    if (home) rule.constName = home.claim(`rule:${key}`, rule.constName);
+  }
+  return names;
+}
+
 /** Names generated code in one module uses for functions and constants of other modules. */
 class ModuleImports {
   private readonly byFile = new Map<string, Map<string, string>>();
-  private readonly taken: Set<string>;
 
   constructor(
     private readonly mod: SourceModule,
-    reserved: Iterable<string>,
-  ) {
-    this.taken = new Set([
-      ...mod.functions.keys(),
-      ...mod.constants.keys(),
-      ...mod.imports.keys(),
-      ...reserved,
-    ]);
-  }
+    private readonly names: ModuleNames,
+  ) {}
 
   /** A local alias for `exported` of `file`, imported once. */
   local(file: string, exported: string, preferred: string): string {
@@ -390,9 +420,7 @@ class ModuleImports {
     if (!names) this.byFile.set(file, (names = new Map()));
     const existing = names.get(exported);
     if (existing) return existing;
-    let alias = preferred;
-    for (let i = 1; this.taken.has(alias); i++) alias = `${preferred}$${i}`;
-    this.taken.add(alias);
+    const alias = this.names.claim(`import:${file}#${exported}`, preferred);
     names.set(exported, alias);
     return alias;
   }
@@ -414,7 +442,7 @@ class ModuleImports {
  * The user functions that generated code in another module calls or uses as a value, by
  * their module: a specialization emitted in `rk4`'s module calls the `dynamics` of its
  * caller's module, which need not be exported, so that module exports it under a generated
- * name (see SHARED_SUFFIX).
+ * name (see sharedName).
  */
 function sharedPrimals(
   derivatives: Map<FunctionKey, IRFunction | undefined>,
@@ -439,8 +467,13 @@ function sharedPrimals(
   return shared;
 }
 
-/** The name a module exports a function it does not export itself under, for generated code. */
-const SHARED_SUFFIX = "$nabla";
+/**
+ * The name a module exports a function it does not export itself under, for generated code:
+ * `name$nabla`, unless the module writes that name.
+ */
+function sharedName(names: ModuleNames, local: string): string {
+  return names.claim(`shared:${local}`, `${local}$nabla`);
+}
 
 function emitModule(
   program: ProgramGraph,
@@ -448,16 +481,15 @@ function emitModule(
   calls: OperatorUse[],
   own: IRFunction[],
   differentiator: Differentiator,
+  moduleNames: Map<string, ModuleNames>,
   extra: { shared?: Set<string>; valueOperators?: ValueOperatorUse[]; forwards?: Forwarding[] },
 ): ModuleOutput {
   const shared = extra.shared ?? new Set<string>();
   const allDerivatives = differentiator.derivatives;
   const rules = [...program.rules.values()].filter((r) => r.registration.module === mod);
-  const imports = new ModuleImports(mod, [
-    RUNTIME,
-    ...own.map((fn) => fn.name),
-    ...rules.map((r) => r.constName),
-  ]);
+  const here = moduleNames.get(mod.file)!;
+  const runtime = here.runtime;
+  const imports = new ModuleImports(mod, here);
   /** How this module refers to the function with `key` (a primal or a derivative). */
   const functionName = (key: FunctionKey): string => {
     const derivative = allDerivatives.get(key);
@@ -479,29 +511,39 @@ function emitModule(
   };
   const exportedName = (file: string, local: string) => {
     if (file.startsWith(PACKAGE_PREFIX)) return local;
-    return exportOf(program.load(file), local) ?? `${local}${SHARED_SUFFIX}`;
+    return exportOf(program.load(file), local) ?? sharedName(moduleNames.get(file)!, local);
   };
   const names = {
     callee: (op: Op) => functionName(op.attrs.callee!),
     global: globalName,
     functionValue: functionName,
-    runtime: RUNTIME,
+    runtime,
+    builtin: here.builtin,
+    hoisted: (name: string) => here.claim(`hoisted:${name}`, name),
   };
   const sharing = [...shared]
     .filter((name) => exportOf(mod, name) === undefined && !name.includes("."))
-    .map((name) => `export { ${name} as ${name}${SHARED_SUFFIX} };`);
+    .map((name) => `export { ${name} as ${sharedName(here, name)} };`);
 
-  const emitted = [...hoistedAdjustments(own)];
+  const emitted = [
+    ...hoistedAdjustments(own, names.hoisted, here.claim("derivative", "$derivative")),
+  ];
   emitted.push(
     ...own.map((fn) =>
       fn.adapter
-        ? emitRuleAdapter(fn, fn.adapter, program.rules.get(fn.adapter.rule)!, RUNTIME)
+        ? emitRuleAdapter(
+            fn,
+            fn.adapter,
+            program.rules.get(fn.adapter.rule)!,
+            runtime,
+            here.builtin,
+          )
         : fn.checkpoint
-          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, RUNTIME, (key) =>
+          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, runtime, (key) =>
               differentiator.inputsOf(key),
             )
           : fn.stub
-            ? emitUnavailable(fn)
+            ? emitUnavailable(fn, here.builtin)
             : emitFunction(fn, names, true),
     ),
   );
@@ -535,7 +577,7 @@ function emitModule(
       params,
       captures,
       wrt: userWrt,
-      ...rootShapes(differentiator, primal),
+      ...rootShapes(differentiator, primal, here),
       aggregateResult: isAggregate(result),
       ...(!reverse
         ? { jvp: name("jvp") }
@@ -553,7 +595,7 @@ function emitModule(
                 bwd: name("bwd"),
                 bwdInputs: differentiator.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
               }),
-      runtime: RUNTIME,
+      runtime,
     });
   };
   const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
@@ -572,7 +614,7 @@ function emitModule(
     const { start, end } = call.call;
     const factory = call.attach.factories.map((names) => `(${names.join(", ")}) => `).join("");
     return [
-      { start, end, text: `${RUNTIME}.attachDerivatives(`, insert: "before" },
+      { start, end, text: `${runtime}.attachDerivatives(`, insert: "before" },
       {
         start,
         end,
@@ -586,13 +628,13 @@ function emitModule(
     replacements.push({
       start: use.call.start,
       end: use.call.end,
-      text: `${RUNTIME}.derivativeOf(${use.fn}, ${JSON.stringify(use.key)}, ${JSON.stringify(use.fn)})${applied}`,
+      text: `${runtime}.derivativeOf(${use.fn}, ${JSON.stringify(use.key)}, ${JSON.stringify(use.fn)})${applied}`,
     });
   }
   for (const forward of extra.forwards ?? []) {
     const { start, end } = forward.node;
     replacements.push(
-      { start, end, text: `${RUNTIME}.forwardDerivatives(`, insert: "before" },
+      { start, end, text: `${runtime}.forwardDerivatives(`, insert: "before" },
       {
         start,
         end,
@@ -618,8 +660,9 @@ function emitModule(
       captures,
       wrt: w,
       type: signature.params[w]!,
-      writes: rootShapes(differentiator, primal).writes,
-      runtime: RUNTIME,
+      writes: rootShapes(differentiator, primal, here).writes,
+      runtime,
+      builtin: here.builtin,
     };
     if (operator !== "jacobian") {
       // The gradient of the JVP's primal form takes (params…, captures…, v).
@@ -657,7 +700,7 @@ function emitModule(
   replacements.push(...registrations);
   const needsRuntime = emitted.length > 0 || replacements.length > 0;
   const importLines = [
-    ...(needsRuntime ? [`import * as ${RUNTIME} from "${RUNTIME_SPECIFIER}";`] : []),
+    ...(needsRuntime ? [`import * as ${runtime} from "${RUNTIME_SPECIFIER}";`] : []),
     ...imports.statements(),
     ...sharing,
   ];

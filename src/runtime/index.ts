@@ -17,6 +17,15 @@
  */
 
 export { out, jacobianSite } from "./register.js";
+
+/**
+ * The platform's globals (`Math`, `Array`, `Float64Array`…), for generated code in a module
+ * that declares one of their names itself (a `const Math`, a parameter `Array`): it reads
+ * them here, where no program's binding hides them.
+ *
+ * @internal
+ */
+export const globals: typeof globalThis = globalThis;
 export {
   tape,
   growTape,

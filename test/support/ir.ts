@@ -72,6 +72,8 @@ export function emitted(fn: IRFunction): string {
     global: (n: string) => n,
     functionValue: (k: string) => k.replace(/^.*#/, ""),
     runtime: "$nabla",
+    builtin: (n: string) => n,
+    hoisted: (n: string) => n,
   };
   return emitFunction(fn, names, false)
     .map((l) => "  ".repeat(l.indent) + l.text)

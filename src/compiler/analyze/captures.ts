@@ -2,7 +2,7 @@ import type { Node } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import { annotationType } from "../lower/signature.js";
-import { inferType } from "./infer-type.js";
+import { inferType, type GlobalTest } from "./infer-type.js";
 import type { TypeResolver } from "./declared-types.js";
 import type { FunctionTypeInfo } from "./function-types.js";
 
@@ -146,9 +146,11 @@ export function findCaptures(
   resolve?: TypeResolver,
   resultOf?: (callee: string) => Type | undefined,
   choiceOf?: (init: Node) => FunctionTypeInfo | undefined,
+  isGlobal: GlobalTest = () => true,
 ): Capture[] {
   const scopes = scopesAt(ancestors, lambda, resolve);
   const lookup = (name: string) => scopes.find((s) => s.has(name))?.get(name);
+  const global = (name: string) => !lookup(name) && isGlobal(name);
   // `const target = makeTarget()`: the declared result type of a function of the program.
   const callResult = (init: Node | null): Type | undefined =>
     init?.type === "CallExpression" &&
@@ -162,7 +164,7 @@ export function findCaptures(
     seen.add(name);
     return (
       decl.annotation ??
-      inferType(decl.init, (n) => typeOf(n, seen), resolve) ??
+      inferType(decl.init, (n) => typeOf(n, seen), resolve, global) ??
       callResult(decl.init)
     );
   };

@@ -4,6 +4,7 @@ import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/
 import type { ProgramGraph } from "../parse/program.js";
 import { inferType } from "./infer-type.js";
 import { functionTypeOf } from "./function-types.js";
+import { isPlatformGlobal } from "./globals.js";
 
 // TypeScript type annotations → IR types, without a type checker: keywords, arrays, tuples,
 // typed arrays, inline object types, and interfaces, type aliases and classes declared in the
@@ -177,8 +178,14 @@ function fieldsOf(
     const resolve = (t: TSType) => resolveIn(program, mod, t, resolving);
     // A class field without annotation has its initializer's type (`w = 1`, `b = new Float64Array(4)`).
     const type =
-      (annotation ? resolve(annotation) : inferType(initializer, () => undefined, resolve)) ??
-      "opaque";
+      (annotation
+        ? resolve(annotation)
+        : inferType(
+            initializer,
+            () => undefined,
+            resolve,
+            (n) => isPlatformGlobal(mod, n),
+          )) ?? "opaque";
     const doc = leadingJSDoc(mod, m) ?? "";
     const callable =
       type === "opaque" && annotation && program

@@ -4,6 +4,7 @@ import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import type { SourceModule } from "../parse/module.js";
 import { declaredLocally } from "./captures.js";
 import { nablaOperatorOf } from "./requests.js";
+import { isPlatformGlobal } from "./globals.js";
 
 // The functions a `Differentiable` value may hold at run time: the top-level functions of the
 // program that some code uses as a value (`xs.map(relu)`, `{ act: tanh }`, `c ? relu : tanh`),
@@ -79,13 +80,17 @@ function mayKeep(program: ProgramGraph, mod: SourceModule, callee: Node): boolea
   if (nablaOperatorOf(mod, callee)) return false;
   if (callee.type === "Identifier") {
     if (program.resolveLocalFunction(mod, callee.name)) return true;
-    return !(CALLING_GLOBALS.has(callee.name) && !mod.imports.has(callee.name));
+    return !(CALLING_GLOBALS.has(callee.name) && isPlatformGlobal(mod, callee.name));
   }
   if (callee.type !== "MemberExpression" || callee.computed) return false;
   const method = callee.property.type === "Identifier" ? callee.property.name : "";
   return (
     !CALLING_METHODS.has(method) &&
-    !(callee.object.type === "Identifier" && GLOBALS.has(callee.object.name))
+    !(
+      callee.object.type === "Identifier" &&
+      GLOBALS.has(callee.object.name) &&
+      isPlatformGlobal(mod, callee.object.name)
+    )
   );
 }
 

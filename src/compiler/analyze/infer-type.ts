@@ -10,6 +10,9 @@ import { sameType } from "../ir/type-system.js";
 
 export type TypeLookup = (name: string) => Type | undefined;
 
+/** Whether a name is the platform's global (`Math`, `Number`…) where the initializer is. */
+export type GlobalTest = (name: string) => boolean;
+
 const NUMBER_CALLS = new Set([
   "Number",
   "parseFloat",
@@ -25,7 +28,12 @@ const BOOLEAN_CALLS = new Set([
   "Number.isInteger",
 ]);
 
-function calleePath(node: Node): string | undefined {
+function calleePath(node: Node, isGlobal: GlobalTest): string | undefined {
+  const path = writtenPath(node);
+  return path !== undefined && isGlobal(path.split(".")[0]!) ? path : undefined;
+}
+
+function writtenPath(node: Node): string | undefined {
   if (node.type === "Identifier") return node.name;
   if (
     node.type === "MemberExpression" &&
@@ -46,13 +54,16 @@ export function inferType(
   node: Node | null | undefined,
   lookup: TypeLookup,
   resolve?: TypeResolver,
+  isGlobal: GlobalTest = () => true,
 ): Type | undefined {
   if (!node) return undefined;
+  const infer = (n: Node | null | undefined, withResolve?: TypeResolver) =>
+    inferType(n, lookup, withResolve, isGlobal);
   switch (node.type) {
     case "NewExpression": {
       if (!resolve || node.callee.type !== "Identifier") return undefined;
       const name = node.callee.name;
-      if (name === "Float64Array" || name === "Float32Array")
+      if ((name === "Float64Array" || name === "Float32Array") && isGlobal(name))
         return { kind: "array", storage: name, element: "number" };
       const t = resolve({
         type: "TSTypeReference",
@@ -65,7 +76,7 @@ export function inferType(
     case "ArrayExpression": {
       if (!resolve) return undefined;
       const types = node.elements.map((e) =>
-        e && e.type !== "SpreadElement" ? inferType(e, lookup, resolve) : undefined,
+        e && e.type !== "SpreadElement" ? infer(e, resolve) : undefined,
       );
       const first = types[0];
       if (!first || !types.every((t) => t !== undefined && sameType(t, first))) return undefined;
@@ -80,15 +91,16 @@ export function inferType(
             ? "string"
             : undefined;
     case "Identifier":
-      return node.name === "NaN" || node.name === "Infinity" ? "number" : lookup(node.name);
+      return (node.name === "NaN" || node.name === "Infinity") && isGlobal(node.name)
+        ? "number"
+        : lookup(node.name);
     case "TSAsExpression":
     case "TSSatisfiesExpression":
       return (
-        annotationType({ typeAnnotation: node.typeAnnotation } as never) ??
-        inferType(node.expression, lookup)
+        annotationType({ typeAnnotation: node.typeAnnotation } as never) ?? infer(node.expression)
       );
     case "TSNonNullExpression":
-      return inferType(node.expression, lookup);
+      return infer(node.expression);
     case "UnaryExpression":
       if (node.operator === "!") return "boolean";
       if (node.operator === "-" || node.operator === "+" || node.operator === "~") return "number";
@@ -97,8 +109,8 @@ export function inferType(
       if (["<", "<=", ">", ">=", "===", "!==", "==", "!="].includes(node.operator))
         return "boolean";
       if (node.left.type === "PrivateIdentifier") return undefined;
-      const left = inferType(node.left, lookup);
-      const right = inferType(node.right, lookup);
+      const left = infer(node.left);
+      const right = infer(node.right);
       if (node.operator === "+")
         return left === "number" && right === "number"
           ? "number"
@@ -110,19 +122,19 @@ export function inferType(
         : undefined;
     }
     case "LogicalExpression": {
-      const left = inferType(node.left, lookup);
-      return left !== undefined && left === inferType(node.right, lookup)
+      const left = infer(node.left);
+      return left !== undefined && left === infer(node.right)
         ? left
         : node.operator === "??"
           ? left
           : undefined;
     }
     case "ConditionalExpression": {
-      const a = inferType(node.consequent, lookup);
-      return a === inferType(node.alternate, lookup) ? a : undefined;
+      const a = infer(node.consequent);
+      return a === infer(node.alternate) ? a : undefined;
     }
     case "MemberExpression":
-      return calleePath(node)?.startsWith("Math.") ? "number" : undefined;
+      return calleePath(node, isGlobal)?.startsWith("Math.") ? "number" : undefined;
     case "CallExpression": {
       // `new Float64Array(n).fill(0)`, `xs.slice()`, `xs.map(…)` of a known array keep its type.
       const callee = node.callee;
@@ -133,13 +145,13 @@ export function inferType(
         callee.property.type === "Identifier" &&
         ["fill", "slice", "map"].includes(callee.property.name)
       ) {
-        const receiver = inferType(callee.object, lookup, resolve);
+        const receiver = infer(callee.object, resolve);
         if (receiver && typeof receiver === "object" && receiver.kind === "array")
           return callee.property.name === "map" && receiver.storage === "Array"
             ? undefined
             : receiver;
       }
-      const path = calleePath(node.callee);
+      const path = calleePath(node.callee, isGlobal);
       if (!path) return undefined;
       if (path.startsWith("Math.") || NUMBER_CALLS.has(path)) return "number";
       if (BOOLEAN_CALLS.has(path)) return "boolean";

@@ -34,6 +34,7 @@ import {
   type Forwarding,
 } from "./attachments.js";
 import { functionLabel, lambdaName } from "../differentiate/names.js";
+import { isPlatformGlobal } from "./globals.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
 // functions tagged `/** @differentiable */`. These are the roots of differentiation; the
@@ -547,7 +548,9 @@ export function capturesOf(
       text: first.name,
     };
   };
-  return findCaptures(lambda, ancestors, typeResolver(program, module), resultOf, choiceOf);
+  return findCaptures(lambda, ancestors, typeResolver(program, module), resultOf, choiceOf, (n) =>
+    isPlatformGlobal(module, n),
+  );
 }
 
 /** The nodes enclosing `target` in `module`, outermost first (for a call lowering meets). */

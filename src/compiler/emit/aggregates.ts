@@ -2,17 +2,18 @@ import { isArray, isObject, typeText } from "../ir/type-system.js";
 import type { Type } from "../ir/types.js";
 import * as js from "./expression.js";
 import type { Expr } from "./expression.js";
+import type { Builtins } from "./module-names.js";
 
 // JavaScript for building arrays and objects: allocations, literals, and zero tangents shaped
 // like a value (shadows). Used by the function emitter and by the operator wrappers.
 
 /** `new Float64Array(n)`, `new Array(n).fill(0)`, or `new Array(n)` for arrays of objects. */
-export function allocation(type: Type, length: Expr): Expr {
+export function allocation(type: Type, length: Expr, builtin: Builtins): Expr {
   if (!isArray(type)) throw new Error(`internal: alloc of ${typeText(type)}`);
   if (type.storage !== "Array")
-    return js.raw(`new ${type.storage}(${length.text})`, js.PREC.primary, [length]);
+    return js.raw(`new ${builtin(type.storage)}(${length.text})`, js.PREC.primary, [length]);
   const fill = type.element === "number" ? ".fill(0)" : "";
-  return js.raw(`new Array(${length.text})${fill}`, js.PREC.primary, [length]);
+  return js.raw(`new ${builtin("Array")}(${length.text})${fill}`, js.PREC.primary, [length]);
 }
 
 export function literalOf(type: Type, items: Expr[]): Expr {
@@ -35,23 +36,29 @@ export function tangentAllocation(
 
 /**
  * A fresh zero tangent of (tangent) type `type`, shaped like the value `like`; `runtime` is
- * the local name of nabla's runtime.
+ * the local name of nabla's runtime, `builtin` names the platform's globals.
  */
-export function zerosLike(type: Type, like: Expr, runtime: string, depth = 0): Expr {
+export function zerosLike(
+  type: Type,
+  like: Expr,
+  runtime: string,
+  builtin: Builtins,
+  depth = 0,
+): Expr {
   if (type === "number") return js.literal(0);
   if (isArray(type)) {
     if (type.elements)
       return js.arrayLiteral(
         type.elements.map((t, i) =>
-          zerosLike(t, js.element(like, js.literal(i)), runtime, depth + 1),
+          zerosLike(t, js.element(like, js.literal(i)), runtime, builtin, depth + 1),
         ),
       );
     const n = js.member(like, "length");
     if (type.storage !== "Array") return tangentAllocation(type.storage, n, runtime);
     if (type.element === "number")
-      return js.raw(`new Array(${n.text}).fill(0)`, js.PREC.primary, [like]);
+      return js.raw(`new ${builtin("Array")}(${n.text}).fill(0)`, js.PREC.primary, [like]);
     const e = `e${depth}`;
-    const inner = zerosLike(type.element, js.name(e), runtime, depth + 1);
+    const inner = zerosLike(type.element, js.name(e), runtime, builtin, depth + 1);
     return js.raw(
       `${js.member(like, "map").text}((${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text})`,
       js.PREC.primary,
@@ -62,7 +69,7 @@ export function zerosLike(type: Type, like: Expr, runtime: string, depth = 0): E
     return js.objectLiteral(
       type.fields.map((f) => {
         const field = js.member(like, f.name);
-        const zeros = zerosLike(f.type, field, runtime, depth + 1);
+        const zeros = zerosLike(f.type, field, runtime, builtin, depth + 1);
         // An absent optional array or object has no tangent: code reads it only where present.
         if (!f.optional || f.type === "number") return [f.name, zeros];
         return [

@@ -21,9 +21,20 @@ export function emitCheckpointSweep(
 ): EmittedLine[] {
   const lines: EmittedLine[] = [];
   const line = (text: string, indent = 1) => lines.push({ text, indent, loc: fn.loc });
-  // `$`-prefixed locals: the function this calls may be named `a0`.
-  const args = sweep.params.map((_, i) => `$a${i}`);
-  const shadows = sweep.wrt.filter((i) => isAggregate(sweep.params[i]!)).map((i) => `$s${i}`);
+  // Locals hide none of the functions the sweep calls (a function of the program may be
+  // named `$a0`).
+  const calls = sweep.kind === "fwd" ? [sweep.primal] : [sweep.fwd, sweep.bwd];
+  const called = new Set(calls.map((key) => nameOf(key).split(".")[0]!));
+  const local = (base: string) => {
+    let name = base;
+    while (called.has(name)) name = `${name}_`;
+    return name;
+  };
+  const args = sweep.params.map((_, i) => local(`$a${i}`));
+  const shadowOf = new Map(
+    sweep.wrt.filter((i) => isAggregate(sweep.params[i]!)).map((i) => [i, local(`$s${i}`)]),
+  );
+  const shadows = [...shadowOf.values()];
   const objects = `${runtime}.tape.objects`;
   if (sweep.kind === "fwd") {
     line(`export function ${fn.name}(${[...args, ...shadows].join(", ")}) {`, 0);
@@ -48,20 +59,28 @@ export function emitCheckpointSweep(
     }
     line("}", 0);
   } else {
-    line(`export function ${fn.name}($seed) {`, 0);
-    line(`const $objects = ${objects};`);
-    for (const name of [...shadows].reverse()) line(`const ${name} = $objects.pop();`);
+    const [seedName, objectsName, savedName, argsName] = [
+      "$seed",
+      "$objects",
+      "$saved",
+      "$args",
+    ].map(local) as [string, string, string, string];
+    line(`export function ${fn.name}(${seedName}) {`, 0);
+    line(`const ${objectsName} = ${objects};`);
+    for (const name of [...shadows].reverse()) line(`const ${name} = ${objectsName}.pop();`);
     // The rerun writes what f writes: under a pullback, which may replay this sweep, it gets
     // a copy.
-    line("const $saved = $objects.pop();");
-    line(`const $args = ${runtime}.tape.replays > 0 ? ${runtime}.copyValues($saved) : $saved;`);
-    const rerun = args.map((_, i) => `$args[${i}]`);
+    line(`const ${savedName} = ${objectsName}.pop();`);
+    line(
+      `const ${argsName} = ${runtime}.tape.replays > 0 ? ${runtime}.copyValues(${savedName}) : ${savedName};`,
+    );
+    const rerun = args.map((_, i) => `${argsName}[${i}]`);
     line(`${nameOf(sweep.fwd)}(${[...rerun, ...shadows].join(", ")});`);
     // f's backward sweep takes the arguments and shadows it reads after its seed.
     const inputs = inputsOf(sweep.bwd).map((k) =>
-      k < args.length ? rerun[k]! : `$s${sweep.wrt[k - args.length]!}`,
+      k < args.length ? rerun[k]! : shadowOf.get(sweep.wrt[k - args.length]!)!,
     );
-    const seed = sweep.result === "number" ? ["$seed"] : [];
+    const seed = sweep.result === "number" ? [seedName] : [];
     line(`return ${nameOf(sweep.bwd)}(${[...seed, ...inputs].join(", ")});`);
     line("}", 0);
   }

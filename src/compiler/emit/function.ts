@@ -15,6 +15,7 @@ import type { Expr } from "./expression.js";
 import type { FunctionKey } from "../ir/types.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
 import { lanesKey } from "../differentiate/names.js";
+import type { Builtins } from "./module-names.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are
 // inlined into their use as expressions; the others become `const`s named after the source
@@ -36,19 +37,22 @@ export interface EmitNames {
   functionValue(key: FunctionKey): string;
   /** The local name of the nabla runtime namespace import. */
   runtime: string;
+  /** How code in this module reads the platform's global `name` (`Math`, `Array`…). */
+  builtin: Builtins;
+  /** The name of the function an arrow given to `withDerivative` is hoisted to. */
+  hoisted(name: string): string;
 }
 
 const RESERVED = new Set(
   (
     "break case catch class const continue debugger default delete do else export extends false finally for function if " +
     "import in instanceof new null return super switch this throw true try typeof var void while with yield let static " +
-    "enum await implements package protected interface private public arguments eval undefined NaN Infinity Math"
+    "enum await implements package protected interface private public arguments eval undefined NaN Infinity " +
+    // The platform's globals generated code reads: no local may hide them.
+    "Math Array Float64Array Float32Array Number String Object TypeError Error RangeError isNaN isFinite " +
+    "parseFloat parseInt console globalThis"
   ).split(" "),
 );
-
-/** Locals holding the reverse-mode tape's buffer and height inside a function that uses it. */
-const TAPE = "$tape";
-const TOP = "$top";
 
 const BINARY_TEXT: Record<string, string> = {
   add: "+",
@@ -71,7 +75,11 @@ const BINARY_TEXT: Record<string, string> = {
  * The arrows given to `withDerivative` that `fns` call, as module-level function declarations
  * (hoisted, so derivatives computed while the module loads find them): name → JavaScript.
  */
-export function hoistedAdjustments(fns: IRFunction[]): EmittedLine[][] {
+export function hoistedAdjustments(
+  fns: IRFunction[],
+  nameOf: (name: string) => string,
+  param: string,
+): EmittedLine[][] {
   const found = new Map<string, Op>();
   const visit = (region: Region) =>
     region.ops.forEach((op) => {
@@ -81,7 +89,7 @@ export function hoistedAdjustments(fns: IRFunction[]): EmittedLine[][] {
   fns.forEach((fn) => visit(fn.body));
   return [...found].map(([name, op]) => [
     {
-      text: `function ${name}($derivative) { return (${String(op.attrs.value)})($derivative); }`,
+      text: `function ${nameOf(name)}(${param}) { return (${String(op.attrs.value)})(${param}); }`,
       indent: 0,
       loc: op.loc,
     },
@@ -89,10 +97,14 @@ export function hoistedAdjustments(fns: IRFunction[]): EmittedLine[][] {
 }
 
 /** A derivative nabla could not build for an optional demand (IRFunction.stub): it throws. */
-export function emitUnavailable(fn: IRFunction): EmittedLine[] {
+export function emitUnavailable(fn: IRFunction, builtin: Builtins): EmittedLine[] {
   return [
     { text: `export function ${fn.name}() {`, indent: 0, loc: fn.loc },
-    { text: `throw new TypeError(${JSON.stringify(fn.stub)});`, indent: 1, loc: fn.loc },
+    {
+      text: `throw new ${builtin("TypeError")}(${JSON.stringify(fn.stub)});`,
+      indent: 1,
+      loc: fn.loc,
+    },
     { text: "}", indent: 0, loc: undefined },
   ];
 }
@@ -135,6 +147,9 @@ class FunctionEmitter {
   private readonly feedsLanes = new Set<number>();
   /** The op defining each value. */
   private readonly definitions = new Map<number, Op>();
+  /** Locals holding the reverse-mode tape's buffer and height, in a function that uses it. */
+  private tape = "";
+  private top = "";
 
   constructor(
     private readonly fn: IRFunction,
@@ -144,8 +159,9 @@ class FunctionEmitter {
     this.taken.add(emitNames.runtime);
     this.countUses(fn.body);
     if (this.usesTape) {
-      this.taken.add(TAPE);
-      this.taken.add(TOP);
+      // Fresh like any local: a function of the program may be named `$tape`.
+      this.tape = this.fresh("$tape");
+      this.top = this.fresh("$top");
     }
   }
 
@@ -166,7 +182,7 @@ class FunctionEmitter {
       // The tape's buffer and height live in locals (registers) while this function runs; the
       // shared `tape` object is brought up to date around derivative calls and on return.
       this.line(
-        `let ${TAPE} = ${this.tapeObject}.buffer, ${TOP} = ${this.tapeObject}.top;`,
+        `let ${this.tape} = ${this.tapeObject}.buffer, ${this.top} = ${this.tapeObject}.top;`,
         undefined,
       );
     }
@@ -176,7 +192,7 @@ class FunctionEmitter {
       // Every lane buffer is allocated once per call, also those of values in loops: each
       // iteration overwrites its values' lanes, as it would reassign a local.
       const declarations = this.laneBuffers.map((b) => ({
-        text: `const ${b} = new Array(${this.k}).fill(0);`,
+        text: `const ${b} = new ${this.builtin("Array")}(${this.k}).fill(0);`,
         indent: this.indent,
         loc: undefined,
       }));
@@ -307,7 +323,25 @@ class FunctionEmitter {
     const callee = op.attrs.callee!;
     return callee.startsWith("nabla:")
       ? `${this.emitNames.runtime}.${callee.slice("nabla:".length)}`
-      : callee;
+      : this.platformPath(callee);
+  }
+
+  /** The function an `adjust` op calls: a module-level function, or a hoisted arrow. */
+  private adjustment(op: Op): string {
+    return op.attrs.value !== undefined
+      ? this.emitNames.hoisted(op.attrs.callee!)
+      : this.emitNames.global(op.attrs.callee!);
+  }
+
+  /** How this module reads the platform's global `name`. */
+  private builtin(name: string): string {
+    return this.emitNames.builtin(name);
+  }
+
+  /** A dotted path of the platform (`Math.floor`, `console.log`, `String`), read as such. */
+  private platformPath(path: string): string {
+    const dot = path.indexOf(".");
+    return dot < 0 ? this.builtin(path) : this.builtin(path.slice(0, dot)) + path.slice(dot);
   }
 
   private countUses(region: Region): void {
@@ -326,7 +360,7 @@ class FunctionEmitter {
       if (op.opcode === "extern") this.taken.add(this.externName(op).split(".")[0]!);
       if (op.opcode === "global") this.taken.add(this.globalName(op));
       if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(".")[0]!);
-      if (op.opcode === "adjust") this.taken.add(this.emitNames.global(op.attrs.callee!));
+      if (op.opcode === "adjust") this.taken.add(this.adjustment(op));
       if (op.opcode === "push" || op.opcode === "reserve") this.pushes = this.usesTape = true;
       if (op.opcode === "pop") this.usesTape = true;
       op.regions.forEach((r) => this.countUses(r));
@@ -450,11 +484,11 @@ class FunctionEmitter {
         const count = this.ref(op.operands[0]!);
         const full = js.binary(
           ">",
-          js.binary("+", js.name(TOP), count),
-          js.member(js.name(TAPE), "length"),
+          js.binary("+", js.name(this.top), count),
+          js.member(js.name(this.tape), "length"),
         );
         this.line(
-          `if (${full.text}) ${TAPE} = ${this.emitNames.runtime}.growTape(${TOP}, ${count.text});`,
+          `if (${full.text}) ${this.tape} = ${this.emitNames.runtime}.growTape(${this.top}, ${count.text});`,
           op.loc,
         );
         return;
@@ -473,7 +507,7 @@ class FunctionEmitter {
       case "peak":
         if (this.pushes)
           this.line(
-            `if (${TOP} > ${this.tapeObject}.peak) ${this.tapeObject}.peak = ${TOP};`,
+            `if (${this.top} > ${this.tapeObject}.peak) ${this.tapeObject}.peak = ${this.top};`,
             op.loc,
           );
         return;
@@ -582,7 +616,7 @@ class FunctionEmitter {
       const storage = (type as ArrayType).storage;
       this.primalLine(
         storage === "Array"
-          ? `const ${name} = new Array(${length}).fill(0);`
+          ? `const ${name} = new ${this.builtin("Array")}(${length}).fill(0);`
           : `const ${name} = new ${storage}(${length});`,
         op.loc,
       );
@@ -593,7 +627,9 @@ class FunctionEmitter {
       });
       return;
     }
-    const slot = js.raw(`new Array(${k}).fill(0)`, js.PREC.primary, [js.name(k)]);
+    const slot = js.raw(`new ${this.builtin("Array")}(${k}).fill(0)`, js.PREC.primary, [
+      js.name(k),
+    ]);
     const items = parts.map((p) => (p.lane ? slot : p.expr));
     this.primalLine(`const ${name} = ${literalOf(type, items).text};`, op.loc);
     const fields = isAggregate(type) && type.kind === "object" ? type.fields : undefined;
@@ -637,6 +673,14 @@ class FunctionEmitter {
     emit(`const ${this.declare(result)} = ${expr.text};`);
   }
 
+  /** A constant; `undefined`, `NaN` and `Infinity` are globals a module may hide. */
+  private constant(value: number | boolean | string | undefined): Expr {
+    if (value === undefined) return js.name(this.builtin("undefined"));
+    if (typeof value !== "number" || Number.isFinite(value)) return js.literal(value);
+    const name = js.name(this.builtin(Number.isNaN(value) ? "NaN" : "Infinity"));
+    return value < 0 ? js.unary("-", name) : name;
+  }
+
   private expression(op: Op): Expr {
     if (this.lanes && op.opcode === "call" && op.attrs.primal) return this.laneCall(op);
     const args = op.operands.map((v) => this.ref(v));
@@ -645,7 +689,7 @@ class FunctionEmitter {
     const tangentLanes = this.lanes && op.tangent === true;
     switch (op.opcode) {
       case "const":
-        return op.attrs.value === undefined ? js.name("undefined") : js.literal(op.attrs.value);
+        return this.constant(op.attrs.value);
       case "field":
         if (laneResult) return js.element(js.member(a, op.attrs.field!), js.name(this.q));
         return js.member(a, op.attrs.field!);
@@ -659,23 +703,24 @@ class FunctionEmitter {
         return js.member(a, "length");
       case "alloc": {
         const type = op.results[0]!.type;
-        if (tangentLanes) return laneAllocation(type, a, this.k);
+        if (tangentLanes) return laneAllocation(type, a, this.k, this.emitNames.builtin);
         return op.tangent && isArray(type) && type.storage !== "Array"
           ? tangentAllocation(type.storage, a, this.emitNames.runtime)
-          : allocation(type, a);
+          : allocation(type, a, this.emitNames.builtin);
       }
       case "literal":
         return literalOf(op.results[0]!.type, args);
       case "zeros":
-        if (tangentLanes) return laneZerosLike(op.results[0]!.type, a, this.k);
-        return zerosLike(op.results[0]!.type, a, this.emitNames.runtime);
+        if (tangentLanes)
+          return laneZerosLike(op.results[0]!.type, a, this.k, this.emitNames.builtin);
+        return zerosLike(op.results[0]!.type, a, this.emitNames.runtime, this.emitNames.builtin);
       case "detach":
       case "withDerivative":
         return a;
       case "adjust":
         // A module-level function, or an arrow written at the call hoisted to one (see
         // hoistedAdjustments), so no generated local can shadow what it reads.
-        return js.call(this.emitNames.global(op.attrs.callee!), args);
+        return js.call(this.adjustment(op), args);
       case "neg":
         return js.unary("-", a);
       case "not":
@@ -687,7 +732,7 @@ class FunctionEmitter {
       case "select":
         return js.conditional(a, b, args[2]!);
       case "math":
-        return js.call(`Math.${op.attrs.callee}`, args);
+        return js.call(`${this.builtin("Math")}.${op.attrs.callee}`, args);
       case "global":
         return js.name(this.globalName(op));
       case "extern":
@@ -699,9 +744,9 @@ class FunctionEmitter {
       case "pop": {
         if (isAggregate(op.results[0]!.type)) return js.call(`${this.tapeObject}.objects.pop`, []);
         const popped: Expr = {
-          text: `${TAPE}[--${TOP}]`,
+          text: `${this.tape}[--${this.top}]`,
           prec: js.PREC.primary,
-          refs: new Set([TAPE, TOP]),
+          refs: new Set([this.tape, this.top]),
         };
         if (op.attrs.value === "int") return js.binary("|", popped, js.literal(0));
         return op.results[0]!.type === "boolean" ? js.binary("!==", popped, js.literal(0)) : popped;
@@ -710,7 +755,7 @@ class FunctionEmitter {
         const callee = op.attrs.callee!;
         if (callee === "~") return js.unary("~", a);
         if (/^[|&^<>]/.test(callee) || callee === "===") return js.binary(callee, a, b);
-        return js.call(callee, args);
+        return js.call(this.platformPath(callee), args);
       }
       default: {
         const text = BINARY_TEXT[op.opcode];
@@ -754,7 +799,7 @@ class FunctionEmitter {
       let count = 0;
       while (region.ops[index + count]?.opcode === "push") count++;
       this.line(
-        `if (${TOP} + ${count} > ${TAPE}.length) ${TAPE} = ${this.emitNames.runtime}.growTape(${TOP}, ${count});`,
+        `if (${this.top} + ${count} > ${this.tape}.length) ${this.tape} = ${this.emitNames.runtime}.growTape(${this.top}, ${count});`,
         op.loc,
       );
     }
@@ -766,16 +811,16 @@ class FunctionEmitter {
     }
     const saved =
       op.operands[0]!.type === "boolean" ? js.conditional(v, js.literal(1), js.literal(0)) : v;
-    this.line(`${TAPE}[${TOP}++] = ${saved.text};`, op.loc);
+    this.line(`${this.tape}[${this.top}++] = ${saved.text};`, op.loc);
   }
 
   /** A call from a function that uses the tape: hand over the tape's height and take it back. */
   private emitTapeCall(op: Op, region: Region): void {
-    this.line(`${this.tapeObject}.top = ${TOP};`, op.loc);
+    this.line(`${this.tapeObject}.top = ${this.top};`, op.loc);
     if (op.results.length > 1) this.emitMultiResultCall(op);
     else this.emitCallStatement(op, region);
-    this.line(`${TAPE} = ${this.tapeObject}.buffer;`, op.loc);
-    this.line(`${TOP} = ${this.tapeObject}.top;`, op.loc);
+    this.line(`${this.tape} = ${this.tapeObject}.buffer;`, op.loc);
+    this.line(`${this.top} = ${this.tapeObject}.top;`, op.loc);
   }
 
   private get tapeObject(): string {
@@ -783,7 +828,7 @@ class FunctionEmitter {
   }
 
   private emitReturn(op: Op): void {
-    if (this.usesTape) this.line(`${this.tapeObject}.top = ${TOP};`, op.loc);
+    if (this.usesTape) this.line(`${this.tapeObject}.top = ${this.top};`, op.loc);
     if (op.operands[0] && this.isLane(op.operands[0])) return this.emitLaneReturn(op);
     const [first, ...rest] = op.operands.map((v) => this.ref(v));
     rest.forEach((e, i) =>
@@ -815,7 +860,7 @@ class FunctionEmitter {
     const inline = this.inlined.get(v.id);
     if (inline && inline.text === "0") {
       this.inlined.delete(v.id);
-      returned = `new Array(${this.k}).fill(0)`;
+      returned = `new ${this.builtin("Array")}(${this.k}).fill(0)`;
     } else {
       const name = this.bufferOf(v, op.loc);
       returned = this.fn.params.includes(v) ? `${name}.slice()` : name;

@@ -5,6 +5,7 @@ import { isArray } from "../ir/type-system.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import { laneAllocation } from "./lanes.js";
+import type { Builtins } from "./module-names.js";
 
 // `hessian`, `hessianVectorProduct` and `jacobian`, built from first-order wrappers (the text
 // operatorWrapper makes, applied to the arguments):
@@ -51,6 +52,8 @@ export interface HigherOrderWrapper {
   /** Parameters f writes: each pass but one gets copies, so the call writes them once. */
   writes: number[];
   runtime: string;
+  /** How the module reads the platform's globals (see module-names.ts). */
+  builtin: Builtins;
 }
 
 export function higherOrderWrapper(w: HigherOrderWrapper): string {
@@ -77,7 +80,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
   );
   /** A basis vector of `type` shaped like `like`, with a 1 at `at`. */
   const basis = (type: Type, like: string, into: string, at: string) =>
-    `const ${into} = ${zerosLike(tangentType(type), js.name(like), w.runtime).text}; ${into}[${at}] = 1; `;
+    `const ${into} = ${zerosLike(tangentType(type), js.name(like), w.runtime, w.builtin).text}; ${into}[${at}] = 1; `;
   switch (w.operator) {
     case "hessianVectorProduct": {
       const v = fresh("v");
@@ -113,14 +116,14 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       if (snapshots.size > 0) {
         // f writes x, so its JVP writes the tangent: a fresh basis vector per row.
         return (
-          `((${args}) => { ${takeSnapshots}const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new Array(${n}); ` +
+          `((${args}) => { ${takeSnapshots}const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new ${w.builtin("Array")}(${n}); ` +
           `for (let ${i} = 0; ${i} < ${n}; ${i}++) { ${basis(w.type, x, v, i)}${rows}[${i}] = ${row}; } return ${rows}; })`
         );
       }
       // One basis vector, its 1 moved along (an allocation costs more than a small HVP).
-      const zeros = zerosLike(tangentType(w.type), js.name(x), w.runtime).text;
+      const zeros = zerosLike(tangentType(w.type), js.name(x), w.runtime, w.builtin).text;
       return (
-        `((${args}) => { const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new Array(${n}), ${v} = ${zeros}; ` +
+        `((${args}) => { const ${hvp} = ${w.hvp!}; const ${n} = ${x}.length, ${rows} = new ${w.builtin("Array")}(${n}), ${v} = ${zeros}; ` +
         `for (let ${i} = 0; ${i} < ${n}; ${i}++) { ${v}[${i}] = 1; ${rows}[${i}] = ${row}; ${v}[${i}] = 0; } return ${rows}; })`
       );
     }
@@ -143,7 +146,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       const value = `${vwd}.value`;
       // n JVPs (one column each) when there are no more inputs than outputs, else m pullbacks.
       const forward =
-        `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${zerosLike(tangentType(w.type), js.name(x), w.runtime).text}; ` +
+        `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${zerosLike(tangentType(w.type), js.name(x), w.runtime, w.builtin).text}; ` +
         `for (let ${j} = 0; ${j} < ${n}; ${j}++) { ${basis(w.type, x, e, j)}const ${column} = ${vwd}.differential(${e}); ` +
         `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}][${j}] = ${column}[${i}]; }`;
       // The pullback wrapper reads captures by name: copies shadow them for its pass.
@@ -156,7 +159,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
         `for (let ${i} = 0; ${i} < ${m}; ${i}++) { ${basis(w.result!, value, e, i)}${rows}[${i}] = ${pb}(${e}); }`;
       return (
         `((${args}) => { ${takeSnapshots}const ${vwd} = (${w.valueWithDifferential!})(${args}); ` +
-        `const ${n} = ${x}.length, ${m} = ${value}.length, ${rows} = new Array(${m}); ` +
+        `const ${n} = ${x}.length, ${m} = ${value}.length, ${rows} = new ${w.builtin("Array")}(${m}); ` +
         `if (${n} <= ${m}) { ${forward} } else { ${reverse} } return ${rows}; })`
       );
     }
@@ -200,7 +203,7 @@ function lanesJacobian(
     string,
   ];
   const xTangent = tangentType(w.type);
-  const row = zerosLike(xTangent, js.name(x), w.runtime).text;
+  const row = zerosLike(xTangent, js.name(x), w.runtime, w.builtin).text;
   // A function that writes its arguments writes them once: the first pass runs on them, the
   // others on copies of them as they were.
   const written = snapshots.size > 0;
@@ -211,9 +214,9 @@ function lanesJacobian(
     w.captures.length > 0 && list !== all
       ? `((${w.captures.join(", ")}) => (${wrapper})(${list.slice(0, params.length).join(", ")}))(${list.slice(params.length).join(", ")})`
       : `(${wrapper})(${list.slice(0, params.length).join(", ")})`;
-  const newRows = `${rows} = new Array(${m}); for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${row};`;
+  const newRows = `${rows} = new ${w.builtin("Array")}(${m}); for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${row};`;
   // Directions j … j + k − 1: the basis vectors as the lanes of x's tangent.
-  const seed = laneAllocation(xTangent, js.member(js.name(x), "length"), k).text;
+  const seed = laneAllocation(xTangent, js.member(js.name(x), "length"), k, w.builtin).text;
   // All directions in one pass, and the result's lanes an array of x's tangent's kind: the
   // rows are views of them (typed arrays) or slices.
   const result = w.result!;
@@ -230,13 +233,13 @@ function lanesJacobian(
     `const ${e} = ${seed}; for (let ${q} = 0; ${q} < ${k}; ${q}++) ${e}[(${j} + ${q}) * ${k} + ${q}] = 1; ` +
     `const ${d} = ${pass((list) => `${w.lanes!}(${[...list, e, k].join(", ")})`)}; ` +
     (rowsOfLanes
-      ? `if (${k} === ${n}) { ${m} = ${w.runtime}.out.v1.length; ${rows} = new Array(${m}); for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${rowsOfLanes}; } else { ${copyRows} }`
+      ? `if (${k} === ${n}) { ${m} = ${w.runtime}.out.v1.length; ${rows} = new ${w.builtin("Array")}(${m}); for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${rowsOfLanes}; } else { ${copyRows} }`
       : copyRows);
   const forward =
-    `for (let ${j} = 0; ${j} < ${n}; ${j} += ${LANES}) { const ${k} = Math.min(${LANES}, ${n} - ${j}); ${lanesPass} } ` +
+    `for (let ${j} = 0; ${j} < ${n}; ${j} += ${LANES}) { const ${k} = ${w.builtin("Math")}.min(${LANES}, ${n} - ${j}); ${lanesPass} } ` +
     `if (${rows} === undefined) { ${newRows} }`;
   const reverse =
-    `const ${vp} = ${pass(wrapped(w.valueWithPullback!))}; ${m} = ${vp}.value.length; ${rows} = new Array(${m}); ` +
+    `const ${vp} = ${pass(wrapped(w.valueWithPullback!))}; ${m} = ${vp}.value.length; ${rows} = new ${w.builtin("Array")}(${m}); ` +
     `for (let ${i} = 0; ${i} < ${m}; ${i}++) { ${basis(w.result!, `${vp}.value`, e, i)}${rows}[${i}] = ${vp}.pullback(${e}); }`;
   return (
     `((${args}) => { ${takeSnapshots}${written ? `let ${first} = true; ` : ""}` +

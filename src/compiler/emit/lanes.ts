@@ -2,6 +2,7 @@ import { isArray, isObject, typeText } from "../ir/type-system.js";
 import type { Type } from "../ir/types.js";
 import * as js from "./expression.js";
 import type { Expr } from "./expression.js";
+import type { Builtins } from "./module-names.js";
 
 // Tangents along k directions at once (`f$jvps`, which `jacobian` uses): every number of a
 // tangent becomes k numbers, its *lanes*, one per direction. The layout, by tangent type:
@@ -23,30 +24,37 @@ export function isFlatLanes(t: Type): boolean {
 }
 
 /** A new tangent array of `length` elements in lane layout, zero (`alloc`). */
-export function laneAllocation(type: Type, length: Expr, k: string): Expr {
+export function laneAllocation(type: Type, length: Expr, k: string, builtin: Builtins): Expr {
   if (!isArray(type)) throw new Error(`internal: alloc of ${typeText(type)}`);
   if (!isFlatLanes(type))
-    return js.raw(`new Array(${length.text})`, js.PREC.primary, [length, js.name(k)]);
+    return js.raw(`new ${builtin("Array")}(${length.text})`, js.PREC.primary, [length, js.name(k)]);
   const n = js.binary("*", length, js.name(k));
   return type.storage !== "Array"
-    ? js.raw(`new ${type.storage}(${n.text})`, js.PREC.primary, [n])
-    : js.raw(`new Array(${n.text}).fill(0)`, js.PREC.primary, [n]);
+    ? js.raw(`new ${builtin(type.storage)}(${n.text})`, js.PREC.primary, [n])
+    : js.raw(`new ${builtin("Array")}(${n.text}).fill(0)`, js.PREC.primary, [n]);
 }
 
 /** A fresh zero tangent of (tangent) type `type` in lane layout, shaped like the value `like`. */
-export function laneZerosLike(type: Type, like: Expr, k: string, depth = 0): Expr {
+export function laneZerosLike(
+  type: Type,
+  like: Expr,
+  k: string,
+  builtin: Builtins,
+  depth = 0,
+): Expr {
   const kName = js.name(k);
-  if (type === "number") return js.raw(`new Array(${k}).fill(0)`, js.PREC.primary, [kName]);
+  if (type === "number")
+    return js.raw(`new ${builtin("Array")}(${k}).fill(0)`, js.PREC.primary, [kName]);
   if (isArray(type)) {
-    if (isFlatLanes(type)) return laneAllocation(type, js.member(like, "length"), k);
+    if (isFlatLanes(type)) return laneAllocation(type, js.member(like, "length"), k, builtin);
     if (type.elements)
       return js.arrayLiteral(
         type.elements.map((t, i) =>
-          laneZerosLike(t, js.element(like, js.literal(i)), k, depth + 1),
+          laneZerosLike(t, js.element(like, js.literal(i)), k, builtin, depth + 1),
         ),
       );
     const e = `e${depth}`;
-    const inner = laneZerosLike(type.element, js.name(e), k, depth + 1);
+    const inner = laneZerosLike(type.element, js.name(e), k, builtin, depth + 1);
     return js.raw(
       `${js.member(like, "map").text}((${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text})`,
       js.PREC.primary,
@@ -57,7 +65,7 @@ export function laneZerosLike(type: Type, like: Expr, k: string, depth = 0): Exp
     return js.objectLiteral(
       type.fields.map((f) => [
         f.name,
-        laneZerosLike(f.type, js.member(like, f.name), k, depth + 1),
+        laneZerosLike(f.type, js.member(like, f.name), k, builtin, depth + 1),
       ]),
     );
   return js.literal(0);

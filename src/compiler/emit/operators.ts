@@ -51,7 +51,9 @@ export interface OperatorWrapper {
 }
 
 export function operatorWrapper(w: OperatorWrapper): string {
-  const reserved = [w.jvp, w.fwd, w.bwd, w.grad, w.vjp, w.runtime].filter(Boolean);
+  const reserved = [w.jvp, w.fwd, w.bwd, w.grad, w.vjp, w.runtime].filter(
+    (n): n is string => n !== undefined,
+  );
   const params: string[] = [];
   w.params.forEach((p, i) => {
     let name = p && !reserved.includes(p) ? p : `arg${i}`;
@@ -68,7 +70,8 @@ export function operatorWrapper(w: OperatorWrapper): string {
     `${fn}(${[...params, ...w.captures, ...rest].join(", ")})`;
   const sorted = [...w.wrt].sort((a, b) => a - b);
   const out = (k: number) => `${w.runtime}.out.v${k}`;
-  const taken = [...params, ...w.captures];
+  // The wrapper's own locals hide neither what it is given nor the functions it calls.
+  const taken = [...params, ...w.captures, ...reserved];
   const fresh = (base: string) => {
     const name = freshName(base, taken);
     taken.push(name);

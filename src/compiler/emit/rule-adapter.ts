@@ -7,6 +7,7 @@ import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import type { EmittedLine } from "./function.js";
 import { laneShape } from "./lanes.js";
+import type { Builtins } from "./module-names.js";
 
 // The derivatives of a function with a registered rule, as small functions with the calling
 // conventions of generated derivatives (see differentiate/names.ts), so callers cannot tell
@@ -25,6 +26,7 @@ export function emitRuleAdapter(
   adapter: RuleAdapter,
   rule: DerivativeRule,
   runtime: string,
+  builtin: Builtins,
 ): EmittedLine[] {
   const lines: EmittedLine[] = [];
   let indent = 0;
@@ -57,7 +59,7 @@ export function emitRuleAdapter(
       const given = differentiable.map((i) =>
         wrt.includes(i)
           ? `t${i}`
-          : zerosLike(tangentType(rule.params[i]!.type), js.name(`a${i}`), runtime).text,
+          : zerosLike(tangentType(rule.params[i]!.type), js.name(`a${i}`), runtime, builtin).text,
       );
       open([...args, ...tangents]);
       line(`const r = ${rule.constName}.forward(${[...args, ...given].join(", ")});`);
@@ -73,7 +75,7 @@ export function emitRuleAdapter(
         JSON.stringify(laneShape(tangentType(type)));
       const given = differentiable.map((i) =>
         !wrt.includes(i)
-          ? zerosLike(tangentType(rule.params[i]!.type), js.name(`a${i}`), runtime).text
+          ? zerosLike(tangentType(rule.params[i]!.type), js.name(`a${i}`), runtime, builtin).text
           : aggregate(i)
             ? `${runtime}.laneOf(t${i}, ${shape(rule.params[i]!.type)}, k, q)`
             : `t${i}[q]`,
@@ -103,7 +105,9 @@ export function emitRuleAdapter(
       line(`const r = ${rule.constName}.reverse(${given.join(", ")});`);
       const kept = ["r.pullback", ...shadows];
       if (aggregateResult) {
-        line(`const dr = ${zerosLike(tangentType(result), js.name("r.value"), runtime).text};`);
+        line(
+          `const dr = ${zerosLike(tangentType(result), js.name("r.value"), runtime, builtin).text};`,
+        );
         kept.push("dr");
         line(`${out(1)} = dr;`);
       }

@@ -35,6 +35,7 @@ import {
   type Binding,
 } from "./function-values.js";
 import type { ParamInfo } from "./signature.js";
+import { isPlatformGlobal } from "../analyze/globals.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.
@@ -76,14 +77,15 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
       "optional calls are not supported in differentiable code",
     );
   const callee = node.callee;
-  const math = mathMember(callee);
+  const math = mathMember(ctx, callee);
   if (math !== undefined) return lowerMathCall(ctx, node, math);
 
   if (callee.type === "MemberExpression" && isValueReceiver(ctx, callee)) {
     return lowerMethodCall(ctx, node, callee);
   }
   const path = calleePath(callee);
-  if (path === "Array.from" && !ctx.scope.lookup("Array")) return lowerArrayFrom(ctx, node);
+  if (path === "Array.from" && isPlatformGlobal(ctx.module, "Array", ctx.scope))
+    return lowerArrayFrom(ctx, node);
   if (isArrayCall(ctx, node)) return lowerNew(ctx, node);
   if (path === undefined) {
     const inner = callee.type === "CallExpression" ? calleePath(callee.callee) : undefined;
@@ -128,12 +130,12 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     );
   }
   const nonDiff = NON_DIFFERENTIABLE_GLOBALS[path];
-  if (nonDiff && !ctx.module.functions.has(head) && !ctx.module.imports.has(head)) {
+  if (nonDiff && isPlatformGlobal(ctx.module, head)) {
     const args = lowerArguments(ctx, node);
     ctx.at(node);
     return ctx.builder.emit("nondiff", args, [nonDiff.result], { callee: path }).results[0]!;
   }
-  if (head === "console" && !ctx.module.imports.has(head)) {
+  if (head === "console" && isPlatformGlobal(ctx.module, head)) {
     const args = lowerArguments(ctx, node);
     ctx.at(node);
     return ctx.builder.emit("extern", args, ["void"], { callee: path }).results[0]!;

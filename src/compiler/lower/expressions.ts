@@ -19,6 +19,7 @@ import { assignable, typeText } from "../ir/type-system.js";
 import type { ModuleConstant } from "../parse/module.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import { inferType } from "../analyze/infer-type.js";
+import { isPlatformGlobal } from "../analyze/globals.js";
 import { annotationType } from "./signature.js";
 
 // AST expressions → IR values. Short-circuit operators and ternaries become `if` ops so that
@@ -123,7 +124,7 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "MemberExpression": {
       const imported = namespaceConstant(ctx, node);
       if (imported) return imported;
-      const math = mathMember(node);
+      const math = mathMember(ctx, node);
       if (math !== undefined && MATH_CONSTANTS.has(math))
         return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
       if (math !== undefined) {
@@ -208,7 +209,8 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
     );
   }
   if (slot) return ctx.value(slot);
-  if (name in GLOBAL_CONSTANTS) return ctx.builder.constant(GLOBAL_CONSTANTS[name]!, name);
+  if (name in GLOBAL_CONSTANTS && isPlatformGlobal(ctx.module, name))
+    return ctx.builder.constant(GLOBAL_CONSTANTS[name]!, name);
   const constant = ctx.module.constants.get(name);
   if (constant) {
     const type = constant.type ?? moduleConstantType(ctx, constant);
@@ -260,7 +262,12 @@ function moduleConstantType(ctx: LowerContext, constant: ModuleConstant): Type |
   const resolve = mod ? typeResolver(ctx.program, mod) : ctx.types;
   return (
     annotationType(decl.id.typeAnnotation, resolve) ??
-    inferType(decl.init, (n) => mod?.constants.get(n)?.type, resolve)
+    inferType(
+      decl.init,
+      (n) => mod?.constants.get(n)?.type,
+      resolve,
+      (n) => !mod || isPlatformGlobal(mod, n),
+    )
   );
 }
 
@@ -363,7 +370,7 @@ function leftReader(ctx: LowerContext, node: Expression): () => Value {
   ) {
     inner = inner.expression;
   }
-  if (inner.type === "MemberExpression" && !inner.optional && mathMember(inner) === undefined) {
+  if (inner.type === "MemberExpression" && !inner.optional && mathMember(ctx, inner) === undefined) {
     ctx.at(inner);
     if (!namespaceConstantNode(ctx, inner)) return memberReader(ctx, inner);
   }
@@ -538,14 +545,15 @@ export function article(t: Type): string {
   return /^[aeiouAEIOU]/.test(text) ? `an ${text}` : `a ${text}`;
 }
 
-/** The property name of `Math.x`, if `node` is such a member expression. */
-export function mathMember(node: Node): string | undefined {
+/** The property name of `Math.x`, if `node` is such a member expression of the built-in `Math`. */
+export function mathMember(ctx: LowerContext, node: Node): string | undefined {
   if (
     node.type === "MemberExpression" &&
     !node.computed &&
     node.object.type === "Identifier" &&
     node.object.name === "Math" &&
-    node.property.type === "Identifier"
+    node.property.type === "Identifier" &&
+    isPlatformGlobal(ctx.module, "Math", ctx.scope)
   ) {
     return node.property.name;
   }

@@ -13,6 +13,7 @@ import { functionValue } from "./function-values.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
+import { isPlatformGlobal } from "../analyze/globals.js";
 
 // Structured data: reading and writing fields and elements, `.length`, object and array
 // literals (with spreads), and `new Float64Array(n)` / `new Array(n).fill(x)`.
@@ -392,7 +393,7 @@ export function isArrayCall(ctx: LowerContext, node: Node): node is CallExpressi
     node.type === "CallExpression" &&
     node.callee.type === "Identifier" &&
     node.callee.name === "Array" &&
-    !ctx.scope.lookup("Array")
+    isPlatformGlobal(ctx.module, "Array", ctx.scope)
   );
 }
 
@@ -407,7 +408,11 @@ export function lowerNew(
 ): Value {
   const callee = node.callee;
   const name = callee.type === "Identifier" ? callee.name : "";
-  if (name && !ctx.scope.lookup(name) && (TYPED_ARRAYS.has(name) || name === "Array")) {
+  if (
+    name &&
+    isPlatformGlobal(ctx.module, name, ctx.scope) &&
+    (TYPED_ARRAYS.has(name) || name === "Array")
+  ) {
     if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") {
       return ctx.fail(node, "callArity", `'new ${name}' takes one argument (a length) here`);
     }

@@ -2,6 +2,7 @@ import type { Expression, Node, ThrowStatement } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { lowerExpression } from "./expressions.js";
+import { isPlatformGlobal } from "../analyze/globals.js";
 
 // `throw new Error(…)` in differentiated code: argument checks and "cannot happen" guards are
 // everywhere in real code. The error is raised by nabla's runtime from the message's pieces
@@ -17,8 +18,7 @@ export function lowerThrow(ctx: LowerContext, node: ThrowStatement): void {
     (argument.type === "NewExpression" || argument.type === "CallExpression") &&
     argument.callee.type === "Identifier" &&
     ERRORS.has(argument.callee.name) &&
-    !ctx.scope.lookup(argument.callee.name) &&
-    !ctx.module.imports.has(argument.callee.name)
+    isPlatformGlobal(ctx.module, argument.callee.name, ctx.scope)
       ? argument.callee.name
       : undefined;
   const args = kind ? (argument as { arguments: Node[] }).arguments : [];

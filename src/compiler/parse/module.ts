@@ -67,6 +67,14 @@ export interface SourceModule {
   /** `export * from "./x"`: the specifiers. */
   starExports: string[];
   problems: ParseProblem[];
+  /** Syntax nabla parses but cannot compile (decorators: see unsupportedSyntax). */
+  unsupported: ParseProblem[];
+  /** Names the module binds at its top level as values: declarations and value imports. */
+  topLevel: Set<string>;
+  /** Names declared anywhere in the file, in any scope (variables, parameters, functions…). */
+  declared: Set<string>;
+  /** Every identifier written in the file: names generated code must not take. */
+  identifiers: Set<string>;
 }
 
 export function parseModule(file: string, text: string): SourceModule {
@@ -89,9 +97,121 @@ export function parseModule(file: string, text: string): SourceModule {
       start: e.labels[0]?.start ?? 0,
       end: e.labels[0]?.end ?? 0,
     })),
+    unsupported: [],
+    topLevel: new Set(),
+    declared: new Set(),
+    identifiers: new Set(),
   };
+  collectNames(mod);
   for (const statement of result.program.body) collectTopLevel(mod, statement);
   return mod;
+}
+
+/**
+ * The names of the file (see SourceModule): which built-ins its code may shadow, which names
+ * generated code may take; and its decorators, which nabla cannot compile.
+ */
+function collectNames(mod: SourceModule): void {
+  for (const statement of mod.program.body) {
+    const declaration =
+      statement.type === "ExportNamedDeclaration" || statement.type === "ExportDefaultDeclaration"
+        ? statement.declaration
+        : statement;
+    if (!declaration) continue;
+    if (declaration.type === "ImportDeclaration") {
+      if (declaration.importKind === "type") continue;
+      for (const spec of declaration.specifiers)
+        if (spec.type !== "ImportSpecifier" || spec.importKind !== "type")
+          mod.topLevel.add(spec.local.name);
+      continue;
+    }
+    // A function's parameters are its own: only its name is bound here.
+    const own =
+      declaration.type === "FunctionDeclaration" || declaration.type === "ClassDeclaration"
+        ? declaration.id && !("declare" in declaration && declaration.declare)
+          ? [declaration.id.name]
+          : []
+        : bindingsOf(declaration);
+    for (const name of own) mod.topLevel.add(name);
+  }
+  walk(mod.program, (n, ancestors) => {
+    if (n.type === "Identifier") mod.identifiers.add(n.name);
+    for (const name of bindingsOf(n)) mod.declared.add(name);
+    // A `var` in a block at the top level is the module's too.
+    if (n.type === "VariableDeclaration" && n.kind === "var" && !ancestors.some(isFunction))
+      for (const name of bindingsOf(n)) mod.topLevel.add(name);
+    if (n.type === "Decorator")
+      mod.unsupported.push({
+        message:
+          "decorators are not supported in files nabla compiles (nabla does not transform them, and Node cannot run them); apply the decorator function by hand instead",
+        start: n.start,
+        end: n.end,
+      });
+    return true;
+  });
+}
+
+function isFunction(n: Node): boolean {
+  return (
+    n.type === "FunctionDeclaration" ||
+    n.type === "FunctionExpression" ||
+    n.type === "ArrowFunctionExpression"
+  );
+}
+
+/** The value names a declaration (or a parameter list, a catch clause, an import) binds. */
+function bindingsOf(node: Node): string[] {
+  switch (node.type) {
+    case "VariableDeclaration":
+      if (node.declare) return [];
+      return node.declarations.flatMap((d) => patternNames(d.id));
+    case "FunctionDeclaration":
+    case "FunctionExpression":
+    case "ArrowFunctionExpression": {
+      // A function expression's own name is bound inside it: a declaration there too.
+      const own = node.type !== "ArrowFunctionExpression" && node.id ? [node.id.name] : [];
+      return [...own, ...node.params.flatMap((p) => patternNames(p))];
+    }
+    case "ClassDeclaration":
+    case "ClassExpression":
+      return node.id && !node.declare ? [node.id.name] : [];
+    case "TSEnumDeclaration":
+      return node.declare ? [] : [node.id.name];
+    case "TSModuleDeclaration":
+      return node.id.type === "Identifier" && !node.declare ? [node.id.name] : [];
+    case "TSImportEqualsDeclaration":
+      return [node.id.name];
+    case "CatchClause":
+      return node.param ? patternNames(node.param) : [];
+    case "ImportSpecifier":
+    case "ImportDefaultSpecifier":
+    case "ImportNamespaceSpecifier":
+      return [node.local.name];
+    default:
+      return [];
+  }
+}
+
+/** The names a binding pattern (`x`, `{ a, b: [c] }`, `...rest`, `x = 1`) binds. */
+function patternNames(pattern: Node): string[] {
+  switch (pattern.type) {
+    case "Identifier":
+      return [pattern.name];
+    case "TSParameterProperty":
+      return patternNames(pattern.parameter);
+    case "AssignmentPattern":
+      return patternNames(pattern.left);
+    case "RestElement":
+      return patternNames(pattern.argument);
+    case "ArrayPattern":
+      return pattern.elements.flatMap((e) => (e ? patternNames(e) : []));
+    case "ObjectPattern":
+      return pattern.properties.flatMap((p) =>
+        p.type === "RestElement" ? patternNames(p.argument) : patternNames(p.value),
+      );
+    default:
+      return [];
+  }
 }
 
 function collectTopLevel(mod: SourceModule, node: Node): void {
@@ -120,7 +240,12 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
         const literal = init ? constantValue(init) : undefined;
         const type = annotation
           ? annotationType(annotation)
-          : inferType(init, (n) => mod.constants.get(n)?.type);
+          : inferType(
+              init,
+              (n) => mod.constants.get(n)?.type,
+              undefined,
+              (n) => !mod.topLevel.has(n),
+            );
         mod.constants.set(name, {
           name,
           kind: node.kind as ModuleConstant["kind"],

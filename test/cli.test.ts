@@ -399,12 +399,13 @@ test("run: a folder instead of a file is reported plainly", () => {
 
 /**
  * Prints g's derivative at 1.5 three ways (forward, reverse, central difference); g calls f
- * of another file, so generated code imports a derivative across the odd path.
+ * and a higher-order function of another file, so generated code imports derivatives and
+ * specializations across the odd path.
  */
 const ODD_MAIN = (lib: string) => `import { derivative, gradient } from "nabla";
-import { f } from ${JSON.stringify(lib)};
+import { f, apply } from ${JSON.stringify(lib)};
 function g(x: number): number {
-  return f(x) * x;
+  return apply((t: number) => f(t) * t, x);
 }
 const h = 1e-6;
 const fd = (g(1.5 + h) - g(1.5 - h)) / (2 * h);
@@ -412,6 +413,10 @@ console.log(JSON.stringify([derivative(g)(1.5), gradient(g)(1.5), fd]));
 `;
 const ODD_LIB = `export function f(x: number): number {
   return Math.sin(x) * x;
+}
+/** Specialized for the lambda it is given: the key names the lambda's key, path and all. */
+export function apply(h: (t: number) => number, x: number): number {
+  return h(x);
 }
 `;
 
@@ -458,12 +463,13 @@ test("run: worker threads started by the program get the loader (a path and a UR
   const dir = writeProgram({
     "main.ts": `import { Worker } from "node:worker_threads";
 const results: string[] = [];
+let exited = 0;
 for (const where of ["./work er#1.ts", new URL("./work er#1.ts".replace("#", "%23"), import.meta.url)]) {
   const worker = new Worker(where, { workerData: 1.5 });
   worker.on("message", (m: string) => results.push(m));
   worker.on("error", (e: Error) => results.push("error: " + e.message));
   worker.on("exit", () => {
-    if (results.length === 2) console.log(results.join("\\n"));
+    if (++exited === 2) console.log(results.join("\\n"));
   });
 }
 `,

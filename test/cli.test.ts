@@ -16,11 +16,15 @@ interface Run {
   stderr: string;
 }
 
+/** The loader's cache folder for programs outside a package: one of the tests' own. */
+const CACHE_HOME = writeProgram({});
+
 /** Runs `nabla args…` in `cwd`. */
 function nabla(args: string[], cwd: string = REPO_ROOT): Run {
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: CACHE_HOME };
   delete env.NABLA_DEBUG;
   delete env.FORCE_COLOR;
+  delete env.NABLA_CACHE_DIR;
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
     env,
@@ -392,3 +396,134 @@ test("run: a folder instead of a file is reported plainly", () => {
   assert.match(r.stderr, /^nabla: 'src' is a (directory|folder)/);
   assert.doesNotMatch(r.stderr, /EISDIR|NABLA_DEBUG/);
 });
+
+/**
+ * Prints g's derivative at 1.5 three ways (forward, reverse, central difference); g calls f
+ * and a higher-order function of another file, so generated code imports derivatives and
+ * specializations across the odd path.
+ */
+const ODD_MAIN = (lib: string) => `import { derivative, gradient } from "nabla";
+import { f, apply } from ${JSON.stringify(lib)};
+function g(x: number): number {
+  return apply((t: number) => f(t) * t, x);
+}
+const h = 1e-6;
+const fd = (g(1.5 + h) - g(1.5 - h)) / (2 * h);
+console.log(JSON.stringify([derivative(g)(1.5), gradient(g)(1.5), fd]));
+`;
+const ODD_LIB = `export function f(x: number): number {
+  return Math.sin(x) * x;
+}
+/** Specialized for the lambda it is given: the key names the lambda's key, path and all. */
+export function apply(h: (t: number) => number, x: number): number {
+  return h(x);
+}
+`;
+
+/** Forward, reverse and finite difference of ODD_MAIN agree with d/dx (sin(x)·x²). */
+function assertOddDerivatives(stdout: string): void {
+  const [forward, reverse, fd] = JSON.parse(stdout) as number[];
+  const x = 1.5;
+  const exact = Math.cos(x) * x * x + 2 * x * Math.sin(x);
+  assert.ok(Math.abs(forward! - exact) < 1e-12, `forward ${forward} vs ${exact}`);
+  assert.ok(Math.abs(reverse! - forward!) < 1e-12, `reverse ${reverse} vs forward ${forward}`);
+  assert.ok(Math.abs(fd! - forward!) < 1e-6, `finite difference ${fd} vs forward ${forward}`);
+}
+
+for (const odd of ["c#", "100%", "a b", "why?", "größe€", "%41", "x#1?y %z ü"]) {
+  test(`run, check and emit: a path with ${JSON.stringify(odd)} in folder and file names`, () => {
+    const dir = writeProgram({
+      "package.json": '{ "type": "module" }\n',
+      [`${odd}/main.ts`]: ODD_MAIN(`./sub ${odd}/lib ${odd}.js`),
+      [`${odd}/sub ${odd}/lib ${odd}.ts`]: ODD_LIB,
+    });
+    const folder = join(dir, odd);
+    for (let i = 0; i < 2; i++) {
+      // Twice: compiled, then from the disk cache.
+      const r = nabla(["run", "main.ts"], folder);
+      assert.equal(r.stderr, "");
+      assert.equal(r.status, 0);
+      assertOddDerivatives(r.stdout);
+    }
+    const absolute = nabla(["run", join(folder, "main.ts")], REPO_ROOT);
+    assert.equal(absolute.stderr, "");
+    assertOddDerivatives(absolute.stdout);
+    const check = nabla(["check", join(folder, "main.ts")], REPO_ROOT);
+    assert.equal(check.status, 0, check.stderr);
+    const emit = nabla(["emit", "main.ts"], folder);
+    assert.equal(emit.status, 0, emit.stderr);
+    assert.ok(
+      emit.stdout.includes(`from ${JSON.stringify(`./sub ${odd}/lib ${odd}.ts`)};`),
+      emit.stdout,
+    );
+  });
+}
+
+test("run: worker threads started by the program get the loader (a path and a URL)", () => {
+  const dir = writeProgram({
+    "main.ts": `import { Worker } from "node:worker_threads";
+const results: string[] = [];
+let exited = 0;
+for (const where of ["./work er#1.ts", new URL("./work er#1.ts".replace("#", "%23"), import.meta.url)]) {
+  const worker = new Worker(where, { workerData: 1.5 });
+  worker.on("message", (m: string) => results.push(m));
+  worker.on("error", (e: Error) => results.push("error: " + e.message));
+  worker.on("exit", () => {
+    if (++exited === 2) console.log(results.join("\\n"));
+  });
+}
+`,
+    "work er#1.ts": `import { parentPort, workerData } from "node:worker_threads";
+import { derivative, gradient } from "nabla";
+const f = (x: number): number => Math.exp(x) * x;
+const x: number = workerData;
+const h = 1e-6;
+const fd = (f(x + h) - f(x - h)) / (2 * h);
+parentPort!.postMessage(JSON.stringify([derivative(f)(x), gradient(f)(x), fd]));
+`,
+  });
+  const r = nabla(["run", "main.ts"], dir);
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+  const lines = r.stdout.trim().split("\n");
+  assert.equal(lines.length, 2, r.stdout);
+  const exact = Math.exp(1.5) * 2.5;
+  for (const line of lines) {
+    const [forward, reverse, fd] = JSON.parse(line) as number[];
+    assert.ok(Math.abs(forward! - exact) < 1e-12, `forward ${forward} vs ${exact}`);
+    assert.ok(Math.abs(reverse! - forward!) < 1e-12, `reverse ${reverse} vs ${forward}`);
+    assert.ok(Math.abs(fd! - forward!) < 1e-5, `finite difference ${fd} vs ${forward}`);
+  }
+});
+
+for (const entry of ["main.js", "main.mjs"]) {
+  test(`check: a JavaScript entry (${entry}) that run runs is accepted, its TypeScript imports checked`, () => {
+    const dir = writeProgram({
+      "package.json": '{ "type": "module" }\n',
+      // Untyped: compiled at run time by the fallback, not by nabla ahead of time.
+      [entry]: `import { derivative } from "nabla";
+import { g } from "./cube.ts";
+function f(x) {
+  return x * x;
+}
+console.log(derivative(f)(3), g(2));
+`,
+      "cube.ts": `import { derivative } from "nabla";
+export const g = derivative((x: number) => x * x * x);
+`,
+    });
+    const run = nabla(["run", entry], dir);
+    assert.equal(run.stderr, "");
+    assert.equal(run.stdout, "6 12\n");
+    const check = nabla(["check", entry], dir);
+    assert.equal(check.status, 0, check.stderr);
+    assert.match(check.stderr, new RegExp(`^nabla: ${entry.replace(".", "\\.")} is JavaScript`));
+    assert.match(check.stderr, /no errors in/);
+    // An error in the TypeScript it imports is an error of both.
+    writeFileSync(join(dir, "cube.ts"), BAD);
+    const bad = nabla(["check", entry], dir);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /cube\.ts:4:10: error NABLA104/);
+    assert.equal(nabla(["run", entry], dir).status, 1);
+  });
+}

@@ -6,6 +6,8 @@ import { compileProgram, type CompileResult } from "../compiler/compile.js";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
 import { printFunction } from "../compiler/ir/printer.js";
 import { installHooks } from "../register/install.js";
+import { loaderInWorkers } from "../register/workers.js";
+import { JAVASCRIPT_FILE, typeScriptRoots } from "./javascript-entry.js";
 
 // The `nabla` command: run, emit and check TypeScript programs.
 
@@ -41,7 +43,19 @@ function existsFile(file: string): boolean {
 
 function compile(file: string): CompileResult | undefined {
   if (!existsFile(file)) return undefined;
-  const result = compileProgram([resolve(file)]);
+  const entry = resolve(file);
+  let roots = [entry];
+  if (JAVASCRIPT_FILE.test(entry)) {
+    // As `run` does: the JavaScript runs as written, the TypeScript it imports is compiled.
+    roots = typeScriptRoots(entry);
+    process.stderr.write(
+      `nabla: ${file} is JavaScript, which runs as written (its operator calls are compiled at run time); ` +
+        (roots.length > 0
+          ? "compiling the TypeScript files it imports\n"
+          : "it imports no TypeScript files to compile\n"),
+    );
+  }
+  const result = compileProgram(roots);
   if (result.diagnostics.length > 0)
     process.stderr.write(
       formatDiagnostics(result.diagnostics, result.sourceText, stderrOptions()) + "\n",
@@ -54,6 +68,7 @@ async function run(file: string, args: string[]): Promise<number> {
   // The loader compiles the program as it loads (reporting diagnostics as `check` does) and
   // keeps it on disk, so the next run of unchanged files starts without compiling.
   installHooks(undefined, { diskCache: true });
+  loaderInWorkers();
   const path = resolve(file);
   process.argv = [process.argv[0]!, path, ...args];
   try {

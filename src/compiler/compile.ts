@@ -37,8 +37,9 @@ import { name } from "./emit/expression.js";
 import { isAggregate } from "./ir/type-system.js";
 import { tangentType } from "./ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
+import { keyFile, keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
-import { ProgramGraph, isRelativeSpecifier, resolveRelative } from "./parse/program.js";
+import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
 
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.
@@ -62,8 +63,10 @@ export interface CompileResult {
   functions: Map<FunctionKey, IRFunction>;
   /** The text the compiler read for `file` (what diagnostics point into), if it read it. */
   sourceText(file: string): string | undefined;
-  /** Every file the compiler read (sources, and type declarations of packages), with its text. */
+  /** Every file the compiler read (sources, type declarations and manifests of packages), with its text. */
   inputs(): Map<string, string>;
+  /** Every path module resolution looked at, with what it found there (see ProgramGraph.probes). */
+  probes(): Map<string, PathKind>;
 }
 
 /** An operator call, with the primal and the sorted parameters its derivatives are generated for. */
@@ -108,7 +111,8 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     outputs: new Map(),
     functions: new Map(),
     sourceText: (file) => program.sourceText(file),
-    inputs: () => new Map(program.loadedModules().map((m) => [m.file, m.text])),
+    inputs: () => program.inputs(),
+    probes: () => program.probes(),
   };
   // Unparsable or missing files would only cause follow-on errors.
   if (bag.hasErrors) return result;
@@ -312,7 +316,7 @@ function rootShapes(
 }
 
 function fileOf(key: FunctionKey): string {
-  return key.slice(0, key.indexOf("#"));
+  return keyFile(key);
 }
 
 /** The module a generated function is emitted in: its primal's, or the rule's registrant. */
@@ -359,7 +363,7 @@ function collectModules(
           ? statement.source
           : null;
       if (!literal || !isRelativeSpecifier(String(literal.value))) continue;
-      const target = resolveRelative(file, String(literal.value));
+      const target = program.resolveRelative(file, String(literal.value));
       if (!target) {
         bag.add({
           severity: "error",
@@ -459,7 +463,7 @@ function sharedPrimals(
       if (key && !derivatives.has(key) && fileOf(key) !== home) {
         const file = fileOf(key);
         if (!shared.has(file)) shared.set(file, new Set());
-        shared.get(file)!.add(key.slice(key.indexOf("#") + 1));
+        shared.get(file)!.add(keyName(key));
       }
       op.regions.forEach((r) => visit(home, r.ops));
     });
@@ -494,7 +498,7 @@ function emitModule(
   const functionName = (key: FunctionKey): string => {
     const derivative = allDerivatives.get(key);
     const file = derivative ? homeOf(derivative) : fileOf(key);
-    const name = derivative ? derivative.name : key.slice(key.indexOf("#") + 1);
+    const name = derivative ? derivative.name : keyName(key);
     if (file === mod.file) return name;
     return derivative
       ? imports.local(file, name, name)
@@ -505,7 +509,7 @@ function emitModule(
     const [head, member] = name.split(".") as [string, string | undefined];
     const binding = mod.imports.get(head);
     if (!binding || !isRelativeSpecifier(binding.specifier)) return name;
-    const file = resolveRelative(mod.file, binding.specifier)!;
+    const file = program.resolveRelative(mod.file, binding.specifier)!;
     const exported = member ?? binding.imported;
     return imports.local(file, exported, `$${exported}`);
   };

@@ -44,7 +44,8 @@ export class IncrementalCompiler {
   /** Source text given by the host (a bundler passes the text it loaded), by file. */
   private readonly overrides = new Map<string, string>();
   /** The last compile, with every file it read and that file's text then. */
-  private last: { result: CompileResult; inputs: Map<string, string> } | undefined;
+  private last:
+    { result: CompileResult; inputs: Map<string, string>; probes: ReadonlySet<string> } | undefined;
 
   /**
    * The output for `file`. `text` is its current source when the host has it; otherwise the
@@ -61,7 +62,7 @@ export class IncrementalCompiler {
     }
     this.roots.add(file);
     const result = compileProgram([...this.roots], { sources: this.overrides });
-    this.last = { result, inputs: result.inputs() };
+    this.last = { result, inputs: result.inputs(), probes: new Set(result.probes().keys()) };
     return resultFor(file, result, true);
   }
 
@@ -76,11 +77,15 @@ export class IncrementalCompiler {
     return result.outputs.get(file);
   }
 
-  /** Forgets what is known of `file`: the host saw it change, or disappear (`removed`). */
+  /**
+   * Forgets what is known of `file`: the host saw it change, appear, or disappear (`removed`).
+   * A file appearing where module resolution looked (`lib.ts` next to `lib/index.ts`) can
+   * change what an import names, so it too makes the next compile a new one.
+   */
   invalidate(file: string, removed = false): void {
     this.overrides.delete(file);
     if (removed) this.roots.delete(file);
-    if (this.last?.inputs.has(file)) this.last = undefined;
+    if (this.last?.inputs.has(file) || this.last?.probes.has(file)) this.last = undefined;
   }
 }
 

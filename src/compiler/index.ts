@@ -13,6 +13,7 @@
 
 export { compileProgram, type CompileOptions, type CompileResult } from "./compile.js";
 export type { ModuleOutput } from "./emit/module.js";
+export type { PathKind } from "./parse/program.js";
 export type { Diagnostic, DiagnosticNote, Severity } from "./diagnostics/diagnostic.js";
 export { formatDiagnostics } from "./diagnostics/report.js";
 export { formatDiagnostic, type FormatOptions, type SourceLookup } from "./diagnostics/format.js";

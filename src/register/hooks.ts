@@ -5,7 +5,7 @@ import { compileProgram } from "../compiler/compile.js";
 import type { ModuleOutput } from "../compiler/emit/module.js";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
 import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
-import { DiskCache, cacheDirectory } from "./cache.js";
+import { openDiskCache } from "./cache.js";
 
 // Node module hooks: TypeScript files of the user's program are served compiled by nabla,
 // with their derivatives; `nabla` resolves to the running nabla, wherever the program lives.
@@ -80,7 +80,8 @@ export const load: LoadHook = (url, context, next) => {
 
 /** Compiles the program whose entry is `file`, or takes it from the disk cache. */
 function compileWith(file: string): void {
-  const cache = useDiskCache ? new DiskCache(cacheDirectory(file)) : undefined;
+  // The options the outputs depend on: stored warnings name files relative to the folder.
+  const cache = useDiskCache ? openDiskCache(file, { cwd: process.cwd() }) : undefined;
   const cached = cache?.lookup(file);
   if (cached) {
     if (cached.warnings) process.stderr.write(cached.warnings + "\n");
@@ -108,7 +109,12 @@ function compileWith(file: string): void {
   if (text) process.stderr.write(text + "\n");
   adopt(result.outputs);
   // Stored without colors: the start that prints them may not write to a terminal.
-  cache?.store(file, result.inputs(), result.outputs, format(false));
+  cache?.store(
+    file,
+    { inputs: result.inputs(), probes: result.probes() },
+    result.outputs,
+    format(false),
+  );
 }
 
 /**

@@ -46,6 +46,7 @@ import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
 import { fusedGradientPays, reverseSweeps, vjpPays } from "./sweeps.js";
 import { backwardSweep } from "./transpose.js";
 import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.js";
+import { keyFile } from "../ir/function-key.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -768,7 +769,7 @@ export class Differentiator {
    * holds the functions being inlined into (recursion is never inlined).
    */
   private withInlinedCallees(fn: IRFunction, stack: FunctionKey[]): IRFunction | undefined {
-    const file = (key: FunctionKey) => key.slice(0, key.indexOf("#"));
+    const file = keyFile;
     const inlined = inlineCalls(fn, (call) => {
       const key = call.attrs.callee!;
       if (

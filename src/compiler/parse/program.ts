@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ObjectType } from "../ir/types.js";
 import type { RuleTable } from "../analyze/rules.js";
@@ -20,7 +20,29 @@ export function isRelativeSpecifier(specifier: string): boolean {
   return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/");
 }
 
-export function resolveRelative(fromFile: string, specifier: string): string | undefined {
+/** What a path is, as module resolution sees it. */
+export type PathKind = "file" | "other" | "none";
+
+/** What `path` is on disk now: a file, something else (a folder), or nothing. */
+export function pathKind(path: string): PathKind {
+  try {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return !stat ? "none" : stat.isFile() ? "file" : "other";
+  } catch {
+    // ENOTDIR and the like: a path through a file names nothing.
+    return "none";
+  }
+}
+
+/**
+ * The file a relative import names, trying the candidates in order. `kindOf` sees every path
+ * tried, so a caller can remember them (a cached compile is stale when one of them changes).
+ */
+export function resolveRelative(
+  fromFile: string,
+  specifier: string,
+  kindOf: (path: string) => PathKind = pathKind,
+): string | undefined {
   const base = resolve(dirname(fromFile), specifier);
   const candidates = [base];
   // Type declarations refer to each other by the names of the JavaScript files they describe.
@@ -29,7 +51,7 @@ export function resolveRelative(fromFile: string, specifier: string): string | u
   if (jsMatch) candidates.push(base.slice(0, -jsMatch[0].length) + `.${jsMatch[1] ?? ""}ts`);
   for (const ext of EXTENSIONS) candidates.push(base + ext);
   for (const ext of EXTENSIONS) candidates.push(resolve(base, "index" + ext));
-  return candidates.find((c) => existsSync(c) && statSync(c).isFile());
+  return candidates.find((c) => kindOf(c) === "file");
 }
 
 /** A function found by name, with the module that declares it. */
@@ -63,8 +85,42 @@ export class ProgramGraph {
     return name;
   }
 
+  /** Every path resolution looked at, with what it was then. */
+  private readonly probed = new Map<string, PathKind>();
+  /** Files read that are not modules (package manifests), with their text then. */
+  private readonly otherReads = new Map<string, string>();
+
   /** `overrides` supplies source text for files not on disk, or newer than the disk copy. */
   constructor(private readonly overrides: Map<string, string> = new Map()) {}
+
+  /** What `path` is, looked at once per compile and remembered (see {@link probes}). */
+  readonly kindOf = (path: string): PathKind => {
+    let kind = this.probed.get(path);
+    if (kind === undefined) this.probed.set(path, (kind = pathKind(path)));
+    return kind;
+  };
+
+  /** The file a relative import of `fromFile` names, as {@link resolveRelative}, remembered. */
+  resolveRelative(fromFile: string, specifier: string): string | undefined {
+    return resolveRelative(fromFile, specifier, this.kindOf);
+  }
+
+  /**
+   * Every path module resolution looked at and what it was (a file, something else, nothing):
+   * a compile depends on these as much as on the files it read. A file appearing where there
+   * was none (`lib.ts` next to `lib/index.ts`) can change what an import names.
+   */
+  probes(): Map<string, PathKind> {
+    return new Map(this.probed);
+  }
+
+  /** Every file read, modules and package manifests, with its text. */
+  inputs(): Map<string, string> {
+    return new Map([
+      ...[...this.modules.values()].map((m) => [m.file, m.text] as const),
+      ...this.otherReads,
+    ]);
+  }
 
   load(file: string): SourceModule {
     let mod = this.modules.get(file);
@@ -90,7 +146,7 @@ export class ProgramGraph {
     specifier: string,
     exported: string,
   ): FunctionSymbol | undefined {
-    const file = findDeclarations(from.file, specifier);
+    const file = this.findDeclarations(from.file, specifier);
     if (!file) return undefined;
     const found = this.resolveExported(this.load(file), exported, new Set(), declaredIn);
     return found && { ...found, module: { ...found.module, file: packageFile(specifier) } };
@@ -103,8 +159,25 @@ export class ProgramGraph {
   /** The module a relative import of `mod` refers to, parsed; undefined for packages. */
   importedModule(mod: SourceModule, specifier: string): SourceModule | undefined {
     if (!isRelativeSpecifier(specifier)) return undefined;
-    const file = resolveRelative(mod.file, specifier);
+    const file = this.resolveRelative(mod.file, specifier);
     return file ? this.load(file) : undefined;
+  }
+
+  /** The `.d.ts` file of package `specifier` as seen from `fromFile`, looking up node_modules. */
+  private findDeclarations(fromFile: string, specifier: string): string | undefined {
+    for (let dir = dirname(fromFile); ; dir = dirname(dir)) {
+      const base = resolve(dir, "node_modules", specifier);
+      const manifest = resolve(base, "package.json");
+      if (this.kindOf(manifest) !== "none") {
+        const text = this.overrides.get(manifest) ?? readFileSync(manifest, "utf8");
+        this.otherReads.set(manifest, text);
+        const json = JSON.parse(text) as { types?: string; typings?: string };
+        const types = resolve(base, json.types ?? json.typings ?? "index.d.ts");
+        return this.kindOf(types) !== "none" ? types : undefined;
+      }
+      if (this.kindOf(`${base}.d.ts`) !== "none") return `${base}.d.ts`;
+      if (dirname(dir) === dir) return undefined;
+    }
   }
 
   /** Follows an exported name through re-exports to the function it names. */
@@ -177,24 +250,6 @@ export class ProgramGraph {
 /** How the module of an npm package is named in function keys. */
 export function packageFile(specifier: string): string {
   return `package:${specifier}`;
-}
-
-/** The `.d.ts` file of package `specifier` as seen from `fromFile`, looking up node_modules. */
-function findDeclarations(fromFile: string, specifier: string): string | undefined {
-  for (let dir = dirname(fromFile); ; dir = dirname(dir)) {
-    const base = resolve(dir, "node_modules", specifier);
-    const manifest = resolve(base, "package.json");
-    if (existsSync(manifest)) {
-      const json = JSON.parse(readFileSync(manifest, "utf8")) as {
-        types?: string;
-        typings?: string;
-      };
-      const types = resolve(base, json.types ?? json.typings ?? "index.d.ts");
-      return existsSync(types) ? types : undefined;
-    }
-    if (existsSync(`${base}.d.ts`)) return `${base}.d.ts`;
-    if (dirname(dir) === dir) return undefined;
-  }
 }
 
 const declaredIn: Finder<FunctionSymbol> = (mod, name) => {

@@ -2,9 +2,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { compileProgram, type CompileResult } from "../compiler/compile.js";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
-import { printFunction } from "../compiler/ir/printer.js";
+import { compileWithLargeStack, type LargeStackResult } from "../compiler/large-stack.js";
 import { installHooks } from "../register/install.js";
 
 // The `nabla` command: run, emit and check TypeScript programs.
@@ -39,9 +38,10 @@ function existsFile(file: string): boolean {
   return true;
 }
 
-function compile(file: string): CompileResult | undefined {
+function compile(file: string, ir = false): LargeStackResult | undefined {
   if (!existsFile(file)) return undefined;
-  const result = compileProgram([resolve(file)]);
+  // On a thread with a large stack, as the loader compiles for `nabla run`.
+  const result = compileWithLargeStack({ entries: [resolve(file)], ir });
   if (result.diagnostics.length > 0)
     process.stderr.write(
       formatDiagnostics(result.diagnostics, result.sourceText, stderrOptions()) + "\n",
@@ -69,10 +69,10 @@ async function run(file: string, args: string[]): Promise<number> {
 }
 
 function emit(file: string, ir: boolean): number {
-  const result = compile(file);
+  const result = compile(file, ir);
   if (!result) return 1;
   if (ir) {
-    process.stdout.write([...result.functions.values()].map(printFunction).join("\n\n") + "\n");
+    process.stdout.write(result.ir + "\n");
     return 0;
   }
   const entry = resolve(file);

@@ -12,6 +12,7 @@ import {
 } from "../analyze/effects.js";
 import { isAggregate, isDifferentiable, sameType, typeText } from "../ir/type-system.js";
 import { namedTarget, type DifferentiationTarget } from "../analyze/requests.js";
+import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "../diagnostics/stack-overflow.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import {
   CompileAbort,
@@ -457,10 +458,13 @@ export class Differentiator {
     if (process.env.NABLA_DEBUG) throw error;
     const target = key ? this.targets.get(key) : undefined;
     const message = error instanceof Error ? error.message : String(error);
+    const label = target ? functionLabel(target.name) : "this function";
     this.diagnostics.add({
       severity: "error",
       code: DiagnosticCode.internalError,
-      message: `internal compiler error while differentiating ${target ? functionLabel(target.name) : "this function"}: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
+      message: isStackOverflow(error)
+        ? `cannot differentiate ${label}: ${STACK_OVERFLOW_ADVICE}`
+        : `internal compiler error while differentiating ${label}: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
       loc: target
         ? { file: target.module.file, start: target.node.start, end: target.node.start + 1 }
         : (chain[0]?.loc ?? { file: "", start: 0, end: 0 }),

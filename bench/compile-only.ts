@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateProgram, measureCompileTime } from "./compile-time.js";
 import {
-  measureScaling,
+  measureScalingOffThread,
   scalingTable,
   SCALING_SHAPES,
   type ScalingPoint,
@@ -24,7 +24,12 @@ process.stdout.write(
 const points: ScalingPoint[] = [];
 for (const shape of SCALING_SHAPES) {
   for (const n of lines) {
-    const point = measureScaling(join(REPO_ROOT, `bench/scaling-${shape}.ts`), shape, n, 1);
+    const point = await measureScalingOffThread(
+      join(REPO_ROOT, `bench/scaling-${shape}.ts`),
+      shape,
+      n,
+      1,
+    );
     process.stderr.write(`${shape} ${point.lines} lines: ${point.ms.toFixed(0)} ms\n`);
     points.push(point);
     if (point.ms > 60_000) break;

@@ -1,4 +1,6 @@
+import { Worker } from "node:worker_threads";
 import { compileProgram } from "../src/compiler/compile.js";
+import { COMPILER_STACK_MB } from "../src/compiler/large-stack.js";
 import { formatDiagnostics } from "../src/compiler/diagnostics/report.js";
 import { table } from "./markdown.js";
 import { timeMs } from "./timing.js";
@@ -146,4 +148,21 @@ export function scalingTable(points: ScalingPoint[]): string {
     true,
     false,
   ]);
+}
+
+/** {@link measureScaling} in a worker with the stack the `nabla` command compiles with. */
+export function measureScalingOffThread(
+  file: string,
+  shape: ScalingShape,
+  lines: number,
+  runs: number,
+): Promise<ScalingPoint> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./scaling-worker.js", import.meta.url), {
+      workerData: { file, shape, lines, runs },
+      resourceLimits: { stackSizeMb: COMPILER_STACK_MB },
+    });
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
 }

@@ -9,4 +9,4 @@ export function isStackOverflow(error: unknown): boolean {
 
 /** What a stack overflow in the compiler means, for the diagnostic that reports it. */
 export const STACK_OVERFLOW_ADVICE =
-  "the compiler ran out of stack: this code is nested too deeply to compile on this thread. The `nabla` command and loader compile with a large stack; to call compileProgram yourself, do it in a worker with a larger resourceLimits.stackSizeMb, or split the code into smaller expressions and statements";
+  "the compiler ran out of stack on this thread (code nested very deeply, or a very long chain of calls). The `nabla` command and loader compile with a large stack; to call compileProgram yourself, do it in a worker with a larger resourceLimits.stackSizeMb";

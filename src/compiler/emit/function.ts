@@ -104,6 +104,8 @@ export function emitFunction(fn: IRFunction, names: EmitNames, exported: boolean
 class FunctionEmitter {
   private readonly lines: EmittedLine[] = [];
   private readonly taken = new Set<string>(RESERVED);
+  /** Per base name, the suffix to try next (see `take`). */
+  private readonly suffixes = new Map<string, number>();
   private readonly names = new Map<number, string>();
   private readonly inlined = new Map<number, Expr>();
   private readonly useCount = new Map<number, number>();
@@ -189,8 +191,20 @@ class FunctionEmitter {
 
   /** A fresh name that no value takes. */
   private fresh(base: string): string {
-    let candidate = base;
-    for (let i = 1; this.taken.has(candidate); i++) candidate = `${base}_${i}`;
+    return this.take(base, base);
+  }
+
+  /**
+   * `candidate`, or the first `${base}_${i}` not taken. Names are never released, so the
+   * search for a base goes on from where it last stopped (a function with thousands of `t`s).
+   */
+  private take(base: string, candidate: string): string {
+    if (this.taken.has(candidate)) {
+      let i = this.suffixes.get(base) ?? 1;
+      while (this.taken.has(`${base}_${i}`)) i++;
+      this.suffixes.set(base, i + 1);
+      candidate = `${base}_${i}`;
+    }
     this.taken.add(candidate);
     return candidate;
   }
@@ -350,9 +364,7 @@ class FunctionEmitter {
   /** Picks a fresh JavaScript name for a value, from its source hint. */
   private declare(v: Value, preferred?: string): string {
     const base = (preferred ?? v.hint).replace(/[^A-Za-z0-9_$]/g, "_") || "t";
-    let candidate = /^[0-9]/.test(base) ? `_${base}` : base;
-    for (let i = 1; this.taken.has(candidate); i++) candidate = `${base}_${i}`;
-    this.taken.add(candidate);
+    const candidate = this.take(base, /^[0-9]/.test(base) ? `_${base}` : base);
     this.names.set(v.id, candidate);
     return candidate;
   }

@@ -10,6 +10,12 @@ import {
   type CompileTiming,
 } from "./compile-time.js";
 import {
+  measureScalingOffThread,
+  scalingTable,
+  SCALING_SHAPES,
+  type ScalingPoint,
+} from "./compile-scaling.js";
+import {
   FUNCTION_VALUES_BENCHMARKS,
   functionValuesReport,
   loadFunctionValuesProgram,
@@ -70,6 +76,17 @@ const AGREEMENT = 1e-9;
 const TIMING: TimingOptions = { minSampleMs: 60, repetitions: 15 };
 const COMPILE_RUNS = 7;
 const GENERATED_FUNCTIONS = 100;
+const SCALING_LINES = [1000, 2000, 5000, 10000];
+const SCALING_RUNS = 3;
+/** The same shapes before compile time was made linear (issue 17), for comparison. */
+const SCALING_BEFORE = `Before compile time was made linear (same machine, cold compiles in one process, under a load
+average of about 10): one function of 1,016 / 2,016 / 5,016 lines took 5.5 / 12.3 / 96.3 s (×7.8
+for 2.5× the lines), 10,000 lines did not finish in 300 s; a chain of 1,007 / 2,007 / 5,007 lines
+took 5.2 / 20.4 / 84.7 s (×3.9 for twice the lines). The hot spots were \`declaredLocally\`
+re-walking the enclosing function for every call, dead-code elimination iterating over the
+whole function to a fixed point, the verifier copying the scope per region, adjoints copied per
+branch, names searched from 1 per local, and inlining and the effects and variedness of
+callees revisiting the whole call chain once per link.`;
 
 // What the benchmark programs export, once compiled by nabla.
 interface StraightProgram {
@@ -308,6 +325,7 @@ function report(
   higherOrder: HigherOrderResults,
   functionValues: FunctionValuesResults,
   compile: CompileTiming,
+  scaling: ScalingPoint[],
 ): string {
   const cpu = cpus();
   const machine = `${cpu[0]?.model.trim() ?? "unknown CPU"} (${cpu.length} logical CPUs), ${platform()} ${arch()}, Node ${process.version}`;
@@ -356,6 +374,20 @@ with loops, branches, early returns, break/continue, Math calls and calls betwee
 differentiated through one of the forward operators. The time is that of \`compileProgram\`
 (parse, lower, differentiate, emit) on the source held in memory. The generated derivatives
 are checked against finite differences before the report is written.
+
+### Scaling
+
+${scalingTable(scaling)}
+
+Compile time against the size of one function (bench/compile-scaling.ts: blocks of ten lines
+with arithmetic, \`Math\` calls, a helper call, a branch and a loop, differentiated with
+\`derivative\` and \`gradient\`) and against the length of a chain of five-line functions each
+calling the next. Each size is compiled in a fresh worker with the stack the \`nabla\` command
+compiles with: once cold, then ${SCALING_RUNS - 1} more times, the fastest of which is the warm
+time. \`npm run bench:compile\` measures only this part and the program above. Target: linear,
+under ${TARGET_COMPILE_MS} ms per 2,000 lines warm.
+
+${SCALING_BEFORE}
 
 ## Method
 
@@ -463,11 +495,19 @@ async function main(p: Progress): Promise<void> {
     `    cold ${compile.coldMs.toFixed(0)} ms, warm ${compile.warmMs.toFixed(0)} ms; checking the generated derivatives`,
   );
   await checkGeneratedProgram(source, GENERATED_FUNCTIONS);
+  const scaling: ScalingPoint[] = [];
+  for (const shape of SCALING_SHAPES) {
+    for (const lines of SCALING_LINES) {
+      p.step(`compile: scaling, ${shape}, ${lines} lines`);
+      const file = join(REPO_ROOT, `bench/scaling-${shape}.ts`);
+      scaling.push(await measureScalingOffThread(file, shape, lines, SCALING_RUNS));
+    }
+  }
 
   if (!Number.isFinite(sinkValue())) {
     throw new Error(`a benchmark produced a non-finite result (sink ${sinkValue()})`);
   }
-  const text = report(rows, reverse, structured, higherOrder, functionValues, compile);
+  const text = report(rows, reverse, structured, higherOrder, functionValues, compile, scaling);
   const chart = benchmarksSvg({
     when: new Date().toISOString().slice(0, 10),
     forward: rows,

@@ -2,9 +2,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { compileProgram, type CompileResult } from "../compiler/compile.js";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
-import { printFunction } from "../compiler/ir/printer.js";
+import { compileWithLargeStack, type LargeStackResult } from "../compiler/large-stack.js";
 import { installHooks } from "../register/install.js";
 import { loaderInWorkers } from "../register/workers.js";
 import { JAVASCRIPT_FILE, typeScriptRoots } from "./javascript-entry.js";
@@ -41,7 +40,7 @@ function existsFile(file: string): boolean {
   return true;
 }
 
-function compile(file: string): CompileResult | undefined {
+function compile(file: string, ir = false): LargeStackResult | undefined {
   if (!existsFile(file)) return undefined;
   const entry = resolve(file);
   let roots = [entry];
@@ -55,7 +54,8 @@ function compile(file: string): CompileResult | undefined {
           : "it imports no TypeScript files to compile\n"),
     );
   }
-  const result = compileProgram(roots);
+  // On a thread with a large stack, as the loader compiles for `nabla run`.
+  const result = compileWithLargeStack({ entries: roots, ir });
   if (result.diagnostics.length > 0)
     process.stderr.write(
       formatDiagnostics(result.diagnostics, result.sourceText, stderrOptions()) + "\n",
@@ -84,10 +84,10 @@ async function run(file: string, args: string[]): Promise<number> {
 }
 
 function emit(file: string, ir: boolean): number {
-  const result = compile(file);
+  const result = compile(file, ir);
   if (!result) return 1;
   if (ir) {
-    process.stdout.write([...result.functions.values()].map(printFunction).join("\n\n") + "\n");
+    process.stdout.write(result.ir + "\n");
     return 0;
   }
   const entry = resolve(file);

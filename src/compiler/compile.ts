@@ -18,6 +18,7 @@ import { jvpKey, lanesKey } from "./differentiate/names.js";
 import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
+import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "./diagnostics/stack-overflow.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
 import { emitFunction, emitUnavailable, hoistedAdjustments } from "./emit/function.js";
@@ -104,8 +105,6 @@ const PACKAGE_PREFIX = "package:";
 export function compileProgram(entries: string[], options: CompileOptions = {}): CompileResult {
   const program = new ProgramGraph(options.sources);
   const bag = new DiagnosticBag();
-  const modules = collectModules(program, entries, bag);
-  const differentiator = new Differentiator(program, bag);
   const result: CompileResult = {
     diagnostics: bag.items,
     outputs: new Map(),
@@ -114,14 +113,42 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     inputs: () => program.inputs(),
     probes: () => program.probes(),
   };
+  // The module being worked on, for a diagnostic if the compiler runs out of stack there.
+  const current = { file: entries[0] ?? "" };
+  try {
+    compileInto(program, bag, result, entries, current);
+  } catch (error) {
+    if (!isStackOverflow(error) || process.env.NABLA_DEBUG) throw error;
+    bag.add({
+      severity: "error",
+      code: DiagnosticCode.internalError,
+      message: `cannot compile this module: ${STACK_OVERFLOW_ADVICE}`,
+      loc: { file: current.file, start: 0, end: 0 },
+      notes: [],
+    });
+    result.outputs.clear();
+  }
+  return result;
+}
+
+function compileInto(
+  program: ProgramGraph,
+  bag: DiagnosticBag,
+  result: CompileResult,
+  entries: string[],
+  current: { file: string },
+): void {
+  const modules = collectModules(program, entries, bag, current);
+  const differentiator = new Differentiator(program, bag);
   // Unparsable or missing files would only cause follow-on errors.
-  if (bag.hasErrors) return result;
+  if (bag.hasErrors) return;
   program.rules = collectRules(program, modules, bag);
 
   const calls: OperatorUse[] = [];
   const valueOperators = new Map<string, ValueOperatorUse[]>();
   const forwards = new Map<string, Forwarding[]>();
   for (const mod of modules) {
+    current.file = mod.file;
     const requests = findRequests(program, mod);
     requests.diagnostics.forEach((d) => bag.add(d));
     valueOperators.set(mod.file, requests.valueOperators);
@@ -160,12 +187,13 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
       differentiator.request(target, all, "reverse", [note]);
     }
   }
+  current.file = entries[0] ?? "";
   differentiator.run();
 
   for (const map of [differentiator.primals, differentiator.derivatives]) {
     for (const [key, fn] of map) if (fn) result.functions.set(key, fn);
   }
-  if (bag.hasErrors) return result;
+  if (bag.hasErrors) return;
 
   const shared = sharedPrimals(differentiator.derivatives);
   const names = nameGenerated(program, modules, differentiator.derivatives);
@@ -174,6 +202,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     const derivatives = [...differentiator.derivatives.values()].filter(
       (fn): fn is IRFunction => fn !== undefined && homeOf(fn) === mod.file,
     );
+    current.file = mod.file;
     try {
       result.outputs.set(
         mod.file,
@@ -196,13 +225,14 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
         message:
           error instanceof TransformError
             ? message
-            : `internal compiler error while emitting this module: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
+            : isStackOverflow(error)
+              ? `cannot emit this module: ${STACK_OVERFLOW_ADVICE}`
+              : `internal compiler error while emitting this module: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
         loc: { file: mod.file, start: 0, end: 0 },
         notes: [],
       });
     }
   }
-  return result;
 }
 
 /**
@@ -329,12 +359,14 @@ function collectModules(
   program: ProgramGraph,
   entries: string[],
   bag: DiagnosticBag,
+  current: { file: string },
 ): SourceModule[] {
   const seen = new Set<string>();
   const order: SourceModule[] = [];
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
+    current.file = file;
     const mod = program.load(file);
     order.push(mod);
     for (const p of mod.problems) {

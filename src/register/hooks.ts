@@ -1,7 +1,7 @@
 import { writeSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { InitializeHook, LoadHook, ResolveHook } from "node:module";
-import { compileProgram } from "../compiler/compile.js";
+import { compileWithLargeStack } from "../compiler/large-stack.js";
 import type { ModuleOutput } from "../compiler/emit/module.js";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
 import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
@@ -88,7 +88,8 @@ function compileWith(file: string): void {
     adopt(cached.outputs);
     return;
   }
-  const result = compileProgram([file]);
+  // On a thread with a large stack, as `nabla check` compiles: the same verdict on any input.
+  const result = compileWithLargeStack({ entries: [file], inputs: useDiskCache });
   const format = (color: boolean) =>
     result.diagnostics.length > 0
       ? formatDiagnostics(result.diagnostics, result.sourceText, { ...stderrOptions(), color })

@@ -43,33 +43,39 @@ interface Declaration {
 }
 
 /**
- * Parameters and variables declared in `fn` and visible at `site` (a node inside `fn`): blocks
- * that do not enclose `site` are skipped, so a `k` declared in another block is not this `k`.
- * Without a site, every declaration directly in `fn` counts (for the lambda's own locals).
+ * The declarations that belong to `scope` itself: for a function its parameters and what its
+ * body declares outside nested blocks; for a block (or `for`, `switch`, `catch`) what it
+ * declares outside nested blocks. Nested functions declare their names only. Cached per
+ * scope node and type resolver: every call site in a function asks about the same scopes.
  */
-function declarationsOf(
-  fn: FunctionLike,
-  enclosing?: ReadonlySet<Node>,
-  resolve?: TypeResolver,
-): Map<string, Declaration> {
+function ownDeclarations(scope: Node, resolve?: TypeResolver): Map<string, Declaration> {
+  let byResolver = ownCache.get(scope);
+  if (!byResolver) ownCache.set(scope, (byResolver = new Map()));
+  const known = byResolver.get(resolve);
+  if (known) return known;
   const found = new Map<string, Declaration>();
-  for (const p of fn.params) {
-    if (p.type === "Identifier")
-      found.set(p.name, {
-        node: p,
-        kind: "param",
-        annotation: annotationType(p.typeAnnotation, resolve),
-        init: null,
-      });
+  byResolver.set(resolve, found);
+  const fn = FUNCTIONS.has(scope.type) ? (scope as FunctionLike) : undefined;
+  if (fn) {
+    for (const p of fn.params) {
+      if (p.type === "Identifier")
+        found.set(p.name, {
+          node: p,
+          kind: "param",
+          annotation: annotationType(p.typeAnnotation, resolve),
+          init: null,
+        });
+    }
   }
-  if (!fn.body) return found;
-  walk(fn.body, (n) => {
-    if (enclosing && SCOPES.has(n.type) && n !== fn.body && !enclosing.has(n)) return false;
+  const root = fn ? fn.body : scope;
+  if (!root) return found;
+  walk(root, (n) => {
+    if (n !== root && SCOPES.has(n.type)) return false;
     if (n.type === "FunctionDeclaration" && n.id) {
       found.set(n.id.name, { node: n, kind: "function", annotation: undefined, init: n });
       return false;
     }
-    if (n !== fn.body && FUNCTIONS.has(n.type)) return false;
+    if (n !== root && FUNCTIONS.has(n.type)) return false;
     if (n.type === "VariableDeclaration") {
       for (const d of n.declarations) {
         if (d.id.type !== "Identifier") {
@@ -90,6 +96,47 @@ function declarationsOf(
     return true;
   });
   return found;
+}
+
+const ownCache = new WeakMap<Node, Map<TypeResolver | undefined, Map<string, Declaration>>>();
+
+/** The declarations of nested scopes, innermost first: a name finds its nearest declaration. */
+class Scope {
+  constructor(private readonly layers: Map<string, Declaration>[]) {}
+
+  has(name: string): boolean {
+    return this.layers.some((l) => l.has(name));
+  }
+
+  get(name: string): Declaration | undefined {
+    return this.layers.find((l) => l.has(name))?.get(name);
+  }
+}
+
+/**
+ * Parameters and variables declared in `fn` and visible at a site inside it, whose enclosing
+ * nodes inside `fn` are `inner` (outermost first): blocks that do not enclose the site are
+ * skipped, so a `k` declared in another block is not this `k`. Without a site, every
+ * declaration in `fn` outside nested functions counts (for the lambda's own locals).
+ */
+function declarationsOf(fn: FunctionLike, inner?: readonly Node[], resolve?: TypeResolver): Scope {
+  if (!inner) return new Scope(allDeclarations(fn));
+  const layers = [ownDeclarations(fn, resolve)];
+  for (const n of inner)
+    if (SCOPES.has(n.type) && n !== fn.body) layers.push(ownDeclarations(n, resolve));
+  return new Scope(layers.reverse());
+}
+
+/** The declarations of `fn` and of every block in it, outside nested functions. */
+function allDeclarations(fn: FunctionLike): Map<string, Declaration>[] {
+  const layers = [ownDeclarations(fn)];
+  if (!fn.body) return layers;
+  walk(fn.body, (n) => {
+    if (n !== fn.body && FUNCTIONS.has(n.type)) return false;
+    if (n !== fn.body && SCOPES.has(n.type)) layers.push(ownDeclarations(n));
+    return true;
+  });
+  return layers;
 }
 
 /** Names read in `fn` that it does not declare itself, in order of first use. */
@@ -122,16 +169,17 @@ export function freeNames(fn: FunctionLike): string[] {
 }
 
 /** The declarations visible at a site, innermost enclosing function first. */
-function scopesAt(
-  ancestors: readonly Node[],
-  exclude?: Node,
-  resolve?: TypeResolver,
-): Map<string, Declaration>[] {
-  const enclosing = new Set(ancestors);
-  return ancestors
-    .filter((a): a is FunctionLike => FUNCTIONS.has(a.type) && a !== exclude)
-    .reverse()
-    .map((fn) => declarationsOf(fn, enclosing, resolve));
+function scopesAt(ancestors: readonly Node[], exclude?: Node, resolve?: TypeResolver): Scope[] {
+  const scopes: Scope[] = [];
+  for (let i = 0; i < ancestors.length; i++) {
+    const a = ancestors[i]!;
+    if (!FUNCTIONS.has(a.type) || a === exclude) continue;
+    // The nodes between this function and the next one (or the site).
+    let j = i + 1;
+    while (j < ancestors.length && !FUNCTIONS.has(ancestors[j]!.type)) j++;
+    scopes.push(declarationsOf(a as FunctionLike, ancestors.slice(i + 1, j), resolve));
+  }
+  return scopes.reverse();
 }
 
 function isFunctionValue(decl: Declaration): boolean {

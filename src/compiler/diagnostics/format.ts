@@ -55,6 +55,9 @@ function displayPath(file: string, cwd: string | undefined): string {
   return file;
 }
 
+/** Code frames show at most this many columns of a line, around the position. */
+const FRAME_WIDTH = 160;
+
 function frame(loc: SourceLoc, sources: SourceLookup, color: boolean, lines: number): string {
   const text = sources(loc.file);
   if (text === undefined) return "";
@@ -67,7 +70,38 @@ function frame(loc: SourceLoc, sources: SourceLookup, color: boolean, lines: num
         ? end
         : { line: start.line, column: lineLength(text, start.line) + 1 },
   };
-  return codeFrameColumns(text, range, { highlightCode: color, linesAbove: lines, linesBelow: 0 });
+  const all = text.split("\n");
+  const shown = all.slice(Math.max(0, start.line - 1 - lines), start.line);
+  if (shown.every((l) => l.length <= FRAME_WIDTH))
+    return codeFrameColumns(text, range, {
+      highlightCode: color,
+      linesAbove: lines,
+      linesBelow: 0,
+    });
+  // A long line (generated or minified code) is cut to a window around the position, with
+  // empty lines before it so the line numbers stay.
+  const window = (line: string, from: number) =>
+    (from > 0 ? "…" : "") +
+    line.slice(from, from + FRAME_WIDTH) +
+    (line.length > from + FRAME_WIDTH ? "…" : "");
+  const target = shown[shown.length - 1]!;
+  const from = target.length > FRAME_WIDTH ? Math.max(0, start.column - 1 - FRAME_WIDTH / 2) : 0;
+  const shift = from > 0 ? 1 - from : 0;
+  const excerpt = [
+    ...Array<string>(start.line - shown.length).fill(""),
+    ...shown.slice(0, -1).map((line) => window(line, 0)),
+    window(target, from),
+  ];
+  const last = excerpt[excerpt.length - 1]!.length;
+  const clipped = {
+    start: { line: start.line, column: start.column + shift },
+    end: { line: start.line, column: Math.min(range.end.column + shift, last + 1) },
+  };
+  return codeFrameColumns(excerpt.join("\n"), clipped, {
+    highlightCode: color,
+    linesAbove: lines,
+    linesBelow: 0,
+  });
 }
 
 function lineLength(text: string, line: number): number {

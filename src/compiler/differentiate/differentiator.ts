@@ -12,6 +12,8 @@ import {
 } from "../analyze/effects.js";
 import { isAggregate, isDifferentiable, sameType, typeText } from "../ir/type-system.js";
 import { namedTarget, type DifferentiationTarget } from "../analyze/requests.js";
+import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "../diagnostics/stack-overflow.js";
+import { SccSolver } from "./scc-solver.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import {
   CompileAbort,
@@ -390,14 +392,11 @@ export class Differentiator {
     if (!this.derivatives.has(jvpKey)) {
       // Possibly reached from inside a solve of `variedEffects`: this demand's activity
       // analysis must not see that solve's approximations.
-      const solving = [this.variedApprox, this.effectsApprox] as const;
-      this.variedApprox = undefined;
-      this.effectsApprox = undefined;
-      try {
-        this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false });
-      } finally {
-        [this.variedApprox, this.effectsApprox] = solving;
-      }
+      this.variedSolver.isolated(() =>
+        this.effectsSolver.isolated(() =>
+          this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false }),
+        ),
+      );
     }
     const base = this.targets.get(primal);
     if (base) this.targets.set(key, base);
@@ -459,10 +458,13 @@ export class Differentiator {
     if (process.env.NABLA_DEBUG) throw error;
     const target = key ? this.targets.get(key) : undefined;
     const message = error instanceof Error ? error.message : String(error);
+    const label = target ? functionLabel(target.name) : "this function";
     this.diagnostics.add({
       severity: "error",
       code: DiagnosticCode.internalError,
-      message: `internal compiler error while differentiating ${target ? functionLabel(target.name) : "this function"}: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
+      message: isStackOverflow(error)
+        ? `cannot differentiate ${label}: ${STACK_OVERFLOW_ADVICE}`
+        : `internal compiler error while differentiating ${label}: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
       loc: target
         ? { file: target.module.file, start: target.node.start, end: target.node.start + 1 }
         : (chain[0]?.loc ?? { file: "", start: 0, end: 0 }),
@@ -577,118 +579,78 @@ export class Differentiator {
     return true;
   }
 
-  private readonly effectsCache = new Map<FunctionKey, Effects | null>();
-  /** While `effects` iterates over recursive functions: the current approximations. */
-  private effectsApprox: Map<FunctionKey, Effects> | undefined;
+  /** Functions whose effects are unknown (they cannot be lowered): the worst is assumed. */
+  private readonly effectsUnknown = new Set<FunctionKey>();
+  private readonly effectsSolver = new SccSolver<Effects>(
+    (key) => summarizeEffects(this.lowered(key)!, this.effects),
+    () => NO_EFFECTS,
+    joinEffects,
+    sameEffects,
+  );
 
   /**
    * What a callee does to its array and object arguments (see Effects), computed from its
    * lowered body; undefined (assume the worst) when it cannot be lowered — the error is
    * reported when the callee is differentiated. Recursive functions are solved together as a
-   * least fixed point: each starts at "no effects" and the summaries are recomputed until none
-   * grows (a function that only ever calls itself writes what its body writes, not
-   * everything).
+   * least fixed point (scc-solver.ts): each starts at "no effects" and the summaries are
+   * recomputed until none grows (a function that only ever calls itself writes what its body
+   * writes, not everything).
    */
   readonly effects: EffectsOf = (key) => {
-    if (this.effectsCache.has(key)) return this.effectsCache.get(key) ?? undefined;
+    if (this.effectsUnknown.has(key)) return undefined;
     // A function with a registered derivative is taken not to change its arguments (documented).
     if (this.program.rules.has(key)) return NO_EFFECTS;
-    const known = this.effectsApprox?.get(key);
-    if (known) return known;
-    const fn = this.lowered(key);
-    if (!fn) {
+    if (!this.effectsSolver.has(key) && !this.lowered(key)) {
       // Being lowered (a callee reached while lowering it), or it cannot be: the worst.
-      if (!this.primals.has(key)) this.effectsCache.set(key, null);
+      if (!this.primals.has(key)) this.effectsUnknown.add(key);
       return undefined;
     }
-    if (this.effectsApprox) {
-      // Inside a solve: join it, starting from nothing.
-      this.effectsApprox.set(key, NO_EFFECTS);
-      return NO_EFFECTS;
-    }
-    const approx = new Map<FunctionKey, Effects>([[key, NO_EFFECTS]]);
-    this.effectsApprox = approx;
-    try {
-      for (let changed = true; changed;) {
-        changed = false;
-        for (const [k, old] of [...approx]) {
-          const size = approx.size;
-          const next = joinEffects(old, summarizeEffects(this.lowered(k)!, this.effects));
-          if (!sameEffects(old, next)) {
-            approx.set(k, next);
-            changed = true;
-          }
-          if (approx.size > size) changed = true;
-        }
-      }
-    } finally {
-      this.effectsApprox = undefined;
-    }
-    for (const [k, e] of approx) this.effectsCache.set(k, e);
-    return approx.get(key);
+    return this.effectsSolver.get(key);
   };
 
-  private readonly variedCache = new Map<string, CallVariedness | null>();
-  /** While `variedEffects` iterates: the current approximations, by callee and varied set. */
-  private variedApprox:
-    Map<string, { key: FunctionKey; varied: number[]; value: CallVariedness }> | undefined;
+  /** Per (callee, varied arguments) id: the callee and its varied arguments. */
+  private readonly variedQuestions = new Map<string, { key: FunctionKey; varied: number[] }>();
+  private readonly variedUnknown = new Set<string>();
+  private readonly variedSolver = new SccSolver<CallVariedness>(
+    (id) => {
+      const { key, varied } = this.variedQuestions.get(id)!;
+      return variedness(this.lowered(key)!, varied, this.effects, this.variedEffects);
+    },
+    (id) => {
+      const { key, varied } = this.variedQuestions.get(id)!;
+      const fn = this.lowered(key)!;
+      return {
+        result: false,
+        params: new Set(varied.filter((i) => isAggregate(fn.params[i]!.type))),
+      };
+    },
+    (old, next) => ({
+      result: old.result || next.result,
+      params: new Set([...old.params, ...next.params]),
+    }),
+    (a, b) => a.result === b.result && a.params.size === b.params.size,
+  );
 
   /**
    * What a call of `key` makes varied when the arguments `varied` are (see activity.ts): the
    * callee's own activity analysis, solved for every (callee, varied arguments) pair it reaches
-   * as a least fixed point — each pair starts at "only the varied arguments" and the analyses
-   * rerun until no answer grows, so recursion (`detOfMinor` passing its index lists to itself)
-   * keeps what only ever holds integers inactive. Undefined when the callee has no IR (a
-   * registered rule, or it cannot be lowered): the caller assumes the worst.
+   * as a least fixed point (scc-solver.ts) — each pair starts at "only the varied arguments"
+   * and the analyses rerun until no answer grows, so recursion (`detOfMinor` passing its index
+   * lists to itself) keeps what only ever holds integers inactive. Undefined when the callee
+   * has no IR (a registered rule, or it cannot be lowered): the caller assumes the worst.
    */
   readonly variedEffects: CallVaried = (key, varied) => {
     const id = `${key}|${varied.join(",")}`;
-    if (this.variedCache.has(id)) return this.variedCache.get(id) ?? undefined;
+    if (this.variedUnknown.has(id)) return undefined;
     if (this.program.rules.has(key)) return undefined;
-    const fn = this.lowered(key);
-    if (!fn) {
-      this.variedCache.set(id, null);
-      return undefined;
-    }
-    const bottom = (): CallVariedness => ({
-      result: false,
-      params: new Set(varied.filter((i) => isAggregate(fn.params[i]!.type))),
-    });
-    if (this.variedApprox) {
-      // Inside a solve: answer with the current approximation (joining the solve).
-      let entry = this.variedApprox.get(id);
-      if (!entry) {
-        entry = { key, varied, value: bottom() };
-        this.variedApprox.set(id, entry);
+    if (!this.variedSolver.has(id)) {
+      if (!this.lowered(key)) {
+        this.variedUnknown.add(id);
+        return undefined;
       }
-      return entry.value;
+      this.variedQuestions.set(id, { key, varied });
     }
-    const approx = new Map([[id, { key, varied, value: bottom() }]]);
-    this.variedApprox = approx;
-    try {
-      for (let changed = true; changed;) {
-        changed = false;
-        for (const entry of [...approx.values()]) {
-          const callee = this.lowered(entry.key)!;
-          const size = approx.size;
-          const next = variedness(callee, entry.varied, this.effects, this.variedEffects);
-          const grew =
-            (next.result && !entry.value.result) ||
-            [...next.params].some((i) => !entry.value.params.has(i));
-          if (grew) {
-            entry.value = {
-              result: entry.value.result || next.result,
-              params: new Set([...entry.value.params, ...next.params]),
-            };
-          }
-          if (grew || approx.size > size) changed = true;
-        }
-      }
-    } finally {
-      this.variedApprox = undefined;
-    }
-    for (const [k, entry] of approx) this.variedCache.set(k, entry.value);
-    return approx.get(id)!.value;
+    return this.variedSolver.get(id);
   };
 
   /** The lowered primal for `key`, without reporting errors (its demand reports them). */
@@ -762,6 +724,8 @@ export class Differentiator {
 
   /** Per function, its body with its calls inlined if it has no call left then (else null). */
   private readonly leafBodies = new Map<FunctionKey, IRFunction | null>();
+  /** Whether a `leafBody` under way refused to inline a call back into its stack. */
+  private stackDependent = false;
 
   /**
    * A copy of `fn` with the calls of small functions of the same module without loops
@@ -778,12 +742,15 @@ export class Differentiator {
         call.attrs.repeated ||
         call.attrs.method ||
         call.attrs.primal ||
-        stack.includes(key) ||
         file(key) !== file(fn.key) ||
         parseDerivedPrimalKey(key) ||
         this.program.rules.has(key)
       )
         return undefined;
+      if (stack.includes(key)) {
+        this.stackDependent = true;
+        return undefined;
+      }
       const body = this.leafBody(key, stack);
       if (
         !body ||
@@ -808,6 +775,8 @@ export class Differentiator {
     if (known !== undefined) return known ?? undefined;
     const fn = this.lowered(key);
     let body: IRFunction | null = null;
+    const outer = this.stackDependent;
+    this.stackDependent = false;
     if (fn && opCount(fn) <= INLINE_CALLEE_OPS) {
       const candidate = this.withInlinedCallees(fn, [...stack, key]) ?? fn;
       const blocked = (ops: Op[]): boolean =>
@@ -817,8 +786,11 @@ export class Differentiator {
         );
       if (!blocked(candidate.body.ops) && opCount(candidate) <= INLINE_CALLEE_OPS) body = candidate;
     }
-    // What depends on the stack (a call back into it) is not remembered.
-    if (body || !fn || opCount(fn) > INLINE_CALLEE_OPS) this.leafBodies.set(key, body);
+    // What depends on the stack (a call back into it, here or in a callee) is not remembered;
+    // the rest is, or a chain of calls would be walked again from every function in it.
+    const dependent = this.stackDependent;
+    this.stackDependent = outer || dependent;
+    if (body || !dependent) this.leafBodies.set(key, body);
     return body ?? undefined;
   }
 

@@ -32,6 +32,25 @@ import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.j
 type Adjoints = Map<number, Value>;
 
 /**
+ * The adjoints inside a branch or a loop: what it sets, over the adjoints from before it,
+ * which are not copied (a copy per `if` is quadratic in a long function). Its keys are only
+ * those it set.
+ */
+class BranchAdjoints extends Map<number, Value> {
+  constructor(private readonly outside: Adjoints) {
+    super();
+  }
+
+  override get(id: number): Value | undefined {
+    return super.has(id) ? super.get(id) : this.outside.get(id);
+  }
+
+  override has(id: number): boolean {
+    return super.has(id) || this.outside.has(id);
+  }
+}
+
+/**
  * The backward sweep as a function of its own, `f$bwd(seed, inputs…)`, taking residuals from
  * the tape. `inputs` are the JVP parameters (arguments, shadows) its caller passes after the
  * seed (see ReverseInfo.inputs): at least those the sweep reads.
@@ -573,7 +592,7 @@ function emitBackwardSweep(
     const tangentPositions = op.results.flatMap((r, i) => (isLinear(r) ? [i] : []));
     const inside = definedInside(op);
     const outcomes = op.regions.map((region) => {
-      const branch: Adjoints = new Map(adjoints);
+      const branch: Adjoints = new BranchAdjoints(adjoints);
       const into: Region = { params: [], ops: [] };
       b.inRegion(into, () => {
         const y = region.ops[region.ops.length - 1]!;
@@ -634,7 +653,7 @@ function emitBackwardSweep(
     for (const k of inductions) induce(count, k);
 
     // The last execution of `before`: the one whose condition ended the loop.
-    const last: Adjoints = new Map(adjoints);
+    const last: Adjoints = new BranchAdjoints(adjoints);
     for (const i of positions) accumulate(last, forwarded[i]!, adjoints.get(op.results[i]!.id));
     reverseRegion(before, last);
     const shared = info.shared.get(op) ?? [];

@@ -54,6 +54,13 @@ const RESERVED = new Set(
   ).split(" "),
 );
 
+/**
+ * The deepest an inlined expression nests others; a deeper one becomes a `const`. V8 parses
+ * nested expressions by recursion and gives up at about a thousand levels, and a derivative
+ * can nest deeper than the code it comes from (`x * (x * …)` gives `dx * t + (dx * t + …)`).
+ */
+const MAX_INLINE_DEPTH = 64;
+
 const BINARY_TEXT: Record<string, string> = {
   add: "+",
   sub: "-",
@@ -116,8 +123,12 @@ export function emitFunction(fn: IRFunction, names: EmitNames, exported: boolean
 class FunctionEmitter {
   private readonly lines: EmittedLine[] = [];
   private readonly taken = new Set<string>(RESERVED);
+  /** Per base name, the suffix to try next (see `take`). */
+  private readonly suffixes = new Map<string, number>();
   private readonly names = new Map<number, string>();
   private readonly inlined = new Map<number, Expr>();
+  /** How deeply each inlined expression nests others (see MAX_INLINE_DEPTH). */
+  private readonly depths = new Map<number, number>();
   private readonly useCount = new Map<number, number>();
   private readonly useRegion = new Map<number, Region>();
   /**
@@ -205,8 +216,20 @@ class FunctionEmitter {
 
   /** A fresh name that no value takes. */
   private fresh(base: string): string {
-    let candidate = base;
-    for (let i = 1; this.taken.has(candidate); i++) candidate = `${base}_${i}`;
+    return this.take(base, base);
+  }
+
+  /**
+   * `candidate`, or the first `${base}_${i}` not taken. Names are never released, so the
+   * search for a base goes on from where it last stopped (a function with thousands of `t`s).
+   */
+  private take(base: string, candidate: string): string {
+    if (this.taken.has(candidate)) {
+      let i = this.suffixes.get(base) ?? 1;
+      while (this.taken.has(`${base}_${i}`)) i++;
+      this.suffixes.set(base, i + 1);
+      candidate = `${base}_${i}`;
+    }
     this.taken.add(candidate);
     return candidate;
   }
@@ -386,9 +409,7 @@ class FunctionEmitter {
   /** Picks a fresh JavaScript name for a value, from its source hint. */
   private declare(v: Value, preferred?: string): string {
     const base = (preferred ?? v.hint).replace(/[^A-Za-z0-9_$]/g, "_") || "t";
-    let candidate = /^[0-9]/.test(base) ? `_${base}` : base;
-    for (let i = 1; this.taken.has(candidate); i++) candidate = `${base}_${i}`;
-    this.taken.add(candidate);
+    const candidate = this.take(base, /^[0-9]/.test(base) ? `_${base}` : base);
     this.names.set(v.id, candidate);
     return candidate;
   }
@@ -419,11 +440,20 @@ class FunctionEmitter {
     if (op.results.length !== 1 || op.regions.length > 0 || !isPure(op)) return false;
     const r = op.results[0]!;
     if (op.opcode === "const" || op.opcode === "global") return true;
+    if (this.inlineDepth(op.operands) > MAX_INLINE_DEPTH) return false;
     if (this.feedsLanes.has(r.id)) return false;
     // A literal of lanes is built by lane statements after it is allocated.
     if (this.lanes && op.opcode === "literal" && op.operands.some((v) => this.isLane(v)))
       return false;
     return this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region;
+  }
+
+  /** How deeply an expression of `operands` nests the inlined expressions among them. */
+  private inlineDepth(operands: Value[]): number {
+    let depth = 0;
+    for (const v of operands)
+      if (this.inlined.has(v.id)) depth = Math.max(depth, this.depths.get(v.id) ?? 1);
+    return depth + 1;
   }
 
   /** Gives the pending memory reads their own `const`s, in order, before a write. */
@@ -650,6 +680,7 @@ class FunctionEmitter {
     if (this.shouldInline(op, region)) {
       const id = op.results[0]!.id;
       this.inlined.set(id, expr);
+      this.depths.set(id, this.inlineDepth(op.operands));
       if (this.readsMemory(op)) {
         this.memoryReads.add(id);
         this.pendingReads.set(id, op.results[0]!);
@@ -919,8 +950,19 @@ class FunctionEmitter {
         this.ref(elseB.terminator.operands[0]!),
       );
       const r = op.results[0]!;
-      if (this.useCount.get(r.id) === 1 && this.useRegion.get(r.id) === region) {
+      const yields = [
+        op.operands[0]!,
+        thenB.terminator.operands[0]!,
+        elseB.terminator.operands[0]!,
+      ];
+      const depth = this.inlineDepth(yields);
+      if (
+        this.useCount.get(r.id) === 1 &&
+        this.useRegion.get(r.id) === region &&
+        depth <= MAX_INLINE_DEPTH
+      ) {
         this.inlined.set(r.id, e);
+        this.depths.set(r.id, depth);
         // `c ? a[0] : x` reads memory: it must not move past a write either.
         const yielded = [thenB.terminator.operands[0]!, elseB.terminator.operands[0]!];
         if (yielded.some((v) => this.memoryReads.has(v.id))) {

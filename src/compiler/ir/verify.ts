@@ -40,11 +40,14 @@ export function verifyFunction(fn: IRFunction): void {
     });
   };
 
-  const checkRegion = (region: Region, visible: Set<number>, terminator: string): Op => {
-    const scope = new Set(visible);
+  // The values in scope: one set, and what a region defines leaves it at the region's end
+  // (copying it per region would be quadratic in the size of the function).
+  const checkRegion = (region: Region, scope: Set<number>, terminator: string): Op => {
+    const own: number[] = [];
     for (const p of region.params) {
       define(p);
       scope.add(p.id);
+      own.push(p.id);
     }
     region.ops.forEach((op, index) => {
       const last = index === region.ops.length - 1;
@@ -62,8 +65,10 @@ export function verifyFunction(fn: IRFunction): void {
       for (const r of op.results) {
         define(r);
         scope.add(r.id);
+        own.push(r.id);
       }
     });
+    for (const id of own) scope.delete(id);
     const end = region.ops[region.ops.length - 1];
     if (!end || end.opcode !== terminator) fail(`region must end with ${terminator}`);
     return end!;

@@ -13,6 +13,7 @@ import { visitorKeys } from "oxc-parser";
 import { inferType } from "../analyze/infer-type.js";
 import type { Type } from "../ir/types.js";
 import { annotationType } from "../lower/signature.js";
+import { lexicalLimit, lexicalNestingProblem, syntacticNestingProblem } from "./nesting.js";
 
 // One parsed source file and the facts about its top level that the compiler needs:
 // which names are functions, constants, imports and exports.
@@ -78,7 +79,14 @@ export interface SourceModule {
 }
 
 export function parseModule(file: string, text: string): SourceModule {
-  const result = parseSync(file, text, { preserveParens: false, sourceType: "module" });
+  // Text nested past what the native parser's stack holds is not parsed at all (a stack
+  // overflow there ends the process); nor is code nested past what V8 can load compiled.
+  const tooDeep = lexicalNestingProblem(text, lexicalLimit());
+  const result = parseSync(file, tooDeep ? "" : text, {
+    preserveParens: false,
+    sourceType: "module",
+  });
+  const problem = tooDeep ?? syntacticNestingProblem(result.program);
   const mod: SourceModule = {
     file,
     text,
@@ -102,6 +110,10 @@ export function parseModule(file: string, text: string): SourceModule {
     declared: new Set(),
     identifiers: new Set(),
   };
+  if (problem) {
+    mod.problems.push(problem);
+    return mod;
+  }
   collectNames(mod);
   for (const statement of result.program.body) collectTopLevel(mod, statement);
   return mod;

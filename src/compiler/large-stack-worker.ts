@@ -1,0 +1,44 @@
+import { workerData, type MessagePort } from "node:worker_threads";
+import type { LargeStackReply, LargeStackRequest } from "./large-stack.js";
+
+// The worker of large-stack.ts: compiles, posts the result, then wakes the waiting thread.
+// Whatever happens, it answers: the other thread is blocked until it does.
+
+const { port, signal, request } = workerData as {
+  port: MessagePort;
+  signal: Int32Array;
+  request: LargeStackRequest;
+};
+
+let reply: LargeStackReply;
+try {
+  const { compileProgram } = await import("./compile.js");
+  const { printFunction } = await import("./ir/printer.js");
+  const result = compileProgram(request.entries);
+  // The texts diagnostics point into, or every file read when asked.
+  const files = request.inputs
+    ? [...result.inputs().keys()]
+    : result.diagnostics.flatMap((d) => [d.loc.file, ...d.notes.map((n) => n.loc?.file ?? "")]);
+  const texts = new Map<string, string>();
+  for (const file of files) {
+    const text = result.sourceText(file);
+    if (text !== undefined) texts.set(file, text);
+  }
+  reply = {
+    ok: true,
+    diagnostics: result.diagnostics,
+    outputs: [...result.outputs],
+    texts: [...texts],
+    probes: [...result.probes()],
+    ...(request.ir ? { ir: [...result.functions.values()].map(printFunction).join("\n\n") } : {}),
+  };
+} catch (error) {
+  reply =
+    error instanceof Error
+      ? { ok: false, message: error.message, stack: error.stack }
+      : { ok: false, message: String(error) };
+}
+port.postMessage(reply);
+port.close();
+Atomics.store(signal, 0, 1);
+Atomics.notify(signal, 0);

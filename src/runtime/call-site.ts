@@ -32,6 +32,7 @@ function callerFrame(stack: string | undefined): CallSite | undefined {
   // `    at name (place:1:2)` or `    at place:1:2`
   const match = /^\s+at (?:.*? \()?(.+?):(\d+):(\d+)\)?$/.exec(frame);
   // Only a path, a file URL or a plain name (`REPL3`, `[eval]`): not `eval at …` and the like.
-  if (!match || !/^(?:file:\/\/|\/|[A-Za-z]:[\\/])|^\[?[\w.-]+\]?$/.test(match[1]!)) return undefined;
+  if (!match || !/^(?:file:\/\/|\/|[A-Za-z]:[\\/])|^\[?[\w.-]+\]?$/.test(match[1]!))
+    return undefined;
   return { file: match[1]!, line: Number(match[2]), column: Number(match[3]) };
 }

@@ -13,7 +13,7 @@ export function shown(value: unknown): string {
   else if (typeof value === "number" || typeof value === "boolean" || value == null)
     text = String(value);
   else if (Array.isArray(value)) text = "an array";
-  else text = typeof value === "function" ? "a function" : `a ${typeof value}`;
+  else text = typeof value === "object" ? "an object" : `a ${typeof value}`;
   return text.length > 60 ? `${text.slice(0, 57)}…"` : text;
 }
 

@@ -308,11 +308,16 @@ test("diagnostics of a plain .mjs file name its path, line and column, with its 
       "show(() => derivative(rounded)(1));",
       "show(() => derivative(x => x.toFixed(2) * x)(1));",
       "show(() => derivative(scaled)(1));",
+      // A program's own prepareStackTrace may make a stack anything: then no place is named.
+      "Error.prepareStackTrace = (error, frames) => frames;",
+      "show(() => derivative((t) => t.toFixed(3) * t)(1));",
       "",
     ].join("\n"),
   });
   const main = join(dir, "main.mjs");
-  const [rounded, inline, imported] = runPlain(dir, "main.mjs").map((l) => JSON.parse(l) as string);
+  const [rounded, inline, imported, unplaced] = runPlain(dir, "main.mjs").map(
+    (l) => JSON.parse(l) as string,
+  );
   // Where the function is, in the file that calls the operator.
   assert.match(
     rounded!,
@@ -328,6 +333,10 @@ test("diagnostics of a plain .mjs file name its path, line and column, with its 
     ),
   );
   assert.doesNotMatch(rounded! + inline!, /run-time/);
+  assert.match(
+    unplaced!,
+    /^nabla could not differentiate this function at run time:\n<function>:1:8: error NABLA101/,
+  );
   // Defined in another module: its text is shown as it is, and the call site is named.
   assert.match(
     imported!,

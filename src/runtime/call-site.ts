@@ -16,7 +16,7 @@ export interface CallSite {
 export function captureCallSite(
   operatorBody: (...args: never[]) => unknown,
 ): () => CallSite | undefined {
-  const holder: { stack?: string } = {};
+  const holder: { stack?: unknown } = {};
   const capture = (Error as { captureStackTrace?: (o: object, f: unknown) => void })
     .captureStackTrace;
   if (!capture) return () => undefined;
@@ -25,8 +25,10 @@ export function captureCallSite(
 }
 
 /** The second frame of a V8 stack trace, the operator's caller, if it names a place. */
-function callerFrame(stack: string | undefined): CallSite | undefined {
-  const frames = (stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
+function callerFrame(stack: unknown): CallSite | undefined {
+  // An `Error.prepareStackTrace` of the program's may make it anything.
+  if (typeof stack !== "string") return undefined;
+  const frames = stack.split("\n").filter((line) => /^\s+at /.test(line));
   const frame = frames[1];
   if (!frame) return undefined;
   // `    at name (place:1:2)` or `    at place:1:2`

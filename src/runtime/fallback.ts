@@ -1,3 +1,5 @@
+import { captureCallSite } from "./call-site.js";
+import { checkWrtRange, readOptions, shown } from "./fallback-options.js";
 import { NotCompiledError } from "./not-compiled.js";
 import * as runtime from "./index.js";
 
@@ -7,6 +9,7 @@ import * as runtime from "./index.js";
 // See compiler/from-source.ts.
 
 type Compiler = typeof import("../compiler/from-source.js");
+type FunctionSource = import("../compiler/from-source.js").FunctionSource;
 type AnyFunction = (...args: unknown[]) => unknown;
 
 let compiler: Compiler | null | undefined;
@@ -31,36 +34,50 @@ function loadCompiler(): Compiler | null {
 /** Compiled derivatives of functions, by function, then by operator, options and argument types. */
 const compiled = new WeakMap<object, Map<string, AnyFunction>>();
 
+/** Parsed source text of functions (an operator may run on one function again and again). */
+const sources = new WeakMap<object, FunctionSource>();
+
 /**
  * What an operator returns when the program was not compiled: `f`'s derivative compiled from
  * its source text at the first call, or a NotCompiledError saying why it cannot be.
  */
 export function compileAtRunTime(operator: string, f: unknown, options?: unknown): AnyFunction {
+  // Cheap until read: only diagnostics read it, to name the caller's file and line.
+  const callSite = captureCallSite(compileAtRunTime);
   if (typeof f !== "function")
     throw new TypeError(`nabla: ${operator} needs a function, and was given ${typeof f}`);
+  // Checked before anything is generated from them; only integers go on.
+  const wrt = readOptions(operator, options);
   const build = loadCompiler();
   if (!build) throw new NotCompiledError(operator, f, "the compiler only runs in Node");
-  let source;
-  try {
-    source = build.parseFunctionSource(Function.prototype.toString.call(f));
-  } catch (error) {
-    if (!(error instanceof build.NotSelfContained)) throw error;
-    throw new NotCompiledError(operator, f, error.message, error.freeVariable);
+  let source = sources.get(f);
+  if (!source) {
+    try {
+      source = build.parseFunctionSource(Function.prototype.toString.call(f));
+    } catch (error) {
+      if (!(error instanceof build.NotSelfContained)) throw error;
+      throw new NotCompiledError(operator, f, error.message, error.freeVariable);
+    }
+    sources.set(f, source);
   }
+  const parsed = source;
+  checkWrtRange(operator, wrt, parsed.arity);
   let byKey = compiled.get(f);
   if (!byKey) compiled.set(f, (byKey = new Map()));
   const cache = byKey;
-  const arity = source.parameterEnds.length;
   return (...args: unknown[]) => {
-    const parameterTypes = args.slice(0, arity).map((a, i) => typeOfValue(a, `argument ${i + 1}`));
-    const key = `${operator} ${JSON.stringify(options ?? null)} ${parameterTypes.join(", ")}`;
+    const parameterTypes = args
+      .slice(0, parsed.arity)
+      .map((a, i) => typeOfValue(a, `argument ${i + 1}`, []));
+    const key = `${operator} ${JSON.stringify(wrt ?? null)} ${parameterTypes.join(", ")}`;
     let derivative = cache.get(key);
     if (!derivative) {
-      const body = build.compileFunctionSource(source, {
+      const body = build.compileFunctionSource(parsed, {
         operator,
-        options,
+        ...(wrt === undefined ? {} : { wrt }),
         parameterTypes,
         ...(f.name ? { name: f.name } : {}),
+        callSite,
       });
       derivative = new Function("$nabla", body)(runtime) as AnyFunction;
       cache.set(key, derivative);
@@ -69,16 +86,27 @@ export function compileAtRunTime(operator: string, f: unknown, options?: unknown
   };
 }
 
-/** The TypeScript type of an argument, for the compiler: what it holds, recursively. */
-function typeOfValue(value: unknown, where: string): string {
+/**
+ * The TypeScript type of an argument, for the compiler: what it holds, recursively. Field
+ * names go into the type through JSON.stringify unless they are plain identifiers.
+ */
+function typeOfValue(value: unknown, where: string, enclosing: object[]): string {
   if (typeof value === "number") return "number";
   if (typeof value === "boolean") return "boolean";
   if (typeof value === "string") return "string";
   if (value instanceof Float64Array) return "Float64Array";
   if (value instanceof Float32Array) return "Float32Array";
+  if (typeof value === "object" && value !== null && enclosing.includes(value))
+    throw new TypeError(
+      `nabla: ${where} holds itself; a function compiled at run time takes trees of values`,
+    );
+  const inside = [...enclosing, value as object];
   if (Array.isArray(value)) {
     if (value.length === 0) return "number[]";
-    const types = value.map((v, i) => typeOfValue(v, `${where}[${i}]`));
+    // A for loop, not map: a hole is an undefined element, and an error.
+    const types: string[] = [];
+    for (let i = 0; i < value.length; i++)
+      types.push(typeOfValue(value[i], `${where}[${i}]`, inside));
     return types.every((t) => t === types[0]) ? `(${types[0]})[]` : `[${types.join(", ")}]`;
   }
   if (
@@ -86,10 +114,16 @@ function typeOfValue(value: unknown, where: string): string {
     typeof value === "object" &&
     Object.getPrototypeOf(value) === Object.prototype
   ) {
-    const fields = Object.entries(value).map(
-      ([key, v]) =>
-        `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${typeOfValue(v, `${where}.${key}`)}`,
-    );
+    const fields = Object.entries(value).map(([key, v]) => {
+      // `{ __proto__: … }` in generated code sets the prototype instead of making a field.
+      if (key === "__proto__")
+        throw new TypeError(
+          `nabla: ${where} has a field named "__proto__", which a function compiled at run time cannot take`,
+        );
+      const plain = /^[A-Za-z_$][\w$]*$/.test(key);
+      const type = typeOfValue(v, plain ? `${where}.${key}` : `${where}[${shown(key)}]`, inside);
+      return `${plain ? key : JSON.stringify(key)}: ${type}`;
+    });
     return `{ ${fields.join("; ")} }`;
   }
   throw new TypeError(

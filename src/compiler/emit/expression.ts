@@ -106,8 +106,13 @@ export function conditional(c: Expr, a: Expr, b: Expr): Expr {
 
 /** `o.name` */
 export function member(o: Expr, name: string): Expr {
-  return { text: `${operand(o, PREC.primary)}.${name}`, prec: PREC.primary, refs: union(o) };
+  // A field name is the user's text (`{ "a-b": x }`): only an identifier goes in bare.
+  const access = IDENTIFIER.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+  return { text: `${operand(o, PREC.primary)}${access}`, prec: PREC.primary, refs: union(o) };
 }
+
+/** A name that can follow `.` or stand as an object literal's key as it is. */
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** `a[i]` */
 export function element(a: Expr, i: Expr): Expr {
@@ -125,7 +130,12 @@ export function arrayLiteral(items: Expr[]): Expr {
 
 /** `{ x: a, y: b }` */
 export function objectLiteral(entries: [string, Expr][]): Expr {
-  const body = entries.map(([k, e]) => `${k}: ${operand(e, PREC.conditional - 2)}`).join(", ");
+  const body = entries
+    .map(
+      ([k, e]) =>
+        `${IDENTIFIER.test(k) ? k : JSON.stringify(k)}: ${operand(e, PREC.conditional - 2)}`,
+    )
+    .join(", ");
   return {
     text: entries.length ? `{ ${body} }` : "{}",
     prec: PREC.primary,

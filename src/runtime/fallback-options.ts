@@ -1,0 +1,59 @@
+// The options an operator gets when it runs uncompiled, checked before anything is generated
+// from them: the fallback writes them into source code that it compiles and evaluates, so
+// nothing the caller passed may reach that code except indices checked to be integers.
+
+/** `wrt` as the fallback writes it: one index, a list of them, or absent (the default). */
+export type Wrt = number | number[] | undefined;
+
+/** A value as an error message shows it: short, and escaped, whatever it holds. */
+export function shown(value: unknown): string {
+  let text: string;
+  if (typeof value === "string") text = JSON.stringify(value);
+  else if (typeof value === "symbol") text = JSON.stringify(String(value));
+  else if (typeof value === "number" || typeof value === "boolean" || value == null)
+    text = String(value);
+  else if (Array.isArray(value)) text = "an array";
+  else text = typeof value === "object" ? "an object" : `a ${typeof value}`;
+  return text.length > 60 ? `${text.slice(0, 57)}…"` : text;
+}
+
+/**
+ * The `wrt` of `options`, read once and checked: `options` must be absent or a plain object
+ * whose only key is `wrt`, and `wrt` an index or a non-empty list of distinct indices.
+ */
+export function readOptions(operator: string, options: unknown): Wrt {
+  if (options === undefined || options === null) return undefined;
+  const prototype = typeof options === "object" ? Object.getPrototypeOf(options) : undefined;
+  if (prototype !== Object.prototype && prototype !== null)
+    throw new TypeError(
+      `nabla: the options of ${operator} must be an object such as { wrt: [0, 1] }, and are ${shown(options)}`,
+    );
+  for (const key of Reflect.ownKeys(options as object))
+    if (key !== "wrt")
+      throw new TypeError(
+        `nabla: unknown option ${shown(key)} given to ${operator}; the only option is 'wrt'`,
+      );
+  const wrt = (options as { wrt?: unknown }).wrt;
+  if (wrt === undefined) return undefined;
+  const indices = Array.isArray(wrt) ? Array.from(wrt as unknown[]) : [wrt];
+  if (indices.length === 0)
+    throw new TypeError(`nabla: 'wrt' given to ${operator} must name at least one parameter`);
+  for (const [i, index] of indices.entries()) {
+    if (typeof index !== "number" || !Number.isInteger(index) || index < 0)
+      throw new TypeError(
+        `nabla: 'wrt' given to ${operator} must list parameter indices (integers from 0), and holds ${shown(index)}`,
+      );
+    if (indices.indexOf(index) !== i)
+      throw new TypeError(`nabla: 'wrt' given to ${operator} lists parameter ${index} twice`);
+  }
+  return Array.isArray(wrt) ? (indices as number[]) : (wrt as number);
+}
+
+/** Checks that every index of `wrt` names one of the function's `arity` parameters. */
+export function checkWrtRange(operator: string, wrt: Wrt, arity: number): void {
+  for (const index of wrt === undefined ? [] : Array.isArray(wrt) ? wrt : [wrt])
+    if (index >= arity)
+      throw new TypeError(
+        `nabla: 'wrt' index ${index} given to ${operator} is out of range: the function has ${arity} parameter${arity === 1 ? "" : "s"}`,
+      );
+}

@@ -46,7 +46,11 @@ for (const [k, idiom] of IDIOM_NAMES.entries()) {
   const options = broken(idiom) ? { todo: "known broken on this base (issue 17)" } : {};
   test(`idiom ${idiom}: ${runs} random programs (seed ${seed})`, options, async () => {
     const failures = await failuresOf(seedsFor(k + 1).map((s) => randomIdiomProgram(s, [idiom])));
-    assert.equal(failures.length, 0, `${failures.length} programs fail:\n\n${failures.join("\n\n")}`);
+    assert.equal(
+      failures.length,
+      0,
+      `${failures.length} programs fail:\n\n${failures.join("\n\n")}`,
+    );
   });
 }
 

@@ -4,8 +4,7 @@
 // and the values nabla's code computes against the plain program's. Also minimizes a failing
 // program by dropping chunks while it still fails the same way.
 
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
@@ -45,7 +44,11 @@ interface Compiled extends Plain {
 const RUNTIME = new URL("../../src/runtime/index.js", import.meta.url).href;
 
 /** Imports JavaScript text as a module from a fresh file. */
-async function importText(dir: string, file: string, text: string): Promise<Record<string, unknown>> {
+async function importText(
+  dir: string,
+  file: string,
+  text: string,
+): Promise<Record<string, unknown>> {
   const path = join(dir, file);
   writeFileSync(path, text);
   return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
@@ -107,7 +110,7 @@ export async function checkProgram(p: Checked, points = 3): Promise<Outcome> {
   const errors = result.diagnostics.filter((d) => d.severity === "error");
   if (errors.length > 0)
     return { kind: "rejected", messages: [diagnosticsText({ ...result, diagnostics: errors })] };
-  const dir = mkdtempSync(join(tmpdir(), "nabla-idioms-"));
+  const dir = result.dir;
   const plain = await loadPlain(p, dir);
   let compiled: Compiled;
   try {
@@ -147,7 +150,9 @@ export async function checkProgram(p: Checked, points = 3): Promise<Outcome> {
     if (!same(results.primal, value))
       wrong.push(`${where}: nabla's primal gives ${results.primal}, the plain program ${value}`);
     if (!same(results.vwg.value, value))
-      wrong.push(`${where}: valueWithGradient's value is ${results.vwg.value}, the plain program's ${value}`);
+      wrong.push(
+        `${where}: valueWithGradient's value is ${results.vwg.value}, the plain program's ${value}`,
+      );
     const [gx, gy] = results.vwg.gradient;
     const forward = results.along * w;
     const reverse = vx * (w * gx) + vy * (w * gy);
@@ -183,6 +188,7 @@ export function signature(outcome: Outcome): string {
   const blank = (text: string) =>
     text
       .replace(/'[^']*'/g, "'…'")
+      .replace(/-?\d+(\.\d+)?(e[-+]?\d+)?/g, "#")
       .replace(/\b[\w$]*\d[\w$]*\b/g, "#")
       .trim();
   if (outcome.kind === "rejected") {
@@ -201,7 +207,7 @@ export function signature(outcome: Outcome): string {
 export async function minimize<P extends Checked>(p: P, outcome: Outcome): Promise<P> {
   const wanted = signature(outcome);
   let current = p;
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (let k = current.chunks.length - 1; k >= 0; k--) {
       const chunk = current.chunks[k]!;

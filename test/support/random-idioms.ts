@@ -21,6 +21,8 @@ export const KNOWN_BROKEN_IDIOMS: readonly IdiomName[] = [
   "index-fill",
   // `ps.slice()`, `[...ps]`…: the copy's shadow is cleared, zeroing the objects' adjoints.
   "copy-objects",
+  // `B = A.slice()` on number[][] (also Array.from, map((r) => r)): same bug as copy-objects.
+  "copy-matrix",
   // An object without its optional field: NABLA109 "field 'weight' of 'S' is missing".
   "optional-field",
   // `{ bias: … }` for `{ k?: number; bias?: number }`: NABLA109; `undefined` argument: NABLA101.
@@ -50,6 +52,7 @@ export const IDIOM_NAMES = [
   "class-instances",
   "nested-objects",
   "objects-in-loops",
+  "array-helpers",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -197,7 +200,9 @@ class IdiomGenerator extends Generator {
         this.emit(`for (const ${e} of ${array}) ${r} += ${term(e)};`);
         break;
       case 1:
-        this.emit(`for (let ${i} = 0; ${i} < ${array}.length; ${i}++) ${r} += ${term(`${array}[${i}]`)};`);
+        this.emit(
+          `for (let ${i} = 0; ${i} < ${array}.length; ${i}++) ${r} += ${term(`${array}[${i}]`)};`,
+        );
         break;
       default:
         this.emit(`${r} = ${array}.reduce((total, ${e}) => total + ${term(e)}, ${r});`);
@@ -236,10 +241,14 @@ class IdiomGenerator extends Generator {
         this.emit(`for (let ${i} = 0; ${i} < ${n}; ${i}++) ${ys}[${i}] = ${this.e(inner, 2)};`);
         break;
       case 1:
-        this.emit(`for (let ${i} = ${n - 1}; ${i} >= 0; ${i}--) ${ys}[${i}] = ${this.e(inner, 2)};`);
+        this.emit(
+          `for (let ${i} = ${n - 1}; ${i} >= 0; ${i}--) ${ys}[${i}] = ${this.e(inner, 2)};`,
+        );
         break;
       case 2:
-        this.emit(`for (let ${i} = 0; ${i} < ${n}; ${i}++) ${ys}[${ys}.length] = ${this.e(inner, 2)};`);
+        this.emit(
+          `for (let ${i} = 0; ${i} < ${n}; ${i}++) ${ys}[${ys}.length] = ${this.e(inner, 2)};`,
+        );
         break;
       default:
         this.emit(`${ys}[0] = ${this.e(vars, 1)};`);
@@ -254,7 +263,11 @@ class IdiomGenerator extends Generator {
       );
     }
     const c = this.constant();
-    this.result(this.sum(ys, (e) => `${e} * ${c}`, vars), vars, mutable);
+    this.result(
+      this.sum(ys, (e) => `${e} * ${c}`, vars),
+      vars,
+      mutable,
+    );
   }
 
   /** An array grown with `.push` in a loop, some pushes conditional, some from the last element. */
@@ -270,19 +283,24 @@ class IdiomGenerator extends Generator {
         ? `Math.tanh(${last} * ${this.contraction()} + ${this.e(inner, 1)})`
         : this.e(inner, 2);
       if (this.chance(0.3)) this.emit(`if (${this.condition(inner)}) ${ys}.push(${value});`);
-      else if (this.chance(0.3)) this.emit(`${ys}.push(${value}, ${this.e(inner, 1)});`);
       else this.emit(`${ys}.push(${value});`);
     });
     this.emit("}");
     const c = this.constant();
-    this.result(this.sum(ys, (e) => `${e} * ${c}`, vars), vars, mutable);
+    this.result(
+      this.sum(ys, (e) => `${e} * ${c}`, vars),
+      vars,
+      mutable,
+    );
   }
 
   /** A copy of a number[] (`slice`, `Array.from`, spread, `map`), written and read with the original. */
   copyArrays(vars: string[], mutable: string[]): void {
     const xs = this.fresh("xs");
     const n = this.int(2, 4);
-    this.emit(`const ${xs}: number[] = [${Array.from({ length: n }, () => this.e(vars, 1)).join(", ")}];`);
+    this.emit(
+      `const ${xs}: number[] = [${Array.from({ length: n }, () => this.e(vars, 1)).join(", ")}];`,
+    );
     const zs = this.fresh("zs");
     const copy = this.copyOf(xs, n);
     this.emit(`const ${zs} = ${copy.text};`);
@@ -315,7 +333,9 @@ class IdiomGenerator extends Generator {
     const n = this.int(2, 4);
     const obj = (vs: string[]) => `{ a: ${this.e(vs, 1)}, b: ${this.e(vs, 1)} }`;
     if (this.chance(0.5)) {
-      this.emit(`const ${ps}: ${P}[] = [${Array.from({ length: n }, () => obj(vars)).join(", ")}];`);
+      this.emit(
+        `const ${ps}: ${P}[] = [${Array.from({ length: n }, () => obj(vars)).join(", ")}];`,
+      );
     } else {
       const i = this.fresh("i");
       this.emit(`const ${ps}: ${P}[] = [];`);
@@ -377,7 +397,9 @@ class IdiomGenerator extends Generator {
       ),
     );
     this.emit("}");
-    this.emit(`${r} += ${B}[${this.int(0, copy.n - 1)}][${this.int(0, cols - 1)}] * ${this.constant()};`);
+    this.emit(
+      `${r} += ${B}[${this.int(0, copy.n - 1)}][${this.int(0, cols - 1)}] * ${this.constant()};`,
+    );
     this.result(r, vars, mutable);
   }
 
@@ -387,14 +409,18 @@ class IdiomGenerator extends Generator {
     this.decl(`interface ${S} {\n  x: number;\n  weight?: number;\n}`);
     const ds = this.fresh("ds");
     const n = this.int(2, 4);
+    // Mostly with an object that omits the field; sometimes every object has it.
+    const omit = this.chance(0.75);
     const items = Array.from({ length: n }, (_, k) =>
-      k === 0 || this.chance(0.4)
+      omit && (k === 0 || this.chance(0.3))
         ? `{ x: ${this.e(vars, 1)} }`
         : `{ x: ${this.e(vars, 1)}, weight: ${this.chance(0.3) ? this.constant() : this.e(vars, 1)} }`,
     );
     this.emit(`const ${ds}: ${S}[] = [${items.join(", ")}];`);
     if (this.chance(0.4))
-      this.emit(`if (${this.condition(vars)}) ${ds}[${this.int(0, n - 1)}].weight = ${this.e(vars, 1)};`);
+      this.emit(
+        `if (${this.condition(vars)}) ${ds}[${this.int(0, n - 1)}].weight = ${this.e(vars, 1)};`,
+      );
     const c = this.constant();
     const read = this.pick([
       (d: string) => `(${d}.weight ?? 1) * ${d}.x`,
@@ -407,7 +433,8 @@ class IdiomGenerator extends Generator {
     if (this.chance(0.5)) {
       const o = this.fresh("o");
       this.emit(`const ${o}: ${S} = { x: ${this.e(vars, 1)} };`);
-      if (this.chance(0.5)) this.emit(`if (${this.condition(vars)}) ${o}.weight = ${this.e(vars, 1)};`);
+      if (this.chance(0.5))
+        this.emit(`if (${this.condition(vars)}) ${o}.weight = ${this.e(vars, 1)};`);
       this.emit(`${r} += (${o}.weight ?? ${this.constant()}) * ${o}.x;`);
     }
     this.result(r, vars, mutable);
@@ -448,7 +475,9 @@ class IdiomGenerator extends Generator {
   outOfRange(vars: string[], mutable: string[]): void {
     const xs = this.fresh("xs");
     const n = this.int(2, 4);
-    this.emit(`const ${xs}: number[] = [${Array.from({ length: n }, () => this.e(vars, 1)).join(", ")}];`);
+    this.emit(
+      `const ${xs}: number[] = [${Array.from({ length: n }, () => this.e(vars, 1)).join(", ")}];`,
+    );
     const r = this.fresh("r");
     const i = this.fresh("i");
     this.emit(`let ${r} = 0;`);
@@ -522,7 +551,9 @@ class IdiomGenerator extends Generator {
     this.emit(`for (let ${i} = 0; ${i} < ${this.int(1, 3)}; ${i}++) {`);
     this.nested(() => {
       for (const name of names)
-        this.emit(`${name} = Math.tanh(${name} * ${this.contraction()} + ${this.e([...vars, i], 1)});`);
+        this.emit(
+          `${name} = Math.tanh(${name} * ${this.contraction()} + ${this.e([...vars, i], 1)});`,
+        );
     });
     this.emit("}");
     this.emit(`acc += ${names.join(" + ")};`);
@@ -623,7 +654,9 @@ class IdiomGenerator extends Generator {
       this.emit(`const ${b} = env.${field};`);
       this.emit(`${b}.pos = ${this.e(vars, 1)};`);
       if (this.chance(0.5)) this.emit(`${b}.vel *= ${this.e(vars, 1)};`);
-      this.emit(`for (let ${i} = 0; ${i} < ${steps}; ${i}++) ${b}.step(${this.pick(["0.1", "0.2"])});`);
+      this.emit(
+        `for (let ${i} = 0; ${i} < ${steps}; ${i}++) ${b}.step(${this.pick(["0.1", "0.2"])});`,
+      );
       this.emit(`let ${r} = ${b}.energy() + ${b}.pos * ${this.constant()};`);
     }
     this.result(r, vars, mutable);
@@ -670,7 +703,10 @@ class IdiomGenerator extends Generator {
   objectsInLoops(vars: string[], mutable: string[]): void {
     const ps = this.fresh("ps");
     const n = this.int(2, 4);
-    const items = Array.from({ length: n }, () => `{ p: ${this.e(vars, 1)}, v: ${this.e(vars, 1)} }`);
+    const items = Array.from(
+      { length: n },
+      () => `{ p: ${this.e(vars, 1)}, v: ${this.e(vars, 1)} }`,
+    );
     this.emit(`const ${ps}: { p: number; v: number }[] = [${items.join(", ")}];`);
     const it = this.fresh("i");
     this.emit(`for (let ${it} = 0; ${it} < ${this.int(1, 3)}; ${it}++) {`);
@@ -688,11 +724,71 @@ class IdiomGenerator extends Generator {
           `for (let ${i} = 0; ${i} < ${ps}.length; ${i}++) ${ps}[${i}].p = Math.tanh(${ps}[${i}].p + ${this.contraction()} * ${ps}[(${i} + 1) % ${ps}.length].v);`,
         );
       }
-      if (this.chance(0.4)) this.emit(`if (${this.condition([...vars, it])}) ${ps}[0].v *= ${this.contraction()};`);
+      if (this.chance(0.4))
+        this.emit(`if (${this.condition([...vars, it])}) ${ps}[0].v *= ${this.contraction()};`);
     });
     this.emit("}");
     const [a, b] = [this.constant(), this.constant()];
-    this.result(this.sum(ps, (e) => `${e}.p * ${a} + ${e}.v * ${b}`, vars), vars, mutable);
+    this.result(
+      this.sum(ps, (e) => `${e}.p * ${a} + ${e}.v * ${b}`, vars),
+      vars,
+      mutable,
+    );
+  }
+
+  /**
+   * Everyday array and object helpers: `Array.from({ length })`, `.forEach` with the index,
+   * `.fill`, object spreads `{ ...p, a: … }`, destructuring in `for…of`, `[...xs, v]`.
+   */
+  arrayHelpers(vars: string[], mutable: string[]): void {
+    const n = this.int(2, 4);
+    const xs = this.fresh("xs");
+    const i = this.fresh("i");
+    const r = this.fresh("r");
+    if (this.chance(0.5)) {
+      this.emit(
+        `const ${xs} = Array.from({ length: ${n} }, (_, ${i}) => ${this.e([...vars, i], 2)});`,
+      );
+    } else {
+      this.emit(`const ${xs}: number[] = new Array(${n}).fill(${this.e(vars, 1)});`);
+      this.emit(`${xs}[${this.int(0, n - 1)}] = ${this.e(vars, 1)};`);
+    }
+    this.emit(`let ${r} = 0;`);
+    const v = this.fresh("v");
+    const k = this.fresh("i");
+    switch (this.int(0, 3)) {
+      case 0:
+        this.emit(`${xs}.forEach((${v}, ${k}) => {`);
+        this.nested(() => this.emit(`${r} += ${v} * ${this.e([...vars, k], 1)};`));
+        this.emit("});");
+        break;
+      case 1: {
+        const ps = this.fresh("ps");
+        this.emit(
+          `const ${ps} = ${xs}.map((${v}) => ({ a: ${v}, b: ${this.e([...vars, v], 1)} }));`,
+        );
+        const qs = this.fresh("qs");
+        this.emit(`const ${qs} = ${ps}.map((p) => ({ ...p, a: p.a * ${this.contraction()} }));`);
+        this.emit(`for (const { a, b } of ${qs}) ${r} += a * b;`);
+        this.emit(`${r} += ${ps}[0].a;`);
+        break;
+      }
+      case 2: {
+        const ys = this.fresh("ys");
+        this.emit(`const ${ys} = [...${xs}, ${this.e(vars, 1)}];`);
+        this.emit(`${ys}[0] *= ${this.e(vars, 1)};`);
+        this.emit(`for (const e of ${ys}) ${r} += e * ${this.constant()};`);
+        this.emit(`${r} += ${xs}[0];`);
+        break;
+      }
+      default: {
+        const [a, b] = [this.fresh("a"), this.fresh("b")];
+        this.emit(`const [${a}, ${b}] = ${xs};`);
+        this.emit(`${xs}.fill(${this.e(vars, 1)});`);
+        this.emit(`${r} += ${a} * ${b} + ${xs}[${n - 1}];`);
+      }
+    }
+    this.result(r, vars, mutable);
   }
 
   /** One scalar statement of random-program.ts (a declaration, an update, a branch, a loop…). */
@@ -721,6 +817,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "class-instances": (g, v, m) => g.classInstances(v, m),
   "nested-objects": (g, v, m) => g.nestedObjects(v, m),
   "objects-in-loops": (g, v, m) => g.objectsInLoops(v, m),
+  "array-helpers": (g, v, m) => g.arrayHelpers(v, m),
 };
 
 /**
@@ -736,7 +833,8 @@ export function randomIdiomProgram(seed: number, idioms: readonly IdiomName[]): 
   const uses = idioms.length === 1 ? 1 + (seed % 3) : idioms.length + (seed % 2);
   for (let k = 0; k < uses; k++) {
     const idiom = k < idioms.length ? idioms[k]! : idioms[(seed >>> k) % idioms.length]!;
-    if ((seed >>> (k + 3)) % 3 === 0) chunks.push(g.collect("scalar", () => g.scalar(vars, mutable)));
+    if ((seed >>> (k + 3)) % 3 === 0)
+      chunks.push(g.collect("scalar", () => g.scalar(vars, mutable)));
     chunks.push(g.collect(idiom, () => METHODS[idiom](g, vars, mutable)));
   }
   chunks.push(g.collect("return", () => g.finalReturn()));

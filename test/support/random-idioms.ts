@@ -23,17 +23,19 @@ export const KNOWN_BROKEN_IDIOMS: readonly IdiomName[] = [
   "copy-objects",
   // `B = A.slice()` on number[][] (also Array.from, map((r) => r)): same bug as copy-objects.
   "copy-matrix",
-  // An object without its optional field: NABLA109 "field 'weight' of 'S' is missing".
+  // An object without its optional field: NABLA109 "field 'weight' of 'S' is missing";
+  // `d.weight === undefined`: NABLA101.
   "optional-field",
   // `{ bias: … }` for `{ k?: number; bias?: number }`: NABLA109; `undefined` argument: NABLA101.
   "optional-param",
-  // `xs[i - 1] ?? 1` at i = 0, `xs[xs.length] || 5`: NaN values and derivatives.
+  // `xs[i - 1] ?? 1` at i = 0, `xs[3] ?? v`: the right side is never taken (NaN, undefined).
   "out-of-range",
   // `p?.a`: NABLA101 "optional chaining is not supported".
   "optional-chaining",
   // A module constant `main$bwd`: the output redeclares it (SyntaxError on load).
   "generated-names",
-  // A module-level `const Math = { cos: … }`: derivatives of the real Math.cos.
+  // `const Math = { cos: … }` (module level, or `const Math = myMath` in a helper): derivatives
+  // of the real Math.cos, or the derivative calls Math.sin/Math.sign on the user's object.
   "shadowed-globals",
 ];
 

@@ -374,7 +374,7 @@ class IdiomGenerator extends Generator {
     const row = () => `[${Array.from({ length: cols }, () => this.e(vars, 1)).join(", ")}]`;
     this.emit(`const ${A}: number[][] = [${Array.from({ length: rows }, row).join(", ")}];`);
     const B = this.fresh("B");
-    const copy = this.chance(0.6)
+    const copy = this.chance(0.8)
       ? this.copyOf(A, rows)
       : { text: this.pick([`${A}.map((r) => r.slice())`, `${A}.map((r) => [...r])`]), n: rows };
     this.emit(`const ${B} = ${copy.text};`);
@@ -384,7 +384,9 @@ class IdiomGenerator extends Generator {
         this.emit(`${B}[${i}][${j}] = ${this.e(vars, 2)};`);
         break;
       case 1:
+        // A new row in the copy, then an element of another row written through it.
         this.emit(`${B}[${i}] = ${row()};`);
+        this.emit(`${B}[${(i + 1) % copy.n}][${j}] *= ${this.e(vars, 1)};`);
         break;
       default:
         this.emit(`for (const row of ${B}) row[${j}] = Math.tanh(row[${j}] + ${this.e(vars, 1)});`);

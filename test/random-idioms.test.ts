@@ -1,0 +1,68 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { checkProgram, failureText } from "./support/idiom-check.js";
+import { rng } from "./support/random-program.js";
+import {
+  IDIOM_NAMES,
+  KNOWN_BROKEN_IDIOMS,
+  randomIdiomProgram,
+  type IdiomName,
+  type IdiomProgram,
+} from "./support/random-idioms.js";
+
+// Random programs written the way TypeScript users write them (test/support/random-idioms.ts):
+// arrays filled by index and grown with push, copies of arrays of objects, arrays and matrices,
+// optional fields and parameters read with `??` and `||`, reads past the ends of arrays,
+// optional chaining, names that look like nabla's generated ones, a shadowed `Math`, class
+// instances, nested objects, arrays of objects mutated in loops. One test per idiom (its
+// programs use only it, with scalar statements around), and one of programs mixing several.
+// Each program must compile; forward and reverse mode must agree with finite differences of
+// the plain program (types stripped by TypeScript) where it is smooth, and with each other
+// everywhere, and nabla's values must be the plain program's (support/idiom-check.ts).
+//
+// Idioms in KNOWN_BROKEN_IDIOMS are `todo` unless NABLA_STRICT_IDIOMS=1. NABLA_RANDOM_RUNS sets
+// how many programs per idiom (the long run: npm run test:idioms-long), NABLA_SEED which.
+
+const runs = Number(process.env.NABLA_RANDOM_RUNS ?? 4);
+const seed = Number(process.env.NABLA_SEED ?? 20261122);
+const strict = process.env.NABLA_STRICT_IDIOMS === "1";
+const broken = (idiom: IdiomName) => !strict && KNOWN_BROKEN_IDIOMS.includes(idiom);
+
+function seedsFor(group: number): number[] {
+  const r = rng(seed + 1000 * group);
+  return Array.from({ length: runs }, () => 1 + Math.floor(r() * 2 ** 30));
+}
+
+async function failuresOf(programs: IdiomProgram[]): Promise<string[]> {
+  const failures: string[] = [];
+  for (const p of programs) {
+    const outcome = await checkProgram(p);
+    if (outcome.kind !== "ok") failures.push(failureText(p, outcome));
+  }
+  return failures;
+}
+
+for (const [k, idiom] of IDIOM_NAMES.entries()) {
+  const options = broken(idiom) ? { todo: "known broken on this base (issue 17)" } : {};
+  test(`idiom ${idiom}: ${runs} random programs (seed ${seed})`, options, async () => {
+    const failures = await failuresOf(seedsFor(k + 1).map((s) => randomIdiomProgram(s, [idiom])));
+    assert.equal(
+      failures.length,
+      0,
+      `${failures.length} programs fail:\n\n${failures.join("\n\n")}`,
+    );
+  });
+}
+
+test(`idioms mixed: ${runs * 2} random programs of two to four idioms (seed ${seed})`, async () => {
+  const working = IDIOM_NAMES.filter((idiom) => !broken(idiom));
+  const programs = seedsFor(0)
+    .concat(seedsFor(-1))
+    .map((s) => {
+      const r = rng(s);
+      const chosen = [...working].sort(() => r() - 0.5).slice(0, 2 + Math.floor(r() * 3));
+      return randomIdiomProgram(s, chosen);
+    });
+  const failures = await failuresOf(programs);
+  assert.equal(failures.length, 0, `${failures.length} programs fail:\n\n${failures.join("\n\n")}`);
+});

@@ -160,7 +160,9 @@ test("options: a partial run does not overwrite the report unless asked", () => 
   assert.ok(quick.budget.seconds < full.budget.seconds);
   assert.equal(parseOptions(["--limit", "1", "--write"], {}).write, true);
   assert.throws(() => parseOptions(["--evals", "nope"], {}), /unknown eval/);
-  assert.throws(() => parseOptions(["--frobnicate"], {}), /unknown option/);
+  assert.throws(() => parseOptions(["--frobnicate"], {}), /Unknown option .--frobnicate/);
+  assert.throws(() => parseOptions(["--evals", "--quick"], {}), /--evals/);
+  assert.throws(() => parseOptions(["--limit", "x"], {}), /--limit needs a positive number/);
 });
 
 test("generated inputs have the sizes of the reference workloads and do not depend on order", () => {

@@ -312,5 +312,10 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const compiled = compile(spec, { logger: logger as never }).spec;
   if (warnings.length > 0) throw new Error(`Vega-Lite: ${warnings.join("; ")}`);
   const svg = await new vega.View(vega.parse(compiled), { renderer: "none" }).toSVG();
-  return `${svg}\n`;
+  // Vega leaves the spec's description out of the SVG: a <title> names the image.
+  const title = (spec.description ?? "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
+  return `${svg.replace(/^<svg\b[^>]*>/, (root) => `${root}<title>${title}</title>`)}\n`;
 }

@@ -63,7 +63,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
       },
     }));
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`, {
+      cause: error,
+    });
   }
   if (values.help) throw new Error(USAGE);
   if (values.write && values["no-write"]) throw new Error(`--write or --no-write, not both`);

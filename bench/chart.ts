@@ -134,7 +134,7 @@ function chartSpec(options: BarChart, labelColumn: number): object {
               frame: "bounds",
               anchor: "start",
               fontSize: 12,
-              fontWeight: 600,
+              fontWeight: "bold",
               offset: 6,
             },
           }),
@@ -234,7 +234,7 @@ export function figure(charts: readonly BarChart[], description: string): TopLev
       view: { stroke: null },
       title: {
         fontSize: 16,
-        fontWeight: 600,
+        fontWeight: "bold",
         color: COLORS.text,
         subtitleColor: COLORS.muted,
         subtitleFontSize: 12,

@@ -52,14 +52,14 @@ const LABEL_FONT = 12;
 const FONT = "Helvetica, Arial, 'Liberation Sans', sans-serif";
 
 /** A value at a bar's end: 2 decimals below 10, 1 below 100, then whole numbers. */
-export function formatValue(v: number): string {
+function formatValue(v: number): string {
   const a = Math.abs(v);
   if (a >= 100) return Math.round(v).toLocaleString("en-US");
   return v.toFixed(a >= 10 ? 1 : 2);
 }
 
 /** Log if all values are positive and the largest is 10× the smallest or more, else linear. */
-export function autoScale(values: readonly number[]): "log" | "linear" {
+function autoScale(values: readonly number[]): "log" | "linear" {
   const lo = Math.min(...values);
   return lo > 0 && Math.max(...values) / lo >= 10 ? "log" : "linear";
 }

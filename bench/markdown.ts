@@ -1,5 +1,7 @@
 // Formatting shared by the parts of the benchmark report.
 
+import { markdownTable } from "markdown-table";
+
 /** Nanoseconds, with one decimal below 100 and thousands separators above. */
 export function formatNs(ns: number): string {
   if (ns < 100) return ns.toFixed(1);
@@ -19,12 +21,9 @@ export function ratio(a: number, b: number): string {
 
 /** A Markdown table with padded columns, laid out as Prettier would. */
 export function table(header: string[], rows: string[][], rightAligned: boolean[]): string {
-  const widths = header.map((h, c) => Math.max(3, h.length, ...rows.map((r) => r[c]!.length)));
-  const cell = (text: string, c: number) =>
-    rightAligned[c] ? text.padStart(widths[c]!) : text.padEnd(widths[c]!);
-  const line = (cells: string[]) => `| ${cells.map(cell).join(" | ")} |`;
-  const rule = `| ${widths.map((w, c) => (rightAligned[c] ? "-".repeat(w - 1) + ":" : "-".repeat(w))).join(" | ")} |`;
-  return [line(header), rule, ...rows.map(line)].join("\n");
+  // Prettier makes every column at least 3 wide; the header's width sets the column's.
+  const head = header.map((h, c) => (rightAligned[c] ? h.padStart(3) : h.padEnd(3)));
+  return markdownTable([head, ...rows], { align: rightAligned.map((r) => (r ? "r" : "")) });
 }
 
 /** One benchmark timed three ways: medians, and the fastest run of each. */

@@ -3,45 +3,26 @@
 //   const p = progress(total, "bench");
 //   p.step("reverse: gradient (a) …");   // starts step k of total
 //   p.log("    nabla  121 ns/call …");    // a detail line, kept in the log
-//   p.done();                            // "bench: 23 steps in 1:42"
+//   p.done();                            // "bench: 23 steps in 1:42" (p.fail() after an error)
 //
-// (`p.fail()` instead of `p.done()` after an error.)
-//
-// On a terminal the status line `bench [k/N 0:42] name` is redrawn in place (carriage return,
-// clear line), with detail lines printed above it; otherwise (a CI log, a file) every step is
-// one plain line, so the log reads top to bottom. The elapsed time is that of the whole run,
-// shown when a step starts or a line is logged: benchmarks are synchronous loops, so a timer
-// could not tick while they run.
+// On a terminal the status line `bench [k/N 0:42] name` is redrawn in place by log-update,
+// with detail lines printed above it; otherwise (a CI log, a file) every step is one plain
+// line, so the log reads top to bottom. The elapsed time is that of the whole run, shown when
+// a step starts or a line is logged: benchmarks are synchronous loops, so a timer could not
+// tick while they run.
 
-/** Where progress goes: process.stderr, or anything with `write` (tests, a log file). */
-export interface ProgressStream {
-  write(text: string): unknown;
-  isTTY?: boolean;
-  columns?: number;
-}
-
-export interface ProgressOptions {
-  stream?: ProgressStream;
-  /** Redraw one line in place; by default when the stream is a terminal (and TERM is not dumb). */
-  inPlace?: boolean;
-  /** Milliseconds since some fixed point; for tests. */
-  now?: () => number;
-}
+import { createLogUpdate } from "log-update";
 
 export interface Progress {
   /** Starts the next step: `[k/N]`, the elapsed time and `name`. */
   step(name: string): void;
   /** A line kept in the log (on a terminal, printed above the status line). */
   log(message: string): void;
-  /** Ends the run: clears the status line and prints `message`, by default a summary. */
-  done(message?: string): void;
-  /** Ends the run after an error: keeps the current step on screen, then prints `message`. */
-  fail(message?: string): void;
-  /** Milliseconds since the reporter was made. */
-  elapsedMs(): number;
+  /** Ends the run: clears the status line and prints a summary. */
+  done(): void;
+  /** Ends the run after an error: keeps the current step on screen, then says where it failed. */
+  fail(): void;
 }
-
-const CLEAR_LINE = "\r\x1b[2K";
 
 /** `m:ss`, or `h:mm:ss` from an hour on. */
 export function formatElapsed(ms: number): string {
@@ -52,75 +33,48 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(mm / 60)}:${String(mm % 60).padStart(2, "0")}:${ss}`;
 }
 
-/** `text` cut to `width` characters (code points), with an ellipsis if cut. */
-function fit(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join("")}…`;
-}
-
-/** A progress reporter for `total` steps, its lines prefixed with `label`. */
-export function progress(total: number, label: string, options: ProgressOptions = {}): Progress {
-  const stream = options.stream ?? process.stderr;
-  const now = options.now ?? (() => Number(process.hrtime.bigint()) / 1e6);
-  const inPlace =
-    options.inPlace ?? (stream.isTTY === true && (process.env["TERM"] ?? "") !== "dumb");
-  const start = now();
-  const digits = String(total).length;
+/** A progress reporter for `total` steps on stderr, its lines prefixed with `label`. */
+export function progress(total: number, label: string): Progress {
+  const stream = process.stderr;
+  const inPlace = stream.isTTY === true && process.env["TERM"] !== "dumb";
+  const render = inPlace ? createLogUpdate(stream) : null;
+  const start = Date.now();
+  const elapsed = () => formatElapsed(Date.now() - start);
   let k = 0;
   let current = "";
-  let shown = false; // whether a status line is on the screen (in-place mode)
   let finished = false;
-
-  const elapsedMs = () => now() - start;
-  const status = () => {
-    const count = `${String(k).padStart(digits)}/${Math.max(total, k)}`;
-    return `${label} [${count} ${formatElapsed(elapsedMs())}] ${current}`;
-  };
-  const draw = () => {
-    // One character short of the width: a line that fills it wraps on some terminals, and
-    // "clear line" then clears only its last row.
-    const width = Math.max(20, (stream.columns ?? 80) - 1);
-    stream.write(`${CLEAR_LINE}${fit(status(), width)}`);
-    shown = true;
-  };
-  const clear = () => {
-    if (shown) stream.write(CLEAR_LINE);
-    shown = false;
+  const status = () =>
+    `${label} [${String(k).padStart(String(total).length)}/${Math.max(total, k)} ${elapsed()}] ${current}`;
+  // After done() or fail(), or off a terminal: plain lines.
+  const line = (text: string) => stream.write(`${text}\n`);
+  const finish = (keepStatus: boolean, message: string) => {
+    if (finished) return;
+    finished = true;
+    if (keepStatus) render?.persist(status());
+    else render?.clear();
+    render?.done();
+    line(message);
   };
 
   return {
     step(name) {
       k += 1;
       current = name;
-      if (finished || !inPlace) stream.write(`${status()}\n`);
-      else draw();
+      if (render && !finished) render(status());
+      else line(status());
     },
     log(message) {
-      if (finished || !inPlace) {
-        stream.write(`${message}\n`);
-        return;
-      }
-      clear();
-      stream.write(`${message}\n`);
-      if (k > 0) draw();
+      if (!render || finished) return void line(message);
+      render.persist(message);
+      if (k > 0) render(status());
     },
-    done(message) {
-      if (finished) return;
-      finished = true;
-      clear();
+    done() {
       const steps = k === total ? `${k} step${k === 1 ? "" : "s"}` : `${k} of ${total} steps`;
-      stream.write(`${message ?? `${label}: ${steps} in ${formatElapsed(elapsedMs())}`}\n`);
+      finish(false, `${label}: ${steps} in ${elapsed()}`);
     },
-    fail(message) {
-      if (finished) return;
-      finished = true;
-      if (shown) stream.write("\n");
-      shown = false;
+    fail() {
       const where = k === 0 ? "before the first step" : `in step ${k}/${Math.max(total, k)}`;
-      stream.write(
-        `${message ?? `${label}: failed ${where} after ${formatElapsed(elapsedMs())}`}\n`,
-      );
+      finish(true, `${label}: failed ${where} after ${elapsed()}`);
     },
-    elapsedMs,
   };
 }

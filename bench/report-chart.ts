@@ -1,4 +1,4 @@
-// docs/benchmarks.svg: the main ratios of the report as bar charts (bench/svg-chart.ts). One
+// docs/benchmarks.svg: the main ratios of the report as bar charts (bench/chart.ts). One
 // chart for the cost of nabla's derivatives (÷ the primal, ÷ hand-written code, against the
 // targets), one for TensorFlow.js ÷ nabla: the two are orders of magnitude apart, so each
 // has its own axis.
@@ -21,7 +21,7 @@ import {
   TARGET_VS_PRIMAL as STRUCTURED_TARGET_VS_PRIMAL,
   type StructuredResults,
 } from "./structured.js";
-import { barChartSvg, stackSvg, type BarRow } from "./svg-chart.js";
+import { figure, renderSvg, type BarRow } from "./chart.js";
 
 export interface ChartInputs {
   /** The date and machine, for the subtitle. */
@@ -38,7 +38,7 @@ export interface ChartInputs {
 const short = (benchmark: string) => benchmark.split(",")[0]!;
 
 /** The report's ratios as one SVG document: two charts one above the other. */
-export function benchmarksSvg(inputs: ChartInputs): string {
+export function benchmarksSvg(inputs: ChartInputs): Promise<string> {
   const { forward, forwardTargets, reverse, structured, higherOrder, functionValues } = inputs;
   const VS_PRIMAL = "nabla ÷ the primal function";
   const VS_HAND = "nabla ÷ hand-written derivative code";
@@ -152,22 +152,19 @@ export function benchmarksSvg(inputs: ChartInputs): string {
     },
   ];
 
-  const first = barChartSvg(cost, {
-    id: "cost",
+  const first = {
+    rows: cost,
     title: "Cost of nabla's derivatives",
     subtitle: "time ratios of medians (lower is better); the markers are the targets",
     axisLabel: "time ratio",
     unit: "×",
-  });
-  const second = barChartSvg(tfjs, {
-    id: "tfjs",
+  };
+  const second = {
+    rows: tfjs,
     title: "TensorFlow.js ÷ nabla",
     subtitle: `how many times longer a gradient takes in tfjs ${reverse.tfjsVersion} ('cpu' backend, float32) than in nabla`,
     axisLabel: "time ratio",
     unit: "×",
-  });
-  return stackSvg([first, second], {
-    id: "benchmarks",
-    title: `nabla benchmarks (npm run bench, ${inputs.when})`,
-  });
+  };
+  return renderSvg(figure([first, second], `nabla benchmarks (npm run bench, ${inputs.when})`));
 }

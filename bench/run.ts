@@ -508,7 +508,7 @@ async function main(p: Progress): Promise<void> {
     throw new Error(`a benchmark produced a non-finite result (sink ${sinkValue()})`);
   }
   const text = report(rows, reverse, structured, higherOrder, functionValues, compile, scaling);
-  const chart = benchmarksSvg({
+  const chart = await benchmarksSvg({
     when: new Date().toISOString().slice(0, 10),
     forward: rows,
     forwardTargets: { primal: TARGET_VS_PRIMAL, hand: TARGET_VS_HAND },

@@ -100,7 +100,7 @@ test("the summary is the median over workloads, against the eval's target", () =
   assert.equal(summarize(ht).nablaVsPrimal, undefined);
 });
 
-test("the report has the summary, a table per eval, and says which evals do not compile", () => {
+test("the report has the summary, a table per eval, and says which evals do not compile", async () => {
   const evals: EvalResult[] = [
     { spec: evalSpec("lse"), workloads: [workload("n=2500", 0.02, 0.05, 0.04)] },
     {
@@ -122,9 +122,10 @@ test("the report has the summary, a table per eval, and says which evals do not 
   assert.match(md, /agrees? with GradBench's reference on the workload/);
   assert.match(md, /Test CPU, 2 logical CPUs/);
 
-  const svg = gradbenchSvg(evals, INFO.date);
+  const svg = await gradbenchSvg(evals, INFO.date);
   assert.match(svg, /^<svg /);
-  assert.equal((svg.match(/class="bar"/g) ?? []).length, 3, "nabla and hand for lse; nabla ÷ hand");
+  const bars = svg.match(/aria-roledescription="bar"/g) ?? [];
+  assert.equal(bars.length, 3, "nabla and hand for lse; nabla ÷ hand");
   assert.match(svg, /no numbers for ht/);
 });
 
@@ -159,7 +160,9 @@ test("options: a partial run does not overwrite the report unless asked", () => 
   assert.ok(quick.budget.seconds < full.budget.seconds);
   assert.equal(parseOptions(["--limit", "1", "--write"], {}).write, true);
   assert.throws(() => parseOptions(["--evals", "nope"], {}), /unknown eval/);
-  assert.throws(() => parseOptions(["--frobnicate"], {}), /unknown option/);
+  assert.throws(() => parseOptions(["--frobnicate"], {}), /Unknown option .--frobnicate/);
+  assert.throws(() => parseOptions(["--evals", "--quick"], {}), /--evals/);
+  assert.throws(() => parseOptions(["--limit", "x"], {}), /--limit needs a positive number/);
 });
 
 test("generated inputs have the sizes of the reference workloads and do not depend on order", () => {

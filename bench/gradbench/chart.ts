@@ -1,12 +1,14 @@
 // docs/gradbench.svg: per eval, the median derivative ÷ primal of nabla (with its target), of
 // hand-written code and of TensorFlow.js; below, nabla ÷ hand-written code against its target.
 
-import { barChartSvg, stackSvg, type BarRow } from "../svg-chart.js";
+import type { TopLevelSpec } from "vega-lite";
+import { figure, renderSvg, type BarChart, type BarRow } from "../chart.js";
 import { TARGET_VS_HAND } from "./evals.js";
 import { summarize } from "./report.js";
 import type { EvalResult } from "./results.js";
 
-export function gradbenchSvg(evals: EvalResult[], date: string): string {
+/** The Vega-Lite spec of the figure. */
+export function gradbenchFigure(evals: EvalResult[], date: string): TopLevelSpec {
   const summaries = evals.map(summarize);
   const ratios: BarRow[] = [];
   const vsHand: BarRow[] = [];
@@ -45,36 +47,32 @@ export function gradbenchSvg(evals: EvalResult[], date: string): string {
     }
   }
   const missing = summaries.filter((s) => s.nablaVsPrimal === undefined).map((s) => s.name);
-  const charts: string[] = [];
+  const charts: BarChart[] = [];
   if (ratios.length > 0) {
-    charts.push(
-      barChartSvg(ratios, {
-        id: "ratios",
-        title: "Derivative ÷ primal, median over the workloads",
-        subtitle: `lower is better; the marker is nabla's target${missing.length > 0 ? `; no numbers for ${missing.join(", ")}` : ""}`,
-        axisLabel: "derivative time ÷ primal time",
-        unit: "×",
-      }),
-    );
+    charts.push({
+      rows: ratios,
+      title: "Derivative ÷ primal, median over the workloads",
+      subtitle: `lower is better; the marker is nabla's target${missing.length > 0 ? `; no numbers for ${missing.join(", ")}` : ""}`,
+      axisLabel: "derivative time ÷ primal time",
+      unit: "×",
+    });
   }
   if (vsHand.length > 0) {
-    charts.push(
-      barChartSvg(vsHand, {
-        id: "vs-hand",
-        title: "nabla ÷ hand-written derivative, median over the workloads",
-        subtitle: `target ≤ ${TARGET_VS_HAND}×`,
-        axisLabel: "nabla time ÷ hand-written time",
-        unit: "×",
-      }),
-    );
+    charts.push({
+      rows: vsHand,
+      title: "nabla ÷ hand-written derivative, median over the workloads",
+      subtitle: `target ≤ ${TARGET_VS_HAND}×`,
+      axisLabel: "nabla time ÷ hand-written time",
+      unit: "×",
+    });
   }
   if (charts.length === 0) {
-    charts.push(
-      barChartSvg([{ label: "nothing timed", value: 1 }], {
-        id: "empty",
-        title: "No eval was timed",
-      }),
-    );
+    charts.push({ rows: [{ label: "nothing timed", value: 1 }], title: "No eval was timed" });
   }
-  return stackSvg(charts, { id: "gradbench", title: `nabla on GradBench (${date})` });
+  return figure(charts, `nabla on GradBench (${date})`);
+}
+
+/** docs/gradbench.svg. */
+export function gradbenchSvg(evals: EvalResult[], date: string): Promise<string> {
+  return renderSvg(gradbenchFigure(evals, date));
 }

@@ -84,7 +84,7 @@ async function main(options: Options, argv: string[]): Promise<void> {
   process.stdout.write(report);
   if (options.write) {
     writeFileSync(REPORT, report);
-    writeFileSync(CHART, gradbenchSvg(results, info.date));
+    writeFileSync(CHART, await gradbenchSvg(results, info.date));
     process.stderr.write(
       "gradbench: report written to docs/gradbench.md, chart to docs/gradbench.svg\n",
     );

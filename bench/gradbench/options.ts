@@ -1,5 +1,6 @@
 // Command-line options of `npm run bench:gradbench` (bench/gradbench/main.ts).
 
+import { parseArgs } from "node:util";
 import { EVALS, evalSpec } from "./evals.js";
 import type { Budget } from "./timing.js";
 
@@ -43,55 +44,58 @@ export function budgetFor(seconds: number): Budget {
 
 /** Parses argv (without node and the script); throws on an unknown option. */
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Options {
-  let evals: string[] | null = null;
-  let limit: number | null = null;
-  let quick = false;
-  let seconds: number | null = null;
-  let tfjs = true;
-  let hand = true;
-  let write: boolean | null = null;
-  let dataDir: string | null = env["GRADBENCH_DATA"] ?? "/work/shared/gradbench";
-  const value = (i: number, name: string): string => {
-    const v = argv[i];
-    if (v === undefined || v.startsWith("--")) throw new Error(`${name} needs a value\n${USAGE}`);
-    return v;
-  };
-  const positive = (text: string, name: string): number => {
-    const v = Number(text);
-    if (!(v > 0)) throw new Error(`${name} needs a positive number, got '${text}'`);
-    return v;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--evals") {
-      evals = value(++i, a)
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-      evals.forEach(evalSpec); // throws on an unknown name
-    } else if (a === "--limit") limit = Math.floor(positive(value(++i, a), a));
-    else if (a === "--quick") quick = true;
-    else if (a === "--seconds") seconds = positive(value(++i, a), a);
-    else if (a === "--no-tfjs") tfjs = false;
-    else if (a === "--no-hand") hand = false;
-    else if (a === "--data") dataDir = value(++i, a);
-    else if (a === "--generated") dataDir = null;
-    else if (a === "--write") write = true;
-    else if (a === "--no-write") write = false;
-    else if (a === "--help" || a === "-h") throw new Error(USAGE);
-    else throw new Error(`unknown option '${a}'\n${USAGE}`);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        evals: { type: "string" },
+        limit: { type: "string" },
+        quick: { type: "boolean" },
+        seconds: { type: "string" },
+        "no-tfjs": { type: "boolean" },
+        "no-hand": { type: "boolean" },
+        data: { type: "string" },
+        generated: { type: "boolean" },
+        write: { type: "boolean" },
+        "no-write": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`, {
+      cause: error,
+    });
   }
-  const partial = evals !== null || limit !== null || quick;
+  if (values.help) throw new Error(USAGE);
+  if (values.write && values["no-write"]) throw new Error(`--write or --no-write, not both`);
+  const positive = (name: string, text: string | undefined): number | null => {
+    if (text === undefined) return null;
+    const v = Number(text);
+    if (!(v > 0)) throw new Error(`--${name} needs a positive number, got '${text}'`);
+    return v;
+  };
+  const evals = values.evals
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  evals?.forEach(evalSpec); // throws on an unknown name
+  const limit = positive("limit", values.limit);
+  const seconds = positive("seconds", values.seconds);
+  const quick = values.quick === true;
+  const partial = evals !== undefined || limit !== null || quick;
   return {
     // In the order of EVALS, whatever the order given.
-    evals: EVALS.map((e) => e.name).filter((name) => evals === null || evals.includes(name)),
-    limit: limit ?? (quick ? 2 : Infinity),
+    evals: EVALS.map((e) => e.name).filter((name) => evals === undefined || evals.includes(name)),
+    limit: limit === null ? (quick ? 2 : Infinity) : Math.floor(limit),
     quick,
     partial,
     budget: budgetFor(seconds ?? (quick ? 0.1 : 0.5)),
-    tfjs,
-    hand,
-    write: write ?? !partial,
-    dataDir,
+    tfjs: !values["no-tfjs"],
+    hand: !values["no-hand"],
+    write: values.write ? true : values["no-write"] ? false : !partial,
+    dataDir: values.generated
+      ? null
+      : (values.data ?? env["GRADBENCH_DATA"] ?? "/work/shared/gradbench"),
   };
 }

@@ -370,7 +370,11 @@ function leftReader(ctx: LowerContext, node: Expression): () => Value {
   ) {
     inner = inner.expression;
   }
-  if (inner.type === "MemberExpression" && !inner.optional && mathMember(ctx, inner) === undefined) {
+  if (
+    inner.type === "MemberExpression" &&
+    !inner.optional &&
+    mathMember(ctx, inner) === undefined
+  ) {
     ctx.at(inner);
     if (!namespaceConstantNode(ctx, inner)) return memberReader(ctx, inner);
   }

@@ -580,7 +580,7 @@ const sweepCases: SweepCase[] = [
   const t_2 = a[0];
   const t_3 = a[0];
   a[0] = t_2 * t_3 + t;
-  const t_4 = 0 >= da.length;
+  const t_4 = da[0] == null;
   if (t_4) {
     da[0] = 0;
   }

@@ -44,7 +44,7 @@ export function growTangent(value: unknown, shadow: unknown): void {
   if (Array.isArray(value) && Array.isArray(shadow)) {
     for (let i = 0; i < value.length; i++) {
       if (typeof value[i] === "number") {
-        if (i >= shadow.length) shadow[i] = 0;
+        if (shadow[i] === undefined) shadow[i] = 0;
       } else growTangent(value[i], shadow[i]);
     }
     return;

@@ -12,30 +12,20 @@
 import { Generator } from "./random-program.js";
 
 /**
- * Idioms that hit a known nabla bug or limitation on this branch (issue 17): the default test
- * run marks them `todo` instead of failing; NABLA_STRICT_IDIOMS=1 runs them as ordinary tests.
- * Remove an idiom once its fix is merged.
+ * Idioms nabla does not support yet and refuses with a diagnostic: their programs must compile
+ * or be rejected, never give a wrong derivative or crash. NABLA_STRICT_IDIOMS=1 requires them
+ * to compile too. Remove an idiom once it is supported.
  */
-export const KNOWN_BROKEN_IDIOMS: readonly IdiomName[] = [
-  // `ys[i] = …` on `[]`: NaN gradients (reverse mode).
-  "index-fill",
-  // `ps.slice()`, `[...ps]`…: the copy's shadow is cleared, zeroing the objects' adjoints.
-  "copy-objects",
-  // `B = A.slice()` on number[][] (also Array.from, map((r) => r)): same bug as copy-objects.
-  "copy-matrix",
-  // An object without its optional field: NABLA109 "field 'weight' of 'S' is missing";
-  // `d.weight === undefined`: NABLA101.
+export const REJECTED_IDIOMS: readonly IdiomName[] = [
+  // An object literal without its optional field: NABLA109 "field 'weight' of 'S' is missing";
+  // `d.weight === undefined`: NABLA101 (issue 20: optional fields and `T | undefined`).
   "optional-field",
   // `{ bias: … }` for `{ k?: number; bias?: number }`: NABLA109; `undefined` argument: NABLA101.
   "optional-param",
-  // `xs[i - 1] ?? 1` at i = 0, `xs[3] ?? v`: the right side is never taken (NaN, undefined).
-  "out-of-range",
-  // `p?.a`: NABLA101 "optional chaining is not supported".
+  // `p?.a`: NABLA101 "optional chaining is not supported" (issue 21).
   "optional-chaining",
-  // A module constant `main$bwd`: the output redeclares it (SyntaxError on load).
-  "generated-names",
-  // `const Math = { cos: … }` (module level, or `const Math = myMath` in a helper): derivatives
-  // of the real Math.cos, or the derivative calls Math.sin/Math.sign on the user's object.
+  // `const Math = { cos: … }`: methods of an object literal cannot be differentiated, for any
+  // name (NABLA103/NABLA112); an imported namespace named Math works.
   "shadowed-globals",
 ];
 

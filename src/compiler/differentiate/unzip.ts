@@ -172,13 +172,14 @@ export function emitForwardSweep(
   /**
    * `ys[i] = v` into a plain array may write past its end (`const ys = []` filled by index),
    * and the shadow must grow with it, as for a push, or the backward sweep would add adjoints
-   * into missing elements. Only where it is too short: a checkpointed call's forward sweep
-   * reruns in the backward sweep on shadows that already hold adjoints.
+   * into missing elements. Only where the element is missing — past the end, or a hole left
+   * by filling from the back (`for (i = n - 1; i >= 0; i--) ys[i] = …`): a checkpointed
+   * call's forward sweep reruns in the backward sweep on shadows that already hold adjoints.
    */
   function growShadow(op: Op): void {
     const [shadow, index] = op.operands.slice(0, 2).map(mapped) as [Value, Value];
-    const length = b.emit("length", [shadow], ["number"]).results[0]!;
-    const past = b.compare("ge", index, length);
+    const element = b.emit("index", [shadow, index], ["number"]).results[0]!;
+    const past = b.unary("nullish", element);
     const grow: Region = { params: [], ops: [] };
     const keep: Region = { params: [], ops: [] };
     b.inRegion(grow, () => {

@@ -527,3 +527,63 @@ export const g = derivative((x: number) => x * x * x);
     assert.equal(nabla(["run", entry], dir).status, 1);
   });
 }
+
+test("usage: an unknown option or a missing value gets nabla's own words, per command", () => {
+  const dir = writeProgram({ "main.ts": CUBE });
+  const unknown = nabla(["check", "--frob", "main.ts"], dir);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /^nabla: unknown option '--frob' for 'nabla check'\n/);
+  assert.doesNotMatch(unknown.stderr, /positional argument|"--frob"/);
+  const missing = nabla(["check", "main.ts", "--format"], dir);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /^nabla: option '--format' of 'nabla check' needs a value\n/);
+  const wrong = nabla(["check", "main.ts", "--format", "xml"], dir);
+  assert.equal(wrong.status, 2);
+  assert.match(wrong.stderr, /'--format' is 'text' or 'json', not 'xml'/);
+});
+
+test("check: several files and folders at once, every TypeScript file of a folder, node_modules left out", () => {
+  const dir = writeProgram({
+    "src/a.ts": CUBE,
+    "src/deep/b.ts": BAD,
+    "src/types.d.ts": "declare const nothing: number;\n",
+    "src/node_modules/x/index.ts": "this is not TypeScript (\n",
+    "other.ts": CUBE,
+  });
+  const folder = nabla(["check", "src"], dir);
+  assert.equal(folder.status, 1);
+  assert.match(folder.stderr, /src\/deep\/b\.ts:4:10: error NABLA104/);
+  assert.doesNotMatch(folder.stderr, /node_modules|types\.d\.ts/);
+  const clean = nabla(["check", "src/a.ts", "other.ts"], dir);
+  assert.equal(clean.status, 0, clean.stderr);
+  assert.match(clean.stderr, /no errors in 2 files/);
+  const empty = writeProgram({ "lib/readme.md": "no code\n" });
+  assert.equal(nabla(["check", "lib"], empty).status, 1);
+});
+
+test("check --format json: diagnostics as data on stdout, with 1-based lines and columns", () => {
+  const dir = writeProgram({ "main.ts": BAD });
+  const r = nabla(["check", "main.ts", "--format", "json"], dir);
+  assert.equal(r.status, 1);
+  const report = JSON.parse(r.stdout) as {
+    errors: number;
+    warnings: number;
+    diagnostics: {
+      file: string;
+      line: number;
+      column: number;
+      code: string;
+      severity: string;
+      notes: { message: string; line?: number }[];
+    }[];
+  };
+  assert.equal(report.errors, 1);
+  assert.equal(report.warnings, 0);
+  const [d] = report.diagnostics;
+  assert.equal(d!.file, join(dir, "main.ts"));
+  assert.deepEqual([d!.line, d!.column, d!.code, d!.severity], [4, 10, "NABLA104", "error"]);
+  assert.ok(d!.notes.length > 0 && d!.notes.every((n) => typeof n.message === "string"));
+  const ok = nabla(["check", "--format", "json", "main.ts"], writeProgram({ "main.ts": CUBE }));
+  assert.equal(ok.status, 0);
+  assert.deepEqual(JSON.parse(ok.stdout), { errors: 0, warnings: 0, diagnostics: [] });
+});

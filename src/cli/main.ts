@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
@@ -7,6 +7,7 @@ import { compileWithLargeStack, type LargeStackResult } from "../compiler/large-
 import { installHooks } from "../register/install.js";
 import { loaderInWorkers } from "../register/workers.js";
 import { JAVASCRIPT_FILE, typeScriptRoots } from "./javascript-entry.js";
+import { jsonReport } from "./json-report.js";
 
 // The `nabla` command: run, emit and check TypeScript programs.
 
@@ -15,7 +16,9 @@ const USAGE = `nabla — automatic differentiation for TypeScript, done as a com
 Usage:
   nabla run <file.ts> [args…]   compile the program with its derivatives and run it
   nabla emit <file.ts> [--ir]   print the compiled JavaScript (or the IR) with derivative code
-  nabla check <file.ts>         report diagnostics only; exit code 1 on any error
+  nabla check <file.ts|folder>… [--format json]
+                                report diagnostics only (a folder: every .ts file in it);
+                                exit code 1 on any error; JSON on stdout for CI and editors
   nabla --version | --help
 `;
 
@@ -40,10 +43,18 @@ function existsFile(file: string): boolean {
   return true;
 }
 
-function compile(file: string, ir = false): LargeStackResult | undefined {
+/** How `check` reports diagnostics: as text on stderr, or as JSON on stdout. */
+type Format = "text" | "json";
+
+function compile(
+  file: string,
+  ir = false,
+  extra: string[] = [],
+  format: Format = "text",
+): LargeStackResult | undefined {
   if (!existsFile(file)) return undefined;
   const entry = resolve(file);
-  let roots = [entry];
+  let roots = [entry, ...extra.map((f) => resolve(f))];
   if (JAVASCRIPT_FILE.test(entry)) {
     // As `run` does: the JavaScript runs as written, the TypeScript it imports is compiled.
     roots = typeScriptRoots(entry);
@@ -56,7 +67,9 @@ function compile(file: string, ir = false): LargeStackResult | undefined {
   }
   // On a thread with a large stack, as the loader compiles for `nabla run`.
   const result = compileWithLargeStack({ entries: roots, ir });
-  if (result.diagnostics.length > 0)
+  if (format === "json")
+    process.stdout.write(jsonReport(result.diagnostics, result.sourceText) + "\n");
+  else if (result.diagnostics.length > 0)
     process.stderr.write(
       formatDiagnostics(result.diagnostics, result.sourceText, stderrOptions()) + "\n",
     );
@@ -101,10 +114,19 @@ function emit(file: string, ir: boolean): number {
   return 0;
 }
 
-function check(file: string): number {
-  const result = compile(file);
+/** `nabla check` of files and folders (every TypeScript file under a folder), compiled together. */
+function check(paths: string[], format: Format): number {
+  const files = paths.flatMap((p) => (isDirectory(p) ? typeScriptFilesUnder(p) : [p]));
+  if (files.length === 0) {
+    process.stderr.write(`nabla: no TypeScript files in ${paths.join(", ")}\n`);
+    return 1;
+  }
+  const result = compile(files[0]!, false, files.slice(1), format);
   if (!result) return 1;
-  process.stderr.write(`nabla: no errors in ${file} and the files it imports\n`);
+  if (format === "text") {
+    const what = files.length === 1 ? files[0] : `${files.length} files`;
+    process.stderr.write(`nabla: no errors in ${what} and the files it imports\n`);
+  }
   return 0;
 }
 
@@ -130,23 +152,56 @@ export async function main(argv: string[]): Promise<number> {
       parsed = parseArgs({
         args: rest,
         allowPositionals: true,
-        options: { ir: { type: "boolean" } },
+        options: command === "emit" ? { ir: { type: "boolean" } } : { format: { type: "string" } },
         strict: true,
       });
     } catch (error) {
-      return usageError(
-        error instanceof Error
-          ? error.message.replace(/^Unknown option/, "unknown option")
-          : String(error),
-      );
+      return usageError(optionError(command, error));
     }
-    const { values, positionals } = parsed;
+    const { values, positionals } = parsed as {
+      values: { ir?: boolean; format?: string };
+      positionals: string[];
+    };
+    if (command === "check") {
+      const format = values.format ?? "text";
+      if (format !== "text" && format !== "json")
+        return usageError(`'--format' is 'text' or 'json', not '${format}'`);
+      if (positionals.length === 0) return usageError("'nabla check' needs a file or a folder");
+      return check(positionals, format);
+    }
     const [file] = positionals;
-    if (!file || positionals.length > 1)
-      return usageError(`'nabla ${command}' needs exactly one file`);
-    return command === "emit" ? emit(file, values.ir ?? false) : check(file);
+    if (!file || positionals.length > 1) return usageError("'nabla emit' needs exactly one file");
+    return emit(file, values.ir ?? false);
   }
   return usageError(`unknown command '${command}'`);
+}
+
+/** parseArgs' complaint, in nabla's words. */
+function optionError(command: string, error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const option = /'([^' ]*)/.exec(error instanceof Error ? error.message : "")?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option)
+    return `unknown option '${option}' for 'nabla ${command}'`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option)
+    return `option '${option}' of 'nabla ${command}' needs a value`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isDirectory(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory();
+}
+
+/** The TypeScript files under `dir`, outside node_modules and hidden folders, sorted. */
+function typeScriptFilesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter(
+      (f) =>
+        /\.(c|m)?ts$/.test(f) &&
+        !/\.d\.(c|m)?ts$/.test(f) &&
+        !f.split(/[\\/]/).some((part) => part === "node_modules" || part.startsWith(".")),
+    )
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 function usageError(message: string): number {

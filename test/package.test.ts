@@ -72,3 +72,18 @@ test("installing the published package runs no script of nabla's: the build is p
   assert.equal(manifest.scripts.postinstall, undefined);
   assert.match(manifest.scripts.prepack ?? "", /build/);
 });
+
+test("the runtime bundles without a circular import (bundlers warn on every user build)", async () => {
+  const { rollup } = await import("rollup");
+  const warnings: string[] = [];
+  const bundle = await rollup({
+    input: join(REPO_ROOT, "dist/src/runtime/index.js"),
+    external: (id) => id.startsWith("node:"),
+    onwarn: (warning) => void warnings.push(`${warning.code}: ${warning.message}`),
+  });
+  await bundle.close();
+  assert.deepEqual(
+    warnings.filter((w) => w.startsWith("CIRCULAR_DEPENDENCY")),
+    [],
+  );
+});

@@ -1,7 +1,7 @@
 import { captureCallSite } from "./call-site.js";
 import { checkWrtRange, readOptions, shown } from "./fallback-options.js";
 import { NotCompiledError } from "./not-compiled.js";
-import * as runtime from "./index.js";
+import * as runtime from "./generated-code.js";
 
 // The no-build fallback, on the runtime's side: an operator that runs uncompiled loads the
 // compiler (in Node only, synchronously, since operators are synchronous), checks that the

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { installHooks } from "../src/register/install.js";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { compileFiles, diagnosticsText, smoothDerivative } from "./support/harness.js";
 import { randomProgram, rng, type RandomProgram } from "./support/random-program.js";
 import {
   randomStructuredProgram,
@@ -416,30 +416,6 @@ function load(): Promise<Record<string, unknown>> {
 // Numbers
 
 type Vec = number[] | Float64Array;
-
-/**
- * The central difference at t, or undefined when f is not smooth near t: when differences at
- * two step sizes, or one-sided differences from the left and the right (at two widths),
- * disagree — a kink of `Math.abs` or a branch boundary within the step. As in
- * random-structured.test.ts. Applied to first derivatives, it finds their kinks and jumps.
- */
-function smoothDerivative(f: (t: number) => number, t: number): number | undefined {
-  const central = (h: number) => (f(t + h) - f(t - h)) / (2 * h);
-  const fine = central(1e-6);
-  const agree = (a: number, b: number, tolerance: number) =>
-    Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(fine));
-  const sides = (h: number) => [(f(t) - f(t - h)) / h, (f(t + h) - f(t)) / h] as const;
-  const [left, right] = sides(1e-7);
-  const [wideLeft, wideRight] = sides(1e-6);
-  if (
-    !Number.isFinite(fine) ||
-    !agree(central(1e-4), fine, 1e-3) ||
-    !agree(left, right, 2e-5) ||
-    !agree(wideLeft, wideRight, 1e-4)
-  )
-    return undefined;
-  return fine;
-}
 
 /** Whether two exact computations of one number agree (NaN with NaN, ±∞ with itself). */
 function exact(a: number, b: number, scale = 0): boolean {

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { installHooks } from "../src/register/install.js";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { compileFiles, diagnosticsText, smoothDerivative } from "./support/harness.js";
 import {
   randomStructuredProgram,
   type Param,
@@ -197,32 +197,6 @@ function dot(a: Value, b: unknown): { value: number; scale: number } {
     scale += Math.abs(term);
   }
   return { value, scale };
-}
-
-/**
- * The central difference at t, or undefined when f is not smooth near t: when differences at
- * two step sizes, or one-sided differences from the left and the right, disagree (a kink of
- * `Math.abs` or a branch boundary within the step). As in random-programs.test.ts, and also
- * one-sided differences over the whole step: a kink at distance d < h from t makes them differ
- * by twice the error it causes in the central difference (the scalar test's narrower one-sided
- * differences miss kinks between 1e-7 and 1e-6 away, and arguments near 0 put them there).
- */
-function smoothDerivative(f: (t: number) => number, t: number): number | undefined {
-  const central = (h: number) => (f(t + h) - f(t - h)) / (2 * h);
-  const fine = central(1e-6);
-  const agree = (a: number, b: number, tolerance: number) =>
-    Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(fine));
-  const sides = (h: number) => [(f(t) - f(t - h)) / h, (f(t + h) - f(t)) / h] as const;
-  const [left, right] = sides(1e-7);
-  const [wideLeft, wideRight] = sides(1e-6);
-  if (
-    !Number.isFinite(fine) ||
-    !agree(central(1e-4), fine, 1e-3) ||
-    !agree(left, right, 2e-5) ||
-    !agree(wideLeft, wideRight, 1e-4)
-  )
-    return undefined;
-  return fine;
 }
 
 // ---------------------------------------------------------------------------------------------

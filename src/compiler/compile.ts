@@ -369,23 +369,13 @@ function collectModules(
     current.file = file;
     const mod = program.load(file);
     order.push(mod);
-    for (const p of mod.problems) {
-      bag.add({
-        severity: "error",
-        code: DiagnosticCode.parseError,
-        message: p.message,
-        loc: { file, start: p.start, end: p.end },
-        notes: [],
-      });
-    }
-    for (const p of mod.unsupported) {
-      bag.add({
-        severity: "error",
-        code: DiagnosticCode.unsupportedSyntax,
-        message: p.message,
-        loc: { file, start: p.start, end: p.end },
-        notes: [],
-      });
+    const found = [
+      ...mod.problems.map((p) => [p, DiagnosticCode.parseError] as const),
+      ...mod.unsupported.map((p) => [p, DiagnosticCode.unsupportedSyntax] as const),
+    ];
+    for (const [p, code] of found) {
+      const loc = { file, start: p.start, end: p.end };
+      bag.add({ severity: "error", code, message: p.message, loc, notes: [] });
     }
     for (const statement of mod.program.body) {
       const literal =

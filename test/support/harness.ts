@@ -98,3 +98,28 @@ export function assertClose(
     throw new Error(`${what}: expected ${expected}, got ${actual} (tolerance ${tolerance})`);
   }
 }
+
+/**
+ * The central difference at t, or undefined when f is not smooth near t: when differences at
+ * two step sizes, or one-sided differences from the left and the right (narrow, and over the
+ * whole step), disagree — a kink of `Math.abs` or a branch boundary within the step. A kink at
+ * distance d < h from t makes the wide one-sided differences differ by twice the error it
+ * causes in the central difference, so kinks between 1e-7 and 1e-6 away are found too.
+ */
+export function smoothDerivative(f: (t: number) => number, t: number): number | undefined {
+  const central = (h: number) => (f(t + h) - f(t - h)) / (2 * h);
+  const fine = central(1e-6);
+  const agree = (a: number, b: number, tolerance: number) =>
+    Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(fine));
+  const sides = (h: number) => [(f(t) - f(t - h)) / h, (f(t + h) - f(t)) / h] as const;
+  const [left, right] = sides(1e-7);
+  const [wideLeft, wideRight] = sides(1e-6);
+  if (
+    !Number.isFinite(fine) ||
+    !agree(central(1e-4), fine, 1e-3) ||
+    !agree(left, right, 2e-5) ||
+    !agree(wideLeft, wideRight, 1e-4)
+  )
+    return undefined;
+  return fine;
+}

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
-import { compileFiles, diagnosticsText } from "./harness.js";
+import { compileFiles, diagnosticsText, smoothDerivative } from "./harness.js";
 import { rng } from "./random-program.js";
 import { hasEnv, programSource, type Chunk } from "./random-idioms.js";
 
@@ -72,28 +72,6 @@ function compiledSource(p: Checked): string {
     `export const nablaJvp = differential(${p.name}, { wrt: [0, 1] });`,
     `export const nablaVwg = valueWithGradient(${p.name}, { wrt: [0, 1] });`,
   ].join("\n\n");
-}
-
-/**
- * The central difference at t, or undefined when f is not smooth near t (as in
- * random-structured.test.ts: step sizes and one-sided differences must agree).
- */
-function smoothDerivative(f: (t: number) => number, t: number): number | undefined {
-  const central = (h: number) => (f(t + h) - f(t - h)) / (2 * h);
-  const fine = central(1e-6);
-  const agree = (a: number, b: number, tolerance: number) =>
-    Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(fine));
-  const sides = (h: number) => [(f(t) - f(t - h)) / h, (f(t + h) - f(t)) / h] as const;
-  const [left, right] = sides(1e-7);
-  const [wideLeft, wideRight] = sides(1e-6);
-  if (
-    !Number.isFinite(fine) ||
-    !agree(central(1e-4), fine, 1e-3) ||
-    !agree(left, right, 2e-5) ||
-    !agree(wideLeft, wideRight, 1e-4)
-  )
-    return undefined;
-  return fine;
 }
 
 const same = (a: number, b: number) => a === b || (Number.isNaN(a) && Number.isNaN(b));

@@ -62,23 +62,22 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
         `field '${field.name}' of '${type.name}' has a type differentiable code cannot use`,
       );
     }
-    return () => {
-      ctx.at(node);
-      return ctx.builder.emit(
-        "field",
-        [object],
-        [field.type],
-        { field: field.name },
-        [],
-        field.name,
-      ).results[0]!;
-    };
+    return fieldReader(ctx, node, object, field);
   }
   return ctx.fail(
     node,
     "unsupportedSyntax",
     `${describeNode(node)} on a ${typeText(type)} is not supported in differentiable code`,
   );
+}
+
+/** A read of `field` of `object`, emitted where it is called and located at `node`. */
+function fieldReader(ctx: LowerContext, node: Node, object: Value, field: FieldType): () => Value {
+  return () => {
+    ctx.at(node);
+    return ctx.builder.emit("field", [object], [field.type], { field: field.name }, [], field.name)
+      .results[0]!;
+  };
 }
 
 /**
@@ -113,17 +112,7 @@ export function lowerMemberWrite(
   }
   if (isObject(type)) {
     const field = namedField(ctx, node, type);
-    const current = () => {
-      ctx.at(node);
-      return ctx.builder.emit(
-        "field",
-        [object],
-        [field.type],
-        { field: field.name },
-        [],
-        field.name,
-      ).results[0]!;
-    };
+    const current = fieldReader(ctx, node, object, field);
     const value = compute(current, field.type);
     ctx.at(node);
     ctx.builder.emit("setField", [object, value], [], { field: field.name });

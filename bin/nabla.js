@@ -16,7 +16,14 @@ try {
   if (code !== 0) process.exitCode = code;
 } catch (error) {
   if (process.env.NABLA_DEBUG) throw error;
-  const message = error instanceof Error ? error.message : String(error);
+  const packages = new URL("../dist/src/runtime/compiler-packages.js", import.meta.url);
+  const { missingCompilerPackage, missingCompilerAdvice } = await import(packages.href);
+  const missing = missingCompilerPackage(error);
+  const message = missing
+    ? `${missingCompilerAdvice(missing)}.`
+    : error instanceof Error
+      ? error.message
+      : String(error);
   process.stderr.write(`nabla: ${message}\n(set NABLA_DEBUG=1 for details)\n`);
   process.exitCode = 1;
 }

@@ -8,7 +8,18 @@
  * @module nabla/register
  */
 
-import { installHooks } from "./install.js";
+import { COMPILER_PACKAGES, missingCompilerAdvice } from "../runtime/compiler-packages.js";
+
+// An install without the optional compiler packages gets a sentence, not a failure deep in
+// the hooks thread.
+for (const name of COMPILER_PACKAGES) {
+  try {
+    import.meta.resolve(name);
+  } catch {
+    throw new Error(`nabla/register: ${missingCompilerAdvice(name)}.`);
+  }
+}
+const { installHooks } = await import("./install.js");
 
 // `node --import nabla/register app.ts`: runs TypeScript programs compiled by nabla, their
 // derivatives included, with compiled programs cached on disk between starts.

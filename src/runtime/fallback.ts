@@ -2,6 +2,7 @@ import { captureCallSite } from "./call-site.js";
 import { checkWrtRange, readOptions, shown } from "./fallback-options.js";
 import { NotCompiledError } from "./not-compiled.js";
 import * as runtime from "./generated-code.js";
+import { missingCompilerAdvice, missingCompilerPackage } from "./compiler-packages.js";
 
 // The no-build fallback, on the runtime's side: an operator that runs uncompiled loads the
 // compiler (in Node only, synchronously, since operators are synchronous), checks that the
@@ -13,6 +14,8 @@ type FunctionSource = import("../compiler/from-source.js").FunctionSource;
 type AnyFunction = (...args: unknown[]) => unknown;
 
 let compiler: Compiler | null | undefined;
+/** Why the compiler could not be loaded. */
+let compilerAbsence = "the compiler only runs in Node";
 
 /** The compiler, where this runtime can load it: in Node, next to the runtime. */
 function loadCompiler(): Compiler | null {
@@ -25,8 +28,10 @@ function loadCompiler(): Compiler | null {
     compiler = nodeModule
       ? (nodeModule.createRequire(import.meta.url)("../compiler/from-source.js") as Compiler)
       : null;
-  } catch {
+  } catch (error) {
     compiler = null; // A runtime copied without its compiler (a bundle for Node, say).
+    const missing = missingCompilerPackage(error);
+    if (missing) compilerAbsence = missingCompilerAdvice(missing);
   }
   return compiler;
 }
@@ -49,7 +54,7 @@ export function compileAtRunTime(operator: string, f: unknown, options?: unknown
   // Checked before anything is generated from them; only integers go on.
   const wrt = readOptions(operator, options);
   const build = loadCompiler();
-  if (!build) throw new NotCompiledError(operator, f, "the compiler only runs in Node");
+  if (!build) throw new NotCompiledError(operator, f, compilerAbsence);
   let source = sources.get(f);
   if (!source) {
     try {

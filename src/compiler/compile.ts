@@ -14,9 +14,9 @@ import {
 import { higherOrderWrapper } from "./emit/higher-order.js";
 import { derivedPrimalKey } from "./differentiate/nest.js";
 import { parameterFunctionType } from "./analyze/function-types.js";
-import { jvpKey, lanesKey } from "./differentiate/names.js";
+import { jvpKey, lanesKey } from "./ir/names.js";
 import { typeText } from "./ir/type-system.js";
-import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
+import { derivativeKey, type DerivativeKind } from "./ir/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "./diagnostics/stack-overflow.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";

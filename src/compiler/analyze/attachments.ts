@@ -2,7 +2,7 @@ import type { CallExpression, Node } from "oxc-parser";
 import { basename } from "node:path";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
-import { lambdaName } from "../differentiate/names.js";
+import { lambdaName } from "../ir/names.js";
 import { staticKey, type StaticFunction } from "../lower/function-values.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";

@@ -33,7 +33,7 @@ import {
   needKey,
   type Forwarding,
 } from "./attachments.js";
-import { functionLabel, lambdaName } from "../differentiate/names.js";
+import { functionLabel, lambdaName } from "../ir/names.js";
 import { isPlatformGlobal } from "./globals.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and

@@ -1,6 +1,6 @@
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, IRFunction, SourceLoc, Value } from "../ir/types.js";
-import { derivativeKey, derivativeName, type DerivativeKind } from "./names.js";
+import { derivativeKey, derivativeName, type DerivativeKind } from "../ir/names.js";
 
 /** What names a derivative: its primal function and how many parameters the primal has. */
 export interface PrimalSignature {

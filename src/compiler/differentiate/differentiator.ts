@@ -41,7 +41,7 @@ import {
   lanesKey,
   sweepKey,
   type DerivativeKind,
-} from "./names.js";
+} from "../ir/names.js";
 import type { PrimalSignature } from "./derivative-function.js";
 import type { DerivativeRule } from "../analyze/rules.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";

@@ -7,7 +7,7 @@ import { ARITHMETIC_RULES } from "../rules/arithmetic.js";
 import type { RuleContext } from "../rules/context.js";
 import { LinearBuilder, type Tangent } from "../rules/linear.js";
 import { MATH_FUNCTIONS } from "../rules/math.js";
-import { jvpKey, jvpName } from "./names.js";
+import { jvpKey, jvpName } from "../ir/names.js";
 import { CompileAbort } from "../diagnostics/diagnostic.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 

@@ -1,7 +1,7 @@
 import { isArray, isObject } from "../ir/type-system.js";
 import type { IRFunction, Op, Type } from "../ir/types.js";
 import type { PrimalSignature } from "./derivative-function.js";
-import type { DerivativeKind } from "./names.js";
+import type { DerivativeKind } from "../ir/names.js";
 import { isShadow, isShadowBuilder, ReverseInfo } from "./residuals.js";
 import { backwardSweep, fusedGradient, vjpFunction } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";

@@ -8,7 +8,7 @@ import {
   type Value,
 } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
-import { sweepKey } from "./names.js";
+import { sweepKey } from "../ir/names.js";
 import { replacedSlot } from "./restore.js";
 import {
   isLinear,

@@ -2,7 +2,7 @@ import type { Builder } from "../ir/builder.js";
 import { isAggregate, isArray } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
-import { sweepKey } from "./names.js";
+import { sweepKey } from "../ir/names.js";
 import {
   isLinear,
   isShadow,

@@ -14,7 +14,7 @@ import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from ".
 import type { Expr } from "./expression.js";
 import type { FunctionKey } from "../ir/types.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
-import { lanesKey } from "../differentiate/names.js";
+import { lanesKey } from "../ir/names.js";
 import type { Builtins } from "./module-names.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are

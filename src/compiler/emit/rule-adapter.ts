@@ -10,7 +10,7 @@ import { laneShape } from "./lanes.js";
 import type { Builtins } from "./module-names.js";
 
 // The derivatives of a function with a registered rule, as small functions with the calling
-// conventions of generated derivatives (see differentiate/names.ts), so callers cannot tell
+// conventions of generated derivatives (see ir/names.ts), so callers cannot tell
 // them apart:
 // - jvp(args…, tangents of wrt…) calls `rule.forward` with a tangent for every
 //   differentiable parameter (zero for those not in `wrt`);

@@ -5,7 +5,7 @@ import type { FunctionTypeInfo } from "../analyze/function-types.js";
 import { functionsUsedAsValues } from "../analyze/function-values.js";
 import type { DifferentiationTarget } from "../analyze/requests.js";
 import { positionAt } from "../diagnostics/format.js";
-import { functionLabel, lambdaName } from "../differentiate/names.js";
+import { functionLabel, lambdaName } from "../ir/names.js";
 import { assignable, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, SourceLoc, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";

@@ -5,7 +5,7 @@ import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
-import { functionLabel } from "../differentiate/names.js";
+import { functionLabel } from "../ir/names.js";
 import { LowerContext, type CallSite, type Slot } from "./context.js";
 import {
   carriedValues,

@@ -17,7 +17,7 @@ import type { FunctionLike } from "../parse/module.js";
 import { countedLoop } from "./members.js";
 import { article } from "./expressions.js";
 import type { DiagnosticCodeName } from "../diagnostics/codes.js";
-import { jvpKey } from "../differentiate/names.js";
+import { jvpKey } from "../ir/names.js";
 import { derivedPrimalKey, pairType } from "../differentiate/nest.js";
 import type { ArrayType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import { tangentType } from "../ir/tangent-types.js";

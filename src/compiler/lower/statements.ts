@@ -18,7 +18,7 @@ import { lowerThrow } from "./throw.js";
 import { alwaysExits, assignedNames, scanExits, type Exits } from "./exits.js";
 import { article, expectType, lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
-import { functionLabel } from "../differentiate/names.js";
+import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { annotationType } from "./signature.js";
 import { lowerValue } from "./members.js";

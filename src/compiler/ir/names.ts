@@ -1,4 +1,4 @@
-import type { FunctionKey } from "../ir/types.js";
+import type { FunctionKey } from "./types.js";
 
 // Names of derivative functions. A derivative is identified by its primal, its kind and its
 // configuration (which parameters it differentiates), as Swift's derivative configurations are.

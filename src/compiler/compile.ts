@@ -12,7 +12,7 @@ import {
   type OperatorCall,
 } from "./analyze/requests.js";
 import { higherOrderWrapper } from "./emit/higher-order.js";
-import { derivedPrimalKey } from "./differentiate/nest.js";
+import { derivedPrimalKey } from "./ir/names.js";
 import { parameterFunctionType } from "./analyze/function-types.js";
 import { jvpKey, lanesKey } from "./ir/names.js";
 import { typeText } from "./ir/type-system.js";

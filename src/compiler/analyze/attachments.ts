@@ -7,7 +7,8 @@ import { staticKey, type StaticFunction } from "../lower/function-values.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
-import { parameterFunctionType, type FunctionTypeInfo } from "./function-types.js";
+import { parameterFunctionType } from "./function-types.js";
+import type { FunctionTypeInfo } from "../ir/types.js";
 import {
   FORWARD_OPERATORS,
   REVERSE_OPERATORS,

@@ -1,5 +1,5 @@
 import type { Node, TSType } from "oxc-parser";
-import type { Type } from "../ir/types.js";
+import type { FunctionTypeInfo } from "../ir/types.js";
 import type { SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { typeResolver } from "./declared-types.js";
@@ -7,17 +7,6 @@ import { typeResolver } from "./declared-types.js";
 // Function types written in annotations — `(x: number) => number`, an alias of one, or
 // `Differentiable<…>` around one — read into what lowering needs to call a function value:
 // its parameter and result types, and whether the type promises the function is differentiable.
-
-export interface FunctionTypeInfo {
-  /** Parameter types; undefined where nabla cannot read the type. */
-  params: (Type | undefined)[];
-  /** `void` for a function returning nothing; undefined where nabla cannot read the type. */
-  result: Type | undefined;
-  /** Written `Differentiable<…>`: callers must pass functions nabla can differentiate. */
-  differentiable: boolean;
-  /** The annotation as written, for messages. */
-  text: string;
-}
 
 /** The function type `node` (written in `mod`) denotes, or undefined if it is not one. */
 export function functionTypeOf(

@@ -1,6 +1,6 @@
 import type { ObjectType, Type } from "../ir/types.js";
 import type { Binding } from "../lower/function-values.js";
-import type { FunctionTypeInfo } from "./function-types.js";
+import type { FunctionTypeInfo } from "../ir/types.js";
 import { typeResolver } from "./declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { annotationType, signatureOf } from "../lower/signature.js";

@@ -3,33 +3,22 @@ import { DiagnosticCode } from "../diagnostics/codes.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { assignable, isDifferentiable, typeText } from "../ir/type-system.js";
 import { tangentType } from "../ir/tangent-types.js";
-import type { FunctionKey, Type } from "../ir/types.js";
+import type { Type } from "../ir/types.js";
 import { signatureOf } from "../lower/signature.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
-import { isRelativeSpecifier, type FunctionSymbol, type ProgramGraph } from "../parse/program.js";
-import { findRegistrations, type Registration } from "../parse/registrations.js";
+import {
+  isRelativeSpecifier,
+  type DerivativeRule,
+  type FunctionSymbol,
+  type ProgramGraph,
+  type RuleTable,
+} from "../parse/program.js";
+import { findRegistrations } from "../parse/registrations.js";
 import { typeResolver } from "./declared-types.js";
 
 // The derivative rules the program registers, by the key of the function they are for, each
 // checked against that function's signature: `forward` takes the arguments and one tangent
 // per differentiable parameter; `reverse` takes the arguments.
-
-export interface DerivativeRule {
-  /** The function the rule is for (its key is the key of calls to it). */
-  key: FunctionKey;
-  symbol: FunctionSymbol;
-  registration: Registration;
-  /** The module-level constant the registering module keeps the rule in. */
-  constName: string;
-  /** How the registering module names the function. */
-  targetName: string;
-  params: { name: string; type: Type }[];
-  result: Type;
-  hasForward: boolean;
-  hasReverse: boolean;
-}
-
-export type RuleTable = Map<FunctionKey, DerivativeRule>;
 
 export function collectRules(
   program: ProgramGraph,

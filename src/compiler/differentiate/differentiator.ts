@@ -43,11 +43,12 @@ import {
   type DerivativeKind,
 } from "../ir/names.js";
 import type { PrimalSignature } from "./derivative-function.js";
-import type { DerivativeRule } from "../analyze/rules.js";
+import type { DerivativeRule } from "../parse/program.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
 import { fusedGradientPays, reverseSweeps, vjpPays } from "./sweeps.js";
 import { backwardSweep } from "./transpose.js";
-import { jvpAsPrimal, parseDerivativeKey, parseDerivedPrimalKey } from "./nest.js";
+import { jvpAsPrimal } from "./nest.js";
+import { parseDerivativeKey, parseDerivedPrimalKey } from "../ir/names.js";
 import { keyFile } from "../ir/function-key.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative

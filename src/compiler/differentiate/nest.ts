@@ -1,5 +1,6 @@
 import { Builder, ValueFactory } from "../ir/builder.js";
-import type { FunctionKey, IRFunction, ObjectType, Op, Region, Type, Value } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
+import { derivedPrimalKey, pairType, type PrimalForm } from "../ir/names.js";
 
 // Nested differentiation: a JVP nabla generated becomes a primal function that can be
 // differentiated again (derivative of derivative, gradient of a function that takes a
@@ -13,43 +14,6 @@ import type { FunctionKey, IRFunction, ObjectType, Op, Region, Type, Value } fro
 // read only by comparisons (`dist < nearest`) stays a plain call. Each
 // differentiation level is its own transformation with its own tangent variables, so there is
 // no perturbation confusion: d/dx [x · d/dy (x + y)] is 1.
-
-export type PrimalForm = "tangent" | "pair";
-
-/** The key of the primal form of the JVP `jvp`. */
-export function derivedPrimalKey(jvp: FunctionKey, form: PrimalForm): FunctionKey {
-  return `${jvp}~${form}`;
-}
-
-/** The JVP key and form of a derived primal's key; undefined for other keys. */
-export function parseDerivedPrimalKey(
-  key: FunctionKey,
-): { jvp: FunctionKey; form: PrimalForm } | undefined {
-  const match = /^(.*)~(tangent|pair)$/.exec(key);
-  return match ? { jvp: match[1]!, form: match[2] as PrimalForm } : undefined;
-}
-
-/** The primal and differentiated parameters of a derivative key (the last `@kind(…)`). */
-export function parseDerivativeKey(
-  key: FunctionKey,
-): { primal: FunctionKey; kind: string; wrt: number[] } | undefined {
-  const match = /^(.*)@(jvp|fwd|bwd|grad|jvps|vjp)\(([\d,]*)\)(\[[-\d,]*\])?$/.exec(key);
-  if (!match) return undefined;
-  const wrt = match[3] ? match[3].split(",").map(Number) : [];
-  return { primal: match[1]!, kind: match[2]!, wrt };
-}
-
-/** The `{ d, v }` object a pair-form JVP returns. */
-export function pairType(tangent: Type, value: Type): ObjectType {
-  return {
-    kind: "object",
-    name: "{ d; v }",
-    fields: [
-      { name: "d", type: tangent, noDerivative: false },
-      { name: "v", type: value, noDerivative: false },
-    ],
-  };
-}
 
 /** A copy of `jvp` as a primal function in `form` (see above), with no tangent marks. */
 export function jvpAsPrimal(

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import type { DerivativeRule } from "../analyze/rules.js";
+import type { DerivativeRule } from "../parse/program.js";
 import { isAggregate, isDifferentiable } from "../ir/type-system.js";
 import { tangentType } from "../ir/tangent-types.js";
 import type { IRFunction, RuleAdapter } from "../ir/types.js";

@@ -1,4 +1,4 @@
-import type { FunctionKey } from "./types.js";
+import type { FunctionKey, ObjectType, Type } from "./types.js";
 
 // Names of derivative functions. A derivative is identified by its primal, its kind and its
 // configuration (which parameters it differentiates), as Swift's derivative configurations are.
@@ -87,4 +87,42 @@ export function lambdaName(line: number, column: number): string {
 /** How messages refer to a function: `'f'`, or "this function" for a lambda. */
 export function functionLabel(name: string): string {
   return /^lambda_\d+_\d+(\$passed(\$\d+)?)?$/.test(name) ? "this function" : `'${name}'`;
+}
+
+/** A JVP made a primal function (see differentiate/nest.ts): its tangent alone, or `{ d, v }`. */
+export type PrimalForm = "tangent" | "pair";
+
+/** The key of the primal form of the JVP `jvp`. */
+export function derivedPrimalKey(jvp: FunctionKey, form: PrimalForm): FunctionKey {
+  return `${jvp}~${form}`;
+}
+
+/** The JVP key and form of a derived primal's key; undefined for other keys. */
+export function parseDerivedPrimalKey(
+  key: FunctionKey,
+): { jvp: FunctionKey; form: PrimalForm } | undefined {
+  const match = /^(.*)~(tangent|pair)$/.exec(key);
+  return match ? { jvp: match[1]!, form: match[2] as PrimalForm } : undefined;
+}
+
+/** The primal and differentiated parameters of a derivative key (the last `@kind(…)`). */
+export function parseDerivativeKey(
+  key: FunctionKey,
+): { primal: FunctionKey; kind: string; wrt: number[] } | undefined {
+  const match = /^(.*)@(jvp|fwd|bwd|grad|jvps|vjp)\(([\d,]*)\)(\[[-\d,]*\])?$/.exec(key);
+  if (!match) return undefined;
+  const wrt = match[3] ? match[3].split(",").map(Number) : [];
+  return { primal: match[1]!, kind: match[2]!, wrt };
+}
+
+/** The `{ d, v }` object a pair-form JVP returns. */
+export function pairType(tangent: Type, value: Type): ObjectType {
+  return {
+    kind: "object",
+    name: "{ d; v }",
+    fields: [
+      { name: "d", type: tangent, noDerivative: false },
+      { name: "v", type: value, noDerivative: false },
+    ],
+  };
 }

@@ -1,4 +1,3 @@
-import type { FunctionTypeInfo } from "../analyze/function-types.js";
 // The IR: typed SSA values inside structured control flow (regions), in the spirit of
 // MLIR's `scf` dialect. Every op lives in a region; `if` and `loop` own nested regions and
 // pass values out through explicit results, so there are no phi nodes and no CFG.
@@ -287,3 +286,15 @@ export const WRITES_MEMORY: ReadonlySet<Opcode> = new Set([
   "addIndex",
   "clear",
 ]);
+
+/** A function type written in an annotation, read by analyze/function-types.ts. */
+export interface FunctionTypeInfo {
+  /** Parameter types; undefined where nabla cannot read the type. */
+  params: (Type | undefined)[];
+  /** `void` for a function returning nothing; undefined where nabla cannot read the type. */
+  result: Type | undefined;
+  /** Written `Differentiable<…>`: callers must pass functions nabla can differentiate. */
+  differentiable: boolean;
+  /** The annotation as written, for messages. */
+  text: string;
+}

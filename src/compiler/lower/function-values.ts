@@ -1,7 +1,7 @@
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { freeNames, type Capture } from "../analyze/captures.js";
 import { typeResolver } from "../analyze/declared-types.js";
-import type { FunctionTypeInfo } from "../analyze/function-types.js";
+import type { FunctionTypeInfo } from "../ir/types.js";
 import { functionsUsedAsValues } from "../analyze/function-values.js";
 import type { DifferentiationTarget } from "../analyze/requests.js";
 import { positionAt } from "../diagnostics/format.js";

@@ -13,7 +13,8 @@ import {
   type Binding,
   type StaticFunction,
 } from "./function-values.js";
-import { parameterFunctionType, type FunctionTypeInfo } from "../analyze/function-types.js";
+import { parameterFunctionType } from "../analyze/function-types.js";
+import type { FunctionTypeInfo } from "../ir/types.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "./signature.js";

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { ObjectType } from "../ir/types.js";
-import type { RuleTable } from "../analyze/rules.js";
+import type { FunctionKey, ObjectType, Type } from "../ir/types.js";
+import type { Registration } from "./registrations.js";
 import {
   parseModule,
   type FunctionLike,
@@ -62,6 +62,24 @@ export interface FunctionSymbol {
   /** For a method: the class instance type `this` has (its first IR parameter). */
   thisType?: ObjectType;
 }
+
+/** A derivative rule the program registers (see analyze/rules.ts, which checks it). */
+export interface DerivativeRule {
+  /** The function the rule is for (its key is the key of calls to it). */
+  key: FunctionKey;
+  symbol: FunctionSymbol;
+  registration: Registration;
+  /** The module-level constant the registering module keeps the rule in. */
+  constName: string;
+  /** How the registering module names the function. */
+  targetName: string;
+  params: { name: string; type: Type }[];
+  result: Type;
+  hasForward: boolean;
+  hasReverse: boolean;
+}
+
+export type RuleTable = Map<FunctionKey, DerivativeRule>;
 
 export class ProgramGraph {
   private readonly modules = new Map<string, SourceModule>();

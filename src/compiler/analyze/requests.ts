@@ -35,6 +35,7 @@ import {
 } from "./attachments.js";
 import { functionLabel, lambdaName } from "../ir/names.js";
 import { isPlatformGlobal } from "./globals.js";
+import { functionKey } from "../ir/function-key.js";
 
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
 // functions tagged `/** @differentiable */`. These are the roots of differentiation; the
@@ -406,7 +407,7 @@ function resolveTarget(
     // A function of a package, differentiable through its registered rule.
     const binding = module.imports.get(node.name);
     if (binding && !isRelativeSpecifier(binding.specifier)) {
-      const rule = program.rules.get(`${packageFile(binding.specifier)}#${binding.imported}`);
+      const rule = program.rules.get(functionKey(packageFile(binding.specifier), binding.imported));
       if (rule) return namedTarget(rule.symbol);
     }
     // A function defined in the enclosing function: differentiated like a lambda written here,

@@ -15,6 +15,7 @@ import {
 } from "../parse/program.js";
 import { findRegistrations } from "../parse/registrations.js";
 import { typeResolver } from "./declared-types.js";
+import { symbolKey } from "../ir/function-key.js";
 
 // The derivative rules the program registers, by the key of the function they are for, each
 // checked against that function's signature: `forward` takes the arguments and one tangent
@@ -57,7 +58,7 @@ export function collectRules(
         );
         continue;
       }
-      const key = `${symbol.module.file}#${symbol.name}`;
+      const key = symbolKey(symbol);
       const previous = table.get(key);
       if (previous) {
         const first = previous.registration;

@@ -49,7 +49,7 @@ import { fusedGradientPays, reverseSweeps, vjpPays } from "./sweeps.js";
 import { backwardSweep } from "./transpose.js";
 import { jvpAsPrimal } from "./nest.js";
 import { parseDerivativeKey, parseDerivedPrimalKey } from "../ir/names.js";
-import { keyFile } from "../ir/function-key.js";
+import { keyFile, symbolKey } from "../ir/function-key.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -112,7 +112,7 @@ export class Differentiator {
   ) {}
 
   static keyOf(target: { module: { file: string }; name: string }): FunctionKey {
-    return `${target.module.file}#${target.name}`;
+    return symbolKey(target);
   }
 
   /**

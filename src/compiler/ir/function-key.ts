@@ -30,3 +30,13 @@ export function keyFile(key: FunctionKey): string {
 export function keyName(key: FunctionKey): string {
   return key.slice(separator(key) + 1);
 }
+
+/** The key of the function `name` of the module `file`. */
+export function functionKey(file: string, name: string): FunctionKey {
+  return `${file}#${name}`;
+}
+
+/** The key of a function symbol of the program. */
+export function symbolKey(symbol: { module: { file: string }; name: string }): FunctionKey {
+  return functionKey(symbol.module.file, symbol.name);
+}

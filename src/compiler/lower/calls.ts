@@ -1,3 +1,4 @@
+import { functionKey, symbolKey } from "../ir/function-key.js";
 import type { CallExpression, Class, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import { typeResolver } from "../analyze/declared-types.js";
@@ -65,10 +66,6 @@ function isNablaOperator(
 }
 
 /** The key that names a user function across the whole program. */
-export function functionKey(symbol: { module: { file: string }; name: string }): string {
-  return `${symbol.module.file}#${symbol.name}`;
-}
-
 export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (node.optional)
     return ctx.fail(
@@ -324,7 +321,7 @@ function packageRuleSymbol(ctx: LowerContext, path: string): FunctionSymbol | un
   const exported = binding.imported === "*" ? member : binding.imported;
   if (exported === undefined || (binding.imported === "*") !== (member !== undefined))
     return undefined;
-  return ctx.program.rules.get(`${packageFile(binding.specifier)}#${exported}`)?.symbol;
+  return ctx.program.rules.get(functionKey(packageFile(binding.specifier), exported))?.symbol;
 }
 
 /** `xs.map(…)`, `a.push(v)`, `model.forward(x)`: array methods and methods of classes. */
@@ -539,7 +536,7 @@ function lowerUserCall(
       `a call of '${symbol.name}' with a function argument cannot be checkpointed`,
     );
   }
-  const key = specializationKey(functionKey(symbol), bindings);
+  const key = specializationKey(symbolKey(symbol), bindings);
   if (nestingDepth(key) > MAX_SPECIALIZATION_DEPTH) {
     return ctx.fail(
       node,
@@ -606,7 +603,7 @@ export function emitUserCall(
   const fixedArity = params.every((p) => !p.unsupported);
   if (!specialized && fixedArity) checkArity(ctx, node, symbol.name, params.length, args.length);
   checkArgumentTypes(ctx, node, path, params, args, argNodes);
-  const key = specialized?.key ?? functionKey(symbol);
+  const key = specialized?.key ?? symbolKey(symbol);
   ctx.calls.push({
     key,
     symbol,

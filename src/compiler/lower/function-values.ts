@@ -5,6 +5,7 @@ import type { FunctionTypeInfo } from "../ir/types.js";
 import { functionsUsedAsValues } from "../analyze/function-values.js";
 import type { DifferentiationTarget } from "../analyze/requests.js";
 import { positionAt } from "../diagnostics/format.js";
+import { symbolKey } from "../ir/function-key.js";
 import { functionLabel, lambdaName } from "../ir/names.js";
 import { assignable, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, SourceLoc, Type, Value } from "../ir/types.js";
@@ -15,7 +16,6 @@ import {
   checkArgumentTypes,
   checkArity,
   emitUserCall,
-  functionKey,
   resolveCallee,
 } from "./calls.js";
 import { Scope, type LowerContext } from "./context.js";
@@ -75,7 +75,7 @@ export function carriedValues(fn: StaticFunction, name: string): { type: Type; n
 /** The part of a specialization key that names a function value. */
 export function staticKey(fn: StaticFunction): string {
   if (fn.kind === "dynamic") return fn.checked ? "*" : "*unchecked";
-  return fn.kind === "named" ? functionKey(fn.symbol) : fn.key;
+  return fn.kind === "named" ? symbolKey(fn.symbol) : fn.key;
 }
 
 /** The key of `base` specialized for `bindings`. */
@@ -278,7 +278,7 @@ function functionReference(ctx: LowerContext, at: Node, symbol: FunctionSymbol):
     "global",
     [],
     ["opaque"],
-    { callee: symbol.name, function: functionKey(symbol) },
+    { callee: symbol.name, function: symbolKey(symbol) },
     [],
     symbol.name,
   ).results[0]!;

@@ -9,7 +9,7 @@ import {
   type Operator,
 } from "../analyze/requests.js";
 import { assignable } from "../ir/type-system.js";
-import { functionKey } from "./calls.js";
+import { symbolKey } from "../ir/function-key.js";
 import { resolveFunctionArg } from "./function-values.js";
 import { freeNames } from "../analyze/captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
@@ -305,7 +305,7 @@ function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string
   );
   if (!call) return ctx.fail(problem!.node, problem!.code, problem!.message);
   const target = call.target;
-  return { target, key: `${target.module.file}#${target.name}`, wrt: call.wrt };
+  return { target, key: symbolKey(target), wrt: call.wrt };
 }
 
 /**
@@ -378,6 +378,6 @@ function functionValueCall(
     );
   }
   const target = value.kind === "named" ? namedTarget(value.symbol) : value.target;
-  const key = value.kind === "named" ? functionKey(value.symbol) : value.key;
+  const key = value.kind === "named" ? symbolKey(value.symbol) : value.key;
   return { target, key, wrt: target.node.params.map((_, i) => i), carried: arg.values };
 }

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { FunctionKey, ObjectType, Type } from "../ir/types.js";
+import { functionKey } from "../ir/function-key.js";
 import type { Registration } from "./registrations.js";
 import {
   parseModule,
@@ -230,7 +231,7 @@ export class ProgramGraph {
     seen: Set<string>,
     find: Finder<T>,
   ): T | undefined {
-    const key = `${mod.file}#${exported}`;
+    const key = functionKey(mod.file, exported);
     if (seen.has(key)) return undefined;
     seen.add(key);
     const local = mod.exports.get(exported);

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
 import { lambdaName } from "../ir/names.js";
-import { staticKey, type StaticFunction } from "../lower/function-values.js";
+import { staticKey, type StaticFunction } from "./targets.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
@@ -16,10 +16,10 @@ import {
   ancestorsOf,
   capturesOf,
   nablaOperatorOf,
-  type DifferentiationTarget,
   type Operator,
   type OperatorCall,
 } from "./requests.js";
+import type { DifferentiationTarget } from "./targets.js";
 
 // Derivatives carried by function values in plain code. A function that applies an operator
 // to its function-typed parameter (`gradient(f)` in a solver), or to a lambda calling it

@@ -1,5 +1,5 @@
-import type { ObjectType, Type } from "../ir/types.js";
-import type { Binding } from "../lower/function-values.js";
+import type { Type } from "../ir/types.js";
+import type { DifferentiationTarget } from "./targets.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { typeResolver } from "./declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
@@ -79,28 +79,6 @@ export function isHigherOrder(name: string): name is HigherOrderOperator {
 /** Forward mode for the derivative/differential family, reverse mode for gradients and pullbacks. */
 export function modeOf(operator: Operator): "forward" | "reverse" {
   return (FORWARD_OPERATORS as readonly string[]).includes(operator) ? "forward" : "reverse";
-}
-
-/** The function being differentiated: a named function, or a lambda written at the call. */
-export interface DifferentiationTarget {
-  module: SourceModule;
-  name: string;
-  node: FunctionLike;
-  /** Parameters without annotations are numbers (lambdas given to `derivative`). */
-  contextualNumberParams: boolean;
-  /** Variables of enclosing functions a lambda reads: extra parameters of its derivative. */
-  captures: Capture[];
-  /** For a method: the type of `this`, its first parameter. */
-  thisType?: ObjectType;
-  /**
-   * A specialization or lifted local function (see lower/function-values.ts): its
-   * function-typed parameters and the local functions it calls, bound to known functions.
-   */
-  bindings?: Binding[];
-  /** A function passed where this function type is expected: its parameter and result types. */
-  contextual?: FunctionTypeInfo;
-  /** Captures are parameters derivatives flow through (a lifted function), not constants. */
-  liftedCaptures?: boolean;
 }
 
 export interface OperatorCall {

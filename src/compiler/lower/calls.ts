@@ -22,7 +22,7 @@ import type { Scope } from "./context.js";
 import { signatureOf } from "./signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
-import { namedTarget, nablaOperatorOf, type DifferentiationTarget } from "../analyze/requests.js";
+import { namedTarget, nablaOperatorOf } from "../analyze/requests.js";
 import { parameterFunctionType } from "../analyze/function-types.js";
 import { fieldOf } from "../ir/type-system.js";
 import { typeText } from "../ir/type-system.js";
@@ -31,12 +31,12 @@ import {
   callFunctionArg,
   functionField,
   resolveFunctionArg,
-  specializationKey,
   specializationName,
-  type Binding,
 } from "./function-values.js";
+import { specializationKey, type Binding } from "../analyze/targets.js";
 import type { ParamInfo } from "./signature.js";
 import { isPlatformGlobal } from "../analyze/globals.js";
+import type { DifferentiationTarget } from "../analyze/targets.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.

@@ -7,8 +7,8 @@ import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import { assignedNames } from "./exits.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver, type TypeResolver } from "../analyze/declared-types.js";
-import type { DifferentiationTarget } from "../analyze/requests.js";
 import type { FunctionArg } from "./function-values.js";
+import type { DifferentiationTarget } from "../analyze/targets.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is

@@ -3,12 +3,11 @@ import { freeNames, type Capture } from "../analyze/captures.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { functionsUsedAsValues } from "../analyze/function-values.js";
-import type { DifferentiationTarget } from "../analyze/requests.js";
 import { positionAt } from "../diagnostics/format.js";
 import { symbolKey } from "../ir/function-key.js";
 import { functionLabel, lambdaName } from "../ir/names.js";
 import { assignable, isObject, sameType, typeText } from "../ir/type-system.js";
-import type { FieldType, FunctionKey, ObjectType, SourceLoc, Type, Value } from "../ir/types.js";
+import type { FieldType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import {
@@ -24,6 +23,8 @@ import { assignedNames } from "./exits.js";
 import { expectType, lowerCondition, lowerExpression } from "./expressions.js";
 import { lowerIf } from "./merge.js";
 import { signatureOf } from "./signature.js";
+import { staticKey, type Binding, type StaticFunction } from "../analyze/targets.js";
+import type { DifferentiationTarget } from "../analyze/targets.js";
 
 // Function values in differentiable code (Swift's "generalized differentiability", done the
 // way a compiler that sees the whole program can):
@@ -35,26 +36,6 @@ import { signatureOf } from "./signature.js";
 // - a function chosen at run time (`c ? relu : tanh`, a `Differentiable<…>` parameter or
 //   field) is an opaque value; a call of it tests it against each function of the program
 //   used as a value that fits the call, and calls that one, so the derivative follows it.
-
-/** A function value, as far as the compiler knows it. */
-export type StaticFunction =
-  | { kind: "named"; symbol: FunctionSymbol }
-  | { kind: "lambda"; key: FunctionKey; target: DifferentiationTarget }
-  | {
-      kind: "dynamic";
-      type: FunctionTypeInfo;
-      /** What holds it, for messages ("parameter 'act'"), and where that is declared. */
-      what: string;
-      origin: SourceLoc;
-      /** Its source was checked to hold only functions the program can differentiate. */
-      checked: boolean;
-    };
-
-/** A function-typed parameter (or captured local function) bound to a function value. */
-export interface Binding {
-  name: string;
-  fn: StaticFunction;
-}
 
 /** A function value where code is lowered, with the IR values it carries (see carriedTypes). */
 export interface FunctionArg {
@@ -70,17 +51,6 @@ export function carriedValues(fn: StaticFunction, name: string): { type: Type; n
     ...fn.target.captures.map((c) => ({ type: c.type!, name: c.name })),
     ...(fn.target.bindings ?? []).flatMap((b) => carriedValues(b.fn, b.name)),
   ];
-}
-
-/** The part of a specialization key that names a function value. */
-export function staticKey(fn: StaticFunction): string {
-  if (fn.kind === "dynamic") return fn.checked ? "*" : "*unchecked";
-  return fn.kind === "named" ? symbolKey(fn.symbol) : fn.key;
-}
-
-/** The key of `base` specialized for `bindings`. */
-export function specializationKey(base: FunctionKey, bindings: Binding[]): FunctionKey {
-  return `${base}{${bindings.map((b) => `${b.name}=${staticKey(b.fn)}`).join(";")}}`;
 }
 
 /** A short readable part of a specialization's name. */

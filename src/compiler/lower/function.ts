@@ -7,12 +7,8 @@ import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
 import { functionLabel } from "../ir/names.js";
 import { LowerContext, type CallSite, type Slot } from "./context.js";
-import {
-  carriedValues,
-  declareCapture,
-  type Binding,
-  type StaticFunction,
-} from "./function-values.js";
+import { carriedValues, declareCapture } from "./function-values.js";
+import type { Binding, StaticFunction } from "../analyze/targets.js";
 import { parameterFunctionType } from "../analyze/function-types.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { describeNode } from "./describe.js";

@@ -5,7 +5,6 @@ import {
   ancestorsOf,
   isNumberVector,
   namedTarget,
-  type DifferentiationTarget,
   type Operator,
 } from "../analyze/requests.js";
 import { assignable } from "../ir/type-system.js";
@@ -25,6 +24,7 @@ import type { LowerContext } from "./context.js";
 import { lowerExpression } from "./expressions.js";
 import { signatureOf } from "./signature.js";
 import { lowerFunction } from "./function.js";
+import type { DifferentiationTarget } from "../analyze/targets.js";
 
 // An operator called inside differentiable code (`x * derivative((y) => x + y)(1)`, or the
 // body nabla gives `derivative(derivative(f))`). It is lowered to calls of the inner

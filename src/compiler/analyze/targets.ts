@@ -1,0 +1,62 @@
+import type { Capture } from "./captures.js";
+import type { FunctionLike, SourceModule } from "../parse/module.js";
+import { symbolKey } from "../ir/function-key.js";
+import type { FunctionKey, FunctionTypeInfo, ObjectType, SourceLoc } from "../ir/types.js";
+import type { FunctionSymbol } from "../parse/program.js";
+
+// What resolution finds: the functions to differentiate, the function values they are given,
+// and the keys of the specializations made for those (lower/function-values.ts lowers calls
+// through them).
+
+/** The function being differentiated: a named function, or a lambda written at the call. */
+export interface DifferentiationTarget {
+  module: SourceModule;
+  name: string;
+  node: FunctionLike;
+  /** Parameters without annotations are numbers (lambdas given to `derivative`). */
+  contextualNumberParams: boolean;
+  /** Variables of enclosing functions a lambda reads: extra parameters of its derivative. */
+  captures: Capture[];
+  /** For a method: the type of `this`, its first parameter. */
+  thisType?: ObjectType;
+  /**
+   * A specialization or lifted local function (see lower/function-values.ts): its
+   * function-typed parameters and the local functions it calls, bound to known functions.
+   */
+  bindings?: Binding[];
+  /** A function passed where this function type is expected: its parameter and result types. */
+  contextual?: FunctionTypeInfo;
+  /** Captures are parameters derivatives flow through (a lifted function), not constants. */
+  liftedCaptures?: boolean;
+}
+
+/** A function value, as far as the compiler knows it. */
+export type StaticFunction =
+  | { kind: "named"; symbol: FunctionSymbol }
+  | { kind: "lambda"; key: FunctionKey; target: DifferentiationTarget }
+  | {
+      kind: "dynamic";
+      type: FunctionTypeInfo;
+      /** What holds it, for messages ("parameter 'act'"), and where that is declared. */
+      what: string;
+      origin: SourceLoc;
+      /** Its source was checked to hold only functions the program can differentiate. */
+      checked: boolean;
+    };
+
+/** A function-typed parameter (or captured local function) bound to a function value. */
+export interface Binding {
+  name: string;
+  fn: StaticFunction;
+}
+
+/** The part of a specialization key that names a function value. */
+export function staticKey(fn: StaticFunction): string {
+  if (fn.kind === "dynamic") return fn.checked ? "*" : "*unchecked";
+  return fn.kind === "named" ? symbolKey(fn.symbol) : fn.key;
+}
+
+/** The key of `base` specialized for `bindings`. */
+export function specializationKey(base: FunctionKey, bindings: Binding[]): FunctionKey {
+  return `${base}{${bindings.map((b) => `${b.name}=${staticKey(b.fn)}`).join(";")}}`;
+}

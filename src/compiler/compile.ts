@@ -1,3 +1,4 @@
+import { typeModuleConstants } from "./analyze/constant-types.js";
 import { basename, dirname, relative } from "node:path";
 import type { Forwarding } from "./analyze/attachments.js";
 import {
@@ -103,7 +104,7 @@ const PACKAGE_PREFIX = "package:";
  * ```
  */
 export function compileProgram(entries: string[], options: CompileOptions = {}): CompileResult {
-  const program = new ProgramGraph(options.sources);
+  const program = new ProgramGraph(typeModuleConstants, options.sources);
   const bag = new DiagnosticBag();
   const result: CompileResult = {
     diagnostics: bag.items,

@@ -1,3 +1,4 @@
+import { typeModuleConstants } from "../../src/compiler/analyze/constant-types.js";
 import { analyzeActivity } from "../../src/compiler/analyze/activity.js";
 import { linearize } from "../../src/compiler/differentiate/linearize.js";
 import { ReverseInfo } from "../../src/compiler/differentiate/residuals.js";
@@ -16,7 +17,7 @@ const FILE = "/virtual/main.ts";
 
 /** Lowers function `name` of `source` (cleaned up by dead-code elimination and verified). */
 export function lower(source: string, name: string): IRFunction {
-  const program = new ProgramGraph(new Map([[FILE, source]]));
+  const program = new ProgramGraph(typeModuleConstants, new Map([[FILE, source]]));
   const mod = program.load(FILE);
   const node = mod.functions.get(name);
   if (!node) throw new Error(`no function ${name}`);

@@ -1,7 +1,7 @@
 import type { Node } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
-import { annotationType } from "../lower/signature.js";
+import { annotationType } from "./signature.js";
 import { inferType, type GlobalTest } from "./infer-type.js";
 import type { TypeResolver } from "./declared-types.js";
 import type { FunctionTypeInfo } from "../ir/types.js";

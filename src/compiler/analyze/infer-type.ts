@@ -1,6 +1,6 @@
 import type { Node } from "oxc-parser";
 import type { Type } from "../ir/types.js";
-import { annotationType } from "../lower/signature.js";
+import { annotationType } from "./signature.js";
 import type { TypeResolver } from "./declared-types.js";
 import { sameType } from "../ir/type-system.js";
 

@@ -4,7 +4,7 @@ import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { assignable, isDifferentiable, typeText } from "../ir/type-system.js";
 import { tangentType } from "../ir/tangent-types.js";
 import type { Type } from "../ir/types.js";
-import { signatureOf } from "../lower/signature.js";
+import { signatureOf } from "./signature.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import {
   isRelativeSpecifier,

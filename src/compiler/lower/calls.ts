@@ -19,7 +19,7 @@ import {
   methodName,
 } from "./methods.js";
 import type { Scope } from "./context.js";
-import { signatureOf } from "./signature.js";
+import { signatureOf } from "../analyze/signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
 import { namedTarget, nablaOperatorOf } from "../analyze/requests.js";
@@ -34,7 +34,7 @@ import {
   specializationName,
 } from "./function-values.js";
 import { specializationKey, type Binding } from "../analyze/targets.js";
-import type { ParamInfo } from "./signature.js";
+import type { ParamInfo } from "../analyze/signature.js";
 import { isPlatformGlobal } from "../analyze/globals.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 

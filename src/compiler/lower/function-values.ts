@@ -22,7 +22,7 @@ import { inlineCallback, returnsOnlyAtEnd } from "./methods.js";
 import { assignedNames } from "./exits.js";
 import { expectType, lowerCondition, lowerExpression } from "./expressions.js";
 import { lowerIf } from "./merge.js";
-import { signatureOf } from "./signature.js";
+import { signatureOf } from "../analyze/signature.js";
 import { staticKey, type Binding, type StaticFunction } from "../analyze/targets.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 

@@ -13,7 +13,7 @@ import { parameterFunctionType } from "../analyze/function-types.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
-import { annotationText, signatureOf } from "./signature.js";
+import { annotationText, signatureOf } from "../analyze/signature.js";
 import { lowerStatements } from "./statements.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it

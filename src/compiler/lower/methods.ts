@@ -14,7 +14,7 @@ import { callFunctionArg, resolveFunctionArg, type FunctionArg } from "./functio
 import type { LowerContext, Slot } from "./context.js";
 import { assignedNames } from "./exits.js";
 import { article, expectType, lowerExpression } from "./expressions.js";
-import { annotationType } from "./signature.js";
+import { annotationType } from "../analyze/signature.js";
 import { lowerLoop } from "./merge.js";
 import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerStatements } from "./statements.js";

@@ -22,7 +22,7 @@ import type { ArrayType, FunctionKey, ObjectType, Type, Value } from "../ir/type
 import { tangentType } from "../ir/tangent-types.js";
 import type { LowerContext } from "./context.js";
 import { lowerExpression } from "./expressions.js";
-import { signatureOf } from "./signature.js";
+import { signatureOf } from "../analyze/signature.js";
 import { lowerFunction } from "./function.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 

@@ -20,7 +20,7 @@ import { article, expectType, lowerCondition, lowerExpression } from "./expressi
 import { isAggregate, typeText } from "../ir/type-system.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
-import { annotationType } from "./signature.js";
+import { annotationType } from "../analyze/signature.js";
 import { lowerValue } from "./members.js";
 
 // AST statements → IR. Early exits (`return`, `break`, `continue`) set flags; the statements

@@ -8,11 +8,10 @@ import {
   type TSTypeAliasDeclaration,
   type Node,
   type Program,
+  type VariableDeclarator,
 } from "oxc-parser";
 import { visitorKeys } from "oxc-parser";
-import { inferType } from "../analyze/infer-type.js";
 import type { Type } from "../ir/types.js";
-import { annotationType } from "../lower/signature.js";
 import { lexicalLimit, lexicalNestingProblem, syntacticNestingProblem } from "./nesting.js";
 
 // One parsed source file and the facts about its top level that the compiler needs:
@@ -36,9 +35,12 @@ export interface ModuleConstant {
   kind: "const" | "let" | "var";
   /** The literal value when the initializer is a constant numeric expression. */
   value: number | undefined;
-  /** The declared or inferred type, when it can be known without running code. */
+  /**
+   * The declared or inferred type, when it can be known without running code: set by the
+   * types phase (analyze/constant-types.ts) as the program graph loads the module.
+   */
   type: Type | undefined;
-  node: Node;
+  node: VariableDeclarator;
   /** A `let`/`var` holding a function: a function value, which may change. */
   holdsFunction: boolean;
 }
@@ -248,21 +250,12 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
             continue;
           }
         }
-        const annotation = decl.id.typeAnnotation;
         const literal = init ? constantValue(init) : undefined;
-        const type = annotation
-          ? annotationType(annotation)
-          : inferType(
-              init,
-              (n) => mod.constants.get(n)?.type,
-              undefined,
-              (n) => !mod.topLevel.has(n),
-            );
         mod.constants.set(name, {
           name,
           kind: node.kind as ModuleConstant["kind"],
           value: node.kind === "const" ? literal : undefined,
-          type,
+          type: undefined, // analyze/constant-types.ts, once the module is parsed
           node: decl,
           holdsFunction:
             init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression",

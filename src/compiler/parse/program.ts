@@ -110,7 +110,11 @@ export class ProgramGraph {
   private readonly otherReads = new Map<string, string>();
 
   /** `overrides` supplies source text for files not on disk, or newer than the disk copy. */
-  constructor(private readonly overrides: Map<string, string> = new Map()) {}
+  constructor(
+    /** The types phase, run on each module as it loads (the driver passes it: parse comes first). */
+    private readonly typeModule: (mod: SourceModule) => void,
+    private readonly overrides: Map<string, string> = new Map(),
+  ) {}
 
   /** What `path` is, looked at once per compile and remembered (see {@link probes}). */
   readonly kindOf = (path: string): PathKind => {
@@ -147,6 +151,7 @@ export class ProgramGraph {
       const text = this.overrides.get(file) ?? readFileSync(file, "utf8");
       mod = parseModule(file, text);
       this.modules.set(file, mod);
+      this.typeModule(mod);
     }
     return mod;
   }

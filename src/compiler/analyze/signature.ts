@@ -1,7 +1,7 @@
 import type { Node, TSTypeAnnotation } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
-import type { TypeResolver } from "../analyze/declared-types.js";
+import type { TypeResolver } from "./declared-types.js";
 
 // The types of a function's parameters and result, read from its annotations.
 

@@ -55,16 +55,16 @@ function importsOf(file: string): string[] {
   const visit = (node: unknown): void => {
     if (!node || typeof node !== "object") return;
     if (Array.isArray(node)) return node.forEach(visit);
-    const n = node as Node & { source?: { value?: unknown } | null; argument?: unknown };
+    const n = node as Node & { source?: { value?: unknown } | null };
+    // TSImportType is `import("./x.js")` in a type: `typeof import(…)`, `import(…).T`.
     const specifier =
       n.type === "ImportDeclaration" ||
       n.type === "ExportNamedDeclaration" ||
       n.type === "ExportAllDeclaration" ||
-      n.type === "ImportExpression"
+      n.type === "ImportExpression" ||
+      n.type === "TSImportType"
         ? n.source?.value
-        : n.type === "TSImportType"
-          ? (n.argument as { literal?: { value?: unknown } }).literal?.value
-          : undefined;
+        : undefined;
     if (typeof specifier === "string" && specifier.startsWith("."))
       found.push(normalize(join(dirname(file), specifier)).replace(/\.js$/, ".ts"));
     for (const [key, value] of Object.entries(n))

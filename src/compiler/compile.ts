@@ -14,7 +14,6 @@ import {
 } from "./analyze/requests.js";
 import { higherOrderWrapper } from "./emit/higher-order.js";
 import { derivedPrimalKey } from "./ir/names.js";
-import { parameterFunctionType } from "./analyze/function-types.js";
 import { jvpKey, lanesKey } from "./ir/names.js";
 import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./ir/names.js";
@@ -42,6 +41,7 @@ import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
 import { keyFile, keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
+import { parameterFunctionType } from "./analyze/declared-types.js";
 
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.

@@ -7,7 +7,6 @@ import { staticKey, type StaticFunction } from "./targets.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
-import { parameterFunctionType } from "./function-types.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import {
   FORWARD_OPERATORS,
@@ -20,6 +19,7 @@ import {
   type OperatorCall,
 } from "./requests.js";
 import type { DifferentiationTarget } from "./targets.js";
+import { parameterFunctionType } from "./declared-types.js";
 
 // Derivatives carried by function values in plain code. A function that applies an operator
 // to its function-typed parameter (`gradient(f)` in a solver), or to a lambda calling it

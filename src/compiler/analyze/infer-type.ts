@@ -1,8 +1,8 @@
 import type { Node } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import { annotationType } from "./signature.js";
-import type { TypeResolver } from "./declared-types.js";
 import { sameType } from "../ir/type-system.js";
+import type { TypeResolver } from "./signature.js";
 
 // Types of initializers nabla can know without a type checker: literals, arithmetic,
 // comparisons, Math, Number(…) and names whose types are known. Used for module-level

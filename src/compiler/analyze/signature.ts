@@ -1,9 +1,11 @@
-import type { Node, TSTypeAnnotation } from "oxc-parser";
+import type { Node, TSType, TSTypeAnnotation } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
-import type { TypeResolver } from "./declared-types.js";
 
 // The types of a function's parameters and result, read from its annotations.
+
+/** The IR type a type annotation denotes in its module (see declared-types.ts), if nabla can tell. */
+export type TypeResolver = (node: TSType) => Type | undefined;
 
 export interface ParamInfo {
   name: string;

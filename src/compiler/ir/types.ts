@@ -287,7 +287,7 @@ export const WRITES_MEMORY: ReadonlySet<Opcode> = new Set([
   "clear",
 ]);
 
-/** A function type written in an annotation, read by analyze/function-types.ts. */
+/** A function type written in an annotation, read by analyze/declared-types.ts. */
 export interface FunctionTypeInfo {
   /** Parameter types; undefined where nabla cannot read the type. */
   params: (Type | undefined)[];

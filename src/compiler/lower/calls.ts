@@ -23,7 +23,6 @@ import { signatureOf } from "../analyze/signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
 import { namedTarget, nablaOperatorOf } from "../analyze/requests.js";
-import { parameterFunctionType } from "../analyze/function-types.js";
 import { fieldOf } from "../ir/type-system.js";
 import { typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey } from "../ir/types.js";
@@ -37,6 +36,7 @@ import { specializationKey, type Binding } from "../analyze/targets.js";
 import type { ParamInfo } from "../analyze/signature.js";
 import { isPlatformGlobal } from "../analyze/globals.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
+import { parameterFunctionType } from "../analyze/declared-types.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.

@@ -6,9 +6,10 @@ import type { FunctionKey, Region, SourceLoc, Type, Value } from "../ir/types.js
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import { assignedNames } from "./exits.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
-import { typeResolver, type TypeResolver } from "../analyze/declared-types.js";
+import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionArg } from "./function-values.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
+import type { TypeResolver } from "../analyze/signature.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is

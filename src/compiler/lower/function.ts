@@ -9,12 +9,12 @@ import { functionLabel } from "../ir/names.js";
 import { LowerContext, type CallSite, type Slot } from "./context.js";
 import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../analyze/targets.js";
-import { parameterFunctionType } from "../analyze/function-types.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { describeNode } from "./describe.js";
 import { expectType, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../analyze/signature.js";
 import { lowerStatements } from "./statements.js";
+import { parameterFunctionType } from "../analyze/declared-types.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.

@@ -9,7 +9,6 @@ import type {
   WhileStatement,
 } from "oxc-parser";
 import type { Value } from "../ir/types.js";
-import { functionTypeOf } from "../analyze/function-types.js";
 import { resolveFunctionArg } from "./function-values.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
@@ -22,6 +21,7 @@ import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { annotationType } from "../analyze/signature.js";
 import { lowerValue } from "./members.js";
+import { functionTypeOf } from "../analyze/declared-types.js";
 
 // AST statements → IR. Early exits (`return`, `break`, `continue`) set flags; the statements
 // after one that may exit run under a guard on those flags. When one branch of an `if` always

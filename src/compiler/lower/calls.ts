@@ -9,7 +9,7 @@ import { leadingJSDoc, walk } from "../parse/module.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
-import { article, expectType, lowerExpression, mathMember } from "./expressions.js";
+import { lowerExpression } from "./expressions.js";
 import { isArrayCall, lowerNew, lowerValue } from "./members.js";
 import {
   inlineCallback,
@@ -37,6 +37,8 @@ import type { ParamInfo } from "../analyze/signature.js";
 import { isPlatformGlobal } from "../analyze/globals.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 import { parameterFunctionType } from "../analyze/declared-types.js";
+import { article } from "./describe.js";
+import { expectType } from "./expect-type.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.
@@ -700,4 +702,19 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
     "unknownCallee",
     `cannot differentiate a call to '${path}': it has no visible source and no registered derivative`,
   );
+}
+
+/** The property name of `Math.x`, if `node` is such a member expression of the built-in `Math`. */
+export function mathMember(ctx: LowerContext, node: Node): string | undefined {
+  if (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    node.object.type === "Identifier" &&
+    node.object.name === "Math" &&
+    node.property.type === "Identifier" &&
+    isPlatformGlobal(ctx.module, "Math", ctx.scope)
+  ) {
+    return node.property.name;
+  }
+  return undefined;
 }

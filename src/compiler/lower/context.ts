@@ -4,10 +4,10 @@ import { DiagnosticCode, type DiagnosticCodeName } from "../diagnostics/codes.js
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, Region, SourceLoc, Type, Value } from "../ir/types.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
-import { assignedNames } from "./exits.js";
+import { assignedNames } from "./assigned-names.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver } from "../analyze/declared-types.js";
-import type { FunctionArg } from "./function-values.js";
+import type { StaticFunction } from "../analyze/targets.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 import type { TypeResolver } from "../analyze/signature.js";
 
@@ -16,6 +16,12 @@ import type { TypeResolver } from "../analyze/signature.js";
 // done by snapshotting and merging environments at `if` and loop boundaries.
 
 /** A variable of the source program (or a control-flow flag lowering introduces). */
+/** A function value where code is lowered, with the IR values it carries (see carriedTypes). */
+export interface FunctionArg {
+  fn: StaticFunction;
+  values: Value[];
+}
+
 export interface Slot {
   readonly id: number;
   readonly name: string;

@@ -1,4 +1,6 @@
 import type { Node } from "oxc-parser";
+import { typeText } from "../ir/type-system.js";
+import type { Type } from "../ir/types.js";
 
 // Human names for syntax, used in "X is not supported" diagnostics.
 
@@ -47,4 +49,10 @@ export function describeNode(node: Node): string {
   }
   if (node.type === "MemberExpression" && node.computed) return NAMES.ComputedMemberExpression!;
   return NAMES[node.type] ?? `'${node.type}' syntax`;
+}
+
+/** "a number", "a Float64Array", "a Params" — how messages name a value's type. */
+export function article(t: Type): string {
+  const text = typeText(t);
+  return /^[aeiouAEIOU]/.test(text) ? `an ${text}` : `a ${text}`;
 }

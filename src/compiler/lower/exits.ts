@@ -128,30 +128,3 @@ function breaksOut(loop: Node, label: string | undefined): boolean {
   visit(LOOPS.has(loop.type) ? (loop as { body: Node }).body : loop, LOOPS.has(loop.type) ? 0 : 1);
   return found;
 }
-
-/** Identifiers assigned anywhere in `nodes` (`x = …`, `x += …`, `x++`), outside nested functions. */
-export function assignedNames(nodes: (Node | null | undefined)[]): Set<string> {
-  const names = new Set<string>();
-  for (const node of nodes) {
-    if (!node) continue;
-    walk(node, (child) => {
-      if (FUNCTIONS.has(child.type)) return false;
-      if (child.type === "AssignmentExpression") patternNames(child.left, names);
-      if (child.type === "UpdateExpression" && child.argument.type === "Identifier")
-        names.add(child.argument.name);
-      return true;
-    });
-  }
-  return names;
-}
-
-/** The plain names a (possibly destructuring) assignment target writes. */
-function patternNames(target: Node, names: Set<string>): void {
-  if (target.type === "Identifier") names.add(target.name);
-  else if (target.type === "ArrayPattern") {
-    for (const element of target.elements) if (element) patternNames(element, names);
-  } else if (target.type === "ObjectPattern") {
-    for (const p of target.properties) patternNames(p.type === "RestElement" ? p : p.value, names);
-  } else if (target.type === "AssignmentPattern") patternNames(target.left, names);
-  else if (target.type === "RestElement") patternNames(target.argument, names);
-}

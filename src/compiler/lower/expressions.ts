@@ -5,7 +5,8 @@ import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { unfold } from "./destructure.js";
 import { describeNode } from "./describe.js";
-import { lowerCall } from "./calls.js";
+import { lowerCall, mathMember } from "./calls.js";
+import { expectType } from "./expect-type.js";
 import {
   lowerArrayLiteral,
   lowerMemberRead,
@@ -15,7 +16,6 @@ import {
   lowerObjectLiteral,
   lowerValue,
 } from "./members.js";
-import { assignable, typeText } from "../ir/type-system.js";
 import type { ModuleConstant } from "../parse/module.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import { inferType } from "../analyze/infer-type.js";
@@ -535,31 +535,4 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
     );
   }
   return ctx.fail(target, "unboundName", `cannot find '${target.name}' in differentiable code`);
-}
-
-export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type): Value {
-  if (!assignable(v.type, type))
-    return ctx.fail(node, "typeMismatch", `expected ${article(type)} here, got ${article(v.type)}`);
-  return v;
-}
-
-/** "a number", "a Float64Array", "a Params" — how messages name a value's type. */
-export function article(t: Type): string {
-  const text = typeText(t);
-  return /^[aeiouAEIOU]/.test(text) ? `an ${text}` : `a ${text}`;
-}
-
-/** The property name of `Math.x`, if `node` is such a member expression of the built-in `Math`. */
-export function mathMember(ctx: LowerContext, node: Node): string | undefined {
-  if (
-    node.type === "MemberExpression" &&
-    !node.computed &&
-    node.object.type === "Identifier" &&
-    node.object.name === "Math" &&
-    node.property.type === "Identifier" &&
-    isPlatformGlobal(ctx.module, "Math", ctx.scope)
-  ) {
-    return node.property.name;
-  }
-  return undefined;
 }

@@ -17,14 +17,15 @@ import {
   emitUserCall,
   resolveCallee,
 } from "./calls.js";
-import { Scope, type LowerContext } from "./context.js";
+import { Scope, type FunctionArg, type LowerContext } from "./context.js";
 import { inlineCallback, returnsOnlyAtEnd } from "./methods.js";
-import { assignedNames } from "./exits.js";
-import { expectType, lowerCondition, lowerExpression } from "./expressions.js";
+import { lowerCondition, lowerExpression } from "./expressions.js";
 import { lowerIf } from "./merge.js";
 import { signatureOf } from "../analyze/signature.js";
 import { staticKey, type Binding, type StaticFunction } from "../analyze/targets.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
+import { assignedNames } from "./assigned-names.js";
+import { expectType } from "./expect-type.js";
 
 // Function values in differentiable code (Swift's "generalized differentiability", done the
 // way a compiler that sees the whole program can):
@@ -36,12 +37,6 @@ import type { DifferentiationTarget } from "../analyze/targets.js";
 // - a function chosen at run time (`c ? relu : tanh`, a `Differentiable<…>` parameter or
 //   field) is an opaque value; a call of it tests it against each function of the program
 //   used as a value that fits the call, and calls that one, so the derivative follows it.
-
-/** A function value where code is lowered, with the IR values it carries (see carriedTypes). */
-export interface FunctionArg {
-  fn: StaticFunction;
-  values: Value[];
-}
 
 /** The IR values a function value carries: a lambda's captures, a dynamic value itself. */
 export function carriedValues(fn: StaticFunction, name: string): { type: Type; name: string }[] {

@@ -11,10 +11,11 @@ import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../analyze/targets.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { describeNode } from "./describe.js";
-import { expectType, lowerExpression } from "./expressions.js";
+import { lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../analyze/signature.js";
 import { lowerStatements } from "./statements.js";
 import { parameterFunctionType } from "../analyze/declared-types.js";
+import { expectType } from "./expect-type.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.

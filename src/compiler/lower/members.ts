@@ -12,8 +12,9 @@ import type { ArrayType, FieldType, ObjectType, Type, Value } from "../ir/types.
 import { functionValue } from "./function-values.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
-import { expectType, lowerExpression } from "./expressions.js";
+import { lowerExpression } from "./expressions.js";
 import { isPlatformGlobal } from "../analyze/globals.js";
+import { expectType } from "./expect-type.js";
 
 // Structured data: reading and writing fields and elements, `.length`, object and array
 // literals (with spreads), and `new Float64Array(n)` / `new Array(n).fill(x)`.

@@ -10,14 +10,17 @@ import type {
 import { isArray, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, Op, Type, Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
-import { callFunctionArg, resolveFunctionArg, type FunctionArg } from "./function-values.js";
+import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
 import type { LowerContext, Slot } from "./context.js";
-import { assignedNames } from "./exits.js";
-import { article, expectType, lowerExpression } from "./expressions.js";
+import { lowerExpression } from "./expressions.js";
 import { annotationType } from "../analyze/signature.js";
 import { lowerLoop } from "./merge.js";
 import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerStatements } from "./statements.js";
+import { assignedNames } from "./assigned-names.js";
+import type { FunctionArg } from "./context.js";
+import { article } from "./describe.js";
+import { expectType } from "./expect-type.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
 // `Array.from`, lowered to IR loops; a callback must be an arrow function written at the call,

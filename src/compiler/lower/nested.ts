@@ -14,7 +14,6 @@ import { freeNames } from "../analyze/captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import { countedLoop } from "./members.js";
-import { article } from "./expressions.js";
 import type { DiagnosticCodeName } from "../diagnostics/codes.js";
 import { jvpKey } from "../ir/names.js";
 import { derivedPrimalKey, pairType } from "../ir/names.js";
@@ -25,6 +24,7 @@ import { lowerExpression } from "./expressions.js";
 import { signatureOf } from "../analyze/signature.js";
 import { lowerFunction } from "./function.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
+import { article } from "./describe.js";
 
 // An operator called inside differentiable code (`x * derivative((y) => x + y)(1)`, or the
 // body nabla gives `derivative(derivative(f))`). It is lowered to calls of the inner

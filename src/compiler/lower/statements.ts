@@ -14,14 +14,17 @@ import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { destructureDeclarator } from "./destructure.js";
 import { lowerThrow } from "./throw.js";
-import { alwaysExits, assignedNames, scanExits, type Exits } from "./exits.js";
-import { article, expectType, lowerCondition, lowerExpression } from "./expressions.js";
+import { alwaysExits, scanExits, type Exits } from "./exits.js";
+import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { annotationType } from "../analyze/signature.js";
 import { lowerValue } from "./members.js";
 import { functionTypeOf } from "../analyze/declared-types.js";
+import { assignedNames } from "./assigned-names.js";
+import { article } from "./describe.js";
+import { expectType } from "./expect-type.js";
 
 // AST statements → IR. Early exits (`return`, `break`, `continue`) set flags; the statements
 // after one that may exit run under a guard on those flags. When one branch of an `if` always

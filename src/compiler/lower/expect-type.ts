@@ -1,0 +1,12 @@
+import type { Node } from "oxc-parser";
+import { assignable } from "../ir/type-system.js";
+import type { Type, Value } from "../ir/types.js";
+import type { LowerContext } from "./context.js";
+import { article } from "./describe.js";
+
+/** `v`, if its type fits `type`; otherwise a type-mismatch diagnostic at `node`. */
+export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type): Value {
+  if (!assignable(v.type, type))
+    return ctx.fail(node, "typeMismatch", `expected ${article(type)} here, got ${article(v.type)}`);
+  return v;
+}

@@ -14,7 +14,7 @@ import {
 import { higherOrderWrapper } from "./emit/higher-order.js";
 import { derivedPrimalKey } from "./differentiate/nest.js";
 import { parameterFunctionType } from "./analyze/function-types.js";
-import { jvpKey, lanesKey } from "./differentiate/names.js";
+import { functionLabel, jvpKey, lanesKey } from "./differentiate/names.js";
 import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./differentiate/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
@@ -157,9 +157,10 @@ function compileInto(
       const wrt = [...call.wrt].sort((a, b) => a - b);
       const note = {
         message:
-          call.call.arguments[0] === call.target.node || /^lambda_\d+_\d+$/.test(call.target.name)
+          call.call.arguments[0] === call.target.node ||
+          /^lambda_\d+_\d+(\$aux)?$/.test(call.target.name)
             ? `when differentiating the function given to '${call.operator}'`
-            : `when differentiating '${call.target.name}' for '${call.operator}'`,
+            : `when differentiating ${functionLabel(call.target.name)} for '${call.operator}'`,
         loc: call.loc,
       };
       if (isHigherOrder(call.operator)) {
@@ -591,6 +592,7 @@ function emitModule(
     userWrt: number[],
     params: string[],
     captures: string[],
+    aux = false,
   ): string => {
     const wrt = [...userWrt].sort((a, b) => a - b);
     const reverse = modeOf(operator) === "reverse";
@@ -605,6 +607,7 @@ function emitModule(
       wrt: userWrt,
       ...rootShapes(differentiator, primal, here),
       aggregateResult: isAggregate(result),
+      aux,
       ...(!reverse
         ? { jvp: name("jvp") }
         : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
@@ -633,7 +636,7 @@ function emitModule(
     );
     const text = isHigherOrder(call.operator)
       ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start)
-      : wrapper(call.operator, primal, call.wrt, params, captures);
+      : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
     // inside factories taking what the lambdas it goes into capture (analyze/attachments.ts).

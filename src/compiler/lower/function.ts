@@ -6,6 +6,7 @@ import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
 import { functionLabel } from "../differentiate/names.js";
+import { splitAuxResult } from "./aux.js";
 import { LowerContext, type CallSite, type Slot } from "./context.js";
 import {
   carriedValues,
@@ -40,6 +41,8 @@ export interface LowerOptions {
   contextual?: FunctionTypeInfo;
   /** Captures are ordinary parameters (a lifted local function), not constants. */
   liftedCaptures?: boolean;
+  /** `hasAux: true`: only the loss of the `[loss, aux]` it returns is differentiated. */
+  aux?: boolean;
 }
 
 export function lowerFunction(
@@ -54,7 +57,9 @@ export function lowerFunction(
   const body: Region = { params: [], ops: [] };
   const contextualResult = options.contextual?.result;
   let resultType: Type = signature.result ?? contextualResult ?? "number";
-  const ctx = new LowerContext(module, program, name, body, resultType);
+  // Messages name the user's function, not its `hasAux` form (`loss$aux`, see aux.ts).
+  const shown = options.aux ? name.replace(/\$aux$/, "") : name;
+  const ctx = new LowerContext(module, program, shown, body, resultType);
   ctx.resultDefaulted = !signature.result && !contextualResult;
   /** Names bound to function values, in binding order: their carried values follow the params. */
   const boundSlots: [Slot, Binding][] = [];
@@ -69,7 +74,7 @@ export function lowerFunction(
     ctx.fail(
       where,
       "unsupportedSyntax",
-      `'${name}' is ${node.async ? "async" : "a generator"}; only plain functions can be differentiated`,
+      `'${shown}' is ${node.async ? "async" : "a generator"}; only plain functions can be differentiated`,
     );
   }
   if (
@@ -80,7 +85,7 @@ export function lowerFunction(
     ctx.fail(
       node.returnType,
       "unsupportedType",
-      `'${name}' returns '${text}'; differentiable functions return numbers, booleans, arrays, objects or nothing ('void')`,
+      `'${shown}' returns '${text}'; differentiable functions return numbers, booleans, arrays, objects or nothing ('void')`,
     );
   }
 
@@ -121,14 +126,14 @@ export function lowerFunction(
         ctx.fail(
           p.node,
           "unsupportedType",
-          `parameter '${p.name}' of '${name}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)`,
+          `parameter '${p.name}' of '${shown}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)`,
         );
       }
       if (!options.contextualNumberParams) {
         ctx.fail(
           p.node,
           "unknownType",
-          `cannot determine the type of parameter '${p.name}' of '${name}'; annotate it (': number')`,
+          `cannot determine the type of parameter '${p.name}' of '${shown}'; annotate it (': number')`,
         );
       }
       type = "number";
@@ -198,7 +203,7 @@ export function lowerFunction(
       ctx.fail(
         { start: node.end - 1, end: node.end },
         "missingReturn",
-        `'${name}' can reach its end without returning a ${resultType}; add a return statement`,
+        `'${shown}' can reach its end without returning a ${resultType}; add a return statement`,
       );
     }
     ctx.at({ start: node.end - 1, end: node.end });
@@ -214,6 +219,7 @@ export function lowerFunction(
     body,
     loc: ctx.loc(node),
   };
+  if (options.aux) splitAuxResult(ctx, fn, node.returnType ?? where, functionLabel(name));
   return { fn, calls: ctx.calls };
 }
 

@@ -236,6 +236,14 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       }
       const call = analyzeCall(program, module, node, ancestors, operator, error);
       if (!call) return false;
+      if (call.hasAux) {
+        error(
+          node.arguments[1]!,
+          "closureCapture",
+          `'hasAux' is not supported for a lambda calling a function parameter of the enclosing function ('${called[0]}'); differentiate the loss alone, and compute the aux outside`,
+        );
+        return false;
+      }
       const captures = capturesOf(program, module, lambda, ancestors)
         .filter((c) => c.name !== called[0])
         .map((c) => c.name);

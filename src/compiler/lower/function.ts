@@ -6,7 +6,7 @@ import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
 import { functionLabel } from "../differentiate/names.js";
-import { splitAuxResult } from "./aux.js";
+import { lowerAuxReturn } from "./aux.js";
 import { LowerContext, type CallSite, type Slot } from "./context.js";
 import {
   carriedValues,
@@ -56,11 +56,15 @@ export function lowerFunction(
   const signature = signatureOf(node, typeResolver(program, module));
   const body: Region = { params: [], ops: [] };
   const contextualResult = options.contextual?.result;
-  let resultType: Type = signature.result ?? contextualResult ?? "number";
+  // `hasAux`: each return gives the loss, a number (see aux.ts).
+  let resultType: Type = options.aux
+    ? "number"
+    : (signature.result ?? contextualResult ?? "number");
   // Messages name the user's function, not its `hasAux` form (`loss$aux`, see aux.ts).
   const shown = options.aux ? name.replace(/\$aux$/, "") : name;
   const ctx = new LowerContext(module, program, shown, body, resultType);
-  ctx.resultDefaulted = !signature.result && !contextualResult;
+  ctx.resultDefaulted = !options.aux && !signature.result && !contextualResult;
+  if (options.aux) ctx.auxReturn = { declared: signature.result };
   /** Names bound to function values, in binding order: their carried values follow the params. */
   const boundSlots: [Slot, Binding][] = [];
   if (options.thisType) {
@@ -187,6 +191,12 @@ export function lowerFunction(
   ctx.at(node);
   if (node.type === "ArrowFunctionExpression" && node.expression) {
     const expression = node.body as Expression;
+    if (ctx.auxReturn) {
+      const loss = lowerAuxReturn(ctx, expression, ctx.auxReturn.declared);
+      ctx.at(expression);
+      ctx.builder.emit("return", [loss], []);
+      return { fn: functionOf(ctx, key, name, body, ["number"], options, node), calls: ctx.calls };
+    }
     const lowered = lowerExpression(ctx, expression);
     // `(t: number) => [t, t * t]`: an arrow without a return type returns what its body is.
     if (!signature.result && isAggregate(lowered.type)) resultType = lowered.type;
@@ -210,17 +220,29 @@ export function lowerFunction(
     ctx.builder.emit("return", ctx.resultSlot ? [ctx.value(ctx.resultSlot)] : [], []);
   }
 
-  const fn: IRFunction = {
+  const resultTypes = resultType === "void" ? [] : [resultType];
+  return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
+}
+
+/** The lowered function. */
+function functionOf(
+  ctx: LowerContext,
+  key: string,
+  name: string,
+  body: Region,
+  resultTypes: Type[],
+  options: LowerOptions,
+  node: FunctionLike,
+): IRFunction {
+  return {
     key,
     name,
     params: body.params,
     captures: options.liftedCaptures ? 0 : (options.captures?.length ?? 0),
-    resultTypes: resultType === "void" ? [] : [resultType],
+    resultTypes,
     body,
     loc: ctx.loc(node),
   };
-  if (options.aux) splitAuxResult(ctx, fn, node.returnType ?? where, functionLabel(name));
-  return { fn, calls: ctx.calls };
 }
 
 /** Whether a captured declaration holds a function: a function-typed parameter or `c ? f : g`. */

@@ -660,7 +660,7 @@ function parseOptions(
       const takes =
         names.length === 1
           ? "the only option is 'wrt'"
-          : `its options are ${names.map((n) => `'${n}'`).join(", ")}`;
+          : `the options of '${operator}' are ${names.map((n) => `'${n}'`).join(", ")}`;
       const elsewhere =
         key === "hasAux"
           ? ` ('hasAux' is an option of ${[...AUX_OPERATORS].map((o) => `'${o}'`).join(" and ")})`
@@ -668,7 +668,7 @@ function parseOptions(
             ? " ('mode' is an option of 'jacobian')"
             : "";
       return {
-        message: `unknown option '${key}' of '${operator}'; ${takes}${elsewhere}`,
+        message: `unknown option '${key}'; ${takes}${elsewhere}`,
         node: prop.key,
       };
     }

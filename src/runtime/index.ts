@@ -79,10 +79,10 @@ export type AuxOf<F extends AuxFunction> =
       ? A
       : never;
 
-/** `{ hasAux: true }` with or without `wrt`. */
-type WithAux = DifferentiationOptions & { hasAux: true };
-/** Options without `hasAux: true`. */
-type WithoutAux = DifferentiationOptions & { hasAux?: false };
+/** The options of {@link gradient} and {@link valueWithGradient} with `hasAux: true`. */
+export type WithAux = DifferentiationOptions & { hasAux: true };
+/** The options of {@link gradient} and {@link valueWithGradient} without `hasAux: true`. */
+export type WithoutAux = DifferentiationOptions & { hasAux?: false };
 
 /**
  * The tangent of a value of type T, which is also the type of its gradient: a number for a

@@ -46,6 +46,12 @@ declare function rosen(x: Float64Array): number;
 declare function lse(xs: number[]): number;
 declare function mixed(x: number, xs: number[]): number;
 
+declare function fitAux(
+  w: number[],
+  xs: number[],
+): [number, { predictions: number[]; label: string }];
+declare function fitObject(w: number, x: number): { value: number; aux: string };
+
 declare const p: Params;
 declare const m: Model;
 
@@ -79,6 +85,18 @@ export const checks = [
     gradientAndHessianVectorProduct(rosen)(new Float64Array(2), new Float64Array(2)),
   (): Float64Array => jacobian(rosen)(new Float64Array(2)),
   (): number[] => jacobian(polar, { wrt: 1 })(1, 2),
+  // hasAux: the aux's type comes through, the gradient's as without it.
+  (): { gradient: number[]; aux: { predictions: number[]; label: string } } =>
+    gradient(fitAux, { wrt: 0, hasAux: true })([1], [2]),
+  (): { value: number; gradient: [number[], number[]]; aux: { label: string } } =>
+    valueWithGradient(fitAux, { hasAux: true })([1], [2]),
+  (): { value: number; gradient: number; aux: string } =>
+    valueWithGradient(fitObject, { wrt: 0, hasAux: true })(1, 2),
+  (): { gradient: number; aux: string } =>
+    gradient((w: number) => [w * w, "label"], { hasAux: true })(1),
+  (): number => gradient(one, { hasAux: false })(1),
+  (): number[] => jacobian(polar, { wrt: 1, mode: "reverse" })(1, 2),
+  (): Float64Array => jacobian(rosen, { mode: "forward" })(new Float64Array(2)),
   (): number => withDerivative(1, (d) => d * 2),
   (): number => checkpoint(one)(1),
   () =>
@@ -103,4 +121,16 @@ export const checks = [
   (): number => gradient(three)(1, 2, 3),
   // @ts-expect-error the arguments are the function's
   (): number => gradient(one)("1"),
+  // @ts-expect-error hasAux needs f to return [loss, aux] or { value, aux }
+  () => gradient(one, { hasAux: true }),
+  // @ts-expect-error without hasAux, f must return a number
+  () => gradient(fitAux, { wrt: 0 }),
+  // @ts-expect-error the aux is the function's
+  (): { gradient: number; aux: number } => gradient(fitObject, { wrt: 0, hasAux: true })(1, 2),
+  // @ts-expect-error mode is "forward" or "reverse"
+  () => jacobian(polar, { wrt: 1, mode: "sideways" }),
+  // @ts-expect-error mode is an option of jacobian
+  () => gradient(one, { mode: "forward" }),
+  // @ts-expect-error hasAux is an option of gradient and valueWithGradient
+  () => jacobian(rosen, { hasAux: true }),
 ];

@@ -13,8 +13,7 @@ import {
   type OperatorCall,
 } from "./analyze/requests.js";
 import { higherOrderWrapper } from "./emit/higher-order.js";
-import { derivedPrimalKey } from "./ir/names.js";
-import { jvpKey, lanesKey } from "./ir/names.js";
+import { derivedPrimalKey, functionLabel, jvpKey, lanesKey } from "./ir/names.js";
 import { typeText } from "./ir/type-system.js";
 import { derivativeKey, type DerivativeKind } from "./ir/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
@@ -158,9 +157,10 @@ function compileInto(
       const wrt = [...call.wrt].sort((a, b) => a - b);
       const note = {
         message:
-          call.call.arguments[0] === call.target.node || /^lambda_\d+_\d+$/.test(call.target.name)
+          call.call.arguments[0] === call.target.node ||
+          /^lambda_\d+_\d+(\$aux)?$/.test(call.target.name)
             ? `when differentiating the function given to '${call.operator}'`
-            : `when differentiating '${call.target.name}' for '${call.operator}'`,
+            : `when differentiating ${functionLabel(call.target.name)} for '${call.operator}'`,
         loc: call.loc,
       };
       if (isHigherOrder(call.operator)) {
@@ -268,13 +268,21 @@ function requestHigherOrder(
       });
       return undefined;
     }
-    // A number-valued function's Jacobian is its gradient; others need both modes, and with
-    // respect to an array, forward mode along all directions at once.
-    if (!number) differentiator.request(call.target, wrt, "forward", [note]);
-    const x = differentiator.signatureOf(primal)?.params[wrt[0]!];
-    if (!number && x !== undefined && isAggregate(x))
-      differentiator.request(call.target, wrt, "lanes", [note]);
-    differentiator.request(call.target, wrt, number ? "gradient" : "reverse", [note]);
+    // A number-valued function's Jacobian is its gradient (or, with `mode: "forward"`, n
+    // JVPs); others need both modes unless `mode` picks one, and with respect to an array,
+    // forward mode along all directions at once.
+    const mode = call.mode;
+    if (number) {
+      differentiator.request(call.target, wrt, mode === "forward" ? "forward" : "gradient", [note]);
+      return primal;
+    }
+    if (mode !== "reverse") {
+      differentiator.request(call.target, wrt, "forward", [note]);
+      const x = differentiator.signatureOf(primal)?.params[wrt[0]!];
+      if (x !== undefined && isAggregate(x))
+        differentiator.request(call.target, wrt, "lanes", [note]);
+    }
+    if (mode !== "forward") differentiator.request(call.target, wrt, "reverse", [note]);
     return primal;
   }
   if (result !== "number") {
@@ -592,6 +600,7 @@ function emitModule(
     userWrt: number[],
     params: string[],
     captures: string[],
+    aux = false,
   ): string => {
     const wrt = [...userWrt].sort((a, b) => a - b);
     const reverse = modeOf(operator) === "reverse";
@@ -606,6 +615,7 @@ function emitModule(
       wrt: userWrt,
       ...rootShapes(differentiator, primal, here),
       aggregateResult: isAggregate(result),
+      aux,
       ...(!reverse
         ? { jvp: name("jvp") }
         : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
@@ -633,8 +643,8 @@ function emitModule(
       p.type !== "Identifier" ? "" : captures.includes(p.name) ? `$p${i}` : p.name,
     );
     const text = isHigherOrder(call.operator)
-      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start)
-      : wrapper(call.operator, primal, call.wrt, params, captures);
+      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start, call.mode)
+      : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
     // inside factories taking what the lambdas it goes into capture (analyze/attachments.ts).
@@ -678,6 +688,7 @@ function emitModule(
     params: string[],
     captures: string[],
     at: number,
+    mode: "forward" | "reverse" | undefined,
   ): string {
     const signature = differentiator.signatureOf(primal)!;
     const w = wrt[0]!;
@@ -704,23 +715,37 @@ function emitModule(
       );
       return higherOrderWrapper({ ...common, hvp });
     }
+    // Only the wrappers of the modes requested for this call (see requestHigherOrder).
+    const forward = mode !== "reverse";
+    const reverse = mode !== "forward";
+    const valueWithDifferential = forward
+      ? { valueWithDifferential: wrapper("valueWithDifferential", primal, wrt, params, captures) }
+      : {};
     if (signature.result === "number")
       return higherOrderWrapper({
         ...common,
-        gradient: wrapper("gradient", primal, wrt, params, captures),
+        result: "number",
+        ...(reverse
+          ? { gradient: wrapper("gradient", primal, wrt, params, captures) }
+          : valueWithDifferential),
       });
-    const lanes = isAggregate(signature.params[w]!)
-      ? {
-          lanes: functionName(lanesKey(primal, wrt)),
-          valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),
-          site: `${basename(mod.file)}:${at}`,
-        }
-      : {};
+    const lanes =
+      forward && isAggregate(signature.params[w]!)
+        ? {
+            lanes: functionName(lanesKey(primal, wrt)),
+            site: `${basename(mod.file)}:${at}`,
+          }
+        : {};
     return higherOrderWrapper({
       ...common,
       result: signature.result,
-      valueWithDifferential: wrapper("valueWithDifferential", primal, wrt, params, captures),
-      pullback: wrapper("pullback", primal, wrt, params, captures),
+      ...(mode ? { mode } : {}),
+      ...valueWithDifferential,
+      ...(reverse
+        ? {
+            valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),
+          }
+        : {}),
       ...lanes,
     });
   }

@@ -271,6 +271,10 @@ export interface FallbackRequest {
   operator: string;
   /** The `wrt` option, checked by the runtime: an index, a list of them, or the default. */
   wrt?: number | number[];
+  /** `hasAux: true`, checked by the runtime. */
+  hasAux?: boolean;
+  /** `jacobian`'s mode, checked by the runtime. */
+  mode?: "forward" | "reverse";
   /** TypeScript types of the parameters, from the values of the first call. */
   parameterTypes: string[];
   /** The function's name, if it has one. */
@@ -282,13 +286,23 @@ export interface FallbackRequest {
 /** The module's one file. Nothing of the user's goes into its name. */
 const FILE = "/nabla-run-time/function.ts";
 
-/** `{ wrt: … }` as source text: integers only, whatever the caller let through. */
-function optionsText(wrt: number | number[] | undefined): string {
-  if (wrt === undefined) return "";
-  const indices = Array.isArray(wrt) ? wrt : [wrt];
-  if (!indices.every((i) => Number.isSafeInteger(i) && i >= 0))
-    throw new TypeError("nabla: 'wrt' must list parameter indices");
-  return `, { wrt: ${Array.isArray(wrt) ? `[${indices.join(", ")}]` : String(wrt)} }`;
+/** The options as source text: integers and fixed words only, whatever the caller let through. */
+function optionsText(request: FallbackRequest): string {
+  const { wrt, hasAux, mode } = request;
+  const parts: string[] = [];
+  if (wrt !== undefined) {
+    const indices = Array.isArray(wrt) ? wrt : [wrt];
+    if (!indices.every((i) => Number.isSafeInteger(i) && i >= 0))
+      throw new TypeError("nabla: 'wrt' must list parameter indices");
+    parts.push(`wrt: ${Array.isArray(wrt) ? `[${indices.join(", ")}]` : String(wrt)}`);
+  }
+  if (hasAux === true) parts.push("hasAux: true");
+  if (mode !== undefined) {
+    if (mode !== "forward" && mode !== "reverse")
+      throw new TypeError('nabla: \'mode\' must be "forward" or "reverse"');
+    parts.push(`mode: "${mode}"`);
+  }
+  return parts.length === 0 ? "" : `, { ${parts.join(", ")} }`;
 }
 
 /** The function's name as the module's constant, when it is a plain one; else `f`. */
@@ -318,7 +332,7 @@ export function compileFunctionSource(source: FunctionSource, request: FallbackR
   const before = `import { ${operators.join(", ")} } from "nabla";\nexport const ${name} = `;
   const text = [
     `${before}${fn.text};`,
-    `export const $derivative = ${operator}(${name}${optionsText(request.wrt)});`,
+    `export const $derivative = ${operator}(${name}${optionsText(request)});`,
     "",
   ].join("\n");
   // The function's text, between the parentheses it was given.

@@ -17,23 +17,62 @@ export function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}…"` : text;
 }
 
+/** The options as the fallback writes them into the module it compiles, each checked. */
+export interface CheckedOptions {
+  wrt: Wrt;
+  /** `hasAux: true` (gradient, valueWithGradient). */
+  hasAux?: true;
+  /** `jacobian`'s mode. */
+  mode?: "forward" | "reverse";
+}
+
+/** The operators taking `hasAux`, and the one taking `mode` (as in the compiler). */
+const AUX_OPERATORS = new Set(["gradient", "valueWithGradient"]);
+
+/** The option names `operator` takes. */
+function optionNames(operator: string): string[] {
+  return [
+    "wrt",
+    ...(AUX_OPERATORS.has(operator) ? ["hasAux"] : []),
+    ...(operator === "jacobian" ? ["mode"] : []),
+  ];
+}
+
 /**
- * The `wrt` of `options`, read once and checked: `options` must be absent or a plain object
- * whose only key is `wrt`, and `wrt` an index or a non-empty list of distinct indices.
+ * The options, read once and checked: `options` must be absent or a plain object with only
+ * the keys `operator` takes; `wrt` an index or a non-empty list of distinct indices, `hasAux`
+ * a boolean, `mode` "forward" or "reverse".
  */
-export function readOptions(operator: string, options: unknown): Wrt {
-  if (options === undefined || options === null) return undefined;
+export function readOptions(operator: string, options: unknown): CheckedOptions {
+  if (options === undefined || options === null) return { wrt: undefined };
   const prototype = typeof options === "object" ? Object.getPrototypeOf(options) : undefined;
   if (prototype !== Object.prototype && prototype !== null)
     throw new TypeError(
       `nabla: the options of ${operator} must be an object such as { wrt: [0, 1] }, and are ${shown(options)}`,
     );
+  const names = optionNames(operator);
   for (const key of Reflect.ownKeys(options as object))
-    if (key !== "wrt")
+    if (typeof key !== "string" || !names.includes(key))
       throw new TypeError(
-        `nabla: unknown option ${shown(key)} given to ${operator}; the only option is 'wrt'`,
+        `nabla: unknown option ${shown(key)} given to ${operator}; ${names.length === 1 ? "the only option is 'wrt'" : `its options are ${names.map((n) => `'${n}'`).join(", ")}`}`,
       );
-  const wrt = (options as { wrt?: unknown }).wrt;
+  const { wrt, hasAux, mode } = options as { wrt?: unknown; hasAux?: unknown; mode?: unknown };
+  const checked: CheckedOptions = { wrt: readWrt(operator, wrt) };
+  if (hasAux !== undefined && typeof hasAux !== "boolean")
+    throw new TypeError(
+      `nabla: 'hasAux' given to ${operator} must be true or false, and is ${shown(hasAux)}`,
+    );
+  if (hasAux === true) checked.hasAux = true;
+  if (mode !== undefined && mode !== "forward" && mode !== "reverse")
+    throw new TypeError(
+      `nabla: 'mode' given to ${operator} must be "forward" or "reverse", and is ${shown(mode)}`,
+    );
+  if (mode !== undefined) checked.mode = mode;
+  return checked;
+}
+
+/** `wrt`: an index or a non-empty list of distinct indices, or absent. */
+function readWrt(operator: string, wrt: unknown): Wrt {
   if (wrt === undefined) return undefined;
   const indices = Array.isArray(wrt) ? Array.from(wrt as unknown[]) : [wrt];
   if (indices.length === 0)

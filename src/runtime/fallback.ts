@@ -51,8 +51,9 @@ export function compileAtRunTime(operator: string, f: unknown, options?: unknown
   const callSite = captureCallSite(compileAtRunTime);
   if (typeof f !== "function")
     throw new TypeError(`nabla: ${operator} needs a function, and was given ${typeof f}`);
-  // Checked before anything is generated from them; only integers go on.
-  const wrt = readOptions(operator, options);
+  // Checked before anything is generated from them; only integers and constants go on.
+  const checked = readOptions(operator, options);
+  const { wrt } = checked;
   const build = loadCompiler();
   if (!build) throw new NotCompiledError(operator, f, compilerAbsence);
   let source = sources.get(f);
@@ -74,12 +75,14 @@ export function compileAtRunTime(operator: string, f: unknown, options?: unknown
     const parameterTypes = args
       .slice(0, parsed.arity)
       .map((a, i) => typeOfValue(a, `argument ${i + 1}`, []));
-    const key = `${operator} ${JSON.stringify(wrt ?? null)} ${parameterTypes.join(", ")}`;
+    const key = `${operator} ${JSON.stringify(wrt ?? null)} ${checked.hasAux ?? false} ${checked.mode ?? ""} ${parameterTypes.join(", ")}`;
     let derivative = cache.get(key);
     if (!derivative) {
       const body = build.compileFunctionSource(parsed, {
         operator,
         ...(wrt === undefined ? {} : { wrt }),
+        ...(checked.hasAux ? { hasAux: true } : {}),
+        ...(checked.mode ? { mode: checked.mode } : {}),
         parameterTypes,
         ...(f.name ? { name: f.name } : {}),
         callSite,

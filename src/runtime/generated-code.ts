@@ -3,7 +3,7 @@
 // function values. The run-time fallback hands this module to the code it generates, so it
 // needs no import of the runtime's index (which imports the fallback).
 
-export { out, jacobianSite } from "./register.js";
+export { out, jacobianSite, setAux, takeAux } from "./register.js";
 
 export {
   tape,

@@ -35,8 +35,54 @@ export interface DifferentiationOptions {
   wrt?: number | readonly number[];
 }
 
+/**
+ * Options of {@link gradient} and {@link valueWithGradient}: `wrt`, and `hasAux` (JAX's
+ * `has_aux`) for a function that returns an auxiliary output next to its loss.
+ */
+export interface GradientOptions extends DifferentiationOptions {
+  /**
+   * `true`: the function returns `[loss, aux]` (a tuple) or `{ value: loss, aux }`; only the
+   * loss is differentiated, and the result carries `aux` as the function computed it, from the
+   * same run (it gets no derivative, as if wrapped in {@link withoutDerivative}). Written as a
+   * literal: the compiler reads it. Default `false`.
+   */
+  hasAux?: boolean;
+}
+
+/** Options of {@link jacobian}: `wrt`, and `mode` to choose forward or reverse mode. */
+export interface JacobianOptions extends DifferentiationOptions {
+  /**
+   * `"forward"`: n forward-mode passes (Jacobian-vector products, run along many directions at
+   * once); `"reverse"`: one forward sweep and m pullbacks (vector-Jacobian products), for n
+   * inputs and m outputs. Default: whichever needs fewer passes, decided at run time. Written
+   * as a literal: the compiler reads it.
+   */
+  mode?: "forward" | "reverse";
+}
+
 /** A function returning a number, of any differentiable arguments. */
 type ScalarFunction = (...args: never[]) => number;
+
+/**
+ * A function for `hasAux: true`: it returns its loss with an auxiliary output, as a tuple
+ * `[loss, aux]` or as `{ value: loss, aux }`.
+ */
+export type AuxFunction = (
+  ...args: never[]
+) => readonly [number, unknown] | { value: number; aux: unknown };
+
+/** The auxiliary output of an {@link AuxFunction}. */
+export type AuxOf<F extends AuxFunction> =
+  ReturnType<F> extends readonly [number, infer A]
+    ? A
+    : ReturnType<F> extends { value: number; aux: infer A }
+      ? A
+      : never;
+
+/** The options of {@link gradient} and {@link valueWithGradient} with `hasAux: true`. */
+export type WithAux = DifferentiationOptions & { hasAux: true };
+/** The options of {@link gradient} and {@link valueWithGradient} without `hasAux: true`. */
+export type WithoutAux = DifferentiationOptions & { hasAux?: false };
 
 /**
  * The tangent of a value of type T, which is also the type of its gradient: a number for a
@@ -333,6 +379,10 @@ export type GradientOf<F extends AnyFunction, W> = W extends number
  * (a number for a number, an array for an array…); several → an array of them in `wrt` order
  * (see {@link GradientOf}).
  *
+ * With `{ hasAux: true }` (JAX's `has_aux`), f returns `[loss, aux]` or `{ value: loss, aux }`:
+ * only the loss is differentiated, and the result is `{ gradient, aux }`, the aux being what f
+ * computed in the same run (no derivative flows through it).
+ *
  * @example
  * ```ts
  * import { gradient } from "nabla";
@@ -345,17 +395,38 @@ export type GradientOf<F extends AnyFunction, W> = W extends number
  * gradient(loss, { wrt: 0 })(0.5, 0.1, 2, 3); // ≈ -7.6
  * gradient((p: number[]) => p[0] * p[1])([2, 3]); // → [3, 2]
  * ```
+ *
+ * @example
+ * ```ts
+ * import { gradient } from "nabla";
+ *
+ * // The residual comes back next to the gradient, from the same run.
+ * function fit(w: number, x: number, y: number): [number, { residual: number }] {
+ *   const residual = w * x - y;
+ *   return [residual * residual, { residual }];
+ * }
+ * gradient(fit, { wrt: 0, hasAux: true })(2, 3, 5); // → { gradient: 6, aux: { residual: 1 } }
+ * ```
  */
-export function gradient<
-  F extends ScalarFunction,
-  const O extends DifferentiationOptions = { wrt: undefined },
->(f: F, options?: O): (...args: Parameters<F>) => GradientOf<F, O["wrt"]> {
+export function gradient<F extends AuxFunction, const O extends WithAux>(
+  f: F,
+  options: O,
+): (...args: Parameters<F>) => { gradient: GradientOf<F, O["wrt"]>; aux: AuxOf<F> };
+export function gradient<F extends ScalarFunction, const O extends WithoutAux = { wrt: undefined }>(
+  f: F,
+  options?: O,
+): (...args: Parameters<F>) => GradientOf<F, O["wrt"]>;
+export function gradient(f: AnyFunction, options?: GradientOptions): AnyFunction {
   return compileAtRunTime("gradient", f, options) as never;
 }
 
 /**
  * The value of f together with its gradient (reverse mode), from one forward and one
  * backward sweep.
+ *
+ * With `{ hasAux: true }`, f returns `[loss, aux]` or `{ value: loss, aux }`, and the result is
+ * `{ value, gradient, aux }`: the loss, its gradient, and the aux f computed in the same run
+ * (f runs once; the aux gets no derivative).
  *
  * @example
  * ```ts
@@ -367,14 +438,35 @@ export function gradient<
  * }
  * valueWithGradient(loss, { wrt: 0 })(0.5, 0.1, 2, 3); // ≈ { value: 3.61, gradient: -7.6 }
  * ```
+ *
+ * @example
+ * ```ts
+ * import { valueWithGradient } from "nabla";
+ *
+ * function mse(w: number[], xs: number[], ys: number[]) {
+ *   const predictions = xs.map((x) => w[0] * x + w[1]);
+ *   let sum = 0;
+ *   for (let i = 0; i < xs.length; i++) sum += (predictions[i] - ys[i]) ** 2;
+ *   return { value: sum / xs.length, aux: { predictions } };
+ * }
+ * const r = valueWithGradient(mse, { wrt: 0, hasAux: true })([1, 0], [1, 2], [2, 4]);
+ * r.value; // → 2.5
+ * r.gradient; // → [-5, -3]
+ * r.aux.predictions; // → [1, 2]
+ * ```
  */
+export function valueWithGradient<F extends AuxFunction, const O extends WithAux>(
+  f: F,
+  options: O,
+): (...args: Parameters<F>) => { value: number; gradient: GradientOf<F, O["wrt"]>; aux: AuxOf<F> };
 export function valueWithGradient<
   F extends ScalarFunction,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends WithoutAux = { wrt: undefined },
 >(
   f: F,
   options?: O,
-): (...args: Parameters<F>) => { value: number; gradient: GradientOf<F, O["wrt"]> } {
+): (...args: Parameters<F>) => { value: number; gradient: GradientOf<F, O["wrt"]> };
+export function valueWithGradient(f: AnyFunction, options?: GradientOptions): AnyFunction {
   return compileAtRunTime("valueWithGradient", f, options) as never;
 }
 
@@ -619,7 +711,8 @@ export function gradientAndHessianVectorProduct<
  * The Jacobian of f with respect to x (`wrt`; a number, `number[]` or typed array). For a
  * number-valued f it is the gradient; for f returning m numbers, m rows, row i being the
  * gradient of the i-th output (shaped like x). nabla runs n forward-mode passes or m
- * reverse-mode passes, whichever is fewer.
+ * reverse-mode passes, whichever is fewer; `{ mode: "forward" }` or `{ mode: "reverse" }`
+ * chooses (JAX's `jacfwd` and `jacrev`). Both give the same Jacobian.
  *
  * @typeParam F - the function: returns a number, a `number[]`, a tuple of numbers or a typed
  * array.
@@ -632,12 +725,14 @@ export function gradientAndHessianVectorProduct<
  *   return [q[0] * Math.cos(q[1]), q[0] * Math.sin(q[1])];
  * }
  * jacobian(polar)([2, 0]); // → [[1, 0], [0, 2]]
+ * jacobian(polar, { mode: "reverse" })([2, 0]); // → [[1, 0], [0, 2]]
  * jacobian((p: number[]) => p[0] * p[1])([2, 3]); // → [3, 2]
+ * jacobian((p: number[]) => p[0] * p[1], { mode: "forward" })([2, 3]); // → [3, 2]
  * ```
  */
 export function jacobian<
   F extends (...args: never[]) => number | readonly number[] | Float64Array | Float32Array,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends JacobianOptions = { wrt: undefined },
 >(
   f: F,
   options?: O,

@@ -21,3 +21,28 @@ export function jacobianSite(site: string): { m: number } {
   if (!hint) jacobianSites.set(site, (hint = { m: -1 }));
   return hint;
 }
+
+/** The aux of the last `hasAux` forward sweep, until its operator's wrapper takes it. */
+let aux: unknown;
+
+/**
+ * Where the forward sweep of a function differentiated with `hasAux: true` leaves its
+ * auxiliary output (see compiler/lower/aux.ts).
+ *
+ * @internal
+ */
+export function setAux(value: unknown): void {
+  aux = value;
+}
+
+/**
+ * The aux the last `hasAux` forward sweep left, taken by the operator's wrapper right after
+ * the sweep (and forgotten here, so it does not outlive the call).
+ *
+ * @internal
+ */
+export function takeAux(): unknown {
+  const value = aux;
+  aux = undefined;
+  return value;
+}

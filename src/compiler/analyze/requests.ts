@@ -88,6 +88,10 @@ export interface OperatorCall {
   /** Indices of the differentiated parameters, in `wrt` order. */
   wrt: number[];
   loc: SourceLoc;
+  /** `hasAux: true`: the result holds the aux as well (the target has `aux` set). */
+  hasAux?: boolean;
+  /** `jacobian`'s `mode`: forward or reverse mode chosen by the user (default: by n and m). */
+  mode?: "forward" | "reverse";
   /**
    * A derivative attached to a function passed on (see analyze/attachments.ts), not a call:
    * the name it is attached under, the parameters of the factories it is wrapped in, and the
@@ -206,6 +210,14 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       }
       const call = analyzeCall(program, module, node, ancestors, operator, error);
       if (!call) return false;
+      if (call.hasAux) {
+        error(
+          node.arguments[1]!,
+          "closureCapture",
+          `'hasAux' is not supported for a lambda calling a function parameter of the enclosing function ('${called[0]}'); differentiate the loss alone, and compute the aux outside`,
+        );
+        return false;
+      }
       const captures = capturesOf(program, module, lambda, ancestors)
         .filter((c) => c.name !== called[0])
         .map((c) => c.name);
@@ -297,13 +309,15 @@ export function analyzeCall(
     return type === undefined || isDifferentiable(type);
   });
   if (wrt.length === 0 && arity > 0) wrt = [...Array(arity).keys()];
+  let parsed: ParsedOptions = {};
   if (options) {
-    const parsed = parseWrt(options as Expression, arity);
-    if (parsed && !Array.isArray(parsed)) {
-      error(parsed.node, "badOperatorUse", parsed.message);
+    const read = parseOptions(options as Expression, arity, operator);
+    if ("message" in read) {
+      error(read.node, "badOperatorUse", read.message);
       return undefined;
     }
-    if (parsed) wrt = parsed;
+    parsed = read;
+    if (parsed.wrt) wrt = parsed.wrt;
   }
   if (arity === 0) {
     error(
@@ -349,9 +363,13 @@ export function analyzeCall(
   return {
     operator,
     call,
-    target,
+    // The function with its result split into the loss and the aux (see lower/aux.ts): a
+    // function of its own, next to `target` differentiated as it is.
+    target: parsed.hasAux ? { ...target, name: `${target.name}$aux`, aux: true } : target,
     wrt,
     loc: { file: module.file, start: call.start, end: call.end },
+    ...(parsed.hasAux ? { hasAux: true } : {}),
+    ...(parsed.mode ? { mode: parsed.mode } : {}),
   };
 }
 
@@ -564,11 +582,44 @@ interface OptionsProblem {
   node: Node;
 }
 
-/** `{ wrt: [0, 2] }` or `{ wrt: 1 }` → indices, or what is wrong and where. */
-function parseWrt(node: Expression, arity: number): number[] | undefined | OptionsProblem {
-  const shape = "options must be an object literal such as '{ wrt: [0, 1] }'";
+/** The operators that take `hasAux` (a scalar loss with an auxiliary output). */
+export const AUX_OPERATORS: ReadonlySet<string> = new Set(["gradient", "valueWithGradient"]);
+
+/** What the options object of an operator call says, as read from its source. */
+interface ParsedOptions {
+  wrt?: number[];
+  hasAux?: boolean;
+  mode?: "forward" | "reverse";
+}
+
+/** The option names `operator` takes, for messages. */
+function optionNames(operator: Operator): string[] {
+  return [
+    "wrt",
+    ...(AUX_OPERATORS.has(operator) ? ["hasAux"] : []),
+    ...(operator === "jacobian" ? ["mode"] : []),
+  ];
+}
+
+/**
+ * `{ wrt: [0, 2], hasAux: true }` → what it says, or what is wrong and where. Values must be
+ * literals: the compiler decides what code to generate from them.
+ */
+function parseOptions(
+  node: Expression,
+  arity: number,
+  operator: Operator,
+): ParsedOptions | OptionsProblem {
+  const names = optionNames(operator);
+  const example = AUX_OPERATORS.has(operator)
+    ? "'{ wrt: [0, 1], hasAux: true }'"
+    : operator === "jacobian"
+      ? "'{ wrt: 0, mode: \"reverse\" }'"
+      : "'{ wrt: [0, 1] }'";
+  const shape = `options must be an object literal such as ${example}`;
   if (node.type !== "ObjectExpression") return { message: shape, node };
-  let wrt: number[] | undefined;
+  const parsed: ParsedOptions = {};
+  const seen = new Set<string>();
   for (const prop of node.properties) {
     const key =
       prop.type === "Property" && !prop.computed
@@ -579,32 +630,73 @@ function parseWrt(node: Expression, arity: number): number[] | undefined | Optio
             : undefined
         : undefined;
     if (prop.type !== "Property" || key === undefined) return { message: shape, node: prop };
-    if (key !== "wrt")
-      return { message: `unknown option '${key}'; the only option is 'wrt'`, node: prop.key };
-    const value = prop.value;
-    const items = value.type === "ArrayExpression" ? value.elements : [value];
-    wrt = [];
-    for (const item of items) {
-      const index = item ? constantValue(item) : undefined;
-      if (!item || index === undefined) {
-        return {
-          message: "'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'",
-          node: item ?? value,
-        };
-      }
-      if (!Number.isInteger(index))
-        return { message: `'wrt' index ${index} is not an integer`, node: item };
-      if (index < 0 || index >= arity) {
-        return {
-          message: `'wrt' index ${index} is out of range: the function has ${arity} parameter${arity === 1 ? "" : "s"}`,
-          node: item,
-        };
-      }
-      if (wrt.includes(index))
-        return { message: `'wrt' lists parameter ${index} twice`, node: item };
-      wrt.push(index);
+    if (!names.includes(key)) {
+      const takes =
+        names.length === 1
+          ? "the only option is 'wrt'"
+          : `the options of '${operator}' are ${names.map((n) => `'${n}'`).join(", ")}`;
+      const elsewhere =
+        key === "hasAux"
+          ? ` ('hasAux' is an option of ${[...AUX_OPERATORS].map((o) => `'${o}'`).join(" and ")})`
+          : key === "mode"
+            ? " ('mode' is an option of 'jacobian')"
+            : "";
+      return {
+        message: `unknown option '${key}'; ${takes}${elsewhere}`,
+        node: prop.key,
+      };
     }
-    if (wrt.length === 0) return { message: "'wrt' must name at least one parameter", node: value };
+    if (seen.has(key)) return { message: `the option '${key}' is given twice`, node: prop.key };
+    seen.add(key);
+    const value = prop.value;
+    if (key === "hasAux") {
+      if (value.type !== "Literal" || typeof value.value !== "boolean")
+        return {
+          message: "'hasAux' must be written as 'true' or 'false': nabla reads it from the source",
+          node: value,
+        };
+      parsed.hasAux = value.value;
+      continue;
+    }
+    if (key === "mode") {
+      if (value.type !== "Literal" || (value.value !== "forward" && value.value !== "reverse"))
+        return {
+          message: `'mode' must be written as "forward" or "reverse": nabla reads it from the source`,
+          node: value,
+        };
+      parsed.mode = value.value;
+      continue;
+    }
+    const wrt = parseWrt(value, arity);
+    if (!Array.isArray(wrt)) return wrt;
+    parsed.wrt = wrt;
   }
+  return parsed;
+}
+
+/** The value of `wrt: [0, 2]` or `wrt: 1` → indices, or what is wrong and where. */
+function parseWrt(value: Expression, arity: number): number[] | OptionsProblem {
+  const items = value.type === "ArrayExpression" ? value.elements : [value];
+  const wrt: number[] = [];
+  for (const item of items) {
+    const index = item ? constantValue(item) : undefined;
+    if (!item || index === undefined) {
+      return {
+        message: "'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'",
+        node: item ?? value,
+      };
+    }
+    if (!Number.isInteger(index))
+      return { message: `'wrt' index ${index} is not an integer`, node: item };
+    if (index < 0 || index >= arity) {
+      return {
+        message: `'wrt' index ${index} is out of range: the function has ${arity} parameter${arity === 1 ? "" : "s"}`,
+        node: item,
+      };
+    }
+    if (wrt.includes(index)) return { message: `'wrt' lists parameter ${index} twice`, node: item };
+    wrt.push(index);
+  }
+  if (wrt.length === 0) return { message: "'wrt' must name at least one parameter", node: value };
   return wrt;
 }

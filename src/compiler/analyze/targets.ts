@@ -28,6 +28,11 @@ export interface DifferentiationTarget {
   contextual?: FunctionTypeInfo;
   /** Captures are parameters derivatives flow through (a lifted function), not constants. */
   liftedCaptures?: boolean;
+  /**
+   * `hasAux: true`: the function returns `[loss, aux]` or `{ value: loss, aux }`, and only the
+   * loss is differentiated (see lower/aux.ts).
+   */
+  aux?: boolean;
 }
 
 /** A function value, as far as the compiler knows it. */

@@ -682,6 +682,7 @@ export class Differentiator {
       ...(target.bindings ? { bindings: target.bindings } : {}),
       ...(target.contextual ? { contextual: target.contextual } : {}),
       ...(target.liftedCaptures ? { liftedCaptures: true } : {}),
+      ...(target.aux ? { aux: true } : {}),
     });
     for (const call of lowered.calls) {
       if (!this.targets.has(call.key))

@@ -36,11 +36,14 @@ export interface HigherOrderWrapper {
   hvp?: string;
   /** jacobian of a number-valued function: the gradient wrapper. */
   gradient?: string;
-  /** jacobian of an array-valued function: valueWithDifferential and pullback wrappers. */
+  /**
+   * jacobian: the valueWithDifferential wrapper (forward mode) and the valueWithPullback
+   * wrapper (reverse mode), of the modes this call may use.
+   */
   valueWithDifferential?: string;
-  pullback?: string;
-  /** jacobian with lanes: the valueWithPullback wrapper (the reverse path, m unknown yet). */
   valueWithPullback?: string;
+  /** jacobian: the mode the user chose (`{ mode }`); absent, it is decided by n and m. */
+  mode?: "forward" | "reverse";
   result?: Type;
   /**
    * jacobian with respect to an array: the JVP along several directions, (params…,
@@ -129,41 +132,72 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
     }
     case "jacobian": {
       if (w.gradient) return w.gradient;
+      if (w.result === "number") return forwardGradient(w, params, fresh);
+      if (w.mode === "reverse") return reverseJacobian(w, params, fresh, basis);
       if (w.lanes) return lanesJacobian(w, params, fresh, snapshots, takeSnapshots, copies, basis);
-      const vwd = fresh("vwd");
-      if (w.type === "number")
-        return `((${args}) => (${w.valueWithDifferential!})(${args}).differential(1))`;
-      const [n, m, rows, i, j, e, column, pb] = [
-        "n",
-        "m",
-        "rows",
-        "i",
-        "j",
-        "e",
-        "column",
-        "pb",
-      ].map(fresh) as [string, string, string, string, string, string, string, string];
-      const value = `${vwd}.value`;
-      // n JVPs (one column each) when there are no more inputs than outputs, else m pullbacks.
-      const forward =
-        `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}] = ${zerosLike(tangentType(w.type), js.name(x), w.runtime, w.builtin).text}; ` +
-        `for (let ${j} = 0; ${j} < ${n}; ${j}++) { ${basis(w.type, x, e, j)}const ${column} = ${vwd}.differential(${e}); ` +
-        `for (let ${i} = 0; ${i} < ${m}; ${i}++) ${rows}[${i}][${j}] = ${column}[${i}]; }`;
-      // The pullback wrapper reads captures by name: copies shadow them for its pass.
-      const capturesCopied = w.captures.some((_, k) => snapshots.has(params.length + k));
-      const pullback = capturesCopied
-        ? `((${w.captures.join(", ")}) => (${w.pullback!})(${copies.slice(0, params.length).join(", ")}))(${copies.slice(params.length).join(", ")})`
-        : `(${w.pullback!})(${copies.slice(0, params.length).join(", ")})`;
-      const reverse =
-        `const ${pb} = ${pullback}; ` +
-        `for (let ${i} = 0; ${i} < ${m}; ${i}++) { ${basis(w.result!, value, e, i)}${rows}[${i}] = ${pb}(${e}); }`;
-      return (
-        `((${args}) => { ${takeSnapshots}const ${vwd} = (${w.valueWithDifferential!})(${args}); ` +
-        `const ${n} = ${x}.length, ${m} = ${value}.length, ${rows} = new ${w.builtin("Array")}(${m}); ` +
-        `if (${n} <= ${m}) { ${forward} } else { ${reverse} } return ${rows}; })`
-      );
+      // With respect to a number: one differential along 1 is the column of m numbers.
+      return `((${args}) => (${w.valueWithDifferential!})(${args}).differential(1))`;
     }
   }
+}
+
+/**
+ * The Jacobian of a number-valued f in forward mode (`mode: "forward"`): one differential at
+ * the point, applied to each of the n basis vectors (to 1 for a number x).
+ */
+function forwardGradient(
+  w: HigherOrderWrapper,
+  params: string[],
+  fresh: (base: string) => string,
+): string {
+  const args = params.join(", ");
+  const at = `(${w.valueWithDifferential!})(${args})`;
+  if (w.type === "number") return `((${args}) => ${at}.differential(1))`;
+  const x = params[w.wrt]!;
+  const [n, d, g, j, e] = ["n", "d", "g", "j", "e"].map(fresh) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const zeros = zerosLike(tangentType(w.type), js.name(x), w.runtime, w.builtin).text;
+  // Shaped before f runs: f may write x. The differential runs on copies of what f writes.
+  return (
+    `((${args}) => { const ${n} = ${x}.length, ${g} = ${zeros}, ${e} = ${zeros}; const ${d} = ${at}; ` +
+    `for (let ${j} = 0; ${j} < ${n}; ${j}++) { ${e}[${j}] = 1; ${g}[${j}] = ${d}.differential(${e}); ${e}[${j}] = 0; } return ${g}; })`
+  );
+}
+
+/**
+ * The Jacobian in reverse mode (`mode: "reverse"`): one forward sweep, then one pullback per
+ * output, of the basis adjoint of that output: row i is the gradient of output i. With respect
+ * to a number, the rows are numbers, gathered in an array of the kind the result's tangent is
+ * (what forward mode gives).
+ */
+function reverseJacobian(
+  w: HigherOrderWrapper,
+  params: string[],
+  fresh: (base: string) => string,
+  basis: (type: Type, like: string, into: string, at: string) => string,
+): string {
+  const args = params.join(", ");
+  const [vp, m, rows, i, e] = ["vp", "m", "rows", "i", "e"].map(fresh) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const value = `${vp}.value`;
+  const rowsOf =
+    w.type === "number"
+      ? zerosLike(tangentType(w.result!), js.name(value), w.runtime, w.builtin).text
+      : `new ${w.builtin("Array")}(${m})`;
+  return (
+    `((${args}) => { const ${vp} = (${w.valueWithPullback!})(${args}); const ${m} = ${value}.length, ${rows} = ${rowsOf}; ` +
+    `for (let ${i} = 0; ${i} < ${m}; ${i}++) { ${basis(w.result!, value, e, i)}${rows}[${i}] = ${vp}.pullback(${e}); } return ${rows}; })`
+  );
 }
 
 /**
@@ -241,6 +275,15 @@ function lanesJacobian(
   const reverse =
     `const ${vp} = ${pass(wrapped(w.valueWithPullback!))}; ${m} = ${vp}.value.length; ${rows} = new ${w.builtin("Array")}(${m}); ` +
     `for (let ${i} = 0; ${i} < ${m}; ${i}++) { ${basis(w.result!, `${vp}.value`, e, i)}${rows}[${i}] = ${vp}.pullback(${e}); }`;
+  if (w.mode === "forward") {
+    // Forward mode chosen: m comes from the first pass (or from f itself when x is empty).
+    return (
+      `((${args}) => { ${takeSnapshots}${written ? `let ${first} = true; ` : ""}` +
+      `const ${n} = ${x}.length; let ${m} = -1, ${rows}; ` +
+      `if (${n} === 0) ${m} = (${w.valueWithDifferential!})(${args}).value.length; ` +
+      `${forward} return ${rows}; })`
+    );
+  }
   return (
     `((${args}) => { ${takeSnapshots}${written ? `let ${first} = true; ` : ""}` +
     `const ${site} = ${w.runtime}.jacobianSite(${JSON.stringify(w.site ?? "")}); ` +

@@ -47,6 +47,11 @@ export interface OperatorWrapper {
    * (in `out.v1`), which a pullback fills with the adjoint it is given before the backward sweep.
    */
   aggregateResult?: boolean;
+  /**
+   * `hasAux: true`: the function's forward sweep leaves its aux in the runtime (see
+   * lower/aux.ts), which the result carries as `aux`.
+   */
+  aux?: boolean;
   runtime: string;
 }
 
@@ -223,10 +228,15 @@ export function operatorWrapper(w: OperatorWrapper): string {
   switch (w.operator) {
     case "gradient":
     case "valueWithGradient": {
+      // The aux the forward sweep left, taken once both sweeps are done (they run no other
+      // forward sweep of this function).
+      const aux = w.aux ? `, aux: ${w.runtime}.takeAux()` : "";
       const result = (v: string) =>
         w.operator === "gradient"
-          ? gather(first, false)
-          : `{ value: ${v}, gradient: ${gather(first, false)} }`;
+          ? w.aux
+            ? `{ gradient: ${gather(first, false)}${aux} }`
+            : gather(first, false)
+          : `{ value: ${v}, gradient: ${gather(first, false)}${aux} }`;
       if (!w.grad) {
         // Both sweeps, one after the other (functions with loops: see fusedGradientPays).
         const body = `const ${value} = ${call(w.fwd, shadowArgs)}; ${backward("1")}return ${result(value)};`;

@@ -86,7 +86,9 @@ export function lambdaName(line: number, column: number): string {
 
 /** How messages refer to a function: `'f'`, or "this function" for a lambda. */
 export function functionLabel(name: string): string {
-  return /^lambda_\d+_\d+(\$passed(\$\d+)?)?$/.test(name) ? "this function" : `'${name}'`;
+  // `loss$aux` is `loss` differentiated with `hasAux` (see lower/aux.ts).
+  const base = name.replace(/\$aux$/, "");
+  return /^lambda_\d+_\d+(\$passed(\$\d+)?)?$/.test(base) ? "this function" : `'${base}'`;
 }
 
 /** A JVP made a primal function (see differentiate/nest.ts): its tangent alone, or `{ d, v }`. */

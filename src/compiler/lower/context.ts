@@ -81,6 +81,12 @@ export class LowerContext {
   dispatching: string | undefined = undefined;
   /** The function has no return type annotation: a number is assumed. */
   resultDefaulted = false;
+  /**
+   * `hasAux`: each return of the function is `[loss, aux]` or `{ value: loss, aux }`, taken
+   * apart (see aux.ts); `declared` is its return type, if annotated. Not inside an inlined
+   * local function, whose returns are its own.
+   */
+  auxReturn: { declared: Type | undefined } | undefined = undefined;
   resultSlot: Slot | undefined;
   /** Resolves type annotations written in this module. */
   readonly types: TypeResolver;

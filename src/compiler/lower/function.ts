@@ -6,6 +6,7 @@ import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { Capture } from "../analyze/captures.js";
 import { functionLabel } from "../ir/names.js";
+import { lowerAuxReturn } from "./aux.js";
 import { LowerContext, type CallSite, type Slot } from "./context.js";
 import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../analyze/targets.js";
@@ -38,6 +39,8 @@ export interface LowerOptions {
   contextual?: FunctionTypeInfo;
   /** Captures are ordinary parameters (a lifted local function), not constants. */
   liftedCaptures?: boolean;
+  /** `hasAux: true`: only the loss of the `[loss, aux]` it returns is differentiated. */
+  aux?: boolean;
 }
 
 export function lowerFunction(
@@ -51,9 +54,15 @@ export function lowerFunction(
   const signature = signatureOf(node, typeResolver(program, module));
   const body: Region = { params: [], ops: [] };
   const contextualResult = options.contextual?.result;
-  let resultType: Type = signature.result ?? contextualResult ?? "number";
-  const ctx = new LowerContext(module, program, name, body, resultType);
-  ctx.resultDefaulted = !signature.result && !contextualResult;
+  // `hasAux`: each return gives the loss, a number (see aux.ts).
+  let resultType: Type = options.aux
+    ? "number"
+    : (signature.result ?? contextualResult ?? "number");
+  // Messages name the user's function, not its `hasAux` form (`loss$aux`, see aux.ts).
+  const shown = options.aux ? name.replace(/\$aux$/, "") : name;
+  const ctx = new LowerContext(module, program, shown, body, resultType);
+  ctx.resultDefaulted = !options.aux && !signature.result && !contextualResult;
+  if (options.aux) ctx.auxReturn = { declared: signature.result };
   /** Names bound to function values, in binding order: their carried values follow the params. */
   const boundSlots: [Slot, Binding][] = [];
   if (options.thisType) {
@@ -67,7 +76,7 @@ export function lowerFunction(
     ctx.fail(
       where,
       "unsupportedSyntax",
-      `'${name}' is ${node.async ? "async" : "a generator"}; only plain functions can be differentiated`,
+      `'${shown}' is ${node.async ? "async" : "a generator"}; only plain functions can be differentiated`,
     );
   }
   if (
@@ -78,7 +87,7 @@ export function lowerFunction(
     ctx.fail(
       node.returnType,
       "unsupportedType",
-      `'${name}' returns '${text}'; differentiable functions return numbers, booleans, arrays, objects or nothing ('void')`,
+      `'${shown}' returns '${text}'; differentiable functions return numbers, booleans, arrays, objects or nothing ('void')`,
     );
   }
 
@@ -119,14 +128,14 @@ export function lowerFunction(
         ctx.fail(
           p.node,
           "unsupportedType",
-          `parameter '${p.name}' of '${name}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)`,
+          `parameter '${p.name}' of '${shown}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)`,
         );
       }
       if (!options.contextualNumberParams) {
         ctx.fail(
           p.node,
           "unknownType",
-          `cannot determine the type of parameter '${p.name}' of '${name}'; annotate it (': number')`,
+          `cannot determine the type of parameter '${p.name}' of '${shown}'; annotate it (': number')`,
         );
       }
       type = "number";
@@ -180,6 +189,12 @@ export function lowerFunction(
   ctx.at(node);
   if (node.type === "ArrowFunctionExpression" && node.expression) {
     const expression = node.body as Expression;
+    if (ctx.auxReturn) {
+      const loss = lowerAuxReturn(ctx, expression, ctx.auxReturn.declared);
+      ctx.at(expression);
+      ctx.builder.emit("return", [loss], []);
+      return { fn: functionOf(ctx, key, name, body, ["number"], options, node), calls: ctx.calls };
+    }
     const lowered = lowerExpression(ctx, expression);
     // `(t: number) => [t, t * t]`: an arrow without a return type returns what its body is.
     if (!signature.result && isAggregate(lowered.type)) resultType = lowered.type;
@@ -196,23 +211,36 @@ export function lowerFunction(
       ctx.fail(
         { start: node.end - 1, end: node.end },
         "missingReturn",
-        `'${name}' can reach its end without returning a ${resultType}; add a return statement`,
+        `'${shown}' can reach its end without returning a ${resultType}; add a return statement`,
       );
     }
     ctx.at({ start: node.end - 1, end: node.end });
     ctx.builder.emit("return", ctx.resultSlot ? [ctx.value(ctx.resultSlot)] : [], []);
   }
 
-  const fn: IRFunction = {
+  const resultTypes = resultType === "void" ? [] : [resultType];
+  return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
+}
+
+/** The lowered function. */
+function functionOf(
+  ctx: LowerContext,
+  key: string,
+  name: string,
+  body: Region,
+  resultTypes: Type[],
+  options: LowerOptions,
+  node: FunctionLike,
+): IRFunction {
+  return {
     key,
     name,
     params: body.params,
     captures: options.liftedCaptures ? 0 : (options.captures?.length ?? 0),
-    resultTypes: resultType === "void" ? [] : [resultType],
+    resultTypes,
     body,
     loc: ctx.loc(node),
   };
-  return { fn, calls: ctx.calls };
 }
 
 /** Whether a captured declaration holds a function: a function-typed parameter or `c ? f : g`. */

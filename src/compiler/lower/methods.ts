@@ -308,12 +308,14 @@ function lowerWithEarlyReturns(
     resultSlot: ctx.resultSlot,
     resultType: ctx.resultType,
     resultDefaulted: ctx.resultDefaulted,
+    auxReturn: ctx.auxReturn,
   };
   ctx.returnedFlag = ctx.hiddenSlot("returned", "boolean", false);
   const initial = declared === "boolean" ? false : declared === "number" ? NaN : undefined;
   ctx.resultSlot = declared === "void" ? undefined : ctx.hiddenSlot("result", declared, initial);
   ctx.resultType = declared;
   ctx.resultDefaulted = false;
+  ctx.auxReturn = undefined;
   try {
     const exits = lowerStatements(ctx, body);
     if (!exits && declared !== "void") {

@@ -304,6 +304,14 @@ function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string
     (n, code, message) => (problem ??= { node: n, code, message }),
   );
   if (!call) return ctx.fail(problem!.node, problem!.code, problem!.message);
+  if (call.hasAux) {
+    // Its result would be an object the derivative of the enclosing code cannot take apart.
+    return ctx.fail(
+      inner.arguments[1]!,
+      "nestedDifferentiation",
+      `'hasAux' is not supported inside differentiable code; differentiate the loss alone there, and compute the aux outside`,
+    );
+  }
   const target = call.target;
   return { target, key: symbolKey(target), wrt: call.wrt };
 }

@@ -14,6 +14,7 @@ import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { destructureDeclarator } from "./destructure.js";
 import { lowerThrow } from "./throw.js";
+import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
@@ -123,6 +124,13 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
           "typeMismatch",
           `'return' needs ${article(ctx.resultType)} value here`,
         );
+      if (ctx.auxReturn) {
+        const loss = lowerAuxReturn(ctx, node.argument, ctx.auxReturn.declared);
+        ctx.at(node);
+        ctx.assign(ctx.resultSlot!, loss);
+        ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
+        return true;
+      }
       if (ctx.resultDefaulted) {
         // No return type: nabla took it to be a number, and an array here says otherwise.
         const returned = lowerValue(ctx, node.argument, undefined);

@@ -2,30 +2,20 @@ import { functionKey, symbolKey } from "../ir/function-key.js";
 import type { CallExpression, Class, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import { typeResolver } from "../analyze/declared-types.js";
-import { assignable, isArray, isObject } from "../ir/type-system.js";
+import { fieldOf, isArray, isObject, typeText } from "../ir/type-system.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
 import { isRelativeSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
-import { leadingJSDoc, walk } from "../parse/module.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
-import { lowerExpression } from "./expressions.js";
 import { isArrayCall, lowerNew, lowerValue } from "./members.js";
-import {
-  inlineCallback,
-  isValueReceiver,
-  lowerArrayFrom,
-  lowerArrayMethod,
-  methodName,
-} from "./methods.js";
+import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import type { Scope } from "./context.js";
 import { signatureOf } from "../analyze/signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
 import { namedTarget, nablaOperatorOf } from "../analyze/requests.js";
-import { fieldOf } from "../ir/type-system.js";
-import { typeText } from "../ir/type-system.js";
-import type { FieldType, FunctionKey } from "../ir/types.js";
+import type { FieldType } from "../ir/types.js";
 import {
   callFunctionArg,
   functionField,
@@ -33,12 +23,19 @@ import {
   specializationName,
 } from "./function-values.js";
 import { specializationKey, type Binding } from "../analyze/targets.js";
-import type { ParamInfo } from "../analyze/signature.js";
 import { isPlatformGlobal } from "../analyze/globals.js";
-import type { DifferentiationTarget } from "../analyze/targets.js";
 import { parameterFunctionType } from "../analyze/declared-types.js";
 import { article } from "./describe.js";
 import { expectType } from "./expect-type.js";
+import {
+  calleePath,
+  checkArgumentTypes,
+  checkArity,
+  emitUserCall,
+  resolveCallee,
+  taggedCheckpoint,
+} from "./user-call.js";
+import { inlineCallback } from "./inline-callback.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.
@@ -204,31 +201,6 @@ function lowerCheckpointCall(
   return lowerUserCall(ctx, node, symbol, path!, undefined, true);
 }
 
-/** Whether a function declaration is tagged `/** @checkpoint *⁠/`. */
-function taggedCheckpoint(symbol: FunctionSymbol): boolean {
-  const mod = symbol.module;
-  let method: Node | undefined;
-  if (symbol.thisType) {
-    walk(mod.program, (n) => {
-      if (n.type === "MethodDefinition" && n.value === symbol.node) method = n;
-      return method === undefined;
-    });
-  }
-  const declaration =
-    method ??
-    (symbol.node.type === "FunctionDeclaration"
-      ? symbol.node
-      : mod.program.body.find((s) => {
-          const declaration = s.type === "ExportNamedDeclaration" ? s.declaration : s;
-          return (
-            declaration?.type === "VariableDeclaration" &&
-            declaration.declarations.some((d) => d.init === symbol.node)
-          );
-        }));
-  const doc = declaration && leadingJSDoc(mod, declaration);
-  return doc !== undefined && /@checkpoint\b/.test(doc);
-}
-
 /**
  * A call of a local function: its body is inlined here, in the scope it was written in, so it
  * reads the current values of the variables it closes over and its assignments to them are
@@ -278,43 +250,6 @@ function lowerClosureCall(
   }
 }
 
-export function checkArity(
-  ctx: LowerContext,
-  node: Node,
-  name: string,
-  expected: number,
-  got: number,
-): void {
-  if (got !== expected) {
-    ctx.fail(
-      node,
-      "callArity",
-      `'${name}' takes ${expected} argument${expected === 1 ? "" : "s"}, got ${got}`,
-    );
-  }
-}
-
-/** Each argument must fit its parameter's declared type (unannotated ones take anything). */
-export function checkArgumentTypes(
-  ctx: LowerContext,
-  node: Node,
-  name: string,
-  params: readonly { name: string; type: Type | undefined }[],
-  args: Value[],
-  argNodes: readonly Node[],
-): void {
-  params.forEach((p, i) => {
-    const arg = args[i];
-    if (p.type && arg && !assignable(arg.type, p.type)) {
-      ctx.fail(
-        argNodes[i] ?? node,
-        "typeMismatch",
-        `parameter '${p.name}' of '${name}' is ${article(p.type)}, got ${article(arg.type)}`,
-      );
-    }
-  });
-}
-
 /** A function of an npm package that has a registered derivative. */
 function packageRuleSymbol(ctx: LowerContext, path: string): FunctionSymbol | undefined {
   const [head, member] = path.split(".") as [string, string | undefined];
@@ -329,7 +264,7 @@ function packageRuleSymbol(ctx: LowerContext, path: string): FunctionSymbol | un
 /** `xs.map(…)`, `a.push(v)`, `model.forward(x)`: array methods and methods of classes. */
 function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: MemberExpression): Value {
   const name = methodName(callee);
-  const receiver = lowerExpression(ctx, callee.object as Expression);
+  const receiver = ctx.lowerExpression(callee.object as Expression);
   ctx.at(node);
   if (name !== undefined && isArray(receiver.type))
     return lowerArrayMethod(ctx, node, receiver, name);
@@ -577,65 +512,6 @@ function nestingDepth(key: string): number {
 /** Beyond this, a specialization is taken to be a recursion that wraps its function argument. */
 const MAX_SPECIALIZATION_DEPTH = 12;
 
-/** How a call of a specialization differs from a plain call. */
-interface Specialized {
-  key: FunctionKey;
-  target: DifferentiationTarget;
-  params: ParamInfo[];
-  arity: number;
-  argNodes: Node[];
-}
-
-/** Emits a call of `symbol` with lowered arguments, checking their number and types. */
-export function emitUserCall(
-  ctx: LowerContext,
-  node: CallExpression | Node,
-  symbol: FunctionSymbol,
-  path: string,
-  args: Value[],
-  receiver?: Value,
-  checkpoint = false,
-  specialized?: Specialized,
-): Value {
-  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
-  const params = specialized?.params ?? signature.params;
-  const argNodes = specialized?.argNodes ?? (node.type === "CallExpression" ? node.arguments : []);
-  ctx.at(node);
-  // Optional and default parameters are reported when the callee is lowered.
-  const fixedArity = params.every((p) => !p.unsupported);
-  if (!specialized && fixedArity) checkArity(ctx, node, symbol.name, params.length, args.length);
-  checkArgumentTypes(ctx, node, path, params, args, argNodes);
-  const key = specialized?.key ?? symbolKey(symbol);
-  ctx.calls.push({
-    key,
-    symbol,
-    loc: ctx.loc(node),
-    ...(specialized ? { target: specialized.target } : {}),
-  });
-  const result = signature.result ?? "number";
-  const operands = receiver ? [receiver, ...args] : args;
-  const checkpointed = checkpoint || taggedCheckpoint(symbol);
-  if (checkpointed && symbol.name === "default") {
-    return ctx.fail(
-      node,
-      "badOperatorUse",
-      "an anonymous default-exported function cannot be checkpointed: give it a name ('export default function step(…)')",
-    );
-  }
-  const attrs = {
-    callee: key,
-    calleeName: path,
-    ...(ctx.dispatching ? { via: ctx.dispatching } : {}),
-    ...(receiver ? { method: path } : {}),
-    ...(checkpointed ? { checkpoint: true } : {}),
-  };
-  if (result === "void") {
-    ctx.builder.emit("call", operands, [], attrs);
-    return ctx.builder.newValue("void");
-  }
-  return ctx.builder.emit("call", operands, [result], attrs).results[0]!;
-}
-
 function lowerArguments(
   ctx: LowerContext,
   node: CallExpression,
@@ -654,30 +530,8 @@ function lowerArguments(
       arg.type === "NewExpression";
     return literal
       ? lowerValue(ctx, arg as Expression, expected[i])
-      : lowerExpression(ctx, arg as Expression);
+      : ctx.lowerExpression(arg as Expression);
   });
-}
-
-/** `f`, `ns.f` or `console.log` as a dotted path; undefined for computed callees. */
-export function calleePath(node: Node): string | undefined {
-  if (node.type === "Identifier") return node.name;
-  if (node.type === "MemberExpression" && !node.computed && node.property.type === "Identifier") {
-    const object = calleePath(node.object);
-    return object === undefined ? undefined : `${object}.${node.property.name}`;
-  }
-  return undefined;
-}
-
-export function resolveCallee(ctx: LowerContext, path: string): FunctionSymbol | undefined {
-  const parts = path.split(".");
-  if (parts.length === 1) return ctx.program.resolveLocalFunction(ctx.module, parts[0]!);
-  if (parts.length === 2) {
-    const binding = ctx.module.imports.get(parts[0]!);
-    if (binding?.imported !== "*") return undefined;
-    const target = ctx.program.importedModule(ctx.module, binding.specifier);
-    return target && ctx.program.resolveExport(target, parts[1]!);
-  }
-  return undefined;
 }
 
 function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never {

@@ -1,14 +1,23 @@
-import type { Node } from "oxc-parser";
+import type { Expression, Node, Statement } from "oxc-parser";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { DiagnosticCode, type DiagnosticCodeName } from "../diagnostics/codes.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
-import type { FunctionKey, Region, SourceLoc, Type, Value } from "../ir/types.js";
+import type {
+  FunctionKey,
+  FunctionTypeInfo,
+  IRFunction,
+  ObjectType,
+  Region,
+  SourceLoc,
+  Type,
+  Value,
+} from "../ir/types.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver } from "../analyze/declared-types.js";
-import type { StaticFunction } from "../analyze/targets.js";
-import type { DifferentiationTarget } from "../analyze/targets.js";
+import type { Binding, DifferentiationTarget, StaticFunction } from "../analyze/targets.js";
+import type { Capture } from "../analyze/captures.js";
 import type { TypeResolver } from "../analyze/signature.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
@@ -58,6 +67,49 @@ export interface CallSite {
   target?: DifferentiationTarget;
 }
 
+/**
+ * Lowering is recursive descent: an expression holds calls, whose callbacks hold statements,
+ * which hold expressions and functions. The files of lower/ reach these entry points through
+ * the context instead of importing one another in a circle; lower/function.ts, which imports
+ * them all, supplies them.
+ */
+export interface Lowering {
+  expression(ctx: LowerContext, node: Expression): Value;
+  condition(ctx: LowerContext, node: Expression): Value;
+  /** Whether the statements always exit (return, break, continue or throw). */
+  statements(ctx: LowerContext, statements: Statement[]): boolean;
+  function(
+    program: ProgramGraph,
+    module: SourceModule,
+    key: string,
+    name: string,
+    node: FunctionLike,
+    options?: LowerOptions,
+  ): LoweredFunction;
+}
+
+export interface LoweredFunction {
+  fn: IRFunction;
+  calls: CallSite[];
+}
+
+export interface LowerOptions {
+  /** Parameters without annotation are numbers (a lambda passed straight to `derivative`). */
+  contextualNumberParams?: boolean;
+  /** Variables of enclosing functions the function reads; they become trailing parameters. */
+  captures?: Capture[];
+  /** For a method: the type of `this`, which becomes the first parameter. */
+  thisType?: ObjectType;
+  /** Function-typed parameters and captured local functions bound to known functions. */
+  bindings?: Binding[];
+  /** The function type this function was passed as: types of unannotated parameters, result. */
+  contextual?: FunctionTypeInfo;
+  /** Captures are ordinary parameters (a lifted local function), not constants. */
+  liftedCaptures?: boolean;
+  /** `hasAux: true`: only the loss of the `[loss, aux]` it returns is differentiated. */
+  aux?: boolean;
+}
+
 export class LowerContext {
   readonly builder: Builder;
   env: Env = new Map();
@@ -93,6 +145,7 @@ export class LowerContext {
   private nextSlot = 0;
 
   constructor(
+    readonly lowering: Lowering,
     readonly module: SourceModule,
     readonly program: ProgramGraph,
     readonly functionName: string,
@@ -103,6 +156,20 @@ export class LowerContext {
     this.builder = new Builder(new ValueFactory(), body, this.loc({ start: 0, end: 0 }));
     this.scope = new Scope(undefined);
     this.types = typeResolver(program, module);
+  }
+
+  lowerExpression(node: Expression): Value {
+    return this.lowering.expression(this, node);
+  }
+
+  /** An expression as a boolean, for `if`, loops, `!`, `&&` and `||`. */
+  lowerCondition(node: Expression): Value {
+    return this.lowering.condition(this, node);
+  }
+
+  /** Whether the statements always exit (return, break, continue or throw). */
+  lowerStatements(statements: Statement[]): boolean {
+    return this.lowering.statements(this, statements);
   }
 
   loc(node: { start: number; end: number }): SourceLoc {

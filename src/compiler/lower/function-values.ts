@@ -10,22 +10,21 @@ import { assignable, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
-import {
-  calleePath,
-  checkArgumentTypes,
-  checkArity,
-  emitUserCall,
-  resolveCallee,
-} from "./calls.js";
 import { Scope, type FunctionArg, type LowerContext } from "./context.js";
-import { inlineCallback, returnsOnlyAtEnd } from "./methods.js";
-import { lowerCondition, lowerExpression } from "./expressions.js";
 import { lowerIf } from "./merge.js";
 import { signatureOf } from "../analyze/signature.js";
 import { staticKey, type Binding, type StaticFunction } from "../analyze/targets.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 import { assignedNames } from "./assigned-names.js";
 import { expectType } from "./expect-type.js";
+import {
+  calleePath,
+  checkArgumentTypes,
+  checkArity,
+  emitUserCall,
+  resolveCallee,
+} from "./user-call.js";
+import { inlineCallback, returnsOnlyAtEnd } from "./inline-callback.js";
 
 // Function values in differentiable code (Swift's "generalized differentiability", done the
 // way a compiler that sees the whole program can):
@@ -139,7 +138,7 @@ function readFunctionField(
 ): FunctionArg | undefined {
   if (node.computed || node.property.type !== "Identifier") return undefined;
   const name = node.property.name;
-  const object = lowerExpression(ctx, node.object as Expression);
+  const object = ctx.lowerExpression(node.object as Expression);
   if (!isObject(object.type)) return undefined;
   const field = object.type.fields.find((f) => f.name === name);
   const callable = field?.callable;
@@ -179,7 +178,7 @@ function chooseAtRunTime(
   contextual: FunctionTypeInfo | undefined,
   what: string,
 ): FunctionArg {
-  const cond = lowerCondition(ctx, node.test);
+  const cond = ctx.lowerCondition(node.test);
   let type: FunctionTypeInfo | undefined = contextual;
   const [value] = lowerIf(ctx, cond, [
     () => [materialize(ctx, node.consequent, contextual, what, (t) => (type ??= t))],

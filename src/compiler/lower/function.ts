@@ -1,18 +1,22 @@
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
-import type { IRFunction, ObjectType, Region, Type } from "../ir/types.js";
+import type { IRFunction, Region, Type } from "../ir/types.js";
 import { typeResolver } from "../analyze/declared-types.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
-import type { Capture } from "../analyze/captures.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerAuxReturn } from "./aux.js";
-import { LowerContext, type CallSite, type Slot } from "./context.js";
+import {
+  LowerContext,
+  type LoweredFunction,
+  type LowerOptions,
+  type Lowering,
+  type Slot,
+} from "./context.js";
 import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../analyze/targets.js";
-import type { FunctionTypeInfo } from "../ir/types.js";
 import { describeNode } from "./describe.js";
-import { lowerExpression } from "./expressions.js";
+import { lowerCondition, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../analyze/signature.js";
 import { lowerStatements } from "./statements.js";
 import { parameterFunctionType } from "../analyze/declared-types.js";
@@ -21,27 +25,13 @@ import { expectType } from "./expect-type.js";
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.
 
-export interface LoweredFunction {
-  fn: IRFunction;
-  calls: CallSite[];
-}
-
-export interface LowerOptions {
-  /** Parameters without annotation are numbers (a lambda passed straight to `derivative`). */
-  contextualNumberParams?: boolean;
-  /** Variables of enclosing functions the function reads; they become trailing parameters. */
-  captures?: Capture[];
-  /** For a method: the type of `this`, which becomes the first parameter. */
-  thisType?: ObjectType;
-  /** Function-typed parameters and captured local functions bound to known functions. */
-  bindings?: Binding[];
-  /** The function type this function was passed as: types of unannotated parameters, result. */
-  contextual?: FunctionTypeInfo;
-  /** Captures are ordinary parameters (a lifted local function), not constants. */
-  liftedCaptures?: boolean;
-  /** `hasAux: true`: only the loss of the `[loss, aux]` it returns is differentiated. */
-  aux?: boolean;
-}
+/** The recursive entry points every file of lower/ reaches through the context. */
+const LOWERING: Lowering = {
+  expression: lowerExpression,
+  condition: lowerCondition,
+  statements: lowerStatements,
+  function: lowerFunction,
+};
 
 export function lowerFunction(
   program: ProgramGraph,
@@ -60,7 +50,7 @@ export function lowerFunction(
     : (signature.result ?? contextualResult ?? "number");
   // Messages name the user's function, not its `hasAux` form (`loss$aux`, see aux.ts).
   const shown = options.aux ? name.replace(/\$aux$/, "") : name;
-  const ctx = new LowerContext(module, program, shown, body, resultType);
+  const ctx = new LowerContext(LOWERING, module, program, shown, body, resultType);
   ctx.resultDefaulted = !options.aux && !signature.result && !contextualResult;
   if (options.aux) ctx.auxReturn = { declared: signature.result };
   /** Names bound to function values, in binding order: their carried values follow the params. */

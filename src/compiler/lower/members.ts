@@ -12,7 +12,6 @@ import type { ArrayType, FieldType, ObjectType, Type, Value } from "../ir/types.
 import { functionValue } from "./function-values.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
-import { lowerExpression } from "./expressions.js";
 import { isPlatformGlobal } from "../analyze/globals.js";
 import { expectType } from "./expect-type.js";
 
@@ -29,7 +28,7 @@ export function lowerMemberRead(ctx: LowerContext, node: MemberExpression): Valu
  * the read, so it can be read again in a branch (see lowerLogical).
  */
 export function memberReader(ctx: LowerContext, node: MemberExpression): () => Value {
-  const object = lowerExpression(ctx, node.object as Expression);
+  const object = ctx.lowerExpression(node.object as Expression);
   ctx.at(node);
   const type = object.type;
   if (isArray(type)) {
@@ -90,7 +89,7 @@ export function lowerMemberWrite(
   node: MemberExpression,
   compute: (current: () => Value, expected: Type) => Value,
 ): Value {
-  const object = lowerExpression(ctx, node.object as Expression);
+  const object = ctx.lowerExpression(node.object as Expression);
   const type = object.type;
   if (isArray(type)) {
     if (!node.computed) {
@@ -131,7 +130,7 @@ function lowerIndex(
   node: MemberExpression,
 ): { index: Value; position: number | undefined } {
   const property = node.property as Expression;
-  const index = lowerExpression(ctx, property);
+  const index = ctx.lowerExpression(property);
   if (index.type !== "number") {
     return ctx.fail(
       property,
@@ -183,7 +182,7 @@ export function lowerArrayLiteral(
     const v =
       e.type === "ObjectExpression" || e.type === "ArrayExpression"
         ? lowerValue(ctx, e, want)
-        : lowerExpression(ctx, e as Expression);
+        : ctx.lowerExpression(e as Expression);
     if (want) expectType(ctx, e, v, want);
     return v;
   });
@@ -218,13 +217,13 @@ function lowerArraySpread(ctx: LowerContext, node: ArrayExpression): Value {
   const parts = node.elements.map((e) => {
     if (!e) return ctx.fail(node, "unsupportedSyntax", "array holes are not supported");
     if (e.type === "SpreadElement") {
-      const v = lowerExpression(ctx, e.argument);
+      const v = ctx.lowerExpression(e.argument);
       if (!isArray(v.type) || v.type.elements) {
         return ctx.fail(e, "unsupportedSyntax", `spreading a ${typeText(v.type)} is not supported`);
       }
       return { spread: true, value: v };
     }
-    return { spread: false, value: lowerExpression(ctx, e as Expression) };
+    return { spread: false, value: ctx.lowerExpression(e as Expression) };
   });
   const element = parts[0]!.spread
     ? (parts[0]!.value.type as ArrayType).element
@@ -303,7 +302,7 @@ export function lowerObjectLiteral(
   const values = new Map<string, Value>();
   for (const prop of node.properties) {
     if (prop.type === "SpreadElement") {
-      const spread = lowerExpression(ctx, prop.argument);
+      const spread = ctx.lowerExpression(prop.argument);
       if (!isObject(spread.type)) {
         return ctx.fail(
           prop,
@@ -370,7 +369,7 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
   // `new Array(n)` and `Array(n)` take their element type from where they go (`number[][]`).
   else if (node.type === "NewExpression" || isArrayCall(ctx, node))
     v = lowerNew(ctx, node, expected);
-  else v = lowerExpression(ctx, node);
+  else v = ctx.lowerExpression(node);
   if (expected) expectType(ctx, node, v, expected);
   return v;
 }
@@ -406,7 +405,7 @@ export function lowerNew(
     if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") {
       return ctx.fail(node, "callArity", `'new ${name}' takes one argument (a length) here`);
     }
-    const arg = lowerExpression(ctx, node.arguments[0] as Expression);
+    const arg = ctx.lowerExpression(node.arguments[0] as Expression);
     ctx.at(node);
     if (name === "Array") {
       if (arg.type !== "number")

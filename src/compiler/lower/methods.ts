@@ -1,26 +1,19 @@
 import type {
-  Statement,
   ArrowFunctionExpression,
   CallExpression,
   Expression,
-  FunctionBody,
   MemberExpression,
   Node,
 } from "oxc-parser";
 import { isArray, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, Op, Type, Value } from "../ir/types.js";
-import { walk, type FunctionLike } from "../parse/module.js";
-import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
-import type { LowerContext, Slot } from "./context.js";
-import { lowerExpression } from "./expressions.js";
-import { annotationType } from "../analyze/signature.js";
-import { lowerLoop } from "./merge.js";
-import { copyArray, countedLoop, forEachIndex } from "./members.js";
-import { lowerStatements } from "./statements.js";
 import { assignedNames } from "./assigned-names.js";
-import type { FunctionArg } from "./context.js";
-import { article } from "./describe.js";
+import type { FunctionArg, LowerContext, Slot } from "./context.js";
 import { expectType } from "./expect-type.js";
+import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
+import { inlineCallback } from "./inline-callback.js";
+import { copyArray, countedLoop, forEachIndex } from "./members.js";
+import { lowerLoop } from "./merge.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
 // `Array.from`, lowered to IR loops; a callback must be an arrow function written at the call,
@@ -52,7 +45,7 @@ export function lowerArrayMethod(
       if (type.storage !== "Array" || type.elements)
         ctx.fail(node, "unsupportedSyntax", `'.push' needs a plain array, not a ${typeText(type)}`);
       arity(1, 1);
-      const v = expectType(ctx, args[0]!, lowerExpression(ctx, args[0]!), type.element);
+      const v = expectType(ctx, args[0]!, ctx.lowerExpression(args[0]!), type.element);
       ctx.at(node);
       const at = b.emit("length", [array], ["number"]).results[0]!;
       b.emit("setIndex", [array, at, v], [], { value: "grow" });
@@ -60,7 +53,7 @@ export function lowerArrayMethod(
     }
     case "fill": {
       arity(1, 1);
-      const v = expectType(ctx, args[0]!, lowerExpression(ctx, args[0]!), type.element);
+      const v = expectType(ctx, args[0]!, ctx.lowerExpression(args[0]!), type.element);
       ctx.at(node);
       forEachIndex(ctx, array, (i) => b.emit("setIndex", [array, i, v], []));
       return array;
@@ -70,7 +63,7 @@ export function lowerArrayMethod(
       const n = b.emit("length", [array], ["number"]).results[0]!;
       const bound = (k: number, fallback: Value) => {
         if (!args[k]) return fallback;
-        const v = lowerExpression(ctx, args[k]!);
+        const v = ctx.lowerExpression(args[k]!);
         if (v.type !== "number") ctx.fail(args[k]!, "typeMismatch", "'.slice' takes numbers");
         // Negative bounds count from the end, as in JavaScript; then clamp to [0, n].
         ctx.at(node);
@@ -147,7 +140,7 @@ function lowerIteration(
     return ctx.fail(node, "callArity", "'.reduce' needs an initial value as its second argument");
   }
   const element = array ? (array.type as ArrayType).element : undefined;
-  const initial = method === "reduce" ? lowerExpression(ctx, args[1]!) : undefined;
+  const initial = method === "reduce" ? ctx.lowerExpression(args[1]!) : undefined;
   ctx.at(node);
   const n = length ?? b.emit("length", [array!], ["number"]).results[0]!;
 
@@ -237,100 +230,6 @@ function replaceValue(ops: Op[], from: Value, to: Value): void {
   }
 }
 
-/**
- * Lowers an arrow function's body in place, with its parameters bound to `args`; returns the
- * value it returns. A block body may return only as its last statement.
- */
-/** Whether a function returns only as its last statement (so its body can be inlined). */
-export function returnsOnlyAtEnd(fn: FunctionLike): boolean {
-  if (fn.type === "ArrowFunctionExpression" && fn.expression) return true;
-  const body = (fn.body as FunctionBody | null)?.body ?? [];
-  let returns = 0;
-  walk(fn.body!, (n) => {
-    if (n.type === "ReturnStatement") returns++;
-    return (
-      n === fn.body ||
-      !(
-        n.type === "ArrowFunctionExpression" ||
-        n.type === "FunctionExpression" ||
-        n.type === "FunctionDeclaration"
-      )
-    );
-  });
-  return returns === 0 || (returns === 1 && body[body.length - 1]?.type === "ReturnStatement");
-}
-
-export function inlineCallback(
-  ctx: LowerContext,
-  callback: FunctionLike,
-  args: Value[],
-  what = "a callback written at an array method",
-): Value | undefined {
-  return ctx.inScope(() => {
-    callback.params.forEach((p, i) => {
-      const name = (p as { name: string }).name;
-      const v = args[i];
-      if (v) ctx.declare(name, "const", v.type, v);
-    });
-    if (callback.type === "ArrowFunctionExpression" && callback.expression)
-      return lowerExpression(ctx, callback.body as Expression);
-    const body = (callback.body as FunctionBody).body;
-    const last = body[body.length - 1];
-    const finalReturn = last?.type === "ReturnStatement" ? last : undefined;
-    if (!returnsOnlyAtEnd(callback)) return lowerWithEarlyReturns(ctx, callback, body, what);
-    lowerStatements(ctx, finalReturn ? body.slice(0, -1) : body);
-    return finalReturn?.argument ? lowerExpression(ctx, finalReturn.argument) : undefined;
-  });
-}
-
-/**
- * An inlined body that may return before its end (`if (mode === "reverse") return …;`): its
- * returns set a flag and a result of their own, as a function's do (see lower/function.ts),
- * and the result after the body is the call's value. The declared return type gives the
- * result's type, so it is required.
- */
-function lowerWithEarlyReturns(
-  ctx: LowerContext,
-  callback: FunctionLike,
-  body: Statement[],
-  what: string,
-): Value | undefined {
-  const declared = annotationType(callback.returnType, ctx.types);
-  if (!declared || declared === "opaque" || declared === "string") {
-    return ctx.fail(
-      callback,
-      "unsupportedSyntax",
-      `${what} returns before its last statement; annotate its return type (as in '(p: number[]): number[] => …') so nabla knows what its returns give`,
-    );
-  }
-  const saved = {
-    returnedFlag: ctx.returnedFlag,
-    resultSlot: ctx.resultSlot,
-    resultType: ctx.resultType,
-    resultDefaulted: ctx.resultDefaulted,
-    auxReturn: ctx.auxReturn,
-  };
-  ctx.returnedFlag = ctx.hiddenSlot("returned", "boolean", false);
-  const initial = declared === "boolean" ? false : declared === "number" ? NaN : undefined;
-  ctx.resultSlot = declared === "void" ? undefined : ctx.hiddenSlot("result", declared, initial);
-  ctx.resultType = declared;
-  ctx.resultDefaulted = false;
-  ctx.auxReturn = undefined;
-  try {
-    const exits = lowerStatements(ctx, body);
-    if (!exits && declared !== "void") {
-      ctx.fail(
-        { start: callback.end - 1, end: callback.end },
-        "missingReturn",
-        `${what} can reach its end without returning ${article(declared)}; add a return statement`,
-      );
-    }
-    return ctx.resultSlot ? ctx.value(ctx.resultSlot) : undefined;
-  } finally {
-    Object.assign(ctx, saved);
-  }
-}
-
 /** `Array.from({ length: n }, (_, i) => …)` and `Array.from(xs)`. */
 export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
   const args = node.arguments as Expression[];
@@ -342,14 +241,14 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
     source.properties[0]!.key.type === "Identifier" &&
     source.properties[0]!.key.name === "length"
   ) {
-    const n = lowerExpression(ctx, source.properties[0]!.value as Expression);
+    const n = ctx.lowerExpression(source.properties[0]!.value as Expression);
     if (n.type !== "number") ctx.fail(source, "typeMismatch", "'length' must be a number");
     if (args.length !== 2)
       return ctx.fail(node, "callArity", "'Array.from({ length: n }, …)' needs a callback");
     return lowerIteration(ctx, node, undefined, "from", n);
   }
   if (source && args.length === 1) {
-    const v = lowerExpression(ctx, source);
+    const v = ctx.lowerExpression(source);
     if (isArray(v.type)) {
       ctx.at(node);
       return copyArray(ctx, v, { kind: "array", storage: "Array", element: v.type.element });

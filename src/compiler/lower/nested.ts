@@ -20,9 +20,7 @@ import { derivedPrimalKey, pairType } from "../ir/names.js";
 import type { ArrayType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import { tangentType } from "../ir/tangent-types.js";
 import type { LowerContext } from "./context.js";
-import { lowerExpression } from "./expressions.js";
 import { signatureOf } from "../analyze/signature.js";
-import { lowerFunction } from "./function.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 import { article } from "./describe.js";
 
@@ -87,7 +85,7 @@ export function lowerNestedOperator(
         "unsupportedSyntax",
         "spread arguments are not supported in differentiable code",
       );
-    return lowerExpression(ctx, a);
+    return ctx.lowerExpression(a);
   });
   if (args.length !== target.node.params.length) {
     return ctx.fail(
@@ -117,7 +115,7 @@ export function lowerNestedOperator(
   const captures =
     call.carried ??
     target.captures.map((c) =>
-      lowerExpression(ctx, {
+      ctx.lowerExpression({
         type: "Identifier",
         name: c.name,
         start: inner.start,
@@ -140,7 +138,7 @@ export function lowerNestedOperator(
   const result =
     signature.result ??
     target.contextual?.result ??
-    lowerFunction(ctx.program, target.module, key, target.name, target.node, {
+    ctx.lowering.function(ctx.program, target.module, key, target.name, target.node, {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
       ...(target.bindings ? { bindings: target.bindings } : {}),

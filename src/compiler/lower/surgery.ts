@@ -4,7 +4,6 @@ import type { Value } from "../ir/types.js";
 import { walk } from "../parse/module.js";
 import { positionAt } from "../diagnostics/format.js";
 import type { LowerContext } from "./context.js";
-import { lowerExpression } from "./expressions.js";
 
 // `withDerivative(x, f)`: x itself, whose derivative passes through f on its way — the tangent
 // in forward mode, the adjoint in reverse mode (Swift's `withDerivative`, e.g. gradient
@@ -19,7 +18,7 @@ export function lowerWithDerivative(ctx: LowerContext, node: CallExpression): Va
       "callArity",
       "'withDerivative' takes two arguments: a value and a function of its derivative",
     );
-  const x = lowerExpression(ctx, xNode as Expression);
+  const x = ctx.lowerExpression(xNode as Expression);
   if (x.type !== "number") {
     return ctx.fail(
       xNode,

@@ -1,7 +1,6 @@
 import type { Expression, Node, ThrowStatement } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
-import { lowerExpression } from "./expressions.js";
 import { isPlatformGlobal } from "../analyze/globals.js";
 
 // `throw new Error(…)` in differentiated code: argument checks and "cannot happen" guards are
@@ -46,7 +45,7 @@ function messagePieces(ctx: LowerContext, node: Expression): Value[] {
     node.quasis.forEach((quasi, i) => {
       pieces.push(ctx.builder.constant(quasi.value.cooked ?? quasi.value.raw));
       const expression = node.expressions[i];
-      if (expression) pieces.push(lowerExpression(ctx, expression));
+      if (expression) pieces.push(ctx.lowerExpression(expression));
     });
     return pieces;
   }
@@ -57,7 +56,7 @@ function messagePieces(ctx: LowerContext, node: Expression): Value[] {
     ];
   }
   if (node.type === "ParenthesizedExpression") return messagePieces(ctx, node.expression);
-  return [lowerExpression(ctx, node)];
+  return [ctx.lowerExpression(node)];
 }
 
 /** Whether `+` here joins text (a string literal or template on either side, at any depth). */

@@ -1,0 +1,103 @@
+import type { Expression, FunctionBody, Statement } from "oxc-parser";
+import { annotationType } from "../analyze/signature.js";
+import type { Value } from "../ir/types.js";
+import { walk, type FunctionLike } from "../parse/module.js";
+import type { LowerContext } from "./context.js";
+import { article } from "./describe.js";
+
+// A callback or local function whose body is lowered where it is called (array methods, calls
+// of functions known where the call is compiled), in a scope of its own.
+
+/** Whether a function returns only as its last statement (so its body can be inlined). */
+export function returnsOnlyAtEnd(fn: FunctionLike): boolean {
+  if (fn.type === "ArrowFunctionExpression" && fn.expression) return true;
+  const body = (fn.body as FunctionBody | null)?.body ?? [];
+  let returns = 0;
+  walk(fn.body!, (n) => {
+    if (n.type === "ReturnStatement") returns++;
+    return (
+      n === fn.body ||
+      !(
+        n.type === "ArrowFunctionExpression" ||
+        n.type === "FunctionExpression" ||
+        n.type === "FunctionDeclaration"
+      )
+    );
+  });
+  return returns === 0 || (returns === 1 && body[body.length - 1]?.type === "ReturnStatement");
+}
+
+/**
+ * Lowers a callback's body in place, with its parameters bound to `args`; returns the value
+ * it returns. A body that returns before its end needs its return type annotated.
+ */
+export function inlineCallback(
+  ctx: LowerContext,
+  callback: FunctionLike,
+  args: Value[],
+  what = "a callback written at an array method",
+): Value | undefined {
+  return ctx.inScope(() => {
+    callback.params.forEach((p, i) => {
+      const name = (p as { name: string }).name;
+      const v = args[i];
+      if (v) ctx.declare(name, "const", v.type, v);
+    });
+    if (callback.type === "ArrowFunctionExpression" && callback.expression)
+      return ctx.lowerExpression(callback.body as Expression);
+    const body = (callback.body as FunctionBody).body;
+    const last = body[body.length - 1];
+    const finalReturn = last?.type === "ReturnStatement" ? last : undefined;
+    if (!returnsOnlyAtEnd(callback)) return lowerWithEarlyReturns(ctx, callback, body, what);
+    ctx.lowerStatements(finalReturn ? body.slice(0, -1) : body);
+    return finalReturn?.argument ? ctx.lowerExpression(finalReturn.argument) : undefined;
+  });
+}
+
+/**
+ * An inlined body that may return before its end (`if (mode === "reverse") return …;`): its
+ * returns set a flag and a result of their own, as a function's do (see lower/function.ts),
+ * and the result after the body is the call's value. The declared return type gives the
+ * result's type, so it is required.
+ */
+function lowerWithEarlyReturns(
+  ctx: LowerContext,
+  callback: FunctionLike,
+  body: Statement[],
+  what: string,
+): Value | undefined {
+  const declared = annotationType(callback.returnType, ctx.types);
+  if (!declared || declared === "opaque" || declared === "string") {
+    return ctx.fail(
+      callback,
+      "unsupportedSyntax",
+      `${what} returns before its last statement; annotate its return type (as in '(p: number[]): number[] => …') so nabla knows what its returns give`,
+    );
+  }
+  const saved = {
+    returnedFlag: ctx.returnedFlag,
+    resultSlot: ctx.resultSlot,
+    resultType: ctx.resultType,
+    resultDefaulted: ctx.resultDefaulted,
+    auxReturn: ctx.auxReturn,
+  };
+  ctx.returnedFlag = ctx.hiddenSlot("returned", "boolean", false);
+  const initial = declared === "boolean" ? false : declared === "number" ? NaN : undefined;
+  ctx.resultSlot = declared === "void" ? undefined : ctx.hiddenSlot("result", declared, initial);
+  ctx.resultType = declared;
+  ctx.resultDefaulted = false;
+  ctx.auxReturn = undefined;
+  try {
+    const exits = ctx.lowerStatements(body);
+    if (!exits && declared !== "void") {
+      ctx.fail(
+        { start: callback.end - 1, end: callback.end },
+        "missingReturn",
+        `${what} can reach its end without returning ${article(declared)}; add a return statement`,
+      );
+    }
+    return ctx.resultSlot ? ctx.value(ctx.resultSlot) : undefined;
+  } finally {
+    Object.assign(ctx, saved);
+  }
+}

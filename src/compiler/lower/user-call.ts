@@ -1,0 +1,158 @@
+import type { CallExpression, Node } from "oxc-parser";
+import { typeResolver } from "../analyze/declared-types.js";
+import { signatureOf, type ParamInfo } from "../analyze/signature.js";
+import type { DifferentiationTarget } from "../analyze/targets.js";
+import { symbolKey } from "../ir/function-key.js";
+import { assignable } from "../ir/type-system.js";
+import type { FunctionKey, Type, Value } from "../ir/types.js";
+import { leadingJSDoc, walk } from "../parse/module.js";
+import type { FunctionSymbol } from "../parse/program.js";
+import type { LowerContext } from "./context.js";
+import { article } from "./describe.js";
+
+// A call of a function of the program: finding the callee from the call's text, checking the
+// arguments against its signature, and the `call` op, with what the driver needs to lower the
+// callee next (lower/calls.ts decides which kind of call a call expression is).
+
+/** Whether a function declaration is tagged `/** @checkpoint *⁠/`. */
+export function taggedCheckpoint(symbol: FunctionSymbol): boolean {
+  const mod = symbol.module;
+  let method: Node | undefined;
+  if (symbol.thisType) {
+    walk(mod.program, (n) => {
+      if (n.type === "MethodDefinition" && n.value === symbol.node) method = n;
+      return method === undefined;
+    });
+  }
+  const declaration =
+    method ??
+    (symbol.node.type === "FunctionDeclaration"
+      ? symbol.node
+      : mod.program.body.find((s) => {
+          const declaration = s.type === "ExportNamedDeclaration" ? s.declaration : s;
+          return (
+            declaration?.type === "VariableDeclaration" &&
+            declaration.declarations.some((d) => d.init === symbol.node)
+          );
+        }));
+  const doc = declaration && leadingJSDoc(mod, declaration);
+  return doc !== undefined && /@checkpoint\b/.test(doc);
+}
+
+export function checkArity(
+  ctx: LowerContext,
+  node: Node,
+  name: string,
+  expected: number,
+  got: number,
+): void {
+  if (got !== expected) {
+    ctx.fail(
+      node,
+      "callArity",
+      `'${name}' takes ${expected} argument${expected === 1 ? "" : "s"}, got ${got}`,
+    );
+  }
+}
+
+/** Each argument must fit its parameter's declared type (unannotated ones take anything). */
+export function checkArgumentTypes(
+  ctx: LowerContext,
+  node: Node,
+  name: string,
+  params: readonly { name: string; type: Type | undefined }[],
+  args: Value[],
+  argNodes: readonly Node[],
+): void {
+  params.forEach((p, i) => {
+    const arg = args[i];
+    if (p.type && arg && !assignable(arg.type, p.type)) {
+      ctx.fail(
+        argNodes[i] ?? node,
+        "typeMismatch",
+        `parameter '${p.name}' of '${name}' is ${article(p.type)}, got ${article(arg.type)}`,
+      );
+    }
+  });
+}
+
+/** How a call of a specialization differs from a plain call. */
+export interface Specialized {
+  key: FunctionKey;
+  target: DifferentiationTarget;
+  params: ParamInfo[];
+  arity: number;
+  argNodes: Node[];
+}
+
+/** Emits a call of `symbol` with lowered arguments, checking their number and types. */
+export function emitUserCall(
+  ctx: LowerContext,
+  node: CallExpression | Node,
+  symbol: FunctionSymbol,
+  path: string,
+  args: Value[],
+  receiver?: Value,
+  checkpoint = false,
+  specialized?: Specialized,
+): Value {
+  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  const params = specialized?.params ?? signature.params;
+  const argNodes = specialized?.argNodes ?? (node.type === "CallExpression" ? node.arguments : []);
+  ctx.at(node);
+  // Optional and default parameters are reported when the callee is lowered.
+  const fixedArity = params.every((p) => !p.unsupported);
+  if (!specialized && fixedArity) checkArity(ctx, node, symbol.name, params.length, args.length);
+  checkArgumentTypes(ctx, node, path, params, args, argNodes);
+  const key = specialized?.key ?? symbolKey(symbol);
+  ctx.calls.push({
+    key,
+    symbol,
+    loc: ctx.loc(node),
+    ...(specialized ? { target: specialized.target } : {}),
+  });
+  const result = signature.result ?? "number";
+  const operands = receiver ? [receiver, ...args] : args;
+  const checkpointed = checkpoint || taggedCheckpoint(symbol);
+  if (checkpointed && symbol.name === "default") {
+    return ctx.fail(
+      node,
+      "badOperatorUse",
+      "an anonymous default-exported function cannot be checkpointed: give it a name ('export default function step(…)')",
+    );
+  }
+  const attrs = {
+    callee: key,
+    calleeName: path,
+    ...(ctx.dispatching ? { via: ctx.dispatching } : {}),
+    ...(receiver ? { method: path } : {}),
+    ...(checkpointed ? { checkpoint: true } : {}),
+  };
+  if (result === "void") {
+    ctx.builder.emit("call", operands, [], attrs);
+    return ctx.builder.newValue("void");
+  }
+  return ctx.builder.emit("call", operands, [result], attrs).results[0]!;
+}
+
+/** `f`, `ns.f` or `console.log` as a dotted path; undefined for computed callees. */
+export function calleePath(node: Node): string | undefined {
+  if (node.type === "Identifier") return node.name;
+  if (node.type === "MemberExpression" && !node.computed && node.property.type === "Identifier") {
+    const object = calleePath(node.object);
+    return object === undefined ? undefined : `${object}.${node.property.name}`;
+  }
+  return undefined;
+}
+
+export function resolveCallee(ctx: LowerContext, path: string): FunctionSymbol | undefined {
+  const parts = path.split(".");
+  if (parts.length === 1) return ctx.program.resolveLocalFunction(ctx.module, parts[0]!);
+  if (parts.length === 2) {
+    const binding = ctx.module.imports.get(parts[0]!);
+    if (binding?.imported !== "*") return undefined;
+    const target = ctx.program.importedModule(ctx.module, binding.specifier);
+    return target && ctx.program.resolveExport(target, parts[1]!);
+  }
+  return undefined;
+}

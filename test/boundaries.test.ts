@@ -11,6 +11,7 @@ import { REPO_ROOT } from "./support/harness.js";
 
 /** The layers, lowest first: a module may import its own layer's modules and lower ones. */
 const LAYERS = [
+  "api", // the vocabulary of the public API both sides share: the table of operators
   "compiler/ir", // the IR: types, keys, builder, printer, verifier, generic passes
   "compiler/diagnostics", // codes, messages, code frames
   "compiler/parse", // source text to modules and the program graph

@@ -1,17 +1,7 @@
 import { typeModuleConstants } from "./analyze/constant-types.js";
 import { basename, dirname, relative } from "node:path";
 import type { Forwarding } from "./analyze/attachments.js";
-import {
-  findRequests,
-  ATTACHMENT_NOTE,
-  type ValueOperatorUse,
-  isHigherOrder,
-  isNumberVector,
-  modeOf,
-  type HigherOrderOperator,
-  type Operator,
-  type OperatorCall,
-} from "./analyze/requests.js";
+import { findRequests, type ValueOperatorUse } from "./analyze/requests.js";
 import { higherOrderWrapper } from "./emit/higher-order.js";
 import { derivedPrimalKey, functionLabel, jvpKey, lanesKey } from "./ir/names.js";
 import { typeText } from "./ir/type-system.js";
@@ -41,6 +31,13 @@ import { keyFile, keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
 import { parameterFunctionType } from "./analyze/declared-types.js";
+import {
+  isHigherOrder,
+  modeOf,
+  type HigherOrderOperator,
+  type Operator,
+} from "../api/operators.js";
+import { ATTACHMENT_NOTE, isNumberVector, type OperatorCall } from "./analyze/operator-call.js";
 
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.

@@ -4,6 +4,7 @@ import { compileProgram } from "./compile.js";
 import { formatDiagnostics } from "./diagnostics/report.js";
 import { walk, type FunctionLike } from "./parse/module.js";
 import { placeDiagnostics, type CallSite } from "./from-source-origin.js";
+import { HELPERS, OPERATORS as NABLA_OPERATORS } from "../api/operators.js";
 
 // The no-build fallback: an operator called on a function the compiler never saw (a program
 // run by plain `tsx`, a REPL, a JavaScript file) compiles that one function from its source
@@ -30,24 +31,8 @@ const GLOBALS = new Set([
   "console",
 ]);
 
-/** nabla's operators, which a function may call by these names (nested differentiation). */
-const OPERATORS = new Set([
-  "derivative",
-  "valueWithDerivative",
-  "differential",
-  "valueWithDifferential",
-  "gradient",
-  "valueWithGradient",
-  "pullback",
-  "valueWithPullback",
-  "hessian",
-  "hessianVectorProduct",
-  "gradientAndHessianVectorProduct",
-  "jacobian",
-  "withoutDerivative",
-  "withDerivative",
-  "checkpoint",
-]);
+/** nabla's functions, which a function may call by these names (nested differentiation). */
+const OPERATORS: ReadonlySet<string> = new Set([...Object.keys(NABLA_OPERATORS), ...HELPERS]);
 
 /** Words that cannot name the module's constant for the function. */
 const RESERVED = new Set(

@@ -1,3 +1,4 @@
+import { optionNames } from "../api/operators.js";
 // The options an operator gets when it runs uncompiled, checked before anything is generated
 // from them: the fallback writes them into source code that it compiles and evaluates, so
 // nothing the caller passed may reach that code except indices checked to be integers.
@@ -24,18 +25,6 @@ export interface CheckedOptions {
   hasAux?: true;
   /** `jacobian`'s mode. */
   mode?: "forward" | "reverse";
-}
-
-/** The operators taking `hasAux`, and the one taking `mode` (as in the compiler). */
-const AUX_OPERATORS = new Set(["gradient", "valueWithGradient"]);
-
-/** The option names `operator` takes. */
-function optionNames(operator: string): string[] {
-  return [
-    "wrt",
-    ...(AUX_OPERATORS.has(operator) ? ["hasAux"] : []),
-    ...(operator === "jacobian" ? ["mode"] : []),
-  ];
 }
 
 /**

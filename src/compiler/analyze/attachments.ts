@@ -8,18 +8,18 @@ import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
+import type { DifferentiationTarget } from "./targets.js";
+import { parameterFunctionType } from "./declared-types.js";
+import { isOperator, OPERATORS } from "../../api/operators.js";
+import type { Operator } from "../../api/operators.js";
 import {
-  FORWARD_OPERATORS,
-  REVERSE_OPERATORS,
   analyzeCall,
   ancestorsOf,
   capturesOf,
+  functionLeaves,
   nablaOperatorOf,
-  type Operator,
   type OperatorCall,
-} from "./requests.js";
-import type { DifferentiationTarget } from "./targets.js";
-import { parameterFunctionType } from "./declared-types.js";
+} from "./operator-call.js";
 
 // Derivatives carried by function values in plain code. A function that applies an operator
 // to its function-typed parameter (`gradient(f)` in a solver), or to a lambda calling it
@@ -73,17 +73,9 @@ export function siteLabel(site: Pick<LambdaSite, "module" | "node">): string {
   return `${basename(site.module.file)}:${pos.line}:${pos.column}`;
 }
 
-/** Operators a function may apply to a function-typed parameter itself. */
-export const VALUE_OPERATORS: ReadonlySet<string> = new Set([
-  "derivative",
-  "valueWithDerivative",
-  "gradient",
-  "valueWithGradient",
-]);
-
 /** Operators that may apply to a lambda calling a function-typed parameter. */
 function firstOrder(operator: string): boolean {
-  return ([...FORWARD_OPERATORS, ...REVERSE_OPERATORS] as string[]).includes(operator);
+  return isOperator(operator) && OPERATORS[operator].order === 1;
 }
 
 /** A lambda written at `node` (an arrow, or the name of a local function), if it is one. */
@@ -192,7 +184,8 @@ export function needsOfParameter(
     const fn = n.arguments[0];
     if (operator && fn) {
       if (
-        VALUE_OPERATORS.has(operator) &&
+        isOperator(operator) &&
+        OPERATORS[operator].onFunctionValues &&
         n.arguments.length === 1 &&
         fn.type === "Identifier" &&
         fn.name === name &&
@@ -355,14 +348,6 @@ export function attachments(
     }
   });
   return result;
-}
-
-/** The functions an argument may evaluate to: both branches of `c ? f : g`. */
-export function functionLeaves(node: Node): Node[] {
-  if (node.type === "ParenthesizedExpression") return functionLeaves(node.expression);
-  if (node.type === "ConditionalExpression")
-    return [...functionLeaves(node.consequent), ...functionLeaves(node.alternate)];
-  return [node];
 }
 
 /**

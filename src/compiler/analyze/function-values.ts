@@ -3,8 +3,8 @@ import { walk } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import type { SourceModule } from "../parse/module.js";
 import { declaredLocally } from "./captures.js";
-import { nablaOperatorOf } from "./requests.js";
 import { isPlatformGlobal } from "./globals.js";
+import { nablaOperatorOf } from "./operator-call.js";
 
 // The functions a `Differentiable` value may hold at run time: the top-level functions of the
 // program that some code uses as a value (`xs.map(relu)`, `{ act: tanh }`, `c ? relu : tanh`),

@@ -11,7 +11,6 @@ import {
   type EffectsOf,
 } from "../analyze/effects.js";
 import { isAggregate, isDifferentiable, sameType, typeText } from "../ir/type-system.js";
-import { namedTarget } from "../analyze/requests.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "../diagnostics/stack-overflow.js";
 import { SccSolver } from "./scc-solver.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
@@ -51,6 +50,7 @@ import { jvpAsPrimal } from "./nest.js";
 import { parseDerivativeKey, parseDerivedPrimalKey } from "../ir/names.js";
 import { keyFile, symbolKey } from "../ir/function-key.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
+import { namedTarget } from "../analyze/operator-call.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.

@@ -14,7 +14,6 @@ import type { Scope } from "./context.js";
 import { signatureOf } from "../analyze/signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
-import { namedTarget, nablaOperatorOf } from "../analyze/requests.js";
 import type { FieldType } from "../ir/types.js";
 import {
   callFunctionArg,
@@ -36,6 +35,7 @@ import {
   taggedCheckpoint,
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
+import { namedTarget, nablaOperatorOf } from "../analyze/operator-call.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.

@@ -1,12 +1,5 @@
 import type { CallExpression, Node } from "oxc-parser";
 import { typeResolver } from "../analyze/declared-types.js";
-import {
-  analyzeCall,
-  ancestorsOf,
-  isNumberVector,
-  namedTarget,
-  type Operator,
-} from "../analyze/requests.js";
 import { assignable } from "../ir/type-system.js";
 import { symbolKey } from "../ir/function-key.js";
 import { resolveFunctionArg } from "./function-values.js";
@@ -23,6 +16,8 @@ import type { LowerContext } from "./context.js";
 import { signatureOf } from "../analyze/signature.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 import { article } from "./describe.js";
+import type { Operator } from "../../api/operators.js";
+import { analyzeCall, ancestorsOf, isNumberVector, namedTarget } from "../analyze/operator-call.js";
 
 // An operator called inside differentiable code (`x * derivative((y) => x + y)(1)`, or the
 // body nabla gives `derivative(derivative(f))`). It is lowered to calls of the inner

@@ -1,0 +1,499 @@
+import type { Type } from "../ir/types.js";
+import type { DifferentiationTarget } from "./targets.js";
+import type { FunctionTypeInfo } from "../ir/types.js";
+import { typeResolver } from "./declared-types.js";
+import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
+import { annotationType, signatureOf } from "./signature.js";
+import type { CallExpression, Expression, Node } from "oxc-parser";
+import { DiagnosticCode } from "../diagnostics/codes.js";
+import { positionAt } from "../diagnostics/format.js";
+import type { SourceLoc } from "../ir/types.js";
+import { constantValue, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
+import {
+  isRelativeSpecifier,
+  packageFile,
+  type FunctionSymbol,
+  type ProgramGraph,
+} from "../parse/program.js";
+import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
+import { functionLabel, lambdaName } from "../ir/names.js";
+import { isPlatformGlobal } from "./globals.js";
+import { functionKey } from "../ir/function-key.js";
+import { isHigherOrder, operatorsTaking, optionNames, type Operator } from "../../api/operators.js";
+
+// One call of a nabla operator, read from source: the operator, the function it is given
+// (named, a lambda, a derivative of one), its options, and what the function captures.
+
+export interface OperatorCall {
+  operator: Operator;
+  call: CallExpression;
+  target: DifferentiationTarget;
+  /** Indices of the differentiated parameters, in `wrt` order. */
+  wrt: number[];
+  loc: SourceLoc;
+  /** `hasAux: true`: the result holds the aux as well (the target has `aux` set). */
+  hasAux?: boolean;
+  /** `jacobian`'s `mode`: forward or reverse mode chosen by the user (default: by n and m). */
+  mode?: "forward" | "reverse";
+  /**
+   * A derivative attached to a function passed on (see analyze/attachments.ts), not a call:
+   * the name it is attached under, the parameters of the factories it is wrapped in, and the
+   * expressions its wrapper passes for the target's captures (when not their own names).
+   */
+  attach?: { key: string; factories: string[][]; captures?: string[] };
+}
+
+export const NABLA_SPECIFIERS = new Set(["nabla", "nabla/runtime"]);
+
+/** Why a derivative attached to a function passed on matters (see `attachments`). */
+export const ATTACHMENT_NOTE =
+  "nabla attaches this derivative to the function passed here for plain runs of the callee, which differentiates it; without it, such a run throws (differentiated code does not need it)";
+
+/** The `const f = …` statement that holds a function expression, for its JSDoc. */
+export function declarationOf(module: SourceModule, fn: FunctionLike): Node {
+  for (const statement of module.program.body) {
+    const decl = statement.type === "ExportNamedDeclaration" ? statement.declaration : statement;
+    if (decl?.type === "VariableDeclaration" && decl.declarations.some((d) => d.init === fn)) {
+      return statement;
+    }
+  }
+  return fn;
+}
+
+export function analyzeCall(
+  program: ProgramGraph,
+  module: SourceModule,
+  call: CallExpression,
+  ancestors: readonly Node[],
+  operator: Operator,
+  error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
+): OperatorCall | undefined {
+  const [fnArg, options, ...extra] = call.arguments;
+  if (!fnArg || fnArg.type === "SpreadElement") {
+    error(
+      call,
+      "badOperatorUse",
+      `'${operator}' needs the function to differentiate as its first argument`,
+    );
+    return undefined;
+  }
+  const single = operator === "derivative" || operator === "valueWithDerivative";
+  if (extra.length > 0 || (single && options)) {
+    error(
+      call,
+      "badOperatorUse",
+      `'${operator}' takes ${single ? "one argument: the function" : "the function and an optional options object"}`,
+    );
+    return undefined;
+  }
+  const target = resolveTarget(program, module, fnArg as Expression, ancestors);
+  if (!target && fnArg.type === "Identifier" && findLocalFunction(fnArg.name, ancestors)) {
+    error(
+      fnArg,
+      "badOperatorUse",
+      `'${fnArg.name}' is a 'let' variable holding a function, which may change; declare it with 'const' so nabla knows which function to differentiate`,
+    );
+    return undefined;
+  }
+  if (!target) {
+    error(
+      fnArg,
+      "badOperatorUse",
+      `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
+    );
+    return undefined;
+  }
+  const arity = target.node.params.length;
+  // By default, every parameter whose type has a tangent (not strings or booleans).
+  const signature = signatureOf(target.node, typeResolver(program, target.module));
+  let wrt = [...Array(arity).keys()].filter((i) => {
+    const type = signature.params[i]?.type;
+    return type === undefined || isDifferentiable(type);
+  });
+  if (wrt.length === 0 && arity > 0) wrt = [...Array(arity).keys()];
+  let parsed: ParsedOptions = {};
+  if (options) {
+    const read = parseOptions(options as Expression, arity, operator);
+    if ("message" in read) {
+      error(read.node, "badOperatorUse", read.message);
+      return undefined;
+    }
+    parsed = read;
+    if (parsed.wrt) wrt = parsed.wrt;
+  }
+  if (arity === 0) {
+    error(
+      fnArg,
+      "badOperatorUse",
+      `'${operator}' needs a function of at least one number argument; this one takes none`,
+    );
+    return undefined;
+  }
+  if (single && arity !== 1) {
+    error(
+      fnArg,
+      "badOperatorUse",
+      `'${operator}' differentiates functions of one number argument, but '${target.name}' takes ${arity}; use 'differential' for several arguments`,
+    );
+    return undefined;
+  }
+  if (isHigherOrder(operator)) {
+    if (wrt.length !== 1) {
+      error(
+        options ?? fnArg,
+        "badOperatorUse",
+        `'${operator}' differentiates with respect to one parameter; ${functionLabel(target.name)} has ${wrt.length} differentiable ones, so pick one with '{ wrt: i }'`,
+      );
+      return undefined;
+    }
+    const type =
+      signature.params[wrt[0]!]?.type ?? (target.contextualNumberParams ? "number" : undefined);
+    const vector = type === "number" || (type !== undefined && isNumberVector(type));
+    if (
+      operator !== "hessianVectorProduct" &&
+      operator !== "gradientAndHessianVectorProduct" &&
+      !vector
+    ) {
+      error(
+        target.node.params[wrt[0]!] ?? fnArg,
+        "badOperatorUse",
+        `'${operator}' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not ${type === undefined ? "this type" : `a ${typeText(type)}`}`,
+      );
+      return undefined;
+    }
+  }
+  return {
+    operator,
+    call,
+    // The function with its result split into the loss and the aux (see lower/aux.ts): a
+    // function of its own, next to `target` differentiated as it is.
+    target: parsed.hasAux ? { ...target, name: `${target.name}$aux`, aux: true } : target,
+    wrt,
+    loc: { file: module.file, start: call.start, end: call.end },
+    ...(parsed.hasAux ? { hasAux: true } : {}),
+    ...(parsed.mode ? { mode: parsed.mode } : {}),
+  };
+}
+
+function resolveTarget(
+  program: ProgramGraph,
+  module: SourceModule,
+  node: Expression,
+  ancestors: readonly Node[],
+): DifferentiationTarget | undefined {
+  if (node.type === "CallExpression" && nablaOperatorOf(module, node.callee)) {
+    return derivedTarget(program, module, node, ancestors);
+  }
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
+    const pos = positionAt(module.text, node.start);
+    const captures = capturesOf(program, module, node, ancestors);
+    return {
+      module,
+      name: lambdaName(pos.line, pos.column),
+      node,
+      // TypeScript types a lambda's parameters from the operator's signature: numbers.
+      contextualNumberParams: true,
+      captures,
+    };
+  }
+  if (node.type === "Identifier") {
+    // A parameter or local of an enclosing function shadows a module-level function.
+    const symbol = declaredLocally(node.name, ancestors)
+      ? undefined
+      : program.resolveLocalFunction(module, node.name);
+    if (symbol) return namedTarget(symbol);
+    // A function of a package, differentiable through its registered rule.
+    const binding = module.imports.get(node.name);
+    if (binding && !isRelativeSpecifier(binding.specifier)) {
+      const rule = program.rules.get(functionKey(packageFile(binding.specifier), binding.imported));
+      if (rule) return namedTarget(rule.symbol);
+    }
+    // A function defined in the enclosing function: differentiated like a lambda written here,
+    // reading the same variables (the call site sees them too).
+    const local = findLocalFunction(node.name, ancestors);
+    if (local?.constant) {
+      const pos = positionAt(module.text, local.node.start);
+      return {
+        module,
+        name: lambdaName(pos.line, pos.column),
+        node: local.node,
+        contextualNumberParams: true,
+        captures: capturesOf(program, module, local.node, ancestors),
+      };
+    }
+  }
+  if (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    node.object.type === "Identifier" &&
+    node.property.type === "Identifier"
+  ) {
+    const binding = module.imports.get(node.object.name);
+    const target =
+      binding?.imported === "*" ? program.importedModule(module, binding.specifier) : undefined;
+    const symbol = target && program.resolveExport(target, node.property.name);
+    if (symbol) return namedTarget(symbol);
+  }
+  return undefined;
+}
+
+/** `number[]`, a tuple of numbers, or a typed array: what `hessian` and `jacobian` take. */
+export function isNumberVector(type: Type): boolean {
+  return (
+    isArray(type) &&
+    type.element === "number" &&
+    (type.elements === undefined || type.elements.every((e) => e === "number"))
+  );
+}
+
+/** The nabla export `callee` names in `module` (`derivative`, `ns.gradient`), if any. */
+export function nablaOperatorOf(module: SourceModule, callee: Node): string | undefined {
+  const path =
+    callee.type === "Identifier"
+      ? [callee.name]
+      : callee.type === "MemberExpression" &&
+          !callee.computed &&
+          callee.object.type === "Identifier" &&
+          callee.property.type === "Identifier"
+        ? [callee.object.name, callee.property.name]
+        : undefined;
+  const binding = path && module.imports.get(path[0]!);
+  if (!binding || !NABLA_SPECIFIERS.has(binding.specifier)) return undefined;
+  if (binding.imported === "*") return path.length === 2 ? path[1] : undefined;
+  return path.length === 1 ? binding.imported : undefined;
+}
+
+/**
+ * `derivative(f)` given to another operator (`derivative(derivative(f))`): differentiated as
+ * the lambda `(x) => derivative(f)(x)` would be, with the parameters of the inner function.
+ */
+function derivedTarget(
+  program: ProgramGraph,
+  module: SourceModule,
+  inner: CallExpression,
+  ancestors: readonly Node[],
+): DifferentiationTarget | undefined {
+  const fnArg = inner.arguments[0];
+  if (!fnArg || fnArg.type === "SpreadElement") return undefined;
+  const innerTarget = resolveTarget(program, module, fnArg as Expression, [...ancestors, inner]);
+  if (!innerTarget) return undefined;
+  const params = innerTarget.node.params;
+  const identifiers = params.filter((p) => p.type === "Identifier");
+  if (identifiers.length !== params.length) return undefined;
+  const lambda = {
+    type: "ArrowFunctionExpression",
+    start: inner.start,
+    end: inner.end,
+    params,
+    body: {
+      type: "CallExpression",
+      start: inner.start,
+      end: inner.end,
+      callee: inner,
+      arguments: identifiers.map((p) => ({
+        type: "Identifier",
+        name: p.name,
+        start: p.start,
+        end: p.end,
+      })),
+      optional: false,
+    },
+    expression: true,
+    async: false,
+    generator: false,
+    returnType: null,
+    typeParameters: null,
+    id: null,
+  } as unknown as FunctionLike;
+  const pos = positionAt(module.text, inner.start);
+  return {
+    module,
+    name: lambdaName(pos.line, pos.column),
+    node: lambda,
+    contextualNumberParams: true,
+    captures: capturesOf(program, module, lambda, ancestors),
+  };
+}
+
+/** The variables of enclosing functions `lambda` reads, typed as far as the program tells. */
+export function capturesOf(
+  program: ProgramGraph,
+  module: SourceModule,
+  lambda: FunctionLike,
+  ancestors: readonly Node[],
+): Capture[] {
+  const resultOf = (callee: string): Type | undefined => {
+    const symbol = program.resolveLocalFunction(module, callee);
+    const annotation = symbol?.node.returnType;
+    return symbol && annotation
+      ? annotationType(annotation, typeResolver(program, symbol.module))
+      : undefined;
+  };
+  // `const force = c ? forceA : forceB`: top-level functions, not shadowed where `lambda` is.
+  const choiceOf = (init: Node): FunctionTypeInfo | undefined => {
+    const leaves = functionLeaves(init);
+    const symbols = leaves.map((leaf) =>
+      leaf.type === "Identifier" && !declaredLocally(leaf.name, ancestors)
+        ? program.resolveLocalFunction(module, leaf.name)
+        : undefined,
+    );
+    const first = symbols[0];
+    if (!first || symbols.some((s) => !s || s.thisType)) return undefined;
+    const signature = signatureOf(first.node, typeResolver(program, first.module));
+    return {
+      params: signature.params.map((p) => p.type),
+      result: signature.result ?? "number",
+      differentiable: true,
+      text: first.name,
+    };
+  };
+  return findCaptures(lambda, ancestors, typeResolver(program, module), resultOf, choiceOf, (n) =>
+    isPlatformGlobal(module, n),
+  );
+}
+
+/** The nodes enclosing `target` in `module`, outermost first (for a call lowering meets). */
+export function ancestorsOf(module: SourceModule, target: Node): Node[] {
+  let found: Node[] = [];
+  walk(module.program, (node, ancestors) => {
+    if (found.length > 0 || node.start > target.start || node.end < target.end) return false;
+    if (node === target) {
+      found = [...ancestors];
+      return false;
+    }
+    return true;
+  });
+  return found;
+}
+
+/** A function declared in the program, as a differentiation target. */
+export function namedTarget(symbol: FunctionSymbol): DifferentiationTarget {
+  return {
+    module: symbol.module,
+    name: symbol.name,
+    node: symbol.node,
+    contextualNumberParams: false,
+    captures: [],
+    ...(symbol.thisType ? { thisType: symbol.thisType } : {}),
+  };
+}
+
+/** A problem with the options, and the node to point at. */
+interface OptionsProblem {
+  message: string;
+  node: Node;
+}
+
+/** What the options object of an operator call says, as read from its source. */
+interface ParsedOptions {
+  wrt?: number[];
+  hasAux?: boolean;
+  mode?: "forward" | "reverse";
+}
+
+/**
+ * `{ wrt: [0, 2], hasAux: true }` → what it says, or what is wrong and where. Values must be
+ * literals: the compiler decides what code to generate from them.
+ */
+function parseOptions(
+  node: Expression,
+  arity: number,
+  operator: Operator,
+): ParsedOptions | OptionsProblem {
+  const names = optionNames(operator);
+  const example = names.includes("hasAux")
+    ? "'{ wrt: [0, 1], hasAux: true }'"
+    : operator === "jacobian"
+      ? "'{ wrt: 0, mode: \"reverse\" }'"
+      : "'{ wrt: [0, 1] }'";
+  const shape = `options must be an object literal such as ${example}`;
+  if (node.type !== "ObjectExpression") return { message: shape, node };
+  const parsed: ParsedOptions = {};
+  const seen = new Set<string>();
+  for (const prop of node.properties) {
+    const key =
+      prop.type === "Property" && !prop.computed
+        ? prop.key.type === "Identifier"
+          ? prop.key.name
+          : prop.key.type === "Literal"
+            ? String(prop.key.value)
+            : undefined
+        : undefined;
+    if (prop.type !== "Property" || key === undefined) return { message: shape, node: prop };
+    if (!names.includes(key)) {
+      const takes =
+        names.length === 1
+          ? "the only option is 'wrt'"
+          : `the options of '${operator}' are ${names.map((n) => `'${n}'`).join(", ")}`;
+      const others = operatorsTaking(key);
+      const elsewhere =
+        others.length > 0
+          ? ` ('${key}' is an option of ${others.map((o) => `'${o}'`).join(" and ")})`
+          : "";
+      return {
+        message: `unknown option '${key}'; ${takes}${elsewhere}`,
+        node: prop.key,
+      };
+    }
+    if (seen.has(key)) return { message: `the option '${key}' is given twice`, node: prop.key };
+    seen.add(key);
+    const value = prop.value;
+    if (key === "hasAux") {
+      if (value.type !== "Literal" || typeof value.value !== "boolean")
+        return {
+          message: "'hasAux' must be written as 'true' or 'false': nabla reads it from the source",
+          node: value,
+        };
+      parsed.hasAux = value.value;
+      continue;
+    }
+    if (key === "mode") {
+      if (value.type !== "Literal" || (value.value !== "forward" && value.value !== "reverse"))
+        return {
+          message: `'mode' must be written as "forward" or "reverse": nabla reads it from the source`,
+          node: value,
+        };
+      parsed.mode = value.value;
+      continue;
+    }
+    const wrt = parseWrt(value, arity);
+    if (!Array.isArray(wrt)) return wrt;
+    parsed.wrt = wrt;
+  }
+  return parsed;
+}
+
+/** The value of `wrt: [0, 2]` or `wrt: 1` → indices, or what is wrong and where. */
+function parseWrt(value: Expression, arity: number): number[] | OptionsProblem {
+  const items = value.type === "ArrayExpression" ? value.elements : [value];
+  const wrt: number[] = [];
+  for (const item of items) {
+    const index = item ? constantValue(item) : undefined;
+    if (!item || index === undefined) {
+      return {
+        message: "'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'",
+        node: item ?? value,
+      };
+    }
+    if (!Number.isInteger(index))
+      return { message: `'wrt' index ${index} is not an integer`, node: item };
+    if (index < 0 || index >= arity) {
+      return {
+        message: `'wrt' index ${index} is out of range: the function has ${arity} parameter${arity === 1 ? "" : "s"}`,
+        node: item,
+      };
+    }
+    if (wrt.includes(index)) return { message: `'wrt' lists parameter ${index} twice`, node: item };
+    wrt.push(index);
+  }
+  if (wrt.length === 0) return { message: "'wrt' must name at least one parameter", node: value };
+  return wrt;
+}
+
+/** The functions an argument may evaluate to: both branches of `c ? f : g`. */
+export function functionLeaves(node: Node): Node[] {
+  if (node.type === "ParenthesizedExpression") return functionLeaves(node.expression);
+  if (node.type === "ConditionalExpression")
+    return [...functionLeaves(node.consequent), ...functionLeaves(node.alternate)];
+  return [node];
+}

@@ -826,3 +826,28 @@ for (const c of sweepCases) {
     assert.equal(emitted(backward), c.backward);
   });
 }
+
+test("the printer shows every attribute of an op, sorted, function keys by name", () => {
+  const fn = lower(
+    `function g(a: number[]): number { return a[0]; }
+function f(a: number[]): number { return g(a); }`,
+    "f",
+  );
+  const call = fn.body.ops.find((op) => op.opcode === "call")!;
+  Object.assign(call.attrs, {
+    primal: "/virtual/main.ts#g",
+    wrt: [0],
+    frozen: [0, -1],
+    tapeless: true,
+    checkpoint: true,
+    reserved: false,
+    method: "step",
+  });
+  const line = printFunction(fn)
+    .split("\n")
+    .find((l) => l.includes("call"));
+  assert.equal(
+    line,
+    `  %3 = call @g %a.0 {calleeName = "g", checkpoint, frozen = [0, -1], method = "step", primal = @g, tapeless, wrt = [0]}`,
+  );
+});

@@ -2,7 +2,7 @@ import { typeText } from "./type-system.js";
 import type { IRFunction, Op, Region, Value } from "./types.js";
 
 // A textual form of the IR, MLIR-like. It is the main debugging tool and what golden tests
-// assert on, so it is deterministic and shows every value, type and region.
+// assert on, so it is deterministic and shows every value, type, region and attribute.
 
 export function printValue(v: Value): string {
   return v.hint ? `%${v.hint}.${v.id}` : `%${v.id}`;
@@ -12,14 +12,42 @@ function printTyped(v: Value): string {
   return `${printValue(v)}: ${typeText(v.type)}`;
 }
 
-function printAttrs(op: Op): string {
+/** A function key as printed: its name, without the file (golden output is machine-independent). */
+function shortKey(key: string): string {
+  return key.includes("#") ? key.slice(key.lastIndexOf("#") + 1) : key;
+}
+
+/** The attributes printed inline: a field name, a constant, a callee. */
+function printMainAttrs(op: Op): string {
   const { value, callee, field } = op.attrs;
   if (field !== undefined) return ` .${field}`;
   if (op.opcode === "const")
     return ` ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
-  if (callee !== undefined)
-    return ` @${callee.includes("#") ? callee.slice(callee.lastIndexOf("#") + 1) : callee}`;
+  if (callee !== undefined) return ` @${shortKey(callee)}`;
   return "";
+}
+
+/** Which attributes printMainAttrs shows for `op`. */
+function mainAttrNames(op: Op): Set<string> {
+  if (op.attrs.field !== undefined) return new Set(["field"]);
+  if (op.opcode === "const") return new Set(["value"]);
+  return new Set(op.attrs.callee !== undefined ? ["callee"] : []);
+}
+
+function printAttrValue(name: string, value: unknown): string {
+  if (name === "primal" || name === "function") return `@${shortKey(String(value))}`;
+  if (Array.isArray(value)) return `[${value.join(", ")}]`;
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+/** Every other attribute, MLIR-style: `{frozen = [0], tapeless}`, sorted by name. */
+function printOtherAttrs(op: Op): string {
+  const shown = mainAttrNames(op);
+  const rest = Object.entries(op.attrs)
+    .filter(([name, value]) => !shown.has(name) && value !== undefined && value !== false)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => (value === true ? name : `${name} = ${printAttrValue(name, value)}`));
+  return rest.length > 0 ? ` {${rest.join(", ")}}` : "";
 }
 
 function printOp(op: Op, indent: string, out: string[]): void {
@@ -52,7 +80,7 @@ function printOp(op: Op, indent: string, out: string[]): void {
     return;
   }
   out.push(
-    `${indent}${results}${op.opcode}${printAttrs(op)}${operands ? " " + operands : ""}${mark}`,
+    `${indent}${results}${op.opcode}${printMainAttrs(op)}${operands ? " " + operands : ""}${printOtherAttrs(op)}${mark}`,
   );
 }
 

@@ -243,24 +243,29 @@ test("build: bad input gets the usual diagnostics, exit code 1 and nothing writt
   assert.ok(!existsSync(join(dir, "dist")));
 });
 
-test("build: a project's outDir, the out folder left out of the input, and the command line's mistakes", () => {
+test("build: a project's outDir and layout (as tsc's), the out folder left out of the input, and the command line's mistakes", () => {
   const dir = writeProgram({
-    "tsconfig.json": JSON.stringify({ include: ["."], compilerOptions: { outDir: "build" } }),
-    "main.ts": CUBE,
-    "util/plain.ts": "export const two = (): number => 2;\n",
+    "tsconfig.json": JSON.stringify({ include: ["src"], compilerOptions: { outDir: "build" } }),
+    "src/main.ts": CUBE,
+    "src/util/plain.ts": "export const two = (): number => 2;\n",
   });
   const r = nabla(["build"], dir);
   assert.equal(r.status, 0, r.stderr);
-  assert.ok(existsSync(join(dir, "build/main.js")) && existsSync(join(dir, "build/util/plain.js")));
-  // Building into a folder inside the input leaves earlier outputs alone.
-  writeFileSync(join(dir, "build/stale.ts"), BAD);
-  assert.equal(nabla(["build"], dir).status, 0);
+  assert.ok(existsSync(join(dir, "build/main.js")), r.stderr);
+  assert.ok(existsSync(join(dir, "build/util/plain.js")));
+  // Building a folder into a folder inside it leaves what is there alone.
+  const folder = writeProgram({ "main.ts": CUBE });
+  assert.equal(nabla(["build", ".", "--out-dir", "out"], folder).status, 0);
+  writeFileSync(join(folder, "out/stale.ts"), BAD);
+  const again = nabla(["build", ".", "--out-dir", "out"], folder);
+  assert.equal(again.status, 0, again.stderr);
+  assert.ok(existsSync(join(folder, "out/main.js")) && !existsSync(join(folder, "out/out")));
 
-  const noOut = nabla(["build", "main.ts"], dir);
+  const noOut = nabla(["build", "src/main.ts"], dir);
   assert.equal(noOut.status, 2);
   assert.match(noOut.stderr, /^nabla: 'nabla build' needs '--out-dir <dir>'/);
   assert.match(noOut.stderr, USAGE_LINE);
-  const unknown = nabla(["build", "main.ts", "--outdir", "x"], dir);
+  const unknown = nabla(["build", "src/main.ts", "--outdir", "x"], dir);
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /^nabla: unknown option '--outdir' for 'nabla build'\n/);
   const outside = writeProgram({

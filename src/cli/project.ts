@@ -97,7 +97,10 @@ function projectInputs(tsconfig: string, name: string): InputsResult {
     .filter((f) => TYPESCRIPT_SOURCE.test(f) && !DECLARATION.test(f) && matches(f))
     .sort();
   const options = config.compilerOptions ?? {};
-  const rootDir = options.rootDir ? resolve(base, options.rootDir) : commonFolder(files, [base]);
+  // As tsc lays out its output: from `rootDir`, or the deepest folder holding every file.
+  const rootDir = options.rootDir
+    ? resolve(base, options.rootDir)
+    : commonFolder(files, files.length > 0 ? [] : [base]);
   return {
     files,
     root: rootDir,

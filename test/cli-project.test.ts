@@ -332,6 +332,10 @@ test("usage: an unknown option of 'nabla run' gets nabla's usage, not 'cannot fi
   assert.equal(r.status, 2);
   assert.match(r.stderr, /^nabla: unknown option '--bogus' for 'nabla run'\n/);
   assert.match(r.stderr, USAGE_LINE);
+  const top = nabla(["--bogus"], dir);
+  assert.equal(top.status, 2);
+  assert.match(top.stderr, /^nabla: unknown option '--bogus'\n/);
+  assert.match(top.stderr, USAGE_LINE);
   // After the file, options are the program's own.
   const own = nabla(["run", "main.ts", "--bogus"], dir);
   assert.equal(own.status, 0, own.stderr);

@@ -70,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (command === "run") return runCommand(rest);
   if (command !== "emit" && command !== "check" && command !== "build")
-    return usageError(`unknown command '${command}'`);
+    return usageError(`unknown ${command.startsWith("-") ? "option" : "command"} '${command}'`);
   let parsed;
   try {
     parsed = parseArgs({ args: rest, allowPositionals: true, options: OPTIONS[command] });

@@ -113,7 +113,8 @@ function projectInputs(tsconfig: string, name: string): InputsResult {
   };
 }
 
-/** Whether `file` uses nabla: imports it, or declares functions `@differentiable`. */
+// (Not a JSDoc comment: nabla would take the tag named in it for this function's own.)
+// Whether `file` uses nabla: imports it, or tags functions as differentiable (the JSDoc tag).
 export function usesNabla(file: string): boolean {
   // A quick look at the text: a false match only costs a check of a file that needed none.
   return /["']nabla(\/[\w-]+)?["']|@differentiable\b/.test(readFileSync(file, "utf8"));

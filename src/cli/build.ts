@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { LargeStackResult } from "../compiler/large-stack.js";
 import { compileFiles } from "./compile.js";
-import { gatherInputs, isInside } from "./project.js";
+import { DECLARATION, gatherInputs, isInside, TYPESCRIPT_SOURCE } from "./project.js";
 import { relinkImports } from "./specifiers.js";
 import { usageError } from "./usage.js";
 
@@ -10,9 +10,6 @@ import { usageError } from "./usage.js";
 // included, written with source maps under an out folder in the input's folder layout. The
 // output runs with plain `node` (it imports the runtime from "nabla"), so a library can
 // publish code whose derivatives are already generated.
-
-const TYPESCRIPT_SOURCE = /\.(c|m)?tsx?$/;
-const DECLARATION = /\.d\.(c|m)?tsx?$/;
 
 /** `nabla build` of `paths` (or of a project) into `outDir` (or the project's `outDir`). */
 export function build(

@@ -6,8 +6,8 @@ import { createFilesMatcher, findTsconfig, parseTsconfig } from "get-tsconfig";
 // (tsconfig.json, read with its `extends`, `files`, `include` and `exclude` by get-tsconfig,
 // which does not need the TypeScript compiler).
 
-const TYPESCRIPT_SOURCE = /\.(c|m)?tsx?$/;
-const DECLARATION = /\.d\.(c|m)?tsx?$/;
+export const TYPESCRIPT_SOURCE = /\.(c|m)?tsx?$/;
+export const DECLARATION = /\.d\.(c|m)?tsx?$/;
 
 /** TypeScript files to compile, and the folder their layout is relative to. */
 export interface Inputs {

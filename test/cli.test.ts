@@ -4,35 +4,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { REPO_ROOT, writeProgram } from "./support/harness.js";
+import { nabla, USAGE_LINE } from "./support/cli.js";
 
 // The real `nabla` command, run as a child process on programs in temporary folders (which
 // have no node_modules: `nabla` must resolve to the running nabla).
-
-const BIN = join(REPO_ROOT, "bin/nabla.js");
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The loader's cache folder for programs outside a package: one of the tests' own. */
-const CACHE_HOME = writeProgram({});
-
-/** Runs `nabla args…` in `cwd`. */
-function nabla(args: string[], cwd: string = REPO_ROOT): Run {
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: CACHE_HOME };
-  delete env.NABLA_DEBUG;
-  delete env.FORCE_COLOR;
-  delete env.NABLA_CACHE_DIR;
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    env,
-    encoding: "utf8",
-    timeout: 15_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const CUBE = `import { derivative } from "nabla";
 const d = derivative((x: number) => x * x * x);
@@ -64,8 +39,6 @@ main.ts:6:18: note: when differentiating 'f' for 'derivative'
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
-
-const USAGE_LINE = /^Usage:\n {2}nabla run <file\.ts> \[args…\]/m;
 
 test("run: prints the program's output and passes extra arguments in process.argv", () => {
   const dir = writeProgram({ "main.ts": CUBE });
@@ -348,8 +321,10 @@ test("usage: an unknown command exits 2 with the usage", () => {
 });
 
 test("usage: a command without its file exits 2 with the usage", () => {
-  for (const command of ["run", "emit", "check"]) {
-    const r = nabla([command]);
+  // In a folder without a tsconfig.json here or above (check and build would take its project).
+  const dir = writeProgram({});
+  for (const command of ["run", "emit", "check", "build"]) {
+    const r = nabla([command], dir);
     assert.equal(r.status, 2, command);
     assert.match(r.stderr, new RegExp(`^nabla: 'nabla ${command}' needs`), command);
     assert.match(r.stderr, USAGE_LINE, command);
@@ -583,7 +558,13 @@ test("check --format json: diagnostics as data on stdout, with 1-based lines and
   assert.equal(d!.file, join(dir, "main.ts"));
   assert.deepEqual([d!.line, d!.column, d!.code, d!.severity], [4, 10, "NABLA104", "error"]);
   assert.ok(d!.notes.length > 0 && d!.notes.every((n) => typeof n.message === "string"));
-  const ok = nabla(["check", "--format", "json", "main.ts"], writeProgram({ "main.ts": CUBE }));
+  const okDir = writeProgram({ "main.ts": CUBE });
+  const ok = nabla(["check", "--format", "json", "main.ts"], okDir);
   assert.equal(ok.status, 0);
-  assert.deepEqual(JSON.parse(ok.stdout), { errors: 0, warnings: 0, diagnostics: [] });
+  assert.deepEqual(JSON.parse(ok.stdout), {
+    errors: 0,
+    warnings: 0,
+    files: [join(okDir, "main.ts")],
+    diagnostics: [],
+  });
 });

@@ -19,10 +19,14 @@ interface JsonDiagnostic extends JsonPosition {
   notes: ({ message: string } & Partial<JsonPosition>)[];
 }
 
-/** The JSON report of `diagnostics`: `{ errors, warnings, diagnostics: [...] }`. */
+/**
+ * The JSON report of `diagnostics` of a check of `files` (absolute paths; the files they
+ * import were checked with them): `{ errors, warnings, files: [...], diagnostics: [...] }`.
+ */
 export function jsonReport(
   diagnostics: readonly Diagnostic[],
   sourceText: (file: string) => string | undefined,
+  files: readonly string[],
 ): string {
   const position = (loc: SourceLoc): JsonPosition => {
     const text = sourceText(loc.file) ?? "";
@@ -39,7 +43,7 @@ export function jsonReport(
   }));
   const count = (severity: string) => items.filter((d) => d.severity === severity).length;
   return JSON.stringify(
-    { errors: count("error"), warnings: count("warning"), diagnostics: items },
+    { errors: count("error"), warnings: count("warning"), files, diagnostics: items },
     null,
     2,
   );

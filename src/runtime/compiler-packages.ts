@@ -11,6 +11,7 @@ export const COMPILER_PACKAGES = [
   "@babel/code-frame",
   "@jridgewell/gen-mapping",
   "@jridgewell/remapping",
+  "get-tsconfig",
   "magic-string",
   "picomatch",
   "unplugin",

@@ -38,6 +38,7 @@ import {
   type Operator,
 } from "../api/operators.js";
 import { ATTACHMENT_NOTE, isNumberVector, type OperatorCall } from "./analyze/operator-call.js";
+import type { PassObserver } from "./differentiate/pipeline.js";
 
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.
@@ -49,6 +50,11 @@ export interface CompileOptions {
    * buffer, a bundler's loaded text).
    */
   sources?: Map<string, string>;
+  /**
+   * Sees every function the compiler builds after each pass of its pipeline (see
+   * differentiate/pipeline.ts): how `nabla emit --ir --print-after=<pass>` prints them.
+   */
+  observe?: PassObserver;
 }
 
 /** What {@link compileProgram} returns. */
@@ -113,7 +119,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   // The module being worked on, for a diagnostic if the compiler runs out of stack there.
   const current = { file: entries[0] ?? "" };
   try {
-    compileInto(program, bag, result, entries, current);
+    compileInto(program, bag, result, entries, current, options.observe);
   } catch (error) {
     if (!isStackOverflow(error) || process.env.NABLA_DEBUG) throw error;
     bag.add({
@@ -134,9 +140,10 @@ function compileInto(
   result: CompileResult,
   entries: string[],
   current: { file: string },
+  observe: PassObserver | undefined,
 ): void {
   const modules = collectModules(program, entries, bag, current);
-  const differentiator = new Differentiator(program, bag);
+  const differentiator = new Differentiator(program, bag, observe);
   // Unparsable or missing files would only cause follow-on errors.
   if (bag.hasErrors) return;
   program.rules = collectRules(program, modules, bag);

@@ -4,10 +4,8 @@ import { linearize } from "../../src/compiler/differentiate/linearize.js";
 import { ReverseInfo } from "../../src/compiler/differentiate/residuals.js";
 import { reverseSweeps } from "../../src/compiler/differentiate/sweeps.js";
 import { emitFunction } from "../../src/compiler/emit/function.js";
-import { eliminateDeadCode } from "../../src/compiler/ir/dce.js";
-import { printFunction } from "../../src/compiler/ir/printer.js";
+import { runPipeline, type PassObserver } from "../../src/compiler/differentiate/pipeline.js";
 import type { IRFunction } from "../../src/compiler/ir/types.js";
-import { verifyFunction } from "../../src/compiler/ir/verify.js";
 import { lowerFunction } from "../../src/compiler/lower/function.js";
 import { ProgramGraph } from "../../src/compiler/parse/program.js";
 
@@ -15,28 +13,28 @@ import { ProgramGraph } from "../../src/compiler/parse/program.js";
 
 const FILE = "/virtual/main.ts";
 
-/** Lowers function `name` of `source` (cleaned up by dead-code elimination and verified). */
-export function lower(source: string, name: string): IRFunction {
+/** Lowers function `name` of `source`, then runs the pipeline production runs on it. */
+export function lower(source: string, name: string, observe?: PassObserver): IRFunction {
   const program = new ProgramGraph(typeModuleConstants, new Map([[FILE, source]]));
   const mod = program.load(FILE);
   const node = mod.functions.get(name);
   if (!node) throw new Error(`no function ${name}`);
   const { fn } = lowerFunction(program, mod, `${FILE}#${name}`, name, node);
-  eliminateDeadCode(fn);
-  verifyFunction(fn);
+  runPipeline("lowered", fn, observe);
   return fn;
 }
 
-export function printLowered(source: string, name: string): string {
-  return printFunction(lower(source, name));
-}
-
-/** The JVP of function `name` with respect to `wrt`, as IR. */
-export function jvpOf(source: string, name: string, wrt: number[]): IRFunction {
+/** The JVP of function `name` with respect to `wrt`, as IR, after forward mode's pipeline. */
+export function jvpOf(
+  source: string,
+  name: string,
+  wrt: number[],
+  pipeline: "forward" | "reverse" = "forward",
+  observe?: PassObserver,
+): IRFunction {
   const primal = lower(source, name);
   const { fn } = linearize(primal, wrt, analyzeActivity(primal, wrt));
-  eliminateDeadCode(fn);
-  verifyFunction(fn);
+  runPipeline(pipeline, fn, observe);
   return fn;
 }
 
@@ -49,8 +47,9 @@ export function sweepsOf(
   name: string,
   wrt: number[],
   frozen: number[] = [],
+  observe?: PassObserver,
 ): [IRFunction, IRFunction] {
-  const fn = jvpOf(source, name, wrt);
+  const fn = jvpOf(source, name, wrt, "reverse");
   const arity = fn.params.filter((p) => !p.tangent).length;
   const info = new ReverseInfo(fn, { frozen, arity, effectsOf: () => undefined, wrt });
   const signature = { key: `${FILE}#${name}`, name, arity, frozen };
@@ -58,10 +57,7 @@ export function sweepsOf(
     IRFunction,
     IRFunction,
   ];
-  for (const sweep of sweeps) {
-    eliminateDeadCode(sweep);
-    verifyFunction(sweep);
-  }
+  for (const sweep of sweeps) runPipeline("sweep", sweep, observe);
   return sweeps;
 }
 

@@ -20,17 +20,10 @@ import {
   type DiagnosticBag,
   type DiagnosticNote,
 } from "../diagnostics/diagnostic.js";
-import { eliminateDeadCode } from "../ir/dce.js";
-import { eliminateCommonSubexpressions } from "../ir/cse.js";
-import { hoistLoopInvariants } from "../ir/licm.js";
 import type { FunctionKey, IRFunction, Op, Type } from "../ir/types.js";
-import { verifyFunction } from "../ir/verify.js";
 import { inlineCalls, opCount } from "../ir/inline.js";
-import { packClosureCaptures, scalarizeLiterals } from "../ir/scalarize.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
-import { sinkLastWrites } from "./last-write.js";
-import { readReplacedSlots } from "./restore.js";
 import { linearize } from "./linearize.js";
 import {
   checkpointKey,
@@ -51,6 +44,7 @@ import { parseDerivativeKey, parseDerivedPrimalKey } from "../ir/names.js";
 import { keyFile, symbolKey } from "../ir/function-key.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 import { namedTarget } from "../analyze/operator-call.js";
+import { runPipeline, type PassObserver } from "./pipeline.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -110,6 +104,8 @@ export class Differentiator {
   constructor(
     private readonly program: ProgramGraph,
     private readonly diagnostics: DiagnosticBag,
+    /** Sees each function after each pass (`nabla emit --ir --print-after`). */
+    private readonly observe?: PassObserver,
   ) {}
 
   static keyOf(target: { module: { file: string }; name: string }): FunctionKey {
@@ -424,8 +420,7 @@ export class Differentiator {
         effects !== undefined && effects.writes.size === 0 && effects.moduleWrites.length === 0
       );
     });
-    eliminateDeadCode(fn);
-    verifyFunction(fn);
+    runPipeline("derivedPrimal", fn, this.observe);
     this.primals.set(key, fn);
     this.derivatives.set(key, fn);
     this.deriveCallees(fn, chain);
@@ -688,9 +683,7 @@ export class Differentiator {
       if (!this.targets.has(call.key))
         this.targets.set(call.key, call.target ?? namedTarget(call.symbol));
     }
-    eliminateCommonSubexpressions(lowered.fn);
-    eliminateDeadCode(lowered.fn);
-    verifyFunction(lowered.fn);
+    runPipeline("lowered", lowered.fn, this.observe);
     this.primals.set(key, lowered.fn);
     // A specialization or lifted function exists only in generated code, which calls its
     // primal where its arguments are inactive: it is emitted like a derivative.
@@ -765,10 +758,7 @@ export class Differentiator {
     });
     if (!inlined) return undefined;
     if (opCount(inlined) > INLINE_CALLER_OPS) return undefined;
-    eliminateCommonSubexpressions(inlined);
-    eliminateDeadCode(inlined);
-    scalarizeLiterals(inlined);
-    verifyFunction(inlined);
+    runPipeline("inlined", inlined, this.observe);
     return inlined;
   }
 
@@ -931,18 +921,14 @@ export class Differentiator {
     }
     const { fn, demands } =
       this.linearizeInlined(primal, demand) ?? linearize(primal, demand.wrt, activity);
-    // Rules recompute what the primal computed (`sin θ` for the derivative of `cos θ`): one
-    // value, so reverse mode saves it once.
-    if (demand.mode !== "forward") eliminateCommonSubexpressions(fn);
     const forward = demand.mode === "forward" || demand.mode === "lanes";
-    // Reverse mode: loops carry what their last replacing iteration read instead of taping a
-    // branch per iteration (see last-write.ts).
-    if (!forward) sinkLastWrites(fn);
-    eliminateDeadCode(fn);
-    // Reverse mode: stores of shadows into shadows are undone by the backward sweep (see
-    // restore.ts); after dead-code elimination, which would drop the reads nothing uses yet.
-    if (!forward) readReplacedSlots(fn);
-    verifyFunction(fn);
+    // Rules recompute what the primal computed (`sin θ` for the derivative of `cos θ`): in
+    // reverse mode CSE makes it one value, saved once (see pipeline.ts for the rest).
+    runPipeline(
+      demand.mode === "forward" || demand.mode === "lanes" ? demand.mode : "reverse",
+      fn,
+      this.observe,
+    );
     // Reverse mode: which arrays each callee may read again (marks the calls, see ReverseInfo).
     const info = forward
       ? undefined
@@ -1194,11 +1180,7 @@ export class Differentiator {
           this.inputsOf(bwdKey(p)),
         );
         for (const sweep of sweeps) {
-          eliminateCommonSubexpressions(sweep);
-          hoistLoopInvariants(sweep);
-          eliminateDeadCode(sweep);
-          packClosureCaptures(sweep);
-          verifyFunction(sweep);
+          runPipeline("sweep", sweep, this.observe);
           this.derivatives.set(sweep.key, sweep);
         }
       } catch (error) {

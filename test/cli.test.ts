@@ -246,6 +246,36 @@ test("emit --ir: prints the IR of the primal and derivative functions", () => {
   assert.match(r.stdout, /^ {2}return /m);
 });
 
+test("emit --print-after: each function right after one pass, and what a pass name can be", () => {
+  const dir = writeProgram({
+    "main.ts": `import { gradient } from "nabla";
+function sumSquares(xs: number[]): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i] * xs[i];
+  return s;
+}
+console.log(gradient(sumSquares)([1, 2]));
+`,
+  });
+  const r = nabla(["emit", "main.ts", "--print-after", "licm"], dir);
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+  const headers = [...r.stdout.matchAll(/^\/\/ after licm \((\w+) pipeline\)$/gm)].map((m) => m[1]);
+  assert.deepEqual(headers, ["sweep", "sweep"], r.stdout);
+  assert.match(r.stdout, /^func @sumSquares\$fwd[\w$]*\(/m);
+  assert.match(r.stdout, /^func @sumSquares\$bwd[\w$]*\(/m);
+
+  const forwardOnly = writeProgram({ "main.ts": CUBE });
+  const none = nabla(["emit", "main.ts", "--print-after", "licm"], forwardOnly);
+  assert.equal(none.status, 0);
+  assert.match(none.stderr, /no function of this program went through 'licm'.*sweep pipeline/);
+
+  const unknown = nabla(["emit", "main.ts", "--print-after", "cse2"], dir);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /unknown pass 'cse2' for --print-after; the passes are cse, dce/);
+  assert.match(unknown.stderr, USAGE_LINE);
+});
+
 test("check: exit code 0 on a good program", () => {
   const dir = writeProgram({ "main.ts": CUBE });
   const r = nabla(["check", "main.ts"], dir);

@@ -14,6 +14,8 @@ export interface CompileRequest {
   /** The entry files, as the user named them. */
   files: string[];
   ir?: boolean;
+  /** Print each function after this pass instead (`emit --ir --print-after=<pass>`). */
+  printAfter?: string;
   format?: Format;
 }
 
@@ -33,7 +35,7 @@ export function existsFile(file: string): boolean {
 
 /** Compiles the files together and reports the diagnostics; no result if there were errors. */
 export function compileFiles(request: CompileRequest): LargeStackResult | undefined {
-  const { files, ir = false, format = "text" } = request;
+  const { files, ir = false, printAfter, format = "text" } = request;
   if (!files.every(existsFile)) return undefined;
   const entry = resolve(files[0]!);
   let roots = files.map((f) => resolve(f));
@@ -48,7 +50,11 @@ export function compileFiles(request: CompileRequest): LargeStackResult | undefi
     );
   }
   // On a thread with a large stack, as the loader compiles for `nabla run`.
-  const result = compileWithLargeStack({ entries: roots, ir });
+  const result = compileWithLargeStack({
+    entries: roots,
+    ir,
+    ...(printAfter ? { printAfter } : {}),
+  });
   if (format === "json")
     process.stdout.write(jsonReport(result.diagnostics, result.sourceText, roots) + "\n");
   else if (result.diagnostics.length > 0)

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { PASS_NAMES, PIPELINES } from "../compiler/differentiate/pipeline.js";
 import { build } from "./build.js";
 import { check } from "./check.js";
 import { compileFiles } from "./compile.js";
@@ -17,10 +18,27 @@ function version(): string {
   return pkg.version;
 }
 
-function emit(file: string, ir: boolean): number {
-  const result = compileFiles({ files: [file], ir });
+function emit(file: string, ir: boolean, printAfter: string | undefined): number {
+  if (printAfter !== undefined && !(PASS_NAMES as string[]).includes(printAfter))
+    return usageError(
+      `unknown pass '${printAfter}' for --print-after; the passes are ${PASS_NAMES.join(", ")}`,
+    );
+  const result = compileFiles({
+    files: [file],
+    ir: ir || printAfter !== undefined,
+    ...(printAfter !== undefined ? { printAfter } : {}),
+  });
   if (!result) return 1;
-  if (ir) {
+  if (printAfter !== undefined && !result.ir) {
+    const pipelines = Object.entries(PIPELINES)
+      .filter(([, passes]) => (passes as readonly string[]).includes(printAfter))
+      .map(([name]) => name);
+    process.stderr.write(
+      `nabla: no function of this program went through '${printAfter}', which runs in the ${pipelines.join(", ")} pipeline${pipelines.length > 1 ? "s" : ""} (see differentiate/pipeline.ts)\n`,
+    );
+    return 0;
+  }
+  if (ir || printAfter !== undefined) {
     process.stdout.write(result.ir + "\n");
     return 0;
   }
@@ -52,7 +70,7 @@ function runCommand(rest: string[]): Promise<number> | number {
 }
 
 const OPTIONS = {
-  emit: { ir: { type: "boolean" } },
+  emit: { ir: { type: "boolean" }, "print-after": { type: "string" } },
   check: { format: { type: "string" }, project: { type: "string", short: "p" } },
   build: { "out-dir": { type: "string" }, project: { type: "string", short: "p" } },
 } as const;
@@ -78,7 +96,13 @@ export async function main(argv: string[]): Promise<number> {
     return usageError(optionError(command, error));
   }
   const { values, positionals } = parsed as {
-    values: { ir?: boolean; format?: string; project?: string; "out-dir"?: string };
+    values: {
+      ir?: boolean;
+      "print-after"?: string;
+      format?: string;
+      project?: string;
+      "out-dir"?: string;
+    };
     positionals: string[];
   };
   if (values.project !== undefined && positionals.length > 0)
@@ -92,5 +116,5 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "build") return build(positionals, values.project, values["out-dir"]);
   const [file] = positionals;
   if (!file || positionals.length > 1) return usageError("'nabla emit' needs exactly one file");
-  return emit(file, values.ir ?? false);
+  return emit(file, values.ir ?? false, values["print-after"]);
 }

@@ -7,6 +7,10 @@ Usage:
   nabla run --watch <file.ts> [args…]
                                 the same, run again when the file or one it imports changes
   nabla emit <file.ts> [--ir]   print the compiled JavaScript (or the IR) with derivative code
+  nabla emit <file.ts> --print-after <pass>
+                                print each function right after one pass of the pipeline
+                                (cse, dce, licm, scalarize, pack-captures, sink-last-writes,
+                                restore-slots, verify)
   nabla check [<file.ts|folder>…] [-p tsconfig.json] [--format json]
                                 report diagnostics only; exit code 1 on any error.
                                 A folder: its .ts files that use nabla; no path, -p, or a

@@ -14,7 +14,17 @@ let reply: LargeStackReply;
 try {
   const { compileProgram } = await import("./compile.js");
   const { printFunction } = await import("./ir/printer.js");
-  const result = compileProgram(request.entries);
+  const afterPass: string[] = [];
+  const result = compileProgram(request.entries, {
+    ...(request.printAfter
+      ? {
+          observe: (pass, fn, pipeline) => {
+            if (pass === request.printAfter)
+              afterPass.push(`// after ${pass} (${pipeline} pipeline)\n${printFunction(fn)}`);
+          },
+        }
+      : {}),
+  });
   // The texts diagnostics point into, or every file read when asked.
   const files = request.inputs
     ? [...result.inputs().keys()]
@@ -30,7 +40,11 @@ try {
     outputs: [...result.outputs],
     texts: [...texts],
     probes: [...result.probes()],
-    ...(request.ir ? { ir: [...result.functions.values()].map(printFunction).join("\n\n") } : {}),
+    ...(request.printAfter
+      ? { ir: afterPass.join("\n\n") }
+      : request.ir
+        ? { ir: [...result.functions.values()].map(printFunction).join("\n\n") }
+        : {}),
   };
 } catch (error) {
   reply =

@@ -20,6 +20,11 @@ export interface LargeStackRequest {
   inputs?: boolean;
   /** Also return the IR of every function, printed (`nabla emit --ir`). */
   ir?: boolean;
+  /**
+   * Return instead each function as it is right after this pass, every time a pipeline runs it
+   * (`nabla emit --ir --print-after=<pass>`; see differentiate/pipeline.ts).
+   */
+  printAfter?: string;
 }
 
 /** A {@link CompileResult} without the IR objects, and the printed IR if asked for. */

@@ -13,6 +13,7 @@
 
 export { compileProgram, type CompileOptions, type CompileResult } from "./compile.js";
 export type { ModuleOutput } from "./emit/module.js";
+export type { PassName, PassObserver, PipelineName } from "./differentiate/pipeline.js";
 export type { PathKind } from "./parse/program.js";
 export type { Diagnostic, DiagnosticNote, Severity } from "./diagnostics/diagnostic.js";
 export { formatDiagnostics } from "./diagnostics/report.js";

@@ -1,16 +1,9 @@
 import { ValueFactory } from "../ir/builder.js";
 import { substituteValues } from "../ir/substitute.js";
 import { definedInside, highestValueId } from "../ir/value-ids.js";
-import {
-  ARITHMETIC_OPCODES,
-  WRITES_MEMORY,
-  type IRFunction,
-  type Op,
-  type Region,
-  type Type,
-  type Value,
-} from "../ir/types.js";
+import { type IRFunction, type Op, type Region, type Type, type Value } from "../ir/types.js";
 import { isLinear, isShadowBuilder } from "./residuals.js";
+import { ARITHMETIC_OPCODES, WRITES_MEMORY } from "../ir/ops.js";
 
 // Last writes (reverse mode only, on the JVP before it is unzipped).
 //

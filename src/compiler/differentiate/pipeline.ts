@@ -12,7 +12,22 @@ import { readReplacedSlots } from "./restore.js";
 // (test/support/ir.ts) alike. `nabla emit --ir --print-after=<pass>` shows a function after
 // each run of a pass.
 
-const PASSES = {
+/** A pass of the compiler, as `nabla emit --print-after` names it. */
+export type PassName =
+  | "cse"
+  | "dce"
+  | "licm"
+  | "scalarize"
+  | "pack-captures"
+  | "sink-last-writes"
+  | "restore-slots"
+  | "verify";
+
+/** A named list of passes (see PIPELINES): what a function goes through once built. */
+export type PipelineName =
+  "lowered" | "inlined" | "derivedPrimal" | "forward" | "lanes" | "reverse" | "sweep";
+
+const PASSES: Record<PassName, (fn: IRFunction) => unknown> = {
   /** Common subexpressions (ir/cse.ts): rules recompute what the primal computed. */
   cse: eliminateCommonSubexpressions,
   dce: eliminateDeadCode,
@@ -27,13 +42,11 @@ const PASSES = {
   /** Stores of shadows into shadows are undone by the backward sweep (restore.ts). */
   "restore-slots": readReplacedSlots,
   verify: verifyFunction,
-} satisfies Record<string, (fn: IRFunction) => unknown>;
-
-export type PassName = keyof typeof PASSES;
+};
 
 export const PASS_NAMES = Object.keys(PASSES) as PassName[];
 
-export const PIPELINES = {
+export const PIPELINES: Record<PipelineName, readonly PassName[]> = {
   /** A user function just lowered. */
   lowered: ["cse", "dce", "verify"],
   /** A function with its small callees inlined, before it is linearized. */
@@ -51,9 +64,7 @@ export const PIPELINES = {
   reverse: ["cse", "sink-last-writes", "dce", "restore-slots", "verify"],
   /** The forward and the backward sweep of reverse mode. */
   sweep: ["cse", "licm", "dce", "pack-captures", "verify"],
-} as const satisfies Record<string, readonly PassName[]>;
-
-export type PipelineName = keyof typeof PIPELINES;
+};
 
 /** Called after each pass a pipeline runs, with the function as the pass left it. */
 export type PassObserver = (pass: PassName, fn: IRFunction, pipeline: PipelineName) => void;

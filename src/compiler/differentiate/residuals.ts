@@ -8,15 +8,13 @@ import {
   type EffectsOf,
 } from "../analyze/effects.js";
 import {
-  ARITHMETIC_OPCODES,
-  COMPARISON_OPCODES,
-  LOGIC_OPCODES,
   type FunctionKey,
   type IRFunction,
   type Op,
   type Region,
   type Value,
 } from "../ir/types.js";
+import { COMPARISON_OPCODES, LOGIC_OPCODES, RECOMPUTABLE } from "../ir/ops.js";
 
 // What reverse mode must remember. The linearized function (JVP) mixes primal ops and
 // tangent ops ([t]). The backward sweep runs the tangent ops transposed, so it needs the
@@ -871,20 +869,6 @@ export class ReverseInfo {
     return def.operands.some((o) => o.id === target || this.recomputedVia(o, target));
   }
 }
-
-/**
- * Ops a recurrence's next value may be computed with (see Recurrence). Not `Math` functions:
- * recomputing `Math.exp` in every backward iteration costs more than a tape load (lse's sum
- * of exponentials would take twice the primal's exponentials).
- */
-const RECOMPUTABLE: ReadonlySet<string> = new Set([
-  ...ARITHMETIC_OPCODES,
-  ...COMPARISON_OPCODES,
-  ...LOGIC_OPCODES,
-  "const",
-  "global",
-  "select",
-]);
 
 /** Tangent ops whose transposes read adjoints out of shadows or make shadows (see skippableAlone). */
 const UNSKIPPABLE: ReadonlySet<string> = new Set([

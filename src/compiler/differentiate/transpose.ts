@@ -1,12 +1,5 @@
 import type { Builder } from "../ir/builder.js";
-import {
-  WRITES_MEMORY,
-  type IRFunction,
-  type Op,
-  type Region,
-  type Type,
-  type Value,
-} from "../ir/types.js";
+import { type IRFunction, type Op, type Region, type Type, type Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "../ir/names.js";
 import { replacedSlot } from "./restore.js";
@@ -20,6 +13,7 @@ import {
 import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.js";
+import { WRITES_MEMORY } from "../ir/ops.js";
 
 // Transpose, the backward sweep of reverse mode: walks the tangent part of the linearized
 // function backwards and accumulates adjoints (seed 004's accumulator map). Each linear op

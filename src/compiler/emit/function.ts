@@ -1,6 +1,4 @@
 import {
-  isPure,
-  WRITES_MEMORY,
   type ArrayType,
   type IRFunction,
   type Op,
@@ -16,6 +14,7 @@ import type { FunctionKey } from "../ir/types.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
 import { lanesKey } from "../ir/names.js";
 import type { Builtins } from "./module-names.js";
+import { isPure, WRITES_MEMORY } from "../ir/ops.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are
 // inlined into their use as expressions; the others become `const`s named after the source

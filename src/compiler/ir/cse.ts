@@ -1,11 +1,5 @@
-import {
-  COMPUTATIONS,
-  WRITES_MEMORY,
-  type IRFunction,
-  type Op,
-  type Region,
-  type Value,
-} from "./types.js";
+import { type IRFunction, type Op, type Region, type Value } from "./types.js";
+import { COMPUTATIONS, WRITES_MEMORY } from "./ops.js";
 
 // Common-subexpression elimination within each region: a pure op identical to an earlier one
 // (same opcode, attributes and operands) reuses its result. Reads of memory are reused only

@@ -1,4 +1,5 @@
-import { isPure, TERMINATORS, type IRFunction, type Op, type Region, type Value } from "./types.js";
+import { type IRFunction, type Op, type Region, type Value } from "./types.js";
+import { isPure, TERMINATORS } from "./ops.js";
 
 // Dead-code elimination: removes pure ops whose results nothing live reads, `if` results
 // nobody reads (with their yielded operands) and loop-carried values nothing outside their

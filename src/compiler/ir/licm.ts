@@ -1,4 +1,5 @@
-import { COMPUTATIONS, type IRFunction, type Op, type Region } from "./types.js";
+import { type IRFunction, type Op, type Region } from "./types.js";
+import { COMPUTATIONS } from "./ops.js";
 
 // Loop-invariant code motion for pure arithmetic: an op at the top level of a loop's regions
 // whose operands all come from outside the loop moves before it. The backward sweep computes

@@ -1,15 +1,7 @@
 import { printValue } from "./printer.js";
 import { sameType, typeText } from "./type-system.js";
-import {
-  ARITHMETIC_OPCODES,
-  COMPARISON_OPCODES,
-  TERMINATORS,
-  type IRFunction,
-  type Op,
-  type Region,
-  type Type,
-  type Value,
-} from "./types.js";
+import { type IRFunction, type Op, type Region, type Type, type Value } from "./types.js";
+import { ARITHMETIC_OPCODES, COMPARISON_OPCODES, TERMINATORS } from "./ops.js";
 
 // Checks the structural invariants every pass relies on. A failure here is a compiler bug,
 // never a user error, so it throws with the function name and the offending op.

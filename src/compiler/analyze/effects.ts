@@ -389,3 +389,65 @@ const WRITES = new Set<Op["opcode"]>(["setField", "setIndex", "addField", "addIn
 function terminator(region: Region): Op {
   return region.ops[region.ops.length - 1]!;
 }
+
+export const NO_EFFECTS: Effects = {
+  writes: new Set(),
+  replaces: new Set(),
+  grows: new Set(),
+  aliases: new Set(),
+  sharing: [],
+  moduleWrites: [],
+  readsModule: false,
+};
+
+/** Everything either summary says (module writes once per place). */
+export function joinEffects(a: Effects, b: Effects): Effects {
+  const union = (x: Set<number>, y: Set<number>) => new Set([...x, ...y]);
+  const writeKey = (w: Effects["moduleWrites"][number]) => `${w.name}@${w.loc.file}:${w.loc.start}`;
+  const seen = new Set(a.moduleWrites.map(writeKey));
+  return {
+    writes: union(a.writes, b.writes),
+    replaces: union(a.replaces, b.replaces),
+    grows: union(a.grows, b.grows),
+    aliases: union(a.aliases, b.aliases),
+    sharing: joinSharing(a.sharing, b.sharing),
+    moduleWrites: [...a.moduleWrites, ...b.moduleWrites.filter((w) => !seen.has(writeKey(w)))],
+    readsModule: a.readsModule || b.readsModule,
+  };
+}
+
+/** Whether `b`, a join of `a` with something, says no more than `a`. */
+export function sameEffects(a: Effects, b: Effects): boolean {
+  return (
+    a.writes.size === b.writes.size &&
+    a.replaces.size === b.replaces.size &&
+    a.grows.size === b.grows.size &&
+    a.aliases.size === b.aliases.size &&
+    a.sharing.length === b.sharing.length &&
+    a.sharing.every((s, i) => s === b.sharing[i]) &&
+    a.moduleWrites.length === b.moduleWrites.length &&
+    a.readsModule === b.readsModule
+  );
+}
+
+/**
+ * Parameters that share a class in either summary share one in the join (the union of the two
+ * partitions, each class named by its first parameter). A summary that does not describe a
+ * parameter (the "no effects" a fixed point starts from) adds nothing for it.
+ */
+function joinSharing(a: number[], b: number[]): number[] {
+  const n = Math.max(a.length, b.length);
+  const parent = Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const unite = (i: number, j: number) => {
+    const [x, y] = [find(i), find(j)];
+    if (x !== y) parent[Math.max(x, y)] = Math.min(x, y);
+  };
+  for (let i = 0; i < n; i++) {
+    for (const s of [a[i], b[i]]) if (s !== undefined && s !== -1) unite(i, s);
+  }
+  return Array.from({ length: n }, (_, i) => {
+    const [x, y] = [a[i] ?? b[i], b[i] ?? a[i]];
+    return x === -1 && y === -1 ? -1 : find(i);
+  });
+}

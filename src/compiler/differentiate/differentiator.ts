@@ -1,18 +1,8 @@
-import {
-  analyzeActivity,
-  variedness,
-  type CallVaried,
-  type CallVariedness,
-} from "../analyze/activity.js";
-import {
-  findModuleWrites,
-  summarizeEffects,
-  type Effects,
-  type EffectsOf,
-} from "../analyze/effects.js";
+import { analyzeActivity, type CallVaried } from "../analyze/activity.js";
+import { findModuleWrites, type EffectsOf } from "../analyze/effects.js";
 import { isAggregate, isDifferentiable, sameType, typeText } from "../ir/type-system.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "../diagnostics/stack-overflow.js";
-import { SccSolver } from "./scc-solver.js";
+import { CallSummaries } from "../analyze/call-summaries.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import {
   CompileAbort,
@@ -21,7 +11,6 @@ import {
   type DiagnosticNote,
 } from "../diagnostics/diagnostic.js";
 import type { FunctionKey, IRFunction, Op, Type } from "../ir/types.js";
-import { inlineCalls, opCount } from "../ir/inline.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
@@ -41,10 +30,11 @@ import { fusedGradientPays, reverseSweeps, vjpPays } from "./sweeps.js";
 import { backwardSweep } from "./transpose.js";
 import { jvpAsPrimal } from "./nest.js";
 import { parseDerivativeKey, parseDerivedPrimalKey } from "../ir/names.js";
-import { keyFile, symbolKey } from "../ir/function-key.js";
+import { symbolKey } from "../ir/function-key.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 import { namedTarget } from "../analyze/operator-call.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
+import { Inlining } from "./inlining.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -57,16 +47,6 @@ import { runPipeline, type PassObserver } from "./pipeline.js";
  * (`jacobian`) a JVP along k directions at once.
  */
 export type Mode = "forward" | "reverse" | "gradient" | "pullback" | "lanes";
-
-const NO_EFFECTS: Effects = {
-  writes: new Set(),
-  replaces: new Set(),
-  grows: new Set(),
-  aliases: new Set(),
-  sharing: [],
-  moduleWrites: [],
-  readsModule: false,
-};
 
 const KINDS: Record<Mode, DerivativeKind[]> = {
   forward: ["jvp"],
@@ -106,7 +86,17 @@ export class Differentiator {
     private readonly diagnostics: DiagnosticBag,
     /** Sees each function after each pass (`nabla emit --ir --print-after`). */
     private readonly observe?: PassObserver,
-  ) {}
+  ) {
+    this.inlining = new Inlining({
+      lowered: (key) => this.lowered(key),
+      hasRule: (key) => this.program.rules.has(key),
+      effects: this.effects,
+      ...(observe ? { observe } : {}),
+    });
+  }
+
+  /** Small callees inlined before linearizing (see inlining.ts). */
+  private readonly inlining: Inlining;
 
   static keyOf(target: { module: { file: string }; name: string }): FunctionKey {
     return symbolKey(target);
@@ -390,10 +380,8 @@ export class Differentiator {
     if (!this.derivatives.has(jvpKey)) {
       // Possibly reached from inside a solve of `variedEffects`: this demand's activity
       // analysis must not see that solve's approximations.
-      this.variedSolver.isolated(() =>
-        this.effectsSolver.isolated(() =>
-          this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false }),
-        ),
+      this.summaries.isolated(() =>
+        this.process({ key: primal, wrt, frozen: [], mode: "forward", chain, root: false }),
       );
     }
     const base = this.targets.get(primal);
@@ -576,79 +564,14 @@ export class Differentiator {
     return true;
   }
 
-  /** Functions whose effects are unknown (they cannot be lowered): the worst is assumed. */
-  private readonly effectsUnknown = new Set<FunctionKey>();
-  private readonly effectsSolver = new SccSolver<Effects>(
-    (key) => summarizeEffects(this.lowered(key)!, this.effects),
-    () => NO_EFFECTS,
-    joinEffects,
-    sameEffects,
-  );
-
-  /**
-   * What a callee does to its array and object arguments (see Effects), computed from its
-   * lowered body; undefined (assume the worst) when it cannot be lowered — the error is
-   * reported when the callee is differentiated. Recursive functions are solved together as a
-   * least fixed point (scc-solver.ts): each starts at "no effects" and the summaries are
-   * recomputed until none grows (a function that only ever calls itself writes what its body
-   * writes, not everything).
-   */
-  readonly effects: EffectsOf = (key) => {
-    if (this.effectsUnknown.has(key)) return undefined;
-    // A function with a registered derivative is taken not to change its arguments (documented).
-    if (this.program.rules.has(key)) return NO_EFFECTS;
-    if (!this.effectsSolver.has(key) && !this.lowered(key)) {
-      // Being lowered (a callee reached while lowering it), or it cannot be: the worst.
-      if (!this.primals.has(key)) this.effectsUnknown.add(key);
-      return undefined;
-    }
-    return this.effectsSolver.get(key);
-  };
-
-  /** Per (callee, varied arguments) id: the callee and its varied arguments. */
-  private readonly variedQuestions = new Map<string, { key: FunctionKey; varied: number[] }>();
-  private readonly variedUnknown = new Set<string>();
-  private readonly variedSolver = new SccSolver<CallVariedness>(
-    (id) => {
-      const { key, varied } = this.variedQuestions.get(id)!;
-      return variedness(this.lowered(key)!, varied, this.effects, this.variedEffects);
-    },
-    (id) => {
-      const { key, varied } = this.variedQuestions.get(id)!;
-      const fn = this.lowered(key)!;
-      return {
-        result: false,
-        params: new Set(varied.filter((i) => isAggregate(fn.params[i]!.type))),
-      };
-    },
-    (old, next) => ({
-      result: old.result || next.result,
-      params: new Set([...old.params, ...next.params]),
-    }),
-    (a, b) => a.result === b.result && a.params.size === b.params.size,
-  );
-
-  /**
-   * What a call of `key` makes varied when the arguments `varied` are (see activity.ts): the
-   * callee's own activity analysis, solved for every (callee, varied arguments) pair it reaches
-   * as a least fixed point (scc-solver.ts) — each pair starts at "only the varied arguments"
-   * and the analyses rerun until no answer grows, so recursion (`detOfMinor` passing its index
-   * lists to itself) keeps what only ever holds integers inactive. Undefined when the callee
-   * has no IR (a registered rule, or it cannot be lowered): the caller assumes the worst.
-   */
-  readonly variedEffects: CallVaried = (key, varied) => {
-    const id = `${key}|${varied.join(",")}`;
-    if (this.variedUnknown.has(id)) return undefined;
-    if (this.program.rules.has(key)) return undefined;
-    if (!this.variedSolver.has(id)) {
-      if (!this.lowered(key)) {
-        this.variedUnknown.add(id);
-        return undefined;
-      }
-      this.variedQuestions.set(id, { key, varied });
-    }
-    return this.variedSolver.get(id);
-  };
+  /** What callees do to their arguments and make varied (cross-function fixed points). */
+  private readonly summaries = new CallSummaries({
+    lowered: (key) => this.lowered(key),
+    hasRule: (key) => this.program.rules.has(key),
+    started: (key) => this.primals.has(key),
+  });
+  readonly effects: EffectsOf = this.summaries.effects;
+  readonly variedEffects: CallVaried = this.summaries.variedEffects;
 
   /** The lowered primal for `key`, without reporting errors (its demand reports them). */
   private lowered(key: FunctionKey): IRFunction | undefined {
@@ -690,101 +613,6 @@ export class Differentiator {
     if (target.bindings || target.liftedCaptures) this.derivatives.set(key, lowered.fn);
     this.deriveCallees(lowered.fn, []);
     return lowered.fn;
-  }
-
-  /**
-   * The JVP of `primal` with the small functions it calls inlined (see ir/inline.ts), or
-   * undefined when nothing is inlined or the inlined copy is not differentiable as it is
-   * (the original, whose callees are differentiated on their own, then reports why).
-   */
-  private linearizeInlined(
-    primal: IRFunction,
-    demand: Demand,
-  ): ReturnType<typeof linearize> | undefined {
-    if (parseDerivedPrimalKey(primal.key)) return undefined;
-    const inlined = this.withInlinedCallees(primal, [primal.key]);
-    if (!inlined) return undefined;
-    const activity = analyzeActivity(inlined, demand.wrt, this.effects);
-    if (
-      activity.blocked.length > 0 ||
-      activity.blockedStores.length > 0 ||
-      activity.detachedWrites.length > 0
-    )
-      return undefined;
-    try {
-      return linearize(inlined, demand.wrt, activity);
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Per function, its body with its calls inlined if it has no call left then (else null). */
-  private readonly leafBodies = new Map<FunctionKey, IRFunction | null>();
-  /** Whether a `leafBody` under way refused to inline a call back into its stack. */
-  private stackDependent = false;
-
-  /**
-   * A copy of `fn` with the calls of small functions of the same module without loops
-   * inlined, themselves with their calls inlined; undefined if it inlines nothing. `stack`
-   * holds the functions being inlined into (recursion is never inlined).
-   */
-  private withInlinedCallees(fn: IRFunction, stack: FunctionKey[]): IRFunction | undefined {
-    const file = keyFile;
-    const inlined = inlineCalls(fn, (call) => {
-      const key = call.attrs.callee!;
-      if (
-        call.attrs.checkpoint ||
-        call.attrs.via ||
-        call.attrs.repeated ||
-        call.attrs.method ||
-        call.attrs.primal ||
-        file(key) !== file(fn.key) ||
-        parseDerivedPrimalKey(key) ||
-        this.program.rules.has(key)
-      )
-        return undefined;
-      if (stack.includes(key)) {
-        this.stackDependent = true;
-        return undefined;
-      }
-      const body = this.leafBody(key, stack);
-      if (
-        !body ||
-        body.params.length !== call.operands.length ||
-        body.resultTypes.length !== call.results.length
-      )
-        return undefined;
-      return body;
-    });
-    if (!inlined) return undefined;
-    if (opCount(inlined) > INLINE_CALLER_OPS) return undefined;
-    runPipeline("inlined", inlined, this.observe);
-    return inlined;
-  }
-
-  /** `key`'s body if it can be inlined: small, no loop, no call left once its own are inlined. */
-  private leafBody(key: FunctionKey, stack: FunctionKey[]): IRFunction | undefined {
-    const known = this.leafBodies.get(key);
-    if (known !== undefined) return known ?? undefined;
-    const fn = this.lowered(key);
-    let body: IRFunction | null = null;
-    const outer = this.stackDependent;
-    this.stackDependent = false;
-    if (fn && opCount(fn) <= INLINE_CALLEE_OPS) {
-      const candidate = this.withInlinedCallees(fn, [...stack, key]) ?? fn;
-      const blocked = (ops: Op[]): boolean =>
-        ops.some(
-          (op) =>
-            op.opcode === "call" || op.opcode === "loop" || op.regions.some((r) => blocked(r.ops)),
-        );
-      if (!blocked(candidate.body.ops) && opCount(candidate) <= INLINE_CALLEE_OPS) body = candidate;
-    }
-    // What depends on the stack (a call back into it, here or in a callee) is not remembered;
-    // the rest is, or a chain of calls would be walked again from every function in it.
-    const dependent = this.stackDependent;
-    this.stackDependent = outer || dependent;
-    if (body || !dependent) this.leafBodies.set(key, body);
-    return body ?? undefined;
   }
 
   private primal(demand: Demand): IRFunction | undefined {
@@ -920,7 +748,7 @@ export class Differentiator {
       });
     }
     const { fn, demands } =
-      this.linearizeInlined(primal, demand) ?? linearize(primal, demand.wrt, activity);
+      this.inlining.linearize(primal, demand.wrt) ?? linearize(primal, demand.wrt, activity);
     const forward = demand.mode === "forward" || demand.mode === "lanes";
     // Rules recompute what the primal computed (`sin θ` for the derivative of `cos θ`): in
     // reverse mode CSE makes it one value, saved once (see pipeline.ts for the rest).
@@ -1204,61 +1032,7 @@ interface PendingSweeps {
   placeholders: Map<DerivativeKind, IRFunction>;
 }
 
-/** Everything either summary says (module writes once per place). */
-function joinEffects(a: Effects, b: Effects): Effects {
-  const union = (x: Set<number>, y: Set<number>) => new Set([...x, ...y]);
-  const writeKey = (w: Effects["moduleWrites"][number]) => `${w.name}@${w.loc.file}:${w.loc.start}`;
-  const seen = new Set(a.moduleWrites.map(writeKey));
-  return {
-    writes: union(a.writes, b.writes),
-    replaces: union(a.replaces, b.replaces),
-    grows: union(a.grows, b.grows),
-    aliases: union(a.aliases, b.aliases),
-    sharing: joinSharing(a.sharing, b.sharing),
-    moduleWrites: [...a.moduleWrites, ...b.moduleWrites.filter((w) => !seen.has(writeKey(w)))],
-    readsModule: a.readsModule || b.readsModule,
-  };
-}
-
-/**
- * Parameters that share a class in either summary share one in the join (the union of the two
- * partitions, each class named by its first parameter). A summary that does not describe a
- * parameter (the "no effects" a fixed point starts from) adds nothing for it.
- */
-function joinSharing(a: number[], b: number[]): number[] {
-  const n = Math.max(a.length, b.length);
-  const parent = Array.from({ length: n }, (_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  const unite = (i: number, j: number) => {
-    const [x, y] = [find(i), find(j)];
-    if (x !== y) parent[Math.max(x, y)] = Math.min(x, y);
-  };
-  for (let i = 0; i < n; i++) {
-    for (const s of [a[i], b[i]]) if (s !== undefined && s !== -1) unite(i, s);
-  }
-  return Array.from({ length: n }, (_, i) => {
-    const [x, y] = [a[i] ?? b[i], b[i] ?? a[i]];
-    return x === -1 && y === -1 ? -1 : find(i);
-  });
-}
-
-/** Whether `b`, a join of `a` with something, says no more than `a`. */
-function sameEffects(a: Effects, b: Effects): boolean {
-  return (
-    a.writes.size === b.writes.size &&
-    a.replaces.size === b.replaces.size &&
-    a.grows.size === b.grows.size &&
-    a.aliases.size === b.aliases.size &&
-    a.sharing.length === b.sharing.length &&
-    a.sharing.every((s, i) => s === b.sharing[i]) &&
-    a.moduleWrites.length === b.moduleWrites.length &&
-    a.readsModule === b.readsModule
-  );
-}
-
 /** The most ops a function may have to be inlined, and a function may grow to by inlining. */
-const INLINE_CALLEE_OPS = 400;
-const INLINE_CALLER_OPS = 4000;
 
 /** Whether values of types `a` and `b` could be, or hold, the same array or object. */
 function mayShare(a: Type, b: Type): boolean {

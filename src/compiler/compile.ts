@@ -1,44 +1,32 @@
 import { typeModuleConstants } from "./analyze/constant-types.js";
-import { basename, dirname, relative } from "node:path";
 import type { Forwarding } from "./analyze/attachments.js";
 import { findRequests, type ValueOperatorUse } from "./analyze/requests.js";
-import { higherOrderWrapper } from "./emit/higher-order.js";
-import { derivedPrimalKey, functionLabel, jvpKey, lanesKey } from "./ir/names.js";
+import { functionLabel } from "./ir/names.js";
 import { typeText } from "./ir/type-system.js";
-import { derivativeKey, type DerivativeKind } from "./ir/names.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "./diagnostics/stack-overflow.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
-import { emitFunction, emitUnavailable, hoistedAdjustments } from "./emit/function.js";
-import {
-  assembleModule,
-  TransformError,
-  type ModuleOutput,
-  type Replacement,
-} from "./emit/module.js";
-import { operatorWrapper } from "./emit/operators.js";
-import { emitRuleAdapter } from "./emit/rule-adapter.js";
-import { emitCheckpointSweep } from "./emit/checkpoint.js";
+import { TransformError, type ModuleOutput } from "./emit/module.js";
 import { ModuleNames } from "./emit/module-names.js";
 import { collectRules } from "./analyze/rules.js";
-import { zerosLike } from "./emit/aggregates.js";
-import { name } from "./emit/expression.js";
 import { isAggregate } from "./ir/type-system.js";
-import { tangentType } from "./ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
-import { keyFile, keyName } from "./ir/function-key.js";
+import { keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
 import { parameterFunctionType } from "./analyze/declared-types.js";
-import {
-  isHigherOrder,
-  modeOf,
-  type HigherOrderOperator,
-  type Operator,
-} from "../api/operators.js";
+import { isHigherOrder, modeOf, type HigherOrderOperator } from "../api/operators.js";
 import { ATTACHMENT_NOTE, isNumberVector, type OperatorCall } from "./analyze/operator-call.js";
 import type { PassObserver } from "./differentiate/pipeline.js";
+import {
+  emitModule,
+  fileOf,
+  homeOf,
+  hvpKey,
+  hvpWrt,
+  type OperatorUse,
+} from "./emit/program-module.js";
 
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.
@@ -72,19 +60,6 @@ export interface CompileResult {
   /** Every path module resolution looked at, with what it found there (see ProgramGraph.probes). */
   probes(): Map<string, PathKind>;
 }
-
-/** An operator call, with the primal and the sorted parameters its derivatives are generated for. */
-interface OperatorUse {
-  call: OperatorCall;
-  wrt: number[];
-  primal: FunctionKey;
-}
-
-type FirstOrderOperator = Exclude<Operator, HigherOrderOperator>;
-
-const RUNTIME_SPECIFIER = "nabla/runtime";
-/** Function keys of npm packages' functions start with this (see ProgramGraph.packageFunction). */
-const PACKAGE_PREFIX = "package:";
 
 /**
  * Compiles a program: reads the entry files and every file they import, finds the operator
@@ -309,64 +284,6 @@ function requestHigherOrder(
   return primal;
 }
 
-/**
- * What the gradient of x ↦ ⟨∇f(x), v⟩ is taken with respect to: x, and for
- * `gradientAndHessianVectorProduct` v too (the last parameter of f's JVP), whose adjoint is
- * ∇f(x) — the gradient comes with the Hessian-vector product from the same pass.
- */
-function hvpWrt(
-  differentiator: Differentiator,
-  primal: FunctionKey,
-  operator: HigherOrderOperator,
-  wrt: number[],
-): number[] {
-  if (operator !== "gradientAndHessianVectorProduct") return wrt;
-  return [...wrt, differentiator.signatureOf(primal)!.params.length];
-}
-
-/** The primal form of f's JVP, whose gradient is a Hessian-vector product. */
-function hvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
-  return derivedPrimalKey(jvpKey(primal, wrt), "tangent");
-}
-
-/** Per parameter of a differentiated function: how to build its shadow, and which it writes. */
-function rootShapes(
-  differentiator: Differentiator,
-  primal: FunctionKey,
-  names: ModuleNames,
-): {
-  zeros: (((arg: string) => string) | undefined)[];
-  writes: number[];
-  replaces: number[];
-} {
-  const fn = differentiator.primals.get(primal);
-  // A function with a registered rule is not lowered: its parameter types are the rule's.
-  const types = fn
-    ? fn.params.slice(0, fn.params.length - fn.captures).map((p) => p.type)
-    : differentiator.signatureOf(primal)?.params;
-  if (!types) return { zeros: [], writes: [], replaces: [] };
-  const zeros = types.map((type) =>
-    isAggregate(type)
-      ? (arg: string) => zerosLike(tangentType(type), name(arg), names.runtime, names.builtin).text
-      : undefined,
-  );
-  const effects = differentiator.effects(primal);
-  return {
-    zeros,
-    writes: [...(effects?.writes ?? [])],
-    replaces: [...(effects?.replaces ?? [])],
-  };
-}
-
-function fileOf(key: FunctionKey): string {
-  return keyFile(key);
-}
-
-/** The module a generated function is emitted in: its primal's, or the rule's registrant. */
-function homeOf(fn: IRFunction): string {
-  return fn.adapter?.home ?? fileOf(fn.key);
-}
-
 /** The entry files and every user file they reach through relative imports and re-exports. */
 function collectModules(
   program: ProgramGraph,
@@ -444,39 +361,6 @@ function nameGenerated(
   return names;
 }
 
-/** Names generated code in one module uses for functions and constants of other modules. */
-class ModuleImports {
-  private readonly byFile = new Map<string, Map<string, string>>();
-
-  constructor(
-    private readonly mod: SourceModule,
-    private readonly names: ModuleNames,
-  ) {}
-
-  /** A local alias for `exported` of `file`, imported once. */
-  local(file: string, exported: string, preferred: string): string {
-    let names = this.byFile.get(file);
-    if (!names) this.byFile.set(file, (names = new Map()));
-    const existing = names.get(exported);
-    if (existing) return existing;
-    const alias = this.names.claim(`import:${file}#${exported}`, preferred);
-    names.set(exported, alias);
-    return alias;
-  }
-
-  statements(): string[] {
-    return [...this.byFile].map(([file, names]) => {
-      let specifier = relative(dirname(this.mod.file), file);
-      if (!specifier.startsWith(".")) specifier = `./${specifier}`;
-      if (file.startsWith(PACKAGE_PREFIX)) specifier = file.slice(PACKAGE_PREFIX.length);
-      const list = [...names].map(([exported, alias]) =>
-        exported === alias ? exported : `${exported} as ${alias}`,
-      );
-      return `import { ${list.join(", ")} } from ${JSON.stringify(specifier)};`;
-    });
-  }
-}
-
 /**
  * The user functions that generated code in another module calls or uses as a value, by
  * their module: a specialization emitted in `rk4`'s module calls the `dynamics` of its
@@ -504,267 +388,4 @@ function sharedPrimals(
     });
   for (const fn of derivatives.values()) if (fn) visit(homeOf(fn), fn.body.ops);
   return shared;
-}
-
-/**
- * The name a module exports a function it does not export itself under, for generated code:
- * `name$nabla`, unless the module writes that name.
- */
-function sharedName(names: ModuleNames, local: string): string {
-  return names.claim(`shared:${local}`, `${local}$nabla`);
-}
-
-function emitModule(
-  program: ProgramGraph,
-  mod: SourceModule,
-  calls: OperatorUse[],
-  own: IRFunction[],
-  differentiator: Differentiator,
-  moduleNames: Map<string, ModuleNames>,
-  extra: { shared?: Set<string>; valueOperators?: ValueOperatorUse[]; forwards?: Forwarding[] },
-): ModuleOutput {
-  const shared = extra.shared ?? new Set<string>();
-  const allDerivatives = differentiator.derivatives;
-  const rules = [...program.rules.values()].filter((r) => r.registration.module === mod);
-  const here = moduleNames.get(mod.file)!;
-  const runtime = here.runtime;
-  const imports = new ModuleImports(mod, here);
-  /** How this module refers to the function with `key` (a primal or a derivative). */
-  const functionName = (key: FunctionKey): string => {
-    const derivative = allDerivatives.get(key);
-    const file = derivative ? homeOf(derivative) : fileOf(key);
-    const name = derivative ? derivative.name : keyName(key);
-    if (file === mod.file) return name;
-    return derivative
-      ? imports.local(file, name, name)
-      : imports.local(file, exportedName(file, name), `$${name}`);
-  };
-  /** How this module reads a constant: its own by name, others' through an import of ours. */
-  const globalName = (name: string): string => {
-    const [head, member] = name.split(".") as [string, string | undefined];
-    const binding = mod.imports.get(head);
-    if (!binding || !isRelativeSpecifier(binding.specifier)) return name;
-    const file = program.resolveRelative(mod.file, binding.specifier)!;
-    const exported = member ?? binding.imported;
-    return imports.local(file, exported, `$${exported}`);
-  };
-  const exportedName = (file: string, local: string) => {
-    if (file.startsWith(PACKAGE_PREFIX)) return local;
-    return exportOf(program.load(file), local) ?? sharedName(moduleNames.get(file)!, local);
-  };
-  const names = {
-    callee: (op: Op) => functionName(op.attrs.callee!),
-    global: globalName,
-    functionValue: functionName,
-    runtime,
-    builtin: here.builtin,
-    hoisted: (name: string) => here.claim(`hoisted:${name}`, name),
-  };
-  const sharing = [...shared]
-    .filter((name) => exportOf(mod, name) === undefined && !name.includes("."))
-    .map((name) => `export { ${name} as ${sharedName(here, name)} };`);
-
-  const emitted = [
-    ...hoistedAdjustments(own, names.hoisted, here.claim("derivative", "$derivative")),
-  ];
-  emitted.push(
-    ...own.map((fn) =>
-      fn.adapter
-        ? emitRuleAdapter(
-            fn,
-            fn.adapter,
-            program.rules.get(fn.adapter.rule)!,
-            runtime,
-            here.builtin,
-          )
-        : fn.checkpoint
-          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, runtime, (key) =>
-              differentiator.inputsOf(key),
-            )
-          : fn.stub
-            ? emitUnavailable(fn, here.builtin)
-            : emitFunction(fn, names, true),
-    ),
-  );
-  // The module keeps each rule it registers in a variable its adapters call: a `var`, so an
-  // adapter running before the registration (a module this one imports, at load time) finds
-  // it undefined and says so, instead of a temporal-dead-zone error.
-  const registrations: Replacement[] = rules.map((r) => {
-    const callee = r.registration.call.callee;
-    return {
-      start: callee.start,
-      end: callee.end,
-      text: `var ${r.constName} = ${mod.text.slice(callee.start, callee.end)}`,
-    };
-  });
-  /** The wrapper of a first-order operator over the derivatives of `primal`. */
-  const wrapper = (
-    operator: FirstOrderOperator,
-    primal: FunctionKey,
-    userWrt: number[],
-    params: string[],
-    captures: string[],
-    aux = false,
-  ): string => {
-    const wrt = [...userWrt].sort((a, b) => a - b);
-    const reverse = modeOf(operator) === "reverse";
-    const fused = operator === "gradient" || operator === "valueWithGradient";
-    const frozen = fused ? differentiator.rootFrozen(primal) : [];
-    const name = (kind: DerivativeKind) => functionName(derivativeKey(kind, primal, wrt, frozen));
-    const result = differentiator.signatureOf(primal)?.result ?? "number";
-    return operatorWrapper({
-      operator,
-      params,
-      captures,
-      wrt: userWrt,
-      ...rootShapes(differentiator, primal, here),
-      aggregateResult: isAggregate(result),
-      aux,
-      ...(!reverse
-        ? { jvp: name("jvp") }
-        : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
-          ? { grad: name("grad") }
-          : allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))
-            ? {
-                vjp: name("vjp"),
-                vjpFillsShadow:
-                  allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))!.resultTypes
-                    .length > 2,
-              }
-            : {
-                fwd: name("fwd"),
-                bwd: name("bwd"),
-                bwdInputs: differentiator.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
-              }),
-      runtime,
-    });
-  };
-  const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
-    const captures = call.attach?.captures ?? call.target.captures.map((c) => c.name);
-    // An attached derivative's captures are the caller's names: the parameters (a lambda of
-    // the callee's) must not hide them.
-    const params = call.target.node.params.map((p, i) =>
-      p.type !== "Identifier" ? "" : captures.includes(p.name) ? `$p${i}` : p.name,
-    );
-    const text = isHigherOrder(call.operator)
-      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start, call.mode)
-      : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux);
-    if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
-    // A function passed where its callee needs a derivative of it: it carries the derivative,
-    // inside factories taking what the lambdas it goes into capture (analyze/attachments.ts).
-    const { start, end } = call.call;
-    const factory = call.attach.factories.map((names) => `(${names.join(", ")}) => `).join("");
-    return [
-      { start, end, text: `${runtime}.attachDerivatives(`, insert: "before" },
-      {
-        start,
-        end,
-        text: `, { ${JSON.stringify(call.attach.key)}: ${factory}${text} })`,
-        insert: "after",
-      },
-    ];
-  });
-  for (const use of extra.valueOperators ?? []) {
-    const applied = use.captures ? `(${use.captures.join(", ")})` : "";
-    replacements.push({
-      start: use.call.start,
-      end: use.call.end,
-      text: `${runtime}.derivativeOf(${use.fn}, ${JSON.stringify(use.key)}, ${JSON.stringify(use.fn)})${applied}`,
-    });
-  }
-  for (const forward of extra.forwards ?? []) {
-    const { start, end } = forward.node;
-    replacements.push(
-      { start, end, text: `${runtime}.forwardDerivatives(`, insert: "before" },
-      {
-        start,
-        end,
-        text: `, ${forward.param}, ${JSON.stringify(forward.label)}, [${forward.captures.join(", ")}])`,
-        insert: "after",
-      },
-    );
-  }
-
-  function higherOrder(
-    operator: HigherOrderOperator,
-    primal: FunctionKey,
-    wrt: number[],
-    params: string[],
-    captures: string[],
-    at: number,
-    mode: "forward" | "reverse" | undefined,
-  ): string {
-    const signature = differentiator.signatureOf(primal)!;
-    const w = wrt[0]!;
-    const common = {
-      operator,
-      params,
-      captures,
-      wrt: w,
-      type: signature.params[w]!,
-      writes: rootShapes(differentiator, primal, here).writes,
-      runtime,
-      builtin: here.builtin,
-    };
-    if (operator !== "jacobian") {
-      // The gradient of the JVP's primal form takes (params…, captures…, v).
-      let v = "v";
-      while (params.includes(v) || captures.includes(v)) v = `${v}_`;
-      const hvp = wrapper(
-        "gradient",
-        hvpKey(primal, wrt),
-        hvpWrt(differentiator, primal, operator, wrt),
-        [...params, ...captures, v],
-        [],
-      );
-      return higherOrderWrapper({ ...common, hvp });
-    }
-    // Only the wrappers of the modes requested for this call (see requestHigherOrder).
-    const forward = mode !== "reverse";
-    const reverse = mode !== "forward";
-    const valueWithDifferential = forward
-      ? { valueWithDifferential: wrapper("valueWithDifferential", primal, wrt, params, captures) }
-      : {};
-    if (signature.result === "number")
-      return higherOrderWrapper({
-        ...common,
-        result: "number",
-        ...(reverse
-          ? { gradient: wrapper("gradient", primal, wrt, params, captures) }
-          : valueWithDifferential),
-      });
-    const lanes =
-      forward && isAggregate(signature.params[w]!)
-        ? {
-            lanes: functionName(lanesKey(primal, wrt)),
-            site: `${basename(mod.file)}:${at}`,
-          }
-        : {};
-    return higherOrderWrapper({
-      ...common,
-      result: signature.result,
-      ...(mode ? { mode } : {}),
-      ...valueWithDifferential,
-      ...(reverse
-        ? {
-            valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),
-          }
-        : {}),
-      ...lanes,
-    });
-  }
-  replacements.push(...registrations);
-  const needsRuntime = emitted.length > 0 || replacements.length > 0;
-  const importLines = [
-    ...(needsRuntime ? [`import * as ${runtime} from "${RUNTIME_SPECIFIER}";`] : []),
-    ...imports.statements(),
-    ...sharing,
-  ];
-  return assembleModule(mod.file, mod.text, replacements, importLines, emitted);
-}
-
-/** The name under which `mod` exports its top-level `local`, if it does. */
-function exportOf(mod: SourceModule, local: string): string | undefined {
-  for (const [exported, name] of mod.exports) if (name === local) return exported;
-  return undefined;
 }

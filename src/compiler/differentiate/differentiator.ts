@@ -1,3 +1,4 @@
+import type { DerivativeTable } from "./derivative-table.js";
 import { analyzeActivity, type CallVaried } from "../analyze/activity.js";
 import { findModuleWrites, type EffectsOf } from "../analyze/effects.js";
 import { isAggregate, isDifferentiable, sameType, typeText } from "../ir/type-system.js";
@@ -75,7 +76,7 @@ interface Demand {
   optional?: string;
 }
 
-export class Differentiator {
+export class Differentiator implements DerivativeTable {
   readonly primals = new Map<FunctionKey, IRFunction | undefined>();
   readonly derivatives = new Map<FunctionKey, IRFunction | undefined>();
   private readonly targets = new Map<FunctionKey, DifferentiationTarget>();

@@ -1,0 +1,21 @@
+import type { EffectsOf } from "../analyze/effects.js";
+import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
+
+/**
+ * What emission reads once differentiation has run: the primal and generated functions by
+ * key, and the facts about them a wrapper needs. The Differentiator is one; emission sees
+ * only this, so a second backend reads the same table.
+ */
+export interface DerivativeTable {
+  /** Lowered primal functions (undefined: could not be lowered, an error was reported). */
+  readonly primals: ReadonlyMap<FunctionKey, IRFunction | undefined>;
+  /** Generated functions (undefined: could not be generated, an error was reported). */
+  readonly derivatives: ReadonlyMap<FunctionKey, IRFunction | undefined>;
+  /** The parameters a backward sweep takes again from its caller (see inputsOf). */
+  inputsOf(key: FunctionKey): readonly number[];
+  /** The array parameters a root call keeps unchanged until its backward sweep. */
+  rootFrozen(key: FunctionKey): number[];
+  signatureOf(key: FunctionKey): { params: Type[]; result: Type | undefined } | undefined;
+  /** What a function does to its array and object arguments. */
+  readonly effects: EffectsOf;
+}

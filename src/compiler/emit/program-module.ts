@@ -1,0 +1,405 @@
+import { basename, dirname, relative } from "node:path";
+import type { Forwarding } from "../analyze/attachments.js";
+import type { ValueOperatorUse } from "../analyze/requests.js";
+import { higherOrderWrapper } from "./higher-order.js";
+import {
+  derivativeKey,
+  derivedPrimalKey,
+  jvpKey,
+  lanesKey,
+  type DerivativeKind,
+} from "../ir/names.js";
+import type { DerivativeTable } from "../differentiate/derivative-table.js";
+import { emitFunction, emitUnavailable, hoistedAdjustments } from "./function.js";
+import { assembleModule, type ModuleOutput, type Replacement } from "./module.js";
+import { operatorWrapper } from "./operators.js";
+import { emitRuleAdapter } from "./rule-adapter.js";
+import { emitCheckpointSweep } from "./checkpoint.js";
+import { ModuleNames } from "./module-names.js";
+import { zerosLike } from "./aggregates.js";
+import { name } from "./expression.js";
+import { isAggregate } from "../ir/type-system.js";
+import { tangentType } from "../ir/tangent-types.js";
+import type { FunctionKey, IRFunction, Op } from "../ir/types.js";
+import { keyFile, keyName } from "../ir/function-key.js";
+import type { SourceModule } from "../parse/module.js";
+import { ProgramGraph, isRelativeSpecifier } from "../parse/program.js";
+import {
+  isHigherOrder,
+  modeOf,
+  type HigherOrderOperator,
+  type Operator,
+} from "../../api/operators.js";
+import type { OperatorCall } from "../analyze/operator-call.js";
+
+// A module's output: its own code with each operator call replaced by its wrapper, and the
+// derivatives it is home to (generated functions, rule adapters, checkpoint sweeps) appended,
+// with the imports between modules that they need. Reads the finished table of derivatives.
+
+/** An operator call, with the primal and the sorted parameters its derivatives are generated for. */
+export interface OperatorUse {
+  call: OperatorCall;
+  wrt: number[];
+  primal: FunctionKey;
+}
+
+/** Names generated code in one module uses for functions and constants of other modules. */
+class ModuleImports {
+  private readonly byFile = new Map<string, Map<string, string>>();
+
+  constructor(
+    private readonly mod: SourceModule,
+    private readonly names: ModuleNames,
+  ) {}
+
+  /** A local alias for `exported` of `file`, imported once. */
+  local(file: string, exported: string, preferred: string): string {
+    let names = this.byFile.get(file);
+    if (!names) this.byFile.set(file, (names = new Map()));
+    const existing = names.get(exported);
+    if (existing) return existing;
+    const alias = this.names.claim(`import:${file}#${exported}`, preferred);
+    names.set(exported, alias);
+    return alias;
+  }
+
+  statements(): string[] {
+    return [...this.byFile].map(([file, names]) => {
+      let specifier = relative(dirname(this.mod.file), file);
+      if (!specifier.startsWith(".")) specifier = `./${specifier}`;
+      if (file.startsWith(PACKAGE_PREFIX)) specifier = file.slice(PACKAGE_PREFIX.length);
+      const list = [...names].map(([exported, alias]) =>
+        exported === alias ? exported : `${exported} as ${alias}`,
+      );
+      return `import { ${list.join(", ")} } from ${JSON.stringify(specifier)};`;
+    });
+  }
+}
+
+/**
+ * The name a module exports a function it does not export itself under, for generated code:
+ * `name$nabla`, unless the module writes that name.
+ */
+function sharedName(names: ModuleNames, local: string): string {
+  return names.claim(`shared:${local}`, `${local}$nabla`);
+}
+
+export function emitModule(
+  program: ProgramGraph,
+  mod: SourceModule,
+  calls: OperatorUse[],
+  own: IRFunction[],
+  table: DerivativeTable,
+  moduleNames: Map<string, ModuleNames>,
+  extra: { shared?: Set<string>; valueOperators?: ValueOperatorUse[]; forwards?: Forwarding[] },
+): ModuleOutput {
+  const shared = extra.shared ?? new Set<string>();
+  const allDerivatives = table.derivatives;
+  const rules = [...program.rules.values()].filter((r) => r.registration.module === mod);
+  const here = moduleNames.get(mod.file)!;
+  const runtime = here.runtime;
+  const imports = new ModuleImports(mod, here);
+  /** How this module refers to the function with `key` (a primal or a derivative). */
+  const functionName = (key: FunctionKey): string => {
+    const derivative = allDerivatives.get(key);
+    const file = derivative ? homeOf(derivative) : fileOf(key);
+    const name = derivative ? derivative.name : keyName(key);
+    if (file === mod.file) return name;
+    return derivative
+      ? imports.local(file, name, name)
+      : imports.local(file, exportedName(file, name), `$${name}`);
+  };
+  /** How this module reads a constant: its own by name, others' through an import of ours. */
+  const globalName = (name: string): string => {
+    const [head, member] = name.split(".") as [string, string | undefined];
+    const binding = mod.imports.get(head);
+    if (!binding || !isRelativeSpecifier(binding.specifier)) return name;
+    const file = program.resolveRelative(mod.file, binding.specifier)!;
+    const exported = member ?? binding.imported;
+    return imports.local(file, exported, `$${exported}`);
+  };
+  const exportedName = (file: string, local: string) => {
+    if (file.startsWith(PACKAGE_PREFIX)) return local;
+    return exportOf(program.load(file), local) ?? sharedName(moduleNames.get(file)!, local);
+  };
+  const names = {
+    callee: (op: Op) => functionName(op.attrs.callee!),
+    global: globalName,
+    functionValue: functionName,
+    runtime,
+    builtin: here.builtin,
+    hoisted: (name: string) => here.claim(`hoisted:${name}`, name),
+  };
+  const sharing = [...shared]
+    .filter((name) => exportOf(mod, name) === undefined && !name.includes("."))
+    .map((name) => `export { ${name} as ${sharedName(here, name)} };`);
+
+  const emitted = [
+    ...hoistedAdjustments(own, names.hoisted, here.claim("derivative", "$derivative")),
+  ];
+  emitted.push(
+    ...own.map((fn) =>
+      fn.adapter
+        ? emitRuleAdapter(
+            fn,
+            fn.adapter,
+            program.rules.get(fn.adapter.rule)!,
+            runtime,
+            here.builtin,
+          )
+        : fn.checkpoint
+          ? emitCheckpointSweep(fn, fn.checkpoint, functionName, runtime, (key) =>
+              table.inputsOf(key),
+            )
+          : fn.stub
+            ? emitUnavailable(fn, here.builtin)
+            : emitFunction(fn, names, true),
+    ),
+  );
+  // The module keeps each rule it registers in a variable its adapters call: a `var`, so an
+  // adapter running before the registration (a module this one imports, at load time) finds
+  // it undefined and says so, instead of a temporal-dead-zone error.
+  const registrations: Replacement[] = rules.map((r) => {
+    const callee = r.registration.call.callee;
+    return {
+      start: callee.start,
+      end: callee.end,
+      text: `var ${r.constName} = ${mod.text.slice(callee.start, callee.end)}`,
+    };
+  });
+  /** The wrapper of a first-order operator over the derivatives of `primal`. */
+  const wrapper = (
+    operator: FirstOrderOperator,
+    primal: FunctionKey,
+    userWrt: number[],
+    params: string[],
+    captures: string[],
+    aux = false,
+  ): string => {
+    const wrt = [...userWrt].sort((a, b) => a - b);
+    const reverse = modeOf(operator) === "reverse";
+    const fused = operator === "gradient" || operator === "valueWithGradient";
+    const frozen = fused ? table.rootFrozen(primal) : [];
+    const name = (kind: DerivativeKind) => functionName(derivativeKey(kind, primal, wrt, frozen));
+    const result = table.signatureOf(primal)?.result ?? "number";
+    return operatorWrapper({
+      operator,
+      params,
+      captures,
+      wrt: userWrt,
+      ...rootShapes(table, primal, here),
+      aggregateResult: isAggregate(result),
+      aux,
+      ...(!reverse
+        ? { jvp: name("jvp") }
+        : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
+          ? { grad: name("grad") }
+          : allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))
+            ? {
+                vjp: name("vjp"),
+                vjpFillsShadow:
+                  allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))!.resultTypes
+                    .length > 2,
+              }
+            : {
+                fwd: name("fwd"),
+                bwd: name("bwd"),
+                bwdInputs: table.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
+              }),
+      runtime,
+    });
+  };
+  const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
+    const captures = call.attach?.captures ?? call.target.captures.map((c) => c.name);
+    // An attached derivative's captures are the caller's names: the parameters (a lambda of
+    // the callee's) must not hide them.
+    const params = call.target.node.params.map((p, i) =>
+      p.type !== "Identifier" ? "" : captures.includes(p.name) ? `$p${i}` : p.name,
+    );
+    const text = isHigherOrder(call.operator)
+      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start, call.mode)
+      : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux);
+    if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
+    // A function passed where its callee needs a derivative of it: it carries the derivative,
+    // inside factories taking what the lambdas it goes into capture (analyze/attachments.ts).
+    const { start, end } = call.call;
+    const factory = call.attach.factories.map((names) => `(${names.join(", ")}) => `).join("");
+    return [
+      { start, end, text: `${runtime}.attachDerivatives(`, insert: "before" },
+      {
+        start,
+        end,
+        text: `, { ${JSON.stringify(call.attach.key)}: ${factory}${text} })`,
+        insert: "after",
+      },
+    ];
+  });
+  for (const use of extra.valueOperators ?? []) {
+    const applied = use.captures ? `(${use.captures.join(", ")})` : "";
+    replacements.push({
+      start: use.call.start,
+      end: use.call.end,
+      text: `${runtime}.derivativeOf(${use.fn}, ${JSON.stringify(use.key)}, ${JSON.stringify(use.fn)})${applied}`,
+    });
+  }
+  for (const forward of extra.forwards ?? []) {
+    const { start, end } = forward.node;
+    replacements.push(
+      { start, end, text: `${runtime}.forwardDerivatives(`, insert: "before" },
+      {
+        start,
+        end,
+        text: `, ${forward.param}, ${JSON.stringify(forward.label)}, [${forward.captures.join(", ")}])`,
+        insert: "after",
+      },
+    );
+  }
+
+  function higherOrder(
+    operator: HigherOrderOperator,
+    primal: FunctionKey,
+    wrt: number[],
+    params: string[],
+    captures: string[],
+    at: number,
+    mode: "forward" | "reverse" | undefined,
+  ): string {
+    const signature = table.signatureOf(primal)!;
+    const w = wrt[0]!;
+    const common = {
+      operator,
+      params,
+      captures,
+      wrt: w,
+      type: signature.params[w]!,
+      writes: rootShapes(table, primal, here).writes,
+      runtime,
+      builtin: here.builtin,
+    };
+    if (operator !== "jacobian") {
+      // The gradient of the JVP's primal form takes (params…, captures…, v).
+      let v = "v";
+      while (params.includes(v) || captures.includes(v)) v = `${v}_`;
+      const hvp = wrapper(
+        "gradient",
+        hvpKey(primal, wrt),
+        hvpWrt(table, primal, operator, wrt),
+        [...params, ...captures, v],
+        [],
+      );
+      return higherOrderWrapper({ ...common, hvp });
+    }
+    // Only the wrappers of the modes requested for this call (see requestHigherOrder).
+    const forward = mode !== "reverse";
+    const reverse = mode !== "forward";
+    const valueWithDifferential = forward
+      ? { valueWithDifferential: wrapper("valueWithDifferential", primal, wrt, params, captures) }
+      : {};
+    if (signature.result === "number")
+      return higherOrderWrapper({
+        ...common,
+        result: "number",
+        ...(reverse
+          ? { gradient: wrapper("gradient", primal, wrt, params, captures) }
+          : valueWithDifferential),
+      });
+    const lanes =
+      forward && isAggregate(signature.params[w]!)
+        ? {
+            lanes: functionName(lanesKey(primal, wrt)),
+            site: `${basename(mod.file)}:${at}`,
+          }
+        : {};
+    return higherOrderWrapper({
+      ...common,
+      result: signature.result,
+      ...(mode ? { mode } : {}),
+      ...valueWithDifferential,
+      ...(reverse
+        ? {
+            valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),
+          }
+        : {}),
+      ...lanes,
+    });
+  }
+  replacements.push(...registrations);
+  const needsRuntime = emitted.length > 0 || replacements.length > 0;
+  const importLines = [
+    ...(needsRuntime ? [`import * as ${runtime} from "${RUNTIME_SPECIFIER}";`] : []),
+    ...imports.statements(),
+    ...sharing,
+  ];
+  return assembleModule(mod.file, mod.text, replacements, importLines, emitted);
+}
+
+/** The name under which `mod` exports its top-level `local`, if it does. */
+function exportOf(mod: SourceModule, local: string): string | undefined {
+  for (const [exported, name] of mod.exports) if (name === local) return exported;
+  return undefined;
+}
+
+export type FirstOrderOperator = Exclude<Operator, HigherOrderOperator>;
+
+const RUNTIME_SPECIFIER = "nabla/runtime";
+
+/** Function keys of npm packages' functions start with this (see ProgramGraph.packageFunction). */
+const PACKAGE_PREFIX = "package:";
+
+/** Per parameter of a differentiated function: how to build its shadow, and which it writes. */
+function rootShapes(
+  table: DerivativeTable,
+  primal: FunctionKey,
+  names: ModuleNames,
+): {
+  zeros: (((arg: string) => string) | undefined)[];
+  writes: number[];
+  replaces: number[];
+} {
+  const fn = table.primals.get(primal);
+  // A function with a registered rule is not lowered: its parameter types are the rule's.
+  const types = fn
+    ? fn.params.slice(0, fn.params.length - fn.captures).map((p) => p.type)
+    : table.signatureOf(primal)?.params;
+  if (!types) return { zeros: [], writes: [], replaces: [] };
+  const zeros = types.map((type) =>
+    isAggregate(type)
+      ? (arg: string) => zerosLike(tangentType(type), name(arg), names.runtime, names.builtin).text
+      : undefined,
+  );
+  const effects = table.effects(primal);
+  return {
+    zeros,
+    writes: [...(effects?.writes ?? [])],
+    replaces: [...(effects?.replaces ?? [])],
+  };
+}
+
+/**
+ * What the gradient of x ↦ ⟨∇f(x), v⟩ is taken with respect to: x, and for
+ * `gradientAndHessianVectorProduct` v too (the last parameter of f's JVP), whose adjoint is
+ * ∇f(x) — the gradient comes with the Hessian-vector product from the same pass.
+ */
+export function hvpWrt(
+  table: DerivativeTable,
+  primal: FunctionKey,
+  operator: HigherOrderOperator,
+  wrt: number[],
+): number[] {
+  if (operator !== "gradientAndHessianVectorProduct") return wrt;
+  return [...wrt, table.signatureOf(primal)!.params.length];
+}
+
+/** The primal form of f's JVP, whose gradient is a Hessian-vector product. */
+export function hvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
+  return derivedPrimalKey(jvpKey(primal, wrt), "tangent");
+}
+
+export function fileOf(key: FunctionKey): string {
+  return keyFile(key);
+}
+
+/** The module a generated function is emitted in: its primal's, or the rule's registrant. */
+export function homeOf(fn: IRFunction): string {
+  return fn.adapter?.home ?? fileOf(fn.key);
+}

@@ -276,6 +276,33 @@ console.log(gradient(sumSquares)([1, 2]));
   assert.match(unknown.stderr, USAGE_LINE);
 });
 
+test("emit --activity: each value of a differentiated function marked, then its IR", () => {
+  const dir = writeProgram({
+    "main.ts": `import { gradient } from "nabla";
+function f(x: number, n: number): number {
+  const k = n * 3;
+  const scale = x > 1 ? 2 : 1;
+  return x * k * scale;
+}
+console.log(gradient(f, { wrt: 0 })(2, 1));
+`,
+  });
+  const r = nabla(["emit", "main.ts", "--activity"], dir);
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
+  const lines = r.stdout.split("\n");
+  assert.equal(lines[0], "// activity of @f with respect to [0]");
+  // x is differentiated; n and what depends on it only are useful; the product of both is active.
+  assert.ok(lines.includes("[ACTIVE] %x.0: number"), r.stdout);
+  assert.ok(lines.includes("[USEFUL] %n.1: number"), r.stdout);
+  assert.match(r.stdout, /^\[USEFUL\] %k\.\d+: number$/m);
+  assert.match(r.stdout, /^\[NONE\] %\d+: boolean$/m);
+  assert.match(r.stdout, /^func @f\(/m);
+  const both = nabla(["emit", "main.ts", "--activity", "--print-after", "dce"], dir);
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /--activity and --print-after print different things/);
+});
+
 test("check: exit code 0 on a good program", () => {
   const dir = writeProgram({ "main.ts": CUBE });
   const r = nabla(["check", "main.ts"], dir);

@@ -16,6 +16,8 @@ export interface CompileRequest {
   ir?: boolean;
   /** Print each function after this pass instead (`emit --ir --print-after=<pass>`). */
   printAfter?: string;
+  /** Print the activity of each function differentiated instead (`emit --activity`). */
+  activity?: boolean;
   format?: Format;
 }
 
@@ -35,7 +37,7 @@ export function existsFile(file: string): boolean {
 
 /** Compiles the files together and reports the diagnostics; no result if there were errors. */
 export function compileFiles(request: CompileRequest): LargeStackResult | undefined {
-  const { files, ir = false, printAfter, format = "text" } = request;
+  const { files, ir = false, printAfter, activity = false, format = "text" } = request;
   if (!files.every(existsFile)) return undefined;
   const entry = resolve(files[0]!);
   let roots = files.map((f) => resolve(f));
@@ -54,6 +56,7 @@ export function compileFiles(request: CompileRequest): LargeStackResult | undefi
     entries: roots,
     ir,
     ...(printAfter ? { printAfter } : {}),
+    ...(activity ? { activity } : {}),
   });
   if (format === "json")
     process.stdout.write(jsonReport(result.diagnostics, result.sourceText, roots) + "\n");

@@ -18,15 +18,23 @@ function version(): string {
   return pkg.version;
 }
 
-function emit(file: string, ir: boolean, printAfter: string | undefined): number {
+function emit(
+  file: string,
+  ir: boolean,
+  printAfter: string | undefined,
+  activity: boolean,
+): number {
   if (printAfter !== undefined && !(PASS_NAMES as string[]).includes(printAfter))
     return usageError(
       `unknown pass '${printAfter}' for --print-after; the passes are ${PASS_NAMES.join(", ")}`,
     );
+  if (activity && printAfter !== undefined)
+    return usageError("--activity and --print-after print different things; give one");
   const result = compileFiles({
     files: [file],
-    ir: ir || printAfter !== undefined,
+    ir: ir || printAfter !== undefined || activity,
     ...(printAfter !== undefined ? { printAfter } : {}),
+    ...(activity ? { activity } : {}),
   });
   if (!result) return 1;
   if (printAfter !== undefined && !result.ir) {
@@ -38,7 +46,7 @@ function emit(file: string, ir: boolean, printAfter: string | undefined): number
     );
     return 0;
   }
-  if (ir || printAfter !== undefined) {
+  if (ir || printAfter !== undefined || activity) {
     process.stdout.write(result.ir + "\n");
     return 0;
   }
@@ -70,7 +78,11 @@ function runCommand(rest: string[]): Promise<number> | number {
 }
 
 const OPTIONS = {
-  emit: { ir: { type: "boolean" }, "print-after": { type: "string" } },
+  emit: {
+    ir: { type: "boolean" },
+    "print-after": { type: "string" },
+    activity: { type: "boolean" },
+  },
   check: { format: { type: "string" }, project: { type: "string", short: "p" } },
   build: { "out-dir": { type: "string" }, project: { type: "string", short: "p" } },
 } as const;
@@ -99,6 +111,7 @@ export async function main(argv: string[]): Promise<number> {
     values: {
       ir?: boolean;
       "print-after"?: string;
+      activity?: boolean;
       format?: string;
       project?: string;
       "out-dir"?: string;
@@ -116,5 +129,5 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "build") return build(positionals, values.project, values["out-dir"]);
   const [file] = positionals;
   if (!file || positionals.length > 1) return usageError("'nabla emit' needs exactly one file");
-  return emit(file, values.ir ?? false, values["print-after"]);
+  return emit(file, values.ir ?? false, values["print-after"], values.activity ?? false);
 }

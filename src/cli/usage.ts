@@ -11,6 +11,9 @@ Usage:
                                 print each function right after one pass of the pipeline
                                 (cse, dce, licm, scalarize, pack-captures, sink-last-writes,
                                 restore-slots, verify)
+  nabla emit <file.ts> --activity
+                                print which values of each differentiated function are
+                                [ACTIVE], [VARIED] or [USEFUL], then its IR
   nabla check [<file.ts|folder>…] [-p tsconfig.json] [--format json]
                                 report diagnostics only; exit code 1 on any error.
                                 A folder: its .ts files that use nabla; no path, -p, or a

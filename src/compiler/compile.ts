@@ -27,6 +27,7 @@ import {
   hvpWrt,
   type OperatorUse,
 } from "./emit/program-module.js";
+import type { ActivityObserver } from "./analyze/activity.js";
 
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.
@@ -43,6 +44,8 @@ export interface CompileOptions {
    * differentiate/pipeline.ts): how `nabla emit --ir --print-after=<pass>` prints them.
    */
   observe?: PassObserver;
+  /** Sees the activity analysis of each function differentiated (`nabla emit --activity`). */
+  observeActivity?: ActivityObserver;
 }
 
 /** What {@link compileProgram} returns. */
@@ -94,7 +97,7 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
   // The module being worked on, for a diagnostic if the compiler runs out of stack there.
   const current = { file: entries[0] ?? "" };
   try {
-    compileInto(program, bag, result, entries, current, options.observe);
+    compileInto(program, bag, result, entries, current, options);
   } catch (error) {
     if (!isStackOverflow(error) || process.env.NABLA_DEBUG) throw error;
     bag.add({
@@ -115,10 +118,15 @@ function compileInto(
   result: CompileResult,
   entries: string[],
   current: { file: string },
-  observe: PassObserver | undefined,
+  observers: Pick<CompileOptions, "observe" | "observeActivity">,
 ): void {
   const modules = collectModules(program, entries, bag, current);
-  const differentiator = new Differentiator(program, bag, observe);
+  const differentiator = new Differentiator(
+    program,
+    bag,
+    observers.observe,
+    observers.observeActivity,
+  );
   // Unparsable or missing files would only cause follow-on errors.
   if (bag.hasErrors) return;
   program.rules = collectRules(program, modules, bag);

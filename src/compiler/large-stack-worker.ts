@@ -13,9 +13,24 @@ const { port, signal, request } = workerData as {
 let reply: LargeStackReply;
 try {
   const { compileProgram } = await import("./compile.js");
-  const { printFunction } = await import("./ir/printer.js");
+  const { printActivity, printFunction } = await import("./ir/printer.js");
+  const { isVaried } = await import("./analyze/activity.js");
   const afterPass: string[] = [];
+  const activities: string[] = [];
   const result = compileProgram(request.entries, {
+    ...(request.activity
+      ? {
+          observeActivity: (fn, wrt, activity, inlined) => {
+            activities.push(
+              printActivity(fn, wrt, inlined, {
+                isActive: (v) => activity.isActive(v),
+                isVaried: (v) => isVaried(activity, v),
+                isUseful: (v) => activity.useful.has(v.id),
+              }),
+            );
+          },
+        }
+      : {}),
     ...(request.printAfter
       ? {
           observe: (pass, fn, pipeline) => {
@@ -40,11 +55,13 @@ try {
     outputs: [...result.outputs],
     texts: [...texts],
     probes: [...result.probes()],
-    ...(request.printAfter
-      ? { ir: afterPass.join("\n\n") }
-      : request.ir
-        ? { ir: [...result.functions.values()].map(printFunction).join("\n\n") }
-        : {}),
+    ...(request.activity
+      ? { ir: activities.join("\n\n") }
+      : request.printAfter
+        ? { ir: afterPass.join("\n\n") }
+        : request.ir
+          ? { ir: [...result.functions.values()].map(printFunction).join("\n\n") }
+          : {}),
   };
 } catch (error) {
   reply =

@@ -25,6 +25,8 @@ export interface LargeStackRequest {
    * (`nabla emit --ir --print-after=<pass>`; see differentiate/pipeline.ts).
    */
   printAfter?: string;
+  /** Return instead the activity of each function differentiated (`nabla emit --activity`). */
+  activity?: boolean;
 }
 
 /** A {@link CompileResult} without the IR objects, and the printed IR if asked for. */

@@ -38,6 +38,20 @@ export interface Activity {
   effectsOf: EffectsOf;
 }
 
+/** Sees the activity analysis of each function differentiated (`nabla emit --activity`). */
+export type ActivityObserver = (
+  fn: IRFunction,
+  wrt: number[],
+  activity: Activity,
+  /** The copy of `fn` with its small callees inlined, which is what gets linearized. */
+  inlined: boolean,
+) => void;
+
+/** Whether `v` depends on the differentiated inputs (for arrays and objects: its alias class). */
+export function isVaried(activity: Activity, v: Value): boolean {
+  return isAggregate(v.type) ? activity.variedClass(v) : activity.varied.has(v.id);
+}
+
 /** What a call makes varied, given its varied argument positions (ascending). */
 export interface CallVariedness {
   /** The returned value is varied. */

@@ -36,6 +36,7 @@ import type { DifferentiationTarget } from "../analyze/targets.js";
 import { namedTarget } from "../analyze/operator-call.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
 import { Inlining } from "./inlining.js";
+import type { ActivityObserver } from "../analyze/activity.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -87,12 +88,15 @@ export class Differentiator implements DerivativeTable {
     private readonly diagnostics: DiagnosticBag,
     /** Sees each function after each pass (`nabla emit --ir --print-after`). */
     private readonly observe?: PassObserver,
+    /** Sees the activity of each function differentiated (`nabla emit --activity`). */
+    private readonly observeActivity?: ActivityObserver,
   ) {
     this.inlining = new Inlining({
       lowered: (key) => this.lowered(key),
       hasRule: (key) => this.program.rules.has(key),
       effects: this.effects,
       ...(observe ? { observe } : {}),
+      ...(observeActivity ? { observeActivity } : {}),
     });
   }
 
@@ -688,6 +692,7 @@ export class Differentiator implements DerivativeTable {
     }
     if (writes.length > 0) return undefined;
     const activity = analyzeActivity(primal, demand.wrt, this.effects, this.variedEffects);
+    this.observeActivity?.(primal, demand.wrt, activity, false);
     for (const op of activity.blocked) {
       this.diagnostics.add({
         severity: "error",

@@ -1,5 +1,5 @@
 import type { EffectsOf } from "../analyze/effects.js";
-import { analyzeActivity } from "../analyze/activity.js";
+import { analyzeActivity, type ActivityObserver } from "../analyze/activity.js";
 import { keyFile } from "../ir/function-key.js";
 import { inlineCalls, opCount } from "../ir/inline.js";
 import { parseDerivedPrimalKey } from "../ir/names.js";
@@ -22,6 +22,7 @@ export interface InliningSource {
   hasRule(key: FunctionKey): boolean;
   effects: EffectsOf;
   observe?: PassObserver;
+  observeActivity?: ActivityObserver;
 }
 
 export class Inlining {
@@ -37,6 +38,7 @@ export class Inlining {
     const inlined = this.withInlinedCallees(primal, [primal.key]);
     if (!inlined) return undefined;
     const activity = analyzeActivity(inlined, wrt, this.source.effects);
+    this.source.observeActivity?.(inlined, wrt, activity, true);
     if (
       activity.blocked.length > 0 ||
       activity.blockedStores.length > 0 ||

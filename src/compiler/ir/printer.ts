@@ -1,5 +1,6 @@
 import { typeText } from "./type-system.js";
 import type { IRFunction, Op, Region, Value } from "./types.js";
+import { definedValues } from "./walk.js";
 
 // A textual form of the IR, MLIR-like. It is the main debugging tool and what golden tests
 // assert on, so it is deterministic and shows every value, type, region and attribute.
@@ -95,4 +96,36 @@ export function printFunction(fn: IRFunction): string {
   printRegionBody(fn.body, "  ", out);
   out.push("}");
   return out.join("\n");
+}
+
+/**
+ * The activity of each value of `fn` (as Swift's activity tests print it): `[ACTIVE]` (varied
+ * and useful: it gets a tangent), `[VARIED]` (depends on the differentiated inputs only),
+ * `[USEFUL]` (the result depends on it only), or `[NONE]`; then the function itself.
+ */
+export function printActivity(
+  fn: IRFunction,
+  wrt: readonly number[],
+  inlined: boolean,
+  activity: {
+    isActive(v: Value): boolean;
+    isVaried(v: Value): boolean;
+    isUseful(v: Value): boolean;
+  },
+): string {
+  const lines = definedValues(fn).map((v) => {
+    const mark = activity.isActive(v)
+      ? "[ACTIVE]"
+      : activity.isVaried(v)
+        ? "[VARIED]"
+        : activity.isUseful(v)
+          ? "[USEFUL]"
+          : "[NONE]";
+    return `${mark} ${printTyped(v)}`;
+  });
+  return [
+    `// activity of @${fn.name}${inlined ? " (its small callees inlined)" : ""} with respect to [${wrt.join(", ")}]`,
+    ...lines,
+    printFunction(fn),
+  ].join("\n");
 }

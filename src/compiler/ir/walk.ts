@@ -1,0 +1,22 @@
+import type { IRFunction, Op, Region, Value } from "./types.js";
+
+// Walking the IR: every op of a region and of the regions nested in it, in program order
+// (an op before the ops of its regions).
+
+/** Calls `visit` on each op of `region` and of its nested regions, in program order. */
+export function forEachOp(region: Region, visit: (op: Op) => void): void {
+  for (const op of region.ops) {
+    visit(op);
+    for (const inner of op.regions) forEachOp(inner, visit);
+  }
+}
+
+/** Every value `fn` defines, in program order: parameters, then region parameters and results. */
+export function definedValues(fn: IRFunction): Value[] {
+  const values = [...fn.params];
+  forEachOp(fn.body, (op) => {
+    for (const region of op.regions) values.push(...region.params);
+    values.push(...op.results);
+  });
+  return values;
+}

@@ -1,4 +1,5 @@
 import type { Region, Value } from "./types.js";
+import { forEachOp } from "./walk.js";
 
 /**
  * Replaces every use of a value in `region` (nested regions too) by its replacement, following
@@ -10,11 +11,5 @@ export function substituteValues(region: Region, replacement: ReadonlyMap<number
     for (let r = replacement.get(v.id); r; r = replacement.get(r.id)) v = r;
     return v;
   };
-  const visit = (r: Region) => {
-    for (const op of r.ops) {
-      op.operands = op.operands.map(resolve);
-      op.regions.forEach(visit);
-    }
-  };
-  visit(region);
+  forEachOp(region, (op) => (op.operands = op.operands.map(resolve)));
 }

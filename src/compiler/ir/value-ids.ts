@@ -1,4 +1,5 @@
 import type { IRFunction, Op, Region } from "./types.js";
+import { forEachOp } from "./walk.js";
 
 // Questions about the ids of a function's values, asked by passes that add values (they
 // number new ones past the highest) or move ops across regions (what a region defines).
@@ -6,10 +7,10 @@ import type { IRFunction, Op, Region } from "./types.js";
 /** Calls `see` with every value a region defines: its parameters and its ops' results, nested. */
 function eachDefined(region: Region, see: (id: number) => void): void {
   for (const p of region.params) see(p.id);
-  for (const o of region.ops) {
+  forEachOp(region, (o) => {
     for (const r of o.results) see(r.id);
-    for (const inner of o.regions) eachDefined(inner, see);
-  }
+    for (const inner of o.regions) for (const p of inner.params) see(p.id);
+  });
 }
 
 /** The highest value id in `fn` (−1 for none). */

@@ -6,7 +6,7 @@ import type {
   Node,
 } from "oxc-parser";
 import { isArray, sameType, typeText } from "../ir/type-system.js";
-import type { ArrayType, Op, Type, Value } from "../ir/types.js";
+import type { ArrayType, Type, Value } from "../ir/types.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionArg, LowerContext, Slot } from "./context.js";
 import { expectType } from "./expect-type.js";
@@ -14,6 +14,7 @@ import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
 import { inlineCallback } from "./inline-callback.js";
 import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerLoop } from "./merge.js";
+import { substituteValues } from "../ir/substitute.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
 // `Array.from`, lowered to IR loops; a callback must be an arrow function written at the call,
@@ -218,16 +219,8 @@ function lowerIteration(
   const alloc = b.emit("alloc", [n], [outType], {}, [], method === "map" ? "mapped" : "array");
   b.region.ops.splice(b.region.ops.indexOf(alloc), 1);
   b.region.ops.splice(loopAt, 0, alloc);
-  replaceValue(b.region.ops, outPlaceholder, alloc.results[0]!);
+  substituteValues(b.region, new Map([[outPlaceholder.id, alloc.results[0]!]]));
   return alloc.results[0]!;
-}
-
-/** Replaces uses of `from` by `to` in ops and their nested regions. */
-function replaceValue(ops: Op[], from: Value, to: Value): void {
-  for (const op of ops) {
-    op.operands = op.operands.map((v) => (v === from ? to : v));
-    for (const r of op.regions) replaceValue(r.ops, from, to);
-  }
 }
 
 /** `Array.from({ length: n }, (_, i) => …)` and `Array.from(xs)`. */

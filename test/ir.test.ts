@@ -2,9 +2,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { analyzeActivity } from "../src/compiler/analyze/activity.js";
 import { printFunction } from "../src/compiler/ir/printer.js";
-import type { IRFunction } from "../src/compiler/ir/types.js";
+import type { IRFunction, Type } from "../src/compiler/ir/types.js";
 import { verifyFunction } from "../src/compiler/ir/verify.js";
 import { jvpOf, lower } from "./support/ir.js";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { compileProgram } from "../src/compiler/compile.js";
+import { eliminateDeadCode } from "../src/compiler/ir/dce.js";
+import { parseFunction } from "../src/compiler/ir/parser.js";
+import { definedValues } from "../src/compiler/ir/walk.js";
+import { REPO_ROOT } from "./support/harness.js";
 
 // Unit tests of the IR: activity analysis, the verifier, the printer. The golden tests of each
 // pass are fixture folders (test/passes.test.ts).
@@ -43,7 +50,7 @@ test("activity: values depending only on inactive inputs get no tangent", () => 
       .split("\n")
       .filter((l) => l.includes("[t]"))
       .map((l) => l.trim()),
-    ["%6 = mul %dx.2, %k.4 [t]"],
+    ["%6: number = mul %dx.2, %k.4 [t]"],
   );
 });
 
@@ -127,6 +134,87 @@ function f(a: number[]): number { return g(a); }`,
     .find((l) => l.includes("call"));
   assert.equal(
     line,
-    `  %3 = call @g %a.0 {calleeName = "g", checkpoint, frozen = [0, -1], method = "step", primal = @g, tapeless, wrt = [0]}`,
+    `  %3: number = call @g %a.0 {calleeName = "g", checkpoint, frozen = [0, -1], method = "step", primal = @g, tapeless, wrt = [0]}`,
+  );
+});
+
+/** The object types `fn` names, by name, for the parser. */
+function objectTypesOf(fn: IRFunction): Map<string, Type> {
+  const types = new Map<string, Type>();
+  const see = (t: Type): void => {
+    if (typeof t === "string") return;
+    if (t.kind === "object") {
+      if (types.has(t.name)) return;
+      types.set(t.name, t);
+      for (const f of t.fields) see(f.type);
+    } else {
+      see(t.element);
+      for (const e of t.elements ?? []) see(e);
+    }
+  };
+  for (const v of definedValues(fn)) see(v.type);
+  for (const t of fn.resultTypes) see(t);
+  return types;
+}
+
+test("the IR parser reads back what the printer prints, for every function of the pass fixtures", () => {
+  const root = join(REPO_ROOT, "test/fixtures/passes");
+  let count = 0;
+  for (const folder of readdirSync(root)) {
+    const file = `/virtual/${folder}.ts`;
+    const source = readFileSync(join(root, folder, "input.ts"), "utf8");
+    const result = compileProgram([file], { sources: new Map([[file, source]]) });
+    for (const fn of result.functions.values()) {
+      const text = printFunction(fn);
+      assert.equal(printFunction(parseFunction(text, objectTypesOf(fn))), text);
+      count++;
+    }
+  }
+  assert.ok(count > 30, `${count} functions`);
+});
+
+test("IR in, IR out: a pass run on IR written by hand", () => {
+  const fn = parseFunction(
+    `
+func @f(%x.0: number, %n.1: number) -> number {
+  %2: number = const 2
+  %unused.3: number = mul %x.0, %2
+  %4: number = mul %n.1, %n.1
+  %5: boolean = gt %x.0, %4
+  %6 = if %5 -> (number) {
+    %7: number = sin %x.0
+    yield %7
+  } else {
+    yield %4
+  }
+  return %6
+}`.replace("sin %x.0", "math @sin %x.0"),
+  );
+  eliminateDeadCode(fn);
+  assert.equal(
+    printFunction(fn),
+    `func @f(%x.0: number, %n.1: number) -> number {
+  %4: number = mul %n.1, %n.1
+  %5: boolean = gt %x.0, %4
+  %6 = if %5 -> (number) {
+    %7: number = math @sin %x.0
+    yield %7
+  } else {
+    yield %4
+  }
+  return %6
+}`,
+  );
+  assert.throws(
+    () => parseFunction("func @g() -> number {\n  return %9\n}"),
+    /used before it is defined/,
+  );
+  assert.throws(
+    () => parseFunction("func @g(%p.0: Params) -> number {\n}"),
+    /unknown type 'Params'/,
+  );
+  assert.throws(
+    () => parseFunction("func @g() -> number {\n  %1: number = frobnicate\n}"),
+    /unknown opcode 'frobnicate'/,
   );
 });

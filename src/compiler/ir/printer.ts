@@ -23,7 +23,7 @@ function printMainAttrs(op: Op): string {
   const { value, callee, field } = op.attrs;
   if (field !== undefined) return ` .${field}`;
   if (op.opcode === "const")
-    return ` ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+    return ` ${typeof value === "string" ? JSON.stringify(value) : Object.is(value, -0) ? "-0" : String(value)}`;
   if (callee !== undefined) return ` @${shortKey(callee)}`;
   return "";
 }
@@ -52,7 +52,11 @@ function printOtherAttrs(op: Op): string {
 }
 
 function printOp(op: Op, indent: string, out: string[]): void {
-  const results = op.results.length ? `${op.results.map(printValue).join(", ")} = ` : "";
+  // `if` and `loop` results are typed by the branches' and the loop's own headers.
+  const typed = op.opcode !== "if" && op.opcode !== "loop";
+  const results = op.results.length
+    ? `${op.results.map(typed ? printTyped : printValue).join(", ")} = `
+    : "";
   const mark = op.tangent ? " [t]" : "";
   const operands = op.operands.map(printValue).join(", ");
   if (op.opcode === "if") {

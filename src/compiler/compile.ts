@@ -44,7 +44,10 @@ export interface CompileOptions {
    * differentiate/pipeline.ts): how `nabla emit --ir --print-after=<pass>` prints them.
    */
   observe?: PassObserver;
-  /** Sees the activity analysis of each function differentiated (`nabla emit --activity`). */
+  /**
+   * Sees the activity analysis of each function differentiated (`nabla emit --activity`).
+   * @internal
+   */
   observeActivity?: ActivityObserver;
 }
 

@@ -22,32 +22,99 @@ export interface OperatorInfo {
    * travels with the function value; see analyze/attachments.ts).
    */
   readonly onFunctionValues: boolean;
+  /**
+   * Whether differentiable code may call it (nested differentiation, computed in forward mode
+   * inside; see lower/nested.ts).
+   */
+  readonly nestable: boolean;
 }
 
 export const OPERATORS = {
   // `derivative` takes one number, so `wrt` can only say 0; it is accepted all the same.
-  derivative: { mode: "forward", order: 1, options: ["wrt"], onFunctionValues: true },
-  valueWithDerivative: { mode: "forward", order: 1, options: ["wrt"], onFunctionValues: true },
-  differential: { mode: "forward", order: 1, options: ["wrt"], onFunctionValues: false },
-  valueWithDifferential: { mode: "forward", order: 1, options: ["wrt"], onFunctionValues: false },
-  gradient: { mode: "reverse", order: 1, options: ["wrt", "hasAux"], onFunctionValues: true },
+  derivative: {
+    mode: "forward",
+    order: 1,
+    options: ["wrt"],
+    onFunctionValues: true,
+    nestable: true,
+  },
+  valueWithDerivative: {
+    mode: "forward",
+    order: 1,
+    options: ["wrt"],
+    onFunctionValues: true,
+    nestable: true,
+  },
+  differential: {
+    mode: "forward",
+    order: 1,
+    options: ["wrt"],
+    onFunctionValues: false,
+    nestable: false,
+  },
+  valueWithDifferential: {
+    mode: "forward",
+    order: 1,
+    options: ["wrt"],
+    onFunctionValues: false,
+    nestable: false,
+  },
+  gradient: {
+    mode: "reverse",
+    order: 1,
+    options: ["wrt", "hasAux"],
+    onFunctionValues: true,
+    nestable: true,
+  },
   valueWithGradient: {
     mode: "reverse",
     order: 1,
     options: ["wrt", "hasAux"],
     onFunctionValues: true,
+    nestable: true,
   },
-  pullback: { mode: "reverse", order: 1, options: ["wrt"], onFunctionValues: false },
-  valueWithPullback: { mode: "reverse", order: 1, options: ["wrt"], onFunctionValues: false },
-  hessian: { mode: "reverse", order: 2, options: ["wrt"], onFunctionValues: false },
-  hessianVectorProduct: { mode: "reverse", order: 2, options: ["wrt"], onFunctionValues: false },
+  pullback: {
+    mode: "reverse",
+    order: 1,
+    options: ["wrt"],
+    onFunctionValues: false,
+    nestable: false,
+  },
+  valueWithPullback: {
+    mode: "reverse",
+    order: 1,
+    options: ["wrt"],
+    onFunctionValues: false,
+    nestable: false,
+  },
+  hessian: {
+    mode: "reverse",
+    order: 2,
+    options: ["wrt"],
+    onFunctionValues: false,
+    nestable: false,
+  },
+  hessianVectorProduct: {
+    mode: "reverse",
+    order: 2,
+    options: ["wrt"],
+    onFunctionValues: false,
+    nestable: false,
+  },
   gradientAndHessianVectorProduct: {
     mode: "reverse",
     order: 2,
     options: ["wrt"],
     onFunctionValues: false,
+    nestable: false,
   },
-  jacobian: { mode: "reverse", order: 2, options: ["wrt", "mode"], onFunctionValues: false },
+  jacobian: {
+    mode: "reverse",
+    order: 2,
+    options: ["wrt", "mode"],
+    onFunctionValues: false,
+    nestable: false,
+  },
 } as const satisfies Record<string, OperatorInfo>;
 
 export type Operator = keyof typeof OPERATORS;

@@ -16,8 +16,8 @@ import type { LowerContext } from "./context.js";
 import { signatureOf } from "../analyze/signature.js";
 import type { DifferentiationTarget } from "../analyze/targets.js";
 import { article } from "./describe.js";
-import type { Operator } from "../../api/operators.js";
 import { analyzeCall, ancestorsOf, isNumberVector, namedTarget } from "../analyze/operator-call.js";
+import { isOperator, OPERATORS, type Operator } from "../../api/operators.js";
 
 // An operator called inside differentiable code (`x * derivative((y) => x + y)(1)`, or the
 // body nabla gives `derivative(derivative(f))`). It is lowered to calls of the inner
@@ -26,20 +26,13 @@ import { analyzeCall, ancestorsOf, isNumberVector, namedTarget } from "../analyz
 // JVP per differentiated parameter: reverse-mode code keeps a tape, which nabla does not
 // differentiate, while a JVP is ordinary code.
 
-const NESTABLE: ReadonlySet<string> = new Set([
-  "derivative",
-  "valueWithDerivative",
-  "gradient",
-  "valueWithGradient",
-]);
-
 export function lowerNestedOperator(
   ctx: LowerContext,
   node: CallExpression,
   inner: CallExpression,
   operator: string,
 ): Value {
-  if (!NESTABLE.has(operator)) {
+  if (!isOperator(operator) || !OPERATORS[operator].nestable) {
     return ctx.fail(
       inner.callee,
       "nestedDifferentiation",

@@ -14,6 +14,7 @@ import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.js";
 import { WRITES_MEMORY } from "../ir/ops.js";
+import { TRANSPOSE_RULES } from "../rules/transpose.js";
 
 // Transpose, the backward sweep of reverse mode: walks the tangent part of the linearized
 // function backwards and accumulates adjoints (seed 004's accumulator map). Each linear op
@@ -357,48 +358,19 @@ function emitBackwardSweep(
     }
     const adjoint = adjoints.get(op.results[0]!.id);
     if (!adjoint) return;
-    const [a, c] = op.operands as [Value, Value];
-    switch (op.opcode) {
-      case "add":
-        accumulate(adjoints, a, adjoint);
-        accumulate(adjoints, c, adjoint);
-        return;
-      case "sub":
-        accumulate(adjoints, a, adjoint);
-        accumulate(adjoints, c, adjoint, true);
-        return;
-      case "neg":
-        accumulate(adjoints, a, adjoint, true);
-        return;
-      case "select": {
-        // y = c ? ta : tb sends its adjoint to the operand it picked.
-        const cond = primalValue(op.operands[0]!);
-        const [, ta, tb] = op.operands as [Value, Value, Value];
-        if (isLinear(ta)) accumulate(adjoints, ta, b.select(cond, adjoint, zero()));
-        if (isLinear(tb)) accumulate(adjoints, tb, b.select(cond, zero(), adjoint));
-        return;
-      }
-      case "adjust": {
-        // withDerivative's function sees the adjoint in reverse mode.
-        const { callee, value } = op.attrs;
-        const adjusted = b.emit("adjust", [adjoint], ["number"], {
-          callee,
-          ...(value !== undefined ? { value } : {}),
-        });
-        accumulate(adjoints, a, adjusted.results[0]!);
-        return;
-      }
-      case "mul": {
-        const [t, p] = a.tangent ? [a, c] : [c, a];
-        accumulate(adjoints, t, b.binary("mul", adjoint, primalValue(p)));
-        return;
-      }
-      case "div":
-        accumulate(adjoints, a, b.binary("div", adjoint, primalValue(c)));
-        return;
-      default:
-        throw new Error(`internal: no transpose rule for tangent op '${op.opcode}'`);
-    }
+    const rule = TRANSPOSE_RULES.get(op.opcode);
+    if (!rule) throw new Error(`internal: no transpose rule for tangent op '${op.opcode}'`);
+    rule(
+      {
+        b,
+        adjoint,
+        accumulate: (target, contribution, negate) =>
+          accumulate(adjoints, target, contribution, negate),
+        primal: primalValue,
+        isTangent: isLinear,
+      },
+      op,
+    );
   }
 
   /** `dy = da[i]` reads the shadow; its transpose adds the adjoint of `dy` into it. */

@@ -1,0 +1,78 @@
+import type { Builder } from "../ir/builder.js";
+import type { Op, Opcode, Value } from "../ir/types.js";
+
+// Transpose rules of the linear tangent ops, the other half of the JVP rules in
+// arithmetic.ts and math.ts: reverse mode runs each linear op backwards, sending the adjoint
+// of its result to its tangent operands (differentiate/transpose.ts runs them, and handles the
+// ops with regions, calls and memory itself). Each rule: original / adjoint.
+
+/** What a transpose rule is given. */
+export interface TransposeContext {
+  /** Builds the backward sweep's ops. */
+  b: Builder;
+  /** The adjoint of the op's result. */
+  adjoint: Value;
+  /** Adds `contribution` (subtracts it, if `negate`) to the adjoint of a tangent operand. */
+  accumulate(target: Value, contribution: Value, negate?: boolean): void;
+  /** The backward sweep's copy of a primal operand (a coefficient). */
+  primal(v: Value): Value;
+  /** Whether an operand is a tangent (has an adjoint to receive). */
+  isTangent(v: Value): boolean;
+}
+
+export type TransposeRule = (ctx: TransposeContext, op: Op) => void;
+
+export const TRANSPOSE_RULES: ReadonlyMap<Opcode, TransposeRule> = new Map<Opcode, TransposeRule>([
+  // dy = da + db / da += ȳ, db += ȳ
+  [
+    "add",
+    ({ adjoint, accumulate }, { operands: [a, c] }) => {
+      accumulate(a!, adjoint);
+      accumulate(c!, adjoint);
+    },
+  ],
+  // dy = da − db / da += ȳ, db −= ȳ
+  [
+    "sub",
+    ({ adjoint, accumulate }, { operands: [a, c] }) => {
+      accumulate(a!, adjoint);
+      accumulate(c!, adjoint, true);
+    },
+  ],
+  // dy = −da / da −= ȳ
+  ["neg", ({ adjoint, accumulate }, { operands: [a] }) => accumulate(a!, adjoint, true)],
+  // dy = c ? da : db / da += c ? ȳ : 0, db += c ? 0 : ȳ (the adjoint goes where the pick went)
+  [
+    "select",
+    ({ b, adjoint, accumulate, primal, isTangent }, { operands: [c, ta, tb] }) => {
+      const cond = primal(c!);
+      if (isTangent(ta!)) accumulate(ta!, b.select(cond, adjoint, b.constant(0)));
+      if (isTangent(tb!)) accumulate(tb!, b.select(cond, b.constant(0), adjoint));
+    },
+  ],
+  // dy = f(da) for withDerivative's f / da += f(ȳ): f sees the adjoint in reverse mode
+  [
+    "adjust",
+    ({ b, adjoint, accumulate }, { operands: [a], attrs: { callee, value } }) => {
+      const adjusted = b.emit("adjust", [adjoint], ["number"], {
+        callee,
+        ...(value !== undefined ? { value } : {}),
+      });
+      accumulate(a!, adjusted.results[0]!);
+    },
+  ],
+  // dy = da · p (p primal) / da += ȳ · p
+  [
+    "mul",
+    ({ b, adjoint, accumulate, primal }, { operands: [a, c] }) => {
+      const [t, p] = a!.tangent ? [a!, c!] : [c!, a!];
+      accumulate(t, b.binary("mul", adjoint, primal(p)));
+    },
+  ],
+  // dy = da / p (p primal) / da += ȳ / p
+  [
+    "div",
+    ({ b, adjoint, accumulate, primal }, { operands: [a, c] }) =>
+      accumulate(a!, b.binary("div", adjoint, primal(c!))),
+  ],
+]);

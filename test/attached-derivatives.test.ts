@@ -12,7 +12,7 @@ import {
   writeProgram,
 } from "./support/harness.js";
 
-// Derivatives attached to function values in plain code (analyze/attachments.ts): a solver
+// Derivatives attached to function values in plain code (resolve/attachments.ts): a solver
 // that applies an operator to a lambda calling its function-typed parameter
 // (`derivative(along)(p[i])` in `fgrad(f, p)`) gets that derivative compiled at each call that
 // passes a known function, attached to the value passed; lambdas passed on inside such a solver

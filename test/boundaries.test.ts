@@ -15,10 +15,12 @@ const LAYERS = [
   "compiler/ir", // the IR: types, keys, builder, printer, verifier, generic passes
   "compiler/diagnostics", // codes, messages, code frames
   "compiler/parse", // source text to modules and the program graph
-  "compiler/analyze", // types, resolution of requests, captures, attachments and rules
+  "compiler/types", // annotations and inference to IR types
+  "compiler/resolve", // what is differentiated: operator calls, captures, attachments, rules
   "compiler/rules", // the built-in derivative rules and the Math functions they cover
   "compiler/lower", // TypeScript to IR
-  "compiler/differentiate", // analyses and AD: linearize, unzip, transpose, nesting, driver
+  "compiler/analysis", // on IR: effects and activity, and their cross-function fixed points
+  "compiler/differentiate", // AD: linearize, unzip, transpose, nesting, the demand driver
   "compiler/emit", // IR to JavaScript
   "compiler", // the pipeline: compile.ts and the entry points of the compiler
   "runtime", // what generated code calls; its fallback loads the compiler lazily
@@ -140,7 +142,7 @@ test("no module imports one that imports it back (no cycle between files)", () =
 test("the checks find what they look for: type-only imports, a planted cycle, an upward import", () => {
   const at = (path: string) => join(SRC, path);
   assert.ok(
-    graph.get(at("compiler/analyze/targets.ts"))!.includes(at("compiler/parse/module.ts")),
+    graph.get(at("compiler/resolve/targets.ts"))!.includes(at("compiler/parse/module.ts")),
     "a type-only import is an edge",
   );
   const planted = new Map(graph);

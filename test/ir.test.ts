@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { analyzeActivity } from "../src/compiler/analyze/activity.js";
+import { analyzeActivity } from "../src/compiler/analysis/activity.js";
 import { printFunction } from "../src/compiler/ir/printer.js";
 import type { IRFunction, Type } from "../src/compiler/ir/types.js";
 import { verifyFunction } from "../src/compiler/ir/verify.js";

@@ -19,7 +19,7 @@ export interface OperatorInfo {
   readonly options: readonly OptionName[];
   /**
    * Whether a function may apply it to a function-typed parameter itself (the derivative
-   * travels with the function value; see analyze/attachments.ts).
+   * travels with the function value; see resolve/attachments.ts).
    */
   readonly onFunctionValues: boolean;
   /**

@@ -1,6 +1,6 @@
-import { typeModuleConstants } from "./analyze/constant-types.js";
-import type { Forwarding } from "./analyze/attachments.js";
-import { findRequests, type ValueOperatorUse } from "./analyze/requests.js";
+import { typeModuleConstants } from "./types/constant-types.js";
+import type { Forwarding } from "./resolve/attachments.js";
+import { findRequests, type ValueOperatorUse } from "./resolve/requests.js";
 import { functionLabel } from "./ir/names.js";
 import { typeText } from "./ir/type-system.js";
 import { DiagnosticCode } from "./diagnostics/codes.js";
@@ -9,15 +9,15 @@ import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnosti
 import { Differentiator } from "./differentiate/differentiator.js";
 import { TransformError, type ModuleOutput } from "./emit/module.js";
 import { ModuleNames } from "./emit/module-names.js";
-import { collectRules } from "./analyze/rules.js";
+import { collectRules } from "./resolve/rules.js";
 import { isAggregate } from "./ir/type-system.js";
 import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
 import { keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
-import { parameterFunctionType } from "./analyze/declared-types.js";
+import { parameterFunctionType } from "./types/declared-types.js";
 import { isHigherOrder, modeOf, type HigherOrderOperator } from "../api/operators.js";
-import { ATTACHMENT_NOTE, isNumberVector, type OperatorCall } from "./analyze/operator-call.js";
+import { ATTACHMENT_NOTE, isNumberVector, type OperatorCall } from "./resolve/operator-call.js";
 import type { PassObserver } from "./differentiate/pipeline.js";
 import {
   emitModule,
@@ -27,7 +27,7 @@ import {
   hvpWrt,
   type OperatorUse,
 } from "./emit/program-module.js";
-import type { ActivityObserver } from "./analyze/activity.js";
+import type { ActivityObserver } from "./analysis/activity.js";
 
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.

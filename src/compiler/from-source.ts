@@ -1,5 +1,5 @@
 import { parseSync } from "oxc-parser";
-import { freeNames } from "./analyze/captures.js";
+import { freeNames } from "./resolve/captures.js";
 import { compileProgram } from "./compile.js";
 import { formatDiagnostics } from "./diagnostics/report.js";
 import { walk, type FunctionLike } from "./parse/module.js";

@@ -14,7 +14,7 @@ let reply: LargeStackReply;
 try {
   const { compileProgram } = await import("./compile.js");
   const { printActivity, printFunction } = await import("./ir/printer.js");
-  const { isVaried } = await import("./analyze/activity.js");
+  const { isVaried } = await import("./analysis/activity.js");
   const afterPass: string[] = [];
   const activities: string[] = [];
   const result = compileProgram(request.entries, {

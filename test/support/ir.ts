@@ -1,5 +1,5 @@
-import { typeModuleConstants } from "../../src/compiler/analyze/constant-types.js";
-import { analyzeActivity } from "../../src/compiler/analyze/activity.js";
+import { typeModuleConstants } from "../../src/compiler/types/constant-types.js";
+import { analyzeActivity } from "../../src/compiler/analysis/activity.js";
 import { linearize } from "../../src/compiler/differentiate/linearize.js";
 import { ReverseInfo } from "../../src/compiler/differentiate/residuals.js";
 import { reverseSweeps } from "../../src/compiler/differentiate/sweeps.js";

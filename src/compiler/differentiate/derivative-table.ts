@@ -1,4 +1,4 @@
-import type { EffectsOf } from "../analyze/effects.js";
+import type { EffectsOf } from "../analysis/effects.js";
 import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
 
 /**

@@ -1,9 +1,9 @@
 import type { DerivativeTable } from "./derivative-table.js";
-import { analyzeActivity, type CallVaried } from "../analyze/activity.js";
-import { findModuleWrites, type EffectsOf } from "../analyze/effects.js";
+import { analyzeActivity, type CallVaried } from "../analysis/activity.js";
+import { findModuleWrites, type EffectsOf } from "../analysis/effects.js";
 import { isAggregate, isDifferentiable, sameType, typeText } from "../ir/type-system.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "../diagnostics/stack-overflow.js";
-import { CallSummaries } from "../analyze/call-summaries.js";
+import { CallSummaries } from "../analysis/call-summaries.js";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import {
   CompileAbort,
@@ -32,11 +32,11 @@ import { backwardSweep } from "./transpose.js";
 import { jvpAsPrimal } from "./nest.js";
 import { parseDerivativeKey, parseDerivedPrimalKey } from "../ir/names.js";
 import { symbolKey } from "../ir/function-key.js";
-import type { DifferentiationTarget } from "../analyze/targets.js";
-import { namedTarget } from "../analyze/operator-call.js";
+import type { DifferentiationTarget } from "../resolve/targets.js";
+import { namedTarget } from "../resolve/operator-call.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
 import { Inlining } from "./inlining.js";
-import type { ActivityObserver } from "../analyze/activity.js";
+import type { ActivityObserver } from "../analysis/activity.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.

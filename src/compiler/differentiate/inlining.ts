@@ -1,5 +1,5 @@
-import type { EffectsOf } from "../analyze/effects.js";
-import { analyzeActivity, type ActivityObserver } from "../analyze/activity.js";
+import type { EffectsOf } from "../analysis/effects.js";
+import { analyzeActivity, type ActivityObserver } from "../analysis/activity.js";
 import { keyFile } from "../ir/function-key.js";
 import { inlineCalls, opCount } from "../ir/inline.js";
 import { parseDerivedPrimalKey } from "../ir/names.js";

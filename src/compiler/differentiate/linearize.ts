@@ -1,4 +1,4 @@
-import type { Activity } from "../analyze/activity.js";
+import type { Activity } from "../analysis/activity.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { isAggregate, isDifferentiable } from "../ir/type-system.js";

@@ -6,7 +6,7 @@ import {
   writesAfter,
   type AliasClasses,
   type EffectsOf,
-} from "../analyze/effects.js";
+} from "../analysis/effects.js";
 import {
   type FunctionKey,
   type IRFunction,

@@ -1,6 +1,6 @@
 import { basename, dirname, relative } from "node:path";
-import type { Forwarding } from "../analyze/attachments.js";
-import type { ValueOperatorUse } from "../analyze/requests.js";
+import type { Forwarding } from "../resolve/attachments.js";
+import type { ValueOperatorUse } from "../resolve/requests.js";
 import { higherOrderWrapper } from "./higher-order.js";
 import {
   derivativeKey,
@@ -30,7 +30,7 @@ import {
   type HigherOrderOperator,
   type Operator,
 } from "../../api/operators.js";
-import type { OperatorCall } from "../analyze/operator-call.js";
+import type { OperatorCall } from "../resolve/operator-call.js";
 
 // A module's output: its own code with each operator call replaced by its wrapper, and the
 // derivatives it is home to (generated functions, rule adapters, checkpoint sweeps) appended,
@@ -221,7 +221,7 @@ export function emitModule(
       : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
-    // inside factories taking what the lambdas it goes into capture (analyze/attachments.ts).
+    // inside factories taking what the lambdas it goes into capture (resolve/attachments.ts).
     const { start, end } = call.call;
     const factory = call.attach.factories.map((names) => `(${names.join(", ")}) => `).join("");
     return [

@@ -211,7 +211,7 @@ export interface RuleAdapter {
   home: string;
 }
 
-/** A function type written in an annotation, read by analyze/declared-types.ts. */
+/** A function type written in an annotation, read by types/declared-types.ts. */
 export interface FunctionTypeInfo {
   /** Parameter types; undefined where nabla cannot read the type. */
   params: (Type | undefined)[];

@@ -1,7 +1,7 @@
 import { functionKey, symbolKey } from "../ir/function-key.js";
 import type { CallExpression, Class, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
-import { typeResolver } from "../analyze/declared-types.js";
+import { typeResolver } from "../types/declared-types.js";
 import { fieldOf, isArray, isObject, typeText } from "../ir/type-system.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
 import { isRelativeSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
@@ -11,7 +11,7 @@ import { describeNode } from "./describe.js";
 import { isArrayCall, lowerNew, lowerValue } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import type { Scope } from "./context.js";
-import { signatureOf } from "../analyze/signature.js";
+import { signatureOf } from "../types/signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
@@ -21,9 +21,9 @@ import {
   resolveFunctionArg,
   specializationName,
 } from "./function-values.js";
-import { specializationKey, type Binding } from "../analyze/targets.js";
-import { isPlatformGlobal } from "../analyze/globals.js";
-import { parameterFunctionType } from "../analyze/declared-types.js";
+import { specializationKey, type Binding } from "../resolve/targets.js";
+import { isPlatformGlobal } from "../types/globals.js";
+import { parameterFunctionType } from "../types/declared-types.js";
 import { article } from "./describe.js";
 import { expectType } from "./expect-type.js";
 import {
@@ -35,7 +35,7 @@ import {
   taggedCheckpoint,
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
-import { namedTarget, nablaOperatorOf } from "../analyze/operator-call.js";
+import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
 // functions differentiable code may use on inactive values.

@@ -15,10 +15,10 @@ import type {
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
-import { typeResolver } from "../analyze/declared-types.js";
-import type { Binding, DifferentiationTarget, StaticFunction } from "../analyze/targets.js";
-import type { Capture } from "../analyze/captures.js";
-import type { TypeResolver } from "../analyze/signature.js";
+import { typeResolver } from "../types/declared-types.js";
+import type { Binding, DifferentiationTarget, StaticFunction } from "../resolve/targets.js";
+import type { Capture } from "../resolve/captures.js";
+import type { TypeResolver } from "../types/signature.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is

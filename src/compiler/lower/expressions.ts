@@ -17,10 +17,10 @@ import {
   lowerValue,
 } from "./members.js";
 import type { ModuleConstant } from "../parse/module.js";
-import { typeResolver } from "../analyze/declared-types.js";
-import { inferType } from "../analyze/infer-type.js";
-import { isPlatformGlobal } from "../analyze/globals.js";
-import { annotationType } from "../analyze/signature.js";
+import { typeResolver } from "../types/declared-types.js";
+import { inferType } from "../types/infer-type.js";
+import { isPlatformGlobal } from "../types/globals.js";
+import { annotationType } from "../types/signature.js";
 
 // AST expressions → IR values. Short-circuit operators and ternaries become `if` ops so that
 // their right-hand sides are evaluated only when JavaScript would evaluate them.

@@ -1,8 +1,8 @@
 import type { CallExpression, Expression, Node } from "oxc-parser";
-import { freeNames, type Capture } from "../analyze/captures.js";
-import { typeResolver } from "../analyze/declared-types.js";
+import { freeNames, type Capture } from "../resolve/captures.js";
+import { typeResolver } from "../types/declared-types.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
-import { functionsUsedAsValues } from "../analyze/function-values.js";
+import { functionsUsedAsValues } from "../resolve/function-values.js";
 import { positionAt } from "../diagnostics/format.js";
 import { symbolKey } from "../ir/function-key.js";
 import { functionLabel, lambdaName } from "../ir/names.js";
@@ -12,9 +12,9 @@ import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { Scope, type FunctionArg, type LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
-import { signatureOf } from "../analyze/signature.js";
-import { staticKey, type Binding, type StaticFunction } from "../analyze/targets.js";
-import type { DifferentiationTarget } from "../analyze/targets.js";
+import { signatureOf } from "../types/signature.js";
+import { staticKey, type Binding, type StaticFunction } from "../resolve/targets.js";
+import type { DifferentiationTarget } from "../resolve/targets.js";
 import { assignedNames } from "./assigned-names.js";
 import { expectType } from "./expect-type.js";
 import {

@@ -1,7 +1,7 @@
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, Region, Type } from "../ir/types.js";
-import { typeResolver } from "../analyze/declared-types.js";
+import { typeResolver } from "../types/declared-types.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { functionLabel } from "../ir/names.js";
@@ -14,12 +14,12 @@ import {
   type Slot,
 } from "./context.js";
 import { carriedValues, declareCapture } from "./function-values.js";
-import type { Binding, StaticFunction } from "../analyze/targets.js";
+import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
-import { annotationText, signatureOf } from "../analyze/signature.js";
+import { annotationText, signatureOf } from "../types/signature.js";
 import { lowerStatements } from "./statements.js";
-import { parameterFunctionType } from "../analyze/declared-types.js";
+import { parameterFunctionType } from "../types/declared-types.js";
 import { expectType } from "./expect-type.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it

@@ -1,5 +1,5 @@
 import type { Expression, FunctionBody, Statement } from "oxc-parser";
-import { annotationType } from "../analyze/signature.js";
+import { annotationType } from "../types/signature.js";
 import type { Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext } from "./context.js";

@@ -12,7 +12,7 @@ import type { ArrayType, FieldType, ObjectType, Type, Value } from "../ir/types.
 import { functionValue } from "./function-values.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
-import { isPlatformGlobal } from "../analyze/globals.js";
+import { isPlatformGlobal } from "../types/globals.js";
 import { expectType } from "./expect-type.js";
 
 // Structured data: reading and writing fields and elements, `.length`, object and array

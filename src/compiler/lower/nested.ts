@@ -1,9 +1,9 @@
 import type { CallExpression, Node } from "oxc-parser";
-import { typeResolver } from "../analyze/declared-types.js";
+import { typeResolver } from "../types/declared-types.js";
 import { assignable } from "../ir/type-system.js";
 import { symbolKey } from "../ir/function-key.js";
 import { resolveFunctionArg } from "./function-values.js";
-import { freeNames } from "../analyze/captures.js";
+import { freeNames } from "../resolve/captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import { countedLoop } from "./members.js";
@@ -13,10 +13,10 @@ import { derivedPrimalKey, pairType } from "../ir/names.js";
 import type { ArrayType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import { tangentType } from "../ir/tangent-types.js";
 import type { LowerContext } from "./context.js";
-import { signatureOf } from "../analyze/signature.js";
-import type { DifferentiationTarget } from "../analyze/targets.js";
+import { signatureOf } from "../types/signature.js";
+import type { DifferentiationTarget } from "../resolve/targets.js";
 import { article } from "./describe.js";
-import { analyzeCall, ancestorsOf, isNumberVector, namedTarget } from "../analyze/operator-call.js";
+import { analyzeCall, ancestorsOf, isNumberVector, namedTarget } from "../resolve/operator-call.js";
 import { isOperator, OPERATORS, type Operator } from "../../api/operators.js";
 
 // An operator called inside differentiable code (`x * derivative((y) => x + y)(1)`, or the

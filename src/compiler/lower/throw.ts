@@ -1,7 +1,7 @@
 import type { Expression, Node, ThrowStatement } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
-import { isPlatformGlobal } from "../analyze/globals.js";
+import { isPlatformGlobal } from "../types/globals.js";
 
 // `throw new Error(…)` in differentiated code: argument checks and "cannot happen" guards are
 // everywhere in real code. The error is raised by nabla's runtime from the message's pieces

@@ -1,7 +1,7 @@
 import type { CallExpression, Node } from "oxc-parser";
-import { typeResolver } from "../analyze/declared-types.js";
-import { signatureOf, type ParamInfo } from "../analyze/signature.js";
-import type { DifferentiationTarget } from "../analyze/targets.js";
+import { typeResolver } from "../types/declared-types.js";
+import { signatureOf, type ParamInfo } from "../types/signature.js";
+import type { DifferentiationTarget } from "../resolve/targets.js";
 import { symbolKey } from "../ir/function-key.js";
 import { assignable } from "../ir/type-system.js";
 import type { FunctionKey, Type, Value } from "../ir/types.js";

@@ -37,7 +37,7 @@ export interface ModuleConstant {
   value: number | undefined;
   /**
    * The declared or inferred type, when it can be known without running code: set by the
-   * types phase (analyze/constant-types.ts) as the program graph loads the module.
+   * types phase (types/constant-types.ts) as the program graph loads the module.
    */
   type: Type | undefined;
   node: VariableDeclarator;
@@ -255,7 +255,7 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
           name,
           kind: node.kind as ModuleConstant["kind"],
           value: node.kind === "const" ? literal : undefined,
-          type: undefined, // analyze/constant-types.ts, once the module is parsed
+          type: undefined, // types/constant-types.ts, once the module is parsed
           node: decl,
           holdsFunction:
             init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression",

@@ -64,7 +64,7 @@ export interface FunctionSymbol {
   thisType?: ObjectType;
 }
 
-/** A derivative rule the program registers (see analyze/rules.ts, which checks it). */
+/** A derivative rule the program registers (see resolve/rules.ts, which checks it). */
 export interface DerivativeRule {
   /** The function the rule is for (its key is the key of calls to it). */
   key: FunctionKey;
@@ -84,7 +84,7 @@ export type RuleTable = Map<FunctionKey, DerivativeRule>;
 
 export class ProgramGraph {
   private readonly modules = new Map<string, SourceModule>();
-  /** The derivatives the program registers (see analyze/rules.ts), filled by the driver. */
+  /** The derivatives the program registers (see resolve/rules.ts), filled by the driver. */
   rules: RuleTable = new Map();
 
   private readonly generatedNames = new Map<string, string>();

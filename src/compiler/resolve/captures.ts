@@ -1,10 +1,10 @@
 import type { Node } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
-import { annotationType } from "./signature.js";
-import { inferType, type GlobalTest } from "./infer-type.js";
+import { annotationType } from "../types/signature.js";
+import { inferType, type GlobalTest } from "../types/infer-type.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
-import type { TypeResolver } from "./signature.js";
+import type { TypeResolver } from "../types/signature.js";
 
 // Variables of enclosing functions that a lambda given to an operator reads, as in
 // `derivative((E: number) => residual(E, e, M))`. They are constants for differentiation: the

@@ -4,7 +4,7 @@ import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { assignable, isDifferentiable, typeText } from "../ir/type-system.js";
 import { tangentType } from "../ir/tangent-types.js";
 import type { Type } from "../ir/types.js";
-import { signatureOf } from "./signature.js";
+import { signatureOf } from "../types/signature.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import {
   isRelativeSpecifier,
@@ -14,7 +14,7 @@ import {
   type RuleTable,
 } from "../parse/program.js";
 import { findRegistrations } from "../parse/registrations.js";
-import { typeResolver } from "./declared-types.js";
+import { typeResolver } from "../types/declared-types.js";
 import { symbolKey } from "../ir/function-key.js";
 
 // The derivative rules the program registers, by the key of the function they are for, each

@@ -1,9 +1,9 @@
 import type { Type } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
-import { typeResolver } from "./declared-types.js";
+import { typeResolver } from "../types/declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
-import { annotationType, signatureOf } from "./signature.js";
+import { annotationType, signatureOf } from "../types/signature.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
@@ -17,7 +17,7 @@ import {
 } from "../parse/program.js";
 import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
 import { functionLabel, lambdaName } from "../ir/names.js";
-import { isPlatformGlobal } from "./globals.js";
+import { isPlatformGlobal } from "../types/globals.js";
 import { functionKey } from "../ir/function-key.js";
 import { isHigherOrder, operatorsTaking, optionNames, type Operator } from "../../api/operators.js";
 
@@ -36,7 +36,7 @@ export interface OperatorCall {
   /** `jacobian`'s `mode`: forward or reverse mode chosen by the user (default: by n and m). */
   mode?: "forward" | "reverse";
   /**
-   * A derivative attached to a function passed on (see analyze/attachments.ts), not a call:
+   * A derivative attached to a function passed on (see resolve/attachments.ts), not a call:
    * the name it is attached under, the parameters of the factories it is wrapped in, and the
    * expressions its wrapper passes for the target's captures (when not their own names).
    */

@@ -3,7 +3,7 @@ import { walk } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import type { SourceModule } from "../parse/module.js";
 import { declaredLocally } from "./captures.js";
-import { isPlatformGlobal } from "./globals.js";
+import { isPlatformGlobal } from "../types/globals.js";
 import { nablaOperatorOf } from "./operator-call.js";
 
 // The functions a `Differentiable` value may hold at run time: the top-level functions of the

@@ -9,7 +9,7 @@ import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
-import { parameterFunctionType } from "./declared-types.js";
+import { parameterFunctionType } from "../types/declared-types.js";
 import { isOperator, OPERATORS } from "../../api/operators.js";
 import type { Operator } from "../../api/operators.js";
 import {

@@ -35,7 +35,7 @@ export interface ValueOperatorUse {
   call: CallExpression;
   /** The parameter holding the function value. */
   fn: string;
-  /** What the derivative is attached under (see analyze/attachments.ts). */
+  /** What the derivative is attached under (see resolve/attachments.ts). */
   key: string;
   /** For a lambda calling the parameter: its other captures, which the attached factory takes. */
   captures?: string[];

@@ -21,14 +21,11 @@ import {
   derivativeName,
   functionLabel,
   lanesKey,
-  sweepKey,
   type DerivativeKind,
 } from "../ir/names.js";
-import type { PrimalSignature } from "./derivative-function.js";
 import type { DerivativeRule } from "../parse/program.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
-import { fusedGradientPays, reverseSweeps, vjpPays } from "./sweeps.js";
-import { backwardSweep } from "./transpose.js";
+import { fusedGradientPays, vjpPays } from "./sweeps.js";
 import { jvpAsPrimal } from "./nest.js";
 import { parseDerivativeKey, parseDerivedPrimalKey } from "../ir/names.js";
 import { symbolKey } from "../ir/function-key.js";
@@ -37,6 +34,7 @@ import { namedTarget } from "../resolve/operator-call.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
 import { Inlining } from "./inlining.js";
 import type { ActivityObserver } from "../analysis/activity.js";
+import { SweepBuilder, type PendingSweeps } from "./sweep-builder.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -98,10 +96,28 @@ export class Differentiator implements DerivativeTable {
       ...(observe ? { observe } : {}),
       ...(observeActivity ? { observeActivity } : {}),
     });
+    this.sweeps = new SweepBuilder({
+      derivatives: this.derivatives,
+      lowered: (key) => this.lowered(key),
+      hasRule: (key) => this.program.rules.has(key),
+      effects: this.effects,
+      fail: (error, chain, key) => this.fail(error, chain, key),
+      ...(observe ? { observe } : {}),
+    });
   }
 
   /** Small callees inlined before linearizing (see inlining.ts). */
   private readonly inlining: Inlining;
+  /** Reverse mode's sweeps, built once every demand is known (see sweep-builder.ts). */
+  private readonly sweeps: SweepBuilder;
+
+  /**
+   * What the backward sweep with `key` takes after its seed: JVP parameter positions (see
+   * SweepBuilder.inputsOf).
+   */
+  inputsOf(key: FunctionKey): readonly number[] {
+    return this.sweeps.inputsOf(key);
+  }
 
   static keyOf(target: { module: { file: string }; name: string }): FunctionKey {
     return symbolKey(target);
@@ -156,7 +172,7 @@ export class Differentiator implements DerivativeTable {
   /** Processes every queued demand and the demands they raise. */
   run(): void {
     for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) this.process(demand);
-    this.buildSweeps();
+    this.sweeps.build();
   }
 
   /** The errors of optional demands that failed, by the derivative keys they left as stubs. */
@@ -834,7 +850,7 @@ export class Differentiator implements DerivativeTable {
       key: demand.key,
       placeholders: new Map(),
     };
-    this.pendingSweeps.push(pending);
+    this.sweeps.add(pending);
     // Placeholders until then: the demand counts as built.
     return kinds.map((kind) => {
       const placeholder: IRFunction = {
@@ -850,195 +866,7 @@ export class Differentiator implements DerivativeTable {
       return placeholder;
     });
   }
-
-  private readonly pendingSweeps: PendingSweeps[] = [];
-  private readonly primalTapelessCache = new Map<FunctionKey, boolean>();
-
-  /**
-   * Whether a primal function never uses the tape: its body has no outside calls (which might
-   * run an operator), no operators (lowered to calls of derived functions, they run as the
-   * operators' wrappers in the user's code, `gradient` on the tape), and calls only functions
-   * that never use it either (a call of a registered rule, or recursion, counts as using it).
-   */
-  readonly primalTapeless = (key: FunctionKey): boolean => {
-    const known = this.primalTapelessCache.get(key);
-    if (known !== undefined) return known;
-    if (this.program.rules.has(key)) return false;
-    this.primalTapelessCache.set(key, false);
-    const fn = this.lowered(key);
-    const clean = (ops: Op[]): boolean =>
-      ops.every(
-        (op) =>
-          op.opcode !== "extern" &&
-          (op.opcode !== "call" ||
-            (!parseDerivedPrimalKey(op.attrs.callee!) && this.primalTapeless(op.attrs.callee!))) &&
-          op.regions.every((r) => clean(r.ops)),
-      );
-    const result = fn !== undefined && clean(fn.body.ops);
-    this.primalTapelessCache.set(key, result);
-    return result;
-  };
-  /** Backward sweeps whose callers skip them when the seed is zero (see ReverseInfo.skippableAlone). */
-  private readonly skippableSweeps = new Set<FunctionKey>();
-  /** Derivative configurations (by backward sweep key) whose sweeps leave the tape alone. */
-  private readonly tapelessSweeps = new Set<FunctionKey>();
-  /** Per backward sweep (by key): the JVP parameters it takes after its seed (see ReverseInfo.inputs). */
-  private readonly sweepInputs = new Map<FunctionKey, number[]>();
-
-  /**
-   * What the backward sweep with `key` takes after its seed: JVP parameter positions — the
-   * primal arguments (captures included) first, then the shadows of differentiated arrays and
-   * objects. Empty for sweeps nabla does not generate from a body (rules, checkpoints).
-   */
-  inputsOf(key: FunctionKey): readonly number[] {
-    return this.sweepInputs.get(key) ?? [];
-  }
-
-  /**
-   * Builds the forward and backward sweeps of every reverse-mode demand. The inputs of each
-   * backward sweep are solved first, together, as a least fixed point: a sweep's inputs grow
-   * with what its callees' sweeps need from their arguments, recursion included.
-   */
-  private buildSweeps(): void {
-    const pending = this.pendingSweeps.splice(0);
-    if (pending.length === 0) return;
-    const bwdKey = (p: PendingSweeps) =>
-      derivativeKey("bwd", p.signature.key, p.wrt, p.signature.frozen);
-    for (const p of pending)
-      if (!this.sweepInputs.has(bwdKey(p))) this.sweepInputs.set(bwdKey(p), []);
-    const needsOf = (op: Op) => this.inputsOf(sweepKey("bwd", op.attrs));
-    const skippable = (op: Op) =>
-      !op.attrs.checkpoint && this.skippableSweeps.has(sweepKey("bwd", op.attrs));
-    const tapeless = (op: Op) =>
-      !op.attrs.checkpoint && this.tapelessSweeps.has(sweepKey("bwd", op.attrs));
-    const infoOf = (p: PendingSweeps) =>
-      new ReverseInfo(p.jvp, {
-        ...p.options,
-        effectsOf: this.effects,
-        needsOf,
-        skippable,
-        tapeless,
-        primalTapeless: this.primalTapeless,
-      });
-    // Loops whose backward loop cannot carry their recurrences (see Recurrence) tape them
-    // instead: known before the fixed points below, since they change what a sweep takes
-    // from its caller and whether it uses the tape.
-    for (const p of pending) {
-      try {
-        for (;;) {
-          const info = infoOf(p);
-          backwardSweep(p.jvp, info, p.signature, p.wrt, info.inputs());
-          if (info.failedRecurrences.size === 0) break;
-          p.options.noRecurrences = new Set([
-            ...(p.options.noRecurrences ?? []),
-            ...info.failedRecurrences,
-          ]);
-        }
-      } catch {
-        // Reported when its sweeps are built.
-      }
-    }
-    const failed = new Set<PendingSweeps>();
-    for (let changed = true; changed;) {
-      changed = false;
-      for (const p of pending) {
-        if (failed.has(p)) continue;
-        let inputs: number[];
-        try {
-          inputs = infoOf(p).inputs();
-        } catch (error) {
-          failed.add(p);
-          this.fail(error, p.chain, p.key);
-          continue;
-        }
-        const known = this.sweepInputs.get(bwdKey(p))!;
-        if (inputs.every((k) => known.includes(k))) continue;
-        this.sweepInputs.set(
-          bwdKey(p),
-          [...new Set([...known, ...inputs])].sort((a, b) => a - b),
-        );
-        changed = true;
-      }
-    }
-    // Sweeps that leave the tape alone, and backward sweeps a caller may skip when their seed
-    // is zero: greatest fixed points (a function calling only itself qualifies if it does by
-    // itself).
-    const alone = new Map<PendingSweeps, { tapeless: boolean; skippable: boolean; calls: Op[] }>();
-    for (const p of pending) {
-      if (failed.has(p)) continue;
-      try {
-        const info = infoOf(p);
-        alone.set(p, {
-          tapeless: info.tapelessAlone(),
-          skippable: info.skippableAlone(),
-          calls: info.derivativeCalls(),
-        });
-      } catch {
-        // Reported when its sweeps are built.
-      }
-    }
-    for (const [set, which, test] of [
-      [this.tapelessSweeps, "tapeless", tapeless],
-      [this.skippableSweeps, "skippable", skippable],
-    ] as const) {
-      const members = [...alone].filter(([, a]) => a[which]);
-      for (const [p] of members) set.add(bwdKey(p));
-      for (let changed = true; changed;) {
-        changed = false;
-        for (const [p, a] of members) {
-          if (!set.has(bwdKey(p)) || a.calls.every(test)) continue;
-          set.delete(bwdKey(p));
-          changed = true;
-        }
-      }
-    }
-    for (const p of pending) {
-      // The sweeps this demand stands in for (another demand may have made the same ones).
-      const kinds = p.kinds.filter((kind) => {
-        const placeholder = p.placeholders.get(kind);
-        return placeholder && this.derivatives.get(placeholder.key) === placeholder;
-      });
-      const keys = kinds.map((kind) =>
-        derivativeKey(kind, p.signature.key, p.wrt, p.signature.frozen),
-      );
-      if (failed.has(p)) {
-        for (const key of keys) this.derivatives.set(key, undefined);
-        continue;
-      }
-      try {
-        const sweeps = reverseSweeps(
-          infoOf(p),
-          p.signature,
-          p.wrt,
-          kinds,
-          this.inputsOf(bwdKey(p)),
-        );
-        for (const sweep of sweeps) {
-          runPipeline("sweep", sweep, this.observe);
-          this.derivatives.set(sweep.key, sweep);
-        }
-      } catch (error) {
-        for (const key of keys) this.derivatives.set(key, undefined);
-        this.fail(error, p.chain, p.key);
-      }
-    }
-  }
 }
-
-/** A reverse-mode demand whose sweeps `buildSweeps` makes once every demand is known. */
-interface PendingSweeps {
-  jvp: IRFunction;
-  options: { frozen: number[]; arity: number; wrt: number[]; noRecurrences?: ReadonlySet<Op> };
-  signature: PrimalSignature;
-  wrt: number[];
-  kinds: DerivativeKind[];
-  chain: DiagnosticNote[];
-  key: FunctionKey;
-  /** What `derive` returned for each kind, until the sweep replaces it. */
-  placeholders: Map<DerivativeKind, IRFunction>;
-}
-
-/** The most ops a function may have to be inlined, and a function may grow to by inlining. */
 
 /** Whether values of types `a` and `b` could be, or hold, the same array or object. */
 function mayShare(a: Type, b: Type): boolean {

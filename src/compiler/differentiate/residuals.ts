@@ -524,15 +524,7 @@ export class ReverseInfo {
       if (before.ops.some((o) => this.hasTangent(o))) continue;
       const forwarded = before.ops[before.ops.length - 1]!.operands.slice(1);
       const yielded = after.ops[after.ops.length - 1]!.operands;
-      const inside = new Set<number>();
-      const collect = (r: Region) => {
-        for (const p of r.params) inside.add(p.id);
-        for (const o of r.ops) {
-          for (const v of o.results) inside.add(v.id);
-          o.regions.forEach(collect);
-        }
-      };
-      op.regions.forEach(collect);
+      const inside = this.definedIn(op);
       const topLevel = new Set(after.ops);
       const candidates = new Set(
         before.params.flatMap((p, k) =>

@@ -15,6 +15,7 @@ import { definedInside } from "../ir/value-ids.js";
 import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.js";
 import { WRITES_MEMORY } from "../ir/ops.js";
 import { TRANSPOSE_RULES } from "../rules/transpose.js";
+import { forEachOp } from "../ir/walk.js";
 
 // Transpose, the backward sweep of reverse mode: walks the tangent part of the linearized
 // function backwards and accumulates adjoints (seed 004's accumulator map). Each linear op
@@ -210,14 +211,10 @@ function readsOnlyAsResult(jvp: IRFunction, v: Value): boolean {
   if (!numbers) return false;
   let defined = false;
   let uses = 0;
-  const visit = (region: Region) => {
-    for (const op of region.ops) {
-      if (op.results.includes(v)) defined = op.opcode === "literal" && region === jvp.body;
-      uses += op.operands.filter((o) => o === v).length;
-      op.regions.forEach(visit);
-    }
-  };
-  visit(jvp.body);
+  forEachOp(jvp.body, (op, region) => {
+    if (op.results.includes(v)) defined = op.opcode === "literal" && region === jvp.body;
+    uses += op.operands.filter((o) => o === v).length;
+  });
   return defined && uses === 1;
 }
 
@@ -290,14 +287,11 @@ function emitBackwardSweep(
   const outerTangents = (op: Op): number[] => {
     const inside = definedInside(op);
     const found: number[] = [];
-    const visit = (region: Region) => {
-      for (const o of region.ops) {
+    for (const region of op.regions)
+      forEachOp(region, (o) => {
         for (const v of o.operands)
           if (isLinear(v) && !inside.has(v.id) && !found.includes(v.id)) found.push(v.id);
-        o.regions.forEach(visit);
-      }
-    };
-    op.regions.forEach(visit);
+      });
     return found;
   };
 

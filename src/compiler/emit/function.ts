@@ -15,6 +15,7 @@ import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
 import { lanesKey } from "../ir/names.js";
 import type { Builtins } from "./module-names.js";
 import { isPure, WRITES_MEMORY } from "../ir/ops.js";
+import { forEachOp } from "../ir/walk.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are
 // inlined into their use as expressions; the others become `const`s named after the source
@@ -87,12 +88,10 @@ export function hoistedAdjustments(
   param: string,
 ): EmittedLine[][] {
   const found = new Map<string, Op>();
-  const visit = (region: Region) =>
-    region.ops.forEach((op) => {
+  for (const fn of fns)
+    forEachOp(fn.body, (op) => {
       if (op.opcode === "adjust" && op.attrs.value !== undefined) found.set(op.attrs.callee!, op);
-      op.regions.forEach(visit);
     });
-  fns.forEach((fn) => visit(fn.body));
   return [...found].map(([name, op]) => [
     {
       text: `function ${nameOf(name)}(${param}) { return (${String(op.attrs.value)})(${param}); }`,

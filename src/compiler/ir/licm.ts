@@ -1,5 +1,6 @@
 import { type IRFunction, type Op, type Region } from "./types.js";
 import { COMPUTATIONS } from "./ops.js";
+import { definedInside } from "./value-ids.js";
 
 // Loop-invariant code motion for pure arithmetic: an op at the top level of a loop's regions
 // whose operands all come from outside the loop moves before it. The backward sweep computes
@@ -17,15 +18,7 @@ export function hoistLoopInvariants(fn: IRFunction): void {
 }
 
 function hoistFrom(loop: Op, region: Region): void {
-  const inside = new Set<number>();
-  const collect = (r: Region) => {
-    for (const p of r.params) inside.add(p.id);
-    for (const op of r.ops) {
-      for (const v of op.results) inside.add(v.id);
-      op.regions.forEach(collect);
-    }
-  };
-  loop.regions.forEach(collect);
+  const inside = definedInside(loop);
   const moved: Op[] = [];
   for (const r of loop.regions) {
     r.ops = r.ops.filter((op) => {

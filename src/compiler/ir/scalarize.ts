@@ -1,7 +1,7 @@
 import { eliminateDeadCode } from "./dce.js";
 import type { IRFunction, Op, Region, Type, Value } from "./types.js";
 import { substituteValues } from "./substitute.js";
-import { highestValueId } from "./value-ids.js";
+import { definedInside, highestValueId } from "./value-ids.js";
 
 // Scalar replacement of small arrays and objects written as literals (`[a, b, c]`, `{ x, y }`)
 // and only read, at positions known at compile time: each read becomes the value written
@@ -145,15 +145,7 @@ export function packClosureCaptures(fn: IRFunction): void {
   const body = fn.body;
   for (const closure of body.ops.filter((op) => op.opcode === "closure")) {
     const region = closure.regions[0]!;
-    const inside = new Set<number>();
-    const mark = (r: Region) => {
-      for (const p of r.params) inside.add(p.id);
-      for (const op of r.ops) {
-        for (const v of op.results) inside.add(v.id);
-        op.regions.forEach(mark);
-      }
-    };
-    mark(region);
+    const inside = definedInside(closure);
     const captured: Value[] = [];
     const seen = new Set<number>();
     const find = (r: Region) => {

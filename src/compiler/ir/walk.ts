@@ -3,10 +3,13 @@ import type { IRFunction, Op, Region, Value } from "./types.js";
 // Walking the IR: every op of a region and of the regions nested in it, in program order
 // (an op before the ops of its regions).
 
-/** Calls `visit` on each op of `region` and of its nested regions, in program order. */
-export function forEachOp(region: Region, visit: (op: Op) => void): void {
+/**
+ * Calls `visit` on each op of `region` and of its nested regions, in program order, with the
+ * region that holds the op.
+ */
+export function forEachOp(region: Region, visit: (op: Op, holder: Region) => void): void {
   for (const op of region.ops) {
-    visit(op);
+    visit(op, region);
     for (const inner of op.regions) forEachOp(inner, visit);
   }
 }

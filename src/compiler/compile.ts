@@ -19,15 +19,9 @@ import { parameterFunctionType } from "./types/declared-types.js";
 import { isHigherOrder, modeOf, type HigherOrderOperator } from "../api/operators.js";
 import { ATTACHMENT_NOTE, isNumberVector, type OperatorCall } from "./resolve/operator-call.js";
 import type { PassObserver } from "./differentiate/pipeline.js";
-import {
-  emitModule,
-  fileOf,
-  homeOf,
-  hvpKey,
-  hvpWrt,
-  type OperatorUse,
-} from "./emit/program-module.js";
+import { emitModule, homeOf, hvpKey, hvpWrt, type OperatorUse } from "./emit/program-module.js";
 import type { ActivityObserver } from "./analysis/activity.js";
+import { keyFile } from "./ir/function-key.js";
 
 // The compiler driver: parse the program from its entry files, find what to differentiate,
 // differentiate on demand, and emit every module with its derivatives.
@@ -390,8 +384,8 @@ function sharedPrimals(
           : op.opcode === "global"
             ? op.attrs.function
             : undefined;
-      if (key && !derivatives.has(key) && fileOf(key) !== home) {
-        const file = fileOf(key);
+      if (key && !derivatives.has(key) && keyFile(key) !== home) {
+        const file = keyFile(key);
         if (!shared.has(file)) shared.set(file, new Set());
         shared.get(file)!.add(keyName(key));
       }

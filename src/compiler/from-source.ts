@@ -4,7 +4,7 @@ import { compileProgram } from "./compile.js";
 import { formatDiagnostics } from "./diagnostics/report.js";
 import { walk, type FunctionLike } from "./parse/module.js";
 import { placeDiagnostics, type CallSite } from "./from-source-origin.js";
-import { HELPERS, OPERATORS as NABLA_OPERATORS } from "../api/operators.js";
+import { HELPERS, OPERATORS } from "../api/operators.js";
 
 // The no-build fallback: an operator called on a function the compiler never saw (a program
 // run by plain `tsx`, a REPL, a JavaScript file) compiles that one function from its source
@@ -32,7 +32,7 @@ const GLOBALS = new Set([
 ]);
 
 /** nabla's functions, which a function may call by these names (nested differentiation). */
-const OPERATORS: ReadonlySet<string> = new Set([...Object.keys(NABLA_OPERATORS), ...HELPERS]);
+const NABLA_FUNCTIONS: ReadonlySet<string> = new Set([...Object.keys(OPERATORS), ...HELPERS]);
 
 /** Words that cannot name the module's constant for the function. */
 const RESERVED = new Set(
@@ -209,7 +209,7 @@ export function parseFunctionSource(text: string): FunctionSource {
     edits.push(...nameHelper);
     free = free.filter((name) => name !== "__name");
   }
-  const unknown = free.filter((name) => !OPERATORS.has(name));
+  const unknown = free.filter((name) => !NABLA_FUNCTIONS.has(name));
   if (unknown.length > 0)
     throw new NotSelfContained(`it uses '${unknown[0]}', defined outside it`, unknown[0]);
   edits.push({ start: text.length, end: text.length, insert: ")" });
@@ -296,7 +296,7 @@ function constantName(name: string | undefined): string {
     /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) &&
     !RESERVED.has(name) &&
     !GLOBALS.has(name) &&
-    !OPERATORS.has(name)
+    !NABLA_FUNCTIONS.has(name)
     ? name
     : "f";
 }
@@ -308,7 +308,7 @@ function constantName(name: string | undefined): string {
  */
 export function compileFunctionSource(source: FunctionSource, request: FallbackRequest): string {
   const { operator } = request;
-  if (!OPERATORS.has(operator))
+  if (!NABLA_FUNCTIONS.has(operator))
     throw new TypeError(`nabla: no operator ${JSON.stringify(operator)}`);
   // Named as the user named it, so that diagnostics and notes read as their code does.
   const name = constantName(request.name);

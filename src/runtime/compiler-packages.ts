@@ -4,25 +4,25 @@
 // binaries. When one is missing, the entry points say so instead of Node's bare
 // "Cannot find package".
 
-/** The packages only the compiler, the loader, the plugin and the command need. */
+/** The packages the compiler needs (and so the loader, the plugin and the command). */
 export const COMPILER_PACKAGES = [
   "oxc-parser",
   "oxc-transform",
   "@babel/code-frame",
   "@jridgewell/gen-mapping",
   "@jridgewell/remapping",
-  "get-tsconfig",
   "magic-string",
-  "picomatch",
-  "unplugin",
 ] as const;
 
-/** The compiler package `error` reports missing, if it is a failure to load one. */
+/** The packages only the plugin (filters, bundler glue) and the command (tsconfig) need. */
+const TOOL_PACKAGES = ["picomatch", "unplugin", "get-tsconfig"] as const;
+
+/** The optional package `error` reports missing, if it is a failure to load one. */
 export function missingCompilerPackage(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return undefined;
   const message = error instanceof Error ? error.message : String(error);
-  return COMPILER_PACKAGES.find(
+  return [...COMPILER_PACKAGES, ...TOOL_PACKAGES].find(
     (name) => message.includes(`'${name}'`) || message.includes(`"${name}"`),
   );
 }

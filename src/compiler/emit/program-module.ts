@@ -102,7 +102,7 @@ export function emitModule(
   /** How this module refers to the function with `key` (a primal or a derivative). */
   const functionName = (key: FunctionKey): string => {
     const derivative = allDerivatives.get(key);
-    const file = derivative ? homeOf(derivative) : fileOf(key);
+    const file = derivative ? homeOf(derivative) : keyFile(key);
     const name = derivative ? derivative.name : keyName(key);
     if (file === mod.file) return name;
     return derivative
@@ -395,11 +395,7 @@ export function hvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
   return derivedPrimalKey(jvpKey(primal, wrt), "tangent");
 }
 
-export function fileOf(key: FunctionKey): string {
-  return keyFile(key);
-}
-
 /** The module a generated function is emitted in: its primal's, or the rule's registrant. */
 export function homeOf(fn: IRFunction): string {
-  return fn.adapter?.home ?? fileOf(fn.key);
+  return fn.adapter?.home ?? keyFile(fn.key);
 }

@@ -104,6 +104,16 @@ test("verifier rejects malformed IR", () => {
       },
       /defined twice/,
     ],
+    [
+      "operand count off the op table",
+      (fn) => {
+        const add = fn.body.ops
+          .flatMap((op) => [op, ...op.regions.flatMap((r) => r.ops)])
+          .find((op) => op.opcode === "add")!;
+        add.operands.pop();
+      },
+      /add takes 2 operands, not 1/,
+    ],
   ];
   verifyFunction(good());
   for (const [what, damage, message] of broken) {

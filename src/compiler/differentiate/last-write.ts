@@ -3,7 +3,7 @@ import { substituteValues } from "../ir/substitute.js";
 import { definedInside, highestValueId } from "../ir/value-ids.js";
 import { type IRFunction, type Op, type Region, type Type, type Value } from "../ir/types.js";
 import { isLinear, isShadowBuilder } from "./residuals.js";
-import { ARITHMETIC_OPCODES, WRITES_MEMORY } from "../ir/ops.js";
+import { HOISTABLE_TANGENTS, WRITES_MEMORY } from "../ir/ops.js";
 
 // Last writes (reverse mode only, on the JVP before it is unzipped).
 //
@@ -23,16 +23,6 @@ import { ARITHMETIC_OPCODES, WRITES_MEMORY } from "../ir/ops.js";
 // numbers they read inside the loop are carried out, values from outside the loop are the
 // same, and shadows read are unchanged because the loop writes no shadow (no tangent store,
 // no call of a derivative, no shadow built).
-
-/** Tangent ops that may move out of the loop: pure reads and arithmetic of one result. */
-const MOVABLE: ReadonlySet<string> = new Set([
-  ...ARITHMETIC_OPCODES,
-  "neg",
-  "const",
-  "select",
-  "index",
-  "field",
-]);
 
 /** A place in the loop's `after` region that yields a fresh value for the slot. */
 interface Leaf {
@@ -129,7 +119,7 @@ function selections(loop: Op): Selection[] {
       return true;
     }
     // A tangent parameter of a region (a carried tangent) or a tangent op of another kind.
-    if (!def || !def.tangent || !MOVABLE.has(def.opcode) || def.results.length !== 1) return false;
+    if (!def || !def.tangent || !HOISTABLE_TANGENTS.has(def.opcode) || def.results.length !== 1) return false;
     return def.operands.every((o) => movable(o, residuals, depth + 1));
   };
 

@@ -14,7 +14,7 @@ import {
   type Region,
   type Value,
 } from "../ir/types.js";
-import { COMPARISON_OPCODES, LOGIC_OPCODES, RECOMPUTABLE } from "../ir/ops.js";
+import { CHEAP, COMPARISON_OPCODES, RECOMPUTABLE, TRANSPOSE_TOUCHES_SHADOWS } from "../ir/ops.js";
 
 // What reverse mode must remember. The linearized function (JVP) mixes primal ops and
 // tangent ops ([t]). The backward sweep runs the tangent ops transposed, so it needs the
@@ -616,7 +616,8 @@ export class ReverseInfo {
     if (!this.tapelessAlone() || !returnsSeededNumber(this.jvp)) return false;
     const clean = (region: Region): boolean =>
       region.ops.every(
-        (op) => !(op.tangent && UNSKIPPABLE.has(op.opcode)) && op.regions.every(clean),
+        (op) =>
+          !(op.tangent && TRANSPOSE_TOUCHES_SHADOWS.has(op.opcode)) && op.regions.every(clean),
       );
     return clean(this.jvp.body);
   }
@@ -862,31 +863,8 @@ export class ReverseInfo {
   }
 }
 
-/** Tangent ops whose transposes read adjoints out of shadows or make shadows (see skippableAlone). */
-const UNSKIPPABLE: ReadonlySet<string> = new Set([
-  "setIndex",
-  "setField",
-  "literal",
-  "alloc",
-  "zeros",
-  "adjust",
-]);
-
 /** Whether the JVP returns a number tangent, so its backward sweep takes a seed. */
 export function returnsSeededNumber(jvp: IRFunction): boolean {
   const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
   return ret.operands.some(isLinear);
 }
-
-/**
- * Ops cheaper to redo in the backward sweep than a store and a load of the tape — arithmetic,
- * and the comparisons that decide branches (`n === 0` is redone from a saved `n`).
- */
-const CHEAP: ReadonlySet<string> = new Set([
-  "add",
-  "sub",
-  "mul",
-  "neg",
-  ...COMPARISON_OPCODES,
-  ...LOGIC_OPCODES,
-]);

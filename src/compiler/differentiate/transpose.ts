@@ -13,7 +13,7 @@ import {
 import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { computeTripCount, emitForwardSweep, type ForwardSweep } from "./unzip.js";
-import { WRITES_MEMORY } from "../ir/ops.js";
+import { ORDERED, WRITES_MEMORY } from "../ir/ops.js";
 import { TRANSPOSE_RULES } from "../rules/transpose.js";
 import { forEachOp } from "../ir/walk.js";
 
@@ -771,18 +771,6 @@ function emitBackwardSweep(
     jvp.params.filter(isLinear).map((p) => p.id),
   );
 }
-
-/** Ops whose backward iterations must run in the order the tape and the clears expect. */
-const ORDERED: ReadonlySet<string> = new Set([
-  "pop",
-  "push",
-  "call",
-  "extern",
-  "setIndex",
-  "setField",
-  "clear",
-  "peak",
-]);
 
 /**
  * Shadow writes `da[i] = da[i] + dv` (the tangent of `a[i] += v`) whose read comes earlier in

@@ -1,18 +1,12 @@
 import { printValue } from "./printer.js";
 import { sameType, typeText } from "./type-system.js";
 import { type IRFunction, type Op, type Region, type Type, type Value } from "./types.js";
-import { ARITHMETIC_OPCODES, COMPARISON_OPCODES, TERMINATORS } from "./ops.js";
+import { NUMBER_OPERANDS, OPS, TERMINATORS } from "./ops.js";
 
 // Checks the structural invariants every pass relies on. A failure here is a compiler bug,
 // never a user error, so it throws with the function name and the offending op.
 
 export class IRVerificationError extends Error {}
-
-/** Ops whose operands are all numbers. */
-const NUMBER_OPS: ReadonlySet<string> = new Set([
-  ...ARITHMETIC_OPCODES,
-  ...[...COMPARISON_OPCODES].filter((o) => o !== "eq" && o !== "ne"),
-]);
 
 export function verifyFunction(fn: IRFunction): void {
   const defined = new Set<number>();
@@ -47,7 +41,12 @@ export function verifyFunction(fn: IRFunction): void {
         fail(`${op.opcode} ${last ? "cannot end" : "must end"} a region`);
       for (const v of op.operands)
         if (!scope.has(v.id)) fail(`${op.opcode} uses ${printValue(v)} outside its scope`);
-      if (NUMBER_OPS.has(op.opcode))
+      const arity = OPS[op.opcode].arity;
+      if (arity !== "any" && op.operands.length !== arity)
+        fail(
+          `${op.opcode} takes ${arity} operand${arity === 1 ? "" : "s"}, not ${op.operands.length}`,
+        );
+      if (NUMBER_OPERANDS.has(op.opcode))
         expectTypes(
           op.opcode,
           op.operands,

@@ -21,7 +21,7 @@ const LAYERS = [
   "compiler/lower", // TypeScript to IR
   "compiler/analysis", // on IR: effects and activity, and their cross-function fixed points
   "compiler/differentiate", // AD: linearize, unzip, transpose, nesting, the demand driver
-  "compiler/emit", // IR to JavaScript
+  "compiler/emit/js", // IR to JavaScript: the JavaScript backend
   "compiler", // the pipeline: compile.ts and the entry points of the compiler
   "runtime", // what generated code calls; its fallback loads the compiler lazily
   "register", // the Node loader
@@ -148,8 +148,8 @@ test("the checks find what they look for: type-only imports, a planted cycle, an
   const planted = new Map(graph);
   planted.set(at("compiler/ir/types.ts"), [
     ...graph.get(at("compiler/ir/types.ts"))!,
-    at("compiler/emit/module.ts"),
+    at("compiler/emit/js/module.ts"),
   ]);
-  assert.deepEqual(upwardImports(planted), ["compiler/ir/types.ts -> compiler/emit/module.ts"]);
+  assert.deepEqual(upwardImports(planted), ["compiler/ir/types.ts -> compiler/emit/js/module.ts"]);
   assert.ok(cyclesOf(planted).some((cycle) => cycle.includes("compiler/ir/types.ts")));
 });

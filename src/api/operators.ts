@@ -10,7 +10,7 @@ export type OptionName = "wrt" | "hasAux" | "mode";
 export interface OperatorInfo {
   /**
    * First-order operators: the mode of the derivative they return. Second-order ones are
-   * built from first-order derivatives (emit/higher-order.ts) and say "reverse".
+   * built from first-order derivatives (emit/js/higher-order.ts) and say "reverse".
    */
   readonly mode: Mode;
   /** 1 for derivatives, 2 for Hessians and Jacobians (Jacobians count as built ones). */

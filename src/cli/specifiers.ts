@@ -2,7 +2,7 @@ import remapping from "@jridgewell/remapping";
 import MagicString from "magic-string";
 import { parseSync, type Node } from "oxc-parser";
 import { dirname, relative, sep } from "node:path";
-import type { EncodedSourceMap } from "../compiler/emit/module.js";
+import type { EncodedSourceMap } from "../compiler/emit/js/module.js";
 import { walk } from "../compiler/parse/module.js";
 import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
 

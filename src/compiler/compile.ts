@@ -7,8 +7,8 @@ import { DiagnosticCode } from "./diagnostics/codes.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "./diagnostics/stack-overflow.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
-import { TransformError, type ModuleOutput } from "./emit/module.js";
-import { ModuleNames } from "./emit/module-names.js";
+import { TransformError, type ModuleOutput } from "./emit/js/module.js";
+import { ModuleNames } from "./emit/js/module-names.js";
 import { collectRules } from "./resolve/rules.js";
 import { isAggregate } from "./ir/type-system.js";
 import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
@@ -19,7 +19,7 @@ import { parameterFunctionType } from "./types/declared-types.js";
 import { isHigherOrder, modeOf, type HigherOrderOperator } from "../api/operators.js";
 import { ATTACHMENT_NOTE, isNumberVector, type OperatorCall } from "./resolve/operator-call.js";
 import type { PassObserver } from "./differentiate/pipeline.js";
-import { emitModule, homeOf, hvpKey, hvpWrt, type OperatorUse } from "./emit/program-module.js";
+import { emitModule, homeOf, hvpKey, hvpWrt, type OperatorUse } from "./emit/js/program-module.js";
 import type { ActivityObserver } from "./analysis/activity.js";
 import { keyFile } from "./ir/function-key.js";
 
@@ -222,7 +222,7 @@ function compileInto(
 
 /**
  * The derivatives `hessian`, `hessianVectorProduct` and `jacobian` are built from (see
- * emit/higher-order.ts): a JVP, then the gradient of its primal form (reverse over forward) for
+ * emit/js/higher-order.ts): a JVP, then the gradient of its primal form (reverse over forward) for
  * second derivatives; forward and reverse mode for a Jacobian.
  */
 function requestHigherOrder(
@@ -340,7 +340,7 @@ function collectModules(
 
 /**
  * The names of what the program's modules get besides the user's code (see
- * emit/module-names.ts): per module, the runtime import, the generated functions it defines
+ * emit/js/module-names.ts): per module, the runtime import, the generated functions it defines
  * and the variables holding the rules it registers, renamed where the module writes their
  * name, before any module refers to them. Import aliases, hoisted `withDerivative` functions
  * and the exports of functions shared with generated code elsewhere are claimed as emission

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { compileProgram, type CompileResult } from "./compile.js";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
-import type { ModuleOutput } from "./emit/module.js";
+import type { ModuleOutput } from "./emit/js/module.js";
 
 // The compiler as a host (the Node loader, a bundler) meets it: one file at a time, in the
 // order the host loads them. Derivatives are emitted in the module that defines the function,

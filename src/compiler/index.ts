@@ -12,7 +12,7 @@
  */
 
 export { compileProgram, type CompileOptions, type CompileResult } from "./compile.js";
-export type { ModuleOutput } from "./emit/module.js";
+export type { ModuleOutput } from "./emit/js/module.js";
 export type { PassName, PassObserver, PipelineName } from "./differentiate/pipeline.js";
 export type { PathKind } from "./parse/program.js";
 export type { Diagnostic, DiagnosticNote, Severity } from "./diagnostics/diagnostic.js";

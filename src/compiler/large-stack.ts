@@ -2,7 +2,7 @@ import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_thread
 import type { CompileResult } from "./compile.js";
 import type { PathKind } from "./parse/program.js";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
-import type { ModuleOutput } from "./emit/module.js";
+import type { ModuleOutput } from "./emit/js/module.js";
 
 // Runs the compiler on a thread with a large stack, synchronously. The native parser
 // recurses per level of nesting and kills the process when its stack overflows (the 4 MB of

@@ -1,5 +1,5 @@
 import { isAbsolute } from "node:path";
-import type { ModuleOutput } from "../compiler/emit/module.js";
+import type { ModuleOutput } from "../compiler/emit/js/module.js";
 import type { PathKind } from "../compiler/parse/program.js";
 
 // One entry of the loader's disk cache, as stored, and the check that a file read back is

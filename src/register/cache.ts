@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ModuleOutput } from "../compiler/emit/module.js";
+import type { ModuleOutput } from "../compiler/emit/js/module.js";
 import { pathKind, type PathKind } from "../compiler/parse/program.js";
 import { cacheDirectory, prepareCacheDirectory } from "./cache-directory.js";
 import { ENTRY_FORMAT, isEntry, type Entry } from "./cache-entry.js";

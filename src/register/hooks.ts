@@ -2,7 +2,7 @@ import { writeSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { InitializeHook, LoadHook, ResolveHook } from "node:module";
 import { compileWithLargeStack } from "../compiler/large-stack.js";
-import type { ModuleOutput } from "../compiler/emit/module.js";
+import type { ModuleOutput } from "../compiler/emit/js/module.js";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
 import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
 import { openDiskCache } from "./cache.js";

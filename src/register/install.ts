@@ -1,5 +1,5 @@
 import * as nodeModule from "node:module";
-import type { ModuleOutput } from "../compiler/emit/module.js";
+import type { ModuleOutput } from "../compiler/emit/js/module.js";
 import type { HooksData, load, resolve } from "./hooks.js";
 
 export interface InstallOptions {

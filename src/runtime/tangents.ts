@@ -218,7 +218,7 @@ export function addTangent(target: unknown, source: unknown): void {
 }
 
 /**
- * How a tangent is laid out along k directions (see the compiler's emit/lanes.ts): `0` a
+ * How a tangent is laid out along k directions (see the compiler's emit/js/lanes.ts): `0` a
  * number (an array of its k lanes), `"f"` a flat array of numbers (element i's lanes
  * at i·k … i·k + k − 1), `["t", shapes]` a tuple of mixed elements, `["a", shape]` an array of
  * arrays or objects, `["o", shapes]` an object.

@@ -23,7 +23,7 @@ export const tape = {
   /**
    * How many pullbacks are replaying a saved tape right now: what their backward sweeps find
    * on the tape will be found again next time, so it must not be changed (see
-   * emit/checkpoint.ts, whose reruns then work on copies).
+   * emit/js/checkpoint.ts, whose reruns then work on copies).
    */
   replays: 0,
 };

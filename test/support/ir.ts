@@ -3,7 +3,7 @@ import { analyzeActivity } from "../../src/compiler/analysis/activity.js";
 import { linearize } from "../../src/compiler/differentiate/linearize.js";
 import { ReverseInfo } from "../../src/compiler/differentiate/residuals.js";
 import { reverseSweeps } from "../../src/compiler/differentiate/sweeps.js";
-import { emitFunction } from "../../src/compiler/emit/function.js";
+import { emitFunction } from "../../src/compiler/emit/js/function.js";
 import { runPipeline, type PassObserver } from "../../src/compiler/differentiate/pipeline.js";
 import type { IRFunction } from "../../src/compiler/ir/types.js";
 import { lowerFunction } from "../../src/compiler/lower/function.js";

@@ -65,7 +65,7 @@ interface Demand {
   /** Notes from the innermost call outwards. */
   chain: DiagnosticNote[];
   root: boolean;
-  /** A checkpointed call's sweeps (see emit/checkpoint.ts), not the function's own. */
+  /** A checkpointed call's sweeps (see emit/js/checkpoint.ts), not the function's own. */
   checkpoint?: boolean;
   /**
    * Needed only if the program takes a particular path at run time (a candidate of a function

@@ -55,7 +55,7 @@ export const PIPELINES: Record<PipelineName, readonly PassName[]> = {
   derivedPrimal: ["dce", "verify"],
   /** A JVP for forward mode. */
   forward: ["dce", "verify"],
-  /** A JVP along several directions at once (`jacobian`, emit/lanes.ts). */
+  /** A JVP along several directions at once (`jacobian`, emit/js/lanes.ts). */
   lanes: ["cse", "dce", "verify"],
   /**
    * A linearization for reverse mode, before unzipping. Restoring slots comes after dead-code

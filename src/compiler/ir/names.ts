@@ -12,7 +12,7 @@ import type { FunctionKey, ObjectType, Type } from "./types.js";
  * - `vjp`: both sweeps for `pullback` without the tape, (args…) → the backward sweep as a
  *   closure over the forward sweep's values, then the value and the result's shadow;
  * - `jvps`: forward mode along k directions at once (`jacobian`), (args…, tangents…, k) →
- *   tangent, value in `out.v1`, every tangent number carried as k lanes (see emit/lanes.ts).
+ *   tangent, value in `out.v1`, every tangent number carried as k lanes (see emit/js/lanes.ts).
  */
 export type DerivativeKind = "jvp" | "fwd" | "bwd" | "grad" | "jvps" | "vjp";
 
@@ -27,7 +27,7 @@ export function derivativeKey(
   return `${primal}@${kind}(${wrt.join(",")})${reads}`;
 }
 
-/** The forward or backward sweep of a checkpointed call of `primal` (see emit/checkpoint.ts). */
+/** The forward or backward sweep of a checkpointed call of `primal` (see emit/js/checkpoint.ts). */
 export function checkpointKey(
   kind: "fwd" | "bwd",
   primal: FunctionKey,
@@ -50,7 +50,7 @@ export function jvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
   return derivativeKey("jvp", primal, wrt);
 }
 
-/** The JVP along k directions at once of `primal` (see emit/lanes.ts). */
+/** The JVP along k directions at once of `primal` (see emit/js/lanes.ts). */
 export function lanesKey(primal: FunctionKey, wrt: number[]): FunctionKey {
   return derivativeKey("jvps", primal, wrt);
 }

@@ -183,12 +183,12 @@ export interface IRFunction {
   stub?: string;
   /**
    * A JVP along k directions at once (`f$jvps`): the body is the JVP's, and every tangent
-   * number is emitted as k lanes (see emit/lanes.ts).
+   * number is emitted as k lanes (see emit/js/lanes.ts).
    */
   lanes?: boolean;
 }
 
-/** A reverse-mode sweep of a checkpointed call (see emit/checkpoint.ts). */
+/** A reverse-mode sweep of a checkpointed call (see emit/js/checkpoint.ts). */
 export interface CheckpointSweep {
   kind: "fwd" | "bwd";
   primal: FunctionKey;
@@ -200,7 +200,7 @@ export interface CheckpointSweep {
   result: Type | undefined;
 }
 
-/** A derivative that calls a registered rule (see emit/rule-adapter.ts). */
+/** A derivative that calls a registered rule (see emit/js/rule-adapter.ts). */
 export interface RuleAdapter {
   /** No fused `grad`: `gradient` of a rule runs the sweep pair. */
   kind: "jvp" | "fwd" | "bwd" | "jvps";

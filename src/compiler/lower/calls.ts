@@ -178,7 +178,7 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
 
 /**
  * `checkpoint(f)(…)`: a call of f that reverse mode recomputes instead of taping (see
- * emit/checkpoint.ts).
+ * emit/js/checkpoint.ts).
  */
 function lowerCheckpointCall(
   ctx: LowerContext,

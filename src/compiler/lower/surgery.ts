@@ -86,7 +86,7 @@ function adjustment(ctx: LowerContext, f: Expression): { callee: string; value?:
     .trim()
     .replace(/^const \$f = /, "")
     .replace(/;$/, "");
-  // Emitted once per module as a function of this name (emit/function.ts hoistedAdjustments).
+  // Emitted once per module as a function of this name (emit/js/function.ts hoistedAdjustments).
   const { line, column } = positionAt(ctx.module.text, f.start);
   return { callee: `$withDerivative_${line}_${column}`, value: code };
 }

@@ -5,17 +5,17 @@ import {
   type Region,
   type SourceLoc,
   type Value,
-} from "../ir/types.js";
+} from "../../ir/types.js";
 import * as js from "./expression.js";
-import { isAggregate, isArray } from "../ir/type-system.js";
+import { isAggregate, isArray } from "../../ir/type-system.js";
 import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
-import type { FunctionKey } from "../ir/types.js";
+import type { FunctionKey } from "../../ir/types.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
-import { lanesKey } from "../ir/names.js";
+import { lanesKey } from "../../ir/names.js";
 import type { Builtins } from "./module-names.js";
-import { isPure, WRITES_MEMORY } from "../ir/ops.js";
-import { forEachOp } from "../ir/walk.js";
+import { isPure, WRITES_MEMORY } from "../../ir/ops.js";
+import { forEachOp } from "../../ir/walk.js";
 
 // IR function → readable JavaScript. Values used once in the region that defines them are
 // inlined into their use as expressions; the others become `const`s named after the source

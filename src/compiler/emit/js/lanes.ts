@@ -1,5 +1,5 @@
-import { isArray, isObject, typeText } from "../ir/type-system.js";
-import type { Type } from "../ir/types.js";
+import { isArray, isObject, typeText } from "../../ir/type-system.js";
+import type { Type } from "../../ir/types.js";
 import * as js from "./expression.js";
 import type { Expr } from "./expression.js";
 import type { Builtins } from "./module-names.js";

@@ -1,11 +1,11 @@
-import { tangentType } from "../ir/tangent-types.js";
-import type { Type } from "../ir/types.js";
-import { isArray } from "../ir/type-system.js";
+import { tangentType } from "../../ir/tangent-types.js";
+import type { Type } from "../../ir/types.js";
+import { isArray } from "../../ir/type-system.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import { laneAllocation } from "./lanes.js";
 import type { Builtins } from "./module-names.js";
-import type { HigherOrderOperator } from "../../api/operators.js";
+import type { HigherOrderOperator } from "../../../api/operators.js";
 
 // `hessian`, `hessianVectorProduct` and `jacobian`, built from first-order wrappers (the text
 // operatorWrapper makes, applied to the arguments):

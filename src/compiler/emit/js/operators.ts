@@ -1,4 +1,4 @@
-import type { HigherOrderOperator, Operator } from "../../api/operators.js";
+import type { HigherOrderOperator, Operator } from "../../../api/operators.js";
 
 // The code that replaces an operator call such as `derivative(f)`: a small wrapper around the
 // derivative functions nabla generated, specialized to the operator and its `wrt` list, so no

@@ -2,7 +2,7 @@ import remapping from "@jridgewell/remapping";
 import { addMapping, fromMap, toEncodedMap } from "@jridgewell/gen-mapping";
 import MagicString from "magic-string";
 import { transformSync } from "oxc-transform";
-import { positionAt } from "../diagnostics/format.js";
+import { positionAt } from "../../diagnostics/format.js";
 import type { EmittedLine } from "./function.js";
 
 // Assembles one output module: the user's source with operator calls replaced by wrappers,

@@ -1,6 +1,6 @@
 import { basename, dirname, relative } from "node:path";
-import type { Forwarding } from "../resolve/attachments.js";
-import type { ValueOperatorUse } from "../resolve/requests.js";
+import type { Forwarding } from "../../resolve/attachments.js";
+import type { ValueOperatorUse } from "../../resolve/requests.js";
 import { higherOrderWrapper } from "./higher-order.js";
 import {
   derivativeKey,
@@ -8,8 +8,8 @@ import {
   jvpKey,
   lanesKey,
   type DerivativeKind,
-} from "../ir/names.js";
-import type { DerivativeTable } from "../differentiate/derivative-table.js";
+} from "../../ir/names.js";
+import type { DerivativeTable } from "../../differentiate/derivative-table.js";
 import { emitFunction, emitUnavailable, hoistedAdjustments } from "./function.js";
 import { assembleModule, type ModuleOutput, type Replacement } from "./module.js";
 import { operatorWrapper } from "./operators.js";
@@ -18,19 +18,19 @@ import { emitCheckpointSweep } from "./checkpoint.js";
 import { ModuleNames } from "./module-names.js";
 import { zerosLike } from "./aggregates.js";
 import { name } from "./expression.js";
-import { isAggregate } from "../ir/type-system.js";
-import { tangentType } from "../ir/tangent-types.js";
-import type { FunctionKey, IRFunction, Op } from "../ir/types.js";
-import { keyFile, keyName } from "../ir/function-key.js";
-import type { SourceModule } from "../parse/module.js";
-import { ProgramGraph, isRelativeSpecifier } from "../parse/program.js";
+import { isAggregate } from "../../ir/type-system.js";
+import { tangentType } from "../../ir/tangent-types.js";
+import type { FunctionKey, IRFunction, Op } from "../../ir/types.js";
+import { keyFile, keyName } from "../../ir/function-key.js";
+import type { SourceModule } from "../../parse/module.js";
+import { ProgramGraph, isRelativeSpecifier } from "../../parse/program.js";
 import {
   isHigherOrder,
   modeOf,
   type HigherOrderOperator,
   type Operator,
-} from "../../api/operators.js";
-import type { OperatorCall } from "../resolve/operator-call.js";
+} from "../../../api/operators.js";
+import type { OperatorCall } from "../../resolve/operator-call.js";
 
 // A module's output: its own code with each operator call replaced by its wrapper, and the
 // derivatives it is home to (generated functions, rule adapters, checkpoint sweeps) appended,

@@ -1,5 +1,5 @@
-import { isAggregate, isArray, isObject } from "../ir/type-system.js";
-import type { CheckpointSweep, FunctionKey, IRFunction, Type } from "../ir/types.js";
+import { isAggregate, isArray, isObject } from "../../ir/type-system.js";
+import type { CheckpointSweep, FunctionKey, IRFunction, Type } from "../../ir/types.js";
 import type { EmittedLine } from "./function.js";
 
 // The reverse-mode sweeps of a checkpointed call (`checkpoint(f)(…)` or f tagged

@@ -1,4 +1,4 @@
-import type { SourceModule } from "../parse/module.js";
+import type { SourceModule } from "../../parse/module.js";
 
 // Names generated code uses in one module. Generated code lives in the user's module: its
 // top-level functions next to the user's, its operator wrappers inside the user's functions.

@@ -1,8 +1,8 @@
 import { basename } from "node:path";
-import type { DerivativeRule } from "../parse/program.js";
-import { isAggregate, isDifferentiable } from "../ir/type-system.js";
-import { tangentType } from "../ir/tangent-types.js";
-import type { IRFunction, RuleAdapter } from "../ir/types.js";
+import type { DerivativeRule } from "../../parse/program.js";
+import { isAggregate, isDifferentiable } from "../../ir/type-system.js";
+import { tangentType } from "../../ir/tangent-types.js";
+import type { IRFunction, RuleAdapter } from "../../ir/types.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import type { EmittedLine } from "./function.js";

@@ -119,7 +119,8 @@ function selections(loop: Op): Selection[] {
       return true;
     }
     // A tangent parameter of a region (a carried tangent) or a tangent op of another kind.
-    if (!def || !def.tangent || !HOISTABLE_TANGENTS.has(def.opcode) || def.results.length !== 1) return false;
+    if (!def || !def.tangent || !HOISTABLE_TANGENTS.has(def.opcode) || def.results.length !== 1)
+      return false;
     return def.operands.every((o) => movable(o, residuals, depth + 1));
   };
 

@@ -1,0 +1,220 @@
+import {
+  analyzeActivity,
+  type Activity,
+  type ActivityObserver,
+  type CallVaried,
+} from "../analysis/activity.js";
+import { findModuleWrites, type EffectsOf } from "../analysis/effects.js";
+import { DiagnosticCode } from "../diagnostics/codes.js";
+import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import { functionLabel } from "../ir/names.js";
+import { isAggregate, isDifferentiable, typeText } from "../ir/type-system.js";
+import type { IRFunction, Op } from "../ir/types.js";
+import { parseDerivedPrimalKey } from "../ir/names.js";
+import type { DifferentiationTarget } from "../resolve/targets.js";
+import type { Demand } from "./demand.js";
+
+// Whether a demand can be differentiated, checked before linearizing: the parameters and the
+// result have tangents, nothing writes module-level data, no active value flows through a
+// non-differentiable operation. Each failure is a diagnostic at the user's code, with the
+// demand's call chain.
+
+export interface DerivabilityContext {
+  readonly diagnostics: DiagnosticBag;
+  readonly effects: EffectsOf;
+  readonly variedEffects: CallVaried;
+  readonly observeActivity: ActivityObserver | undefined;
+}
+
+/** The activity of `primal` for the demand, or undefined (with diagnostics) if it cannot be differentiated. */
+export function checkDerivable(
+  primal: IRFunction,
+  demand: Demand,
+  target: DifferentiationTarget,
+  ctx: DerivabilityContext,
+): Activity | undefined {
+  if (!checkSignature(primal, demand, target, ctx.diagnostics)) return undefined;
+  if (!checkInnerGradients(primal, demand, ctx)) return undefined;
+  if (!checkModuleWrites(primal, demand, ctx)) return undefined;
+  const activity = analyzeActivity(primal, demand.wrt, ctx.effects, ctx.variedEffects);
+  ctx.observeActivity?.(primal, demand.wrt, activity, false);
+  if (!checkActivity(activity, demand, ctx.diagnostics)) return undefined;
+  warnIfConstant(primal, demand, activity, ctx.diagnostics);
+  return activity;
+}
+
+/** The differentiated parameters and (for a requested function) the result have tangents. */
+function checkSignature(
+  primal: IRFunction,
+  demand: Demand,
+  target: DifferentiationTarget,
+  diagnostics: DiagnosticBag,
+): boolean {
+  for (const i of demand.wrt) {
+    const param = primal.params[i]!;
+    if (!isDifferentiable(param.type)) {
+      const node = target.node.params[i - (target.thisType ? 1 : 0)] ?? target.node;
+      const what = isAggregate(param.type)
+        ? `a ${typeText(param.type)}, which has no differentiable fields (numbers, arrays of numbers…)`
+        : `a ${typeText(param.type)}`;
+      diagnostics.add({
+        severity: "error",
+        code: DiagnosticCode.unsupportedType,
+        message: `cannot differentiate ${functionLabel(primal.name)} with respect to parameter '${param.hint}', ${what}`,
+        loc: { file: target.module.file, start: node.start, end: node.end },
+        notes: demand.chain,
+      });
+      return false;
+    }
+  }
+  const result = primal.resultTypes[0];
+  const resultOk =
+    result === "number" ||
+    (demand.mode !== "gradient" && result !== undefined && isDifferentiable(result));
+  if (demand.root && !resultOk) {
+    diagnostics.add({
+      severity: "error",
+      code: DiagnosticCode.unsupportedType,
+      message: `cannot differentiate ${functionLabel(primal.name)}: it returns ${result === undefined ? "nothing" : `a ${typeText(result)}`}, ${demand.mode === "gradient" ? "not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)" : "which has no derivative (numbers, arrays and objects of numbers do)"}`,
+      loc: primal.loc,
+      notes: demand.chain,
+    });
+    return false;
+  }
+  return true;
+}
+
+/**
+ * An inner `gradient` of several parameters runs its function once per parameter (see
+ * lower/nested.ts), which is only the same as one run if the function changes nothing.
+ */
+function checkInnerGradients(
+  primal: IRFunction,
+  demand: Demand,
+  ctx: DerivabilityContext,
+): boolean {
+  const passes = new Map<string, Op[]>();
+  const visit = (ops: Op[]): void =>
+    ops.forEach((op) => {
+      const name = op.attrs.calleeName;
+      if (
+        op.opcode === "call" &&
+        (name === "gradient" || name === "valueWithGradient") &&
+        parseDerivedPrimalKey(op.attrs.callee!)
+      ) {
+        const at = `${op.loc.file}:${op.loc.start}`;
+        passes.set(at, [...(passes.get(at) ?? []), op]);
+      }
+      op.regions.forEach((r) => visit(r.ops));
+    });
+  visit(primal.body.ops);
+  for (const calls of passes.values()) {
+    if (calls.length < 2 && !calls[0]!.attrs.repeated) continue;
+    const effects = ctx.effects(calls[0]!.attrs.callee!);
+    if (effects && effects.writes.size === 0) continue;
+    ctx.diagnostics.add({
+      severity: "error",
+      code: DiagnosticCode.nestedDifferentiation,
+      message: calls[0]!.attrs.repeated
+        ? `inside differentiable code, '${calls[0]!.attrs.calleeName}' with respect to an array runs its function once per element, and this function changes arrays it is given or captures; keep the function free of writes (copy the array first)`
+        : `inside differentiable code, '${calls[0]!.attrs.calleeName}' with respect to ${calls.length} parameters runs its function once per parameter, and this function changes arrays it is given or captures; differentiate with respect to one parameter at a time, or keep the function free of writes`,
+      loc: calls[0]!.loc,
+      notes: demand.chain,
+    });
+    return false;
+  }
+  return true;
+}
+
+/** Differentiable code, and what it calls, writes no module-level data. */
+function checkModuleWrites(primal: IRFunction, demand: Demand, ctx: DerivabilityContext): boolean {
+  const writes = findModuleWrites(primal, ctx.effects);
+  for (const { name, loc, calls, passed } of writes) {
+    ctx.diagnostics.add({
+      severity: "error",
+      code: DiagnosticCode.moduleVariableWrite,
+      message: `differentiable code cannot change the module-level '${name}'${passed ? " (this call writes to it)" : ""}; pass it in as a parameter instead`,
+      loc,
+      notes: [
+        ...calls.map((c) => ({
+          message: `when differentiating this call to '${c.callee}'`,
+          loc: c.loc,
+        })),
+        ...demand.chain,
+      ],
+    });
+  }
+  return writes.length === 0;
+}
+
+/** No active value flows through what has no derivative. */
+function checkActivity(activity: Activity, demand: Demand, diagnostics: DiagnosticBag): boolean {
+  for (const op of activity.blocked) {
+    diagnostics.add({
+      severity: "error",
+      code: DiagnosticCode.nonDifferentiableOperation,
+      message: `'${op.attrs.callee}' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result`,
+      loc: op.loc,
+      notes: [
+        {
+          message:
+            "use 'withoutDerivative(…)' if the derivative through this operation should be zero",
+        },
+        ...demand.chain,
+      ],
+    });
+  }
+  for (const op of activity.blockedStores) {
+    diagnostics.add({
+      severity: "error",
+      code: DiagnosticCode.nonDifferentiableOperation,
+      message: `field '${op.attrs.field}' is marked @noDerivative, but a value that depends on the differentiated arguments is stored into it`,
+      loc: op.loc,
+      notes: [
+        {
+          message:
+            "store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'",
+        },
+        ...demand.chain,
+      ],
+    });
+  }
+  for (const op of activity.detachedWrites) {
+    diagnostics.add({
+      severity: "error",
+      code: DiagnosticCode.nonDifferentiableOperation,
+      message:
+        "this writes into an array or object that 'withoutDerivative' returned, which is the same memory as its argument; copy it first (e.g. '[...withoutDerivative(xs)]' or '.slice()')",
+      loc: op.loc,
+      notes: demand.chain,
+    });
+  }
+  return (
+    activity.blocked.length === 0 &&
+    activity.blockedStores.length === 0 &&
+    activity.detachedWrites.length === 0
+  );
+}
+
+/** A requested function whose result does not depend on its arguments: a warning. */
+function warnIfConstant(
+  primal: IRFunction,
+  demand: Demand,
+  activity: Activity,
+  diagnostics: DiagnosticBag,
+): void {
+  const ret = primal.body.ops[primal.body.ops.length - 1]!;
+  const returned = ret.operands[0];
+  const varied =
+    returned === undefined ||
+    (isAggregate(returned.type) ? activity.isActive(returned) : activity.varied.has(returned.id));
+  if (demand.root && !varied) {
+    diagnostics.add({
+      severity: "warning",
+      code: DiagnosticCode.constantResult,
+      message: `the result of ${functionLabel(primal.name)} does not depend on the differentiated arguments, so its derivative is always zero`,
+      loc: primal.loc,
+      notes: demand.chain,
+    });
+  }
+}

@@ -21,137 +21,36 @@ export * from "./generated-code.js";
 import { registerRule } from "./rules.js";
 export { NotCompiledError } from "./not-compiled.js";
 import { compileAtRunTime } from "./fallback.js";
-
-/**
- * Options of the operators that take a function of several arguments, such as
- * `gradient(loss, { wrt: [0, 1] })`.
- */
-export interface DifferentiationOptions {
-  /**
-   * Indices of the parameters to differentiate with respect to, written as number literals
-   * (`{ wrt: 1 }` or `{ wrt: [2, 0] }`: the compiler reads them). Tangents and gradients come
-   * in `wrt` order. Default: every parameter that has a tangent (not strings or booleans).
-   */
-  wrt?: number | readonly number[];
-}
-
-/**
- * Options of {@link gradient} and {@link valueWithGradient}: `wrt`, and `hasAux` (JAX's
- * `has_aux`) for a function that returns an auxiliary output next to its loss.
- */
-export interface GradientOptions extends DifferentiationOptions {
-  /**
-   * `true`: the function returns `[loss, aux]` (a tuple) or `{ value: loss, aux }`; only the
-   * loss is differentiated, and the result carries `aux` as the function computed it, from the
-   * same run (it gets no derivative, as if wrapped in {@link withoutDerivative}). Written as a
-   * literal: the compiler reads it. Default `false`.
-   */
-  hasAux?: boolean;
-}
-
-/** Options of {@link jacobian}: `wrt`, and `mode` to choose forward or reverse mode. */
-export interface JacobianOptions extends DifferentiationOptions {
-  /**
-   * `"forward"`: n forward-mode passes (Jacobian-vector products, run along many directions at
-   * once); `"reverse"`: one forward sweep and m pullbacks (vector-Jacobian products), for n
-   * inputs and m outputs. Default: whichever needs fewer passes, decided at run time. Written
-   * as a literal: the compiler reads it.
-   */
-  mode?: "forward" | "reverse";
-}
-
-/** A function returning a number, of any differentiable arguments. */
-type ScalarFunction = (...args: never[]) => number;
-
-/**
- * A function for `hasAux: true`: it returns its loss with an auxiliary output, as a tuple
- * `[loss, aux]` or as `{ value: loss, aux }`.
- */
-export type AuxFunction = (
-  ...args: never[]
-) => readonly [number, unknown] | { value: number; aux: unknown };
-
-/** The auxiliary output of an {@link AuxFunction}. */
-export type AuxOf<F extends AuxFunction> =
-  ReturnType<F> extends readonly [number, infer A]
-    ? A
-    : ReturnType<F> extends { value: number; aux: infer A }
-      ? A
-      : never;
-
-/** The options of {@link gradient} and {@link valueWithGradient} with `hasAux: true`. */
-export type WithAux = DifferentiationOptions & { hasAux: true };
-/** The options of {@link gradient} and {@link valueWithGradient} without `hasAux: true`. */
-export type WithoutAux = DifferentiationOptions & { hasAux?: false };
-
-/**
- * The tangent of a value of type T, which is also the type of its gradient: a number for a
- * number; the same kind of array, of the elements' tangents, for arrays, tuples and typed
- * arrays; for objects and class instances a plain object of the tangents of the fields that
- * have one (numbers and what holds numbers — strings, booleans and functions are left out).
- * Fields marked `@noDerivative` are left out too at run time; a JSDoc tag is invisible to
- * types, so they still appear here.
- *
- * @example
- * ```ts
- * import { gradient, type Tangent } from "nabla";
- *
- * interface Params {
- *   w: number[];
- *   b: number;
- *   label: string;
- * }
- * function loss(p: Params): number {
- *   return p.w[0] * p.b;
- * }
- * // Tangent<Params> is { w: number[]; b: number }
- * const g: Tangent<Params> = gradient(loss)({ w: [2], b: 3, label: "a" });
- * g; // → { w: [3], b: 2 }
- * ```
- */
-export type Tangent<T> = T extends number
-  ? number
-  : T extends Float64Array
-    ? Float64Array
-    : T extends Float32Array
-      ? Float32Array
-      : T extends readonly unknown[]
-        ? { -readonly [K in keyof T]: Tangent<T[K]> }
-        : T extends (...args: never[]) => unknown
-          ? never
-          : T extends object
-            ? {
-                -readonly [K in keyof T as HasTangent<T[K]> extends true ? K : never]: Tangent<
-                  T[K]
-                >;
-              }
-            : never;
-
-/** Whether values of type T have a tangent (numbers, and arrays and objects holding some). */
-type HasTangent<T> = [Tangent<T>] extends [never]
-  ? false
-  : T extends object
-    ? T extends readonly unknown[] | Float64Array | Float32Array
-      ? true
-      : keyof Tangent<T> extends never
-        ? false
-        : true
-    : true;
-
-/** The tangents of the parameters that have one, in order (the default `wrt`). */
-type DifferentiableTangents<P extends readonly unknown[]> = P extends readonly [
-  infer Head,
-  ...infer Rest,
-]
-  ? HasTangent<Head> extends true
-    ? [Tangent<Head>, ...DifferentiableTangents<Rest>]
-    : DifferentiableTangents<Rest>
-  : [];
-
-/** The tangents of the parameters at the indices `W`, in `W`'s order. */
-type TangentsAt<P extends readonly unknown[], W extends readonly number[]> = {
-  -readonly [K in keyof W]: Tangent<P[W[K] & number]>;
-};
+import type {
+  AnyFunction,
+  AuxFunction,
+  AuxOf,
+  DifferentiationOptions,
+  GradientOptions,
+  JacobianOptions,
+  NumberValued,
+  ScalarFunction,
+  WithAux,
+  WithoutAux,
+} from "./options.js";
+import type {
+  AdjointsOf,
+  DifferentiableTangents,
+  GradientOf,
+  Tangent,
+  TangentsOf,
+  WrtTangent,
+} from "./tangent-types.js";
+export type {
+  AuxFunction,
+  AuxOf,
+  DifferentiationOptions,
+  GradientOptions,
+  JacobianOptions,
+  WithAux,
+  WithoutAux,
+} from "./options.js";
+export type { AdjointsOf, GradientOf, Tangent, TangentsOf } from "./tangent-types.js";
 
 /**
  * d f / d x as a function of x (forward mode). f may return a number, or an array, typed
@@ -349,31 +248,6 @@ export function withoutDerivative<T>(x: T): T {
 }
 
 /**
- * The tangents a differential takes for `f` and `wrt`, one per differentiated parameter, in
- * `wrt` order (see {@link differential}).
- */
-export type TangentsOf<F extends AnyFunction, W> = W extends number
-  ? [Tangent<Parameters<F>[W]>]
-  : W extends readonly number[]
-    ? TangentsAt<Parameters<F>, W>
-    : DifferentiableTangents<Parameters<F>>;
-
-/**
- * What `gradient` returns for `f` and `wrt`: one tangent for one differentiated parameter,
- * else a tuple of tangents in `wrt` order. By default every parameter that has a tangent is
- * differentiated (strings and booleans are not).
- */
-export type GradientOf<F extends AnyFunction, W> = W extends number
-  ? Tangent<Parameters<F>[W]>
-  : W extends readonly [number]
-    ? Tangent<Parameters<F>[W[0]]>
-    : W extends readonly number[]
-      ? TangentsAt<Parameters<F>, W>
-      : DifferentiableTangents<Parameters<F>> extends [infer Only]
-        ? Only
-        : DifferentiableTangents<Parameters<F>>;
-
-/**
  * The gradient of a number-valued f (reverse mode): the derivative with respect to each
  * differentiated argument, in one backward pass. One differentiated argument → its tangent
  * (a number for a number, an array for an array…); several → an array of them in `wrt` order
@@ -527,16 +401,6 @@ export function valueWithPullback<
   return compileAtRunTime("valueWithPullback", f, options) as never;
 }
 
-/** Any function (for the rule types: any parameters, any result). */
-type AnyFunction = (...args: never[]) => unknown;
-
-/**
- * What the pullback of a {@link DerivativeRule} returns for parameters `P`: the adjoint of
- * the one differentiable parameter, else a tuple of them in parameter order.
- */
-export type AdjointsOf<P extends readonly unknown[]> =
-  DifferentiableTangents<P> extends [infer Only] ? Only : DifferentiableTangents<P>;
-
 /**
  * A derivative rule for `F` (Swift's `@derivative(of:)`, ChainRules' `frule`/`rrule`), given to
  * {@link registerDerivative}:
@@ -602,18 +466,6 @@ export function registerDerivative<F extends AnyFunction>(
 ): DerivativeRule<F> {
   return registerRule(f, rule as never);
 }
-
-/** The tangent of the one differentiated parameter (`wrt`, or the only one with a tangent). */
-type WrtTangent<F extends AnyFunction, W> = W extends number
-  ? Tangent<Parameters<F>[W]>
-  : W extends readonly [number]
-    ? Tangent<Parameters<F>[W[0]]>
-    : DifferentiableTangents<Parameters<F>> extends [infer Only]
-      ? Only
-      : never;
-
-/** A function of numbers, arrays or objects returning a number. */
-type NumberValued = (...args: never[]) => number;
 
 /**
  * The Hessian of a number-valued f with respect to one parameter x (a number, `number[]` or a

@@ -1,0 +1,71 @@
+// The options the operators take, and the kinds of function they accept: the public types
+// of `"nabla"`'s operator signatures (re-exported by index.ts).
+
+/**
+ * Options of the operators that take a function of several arguments, such as
+ * `gradient(loss, { wrt: [0, 1] })`.
+ */
+export interface DifferentiationOptions {
+  /**
+   * Indices of the parameters to differentiate with respect to, written as number literals
+   * (`{ wrt: 1 }` or `{ wrt: [2, 0] }`: the compiler reads them). Tangents and gradients come
+   * in `wrt` order. Default: every parameter that has a tangent (not strings or booleans).
+   */
+  wrt?: number | readonly number[];
+}
+
+/**
+ * Options of {@link gradient} and {@link valueWithGradient}: `wrt`, and `hasAux` (JAX's
+ * `has_aux`) for a function that returns an auxiliary output next to its loss.
+ */
+export interface GradientOptions extends DifferentiationOptions {
+  /**
+   * `true`: the function returns `[loss, aux]` (a tuple) or `{ value: loss, aux }`; only the
+   * loss is differentiated, and the result carries `aux` as the function computed it, from the
+   * same run (it gets no derivative, as if wrapped in {@link withoutDerivative}). Written as a
+   * literal: the compiler reads it. Default `false`.
+   */
+  hasAux?: boolean;
+}
+
+/** Options of {@link jacobian}: `wrt`, and `mode` to choose forward or reverse mode. */
+export interface JacobianOptions extends DifferentiationOptions {
+  /**
+   * `"forward"`: n forward-mode passes (Jacobian-vector products, run along many directions at
+   * once); `"reverse"`: one forward sweep and m pullbacks (vector-Jacobian products), for n
+   * inputs and m outputs. Default: whichever needs fewer passes, decided at run time. Written
+   * as a literal: the compiler reads it.
+   */
+  mode?: "forward" | "reverse";
+}
+
+/** A function returning a number, of any differentiable arguments. */
+export type ScalarFunction = (...args: never[]) => number;
+
+/**
+ * A function for `hasAux: true`: it returns its loss with an auxiliary output, as a tuple
+ * `[loss, aux]` or as `{ value: loss, aux }`.
+ */
+export type AuxFunction = (
+  ...args: never[]
+) => readonly [number, unknown] | { value: number; aux: unknown };
+
+/** The auxiliary output of an {@link AuxFunction}. */
+export type AuxOf<F extends AuxFunction> =
+  ReturnType<F> extends readonly [number, infer A]
+    ? A
+    : ReturnType<F> extends { value: number; aux: infer A }
+      ? A
+      : never;
+
+/** The options of {@link gradient} and {@link valueWithGradient} with `hasAux: true`. */
+export type WithAux = DifferentiationOptions & { hasAux: true };
+
+/** The options of {@link gradient} and {@link valueWithGradient} without `hasAux: true`. */
+export type WithoutAux = DifferentiationOptions & { hasAux?: false };
+
+/** Any function (for the rule types: any parameters, any result). */
+export type AnyFunction = (...args: never[]) => unknown;
+
+/** A function of numbers, arrays or objects returning a number. */
+export type NumberValued = (...args: never[]) => number;

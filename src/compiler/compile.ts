@@ -1,3 +1,4 @@
+import { forEachOp } from "./ir/walk.js";
 import { typeModuleConstants } from "./types/constant-types.js";
 import type { Forwarding } from "./resolve/attachments.js";
 import { findRequests, type ValueOperatorUse } from "./resolve/requests.js";
@@ -11,7 +12,7 @@ import { TransformError, type ModuleOutput } from "./emit/js/module.js";
 import { ModuleNames } from "./emit/js/module-names.js";
 import { collectRules } from "./resolve/rules.js";
 import { isAggregate } from "./ir/type-system.js";
-import type { FunctionKey, IRFunction, Op } from "./ir/types.js";
+import type { FunctionKey, IRFunction } from "./ir/types.js";
 import { keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
@@ -376,8 +377,10 @@ function sharedPrimals(
   derivatives: Map<FunctionKey, IRFunction | undefined>,
 ): Map<string, Set<string>> {
   const shared = new Map<string, Set<string>>();
-  const visit = (home: string, ops: Op[]): void =>
-    ops.forEach((op) => {
+  for (const fn of derivatives.values()) {
+    if (!fn) continue;
+    const home = homeOf(fn);
+    forEachOp(fn.body, (op) => {
       const key =
         op.opcode === "call" && !op.attrs.method && !op.attrs.primal
           ? op.attrs.callee
@@ -389,8 +392,7 @@ function sharedPrimals(
         if (!shared.has(file)) shared.set(file, new Set());
         shared.get(file)!.add(keyName(key));
       }
-      op.regions.forEach((r) => visit(home, r.ops));
     });
-  for (const fn of derivatives.values()) if (fn) visit(homeOf(fn), fn.body.ops);
+  }
   return shared;
 }

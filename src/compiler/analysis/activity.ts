@@ -1,3 +1,4 @@
+import { forEachOp } from "../ir/walk.js";
 import { isAggregate, isDifferentiable } from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
 import { aliasClasses, isNoDerivativeField, type AliasClasses, type EffectsOf } from "./effects.js";
@@ -217,38 +218,31 @@ export function analyzeActivity(
   const blocked: Op[] = [];
   const blockedStores: Op[] = [];
   const blockedResults = new Set<number>();
-  const findBlocked = (region: Region) => {
-    for (const op of region.ops) {
-      const variedOperands = op.operands.filter((v) => varied.has(v.id));
-      if (
-        op.opcode === "nondiff" &&
-        variedOperands.length > 0 &&
-        op.results.some((r) => useful.has(r.id))
-      ) {
-        if (!variedOperands.every((v) => blockedResults.has(v.id))) blocked.push(op);
-        for (const r of op.results) blockedResults.add(r.id);
-      }
-      if (op.opcode === "setField" && isNoDerivativeField(op) && varied.has(op.operands[1]!.id))
-        blockedStores.push(op);
-      op.regions.forEach(findBlocked);
+  forEachOp(fn.body, (op) => {
+    const variedOperands = op.operands.filter((v) => varied.has(v.id));
+    if (
+      op.opcode === "nondiff" &&
+      variedOperands.length > 0 &&
+      op.results.some((r) => useful.has(r.id))
+    ) {
+      if (!variedOperands.every((v) => blockedResults.has(v.id))) blocked.push(op);
+      for (const r of op.results) blockedResults.add(r.id);
     }
-  };
-  findBlocked(fn.body);
+    if (op.opcode === "setField" && isNoDerivativeField(op) && varied.has(op.operands[1]!.id))
+      blockedStores.push(op);
+  });
 
   // The array or object withoutDerivative returns is the argument's memory under a name that
   // carries no derivative: writing through it would change the argument behind its shadow.
   const detached = new Set<number>();
   const detachedWrites: Op[] = [];
-  const findDetached = (region: Region) => {
-    for (const op of region.ops) {
-      if (op.opcode === "detach" && isAggregate(op.results[0]!.type))
-        detached.add(classes.find(op.results[0]!.id));
-      op.regions.forEach(findDetached);
-    }
-  };
+  forEachOp(fn.body, (op) => {
+    if (op.opcode === "detach" && isAggregate(op.results[0]!.type))
+      detached.add(classes.find(op.results[0]!.id));
+  });
   const isDetached = (v: Value) => isAggregate(v.type) && detached.has(classes.find(v.id));
-  const findDetachedWrites = (region: Region) => {
-    for (const op of region.ops) {
+  const findDetachedWrites = (region: Region): void =>
+    forEachOp(region, (op) => {
       if ((op.opcode === "setField" || op.opcode === "setIndex") && isDetached(op.operands[0]!))
         detachedWrites.push(op);
       if (op.opcode === "call") {
@@ -256,10 +250,7 @@ export function analyzeActivity(
         if (op.operands.some((v, i) => isDetached(v) && (!effects || effects.writes.has(i))))
           detachedWrites.push(op);
       }
-      op.regions.forEach(findDetachedWrites);
-    }
-  };
-  findDetached(fn.body);
+    });
   if (detached.size > 0) findDetachedWrites(fn.body);
 
   return {

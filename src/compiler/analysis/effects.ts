@@ -1,3 +1,4 @@
+import { forEachOp, forEachOpInnerFirst } from "../ir/walk.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, Op, Region, SourceLoc, Value } from "../ir/types.js";
 
@@ -78,9 +79,8 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf, memory = true
   const classes = new AliasClasses();
   // Every read of one module-level array is the same array.
   const globals = new Map<string, Value>();
-  const visit = (region: Region) => {
-    for (const op of region.ops) {
-      op.regions.forEach(visit);
+  const visit = (region: Region): void =>
+    forEachOpInnerFirst(region, (op) => {
       switch (op.opcode) {
         case "global": {
           const first = globals.get(op.attrs.callee!);
@@ -151,8 +151,7 @@ export function aliasClasses(fn: IRFunction, effectsOf: EffectsOf, memory = true
           break;
         }
       }
-    }
-  };
+    });
   visit(fn.body);
   return classes;
 }
@@ -176,23 +175,19 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
   });
   let readsModule = false;
   const grown = new Set<number>();
-  const scan = (region: Region) => {
-    for (const op of region.ops) {
-      if (op.opcode === "global" && isAggregate(op.results[0]!.type)) readsModule = true;
-      if (op.opcode === "setIndex" && op.attrs.value === "grow")
-        grown.add(classes.find(op.operands[0]!.id));
-      if (op.opcode === "call") {
-        const effects = effectsOf(calleeOf(op));
-        readsModule ||= effects?.readsModule ?? true;
-        op.operands.forEach((arg, i) => {
-          if (isAggregate(arg.type) && (!effects || effects.grows.has(i)))
-            grown.add(classes.find(arg.id));
-        });
-      }
-      op.regions.forEach(scan);
+  forEachOp(fn.body, (op) => {
+    if (op.opcode === "global" && isAggregate(op.results[0]!.type)) readsModule = true;
+    if (op.opcode === "setIndex" && op.attrs.value === "grow")
+      grown.add(classes.find(op.operands[0]!.id));
+    if (op.opcode === "call") {
+      const effects = effectsOf(calleeOf(op));
+      readsModule ||= effects?.readsModule ?? true;
+      op.operands.forEach((arg, i) => {
+        if (isAggregate(arg.type) && (!effects || effects.grows.has(i)))
+          grown.add(classes.find(arg.id));
+      });
     }
-  };
-  scan(fn.body);
+  });
   const grows = new Set<number>();
   fn.params.forEach((p, i) => {
     if (isAggregate(p.type) && grown.has(classes.find(p.id))) grows.add(i);
@@ -220,12 +215,10 @@ export function writtenClasses(
 ): { written: Set<number>; replaced: Set<number> } {
   const written = new Set<number>();
   const replaced = new Set<number>();
-  const visit = (region: Region) => {
-    for (const op of region.ops) {
-      op.regions.forEach(visit);
+  const visit = (region: Region): void =>
+    forEachOpInnerFirst(region, (op) => {
       opWrites(op, classes, effectsOf, written, replaced);
-    }
-  };
+    });
   visit(fn.body);
   return { written, replaced };
 }
@@ -339,16 +332,12 @@ export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): ModuleWr
   const classes = aliasClasses(fn, effectsOf);
   const globalClass = new Map<number, string>();
   const found: ModuleWrite[] = [];
-  const collect = (region: Region) => {
-    for (const op of region.ops) {
-      if (op.opcode === "global" && isAggregate(op.results[0]!.type))
-        globalClass.set(classes.find(op.results[0]!.id), op.attrs.callee!);
-      op.regions.forEach(collect);
-    }
-  };
-  const check = (region: Region) => {
-    for (const op of region.ops) {
-      op.regions.forEach(check);
+  forEachOp(fn.body, (op) => {
+    if (op.opcode === "global" && isAggregate(op.results[0]!.type))
+      globalClass.set(classes.find(op.results[0]!.id), op.attrs.callee!);
+  });
+  const check = (region: Region): void =>
+    forEachOpInnerFirst(region, (op) => {
       let targets: Value[] = [];
       if (WRITES.has(op.opcode)) targets = [op.operands[0]!];
       if (op.opcode === "call") {
@@ -366,9 +355,7 @@ export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): ModuleWr
         if (name !== undefined)
           found.push({ name, loc: op.loc, calls: [], passed: op.opcode === "call" });
       }
-    }
-  };
-  collect(fn.body);
+    });
   check(fn.body);
   return found;
 }

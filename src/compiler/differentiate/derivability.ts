@@ -1,3 +1,4 @@
+import { forEachOp } from "../ir/walk.js";
 import {
   analyzeActivity,
   type Activity,
@@ -94,20 +95,17 @@ function checkInnerGradients(
   ctx: DerivabilityContext,
 ): boolean {
   const passes = new Map<string, Op[]>();
-  const visit = (ops: Op[]): void =>
-    ops.forEach((op) => {
-      const name = op.attrs.calleeName;
-      if (
-        op.opcode === "call" &&
-        (name === "gradient" || name === "valueWithGradient") &&
-        parseDerivedPrimalKey(op.attrs.callee!)
-      ) {
-        const at = `${op.loc.file}:${op.loc.start}`;
-        passes.set(at, [...(passes.get(at) ?? []), op]);
-      }
-      op.regions.forEach((r) => visit(r.ops));
-    });
-  visit(primal.body.ops);
+  forEachOp(primal.body, (op) => {
+    const name = op.attrs.calleeName;
+    if (
+      op.opcode === "call" &&
+      (name === "gradient" || name === "valueWithGradient") &&
+      parseDerivedPrimalKey(op.attrs.callee!)
+    ) {
+      const at = `${op.loc.file}:${op.loc.start}`;
+      passes.set(at, [...(passes.get(at) ?? []), op]);
+    }
+  });
   for (const calls of passes.values()) {
     if (calls.length < 2 && !calls[0]!.attrs.repeated) continue;
     const effects = ctx.effects(calls[0]!.attrs.callee!);

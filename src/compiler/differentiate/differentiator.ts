@@ -1,3 +1,4 @@
+import { forEachOp } from "../ir/walk.js";
 import type { DerivativeTable } from "./derivative-table.js";
 import { type CallVaried } from "../analysis/activity.js";
 import { type EffectsOf } from "../analysis/effects.js";
@@ -267,18 +268,15 @@ export class Differentiator implements DerivativeTable {
 
   /** Builds the derived primals `fn` calls, which generated code calls even where inactive. */
   private deriveCallees(fn: IRFunction, chain: DiagnosticNote[]): void {
-    const visit = (ops: IRFunction["body"]["ops"]): void =>
-      ops.forEach((op) => {
-        if (op.opcode === "call" && parseDerivedPrimalKey(op.attrs.callee!)) {
-          const note = {
-            message: `when differentiating this call to '${op.attrs.calleeName ?? "it"}'`,
-            loc: op.loc,
-          };
-          this.derivedPrimal(op.attrs.callee!, [note, ...chain]);
-        }
-        op.regions.forEach((r) => visit(r.ops));
-      });
-    visit(fn.body.ops);
+    forEachOp(fn.body, (op) => {
+      if (op.opcode === "call" && parseDerivedPrimalKey(op.attrs.callee!)) {
+        const note = {
+          message: `when differentiating this call to '${op.attrs.calleeName ?? "it"}'`,
+          loc: op.loc,
+        };
+        this.derivedPrimal(op.attrs.callee!, [note, ...chain]);
+      }
+    });
   }
 
   /**

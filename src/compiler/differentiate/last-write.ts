@@ -1,3 +1,4 @@
+import { forEachOp, someOp } from "../ir/walk.js";
 import { ValueFactory } from "../ir/builder.js";
 import { substituteValues } from "../ir/substitute.js";
 import { definedInside, highestValueId } from "../ir/value-ids.js";
@@ -69,17 +70,17 @@ export function sinkLastWrites(fn: IRFunction): boolean {
 
 /** Whether a loop writes a shadow or could: a tangent store, a derivative call, a shadow built. */
 function writesShadows(loop: Op): boolean {
-  const visit = (region: Region): boolean =>
-    region.ops.some(
+  return loop.regions.some((region) =>
+    someOp(
+      region,
       (o) =>
-        (o.tangent &&
-          (WRITES_MEMORY.has(o.opcode) ||
-            o.opcode === "call" ||
-            o.opcode === "adjust" ||
-            isShadowBuilder(o))) ||
-        o.regions.some(visit),
-    );
-  return loop.regions.some(visit);
+        o.tangent === true &&
+        (WRITES_MEMORY.has(o.opcode) ||
+          o.opcode === "call" ||
+          o.opcode === "adjust" ||
+          isShadowBuilder(o)),
+    ),
+  );
 }
 
 /** The carried tangent slots of a loop that are last writes, with how each is chosen. */
@@ -92,15 +93,13 @@ function selections(loop: Op): Selection[] {
   const definitions = new Map<number, Op>();
   const regionOf = new Map<Op, Region>();
   const uses = new Map<number, number>();
-  const collect = (region: Region) => {
-    for (const o of region.ops) {
-      regionOf.set(o, region);
+  for (const region of loop.regions) {
+    forEachOp(region, (o, holder) => {
+      regionOf.set(o, holder);
       for (const v of o.operands) uses.set(v.id, (uses.get(v.id) ?? 0) + 1);
       for (const r of o.results) definitions.set(r.id, o);
-      o.regions.forEach(collect);
-    }
-  };
-  loop.regions.forEach(collect);
+    });
+  }
   const useCount = (v: Value) => uses.get(v.id) ?? 0;
 
   /**

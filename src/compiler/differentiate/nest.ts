@@ -1,3 +1,4 @@
+import { forEachOp } from "../ir/walk.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
 import { derivedPrimalKey, pairType, type PrimalForm } from "../ir/names.js";
@@ -42,12 +43,9 @@ export function jvpAsPrimal(
 
   /** The values of the JVP some op reads. */
   const read = new Set<number>();
-  const collectReads = (region: Region): void =>
-    region.ops.forEach((op) => {
-      for (const v of op.operands) read.add(v.id);
-      op.regions.forEach(collectReads);
-    });
-  collectReads(jvp.body);
+  forEachOp(jvp.body, (op) => {
+    for (const v of op.operands) read.add(v.id);
+  });
 
   function copyOp(op: Op): void {
     b.loc = op.loc;

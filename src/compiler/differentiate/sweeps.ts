@@ -1,5 +1,6 @@
+import { everyOp, someOp } from "../ir/walk.js";
 import { isArray, isObject } from "../ir/type-system.js";
-import type { IRFunction, Op, Type } from "../ir/types.js";
+import type { IRFunction, Type } from "../ir/types.js";
 import type { PrimalSignature } from "./derivative-function.js";
 import type { DerivativeKind } from "../ir/names.js";
 import { isShadow, isShadowBuilder, ReverseInfo } from "./residuals.js";
@@ -51,12 +52,7 @@ export function reverseSweeps(
  * 10–15% slower on the 10⁶-step benchmark), so functions with tangent loops use the pair.
  */
 export function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
-  const hasLoop = (ops: IRFunction["body"]["ops"]): boolean =>
-    ops.some(
-      (op) =>
-        (op.opcode === "loop" && info.hasTangent(op)) || op.regions.some((r) => hasLoop(r.ops)),
-    );
-  return !hasLoop(jvp.body.ops);
+  return !someOp(jvp.body, (op) => op.opcode === "loop" && info.hasTangent(op));
 }
 
 /**
@@ -76,14 +72,12 @@ export function vjpPays(jvp: IRFunction, info: ReverseInfo): boolean {
       (t.storage !== "Array" || (t.elements?.every((e) => e === "number") ?? false))) ||
     (isObject(t) && t.fields.every((f) => f.type === "number"));
   if (!jvp.params.filter(isShadow).every((p) => flat(p.type))) return false;
-  const ok = (ops: Op[]): boolean =>
-    ops.every(
-      (op) =>
-        !(op.opcode === "loop" && info.hasTangent(op)) &&
-        !(op.opcode === "call" && op.tangent) &&
-        !(isShadowBuilder(op) && op.operands.some((v) => shadows.has(v.id))) &&
-        !(op.opcode === "return" && op.operands.some((v) => shadows.has(v.id))) &&
-        op.regions.every((r) => ok(r.ops)),
-    );
-  return ok(jvp.body.ops);
+  return everyOp(
+    jvp.body,
+    (op) =>
+      !(op.opcode === "loop" && info.hasTangent(op)) &&
+      !(op.opcode === "call" && op.tangent) &&
+      !(isShadowBuilder(op) && op.operands.some((v) => shadows.has(v.id))) &&
+      !(op.opcode === "return" && op.operands.some((v) => shadows.has(v.id))),
+  );
 }

@@ -1,5 +1,6 @@
+import { forEachOp } from "./walk.js";
 import { eliminateDeadCode } from "./dce.js";
-import type { IRFunction, Op, Region, Type, Value } from "./types.js";
+import type { IRFunction, Op, Type, Value } from "./types.js";
 import { substituteValues } from "./substitute.js";
 import { definedInside, highestValueId } from "./value-ids.js";
 
@@ -29,18 +30,14 @@ export function scalarizeLiterals(fn: IRFunction): boolean {
 function scalarizeOnce(fn: IRFunction): boolean {
   const definitions = new Map<number, Op>();
   const uses = new Map<number, Use[]>();
-  const visit = (region: Region) => {
-    for (const op of region.ops) {
-      op.operands.forEach((v, index) => {
-        let list = uses.get(v.id);
-        if (!list) uses.set(v.id, (list = []));
-        list.push({ op, index });
-      });
-      for (const r of op.results) definitions.set(r.id, op);
-      op.regions.forEach(visit);
-    }
-  };
-  visit(fn.body);
+  forEachOp(fn.body, (op) => {
+    op.operands.forEach((v, index) => {
+      let list = uses.get(v.id);
+      if (!list) uses.set(v.id, (list = []));
+      list.push({ op, index });
+    });
+    for (const r of op.results) definitions.set(r.id, op);
+  });
   const usesOf = (v: Value) => uses.get(v.id) ?? [];
   /** The position a read names, when it is a constant (an integer for `index`). */
   const position = (read: Op): number | string | undefined => {
@@ -133,13 +130,9 @@ function scalarizeOnce(fn: IRFunction): boolean {
  */
 export function packClosureCaptures(fn: IRFunction): void {
   const definitions = new Map<number, Op>();
-  const collect = (region: Region) => {
-    for (const op of region.ops) {
-      for (const r of op.results) definitions.set(r.id, op);
-      op.regions.forEach(collect);
-    }
-  };
-  collect(fn.body);
+  forEachOp(fn.body, (op) => {
+    for (const r of op.results) definitions.set(r.id, op);
+  });
   let top = highestValueId(fn);
   const fresh = (type: Type, hint: string): Value => ({ id: ++top, type, hint });
   const body = fn.body;
@@ -148,20 +141,16 @@ export function packClosureCaptures(fn: IRFunction): void {
     const inside = definedInside(closure);
     const captured: Value[] = [];
     const seen = new Set<number>();
-    const find = (r: Region) => {
-      for (const op of r.ops) {
-        for (const v of op.operands) {
-          if (v.type !== "number" || inside.has(v.id) || seen.has(v.id)) continue;
-          const def = definitions.get(v.id);
-          // Constants and module-level names are written into the code, not captured.
-          if (def?.opcode === "const" || def?.opcode === "global") continue;
-          seen.add(v.id);
-          captured.push(v);
-        }
-        op.regions.forEach(find);
+    forEachOp(region, (op) => {
+      for (const v of op.operands) {
+        if (v.type !== "number" || inside.has(v.id) || seen.has(v.id)) continue;
+        const def = definitions.get(v.id);
+        // Constants and module-level names are written into the code, not captured.
+        if (def?.opcode === "const" || def?.opcode === "global") continue;
+        seen.add(v.id);
+        captured.push(v);
       }
-    };
-    find(region);
+    });
     if (captured.length < 2) continue;
     const record = fresh({ kind: "array", storage: "Array", element: "number" }, "saved");
     body.ops.splice(body.ops.indexOf(closure), 0, {

@@ -14,6 +14,27 @@ export function forEachOp(region: Region, visit: (op: Op, holder: Region) => voi
   }
 }
 
+/**
+ * Calls `visit` on each op of `region` and of its nested regions, the ops of an op's regions
+ * before the op itself (what an op's regions do is known when it is visited).
+ */
+export function forEachOpInnerFirst(region: Region, visit: (op: Op, holder: Region) => void): void {
+  for (const op of region.ops) {
+    for (const inner of op.regions) forEachOpInnerFirst(inner, visit);
+    visit(op, region);
+  }
+}
+
+/** Whether some op of `region` or of its nested regions passes `test`. */
+export function someOp(region: Region, test: (op: Op) => boolean): boolean {
+  return region.ops.some((op) => test(op) || op.regions.some((inner) => someOp(inner, test)));
+}
+
+/** Whether every op of `region` and of its nested regions passes `test`. */
+export function everyOp(region: Region, test: (op: Op) => boolean): boolean {
+  return !someOp(region, (op) => !test(op));
+}
+
 /** Every value `fn` defines, in program order: parameters, then region parameters and results. */
 export function definedValues(fn: IRFunction): Value[] {
   const values = [...fn.params];

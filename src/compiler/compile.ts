@@ -8,6 +8,7 @@ import { DiagnosticCode } from "./diagnostics/codes.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "./diagnostics/stack-overflow.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
+import { JS_CHOICES } from "./emit/js/choices.js";
 import { TransformError, type ModuleOutput } from "./emit/js/module.js";
 import { ModuleNames } from "./emit/js/module-names.js";
 import { collectRules } from "./resolve/rules.js";
@@ -122,6 +123,7 @@ function compileInto(
   const differentiator = new Differentiator(
     program,
     bag,
+    JS_CHOICES,
     observers.observe,
     observers.observeActivity,
   );

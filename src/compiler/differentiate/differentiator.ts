@@ -23,7 +23,8 @@ import {
   type DerivativeKind,
 } from "../ir/names.js";
 import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
-import { fusedGradientPays, vjpPays } from "./sweeps.js";
+import { vjpPays } from "./sweeps.js";
+import type { BackendChoices } from "./backend-choices.js";
 import { jvpAsPrimal } from "./nest.js";
 import { parseDerivativeKey, parseDerivedPrimalKey } from "../ir/names.js";
 import { symbolKey } from "../ir/function-key.js";
@@ -53,6 +54,8 @@ export class Differentiator implements DerivativeTable {
   constructor(
     private readonly program: ProgramGraph,
     private readonly diagnostics: DiagnosticBag,
+    /** The engine-dependent choices of the backend that runs the output. */
+    private readonly choices: BackendChoices,
     /** Sees each function after each pass (`nabla emit --ir --print-after`). */
     private readonly observe?: PassObserver,
     /** Sees the activity of each function differentiated (`nabla emit --activity`). */
@@ -470,7 +473,9 @@ export class Differentiator implements DerivativeTable {
     const kinds: DerivativeKind[] = [
       "fwd",
       "bwd",
-      ...(demand.mode === "gradient" && fusedGradientPays(fn, info) ? (["grad"] as const) : []),
+      ...(demand.mode === "gradient" && this.choices.fusedGradientPays(fn, info)
+        ? (["grad"] as const)
+        : []),
       ...(demand.mode === "pullback" && vjpPays(fn, info) ? (["vjp"] as const) : []),
     ];
     const pending: PendingSweeps = {

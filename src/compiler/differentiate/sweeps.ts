@@ -1,4 +1,4 @@
-import { everyOp, someOp } from "../ir/walk.js";
+import { everyOp } from "../ir/walk.js";
 import { isArray, isObject } from "../ir/type-system.js";
 import type { IRFunction, Type } from "../ir/types.js";
 import type { PrimalSignature } from "./derivative-function.js";
@@ -11,7 +11,7 @@ import { forwardSweep } from "./unzip.js";
  * The reverse-mode functions of a JVP of the given kinds: its forward sweep `f$fwd`, its
  * backward sweep `f$bwd` taking `inputs` after its seed (see ReverseInfo.inputs), the fused
  * `f$grad` and the closure form `f$vjp` (the caller decides whether they pay: see
- * fusedGradientPays and vjpPays).
+ * BackendChoices.fusedGradientPays and vjpPays).
  *
  * A backward loop that was to carry recurrences (see Recurrence) but cannot run in ascending
  * order leaves the sweeps wrong: they are built again, with those loops taping the values
@@ -43,16 +43,6 @@ export function reverseSweeps(
     ]);
     info = new ReverseInfo(jvp, { ...info.options, noRecurrences });
   }
-}
-
-/**
- * Whether `gradient` should use the fused function: it keeps the body's residuals in locals,
- * which wins for straight-line code, but V8 optimizes a function holding both a hot forward
- * loop and a hot backward loop worse than the two sweeps as separate functions (measured
- * 10–15% slower on the 10⁶-step benchmark), so functions with tangent loops use the pair.
- */
-export function fusedGradientPays(jvp: IRFunction, info: ReverseInfo): boolean {
-  return !someOp(jvp.body, (op) => op.opcode === "loop" && info.hasTangent(op));
 }
 
 /**

@@ -238,7 +238,7 @@ export function operatorWrapper(w: OperatorWrapper): string {
             : gather(first, false)
           : `{ value: ${v}, gradient: ${gather(first, false)}${aux} }`;
       if (!w.grad) {
-        // Both sweeps, one after the other (functions with loops: see fusedGradientPays).
+        // Both sweeps, one after the other (functions with loops: see choices.ts).
         const body = `const ${value} = ${call(w.fwd, shadowArgs)}; ${backward("1")}return ${result(value)};`;
         return `((${args}) => { ${aliasChecks}${makeShadows}${guarded(body)} })`;
       }

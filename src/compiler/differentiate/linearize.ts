@@ -130,9 +130,9 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         clonePrimal(op);
         const dx = tangentOf(op.operands[0]!);
         if (!dx || !activity.isActive(op.results[0]!)) return;
-        const { callee, value } = op.attrs;
+        const { callee, written } = op.attrs;
         const adjusted = b.asTangent(true, () =>
-          b.emit("adjust", [dx], ["number"], { callee, ...(value !== undefined ? { value } : {}) }),
+          b.emit("adjust", [dx], ["number"], { callee, ...(written ? { written } : {}) }),
         );
         tangents.set(op.results[0]!.id, adjusted.results[0]);
         return;

@@ -75,7 +75,7 @@ export type Opcode =
   | "or"
   | "select" // operands [cond, a, b]: a when cond else b; both already evaluated
   | "detach" // withoutDerivative(x): x, with a zero derivative
-  | "withDerivative" // withDerivative(x, f): x; attrs.callee (a module-level name) or attrs.value (JS text) is f
+  | "withDerivative" // withDerivative(x, f): x; f is the module-level function attrs.callee, or the arrow attrs.written
   | "adjust" // tangent op: f(t) for the f of a withDerivative (its tangent, or in reverse its adjoint)
   | "nondiff" // attrs.callee = JS operator or global function (`|`, `String`); no derivative
   | "math" // attrs.callee = Math function name
@@ -118,6 +118,11 @@ export interface Op {
 export interface OpAttrs {
   value?: number | boolean | string;
   callee?: string;
+  /**
+   * On `withDerivative` and `adjust`: the function is the arrow written at these [start, end]
+   * offsets of the op's file (`loc.file`), which the backend compiles under the name `callee`.
+   */
+  written?: number[];
   /** A user callee as written at the call site (`g`, `ns.g`): how the emitted code names it. */
   calleeName?: string;
   /** An inner operator's call of its function that runs once per element (see lower/nested.ts). */

@@ -1,5 +1,4 @@
 import type { CallExpression, Expression, Node } from "oxc-parser";
-import { transformSync } from "oxc-transform";
 import type { Value } from "../ir/types.js";
 import { walk } from "../parse/module.js";
 import { positionAt } from "../diagnostics/format.js";
@@ -31,8 +30,11 @@ export function lowerWithDerivative(ctx: LowerContext, node: CallExpression): Va
   return ctx.builder.emit("withDerivative", [x], ["number"], attrs).results[0]!;
 }
 
-/** How generated code calls the function: by its module-level name, or as stripped JS text. */
-function adjustment(ctx: LowerContext, f: Expression): { callee: string; value?: string } {
+/**
+ * Which function it is: a module-level function by name, or an arrow written here, named by
+ * where it is written (the backend compiles its text).
+ */
+function adjustment(ctx: LowerContext, f: Expression): { callee: string; written?: number[] } {
   if (f.type === "Identifier") {
     if (ctx.scope.lookup(f.name)) {
       return ctx.fail(
@@ -78,15 +80,7 @@ function adjustment(ctx: LowerContext, f: Expression): { callee: string; value?:
       );
     }
   }
-  const text = ctx.module.text.slice(f.start, f.end);
-  const stripped = transformSync("with-derivative.ts", `const $f = ${text};`, {
-    sourceType: "module",
-  });
-  const code = stripped.code
-    .trim()
-    .replace(/^const \$f = /, "")
-    .replace(/;$/, "");
   // Emitted once per module as a function of this name (emit/js/function.ts hoistedAdjustments).
   const { line, column } = positionAt(ctx.module.text, f.start);
-  return { callee: `$withDerivative_${line}_${column}`, value: code };
+  return { callee: `$withDerivative_${line}_${column}`, written: [f.start, f.end] };
 }

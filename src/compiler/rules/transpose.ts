@@ -53,10 +53,10 @@ export const TRANSPOSE_RULES: ReadonlyMap<Opcode, TransposeRule> = new Map<Opcod
   // dy = f(da) for withDerivative's f / da += f(ȳ): f sees the adjoint in reverse mode
   [
     "adjust",
-    ({ b, adjoint, accumulate }, { operands: [a], attrs: { callee, value } }) => {
+    ({ b, adjoint, accumulate }, { operands: [a], attrs: { callee, written } }) => {
       const adjusted = b.emit("adjust", [adjoint], ["number"], {
         callee,
-        ...(value !== undefined ? { value } : {}),
+        ...(written ? { written } : {}),
       });
       accumulate(a!, adjusted.results[0]!);
     },

@@ -1,3 +1,4 @@
+import { writtenFunction } from "./written-function.js";
 import {
   type ArrayType,
   type IRFunction,
@@ -86,15 +87,16 @@ export function hoistedAdjustments(
   fns: IRFunction[],
   nameOf: (name: string) => string,
   param: string,
+  sourceText: (file: string) => string,
 ): EmittedLine[][] {
   const found = new Map<string, Op>();
   for (const fn of fns)
     forEachOp(fn.body, (op) => {
-      if (op.opcode === "adjust" && op.attrs.value !== undefined) found.set(op.attrs.callee!, op);
+      if (op.opcode === "adjust" && op.attrs.written) found.set(op.attrs.callee!, op);
     });
   return [...found].map(([name, op]) => [
     {
-      text: `function ${nameOf(name)}(${param}) { return (${String(op.attrs.value)})(${param}); }`,
+      text: `function ${nameOf(name)}(${param}) { return (${writtenFunction(op, sourceText)})(${param}); }`,
       indent: 0,
       loc: op.loc,
     },
@@ -349,7 +351,7 @@ class FunctionEmitter {
 
   /** The function an `adjust` op calls: a module-level function, or a hoisted arrow. */
   private adjustment(op: Op): string {
-    return op.attrs.value !== undefined
+    return op.attrs.written
       ? this.emitNames.hoisted(op.attrs.callee!)
       : this.emitNames.global(op.attrs.callee!);
   }

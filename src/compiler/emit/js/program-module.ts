@@ -135,7 +135,12 @@ export function emitModule(
     .map((name) => `export { ${name} as ${sharedName(here, name)} };`);
 
   const emitted = [
-    ...hoistedAdjustments(own, names.hoisted, here.claim("derivative", "$derivative")),
+    ...hoistedAdjustments(
+      own,
+      names.hoisted,
+      here.claim("derivative", "$derivative"),
+      (file) => program.load(file).text,
+    ),
   ];
   emitted.push(
     ...own.map((fn) =>

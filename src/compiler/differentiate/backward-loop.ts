@@ -1,9 +1,9 @@
 import type { Builder } from "../ir/builder.js";
 import { ORDERED } from "../ir/ops.js";
 import type { Op, Region, Value } from "../ir/types.js";
-import { isLinear } from "./residuals.js";
 import { computeTripCount } from "./unzip.js";
 import { BranchAdjoints, type Adjoints, type SweepState } from "./adjoints.js";
+import { isLinear } from "./tangent-values.js";
 
 // A loop of the JVP reversed in the backward sweep: iterations run backwards (or forwards,
 // when they commute), as many as the forward sweep counted or as its trip count says; loop

@@ -6,11 +6,12 @@ import { forEachOp } from "../ir/walk.js";
 import { sweepKey } from "../ir/names.js";
 import { TRANSPOSE_RULES } from "../rules/transpose.js";
 import { replacedSlot } from "./restore.js";
-import { isLinear, isShadow, isShadowBuilder, type ReverseInfo } from "./residuals.js";
+import { type ReverseInfo } from "./residuals.js";
 import type { ForwardSweep } from "./unzip.js";
 import { transposeLoop } from "./backward-loop.js";
 import { BranchAdjoints, type Adjoints, type SweepState } from "./adjoints.js";
 import { findInPlaceUpdates, type InPlaceUpdate } from "./in-place-updates.js";
+import { isLinear, isShadow, isShadowBuilder } from "./tangent-values.js";
 
 // The backward sweep of one JVP, emitted into a builder: walks the tangent part of the
 // linearized function backwards and accumulates adjoints (seed 004's accumulator map). Each

@@ -3,8 +3,8 @@ import { ValueFactory } from "../ir/builder.js";
 import { substituteValues } from "../ir/substitute.js";
 import { definedInside, highestValueId } from "../ir/value-ids.js";
 import { type IRFunction, type Op, type Region, type Type, type Value } from "../ir/types.js";
-import { isLinear, isShadowBuilder } from "./residuals.js";
 import { HOISTABLE_TANGENTS, WRITES_MEMORY } from "../ir/ops.js";
+import { isLinear, isShadowBuilder } from "./tangent-values.js";
 
 // Last writes (reverse mode only, on the JVP before it is unzipped).
 //

@@ -1,3 +1,4 @@
+import { isLinear, isShadow, isShadowBuilder, returnsSeededNumber } from "./tangent-values.js";
 import { isAggregate } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { replacedSlot } from "./restore.js";
@@ -24,30 +25,6 @@ import { CHEAP, COMPARISON_OPCODES, RECOMPUTABLE, TRANSPOSE_TOUCHES_SHADOWS } fr
 // region, where every nested mirror can read it. So a value defined before a loop is saved
 // once, not once per iteration, and the tape stays last-in first-out through any nesting of
 // branches, loops and calls.
-
-/** A tangent number: part of the linear computation the backward sweep transposes. */
-export function isLinear(v: Value): boolean {
-  return v.tangent === true && !isAggregate(v.type);
-}
-
-/** A tangent array or object: a shadow, which reverse mode builds in the forward sweep. */
-export function isShadow(v: Value): boolean {
-  return v.tangent === true && isAggregate(v.type);
-}
-
-/**
- * Tangent ops that build or connect shadows rather than compute linear values: shadow
- * allocation, zero shadows, reading a shadow out of a shadow, storing one into another, and
- * literals (whose number fields start at zero). The forward sweep runs them.
- */
-export function isShadowBuilder(op: Op): boolean {
-  if (!op.tangent || op.opcode === "call") return false;
-  if (op.results.some(isShadow)) return true;
-  return (
-    (op.opcode === "setIndex" || op.opcode === "setField") &&
-    isShadow(op.operands[op.operands.length - 1]!)
-  );
-}
 
 /**
  * A loop-carried counter: in iteration t (from 0) it holds `init + t * step`, so the
@@ -863,8 +840,3 @@ export class ReverseInfo {
   }
 }
 
-/** Whether the JVP returns a number tangent, so its backward sweep takes a seed. */
-export function returnsSeededNumber(jvp: IRFunction): boolean {
-  const ret = jvp.body.ops[jvp.body.ops.length - 1]!;
-  return ret.operands.some(isLinear);
-}

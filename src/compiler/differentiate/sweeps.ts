@@ -3,9 +3,10 @@ import { isArray, isObject } from "../ir/type-system.js";
 import type { IRFunction, Type } from "../ir/types.js";
 import type { PrimalSignature } from "./derivative-function.js";
 import type { DerivativeKind } from "../ir/names.js";
-import { isShadow, isShadowBuilder, ReverseInfo } from "./residuals.js";
+import { ReverseInfo } from "./residuals.js";
 import { backwardSweep, fusedGradient, vjpFunction } from "./transpose.js";
 import { forwardSweep } from "./unzip.js";
+import { isShadow, isShadowBuilder } from "./tangent-values.js";
 
 /**
  * The reverse-mode functions of a JVP of the given kinds: its forward sweep `f$fwd`, its

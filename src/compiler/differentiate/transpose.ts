@@ -1,9 +1,10 @@
 import { BackwardSweep } from "./backward-sweep.js";
 import { type IRFunction, type Region, type Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
-import { isShadow, returnsSeededNumber, type ReverseInfo } from "./residuals.js";
+import { type ReverseInfo } from "./residuals.js";
 import { emitForwardSweep } from "./unzip.js";
 import { forEachOp } from "../ir/walk.js";
+import { isShadow, returnsSeededNumber } from "./tangent-values.js";
 
 // Transpose: the functions of reverse mode that hold a backward sweep (backward-sweep.ts
 // emits the sweep itself): the backward sweep alone, `f$bwd`; the fused gradient, `f$grad`;

@@ -3,13 +3,8 @@ import { isAggregate, isArray } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "../ir/names.js";
-import {
-  isLinear,
-  isShadow,
-  isShadowBuilder,
-  type ReverseInfo,
-  type TripCount,
-} from "./residuals.js";
+import { type ReverseInfo, type TripCount } from "./residuals.js";
+import { isLinear, isShadow, isShadowBuilder } from "./tangent-values.js";
 
 // Unzip, first half: the forward sweep of reverse mode. It is the linearized function with
 // its tangent part removed — the primal computation only — plus, at the end of each region,

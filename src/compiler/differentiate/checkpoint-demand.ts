@@ -6,7 +6,7 @@ import { isAggregate, sameType, typeText } from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 import { bodiless, demandLoc, type Demand } from "./demand.js";
-import { STRUCTURE } from "./residuals.js";
+import { STRUCTURE } from "./frozen-memory.js";
 
 // The sweeps of a checkpointed call (`checkpoint(f)(…)` in reverse mode): the forward sweep
 // saves the arguments and runs the primal; the backward sweep reruns the function's own

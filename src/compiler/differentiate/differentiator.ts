@@ -22,7 +22,8 @@ import {
   lanesKey,
   type DerivativeKind,
 } from "../ir/names.js";
-import { MODULE_DATA, ReverseInfo, STRUCTURE } from "./residuals.js";
+import { ReverseInfo } from "./residuals.js";
+import { MODULE_DATA, STRUCTURE } from "./frozen-memory.js";
 import { vjpPays } from "./sweeps.js";
 import type { BackendChoices } from "./backend-choices.js";
 import { jvpAsPrimal } from "./nest.js";

@@ -1,13 +1,7 @@
-import { isLinear, isShadow, isShadowBuilder, returnsSeededNumber } from "./tangent-values.js";
-import { isAggregate } from "../ir/type-system.js";
+import { FrozenMemory, type FrozenOptions } from "./frozen-memory.js";
+import { isLinear, isShadowBuilder, returnsSeededNumber } from "./tangent-values.js";
 import { definedInside } from "../ir/value-ids.js";
 import { replacedSlot } from "./restore.js";
-import {
-  aliasClasses,
-  writesAfter,
-  type AliasClasses,
-  type EffectsOf,
-} from "../analysis/effects.js";
 import {
   type FunctionKey,
   type IRFunction,
@@ -35,18 +29,6 @@ export interface Induction {
   init: Value;
   step: number;
 }
-
-/**
- * In a frozen set: module-level arrays stay unchanged until the backward sweep (true when
- * `gradient` runs both sweeps back to back; differentiable code never writes them).
- */
-export const MODULE_DATA = -1;
-
-/**
- * In a frozen set, `STRUCTURE + i`: parameter i may change its numbers, but not which arrays
- * and objects it holds, so shadows read out of its shadow may be read again.
- */
-export const STRUCTURE = 1 << 16;
 
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
 
@@ -96,11 +78,7 @@ export interface SharedResidual {
   result: Value;
 }
 
-export interface ReverseOptions {
-  frozen: number[];
-  arity: number;
-  effectsOf: EffectsOf;
-  wrt?: number[];
+export interface ReverseOptions extends FrozenOptions {
   /** Loops whose backward loop must not carry recurrences (see Recurrence). */
   noRecurrences?: ReadonlySet<Op>;
   needsOf?: (call: Op) => readonly number[];
@@ -146,17 +124,8 @@ export class ReverseInfo {
   /** Whether the JVP has no loop with tangent work (its gradient may be fused: see fusedGradientPays). */
   private flat = true;
   private readonly definitions = new Map<number, Op>();
-  private readonly classes: AliasClasses;
-  private readonly effectsOf: EffectsOf;
-  private readonly moduleDataFrozen: boolean;
-  /** Per read and call: the classes written after it (see writesAfter). */
-  private readonly later: Map<Op, Set<number>>;
-  /** Alias classes holding an array or object parameter the caller may change later. */
-  private readonly unfrozen = new Set<number>();
-  /** Those of them whose structure (which arrays sit in which fields) may change too. */
-  private readonly unfixed = new Set<number>();
-  /** Per read and call: the classes arrays are stored into after it. */
-  private readonly replacedLater: Map<Op, Set<number>>;
+  /** What stays in memory until the backward sweep (see frozen-memory.ts). */
+  readonly memory: FrozenMemory;
 
   /** The JVP's parameters other than number tangents (arguments and shadows), by value id. */
   private readonly paramIndex = new Map<number, number>();
@@ -210,37 +179,11 @@ export class ReverseInfo {
       }
     };
     collect(jvp.body);
-    this.effectsOf = options.effectsOf;
-    this.moduleDataFrozen = options.frozen.includes(MODULE_DATA);
-    this.classes = aliasClasses(jvp, options.effectsOf);
-    this.later = writesAfter(jvp, this.classes, options.effectsOf);
-    this.replacedLater = writesAfter(jvp, this.classes, options.effectsOf, true);
-    // What the caller may change before the backward sweep: the parameters it did not
-    // promise to keep (and their shadows' structure), what this function returns (the caller
-    // holds it), and module-level arrays unless the whole computation runs back to back.
-    const wrt = options.wrt ?? [];
-    const unfreeze = (v: Value, structureToo: boolean) => {
-      this.unfrozen.add(this.classes.find(v.id));
-      if (structureToo) this.unfixed.add(this.classes.find(v.id));
-    };
-    jvp.params.forEach((p, i) => {
-      if (!isAggregate(p.type)) return;
-      const primal = i < options.arity ? i : wrt[i - options.arity];
-      if (primal === undefined) return unfreeze(p, true);
-      if (!options.frozen.includes(primal))
-        unfreeze(p, !options.frozen.includes(STRUCTURE + primal));
-    });
-    for (const v of jvp.body.ops[jvp.body.ops.length - 1]!.operands)
-      if (isAggregate(v.type)) unfreeze(v, true);
-    if (!options.frozen.includes(MODULE_DATA)) {
-      for (const op of this.rematerializable.values())
-        if (op.opcode === "global" && isAggregate(op.results[0]!.type))
-          unfreeze(op.results[0]!, true);
-    }
+    this.memory = new FrozenMemory(jvp, options);
     this.noRecurrences = options.noRecurrences ?? new Set();
     this.findInductions(jvp.body);
     this.findTripCounts(jvp.body);
-    this.markFrozenArguments(jvp.body);
+    this.memory.markFrozenArguments(jvp.body);
     this.findRecurrences(jvp.body);
   }
 
@@ -274,7 +217,7 @@ export class ReverseInfo {
         const read = this.definitions.get(y.id)!;
         const array = read.operands[0];
         if (read.opcode !== "length" || !before.ops.includes(read)) continue;
-        if (this.definedIn(op).has(array!.id) || !this.isFrozenAt(array!, read)) continue;
+        if (this.definedIn(op).has(array!.id) || !this.memory.isFrozenAt(array!, read)) continue;
         lengthOf = array;
       }
       this.tripCounts.set(op, {
@@ -318,76 +261,6 @@ export class ReverseInfo {
     return false;
   }
 
-  /**
-   * Whether the contents of a primal array or object `v`, as `op` (a read or a call) sees
-   * them, stay unchanged until the backward sweep: nothing writes them after `op`, and they
-   * do not come from a parameter the caller may change.
-   */
-  isFrozenAt(v: Value, op: Op): boolean {
-    if (!isAggregate(v.type) || v.tangent) return false;
-    const root = this.classes.find(v.id);
-    return !this.unfrozen.has(root) && !this.later.get(op)?.has(root);
-  }
-
-  /**
-   * Whether the structure of `v` (which arrays and objects sit in its fields and elements)
-   * stays as `op` sees it until the backward sweep, so shadows read out of its shadow may be
-   * read again.
-   */
-  isFixedAt(v: Value, op: Op): boolean {
-    if (!isAggregate(v.type)) return false;
-    const root = this.classes.find(v.id);
-    return !this.unfixed.has(root) && !this.replacedLater.get(op)?.has(root);
-  }
-
-  /** Records on each derivative call which array arguments the callee may read back later. */
-  private markFrozenArguments(region: Region): void {
-    for (const op of region.ops) {
-      op.regions.forEach((r) => this.markFrozenArguments(r));
-      if (op.opcode !== "call" || !op.attrs.primal) continue;
-      const arity = op.operands.length - op.attrs.wrt!.length;
-      const args = op.operands.slice(0, arity);
-      const writes = this.effectsOf(op.attrs.primal)?.writes;
-      // The callee sees its parameters as separate arrays: one it writes may be another it
-      // reads (`sq(a, a)`), so an argument shared with a written one is not frozen.
-      const sharedWithWritten = (v: Value, i: number) =>
-        args.some(
-          (w, j) =>
-            j !== i && isAggregate(w.type) && (!writes || writes.has(j)) && this.classes.same(v, w),
-        );
-      const replaces = this.effectsOf(op.attrs.primal)?.replaces;
-      const sharedWithReplaced = (v: Value, i: number) =>
-        args.some(
-          (w, j) =>
-            j !== i &&
-            isAggregate(w.type) &&
-            (!replaces || replaces.has(j)) &&
-            this.classes.same(v, w),
-        );
-      op.attrs.frozen = args.flatMap((v, i) =>
-        this.isFrozenAt(v, op) && !sharedWithWritten(v, i)
-          ? [i]
-          : this.isFixedAt(v, op) && !sharedWithReplaced(v, i)
-            ? [STRUCTURE + i]
-            : [],
-      );
-      if (this.moduleDataFrozen && (this.effectsOf(op.attrs.primal)?.readsModule ?? true))
-        op.attrs.frozen.push(MODULE_DATA);
-    }
-  }
-
-  /**
-   * A value the backward sweep can read again from memory rather than tape: an element, field
-   * or length of a frozen array or object, or a shadow held in a shadow whose structure no
-   * store changes.
-   */
-  private rereadable(def: Op): boolean {
-    if (def.opcode !== "field" && def.opcode !== "index" && def.opcode !== "length") return false;
-    const object = def.operands[0]!;
-    if (!def.tangent) return this.isFrozenAt(object, def);
-    return def.opcode !== "length" && isShadow(def.results[0]!) && this.isFixedAt(object, def);
-  }
-
   /** Loop counters the backward sweep uses. */
   private readonly neededInductions = new Set<number>();
 
@@ -409,7 +282,7 @@ export class ReverseInfo {
   private cheapFromOuter(def: Op, v: Value, taped: Set<number>, depth: number): boolean {
     if (depth > 3 || v.type !== "number") return false;
     // Operands may be read again from frozen memory (`o * this.nin + i`).
-    if (depth > 0 && this.rereadable(def)) return this.fromOuter(def, v, taped, depth);
+    if (depth > 0 && this.memory.rereadable(def)) return this.fromOuter(def, v, taped, depth);
     if (def.tangent || !CHEAP.has(def.opcode)) return false;
     // A value a loop iteration yields is had for free from the next iteration (SharedResidual),
     // unless it is the next value of a loop counter, which is recomputed rather than taped.
@@ -523,7 +396,8 @@ export class ReverseInfo {
         const def = this.definitions.get(v.id);
         if (!def || def.tangent || depth > 6 || !topLevel.has(def)) return false;
         const random = def.opcode === "math" && def.attrs.callee === "random";
-        if (!(RECOMPUTABLE.has(def.opcode) && !random) && !this.rereadable(def)) return false;
+        if (!(RECOMPUTABLE.has(def.opcode) && !random) && !this.memory.rereadable(def))
+          return false;
         return def.operands.every((o) => computable(o, depth + 1));
       };
       for (let changed = true; changed;) {
@@ -681,7 +555,7 @@ export class ReverseInfo {
         return addValue(induction.init);
       }
       const def = this.definitions.get(v.id);
-      if (def && (this.rereadable(def) || this.cheapFromOuter(def, v, seen, 0))) {
+      if (def && (this.memory.rereadable(def) || this.cheapFromOuter(def, v, seen, 0))) {
         this.recomputed.set(v.id, def);
         return def.operands.forEach(addValue);
       }
@@ -839,4 +713,3 @@ export class ReverseInfo {
     return def.operands.some((o) => o.id === target || this.recomputedVia(o, target));
   }
 }
-

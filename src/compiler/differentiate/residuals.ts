@@ -1,6 +1,7 @@
+import { LoopFacts, type Induction, type Recurrence, type TripCount } from "./loop-facts.js";
+import { everyOp, forEachOp, someOp } from "../ir/walk.js";
 import { FrozenMemory, type FrozenOptions } from "./frozen-memory.js";
 import { isLinear, isShadowBuilder, returnsSeededNumber } from "./tangent-values.js";
-import { definedInside } from "../ir/value-ids.js";
 import { replacedSlot } from "./restore.js";
 import {
   type FunctionKey,
@@ -9,7 +10,7 @@ import {
   type Region,
   type Value,
 } from "../ir/types.js";
-import { CHEAP, COMPARISON_OPCODES, RECOMPUTABLE, TRANSPOSE_TOUCHES_SHADOWS } from "../ir/ops.js";
+import { CHEAP, TRANSPOSE_TOUCHES_SHADOWS } from "../ir/ops.js";
 
 // What reverse mode must remember. The linearized function (JVP) mixes primal ops and
 // tangent ops ([t]). The backward sweep runs the tangent ops transposed, so it needs the
@@ -20,49 +21,7 @@ import { CHEAP, COMPARISON_OPCODES, RECOMPUTABLE, TRANSPOSE_TOUCHES_SHADOWS } fr
 // once, not once per iteration, and the tape stays last-in first-out through any nesting of
 // branches, loops and calls.
 
-/**
- * A loop-carried counter: in iteration t (from 0) it holds `init + t * step`, so the
- * backward sweep, which counts its iterations, recomputes it instead of taping it.
- */
-export interface Induction {
-  loop: Op;
-  init: Value;
-  step: number;
-}
-
 export type Residual = { kind: "value"; value: Value } | { kind: "trips"; loop: Op };
-
-/**
- * A loop whose trip count the backward sweep computes instead of taping it: its condition is
- * only `i < bound` (`<=`, or `>`/`>=` counting down) of a counter stepping by ±1 from an
- * integer, with `bound` from outside the loop — `for (let i = 0; i < n; i++)`.
- */
-export interface TripCount {
-  init: Value;
-  bound: Value;
-  /**
-   * `i < a.length` read in the condition (a `for…of`): the array, unchanged until the backward
-   * sweep, whose length it reads there instead of `bound`.
-   */
-  lengthOf?: Value;
-  compare: "lt" | "le" | "gt" | "ge";
-  /** Whether `bound` is known to be an integer (a length, a counter…): no rounding needed. */
-  integral: boolean;
-}
-
-/**
- * A loop-carried primal number whose next value is arithmetic of itself, of the loop's other
- * recurrences and counters, and of values from outside the loop (`power *= t`). If the
- * backward loop runs in ascending order (see `iterationsCommute` in transpose.ts), it carries
- * the value too and computes each next one as the forward loop did, instead of reading one per
- * iteration from the tape. Whether it does is only known once the backward loop is built: if
- * not, the loop is listed in `failedRecurrences` and the sweeps are built again without.
- */
-export interface Recurrence {
-  loop: Op;
-  /** The position of the value among the loop's carried values. */
-  slot: number;
-}
 
 /**
  * A loop-carried value the backward sweep gets from the next iteration instead of the tape:
@@ -103,11 +62,11 @@ export class ReverseInfo {
   readonly shared = new Map<Op, SharedResidual[]>();
 
   /** Loop counters the backward sweep computes from its own iteration count (see Induction). */
-  readonly induced = new Map<number, Induction>();
+  readonly induced: ReadonlyMap<number, Induction>;
   /** The loop parameters of recurrences (both regions' parameters of the slot). */
-  private readonly recurrent = new Map<number, Recurrence>();
+  private readonly recurrent: ReadonlyMap<number, Recurrence>;
   /** The ops of the `after` regions that compute recurrences' next values. */
-  private readonly recurrenceSteps = new Map<number, Op>();
+  private readonly recurrenceSteps: ReadonlyMap<number, Op>;
   /** Per loop, the recurrences the backward sweep carries (slots). */
   private readonly neededRecurrences = new Map<Op, Set<number>>();
   /**
@@ -118,11 +77,11 @@ export class ReverseInfo {
   readonly failedRecurrences = new Set<Op>();
   private readonly noRecurrences: ReadonlySet<Op>;
   /** Loops whose trip count the backward sweep computes (see TripCount). */
-  readonly tripCounts = new Map<Op, TripCount>();
+  readonly tripCounts: ReadonlyMap<Op, TripCount>;
   /** The regions of loops (`before` and `after`). */
   private readonly loopRegions = new Set<Region>();
   /** Whether the JVP has no loop with tangent work (its gradient may be fused: see fusedGradientPays). */
-  private flat = true;
+  private readonly flat: boolean;
   private readonly definitions = new Map<number, Op>();
   /** What stays in memory until the backward sweep (see frozen-memory.ts). */
   readonly memory: FrozenMemory;
@@ -170,95 +129,25 @@ export class ReverseInfo {
     jvp.params.forEach((p, i) => {
       if (!isLinear(p)) this.paramIndex.set(p.id, i);
     });
-    const collect = (region: Region) => {
-      for (const op of region.ops) {
-        for (const r of op.results) this.definitions.set(r.id, op);
-        if (op.opcode === "const" || op.opcode === "global")
-          this.rematerializable.set(op.results[0]!.id, op);
-        op.regions.forEach(collect);
-      }
-    };
-    collect(jvp.body);
+    forEachOp(jvp.body, (op) => {
+      for (const r of op.results) this.definitions.set(r.id, op);
+      if (op.opcode === "const" || op.opcode === "global")
+        this.rematerializable.set(op.results[0]!.id, op);
+    });
     this.memory = new FrozenMemory(jvp, options);
     this.noRecurrences = options.noRecurrences ?? new Set();
-    this.findInductions(jvp.body);
-    this.findTripCounts(jvp.body);
+    const loops = new LoopFacts(jvp.body, {
+      definitions: this.definitions,
+      hasTangent: (op) => this.hasTangent(op),
+      memory: this.memory,
+      noRecurrences: this.noRecurrences,
+    });
+    this.induced = loops.induced;
+    this.tripCounts = loops.tripCounts;
+    this.recurrent = loops.recurrent;
+    this.recurrenceSteps = loops.recurrenceSteps;
+    this.flat = !someOp(jvp.body, (op) => op.opcode === "loop" && this.hasTangent(op));
     this.memory.markFrozenArguments(jvp.body);
-    this.findRecurrences(jvp.body);
-  }
-
-  /** Finds the loops whose trip count follows from their condition (see TripCount). */
-  private findTripCounts(region: Region): void {
-    for (const op of region.ops) {
-      op.regions.forEach((r) => this.findTripCounts(r));
-      if (op.opcode !== "loop") continue;
-      if (this.hasTangent(op)) this.flat = false;
-      const [before] = op.regions as [Region, Region];
-      const cond = before.ops[before.ops.length - 1]!.operands[0]!;
-      const def = this.definitions.get(cond.id);
-      if (!def || !COMPARISON_OPCODES.has(def.opcode) || def.opcode === "eq" || def.opcode === "ne")
-        continue;
-      let [x, y] = def.operands as [Value, Value];
-      let compare = def.opcode as TripCount["compare"];
-      if (!before.params.includes(x)) {
-        // `bound > i` is `i < bound`.
-        [x, y] = [y, x];
-        compare = ({ lt: "gt", le: "ge", gt: "lt", ge: "le" } as const)[compare];
-      }
-      const induction = this.induced.get(x.id);
-      if (!before.params.includes(x) || !induction || induction.loop !== op) continue;
-      const up = compare === "lt" || compare === "le";
-      if (induction.step !== (up ? 1 : -1)) continue;
-      if (y.type !== "number" || !this.isIntegral(induction.init, 0)) continue;
-      let lengthOf: Value | undefined;
-      if (this.definedIn(op).has(y.id)) {
-        // The length of an array from outside the loop that stays as it is until the backward
-        // sweep (so the loop does not change it either).
-        const read = this.definitions.get(y.id)!;
-        const array = read.operands[0];
-        if (read.opcode !== "length" || !before.ops.includes(read)) continue;
-        if (this.definedIn(op).has(array!.id) || !this.memory.isFrozenAt(array!, read)) continue;
-        lengthOf = array;
-      }
-      this.tripCounts.set(op, {
-        init: induction.init,
-        bound: y,
-        ...(lengthOf ? { lengthOf } : {}),
-        compare,
-        integral: lengthOf !== undefined || this.isIntegral(y, 0),
-      });
-    }
-  }
-
-  private readonly definedInside = new Map<Op, Set<number>>();
-
-  /** The ids of the values defined inside an op's regions. */
-  private definedIn(op: Op): Set<number> {
-    let ids = this.definedInside.get(op);
-    if (ids) return ids;
-    ids = definedInside(op);
-    this.definedInside.set(op, ids);
-    return ids;
-  }
-
-  /** Whether `v` always holds an integer: an integer constant, a length, a counter from one… */
-  private isIntegral(v: Value, depth: number): boolean {
-    if (depth > 4 || v.type !== "number") return false;
-    const induction = this.induced.get(v.id);
-    if (induction)
-      return Number.isInteger(induction.step) && this.isIntegral(induction.init, depth + 1);
-    const def = this.definitions.get(v.id);
-    if (!def || def.tangent) return false;
-    if (def.opcode === "const") return Number.isInteger(def.attrs.value);
-    if (def.opcode === "length") return true;
-    if (
-      def.opcode === "add" ||
-      def.opcode === "sub" ||
-      def.opcode === "mul" ||
-      def.opcode === "neg"
-    )
-      return def.operands.every((o) => this.isIntegral(o, depth + 1));
-    return false;
   }
 
   /** Loop counters the backward sweep uses. */
@@ -330,99 +219,6 @@ export class ReverseInfo {
     return false;
   }
 
-  /** Finds loop counters: `j` carried with `j + c` each iteration from an initial value. */
-  private findInductions(region: Region): void {
-    for (const op of region.ops) {
-      op.regions.forEach((r) => this.findInductions(r));
-      if (op.opcode !== "loop") continue;
-      const [before, after] = op.regions as [Region, Region];
-      const forwarded = before.ops[before.ops.length - 1]!.operands.slice(1);
-      const yielded = after.ops[after.ops.length - 1]!.operands;
-      before.params.forEach((p, k) => {
-        const q = after.params[k]!;
-        if (p.type !== "number" || p.tangent || forwarded[k] !== p) return;
-        const def = this.definitions.get(yielded[k]!.id);
-        if (!def || def.tangent || (def.opcode !== "add" && def.opcode !== "sub")) return;
-        const [a, c] = def.operands as [Value, Value];
-        const constant = (v: Value) => {
-          const d = this.definitions.get(v.id);
-          return d?.opcode === "const" && typeof d.attrs.value === "number"
-            ? d.attrs.value
-            : undefined;
-        };
-        let step: number | undefined;
-        if (a === q) step = constant(c);
-        else if (c === q && def.opcode === "add") step = constant(a);
-        if (step === undefined || !Number.isFinite(step)) return;
-        if (def.opcode === "sub" && a === q) step = -step;
-        const induction: Induction = { loop: op, init: op.operands[k]!, step };
-        this.induced.set(p.id, induction);
-        this.induced.set(q.id, induction);
-      });
-    }
-  }
-
-  /**
-   * Finds recurrences (see Recurrence) in loops with tangent work whose `before` region has
-   * none (a `for` or `while` test), so the backward sweep never needs the values there.
-   */
-  private findRecurrences(region: Region): void {
-    for (const op of region.ops) {
-      op.regions.forEach((r) => this.findRecurrences(r));
-      if (op.opcode !== "loop" || this.noRecurrences.has(op) || !this.hasTangent(op)) continue;
-      const [before, after] = op.regions as [Region, Region];
-      if (before.ops.some((o) => this.hasTangent(o))) continue;
-      const forwarded = before.ops[before.ops.length - 1]!.operands.slice(1);
-      const yielded = after.ops[after.ops.length - 1]!.operands;
-      const inside = this.definedIn(op);
-      const topLevel = new Set(after.ops);
-      const candidates = new Set(
-        before.params.flatMap((p, k) =>
-          p.type === "number" &&
-          !p.tangent &&
-          forwarded[k] === p &&
-          !after.params[k]!.tangent &&
-          !this.induced.has(p.id)
-            ? [k]
-            : [],
-        ),
-      );
-      // Whether `v` can be computed in the backward loop's iteration from the candidates'
-      // current values, the loop's counters and values from outside the loop.
-      const computable = (v: Value, depth: number): boolean => {
-        if (!inside.has(v.id)) return true;
-        const k = after.params.indexOf(v);
-        if (k >= 0) return candidates.has(k) || this.induced.has(v.id);
-        const def = this.definitions.get(v.id);
-        if (!def || def.tangent || depth > 6 || !topLevel.has(def)) return false;
-        const random = def.opcode === "math" && def.attrs.callee === "random";
-        if (!(RECOMPUTABLE.has(def.opcode) && !random) && !this.memory.rereadable(def))
-          return false;
-        return def.operands.every((o) => computable(o, depth + 1));
-      };
-      for (let changed = true; changed;) {
-        changed = false;
-        for (const k of candidates) {
-          if (computable(yielded[k]!, 0)) continue;
-          candidates.delete(k);
-          changed = true;
-        }
-      }
-      for (const k of candidates) {
-        const recurrence: Recurrence = { loop: op, slot: k };
-        this.recurrent.set(before.params[k]!.id, recurrence);
-        this.recurrent.set(after.params[k]!.id, recurrence);
-        const mark = (v: Value) => {
-          const def = this.definitions.get(v.id);
-          if (!inside.has(v.id) || !def || !topLevel.has(def)) return;
-          this.recurrenceSteps.set(v.id, def);
-          def.operands.forEach(mark);
-        };
-        mark(yielded[k]!);
-      }
-    }
-  }
-
   /** The recurrences of `loop` its backward loop carries, by slot (see Recurrence). */
   recurrencesOf(loop: Op): number[] {
     if (this.residualLists.size === 0) this.assignResiduals();
@@ -465,12 +261,10 @@ export class ReverseInfo {
    */
   skippableAlone(): boolean {
     if (!this.tapelessAlone() || !returnsSeededNumber(this.jvp)) return false;
-    const clean = (region: Region): boolean =>
-      region.ops.every(
-        (op) =>
-          !(op.tangent && TRANSPOSE_TOUCHES_SHADOWS.has(op.opcode)) && op.regions.every(clean),
-      );
-    return clean(this.jvp.body);
+    return everyOp(
+      this.jvp.body,
+      (op) => !(op.tangent && TRANSPOSE_TOUCHES_SHADOWS.has(op.opcode)),
+    );
   }
 
   /**
@@ -481,26 +275,21 @@ export class ReverseInfo {
   tapelessAlone(): boolean {
     if (this.residualLists.size === 0) this.assignResiduals();
     for (const list of this.residualLists.values()) if (list.length > 0) return false;
-    const clean = (region: Region): boolean =>
-      region.ops.every(
-        (op) =>
-          op.opcode !== "extern" &&
-          !(op.opcode === "call" && op.attrs.checkpoint) &&
-          !(op.opcode === "call" && !op.tangent && !this.primalTapeless(op.attrs.callee!)) &&
-          op.regions.every(clean),
-      );
-    return clean(this.jvp.body);
+    return everyOp(
+      this.jvp.body,
+      (op) =>
+        op.opcode !== "extern" &&
+        !(op.opcode === "call" && op.attrs.checkpoint) &&
+        !(op.opcode === "call" && !op.tangent && !this.primalTapeless(op.attrs.callee!)),
+    );
   }
 
   /** The calls of derivatives whose backward sweeps this one calls. */
   derivativeCalls(): Op[] {
     const calls: Op[] = [];
-    const visit = (region: Region) =>
-      region.ops.forEach((op) => {
-        if (op.opcode === "call" && op.tangent) calls.push(op);
-        op.regions.forEach(visit);
-      });
-    visit(this.jvp.body);
+    forEachOp(this.jvp.body, (op) => {
+      if (op.opcode === "call" && op.tangent) calls.push(op);
+    });
     return calls;
   }
 

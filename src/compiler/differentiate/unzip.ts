@@ -3,7 +3,8 @@ import { isAggregate, isArray } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { buildDerivative, type PrimalSignature } from "./derivative-function.js";
 import { sweepKey } from "../ir/names.js";
-import { type ReverseInfo, type TripCount } from "./residuals.js";
+import type { ReverseInfo } from "./residuals.js";
+import type { TripCount } from "./loop-facts.js";
 import { isLinear, isShadow, isShadowBuilder } from "./tangent-values.js";
 
 // Unzip, first half: the forward sweep of reverse mode. It is the linearized function with

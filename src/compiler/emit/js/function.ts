@@ -1,6 +1,5 @@
 import { writtenFunction } from "./written-function.js";
 import {
-  type ArrayType,
   type IRFunction,
   type Op,
   type Region,
@@ -11,9 +10,10 @@ import * as js from "./expression.js";
 import { isAggregate, isArray } from "../../ir/type-system.js";
 import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
-import type { FunctionKey } from "../../ir/types.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
-import { lanesKey } from "../../ir/names.js";
+import { LaneEmitter, type LaneHost } from "./lane-emitter.js";
+import type { EmitNames, EmittedLine } from "./emitted.js";
+export type { EmitNames, EmittedLine } from "./emitted.js";
 import type { Builtins } from "./module-names.js";
 import { isPure, WRITES_MEMORY } from "../../ir/ops.js";
 import { forEachOp } from "../../ir/walk.js";
@@ -22,27 +22,6 @@ import { forEachOp } from "../../ir/walk.js";
 // inlined into their use as expressions; the others become `const`s named after the source
 // variable they hold. `if` results and loop-carried values become `let`s. Extra results of a
 // function (a derivative's value after its tangent) travel in the runtime's `out` register.
-
-export interface EmittedLine {
-  text: string;
-  indent: number;
-  loc: SourceLoc | undefined;
-}
-
-export interface EmitNames {
-  /** How code in this module calls the function a `call` op names. */
-  callee(op: Op): string;
-  /** How code in this module reads the module-level constant a `global` op names. */
-  global(name: string): string;
-  /** How code in this module refers to the user function with this key, as a value. */
-  functionValue(key: FunctionKey): string;
-  /** The local name of the nabla runtime namespace import. */
-  runtime: string;
-  /** How code in this module reads the platform's global `name` (`Math`, `Array`…). */
-  builtin: Builtins;
-  /** The name of the function an arrow given to `withDerivative` is hoisted to. */
-  hoisted(name: string): string;
-}
 
 const RESERVED = new Set(
   (
@@ -120,13 +99,13 @@ export function emitFunction(fn: IRFunction, names: EmitNames, exported: boolean
   return new FunctionEmitter(fn, names).emit(exported);
 }
 
-class FunctionEmitter {
-  private readonly lines: EmittedLine[] = [];
+class FunctionEmitter implements LaneHost {
+  readonly lines: EmittedLine[] = [];
   private readonly taken = new Set<string>(RESERVED);
   /** Per base name, the suffix to try next (see `take`). */
   private readonly suffixes = new Map<string, number>();
-  private readonly names = new Map<number, string>();
-  private readonly inlined = new Map<number, Expr>();
+  readonly names = new Map<number, string>();
+  readonly inlined = new Map<number, Expr>();
   /** How deeply each inlined expression nests others (see MAX_INLINE_DEPTH). */
   private readonly depths = new Map<number, number>();
   private readonly useCount = new Map<number, number>();
@@ -135,38 +114,28 @@ class FunctionEmitter {
    * Inlined values not used yet whose expression reads arrays or objects: a write must not
    * happen between the read and its use, so they become `const`s before any write.
    */
-  private readonly pendingReads = new Map<number, Value>();
-  private indent = 0;
+  readonly pendingReads = new Map<number, Value>();
+  indent = 0;
 
   /** Whether the function pushes to or pops from the reverse-mode tape. */
   private pushes = false;
   private usesTape = false;
 
-  /**
-   * A JVP along k directions at once (see lanes.ts): tangent numbers are lanes, `k` and `q`
-   * name the lane count (the last parameter) and the lane index of the loops over lanes.
-   */
-  private readonly lanes: boolean;
-  private k = "";
-  private q = "";
-  /** Lane statements (`x[q] = …`) waiting to be emitted in one loop over the lanes. */
-  private pendingLanes: { text: string; loc: SourceLoc | undefined }[] = [];
-  /** The lane buffers this function owns, allocated once per call at its start. */
-  private readonly laneBuffers: string[] = [];
-  private zeroLanes: string | undefined;
+  /** A JVP along k directions at once: how its lanes are emitted (see lane-emitter.ts). */
+  private readonly lanes: LaneEmitter | undefined;
   /** Values lane statements read (primal coefficients, indices, shadows): never inlined. */
   private readonly feedsLanes = new Set<number>();
   /** The op defining each value. */
-  private readonly definitions = new Map<number, Op>();
+  readonly definitions = new Map<number, Op>();
   /** Locals holding the reverse-mode tape's buffer and height, in a function that uses it. */
   private tape = "";
   private top = "";
 
   constructor(
-    private readonly fn: IRFunction,
-    private readonly emitNames: EmitNames,
+    readonly fn: IRFunction,
+    readonly emitNames: EmitNames,
   ) {
-    this.lanes = fn.lanes === true;
+    this.lanes = fn.lanes === true ? new LaneEmitter(this) : undefined;
     this.taken.add(emitNames.runtime);
     this.countUses(fn.body);
     if (this.usesTape) {
@@ -178,11 +147,7 @@ class FunctionEmitter {
 
   emit(exported: boolean): EmittedLine[] {
     const params = this.fn.params.map((p) => this.declare(p));
-    if (this.lanes) {
-      this.k = this.fresh("$k");
-      this.q = this.fresh("$q");
-      params.push(this.k);
-    }
+    if (this.lanes) params.push(this.lanes.nameLanes());
     this.line(
       `${exported ? "export " : ""}function ${this.fn.name}(${params.join(", ")}) {`,
       this.fn.loc,
@@ -198,24 +163,15 @@ class FunctionEmitter {
       );
     }
     this.region(this.fn.body);
-    this.flushLanes();
-    if (this.laneBuffers.length > 0) {
-      // Every lane buffer is allocated once per call, also those of values in loops: each
-      // iteration overwrites its values' lanes, as it would reassign a local.
-      const declarations = this.laneBuffers.map((b) => ({
-        text: `const ${b} = new ${this.builtin("Array")}(${this.k}).fill(0);`,
-        indent: this.indent,
-        loc: undefined,
-      }));
-      this.lines.splice(buffersAt, 0, ...declarations);
-    }
+    this.lanes?.flushLanes();
+    this.lanes?.declareBuffers(buffersAt);
     this.indent--;
     this.line("}", undefined);
     return this.lines;
   }
 
   /** A fresh name that no value takes. */
-  private fresh(base: string): string {
+  fresh(base: string): string {
     return this.take(base, base);
   }
 
@@ -236,102 +192,7 @@ class FunctionEmitter {
 
   /** Whether `v` is a tangent number of a function along k directions: k lanes. */
   private isLane(v: Value): boolean {
-    return this.lanes && v.type === "number" && v.tangent === true;
-  }
-
-  /** Whether an op computes or stores lanes (so its other operands are read in a lane loop). */
-  private isLaneOp(op: Op): boolean {
-    if (!this.lanes || !op.tangent) return false;
-    if (op.opcode === "call" || op.regions.length > 0) return false;
-    return op.results.some((r) => this.isLane(r)) || op.operands.some((v) => this.isLane(v));
-  }
-
-  /** Queues a statement for lane `q` (fused with its neighbours into one loop over the lanes). */
-  private laneLine(text: string, loc: SourceLoc | undefined): void {
-    this.pendingLanes.push({ text, loc });
-  }
-
-  /** Emits the queued lane statements as one loop over the lanes. */
-  private flushLanes(): void {
-    if (this.pendingLanes.length === 0) return;
-    const pending = this.pendingLanes;
-    this.pendingLanes = [];
-    const head = `for (let ${this.q} = 0; ${this.q} < ${this.k}; ${this.q}++)`;
-    if (pending.length === 1 && !pending[0]!.text.startsWith("const ")) {
-      this.lines.push({
-        text: `${head} ${pending[0]!.text}`,
-        indent: this.indent,
-        loc: pending[0]!.loc,
-      });
-      return;
-    }
-    this.lines.push({ text: `${head} {`, indent: this.indent, loc: pending[0]!.loc });
-    for (const s of pending) this.lines.push({ text: s.text, indent: this.indent + 1, loc: s.loc });
-    this.lines.push({ text: "}", indent: this.indent, loc: undefined });
-  }
-
-  /** A new lane buffer owned by this call, for `v`. */
-  private ownedBuffer(v: Value): string {
-    const name = this.declare(v);
-    this.laneBuffers.push(name);
-    return name;
-  }
-
-  /** Lanes that stay zero (never written), for a zero tangent passed to a call. */
-  private zeroBuffer(): string {
-    if (!this.zeroLanes) {
-      this.zeroLanes = this.fresh("$zeros");
-      this.laneBuffers.push(this.zeroLanes);
-    }
-    return this.zeroLanes;
-  }
-
-  /**
-   * The name of a buffer holding the lanes of `v`: its own, or for an inlined expression a
-   * buffer it is computed into now.
-   */
-  private bufferOf(v: Value, loc: SourceLoc | undefined): string {
-    const inline = this.inlined.get(v.id);
-    if (!inline) return this.names.get(v.id)!;
-    this.inlined.delete(v.id);
-    this.pendingReads.delete(v.id);
-    if (inline.text === "0") return this.zeroBuffer();
-    const name = this.ownedBuffer(v);
-    this.laneLine(`${name}[${this.q}] = ${inline.text};`, loc);
-    return name;
-  }
-
-  /** `k · i + q`: where lane q of element i of a flat tangent array is. */
-  private laneIndex(i: Expr): Expr {
-    const q = js.name(this.q);
-    if (i.text === "0") return q;
-    const k = js.name(this.k);
-    return js.binary("+", i.text === "1" ? k : js.binary("*", i, k), q);
-  }
-
-  /**
-   * Targets receive values as if simultaneously, lane by lane (a parallel move per lane, as
-   * `assign` does for locals), in the pending lane loop.
-   */
-  private laneAssign(targets: string[], values: Expr[], loc: SourceLoc | undefined): void {
-    const at = (t: string) => `${t}[${this.q}]`;
-    let pending = targets
-      .map((t, i) => ({ target: t, value: values[i]! }))
-      .filter((a) => a.value.text !== at(a.target));
-    while (pending.length > 0) {
-      const free = pending.find((a) =>
-        pending.every((other) => other === a || !other.value.refs.has(a.target)),
-      );
-      if (free) {
-        this.laneLine(`${at(free.target)} = ${free.value.text};`, loc);
-        pending = pending.filter((a) => a !== free);
-        continue;
-      }
-      const blocked = pending[0]!;
-      const temp = this.fresh(`${blocked.target}_next`);
-      this.laneLine(`const ${temp} = ${blocked.value.text};`, loc);
-      blocked.value = js.name(temp);
-    }
+    return this.lanes?.isLane(v) ?? false;
   }
 
   /** A module-level constant, or a user function as a value. */
@@ -357,7 +218,7 @@ class FunctionEmitter {
   }
 
   /** How this module reads the platform's global `name`. */
-  private builtin(name: string): string {
+  builtin(name: string): string {
     return this.emitNames.builtin(name);
   }
 
@@ -377,7 +238,7 @@ class FunctionEmitter {
         this.useRegion.set(v.id, region);
       });
       // A lane loop would compute an inlined coefficient, index or shadow once per lane.
-      if (this.isLaneOp(op))
+      if (this.lanes?.isLaneOp(op))
         for (const v of op.operands) if (!this.isLane(v)) this.feedsLanes.add(v.id);
       // Locals must not shadow the outside names the function refers to.
       if (op.opcode === "extern") this.taken.add(this.externName(op).split(".")[0]!);
@@ -390,8 +251,8 @@ class FunctionEmitter {
     }
   }
 
-  private line(text: string, loc: SourceLoc | undefined): void {
-    this.flushLanes();
+  line(text: string, loc: SourceLoc | undefined): void {
+    this.lanes?.flushLanes();
     this.lines.push({ text, indent: this.indent, loc });
   }
 
@@ -402,12 +263,12 @@ class FunctionEmitter {
    * before it) nor such memory (they read lanes, through names bound before), so it goes
    * before them, and they stay in one loop with the lane statements after it.
    */
-  private primalLine(text: string, loc: SourceLoc | undefined): void {
+  primalLine(text: string, loc: SourceLoc | undefined): void {
     this.lines.push({ text, indent: this.indent, loc });
   }
 
   /** Picks a fresh JavaScript name for a value, from its source hint. */
-  private declare(v: Value, preferred?: string): string {
+  declare(v: Value, preferred?: string): string {
     const base = (preferred ?? v.hint).replace(/[^A-Za-z0-9_$]/g, "_") || "t";
     const candidate = this.take(base, /^[0-9]/.test(base) ? `_${base}` : base);
     this.names.set(v.id, candidate);
@@ -418,7 +279,7 @@ class FunctionEmitter {
     this.names.set(v.id, existing);
   }
 
-  private ref(v: Value): Expr {
+  ref(v: Value): Expr {
     const inline = this.inlined.get(v.id);
     if (inline) {
       this.pendingReads.delete(v.id);
@@ -428,7 +289,7 @@ class FunctionEmitter {
     if (n === undefined)
       throw new Error(`internal: emit found no name for %${v.id} in ${this.fn.name}`);
     // A lane value reads its lane q, inside a loop over the lanes.
-    if (this.isLane(v)) return js.element(js.name(n), js.name(this.q));
+    if (this.isLane(v)) return js.element(js.name(n), js.name(this.lanes!.q));
     return js.name(n);
   }
 
@@ -471,7 +332,10 @@ class FunctionEmitter {
       this.inlined.delete(id);
       this.pendingReads.delete(id);
       if (this.isLane(v))
-        this.laneLine(`${this.ownedBuffer(v)}[${this.q}] = ${expr.text};`, undefined);
+        this.lanes!.laneLine(
+          `${this.lanes!.ownedBuffer(v)}[${this.lanes!.q}] = ${expr.text};`,
+          undefined,
+        );
       else this.primalLine(`const ${this.declare(v)} = ${expr.text};`, undefined);
     }
   }
@@ -492,7 +356,7 @@ class FunctionEmitter {
   private op(op: Op, region: Region): void {
     if (WRITES_MEMORY.has(op.opcode) || op.regions.length > 0) this.settleReads(op);
     // Lane statements before an `if` or a loop go before it, at this indentation.
-    if (op.regions.length > 0) this.flushLanes();
+    if (op.regions.length > 0) this.lanes?.flushLanes();
     switch (op.opcode) {
       case "if":
         return this.emitIf(op, region);
@@ -551,7 +415,7 @@ class FunctionEmitter {
   }
 
   private emitStore(op: Op): void {
-    if (this.isLane(op.operands[op.operands.length - 1]!)) return this.emitLaneStore(op);
+    if (this.isLane(op.operands[op.operands.length - 1]!)) return this.lanes!.emitLaneStore(op);
     const [target, ...rest] = op.operands.map((v) => this.ref(v));
     const value = rest[rest.length - 1]!;
     const place =
@@ -564,118 +428,10 @@ class FunctionEmitter {
     this.primalLine(`${guard}${place.text} ${assign} ${value.text};`, op.loc);
   }
 
-  /** `d[i] = v` / `d.f = v` of lanes: lane q of the value into lane q of the place. */
-  private emitLaneStore(op: Op): void {
-    const stored = op.operands[op.operands.length - 1]!;
-    // `d[i] = d[i] + e · s`: the same place, read by an op like this store's.
-    const samePlace = (x: Value) => {
-      const read = this.definitions.get(x.id);
-      return (
-        read !== undefined &&
-        this.inlined.has(x.id) &&
-        read.opcode === (op.opcode === "setIndex" ? "index" : "field") &&
-        read.attrs.field === op.attrs.field &&
-        read.operands.every((v, i) => v === op.operands[i])
-      );
-    };
-    const coefficient = this.accumulation(stored, samePlace);
-    const [target, ...rest] = op.operands.map((v) => this.ref(v));
-    const value = rest[rest.length - 1]!;
-    const type = op.operands[0]!.type;
-    const place =
-      op.opcode === "setField"
-        ? js.element(js.member(target!, op.attrs.field!), js.name(this.q))
-        : isFlatLanes(type)
-          ? js.element(target!, this.laneIndex(rest[0]!))
-          : js.element(js.element(target!, rest[0]!), js.name(this.q));
-    this.guardedLanes(coefficient, () => this.laneLine(`${place.text} = ${value.text};`, op.loc));
-  }
-
-  /**
-   * For a lane value `v` computed (inlined) as `p + e · s` or `p − e · s`, where `isRead`
-   * accepts `p` (the place `v` is stored to) and `s` is a primal number: `s`. Where `s` is zero at run time the update
-   * adds nothing and is skipped (see guardedLanes).
-   */
-  private accumulation(v: Value, isRead: (x: Value) => boolean): Value | undefined {
-    const def = this.definitions.get(v.id);
-    if (!def || !this.inlined.has(v.id) || (def.opcode !== "add" && def.opcode !== "sub"))
-      return undefined;
-    const [a, b] = def.operands as [Value, Value];
-    const scaledBy = (x: Value) => {
-      const mul = this.definitions.get(x.id);
-      if (!mul || mul.opcode !== "mul" || !this.inlined.has(x.id)) return undefined;
-      const [m, n] = mul.operands as [Value, Value];
-      if (this.isLane(m) && !this.isLane(n)) return n;
-      if (this.isLane(n) && !this.isLane(m)) return m;
-      return undefined;
-    };
-    if (isRead(a)) return scaledBy(b);
-    if (def.opcode === "add" && isRead(b)) return scaledBy(a);
-    return undefined;
-  }
-
-  /**
-   * Runs `emit` (lane statements) under `if (s !== 0)` when `s` is given: an update
-   * `d += e · s` with s = 0 leaves d as it is. (It also skips `e · 0` where a lane of e is
-   * infinite or NaN, which would give NaN: the Jacobian then has 0 there, the derivative of
-   * `e · s` for a constant s = 0.) Sparse weights make this pay: GradBench's hand model
-   * skins each vertex with 2 of its 22 bones' weights non-zero.
-   */
-  private guardedLanes(s: Value | undefined, emit: () => void): void {
-    if (!s) return emit();
-    this.flushLanes();
-    this.line(`if (${js.binary("!==", this.ref(s), js.literal(0)).text}) {`, undefined);
-    this.indent++;
-    emit();
-    this.flushLanes();
-    this.indent--;
-    this.line("}", undefined);
-  }
-
-  /**
-   * A literal of tangents holding lanes: allocated (lanes of numbers in a `Float64Array` of
-   * their own, or flat), then each lane of each number written.
-   */
-  private emitLaneLiteral(op: Op): void {
-    const type = op.results[0]!.type;
-    const name = this.declare(op.results[0]!);
-    const k = this.k;
-    const parts = op.operands.map((v) => ({ v, lane: this.isLane(v), expr: this.ref(v) }));
-    if (isFlatLanes(type)) {
-      const length = `${op.operands.length} * ${k}`;
-      const storage = (type as ArrayType).storage;
-      this.primalLine(
-        storage === "Array"
-          ? `const ${name} = new ${this.builtin("Array")}(${length}).fill(0);`
-          : `const ${name} = new ${storage}(${length});`,
-        op.loc,
-      );
-      parts.forEach((p, i) => {
-        if (p.expr.text === "0") return;
-        const at = js.element(js.name(name), this.laneIndex(js.literal(i)));
-        this.laneLine(`${at.text} = ${p.expr.text};`, op.loc);
-      });
-      return;
-    }
-    const slot = js.raw(`new ${this.builtin("Array")}(${k}).fill(0)`, js.PREC.primary, [
-      js.name(k),
-    ]);
-    const items = parts.map((p) => (p.lane ? slot : p.expr));
-    this.primalLine(`const ${name} = ${literalOf(type, items).text};`, op.loc);
-    const fields = isAggregate(type) && type.kind === "object" ? type.fields : undefined;
-    parts.forEach((p, i) => {
-      if (!p.lane || p.expr.text === "0") return;
-      const at = fields
-        ? js.member(js.name(name), fields[i]!.name)
-        : js.element(js.name(name), js.literal(i));
-      this.laneLine(`${at.text}[${this.q}] = ${p.expr.text};`, op.loc);
-    });
-  }
-
   /** An op that is a statement or a `const` (calls and other single-result ops). */
   private emitCallStatement(op: Op, region: Region): void {
     if (this.lanes && op.opcode === "literal" && op.operands.some((v) => this.isLane(v)))
-      return this.emitLaneLiteral(op);
+      return this.lanes!.emitLaneLiteral(op);
     const expr = this.expression(op);
     if (this.shouldInline(op, region)) {
       const id = op.results[0]!.id;
@@ -698,7 +454,10 @@ class FunctionEmitter {
       return;
     }
     if (this.isLane(result) && op.opcode !== "call") {
-      this.laneLine(`${this.ownedBuffer(result)}[${this.q}] = ${expr.text};`, op.loc);
+      this.lanes!.laneLine(
+        `${this.lanes!.ownedBuffer(result)}[${this.lanes!.q}] = ${expr.text};`,
+        op.loc,
+      );
       return;
     }
     emit(`const ${this.declare(result)} = ${expr.text};`);
@@ -713,7 +472,7 @@ class FunctionEmitter {
   }
 
   private expression(op: Op): Expr {
-    if (this.lanes && op.opcode === "call" && op.attrs.primal) return this.laneCall(op);
+    if (this.lanes && op.opcode === "call" && op.attrs.primal) return this.lanes!.laneCall(op);
     const args = op.operands.map((v) => this.ref(v));
     const [a, b] = args as [Expr, Expr];
     const laneResult = op.results.length === 1 && this.isLane(op.results[0]!);
@@ -722,19 +481,19 @@ class FunctionEmitter {
       case "const":
         return this.constant(op.attrs.value);
       case "field":
-        if (laneResult) return js.element(js.member(a, op.attrs.field!), js.name(this.q));
+        if (laneResult) return js.element(js.member(a, op.attrs.field!), js.name(this.lanes!.q));
         return js.member(a, op.attrs.field!);
       case "index":
         if (laneResult)
           return isFlatLanes(op.operands[0]!.type)
-            ? js.element(a, this.laneIndex(b))
-            : js.element(js.element(a, b), js.name(this.q));
+            ? js.element(a, this.lanes!.laneIndex(b))
+            : js.element(js.element(a, b), js.name(this.lanes!.q));
         return js.element(a, b);
       case "length":
         return js.member(a, "length");
       case "alloc": {
         const type = op.results[0]!.type;
-        if (tangentLanes) return laneAllocation(type, a, this.k, this.emitNames.builtin);
+        if (tangentLanes) return laneAllocation(type, a, this.lanes!.k, this.emitNames.builtin);
         return op.tangent && isArray(type) && type.storage !== "Array"
           ? tangentAllocation(type.storage, a, this.emitNames.runtime)
           : allocation(type, a, this.emitNames.builtin);
@@ -743,7 +502,7 @@ class FunctionEmitter {
         return literalOf(op.results[0]!.type, args);
       case "zeros":
         if (tangentLanes)
-          return laneZerosLike(op.results[0]!.type, a, this.k, this.emitNames.builtin);
+          return laneZerosLike(op.results[0]!.type, a, this.lanes!.k, this.emitNames.builtin);
         return zerosLike(op.results[0]!.type, a, this.emitNames.runtime, this.emitNames.builtin);
       case "detach":
       case "withDerivative":
@@ -796,22 +555,6 @@ class FunctionEmitter {
     }
   }
 
-  /**
-   * A call of a callee's JVP from a JVP along k directions: its own along the same directions,
-   * given buffers of lanes for tangent numbers and the lane count last.
-   */
-  private laneCall(op: Op): Expr {
-    const arity = op.operands.length - op.attrs.wrt!.length;
-    const args = op.operands.map((v, i) =>
-      i >= arity && this.isLane(v) ? js.name(this.bufferOf(v, op.loc)) : this.ref(v),
-    );
-    const callee = this.emitNames.callee({
-      ...op,
-      attrs: { ...op.attrs, callee: lanesKey(op.attrs.primal!, op.attrs.wrt!) },
-    });
-    return js.call(callee, [...args, js.name(this.k)]);
-  }
-
   private emitMultiResultCall(op: Op): void {
     const [first, ...rest] = op.results;
     this.line(`const ${this.declare(first!)} = ${this.expression(op).text};`, op.loc);
@@ -860,7 +603,7 @@ class FunctionEmitter {
 
   private emitReturn(op: Op): void {
     if (this.usesTape) this.line(`${this.tapeObject}.top = ${this.top};`, op.loc);
-    if (op.operands[0] && this.isLane(op.operands[0])) return this.emitLaneReturn(op);
+    if (op.operands[0] && this.isLane(op.operands[0])) return this.lanes!.emitLaneReturn(op);
     const [first, ...rest] = op.operands.map((v) => this.ref(v));
     rest.forEach((e, i) =>
       this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),
@@ -880,35 +623,13 @@ class FunctionEmitter {
     this.line("};", undefined);
   }
 
-  /**
-   * Returns lanes: a buffer of this call's own (allocated per call, so the caller may keep
-   * it), a copy of a parameter's (the caller's), or a new one for zeros.
-   */
-  private emitLaneReturn(op: Op): void {
-    const v = op.operands[0]!;
-    const rest = op.operands.slice(1).map((r) => this.ref(r));
-    let returned: string;
-    const inline = this.inlined.get(v.id);
-    if (inline && inline.text === "0") {
-      this.inlined.delete(v.id);
-      returned = `new ${this.builtin("Array")}(${this.k}).fill(0)`;
-    } else {
-      const name = this.bufferOf(v, op.loc);
-      returned = this.fn.params.includes(v) ? `${name}.slice()` : name;
-    }
-    rest.forEach((e, i) =>
-      this.line(`${this.emitNames.runtime}.out.v${i + 1} = ${e.text};`, op.loc),
-    );
-    this.line(`return ${returned};`, op.loc);
-  }
-
   /** Emits a region's ops into a separate buffer and returns them with its terminator. */
   private capture(region: Region, keepLanes = false): { lines: EmittedLine[]; terminator: Op } {
-    this.flushLanes();
+    this.lanes?.flushLanes();
     const saved = this.lines.length;
     this.region(region);
     // A loop body's last lane statements may join the lane assignments of its `yield`.
-    if (!keepLanes) this.flushLanes();
+    if (!keepLanes) this.lanes?.flushLanes();
     const lines = this.lines.splice(saved);
     return { lines, terminator: region.ops[region.ops.length - 1]! };
   }
@@ -972,7 +693,9 @@ class FunctionEmitter {
       } else if (used.length) this.line(`const ${this.declare(r)} = ${e.text};`, op.loc);
       return;
     }
-    const targets = op.results.map((r) => (this.isLane(r) ? this.ownedBuffer(r) : this.declare(r)));
+    const targets = op.results.map((r) =>
+      this.isLane(r) ? this.lanes!.ownedBuffer(r) : this.declare(r),
+    );
     const locals = targets.filter((_, i) => !this.isLane(op.results[i]!));
     if (locals.length) this.line(`let ${locals.join(", ")};`, op.loc);
     const body = (b: typeof thenB) => {
@@ -1005,8 +728,8 @@ class FunctionEmitter {
     // Lanes carried by the loop live in buffers of their own, copied into before it starts.
     const carried = before.params.flatMap((p, i) => {
       if (!this.isLane(p)) return [`${this.declare(p)} = ${this.ref(op.operands[i]!).text}`];
-      const n = this.ownedBuffer(p);
-      this.laneLine(`${n}[${this.q}] = ${this.ref(op.operands[i]!).text};`, op.loc);
+      const n = this.lanes!.ownedBuffer(p);
+      this.lanes!.laneLine(`${n}[${this.lanes!.q}] = ${this.ref(op.operands[i]!).text};`, op.loc);
       return [];
     });
     if (carried.length) this.line(`let ${carried.join(", ")};`, op.loc);
@@ -1018,7 +741,7 @@ class FunctionEmitter {
       if (j === i) {
         this.alias(p, this.names.get(before.params[i]!.id)!);
       } else if (this.isLane(p)) {
-        this.ownedBuffer(p);
+        this.lanes!.ownedBuffer(p);
       } else {
         separate.push(this.declare(p));
       }
@@ -1050,7 +773,7 @@ class FunctionEmitter {
     this.lines.push(...tail.lines);
     const targets = before.params.map((p) => this.names.get(p.id)!);
     this.assignValues(before.params, targets, tail.terminator.operands, tail.terminator.loc);
-    this.flushLanes();
+    this.lanes?.flushLanes();
     this.indent--;
     this.line("}", undefined);
   }
@@ -1072,19 +795,19 @@ class FunctionEmitter {
     const coefficient =
       only < 0
         ? undefined
-        : this.accumulation(
+        : this.lanes!.accumulation(
             values[only]!,
             (x) => !this.inlined.has(x.id) && this.names.get(x.id) === targets[only],
           );
     if (lanes.length > 0) {
-      this.guardedLanes(coefficient, () =>
-        this.laneAssign(
+      this.lanes!.guardedLanes(coefficient, () =>
+        this.lanes!.laneAssign(
           lanes.map((i) => targets[i]!),
           lanes.map((i) => this.ref(values[i]!)),
           loc,
         ),
       );
-      this.flushLanes();
+      this.lanes?.flushLanes();
     }
     const locals = of.flatMap((v, i) => (this.isLane(v) ? [] : [i]));
     this.assign(

@@ -1,0 +1,26 @@
+import type { FunctionKey, Op, SourceLoc } from "../../ir/types.js";
+import type { Builtins } from "./module-names.js";
+
+// What function emission produces (lines with their source locations) and how it names what
+// lies outside the function.
+
+export interface EmittedLine {
+  text: string;
+  indent: number;
+  loc: SourceLoc | undefined;
+}
+
+export interface EmitNames {
+  /** How code in this module calls the function a `call` op names. */
+  callee(op: Op): string;
+  /** How code in this module reads the module-level constant a `global` op names. */
+  global(name: string): string;
+  /** How code in this module refers to the user function with this key, as a value. */
+  functionValue(key: FunctionKey): string;
+  /** The local name of the nabla runtime namespace import. */
+  runtime: string;
+  /** How code in this module reads the platform's global `name` (`Math`, `Array`…). */
+  builtin: Builtins;
+  /** The name of the function an arrow given to `withDerivative` is hoisted to. */
+  hoisted(name: string): string;
+}

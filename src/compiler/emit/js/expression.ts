@@ -147,3 +147,10 @@ export function objectLiteral(entries: [string, Expr][]): Expr {
 export function raw(text: string, prec: number, refs: Expr[]): Expr {
   return { text, prec, refs: union(...refs) };
 }
+
+/**
+ * The deepest an inlined expression nests others; a deeper one becomes a `const`. V8 parses
+ * nested expressions by recursion and gives up at about a thousand levels, and a derivative
+ * can nest deeper than the code it comes from (`x * (x * …)` gives `dx * t + (dx * t + …)`).
+ */
+export const MAX_INLINE_DEPTH = 64;

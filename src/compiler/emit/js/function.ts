@@ -7,11 +7,13 @@ import {
   type Value,
 } from "../../ir/types.js";
 import * as js from "./expression.js";
+import { MAX_INLINE_DEPTH } from "./expression.js";
 import { isAggregate, isArray } from "../../ir/type-system.js";
 import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
 import { LaneEmitter, type LaneHost } from "./lane-emitter.js";
+import { emitIf, emitLoop, type FlowHost } from "./control-flow.js";
 import type { EmitNames, EmittedLine } from "./emitted.js";
 export type { EmitNames, EmittedLine } from "./emitted.js";
 import type { Builtins } from "./module-names.js";
@@ -33,13 +35,6 @@ const RESERVED = new Set(
     "parseFloat parseInt console globalThis"
   ).split(" "),
 );
-
-/**
- * The deepest an inlined expression nests others; a deeper one becomes a `const`. V8 parses
- * nested expressions by recursion and gives up at about a thousand levels, and a derivative
- * can nest deeper than the code it comes from (`x * (x * …)` gives `dx * t + (dx * t + …)`).
- */
-const MAX_INLINE_DEPTH = 64;
 
 const BINARY_TEXT: Record<string, string> = {
   add: "+",
@@ -99,7 +94,7 @@ export function emitFunction(fn: IRFunction, names: EmitNames, exported: boolean
   return new FunctionEmitter(fn, names).emit(exported);
 }
 
-class FunctionEmitter implements LaneHost {
+class FunctionEmitter implements LaneHost, FlowHost {
   readonly lines: EmittedLine[] = [];
   private readonly taken = new Set<string>(RESERVED);
   /** Per base name, the suffix to try next (see `take`). */
@@ -107,9 +102,9 @@ class FunctionEmitter implements LaneHost {
   readonly names = new Map<number, string>();
   readonly inlined = new Map<number, Expr>();
   /** How deeply each inlined expression nests others (see MAX_INLINE_DEPTH). */
-  private readonly depths = new Map<number, number>();
-  private readonly useCount = new Map<number, number>();
-  private readonly useRegion = new Map<number, Region>();
+  readonly depths = new Map<number, number>();
+  readonly useCount = new Map<number, number>();
+  readonly useRegion = new Map<number, Region>();
   /**
    * Inlined values not used yet whose expression reads arrays or objects: a write must not
    * happen between the read and its use, so they become `const`s before any write.
@@ -122,7 +117,7 @@ class FunctionEmitter implements LaneHost {
   private usesTape = false;
 
   /** A JVP along k directions at once: how its lanes are emitted (see lane-emitter.ts). */
-  private readonly lanes: LaneEmitter | undefined;
+  readonly lanes: LaneEmitter | undefined;
   /** Values lane statements read (primal coefficients, indices, shadows): never inlined. */
   private readonly feedsLanes = new Set<number>();
   /** The op defining each value. */
@@ -191,7 +186,7 @@ class FunctionEmitter implements LaneHost {
   }
 
   /** Whether `v` is a tangent number of a function along k directions: k lanes. */
-  private isLane(v: Value): boolean {
+  isLane(v: Value): boolean {
     return this.lanes?.isLane(v) ?? false;
   }
 
@@ -275,7 +270,7 @@ class FunctionEmitter implements LaneHost {
     return candidate;
   }
 
-  private alias(v: Value, existing: string): void {
+  alias(v: Value, existing: string): void {
     this.names.set(v.id, existing);
   }
 
@@ -293,7 +288,7 @@ class FunctionEmitter implements LaneHost {
     return js.name(n);
   }
 
-  private region(region: Region): void {
+  region(region: Region): void {
     for (const op of region.ops) this.op(op, region);
   }
 
@@ -310,7 +305,7 @@ class FunctionEmitter implements LaneHost {
   }
 
   /** How deeply an expression of `operands` nests the inlined expressions among them. */
-  private inlineDepth(operands: Value[]): number {
+  inlineDepth(operands: Value[]): number {
     let depth = 0;
     for (const v of operands)
       if (this.inlined.has(v.id)) depth = Math.max(depth, this.depths.get(v.id) ?? 1);
@@ -349,7 +344,7 @@ class FunctionEmitter implements LaneHost {
     );
   }
 
-  private readonly memoryReads = new Set<number>();
+  readonly memoryReads = new Set<number>();
   /** Inlined reads of tangent memory (shadows). */
   private readonly tangentReads = new Set<number>();
 
@@ -359,11 +354,11 @@ class FunctionEmitter implements LaneHost {
     if (op.regions.length > 0) this.lanes?.flushLanes();
     switch (op.opcode) {
       case "if":
-        return this.emitIf(op, region);
+        return emitIf(this, op, region);
       case "closure":
         return this.emitClosure(op);
       case "loop":
-        return this.emitLoop(op);
+        return emitLoop(this, op);
       case "yield":
       case "condition":
         return; // handled by the owner of the region
@@ -621,227 +616,5 @@ class FunctionEmitter implements LaneHost {
     this.region(body);
     this.indent--;
     this.line("};", undefined);
-  }
-
-  /** Emits a region's ops into a separate buffer and returns them with its terminator. */
-  private capture(region: Region, keepLanes = false): { lines: EmittedLine[]; terminator: Op } {
-    this.lanes?.flushLanes();
-    const saved = this.lines.length;
-    this.region(region);
-    // A loop body's last lane statements may join the lane assignments of its `yield`.
-    if (!keepLanes) this.lanes?.flushLanes();
-    const lines = this.lines.splice(saved);
-    return { lines, terminator: region.ops[region.ops.length - 1]! };
-  }
-
-  /** `c ? a : b` over pure operands, as `&&`/`||` when one side is a boolean literal. */
-  private choice(c: Expr, a: Expr, b: Expr): Expr {
-    if (a.text === "false" && b.text === "true") return js.unary("!", c);
-    if (a.text === "true" && b.text === "false") return c;
-    if (b.text === c.text) return js.binary("&&", c, a);
-    if (a.text === c.text) return js.binary("||", c, b);
-    if (a.text === "false") return js.binary("&&", js.unary("!", c), b);
-    if (b.text === "false") return js.binary("&&", c, a);
-    if (a.text === "true") return js.binary("||", c, b);
-    if (b.text === "true") return js.binary("||", js.unary("!", c), a);
-    return js.conditional(c, a, b);
-  }
-
-  private emitIf(op: Op, region: Region): void {
-    const cond = this.ref(op.operands[0]!);
-    this.indent++;
-    // A branch's inlined reads are used by its own assignments (no write of the other branch
-    // runs in between), so they must not be settled into the other branch.
-    const pending: [number, Value][] = [];
-    const branches = op.regions.map((r) => {
-      const captured = this.capture(r);
-      pending.push(...this.pendingReads);
-      this.pendingReads.clear();
-      return captured;
-    });
-    for (const [id, v] of pending) this.pendingReads.set(id, v);
-    this.indent--;
-    const [thenB, elseB] = branches as [(typeof branches)[0], (typeof branches)[0]];
-    const used = op.results.filter((r) => (this.useCount.get(r.id) ?? 0) > 0);
-    const lanes = op.results.some((r) => this.isLane(r));
-    if (!lanes && op.results.length === 1 && thenB.lines.length === 0 && elseB.lines.length === 0) {
-      const e = this.choice(
-        cond,
-        this.ref(thenB.terminator.operands[0]!),
-        this.ref(elseB.terminator.operands[0]!),
-      );
-      const r = op.results[0]!;
-      const yields = [
-        op.operands[0]!,
-        thenB.terminator.operands[0]!,
-        elseB.terminator.operands[0]!,
-      ];
-      const depth = this.inlineDepth(yields);
-      if (
-        this.useCount.get(r.id) === 1 &&
-        this.useRegion.get(r.id) === region &&
-        depth <= MAX_INLINE_DEPTH
-      ) {
-        this.inlined.set(r.id, e);
-        this.depths.set(r.id, depth);
-        // `c ? a[0] : x` reads memory: it must not move past a write either.
-        const yielded = [thenB.terminator.operands[0]!, elseB.terminator.operands[0]!];
-        if (yielded.some((v) => this.memoryReads.has(v.id))) {
-          this.memoryReads.add(r.id);
-          this.pendingReads.set(r.id, r);
-        }
-      } else if (used.length) this.line(`const ${this.declare(r)} = ${e.text};`, op.loc);
-      return;
-    }
-    const targets = op.results.map((r) =>
-      this.isLane(r) ? this.lanes!.ownedBuffer(r) : this.declare(r),
-    );
-    const locals = targets.filter((_, i) => !this.isLane(op.results[i]!));
-    if (locals.length) this.line(`let ${locals.join(", ")};`, op.loc);
-    const body = (b: typeof thenB) => {
-      this.lines.push(...b.lines);
-      this.indent++;
-      this.assignValues(op.results, targets, b.terminator.operands, b.terminator.loc);
-      this.indent--;
-    };
-    const elseEmpty = elseB.lines.length === 0 && targets.length === 0;
-    const thenEmpty = thenB.lines.length === 0 && targets.length === 0;
-    if (thenEmpty && !elseEmpty) {
-      this.line(`if (${js.unary("!", cond).text}) {`, op.loc);
-      body(elseB);
-      this.line("}", undefined);
-      return;
-    }
-    this.line(`if (${cond.text}) {`, op.loc);
-    body(thenB);
-    if (!elseEmpty) {
-      this.line("} else {", undefined);
-      body(elseB);
-    }
-    this.line("}", undefined);
-  }
-
-  private emitLoop(op: Op): void {
-    const [before, after] = op.regions as [Region, Region];
-    const cond = before.ops[before.ops.length - 1]!;
-    const forwarded = cond.operands.slice(1);
-    // Lanes carried by the loop live in buffers of their own, copied into before it starts.
-    const carried = before.params.flatMap((p, i) => {
-      if (!this.isLane(p)) return [`${this.declare(p)} = ${this.ref(op.operands[i]!).text}`];
-      const n = this.lanes!.ownedBuffer(p);
-      this.lanes!.laneLine(`${n}[${this.lanes!.q}] = ${this.ref(op.operands[i]!).text};`, op.loc);
-      return [];
-    });
-    if (carried.length) this.line(`let ${carried.join(", ")};`, op.loc);
-    // An after-param that just receives a before-param shares its variable.
-    const separate: string[] = [];
-    after.params.forEach((p, i) => {
-      const f = forwarded[i]!;
-      const j = before.params.indexOf(f);
-      if (j === i) {
-        this.alias(p, this.names.get(before.params[i]!.id)!);
-      } else if (this.isLane(p)) {
-        this.lanes!.ownedBuffer(p);
-      } else {
-        separate.push(this.declare(p));
-      }
-      this.alias(op.results[i]!, this.names.get(p.id)!);
-    });
-    if (separate.length) this.line(`let ${separate.join(", ")};`, op.loc);
-
-    this.indent++;
-    const head = this.capture(before);
-    this.indent--;
-    const flag = this.ref(cond.operands[0]!);
-    const forwardTargets = after.params.map((p) => this.names.get(p.id)!);
-    const sameVariable = (t: string, v: Value) =>
-      this.isLane(v)
-        ? !this.inlined.has(v.id) && this.names.get(v.id) === t
-        : t === this.ref(v).text;
-    if (head.lines.length === 0 && forwardTargets.every((t, i) => sameVariable(t, forwarded[i]!))) {
-      this.line(`while (${flag.text}) {`, op.loc);
-    } else {
-      this.line("while (true) {", op.loc);
-      this.lines.push(...head.lines);
-      this.indent++;
-      this.assignValues(after.params, forwardTargets, forwarded, cond.loc);
-      this.line(`if (${js.unary("!", flag).text}) break;`, cond.loc);
-      this.indent--;
-    }
-    this.indent++;
-    const tail = this.capture(after, true);
-    this.lines.push(...tail.lines);
-    const targets = before.params.map((p) => this.names.get(p.id)!);
-    this.assignValues(before.params, targets, tail.terminator.operands, tail.terminator.loc);
-    this.lanes?.flushLanes();
-    this.indent--;
-    this.line("}", undefined);
-  }
-
-  /**
-   * `targets[i] = values[i]` for the variables of `of` (if results, loop-carried values), as
-   * if simultaneously: lanes first, in one loop over the lanes (a lane expression may read a
-   * primal local the assignment changes; primal values never read lanes), then locals.
-   */
-  private assignValues(
-    of: Value[],
-    targets: string[],
-    values: Value[],
-    loc: SourceLoc | undefined,
-  ): void {
-    const lanes = of.flatMap((v, i) => (this.isLane(v) ? [i] : []));
-    // One carried value updated in place, `d = d + e · s`: skipped where s is zero.
-    const only = lanes.length === 1 ? lanes[0]! : -1;
-    const coefficient =
-      only < 0
-        ? undefined
-        : this.lanes!.accumulation(
-            values[only]!,
-            (x) => !this.inlined.has(x.id) && this.names.get(x.id) === targets[only],
-          );
-    if (lanes.length > 0) {
-      this.lanes!.guardedLanes(coefficient, () =>
-        this.lanes!.laneAssign(
-          lanes.map((i) => targets[i]!),
-          lanes.map((i) => this.ref(values[i]!)),
-          loc,
-        ),
-      );
-      this.lanes?.flushLanes();
-    }
-    const locals = of.flatMap((v, i) => (this.isLane(v) ? [] : [i]));
-    this.assign(
-      locals.map((i) => targets[i]!),
-      locals.map((i) => this.ref(values[i]!)),
-      loc,
-    );
-  }
-
-  /**
-   * `targets[i] = values[i]` as if simultaneously (a parallel move): an assignment goes first
-   * when no other pending value reads its target; a cycle is broken with one temporary.
-   */
-  private assign(targets: string[], values: Expr[], loc: SourceLoc | undefined): void {
-    let pending = targets
-      .map((t, i) => ({ target: t, value: values[i]! }))
-      .filter((a) => a.value.text !== a.target);
-    while (pending.length > 0) {
-      const free = pending.find((a) =>
-        pending.every((other) => other === a || !other.value.refs.has(a.target)),
-      );
-      if (free) {
-        this.line(`${free.target} = ${free.value.text};`, loc);
-        pending = pending.filter((a) => a !== free);
-        continue;
-      }
-      // Every target is read by another pending value: compute one value that reads another
-      // target early (not one already computed early), so what it reads becomes free.
-      const blocked = pending.find((a) =>
-        pending.some((other) => other !== a && a.value.refs.has(other.target)),
-      )!;
-      const temp = this.declare({ id: -1, type: "number", hint: `${blocked.target}_next` });
-      this.line(`const ${temp} = ${blocked.value.text};`, loc);
-      blocked.value = js.name(temp);
-    }
   }
 }

@@ -13,7 +13,8 @@ import { REPO_ROOT } from "./support/harness.js";
 const LAYERS = [
   "api", // the vocabulary of the public API both sides share: the table of operators
   "compiler/ir", // the IR: types, keys, builder, printer, verifier, generic passes
-  "compiler/diagnostics", // codes, messages, code frames
+  "compiler/diagnostics", // codes, diagnostics, code frames
+  "compiler/diagnostics/messages", // the catalog: every message, by code
   "compiler/parse", // source text to modules and the program graph
   "compiler/types", // annotations and inference to IR types
   "compiler/resolve", // what is differentiated: operator calls, captures, attachments, rules

@@ -1,10 +1,15 @@
+import {
+  badOperatorUse,
+  internalError,
+  moduleNotFound,
+  parseError,
+} from "./diagnostics/messages/index.js";
 import { forEachOp } from "./ir/walk.js";
 import { typeModuleConstants } from "./types/constant-types.js";
 import type { Forwarding } from "./resolve/attachments.js";
 import { findRequests, type ValueOperatorUse } from "./resolve/requests.js";
 import { functionLabel } from "./ir/names.js";
 import { typeText } from "./ir/type-system.js";
-import { DiagnosticCode } from "./diagnostics/codes.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "./diagnostics/stack-overflow.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
@@ -101,8 +106,8 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     if (!isStackOverflow(error) || process.env.NABLA_DEBUG) throw error;
     bag.add({
       severity: "error",
-      code: DiagnosticCode.internalError,
-      message: `cannot compile this module: ${STACK_OVERFLOW_ADVICE}`,
+      ...internalError.cannotEmitThisModule(STACK_OVERFLOW_ADVICE),
+
       loc: { file: current.file, start: 0, end: 0 },
       notes: [],
     });
@@ -206,16 +211,11 @@ function compileInto(
       const message = error instanceof Error ? error.message : String(error);
       bag.add({
         severity: "error",
-        code:
-          error instanceof TransformError
-            ? DiagnosticCode.parseError
-            : DiagnosticCode.internalError,
-        message:
-          error instanceof TransformError
-            ? message
-            : isStackOverflow(error)
-              ? `cannot emit this module: ${STACK_OVERFLOW_ADVICE}`
-              : `internal compiler error while emitting this module: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
+        ...(error instanceof TransformError
+          ? parseError.fromParser(message)
+          : isStackOverflow(error)
+            ? internalError.cannotCompileThisModule(STACK_OVERFLOW_ADVICE)
+            : internalError.whileEmitting(message)),
         loc: { file: mod.file, start: 0, end: 0 },
         notes: [],
       });
@@ -248,8 +248,8 @@ function requestHigherOrder(
     if (!number && !vector) {
       bag.add({
         severity: "error",
-        code: DiagnosticCode.badOperatorUse,
-        message: `'jacobian' needs a function returning a number, a number[], a tuple of numbers or a typed array; this one returns a ${typeText(result)}`,
+        ...badOperatorUse.jacobianNeedsFunctionReturningNumber(typeText(result)),
+
         loc: call.loc,
         notes: [],
       });
@@ -275,8 +275,8 @@ function requestHigherOrder(
   if (result !== "number") {
     bag.add({
       severity: "error",
-      code: DiagnosticCode.badOperatorUse,
-      message: `'${call.operator}' needs a number-valued function; this one returns a ${typeText(result)}`,
+      ...badOperatorUse.needsNumberValuedFunctionThis(call.operator, typeText(result)),
+
       loc: call.loc,
       notes: [],
     });
@@ -307,13 +307,9 @@ function collectModules(
     current.file = file;
     const mod = program.load(file);
     order.push(mod);
-    const found = [
-      ...mod.problems.map((p) => [p, DiagnosticCode.parseError] as const),
-      ...mod.unsupported.map((p) => [p, DiagnosticCode.unsupportedSyntax] as const),
-    ];
-    for (const [p, code] of found) {
+    for (const p of [...mod.problems, ...mod.unsupported]) {
       const loc = { file, start: p.start, end: p.end };
-      bag.add({ severity: "error", code, message: p.message, loc, notes: [] });
+      bag.add({ severity: "error", code: p.code, message: p.message, loc, notes: [] });
     }
     for (const statement of mod.program.body) {
       const literal =
@@ -327,8 +323,8 @@ function collectModules(
       if (!target) {
         bag.add({
           severity: "error",
-          code: DiagnosticCode.moduleNotFound,
-          message: `cannot find the module '${String(literal.value)}'`,
+          ...moduleNotFound.cannotFindModule(String(literal.value)),
+
           loc: { file, start: literal.start, end: literal.end },
           notes: [],
         });

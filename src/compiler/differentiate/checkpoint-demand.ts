@@ -1,5 +1,5 @@
+import { unsupportedType } from "../diagnostics/messages/index.js";
 import type { EffectsOf } from "../analysis/effects.js";
-import { DiagnosticCode } from "../diagnostics/codes.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { checkpointKey, derivativeKey, derivativeName, functionLabel } from "../ir/names.js";
 import { isAggregate, sameType, typeText } from "../ir/type-system.js";
@@ -46,8 +46,8 @@ export function checkpointSweeps(demand: Demand, ctx: CheckpointContext): void {
   if (result !== undefined && isAggregate(result)) {
     ctx.diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.unsupportedType,
-      message: `a checkpointed function must return a number or nothing; ${label} returns a ${typeText(result)}`,
+      ...unsupportedType.checkpointedFunctionMustReturnNumber(label, typeText(result)),
+
       loc: demandLoc(demand),
       notes: demand.chain.slice(1),
     });
@@ -69,8 +69,8 @@ export function checkpointSweeps(demand: Demand, ctx: CheckpointContext): void {
         : `stores arrays or objects into its argument ${nameOf([...effects.replaces][0]!)}`;
     ctx.diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.unsupportedType,
-      message: `${label} cannot be checkpointed: it ${what}, and a checkpointed function may change only the numbers in its arguments; call it without checkpointing, or give it arrays of their final length to write into`,
+      ...unsupportedType.cannotBeCheckpointedItAnd(label, what),
+
       loc: demandLoc(demand),
       notes: demand.chain.slice(1),
     });

@@ -1,3 +1,10 @@
+import { nestedDifferentiation } from "../diagnostics/messages/index.js";
+import {
+  constantResult,
+  moduleVariableWrite,
+  nonDifferentiableOperation,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import { forEachOp } from "../ir/walk.js";
 import {
   analyzeActivity,
@@ -6,7 +13,6 @@ import {
   type CallVaried,
 } from "../analysis/activity.js";
 import { findModuleWrites, type EffectsOf } from "../analysis/effects.js";
-import { DiagnosticCode } from "../diagnostics/codes.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { functionLabel } from "../ir/names.js";
 import { isAggregate, isDifferentiable, typeText } from "../ir/type-system.js";
@@ -60,8 +66,12 @@ function checkSignature(
         : `a ${typeText(param.type)}`;
       diagnostics.add({
         severity: "error",
-        code: DiagnosticCode.unsupportedType,
-        message: `cannot differentiate ${functionLabel(primal.name)} with respect to parameter '${param.hint}', ${what}`,
+        ...unsupportedType.cannotDifferentiateWithRespectTo(
+          functionLabel(primal.name),
+          param.hint,
+          what,
+        ),
+
         loc: { file: target.module.file, start: node.start, end: node.end },
         notes: demand.chain,
       });
@@ -75,8 +85,14 @@ function checkSignature(
   if (demand.root && !resultOk) {
     diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.unsupportedType,
-      message: `cannot differentiate ${functionLabel(primal.name)}: it returns ${result === undefined ? "nothing" : `a ${typeText(result)}`}, ${demand.mode === "gradient" ? "not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)" : "which has no derivative (numbers, arrays and objects of numbers do)"}`,
+      ...unsupportedType.cannotDifferentiateItReturns(
+        functionLabel(primal.name),
+        result === undefined ? "nothing" : `a ${typeText(result)}`,
+        demand.mode === "gradient"
+          ? "not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)"
+          : "which has no derivative (numbers, arrays and objects of numbers do)",
+      ),
+
       loc: primal.loc,
       notes: demand.chain,
     });
@@ -112,10 +128,12 @@ function checkInnerGradients(
     if (effects && effects.writes.size === 0) continue;
     ctx.diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.nestedDifferentiation,
-      message: calls[0]!.attrs.repeated
-        ? `inside differentiable code, '${calls[0]!.attrs.calleeName}' with respect to an array runs its function once per element, and this function changes arrays it is given or captures; keep the function free of writes (copy the array first)`
-        : `inside differentiable code, '${calls[0]!.attrs.calleeName}' with respect to ${calls.length} parameters runs its function once per parameter, and this function changes arrays it is given or captures; differentiate with respect to one parameter at a time, or keep the function free of writes`,
+      ...(calls[0]!.attrs.repeated
+        ? nestedDifferentiation.innerGradientOfArrayWrites(calls[0]!.attrs.calleeName)
+        : nestedDifferentiation.innerGradientOfParametersWrites(
+            calls[0]!.attrs.calleeName,
+            calls.length,
+          )),
       loc: calls[0]!.loc,
       notes: demand.chain,
     });
@@ -130,8 +148,11 @@ function checkModuleWrites(primal: IRFunction, demand: Demand, ctx: Derivability
   for (const { name, loc, calls, passed } of writes) {
     ctx.diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.moduleVariableWrite,
-      message: `differentiable code cannot change the module-level '${name}'${passed ? " (this call writes to it)" : ""}; pass it in as a parameter instead`,
+      ...moduleVariableWrite.differentiableCodeCannotChangeModule(
+        name,
+        passed ? " (this call writes to it)" : "",
+      ),
+
       loc,
       notes: [
         ...calls.map((c) => ({
@@ -150,8 +171,8 @@ function checkActivity(activity: Activity, demand: Demand, diagnostics: Diagnost
   for (const op of activity.blocked) {
     diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.nonDifferentiableOperation,
-      message: `'${op.attrs.callee}' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result`,
+      ...nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee),
+
       loc: op.loc,
       notes: [
         {
@@ -165,8 +186,8 @@ function checkActivity(activity: Activity, demand: Demand, diagnostics: Diagnost
   for (const op of activity.blockedStores) {
     diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.nonDifferentiableOperation,
-      message: `field '${op.attrs.field}' is marked @noDerivative, but a value that depends on the differentiated arguments is stored into it`,
+      ...nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(op.attrs.field),
+
       loc: op.loc,
       notes: [
         {
@@ -180,9 +201,8 @@ function checkActivity(activity: Activity, demand: Demand, diagnostics: Diagnost
   for (const op of activity.detachedWrites) {
     diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.nonDifferentiableOperation,
-      message:
-        "this writes into an array or object that 'withoutDerivative' returned, which is the same memory as its argument; copy it first (e.g. '[...withoutDerivative(xs)]' or '.slice()')",
+      ...nonDifferentiableOperation.thisWritesIntoArrayOr(),
+
       loc: op.loc,
       notes: demand.chain,
     });
@@ -209,8 +229,8 @@ function warnIfConstant(
   if (demand.root && !varied) {
     diagnostics.add({
       severity: "warning",
-      code: DiagnosticCode.constantResult,
-      message: `the result of ${functionLabel(primal.name)} does not depend on the differentiated arguments, so its derivative is always zero`,
+      ...constantResult.resultOfDoesNotDepend(functionLabel(primal.name)),
+
       loc: primal.loc,
       notes: demand.chain,
     });

@@ -1,3 +1,4 @@
+import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import { forEachOp } from "../ir/walk.js";
 import type { DerivativeTable } from "./derivative-table.js";
 import { type CallVaried } from "../analysis/activity.js";
@@ -5,7 +6,7 @@ import { type EffectsOf } from "../analysis/effects.js";
 import { isAggregate } from "../ir/type-system.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "../diagnostics/stack-overflow.js";
 import { CallSummaries } from "../analysis/call-summaries.js";
-import { DiagnosticCode } from "../diagnostics/codes.js";
+import { internalError } from "../diagnostics/messages/index.js";
 import {
   CompileAbort,
   type DiagnosticBag,
@@ -247,8 +248,8 @@ export class Differentiator implements DerivativeTable {
       const rule = this.program.rules.get(jvp.adapter.rule)!;
       throw new CompileAbort({
         severity: "error",
-        code: DiagnosticCode.nestedDifferentiation,
-        message: `cannot differentiate the derivative of '${rule.targetName}' again: its derivative is a registered rule, and nabla does not differentiate rules`,
+        ...nestedDifferentiation.cannotDifferentiateDerivativeOfAgain(rule.targetName),
+
         loc: jvp.loc,
         notes: [
           {
@@ -298,10 +299,9 @@ export class Differentiator implements DerivativeTable {
     const label = target ? functionLabel(target.name) : "this function";
     this.diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.internalError,
-      message: isStackOverflow(error)
-        ? `cannot differentiate ${label}: ${STACK_OVERFLOW_ADVICE}`
-        : `internal compiler error while differentiating ${label}: ${message}. This is a bug in nabla; please report it with this program (NABLA_DEBUG=1 shows the stack)`,
+      ...(isStackOverflow(error)
+        ? internalError.outOfStackDifferentiating(label, STACK_OVERFLOW_ADVICE)
+        : internalError.whileDifferentiating(label, message)),
       loc: target
         ? { file: target.module.file, start: target.node.start, end: target.node.start + 1 }
         : (chain[0]?.loc ?? { file: "", start: 0, end: 0 }),

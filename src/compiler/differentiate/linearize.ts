@@ -1,3 +1,4 @@
+import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import type { Activity } from "../analysis/activity.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../ir/types.js";
@@ -9,7 +10,6 @@ import { LinearBuilder, type Tangent } from "../rules/linear.js";
 import { MATH_FUNCTIONS } from "../rules/math.js";
 import { jvpKey, jvpName } from "../ir/names.js";
 import { CompileAbort } from "../diagnostics/diagnostic.js";
-import { DiagnosticCode } from "../diagnostics/codes.js";
 
 // Linearize (forward mode, JVP): clones the primal function and, next to every active op,
 // emits its tangent ops from the rules. The result takes the primal arguments plus one tangent
@@ -159,9 +159,8 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
             throw op.opcode === "adjust"
               ? new CompileAbort({
                   severity: "error",
-                  code: DiagnosticCode.nestedDifferentiation,
-                  message:
-                    "'withDerivative' cannot be differentiated again: its function only sees the first derivative",
+                  ...nestedDifferentiation.withDerivativeCannotBeDifferentiatedAgain(),
+
                   loc: op.loc,
                   notes: [],
                 })

@@ -1,4 +1,4 @@
-import { DiagnosticCode } from "../diagnostics/codes.js";
+import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { Diagnostic, DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { derivativeKey, derivativeName, functionLabel } from "../ir/names.js";
 import type { FunctionKey, IRFunction } from "../ir/types.js";
@@ -55,8 +55,10 @@ export class OptionalDemands {
       const target = targets.get(demand.key);
       errors.push({
         severity: "error",
-        code: DiagnosticCode.unsupportedSyntax,
-        message: `cannot differentiate ${functionLabel(target?.name ?? "this function")} (see the diagnostic above)`,
+        ...unsupportedSyntax.cannotDifferentiateSeeDiagnosticAbove(
+          functionLabel(target?.name ?? "this function"),
+        ),
+
         loc: target
           ? { file: target.module.file, start: target.node.start, end: target.node.start + 1 }
           : (demand.chain[0]?.loc ?? { file: "", start: 0, end: 0 }),

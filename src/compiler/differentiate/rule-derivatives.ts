@@ -1,4 +1,4 @@
-import { DiagnosticCode } from "../diagnostics/codes.js";
+import { derivativeRule } from "../diagnostics/messages/index.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { derivativeKey, derivativeName } from "../ir/names.js";
 import type { FunctionKey, IRFunction } from "../ir/types.js";
@@ -30,8 +30,12 @@ export function ruleDerivatives(
   if (forward ? !rule.hasForward : !rule.hasReverse) {
     diagnostics.add({
       severity: "error",
-      code: DiagnosticCode.derivativeRule,
-      message: `'${rule.targetName}' has a registered derivative without a '${forward ? "forward" : "reverse"}' rule, which ${forward ? "forward mode (derivative, differential)" : "reverse mode (gradient, pullback)"} needs`,
+      ...derivativeRule.hasRegisteredDerivativeWithoutRule(
+        rule.targetName,
+        forward ? "forward" : "reverse",
+        forward ? "forward mode (derivative, differential)" : "reverse mode (gradient, pullback)",
+      ),
+
       loc,
       notes: demand.chain,
     });

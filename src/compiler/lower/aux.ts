@@ -1,3 +1,4 @@
+import { badOperatorUse } from "../diagnostics/messages/index.js";
 import type { Expression, Node } from "oxc-parser";
 import type { Op, Type, Value } from "../ir/types.js";
 import { fieldOf, isArray, isObject, typeText } from "../ir/type-system.js";
@@ -64,8 +65,7 @@ function shapeError(ctx: LowerContext, at: Node, type: Type): never {
   const shown = typeText(type) === "number" ? "a number" : `'${typeText(type)}'`;
   return ctx.fail(
     at,
-    "badOperatorUse",
-    `with 'hasAux: true', ${functionLabel(ctx.functionName)} must return '[loss, aux]' or '{ value: loss, aux }' with a number loss (a tuple return type such as '[number, string]' if annotated), but this is ${shown}`,
+    badOperatorUse.withHasAuxTrueMustReturn(functionLabel(ctx.functionName), shown),
   );
 }
 

@@ -1,3 +1,13 @@
+import {
+  badOperatorUse,
+  callArity,
+  closureCapture,
+  nestedDifferentiation,
+  typeMismatch,
+  unknownCallee,
+  unsupportedSyntax,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import { functionKey, symbolKey } from "../ir/function-key.js";
 import type { CallExpression, Class, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
@@ -66,12 +76,7 @@ function isNablaOperator(
 
 /** The key that names a user function across the whole program. */
 export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
-  if (node.optional)
-    return ctx.fail(
-      node,
-      "unsupportedSyntax",
-      "optional calls are not supported in differentiable code",
-    );
+  if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalCallsAreNotSupported());
   const callee = node.callee;
   const math = mathMember(ctx, callee);
   if (math !== undefined) return lowerMathCall(ctx, node, math);
@@ -99,17 +104,9 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
         ? nablaOperatorOf(ctx.module, callee.callee.callee)
         : undefined;
     if (maker) {
-      return ctx.fail(
-        callee,
-        "nestedDifferentiation",
-        `'${maker}' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms (nabla differentiates those again)`,
-      );
+      return ctx.fail(callee, nestedDifferentiation.cannotBeUsedInsideDifferentiable(maker));
     }
-    return ctx.fail(
-      callee,
-      "unsupportedSyntax",
-      `calling ${describeNode(callee)} is not supported in differentiable code`,
-    );
+    return ctx.fail(callee, unsupportedSyntax.callingIsNotSupportedIn(describeNode(callee)));
   }
   const head = path.split(".")[0]!;
 
@@ -121,8 +118,10 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (local) {
     return ctx.fail(
       callee,
-      "closureCapture",
-      `'${head}' is a local ${local.type === "opaque" ? "value" : typeText(local.type)}, not a function nabla can see`,
+      closureCapture.isLocalNotFunctionNabla(
+        head,
+        local.type === "opaque" ? "value" : typeText(local.type),
+      ),
     );
   }
   const nonDiff = NON_DIFFERENTIABLE_GLOBALS[path];
@@ -140,8 +139,7 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const binding = ctx.module.imports.get(head);
   if (binding && isNablaOperator(binding, path, "withoutDerivative")) {
     const args = lowerArguments(ctx, node);
-    if (args.length !== 1)
-      return ctx.fail(node, "callArity", "'withoutDerivative' takes one argument");
+    if (args.length !== 1) return ctx.fail(node, callArity.withoutDerivativeTakesOneArgument());
     ctx.at(node);
     return ctx.builder.emit("detach", args, [args[0]!.type]).results[0]!;
   }
@@ -151,25 +149,16 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (binding?.specifier === "nabla" || binding?.specifier.startsWith("nabla/")) {
     return ctx.fail(
       callee,
-      "nestedDifferentiation",
-      `'${path}' returns a function; inside differentiable code, call it where it is made, as in '${path.split(".").pop()}(f)(x)'`,
+      nestedDifferentiation.returnsFunctionInsideDifferentiableCode(path, path.split(".").pop()),
     );
   }
 
   if (ctx.module.constants.get(head)?.holdsFunction) {
-    return ctx.fail(
-      callee,
-      "closureCapture",
-      `'${head}' is a module-level variable holding a function, which may change; differentiable code can call functions declared with 'function' or 'const' only`,
-    );
+    return ctx.fail(callee, closureCapture.isModuleLevelVariableHolding(head));
   }
   const symbol = resolveCallee(ctx, path);
   if (!symbol && ctx.program.resolveType(ctx.module, head)?.node.type === "ClassDeclaration") {
-    return ctx.fail(
-      callee,
-      "unsupportedSyntax",
-      `static methods ('${path}') are not supported in differentiable code; use a function declared at the top level`,
-    );
+    return ctx.fail(callee, unsupportedSyntax.staticMethodsAreNotSupported(path));
   }
   const ruled = symbol ?? packageRuleSymbol(ctx, path);
   if (!ruled) return failUnknownCallee(ctx, callee, path);
@@ -192,11 +181,7 @@ function lowerCheckpointCall(
       ? resolveCallee(ctx, path)
       : undefined;
   if (!symbol || extra.length > 0) {
-    return ctx.fail(
-      fn ?? inner,
-      "badOperatorUse",
-      "'checkpoint' takes one function declared in the program, by name: 'checkpoint(step)(state)' (to checkpoint a method, tag it '/** @checkpoint */')",
-    );
+    return ctx.fail(fn ?? inner, badOperatorUse.checkpointTakesOneFunctionDeclared());
   }
   return lowerUserCall(ctx, node, symbol, path!, undefined, true);
 }
@@ -214,18 +199,10 @@ function lowerClosureCall(
 ): Value {
   const fn = closure.node;
   if (ctx.inlining.has(fn)) {
-    return ctx.fail(
-      node,
-      "unsupportedSyntax",
-      `the local function '${name}' calls itself; recursive local functions are not supported in differentiable code (declare it at the top level)`,
-    );
+    return ctx.fail(node, unsupportedSyntax.localFunctionCallsItselfRecursive(name));
   }
   if (fn.async || fn.generator || fn.params.some((p) => p.type !== "Identifier")) {
-    return ctx.fail(
-      fn,
-      "unsupportedSyntax",
-      `the local function '${name}' must be a plain function with simple parameters to be differentiated`,
-    );
+    return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const signature = signatureOf(fn, ctx.types);
   const args = lowerArguments(
@@ -274,18 +251,13 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     const field = type.fields.find((f) => f.name === name);
     if (!symbol && field) return callField(ctx, node, callee, receiver, field);
     if (!symbol) {
-      return ctx.fail(
-        callee.property,
-        "unknownCallee",
-        `class '${type.name}' has no method '${name}' nabla can see (static methods, getters and inherited methods are not supported)`,
-      );
+      return ctx.fail(callee.property, unknownCallee.classHasNoMethodNabla(type.name, name));
     }
     const override = overridingClass(ctx, type.classKey, name);
     if (override) {
       return ctx.fail(
         callee.property,
-        "unknownCallee",
-        `'${override}' extends '${type.name}' and overrides '${name}', so which method this call runs depends on the object; nabla does not dispatch methods yet, so it cannot differentiate such a call`,
+        unknownCallee.extendsAndOverridesSoWhich(override, type.name, name),
       );
     }
     return lowerUserCall(ctx, node, symbol, name, receiver);
@@ -294,8 +266,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   if (field) return callField(ctx, node, callee, receiver, field);
   return ctx.fail(
     callee,
-    "unsupportedSyntax",
-    `calling ${describeNode(callee)} on ${article(type)} is not supported in differentiable code`,
+    unsupportedSyntax.callingOnIsNotSupported(describeNode(callee), article(type)),
   );
 }
 
@@ -309,11 +280,7 @@ function callField(
 ): Value {
   const type = receiver.type as ObjectType;
   if (!field.callable) {
-    return ctx.fail(
-      callee.property,
-      "unsupportedType",
-      `'${field.name}' is a field of '${type.name}' of a type nabla cannot call`,
-    );
+    return ctx.fail(callee.property, unsupportedType.isFieldOfOfType(field.name, type.name));
   }
   const arg = functionField(ctx, callee, receiver, { ...field, callable: field.callable });
   return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), `${type.name}.${field.name}`);
@@ -392,8 +359,7 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
     if (a.type !== "number") {
       return ctx.fail(
         node.arguments[i]!,
-        "typeMismatch",
-        `Math.${name} expects numbers, got a ${a.type}`,
+        typeMismatch.mathExpectsNumbersGot(name, typeText(a.type)),
       );
     }
   }
@@ -401,12 +367,11 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
     return ctx.builder.emit("nondiff", args, ["number"], { callee: `Math.${name}` }).results[0]!;
   }
   const fn = MATH_FUNCTIONS.get(name);
-  if (!fn) return ctx.fail(node.callee, "unknownCallee", `'Math.${name}' is not a Math function`);
+  if (!fn) return ctx.fail(node.callee, unknownCallee.mathIsNotMathFunction(name));
   if (fn.arity !== "variadic" && fn.arity !== args.length) {
     return ctx.fail(
       node,
-      "callArity",
-      `Math.${name} takes ${fn.arity} argument${fn.arity === 1 ? "" : "s"}, got ${args.length}`,
+      callArity.mathTakesArgumentGot(name, fn.arity, fn.arity === 1 ? "" : "s", args.length),
     );
   }
   return ctx.builder.math(name, args);
@@ -462,23 +427,26 @@ function lowerUserCall(
   if (node.arguments.length !== signature.params.length) {
     return ctx.fail(
       node,
-      "callArity",
-      `'${symbol.name}' takes ${signature.params.length} argument${signature.params.length === 1 ? "" : "s"}, got ${node.arguments.length}`,
+      callArity.takesArgumentGot(
+        symbol.name,
+        signature.params.length,
+        signature.params.length === 1 ? "" : "s",
+        node.arguments.length,
+      ),
     );
   }
   if (checkpoint || taggedCheckpoint(symbol)) {
-    return ctx.fail(
-      node,
-      "badOperatorUse",
-      `a call of '${symbol.name}' with a function argument cannot be checkpointed`,
-    );
+    return ctx.fail(node, badOperatorUse.callOfWithFunctionArgument(symbol.name));
   }
   const key = specializationKey(symbolKey(symbol), bindings);
   if (nestingDepth(key) > MAX_SPECIALIZATION_DEPTH) {
     return ctx.fail(
       node,
-      "unsupportedSyntax",
-      `'${symbol.name}' is given a function that wraps the function it was given, ${MAX_SPECIALIZATION_DEPTH} levels deep: nabla compiles a copy of '${symbol.name}' for each function it is given, so a recursion that wraps its function argument has no end; pass the same function down and the extra work as a parameter`,
+      unsupportedSyntax.isGivenFunctionThatWraps(
+        symbol.name,
+        MAX_SPECIALIZATION_DEPTH,
+        symbol.name,
+      ),
     );
   }
   const target = {
@@ -519,11 +487,7 @@ function lowerArguments(
 ): Value[] {
   return node.arguments.map((arg, i) => {
     if (arg.type === "SpreadElement")
-      return ctx.fail(
-        arg,
-        "unsupportedSyntax",
-        `${describeNode(arg)} is not supported in differentiable code`,
-      );
+      return ctx.fail(arg, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(arg)));
     const literal =
       arg.type === "ArrayExpression" ||
       arg.type === "ObjectExpression" ||
@@ -538,24 +502,19 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
   const head = path.split(".")[0]!;
   const binding = ctx.module.imports.get(head);
   if (binding && !isRelativeSpecifier(binding.specifier)) {
-    return ctx.fail(
-      callee,
-      "unknownCallee",
-      `cannot differentiate '${path}': it comes from package '${binding.specifier}', whose source nabla cannot see, and no derivative is registered for it`,
-    );
+    return ctx.fail(callee, unknownCallee.cannotDifferentiateItComesFrom(path, binding.specifier));
   }
   if (binding) {
     return ctx.fail(
       callee,
-      "unknownCallee",
-      `cannot differentiate '${path}': '${binding.specifier}' does not export a function '${binding.imported === "*" ? path.split(".")[1] : binding.imported}' with visible source`,
+      unknownCallee.cannotDifferentiateDoesNotExport(
+        path,
+        binding.specifier,
+        binding.imported === "*" ? path.split(".")[1] : binding.imported,
+      ),
     );
   }
-  return ctx.fail(
-    callee,
-    "unknownCallee",
-    `cannot differentiate a call to '${path}': it has no visible source and no registered derivative`,
-  );
+  return ctx.fail(callee, unknownCallee.cannotDifferentiateCallToIt(path));
 }
 
 /** The property name of `Math.x`, if `node` is such a member expression of the built-in `Math`. */

@@ -1,6 +1,6 @@
 import type { Expression, Node, Statement } from "oxc-parser";
+import type { Message } from "../diagnostics/messages/message.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
-import { DiagnosticCode, type DiagnosticCodeName } from "../diagnostics/codes.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type {
   FunctionKey,
@@ -181,30 +181,18 @@ export class LowerContext {
     this.builder.loc = this.loc(node);
   }
 
-  fail(node: { start: number; end: number }, code: DiagnosticCodeName, message: string): never {
-    throw new CompileAbort({
-      severity: "error",
-      code: DiagnosticCode[code],
-      message,
-      loc: this.loc(node),
-      notes: [],
-    });
+  /** Stops lowering with the diagnostic `message` (from the catalog, diagnostics/messages) at `node`. */
+  fail(node: { start: number; end: number }, message: Message): never {
+    throw new CompileAbort({ severity: "error", ...message, loc: this.loc(node), notes: [] });
   }
 
   /** Like `fail`, with notes (e.g. where a value was defined). */
   failWithNotes(
     node: { start: number; end: number },
-    code: DiagnosticCodeName,
-    message: string,
+    message: Message,
     notes: DiagnosticNote[],
   ): never {
-    throw new CompileAbort({
-      severity: "error",
-      code: DiagnosticCode[code],
-      message,
-      loc: this.loc(node),
-      notes,
-    });
+    throw new CompileAbort({ severity: "error", ...message, loc: this.loc(node), notes });
   }
 
   declare(name: string, kind: Slot["kind"], type: Type, value: Value): Slot {

@@ -1,3 +1,4 @@
+import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { Expression, Node, VariableDeclarator } from "oxc-parser";
 import type { LowerContext } from "./context.js";
 
@@ -36,7 +37,7 @@ export function destructureDeclarator(
       end: id.end,
     }) as never;
   if (!decl.init) {
-    ctx.fail(decl.id, "unsupportedSyntax", "a destructuring declaration needs an initializer");
+    ctx.fail(decl.id, unsupportedSyntax.destructuringDeclarationNeedsInitializer());
   }
   unfold(ctx, decl.id, decl.init, {
     hidden: (id, init) => out.push({ declarator: declarator(id, init), hidden: true }),
@@ -49,18 +50,10 @@ export function destructureDeclarator(
 export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: Unfolding): void {
   const at = { start: pattern.start, end: pattern.end };
   if (pattern.type === "AssignmentPattern") {
-    ctx.fail(
-      pattern,
-      "unsupportedSyntax",
-      "a default value in destructuring is not supported in differentiable code; read the element and test it instead",
-    );
+    ctx.fail(pattern, unsupportedSyntax.defaultValueInDestructuringIs());
   }
   if (pattern.type === "RestElement") {
-    ctx.fail(
-      pattern,
-      "unsupportedSyntax",
-      "a rest element ('...rest') in destructuring is not supported in differentiable code",
-    );
+    ctx.fail(pattern, unsupportedSyntax.restElementRestInDestructuring());
   }
   if (pattern.type !== "ArrayPattern" && pattern.type !== "ObjectPattern") {
     use.target(pattern, init);

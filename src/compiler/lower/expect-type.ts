@@ -1,3 +1,4 @@
+import { typeMismatch } from "../diagnostics/messages/index.js";
 import type { Node } from "oxc-parser";
 import { assignable } from "../ir/type-system.js";
 import type { Type, Value } from "../ir/types.js";
@@ -7,6 +8,6 @@ import { article } from "./describe.js";
 /** `v`, if its type fits `type`; otherwise a type-mismatch diagnostic at `node`. */
 export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type): Value {
   if (!assignable(v.type, type))
-    return ctx.fail(node, "typeMismatch", `expected ${article(type)} here, got ${article(v.type)}`);
+    return ctx.fail(node, typeMismatch.expectedHereGot(article(type), article(v.type)));
   return v;
 }

@@ -1,3 +1,14 @@
+import { typeText } from "../ir/type-system.js";
+import {
+  closureCapture,
+  constAssignment,
+  moduleVariableWrite,
+  typeMismatch,
+  unboundName,
+  unknownType,
+  unsupportedSyntax,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import type { Expression, Node } from "oxc-parser";
 import type { BinaryOpcode, CompareOpcode, Type, Value } from "../ir/types.js";
 import { MATH_CONSTANTS } from "../rules/math.js";
@@ -60,11 +71,7 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       ) {
         return ctx.builder.constant(node.value);
       }
-      return ctx.fail(
-        node,
-        "unsupportedSyntax",
-        `${describeNode(node)} is not supported in differentiable code`,
-      );
+      return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
     case "Identifier":
       return lowerIdentifier(ctx, node, node.name);
     case "TSAsExpression":
@@ -128,14 +135,9 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       if (math !== undefined && MATH_CONSTANTS.has(math))
         return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
       if (math !== undefined) {
-        return ctx.fail(
-          node,
-          "unsupportedSyntax",
-          `'Math.${math}' is not a Math constant; only calls of Math functions are supported`,
-        );
+        return ctx.fail(node, unsupportedSyntax.mathIsNotMathConstant(math));
       }
-      if (node.optional)
-        return ctx.fail(node, "unsupportedSyntax", "optional chaining is not supported");
+      if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalChainingIsNotSupported());
       return lowerMemberRead(ctx, node);
     }
     case "ArrayExpression":
@@ -146,17 +148,13 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       return lowerNew(ctx, node);
     case "ThisExpression": {
       const slot = ctx.scope.lookup("this");
-      if (!slot) return ctx.fail(node, "unsupportedSyntax", "'this' is only supported in methods");
+      if (!slot) return ctx.fail(node, unsupportedSyntax.thisIsOnlySupportedIn());
       return ctx.value(slot);
     }
     case "CallExpression":
       return lowerCall(ctx, node);
     default:
-      return ctx.fail(
-        node,
-        "unsupportedSyntax",
-        `${describeNode(node)} is not supported in differentiable code`,
-      );
+      return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
   }
 }
 
@@ -169,11 +167,7 @@ export function lowerCondition(ctx: LowerContext, node: Expression): Value {
 function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
   if (v.type === "boolean") return v;
   if (v.type === "number") return ctx.builder.unary("truthy", v);
-  return ctx.fail(
-    node,
-    "unsupportedType",
-    `a ${v.type} cannot be used as a condition in differentiable code`,
-  );
+  return ctx.fail(node, unsupportedType.cannotBeUsedAsCondition(typeText(v.type)));
 }
 
 /** `ns.K`, a constant of a module imported as a namespace. */
@@ -202,11 +196,7 @@ function namespaceConstantNode(ctx: LowerContext, node: Node): ModuleConstant | 
 function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   const slot = ctx.scope.lookup(name);
   if (slot && (ctx.closures.has(slot) || ctx.bound.has(slot))) {
-    return ctx.fail(
-      node,
-      "closureCapture",
-      `'${name}' is a function; differentiable code can call it ('${name}(…)') or pass it to a function-typed parameter, but not use it as another kind of value`,
-    );
+    return ctx.fail(node, closureCapture.isFunctionDifferentiableCodeCan(name, name));
   }
   if (slot) return ctx.value(slot);
   if (name in GLOBAL_CONSTANTS && isPlatformGlobal(ctx.module, name))
@@ -215,11 +205,7 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (constant) {
     const type = constant.type ?? moduleConstantType(ctx, constant);
     if (type === undefined) {
-      return ctx.fail(
-        node,
-        "unknownType",
-        `cannot determine the type of module variable '${name}'; annotate it (e.g. 'const ${name}: number = …')`,
-      );
+      return ctx.fail(node, unknownType.cannotDetermineTypeOfModule(name, name));
     }
     return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
   }
@@ -228,27 +214,15 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
     const imported = ctx.program.resolveLocalConstant(ctx.module, name);
     const type = imported && (imported.type ?? moduleConstantType(ctx, imported));
     if (type) return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
-    return ctx.fail(
-      node,
-      "unknownType",
-      `cannot determine the type of imported value '${name}' from '${binding.specifier}'`,
-    );
+    return ctx.fail(node, unknownType.cannotDetermineTypeOfImported(name, binding.specifier));
   }
   if (name === "undefined") {
-    return ctx.fail(
-      node,
-      "unsupportedSyntax",
-      "'undefined' is not supported in differentiable code",
-    );
+    return ctx.fail(node, unsupportedSyntax.undefinedIsNotSupportedIn());
   }
   if (ctx.module.functions.has(name)) {
-    return ctx.fail(
-      node,
-      "unsupportedSyntax",
-      `function '${name}' used as a value here; differentiable code can call it, pass it to a function-typed parameter, or name it ('const f = ${name}'), but not use it as another kind of value`,
-    );
+    return ctx.fail(node, unsupportedSyntax.functionUsedAsValueHere(name, name));
   }
-  return ctx.fail(node, "unboundName", `cannot find '${name}' in differentiable code`);
+  return ctx.fail(node, unboundName.cannotFindInDifferentiableCode(name));
 }
 
 /**
@@ -289,10 +263,10 @@ function lowerBinary(
   const comparison = COMPARISON[operator];
   if (comparison) {
     if (a.type !== b.type) {
-      return ctx.fail(node, "typeMismatch", `cannot compare a ${a.type} with a ${b.type}`);
+      return ctx.fail(node, typeMismatch.cannotCompareWith(typeText(a.type), typeText(b.type)));
     }
     if (a.type !== "number" && comparison !== "eq" && comparison !== "ne") {
-      return ctx.fail(node, "typeMismatch", `'${operator}' needs numbers, got ${a.type}s`);
+      return ctx.fail(node, typeMismatch.needsNumbersGot(operator, typeText(a.type)));
     }
     return ctx.builder.compare(comparison, a, b);
   }
@@ -300,11 +274,7 @@ function lowerBinary(
     requireNumbers(ctx, node, operator, a, b);
     return ctx.builder.emit("nondiff", [a, b], ["number"], { callee: operator }).results[0]!;
   }
-  return ctx.fail(
-    node,
-    "unsupportedSyntax",
-    `the '${operator}' operator is not supported in differentiable code`,
-  );
+  return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator));
 }
 
 function requireNumbers(ctx: LowerContext, node: Node, operator: string, ...values: Value[]): void {
@@ -314,11 +284,7 @@ function requireNumbers(ctx: LowerContext, node: Node, operator: string, ...valu
         v.type === "string" && operator === "+"
           ? "string concatenation"
           : `'${operator}' on a ${v.type}`;
-      ctx.fail(
-        node,
-        "unsupportedType",
-        `${what} is not supported in differentiable code; '${operator}' needs numbers`,
-      );
+      ctx.fail(node, unsupportedType.isNotSupportedInDifferentiable(what, operator));
     }
   }
 }
@@ -398,11 +364,7 @@ function lowerUnary(ctx: LowerContext, operator: string, argument: Expression, n
       requireNumbers(ctx, node, "~", v);
       return ctx.builder.emit("nondiff", [v], ["number"], { callee: "~" }).results[0]!;
     default:
-      return ctx.fail(
-        node,
-        "unsupportedSyntax",
-        `the '${operator}' operator is not supported in differentiable code`,
-      );
+      return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator));
   }
 }
 
@@ -448,7 +410,7 @@ function lowerAssignment(
 ): Value {
   if (left.type === "ArrayPattern" || left.type === "ObjectPattern") {
     if (operator !== "=") {
-      return ctx.fail(node, "unsupportedSyntax", `'${operator}' cannot assign to a pattern`);
+      return ctx.fail(node, unsupportedSyntax.cannotAssignToPattern(operator));
     }
     return lowerDestructuringAssignment(ctx, left, right, node);
   }
@@ -460,11 +422,7 @@ function lowerAssignment(
       if (logicalOperator) return logical(ctx, logicalOperator, current, left, right);
       const opcode = COMPOUND[operator];
       if (!opcode) {
-        return ctx.fail(
-          node,
-          "unsupportedSyntax",
-          `the '${operator}' assignment is not supported in differentiable code`,
-        );
+        return ctx.fail(node, unsupportedSyntax.assignmentIsNotSupportedIn(operator));
       }
       const old = current();
       const rhs = lowerExpression(ctx, right);
@@ -490,11 +448,7 @@ function lowerAssignment(
     requireNumbers(ctx, node, operator, ctx.value(slot), rhs);
     value = ctx.builder.binary(COMPOUND[operator]!, ctx.value(slot), rhs, slot.name);
   } else {
-    return ctx.fail(
-      node,
-      "unsupportedSyntax",
-      `the '${operator}' assignment is not supported in differentiable code`,
-    );
+    return ctx.fail(node, unsupportedSyntax.assignmentIsNotSupportedIn(operator));
   }
   expectType(ctx, right, value, slot.type);
   ctx.assign(slot, value);
@@ -504,35 +458,19 @@ function lowerAssignment(
 /** The local variable an assignment or `++` writes, or a diagnostic saying why it cannot. */
 function assignableSlot(ctx: LowerContext, target: Node): Slot {
   if (target.type !== "Identifier") {
-    return ctx.fail(
-      target,
-      "unsupportedSyntax",
-      `assignment to ${describeNode(target)} is not supported yet in differentiable code`,
-    );
+    return ctx.fail(target, unsupportedSyntax.assignmentToIsNotSupported(describeNode(target)));
   }
   const slot = ctx.scope.lookup(target.name);
   if (slot) {
     if (slot.kind === "const")
-      return ctx.fail(
-        target,
-        "constAssignment",
-        `cannot assign to '${target.name}' because it is a constant`,
-      );
+      return ctx.fail(target, constAssignment.cannotAssignToBecauseIt(target.name));
     if (slot.kind === "captured") {
-      return ctx.fail(
-        target,
-        "closureCapture",
-        `cannot assign to '${target.name}', a variable of the enclosing function, from differentiated code (closures that mutate captured variables are not supported yet)`,
-      );
+      return ctx.fail(target, closureCapture.cannotAssignToVariableOf(target.name));
     }
     return slot;
   }
   if (ctx.module.constants.has(target.name) || ctx.module.imports.has(target.name)) {
-    return ctx.fail(
-      target,
-      "moduleVariableWrite",
-      `differentiable code cannot write the module-level variable '${target.name}'; pass it in and return the new value instead`,
-    );
+    return ctx.fail(target, moduleVariableWrite.differentiableCodeCannotWriteModule(target.name));
   }
-  return ctx.fail(target, "unboundName", `cannot find '${target.name}' in differentiable code`);
+  return ctx.fail(target, unboundName.cannotFindInDifferentiableCode(target.name));
 }

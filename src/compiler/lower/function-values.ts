@@ -1,3 +1,9 @@
+import {
+  closureCapture,
+  unknownCallee,
+  unknownType,
+  unsupportedSyntax,
+} from "../diagnostics/messages/index.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { freeNames, type Capture } from "../resolve/captures.js";
 import { typeResolver } from "../types/declared-types.js";
@@ -101,19 +107,18 @@ export function resolveFunctionArg(
       if (bound) return bound;
       return ctx.fail(
         node,
-        "closureCapture",
-        `'${head}' is a local ${slot.type === "opaque" ? "value" : typeText(slot.type)}, not a function nabla can see; ${what} needs a function declared in the program or an arrow function`,
+        closureCapture.localValueIsNotAFunction(
+          head,
+          slot.type === "opaque" ? "value" : typeText(slot.type),
+          what,
+        ),
       );
     }
     if (!slot) {
       const symbol = resolveCallee(ctx, path);
       if (symbol && !symbol.thisType) return { fn: { kind: "named", symbol }, values: [] };
       if (ctx.module.constants.get(head)?.holdsFunction) {
-        return ctx.fail(
-          node,
-          "closureCapture",
-          `'${head}' is a module-level variable holding a function, which may change; ${what} needs a function declared with 'function' or 'const'`,
-        );
+        return ctx.fail(node, closureCapture.moduleVariableHoldsAFunction(head, what));
       }
     }
   }
@@ -121,11 +126,7 @@ export function resolveFunctionArg(
     const field = readFunctionField(ctx, node);
     if (field) return field;
   }
-  return ctx.fail(
-    node,
-    "closureCapture",
-    `nabla cannot tell which function this is; ${what} needs a function declared in the program, an arrow function, or a 'Differentiable<…>' value`,
-  );
+  return ctx.fail(node, closureCapture.nablaCannotTellWhichFunction(what));
 }
 
 /**
@@ -218,11 +219,7 @@ function materialize(
     return arg.values[0]!;
   }
   if (arg.fn.kind === "lambda") {
-    return ctx.fail(
-      node,
-      "closureCapture",
-      "a function chosen at run time must be declared at the top level of a module; a local or inline function can be passed directly, but not chosen by a condition",
-    );
+    return ctx.fail(node, closureCapture.functionChosenAtRunTime());
   }
   const symbol = arg.fn.symbol;
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
@@ -260,18 +257,10 @@ function lift(
   contextual: FunctionTypeInfo | undefined,
 ): FunctionArg {
   if (ctx.inlining.has(node)) {
-    return ctx.fail(
-      node,
-      "unsupportedSyntax",
-      "a local function cannot pass itself on; recursive local functions are not supported in differentiable code (declare it at the top level)",
-    );
+    return ctx.fail(node, unsupportedSyntax.localFunctionCannotPassItself());
   }
   if (node.async || node.generator || node.params.some((p) => p.type !== "Identifier")) {
-    return ctx.fail(
-      node,
-      "unsupportedSyntax",
-      "a function passed to another function must be a plain function with simple parameters to be differentiated",
-    );
+    return ctx.fail(node, unsupportedSyntax.functionPassedToAnotherFunction());
   }
   const captures: Capture[] = [];
   const captured: Value[] = [];
@@ -301,11 +290,7 @@ function lift(
     captures.some((c) => c.name === n),
   );
   if (written.length > 0) {
-    return ctx.fail(
-      node,
-      "closureCapture",
-      `this function is passed to another function and assigns '${written[0]}', a variable it captures; such a function may read the variables it captures but not assign them (return the new value instead, or write into an array)`,
-    );
+    return ctx.fail(node, closureCapture.thisFunctionIsPassedTo(written[0]));
   }
   const file = ctx.module.file;
   const suffix =
@@ -428,8 +413,7 @@ function inlineLifted(
       if (!capture.type) {
         return ctx.fail(
           capture.node,
-          "unknownType",
-          `cannot determine the type of '${capture.name}', which ${functionLabel(fn.target.name)} reads from the enclosing function; annotate its declaration (': number')`,
+          unknownType.cannotDetermineTypeOfWhich(capture.name, functionLabel(fn.target.name)),
         );
       }
       declareCapture(ctx, capture, carried[next++]!);
@@ -465,8 +449,7 @@ function callDynamic(
   if (!fn.checked) {
     throw ctx.failWithNotes(
       node,
-      "closureCapture",
-      `cannot differentiate this call of '${name}': it is a function value, ${fn.what}, whose type '${fn.type.text}' does not say it is differentiable, so nabla cannot know which functions it may hold`,
+      closureCapture.cannotDifferentiateThisCallOf(name, fn.what, fn.type.text),
       [
         { message: "value defined here", loc: fn.origin },
         {
@@ -480,8 +463,11 @@ function callDynamic(
   if (candidates.length === 0) {
     return ctx.fail(
       node,
-      "unknownCallee",
-      `no function of the program fits this call of '${name}' (${args.map((a) => typeText(a.type)).join(", ")}) → ${result}: a function value must be one of the top-level functions the program uses as values`,
+      unknownCallee.noFunctionOfProgramFits(
+        name,
+        args.map((a) => typeText(a.type)).join(", "),
+        typeText(result),
+      ),
     );
   }
   const chain = (i: number): Value[] => {

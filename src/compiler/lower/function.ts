@@ -1,3 +1,11 @@
+import { typeText } from "../ir/type-system.js";
+import {
+  closureCapture,
+  missingReturn,
+  unknownType,
+  unsupportedSyntax,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, Region, Type } from "../ir/types.js";
@@ -65,8 +73,7 @@ export function lowerFunction(
   if (node.async || node.generator) {
     ctx.fail(
       where,
-      "unsupportedSyntax",
-      `'${shown}' is ${node.async ? "async" : "a generator"}; only plain functions can be differentiated`,
+      unsupportedSyntax.isOnlyPlainFunctionsCan(shown, node.async ? "async" : "a generator"),
     );
   }
   if (
@@ -76,8 +83,7 @@ export function lowerFunction(
     const text = annotationText(module.text, node.returnType);
     ctx.fail(
       node.returnType,
-      "unsupportedType",
-      `'${shown}' returns '${text}'; differentiable functions return numbers, booleans, arrays, objects or nothing ('void')`,
+      unsupportedType.returnsDifferentiableFunctionsReturnNumbers(shown, text),
     );
   }
 
@@ -85,7 +91,7 @@ export function lowerFunction(
     if (p.unsupported) {
       const what =
         p.node.type === "Identifier" ? `the optional parameter '${p.name}'` : describeNode(p.node);
-      ctx.fail(p.node, "unsupportedSyntax", `${what} is not supported in differentiable code`);
+      ctx.fail(p.node, unsupportedSyntax.constructNotSupported(what));
     }
     const binding = options.bindings?.find((b) => b.name === p.name);
     if (binding) {
@@ -115,23 +121,15 @@ export function lowerFunction(
     if (!type) {
       if (annotation) {
         const text = annotationText(module.text, annotation);
-        ctx.fail(
-          p.node,
-          "unsupportedType",
-          `parameter '${p.name}' of '${shown}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)`,
-        );
+        ctx.fail(p.node, unsupportedType.parameterOfHasTypeWhich(p.name, shown, text));
       }
       if (!options.contextualNumberParams) {
-        ctx.fail(
-          p.node,
-          "unknownType",
-          `cannot determine the type of parameter '${p.name}' of '${shown}'; annotate it (': number')`,
-        );
+        ctx.fail(p.node, unknownType.cannotDetermineTypeOfParameter(p.name, shown));
       }
       type = "number";
     }
     if (type === "void" || type === "opaque")
-      ctx.fail(p.node, "unsupportedType", `parameter '${p.name}' has type ${type}`);
+      ctx.fail(p.node, unsupportedType.parameterHasType(p.name, type));
     const value = ctx.builder.newValue(type, p.name);
     body.params.push(value);
     ctx.declare(p.name, "param", type, value);
@@ -139,24 +137,18 @@ export function lowerFunction(
 
   for (const capture of options.captures ?? []) {
     if (capture.isFunction) {
-      return ctx.fail(
-        capture.node,
-        "closureCapture",
-        `'${capture.name}' is a function defined in the enclosing function; differentiated code cannot call local function values yet (move it to the top level of the module)`,
-      );
+      return ctx.fail(capture.node, closureCapture.isFunctionDefinedInEnclosing(capture.name));
     }
     if (!capture.type && holdsFunction(program, module, capture.node)) {
       return ctx.fail(
         capture.node,
-        "closureCapture",
-        `'${capture.name}' holds a function, which ${functionLabel(name)} reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to a first-order operator ('derivative', 'gradient'…) in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)`,
+        closureCapture.holdsFunctionWhichReadsFrom(capture.name, functionLabel(name)),
       );
     }
     if (!capture.type) {
       return ctx.fail(
         capture.node,
-        "unknownType",
-        `cannot determine the type of '${capture.name}', which ${functionLabel(name)} reads from the enclosing function; annotate its declaration (': number')`,
+        unknownType.cannotDetermineTypeOfWhich(capture.name, functionLabel(name)),
       );
     }
     const value = ctx.builder.newValue(capture.type, capture.name);
@@ -200,8 +192,7 @@ export function lowerFunction(
     if (!exits && resultType !== "void") {
       ctx.fail(
         { start: node.end - 1, end: node.end },
-        "missingReturn",
-        `'${shown}' can reach its end without returning a ${resultType}; add a return statement`,
+        missingReturn.canReachItsEndWithout(shown, typeText(resultType)),
       );
     }
     ctx.at({ start: node.end - 1, end: node.end });

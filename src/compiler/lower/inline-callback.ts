@@ -1,3 +1,4 @@
+import { missingReturn, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { Expression, FunctionBody, Statement } from "oxc-parser";
 import { annotationType } from "../types/signature.js";
 import type { Value } from "../ir/types.js";
@@ -68,11 +69,7 @@ function lowerWithEarlyReturns(
 ): Value | undefined {
   const declared = annotationType(callback.returnType, ctx.types);
   if (!declared || declared === "opaque" || declared === "string") {
-    return ctx.fail(
-      callback,
-      "unsupportedSyntax",
-      `${what} returns before its last statement; annotate its return type (as in '(p: number[]): number[] => …') so nabla knows what its returns give`,
-    );
+    return ctx.fail(callback, unsupportedSyntax.returnsBeforeItsLastStatement(what));
   }
   const saved = {
     returnedFlag: ctx.returnedFlag,
@@ -92,8 +89,7 @@ function lowerWithEarlyReturns(
     if (!exits && declared !== "void") {
       ctx.fail(
         { start: callback.end - 1, end: callback.end },
-        "missingReturn",
-        `${what} can reach its end without returning ${article(declared)}; add a return statement`,
+        missingReturn.reachesItsEndWithoutReturning(what, article(declared)),
       );
     }
     return ctx.resultSlot ? ctx.value(ctx.resultSlot) : undefined;

@@ -1,3 +1,10 @@
+import {
+  callArity,
+  typeMismatch,
+  unknownType,
+  unsupportedSyntax,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import type {
   ArrayExpression,
   CallExpression,
@@ -40,11 +47,7 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
           return ctx.builder.emit("length", [object], ["number"]).results[0]!;
         };
       }
-      return ctx.fail(
-        node.property,
-        "unsupportedSyntax",
-        `'${name}' of ${typeText(type)} is not supported in differentiable code (only '.length', elements and the array methods in docs/guide.md)`,
-      );
+      return ctx.fail(node.property, unsupportedSyntax.ofIsNotSupportedIn(name, typeText(type)));
     }
     const { index, position } = lowerIndex(ctx, node);
     return () => {
@@ -58,17 +61,12 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
     if (field.type === "opaque") {
       return ctx.fail(
         node.property,
-        "unsupportedType",
-        `field '${field.name}' of '${type.name}' has a type differentiable code cannot use`,
+        unsupportedType.fieldOfHasTypeDifferentiable(field.name, type.name),
       );
     }
     return fieldReader(ctx, node, object, field);
   }
-  return ctx.fail(
-    node,
-    "unsupportedSyntax",
-    `${describeNode(node)} on a ${typeText(type)} is not supported in differentiable code`,
-  );
+  return ctx.fail(node, unsupportedSyntax.onIsNotSupportedIn(describeNode(node), typeText(type)));
 }
 
 /** A read of `field` of `object`, emitted where it is called and located at `node`. */
@@ -95,8 +93,7 @@ export function lowerMemberWrite(
     if (!node.computed) {
       return ctx.fail(
         node,
-        "unsupportedSyntax",
-        `assigning ${describeNode(node)} of ${typeText(type)} is not supported in differentiable code`,
+        unsupportedSyntax.assigningOfIsNotSupported(describeNode(node), typeText(type)),
       );
     }
     const { index, position } = lowerIndex(ctx, node);
@@ -118,11 +115,7 @@ export function lowerMemberWrite(
     ctx.builder.emit("setField", [object, value], [], { field: field.name });
     return value;
   }
-  return ctx.fail(
-    node,
-    "unsupportedSyntax",
-    `assignment to ${describeNode(node)} of a ${typeText(type)} is not supported in differentiable code`,
-  );
+  return ctx.fail(node, unsupportedSyntax.assignmentToOfIsNot(describeNode(node), typeText(type)));
 }
 
 function lowerIndex(
@@ -132,11 +125,7 @@ function lowerIndex(
   const property = node.property as Expression;
   const index = ctx.lowerExpression(property);
   if (index.type !== "number") {
-    return ctx.fail(
-      property,
-      "typeMismatch",
-      `an array index must be a number, got a ${typeText(index.type)}`,
-    );
+    return ctx.fail(property, typeMismatch.arrayIndexMustBeNumber(typeText(index.type)));
   }
   const position =
     property.type === "Literal" && typeof property.value === "number" ? property.value : undefined;
@@ -145,20 +134,12 @@ function lowerIndex(
 
 function namedField(ctx: LowerContext, node: MemberExpression, type: ObjectType): FieldType {
   if (node.computed || node.property.type !== "Identifier") {
-    return ctx.fail(
-      node.property,
-      "unsupportedSyntax",
-      `computed property names ('o[k]') are not supported on objects in differentiable code`,
-    );
+    return ctx.fail(node.property, unsupportedSyntax.computedPropertyNamesOK());
   }
   const field = fieldOf(type, node.property.name);
   if (!field) {
     const what = type.classKey ? `class '${type.name}'` : `type '${type.name}'`;
-    return ctx.fail(
-      node.property,
-      "unsupportedSyntax",
-      `${what} has no field '${node.property.name}' that nabla knows of (methods are called, not read)`,
-    );
+    return ctx.fail(node.property, unsupportedSyntax.hasNoFieldThatNabla(what, node.property.name));
   }
   return field;
 }
@@ -172,7 +153,7 @@ export function lowerArrayLiteral(
   const tuple = expected && isArray(expected) && expected.elements ? expected : undefined;
   if (node.elements.some((e) => e?.type === "SpreadElement")) return lowerArraySpread(ctx, node);
   const elements = node.elements.map((e, i) => {
-    if (!e) return ctx.fail(node, "unsupportedSyntax", "array holes are not supported");
+    if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     const want = tuple
       ? tuple.elements![i]
       : expected && isArray(expected)
@@ -193,11 +174,7 @@ export function lowerArrayLiteral(
   else {
     const first = elements[0];
     if (!first) {
-      return ctx.fail(
-        node,
-        "unknownType",
-        "cannot determine the element type of an empty array literal; annotate the variable (e.g. 'const xs: number[] = []')",
-      );
+      return ctx.fail(node, unknownType.cannotDetermineElementTypeOf());
     }
     const uniform = elements.every((e) => sameType(e.type, first.type));
     type = uniform
@@ -215,11 +192,11 @@ export function lowerArrayLiteral(
 /** `[...a, x, ...b]` as a fresh array filled element by element. */
 function lowerArraySpread(ctx: LowerContext, node: ArrayExpression): Value {
   const parts = node.elements.map((e) => {
-    if (!e) return ctx.fail(node, "unsupportedSyntax", "array holes are not supported");
+    if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     if (e.type === "SpreadElement") {
       const v = ctx.lowerExpression(e.argument);
       if (!isArray(v.type) || v.type.elements) {
-        return ctx.fail(e, "unsupportedSyntax", `spreading a ${typeText(v.type)} is not supported`);
+        return ctx.fail(e, unsupportedSyntax.spreadingIsNotSupported(typeText(v.type)));
       }
       return { spread: true, value: v };
     }
@@ -235,7 +212,7 @@ function lowerArraySpread(ctx: LowerContext, node: ArrayExpression): Value {
   for (const part of parts) {
     const want = part.spread ? (part.value.type as ArrayType).element : part.value.type;
     if (!sameType(want, element))
-      ctx.fail(node, "typeMismatch", `array elements must all be ${typeText(element)}`);
+      ctx.fail(node, typeMismatch.arrayElementsMustAllBe(typeText(element)));
     if (!part.spread) {
       const at = b.emit("length", [empty], ["number"]).results[0]!;
       b.emit("setIndex", [empty, at, part.value], [], { value: "grow" });
@@ -304,11 +281,7 @@ export function lowerObjectLiteral(
     if (prop.type === "SpreadElement") {
       const spread = ctx.lowerExpression(prop.argument);
       if (!isObject(spread.type)) {
-        return ctx.fail(
-          prop,
-          "unsupportedSyntax",
-          `spreading a ${typeText(spread.type)} into an object is not supported`,
-        );
+        return ctx.fail(prop, unsupportedSyntax.spreadingIntoObjectIsNot(typeText(spread.type)));
       }
       ctx.at(prop);
       for (const f of spread.type.fields) {
@@ -322,11 +295,7 @@ export function lowerObjectLiteral(
       continue;
     }
     if (prop.computed || prop.kind !== "init" || prop.method) {
-      return ctx.fail(
-        prop,
-        "unsupportedSyntax",
-        "only plain 'key: value' properties are supported in object literals",
-      );
+      return ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties());
     }
     const key =
       prop.key.type === "Identifier"
@@ -334,8 +303,7 @@ export function lowerObjectLiteral(
         : prop.key.type === "Literal"
           ? String(prop.key.value)
           : undefined;
-    if (key === undefined)
-      return ctx.fail(prop.key, "unsupportedSyntax", "unsupported property key");
+    if (key === undefined) return ctx.fail(prop.key, unsupportedSyntax.unsupportedPropertyKey());
     const field = expected && isObject(expected) ? fieldOf(expected, key) : undefined;
     const v = field?.callable
       ? functionValue(ctx, prop.value, field.callable, `field '${key}'`)
@@ -355,7 +323,7 @@ export function lowerObjectLiteral(
   if (declared) {
     for (const f of declared.fields) {
       if (!values.has(f.name) && f.type !== "opaque")
-        ctx.fail(node, "typeMismatch", `field '${f.name}' of '${declared.name}' is missing`);
+        ctx.fail(node, typeMismatch.fieldOfIsMissing(f.name, declared.name));
     }
   }
   return ctx.builder.emit("literal", [...values.values()], [type], {}, [], "").results[0]!;
@@ -403,13 +371,12 @@ export function lowerNew(
     (TYPED_ARRAYS.has(name) || name === "Array")
   ) {
     if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") {
-      return ctx.fail(node, "callArity", `'new ${name}' takes one argument (a length) here`);
+      return ctx.fail(node, callArity.newTakesOneArgumentLength(name));
     }
     const arg = ctx.lowerExpression(node.arguments[0] as Expression);
     ctx.at(node);
     if (name === "Array") {
-      if (arg.type !== "number")
-        return ctx.fail(node, "typeMismatch", "'new Array' needs a length");
+      if (arg.type !== "number") return ctx.fail(node, typeMismatch.newArrayNeedsLength());
       const plain = expected && isArray(expected) && expected.storage === "Array";
       const element = plain && !expected.elements ? expected.element : "number";
       const type: ArrayType = { kind: "array", storage: "Array", element };
@@ -423,11 +390,7 @@ export function lowerNew(
     if (arg.type === "number") return ctx.builder.emit("alloc", [arg], [type]).results[0]!;
     // A typed copy of an array of numbers.
     if (isArray(arg.type) && arg.type.element === "number") return copyArray(ctx, arg, type);
-    return ctx.fail(node, "typeMismatch", `'new ${name}' needs a length or an array of numbers`);
+    return ctx.fail(node, typeMismatch.newNeedsLengthOrArray(name));
   }
-  return ctx.fail(
-    node,
-    "unsupportedSyntax",
-    `'new ${name || "…"}' is not supported in differentiable code (typed arrays and 'new Array(n)' are; build objects with literals)`,
-  );
+  return ctx.fail(node, unsupportedSyntax.newIsNotSupportedIn(name || "…"));
 }

@@ -1,3 +1,4 @@
+import { callArity, typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type {
   ArrowFunctionExpression,
   CallExpression,
@@ -37,14 +38,17 @@ export function lowerArrayMethod(
     )
       ctx.fail(
         node,
-        "callArity",
-        `'.${method}' takes ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? "" : "s"} here`,
+        callArity.takesArgumentHere(
+          method,
+          min === max ? min : `${min} to ${max}`,
+          max === 1 ? "" : "s",
+        ),
       );
   };
   switch (method) {
     case "push": {
       if (type.storage !== "Array" || type.elements)
-        ctx.fail(node, "unsupportedSyntax", `'.push' needs a plain array, not a ${typeText(type)}`);
+        ctx.fail(node, unsupportedSyntax.pushNeedsPlainArrayNot(typeText(type)));
       arity(1, 1);
       const v = expectType(ctx, args[0]!, ctx.lowerExpression(args[0]!), type.element);
       ctx.at(node);
@@ -65,7 +69,7 @@ export function lowerArrayMethod(
       const bound = (k: number, fallback: Value) => {
         if (!args[k]) return fallback;
         const v = ctx.lowerExpression(args[k]!);
-        if (v.type !== "number") ctx.fail(args[k]!, "typeMismatch", "'.slice' takes numbers");
+        if (v.type !== "number") ctx.fail(args[k]!, typeMismatch.sliceTakesNumbers());
         // Negative bounds count from the end, as in JavaScript; then clamp to [0, n].
         ctx.at(node);
         const fromEnd = b.select(b.compare("lt", v, b.constant(0)), b.binary("add", n, v), v);
@@ -88,11 +92,7 @@ export function lowerArrayMethod(
     case "reduce":
       return lowerIteration(ctx, node, array, method);
     default:
-      return ctx.fail(
-        node.callee,
-        "unsupportedSyntax",
-        `the array method '.${method}' is not supported in differentiable code (push, fill, slice, map, forEach and reduce are)`,
-      );
+      return ctx.fail(node.callee, unsupportedSyntax.arrayMethodIsNotSupported(method));
   }
 }
 
@@ -105,7 +105,7 @@ function callbackOf(
   node: Node | undefined,
   what: string,
 ): ArrowFunctionExpression | { value: FunctionArg; arity: number; name: string } {
-  if (!node) return ctx.fail(ctx.builder.loc, "callArity", `${what} needs a callback`);
+  if (!node) return ctx.fail(ctx.builder.loc, callArity.needsCallback(what));
   if (node.type !== "ArrowFunctionExpression" || node.async) {
     const value = resolveFunctionArg(ctx, node, undefined, `the callback of ${what}`);
     const fn = value.fn;
@@ -116,8 +116,7 @@ function callbackOf(
     return { value, arity, name: ctx.module.text.slice(node.start, node.end) };
   }
   for (const p of node.params) {
-    if (p.type !== "Identifier")
-      ctx.fail(p, "unsupportedSyntax", "callback parameters must be plain names");
+    if (p.type !== "Identifier") ctx.fail(p, unsupportedSyntax.callbackParametersMustBePlain());
   }
   return node;
 }
@@ -138,7 +137,7 @@ function lowerIteration(
   const args = node.arguments as Expression[];
   const callback = callbackOf(ctx, method === "from" ? args[1] : args[0], `'.${method}'`);
   if (method === "reduce" && args.length !== 2) {
-    return ctx.fail(node, "callArity", "'.reduce' needs an initial value as its second argument");
+    return ctx.fail(node, callArity.reduceNeedsInitialValueAs());
   }
   const element = array ? (array.type as ArrayType).element : undefined;
   const initial = method === "reduce" ? ctx.lowerExpression(args[1]!) : undefined;
@@ -190,11 +189,10 @@ function lowerIteration(
       if (method === "reduce") {
         ctx.assign(accumulator!, expectType(ctx, at, produced!, initial!.type));
       } else if (method === "map" || method === "from") {
-        if (!produced)
-          return ctx.fail(at, "typeMismatch", `the callback of '.${method}' must return a value`);
+        if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
         resultSlot.value ??= produced;
         if (!sameType(produced.type, resultSlot.value.type))
-          ctx.fail(at, "typeMismatch", "the callback must return one type");
+          ctx.fail(at, typeMismatch.callbackMustReturnOneType());
         b.emit("setIndex", [outPlaceholder, i, produced], []);
       }
       ctx.assign(counter, b.binary("add", i, b.constant(1)));
@@ -208,11 +206,7 @@ function lowerIteration(
   // `Float64Array.prototype.map` returns a Float64Array (numbers only), as in JavaScript.
   const typed = array && (array.type as ArrayType).storage !== "Array" ? array.type : undefined;
   if (typed && elementType !== "number")
-    return ctx.fail(
-      at,
-      "typeMismatch",
-      "the callback of a typed array's '.map' must return a number",
-    );
+    return ctx.fail(at, typeMismatch.callbackOfTypedArrayMap());
   const outType: ArrayType = typed
     ? { kind: "array", storage: (typed as ArrayType).storage, element: "number" }
     : { kind: "array", storage: "Array", element: elementType };
@@ -235,9 +229,8 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
     source.properties[0]!.key.name === "length"
   ) {
     const n = ctx.lowerExpression(source.properties[0]!.value as Expression);
-    if (n.type !== "number") ctx.fail(source, "typeMismatch", "'length' must be a number");
-    if (args.length !== 2)
-      return ctx.fail(node, "callArity", "'Array.from({ length: n }, …)' needs a callback");
+    if (n.type !== "number") ctx.fail(source, typeMismatch.lengthMustBeNumber());
+    if (args.length !== 2) return ctx.fail(node, callArity.arrayFromLengthNNeeds());
     return lowerIteration(ctx, node, undefined, "from", n);
   }
   if (source && args.length === 1) {
@@ -247,11 +240,7 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
       return copyArray(ctx, v, { kind: "array", storage: "Array", element: v.type.element });
     }
   }
-  return ctx.fail(
-    node,
-    "unsupportedSyntax",
-    "'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)' or 'Array.from(array)'",
-  );
+  return ctx.fail(node, unsupportedSyntax.arrayFromIsSupportedAs());
 }
 
 /** The property name of a non-computed member callee (`xs.map`), if it is one. */

@@ -1,3 +1,11 @@
+import type { Message } from "../diagnostics/messages/message.js";
+import {
+  callArity,
+  nestedDifferentiation,
+  typeMismatch,
+  unsupportedSyntax,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import type { CallExpression, Node } from "oxc-parser";
 import { typeResolver } from "../types/declared-types.js";
 import { assignable } from "../ir/type-system.js";
@@ -7,7 +15,6 @@ import { freeNames } from "../resolve/captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import { countedLoop } from "./members.js";
-import type { DiagnosticCodeName } from "../diagnostics/codes.js";
 import { jvpKey } from "../ir/names.js";
 import { derivedPrimalKey, pairType } from "../ir/names.js";
 import type { ArrayType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
@@ -33,11 +40,7 @@ export function lowerNestedOperator(
   operator: string,
 ): Value {
   if (!isOperator(operator) || !OPERATORS[operator].nestable) {
-    return ctx.fail(
-      inner.callee,
-      "nestedDifferentiation",
-      `'${operator}' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms (nabla differentiates those again)`,
-    );
+    return ctx.fail(inner.callee, nestedDifferentiation.operatorCannotBeNested(operator));
   }
   const call =
     functionValueCall(ctx, inner, operator) ??
@@ -59,27 +62,26 @@ export function lowerNestedOperator(
       const name = signature.params[i]?.name ?? String(i);
       return ctx.fail(
         target.node.params[i] ?? inner,
-        "nestedDifferentiation",
         isVector
-          ? `inside differentiable code, '${operator}' differentiates with respect to one array, or to numbers: pick the array '${name}' alone with '{ wrt: ${i} }' (nabla computes it in forward mode, one direction per number)`
-          : `inside differentiable code, '${operator}' differentiates with respect to numbers, one array of numbers or one object of numbers (parameter '${name}' is none of these): nabla computes it in forward mode, one direction per number`,
+          ? nestedDifferentiation.innerOperatorWrtOneArray(operator, name, i)
+          : nestedDifferentiation.innerOperatorWrtNumbers(operator, name),
       );
     }
   }
   const args = node.arguments.map((a) => {
     if (a.type === "SpreadElement")
-      return ctx.fail(
-        a,
-        "unsupportedSyntax",
-        "spread arguments are not supported in differentiable code",
-      );
+      return ctx.fail(a, unsupportedSyntax.spreadArgumentsAreNotSupported());
     return ctx.lowerExpression(a);
   });
   if (args.length !== target.node.params.length) {
     return ctx.fail(
       node,
-      "callArity",
-      `the function given to '${operator}' takes ${target.node.params.length} argument${target.node.params.length === 1 ? "" : "s"}, got ${args.length}`,
+      callArity.functionGivenToTakesArgument(
+        operator,
+        target.node.params.length,
+        target.node.params.length === 1 ? "" : "s",
+        args.length,
+      ),
     );
   }
   args.forEach((a, i) => {
@@ -87,15 +89,16 @@ export function lowerNestedOperator(
     if (expected && expected !== "number" && !assignable(a.type, expected)) {
       ctx.fail(
         node.arguments[i]!,
-        "typeMismatch",
-        `the function given to '${operator}' takes ${article(expected)} here, got ${article(a.type)}`,
+        typeMismatch.functionGivenToTakesHere(operator, article(expected), article(a.type)),
       );
     }
     if (expected === "number" && a.type !== "number") {
       ctx.fail(
         node.arguments[i]!,
-        "typeMismatch",
-        `the function given to '${operator}' takes a number here, got ${typeof a.type === "string" ? `a ${a.type}` : "an array or object"}`,
+        typeMismatch.functionGivenToTakesNumber(
+          operator,
+          typeof a.type === "string" ? `a ${a.type}` : "an array or object",
+        ),
       );
     }
   });
@@ -136,8 +139,10 @@ export function lowerNestedOperator(
   if (result !== "number" && (operator === "gradient" || operator === "valueWithGradient")) {
     return ctx.fail(
       inner,
-      "unsupportedType",
-      `'${operator}' needs a number-valued function; this one returns ${typeof result === "string" ? `a ${result}` : "an array or object"}`,
+      unsupportedType.needsNumberValuedFunctionThis(
+        operator,
+        typeof result === "string" ? `a ${result}` : "an array or object",
+      ),
     );
   }
   const tangent = tangentType(result);
@@ -280,23 +285,19 @@ interface NestedCall {
 
 /** `gradient(f)` where the function is written at the call or named in the program. */
 function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string): NestedCall {
-  let problem: { node: Node; code: DiagnosticCodeName; message: string } | undefined;
+  let problem: { node: Node; message: Message } | undefined;
   const call = analyzeCall(
     ctx.program,
     ctx.module,
     inner,
     ancestorsOf(ctx.module, inner),
     operator as Operator,
-    (n, code, message) => (problem ??= { node: n, code, message }),
+    (n, message) => (problem ??= { node: n, message }),
   );
-  if (!call) return ctx.fail(problem!.node, problem!.code, problem!.message);
+  if (!call) return ctx.fail(problem!.node, problem!.message);
   if (call.hasAux) {
     // Its result would be an object the derivative of the enclosing code cannot take apart.
-    return ctx.fail(
-      inner.arguments[1]!,
-      "nestedDifferentiation",
-      `'hasAux' is not supported inside differentiable code; differentiate the loss alone there, and compute the aux outside`,
-    );
+    return ctx.fail(inner.arguments[1]!, nestedDifferentiation.hasAuxIsNotSupportedInside());
   }
   const target = call.target;
   return { target, key: symbolKey(target), wrt: call.wrt };
@@ -356,20 +357,12 @@ function functionValueCall(
   // Local functions are found by analyzeCall, like lambdas written at the operator.
   if (!slot || !ctx.bound.has(slot)) return undefined;
   if (inner.arguments.length > 1) {
-    return ctx.fail(
-      inner.arguments[1]!,
-      "nestedDifferentiation",
-      `'${operator}' of a function value takes no options: it differentiates with respect to every parameter`,
-    );
+    return ctx.fail(inner.arguments[1]!, nestedDifferentiation.ofFunctionValueTakesNo(operator));
   }
   const arg = resolveFunctionArg(ctx, fn, undefined, `the function given to '${operator}'`);
   const value = arg.fn;
   if (value.kind === "dynamic") {
-    return ctx.fail(
-      fn,
-      "nestedDifferentiation",
-      `'${fn.name}' holds a function chosen at run time; inside differentiable code, '${operator}' needs a function known where the code is compiled`,
-    );
+    return ctx.fail(fn, nestedDifferentiation.holdsFunctionChosenAtRun(fn.name, operator));
   }
   const target = value.kind === "named" ? namedTarget(value.symbol) : value.target;
   const key = value.kind === "named" ? symbolKey(value.symbol) : value.key;

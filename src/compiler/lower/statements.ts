@@ -1,3 +1,9 @@
+import {
+  typeMismatch,
+  unknownType,
+  unsupportedSyntax,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import type {
   BlockStatement,
   DoWhileStatement,
@@ -113,17 +119,13 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "ReturnStatement": {
       if (ctx.resultType === "void") {
         if (node.argument)
-          return ctx.fail(node.argument, "typeMismatch", "this function returns nothing ('void')");
+          return ctx.fail(node.argument, typeMismatch.thisFunctionReturnsNothingVoid());
         ctx.at(node);
         ctx.assign(ctx.returnedFlag!, ctx.builder.constant(true));
         return true;
       }
       if (!node.argument)
-        return ctx.fail(
-          node,
-          "typeMismatch",
-          `'return' needs ${article(ctx.resultType)} value here`,
-        );
+        return ctx.fail(node, typeMismatch.returnNeedsValueHere(article(ctx.resultType)));
       if (ctx.auxReturn) {
         const loss = lowerAuxReturn(ctx, node.argument, ctx.auxReturn.declared);
         ctx.at(node);
@@ -137,8 +139,11 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
         if (isAggregate(returned.type)) {
           return ctx.fail(
             node.argument,
-            "typeMismatch",
-            `${functionLabel(ctx.functionName)} has no return type, so nabla takes it to return a number, but this is ${article(returned.type)}; annotate the return type (': ${typeText(returned.type)}')`,
+            typeMismatch.hasNoReturnTypeSo(
+              functionLabel(ctx.functionName),
+              article(returned.type),
+              typeText(returned.type),
+            ),
           );
         }
         expectType(ctx, node.argument, returned, ctx.resultType);
@@ -180,7 +185,7 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
         lowerLoopStatement(ctx, node.body, node.label.name);
         return alwaysExits(node);
       }
-      return ctx.fail(node, "unsupportedSyntax", "labels are supported on loops only");
+      return ctx.fail(node, unsupportedSyntax.labelsAreSupportedOnLoops());
     case "ForStatement":
     case "WhileStatement":
     case "DoWhileStatement":
@@ -192,28 +197,16 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "TSInterfaceDeclaration":
       return false;
     default:
-      return ctx.fail(
-        node,
-        "unsupportedSyntax",
-        `${describeNode(node)} is not supported in differentiable code`,
-      );
+      return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
   }
 }
 
 function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
   if (node.kind === "var") {
-    ctx.fail(
-      node,
-      "unsupportedSyntax",
-      "'var' declarations are not supported in differentiable code; use 'let' or 'const'",
-    );
+    ctx.fail(node, unsupportedSyntax.varDeclarationsAreNotSupported());
   }
   if (node.kind !== "const" && node.kind !== "let") {
-    ctx.fail(
-      node,
-      "unsupportedSyntax",
-      `'${node.kind}' declarations are not supported in differentiable code`,
-    );
+    ctx.fail(node, unsupportedSyntax.declarationsAreNotSupportedIn(node.kind));
   }
   const declarators = node.declarations.flatMap((decl) =>
     decl.id.type === "Identifier"
@@ -223,11 +216,7 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
   for (const { declarator: decl, hidden } of declarators) {
     const kind = hidden ? "const" : node.kind;
     if (decl.id.type !== "Identifier") {
-      ctx.fail(
-        decl.id,
-        "unsupportedSyntax",
-        `${describeNode(decl.id)} is not supported in differentiable code`,
-      );
+      ctx.fail(decl.id, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(decl.id)));
     }
     const name = decl.id.name;
     const annotation = decl.id.typeAnnotation;
@@ -262,11 +251,7 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
         annotation.typeAnnotation.start,
         annotation.typeAnnotation.end,
       );
-      ctx.fail(
-        annotation,
-        "unsupportedType",
-        `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays and object types are supported)`,
-      );
+      ctx.fail(annotation, unsupportedType.hasTypeWhichDifferentiableCode(name, text));
     }
     let value: Value;
     if (decl.init) {
@@ -279,11 +264,7 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
             ? ctx.builder.constant(NaN, name)
             : ctx.builder.emit("const", [], [declared], {}, [], name).results[0]!;
     } else {
-      return ctx.fail(
-        decl.id,
-        "unknownType",
-        `cannot determine the type of '${name}'; add an annotation or an initializer`,
-      );
+      return ctx.fail(decl.id, unknownType.cannotDetermineTypeOfAdd(name));
     }
     ctx.declare(name, kind === "const" ? "const" : "let", value.type, value);
   }
@@ -296,8 +277,7 @@ function findTarget(ctx: LowerContext, label: string | undefined, node: Node): L
   }
   return ctx.fail(
     node,
-    "unsupportedSyntax",
-    label ? `no enclosing loop is labeled '${label}'` : "'break' or 'continue' outside a loop",
+    label ? unsupportedSyntax.noLoopLabeled(label) : unsupportedSyntax.breakOutsideLoop(),
   );
 }
 
@@ -325,14 +305,10 @@ function desugarForOf(
   ctx: LowerContext,
   node: ForOfStatement,
 ): BlockStatement & { body: [VariableDeclaration, ForStatement] } {
-  if (node.await) ctx.fail(node, "unsupportedSyntax", "'for await' is not supported");
+  if (node.await) ctx.fail(node, unsupportedSyntax.forAwaitIsNotSupported());
   const left = node.left;
   if (left.type !== "VariableDeclaration" || left.declarations.length !== 1) {
-    return ctx.fail(
-      left,
-      "unsupportedSyntax",
-      "a 'for…of' loop must declare its variable ('for (const x of xs)')",
-    );
+    return ctx.fail(left, unsupportedSyntax.forOfLoopMustDeclare());
   }
   const at = { start: node.start, end: node.end };
   const k = forOfCount++;

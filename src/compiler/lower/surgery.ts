@@ -1,3 +1,10 @@
+import {
+  callArity,
+  closureCapture,
+  unknownCallee,
+  unsupportedSyntax,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import { walk } from "../parse/module.js";
@@ -12,18 +19,10 @@ import type { LowerContext } from "./context.js";
 export function lowerWithDerivative(ctx: LowerContext, node: CallExpression): Value {
   const [xNode, fNode, ...extra] = node.arguments;
   if (!xNode || !fNode || extra.length > 0 || xNode.type === "SpreadElement")
-    return ctx.fail(
-      node,
-      "callArity",
-      "'withDerivative' takes two arguments: a value and a function of its derivative",
-    );
+    return ctx.fail(node, callArity.withDerivativeTakesTwoArgumentsValue());
   const x = ctx.lowerExpression(xNode as Expression);
   if (x.type !== "number") {
-    return ctx.fail(
-      xNode,
-      "unsupportedType",
-      "'withDerivative' applies to numbers; apply it to the numbers of an array or object",
-    );
+    return ctx.fail(xNode, unsupportedType.withDerivativeAppliesToNumbersApply());
   }
   const attrs = adjustment(ctx, fNode as Expression);
   ctx.at(node);
@@ -37,23 +36,15 @@ export function lowerWithDerivative(ctx: LowerContext, node: CallExpression): Va
 function adjustment(ctx: LowerContext, f: Expression): { callee: string; written?: number[] } {
   if (f.type === "Identifier") {
     if (ctx.scope.lookup(f.name)) {
-      return ctx.fail(
-        f,
-        "closureCapture",
-        `'${f.name}' is a local value; give 'withDerivative' a function declared at the top level, or an arrow function written here`,
-      );
+      return ctx.fail(f, closureCapture.isLocalValueGiveWithDerivative(f.name));
     }
     if (!ctx.program.resolveLocalFunction(ctx.module, f.name)) {
-      return ctx.fail(f, "unknownCallee", `'${f.name}' is not a function nabla can see`);
+      return ctx.fail(f, unknownCallee.isNotFunctionNablaCan(f.name));
     }
     return { callee: f.name };
   }
   if (f.type !== "ArrowFunctionExpression" && f.type !== "FunctionExpression") {
-    return ctx.fail(
-      f,
-      "unsupportedSyntax",
-      "'withDerivative' needs a function: a function declared at the top level, or an arrow function written here",
-    );
+    return ctx.fail(f, unsupportedSyntax.withDerivativeNeedsFunctionFunctionDeclared());
   }
   const locals = new Set<string>();
   const reads: Node[] = [];
@@ -73,11 +64,7 @@ function adjustment(ctx: LowerContext, f: Expression): { callee: string; written
   for (const r of reads) {
     const name = (r as { name: string }).name;
     if (!locals.has(name) && ctx.scope.lookup(name)) {
-      return ctx.fail(
-        r,
-        "closureCapture",
-        `the function given to 'withDerivative' reads the local variable '${name}'; it runs inside the derivative code, where only its parameter and module-level names are visible`,
-      );
+      return ctx.fail(r, closureCapture.functionGivenToWithDerivativeReads(name));
     }
   }
   // Emitted once per module as a function of this name (emit/js/function.ts hoistedAdjustments).

@@ -1,3 +1,4 @@
+import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { Expression, Node, ThrowStatement } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
@@ -23,11 +24,7 @@ export function lowerThrow(ctx: LowerContext, node: ThrowStatement): void {
   const args = kind ? (argument as { arguments: Node[] }).arguments : [];
   const message = args[0];
   if (!kind || args.length > 1 || message?.type === "SpreadElement") {
-    ctx.fail(
-      argument,
-      "unsupportedSyntax",
-      "differentiable code can throw 'new Error(message)' (or RangeError, TypeError) with a string message; throw other values outside it",
-    );
+    ctx.fail(argument, unsupportedSyntax.differentiableCodeCanThrowNew());
   }
   const pieces = message ? messagePieces(ctx, message as Expression) : [];
   ctx.at(node);

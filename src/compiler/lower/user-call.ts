@@ -1,3 +1,4 @@
+import { badOperatorUse, callArity, typeMismatch } from "../diagnostics/messages/index.js";
 import type { CallExpression, Node } from "oxc-parser";
 import { typeResolver } from "../types/declared-types.js";
 import { signatureOf, type ParamInfo } from "../types/signature.js";
@@ -47,11 +48,7 @@ export function checkArity(
   got: number,
 ): void {
   if (got !== expected) {
-    ctx.fail(
-      node,
-      "callArity",
-      `'${name}' takes ${expected} argument${expected === 1 ? "" : "s"}, got ${got}`,
-    );
+    ctx.fail(node, callArity.takesArgumentsGot(name, expected, expected === 1 ? "" : "s", got));
   }
 }
 
@@ -69,8 +66,7 @@ export function checkArgumentTypes(
     if (p.type && arg && !assignable(arg.type, p.type)) {
       ctx.fail(
         argNodes[i] ?? node,
-        "typeMismatch",
-        `parameter '${p.name}' of '${name}' is ${article(p.type)}, got ${article(arg.type)}`,
+        typeMismatch.parameterOfIsGot(p.name, name, article(p.type), article(arg.type)),
       );
     }
   });
@@ -115,11 +111,7 @@ export function emitUserCall(
   const operands = receiver ? [receiver, ...args] : args;
   const checkpointed = checkpoint || taggedCheckpoint(symbol);
   if (checkpointed && symbol.name === "default") {
-    return ctx.fail(
-      node,
-      "badOperatorUse",
-      "an anonymous default-exported function cannot be checkpointed: give it a name ('export default function step(…)')",
-    );
+    return ctx.fail(node, badOperatorUse.anonymousDefaultExportedFunctionCannot());
   }
   const attrs = {
     callee: key,

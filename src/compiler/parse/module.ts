@@ -1,3 +1,5 @@
+import type { Message } from "../diagnostics/messages/message.js";
+import { parseError, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import {
   parseSync,
   type ArrowFunctionExpression,
@@ -45,8 +47,7 @@ export interface ModuleConstant {
   holdsFunction: boolean;
 }
 
-export interface ParseProblem {
-  message: string;
+export interface ParseProblem extends Message {
   start: number;
   end: number;
 }
@@ -103,7 +104,7 @@ export function parseModule(file: string, text: string): SourceModule {
     reexports: new Map(),
     starExports: [],
     problems: result.errors.map((e) => ({
-      message: e.message,
+      ...parseError.fromParser(e.message),
       start: e.labels[0]?.start ?? 0,
       end: e.labels[0]?.end ?? 0,
     })),
@@ -156,8 +157,7 @@ function collectNames(mod: SourceModule): void {
       for (const name of bindingsOf(n)) mod.topLevel.add(name);
     if (n.type === "Decorator")
       mod.unsupported.push({
-        message:
-          "decorators are not supported in files nabla compiles (nabla does not transform them, and Node cannot run them); apply the decorator function by hand instead",
+        ...unsupportedSyntax.decoratorsAreNotSupportedIn(),
         start: n.start,
         end: n.end,
       });

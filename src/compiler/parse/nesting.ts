@@ -1,3 +1,5 @@
+import type { Message } from "../diagnostics/messages/message.js";
+import { parseError } from "../diagnostics/messages/index.js";
 import { isMainThread, resourceLimits } from "node:worker_threads";
 import { visitorKeys, type Node } from "oxc-parser";
 
@@ -22,8 +24,7 @@ import { visitorKeys, type Node } from "oxc-parser";
 export const MAX_NESTING = 1024;
 
 /** A problem found by the checks, in the shape of a parse problem. */
-export interface NestingProblem {
-  message: string;
+export interface NestingProblem extends Message {
   start: number;
   end: number;
 }
@@ -85,7 +86,7 @@ export function lexicalNestingProblem(text: string, limit: number): NestingProbl
     chains[chains.length - 1] = 0;
   };
   const problem = (at: number): NestingProblem => ({
-    message: `this code is nested too deeply to parse (more than ${limit.toLocaleString("en-US")} levels of brackets and operators): split it into smaller expressions and statements`,
+    ...parseError.nestedTooDeeplyToParse(limit.toLocaleString("en-US")),
     start: at,
     end: at + 1,
   });
@@ -334,7 +335,7 @@ export function syntacticNestingProblem(program: Node): NestingProblem | undefin
     const depth = depths.pop()!;
     if (depth > MAX_NESTING) {
       return {
-        message: `this code is nested too deeply for JavaScript engines to load (V8 stops at about ${Math.round(MAX_NESTING / 0.8).toLocaleString("en-US")} levels of nested expressions): split it into smaller expressions and statements, with intermediate variables`,
+        ...parseError.nestedTooDeeplyToLoad(Math.round(MAX_NESTING / 0.8).toLocaleString("en-US")),
         start: node.start,
         end: node.end,
       };

@@ -1,3 +1,5 @@
+import type { Message } from "../diagnostics/messages/message.js";
+import { derivativeRule } from "../diagnostics/messages/index.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { walk, type SourceModule } from "./module.js";
 
@@ -17,9 +19,9 @@ export interface Registration {
   rule: Node;
 }
 
-export interface RegistrationProblem {
+/** A registration nabla cannot use (NABLA115), and where it is. */
+export interface RegistrationProblem extends Message {
   node: Node;
-  message: string;
 }
 
 const NABLA_SPECIFIERS = new Set(["nabla", "nabla/runtime"]);
@@ -63,8 +65,7 @@ export function findRegistrations(mod: SourceModule): {
     if (!topLevel.has(node)) {
       problems.push({
         node,
-        message:
-          "'registerDerivative' must be a statement at the top level of a module, so nabla sees every registration whatever runs first",
+        ...derivativeRule.registerDerivativeMustBeStatementAt(),
       });
       return false;
     }
@@ -72,16 +73,14 @@ export function findRegistrations(mod: SourceModule): {
     if (!target || !rule || extra.length > 0 || target.type === "SpreadElement") {
       problems.push({
         node,
-        message:
-          "'registerDerivative' takes two arguments: the function and its rule { forward, reverse }",
+        ...derivativeRule.registerDerivativeTakesTwoArgumentsFunction(),
       });
       return false;
     }
     if (rule.type !== "ObjectExpression") {
       problems.push({
         node: rule,
-        message:
-          "the rule given to 'registerDerivative' must be an object literal { forward, reverse }, so nabla can read it",
+        ...derivativeRule.ruleGivenToRegisterDerivativeMust(),
       });
       return false;
     }
@@ -99,7 +98,7 @@ export function findRegistrations(mod: SourceModule): {
       if (p.type !== "Property" || (key !== "forward" && key !== "reverse")) {
         problems.push({
           node: p,
-          message: "a derivative rule has only the members 'forward' and 'reverse'",
+          ...derivativeRule.derivativeRuleHasOnlyMembers(),
         });
         continue;
       }
@@ -110,7 +109,7 @@ export function findRegistrations(mod: SourceModule): {
     if (!registration.forward && !registration.reverse) {
       problems.push({
         node: rule,
-        message: "a derivative rule needs 'forward', 'reverse' or both",
+        ...derivativeRule.derivativeRuleNeedsForwardReverse(),
       });
       return false;
     }

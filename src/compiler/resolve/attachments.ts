@@ -1,6 +1,6 @@
+import type { Message } from "../diagnostics/messages/message.js";
 import type { CallExpression, Node } from "oxc-parser";
 import { basename } from "node:path";
-import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
 import { lambdaName } from "../ir/names.js";
 import { staticKey, type StaticFunction } from "./targets.js";
@@ -280,7 +280,7 @@ export function attachments(
   module: SourceModule,
   node: CallExpression,
   ancestors: readonly Node[],
-  error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
+  error: (node: Node, message: Message) => void,
 ): { calls: OperatorCall[]; forwards: Forwarding[] } {
   const result = { calls: [] as OperatorCall[], forwards: [] as Forwarding[] };
   if (node.callee.type !== "Identifier" || declaredLocally(node.callee.name, ancestors))

@@ -1,3 +1,5 @@
+import type { Message } from "../diagnostics/messages/message.js";
+import { badOperatorUse } from "../diagnostics/messages/index.js";
 import type { Type } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
@@ -5,7 +7,6 @@ import { typeResolver } from "../types/declared-types.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { annotationType, signatureOf } from "../types/signature.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
-import { DiagnosticCode } from "../diagnostics/codes.js";
 import { positionAt } from "../diagnostics/format.js";
 import type { SourceLoc } from "../ir/types.js";
 import { constantValue, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
@@ -66,41 +67,31 @@ export function analyzeCall(
   call: CallExpression,
   ancestors: readonly Node[],
   operator: Operator,
-  error: (node: Node, code: keyof typeof DiagnosticCode, message: string) => void,
+  error: (node: Node, message: Message) => void,
 ): OperatorCall | undefined {
   const [fnArg, options, ...extra] = call.arguments;
   if (!fnArg || fnArg.type === "SpreadElement") {
-    error(
-      call,
-      "badOperatorUse",
-      `'${operator}' needs the function to differentiate as its first argument`,
-    );
+    error(call, badOperatorUse.needsFunctionToDifferentiateAs(operator));
     return undefined;
   }
   const single = operator === "derivative" || operator === "valueWithDerivative";
   if (extra.length > 0 || (single && options)) {
     error(
       call,
-      "badOperatorUse",
-      `'${operator}' takes ${single ? "one argument: the function" : "the function and an optional options object"}`,
+      badOperatorUse.takes(
+        operator,
+        single ? "one argument: the function" : "the function and an optional options object",
+      ),
     );
     return undefined;
   }
   const target = resolveTarget(program, module, fnArg as Expression, ancestors);
   if (!target && fnArg.type === "Identifier" && findLocalFunction(fnArg.name, ancestors)) {
-    error(
-      fnArg,
-      "badOperatorUse",
-      `'${fnArg.name}' is a 'let' variable holding a function, which may change; declare it with 'const' so nabla knows which function to differentiate`,
-    );
+    error(fnArg, badOperatorUse.isLetVariableHoldingFunction(fnArg.name));
     return undefined;
   }
   if (!target) {
-    error(
-      fnArg,
-      "badOperatorUse",
-      `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
-    );
+    error(fnArg, badOperatorUse.needsFunctionWhoseSourceNabla(operator));
     return undefined;
   }
   const arity = target.node.params.length;
@@ -115,34 +106,29 @@ export function analyzeCall(
   if (options) {
     const read = parseOptions(options as Expression, arity, operator);
     if ("message" in read) {
-      error(read.node, "badOperatorUse", read.message);
+      error(read.node, read);
       return undefined;
     }
     parsed = read;
     if (parsed.wrt) wrt = parsed.wrt;
   }
   if (arity === 0) {
-    error(
-      fnArg,
-      "badOperatorUse",
-      `'${operator}' needs a function of at least one number argument; this one takes none`,
-    );
+    error(fnArg, badOperatorUse.needsFunctionOfAtLeast(operator));
     return undefined;
   }
   if (single && arity !== 1) {
-    error(
-      fnArg,
-      "badOperatorUse",
-      `'${operator}' differentiates functions of one number argument, but '${target.name}' takes ${arity}; use 'differential' for several arguments`,
-    );
+    error(fnArg, badOperatorUse.differentiatesFunctionsOfOneNumber(operator, target.name, arity));
     return undefined;
   }
   if (isHigherOrder(operator)) {
     if (wrt.length !== 1) {
       error(
         options ?? fnArg,
-        "badOperatorUse",
-        `'${operator}' differentiates with respect to one parameter; ${functionLabel(target.name)} has ${wrt.length} differentiable ones, so pick one with '{ wrt: i }'`,
+        badOperatorUse.differentiatesWithRespectToOne(
+          operator,
+          functionLabel(target.name),
+          wrt.length,
+        ),
       );
       return undefined;
     }
@@ -156,8 +142,10 @@ export function analyzeCall(
     ) {
       error(
         target.node.params[wrt[0]!] ?? fnArg,
-        "badOperatorUse",
-        `'${operator}' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not ${type === undefined ? "this type" : `a ${typeText(type)}`}`,
+        badOperatorUse.needsDifferentiatedParameterToBe(
+          operator,
+          type === undefined ? "this type" : `a ${typeText(type)}`,
+        ),
       );
       return undefined;
     }
@@ -379,8 +367,7 @@ export function namedTarget(symbol: FunctionSymbol): DifferentiationTarget {
 }
 
 /** A problem with the options, and the node to point at. */
-interface OptionsProblem {
-  message: string;
+interface OptionsProblem extends Message {
   node: Node;
 }
 
@@ -406,8 +393,8 @@ function parseOptions(
     : operator === "jacobian"
       ? "'{ wrt: 0, mode: \"reverse\" }'"
       : "'{ wrt: [0, 1] }'";
-  const shape = `options must be an object literal such as ${example}`;
-  if (node.type !== "ObjectExpression") return { message: shape, node };
+  const shape = badOperatorUse.optionsMustBeObjectLiteral(example);
+  if (node.type !== "ObjectExpression") return { ...shape, node };
   const parsed: ParsedOptions = {};
   const seen = new Set<string>();
   for (const prop of node.properties) {
@@ -419,7 +406,7 @@ function parseOptions(
             ? String(prop.key.value)
             : undefined
         : undefined;
-    if (prop.type !== "Property" || key === undefined) return { message: shape, node: prop };
+    if (prop.type !== "Property" || key === undefined) return { ...shape, node: prop };
     if (!names.includes(key)) {
       const takes =
         names.length === 1
@@ -431,17 +418,17 @@ function parseOptions(
           ? ` ('${key}' is an option of ${others.map((o) => `'${o}'`).join(" and ")})`
           : "";
       return {
-        message: `unknown option '${key}'; ${takes}${elsewhere}`,
+        ...badOperatorUse.unknownOption(key, takes, elsewhere),
         node: prop.key,
       };
     }
-    if (seen.has(key)) return { message: `the option '${key}' is given twice`, node: prop.key };
+    if (seen.has(key)) return { ...badOperatorUse.optionIsGivenTwice(key), node: prop.key };
     seen.add(key);
     const value = prop.value;
     if (key === "hasAux") {
       if (value.type !== "Literal" || typeof value.value !== "boolean")
         return {
-          message: "'hasAux' must be written as 'true' or 'false': nabla reads it from the source",
+          ...badOperatorUse.hasAuxMustBeWrittenAs(),
           node: value,
         };
       parsed.hasAux = value.value;
@@ -450,7 +437,7 @@ function parseOptions(
     if (key === "mode") {
       if (value.type !== "Literal" || (value.value !== "forward" && value.value !== "reverse"))
         return {
-          message: `'mode' must be written as "forward" or "reverse": nabla reads it from the source`,
+          ...badOperatorUse.modeMustBeWrittenAs(),
           node: value,
         };
       parsed.mode = value.value;
@@ -471,22 +458,22 @@ function parseWrt(value: Expression, arity: number): number[] | OptionsProblem {
     const index = item ? constantValue(item) : undefined;
     if (!item || index === undefined) {
       return {
-        message: "'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'",
+        ...badOperatorUse.wrtMustListParameterIndices(),
         node: item ?? value,
       };
     }
     if (!Number.isInteger(index))
-      return { message: `'wrt' index ${index} is not an integer`, node: item };
+      return { ...badOperatorUse.wrtIndexIsNotInteger(index), node: item };
     if (index < 0 || index >= arity) {
       return {
-        message: `'wrt' index ${index} is out of range: the function has ${arity} parameter${arity === 1 ? "" : "s"}`,
+        ...badOperatorUse.wrtIndexIsOutOf(index, arity, arity === 1 ? "" : "s"),
         node: item,
       };
     }
-    if (wrt.includes(index)) return { message: `'wrt' lists parameter ${index} twice`, node: item };
+    if (wrt.includes(index)) return { ...badOperatorUse.wrtListsParameterTwice(index), node: item };
     wrt.push(index);
   }
-  if (wrt.length === 0) return { message: "'wrt' must name at least one parameter", node: value };
+  if (wrt.length === 0) return { ...badOperatorUse.wrtMustNameAtLeast(), node: value };
   return wrt;
 }
 

@@ -1,6 +1,7 @@
+import type { Message } from "../diagnostics/messages/message.js";
+import { closureCapture } from "../diagnostics/messages/index.js";
 import type { DifferentiationTarget } from "./targets.js";
 import type { CallExpression, Node } from "oxc-parser";
-import { DiagnosticCode } from "../diagnostics/codes.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { leadingJSDoc, walk, type SourceModule } from "../parse/module.js";
 import { type ProgramGraph } from "../parse/program.js";
@@ -67,12 +68,10 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     else operatorNames.set(local, binding.imported);
   }
   const reporter =
-    (severity: "error" | "warning", notes: Diagnostic["notes"]) =>
-    (node: Node, code: keyof typeof DiagnosticCode, message: string) =>
+    (severity: "error" | "warning", notes: Diagnostic["notes"]) => (node: Node, message: Message) =>
       result.diagnostics.push({
         severity,
-        code: DiagnosticCode[code],
-        message,
+        ...message,
         loc: { file: module.file, start: node.start, end: node.end },
         notes,
       });
@@ -129,19 +128,14 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       if (called.length > 1) {
         error(
           fnArg,
-          "closureCapture",
-          `this function calls ${called.length} function parameters of the enclosing function ('${called.join("', '")}'); nabla compiles the derivative of a lambda calling one function parameter where that function is passed, not of one calling several (pass them as one function)`,
+          closureCapture.thisFunctionCallsFunctionParameters(called.length, called.join("', '")),
         );
         return false;
       }
       const call = analyzeCall(program, module, node, ancestors, operator, error);
       if (!call) return false;
       if (call.hasAux) {
-        error(
-          node.arguments[1]!,
-          "closureCapture",
-          `'hasAux' is not supported for a lambda calling a function parameter of the enclosing function ('${called[0]}'); differentiate the loss alone, and compute the aux outside`,
-        );
+        error(node.arguments[1]!, closureCapture.hasAuxIsNotSupportedFor(called[0]));
         return false;
       }
       const captures = capturesOf(program, module, lambda, ancestors)

@@ -1,5 +1,6 @@
+import { derivativeRule } from "../diagnostics/messages/index.js";
+import type { Message } from "../diagnostics/messages/message.js";
 import type { Expression, Node } from "oxc-parser";
-import { DiagnosticCode } from "../diagnostics/codes.js";
 import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { assignable, isDifferentiable, typeText } from "../ir/type-system.js";
 import { tangentType } from "../ir/tangent-types.js";
@@ -28,23 +29,19 @@ export function collectRules(
 ): RuleTable {
   const table: RuleTable = new Map();
   for (const mod of modules) {
-    const error = (node: Node, message: string) =>
+    const error = (node: Node, message: Message) =>
       bag.add({
         severity: "error",
-        code: DiagnosticCode.derivativeRule,
-        message,
+        ...message,
         loc: { file: mod.file, start: node.start, end: node.end },
         notes: [],
       });
     const { registrations, problems } = findRegistrations(mod);
-    problems.forEach((p) => error(p.node, p.message));
+    problems.forEach((p) => error(p.node, p));
     for (const registration of registrations) {
       const target = registration.target;
       if (target.type !== "Identifier") {
-        error(
-          target,
-          "'registerDerivative' needs the function by name: a function declared in this program or imported from a package",
-        );
+        error(target, derivativeRule.registerDerivativeNeedsFunctionByName());
         continue;
       }
       const symbol = targetSymbol(program, mod, target.name);
@@ -53,8 +50,8 @@ export function collectRules(
         error(
           target,
           binding && !isRelativeSpecifier(binding.specifier)
-            ? `cannot find the type declarations of '${target.name}' in package '${binding.specifier}' (a .d.ts file that declares it); nabla needs its parameter types`
-            : `'${target.name}' is not a function nabla can see: register derivatives of functions declared in this program or imported from a package with type declarations`,
+            ? derivativeRule.noTypeDeclarations(target.name, binding.specifier)
+            : derivativeRule.notAFunctionNablaCanSee(target.name),
         );
         continue;
       }
@@ -64,8 +61,8 @@ export function collectRules(
         const first = previous.registration;
         bag.add({
           severity: "error",
-          code: DiagnosticCode.derivativeRule,
-          message: `'${target.name}' already has a registered derivative; a function can have one rule`,
+          ...derivativeRule.alreadyHasRegisteredDerivativeFunction(target.name),
+
           loc: { file: mod.file, start: registration.call.start, end: registration.call.end },
           notes: [
             {
@@ -82,17 +79,11 @@ export function collectRules(
       for (const p of signature.params) {
         const text = mod.text.slice(p.node.start, p.node.end);
         if (p.unsupported) {
-          error(
-            target,
-            `the parameter '${text}' of '${target.name}' is optional, has a default or gathers the rest; functions with registered derivatives take plain parameters`,
-          );
+          error(target, derivativeRule.parameterOfIsOptionalHas(text, target.name));
           break;
         }
         if (!p.type) {
-          error(
-            target,
-            `the parameter '${p.name}' of '${target.name}' needs a type annotation nabla understands (number, arrays, typed arrays, objects) to register its derivative`,
-          );
+          error(target, derivativeRule.parameterOfNeedsTypeAnnotation(p.name, target.name));
           break;
         }
         params.push({ name: p.name, type: p.type });
@@ -134,7 +125,7 @@ function checkShapes(
   program: ProgramGraph,
   mod: SourceModule,
   rule: DerivativeRule,
-  error: (node: Node, message: string) => void,
+  error: (node: Node, message: Message) => void,
 ): boolean {
   const name = rule.targetName;
   const tangents = rule.params.filter((p) => isDifferentiable(p.type));
@@ -152,7 +143,7 @@ function checkShapes(
     const fn = functionOf(program, mod, expression);
     if (!fn) {
       if (expression.type !== "Identifier") {
-        error(expression, `the '${kind}' rule of '${name}' must be a function`);
+        error(expression, derivativeRule.ruleOfMustBeFunction(kind, name));
         ok = false;
       }
       continue;
@@ -165,8 +156,18 @@ function checkShapes(
       error(
         fn,
         kind === "forward"
-          ? `the forward rule of '${name}' takes ${count(fn.params.length, "parameter")}, but it is called with ${want.length} ${list}: the arguments of '${name}', then the tangents of its differentiable parameters`
-          : `the reverse rule of '${name}' takes ${count(fn.params.length, "parameter")}, but it is called with the ${count(want.length, "argument")} of '${name}' ${list}`,
+          ? derivativeRule.forwardRuleParameterCount(
+              name,
+              count(fn.params.length, "parameter"),
+              want.length,
+              list,
+            )
+          : derivativeRule.reverseRuleParameterCount(
+              name,
+              count(fn.params.length, "parameter"),
+              count(want.length, "argument"),
+              list,
+            ),
       );
       ok = false;
       continue;
@@ -181,7 +182,16 @@ function checkShapes(
       if (!assignable(w.type, p.type)) {
         error(
           node,
-          `parameter ${i + 1} of the ${kind} rule of '${name}' is ${i < rule.params.length ? `the argument '${w.name}'` : `the tangent of '${w.name.slice(1)}'`}, of type ${typeText(w.type)}, but it is declared ${typeText(p.type)}`,
+          derivativeRule.parameterOfRuleOfIs(
+            i + 1,
+            kind,
+            name,
+            i < rule.params.length
+              ? `the argument '${w.name}'`
+              : `the tangent of '${w.name.slice(1)}'`,
+            typeText(w.type),
+            typeText(p.type),
+          ),
         );
         ok = false;
       }

@@ -1,0 +1,109 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA108 (an operator used the wrong way): every text of the code, with the parts
+// that vary as parameters; docs/diagnostics.md shows examples.
+
+export const badOperatorUse = {
+  optionsMustBeObjectLiteral: (example: Printable) =>
+    message("badOperatorUse", `options must be an object literal such as ${example}`),
+  needsFunctionToDifferentiateAs: (operator: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' needs the function to differentiate as its first argument`,
+    ),
+  takes: (operator: Printable, value: Printable) =>
+    message("badOperatorUse", `'${operator}' takes ${value}`),
+  isLetVariableHoldingFunction: (name: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${name}' is a 'let' variable holding a function, which may change; declare it with 'const' so nabla knows which function to differentiate`,
+    ),
+  needsFunctionWhoseSourceNabla: (operator: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
+    ),
+  needsFunctionOfAtLeast: (operator: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' needs a function of at least one number argument; this one takes none`,
+    ),
+  differentiatesFunctionsOfOneNumber: (operator: Printable, name: Printable, arity: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' differentiates functions of one number argument, but '${name}' takes ${arity}; use 'differential' for several arguments`,
+    ),
+  differentiatesWithRespectToOne: (
+    operator: Printable,
+    functionLabel: Printable,
+    count: Printable,
+  ) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' differentiates with respect to one parameter; ${functionLabel} has ${count} differentiable ones, so pick one with '{ wrt: i }'`,
+    ),
+  needsDifferentiatedParameterToBe: (operator: Printable, value: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not ${value}`,
+    ),
+  unknownOption: (key: Printable, takes: Printable, elsewhere: Printable) =>
+    message("badOperatorUse", `unknown option '${key}'; ${takes}${elsewhere}`),
+  optionIsGivenTwice: (key: Printable) =>
+    message("badOperatorUse", `the option '${key}' is given twice`),
+  hasAuxMustBeWrittenAs: () =>
+    message(
+      "badOperatorUse",
+      `'hasAux' must be written as 'true' or 'false': nabla reads it from the source`,
+    ),
+  modeMustBeWrittenAs: () =>
+    message(
+      "badOperatorUse",
+      `'mode' must be written as "forward" or "reverse": nabla reads it from the source`,
+    ),
+  wrtMustListParameterIndices: () =>
+    message(
+      "badOperatorUse",
+      `'wrt' must list parameter indices as number literals, e.g. '{ wrt: [0, 2] }'`,
+    ),
+  wrtIndexIsNotInteger: (index: Printable) =>
+    message("badOperatorUse", `'wrt' index ${index} is not an integer`),
+  wrtIndexIsOutOf: (index: Printable, arity: Printable, value: Printable) =>
+    message(
+      "badOperatorUse",
+      `'wrt' index ${index} is out of range: the function has ${arity} parameter${value}`,
+    ),
+  wrtListsParameterTwice: (index: Printable) =>
+    message("badOperatorUse", `'wrt' lists parameter ${index} twice`),
+  wrtMustNameAtLeast: () => message("badOperatorUse", `'wrt' must name at least one parameter`),
+  anonymousDefaultExportedFunctionCannot: () =>
+    message(
+      "badOperatorUse",
+      `an anonymous default-exported function cannot be checkpointed: give it a name ('export default function step(…)')`,
+    ),
+  callOfWithFunctionArgument: (name: Printable) =>
+    message(
+      "badOperatorUse",
+      `a call of '${name}' with a function argument cannot be checkpointed`,
+    ),
+  checkpointTakesOneFunctionDeclared: () =>
+    message(
+      "badOperatorUse",
+      `'checkpoint' takes one function declared in the program, by name: 'checkpoint(step)(state)' (to checkpoint a method, tag it '/** @checkpoint */')`,
+    ),
+  jacobianNeedsFunctionReturningNumber: (typeText: Printable) =>
+    message(
+      "badOperatorUse",
+      `'jacobian' needs a function returning a number, a number[], a tuple of numbers or a typed array; this one returns a ${typeText}`,
+    ),
+  needsNumberValuedFunctionThis: (operator: Printable, typeText: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' needs a number-valued function; this one returns a ${typeText}`,
+    ),
+  withHasAuxTrueMustReturn: (functionLabel: Printable, shown: Printable) =>
+    message(
+      "badOperatorUse",
+      `with 'hasAux: true', ${functionLabel} must return '[loss, aux]' or '{ value: loss, aux }' with a number loss (a tuple return type such as '[number, string]' if annotated), but this is ${shown}`,
+    ),
+};

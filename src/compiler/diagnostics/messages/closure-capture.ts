@@ -1,0 +1,84 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA112 (a function value nabla cannot follow): every text of the code, with the
+// parts that vary as parameters; docs/diagnostics.md shows examples.
+
+export const closureCapture = {
+  thisFunctionCallsFunctionParameters: (count: Printable, parameters: Printable) =>
+    message(
+      "closureCapture",
+      `this function calls ${count} function parameters of the enclosing function ('${parameters}'); nabla compiles the derivative of a lambda calling one function parameter where that function is passed, not of one calling several (pass them as one function)`,
+    ),
+  hasAuxIsNotSupportedFor: (value: Printable) =>
+    message(
+      "closureCapture",
+      `'hasAux' is not supported for a lambda calling a function parameter of the enclosing function ('${value}'); differentiate the loss alone, and compute the aux outside`,
+    ),
+  cannotAssignToVariableOf: (name: Printable) =>
+    message(
+      "closureCapture",
+      `cannot assign to '${name}', a variable of the enclosing function, from differentiated code (closures that mutate captured variables are not supported yet)`,
+    ),
+  cannotDifferentiateThisCallOf: (name: Printable, what: Printable, text: Printable) =>
+    message(
+      "closureCapture",
+      `cannot differentiate this call of '${name}': it is a function value, ${what}, whose type '${text}' does not say it is differentiable, so nabla cannot know which functions it may hold`,
+    ),
+  functionChosenAtRunTime: () =>
+    message(
+      "closureCapture",
+      `a function chosen at run time must be declared at the top level of a module; a local or inline function can be passed directly, but not chosen by a condition`,
+    ),
+  functionGivenToWithDerivativeReads: (name: Printable) =>
+    message(
+      "closureCapture",
+      `the function given to 'withDerivative' reads the local variable '${name}'; it runs inside the derivative code, where only its parameter and module-level names are visible`,
+    ),
+  holdsFunctionWhichReadsFrom: (name: Printable, functionLabel: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}' holds a function, which ${functionLabel} reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to a first-order operator ('derivative', 'gradient'…) in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)`,
+    ),
+  isFunctionDefinedInEnclosing: (name: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}' is a function defined in the enclosing function; differentiated code cannot call local function values yet (move it to the top level of the module)`,
+    ),
+  isFunctionDifferentiableCodeCan: (name: Printable, name2: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}' is a function; differentiable code can call it ('${name2}(…)') or pass it to a function-typed parameter, but not use it as another kind of value`,
+    ),
+  isLocalNotFunctionNabla: (head: Printable, value: Printable) =>
+    message("closureCapture", `'${head}' is a local ${value}, not a function nabla can see`),
+  localValueIsNotAFunction: (head: Printable, value: Printable, what: Printable) =>
+    message(
+      "closureCapture",
+      `'${head}' is a local ${value}, not a function nabla can see; ${what} needs a function declared in the program or an arrow function`,
+    ),
+  isLocalValueGiveWithDerivative: (name: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}' is a local value; give 'withDerivative' a function declared at the top level, or an arrow function written here`,
+    ),
+  isModuleLevelVariableHolding: (head: Printable) =>
+    message(
+      "closureCapture",
+      `'${head}' is a module-level variable holding a function, which may change; differentiable code can call functions declared with 'function' or 'const' only`,
+    ),
+  moduleVariableHoldsAFunction: (head: Printable, what: Printable) =>
+    message(
+      "closureCapture",
+      `'${head}' is a module-level variable holding a function, which may change; ${what} needs a function declared with 'function' or 'const'`,
+    ),
+  nablaCannotTellWhichFunction: (what: Printable) =>
+    message(
+      "closureCapture",
+      `nabla cannot tell which function this is; ${what} needs a function declared in the program, an arrow function, or a 'Differentiable<…>' value`,
+    ),
+  thisFunctionIsPassedTo: (value: Printable) =>
+    message(
+      "closureCapture",
+      `this function is passed to another function and assigns '${value}', a variable it captures; such a function may read the variables it captures but not assign them (return the new value instead, or write into an array)`,
+    ),
+};

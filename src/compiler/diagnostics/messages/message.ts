@@ -1,0 +1,19 @@
+import { DiagnosticCode, type DiagnosticCodeName } from "../codes.js";
+
+// The catalog's building block: each message of a diagnostic code is a function in that code's
+// file (messages/<code>.ts) that fills the parts that vary into the text, so reviewing every
+// text of one code means reading one file.
+
+/** What varies in a message: a name, a type written out, a count… */
+export type Printable = string | number | boolean | undefined;
+
+/** A diagnostic's code and text, which the reporting site gives a place and notes. */
+export interface Message {
+  /** The stable code, e.g. NABLA101. */
+  code: string;
+  message: string;
+}
+
+export function message(code: DiagnosticCodeName, text: string): Message {
+  return { code: DiagnosticCode[code], message: text };
+}

@@ -1,0 +1,17 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA105 (differentiated code writes module-level data): every text of the code,
+// with the parts that vary as parameters; docs/diagnostics.md shows examples.
+
+export const moduleVariableWrite = {
+  differentiableCodeCannotChangeModule: (name: Printable, value: Printable) =>
+    message(
+      "moduleVariableWrite",
+      `differentiable code cannot change the module-level '${name}'${value}; pass it in as a parameter instead`,
+    ),
+  differentiableCodeCannotWriteModule: (name: Printable) =>
+    message(
+      "moduleVariableWrite",
+      `differentiable code cannot write the module-level variable '${name}'; pass it in and return the new value instead`,
+    ),
+};

@@ -1,0 +1,67 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA116 (nested differentiation nabla cannot do): every text of the code, with
+// the parts that vary as parameters; docs/diagnostics.md shows examples.
+
+export const nestedDifferentiation = {
+  innerGradientOfArrayWrites: (operator: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `inside differentiable code, '${operator}' with respect to an array runs its function once per element, and this function changes arrays it is given or captures; keep the function free of writes (copy the array first)`,
+    ),
+  innerGradientOfParametersWrites: (operator: Printable, count: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `inside differentiable code, '${operator}' with respect to ${count} parameters runs its function once per parameter, and this function changes arrays it is given or captures; differentiate with respect to one parameter at a time, or keep the function free of writes`,
+    ),
+  innerOperatorWrtOneArray: (operator: Printable, name: Printable, index: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `inside differentiable code, '${operator}' differentiates with respect to one array, or to numbers: pick the array '${name}' alone with '{ wrt: ${index} }' (nabla computes it in forward mode, one direction per number)`,
+    ),
+  innerOperatorWrtNumbers: (operator: Printable, name: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `inside differentiable code, '${operator}' differentiates with respect to numbers, one array of numbers or one object of numbers (parameter '${name}' is none of these): nabla computes it in forward mode, one direction per number`,
+    ),
+  cannotBeUsedInsideDifferentiable: (maker: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `'${maker}' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms (nabla differentiates those again)`,
+    ),
+  operatorCannotBeNested: (operator: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `'${operator}' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms (nabla differentiates those again)`,
+    ),
+  cannotDifferentiateDerivativeOfAgain: (targetName: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `cannot differentiate the derivative of '${targetName}' again: its derivative is a registered rule, and nabla does not differentiate rules`,
+    ),
+  hasAuxIsNotSupportedInside: () =>
+    message(
+      "nestedDifferentiation",
+      `'hasAux' is not supported inside differentiable code; differentiate the loss alone there, and compute the aux outside`,
+    ),
+  holdsFunctionChosenAtRun: (name: Printable, operator: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `'${name}' holds a function chosen at run time; inside differentiable code, '${operator}' needs a function known where the code is compiled`,
+    ),
+  ofFunctionValueTakesNo: (operator: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `'${operator}' of a function value takes no options: it differentiates with respect to every parameter`,
+    ),
+  returnsFunctionInsideDifferentiableCode: (path: Printable, lastName: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `'${path}' returns a function; inside differentiable code, call it where it is made, as in '${lastName}(f)(x)'`,
+    ),
+  withDerivativeCannotBeDifferentiatedAgain: () =>
+    message(
+      "nestedDifferentiation",
+      `'withDerivative' cannot be differentiated again: its function only sees the first derivative`,
+    ),
+};

@@ -1,0 +1,22 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA104 (a non-differentiable operation on a differentiated value): every text
+// of the code, with the parts that vary as parameters; docs/diagnostics.md shows examples.
+
+export const nonDifferentiableOperation = {
+  fieldIsMarkedNoDerivativeBut: (field: Printable) =>
+    message(
+      "nonDifferentiableOperation",
+      `field '${field}' is marked @noDerivative, but a value that depends on the differentiated arguments is stored into it`,
+    ),
+  isNotDifferentiableButValue: (callee: Printable) =>
+    message(
+      "nonDifferentiableOperation",
+      `'${callee}' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result`,
+    ),
+  thisWritesIntoArrayOr: () =>
+    message(
+      "nonDifferentiableOperation",
+      `this writes into an array or object that 'withoutDerivative' returned, which is the same memory as its argument; copy it first (e.g. '[...withoutDerivative(xs)]' or '.slice()')`,
+    ),
+};

@@ -1,0 +1,52 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA109 (a value of the wrong type): every text of the code, with the parts that
+// vary as parameters; docs/diagnostics.md shows examples.
+
+export const typeMismatch = {
+  arrayElementsMustAllBe: (typeText: Printable) =>
+    message("typeMismatch", `array elements must all be ${typeText}`),
+  arrayIndexMustBeNumber: (typeText: Printable) =>
+    message("typeMismatch", `an array index must be a number, got a ${typeText}`),
+  callbackMustReturnOneType: () => message("typeMismatch", `the callback must return one type`),
+  callbackOfMustReturnValue: (method: Printable) =>
+    message("typeMismatch", `the callback of '.${method}' must return a value`),
+  callbackOfTypedArrayMap: () =>
+    message("typeMismatch", `the callback of a typed array's '.map' must return a number`),
+  cannotCompareWith: (type: Printable, type2: Printable) =>
+    message("typeMismatch", `cannot compare a ${type} with a ${type2}`),
+  expectedHereGot: (article: Printable, article2: Printable) =>
+    message("typeMismatch", `expected ${article} here, got ${article2}`),
+  fieldOfIsMissing: (name: Printable, name2: Printable) =>
+    message("typeMismatch", `field '${name}' of '${name2}' is missing`),
+  functionGivenToTakesHere: (operator: Printable, article: Printable, article2: Printable) =>
+    message(
+      "typeMismatch",
+      `the function given to '${operator}' takes ${article} here, got ${article2}`,
+    ),
+  functionGivenToTakesNumber: (operator: Printable, value: Printable) =>
+    message(
+      "typeMismatch",
+      `the function given to '${operator}' takes a number here, got ${value}`,
+    ),
+  hasNoReturnTypeSo: (functionLabel: Printable, article: Printable, typeText: Printable) =>
+    message(
+      "typeMismatch",
+      `${functionLabel} has no return type, so nabla takes it to return a number, but this is ${article}; annotate the return type (': ${typeText}')`,
+    ),
+  lengthMustBeNumber: () => message("typeMismatch", `'length' must be a number`),
+  mathExpectsNumbersGot: (name: Printable, type: Printable) =>
+    message("typeMismatch", `Math.${name} expects numbers, got a ${type}`),
+  needsNumbersGot: (operator: Printable, type: Printable) =>
+    message("typeMismatch", `'${operator}' needs numbers, got ${type}s`),
+  newArrayNeedsLength: () => message("typeMismatch", `'new Array' needs a length`),
+  newNeedsLengthOrArray: (name: Printable) =>
+    message("typeMismatch", `'new ${name}' needs a length or an array of numbers`),
+  parameterOfIsGot: (name: Printable, name2: Printable, article: Printable, article2: Printable) =>
+    message("typeMismatch", `parameter '${name}' of '${name2}' is ${article}, got ${article2}`),
+  returnNeedsValueHere: (article: Printable) =>
+    message("typeMismatch", `'return' needs ${article} value here`),
+  sliceTakesNumbers: () => message("typeMismatch", `'.slice' takes numbers`),
+  thisFunctionReturnsNothingVoid: () =>
+    message("typeMismatch", `this function returns nothing ('void')`),
+};

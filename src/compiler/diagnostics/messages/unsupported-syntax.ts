@@ -1,0 +1,208 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA101 (syntax differentiable code does not support (yet)): every text of the
+// code, with the parts that vary as parameters; docs/diagnostics.md shows examples.
+
+export const unsupportedSyntax = {
+  decoratorsAreNotSupportedIn: () =>
+    message(
+      "unsupportedSyntax",
+      `decorators are not supported in files nabla compiles (nabla does not transform them, and Node cannot run them); apply the decorator function by hand instead`,
+    ),
+  noLoopLabeled: (label: Printable) =>
+    message("unsupportedSyntax", `no enclosing loop is labeled '${label}'`),
+  breakOutsideLoop: () => message("unsupportedSyntax", `'break' or 'continue' outside a loop`),
+  arrayFromIsSupportedAs: () =>
+    message(
+      "unsupportedSyntax",
+      `'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)' or 'Array.from(array)'`,
+    ),
+  arrayHolesAreNotSupported: () => message("unsupportedSyntax", `array holes are not supported`),
+  arrayMethodIsNotSupported: (method: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, map, forEach and reduce are)`,
+    ),
+  assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `assigning ${describeNode} of ${typeText} is not supported in differentiable code`,
+    ),
+  assignmentIsNotSupportedIn: (operator: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the '${operator}' assignment is not supported in differentiable code`,
+    ),
+  assignmentToIsNotSupported: (describeNode: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `assignment to ${describeNode} is not supported yet in differentiable code`,
+    ),
+  assignmentToOfIsNot: (describeNode: Printable, typeText: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `assignment to ${describeNode} of a ${typeText} is not supported in differentiable code`,
+    ),
+  callbackParametersMustBePlain: () =>
+    message("unsupportedSyntax", `callback parameters must be plain names`),
+  callingIsNotSupportedIn: (describeNode: Printable) =>
+    message("unsupportedSyntax", `calling ${describeNode} is not supported in differentiable code`),
+  callingOnIsNotSupported: (describeNode: Printable, article: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `calling ${describeNode} on ${article} is not supported in differentiable code`,
+    ),
+  cannotAssignToPattern: (operator: Printable) =>
+    message("unsupportedSyntax", `'${operator}' cannot assign to a pattern`),
+  cannotDifferentiateSeeDiagnosticAbove: (functionLabel: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `cannot differentiate ${functionLabel} (see the diagnostic above)`,
+    ),
+  computedPropertyNamesOK: () =>
+    message(
+      "unsupportedSyntax",
+      `computed property names ('o[k]') are not supported on objects in differentiable code`,
+    ),
+  declarationsAreNotSupportedIn: (kind: Printable) =>
+    message("unsupportedSyntax", `'${kind}' declarations are not supported in differentiable code`),
+  defaultValueInDestructuringIs: () =>
+    message(
+      "unsupportedSyntax",
+      `a default value in destructuring is not supported in differentiable code; read the element and test it instead`,
+    ),
+  destructuringDeclarationNeedsInitializer: () =>
+    message("unsupportedSyntax", `a destructuring declaration needs an initializer`),
+  differentiableCodeCanThrowNew: () =>
+    message(
+      "unsupportedSyntax",
+      `differentiable code can throw 'new Error(message)' (or RangeError, TypeError) with a string message; throw other values outside it`,
+    ),
+  forAwaitIsNotSupported: () => message("unsupportedSyntax", `'for await' is not supported`),
+  forOfLoopMustDeclare: () =>
+    message(
+      "unsupportedSyntax",
+      `a 'for…of' loop must declare its variable ('for (const x of xs)')`,
+    ),
+  functionPassedToAnotherFunction: () =>
+    message(
+      "unsupportedSyntax",
+      `a function passed to another function must be a plain function with simple parameters to be differentiated`,
+    ),
+  functionUsedAsValueHere: (name: Printable, name2: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `function '${name}' used as a value here; differentiable code can call it, pass it to a function-typed parameter, or name it ('const f = ${name2}'), but not use it as another kind of value`,
+    ),
+  hasNoFieldThatNabla: (what: Printable, name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `${what} has no field '${name}' that nabla knows of (methods are called, not read)`,
+    ),
+  isGivenFunctionThatWraps: (
+    name: Printable,
+    MAX_SPECIALIZATION_DEPTH: Printable,
+    name2: Printable,
+  ) =>
+    message(
+      "unsupportedSyntax",
+      `'${name}' is given a function that wraps the function it was given, ${MAX_SPECIALIZATION_DEPTH} levels deep: nabla compiles a copy of '${name2}' for each function it is given, so a recursion that wraps its function argument has no end; pass the same function down and the extra work as a parameter`,
+    ),
+  isNotSupportedInDifferentiable: (describeNode: Printable) =>
+    message("unsupportedSyntax", `${describeNode} is not supported in differentiable code`),
+  constructNotSupported: (what: Printable) =>
+    message("unsupportedSyntax", `${what} is not supported in differentiable code`),
+  isOnlyPlainFunctionsCan: (shown: Printable, value: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'${shown}' is ${value}; only plain functions can be differentiated`,
+    ),
+  labelsAreSupportedOnLoops: () =>
+    message("unsupportedSyntax", `labels are supported on loops only`),
+  localFunctionCallsItselfRecursive: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the local function '${name}' calls itself; recursive local functions are not supported in differentiable code (declare it at the top level)`,
+    ),
+  localFunctionCannotPassItself: () =>
+    message(
+      "unsupportedSyntax",
+      `a local function cannot pass itself on; recursive local functions are not supported in differentiable code (declare it at the top level)`,
+    ),
+  localFunctionMustBePlain: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the local function '${name}' must be a plain function with simple parameters to be differentiated`,
+    ),
+  mathIsNotMathConstant: (math: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'Math.${math}' is not a Math constant; only calls of Math functions are supported`,
+    ),
+  newIsNotSupportedIn: (value: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'new ${value}' is not supported in differentiable code (typed arrays and 'new Array(n)' are; build objects with literals)`,
+    ),
+  ofIsNotSupportedIn: (name: Printable, typeText: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'${name}' of ${typeText} is not supported in differentiable code (only '.length', elements and the array methods in docs/guide.md)`,
+    ),
+  onIsNotSupportedIn: (describeNode: Printable, typeText: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `${describeNode} on a ${typeText} is not supported in differentiable code`,
+    ),
+  onlyPlainKeyValueProperties: () =>
+    message(
+      "unsupportedSyntax",
+      `only plain 'key: value' properties are supported in object literals`,
+    ),
+  operatorIsNotSupportedIn: (operator: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the '${operator}' operator is not supported in differentiable code`,
+    ),
+  optionalCallsAreNotSupported: () =>
+    message("unsupportedSyntax", `optional calls are not supported in differentiable code`),
+  optionalChainingIsNotSupported: () =>
+    message("unsupportedSyntax", `optional chaining is not supported`),
+  pushNeedsPlainArrayNot: (typeText: Printable) =>
+    message("unsupportedSyntax", `'.push' needs a plain array, not a ${typeText}`),
+  restElementRestInDestructuring: () =>
+    message(
+      "unsupportedSyntax",
+      `a rest element ('...rest') in destructuring is not supported in differentiable code`,
+    ),
+  returnsBeforeItsLastStatement: (what: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `${what} returns before its last statement; annotate its return type (as in '(p: number[]): number[] => …') so nabla knows what its returns give`,
+    ),
+  spreadArgumentsAreNotSupported: () =>
+    message("unsupportedSyntax", `spread arguments are not supported in differentiable code`),
+  spreadingIntoObjectIsNot: (typeText: Printable) =>
+    message("unsupportedSyntax", `spreading a ${typeText} into an object is not supported`),
+  spreadingIsNotSupported: (typeText: Printable) =>
+    message("unsupportedSyntax", `spreading a ${typeText} is not supported`),
+  staticMethodsAreNotSupported: (path: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `static methods ('${path}') are not supported in differentiable code; use a function declared at the top level`,
+    ),
+  thisIsOnlySupportedIn: () => message("unsupportedSyntax", `'this' is only supported in methods`),
+  undefinedIsNotSupportedIn: () =>
+    message("unsupportedSyntax", `'undefined' is not supported in differentiable code`),
+  unsupportedPropertyKey: () => message("unsupportedSyntax", `unsupported property key`),
+  varDeclarationsAreNotSupported: () =>
+    message(
+      "unsupportedSyntax",
+      `'var' declarations are not supported in differentiable code; use 'let' or 'const'`,
+    ),
+  withDerivativeNeedsFunctionFunctionDeclared: () =>
+    message(
+      "unsupportedSyntax",
+      `'withDerivative' needs a function: a function declared at the top level, or an arrow function written here`,
+    ),
+};

@@ -1,0 +1,68 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA106 (a type that cannot be differentiated): every text of the code, with the
+// parts that vary as parameters; docs/diagnostics.md shows examples.
+
+export const unsupportedType = {
+  cannotBeCheckpointedItAnd: (label: Printable, what: Printable) =>
+    message(
+      "unsupportedType",
+      `${label} cannot be checkpointed: it ${what}, and a checkpointed function may change only the numbers in its arguments; call it without checkpointing, or give it arrays of their final length to write into`,
+    ),
+  cannotBeUsedAsCondition: (type: Printable) =>
+    message("unsupportedType", `a ${type} cannot be used as a condition in differentiable code`),
+  cannotDifferentiateItReturns: (functionLabel: Printable, value: Printable, value2: Printable) =>
+    message(
+      "unsupportedType",
+      `cannot differentiate ${functionLabel}: it returns ${value}, ${value2}`,
+    ),
+  cannotDifferentiateWithRespectTo: (functionLabel: Printable, hint: Printable, what: Printable) =>
+    message(
+      "unsupportedType",
+      `cannot differentiate ${functionLabel} with respect to parameter '${hint}', ${what}`,
+    ),
+  checkpointedFunctionMustReturnNumber: (label: Printable, typeText: Printable) =>
+    message(
+      "unsupportedType",
+      `a checkpointed function must return a number or nothing; ${label} returns a ${typeText}`,
+    ),
+  fieldOfHasTypeDifferentiable: (name: Printable, name2: Printable) =>
+    message(
+      "unsupportedType",
+      `field '${name}' of '${name2}' has a type differentiable code cannot use`,
+    ),
+  hasTypeWhichDifferentiableCode: (name: Printable, text: Printable) =>
+    message(
+      "unsupportedType",
+      `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays and object types are supported)`,
+    ),
+  isFieldOfOfType: (name: Printable, name2: Printable) =>
+    message("unsupportedType", `'${name}' is a field of '${name2}' of a type nabla cannot call`),
+  isNotSupportedInDifferentiable: (what: Printable, operator: Printable) =>
+    message(
+      "unsupportedType",
+      `${what} is not supported in differentiable code; '${operator}' needs numbers`,
+    ),
+  needsNumberValuedFunctionThis: (operator: Printable, value: Printable) =>
+    message(
+      "unsupportedType",
+      `'${operator}' needs a number-valued function; this one returns ${value}`,
+    ),
+  parameterHasType: (name: Printable, type: Printable) =>
+    message("unsupportedType", `parameter '${name}' has type ${type}`),
+  parameterOfHasTypeWhich: (name: Printable, shown: Printable, text: Printable) =>
+    message(
+      "unsupportedType",
+      `parameter '${name}' of '${shown}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)`,
+    ),
+  returnsDifferentiableFunctionsReturnNumbers: (shown: Printable, text: Printable) =>
+    message(
+      "unsupportedType",
+      `'${shown}' returns '${text}'; differentiable functions return numbers, booleans, arrays, objects or nothing ('void')`,
+    ),
+  withDerivativeAppliesToNumbersApply: () =>
+    message(
+      "unsupportedType",
+      `'withDerivative' applies to numbers; apply it to the numbers of an array or object`,
+    ),
+};

@@ -107,7 +107,6 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     bag.add({
       severity: "error",
       ...internalError.cannotEmitThisModule(STACK_OVERFLOW_ADVICE),
-
       loc: { file: current.file, start: 0, end: 0 },
       notes: [],
     });
@@ -249,7 +248,6 @@ function requestHigherOrder(
       bag.add({
         severity: "error",
         ...badOperatorUse.jacobianNeedsFunctionReturningNumber(typeText(result)),
-
         loc: call.loc,
         notes: [],
       });
@@ -276,7 +274,6 @@ function requestHigherOrder(
     bag.add({
       severity: "error",
       ...badOperatorUse.needsNumberValuedFunctionThis(call.operator, typeText(result)),
-
       loc: call.loc,
       notes: [],
     });
@@ -324,7 +321,6 @@ function collectModules(
         bag.add({
           severity: "error",
           ...moduleNotFound.cannotFindModule(String(literal.value)),
-
           loc: { file, start: literal.start, end: literal.end },
           notes: [],
         });

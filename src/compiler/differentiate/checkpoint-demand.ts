@@ -47,7 +47,6 @@ export function checkpointSweeps(demand: Demand, ctx: CheckpointContext): void {
     ctx.diagnostics.add({
       severity: "error",
       ...unsupportedType.checkpointedFunctionMustReturnNumber(label, typeText(result)),
-
       loc: demandLoc(demand),
       notes: demand.chain.slice(1),
     });
@@ -70,7 +69,6 @@ export function checkpointSweeps(demand: Demand, ctx: CheckpointContext): void {
     ctx.diagnostics.add({
       severity: "error",
       ...unsupportedType.cannotBeCheckpointedItAnd(label, what),
-
       loc: demandLoc(demand),
       notes: demand.chain.slice(1),
     });

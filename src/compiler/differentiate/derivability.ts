@@ -1,3 +1,4 @@
+import type { Message } from "../diagnostics/messages/message.js";
 import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import {
   constantResult,
@@ -168,45 +169,27 @@ function checkModuleWrites(primal: IRFunction, demand: Demand, ctx: Derivability
 
 /** No active value flows through what has no derivative. */
 function checkActivity(activity: Activity, demand: Demand, diagnostics: DiagnosticBag): boolean {
-  for (const op of activity.blocked) {
+  const report = (op: Op, message: Message, fix?: string) =>
     diagnostics.add({
       severity: "error",
-      ...nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee),
-
+      ...message,
       loc: op.loc,
-      notes: [
-        {
-          message:
-            "use 'withoutDerivative(…)' if the derivative through this operation should be zero",
-        },
-        ...demand.chain,
-      ],
+      notes: [...(fix ? [{ message: fix }] : []), ...demand.chain],
     });
-  }
-  for (const op of activity.blockedStores) {
-    diagnostics.add({
-      severity: "error",
-      ...nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(op.attrs.field),
-
-      loc: op.loc,
-      notes: [
-        {
-          message:
-            "store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'",
-        },
-        ...demand.chain,
-      ],
-    });
-  }
-  for (const op of activity.detachedWrites) {
-    diagnostics.add({
-      severity: "error",
-      ...nonDifferentiableOperation.thisWritesIntoArrayOr(),
-
-      loc: op.loc,
-      notes: demand.chain,
-    });
-  }
+  for (const op of activity.blocked)
+    report(
+      op,
+      nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee),
+      "use 'withoutDerivative(…)' if the derivative through this operation should be zero",
+    );
+  for (const op of activity.blockedStores)
+    report(
+      op,
+      nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(op.attrs.field),
+      "store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'",
+    );
+  for (const op of activity.detachedWrites)
+    report(op, nonDifferentiableOperation.thisWritesIntoArrayOr());
   return (
     activity.blocked.length === 0 &&
     activity.blockedStores.length === 0 &&
@@ -230,7 +213,6 @@ function warnIfConstant(
     diagnostics.add({
       severity: "warning",
       ...constantResult.resultOfDoesNotDepend(functionLabel(primal.name)),
-
       loc: primal.loc,
       notes: demand.chain,
     });

@@ -249,7 +249,6 @@ export class Differentiator implements DerivativeTable {
       throw new CompileAbort({
         severity: "error",
         ...nestedDifferentiation.cannotDifferentiateDerivativeOfAgain(rule.targetName),
-
         loc: jvp.loc,
         notes: [
           {

@@ -160,7 +160,6 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
               ? new CompileAbort({
                   severity: "error",
                   ...nestedDifferentiation.withDerivativeCannotBeDifferentiatedAgain(),
-
                   loc: op.loc,
                   notes: [],
                 })

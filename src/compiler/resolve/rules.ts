@@ -62,7 +62,6 @@ export function collectRules(
         bag.add({
           severity: "error",
           ...derivativeRule.alreadyHasRegisteredDerivativeFunction(target.name),
-
           loc: { file: mod.file, start: registration.call.start, end: registration.call.end },
           notes: [
             {

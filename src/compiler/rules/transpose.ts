@@ -3,7 +3,7 @@ import type { Op, Opcode, Value } from "../ir/types.js";
 
 // Transpose rules of the linear tangent ops, the other half of the JVP rules in
 // arithmetic.ts and math.ts: reverse mode runs each linear op backwards, sending the adjoint
-// of its result to its tangent operands (differentiate/transpose.ts runs them, and handles the
+// of its result to its tangent operands (differentiate/backward-sweep.ts runs them, and handles the
 // ops with regions, calls and memory itself). Each rule: original / adjoint.
 
 /** What a transpose rule is given. */

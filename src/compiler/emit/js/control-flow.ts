@@ -2,7 +2,7 @@ import type { Op, Region, SourceLoc, Value } from "../../ir/types.js";
 import * as js from "./expression.js";
 import { MAX_INLINE_DEPTH, type Expr } from "./expression.js";
 import type { LaneEmitter } from "./lane-emitter.js";
-import type { EmittedLine } from "./emitted.js";
+import type { EmittedLine, EmitterState } from "./emitted.js";
 
 // Structured control flow as JavaScript: an `if` with results becomes a conditional
 // expression when both branches are empty, else `let`s assigned in each branch; a `loop`
@@ -10,26 +10,17 @@ import type { EmittedLine } from "./emitted.js";
 // iteration (and of its test, when the test region computes anything).
 
 /** What control-flow emission uses of the function emitter (function.ts). */
-export interface FlowHost {
-  readonly lines: EmittedLine[];
-  indent: number;
-  /** The local names of values. */
-  readonly names: Map<number, string>;
-  /** Values inlined into their use, as expressions not emitted yet, and how deep they nest. */
-  readonly inlined: Map<number, Expr>;
+export interface FlowHost extends EmitterState {
+  /** How deep each inlined expression nests others (see MAX_INLINE_DEPTH). */
   readonly depths: Map<number, number>;
-  /** Inlined memory reads not used yet, and every inlined value that reads memory. */
-  readonly pendingReads: Map<number, Value>;
+  /** Every inlined value that reads memory. */
   readonly memoryReads: Set<number>;
   /** How often, and in which region, each value is used. */
   readonly useCount: Map<number, number>;
   readonly useRegion: Map<number, Region>;
   /** Lane emission, in a JVP along k directions (see lane-emitter.ts). */
   readonly lanes: LaneEmitter | undefined;
-  line(text: string, loc: SourceLoc | undefined): void;
-  declare(v: Value, preferred?: string): string;
   alias(v: Value, existing: string): void;
-  ref(v: Value): Expr;
   isLane(v: Value): boolean;
   inlineDepth(operands: Value[]): number;
   /** Emits the ops of a region. */

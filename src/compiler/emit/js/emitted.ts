@@ -1,4 +1,5 @@
-import type { FunctionKey, Op, SourceLoc } from "../../ir/types.js";
+import type { FunctionKey, Op, SourceLoc, Value } from "../../ir/types.js";
+import type { Expr } from "./expression.js";
 import type { Builtins } from "./module-names.js";
 
 // What function emission produces (lines with their source locations) and how it names what
@@ -23,4 +24,19 @@ export interface EmitNames {
   builtin: Builtins;
   /** The name of the function an arrow given to `withDerivative` is hoisted to. */
   hoisted(name: string): string;
+}
+
+/** The state of a function being emitted that its collaborators (lanes, control flow) share. */
+export interface EmitterState {
+  readonly lines: EmittedLine[];
+  indent: number;
+  /** The local names of values. */
+  readonly names: Map<number, string>;
+  /** Values inlined into their use, as expressions not emitted yet. */
+  readonly inlined: Map<number, Expr>;
+  /** Inlined memory reads not used yet (see FunctionEmitter.settleReads). */
+  readonly pendingReads: Map<number, Value>;
+  line(text: string, loc: SourceLoc | undefined): void;
+  declare(v: Value, preferred?: string): string;
+  ref(v: Value): Expr;
 }

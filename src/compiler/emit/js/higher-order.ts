@@ -220,22 +220,27 @@ function lanesJacobian(
   const x = params[w.wrt]!;
   const args = params.join(", ");
   const all = [...params, ...w.captures];
-  const names = ["n", "m", "rows", "i", "j", "q", "k", "e", "d", "r", "site", "first", "vp"];
-  const [n, m, rows, i, j, q, k, e, d, r, site, first, vp] = names.map(fresh) as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
+  // The locals of the generated loops, each fresh among the names the function already uses.
+  const locals = [
+    "n",
+    "m",
+    "rows",
+    "i",
+    "j",
+    "q",
+    "k",
+    "e",
+    "d",
+    "r",
+    "site",
+    "first",
+    "vp",
+  ] as const;
+  const named = Object.fromEntries(locals.map((l) => [l, fresh(l)])) as Record<
+    (typeof locals)[number],
+    string
+  >;
+  const { n, m, rows, i, j, q, k, e, d, r, site, first, vp } = named;
   const xTangent = tangentType(w.type);
   const row = zerosLike(xTangent, js.name(x), w.runtime, w.builtin).text;
   // A function that writes its arguments writes them once: the first pass runs on them, the

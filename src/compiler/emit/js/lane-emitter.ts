@@ -5,7 +5,7 @@ import * as js from "./expression.js";
 import type { Expr } from "./expression.js";
 import { literalOf } from "./aggregates.js";
 import { isFlatLanes } from "./lanes.js";
-import type { EmitNames, EmittedLine } from "./emitted.js";
+import type { EmitNames, EmitterState } from "./emitted.js";
 
 // Emission of a JVP along k directions at once (`f$jvps`, see lanes.ts for the layout): each
 // tangent number is k lanes in a buffer, and tangent statements run in loops over the lanes,
@@ -13,24 +13,13 @@ import type { EmitNames, EmittedLine } from "./emitted.js";
 // values and statements to this class and keeps emitting everything else.
 
 /** What lane emission uses of the function emitter. */
-export interface LaneHost {
+export interface LaneHost extends EmitterState {
   readonly fn: IRFunction;
   readonly emitNames: EmitNames;
-  readonly lines: EmittedLine[];
-  indent: number;
-  /** The local names of values. */
-  readonly names: Map<number, string>;
-  /** Values inlined into their use, as expressions not emitted yet. */
-  readonly inlined: Map<number, Expr>;
-  /** Inlined memory reads not used yet (see FunctionEmitter.settleReads). */
-  readonly pendingReads: Map<number, Value>;
   /** The op defining each value. */
   readonly definitions: Map<number, Op>;
-  line(text: string, loc: SourceLoc | undefined): void;
   primalLine(text: string, loc: SourceLoc | undefined): void;
-  declare(v: Value, preferred?: string): string;
   fresh(base: string): string;
-  ref(v: Value): Expr;
   builtin(name: string): string;
 }
 

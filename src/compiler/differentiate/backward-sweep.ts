@@ -1,5 +1,5 @@
 import type { Builder } from "../ir/builder.js";
-import type { IRFunction, Op, Region, Type, Value } from "../ir/types.js";
+import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { forEachOp } from "../ir/walk.js";
@@ -180,11 +180,6 @@ export class BackwardSweep implements SweepState {
         return transposeLoop(this, op, adjoints);
       case "call":
         return this.transposeCall(op, adjoints);
-      case "const":
-        return;
-      case "field":
-      case "index":
-        return this.transposeRead(op, adjoints);
       case "setField":
       case "setIndex":
         return this.transposeWrite(op, adjoints);
@@ -201,43 +196,9 @@ export class BackwardSweep implements SweepState {
           this.accumulate(adjoints, target, contribution, negate),
         primal: (v) => this.primalValue(v),
         isTangent: isLinear,
+        definitionOf: (v) => this.info.definitionOf(v),
       },
       op,
-    );
-  }
-
-  /** `dy = da[i]` reads the shadow; its transpose adds the adjoint of `dy` into it. */
-  private transposeRead(op: Op, adjoints: Adjoints): void {
-    const adjoint = adjoints.get(op.results[0]!.id);
-    if (!adjoint) return;
-    const [shadow, index] = op.operands as [Value, Value | undefined];
-    if (op.opcode === "field")
-      this.b.emit("addField", [this.primalValue(shadow), adjoint], [], { field: op.attrs.field! });
-    else
-      this.b.emit(
-        "addIndex",
-        [this.primalValue(shadow), this.primalValue(index!), adjoint],
-        [],
-        this.mayMissElement(shadow.type, index!) ? { ifExists: true } : {},
-      );
-  }
-
-  /**
-   * Whether `a[i]` may read past a plain array (`xs[i - 1]` at i = 0, `xs[xs.length]`): the read
-   * gives undefined, which has no derivative, and adding an adjoint there would add a NaN
-   * entry or a key such as '-1' to the gradient. Typed arrays ignore writes out of range, and a
-   * tuple's constant position exists.
-   */
-  private mayMissElement(type: Type, index: Value): boolean {
-    if (!isArray(type) || type.storage !== "Array") return false;
-    const def = this.info.definitionOf(index);
-    const at = def?.opcode === "const" ? def.attrs.value : undefined;
-    return !(
-      type.elements &&
-      typeof at === "number" &&
-      Number.isInteger(at) &&
-      at >= 0 &&
-      at < type.elements.length
     );
   }
 

@@ -1,3 +1,4 @@
+import { notes } from "./diagnostics/messages/index.js";
 import {
   badOperatorUse,
   internalError,
@@ -24,7 +25,7 @@ import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
 import { parameterFunctionType } from "./types/declared-types.js";
 import { isHigherOrder, modeOf, type HigherOrderOperator } from "../api/operators.js";
-import { ATTACHMENT_NOTE, isNumberVector, type OperatorCall } from "./resolve/operator-call.js";
+import { isNumberVector, type OperatorCall } from "./resolve/operator-call.js";
 import type { PassObserver } from "./differentiate/pipeline.js";
 import { emitModule, homeOf, hvpKey, hvpWrt, type OperatorUse } from "./emit/js/program-module.js";
 import type { ActivityObserver } from "./analysis/activity.js";
@@ -147,11 +148,10 @@ function compileInto(
     for (const call of requests.calls) {
       const wrt = [...call.wrt].sort((a, b) => a - b);
       const note = {
-        message:
-          call.call.arguments[0] === call.target.node ||
-          /^lambda_\d+_\d+(\$aux)?$/.test(call.target.name)
-            ? `when differentiating the function given to '${call.operator}'`
-            : `when differentiating ${functionLabel(call.target.name)} for '${call.operator}'`,
+        ...(call.call.arguments[0] === call.target.node ||
+        /^lambda_\d+_\d+(\$aux)?$/.test(call.target.name)
+          ? notes.whenDifferentiatingFunctionGiven(call.operator)
+          : notes.whenDifferentiatingFor(functionLabel(call.target.name), call.operator)),
         loc: call.loc,
       };
       if (isHigherOrder(call.operator)) {
@@ -162,13 +162,13 @@ function compileInto(
       const fused = call.operator === "gradient" || call.operator === "valueWithGradient";
       const pulled = call.operator === "pullback" || call.operator === "valueWithPullback";
       const mode = fused ? "gradient" : pulled ? "pullback" : modeOf(call.operator);
-      const optional = call.attach ? ATTACHMENT_NOTE : undefined;
+      const optional = call.attach ? notes.attachedForPlainRuns().message : undefined;
       const primal = differentiator.request(call.target, wrt, mode, [note], optional);
       calls.push({ call, wrt, primal });
     }
     for (const target of requests.declared) {
       const note = {
-        message: `'${target.name}' is declared @differentiable here`,
+        ...notes.declaredDifferentiableHere(target.name),
         loc: { file: mod.file, start: target.node.start, end: target.node.start + 1 },
       };
       // Function-typed parameters have no derivative: they are not among those differentiated.

@@ -1,3 +1,4 @@
+import { notes, type NoteText } from "../diagnostics/messages/index.js";
 import type { Message } from "../diagnostics/messages/message.js";
 import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import {
@@ -157,7 +158,7 @@ function checkModuleWrites(primal: IRFunction, demand: Demand, ctx: Derivability
       loc,
       notes: [
         ...calls.map((c) => ({
-          message: `when differentiating this call to '${c.callee}'`,
+          ...notes.whenDifferentiatingCall(c.callee),
           loc: c.loc,
         })),
         ...demand.chain,
@@ -169,24 +170,24 @@ function checkModuleWrites(primal: IRFunction, demand: Demand, ctx: Derivability
 
 /** No active value flows through what has no derivative. */
 function checkActivity(activity: Activity, demand: Demand, diagnostics: DiagnosticBag): boolean {
-  const report = (op: Op, message: Message, fix?: string) =>
+  const report = (op: Op, message: Message, fix?: NoteText) =>
     diagnostics.add({
       severity: "error",
       ...message,
       loc: op.loc,
-      notes: [...(fix ? [{ message: fix }] : []), ...demand.chain],
+      notes: [...(fix ? [fix] : []), ...demand.chain],
     });
   for (const op of activity.blocked)
     report(
       op,
       nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee),
-      "use 'withoutDerivative(…)' if the derivative through this operation should be zero",
+      notes.useWithoutDerivative(),
     );
   for (const op of activity.blockedStores)
     report(
       op,
       nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(op.attrs.field),
-      "store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'",
+      notes.storeWithoutDerivative(),
     );
   for (const op of activity.detachedWrites)
     report(op, nonDifferentiableOperation.thisWritesIntoArrayOr());

@@ -1,3 +1,4 @@
+import { notes } from "../diagnostics/messages/index.js";
 import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import { forEachOp } from "../ir/walk.js";
 import type { DerivativeTable } from "./derivative-table.js";
@@ -250,11 +251,7 @@ export class Differentiator implements DerivativeTable {
         severity: "error",
         ...nestedDifferentiation.cannotDifferentiateDerivativeOfAgain(rule.targetName),
         loc: jvp.loc,
-        notes: [
-          {
-            message: `differentiate '${rule.targetName}' once, or remove its rule so nabla differentiates its body`,
-          },
-        ],
+        notes: [notes.differentiateRuleOnce(rule.targetName)],
       });
     }
     const fn = jvpAsPrimal(jvp, form, (callee) => {
@@ -275,7 +272,7 @@ export class Differentiator implements DerivativeTable {
     forEachOp(fn.body, (op) => {
       if (op.opcode === "call" && parseDerivedPrimalKey(op.attrs.callee!)) {
         const note = {
-          message: `when differentiating this call to '${op.attrs.calleeName ?? "it"}'`,
+          ...notes.whenDifferentiatingCall(op.attrs.calleeName ?? "it"),
           loc: op.loc,
         };
         this.derivedPrimal(op.attrs.callee!, [note, ...chain]);
@@ -432,7 +429,7 @@ export class Differentiator implements DerivativeTable {
         mode: forward ? demand.mode : "reverse",
         chain: [
           {
-            message: `when differentiating this call to '${d.op.attrs.calleeName}'${d.op.attrs.via ? `, ${d.op.attrs.via}` : ""}`,
+            ...notes.whenDifferentiatingCall(d.op.attrs.calleeName, d.op.attrs.via),
             loc: d.op.loc,
           },
           ...demand.chain,

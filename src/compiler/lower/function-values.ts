@@ -1,3 +1,4 @@
+import { notes } from "../diagnostics/messages/index.js";
 import {
   closureCapture,
   unknownCallee,
@@ -450,12 +451,7 @@ function callDynamic(
     throw ctx.failWithNotes(
       node,
       closureCapture.cannotDifferentiateThisCallOf(name, fn.what, fn.type.text),
-      [
-        { message: "value defined here", loc: fn.origin },
-        {
-          message: `declare it 'Differentiable<${fn.type.text}>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call`,
-        },
-      ],
+      [{ ...notes.valueDefinedHere(), loc: fn.origin }, notes.declareDifferentiable(fn.type.text)],
     );
   }
   const result = fn.type.result ?? "number";

@@ -47,8 +47,6 @@ export interface OperatorCall {
 export const NABLA_SPECIFIERS = new Set(["nabla", "nabla/runtime"]);
 
 /** Why a derivative attached to a function passed on matters (see `attachments`). */
-export const ATTACHMENT_NOTE =
-  "nabla attaches this derivative to the function passed here for plain runs of the callee, which differentiates it; without it, such a run throws (differentiated code does not need it)";
 
 /** The `const f = …` statement that holds a function expression, for its JSDoc. */
 export function declarationOf(module: SourceModule, fn: FunctionLike): Node {

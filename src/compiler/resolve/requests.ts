@@ -1,3 +1,4 @@
+import { notes } from "../diagnostics/messages/index.js";
 import type { Message } from "../diagnostics/messages/message.js";
 import { closureCapture } from "../diagnostics/messages/index.js";
 import type { DifferentiationTarget } from "./targets.js";
@@ -17,7 +18,6 @@ import {
 import { isHigherOrder, isOperator, OPERATORS } from "../../api/operators.js";
 import {
   analyzeCall,
-  ATTACHMENT_NOTE,
   capturesOf,
   declarationOf,
   NABLA_SPECIFIERS,
@@ -77,7 +77,7 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       });
   const error = reporter("error", []);
   // A derivative to attach that cannot be compiled only matters to a plain run that needs it.
-  const attachmentWarning = reporter("warning", [{ message: ATTACHMENT_NOTE }]);
+  const attachmentWarning = reporter("warning", [notes.attachedForPlainRuns()]);
 
   const operatorOf = (callee: Node): string | undefined => {
     if (callee.type === "Identifier") return operatorNames.get(callee.name);

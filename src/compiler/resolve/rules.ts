@@ -1,3 +1,4 @@
+import { notes } from "../diagnostics/messages/index.js";
 import { derivativeRule } from "../diagnostics/messages/index.js";
 import type { Message } from "../diagnostics/messages/message.js";
 import type { Expression, Node } from "oxc-parser";
@@ -65,7 +66,7 @@ export function collectRules(
           loc: { file: mod.file, start: registration.call.start, end: registration.call.end },
           notes: [
             {
-              message: "the first registration is here",
+              ...notes.firstRegistrationHere(),
               loc: { file: first.module.file, start: first.call.start, end: first.call.end },
             },
           ],

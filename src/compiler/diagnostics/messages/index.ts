@@ -20,3 +20,4 @@ export { unknownType } from "./unknown-type.js";
 export { unsupportedSyntax } from "./unsupported-syntax.js";
 export { unsupportedType } from "./unsupported-type.js";
 export { parseError } from "./parse-error.js";
+export { notes, type NoteText } from "./notes.js";

@@ -64,7 +64,7 @@ export class ReverseInfo {
   private readonly noRecurrences: ReadonlySet<Op>;
   /** Loops whose trip count the backward sweep computes (see TripCount). */
   readonly tripCounts: ReadonlyMap<Op, TripCount>;
-  /** Whether the JVP has no loop with tangent work (its gradient may be fused: see fusedGradientPays). */
+  /** Whether the JVP has no loop with tangent work (the plan of residuals then keeps body values in locals, as a fused gradient does). */
   private readonly flat: boolean;
   private readonly definitions = new Map<number, Op>();
   /** What stays in memory until the backward sweep (see frozen-memory.ts). */

@@ -145,7 +145,7 @@ export interface OpAttrs {
   tapeless?: boolean;
   /**
    * On an `addIndex` into a plain array's shadow at a position that may not exist: skipped
-   * there (see transposeRead), so an out-of-range read adds no entry or key to the gradient.
+   * there (see the `index` rule in rules/transpose.ts), so an out-of-range read adds no entry or key to the gradient.
    */
   ifExists?: boolean;
   /** On a `push`: an enclosing `reserve` made room for it, so it stores without a check. */

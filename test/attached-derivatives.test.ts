@@ -1185,7 +1185,7 @@ function d(f: (x: number) => number, x: number): number {
   return derivative((t: number) => f(t))(x);
 }
 function fwd(f: (x: number) => number, k: number[], x: number): number {
-  const m = k[0];
+  const m = JSON.parse(String(k[0]));
   return d((y) => m * f(y), x);
 }
 function sq(x: number): number {

@@ -3585,10 +3585,10 @@ export const df = derivative(f);
   assert.doesNotMatch(text, /takes 2 arguments, got 1/, text);
 });
 
-test("a default parameter value is named as the unsupported construct", () => {
+test("a destructured parameter with a default value is named as the unsupported construct", () => {
   const text = diagnose(`
 import { derivative } from "nabla";
-function g(a: number, b = 2): number {
+function g(a: number, { b } = { b: 2 }): number {
   return a * b;
 }
 function f(x: number): number {

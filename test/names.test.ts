@@ -442,7 +442,9 @@ function f(x: number): number {
 console.log(derivative(f)(1));
 `,
     },
-    error: /main\.ts:4:10: error NABLA103: cannot determine the type of module variable 'Math'/,
+    // TypeScript types it; a function held in an object literal's field is not callable yet.
+    error:
+      /main\.ts:4:15: error NABLA106: 'cos' is a field of '\{ cos: \(x: number\) => number; sin: \(x: number\) => number; \}' of a type nabla cannot call/,
   },
   {
     name: "a Math object local to the function calling the operator",
@@ -455,7 +457,8 @@ function main() {
 main();
 `,
     },
-    error: /main\.ts:3:9: error NABLA103: cannot determine the type of 'Math'/,
+    error:
+      /main\.ts:4:46: error NABLA106: 'cos' is a field of '\{ cos: \(x: number\) => number; \}' of a type nabla cannot call/,
   },
   {
     name: "a decorator on a differentiated method",

@@ -17,11 +17,6 @@ import { Generator } from "./random-program.js";
  * to compile too. Remove an idiom once it is supported.
  */
 export const REJECTED_IDIOMS: readonly IdiomName[] = [
-  // An object literal without its optional field: NABLA109 "field 'weight' of 'S' is missing";
-  // `d.weight === undefined`: NABLA101 (issue 20: optional fields and `T | undefined`).
-  "optional-field",
-  // `{ bias: … }` for `{ k?: number; bias?: number }`: NABLA109; `undefined` argument: NABLA101.
-  "optional-param",
   // `p?.a`: NABLA101 "optional chaining is not supported" (issue 21).
   "optional-chaining",
   // `const Math = { cos: … }`: methods of an object literal cannot be differentiated, for any

@@ -364,6 +364,7 @@ export class Differentiator implements DerivativeTable {
       ...(target.thisType ? { thisType: target.thisType } : {}),
       ...(target.bindings ? { bindings: target.bindings } : {}),
       ...(target.contextual ? { contextual: target.contextual } : {}),
+      ...(target.typeArguments ? { typeArguments: target.typeArguments } : {}),
       ...(target.liftedCaptures ? { liftedCaptures: true } : {}),
       ...(target.aux ? { aux: true } : {}),
     });

@@ -11,9 +11,9 @@ import {
 import { functionKey, symbolKey } from "../ir/function-key.js";
 import type { CallExpression, Class, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import { fieldOf, isArray, isObject, typeText } from "../ir/type-system.js";
-import type { ObjectType, Type, Value } from "../ir/types.js";
+import type { FunctionTypeInfo, ObjectType, Type, Value } from "../ir/types.js";
 import { isRelativeSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
@@ -23,6 +23,7 @@ import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from ".
 import type { Scope } from "./context.js";
 import { signatureOf } from "../types/signature.js";
 import { lowerNestedOperator } from "./nested.js";
+import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
 import {
@@ -393,24 +394,65 @@ function lowerUserCall(
   const callables = symbol.node.params.map((p) =>
     parameterFunctionType(ctx.program, symbol.module, p),
   );
+  const isGeneric = (symbol.node.typeParameters?.params.length ?? 0) > 0;
   if (!callables.some(Boolean)) {
     const args = lowerArguments(
       ctx,
       node,
       signature.params.map((p) => p.type),
     );
-    return emitUserCall(ctx, node, symbol, path, args, receiver, checkpoint);
+    const generic = isGeneric
+      ? genericInstance(
+          ctx,
+          node,
+          symbol,
+          signature,
+          args.map((a) => a.type),
+        )
+      : undefined;
+    if (!generic) return emitUserCall(ctx, node, symbol, path, args, receiver, checkpoint);
+    // Each instantiation is a function of its own, typed as the call resolved it.
+    const target = {
+      ...namedTarget(symbol),
+      name: ctx.program.generatedName(symbol.module.file, generic.key, symbol.name),
+      typeArguments: generic.typeArguments,
+      contextual: contextualOf(generic),
+    };
+    return emitUserCall(
+      ctx,
+      node,
+      { ...symbol, name: target.name },
+      path,
+      args,
+      receiver,
+      checkpoint,
+      {
+        key: generic.key,
+        target,
+        params: signature.params.map((p, i) => ({ ...p, type: generic.params[i] })),
+        arity: signature.params.length,
+        argNodes: node.arguments,
+        ...(generic.result ? { result: generic.result } : {}),
+      },
+    );
   }
   const bindings: Binding[] = [];
   const carried: Value[] = [];
   const args: Value[] = [];
   // The other arguments first: a function reads what it captures when it is called, after
   // every argument has run (`hof(g, bump())`, where bump changes what g captures).
+  const argumentTypes: (Type | undefined)[] = [];
   node.arguments.forEach((arg, i) => {
     const param = signature.params[i];
-    if (!callables[i] || !param || arg.type === "SpreadElement")
-      args.push(...lowerArguments(ctx, { ...node, arguments: [arg] }, [param?.type]));
+    if (!callables[i] || !param || arg.type === "SpreadElement") {
+      const lowered = lowerArguments(ctx, { ...node, arguments: [arg] }, [param?.type]);
+      args.push(...lowered);
+      argumentTypes[i] = lowered[0]?.type;
+    }
   });
+  const generic = isGeneric
+    ? genericInstance(ctx, node, symbol, signature, argumentTypes)
+    : undefined;
   node.arguments.forEach((arg, i) => {
     const callable = callables[i];
     const param = signature.params[i];
@@ -438,7 +480,7 @@ function lowerUserCall(
   if (checkpoint || taggedCheckpoint(symbol)) {
     return ctx.fail(node, badOperatorUse.callOfWithFunctionArgument(symbol.name));
   }
-  const key = specializationKey(symbolKey(symbol), bindings);
+  const key = specializationKey(generic?.key ?? symbolKey(symbol), bindings);
   if (nestingDepth(key) > MAX_SPECIALIZATION_DEPTH) {
     return ctx.fail(
       node,
@@ -453,17 +495,31 @@ function lowerUserCall(
     ...namedTarget(symbol),
     name: specializationName(ctx, symbol, key, bindings),
     bindings,
+    ...(generic ? { typeArguments: generic.typeArguments, contextual: contextualOf(generic) } : {}),
   };
   const specialized: FunctionSymbol = { ...symbol, name: target.name };
   // The arguments' types are checked against the non-function parameters.
-  const rest = signature.params.filter((_, i) => !callables[i]);
+  const rest = signature.params
+    .map((p, i) => (generic ? { ...p, type: generic.params[i] } : p))
+    .filter((_, i) => !callables[i]);
   return emitUserCall(ctx, node, specialized, path, [...args, ...carried], receiver, false, {
     key,
     target,
     params: rest,
     arity: rest.length + carried.length,
     argNodes: node.arguments.filter((_, i) => !callables[i]),
+    ...(generic?.result ? { result: generic.result } : {}),
   });
+}
+
+/** What lowering a generic's instantiation takes its parameter and result types from. */
+function contextualOf(generic: GenericInstance): FunctionTypeInfo {
+  return {
+    params: generic.params,
+    result: generic.result,
+    differentiable: false,
+    text: generic.key,
+  };
 }
 
 /** How deeply specializations nest in a key: `f{g=h{…}}` is 2. */
@@ -491,7 +547,8 @@ function lowerArguments(
     const literal =
       arg.type === "ArrayExpression" ||
       arg.type === "ObjectExpression" ||
-      arg.type === "NewExpression";
+      arg.type === "NewExpression" ||
+      (arg.type === "Identifier" && arg.name === "undefined");
     return literal
       ? lowerValue(ctx, arg as Expression, expected[i])
       : ctx.lowerExpression(arg as Expression);

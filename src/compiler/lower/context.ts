@@ -15,10 +15,11 @@ import type {
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import type { Binding, DifferentiationTarget, StaticFunction } from "../resolve/targets.js";
 import type { Capture } from "../resolve/captures.js";
 import type { TypeResolver } from "../types/signature.js";
+import type { TypeArguments } from "../types/declared-types.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is
@@ -108,6 +109,8 @@ export interface LowerOptions {
   liftedCaptures?: boolean;
   /** `hasAux: true`: only the loss of the `[loss, aux]` it returns is differentiated. */
   aux?: boolean;
+  /** A specialization of a generic function: what its type parameters stand for. */
+  typeArguments?: TypeArguments;
 }
 
 export class LowerContext {
@@ -152,10 +155,11 @@ export class LowerContext {
     readonly body: Region,
     /** What `return` gives; an inlined local function with early returns swaps in its own. */
     public resultType: Type,
+    typeArguments?: TypeArguments,
   ) {
     this.builder = new Builder(new ValueFactory(), body, this.loc({ start: 0, end: 0 }));
     this.scope = new Scope(undefined);
-    this.types = typeResolver(program, module);
+    this.types = typeResolver(program, module, typeArguments);
   }
 
   lowerExpression(node: Expression): Value {

@@ -50,7 +50,17 @@ export function destructureDeclarator(
 export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: Unfolding): void {
   const at = { start: pattern.start, end: pattern.end };
   if (pattern.type === "AssignmentPattern") {
-    ctx.fail(pattern, unsupportedSyntax.defaultValueInDestructuringIs());
+    // `{ dt = 0.01 } = options`: the default when the value read is undefined, as `??` (which
+    // also takes it for null, which the types nabla reads exclude).
+    const withDefault = {
+      type: "LogicalExpression",
+      operator: "??",
+      left: init,
+      right: pattern.right,
+      ...at,
+    } as unknown as Expression;
+    unfold(ctx, pattern.left, withDefault, use);
+    return;
   }
   if (pattern.type === "RestElement") {
     ctx.fail(pattern, unsupportedSyntax.restElementRestInDestructuring());

@@ -28,7 +28,7 @@ import {
   lowerValue,
 } from "./members.js";
 import type { ModuleConstant } from "../parse/module.js";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import { inferType } from "../types/infer-type.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { annotationType } from "../types/signature.js";
@@ -241,8 +241,45 @@ function moduleConstantType(ctx: LowerContext, constant: ModuleConstant): Type |
       (n) => mod?.constants.get(n)?.type,
       resolve,
       (n) => !mod || isPlatformGlobal(mod, n),
-    )
+    ) ??
+    resolve.inferred?.typeAt(decl.id.start)
   );
+}
+
+/** Whether `node` is the platform's `undefined` (or with `==`, also `null`). */
+function isAbsentValue(ctx: LowerContext, node: Node, loose: boolean): boolean {
+  if (node.type === "Identifier")
+    return (
+      node.name === "undefined" &&
+      !ctx.scope.lookup("undefined") &&
+      isPlatformGlobal(ctx.module, "undefined")
+    );
+  return loose && node.type === "Literal" && node.value === null;
+}
+
+/**
+ * `v === undefined`, `v !== undefined`, `v == null`, `v != null`: whether an optional field or
+ * parameter is absent, as the `nullish` test `??` makes (the types nabla reads have no null).
+ */
+function absenceTest(
+  ctx: LowerContext,
+  operator: string,
+  left: Expression,
+  right: Expression,
+  node: Node,
+): Value | undefined {
+  if (!["===", "!==", "==", "!="].includes(operator)) return undefined;
+  const loose = operator.length === 2;
+  const probed = isAbsentValue(ctx, right, loose)
+    ? left
+    : isAbsentValue(ctx, left, loose)
+      ? right
+      : undefined;
+  if (!probed) return undefined;
+  const v = lowerExpression(ctx, probed);
+  ctx.at(node);
+  const absent = ctx.builder.unary("nullish", v);
+  return operator.startsWith("!") ? ctx.builder.unary("not", absent) : absent;
 }
 
 function lowerBinary(
@@ -252,6 +289,8 @@ function lowerBinary(
   right: Expression,
   node: Node,
 ): Value {
+  const absence = absenceTest(ctx, operator, left, right, node);
+  if (absence) return absence;
   const a = lowerExpression(ctx, left);
   const b = lowerExpression(ctx, right);
   ctx.at(node);

@@ -7,7 +7,7 @@ import {
 } from "../diagnostics/messages/index.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";
 import { freeNames, type Capture } from "../resolve/captures.js";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { functionsUsedAsValues } from "../resolve/function-values.js";
 import { positionAt } from "../diagnostics/format.js";

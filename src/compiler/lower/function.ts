@@ -7,9 +7,9 @@ import {
   unsupportedType,
 } from "../diagnostics/messages/index.js";
 import { isAggregate } from "../ir/type-system.js";
-import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
+import type { Expression, FunctionBody, Node, Statement, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, Region, Type } from "../ir/types.js";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { functionLabel } from "../ir/names.js";
@@ -49,7 +49,7 @@ export function lowerFunction(
   node: FunctionLike,
   options: LowerOptions = {},
 ): LoweredFunction {
-  const signature = signatureOf(node, typeResolver(program, module));
+  const signature = signatureOf(node, typeResolver(program, module, options.typeArguments));
   const body: Region = { params: [], ops: [] };
   const contextualResult = options.contextual?.result;
   // `hasAux`: each return gives the loss, a number (see aux.ts).
@@ -58,7 +58,15 @@ export function lowerFunction(
     : (signature.result ?? contextualResult ?? "number");
   // Messages name the user's function, not its `hasAux` form (`loss$aux`, see aux.ts).
   const shown = options.aux ? name.replace(/\$aux$/, "") : name;
-  const ctx = new LowerContext(LOWERING, module, program, shown, body, resultType);
+  const ctx = new LowerContext(
+    LOWERING,
+    module,
+    program,
+    shown,
+    body,
+    resultType,
+    options.typeArguments,
+  );
   ctx.resultDefaulted = !options.aux && !signature.result && !contextualResult;
   if (options.aux) ctx.auxReturn = { declared: signature.result };
   /** Names bound to function values, in binding order: their carried values follow the params. */
@@ -168,6 +176,8 @@ export function lowerFunction(
     ctx.bound.set(slot, { fn: binding.fn, values });
   }
 
+  for (const p of signature.params) if (p.defaultValue) lowerDefault(ctx, p.name, p.defaultValue);
+
   ctx.at(node);
   if (node.type === "ArrowFunctionExpression" && node.expression) {
     const expression = node.body as Expression;
@@ -201,6 +211,27 @@ export function lowerFunction(
 
   const resultTypes = resultType === "void" ? [] : [resultType];
   return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
+}
+
+/**
+ * `x = d`: x takes d when its argument is undefined (or omitted), lowered as `x = x ?? d`,
+ * which differs only for null, which the parameter's type excludes.
+ */
+function lowerDefault(ctx: LowerContext, name: string, value: Node): void {
+  const at = { start: value.start, end: value.end };
+  const id = { type: "Identifier", name, ...at };
+  const statement = {
+    type: "ExpressionStatement",
+    expression: {
+      type: "AssignmentExpression",
+      operator: "=",
+      left: id,
+      right: { type: "LogicalExpression", operator: "??", left: id, right: value, ...at },
+      ...at,
+    },
+    ...at,
+  } as unknown as Statement;
+  lowerStatements(ctx, [statement]);
 }
 
 /** The lowered function. */

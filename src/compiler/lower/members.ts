@@ -1,3 +1,4 @@
+import { lowerIf } from "./merge.js";
 import {
   callArity,
   typeMismatch,
@@ -286,11 +287,17 @@ export function lowerObjectLiteral(
       ctx.at(prop);
       for (const f of spread.type.fields) {
         if (f.type === "opaque" && !f.callable) continue;
+        const read = () =>
+          ctx.builder.emit("field", [spread], [f.type], { field: f.name }, [], f.name).results[0]!;
+        const before = values.get(f.name);
+        // An optional field the spread object lacks leaves the value before it (`{ ...defaults,
+        // ...options }`), as in JavaScript: the object is asked whether it has the field.
+        const value =
+          f.optional && before && before.type === f.type
+            ? lowerIf(ctx, hasField(ctx, spread, f.name), [() => [read()], () => [before]])[0]!
+            : read();
         values.delete(f.name);
-        values.set(
-          f.name,
-          ctx.builder.emit("field", [spread], [f.type], { field: f.name }, [], f.name).results[0]!,
-        );
+        values.set(f.name, value);
       }
       continue;
     }
@@ -322,16 +329,30 @@ export function lowerObjectLiteral(
     : { kind: "object", name: ctx.module.text.slice(node.start, node.end), fields };
   if (declared) {
     for (const f of declared.fields) {
-      if (!values.has(f.name) && f.type !== "opaque")
-        ctx.fail(node, typeMismatch.fieldOfIsMissing(f.name, declared.name));
+      if (values.has(f.name) || (f.type === "opaque" && !f.optional)) continue;
+      if (!f.optional) ctx.fail(node, typeMismatch.fieldOfIsMissing(f.name, declared.name));
+      // An optional field left out reads as undefined, as in JavaScript.
+      const absent = ctx.builder.emit("const", [], [f.type], {}, [], f.name).results[0]!;
+      values.set(f.name, absent);
+      fields.push({ ...f });
     }
   }
   return ctx.builder.emit("literal", [...values.values()], [type], {}, [], "").results[0]!;
 }
 
+/** `"name" in object`: whether the object has the field (an optional one may be absent). */
+function hasField(ctx: LowerContext, object: Value, name: string): Value {
+  const key = ctx.builder.constant(name);
+  return ctx.builder.emit("nondiff", [key, object], ["boolean"], { callee: "in" }).results[0]!;
+}
+
 /** Lowers an expression where a value of type `expected` is wanted (literals take it). */
 export function lowerValue(ctx: LowerContext, node: Expression, expected: Type | undefined): Value {
   let v: Value;
+  if (expected && isUndefined(ctx, node)) {
+    // `undefined` where a type is expected (an omitted optional argument or field): absent.
+    return ctx.builder.emit("const", [], [expected], {}, [], "").results[0]!;
+  }
   if (node.type === "ArrayExpression") v = lowerArrayLiteral(ctx, node, expected);
   else if (node.type === "ObjectExpression") v = lowerObjectLiteral(ctx, node, expected);
   // `new Array(n)` and `Array(n)` take their element type from where they go (`number[][]`).
@@ -340,6 +361,16 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
   else v = ctx.lowerExpression(node);
   if (expected) expectType(ctx, node, v, expected);
   return v;
+}
+
+/** The platform's `undefined`, not a variable of the program named so. */
+function isUndefined(ctx: LowerContext, node: Node): boolean {
+  return (
+    node.type === "Identifier" &&
+    node.name === "undefined" &&
+    !ctx.scope.lookup("undefined") &&
+    isPlatformGlobal(ctx.module, "undefined", ctx.scope)
+  );
 }
 
 const TYPED_ARRAYS = new Set(["Float64Array", "Float32Array"]);

@@ -7,7 +7,7 @@ import {
   unsupportedType,
 } from "../diagnostics/messages/index.js";
 import type { CallExpression, Node } from "oxc-parser";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import { assignable } from "../ir/type-system.js";
 import { symbolKey } from "../ir/function-key.js";
 import { resolveFunctionArg } from "./function-values.js";

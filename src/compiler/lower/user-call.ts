@@ -1,6 +1,6 @@
 import { badOperatorUse, callArity, typeMismatch } from "../diagnostics/messages/index.js";
 import type { CallExpression, Node } from "oxc-parser";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import { signatureOf, type ParamInfo } from "../types/signature.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 import { symbolKey } from "../ir/function-key.js";
@@ -79,6 +79,8 @@ export interface Specialized {
   params: ParamInfo[];
   arity: number;
   argNodes: Node[];
+  /** The result type, when the specialization knows it better (a generic's instantiation). */
+  result?: Type;
 }
 
 /** Emits a call of `symbol` with lowered arguments, checking their number and types. */
@@ -98,7 +100,12 @@ export function emitUserCall(
   ctx.at(node);
   // Optional and default parameters are reported when the callee is lowered.
   const fixedArity = params.every((p) => !p.unsupported);
-  if (!specialized && fixedArity) checkArity(ctx, node, symbol.name, params.length, args.length);
+  // Trailing parameters with defaults or marked `?` may be omitted: they get undefined.
+  let required = params.length;
+  while (required > 0 && params[required - 1]!.omissible) required--;
+  if (!specialized && fixedArity && !(args.length >= required && args.length < params.length))
+    checkArity(ctx, node, symbol.name, params.length, args.length);
+  if (!specialized && fixedArity) args = [...args, ...omitted(ctx, params.slice(args.length))];
   checkArgumentTypes(ctx, node, path, params, args, argNodes);
   const key = specialized?.key ?? symbolKey(symbol);
   ctx.calls.push({
@@ -107,7 +114,7 @@ export function emitUserCall(
     loc: ctx.loc(node),
     ...(specialized ? { target: specialized.target } : {}),
   });
-  const result = signature.result ?? "number";
+  const result = specialized?.result ?? signature.result ?? "number";
   const operands = receiver ? [receiver, ...args] : args;
   const checkpointed = checkpoint || taggedCheckpoint(symbol);
   if (checkpointed && symbol.name === "default") {
@@ -125,6 +132,14 @@ export function emitUserCall(
     return ctx.builder.newValue("void");
   }
   return ctx.builder.emit("call", operands, [result], attrs).results[0]!;
+}
+
+/** The undefined arguments of omitted parameters (a default of the callee then applies). */
+function omitted(ctx: LowerContext, params: ParamInfo[]): Value[] {
+  return params.map((p) => {
+    const type = p.type ?? "number";
+    return ctx.builder.emit("const", [], [type], {}, [], p.name).results[0]!;
+  });
 }
 
 /** `f`, `ns.f` or `console.log` as a dotted path; undefined for computed callees. */

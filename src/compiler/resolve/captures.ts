@@ -213,7 +213,8 @@ export function findCaptures(
     return (
       decl.annotation ??
       inferType(decl.init, (n) => typeOf(n, seen), resolve, global) ??
-      callResult(decl.init)
+      callResult(decl.init) ??
+      checkedType(decl, name, resolve)
     );
   };
   return freeNames(lambda).flatMap((name) => {
@@ -225,6 +226,17 @@ export function findCaptures(
       { name, type: typeOf(name, new Set()), node: decl.node, isFunction: isFunctionValue(decl) },
     ];
   });
+}
+
+/** What TypeScript's checker infers for a declaration's `name`, when nabla's own reading cannot tell. */
+function checkedType(decl: Declaration, name: string, resolve?: TypeResolver): Type | undefined {
+  if (!resolve?.inferred || decl.kind === "function") return undefined;
+  let at: number | undefined;
+  walk(decl.node, (n) => {
+    if (at === undefined && n.type === "Identifier" && n.name === name) at = n.start;
+    return at === undefined;
+  });
+  return at === undefined ? undefined : resolve.inferred.typeAt(at);
 }
 
 /**

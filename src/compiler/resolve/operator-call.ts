@@ -3,7 +3,7 @@ import { badOperatorUse } from "../diagnostics/messages/index.js";
 import type { Type } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { annotationType, signatureOf } from "../types/signature.js";
 import type { CallExpression, Expression, Node } from "oxc-parser";

@@ -16,7 +16,7 @@ import {
   type RuleTable,
 } from "../parse/program.js";
 import { findRegistrations } from "../parse/registrations.js";
-import { typeResolver } from "../types/declared-types.js";
+import { typeResolver } from "../types/resolver.js";
 import { symbolKey } from "../ir/function-key.js";
 
 // The derivative rules the program registers, by the key of the function they are for, each

@@ -3,6 +3,7 @@ import type { FunctionLike, SourceModule } from "../parse/module.js";
 import { symbolKey } from "../ir/function-key.js";
 import type { FunctionKey, FunctionTypeInfo, ObjectType, SourceLoc } from "../ir/types.js";
 import type { FunctionSymbol } from "../parse/program.js";
+import type { TypeArguments } from "../types/declared-types.js";
 
 // What resolution finds: the functions to differentiate, the function values they are given,
 // and the keys of the specializations made for those (lower/function-values.ts lowers calls
@@ -33,6 +34,8 @@ export interface DifferentiationTarget {
    * loss is differentiated (see lower/aux.ts).
    */
   aux?: boolean;
+  /** A specialization of a generic function: what its type parameters stand for. */
+  typeArguments?: TypeArguments;
 }
 
 /** A function value, as far as the compiler knows it. */

@@ -18,13 +18,27 @@ const KEYWORDS: Record<string, Type> = {
   TSVoidKeyword: "void",
 };
 
-/** A resolver for annotations written in `mod`; without a program, named types are unknown. */
-export function typeResolver(program: ProgramGraph | undefined, mod: SourceModule): TypeResolver {
-  return (node) => resolveIn(program, mod, node, new Map());
+/**
+ * A resolver for annotations written in `mod`, by reading them; without a program, named types
+ * are unknown. resolver.ts adds the checker's types to it.
+ */
+export function annotationResolver(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  typeArguments?: TypeArguments,
+): TypeResolver {
+  return (node) =>
+    resolveIn(program, mod, node, Object.assign(new Map(), typeArguments ? { typeArguments } : {}));
 }
 
-/** Named types resolved so far in one annotation; null while resolving (a cycle) or failed. */
-type Resolving = Map<string, Type | null>;
+/** The types a generic function's type parameters stand for in one specialization. */
+export type TypeArguments = ReadonlyMap<string, Type>;
+
+/**
+ * Named types resolved so far in one annotation; null while resolving (a cycle) or failed. In
+ * a specialization of a generic function, also what its type parameters stand for.
+ */
+type Resolving = Map<string, Type | null> & { typeArguments?: TypeArguments };
 
 function resolveIn(
   program: ProgramGraph | undefined,
@@ -88,6 +102,8 @@ function resolveIn(
         return element && { kind: "array", storage: "Array", element };
       }
       if (args.length > 0) return undefined;
+      const argument = resolving.typeArguments?.get(name);
+      if (argument) return argument;
       return namedType(program, mod, name, resolving);
     }
     default:
@@ -234,7 +250,7 @@ export function functionTypeOf(
     case "TSParenthesizedType":
       return functionTypeOf(program, mod, node.typeAnnotation, seen);
     case "TSFunctionType": {
-      const resolve = typeResolver(program, mod);
+      const resolve = annotationResolver(program, mod);
       const params = node.params.map((p) => {
         const annotation = "typeAnnotation" in p ? p.typeAnnotation : undefined;
         return annotation ? resolve(annotation.typeAnnotation) : undefined;

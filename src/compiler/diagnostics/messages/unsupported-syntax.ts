@@ -66,11 +66,6 @@ export const unsupportedSyntax = {
     ),
   declarationsAreNotSupportedIn: (kind: Printable) =>
     message("unsupportedSyntax", `'${kind}' declarations are not supported in differentiable code`),
-  defaultValueInDestructuringIs: () =>
-    message(
-      "unsupportedSyntax",
-      `a default value in destructuring is not supported in differentiable code; read the element and test it instead`,
-    ),
   destructuringDeclarationNeedsInitializer: () =>
     message("unsupportedSyntax", `a destructuring declaration needs an initializer`),
   differentiableCodeCanThrowNew: () =>

@@ -8,7 +8,7 @@ import {
 } from "../../ir/types.js";
 import * as js from "./expression.js";
 import { MAX_INLINE_DEPTH } from "./expression.js";
-import { isAggregate, isArray } from "../../ir/type-system.js";
+import { isAggregate, isArray, isObject } from "../../ir/type-system.js";
 import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
@@ -459,6 +459,12 @@ class FunctionEmitter implements LaneHost, FlowHost {
   }
 
   /** A constant; `undefined`, `NaN` and `Infinity` are globals a module may hide. */
+  /** A value no code assigned: a `const` without a value (it reads as undefined). */
+  private isAbsent(v: Value): boolean {
+    const op = this.definitions.get(v.id);
+    return op?.opcode === "const" && op.attrs.value === undefined;
+  }
+
   private constant(value: number | boolean | string | undefined): Expr {
     if (value === undefined) return js.name(this.builtin("undefined"));
     if (typeof value !== "number" || Number.isFinite(value)) return js.literal(value);
@@ -493,8 +499,16 @@ class FunctionEmitter implements LaneHost, FlowHost {
           ? tangentAllocation(type.storage, a, this.emitNames.runtime)
           : allocation(type, a, this.emitNames.builtin);
       }
-      case "literal":
-        return literalOf(op.results[0]!.type, args);
+      case "literal": {
+        const type = op.results[0]!.type;
+        if (!isObject(type)) return literalOf(type, args);
+        // An optional field nothing was written to is left out, as the source left it out:
+        // `"f" in o` and spreads then see it missing.
+        const written = type.fields.flatMap((f, i): [string, Expr][] =>
+          this.isAbsent(op.operands[i]!) ? [] : [[f.name, args[i]!]],
+        );
+        return js.objectLiteral(written);
+      }
       case "zeros":
         if (tangentLanes)
           return laneZerosLike(op.results[0]!.type, a, this.lanes!.k, this.emitNames.builtin);
@@ -539,7 +553,8 @@ class FunctionEmitter implements LaneHost, FlowHost {
       case "nondiff": {
         const callee = op.attrs.callee!;
         if (callee === "~") return js.unary("~", a);
-        if (/^[|&^<>]/.test(callee) || callee === "===") return js.binary(callee, a, b);
+        if (/^[|&^<>]/.test(callee) || callee === "===" || callee === "in")
+          return js.binary(callee, a, b);
         return js.call(this.platformPath(callee), args);
       }
       default: {

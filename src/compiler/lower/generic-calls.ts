@@ -1,0 +1,119 @@
+import type { CallExpression, Node, TSType } from "oxc-parser";
+import { symbolKey } from "../ir/function-key.js";
+import { typeText } from "../ir/type-system.js";
+import type { FunctionKey, Type } from "../ir/types.js";
+import type { FunctionSymbol } from "../parse/program.js";
+import type { TypeArguments } from "../types/declared-types.js";
+import { signatureOf, type Signature } from "../types/signature.js";
+import { typeResolver } from "../types/resolver.js";
+import type { LowerContext } from "./context.js";
+
+// Calls of generic functions (`function sumBy<T>(xs: T[], f: (x: T) => number)`): each
+// instantiation TypeScript resolves at a call is a function of its own, as nabla already makes
+// one per function value a function is given. Its parameters and result take the types the
+// checker resolved for the call, and its type parameters stand for what the declared
+// parameter types say they are (`xs: T[]` given a `Point[]` makes T a `Point`), so annotations
+// in its body that name them read right.
+
+/** One instantiation of a generic function, as a call resolved it. */
+export interface GenericInstance {
+  /** The key of the instantiation: the function's, with its parameter types. */
+  key: FunctionKey;
+  typeArguments: TypeArguments;
+  /** The parameters' types (undefined: not one nabla can use) and the result's. */
+  params: (Type | undefined)[];
+  result: Type | undefined;
+}
+
+/**
+ * The instantiation a call of `symbol` makes, if `symbol` is generic: `argumentTypes` are the
+ * types of the arguments as lowered (undefined where not lowered yet: function values), which
+ * decide where the checker cannot (a call inside another generic function, whose own type
+ * parameters are known only in its instantiation).
+ */
+export function genericInstance(
+  ctx: LowerContext,
+  node: CallExpression,
+  symbol: FunctionSymbol,
+  signature: Signature,
+  argumentTypes: readonly (Type | undefined)[],
+): GenericInstance | undefined {
+  const parameters = symbol.node.typeParameters?.params ?? [];
+  if (parameters.length === 0) return undefined;
+  const call = ctx.types.inferred?.callAt(node.start, node.end);
+  const names = new Set(parameters.map((p) => p.name.name));
+  const typeArguments = new Map<string, Type>();
+  signature.params.forEach((p, i) => {
+    const declared = annotationOf(p.node);
+    const actual = argumentTypes[i] ?? call?.params[i];
+    if (declared && actual) bind(declared, actual, names, typeArguments);
+  });
+  // The declared types again, now that the type parameters stand for something.
+  const resolved = signatureOf(
+    symbol.node,
+    typeResolver(ctx.program, symbol.module, typeArguments),
+  );
+  const params = resolved.params.map((p, i) => p.type ?? argumentTypes[i] ?? call?.params[i]);
+  const shown = params.map((t) => (t ? typeText(t) : "?")).join(", ");
+  return {
+    key: `${symbolKey(symbol)}<${shown}>`,
+    typeArguments,
+    params,
+    result: resolved.result ?? call?.result,
+  };
+}
+
+function annotationOf(param: Node): TSType | undefined {
+  const annotation = "typeAnnotation" in param ? param.typeAnnotation : undefined;
+  return (annotation as { typeAnnotation?: TSType } | null | undefined)?.typeAnnotation;
+}
+
+/** Binds the type parameters `declared` names to the parts of `actual` they stand for. */
+function bind(
+  declared: TSType,
+  actual: Type,
+  names: ReadonlySet<string>,
+  out: Map<string, Type>,
+): void {
+  switch (declared.type) {
+    case "TSTypeReference": {
+      if (declared.typeName.type !== "Identifier") return;
+      const name = declared.typeName.name;
+      if (names.has(name)) {
+        if (!out.has(name)) out.set(name, actual);
+        return;
+      }
+      const [element] = declared.typeArguments?.params ?? [];
+      if ((name === "Array" || name === "ReadonlyArray") && element && isArrayType(actual))
+        bind(element, actual.element, names, out);
+      return;
+    }
+    case "TSArrayType":
+      if (isArrayType(actual)) bind(declared.elementType, actual.element, names, out);
+      return;
+    case "TSTypeOperator":
+    case "TSParenthesizedType":
+      bind(declared.typeAnnotation, actual, names, out);
+      return;
+    case "TSTupleType":
+      if (isArrayType(actual) && actual.elements) {
+        declared.elementTypes.forEach((e, i) => {
+          const element = actual.elements![i];
+          if (element && e.type !== "TSOptionalType" && e.type !== "TSRestType")
+            bind(
+              e.type === "TSNamedTupleMember" ? (e.elementType as TSType) : e,
+              element,
+              names,
+              out,
+            );
+        });
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+function isArrayType(t: Type): t is Extract<Type, { kind: "array" }> {
+  return typeof t === "object" && t.kind === "array";
+}

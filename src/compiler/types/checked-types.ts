@@ -1,0 +1,169 @@
+import type { TSType } from "oxc-parser";
+import type { FieldType, Type } from "../ir/types.js";
+import type { ProgramGraph } from "../parse/program.js";
+import type { CallTypes } from "./signature.js";
+import { annotationResolver } from "./declared-types.js";
+import {
+  openChecker,
+  type CheckedShape,
+  type CheckedType,
+  type CheckerView,
+} from "./typescript-checker.js";
+
+// TypeScript's types → IR types: what lowering asks when the source does not say (an
+// unannotated result, parameter or variable, a call's result, a loop variable). Named types
+// declared in the user's files go through the same resolver as annotations (declared-types.ts),
+// so a type reads the same whether it was written or inferred; the rest is built from the
+// checker's description. Types nabla cannot carry come back undefined, and the caller reports.
+
+/** The checker's types of one program, as IR types. */
+export interface CheckedTypes {
+  /** The IR type TypeScript gives the name or expression at `position` of `file`. */
+  typeAt(file: string, position: number): Type | undefined;
+  /** The IR result type of the function written at [start, end) of `file`. */
+  returnTypeOf(file: string, start: number, end: number): Type | undefined;
+  /** The parameter and result types of the call at [start, end), type arguments filled in. */
+  callAt(file: string, start: number, end: number): CallTypes | undefined;
+  /** How TypeScript writes the type at `position`, for messages. */
+  textAt(file: string, position: number): string | undefined;
+}
+
+const perProgram = new WeakMap<ProgramGraph, CheckedTypes>();
+
+/** The checker's types for `program`, opened when first asked. */
+export function checkedTypes(program: ProgramGraph): CheckedTypes {
+  let found = perProgram.get(program);
+  if (!found) perProgram.set(program, (found = new ProgramTypes(program)));
+  return found;
+}
+
+class ProgramTypes implements CheckedTypes {
+  private opened: CheckerView | undefined;
+  private readonly converted = new Map<string, Type | null>();
+
+  constructor(private readonly program: ProgramGraph) {}
+
+  private get view(): CheckerView {
+    this.opened ??= openChecker((file) => this.program.sourceText(file), process.cwd());
+    return this.opened;
+  }
+
+  typeAt(file: string, position: number): Type | undefined {
+    const [type] = this.view.typesAt(file, [position]);
+    return type && this.convert(type);
+  }
+
+  returnTypeOf(file: string, start: number, end: number): Type | undefined {
+    const type = this.view.returnTypeOf(file, start, end);
+    return type && this.convert(type);
+  }
+
+  callAt(file: string, start: number, end: number): CallTypes | undefined {
+    const call = this.view.callAt(file, start, end);
+    if (!call) return undefined;
+    return {
+      params: call.params.map((t) => t && this.convert(t)),
+      result: call.result && this.convert(call.result),
+    };
+  }
+
+  textAt(file: string, position: number): string | undefined {
+    const [type] = this.view.typesAt(file, [position]);
+    return type && this.view.text(type);
+  }
+
+  private convert(type: CheckedType): Type | undefined {
+    const id = this.view.key(type);
+    const done = this.converted.get(id);
+    if (done !== undefined) return done ?? undefined;
+    if (this.converted.has(id)) return undefined; // recursive: not yet supported
+    this.converted.set(id, undefined as never);
+    const result = this.build(this.view.describe(type));
+    this.converted.set(id, result ?? null);
+    return result;
+  }
+
+  private build(shape: CheckedShape): Type | undefined {
+    switch (shape.kind) {
+      case "number":
+      case "boolean":
+      case "string":
+      case "void":
+        return shape.kind;
+      case "undefined":
+      case "null":
+        return undefined;
+      case "union": {
+        const present = shape.members.filter((m) => !isNullish(this.view.describe(m)));
+        const types = present.map((m) => this.convert(m));
+        const first = types[0];
+        if (first === undefined || !types.every((t) => t === first)) return undefined;
+        return first;
+      }
+      case "array": {
+        const element = this.convert(shape.element);
+        return element && { kind: "array", storage: "Array", element };
+      }
+      case "tuple": {
+        if (shape.variadic) return undefined;
+        const elements = shape.elements.map((e) => this.convert(e));
+        if (!elements.every((e): e is Type => e !== undefined)) return undefined;
+        const first = elements[0];
+        const uniform = first && elements.every((e) => e === first) ? first : "opaque";
+        return { kind: "array", storage: "Array", element: uniform, elements };
+      }
+      case "typedArray":
+        return { kind: "array", storage: shape.storage, element: "number" };
+      case "object":
+        return this.object(shape);
+      case "other":
+        return undefined;
+    }
+  }
+
+  private object(shape: Extract<CheckedShape, { kind: "object" }>): Type | undefined {
+    if (shape.callable) return "opaque";
+    if (shape.keyed) return undefined;
+    const declared = this.declared(shape);
+    if (declared) return declared;
+    const fields: FieldType[] = [];
+    for (const p of shape.properties) {
+      if (p.method) continue;
+      const described = this.view.describe(p.type);
+      const optional =
+        p.optional ||
+        (described.kind === "union" &&
+          described.members.some((m) => isNullish(this.view.describe(m))));
+      fields.push({
+        name: p.name,
+        type: this.convert(p.type) ?? "opaque",
+        noDerivative: false,
+        ...(optional ? { optional } : {}),
+      });
+    }
+    const name = shape.name ?? shape.text;
+    const classKey =
+      shape.isClass && shape.declaredIn && shape.name
+        ? `${shape.declaredIn}#${shape.name}`
+        : undefined;
+    return { kind: "object", name, fields, ...(classKey ? { classKey } : {}) };
+  }
+
+  /** A named type of the user's files, as its annotation would read (with `@noDerivative`). */
+  private declared(shape: Extract<CheckedShape, { kind: "object" }>): Type | undefined {
+    if (!shape.name || !shape.declaredIn) return undefined;
+    const mod = this.program.loadedModules().find((m) => m.file === shape.declaredIn);
+    if (!mod?.types.has(shape.name)) return undefined;
+    const reference = {
+      type: "TSTypeReference",
+      typeName: { type: "Identifier", name: shape.name, start: 0, end: 0 },
+      start: 0,
+      end: 0,
+    } as unknown as TSType;
+    return annotationResolver(this.program, mod)(reference);
+  }
+}
+
+function isNullish(shape: CheckedShape): boolean {
+  return shape.kind === "undefined" || shape.kind === "null" || shape.kind === "void";
+}

@@ -1,0 +1,37 @@
+import type { Type } from "../ir/types.js";
+import type { SourceModule } from "../parse/module.js";
+import type { ProgramGraph } from "../parse/program.js";
+import { checkedTypes } from "./checked-types.js";
+import { annotationResolver, type TypeArguments } from "./declared-types.js";
+import type { TypeResolver } from "./signature.js";
+
+// The types of one module's code, as lowering asks for them: what annotations say
+// (declared-types.ts), and for what is not annotated, what TypeScript's checker infers
+// (checked-types.ts).
+
+/** The types of `mod`'s code: annotations read, the rest from the checker (with a program). */
+export function typeResolver(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  typeArguments?: TypeArguments,
+): TypeResolver {
+  const read = annotationResolver(program, mod, typeArguments);
+  // JavaScript (a JavaScript entry, the run-time fallback's function text) has no types to
+  // infer from: its parameters take their types from the call, as before.
+  if (!program || !/\.[cm]?tsx?$/.test(mod.file) || mod.file.startsWith("package:")) return read;
+  const checked = checkedTypes(program);
+  // A function value's type is read where it is bound (function-values.ts), not here: to
+  // lowering, a value of type `opaque` would be data it cannot use.
+  const data = (t: Type | undefined) => (t === "opaque" ? undefined : t);
+  return Object.assign(read, {
+    inferred: {
+      typeAt: (position: number) => data(checked.typeAt(mod.file, position)),
+      returnTypeOf: (start: number, end: number) =>
+        data(checked.returnTypeOf(mod.file, start, end)),
+      callAt: (start: number, end: number) => {
+        const call = checked.callAt(mod.file, start, end);
+        return call && { params: call.params.map(data), result: data(call.result) };
+      },
+    },
+  });
+}

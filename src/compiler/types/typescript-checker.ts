@@ -1,0 +1,284 @@
+import {
+  API,
+  SignatureKind,
+  SymbolFlags,
+  TypeFlags,
+  type Checker,
+  type Project,
+  type Symbol as TsSymbol,
+  type Type as TsType,
+} from "typescript7/unstable/sync";
+import {
+  getTokenAtPosition,
+  isCallExpression,
+  isFunctionLikeDeclaration,
+  type Node,
+} from "typescript7/unstable/ast";
+
+// The one module that talks to TypeScript's own checker (typescript@7, the native compiler,
+// through its synchronous API, which is marked unstable: everything it offers nabla goes
+// through here). It answers "what type does TypeScript give the code at this position", and
+// describes a type in plain data (`CheckedShape`) for checked-types.ts to turn into IR types.
+//
+// One checker process serves the whole Node process: starting it costs ~85 ms, a warm
+// snapshot of a changed program ~8 ms, so the loader, the plugin and a test run keep it and
+// every compile takes a new snapshot of it. Files are read through nabla (the texts nabla
+// parsed, so positions agree even for text a bundler handed over), and from disk otherwise.
+
+/** A type as the checker knows it; only this module looks inside. */
+export type CheckedType = { readonly __checked: unique symbol };
+
+/** What a CheckedType is: a type with the checker (of one project and snapshot) it belongs to. */
+interface Held {
+  readonly type: TsType;
+  readonly checker: Checker;
+  /** Unique across the checkers of a view. */
+  readonly key: string;
+}
+
+const hold = (type: TsType, checker: Checker, index: number): CheckedType =>
+  ({ type, checker, key: `${index}:${type.id}` }) as unknown as CheckedType;
+const held = (type: CheckedType): Held => type as unknown as Held;
+
+/** A property of an object type, with the declaration it comes from. */
+export interface CheckedProperty {
+  name: string;
+  type: CheckedType;
+  optional: boolean;
+  /** A method or accessor: behaviour, not data. */
+  method: boolean;
+}
+
+/** A type described in plain data: what IR types are built from. */
+export type CheckedShape =
+  | { kind: "number" | "boolean" | "string" | "void" | "undefined" | "null" }
+  | { kind: "union"; members: CheckedType[] }
+  | { kind: "array"; element: CheckedType }
+  | { kind: "tuple"; elements: CheckedType[]; variadic: boolean }
+  | { kind: "typedArray"; storage: "Float64Array" | "Float32Array" }
+  | {
+      kind: "object";
+      /** How TypeScript writes the type. */
+      text: string;
+      /** The declared name of a class, interface or alias; undefined for literal types. */
+      name?: string;
+      /** Where the class, interface or alias is declared. */
+      declaredIn?: string;
+      isClass: boolean;
+      properties: CheckedProperty[];
+      /** It can be called (a function type). */
+      callable: boolean;
+      /** It has an index signature (`Record<string, number>`) or is a `Map`. */
+      keyed: boolean;
+    }
+  | { kind: "other"; text: string };
+
+/** The checker's view of one program: the types at positions of its files. */
+export interface CheckerView {
+  /** The types of the expressions or names at `positions` of `file` (UTF-16 offsets). */
+  typesAt(file: string, positions: readonly number[]): (CheckedType | undefined)[];
+  /** The result type of the function written at [start, end) of `file`. */
+  returnTypeOf(file: string, start: number, end: number): CheckedType | undefined;
+  /**
+   * The signature TypeScript chose for the call written at [start, end) of `file`, with its
+   * type arguments filled in (`sumBy<Point>`): the parameters' types and the result's.
+   */
+  callAt(
+    file: string,
+    start: number,
+    end: number,
+  ): { params: (CheckedType | undefined)[]; result: CheckedType | undefined } | undefined;
+  describe(type: CheckedType): CheckedShape;
+  /** How TypeScript writes the type, for messages. */
+  text(type: CheckedType): string;
+  /** Equal for the same type of the same checker. */
+  key(type: CheckedType): string;
+}
+
+/** Text of files as nabla read them; undefined: read the disk. */
+export type SourceTexts = (file: string) => string | undefined;
+
+let api: API | undefined;
+/** The texts of the program being compiled now, which the checker process reads through. */
+let currentTexts: SourceTexts = () => undefined;
+/** The files the checker has open for nabla (the last compile's). */
+let openFiles: string[] = [];
+
+/** Opens a view of the program whose files `texts` serves (a new snapshot of the warm checker). */
+export function openChecker(texts: SourceTexts, cwd: string): CheckerView {
+  currentTexts = texts;
+  api ??= new API({ cwd, fs: { readFile: (file) => currentTexts(file) } });
+  return new View(api);
+}
+
+/** A view whose snapshot is taken when a file is first asked about. */
+class View implements CheckerView {
+  private readonly projects = new Map<string, Project | undefined>();
+  private fresh = true;
+
+  constructor(private readonly api: API) {}
+
+  private project(file: string): Project | undefined {
+    if (this.projects.has(file)) return this.projects.get(file);
+    // A new compile closes the files the last one opened (so the checker's program stays the
+    // size of this one, and an open file, whose text the checker would otherwise keep, is
+    // read again) and invalidates what the checker read before: files may have changed.
+    if (this.fresh) {
+      this.api.updateSnapshot({
+        ...(openFiles.length > 0 ? { closeFiles: openFiles } : {}),
+        fileChanges: { invalidateAll: true },
+      });
+      openFiles = [];
+      this.fresh = false;
+    }
+    const snapshot = this.api.updateSnapshot({ openFiles: [file] });
+    openFiles.push(file);
+    const project = snapshot.getDefaultProjectForFile(file);
+    this.projects.set(file, project);
+    return project;
+  }
+
+  typesAt(file: string, positions: readonly number[]): (CheckedType | undefined)[] {
+    const checker = this.project(file)?.checker;
+    if (!checker || positions.length === 0) return positions.map(() => undefined);
+    const index = this.indexOf(checker);
+    return checker.getTypeAtPosition(file, positions).map((t) => usable(t, checker, index));
+  }
+
+  returnTypeOf(file: string, start: number, end: number): CheckedType | undefined {
+    const project = this.project(file);
+    const source = project?.program.getSourceFile(file);
+    if (!project || !source) return undefined;
+    // The innermost function-like node ending where nabla's does is the same function.
+    let node: Node | undefined = getTokenAtPosition(source, start);
+    while (node && !(isFunctionLikeDeclaration(node) && node.end === end)) node = node.parent;
+    const signature = node && project.checker.getSignatureFromDeclaration(node);
+    const checker = project.checker;
+    const result = signature && checker.getReturnTypeOfSignature(signature);
+    return usable(result, checker, this.indexOf(checker));
+  }
+
+  callAt(
+    file: string,
+    start: number,
+    end: number,
+  ): { params: (CheckedType | undefined)[]; result: CheckedType | undefined } | undefined {
+    const project = this.project(file);
+    const source = project?.program.getSourceFile(file);
+    if (!project || !source) return undefined;
+    let node: Node | undefined = getTokenAtPosition(source, start);
+    while (node && !(isCallExpression(node) && node.end === end)) node = node.parent;
+    const checker = project.checker;
+    const signature = node && checker.getResolvedSignature(node);
+    if (!signature) return undefined;
+    const index = this.indexOf(checker);
+    const params = signature
+      .getParameters()
+      .map((_, i) => usable(checker.getParameterType(signature, i), checker, index));
+    const result = usable(checker.getReturnTypeOfSignature(signature), checker, index);
+    return { params, result };
+  }
+
+  private readonly checkers: Checker[] = [];
+
+  private indexOf(checker: Checker): number {
+    let index = this.checkers.indexOf(checker);
+    if (index < 0) index = this.checkers.push(checker) - 1;
+    return index;
+  }
+
+  text(type: CheckedType): string {
+    return held(type).checker.typeToString(held(type).type);
+  }
+
+  key(type: CheckedType): string {
+    return held(type).key;
+  }
+
+  describe(checked: CheckedType): CheckedShape {
+    const { checker, type } = held(checked);
+    const index = this.indexOf(checker);
+    const wrap = (t: TsType) => hold(t, checker, index);
+    const flags = type.flags;
+    if (flags & TypeFlags.NumberLike) return { kind: "number" };
+    if (flags & TypeFlags.BooleanLike) return { kind: "boolean" };
+    if (flags & TypeFlags.StringLike) return { kind: "string" };
+    if (flags & TypeFlags.Void) return { kind: "void" };
+    if (flags & TypeFlags.Undefined) return { kind: "undefined" };
+    if (flags & TypeFlags.Null) return { kind: "null" };
+    if (type.isUnionType()) {
+      return { kind: "union", members: type.getTypes().map(wrap) };
+    }
+    if (checker.isTupleType(type)) {
+      const elements = checker.getTypeArguments(type as never);
+      const tuple = (
+        type as unknown as { getTarget(): { elementFlags?: readonly number[] } }
+      ).getTarget();
+      const variadic = (tuple.elementFlags ?? []).some((f) => (f & 0b1110) !== 0);
+      return { kind: "tuple", elements: elements.map(wrap), variadic };
+    }
+    if (checker.isArrayType(type)) {
+      const [element] = checker.getTypeArguments(type as never);
+      return element
+        ? { kind: "array", element: wrap(element) }
+        : { kind: "other", text: checker.typeToString(type) };
+    }
+    const symbol = type.getSymbol();
+    if (type.isObjectType() && symbol) {
+      if (symbol.name === "Float64Array" || symbol.name === "Float32Array") {
+        if (isLibrary(symbol)) return { kind: "typedArray", storage: symbol.name };
+      }
+    }
+    if (type.isObjectType() || type.isIntersectionType()) {
+      const alias = type.getAliasSymbol();
+      const named = alias ?? (symbol && !symbol.name.startsWith("__") ? symbol : undefined);
+      const declaration = named?.declarations[0];
+      const library = named ? isLibrary(named) : false;
+      const properties = checker.getPropertiesOfType(type).map((p) => property(checker, p, wrap));
+      return {
+        kind: "object",
+        text: checker.typeToString(type),
+        ...(named ? { name: named.name } : {}),
+        ...(declaration && !library ? { declaredIn: declaration.path } : {}),
+        isClass: symbol !== undefined && (symbol.flags & SymbolFlags.Class) !== 0,
+        properties,
+        callable: checker.getSignaturesOfType(type, SignatureKind.Call).length > 0,
+        keyed:
+          checker.getIndexInfosOfType(type).length > 0 ||
+          (library && (named?.name === "Map" || named?.name === "ReadonlyMap")),
+      };
+    }
+    return { kind: "other", text: checker.typeToString(type) };
+  }
+}
+
+/** A property with its type, as an object of the type reads it. */
+function property(
+  checker: Checker,
+  symbol: TsSymbol,
+  wrap: (t: TsType) => CheckedType,
+): CheckedProperty {
+  const type = checker.getTypeOfSymbol(symbol) ?? checker.getUnknownType();
+  return {
+    name: symbol.name,
+    type: wrap(type),
+    optional: (symbol.flags & SymbolFlags.Optional) !== 0,
+    method: (symbol.flags & (SymbolFlags.Method | SymbolFlags.Accessor)) !== 0,
+  };
+}
+
+/** Declared by TypeScript's own libraries (`lib.*.d.ts`), not by the user or a package. */
+function isLibrary(symbol: TsSymbol): boolean {
+  const path = symbol.declarations[0]?.path ?? "";
+  return /(^|\/)lib\.[^/]*\.d\.ts$/.test(path) || path.startsWith("bundled:");
+}
+
+/** Undefined for types that say nothing: errors and `any`. */
+function usable(
+  type: TsType | undefined,
+  checker: Checker,
+  index: number,
+): CheckedType | undefined {
+  if (!type || type.isErrorType() || type.flags & TypeFlags.Any) return undefined;
+  return hold(type, checker, index);
+}

@@ -1,0 +1,216 @@
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { compileProgram } from "../src/compiler/compile.js";
+import {
+  assertClose,
+  compileFiles,
+  diagnosticsText,
+  finiteGradient,
+  loadProgram,
+  writeProgram,
+} from "./support/harness.js";
+
+// Types from TypeScript's checker (types/typescript-checker.ts): code that leaves its types to
+// TypeScript — unannotated results, locals, callbacks, generics — and the optional and default
+// parameters and fields that follow from reading declared types whole. Each program is written
+// as plain TypeScript, then f's gradient is checked against central differences and its
+// differential against the gradient (forward against reverse mode).
+
+interface Compiled {
+  f: (x: number, y: number) => number;
+  vg: (x: number, y: number) => { value: number; gradient: [number, number] };
+  d: (x: number, y: number) => (dx: number, dy: number) => number;
+}
+
+const OPERATORS = `
+export const vg = valueWithGradient(f);
+export const d = differential(f);
+`;
+
+async function checkTwoWays(
+  body: string,
+  points: [number, number][] = [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ],
+) {
+  const m = await loadProgram<Compiled>({
+    "main.ts": `import { differential, valueWithGradient } from "nabla";\n${body}\n${OPERATORS}`,
+  });
+  for (const [x, y] of points) {
+    const { value, gradient } = m.vg(x, y);
+    assert.equal(value, m.f(x, y), `value at (${x}, ${y})`);
+    const expected = finiteGradient(m.f, [x, y]);
+    gradient.forEach((g, i) => {
+      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
+      const e = [0, 0] as [number, number];
+      e[i] = 1;
+      assertClose(m.d(x, y)(...e), g, 1e-12, `∂f/∂x${i} at (${x}, ${y}), forward mode`);
+    });
+  }
+}
+
+test("inferred results: a helper returning an array or an object literal, unannotated", async () => {
+  await checkTwoWays(`
+function make(x: number, y: number) {
+  return [x * y, x + y, 2];
+}
+function polar(x: number, y: number) {
+  return { r: Math.hypot(x, y), angle: Math.atan2(y, x), tag: "p" };
+}
+export function f(x: number, y: number) {
+  const v = make(x, y);
+  const p = polar(x, y);
+  return v[0] * p.r + v[1] * Math.sin(p.angle) + v[2];
+}`);
+});
+
+test("inferred types: module data built by a call, loop variables and callback parameters", async () => {
+  await checkTwoWays(`
+function makeSamples(n: number) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push({ t: i / n, w: 1 + (i % 3) });
+  return out;
+}
+const samples = makeSamples(6);
+const scale = Math.sqrt(samples.length);
+export function f(x: number, y: number) {
+  const residuals = samples.map((s) => (x * s.t + y * s.t * s.t - Math.cos(s.t)) * s.w);
+  let total = 0;
+  for (const r of residuals) total += r * r;
+  samples.forEach((s) => {
+    total += 0.1 * s.w * x * y;
+  });
+  return samples.reduce((acc, s) => acc + s.t * x, total) / scale;
+}`);
+});
+
+test("optional parameters: '?' with '??', given and omitted", async () => {
+  await checkTwoWays(`
+function step(v: number, rate: number, h?: number) {
+  const dt = h ?? 0.25;
+  return v - rate * v * dt;
+}
+export function f(x: number, y: number) {
+  return step(x, y) + step(x, y, 0.5) * step(y, x, x);
+}`);
+});
+
+test("default parameters: omitted, given, and a default reading an earlier parameter", async () => {
+  await checkTwoWays(`
+function simulate(v0: number, k: number, steps = 8, dt = 1 / steps) {
+  let v = v0;
+  for (let i = 0; i < steps; i++) v -= k * v * v * dt;
+  return v;
+}
+export function f(x: number, y = 0.5) {
+  return simulate(x, y) + simulate(x, y, 4) + simulate(y, x, 3, 0.1);
+}`);
+});
+
+test("optional fields: object literals that leave them out, spread over defaults, ?? on them", async () => {
+  await checkTwoWays(`
+interface Options { gain?: number; offset?: number; label?: string }
+const defaults = { gain: 2, offset: 1 };
+function apply(x: number, options: Options) {
+  const o = { ...defaults, ...options };
+  return o.gain * x * x + o.offset * x + (options.gain ?? 0);
+}
+export function f(x: number, y: number) {
+  return apply(x, {}) + apply(y, { gain: x }) + apply(x, { offset: y, label: "b" });
+}`);
+});
+
+test("declared types nabla did not read itself: extends, Pick, Partial, a class with a getter", async () => {
+  await checkTwoWays(`
+interface Base { a: number }
+interface Extended extends Base { b: number }
+type Only = Pick<Extended, "b">;
+class Vec2 {
+  static readonly unit = 1;
+  x = 0;
+  y = 0;
+  get length() {
+    return Math.hypot(this.x, this.y);
+  }
+}
+function weigh(e: Extended, o: Only, p: Partial<Extended>, v: Vec2) {
+  return e.a * e.b + o.b + (p.a ?? 1) + v.x * v.y;
+}
+export function f(x: number, y: number) {
+  const v: Vec2 = { x, y, length: 0 } as Vec2;
+  return weigh({ a: x, b: y }, { b: x * y }, {}, v);
+}`);
+});
+
+test("generic functions: one instantiation per call, type parameters read in annotations", async () => {
+  await checkTwoWays(`
+interface Point { x: number; y: number; mass: number }
+function sumBy<T>(xs: readonly T[], f: (x: T) => number) {
+  let total = 0;
+  for (const x of xs) total += f(x);
+  return total;
+}
+function centroid<T extends { x: number; y: number }>(items: T[]): { x: number; y: number } {
+  const n = items.length;
+  return { x: sumBy(items, (p) => p.x) / n, y: sumBy(items, (p) => p.y) / n };
+}
+function first<T>(xs: T[]): T {
+  const head: T = xs[0];
+  return head;
+}
+export function f(x: number, y: number) {
+  const points: Point[] = [{ x, y, mass: 1 }, { x: y, y: 2, mass: x }, { x: 1, y: x * y, mass: 2 }];
+  const c = centroid(points);
+  const spread = sumBy(points, (p) => p.mass * ((p.x - c.x) ** 2 + (p.y - c.y) ** 2));
+  return spread + sumBy([x, y, x * y], (v) => v * v) + first(points).mass * first([y, x]);
+}`);
+});
+
+test("a program compiled again after an edit gets the types of the new text", () => {
+  const dir = writeProgram({
+    "main.ts": `import { gradient } from "nabla";
+function make(x: number) {
+  return x * 2;
+}
+export const g = gradient((x: number) => make(x));
+`,
+  });
+  const main = join(dir, "main.ts");
+  assert.equal(compileProgram([main]).diagnostics.length, 0);
+  writeFileSync(
+    main,
+    `import { gradient } from "nabla";
+function make(x: number) {
+  return [x * 2];
+}
+export const g = gradient((x: number) => make(x)[0]);
+`,
+  );
+  assert.deepEqual(
+    compileProgram([main]).diagnostics.map((d) => d.message),
+    [],
+    "the checker read the edited file again",
+  );
+});
+
+test("a type nabla cannot differentiate yet is reported at the parameter, with TypeScript's text", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+export function total(weights: Record<string, number>) {
+  let s = 0;
+  for (const k in weights) s += weights[k];
+  return s;
+}
+export const g = gradient(total);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:2:23: error NABLA106: parameter 'weights' of 'total' has type 'Record<string, number>'/,
+  );
+});

@@ -12,10 +12,12 @@ import {
   pullback,
   registerDerivative,
   valueWithDerivative,
+  valueWithDifferential,
   valueWithGradient,
   valueWithPullback,
   withDerivative,
 } from "../src/runtime/index.js";
+import type { WrtChecked } from "../src/runtime/tangent-types.js";
 
 declare function three(x: number, y: number, z: number): number;
 declare function one(x: number): number;
@@ -54,6 +56,17 @@ declare function fitObject(w: number, x: number): { value: number; aux: string }
 
 declare const p: Params;
 declare const m: Model;
+
+// For `wrt`: parameters without a tangent, rest and optional parameters, a generic function.
+declare function labeled(x: number, on: boolean, name: string): number;
+declare function settings(x: number, s: { mode: string }): number;
+declare function variadic(x: number, ...ys: number[]): number;
+declare function optional(x: number, y?: number): number;
+declare function loose(x: any, y: unknown): number; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare function generic<T extends number[]>(xs: T, label: string): number;
+declare const i: number;
+declare const indices: readonly number[];
+const pair = [1, 0] as const;
 
 export const checks = [
   (): number => derivative(one)(1),
@@ -133,4 +146,122 @@ export const checks = [
   () => gradient(one, { mode: "forward" }),
   // @ts-expect-error hasAux is an option of gradient and valueWithGradient
   () => jacobian(rosen, { hasAux: true }),
+
+  // wrt: what compiles, each index naming a parameter that has a tangent.
+  (): [number, number, number] => gradient(three, { wrt: undefined })(1, 2, 3),
+  (): [number, number] => gradient(three, { wrt: pair })(1, 2, 3),
+  (): number[] => gradient(three, { wrt: indices })(1, 2, 3),
+  (): number => gradient(three, { wrt: i })(1, 2, 3),
+  (): number => gradient(labeled, { wrt: 0 })(1, true, "x"),
+  (): number => gradient(variadic, { wrt: 5 })(1, 2, 3, 4, 5, 6),
+  (): [number, number] => gradient(variadic, { wrt: [0, 2] })(1, 2, 3),
+  (): number => gradient(optional, { wrt: 1 })(1, 2),
+  (): number => differential(optional, { wrt: [1] })(1, 2)(1),
+  () => gradient(loose, { wrt: [0, 1] }),
+  (): number[] => gradient(generic, { wrt: 0 })([1], "x"),
+  (): { gradient: number[]; aux: { predictions: number[]; label: string } } =>
+    gradient(fitAux, { wrt: [1], hasAux: true })([1], [2]),
+  (): number[] => jacobian(polar, { wrt: 0, mode: "forward" })(1, 2),
+  (): { value: number; differential: (dt: number) => number } =>
+    valueWithDifferential(three, { wrt: 2 })(1, 2, 3),
+  // In generic code, wrt is checked against the function's constraint.
+  <G extends (x: number, y: number) => number>(g: G) => gradient(g, { wrt: 1 }),
+  <G extends ScalarOf<never[]>>(g: G) => pullback(g, { wrt: [3, 0] }),
+  <const O extends { wrt?: 0 | 2 }>(o: O) => gradient(three, o),
+
+  // wrt: a type error at the call, the option's type being the message (pinned below).
+  // @ts-expect-error out of range
+  () => gradient(three, { wrt: 3 }),
+  // @ts-expect-error out of range, in a list
+  () => gradient(three, { wrt: [0, 3] }),
+  // @ts-expect-error negative
+  () => gradient(three, { wrt: -1 }),
+  // @ts-expect-error negative, in a list
+  () => differential(three, { wrt: [-1] }),
+  // @ts-expect-error a string parameter has no tangent
+  () => gradient(loss, { wrt: 2 }),
+  // @ts-expect-error a string parameter has no tangent, in a list
+  () => differential(loss, { wrt: [0, 2] }),
+  // @ts-expect-error a boolean parameter has no tangent
+  () => valueWithGradient(labeled, { wrt: [1] }),
+  // @ts-expect-error an object without numbers has no tangent
+  () => pullback(settings, { wrt: 1 }),
+  // @ts-expect-error out of range, with hasAux
+  () => gradient(fitAux, { wrt: 2, hasAux: true }),
+  // @ts-expect-error out of range, in a list, with hasAux
+  () => valueWithGradient(fitObject, { wrt: [0, 1, 2], hasAux: true }),
+  // @ts-expect-error out of range
+  () => valueWithDifferential(one, { wrt: 1 }),
+  // @ts-expect-error out of range
+  () => valueWithPullback(polar, { wrt: [2] }),
+  // @ts-expect-error a string parameter has no tangent
+  () => hessian(loss, { wrt: 2 }),
+  // @ts-expect-error out of range
+  () => hessianVectorProduct(rosen, { wrt: 1 }),
+  // @ts-expect-error negative
+  () => gradientAndHessianVectorProduct(rosen, { wrt: -1 }),
+  // @ts-expect-error out of range, with mode
+  () => jacobian(polar, { wrt: 2, mode: "reverse" }),
+  // @ts-expect-error out of range: y is optional, but there is no third parameter
+  () => gradient(optional, { wrt: 2 }),
+  // @ts-expect-error negative, with rest parameters
+  () => gradient(variadic, { wrt: -1 }),
+  // @ts-expect-error a generic function's string parameter
+  () => gradient(generic, { wrt: 1 }),
+  // @ts-expect-error out of range for every function G may be
+  <G extends (x: number, y: number) => number>(g: G) => gradient(g, { wrt: 2 }),
+  // @ts-expect-error not an integer
+  () => gradient(three, { wrt: 0.5 }),
+  // @ts-expect-error listed twice
+  () => gradient(three, { wrt: [1, 1] }),
+  // @ts-expect-error empty
+  () => gradient(three, { wrt: [] }),
 ];
+
+type ScalarOf<P extends unknown[]> = (...args: P) => number;
+
+/** Whether A and B are the same type. */
+type Same<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** The type a `wrt` written at a call of f gets: itself, or the message the editor shows. */
+type WrtAsChecked<
+  F extends (...args: never[]) => unknown,
+  W extends number | readonly number[],
+> = WrtChecked<F, { readonly wrt: W }>["wrt"];
+
+// The messages: `Type 'number' is not assignable to type '"…"'` at the wrong index.
+export const messages: [
+  Same<WrtAsChecked<typeof three, 3>, "wrt index 3 is out of range: the function has 3 parameters">,
+  Same<WrtAsChecked<typeof one, 1>, "wrt index 1 is out of range: the function has 1 parameter">,
+  Same<
+    WrtAsChecked<typeof three, -1>,
+    "wrt index -1 is out of range: the function has 3 parameters"
+  >,
+  Same<
+    WrtAsChecked<typeof variadic, -1>,
+    "wrt index -1 is out of range: parameter indices start at 0"
+  >,
+  Same<
+    WrtAsChecked<typeof optional, readonly [0, 2]>,
+    readonly [0, "wrt index 2 is out of range: the function has 2 parameters"]
+  >,
+  Same<
+    WrtAsChecked<typeof loss, readonly [2, 0]>,
+    readonly ["wrt index 2 names a string parameter, which has no tangent", 0]
+  >,
+  Same<
+    WrtAsChecked<typeof labeled, 1>,
+    "wrt index 1 names a boolean parameter, which has no tangent"
+  >,
+  Same<
+    WrtAsChecked<typeof settings, 1>,
+    "wrt index 1 names an object parameter with no differentiable fields (numbers, arrays of numbers…)"
+  >,
+  Same<WrtAsChecked<typeof three, 0.5>, "wrt index 0.5 is not an integer">,
+  Same<WrtAsChecked<typeof three, readonly [1, 1]>, readonly [1, "wrt lists parameter 1 twice"]>,
+  Same<WrtAsChecked<typeof three, readonly []>, "wrt must name at least one parameter">,
+  // What passes is the option's own type.
+  Same<WrtAsChecked<typeof three, readonly [2, 0]>, readonly [2, 0]>,
+  Same<WrtAsChecked<typeof variadic, 7>, 7>,
+  Same<WrtAsChecked<typeof three, number>, number>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true];

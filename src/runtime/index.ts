@@ -39,6 +39,7 @@ import type {
   GradientOf,
   Tangent,
   TangentsOf,
+  WrtChecked,
   WrtTangent,
 } from "./tangent-types.js";
 export type {
@@ -109,7 +110,7 @@ export function differential<
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (...args: Parameters<F>) => (...tangents: TangentsOf<F, O["wrt"]>) => Tangent<ReturnType<F>> {
   return compileAtRunTime("differential", f, options) as never;
 }
@@ -134,7 +135,7 @@ export function valueWithDifferential<
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (...args: Parameters<F>) => {
   value: ReturnType<F>;
   /** The differential at the point: tangents of the `wrt` arguments → tangent of the result. */
@@ -284,11 +285,11 @@ export function withoutDerivative<T>(x: T): T {
  */
 export function gradient<F extends AuxFunction, const O extends WithAux>(
   f: F,
-  options: O,
+  options: WrtChecked<F, O>,
 ): (...args: Parameters<F>) => { gradient: GradientOf<F, O["wrt"]>; aux: AuxOf<F> };
 export function gradient<F extends ScalarFunction, const O extends WithoutAux = { wrt: undefined }>(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (...args: Parameters<F>) => GradientOf<F, O["wrt"]>;
 export function gradient(f: AnyFunction, options?: GradientOptions): AnyFunction {
   return compileAtRunTime("gradient", f, options) as never;
@@ -331,14 +332,14 @@ export function gradient(f: AnyFunction, options?: GradientOptions): AnyFunction
  */
 export function valueWithGradient<F extends AuxFunction, const O extends WithAux>(
   f: F,
-  options: O,
+  options: WrtChecked<F, O>,
 ): (...args: Parameters<F>) => { value: number; gradient: GradientOf<F, O["wrt"]>; aux: AuxOf<F> };
 export function valueWithGradient<
   F extends ScalarFunction,
   const O extends WithoutAux = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (...args: Parameters<F>) => { value: number; gradient: GradientOf<F, O["wrt"]> };
 export function valueWithGradient(f: AnyFunction, options?: GradientOptions): AnyFunction {
   return compileAtRunTime("valueWithGradient", f, options) as never;
@@ -367,7 +368,7 @@ export function pullback<
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (...args: Parameters<F>) => (adjoint: Tangent<ReturnType<F>>) => GradientOf<F, O["wrt"]> {
   return compileAtRunTime("pullback", f, options) as never;
 }
@@ -392,7 +393,7 @@ export function valueWithPullback<
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (...args: Parameters<F>) => {
   value: ReturnType<F>;
   /** The pullback at the point: adjoint of the result → adjoints of the `wrt` arguments. */
@@ -491,7 +492,7 @@ export function hessian<
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (
   ...args: Parameters<F>
 ) => WrtTangent<F, O["wrt"]> extends number ? number : WrtTangent<F, O["wrt"]>[] {
@@ -520,7 +521,7 @@ export function hessianVectorProduct<
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (...args: [...Parameters<F>, WrtTangent<F, O["wrt"]>]) => WrtTangent<F, O["wrt"]> {
   return compileAtRunTime("hessianVectorProduct", f, options) as never;
 }
@@ -551,7 +552,7 @@ export function gradientAndHessianVectorProduct<
   const O extends DifferentiationOptions = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (...args: [...Parameters<F>, WrtTangent<F, O["wrt"]>]) => {
   gradient: WrtTangent<F, O["wrt"]>;
   hessianVectorProduct: WrtTangent<F, O["wrt"]>;
@@ -587,7 +588,7 @@ export function jacobian<
   const O extends JacobianOptions = { wrt: undefined },
 >(
   f: F,
-  options?: O,
+  options?: WrtChecked<F, O>,
 ): (
   ...args: Parameters<F>
 ) => ReturnType<F> extends number ? WrtTangent<F, O["wrt"]> : WrtTangent<F, O["wrt"]>[] {

@@ -10,6 +10,11 @@ export interface DifferentiationOptions {
    * Indices of the parameters to differentiate with respect to, written as number literals
    * (`{ wrt: 1 }` or `{ wrt: [2, 0] }`: the compiler reads them). Tangents and gradients come
    * in `wrt` order. Default: every parameter that has a tangent (not strings or booleans).
+   *
+   * The operators' types check the indices against the function: one out of range, or naming a
+   * parameter without a tangent, is a type error at the call whose message says so, such as
+   * `Type 'number' is not assignable to type '"wrt index 3 is out of range: the function has 3
+   * parameters"'`.
    */
   wrt?: number | readonly number[];
 }

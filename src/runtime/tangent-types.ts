@@ -1,4 +1,4 @@
-import type { AnyFunction } from "./options.js";
+import type { AnyFunction, DifferentiationOptions } from "./options.js";
 
 // The type-level tangents: what a value's tangent is (`Tangent<T>`), and what each operator
 // returns for a function and its `wrt` (the public ones are re-exported by index.ts).
@@ -112,3 +112,124 @@ export type WrtTangent<F extends AnyFunction, W> = W extends number
     : DifferentiableTangents<Parameters<F>> extends [infer Only]
       ? Only
       : never;
+
+/**
+ * The type of an operator's `options` argument: `O` itself when its `wrt` names parameters of
+ * `F` that have a tangent; else `O` with the first wrong index (out of range, naming a string,
+ * a boolean or another parameter without a tangent, not an integer, listed twice) or the
+ * empty list replaced by a string literal type saying what is wrong, so that the call is a
+ * type error showing it: `Type 'number' is not assignable to type '"wrt index 3 is out of
+ * range: the function has 3 parameters"'`. Indices that are not literals (`wrt: i` for
+ * `i: number`) are left to the compiler, and so are parameters of type `any` or `unknown`.
+ */
+// The first branch is never taken (O is never `never`): it is where TypeScript infers O from
+// the argument. The check is an indexed access into conditional types distributive over F and
+// O: where either is a type parameter, TypeScript relates the argument to the check made with
+// its constraint, so generic code is checked against its constraints instead of rejected.
+export type WrtChecked<F extends AnyFunction, O extends DifferentiationOptions> = [O] extends [
+  never,
+]
+  ? O
+  : WrtCheck<F, O>["options"];
+
+/** {@link WrtChecked}'s check, for each function type F and options type O. */
+type WrtCheck<F, O extends DifferentiationOptions> = F extends AnyFunction
+  ? O extends unknown
+    ? {
+        options: OptionsWithMessages<
+          O,
+          CheckedWrt<Parameters<F>, "wrt" extends keyof O ? O["wrt"] : undefined>
+        >;
+      }
+    : never
+  : never;
+
+/** O when `C` (its checked `wrt`) holds no message, else O with `C` as its `wrt`. */
+type OptionsWithMessages<O, C> = [WrtMessages<C>] extends [never]
+  ? O
+  : { [K in keyof O]: K extends "wrt" ? C : O[K] };
+
+/** The messages `CheckedWrt` put in place of wrong indices. */
+type WrtMessages<C> = C extends string
+  ? C
+  : C extends readonly unknown[]
+    ? Extract<C[number], string>
+    : never;
+
+/** `wrt` W with its first wrong index for parameters P replaced by what is wrong with it. */
+type CheckedWrt<P extends readonly unknown[], W> = W extends number
+  ? IndexOrProblem<P, W>
+  : W extends readonly []
+    ? "wrt must name at least one parameter"
+    : W extends readonly number[]
+      ? CheckedIndices<P, W>
+      : W;
+
+/**
+ * A list of indices up to the first wrong one (a wrong index, or one listed twice), which is
+ * replaced by what is wrong with it: one error at a time, like the compiler's.
+ */
+type CheckedIndices<
+  P extends readonly unknown[],
+  W extends readonly number[],
+  Seen extends number = never,
+> = W extends readonly [infer I extends number, ...infer Rest extends readonly number[]]
+  ? [ListedIndexProblem<P, I, Seen>] extends [never]
+    ? readonly [I, ...CheckedIndices<P, Rest, number extends I ? Seen : Seen | I>]
+    : readonly [ListedIndexProblem<P, I, Seen>, ...Rest]
+  : W;
+
+/** What is wrong with index I of a list after the indices `Seen`, or never. */
+type ListedIndexProblem<P extends readonly unknown[], I extends number, Seen extends number> = [
+  I,
+] extends [Seen]
+  ? `wrt lists parameter ${I} twice`
+  : IndexProblem<P, I>;
+
+/** Index I itself when it names a parameter of P that has a tangent, else what is wrong. */
+type IndexOrProblem<P extends readonly unknown[], I extends number> = [IndexProblem<P, I>] extends [
+  never,
+]
+  ? I
+  : IndexProblem<P, I>;
+
+/** What is wrong with `wrt` index I for parameters P, or never. */
+type IndexProblem<P extends readonly unknown[], I extends number> = number extends I
+  ? never
+  : `${I}` extends `${bigint}`
+    ? `${I}` extends `-${string}`
+      ? OutOfRange<P, I>
+      : `${I}` extends keyof P
+        ? NoTangent<P[I], I>
+        : number extends P["length"]
+          ? NoTangent<P[I], I>
+          : OutOfRange<P, I>
+    : `wrt index ${I} is not an integer`;
+
+/** The message for an index out of range (the compiler's words, for a fixed arity). */
+type OutOfRange<
+  P extends readonly unknown[],
+  I extends number,
+> = number extends Required<P>["length"]
+  ? `wrt index ${I} is out of range: parameter indices start at 0`
+  : `wrt index ${I} is out of range: the function has ${Required<P>["length"]} parameter${Required<P>["length"] extends 1 ? "" : "s"}`;
+
+/** The message for a parameter of type T without a tangent, or never (any and unknown pass). */
+type NoTangent<T, I extends number> = unknown extends T
+  ? never
+  : [T] extends [never]
+    ? never
+    : HasTangent<T> extends false
+      ? `wrt index ${I} names ${NoTangentKind<[Exclude<T, undefined>] extends [never] ? T : Exclude<T, undefined>>}`
+      : never;
+
+/** A parameter type without a tangent, in words. */
+type NoTangentKind<T> = [T] extends [string]
+  ? "a string parameter, which has no tangent"
+  : [T] extends [boolean]
+    ? "a boolean parameter, which has no tangent"
+    : [T] extends [AnyFunction]
+      ? "a function parameter, which has no tangent"
+      : [T] extends [object]
+        ? "an object parameter with no differentiable fields (numbers, arrays of numbers…)"
+        : "a parameter without a tangent";

@@ -1,6 +1,11 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateProgram, measureCompileTime } from "./compile-time.js";
+import {
+  generateProgram,
+  measureCompileTime,
+  measureCompileTimeOffThread,
+  withInferredResults,
+} from "./compile-time.js";
 import {
   measureScalingOffThread,
   scalingTable,
@@ -20,6 +25,14 @@ const lines = sizes.length > 0 ? sizes : [1000, 2000, 5000, 10000];
 const program = measureCompileTime(join(REPO_ROOT, "bench/generated.ts"), generateProgram(100), 3);
 process.stdout.write(
   `100-function program (${program.lines} lines): cold ${program.coldMs.toFixed(0)} ms, warm ${program.warmMs.toFixed(0)} ms\n\n`,
+);
+const inferred = await measureCompileTimeOffThread(
+  join(REPO_ROOT, "bench/generated-inferred.ts"),
+  withInferredResults(generateProgram(100)),
+  3,
+);
+process.stdout.write(
+  `the same, result types inferred by TypeScript's checker (started by the first compile): cold ${inferred.coldMs.toFixed(0)} ms, warm ${inferred.warmMs.toFixed(0)} ms\n\n`,
 );
 const points: ScalingPoint[] = [];
 for (const shape of SCALING_SHAPES) {

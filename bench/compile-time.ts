@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Worker } from "node:worker_threads";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileProgram } from "../src/compiler/compile.js";
@@ -196,6 +197,32 @@ export function measureCompileTime(file: string, source: string, runs: number): 
     warmMs: median(warm),
     warmRuns: runs,
   };
+}
+
+/**
+ * The generated program with its functions' result types left to TypeScript (`): number {`
+ * written `) {`): compiling it asks TypeScript's checker for them.
+ */
+export function withInferredResults(source: string): string {
+  return source.replace(/\): number \{/g, ") {");
+}
+
+/**
+ * measureCompileTime in a fresh worker: its first compile starts everything cold, the checker
+ * process included (one serves each thread that compiles).
+ */
+export function measureCompileTimeOffThread(
+  file: string,
+  source: string,
+  runs: number,
+): Promise<CompileTiming> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./compile-worker.js", import.meta.url), {
+      workerData: { file, source, runs },
+    });
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
 }
 
 type Generated = Record<string, unknown>;

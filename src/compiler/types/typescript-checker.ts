@@ -14,6 +14,7 @@ import {
   isFunctionLikeDeclaration,
   type Node,
 } from "typescript7/unstable/ast";
+import { readFileSync } from "node:fs";
 
 // The one module that talks to TypeScript's own checker (typescript@7, the native compiler,
 // through its synchronous API, which is marked unstable: everything it offers nabla goes
@@ -103,12 +104,47 @@ let api: API | undefined;
 let currentTexts: SourceTexts = () => undefined;
 /** The files the checker has open for nabla (the last compile's). */
 let openFiles: string[] = [];
+/** Every file the checker has read, with the text it read: what a later compile compares. */
+const served = new Map<string, string>();
+
+/** A file's text now: as nabla read it, else from disk; undefined if there is none. */
+function textNow(file: string): string | undefined {
+  const text = currentTexts(file);
+  if (text !== undefined) return text;
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
 
 /** Opens a view of the program whose files `texts` serves (a new snapshot of the warm checker). */
 export function openChecker(texts: SourceTexts, cwd: string): CheckerView {
   currentTexts = texts;
-  api ??= new API({ cwd, fs: { readFile: (file) => currentTexts(file) } });
+  api ??= new API({
+    cwd,
+    fs: {
+      readFile: (file) => {
+        const text = textNow(file);
+        if (text !== undefined) served.set(file, text);
+        return text;
+      },
+    },
+  });
   return new View(api);
+}
+
+/** The files whose text changed, or that went away, since the checker read them. */
+function changesSinceRead(): { changed: string[]; deleted: string[] } {
+  const changed: string[] = [];
+  const deleted: string[] = [];
+  for (const [file, text] of served) {
+    const now = textNow(file);
+    if (now === undefined) deleted.push(file);
+    else if (now !== text) changed.push(file);
+  }
+  for (const file of deleted) served.delete(file);
+  return { changed, deleted };
 }
 
 /** A view whose snapshot is taken when a file is first asked about. */
@@ -122,12 +158,15 @@ class View implements CheckerView {
     if (this.projects.has(file)) return this.projects.get(file);
     // A new compile closes the files the last one opened (so the checker's program stays the
     // size of this one, and an open file, whose text the checker would otherwise keep, is
-    // read again) and invalidates what the checker read before: files may have changed.
+    // read again) and tells the checker which files it read have changed since.
     if (this.fresh) {
-      this.api.updateSnapshot({
-        ...(openFiles.length > 0 ? { closeFiles: openFiles } : {}),
-        fileChanges: { invalidateAll: true },
-      });
+      const { changed, deleted } = changesSinceRead();
+      if (openFiles.length > 0 || changed.length > 0 || deleted.length > 0) {
+        this.api.updateSnapshot({
+          ...(openFiles.length > 0 ? { closeFiles: openFiles } : {}),
+          fileChanges: { changed, deleted },
+        });
+      }
       openFiles = [];
       this.fresh = false;
     }

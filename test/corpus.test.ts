@@ -15,7 +15,7 @@ import { REPO_ROOT } from "./support/harness.js";
 function listedFailures(): Map<string, string> {
   const text = readFileSync(join(REPO_ROOT, "docs/corpus.md"), "utf8");
   const listed = new Map<string, string>();
-  for (const m of text.matchAll(/^\| `([\w-]+)` \| does not compile \| (.*) \|$/gm)) {
+  for (const m of text.matchAll(/^\|\s*`([\w-]+)`\s*\|\s*does not compile\s*\|\s*(.*?)\s*\|$/gm)) {
     listed.set(m[1]!, m[2]!);
   }
   return listed;

@@ -40,6 +40,9 @@ export const IDIOM_NAMES = [
   "nested-objects",
   "objects-in-loops",
   "array-helpers",
+  "inferred-types",
+  "generic-helpers",
+  "default-params",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -781,6 +784,97 @@ class IdiomGenerator extends Generator {
   }
 
   /** One scalar statement of random-program.ts (a declaration, an update, a branch, a loop…). */
+  /**
+   * Types left to TypeScript: helpers without result types returning object literals, arrays
+   * and tuples; module data built by a call; locals from calls; callback parameters.
+   */
+  inferredTypes(vars: string[], mutable: string[]): void {
+    const make = this.fresh("makePoint");
+    const a = this.constant();
+    this.decl(
+      `function ${make}(u: number, v: number) {\n  return { u, v, w: u * ${a} - v, tag: "p" };\n}`,
+    );
+    const pair = this.fresh("pairOf");
+    this.decl(`function ${pair}(u: number) {\n  return [u, u * u] as const;\n}`);
+    const table = this.fresh("table");
+    const build = this.fresh("buildTable");
+    const n = this.int(2, 4);
+    this.decl(
+      `function ${build}(n: number) {\n  const rows = [];\n  for (let i = 0; i < n; i++) rows.push({ k: i + 1, c: ${this.constant()} * i });\n  return rows;\n}`,
+    );
+    this.decl(`const ${table} = ${build}(${n});`);
+    const p = this.fresh("p");
+    this.emit(`const ${p} = ${make}(${this.e(vars, 1)}, ${this.e(vars, 1)});`);
+    const q = this.fresh("q");
+    this.emit(`const ${q} = ${pair}(${this.e(vars, 1)});`);
+    const r = this.fresh("r");
+    this.emit(`let ${r} = ${p}.w * ${q}[1] + ${p}.u - ${q}[0];`);
+    const row = this.fresh("row");
+    this.emit(`${table}.forEach((${row}) => {`);
+    this.nested(() => this.emit(`${r} += ${row}.c * ${p}.v + ${row}.k * ${this.contraction()};`));
+    this.emit("});");
+    const scaled = this.fresh("scaled");
+    this.emit(`const ${scaled} = ${table}.map((${row}) => ${row}.k * ${this.e(vars, 1)});`);
+    this.emit(`for (const s of ${scaled}) ${r} += s * ${this.contraction()};`);
+    this.result(r, vars, mutable);
+  }
+
+  /** Generic helpers, instantiated at objects and at numbers: `sumBy<T>`, `first<T>`. */
+  genericHelpers(vars: string[], mutable: string[]): void {
+    const sumBy = this.fresh("sumBy");
+    this.decl(
+      `function ${sumBy}<T>(items: readonly T[], f: (item: T) => number): number {\n  let total = 0;\n  for (const item of items) total += f(item);\n  return total;\n}`,
+    );
+    const first = this.fresh("firstOf");
+    this.decl(
+      `function ${first}<T>(items: T[]): T {\n  const head: T = items[0];\n  return head;\n}`,
+    );
+    const heaviest = this.fresh("weightOf");
+    this.decl(
+      `function ${heaviest}<T extends { w: number }>(items: T[]): number {\n  return items.reduce((m, t) => m + t.w * t.w, 0);\n}`,
+    );
+    const items = this.fresh("items");
+    const n = this.int(2, 3);
+    const objects = Array.from(
+      { length: n },
+      () => `{ w: ${this.e(vars, 1)}, h: ${this.e(vars, 1)} }`,
+    );
+    this.emit(`const ${items} = [${objects.join(", ")}];`);
+    const r = this.fresh("r");
+    this.emit(
+      `let ${r} = ${sumBy}(${items}, (it) => it.w * it.h) + ${heaviest}(${items}) * ${this.contraction()};`,
+    );
+    this.emit(`${r} += ${first}(${items}).h + ${first}([${this.e(vars, 1)}, ${this.e(vars, 1)}]);`);
+    this.emit(`${r} += ${sumBy}([${this.e(vars, 1)}, ${this.e(vars, 1)}], (v) => v * v);`);
+    this.result(r, vars, mutable);
+  }
+
+  /** Default parameters, omitted or given, one reading an earlier one; destructuring defaults. */
+  defaultParams(vars: string[], mutable: string[]): void {
+    const step = this.fresh("relax");
+    const rate = this.contraction();
+    this.decl(
+      `function ${step}(v: number, k = ${rate}, steps = 3, dt = 1 / steps): number {\n  let s = v;\n  for (let i = 0; i < steps; i++) s -= k * s * dt;\n  return s;\n}`,
+    );
+    const mix = this.fresh("mix");
+    this.decl(
+      `function ${mix}(v: number, options: { gain?: number; bias?: number } = {}): number {\n  const { gain = ${this.constant()}, bias = 0 } = options;\n  return gain * v + bias;\n}`,
+    );
+    const calls = [
+      () => `${step}(${this.e(vars, 1)})`,
+      () => `${step}(${this.e(vars, 1)}, ${this.contraction()})`,
+      () => `${step}(${this.e(vars, 1)}, ${this.e(vars, 1)}, 2)`,
+      () => `${step}(${this.e(vars, 1)}, ${this.contraction()}, 4, 0.1)`,
+      () => `${mix}(${this.e(vars, 1)})`,
+      () => `${mix}(${this.e(vars, 1)}, { bias: ${this.e(vars, 1)} })`,
+      () => `${mix}(${this.e(vars, 1)}, { gain: ${this.e(vars, 1)} })`,
+    ];
+    const r = this.fresh("r");
+    const terms = Array.from({ length: this.int(2, 4) }, () => this.pick(calls)());
+    this.emit(`let ${r} = ${terms.join(" + ")};`);
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -807,6 +901,9 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "nested-objects": (g, v, m) => g.nestedObjects(v, m),
   "objects-in-loops": (g, v, m) => g.objectsInLoops(v, m),
   "array-helpers": (g, v, m) => g.arrayHelpers(v, m),
+  "inferred-types": (g, v, m) => g.inferredTypes(v, m),
+  "generic-helpers": (g, v, m) => g.genericHelpers(v, m),
+  "default-params": (g, v, m) => g.defaultParams(v, m),
 };
 
 /**

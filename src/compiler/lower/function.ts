@@ -49,7 +49,11 @@ export function lowerFunction(
   node: FunctionLike,
   options: LowerOptions = {},
 ): LoweredFunction {
-  const signature = signatureOf(node, typeResolver(program, module, options.typeArguments));
+  const read = signatureOf(node, typeResolver(program, module, options.typeArguments));
+  // An arrow whose body is an expression returns what its body is: lowering knows that
+  // without asking TypeScript (so a lambda given to an operator does not start the checker).
+  const bodyTyped = node.type === "ArrowFunctionExpression" && node.expression && !node.returnType;
+  const signature = bodyTyped ? { params: read.params, result: undefined } : read;
   const body: Region = { params: [], ops: [] };
   const contextualResult = options.contextual?.result;
   // `hasAux`: each return gives the loss, a number (see aux.ts).

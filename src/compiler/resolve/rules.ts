@@ -78,7 +78,8 @@ export function collectRules(
       const params: { name: string; type: Type }[] = [];
       for (const p of signature.params) {
         const text = mod.text.slice(p.node.start, p.node.end);
-        if (p.unsupported) {
+        // A rule's adapter passes every argument on: a parameter a call may omit has no place.
+        if (p.unsupported || p.omissible) {
           error(target, derivativeRule.parameterOfIsOptionalHas(text, target.name));
           break;
         }

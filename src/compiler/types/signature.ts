@@ -73,35 +73,74 @@ export function annotationType(
  * (an unannotated result, a callback's parameters).
  */
 export function signatureOf(fn: FunctionLike, resolve?: TypeResolver): Signature {
+  // What annotations say is read now; what only the checker can say, when first asked, so a
+  // program whose types are all written never starts the checker.
+  const declared = (annotation: TSTypeAnnotation | null | undefined, position: number) =>
+    annotationType(annotation, resolve) ?? lazy(() => resolve?.inferred?.typeAt(position));
   const params = fn.params.map((p): ParamInfo => {
     if (p.type === "Identifier") {
       const optional = (p as { optional?: boolean }).optional === true;
-      return {
+      // An annotation nabla cannot read itself (a class with getters, `Pick<…>`) is read by
+      // the checker too: the parameter's declared type.
+      return withType(declared(p.typeAnnotation, p.start), {
         name: p.name,
-        // An annotation nabla cannot read itself (a class with getters, `Pick<…>`) is read by
-        // the checker too: the parameter's declared type.
-        type: annotationType(p.typeAnnotation, resolve) ?? resolve?.inferred?.typeAt(p.start),
         node: p,
         unsupported: false,
         ...(optional ? { omissible: true } : {}),
-      };
+      });
     }
     if (p.type === "AssignmentPattern" && p.left.type === "Identifier") {
       const left = p.left;
-      return {
+      return withType(declared(left.typeAnnotation, left.start), {
         name: left.name,
-        type: annotationType(left.typeAnnotation, resolve) ?? resolve?.inferred?.typeAt(left.start),
         node: left,
         unsupported: false,
         defaultValue: p.right,
         omissible: true,
-      };
+      });
     }
     return { name: "", type: undefined, node: p, unsupported: true };
   });
   const result =
-    annotationType(fn.returnType, resolve) ?? resolve?.inferred?.returnTypeOf(fn.start, fn.end);
-  return { params, result };
+    annotationType(fn.returnType, resolve) ??
+    lazy(() => resolve?.inferred?.returnTypeOf(fn.start, fn.end));
+  return withResult(result, { params });
+}
+
+/** A value computed when first read. */
+interface Lazy<T> {
+  readonly lazy: () => T;
+}
+
+function lazy<T>(compute: () => T): Lazy<T> {
+  let done = false;
+  let value: T;
+  return {
+    lazy: () => {
+      if (!done) [value, done] = [compute(), true];
+      return value;
+    },
+  };
+}
+
+const isLazy = <T>(v: T | Lazy<T>): v is Lazy<T> =>
+  typeof v === "object" && v !== null && "lazy" in v;
+
+/** `target` with a `type` property that is `type`, or reads it when first asked. */
+function withType(type: Type | Lazy<Type | undefined>, target: Omit<ParamInfo, "type">): ParamInfo {
+  if (!isLazy(type)) return { ...target, type };
+  return Object.defineProperty(target, "type", { enumerable: true, get: type.lazy }) as ParamInfo;
+}
+
+function withResult(
+  result: Type | Lazy<Type | undefined>,
+  target: Omit<Signature, "result">,
+): Signature {
+  if (!isLazy(result)) return { ...target, result };
+  return Object.defineProperty(target, "result", {
+    enumerable: true,
+    get: result.lazy,
+  }) as Signature;
 }
 
 /** Whether a parameter or return annotation is present but names a type nabla cannot differentiate. */

@@ -2,7 +2,9 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "test/fixtures/", "examples/", "docs/api/", "test/corpus/"] },
+  {
+    ignores: ["dist/", "node_modules/", "test/fixtures/", "examples/", "docs/api/", "test/corpus/"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,4 +1,9 @@
-import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import {
+  MessageChannel,
+  receiveMessageOnPort,
+  Worker,
+  type MessagePort,
+} from "node:worker_threads";
 import type { CompileResult } from "./compile.js";
 import type { PathKind } from "./parse/program.js";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
@@ -46,21 +51,42 @@ export type LargeStackReply =
     }
   | { ok: false; message: string; stack?: string };
 
-/** Compiles `request.entries` in a worker with a {@link COMPILER_STACK_MB} MB stack and waits. */
-export function compileWithLargeStack(request: LargeStackRequest): LargeStackResult {
-  const signal = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * The thread that compiles: one per thread that asks, started on the first compile and kept,
+ * so what it keeps warm between compiles (TypeScript's checker process, see
+ * types/typescript-checker.ts) stays warm for the loader's next module. `signal[0]` says a
+ * reply is there, `signal[1]` a request.
+ */
+let compiler: { port: MessagePort; signal: Int32Array } | undefined;
+
+function compilerThread(): { port: MessagePort; signal: Int32Array } {
+  if (compiler) return compiler;
+  const signal = new Int32Array(new SharedArrayBuffer(8));
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(new URL("./large-stack-worker.js", import.meta.url), {
-    workerData: { port: port2, signal, request },
+    workerData: { port: port2, signal },
     transferList: [port2],
     resourceLimits: { stackSizeMb: COMPILER_STACK_MB },
     // Not the flags of this process (`--import nabla/register` would install hooks there too).
     execArgv: [],
   });
+  // It waits for requests forever: it must not keep the process alive.
   worker.unref();
+  port1.unref();
+  worker.once("exit", () => (compiler = undefined));
+  compiler = { port: port1, signal };
+  return compiler;
+}
+
+/** Compiles `request.entries` in a worker with a {@link COMPILER_STACK_MB} MB stack and waits. */
+export function compileWithLargeStack(request: LargeStackRequest): LargeStackResult {
+  const { port: port1, signal } = compilerThread();
+  Atomics.store(signal, 0, 0);
+  port1.postMessage(request);
+  Atomics.store(signal, 1, 1);
+  Atomics.notify(signal, 1);
   Atomics.wait(signal, 0, 0);
   const reply = receiveMessageOnPort(port1)?.message as LargeStackReply | undefined;
-  port1.close();
   if (!reply) throw new Error("the compiler's worker stopped without an answer");
   if (!reply.ok) {
     const error = new Error(reply.message);

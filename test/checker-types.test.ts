@@ -214,3 +214,34 @@ export const g = gradient(total);
     /main\.ts:2:23: error NABLA106: parameter 'weights' of 'total' has type 'Record<string, number>'/,
   );
 });
+
+test("callbacks nested in callbacks that add to a variable of the function (loops carry it)", async () => {
+  await checkTwoWays(`
+export function f(x: number, y: number) {
+  const grid = [[x, 2 * y], [3, x * y]];
+  let total = 0;
+  grid.forEach((row, i) =>
+    row.forEach((value, j) => {
+      if (j + 1 < row.length) total += (row[j + 1] - value) ** 2 * (i + 1);
+    }),
+  );
+  for (const row of grid) row.forEach((v) => (total += v * x));
+  return total;
+}`);
+});
+
+test("a callback that returns before its end takes its result type from TypeScript", async () => {
+  await checkTwoWays(`
+export function f(x: number, y: number) {
+  const ys = [x, 2 * y, x * y].map((v) => {
+    if (v > 1) return v * v;
+    const w = Math.sin(v);
+    return w + y;
+  });
+  const cumulative = ys.reduce<number[]>((acc, v, i) => {
+    if (i === 0) return [v];
+    return [...acc, acc[i - 1] + v];
+  }, []);
+  return cumulative[cumulative.length - 1] * ys[0];
+}`);
+});

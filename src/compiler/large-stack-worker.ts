@@ -22,8 +22,9 @@ async function load() {
 const compiler = await load();
 
 /** One compile, answered whatever happens: the other thread is blocked until it is. */
-function answer(request: LargeStackRequest): LargeStackReply {
+function answer(request: LargeStackRequest | undefined): LargeStackReply {
   try {
+    if (!request) throw new Error("the compiler's thread was woken without a request");
     if (compiler instanceof Error) throw compiler;
     const { compileProgram, printActivity, printFunction, isVaried } = compiler;
     const afterPass: string[] = [];
@@ -86,9 +87,7 @@ for (;;) {
   Atomics.wait(signal, 1, 0);
   Atomics.store(signal, 1, 0);
   const request = receiveMessageOnPort(port)?.message as LargeStackRequest | undefined;
-  const reply: LargeStackReply = request
-    ? answer(request)
-    : { ok: false, message: "the compiler's thread was woken without a request" };
+  const reply = answer(request);
   port.postMessage(reply);
   Atomics.store(signal, 0, 1);
   Atomics.notify(signal, 0);

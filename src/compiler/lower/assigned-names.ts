@@ -6,13 +6,21 @@ import { walk } from "../parse/module.js";
 
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
 
-/** Identifiers assigned anywhere in `nodes` (`x = …`, `x += …`, `x++`), outside nested functions. */
-export function assignedNames(nodes: (Node | null | undefined)[]): Set<string> {
+/**
+ * Identifiers assigned anywhere in `nodes` (`x = …`, `x += …`, `x++`), outside nested functions
+ * unless `throughFunctions`: a loop's pre-scan looks into them too, since a callback written
+ * there (`row.forEach((v) => { total += v; })`) is inlined into the loop. Taking in a name a
+ * nested function only assigns to its own local costs a carried value, nothing more.
+ */
+export function assignedNames(
+  nodes: (Node | null | undefined)[],
+  throughFunctions = false,
+): Set<string> {
   const names = new Set<string>();
   for (const node of nodes) {
     if (!node) continue;
     walk(node, (child) => {
-      if (FUNCTIONS.has(child.type)) return false;
+      if (FUNCTIONS.has(child.type) && !throughFunctions) return false;
       if (child.type === "AssignmentExpression") patternNames(child.left, names);
       if (child.type === "UpdateExpression" && child.argument.type === "Identifier")
         names.add(child.argument.name);

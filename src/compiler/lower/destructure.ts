@@ -1,5 +1,6 @@
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
-import type { Expression, Node, VariableDeclarator } from "oxc-parser";
+import type { Expression, Node, Statement, VariableDeclarator } from "oxc-parser";
+import type { Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 
 // Destructuring (`const [a, b, c] = tri`, `const { x, y } = p`, `[a, b] = [b, a]`) as plain
@@ -96,4 +97,33 @@ export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: 
     if (property.type === "RestElement") unfold(ctx, property, init, use);
     else unfold(ctx, property.value, read(property.key, property.computed), use);
   }
+}
+
+let patternParamCount = 0;
+
+/**
+ * A destructured parameter (`function d1({ S, K }: Option)`, `([a, b]) => …`) bound to the
+ * value the call gives it: a hidden constant holds the value, and the pattern is declared
+ * from it as `const { S, K } = $param` would be.
+ */
+export function bindPattern(ctx: LowerContext, pattern: Node, value: Value, hidden?: string): void {
+  const name = hidden ?? `$param${patternParamCount++}`;
+  if (!hidden) ctx.declare(name, "const", value.type, value);
+  const at = { start: pattern.start, end: pattern.end };
+  const declaration = {
+    type: "VariableDeclaration",
+    kind: "const",
+    declare: false,
+    declarations: [
+      {
+        type: "VariableDeclarator",
+        id: pattern,
+        init: { type: "Identifier", name, ...at },
+        definite: false,
+        ...at,
+      },
+    ],
+    ...at,
+  } as unknown as Statement;
+  ctx.lowerStatements([declaration]);
 }

@@ -24,6 +24,7 @@ import {
 import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
+import { bindPattern } from "./destructure.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../types/signature.js";
 import { lowerStatements } from "./statements.js";
@@ -180,7 +181,10 @@ export function lowerFunction(
     ctx.bound.set(slot, { fn: binding.fn, values });
   }
 
-  for (const p of signature.params) if (p.defaultValue) lowerDefault(ctx, p.name, p.defaultValue);
+  for (const p of signature.params) {
+    if (p.defaultValue) lowerDefault(ctx, p.name, p.defaultValue);
+    if (p.pattern) bindPattern(ctx, p.pattern, ctx.value(ctx.scope.lookup(p.name)!), p.name);
+  }
 
   ctx.at(node);
   if (node.type === "ArrowFunctionExpression" && node.expression) {

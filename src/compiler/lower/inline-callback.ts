@@ -5,6 +5,7 @@ import type { Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext } from "./context.js";
 import { article } from "./describe.js";
+import { bindPattern } from "./destructure.js";
 
 // A callback or local function whose body is lowered where it is called (array methods, calls
 // of functions known where the call is compiled), in a scope of its own.
@@ -40,9 +41,10 @@ export function inlineCallback(
 ): Value | undefined {
   return ctx.inScope(() => {
     callback.params.forEach((p, i) => {
-      const name = (p as { name: string }).name;
       const v = args[i];
-      if (v) ctx.declare(name, "const", v.type, v);
+      if (!v) return;
+      if (p.type === "Identifier") ctx.declare(p.name, "const", v.type, v);
+      else bindPattern(ctx, p, v); // `([a, b]) => …`, `({ x, y }) => …`
     });
     if (callback.type === "ArrowFunctionExpression" && callback.expression)
       return ctx.lowerExpression(callback.body as Expression);
@@ -67,7 +69,10 @@ function lowerWithEarlyReturns(
   body: Statement[],
   what: string,
 ): Value | undefined {
-  const declared = annotationType(callback.returnType, ctx.types);
+  // Its result type, as written or as TypeScript infers it.
+  const declared =
+    annotationType(callback.returnType, ctx.types) ??
+    ctx.types.inferred?.returnTypeOf(callback.start, callback.end);
   if (!declared || declared === "opaque" || declared === "string") {
     return ctx.fail(callback, unsupportedSyntax.returnsBeforeItsLastStatement(what));
   }

@@ -174,6 +174,10 @@ export function lowerArrayLiteral(
   else if (expected && isArray(expected)) type = expected;
   else {
     const first = elements[0];
+    // `[]` where TypeScript knows what goes in it (`xs.reduce<number[]>(…, [])`, a return).
+    const known = first ? undefined : ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+    if (known && isArray(known))
+      return ctx.builder.emit("literal", [], [known], {}, [], "").results[0]!;
     if (!first) {
       return ctx.fail(node, unknownType.cannotDetermineElementTypeOf());
     }

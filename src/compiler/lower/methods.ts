@@ -116,7 +116,8 @@ function callbackOf(
     return { value, arity, name: ctx.module.text.slice(node.start, node.end) };
   }
   for (const p of node.params) {
-    if (p.type !== "Identifier") ctx.fail(p, unsupportedSyntax.callbackParametersMustBePlain());
+    if (p.type !== "Identifier" && p.type !== "ObjectPattern" && p.type !== "ArrayPattern")
+      ctx.fail(p, unsupportedSyntax.callbackParametersMustBePlain());
   }
   return node;
 }
@@ -155,7 +156,7 @@ function lowerIteration(
 
   const inline = "type" in callback ? callback : undefined;
   const outer = inline
-    ? [...assignedNames([inline.body])]
+    ? [...assignedNames([inline.body], true)]
         .map((name) => ctx.scope.lookup(name))
         .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot))
         .concat(ctx.closureWrites([inline.body]))

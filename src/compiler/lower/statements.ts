@@ -397,7 +397,7 @@ function lowerLoopStatement(
         ...exitFlags(ctx, inside),
       ];
       const update = node.type === "ForStatement" ? node.update : null;
-      const assigned = [...assignedNames([node.test, update, node.body])]
+      const assigned = [...assignedNames([node.test, update, node.body], true)]
         .map((name) => ctx.scope.lookup(name))
         .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot))
         .concat(ctx.closureWrites([node.test, update, node.body]));

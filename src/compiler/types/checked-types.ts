@@ -22,6 +22,10 @@ export interface CheckedTypes {
   typeAt(file: string, position: number): Type | undefined;
   /** The IR result type of the function written at [start, end) of `file`. */
   returnTypeOf(file: string, start: number, end: number): Type | undefined;
+  /** The IR type the expression at [start, end) of `file` is expected to have, else its own. */
+  expectedTypeOf(file: string, start: number, end: number): Type | undefined;
+  /** The IR type of parameter `index` of the function written at [start, end) of `file`. */
+  parameterTypeOf(file: string, start: number, end: number, index: number): Type | undefined;
   /** The parameter and result types of the call at [start, end), type arguments filled in. */
   callAt(file: string, start: number, end: number): CallTypes | undefined;
   /** How TypeScript writes the type at `position`, for messages. */
@@ -65,6 +69,16 @@ class ProgramTypes implements CheckedTypes {
       params: call.params.map((t) => t && this.convert(t)),
       result: call.result && this.convert(call.result),
     };
+  }
+
+  expectedTypeOf(file: string, start: number, end: number): Type | undefined {
+    const type = this.view.expectedTypeOf(file, start, end);
+    return type && this.convert(type);
+  }
+
+  parameterTypeOf(file: string, start: number, end: number, index: number): Type | undefined {
+    const type = this.view.parameterTypeOf(file, start, end, index);
+    return type && this.convert(type);
   }
 
   textAt(file: string, position: number): string | undefined {

@@ -180,9 +180,12 @@ function fieldsOf(
       annotation = m.typeAnnotation?.typeAnnotation;
       if (m.type === "PropertyDefinition") initializer = m.value;
     } else if (m.type === "TSParameterProperty") {
-      if (m.parameter.type !== "Identifier") return undefined;
-      keyNode = m.parameter;
-      annotation = m.parameter.typeAnnotation?.typeAnnotation;
+      // `public x: number` or `public x = 0`, typed by its initializer like a field.
+      const parameter = m.parameter.type === "AssignmentPattern" ? m.parameter.left : m.parameter;
+      if (parameter.type !== "Identifier") return undefined;
+      keyNode = parameter;
+      annotation = parameter.typeAnnotation?.typeAnnotation;
+      if (m.parameter.type === "AssignmentPattern") initializer = m.parameter.right;
     } else if (m.type === "TSMethodSignature") {
       continue; // methods of an interface are not data
     } else {

@@ -28,6 +28,10 @@ export function typeResolver(
       typeAt: (position: number) => data(checked.typeAt(mod.file, position)),
       returnTypeOf: (start: number, end: number) =>
         data(checked.returnTypeOf(mod.file, start, end)),
+      expectedTypeOf: (start: number, end: number) =>
+        data(checked.expectedTypeOf(mod.file, start, end)),
+      parameterTypeOf: (start: number, end: number, index: number) =>
+        data(checked.parameterTypeOf(mod.file, start, end, index)),
       callAt: (start: number, end: number) => {
         const call = checked.callAt(mod.file, start, end);
         return call && { params: call.params.map(data), result: data(call.result) };

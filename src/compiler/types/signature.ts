@@ -23,6 +23,10 @@ export interface InferredTypes {
   typeAt(position: number): Type | undefined;
   /** The result type of the function written at [start, end). */
   returnTypeOf(start: number, end: number): Type | undefined;
+  /** The type the expression at [start, end) is expected to have where it stands, else its own. */
+  expectedTypeOf(start: number, end: number): Type | undefined;
+  /** The type of parameter `index` of the function written at [start, end). */
+  parameterTypeOf(start: number, end: number, index: number): Type | undefined;
   /** The parameter and result types of the call written at [start, end), as resolved. */
   callAt(start: number, end: number): CallTypes | undefined;
 }
@@ -37,6 +41,8 @@ export interface ParamInfo {
   defaultValue?: Node;
   /** `h?: number` or with a default: a call may omit it. */
   omissible?: boolean;
+  /** `{ S, K }: Option`, `[a, b]`: the pattern the argument is destructured into. */
+  pattern?: Node;
 }
 
 export interface Signature {
@@ -77,7 +83,7 @@ export function signatureOf(fn: FunctionLike, resolve?: TypeResolver): Signature
   // program whose types are all written never starts the checker.
   const declared = (annotation: TSTypeAnnotation | null | undefined, position: number) =>
     annotationType(annotation, resolve) ?? lazy(() => resolve?.inferred?.typeAt(position));
-  const params = fn.params.map((p): ParamInfo => {
+  const params = fn.params.map((p, i): ParamInfo => {
     if (p.type === "Identifier") {
       const optional = (p as { optional?: boolean }).optional === true;
       // An annotation nabla cannot read itself (a class with getters, `Pick<…>`) is read by
@@ -97,6 +103,19 @@ export function signatureOf(fn: FunctionLike, resolve?: TypeResolver): Signature
         unsupported: false,
         defaultValue: p.right,
         omissible: true,
+      });
+    }
+    const pattern = p.type === "AssignmentPattern" ? p.left : p;
+    if (pattern.type === "ObjectPattern" || pattern.type === "ArrayPattern") {
+      // Named for the argument's place; the pattern's names are declared from it.
+      const annotation = (pattern as { typeAnnotation?: TSTypeAnnotation | null }).typeAnnotation;
+      const inferred = lazy(() => resolve?.inferred?.parameterTypeOf(fn.start, fn.end, i));
+      return withType(annotationType(annotation, resolve) ?? inferred, {
+        name: `$arg${i}`,
+        node: p,
+        unsupported: false,
+        pattern,
+        ...(p.type === "AssignmentPattern" ? { defaultValue: p.right, omissible: true } : {}),
       });
     }
     return { name: "", type: undefined, node: p, unsupported: true };

@@ -11,6 +11,7 @@ import {
 import {
   getTokenAtPosition,
   isCallExpression,
+  isExpression,
   isFunctionLikeDeclaration,
   type Node,
 } from "typescript7/unstable/ast";
@@ -80,6 +81,13 @@ export interface CheckerView {
   typesAt(file: string, positions: readonly number[]): (CheckedType | undefined)[];
   /** The result type of the function written at [start, end) of `file`. */
   returnTypeOf(file: string, start: number, end: number): CheckedType | undefined;
+  /** The type of parameter `index` of the function written at [start, end) of `file`. */
+  parameterTypeOf(file: string, start: number, end: number, index: number): CheckedType | undefined;
+  /**
+   * The type the expression written at [start, end) of `file` is expected to have where it
+   * stands (`[]` given as `reduce<number[]>`'s start), else its own type.
+   */
+  expectedTypeOf(file: string, start: number, end: number): CheckedType | undefined;
   /**
    * The signature TypeScript chose for the call written at [start, end) of `file`, with its
    * type arguments filled in (`sumBy<Point>`): the parameters' types and the result's.
@@ -185,6 +193,38 @@ class View implements CheckerView {
   }
 
   returnTypeOf(file: string, start: number, end: number): CheckedType | undefined {
+    const found = this.declaredSignature(file, start, end);
+    if (!found) return undefined;
+    const { checker, signature } = found;
+    return usable(checker.getReturnTypeOfSignature(signature), checker, this.indexOf(checker));
+  }
+
+  parameterTypeOf(
+    file: string,
+    start: number,
+    end: number,
+    index: number,
+  ): CheckedType | undefined {
+    const found = this.declaredSignature(file, start, end);
+    if (!found) return undefined;
+    const { checker, signature } = found;
+    return usable(checker.getParameterType(signature, index), checker, this.indexOf(checker));
+  }
+
+  expectedTypeOf(file: string, start: number, end: number): CheckedType | undefined {
+    const project = this.project(file);
+    const source = project?.program.getSourceFile(file);
+    if (!project || !source) return undefined;
+    let node: Node | undefined = getTokenAtPosition(source, start);
+    while (node && node.end < end) node = node.parent;
+    if (!node || node.end !== end || !isExpression(node)) return undefined;
+    const checker = project.checker;
+    const type = checker.getContextualType(node) ?? checker.getTypeAtLocation(node);
+    return usable(type, checker, this.indexOf(checker));
+  }
+
+  /** The signature of the function written at [start, end) of `file`. */
+  private declaredSignature(file: string, start: number, end: number) {
     const project = this.project(file);
     const source = project?.program.getSourceFile(file);
     if (!project || !source) return undefined;
@@ -192,9 +232,7 @@ class View implements CheckerView {
     let node: Node | undefined = getTokenAtPosition(source, start);
     while (node && !(isFunctionLikeDeclaration(node) && node.end === end)) node = node.parent;
     const signature = node && project.checker.getSignatureFromDeclaration(node);
-    const checker = project.checker;
-    const result = signature && checker.getReturnTypeOfSignature(signature);
-    return usable(result, checker, this.indexOf(checker));
+    return signature && { checker: project.checker, signature };
   }
 
   callAt(

@@ -44,7 +44,10 @@ export const unsupportedSyntax = {
       `assignment to ${describeNode} of a ${typeText} is not supported in differentiable code`,
     ),
   callbackParametersMustBePlain: () =>
-    message("unsupportedSyntax", `callback parameters must be plain names`),
+    message(
+      "unsupportedSyntax",
+      `a callback's parameters must be names or destructuring patterns, without default values or rest parameters`,
+    ),
   callingIsNotSupportedIn: (describeNode: Printable) =>
     message("unsupportedSyntax", `calling ${describeNode} is not supported in differentiable code`),
   callingOnIsNotSupported: (describeNode: Printable, article: Printable) =>

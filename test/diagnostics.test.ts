@@ -951,7 +951,7 @@ function f(s: Spring, x: number): number {
 export const df = differential(f, { wrt: [1] });
 `,
     expected: `
-main.ts:12:12: error NABLA102: class 'Spring' has no method 'force' nabla can see (static methods, getters and inherited methods are not supported)
+main.ts:12:12: error NABLA102: class 'Spring' has no method 'force' nabla can see (inherited methods are not supported yet)
   11 | function f(s: Spring, x: number): number {
 > 12 |   return s.force(x);
      |            ^^^^^

@@ -362,6 +362,7 @@ export class Differentiator implements DerivativeTable {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
       ...(target.thisType ? { thisType: target.thisType } : {}),
+      ...(target.constructs ? { constructs: target.constructs } : {}),
       ...(target.bindings ? { bindings: target.bindings } : {}),
       ...(target.contextual ? { contextual: target.contextual } : {}),
       ...(target.typeArguments ? { typeArguments: target.typeArguments } : {}),

@@ -134,6 +134,13 @@ export interface OpAttrs {
   /** On a call of a derivative: the primal function and the differentiated parameters. */
   primal?: FunctionKey;
   wrt?: number[];
+  /** On a `call` of a getter (`v.norm`): run as a read of the property, not a call. */
+  getter?: boolean;
+  /**
+   * On the `literal` a constructor starts from: the class, named as its module names it, whose
+   * instance the object is (its methods are the class's).
+   */
+  instanceOf?: string;
   /** `field`, `setField`, `addField`: the field name. */
   field?: string;
   /**

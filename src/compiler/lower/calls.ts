@@ -24,6 +24,7 @@ import type { Scope } from "./context.js";
 import { signatureOf } from "../types/signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
+import { classDeclaration, classMember } from "./class-members.js";
 import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
 import {
@@ -157,7 +158,7 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (ctx.module.constants.get(head)?.holdsFunction) {
     return ctx.fail(callee, closureCapture.isModuleLevelVariableHolding(head));
   }
-  const symbol = resolveCallee(ctx, path);
+  const symbol = resolveCallee(ctx, path) ?? staticMethod(ctx, path);
   if (!symbol && ctx.program.resolveType(ctx.module, head)?.node.type === "ClassDeclaration") {
     return ctx.fail(callee, unsupportedSyntax.staticMethodsAreNotSupported(path));
   }
@@ -248,7 +249,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     return lowerArrayMethod(ctx, node, receiver, name);
   const type = receiver.type;
   if (name !== undefined && isObject(type) && type.classKey) {
-    const symbol = methodSymbol(ctx, type, name);
+    const symbol = methodSymbol(ctx, type, name, isGetterRead(node) ? "get" : "method");
     const field = type.fields.find((f) => f.name === name);
     if (!symbol && field) return callField(ctx, node, callee, receiver, field);
     if (!symbol) {
@@ -321,31 +322,44 @@ function overridingClass(ctx: LowerContext, classKey: string, name: string): str
   return base ? search(base, 0) : undefined;
 }
 
-/** The method `name` of the class of `type`, as a function whose first parameter is `this`. */
+/**
+ * The method (or, for a getter's read, the getter) `name` of the class of `type`, as a
+ * function whose first parameter is `this`.
+ */
 function methodSymbol(
   ctx: LowerContext,
   type: ObjectType,
   name: string,
+  kind: "method" | "get" = "method",
 ): FunctionSymbol | undefined {
   const [file, className] = splitKey(type.classKey!);
-  const mod = ctx.program.load(file);
-  const decl = mod.types.get(className);
-  if (!decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression"))
-    return undefined;
-  for (const m of decl.body.body) {
-    if (
-      m.type === "MethodDefinition" &&
-      m.kind === "method" &&
-      !m.static &&
-      !m.computed &&
-      m.key.type === "Identifier" &&
-      m.key.name === name &&
-      m.value.body
-    ) {
-      return { module: mod, name: `${className}.${name}`, node: m.value, thisType: type };
-    }
-  }
-  return undefined;
+  const found = classDeclaration(ctx, file, className);
+  const node = found && classMember(found.decl, name, kind);
+  if (!found || !node) return undefined;
+  const shown = kind === "get" ? `${className}.get.${name}` : `${className}.${name}`;
+  return {
+    module: found.mod,
+    name: shown,
+    node,
+    thisType: type,
+    ...(kind === "get" ? { getter: true } : {}),
+  };
+}
+
+/** `Quaternion.identity`: a static method of a class of the program, called by its path. */
+function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefined {
+  const [className, name, ...rest] = path.split(".");
+  if (!className || !name || rest.length > 0 || ctx.scope.lookup(className)) return undefined;
+  const type = ctx.program.resolveType(ctx.module, className);
+  if (!type) return undefined;
+  const found = classDeclaration(ctx, type.module.file, type.name);
+  const node = found && classMember(found.decl, name, "static");
+  return node && { module: type.module, name: `${type.name}.static.${name}`, node };
+}
+
+/** A call lowering made of a getter's read (members.ts): `v.lengthSq` runs `get lengthSq()`. */
+export function isGetterRead(node: CallExpression): boolean {
+  return (node as { getterRead?: boolean }).getterRead === true;
 }
 
 function splitKey(key: string): [string, string] {
@@ -382,7 +396,7 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
  * `path` is the callee as written, for messages. A function-typed parameter given a function
  * value makes the call one of a specialization (see function-values.ts).
  */
-function lowerUserCall(
+export function lowerUserCall(
   ctx: LowerContext,
   node: CallExpression,
   symbol: FunctionSymbol,

@@ -101,6 +101,8 @@ export interface LowerOptions {
   captures?: Capture[];
   /** For a method: the type of `this`, which becomes the first parameter. */
   thisType?: ObjectType;
+  /** For a constructor: the instance it builds (`this`) and returns (see construct.ts). */
+  constructs?: ObjectType;
   /** Function-typed parameters and captured local functions bound to known functions. */
   bindings?: Binding[];
   /** The function type this function was passed as: types of unannotated parameters, result. */

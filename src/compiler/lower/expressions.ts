@@ -16,7 +16,8 @@ import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { unfold } from "./destructure.js";
 import { describeNode } from "./describe.js";
-import { lowerCall, mathMember } from "./calls.js";
+import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
+import { constructorOf } from "./construct.js";
 import { expectType } from "./expect-type.js";
 import {
   lowerArrayLiteral,
@@ -144,8 +145,13 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       return lowerArrayLiteral(ctx, node, undefined);
     case "ObjectExpression":
       return lowerObjectLiteral(ctx, node, undefined);
-    case "NewExpression":
+    case "NewExpression": {
+      // `new Vec3(…)` of a class of the program: a call of its constructor (construct.ts).
+      const name = node.callee.type === "Identifier" ? node.callee.name : undefined;
+      const ctor = name && !ctx.scope.lookup(name) ? constructorOf(ctx, name, node) : undefined;
+      if (ctor) return lowerUserCall(ctx, node as never, ctor, name!);
       return lowerNew(ctx, node);
+    }
     case "ThisExpression": {
       const slot = ctx.scope.lookup("this");
       if (!slot) return ctx.fail(node, unsupportedSyntax.thisIsOnlySupportedIn());

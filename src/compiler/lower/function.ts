@@ -25,6 +25,7 @@ import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
 import { bindPattern } from "./destructure.js";
+import { constructorStatements, newInstance } from "./construct.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../types/signature.js";
 import { lowerStatements } from "./statements.js";
@@ -60,7 +61,7 @@ export function lowerFunction(
   // `hasAux`: each return gives the loss, a number (see aux.ts).
   let resultType: Type = options.aux
     ? "number"
-    : (signature.result ?? contextualResult ?? "number");
+    : (options.constructs ?? signature.result ?? contextualResult ?? "number");
   // Messages name the user's function, not its `hasAux` form (`loss$aux`, see aux.ts).
   const shown = options.aux ? name.replace(/\$aux$/, "") : name;
   const ctx = new LowerContext(
@@ -72,7 +73,8 @@ export function lowerFunction(
     resultType,
     options.typeArguments,
   );
-  ctx.resultDefaulted = !options.aux && !signature.result && !contextualResult;
+  ctx.resultDefaulted =
+    !options.aux && !options.constructs && !signature.result && !contextualResult;
   if (options.aux) ctx.auxReturn = { declared: signature.result };
   /** Names bound to function values, in binding order: their carried values follow the params. */
   const boundSlots: [Slot, Binding][] = [];
@@ -185,6 +187,10 @@ export function lowerFunction(
     if (p.defaultValue) lowerDefault(ctx, p.name, p.defaultValue);
     if (p.pattern) bindPattern(ctx, p.pattern, ctx.value(ctx.scope.lookup(p.name)!), p.name);
   }
+  if (options.constructs) {
+    ctx.at(node);
+    ctx.declare("this", "const", options.constructs, newInstance(ctx, options.constructs));
+  }
 
   ctx.at(node);
   if (node.type === "ArrowFunctionExpression" && node.expression) {
@@ -206,7 +212,10 @@ export function lowerFunction(
     const initial = resultType === "boolean" ? false : resultType === "number" ? NaN : undefined;
     if (resultType !== "void") ctx.resultSlot = ctx.hiddenSlot("result", resultType, initial);
     const block = node.body as FunctionBody | null;
-    const exits = lowerStatements(ctx, block?.body ?? []);
+    const statements = options.constructs
+      ? constructorStatements(ctx, options.constructs, node, block?.body ?? [])
+      : (block?.body ?? []);
+    const exits = lowerStatements(ctx, statements);
     if (!exits && resultType !== "void") {
       ctx.fail(
         { start: node.end - 1, end: node.end },

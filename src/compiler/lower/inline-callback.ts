@@ -29,6 +29,24 @@ export function returnsOnlyAtEnd(fn: FunctionLike): boolean {
   return returns === 0 || (returns === 1 && body[body.length - 1]?.type === "ReturnStatement");
 }
 
+/** Whether a statement before the last may throw (outside nested functions). */
+function throwsBeforeEnd(body: Statement[]): boolean {
+  let throws = false;
+  for (const statement of body.slice(0, -1)) {
+    walk(statement, (n) => {
+      if (n.type === "ThrowStatement") throws = true;
+      return !throws && !FUNCTION_TYPES.has(n.type);
+    });
+  }
+  return throws;
+}
+
+const FUNCTION_TYPES = new Set([
+  "ArrowFunctionExpression",
+  "FunctionExpression",
+  "FunctionDeclaration",
+]);
+
 /**
  * Lowers a callback's body in place, with its parameters bound to `args`; returns the value
  * it returns. A body that returns before its end needs its return type annotated.
@@ -51,7 +69,11 @@ export function inlineCallback(
     const body = (callback.body as FunctionBody).body;
     const last = body[body.length - 1];
     const finalReturn = last?.type === "ReturnStatement" ? last : undefined;
-    if (!returnsOnlyAtEnd(callback)) return lowerWithEarlyReturns(ctx, callback, body, what);
+    // A `throw` before the end puts the statements after it in a scope of their own (they
+    // run only where it did not throw), which the final return must see into: lowered as
+    // a function's body is, with its return setting the result.
+    if (!returnsOnlyAtEnd(callback) || throwsBeforeEnd(body))
+      return lowerWithEarlyReturns(ctx, callback, body, what);
     ctx.lowerStatements(finalReturn ? body.slice(0, -1) : body);
     return finalReturn?.argument ? ctx.lowerExpression(finalReturn.argument) : undefined;
   });

@@ -1,4 +1,6 @@
 import { lowerIf } from "./merge.js";
+import { constructorOf } from "./construct.js";
+import { classDeclaration, classMember } from "./class-members.js";
 import {
   callArity,
   typeMismatch,
@@ -58,6 +60,8 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
     };
   }
   if (isObject(type)) {
+    const getter = getterRead(ctx, node, type);
+    if (getter) return () => ctx.lowerExpression(getter);
     const field = namedField(ctx, node, type);
     if (field.type === "opaque") {
       return ctx.fail(
@@ -131,6 +135,32 @@ function lowerIndex(
   const position =
     property.type === "Literal" && typeof property.value === "number" ? property.value : undefined;
   return { index, position };
+}
+
+/**
+ * `v.lengthSq` where the class declares `get lengthSq()`: a call of the getter on the object
+ * (calls.ts lowers it as a method call, marked as a getter's read).
+ */
+function getterRead(
+  ctx: LowerContext,
+  node: MemberExpression,
+  type: ObjectType,
+): Expression | undefined {
+  if (node.computed || node.property.type !== "Identifier" || !type.classKey) return undefined;
+  const name = node.property.name;
+  if (fieldOf(type, name)) return undefined;
+  const at = type.classKey.lastIndexOf("#");
+  const found = classDeclaration(ctx, type.classKey.slice(0, at), type.classKey.slice(at + 1));
+  if (!found || !classMember(found.decl, name, "get")) return undefined;
+  return {
+    type: "CallExpression",
+    callee: node,
+    arguments: [],
+    optional: false,
+    getterRead: true,
+    start: node.start,
+    end: node.end,
+  } as unknown as Expression;
 }
 
 function namedField(ctx: LowerContext, node: MemberExpression, type: ObjectType): FieldType {
@@ -427,5 +457,13 @@ export function lowerNew(
     if (isArray(arg.type) && arg.type.element === "number") return copyArray(ctx, arg, type);
     return ctx.fail(node, typeMismatch.newNeedsLengthOrArray(name));
   }
+  // `new Vec3(…)` of a class of the program is an expression of its own (expressions.ts).
+  if (
+    node.type === "NewExpression" &&
+    name &&
+    !ctx.scope.lookup(name) &&
+    constructorOf(ctx, name, node)
+  )
+    return ctx.lowerExpression(node);
   return ctx.fail(node, unsupportedSyntax.newIsNotSupportedIn(name || "…"));
 }

@@ -114,7 +114,7 @@ export function emitUserCall(
     loc: ctx.loc(node),
     ...(specialized ? { target: specialized.target } : {}),
   });
-  const result = specialized?.result ?? signature.result ?? "number";
+  const result = specialized?.result ?? symbol.constructs ?? signature.result ?? "number";
   const operands = receiver ? [receiver, ...args] : args;
   const checkpointed = checkpoint || taggedCheckpoint(symbol);
   if (checkpointed && symbol.name === "default") {
@@ -125,6 +125,7 @@ export function emitUserCall(
     calleeName: path,
     ...(ctx.dispatching ? { via: ctx.dispatching } : {}),
     ...(receiver ? { method: path } : {}),
+    ...(symbol.getter ? { getter: true } : {}),
     ...(checkpointed ? { checkpoint: true } : {}),
   };
   if (result === "void") {

@@ -62,6 +62,10 @@ export interface FunctionSymbol {
   node: FunctionLike;
   /** For a method: the class instance type `this` has (its first IR parameter). */
   thisType?: ObjectType;
+  /** For a constructor: the instance it builds (`this` in its body) and returns. */
+  constructs?: ObjectType;
+  /** For a getter: read as a property where it runs as JavaScript. */
+  getter?: boolean;
 }
 
 /** A derivative rule the program registers (see resolve/rules.ts, which checks it). */

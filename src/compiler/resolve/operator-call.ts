@@ -361,6 +361,7 @@ export function namedTarget(symbol: FunctionSymbol): DifferentiationTarget {
     contextualNumberParams: false,
     captures: [],
     ...(symbol.thisType ? { thisType: symbol.thisType } : {}),
+    ...(symbol.constructs ? { constructs: symbol.constructs } : {}),
   };
 }
 

@@ -20,6 +20,8 @@ export interface DifferentiationTarget {
   captures: Capture[];
   /** For a method: the type of `this`, its first parameter. */
   thisType?: ObjectType;
+  /** For a constructor (`new C(…)`): the instance it builds and returns. */
+  constructs?: ObjectType;
   /**
    * A specialization or lifted local function (see lower/function-values.ts): its
    * function-typed parameters and the local functions it calls, bound to known functions.

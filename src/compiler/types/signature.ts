@@ -83,7 +83,9 @@ export function signatureOf(fn: FunctionLike, resolve?: TypeResolver): Signature
   // program whose types are all written never starts the checker.
   const declared = (annotation: TSTypeAnnotation | null | undefined, position: number) =>
     annotationType(annotation, resolve) ?? lazy(() => resolve?.inferred?.typeAt(position));
-  const params = fn.params.map((p, i): ParamInfo => {
+  const params = fn.params.map((param, i): ParamInfo => {
+    // `constructor(public x: number)`: a parameter that also declares a field.
+    const p = param.type === "TSParameterProperty" ? param.parameter : param;
     if (p.type === "Identifier") {
       const optional = (p as { optional?: boolean }).optional === true;
       // An annotation nabla cannot read itself (a class with getters, `Pick<…>`) is read by

@@ -22,7 +22,7 @@ export const unknownCallee = {
   classHasNoMethodNabla: (name: Printable, name2: Printable) =>
     message(
       "unknownCallee",
-      `class '${name}' has no method '${name2}' nabla can see (static methods, getters and inherited methods are not supported)`,
+      `class '${name}' has no method '${name2}' nabla can see (inherited methods are not supported yet)`,
     ),
   extendsAndOverridesSoWhich: (override: Printable, name: Printable, name2: Printable) =>
     message(

@@ -187,7 +187,7 @@ export const unsupportedSyntax = {
   staticMethodsAreNotSupported: (path: Printable) =>
     message(
       "unsupportedSyntax",
-      `static methods ('${path}') are not supported in differentiable code; use a function declared at the top level`,
+      `'${path}' is not a static method nabla can call (a static method with a body); use a function declared at the top level`,
     ),
   thisIsOnlySupportedIn: () => message("unsupportedSyntax", `'this' is only supported in methods`),
   undefinedIsNotSupportedIn: () =>

@@ -507,7 +507,11 @@ class FunctionEmitter implements LaneHost, FlowHost {
         const written = type.fields.flatMap((f, i): [string, Expr][] =>
           this.isAbsent(op.operands[i]!) ? [] : [[f.name, args[i]!]],
         );
-        return js.objectLiteral(written);
+        if (!op.attrs.instanceOf) return js.objectLiteral(written);
+        // A constructor's instance: an object of its class, so the class's methods run on it.
+        const proto = js.name(`${op.attrs.instanceOf}.prototype`);
+        const created = js.call(`${this.builtin("Object")}.create`, [proto]);
+        return js.call(`${this.builtin("Object")}.assign`, [created, js.objectLiteral(written)]);
       }
       case "zeros":
         if (tangentLanes)
@@ -537,8 +541,10 @@ class FunctionEmitter implements LaneHost, FlowHost {
       case "extern":
         return js.call(this.externName(op), args);
       case "call":
-        if (op.attrs.method && !op.attrs.primal)
-          return js.call(js.member(a, op.attrs.method).text, args.slice(1));
+        if (op.attrs.method && !op.attrs.primal) {
+          const member = js.member(a, op.attrs.method);
+          return op.attrs.getter ? member : js.call(member.text, args.slice(1));
+        }
         return js.call(this.emitNames.callee(op), args);
       case "pop": {
         if (isAggregate(op.results[0]!.type)) return js.call(`${this.tapeObject}.objects.pop`, []);

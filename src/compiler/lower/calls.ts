@@ -357,6 +357,73 @@ function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefin
   return node && { module: type.module, name: `${type.name}.static.${name}`, node };
 }
 
+/** What `Math.max()`, `Math.min()` and `Math.hypot()` give for no arguments. */
+const FOLD_START: Record<string, number> = { max: -Infinity, min: Infinity, hypot: 0 };
+
+/**
+ * `Math.max(...xs)`, `Math.hypot(a, ...v)`: the variadic Math functions over spread arguments,
+ * as the same function applied pairwise from the left (`xs.reduce((m, e) => Math.max(m, e),
+ * -Infinity)`), which gives the same value and, as Math.max's rule wants, the derivative of
+ * the first argument that attains it. Undefined when there is nothing spread to fold.
+ */
+function foldSpreadArguments(node: CallExpression, name: string): Expression | undefined {
+  if (!(name in FOLD_START) || !node.arguments.some((a) => a.type === "SpreadElement"))
+    return undefined;
+  const at = { start: node.start, end: node.end };
+  const id = (n: string) => ({ type: "Identifier", name: n, ...at });
+  const pair = (a: unknown, b: unknown) => ({
+    type: "CallExpression",
+    callee: node.callee,
+    arguments: [a, b],
+    optional: false,
+    ...at,
+  });
+  const start = FOLD_START[name]!;
+  let acc: unknown =
+    start === 0
+      ? { type: "Literal", value: 0, raw: "0", ...at }
+      : {
+          type: "UnaryExpression",
+          operator: start < 0 ? "-" : "+",
+          prefix: true,
+          argument: { type: "Literal", value: 1 / 0, raw: "Infinity", ...at },
+          ...at,
+        };
+  for (const arg of node.arguments) {
+    if (arg.type !== "SpreadElement") {
+      acc = pair(acc, arg);
+      continue;
+    }
+    const [m, e] = ["$fold", "$element"];
+    acc = {
+      type: "CallExpression",
+      callee: {
+        type: "MemberExpression",
+        object: arg.argument,
+        property: id("reduce"),
+        computed: false,
+        optional: false,
+        ...at,
+      },
+      arguments: [
+        {
+          type: "ArrowFunctionExpression",
+          params: [id(m), id(e)],
+          body: pair(id(m), id(e)),
+          expression: true,
+          async: false,
+          generator: false,
+          ...at,
+        },
+        acc,
+      ],
+      optional: false,
+      ...at,
+    };
+  }
+  return acc as Expression;
+}
+
 /** A call lowering made of a getter's read (members.ts): `v.lengthSq` runs `get lengthSq()`. */
 export function isGetterRead(node: CallExpression): boolean {
   return (node as { getterRead?: boolean }).getterRead === true;
@@ -368,6 +435,8 @@ function splitKey(key: string): [string, string] {
 }
 
 function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): Value {
+  const folded = foldSpreadArguments(node, name);
+  if (folded) return ctx.lowerExpression(folded);
   const args = lowerArguments(ctx, node);
   ctx.at(node);
   for (const [i, a] of args.entries()) {

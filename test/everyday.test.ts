@@ -50,3 +50,21 @@ test("Math.max, Math.min and Math.hypot over spread arrays and tuples, with othe
     false,
   );
 });
+
+test("filter and reduceRight, with destructured callback parameters", async () => {
+  await checkTwoWays(
+    `export function f(x: number, y: number) {
+  const pts = [{ v: x, keep: true }, { v: y, keep: false }, { v: x * y, keep: true }];
+  const kept = pts.filter(({ keep }) => keep).map((p) => p.v);
+  const big = [x, y, 2, x * y].filter((t, i) => t > 0.5 && i < 3);
+  const horner = [1, x, y, 0.5].reduceRight((acc, c) => acc * x + c, 0);
+  const pairs: [number, number][] = [[x, y], [y, 2]];
+  return kept.reduce((a, b) => a + b * b, 0) + big.length * y + big.reduce((a, b) => a + b, 0) +
+    horner + pairs.map(([a, b]) => a * b).reduce((s, t) => s + t, 0);
+}`,
+    [
+      [0.7, 1.3],
+      [1.4, 0.2],
+    ],
+  );
+});

@@ -1,6 +1,6 @@
-import { typeMismatch } from "../diagnostics/messages/index.js";
+import { typeMismatch, unsupportedType } from "../diagnostics/messages/index.js";
 import type { Node } from "oxc-parser";
-import { assignable } from "../ir/type-system.js";
+import { assignable, typeText } from "../ir/type-system.js";
 import type { Type, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { article } from "./describe.js";
@@ -10,4 +10,11 @@ export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type):
   if (!assignable(v.type, type))
     return ctx.fail(node, typeMismatch.expectedHereGot(article(type), article(v.type)));
   return v;
+}
+
+/** A value as a condition: a boolean, or a number's truthiness (0 and NaN are false). */
+export function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
+  if (v.type === "boolean") return v;
+  if (v.type === "number") return ctx.builder.unary("truthy", v);
+  return ctx.fail(node, unsupportedType.cannotBeUsedAsCondition(typeText(v.type)));
 }

@@ -18,7 +18,7 @@ import { unfold } from "./destructure.js";
 import { describeNode } from "./describe.js";
 import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
 import { constructorOf } from "./construct.js";
-import { expectType } from "./expect-type.js";
+import { expectType, toBoolean } from "./expect-type.js";
 import {
   lowerArrayLiteral,
   lowerMemberRead,
@@ -168,12 +168,6 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
 export function lowerCondition(ctx: LowerContext, node: Expression): Value {
   const v = lowerExpression(ctx, node);
   return toBoolean(ctx, v, node);
-}
-
-function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
-  if (v.type === "boolean") return v;
-  if (v.type === "number") return ctx.builder.unary("truthy", v);
-  return ctx.fail(node, unsupportedType.cannotBeUsedAsCondition(typeText(v.type)));
 }
 
 /** `ns.K`, a constant of a module imported as a namespace. */

@@ -10,11 +10,11 @@ import { isArray, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, Type, Value } from "../ir/types.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionArg, LowerContext, Slot } from "./context.js";
-import { expectType } from "./expect-type.js";
+import { expectType, toBoolean } from "./expect-type.js";
 import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
 import { inlineCallback } from "./inline-callback.js";
 import { copyArray, countedLoop, forEachIndex } from "./members.js";
-import { lowerLoop } from "./merge.js";
+import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
@@ -90,7 +90,26 @@ export function lowerArrayMethod(
     case "forEach":
     case "map":
     case "reduce":
+    case "reduceRight":
       return lowerIteration(ctx, node, array, method);
+    case "filter": {
+      // A new array of the elements the callback keeps, grown as `.push` grows one.
+      if (type.storage !== "Array" || type.elements)
+        ctx.fail(node, unsupportedSyntax.pushNeedsPlainArrayNot(typeText(type)));
+      const plain: ArrayType = { kind: "array", storage: "Array", element: type.element };
+      const kept = b.emit("alloc", [b.constant(0)], [plain], {}, [], "kept").results[0]!;
+      lowerIteration(ctx, node, array, "filter", undefined, (element, keep) => {
+        const at = b.emit("length", [kept], ["number"]).results[0]!;
+        lowerIf(ctx, toBoolean(ctx, keep, node), [
+          () => {
+            b.emit("setIndex", [kept, at, element], [], { value: "grow" });
+            return [];
+          },
+          () => [],
+        ]);
+      });
+      return kept;
+    }
     default:
       return ctx.fail(node.callee, unsupportedSyntax.arrayMethodIsNotSupported(method));
   }
@@ -131,17 +150,20 @@ function lowerIteration(
   ctx: LowerContext,
   node: CallExpression,
   array: Value | undefined,
-  method: "map" | "forEach" | "reduce" | "from",
+  method: "map" | "forEach" | "reduce" | "reduceRight" | "filter" | "from",
   length?: Value,
+  /** For `filter`: what to do with each element and what the callback returned for it. */
+  onElement?: (element: Value, produced: Value) => void,
 ): Value {
   const b = ctx.builder;
   const args = node.arguments as Expression[];
   const callback = callbackOf(ctx, method === "from" ? args[1] : args[0], `'.${method}'`);
-  if (method === "reduce" && args.length !== 2) {
+  const reducing = method === "reduce" || method === "reduceRight";
+  if (reducing && args.length !== 2) {
     return ctx.fail(node, callArity.reduceNeedsInitialValueAs());
   }
   const element = array ? (array.type as ArrayType).element : undefined;
-  const initial = method === "reduce" ? ctx.lowerExpression(args[1]!) : undefined;
+  const initial = reducing ? ctx.lowerExpression(args[1]!) : undefined;
   ctx.at(node);
   const n = length ?? b.emit("length", [array!], ["number"]).results[0]!;
 
@@ -169,9 +191,12 @@ function lowerIteration(
     carried,
     () => b.compare("lt", ctx.value(counter), n),
     () => {
-      const i = ctx.value(counter);
+      const step = ctx.value(counter);
+      // `reduceRight` visits the elements from the last.
+      const i =
+        method === "reduceRight" ? b.binary("sub", b.binary("sub", n, b.constant(1)), step) : step;
       const bound: Value[] = [];
-      if (method === "reduce") bound.push(ctx.value(accumulator!));
+      if (reducing) bound.push(ctx.value(accumulator!));
       if (array) bound.push(b.emit("index", [array, i], [element!]).results[0]!);
       else bound.push(b.constant(0));
       bound.push(i);
@@ -187,8 +212,11 @@ function lowerIteration(
             ),
           );
       ctx.at(node);
-      if (method === "reduce") {
+      if (reducing) {
         ctx.assign(accumulator!, expectType(ctx, at, produced!, initial!.type));
+      } else if (method === "filter") {
+        if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
+        onElement!(bound[0]!, produced);
       } else if (method === "map" || method === "from") {
         if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
         resultSlot.value ??= produced;
@@ -196,12 +224,12 @@ function lowerIteration(
           ctx.fail(at, typeMismatch.callbackMustReturnOneType());
         b.emit("setIndex", [outPlaceholder, i, produced], []);
       }
-      ctx.assign(counter, b.binary("add", i, b.constant(1)));
+      ctx.assign(counter, b.binary("add", step, b.constant(1)));
     },
   );
   const loopAt = b.region.ops.length - 1;
-  if (method === "forEach") return b.constant(0);
-  if (method === "reduce") return ctx.value(accumulator!);
+  if (method === "forEach" || method === "filter") return b.constant(0);
+  if (reducing) return ctx.value(accumulator!);
   // Now the element type is known: allocate the result before the loop.
   const elementType: Type = resultSlot.value!.type;
   // `Float64Array.prototype.map` returns a Float64Array (numbers only), as in JavaScript.

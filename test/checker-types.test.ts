@@ -157,6 +157,9 @@ function centroid<T extends { x: number; y: number }>(items: T[]): { x: number; 
   const n = items.length;
   return { x: sumBy(items, (p) => p.x) / n, y: sumBy(items, (p) => p.y) / n };
 }
+function weightOf<T extends { w: number }>(items: T[]): number {
+  return items.reduce((m, t) => m + t.w * t.w, 0);
+}
 function first<T>(xs: T[]): T {
   const head: T = xs[0];
   return head;
@@ -165,7 +168,10 @@ export function f(x: number, y: number) {
   const points: Point[] = [{ x, y, mass: 1 }, { x: y, y: 2, mass: x }, { x: 1, y: x * y, mass: 2 }];
   const c = centroid(points);
   const spread = sumBy(points, (p) => p.mass * ((p.x - c.x) ** 2 + (p.y - c.y) ** 2));
-  return spread + sumBy([x, y, x * y], (v) => v * v) + first(points).mass * first([y, x]);
+  // A call with no derivative runs the function itself; its types' text (a '/' here) stays
+  // out of the names the generated code uses.
+  const constant = weightOf([{ w: 1 / 3, s: "a/b" }]);
+  return spread + sumBy([x, y, x * y], (v) => v * v) + first(points).mass * first([y, x]) + constant;
 }`);
 });
 

@@ -68,3 +68,18 @@ test("filter and reduceRight, with destructured callback parameters", async () =
     ],
   );
 });
+
+test("text: template literals, '+' with a string, a number's toFixed, in values and messages", async () => {
+  await checkTwoWays(
+    `export function f(x: number, y: number) {
+  const names = [x, y].map((_, i) => \`good\${i}\`);
+  const label = "w" + names.length + (x > 1);
+  if (x > 100) throw new Error(\`too big: \${x.toFixed(3)} for \${label}\`);
+  return names[0] === "good0" && label === "w2false" ? x * y + Math.sin(x) : 0;
+}`,
+    [
+      [0.7, 1.3],
+      [0.2, -0.5],
+    ],
+  );
+});

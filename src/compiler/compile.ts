@@ -20,7 +20,7 @@ import { ModuleNames } from "./emit/js/module-names.js";
 import { collectRules } from "./resolve/rules.js";
 import { isAggregate } from "./ir/type-system.js";
 import type { FunctionKey, IRFunction } from "./ir/types.js";
-import { keyName } from "./ir/function-key.js";
+import { genericKey, keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
 import { parameterFunctionType } from "./types/declared-types.js";
@@ -384,7 +384,7 @@ function sharedPrimals(
       if (key && !derivatives.has(key) && keyFile(key) !== home) {
         const file = keyFile(key);
         if (!shared.has(file)) shared.set(file, new Set());
-        shared.get(file)!.add(keyName(key));
+        shared.get(file)!.add(keyName(genericKey(key)));
       }
     });
   }

@@ -40,3 +40,19 @@ export function functionKey(file: string, name: string): FunctionKey {
 export function symbolKey(symbol: { module: { file: string }; name: string }): FunctionKey {
   return functionKey(symbol.module.file, symbol.name);
 }
+
+/**
+ * The key of one instantiation of a generic function: the function's key and a name for the
+ * instantiation (`sumBy<sumBy$of$2>`), an identifier, so no type's text enters the key.
+ */
+export function instanceKey(key: FunctionKey, instance: string): FunctionKey {
+  return `${key}<${instance}>`;
+}
+
+/**
+ * The function a generic instantiation's key is of (`…#sumBy` for `…#sumBy<sumBy$of$2>`),
+ * which is what runs at run time: types are erased. Other keys are returned unchanged.
+ */
+export function genericKey(key: FunctionKey): FunctionKey {
+  return key.replace(/<[\w$]+>$/, "");
+}

@@ -248,6 +248,13 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   if (name !== undefined && isArray(receiver.type))
     return lowerArrayMethod(ctx, node, receiver, name);
   const type = receiver.type;
+  if (name !== undefined && type === "number" && NUMBER_TEXT_METHODS.has(name)) {
+    // `r.toFixed(3)`: the number's text, which has no derivative.
+    const args = lowerArguments(ctx, node);
+    ctx.at(node);
+    return ctx.builder.emit("nondiff", [receiver, ...args], ["string"], { callee: `.${name}` })
+      .results[0]!;
+  }
   if (name !== undefined && isObject(type) && type.classKey) {
     const symbol = methodSymbol(ctx, type, name, isGetterRead(node) ? "get" : "method");
     const field = type.fields.find((f) => f.name === name);
@@ -356,6 +363,9 @@ function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefin
   const node = found && classMember(found.decl, name, "static");
   return node && { module: type.module, name: `${type.name}.static.${name}`, node };
 }
+
+/** The methods of a number that give its text. */
+const NUMBER_TEXT_METHODS = new Set(["toFixed", "toPrecision", "toExponential", "toString"]);
 
 /** What `Math.max()`, `Math.min()` and `Math.hypot()` give for no arguments. */
 const FOLD_START: Record<string, number> = { max: -Infinity, min: Infinity, hypot: 0 };

@@ -152,6 +152,16 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       if (ctor) return lowerUserCall(ctx, node as never, ctor, name!);
       return lowerNew(ctx, node);
     }
+    case "TemplateLiteral": {
+      // `good${i}`: text, which has no derivative, joined as JavaScript joins it.
+      let text = ctx.builder.constant(node.quasis[0]!.value.cooked ?? node.quasis[0]!.value.raw);
+      node.expressions.forEach((expression, i) => {
+        const quasi = node.quasis[i + 1]!;
+        text = concat(ctx, text, lowerExpression(ctx, expression as Expression), node);
+        text = concat(ctx, text, ctx.builder.constant(quasi.value.cooked ?? quasi.value.raw), node);
+      });
+      return text;
+    }
     case "ThisExpression": {
       const slot = ctx.scope.lookup("this");
       if (!slot) return ctx.fail(node, unsupportedSyntax.thisIsOnlySupportedIn());
@@ -295,6 +305,8 @@ function lowerBinary(
   const b = lowerExpression(ctx, right);
   ctx.at(node);
   const arithmetic = ARITHMETIC[operator];
+  if (operator === "+" && (a.type === "string" || b.type === "string"))
+    return concat(ctx, a, b, node);
   if (arithmetic) {
     requireNumbers(ctx, node, operator, a, b);
     return ctx.builder.binary(arithmetic, a, b);
@@ -314,6 +326,19 @@ function lowerBinary(
     return ctx.builder.emit("nondiff", [a, b], ["number"], { callee: operator }).results[0]!;
   }
   return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator));
+}
+
+/** `a + b` with text on a side: a string, as JavaScript's `+` makes it (no derivative). */
+function concat(ctx: LowerContext, a: Value, b: Value, node: Node): Value {
+  for (const v of [a, b]) {
+    if (v.type !== "string" && v.type !== "number" && v.type !== "boolean")
+      return ctx.fail(
+        node,
+        unsupportedType.isNotSupportedInDifferentiable(`'+' on a ${typeText(v.type)}`, "+"),
+      );
+  }
+  ctx.at(node);
+  return ctx.builder.emit("nondiff", [a, b], ["string"], { callee: "+" }).results[0]!;
 }
 
 function requireNumbers(ctx: LowerContext, node: Node, operator: string, ...values: Value[]): void {

@@ -1,5 +1,5 @@
 import type { CallExpression, Node, TSType } from "oxc-parser";
-import { symbolKey } from "../ir/function-key.js";
+import { instanceKey, symbolKey } from "../ir/function-key.js";
 import { typeText } from "../ir/type-system.js";
 import type { FunctionKey, Type } from "../ir/types.js";
 import type { FunctionSymbol } from "../parse/program.js";
@@ -54,9 +54,16 @@ export function genericInstance(
     typeResolver(ctx.program, symbol.module, typeArguments),
   );
   const params = resolved.params.map((p, i) => p.type ?? argumentTypes[i] ?? call?.params[i]);
+  // One instantiation per distinct parameter types, named by the program.
   const shown = params.map((t) => (t ? typeText(t) : "?")).join(", ");
+  const base = symbolKey(symbol);
+  const instance = ctx.program.generatedName(
+    symbol.module.file,
+    `${base}<${shown}>`,
+    `${symbol.name}$of`,
+  );
   return {
-    key: `${symbolKey(symbol)}<${shown}>`,
+    key: instanceKey(base, instance),
     typeArguments,
     params,
     result: resolved.result ?? call?.result,

@@ -559,8 +559,11 @@ class FunctionEmitter implements LaneHost, FlowHost {
       case "nondiff": {
         const callee = op.attrs.callee!;
         if (callee === "~") return js.unary("~", a);
-        if (/^[|&^<>]/.test(callee) || callee === "===" || callee === "in")
+        if (/^[|&^<>]/.test(callee) || callee === "===" || callee === "in" || callee === "+")
           return js.binary(callee, a, b);
+        // `.toFixed`: a method of the first operand (a number's text).
+        if (callee.startsWith("."))
+          return js.call(js.member(a, callee.slice(1)).text, args.slice(1));
         return js.call(this.platformPath(callee), args);
       }
       default: {

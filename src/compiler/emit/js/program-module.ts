@@ -21,7 +21,7 @@ import { name } from "./expression.js";
 import { isAggregate } from "../../ir/type-system.js";
 import { tangentType } from "../../ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op } from "../../ir/types.js";
-import { keyFile, keyName } from "../../ir/function-key.js";
+import { genericKey, keyFile, keyName } from "../../ir/function-key.js";
 import type { SourceModule } from "../../parse/module.js";
 import { ProgramGraph, isRelativeSpecifier } from "../../parse/program.js";
 import {
@@ -103,7 +103,8 @@ export function emitModule(
   const functionName = (key: FunctionKey): string => {
     const derivative = allDerivatives.get(key);
     const file = derivative ? homeOf(derivative) : keyFile(key);
-    const name = derivative ? derivative.name : keyName(key);
+    // A generic function's instantiation runs as the function itself (types are erased).
+    const name = derivative ? derivative.name : keyName(genericKey(key));
     if (file === mod.file) return name;
     return derivative
       ? imports.local(file, name, name)

@@ -83,3 +83,17 @@ test("text: template literals, '+' with a string, a number's toFixed, in values 
     ],
   );
 });
+
+test("flat: the rows of an array of arrays, in order", async () => {
+  await checkTwoWays(
+    `export function f(x: number, y: number) {
+  const rows = [[x, y], [x * y], [2, Math.sin(x)]];
+  const all = rows.flat();
+  return all.reduce((s, v, i) => s + v * (i + 1), 0) * all.length;
+}`,
+    [
+      [0.7, 1.3],
+      [-0.2, 0.5],
+    ],
+  );
+});

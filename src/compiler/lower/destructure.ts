@@ -117,7 +117,8 @@ export function bindPattern(ctx: LowerContext, pattern: Node, value: Value, hidd
     declarations: [
       {
         type: "VariableDeclarator",
-        id: pattern,
+        // The value has its type already (from the parameter's annotation or TypeScript).
+        id: { ...pattern, typeAnnotation: null },
         init: { type: "Identifier", name, ...at },
         definite: false,
         ...at,

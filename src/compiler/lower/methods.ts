@@ -92,6 +92,24 @@ export function lowerArrayMethod(
     case "reduce":
     case "reduceRight":
       return lowerIteration(ctx, node, array, method);
+    case "flat": {
+      // `rows.flat()`: one level, the rows' elements in order.
+      arity(0, 0);
+      const row = type.element;
+      if (!isArray(row) || type.storage !== "Array")
+        return ctx.fail(node, unsupportedSyntax.arrayMethodIsNotSupported(method));
+      const plain: ArrayType = { kind: "array", storage: "Array", element: row.element };
+      const flat = b.emit("alloc", [b.constant(0)], [plain], {}, [], "flat").results[0]!;
+      forEachIndex(ctx, array, (i) => {
+        const r = b.emit("index", [array, i], [row]).results[0]!;
+        forEachIndex(ctx, r, (j) => {
+          const v = b.emit("index", [r, j], [row.element]).results[0]!;
+          const at = b.emit("length", [flat], ["number"]).results[0]!;
+          b.emit("setIndex", [flat, at, v], [], { value: "grow" });
+        });
+      });
+      return flat;
+    }
     case "filter": {
       // A new array of the elements the callback keeps, grown as `.push` grows one.
       if (type.storage !== "Array" || type.elements)

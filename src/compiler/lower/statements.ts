@@ -245,7 +245,11 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       ctx.bound.set(ctx.declareFunctionName(name), value);
       continue;
     }
-    const declared = annotationType(annotation, ctx.types);
+    // An annotation nabla cannot read itself (`Pick<…>`, `NonNullable<…>`) is read by the
+    // checker: the declared variable's type.
+    const declared =
+      annotationType(annotation, ctx.types) ??
+      (annotation ? ctx.types.inferred?.typeAt(decl.id.start) : undefined);
     if (annotation && (!declared || declared === "opaque" || declared === "void")) {
       const text = ctx.module.text.slice(
         annotation.typeAnnotation.start,

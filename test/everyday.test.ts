@@ -97,3 +97,47 @@ test("flat: the rows of an array of arrays, in order", async () => {
     ],
   );
 });
+
+test("functions made by factories: a seeded generator keeping state, a curried kernel, a model", async () => {
+  await checkTwoWays(
+    `function mulberry32(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+function kernel(ell: number, sf: number) {
+  const inv = 1 / (ell * ell);
+  return (a: number, b: number) => sf * sf * Math.exp(-0.5 * (a - b) * (a - b) * inv);
+}
+function rates(a: number, b: number) {
+  return (y: number[]) => [a * y[0] - b * y[0] * y[1], -y[1] + b * y[0] * y[1]];
+}
+function integrate(f: (y: number[]) => number[], y0: number[], steps: number) {
+  let y = y0;
+  for (let i = 0; i < steps; i++) {
+    const d = f(y);
+    y = y.map((v, j) => v + 0.1 * d[j]);
+  }
+  return y;
+}
+export function f(x: number, y: number) {
+  const rand = mulberry32(42);
+  const k = kernel(x, y);
+  let s = 0;
+  for (let i = 0; i < 5; i++) s += k(rand(), rand()) * (1 + rand());
+  const end = integrate(rates(x, y), [1, 0.5], 4);
+  let spare: number | null = null;
+  if (s > 0) spare = s;
+  return s + end[0] * end[1] + (spare !== null ? spare * x : 0);
+}`,
+    [
+      [0.7, 1.3],
+      [1.1, 0.4],
+    ],
+  );
+});

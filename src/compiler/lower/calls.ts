@@ -641,7 +641,8 @@ function lowerArguments(
       arg.type === "ArrayExpression" ||
       arg.type === "ObjectExpression" ||
       arg.type === "NewExpression" ||
-      (arg.type === "Identifier" && arg.name === "undefined");
+      (arg.type === "Identifier" && arg.name === "undefined") ||
+      (arg.type === "Literal" && arg.value === null);
     return literal
       ? lowerValue(ctx, arg as Expression, expected[i])
       : ctx.lowerExpression(arg as Expression);

@@ -264,7 +264,9 @@ function isAbsentValue(ctx: LowerContext, node: Node, loose: boolean): boolean {
       !ctx.scope.lookup("undefined") &&
       isPlatformGlobal(ctx.module, "undefined")
     );
-  return loose && node.type === "Literal" && node.value === null;
+  // `=== null` too: a value of a type nabla reads is absent one way only (see members.ts).
+  void loose;
+  return node.type === "Literal" && node.value === null && !("regex" in node && node.regex);
 }
 
 /**
@@ -511,6 +513,12 @@ function lowerAssignment(
   } else if (COMPOUND[operator]) {
     requireNumbers(ctx, node, operator, ctx.value(slot), rhs);
     value = ctx.builder.binary(COMPOUND[operator]!, ctx.value(slot), rhs, slot.name);
+  } else if (BITWISE.has(operator.slice(0, -1))) {
+    // `t ^= …`, `h >>>= 1`: integer bit operations (a PRNG's state), with no derivative.
+    const bitwise = operator.slice(0, -1);
+    requireNumbers(ctx, node, bitwise, ctx.value(slot), rhs);
+    value = ctx.builder.emit("nondiff", [ctx.value(slot), rhs], ["number"], { callee: bitwise })
+      .results[0]!;
   } else {
     return ctx.fail(node, unsupportedSyntax.assignmentIsNotSupportedIn(operator));
   }

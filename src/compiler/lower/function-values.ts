@@ -1,3 +1,4 @@
+import { declareMadeFunction } from "./factories.js";
 import { notes } from "../diagnostics/messages/index.js";
 import {
   closureCapture,
@@ -78,6 +79,8 @@ export function specializationName(
  * The function an expression given where a function is expected denotes. `what` says where
  * it goes, for messages ("parameter 'f' of 'rk4'").
  */
+let madeCount = 0;
+
 export function resolveFunctionArg(
   ctx: LowerContext,
   node: Node,
@@ -86,6 +89,12 @@ export function resolveFunctionArg(
 ): FunctionArg {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression")
     return lift(ctx, node, ctx.scope, contextual);
+  // `integrate(lotkaVolterra(params), …)`: the function a factory makes, given a name here.
+  const made = `$made${madeCount++}`;
+  if (node.type === "CallExpression" && declareMadeFunction(ctx, made, node)) {
+    const id = { type: "Identifier", name: made, start: node.start, end: node.end } as Node;
+    return resolveFunctionArg(ctx, id, contextual, what);
+  }
   if (
     node.type === "ParenthesizedExpression" ||
     node.type === "TSAsExpression" ||

@@ -397,8 +397,15 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
   return v;
 }
 
-/** The platform's `undefined`, not a variable of the program named so. */
+/**
+ * The platform's `undefined` (not a variable of the program named so), or `null`: where a
+ * value of a known type goes, either is that type's absent value, which `??` and
+ * `=== undefined` / `=== null` test (a `number | null` holds null or a number, never both
+ * absences, so one test serves).
+ */
 function isUndefined(ctx: LowerContext, node: Node): boolean {
+  if (node.type === "Literal" && node.value === null && !("regex" in node && node.regex))
+    return true;
   return (
     node.type === "Identifier" &&
     node.name === "undefined" &&

@@ -19,6 +19,7 @@ import { resolveFunctionArg } from "./function-values.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { destructureDeclarator } from "./destructure.js";
+import { declareMadeFunction } from "./factories.js";
 import { lowerThrow } from "./throw.js";
 import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, scanExits, type Exits } from "./exits.js";
@@ -230,6 +231,12 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       ctx.closures.set(ctx.declareFunctionName(name), { node: init, scope: ctx.scope });
       continue;
     }
+    if (
+      kind === "const" &&
+      (!annotation || annotation.typeAnnotation.type === "TSFunctionType") &&
+      declareMadeFunction(ctx, name, init)
+    )
+      continue; // `const rand = mulberry32(42)`: the function a factory makes (factories.ts)
     const callable =
       annotation && functionTypeOf(ctx.program, ctx.module, annotation.typeAnnotation);
     const aliased = init?.type === "Identifier" ? ctx.scope.lookup(init.name) : undefined;

@@ -1,0 +1,92 @@
+import type { CallExpression, Expression, FunctionBody, Node, Statement } from "oxc-parser";
+import type { FunctionLike } from "../parse/module.js";
+import { Scope, type LowerContext } from "./context.js";
+import { resolveCallee } from "./user-call.js";
+
+// `const rand = mulberry32(42)`, `const k = kernel(hyper)`, `const f = lotkaVolterra(params)`:
+// a local name for the function a factory of the program returns. The factory's body runs
+// where it is called, in a scope of its own that holds its parameters and locals; the
+// function it returns is then a local function of that scope (see lowerClosureCall), so each
+// call of it is inlined there, reads what the factory computed and may change what it keeps
+// (`let a = seed; return () => { a += …; }`), as JavaScript's closure does.
+
+/** The factory a declaration's initializer calls, and the function its body returns. */
+interface Factory {
+  fn: FunctionLike;
+  /** Its statements before the `return` of the function it makes. */
+  setup: Statement[];
+  made: FunctionLike;
+}
+
+function isFunction(node: Node | null | undefined): node is FunctionLike {
+  return node?.type === "ArrowFunctionExpression" || node?.type === "FunctionExpression";
+}
+
+/**
+ * What `init` makes, if it calls a function of this module whose last statement returns a
+ * function written there (and that returns nowhere else), or an arrow whose body is one.
+ */
+function factoryOf(ctx: LowerContext, init: Node | null | undefined): Factory | undefined {
+  if (init?.type !== "CallExpression" || init.callee.type !== "Identifier") return undefined;
+  if (ctx.scope.lookup(init.callee.name)) return undefined;
+  const symbol = resolveCallee(ctx, init.callee.name);
+  if (!symbol || symbol.module !== ctx.module || symbol.node.async || symbol.node.generator)
+    return undefined;
+  const fn = symbol.node;
+  if (!fn.params.every((p) => p.type === "Identifier")) return undefined;
+  if (fn.type === "ArrowFunctionExpression" && fn.expression) {
+    const body = fn.body as Node;
+    return isFunction(body) ? { fn, setup: [], made: body } : undefined;
+  }
+  const statements = (fn.body as FunctionBody | null)?.body ?? [];
+  const last = statements[statements.length - 1];
+  if (last?.type !== "ReturnStatement" || !isFunction(last.argument)) return undefined;
+  const setup = statements.slice(0, -1);
+  let returnsElsewhere = false;
+  for (const s of setup) {
+    walkOutsideFunctions(s, (n) => {
+      if (n.type === "ReturnStatement") returnsElsewhere = true;
+    });
+  }
+  return returnsElsewhere ? undefined : { fn, setup, made: last.argument };
+}
+
+function walkOutsideFunctions(node: Node, visit: (n: Node) => void): void {
+  visit(node);
+  for (const value of Object.values(node)) {
+    const children = Array.isArray(value) ? value : [value];
+    for (const child of children) {
+      if (!child || typeof child !== "object" || typeof (child as Node).type !== "string") continue;
+      if (isFunction(child as Node) || (child as Node).type === "FunctionDeclaration") continue;
+      walkOutsideFunctions(child as Node, visit);
+    }
+  }
+}
+
+/**
+ * Declares `name` as the function `init`'s factory makes, if `init` calls one; returns whether
+ * it did. The arguments are lowered where the call is, the factory's body in its own scope.
+ */
+export function declareMadeFunction(ctx: LowerContext, name: string, init: Node | null): boolean {
+  const factory = factoryOf(ctx, init);
+  if (!factory) return false;
+  const call = init as CallExpression;
+  if (call.arguments.some((a) => a.type === "SpreadElement")) return false;
+  const args = call.arguments.map((a) => ctx.lowerExpression(a as Expression));
+  const outer = ctx.scope;
+  const scope = new Scope(outer);
+  ctx.scope = scope;
+  try {
+    factory.fn.params.forEach((p, i) => {
+      const v = args[i];
+      const param = p as { name: string };
+      const value = v ?? ctx.builder.emit("const", [], ["number"]).results[0]!;
+      ctx.declare(param.name, "let", value.type, value);
+    });
+    ctx.lowerStatements(factory.setup);
+  } finally {
+    ctx.scope = outer;
+  }
+  ctx.closures.set(ctx.declareFunctionName(name), { node: factory.made, scope });
+  return true;
+}

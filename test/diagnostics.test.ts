@@ -83,20 +83,20 @@ main.ts:6:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: template literal",
+    name: "NABLA101: tagged template",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  console.log(\`x = \${x}\`);
+  console.log(String.raw\`x = \${x}\`);
   return x;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:15: error NABLA101: a template literal is not supported in differentiable code
+main.ts:3:15: error NABLA101: a tagged template is not supported in differentiable code
   2 | function f(x: number): number {
-> 3 |   console.log(\`x = \${x}\`);
-    |               ^^^^^^^^^^
+> 3 |   console.log(String.raw\`x = \${x}\`);
+    |               ^^^^^^^^^^^^^^^^^^^^
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -471,29 +471,7 @@ main.ts:8:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: bitwise assignment",
-    files: `
-import { derivative } from "nabla";
-function f(x: number): number {
-  let y = 0;
-  y |= x;
-  return y;
-}
-export const df = derivative(f);
-`,
-    expected: `
-main.ts:4:3: error NABLA101: the '|=' assignment is not supported in differentiable code
-  3 |   let y = 0;
-> 4 |   y |= x;
-    |   ^^^^^^
-main.ts:7:19: note: when differentiating 'f' for 'derivative'
-> 7 | export const df = derivative(f);
-    |                   ^^^^^^^^^^^^^
-
-1 error`,
-  },
-  {
-    name: "NABLA101: method call on a number",
+    name: "NABLA101: a property of a number's text",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
@@ -502,10 +480,10 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:10: error NABLA101: calling a property access on a number is not supported in differentiable code
+main.ts:3:10: error NABLA101: a property access on a string is not supported in differentiable code
   2 | function f(x: number): number {
 > 3 |   return x.toFixed(2).length;
-    |          ^^^^^^^^^
+    |          ^^^^^^^^^^^^^^^^^^^
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -624,30 +602,6 @@ main.ts:4:3: error NABLA101: '.push' needs a plain array, not a Float64Array
     |   ^^^^^^^^^
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
-    |                   ^^^^^^^^^^^^^
-
-1 error`,
-  },
-  {
-    name: "NABLA112: a callback nabla cannot identify",
-    files: `
-import { derivative } from "nabla";
-function pick(k: number): (v: number) => number {
-  return (v) => v * k;
-}
-function f(x: number): number {
-  const a = [x, 1].map(pick(2));
-  return a[0];
-}
-export const df = derivative(f);
-`,
-    expected: `
-main.ts:6:24: error NABLA112: nabla cannot tell which function this is; the callback of '.map' needs a function declared in the program, an arrow function, or a 'Differentiable<…>' value
-  5 | function f(x: number): number {
-> 6 |   const a = [x, 1].map(pick(2));
-    |                        ^^^^^^^
-main.ts:9:19: note: when differentiating 'f' for 'derivative'
-> 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
 
 1 error`,
@@ -2267,10 +2221,10 @@ function f(x: number) {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:10: error NABLA106: string concatenation is not supported in differentiable code; '+' needs numbers
-  2 | function f(x: number) {
-> 3 |   return "x = " + x;
-    |          ^^^^^^^^^^
+main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns a string, which has no derivative (numbers, arrays and objects of numbers do)
+  1 | import { derivative } from "nabla";
+> 2 | function f(x: number) {
+    | ^^^^^^^^^^^^^^^^^^^^^^^
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

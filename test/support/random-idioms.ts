@@ -43,6 +43,9 @@ export const IDIOM_NAMES = [
   "inferred-types",
   "generic-helpers",
   "default-params",
+  "constructed-classes",
+  "closure-factories",
+  "everyday-arrays",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -875,6 +878,114 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * A value class built with `new` inside the function: parameter properties with defaults,
+   * a field initializer, a getter, a static factory, methods returning new instances.
+   */
+  constructedClasses(vars: string[], mutable: string[]): void {
+    const V = this.fresh("Vec");
+    this.decl(
+      [
+        `class ${V} {`,
+        `  scale = ${this.constant()};`,
+        `  constructor(public x = 0, public y = 0) {}`,
+        `  static of(t: number): ${V} {`,
+        `    return new ${V}(Math.cos(t), Math.sin(t));`,
+        `  }`,
+        `  get lengthSq(): number {`,
+        `    return this.x * this.x + this.y * this.y;`,
+        `  }`,
+        `  add(o: ${V}): ${V} {`,
+        `    return new ${V}(this.x + o.x, this.y + o.y);`,
+        `  }`,
+        `  times(k: number): ${V} {`,
+        `    const out = new ${V}(this.x * k, this.y * k);`,
+        `    out.scale = this.scale * k;`,
+        `    return out;`,
+        `  }`,
+        `}`,
+      ].join("\n"),
+    );
+    const a = this.fresh("a");
+    const b = this.fresh("b");
+    this.emit(`const ${a} = new ${V}(${this.e(vars, 1)}, ${this.e(vars, 1)});`);
+    this.emit(
+      `const ${b} = ${this.pick([`${V}.of(${this.e(vars, 1)})`, `new ${V}(${this.e(vars, 1)})`, `new ${V}()`])};`,
+    );
+    const c = this.fresh("c");
+    this.emit(`const ${c} = ${a}.add(${b}).times(${this.e(vars, 1)});`);
+    const r = this.fresh("r");
+    this.emit(`let ${r} = ${c}.lengthSq * ${this.contraction()} + ${c}.scale * ${a}.x;`);
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * Functions made by factories: a seeded generator that keeps its state, a curried function
+   * of the inputs, and one given straight to a helper that calls it.
+   */
+  closureFactories(vars: string[], mutable: string[]): void {
+    const seeded = this.fresh("seeded");
+    this.decl(
+      [
+        `function ${seeded}(seed: number) {`,
+        `  let state = seed >>> 0;`,
+        `  return () => {`,
+        `    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;`,
+        `    return state / 4294967296;`,
+        `  };`,
+        `}`,
+      ].join("\n"),
+    );
+    const curried = this.fresh("scaled");
+    this.decl(
+      `function ${curried}(k: number, c: number) {\n  const k2 = k * k;\n  return (t: number) => k2 * t + c * Math.sin(t);\n}`,
+    );
+    const apply = this.fresh("applyTwice");
+    this.decl(
+      `function ${apply}(f: (t: number) => number, t: number): number {\n  return f(f(t) * 0.5);\n}`,
+    );
+    const rand = this.fresh("rand");
+    this.emit(`const ${rand} = ${seeded}(${this.int(1, 999)});`);
+    const g = this.fresh("g");
+    this.emit(`const ${g} = ${curried}(${this.e(vars, 1)}, ${this.e(vars, 1)});`);
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    const i = this.fresh("i");
+    this.emit(`for (let ${i} = 0; ${i} < ${this.int(2, 4)}; ${i}++) {`);
+    this.nested(() => this.emit(`${r} += ${g}(${rand}()) * ${this.contraction()};`));
+    this.emit("}");
+    this.emit(
+      `${r} += ${apply}(${curried}(${this.e(vars, 1)}, ${this.contraction()}), ${this.e(vars, 1)}) * 0.1;`,
+    );
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * Array methods and syntax of everyday code: `.filter`, `.reduceRight`, `.flat()`,
+   * `Math.max(...xs)`, destructured callback parameters, labels built with templates.
+   */
+  everydayArrays(vars: string[], mutable: string[]): void {
+    const pts = this.fresh("pts");
+    const n = this.int(2, 4);
+    const items = Array.from(
+      { length: n },
+      (_, k) => `{ v: ${this.e(vars, 1)}, w: ${this.e(vars, 1)}, tag: \`p${k}\` }`,
+    );
+    this.emit(`const ${pts} = [${items.join(", ")}];`);
+    const r = this.fresh("r");
+    const kept = this.fresh("kept");
+    this.emit(`const ${kept} = ${pts}.filter(({ v }, i) => v > ${this.constant()} || i === 0);`);
+    this.emit(`let ${r} = ${kept}.reduce((s, { v, w }) => s + v * w, 0);`);
+    this.emit(
+      `${r} += ${pts}.map((p) => p.v).reduceRight((acc, v) => acc * ${this.contraction()} + v, 0);`,
+    );
+    const rows = this.fresh("rows");
+    this.emit(`const ${rows} = ${pts}.map(({ v, w }) => [v, w * ${this.contraction()}]);`);
+    this.emit(`${r} += Math.max(...${rows}.flat()) - Math.min(${this.e(vars, 1)}, ...${rows}[0]);`);
+    this.emit(`if (${pts}[0].tag !== "p0") ${r} += 1000;`);
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -904,6 +1015,9 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "inferred-types": (g, v, m) => g.inferredTypes(v, m),
   "generic-helpers": (g, v, m) => g.genericHelpers(v, m),
   "default-params": (g, v, m) => g.defaultParams(v, m),
+  "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
+  "closure-factories": (g, v, m) => g.closureFactories(v, m),
+  "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),
 };
 
 /**

@@ -44,7 +44,7 @@ for (const bundler of BUNDLERS) {
     const out = mkdtempSync(join(tmpdir(), `nabla-${bundler}-`));
     await assert.rejects(bundle(bundler, join(FIXTURES, "bundler-error/main.ts"), out), (error) => {
       const text = String(error instanceof Error ? error.message : error);
-      assert.match(text, /bundler-error\/main\.ts:4:17: error NABLA101/);
+      assert.match(text, /bundler-error\/main\.ts:4:17: error NABLA104/);
       assert.match(text, /> 4 \| {3}return Number\(x\.toFixed\(2\)\) \* x;/);
       assert.match(text, /note: when differentiating 'roundTrip' for 'gradient'/);
       return true;

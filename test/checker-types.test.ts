@@ -3,54 +3,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { compileProgram } from "../src/compiler/compile.js";
-import {
-  assertClose,
-  compileFiles,
-  diagnosticsText,
-  finiteGradient,
-  loadProgram,
-  writeProgram,
-} from "./support/harness.js";
+import { compileFiles, diagnosticsText, writeProgram } from "./support/harness.js";
+import { checkTwoWays } from "./support/two-ways.js";
 
 // Types from TypeScript's checker (types/typescript-checker.ts): code that leaves its types to
 // TypeScript — unannotated results, locals, callbacks, generics — and the optional and default
 // parameters and fields that follow from reading declared types whole. Each program is written
 // as plain TypeScript, then f's gradient is checked against central differences and its
 // differential against the gradient (forward against reverse mode).
-
-interface Compiled {
-  f: (x: number, y: number) => number;
-  vg: (x: number, y: number) => { value: number; gradient: [number, number] };
-  d: (x: number, y: number) => (dx: number, dy: number) => number;
-}
-
-const OPERATORS = `
-export const vg = valueWithGradient(f);
-export const d = differential(f);
-`;
-
-async function checkTwoWays(
-  body: string,
-  points: [number, number][] = [
-    [0.7, -0.4],
-    [1.3, 0.9],
-  ],
-) {
-  const m = await loadProgram<Compiled>({
-    "main.ts": `import { differential, valueWithGradient } from "nabla";\n${body}\n${OPERATORS}`,
-  });
-  for (const [x, y] of points) {
-    const { value, gradient } = m.vg(x, y);
-    assert.equal(value, m.f(x, y), `value at (${x}, ${y})`);
-    const expected = finiteGradient(m.f, [x, y]);
-    gradient.forEach((g, i) => {
-      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
-      const e = [0, 0] as [number, number];
-      e[i] = 1;
-      assertClose(m.d(x, y)(...e), g, 1e-12, `∂f/∂x${i} at (${x}, ${y}), forward mode`);
-    });
-  }
-}
 
 test("inferred results: a helper returning an array or an object literal, unannotated", async () => {
   await checkTwoWays(`

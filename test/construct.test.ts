@@ -1,28 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  assertClose,
-  compileFiles,
-  diagnosticsText,
-  finiteGradient,
-  loadProgram,
-} from "./support/harness.js";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { checkTwoWays } from "./support/two-ways.js";
 
 // `new C(…)` of a class of the program inside differentiated code (lower/construct.ts): the
 // constructor runs as JavaScript runs it (field initializers, parameter properties, body), and
 // methods of the instance it returns are called as nabla calls methods. Checked against central
 // differences and forward mode against reverse mode.
 
-interface Compiled {
-  f: (x: number, y: number) => number;
-  vg: (x: number, y: number) => { value: number; gradient: [number, number] };
-  d: (x: number, y: number) => (dx: number, dy: number) => number;
-}
-
 test("value classes built with new: fields, parameter properties with defaults, constructor logic", async () => {
-  const m = await loadProgram<Compiled>({
-    "main.ts": `import { differential, valueWithGradient } from "nabla";
-export class Vec3 {
+  await checkTwoWays(
+    `export class Vec3 {
   constructor(public x = 0, public y = 0, public z = 0) {}
   add(o: Vec3) {
     return new Vec3(this.x + o.x, this.y + o.y, this.z + o.z);
@@ -56,44 +44,25 @@ export function f(x: number, y: number) {
   let total = w.dot(v) + new Empty().scale * x;
   for (const s of springs) total += s.potential(x);
   return total;
-}
-export const vg = valueWithGradient(f);
-export const d = differential(f);
-`,
-  });
-  for (const [x, y] of [
-    [0.7, 1.3],
-    [-1.1, 0.4],
-  ] as const) {
-    const { value, gradient } = m.vg(x, y);
-    assert.equal(value, m.f(x, y));
-    const expected = finiteGradient(m.f, [x, y]);
-    gradient.forEach((g, i) => {
-      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
-      assertClose(m.d(x, y)(i === 0 ? 1 : 0, i === 1 ? 1 : 0), g, 1e-12, "forward mode");
-    });
-  }
+}`,
+    [
+      [0.7, 1.3],
+      [-1.1, 0.4],
+    ],
+  );
 });
 
 test("a callback that throws before its last statement sees its own locals in the return", async () => {
-  const m = await loadProgram<Compiled>({
-    "main.ts": `import { differential, valueWithGradient } from "nabla";
-export function f(x: number, y: number) {
+  await checkTwoWays(
+    `export function f(x: number, y: number) {
   return [1, 2, 3].reduce((total, v) => {
     if (v < 0) throw new Error(\`bad \${v}\`);
     const r2 = v * x * y;
     return total + r2 * r2;
   }, 0);
-}
-export const vg = valueWithGradient(f);
-export const d = differential(f);
-`,
-  });
-  const { gradient } = m.vg(0.5, 2);
-  const expected = finiteGradient(m.f, [0.5, 2]);
-  assertClose(gradient[0], expected[0]!, 1e-6);
-  assertClose(gradient[1], expected[1]!, 1e-6);
-  assertClose(m.d(0.5, 2)(1, 0), gradient[0], 1e-12);
+}`,
+    [[0.5, 2]],
+  );
 });
 
 test("new of a class that extends another is reported where it is written", () => {
@@ -122,9 +91,8 @@ export const g = gradient(f);
 });
 
 test("getters, static factories, and methods run on instances built in differentiated code", async () => {
-  const m = await loadProgram<Compiled>({
-    "main.ts": `import { differential, valueWithGradient } from "nabla";
-class Quat {
+  await checkTwoWays(
+    `class Quat {
   constructor(public w = 1, public x = 0, public y = 0, public z = 0) {}
   static identity() {
     return new Quat();
@@ -150,21 +118,10 @@ export function f(x: number, y: number) {
   // A method whose result has no derivative runs on the instance as JavaScript.
   const label = Quat.identity().describe();
   return q.norm + Quat.identity().normSq * y + (label === "q(1)" ? 1 : 0);
-}
-export const vg = valueWithGradient(f);
-export const d = differential(f);
-`,
-  });
-  for (const [x, y] of [
-    [0.3, 1.2],
-    [-0.8, 0.5],
-  ] as const) {
-    const { value, gradient } = m.vg(x, y);
-    assert.equal(value, m.f(x, y));
-    const expected = finiteGradient(m.f, [x, y]);
-    gradient.forEach((g, i) => {
-      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
-      assertClose(m.d(x, y)(i === 0 ? 1 : 0, i === 1 ? 1 : 0), g, 1e-12, "forward mode");
-    });
-  }
+}`,
+    [
+      [0.3, 1.2],
+      [-0.8, 0.5],
+    ],
+  );
 });

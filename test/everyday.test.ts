@@ -1,37 +1,9 @@
-import assert from "node:assert/strict";
 import { test } from "node:test";
-import { assertClose, finiteGradient, loadProgram } from "./support/harness.js";
+import { checkTwoWays } from "./support/two-ways.js";
 
 // Everyday syntax inside differentiated code, each construct in a program written as
 // TypeScript developers write it, checked against central differences and forward mode
 // against reverse mode.
-
-interface Compiled {
-  f: (x: number, y: number) => number;
-  vg: (x: number, y: number) => { value: number; gradient: [number, number] };
-  d: (x: number, y: number) => (dx: number, dy: number) => number;
-}
-
-/** `exact`: nabla's values are the plain program's to the bit (else to 1e-14 relative). */
-async function checkTwoWays(body: string, points: [number, number][], exact = true): Promise<void> {
-  const m = await loadProgram<Compiled>({
-    "main.ts": `import { differential, valueWithGradient } from "nabla";
-${body}
-export const vg = valueWithGradient(f);
-export const d = differential(f);
-`,
-  });
-  for (const [x, y] of points) {
-    const { value, gradient } = m.vg(x, y);
-    if (exact) assert.equal(value, m.f(x, y));
-    else assertClose(value, m.f(x, y), 1e-14, "value");
-    const expected = finiteGradient(m.f, [x, y]);
-    gradient.forEach((g, i) => {
-      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
-      assertClose(m.d(x, y)(i === 0 ? 1 : 0, i === 1 ? 1 : 0), g, 1e-12, "forward mode");
-    });
-  }
-}
 
 test("Math.max, Math.min and Math.hypot over spread arrays and tuples, with other arguments", async () => {
   await checkTwoWays(

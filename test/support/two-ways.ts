@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { assertClose, finiteGradient, loadProgram } from "./harness.js";
+
+// A program written as plain TypeScript that defines `f(x, y)`, compiled with its gradient
+// (`valueWithGradient`) and differential: the gradient checked against central differences,
+// the differential against the gradient (forward against reverse mode), and the value
+// against the plain function's.
+
+interface Compiled {
+  f: (x: number, y: number) => number;
+  vg: (x: number, y: number) => { value: number; gradient: [number, number] };
+  d: (x: number, y: number) => (dx: number, dy: number) => number;
+}
+
+/** `exact`: nabla's value is the plain function's to the bit (else to 1e-14 relative). */
+export async function checkTwoWays(
+  body: string,
+  points: [number, number][] = [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ],
+  exact = true,
+): Promise<void> {
+  const m = await loadProgram<Compiled>({
+    "main.ts": `import { differential, valueWithGradient } from "nabla";
+${body}
+export const vg = valueWithGradient(f);
+export const d = differential(f);
+`,
+  });
+  for (const [x, y] of points) {
+    const { value, gradient } = m.vg(x, y);
+    if (exact) assert.equal(value, m.f(x, y), `value at (${x}, ${y})`);
+    else assertClose(value, m.f(x, y), 1e-14, `value at (${x}, ${y})`);
+    const expected = finiteGradient(m.f, [x, y]);
+    gradient.forEach((g, i) => {
+      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
+      const e: [number, number] = [0, 0];
+      e[i] = 1;
+      assertClose(m.d(x, y)(...e), g, 1e-12, `∂f/∂x${i} at (${x}, ${y}), forward mode`);
+    });
+  }
+}

@@ -1,4 +1,6 @@
+import assert from "node:assert/strict";
 import { test } from "node:test";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
 
 // Everyday syntax inside differentiated code, each construct in a program written as
@@ -111,5 +113,78 @@ export function f(x: number, y: number) {
       [0.7, 1.3],
       [1.1, 0.4],
     ],
+  );
+});
+
+test("switch: cases tested in order, fall-through, break, default anywhere, return from a case", async () => {
+  await checkTwoWays(
+    `type Shape = "circle" | "square" | "ring";
+function area(kind: Shape, r: number): number {
+  switch (kind) {
+    case "circle":
+      return Math.PI * r * r;
+    case "square":
+      return 4 * r * r;
+    default:
+      return Math.PI * r * r * 0.75;
+  }
+}
+function weight(i: number, x: number): number {
+  let w = 0;
+  switch (i % 4) {
+    case 0:
+      w += x;
+    // falls through
+    case 1:
+      w += 2 * x;
+      break;
+    default:
+      w -= x;
+      break;
+    case 3: {
+      const q = x * x;
+      w += q;
+    }
+  }
+  return w;
+}
+export function f(x: number, y: number) {
+  let s = area("circle", x) + area("square", y) + area("ring", x * y);
+  for (let i = 0; i < 6; i++) {
+    switch (i) {
+      case 5:
+        break;
+      default:
+        s += weight(i, x + y);
+    }
+    if (i > 3) s += y;
+  }
+  return s;
+}`,
+  );
+});
+
+test("continue inside a switch is reported where it is written", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+export function f(x: number) {
+  let s = 0;
+  for (let i = 0; i < 3; i++) {
+    switch (i) {
+      case 1:
+        continue;
+    }
+    s += x * i;
+  }
+  return s;
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:7:9: error NABLA101: 'continue' inside a 'switch' is not supported in differentiable code yet/,
   );
 });

@@ -30,11 +30,16 @@ export function isLoop(node: Node): boolean {
 export function scanExits(ctx: LowerContext, node: Node): Exits {
   const exits: Exits = { returns: false, breaks: new Set(), continues: new Set() };
   // Loops inside `node`, innermost last, with their labels.
-  const inner: { node: Node; label: string | undefined }[] = [];
+  // A `switch` inside is a target of an unlabeled `break` (not of `continue`).
+  const inner: { node: Node; label: string | undefined; switch?: boolean }[] = [];
   const labels = new Map<Node, string>();
 
-  const resolve = (label: string | undefined): LoopTarget | "inner" | undefined => {
+  const resolve = (
+    label: string | undefined,
+    continuing = false,
+  ): LoopTarget | "inner" | undefined => {
     for (let i = inner.length - 1; i >= 0; i--) {
+      if (continuing && inner[i]!.switch) continue;
       if (label === undefined || inner[i]!.label === label) return "inner";
     }
     for (let i = ctx.loops.length - 1; i >= 0; i--) {
@@ -49,9 +54,15 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
       if (child.type === "LabeledStatement") labels.set(child.body, child.label.name);
       if (child.type === "ReturnStatement") exits.returns = true;
       if (child.type === "BreakStatement" || child.type === "ContinueStatement") {
-        const target = resolve(child.label?.name);
+        const target = resolve(child.label?.name, child.type === "ContinueStatement");
         if (target && target !== "inner")
           (child.type === "BreakStatement" ? exits.breaks : exits.continues).add(target);
+      }
+      if (child.type === "SwitchStatement" && child !== n) {
+        inner.push({ node: child, label: undefined, switch: true });
+        for (const c of child.cases) c.consequent.forEach(visit);
+        inner.pop();
+        return false;
       }
       if (LOOPS.has(child.type) && child !== n) {
         inner.push({ node: child, label: labels.get(child) });
@@ -66,6 +77,9 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
   if (LOOPS.has(node.type)) {
     inner.push({ node, label: labels.get(node) });
     visit((node as { body: Node }).body);
+  } else if (node.type === "SwitchStatement") {
+    inner.push({ node, label: undefined, switch: true });
+    for (const c of node.cases) c.consequent.forEach(visit);
   } else {
     visit(node);
   }

@@ -20,6 +20,7 @@ import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { destructureDeclarator } from "./destructure.js";
 import { declareMadeFunction } from "./factories.js";
+import { desugarSwitch, switchAlwaysExits } from "./switch.js";
 import { lowerThrow } from "./throw.js";
 import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, scanExits, type Exits } from "./exits.js";
@@ -194,6 +195,8 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return alwaysExits(node);
     case "ForOfStatement":
       return lowerStatement(ctx, desugarForOf(ctx, node));
+    case "SwitchStatement":
+      return lowerStatement(ctx, desugarSwitch(ctx, node)) || switchAlwaysExits(node);
     case "TSTypeAliasDeclaration":
     case "TSInterfaceDeclaration":
       return false;

@@ -1,0 +1,117 @@
+import type { Expression, Node, Statement, SwitchStatement } from "oxc-parser";
+import { unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { walk } from "../parse/module.js";
+import type { LowerContext } from "./context.js";
+import { alwaysExits } from "./exits.js";
+
+// `switch` as statements lowering already knows, built as AST with the switch's positions:
+//
+//   do {
+//     const $sw = discriminant;
+//     const $case = $sw === a ? 0 : $sw === b ? 1 : <default's index, or past the end>;
+//     if ($case <= 0) { …case 0 }
+//     if ($case <= 1) { …case 1 }   // fall-through: every case from the chosen one on
+//   } while (false);
+//
+// so `break` leaves the switch as it leaves the one-pass loop, and `return` works as anywhere.
+// Cases are tested in order with `===`, as JavaScript does.
+
+let switchCount = 0;
+
+const NESTED = new Set([
+  "FunctionDeclaration",
+  "FunctionExpression",
+  "ArrowFunctionExpression",
+  "ForStatement",
+  "WhileStatement",
+  "DoWhileStatement",
+  "ForOfStatement",
+  "ForInStatement",
+]);
+
+/** The statements of the switch, as a one-pass loop; a diagnostic for what it cannot express. */
+export function desugarSwitch(ctx: LowerContext, node: SwitchStatement): Statement {
+  // `continue` inside would continue the one-pass loop, not the loop around the switch.
+  walk(node, (child) => {
+    if (child !== node && NESTED.has(child.type)) return false;
+    if (child.type === "ContinueStatement" && !child.label)
+      ctx.fail(child, unsupportedSyntax.continueInsideSwitch());
+    return true;
+  });
+  const k = switchCount++;
+  const at = { start: node.start, end: node.end };
+  const id = (name: string) => ({ type: "Identifier", name, ...at });
+  const literal = (value: number) => ({ type: "Literal", value, raw: String(value), ...at });
+  const discriminant = `$sw${k}`;
+  const chosen = `$case${k}`;
+  const declare = (name: string, init: unknown) => ({
+    type: "VariableDeclaration",
+    kind: "const",
+    declare: false,
+    declarations: [{ type: "VariableDeclarator", id: id(name), init, definite: false, ...at }],
+    ...at,
+  });
+  const fallback = node.cases.findIndex((c) => !c.test);
+  let choice: unknown = literal(fallback >= 0 ? fallback : node.cases.length);
+  for (let i = node.cases.length - 1; i >= 0; i--) {
+    const test = node.cases[i]!.test;
+    if (!test) continue;
+    choice = {
+      type: "ConditionalExpression",
+      test: {
+        type: "BinaryExpression",
+        operator: "===",
+        left: id(discriminant),
+        right: test,
+        ...at,
+      },
+      consequent: literal(i),
+      alternate: choice,
+      ...at,
+    };
+  }
+  const bodies = node.cases.map((c, i) => ({
+    type: "IfStatement",
+    test: { type: "BinaryExpression", operator: "<=", left: id(chosen), right: literal(i), ...at },
+    consequent: { type: "BlockStatement", body: c.consequent, start: c.start, end: c.end },
+    alternate: null,
+    start: c.start,
+    end: c.end,
+  }));
+  return {
+    type: "DoWhileStatement",
+    body: {
+      type: "BlockStatement",
+      body: [
+        declare(discriminant, node.discriminant as Expression),
+        declare(chosen, choice),
+        ...bodies,
+      ],
+      ...at,
+    },
+    test: { type: "Literal", value: false, raw: "false", ...at },
+    ...at,
+  } as unknown as Statement;
+}
+
+/**
+ * Whether control never leaves a switch at its end: it has a default, every case falls
+ * through or ends in a return or throw, and nothing breaks out of it.
+ */
+export function switchAlwaysExits(node: SwitchStatement): boolean {
+  if (!node.cases.some((c) => !c.test)) return false;
+  const last = node.cases[node.cases.length - 1]!;
+  if (last.consequent.length === 0) return false;
+  for (const c of node.cases) {
+    const end = c.consequent[c.consequent.length - 1];
+    if (end && !alwaysExits(end)) return false;
+  }
+  let breaks = false;
+  walk(node, (child: Node) => {
+    if (child !== node && (NESTED.has(child.type) || child.type === "SwitchStatement"))
+      return false;
+    if (child.type === "BreakStatement" && !child.label) breaks = true;
+    return true;
+  });
+  return !breaks;
+}

@@ -962,7 +962,7 @@ class IdiomGenerator extends Generator {
 
   /**
    * Array methods and syntax of everyday code: `.filter`, `.reduceRight`, `.flat()`,
-   * `Math.max(...xs)`, destructured callback parameters, labels built with templates.
+   * `Math.max(...xs)`, destructured callback parameters, labels built with templates, `switch`.
    */
   everydayArrays(vars: string[], mutable: string[]): void {
     const pts = this.fresh("pts");
@@ -983,6 +983,17 @@ class IdiomGenerator extends Generator {
     this.emit(`const ${rows} = ${pts}.map(({ v, w }) => [v, w * ${this.contraction()}]);`);
     this.emit(`${r} += Math.max(...${rows}.flat()) - Math.min(${this.e(vars, 1)}, ...${rows}[0]);`);
     this.emit(`if (${pts}[0].tag !== "p0") ${r} += 1000;`);
+    // A switch on a count, with fall-through, break and default.
+    this.emit(`switch (${kept}.length % 3) {`);
+    this.emit(`  case 0:`);
+    this.emit(`    ${r} += ${this.e(vars, 1)} * ${this.contraction()};`);
+    this.emit(`  // falls through`);
+    this.emit(`  case 1:`);
+    this.emit(`    ${r} *= ${this.contraction()};`);
+    this.emit(`    break;`);
+    this.emit(`  default:`);
+    this.emit(`    ${r} -= ${this.e(vars, 1)};`);
+    this.emit(`}`);
     this.result(r, vars, mutable);
   }
 

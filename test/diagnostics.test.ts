@@ -550,7 +550,7 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:4:3: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, map, filter, forEach, reduce and reduceRight are)
+main.ts:4:3: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)
   3 |   const a = [x, 1];
 > 4 |   a.sort();
     |   ^^^^^^

@@ -188,3 +188,29 @@ export const g = gradient(f);
     /main\.ts:7:9: error NABLA101: 'continue' inside a 'switch' is not supported in differentiable code yet/,
   );
 });
+
+test("searches: some, every, find, findIndex stop where they decide; indexOf and includes", async () => {
+  await checkTwoWays(
+    `export function f(x: number, y: number) {
+  const xs = [x, y, x * y, 2];
+  const pts = [{ v: x, w: 1 }, { v: y, w: 2 }, { v: 3, w: x }];
+  let visits = 0;
+  const anyBig = xs.some((t) => {
+    visits++;
+    return t > 1;
+  });
+  const allPositive = xs.every((t) => t > 0);
+  const hit = pts.find((p) => p.w > 1.5);
+  const at = pts.findIndex((p) => p.v > 2);
+  const missing = pts.find((p) => p.w > 100);
+  const where = [1, 2, 3].indexOf(2) + (xs.includes(2) ? 1 : 0) + [1, 2].indexOf(7);
+  return (anyBig ? x * x : y) + (allPositive ? x * y : 0) + (hit ? hit.v * hit.w : 0) +
+    at * y + (missing === undefined ? 1 : 0) + where + visits * x;
+}`,
+    [
+      [0.7, 1.3],
+      [1.4, 0.2],
+      [-0.5, 0.9],
+    ],
+  );
+});

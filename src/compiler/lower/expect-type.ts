@@ -1,6 +1,6 @@
 import { typeMismatch, unsupportedType } from "../diagnostics/messages/index.js";
 import type { Node } from "oxc-parser";
-import { assignable, typeText } from "../ir/type-system.js";
+import { assignable, isAggregate, typeText } from "../ir/type-system.js";
 import type { Type, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { article } from "./describe.js";
@@ -16,5 +16,7 @@ export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type):
 export function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
   if (v.type === "boolean") return v;
   if (v.type === "number") return ctx.builder.unary("truthy", v);
+  // An array or object is truthy unless absent (`const hit = xs.find(…); if (hit) …`).
+  if (isAggregate(v.type)) return ctx.builder.unary("not", ctx.builder.unary("nullish", v));
   return ctx.fail(node, unsupportedType.cannotBeUsedAsCondition(typeText(v.type)));
 }

@@ -110,6 +110,51 @@ export function lowerArrayMethod(
       });
       return flat;
     }
+    case "some":
+    case "every":
+    case "find":
+    case "findIndex":
+      return lowerSearch(ctx, node, array, method);
+    case "indexOf":
+    case "includes": {
+      // The first index holding the value (`===`), or -1; whether there is one.
+      arity(1, 1);
+      const wanted = ctx.lowerExpression(args[0]!);
+      ctx.at(node);
+      const found = ctx.hiddenSlot("at", "number", -1);
+      ctx.assign(found, b.constant(-1));
+      const carried = [found];
+      const counter = ctx.hiddenSlot("i", "number", 0);
+      ctx.assign(counter, b.constant(0));
+      const n = b.emit("length", [array], ["number"]).results[0]!;
+      lowerLoop(
+        ctx,
+        [counter, ...carried],
+        () =>
+          b.logical(
+            "and",
+            b.compare("lt", ctx.value(counter), n),
+            b.compare("lt", ctx.value(found), b.constant(0)),
+          ),
+        () => {
+          const i = ctx.value(counter);
+          const e = b.emit("index", [array, i], [type.element]).results[0]!;
+          if (e.type === wanted.type) {
+            const same = b.compare("eq", e, wanted);
+            lowerIf(ctx, same, [
+              () => {
+                ctx.assign(found, i);
+                return [];
+              },
+              () => [],
+            ]);
+          }
+          ctx.assign(counter, b.binary("add", i, b.constant(1)));
+        },
+      );
+      const at = ctx.value(found);
+      return method === "indexOf" ? at : b.compare("ge", at, b.constant(0));
+    }
     case "filter": {
       // A new array of the elements the callback keeps, grown as `.push` grows one.
       if (type.storage !== "Array" || type.elements)
@@ -131,6 +176,59 @@ export function lowerArrayMethod(
     default:
       return ctx.fail(node.callee, unsupportedSyntax.arrayMethodIsNotSupported(method));
   }
+}
+
+/**
+ * `xs.some(cb)`, `.every(cb)`, `.find(cb)`, `.findIndex(cb)`: the callback runs on the elements
+ * in order until it decides, as in JavaScript (later elements are not visited, so a callback's
+ * effects happen as often as they would).
+ */
+function lowerSearch(
+  ctx: LowerContext,
+  node: CallExpression,
+  array: Value,
+  method: "some" | "every" | "find" | "findIndex",
+): Value {
+  const b = ctx.builder;
+  const element = (array.type as ArrayType).element;
+  const stop = ctx.hiddenSlot("stop", "boolean", false);
+  ctx.assign(stop, b.constant(false));
+  const resultType: Type =
+    method === "find" ? element : method === "findIndex" ? "number" : "boolean";
+  const result = ctx.hiddenSlot("found", resultType, undefined);
+  ctx.assign(
+    result,
+    method === "find"
+      ? b.emit("const", [], [element], {}, [], "found").results[0]! // undefined: none found
+      : method === "findIndex"
+        ? b.constant(-1)
+        : b.constant(method === "every"),
+  );
+  lowerIteration(
+    ctx,
+    node,
+    array,
+    method,
+    undefined,
+    (e, produced, i) => {
+      const decided = toBoolean(ctx, produced, node);
+      const hit = method === "every" ? b.unary("not", decided) : decided;
+      lowerIf(ctx, hit, [
+        () => {
+          ctx.assign(stop, b.constant(true));
+          ctx.assign(
+            result,
+            method === "find" ? e : method === "findIndex" ? i : b.constant(method === "some"),
+          );
+          return [];
+        },
+        () => [],
+      ]);
+    },
+    stop,
+    [result],
+  );
+  return ctx.value(result);
 }
 
 /**
@@ -168,10 +266,24 @@ function lowerIteration(
   ctx: LowerContext,
   node: CallExpression,
   array: Value | undefined,
-  method: "map" | "forEach" | "reduce" | "reduceRight" | "filter" | "from",
+  method:
+    | "map"
+    | "forEach"
+    | "reduce"
+    | "reduceRight"
+    | "filter"
+    | "from"
+    | "some"
+    | "every"
+    | "find"
+    | "findIndex",
   length?: Value,
-  /** For `filter`: what to do with each element and what the callback returned for it. */
-  onElement?: (element: Value, produced: Value) => void,
+  /** For `filter` and the searches: what to do with each element and the callback's result. */
+  onElement?: (element: Value, produced: Value, index: Value) => void,
+  /** A flag that ends the loop once set (a search that has decided). */
+  stop?: Slot,
+  /** Variables the loop carries besides (a search's result). */
+  extra: Slot[] = [],
 ): Value {
   const b = ctx.builder;
   const args = node.arguments as Expression[];
@@ -202,12 +314,23 @@ function lowerIteration(
         .concat(ctx.closureWrites([inline.body]))
     : [];
   const at = inline ?? args[method === "from" ? 1 : 0]!;
-  const carried = [...new Set([counter, ...(accumulator ? [accumulator] : []), ...outer])];
+  const carried = [
+    ...new Set([
+      counter,
+      ...(accumulator ? [accumulator] : []),
+      ...(stop ? [stop] : []),
+      ...extra,
+      ...outer,
+    ]),
+  ];
 
   lowerLoop(
     ctx,
     carried,
-    () => b.compare("lt", ctx.value(counter), n),
+    () => {
+      const more = b.compare("lt", ctx.value(counter), n);
+      return stop ? b.logical("and", more, b.unary("not", ctx.value(stop))) : more;
+    },
     () => {
       const step = ctx.value(counter);
       // `reduceRight` visits the elements from the last.
@@ -232,9 +355,9 @@ function lowerIteration(
       ctx.at(node);
       if (reducing) {
         ctx.assign(accumulator!, expectType(ctx, at, produced!, initial!.type));
-      } else if (method === "filter") {
+      } else if (onElement) {
         if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
-        onElement!(bound[0]!, produced);
+        onElement(bound[0]!, produced, i);
       } else if (method === "map" || method === "from") {
         if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
         resultSlot.value ??= produced;
@@ -246,8 +369,8 @@ function lowerIteration(
     },
   );
   const loopAt = b.region.ops.length - 1;
-  if (method === "forEach" || method === "filter") return b.constant(0);
   if (reducing) return ctx.value(accumulator!);
+  if (method !== "map" && method !== "from") return b.constant(0);
   // Now the element type is known: allocate the result before the loop.
   const elementType: Type = resultSlot.value!.type;
   // `Float64Array.prototype.map` returns a Float64Array (numbers only), as in JavaScript.

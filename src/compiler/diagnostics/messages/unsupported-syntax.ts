@@ -21,7 +21,7 @@ export const unsupportedSyntax = {
   arrayMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, map, filter, forEach, reduce and reduceRight are)`,
+      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)`,
     ),
   assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>
     message(

@@ -962,7 +962,8 @@ class IdiomGenerator extends Generator {
 
   /**
    * Array methods and syntax of everyday code: `.filter`, `.reduceRight`, `.flat()`,
-   * `Math.max(...xs)`, destructured callback parameters, labels built with templates, `switch`.
+   * `Math.max(...xs)`, destructured callback parameters, labels built with templates, `switch`,
+   * searches (`.find`, `.findIndex`, `.some`, `.every`).
    */
   everydayArrays(vars: string[], mutable: string[]): void {
     const pts = this.fresh("pts");
@@ -983,6 +984,16 @@ class IdiomGenerator extends Generator {
     this.emit(`const ${rows} = ${pts}.map(({ v, w }) => [v, w * ${this.contraction()}]);`);
     this.emit(`${r} += Math.max(...${rows}.flat()) - Math.min(${this.e(vars, 1)}, ...${rows}[0]);`);
     this.emit(`if (${pts}[0].tag !== "p0") ${r} += 1000;`);
+    // Searches that stop where they decide, and an object as a condition.
+    const c = this.constant();
+    const first = this.fresh("first");
+    this.emit(`const ${first} = ${pts}.find(({ v }) => v > ${c});`);
+    this.emit(
+      `${r} += (${first} ? ${first}.w : 0) + ${pts}.findIndex((p) => p.w > ${c}) * ${this.contraction()};`,
+    );
+    this.emit(
+      `if (${pts}.some((p) => p.v > ${c}) && !${pts}.every((p) => p.w > ${c})) ${r} *= ${this.contraction()};`,
+    );
     // A switch on a count, with fall-through, break and default.
     this.emit(`switch (${kept}.length % 3) {`);
     this.emit(`  case 0:`);

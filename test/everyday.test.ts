@@ -214,3 +214,31 @@ test("searches: some, every, find, findIndex stop where they decide; indexOf and
     ],
   );
 });
+
+test("null and undefined kept apart: === null, === undefined, == null, and defaults only for undefined", async () => {
+  await checkTwoWays(
+    `interface Reading {
+  value: number | null;
+  weight?: number;
+}
+function score(r: Reading, scale = 2) {
+  const { weight = 1 } = r;
+  if (r.value === null) return weight * scale;
+  return r.value * weight * scale;
+}
+function orMinusOne(a: number | null = 5) {
+  return a === null ? -1 : a;
+}
+export function f(x: number, y: number) {
+  let spare: number | null = null;
+  let total = score({ value: x }) + score({ value: null, weight: y }) + score({ value: y, weight: undefined }, 3);
+  if (spare === null) total += x;
+  spare = x * y;
+  if (spare !== null) total += spare * y;
+  const maybe: number | undefined = undefined;
+  if (maybe === null) total += 1000;
+  if (maybe == null) total += y;
+  return total + orMinusOne(null) * x + orMinusOne() * y + orMinusOne(x) * x;
+}`,
+  );
+});

@@ -66,10 +66,11 @@ export function eliminateCommonSubexpressions(fn: IRFunction): void {
 
 /** The attributes as text; numbers keep NaN, ±Infinity and -0 apart (JSON would not). */
 function attributesKey(op: Op): string {
-  const { value, callee, field } = op.attrs;
+  const { value, callee, field, isNull } = op.attrs;
   const number =
     typeof value === "number" ? (Object.is(value, -0) ? "-0" : String(value)) : undefined;
-  return `${typeof value}:${number ?? String(value)}|${callee ?? ""}|${field ?? ""}`;
+  const shown = isNull ? "null" : (number ?? String(value));
+  return `${typeof value}:${shown}|${callee ?? ""}|${field ?? ""}`;
 }
 
 /**

@@ -134,6 +134,8 @@ export interface OpAttrs {
   /** On a call of a derivative: the primal function and the differentiated parameters. */
   primal?: FunctionKey;
   wrt?: number[];
+  /** On a `const` without a value: it is `null`, not `undefined`. */
+  isNull?: boolean;
   /** On a `call` of a getter (`v.norm`): run as a read of the property, not a call. */
   getter?: boolean;
   /**

@@ -45,6 +45,7 @@ import {
   emitUserCall,
   resolveCallee,
   taggedCheckpoint,
+  omitted,
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
 import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
@@ -559,7 +560,13 @@ export function lowerUserCall(
     bindings.push({ name: param.name, fn: value.fn });
     carried.push(...value.values);
   });
-  if (node.arguments.length !== signature.params.length) {
+  // Trailing data parameters with defaults or marked `?` may be omitted (not functions).
+  const omissible = signature.params
+    .slice(node.arguments.length)
+    .every((p, k) => p.omissible && !callables[node.arguments.length + k]);
+  if (node.arguments.length < signature.params.length && omissible) {
+    args.push(...omitted(ctx, signature.params.slice(node.arguments.length)));
+  } else if (node.arguments.length !== signature.params.length) {
     return ctx.fail(
       node,
       callArity.takesArgumentGot(

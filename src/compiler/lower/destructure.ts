@@ -51,16 +51,8 @@ export function destructureDeclarator(
 export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: Unfolding): void {
   const at = { start: pattern.start, end: pattern.end };
   if (pattern.type === "AssignmentPattern") {
-    // `{ dt = 0.01 } = options`: the default when the value read is undefined, as `??` (which
-    // also takes it for null, which the types nabla reads exclude).
-    const withDefault = {
-      type: "LogicalExpression",
-      operator: "??",
-      left: init,
-      right: pattern.right,
-      ...at,
-    } as unknown as Expression;
-    unfold(ctx, pattern.left, withDefault, use);
+    // `{ dt = 0.01 } = options`: the default when the value read is undefined.
+    unfold(ctx, pattern.left, orDefault(init, pattern.right as Expression), use);
     return;
   }
   if (pattern.type === "RestElement") {
@@ -127,4 +119,26 @@ export function bindPattern(ctx: LowerContext, pattern: Node, value: Value, hidd
     ...at,
   } as unknown as Statement;
   ctx.lowerStatements([declaration]);
+}
+
+/**
+ * The operator of the logical expressions orDefault builds: `a ?? b`, but taking `b` only where
+ * `a` is undefined, as a default does (not where it is null); expressions.ts lowers it.
+ */
+export const DEFAULT_OPERATOR = "?? (undefined)";
+
+/**
+ * `value` or, where it is undefined, `fallback`: what a default (of a parameter or in a
+ * pattern) gives, as JavaScript gives it (not for null, which `??` would replace too). The
+ * fallback takes the value's type (`options = {}` is an `Options`).
+ */
+export function orDefault(value: Expression, fallback: Expression): Expression {
+  return {
+    type: "LogicalExpression",
+    operator: DEFAULT_OPERATOR,
+    left: value,
+    right: fallback,
+    start: fallback.start,
+    end: fallback.end,
+  } as unknown as Expression;
 }

@@ -14,12 +14,13 @@ import type { BinaryOpcode, CompareOpcode, Type, Value } from "../ir/types.js";
 import { MATH_CONSTANTS } from "../rules/math.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
-import { unfold } from "./destructure.js";
+import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode } from "./describe.js";
 import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
 import { constructorOf } from "./construct.js";
 import { expectType, toBoolean } from "./expect-type.js";
 import {
+  absentValue,
   lowerArrayLiteral,
   lowerMemberRead,
   memberReader,
@@ -256,22 +257,27 @@ function moduleConstantType(ctx: LowerContext, constant: ModuleConstant): Type |
   );
 }
 
-/** Whether `node` is the platform's `undefined` (or with `==`, also `null`). */
-function isAbsentValue(ctx: LowerContext, node: Node, loose: boolean): boolean {
+/** `v === undefined`, exactly (not `== null`). */
+function isUndefinedValue(ctx: LowerContext, v: Value): Value {
+  const absent = ctx.builder.emit("const", [], [v.type], {}, [], "").results[0]!;
+  return ctx.builder.emit("nondiff", [v, absent], ["boolean"], { callee: "===" }).results[0]!;
+}
+
+/** Whether `node` is the platform's `undefined` or `null`. */
+function isAbsentValue(ctx: LowerContext, node: Node): boolean {
   if (node.type === "Identifier")
     return (
       node.name === "undefined" &&
       !ctx.scope.lookup("undefined") &&
       isPlatformGlobal(ctx.module, "undefined")
     );
-  // `=== null` too: a value of a type nabla reads is absent one way only (see members.ts).
-  void loose;
   return node.type === "Literal" && node.value === null && !("regex" in node && node.regex);
 }
 
 /**
- * `v === undefined`, `v !== undefined`, `v == null`, `v != null`: whether an optional field or
- * parameter is absent, as the `nullish` test `??` makes (the types nabla reads have no null).
+ * `v == null` and `v != null` (either absence, the `nullish` test `??` makes), and `v ===
+ * undefined`, `v !== null` (one absence, compared as JavaScript compares): whether an optional
+ * field or parameter is there.
  */
 function absenceTest(
   ctx: LowerContext,
@@ -281,17 +287,22 @@ function absenceTest(
   node: Node,
 ): Value | undefined {
   if (!["===", "!==", "==", "!="].includes(operator)) return undefined;
-  const loose = operator.length === 2;
-  const probed = isAbsentValue(ctx, right, loose)
-    ? left
-    : isAbsentValue(ctx, left, loose)
-      ? right
-      : undefined;
-  if (!probed) return undefined;
+  const [probed, absent] = isAbsentValue(ctx, right)
+    ? [left, right]
+    : isAbsentValue(ctx, left)
+      ? [right, left]
+      : [undefined, undefined];
+  if (!probed || !absent) return undefined;
   const v = lowerExpression(ctx, probed);
   ctx.at(node);
-  const absent = ctx.builder.unary("nullish", v);
-  return operator.startsWith("!") ? ctx.builder.unary("not", absent) : absent;
+  let test: Value;
+  if (operator.length === 2) {
+    test = ctx.builder.unary("nullish", v);
+  } else {
+    const which = absentValue(ctx, absent, v.type)!;
+    test = ctx.builder.emit("nondiff", [v, which], ["boolean"], { callee: "===" }).results[0]!;
+  }
+  return operator.startsWith("!") ? ctx.builder.unary("not", test) : test;
 }
 
 function lowerBinary(
@@ -382,7 +393,11 @@ function logical(
   const probe = read();
   ctx.at(left);
   const cond =
-    operator === "??" ? ctx.builder.unary("nullish", probe) : toBoolean(ctx, probe, left);
+    operator === "??"
+      ? ctx.builder.unary("nullish", probe)
+      : operator === DEFAULT_OPERATOR
+        ? isUndefinedValue(ctx, probe)
+        : toBoolean(ctx, probe, left);
   const type = probe.type;
   const evaluateRight = () => [expectType(ctx, right, lowerValue(ctx, right, type), type)];
   const keepLeft = () => [read()];

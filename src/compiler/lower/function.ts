@@ -24,7 +24,7 @@ import {
 import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
-import { bindPattern } from "./destructure.js";
+import { bindPattern, orDefault } from "./destructure.js";
 import { constructorStatements, newInstance } from "./construct.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../types/signature.js";
@@ -230,10 +230,7 @@ export function lowerFunction(
   return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
 }
 
-/**
- * `x = d`: x takes d when its argument is undefined (or omitted), lowered as `x = x ?? d`,
- * which differs only for null, which the parameter's type excludes.
- */
+/** `x = d`: x takes d when its argument is undefined (or omitted), not when it is null. */
 function lowerDefault(ctx: LowerContext, name: string, value: Node): void {
   const at = { start: value.start, end: value.end };
   const id = { type: "Identifier", name, ...at };
@@ -243,7 +240,7 @@ function lowerDefault(ctx: LowerContext, name: string, value: Node): void {
       type: "AssignmentExpression",
       operator: "=",
       left: id,
-      right: { type: "LogicalExpression", operator: "??", left: id, right: value, ...at },
+      right: orDefault(id as Expression, value as Expression),
       ...at,
     },
     ...at,

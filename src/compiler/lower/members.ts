@@ -383,10 +383,9 @@ function hasField(ctx: LowerContext, object: Value, name: string): Value {
 /** Lowers an expression where a value of type `expected` is wanted (literals take it). */
 export function lowerValue(ctx: LowerContext, node: Expression, expected: Type | undefined): Value {
   let v: Value;
-  if (expected && isUndefined(ctx, node)) {
-    // `undefined` where a type is expected (an omitted optional argument or field): absent.
-    return ctx.builder.emit("const", [], [expected], {}, [], "").results[0]!;
-  }
+  // `undefined` or `null` where a type is expected (an optional argument or field).
+  const absent = expected && absentValue(ctx, node, expected);
+  if (absent) return absent;
   if (node.type === "ArrayExpression") v = lowerArrayLiteral(ctx, node, expected);
   else if (node.type === "ObjectExpression") v = lowerObjectLiteral(ctx, node, expected);
   // `new Array(n)` and `Array(n)` take their element type from where they go (`number[][]`).
@@ -398,20 +397,18 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
 }
 
 /**
- * The platform's `undefined` (not a variable of the program named so), or `null`: where a
- * value of a known type goes, either is that type's absent value, which `??` and
- * `=== undefined` / `=== null` test (a `number | null` holds null or a number, never both
- * absences, so one test serves).
+ * `undefined` (the platform's, not a variable of the program named so) or `null` as a value of
+ * `type`: a constant that is that absence, kept apart (`??` takes both, `=== null` one).
  */
-function isUndefined(ctx: LowerContext, node: Node): boolean {
-  if (node.type === "Literal" && node.value === null && !("regex" in node && node.regex))
-    return true;
-  return (
+export function absentValue(ctx: LowerContext, node: Node, type: Type): Value | undefined {
+  const isNull = node.type === "Literal" && node.value === null && !("regex" in node && node.regex);
+  const isUndefined =
     node.type === "Identifier" &&
     node.name === "undefined" &&
     !ctx.scope.lookup("undefined") &&
-    isPlatformGlobal(ctx.module, "undefined", ctx.scope)
-  );
+    isPlatformGlobal(ctx.module, "undefined", ctx.scope);
+  if (!isNull && !isUndefined) return undefined;
+  return ctx.builder.emit("const", [], [type], isNull ? { isNull: true } : {}, [], "").results[0]!;
 }
 
 const TYPED_ARRAYS = new Set(["Float64Array", "Float32Array"]);

@@ -100,12 +100,15 @@ export function emitUserCall(
   ctx.at(node);
   // Optional and default parameters are reported when the callee is lowered.
   const fixedArity = params.every((p) => !p.unsupported);
-  // Trailing parameters with defaults or marked `?` may be omitted: they get undefined.
+  // Trailing parameters with defaults or marked `?` may be omitted: they get undefined. A
+  // specialization for function values checks its arguments itself (calls.ts); one of a
+  // generic function takes the arguments as written.
+  const asWritten = !specialized || !specialized.target.bindings;
   let required = params.length;
   while (required > 0 && params[required - 1]!.omissible) required--;
-  if (!specialized && fixedArity && !(args.length >= required && args.length < params.length))
+  if (asWritten && fixedArity && !(args.length >= required && args.length < params.length))
     checkArity(ctx, node, symbol.name, params.length, args.length);
-  if (!specialized && fixedArity) args = [...args, ...omitted(ctx, params.slice(args.length))];
+  if (asWritten && fixedArity) args = [...args, ...omitted(ctx, params.slice(args.length))];
   checkArgumentTypes(ctx, node, path, params, args, argNodes);
   const key = specialized?.key ?? symbolKey(symbol);
   ctx.calls.push({
@@ -136,7 +139,7 @@ export function emitUserCall(
 }
 
 /** The undefined arguments of omitted parameters (a default of the callee then applies). */
-function omitted(ctx: LowerContext, params: ParamInfo[]): Value[] {
+export function omitted(ctx: LowerContext, params: ParamInfo[]): Value[] {
   return params.map((p) => {
     const type = p.type ?? "number";
     return ctx.builder.emit("const", [], [type], {}, [], p.name).results[0]!;

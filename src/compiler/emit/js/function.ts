@@ -462,7 +462,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
   /** A value no code assigned: a `const` without a value (it reads as undefined). */
   private isAbsent(v: Value): boolean {
     const op = this.definitions.get(v.id);
-    return op?.opcode === "const" && op.attrs.value === undefined;
+    return op?.opcode === "const" && op.attrs.value === undefined && !op.attrs.isNull;
   }
 
   private constant(value: number | boolean | string | undefined): Expr {
@@ -480,7 +480,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
     const tangentLanes = this.lanes && op.tangent === true;
     switch (op.opcode) {
       case "const":
-        return this.constant(op.attrs.value);
+        return op.attrs.isNull ? js.name("null") : this.constant(op.attrs.value);
       case "field":
         if (laneResult) return js.element(js.member(a, op.attrs.field!), js.name(this.lanes!.q));
         return js.member(a, op.attrs.field!);

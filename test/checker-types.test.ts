@@ -211,3 +211,19 @@ export function f(x: number, y: number) {
   return cumulative[cumulative.length - 1] * ys[0];
 }`);
 });
+
+test("omitted arguments of a generic function and of one given a function value take their defaults", async () => {
+  await checkTwoWays(`
+function sumBy<T>(xs: T[], f: (x: T) => number, scale = 2) {
+  let s = 0;
+  for (const x of xs) s += f(x) * scale;
+  return s;
+}
+function pick<T>(xs: T[], k = 0): T {
+  return xs[k];
+}
+export function f(x: number, y: number) {
+  return sumBy([{ v: x }, { v: y }], (p) => p.v * p.v) + sumBy([x], (v) => v * y, 0.5) +
+    pick([x, 2 * y]) + pick([x, 3 * y], 1);
+}`);
+});

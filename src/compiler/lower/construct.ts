@@ -1,5 +1,6 @@
 import type { Class, Node, Statement } from "oxc-parser";
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { keyFile } from "../ir/function-key.js";
 import type { ObjectType, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
@@ -77,8 +78,7 @@ export function constructorStatements(
   fn: FunctionLike,
   body: Statement[],
 ): Statement[] {
-  const decl = ctx.program.load(splitFile(type.classKey!)).types.get(type.name) as
-    Class | undefined;
+  const decl = ctx.program.load(keyFile(type.classKey!)).types.get(type.name) as Class | undefined;
   const at = (n: Node) => ({ start: n.start, end: n.end });
   const assign = (field: string, value: Node, where: Node) =>
     ({
@@ -117,8 +117,4 @@ export function constructorStatements(
     ...end,
   } as unknown as Statement;
   return [...initializers, ...properties, ...body, returnThis];
-}
-
-function splitFile(key: string): string {
-  return key.slice(0, key.lastIndexOf("#"));
 }

@@ -1,5 +1,5 @@
 import type { CallExpression, Expression, FunctionBody, Node, Statement } from "oxc-parser";
-import type { FunctionLike } from "../parse/module.js";
+import { walk, type FunctionLike } from "../parse/module.js";
 import { Scope, type LowerContext } from "./context.js";
 import { resolveCallee } from "./user-call.js";
 
@@ -17,6 +17,12 @@ interface Factory {
   setup: Statement[];
   made: FunctionLike;
 }
+
+const NESTED_FUNCTIONS = new Set([
+  "FunctionDeclaration",
+  "FunctionExpression",
+  "ArrowFunctionExpression",
+]);
 
 function isFunction(node: Node | null | undefined): node is FunctionLike {
   return node?.type === "ArrowFunctionExpression" || node?.type === "FunctionExpression";
@@ -44,23 +50,12 @@ function factoryOf(ctx: LowerContext, init: Node | null | undefined): Factory | 
   const setup = statements.slice(0, -1);
   let returnsElsewhere = false;
   for (const s of setup) {
-    walkOutsideFunctions(s, (n) => {
+    walk(s, (n) => {
       if (n.type === "ReturnStatement") returnsElsewhere = true;
+      return !NESTED_FUNCTIONS.has(n.type);
     });
   }
   return returnsElsewhere ? undefined : { fn, setup, made: last.argument };
-}
-
-function walkOutsideFunctions(node: Node, visit: (n: Node) => void): void {
-  visit(node);
-  for (const value of Object.values(node)) {
-    const children = Array.isArray(value) ? value : [value];
-    for (const child of children) {
-      if (!child || typeof child !== "object" || typeof (child as Node).type !== "string") continue;
-      if (isFunction(child as Node) || (child as Node).type === "FunctionDeclaration") continue;
-      walkOutsideFunctions(child as Node, visit);
-    }
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { lowerIf } from "./merge.js";
 import { constructorOf } from "./construct.js";
 import { classDeclaration, classMember } from "./class-members.js";
+import { keyFile, keyName } from "../ir/function-key.js";
 import {
   callArity,
   typeMismatch,
@@ -149,8 +150,7 @@ function getterRead(
   if (node.computed || node.property.type !== "Identifier" || !type.classKey) return undefined;
   const name = node.property.name;
   if (fieldOf(type, name)) return undefined;
-  const at = type.classKey.lastIndexOf("#");
-  const found = classDeclaration(ctx, type.classKey.slice(0, at), type.classKey.slice(at + 1));
+  const found = classDeclaration(ctx, keyFile(type.classKey), keyName(type.classKey));
   if (!found || !classMember(found.decl, name, "get")) return undefined;
   return {
     type: "CallExpression",

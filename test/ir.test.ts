@@ -157,6 +157,8 @@ function objectTypesOf(fn: IRFunction): Map<string, Type> {
       if (types.has(t.name)) return;
       types.set(t.name, t);
       for (const f of t.fields) see(f.type);
+    } else if (t.kind === "keyed") {
+      see(t.value);
     } else {
       see(t.element);
       for (const e of t.elements ?? []) see(e);

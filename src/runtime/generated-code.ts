@@ -19,6 +19,7 @@ export {
   clearTangent,
   growTangent,
   copyTangent,
+  keyedZeros,
   copyValue,
   copyValues,
   checkAliasing,

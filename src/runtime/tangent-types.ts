@@ -6,7 +6,8 @@ import type { AnyFunction, DifferentiationOptions } from "./options.js";
 /**
  * The tangent of a value of type T, which is also the type of its gradient: a number for a
  * number; the same kind of array, of the elements' tangents, for arrays, tuples and typed
- * arrays; for objects and class instances a plain object of the tangents of the fields that
+ * arrays; a `Map` of the values' tangents for a `Map`; for objects, records and class
+ * instances a plain object of the tangents of the fields that
  * have one (numbers and what holds numbers — strings, booleans and functions are left out).
  * Fields marked `@noDerivative` are left out too at run time; a JSDoc tag is invisible to
  * types, so they still appear here.
@@ -38,13 +39,15 @@ export type Tangent<T> = T extends number
         ? { -readonly [K in keyof T]: Tangent<T[K]> }
         : T extends (...args: never[]) => unknown
           ? never
-          : T extends object
-            ? {
-                -readonly [K in keyof T as HasTangent<T[K]> extends true ? K : never]: Tangent<
-                  T[K]
-                >;
-              }
-            : never;
+          : T extends ReadonlyMap<infer K, infer V>
+            ? Map<K, Tangent<V>>
+            : T extends object
+              ? {
+                  -readonly [K in keyof T as HasTangent<T[K]> extends true ? K : never]: Tangent<
+                    T[K]
+                  >;
+                }
+              : never;
 
 /** Whether values of type T have a tangent (numbers, and arrays and objects holding some). */
 export type HasTangent<T> = [Tangent<T>] extends [never]

@@ -16,6 +16,11 @@ interface TangentObject {
 export function clearTangent(t: unknown): void {
   if (t instanceof Float64Array || t instanceof Float32Array) {
     t.fill(0);
+  } else if (t instanceof Map) {
+    for (const [k, v] of t) {
+      if (typeof v === "number") t.set(k, 0);
+      else clearTangent(v);
+    }
   } else if (Array.isArray(t)) {
     for (let i = 0; i < t.length; i++) {
       if (typeof t[i] === "number") t[i] = 0;
@@ -41,6 +46,14 @@ export function growTangent(value: unknown, shadow: unknown): void {
   if (shadow === null || typeof shadow !== "object") return;
   const v = value as Record<string | number, unknown>;
   const t = shadow as Record<string | number, unknown>;
+  if (value instanceof Map && shadow instanceof Map) {
+    for (const [k, x] of value) {
+      if (typeof x === "number") {
+        if (!shadow.has(k)) shadow.set(k, 0);
+      } else growTangent(x, shadow.get(k));
+    }
+    return;
+  }
   if (Array.isArray(value) && Array.isArray(shadow)) {
     for (let i = 0; i < value.length; i++) {
       if (typeof value[i] === "number") {
@@ -60,12 +73,30 @@ export function growTangent(value: unknown, shadow: unknown): void {
 export function copyTangent<T>(t: T): T {
   if (t instanceof Float64Array || t instanceof Float32Array) return copyTyped(t) as T;
   if (Array.isArray(t)) return t.map(copyTangent) as T;
+  if (t instanceof Map) return new Map([...t].map(([k, v]) => [k, copyTangent(v)])) as T;
   if (t !== null && typeof t === "object") {
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(t)) copy[k] = copyTangent(v);
     return copy as T;
   }
   return t;
+}
+
+/**
+ * A zero tangent of a record or map: the same keys, each holding `zero(value)`.
+ *
+ * @internal
+ */
+export function keyedZeros(like: unknown, zero: (value: unknown) => unknown): unknown {
+  if (like instanceof Map) {
+    const m = new Map<unknown, unknown>();
+    for (const [k, v] of like) m.set(k, zero(v));
+    return m;
+  }
+  const o = like as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) out[k] = zero(o[k]);
+  return out;
 }
 
 /**
@@ -99,6 +130,12 @@ export function copyValues(values: unknown[]): unknown[] {
       const c: unknown[] = new Array(v.length);
       copies.set(v, c);
       for (let i = 0; i < v.length; i++) c[i] = copy(v[i]);
+      return c;
+    }
+    if (v instanceof Map) {
+      const c = new Map<unknown, unknown>();
+      copies.set(v, c);
+      for (const [k, x] of v) c.set(k, copy(x));
       return c;
     }
     const c = Object.create(Object.getPrototypeOf(v) as object | null) as Record<string, unknown>;
@@ -149,7 +186,7 @@ export function checkAliasing(operator: string, args: unknown[], written: boolea
       for (const e of v) visit(e, arg);
       return;
     }
-    for (const x of Object.values(v)) visit(x, arg);
+    for (const x of v instanceof Map ? v.values() : Object.values(v)) visit(x, arg);
   };
   args.forEach(visit);
 }
@@ -206,6 +243,12 @@ export function addTangent(target: unknown, source: unknown): void {
     for (let i = 0; i < target.length; i++) {
       if (typeof target[i] === "number") (target as number[])[i] += from[i] as number;
       else addTangent(target[i], from[i]);
+    }
+  } else if (target instanceof Map) {
+    const from = source as Map<unknown, unknown>;
+    for (const [k, v] of target) {
+      if (typeof v === "number") target.set(k, v + ((from.get(k) as number | undefined) ?? 0));
+      else addTangent(v, from.get(k));
     }
   } else if (target !== null && typeof target === "object") {
     const t = target as TangentObject;

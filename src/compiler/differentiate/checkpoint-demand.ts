@@ -115,6 +115,7 @@ function mayShare(a: Type, b: Type): boolean {
     if (!isAggregate(t)) return into;
     into.push(t);
     if (t.kind === "array") (t.elements ?? [t.element]).forEach((e) => parts(e, into));
+    else if (t.kind === "keyed") parts(t.value, into);
     else t.fields.forEach((f) => parts(f.type, into));
     return into;
   };

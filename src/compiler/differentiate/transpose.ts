@@ -170,7 +170,7 @@ function readsOnlyAsResult(jvp: IRFunction, v: Value): boolean {
     typeof type === "object" &&
     (type.kind === "array"
       ? type.elements?.every((e) => e === "number")
-      : type.fields.every((f) => f.type === "number"));
+      : type.kind === "object" && type.fields.every((f) => f.type === "number"));
   if (!numbers) return false;
   let defined = false;
   let uses = 0;

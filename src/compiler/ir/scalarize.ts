@@ -55,7 +55,7 @@ function scalarizeOnce(fn: IRFunction): boolean {
       if (read.opcode !== "index" || type.storage !== "Array") return undefined;
       return Number.isInteger(at) ? literal.operands[at as number] : undefined;
     }
-    if (read.opcode !== "field") return undefined;
+    if (read.opcode !== "field" || type.kind !== "object") return undefined;
     const i = type.fields.findIndex((f) => f.name === at);
     return i >= 0 ? literal.operands[i] : undefined;
   };

@@ -3,7 +3,8 @@ import type { FieldType, Type } from "./types.js";
 
 // The tangent type of each IR type (DESIGN.md's contract): numbers → numbers; arrays, tuples
 // and typed arrays → the same kind of array of tangents; objects and class instances → plain
-// objects of the tangents of their differentiable fields. In reverse mode the same shape holds
+// objects of the tangents of their differentiable fields; records and maps → the same kind of
+// collection, of the same keys, holding the values' tangents. In reverse mode the same shape holds
 // adjoints: a *shadow*.
 
 export function tangentType(t: Type): Type {
@@ -16,6 +17,7 @@ export function tangentType(t: Type): Type {
       ...(t.elements ? { elements: t.elements.map(tangentType) } : {}),
     };
   }
+  if (t.kind === "keyed") return { ...t, value: tangentType(t.value) };
   const fields: FieldType[] = differentiableFields(t).map((f) => ({
     name: f.name,
     type: tangentType(f.type),

@@ -1,9 +1,9 @@
-import type { ArrayType, FieldType, ObjectType, Type } from "./types.js";
+import type { ArrayType, FieldType, KeyedType, ObjectType, Type } from "./types.js";
 
-// Questions about IR types: aggregates (arrays, objects) versus scalars, which parts carry
+// Questions about IR types: aggregates (arrays, objects, keyed collections) versus scalars, which parts carry
 // derivatives, and how to print and compare types.
 
-export function isAggregate(t: Type): t is ArrayType | ObjectType {
+export function isAggregate(t: Type): t is ArrayType | ObjectType | KeyedType {
   return typeof t === "object";
 }
 
@@ -15,12 +15,23 @@ export function isObject(t: Type): t is ObjectType {
   return typeof t === "object" && t.kind === "object";
 }
 
+/** A `Map` (read and written with `get` and `set`). */
+export function isMap(t: Type): t is KeyedType {
+  return isKeyed(t) && t.storage === "Map";
+}
+
+/** `Record<string, T>`, index signatures and `Map`s. */
+export function isKeyed(t: Type): t is KeyedType {
+  return typeof t === "object" && t.kind === "keyed";
+}
+
 /** Whether values of this type have a tangent: numbers, and aggregates holding some. */
 export function isDifferentiable(t: Type): boolean {
   if (t === "number") return true;
   if (!isAggregate(t)) return false;
   if (t.kind === "array")
     return t.elements ? t.elements.some(isDifferentiable) : isDifferentiable(t.element);
+  if (t.kind === "keyed") return isDifferentiable(t.value);
   return differentiableFields(t).length > 0;
 }
 
@@ -43,6 +54,10 @@ export function fieldOf(t: ObjectType, name: string): FieldType | undefined {
 export function typeText(t: Type): string {
   if (!isAggregate(t)) return t;
   if (t.kind === "object") return t.name;
+  if (t.kind === "keyed")
+    return t.storage === "Map"
+      ? `Map<${t.key}, ${typeText(t.value)}>`
+      : `Record<${t.key}, ${typeText(t.value)}>`;
   if (t.storage !== "Array") return t.storage;
   if (t.elements) return `[${t.elements.map(typeText).join(", ")}]`;
   const inner = typeText(t.element);
@@ -71,6 +86,8 @@ export function sameType(a: Type, b: Type): boolean {
     }
     return sameType(a.element, b.element);
   }
+  if (a.kind === "keyed" && b.kind === "keyed")
+    return a.storage === b.storage && a.key === b.key && sameType(a.value, b.value);
   if (a.kind === "object" && b.kind === "object") {
     if (a.classKey !== b.classKey && a.classKey && b.classKey) return false;
     return (

@@ -46,12 +46,26 @@ export interface FieldType {
 }
 
 /**
+ * `Record<string, T>`, index signatures (`{ [name: string]: T }`) and `Map<K, T>`: values read
+ * and written by a key that is only known at run time. `index`, `setIndex` and `addIndex` take
+ * the key as their index operand; the tangent is the same kind of collection, of the same keys.
+ */
+export interface KeyedType {
+  readonly kind: "keyed";
+  /** A plain object used as a dictionary, or a `Map`. */
+  readonly storage: "Record" | "Map";
+  /** `string`, or `number` for a `Map<number, T>`. */
+  readonly key: "string" | "number";
+  readonly value: Type;
+}
+
+/**
  * A value nabla carries but never differentiates or operates on (a function-typed field, a
  * type it cannot read): it may sit in an object, but differentiable code cannot use it.
  */
 export type OpaqueType = "opaque";
 
-export type Type = ScalarType | OpaqueType | ArrayType | ObjectType;
+export type Type = ScalarType | OpaqueType | ArrayType | ObjectType | KeyedType;
 
 export interface Value {
   readonly id: number;

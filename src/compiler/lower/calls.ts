@@ -20,6 +20,8 @@ import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
 import { isArrayCall, lowerNew, lowerValue } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
+import { isMap } from "../ir/type-system.js";
+import { lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
 import { signatureOf } from "../types/signature.js";
 import { lowerNestedOperator } from "./nested.js";
@@ -90,6 +92,10 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const path = calleePath(callee);
   if (path === "Array.from" && isPlatformGlobal(ctx.module, "Array", ctx.scope))
     return lowerArrayFrom(ctx, node);
+  if (path?.startsWith("Object.") && isPlatformGlobal(ctx.module, "Object", ctx.scope)) {
+    const listed = lowerObjectFunction(ctx, node, path.slice("Object.".length));
+    if (listed) return listed;
+  }
   if (isArrayCall(ctx, node)) return lowerNew(ctx, node);
   if (path === undefined) {
     const inner = callee.type === "CallExpression" ? calleePath(callee.callee) : undefined;
@@ -248,6 +254,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   ctx.at(node);
   if (name !== undefined && isArray(receiver.type))
     return lowerArrayMethod(ctx, node, receiver, name);
+  if (name !== undefined && isMap(receiver.type)) return lowerMapMethod(ctx, node, receiver, name);
   const type = receiver.type;
   if (name !== undefined && type === "number" && NUMBER_TEXT_METHODS.has(name)) {
     // `r.toFixed(3)`: the number's text, which has no derivative.

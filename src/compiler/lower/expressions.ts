@@ -1,4 +1,5 @@
-import { typeText } from "../ir/type-system.js";
+import { isKeyed, typeText } from "../ir/type-system.js";
+import { keyedHas } from "./keyed.js";
 import {
   closureCapture,
   constAssignment,
@@ -317,6 +318,7 @@ function lowerBinary(
   const a = lowerExpression(ctx, left);
   const b = lowerExpression(ctx, right);
   ctx.at(node);
+  if (operator === "in" && isKeyed(b.type)) return keyedHas(ctx, node, a, b);
   const arithmetic = ARITHMETIC[operator];
   if (operator === "+" && (a.type === "string" || b.type === "string"))
     return concat(ctx, a, b, node);

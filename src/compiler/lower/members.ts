@@ -18,7 +18,25 @@ import type {
   Node,
   ObjectExpression,
 } from "oxc-parser";
-import { elementAt, fieldOf, isArray, isObject, sameType, typeText } from "../ir/type-system.js";
+import {
+  elementAt,
+  fieldOf,
+  isArray,
+  isKeyed,
+  isMap,
+  isObject,
+  sameType,
+  typeText,
+} from "../ir/type-system.js";
+import {
+  computedFieldReader,
+  computedFieldWrite,
+  keyedReader,
+  keyedWrite,
+  lowerNewMap,
+  lowerRecordLiteral,
+  mapSize,
+} from "./keyed.js";
 import type { ArrayType, FieldType, ObjectType, Type, Value } from "../ir/types.js";
 import { functionValue } from "./function-values.js";
 import type { LowerContext } from "./context.js";
@@ -60,6 +78,17 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
         .results[0]!;
     };
   }
+  if (isKeyed(type)) {
+    if (
+      isMap(type) &&
+      !node.computed &&
+      node.property.type === "Identifier" &&
+      node.property.name === "size"
+    )
+      return () => mapSize(ctx, node, object);
+    return keyedReader(ctx, node, object);
+  }
+  if (isObject(type) && isRunTimeKey(node)) return computedFieldReader(ctx, node, object);
   if (isObject(type)) {
     const getter = getterRead(ctx, node, type);
     if (getter) return () => ctx.lowerExpression(getter);
@@ -113,6 +142,8 @@ export function lowerMemberWrite(
     ctx.builder.emit("setIndex", [object, index, value], []);
     return value;
   }
+  if (isKeyed(type)) return keyedWrite(ctx, node, object, compute);
+  if (isObject(type) && isRunTimeKey(node)) return computedFieldWrite(ctx, node, object, compute);
   if (isObject(type)) {
     const field = namedField(ctx, node, type);
     const current = fieldReader(ctx, node, object, field);
@@ -164,15 +195,28 @@ function getterRead(
 }
 
 function namedField(ctx: LowerContext, node: MemberExpression, type: ObjectType): FieldType {
-  if (node.computed || node.property.type !== "Identifier") {
+  const name = fieldName(node);
+  if (name === undefined) {
     return ctx.fail(node.property, unsupportedSyntax.computedPropertyNamesOK());
   }
-  const field = fieldOf(type, node.property.name);
+  const field = fieldOf(type, name);
   if (!field) {
     const what = type.classKey ? `class '${type.name}'` : `type '${type.name}'`;
-    return ctx.fail(node.property, unsupportedSyntax.hasNoFieldThatNabla(what, node.property.name));
+    return ctx.fail(node.property, unsupportedSyntax.hasNoFieldThatNabla(what, name));
   }
   return field;
+}
+
+/** The field `o.f` or `o["f"]` names. */
+function fieldName(node: MemberExpression): string | undefined {
+  if (!node.computed) return node.property.type === "Identifier" ? node.property.name : undefined;
+  const key = node.property;
+  return key.type === "Literal" && typeof key.value === "string" ? key.value : undefined;
+}
+
+/** `o[k]` with a key known only at run time. */
+function isRunTimeKey(node: MemberExpression): boolean {
+  return node.computed && fieldName(node) === undefined;
 }
 
 /** `[a, b]`, `[...xs, y]`: a `literal` op, or a loop that copies spread arrays. */
@@ -387,6 +431,8 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
   const absent = expected && absentValue(ctx, node, expected);
   if (absent) return absent;
   if (node.type === "ArrayExpression") v = lowerArrayLiteral(ctx, node, expected);
+  else if (node.type === "ObjectExpression" && expected && isKeyed(expected))
+    v = lowerRecordLiteral(ctx, node, expected);
   else if (node.type === "ObjectExpression") v = lowerObjectLiteral(ctx, node, expected);
   // `new Array(n)` and `Array(n)` take their element type from where they go (`number[][]`).
   else if (node.type === "NewExpression" || isArrayCall(ctx, node))
@@ -434,6 +480,12 @@ export function lowerNew(
 ): Value {
   const callee = node.callee;
   const name = callee.type === "Identifier" ? callee.name : "";
+  if (
+    name === "Map" &&
+    node.type === "NewExpression" &&
+    isPlatformGlobal(ctx.module, name, ctx.scope)
+  )
+    return lowerNewMap(ctx, node, expected);
   if (
     name &&
     isPlatformGlobal(ctx.module, name, ctx.scope) &&

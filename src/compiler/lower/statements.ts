@@ -26,6 +26,7 @@ import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
+import { iterated } from "./keyed.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { annotationType } from "../types/signature.js";
@@ -270,6 +271,8 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     let value: Value;
     if (decl.init) {
       value = lowerValue(ctx, decl.init, declared);
+      // What a `for…of` walks: a map's entries.
+      if (ITERATED.has(decl.init)) value = iterated(ctx, value);
     } else if (declared) {
       value =
         declared === "boolean"
@@ -309,6 +312,8 @@ function anyOf(ctx: LowerContext, flags: Slot[]): Value {
 }
 
 let forOfCount = 0;
+/** The iterated expressions of desugared `for…of` loops. */
+const ITERATED = new WeakSet<Node>();
 
 /**
  * `for (const x of xs) body` as `{ const $xs = xs; for (let $i = 0; $i < $xs.length; $i++)
@@ -378,6 +383,7 @@ function desugarForOf(
     },
     ...at,
   } as unknown as ForStatement;
+  ITERATED.add(node.right);
   return {
     type: "BlockStatement",
     body: [declare("const", array, node.right), loop],

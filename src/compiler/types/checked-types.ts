@@ -128,6 +128,14 @@ class ProgramTypes implements CheckedTypes {
       }
       case "typedArray":
         return { kind: "array", storage: shape.storage, element: "number" };
+      case "keyed": {
+        const key = this.view.describe(shape.key).kind;
+        const value = this.convert(shape.value);
+        // Records are keyed by text (JavaScript turns number keys into text); maps by either.
+        if (!value || value === "void") return undefined;
+        if (key !== "string" && !(key === "number" && shape.storage === "Map")) return undefined;
+        return { kind: "keyed", storage: shape.storage, key, value };
+      }
       case "object":
         return this.object(shape);
       case "other":

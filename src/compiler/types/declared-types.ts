@@ -5,10 +5,11 @@ import type { ProgramGraph } from "../parse/program.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
 import { isPlatformGlobal } from "./globals.js";
+import { indexSignatureType, keyedReference } from "./keyed-annotations.js";
 
 // TypeScript type annotations → IR types, without a type checker: keywords, arrays, tuples,
-// typed arrays, inline object types, and interfaces, type aliases and classes declared in the
-// user's files (following imports). Fields whose types nabla cannot use (functions, unions…)
+// typed arrays, inline object types, records and maps (keyed-annotations.ts), and interfaces,
+// type aliases and classes declared in the user's files (following imports). Fields whose types nabla cannot use (functions, unions…)
 // are kept as opaque, so an object that holds them can still be differentiated.
 
 const KEYWORDS: Record<string, Type> = {
@@ -71,6 +72,8 @@ function resolveIn(
       return { kind: "array", storage: "Array", element: uniform, elements };
     }
     case "TSTypeLiteral": {
+      const keyed = indexSignatureType(node.members, inner);
+      if (keyed) return keyed;
       const fields = fieldsOf(program, mod, node.members, resolving);
       return fields && { kind: "object", name: mod.text.slice(node.start, node.end), fields };
     }
@@ -101,7 +104,10 @@ function resolveIn(
         const element = inner(args[0]!);
         return element && { kind: "array", storage: "Array", element };
       }
-      if (args.length > 0) return undefined;
+      if (args.length > 0) {
+        const text = mod.text.slice(node.start, node.end);
+        return keyedReference(program, mod, name, args, inner, text);
+      }
       const argument = resolving.typeArguments?.get(name);
       if (argument) return argument;
       return namedType(program, mod, name, resolving);

@@ -58,6 +58,8 @@ export type CheckedShape =
   | { kind: "array"; element: CheckedType }
   | { kind: "tuple"; elements: CheckedType[]; variadic: boolean }
   | { kind: "typedArray"; storage: "Float64Array" | "Float32Array" }
+  /** `Map<K, V>`, or an object type that is only an index signature (`Record<string, V>`). */
+  | { kind: "keyed"; storage: "Record" | "Map"; key: CheckedType; value: CheckedType }
   | {
       kind: "object";
       /** How TypeScript writes the type. */
@@ -272,6 +274,31 @@ class View implements CheckerView {
     return held(type).key;
   }
 
+  /** A `Map` of the platform's, or an object type that has an index signature and nothing else. */
+  private keyed(
+    checker: Checker,
+    type: TsType,
+    wrap: (t: TsType) => CheckedType,
+  ): CheckedShape | undefined {
+    if (!type.isObjectType()) return undefined;
+    const symbol = type.getSymbol();
+    if (symbol && (symbol.name === "Map" || symbol.name === "ReadonlyMap") && isLibrary(symbol)) {
+      const [key, value] = checker.getTypeArguments(type as never);
+      return key && value
+        ? { kind: "keyed", storage: "Map", key: wrap(key), value: wrap(value) }
+        : undefined;
+    }
+    const [index, ...more] = checker.getIndexInfosOfType(type);
+    if (!index || more.length > 0 || checker.getPropertiesOfType(type).length > 0) return undefined;
+    if (checker.getSignaturesOfType(type, SignatureKind.Call).length > 0) return undefined;
+    return {
+      kind: "keyed",
+      storage: "Record",
+      key: wrap(index.keyType),
+      value: wrap(index.valueType),
+    };
+  }
+
   describe(checked: CheckedType): CheckedShape {
     const { checker, type } = held(checked);
     const index = this.indexOf(checker);
@@ -306,6 +333,8 @@ class View implements CheckerView {
         if (isLibrary(symbol)) return { kind: "typedArray", storage: symbol.name };
       }
     }
+    const keyed = this.keyed(checker, type, wrap);
+    if (keyed) return keyed;
     if (type.isObjectType() || type.isIntersectionType()) {
       const alias = type.getAliasSymbol();
       const named = alias ?? (symbol && !symbol.name.startsWith("__") ? symbol : undefined);

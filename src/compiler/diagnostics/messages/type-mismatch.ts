@@ -8,6 +8,15 @@ export const typeMismatch = {
     message("typeMismatch", `array elements must all be ${typeText}`),
   arrayIndexMustBeNumber: (typeText: Printable) =>
     message("typeMismatch", `an array index must be a number, got a ${typeText}`),
+  keyMustBe: (key: Printable, got: Printable, type: Printable) =>
+    message("typeMismatch", `a key of a '${type}' must be a ${key}, got a ${got}`),
+  objectKeyMustBeText: (got: Printable) =>
+    message("typeMismatch", `a key chosen at run time ('o[k]') must be text, got a ${got}`),
+  entriesExpected: (type: Printable, got: Printable) =>
+    message(
+      "typeMismatch",
+      `a '${type}' is built from another of its kind or from an array of [key, value] pairs, not from a ${got}`,
+    ),
   callbackMustReturnOneType: () => message("typeMismatch", `the callback must return one type`),
   callbackOfMustReturnValue: (method: Printable) =>
     message("typeMismatch", `the callback of '.${method}' must return a value`),

@@ -67,6 +67,38 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `computed property names ('o[k]') are not supported on objects in differentiable code`,
     ),
+  computedFieldsOfMixedTypes: (type: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'o[k]' with a key chosen at run time needs the fields of '${type}' to be of one type and not optional; read the field by name, or make it a 'Record<string, …>'`,
+    ),
+  mapReadWithBrackets: (type: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `a '${type}' is read with '.get(key)' and written with '.set(key, value)', not with brackets or '.name'`,
+    ),
+  mapMethodTakes: (method: Printable, count: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'${method}' takes ${count} argument${count === 1 ? "" : "s"} here (no spread arguments)`,
+    ),
+  mapMethodIsNotSupported: (method: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'.${method}' of a Map is not supported in differentiable code yet (supported: get, set, has, keys, values, entries, size, and for…of); loop over 'm.entries()' instead`,
+    ),
+  objectFunctionNeedsRecord: (name: Printable, type: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'Object.${name}' in differentiable code needs a record ('Record<string, …>' or '{ [key: string]: … }'), not a ${type}`,
+    ),
+  inOnMap: () =>
+    message("unsupportedSyntax", `'key in map' tests the map's properties; use 'map.has(key)'`),
+  mapTypeUnknown: (text: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `nabla cannot tell the key and value types of '${text}' (maps of numbers, arrays and objects keyed by strings or numbers are supported); annotate it, e.g. 'new Map<string, number>()'`,
+    ),
   continueInsideSwitch: () =>
     message(
       "unsupportedSyntax",

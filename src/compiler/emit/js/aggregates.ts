@@ -1,4 +1,4 @@
-import { isArray, isObject, typeText } from "../../ir/type-system.js";
+import { isArray, isKeyed, isObject, typeText } from "../../ir/type-system.js";
 import type { Type } from "../../ir/types.js";
 import * as js from "./expression.js";
 import type { Expr } from "./expression.js";
@@ -16,9 +16,14 @@ export function allocation(type: Type, length: Expr, builtin: Builtins): Expr {
   return js.raw(`new ${builtin("Array")}(${length.text})${fill}`, js.PREC.primary, [length]);
 }
 
-export function literalOf(type: Type, items: Expr[]): Expr {
+export function literalOf(type: Type, items: Expr[], builtin: Builtins): Expr {
   if (isArray(type)) return js.arrayLiteral(items);
   if (isObject(type)) return js.objectLiteral(type.fields.map((f, i) => [f.name, items[i]!]));
+  // A record or map starts empty; lowering stores its entries one by one.
+  if (isKeyed(type) && items.length === 0)
+    return type.storage === "Map"
+      ? js.raw(`new ${builtin("Map")}()`, js.PREC.primary, [])
+      : js.objectLiteral([]);
   throw new Error(`internal: literal of ${typeText(type)}`);
 }
 
@@ -64,6 +69,19 @@ export function zerosLike(
       js.PREC.primary,
       [like],
     );
+  }
+  if (isKeyed(type)) {
+    // The same keys, each holding a zero tangent of its value.
+    const e = `e${depth}`;
+    const inner = zerosLike(type.value, js.name(e), runtime, builtin, depth + 1);
+    return js.call(`${runtime}.keyedZeros`, [
+      like,
+      js.raw(
+        `(${e}) => ${inner.text.startsWith("{") ? `(${inner.text})` : inner.text}`,
+        js.PREC.conditional,
+        [],
+      ),
+    ]);
   }
   if (isObject(type))
     return js.objectLiteral(

@@ -4,11 +4,12 @@ import {
   type Op,
   type Region,
   type SourceLoc,
+  type Type,
   type Value,
 } from "../../ir/types.js";
 import * as js from "./expression.js";
 import { MAX_INLINE_DEPTH } from "./expression.js";
-import { isAggregate, isArray, isObject } from "../../ir/type-system.js";
+import { isAggregate, isArray, isKeyed, isMap, isObject } from "../../ir/type-system.js";
 import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
@@ -31,7 +32,7 @@ const RESERVED = new Set(
     "import in instanceof new null return super switch this throw true try typeof var void while with yield let static " +
     "enum await implements package protected interface private public arguments eval undefined NaN Infinity " +
     // The platform's globals generated code reads: no local may hide them.
-    "Math Array Float64Array Float32Array Number String Object TypeError Error RangeError isNaN isFinite " +
+    "Math Array Float64Array Float32Array Map Number String Object TypeError Error RangeError isNaN isFinite " +
     "parseFloat parseInt console globalThis"
   ).split(" "),
 );
@@ -413,6 +414,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
     if (this.isLane(op.operands[op.operands.length - 1]!)) return this.lanes!.emitLaneStore(op);
     const [target, ...rest] = op.operands.map((v) => this.ref(v));
     const value = rest[rest.length - 1]!;
+    if (isKeyed(op.operands[0]!.type)) return this.emitKeyedStore(op, target!, rest[0]!, value);
     const place =
       op.opcode === "setField" || op.opcode === "addField"
         ? js.member(target!, op.attrs.field!)
@@ -421,6 +423,24 @@ class FunctionEmitter implements LaneHost, FlowHost {
     // Its array and index are never inlined (countUses), so the test evaluates nothing twice.
     const guard = op.attrs.ifExists ? `if (${place.text} !== undefined) ` : "";
     this.primalLine(`${guard}${place.text} ${assign} ${value.text};`, op.loc);
+  }
+
+  /**
+   * `r[k] = v`, `m.set(k, v)`. An adjoint adds to what the key holds, zero when the shadow
+   * lacks the key (a key the primal gained where no derivative code ran, e.g. a checkpoint).
+   */
+  private emitKeyedStore(op: Op, target: Expr, key: Expr, value: Expr): void {
+    const map = isMap(op.operands[0]!.type);
+    const current = map ? js.call(js.member(target, "get").text, [key]) : js.element(target, key);
+    const stored =
+      op.opcode === "addIndex"
+        ? js.binary("+", js.raw(`(${current.text} ?? 0)`, js.PREC.primary, [current]), value)
+        : value;
+    const guard = op.attrs.ifExists ? `if (${current.text} !== undefined) ` : "";
+    const store = map
+      ? `${js.member(target, "set").text}(${key.text}, ${stored.text})`
+      : `${current.text} = ${stored.text}`;
+    this.primalLine(`${guard}${store};`, op.loc);
   }
 
   /** An op that is a statement or a `const` (calls and other single-result ops). */
@@ -489,6 +509,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
           return isFlatLanes(op.operands[0]!.type)
             ? js.element(a, this.lanes!.laneIndex(b))
             : js.element(js.element(a, b), js.name(this.lanes!.q));
+        if (isMap(op.operands[0]!.type)) return js.call(js.member(a, "get").text, [b]);
         return js.element(a, b);
       case "length":
         return js.member(a, "length");
@@ -501,7 +522,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
       }
       case "literal": {
         const type = op.results[0]!.type;
-        if (!isObject(type)) return literalOf(type, args);
+        if (!isObject(type)) return literalOf(type, args, this.emitNames.builtin);
         // An optional field nothing was written to is left out, as the source left it out:
         // `"f" in o` and spreads then see it missing.
         const written = type.fields.flatMap((f, i): [string, Expr][] =>
@@ -547,7 +568,8 @@ class FunctionEmitter implements LaneHost, FlowHost {
         }
         return js.call(this.emitNames.callee(op), args);
       case "pop": {
-        if (isAggregate(op.results[0]!.type)) return js.call(`${this.tapeObject}.objects.pop`, []);
+        if (onObjectStack(op.results[0]!.type))
+          return js.call(`${this.tapeObject}.objects.pop`, []);
         const popped: Expr = {
           text: `${this.tape}[--${this.top}]`,
           prec: js.PREC.primary,
@@ -597,8 +619,9 @@ class FunctionEmitter implements LaneHost, FlowHost {
       );
     }
     const v = this.ref(op.operands[0]!);
-    if (isAggregate(op.operands[0]!.type)) {
-      // Arrays and objects (shadows, arrays read later) go on the tape's object stack.
+    if (onObjectStack(op.operands[0]!.type)) {
+      // Arrays and objects (shadows, arrays read later) and text (a key) go on the tape's
+      // object stack: the number tape would turn text into NaN.
       this.line(`${this.tapeObject}.objects.push(${v.text});`, op.loc);
       return;
     }
@@ -641,4 +664,9 @@ class FunctionEmitter implements LaneHost, FlowHost {
     this.indent--;
     this.line("};", undefined);
   }
+}
+
+/** Values the tape keeps on its object stack rather than in its numbers. */
+function onObjectStack(type: Type): boolean {
+  return isAggregate(type) || type === "string" || type === "opaque";
 }

@@ -234,7 +234,10 @@ export class LaneEmitter {
       js.name(k),
     ]);
     const items = parts.map((p) => (p.lane ? slot : p.expr));
-    this.host.primalLine(`const ${name} = ${literalOf(type, items).text};`, op.loc);
+    this.host.primalLine(
+      `const ${name} = ${literalOf(type, items, (n) => this.host.builtin(n)).text};`,
+      op.loc,
+    );
     const fields = isAggregate(type) && type.kind === "object" ? type.fields : undefined;
     parts.forEach((p, i) => {
       if (!p.lane || p.expr.text === "0") return;

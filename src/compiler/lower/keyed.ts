@@ -1,0 +1,382 @@
+import { typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import type {
+  CallExpression,
+  Expression,
+  MemberExpression,
+  NewExpression,
+  Node,
+  ObjectExpression,
+} from "oxc-parser";
+import { isArray, isKeyed, isMap, sameType, typeText } from "../ir/type-system.js";
+import type { ArrayType, KeyedType, ObjectType, Type, Value } from "../ir/types.js";
+import type { LowerContext } from "./context.js";
+import { expectType } from "./expect-type.js";
+import { countedLoop, lowerValue } from "./members.js";
+import { lowerIf } from "./merge.js";
+
+// Records (`Record<string, V>`, index signatures) and maps (`Map<K, V>`) in differentiable code,
+// lowered to reads and writes by key (`index`, `setIndex` with the key as index) and to loops
+// over the keys, which are text without derivative (`Object.keys`). Also objects of known
+// fields read by a key chosen at run time (`weights[f]` with `f: "a" | "b"`), lowered to a
+// test of the key per field.
+
+/** `r[k]`: the record's value at key k (undefined when it has none). */
+export function keyedReader(ctx: LowerContext, node: MemberExpression, record: Value): () => Value {
+  const type = record.type as KeyedType;
+  const key = memberKey(ctx, node, type);
+  return () => {
+    ctx.at(node);
+    return ctx.builder.emit("index", [record, key], [type.value], {}, [], "").results[0]!;
+  };
+}
+
+/** `r[k] = v`, `r[k] += v`: `compute` gets the current value and returns the one to store. */
+export function keyedWrite(
+  ctx: LowerContext,
+  node: MemberExpression,
+  record: Value,
+  compute: (current: () => Value, expected: Type) => Value,
+): Value {
+  const type = record.type as KeyedType;
+  const key = memberKey(ctx, node, type);
+  const current = () => {
+    ctx.at(node);
+    return ctx.builder.emit("index", [record, key], [type.value]).results[0]!;
+  };
+  const value = compute(current, type.value);
+  ctx.at(node);
+  store(ctx, record, key, value);
+  return value;
+}
+
+/** `m.get(k)`, `m.set(k, v)`, `m.has(k)`, `m.keys()`, `m.values()`, `m.entries()`. */
+export function lowerMapMethod(
+  ctx: LowerContext,
+  node: CallExpression,
+  map: Value,
+  method: string,
+): Value {
+  const type = map.type as KeyedType;
+  const args = node.arguments as Expression[];
+  const b = ctx.builder;
+  const arity = (n: number) => {
+    if (args.length !== n || node.arguments.some((a) => a.type === "SpreadElement"))
+      ctx.fail(node, unsupportedSyntax.mapMethodTakes(method, n));
+  };
+  switch (method) {
+    case "get": {
+      arity(1);
+      const key = lowerKey(ctx, args[0]!, type);
+      ctx.at(node);
+      return b.emit("index", [map, key], [type.value], {}, [], "").results[0]!;
+    }
+    case "set": {
+      arity(2);
+      const key = lowerKey(ctx, args[0]!, type);
+      const value = expectType(ctx, args[1]!, lowerValue(ctx, args[1]!, type.value), type.value);
+      ctx.at(node);
+      store(ctx, map, key, value);
+      return map;
+    }
+    case "has": {
+      arity(1);
+      const key = lowerKey(ctx, args[0]!, type);
+      ctx.at(node);
+      return b.emit("nondiff", [map, key], ["boolean"], { callee: ".has" }).results[0]!;
+    }
+    case "keys":
+      arity(0);
+      ctx.at(node);
+      return keysOf(ctx, map);
+    case "values":
+      arity(0);
+      ctx.at(node);
+      return valuesOf(ctx, map);
+    case "entries":
+      arity(0);
+      ctx.at(node);
+      return entriesOf(ctx, map);
+    default:
+      return ctx.fail(node, unsupportedSyntax.mapMethodIsNotSupported(method));
+  }
+}
+
+/** `m.size`: how many keys the map has. */
+export function mapSize(ctx: LowerContext, node: Node, map: Value): Value {
+  ctx.at(node);
+  return ctx.builder.emit("length", [keysOf(ctx, map)], ["number"]).results[0]!;
+}
+
+/** `Object.keys(r)`, `Object.values(r)`, `Object.entries(r)` of a record; undefined otherwise. */
+export function lowerObjectFunction(
+  ctx: LowerContext,
+  node: CallExpression,
+  name: string,
+): Value | undefined {
+  if (name !== "keys" && name !== "values" && name !== "entries") return undefined;
+  if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") return undefined;
+  const record = ctx.lowerExpression(node.arguments[0] as Expression);
+  if (!isKeyed(record.type) || isMap(record.type)) {
+    return ctx.fail(node, unsupportedSyntax.objectFunctionNeedsRecord(name, typeText(record.type)));
+  }
+  ctx.at(node);
+  if (name === "keys") return keysOf(ctx, record);
+  return name === "values" ? valuesOf(ctx, record) : entriesOf(ctx, record);
+}
+
+/** `k in r`: whether the record has the key. */
+export function keyedHas(ctx: LowerContext, node: Node, key: Value, record: Value): Value {
+  if (isMap(record.type)) return ctx.fail(node, unsupportedSyntax.inOnMap());
+  ctx.at(node);
+  return ctx.builder.emit("nondiff", [key, record], ["boolean"], { callee: "in" }).results[0]!;
+}
+
+/** `new Map()`, `new Map(pairs)`, `new Map(other)`: a map of the type TypeScript gives it. */
+export function lowerNewMap(ctx: LowerContext, node: NewExpression, expected?: Type): Value {
+  const type =
+    expected && isMap(expected)
+      ? expected
+      : ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+  if (!type || !isMap(type)) {
+    const text = ctx.module.text.slice(node.start, node.end);
+    return ctx.fail(node, unsupportedSyntax.mapTypeUnknown(text));
+  }
+  if (node.arguments.length > 1 || node.arguments[0]?.type === "SpreadElement")
+    return ctx.fail(node, unsupportedSyntax.mapMethodTakes("new Map", 1));
+  const source = node.arguments[0] && ctx.lowerExpression(node.arguments[0] as Expression);
+  ctx.at(node);
+  const map = ctx.builder.emit("literal", [], [type], {}, [], "map").results[0]!;
+  if (source) fillFrom(ctx, node, map, source);
+  return map;
+}
+
+/** `{ a: x, [k]: y, ...r }` where a record is expected: an empty record, then its entries. */
+export function lowerRecordLiteral(
+  ctx: LowerContext,
+  node: ObjectExpression,
+  type: KeyedType,
+): Value {
+  const b = ctx.builder;
+  ctx.at(node);
+  const record = b.emit("literal", [], [type], {}, [], "record").results[0]!;
+  for (const prop of node.properties) {
+    if (prop.type === "SpreadElement") {
+      const source = ctx.lowerExpression(prop.argument);
+      ctx.at(prop);
+      fillFrom(ctx, prop, record, source);
+      continue;
+    }
+    if (prop.kind !== "init" || prop.method)
+      return ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties());
+    const key = prop.computed
+      ? lowerKey(ctx, prop.key as Expression, type)
+      : prop.key.type === "Identifier"
+        ? b.constant(prop.key.name)
+        : prop.key.type === "Literal"
+          ? b.constant(String(prop.key.value))
+          : ctx.fail(prop.key, unsupportedSyntax.unsupportedPropertyKey());
+    const value = expectType(
+      ctx,
+      prop.value,
+      lowerValue(ctx, prop.value as Expression, type.value),
+      type.value,
+    );
+    ctx.at(prop);
+    store(ctx, record, key, value);
+  }
+  return record;
+}
+
+/** The array `for…of` walks for an iterable value: a map's entries, else the value itself. */
+export function iterated(ctx: LowerContext, v: Value): Value {
+  return isMap(v.type) ? entriesOf(ctx, v) : v;
+}
+
+/**
+ * `o[k]` of an object whose fields are known, `k` text chosen at run time: the field named k,
+ * tested field by field (undefined when none is named so, as in JavaScript).
+ */
+export function computedFieldReader(
+  ctx: LowerContext,
+  node: MemberExpression,
+  object: Value,
+): () => Value {
+  const type = object.type as ObjectType;
+  const { key, fields, value } = keyAndFields(ctx, node, type);
+  return () => {
+    ctx.at(node);
+    return chooseField(ctx, key, fields, [value], (f) => [
+      ctx.builder.emit("field", [object], [value], { field: f }, [], f).results[0]!,
+    ])[0]!;
+  };
+}
+
+/** `o[k] = v` of an object whose fields are known: a store into the field named k. */
+export function computedFieldWrite(
+  ctx: LowerContext,
+  node: MemberExpression,
+  object: Value,
+  compute: (current: () => Value, expected: Type) => Value,
+): Value {
+  const type = object.type as ObjectType;
+  const { key, fields, value: fieldType } = keyAndFields(ctx, node, type);
+  const current = () => {
+    ctx.at(node);
+    return chooseField(ctx, key, fields, [fieldType], (f) => [
+      ctx.builder.emit("field", [object], [fieldType], { field: f }, [], f).results[0]!,
+    ])[0]!;
+  };
+  const value = compute(current, fieldType);
+  ctx.at(node);
+  chooseField(ctx, key, fields, [], (f) => {
+    ctx.builder.emit("setField", [object, value], [], { field: f });
+    return [];
+  });
+  return value;
+}
+
+/** The key of `o[k]` and the fields it may name: every data field, all of one type. */
+function keyAndFields(
+  ctx: LowerContext,
+  node: MemberExpression,
+  type: ObjectType,
+): { key: Value; fields: string[]; value: Type } {
+  const key = ctx.lowerExpression(node.property as Expression);
+  if (key.type !== "string")
+    return ctx.fail(node.property, typeMismatch.objectKeyMustBeText(typeText(key.type)));
+  const data = type.fields.filter((f) => f.type !== "opaque" && !f.callable && !f.optional);
+  const value = data[0]?.type;
+  // A key that may name a field of another type would read it as this one.
+  if (!value || data.length !== type.fields.length || !data.every((f) => sameType(f.type, value)))
+    return ctx.fail(node, unsupportedSyntax.computedFieldsOfMixedTypes(type.name));
+  return { key, fields: data.map((f) => f.name), value };
+}
+
+/** `k === f1 ? at(f1) : k === f2 ? at(f2) : … : undefined`, as nested `if`s. */
+function chooseField(
+  ctx: LowerContext,
+  key: Value,
+  fields: string[],
+  results: Type[],
+  at: (field: string) => Value[],
+): Value[] {
+  const [first, ...rest] = fields;
+  const b = ctx.builder;
+  // No field named so: nothing stored; a read is undefined.
+  if (first === undefined) return results.map((t) => b.emit("const", [], [t]).results[0]!);
+  const test = b.compare("eq", key, b.constant(first));
+  return lowerIf(ctx, test, [() => at(first), () => chooseField(ctx, key, rest, results, at)]);
+}
+
+/** The key of `r[k]` or `r.name` (a map is read with `get`). */
+function memberKey(ctx: LowerContext, node: MemberExpression, type: KeyedType): Value {
+  if (type.storage === "Map")
+    return ctx.fail(node, unsupportedSyntax.mapReadWithBrackets(typeText(type)));
+  if (node.computed) return lowerKey(ctx, node.property as Expression, type);
+  if (type.key !== "string" || node.property.type !== "Identifier")
+    return ctx.fail(node, unsupportedSyntax.computedPropertyNamesOK());
+  return ctx.builder.constant(node.property.name);
+}
+
+function lowerKey(ctx: LowerContext, node: Expression, type: KeyedType): Value {
+  const key = ctx.lowerExpression(node);
+  // JavaScript turns a record's number keys into text; a map keeps them apart.
+  const fits = key.type === type.key || (type.storage === "Record" && key.type === "number");
+  if (!fits)
+    return ctx.fail(node, typeMismatch.keyMustBe(type.key, typeText(key.type), typeText(type)));
+  return key;
+}
+
+/** Stores `value` at `key`, which may add the key (so the shadow gains it too). */
+function store(ctx: LowerContext, target: Value, key: Value, value: Value): void {
+  ctx.builder.emit("setIndex", [target, key, value], [], { value: "grow" });
+}
+
+/** The keys, in JavaScript's order, as an array of text (or numbers, for a map's). */
+function keysOf(ctx: LowerContext, c: Value): Value {
+  const type = c.type as KeyedType;
+  const b = ctx.builder;
+  const keys: ArrayType = { kind: "array", storage: "Array", element: type.key };
+  if (type.storage === "Record")
+    return b.emit("nondiff", [c], [keys], { callee: "Object.keys" }, [], "keys").results[0]!;
+  const iterator = b.emit("nondiff", [c], ["opaque"], { callee: ".keys" }).results[0]!;
+  return b.emit("nondiff", [iterator], [keys], { callee: "Array.from" }, [], "keys").results[0]!;
+}
+
+/** Builds a fresh array with one element per key: `element(key)`. */
+function perKey(
+  ctx: LowerContext,
+  c: Value,
+  element: Type,
+  make: (key: Value) => Value,
+  hint: string,
+): Value {
+  const b = ctx.builder;
+  const keys = keysOf(ctx, c);
+  const n = b.emit("length", [keys], ["number"]).results[0]!;
+  const type: ArrayType = { kind: "array", storage: "Array", element };
+  const out = b.emit("alloc", [n], [type], {}, [], hint).results[0]!;
+  countedLoop(ctx, n, (i) => {
+    const key = b.emit("index", [keys, i], [(keys.type as ArrayType).element]).results[0]!;
+    b.emit("setIndex", [out, i, make(key)], []);
+  });
+  return out;
+}
+
+function valuesOf(ctx: LowerContext, c: Value): Value {
+  const type = c.type as KeyedType;
+  return perKey(
+    ctx,
+    c,
+    type.value,
+    (key) => ctx.builder.emit("index", [c, key], [type.value]).results[0]!,
+    "values",
+  );
+}
+
+/** `[key, value]` pairs, as `Object.entries` and a map's iteration give them. */
+function entriesOf(ctx: LowerContext, c: Value): Value {
+  const type = c.type as KeyedType;
+  const pair: ArrayType = {
+    kind: "array",
+    storage: "Array",
+    element: type.key === type.value ? type.key : "opaque",
+    elements: [type.key, type.value],
+  };
+  return perKey(
+    ctx,
+    c,
+    pair,
+    (key) => {
+      const value = ctx.builder.emit("index", [c, key], [type.value]).results[0]!;
+      return ctx.builder.emit("literal", [key, value], [pair]).results[0]!;
+    },
+    "entries",
+  );
+}
+
+/** Copies into a new record or map the entries of another, or of an array of pairs. */
+function fillFrom(ctx: LowerContext, node: Node, target: Value, source: Value): void {
+  const type = target.type as KeyedType;
+  const b = ctx.builder;
+  const st = source.type;
+  if (isKeyed(st) && sameType(st.value, type.value) && (st.key === type.key || !isMap(type))) {
+    const keys = keysOf(ctx, source);
+    countedLoop(ctx, b.emit("length", [keys], ["number"]).results[0]!, (i) => {
+      const key = b.emit("index", [keys, i], [st.key]).results[0]!;
+      store(ctx, target, key, b.emit("index", [source, key], [st.value]).results[0]!);
+    });
+    return;
+  }
+  const pair = isArray(st) ? st.element : undefined;
+  const pairs = pair && isArray(pair) ? pair.elements : undefined;
+  if (!isArray(st) || !pairs || pairs.length !== 2 || !sameType(pairs[1]!, type.value)) {
+    return ctx.fail(node, typeMismatch.entriesExpected(typeText(type), typeText(st)));
+  }
+  countedLoop(ctx, b.emit("length", [source], ["number"]).results[0]!, (i) => {
+    const entry = b.emit("index", [source, i], [pair!]).results[0]!;
+    const key = b.emit("index", [entry, b.constant(0)], [pairs[0]!]).results[0]!;
+    const value = b.emit("index", [entry, b.constant(1)], [pairs[1]!]).results[0]!;
+    store(ctx, target, key, value);
+  });
+}

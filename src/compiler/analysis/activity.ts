@@ -219,7 +219,11 @@ export function analyzeActivity(
   const blockedStores: Op[] = [];
   const blockedResults = new Set<number>();
   forEachOp(fn.body, (op) => {
-    const variedOperands = op.operands.filter((v) => varied.has(v.id));
+    // Text carries no derivative unless a number was turned into it (reported there): a key
+    // read out of a varied pair (`for (const [k, v] of m)`) loses nothing.
+    const variedOperands = op.operands.filter(
+      (v) => varied.has(v.id) && (v.type !== "string" || blockedResults.has(v.id)),
+    );
     if (
       op.opcode === "nondiff" &&
       variedOperands.length > 0 &&

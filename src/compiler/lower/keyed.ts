@@ -7,7 +7,7 @@ import type {
   Node,
   ObjectExpression,
 } from "oxc-parser";
-import { isArray, isKeyed, isMap, sameType, typeText } from "../ir/type-system.js";
+import { assignable, isArray, isKeyed, isMap, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, KeyedType, ObjectType, Type, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { expectType } from "./expect-type.js";
@@ -155,13 +155,16 @@ export function lowerRecordLiteral(
   ctx: LowerContext,
   node: ObjectExpression,
   type: KeyedType,
+  /** The first property's spread value, already lowered. */
+  first?: Value,
 ): Value {
   const b = ctx.builder;
   ctx.at(node);
   const record = b.emit("literal", [], [type], {}, [], "record").results[0]!;
   for (const prop of node.properties) {
     if (prop.type === "SpreadElement") {
-      const source = ctx.lowerExpression(prop.argument);
+      const source =
+        first && prop === node.properties[0] ? first : ctx.lowerExpression(prop.argument);
       ctx.at(prop);
       fillFrom(ctx, prop, record, source);
       continue;
@@ -190,6 +193,13 @@ export function lowerRecordLiteral(
 /** The array `for…of` walks for an iterable value: a map's entries, else the value itself. */
 export function iterated(ctx: LowerContext, v: Value): Value {
   return isMap(v.type) ? entriesOf(ctx, v) : v;
+}
+
+/** The keys a `for…in` walks: a record's. */
+export function iteratedKeys(ctx: LowerContext, node: Node, v: Value): Value {
+  if (!isKeyed(v.type) || isMap(v.type))
+    return ctx.fail(node, unsupportedSyntax.forInNeedsRecord(typeText(v.type)));
+  return keysOf(ctx, v);
 }
 
 /**
@@ -360,7 +370,7 @@ function fillFrom(ctx: LowerContext, node: Node, target: Value, source: Value): 
   const type = target.type as KeyedType;
   const b = ctx.builder;
   const st = source.type;
-  if (isKeyed(st) && sameType(st.value, type.value) && (st.key === type.key || !isMap(type))) {
+  if (isKeyed(st) && assignable(st.value, type.value) && (st.key === type.key || !isMap(type))) {
     const keys = keysOf(ctx, source);
     countedLoop(ctx, b.emit("length", [keys], ["number"]).results[0]!, (i) => {
       const key = b.emit("index", [keys, i], [st.key]).results[0]!;
@@ -370,7 +380,7 @@ function fillFrom(ctx: LowerContext, node: Node, target: Value, source: Value): 
   }
   const pair = isArray(st) ? st.element : undefined;
   const pairs = pair && isArray(pair) ? pair.elements : undefined;
-  if (!isArray(st) || !pairs || pairs.length !== 2 || !sameType(pairs[1]!, type.value)) {
+  if (!isArray(st) || !pairs || pairs.length !== 2 || !assignable(pairs[1]!, type.value)) {
     return ctx.fail(node, typeMismatch.entriesExpected(typeText(type), typeText(st)));
   }
   countedLoop(ctx, b.emit("length", [source], ["number"]).results[0]!, (i) => {

@@ -60,6 +60,13 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
   const object = ctx.lowerExpression(node.object as Expression);
   ctx.at(node);
   const type = object.type;
+  if (type === "string" && memberName(node) === "length") {
+    // A text's length: a number without derivative.
+    return () => {
+      ctx.at(node);
+      return ctx.builder.emit("nondiff", [object], ["number"], { callee: ".length" }).results[0]!;
+    };
+  }
   if (isArray(type)) {
     if (!node.computed) {
       const name = node.property.type === "Identifier" ? node.property.name : "";
@@ -214,9 +221,29 @@ function fieldName(node: MemberExpression): string | undefined {
   return key.type === "Literal" && typeof key.value === "string" ? key.value : undefined;
 }
 
+/** `o.name`'s name. */
+function memberName(node: MemberExpression): string | undefined {
+  return !node.computed && node.property.type === "Identifier" ? node.property.name : undefined;
+}
+
 /** `o[k]` with a key known only at run time. */
 function isRunTimeKey(node: MemberExpression): boolean {
   return node.computed && fieldName(node) === undefined;
+}
+
+/** Whether an array literal's elements are object literals that do not all name the same keys. */
+function hasLiteralsOfDifferentKeys(node: ArrayExpression): boolean {
+  const keys = node.elements.map((e) =>
+    e?.type === "ObjectExpression"
+      ? e.properties
+          .map((p) =>
+            p.type === "Property" && !p.computed && p.key.type === "Identifier" ? p.key.name : "…",
+          )
+          .sort()
+          .join(",")
+      : undefined,
+  );
+  return keys.length > 1 && keys.every((k) => k !== undefined) && new Set(keys).size > 1;
 }
 
 /** `[a, b]`, `[...xs, y]`: a `literal` op, or a loop that copies spread arrays. */
@@ -225,6 +252,12 @@ export function lowerArrayLiteral(
   node: ArrayExpression,
   expected: Type | undefined,
 ): Value {
+  // `[{ x: 1 }, { x: 2, mass: 3 }]`: object literals of different fields, whose element type
+  // TypeScript unites (the fields some lack are optional).
+  if (!expected && hasLiteralsOfDifferentKeys(node)) {
+    const united = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+    if (united && isArray(united) && !united.elements) expected = united;
+  }
   const tuple = expected && isArray(expected) && expected.elements ? expected : undefined;
   if (node.elements.some((e) => e?.type === "SpreadElement")) return lowerArraySpread(ctx, node);
   const elements = node.elements.map((e, i) => {
@@ -359,6 +392,10 @@ export function lowerObjectLiteral(
   for (const prop of node.properties) {
     if (prop.type === "SpreadElement") {
       const spread = ctx.lowerExpression(prop.argument);
+      // `{ ...record, k: v }`: a copy of the record, with more entries.
+      if (isKeyed(spread.type) && !isMap(spread.type) && values.size === 0)
+        if (!expected || !isObject(expected))
+          return lowerRecordLiteral(ctx, node, spread.type, spread);
       if (!isObject(spread.type)) {
         return ctx.fail(prop, unsupportedSyntax.spreadingIntoObjectIsNot(typeText(spread.type)));
       }

@@ -26,7 +26,7 @@ import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
-import { iterated } from "./keyed.js";
+import { iterated, iteratedKeys } from "./keyed.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { annotationType } from "../types/signature.js";
@@ -196,6 +196,12 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return alwaysExits(node);
     case "ForOfStatement":
       return lowerStatement(ctx, desugarForOf(ctx, node));
+    case "ForInStatement": {
+      // `for (const k in r)`: a `for…of` over the record's keys.
+      KEYS_ITERATED.add(node.right);
+      const walk = { ...node, type: "ForOfStatement", await: false } as unknown as ForOfStatement;
+      return lowerStatement(ctx, desugarForOf(ctx, walk));
+    }
     case "SwitchStatement":
       return lowerStatement(ctx, desugarSwitch(ctx, node)) || switchAlwaysExits(node);
     case "TSTypeAliasDeclaration":
@@ -272,7 +278,8 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     if (decl.init) {
       value = lowerValue(ctx, decl.init, declared);
       // What a `for…of` walks: a map's entries.
-      if (ITERATED.has(decl.init)) value = iterated(ctx, value);
+      if (KEYS_ITERATED.has(decl.init)) value = iteratedKeys(ctx, decl.init, value);
+      else if (ITERATED.has(decl.init)) value = iterated(ctx, value);
     } else if (declared) {
       value =
         declared === "boolean"
@@ -314,6 +321,8 @@ function anyOf(ctx: LowerContext, flags: Slot[]): Value {
 let forOfCount = 0;
 /** The iterated expressions of desugared `for…of` loops. */
 const ITERATED = new WeakSet<Node>();
+/** The objects of desugared `for…in` loops, whose keys are walked. */
+const KEYS_ITERATED = new WeakSet<Node>();
 
 /**
  * `for (const x of xs) body` as `{ const $xs = xs; for (let $i = 0; $i < $xs.length; $i++)

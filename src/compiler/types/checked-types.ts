@@ -1,5 +1,6 @@
 import type { TSType } from "oxc-parser";
-import type { FieldType, Type } from "../ir/types.js";
+import type { FieldType, ObjectType, Type } from "../ir/types.js";
+import { fieldOf, isObject, sameType } from "../ir/type-system.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { CallTypes } from "./signature.js";
 import { annotationResolver } from "./declared-types.js";
@@ -111,8 +112,8 @@ class ProgramTypes implements CheckedTypes {
         const present = shape.members.filter((m) => !isNullish(this.view.describe(m)));
         const types = present.map((m) => this.convert(m));
         const first = types[0];
-        if (first === undefined || !types.every((t) => t === first)) return undefined;
-        return first;
+        if (first !== undefined && types.every((t) => t === first)) return first;
+        return mergedObjects(types, present.map((m) => this.view.text(m)).join(" | "));
       }
       case "array": {
         const element = this.convert(shape.element);
@@ -184,6 +185,32 @@ class ProgramTypes implements CheckedTypes {
     } as unknown as TSType;
     return annotationResolver(this.program, mod)(reference);
   }
+}
+
+/**
+ * One object type for a union of object types (`[{ x: 1 }, { x: 2, mass: 3 }]`, or the variants
+ * of a union told apart by a field): every field of any member, optional where some member
+ * lacks it or may leave it undefined. A field of two different types, or a class, is not merged.
+ */
+function mergedObjects(types: (Type | undefined)[], text: string): Type | undefined {
+  if (!types.every((t): t is ObjectType => isObject(t ?? "void") && !(t as ObjectType).classKey))
+    return undefined;
+  const fields = new Map<string, FieldType>();
+  const absentIn = (name: string) =>
+    types.some((t) => {
+      const f = fieldOf(t, name);
+      return !f || f.optional || f.type === "opaque";
+    });
+  for (const t of types) {
+    for (const f of t.fields) {
+      // `mass?: undefined` in the member that lacks it: TypeScript's way of saying so.
+      if (f.type === "opaque" && !f.callable) continue;
+      const known = fields.get(f.name);
+      if (known && !sameType(known.type, f.type)) return undefined;
+      fields.set(f.name, { ...f, ...(absentIn(f.name) ? { optional: true } : {}) });
+    }
+  }
+  return { kind: "object", name: text, fields: [...fields.values()] };
 }
 
 function isNullish(shape: CheckedShape): boolean {

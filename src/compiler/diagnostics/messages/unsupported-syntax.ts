@@ -92,6 +92,11 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `'Object.${name}' in differentiable code needs a record ('Record<string, …>' or '{ [key: string]: … }'), not a ${type}`,
     ),
+  forInNeedsRecord: (type: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a ${type}; loop over an array of the names, or over 'm.keys()' for a map`,
+    ),
   inOnMap: () =>
     message("unsupportedSyntax", `'key in map' tests the map's properties; use 'map.has(key)'`),
   mapTypeUnknown: (text: Printable) =>

@@ -583,6 +583,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
         if (callee === "~") return js.unary("~", a);
         if (/^[|&^<>]/.test(callee) || callee === "===" || callee === "in" || callee === "+")
           return js.binary(callee, a, b);
+        if (callee === ".length") return js.member(a, "length");
         // `.toFixed`: a method of the first operand (a number's text).
         if (callee.startsWith("."))
           return js.call(js.member(a, callee.slice(1)).text, args.slice(1));

@@ -76,6 +76,7 @@ export interface CallSite {
  */
 export interface Lowering {
   expression(ctx: LowerContext, node: Expression): Value;
+  value(ctx: LowerContext, node: Expression, expected: Type | undefined): Value;
   condition(ctx: LowerContext, node: Expression): Value;
   /** Whether the statements always exit (return, break, continue or throw). */
   statements(ctx: LowerContext, statements: Statement[]): boolean;
@@ -166,6 +167,11 @@ export class LowerContext {
 
   lowerExpression(node: Expression): Value {
     return this.lowering.expression(this, node);
+  }
+
+  /** An expression where a value of type `expected` is wanted (literals take that type). */
+  lowerValue(node: Expression, expected: Type | undefined): Value {
+    return this.lowering.value(this, node, expected);
   }
 
   /** An expression as a boolean, for `if`, loops, `!`, `&&` and `||`. */

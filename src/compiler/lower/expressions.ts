@@ -1,5 +1,5 @@
 import { isKeyed, typeText } from "../ir/type-system.js";
-import { keyedHas } from "./keyed.js";
+import { asKnownFields, keyedHas } from "./keyed.js";
 import {
   closureCapture,
   constAssignment,
@@ -77,7 +77,17 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
     case "Identifier":
       return lowerIdentifier(ctx, node, node.name);
-    case "TSAsExpression":
+    case "TSAsExpression": {
+      const v = lowerExpression(ctx, node.expression);
+      // A record just made, asserted to have known fields: an object of those fields.
+      if (isKeyed(v.type) && node.expression.type === "CallExpression") {
+        const asserted =
+          ctx.types(node.typeAnnotation) ??
+          ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+        if (asserted) return asKnownFields(ctx, node, v, asserted);
+      }
+      return v;
+    }
     case "TSSatisfiesExpression":
     case "TSNonNullExpression":
     case "TSTypeAssertion":

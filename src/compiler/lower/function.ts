@@ -31,6 +31,7 @@ import { annotationText, signatureOf } from "../types/signature.js";
 import { lowerStatements } from "./statements.js";
 import { parameterFunctionType } from "../types/declared-types.js";
 import { expectType } from "./expect-type.js";
+import { lowerValue } from "./members.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.
@@ -38,6 +39,7 @@ import { expectType } from "./expect-type.js";
 /** The recursive entry points every file of lower/ reaches through the context. */
 const LOWERING: Lowering = {
   expression: lowerExpression,
+  value: lowerValue,
   condition: lowerCondition,
   statements: lowerStatements,
   function: lowerFunction,

@@ -7,11 +7,19 @@ import type {
   Node,
   ObjectExpression,
 } from "oxc-parser";
-import { assignable, isArray, isKeyed, isMap, sameType, typeText } from "../ir/type-system.js";
+import {
+  assignable,
+  isArray,
+  isKeyed,
+  isMap,
+  isObject,
+  sameType,
+  typeText,
+} from "../ir/type-system.js";
 import type { ArrayType, KeyedType, ObjectType, Type, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { expectType } from "./expect-type.js";
-import { countedLoop, lowerValue } from "./members.js";
+import { countedLoop } from "./ir-loops.js";
 import { lowerIf } from "./merge.js";
 
 // Records (`Record<string, V>`, index signatures) and maps (`Map<K, V>`) in differentiable code,
@@ -73,7 +81,7 @@ export function lowerMapMethod(
     case "set": {
       arity(2);
       const key = lowerKey(ctx, args[0]!, type);
-      const value = expectType(ctx, args[1]!, lowerValue(ctx, args[1]!, type.value), type.value);
+      const value = expectType(ctx, args[1]!, ctx.lowerValue(args[1]!, type.value), type.value);
       ctx.at(node);
       store(ctx, map, key, value);
       return map;
@@ -113,15 +121,46 @@ export function lowerObjectFunction(
   node: CallExpression,
   name: string,
 ): Value | undefined {
-  if (name !== "keys" && name !== "values" && name !== "entries") return undefined;
+  if (name !== "keys" && name !== "values" && name !== "entries" && name !== "fromEntries")
+    return undefined;
   if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") return undefined;
   const record = ctx.lowerExpression(node.arguments[0] as Expression);
+  if (name === "fromEntries") return fromEntries(ctx, node, record);
   if (!isKeyed(record.type) || isMap(record.type)) {
     return ctx.fail(node, unsupportedSyntax.objectFunctionNeedsRecord(name, typeText(record.type)));
   }
   ctx.at(node);
   if (name === "keys") return keysOf(ctx, record);
   return name === "values" ? valuesOf(ctx, record) : entriesOf(ctx, record);
+}
+
+/** `Object.fromEntries(pairs)`: a record of the pairs' keys and values. */
+function fromEntries(ctx: LowerContext, node: Node, pairs: Value): Value {
+  const pair = isArray(pairs.type) ? pairs.type.element : undefined;
+  const parts = pair && isArray(pair) ? pair.elements : undefined;
+  if (!parts || parts.length !== 2 || (parts[0] !== "string" && parts[0] !== "number"))
+    return ctx.fail(node, typeMismatch.entriesExpected("Record<string, …>", typeText(pairs.type)));
+  const type: KeyedType = { kind: "keyed", storage: "Record", key: "string", value: parts[1]! };
+  ctx.at(node);
+  const record = ctx.builder.emit("literal", [], [type], {}, [], "record").results[0]!;
+  fillFrom(ctx, node, record, pairs);
+  return record;
+}
+
+/**
+ * `Object.fromEntries(…) as Record<"a" | "b", number>`: the fresh record as an object of those
+ * fields, each read by its key (a field the record lacks reads as undefined, as in JavaScript).
+ */
+export function asKnownFields(ctx: LowerContext, node: Node, record: Value, type: Type): Value {
+  const value = (record.type as KeyedType).value;
+  if (!isObject(type) || !type.fields.every((f) => sameType(f.type, value) && !f.noDerivative))
+    return record;
+  const b = ctx.builder;
+  ctx.at(node);
+  const fields = type.fields.map(
+    (f) => b.emit("index", [record, b.constant(f.name)], [value], {}, [], f.name).results[0]!,
+  );
+  return b.emit("literal", fields, [{ ...type, classKey: undefined }], {}, [], "").results[0]!;
 }
 
 /** `k in r`: whether the record has the key. */
@@ -181,7 +220,7 @@ export function lowerRecordLiteral(
     const value = expectType(
       ctx,
       prop.value,
-      lowerValue(ctx, prop.value as Expression, type.value),
+      ctx.lowerValue(prop.value as Expression, type.value),
       type.value,
     );
     ctx.at(prop);

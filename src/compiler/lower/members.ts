@@ -1,4 +1,5 @@
 import { lowerIf } from "./merge.js";
+export { countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
 import { classDeclaration, classMember } from "./class-members.js";
 import { keyFile, keyName } from "../ir/function-key.js";
@@ -28,6 +29,7 @@ import {
   sameType,
   typeText,
 } from "../ir/type-system.js";
+import { countedLoop, forEachIndex } from "./ir-loops.js";
 import {
   computedFieldReader,
   computedFieldWrite,
@@ -343,31 +345,6 @@ export function copyInto(ctx: LowerContext, target: Value, source: Value): void 
     const at = ctx.builder.emit("length", [target], ["number"]).results[0]!;
     ctx.builder.emit("setIndex", [target, at, v], [], { value: "grow" });
   });
-}
-
-/**
- * Builds `for (let i = 0; i < array.length; i++) body(i)` directly in IR. The body must not
- * assign variables of the enclosing function (callers that lower user code use lowerLoop).
- */
-export function forEachIndex(ctx: LowerContext, array: Value, body: (i: Value) => void): void {
-  countedLoop(ctx, ctx.builder.emit("length", [array], ["number"]).results[0]!, body);
-}
-
-/** `for (let i = 0; i < count; i++) body(i)` in IR, for loops that assign no user variable. */
-export function countedLoop(ctx: LowerContext, count: Value, body: (i: Value) => void): void {
-  const b = ctx.builder;
-  const start = b.constant(0, "i");
-  const before = { params: [b.newValue("number", "i")], ops: [] };
-  b.inRegion(before, () => {
-    const more = b.compare("lt", before.params[0]!, count);
-    b.emit("condition", [more, before.params[0]!], []);
-  });
-  const after = { params: [b.newValue("number", "i")], ops: [] };
-  b.inRegion(after, () => {
-    body(after.params[0]!);
-    b.emit("yield", [b.binary("add", after.params[0]!, b.constant(1))], []);
-  });
-  b.emit("loop", [start], ["number"], {}, [before, after], ["i"]);
 }
 
 /** A fresh array of `type` (plain or typed) with the elements of `source`. */

@@ -34,7 +34,7 @@ export const unsupportedType = {
   hasTypeWhichDifferentiableCode: (name: Printable, text: Printable) =>
     message(
       "unsupportedType",
-      `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays and object types are supported)`,
+      `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays, object types, records and maps are supported)`,
     ),
   isFieldOfOfType: (name: Printable, name2: Printable) =>
     message("unsupportedType", `'${name}' is a field of '${name2}' of a type nabla cannot call`),
@@ -53,7 +53,7 @@ export const unsupportedType = {
   parameterOfHasTypeWhich: (name: Printable, shown: Printable, text: Printable) =>
     message(
       "unsupportedType",
-      `parameter '${name}' of '${shown}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays and object types can be)`,
+      `parameter '${name}' of '${shown}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays, object types, records and maps can be)`,
     ),
   returnsDifferentiableFunctionsReturnNumbers: (shown: Printable, text: Printable) =>
     message(

@@ -1,0 +1,30 @@
+import type { Value } from "../ir/types.js";
+import type { LowerContext } from "./context.js";
+
+// Counted loops built directly in IR, for what lowering expands into loops (array methods,
+// copies, the keys of a record) rather than lowers from a loop the user wrote.
+
+/**
+ * Builds `for (let i = 0; i < array.length; i++) body(i)` directly in IR. The body must not
+ * assign variables of the enclosing function (callers that lower user code use lowerLoop).
+ */
+export function forEachIndex(ctx: LowerContext, array: Value, body: (i: Value) => void): void {
+  countedLoop(ctx, ctx.builder.emit("length", [array], ["number"]).results[0]!, body);
+}
+
+/** `for (let i = 0; i < count; i++) body(i)` in IR, for loops that assign no user variable. */
+export function countedLoop(ctx: LowerContext, count: Value, body: (i: Value) => void): void {
+  const b = ctx.builder;
+  const start = b.constant(0, "i");
+  const before = { params: [b.newValue("number", "i")], ops: [] };
+  b.inRegion(before, () => {
+    const more = b.compare("lt", before.params[0]!, count);
+    b.emit("condition", [more, before.params[0]!], []);
+  });
+  const after = { params: [b.newValue("number", "i")], ops: [] };
+  b.inRegion(after, () => {
+    body(after.params[0]!);
+    b.emit("yield", [b.binary("add", after.params[0]!, b.constant(1))], []);
+  });
+  b.emit("loop", [start], ["number"], {}, [before, after], ["i"]);
+}

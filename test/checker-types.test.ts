@@ -175,7 +175,7 @@ export const g = gradient(total);
   );
   assert.match(
     text,
-    /main\.ts:2:33: error NABLA106: parameter 'cells' of 'total' has type 'Record<string, number \| string>'/,
+    /main\.ts:2:34: error NABLA106: parameter 'cells' of 'total' has type 'Record<string, number \| string>'/,
   );
 });
 

@@ -41,6 +41,8 @@ export interface FieldType {
   readonly optional?: boolean;
   /** A field holding a function (its type is opaque): the function type, to call it. */
   readonly callable?: FunctionTypeInfo;
+  /** Its type holds the object's own type (a tree): opaque, and said so in messages. */
+  readonly recursive?: boolean;
   /** Where the field is declared, for messages. */
   readonly declaredAt?: SourceLoc;
 }

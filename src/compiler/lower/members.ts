@@ -105,7 +105,9 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
     if (field.type === "opaque") {
       return ctx.fail(
         node.property,
-        unsupportedType.fieldOfHasTypeDifferentiable(field.name, type.name),
+        field.recursive
+          ? unsupportedType.fieldHasRecursiveType(field.name, type.name)
+          : unsupportedType.fieldOfHasTypeDifferentiable(field.name, type.name),
       );
     }
     return fieldReader(ctx, node, object, field);
@@ -404,6 +406,11 @@ export function lowerObjectLiteral(
           : undefined;
     if (key === undefined) return ctx.fail(prop.key, unsupportedSyntax.unsupportedPropertyKey());
     const field = expected && isObject(expected) ? fieldOf(expected, key) : undefined;
+    if (field?.recursive)
+      return ctx.fail(
+        prop,
+        unsupportedType.fieldHasRecursiveType(key, (expected as ObjectType).name),
+      );
     const v = field?.callable
       ? functionValue(ctx, prop.value, field.callable, `field '${key}'`)
       : lowerValue(ctx, prop.value as Expression, field?.type);

@@ -45,6 +45,8 @@ export function checkedTypes(program: ProgramGraph): CheckedTypes {
 class ProgramTypes implements CheckedTypes {
   private opened: CheckerView | undefined;
   private readonly converted = new Map<string, Type | null>();
+  /** Set when a conversion met a type it is converting already (a recursive type). */
+  private cycle = false;
 
   constructor(private readonly program: ProgramGraph) {}
 
@@ -91,7 +93,11 @@ class ProgramTypes implements CheckedTypes {
     const id = this.view.key(type);
     const done = this.converted.get(id);
     if (done !== undefined) return done ?? undefined;
-    if (this.converted.has(id)) return undefined; // recursive: not yet supported
+    if (this.converted.has(id)) {
+      // A type that holds itself (a tree): not supported yet; the field says why.
+      this.cycle = true;
+      return undefined;
+    }
     this.converted.set(id, undefined as never);
     const result = this.build(this.view.describe(type));
     this.converted.set(id, result ?? null);
@@ -113,7 +119,8 @@ class ProgramTypes implements CheckedTypes {
         const types = present.map((m) => this.convert(m));
         const first = types[0];
         if (first !== undefined && types.every((t) => t === first)) return first;
-        return mergedObjects(types, present.map((m) => this.view.text(m)).join(" | "));
+        const text = shape.name ?? present.map((m) => this.view.text(m)).join(" | ");
+        return mergedObjects(types, text);
       }
       case "array": {
         const element = this.convert(shape.element);
@@ -157,11 +164,15 @@ class ProgramTypes implements CheckedTypes {
         p.optional ||
         (described.kind === "union" &&
           described.members.some((m) => isNullish(this.view.describe(m))));
+      this.cycle = false;
+      const type = this.convert(p.type);
+      const recursive = type === undefined && this.cycle;
       fields.push({
         name: p.name,
-        type: this.convert(p.type) ?? "opaque",
+        type: type ?? "opaque",
         noDerivative: false,
         ...(optional ? { optional } : {}),
+        ...(recursive ? { recursive } : {}),
       });
     }
     const name = shape.name ?? shape.text;
@@ -204,7 +215,7 @@ function mergedObjects(types: (Type | undefined)[], text: string): Type | undefi
   for (const t of types) {
     for (const f of t.fields) {
       // `mass?: undefined` in the member that lacks it: TypeScript's way of saying so.
-      if (f.type === "opaque" && !f.callable) continue;
+      if (f.type === "opaque" && !f.callable && f.optional) continue;
       const known = fields.get(f.name);
       if (known && !sameType(known.type, f.type)) return undefined;
       fields.set(f.name, { ...f, ...(absentIn(f.name) ? { optional: true } : {}) });

@@ -54,7 +54,7 @@ export interface CheckedProperty {
 /** A type described in plain data: what IR types are built from. */
 export type CheckedShape =
   | { kind: "number" | "boolean" | "string" | "void" | "undefined" | "null" }
-  | { kind: "union"; members: CheckedType[] }
+  | { kind: "union"; members: CheckedType[]; /** The alias naming it (`Shape`). */ name?: string }
   | { kind: "array"; element: CheckedType }
   | { kind: "tuple"; elements: CheckedType[]; variadic: boolean }
   | { kind: "typedArray"; storage: "Float64Array" | "Float32Array" }
@@ -311,7 +311,12 @@ class View implements CheckerView {
     if (flags & TypeFlags.Undefined) return { kind: "undefined" };
     if (flags & TypeFlags.Null) return { kind: "null" };
     if (type.isUnionType()) {
-      return { kind: "union", members: type.getTypes().map(wrap) };
+      const alias = type.getAliasSymbol()?.name;
+      return {
+        kind: "union",
+        members: type.getTypes().map(wrap),
+        ...(alias ? { name: alias } : {}),
+      };
     }
     if (checker.isTupleType(type)) {
       const elements = checker.getTypeArguments(type as never);

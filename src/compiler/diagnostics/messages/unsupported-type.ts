@@ -31,6 +31,11 @@ export const unsupportedType = {
       "unsupportedType",
       `field '${name}' of '${name2}' has a type differentiable code cannot use`,
     ),
+  fieldHasRecursiveType: (name: Printable, type: Printable) =>
+    message(
+      "unsupportedType",
+      `field '${name}' of '${type}' holds a value of the type it belongs to (a recursive type, such as a tree); nabla does not differentiate through recursive types yet: keep the tree's numbers in an array and the tree's shape in plain data, or evaluate it outside the differentiated code`,
+    ),
   hasTypeWhichDifferentiableCode: (name: Printable, text: Printable) =>
     message(
       "unsupportedType",

@@ -208,10 +208,22 @@ export function lowerSuperConstructorCall(
   );
   if (statements.length === 0) return ctx.builder.newValue("void");
   let returns = false;
+  // `super.m()` in the base's constructor means the base's base, which the `this` here (of the
+  // class being built) would not say.
+  let superMember = false;
   walk(fn.body!, (n) => {
     if (n.type === "ReturnStatement") returns = true;
-    return !returns && (n === fn.body || !n.type.includes("Function"));
+    if (n.type === "MemberExpression" && n.object.type === "Super") superMember = true;
+    return !returns && !superMember && (n === fn.body || !n.type.includes("Function"));
   });
+  if (superMember) {
+    return ctx.fail(
+      node,
+      unsupportedSyntax.constructNotSupported(
+        `'super(…)' calling the constructor of '${base.name}', which uses 'super.' itself,`,
+      ),
+    );
+  }
   if (base.module !== ctx.module || returns) {
     return ctx.fail(
       node,

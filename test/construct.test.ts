@@ -1,6 +1,4 @@
-import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
 
 // `new C(…)` of a class of the program inside differentiated code (lower/construct.ts): the
@@ -62,31 +60,6 @@ test("a callback that throws before its last statement sees its own locals in th
   }, 0);
 }`,
     [[0.5, 2]],
-  );
-});
-
-test("new of a class that extends another is reported where it is written", () => {
-  const text = diagnosticsText(
-    compileFiles({
-      "main.ts": `import { gradient } from "nabla";
-class Base {
-  constructor(public k: number) {}
-}
-class Derived extends Base {
-  constructor(k: number) {
-    super(k * 2);
-  }
-}
-export function f(x: number) {
-  return new Derived(x).k * x;
-}
-export const g = gradient(f);
-`,
-    }),
-  );
-  assert.match(
-    text,
-    /main\.ts:11:10: error NABLA101: 'new Derived' of a class that extends another is not supported in differentiable code/,
   );
 });
 

@@ -105,10 +105,10 @@ export function sameType(a: Type, b: Type): boolean {
 export function assignable(from: Type, to: Type): boolean {
   if (sameType(from, to)) return true;
   if (isObject(from) && isObject(to)) {
-    // Structural typing: extra fields are fine, as in TypeScript.
+    // Structural typing: extra fields are fine, as in TypeScript, and optional ones may lack.
     return to.fields.every((f) => {
       const g = fieldOf(from, f.name);
-      return g !== undefined && assignable(g.type, f.type);
+      return g === undefined ? f.optional === true : assignable(g.type, f.type);
     });
   }
   return false;

@@ -177,6 +177,8 @@ export interface OpAttrs {
   reserved?: boolean;
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */
   method?: string;
+  /** On `super.<method>(…)`: the class whose method runs, whatever the object's class. */
+  superOf?: string;
   /**
    * A checkpointed call (`checkpoint(f)(…)`, or f tagged `@checkpoint`): reverse mode saves its
    * arguments and reruns f's forward sweep in the backward sweep instead of taping f.

@@ -9,8 +9,8 @@ import {
   unsupportedType,
 } from "../diagnostics/messages/index.js";
 import { functionKey, symbolKey } from "../ir/function-key.js";
-import type { CallExpression, Class, Expression, MemberExpression, Node } from "oxc-parser";
-import type { FunctionLike, SourceModule } from "../parse/module.js";
+import type { CallExpression, Expression, MemberExpression, Node } from "oxc-parser";
+import type { FunctionLike } from "../parse/module.js";
 import { typeResolver } from "../types/resolver.js";
 import { fieldOf, isArray, isObject, typeText } from "../ir/type-system.js";
 import type { FunctionTypeInfo, ObjectType, Type, Value } from "../ir/types.js";
@@ -27,6 +27,8 @@ import { signatureOf } from "../types/signature.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { classDeclaration, classMember } from "./class-members.js";
+import { lowerClassMethodCall, lowerSuperMethod } from "./class-dispatch.js";
+import { lowerSuperConstructorCall } from "./construct.js";
 import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
 import {
@@ -83,6 +85,10 @@ function isNablaOperator(
 export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalCallsAreNotSupported());
   const callee = node.callee;
+  if (callee.type === "Super")
+    return lowerSuperConstructorCall(ctx, node, lowerArguments(ctx, node));
+  if (callee.type === "MemberExpression" && callee.object.type === "Super")
+    return lowerSuperMethodCall(ctx, node, callee);
   const math = mathMember(ctx, callee);
   if (math !== undefined) return lowerMathCall(ctx, node, math);
 
@@ -264,20 +270,15 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
       .results[0]!;
   }
   if (name !== undefined && isObject(type) && type.classKey) {
-    const symbol = methodSymbol(ctx, type, name, isGetterRead(node) ? "get" : "method");
     const field = type.fields.find((f) => f.name === name);
-    if (!symbol && field) return callField(ctx, node, callee, receiver, field);
-    if (!symbol) {
-      return ctx.fail(callee.property, unknownCallee.classHasNoMethodNabla(type.name, name));
-    }
-    const override = overridingClass(ctx, type.classKey, name);
-    if (override) {
-      return ctx.fail(
-        callee.property,
-        unknownCallee.extendsAndOverridesSoWhich(override, type.name, name),
-      );
-    }
-    return lowerUserCall(ctx, node, symbol, name, receiver);
+    if (field?.callable) return callField(ctx, node, callee, receiver, field);
+    const kind = isGetterRead(node) ? "get" : "method";
+    const called = lowerClassMethodCall(ctx, node, receiver, type, name, kind, (symbol, self) =>
+      lowerUserCall(ctx, node, symbol, name, self),
+    );
+    if (called) return called;
+    if (field) return callField(ctx, node, callee, receiver, field);
+    return ctx.fail(callee.property, unknownCallee.classHasNoMethodNabla(type.name, name));
   }
   const field = name !== undefined && isObject(type) ? fieldOf(type, name) : undefined;
   if (field) return callField(ctx, node, callee, receiver, field);
@@ -301,64 +302,6 @@ function callField(
   }
   const arg = functionField(ctx, callee, receiver, { ...field, callable: field.callable });
   return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), `${type.name}.${field.name}`);
-}
-
-/**
- * A class of the program that extends the class `classKey` (directly or not) and declares its
- * own method `name`: a call through the base type might run it.
- */
-function overridingClass(ctx: LowerContext, classKey: string, name: string): string | undefined {
-  const [file, className] = splitKey(classKey);
-  const base = ctx.program.load(file).types.get(className);
-  const subclasses = (of: Node): { mod: SourceModule; decl: Class }[] =>
-    ctx.program.loadedModules().flatMap((mod) =>
-      [...mod.types.values()].flatMap((decl) => {
-        if (decl.type !== "ClassDeclaration" || decl.superClass?.type !== "Identifier") return [];
-        const parent = ctx.program.resolveType(mod, decl.superClass.name);
-        return parent?.node === of ? [{ mod, decl }] : [];
-      }),
-    );
-  const search = (of: Node, depth: number): string | undefined => {
-    if (depth > 8) return undefined;
-    for (const { decl } of subclasses(of)) {
-      const declares = decl.body.body.some(
-        (m) =>
-          m.type === "MethodDefinition" &&
-          !m.static &&
-          m.key.type === "Identifier" &&
-          m.key.name === name,
-      );
-      if (declares) return decl.id?.name ?? "a subclass";
-      const deeper = search(decl, depth + 1);
-      if (deeper) return deeper;
-    }
-    return undefined;
-  };
-  return base ? search(base, 0) : undefined;
-}
-
-/**
- * The method (or, for a getter's read, the getter) `name` of the class of `type`, as a
- * function whose first parameter is `this`.
- */
-function methodSymbol(
-  ctx: LowerContext,
-  type: ObjectType,
-  name: string,
-  kind: "method" | "get" = "method",
-): FunctionSymbol | undefined {
-  const [file, className] = splitKey(type.classKey!);
-  const found = classDeclaration(ctx, file, className);
-  const node = found && classMember(found.decl, name, kind);
-  if (!found || !node) return undefined;
-  const shown = kind === "get" ? `${className}.get.${name}` : `${className}.${name}`;
-  return {
-    module: found.mod,
-    name: shown,
-    node,
-    thisType: type,
-    ...(kind === "get" ? { getter: true } : {}),
-  };
 }
 
 /** `Quaternion.identity`: a static method of a class of the program, called by its path. */
@@ -442,14 +385,22 @@ function foldSpreadArguments(node: CallExpression, name: string): Expression | u
   return acc as Expression;
 }
 
+/** `super.describe()`: the method of the base class, whatever class the object is. */
+function lowerSuperMethodCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  callee: MemberExpression,
+): Value {
+  const name = methodName(callee);
+  if (name === undefined) return ctx.fail(callee, unsupportedSyntax.computedPropertyNamesOK());
+  return lowerSuperMethod(ctx, node, name, isGetterRead(node) ? "get" : "method", (symbol, self) =>
+    lowerUserCall(ctx, node, symbol, name, self),
+  );
+}
+
 /** A call lowering made of a getter's read (members.ts): `v.lengthSq` runs `get lengthSq()`. */
 export function isGetterRead(node: CallExpression): boolean {
   return (node as { getterRead?: boolean }).getterRead === true;
-}
-
-function splitKey(key: string): [string, string] {
-  const at = key.lastIndexOf("#");
-  return [key.slice(0, at), key.slice(at + 1)];
 }
 
 function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): Value {
@@ -643,7 +594,7 @@ function nestingDepth(key: string): number {
 /** Beyond this, a specialization is taken to be a recursion that wraps its function argument. */
 const MAX_SPECIALIZATION_DEPTH = 12;
 
-function lowerArguments(
+export function lowerArguments(
   ctx: LowerContext,
   node: CallExpression,
   expected: (Type | undefined)[] = [],

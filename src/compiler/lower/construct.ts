@@ -1,19 +1,26 @@
-import type { Class, Node, Statement } from "oxc-parser";
+import type { CallExpression, Class, Node, Statement } from "oxc-parser";
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
-import { keyFile } from "../ir/function-key.js";
 import type { ObjectType, Value } from "../ir/types.js";
-import type { FunctionLike } from "../parse/module.js";
+import {
+  classNamed,
+  extendsUnknown,
+  superclassOf,
+  type ClassSymbol,
+} from "../parse/class-hierarchy.js";
+import { walk, type FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
-import { typeResolver } from "../types/resolver.js";
-import type { LowerContext } from "./context.js";
+import { classOfType, instanceType } from "./class-dispatch.js";
+import { Scope, type LowerContext } from "./context.js";
+import { orDefault } from "./destructure.js";
 
 // `new Vec3(x, y, z)` of a class of the program: a call of its constructor, made a function
 // that builds the instance and returns it (`Vec3.constructor`). Its body runs as JavaScript
 // runs a constructor: the fields' initializers in declaration order, then the parameter
 // properties (`constructor(public x = 0)`), then the body, with `this` the new instance. In
 // differentiated code the instance is a plain object of the class's fields: its methods are
-// called as nabla calls methods, by the class nabla knows it to be. A class that extends
-// another is not constructed yet (its `super(…)` call).
+// called as nabla calls methods, by the class nabla knows it to be. In a class that extends
+// another, `super(…)` runs the base's constructor on the same instance (its body lowered in
+// place, with its parameters bound to the arguments), then the class's own fields are set.
 
 /** The constructor of the class `name` (as seen from the module being lowered), if it is one. */
 export function constructorOf(
@@ -21,42 +28,76 @@ export function constructorOf(
   name: string,
   at: Node,
 ): FunctionSymbol | undefined {
-  const found = ctx.program.resolveType(ctx.module, name);
-  const decl = found?.node;
-  if (!found || !decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression"))
-    return undefined;
-  if (decl.superClass) {
+  const cls = classNamed(ctx.program, ctx.module, name);
+  if (!cls) return undefined;
+  if (extendsUnknown(ctx.program, cls)) {
     return ctx.fail(
       at,
-      unsupportedSyntax.constructNotSupported(`'new ${name}' of a class that extends another`),
+      unsupportedSyntax.constructNotSupported(
+        `'new ${name}' of a class that extends a class nabla cannot see`,
+      ),
     );
   }
-  const reference = {
-    type: "TSTypeReference",
-    typeName: { type: "Identifier", name: found.name, start: 0, end: 0 },
-    start: 0,
-    end: 0,
-  } as never;
-  const type = typeResolver(ctx.program, found.module)(reference);
-  if (!type || typeof type !== "object" || type.kind !== "object" || !type.classKey)
-    return undefined;
-  const ctor = decl.body.body.find(
+  const type = instanceType(ctx, cls);
+  if (!type) return undefined;
+  const node = constructorNode(ctx, cls, at);
+  return { module: cls.module, name: `${cls.name}.constructor`, node, constructs: type };
+}
+
+/** The constructor a class declares, or the one JavaScript gives it when it declares none. */
+function constructorNode(ctx: LowerContext, cls: ClassSymbol, at: Node): FunctionLike {
+  const own = cls.decl.body.body.find(
     (m) => m.type === "MethodDefinition" && m.kind === "constructor",
   ) as { value: FunctionLike } | undefined;
-  // A class without a constructor has an empty one.
-  const node =
-    ctor?.value ??
-    ({
-      type: "FunctionExpression",
-      id: null,
-      params: [],
-      body: { type: "FunctionBody", body: [], start: decl.start, end: decl.end },
-      async: false,
-      generator: false,
-      start: decl.start,
-      end: decl.end,
-    } as unknown as FunctionLike);
-  return { module: found.module, name: `${found.name}.constructor`, node, constructs: type };
+  if (own) return own.value;
+  const where = { start: cls.decl.start, end: cls.decl.end };
+  const base = superclassOf(ctx.program, cls);
+  // `constructor(...args) { super(...args); }`, with the parameters of the constructor it
+  // reaches (so omitted arguments take that constructor's defaults).
+  const params = base ? constructorNode(ctx, base, at).params.map(plainParameter) : [];
+  if (params.some((p) => !p) || (base && base.module !== cls.module && params.length > 0)) {
+    return ctx.fail(
+      at,
+      unsupportedSyntax.constructNotSupported(
+        `'new ${cls.name}', whose inherited constructor takes rest or destructured parameters or is declared in another module,`,
+      ),
+    );
+  }
+  const body: Statement[] = base
+    ? [
+        {
+          type: "ExpressionStatement",
+          expression: {
+            type: "CallExpression",
+            callee: { type: "Super", ...where },
+            arguments: params.map((p) => {
+              const id = p!.type === "AssignmentPattern" ? p!.left : p!;
+              return { type: "Identifier", name: (id as { name: string }).name, ...where };
+            }),
+            optional: false,
+            ...where,
+          },
+          ...where,
+        } as unknown as Statement,
+      ]
+    : [];
+  return {
+    type: "FunctionExpression",
+    id: null,
+    params,
+    body: { type: "FunctionBody", body, ...where },
+    async: false,
+    generator: false,
+    ...where,
+  } as unknown as FunctionLike;
+}
+
+/** A constructor's parameter without `public`/`readonly`; undefined for rest and patterns. */
+function plainParameter(p: Node): Node | undefined {
+  const param = p.type === "TSParameterProperty" ? p.parameter : p;
+  if (param.type === "Identifier") return param;
+  if (param.type === "AssignmentPattern" && param.left.type === "Identifier") return param;
+  return undefined;
 }
 
 /** The instance a constructor starts from: the class's fields, none written yet. */
@@ -69,8 +110,9 @@ export function newInstance(ctx: LowerContext, type: ObjectType): Value {
 }
 
 /**
- * What a constructor runs before its body: `this.f = init` for each field with an initializer,
- * then `this.p = p` for each parameter property; and after it, `return this`.
+ * What a constructor runs: `this.f = init` for each field with an initializer, then
+ * `this.p = p` for each parameter property, then the body; in a class that extends another,
+ * these come right after the body's `super(…)`. Then `return this`.
  */
 export function constructorStatements(
   ctx: LowerContext,
@@ -78,7 +120,23 @@ export function constructorStatements(
   fn: FunctionLike,
   body: Statement[],
 ): Statement[] {
-  const decl = ctx.program.load(keyFile(type.classKey!)).types.get(type.name) as Class | undefined;
+  const cls = classOfType(ctx, type);
+  const end = { start: fn.end - 1, end: fn.end };
+  const returnThis = {
+    type: "ReturnStatement",
+    argument: { type: "ThisExpression", ...end },
+    ...end,
+  } as unknown as Statement;
+  return [...initialization(ctx, cls, fn, body), returnThis];
+}
+
+/** A constructor's statements for the class `cls`, without the final `return this`. */
+function initialization(
+  ctx: LowerContext,
+  cls: ClassSymbol | undefined,
+  fn: FunctionLike,
+  body: Statement[],
+): Statement[] {
   const at = (n: Node) => ({ start: n.start, end: n.end });
   const assign = (field: string, value: Node, where: Node) =>
     ({
@@ -99,6 +157,7 @@ export function constructorStatements(
       },
       ...at(where),
     }) as unknown as Statement;
+  const decl: Class | undefined = cls?.decl;
   const initializers = (decl?.body.body ?? []).flatMap((m) =>
     m.type === "PropertyDefinition" && !m.static && m.value && m.key.type === "Identifier"
       ? [assign(m.key.name, m.value, m)]
@@ -110,11 +169,118 @@ export function constructorStatements(
     if (param.type !== "Identifier") return [];
     return [assign(param.name, { type: "Identifier", name: param.name, ...at(param) } as Node, p)];
   });
-  const end = { start: fn.end - 1, end: fn.end };
-  const returnThis = {
-    type: "ReturnStatement",
-    argument: { type: "ThisExpression", ...end },
-    ...end,
+  const own = [...initializers, ...properties];
+  if (!cls || !decl?.superClass) return [...own, ...body];
+  // The `super(…)` statement, marked with the class whose constructor calls it.
+  const i = body.findIndex(
+    (s) =>
+      s.type === "ExpressionStatement" &&
+      s.expression.type === "CallExpression" &&
+      s.expression.callee.type === "Super",
+  );
+  if (i < 0) return ctx.fail(fn, unsupportedSyntax.superCallMustBeAStatement(cls.name));
+  const statement = body[i] as Statement & { expression: CallExpression };
+  const marked = {
+    ...statement,
+    expression: { ...statement.expression, initializing: cls },
   } as unknown as Statement;
-  return [...initializers, ...properties, ...body, returnThis];
+  return [...body.slice(0, i), marked, ...own, ...body.slice(i + 1)];
+}
+
+/**
+ * `super(…)` in the constructor of `cls`: the base class's constructor run on `this`, its
+ * code lowered here in a scope of its own, where its parameters hold the arguments.
+ */
+export function lowerSuperConstructorCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  args: Value[],
+): Value {
+  const cls = (node as { initializing?: ClassSymbol }).initializing;
+  if (!cls) return ctx.fail(node, unsupportedSyntax.superCallMustBeAStatement(undefined));
+  const base = superclassOf(ctx.program, cls)!;
+  const fn = constructorNode(ctx, base, node);
+  const statements = initialization(
+    ctx,
+    base,
+    fn,
+    (fn.body as { body: Statement[] } | null)?.body ?? [],
+  );
+  if (statements.length === 0) return ctx.builder.newValue("void");
+  let returns = false;
+  // `super.m()` in the base's constructor means the base's base, which the `this` here (of the
+  // class being built) would not say.
+  let superMember = false;
+  walk(fn.body!, (n) => {
+    if (n.type === "ReturnStatement") returns = true;
+    if (n.type === "MemberExpression" && n.object.type === "Super") superMember = true;
+    return !returns && !superMember && (n === fn.body || !n.type.includes("Function"));
+  });
+  if (superMember) {
+    return ctx.fail(
+      node,
+      unsupportedSyntax.constructNotSupported(
+        `'super(…)' calling the constructor of '${base.name}', which uses 'super.' itself,`,
+      ),
+    );
+  }
+  if (base.module !== ctx.module || returns) {
+    return ctx.fail(
+      node,
+      unsupportedSyntax.constructNotSupported(
+        `'super(…)' calling the constructor of '${base.name}', which ${returns ? "returns early" : "is declared in another module"},`,
+      ),
+    );
+  }
+  const self = ctx.value(ctx.scope.lookup("this")!);
+  const saved = ctx.scope;
+  ctx.scope = new Scope(undefined);
+  try {
+    ctx.declare("this", "const", self.type, self);
+    fn.params.forEach((p, i) => {
+      const param = plainParameter(p);
+      if (!param) {
+        return ctx.fail(
+          p,
+          unsupportedSyntax.constructNotSupported(
+            `a rest or destructured parameter of a constructor called by 'super(…)'`,
+          ),
+        );
+      }
+      const arg = args[i];
+      if (param.type === "Identifier") {
+        if (!arg) return ctx.fail(node, unsupportedSyntax.superCallMissingArgument(param.name));
+        ctx.declare(param.name, "param", arg.type, arg);
+        return;
+      }
+      const pattern = param as Node & { left: { name: string }; right: Node };
+      const hidden = `$super${i}`;
+      if (arg) ctx.declare(hidden, "param", arg.type, arg);
+      const where = { start: pattern.start, end: pattern.end };
+      const init = arg
+        ? orDefault({ type: "Identifier", name: hidden, ...where } as never, pattern.right as never)
+        : pattern.right;
+      ctx.lowerStatements([
+        {
+          type: "VariableDeclaration",
+          kind: "let",
+          declare: false,
+          declarations: [
+            {
+              type: "VariableDeclarator",
+              id: { type: "Identifier", name: pattern.left.name, ...where },
+              init,
+              definite: false,
+              ...where,
+            },
+          ],
+          ...where,
+        } as unknown as Statement,
+      ]);
+    });
+    ctx.lowerStatements(statements);
+  } finally {
+    ctx.scope = saved;
+  }
+  return ctx.builder.newValue("void");
 }

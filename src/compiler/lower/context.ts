@@ -137,6 +137,8 @@ export class LowerContext {
   readonly inlining = new Set<FunctionLike>();
   /** Set while lowering the calls a function value dispatches to (see function-values.ts). */
   dispatching: string | undefined = undefined;
+  /** Set while lowering `super.m(…)`: the class whose method the call runs (see class-dispatch.ts). */
+  superOf: string | undefined = undefined;
   /** The function has no return type annotation: a number is assumed. */
   resultDefaulted = false;
   /**

@@ -1,8 +1,9 @@
 import { lowerIf } from "./merge.js";
 export { countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
-import { classDeclaration, classMember } from "./class-members.js";
-import { keyFile, keyName } from "../ir/function-key.js";
+import { classMember } from "./class-members.js";
+import { classOfType, findMember } from "./class-dispatch.js";
+import { descendants } from "../parse/class-hierarchy.js";
 import {
   callArity,
   typeMismatch,
@@ -59,6 +60,19 @@ export function lowerMemberRead(ctx: LowerContext, node: MemberExpression): Valu
  * the read, so it can be read again in a branch (see lowerLogical).
  */
 export function memberReader(ctx: LowerContext, node: MemberExpression): () => Value {
+  if (node.object.type === "Super") {
+    // `super.yearly`: the base class's getter, run on `this` (calls.ts).
+    const call = {
+      type: "CallExpression",
+      callee: node,
+      arguments: [],
+      optional: false,
+      getterRead: true,
+      start: node.start,
+      end: node.end,
+    } as unknown as Expression;
+    return () => ctx.lowerExpression(call);
+  }
   const object = ctx.lowerExpression(node.object as Expression);
   ctx.at(node);
   const type = object.type;
@@ -192,8 +206,12 @@ function getterRead(
   if (node.computed || node.property.type !== "Identifier" || !type.classKey) return undefined;
   const name = node.property.name;
   if (fieldOf(type, name)) return undefined;
-  const found = classDeclaration(ctx, keyFile(type.classKey), keyName(type.classKey));
-  if (!found || !classMember(found.decl, name, "get")) return undefined;
+  const cls = classOfType(ctx, type);
+  const declared =
+    cls &&
+    (findMember(ctx, cls, name, "get") ||
+      descendants(ctx.program, cls).some((d) => classMember(d.decl, name, "get")));
+  if (!declared) return undefined;
   return {
     type: "CallExpression",
     callee: node,

@@ -128,6 +128,7 @@ export function emitUserCall(
     calleeName: path,
     ...(ctx.dispatching ? { via: ctx.dispatching } : {}),
     ...(receiver ? { method: path } : {}),
+    ...(receiver && ctx.superOf ? { superOf: ctx.superOf } : {}),
     ...(symbol.getter ? { getter: true } : {}),
     ...(checkpointed ? { checkpoint: true } : {}),
   };

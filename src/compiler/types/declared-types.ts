@@ -1,7 +1,13 @@
-import type { Node, TSType } from "oxc-parser";
+import type { Class, Node, TSType } from "oxc-parser";
 import type { FieldType, FunctionTypeInfo, Type } from "../ir/types.js";
 import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
+import {
+  ancestry,
+  descendants,
+  extendsUnknown,
+  type ClassSymbol,
+} from "../parse/class-hierarchy.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
 import { isPlatformGlobal } from "./globals.js";
@@ -155,7 +161,37 @@ function declarationType(
     const fields = fieldsOf(program, mod, node.body.body, resolving);
     return fields && { kind: "object", name, fields };
   }
-  if (node.typeParameters || node.superClass) return undefined;
+  if (node.typeParameters) return undefined;
+  if (!node.superClass) {
+    const fields = fieldsOf(program, mod, classFieldMembers(node), resolving);
+    const more =
+      fields &&
+      (program
+        ? subclassFields(program, { module: mod, name, decl: node }, fields, resolving)
+        : []);
+    return fields && more && { kind: "object", name, fields: [...fields, ...more], classKey: key };
+  }
+  if (!program) return undefined;
+  // A subclass: its bases' fields first (as JavaScript creates them), then its own.
+  const cls: ClassSymbol = { module: mod, name, decl: node };
+  if (extendsUnknown(program, cls)) return undefined;
+  const fields: FieldType[] = [];
+  for (const c of ancestry(program, cls).reverse()) {
+    if (c.decl.typeParameters) return undefined;
+    const own = fieldsOf(program, c.module, classFieldMembers(c.decl), resolving);
+    if (!own) return undefined;
+    for (const f of own) {
+      const at = fields.findIndex((g) => g.name === f.name);
+      if (at >= 0) fields[at] = f;
+      else fields.push(f);
+    }
+  }
+  const more = subclassFields(program, cls, fields, resolving);
+  return more && { kind: "object", name, fields: [...fields, ...more], classKey: key };
+}
+
+/** The members of a class that are fields of its instances (parameter properties included). */
+function classFieldMembers(node: Class): Node[] {
   const members: Node[] = [];
   for (const m of node.body.body) {
     if (m.type === "PropertyDefinition" && !m.static) members.push(m);
@@ -164,8 +200,29 @@ function declarationType(
       for (const p of m.value.params) if (p.type === "TSParameterProperty") members.push(p);
     }
   }
-  const fields = fieldsOf(program, mod, members, resolving);
-  return fields && { kind: "object", name, fields, classKey: key };
+  return members;
+}
+
+/**
+ * The fields the classes extending `cls` add, optional: a value whose type is `cls` may be an
+ * instance of any of them, and its tangent must have room for what their methods read.
+ */
+function subclassFields(
+  program: ProgramGraph,
+  cls: ClassSymbol,
+  have: readonly FieldType[],
+  resolving: Resolving,
+): FieldType[] | undefined {
+  const more: FieldType[] = [];
+  for (const sub of descendants(program, cls)) {
+    const own = fieldsOf(program, sub.module, classFieldMembers(sub.decl), resolving);
+    if (!own) return undefined;
+    for (const f of own) {
+      if (have.some((g) => g.name === f.name) || more.some((g) => g.name === f.name)) continue;
+      more.push({ ...f, optional: true });
+    }
+  }
+  return more;
 }
 
 /** The fields of an object type's members; undefined when a member is not a plain field. */

@@ -22,13 +22,15 @@ export const unknownCallee = {
   classHasNoMethodNabla: (name: Printable, name2: Printable) =>
     message(
       "unknownCallee",
-      `class '${name}' has no method '${name2}' nabla can see (inherited methods are not supported yet)`,
+      `class '${name}' has no method '${name2}' nabla can see (neither it nor a class it extends declares one with a body)`,
     ),
-  extendsAndOverridesSoWhich: (override: Printable, name: Printable, name2: Printable) =>
+  subclassNotVisible: (name: Printable, file: Printable) =>
     message(
       "unknownCallee",
-      `'${override}' extends '${name}' and overrides '${name2}', so which method this call runs depends on the object; nabla does not dispatch methods yet, so it cannot differentiate such a call`,
+      `which method this call runs depends on whether the object is a '${name}', which overrides it, but '${name}' is not visible by that name in ${file}: import it there, so the call can test the object's class`,
     ),
+  superNotVisible: () =>
+    message("unknownCallee", "'super' here does not name a class of the program nabla can see"),
   isNotFunctionNablaCan: (name: Printable) =>
     message("unknownCallee", `'${name}' is not a function nabla can see`),
   mathIsNotMathFunction: (name: Printable) =>

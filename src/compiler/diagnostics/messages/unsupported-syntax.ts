@@ -150,6 +150,16 @@ export const unsupportedSyntax = {
     ),
   isNotSupportedInDifferentiable: (describeNode: Printable) =>
     message("unsupportedSyntax", `${describeNode} is not supported in differentiable code`),
+  superCallMustBeAStatement: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `${name === undefined ? "this 'super(…)'" : `the constructor of '${name}'`} is not supported in differentiable code: nabla runs a base class's constructor where 'super(…)' is a statement of the constructor's body (not inside a condition or an expression)`,
+    ),
+  superCallMissingArgument: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `this 'super(…)' gives no argument for the base constructor's parameter '${name}', which has no default`,
+    ),
   constructNotSupported: (what: Printable) =>
     message("unsupportedSyntax", `${what} is not supported in differentiable code`),
   isOnlyPlainFunctionsCan: (shown: Printable, value: Printable) =>

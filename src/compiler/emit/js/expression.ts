@@ -60,6 +60,8 @@ const BINARY_PREC: Record<string, number> = {
   ">>": PREC.shift,
   ">>>": PREC.shift,
   "<": PREC.relational,
+  instanceof: PREC.relational,
+  in: PREC.relational,
   "<=": PREC.relational,
   ">": PREC.relational,
   ">=": PREC.relational,

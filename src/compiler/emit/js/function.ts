@@ -562,6 +562,20 @@ class FunctionEmitter implements LaneHost, FlowHost {
       case "extern":
         return js.call(this.externName(op), args);
       case "call":
+        if (op.attrs.method && op.attrs.superOf && !op.attrs.primal) {
+          // `super.m(…)`: the base's method on this object, not the object's own override.
+          const home = js.member(
+            js.name(`${this.emitNames.global(op.attrs.superOf)}.prototype`),
+            op.attrs.method,
+          );
+          if (op.attrs.getter)
+            return js.call(`${this.builtin("Reflect")}.get`, [
+              js.name(`${this.emitNames.global(op.attrs.superOf)}.prototype`),
+              js.literal(op.attrs.method),
+              a,
+            ]);
+          return js.call(`${home.text}.call`, args);
+        }
         if (op.attrs.method && !op.attrs.primal) {
           const member = js.member(a, op.attrs.method);
           return op.attrs.getter ? member : js.call(member.text, args.slice(1));
@@ -581,7 +595,13 @@ class FunctionEmitter implements LaneHost, FlowHost {
       case "nondiff": {
         const callee = op.attrs.callee!;
         if (callee === "~") return js.unary("~", a);
-        if (/^[|&^<>]/.test(callee) || callee === "===" || callee === "in" || callee === "+")
+        if (
+          /^[|&^<>]/.test(callee) ||
+          callee === "===" ||
+          callee === "in" ||
+          callee === "+" ||
+          callee === "instanceof"
+        )
           return js.binary(callee, a, b);
         if (callee === ".length") return js.member(a, "length");
         // `.toFixed`: a method of the first operand (a number's text).

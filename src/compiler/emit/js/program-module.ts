@@ -21,7 +21,7 @@ import { name } from "./expression.js";
 import { isAggregate } from "../../ir/type-system.js";
 import { tangentType } from "../../ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op } from "../../ir/types.js";
-import { genericKey, keyFile, keyName } from "../../ir/function-key.js";
+import { functionKey, genericKey, keyFile, keyName } from "../../ir/function-key.js";
 import type { SourceModule } from "../../parse/module.js";
 import { ProgramGraph, isRelativeSpecifier } from "../../parse/program.js";
 import {
@@ -124,7 +124,13 @@ export function emitModule(
     return exportOf(program.load(file), local) ?? sharedName(moduleNames.get(file)!, local);
   };
   const names = {
-    callee: (op: Op) => functionName(op.attrs.callee!),
+    callee: (op: Op) => {
+      const key = op.attrs.callee!;
+      // A constructor run as JavaScript (no derivative needed): `new Vec3(…)`.
+      if (!allDerivatives.has(key) && keyName(key).endsWith(".constructor"))
+        return `new ${functionName(functionKey(keyFile(key), keyName(key).slice(0, -".constructor".length)))}`;
+      return functionName(key);
+    },
     global: globalName,
     functionValue: functionName,
     runtime,

@@ -1,0 +1,205 @@
+import type { CallExpression, Node } from "oxc-parser";
+import { unknownCallee } from "../diagnostics/messages/index.js";
+import { keyFile, keyName } from "../ir/function-key.js";
+import type { ObjectType, Value } from "../ir/types.js";
+import {
+  ancestry,
+  classNamed,
+  descendants,
+  superclassOf,
+  type ClassSymbol,
+} from "../parse/class-hierarchy.js";
+import type { FunctionLike } from "../parse/module.js";
+import type { FunctionSymbol } from "../parse/program.js";
+import { typeResolver } from "../types/resolver.js";
+import { classMember } from "./class-members.js";
+import type { LowerContext } from "./context.js";
+import { lowerIf } from "./merge.js";
+
+// Methods of class hierarchies. A method is lowered once, for the class that declares it, with
+// `this` of that class's type (a base class's type has room for its subclasses' fields, see
+// types/declared-types.ts). A call finds the method where JavaScript would: on the class of
+// the receiver's type or the nearest base declaring it. When a subclass overrides it, which
+// code runs depends on the object, so the call tests the receiver's run-time class
+// (`instanceof`, a condition without derivative), most derived first, and calls that class's
+// method in each branch: an array of `Bond` holding several kinds of bonds runs each one's.
+
+/** How a member is looked up: an instance method or a getter. */
+export type InstanceMemberKind = "method" | "get";
+
+/** Calls `symbol` with `receiver` as `this` (calls.ts supplies it; it lowers the arguments). */
+export type MethodCaller = (symbol: FunctionSymbol, receiver: Value) => Value;
+
+/** The class an object type is an instance of, if it is a class of the program. */
+export function classOfType(ctx: LowerContext, type: ObjectType): ClassSymbol | undefined {
+  if (!type.classKey) return undefined;
+  const mod = ctx.program.load(keyFile(type.classKey));
+  return classNamed(ctx.program, mod, keyName(type.classKey));
+}
+
+/** The IR type of the instances of `cls`. */
+export function instanceType(ctx: LowerContext, cls: ClassSymbol): ObjectType | undefined {
+  const reference = {
+    type: "TSTypeReference",
+    typeName: { type: "Identifier", name: cls.name, start: 0, end: 0 },
+    start: 0,
+    end: 0,
+  } as never;
+  const type = typeResolver(ctx.program, cls.module)(reference);
+  return type && typeof type === "object" && type.kind === "object" && type.classKey
+    ? type
+    : undefined;
+}
+
+/** The member `name` as `cls` has it: its own, or the nearest base's that has a body. */
+export function findMember(
+  ctx: LowerContext,
+  cls: ClassSymbol,
+  name: string,
+  kind: InstanceMemberKind,
+): { owner: ClassSymbol; node: FunctionLike } | undefined {
+  for (const owner of ancestry(ctx.program, cls)) {
+    const node = classMember(owner.decl, name, kind);
+    if (node) return { owner, node };
+  }
+  return undefined;
+}
+
+/** The member `node` of `owner` as a function whose first parameter is `this`. */
+export function memberSymbol(
+  ctx: LowerContext,
+  owner: ClassSymbol,
+  node: FunctionLike,
+  name: string,
+  kind: InstanceMemberKind,
+  at: Node,
+): FunctionSymbol {
+  const thisType = instanceType(ctx, owner);
+  if (!thisType) {
+    return ctx.fail(at, unknownCallee.classHasNoMethodNabla(owner.name, name));
+  }
+  return {
+    module: owner.module,
+    name: kind === "get" ? `${owner.name}.get.${name}` : `${owner.name}.${name}`,
+    node,
+    thisType,
+    ...(kind === "get" ? { getter: true } : {}),
+  };
+}
+
+/**
+ * `shape.area()` where `shape` is an instance of a class of the program: the method its class
+ * has, or, when subclasses override it, the one of the receiver's run-time class. Undefined
+ * when neither the class nor a subclass has it (the caller then looks for a field).
+ */
+export function lowerClassMethodCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  receiver: Value,
+  type: ObjectType,
+  name: string,
+  kind: InstanceMemberKind,
+  call: MethodCaller,
+): Value | undefined {
+  const cls = classOfType(ctx, type);
+  if (!cls) return undefined;
+  const own = findMember(ctx, cls, name, kind);
+  // Deepest first, so a subclass's override is tested before its base's.
+  const overriding = descendants(ctx.program, cls)
+    .filter((d) => classMember(d.decl, name, kind))
+    .reverse();
+  if (overriding.length === 0) {
+    return own && call(memberSymbol(ctx, own.owner, own.node, name, kind, node), receiver);
+  }
+  const chain = (i: number): Value[] => {
+    ctx.at(node);
+    if (i === overriding.length) {
+      if (own)
+        return yielded(call(memberSymbol(ctx, own.owner, own.node, name, kind, node), receiver));
+      // An abstract method: an instance of a class nabla did not see has no code to run here.
+      ctx.builder.emit(
+        "extern",
+        [
+          ctx.builder.constant("TypeError"),
+          ctx.builder.constant(
+            `nabla: '${name}' of an instance of a class extending '${cls.name}' that the compiled program does not declare`,
+          ),
+        ],
+        ["void"],
+        { callee: "nabla:raise" },
+      );
+      // The branch never continues; its result still needs a value of the right shape.
+      const last = overriding[overriding.length - 1]!;
+      const fallback = classMember(last.decl, name, kind)!;
+      return yielded(call(memberSymbol(ctx, last, fallback, name, kind, node), receiver));
+    }
+    const sub = overriding[i]!;
+    const test = instanceOf(ctx, receiver, sub, node);
+    return lowerIf(ctx, test, [
+      () => {
+        const method = classMember(sub.decl, name, kind)!;
+        return yielded(call(memberSymbol(ctx, sub, method, name, kind, node), receiver));
+      },
+      () => chain(i + 1),
+    ]);
+  };
+  const [v] = chain(0);
+  return v ?? ctx.builder.newValue("void");
+}
+
+/** A branch's results: the call's value, unless the method returns nothing. */
+function yielded(v: Value): Value[] {
+  return v.type === "void" ? [] : [v];
+}
+
+/** `value instanceof C`, where `C` is a class of the program visible from the module lowered. */
+export function instanceOf(ctx: LowerContext, value: Value, cls: ClassSymbol, at: Node): Value {
+  const visible = classNamed(ctx.program, ctx.module, cls.name);
+  if (visible?.decl !== cls.decl) {
+    return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file));
+  }
+  ctx.at(at);
+  const reference = ctx.builder.emit("global", [], ["opaque"], { callee: cls.name }, [], cls.name)
+    .results[0]!;
+  return ctx.builder.emit("nondiff", [value, reference], ["boolean"], { callee: "instanceof" })
+    .results[0]!;
+}
+
+/** The class a `super` in the code of `thisType`'s class refers to. */
+export function superclassOfThis(ctx: LowerContext, at: Node): ClassSymbol {
+  const self = ctx.scope.lookup("this");
+  const type = self && ctx.value(self).type;
+  const cls =
+    type && typeof type === "object" && type.kind === "object" ? classOfType(ctx, type) : undefined;
+  const base = cls && superclassOf(ctx.program, cls);
+  if (!base) return ctx.fail(at, unknownCallee.superNotVisible());
+  return base;
+}
+
+/**
+ * `super.m(…)` in the code of a class: the member of its base class (or the nearest class
+ * above declaring it), called on `this` whatever its run-time class (no dispatch).
+ */
+export function lowerSuperMethod(
+  ctx: LowerContext,
+  node: CallExpression,
+  name: string,
+  kind: InstanceMemberKind,
+  call: MethodCaller,
+): Value {
+  const base = superclassOfThis(ctx, node);
+  const found = findMember(ctx, base, name, kind);
+  if (!found) return ctx.fail(node, unknownCallee.classHasNoMethodNabla(base.name, name));
+  const visible = classNamed(ctx.program, ctx.module, found.owner.name);
+  if (visible?.decl !== found.owner.decl) {
+    return ctx.fail(node, unknownCallee.superNotVisible());
+  }
+  const self = ctx.value(ctx.scope.lookup("this")!);
+  const saved = ctx.superOf;
+  ctx.superOf = found.owner.name;
+  try {
+    return call(memberSymbol(ctx, found.owner, found.node, name, kind, node), self);
+  } finally {
+    ctx.superOf = saved;
+  }
+}

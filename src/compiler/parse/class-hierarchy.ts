@@ -1,0 +1,99 @@
+import type { Class } from "oxc-parser";
+import type { SourceModule } from "./module.js";
+import type { ProgramGraph } from "./program.js";
+
+// The classes of the program as a hierarchy: a class's base (`extends Base`) and the classes
+// that extend it. Types read it to give a base class's instances room for its subclasses'
+// fields (an array of `Bond` may hold any bond), and lowering to call the method of an
+// instance's run-time class. Subclasses are looked for in every module the program reaches
+// by relative imports, so the answer does not depend on which modules were parsed first.
+
+export interface ClassSymbol {
+  module: SourceModule;
+  name: string;
+  decl: Class;
+}
+
+/** The class `name` denotes in `mod` (following imports), if it is a class of the program. */
+export function classNamed(
+  program: ProgramGraph,
+  mod: SourceModule,
+  name: string,
+): ClassSymbol | undefined {
+  const found = program.resolveType(mod, name);
+  const decl = found?.node;
+  if (!found || !decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression"))
+    return undefined;
+  return { module: found.module, name: found.name, decl };
+}
+
+/** The class `cls` extends, if it extends a class of the program by name. */
+export function superclassOf(program: ProgramGraph, cls: ClassSymbol): ClassSymbol | undefined {
+  const base = cls.decl.superClass;
+  if (!base || base.type !== "Identifier") return undefined;
+  return classNamed(program, cls.module, base.name);
+}
+
+/** Whether `cls` extends something nabla cannot follow (an expression, a class of a package). */
+export function extendsUnknown(program: ProgramGraph, cls: ClassSymbol): boolean {
+  return cls.decl.superClass != null && superclassOf(program, cls) === undefined;
+}
+
+/** `cls` and its bases, `cls` first. */
+export function ancestry(program: ProgramGraph, cls: ClassSymbol): ClassSymbol[] {
+  const chain = [cls];
+  for (let base = superclassOf(program, cls); base && chain.length < 64;) {
+    if (chain.some((c) => c.decl === base!.decl)) break;
+    chain.push(base);
+    base = superclassOf(program, base);
+  }
+  return chain;
+}
+
+/** Every class that extends `cls`, directly or not, each after its own base. */
+export function descendants(program: ProgramGraph, cls: ClassSymbol): ClassSymbol[] {
+  loadReachableModules(program);
+  const all: ClassSymbol[] = program
+    .loadedModules()
+    .flatMap((module) =>
+      [...module.types.entries()].flatMap(([name, decl]) =>
+        decl.type === "ClassDeclaration" || decl.type === "ClassExpression"
+          ? [{ module, name, decl }]
+          : [],
+      ),
+    );
+  const found: ClassSymbol[] = [];
+  const visit = (of: ClassSymbol) => {
+    for (const c of all) {
+      if (found.some((f) => f.decl === c.decl) || c.decl === cls.decl) continue;
+      if (superclassOf(program, c)?.decl === of.decl) {
+        found.push(c);
+        visit(c);
+      }
+    }
+  };
+  visit(cls);
+  return found;
+}
+
+/** Whether `cls` is `base` or extends it. */
+export function isSubclassOf(program: ProgramGraph, cls: ClassSymbol, base: ClassSymbol): boolean {
+  return ancestry(program, cls).some((c) => c.decl === base.decl);
+}
+
+/** Parses every module the loaded ones import by relative paths, transitively. */
+function loadReachableModules(program: ProgramGraph): void {
+  const seen = new Set<string>();
+  for (let todo = program.loadedModules(); todo.length > 0;) {
+    const next: SourceModule[] = [];
+    for (const mod of todo) {
+      if (seen.has(mod.file)) continue;
+      seen.add(mod.file);
+      for (const binding of mod.imports.values()) {
+        const imported = program.importedModule(mod, binding.specifier);
+        if (imported && !seen.has(imported.file)) next.push(imported);
+      }
+    }
+    todo = next;
+  }
+}

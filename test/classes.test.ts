@@ -1,0 +1,188 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { checkTwoWays } from "./support/two-ways.js";
+
+// Classes as people write them (lower/class-dispatch.ts, lower/construct.ts): `extends` with
+// `super(…)`, inherited methods, `super.m()`, and methods overridden in subclasses called on the
+// run-time class of each object. Checked against central differences and forward mode against
+// reverse mode.
+
+test("an abstract base, subclasses overriding its methods, an array of the base type holding each kind", async () => {
+  await checkTwoWays(
+    `abstract class Shape {
+  constructor(readonly scale: number) {}
+  abstract area(): number;
+  twice() {
+    return 2 * this.area();
+  }
+}
+class Square extends Shape {
+  constructor(scale: number, readonly side: number) {
+    super(scale);
+  }
+  area() {
+    return this.scale * this.side * this.side;
+  }
+}
+class Circle extends Shape {
+  area() {
+    return this.scale * Math.PI;
+  }
+  override twice() {
+    return super.twice() + this.scale;
+  }
+}
+export function f(x: number, y: number) {
+  const shapes: Shape[] = [new Square(x, y), new Circle(y), new Square(y, 2)];
+  let total = 0;
+  for (const s of shapes) total += s.twice() * x + s.area();
+  return total;
+}`,
+  );
+});
+
+test("three levels: an inherited constructor with defaults, inherited and overridden methods, getters", async () => {
+  await checkTwoWays(
+    `class Account {
+  balance: number;
+  constructor(opening: number, readonly rate = 0.05) {
+    this.balance = opening;
+  }
+  get yearly() {
+    return this.balance * this.rate;
+  }
+  grow(years: number) {
+    for (let i = 0; i < years; i++) this.balance += this.yearly;
+    return this.balance;
+  }
+  fee() {
+    return 1;
+  }
+}
+class Savings extends Account {
+  bonus = 0.01;
+  override get yearly() {
+    return super.yearly + this.balance * this.bonus;
+  }
+  override fee() {
+    return super.fee() / 2;
+  }
+}
+class Youth extends Savings {
+  override fee() {
+    return 0;
+  }
+}
+export function f(x: number, y: number) {
+  const accounts: Account[] = [new Account(x), new Savings(y, x / 10), new Youth(x * y)];
+  let worth = 0;
+  for (const a of accounts) worth += a.grow(3) - a.fee() + a.yearly;
+  return worth;
+}`,
+  );
+});
+
+test("a method inherited from the base class, on an argument of the subclass", async () => {
+  await checkTwoWays(
+    `class Spring {
+  constructor(readonly k: number) {}
+  energy(x: number) {
+    return 0.5 * this.k * x * x;
+  }
+}
+class DampedSpring extends Spring {
+  constructor(k: number, public c: number) {
+    super(k * 2);
+    this.c = c + 1;
+  }
+}
+function total(s: DampedSpring, x: number) {
+  return s.energy(x) + s.c * x;
+}
+export function f(x: number, y: number) {
+  return total(new DampedSpring(y, x), x);
+}`,
+  );
+});
+
+test("a super(…) call nabla cannot run in place is reported where it is written", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+class Base {
+  constructor(public k: number) {}
+}
+class Derived extends Base {
+  constructor(k: number) {
+    if (k > 0) super(k);
+    else super(-k);
+  }
+}
+export function f(x: number) {
+  return new Derived(x).k * x;
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:6:14: error NABLA101: the constructor of 'Derived' is not supported in differentiable code: nabla runs a base class's constructor where 'super\(…\)' is a statement/,
+  );
+});
+
+test("a constructor with a loop, called where nothing it builds needs a derivative, runs as new", async () => {
+  await checkTwoWays(
+    `class Ladder {
+  k: number;
+  constructor(steps: number) {
+    this.k = steps;
+    for (let j = 0; j < steps; j++) this.k += j * 0.5;
+  }
+  energy(x: number) {
+    return this.k * x * x;
+  }
+}
+export function f(x: number, y: number) {
+  let s = 0;
+  for (let i = 0; i < 3; i++) s += new Ladder(i).energy(x) * y;
+  return s;
+}`,
+  );
+});
+
+test("an override whose class the calling module cannot name is reported, with what to do", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "spring.ts": `export class Spring {
+  constructor(public k: number) {}
+  energy(x: number) {
+    return 0.5 * this.k * x * x;
+  }
+}
+`,
+      "stiff.ts": `import { Spring } from "./spring";
+export class Stiff extends Spring {
+  override energy(x: number) {
+    return this.k * x ** 4;
+  }
+}
+export const stiff = new Stiff(2);
+`,
+      "main.ts": `import { gradient } from "nabla";
+import { Spring } from "./spring";
+import { stiff } from "./stiff";
+export function total(s: Spring, x: number) {
+  return s.energy(x);
+}
+export const g = gradient(total, { wrt: 1 });
+export const h = g(stiff, 1);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:5:10: error NABLA102: which method this call runs depends on whether the object is a 'Stiff', which overrides it, but 'Stiff' is not visible by that name in .*main\.ts: import it there/,
+  );
+});

@@ -2,7 +2,7 @@ import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import type { Activity } from "../analysis/activity.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../ir/types.js";
-import { isAggregate, isDifferentiable } from "../ir/type-system.js";
+import { fieldOf, isAggregate, isDifferentiable, isObject, typeText } from "../ir/type-system.js";
 import { tangentFieldOf, tangentType } from "../ir/tangent-types.js";
 import { ARITHMETIC_RULES } from "../rules/arithmetic.js";
 import type { RuleContext } from "../rules/context.js";
@@ -223,7 +223,15 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         const object = op.operands[0]!;
         if (!activity.isActive(object)) return;
         const value = op.operands[op.operands.length - 1]!;
-        if (op.opcode === "setField" && !tangentFieldOf(object.type, op.attrs.field!)) return;
+        if (op.opcode === "setField" && !tangentFieldOf(object.type, op.attrs.field!)) {
+          // A field the object's type lacks would drop the stored value's derivative unseen.
+          if (!isObject(object.type) || !fieldOf(object.type, op.attrs.field!))
+            if (activity.isActive(value))
+              throw new Error(
+                `internal: store to field '${op.attrs.field}' missing from ${typeText(object.type)}`,
+              );
+          return;
+        }
         const operands = [
           concreteOf(object),
           ...op.operands.slice(1, -1).map(mapped),

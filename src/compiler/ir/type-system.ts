@@ -105,10 +105,14 @@ export function sameType(a: Type, b: Type): boolean {
 export function assignable(from: Type, to: Type): boolean {
   if (sameType(from, to)) return true;
   if (isObject(from) && isObject(to)) {
-    // Structural typing: extra fields are fine, as in TypeScript, and optional ones may lack.
+    // Structural typing: extra fields are fine, as in TypeScript. A subclass's instance may
+    // lack the optional fields its base class's type holds for the other subclasses (their
+    // methods never touch them). A plain object must have every field: code inlined for the
+    // wider type could write one its own type lacks, and that write's derivative would be lost.
+    const widening = from.classKey !== undefined && to.classKey !== undefined;
     return to.fields.every((f) => {
       const g = fieldOf(from, f.name);
-      return g === undefined ? f.optional === true : assignable(g.type, f.type);
+      return g === undefined ? widening && f.optional === true : assignable(g.type, f.type);
     });
   }
   return false;

@@ -46,6 +46,8 @@ export const IDIOM_NAMES = [
   "constructed-classes",
   "closure-factories",
   "everyday-arrays",
+  "records-maps",
+  "union-variants",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -1008,6 +1010,74 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * Records and maps as people keep lookup tables: built from literals, pairs and `set`, read
+   * by key with `??` for missing keys, walked with `for…in`, `Object.entries` and `for…of`.
+   */
+  recordsMaps(vars: string[], mutable: string[]): void {
+    const keys = ["alpha", "beta", "gamma", "delta"].slice(0, this.int(2, 4));
+    const w = this.fresh("weights");
+    const entries = keys.map((k) => `${k}: ${this.e(vars, 1)}`);
+    this.emit(`const ${w}: Record<string, number> = { ${entries.join(", ")} };`);
+    if (this.chance(0.5)) this.emit(`${w}["${this.pick(keys)}"] *= ${this.e(vars, 1)};`);
+    if (this.chance(0.4)) this.emit(`${w}.extra = ${this.e(vars, 1)};`);
+    const m = this.fresh("table");
+    const pairs = keys.map((k) => `["${k}", ${this.e(vars, 1)}]`);
+    this.emit(
+      this.chance(0.5)
+        ? `const ${m} = new Map<string, number>([${pairs.join(", ")}]);`
+        : `const ${m} = new Map<string, number>();\n  ${keys.map((k) => `${m}.set("${k}", ${this.e(vars, 1)});`).join("\n  ")}`,
+    );
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    const c = this.constant();
+    this.emit(
+      this.pick([
+        `for (const k in ${w}) ${r} += ${w}[k] * (${m}.get(k) ?? ${c});`,
+        `for (const [k, v] of Object.entries(${w})) ${r} += v * (${m}.has(k) ? ${m}.get(k)! : ${c});`,
+        `for (const [k, v] of ${m}) ${r} += v * (${w}[k] ?? ${c});`,
+      ]),
+    );
+    this.emit(
+      `${r} += Object.values(${w}).reduce((s, v) => s + v * ${this.contraction()}, 0) + ${m}.size * ${c};`,
+    );
+    if (this.chance(0.5)) {
+      const copy = this.fresh("copy");
+      this.emit(`const ${copy} = { ...${w}, ${this.pick(keys)}: ${this.e(vars, 1)} };`);
+      this.emit(`${r} += Object.keys(${copy}).length * ${copy}.${keys[0]};`);
+    }
+    this.result(r, vars, mutable);
+  }
+
+  /** A union told apart by a `kind` field, narrowed by `switch` and `if`, variants in an array. */
+  unionVariants(vars: string[], mutable: string[]): void {
+    const U = this.fresh("Part");
+    this.decl(
+      `type ${U} =\n  | { kind: "disk"; r: number; weight?: number }\n  | { kind: "bar"; len: number; w: number }\n  | { kind: "dot"; at: number };`,
+    );
+    const size = this.fresh("sizeOf");
+    this.decl(
+      `function ${size}(p: ${U}): number {\n  switch (p.kind) {\n    case "disk":\n      return p.r * p.r * (p.weight ?? 1);\n    case "bar":\n      return p.len * p.w;\n    default:\n      return p.at;\n  }\n}`,
+    );
+    const parts = this.fresh("parts");
+    const n = this.int(2, 4);
+    const items = Array.from({ length: n }, () =>
+      this.pick([
+        () => `{ kind: "disk", r: ${this.e(vars, 1)} }`,
+        () => `{ kind: "disk", r: ${this.e(vars, 1)}, weight: ${this.constant()} }`,
+        () => `{ kind: "bar", len: ${this.e(vars, 1)}, w: ${this.e(vars, 1)} }`,
+        () => `{ kind: "dot", at: ${this.e(vars, 1)} }`,
+      ])(),
+    );
+    this.emit(`const ${parts}: ${U}[] = [${items.join(", ")}];`);
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    this.emit(
+      `for (const p of ${parts}) ${r} += ${size}(p) * (p.kind === "bar" ? p.w : ${this.contraction()});`,
+    );
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -1040,6 +1110,8 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),
+  "records-maps": (g, v, m) => g.recordsMaps(v, m),
+  "union-variants": (g, v, m) => g.unionVariants(v, m),
 };
 
 /**

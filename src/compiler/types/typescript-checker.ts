@@ -304,6 +304,11 @@ class View implements CheckerView {
     const index = this.indexOf(checker);
     const wrap = (t: TsType) => hold(t, checker, index);
     const flags = type.flags;
+    if (flags & TypeFlags.TypeParameter && (type as { isThisType?: boolean }).isThisType) {
+      // `this` as a method's result type (`return this`): the class it stands for.
+      const constraint = checker.getBaseConstraintOfType(type);
+      if (constraint && constraint !== type) return this.describe(wrap(constraint));
+    }
     if (flags & TypeFlags.NumberLike) return { kind: "number" };
     if (flags & TypeFlags.BooleanLike) return { kind: "boolean" };
     if (flags & TypeFlags.StringLike) return { kind: "string" };

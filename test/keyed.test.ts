@@ -156,6 +156,44 @@ export const d = differential(risk);
   }
 });
 
+test("a hessian through a record; a jacobian through one is refused, not miscomputed", async () => {
+  const m = await loadProgram<{ h: (x: number[]) => number[][] }>({
+    "main.ts": `import { hessian } from "nabla";
+function g(x: number[]): number {
+  const r: Record<string, number> = { p: x[0] * x[1], q: x[0] };
+  let s = 0;
+  for (const k in r) s += r[k] * r[k];
+  return s;
+}
+export const h = hessian(g);
+`,
+  });
+  // g = x0² x1² + x0²: its Hessian, written out.
+  const [x0, x1] = [1.5, 2];
+  const expected = [
+    [2 * x1 * x1 + 2, 4 * x0 * x1],
+    [4 * x0 * x1, 2 * x0 * x0],
+  ];
+  m.h([x0, x1]).forEach((row, i) =>
+    row.forEach((v, j) => assertClose(v, expected[i]![j]!, 1e-12, `H[${i}][${j}]`)),
+  );
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { jacobian } from "nabla";
+function f(x: number[]): number[] {
+  const m = new Map<string, number>([["s", Math.sin(x[1])]]);
+  return [m.get("s")! * x[0]];
+}
+export const j = jacobian(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:3:13: error NABLA106: a record or map that carries derivatives is not supported yet in a function differentiated along many directions at once/,
+  );
+});
+
 test("what records and maps do not support yet is a diagnostic at the construct", () => {
   const result = compileFiles({
     "main.ts": `import { gradient } from "nabla";

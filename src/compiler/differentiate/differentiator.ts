@@ -4,7 +4,8 @@ import { forEachOp } from "../ir/walk.js";
 import type { DerivativeTable } from "./derivative-table.js";
 import { type CallVaried } from "../analysis/activity.js";
 import { type EffectsOf } from "../analysis/effects.js";
-import { isAggregate } from "../ir/type-system.js";
+import { isAggregate, isKeyed } from "../ir/type-system.js";
+import { unsupportedType } from "../diagnostics/messages/index.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "../diagnostics/stack-overflow.js";
 import { CallSummaries } from "../analysis/call-summaries.js";
 import { internalError } from "../diagnostics/messages/index.js";
@@ -448,6 +449,7 @@ export class Differentiator implements DerivativeTable {
       });
     }
     if (demand.mode === "lanes") {
+      refuseKeyedLanes(fn);
       // The same JVP, emitted with k lanes per tangent number; its calls use the callees'.
       const arity = primal.params.length - primal.captures;
       return [
@@ -499,4 +501,26 @@ export class Differentiator implements DerivativeTable {
       return placeholder;
     });
   }
+}
+
+/**
+ * Tangents along k directions at once (jacobian, hessian) are laid out as k lanes per number,
+ * which records and maps do not have yet: refused at the first one the function builds.
+ */
+function refuseKeyedLanes(fn: IRFunction): void {
+  const holdsKeyed = (t: Type): boolean =>
+    isKeyed(t) ||
+    (isAggregate(t) &&
+      (t.kind === "array"
+        ? holdsKeyed(t.element) || (t.elements ?? []).some(holdsKeyed)
+        : t.kind === "object" && t.fields.some((f) => holdsKeyed(f.type))));
+  forEachOp(fn.body, (op) => {
+    if (op.tangent && op.results.some((r) => holdsKeyed(r.type)))
+      throw new CompileAbort({
+        severity: "error",
+        ...unsupportedType.keyedAlongManyDirections(),
+        loc: op.loc,
+        notes: [],
+      });
+  });
 }

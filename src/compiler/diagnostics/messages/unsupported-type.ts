@@ -31,6 +31,11 @@ export const unsupportedType = {
       "unsupportedType",
       `field '${name}' of '${name2}' has a type differentiable code cannot use`,
     ),
+  keyedAlongManyDirections: () =>
+    message(
+      "unsupportedType",
+      `a record or map that carries derivatives is not supported yet in a function differentiated along many directions at once ('jacobian', 'hessian'); use 'gradient' per output, or keep these values in arrays or objects`,
+    ),
   fieldHasRecursiveType: (name: Printable, type: Printable) =>
     message(
       "unsupportedType",

@@ -104,6 +104,22 @@ export function f(a: number, b: number): number {
   );
 });
 
+test("sets of keys: new Set, add, has, size, spreads and for…of", async () => {
+  await checkTwoWays(
+    `export function f(a: number, b: number): number {
+  const pinned = new Set([0, 2]);
+  const names = new Set<string>();
+  names.add("x").add("y");
+  const xs = [a, b, a * b, b * b];
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += pinned.has(i) ? 0 : xs[i] * xs[i];
+  for (const k of pinned) s += xs[k] * a;
+  const listed = [...names];
+  return s + listed.length * b + names.size + (names.has("z") ? 100 : 0) + [...pinned].reduce((t, k) => t + k, 0);
+}`,
+  );
+});
+
 test("gradients with respect to a record and a map are a record and a map of the same keys", async () => {
   const m = await loadProgram<{
     g: (

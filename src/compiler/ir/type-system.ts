@@ -15,6 +15,16 @@ export function isObject(t: Type): t is ObjectType {
   return typeof t === "object" && t.kind === "object";
 }
 
+/** A record: a plain object used as a dictionary (read and written with brackets). */
+export function isRecord(t: Type): t is KeyedType {
+  return isKeyed(t) && t.storage === "Record";
+}
+
+/** A `Set` of keys (no derivatives: its values are whether it has a key). */
+export function isSet(t: Type): t is KeyedType {
+  return isKeyed(t) && t.storage === "Set";
+}
+
 /** A `Map` (read and written with `get` and `set`). */
 export function isMap(t: Type): t is KeyedType {
   return isKeyed(t) && t.storage === "Map";
@@ -55,9 +65,7 @@ export function typeText(t: Type): string {
   if (!isAggregate(t)) return t;
   if (t.kind === "object") return t.name;
   if (t.kind === "keyed")
-    return t.storage === "Map"
-      ? `Map<${t.key}, ${typeText(t.value)}>`
-      : `Record<${t.key}, ${typeText(t.value)}>`;
+    return t.storage === "Set" ? `Set<${t.key}>` : `${t.storage}<${t.key}, ${typeText(t.value)}>`;
   if (t.storage !== "Array") return t.storage;
   if (t.elements) return `[${t.elements.map(typeText).join(", ")}]`;
   const inner = typeText(t.element);

@@ -54,8 +54,8 @@ export interface FieldType {
  */
 export interface KeyedType {
   readonly kind: "keyed";
-  /** A plain object used as a dictionary, or a `Map`. */
-  readonly storage: "Record" | "Map";
+  /** A plain object used as a dictionary, a `Map`, or a `Set` (whose value is `boolean`: has). */
+  readonly storage: "Record" | "Map" | "Set";
   /** `string`, or `number` for a `Map<number, T>`. */
   readonly key: "string" | "number";
   readonly value: Type;

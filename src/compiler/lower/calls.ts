@@ -20,7 +20,7 @@ import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
 import { isArrayCall, lowerNew, lowerValue } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
-import { isMap } from "../ir/type-system.js";
+import { isMap, isSet } from "../ir/type-system.js";
 import { lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
 import { signatureOf } from "../types/signature.js";
@@ -260,7 +260,8 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   ctx.at(node);
   if (name !== undefined && isArray(receiver.type))
     return lowerArrayMethod(ctx, node, receiver, name);
-  if (name !== undefined && isMap(receiver.type)) return lowerMapMethod(ctx, node, receiver, name);
+  if (name !== undefined && (isMap(receiver.type) || isSet(receiver.type)))
+    return lowerMapMethod(ctx, node, receiver, name);
   const type = receiver.type;
   if (name !== undefined && type === "number" && NUMBER_TEXT_METHODS.has(name)) {
     // `r.toFixed(3)`: the number's text, which has no derivative.

@@ -13,6 +13,8 @@ import {
   isKeyed,
   isMap,
   isObject,
+  isRecord,
+  isSet,
   sameType,
   typeText,
 } from "../ir/type-system.js";
@@ -57,7 +59,10 @@ export function keyedWrite(
   return value;
 }
 
-/** `m.get(k)`, `m.set(k, v)`, `m.has(k)`, `m.keys()`, `m.values()`, `m.entries()`. */
+/**
+ * `m.get(k)`, `m.set(k, v)`, `m.has(k)`, `m.keys()`, `m.values()`, `m.entries()` of a map;
+ * `s.has(k)`, `s.add(k)`, `s.keys()`, `s.values()` of a set.
+ */
 export function lowerMapMethod(
   ctx: LowerContext,
   node: CallExpression,
@@ -71,6 +76,15 @@ export function lowerMapMethod(
     if (args.length !== n || node.arguments.some((a) => a.type === "SpreadElement"))
       ctx.fail(node, unsupportedSyntax.mapMethodTakes(method, n));
   };
+  if (type.storage === "Set" && method !== "has" && method !== "keys") {
+    if (method === "values") return lowerMapMethod(ctx, node, map, "keys");
+    if (method !== "add") return ctx.fail(node, unsupportedSyntax.setMethodIsNotSupported(method));
+    arity(1);
+    const key = lowerKey(ctx, args[0]!, type);
+    ctx.at(node);
+    store(ctx, map, key, b.constant(true));
+    return map;
+  }
   switch (method) {
     case "get": {
       arity(1);
@@ -109,7 +123,7 @@ export function lowerMapMethod(
   }
 }
 
-/** `m.size`: how many keys the map has. */
+/** `m.size`, `s.size`: how many keys the map or set has. */
 export function mapSize(ctx: LowerContext, node: Node, map: Value): Value {
   ctx.at(node);
   return ctx.builder.emit("length", [keysOf(ctx, map)], ["number"]).results[0]!;
@@ -126,7 +140,7 @@ export function lowerObjectFunction(
   if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") return undefined;
   const record = ctx.lowerExpression(node.arguments[0] as Expression);
   if (name === "fromEntries") return fromEntries(ctx, node, record);
-  if (!isKeyed(record.type) || isMap(record.type)) {
+  if (!isRecord(record.type)) {
     return ctx.fail(node, unsupportedSyntax.objectFunctionNeedsRecord(name, typeText(record.type)));
   }
   ctx.at(node);
@@ -165,18 +179,21 @@ export function asKnownFields(ctx: LowerContext, node: Node, record: Value, type
 
 /** `k in r`: whether the record has the key. */
 export function keyedHas(ctx: LowerContext, node: Node, key: Value, record: Value): Value {
-  if (isMap(record.type)) return ctx.fail(node, unsupportedSyntax.inOnMap());
+  if (!isRecord(record.type)) return ctx.fail(node, unsupportedSyntax.inOnMap());
   ctx.at(node);
   return ctx.builder.emit("nondiff", [key, record], ["boolean"], { callee: "in" }).results[0]!;
 }
 
-/** `new Map()`, `new Map(pairs)`, `new Map(other)`: a map of the type TypeScript gives it. */
+/**
+ * `new Map()`, `new Map(pairs)`, `new Map(other)`, `new Set(keys)`: a map or set of the type
+ * TypeScript gives it.
+ */
 export function lowerNewMap(ctx: LowerContext, node: NewExpression, expected?: Type): Value {
-  const type =
-    expected && isMap(expected)
-      ? expected
-      : ctx.types.inferred?.expectedTypeOf(node.start, node.end);
-  if (!type || !isMap(type)) {
+  const storage = node.callee.type === "Identifier" && node.callee.name === "Set" ? "Set" : "Map";
+  const fits = (t: Type | undefined): t is KeyedType =>
+    isKeyed(t ?? "void") && (t as KeyedType).storage === storage;
+  const type = fits(expected) ? expected : ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+  if (!fits(type)) {
     const text = ctx.module.text.slice(node.start, node.end);
     return ctx.fail(node, unsupportedSyntax.mapTypeUnknown(text));
   }
@@ -229,14 +246,15 @@ export function lowerRecordLiteral(
   return record;
 }
 
-/** The array `for…of` walks for an iterable value: a map's entries, else the value itself. */
+/** The array `for…of` or a spread walks for an iterable value: a map's entries, a set's keys. */
 export function iterated(ctx: LowerContext, v: Value): Value {
-  return isMap(v.type) ? entriesOf(ctx, v) : v;
+  if (isMap(v.type)) return entriesOf(ctx, v);
+  return isSet(v.type) ? keysOf(ctx, v) : v;
 }
 
 /** The keys a `for…in` walks: a record's. */
 export function iteratedKeys(ctx: LowerContext, node: Node, v: Value): Value {
-  if (!isKeyed(v.type) || isMap(v.type))
+  if (!isRecord(v.type))
     return ctx.fail(node, unsupportedSyntax.forInNeedsRecord(typeText(v.type)));
   return keysOf(ctx, v);
 }
@@ -348,6 +366,8 @@ function keysOf(ctx: LowerContext, c: Value): Value {
   const keys: ArrayType = { kind: "array", storage: "Array", element: type.key };
   if (type.storage === "Record")
     return b.emit("nondiff", [c], [keys], { callee: "Object.keys" }, [], "keys").results[0]!;
+  if (type.storage === "Set")
+    return b.emit("nondiff", [c], [keys], { callee: "Array.from" }, [], "keys").results[0]!;
   const iterator = b.emit("nondiff", [c], ["opaque"], { callee: ".keys" }).results[0]!;
   return b.emit("nondiff", [iterator], [keys], { callee: "Array.from" }, [], "keys").results[0]!;
 }
@@ -409,11 +429,18 @@ function fillFrom(ctx: LowerContext, node: Node, target: Value, source: Value): 
   const type = target.type as KeyedType;
   const b = ctx.builder;
   const st = source.type;
-  if (isKeyed(st) && assignable(st.value, type.value) && (st.key === type.key || !isMap(type))) {
+  if (isKeyed(st) && assignable(st.value, type.value) && (st.key === type.key || isRecord(type))) {
     const keys = keysOf(ctx, source);
     countedLoop(ctx, b.emit("length", [keys], ["number"]).results[0]!, (i) => {
       const key = b.emit("index", [keys, i], [st.key]).results[0]!;
       store(ctx, target, key, b.emit("index", [source, key], [st.value]).results[0]!);
+    });
+    return;
+  }
+  if (type.storage === "Set" && isArray(st) && st.element === type.key) {
+    // `new Set(keys)`.
+    countedLoop(ctx, b.emit("length", [source], ["number"]).results[0]!, (i) => {
+      store(ctx, target, b.emit("index", [source, i], [type.key]).results[0]!, b.constant(true));
     });
     return;
   }

@@ -25,14 +25,15 @@ import {
   fieldOf,
   isArray,
   isKeyed,
-  isMap,
   isObject,
+  isRecord,
   sameType,
   typeText,
 } from "../ir/type-system.js";
 import { countedLoop, forEachIndex } from "./ir-loops.js";
 import {
   computedFieldReader,
+  iterated,
   computedFieldWrite,
   keyedReader,
   keyedWrite,
@@ -103,7 +104,7 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
   }
   if (isKeyed(type)) {
     if (
-      isMap(type) &&
+      !isRecord(type) &&
       !node.computed &&
       node.property.type === "Identifier" &&
       node.property.name === "size"
@@ -328,7 +329,8 @@ function lowerArraySpread(ctx: LowerContext, node: ArrayExpression): Value {
   const parts = node.elements.map((e) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     if (e.type === "SpreadElement") {
-      const v = ctx.lowerExpression(e.argument);
+      // `[...set]`, `[...map]`: its keys, its entries.
+      const v = iterated(ctx, ctx.lowerExpression(e.argument));
       if (!isArray(v.type) || v.type.elements) {
         return ctx.fail(e, unsupportedSyntax.spreadingIsNotSupported(typeText(v.type)));
       }
@@ -390,7 +392,7 @@ export function lowerObjectLiteral(
     if (prop.type === "SpreadElement") {
       const spread = ctx.lowerExpression(prop.argument);
       // `{ ...record, k: v }`: a copy of the record, with more entries.
-      if (isKeyed(spread.type) && !isMap(spread.type) && values.size === 0)
+      if (isRecord(spread.type) && values.size === 0)
         if (!expected || !isObject(expected))
           return lowerRecordLiteral(ctx, node, spread.type, spread);
       if (!isObject(spread.type)) {
@@ -520,7 +522,7 @@ export function lowerNew(
   const callee = node.callee;
   const name = callee.type === "Identifier" ? callee.name : "";
   if (
-    name === "Map" &&
+    (name === "Map" || name === "Set") &&
     node.type === "NewExpression" &&
     isPlatformGlobal(ctx.module, name, ctx.scope)
   )

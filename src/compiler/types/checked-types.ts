@@ -144,6 +144,11 @@ class ProgramTypes implements CheckedTypes {
         if (key !== "string" && !(key === "number" && shape.storage === "Map")) return undefined;
         return { kind: "keyed", storage: shape.storage, key, value };
       }
+      case "set": {
+        const key = this.view.describe(shape.key).kind;
+        if (key !== "string" && key !== "number") return undefined;
+        return { kind: "keyed", storage: "Set", key, value: "boolean" };
+      }
       case "object":
         return this.object(shape);
       case "other":

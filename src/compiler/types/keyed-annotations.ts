@@ -10,7 +10,7 @@ import type { ProgramGraph } from "../parse/program.js";
 /** Reads the IR type of an annotation in the module where it is written. */
 type Inner = (node: TSType) => Type | undefined;
 
-/** The IR type of `Record<K, V>`, `Map<K, V>` or `ReadonlyMap<K, V>`; undefined for other names. */
+/** The IR type of `Record<K, V>`, `Map<K, V>`, `Set<K>` (and readonly ones); undefined for other names. */
 export function keyedReference(
   program: ProgramGraph | undefined,
   mod: SourceModule,
@@ -19,6 +19,12 @@ export function keyedReference(
   inner: Inner,
   text: string,
 ): Type | undefined {
+  if ((name === "Set" || name === "ReadonlySet") && args.length === 1) {
+    const key = inner(args[0]!);
+    return key === "string" || key === "number"
+      ? { kind: "keyed", storage: "Set", key, value: "boolean" }
+      : undefined;
+  }
   if (args.length !== 2) return undefined;
   const [keyNode, valueNode] = args as [TSType, TSType];
   if (name === "Map" || name === "ReadonlyMap") {

@@ -60,6 +60,8 @@ export type CheckedShape =
   | { kind: "typedArray"; storage: "Float64Array" | "Float32Array" }
   /** `Map<K, V>`, or an object type that is only an index signature (`Record<string, V>`). */
   | { kind: "keyed"; storage: "Record" | "Map"; key: CheckedType; value: CheckedType }
+  /** `Set<K>`. */
+  | { kind: "set"; key: CheckedType }
   | {
       kind: "object";
       /** How TypeScript writes the type. */
@@ -282,6 +284,10 @@ class View implements CheckerView {
   ): CheckedShape | undefined {
     if (!type.isObjectType()) return undefined;
     const symbol = type.getSymbol();
+    if (symbol && (symbol.name === "Set" || symbol.name === "ReadonlySet") && isLibrary(symbol)) {
+      const [key] = checker.getTypeArguments(type as never);
+      return key ? { kind: "set", key: wrap(key) } : undefined;
+    }
     if (symbol && (symbol.name === "Map" || symbol.name === "ReadonlyMap") && isLibrary(symbol)) {
       const [key, value] = checker.getTypeArguments(type as never);
       return key && value

@@ -87,6 +87,11 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `'.${method}' of a Map is not supported in differentiable code yet (supported: get, set, has, keys, values, entries, size, and for…of); loop over 'm.entries()' instead`,
     ),
+  setMethodIsNotSupported: (method: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'.${method}' of a Set is not supported in differentiable code yet (supported: has, add, keys, values, size, spreads and for…of)`,
+    ),
   objectFunctionNeedsRecord: (name: Printable, type: Printable) =>
     message(
       "unsupportedSyntax",

@@ -21,9 +21,9 @@ export function literalOf(type: Type, items: Expr[], builtin: Builtins): Expr {
   if (isObject(type)) return js.objectLiteral(type.fields.map((f, i) => [f.name, items[i]!]));
   // A record or map starts empty; lowering stores its entries one by one.
   if (isKeyed(type) && items.length === 0)
-    return type.storage === "Map"
-      ? js.raw(`new ${builtin("Map")}()`, js.PREC.primary, [])
-      : js.objectLiteral([]);
+    return type.storage === "Record"
+      ? js.objectLiteral([])
+      : js.raw(`new ${builtin(type.storage)}()`, js.PREC.primary, []);
   throw new Error(`internal: literal of ${typeText(type)}`);
 }
 

@@ -9,7 +9,7 @@ import {
 } from "../../ir/types.js";
 import * as js from "./expression.js";
 import { MAX_INLINE_DEPTH } from "./expression.js";
-import { isAggregate, isArray, isKeyed, isMap, isObject } from "../../ir/type-system.js";
+import { isAggregate, isArray, isKeyed, isMap, isObject, isSet } from "../../ir/type-system.js";
 import { allocation, clearing, literalOf, tangentAllocation, zerosLike } from "./aggregates.js";
 import type { Expr } from "./expression.js";
 import { isFlatLanes, laneAllocation, laneZerosLike } from "./lanes.js";
@@ -32,7 +32,7 @@ const RESERVED = new Set(
     "import in instanceof new null return super switch this throw true try typeof var void while with yield let static " +
     "enum await implements package protected interface private public arguments eval undefined NaN Infinity " +
     // The platform's globals generated code reads: no local may hide them.
-    "Math Array Float64Array Float32Array Map Number String Object TypeError Error RangeError isNaN isFinite " +
+    "Math Array Float64Array Float32Array Map Set Number String Object TypeError Error RangeError isNaN isFinite " +
     "parseFloat parseInt console globalThis"
   ).split(" "),
 );
@@ -430,6 +430,9 @@ class FunctionEmitter implements LaneHost, FlowHost {
    * lacks the key (a key the primal gained where no derivative code ran, e.g. a checkpoint).
    */
   private emitKeyedStore(op: Op, target: Expr, key: Expr, value: Expr): void {
+    // A set stores keys only: `s.add(k)`.
+    if (isSet(op.operands[0]!.type))
+      return this.primalLine(`${js.member(target, "add").text}(${key.text});`, op.loc);
     const map = isMap(op.operands[0]!.type);
     const current = map ? js.call(js.member(target, "get").text, [key]) : js.element(target, key);
     const stored =
@@ -510,6 +513,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
             ? js.element(a, this.lanes!.laneIndex(b))
             : js.element(js.element(a, b), js.name(this.lanes!.q));
         if (isMap(op.operands[0]!.type)) return js.call(js.member(a, "get").text, [b]);
+        if (isSet(op.operands[0]!.type)) return js.call(js.member(a, "has").text, [b]);
         return js.element(a, b);
       case "length":
         return js.member(a, "length");

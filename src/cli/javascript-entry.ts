@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseModule } from "../compiler/parse/module.js";
-import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
+import { resolveImport } from "../compiler/parse/program.js";
 
 // A JavaScript entry (`nabla run main.js`). Node runs JavaScript as written: nabla's loader
 // compiles only the TypeScript files it reaches, each the root of a program, and an operator
@@ -38,8 +38,7 @@ export function typeScriptRoots(entry: string): string[] {
           ? statement.source
           : null;
       const specifier = source ? String(source.value) : undefined;
-      if (!specifier || !isRelativeSpecifier(specifier)) continue;
-      const target = resolveRelative(file, specifier);
+      const target = specifier ? resolveImport(file, specifier) : undefined;
       if (target && (TYPESCRIPT_FILE.test(target) || JAVASCRIPT_FILE.test(target))) visit(target);
     }
   };

@@ -4,7 +4,7 @@ import { parseSync, type Node } from "oxc-parser";
 import { dirname, relative, sep } from "node:path";
 import type { EncodedSourceMap } from "../compiler/emit/js/module.js";
 import { walk } from "../compiler/parse/module.js";
-import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
+import { resolveImport } from "../compiler/parse/program.js";
 
 // `nabla build` writes `lib.ts` as `lib.js`: the relative imports of the compiled code
 // (`./lib.ts`, `./lib`, `./folder`, and those of the generated derivatives, which name the
@@ -42,8 +42,8 @@ export function relinkImports(
         : null;
     if (!source || source.type !== "Literal" || typeof source.value !== "string") return;
     const specifier = source.value;
-    if (!isRelativeSpecifier(specifier)) return;
-    const target = resolveRelative(file, specifier);
+    const target = resolveImport(file, specifier);
+    if (!target) return;
     const written = target && outFileOf(target);
     if (!written) {
       if (target) unbuilt.push(specifier);

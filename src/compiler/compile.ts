@@ -22,7 +22,7 @@ import { isAggregate } from "./ir/type-system.js";
 import type { FunctionKey, IRFunction } from "./ir/types.js";
 import { genericKey, keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
-import { ProgramGraph, isRelativeSpecifier, type PathKind } from "./parse/program.js";
+import { ProgramGraph, isLocalSpecifier, type PathKind } from "./parse/program.js";
 import { parameterFunctionType } from "./types/declared-types.js";
 import { isHigherOrder, modeOf, type HigherOrderOperator } from "../api/operators.js";
 import { isNumberVector, type OperatorCall } from "./resolve/operator-call.js";
@@ -315,7 +315,7 @@ function collectModules(
         statement.type === "ExportNamedDeclaration"
           ? statement.source
           : null;
-      if (!literal || !isRelativeSpecifier(String(literal.value))) continue;
+      if (!literal || !isLocalSpecifier(file, String(literal.value))) continue;
       const target = program.resolveRelative(file, String(literal.value));
       if (!target) {
         bag.add({

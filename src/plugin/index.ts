@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { createUnplugin, type SourceMapCompact, type UnpluginInstance } from "unplugin";
 import { IncrementalCompiler } from "../compiler/incremental.js";
 import { formatDiagnostics } from "../compiler/diagnostics/report.js";
-import { resolveRelative } from "../compiler/parse/program.js";
+import { resolveImport } from "../compiler/parse/program.js";
 import { matcher, type FilterPattern } from "./filter.js";
 import { ServedModules, type DevServer } from "./dev-server.js";
 
@@ -72,9 +72,9 @@ const nabla: UnpluginInstance<NablaPluginOptions | undefined, false> = createUnp
       resolveId(specifier, importer) {
         if (specifier === "nabla" || specifier === "nabla/runtime") return RUNTIME;
         // `./lib.js` names `./lib.ts` in TypeScript's NodeNext style; some bundlers only
-        // look for the file as written.
-        if (importer && /^\.\.?\//.test(specifier) && wanted(importer)) {
-          const file = resolveRelative(fileOf(importer), specifier);
+        // look for the file as written, and few read the tsconfig's `paths` aliases.
+        if (importer && wanted(importer)) {
+          const file = resolveImport(fileOf(importer), specifier);
           if (file && wanted(file)) return file;
         }
         return null;

@@ -4,7 +4,7 @@ import type { InitializeHook, LoadHook, ResolveHook } from "node:module";
 import { compileWithLargeStack } from "../compiler/large-stack.js";
 import type { ModuleOutput } from "../compiler/emit/js/module.js";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
-import { isRelativeSpecifier, resolveRelative } from "../compiler/parse/program.js";
+import { resolveImport } from "../compiler/parse/program.js";
 import { openDiskCache } from "./cache.js";
 
 // Node module hooks: TypeScript files of the user's program are served compiled by nabla,
@@ -43,9 +43,10 @@ export const initialize: InitializeHook<HooksData | undefined> = (data) => {
 export const resolve: ResolveHook = (specifier, context, next) => {
   if (specifier === "nabla" || specifier === "nabla/runtime")
     return { url: RUNTIME_URL, shortCircuit: true };
-  if (isRelativeSpecifier(specifier) && context.parentURL?.startsWith("file:")) {
+  if (context.parentURL?.startsWith("file:")) {
+    // A relative import, or an alias of the project's tsconfig `paths` (Node knows neither).
     const parent = new URL(context.parentURL);
-    const file = resolveRelative(fileURLToPath(parent), specifier);
+    const file = resolveImport(fileURLToPath(parent), specifier);
     if (file && TS_FILE.test(file)) {
       // A module of a later program imports that program's copy of a file, if it has one.
       const program =

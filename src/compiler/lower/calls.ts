@@ -14,7 +14,7 @@ import type { FunctionLike } from "../parse/module.js";
 import { typeResolver } from "../types/resolver.js";
 import { fieldOf, isArray, isObject, typeText } from "../ir/type-system.js";
 import type { FunctionTypeInfo, ObjectType, Type, Value } from "../ir/types.js";
-import { isRelativeSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
+import { isLocalSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
@@ -246,7 +246,7 @@ function lowerClosureCall(
 function packageRuleSymbol(ctx: LowerContext, path: string): FunctionSymbol | undefined {
   const [head, member] = path.split(".") as [string, string | undefined];
   const binding = ctx.module.imports.get(head);
-  if (!binding || isRelativeSpecifier(binding.specifier)) return undefined;
+  if (!binding || isLocalSpecifier(ctx.module.file, binding.specifier)) return undefined;
   const exported = binding.imported === "*" ? member : binding.imported;
   if (exported === undefined || (binding.imported === "*") !== (member !== undefined))
     return undefined;
@@ -618,7 +618,7 @@ export function lowerArguments(
 function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never {
   const head = path.split(".")[0]!;
   const binding = ctx.module.imports.get(head);
-  if (binding && !isRelativeSpecifier(binding.specifier)) {
+  if (binding && !isLocalSpecifier(ctx.module.file, binding.specifier)) {
     return ctx.fail(callee, unknownCallee.cannotDifferentiateItComesFrom(path, binding.specifier));
   }
   if (binding) {

@@ -10,10 +10,12 @@ import {
   type SourceModule,
   type TypeDeclaration,
 } from "./module.js";
+import { aliasCandidates } from "./import-paths.js";
 
 // The user's program as a graph of modules. Relative imports are resolved to files the way
 // TypeScript's `bundler`/`nodenext` resolution does for sources: `./b`, `./b.ts`, and `./b.js`
-// written for a `b.ts` file all name `b.ts`.
+// written for a `b.ts` file all name `b.ts`; so are the aliases of the project's tsconfig
+// `paths` (`@/geometry`, see import-paths.ts). Other specifiers name packages.
 
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".mjs"];
 
@@ -53,6 +55,28 @@ export function resolveRelative(
   for (const ext of EXTENSIONS) candidates.push(base + ext);
   for (const ext of EXTENSIONS) candidates.push(resolve(base, "index" + ext));
   return candidates.find((c) => kindOf(c) === "file");
+}
+
+/**
+ * The file an import of `fromFile` names: a relative specifier, or an alias of the project's
+ * tsconfig `paths`; undefined for a package (or a file that does not exist).
+ */
+export function resolveImport(
+  fromFile: string,
+  specifier: string,
+  kindOf: (path: string) => PathKind = pathKind,
+): string | undefined {
+  if (isRelativeSpecifier(specifier)) return resolveRelative(fromFile, specifier, kindOf);
+  for (const candidate of aliasCandidates(fromFile, specifier)) {
+    const file = resolveRelative(fromFile, candidate, kindOf);
+    if (file) return file;
+  }
+  return undefined;
+}
+
+/** Whether an import of `fromFile` names a file of the project (relative, or a `paths` alias). */
+export function isLocalSpecifier(fromFile: string, specifier: string): boolean {
+  return isRelativeSpecifier(specifier) || resolveImport(fromFile, specifier) !== undefined;
 }
 
 /** A function found by name, with the module that declares it. */
@@ -127,9 +151,9 @@ export class ProgramGraph {
     return kind;
   };
 
-  /** The file a relative import of `fromFile` names, as {@link resolveRelative}, remembered. */
+  /** The file a relative or aliased import of `fromFile` names, as {@link resolveImport}. */
   resolveRelative(fromFile: string, specifier: string): string | undefined {
-    return resolveRelative(fromFile, specifier, this.kindOf);
+    return resolveImport(fromFile, specifier, this.kindOf);
   }
 
   /**
@@ -186,7 +210,6 @@ export class ProgramGraph {
 
   /** The module a relative import of `mod` refers to, parsed; undefined for packages. */
   importedModule(mod: SourceModule, specifier: string): SourceModule | undefined {
-    if (!isRelativeSpecifier(specifier)) return undefined;
     const file = this.resolveRelative(mod.file, specifier);
     return file ? this.load(file) : undefined;
   }

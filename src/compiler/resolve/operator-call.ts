@@ -11,7 +11,7 @@ import { positionAt } from "../diagnostics/format.js";
 import type { SourceLoc } from "../ir/types.js";
 import { constantValue, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import {
-  isRelativeSpecifier,
+  isLocalSpecifier,
   packageFile,
   type FunctionSymbol,
   type ProgramGraph,
@@ -190,7 +190,7 @@ function resolveTarget(
     if (symbol) return namedTarget(symbol);
     // A function of a package, differentiable through its registered rule.
     const binding = module.imports.get(node.name);
-    if (binding && !isRelativeSpecifier(binding.specifier)) {
+    if (binding && !isLocalSpecifier(module.file, binding.specifier)) {
       const rule = program.rules.get(functionKey(packageFile(binding.specifier), binding.imported));
       if (rule) return namedTarget(rule.symbol);
     }

@@ -9,7 +9,7 @@ import type { Type } from "../ir/types.js";
 import { signatureOf } from "../types/signature.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import {
-  isRelativeSpecifier,
+  isLocalSpecifier,
   type DerivativeRule,
   type FunctionSymbol,
   type ProgramGraph,
@@ -50,7 +50,7 @@ export function collectRules(
         const binding = mod.imports.get(target.name);
         error(
           target,
-          binding && !isRelativeSpecifier(binding.specifier)
+          binding && !isLocalSpecifier(mod.file, binding.specifier)
             ? derivativeRule.noTypeDeclarations(target.name, binding.specifier)
             : derivativeRule.notAFunctionNablaCanSee(target.name),
         );
@@ -116,7 +116,7 @@ function targetSymbol(
   const local = program.resolveLocalFunction(mod, name);
   if (local) return local;
   const binding = mod.imports.get(name);
-  if (!binding || isRelativeSpecifier(binding.specifier) || binding.imported === "*")
+  if (!binding || isLocalSpecifier(mod.file, binding.specifier) || binding.imported === "*")
     return undefined;
   return program.packageFunction(mod, binding.specifier, binding.imported);
 }

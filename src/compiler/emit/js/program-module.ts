@@ -23,7 +23,7 @@ import { tangentType } from "../../ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op } from "../../ir/types.js";
 import { functionKey, genericKey, keyFile, keyName } from "../../ir/function-key.js";
 import type { SourceModule } from "../../parse/module.js";
-import { ProgramGraph, isRelativeSpecifier } from "../../parse/program.js";
+import { ProgramGraph, isLocalSpecifier } from "../../parse/program.js";
 import {
   isHigherOrder,
   modeOf,
@@ -114,7 +114,7 @@ export function emitModule(
   const globalName = (name: string): string => {
     const [head, member] = name.split(".") as [string, string | undefined];
     const binding = mod.imports.get(head);
-    if (!binding || !isRelativeSpecifier(binding.specifier)) return name;
+    if (!binding || !isLocalSpecifier(mod.file, binding.specifier)) return name;
     const file = program.resolveRelative(mod.file, binding.specifier)!;
     const exported = member ?? binding.imported;
     return imports.local(file, exported, `$${exported}`);

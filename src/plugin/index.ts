@@ -73,7 +73,8 @@ const nabla: UnpluginInstance<NablaPluginOptions | undefined, false> = createUnp
         if (specifier === "nabla" || specifier === "nabla/runtime") return RUNTIME;
         // `./lib.js` names `./lib.ts` in TypeScript's NodeNext style; some bundlers only
         // look for the file as written, and few read the tsconfig's `paths` aliases.
-        if (importer && wanted(importer)) {
+        // An absolute path is the bundler's own answer: left alone.
+        if (importer && !specifier.startsWith("/") && wanted(importer)) {
           const file = resolveImport(fileOf(importer), specifier);
           if (file && wanted(file)) return file;
         }

@@ -18,6 +18,7 @@ import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode } from "./describe.js";
 import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
 import { constructorOf } from "./construct.js";
+import { lowerOptionalChain } from "./optional-chain.js";
 import { expectType, toBoolean } from "./expect-type.js";
 import {
   absentValue,
@@ -170,6 +171,8 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     }
     case "CallExpression":
       return lowerCall(ctx, node);
+    case "ChainExpression":
+      return lowerOptionalChain(ctx, node.expression as Expression);
     default:
       return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
   }
@@ -425,6 +428,8 @@ function leftReader(ctx: LowerContext, node: Expression): () => Value {
     ctx.at(inner);
     if (!namespaceConstantNode(ctx, inner)) return memberReader(ctx, inner);
   }
+  // `opts?.scale ?? 1`: the chain is read again in the branch that yields it, as a member is.
+  if (inner.type === "ChainExpression") return () => lowerExpression(ctx, node);
   const v = lowerExpression(ctx, node);
   return () => v;
 }

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
+import {
+  assertClose,
+  compileFiles,
+  diagnosticsText,
+  finiteGradient,
+  loadProgram,
+} from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
 
 // Everyday syntax of TypeScript inside differentiated code (issue 21): optional chaining,
@@ -74,4 +80,132 @@ export const g = gradient(f, { wrt: 0 });
     }),
   );
   assert.match(text, /main\.ts:4:10: error NABLA101: optional calls are not supported/);
+});
+
+test("spread arguments: tuples anywhere, an array last, into functions, methods, local functions and Math", async () => {
+  await checkTwoWays(
+    `function h(a: number, b: number, c: number) { return a * b + c; }
+function lerp(a: number, b: number, t = 0.5) { return a + (b - a) * t; }
+class Spring {
+  constructor(public k: number) {}
+  energy(dx: number, dy: number) { return 0.5 * this.k * (dx * dx + dy * dy); }
+}
+export function f(x: number, y: number) {
+  const args: [number, number, number] = [x, y, 2];
+  const pair: [number, number] = [y, x * y];
+  const xs = [x, y, x * y];
+  const short = [y];
+  const sq = (a: number, b: number) => a * a + b;
+  const spring = new Spring(x);
+  return h(...args) + h(x, ...pair) + h(...pair, y) + h(...xs) + lerp(x, ...short) +
+    spring.energy(...pair) + sq(...pair) + Math.atan2(...pair) + Math.pow(...pair);
+}`,
+    [
+      [0.7, 1.3],
+      [1.4, 0.6],
+    ],
+    false,
+  );
+});
+
+test("rest parameters: packed from arguments and spreads, in functions, methods and functions passed on", async () => {
+  await checkTwoWays(
+    `function sumOfSquares(...xs: number[]) {
+  let s = 0;
+  for (const v of xs) s += v * v;
+  return s;
+}
+function weighted(w: number, ...terms: [number, number][]) {
+  return terms.reduce((s, [a, b]) => s + w * a * b, 0);
+}
+function tail(a: number, b = 2, ...rest: number[]) {
+  return a * b + rest.length + (rest[0] ?? 0);
+}
+function apply(fn: (a: number, b: number) => number, a: number, b: number) { return fn(a, b); }
+class Accumulator {
+  total = 0;
+  add(...values: number[]) {
+    for (const v of values) this.total += v;
+    return this.total;
+  }
+}
+export function f(x: number, y: number) {
+  const xs = [x, y, 3];
+  const p: [number, number] = [x, y];
+  const acc = new Accumulator();
+  acc.add(x, y);
+  return sumOfSquares(x, y, 3) + sumOfSquares() + sumOfSquares(...xs) + sumOfSquares(x, ...xs, y) +
+    weighted(x, p, [y, 2]) + weighted(y) + tail(x) + tail(x, y, y, 4) + tail(...xs) + tail(x, ...xs) +
+    acc.add(...xs) + apply(sumOfSquares, x, y);
+}`,
+  );
+});
+
+test("spread arguments and rest parameters nabla refuses say why, at the place", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+function h(a: number, b: number, c: number) { return a * b + c; }
+function sum(...xs: number[]) { return xs.reduce((s, v) => s + v, 0); }
+export function f(x: number, y: number) {
+  const xs = [x, y];
+  return h(...xs, 3);
+}
+export const g = gradient(f);
+export const gs = gradient(sum);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:6:12: error NABLA101: spreading an array into a call's arguments is supported as the last argument/,
+  );
+  assert.match(text, /main\.ts:9:28: error NABLA108: 'sum' has a rest parameter/);
+});
+
+test("lambdas in module-level loops and blocks capture the block's variables", async () => {
+  const m = await loadProgram<{
+    results: { count: number; value: number; derivative: number; reverse: number }[];
+    scaled: { value: number; gradient: [number, number] };
+    powers: number[];
+  }>({
+    "main.ts": `import { gradient, valueWithDerivative, valueWithGradient } from "nabla";
+function nestedLoop(x: number, count: number) {
+  let s = x;
+  for (let i = 0; i < count; i++) s = Math.sin(s) * x;
+  return s;
+}
+const expected: [number, number][] = [[1, 0.5], [2, 0.7], [3, 1.1]];
+export const results: { count: number; value: number; derivative: number; reverse: number }[] = [];
+for (const [count, x] of expected) {
+  const vd = valueWithDerivative((t: number) => nestedLoop(t, count));
+  results.push({ count, ...vd(x), reverse: gradient((t: number) => nestedLoop(t, count))(x) });
+}
+export let scaled = { value: 0, gradient: [0, 0] };
+{
+  const k = 3;
+  const offset = { shift: 0.25 };
+  scaled = valueWithGradient((a: number, b: number) => k * a * b + offset.shift * b)(0.6, 1.7);
+}
+export const powers: number[] = [];
+for (let n = 1; n <= 3; n++) powers.push(gradient((x: number) => x ** n)(1.5));
+`,
+  });
+  const nestedLoop = (x: number, count: number) => {
+    let s = x;
+    for (let i = 0; i < count; i++) s = Math.sin(s) * x;
+    return s;
+  };
+  const xs = [0.5, 0.7, 1.1];
+  m.results.forEach((r, i) => {
+    assert.equal(r.count, i + 1);
+    assert.equal(r.value, nestedLoop(xs[i]!, r.count));
+    const [expected] = finiteGradient((x) => nestedLoop(x, r.count), [xs[i]!]);
+    assertClose(r.derivative, expected!, 1e-6, `derivative for count ${r.count}`);
+    assertClose(r.reverse, r.derivative, 1e-12, `reverse against forward for count ${r.count}`);
+  });
+  assertClose(m.scaled.value, 3 * 0.6 * 1.7 + 0.25 * 1.7, 1e-14, "value");
+  assertClose(m.scaled.gradient[0], 3 * 1.7, 1e-12, "∂/∂a");
+  assertClose(m.scaled.gradient[1], 3 * 0.6 + 0.25, 1e-12, "∂/∂b");
+  [1, 2, 3].forEach((n, i) => assertClose(m.powers[i]!, n * 1.5 ** (n - 1), 1e-12, `x^${n}`));
 });

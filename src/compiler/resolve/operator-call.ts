@@ -92,6 +92,10 @@ export function analyzeCall(
     error(fnArg, badOperatorUse.needsFunctionWhoseSourceNabla(operator));
     return undefined;
   }
+  if (target.node.params.some((p) => p.type === "RestElement")) {
+    error(fnArg, badOperatorUse.restParameterOfOperatorTarget(target.name));
+    return undefined;
+  }
   const arity = target.node.params.length;
   // By default, every parameter whose type has a tangent (not strings or booleans).
   const signature = signatureOf(target.node, typeResolver(program, target.module));

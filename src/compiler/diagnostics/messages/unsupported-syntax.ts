@@ -185,6 +185,11 @@ export const unsupportedSyntax = {
     ),
   spreadArgumentsAreNotSupported: () =>
     message("unsupportedSyntax", `spread arguments are not supported in differentiable code`),
+  spreadOfArrayMustBeLast: () =>
+    message(
+      "unsupportedSyntax",
+      `spreading an array into a call's arguments is supported as the last argument (or anywhere for a tuple, whose length its type gives): the arguments after it would take places that depend on its length`,
+    ),
   spreadingIntoObjectIsNot: (typeText: Printable) =>
     message("unsupportedSyntax", `spreading a ${typeText} into an object is not supported`),
   spreadingIsNotSupported: (typeText: Printable) =>

@@ -209,3 +209,62 @@ for (let n = 1; n <= 3; n++) powers.push(gradient((x: number) => x ** n)(1.5));
   assertClose(m.scaled.gradient[1], 3 * 0.6 + 0.25, 1e-12, "∂/∂b");
   [1, 2, 3].forEach((n, i) => assertClose(m.powers[i]!, n * 1.5 ** (n - 1), 1e-12, `x^${n}`));
 });
+
+test("continue inside a switch inside loops continues the loop, with break, fall-through and labels", async () => {
+  await checkTwoWays(
+    `type Kind = "scale" | "skip" | "shift" | "stop";
+export function f(x: number, y: number) {
+  const kinds: Kind[] = ["scale", "skip", "shift", "scale", "stop", "shift"];
+  let s = 0;
+  for (let i = 0; i < kinds.length; i++) {
+    switch (kinds[i]) {
+      case "scale":
+        s = s * x + i;
+        continue;
+      case "skip":
+        if (y > 0) continue;
+        s += y;
+        break;
+      case "shift":
+      case "stop":
+        s += Math.sin(x * y);
+        if (kinds[i] === "stop") continue;
+      default:
+        s *= y;
+    }
+    s += 1;
+  }
+  let t = 0;
+  outer: for (const k of [1, 2, 3]) {
+    let j = 0;
+    while (j < 3) {
+      j++;
+      switch (j) {
+        case 1:
+          t += x * k;
+          continue;
+        case 2:
+          if (k === 2) continue outer;
+          t *= y;
+          break;
+      }
+      t += j;
+    }
+  }
+  let u = 0;
+  for (const v of [x, y, x * y]) {
+    switch (true) {
+      case v > 1:
+        u += v * v;
+        continue;
+    }
+    u -= v;
+  }
+  return s + t + u;
+}`,
+    [
+      [0.7, 1.3],
+      [1.2, -0.4],
+    ],
+  );
+});

@@ -21,7 +21,7 @@ import type { FunctionSymbol } from "../parse/program.js";
 import { Scope, type FunctionArg, type LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { signatureOf } from "../types/signature.js";
-import { packRestArguments } from "./spread-arguments.js";
+import { packRestArguments } from "./rest-arguments.js";
 import { staticKey, type Binding, type StaticFunction } from "../resolve/targets.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 import { assignedNames } from "./assigned-names.js";

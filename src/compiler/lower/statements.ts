@@ -23,7 +23,7 @@ import { declareMadeFunction } from "./factories.js";
 import { desugarSwitch, switchAlwaysExits } from "./switch.js";
 import { lowerThrow } from "./throw.js";
 import { lowerAuxReturn } from "./aux.js";
-import { alwaysExits, scanExits, type Exits } from "./exits.js";
+import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
 import { functionLabel } from "../ir/names.js";
@@ -165,7 +165,7 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return true;
     case "BreakStatement":
     case "ContinueStatement": {
-      const target = findTarget(ctx, node.label?.name, node);
+      const target = findTarget(ctx, node.label?.name, node, node.type === "ContinueStatement");
       const flag = node.type === "BreakStatement" ? target.breakFlag : target.continueFlag;
       ctx.assign(flag!, ctx.builder.constant(true));
       return true;
@@ -196,7 +196,7 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "ForOfStatement":
       return lowerStatement(ctx, desugarForOf(ctx, node));
     case "SwitchStatement":
-      return lowerStatement(ctx, desugarSwitch(ctx, node)) || switchAlwaysExits(node);
+      return lowerStatement(ctx, desugarSwitch(node)) || switchAlwaysExits(node);
     case "TSTypeAliasDeclaration":
     case "TSInterfaceDeclaration":
       return false;
@@ -284,9 +284,16 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
   }
 }
 
-function findTarget(ctx: LowerContext, label: string | undefined, node: Node): LoopTarget {
+function findTarget(
+  ctx: LowerContext,
+  label: string | undefined,
+  node: Node,
+  continuing: boolean,
+): LoopTarget {
   for (let i = ctx.loops.length - 1; i >= 0; i--) {
     const loop = ctx.loops[i]!;
+    // `continue` in a switch continues the loop around it.
+    if (continuing && loop.isSwitch) continue;
     if (label === undefined || loop.label === label) return loop;
   }
   return ctx.fail(
@@ -397,7 +404,13 @@ function lowerLoopStatement(
       if (node.init.type === "VariableDeclaration") lowerDeclaration(ctx, node.init);
       else lowerExpression(ctx, node.init);
     }
-    const target: LoopTarget = { label, node, breakFlag: undefined, continueFlag: undefined };
+    const target: LoopTarget = {
+      label,
+      node,
+      breakFlag: undefined,
+      continueFlag: undefined,
+      ...(isSwitchLoop(node) ? { isSwitch: true } : {}),
+    };
     ctx.loops.push(target);
     try {
       const inside = scanExits(ctx, node.body);

@@ -67,11 +67,6 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `computed property names ('o[k]') are not supported on objects in differentiable code`,
     ),
-  continueInsideSwitch: () =>
-    message(
-      "unsupportedSyntax",
-      `'continue' inside a 'switch' is not supported in differentiable code yet; use 'if'/'else' in the loop, or move the 'continue' after the switch`,
-    ),
   declarationsAreNotSupportedIn: (kind: Printable) =>
     message("unsupportedSyntax", `'${kind}' declarations are not supported in differentiable code`),
   destructuringDeclarationNeedsInitializer: () =>

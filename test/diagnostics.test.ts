@@ -521,7 +521,7 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:4:3: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)
+main.ts:4:3: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
   3 |   const a = [x, 1];
 > 4 |   a.sort();
     |   ^^^^^^

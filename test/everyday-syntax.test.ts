@@ -268,3 +268,79 @@ export function f(x: number, y: number) {
     ],
   );
 });
+
+test("concat and reverse: new arrays and in-place reversal, of numbers, rows and objects", async () => {
+  await checkTwoWays(
+    `interface P { w: number; b: number }
+export function f(x: number, y: number) {
+  const a = [x, y];
+  const joined = a.concat([x * y], [2, y], x - y, []);
+  const copy = joined.slice();
+  const back = copy.reverse();
+  back[0] = back[0]! * x; // the same array as copy
+  const odd = [x, 2, y];
+  odd.reverse();
+  const rows = [[x, y]].concat([[y * y, 1]]);
+  rows.reverse();
+  const ps: P[] = [{ w: x, b: 1 }];
+  const more = ps.concat({ w: y, b: x }, [{ w: 2, b: y }]).reverse();
+  let s = 0;
+  for (let i = 0; i < joined.length; i++) s += joined[i]! * (i + 1) + copy[i]! * (i + 2);
+  return s + odd[0]! * 3 + odd[2]! + rows[0]![0]! * rows[1]![1]! + more[0]!.w * more[2]!.b +
+    joined.length + [y].reverse()[0]!;
+}`,
+  );
+});
+
+test("entries, keys and values in for…of read the array as they go; Array.from with a callback", async () => {
+  await checkTwoWays(
+    `interface Step { dt: number; k: number }
+export function f(x: number, y: number) {
+  const xs = [x, y, x * y, 1];
+  let s = 0;
+  for (const [i, v] of xs.entries()) s += v * (i + 1);
+  for (const i of xs.keys()) s += xs[i]! * i;
+  for (const v of xs.values()) s += Math.sin(v);
+  // Prefix sums written ahead: the iterator reads each element when it reaches it.
+  const acc = [x, y, 1];
+  for (const [i, v] of acc.entries()) if (i + 1 < acc.length) acc[i + 1]! += v * y;
+  const steps: Step[] = [{ dt: 0.1, k: x }, { dt: 0.2, k: y }];
+  let t = 0;
+  for (const [i, { dt, k }] of steps.entries()) t += dt * k * (i + 1);
+  for (const entry of steps.entries()) t += entry[1].k * entry[0];
+  const squares = Array.from(xs, (v, i) => v * v + i);
+  const ramp = Array.from({ length: 4 }, (_, i) => x * i + y);
+  const fromTyped = Array.from(new Float64Array([x, y]), (v) => v * 2);
+  return s + acc[2]! + t + squares[2]! + ramp[3]! + fromTyped[1]!;
+}`,
+  );
+});
+
+test("array methods nabla refuses say why: an iterator outside for…of, reversing a mixed tuple", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+export function f(x: number) {
+  const xs = [x, 2 * x];
+  const pairs = [...xs.entries()];
+  return pairs.length * x;
+}
+export function g(x: number) {
+  const t: [number, boolean] = [x, true];
+  t.reverse();
+  return x;
+}
+export const df = gradient(f);
+export const dg = gradient(g);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:4:21: error NABLA101: '\.entries\(\)' is supported as what a for…of iterates/,
+  );
+  assert.match(
+    text,
+    /main\.ts:9:3: error NABLA101: '\.reverse' of a \[number, boolean\] would move its elements/,
+  );
+});

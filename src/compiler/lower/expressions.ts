@@ -102,9 +102,10 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "UnaryExpression":
       return lowerUnary(ctx, node.operator, node.argument, node);
     case "UpdateExpression": {
-      if (node.argument.type === "MemberExpression") {
+      const target = unwrapNonNull(node.argument);
+      if (target.type === "MemberExpression") {
         let old: Value | undefined;
-        const updated = lowerMemberWrite(ctx, node.argument, (current) => {
+        const updated = lowerMemberWrite(ctx, target, (current) => {
           old = current();
           requireNumbers(ctx, node, node.operator, old);
           ctx.at(node);
@@ -494,6 +495,7 @@ function lowerAssignment(
   right: Expression,
   node: Node,
 ): Value {
+  left = unwrapNonNull(left);
   if (left.type === "ArrayPattern" || left.type === "ObjectPattern") {
     if (operator !== "=") {
       return ctx.fail(node, unsupportedSyntax.cannotAssignToPattern(operator));
@@ -548,6 +550,13 @@ function lowerAssignment(
 }
 
 /** The local variable an assignment or `++` writes, or a diagnostic saying why it cannot. */
+/** `xs[i]! += v`: the element the non-null assertion is about (a type-only mark). */
+function unwrapNonNull(target: Node): Node {
+  return target.type === "TSNonNullExpression" && target.expression.type === "MemberExpression"
+    ? target.expression
+    : target;
+}
+
 function assignableSlot(ctx: LowerContext, target: Node): Slot {
   if (target.type !== "Identifier") {
     return ctx.fail(target, unsupportedSyntax.assignmentToIsNotSupported(describeNode(target)));

@@ -22,6 +22,7 @@ import { destructureDeclarator } from "./destructure.js";
 import { declareMadeFunction } from "./factories.js";
 import { desugarSwitch, switchAlwaysExits } from "./switch.js";
 import { lowerThrow } from "./throw.js";
+import { forOfSource } from "./for-of-sources.js";
 import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
@@ -350,7 +351,9 @@ function desugarForOf(
       ],
       ...at,
     }) as never;
-  const element = {
+  // `xs.entries()`, `.keys()`, `.values()` of an array: read by index (for-of-sources.ts).
+  const source = forOfSource(ctx, node.right);
+  const element = source.element?.(id(array), id(index)) ?? {
     type: "MemberExpression",
     object: id(array),
     property: id(index),
@@ -387,7 +390,7 @@ function desugarForOf(
   } as unknown as ForStatement;
   return {
     type: "BlockStatement",
-    body: [declare("const", array, node.right), loop],
+    body: [declare("const", array, source.iterated), loop],
     ...at,
   } as unknown as BlockStatement & { body: [VariableDeclaration, ForStatement] };
 }

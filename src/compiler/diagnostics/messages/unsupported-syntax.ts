@@ -15,13 +15,25 @@ export const unsupportedSyntax = {
   arrayFromIsSupportedAs: () =>
     message(
       "unsupportedSyntax",
-      `'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)' or 'Array.from(array)'`,
+      `'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)', 'Array.from(array)' or 'Array.from(array, (v, i) => …)'`,
+    ),
+  concatNeedsPlainArray: (typeText: Printable) =>
+    message("unsupportedSyntax", `'.concat' needs a plain array, not a ${typeText}`),
+  reverseNeedsOneElementType: (typeText: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'.reverse' of a ${typeText} would move its elements to places of other types; reverse an array ('T[]') instead`,
+    ),
+  iteratorOutsideForOf: (method: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'.${method}()' is supported as what a for…of iterates ('for (const [i, v] of xs.entries())'); elsewhere, loop over the indices or use '.map'`,
     ),
   arrayHolesAreNotSupported: () => message("unsupportedSyntax", `array holes are not supported`),
   arrayMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)`,
+      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)`,
     ),
   assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>
     message(

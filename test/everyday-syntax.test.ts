@@ -344,3 +344,24 @@ export const dg = gradient(g);
     /main\.ts:9:3: error NABLA101: '\.reverse' of a \[number, boolean\] would move its elements/,
   );
 });
+
+test("named local arrows declared in loops, passed to array methods and to operators", async () => {
+  await checkTwoWays(
+    `import { derivative, gradient } from "nabla";
+export function f(x: number, y: number) {
+  let s = 0;
+  for (let i = 0; i < 3; i++) {
+    const scaled = (v: number) => v * v * (i + 1);
+    const shifted = (v: number, k: number) => v + k * y;
+    s += [x, y].map(scaled).reduce((a, b) => a + b, 0);
+    s += [x, y * x].map(shifted).filter((v) => v > 0.1).length * x;
+    s += derivative(scaled)(x) * y;
+  }
+  for (const w of [x, y]) {
+    const bump = (t: number) => Math.exp(-t * t * w);
+    s += [0.5, 1].map(bump).reduce((a, b) => a + b, 0) + derivative(bump)(y);
+  }
+  return s;
+}`,
+  );
+});

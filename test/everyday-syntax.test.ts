@@ -365,3 +365,47 @@ export function f(x: number, y: number) {
 }`,
   );
 });
+
+test("a namespace re-exported (export * as ns) and used in differentiated code: functions, constants, values", async () => {
+  const m = await loadProgram<{
+    f: (x: number, y: number) => number;
+    vg: (x: number, y: number) => { value: number; gradient: [number, number] };
+    d: (x: number, y: number) => (dx: number, dy: number) => number;
+  }>({
+    "shapes/area.ts": `export const scale = 3;
+export function square(s: number) { return s * s * scale; }
+export function disk(r: number) { return Math.PI * r * r; }
+`,
+    "shapes/index.ts": `export * as area from "./area.js";
+import * as area2 from "./area.js";
+export { area2 as measures };
+`,
+    "lib.ts": `export * from "./shapes/index.js";
+`,
+    "main.ts": `import { differential, valueWithGradient } from "nabla";
+import { area, measures } from "./lib.js";
+import * as shapes from "./shapes/index.js";
+function total(sides: number[], size: (s: number) => number) {
+  return sides.reduce((acc, s) => acc + size(s), 0);
+}
+export function f(x: number, y: number) {
+  return area.square(x) * area.scale + shapes.area.disk(y) + measures.disk(x * y) +
+    total([x, y], area.square) + [x, y].map(measures.square).reduce((a, b) => a + b, 0);
+}
+export const vg = valueWithGradient(f);
+export const d = differential(f);
+`,
+  });
+  for (const [x, y] of [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ] as [number, number][]) {
+    const { value, gradient } = m.vg(x, y);
+    assert.equal(value, m.f(x, y));
+    const expected = finiteGradient(m.f, [x, y]);
+    gradient.forEach((g, i) => {
+      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i}, finite differences`);
+      assertClose(m.d(x, y)(i === 0 ? 1 : 0, i === 1 ? 1 : 0), g, 1e-12, `∂f/∂x${i}, forward`);
+    });
+  }
+});

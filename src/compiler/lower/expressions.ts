@@ -201,9 +201,7 @@ function namespaceConstantNode(ctx: LowerContext, node: Node): ModuleConstant | 
   if (node.type !== "MemberExpression" || node.computed) return undefined;
   if (node.object.type !== "Identifier" || node.property.type !== "Identifier") return undefined;
   if (ctx.scope.lookup(node.object.name)) return undefined;
-  const binding = ctx.module.imports.get(node.object.name);
-  if (binding?.imported !== "*") return undefined;
-  const target = ctx.program.importedModule(ctx.module, binding.specifier);
+  const target = ctx.program.namespaceModule(ctx.module, node.object.name);
   const constant = target && ctx.program.resolveExportedConstant(target, node.property.name);
   return constant?.type ? constant : undefined;
 }

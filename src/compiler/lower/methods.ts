@@ -17,6 +17,7 @@ import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
+import { isNamespacePath } from "./user-call.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
 // `Array.from`, lowered to IR loops; a callback must be an arrow function written at the call,
@@ -435,6 +436,7 @@ export function methodName(callee: Node): string | undefined {
 /** Whether the object of a member callee is a value (not Math, console or an import). */
 export function isValueReceiver(ctx: LowerContext, callee: MemberExpression): boolean {
   const object = callee.object;
+  if (object.type === "MemberExpression" && isNamespacePath(ctx, object)) return false;
   if (object.type !== "Identifier") return object.type !== "Super";
   if (ctx.scope.lookup(object.name)) return true;
   // A module-level array or object (declared here or imported), not a namespace or a class.

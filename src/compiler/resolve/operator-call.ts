@@ -218,9 +218,7 @@ function resolveTarget(
     node.object.type === "Identifier" &&
     node.property.type === "Identifier"
   ) {
-    const binding = module.imports.get(node.object.name);
-    const target =
-      binding?.imported === "*" ? program.importedModule(module, binding.specifier) : undefined;
+    const target = program.namespaceModule(module, node.object.name);
     const symbol = target && program.resolveExport(target, node.property.name);
     if (symbol) return namedTarget(symbol);
   }

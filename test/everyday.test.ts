@@ -1,6 +1,4 @@
-import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
 
 // Everyday syntax inside differentiated code, each construct in a program written as
@@ -161,31 +159,6 @@ export function f(x: number, y: number) {
   }
   return s;
 }`,
-  );
-});
-
-test("continue inside a switch is reported where it is written", () => {
-  const text = diagnosticsText(
-    compileFiles({
-      "main.ts": `import { gradient } from "nabla";
-export function f(x: number) {
-  let s = 0;
-  for (let i = 0; i < 3; i++) {
-    switch (i) {
-      case 1:
-        continue;
-    }
-    s += x * i;
-  }
-  return s;
-}
-export const g = gradient(f);
-`,
-    }),
-  );
-  assert.match(
-    text,
-    /main\.ts:7:9: error NABLA101: 'continue' inside a 'switch' is not supported in differentiable code yet/,
   );
 });
 

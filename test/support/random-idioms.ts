@@ -17,8 +17,6 @@ import { Generator } from "./random-program.js";
  * to compile too. Remove an idiom once it is supported.
  */
 export const REJECTED_IDIOMS: readonly IdiomName[] = [
-  // `p?.a`: NABLA101 "optional chaining is not supported" (issue 21).
-  "optional-chaining",
   // `const Math = { cos: … }`: methods of an object literal cannot be differentiated, for any
   // name (NABLA103/NABLA112); an imported namespace named Math works.
   "shadowed-globals",
@@ -48,6 +46,7 @@ export const IDIOM_NAMES = [
   "everyday-arrays",
   "records-maps",
   "union-variants",
+  "everyday-syntax",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -1078,6 +1077,58 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * Rest parameters and spread arguments, `.concat`, `.reverse`, `.keys()`/`.entries()` in
+   * for…of, `Array.from` with a callback, optional chaining on an object that may be empty,
+   * `continue` in a switch (issue 21).
+   */
+  everydaySyntax(vars: string[], mutable: string[]): void {
+    const sum = this.fresh("sumsq");
+    this.decl(
+      `function ${sum}(w: number, ...xs: number[]): number {
+  let s = 0;
+  for (const [i, v] of xs.entries()) s += w * v * v + i * ${this.contraction()};
+  return s;
+}`,
+    );
+    const xs = this.fresh("xs");
+    const pair = this.fresh("pair");
+    const r = this.fresh("r");
+    this.emit(`const ${xs} = [${this.e(vars, 1)}, ${this.e(vars, 1)}, ${this.e(vars, 1)}];`);
+    this.emit(`const ${pair}: [number, number] = [${this.e(vars, 1)}, ${this.e(vars, 1)}];`);
+    this.emit(
+      `let ${r} = ${sum}(${this.contraction()}, ...${xs}) + ${sum}(...${pair}) * ${this.contraction()} + ${sum}(${this.e(vars, 1)});`,
+    );
+    const all = this.fresh("all");
+    this.emit(`const ${all} = ${xs}.concat(${pair}, [${this.e(vars, 1)}]).reverse();`);
+    const i = this.fresh("i");
+    this.emit(`for (const ${i} of ${all}.keys()) ${r} += ${all}[${i}]! * ${this.contraction()};`);
+    this.emit(
+      `${r} += Array.from(${xs}, (v, k) => v * k).reduce((a, b) => a + b, 0) * ${this.contraction()};`,
+    );
+    const o = this.fresh("o");
+    this.emit(
+      `const ${o}: { scale?: number; next?: { v: number } } = ${this.condition(vars)} ? { scale: ${this.e(vars, 1)}, next: { v: ${this.e(vars, 1)} } } : {};`,
+    );
+    this.emit(`${r} += (${o}.next?.v ?? ${this.constant()}) * (${o}?.scale ?? 1);`);
+    const k = this.fresh("k");
+    this.emit(`for (let ${k} = 0; ${k} < ${all}.length; ${k}++) {`);
+    this.emit(`  switch (${k} % 3) {`);
+    this.emit(`    case 0:`);
+    this.emit(`      ${r} += ${all}[${k}]! * ${this.contraction()};`);
+    this.emit(`      continue;`);
+    this.emit(`    case 1:`);
+    this.emit(`      if (${this.condition(vars)}) continue;`);
+    this.emit(`      ${r} -= ${this.e(vars, 1)} * ${this.contraction()};`);
+    this.emit(`      break;`);
+    this.emit(`    default:`);
+    this.emit(`      ${r} *= ${this.contraction()};`);
+    this.emit(`  }`);
+    this.emit(`  ${r} += ${this.contraction()};`);
+    this.emit(`}`);
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -1112,6 +1163,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),
   "records-maps": (g, v, m) => g.recordsMaps(v, m),
   "union-variants": (g, v, m) => g.unionVariants(v, m),
+  "everyday-syntax": (g, v, m) => g.everydaySyntax(v, m),
 };
 
 /**

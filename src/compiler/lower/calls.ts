@@ -24,6 +24,7 @@ import { isMap, isSet } from "../ir/type-system.js";
 import { lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
 import { signatureOf } from "../types/signature.js";
+import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { classDeclaration, classMember } from "./class-members.js";
@@ -220,6 +221,16 @@ function lowerClosureCall(
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const signature = signatureOf(fn, ctx.types);
+  if (needsExpansion(node, signature.params)) {
+    return ctx.inScope(() =>
+      lowerClosureCall(
+        ctx,
+        expandArguments(ctx, node, signature.params, () => false),
+        name,
+        closure,
+      ),
+    );
+  }
   const args = lowerArguments(
     ctx,
     node,
@@ -407,6 +418,23 @@ export function isGetterRead(node: CallExpression): boolean {
 function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): Value {
   const folded = foldSpreadArguments(node, name);
   if (folded) return ctx.lowerExpression(folded);
+  const arity = MATH_FUNCTIONS.get(name)?.arity;
+  if (typeof arity === "number" && needsExpansion(node, [])) {
+    // `Math.atan2(...p)`: the spread's elements, one per argument.
+    const params = Array.from({ length: arity }, () => ({
+      name: "",
+      type: "number" as const,
+      node,
+      unsupported: false,
+    }));
+    return ctx.inScope(() =>
+      lowerMathCall(
+        ctx,
+        expandArguments(ctx, node, params, () => false),
+        name,
+      ),
+    );
+  }
   const args = lowerArguments(ctx, node);
   ctx.at(node);
   for (const [i, a] of args.entries()) {
@@ -447,6 +475,13 @@ export function lowerUserCall(
   const callables = symbol.node.params.map((p) =>
     parameterFunctionType(ctx.program, symbol.module, p),
   );
+  if (needsExpansion(node, signature.params)) {
+    // `h(...args)`, `sum(x, ...xs)`: one argument per parameter, the rest packed in an array.
+    return ctx.inScope(() => {
+      const expanded = expandArguments(ctx, node, signature.params, (i) => !!callables[i]);
+      return lowerUserCall(ctx, expanded, symbol, path, receiver, checkpoint);
+    });
+  }
   const isGeneric = (symbol.node.typeParameters?.params.length ?? 0) > 0;
   if (!callables.some(Boolean)) {
     const args = lowerArguments(

@@ -57,6 +57,8 @@ export interface LoopTarget {
   node: Node;
   breakFlag: Slot | undefined;
   continueFlag: Slot | undefined;
+  /** The one-pass loop a `switch` is lowered as: `break` leaves it, `continue` passes it by. */
+  isSwitch?: boolean;
 }
 
 /** A call from the function being lowered to another user function. */

@@ -22,6 +22,14 @@ const LOOPS = new Set([
 ]);
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
 
+/** Marks the one-pass loop a `switch` becomes (switch.ts). */
+export const SWITCH_LOOP = "nablaSwitchLoop";
+
+/** Whether `node` is the one-pass loop a switch became: `continue` passes it by. */
+export function isSwitchLoop(node: Node): boolean {
+  return (node as unknown as Record<string, unknown>)[SWITCH_LOOP] === true;
+}
+
 export function isLoop(node: Node): boolean {
   return LOOPS.has(node.type);
 }
@@ -43,6 +51,7 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
       if (label === undefined || inner[i]!.label === label) return "inner";
     }
     for (let i = ctx.loops.length - 1; i >= 0; i--) {
+      if (continuing && ctx.loops[i]!.isSwitch) continue;
       if (label === undefined || ctx.loops[i]!.label === label) return ctx.loops[i];
     }
     return undefined;
@@ -65,7 +74,7 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
         return false;
       }
       if (LOOPS.has(child.type) && child !== n) {
-        inner.push({ node: child, label: labels.get(child) });
+        inner.push({ node: child, label: labels.get(child), switch: isSwitchLoop(child) });
         const body = (child as { body: Node }).body;
         visit(body);
         inner.pop();
@@ -75,7 +84,7 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
     });
   };
   if (LOOPS.has(node.type)) {
-    inner.push({ node, label: labels.get(node) });
+    inner.push({ node, label: labels.get(node), switch: isSwitchLoop(node) });
     visit((node as { body: Node }).body);
   } else if (node.type === "SwitchStatement") {
     inner.push({ node, label: undefined, switch: true });

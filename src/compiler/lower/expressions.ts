@@ -19,6 +19,7 @@ import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode } from "./describe.js";
 import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
 import { constructorOf } from "./construct.js";
+import { lowerOptionalChain } from "./optional-chain.js";
 import { expectType, toBoolean } from "./expect-type.js";
 import {
   absentValue,
@@ -112,9 +113,10 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "UnaryExpression":
       return lowerUnary(ctx, node.operator, node.argument, node);
     case "UpdateExpression": {
-      if (node.argument.type === "MemberExpression") {
+      const target = unwrapNonNull(node.argument);
+      if (target.type === "MemberExpression") {
         let old: Value | undefined;
-        const updated = lowerMemberWrite(ctx, node.argument, (current) => {
+        const updated = lowerMemberWrite(ctx, target, (current) => {
           old = current();
           requireNumbers(ctx, node, node.operator, old);
           ctx.at(node);
@@ -181,6 +183,8 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     }
     case "CallExpression":
       return lowerCall(ctx, node);
+    case "ChainExpression":
+      return lowerOptionalChain(ctx, node.expression as Expression);
     default:
       return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
   }
@@ -208,9 +212,7 @@ function namespaceConstantNode(ctx: LowerContext, node: Node): ModuleConstant | 
   if (node.type !== "MemberExpression" || node.computed) return undefined;
   if (node.object.type !== "Identifier" || node.property.type !== "Identifier") return undefined;
   if (ctx.scope.lookup(node.object.name)) return undefined;
-  const binding = ctx.module.imports.get(node.object.name);
-  if (binding?.imported !== "*") return undefined;
-  const target = ctx.program.importedModule(ctx.module, binding.specifier);
+  const target = ctx.program.namespaceModule(ctx.module, node.object.name);
   const constant = target && ctx.program.resolveExportedConstant(target, node.property.name);
   return constant?.type ? constant : undefined;
 }
@@ -437,6 +439,8 @@ function leftReader(ctx: LowerContext, node: Expression): () => Value {
     ctx.at(inner);
     if (!namespaceConstantNode(ctx, inner)) return memberReader(ctx, inner);
   }
+  // `opts?.scale ?? 1`: the chain is read again in the branch that yields it, as a member is.
+  if (inner.type === "ChainExpression") return () => lowerExpression(ctx, node);
   const v = lowerExpression(ctx, node);
   return () => v;
 }
@@ -501,6 +505,7 @@ function lowerAssignment(
   right: Expression,
   node: Node,
 ): Value {
+  left = unwrapNonNull(left);
   if (left.type === "ArrayPattern" || left.type === "ObjectPattern") {
     if (operator !== "=") {
       return ctx.fail(node, unsupportedSyntax.cannotAssignToPattern(operator));
@@ -555,6 +560,13 @@ function lowerAssignment(
 }
 
 /** The local variable an assignment or `++` writes, or a diagnostic saying why it cannot. */
+/** `xs[i]! += v`: the element the non-null assertion is about (a type-only mark). */
+function unwrapNonNull(target: Node): Node {
+  return target.type === "TSNonNullExpression" && target.expression.type === "MemberExpression"
+    ? target.expression
+    : target;
+}
+
 function assignableSlot(ctx: LowerContext, target: Node): Slot {
   if (target.type !== "Identifier") {
     return ctx.fail(target, unsupportedSyntax.assignmentToIsNotSupported(describeNode(target)));

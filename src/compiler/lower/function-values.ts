@@ -21,6 +21,7 @@ import type { FunctionSymbol } from "../parse/program.js";
 import { Scope, type FunctionArg, type LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { signatureOf } from "../types/signature.js";
+import { packRestArguments } from "./rest-arguments.js";
 import { staticKey, type Binding, type StaticFunction } from "../resolve/targets.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 import { assignedNames } from "./assigned-names.js";
@@ -362,7 +363,11 @@ export function callFunctionArg(
   name: string,
 ): Value {
   const fn = arg.fn;
-  if (fn.kind === "named") return emitUserCall(ctx, node, fn.symbol, fn.symbol.name, args);
+  if (fn.kind === "named") {
+    const params = signatureOf(fn.symbol.node, typeResolver(ctx.program, fn.symbol.module)).params;
+    const packed = packRestArguments(ctx, node, params, args);
+    return emitUserCall(ctx, node, fn.symbol, fn.symbol.name, packed);
+  }
   if (fn.kind === "dynamic") return callDynamic(ctx, node, fn, arg.values[0]!, args, name);
   const types = typesOf(fn, ctx);
   checkArity(ctx, node, name, types.params.length, args.length);
@@ -522,7 +527,8 @@ function callDynamic(
 function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: Type): boolean {
   if (symbol.thisType) return false;
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
-  if (signature.params.length > args.length) return false;
+  // A rest parameter takes the arguments as they come, not the one array a call may pass.
+  if (signature.params.length > args.length || signature.params.some((p) => p.rest)) return false;
   if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type))) return false;
   const returns = signature.result ?? "number";
   return result === "void" || sameType(returns, result);

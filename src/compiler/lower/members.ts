@@ -478,7 +478,14 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
   // `new Array(n)` and `Array(n)` take their element type from where they go (`number[][]`).
   else if (node.type === "NewExpression" || isArrayCall(ctx, node))
     v = lowerNew(ctx, node, expected);
-  else v = ctx.lowerExpression(node);
+  // `c ? present : {}`: each side takes the type wanted, as a literal does.
+  else if (node.type === "ConditionalExpression" && expected) {
+    const cond = ctx.lowerCondition(node.test);
+    v = lowerIf(ctx, cond, [
+      () => [lowerValue(ctx, node.consequent, expected)],
+      () => [lowerValue(ctx, node.alternate, expected)],
+    ])[0]!;
+  } else v = ctx.lowerExpression(node);
   if (expected) expectType(ctx, node, v, expected);
   return v;
 }

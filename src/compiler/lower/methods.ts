@@ -16,6 +16,8 @@ import { inlineCallback } from "./inline-callback.js";
 import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
+import { lowerOrderMethod } from "./array-order-methods.js";
+import { isNamespacePath } from "./user-call.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
 // `Array.from`, lowered to IR loops; a callback must be an arrow function written at the call,
@@ -174,7 +176,10 @@ export function lowerArrayMethod(
       return kept;
     }
     default:
-      return ctx.fail(node.callee, unsupportedSyntax.arrayMethodIsNotSupported(method));
+      return (
+        lowerOrderMethod(ctx, node, array, method) ??
+        ctx.fail(node.callee, unsupportedSyntax.arrayMethodIsNotSupported(method))
+      );
   }
 }
 
@@ -374,7 +379,10 @@ function lowerIteration(
   // Now the element type is known: allocate the result before the loop.
   const elementType: Type = resultSlot.value!.type;
   // `Float64Array.prototype.map` returns a Float64Array (numbers only), as in JavaScript.
-  const typed = array && (array.type as ArrayType).storage !== "Array" ? array.type : undefined;
+  const typed =
+    method === "map" && array && (array.type as ArrayType).storage !== "Array"
+      ? array.type
+      : undefined;
   if (typed && elementType !== "number")
     return ctx.fail(at, typeMismatch.callbackOfTypedArrayMap());
   const outType: ArrayType = typed
@@ -403,8 +411,12 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
     if (args.length !== 2) return ctx.fail(node, callArity.arrayFromLengthNNeeds());
     return lowerIteration(ctx, node, undefined, "from", n);
   }
-  if (source && args.length === 1) {
+  if (source && (args.length === 1 || args.length === 2)) {
     const v = ctx.lowerExpression(source);
+    if (isArray(v.type) && args.length === 2) {
+      // `Array.from(xs, (v, i) => …)`: a plain array of what the callback makes of each element.
+      return lowerIteration(ctx, node, v, "from");
+    }
     if (isArray(v.type)) {
       ctx.at(node);
       return copyArray(ctx, v, { kind: "array", storage: "Array", element: v.type.element });
@@ -424,6 +436,7 @@ export function methodName(callee: Node): string | undefined {
 /** Whether the object of a member callee is a value (not Math, console or an import). */
 export function isValueReceiver(ctx: LowerContext, callee: MemberExpression): boolean {
   const object = callee.object;
+  if (object.type === "MemberExpression" && isNamespacePath(ctx, object)) return false;
   if (object.type !== "Identifier") return object.type !== "Super";
   if (ctx.scope.lookup(object.name)) return true;
   // A module-level array or object (declared here or imported), not a namespace or a class.

@@ -22,8 +22,9 @@ import { destructureDeclarator } from "./destructure.js";
 import { declareMadeFunction } from "./factories.js";
 import { desugarSwitch, switchAlwaysExits } from "./switch.js";
 import { lowerThrow } from "./throw.js";
+import { forOfSource } from "./for-of-sources.js";
 import { lowerAuxReturn } from "./aux.js";
-import { alwaysExits, scanExits, type Exits } from "./exits.js";
+import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, typeText } from "../ir/type-system.js";
 import { iterated, iteratedKeys } from "./keyed.js";
@@ -166,7 +167,7 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return true;
     case "BreakStatement":
     case "ContinueStatement": {
-      const target = findTarget(ctx, node.label?.name, node);
+      const target = findTarget(ctx, node.label?.name, node, node.type === "ContinueStatement");
       const flag = node.type === "BreakStatement" ? target.breakFlag : target.continueFlag;
       ctx.assign(flag!, ctx.builder.constant(true));
       return true;
@@ -203,7 +204,7 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       return lowerStatement(ctx, desugarForOf(ctx, walk));
     }
     case "SwitchStatement":
-      return lowerStatement(ctx, desugarSwitch(ctx, node)) || switchAlwaysExits(node);
+      return lowerStatement(ctx, desugarSwitch(node)) || switchAlwaysExits(node);
     case "TSTypeAliasDeclaration":
     case "TSInterfaceDeclaration":
       return false;
@@ -294,9 +295,16 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
   }
 }
 
-function findTarget(ctx: LowerContext, label: string | undefined, node: Node): LoopTarget {
+function findTarget(
+  ctx: LowerContext,
+  label: string | undefined,
+  node: Node,
+  continuing: boolean,
+): LoopTarget {
   for (let i = ctx.loops.length - 1; i >= 0; i--) {
     const loop = ctx.loops[i]!;
+    // `continue` in a switch continues the loop around it.
+    if (continuing && loop.isSwitch) continue;
     if (label === undefined || loop.label === label) return loop;
   }
   return ctx.fail(
@@ -357,7 +365,9 @@ function desugarForOf(
       ],
       ...at,
     }) as never;
-  const element = {
+  // `xs.entries()`, `.keys()`, `.values()` of an array: read by index (for-of-sources.ts).
+  const source = forOfSource(ctx, node.right);
+  const element = source.element?.(id(array), id(index)) ?? {
     type: "MemberExpression",
     object: id(array),
     property: id(index),
@@ -395,7 +405,7 @@ function desugarForOf(
   ITERATED.add(node.right);
   return {
     type: "BlockStatement",
-    body: [declare("const", array, node.right), loop],
+    body: [declare("const", array, source.iterated), loop],
     ...at,
   } as unknown as BlockStatement & { body: [VariableDeclaration, ForStatement] };
 }
@@ -412,7 +422,13 @@ function lowerLoopStatement(
       if (node.init.type === "VariableDeclaration") lowerDeclaration(ctx, node.init);
       else lowerExpression(ctx, node.init);
     }
-    const target: LoopTarget = { label, node, breakFlag: undefined, continueFlag: undefined };
+    const target: LoopTarget = {
+      label,
+      node,
+      breakFlag: undefined,
+      continueFlag: undefined,
+      ...(isSwitchLoop(node) ? { isSwitch: true } : {}),
+    };
     ctx.loops.push(target);
     try {
       const inside = scanExits(ctx, node.body);

@@ -1,8 +1,6 @@
 import type { Expression, Node, Statement, SwitchStatement } from "oxc-parser";
-import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import { walk } from "../parse/module.js";
-import type { LowerContext } from "./context.js";
-import { alwaysExits } from "./exits.js";
+import { alwaysExits, SWITCH_LOOP } from "./exits.js";
 
 // `switch` as statements lowering already knows, built as AST with the switch's positions:
 //
@@ -13,7 +11,8 @@ import { alwaysExits } from "./exits.js";
 //     if ($case <= 1) { …case 1 }   // fall-through: every case from the chosen one on
 //   } while (false);
 //
-// so `break` leaves the switch as it leaves the one-pass loop, and `return` works as anywhere.
+// so `break` leaves the switch as it leaves the one-pass loop, `continue` passes that loop by
+// to continue the loop around the switch (the loop is marked), and `return` works as anywhere.
 // Cases are tested in order with `===`, as JavaScript does.
 
 let switchCount = 0;
@@ -29,15 +28,8 @@ const NESTED = new Set([
   "ForInStatement",
 ]);
 
-/** The statements of the switch, as a one-pass loop; a diagnostic for what it cannot express. */
-export function desugarSwitch(ctx: LowerContext, node: SwitchStatement): Statement {
-  // `continue` inside would continue the one-pass loop, not the loop around the switch.
-  walk(node, (child) => {
-    if (child !== node && NESTED.has(child.type)) return false;
-    if (child.type === "ContinueStatement" && !child.label)
-      ctx.fail(child, unsupportedSyntax.continueInsideSwitch());
-    return true;
-  });
+/** The statements of the switch, as a one-pass loop. */
+export function desugarSwitch(node: SwitchStatement): Statement {
   const k = switchCount++;
   const at = { start: node.start, end: node.end };
   const id = (name: string) => ({ type: "Identifier", name, ...at });
@@ -90,6 +82,8 @@ export function desugarSwitch(ctx: LowerContext, node: SwitchStatement): Stateme
       ...at,
     },
     test: { type: "Literal", value: false, raw: "false", ...at },
+    // An unlabeled `continue` inside continues the loop around the switch (statements.ts).
+    [SWITCH_LOOP]: true,
     ...at,
   } as unknown as Statement;
 }

@@ -160,11 +160,18 @@ export function calleePath(node: Node): string | undefined {
 export function resolveCallee(ctx: LowerContext, path: string): FunctionSymbol | undefined {
   const parts = path.split(".");
   if (parts.length === 1) return ctx.program.resolveLocalFunction(ctx.module, parts[0]!);
-  if (parts.length === 2) {
-    const binding = ctx.module.imports.get(parts[0]!);
-    if (binding?.imported !== "*") return undefined;
-    const target = ctx.program.importedModule(ctx.module, binding.specifier);
-    return target && ctx.program.resolveExport(target, parts[1]!);
-  }
-  return undefined;
+  // `ns.f`, `shapes.area.f`: through namespaces, imported or re-exported.
+  let target = ctx.program.namespaceModule(ctx.module, parts[0]!);
+  for (const part of parts.slice(1, -1))
+    target = target && ctx.program.exportedNamespace(target, part);
+  return target && ctx.program.resolveExport(target, parts[parts.length - 1]!);
+}
+
+/** Whether `node` (`shapes.area`) names a namespace of modules, not a value of the code. */
+export function isNamespacePath(ctx: LowerContext, node: Node): boolean {
+  const parts = calleePath(node)?.split(".");
+  if (!parts || ctx.scope.lookup(parts[0]!)) return false;
+  let target = ctx.program.namespaceModule(ctx.module, parts[0]!);
+  for (const part of parts.slice(1)) target = target && ctx.program.exportedNamespace(target, part);
+  return target !== undefined;
 }

@@ -66,7 +66,10 @@ export interface SourceModule {
   imports: Map<string, ImportBinding>;
   /** Exported name → local name. */
   exports: Map<string, string>;
-  /** `export { a as b } from "./x"`: exported name → where it comes from. */
+  /**
+   * `export { a as b } from "./x"`: exported name → where it comes from; `export * as ns from
+   * "./x"` has `imported` `*`.
+   */
   reexports: Map<string, ImportBinding>;
   /** `export * from "./x"`: the specifiers. */
   starExports: string[];
@@ -305,6 +308,12 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
       return;
     case "ExportAllDeclaration":
       if (!node.exported) mod.starExports.push(String(node.source.value));
+      // `export * as ns from "./m"`: a namespace re-exported under a name (program.ts).
+      else
+        mod.reexports.set(
+          node.exported.type === "Identifier" ? node.exported.name : String(node.exported.value),
+          { specifier: String(node.source.value), imported: "*", typeOnly: false },
+        );
       return;
     case "ExportDefaultDeclaration": {
       const decl = node.declaration;

@@ -231,6 +231,49 @@ export class ProgramGraph {
     }
   }
 
+  /**
+   * The module a top-level name of `mod` holds as a namespace: `import * as ns from "./m"`, or
+   * an imported name another module exports as one (`export * as ns from "./m"`, `import * as
+   * m …; export { m }`), through re-exports.
+   */
+  namespaceModule(
+    mod: SourceModule,
+    name: string,
+    seen = new Set<string>(),
+  ): SourceModule | undefined {
+    const binding = mod.imports.get(name);
+    if (!binding || binding.typeOnly) return undefined;
+    const target = this.importedModule(mod, binding.specifier);
+    if (!target || binding.imported === "*") return target;
+    return this.exportedNamespace(target, binding.imported, seen);
+  }
+
+  /** The namespace `mod` exports as `exported` (`export * as ns from "./m"`), if it does. */
+  exportedNamespace(
+    mod: SourceModule,
+    exported: string,
+    seen = new Set<string>(),
+  ): SourceModule | undefined {
+    const key = functionKey(mod.file, exported);
+    if (seen.has(key)) return undefined;
+    seen.add(key);
+    const local = mod.exports.get(exported);
+    if (local !== undefined) return this.namespaceModule(mod, local, seen);
+    const reexport = mod.reexports.get(exported);
+    if (reexport) {
+      const target = this.importedModule(mod, reexport.specifier);
+      if (!target || reexport.imported === "*") return target;
+      return this.exportedNamespace(target, reexport.imported, seen);
+    }
+    if (exported === "default") return undefined;
+    for (const specifier of mod.starExports) {
+      const target = this.importedModule(mod, specifier);
+      const found = target && this.exportedNamespace(target, exported, seen);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
   /** Follows an exported name through re-exports to the function it names. */
   resolveExport(mod: SourceModule, exported: string): FunctionSymbol | undefined {
     return this.resolveExported(mod, exported, new Set(), functionIn);

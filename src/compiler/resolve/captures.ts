@@ -171,6 +171,15 @@ export function freeNames(fn: FunctionLike): string[] {
 /** The declarations visible at a site, innermost enclosing function first. */
 function scopesAt(ancestors: readonly Node[], exclude?: Node, resolve?: TypeResolver): Scope[] {
   const scopes: Scope[] = [];
+  // Blocks and loops at module level (`for (const [n, v] of cases) { … }`) declare block-scoped
+  // variables a lambda may capture as it would a function's; the module's own declarations are
+  // its constants, found elsewhere.
+  const moduleLevel: Map<string, Declaration>[] = [];
+  for (const a of ancestors) {
+    if (FUNCTIONS.has(a.type)) break;
+    if (SCOPES.has(a.type)) moduleLevel.push(ownDeclarations(a, resolve));
+  }
+  if (moduleLevel.length > 0) scopes.push(new Scope(moduleLevel.reverse()));
   for (let i = 0; i < ancestors.length; i++) {
     const a = ancestors[i]!;
     if (!FUNCTIONS.has(a.type) || a === exclude) continue;

@@ -64,9 +64,8 @@ function functionNamed(
     n.property.type !== "Identifier"
   )
     return undefined;
-  const binding = mod.imports.get(n.object.name);
-  if (binding?.imported !== "*" || declaredLocally(n.object.name, ancestors)) return undefined;
-  const target = program.importedModule(mod, binding.specifier);
+  if (declaredLocally(n.object.name, ancestors)) return undefined;
+  const target = program.namespaceModule(mod, n.object.name);
   return target && program.resolveExport(target, n.property.name);
 }
 

@@ -92,6 +92,10 @@ export function analyzeCall(
     error(fnArg, badOperatorUse.needsFunctionWhoseSourceNabla(operator));
     return undefined;
   }
+  if (target.node.params.some((p) => p.type === "RestElement")) {
+    error(fnArg, badOperatorUse.restParameterOfOperatorTarget(target.name));
+    return undefined;
+  }
   const arity = target.node.params.length;
   // By default, every parameter whose type has a tangent (not strings or booleans).
   const signature = signatureOf(target.node, typeResolver(program, target.module));
@@ -214,9 +218,7 @@ function resolveTarget(
     node.object.type === "Identifier" &&
     node.property.type === "Identifier"
   ) {
-    const binding = module.imports.get(node.object.name);
-    const target =
-      binding?.imported === "*" ? program.importedModule(module, binding.specifier) : undefined;
+    const target = program.namespaceModule(module, node.object.name);
     const symbol = target && program.resolveExport(target, node.property.name);
     if (symbol) return namedTarget(symbol);
   }

@@ -43,6 +43,11 @@ export interface ParamInfo {
   omissible?: boolean;
   /** `{ S, K }: Option`, `[a, b]`: the pattern the argument is destructured into. */
   pattern?: Node;
+  /**
+   * `...xs: number[]`: a rest parameter, an array of the trailing arguments. Calls pack them
+   * into one array argument (lower/spread-arguments.ts), so the function takes the array.
+   */
+  rest?: boolean;
 }
 
 export interface Signature {
@@ -118,6 +123,15 @@ export function signatureOf(fn: FunctionLike, resolve?: TypeResolver): Signature
         unsupported: false,
         pattern,
         ...(p.type === "AssignmentPattern" ? { defaultValue: p.right, omissible: true } : {}),
+      });
+    }
+    if (p.type === "RestElement" && p.argument.type === "Identifier") {
+      return withType(declared(p.typeAnnotation, p.argument.start), {
+        name: p.argument.name,
+        node: p,
+        unsupported: false,
+        omissible: true,
+        rest: true,
       });
     }
     return { name: "", type: undefined, node: p, unsupported: true };

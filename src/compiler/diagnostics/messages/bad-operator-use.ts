@@ -4,6 +4,11 @@ import { message, type Printable } from "./message.js";
 // that vary as parameters; docs/diagnostics.md shows examples.
 
 export const badOperatorUse = {
+  restParameterOfOperatorTarget: (name: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${name}' has a rest parameter, which a function given to an operator cannot have yet; take an array parameter instead ('xs: number[]'), or call '${name}' from the function you differentiate`,
+    ),
   optionsMustBeObjectLiteral: (example: Printable) =>
     message("badOperatorUse", `options must be an object literal such as ${example}`),
   needsFunctionToDifferentiateAs: (operator: Printable) =>

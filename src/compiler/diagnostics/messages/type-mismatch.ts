@@ -22,6 +22,8 @@ export const typeMismatch = {
     message("typeMismatch", `the callback of '.${method}' must return a value`),
   callbackOfTypedArrayMap: () =>
     message("typeMismatch", `the callback of a typed array's '.map' must return a number`),
+  spreadArgumentMustBeArray: (typeText: Printable) =>
+    message("typeMismatch", `a spread argument must be an array or a tuple, got a ${typeText}`),
   cannotCompareWith: (type: Printable, type2: Printable) =>
     message("typeMismatch", `cannot compare a ${type} with a ${type2}`),
   expectedHereGot: (article: Printable, article2: Printable) =>

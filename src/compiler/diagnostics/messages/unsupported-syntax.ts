@@ -15,13 +15,25 @@ export const unsupportedSyntax = {
   arrayFromIsSupportedAs: () =>
     message(
       "unsupportedSyntax",
-      `'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)' or 'Array.from(array)'`,
+      `'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)', 'Array.from(array)' or 'Array.from(array, (v, i) => …)'`,
+    ),
+  concatNeedsPlainArray: (typeText: Printable) =>
+    message("unsupportedSyntax", `'.concat' needs a plain array, not a ${typeText}`),
+  reverseNeedsOneElementType: (typeText: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'.reverse' of a ${typeText} would move its elements to places of other types; reverse an array ('T[]') instead`,
+    ),
+  iteratorOutsideForOf: (method: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'.${method}()' is supported as what a for…of iterates ('for (const [i, v] of xs.entries())'); elsewhere, loop over the indices or use '.map'`,
     ),
   arrayHolesAreNotSupported: () => message("unsupportedSyntax", `array holes are not supported`),
   arrayMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)`,
+      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)`,
     ),
   assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>
     message(
@@ -108,11 +120,6 @@ export const unsupportedSyntax = {
     message(
       "unsupportedSyntax",
       `nabla cannot tell the key and value types of '${text}' (maps of numbers, arrays and objects keyed by strings or numbers are supported); annotate it, e.g. 'new Map<string, number>()'`,
-    ),
-  continueInsideSwitch: () =>
-    message(
-      "unsupportedSyntax",
-      `'continue' inside a 'switch' is not supported in differentiable code yet; use 'if'/'else' in the loop, or move the 'continue' after the switch`,
     ),
   declarationsAreNotSupportedIn: (kind: Printable) =>
     message("unsupportedSyntax", `'${kind}' declarations are not supported in differentiable code`),
@@ -237,6 +244,11 @@ export const unsupportedSyntax = {
     ),
   spreadArgumentsAreNotSupported: () =>
     message("unsupportedSyntax", `spread arguments are not supported in differentiable code`),
+  spreadOfArrayMustBeLast: () =>
+    message(
+      "unsupportedSyntax",
+      `spreading an array into a call's arguments is supported as the last argument (or anywhere for a tuple, whose length its type gives): the arguments after it would take places that depend on its length`,
+    ),
   spreadingIntoObjectIsNot: (typeText: Printable) =>
     message("unsupportedSyntax", `spreading a ${typeText} into an object is not supported`),
   spreadingIsNotSupported: (typeText: Printable) =>

@@ -115,7 +115,12 @@ export function emitModule(
     const [head, member] = name.split(".") as [string, string | undefined];
     const binding = mod.imports.get(head);
     if (!binding || !isLocalSpecifier(mod.file, binding.specifier)) return name;
-    const file = program.resolveRelative(mod.file, binding.specifier)!;
+    // `ns.k` of a namespace another module re-exports (`export * as ns`): from its module.
+    const namespace =
+      member !== undefined && binding.imported !== "*"
+        ? program.namespaceModule(mod, head)
+        : undefined;
+    const file = namespace?.file ?? program.resolveRelative(mod.file, binding.specifier)!;
     const exported = member ?? binding.imported;
     return imports.local(file, exported, `$${exported}`);
   };

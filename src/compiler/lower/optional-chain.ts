@@ -1,0 +1,79 @@
+import type { Expression, Node } from "oxc-parser";
+import type { Value } from "../ir/types.js";
+import { unsupportedSyntax } from "../diagnostics/messages/index.js";
+import type { LowerContext } from "./context.js";
+import { lowerIf } from "./merge.js";
+
+// Optional chaining (`opts?.scale`, `p.wind?.x`, `a?.b.c`, `p.wind?.norm()`): where the object
+// before `?.` is null or undefined, the whole chain is undefined and the rest of it is not
+// evaluated, as in JavaScript. Lowered as an `if` on a `nullish` test of that object: one
+// branch yields undefined, the other reads the rest of the chain, so the derivative flows
+// only where JavaScript reads.
+
+/** `a?.b…` (the expression inside a ChainExpression). */
+export function lowerOptionalChain(ctx: LowerContext, node: Expression): Value {
+  const link = outermostOptionalLink(node);
+  if (!link) return ctx.lowerExpression(node);
+  if (link.type === "CallExpression")
+    return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());
+  if (link.type !== "MemberExpression") throw new Error("internal: a link is a member or a call");
+  const baseNode = link.object as Expression;
+  // `undefined?.x` is undefined too: an inner `?.` short-circuits to the same value.
+  const base = lowerOptionalChain(ctx, baseNode);
+  ctx.at(link);
+  const absent = ctx.builder.unary("nullish", base);
+  const present = ctx.builder.unary("not", absent);
+  // `lowerIf` lowers the branches in order: the absent one takes the present one's type.
+  let read: Value | undefined;
+  const [value] = lowerIf(ctx, present, [
+    () => [(read = readRest(ctx, node, link, base))],
+    () => [ctx.builder.emit("const", [], [read!.type], {}, [], "").results[0]!],
+  ]);
+  return value!;
+}
+
+/** The rest of the chain, read where the object before `link` is there. */
+function readRest(ctx: LowerContext, node: Expression, link: Node, base: Value): Value {
+  // The chain from `node` down to `link`, with the object of `link` replaced by a name bound
+  // to `base` (hidden from the program: no identifier can be spelled so).
+  const name = `?.${link.start}`;
+  if (!base.hint) base.hint = "chained";
+  ctx.declare(name, "const", base.type, base);
+  const replaced = replaceLink(node, link, {
+    type: "Identifier",
+    name,
+    start: (link as { object: Node }).object.start,
+    end: (link as { object: Node }).object.end,
+  } as unknown as Expression);
+  return ctx.lowerExpression(replaced);
+}
+
+/** The `?.` nearest the end of the chain `node` (the last one JavaScript evaluates), if any. */
+function outermostOptionalLink(node: Node): Node | undefined {
+  let n: Node | undefined = node;
+  while (n) {
+    if ((n.type === "MemberExpression" || n.type === "CallExpression") && n.optional) return n;
+    n = chainChild(n);
+  }
+  return undefined;
+}
+
+/** The next link down a chain: a member's object, a call's callee, a `!`'s operand. */
+function chainChild(n: Node): Node | undefined {
+  if (n.type === "MemberExpression") return n.object;
+  if (n.type === "CallExpression") return n.callee;
+  if (n.type === "TSNonNullExpression") return n.expression;
+  return undefined;
+}
+
+/** A copy of the chain `node` whose `link` reads `object` instead, no longer optional. */
+function replaceLink(node: Node, link: Node, object: Expression): Expression {
+  if (node === link) return { ...node, object, optional: false } as unknown as Expression;
+  if (node.type === "MemberExpression")
+    return { ...node, object: replaceLink(node.object, link, object) } as Expression;
+  if (node.type === "CallExpression")
+    return { ...node, callee: replaceLink(node.callee, link, object) } as Expression;
+  if (node.type === "TSNonNullExpression")
+    return { ...node, expression: replaceLink(node.expression, link, object) } as Expression;
+  throw new Error(`internal: ${node.type} is not a link of an optional chain`);
+}

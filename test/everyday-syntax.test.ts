@@ -1,0 +1,411 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  assertClose,
+  compileFiles,
+  diagnosticsText,
+  finiteGradient,
+  loadProgram,
+} from "./support/harness.js";
+import { checkTwoWays } from "./support/two-ways.js";
+
+// Everyday syntax of TypeScript inside differentiated code (issue 21): optional chaining,
+// spread arguments and rest parameters, array methods (concat, reverse, entries, keys,
+// Array.from), `continue` in a `switch`, local functions in loops, lambdas in module-level
+// blocks, namespace re-exports. Each program is written as a TypeScript developer writes it
+// and checked against central differences, and forward mode against reverse mode.
+
+test("optional chaining: optional fields and objects, present and absent, with ??", async () => {
+  await checkTwoWays(
+    `interface Wind { x: number; y: number; gust?: { k: number } }
+interface Particle { pos: number; wind?: Wind; weights?: number[] }
+interface Options { scale?: number; wind?: Wind }
+function drift(p: Particle, t: number) {
+  const wx = p.wind?.x ?? 0;
+  const gust = p.wind?.gust?.k ?? 1;
+  const first = p.weights?.[0] ?? 2;
+  const n = p.weights?.length ?? 0;
+  const energy = p.weights?.map((w) => w * w).reduce((a, b) => a + b, 0) ?? 0;
+  return p.pos + t * wx * gust + first * n + energy;
+}
+function scaled(x: number, opts?: Options) {
+  const s = opts?.scale ?? 1;
+  return x * s + (opts?.wind?.y ?? 0.5) * x;
+}
+export function f(x: number, y: number) {
+  const a: Particle = { pos: x, wind: { x: y, y: 1, gust: { k: x } }, weights: [x, y] };
+  const b: Particle = { pos: y };
+  const c: Particle = { pos: x * y, wind: { x, y } };
+  return drift(a, 2) + drift(b, 3) + drift(c, y) + scaled(x) + scaled(y, {}) +
+    scaled(x, { scale: y, wind: { x: 1, y: x } });
+}`,
+  );
+});
+
+test("optional chaining: a method of an optional class instance, a chain read on both paths", async () => {
+  await checkTwoWays(
+    `class Vec {
+  constructor(public a: number, public b: number) {}
+  norm() { return Math.hypot(this.a, this.b); }
+}
+interface Holder { v?: Vec; next?: { v: Vec } }
+function length(h: Holder) {
+  return (h.v?.norm() ?? 0) + (h.next?.v.a ?? -1);
+}
+export function f(x: number, y: number) {
+  const present: Holder = { v: new Vec(x, y), next: { v: new Vec(y, 2) } };
+  const maybe: Holder = x > 1 ? present : {};
+  const t = maybe.v?.a;
+  return length(present) + length({}) + length(maybe) * y + (t === undefined ? y : t * t);
+}`,
+    [
+      [0.7, 1.3],
+      [1.4, -0.6],
+    ],
+    // Math.hypot's derivative is not the plain function's last digit.
+    false,
+  );
+});
+
+test("an optional call stays a diagnostic, at the call", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+interface Model { transform?: (x: number) => number }
+export function f(x: number, m: Model) {
+  return m.transform?.(x) ?? x;
+}
+export const g = gradient(f, { wrt: 0 });
+`,
+    }),
+  );
+  assert.match(text, /main\.ts:4:10: error NABLA101: optional calls are not supported/);
+});
+
+test("spread arguments: tuples anywhere, an array last, into functions, methods, local functions and Math", async () => {
+  await checkTwoWays(
+    `function h(a: number, b: number, c: number) { return a * b + c; }
+function lerp(a: number, b: number, t = 0.5) { return a + (b - a) * t; }
+class Spring {
+  constructor(public k: number) {}
+  energy(dx: number, dy: number) { return 0.5 * this.k * (dx * dx + dy * dy); }
+}
+export function f(x: number, y: number) {
+  const args: [number, number, number] = [x, y, 2];
+  const pair: [number, number] = [y, x * y];
+  const xs = [x, y, x * y];
+  const short = [y];
+  const sq = (a: number, b: number) => a * a + b;
+  const spring = new Spring(x);
+  return h(...args) + h(x, ...pair) + h(...pair, y) + h(...xs) + lerp(x, ...short) +
+    spring.energy(...pair) + sq(...pair) + Math.atan2(...pair) + Math.pow(...pair);
+}`,
+    [
+      [0.7, 1.3],
+      [1.4, 0.6],
+    ],
+    false,
+  );
+});
+
+test("rest parameters: packed from arguments and spreads, in functions, methods and functions passed on", async () => {
+  await checkTwoWays(
+    `function sumOfSquares(...xs: number[]) {
+  let s = 0;
+  for (const v of xs) s += v * v;
+  return s;
+}
+function weighted(w: number, ...terms: [number, number][]) {
+  return terms.reduce((s, [a, b]) => s + w * a * b, 0);
+}
+function tail(a: number, b = 2, ...rest: number[]) {
+  return a * b + rest.length + (rest[0] ?? 0);
+}
+function apply(fn: (a: number, b: number) => number, a: number, b: number) { return fn(a, b); }
+class Accumulator {
+  total = 0;
+  add(...values: number[]) {
+    for (const v of values) this.total += v;
+    return this.total;
+  }
+}
+export function f(x: number, y: number) {
+  const xs = [x, y, 3];
+  const p: [number, number] = [x, y];
+  const acc = new Accumulator();
+  acc.add(x, y);
+  return sumOfSquares(x, y, 3) + sumOfSquares() + sumOfSquares(...xs) + sumOfSquares(x, ...xs, y) +
+    weighted(x, p, [y, 2]) + weighted(y) + tail(x) + tail(x, y, y, 4) + tail(...xs) + tail(x, ...xs) +
+    acc.add(...xs) + apply(sumOfSquares, x, y);
+}`,
+  );
+});
+
+test("spread arguments and rest parameters nabla refuses say why, at the place", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+function h(a: number, b: number, c: number) { return a * b + c; }
+function sum(...xs: number[]) { return xs.reduce((s, v) => s + v, 0); }
+export function f(x: number, y: number) {
+  const xs = [x, y];
+  return h(...xs, 3);
+}
+export const g = gradient(f);
+export const gs = gradient(sum);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:6:12: error NABLA101: spreading an array into a call's arguments is supported as the last argument/,
+  );
+  assert.match(text, /main\.ts:9:28: error NABLA108: 'sum' has a rest parameter/);
+});
+
+test("lambdas in module-level loops and blocks capture the block's variables", async () => {
+  const m = await loadProgram<{
+    results: { count: number; value: number; derivative: number; reverse: number }[];
+    scaled: { value: number; gradient: [number, number] };
+    powers: number[];
+  }>({
+    "main.ts": `import { gradient, valueWithDerivative, valueWithGradient } from "nabla";
+function nestedLoop(x: number, count: number) {
+  let s = x;
+  for (let i = 0; i < count; i++) s = Math.sin(s) * x;
+  return s;
+}
+const expected: [number, number][] = [[1, 0.5], [2, 0.7], [3, 1.1]];
+export const results: { count: number; value: number; derivative: number; reverse: number }[] = [];
+for (const [count, x] of expected) {
+  const vd = valueWithDerivative((t: number) => nestedLoop(t, count));
+  results.push({ count, ...vd(x), reverse: gradient((t: number) => nestedLoop(t, count))(x) });
+}
+export let scaled = { value: 0, gradient: [0, 0] };
+{
+  const k = 3;
+  const offset = { shift: 0.25 };
+  scaled = valueWithGradient((a: number, b: number) => k * a * b + offset.shift * b)(0.6, 1.7);
+}
+export const powers: number[] = [];
+for (let n = 1; n <= 3; n++) powers.push(gradient((x: number) => x ** n)(1.5));
+`,
+  });
+  const nestedLoop = (x: number, count: number) => {
+    let s = x;
+    for (let i = 0; i < count; i++) s = Math.sin(s) * x;
+    return s;
+  };
+  const xs = [0.5, 0.7, 1.1];
+  m.results.forEach((r, i) => {
+    assert.equal(r.count, i + 1);
+    assert.equal(r.value, nestedLoop(xs[i]!, r.count));
+    const [expected] = finiteGradient((x) => nestedLoop(x, r.count), [xs[i]!]);
+    assertClose(r.derivative, expected!, 1e-6, `derivative for count ${r.count}`);
+    assertClose(r.reverse, r.derivative, 1e-12, `reverse against forward for count ${r.count}`);
+  });
+  assertClose(m.scaled.value, 3 * 0.6 * 1.7 + 0.25 * 1.7, 1e-14, "value");
+  assertClose(m.scaled.gradient[0], 3 * 1.7, 1e-12, "∂/∂a");
+  assertClose(m.scaled.gradient[1], 3 * 0.6 + 0.25, 1e-12, "∂/∂b");
+  [1, 2, 3].forEach((n, i) => assertClose(m.powers[i]!, n * 1.5 ** (n - 1), 1e-12, `x^${n}`));
+});
+
+test("continue inside a switch inside loops continues the loop, with break, fall-through and labels", async () => {
+  await checkTwoWays(
+    `type Kind = "scale" | "skip" | "shift" | "stop";
+export function f(x: number, y: number) {
+  const kinds: Kind[] = ["scale", "skip", "shift", "scale", "stop", "shift"];
+  let s = 0;
+  for (let i = 0; i < kinds.length; i++) {
+    switch (kinds[i]) {
+      case "scale":
+        s = s * x + i;
+        continue;
+      case "skip":
+        if (y > 0) continue;
+        s += y;
+        break;
+      case "shift":
+      case "stop":
+        s += Math.sin(x * y);
+        if (kinds[i] === "stop") continue;
+      default:
+        s *= y;
+    }
+    s += 1;
+  }
+  let t = 0;
+  outer: for (const k of [1, 2, 3]) {
+    let j = 0;
+    while (j < 3) {
+      j++;
+      switch (j) {
+        case 1:
+          t += x * k;
+          continue;
+        case 2:
+          if (k === 2) continue outer;
+          t *= y;
+          break;
+      }
+      t += j;
+    }
+  }
+  let u = 0;
+  for (const v of [x, y, x * y]) {
+    switch (true) {
+      case v > 1:
+        u += v * v;
+        continue;
+    }
+    u -= v;
+  }
+  return s + t + u;
+}`,
+    [
+      [0.7, 1.3],
+      [1.2, -0.4],
+    ],
+  );
+});
+
+test("concat and reverse: new arrays and in-place reversal, of numbers, rows and objects", async () => {
+  await checkTwoWays(
+    `interface P { w: number; b: number }
+export function f(x: number, y: number) {
+  const a = [x, y];
+  const joined = a.concat([x * y], [2, y], x - y, []);
+  const copy = joined.slice();
+  const back = copy.reverse();
+  back[0] = back[0]! * x; // the same array as copy
+  const odd = [x, 2, y];
+  odd.reverse();
+  const rows = [[x, y]].concat([[y * y, 1]]);
+  rows.reverse();
+  const ps: P[] = [{ w: x, b: 1 }];
+  const more = ps.concat({ w: y, b: x }, [{ w: 2, b: y }]).reverse();
+  let s = 0;
+  for (let i = 0; i < joined.length; i++) s += joined[i]! * (i + 1) + copy[i]! * (i + 2);
+  return s + odd[0]! * 3 + odd[2]! + rows[0]![0]! * rows[1]![1]! + more[0]!.w * more[2]!.b +
+    joined.length + [y].reverse()[0]!;
+}`,
+  );
+});
+
+test("entries, keys and values in for…of read the array as they go; Array.from with a callback", async () => {
+  await checkTwoWays(
+    `interface Step { dt: number; k: number }
+export function f(x: number, y: number) {
+  const xs = [x, y, x * y, 1];
+  let s = 0;
+  for (const [i, v] of xs.entries()) s += v * (i + 1);
+  for (const i of xs.keys()) s += xs[i]! * i;
+  for (const v of xs.values()) s += Math.sin(v);
+  // Prefix sums written ahead: the iterator reads each element when it reaches it.
+  const acc = [x, y, 1];
+  for (const [i, v] of acc.entries()) if (i + 1 < acc.length) acc[i + 1]! += v * y;
+  const steps: Step[] = [{ dt: 0.1, k: x }, { dt: 0.2, k: y }];
+  let t = 0;
+  for (const [i, { dt, k }] of steps.entries()) t += dt * k * (i + 1);
+  for (const entry of steps.entries()) t += entry[1].k * entry[0];
+  const squares = Array.from(xs, (v, i) => v * v + i);
+  const ramp = Array.from({ length: 4 }, (_, i) => x * i + y);
+  const fromTyped = Array.from(new Float64Array([x, y]), (v) => v * 2);
+  return s + acc[2]! + t + squares[2]! + ramp[3]! + fromTyped[1]!;
+}`,
+  );
+});
+
+test("array methods nabla refuses say why: an iterator outside for…of, reversing a mixed tuple", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+export function f(x: number) {
+  const xs = [x, 2 * x];
+  const pairs = [...xs.entries()];
+  return pairs.length * x;
+}
+export function g(x: number) {
+  const t: [number, boolean] = [x, true];
+  t.reverse();
+  return x;
+}
+export const df = gradient(f);
+export const dg = gradient(g);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:4:21: error NABLA101: '\.entries\(\)' is supported as what a for…of iterates/,
+  );
+  assert.match(
+    text,
+    /main\.ts:9:3: error NABLA101: '\.reverse' of a \[number, boolean\] would move its elements/,
+  );
+});
+
+test("named local arrows declared in loops, passed to array methods and to operators", async () => {
+  await checkTwoWays(
+    `import { derivative, gradient } from "nabla";
+export function f(x: number, y: number) {
+  let s = 0;
+  for (let i = 0; i < 3; i++) {
+    const scaled = (v: number) => v * v * (i + 1);
+    const shifted = (v: number, k: number) => v + k * y;
+    s += [x, y].map(scaled).reduce((a, b) => a + b, 0);
+    s += [x, y * x].map(shifted).filter((v) => v > 0.1).length * x;
+    s += derivative(scaled)(x) * y;
+  }
+  for (const w of [x, y]) {
+    const bump = (t: number) => Math.exp(-t * t * w);
+    s += [0.5, 1].map(bump).reduce((a, b) => a + b, 0) + derivative(bump)(y);
+  }
+  return s;
+}`,
+  );
+});
+
+test("a namespace re-exported (export * as ns) and used in differentiated code: functions, constants, values", async () => {
+  const m = await loadProgram<{
+    f: (x: number, y: number) => number;
+    vg: (x: number, y: number) => { value: number; gradient: [number, number] };
+    d: (x: number, y: number) => (dx: number, dy: number) => number;
+  }>({
+    "shapes/area.ts": `export const scale = 3;
+export function square(s: number) { return s * s * scale; }
+export function disk(r: number) { return Math.PI * r * r; }
+`,
+    "shapes/index.ts": `export * as area from "./area.js";
+import * as area2 from "./area.js";
+export { area2 as measures };
+`,
+    "lib.ts": `export * from "./shapes/index.js";
+`,
+    "main.ts": `import { differential, valueWithGradient } from "nabla";
+import { area, measures } from "./lib.js";
+import * as shapes from "./shapes/index.js";
+function total(sides: number[], size: (s: number) => number) {
+  return sides.reduce((acc, s) => acc + size(s), 0);
+}
+export function f(x: number, y: number) {
+  return area.square(x) * area.scale + shapes.area.disk(y) + measures.disk(x * y) +
+    total([x, y], area.square) + [x, y].map(measures.square).reduce((a, b) => a + b, 0);
+}
+export const vg = valueWithGradient(f);
+export const d = differential(f);
+`,
+  });
+  for (const [x, y] of [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ] as [number, number][]) {
+    const { value, gradient } = m.vg(x, y);
+    assert.equal(value, m.f(x, y));
+    const expected = finiteGradient(m.f, [x, y]);
+    gradient.forEach((g, i) => {
+      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i}, finite differences`);
+      assertClose(m.d(x, y)(i === 0 ? 1 : 0, i === 1 ? 1 : 0), g, 1e-12, `∂f/∂x${i}, forward`);
+    });
+  }
+});

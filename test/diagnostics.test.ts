@@ -3121,7 +3121,7 @@ main.ts:22:19: note: when differentiating 'd' for 'derivative'
     files: `
 import { derivative } from "nabla";
 function g(y: number): number {
-  return new Set<number>().size + y;
+  return new WeakMap<object, number>().has({}) ? y : 2 * y;
 }
 function h(y: number): number {
   return y >> 2;
@@ -3132,10 +3132,10 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:10: error NABLA101: 'new Set' is not supported in differentiable code (typed arrays and 'new Array(n)' are; build objects with literals)
+main.ts:3:10: error NABLA101: 'new WeakMap' is not supported in differentiable code (typed arrays and 'new Array(n)' are; build objects with literals)
   2 | function g(y: number): number {
-> 3 |   return new Set<number>().size + y;
-    |          ^^^^^^^^^^^^^^^^^
+> 3 |   return new WeakMap<object, number>().has({}) ? y : 2 * y;
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 main.ts:9:10: note: when differentiating this call to 'g'
 > 9 |   return g(x) + h(x);
     |          ^^^^

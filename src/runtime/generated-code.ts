@@ -20,6 +20,7 @@ export {
   growTangent,
   copyTangent,
   keyedZeros,
+  zerosOfValue,
   copyValue,
   copyValues,
   checkAliasing,

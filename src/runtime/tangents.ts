@@ -83,6 +83,27 @@ export function copyTangent<T>(t: T): T {
 }
 
 /**
+ * A zero tangent shaped like a value of a type that holds itself (a tree): zeros for its
+ * numbers, the same kind of array or map for its arrays and maps, objects of the fields that
+ * hold numbers; text, booleans and functions left out.
+ *
+ * @internal
+ */
+export function zerosOfValue(v: unknown): unknown {
+  if (typeof v === "number") return 0;
+  if (v instanceof Float64Array) return new Float64Array(v.length);
+  if (v instanceof Float32Array) return new Float32Array(v.length);
+  if (Array.isArray(v)) return v.map(zerosOfValue);
+  if (v instanceof Map) return keyedZeros(v, zerosOfValue);
+  if (v === null || typeof v !== "object") return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x === "number" || (x !== null && typeof x === "object")) out[k] = zerosOfValue(x);
+  }
+  return out;
+}
+
+/**
  * A zero tangent of a record or map: the same keys, each holding `zero(value)`.
  *
  * @internal

@@ -112,7 +112,7 @@ export function checkpointSweeps(demand: Demand, ctx: CheckpointContext): void {
 /** Whether values of types `a` and `b` could be, or hold, the same array or object. */
 function mayShare(a: Type, b: Type): boolean {
   const parts = (t: Type, into: Type[] = []): Type[] => {
-    if (!isAggregate(t)) return into;
+    if (!isAggregate(t) || into.includes(t)) return into;
     into.push(t);
     if (t.kind === "array") (t.elements ?? [t.element]).forEach((e) => parts(e, into));
     else if (t.kind === "keyed") parts(t.value, into);

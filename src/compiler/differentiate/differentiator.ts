@@ -4,7 +4,7 @@ import { forEachOp } from "../ir/walk.js";
 import type { DerivativeTable } from "./derivative-table.js";
 import { type CallVaried } from "../analysis/activity.js";
 import { type EffectsOf } from "../analysis/effects.js";
-import { isAggregate, isKeyed } from "../ir/type-system.js";
+import { isAggregate, isKeyed, isRecursiveType } from "../ir/type-system.js";
 import { unsupportedType } from "../diagnostics/messages/index.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "../diagnostics/stack-overflow.js";
 import { CallSummaries } from "../analysis/call-summaries.js";
@@ -510,6 +510,7 @@ export class Differentiator implements DerivativeTable {
 function refuseKeyedLanes(fn: IRFunction): void {
   const holdsKeyed = (t: Type): boolean =>
     isKeyed(t) ||
+    isRecursiveType(t) ||
     (isAggregate(t) &&
       (t.kind === "array"
         ? holdsKeyed(t.element) || (t.elements ?? []).some(holdsKeyed)

@@ -1,5 +1,5 @@
 import { differentiableFields, isAggregate } from "./type-system.js";
-import type { FieldType, Type } from "./types.js";
+import type { FieldType, ObjectType, Type } from "./types.js";
 
 // The tangent type of each IR type (DESIGN.md's contract): numbers → numbers; arrays, tuples
 // and typed arrays → the same kind of array of tangents; objects and class instances → plain
@@ -18,14 +18,25 @@ export function tangentType(t: Type): Type {
     };
   }
   if (t.kind === "keyed") return { ...t, value: tangentType(t.value) };
-  const fields: FieldType[] = differentiableFields(t).map((f) => ({
-    name: f.name,
-    type: tangentType(f.type),
-    noDerivative: false,
-    ...(f.optional ? { optional: true } : {}),
-  }));
-  return { kind: "object", name: `Tangent<${t.name}>`, fields };
+  // One tangent type per object type, made before its fields: a type that holds itself (a
+  // tree) gets a tangent type that holds itself.
+  const known = tangentOfObject.get(t);
+  if (known) return known;
+  const fields: FieldType[] = [];
+  const tangent: ObjectType = { kind: "object", name: `Tangent<${t.name}>`, fields };
+  tangentOfObject.set(t, tangent);
+  for (const f of differentiableFields(t)) {
+    fields.push({
+      name: f.name,
+      type: tangentType(f.type),
+      noDerivative: false,
+      ...(f.optional ? { optional: true } : {}),
+    });
+  }
+  return tangent;
 }
+
+const tangentOfObject = new WeakMap<ObjectType, ObjectType>();
 
 /** The field `name` of an object type's tangent, if that field has a derivative. */
 export function tangentFieldOf(t: Type, name: string): FieldType | undefined {

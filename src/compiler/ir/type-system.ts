@@ -35,6 +35,13 @@ export function isKeyed(t: Type): t is KeyedType {
   return typeof t === "object" && t.kind === "keyed";
 }
 
+// Object types may hold themselves (a tree: `{ v: number; kids: Node[] }`), so the questions
+// that walk into fields keep the objects they are inside of: met again, an object adds
+// nothing (isDifferentiable), or is taken to agree (sameType, assignable: equal unless a
+// difference shows elsewhere).
+const walking = new Set<ObjectType>();
+const comparing: [Type, Type][] = [];
+
 /** Whether values of this type have a tangent: numbers, and aggregates holding some. */
 export function isDifferentiable(t: Type): boolean {
   if (t === "number") return true;
@@ -42,7 +49,35 @@ export function isDifferentiable(t: Type): boolean {
   if (t.kind === "array")
     return t.elements ? t.elements.some(isDifferentiable) : isDifferentiable(t.element);
   if (t.kind === "keyed") return isDifferentiable(t.value);
-  return differentiableFields(t).length > 0;
+  if (walking.has(t)) return false;
+  walking.add(t);
+  try {
+    return t.fields.some((f) => !f.noDerivative && isDifferentiable(f.type));
+  } finally {
+    walking.delete(t);
+  }
+}
+
+/** Whether an object type holds itself, directly or not (a tree, a linked list). */
+export function isRecursiveType(t: Type, inside: readonly Type[] = []): boolean {
+  if (!isAggregate(t)) return false;
+  if (inside.includes(t)) return true;
+  const within = [...inside, t];
+  if (t.kind === "array")
+    return [t.element, ...(t.elements ?? [])].some((e) => isRecursiveType(e, within));
+  if (t.kind === "keyed") return isRecursiveType(t.value, within);
+  return t.fields.some((f) => isRecursiveType(f.type, within));
+}
+
+/** `f` while the pair (a, b) is taken to agree (types that hold themselves meet it again). */
+function assuming(a: Type, b: Type, f: () => boolean): boolean {
+  if (comparing.some(([x, y]) => x === a && y === b)) return true;
+  comparing.push([a, b]);
+  try {
+    return f();
+  } finally {
+    comparing.pop();
+  }
 }
 
 /** The fields that appear in the tangent of an object type. */
@@ -98,12 +133,15 @@ export function sameType(a: Type, b: Type): boolean {
     return a.storage === b.storage && a.key === b.key && sameType(a.value, b.value);
   if (a.kind === "object" && b.kind === "object") {
     if (a.classKey !== b.classKey && a.classKey && b.classKey) return false;
-    return (
-      a.fields.length === b.fields.length &&
-      a.fields.every((f) => {
-        const g = fieldOf(b, f.name);
-        return g !== undefined && g.noDerivative === f.noDerivative && sameType(f.type, g.type);
-      })
+    return assuming(
+      a,
+      b,
+      () =>
+        a.fields.length === b.fields.length &&
+        a.fields.every((f) => {
+          const g = fieldOf(b, f.name);
+          return g !== undefined && g.noDerivative === f.noDerivative && sameType(f.type, g.type);
+        }),
     );
   }
   return false;
@@ -118,10 +156,12 @@ export function assignable(from: Type, to: Type): boolean {
     // methods never touch them). A plain object must have every field: code inlined for the
     // wider type could write one its own type lacks, and that write's derivative would be lost.
     const widening = from.classKey !== undefined && to.classKey !== undefined;
-    return to.fields.every((f) => {
-      const g = fieldOf(from, f.name);
-      return g === undefined ? widening && f.optional === true : assignable(g.type, f.type);
-    });
+    return assuming(from, to, () =>
+      to.fields.every((f) => {
+        const g = fieldOf(from, f.name);
+        return g === undefined ? widening && f.optional === true : assignable(g.type, f.type);
+      }),
+    );
   }
   return false;
 }

@@ -20,7 +20,7 @@ import type { LowerContext, LoopTarget, Slot } from "./context.js";
 import { describeNode } from "./describe.js";
 import { destructureDeclarator } from "./destructure.js";
 import { declareMadeFunction } from "./factories.js";
-import { desugarSwitch, switchAlwaysExits } from "./switch.js";
+import { desugarSwitch, switchAlwaysExits, withExhaustiveDefault } from "./switch.js";
 import { lowerThrow } from "./throw.js";
 import { forOfSource } from "./for-of-sources.js";
 import { lowerAuxReturn } from "./aux.js";
@@ -203,8 +203,10 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       const walk = { ...node, type: "ForOfStatement", await: false } as unknown as ForOfStatement;
       return lowerStatement(ctx, desugarForOf(ctx, walk));
     }
-    case "SwitchStatement":
-      return lowerStatement(ctx, desugarSwitch(node)) || switchAlwaysExits(node);
+    case "SwitchStatement": {
+      const complete = withExhaustiveDefault(ctx, node);
+      return lowerStatement(ctx, desugarSwitch(complete)) || switchAlwaysExits(complete);
+    }
     case "TSTypeAliasDeclaration":
     case "TSInterfaceDeclaration":
       return false;

@@ -1,6 +1,7 @@
 import type { Expression, Node, Statement, SwitchStatement } from "oxc-parser";
 import { walk } from "../parse/module.js";
 import { alwaysExits, SWITCH_LOOP } from "./exits.js";
+import type { LowerContext } from "./context.js";
 
 // `switch` as statements lowering already knows, built as AST with the switch's positions:
 //
@@ -108,4 +109,46 @@ export function switchAlwaysExits(node: SwitchStatement): boolean {
     return true;
   });
   return !breaks;
+}
+
+/**
+ * A switch without `default` whose cases list every value its discriminant's type allows
+ * (`switch (e.kind)` over a union told apart by `kind`), with the `default` TypeScript knows
+ * cannot run: a throw. So code after it is not taken for reachable (a function that returns in
+ * every case returns), and a value outside the type fails loudly rather than falling through.
+ */
+export function withExhaustiveDefault(ctx: LowerContext, node: SwitchStatement): SwitchStatement {
+  if (node.cases.some((c) => !c.test)) return node;
+  const tests = node.cases.map((c) => c.test!);
+  // Only a switch over literals (the tag of a union) asks the checker.
+  if (
+    !tests.every(
+      (t) => t.type === "Literal" && (typeof t.value === "string" || typeof t.value === "number"),
+    )
+  )
+    return node;
+  const d = node.discriminant;
+  const position =
+    d.type === "Identifier"
+      ? d.start
+      : d.type === "MemberExpression" && !d.computed
+        ? d.property.start
+        : undefined;
+  const allowed = position === undefined ? undefined : ctx.types.inferred?.literalsAt(position);
+  const listed = new Set(tests.map((t) => (t as { value: string | number }).value));
+  if (!allowed || !allowed.every((v) => listed.has(v))) return node;
+  const at = { start: node.end, end: node.end };
+  const message = `no case of this switch matches its value (TypeScript's type allows only ${allowed.map((v) => JSON.stringify(v)).join(", ")})`;
+  const unreachable = {
+    type: "ThrowStatement",
+    argument: {
+      type: "NewExpression",
+      callee: { type: "Identifier", name: "TypeError", ...at },
+      arguments: [{ type: "Literal", value: message, raw: JSON.stringify(message), ...at }],
+      ...at,
+    },
+    ...at,
+  };
+  const fallback = { type: "SwitchCase", test: null, consequent: [unreachable], ...at };
+  return { ...node, cases: [...node.cases, fallback] } as unknown as SwitchStatement;
 }

@@ -31,6 +31,8 @@ export interface CheckedTypes {
   callAt(file: string, start: number, end: number): CallTypes | undefined;
   /** How TypeScript writes the type at `position`, for messages. */
   textAt(file: string, position: number): string | undefined;
+  /** The values of the union of literals TypeScript gives the name at `position`, if it is one. */
+  literalsAt(file: string, position: number): (string | number)[] | undefined;
 }
 
 const perProgram = new WeakMap<ProgramGraph, CheckedTypes>();
@@ -47,6 +49,11 @@ class ProgramTypes implements CheckedTypes {
   private readonly converted = new Map<string, Type | null>();
   /** Set when a conversion met a type it is converting already (a recursive type). */
   private cycle = false;
+  /** Placeholders of the types being converted that were met inside themselves. */
+  private readonly pending = new Map<
+    string,
+    { -readonly [K in keyof ObjectType]: ObjectType[K] }
+  >();
 
   constructor(private readonly program: ProgramGraph) {}
 
@@ -84,6 +91,11 @@ class ProgramTypes implements CheckedTypes {
     return type && this.convert(type);
   }
 
+  literalsAt(file: string, position: number): (string | number)[] | undefined {
+    const [type] = this.view.typesAt(file, [position]);
+    return type && this.view.literals(type);
+  }
+
   textAt(file: string, position: number): string | undefined {
     const [type] = this.view.typesAt(file, [position]);
     return type && this.view.text(type);
@@ -94,12 +106,30 @@ class ProgramTypes implements CheckedTypes {
     const done = this.converted.get(id);
     if (done !== undefined) return done ?? undefined;
     if (this.converted.has(id)) {
-      // A type that holds itself (a tree): not supported yet; the field says why.
+      // A type that holds itself (a tree): its fields point to a placeholder, which becomes
+      // the type once it is built.
       this.cycle = true;
-      return undefined;
+      let placeholder = this.pending.get(id);
+      if (!placeholder)
+        this.pending.set(id, (placeholder = { kind: "object", name: "", fields: [] }));
+      return placeholder;
     }
+    const before = new Set(this.converted.keys());
     this.converted.set(id, undefined as never);
-    const result = this.build(this.view.describe(type));
+    let result = this.build(this.view.describe(type));
+    const placeholder = this.pending.get(id);
+    if (placeholder) {
+      this.pending.delete(id);
+      if (result && isObject(result)) {
+        result = Object.assign(placeholder, result);
+      } else {
+        // Not an object type: what was built pointing to the placeholder is forgotten, and
+        // the field that holds the type says why.
+        for (const k of [...this.converted.keys()]) if (!before.has(k)) this.converted.delete(k);
+        this.cycle = true;
+        result = undefined;
+      }
+    }
     this.converted.set(id, result ?? null);
     return result;
   }

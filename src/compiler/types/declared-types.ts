@@ -1,5 +1,5 @@
 import type { Class, Node, TSType } from "oxc-parser";
-import type { FieldType, FunctionTypeInfo, Type } from "../ir/types.js";
+import type { FieldType, FunctionTypeInfo, ObjectType, Type } from "../ir/types.js";
 import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import {
@@ -45,7 +45,22 @@ export type TypeArguments = ReadonlyMap<string, Type>;
  * Named types resolved so far in one annotation; null while resolving (a cycle) or failed. In
  * a specialization of a generic function, also what its type parameters stand for.
  */
-type Resolving = Map<string, Type | null> & { typeArguments?: TypeArguments };
+type Resolving = Map<string, Type | null> & {
+  typeArguments?: TypeArguments;
+  /** Object types met again while being resolved (trees): placeholders their fields point to. */
+  pending?: Map<string, { -readonly [K in keyof ObjectType]: ObjectType[K] }>;
+};
+
+/** The placeholder for a named type met inside itself, filled in once it is resolved. */
+function holdingItself(resolving: Resolving, key: string, name: string): Type {
+  resolving.pending ??= new Map();
+  let placeholder = resolving.pending.get(key);
+  if (!placeholder) {
+    placeholder = { kind: "object", name, fields: [] };
+    resolving.pending.set(key, placeholder);
+  }
+  return placeholder;
+}
 
 function resolveIn(
   program: ProgramGraph | undefined,
@@ -136,9 +151,21 @@ function namedType(
       : undefined;
   if (!symbol) return undefined;
   const key = `${symbol.module.file}#${symbol.name}`;
-  if (resolving.has(key)) return resolving.get(key) ?? undefined; // recursive types: unsupported
+  if (resolving.has(key)) return resolving.get(key) ?? holdingItself(resolving, key, symbol.name);
+  const before = new Set(resolving.keys());
   resolving.set(key, null);
-  const type = declarationType(program, symbol.module, symbol.name, symbol.node, key, resolving);
+  let type = declarationType(program, symbol.module, symbol.name, symbol.node, key, resolving);
+  const pending = resolving.pending?.get(key);
+  if (pending) {
+    // The type holds itself: the placeholder its fields point to becomes the type.
+    if (type && typeof type === "object" && type.kind === "object") {
+      type = Object.assign(pending, type);
+    } else {
+      // Not an object type: what was built pointing to the placeholder is forgotten.
+      type = undefined;
+      for (const k of [...resolving.keys()]) if (!before.has(k)) resolving.delete(k);
+    }
+  }
   resolving.set(key, type ?? null);
   return type;
 }

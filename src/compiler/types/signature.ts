@@ -29,6 +29,8 @@ export interface InferredTypes {
   parameterTypeOf(start: number, end: number, index: number): Type | undefined;
   /** The parameter and result types of the call written at [start, end), as resolved. */
   callAt(start: number, end: number): CallTypes | undefined;
+  /** The values of the union of literals the name at `position` has (`"add" | "mul"`), if so. */
+  literalsAt(position: number): (string | number)[] | undefined;
 }
 
 export interface ParamInfo {

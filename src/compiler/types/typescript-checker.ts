@@ -104,6 +104,8 @@ export interface CheckerView {
   describe(type: CheckedType): CheckedShape;
   /** How TypeScript writes the type, for messages. */
   text(type: CheckedType): string;
+  /** The values of a type that is a union of literals (`"add" | "mul"`); else undefined. */
+  literals(type: CheckedType): (string | number)[] | undefined;
   /** Equal for the same type of the same checker. */
   key(type: CheckedType): string;
 }
@@ -266,6 +268,17 @@ class View implements CheckerView {
     let index = this.checkers.indexOf(checker);
     if (index < 0) index = this.checkers.push(checker) - 1;
     return index;
+  }
+
+  literals(checked: CheckedType): (string | number)[] | undefined {
+    const { type } = held(checked);
+    const members = type.isUnionType() ? type.getTypes() : [type];
+    const values: (string | number)[] = [];
+    for (const m of members) {
+      if (!(m.flags & (TypeFlags.StringLiteral | TypeFlags.NumberLiteral))) return undefined;
+      values.push((m as unknown as { value: string | number }).value);
+    }
+    return values;
   }
 
   text(type: CheckedType): string {

@@ -34,7 +34,7 @@ export const unsupportedType = {
   keyedAlongManyDirections: () =>
     message(
       "unsupportedType",
-      `a record or map that carries derivatives is not supported yet in a function differentiated along many directions at once ('jacobian', 'hessian'); use 'gradient' per output, or keep these values in arrays or objects`,
+      `a record, map or tree (a type that holds itself) that carries derivatives is not supported yet in a function differentiated along many directions at once ('jacobian'); use 'gradient' per output, or keep these values in arrays or objects`,
     ),
   fieldHasRecursiveType: (name: Printable, type: Printable) =>
     message(

@@ -1,4 +1,4 @@
-import { isArray, isKeyed, isObject, typeText } from "../../ir/type-system.js";
+import { isArray, isKeyed, isObject, isRecursiveType, typeText } from "../../ir/type-system.js";
 import type { Type } from "../../ir/types.js";
 import * as js from "./expression.js";
 import type { Expr } from "./expression.js";
@@ -51,6 +51,8 @@ export function zerosLike(
   depth = 0,
 ): Expr {
   if (type === "number") return js.literal(0);
+  // A type that holds itself (a tree) has values of any depth: the runtime walks the value.
+  if (isRecursiveType(type)) return js.call(`${runtime}.zerosOfValue`, [like]);
   if (isArray(type)) {
     if (type.elements)
       return js.arrayLiteral(

@@ -1,4 +1,4 @@
-import { isAggregate, isArray, isObject } from "../../ir/type-system.js";
+import { isAggregate, isArray, isObject, isRecursiveType } from "../../ir/type-system.js";
 import type { CheckpointSweep, FunctionKey, IRFunction, Type } from "../../ir/types.js";
 import type { EmittedLine } from "./function.js";
 
@@ -89,6 +89,8 @@ export function emitCheckpointSweep(
 
 /** Whether a value of this type may hold a plain array of numbers (one that can grow). */
 function holdsPlainNumbers(type: Type): boolean {
+  // A tree may hold plain arrays at any depth.
+  if (isRecursiveType(type)) return true;
   if (isArray(type))
     return type.elements
       ? type.elements.some(holdsPlainNumbers)

@@ -23,6 +23,8 @@ export interface Diagnostic {
   loc: SourceLoc;
   /** Further context: the call chain, the operator call that asked for the derivative. */
   notes: DiagnosticNote[];
+  /** What to write instead, when the message does not say it: printed as `help: …`. */
+  help?: string;
 }
 
 /**

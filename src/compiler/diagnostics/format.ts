@@ -116,7 +116,8 @@ export function locationText(loc: SourceLoc, sources: SourceLookup, cwd?: string
 
 /**
  * One diagnostic as the `nabla` command prints it: `file:line:col: severity CODE: message`, a
- * code frame, then each note with its own location and frame.
+ * code frame, the `help:` line when there is one, then each note with its own location and
+ * frame.
  */
 export function formatDiagnostic(
   d: Diagnostic,
@@ -128,6 +129,8 @@ export function formatDiagnostic(
     `${locationText(d.loc, sources, options.cwd)}: ${d.severity} ${d.code}: ${d.message}`,
   ];
   out.push(frame(d.loc, sources, color, 1));
+  // The fix right under the code it fixes, before the call chain that led there.
+  if (d.help) out.push(`help: ${d.help}`);
   for (const note of d.notes) {
     if (note.loc) {
       out.push(`${locationText(note.loc, sources, options.cwd)}: note: ${note.message}`);

@@ -251,7 +251,7 @@ export class Differentiator implements DerivativeTable {
         severity: "error",
         ...nestedDifferentiation.cannotDifferentiateDerivativeOfAgain(rule.targetName),
         loc: jvp.loc,
-        notes: [notes.differentiateRuleOnce(rule.targetName)],
+        notes: [],
       });
     }
     const fn = jvpAsPrimal(jvp, form, (callee) => {

@@ -28,7 +28,10 @@ export function constructorOf(
   if (decl.superClass) {
     return ctx.fail(
       at,
-      unsupportedSyntax.constructNotSupported(`'new ${name}' of a class that extends another`),
+      unsupportedSyntax.constructNotSupported(
+        `'new ${name}' of a class that extends another`,
+        `inheritance is not supported yet: declare the fields and methods in '${name}' itself`,
+      ),
     );
   }
   const reference = {

@@ -12,10 +12,11 @@ import {
 import type { Expression, Node } from "oxc-parser";
 import type { BinaryOpcode, CompareOpcode, Type, Value } from "../ir/types.js";
 import { MATH_CONSTANTS } from "../rules/math.js";
+import { closestMathConstant, isMathFunction, MATH_CONSTANT_NAMES } from "./math-help.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
-import { describeNode } from "./describe.js";
+import { describeNode, syntaxKind } from "./describe.js";
 import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
 import { constructorOf } from "./construct.js";
 import { expectType, toBoolean } from "./expect-type.js";
@@ -73,7 +74,10 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       ) {
         return ctx.builder.constant(node.value);
       }
-      return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
     case "Identifier":
       return lowerIdentifier(ctx, node, node.name);
     case "TSAsExpression":
@@ -137,7 +141,14 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       if (math !== undefined && MATH_CONSTANTS.has(math))
         return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
       if (math !== undefined) {
-        return ctx.fail(node, unsupportedSyntax.mathIsNotMathConstant(math));
+        return ctx.fail(
+          node,
+          unsupportedSyntax.mathIsNotMathConstant(math, {
+            isFunction: isMathFunction(math),
+            closest: closestMathConstant(math),
+            constants: MATH_CONSTANT_NAMES,
+          }),
+        );
       }
       if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalChainingIsNotSupported());
       return lowerMemberRead(ctx, node);
@@ -171,7 +182,10 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "CallExpression":
       return lowerCall(ctx, node);
     default:
-      return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
   }
 }
 
@@ -338,7 +352,15 @@ function lowerBinary(
     requireNumbers(ctx, node, operator, a, b);
     return ctx.builder.emit("nondiff", [a, b], ["number"], { callee: operator }).results[0]!;
   }
-  return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator));
+  // `"y" in p`: the help names the field to test.
+  const field =
+    operator === "in" &&
+    left.type === "Literal" &&
+    typeof left.value === "string" &&
+    right.type === "Identifier"
+      ? `${right.name}.${left.value}`
+      : undefined;
+  return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator, field));
 }
 
 /** `a + b` with text on a side: a string, as JavaScript's `+` makes it (no derivative). */

@@ -460,7 +460,7 @@ function callDynamic(
     throw ctx.failWithNotes(
       node,
       closureCapture.cannotDifferentiateThisCallOf(name, fn.what, fn.type.text),
-      [{ ...notes.valueDefinedHere(), loc: fn.origin }, notes.declareDifferentiable(fn.type.text)],
+      [{ ...notes.valueDefinedHere(), loc: fn.origin }],
     );
   }
   const result = fn.type.result ?? "number";

@@ -6,6 +6,7 @@ import {
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
+import { constructHelp } from "../diagnostics/messages/syntax-help.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, Statement, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, Region, Type } from "../ir/types.js";
@@ -106,7 +107,7 @@ export function lowerFunction(
     if (p.unsupported) {
       const what =
         p.node.type === "Identifier" ? `the optional parameter '${p.name}'` : describeNode(p.node);
-      ctx.fail(p.node, unsupportedSyntax.constructNotSupported(what));
+      ctx.fail(p.node, unsupportedSyntax.constructNotSupported(what, constructHelp(p.node.type)));
     }
     const binding = options.bindings?.find((b) => b.name === p.name);
     if (binding) {

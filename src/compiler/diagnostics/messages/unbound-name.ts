@@ -5,5 +5,9 @@ import { message, type Printable } from "./message.js";
 
 export const unboundName = {
   cannotFindInDifferentiableCode: (name: Printable) =>
-    message("unboundName", `cannot find '${name}' in differentiable code`),
+    message(
+      "unboundName",
+      `cannot find '${name}' in differentiable code`,
+      `pass its value in as a parameter, or declare it in a module nabla compiles`,
+    ),
 };

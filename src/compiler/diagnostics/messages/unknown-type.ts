@@ -18,6 +18,7 @@ export const unknownType = {
     message(
       "unknownType",
       `cannot determine the type of imported value '${name}' from '${specifier}'`,
+      `annotate its declaration in '${specifier}'`,
     ),
   cannotDetermineTypeOfModule: (name: Printable, name2: Printable) =>
     message(

@@ -1,7 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { spawnSync } from "node:child_process";
+import { compileFiles, diagnosticsText, writeProgram } from "./support/harness.js";
+import { BIN, nablaEnv } from "./support/cli.js";
 import { jsonReport } from "../src/cli/json-report.js";
+import { formatDiagnostics, useColor } from "../src/compiler/diagnostics/report.js";
 import * as catalog from "../src/compiler/diagnostics/messages/index.js";
 
 // Diagnostics that stay true (issue 21): a `help:` line with the fix wherever there is one,
@@ -333,4 +336,140 @@ export const df = derivative(f);
     report.diagnostics.map((d) => [d.code, d.help]),
     [["NABLA101", "spread the arrays into a literal: '[...a, ...b]'"]],
   );
+});
+
+// Code frames of long lines: cut to a window around the position, the cut marked with `…`.
+
+/** A long formula on one line: `x * 1 + x * 2 + … + x * 39`. */
+const TERMS = Array.from({ length: 39 }, (_, i) => `x * ${i + 1}`).join(" + ");
+
+const LONG_IN_THE_MIDDLE = `import { derivative } from "nabla";
+function f(x: number): number {
+  const a = ${TERMS};
+  return ${TERMS} + [x].sort()[0]! + ${TERMS};
+}
+export const df = derivative(f);
+`;
+
+test("frames: a long line is cut around the caret, with the long line above cut at the same columns", () => {
+  const result = compileFiles({ "main.ts": LONG_IN_THE_MIDDLE });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:4:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)
+  3 | …+ x * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39;
+> 4 | … * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39 + [x].sort()[0]! + x * 1 + x * 2 + x * 3 + x * 4 + x * 5 + x * 6 + x * 7 + x * 8 + x * 9 + x * 10 + x * 11 + …
+    |                                                       ^^^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("frames: at the end of a long line the window ends there, and a short line above is whole", () => {
+  const result = compileFiles({
+    "main.ts": `import { derivative } from "nabla";
+function f(x: number): number {
+  return ${TERMS} + [x].sort()[0]!;
+}
+export const df = derivative(f);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:3:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)
+  2 | function f(x: number): number {
+> 3 | … x * 24 + x * 25 + x * 26 + x * 27 + x * 28 + x * 29 + x * 30 + x * 31 + x * 32 + x * 33 + x * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39 + [x].sort()[0]!;
+    |                                                                                                                                                   ^^^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("frames: a narrower width (a terminal's) cuts narrower, the caret still in view", () => {
+  const result = compileFiles({ "main.ts": LONG_IN_THE_MIDDLE });
+  assert.equal(
+    formatDiagnostics(result.diagnostics, result.sourceText, { cwd: result.dir, width: 60 }),
+    `main.ts:4:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)
+  3 | …37 + x * 38 + x * 39;
+> 4 | …+ x * 38 + x * 39 + [x].sort()[0]! + x * 1 + x * 2 + x * 3 +…
+    |                      ^^^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+// Colors: on a terminal only, unless NO_COLOR or FORCE_COLOR say otherwise.
+
+test("colors: a terminal gets them, a pipe or a file never does; NO_COLOR and FORCE_COLOR decide first", () => {
+  const cases: [boolean, Record<string, string>, boolean][] = [
+    [true, {}, true],
+    [false, {}, false],
+    [true, { NO_COLOR: "1" }, false],
+    [true, { NO_COLOR: "" }, true],
+    [true, { TERM: "dumb" }, false],
+    [false, { FORCE_COLOR: "1" }, true],
+    [false, { FORCE_COLOR: "" }, true],
+    [true, { FORCE_COLOR: "0" }, false],
+    [true, { FORCE_COLOR: "false" }, false],
+    [false, { FORCE_COLOR: "1", NO_COLOR: "1" }, true],
+  ];
+  for (const [terminal, env, expected] of cases)
+    assert.equal(useColor(terminal, env), expected, `${terminal} ${JSON.stringify(env)}`);
+});
+
+const ESC = "\u001b";
+
+/** The text without ANSI escapes. */
+const uncolored = (text: string) => text.replace(new RegExp(`${ESC}\\[\\d+m`, "g"), "");
+
+const BAD_OR = `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x | 0;
+}
+export const df = derivative(f);
+`;
+
+test("colors: labels and the code frame are colored, and the text is the same without the escapes", () => {
+  const result = compile(BAD_OR);
+  const colored = formatDiagnostics(result.diagnostics, result.sourceText, {
+    cwd: result.dir,
+    color: true,
+  });
+  const plain = diagnosticsText(result);
+  assert.ok(!plain.includes(ESC));
+  assert.equal(uncolored(colored), plain);
+  assert.ok(colored.includes("\u001b[1m\u001b[31merror NABLA104\u001b[39m\u001b[22m"), colored);
+  assert.ok(colored.includes("\u001b[1m\u001b[36mhelp\u001b[39m\u001b[22m: use"), colored);
+  // The frame is highlighted: the number 0 in its own color.
+  assert.ok(colored.includes("\u001b[35m0\u001b[39m"), colored);
+});
+
+test("colors: 'nabla check' piped prints none, unless FORCE_COLOR asks for them", () => {
+  const dir = writeProgram({ "main.ts": trimLeadingNewline(BAD_OR) });
+  const run = (env: NodeJS.ProcessEnv) =>
+    spawnSync(process.execPath, [BIN, "check", "main.ts"], {
+      cwd: dir,
+      env: { ...nablaEnv(), ...env },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+  const piped = run({});
+  assert.equal(piped.status, 1);
+  assert.ok(!piped.stderr.includes(ESC));
+  const forced = run({ FORCE_COLOR: "1" });
+  assert.equal(forced.status, 1);
+  assert.ok(forced.stderr.includes(`${ESC}[31merror NABLA104`));
+  assert.equal(uncolored(forced.stderr), piped.stderr);
 });

@@ -288,6 +288,183 @@ for (const c of helpCases) {
   });
 }
 
+// Advice that applies: the annotation suggested follows from how the code uses the value, and
+// none is asked for where TypeScript forbids one or one is already there.
+const adviceCases: Case[] = [
+  {
+    name: "NABLA103 a module variable read by index: a number[] annotation",
+    files: `
+import { derivative } from "nabla";
+const weights = JSON.parse(process.env.WEIGHTS ?? "[1, 2]");
+function f(x: number): number {
+  return weights[0] * x + weights[1];
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA103: cannot determine the type of module variable 'weights'
+  3 | function f(x: number): number {
+> 4 |   return weights[0] * x + weights[1];
+    |          ^^^^^^^
+help: annotate it: 'const weights: number[] = …'
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a module variable read by field: its interface, which only the user can name",
+    files: `
+import { derivative } from "nabla";
+const model = JSON.parse(process.env.MODEL ?? '{ "w": 2 }');
+function f(x: number): number {
+  return model.w * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA103: cannot determine the type of module variable 'model'
+  3 | function f(x: number): number {
+> 4 |   return model.w * x;
+    |          ^^^^^
+help: annotate it with the interface, type alias or class of the object it holds
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a module Map: no annotation would help",
+    files: `
+import { derivative } from "nabla";
+const scales = new Map<string, number>([["a", 2]]);
+function f(x: number): number {
+  return (scales.get("a") ?? 1) * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:11: error NABLA103: cannot determine the type of module variable 'scales'
+  3 | function f(x: number): number {
+> 4 |   return (scales.get("a") ?? 1) * x;
+    |           ^^^^^^
+help: differentiable code cannot read a 'Map': pass the numbers it holds in as parameters
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 an annotation nabla cannot read is not asked for again",
+    files: `
+import { derivative } from "nabla";
+const scale: number | string = JSON.parse(process.env.SCALE ?? "2");
+function f(x: number): number {
+  return (scale as number) * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:11: error NABLA103: cannot determine the type of module variable 'scale'
+  3 | function f(x: number): number {
+> 4 |   return (scale as number) * x;
+    |           ^^^^^
+help: give it a type nabla reads (numbers, booleans, arrays, typed arrays, interfaces, type aliases, classes) instead of 'number | string'
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a for…of variable: its array is annotated, not the variable",
+    files: `
+import { derivative } from "nabla";
+export function total(rows: any, x: number): number {
+  let s = 0;
+  for (const r of rows) {
+    const slope = derivative((t: number) => t * t * r);
+    s += slope(x);
+  }
+  return s;
+}
+`,
+    expected: `
+main.ts:4:14: error NABLA103: cannot determine the type of 'r', which this function reads from the enclosing function
+  3 |   let s = 0;
+> 4 |   for (const r of rows) {
+    |              ^
+help: TypeScript does not allow annotating a 'for…of' variable: give 'rows' a type where it is declared (': number[]')
+main.ts:5:19: note: when differentiating the function given to 'derivative'
+> 5 |     const slope = derivative((t: number) => t * t * r);
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a parameter read by index: a number[] annotation",
+    files: `
+import { derivative } from "nabla";
+// @ts-expect-error: an untyped parameter
+function polynomial(coefficients, x: number): number {
+  return coefficients[0] + coefficients[1] * x;
+}
+export const df = derivative((x: number) => polynomial([1, 2], x));
+`,
+    expected: `
+main.ts:3:21: error NABLA103: cannot determine the type of parameter 'coefficients' of 'polynomial'
+  2 | // @ts-expect-error: an untyped parameter
+> 3 | function polynomial(coefficients, x: number): number {
+    |                     ^^^^^^^^^^^^
+help: annotate it: 'coefficients: number[]'
+main.ts:6:45: note: when differentiating this call to 'polynomial'
+> 6 | export const df = derivative((x: number) => polynomial([1, 2], x));
+    |                                             ^^^^^^^^^^^^^^^^^^^^^
+main.ts:6:19: note: when differentiating the function given to 'derivative'
+> 6 | export const df = derivative((x: number) => polynomial([1, 2], x));
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a parameter only passed on: no guess, its type",
+    files: `
+import { derivative } from "nabla";
+function square(y: number): number {
+  return y * y;
+}
+// @ts-expect-error: an untyped parameter
+function twice(x: number, k): number {
+  return square(k) + x;
+}
+export const df = derivative((x: number) => twice(x, 2));
+`,
+    expected: `
+main.ts:6:27: error NABLA103: cannot determine the type of parameter 'k' of 'twice'
+  5 | // @ts-expect-error: an untyped parameter
+> 6 | function twice(x: number, k): number {
+    |                           ^
+help: annotate it with its type (such as 'k: number' or 'k: number[]')
+main.ts:9:45: note: when differentiating this call to 'twice'
+> 9 | export const df = derivative((x: number) => twice(x, 2));
+    |                                             ^^^^^^^^^^^
+main.ts:9:19: note: when differentiating the function given to 'derivative'
+> 9 | export const df = derivative((x: number) => twice(x, 2));
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+];
+
+for (const c of adviceCases) {
+  test(`advice: ${c.name}`, () => {
+    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
+  });
+}
+
 /** Messages of NABLA101 and NABLA102 whose text already says what to write instead. */
 const FIX_IN_MESSAGE = new Set([
   "unsupportedSyntax.decoratorsAreNotSupportedIn",

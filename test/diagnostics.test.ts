@@ -969,10 +969,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:2:12: error NABLA103: cannot determine the type of parameter 'y' of 'g'; annotate it (': number')
+main.ts:2:12: error NABLA103: cannot determine the type of parameter 'y' of 'g'
   1 | import { derivative } from "nabla";
 > 2 | function g(y) {
     |            ^
+help: annotate it: 'y: number'
 main.ts:6:10: note: when differentiating this call to 'g'
 > 6 |   return g(x);
     |          ^^^^
@@ -1015,10 +1016,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:4:10: error NABLA103: cannot determine the type of module variable 'scale'; annotate it (e.g. 'const scale: number = …')
+main.ts:4:10: error NABLA103: cannot determine the type of module variable 'scale'
   3 | function f(x: number): number {
 > 4 |   return scale * x;
     |          ^^^^^
+help: annotate it: 'const scale: number = …'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1062,10 +1064,11 @@ export function outer(a: number): number {
 }
 `,
     expected: `
-main.ts:3:9: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function; annotate its declaration (': number')
+main.ts:3:9: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function
   2 | export function outer(a: number): number {
 > 3 |   const k = JSON.parse("2");
     |         ^^^^^^^^^^^^^^^^^^^
+help: annotate it: 'k: number'
 main.ts:4:10: note: when differentiating the function given to 'derivative'
 > 4 |   return derivative((x: number) => x * k)(a);
     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -1081,10 +1084,11 @@ export function outer(k) {
 }
 `,
     expected: `
-main.ts:2:23: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function; annotate its declaration (': number')
+main.ts:2:23: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function
   1 | import { derivative } from "nabla";
 > 2 | export function outer(k) {
     |                       ^
+help: annotate it: 'k: number'
 main.ts:3:10: note: when differentiating the function given to 'derivative'
 > 3 |   return derivative((x: number) => x * k)(1);
     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^

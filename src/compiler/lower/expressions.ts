@@ -17,6 +17,7 @@ import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
+import { moduleVariableAdvice } from "./annotation-advice.js";
 import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
 import { constructorOf } from "./construct.js";
 import { expectType, toBoolean } from "./expect-type.js";
@@ -230,7 +231,14 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (constant) {
     const type = constant.type ?? moduleConstantType(ctx, constant);
     if (type === undefined) {
-      return ctx.fail(node, unknownType.cannotDetermineTypeOfModule(name, name));
+      return ctx.fail(
+        node,
+        unknownType.cannotDetermineTypeOfModule(
+          name,
+          constant.kind,
+          moduleVariableAdvice(ctx.module, constant.node, name),
+        ),
+      );
     }
     return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
   }

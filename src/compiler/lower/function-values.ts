@@ -1,3 +1,4 @@
+import { capturedVariableAdvice } from "./annotation-advice.js";
 import { declareMadeFunction } from "./factories.js";
 import { notes } from "../diagnostics/messages/index.js";
 import {
@@ -423,7 +424,11 @@ function inlineLifted(
       if (!capture.type) {
         return ctx.fail(
           capture.node,
-          unknownType.cannotDetermineTypeOfWhich(capture.name, functionLabel(fn.target.name)),
+          unknownType.cannotDetermineTypeOfWhich(
+            capture.name,
+            functionLabel(fn.target.name),
+            capturedVariableAdvice(fn.target.module, capture.node, capture.name),
+          ),
         );
       }
       declareCapture(ctx, capture, carried[next++]!);

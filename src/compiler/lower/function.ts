@@ -32,6 +32,7 @@ import { annotationText, signatureOf } from "../types/signature.js";
 import { lowerStatements } from "./statements.js";
 import { parameterFunctionType } from "../types/declared-types.js";
 import { expectType } from "./expect-type.js";
+import { capturedVariableAdvice, parameterAdvice } from "./annotation-advice.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.
@@ -140,7 +141,10 @@ export function lowerFunction(
         ctx.fail(p.node, unsupportedType.parameterOfHasTypeWhich(p.name, shown, text));
       }
       if (!options.contextualNumberParams) {
-        ctx.fail(p.node, unknownType.cannotDetermineTypeOfParameter(p.name, shown));
+        ctx.fail(
+          p.node,
+          unknownType.cannotDetermineTypeOfParameter(p.name, shown, parameterAdvice(node, p.name)),
+        );
       }
       type = "number";
     }
@@ -164,7 +168,11 @@ export function lowerFunction(
     if (!capture.type) {
       return ctx.fail(
         capture.node,
-        unknownType.cannotDetermineTypeOfWhich(capture.name, functionLabel(name)),
+        unknownType.cannotDetermineTypeOfWhich(
+          capture.name,
+          functionLabel(name),
+          capturedVariableAdvice(module, capture.node, capture.name),
+        ),
       );
     }
     const value = ctx.builder.newValue(capture.type, capture.name);

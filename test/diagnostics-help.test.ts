@@ -465,6 +465,79 @@ for (const c of adviceCases) {
   });
 }
 
+// Call-chain notes name the function called, also where the call is one nabla generated (the
+// JVP of a callee, inside a derivative differentiated again).
+const noteCases: Case[] = [
+  {
+    name: "under derivative(derivative(…)) the note names the function called, not 'it'",
+    files: `
+import { derivative } from "nabla";
+function g(x: number): number {
+  return x | 0;
+}
+export const dd = derivative(derivative((x: number) => g(x) * x));
+`,
+    expected: `
+main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function g(x: number): number {
+> 3 |   return x | 0;
+    |          ^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:56: note: when differentiating this call to 'g'
+> 5 | export const dd = derivative(derivative((x: number) => g(x) * x));
+    |                                                        ^^^^
+main.ts:5:30: note: when differentiating this call to 'derivative'
+> 5 | export const dd = derivative(derivative((x: number) => g(x) * x));
+    |                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "a second derivative of a named function: the note names its callee",
+    files: `
+import { derivative } from "nabla";
+function step(x: number): number {
+  return Math.floor(x) + x * (x >> 1);
+}
+function energy(x: number): number {
+  return step(x) * x;
+}
+export const curvature = derivative(derivative(energy));
+`,
+    expected: `
+main.ts:3:31: error NABLA104: '>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function step(x: number): number {
+> 3 |   return Math.floor(x) + x * (x >> 1);
+    |                               ^^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:6:10: note: when differentiating this call to 'step'
+> 6 |   return step(x) * x;
+    |          ^^^^^^^
+main.ts:8:37: note: when differentiating this call to 'derivative'
+> 8 | export const curvature = derivative(derivative(energy));
+    |                                     ^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+];
+
+for (const c of noteCases) {
+  test(`notes: ${c.name}`, () => {
+    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
+  });
+}
+
+test("notes: a call of a function with no name (a lambda) is pointed at, not named", () => {
+  assert.equal(
+    catalog.notes.whenDifferentiatingCall(undefined).message,
+    "when differentiating this call",
+  );
+  assert.equal(
+    catalog.notes.whenDifferentiatingCall("g").message,
+    "when differentiating this call to 'g'",
+  );
+});
+
 /** Messages of NABLA101 and NABLA102 whose text already says what to write instead. */
 const FIX_IN_MESSAGE = new Set([
   "unsupportedSyntax.decoratorsAreNotSupportedIn",

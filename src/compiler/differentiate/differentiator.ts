@@ -13,7 +13,7 @@ import {
   type DiagnosticBag,
   type DiagnosticNote,
 } from "../diagnostics/diagnostic.js";
-import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, Type } from "../ir/types.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
@@ -272,12 +272,30 @@ export class Differentiator implements DerivativeTable {
     forEachOp(fn.body, (op) => {
       if (op.opcode === "call" && parseDerivedPrimalKey(op.attrs.callee!)) {
         const note = {
-          ...notes.whenDifferentiatingCall(op.attrs.calleeName ?? "it"),
+          ...notes.whenDifferentiatingCall(this.calleeNameOf(op)),
           loc: op.loc,
         };
         this.derivedPrimal(op.attrs.callee!, [note, ...chain]);
       }
     });
+  }
+
+  /**
+   * The name a call-chain note gives the callee of `op`: as the call wrote it, else (a call
+   * generated for a derivative, such as a JVP called inside a derivative differentiated again)
+   * the user's function its key derives from; none for a lambda, which has no name.
+   */
+  private calleeNameOf(op: Op): string | undefined {
+    if (op.attrs.calleeName) return op.attrs.calleeName;
+    let key = op.attrs.callee;
+    for (let parsed = key && parseDerivativeKey(parseDerivedPrimalKey(key)?.jvp ?? key); parsed;) {
+      key = parsed.primal;
+      parsed = parseDerivativeKey(parseDerivedPrimalKey(key)?.jvp ?? key);
+    }
+    const name = key === undefined ? undefined : this.targets.get(key)?.name;
+    return name === undefined || functionLabel(name) === "this function"
+      ? undefined
+      : name.replace(/\$aux$/, "");
   }
 
   /**
@@ -431,7 +449,7 @@ export class Differentiator implements DerivativeTable {
         mode: forward ? demand.mode : "reverse",
         chain: [
           {
-            ...notes.whenDifferentiatingCall(d.op.attrs.calleeName, d.op.attrs.via),
+            ...notes.whenDifferentiatingCall(this.calleeNameOf(d.op), d.op.attrs.via),
             loc: d.op.loc,
           },
           ...demand.chain,

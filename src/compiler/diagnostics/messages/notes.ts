@@ -12,9 +12,14 @@ export interface NoteText {
 const note = (message: string): NoteText => ({ message });
 
 export const notes = {
-  /** One step of the call chain; `via` says how a call of a function value reached it. */
+  /**
+   * One step of the call chain; `via` says how a call of a function value reached it. Without
+   * a name (a lambda's), the note points at the call alone.
+   */
   whenDifferentiatingCall: (callee: Printable, via?: string) =>
-    note(`when differentiating this call to '${callee}'${via ? `, ${via}` : ""}`),
+    note(
+      `when differentiating this call${callee === undefined ? "" : ` to '${callee}'`}${via ? `, ${via}` : ""}`,
+    ),
   /** Where the chain starts: the operator call that asked for the derivative. */
   whenDifferentiatingFunctionGiven: (operator: Printable) =>
     note(`when differentiating the function given to '${operator}'`),

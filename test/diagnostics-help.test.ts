@@ -280,6 +280,73 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 
 1 error`,
   },
+  {
+    name: "NABLA111 a Math function passed as a value: pass a function that calls it",
+    files: `
+import { gradient } from "nabla";
+function total(xs: number[]): number {
+  return xs.map(Math.tanh).reduce((s, v) => s + v, 0);
+}
+export const g = gradient(total);
+`,
+    expected: `
+main.ts:3:17: error NABLA111: cannot find 'Math' in differentiable code
+  2 | function total(xs: number[]): number {
+> 3 |   return xs.map(Math.tanh).reduce((s, v) => s + v, 0);
+    |                 ^^^^
+help: differentiable code calls Math functions where it uses them: pass a function that calls one, such as '(x: number) => Math.tanh(x)', rather than the Math function itself
+main.ts:5:18: note: when differentiating 'total' for 'gradient'
+> 5 | export const g = gradient(total);
+    |                  ^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA111 a static member of a class: a module-level constant instead",
+    files: `
+import { derivative } from "nabla";
+class Units {
+  static scale = 2;
+}
+function f(x: number): number {
+  return Units.scale * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:6:10: error NABLA111: cannot find 'Units' in differentiable code
+  5 | function f(x: number): number {
+> 6 |   return Units.scale * x;
+    |          ^^^^^
+help: differentiable code reads instances of 'Units', not the class itself (static members are not supported yet): keep the value in a module-level constant, or pass it in as a parameter
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA111 a name a module-level destructuring declares: declare it on its own",
+    files: `
+import { derivative } from "nabla";
+const { lo, hi } = { lo: 1, hi: 2 };
+function f(x: number): number {
+  return lo * x + hi;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA111: cannot find 'lo' in differentiable code
+  3 | function f(x: number): number {
+> 4 |   return lo * x + hi;
+    |          ^^
+help: declare 'lo' on its own at the top level ('const lo = …'): differentiable code does not read names a module-level destructuring declares
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
 ];
 
 for (const c of helpCases) {
@@ -537,6 +604,199 @@ test("notes: a call of a function with no name (a lambda) is pointed at, not nam
     "when differentiating this call to 'g'",
   );
 });
+
+// Every independent error in one run: when a function cannot be differentiated, the callees
+// its derivative would flow into are differentiated anyway, for their own errors; all are
+// reported in source order, each once, with the count. A helper the derivative does not flow
+// into (`describe(2)`) is not: its code is not differentiated, whatever it holds.
+const independentCases: Case[] = [
+  {
+    name: "a write to module data in the function asked for does not hide its callees' errors, which come first in the source",
+    files: `
+import { derivative } from "nabla";
+import { erf } from "special-functions";
+
+let counter = 0;
+
+function a(x: number): number {
+  return erf(x);
+}
+
+function b(x: number): number {
+  const m = new Map();
+  return x;
+}
+
+function describe(x: number): string {
+  return [x].join(",");
+}
+
+function root(x: number): number {
+  counter += 1;
+  const label = describe(2);
+  const y = 2 * x;
+  return a(y) + b(x) + a(3);
+}
+
+export const dr = derivative(root);
+`,
+    expected: `
+main.ts:7:10: error NABLA102: cannot differentiate 'erf': it comes from package 'special-functions', whose source nabla cannot see, and no derivative is registered for it
+  6 | function a(x: number): number {
+> 7 |   return erf(x);
+    |          ^^^
+help: register its derivative with 'registerDerivative(erf, { forward, reverse })'; nabla reads its parameter types from the package's .d.ts (docs/guide.md#custom-derivatives)
+main.ts:23:10: note: when differentiating this call to 'a'
+> 23 |   return a(y) + b(x) + a(3);
+     |          ^^^^
+main.ts:26:19: note: when differentiating 'root' for 'derivative'
+> 26 | export const dr = derivative(root);
+     |                   ^^^^^^^^^^^^^^^^
+
+main.ts:11:13: error NABLA101: 'new Map' is not supported in differentiable code (typed arrays and 'new Array(n)' are; build objects with literals)
+  10 | function b(x: number): number {
+> 11 |   const m = new Map();
+     |             ^^^^^^^^^
+help: keep the values in an array, or in an object literal with a field per key
+main.ts:23:17: note: when differentiating this call to 'b'
+> 23 |   return a(y) + b(x) + a(3);
+     |                 ^^^^
+main.ts:26:19: note: when differentiating 'root' for 'derivative'
+> 26 | export const dr = derivative(root);
+     |                   ^^^^^^^^^^^^^^^^
+
+main.ts:20:3: error NABLA105: differentiable code cannot write the module-level variable 'counter'; pass it in and return the new value instead
+  19 | function root(x: number): number {
+> 20 |   counter += 1;
+     |   ^^^^^^^
+main.ts:26:19: note: when differentiating 'root' for 'derivative'
+> 26 | export const dr = derivative(root);
+     |                   ^^^^^^^^^^^^^^^^
+
+3 errors`,
+  },
+  {
+    name: "a callee's write to module data does not hide the errors of the other callees",
+    files: `
+import { derivative } from "nabla";
+import { erf } from "special-functions";
+
+const history: number[] = [];
+
+function smooth(x: number): number {
+  return erf(x);
+}
+
+function record(x: number): number {
+  history.push(x);
+  return x;
+}
+
+function model(x: number): number {
+  const s = [x, 1].toSorted();
+  return s[0]! * x;
+}
+
+function loss(x: number): number {
+  return smooth(x) + record(x) + model(x);
+}
+
+export const dloss = derivative(loss);
+`,
+    expected: `
+main.ts:7:10: error NABLA102: cannot differentiate 'erf': it comes from package 'special-functions', whose source nabla cannot see, and no derivative is registered for it
+  6 | function smooth(x: number): number {
+> 7 |   return erf(x);
+    |          ^^^
+help: register its derivative with 'registerDerivative(erf, { forward, reverse })'; nabla reads its parameter types from the package's .d.ts (docs/guide.md#custom-derivatives)
+main.ts:21:10: note: when differentiating this call to 'smooth'
+> 21 |   return smooth(x) + record(x) + model(x);
+     |          ^^^^^^^^^
+main.ts:24:22: note: when differentiating 'loss' for 'derivative'
+> 24 | export const dloss = derivative(loss);
+     |                      ^^^^^^^^^^^^^^^^
+
+main.ts:11:3: error NABLA105: differentiable code cannot change the module-level 'history'; pass it in as a parameter instead
+  10 | function record(x: number): number {
+> 11 |   history.push(x);
+     |   ^^^^^^^^^^^^^^^
+main.ts:21:22: note: when differentiating this call to 'record'
+> 21 |   return smooth(x) + record(x) + model(x);
+     |                      ^^^^^^^^^
+main.ts:24:22: note: when differentiating 'loss' for 'derivative'
+> 24 | export const dloss = derivative(loss);
+     |                      ^^^^^^^^^^^^^^^^
+
+main.ts:16:13: error NABLA101: the array method '.toSorted' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)
+  15 | function model(x: number): number {
+> 16 |   const s = [x, 1].toSorted();
+     |             ^^^^^^^^^^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+main.ts:21:34: note: when differentiating this call to 'model'
+> 21 |   return smooth(x) + record(x) + model(x);
+     |                                  ^^^^^^^^
+main.ts:24:22: note: when differentiating 'loss' for 'derivative'
+> 24 | export const dloss = derivative(loss);
+     |                      ^^^^^^^^^^^^^^^^
+
+3 errors`,
+  },
+  {
+    name: "errors of several functions asked for, across files, in source order, each once",
+    files: {
+      "main.ts": `
+import { derivative, gradient } from "nabla";
+import { clamp } from "./lib.js";
+
+function spring(x: number): number {
+  return clamp(x) * x;
+}
+
+function damper(v: number): number {
+  return clamp(v) + (v >>> 1);
+}
+
+export const ds = derivative(spring);
+export const dd = derivative(damper);
+export const gs = gradient(spring);
+`,
+      "lib.ts": `
+export function clamp(x: number): number {
+  return x > 1 ? 1 : [x].at(0)!;
+}
+`,
+    },
+    expected: `
+main.ts:9:22: error NABLA104: '>>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  8 | function damper(v: number): number {
+> 9 |   return clamp(v) + (v >>> 1);
+    |                      ^^^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:13:19: note: when differentiating 'damper' for 'derivative'
+> 13 | export const dd = derivative(damper);
+     |                   ^^^^^^^^^^^^^^^^^^
+
+lib.ts:2:22: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are)
+  1 | export function clamp(x: number): number {
+> 2 |   return x > 1 ? 1 : [x].at(0)!;
+    |                      ^^^^^^
+help: index the array: 'xs[i]', or 'xs[xs.length - 1]' for the last element
+main.ts:5:10: note: when differentiating this call to 'clamp'
+> 5 |   return clamp(x) * x;
+    |          ^^^^^^^^
+main.ts:12:19: note: when differentiating 'spring' for 'derivative'
+> 12 | export const ds = derivative(spring);
+     |                   ^^^^^^^^^^^^^^^^^^
+
+2 errors`,
+  },
+];
+
+for (const c of independentCases) {
+  test(`every error: ${c.name}`, () => {
+    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
+  });
+}
 
 /** Messages of NABLA101 and NABLA102 whose text already says what to write instead. */
 const FIX_IN_MESSAGE = new Set([

@@ -2580,7 +2580,7 @@ main.ts:3:14: error NABLA111: cannot find 'k' in differentiable code
   2 | function f(x: number): number {
 > 3 |   return x * k;
     |              ^
-help: pass its value in as a parameter, or declare it in a module nabla compiles
+help: pass its value in as a parameter
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

@@ -49,6 +49,23 @@ export class DiagnosticBag {
     this.items.push(d);
   }
 
+  /**
+   * Puts the diagnostics in source order: files in `files` order (others after, by name),
+   * then by position. The order they were found in follows the work queue, not the code.
+   */
+  sortBySource(files: readonly string[]): void {
+    const rank = (file: string) => {
+      const i = files.indexOf(file);
+      return i < 0 ? files.length : i;
+    };
+    this.items.sort(
+      (a, b) =>
+        rank(a.loc.file) - rank(b.loc.file) ||
+        (a.loc.file < b.loc.file ? -1 : a.loc.file > b.loc.file ? 1 : 0) ||
+        a.loc.start - b.loc.start,
+    );
+  }
+
   get hasErrors(): boolean {
     return this.items.some((d) => d.severity === "error");
   }

@@ -18,6 +18,7 @@ import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
+import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
 import { constructorOf } from "./construct.js";
 import { expectType, toBoolean } from "./expect-type.js";
@@ -255,7 +256,7 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (ctx.module.functions.has(name)) {
     return ctx.fail(node, unsupportedSyntax.functionUsedAsValueHere(name, name));
   }
-  return ctx.fail(node, unboundName.cannotFindInDifferentiableCode(name));
+  return ctx.fail(node, unboundName.cannotFindInDifferentiableCode(name, unboundKind(ctx, name)));
 }
 
 /**
@@ -589,5 +590,8 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
   if (ctx.module.constants.has(target.name) || ctx.module.imports.has(target.name)) {
     return ctx.fail(target, moduleVariableWrite.differentiableCodeCannotWriteModule(target.name));
   }
-  return ctx.fail(target, unboundName.cannotFindInDifferentiableCode(target.name));
+  return ctx.fail(
+    target,
+    unboundName.cannotFindInDifferentiableCode(target.name, unboundKind(ctx, target.name)),
+  );
 }

@@ -183,6 +183,6 @@ export const h = g(stiff, 1);
   );
   assert.match(
     text,
-    /main\.ts:5:10: error NABLA102: which method this call runs depends on whether the object is a 'Stiff', which overrides it, but 'Stiff' is not visible by that name in .*main\.ts: import it there/,
+    /main\.ts:5:10: error NABLA102: which method this call runs depends on whether the object is a 'Stiff', which overrides it, but 'Stiff' is not visible by that name in .*main\.ts\n[^]*help: import 'Stiff' in that module/,
   );
 });

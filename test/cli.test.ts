@@ -28,7 +28,7 @@ const BAD_DIAGNOSTICS = `main.ts:4:10: error NABLA104: '|' is not differentiable
   3 | function f(x: number): number {
 > 4 |   return x | 0;
     |          ^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:6:18: note: when differentiating 'f' for 'derivative'
 > 6 | export const d = derivative(f);
     |                  ^^^^^^^^^^^^^

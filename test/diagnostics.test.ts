@@ -55,6 +55,7 @@ main.ts:3:13: error NABLA101: array holes are not supported
   2 | function f(x: number): number {
 > 3 |   const a = [x, , 1];
     |             ^^^^^^^^
+help: write every element, e.g. '[a, 0, b]' rather than '[a, , b]'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -76,6 +77,7 @@ main.ts:3:18: error NABLA101: only plain 'key: value' properties are supported i
   2 | function f(x: number): number {
 > 3 |   const o = { x, double() { return 2; } };
     |                  ^^^^^^^^^^^^^^^^^^^^^^
+help: write each property as 'key: value' (a method as a function declared at the top level, a getter as the value it computes)
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -97,6 +99,7 @@ main.ts:3:15: error NABLA101: a tagged template is not supported in differentiab
   2 | function f(x: number): number {
 > 3 |   console.log(String.raw\`x = \${x}\`);
     |               ^^^^^^^^^^^^^^^^^^^^
+help: build the string with a plain template literal (\`x = \${x}\`)
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -114,10 +117,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:13: error NABLA101: nabla cannot tell the key and value types of 'new Map()' (maps of numbers, arrays and objects keyed by strings or numbers are supported); annotate it, e.g. 'new Map<string, number>()'
+main.ts:3:13: error NABLA101: nabla cannot tell the key and value types of 'new Map()' (maps and sets keyed by strings or numbers are supported)
   2 | function f(x: number): number {
 > 3 |   const m = new Map();
     |             ^^^^^^^^^
+help: give the types, e.g. 'new Map<string, number>()'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -198,6 +202,7 @@ main.ts:3:3: error NABLA101: a 'try' statement is not supported in differentiabl
   2 | function f(x: number): number {
 > 3 |   try {
     |   ^^^^^
+help: check the inputs with 'if' instead of catching an error; or compute it outside the differentiated function and pass the result in as a parameter
 main.ts:9:19: note: when differentiating 'f' for 'derivative'
 > 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -217,10 +222,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:5:19: error NABLA101: 'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a { a: x, b: 2 * x }; loop over an array of the names, or over 'm.keys()' for a map
+main.ts:5:19: error NABLA101: 'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a { a: x, b: 2 * x }
   4 |   let s = 0;
 > 5 |   for (const k in o) s += x;
     |                   ^
+help: read the fields by name, or loop with 'for…of' over an array of the names ('m.keys()' for a map)
 main.ts:8:19: note: when differentiating 'f' for 'derivative'
 > 8 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -242,6 +248,7 @@ main.ts:3:13: error NABLA101: a rest element ('...rest') in destructuring is not
   2 | function f(x: number): number {
 > 3 |   const [a, ...rest] = [x, x];
     |             ^^^^^^^
+help: take the rest with '.slice': 'const rest = xs.slice(2)'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -262,6 +269,7 @@ main.ts:2:17: error NABLA101: a rest element ('...rest') in destructuring is not
   1 | import { derivative } from "nabla";
 > 2 | function f({ x, ...rest }: { x: number; y: number }): number {
     |                 ^^^^^^^
+help: take the rest with '.slice': 'const rest = xs.slice(2)'
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -285,6 +293,7 @@ main.ts:3:3: error NABLA101: a nested function declaration is not supported in d
   2 | function f(x: number): number {
 > 3 |   function g(y: number): number {
     |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: write it as a local arrow function ('const g = (y: number): number => …'), or declare it at the top level of the module
 main.ts:8:19: note: when differentiating 'f' for 'derivative'
 > 8 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -334,6 +343,7 @@ main.ts:3:3: error NABLA101: a class declaration is not supported in differentia
   2 | function f(x: number): number {
 > 3 |   class A {}
     |   ^^^^^^^^^^
+help: declare the class at the top level of the module
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -373,6 +383,7 @@ main.ts:4:33: error NABLA101: the comma operator is not supported in differentia
   3 |   let s = 0;
 > 4 |   for (let i = 0, j = 0; i < 3; i++, j++) s += x;
     |                                 ^^^^^^^^
+help: write each expression as a statement of its own
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -393,6 +404,7 @@ main.ts:3:10: error NABLA101: the 'typeof' operator is not supported in differen
   2 | function f(x: number): number {
 > 3 |   return typeof x === "number" ? x : 0;
     |          ^^^^^^^^
+help: nabla knows every value's type where it compiles the code: branch on a field or a parameter instead
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -414,6 +426,7 @@ main.ts:3:13: error NABLA101: 'null' is not supported in differentiable code
   2 | function f(x: number): number {
 > 3 |   const b = null;
     |             ^^^^
+help: leave the optional field or argument out, or use a number such as 'NaN'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -437,6 +450,7 @@ main.ts:6:10: error NABLA101: optional calls are not supported in differentiable
   5 | function f(x: number): number {
 > 6 |   return g?.(x);
     |          ^^^^^^
+help: test for the function first: 'if (f !== undefined) f(x)'
 main.ts:8:19: note: when differentiating 'f' for 'derivative'
 > 8 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -457,7 +471,7 @@ main.ts:3:10: error NABLA104: '.toFixed' is not differentiable, but a value that
   2 | function f(x: number): number {
 > 3 |   return x.toFixed(2).length;
     |          ^^^^^^^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -476,10 +490,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:5:10: error NABLA101: 'o[k]' with a key chosen at run time needs the fields of '{ a: x, b: "one" }' to be of one type and not optional; read the field by name, or make it a 'Record<string, …>'
+main.ts:5:10: error NABLA101: 'o[k]' with a key chosen at run time needs the fields of '{ a: x, b: "one" }' to be of one type and not optional
   4 |   const k = "a";
 > 5 |   return o[k];
     |          ^^^^
+help: read the field by name, or make it a 'Record<string, …>'
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -504,6 +519,7 @@ main.ts:7:12: error NABLA101: type 'P' has no field 'y' that nabla knows of (met
   6 |   const p: P = { x };
 > 7 |   return p.y;
     |            ^
+help: declare the field in the type, or call the method ('.y(…)')
 main.ts:9:19: note: when differentiating 'f' for 'derivative'
 > 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -526,6 +542,7 @@ main.ts:4:3: error NABLA101: the array method '.sort' is not supported in differ
   3 |   const a = [x, 1];
 > 4 |   a.sort();
     |   ^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -548,6 +565,7 @@ main.ts:4:3: error NABLA101: '.push' needs a plain array, not a Float64Array
   3 |   const a = new Float64Array(2);
 > 4 |   a.push(x);
     |   ^^^^^^^^^
+help: a typed array has a fixed length: create it with its final length ('new Float64Array(n)') and assign 'a[i] = v'
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -570,6 +588,7 @@ main.ts:3:3: error NABLA101: labels are supported on loops only
   2 | function f(x: number): number {
 > 3 |   a: {
     |   ^^^^
+help: remove the label; to leave the block early, use 'if'/'else' or move it into a function and 'return'
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -591,6 +610,7 @@ main.ts:3:3: error NABLA101: 'break' or 'continue' outside a loop
   2 | function f(x: number): number {
 > 3 |   break;
     |   ^^^^^^
+help: use 'return' to leave the function
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -635,6 +655,7 @@ main.ts:2:16: error NABLA101: 'f' is async; only plain functions can be differen
   1 | import { derivative } from "nabla";
 > 2 | async function f(x: number): Promise<number> {
     |                ^
+help: await before the call and pass the value in: differentiate a plain function of it
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -740,6 +761,7 @@ main.ts:4:10: error NABLA102: cannot differentiate a call to 'foo': it has no vi
   3 | function f(x: number): number {
 > 4 |   return foo(x) * 2;
     |          ^^^
+help: register its derivative with 'registerDerivative(foo, { forward, reverse })' (docs/guide.md#custom-derivatives)
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -761,6 +783,7 @@ main.ts:4:10: error NABLA102: cannot differentiate 'g': it comes from package 's
   3 | function f(x: number): number {
 > 4 |   return g(x) + 1;
     |          ^
+help: register its derivative with 'registerDerivative(g, { forward, reverse })'; nabla reads its parameter types from the package's .d.ts (docs/guide.md#custom-derivatives)
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -782,6 +805,7 @@ main.ts:4:10: error NABLA102: cannot differentiate 'lib.g': it comes from packag
   3 | function f(x: number): number {
 > 4 |   return lib.g(x) + 1;
     |          ^^^^^
+help: register its derivative with 'registerDerivative(lib.g, { forward, reverse })'; nabla reads its parameter types from the package's .d.ts (docs/guide.md#custom-derivatives)
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -808,6 +832,7 @@ main.ts:4:10: error NABLA102: cannot differentiate 'g': './lib.ts' does not expo
   3 | function f(x: number): number {
 > 4 |   return g(x);
     |          ^
+help: import a function that './lib.ts' declares (check the name it exports), or register a derivative for it (docs/guide.md#custom-derivatives)
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -828,6 +853,7 @@ main.ts:3:10: error NABLA102: 'Math.foo' is not a Math function
   2 | function f(x: number): number {
 > 3 |   return Math.foo(x);
     |          ^^^^^^^^
+help: docs/derivatives.md lists the Math functions nabla differentiates
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -857,6 +883,7 @@ main.ts:12:12: error NABLA102: class 'Spring' has no method 'force' nabla can se
   11 | function f(s: Spring, x: number): number {
 > 12 |   return s.force(x);
      |            ^^^^^
+help: declare 'force' in class 'Spring' or a class it extends, or call a top-level function that takes the object
 main.ts:14:19: note: when differentiating 'f' for 'differential'
 > 14 | export const df = differential(f, { wrt: [1] });
      |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -876,10 +903,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:2:12: error NABLA103: cannot determine the type of parameter 'y' of 'g'; annotate it (': number')
+main.ts:2:12: error NABLA103: cannot determine the type of parameter 'y' of 'g'
   1 | import { derivative } from "nabla";
 > 2 | function g(y) {
     |            ^
+help: annotate it: 'y: number'
 main.ts:6:10: note: when differentiating this call to 'g'
 > 6 |   return g(x);
     |          ^^^^
@@ -922,10 +950,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:4:10: error NABLA103: cannot determine the type of module variable 'scale'; annotate it (e.g. 'const scale: number = …')
+main.ts:4:10: error NABLA103: cannot determine the type of module variable 'scale'
   3 | function f(x: number): number {
 > 4 |   return scale * x;
     |          ^^^^^
+help: annotate it: 'const scale: number = …'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -952,6 +981,7 @@ main.ts:4:10: error NABLA103: cannot determine the type of imported value 'k' fr
   3 | function f(x: number): number {
 > 4 |   return k * x;
     |          ^
+help: annotate its declaration in './constants.ts'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -968,10 +998,11 @@ export function outer(a: number): number {
 }
 `,
     expected: `
-main.ts:3:9: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function; annotate its declaration (': number')
+main.ts:3:9: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function
   2 | export function outer(a: number): number {
 > 3 |   const k = JSON.parse("2");
     |         ^^^^^^^^^^^^^^^^^^^
+help: annotate it: 'k: number'
 main.ts:4:10: note: when differentiating the function given to 'derivative'
 > 4 |   return derivative((x: number) => x * k)(a);
     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -987,10 +1018,11 @@ export function outer(k) {
 }
 `,
     expected: `
-main.ts:2:23: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function; annotate its declaration (': number')
+main.ts:2:23: error NABLA103: cannot determine the type of 'k', which this function reads from the enclosing function
   1 | import { derivative } from "nabla";
 > 2 | export function outer(k) {
     |                       ^
+help: annotate it: 'k: number'
 main.ts:3:10: note: when differentiating the function given to 'derivative'
 > 3 |   return derivative((x: number) => x * k)(1);
     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -1011,7 +1043,7 @@ main.ts:3:11: error NABLA104: '|' is not differentiable, but a value that depend
   2 | function f(x: number): number {
 > 3 |   return (x | 0) * x;
     |           ^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1032,7 +1064,7 @@ main.ts:3:10: error NABLA104: '>>' is not differentiable, but a value that depen
   2 | function f(x: number): number {
 > 3 |   return x >> 1;
     |          ^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1053,7 +1085,7 @@ main.ts:3:10: error NABLA104: '~' is not differentiable, but a value that depend
   2 | function f(x: number): number {
 > 3 |   return ~x + x;
     |          ^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1074,7 +1106,7 @@ main.ts:3:21: error NABLA104: 'String' is not differentiable, but a value that d
   2 | function f(x: number): number {
 > 3 |   return parseFloat(String(x)) * 2;
     |                     ^^^^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1095,7 +1127,7 @@ main.ts:3:10: error NABLA104: 'Number' is not differentiable, but a value that d
   2 | function f(x: number): number {
 > 3 |   return Number(x) * x;
     |          ^^^^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1116,7 +1148,7 @@ main.ts:3:10: error NABLA104: 'Math.imul' is not differentiable, but a value tha
   2 | function f(x: number): number {
 > 3 |   return Math.imul(x, 3);
     |          ^^^^^^^^^^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1136,7 +1168,7 @@ main.ts:3:10: error NABLA104: '>>>' is not differentiable, but a value that depe
   2 | export function f(x: number): number {
 > 3 |   return x >>> 0;
     |          ^^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:2:8: note: 'f' is declared @differentiable here
 > 2 | export function f(x: number): number {
     |        ^
@@ -1164,7 +1196,7 @@ main.ts:9:3: error NABLA104: field 'step' is marked @noDerivative, but a value t
   8 |   const s: State = { x, step: 1 };
 > 9 |   s.step = 2 * x;
     |   ^^^^^^
-note: store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'
+help: store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'
 main.ts:12:19: note: when differentiating 'f' for 'derivative'
 > 12 | export const df = derivative(f);
      |                   ^^^^^^^^^^^^^
@@ -1333,6 +1365,7 @@ main.ts:4:3: error NABLA110: cannot assign to 'y' because it is a constant
   3 |   const y = x;
 > 4 |   y = 2 * x;
     |   ^
+help: declare 'y' with 'let' to change it
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1355,6 +1388,7 @@ main.ts:4:3: error NABLA110: cannot assign to 'y' because it is a constant
   3 |   const y = x;
 > 4 |   y += 1;
     |   ^
+help: declare 'y' with 'let' to change it
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -1675,7 +1709,7 @@ main.ts:3:10: error NABLA104: '>>' is not differentiable, but a value that depen
   2 | function f(x: number, y: number): number {
 > 3 |   return (x * y) >> 1;
     |          ^^^^^^^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:18: note: when differentiating 'f' for 'gradient'
 > 5 | export const g = gradient(f);
     |                  ^^^^^^^^^^^
@@ -1835,7 +1869,7 @@ main.ts:5:1: error NABLA116: cannot differentiate the derivative of 'cube' again
   4 | }
 > 5 | registerDerivative(cube, {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^
-note: differentiate 'cube' once, or remove its rule so nabla differentiates its body
+help: differentiate 'cube' once, or remove its rule so nabla differentiates its body
 main.ts:8:19: note: when differentiating the function given to 'derivative'
 > 8 | export const d2 = derivative(derivative(cube));
     |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -2072,10 +2106,10 @@ main.ts:6:12: error NABLA112: cannot differentiate this call of 'Layer.act': it 
   5 |   run(x: number): number {
 > 6 |     return this.act(this.w * x);
     |            ^^^^^^^^^^^^^^^^^^^^
+help: declare it 'Differentiable<(x: number) => number>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call
 main.ts:4:3: note: value defined here
 > 4 |   act: (x: number) => number = Math.tanh;
     |   ^^^
-note: declare it 'Differentiable<(x: number) => number>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call
 main.ts:9:41: note: when differentiating this call to 'run'
 > 9 | export const g = gradient((l: Layer) => l.run(2));
     |                                         ^^^^^^^^
@@ -2220,10 +2254,10 @@ main.ts:3:10: error NABLA112: cannot differentiate this call of 'g': it is a fun
   2 | function f(x: number, g: (y: number) => number): number {
 > 3 |   return g(x);
     |          ^^^^
+help: declare it 'Differentiable<(y: number) => number>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call
 main.ts:2:23: note: value defined here
 > 2 | function f(x: number, g: (y: number) => number): number {
     |                       ^^^^^^^^^^^^^^^^^^^^^^^^
-note: declare it 'Differentiable<(y: number) => number>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call
 main.ts:5:19: note: when differentiating 'f' for 'differential'
 > 5 | export const df = differential(f, { wrt: 0 });
     |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -2480,6 +2514,7 @@ main.ts:3:14: error NABLA111: cannot find 'k' in differentiable code
   2 | function f(x: number): number {
 > 3 |   return x * k;
     |              ^
+help: pass its value in as a parameter
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -2582,6 +2617,7 @@ main.ts:6:3: error NABLA115: 'registerDerivative' must be a statement at the top
   5 | export function setup(): void {
 > 6 |   registerDerivative(sigmoid, {
     |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: move it to the top level of the module that declares the function
 
 1 error`,
   },
@@ -2601,6 +2637,7 @@ main.ts:5:21: error NABLA115: 'registerDerivative' must be a statement at the to
   4 | }
 > 5 | export const rule = registerDerivative(sigmoid, {
     |                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: move it to the top level of the module that declares the function
 
 1 error`,
   },
@@ -2734,6 +2771,7 @@ main.ts:5:1: error NABLA115: 'sigmoid' has a registered derivative without a 're
   4 | }
 > 5 | registerDerivative(sigmoid, {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: add a 'reverse' rule to the registration of 'sigmoid'
 main.ts:12:10: note: when differentiating this call to 'sigmoid'
 > 12 |   return sigmoid(2 * w) * w;
      |          ^^^^^^^^^^^^^^
@@ -2763,6 +2801,7 @@ main.ts:5:1: error NABLA115: 'sigmoid' has a registered derivative without a 'fo
   4 | }
 > 5 | registerDerivative(sigmoid, {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: add a 'forward' rule to the registration of 'sigmoid'
 main.ts:11:18: note: when differentiating 'sigmoid' for 'derivative'
 > 11 | export const d = derivative(sigmoid);
      |                  ^^^^^^^^^^^^^^^^^^^
@@ -2798,6 +2837,7 @@ model.ts:6:1: error NABLA115: 'sigmoid' has a registered derivative without a 'r
   5 | }
 > 6 | registerDerivative(sigmoid, {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: add a 'reverse' rule to the registration of 'sigmoid'
 model.ts:11:10: note: when differentiating this call to 'sigmoid'
 > 11 |   return sigmoid(w) * w;
      |          ^^^^^^^^^^
@@ -2857,6 +2897,7 @@ main.ts:8:1: error NABLA115: 'sigmoid' already has a registered derivative; a fu
   7 | });
 > 8 | registerDerivative(sigmoid, {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: keep one registration, with both 'forward' and 'reverse' in its rule
 main.ts:5:1: note: the first registration is here
 > 5 | registerDerivative(sigmoid, {
     | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -2956,7 +2997,7 @@ inner.ts:2:10: error NABLA104: '|' is not differentiable, but a value that depen
   1 | export function inner(x: number): number {
 > 2 |   return x | 0;
     |          ^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 lib.ts:8:10: note: when differentiating this call to 'inner'
 > 8 |   return inner(x) + 1;
     |          ^^^^^^^^
@@ -2992,7 +3033,7 @@ lib.ts:2:10: error NABLA104: '~' is not differentiable, but a value that depends
   1 | export function g(x: number): number {
 > 2 |   return ~x;
     |          ^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:10: note: when differentiating this call to 'lib.g'
 > 5 |   return lib.g(x) * y;
     |          ^^^^^^^^
@@ -3019,7 +3060,7 @@ main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depend
   2 | function g(y: number): number {
 > 3 |   return y | 0;
     |          ^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:6:10: note: when differentiating this call to 'g'
 > 6 |   return g(x) + g(2 * x);
     |          ^^^^
@@ -3043,7 +3084,7 @@ main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depend
   2 | function g(x: number): number {
 > 3 |   return (x * 4) | 0;
     |          ^^^^^^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:44: note: when differentiating this call to 'g'
 > 5 | export const d = derivative((x: number) => g(x) + 1);
     |                                            ^^^^
@@ -3084,6 +3125,7 @@ main.ts:3:13: error NABLA101: a tagged template is not supported in differentiab
   2 | function a(x: number): number {
 > 3 |   const s = String.raw\`\${x}\`;
     |             ^^^^^^^^^^^^^^^^
+help: build the string with a plain template literal (\`x = \${x}\`)
 main.ts:19:19: note: when differentiating 'a' for 'derivative'
 > 19 | export const da = derivative(a);
      |                   ^^^^^^^^^^^^^
@@ -3092,7 +3134,7 @@ main.ts:9:10: error NABLA104: '|' is not differentiable, but a value that depend
   8 | function b(x: number): number {
 > 9 |   return x | 0;
     |          ^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:20:19: note: when differentiating 'b' for 'derivative'
 > 20 | export const db = derivative(b);
      |                   ^^^^^^^^^^^^^
@@ -3109,7 +3151,7 @@ main.ts:17:10: error NABLA104: '>>' is not differentiable, but a value that depe
   16 |   const o = { x };
 > 17 |   return o.x >> 1;
      |          ^^^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:22:19: note: when differentiating 'd' for 'derivative'
 > 22 | export const dd = derivative(d);
      |                   ^^^^^^^^^^^^^
@@ -3136,6 +3178,7 @@ main.ts:3:10: error NABLA101: 'new WeakMap' is not supported in differentiable c
   2 | function g(y: number): number {
 > 3 |   return new WeakMap<object, number>().has({}) ? y : 2 * y;
     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: create it outside the differentiated function and pass it in, or build an object literal ('{ x: 1, y: 2 }')
 main.ts:9:10: note: when differentiating this call to 'g'
 > 9 |   return g(x) + h(x);
     |          ^^^^
@@ -3147,7 +3190,7 @@ main.ts:6:10: error NABLA104: '>>' is not differentiable, but a value that depen
   5 | function h(y: number): number {
 > 6 |   return y >> 2;
     |          ^^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:9:17: note: when differentiating this call to 'h'
 > 9 |   return g(x) + h(x);
     |                 ^^^^
@@ -3175,7 +3218,7 @@ main.ts:6:10: error NABLA104: '|' is not differentiable, but a value that depend
   5 | function b(x: number): number {
 > 6 |   return x | 0;
     |          ^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:9:19: note: when differentiating 'b' for 'derivative'
 > 9 | export const db = derivative(b);
     |                   ^^^^^^^^^^^^^
@@ -3204,7 +3247,7 @@ main.ts:3:27: error NABLA104: '|' is not differentiable, but a value that depend
   2 | function f(x: number): number {
 > 3 | \tconst s = "😀😀"; return x | 0;
     | \t                         ^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -3225,7 +3268,7 @@ main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depend
   2 | function f(x: number): number {
 > 3 |   return x | 0;
     |          ^^^^^
-note: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

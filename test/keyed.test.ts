@@ -224,6 +224,6 @@ export const g = gradient(f);
   const text = diagnosticsText(result);
   assert.match(
     text,
-    /main\.ts:4:3: error NABLA101: '\.forEach' of a Map is not supported in differentiable code yet \(supported: get, set, has, keys, values, entries, size, and for…of\); loop over 'm\.entries\(\)' instead/,
+    /main\.ts:4:3: error NABLA101: '\.forEach' of a Map is not supported in differentiable code yet \(supported: get, set, has, keys, values, entries, size, and for…of\)\n[^]*help: loop over the map instead: 'for \(const \[key, value\] of m\)'/,
   );
 });

@@ -16,6 +16,7 @@ interface JsonDiagnostic extends JsonPosition {
   severity: Diagnostic["severity"];
   code: string;
   message: string;
+  help?: string;
   notes: ({ message: string } & Partial<JsonPosition>)[];
 }
 
@@ -39,6 +40,7 @@ export function jsonReport(
     severity: d.severity,
     code: d.code,
     message: d.message,
+    ...(d.help ? { help: d.help } : {}),
     notes: d.notes.map((n) => ({ message: n.message, ...(n.loc ? position(n.loc) : {}) })),
   }));
   const count = (severity: string) => items.filter((d) => d.severity === severity).length;

@@ -113,6 +113,8 @@ export function compileProgram(entries: string[], options: CompileOptions = {}):
     });
     result.outputs.clear();
   }
+  // Reported in source order, each file's problems from the top, whatever order found them.
+  bag.sortBySource(program.loadedModules().map((m) => m.file));
   return result;
 }
 

@@ -23,6 +23,8 @@ export interface Diagnostic {
   loc: SourceLoc;
   /** Further context: the call chain, the operator call that asked for the derivative. */
   notes: DiagnosticNote[];
+  /** What to write instead, when the message does not say it: printed as `help: …`. */
+  help?: string;
 }
 
 /**
@@ -45,6 +47,23 @@ export class DiagnosticBag {
     if (this.seen.has(key)) return;
     this.seen.add(key);
     this.items.push(d);
+  }
+
+  /**
+   * Puts the diagnostics in source order: files in `files` order (others after, by name),
+   * then by position. The order they were found in follows the work queue, not the code.
+   */
+  sortBySource(files: readonly string[]): void {
+    const rank = (file: string) => {
+      const i = files.indexOf(file);
+      return i < 0 ? files.length : i;
+    };
+    this.items.sort(
+      (a, b) =>
+        rank(a.loc.file) - rank(b.loc.file) ||
+        (a.loc.file < b.loc.file ? -1 : a.loc.file > b.loc.file ? 1 : 0) ||
+        a.loc.start - b.loc.start,
+    );
   }
 
   get hasErrors(): boolean {

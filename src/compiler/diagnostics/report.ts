@@ -22,7 +22,29 @@ export function formatDiagnostics(
   return [...sorted.map((d) => formatDiagnostic(d, sources, options)), summary].join("\n\n");
 }
 
-/** Options for diagnostics written to this process's stderr: paths from here, colors on a terminal. */
+/**
+ * Whether to color output to a stream: `FORCE_COLOR` forces it (`0` or `false` turns it off),
+ * a non-empty `NO_COLOR` turns it off, and otherwise only a terminal gets colors — never a
+ * pipe or a file.
+ */
+export function useColor(isTTY: boolean, env: Record<string, string | undefined>): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== "0" && force !== "false";
+  if (env.NO_COLOR) return false;
+  return isTTY && env.TERM !== "dumb";
+}
+
+/**
+ * Options for diagnostics written to this process's stderr: paths from here, colors as
+ * {@link useColor} decides, and frames as wide as a terminal.
+ */
 export function stderrOptions(): FormatOptions {
-  return { cwd: process.cwd(), color: Boolean(process.stderr.isTTY) && !process.env.NO_COLOR };
+  const terminal = Boolean(process.stderr.isTTY);
+  const columns = terminal ? process.stderr.columns : undefined;
+  return {
+    cwd: process.cwd(),
+    color: useColor(terminal, process.env),
+    // The gutter (`> 12 | `) and the `…` marks take about ten columns of the terminal's.
+    ...(columns ? { width: columns - 10 } : {}),
+  };
 }

@@ -1,4 +1,4 @@
-import { notes, type NoteText } from "../diagnostics/messages/index.js";
+import { notes } from "../diagnostics/messages/index.js";
 import type { Message } from "../diagnostics/messages/message.js";
 import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import {
@@ -170,25 +170,12 @@ function checkModuleWrites(primal: IRFunction, demand: Demand, ctx: Derivability
 
 /** No active value flows through what has no derivative. */
 function checkActivity(activity: Activity, demand: Demand, diagnostics: DiagnosticBag): boolean {
-  const report = (op: Op, message: Message, fix?: NoteText) =>
-    diagnostics.add({
-      severity: "error",
-      ...message,
-      loc: op.loc,
-      notes: [...(fix ? [fix] : []), ...demand.chain],
-    });
+  const report = (op: Op, message: Message) =>
+    diagnostics.add({ severity: "error", ...message, loc: op.loc, notes: demand.chain });
   for (const op of activity.blocked)
-    report(
-      op,
-      nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee),
-      notes.useWithoutDerivative(),
-    );
+    report(op, nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee));
   for (const op of activity.blockedStores)
-    report(
-      op,
-      nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(op.attrs.field),
-      notes.storeWithoutDerivative(),
-    );
+    report(op, nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(op.attrs.field));
   for (const op of activity.detachedWrites)
     report(op, nonDifferentiableOperation.thisWritesIntoArrayOr());
   return (

@@ -14,7 +14,7 @@ import {
   type DiagnosticBag,
   type DiagnosticNote,
 } from "../diagnostics/diagnostic.js";
-import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, Type } from "../ir/types.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
@@ -43,6 +43,8 @@ import { checkDerivable } from "./derivability.js";
 import { checkpointSweeps } from "./checkpoint-demand.js";
 import { OptionalDemands } from "./optional-demands.js";
 import { ruleDerivatives } from "./rule-derivatives.js";
+import { activeCallees, writtenCallees, type IndependentCallee } from "./independent-callees.js";
+import { isDifferentiable } from "../ir/type-system.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -252,7 +254,7 @@ export class Differentiator implements DerivativeTable {
         severity: "error",
         ...nestedDifferentiation.cannotDifferentiateDerivativeOfAgain(rule.targetName),
         loc: jvp.loc,
-        notes: [notes.differentiateRuleOnce(rule.targetName)],
+        notes: [],
       });
     }
     const fn = jvpAsPrimal(jvp, form, (callee) => {
@@ -273,12 +275,30 @@ export class Differentiator implements DerivativeTable {
     forEachOp(fn.body, (op) => {
       if (op.opcode === "call" && parseDerivedPrimalKey(op.attrs.callee!)) {
         const note = {
-          ...notes.whenDifferentiatingCall(op.attrs.calleeName ?? "it"),
+          ...notes.whenDifferentiatingCall(this.calleeNameOf(op)),
           loc: op.loc,
         };
         this.derivedPrimal(op.attrs.callee!, [note, ...chain]);
       }
     });
+  }
+
+  /**
+   * The name a call-chain note gives the callee of `op`: as the call wrote it, else (a call
+   * generated for a derivative, such as a JVP called inside a derivative differentiated again)
+   * the user's function its key derives from; none for a lambda, which has no name.
+   */
+  private calleeNameOf(op: Op): string | undefined {
+    if (op.attrs.calleeName) return op.attrs.calleeName;
+    let key = op.attrs.callee;
+    for (let parsed = key && parseDerivativeKey(parseDerivedPrimalKey(key)?.jvp ?? key); parsed;) {
+      key = parsed.primal;
+      parsed = parseDerivativeKey(parseDerivedPrimalKey(key)?.jvp ?? key);
+    }
+    const name = key === undefined ? undefined : this.targets.get(key)?.name;
+    return name === undefined || functionLabel(name) === "this function"
+      ? undefined
+      : name.replace(/\$aux$/, "");
   }
 
   /**
@@ -392,7 +412,49 @@ export class Differentiator implements DerivativeTable {
       return this.lower(demand.key, target);
     } catch (error) {
       this.fail(error, demand.chain, demand.key);
+      this.differentiateCallees(demand, () => writtenCallees(this.program, target, demand.wrt));
       return undefined;
+    }
+  }
+
+  /** Callees already asked for by `differentiateCallees`. */
+  private readonly independent = new Set<FunctionKey>();
+
+  /**
+   * After `demand` failed: asks for the derivatives its callees would have been asked for, so
+   * their own errors, independent of this one, are reported in the same run.
+   */
+  private differentiateCallees(demand: Demand, find: () => IndependentCallee[]): void {
+    // A demand needed on some run-time path only reports warnings; its callees wait for it.
+    if (demand.optional || demand.checkpoint) return;
+    const forward = demand.mode === "forward" || demand.mode === "lanes";
+    for (const callee of find()) {
+      if (
+        this.independent.has(callee.key) ||
+        (this.primals.get(callee.key) === undefined && this.primals.has(callee.key))
+      )
+        continue;
+      this.independent.add(callee.key);
+      if (callee.target && !this.targets.has(callee.key))
+        this.targets.set(callee.key, callee.target);
+      // Parameters that take no derivative (a string the call computes from a number) are not
+      // differentiated; a callee that does not lower keeps them all, to report why.
+      const params = this.signatureOf(callee.key)?.params;
+      const wrt = params
+        ? callee.wrt.filter((i) => params[i] && isDifferentiable(params[i]))
+        : callee.wrt;
+      if (wrt.length === 0) continue;
+      this.queue.push({
+        key: callee.key,
+        wrt,
+        frozen: [],
+        mode: forward ? demand.mode : "reverse",
+        chain: [
+          { ...notes.whenDifferentiatingCall(callee.name), loc: callee.loc },
+          ...demand.chain,
+        ],
+        root: false,
+      });
     }
   }
 
@@ -404,7 +466,18 @@ export class Differentiator implements DerivativeTable {
       variedEffects: this.variedEffects,
       observeActivity: this.observeActivity,
     });
-    if (!activity) return undefined;
+    if (!activity) {
+      this.differentiateCallees(demand, () =>
+        activeCallees(
+          primal,
+          demand.wrt,
+          (key) => this.targets.has(key) || this.program.rules.has(key),
+          this.effects,
+          this.variedEffects,
+        ),
+      );
+      return undefined;
+    }
     const { fn, demands } =
       this.inlining.linearize(primal, demand.wrt) ?? linearize(primal, demand.wrt, activity);
     const forward = demand.mode === "forward" || demand.mode === "lanes";
@@ -432,7 +505,7 @@ export class Differentiator implements DerivativeTable {
         mode: forward ? demand.mode : "reverse",
         chain: [
           {
-            ...notes.whenDifferentiatingCall(d.op.attrs.calleeName, d.op.attrs.via),
+            ...notes.whenDifferentiatingCall(this.calleeNameOf(d.op), d.op.attrs.via),
             loc: d.op.loc,
           },
           ...demand.chain,

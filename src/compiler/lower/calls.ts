@@ -17,7 +17,8 @@ import type { FunctionTypeInfo, ObjectType, Type, Value } from "../ir/types.js";
 import { isLocalSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
-import { describeNode } from "./describe.js";
+import { describeNode, syntaxKind } from "./describe.js";
+import { closestMathFunction } from "./math-help.js";
 import { isArrayCall, lowerNew, lowerValue } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { isMap, isSet } from "../ir/type-system.js";
@@ -449,7 +450,11 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
     return ctx.builder.emit("nondiff", args, ["number"], { callee: `Math.${name}` }).results[0]!;
   }
   const fn = MATH_FUNCTIONS.get(name);
-  if (!fn) return ctx.fail(node.callee, unknownCallee.mathIsNotMathFunction(name));
+  if (!fn)
+    return ctx.fail(
+      node.callee,
+      unknownCallee.mathIsNotMathFunction(name, closestMathFunction(name)),
+    );
   if (fn.arity !== "variadic" && fn.arity !== args.length) {
     return ctx.fail(
       node,
@@ -637,7 +642,10 @@ export function lowerArguments(
 ): Value[] {
   return node.arguments.map((arg, i) => {
     if (arg.type === "SpreadElement")
-      return ctx.fail(arg, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(arg)));
+      return ctx.fail(
+        arg,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(arg), syntaxKind(arg)),
+      );
     const literal =
       arg.type === "ArrayExpression" ||
       arg.type === "ObjectExpression" ||

@@ -35,6 +35,7 @@ export function constructorOf(
       at,
       unsupportedSyntax.constructNotSupported(
         `'new ${name}' of a class that extends a class nabla cannot see`,
+        `declare the base class in the program, where nabla can see its constructor`,
       ),
     );
   }
@@ -60,6 +61,7 @@ function constructorNode(ctx: LowerContext, cls: ClassSymbol, at: Node): Functio
       at,
       unsupportedSyntax.constructNotSupported(
         `'new ${cls.name}', whose inherited constructor takes rest or destructured parameters or is declared in another module,`,
+        `give '${cls.name}' a constructor of its own that calls 'super(…)' with plain parameters, or declare the base class in this module`,
       ),
     );
   }
@@ -221,6 +223,7 @@ export function lowerSuperConstructorCall(
       node,
       unsupportedSyntax.constructNotSupported(
         `'super(…)' calling the constructor of '${base.name}', which uses 'super.' itself,`,
+        `set the fields in '${base.name}''s constructor directly, without 'super.'`,
       ),
     );
   }
@@ -229,6 +232,9 @@ export function lowerSuperConstructorCall(
       node,
       unsupportedSyntax.constructNotSupported(
         `'super(…)' calling the constructor of '${base.name}', which ${returns ? "returns early" : "is declared in another module"},`,
+        returns
+          ? `let '${base.name}''s constructor run to its end (set the fields in an if/else)`
+          : `declare '${base.name}' in the module of the class that extends it`,
       ),
     );
   }
@@ -244,6 +250,7 @@ export function lowerSuperConstructorCall(
           p,
           unsupportedSyntax.constructNotSupported(
             `a rest or destructured parameter of a constructor called by 'super(…)'`,
+            `take the values as plain parameters ('constructor(x: number, y: number)')`,
           ),
         );
       }

@@ -51,6 +51,16 @@ export function describeNode(node: Node): string {
   return NAMES[node.type] ?? `'${node.type}' syntax`;
 }
 
+/** The kind of syntax `node` is, for the help of NABLA101 (diagnostics/messages/syntax-help.ts). */
+export function syntaxKind(node: Node): string {
+  if (node.type === "Literal") {
+    if (node.value === null) return "null";
+    if (typeof node.value === "bigint") return "bigint";
+    if (node.value instanceof RegExp || "regex" in node) return "regex";
+  }
+  return node.type;
+}
+
 /** "a number", "a Float64Array", "a Params" — how messages name a value's type. */
 export function article(t: Type): string {
   const text = typeText(t);

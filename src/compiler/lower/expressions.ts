@@ -13,10 +13,13 @@ import {
 import type { Expression, Node } from "oxc-parser";
 import type { BinaryOpcode, CompareOpcode, Type, Value } from "../ir/types.js";
 import { MATH_CONSTANTS } from "../rules/math.js";
+import { closestMathConstant, isMathFunction, MATH_CONSTANT_NAMES } from "./math-help.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
-import { describeNode } from "./describe.js";
+import { describeNode, syntaxKind } from "./describe.js";
+import { moduleVariableAdvice } from "./annotation-advice.js";
+import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall, mathMember } from "./calls.js";
 import { constructorOf } from "./construct.js";
 import { lowerOptionalChain } from "./optional-chain.js";
@@ -75,7 +78,10 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       ) {
         return ctx.builder.constant(node.value);
       }
-      return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
     case "Identifier":
       return lowerIdentifier(ctx, node, node.name);
     case "TSAsExpression": {
@@ -150,7 +156,14 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       if (math !== undefined && MATH_CONSTANTS.has(math))
         return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
       if (math !== undefined) {
-        return ctx.fail(node, unsupportedSyntax.mathIsNotMathConstant(math));
+        return ctx.fail(
+          node,
+          unsupportedSyntax.mathIsNotMathConstant(math, {
+            isFunction: isMathFunction(math),
+            closest: closestMathConstant(math),
+            constants: MATH_CONSTANT_NAMES,
+          }),
+        );
       }
       if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalChainingIsNotSupported());
       return lowerMemberRead(ctx, node);
@@ -186,7 +199,10 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "ChainExpression":
       return lowerOptionalChain(ctx, node.expression as Expression);
     default:
-      return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
   }
 }
 
@@ -229,7 +245,14 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (constant) {
     const type = constant.type ?? moduleConstantType(ctx, constant);
     if (type === undefined) {
-      return ctx.fail(node, unknownType.cannotDetermineTypeOfModule(name, name));
+      return ctx.fail(
+        node,
+        unknownType.cannotDetermineTypeOfModule(
+          name,
+          constant.kind,
+          moduleVariableAdvice(ctx.module, constant.node, name),
+        ),
+      );
     }
     return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
   }
@@ -246,7 +269,7 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (ctx.module.functions.has(name)) {
     return ctx.fail(node, unsupportedSyntax.functionUsedAsValueHere(name, name));
   }
-  return ctx.fail(node, unboundName.cannotFindInDifferentiableCode(name));
+  return ctx.fail(node, unboundName.cannotFindInDifferentiableCode(name, unboundKind(ctx, name)));
 }
 
 /**
@@ -352,7 +375,15 @@ function lowerBinary(
     requireNumbers(ctx, node, operator, a, b);
     return ctx.builder.emit("nondiff", [a, b], ["number"], { callee: operator }).results[0]!;
   }
-  return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator));
+  // `"y" in p`: the help names the field to test.
+  const field =
+    operator === "in" &&
+    left.type === "Literal" &&
+    typeof left.value === "string" &&
+    right.type === "Identifier"
+      ? `${right.name}.${left.value}`
+      : undefined;
+  return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator, field));
 }
 
 /** `a + b` with text on a side: a string, as JavaScript's `+` makes it (no derivative). */
@@ -583,5 +614,8 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
   if (ctx.module.constants.has(target.name) || ctx.module.imports.has(target.name)) {
     return ctx.fail(target, moduleVariableWrite.differentiableCodeCannotWriteModule(target.name));
   }
-  return ctx.fail(target, unboundName.cannotFindInDifferentiableCode(target.name));
+  return ctx.fail(
+    target,
+    unboundName.cannotFindInDifferentiableCode(target.name, unboundKind(ctx, target.name)),
+  );
 }

@@ -1,3 +1,4 @@
+import { capturedVariableAdvice } from "./annotation-advice.js";
 import { declareMadeFunction } from "./factories.js";
 import { notes } from "../diagnostics/messages/index.js";
 import {
@@ -428,7 +429,11 @@ function inlineLifted(
       if (!capture.type) {
         return ctx.fail(
           capture.node,
-          unknownType.cannotDetermineTypeOfWhich(capture.name, functionLabel(fn.target.name)),
+          unknownType.cannotDetermineTypeOfWhich(
+            capture.name,
+            functionLabel(fn.target.name),
+            capturedVariableAdvice(fn.target.module, capture.node, capture.name),
+          ),
         );
       }
       declareCapture(ctx, capture, carried[next++]!);
@@ -465,7 +470,7 @@ function callDynamic(
     throw ctx.failWithNotes(
       node,
       closureCapture.cannotDifferentiateThisCallOf(name, fn.what, fn.type.text),
-      [{ ...notes.valueDefinedHere(), loc: fn.origin }, notes.declareDifferentiable(fn.type.text)],
+      [{ ...notes.valueDefinedHere(), loc: fn.origin }],
     );
   }
   const result = fn.type.result ?? "number";

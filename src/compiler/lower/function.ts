@@ -6,6 +6,7 @@ import {
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
+import { constructHelp } from "../diagnostics/messages/syntax-help.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, Statement, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, Region, Type } from "../ir/types.js";
@@ -32,6 +33,7 @@ import { lowerStatements } from "./statements.js";
 import { parameterFunctionType } from "../types/declared-types.js";
 import { expectType } from "./expect-type.js";
 import { lowerValue } from "./members.js";
+import { capturedVariableAdvice, parameterAdvice } from "./annotation-advice.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.
@@ -108,7 +110,7 @@ export function lowerFunction(
     if (p.unsupported) {
       const what =
         p.node.type === "Identifier" ? `the optional parameter '${p.name}'` : describeNode(p.node);
-      ctx.fail(p.node, unsupportedSyntax.constructNotSupported(what));
+      ctx.fail(p.node, unsupportedSyntax.constructNotSupported(what, constructHelp(p.node.type)));
     }
     const binding = options.bindings?.find((b) => b.name === p.name);
     if (binding) {
@@ -141,7 +143,10 @@ export function lowerFunction(
         ctx.fail(p.node, unsupportedType.parameterOfHasTypeWhich(p.name, shown, text));
       }
       if (!options.contextualNumberParams) {
-        ctx.fail(p.node, unknownType.cannotDetermineTypeOfParameter(p.name, shown));
+        ctx.fail(
+          p.node,
+          unknownType.cannotDetermineTypeOfParameter(p.name, shown, parameterAdvice(node, p.name)),
+        );
       }
       type = "number";
     }
@@ -165,7 +170,11 @@ export function lowerFunction(
     if (!capture.type) {
       return ctx.fail(
         capture.node,
-        unknownType.cannotDetermineTypeOfWhich(capture.name, functionLabel(name)),
+        unknownType.cannotDetermineTypeOfWhich(
+          capture.name,
+          functionLabel(name),
+          capturedVariableAdvice(module, capture.node, capture.name),
+        ),
       );
     }
     const value = ctx.builder.newValue(capture.type, capture.name);

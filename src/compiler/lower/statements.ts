@@ -17,7 +17,7 @@ import type {
 import type { Value } from "../ir/types.js";
 import { resolveFunctionArg } from "./function-values.js";
 import type { LowerContext, LoopTarget, Slot } from "./context.js";
-import { describeNode } from "./describe.js";
+import { describeNode, syntaxKind } from "./describe.js";
 import { destructureDeclarator } from "./destructure.js";
 import { declareMadeFunction } from "./factories.js";
 import { desugarSwitch, switchAlwaysExits, withExhaustiveDefault } from "./switch.js";
@@ -211,7 +211,10 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "TSInterfaceDeclaration":
       return false;
     default:
-      return ctx.fail(node, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node)));
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
   }
 }
 
@@ -230,7 +233,13 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
   for (const { declarator: decl, hidden } of declarators) {
     const kind = hidden ? "const" : node.kind;
     if (decl.id.type !== "Identifier") {
-      ctx.fail(decl.id, unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(decl.id)));
+      ctx.fail(
+        decl.id,
+        unsupportedSyntax.isNotSupportedInDifferentiable(
+          describeNode(decl.id),
+          syntaxKind(decl.id),
+        ),
+      );
     }
     const name = decl.id.name;
     const annotation = decl.id.typeAnnotation;

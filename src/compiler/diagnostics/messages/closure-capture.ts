@@ -23,6 +23,7 @@ export const closureCapture = {
     message(
       "closureCapture",
       `cannot differentiate this call of '${name}': it is a function value, ${what}, whose type '${text}' does not say it is differentiable, so nabla cannot know which functions it may hold`,
+      `declare it 'Differentiable<${text}>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call`,
     ),
   functionChosenAtRunTime: () =>
     message(

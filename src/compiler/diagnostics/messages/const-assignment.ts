@@ -5,5 +5,9 @@ import { message, type Printable } from "./message.js";
 
 export const constAssignment = {
   cannotAssignToBecauseIt: (name: Printable) =>
-    message("constAssignment", `cannot assign to '${name}' because it is a constant`),
+    message(
+      "constAssignment",
+      `cannot assign to '${name}' because it is a constant`,
+      `declare '${name}' with 'let' to change it`,
+    ),
 };

@@ -50,7 +50,13 @@ export const derivativeRule = {
       `the parameter '${name}' of '${name2}' needs a type annotation nabla understands (number, arrays, typed arrays, objects) to register its derivative`,
     ),
   ruleOfMustBeFunction: (kind: Printable, name: Printable) =>
-    message("derivativeRule", `the '${kind}' rule of '${name}' must be a function`),
+    message(
+      "derivativeRule",
+      `the '${kind}' rule of '${name}' must be a function`,
+      kind === "forward"
+        ? `write it as an arrow function: 'forward: (x, dx) => ({ value: ${name}(x), tangent: … })'`
+        : `write it as an arrow function: 'reverse: (x) => ({ value: ${name}(x), pullback: (dy) => … })'`,
+    ),
   parameterOfRuleOfIs: (
     value: Printable,
     kind: Printable,
@@ -67,6 +73,7 @@ export const derivativeRule = {
     message(
       "derivativeRule",
       `'registerDerivative' must be a statement at the top level of a module, so nabla sees every registration whatever runs first`,
+      `move it to the top level of the module that declares the function`,
     ),
   registerDerivativeTakesTwoArgumentsFunction: () =>
     message(
@@ -86,6 +93,7 @@ export const derivativeRule = {
     message(
       "derivativeRule",
       `'${name}' already has a registered derivative; a function can have one rule`,
+      `keep one registration, with both 'forward' and 'reverse' in its rule`,
     ),
   hasRegisteredDerivativeWithoutRule: (
     targetName: Printable,
@@ -95,5 +103,6 @@ export const derivativeRule = {
     message(
       "derivativeRule",
       `'${targetName}' has a registered derivative without a '${value}' rule, which ${value2} needs`,
+      `add a '${value}' rule to the registration of '${targetName}'`,
     ),
 };

@@ -12,8 +12,12 @@ export interface Message {
   /** The stable code, e.g. NABLA101. */
   code: string;
   message: string;
+  /** The fix, when there is one the message does not already say: printed as `help: …`. */
+  help?: string;
 }
 
-export function message(code: DiagnosticCodeName, text: string): Message {
-  return { code: DiagnosticCode[code], message: text };
+export function message(code: DiagnosticCodeName, text: string, help?: string): Message {
+  return help === undefined
+    ? { code: DiagnosticCode[code], message: text }
+    : { code: DiagnosticCode[code], message: text, help };
 }

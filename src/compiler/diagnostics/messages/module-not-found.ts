@@ -5,5 +5,9 @@ import { message, type Printable } from "./message.js";
 
 export const moduleNotFound = {
   cannotFindModule: (specifier: Printable) =>
-    message("moduleNotFound", `cannot find the module '${specifier}'`),
+    message(
+      "moduleNotFound",
+      `cannot find the module '${specifier}'`,
+      `check the path: a relative import names a file from this file's folder, as in './model.js' or './model.ts'`,
+    ),
 };

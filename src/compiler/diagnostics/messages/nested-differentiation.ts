@@ -38,6 +38,7 @@ export const nestedDifferentiation = {
     message(
       "nestedDifferentiation",
       `cannot differentiate the derivative of '${targetName}' again: its derivative is a registered rule, and nabla does not differentiate rules`,
+      `differentiate '${targetName}' once, or remove its rule so nabla differentiates its body`,
     ),
   hasAuxIsNotSupportedInside: () =>
     message(

@@ -8,11 +8,13 @@ export const nonDifferentiableOperation = {
     message(
       "nonDifferentiableOperation",
       `field '${field}' is marked @noDerivative, but a value that depends on the differentiated arguments is stored into it`,
+      `store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'`,
     ),
   isNotDifferentiableButValue: (callee: Printable) =>
     message(
       "nonDifferentiableOperation",
       `'${callee}' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result`,
+      `use 'withoutDerivative(…)' if the derivative through this operation should be zero`,
     ),
   thisWritesIntoArrayOr: () =>
     message(

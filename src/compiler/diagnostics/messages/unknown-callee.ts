@@ -8,36 +8,57 @@ export const unknownCallee = {
     message(
       "unknownCallee",
       `cannot differentiate a call to '${path}': it has no visible source and no registered derivative`,
+      `register its derivative with 'registerDerivative(${path}, { forward, reverse })' (docs/guide.md#custom-derivatives)`,
     ),
   cannotDifferentiateDoesNotExport: (path: Printable, specifier: Printable, value: Printable) =>
     message(
       "unknownCallee",
       `cannot differentiate '${path}': '${specifier}' does not export a function '${value}' with visible source`,
+      `import a function that '${specifier}' declares (check the name it exports), or register a derivative for it (docs/guide.md#custom-derivatives)`,
     ),
   cannotDifferentiateItComesFrom: (path: Printable, specifier: Printable) =>
     message(
       "unknownCallee",
       `cannot differentiate '${path}': it comes from package '${specifier}', whose source nabla cannot see, and no derivative is registered for it`,
+      `register its derivative with 'registerDerivative(${path}, { forward, reverse })'; nabla reads its parameter types from the package's .d.ts (docs/guide.md#custom-derivatives)`,
     ),
   classHasNoMethodNabla: (name: Printable, name2: Printable) =>
     message(
       "unknownCallee",
       `class '${name}' has no method '${name2}' nabla can see (neither it nor a class it extends declares one with a body)`,
+      `declare '${name2}' in class '${name}' or a class it extends, or call a top-level function that takes the object`,
     ),
   subclassNotVisible: (name: Printable, file: Printable) =>
     message(
       "unknownCallee",
-      `which method this call runs depends on whether the object is a '${name}', which overrides it, but '${name}' is not visible by that name in ${file}: import it there, so the call can test the object's class`,
+      `which method this call runs depends on whether the object is a '${name}', which overrides it, but '${name}' is not visible by that name in ${file}`,
+      `import '${name}' in that module, so the call can test the object's class`,
     ),
   superNotVisible: () =>
-    message("unknownCallee", "'super' here does not name a class of the program nabla can see"),
+    message(
+      "unknownCallee",
+      "'super' here does not name a class of the program nabla can see",
+      "extend a class declared in the program (or imported from a module of it)",
+    ),
   isNotFunctionNablaCan: (name: Printable) =>
-    message("unknownCallee", `'${name}' is not a function nabla can see`),
-  mathIsNotMathFunction: (name: Printable) =>
-    message("unknownCallee", `'Math.${name}' is not a Math function`),
+    message(
+      "unknownCallee",
+      `'${name}' is not a function nabla can see`,
+      `give 'withDerivative' a function declared in this program, or an arrow function written here`,
+    ),
+  /** `closest`: the Math function `name` is probably a slip for. */
+  mathIsNotMathFunction: (name: Printable, closest: string | undefined) =>
+    message(
+      "unknownCallee",
+      `'Math.${name}' is not a Math function`,
+      closest
+        ? `did you mean 'Math.${closest}'?`
+        : "docs/derivatives.md lists the Math functions nabla differentiates",
+    ),
   noFunctionOfProgramFits: (name: Printable, argumentTypes: Printable, result: Printable) =>
     message(
       "unknownCallee",
       `no function of the program fits this call of '${name}' (${argumentTypes}) → ${result}: a function value must be one of the top-level functions the program uses as values`,
+      `declare the function it holds at the top level of a module, taking (${argumentTypes}) and returning ${result}`,
     ),
 };

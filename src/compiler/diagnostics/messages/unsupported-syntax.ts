@@ -1,4 +1,5 @@
 import { message, type Printable } from "./message.js";
+import { arrayMethodHelp, constructHelp, operatorHelp } from "./syntax-help.js";
 
 // The messages of NABLA101 (syntax differentiable code does not support (yet)): every text of the
 // code, with the parts that vary as parameters; docs/diagnostics.md shows examples.
@@ -10,65 +11,100 @@ export const unsupportedSyntax = {
       `decorators are not supported in files nabla compiles (nabla does not transform them, and Node cannot run them); apply the decorator function by hand instead`,
     ),
   noLoopLabeled: (label: Printable) =>
-    message("unsupportedSyntax", `no enclosing loop is labeled '${label}'`),
-  breakOutsideLoop: () => message("unsupportedSyntax", `'break' or 'continue' outside a loop`),
+    message(
+      "unsupportedSyntax",
+      `no enclosing loop is labeled '${label}'`,
+      `put the label '${label}:' on the loop to leave, as in '${label}: for (…)'`,
+    ),
+  breakOutsideLoop: () =>
+    message(
+      "unsupportedSyntax",
+      `'break' or 'continue' outside a loop`,
+      `use 'return' to leave the function`,
+    ),
   arrayFromIsSupportedAs: () =>
     message(
       "unsupportedSyntax",
       `'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)', 'Array.from(array)' or 'Array.from(array, (v, i) => …)'`,
     ),
   concatNeedsPlainArray: (typeText: Printable) =>
-    message("unsupportedSyntax", `'.concat' needs a plain array, not a ${typeText}`),
+    message(
+      "unsupportedSyntax",
+      `'.concat' needs a plain array, not a ${typeText}`,
+      `spread the values into an array literal: '[...a, ...b]'`,
+    ),
   reverseNeedsOneElementType: (typeText: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.reverse' of a ${typeText} would move its elements to places of other types; reverse an array ('T[]') instead`,
+      `'.reverse' of a ${typeText} would move its elements to places of other types`,
+      `reverse an array ('T[]') instead`,
     ),
   iteratorOutsideForOf: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.${method}()' is supported as what a for…of iterates ('for (const [i, v] of xs.entries())'); elsewhere, loop over the indices or use '.map'`,
+      `'.${method}()' is supported as what a for…of iterates ('for (const [i, v] of xs.entries())')`,
+      `elsewhere, loop over the indices or use '.map'`,
     ),
-  arrayHolesAreNotSupported: () => message("unsupportedSyntax", `array holes are not supported`),
+  arrayHolesAreNotSupported: () =>
+    message(
+      "unsupportedSyntax",
+      `array holes are not supported`,
+      `write every element, e.g. '[a, 0, b]' rather than '[a, , b]'`,
+    ),
   arrayMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
       `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)`,
+      arrayMethodHelp(String(method)),
     ),
   assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>
     message(
       "unsupportedSyntax",
       `assigning ${describeNode} of ${typeText} is not supported in differentiable code`,
+      `assign elements ('xs[i] = v'); to change the length, build a new array ('xs.slice(0, n)', '[...xs, v]')`,
     ),
   assignmentIsNotSupportedIn: (operator: Printable) =>
     message(
       "unsupportedSyntax",
       `the '${operator}' assignment is not supported in differentiable code`,
+      `write it out: 'x = x ${String(operator).slice(0, -1)} y'`,
     ),
   assignmentToIsNotSupported: (describeNode: Printable) =>
     message(
       "unsupportedSyntax",
       `assignment to ${describeNode} is not supported yet in differentiable code`,
+      `assign to a variable or to an element or field ('x = v', 'xs[i] = v', 'o.x = v')`,
     ),
   assignmentToOfIsNot: (describeNode: Printable, typeText: Printable) =>
     message(
       "unsupportedSyntax",
       `assignment to ${describeNode} of a ${typeText} is not supported in differentiable code`,
+      `assign to a variable, or to an element of an array or a field of an object`,
     ),
   callbackParametersMustBePlain: () =>
     message(
       "unsupportedSyntax",
       `a callback's parameters must be names or destructuring patterns, without default values or rest parameters`,
+      `take the argument by name and give the default in the body ('(x) => { const v = x ?? 0; … }')`,
     ),
   callingIsNotSupportedIn: (describeNode: Printable) =>
-    message("unsupportedSyntax", `calling ${describeNode} is not supported in differentiable code`),
+    message(
+      "unsupportedSyntax",
+      `calling ${describeNode} is not supported in differentiable code`,
+      `give the function a name (a top-level function, or 'const f = (…) => …') and call 'f(…)'`,
+    ),
   callingOnIsNotSupported: (describeNode: Printable, article: Printable) =>
     message(
       "unsupportedSyntax",
       `calling ${describeNode} on ${article} is not supported in differentiable code`,
+      `call a function of the program with the value as an argument ('f(value)')`,
     ),
   cannotAssignToPattern: (operator: Printable) =>
-    message("unsupportedSyntax", `'${operator}' cannot assign to a pattern`),
+    message(
+      "unsupportedSyntax",
+      `'${operator}' cannot assign to a pattern`,
+      `assign each variable on its own ('a ${operator} p[0]; b ${operator} p[1];')`,
+    ),
   cannotDifferentiateSeeDiagnosticAbove: (functionLabel: Printable) =>
     message(
       "unsupportedSyntax",
@@ -78,59 +114,85 @@ export const unsupportedSyntax = {
     message(
       "unsupportedSyntax",
       `computed property names ('o[k]') are not supported on objects in differentiable code`,
+      `read the field by name ('o.x'), or keep values you look up by position in an array ('xs[i]')`,
     ),
   computedFieldsOfMixedTypes: (type: Printable) =>
     message(
       "unsupportedSyntax",
-      `'o[k]' with a key chosen at run time needs the fields of '${type}' to be of one type and not optional; read the field by name, or make it a 'Record<string, …>'`,
+      `'o[k]' with a key chosen at run time needs the fields of '${type}' to be of one type and not optional`,
+      `read the field by name, or make it a 'Record<string, …>'`,
     ),
   mapReadWithBrackets: (type: Printable) =>
     message(
       "unsupportedSyntax",
-      `a '${type}' is read with '.get(key)' and written with '.set(key, value)', not with brackets or '.name'`,
+      `a '${type}' is not read with brackets or '.name'`,
+      `read it with 'm.get(key)' and write it with 'm.set(key, value)'`,
     ),
   mapMethodTakes: (method: Printable, count: Printable) =>
     message(
       "unsupportedSyntax",
       `'${method}' takes ${count} argument${count === 1 ? "" : "s"} here (no spread arguments)`,
+      `pass the arguments one by one`,
     ),
   mapMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.${method}' of a Map is not supported in differentiable code yet (supported: get, set, has, keys, values, entries, size, and for…of); loop over 'm.entries()' instead`,
+      `'.${method}' of a Map is not supported in differentiable code yet (supported: get, set, has, keys, values, entries, size, and for…of)`,
+      `loop over the map instead: 'for (const [key, value] of m)'`,
     ),
   setMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
       `'.${method}' of a Set is not supported in differentiable code yet (supported: has, add, keys, values, size, spreads and for…of)`,
+      `build a new set from the keys you keep: 'new Set([...s].filter(…))'`,
     ),
   objectFunctionNeedsRecord: (name: Printable, type: Printable) =>
     message(
       "unsupportedSyntax",
       `'Object.${name}' in differentiable code needs a record ('Record<string, …>' or '{ [key: string]: … }'), not a ${type}`,
+      `give the value a record type, or list the fields by name`,
     ),
   forInNeedsRecord: (type: Printable) =>
     message(
       "unsupportedSyntax",
-      `'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a ${type}; loop over an array of the names, or over 'm.keys()' for a map`,
+      `'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a ${type}`,
+      `read the fields by name, or loop with 'for…of' over an array of the names ('m.keys()' for a map)`,
     ),
   inOnMap: () =>
-    message("unsupportedSyntax", `'key in map' tests the map's properties; use 'map.has(key)'`),
+    message(
+      "unsupportedSyntax",
+      `'key in map' tests the map's properties, not its keys`,
+      `use 'map.has(key)'`,
+    ),
   mapTypeUnknown: (text: Printable) =>
     message(
       "unsupportedSyntax",
-      `nabla cannot tell the key and value types of '${text}' (maps of numbers, arrays and objects keyed by strings or numbers are supported); annotate it, e.g. 'new Map<string, number>()'`,
+      `nabla cannot tell the key and value types of '${text}' (maps and sets keyed by strings or numbers are supported)`,
+      `give the types, e.g. 'new Map<string, number>()'`,
     ),
   declarationsAreNotSupportedIn: (kind: Printable) =>
-    message("unsupportedSyntax", `'${kind}' declarations are not supported in differentiable code`),
+    message(
+      "unsupportedSyntax",
+      `'${kind}' declarations are not supported in differentiable code`,
+      `declare it with 'const' or 'let'`,
+    ),
   destructuringDeclarationNeedsInitializer: () =>
-    message("unsupportedSyntax", `a destructuring declaration needs an initializer`),
+    message(
+      "unsupportedSyntax",
+      `a destructuring declaration needs an initializer`,
+      `give it the value to take apart: 'const { a, b } = p'`,
+    ),
   differentiableCodeCanThrowNew: () =>
     message(
       "unsupportedSyntax",
       `differentiable code can throw 'new Error(message)' (or RangeError, TypeError) with a string message; throw other values outside it`,
     ),
-  forAwaitIsNotSupported: () => message("unsupportedSyntax", `'for await' is not supported`),
+  forAwaitIsNotSupported: () =>
+    message(
+      "unsupportedSyntax",
+      `'for await' is not supported`,
+      `await the values before calling the differentiated function, and loop over an array with 'for…of'`,
+    ),
   forOfLoopMustDeclare: () =>
     message(
       "unsupportedSyntax",
@@ -140,6 +202,7 @@ export const unsupportedSyntax = {
     message(
       "unsupportedSyntax",
       `a function passed to another function must be a plain function with simple parameters to be differentiated`,
+      `give it parameters that are plain names ('(x: number) => …'), without defaults, rest parameters or destructuring`,
     ),
   functionUsedAsValueHere: (name: Printable, name2: Printable) =>
     message(
@@ -150,6 +213,7 @@ export const unsupportedSyntax = {
     message(
       "unsupportedSyntax",
       `${what} has no field '${name}' that nabla knows of (methods are called, not read)`,
+      `declare the field in the type, or call the method ('.${name}(…)')`,
     ),
   isGivenFunctionThatWraps: (
     name: Printable,
@@ -160,27 +224,41 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `'${name}' is given a function that wraps the function it was given, ${MAX_SPECIALIZATION_DEPTH} levels deep: nabla compiles a copy of '${name2}' for each function it is given, so a recursion that wraps its function argument has no end; pass the same function down and the extra work as a parameter`,
     ),
-  isNotSupportedInDifferentiable: (describeNode: Printable) =>
-    message("unsupportedSyntax", `${describeNode} is not supported in differentiable code`),
+  /** `kind`: the construct's syntax kind (lower/describe.ts `syntaxKind`), which picks the help. */
+  isNotSupportedInDifferentiable: (describeNode: Printable, kind: string) =>
+    message(
+      "unsupportedSyntax",
+      `${describeNode} is not supported in differentiable code`,
+      constructHelp(kind),
+    ),
   superCallMustBeAStatement: (name: Printable) =>
     message(
       "unsupportedSyntax",
       `${name === undefined ? "this 'super(…)'" : `the constructor of '${name}'`} is not supported in differentiable code: nabla runs a base class's constructor where 'super(…)' is a statement of the constructor's body (not inside a condition or an expression)`,
+      `call 'super(…)' as a statement of its own in the constructor`,
     ),
   superCallMissingArgument: (name: Printable) =>
     message(
       "unsupportedSyntax",
       `this 'super(…)' gives no argument for the base constructor's parameter '${name}', which has no default`,
+      `pass a value for '${name}'`,
     ),
-  constructNotSupported: (what: Printable) =>
-    message("unsupportedSyntax", `${what} is not supported in differentiable code`),
+  constructNotSupported: (what: Printable, help: string) =>
+    message("unsupportedSyntax", `${what} is not supported in differentiable code`, help),
   isOnlyPlainFunctionsCan: (shown: Printable, value: Printable) =>
     message(
       "unsupportedSyntax",
       `'${shown}' is ${value}; only plain functions can be differentiated`,
+      value === "async"
+        ? `await before the call and pass the value in: differentiate a plain function of it`
+        : `collect the values in an array and return it from a plain function`,
     ),
   labelsAreSupportedOnLoops: () =>
-    message("unsupportedSyntax", `labels are supported on loops only`),
+    message(
+      "unsupportedSyntax",
+      `labels are supported on loops only`,
+      `remove the label; to leave the block early, use 'if'/'else' or move it into a function and 'return'`,
+    ),
   localFunctionCallsItselfRecursive: (name: Printable) =>
     message(
       "unsupportedSyntax",
@@ -195,47 +273,78 @@ export const unsupportedSyntax = {
     message(
       "unsupportedSyntax",
       `the local function '${name}' must be a plain function with simple parameters to be differentiated`,
+      `give it parameters that are plain names ('(x: number) => …'), without defaults, rest parameters or destructuring`,
     ),
-  mathIsNotMathConstant: (math: Printable) =>
+  /** `meant`: whether it is a function, else the constant it is probably a slip for, if any. */
+  mathIsNotMathConstant: (
+    math: Printable,
+    meant: { isFunction: boolean; closest?: string | undefined; constants: string },
+  ) =>
     message(
       "unsupportedSyntax",
       `'Math.${math}' is not a Math constant; only calls of Math functions are supported`,
+      meant.isFunction
+        ? `call it ('Math.${math}(x)'), or pass a function that does ('(x: number) => Math.${math}(x)')`
+        : meant.closest
+          ? `did you mean 'Math.${meant.closest}'?`
+          : `the Math constants are ${meant.constants}`,
     ),
   newIsNotSupportedIn: (value: Printable) =>
     message(
       "unsupportedSyntax",
       `'new ${value}' is not supported in differentiable code (typed arrays and 'new Array(n)' are; build objects with literals)`,
+      value === "Map" || value === "Set"
+        ? `keep the values in an array, or in an object literal with a field per key`
+        : `create it outside the differentiated function and pass it in, or build an object literal ('{ x: 1, y: 2 }')`,
     ),
   ofIsNotSupportedIn: (name: Printable, typeText: Printable) =>
     message(
       "unsupportedSyntax",
       `'${name}' of ${typeText} is not supported in differentiable code (only '.length', elements and the array methods in docs/guide.md)`,
+      `read '.length' or the elements ('xs[i]'), or call an array method`,
     ),
   onIsNotSupportedIn: (describeNode: Printable, typeText: Printable) =>
     message(
       "unsupportedSyntax",
       `${describeNode} on a ${typeText} is not supported in differentiable code`,
+      `read it outside the differentiated function and pass the number in`,
     ),
   onlyPlainKeyValueProperties: () =>
     message(
       "unsupportedSyntax",
       `only plain 'key: value' properties are supported in object literals`,
+      `write each property as 'key: value' (a method as a function declared at the top level, a getter as the value it computes)`,
     ),
-  operatorIsNotSupportedIn: (operator: Printable) =>
+  /** `field`: for `"y" in p`, the field tested (`p.y`), which the help names. */
+  operatorIsNotSupportedIn: (operator: Printable, field?: string) =>
     message(
       "unsupportedSyntax",
       `the '${operator}' operator is not supported in differentiable code`,
+      operatorHelp(String(operator), field),
     ),
   optionalCallsAreNotSupported: () =>
-    message("unsupportedSyntax", `optional calls are not supported in differentiable code`),
+    message(
+      "unsupportedSyntax",
+      `optional calls are not supported in differentiable code`,
+      `test for the function first: 'if (f !== undefined) f(x)'`,
+    ),
   optionalChainingIsNotSupported: () =>
-    message("unsupportedSyntax", `optional chaining is not supported`),
+    message(
+      "unsupportedSyntax",
+      `optional chaining is not supported`,
+      `test the value first: 'o !== undefined ? o.x : 0'`,
+    ),
   pushNeedsPlainArrayNot: (typeText: Printable) =>
-    message("unsupportedSyntax", `'.push' needs a plain array, not a ${typeText}`),
+    message(
+      "unsupportedSyntax",
+      `'.push' needs a plain array, not a ${typeText}`,
+      `a typed array has a fixed length: create it with its final length ('new ${typeText}(n)') and assign 'a[i] = v'`,
+    ),
   restElementRestInDestructuring: () =>
     message(
       "unsupportedSyntax",
       `a rest element ('...rest') in destructuring is not supported in differentiable code`,
+      `take the rest with '.slice': 'const rest = xs.slice(2)'`,
     ),
   returnsBeforeItsLastStatement: (what: Printable) =>
     message(
@@ -243,25 +352,52 @@ export const unsupportedSyntax = {
       `${what} returns before its last statement; annotate its return type (as in '(p: number[]): number[] => …') so nabla knows what its returns give`,
     ),
   spreadArgumentsAreNotSupported: () =>
-    message("unsupportedSyntax", `spread arguments are not supported in differentiable code`),
+    message(
+      "unsupportedSyntax",
+      `spread arguments are not supported in differentiable code`,
+      constructHelp("SpreadElement"),
+    ),
   spreadOfArrayMustBeLast: () =>
     message(
       "unsupportedSyntax",
       `spreading an array into a call's arguments is supported as the last argument (or anywhere for a tuple, whose length its type gives): the arguments after it would take places that depend on its length`,
+      `spread the array last, or give it a tuple type ('[number, number]')`,
     ),
   spreadingIntoObjectIsNot: (typeText: Printable) =>
-    message("unsupportedSyntax", `spreading a ${typeText} into an object is not supported`),
+    message(
+      "unsupportedSyntax",
+      `spreading a ${typeText} into an object is not supported`,
+      `spread an object, or write the fields out ('{ x: v[0], y: v[1] }')`,
+    ),
   spreadingIsNotSupported: (typeText: Printable) =>
-    message("unsupportedSyntax", `spreading a ${typeText} is not supported`),
+    message(
+      "unsupportedSyntax",
+      `spreading a ${typeText} is not supported`,
+      `write the elements out ('[t[0], t[1], v]')`,
+    ),
   staticMethodsAreNotSupported: (path: Printable) =>
     message(
       "unsupportedSyntax",
       `'${path}' is not a static method nabla can call (a static method with a body); use a function declared at the top level`,
     ),
-  thisIsOnlySupportedIn: () => message("unsupportedSyntax", `'this' is only supported in methods`),
+  thisIsOnlySupportedIn: () =>
+    message(
+      "unsupportedSyntax",
+      `'this' is only supported in methods`,
+      `pass the object as a parameter`,
+    ),
   undefinedIsNotSupportedIn: () =>
-    message("unsupportedSyntax", `'undefined' is not supported in differentiable code`),
-  unsupportedPropertyKey: () => message("unsupportedSyntax", `unsupported property key`),
+    message(
+      "unsupportedSyntax",
+      `'undefined' is not supported in differentiable code`,
+      `leave the optional field or argument out, or use a number such as 'NaN'`,
+    ),
+  unsupportedPropertyKey: () =>
+    message(
+      "unsupportedSyntax",
+      `unsupported property key`,
+      `name the key ('{ x: 1 }') or write it as a string ('{ "x": 1 }')`,
+    ),
   varDeclarationsAreNotSupported: () =>
     message(
       "unsupportedSyntax",

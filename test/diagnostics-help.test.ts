@@ -1,0 +1,962 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { compileFiles, diagnosticsText, writeProgram } from "./support/harness.js";
+import { BIN, nablaEnv } from "./support/cli.js";
+import { jsonReport } from "../src/cli/json-report.js";
+import { formatDiagnostics, useColor } from "../src/compiler/diagnostics/report.js";
+import * as catalog from "../src/compiler/diagnostics/messages/index.js";
+
+// Diagnostics that stay true (issue 21): a `help:` line with the fix wherever there is one,
+// advice that applies to the case at hand, the real names in call-chain notes, and every
+// independent error of a run. Each case is a whole program and the whole formatted output.
+// Sources and expected texts start with a newline for readability; it is dropped before use.
+
+type Files = string | Record<string, string>;
+
+interface Case {
+  name: string;
+  /** main.ts, or several files by name (main.ts is the entry). */
+  files: Files;
+  expected: string;
+}
+
+function trimLeadingNewline(text: string): string {
+  return text.startsWith("\n") ? text.slice(1) : text;
+}
+
+function compile(files: Files) {
+  const named = typeof files === "string" ? { "main.ts": files } : files;
+  const entries = Object.entries(named).map(([name, text]) => [name, trimLeadingNewline(text)]);
+  return compileFiles(Object.fromEntries(entries));
+}
+
+const helpCases: Case[] = [
+  {
+    name: "NABLA101 '.at': index the array instead",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const last = [x, 1].at(-1);
+  return last!;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:16: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+  2 | function f(x: number): number {
+> 3 |   const last = [x, 1].at(-1);
+    |                ^^^^^^^^^
+help: index the array: 'xs[i]', or 'xs[xs.length - 1]' for the last element
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101 '.pop': read the last element and slice the rest",
+    files: `
+import { gradient } from "nabla";
+function f(xs: number[]): number {
+  const last = xs.pop()!;
+  return last * 2;
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:3:16: error NABLA101: the array method '.pop' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+  2 | function f(xs: number[]): number {
+> 3 |   const last = xs.pop()!;
+    |                ^^^^^^
+help: read the last element ('xs[xs.length - 1]') and keep the rest with 'xs.slice(0, -1)'
+main.ts:6:18: note: when differentiating 'f' for 'gradient'
+> 6 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101 'in': test the field the code names",
+    files: `
+import { derivative } from "nabla";
+interface P { x: number; y?: number }
+function f(x: number): number {
+  const p: P = { x };
+  return "y" in p ? x : 2 * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:5:10: error NABLA101: the 'in' operator is not supported in differentiable code
+  4 |   const p: P = { x };
+> 5 |   return "y" in p ? x : 2 * x;
+    |          ^^^^^^^^
+help: test the field itself ('p.y !== undefined')
+main.ts:7:19: note: when differentiating 'f' for 'derivative'
+> 7 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA102 a misspelled Math function: the one probably meant",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  // @ts-expect-error: a slip nabla should point out too
+  return Math.sqr(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA102: 'Math.sqr' is not a Math function
+  3 |   // @ts-expect-error: a slip nabla should point out too
+> 4 |   return Math.sqr(x);
+    |          ^^^^^^^^
+help: did you mean 'Math.sqrt'?
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101 a Math function read as a value: call it",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const g = Math.sin;
+  return g(x);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:13: error NABLA101: 'Math.sin' is not a Math constant; only calls of Math functions are supported
+  2 | function f(x: number): number {
+> 3 |   const g = Math.sin;
+    |             ^^^^^^^^
+help: call it ('Math.sin(x)'), or pass a function that does ('(x: number) => Math.sin(x)')
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA110 assigning a constant: declare it with 'let'",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  const y = x;
+  // @ts-expect-error: assigning a constant
+  y = 2 * x;
+  return y;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:5:3: error NABLA110: cannot assign to 'y' because it is a constant
+  4 |   // @ts-expect-error: assigning a constant
+> 5 |   y = 2 * x;
+    |   ^
+help: declare 'y' with 'let' to change it
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA114 a missing module: check the path",
+    files: `
+import { derivative } from "nabla";
+// @ts-expect-error: no such file
+import { g } from "./model.js";
+export const df = derivative((x: number) => g(x));
+`,
+    expected: `
+main.ts:3:19: error NABLA114: cannot find the module './model.js'
+  2 | // @ts-expect-error: no such file
+> 3 | import { g } from "./model.js";
+    |                   ^^^^^^^^^^^^
+help: check the path: a relative import names a file from this file's folder, as in './model.js' or './model.ts'
+
+1 error`,
+  },
+  {
+    name: "NABLA115 a rule without 'reverse' used by gradient: add one",
+    files: {
+      "main.ts": `
+import { gradient, registerDerivative } from "nabla";
+function cube(x: number): number {
+  return x * x * x;
+}
+registerDerivative(cube, {
+  forward: (x, dx) => ({ value: cube(x), tangent: 3 * x * x * dx }),
+});
+export const g = gradient((x: number) => cube(x));
+`,
+    },
+    expected: `
+main.ts:5:1: error NABLA115: 'cube' has a registered derivative without a 'reverse' rule, which reverse mode (gradient, pullback) needs
+  4 | }
+> 5 | registerDerivative(cube, {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: add a 'reverse' rule to the registration of 'cube'
+main.ts:8:42: note: when differentiating this call to 'cube'
+> 8 | export const g = gradient((x: number) => cube(x));
+    |                                          ^^^^^^^
+main.ts:8:18: note: when differentiating the function given to 'gradient'
+> 8 | export const g = gradient((x: number) => cube(x));
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101 'for…in': read the fields by name",
+    files: `
+import { derivative } from "nabla";
+interface P { x: number; y: number }
+function f(x: number): number {
+  const p: P = { x, y: 2 * x };
+  let s = 0;
+  for (const k in p) s += 1;
+  return s * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:6:19: error NABLA101: 'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a P
+  5 |   let s = 0;
+> 6 |   for (const k in p) s += 1;
+    |                   ^
+help: read the fields by name, or loop with 'for…of' over an array of the names ('m.keys()' for a map)
+main.ts:9:19: note: when differentiating 'f' for 'derivative'
+> 9 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA102 a package function: register its derivative",
+    files: {
+      "main.ts": `
+import { derivative } from "nabla";
+import { erf } from "special-functions";
+export const d = derivative((x: number) => erf(x));
+`,
+    },
+    expected: `
+main.ts:3:44: error NABLA102: cannot differentiate 'erf': it comes from package 'special-functions', whose source nabla cannot see, and no derivative is registered for it
+  2 | import { erf } from "special-functions";
+> 3 | export const d = derivative((x: number) => erf(x));
+    |                                            ^^^
+help: register its derivative with 'registerDerivative(erf, { forward, reverse })'; nabla reads its parameter types from the package's .d.ts (docs/guide.md#custom-derivatives)
+main.ts:3:18: note: when differentiating the function given to 'derivative'
+> 3 | export const d = derivative((x: number) => erf(x));
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104 the fix is a help line, not a note",
+    files: `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return Math.round(x) * x + (x | 0);
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:3:31: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return Math.round(x) * x + (x | 0);
+    |                               ^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA111 a Math function passed as a value: pass a function that calls it",
+    files: `
+import { gradient } from "nabla";
+function total(xs: number[]): number {
+  return xs.map(Math.tanh).reduce((s, v) => s + v, 0);
+}
+export const g = gradient(total);
+`,
+    expected: `
+main.ts:3:17: error NABLA111: cannot find 'Math' in differentiable code
+  2 | function total(xs: number[]): number {
+> 3 |   return xs.map(Math.tanh).reduce((s, v) => s + v, 0);
+    |                 ^^^^
+help: differentiable code calls Math functions where it uses them: pass a function that calls one, such as '(x: number) => Math.tanh(x)', rather than the Math function itself
+main.ts:5:18: note: when differentiating 'total' for 'gradient'
+> 5 | export const g = gradient(total);
+    |                  ^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA111 a static member of a class: a module-level constant instead",
+    files: `
+import { derivative } from "nabla";
+class Units {
+  static scale = 2;
+}
+function f(x: number): number {
+  return Units.scale * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:6:10: error NABLA111: cannot find 'Units' in differentiable code
+  5 | function f(x: number): number {
+> 6 |   return Units.scale * x;
+    |          ^^^^^
+help: differentiable code reads instances of 'Units', not the class itself (static members are not supported yet): keep the value in a module-level constant, or pass it in as a parameter
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA111 a name a module-level destructuring declares: declare it on its own",
+    files: `
+import { derivative } from "nabla";
+const { lo, hi } = { lo: 1, hi: 2 };
+function f(x: number): number {
+  return lo * x + hi;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA111: cannot find 'lo' in differentiable code
+  3 | function f(x: number): number {
+> 4 |   return lo * x + hi;
+    |          ^^
+help: declare 'lo' on its own at the top level ('const lo = …'): differentiable code does not read names a module-level destructuring declares
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+];
+
+for (const c of helpCases) {
+  test(`help: ${c.name}`, () => {
+    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
+  });
+}
+
+// Advice that applies: the annotation suggested follows from how the code uses the value, and
+// none is asked for where TypeScript forbids one or one is already there.
+const adviceCases: Case[] = [
+  {
+    name: "NABLA103 a module variable read by index: a number[] annotation",
+    files: `
+import { derivative } from "nabla";
+const weights = JSON.parse(process.env.WEIGHTS ?? "[1, 2]");
+function f(x: number): number {
+  return weights[0] * x + weights[1];
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA103: cannot determine the type of module variable 'weights'
+  3 | function f(x: number): number {
+> 4 |   return weights[0] * x + weights[1];
+    |          ^^^^^^^
+help: annotate it: 'const weights: number[] = …'
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a module variable read by field: its interface, which only the user can name",
+    files: `
+import { derivative } from "nabla";
+const model = JSON.parse(process.env.MODEL ?? '{ "w": 2 }');
+function f(x: number): number {
+  return model.w * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:10: error NABLA103: cannot determine the type of module variable 'model'
+  3 | function f(x: number): number {
+> 4 |   return model.w * x;
+    |          ^^^^^
+help: annotate it with the interface, type alias or class of the object it holds
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 an annotation nabla cannot read is not asked for again",
+    files: `
+import { derivative } from "nabla";
+const scale: number | string = JSON.parse(process.env.SCALE ?? "2");
+function f(x: number): number {
+  return (scale as number) * x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:4:11: error NABLA103: cannot determine the type of module variable 'scale'
+  3 | function f(x: number): number {
+> 4 |   return (scale as number) * x;
+    |           ^^^^^
+help: give it a type nabla reads (numbers, booleans, arrays, typed arrays, interfaces, type aliases, classes) instead of 'number | string'
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a for…of variable: its array is annotated, not the variable",
+    files: `
+import { derivative } from "nabla";
+export function total(rows: any, x: number): number {
+  let s = 0;
+  for (const r of rows) {
+    const slope = derivative((t: number) => t * t * r);
+    s += slope(x);
+  }
+  return s;
+}
+`,
+    expected: `
+main.ts:4:14: error NABLA103: cannot determine the type of 'r', which this function reads from the enclosing function
+  3 |   let s = 0;
+> 4 |   for (const r of rows) {
+    |              ^
+help: TypeScript does not allow annotating a 'for…of' variable: give 'rows' a type where it is declared (': number[]')
+main.ts:5:19: note: when differentiating the function given to 'derivative'
+> 5 |     const slope = derivative((t: number) => t * t * r);
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a parameter read by index: a number[] annotation",
+    files: `
+import { derivative } from "nabla";
+// @ts-expect-error: an untyped parameter
+function polynomial(coefficients, x: number): number {
+  return coefficients[0] + coefficients[1] * x;
+}
+export const df = derivative((x: number) => polynomial([1, 2], x));
+`,
+    expected: `
+main.ts:3:21: error NABLA103: cannot determine the type of parameter 'coefficients' of 'polynomial'
+  2 | // @ts-expect-error: an untyped parameter
+> 3 | function polynomial(coefficients, x: number): number {
+    |                     ^^^^^^^^^^^^
+help: annotate it: 'coefficients: number[]'
+main.ts:6:45: note: when differentiating this call to 'polynomial'
+> 6 | export const df = derivative((x: number) => polynomial([1, 2], x));
+    |                                             ^^^^^^^^^^^^^^^^^^^^^
+main.ts:6:19: note: when differentiating the function given to 'derivative'
+> 6 | export const df = derivative((x: number) => polynomial([1, 2], x));
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA103 a parameter only passed on: no guess, its type",
+    files: `
+import { derivative } from "nabla";
+function square(y: number): number {
+  return y * y;
+}
+// @ts-expect-error: an untyped parameter
+function twice(x: number, k): number {
+  return square(k) + x;
+}
+export const df = derivative((x: number) => twice(x, 2));
+`,
+    expected: `
+main.ts:6:27: error NABLA103: cannot determine the type of parameter 'k' of 'twice'
+  5 | // @ts-expect-error: an untyped parameter
+> 6 | function twice(x: number, k): number {
+    |                           ^
+help: annotate it with its type (such as 'k: number' or 'k: number[]')
+main.ts:9:45: note: when differentiating this call to 'twice'
+> 9 | export const df = derivative((x: number) => twice(x, 2));
+    |                                             ^^^^^^^^^^^
+main.ts:9:19: note: when differentiating the function given to 'derivative'
+> 9 | export const df = derivative((x: number) => twice(x, 2));
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+];
+
+for (const c of adviceCases) {
+  test(`advice: ${c.name}`, () => {
+    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
+  });
+}
+
+// Call-chain notes name the function called, also where the call is one nabla generated (the
+// JVP of a callee, inside a derivative differentiated again).
+const noteCases: Case[] = [
+  {
+    name: "under derivative(derivative(…)) the note names the function called, not 'it'",
+    files: `
+import { derivative } from "nabla";
+function g(x: number): number {
+  return x | 0;
+}
+export const dd = derivative(derivative((x: number) => g(x) * x));
+`,
+    expected: `
+main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function g(x: number): number {
+> 3 |   return x | 0;
+    |          ^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:56: note: when differentiating this call to 'g'
+> 5 | export const dd = derivative(derivative((x: number) => g(x) * x));
+    |                                                        ^^^^
+main.ts:5:30: note: when differentiating this call to 'derivative'
+> 5 | export const dd = derivative(derivative((x: number) => g(x) * x));
+    |                              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "a second derivative of a named function: the note names its callee",
+    files: `
+import { derivative } from "nabla";
+function step(x: number): number {
+  return Math.floor(x) + x * (x >> 1);
+}
+function energy(x: number): number {
+  return step(x) * x;
+}
+export const curvature = derivative(derivative(energy));
+`,
+    expected: `
+main.ts:3:31: error NABLA104: '>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function step(x: number): number {
+> 3 |   return Math.floor(x) + x * (x >> 1);
+    |                               ^^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:6:10: note: when differentiating this call to 'step'
+> 6 |   return step(x) * x;
+    |          ^^^^^^^
+main.ts:8:37: note: when differentiating this call to 'derivative'
+> 8 | export const curvature = derivative(derivative(energy));
+    |                                     ^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+];
+
+for (const c of noteCases) {
+  test(`notes: ${c.name}`, () => {
+    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
+  });
+}
+
+test("notes: a call of a function with no name (a lambda) is pointed at, not named", () => {
+  assert.equal(
+    catalog.notes.whenDifferentiatingCall(undefined).message,
+    "when differentiating this call",
+  );
+  assert.equal(
+    catalog.notes.whenDifferentiatingCall("g").message,
+    "when differentiating this call to 'g'",
+  );
+});
+
+// Every independent error in one run: when a function cannot be differentiated, the callees
+// its derivative would flow into are differentiated anyway, for their own errors; all are
+// reported in source order, each once, with the count. A helper the derivative does not flow
+// into (`describe(2)`) is not: its code is not differentiated, whatever it holds.
+const independentCases: Case[] = [
+  {
+    name: "a write to module data in the function asked for does not hide its callees' errors, which come first in the source",
+    files: `
+import { derivative } from "nabla";
+import { erf } from "special-functions";
+
+let counter = 0;
+
+function a(x: number): number {
+  return erf(x);
+}
+
+function b(x: number): number {
+  const m = new Map();
+  return x;
+}
+
+function describe(x: number): string {
+  return [x].join(",");
+}
+
+function root(x: number): number {
+  counter += 1;
+  const label = describe(2);
+  const y = 2 * x;
+  return a(y) + b(x) + a(3);
+}
+
+export const dr = derivative(root);
+`,
+    expected: `
+main.ts:7:10: error NABLA102: cannot differentiate 'erf': it comes from package 'special-functions', whose source nabla cannot see, and no derivative is registered for it
+  6 | function a(x: number): number {
+> 7 |   return erf(x);
+    |          ^^^
+help: register its derivative with 'registerDerivative(erf, { forward, reverse })'; nabla reads its parameter types from the package's .d.ts (docs/guide.md#custom-derivatives)
+main.ts:23:10: note: when differentiating this call to 'a'
+> 23 |   return a(y) + b(x) + a(3);
+     |          ^^^^
+main.ts:26:19: note: when differentiating 'root' for 'derivative'
+> 26 | export const dr = derivative(root);
+     |                   ^^^^^^^^^^^^^^^^
+
+main.ts:11:13: error NABLA101: nabla cannot tell the key and value types of 'new Map()' (maps and sets keyed by strings or numbers are supported)
+  10 | function b(x: number): number {
+> 11 |   const m = new Map();
+     |             ^^^^^^^^^
+help: give the types, e.g. 'new Map<string, number>()'
+main.ts:23:17: note: when differentiating this call to 'b'
+> 23 |   return a(y) + b(x) + a(3);
+     |                 ^^^^
+main.ts:26:19: note: when differentiating 'root' for 'derivative'
+> 26 | export const dr = derivative(root);
+     |                   ^^^^^^^^^^^^^^^^
+
+main.ts:20:3: error NABLA105: differentiable code cannot write the module-level variable 'counter'; pass it in and return the new value instead
+  19 | function root(x: number): number {
+> 20 |   counter += 1;
+     |   ^^^^^^^
+main.ts:26:19: note: when differentiating 'root' for 'derivative'
+> 26 | export const dr = derivative(root);
+     |                   ^^^^^^^^^^^^^^^^
+
+3 errors`,
+  },
+  {
+    name: "a callee's write to module data does not hide the errors of the other callees",
+    files: `
+import { derivative } from "nabla";
+import { erf } from "special-functions";
+
+const history: number[] = [];
+
+function smooth(x: number): number {
+  return erf(x);
+}
+
+function record(x: number): number {
+  history.push(x);
+  return x;
+}
+
+function model(x: number): number {
+  const s = [x, 1].toSorted();
+  return s[0]! * x;
+}
+
+function loss(x: number): number {
+  return smooth(x) + record(x) + model(x);
+}
+
+export const dloss = derivative(loss);
+`,
+    expected: `
+main.ts:7:10: error NABLA102: cannot differentiate 'erf': it comes from package 'special-functions', whose source nabla cannot see, and no derivative is registered for it
+  6 | function smooth(x: number): number {
+> 7 |   return erf(x);
+    |          ^^^
+help: register its derivative with 'registerDerivative(erf, { forward, reverse })'; nabla reads its parameter types from the package's .d.ts (docs/guide.md#custom-derivatives)
+main.ts:21:10: note: when differentiating this call to 'smooth'
+> 21 |   return smooth(x) + record(x) + model(x);
+     |          ^^^^^^^^^
+main.ts:24:22: note: when differentiating 'loss' for 'derivative'
+> 24 | export const dloss = derivative(loss);
+     |                      ^^^^^^^^^^^^^^^^
+
+main.ts:11:3: error NABLA105: differentiable code cannot change the module-level 'history'; pass it in as a parameter instead
+  10 | function record(x: number): number {
+> 11 |   history.push(x);
+     |   ^^^^^^^^^^^^^^^
+main.ts:21:22: note: when differentiating this call to 'record'
+> 21 |   return smooth(x) + record(x) + model(x);
+     |                      ^^^^^^^^^
+main.ts:24:22: note: when differentiating 'loss' for 'derivative'
+> 24 | export const dloss = derivative(loss);
+     |                      ^^^^^^^^^^^^^^^^
+
+main.ts:16:13: error NABLA101: the array method '.toSorted' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+  15 | function model(x: number): number {
+> 16 |   const s = [x, 1].toSorted();
+     |             ^^^^^^^^^^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+main.ts:21:34: note: when differentiating this call to 'model'
+> 21 |   return smooth(x) + record(x) + model(x);
+     |                                  ^^^^^^^^
+main.ts:24:22: note: when differentiating 'loss' for 'derivative'
+> 24 | export const dloss = derivative(loss);
+     |                      ^^^^^^^^^^^^^^^^
+
+3 errors`,
+  },
+  {
+    name: "errors of several functions asked for, across files, in source order, each once",
+    files: {
+      "main.ts": `
+import { derivative, gradient } from "nabla";
+import { clamp } from "./lib.js";
+
+function spring(x: number): number {
+  return clamp(x) * x;
+}
+
+function damper(v: number): number {
+  return clamp(v) + (v >>> 1);
+}
+
+export const ds = derivative(spring);
+export const dd = derivative(damper);
+export const gs = gradient(spring);
+`,
+      "lib.ts": `
+export function clamp(x: number): number {
+  return x > 1 ? 1 : [x].at(0)!;
+}
+`,
+    },
+    expected: `
+main.ts:9:22: error NABLA104: '>>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  8 | function damper(v: number): number {
+> 9 |   return clamp(v) + (v >>> 1);
+    |                      ^^^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:13:19: note: when differentiating 'damper' for 'derivative'
+> 13 | export const dd = derivative(damper);
+     |                   ^^^^^^^^^^^^^^^^^^
+
+lib.ts:2:22: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+  1 | export function clamp(x: number): number {
+> 2 |   return x > 1 ? 1 : [x].at(0)!;
+    |                      ^^^^^^
+help: index the array: 'xs[i]', or 'xs[xs.length - 1]' for the last element
+main.ts:5:10: note: when differentiating this call to 'clamp'
+> 5 |   return clamp(x) * x;
+    |          ^^^^^^^^
+main.ts:12:19: note: when differentiating 'spring' for 'derivative'
+> 12 | export const ds = derivative(spring);
+     |                   ^^^^^^^^^^^^^^^^^^
+
+2 errors`,
+  },
+];
+
+for (const c of independentCases) {
+  test(`every error: ${c.name}`, () => {
+    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
+  });
+}
+
+/** Messages of NABLA101 and NABLA102 whose text already says what to write instead. */
+const FIX_IN_MESSAGE = new Set([
+  "unsupportedSyntax.decoratorsAreNotSupportedIn",
+  "unsupportedSyntax.arrayFromIsSupportedAs",
+  "unsupportedSyntax.differentiableCodeCanThrowNew",
+  "unsupportedSyntax.forOfLoopMustDeclare",
+  "unsupportedSyntax.functionUsedAsValueHere",
+  "unsupportedSyntax.isGivenFunctionThatWraps",
+  "unsupportedSyntax.localFunctionCallsItselfRecursive",
+  "unsupportedSyntax.localFunctionCannotPassItself",
+  "unsupportedSyntax.returnsBeforeItsLastStatement",
+  "unsupportedSyntax.staticMethodsAreNotSupported",
+  "unsupportedSyntax.varDeclarationsAreNotSupported",
+  "unsupportedSyntax.withDerivativeNeedsFunctionFunctionDeclared",
+  // Points at the diagnostic that says what is wrong.
+  "unsupportedSyntax.cannotDifferentiateSeeDiagnosticAbove",
+]);
+
+test("every message of NABLA101 and NABLA102 says the fix, in its text or on a help line", () => {
+  const missing: string[] = [];
+  for (const code of ["unsupportedSyntax", "unknownCallee"] as const) {
+    const messages = catalog[code] as Record<string, (...args: string[]) => { help?: string }>;
+    for (const [name, make] of Object.entries(messages)) {
+      // `in` is the operator whose help needs no more than its name; others vary by case.
+      const made =
+        name === "operatorIsNotSupportedIn" ? make("in") : make(...Array(make.length).fill("x"));
+      if (!made.help && !FIX_IN_MESSAGE.has(`${code}.${name}`)) missing.push(`${code}.${name}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
+
+test("the JSON report carries the help line", () => {
+  const result = compile(`
+import { derivative } from "nabla";
+function f(x: number): number {
+  return [x, 2].at(0)!;
+}
+export const df = derivative(f);
+`);
+  const report = JSON.parse(jsonReport(result.diagnostics, result.sourceText, [])) as {
+    diagnostics: { code: string; help?: string }[];
+  };
+  assert.deepEqual(
+    report.diagnostics.map((d) => [d.code, d.help]),
+    [["NABLA101", "index the array: 'xs[i]', or 'xs[xs.length - 1]' for the last element"]],
+  );
+});
+
+// Code frames of long lines: cut to a window around the position, the cut marked with `…`.
+
+/** A long formula on one line: `x * 1 + x * 2 + … + x * 39`. */
+const TERMS = Array.from({ length: 39 }, (_, i) => `x * ${i + 1}`).join(" + ");
+
+const LONG_IN_THE_MIDDLE = `import { derivative } from "nabla";
+function f(x: number): number {
+  const a = ${TERMS};
+  return ${TERMS} + [x].sort()[0]! + ${TERMS};
+}
+export const df = derivative(f);
+`;
+
+test("frames: a long line is cut around the caret, with the long line above cut at the same columns", () => {
+  const result = compileFiles({ "main.ts": LONG_IN_THE_MIDDLE });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:4:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+  3 | …+ x * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39;
+> 4 | … * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39 + [x].sort()[0]! + x * 1 + x * 2 + x * 3 + x * 4 + x * 5 + x * 6 + x * 7 + x * 8 + x * 9 + x * 10 + x * 11 + …
+    |                                                       ^^^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("frames: at the end of a long line the window ends there, and a short line above is whole", () => {
+  const result = compileFiles({
+    "main.ts": `import { derivative } from "nabla";
+function f(x: number): number {
+  return ${TERMS} + [x].sort()[0]!;
+}
+export const df = derivative(f);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:3:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+  2 | function f(x: number): number {
+> 3 | … x * 24 + x * 25 + x * 26 + x * 27 + x * 28 + x * 29 + x * 30 + x * 31 + x * 32 + x * 33 + x * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39 + [x].sort()[0]!;
+    |                                                                                                                                                   ^^^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+main.ts:5:19: note: when differentiating 'f' for 'derivative'
+> 5 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("frames: a narrower width (a terminal's) cuts narrower, the caret still in view", () => {
+  const result = compileFiles({ "main.ts": LONG_IN_THE_MIDDLE });
+  assert.equal(
+    formatDiagnostics(result.diagnostics, result.sourceText, { cwd: result.dir, width: 60 }),
+    `main.ts:4:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+  3 | …37 + x * 38 + x * 39;
+> 4 | …+ x * 38 + x * 39 + [x].sort()[0]! + x * 1 + x * 2 + x * 3 +…
+    |                      ^^^^^^^^
+help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+main.ts:6:19: note: when differentiating 'f' for 'derivative'
+> 6 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+// Colors: on a terminal only, unless NO_COLOR or FORCE_COLOR say otherwise.
+
+test("colors: a terminal gets them, a pipe or a file never does; NO_COLOR and FORCE_COLOR decide first", () => {
+  const cases: [boolean, Record<string, string>, boolean][] = [
+    [true, {}, true],
+    [false, {}, false],
+    [true, { NO_COLOR: "1" }, false],
+    [true, { NO_COLOR: "" }, true],
+    [true, { TERM: "dumb" }, false],
+    [false, { FORCE_COLOR: "1" }, true],
+    [false, { FORCE_COLOR: "" }, true],
+    [true, { FORCE_COLOR: "0" }, false],
+    [true, { FORCE_COLOR: "false" }, false],
+    [false, { FORCE_COLOR: "1", NO_COLOR: "1" }, true],
+  ];
+  for (const [terminal, env, expected] of cases)
+    assert.equal(useColor(terminal, env), expected, `${terminal} ${JSON.stringify(env)}`);
+});
+
+const ESC = "\u001b";
+
+/** The text without ANSI escapes. */
+const uncolored = (text: string) => text.replace(new RegExp(`${ESC}\\[\\d+m`, "g"), "");
+
+const BAD_OR = `
+import { derivative } from "nabla";
+function f(x: number): number {
+  return x | 0;
+}
+export const df = derivative(f);
+`;
+
+test("colors: labels and the code frame are colored, and the text is the same without the escapes", () => {
+  const result = compile(BAD_OR);
+  const colored = formatDiagnostics(result.diagnostics, result.sourceText, {
+    cwd: result.dir,
+    color: true,
+  });
+  const plain = diagnosticsText(result);
+  assert.ok(!plain.includes(ESC));
+  assert.equal(uncolored(colored), plain);
+  assert.ok(colored.includes("\u001b[1m\u001b[31merror NABLA104\u001b[39m\u001b[22m"), colored);
+  assert.ok(colored.includes("\u001b[1m\u001b[36mhelp\u001b[39m\u001b[22m: use"), colored);
+  // The frame is highlighted: the number 0 in its own color.
+  assert.ok(colored.includes("\u001b[35m0\u001b[39m"), colored);
+});
+
+test("colors: 'nabla check' piped prints none, unless FORCE_COLOR asks for them", () => {
+  const dir = writeProgram({ "main.ts": trimLeadingNewline(BAD_OR) });
+  const run = (env: NodeJS.ProcessEnv) =>
+    spawnSync(process.execPath, [BIN, "check", "main.ts"], {
+      cwd: dir,
+      env: { ...nablaEnv(), ...env },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+  const piped = run({});
+  assert.equal(piped.status, 1);
+  assert.ok(!piped.stderr.includes(ESC));
+  const forced = run({ FORCE_COLOR: "1" });
+  assert.equal(forced.status, 1);
+  assert.ok(forced.stderr.includes(`${ESC}[31merror NABLA104`));
+  assert.equal(uncolored(forced.stderr), piped.stderr);
+});

@@ -22,7 +22,7 @@ import { closestMathFunction } from "./math-help.js";
 import { isArrayCall, lowerNew, lowerValue } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { isMap, isSet } from "../ir/type-system.js";
-import { lowerMapMethod, lowerObjectFunction } from "./keyed.js";
+import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
 import { signatureOf } from "../types/signature.js";
 import { expandArguments, needsExpansion } from "./spread-arguments.js";
@@ -295,6 +295,11 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   }
   const field = name !== undefined && isObject(type) ? fieldOf(type, name) : undefined;
   if (field) return callField(ctx, node, callee, receiver, field);
+  // `functions[e.fn](x)`: the function of the field the key names, chosen at run time.
+  if (callee.computed && isObject(type))
+    return computedFieldCall(ctx, callee, receiver, (f) =>
+      callField(ctx, node, callee, receiver, f),
+    );
   return ctx.fail(
     callee,
     unsupportedSyntax.callingOnIsNotSupported(describeNode(callee), article(type)),

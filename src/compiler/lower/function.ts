@@ -212,7 +212,10 @@ export function lowerFunction(
       ctx.builder.emit("return", [loss], []);
       return { fn: functionOf(ctx, key, name, body, ["number"], options, node), calls: ctx.calls };
     }
-    const lowered = lowerExpression(ctx, expression);
+    // `(v: number): Expr => ({ kind: "num", v })`: a literal takes the declared result type.
+    const lowered = signature.result
+      ? lowerValue(ctx, expression, signature.result)
+      : lowerExpression(ctx, expression);
     // `(t: number) => [t, t * t]`: an arrow without a return type returns what its body is.
     if (!signature.result && isAggregate(lowered.type)) resultType = lowered.type;
     const value = expectType(ctx, expression, lowered, resultType);

@@ -18,7 +18,7 @@ import {
   sameType,
   typeText,
 } from "../ir/type-system.js";
-import type { ArrayType, KeyedType, ObjectType, Type, Value } from "../ir/types.js";
+import type { ArrayType, FieldType, KeyedType, ObjectType, Type, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { expectType } from "./expect-type.js";
 import { countedLoop } from "./ir-loops.js";
@@ -300,6 +300,44 @@ export function computedFieldWrite(
     return [];
   });
   return value;
+}
+
+/**
+ * `o[k](…)` of an object whose fields hold functions (`functions[e.fn](x)`): the call of the
+ * field the key names, tested field by field; `call` calls one field's function.
+ */
+export function computedFieldCall(
+  ctx: LowerContext,
+  node: MemberExpression,
+  object: Value,
+  call: (field: FieldType) => Value,
+): Value {
+  const type = object.type as ObjectType;
+  const key = ctx.lowerExpression(node.property as Expression);
+  if (key.type !== "string")
+    return ctx.fail(node.property, typeMismatch.objectKeyMustBeText(typeText(key.type)));
+  const callable = type.fields.filter((f) => f.callable);
+  if (callable.length === 0 || callable.length !== type.fields.length)
+    return ctx.fail(node, unsupportedSyntax.computedFieldsOfMixedTypes(type.name));
+  let result: Type | undefined;
+  const results: Type[] = [];
+  const chosen = chooseField(
+    ctx,
+    key,
+    callable.map((f) => f.name),
+    results,
+    (name) => {
+      const v = call(callable.find((f) => f.name === name)!);
+      if (result === undefined) {
+        result = v.type;
+        results.push(v.type);
+      } else if (!sameType(v.type, result)) {
+        return ctx.fail(node, typeMismatch.callbackMustReturnOneType());
+      }
+      return [v];
+    },
+  );
+  return chosen[0]!;
 }
 
 /** The key of `o[k]` and the fields it may name: every data field, all of one type. */

@@ -1,5 +1,5 @@
 import type { TSType } from "oxc-parser";
-import type { FieldType, ObjectType, Type } from "../ir/types.js";
+import type { FieldType, FunctionTypeInfo, ObjectType, Type } from "../ir/types.js";
 import { fieldOf, isObject, sameType } from "../ir/type-system.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { CallTypes } from "./signature.js";
@@ -202,12 +202,14 @@ class ProgramTypes implements CheckedTypes {
       this.cycle = false;
       const type = this.convert(p.type);
       const recursive = type === undefined && this.cycle;
+      const callable = type === "opaque" ? this.functionType(p.type) : undefined;
       fields.push({
         name: p.name,
         type: type ?? "opaque",
         noDerivative: false,
         ...(optional ? { optional } : {}),
         ...(recursive ? { recursive } : {}),
+        ...(callable ? { callable } : {}),
       });
     }
     const name = shape.name ?? shape.text;
@@ -216,6 +218,22 @@ class ProgramTypes implements CheckedTypes {
         ? `${shape.declaredIn}#${shape.name}`
         : undefined;
     return { kind: "object", name, fields, ...(classKey ? { classKey } : {}) };
+  }
+
+  /** A function type (a field holding a function), as a call of it needs it. */
+  private functionType(type: CheckedType): FunctionTypeInfo | undefined {
+    const signature = this.view.callSignature(type);
+    if (!signature) return undefined;
+    const result =
+      this.view.describe(signature.result).kind === "void"
+        ? "void"
+        : this.convert(signature.result);
+    return {
+      params: signature.params.map((p) => this.convert(p)),
+      result,
+      differentiable: false,
+      text: this.view.text(type),
+    };
   }
 
   /** A named type of the user's files, as its annotation would read (with `@noDerivative`). */

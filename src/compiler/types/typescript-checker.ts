@@ -104,6 +104,8 @@ export interface CheckerView {
   describe(type: CheckedType): CheckedShape;
   /** How TypeScript writes the type, for messages. */
   text(type: CheckedType): string;
+  /** The parameter and result types of a function type's (first) call signature. */
+  callSignature(type: CheckedType): { params: CheckedType[]; result: CheckedType } | undefined;
   /** The values of a type that is a union of literals (`"add" | "mul"`); else undefined. */
   literals(type: CheckedType): (string | number)[] | undefined;
   /** Equal for the same type of the same checker. */
@@ -268,6 +270,20 @@ class View implements CheckerView {
     let index = this.checkers.indexOf(checker);
     if (index < 0) index = this.checkers.push(checker) - 1;
     return index;
+  }
+
+  callSignature(checked: CheckedType): { params: CheckedType[]; result: CheckedType } | undefined {
+    const { checker, type } = held(checked);
+    const index = this.indexOf(checker);
+    const [signature, ...more] = checker.getSignaturesOfType(type, SignatureKind.Call);
+    if (!signature || more.length > 0 || signature.hasRestParameter) return undefined;
+    const params = signature.getParameters().map((_, i) => checker.getParameterType(signature, i));
+    const result = checker.getReturnTypeOfSignature(signature);
+    if (!result || params.some((p) => !p)) return undefined;
+    return {
+      params: params.map((p) => hold(p!, checker, index)),
+      result: hold(result, checker, index),
+    };
   }
 
   literals(checked: CheckedType): (string | number)[] | undefined {

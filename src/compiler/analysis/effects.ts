@@ -1,6 +1,7 @@
 import { forEachOp, forEachOpInnerFirst } from "../ir/walk.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, Op, Region, SourceLoc, Value } from "../ir/types.js";
+import { analyzeWrites, type PreciseWritesOf, type WriteAnalysis } from "./points-to.js";
 
 // What a function does to the arrays and objects it is given, as seen by its callers:
 // which parameters it may write (directly, or through a callee), and which parameters its
@@ -22,6 +23,13 @@ export interface Effects {
    * other's arrays.
    */
   sharing: number[];
+  /**
+   * Parameters whose own elements or fields it may change, and parameters inside which (in
+   * what they hold) it may change something: `writes` told apart (see points-to.ts), for
+   * telling module-level writes from stores into local arrays. Absent: as `writes`.
+   */
+  ownWrites?: Set<number>;
+  innerWrites?: Set<number>;
   /** Module-level arrays and objects it writes (directly or through callees). */
   moduleWrites: ModuleWrite[];
   /** Whether it reads module-level arrays or objects (directly or through callees). */
@@ -192,13 +200,16 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
   fn.params.forEach((p, i) => {
     if (isAggregate(p.type) && grown.has(classes.find(p.id))) grows.add(i);
   });
+  const precise = analyzeWrites(fn, preciseWritesOf(effectsOf));
   return {
     writes,
     replaces,
     grows,
     aliases,
     sharing,
-    moduleWrites: findModuleWrites(fn, effectsOf),
+    ownWrites: precise.summary.ownWrites,
+    innerWrites: precise.summary.innerWrites,
+    moduleWrites: findModuleWrites(fn, effectsOf, precise),
     readsModule,
   };
 }
@@ -328,36 +339,54 @@ function shadowParam(op: Op, i: number): number {
  * Writes into module-level arrays and objects (directly or through a callee): differentiable
  * code must not change them, since their derivative would live on between calls.
  */
-export function findModuleWrites(fn: IRFunction, effectsOf: EffectsOf): ModuleWrite[] {
-  const classes = aliasClasses(fn, effectsOf);
-  const globalClass = new Map<number, string>();
+export function findModuleWrites(
+  fn: IRFunction,
+  effectsOf: EffectsOf,
+  precise: WriteAnalysis = analyzeWrites(fn, preciseWritesOf(effectsOf)),
+): ModuleWrite[] {
   const found: ModuleWrite[] = [];
-  forEachOp(fn.body, (op) => {
-    if (op.opcode === "global" && isAggregate(op.results[0]!.type))
-      globalClass.set(classes.find(op.results[0]!.id), op.attrs.callee!);
+  const reported = new Set<string>();
+  forEachOpInnerFirst(fn.body, (op) => {
+    if (op.opcode === "call") {
+      for (const w of effectsOf(calleeOf(op))?.moduleWrites ?? []) {
+        const call = { callee: op.attrs.calleeName ?? "", loc: op.loc };
+        found.push({ ...w, calls: [...w.calls, call] });
+      }
+    }
+    if (op.opcode !== "global" || !isAggregate(op.results[0]!.type)) return;
+    // Writes of the module-level array or object itself (its own slots, or what it holds
+    // through a value read out of it), not of a local array it was stored in.
+    for (const writer of precise.writersWithin(op.results[0]!)) {
+      const key = `${op.attrs.callee}@${writer.loc.start}`;
+      if (reported.has(key)) continue;
+      reported.add(key);
+      found.push({
+        name: op.attrs.callee!,
+        loc: writer.loc,
+        calls: [],
+        passed: writer.opcode === "call",
+      });
+    }
   });
-  const check = (region: Region): void =>
-    forEachOpInnerFirst(region, (op) => {
-      let targets: Value[] = [];
-      if (WRITES.has(op.opcode)) targets = [op.operands[0]!];
-      if (op.opcode === "call") {
-        const effects = effectsOf(calleeOf(op));
-        targets = op.operands.filter(
-          (arg, i) => isAggregate(arg.type) && (!effects || effects.writes.has(i)),
-        );
-        for (const w of effects?.moduleWrites ?? []) {
-          const call = { callee: op.attrs.calleeName ?? "", loc: op.loc };
-          found.push({ ...w, calls: [...w.calls, call] });
-        }
-      }
-      for (const t of targets) {
-        const name = globalClass.get(classes.find(t.id));
-        if (name !== undefined)
-          found.push({ name, loc: op.loc, calls: [], passed: op.opcode === "call" });
-      }
-    });
-  check(fn.body);
-  return found;
+  return found.sort((a, b) => a.loc.start - b.loc.start);
+}
+
+/** The callees' writes as points-to.ts reads them, by the callee's parameter of each operand. */
+function preciseWritesOf(effectsOf: EffectsOf): PreciseWritesOf {
+  return (op) => {
+    const effects = effectsOf(calleeOf(op));
+    if (!effects) return undefined;
+    const arity = op.attrs.primal ? arityOf(op) : op.operands.length;
+    return {
+      writes: {
+        ownWrites: effects.ownWrites ?? effects.writes,
+        innerWrites: effects.innerWrites ?? effects.writes,
+        aliases: effects.aliases,
+        replaces: effects.replaces,
+      },
+      param: (i) => (i < arity ? i : shadowParam(op, i)),
+    };
+  };
 }
 
 /**
@@ -398,6 +427,12 @@ export function joinEffects(a: Effects, b: Effects): Effects {
     grows: union(a.grows, b.grows),
     aliases: union(a.aliases, b.aliases),
     sharing: joinSharing(a.sharing, b.sharing),
+    ...(a.ownWrites || b.ownWrites
+      ? { ownWrites: union(a.ownWrites ?? a.writes, b.ownWrites ?? b.writes) }
+      : {}),
+    ...(a.innerWrites || b.innerWrites
+      ? { innerWrites: union(a.innerWrites ?? a.writes, b.innerWrites ?? b.writes) }
+      : {}),
     moduleWrites: [...a.moduleWrites, ...b.moduleWrites.filter((w) => !seen.has(writeKey(w)))],
     readsModule: a.readsModule || b.readsModule,
   };
@@ -412,6 +447,8 @@ export function sameEffects(a: Effects, b: Effects): boolean {
     a.aliases.size === b.aliases.size &&
     a.sharing.length === b.sharing.length &&
     a.sharing.every((s, i) => s === b.sharing[i]) &&
+    (a.ownWrites ?? a.writes).size === (b.ownWrites ?? b.writes).size &&
+    (a.innerWrites ?? a.writes).size === (b.innerWrites ?? b.writes).size &&
     a.moduleWrites.length === b.moduleWrites.length &&
     a.readsModule === b.readsModule
   );

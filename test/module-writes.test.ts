@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { checkTwoWays } from "./support/two-ways.js";
+
+// Writes into module-level arrays and objects (NABLA105), told apart from stores of them into
+// local arrays (analysis/points-to.ts): `path.push(origin)` writes `path`, not `origin`. A
+// real write is found however it is reached: directly, through a local array holding the
+// module's object, through a callee that writes its parameter or what its parameter holds,
+// through what a callee returns, or through a record.
+
+test("storing module-level objects into local arrays is no write to them", async () => {
+  await checkTwoWays(
+    `interface P { x: number; y: number }
+const origin: P = { x: 0.5, y: 0 };
+const anchors: P[] = [{ x: 1, y: 2 }, { x: -1, y: 0.5 }];
+function collect(extra: P): P[] {
+  const pts = [origin];
+  for (const a of anchors) pts.push(a);
+  pts.push(extra);
+  return pts;
+}
+export function f(x: number, y: number): number {
+  const pts = collect({ x, y: x * y });
+  const more: P[] = [];
+  more.push(origin);
+  more.push(pts[pts.length - 1]);
+  let s = 0;
+  for (const p of pts) s += p.x * p.y;
+  return s + more[1].y * y + more.length;
+}`,
+  );
+});
+
+const WRITES: [string, string, string][] = [
+  [
+    "a field of an element",
+    `const data = [{ x: 1 }];
+function f(a: number): number {
+  data[0].x = a;
+  return a * data[0].x;
+}`,
+    "main.ts:4:3: error NABLA105: differentiable code cannot change the module-level 'data'",
+  ],
+  [
+    "through a local array that holds it",
+    `const origin = { x: 0 };
+function f(a: number): number {
+  const pts = [origin];
+  pts[0].x = a;
+  return a * origin.x;
+}`,
+    "main.ts:5:3: error NABLA105: differentiable code cannot change the module-level 'origin'",
+  ],
+  [
+    "by a callee that writes its parameter",
+    `interface P { x: number }
+const origin: P = { x: 0 };
+function setX(p: P, v: number): void {
+  p.x = v;
+}
+function f(a: number): number {
+  setX(origin, a);
+  return a * origin.x;
+}`,
+    "main.ts:8:3: error NABLA105: differentiable code cannot change the module-level 'origin' (this call writes to it)",
+  ],
+  [
+    "by a callee that writes what its parameter holds",
+    `interface P { x: number }
+const origin: P = { x: 0 };
+function bump(ps: P[], v: number): void {
+  ps[0].x += v;
+}
+function f(a: number): number {
+  bump([origin], a);
+  return a * origin.x;
+}`,
+    "main.ts:8:3: error NABLA105: differentiable code cannot change the module-level 'origin' (this call writes to it)",
+  ],
+  [
+    "through what a callee returns",
+    `interface P { x: number }
+const origin: P = { x: 0 };
+function first(ps: P[]): P {
+  return ps[0];
+}
+function f(a: number): number {
+  first([origin]).x = a;
+  return a * origin.x;
+}`,
+    "main.ts:8:3: error NABLA105: differentiable code cannot change the module-level 'origin'",
+  ],
+  [
+    "through a record read into a local",
+    `interface P { x: number }
+const table: Record<string, P> = { a: { x: 0 } };
+function f(a: number): number {
+  const q = [table["a"]];
+  q[0].x = a;
+  return a * table.a.x;
+}`,
+    "main.ts:6:3: error NABLA105: differentiable code cannot change the module-level 'table'",
+  ],
+];
+
+for (const [what, body, expected] of WRITES) {
+  test(`a write to module-level data ${what} is reported`, () => {
+    const text = diagnosticsText(
+      compileFiles({
+        "main.ts": `import { gradient } from "nabla";\n${body}\nexport const g = gradient(f);\n`,
+      }),
+    );
+    assert.ok(text.includes(expected), `expected «${expected}» in:\n${text}`);
+  });
+}

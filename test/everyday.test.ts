@@ -215,3 +215,15 @@ export function f(x: number, y: number) {
 }`,
   );
 });
+
+test("Math functions of one argument handed to array methods as callbacks", async () => {
+  await checkTwoWays(
+    `export function f(x: number, y: number): number {
+  const pre = [x, y, x * y];
+  const out = pre.map(Math.tanh);
+  let s = out.reduce((a, b) => a + b, 0);
+  s += [x, -y].map(Math.abs).reduce((a, b) => a + b * b, 0);
+  return s + [Math.exp(x), y].filter(Math.sign).length;
+}`,
+  );
+});

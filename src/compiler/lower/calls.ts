@@ -22,6 +22,7 @@ import { closestMathFunction } from "./math-help.js";
 import { isArrayCall, lowerNew, lowerValue } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { isMap, isSet } from "../ir/type-system.js";
+import { mathMember } from "./math-functions.js";
 import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
 import { signatureOf } from "../types/signature.js";
@@ -680,19 +681,4 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
     );
   }
   return ctx.fail(callee, unknownCallee.cannotDifferentiateCallToIt(path));
-}
-
-/** The property name of `Math.x`, if `node` is such a member expression of the built-in `Math`. */
-export function mathMember(ctx: LowerContext, node: Node): string | undefined {
-  if (
-    node.type === "MemberExpression" &&
-    !node.computed &&
-    node.object.type === "Identifier" &&
-    node.object.name === "Math" &&
-    node.property.type === "Identifier" &&
-    isPlatformGlobal(ctx.module, "Math", ctx.scope)
-  ) {
-    return node.property.name;
-  }
-  return undefined;
 }

@@ -13,6 +13,7 @@ import type { FunctionArg, LowerContext, Slot } from "./context.js";
 import { expectType, toBoolean } from "./expect-type.js";
 import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
 import { inlineCallback } from "./inline-callback.js";
+import { mathCallback } from "./math-functions.js";
 import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
@@ -246,6 +247,8 @@ function callbackOf(
   what: string,
 ): ArrowFunctionExpression | { value: FunctionArg; arity: number; name: string } {
   if (!node) return ctx.fail(ctx.builder.loc, callArity.needsCallback(what));
+  const math = mathCallback(ctx, node);
+  if (math) return math;
   if (node.type !== "ArrowFunctionExpression" || node.async) {
     const value = resolveFunctionArg(ctx, node, undefined, `the callback of ${what}`);
     const fn = value.fn;

@@ -1,0 +1,48 @@
+import type { ArrowFunctionExpression, Node } from "oxc-parser";
+import { isPlatformGlobal } from "../types/globals.js";
+import type { LowerContext } from "./context.js";
+
+// `Math.f` as written: called (`Math.sin(x)`, lowered in calls.ts) or handed to an array
+// method as its callback (`pre.map(Math.tanh)`).
+
+/** The name of the platform's Math function `node` names (`Math.sin`), if it names one. */
+export function mathMember(ctx: LowerContext, node: Node): string | undefined {
+  if (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    node.object.type === "Identifier" &&
+    node.object.name === "Math" &&
+    node.property.type === "Identifier" &&
+    isPlatformGlobal(ctx.module, "Math", ctx.scope)
+  ) {
+    return node.property.name;
+  }
+  return undefined;
+}
+
+/**
+ * Math functions of one argument: handed to `map`, `forEach` or `reduce`, which call their
+ * callback with more arguments, they read the first only, so `(v) => Math.f(v)` is the same.
+ */
+const UNARY = new Set(
+  (
+    "abs acos acosh asin asinh atan atanh cbrt ceil cos cosh exp expm1 floor fround log log10 " +
+    "log1p log2 round sign sin sinh sqrt tan tanh trunc"
+  ).split(" "),
+);
+
+/** `xs.map(Math.tanh)`: the callback as the arrow `(v) => Math.tanh(v)`, at the same place. */
+export function mathCallback(ctx: LowerContext, node: Node): ArrowFunctionExpression | undefined {
+  const name = mathMember(ctx, node);
+  if (name === undefined || !UNARY.has(name)) return undefined;
+  const at = { start: node.start, end: node.end };
+  const v = { type: "Identifier", name: "$v", ...at };
+  return {
+    type: "ArrowFunctionExpression",
+    expression: true,
+    async: false,
+    params: [v],
+    body: { type: "CallExpression", callee: node, arguments: [v], optional: false, ...at },
+    ...at,
+  } as unknown as ArrowFunctionExpression;
+}

@@ -46,6 +46,7 @@ export const IDIOM_NAMES = [
   "everyday-arrays",
   "records-maps",
   "union-variants",
+  "expression-trees",
   "everyday-syntax",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
@@ -1077,6 +1078,29 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /** A type that holds itself: an expression tree built from literals, evaluated recursively. */
+  expressionTrees(vars: string[], mutable: string[]): void {
+    const T = this.fresh("Tree");
+    this.decl(
+      `type ${T} =\n  | { kind: "leaf"; v: number }\n  | { kind: "sum"; l: ${T}; r: ${T} }\n  | { kind: "scale"; c: number; of: ${T} };`,
+    );
+    const ev = this.fresh("evalTree");
+    this.decl(
+      `function ${ev}(t: ${T}): number {\n  switch (t.kind) {\n    case "leaf":\n      return t.v;\n    case "sum":\n      return ${ev}(t.l) + ${ev}(t.r);\n    case "scale":\n      return t.c * ${ev}(t.of);\n  }\n}`,
+    );
+    const build = (depth: number): string =>
+      depth === 0 || this.chance(0.3)
+        ? `{ kind: "leaf", v: ${this.e(vars, 1)} }`
+        : this.chance(0.5)
+          ? `{ kind: "sum", l: ${build(depth - 1)}, r: ${build(depth - 1)} }`
+          : `{ kind: "scale", c: ${this.contraction()}, of: ${build(depth - 1)} }`;
+    const t = this.fresh("tree");
+    this.emit(`const ${t}: ${T} = ${build(this.int(1, 3))};`);
+    const r = this.fresh("r");
+    this.emit(`let ${r} = ${ev}(${t});`);
+    this.result(r, vars, mutable);
+  }
+
   /**
    * Rest parameters and spread arguments, `.concat`, `.reverse`, `.keys()`/`.entries()` in
    * for…of, `Array.from` with a callback, optional chaining on an object that may be empty,
@@ -1163,6 +1187,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),
   "records-maps": (g, v, m) => g.recordsMaps(v, m),
   "union-variants": (g, v, m) => g.unionVariants(v, m),
+  "expression-trees": (g, v, m) => g.expressionTrees(v, m),
   "everyday-syntax": (g, v, m) => g.everydaySyntax(v, m),
 };
 

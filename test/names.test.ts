@@ -444,7 +444,7 @@ console.log(derivative(f)(1));
     },
     // TypeScript types it; a function held in an object literal's field is not callable yet.
     error:
-      /main\.ts:4:15: error NABLA106: 'cos' is a field of '\{ cos: \(x: number\) => number; sin: \(x: number\) => number; \}' of a type nabla cannot call/,
+      /main\.ts:4:10: error NABLA112: cannot differentiate this call of '\{ cos: \(x: number\) => number; sin: \(x: number\) => number; \}\.cos': it is a function value/,
   },
   {
     name: "a Math object local to the function calling the operator",
@@ -458,7 +458,7 @@ main();
 `,
     },
     error:
-      /main\.ts:4:46: error NABLA106: 'cos' is a field of '\{ cos: \(x: number\) => number; \}' of a type nabla cannot call/,
+      /main\.ts:4:41: error NABLA112: cannot differentiate this call of '\{ cos: \(x: number\) => number; \}\.cos': it is a function value/,
   },
   {
     name: "a decorator on a differentiated method",

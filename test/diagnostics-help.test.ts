@@ -960,3 +960,22 @@ test("colors: 'nabla check' piped prints none, unless FORCE_COLOR asks for them"
   assert.ok(forced.stderr.includes(`${ESC}[31merror NABLA104`));
   assert.equal(uncolored(forced.stderr), piped.stderr);
 });
+
+test("every error: a factory called next to an error is not reported as a callee of its own", () => {
+  const text = diagnosticsText(
+    compile(`
+import { gradient } from "nabla";
+function makeScaler(k: number, offset = 0) {
+  return (v: number) => k * v + offset;
+}
+export function f(x: number): number {
+  const s = makeScaler(x);
+  return s(2) + [x].at(0)!;
+}
+export const g = gradient(f);
+`),
+  );
+  assert.match(text, /main\.ts:7:17: error NABLA101: the array method '\.at' is not supported/);
+  assert.doesNotMatch(text, /nested arrow function/);
+  assert.equal(text.split("\n").at(-1), "1 error");
+});

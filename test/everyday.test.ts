@@ -227,3 +227,27 @@ test("Math functions of one argument handed to array methods as callbacks", asyn
 }`,
   );
 });
+
+test("factories with destructured, default and rest parameters make stateful closures", async () => {
+  await checkTwoWays(
+    `interface Gains { kp: number; ki: number }
+function makeController({ kp, ki }: Gains, bias = 0.25) {
+  const state = { integral: 0 };
+  return (error: number, dt: number) => {
+    state.integral += error * dt;
+    return kp * error + ki * state.integral + bias;
+  };
+}
+const chain =
+  (...gains: number[]) =>
+  (v: number) =>
+    gains.reduce((acc, g) => acc * g + 1, v);
+export function f(x: number, y: number): number {
+  const control = makeController({ kp: x, ki: y * y });
+  const run = chain(x, 0.5, y);
+  let s = 0;
+  for (let k = 0; k < 3; k++) s += control(1 - k * 0.1, 0.5) + run(k * x);
+  return s;
+}`,
+  );
+});

@@ -6,7 +6,7 @@ import { parseDerivedPrimalKey } from "../ir/names.js";
 import { isDifferentiable } from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, SourceLoc } from "../ir/types.js";
 import { forEachOp } from "../ir/walk.js";
-import { walk } from "../parse/module.js";
+import { walk, type FunctionLike } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { namedTarget } from "../resolve/operator-call.js";
 import { parameterFunctionType } from "../types/declared-types.js";
@@ -131,6 +131,8 @@ export function writtenCallees(
       parameterFunctionType(program, symbol.module, p),
     );
     if (takesFunction) return;
+    // A factory (it returns a function): its body runs inlined where it is called.
+    if (returnsFunction(symbol.node)) return;
     const active = n.arguments.flatMap((a, i) =>
       [...namesIn(a)].some((v) => varied.has(v)) ? [i] : [],
     );
@@ -144,4 +146,20 @@ export function writtenCallees(
     });
   });
   return found;
+}
+
+/** Whether a function returns a function it writes (`return (x: number) => …`). */
+function returnsFunction(fn: FunctionLike): boolean {
+  if (fn.type === "ArrowFunctionExpression" && fn.expression)
+    return isFunctionNode(fn.body as Node);
+  let found = false;
+  walk(fn.body as Node, (n) => {
+    if (n.type === "ReturnStatement" && n.argument && isFunctionNode(n.argument)) found = true;
+    return !found && (n === fn.body || !isFunctionNode(n));
+  });
+  return found;
+}
+
+function isFunctionNode(n: Node): boolean {
+  return n.type === "ArrowFunctionExpression" || n.type === "FunctionExpression";
 }

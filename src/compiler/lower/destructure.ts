@@ -121,6 +121,24 @@ export function bindPattern(ctx: LowerContext, pattern: Node, value: Value, hidd
   ctx.lowerStatements([declaration]);
 }
 
+/** `x = d`: x takes d when its argument is undefined (or omitted), not when it is null. */
+export function lowerParameterDefault(ctx: LowerContext, name: string, value: Node): void {
+  const at = { start: value.start, end: value.end };
+  const id = { type: "Identifier", name, ...at };
+  const statement = {
+    type: "ExpressionStatement",
+    expression: {
+      type: "AssignmentExpression",
+      operator: "=",
+      left: id,
+      right: orDefault(id as Expression, value as Expression),
+      ...at,
+    },
+    ...at,
+  } as unknown as Statement;
+  ctx.lowerStatements([statement]);
+}
+
 /**
  * The operator of the logical expressions orDefault builds: `a ?? b`, but taking `b` only where
  * `a` is undefined, as a default does (not where it is null); expressions.ts lowers it.

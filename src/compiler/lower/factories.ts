@@ -2,6 +2,10 @@ import type { CallExpression, Expression, FunctionBody, Node, Statement } from "
 import { walk, type FunctionLike } from "../parse/module.js";
 import { Scope, type LowerContext } from "./context.js";
 import { resolveCallee } from "./user-call.js";
+import { signatureOf } from "../types/signature.js";
+import { isArray } from "../ir/type-system.js";
+import { packRestArguments } from "./rest-arguments.js";
+import { bindPattern, lowerParameterDefault } from "./destructure.js";
 
 // `const rand = mulberry32(42)`, `const k = kernel(hyper)`, `const f = lotkaVolterra(params)`:
 // a local name for the function a factory of the program returns. The factory's body runs
@@ -39,7 +43,6 @@ function factoryOf(ctx: LowerContext, init: Node | null | undefined): Factory | 
   if (!symbol || symbol.module !== ctx.module || symbol.node.async || symbol.node.generator)
     return undefined;
   const fn = symbol.node;
-  if (!fn.params.every((p) => p.type === "Identifier")) return undefined;
   if (fn.type === "ArrowFunctionExpression" && fn.expression) {
     const body = fn.body as Node;
     return isFunction(body) ? { fn, setup: [], made: body } : undefined;
@@ -67,17 +70,29 @@ export function declareMadeFunction(ctx: LowerContext, name: string, init: Node 
   if (!factory) return false;
   const call = init as CallExpression;
   if (call.arguments.some((a) => a.type === "SpreadElement")) return false;
-  const args = call.arguments.map((a) => ctx.lowerExpression(a as Expression));
+  const signature = signatureOf(factory.fn, ctx.types);
+  if (signature.params.some((p) => p.unsupported)) return false;
+  // Literals take the parameters' types (`makeController({ kp: 1, ki: 0, kd: 0 })`); trailing
+  // arguments go into a rest parameter; an omitted one is undefined, for its default.
+  const expected = (i: number) => {
+    const p = signature.params[Math.min(i, signature.params.length - 1)];
+    return p?.rest && p.type && isArray(p.type) ? p.type.element : p?.type;
+  };
+  const lowered = call.arguments.map((a, i) => ctx.lowerValue(a as Expression, expected(i)));
+  const args = packRestArguments(ctx, call, signature.params, lowered);
   const outer = ctx.scope;
   const scope = new Scope(outer);
   ctx.scope = scope;
   try {
-    factory.fn.params.forEach((p, i) => {
-      const v = args[i];
-      const param = p as { name: string };
-      const value = v ?? ctx.builder.emit("const", [], ["number"]).results[0]!;
-      ctx.declare(param.name, "let", value.type, value);
+    signature.params.forEach((p, i) => {
+      const value =
+        args[i] ?? ctx.builder.emit("const", [], [p.type ?? "number"], {}, [], p.name).results[0]!;
+      ctx.declare(p.name, "let", value.type, value);
     });
+    for (const p of signature.params) {
+      if (p.defaultValue) lowerParameterDefault(ctx, p.name, p.defaultValue);
+      if (p.pattern) bindPattern(ctx, p.pattern, ctx.value(ctx.scope.lookup(p.name)!), p.name);
+    }
     ctx.lowerStatements(factory.setup);
   } finally {
     ctx.scope = outer;

@@ -8,7 +8,7 @@ import {
 } from "../diagnostics/messages/index.js";
 import { constructHelp } from "../diagnostics/messages/syntax-help.js";
 import { isAggregate } from "../ir/type-system.js";
-import type { Expression, FunctionBody, Node, Statement, TSTypeAnnotation } from "oxc-parser";
+import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, Region, Type } from "../ir/types.js";
 import { typeResolver } from "../types/resolver.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
@@ -25,7 +25,7 @@ import {
 import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
-import { bindPattern, orDefault } from "./destructure.js";
+import { bindPattern, lowerParameterDefault } from "./destructure.js";
 import { constructorStatements, newInstance } from "./construct.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../types/signature.js";
@@ -195,7 +195,7 @@ export function lowerFunction(
   }
 
   for (const p of signature.params) {
-    if (p.defaultValue) lowerDefault(ctx, p.name, p.defaultValue);
+    if (p.defaultValue) lowerParameterDefault(ctx, p.name, p.defaultValue);
     if (p.pattern) bindPattern(ctx, p.pattern, ctx.value(ctx.scope.lookup(p.name)!), p.name);
   }
   if (options.constructs) {
@@ -244,23 +244,6 @@ export function lowerFunction(
   return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
 }
 
-/** `x = d`: x takes d when its argument is undefined (or omitted), not when it is null. */
-function lowerDefault(ctx: LowerContext, name: string, value: Node): void {
-  const at = { start: value.start, end: value.end };
-  const id = { type: "Identifier", name, ...at };
-  const statement = {
-    type: "ExpressionStatement",
-    expression: {
-      type: "AssignmentExpression",
-      operator: "=",
-      left: id,
-      right: orDefault(id as Expression, value as Expression),
-      ...at,
-    },
-    ...at,
-  } as unknown as Statement;
-  lowerStatements(ctx, [statement]);
-}
 
 /** The lowered function. */
 function functionOf(

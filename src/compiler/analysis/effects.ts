@@ -30,6 +30,9 @@ export interface Effects {
    */
   ownWrites?: Set<number>;
   innerWrites?: Set<number>;
+  /** As points-to.ts sees them: what the result may share, which parameters come to share. */
+  sharedWithResult?: Set<number>;
+  sharedWithOthers?: Set<number>;
   /** Module-level arrays and objects it writes (directly or through callees). */
   moduleWrites: ModuleWrite[];
   /** Whether it reads module-level arrays or objects (directly or through callees). */
@@ -209,6 +212,8 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     sharing,
     ownWrites: precise.summary.ownWrites,
     innerWrites: precise.summary.innerWrites,
+    sharedWithResult: precise.summary.aliases,
+    sharedWithOthers: precise.summary.replaces,
     moduleWrites: findModuleWrites(fn, effectsOf, precise),
     readsModule,
   };
@@ -381,8 +386,8 @@ function preciseWritesOf(effectsOf: EffectsOf): PreciseWritesOf {
       writes: {
         ownWrites: effects.ownWrites ?? effects.writes,
         innerWrites: effects.innerWrites ?? effects.writes,
-        aliases: effects.aliases,
-        replaces: effects.replaces,
+        aliases: effects.sharedWithResult ?? effects.aliases,
+        replaces: effects.sharedWithOthers ?? effects.replaces,
       },
       param: (i) => (i < arity ? i : shadowParam(op, i)),
     };
@@ -419,6 +424,9 @@ export const NO_EFFECTS: Effects = {
 /** Everything either summary says (module writes once per place). */
 export function joinEffects(a: Effects, b: Effects): Effects {
   const union = (x: Set<number>, y: Set<number>) => new Set([...x, ...y]);
+  /** A finer set of either summary, joined (a summary without it says its coarser one). */
+  const joined = (fine: "sharedWithResult" | "sharedWithOthers", coarse: "aliases" | "replaces") =>
+    a[fine] || b[fine] ? { [fine]: union(a[fine] ?? a[coarse], b[fine] ?? b[coarse]) } : {};
   const writeKey = (w: Effects["moduleWrites"][number]) => `${w.name}@${w.loc.file}:${w.loc.start}`;
   const seen = new Set(a.moduleWrites.map(writeKey));
   return {
@@ -433,6 +441,8 @@ export function joinEffects(a: Effects, b: Effects): Effects {
     ...(a.innerWrites || b.innerWrites
       ? { innerWrites: union(a.innerWrites ?? a.writes, b.innerWrites ?? b.writes) }
       : {}),
+    ...joined("sharedWithResult", "aliases"),
+    ...joined("sharedWithOthers", "replaces"),
     moduleWrites: [...a.moduleWrites, ...b.moduleWrites.filter((w) => !seen.has(writeKey(w)))],
     readsModule: a.readsModule || b.readsModule,
   };
@@ -449,6 +459,8 @@ export function sameEffects(a: Effects, b: Effects): boolean {
     a.sharing.every((s, i) => s === b.sharing[i]) &&
     (a.ownWrites ?? a.writes).size === (b.ownWrites ?? b.writes).size &&
     (a.innerWrites ?? a.writes).size === (b.innerWrites ?? b.writes).size &&
+    (a.sharedWithResult ?? a.aliases).size === (b.sharedWithResult ?? b.aliases).size &&
+    (a.sharedWithOthers ?? a.replaces).size === (b.sharedWithOthers ?? b.replaces).size &&
     a.moduleWrites.length === b.moduleWrites.length &&
     a.readsModule === b.readsModule
   );

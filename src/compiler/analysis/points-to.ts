@@ -16,9 +16,9 @@ export interface PreciseWrites {
   ownWrites: Set<number>;
   /** Parameters inside which (in an array or object they hold) it may change something. */
   innerWrites: Set<number>;
-  /** Parameters the returned value may be, or contain. */
+  /** Parameters whose memory the returned value may be, hold, or be held in. */
   aliases: Set<number>;
-  /** Parameters it may store arrays or objects into. */
+  /** Parameters that may come to share memory with another (one stored into the other). */
   replaces: Set<number>;
 }
 
@@ -211,19 +211,19 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
     aliases: new Set(),
     replaces: new Set(),
   };
+  /** A value's class and the classes inside it. */
+  const memory = (v: Value) => new Set([cells.find(v.id), ...cells.inside(v.id)]);
+  const meets = (x: Set<number>, y: Set<number>) => [...x].some((c) => y.has(c));
+  const params = fn.params.map((p) => (aggregate(p) ? memory(p) : undefined));
+  const returned = ret && aggregate(ret) ? memory(ret) : undefined;
   fn.params.forEach((p, i) => {
-    if (!aggregate(p)) return;
+    const mine = params[i];
+    if (!mine) return;
     if (written.has(cells.find(p.id))) summary.ownWrites.add(i);
     if ([...cells.inside(p.id)].some((c) => written.has(c))) summary.innerWrites.add(i);
-    // The result is the parameter, holds it, or is held in it.
-    if (ret && aggregate(ret)) {
-      const r = cells.find(ret.id);
-      const q = cells.find(p.id);
-      if (r === q || cells.inside(ret.id).has(q) || cells.inside(p.id).has(r))
-        summary.aliases.add(i);
-    }
-    // A store whose value may be held in the parameter after the call.
-    if (stores.some((s) => !s.inner && s.op.opcode !== "call" && reaches(cells, p, s.target)))
+    if (returned && meets(returned, mine)) summary.aliases.add(i);
+    // Parameters start apart: sharing memory at the end, one was stored into the other.
+    if (params.some((other, j) => j !== i && other !== undefined && meets(other, mine)))
       summary.replaces.add(i);
   });
   return {
@@ -234,12 +234,6 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
       return [...new Set(classes.flatMap((c) => written.get(c) ?? []))];
     },
   };
-}
-
-/** Whether `target`'s class is the parameter's or held inside it. */
-function reaches(cells: Cells, p: Value, target: Value): boolean {
-  const t = cells.find(target.id);
-  return cells.find(p.id) === t || cells.inside(p.id).has(t);
 }
 
 function terminator(region: Region): Op {

@@ -65,6 +65,16 @@ export function inferType(
       const name = node.callee.name;
       if ((name === "Float64Array" || name === "Float32Array") && isGlobal(name))
         return { kind: "array", storage: name, element: "number" };
+      // `new Map<string, Moments>()`, `new Set<number>()`: the type its type arguments give.
+      if ((name === "Map" || name === "Set") && isGlobal(name) && node.typeArguments) {
+        return resolve({
+          type: "TSTypeReference",
+          typeName: { type: "Identifier", name },
+          typeArguments: node.typeArguments,
+          start: node.start,
+          end: node.end,
+        } as never);
+      }
       const t = resolve({
         type: "TSTypeReference",
         typeName: { type: "Identifier", name },

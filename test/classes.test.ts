@@ -186,3 +186,20 @@ export const h = g(stiff, 1);
     /main\.ts:5:10: error NABLA102: which method this call runs depends on whether the object is a 'Stiff', which overrides it, but 'Stiff' is not visible by that name in .*main\.ts\n[^]*help: import 'Stiff' in that module/,
   );
 });
+
+test("static properties of a class read in differentiated code, as module-level data", async () => {
+  await checkTwoWays(
+    `class Vec {
+  constructor(public x = 0, public y = 0) {}
+  static readonly unit = new Vec(1, 1);
+  static scale = 2.5;
+  add(o: Vec): Vec {
+    return new Vec(this.x + o.x, this.y + o.y);
+  }
+}
+export function f(a: number, b: number): number {
+  const v = new Vec(a, b).add(Vec.unit);
+  return v.x * v.y * Vec.scale + Vec.unit.x;
+}`,
+  );
+});

@@ -302,25 +302,26 @@ main.ts:5:18: note: when differentiating 'total' for 'gradient'
 1 error`,
   },
   {
-    name: "NABLA111 a static member of a class: a module-level constant instead",
+    name: "NABLA111 a static property written: a module-level constant instead",
     files: `
 import { derivative } from "nabla";
 class Units {
   static scale = 2;
 }
 function f(x: number): number {
+  Units.scale += 1;
   return Units.scale * x;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:6:10: error NABLA111: cannot find 'Units' in differentiable code
+main.ts:6:3: error NABLA111: cannot find 'Units' in differentiable code
   5 | function f(x: number): number {
-> 6 |   return Units.scale * x;
-    |          ^^^^^
-help: differentiable code reads instances of 'Units', not the class itself (static members are not supported yet): keep the value in a module-level constant, or pass it in as a parameter
-main.ts:8:19: note: when differentiating 'f' for 'derivative'
-> 8 | export const df = derivative(f);
+> 6 |   Units.scale += 1;
+    |   ^^^^^
+help: differentiable code reads the static properties and calls the static methods of 'Units' (of a class of the same module), but does not write them or use the class itself: keep changing state in a parameter and return it
+main.ts:9:19: note: when differentiating 'f' for 'derivative'
+> 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
 
 1 error`,

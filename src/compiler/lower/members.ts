@@ -1,7 +1,7 @@
 import { lowerIf } from "./merge.js";
 export { countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
-import { classMember } from "./class-members.js";
+import { classMember, staticPropertyRead } from "./class-members.js";
 import { classOfType, findMember } from "./class-dispatch.js";
 import { descendants } from "../parse/class-hierarchy.js";
 import {
@@ -61,6 +61,8 @@ export function lowerMemberRead(ctx: LowerContext, node: MemberExpression): Valu
  * the read, so it can be read again in a branch (see lowerLogical).
  */
 export function memberReader(ctx: LowerContext, node: MemberExpression): () => Value {
+  const statik = staticPropertyRead(ctx, node);
+  if (statik) return () => statik;
   if (node.object.type === "Super") {
     // `super.yearly`: the base class's getter, run on `this` (calls.ts).
     const call = {

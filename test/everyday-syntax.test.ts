@@ -409,3 +409,20 @@ export const d = differential(f);
     });
   }
 });
+
+test("a function value passed on may take fewer parameters, destructure them and give defaults", async () => {
+  await checkTwoWays(
+    `interface Edge { a: number; b: number; weight?: number }
+function sumBy<T>(items: T[], f: (item: T, index: number) => number): number {
+  let s = 0;
+  items.forEach((item, i) => (s += f(item, i)));
+  return s;
+}
+export function f(x: number, y: number): number {
+  const edges: Edge[] = [{ a: x, b: y }, { a: y, b: x * y, weight: 2 }];
+  const springs = sumBy(edges, ({ a, b, weight = 1 }) => weight * (a - b) ** 2);
+  const firsts = sumBy(edges, (e) => e.a);
+  return springs + firsts;
+}`,
+  );
+});

@@ -227,3 +227,16 @@ export const g = gradient(f);
     /main\.ts:4:3: error NABLA101: '\.forEach' of a Map is not supported in differentiable code yet \(supported: get, set, has, keys, values, entries, size, and for…of\)\n[^]*help: loop over the map instead: 'for \(const \[key, value\] of m\)'/,
   );
 });
+
+test("Object.keys, values and entries of an object of known fields, in its own order", async () => {
+  await checkTwoWays(
+    `interface Rates { alpha: number; beta: number; gamma: number }
+export function f(x: number, y: number): number {
+  const r: Rates = { gamma: x * y, alpha: x, beta: y };
+  const prior = Object.values(r).reduce((s, v) => s + 0.5 * Math.log(v * v + 1), 0);
+  let firstKey = 0;
+  for (const [k, v] of Object.entries(r)) if (k === Object.keys(r)[0]) firstKey += v * 3;
+  return prior + firstKey + Object.values(r)[0];
+}`,
+  );
+});

@@ -271,7 +271,7 @@ function lift(
   if (ctx.inlining.has(node)) {
     return ctx.fail(node, unsupportedSyntax.localFunctionCannotPassItself());
   }
-  if (node.async || node.generator || node.params.some((p) => p.type !== "Identifier")) {
+  if (node.async || node.generator) {
     return ctx.fail(node, unsupportedSyntax.functionPassedToAnotherFunction());
   }
   const captures: Capture[] = [];
@@ -371,6 +371,9 @@ export function callFunctionArg(
   }
   if (fn.kind === "dynamic") return callDynamic(ctx, node, fn, arg.values[0]!, args, name);
   const types = typesOf(fn, ctx);
+  // A function value may take fewer parameters than its type gives (`(item) => …` for an
+  // `(item: T, index: number) => number`): JavaScript ignores the extra arguments.
+  if (args.length > types.params.length) args = args.slice(0, types.params.length);
   checkArity(ctx, node, name, types.params.length, args.length);
   const params = fn.target.node.params.map((p, i) => ({
     name: p.type === "Identifier" ? p.name : String(i + 1),

@@ -140,6 +140,7 @@ export function lowerObjectFunction(
   if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") return undefined;
   const record = ctx.lowerExpression(node.arguments[0] as Expression);
   if (name === "fromEntries") return fromEntries(ctx, node, record);
+  if (isObject(record.type)) return objectListing(ctx, node, record, name);
   if (!isRecord(record.type)) {
     return ctx.fail(node, unsupportedSyntax.objectFunctionNeedsRecord(name, typeText(record.type)));
   }
@@ -247,10 +248,15 @@ export function lowerRecordLiteral(
 }
 
 /** The array `for…of` or a spread walks for an iterable value: a map's entries, a set's keys. */
-export function iterated(ctx: LowerContext, v: Value): Value {
+export function iterated(ctx: LowerContext, v: Value, node?: Node): Value {
+  if (node && isObject(v.type) && ITERATORS.has(v.type.name))
+    return ctx.fail(node, unsupportedSyntax.iteratingAGenerator(v.type.name));
   if (isMap(v.type)) return entriesOf(ctx, v);
   return isSet(v.type) ? keysOf(ctx, v) : v;
 }
+
+/** Types of iterators that are not arrays: a generator's values are computed as it runs. */
+const ITERATORS = new Set(["Generator", "IterableIterator", "Iterator", "Iterable"]);
 
 /** The keys a `for…in` walks: a record's. */
 export function iteratedKeys(ctx: LowerContext, node: Node, v: Value): Value {
@@ -408,6 +414,64 @@ function keysOf(ctx: LowerContext, c: Value): Value {
     return b.emit("nondiff", [c], [keys], { callee: "Array.from" }, [], "keys").results[0]!;
   const iterator = b.emit("nondiff", [c], ["opaque"], { callee: ".keys" }).results[0]!;
   return b.emit("nondiff", [iterator], [keys], { callee: "Array.from" }, [], "keys").results[0]!;
+}
+
+/**
+ * `Object.keys/values/entries(o)` of an object of known fields, all of one type: its keys as
+ * the object has them at run time (in its order), each value read by its key.
+ */
+function objectListing(
+  ctx: LowerContext,
+  node: Node,
+  object: Value,
+  name: "keys" | "values" | "entries",
+): Value {
+  const type = object.type as ObjectType;
+  const data = type.fields.filter((f) => f.type !== "opaque" && !f.callable && !f.optional);
+  const value = data[0]?.type;
+  if (!value || data.length !== type.fields.length || !data.every((f) => sameType(f.type, value)))
+    return ctx.fail(node, unsupportedSyntax.objectFunctionNeedsRecord(name, typeText(type)));
+  const b = ctx.builder;
+  ctx.at(node);
+  const keys = b.emit(
+    "nondiff",
+    [object],
+    [{ kind: "array", storage: "Array", element: "string" }],
+    { callee: "Object.keys" },
+    [],
+    "keys",
+  ).results[0]!;
+  if (name === "keys") return keys;
+  const read = (key: Value) =>
+    chooseField(
+      ctx,
+      key,
+      data.map((f) => f.name),
+      [value],
+      (f) => [b.emit("field", [object], [value], { field: f }, [], f).results[0]!],
+    )[0]!;
+  const pair: ArrayType = {
+    kind: "array",
+    storage: "Array",
+    element: value === "string" ? "string" : "opaque",
+    elements: ["string", value],
+  };
+  const n = b.emit("length", [keys], ["number"]).results[0]!;
+  const out = b.emit(
+    "alloc",
+    [n],
+    [{ kind: "array", storage: "Array", element: name === "values" ? value : pair }],
+    {},
+    [],
+    name,
+  ).results[0]!;
+  countedLoop(ctx, n, (i) => {
+    const key = b.emit("index", [keys, i], ["string"]).results[0]!;
+    const v = read(key);
+    const element = name === "values" ? v : b.emit("literal", [key, v], [pair]).results[0]!;
+    b.emit("setIndex", [out, i, element], []);
+  });
+  return out;
 }
 
 /** Builds a fresh array with one element per key: `element(key)`. */

@@ -291,7 +291,7 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       value = lowerValue(ctx, decl.init, declared);
       // What a `for…of` walks: a map's entries.
       if (KEYS_ITERATED.has(decl.init)) value = iteratedKeys(ctx, decl.init, value);
-      else if (ITERATED.has(decl.init)) value = iterated(ctx, value);
+      else if (ITERATED.has(decl.init)) value = iterated(ctx, value, decl.init);
     } else if (declared) {
       value =
         declared === "boolean"

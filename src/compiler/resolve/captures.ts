@@ -65,6 +65,10 @@ function ownDeclarations(scope: Node, resolve?: TypeResolver): Map<string, Decla
           annotation: annotationType(p.typeAnnotation, resolve),
           init: null,
         });
+      // `({ S, K }) => …`, `(x = 1) => …`, `(...xs) => …`: the names the parameter binds.
+      else
+        for (const name of boundNames(p))
+          found.set(name, { node: p, kind: "param", annotation: undefined, init: null });
     }
   }
   const root = fn ? fn.body : scope;
@@ -271,7 +275,7 @@ export function declaredLocally(name: string, ancestors: readonly Node[]): boole
   return scopesAt(ancestors).some((s) => s.has(name));
 }
 
-/** The names a destructuring pattern binds. */
+/** The names a destructuring pattern (or a parameter with a default, or a rest one) binds. */
 function boundNames(pattern: Node): string[] {
   const names: string[] = [];
   walk(pattern, (n, ancestors) => {
@@ -282,7 +286,8 @@ function boundNames(pattern: Node): string[] {
       return false;
     }
     if (n.type === "Identifier" && !isKey) names.push(n.name);
-    return true;
+    // A type annotation (`{ S, K }: Option`) names no variable.
+    return n.type !== "TSTypeAnnotation";
   });
   return names;
 }

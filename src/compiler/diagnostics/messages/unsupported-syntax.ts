@@ -152,6 +152,12 @@ export const unsupportedSyntax = {
       `'Object.${name}' in differentiable code needs a record ('Record<string, …>' or '{ [key: string]: … }'), not a ${type}`,
       `give the value a record type, or list the fields by name`,
     ),
+  iteratingAGenerator: (type: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `iterating a ${type} (a generator's values) is not supported in differentiable code`,
+      `collect the values into an array ('[...gen]' outside, or build the array with a loop) and iterate that`,
+    ),
   forInNeedsRecord: (type: Printable) =>
     message(
       "unsupportedSyntax",

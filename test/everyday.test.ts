@@ -251,3 +251,38 @@ export function f(x: number, y: number): number {
 }`,
   );
 });
+
+test("a factory given a function another factory made, its closure handed to Array.from", async () => {
+  await checkTwoWays(
+    `type Source = () => number;
+function counter(start: number): Source {
+  let a = start;
+  return () => {
+    a = (a * 7 + 3) % 11;
+    return a / 11;
+  };
+}
+function paired(next: Source): Source {
+  let spare: number | null = null;
+  return () => {
+    if (spare !== null) {
+      const z = spare;
+      spare = null;
+      return z;
+    }
+    const u = next();
+    spare = 1 - u;
+    return u;
+  };
+}
+export function f(x: number, y: number): number {
+  const draw = paired(counter(5));
+  let s = 0;
+  for (let k = 0; k < 3; k++) {
+    const shocks = Array.from({ length: 4 }, draw);
+    for (const z of shocks) s += Math.sin(x * z) * y;
+  }
+  return s;
+}`,
+  );
+});

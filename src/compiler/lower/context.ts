@@ -271,8 +271,16 @@ export class LowerContext {
       for (const node of list) {
         if (!node) continue;
         walk(node, (n) => {
-          if (n.type !== "CallExpression" || n.callee.type !== "Identifier") return true;
-          const slot = scope.lookup(n.callee.name);
+          // A call of a local function, or its name handed on (`Array.from(…, normal)`,
+          // which calls it where the loop runs).
+          const name =
+            n.type === "CallExpression" && n.callee.type === "Identifier"
+              ? n.callee.name
+              : n.type === "Identifier"
+                ? n.name
+                : undefined;
+          if (name === undefined) return true;
+          const slot = scope.lookup(name);
           const closure = slot && this.closures.get(slot);
           if (!closure || seen.has(closure.node)) return true;
           seen.add(closure.node);

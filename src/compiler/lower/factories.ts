@@ -78,13 +78,27 @@ export function declareMadeFunction(ctx: LowerContext, name: string, init: Node 
     const p = signature.params[Math.min(i, signature.params.length - 1)];
     return p?.rest && p.type && isArray(p.type) ? p.type.element : p?.type;
   };
-  const lowered = call.arguments.map((a, i) => ctx.lowerValue(a as Expression, expected(i)));
+  // A function given to the factory (`gaussianSource(mulberry32(seed))`, an arrow, a local
+  // function): the parameter names it, a local function of the factory's scope.
+  const functions = call.arguments.map((a, i) =>
+    signature.params[i]?.pattern || signature.params[i]?.rest
+      ? undefined
+      : localFunction(ctx, a, i),
+  );
+  const lowered = call.arguments.map((a, i) =>
+    functions[i] ? ctx.builder.constant(0) : ctx.lowerValue(a as Expression, expected(i)),
+  );
   const args = packRestArguments(ctx, call, signature.params, lowered);
   const outer = ctx.scope;
   const scope = new Scope(outer);
   ctx.scope = scope;
   try {
     signature.params.forEach((p, i) => {
+      const fn = functions[i];
+      if (fn) {
+        ctx.closures.set(ctx.declareFunctionName(p.name), fn);
+        return;
+      }
       const value =
         args[i] ?? ctx.builder.emit("const", [], [p.type ?? "number"], {}, [], p.name).results[0]!;
       ctx.declare(p.name, "let", value.type, value);
@@ -99,4 +113,25 @@ export function declareMadeFunction(ctx: LowerContext, name: string, init: Node 
   }
   ctx.closures.set(ctx.declareFunctionName(name), { node: factory.made, scope });
   return true;
+}
+
+let madeCount = 0;
+
+/** The local function an argument is: an arrow written there, a local function, or one a factory makes. */
+function localFunction(
+  ctx: LowerContext,
+  arg: Node,
+  index: number,
+): { node: FunctionLike; scope: Scope } | undefined {
+  if (arg.type === "ArrowFunctionExpression" || arg.type === "FunctionExpression")
+    return { node: arg, scope: ctx.scope };
+  if (arg.type === "Identifier") {
+    const slot = ctx.scope.lookup(arg.name);
+    return slot ? ctx.closures.get(slot) : undefined;
+  }
+  if (!factoryOf(ctx, arg)) return undefined;
+  // A hidden name for the function the inner factory makes, declared where the call is.
+  const hidden = `$made${madeCount++}_${index}`;
+  if (!declareMadeFunction(ctx, hidden, arg)) return undefined;
+  return ctx.closures.get(ctx.scope.lookup(hidden)!);
 }

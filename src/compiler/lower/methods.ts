@@ -247,7 +247,7 @@ function callbackOf(
   what: string,
 ): ArrowFunctionExpression | { value: FunctionArg; arity: number; name: string } {
   if (!node) return ctx.fail(ctx.builder.loc, callArity.needsCallback(what));
-  const math = mathCallback(ctx, node);
+  const math = mathCallback(ctx, node) ?? localFunctionCallback(ctx, node);
   if (math) return math;
   if (node.type !== "ArrowFunctionExpression" || node.async) {
     const value = resolveFunctionArg(ctx, node, undefined, `the callback of ${what}`);
@@ -263,6 +263,28 @@ function callbackOf(
       ctx.fail(p, unsupportedSyntax.callbackParametersMustBePlain());
   }
   return node;
+}
+
+/**
+ * `Array.from({ length: n }, normal)` where `normal` is a local function (a closure a factory
+ * made, which may change what it keeps): the callback as an arrow calling it, inlined where the
+ * loop runs as the local function's calls are.
+ */
+function localFunctionCallback(ctx: LowerContext, node: Node): ArrowFunctionExpression | undefined {
+  if (node.type !== "Identifier") return undefined;
+  const slot = ctx.scope.lookup(node.name);
+  const closure = slot && ctx.closures.get(slot);
+  if (!closure || !closure.node.params.every((p) => p.type === "Identifier")) return undefined;
+  const at = { start: node.start, end: node.end };
+  const params = closure.node.params.map((_, i) => ({ type: "Identifier", name: `$a${i}`, ...at }));
+  return {
+    type: "ArrowFunctionExpression",
+    expression: true,
+    async: false,
+    params,
+    body: { type: "CallExpression", callee: node, arguments: params, optional: false, ...at },
+    ...at,
+  } as unknown as ArrowFunctionExpression;
 }
 
 /**

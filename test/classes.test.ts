@@ -203,3 +203,29 @@ export function f(a: number, b: number): number {
 }`,
   );
 });
+
+test("an arrow passed from a method to another method reads and writes through 'this'", async () => {
+  await checkTwoWays(
+    `class Canvas {
+  readonly pixels: Float64Array;
+  constructor(readonly width: number) {
+    this.pixels = new Float64Array(width);
+  }
+  forEachPixel(f: (x: number, i: number) => void): void {
+    for (let i = 0; i < this.width; i++) f(i / this.width, i);
+  }
+  paint(a: number, b: number): this {
+    this.forEachPixel((x, i) => {
+      this.pixels[i] = Math.sin(a * x) + b * x * this.width;
+    });
+    return this;
+  }
+}
+export function f(x: number, y: number): number {
+  const c = new Canvas(4).paint(x, y);
+  let s = 0;
+  c.pixels.forEach((v) => (s += v * v));
+  return s;
+}`,
+  );
+});

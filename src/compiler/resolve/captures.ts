@@ -154,9 +154,14 @@ export function freeNames(fn: FunctionLike): string[] {
     // A nested function's own parameters and locals are not free here: only what it reads
     // from outside itself.
     if (n !== fn && FUNCTIONS.has(n.type)) {
-      freeNames(n as FunctionLike).forEach(add);
+      // An arrow reads the `this` around it; a function has its own.
+      const inner = freeNames(n as FunctionLike);
+      (n.type === "ArrowFunctionExpression" ? inner : inner.filter((x) => x !== "this")).forEach(
+        add,
+      );
       return false;
     }
+    if (n.type === "ThisExpression" && fn.type === "ArrowFunctionExpression") add("this");
     if (n.type !== "Identifier") return true;
     const parent = ancestors[ancestors.length - 1];
     const isProperty =

@@ -244,7 +244,6 @@ export function lowerFunction(
   return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
 }
 
-
 /** The lowered function. */
 function functionOf(
   ctx: LowerContext,

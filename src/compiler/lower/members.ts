@@ -65,15 +65,7 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
   if (statik) return () => statik;
   if (node.object.type === "Super") {
     // `super.yearly`: the base class's getter, run on `this` (calls.ts).
-    const call = {
-      type: "CallExpression",
-      callee: node,
-      arguments: [],
-      optional: false,
-      getterRead: true,
-      start: node.start,
-      end: node.end,
-    } as unknown as Expression;
+    const call = getterCall(node);
     return () => ctx.lowerExpression(call);
   }
   const object = ctx.lowerExpression(node.object as Expression);
@@ -215,6 +207,11 @@ function getterRead(
     (findMember(ctx, cls, name, "get") ||
       descendants(ctx.program, cls).some((d) => classMember(d.decl, name, "get")));
   if (!declared) return undefined;
+  return getterCall(node);
+}
+
+/** `o.name` read through a getter: a call of it, marked as a getter's read (calls.ts). */
+function getterCall(node: MemberExpression): Expression {
   return {
     type: "CallExpression",
     callee: node,

@@ -391,6 +391,9 @@ differentiated through one of the forward operators. The time is that of \`compi
 are checked against finite differences before the report is written. The "inferred" rows
 compile the same program with its 100 result types left unwritten, so TypeScript's checker
 gives them; they run in a fresh worker, whose first compile starts the checker process.
+The program's file lies inside this repository, so the checker opens the repository's whole
+tsconfig project behind it (about 0.7 s of the cold time); the same program outside any
+project compiles cold in about 0.85 s, checker start included.
 
 ### Scaling
 

@@ -6,6 +6,7 @@ import type {
   NewExpression,
   Node,
   ObjectExpression,
+  Statement,
 } from "oxc-parser";
 import {
   assignable,
@@ -76,6 +77,7 @@ export function lowerMapMethod(
     if (args.length !== n || node.arguments.some((a) => a.type === "SpreadElement"))
       ctx.fail(node, unsupportedSyntax.mapMethodTakes(method, n));
   };
+  if (method === "forEach") return lowerForEach(ctx, node, type);
   if (type.storage === "Set" && method !== "has" && method !== "keys") {
     if (method === "values") return lowerMapMethod(ctx, node, map, "keys");
     if (method !== "add") return ctx.fail(node, unsupportedSyntax.setMethodIsNotSupported(method));
@@ -121,6 +123,66 @@ export function lowerMapMethod(
     default:
       return ctx.fail(node, unsupportedSyntax.mapMethodIsNotSupported(method));
   }
+}
+
+let forEachCount = 0;
+
+/**
+ * `m.forEach((v, k) => …)`, `s.forEach((k) => …)`: the callback as a local function, called
+ * for each entry of a `for…of` over the collection (its calls are inlined, so it may change
+ * the variables around it, as JavaScript's callback does).
+ */
+function lowerForEach(ctx: LowerContext, node: CallExpression, type: KeyedType): Value {
+  const callee = node.callee as MemberExpression;
+  const [callback, ...more] = node.arguments;
+  if (!callback || more.length > 0 || callback.type === "SpreadElement")
+    return ctx.fail(node, unsupportedSyntax.mapMethodTakes("forEach", 1));
+  // The collection is named again by the loop: only a name, which reads the same twice.
+  if (callee.object.type !== "Identifier")
+    return ctx.fail(node, unsupportedSyntax.mapMethodIsNotSupported("forEach"));
+  const k = forEachCount++;
+  const at = { start: node.start, end: node.end };
+  const id = (name: string) => ({ type: "Identifier", name, ...at });
+  const [fn, key, value] = [`$each${k}`, `$key${k}`, `$value${k}`];
+  const declare = (pattern: unknown, init: unknown) => ({
+    type: "VariableDeclaration",
+    kind: "const",
+    declare: false,
+    declarations: [{ type: "VariableDeclarator", id: pattern, init, definite: false, ...at }],
+    ...at,
+  });
+  const pair =
+    type.storage === "Map"
+      ? { type: "ArrayPattern", elements: [id(key), id(value)], ...at }
+      : id(key);
+  const call = {
+    type: "CallExpression",
+    callee: id(fn),
+    // As JavaScript calls it: (value, key, collection), as many as the callback takes.
+    arguments: (type.storage === "Map"
+      ? [id(value), id(key), callee.object]
+      : [id(key), id(key), callee.object]
+    ).slice(0, "params" in callback ? callback.params.length : 2),
+    optional: false,
+    ...at,
+  };
+  const block = {
+    type: "BlockStatement",
+    body: [
+      declare(id(fn), callback),
+      {
+        type: "ForOfStatement",
+        await: false,
+        left: declare(pair, null),
+        right: callee.object,
+        body: { type: "ExpressionStatement", expression: call, ...at },
+        ...at,
+      },
+    ],
+    ...at,
+  } as unknown as Statement;
+  ctx.lowerStatements([block]);
+  return ctx.builder.newValue("void");
 }
 
 /** `m.size`, `s.size`: how many keys the map or set has. */

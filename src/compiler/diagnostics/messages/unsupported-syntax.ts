@@ -137,13 +137,13 @@ export const unsupportedSyntax = {
   mapMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.${method}' of a Map is not supported in differentiable code yet (supported: get, set, has, keys, values, entries, size, and for…of)`,
+      `'.${method}' of a Map is not supported in differentiable code yet (supported: get, set, has, keys, values, entries, size, forEach, and for…of)`,
       `loop over the map instead: 'for (const [key, value] of m)'`,
     ),
   setMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.${method}' of a Set is not supported in differentiable code yet (supported: has, add, keys, values, size, spreads and for…of)`,
+      `'.${method}' of a Set is not supported in differentiable code yet (supported: has, add, keys, values, size, forEach, spreads and for…of)`,
       `build a new set from the keys you keep: 'new Set([...s].filter(…))'`,
     ),
   objectFunctionNeedsRecord: (name: Printable, type: Printable) =>

@@ -1036,6 +1036,7 @@ class IdiomGenerator extends Generator {
         `for (const k in ${w}) ${r} += ${w}[k] * (${m}.get(k) ?? ${c});`,
         `for (const [k, v] of Object.entries(${w})) ${r} += v * (${m}.has(k) ? ${m}.get(k)! : ${c});`,
         `for (const [k, v] of ${m}) ${r} += v * (${w}[k] ?? ${c});`,
+        `${m}.forEach((v, k) => (${r} += v * (${w}[k] ?? ${c})));`,
       ]),
     );
     this.emit(

@@ -286,3 +286,23 @@ export function f(x: number, y: number): number {
 }`,
   );
 });
+
+test("a generic arrow returning 'as S', called inside another generic function", async () => {
+  await checkTwoWays(
+    `type Deriv<S extends number[]> = (t: number, y: S) => S;
+const axpy = <S extends number[]>(y: S, k: S, h: number) => y.map((v, i) => v + h * k[i]) as S;
+function midpoint<S extends number[]>(f: Deriv<S>, t: number, y: S, h: number): S {
+  const k1 = f(t, y);
+  const k2 = f(t + h / 2, axpy(y, k1, h / 2));
+  return axpy(y, k2, h);
+}
+const decay =
+  (a: number): Deriv<[number, number]> =>
+  (_t, [u, v]) => [-a * u + v, -v * u];
+export function f(x: number, y: number): number {
+  let s: [number, number] = [1, y];
+  for (let i = 0; i < 3; i++) s = midpoint(decay(x), i * 0.1, s, 0.1);
+  return s[0] * s[1];
+}`,
+  );
+});

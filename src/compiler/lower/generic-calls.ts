@@ -3,6 +3,7 @@ import { instanceKey, symbolKey } from "../ir/function-key.js";
 import { typeText } from "../ir/type-system.js";
 import type { FunctionKey, Type } from "../ir/types.js";
 import type { FunctionSymbol } from "../parse/program.js";
+import type { FunctionLike } from "../parse/module.js";
 import type { TypeArguments } from "../types/declared-types.js";
 import { signatureOf, type Signature } from "../types/signature.js";
 import { typeResolver } from "../types/resolver.js";
@@ -66,8 +67,27 @@ export function genericInstance(
     key: instanceKey(base, instance),
     typeArguments,
     params,
-    result: resolved.result ?? call?.result,
+    result: resolved.result ?? call?.result ?? assertedResult(symbol.node, typeArguments),
   };
+}
+
+/**
+ * `<S>(y: S, …) => y.map(…) as S`: an arrow without a return type whose body asserts a type
+ * parameter returns what that parameter stands for (the checker cannot say so inside another
+ * generic function, whose own type parameters it does not know).
+ */
+function assertedResult(
+  fn: FunctionLike,
+  typeArguments: ReadonlyMap<string, Type>,
+): Type | undefined {
+  if (fn.type !== "ArrowFunctionExpression" || !fn.expression || fn.returnType) return undefined;
+  let body = fn.body as Node;
+  while (body.type === "ParenthesizedExpression") body = body.expression;
+  if (body.type !== "TSAsExpression") return undefined;
+  const asserted = body.typeAnnotation;
+  if (asserted.type !== "TSTypeReference" || asserted.typeName.type !== "Identifier")
+    return undefined;
+  return typeArguments.get(asserted.typeName.name);
 }
 
 function annotationOf(param: Node): TSType | undefined {

@@ -229,3 +229,17 @@ export function f(x: number, y: number): number {
 }`,
   );
 });
+
+test("arrow-function class fields called as methods of an instance made outside", async () => {
+  await checkTwoWays(
+    `class Scaler {
+  constructor(public k: number) {}
+  apply = (x: number) => x * this.k + 1;
+  twice = (x: number): number => this.apply(this.apply(x));
+}
+const base = new Scaler(1.5);
+export function f(x: number, y: number): number {
+  return base.twice(x * y) + base.apply(Math.sin(y));
+}`,
+  );
+});

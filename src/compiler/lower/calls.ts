@@ -30,7 +30,7 @@ import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { classDeclaration, classMember } from "./class-members.js";
-import { lowerClassMethodCall, lowerSuperMethod } from "./class-dispatch.js";
+import { arrowFieldMethod, lowerClassMethodCall, lowerSuperMethod } from "./class-dispatch.js";
 import { lowerSuperConstructorCall } from "./construct.js";
 import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
@@ -291,6 +291,8 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
       lowerUserCall(ctx, node, symbol, name, self),
     );
     if (called) return called;
+    const arrow = arrowFieldMethod(ctx, type, name, node);
+    if (arrow) return lowerUserCall(ctx, node, arrow, name, receiver);
     if (field) return callField(ctx, node, callee, receiver, field);
     return ctx.fail(callee.property, unknownCallee.classHasNoMethodNabla(type.name, name));
   }

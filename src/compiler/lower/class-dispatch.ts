@@ -203,3 +203,41 @@ export function lowerSuperMethod(
     ctx.superOf = saved;
   }
 }
+
+/**
+ * `scaler.apply(x)` where the class declares `apply = (x: number) => x * this.k`: the arrow a
+ * field initializer gives each instance, called as a method (its `this` is the instance). Only
+ * when no subclass gives the field another function, so the arrow is the one every instance has.
+ */
+export function arrowFieldMethod(
+  ctx: LowerContext,
+  type: ObjectType,
+  name: string,
+  at: Node,
+): FunctionSymbol | undefined {
+  const cls = classOfType(ctx, type);
+  if (!cls) return undefined;
+  const arrowOf = (c: ClassSymbol) => {
+    for (const m of c.decl.body.body) {
+      if (
+        m.type === "PropertyDefinition" &&
+        !m.static &&
+        !m.computed &&
+        m.key.type === "Identifier" &&
+        m.key.name === name
+      )
+        return m.value?.type === "ArrowFunctionExpression" ? m.value : null;
+    }
+    return undefined;
+  };
+  const owner = ancestry(ctx.program, cls).find((c) => arrowOf(c) !== undefined);
+  const arrow = owner && arrowOf(owner);
+  if (!owner || !arrow) return undefined;
+  const redeclared = descendants(ctx.program, cls).some(
+    (d) => arrowOf(d) !== undefined || classMember(d.decl, name, "method"),
+  );
+  if (redeclared) return undefined;
+  const thisType = instanceType(ctx, owner);
+  if (!thisType) return ctx.fail(at, unknownCallee.classHasNoMethodNabla(owner.name, name));
+  return { module: owner.module, name: `${owner.name}.${name}`, node: arrow, thisType };
+}

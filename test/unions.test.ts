@@ -77,6 +77,9 @@ export const g = gradient(total);
     { kind: "rect", x: 0.3, y: 1, w: 2, h: 3 },
   ];
   const grad = m.g(shapes);
+  // The gradient of each variant has its own number fields only.
+  assert.deepEqual(Object.keys(grad[0]!), ["cx", "cy", "r"]);
+  assert.deepEqual(Object.keys(grad[1]!), ["x", "y", "w", "h"]);
   const h = 1e-6;
   shapes.forEach((s, i) => {
     for (const [k, v] of Object.entries(s)) {

@@ -20,6 +20,7 @@ export {
   growTangent,
   copyTangent,
   keyedZeros,
+  withoutAbsent,
   zerosOfValue,
   copyValue,
   copyValues,

@@ -83,6 +83,32 @@ export function copyTangent<T>(t: T): T {
 }
 
 /**
+ * The gradient `t` without the fields its value `like` lacks (optional fields left out, the
+ * fields of a union's other variants), through arrays, objects and maps; in place.
+ *
+ * @internal
+ */
+export function withoutAbsent<T>(t: T, like: unknown): T {
+  if (t === null || typeof t !== "object" || like === null || typeof like !== "object") return t;
+  if (ArrayBuffer.isView(t)) return t;
+  if (Array.isArray(t)) {
+    const values = like as unknown[];
+    t.forEach((e, i) => withoutAbsent(e, values[i]));
+  } else if (t instanceof Map) {
+    const values = like as Map<unknown, unknown>;
+    for (const [k, e] of t) withoutAbsent(e, values.get(k));
+  } else {
+    const o = t as Record<string, unknown>;
+    const values = like as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      if (values[k] == null) delete o[k];
+      else withoutAbsent(o[k], values[k]);
+    }
+  }
+  return t;
+}
+
+/**
  * A zero tangent shaped like a value of a type that holds itself (a tree): zeros for its
  * numbers, the same kind of array or map for its arrays and maps, objects of the fields that
  * hold numbers; text, booleans and functions left out.

@@ -17,6 +17,8 @@ export interface OperatorWrapper {
    * shaped like the argument named by its input (its shadow). Undefined for numbers.
    */
   zeros: (((arg: string) => string) | undefined)[];
+  /** Per parameter: its gradient drops the fields the argument lacks (see program-module.ts). */
+  prunes?: boolean[];
   /** Array and object parameters the function may write (checked for aliasing at run time). */
   writes: number[];
   /** Parameters the function stores arrays or objects into (`o.v = [1, 2]`). */
@@ -169,7 +171,8 @@ export function operatorWrapper(w: OperatorWrapper): string {
     const pick = (i: number) => {
       if (isAggregate(i)) {
         const s = shadows.get(i)!;
-        return copy ? `${w.runtime}.copyTangent(${s})` : s;
+        const given = copy ? `${w.runtime}.copyTangent(${s})` : s;
+        return w.prunes?.[i] ? `${w.runtime}.withoutAbsent(${given}, ${params[i]})` : given;
       }
       const j = numberWrt.indexOf(i);
       return j === 0 ? firstNumber : out(j);

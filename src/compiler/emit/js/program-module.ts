@@ -18,9 +18,9 @@ import { emitCheckpointSweep } from "./checkpoint.js";
 import { ModuleNames } from "./module-names.js";
 import { zerosLike } from "./aggregates.js";
 import { name } from "./expression.js";
-import { isAggregate } from "../../ir/type-system.js";
+import { isAggregate, isDifferentiable, isRecursiveType } from "../../ir/type-system.js";
 import { tangentType } from "../../ir/tangent-types.js";
-import type { FunctionKey, IRFunction, Op } from "../../ir/types.js";
+import type { FunctionKey, IRFunction, Op, Type } from "../../ir/types.js";
 import { functionKey, genericKey, keyFile, keyName } from "../../ir/function-key.js";
 import type { SourceModule } from "../../parse/module.js";
 import { ProgramGraph, isLocalSpecifier } from "../../parse/program.js";
@@ -370,6 +370,7 @@ function rootShapes(
   names: ModuleNames,
 ): {
   zeros: (((arg: string) => string) | undefined)[];
+  prunes: boolean[];
   writes: number[];
   replaces: number[];
 } {
@@ -378,7 +379,7 @@ function rootShapes(
   const types = fn
     ? fn.params.slice(0, fn.params.length - fn.captures).map((p) => p.type)
     : table.signatureOf(primal)?.params;
-  if (!types) return { zeros: [], writes: [], replaces: [] };
+  if (!types) return { zeros: [], prunes: [], writes: [], replaces: [] };
   const zeros = types.map((type) =>
     isAggregate(type)
       ? (arg: string) => zerosLike(tangentType(type), name(arg), names.runtime, names.builtin).text
@@ -387,6 +388,9 @@ function rootShapes(
   const effects = table.effects(primal);
   return {
     zeros,
+    // A shadow holds zeros for the fields its value lacks (optional ones, other variants of a
+    // union), which code may still write; the gradient the user gets has only the value's.
+    prunes: types.map((type) => holdsOptionalFields(type)),
     writes: [...(effects?.writes ?? [])],
     replaces: [...(effects?.replaces ?? [])],
   };
@@ -415,4 +419,16 @@ export function hvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
 /** The module a generated function is emitted in: its primal's, or the rule's registrant. */
 export function homeOf(fn: IRFunction): string {
   return fn.adapter?.home ?? keyFile(fn.key);
+}
+
+/** Whether values of this type may lack fields their type has (optional ones, union variants). */
+function holdsOptionalFields(type: Type, inside: Type[] = []): boolean {
+  if (!isAggregate(type) || inside.includes(type) || isRecursiveType(type)) return false;
+  const within = [...inside, type];
+  if (type.kind === "array")
+    return [type.element, ...(type.elements ?? [])].some((e) => holdsOptionalFields(e, within));
+  if (type.kind === "keyed") return holdsOptionalFields(type.value, within);
+  return type.fields.some(
+    (f) => (f.optional && isDifferentiable(f.type)) || holdsOptionalFields(f.type, within),
+  );
 }

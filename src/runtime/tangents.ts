@@ -83,8 +83,8 @@ export function copyTangent<T>(t: T): T {
 }
 
 /**
- * The gradient `t` without the fields its value `like` lacks (optional fields left out, the
- * fields of a union's other variants), through arrays, objects and maps; in place.
+ * The gradient `t` with the keys its value `like` has: without the fields it lacks (optional
+ * fields left out, a union's other variants'), through arrays, objects and maps; in place.
  *
  * @internal
  */
@@ -101,7 +101,8 @@ export function withoutAbsent<T>(t: T, like: unknown): T {
     const o = t as Record<string, unknown>;
     const values = like as Record<string, unknown>;
     for (const k of Object.keys(o)) {
-      if (values[k] == null) delete o[k];
+      // Same keys as the value: a field it does not have has no tangent.
+      if (!(k in values)) delete o[k];
       else withoutAbsent(o[k], values[k]);
     }
   }

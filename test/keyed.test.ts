@@ -256,3 +256,27 @@ test("forEach over a map and a set, the callback changing the variables around i
 }`,
   );
 });
+
+test("o[k](…) over fields holding differentiable functions calls the one the key names", async () => {
+  await checkTwoWays(
+    `import type { Differentiable } from "nabla";
+type Op = "double" | "square";
+interface Ops {
+  double: Differentiable<(t: number) => number>;
+  square: Differentiable<(t: number) => number>;
+}
+function double(t: number) {
+  return 2 * t;
+}
+function square(t: number) {
+  return t * t;
+}
+const ops: Ops = { double, square };
+export function f(x: number, y: number): number {
+  const order: Op[] = ["square", "double", "square"];
+  let s = x;
+  for (const o of order) s = ops[o](s) + y;
+  return s;
+}`,
+  );
+});

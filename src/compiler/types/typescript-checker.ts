@@ -74,7 +74,7 @@ export type CheckedShape =
       properties: CheckedProperty[];
       /** It can be called (a function type). */
       callable: boolean;
-      /** It has an index signature (`Record<string, number>`) or is a `Map`. */
+      /** It has an index signature besides its properties (a map or a pure record is `keyed`). */
       keyed: boolean;
     }
   | { kind: "other"; text: string };
@@ -394,9 +394,7 @@ class View implements CheckerView {
         isClass: symbol !== undefined && (symbol.flags & SymbolFlags.Class) !== 0,
         properties,
         callable: checker.getSignaturesOfType(type, SignatureKind.Call).length > 0,
-        keyed:
-          checker.getIndexInfosOfType(type).length > 0 ||
-          (library && (named?.name === "Map" || named?.name === "ReadonlyMap")),
+        keyed: checker.getIndexInfosOfType(type).length > 0,
       };
     }
     return { kind: "other", text: checker.typeToString(type) };

@@ -2089,37 +2089,6 @@ main.ts:6:28: error NABLA108: 'jacobian' needs the differentiated parameter to b
 1 error`,
   },
   {
-    name: "NABLA112: calling a function held in a field not declared Differentiable",
-    files: `
-import { gradient } from "nabla";
-class Layer {
-  w = 1;
-  act: (x: number) => number = Math.tanh;
-  run(x: number): number {
-    return this.act(this.w * x);
-  }
-}
-export const g = gradient((l: Layer) => l.run(2));
-`,
-    expected: `
-main.ts:6:12: error NABLA112: cannot differentiate this call of 'Layer.act': it is a function value, field 'act' of 'Layer', whose type '(x: number) => number' does not say it is differentiable, so nabla cannot know which functions it may hold
-  5 |   run(x: number): number {
-> 6 |     return this.act(this.w * x);
-    |            ^^^^^^^^^^^^^^^^^^^^
-help: declare it 'Differentiable<(x: number) => number>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call
-main.ts:4:3: note: value defined here
-> 4 |   act: (x: number) => number = Math.tanh;
-    |   ^^^
-main.ts:9:41: note: when differentiating this call to 'run'
-> 9 | export const g = gradient((l: Layer) => l.run(2));
-    |                                         ^^^^^^^^
-main.ts:9:18: note: when differentiating the function given to 'gradient'
-> 9 | export const g = gradient((l: Layer) => l.run(2));
-    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-
-1 error`,
-  },
-  {
     name: "NABLA106: derivative of a function returning void",
     files: `
 import { derivative } from "nabla";
@@ -2237,30 +2206,6 @@ main.ts:3:8: error NABLA106: 'm' has type 'Map<string, number | string>', which 
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
-
-1 error`,
-  },
-  {
-    name: "NABLA112: calling a function-typed parameter not declared Differentiable",
-    files: `
-import { differential } from "nabla";
-function f(x: number, g: (y: number) => number): number {
-  return g(x);
-}
-export const df = differential(f, { wrt: 0 });
-`,
-    expected: `
-main.ts:3:10: error NABLA112: cannot differentiate this call of 'g': it is a function value, parameter 'g' of 'f', whose type '(y: number) => number' does not say it is differentiable, so nabla cannot know which functions it may hold
-  2 | function f(x: number, g: (y: number) => number): number {
-> 3 |   return g(x);
-    |          ^^^^
-help: declare it 'Differentiable<(y: number) => number>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call
-main.ts:2:23: note: value defined here
-> 2 | function f(x: number, g: (y: number) => number): number {
-    |                       ^^^^^^^^^^^^^^^^^^^^^^^^
-main.ts:5:19: note: when differentiating 'f' for 'differential'
-> 5 | export const df = differential(f, { wrt: 0 });
-    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^
 
 1 error`,
   },

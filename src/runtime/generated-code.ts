@@ -38,6 +38,7 @@ export { newFloat64Array, newFloat32Array } from "./pool.js";
 export {
   globals,
   unknownFunctionValue,
+  readIfInitialized,
   raise,
   attachDerivatives,
   forwardDerivatives,

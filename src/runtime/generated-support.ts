@@ -20,8 +20,23 @@ export function unknownFunctionValue(f: unknown, where: string): never {
   const name =
     typeof f === "function" && f.name ? `'${f.name}'` : "a function nabla did not compile";
   throw new TypeError(
-    `nabla: ${where} holds ${name}, which is not one of the functions nabla saw used as a value in the compiled program, so it has no derivative. Pass a function declared at the top level of a compiled module (not a closure or a function from outside the program).`,
+    `nabla: ${where} holds ${name}, which is not one of the functions nabla saw used as a value in the compiled program, so it has no derivative. Pass a function declared at the top level of a compiled module, or written in a module-level object (not a closure or a function from outside the program).`,
   );
+}
+
+/**
+ * Generated code: the value `read` returns, or undefined while the binding it reads is not
+ * initialized (a module-level `const` of a module still loading, or declared further down).
+ *
+ * @internal
+ */
+export function readIfInitialized<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ReferenceError) return undefined;
+    throw error;
+  }
 }
 
 /**

@@ -147,6 +147,11 @@ export interface OpAttrs {
   via?: string;
   /** On a `global` op: the value is this user function (a function chosen at run time). */
   function?: FunctionKey;
+  /**
+   * On a `global` op: the binding may not be initialized yet when this runs (a module-level
+   * `const` declared below, or in a module still loading); it then reads as undefined.
+   */
+  mayBeUninitialized?: boolean;
   /** On a call of a derivative: the primal function and the differentiated parameters. */
   primal?: FunctionKey;
   wrt?: number[];

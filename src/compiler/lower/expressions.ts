@@ -18,6 +18,7 @@ import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
+import { functionValue } from "./function-values.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
 import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall } from "./calls.js";
@@ -546,7 +547,10 @@ function lowerAssignment(
   }
   const logicalOperator = LOGICAL_ASSIGNMENT[operator];
   if (left.type === "MemberExpression") {
-    return lowerMemberWrite(ctx, left, (current, expected) => {
+    return lowerMemberWrite(ctx, left, (current, expected, callable) => {
+      // `this.act = Math.tanh`: a field holding a function gets a function value.
+      if (operator === "=" && callable)
+        return functionValue(ctx, right, callable, `'${describeNode(left)}'`);
       if (operator === "=") return lowerValue(ctx, right, expected);
       // `o.f ??= v` stores `o.f ?? v`: the value it holds when that is not nullish.
       if (logicalOperator) return logical(ctx, logicalOperator, current, left, right);

@@ -1,6 +1,5 @@
 import { capturedVariableAdvice } from "./annotation-advice.js";
 import { declareMadeFunction } from "./factories.js";
-import { notes } from "../diagnostics/messages/index.js";
 import {
   closureCapture,
   unknownCallee,
@@ -11,7 +10,9 @@ import type { CallExpression, Expression, Node } from "oxc-parser";
 import { freeNames, type Capture } from "../resolve/captures.js";
 import { typeResolver } from "../types/resolver.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
-import { functionsUsedAsValues } from "../resolve/function-values.js";
+import { functionsUsedAsValues, mathFunctionsUsedAsValues } from "../resolve/function-values.js";
+import { MATH_FUNCTIONS } from "../rules/math.js";
+import { mathMember } from "./math-functions.js";
 import { positionAt } from "../diagnostics/format.js";
 import { symbolKey } from "../ir/function-key.js";
 import { functionLabel, lambdaName } from "../ir/names.js";
@@ -108,6 +109,9 @@ export function resolveFunctionArg(
   if (node.type === "ConditionalExpression") {
     return chooseAtRunTime(ctx, node, contextual, what);
   }
+  const math = mathMember(ctx, node);
+  if (math !== undefined && MATH_FUNCTIONS.has(math))
+    return mathFunctionValue(ctx, node, math, what);
   const path = calleePath(node);
   if (path !== undefined) {
     const head = path.split(".")[0]!;
@@ -179,7 +183,21 @@ export function functionField(
     type: field.callable,
     what: `field '${field.name}' of '${(object.type as ObjectType).name}'`,
     origin: field.declaredAt ?? ctx.loc(at),
-    checked: field.callable.differentiable,
+  };
+  return { fn, values: [value] };
+}
+
+/** `Math.tanh` as a value (`act = Math.tanh`): called, it is tested like any function value. */
+function mathFunctionValue(ctx: LowerContext, node: Node, name: string, what: string): FunctionArg {
+  ctx.at(node);
+  const arity = MATH_FUNCTIONS.get(name)!.arity;
+  const params: Type[] = Array.from({ length: arity === "variadic" ? 2 : arity }, () => "number");
+  const value = ctx.builder.emit("global", [], ["opaque"], { callee: `Math.${name}` }).results[0]!;
+  const fn: StaticFunction = {
+    kind: "dynamic",
+    type: { params, result: "number", differentiable: true, text: `Math.${name}` },
+    what,
+    origin: ctx.loc(node),
   };
   return { fn, values: [value] };
 }
@@ -202,7 +220,6 @@ function chooseAtRunTime(
     type: type!,
     what: "this value",
     origin: ctx.loc(node),
-    checked: true,
   };
   return { fn, values: [value!] };
 }
@@ -247,11 +264,18 @@ function materialize(
 /** The value of a top-level function (a `global` op naming it). */
 function functionReference(ctx: LowerContext, at: Node, symbol: FunctionSymbol): Value {
   ctx.at(at);
+  // A function in module data (`scenario.load`) or a `const` arrow is read from a binding
+  // that may not be initialized yet; a function declaration is hoisted.
+  const mayBeUninitialized = symbol.node.type !== "FunctionDeclaration" && !symbol.thisType;
   return ctx.builder.emit(
     "global",
     [],
     ["opaque"],
-    { callee: symbol.name, function: symbolKey(symbol) },
+    {
+      callee: symbol.name,
+      function: symbolKey(symbol),
+      ...(mayBeUninitialized ? { mayBeUninitialized } : {}),
+    },
     [],
     symbol.name,
   ).results[0]!;
@@ -335,7 +359,6 @@ export function declareCapture(ctx: LowerContext, capture: Capture, value: Value
     type: capture.callable,
     what: `'${capture.name}'`,
     origin: ctx.loc(capture.node),
-    checked: true,
   };
   ctx.bound.set(slot, { fn, values: [value] });
 }
@@ -469,15 +492,15 @@ function callDynamic(
   args: Value[],
   name: string,
 ): Value {
-  if (!fn.checked) {
-    throw ctx.failWithNotes(
-      node,
-      closureCapture.cannotDifferentiateThisCallOf(name, fn.what, fn.type.text),
-      [{ ...notes.valueDefinedHere(), loc: fn.origin }],
-    );
-  }
   const result = fn.type.result ?? "number";
-  const candidates = functionsUsedAsValues(ctx.program).filter((s) => fits(ctx, s, args, result));
+  const candidates: Candidate[] = [
+    ...functionsUsedAsValues(ctx.program)
+      .filter((s) => fits(ctx, s, args, result))
+      .map((symbol) => ({ symbol })),
+    ...mathFunctionsUsedAsValues(ctx.program)
+      .filter((math) => mathFits(math, args, result))
+      .map((math) => ({ math })),
+  ];
   if (candidates.length === 0) {
     return ctx.fail(
       node,
@@ -488,6 +511,15 @@ function callDynamic(
       ),
     );
   }
+  const callCandidate = (candidate: Candidate): Value => {
+    if ("math" in candidate) {
+      const arity = MATH_FUNCTIONS.get(candidate.math)!.arity;
+      const used = arity === "variadic" ? args : args.slice(0, arity);
+      return ctx.builder.emit("math", used, ["number"], { callee: candidate.math }).results[0]!;
+    }
+    const symbol = candidate.symbol;
+    return emitUserCall(ctx, node, symbol, symbol.name, args.slice(0, symbol.node.params.length));
+  };
   const chain = (i: number): Value[] => {
     ctx.at(node);
     if (i === candidates.length) {
@@ -500,25 +532,21 @@ function callDynamic(
         return [ctx.builder.constant(result === "number" ? NaN : false)];
       // The extern throws; an array or object still needs a value of its shape here, so the
       // branch calls the last candidate, which never runs.
-      const last = candidates[candidates.length - 1]!;
-      const args_ = args.slice(0, last.node.params.length);
-      return [emitUserCall(ctx, node, last, last.name, args_)];
+      return [callCandidate(candidates[candidates.length - 1]!)];
     }
-    const symbol = candidates[i]!;
-    const reference = functionReference(ctx, node, symbol);
+    const candidate = candidates[i]!;
+    const reference =
+      "math" in candidate
+        ? ctx.builder.emit("global", [], ["opaque"], { callee: `Math.${candidate.math}` })
+            .results[0]!
+        : functionReference(ctx, node, candidate.symbol);
     const same = ctx.builder.emit("nondiff", [value, reference], ["boolean"], { callee: "===" })
       .results[0]!;
     return lowerIf(ctx, same, [
       () => {
         ctx.dispatching = `one of the functions '${name}' may hold (a function of the program used as a value that fits the call)`;
         try {
-          const v = emitUserCall(
-            ctx,
-            node,
-            symbol,
-            symbol.name,
-            args.slice(0, symbol.node.params.length),
-          );
+          const v = callCandidate(candidate);
           return result === "void" ? [] : [v];
         } finally {
           ctx.dispatching = undefined;
@@ -529,6 +557,17 @@ function callDynamic(
   };
   const [v] = chain(0);
   return v ?? ctx.builder.newValue("void");
+}
+
+/** A function a dynamic value may hold: one of the program's, or a Math function. */
+type Candidate = { symbol: FunctionSymbol } | { math: string };
+
+/** Whether the Math function `name` can be called with `args` for a `result`. */
+function mathFits(name: string, args: Value[], result: Type): boolean {
+  const arity = MATH_FUNCTIONS.get(name)?.arity;
+  if (arity === undefined || (result !== "number" && result !== "void")) return false;
+  if (arity !== "variadic" && args.length < arity) return false;
+  return args.every((a) => a.type === "number");
 }
 
 /** Whether `symbol` can be called with `args` for a `result`. */

@@ -132,7 +132,6 @@ export function lowerFunction(
         type: callable,
         what: `parameter '${p.name}' of ${functionLabel(name)}`,
         origin: ctx.loc(p.node),
-        checked: callable.differentiable,
       };
       ctx.bound.set(slot, { fn, values: [value] });
       return;

@@ -41,7 +41,14 @@ import {
   lowerRecordLiteral,
   mapSize,
 } from "./keyed.js";
-import type { ArrayType, FieldType, ObjectType, Type, Value } from "../ir/types.js";
+import type {
+  ArrayType,
+  FieldType,
+  FunctionTypeInfo,
+  ObjectType,
+  Type,
+  Value,
+} from "../ir/types.js";
 import { functionValue } from "./function-values.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
@@ -140,7 +147,7 @@ function fieldReader(ctx: LowerContext, node: Node, object: Value, field: FieldT
 export function lowerMemberWrite(
   ctx: LowerContext,
   node: MemberExpression,
-  compute: (current: () => Value, expected: Type) => Value,
+  compute: (current: () => Value, expected: Type, callable?: FunctionTypeInfo) => Value,
 ): Value {
   const object = ctx.lowerExpression(node.object as Expression);
   const type = object.type;
@@ -167,7 +174,7 @@ export function lowerMemberWrite(
   if (isObject(type)) {
     const field = namedField(ctx, node, type);
     const current = fieldReader(ctx, node, object, field);
-    const value = compute(current, field.type);
+    const value = compute(current, field.type, field.callable);
     ctx.at(node);
     ctx.builder.emit("setField", [object, value], [], { field: field.name });
     return value;

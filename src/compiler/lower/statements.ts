@@ -26,7 +26,7 @@ import { forOfSource } from "./for-of-sources.js";
 import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
-import { isAggregate, typeText } from "../ir/type-system.js";
+import { isAggregate, isObject, typeText } from "../ir/type-system.js";
 import { iterated, iteratedKeys } from "./keyed.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
@@ -518,6 +518,21 @@ function namesFunction(ctx: LowerContext, node: Node): boolean {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
   if (node.type === "ConditionalExpression")
     return namesFunction(ctx, node.consequent) || namesFunction(ctx, node.alternate);
+  // `const { load } = scenario`: a field of a local object that holds a function.
+  if (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    node.object.type === "Identifier" &&
+    node.property.type === "Identifier"
+  ) {
+    const type = ctx.scope.lookup(node.object.name)?.type;
+    const name = node.property.name;
+    return (
+      type !== undefined &&
+      isObject(type) &&
+      type.fields.some((f) => f.name === name && f.callable !== undefined)
+    );
+  }
   if (node.type !== "Identifier") return false;
   const slot = ctx.scope.lookup(node.name);
   if (slot) return ctx.bound.has(slot) || ctx.closures.has(slot);

@@ -118,8 +118,16 @@ export function switchAlwaysExits(node: SwitchStatement): boolean {
  * every case returns), and a value outside the type fails loudly rather than falling through.
  */
 export function withExhaustiveDefault(ctx: LowerContext, node: SwitchStatement): SwitchStatement {
-  if (node.cases.some((c) => !c.test)) return node;
-  const tests = node.cases.map((c) => c.test!);
+  const defaultAt = node.cases.findIndex((c) => !c.test);
+  // A `default` written last that no case falls into is the checker's dead end too
+  // (`const unreachable: never = e`): it becomes the throw.
+  if (
+    defaultAt >= 0 &&
+    !(defaultAt === node.cases.length - 1 && endsInExit(node.cases[defaultAt - 1]))
+  )
+    return node;
+  const cases = defaultAt >= 0 ? node.cases.slice(0, -1) : node.cases;
+  const tests = cases.map((c) => c.test!);
   // Only a switch over literals (the tag of a union) asks the checker.
   if (
     !tests.every(
@@ -150,5 +158,15 @@ export function withExhaustiveDefault(ctx: LowerContext, node: SwitchStatement):
     ...at,
   };
   const fallback = { type: "SwitchCase", test: null, consequent: [unreachable], ...at };
-  return { ...node, cases: [...node.cases, fallback] } as unknown as SwitchStatement;
+  return { ...node, cases: [...cases, fallback] } as unknown as SwitchStatement;
+}
+
+/** Whether a case's statements end in a jump (`return`, `break`, `throw`, `continue`). */
+function endsInExit(clause: SwitchStatement["cases"][number] | undefined): boolean {
+  let last: Node | undefined = clause?.consequent[clause.consequent.length - 1];
+  while (last?.type === "BlockStatement") last = last.body[last.body.length - 1];
+  return (
+    last !== undefined &&
+    ["ReturnStatement", "BreakStatement", "ThrowStatement", "ContinueStatement"].includes(last.type)
+  );
 }

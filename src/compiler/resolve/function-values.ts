@@ -6,12 +6,15 @@ import { declaredLocally } from "./captures.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { nablaOperatorOf } from "./operator-call.js";
 
-// The functions a `Differentiable` value may hold at run time: the top-level functions of the
-// program that some code uses as a value (`xs.map(relu)`, `{ act: tanh }`, `c ? relu : tanh`),
-// not only calls. Differentiated code that calls such a value tests it against each of them
-// that fits the call (see lower/function-values.ts).
+// The functions a function value may hold at run time: the top-level functions of the program
+// that some code uses as a value (`xs.map(relu)`, `{ act: tanh }`, `c ? relu : tanh`), not only
+// calls; the functions written in module-level data (`const scenario = { load: (t) => … }`);
+// and the platform's Math functions used as values (`{ sin: Math.sin }`). Differentiated code
+// that calls such a value tests it against each of them that fits the call (see
+// lower/function-values.ts), and throws if it holds none of them.
 
 const cache = new WeakMap<ProgramGraph, { modules: number; found: FunctionSymbol[] }>();
+const mathCache = new WeakMap<ProgramGraph, { modules: number; found: string[] }>();
 
 export function functionsUsedAsValues(program: ProgramGraph): FunctionSymbol[] {
   const modules = program.loadedModules();
@@ -33,9 +36,131 @@ export function functionsUsedAsValues(program: ProgramGraph): FunctionSymbol[] {
       return n.type !== "MemberExpression";
     });
   }
-  const list = [...found.values()];
+  const list = [...found.values(), ...functionsInModuleData(modules)];
   cache.set(program, { modules: modules.length, found: list });
   return list;
+}
+
+/** The platform's Math functions the program uses as values (`{ sin: Math.sin }`), by name. */
+export function mathFunctionsUsedAsValues(program: ProgramGraph): string[] {
+  const modules = program.loadedModules();
+  const cached = mathCache.get(program);
+  if (cached && cached.modules === modules.length) return cached.found;
+  const found = new Set<string>();
+  for (const mod of modules) {
+    walk(mod.program, (n, ancestors) => {
+      const parent = ancestors[ancestors.length - 1];
+      if (
+        n.type === "MemberExpression" &&
+        !n.computed &&
+        n.object.type === "Identifier" &&
+        n.object.name === "Math" &&
+        n.property.type === "Identifier" &&
+        parent &&
+        isValuePosition(n, parent) &&
+        !(parent.type === "CallExpression" && !mayKeep(program, mod, parent.callee)) &&
+        isPlatformGlobal(mod, "Math")
+      )
+        found.add(n.property.name);
+      return true;
+    });
+  }
+  const list = [...found];
+  mathCache.set(program, { modules: modules.length, found: list });
+  return list;
+}
+
+/**
+ * Functions written as fields of module-level `const` object literals
+ * (`export const stepScenario = { setpoint: (t) => …, … }`), named by their path
+ * (`stepScenario.setpoint`), which is how differentiated code refers to them. A call through
+ * a function value compares it with that path's value and calls the compiled function: so a
+ * field some code may assign (`x.setpoint = …` anywhere, or any `Object.assign`) is not one.
+ */
+function functionsInModuleData(modules: SourceModule[]): FunctionSymbol[] {
+  const assigned = assignedFieldNames(modules);
+  if (assigned === "any") return [];
+  const found: FunctionSymbol[] = [];
+  for (const mod of modules) {
+    for (const statement of mod.program.body) {
+      const declaration =
+        statement.type === "ExportNamedDeclaration" ? statement.declaration : statement;
+      if (declaration?.type !== "VariableDeclaration" || declaration.kind !== "const") continue;
+      for (const d of declaration.declarations) {
+        if (d.id.type !== "Identifier" || !d.init || assigned.has(d.id.name)) continue;
+        const visit = (object: Node, path: string): void => {
+          if (object.type !== "ObjectExpression") return;
+          for (const p of object.properties) {
+            if (p.type !== "Property" || p.computed || p.kind !== "init") continue;
+            const key =
+              p.key.type === "Identifier"
+                ? p.key.name
+                : p.key.type === "Literal" && typeof p.key.value === "string"
+                  ? p.key.value
+                  : undefined;
+            if (key === undefined || !/^[A-Za-z_$][\w$]*$/.test(key) || assigned.has(key)) continue;
+            const value = p.value;
+            if (
+              (value.type === "ArrowFunctionExpression" || value.type === "FunctionExpression") &&
+              !value.async &&
+              !value.generator
+            )
+              found.push({ module: mod, name: `${path}.${key}`, node: value });
+            else visit(value, `${path}.${key}`);
+          }
+        };
+        visit(d.init, d.id.name);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The field names some code assigns (`o.k = …`, `o["k"] = …`), plus the names of objects it
+ * writes by a computed key (`table[k] = …`); or "any" if it cannot tell (`Object.assign` into
+ * an existing object).
+ */
+function assignedFieldNames(modules: SourceModule[]): Set<string> | "any" {
+  const names = new Set<string>();
+  let any = false;
+  for (const mod of modules) {
+    walk(mod.program, (n) => {
+      if (any) return false;
+      const target =
+        n.type === "AssignmentExpression"
+          ? n.left
+          : n.type === "UpdateExpression"
+            ? n.argument
+            : undefined;
+      if (target?.type === "MemberExpression") {
+        if (!target.computed && target.property.type === "Identifier")
+          names.add(target.property.name);
+        else if (target.property.type === "Literal") names.add(String(target.property.value));
+        else names.add(rootName(target.object));
+      }
+      if (
+        n.type === "CallExpression" &&
+        n.callee.type === "MemberExpression" &&
+        n.callee.object.type === "Identifier" &&
+        (n.callee.object.name === "Object" || n.callee.object.name === "Reflect") &&
+        n.callee.property.type === "Identifier" &&
+        /^(assign|defineProperty|defineProperties|set|setPrototypeOf)$/.test(
+          n.callee.property.name,
+        ) &&
+        n.arguments[0]?.type !== "ObjectExpression"
+      )
+        any = true;
+      return true;
+    });
+  }
+  return any ? "any" : names;
+}
+
+/** The variable an access path starts from (`a` of `a.b[c]`), or "" for anything else. */
+function rootName(n: Node): string {
+  while (n.type === "MemberExpression") n = n.object;
+  return n.type === "Identifier" ? n.name : "";
 }
 
 /** Expressions whose value is the value of the expression they wrap. */
@@ -136,6 +261,7 @@ function isValuePosition(n: Node, parent: Node): boolean {
     case "MemberExpression":
       return parent.object === n || (parent.computed && parent.property === n);
     case "Property":
+    case "PropertyDefinition": // a class field's initializer
       return parent.value === n;
     case "VariableDeclarator":
       return parent.init === n;

@@ -50,8 +50,6 @@ export type StaticFunction =
       /** What holds it, for messages ("parameter 'act'"), and where that is declared. */
       what: string;
       origin: SourceLoc;
-      /** Its source was checked to hold only functions the program can differentiate. */
-      checked: boolean;
     };
 
 /** A function-typed parameter (or captured local function) bound to a function value. */
@@ -62,7 +60,7 @@ export interface Binding {
 
 /** The part of a specialization key that names a function value. */
 export function staticKey(fn: StaticFunction): string {
-  if (fn.kind === "dynamic") return fn.checked ? "*" : "*unchecked";
+  if (fn.kind === "dynamic") return "*";
   return fn.kind === "named" ? symbolKey(fn.symbol) : fn.key;
 }
 

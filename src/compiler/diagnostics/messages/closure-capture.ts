@@ -19,12 +19,6 @@ export const closureCapture = {
       "closureCapture",
       `cannot assign to '${name}', a variable of the enclosing function, from differentiated code (closures that mutate captured variables are not supported yet)`,
     ),
-  cannotDifferentiateThisCallOf: (name: Printable, what: Printable, text: Printable) =>
-    message(
-      "closureCapture",
-      `cannot differentiate this call of '${name}': it is a function value, ${what}, whose type '${text}' does not say it is differentiable, so nabla cannot know which functions it may hold`,
-      `declare it 'Differentiable<${text}>' (a type from "nabla") so it may hold any function of the program used as a value, or differentiate code that passes the function itself, for which nabla specializes the call`,
-    ),
   functionChosenAtRunTime: () =>
     message(
       "closureCapture",

@@ -562,7 +562,12 @@ class FunctionEmitter implements LaneHost, FlowHost {
       case "math":
         return js.call(`${this.builtin("Math")}.${op.attrs.callee}`, args);
       case "global":
-        return js.name(this.globalName(op));
+        // `() => x` read in a try: a `const` not yet initialized throws a ReferenceError.
+        return op.attrs.mayBeUninitialized
+          ? js.call(`${this.emitNames.runtime}.readIfInitialized`, [
+              js.raw(`() => ${this.globalName(op)}`, js.PREC.conditional, []),
+            ])
+          : js.name(this.globalName(op));
       case "extern":
         return js.call(this.externName(op), args);
       case "call":

@@ -106,9 +106,10 @@ export function emitModule(
     // A generic function's instantiation runs as the function itself (types are erased).
     const name = derivative ? derivative.name : keyName(genericKey(key));
     if (file === mod.file) return name;
-    return derivative
-      ? imports.local(file, name, name)
-      : imports.local(file, exportedName(file, name), `$${name}`);
+    if (derivative) return imports.local(file, name, name);
+    // `scenario.load`, a function written in another module's data: that module's object.
+    const [head, ...path] = name.split(".");
+    return [imports.local(file, exportedName(file, head!), `$${head}`), ...path].join(".");
   };
   /** How this module reads a constant: its own by name, others' through an import of ours. */
   const globalName = (name: string): string => {

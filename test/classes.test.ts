@@ -243,3 +243,128 @@ export function f(x: number, y: number): number {
 }`,
   );
 });
+
+test("an interface implemented by several classes: each object's method runs, and its fields' derivatives flow", async () => {
+  await checkTwoWays(`interface Shape {
+  area(): number;
+  scale(k: number): void;
+}
+class Circle implements Shape {
+  constructor(public r: number) {}
+  area() {
+    return Math.PI * this.r * this.r;
+  }
+  scale(k: number) {
+    this.r *= k;
+  }
+}
+class Rect implements Shape {
+  constructor(private w: number, private h: number) {}
+  area(): number {
+    return this.w * this.h;
+  }
+  scale(k: number) {
+    this.w *= k;
+    this.h *= k;
+  }
+}
+class Square extends Rect {
+  constructor(side: number) {
+    super(side, side);
+  }
+  override area(): number {
+    return 1.5 * super.area();
+  }
+}
+function totalArea(shapes: Shape[], k: number): number {
+  let total = 0;
+  for (const s of shapes) {
+    s.scale(k);
+    total += s.area();
+  }
+  return total;
+}
+export function f(x: number, y: number): number {
+  const shapes: Shape[] = [new Circle(x), new Rect(x, y), new Square(y)];
+  return totalArea(shapes, 1 + 0.1 * x);
+}`);
+});
+
+test("a strategy object held in a field, typed by its interface, with state of its own", async () => {
+  await checkTwoWays(`interface Activation {
+  apply(z: number): number;
+}
+class Relu implements Activation {
+  apply(z: number) {
+    return z > 0 ? z : 0.01 * z;
+  }
+}
+class Scaled implements Activation {
+  calls = 0;
+  constructor(private readonly gain: number) {}
+  apply(z: number) {
+    this.calls++;
+    return Math.tanh(this.gain * z);
+  }
+}
+class Neuron {
+  constructor(private w: number, private act: Activation) {}
+  fire(x: number) {
+    return this.act.apply(this.w * x);
+  }
+}
+export function f(x: number, y: number): number {
+  const layer = [new Neuron(x, new Scaled(y)), new Neuron(y, new Relu())];
+  return layer.reduce((s, n) => s + n.fire(0.8), 0);
+}`);
+});
+
+test("an interface object of a class nabla did not see throws when its method is called", async () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+interface Filter {
+  process(x: number): number;
+}
+export class Gain implements Filter {
+  constructor(private k: number) {}
+  process(x: number) {
+    return this.k * x;
+  }
+}
+function run(f: Filter, x: number): number {
+  return f.process(x);
+}
+export const g = gradient(run, { wrt: 1 });
+`,
+    }),
+  );
+  assert.equal(text, "");
+  const { loadProgram } = await import("./support/harness.js");
+  const m = await loadProgram<{
+    g: (f: unknown, x: number) => number;
+    Gain: new (k: number) => unknown;
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+interface Filter {
+  process(x: number): number;
+}
+export class Gain implements Filter {
+  constructor(private k: number) {}
+  process(x: number) {
+    return this.k * x;
+  }
+}
+function run(f: Filter, x: number): number {
+  return f.process(x);
+}
+export const g = gradient(run, { wrt: 1 });
+`,
+  });
+  assert.equal(m.g(new m.Gain(3), 2), 3);
+  assert.throws(
+    () => m.g({ process: (x: number) => 2 * x }, 2),
+    (e: unknown) =>
+      e instanceof TypeError && /none of the classes .*implementing it \(Gain\)/.test(e.message),
+  );
+});

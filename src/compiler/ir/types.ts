@@ -30,6 +30,12 @@ export interface ObjectType {
   readonly fields: readonly FieldType[];
   /** For a class instance: the key of the class (`<file>#Name`), to find its methods. */
   readonly classKey?: string;
+  /**
+   * For an interface classes of the program implement (`class Biquad implements Filter`): the
+   * key of the interface. Its value is an instance of one of them, so the type has room for
+   * their fields, and a call of its method runs the one of the object's class.
+   */
+  readonly interfaceKey?: string;
 }
 
 export interface FieldType {

@@ -30,7 +30,12 @@ import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { classDeclaration, classMember } from "./class-members.js";
-import { arrowFieldMethod, lowerClassMethodCall, lowerSuperMethod } from "./class-dispatch.js";
+import {
+  arrowFieldMethod,
+  lowerClassMethodCall,
+  lowerInterfaceMethodCall,
+  lowerSuperMethod,
+} from "./class-dispatch.js";
 import { lowerSuperConstructorCall } from "./construct.js";
 import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
@@ -295,6 +300,18 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     if (arrow) return lowerUserCall(ctx, node, arrow, name, receiver);
     if (field) return callField(ctx, node, callee, receiver, field);
     return ctx.fail(callee.property, unknownCallee.classHasNoMethodNabla(type.name, name));
+  }
+  if (name !== undefined && isObject(type) && type.interfaceKey !== undefined) {
+    const kind = isGetterRead(node) ? "get" : "method";
+    return lowerInterfaceMethodCall(
+      ctx,
+      node,
+      receiver,
+      { ...type, interfaceKey: type.interfaceKey },
+      name,
+      kind,
+      (symbol, self) => lowerUserCall(ctx, node, symbol, name, self),
+    );
   }
   const field = name !== undefined && isObject(type) ? fieldOf(type, name) : undefined;
   if (field) return callField(ctx, node, callee, receiver, field);

@@ -2,10 +2,12 @@ import type { CallExpression, Node } from "oxc-parser";
 import { unknownCallee } from "../diagnostics/messages/index.js";
 import { keyFile, keyName } from "../ir/function-key.js";
 import type { ObjectType, Value } from "../ir/types.js";
+import { isDifferentiable } from "../ir/type-system.js";
 import {
   ancestry,
   classNamed,
   descendants,
+  implementersOf,
   superclassOf,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
@@ -140,6 +142,65 @@ export function lowerClassMethodCall(
         const method = classMember(sub.decl, name, kind)!;
         return yielded(call(memberSymbol(ctx, sub, method, name, kind, node), receiver));
       },
+      () => chain(i + 1),
+    ]);
+  };
+  const [v] = chain(0);
+  return v ?? ctx.builder.newValue("void");
+}
+
+/**
+ * `f.process(v)` where `f`'s type is an interface classes of the program implement: the
+ * method of the object's run-time class, tested most derived first. An object of no such
+ * class (a plain object with a `process` field, a class nabla did not compile) throws.
+ */
+export function lowerInterfaceMethodCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  receiver: Value,
+  type: ObjectType & { interfaceKey: string },
+  name: string,
+  kind: InstanceMemberKind,
+  call: MethodCaller,
+): Value {
+  const mod = ctx.program.load(keyFile(type.interfaceKey));
+  const decl = mod.types.get(keyName(type.interfaceKey));
+  const classes = (decl ? implementersOf(ctx.program, decl) : [])
+    .map((cls) => ({ cls, found: findMember(ctx, cls, name, kind) }))
+    .filter((c) => c.found !== undefined)
+    .reverse();
+  if (classes.length === 0)
+    return ctx.fail(node.callee, unknownCallee.classHasNoMethodNabla(type.name, name));
+  const callOn = (i: number) => {
+    const { owner, node: method } = classes[i]!.found!;
+    const symbol = memberSymbol(ctx, owner, method, name, kind, node);
+    // A class with nothing differentiable (`class Relu implements Activation`) takes the
+    // object as a constant: the interface's type has room for other classes' fields, its not.
+    const self =
+      symbol.thisType && !isDifferentiable(symbol.thisType)
+        ? ctx.builder.emit("detach", [receiver], [receiver.type]).results[0]!
+        : receiver;
+    return yielded(call(symbol, self));
+  };
+  const chain = (i: number): Value[] => {
+    ctx.at(node);
+    if (i === classes.length) {
+      ctx.builder.emit(
+        "extern",
+        [
+          ctx.builder.constant("TypeError"),
+          ctx.builder.constant(
+            `nabla: '${name}' of a '${type.name}' that is an instance of none of the classes of the compiled program implementing it (${classes.map((c) => c.cls.name).join(", ")})`,
+          ),
+        ],
+        ["void"],
+        { callee: "nabla:raise" },
+      );
+      // The branch never continues; its result still needs a value of the right shape.
+      return callOn(classes.length - 1);
+    }
+    return lowerIf(ctx, instanceOf(ctx, receiver, classes[i]!.cls, node), [
+      () => callOn(i),
       () => chain(i + 1),
     ]);
   };

@@ -1,4 +1,4 @@
-import type { Class } from "oxc-parser";
+import type { Class, Node } from "oxc-parser";
 import type { SourceModule } from "./module.js";
 import type { ProgramGraph } from "./program.js";
 
@@ -73,6 +73,32 @@ export function descendants(program: ProgramGraph, cls: ClassSymbol): ClassSymbo
     }
   };
   visit(cls);
+  return found;
+}
+
+/**
+ * The classes that say they implement the interface `decl` (`class Biquad implements Filter`),
+ * and the classes extending them, each after its own base.
+ */
+export function implementersOf(program: ProgramGraph, decl: Node): ClassSymbol[] {
+  loadReachableModules(program);
+  const found: ClassSymbol[] = [];
+  for (const module of program.loadedModules()) {
+    for (const [name, c] of module.types.entries()) {
+      if (c.type !== "ClassDeclaration" && c.type !== "ClassExpression") continue;
+      const implemented = (c.implements ?? []).some(
+        (i) =>
+          i.expression.type === "Identifier" &&
+          program.resolveType(module, i.expression.name)?.node === decl,
+      );
+      if (!implemented || found.some((f) => f.decl === c)) continue;
+      const cls = { module, name, decl: c };
+      found.push(
+        cls,
+        ...descendants(program, cls).filter((d) => !found.some((f) => f.decl === d.decl)),
+      );
+    }
+  }
   return found;
 }
 

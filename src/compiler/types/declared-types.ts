@@ -6,8 +6,10 @@ import {
   ancestry,
   descendants,
   extendsUnknown,
+  implementersOf,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
+import { sameType } from "../ir/type-system.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
 import { isPlatformGlobal } from "./globals.js";
@@ -185,6 +187,8 @@ function declarationType(
   }
   if (node.type === "TSInterfaceDeclaration") {
     if (node.typeParameters || (node.extends && node.extends.length > 0)) return undefined;
+    const implemented = program && implementedInterface(program, mod, name, node, key, resolving);
+    if (implemented !== undefined) return implemented ?? undefined;
     const fields = fieldsOf(program, mod, node.body.body, resolving);
     return fields && { kind: "object", name, fields };
   }
@@ -215,6 +219,49 @@ function declarationType(
   }
   const more = subclassFields(program, cls, fields, resolving);
   return more && { kind: "object", name, fields: [...fields, ...more], classKey: key };
+}
+
+/**
+ * An interface with methods that classes of the program implement (`interface Filter {
+ * process(x: number): number }`): its value is an instance of one of them, so its type holds
+ * its own fields and, optional, every implementing class's (as a base class's type holds its
+ * subclasses'). Undefined when no class implements it; null when one cannot be followed (a
+ * generic class, a field two classes type differently).
+ */
+function implementedInterface(
+  program: ProgramGraph,
+  mod: SourceModule,
+  name: string,
+  node: Node & { type: "TSInterfaceDeclaration" },
+  key: string,
+  resolving: Resolving,
+): ObjectType | null | undefined {
+  const members = node.body.body;
+  if (!members.some((m) => m.type === "TSMethodSignature")) return undefined;
+  const classes = implementersOf(program, node);
+  if (classes.length === 0) return undefined;
+  const own = fieldsOf(
+    program,
+    mod,
+    members.filter((m) => m.type !== "TSMethodSignature"),
+    resolving,
+  );
+  if (!own) return null;
+  const fields = [...own];
+  for (const cls of classes) {
+    if (extendsUnknown(program, cls)) return null;
+    for (const c of ancestry(program, cls)) {
+      if (c.decl.typeParameters) return null;
+      const theirs = fieldsOf(program, c.module, classFieldMembers(c.decl), resolving);
+      if (!theirs) return null;
+      for (const f of theirs) {
+        const had = fields.find((g) => g.name === f.name);
+        if (!had) fields.push({ ...f, optional: true });
+        else if (!sameType(had.type, f.type)) return null;
+      }
+    }
+  }
+  return { kind: "object", name, fields, interfaceKey: key };
 }
 
 /** The members of a class that are fields of its instances (parameter properties included). */

@@ -1,7 +1,11 @@
 // The GradBench tool for nabla: answers GradBench's JSON-lines protocol on stdin/stdout.
 //
-//   node bin/nabla.js run gradbench/tool.ts [--hand] [--dir DIR]
-//   npm run --silent gradbench:tool -- [--hand] [--dir DIR]
+//   node bin/nabla.js run gradbench/tool.ts [--hand] [--dir DIR] [--multithreaded]
+//   npm --prefix <nabla folder> run --silent gradbench:tool -- [--hand] [--dir DIR] [--multithreaded]
+//
+// GradBench's CLI splits the tool command into words and runs it without a shell, so the second
+// form (no `cd`) is the one to give it; `--silent` keeps npm's `> nabla@… gradbench:tool` banner
+// off stdout, which is the protocol channel.
 //
 // One JSON message per line comes in on stdin; exactly one JSON response line per message goes
 // out on stdout, in order (see /work/shared/gradbench/README.md, "Protocol"):
@@ -22,6 +26,9 @@
 //                where there is one (llsq, lse, gmm, ba, lstm), else evals/<module>.ts
 //   --dir DIR    (NABLA_GRADBENCH_DIR) load DIR/<module>.ts instead of evals/<module>.ts, e.g. a
 //                modified copy of an eval
+//   --multithreaded  GradBench's request to use several threads where a tool can. Accepted and
+//                ignored: nabla's derivatives are plain single-threaded JavaScript, so the tool
+//                runs on one thread either way (its `start` response says `"threads": 1`).
 //
 // Only protocol messages go to stdout: the tool keeps the real stdout for itself and sends
 // everything else written there (console.log in an eval, say) to stderr. nabla's diagnostics and
@@ -72,6 +79,8 @@ function note(text: string): void {
 interface Options {
   hand: boolean;
   dir: string | null;
+  /** `--multithreaded` was given; recorded, not acted on (see the header). */
+  multithreaded: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -81,12 +90,14 @@ function parseOptions(argv: string[]): Options {
       env.NABLA_GRADBENCH_HAND !== undefined &&
       !["", "0", "false"].includes(env.NABLA_GRADBENCH_HAND),
     dir: env.NABLA_GRADBENCH_DIR ? resolve(env.NABLA_GRADBENCH_DIR) : null,
+    multithreaded: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--hand") options.hand = true;
     else if (a === "--dir" && i + 1 < argv.length) options.dir = resolve(argv[++i]);
-    else throw new Error(`unknown argument '${a}' (options: --hand, --dir DIR)`);
+    else if (a === "--multithreaded") options.multithreaded = true;
+    else throw new Error(`unknown argument '${a}' (options: --hand, --dir DIR, --multithreaded)`);
   }
   return options;
 }
@@ -183,7 +194,10 @@ class Tool {
         return {
           id,
           tool: "nabla",
-          config: { derivatives: this.options.hand ? "hand where available" : "nabla" },
+          config: {
+            derivatives: this.options.hand ? "hand where available" : "nabla",
+            threads: 1,
+          },
         };
       case "define":
         return { id, ...(await this.define(message.module)) };
@@ -326,6 +340,8 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  if (options.multithreaded)
+    note("--multithreaded: nabla's derivatives are single-threaded; running on one thread");
   const tool = new Tool(options);
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {

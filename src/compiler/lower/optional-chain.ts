@@ -3,6 +3,7 @@ import type { Value } from "../ir/types.js";
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
+import { fieldOf, isObject } from "../ir/type-system.js";
 
 // Optional chaining (`opts?.scale`, `p.wind?.x`, `a?.b.c`, `p.wind?.norm()`): where the object
 // before `?.` is null or undefined, the whole chain is undefined and the rest of it is not
@@ -14,8 +15,7 @@ import { lowerIf } from "./merge.js";
 export function lowerOptionalChain(ctx: LowerContext, node: Expression): Value {
   const link = outermostOptionalLink(node);
   if (!link) return ctx.lowerExpression(node);
-  if (link.type === "CallExpression")
-    return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());
+  if (link.type === "CallExpression") return lowerOptionalCall(ctx, node, link);
   if (link.type !== "MemberExpression") throw new Error("internal: a link is a member or a call");
   const baseNode = link.object as Expression;
   // `undefined?.x` is undefined too: an inner `?.` short-circuits to the same value.
@@ -30,6 +30,70 @@ export function lowerOptionalChain(ctx: LowerContext, node: Expression): Value {
     () => [ctx.builder.emit("const", [], [read!.type], {}, [], "").results[0]!],
   ]);
   return value!;
+}
+
+/**
+ * `o.scale?.(x)`: the call where the field holds a function, else undefined. The object is
+ * evaluated once; the field is read for the test, then called as a method of that object.
+ */
+function lowerOptionalCall(
+  ctx: LowerContext,
+  node: Expression,
+  link: Node & { type: "CallExpression" },
+): Value {
+  const callee = link.callee;
+  if (
+    callee.type !== "MemberExpression" ||
+    callee.computed ||
+    callee.property.type !== "Identifier"
+  )
+    return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());
+  const object = lowerOptionalChain(ctx, callee.object as Expression);
+  const name = callee.property.name;
+  const field = isObject(object.type) ? fieldOf(object.type, name) : undefined;
+  if (!field?.callable) return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());
+  const hidden = `?.${link.start}`;
+  ctx.declare(hidden, "const", object.type, object);
+  const at = { start: callee.object.start, end: callee.object.end };
+  const call = {
+    ...link,
+    optional: false,
+    callee: { ...callee, optional: false, object: { type: "Identifier", name: hidden, ...at } },
+  } as unknown as Expression;
+  // `o?.f?.(x)`: the field is read only where the object is there.
+  const tests: (() => Value)[] = [
+    ...(callee.optional
+      ? [() => ctx.builder.unary("not", ctx.builder.unary("nullish", object))]
+      : []),
+    () => {
+      const held = ctx.builder.emit("field", [object], ["opaque"], { field: name }, [], name)
+        .results[0]!;
+      return ctx.builder.unary("not", ctx.builder.unary("nullish", held));
+    },
+  ];
+  let read: Value | undefined;
+  const guarded = (i: number): Value => {
+    ctx.at(link);
+    if (i === tests.length) return (read = ctx.lowerExpression(replaceNode(node, link, call)));
+    const [value] = lowerIf(ctx, tests[i]!(), [
+      () => [guarded(i + 1)],
+      () => [ctx.builder.emit("const", [], [read!.type], {}, [], "").results[0]!],
+    ]);
+    return value!;
+  };
+  return guarded(0);
+}
+
+/** A copy of the chain `node` with `link` replaced by `by`. */
+function replaceNode(node: Node, link: Node, by: Expression): Expression {
+  if (node === link) return by;
+  if (node.type === "MemberExpression")
+    return { ...node, object: replaceNode(node.object, link, by) } as Expression;
+  if (node.type === "CallExpression")
+    return { ...node, callee: replaceNode(node.callee, link, by) } as Expression;
+  if (node.type === "TSNonNullExpression")
+    return { ...node, expression: replaceNode(node.expression, link, by) } as Expression;
+  throw new Error(`internal: ${node.type} is not a link of an optional chain`);
 }
 
 /** The rest of the chain, read where the object before `link` is there. */

@@ -980,3 +980,51 @@ export const g = gradient(f);
   assert.doesNotMatch(text, /nested arrow function/);
   assert.equal(text.split("\n").at(-1), "1 error");
 });
+
+test("every error: independent errors inside one function are all reported, in order", () => {
+  const text = diagnosticsText(
+    compile(`
+import { gradient } from "nabla";
+export function f(x: number, w: number[]): number {
+  let acc = 0;
+  block: {
+    acc += x;
+  }
+  const cache = new WeakMap<object, number>();
+  for (const v of w) acc += v * x;
+  if (acc > 1) {
+    using handle = null;
+  }
+  return acc + w.at(-1)!;
+}
+export const g = gradient(f);
+`),
+  );
+  const errors = [...text.matchAll(/^main\.ts:(\d+):(\d+): error (NABLA\d+)/gm)].map(
+    (m) => `${m[1]}:${m[2]} ${m[3]}`,
+  );
+  assert.deepEqual(errors, ["4:3 NABLA101", "7:17 NABLA101", "10:5 NABLA101", "12:16 NABLA101"]);
+  assert.equal(text.split("\n").at(-1), "4 errors");
+});
+
+test("every error: what only follows from an earlier error is not reported", () => {
+  const text = diagnosticsText(
+    compile(`
+import { gradient } from "nabla";
+export function f(x: number): number {
+  const table = new WeakMap<object, number>();
+  const scale = table.get({}) ?? 1;
+  const y = scale * x;
+  const first = [x].at(0)!;
+  return y * y + first;
+}
+export const g = gradient(f);
+`),
+  );
+  // 'scale' and 'y' read what the first error left out: no error of theirs is reported.
+  const errors = [...text.matchAll(/^main\.ts:(\d+):(\d+): error (NABLA\d+)/gm)].map(
+    (m) => `${m[1]}:${m[2]} ${m[3]}`,
+  );
+  assert.deepEqual(errors, ["3:17 NABLA101", "6:17 NABLA101"]);
+  assert.doesNotMatch(text, /cannot find/);
+});

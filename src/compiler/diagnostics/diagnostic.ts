@@ -32,7 +32,11 @@ export interface Diagnostic {
  * Never escapes the compiler: the driver catches it and reports what was collected.
  */
 export class CompileAbort extends Error {
-  constructor(readonly diagnostic: Diagnostic) {
+  constructor(
+    readonly diagnostic: Diagnostic,
+    /** Further errors of the same function, independent of the first (lower/recovery.ts). */
+    readonly more: readonly Diagnostic[] = [],
+  ) {
     super(diagnostic.message);
   }
 }

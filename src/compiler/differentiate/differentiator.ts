@@ -307,7 +307,8 @@ export class Differentiator implements DerivativeTable {
    */
   private fail(error: unknown, chain: DiagnosticNote[], key?: FunctionKey): void {
     if (error instanceof CompileAbort) {
-      this.diagnostics.add({ ...error.diagnostic, notes: [...error.diagnostic.notes, ...chain] });
+      for (const d of [error.diagnostic, ...error.more])
+        this.diagnostics.add({ ...d, notes: [...d.notes, ...chain] });
       return;
     }
     if (process.env.NABLA_DEBUG) throw error;

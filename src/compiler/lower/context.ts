@@ -116,6 +116,8 @@ export interface LowerOptions {
   aux?: boolean;
   /** A specialization of a generic function: what its type parameters stand for. */
   typeArguments?: TypeArguments;
+  /** Statements left out, by position, their errors already reported (see recovery.ts). */
+  skipped?: ReadonlySet<string>;
 }
 
 export class LowerContext {
@@ -137,6 +139,8 @@ export class LowerContext {
   readonly bound = new Map<Slot, FunctionArg>();
   /** Local functions being inlined now (a call of one inside itself is recursion). */
   readonly inlining = new Set<FunctionLike>();
+  /** Statements left out, by position, their errors already reported (see recovery.ts). */
+  skipped: ReadonlySet<string> = new Set();
   /** Set while lowering the calls a function value dispatches to (see function-values.ts). */
   dispatching: string | undefined = undefined;
   /** Set while lowering `super.m(…)`: the class whose method the call runs (see class-dispatch.ts). */

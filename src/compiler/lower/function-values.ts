@@ -109,8 +109,17 @@ export function resolveFunctionArg(
   if (node.type === "ConditionalExpression") {
     return chooseAtRunTime(ctx, node, contextual, what);
   }
+  // `act = Math.tanh`, where a function of numbers to a number is expected.
   const math = mathMember(ctx, node);
-  if (math !== undefined && MATH_FUNCTIONS.has(math))
+  const arity = math === undefined ? undefined : MATH_FUNCTIONS.get(math)?.arity;
+  if (
+    math !== undefined &&
+    arity !== undefined &&
+    contextual !== undefined &&
+    contextual.params.length > 0 &&
+    contextual.params.every((p) => p === "number") &&
+    (arity === "variadic" || contextual.params.length === arity)
+  )
     return mathFunctionValue(ctx, node, math, what);
   const path = calleePath(node);
   if (path !== undefined) {

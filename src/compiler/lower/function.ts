@@ -30,6 +30,7 @@ import { constructorStatements, newInstance } from "./construct.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../types/signature.js";
 import { lowerStatements } from "./statements.js";
+import { withRecovery } from "./recovery.js";
 import { parameterFunctionType } from "../types/declared-types.js";
 import { expectType } from "./expect-type.js";
 import { lowerValue } from "./members.js";
@@ -55,6 +56,19 @@ export function lowerFunction(
   node: FunctionLike,
   options: LowerOptions = {},
 ): LoweredFunction {
+  return withRecovery(module.file, node, (skipped) =>
+    lowerFunctionOnce(program, module, key, name, node, { ...options, skipped }),
+  );
+}
+
+function lowerFunctionOnce(
+  program: ProgramGraph,
+  module: SourceModule,
+  key: string,
+  name: string,
+  node: FunctionLike,
+  options: LowerOptions,
+): LoweredFunction {
   const read = signatureOf(node, typeResolver(program, module, options.typeArguments));
   // An arrow whose body is an expression returns what its body is: lowering knows that
   // without asking TypeScript (so a lambda given to an operator does not start the checker).
@@ -77,6 +91,7 @@ export function lowerFunction(
     resultType,
     options.typeArguments,
   );
+  if (options.skipped) ctx.skipped = options.skipped;
   ctx.resultDefaulted =
     !options.aux && !options.constructs && !signature.result && !contextualResult;
   if (options.aux) ctx.auxReturn = { declared: signature.result };

@@ -36,6 +36,7 @@ import { functionTypeOf } from "../types/declared-types.js";
 import { assignedNames } from "./assigned-names.js";
 import { article } from "./describe.js";
 import { expectType } from "./expect-type.js";
+import { statementKey } from "./recovery.js";
 
 // AST statements → IR. Early exits (`return`, `break`, `continue`) set flags; the statements
 // after one that may exit run under a guard on those flags. When one branch of an `if` always
@@ -47,7 +48,7 @@ export function lowerStatements(ctx: LowerContext, statements: Statement[]): boo
   for (let i = 0; i < statements.length; i++) {
     const statement = statements[i]!;
     const rest = statements.slice(i + 1);
-    if (statement.type === "IfStatement" && rest.length > 0) {
+    if (statement.type === "IfStatement" && rest.length > 0 && !isSkipped(ctx, statement)) {
       const thenExits = alwaysExits(statement.consequent);
       const elseExits = alwaysExits(statement.alternate);
       if (thenExits !== elseExits) return lowerIfWithRest(ctx, statement, thenExits, rest);
@@ -91,8 +92,14 @@ function lowerIfWithRest(
   return exited[0]! && exited[1]!;
 }
 
+function isSkipped(ctx: LowerContext, node: Statement): boolean {
+  return ctx.skipped.size > 0 && ctx.skipped.has(statementKey(node));
+}
+
 /** Lowers one statement; returns true when control never reaches its end. */
 export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
+  // Left out after its error was reported, to find the function's other errors (recovery.ts).
+  if (isSkipped(ctx, node)) return false;
   ctx.at(node);
   switch (node.type) {
     case "ExpressionStatement":

@@ -264,15 +264,15 @@ main.ts:3:18: note: when differentiating the function given to 'derivative'
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  return Math.round(x) * x + (x | 0);
+  return Math.round(x) * x + Number(x.toFixed(2));
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:31: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+main.ts:3:37: error NABLA104: '.toFixed' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
   2 | function f(x: number): number {
-> 3 |   return Math.round(x) * x + (x | 0);
-    |                               ^^^^^
+> 3 |   return Math.round(x) * x + Number(x.toFixed(2));
+    |                                     ^^^^^^^^^^^^
 help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
@@ -519,15 +519,15 @@ const noteCases: Case[] = [
     files: `
 import { derivative } from "nabla";
 function g(x: number): number {
-  return x | 0;
+  return Number(x.toFixed(2));
 }
 export const dd = derivative(derivative((x: number) => g(x) * x));
 `,
     expected: `
-main.ts:3:10: error NABLA104: '|' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+main.ts:3:17: error NABLA104: '.toFixed' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
   2 | function g(x: number): number {
-> 3 |   return x | 0;
-    |          ^^^^^
+> 3 |   return Number(x.toFixed(2));
+    |                 ^^^^^^^^^^^^
 help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:56: note: when differentiating this call to 'g'
 > 5 | export const dd = derivative(derivative((x: number) => g(x) * x));
@@ -543,7 +543,7 @@ main.ts:5:30: note: when differentiating this call to 'derivative'
     files: `
 import { derivative } from "nabla";
 function step(x: number): number {
-  return Math.floor(x) + x * (x >> 1);
+  return Math.floor(x) + x * Number(x.toFixed(1));
 }
 function energy(x: number): number {
   return step(x) * x;
@@ -551,10 +551,10 @@ function energy(x: number): number {
 export const curvature = derivative(derivative(energy));
 `,
     expected: `
-main.ts:3:31: error NABLA104: '>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+main.ts:3:37: error NABLA104: '.toFixed' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
   2 | function step(x: number): number {
-> 3 |   return Math.floor(x) + x * (x >> 1);
-    |                               ^^^^^^
+> 3 |   return Math.floor(x) + x * Number(x.toFixed(1));
+    |                                     ^^^^^^^^^^^^
 help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:6:10: note: when differentiating this call to 'step'
 > 6 |   return step(x) * x;
@@ -732,7 +732,7 @@ function spring(x: number): number {
 }
 
 function damper(v: number): number {
-  return clamp(v) + (v >>> 1);
+  return clamp(v) + parseFloat(String(v));
 }
 
 export const ds = derivative(spring);
@@ -746,10 +746,10 @@ export function clamp(x: number): number {
 `,
     },
     expected: `
-main.ts:9:22: error NABLA104: '>>>' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+main.ts:9:32: error NABLA104: 'String' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
   8 | function damper(v: number): number {
-> 9 |   return clamp(v) + (v >>> 1);
-    |                      ^^^^^^^
+> 9 |   return clamp(v) + parseFloat(String(v));
+    |                                ^^^^^^^^^
 help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:13:19: note: when differentiating 'damper' for 'derivative'
 > 13 | export const dd = derivative(damper);
@@ -921,16 +921,16 @@ const ESC = "\u001b";
 /** The text without ANSI escapes. */
 const uncolored = (text: string) => text.replace(new RegExp(`${ESC}\\[\\d+m`, "g"), "");
 
-const BAD_OR = `
+const BAD_ROUNDING = `
 import { derivative } from "nabla";
 function f(x: number): number {
-  return x | 0;
+  return Number(x.toFixed(2));
 }
 export const df = derivative(f);
 `;
 
 test("colors: labels and the code frame are colored, and the text is the same without the escapes", () => {
-  const result = compile(BAD_OR);
+  const result = compile(BAD_ROUNDING);
   const colored = formatDiagnostics(result.diagnostics, result.sourceText, {
     cwd: result.dir,
     color: true,
@@ -940,12 +940,12 @@ test("colors: labels and the code frame are colored, and the text is the same wi
   assert.equal(uncolored(colored), plain);
   assert.ok(colored.includes("\u001b[1m\u001b[31merror NABLA104\u001b[39m\u001b[22m"), colored);
   assert.ok(colored.includes("\u001b[1m\u001b[36mhelp\u001b[39m\u001b[22m: use"), colored);
-  // The frame is highlighted: the number 0 in its own color.
-  assert.ok(colored.includes("\u001b[35m0\u001b[39m"), colored);
+  // The frame is highlighted: the number 2 in its own color.
+  assert.ok(colored.includes("\u001b[35m2\u001b[39m"), colored);
 });
 
 test("colors: 'nabla check' piped prints none, unless FORCE_COLOR asks for them", () => {
-  const dir = writeProgram({ "main.ts": trimLeadingNewline(BAD_OR) });
+  const dir = writeProgram({ "main.ts": trimLeadingNewline(BAD_ROUNDING) });
   const run = (env: NodeJS.ProcessEnv) =>
     spawnSync(process.execPath, [BIN, "check", "main.ts"], {
       cwd: dir,

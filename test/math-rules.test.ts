@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   assertClose,
+  compileFiles,
+  diagnosticsText,
   loadProgram,
   type Differential,
   type Fn,
@@ -991,4 +993,310 @@ test("division: forward and reverse mode agree exactly at special inputs", async
     }
   }
   assert.deepEqual(disagreements, []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Bit operations: `|`, `&`, `^`, `<<`, `>>`, `>>>`, `~`, Math.imul and Math.clz32 turn their
+// operands into 32-bit integers first, so their result is constant between two integer values
+// of each operand: their derivative is 0 wherever it exists, and 0 at the jumps too, as
+// Math.floor's (src/compiler/rules/math.ts, isPiecewiseConstantOp). Each f(x, y) below uses one
+// with a derivative that is not 0 around it, checked against its closed form, against central
+// differences away from the jumps, and forward mode against reverse mode.
+
+interface BitSpec {
+  name: string;
+  /** The body of f(x: number, y: number). */
+  body: string;
+  /** [∂f/∂x, ∂f/∂y] in closed form: the bit operations contribute 0. */
+  exact: (x: number, y: number) => [number, number];
+  /** A lower bound on the distance from (x, y), along x or y, to a jump of a bit operation. */
+  margin: (x: number, y: number) => number;
+  /** Points exactly at a jump. */
+  jumps: [number, number][];
+}
+
+/** Distance from t·scale + offset to the nearest integer, in units of t. */
+const integerGap = (t: number, scale: number, offset = 0) =>
+  distanceToInteger(t * scale + offset) / scale;
+
+const BIT_OPS: BitSpec[] = [
+  {
+    name: "|",
+    body: `return ((x * 10) | 0) * x + y;`,
+    exact: (x) => [(x * 10) | 0, 1],
+    margin: (x) => integerGap(x, 10),
+    jumps: [
+      [0.5, 2],
+      [-1.5, 3],
+    ],
+  },
+  {
+    name: "&",
+    body: `return ((x * 8) & 6) * y + x * y;`,
+    exact: (x, y) => [y, ((x * 8) & 6) + x],
+    margin: (x) => integerGap(x, 8),
+    jumps: [
+      [0.375, 1.5],
+      [-0.25, 2],
+    ],
+  },
+  {
+    name: "^",
+    body: `return ((x * 4) ^ 3) * x * y;`,
+    exact: (x, y) => [((x * 4) ^ 3) * y, ((x * 4) ^ 3) * x],
+    margin: (x) => integerGap(x, 4),
+    jumps: [
+      [0.25, -1],
+      [-0.75, 2],
+    ],
+  },
+  {
+    name: "<< and >>",
+    body: `return ((x * 4) << 2) * y + ((y * 64) >> 3) * x;`,
+    exact: (x, y) => [(y * 64) >> 3, (x * 4) << 2],
+    margin: (x, y) => Math.min(integerGap(x, 4), integerGap(y, 64)),
+    jumps: [
+      [0.5, 0.25],
+      [-1.25, 1 / 64],
+    ],
+  },
+  {
+    name: ">>> in a @differentiable function",
+    body: `return scaledByUnsigned(x, y) - x * x;`,
+    // For y < 0, y·1000 >>> 0 is 2³² − |y·1000|, truncated: large, and constant between jumps.
+    exact: (x, y) => [((y * 1000) >>> 0) * 1e-3 - 2 * x, 0],
+    margin: (_, y) => integerGap(y, 1000),
+    jumps: [
+      [0.5, 0.125],
+      [2, -0.5],
+    ],
+  },
+  {
+    name: "~",
+    body: `const q = x * 3 + y;
+  return ~q * x;`,
+    exact: (x, y) => [~(x * 3 + y), 0],
+    margin: (x, y) => distanceToInteger(x * 3 + y) / 3,
+    jumps: [
+      [0.5, 0.5],
+      [-1, 0.25 + 0.75],
+    ],
+  },
+  {
+    name: "Math.imul",
+    body: `return Math.imul(x * 7, y * 5 + 11) * x * 0.01 + y;`,
+    exact: (x, y) => [Math.imul(x * 7, y * 5 + 11) * 0.01, 1],
+    margin: (x, y) => Math.min(integerGap(x, 7), integerGap(y, 5, 11)),
+    jumps: [
+      [1, 0.5],
+      [-0.5, 0.2],
+    ],
+  },
+  {
+    name: "Math.clz32",
+    body: `return Math.clz32(x * 1000) * x * y;`,
+    exact: (x, y) => [Math.clz32(x * 1000) * y, Math.clz32(x * 1000) * x],
+    margin: (x) => integerGap(x, 1000),
+    jumps: [
+      [0.128, 2],
+      [1.024, -1],
+    ],
+  },
+  {
+    name: "compound assignments |=, <<= and ^=",
+    body: `let n = x * 16;
+  n |= 0;
+  n <<= 1;
+  n ^= 5;
+  return n * x + y * y;`,
+    exact: (x, y) => [(((x * 16) | 0) << 1) ^ 5, 2 * y],
+    margin: (x) => integerGap(x, 16),
+    jumps: [
+      [0.0625, 1],
+      [-2, 3],
+    ],
+  },
+];
+
+const bitId = (i: number) => `bit${i}`;
+
+function bitProgramSource(): string {
+  const lines = [
+    `import { derivative, differential, gradient, withoutDerivative } from "nabla";`,
+    `/** @differentiable */`,
+    `export function scaledByUnsigned(x: number, y: number): number {`,
+    `  return ((y * 1000) >>> 0) * 1e-3 * x;`,
+    `}`,
+  ];
+  BIT_OPS.forEach(({ body }, i) => {
+    const id = bitId(i);
+    lines.push(
+      `export function f_${id}(x: number, y: number): number {`,
+      `  ${body}`,
+      `}`,
+      `export const g_${id} = gradient(f_${id});`,
+      `export const d_${id} = differential(f_${id});`,
+    );
+  });
+  lines.push(
+    // Second order: d/dx ((10x | 0)·x²) = 2x·(10x | 0), and its derivative 2·(10x | 0).
+    `export const first = derivative((x: number) => ((x * 10) | 0) * x * x);`,
+    `export const second = derivative(derivative((x: number) => ((x * 10) | 0) * x * x));`,
+    // What the NABLA104 help suggested for 'x | 0' before: it changes nothing now.
+    `export const bare = derivative((x: number) => (x | 0) * x + x);`,
+    `export const detached = derivative((x: number) => withoutDerivative(x | 0) * x + x);`,
+  );
+  return lines.join("\n") + "\n";
+}
+
+let bitLoaded: Promise<Record<string, unknown>> | undefined;
+async function bitExport<T>(name: string): Promise<T> {
+  bitLoaded ??= loadProgram({ "main.ts": bitProgramSource() });
+  const value = (await bitLoaded)[name];
+  assert.equal(typeof value, "function", `the bit program exports '${name}'`);
+  return value as T;
+}
+
+describe("bit operations are piecewise constant: derivative 0, as Math.floor", () => {
+  test("bit operations on differentiated values compile with no diagnostic", () => {
+    assert.equal(diagnosticsText(compileFiles({ "main.ts": bitProgramSource() })), "");
+  });
+
+  BIT_OPS.forEach((spec, i) => {
+    test(`${spec.name}: closed form, finite differences away from the jumps, forward = reverse`, async () => {
+      const f = await bitExport<Fn>(`f_${bitId(i)}`);
+      const g = await bitExport<(x: number, y: number) => number[]>(`g_${bitId(i)}`);
+      const d = await bitExport<Differential>(`d_${bitId(i)}`);
+      fc.assert(
+        fc.property(range(-3, 3), range(-3, 3), vector(2, -1, 1), (x, y, v) => {
+          const margin = spec.margin(x, y);
+          fc.pre(margin > 1e-6);
+          const where = `${spec.name} at (${x}, ${y})`;
+          const [gx, gy] = g(x, y) as [number, number];
+          const [ex, ey] = spec.exact(x, y);
+          assertClose(gx, ex, 1e-12, `∂x ${where}`);
+          assertClose(gy, ey, 1e-12, `∂y ${where}`);
+          const xs = [x, y];
+          const hx = stepAt(x, margin);
+          const hy = stepAt(y, margin);
+          assertMatchesFd(gx, partialDiff(f, xs, 0, hx), 1e-6, `∂x ${where} (FD)`);
+          assertMatchesFd(gy, partialDiff(f, xs, 1, hy), 1e-6, `∂y ${where} (FD)`);
+          const forward = d(x, y)(v[0]!, v[1]!);
+          assertClose(forward, gx * v[0]! + gy * v[1]!, 1e-12, `${where} along ${v}`);
+        }),
+        { numRuns: 200 },
+      );
+    });
+  });
+
+  test("at the jumps the bit operations contribute 0 too, in both modes", async () => {
+    for (const [i, spec] of BIT_OPS.entries()) {
+      const g = await bitExport<(x: number, y: number) => number[]>(`g_${bitId(i)}`);
+      const d = await bitExport<Differential>(`d_${bitId(i)}`);
+      for (const [x, y] of spec.jumps) {
+        const where = `${spec.name} at the jump (${x}, ${y})`;
+        assert.equal(spec.margin(x, y), 0, `${where} is a jump`);
+        const [gx, gy] = g(x, y) as [number, number];
+        const [ex, ey] = spec.exact(x, y);
+        assertClose(gx, ex, 1e-12, `∂x ${where}`);
+        assertClose(gy, ey, 1e-12, `∂y ${where}`);
+        assertClose(d(x, y)(1, 0), gx, 1e-12, `∂x ${where}, forward mode`);
+        assertClose(d(x, y)(0, 1), gy, 1e-12, `∂y ${where}, forward mode`);
+      }
+    }
+  });
+
+  test("second order through x | 0: the derivative of the derivative", async () => {
+    const first = await bitExport<(x: number) => number>("first");
+    const second = await bitExport<(x: number) => number>("second");
+    fc.assert(
+      fc.property(range(-3, 3), (x) => {
+        const margin = integerGap(x, 10);
+        fc.pre(margin > 1e-6);
+        assertClose(first(x), 2 * x * ((x * 10) | 0), 1e-12, `first at ${x}`);
+        assertClose(second(x), 2 * ((x * 10) | 0), 1e-12, `second at ${x}`);
+        assertMatchesFd(second(x), centralDiff(first, x, stepAt(x, margin)), 1e-6, `FD at ${x}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("withoutDerivative(x | 0) changes nothing: the derivative through x | 0 is 0 already", async () => {
+    const bare = await bitExport<(x: number) => number>("bare");
+    const detached = await bitExport<(x: number) => number>("detached");
+    for (const x of [-2.5, -1, 0, 0.3, 1, 7.75]) {
+      assert.equal(bare(x), (x | 0) + 1, `at ${x}`);
+      assert.equal(detached(x), bare(x), `at ${x}`);
+    }
+  });
+});
+
+// A Monte Carlo loss seeds its generator with `seed >>> 0` and is differentiated with respect to
+// every argument, the seed included (it was NABLA104 while bit operations were errors): the
+// gradient with respect to the seed is 0, and the others match central differences.
+const MONTE_CARLO = `import { differential, valueWithGradient } from "nabla";
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+/** E[(mu + sigma·Z)²] = mu² + sigma², estimated from Box-Muller normals. */
+export function loss(mu: number, sigma: number, seed: number): number {
+  const random = mulberry32(seed);
+  let sum = 0;
+  for (let i = 0; i < 256; i++) {
+    const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    const v = mu + sigma * z;
+    sum += v * v;
+  }
+  return sum / 256;
+}
+export const vg = valueWithGradient(loss);
+export const d = differential(loss);
+`;
+
+test("a Monte Carlo loss seeded with seed >>> 0: gradient 0 for the seed, two ways for the rest", async () => {
+  assert.equal(diagnosticsText(compileFiles({ "main.ts": MONTE_CARLO })), "");
+  const m = await loadProgram<{
+    loss: Fn;
+    vg: (...xs: number[]) => { value: number; gradient: number[] };
+    d: Differential;
+  }>({ "main.ts": MONTE_CARLO });
+  for (const [mu, sigma, seed] of [
+    [0.3, 1.2, 42],
+    [-1.5, 0.4, 20240611],
+    [2, 2.5, 7],
+  ] as [number, number, number][]) {
+    const where = `at (${mu}, ${sigma}, ${seed})`;
+    const { value, gradient } = m.vg(mu, sigma, seed);
+    assert.equal(value, m.loss(mu, sigma, seed), `value ${where}`);
+    assertZero(gradient[2]!, `∂seed ${where}`);
+    // Between two integers the seed gives the same stream: the loss is flat there.
+    const half = seed + 0.5;
+    assertZero(m.vg(mu, sigma, half).gradient[2]!, `∂seed at ${half}`);
+    assertMatchesFd(0, partialDiff(m.loss, [mu, sigma, half], 2, 0.25), 0, `∂seed at ${half} (FD)`);
+    const xs = [mu, sigma, seed];
+    assertMatchesFd(gradient[0]!, partialDiff(m.loss, xs, 0, stepAt(mu)), 1e-6, `∂mu ${where}`);
+    assertMatchesFd(
+      gradient[1]!,
+      partialDiff(m.loss, xs, 1, stepAt(sigma)),
+      1e-6,
+      `∂sigma ${where}`,
+    );
+    // Forward mode, along a direction that moves the seed too.
+    for (const v of [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+      [0.5, -2, 3],
+    ]) {
+      const reverse = gradient.reduce((s, gi, i) => s + gi * v[i]!, 0);
+      assertClose(m.d(mu, sigma, seed)(...v), reverse, 1e-12, `${where} along ${v}`);
+    }
+  }
 });

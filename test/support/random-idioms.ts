@@ -923,7 +923,8 @@ class IdiomGenerator extends Generator {
 
   /**
    * Functions made by factories: a seeded generator that keeps its state, a curried function
-   * of the inputs, and one given straight to a helper that calls it.
+   * of the inputs, and one given straight to a helper that calls it. The seed depends on x
+   * (`seed >>> 0` is piecewise constant: derivative 0, jumps where 10x crosses an integer).
    */
   closureFactories(vars: string[], mutable: string[]): void {
     const seeded = this.fresh("seeded");
@@ -947,7 +948,7 @@ class IdiomGenerator extends Generator {
       `function ${apply}(f: (t: number) => number, t: number): number {\n  return f(f(t) * 0.5);\n}`,
     );
     const rand = this.fresh("rand");
-    this.emit(`const ${rand} = ${seeded}(${this.int(1, 999)});`);
+    this.emit(`const ${rand} = ${seeded}(${this.int(1, 999)} + ${vars[0]} * 10);`);
     const g = this.fresh("g");
     this.emit(`const ${g} = ${curried}(${this.e(vars, 1)}, ${this.e(vars, 1)});`);
     const r = this.fresh("r");

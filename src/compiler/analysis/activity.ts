@@ -1,13 +1,15 @@
 import { forEachOp } from "../ir/walk.js";
 import { isAggregate, isDifferentiable } from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
+import { isPiecewiseConstantOp } from "../rules/math.js";
 import { aliasClasses, isNoDerivativeField, type AliasClasses, type EffectsOf } from "./effects.js";
 
 // Activity analysis (seed 000): a value is *varied* when it depends on a differentiated
 // parameter, *useful* when the result depends on it, and *active* when both. Only active
 // values get tangent code. Booleans and strings never carry derivatives; they are varied or
 // useful only through non-differentiable ops, so that an active number laundered through
-// `String(x)` or `x | 0` is caught instead of silently losing its derivative.
+// `String(x)` is caught instead of silently losing its derivative. Bit operations (`x | 0`,
+// `seed >>> 0`) are piecewise constant, like `Math.floor`: their result is not varied.
 //
 // Arrays and objects are references: activity belongs to their alias class (values that may
 // share memory). A class is varied when it holds a differentiated parameter or a varied value
@@ -159,6 +161,8 @@ export function analyzeActivity(
           continue;
         }
         default:
+          // A bit operation's result is piecewise constant: it carries no derivative.
+          if (op.opcode === "nondiff" && isPiecewiseConstantOp(op.attrs.callee)) continue;
           if (op.operands.some(isVaried)) {
             for (const r of op.results) if (carries(op, r) || isAggregate(r.type)) mark(varied, r);
           }
@@ -226,6 +230,7 @@ export function analyzeActivity(
     );
     if (
       op.opcode === "nondiff" &&
+      !isPiecewiseConstantOp(op.attrs.callee) &&
       variedOperands.length > 0 &&
       op.results.some((r) => useful.has(r.id))
     ) {

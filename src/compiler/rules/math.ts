@@ -198,5 +198,28 @@ export const MATH_CONSTANTS: ReadonlyMap<string, number> = new Map(
   ]),
 );
 
-/** Math functions that exist but have no meaningful derivative (integer/bit operations). */
+/** Math functions of integers (32-bit operations), lowered as `nondiff` ops. */
 export const NON_DIFFERENTIABLE_MATH: ReadonlySet<string> = new Set(["clz32", "imul"]);
+
+/**
+ * `nondiff` ops whose result is piecewise constant in every operand, so their derivative is 0
+ * wherever it exists, as `Math.floor`'s is: the bit operators turn their operands into 32-bit
+ * integers first (`seed >>> 0`, `(x * n) | 0`). Other `nondiff` ops (`String(x)`, `.toFixed`)
+ * lose a derivative that is not 0, and stay errors when one is active.
+ */
+const PIECEWISE_CONSTANT_OPS: ReadonlySet<string> = new Set([
+  "|",
+  "&",
+  "^",
+  "<<",
+  ">>",
+  ">>>",
+  "~",
+  "Math.clz32",
+  "Math.imul",
+]);
+
+/** Whether a `nondiff` op of this callee has derivative 0 (see PIECEWISE_CONSTANT_OPS). */
+export function isPiecewiseConstantOp(callee: string | undefined): boolean {
+  return callee !== undefined && PIECEWISE_CONSTANT_OPS.has(callee);
+}

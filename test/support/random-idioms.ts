@@ -16,11 +16,7 @@ import { Generator } from "./random-program.js";
  * or be rejected, never give a wrong derivative or crash. NABLA_STRICT_IDIOMS=1 requires them
  * to compile too. Remove an idiom once it is supported.
  */
-export const REJECTED_IDIOMS: readonly IdiomName[] = [
-  // `const Math = { cos: … }`: methods of an object literal cannot be differentiated, for any
-  // name (NABLA103/NABLA112); an imported namespace named Math works.
-  "shadowed-globals",
-];
+export const REJECTED_IDIOMS: readonly IdiomName[] = [];
 
 export const IDIOM_NAMES = [
   "index-fill",

@@ -7,17 +7,21 @@ import type { LowerContext } from "./context.js";
 
 /** The name of the platform's Math function `node` names (`Math.sin`), if it names one. */
 export function mathMember(ctx: LowerContext, node: Node): string | undefined {
-  if (
-    node.type === "MemberExpression" &&
-    !node.computed &&
-    node.object.type === "Identifier" &&
-    node.object.name === "Math" &&
-    node.property.type === "Identifier" &&
-    isPlatformGlobal(ctx.module, "Math", ctx.scope)
-  ) {
-    return node.property.name;
-  }
-  return undefined;
+  if (node.type !== "MemberExpression" || node.computed || node.property.type !== "Identifier")
+    return undefined;
+  const object = node.object;
+  // `Math.sin`, or `globalThis.Math.sin` where the program has a `Math` of its own.
+  const platform =
+    object.type === "Identifier"
+      ? object.name === "Math" && isPlatformGlobal(ctx.module, "Math", ctx.scope)
+      : object.type === "MemberExpression" &&
+        !object.computed &&
+        object.object.type === "Identifier" &&
+        object.object.name === "globalThis" &&
+        object.property.type === "Identifier" &&
+        object.property.name === "Math" &&
+        isPlatformGlobal(ctx.module, "globalThis", ctx.scope);
+  return platform ? node.property.name : undefined;
 }
 
 /**

@@ -1035,3 +1035,49 @@ export const fromCall = () => {
   assertClose(c!, 1.2, 1e-12, "call result, first");
   assertClose(d!, 1.4, 1e-12, "call result, second");
 });
+
+test("a function written in module data whose field some code assigns is no candidate: the call is an error, not a guess", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+interface Scenario {
+  input: (t: number) => number;
+}
+export const ramp: Scenario = { input: (t) => 2 * t };
+export function retune(s: Scenario): void {
+  s.input = (t) => 3 * t;
+}
+function run(k: number, s: Scenario): number {
+  return k * s.input(k);
+}
+export const g = gradient(run, { wrt: 0 });
+`,
+    }),
+  );
+  assert.match(text, /main\.ts:10:14: error NABLA102: no function of the program fits this call/);
+});
+
+test("a candidate in module data declared below the code that runs the derivative matches nothing until it is initialized", async () => {
+  const m = await loadProgram<{ early: string; late: number }>({
+    "main.ts": `import { gradient } from "nabla";
+interface Scenario {
+  input: (t: number) => number;
+}
+function run(k: number, s: Scenario): number {
+  return k * s.input(k);
+}
+const g = gradient(run, { wrt: 0 });
+let early = "";
+try {
+  g(2, { input: (t) => t });
+} catch (e) {
+  early = (e as Error).message;
+}
+export { early };
+export const ramp: Scenario = { input: (t) => 2 * t };
+export const late = g(2, ramp);
+`,
+  });
+  assert.match(m.early, /not one of the functions/);
+  assert.equal(m.late, 8);
+});

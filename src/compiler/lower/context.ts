@@ -1,4 +1,4 @@
-import type { Expression, Node, Statement } from "oxc-parser";
+import type { Expression, Node, Statement, YieldExpression } from "oxc-parser";
 import type { Message } from "../diagnostics/messages/message.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
@@ -59,6 +59,19 @@ export interface LoopTarget {
   continueFlag: Slot | undefined;
   /** The one-pass loop a `switch` is lowered as: `break` leaves it, `continue` passes it by. */
   isSwitch?: boolean;
+}
+
+/**
+ * What a `yield` does in a generator inlined at the `for…of` consuming it (generators.ts):
+ * it runs the loop's body, whose `break`, `return` or exit to an outer loop ends the generator.
+ */
+export interface YieldSite {
+  /** The flags that end the generator, as loops a `yield` may break out of (see exits.ts). */
+  stops: Set<LoopTarget>;
+  /** The variables the consumer's body may assign: the generator's loops carry them. */
+  writes: Slot[];
+  /** Lowers `yield value` (or `yield* values`): the consumer's body, given the value. */
+  lower(node: YieldExpression): void;
 }
 
 /** A call from the function being lowered to another user function. */
@@ -122,7 +135,7 @@ export class LowerContext {
   readonly builder: Builder;
   env: Env = new Map();
   scope: Scope;
-  readonly loops: LoopTarget[] = [];
+  loops: LoopTarget[] = [];
   readonly calls: CallSite[] = [];
   returnedFlag: Slot | undefined;
   /**
@@ -150,13 +163,18 @@ export class LowerContext {
    */
   auxReturn: { declared: Type | undefined } | undefined = undefined;
   resultSlot: Slot | undefined;
-  /** Resolves type annotations written in this module. */
-  readonly types: TypeResolver;
+  /** Inside an inlined generator: what its `yield` does (see generators.ts). */
+  yieldSite: YieldSite | undefined = undefined;
+  /**
+   * Resolves type annotations written in this module. It and `module` change while a
+   * generator of another module is inlined (generators.ts).
+   */
+  types: TypeResolver;
   private nextSlot = 0;
 
   constructor(
     readonly lowering: Lowering,
-    readonly module: SourceModule,
+    public module: SourceModule,
     readonly program: ProgramGraph,
     readonly functionName: string,
     readonly body: Region,

@@ -199,6 +199,13 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       return lowerCall(ctx, node);
     case "ChainExpression":
       return lowerOptionalChain(ctx, node.expression as Expression);
+    case "YieldExpression":
+      // `yield v;` is a statement of an inlined generator (statements.ts); its value is not.
+      if (ctx.yieldSite) return ctx.fail(node, unsupportedSyntax.yieldAsValue());
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
     default:
       return ctx.fail(
         node,

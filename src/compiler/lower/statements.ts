@@ -23,6 +23,7 @@ import { declareMadeFunction } from "./factories.js";
 import { desugarSwitch, switchAlwaysExits, withExhaustiveDefault } from "./switch.js";
 import { lowerThrow } from "./throw.js";
 import { forOfSource } from "./for-of-sources.js";
+import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.js";
 import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
@@ -96,6 +97,11 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
   ctx.at(node);
   switch (node.type) {
     case "ExpressionStatement":
+      // `yield v;` in a generator inlined at its `for…of` (generators.ts).
+      if (node.expression.type === "YieldExpression" && ctx.yieldSite) {
+        ctx.yieldSite.lower(node.expression);
+        return false;
+      }
       lowerExpression(ctx, node.expression);
       return false;
     case "VariableDeclaration":
@@ -174,12 +180,12 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     }
     case "LabeledStatement":
       if (node.body.type === "ForOfStatement") {
-        const [source, loop] = desugarForOf(ctx, node.body).body;
-        ctx.inScope(() => {
-          lowerDeclaration(ctx, source);
-          lowerLoopStatement(ctx, loop, node.label.name);
-        });
-        return alwaysExits(node);
+        const source = forOfGenerator(ctx, node.body);
+        if ("generator" in source) {
+          lowerGeneratorLoop(ctx, node.body, source.generator, node.label.name);
+          return false;
+        }
+        return lowerLabeledForOf(ctx, source.loop, node.label.name);
       }
       if (
         node.body.type === "ForStatement" ||
@@ -195,8 +201,14 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "DoWhileStatement":
       lowerLoopStatement(ctx, node, undefined);
       return alwaysExits(node);
-    case "ForOfStatement":
-      return lowerStatement(ctx, desugarForOf(ctx, node));
+    case "ForOfStatement": {
+      const source = forOfGenerator(ctx, node);
+      if ("generator" in source) {
+        lowerGeneratorLoop(ctx, node, source.generator, undefined);
+        return false;
+      }
+      return lowerStatement(ctx, desugarForOf(ctx, source.loop));
+    }
     case "ForInStatement": {
       // `for (const k in r)`: a `for…of` over the record's keys.
       KEYS_ITERATED.add(node.right);
@@ -216,6 +228,15 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
         unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
       );
   }
+}
+
+function lowerLabeledForOf(ctx: LowerContext, node: ForOfStatement, label: string): boolean {
+  const [source, loop] = desugarForOf(ctx, node).body;
+  ctx.inScope(() => {
+    lowerDeclaration(ctx, source);
+    lowerLoopStatement(ctx, loop, label);
+  });
+  return false;
 }
 
 function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
@@ -456,7 +477,11 @@ function lowerLoopStatement(
       const assigned = [...assignedNames([node.test, update, node.body], true)]
         .map((name) => ctx.scope.lookup(name))
         .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot))
-        .concat(ctx.closureWrites([node.test, update, node.body]));
+        .concat(ctx.closureWrites([node.test, update, node.body]))
+        // A `yield` in an inlined generator's loop runs its consumer's body (generators.ts).
+        .concat(
+          ctx.yieldSite && containsYield(node.test, update, node.body) ? ctx.yieldSite.writes : [],
+        );
       const carried = [
         ...new Set([
           ...assigned,

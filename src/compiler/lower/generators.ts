@@ -9,7 +9,8 @@ import type {
   TSTypeAnnotation,
   YieldExpression,
 } from "oxc-parser";
-import { unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { CompileAbort } from "../diagnostics/diagnostic.js";
+import { notes, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import { isObject } from "../ir/type-system.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
 import { ancestry, descendants, type ClassSymbol } from "../parse/class-hierarchy.js";
@@ -278,6 +279,8 @@ interface Place {
   resultDefaulted: boolean;
   auxReturn: LowerContext["auxReturn"];
   yieldSite: YieldSite | undefined;
+  /** The generators and local functions being inlined here (a call of one is recursion). */
+  inlining: FunctionLike[];
 }
 
 function placeOf(ctx: LowerContext): Place {
@@ -292,11 +295,15 @@ function placeOf(ctx: LowerContext): Place {
     resultDefaulted: ctx.resultDefaulted,
     auxReturn: ctx.auxReturn,
     yieldSite: ctx.yieldSite,
+    inlining: [...ctx.inlining],
   };
 }
 
 function enter(ctx: LowerContext, place: Place): void {
-  Object.assign(ctx, place);
+  const { inlining, ...rest } = place;
+  Object.assign(ctx, rest);
+  ctx.inlining.clear();
+  for (const fn of inlining) ctx.inlining.add(fn);
 }
 
 /** The generator, inlined: the loop `node` with the generator `gen`, labeled `label`. */
@@ -312,7 +319,6 @@ export function lowerGeneratorLoop(
     return ctx.fail(left, unsupportedSyntax.forOfLoopMustDeclare());
   if (ctx.inlining.has(gen.fn))
     return ctx.fail(node.right, unsupportedSyntax.generatorIteratesItself(gen.name));
-  refuseReturnedValues(gen, ctx, gen.fn);
   const pattern = left.declarations[0]!.id;
   const kind = left.kind === "const" ? "const" : "let";
   const body: Statement[] = node.body.type === "BlockStatement" ? node.body.body : [node.body];
@@ -386,9 +392,10 @@ export function lowerGeneratorLoop(
     resultDefaulted: false,
     auxReturn: undefined,
     yieldSite: site,
+    inlining: [...consumer.inlining, gen.fn],
   });
-  ctx.inlining.add(gen.fn);
   try {
+    refuseReturnedValues(ctx, gen.fn);
     if (gen.self) ctx.declare("this", "const", gen.self.type, gen.self);
     signature.params.forEach((p, i) => {
       const arg = gen.args[i];
@@ -398,8 +405,21 @@ export function lowerGeneratorLoop(
       if (p.defaultValue) lowerParameterDefault(ctx, p.name, p.defaultValue);
     });
     ctx.lowerStatements((gen.fn.body as FunctionBody).body);
+  } catch (error) {
+    // A problem in the generator's own code: the note says which loop brought it in.
+    const d = error instanceof CompileAbort ? error.diagnostic : undefined;
+    if (
+      d &&
+      d.loc.file === gen.module.file &&
+      d.loc.start >= gen.fn.start &&
+      d.loc.end <= gen.fn.end
+    )
+      d.notes.unshift({
+        ...notes.inGeneratorIteratedHere(gen.name),
+        loc: { file: consumer.module.file, start: node.right.start, end: node.right.end },
+      });
+    throw error;
   } finally {
-    ctx.inlining.delete(gen.fn);
     enter(ctx, consumer);
   }
 }
@@ -452,14 +472,11 @@ const ITERABLES = new Set([
 ]);
 
 /** A `return v` in a generator: what it returns is the iterator's, which `for…of` drops. */
-function refuseReturnedValues(gen: GeneratorCall, ctx: LowerContext, fn: FunctionLike): void {
+function refuseReturnedValues(ctx: LowerContext, fn: FunctionLike): void {
   walk(fn.body!, (n) => {
     if (n !== fn.body && FUNCTIONS.has(n.type)) return false;
-    if (n.type === "ReturnStatement" && n.argument) {
-      // Reported where it is written, in the generator's module.
-      ctx.module = gen.module;
+    if (n.type === "ReturnStatement" && n.argument)
       ctx.fail(n, unsupportedSyntax.generatorReturnsValue());
-    }
     return true;
   });
 }

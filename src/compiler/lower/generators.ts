@@ -64,8 +64,9 @@ export function forOfGenerator(
     if (called && "generator" in called) return called;
     return { loop: called ? { ...node, right: called.right } : node };
   }
-  if (right.type !== "MemberExpression" && right.type !== "ThisExpression") {
-    const slot = right.type === "Identifier" ? ctx.scope.lookup(right.name) : undefined;
+  if (right.type === "Identifier") {
+    // A name is read where the loop holds it (a local function's name is no value to read).
+    const slot = ctx.scope.lookup(right.name);
     if (!slot || !isObject(slot.type) || !slot.type.classKey) return { loop: node };
   }
   const value = ctx.lowerExpression(right);

@@ -311,3 +311,50 @@ export const g = derivative(f);
   assert.deepEqual(m.count(), [0, 1, 2, 3]);
   assert.equal(m.g(2), 0 + 1 + 2 * 2);
 });
+
+test("a generator of another module reads that module's constants only where the loop's module reads them too", async () => {
+  await checkTwoWays(
+    `import { shifted, SCALE } from "./gen";
+export function f(x: number, y: number) {
+  let s = SCALE;
+  for (const v of shifted([x, y])) s += v * v;
+  return s;
+}`,
+    undefined,
+    true,
+    {
+      "gen.ts": `export const SCALE = 2;
+export function* shifted(xs: number[]) {
+  for (const x of xs) yield x * SCALE;
+}
+`,
+    },
+  );
+  const text = diagnosticsText(
+    compileFiles({
+      "gen.ts": `const EPS = 0.25;
+export function* shifted(xs: number[]) {
+  for (const x of xs) yield x + EPS;
+}
+`,
+      "main.ts": `import { gradient } from "nabla";
+import { shifted } from "./gen";
+export function f(x: number) {
+  let s = 0;
+  for (const v of shifted([x, 2 * x])) s += v * v;
+  return s;
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /gen\.ts:3:33: error NABLA101: a generator of another module reading its module's 'EPS' is not supported in differentiable code yet\n/,
+  );
+  assert.match(
+    text,
+    /help: pass 'EPS' to the generator as an argument, import it where the loop is too, or declare the generator in the loop's module/,
+  );
+  assert.match(text, /main\.ts:5:19: note: in the generator 'shifted', which this loop iterates/);
+});

@@ -1,5 +1,6 @@
 import type { Expression, Node, Statement, YieldExpression } from "oxc-parser";
 import type { Message } from "../diagnostics/messages/message.js";
+import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type {
@@ -171,6 +172,8 @@ export class LowerContext {
    */
   types: TypeResolver;
   private nextSlot = 0;
+  /** The module of the function being lowered (`module` differs in an inlined generator). */
+  readonly home: SourceModule;
 
   constructor(
     readonly lowering: Lowering,
@@ -185,6 +188,21 @@ export class LowerContext {
     this.builder = new Builder(new ValueFactory(), body, this.loc({ start: 0, end: 0 }));
     this.scope = new Scope(undefined);
     this.types = typeResolver(program, module, typeArguments);
+    this.home = module;
+  }
+
+  /**
+   * A module-level name (a constant, a class) is emitted as written, and read where the
+   * function's module reads it. In a generator inlined from another module, a name the two
+   * modules mean differently by cannot be read so: reported.
+   */
+  readsModuleName(at: { start: number; end: number }, name: string): void {
+    if (this.module === this.home) return;
+    const meaning = (mod: SourceModule) =>
+      this.program.resolveLocalConstant(mod, name) ?? this.program.resolveType(mod, name)?.node;
+    const there = meaning(this.module);
+    if (there !== undefined && there === meaning(this.home)) return;
+    this.fail(at, unsupportedSyntax.generatorReadsItsModule(name));
   }
 
   lowerExpression(node: Expression): Value {

@@ -227,6 +227,7 @@ function namespaceConstant(ctx: LowerContext, node: Node): Value | undefined {
   const object = node.object as { name: string };
   const property = node.property as { name: string };
   const path = `${object.name}.${property.name}`;
+  ctx.readsModuleName(node, object.name);
   return ctx.builder.emit("global", [], [constant.type], { callee: path }, [], property.name)
     .results[0]!;
 }
@@ -262,13 +263,17 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
         ),
       );
     }
+    ctx.readsModuleName(node, name);
     return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
   }
   const binding = ctx.module.imports.get(name);
   if (binding) {
     const imported = ctx.program.resolveLocalConstant(ctx.module, name);
     const type = imported && (imported.type ?? moduleConstantType(ctx, imported));
-    if (type) return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
+    if (type) {
+      ctx.readsModuleName(node, name);
+      return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
+    }
     return ctx.fail(node, unknownType.cannotDetermineTypeOfImported(name, binding.specifier));
   }
   if (name === "undefined") {

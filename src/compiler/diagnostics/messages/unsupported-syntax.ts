@@ -176,6 +176,12 @@ export const unsupportedSyntax = {
       `iterating a '${base}' whose subclass '${derived}' overrides its generator is not supported in differentiable code (which one runs depends on the object)`,
       `give the loop a value of the subclass's own type, or iterate an array of the values`,
     ),
+  generatorReadsItsModule: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `a generator of another module reading its module's '${name}' is not supported in differentiable code yet`,
+      `pass '${name}' to the generator as an argument, import it where the loop is too, or declare the generator in the loop's module`,
+    ),
   generatorReturnsValue: () =>
     message(
       "unsupportedSyntax",

@@ -10,21 +10,20 @@ import type {
   YieldExpression,
 } from "oxc-parser";
 import { CompileAbort } from "../diagnostics/diagnostic.js";
-import { notes, unsupportedSyntax } from "../diagnostics/messages/index.js";
-import { isObject } from "../ir/type-system.js";
-import type { ObjectType, Type, Value } from "../ir/types.js";
+import { notes, unknownType, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { isArray, isObject } from "../ir/type-system.js";
+import type { ArrayType, ObjectType, Type, Value } from "../ir/types.js";
 import { ancestry, descendants, type ClassSymbol } from "../parse/class-hierarchy.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import { typeResolver } from "../types/resolver.js";
 import { annotationType, signatureOf, type TypeResolver } from "../types/signature.js";
 import { assignedNames } from "./assigned-names.js";
-import { lowerArguments } from "./calls.js";
 import { classOfType, findMember } from "./class-dispatch.js";
 import { Scope, type LoopTarget, type LowerContext, type Slot, type YieldSite } from "./context.js";
 import { bindPattern, lowerParameterDefault } from "./destructure.js";
 import { scanExits } from "./exits.js";
 import { genericInstance } from "./generic-calls.js";
-import { omitted, resolveCallee } from "./user-call.js";
+import { calleePath, omitted, resolveCallee } from "./user-call.js";
 
 // Generators iterated by `for…of`: the generator is inlined at the loop that consumes it. Its
 // body is lowered in a scope of its own (its parameters bound to the call's arguments, `this`
@@ -106,8 +105,12 @@ function generatorCall(
     if (callee.property.type !== "Identifier" || callee.object.type === "Super") return undefined;
     const object = callee.object as Expression;
     const head = object.type === "Identifier" ? object.name : undefined;
-    // `ns.gen(…)` of a namespace import is a function's call, not a method's.
-    if (head === undefined || ctx.scope.lookup(head) || !ctx.module.imports.has(head)) {
+    // A value's method; not `ns.gen(…)` of a namespace import, `Array.from(…)`, `Vec.of(…)`.
+    const value =
+      head === undefined ||
+      ctx.scope.lookup(head) !== undefined ||
+      ctx.program.resolveLocalConstant(ctx.module, head) !== undefined;
+    if (value) {
       const receiver = ctx.lowerExpression(object);
       const name = callee.property.name;
       if (isObject(receiver.type) && receiver.type.classKey) {
@@ -160,26 +163,24 @@ function generatorCall(
   };
 }
 
-function calleePath(node: Node): string | undefined {
-  if (node.type === "Identifier") return node.name;
-  if (node.type === "MemberExpression" && !node.computed && node.property.type === "Identifier") {
-    const object = calleePath(node.object);
-    return object === undefined ? undefined : `${object}.${node.property.name}`;
-  }
-  return undefined;
-}
-
 /** The arguments of a generator's call, with omitted trailing ones undefined (defaults apply). */
 function argumentsOf(
   ctx: LowerContext,
   node: CallExpression,
   params: { name: string; type: Type | undefined; omissible?: boolean }[],
 ): Value[] {
-  const args = lowerArguments(
-    ctx,
-    node,
-    params.map((p) => p.type),
-  );
+  // As calls.ts lowers arguments: a literal takes its parameter's type.
+  const args = node.arguments.map((arg, i) => {
+    if (arg.type === "SpreadElement")
+      return ctx.fail(arg, unsupportedSyntax.generatorSpreadArguments());
+    const literal =
+      arg.type === "ArrayExpression" ||
+      arg.type === "ObjectExpression" ||
+      arg.type === "NewExpression" ||
+      (arg.type === "Identifier" && arg.name === "undefined") ||
+      (arg.type === "Literal" && arg.value === null);
+    return literal ? ctx.lowerValue(arg, params[i]?.type) : ctx.lowerExpression(arg);
+  });
   const missing = params.slice(args.length);
   return missing.every((p) => p.omissible) ? [...args, ...omitted(ctx, missing as never)] : args;
 }
@@ -258,6 +259,85 @@ function methodCall(
     args,
     self,
   };
+}
+
+/**
+ * `[...gen(…)]`, `Array.from(gen(…))`: a new array the generator's values are pushed into, by
+ * a `for…of` over the call (so inlined as any); undefined when `call` is no generator's call.
+ * `whole` is the expression whose type (an array, from TypeScript or the generator's
+ * annotation) the array takes.
+ */
+export function collectGenerator(
+  ctx: LowerContext,
+  call: Node,
+  whole: Node,
+  /** What a callback taking each value says they are (`Array.from(gen(), (v: T) => …)`). */
+  taken?: () => Type | undefined,
+): Value | undefined {
+  const fn = calledGenerator(ctx, call);
+  if (!fn) return undefined;
+  const checked = taken ? undefined : ctx.types.inferred?.expectedTypeOf(whole.start, whole.end);
+  const element =
+    checked && isArray(checked) && !checked.elements
+      ? checked.element
+      : (taken?.() ?? yieldedType(fn, ctx.types));
+  if (!element) return ctx.fail(whole, unknownType.cannotDetermineElementTypeOf());
+  const at = { start: call.start, end: call.end };
+  const type: ArrayType = { kind: "array", storage: "Array", element };
+  ctx.at(whole);
+  const array = ctx.builder.emit("literal", [], [type], {}, [], "values").results[0]!;
+  const id = (name: string) => ({ type: "Identifier", name, ...at });
+  const [values, value] = [`.values@${call.start}`, `.value@${call.start}`];
+  // for (const value of call) values.push(value);
+  const loop = {
+    type: "ForOfStatement",
+    await: false,
+    left: {
+      type: "VariableDeclaration",
+      kind: "const",
+      declarations: [{ type: "VariableDeclarator", id: id(value), init: null, ...at }],
+      ...at,
+    },
+    right: call,
+    body: {
+      type: "ExpressionStatement",
+      expression: {
+        type: "CallExpression",
+        callee: {
+          type: "MemberExpression",
+          object: id(values),
+          property: id("push"),
+          computed: false,
+          optional: false,
+          ...at,
+        },
+        arguments: [id(value)],
+        optional: false,
+        ...at,
+      },
+      ...at,
+    },
+    ...at,
+  } as unknown as Statement;
+  ctx.inScope(() => {
+    ctx.declare(values, "const", type, array);
+    ctx.lowerStatements([loop]);
+  });
+  return array;
+}
+
+/** The generator `node` calls, if it is a call of a generator function (not of a method). */
+function calledGenerator(ctx: LowerContext, node: Node): FunctionLike | undefined {
+  if (node.type !== "CallExpression" || node.optional) return undefined;
+  const path = calleePath(node.callee);
+  if (path === undefined) return undefined;
+  const slot = ctx.scope.lookup(path.split(".")[0]!);
+  if (slot) {
+    const closure = path.includes(".") ? undefined : ctx.closures.get(slot);
+    return closure?.node.generator ? closure.node : undefined;
+  }
+  const symbol = resolveCallee(ctx, path);
+  return symbol?.node.generator ? symbol.node : undefined;
 }
 
 /** `value`, held under a hidden name; the identifier reading it sits where `at` was. */

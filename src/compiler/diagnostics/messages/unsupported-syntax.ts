@@ -182,6 +182,12 @@ export const unsupportedSyntax = {
       `a generator of another module reading its module's '${name}' is not supported in differentiable code yet`,
       `pass '${name}' to the generator as an argument, import it where the loop is too, or declare the generator in the loop's module`,
     ),
+  generatorSpreadArguments: () =>
+    message(
+      "unsupportedSyntax",
+      `spread arguments to a generator iterated in differentiable code are not supported`,
+      `pass the arguments one by one`,
+    ),
   generatorReturnsValue: () =>
     message(
       "unsupportedSyntax",

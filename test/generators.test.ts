@@ -378,3 +378,30 @@ export const g = gradient(f);
   );
   assert.match(text, /main\.ts:5:19: note: in the generator 'shifted', which this loop iterates/);
 });
+
+test("a generator method of a class of another module, its parameters typed there", async () => {
+  await checkTwoWays(
+    `import { Signal } from "./signal";
+export function f(x: number, y: number) {
+  const signal = new Signal([x, y, x * y, 1]);
+  let s = 0;
+  for (const w of signal.windows(2)) s += Math.tanh(w.reduce((a, b) => a + b, 0));
+  for (const v of signal) s += v * y;
+  return s;
+}`,
+    undefined,
+    true,
+    {
+      "signal.ts": `export class Signal {
+  constructor(readonly values: number[]) {}
+  *windows(size: number): Generator<number[]> {
+    for (let i = 0; i + size <= this.values.length; i++) yield this.values.slice(i, i + size);
+  }
+  *[Symbol.iterator]() {
+    yield* this.values;
+  }
+}
+`,
+    },
+  );
+});

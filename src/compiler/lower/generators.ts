@@ -118,7 +118,8 @@ function generatorCall(
         const found = cls && findMember(ctx, cls, name, "method");
         if (cls && found?.node.generator) {
           notOverridden(ctx, cls, node, (d) => !!findOwn(d, name));
-          const args = argumentsOf(ctx, node, signatureOf(found.node, ctx.types).params);
+          const types = typeResolver(ctx.program, found.owner.module);
+          const args = argumentsOf(ctx, node, signatureOf(found.node, types).params);
           return {
             generator: methodCall(
               ctx,

@@ -405,3 +405,64 @@ export function f(x: number, y: number) {
     },
   );
 });
+
+test("an endless generator left by break, a switch and labeled loops inside a generator, two yields per step", async () => {
+  await checkTwoWays(`function* naturals() {
+  let n = 0;
+  while (true) yield n++;
+}
+function* parts(k: number) {
+  for (let i = 0; i < k; i++) {
+    switch (i % 3) {
+      case 0:
+        yield i;
+        break;
+      case 1:
+        yield -i;
+        continue;
+      default:
+        yield 2 * i;
+    }
+    yield 100;
+  }
+}
+function* triangle(n: number): Generator<[number, number]> {
+  outer: for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      if (j > i) continue outer;
+      yield [i, j];
+    }
+}
+export function f(x: number, y: number) {
+  let s = 0;
+  for (const n of naturals()) {
+    if (n > 5) break;
+    s += x ** n * y;
+  }
+  for (const v of parts(5)) {
+    if (v === 100) continue;
+    s += Math.sin(v * x) * y;
+  }
+  let count = 0;
+  for (const [i, j] of triangle(4)) {
+    if (++count === 8) break;
+    s += x * i - y * j * x;
+  }
+  return s;
+}`);
+});
+
+test("the loop's body changes the array the generator walks, as it runs", async () => {
+  await checkTwoWays(`function* walk(xs: number[]) {
+  for (let i = 0; i < xs.length; i++) yield xs[i];
+}
+export function f(x: number, y: number) {
+  const xs = [x, y];
+  let s = 0;
+  for (const v of walk(xs)) {
+    if (xs.length < 5) xs.push(v * y);
+    s += v;
+  }
+  return s;
+}`);
+});

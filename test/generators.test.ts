@@ -466,3 +466,19 @@ export function f(x: number, y: number) {
   return s;
 }`);
 });
+
+test("a generator declared in the function's body, hoisted, reading the function's variables", async () => {
+  await checkTwoWays(`export function f(x: number, y: number) {
+  let r = 0;
+  for (const v of range(3)) r += v * x;
+  for (const [a, b] of zip([x, y], [y, 2])) r += a * b;
+  return r;
+
+  function* range(n: number) {
+    for (let i = 0; i < n; i++) yield i * y;
+  }
+  function* zip(as: number[], bs: number[]): Generator<[number, number]> {
+    for (let i = 0; i < Math.min(as.length, bs.length); i++) yield [as[i], bs[i]];
+  }
+}`);
+});

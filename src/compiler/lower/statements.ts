@@ -45,6 +45,12 @@ import { expectType } from "./expect-type.js";
 
 /** Lowers a statement list; returns true when control never falls off its end. */
 export function lowerStatements(ctx: LowerContext, statements: Statement[]): boolean {
+  // `function* range(…) {…}` in a body: a local generator, hoisted as JavaScript hoists it
+  // (an arrow cannot be one), inlined where a `for…of` iterates it (generators.ts).
+  for (const s of statements) {
+    if (s.type === "FunctionDeclaration" && s.generator && s.id && !ctx.scope.names.has(s.id.name))
+      ctx.closures.set(ctx.declareFunctionName(s.id.name), { node: s, scope: ctx.scope });
+  }
   for (let i = 0; i < statements.length; i++) {
     const statement = statements[i]!;
     const rest = statements.slice(i + 1);
@@ -222,6 +228,12 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "TSTypeAliasDeclaration":
     case "TSInterfaceDeclaration":
       return false;
+    case "FunctionDeclaration":
+      if (node.generator) return false; // hoisted by lowerStatements
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
     default:
       return ctx.fail(
         node,

@@ -1158,7 +1158,8 @@ class IdiomGenerator extends Generator {
   /**
    * Generators iterated by `for…of`, as users write them: a range, pairs of an array's elements
    * (generic, destructured), a class's `*[Symbol.iterator]()`, `yield*`, a running total whose
-   * local is named like main's `acc`; the loops `continue` and `break` (issue 21).
+   * local is named like main's `acc`, values spread or given to `Array.from`; the loops
+   * `continue` and `break` (issue 21).
    */
   generators(vars: string[], mutable: string[]): void {
     const r = this.fresh("r");
@@ -1173,7 +1174,20 @@ class IdiomGenerator extends Generator {
       const v = this.fresh("v");
       const inner = [...vars, v];
       let loop: string;
-      switch (this.int(0, 4)) {
+      switch (this.int(0, 5)) {
+        case 5: {
+          // The values collected: spread into an array, or mapped by Array.from.
+          const scaled = this.fresh("scaled");
+          this.decl(
+            `function* ${scaled}(values: readonly number[], by: number) {\n  for (const value of values) yield value * by;\n}`,
+          );
+          const c = this.contraction();
+          const collected = this.chance(0.5)
+            ? `[...${scaled}(${xs}, ${c}), ${this.e(vars, 1)}]`
+            : `Array.from(${scaled}(${xs}, ${c}), (w, k) => w * k + ${this.e(vars, 1)})`;
+          this.emit(`${r} += ${collected}.reduce((a, b) => a + Math.sin(b), 0);`);
+          continue;
+        }
         case 0: {
           const range = this.fresh("range");
           this.decl(

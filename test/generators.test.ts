@@ -296,6 +296,15 @@ export function f(x: number) { let s = 0; for (const i of r(3)) s += x * i; retu
   );
   assert.match(returned, /main\.ts:9:59: note: in the generator 'r', which this loop iterates/);
 
+  const bare = diagnosticsOf(`function* r(n: number) {
+  yield;
+}
+export function f(x: number) { let s = 0; for (const i of r(3)) s += x; return s; }`);
+  assert.match(
+    bare,
+    /main\.ts:6:3: error NABLA101: 'yield' without a value \(it yields undefined\) is not supported in differentiable code\n/,
+  );
+
   const value = diagnosticsOf(`function* r(n: number) {
   const got = yield n;
 }
@@ -467,14 +476,16 @@ export function f(x: number, y: number) {
 }`);
 });
 
-test("a generator declared in the function's body, hoisted, reading the function's variables", async () => {
+test("a generator declared in the function's body, hoisted, reading and writing the function's variables", async () => {
   await checkTwoWays(`export function f(x: number, y: number) {
   let r = 0;
-  for (const v of range(3)) r += v * x;
+  let count = 0;
+  for (let round = 0; round < 3; round++) for (const v of range(round + 2)) r += v * x + count;
   for (const [a, b] of zip([x, y], [y, 2])) r += a * b;
-  return r;
+  return r + count;
 
   function* range(n: number) {
+    count++;
     for (let i = 0; i < n; i++) yield i * y;
   }
   function* zip(as: number[], bs: number[]): Generator<[number, number]> {

@@ -444,7 +444,7 @@ export function lowerGeneratorLoop(
     writes: [...new Set(writes)],
     lower: (y) => {
       if (y.delegate) return lowerDelegate(ctx, y);
-      if (!y.argument) return ctx.fail(y, unsupportedSyntax.yieldAsValue());
+      if (!y.argument) return ctx.fail(y, unsupportedSyntax.yieldWithoutValue());
       const value = ctx.lowerValue(y.argument, yielded);
       const inGenerator = placeOf(ctx);
       enter(ctx, { ...consumer, loops: [...consumer.loops, target] });

@@ -194,6 +194,12 @@ export const unsupportedSyntax = {
       `a generator's 'return' with a value is not supported in differentiable code ('for…of' never sees that value)`,
       `write 'return;', and 'yield' the value first if the loop should see it`,
     ),
+  yieldWithoutValue: () =>
+    message(
+      "unsupportedSyntax",
+      `'yield' without a value (it yields undefined) is not supported in differentiable code`,
+      `yield the value the loop should see`,
+    ),
   yieldAsValue: () =>
     message(
       "unsupportedSyntax",

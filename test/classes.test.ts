@@ -368,3 +368,33 @@ export const g = gradient(run, { wrt: 1 });
       e instanceof TypeError && /none of the classes .*implementing it \(Gain\)/.test(e.message),
   );
 });
+
+test("a lambda given to another module's function calls a static method and a getter of a class imported from there", async () => {
+  await checkTwoWays(
+    `import { V, sumBy } from "./vec";
+export function f(x: number, y: number) {
+  const points = [{ x, y }, { x: y, y: x * x }];
+  return sumBy(points, (p) => V.of(p).normSq);
+}`,
+    undefined,
+    true,
+    {
+      "vec.ts": `export class V {
+  constructor(
+    readonly x: number,
+    readonly y: number,
+  ) {}
+  static of(p: { x: number; y: number }) {
+    return new V(p.x, p.y);
+  }
+  get normSq() {
+    return this.x * this.x + this.y * this.y;
+  }
+}
+export function sumBy<T>(xs: readonly T[], f: (x: T, index: number) => number): number {
+  return xs.reduce((acc, x, i) => acc + f(x, i), 0);
+}
+`,
+    },
+  );
+});

@@ -41,6 +41,60 @@ function assertNoStackTrace(text: string): void {
 
 const cases: Case[] = [
   {
+    name: "NABLA101: a generator's values kept in a variable; a generator of another module reading its constant",
+    files: {
+      "gen.ts": `
+const EPS = 0.25;
+export function* shifted(xs: number[]) {
+  for (const x of xs) yield x + EPS;
+}
+`,
+      "main.ts": `
+import { gradient } from "nabla";
+import { shifted } from "./gen";
+function* range(n: number) {
+  for (let i = 0; i < n; i++) yield i;
+}
+export function f(x: number): number {
+  const steps = range(3);
+  let s = 0;
+  for (const i of steps) s += x * i;
+  return s;
+}
+export function h(x: number): number {
+  let s = 0;
+  for (const v of shifted([x, 2 * x])) s += v * v;
+  return s;
+}
+export const df = gradient(f);
+export const dh = gradient(h);
+`,
+    },
+    expected: `
+main.ts:7:17: error NABLA101: 'range' is a generator; differentiable code can use its values only in a 'for…of' over its call
+  6 | export function f(x: number): number {
+> 7 |   const steps = range(3);
+    |                 ^^^^^^^^
+help: loop over the call, 'for (const x of range(…))', pushing the values into an array if you need them together
+main.ts:17:19: note: when differentiating 'f' for 'gradient'
+> 17 | export const df = gradient(f);
+     |                   ^^^^^^^^^^^
+
+gen.ts:3:33: error NABLA101: a generator of another module reading its module's 'EPS' is not supported in differentiable code yet
+  2 | export function* shifted(xs: number[]) {
+> 3 |   for (const x of xs) yield x + EPS;
+    |                                 ^^^
+help: pass 'EPS' to the generator as an argument, import it where the loop is too, or declare the generator in the loop's module
+main.ts:14:19: note: in the generator 'shifted', which this loop iterates
+> 14 |   for (const v of shifted([x, 2 * x])) s += v * v;
+     |                   ^^^^^^^^^^^^^^^^^^^
+main.ts:18:19: note: when differentiating 'h' for 'gradient'
+> 18 | export const dh = gradient(h);
+     |                   ^^^^^^^^^^^
+
+2 errors`,
+  },
+  {
     name: "NABLA101: array literal with a hole",
     files: `
 import { derivative } from "nabla";

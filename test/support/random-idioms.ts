@@ -44,6 +44,7 @@ export const IDIOM_NAMES = [
   "union-variants",
   "expression-trees",
   "everyday-syntax",
+  "generators",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -1151,6 +1152,94 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * Generators iterated by `for…of`, as users write them: a range, pairs of an array's elements
+   * (generic, destructured), a class's `*[Symbol.iterator]()`, `yield*`, a running total whose
+   * local is named like main's `acc`, values spread or given to `Array.from`; the loops
+   * `continue` and `break` (issue 21).
+   */
+  generators(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    const xs = this.fresh("xs");
+    const n = this.int(2, 4);
+    this.emit(
+      `const ${xs}: number[] = [${Array.from({ length: n }, () => this.e(vars, 1)).join(", ")}];`,
+    );
+    const uses = this.int(1, 2);
+    for (let u = 0; u < uses; u++) {
+      const v = this.fresh("v");
+      const inner = [...vars, v];
+      let loop: string;
+      switch (this.int(0, 5)) {
+        case 5: {
+          // The values collected: spread into an array, or mapped by Array.from.
+          const scaled = this.fresh("scaled");
+          this.decl(
+            `function* ${scaled}(values: readonly number[], by: number) {\n  for (const value of values) yield value * by;\n}`,
+          );
+          const c = this.contraction();
+          const collected = this.chance(0.5)
+            ? `[...${scaled}(${xs}, ${c}), ${this.e(vars, 1)}]`
+            : `Array.from(${scaled}(${xs}, ${c}), (w, k) => w * k + ${this.e(vars, 1)})`;
+          this.emit(`${r} += ${collected}.reduce((a, b) => a + Math.sin(b), 0);`);
+          continue;
+        }
+        case 0: {
+          const range = this.fresh("range");
+          this.decl(
+            `function* ${range}(start: number, end: number, step = 1) {\n  for (let i = start; i < end; i += step) yield i;\n}`,
+          );
+          loop = `for (const ${v} of ${range}(${this.int(0, 1)}, ${this.int(2, 5)}${this.chance(0.5) ? ", 2" : ""}))`;
+          break;
+        }
+        case 1: {
+          const pairs = this.fresh("pairs");
+          this.decl(
+            `function* ${pairs}<T>(items: readonly T[]): Generator<[T, T]> {\n  for (let i = 0; i < items.length; i++)\n    for (let j = i + 1; j < items.length; j++) yield [items[i], items[j]];\n}`,
+          );
+          const [a, b] = [this.fresh("a"), this.fresh("b")];
+          this.emit(`for (const [${a}, ${b}] of ${pairs}(${xs})) {`);
+          this.emit(
+            `  ${r} += Math.sin(${a} - ${b}) * ${this.contraction()} + ${a} * ${b} * ${this.contraction()};`,
+          );
+          this.emit(`}`);
+          continue;
+        }
+        case 2: {
+          const C = this.fresh("Samples");
+          this.decl(
+            `class ${C} {\n  constructor(\n    readonly values: number[],\n    readonly scale: number,\n  ) {}\n  *[Symbol.iterator]() {\n    for (let k = 0; k < this.values.length; k++) yield this.values[k] * this.scale;\n  }\n}`,
+          );
+          loop = `for (const ${v} of new ${C}(${xs}, ${this.e(vars, 1)}))`;
+          break;
+        }
+        case 3: {
+          const running = this.fresh("running");
+          // Its local `acc` is named like main's: the loop's `acc` must stay main's.
+          this.decl(
+            `function* ${running}(values: number[]) {\n  let acc = 0;\n  for (const value of values) {\n    acc += value;\n    yield acc;\n  }\n}`,
+          );
+          loop = `for (const ${v} of ${running}(${xs}))`;
+          break;
+        }
+        default: {
+          const both = this.fresh("both");
+          this.decl(
+            `function* ${both}(values: number[], extra: number) {\n  yield* values;\n  yield extra;\n  yield* values.map((w) => w * ${this.contraction()});\n}`,
+          );
+          loop = `for (const ${v} of ${both}(${xs}, ${this.e(vars, 1)}))`;
+        }
+      }
+      this.emit(`${loop} {`);
+      if (this.chance(0.3)) this.emit(`  if (${this.condition(inner)}) continue;`);
+      this.emit(`  ${r} += Math.tanh(${v} * ${this.contraction()} + ${this.e(inner, 1)});`);
+      if (this.chance(0.3)) this.emit(`  if (${this.condition(inner)}) break;`);
+      this.emit(`}`);
+    }
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -1187,6 +1276,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "union-variants": (g, v, m) => g.unionVariants(v, m),
   "expression-trees": (g, v, m) => g.expressionTrees(v, m),
   "everyday-syntax": (g, v, m) => g.everydaySyntax(v, m),
+  generators: (g, v, m) => g.generators(v, m),
 };
 
 /**

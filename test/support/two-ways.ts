@@ -20,8 +20,11 @@ export async function checkTwoWays(
     [1.3, 0.9],
   ],
   exact = true,
+  /** Other modules of the program, which main.ts may import. */
+  modules: Record<string, string> = {},
 ): Promise<void> {
   const m = await loadProgram<Compiled>({
+    ...modules,
     "main.ts": `import { differential, valueWithGradient } from "nabla";
 ${body}
 export const vg = valueWithGradient(f);

@@ -131,8 +131,9 @@ export function writtenCallees(
       parameterFunctionType(program, symbol.module, p),
     );
     if (takesFunction) return;
-    // A factory (it returns a function): its body runs inlined where it is called.
-    if (returnsFunction(symbol.node)) return;
+    // A factory (it returns a function): its body runs inlined where it is called; so does a
+    // generator, at the `for…of` iterating it (lower/generators.ts).
+    if (returnsFunction(symbol.node) || symbol.node.generator) return;
     const active = n.arguments.flatMap((a, i) =>
       [...namesIn(a)].some((v) => varied.has(v)) ? [i] : [],
     );

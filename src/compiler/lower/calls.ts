@@ -224,7 +224,8 @@ function lowerClosureCall(
   if (ctx.inlining.has(fn)) {
     return ctx.fail(node, unsupportedSyntax.localFunctionCallsItselfRecursive(name));
   }
-  if (fn.async || fn.generator || fn.params.some((p) => p.type !== "Identifier")) {
+  if (fn.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(name));
+  if (fn.async || fn.params.some((p) => p.type !== "Identifier")) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const signature = signatureOf(fn, ctx.types);
@@ -501,6 +502,8 @@ export function lowerUserCall(
   receiver?: Value,
   checkpoint = false,
 ): Value {
+  // A generator's values are used by a `for…of` over its call (generators.ts), not here.
+  if (symbol.node.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(path));
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
   const callables = symbol.node.params.map((p) =>
     parameterFunctionType(ctx.program, symbol.module, p),

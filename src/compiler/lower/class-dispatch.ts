@@ -220,6 +220,7 @@ export function instanceOf(ctx: LowerContext, value: Value, cls: ClassSymbol, at
     return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file));
   }
   ctx.at(at);
+  ctx.readsModuleName(at, cls.name);
   const reference = ctx.builder.emit("global", [], ["opaque"], { callee: cls.name }, [], cls.name)
     .results[0]!;
   return ctx.builder.emit("nondiff", [value, reference], ["boolean"], { callee: "instanceof" })

@@ -69,6 +69,7 @@ export function staticPropertyRead(ctx: LowerContext, node: MemberExpression): V
     ctx.types.inferred?.typeAt(property.key.start);
   if (!type || type === "opaque" || type === "void") return undefined;
   ctx.at(node);
+  ctx.readsModuleName(node, className);
   return ctx.builder.emit("global", [], [type], { callee: `${className}.${name}` }, [], name)
     .results[0]!;
 }

@@ -1,5 +1,6 @@
-import type { Expression, Node, Statement } from "oxc-parser";
+import type { Expression, Node, Statement, YieldExpression } from "oxc-parser";
 import type { Message } from "../diagnostics/messages/message.js";
+import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type {
@@ -59,6 +60,19 @@ export interface LoopTarget {
   continueFlag: Slot | undefined;
   /** The one-pass loop a `switch` is lowered as: `break` leaves it, `continue` passes it by. */
   isSwitch?: boolean;
+}
+
+/**
+ * What a `yield` does in a generator inlined at the `for…of` consuming it (generators.ts):
+ * it runs the loop's body, whose `break`, `return` or exit to an outer loop ends the generator.
+ */
+export interface YieldSite {
+  /** The flags that end the generator, as loops a `yield` may break out of (see exits.ts). */
+  stops: Set<LoopTarget>;
+  /** The variables the consumer's body may assign: the generator's loops carry them. */
+  writes: Slot[];
+  /** Lowers `yield value` (or `yield* values`): the consumer's body, given the value. */
+  lower(node: YieldExpression): void;
 }
 
 /** A call from the function being lowered to another user function. */
@@ -124,7 +138,7 @@ export class LowerContext {
   readonly builder: Builder;
   env: Env = new Map();
   scope: Scope;
-  readonly loops: LoopTarget[] = [];
+  loops: LoopTarget[] = [];
   readonly calls: CallSite[] = [];
   returnedFlag: Slot | undefined;
   /**
@@ -154,13 +168,20 @@ export class LowerContext {
    */
   auxReturn: { declared: Type | undefined } | undefined = undefined;
   resultSlot: Slot | undefined;
-  /** Resolves type annotations written in this module. */
-  readonly types: TypeResolver;
+  /** Inside an inlined generator: what its `yield` does (see generators.ts). */
+  yieldSite: YieldSite | undefined = undefined;
+  /**
+   * Resolves type annotations written in this module. It and `module` change while a
+   * generator of another module is inlined (generators.ts).
+   */
+  types: TypeResolver;
   private nextSlot = 0;
+  /** The module of the function being lowered (`module` differs in an inlined generator). */
+  readonly home: SourceModule;
 
   constructor(
     readonly lowering: Lowering,
-    readonly module: SourceModule,
+    public module: SourceModule,
     readonly program: ProgramGraph,
     readonly functionName: string,
     readonly body: Region,
@@ -171,6 +192,21 @@ export class LowerContext {
     this.builder = new Builder(new ValueFactory(), body, this.loc({ start: 0, end: 0 }));
     this.scope = new Scope(undefined);
     this.types = typeResolver(program, module, typeArguments);
+    this.home = module;
+  }
+
+  /**
+   * A module-level name (a constant, a class) is emitted as written, and read where the
+   * function's module reads it. In a generator inlined from another module, a name the two
+   * modules mean differently by cannot be read so: reported.
+   */
+  readsModuleName(at: { start: number; end: number }, name: string): void {
+    if (this.module === this.home) return;
+    const meaning = (mod: SourceModule) =>
+      this.program.resolveLocalConstant(mod, name) ?? this.program.resolveType(mod, name)?.node;
+    const there = meaning(this.module);
+    if (there !== undefined && there === meaning(this.home)) return;
+    this.fail(at, unsupportedSyntax.generatorReadsItsModule(name));
   }
 
   lowerExpression(node: Expression): Value {

@@ -62,6 +62,9 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
       if (FUNCTIONS.has(child.type)) return false;
       if (child.type === "LabeledStatement") labels.set(child.body, child.label.name);
       if (child.type === "ReturnStatement") exits.returns = true;
+      // In an inlined generator, a `yield` runs the consumer's body, which may end it.
+      if (child.type === "YieldExpression" && ctx.yieldSite)
+        for (const stop of ctx.yieldSite.stops) exits.breaks.add(stop);
       if (child.type === "BreakStatement" || child.type === "ContinueStatement") {
         const target = resolve(child.label?.name, child.type === "ContinueStatement");
         if (target && target !== "inner")

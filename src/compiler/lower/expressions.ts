@@ -200,6 +200,13 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       return lowerCall(ctx, node);
     case "ChainExpression":
       return lowerOptionalChain(ctx, node.expression as Expression);
+    case "YieldExpression":
+      // `yield v;` is a statement of an inlined generator (statements.ts); its value is not.
+      if (ctx.yieldSite) return ctx.fail(node, unsupportedSyntax.yieldAsValue());
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
     default:
       return ctx.fail(
         node,
@@ -221,6 +228,7 @@ function namespaceConstant(ctx: LowerContext, node: Node): Value | undefined {
   const object = node.object as { name: string };
   const property = node.property as { name: string };
   const path = `${object.name}.${property.name}`;
+  ctx.readsModuleName(node, object.name);
   return ctx.builder.emit("global", [], [constant.type], { callee: path }, [], property.name)
     .results[0]!;
 }
@@ -256,13 +264,17 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
         ),
       );
     }
+    ctx.readsModuleName(node, name);
     return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
   }
   const binding = ctx.module.imports.get(name);
   if (binding) {
     const imported = ctx.program.resolveLocalConstant(ctx.module, name);
     const type = imported && (imported.type ?? moduleConstantType(ctx, imported));
-    if (type) return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
+    if (type) {
+      ctx.readsModuleName(node, name);
+      return ctx.builder.emit("global", [], [type], { callee: name }, [], name).results[0]!;
+    }
     return ctx.fail(node, unknownType.cannotDetermineTypeOfImported(name, binding.specifier));
   }
   if (name === "undefined") {

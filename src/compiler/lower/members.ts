@@ -11,6 +11,7 @@ import {
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
+import { collectGenerator } from "./generators.js";
 import type {
   ArrayExpression,
   CallExpression,
@@ -335,8 +336,9 @@ function lowerArraySpread(ctx: LowerContext, node: ArrayExpression): Value {
   const parts = node.elements.map((e) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     if (e.type === "SpreadElement") {
-      // `[...set]`, `[...map]`: its keys, its entries.
-      const v = iterated(ctx, ctx.lowerExpression(e.argument));
+      // `[...set]`, `[...map]`: its keys, its entries; `[...gen()]`: the values it yields.
+      const v =
+        collectGenerator(ctx, e.argument, node) ?? iterated(ctx, ctx.lowerExpression(e.argument));
       if (!isArray(v.type) || v.type.elements) {
         return ctx.fail(e, unsupportedSyntax.spreadingIsNotSupported(typeText(v.type)));
       }

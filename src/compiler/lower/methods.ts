@@ -1,4 +1,5 @@
 import { callArity, typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { collectGenerator } from "./generators.js";
 import type {
   ArrowFunctionExpression,
   CallExpression,
@@ -437,7 +438,11 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
     return lowerIteration(ctx, node, undefined, "from", n);
   }
   if (source && (args.length === 1 || args.length === 2)) {
-    const v = ctx.lowerExpression(source);
+    // `Array.from(gen(…))`: the values the generator yields.
+    const mapped = args[1];
+    const taken =
+      mapped && (() => ctx.types.inferred?.parameterTypeOf(mapped.start, mapped.end, 0));
+    const v = collectGenerator(ctx, source, node, taken) ?? ctx.lowerExpression(source);
     if (isArray(v.type) && args.length === 2) {
       // `Array.from(xs, (v, i) => …)`: a plain array of what the callback makes of each element.
       return lowerIteration(ctx, node, v, "from");

@@ -23,6 +23,7 @@ import { declareMadeFunction } from "./factories.js";
 import { desugarSwitch, switchAlwaysExits, withExhaustiveDefault } from "./switch.js";
 import { lowerThrow } from "./throw.js";
 import { forOfSource } from "./for-of-sources.js";
+import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.js";
 import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
@@ -45,6 +46,12 @@ import { statementKey } from "./recovery.js";
 
 /** Lowers a statement list; returns true when control never falls off its end. */
 export function lowerStatements(ctx: LowerContext, statements: Statement[]): boolean {
+  // `function* range(…) {…}` in a body: a local generator, hoisted as JavaScript hoists it
+  // (an arrow cannot be one), inlined where a `for…of` iterates it (generators.ts).
+  for (const s of statements) {
+    if (s.type === "FunctionDeclaration" && s.generator && s.id && !ctx.scope.names.has(s.id.name))
+      ctx.closures.set(ctx.declareFunctionName(s.id.name), { node: s, scope: ctx.scope });
+  }
   for (let i = 0; i < statements.length; i++) {
     const statement = statements[i]!;
     const rest = statements.slice(i + 1);
@@ -103,6 +110,11 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
   ctx.at(node);
   switch (node.type) {
     case "ExpressionStatement":
+      // `yield v;` in a generator inlined at its `for…of` (generators.ts).
+      if (node.expression.type === "YieldExpression" && ctx.yieldSite) {
+        ctx.yieldSite.lower(node.expression);
+        return false;
+      }
       lowerExpression(ctx, node.expression);
       return false;
     case "VariableDeclaration":
@@ -181,12 +193,12 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     }
     case "LabeledStatement":
       if (node.body.type === "ForOfStatement") {
-        const [source, loop] = desugarForOf(ctx, node.body).body;
-        ctx.inScope(() => {
-          lowerDeclaration(ctx, source);
-          lowerLoopStatement(ctx, loop, node.label.name);
-        });
-        return alwaysExits(node);
+        const source = forOfGenerator(ctx, node.body);
+        if ("generator" in source) {
+          lowerGeneratorLoop(ctx, node.body, source.generator, node.label.name);
+          return false;
+        }
+        return lowerLabeledForOf(ctx, source.loop, node.label.name);
       }
       if (
         node.body.type === "ForStatement" ||
@@ -202,8 +214,14 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "DoWhileStatement":
       lowerLoopStatement(ctx, node, undefined);
       return alwaysExits(node);
-    case "ForOfStatement":
-      return lowerStatement(ctx, desugarForOf(ctx, node));
+    case "ForOfStatement": {
+      const source = forOfGenerator(ctx, node);
+      if ("generator" in source) {
+        lowerGeneratorLoop(ctx, node, source.generator, undefined);
+        return false;
+      }
+      return lowerStatement(ctx, desugarForOf(ctx, source.loop));
+    }
     case "ForInStatement": {
       // `for (const k in r)`: a `for…of` over the record's keys.
       KEYS_ITERATED.add(node.right);
@@ -217,12 +235,27 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "TSTypeAliasDeclaration":
     case "TSInterfaceDeclaration":
       return false;
+    case "FunctionDeclaration":
+      if (node.generator) return false; // hoisted by lowerStatements
+      return ctx.fail(
+        node,
+        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+      );
     default:
       return ctx.fail(
         node,
         unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
       );
   }
+}
+
+function lowerLabeledForOf(ctx: LowerContext, node: ForOfStatement, label: string): boolean {
+  const [source, loop] = desugarForOf(ctx, node).body;
+  ctx.inScope(() => {
+    lowerDeclaration(ctx, source);
+    lowerLoopStatement(ctx, loop, label);
+  });
+  return false;
 }
 
 function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
@@ -463,7 +496,11 @@ function lowerLoopStatement(
       const assigned = [...assignedNames([node.test, update, node.body], true)]
         .map((name) => ctx.scope.lookup(name))
         .filter((slot): slot is Slot => slot !== undefined && ctx.env.has(slot))
-        .concat(ctx.closureWrites([node.test, update, node.body]));
+        .concat(ctx.closureWrites([node.test, update, node.body]))
+        // A `yield` in an inlined generator's loop runs its consumer's body (generators.ts).
+        .concat(
+          ctx.yieldSite && containsYield(node.test, update, node.body) ? ctx.yieldSite.writes : [],
+        );
       const carried = [
         ...new Set([
           ...assigned,

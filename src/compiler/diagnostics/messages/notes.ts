@@ -25,6 +25,9 @@ export const notes = {
     note(`when differentiating the function given to '${operator}'`),
   whenDifferentiatingFor: (label: Printable, operator: Printable) =>
     note(`when differentiating ${label} for '${operator}'`),
+  /** A problem in a generator's code, inlined at the `for…of` the note points at. */
+  inGeneratorIteratedHere: (name: Printable) =>
+    note(`in the generator '${name}', which this loop iterates`),
   declaredDifferentiableHere: (name: Printable) =>
     note(`'${name}' is declared @differentiable here`),
   firstRegistrationHere: () => note("the first registration is here"),

@@ -155,8 +155,56 @@ export const unsupportedSyntax = {
   iteratingAGenerator: (type: Printable) =>
     message(
       "unsupportedSyntax",
-      `iterating a ${type} (a generator's values) is not supported in differentiable code`,
-      `collect the values into an array ('[...gen]' outside, or build the array with a loop) and iterate that`,
+      `iterating a ${type} held in a variable or passed in is not supported in differentiable code`,
+      `iterate the generator's call itself, 'for (const x of gen(…))', or collect the values into an array outside the differentiated function and pass that`,
+    ),
+  generatorOutsideForOf: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'${name}' is a generator; differentiable code can use its values only in a 'for…of' over its call`,
+      `loop over the call, 'for (const x of ${name}(…))', pushing the values into an array if you need them together`,
+    ),
+  generatorIteratesItself: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the generator '${name}' iterates itself; recursive generators are not supported in differentiable code`,
+      `write the recursion as a loop over an explicit stack, or build the values in an array with a recursive plain function`,
+    ),
+  generatorOverridden: (base: Printable, derived: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `iterating a '${base}' whose subclass '${derived}' overrides its generator is not supported in differentiable code (which one runs depends on the object)`,
+      `give the loop a value of the subclass's own type, or iterate an array of the values`,
+    ),
+  generatorReadsItsModule: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `a generator of another module reading its module's '${name}' is not supported in differentiable code yet`,
+      `pass '${name}' to the generator as an argument, import it where the loop is too, or declare the generator in the loop's module`,
+    ),
+  generatorSpreadArguments: () =>
+    message(
+      "unsupportedSyntax",
+      `spread arguments to a generator iterated in differentiable code are not supported`,
+      `pass the arguments one by one`,
+    ),
+  generatorReturnsValue: () =>
+    message(
+      "unsupportedSyntax",
+      `a generator's 'return' with a value is not supported in differentiable code ('for…of' never sees that value)`,
+      `write 'return;', and 'yield' the value first if the loop should see it`,
+    ),
+  yieldWithoutValue: () =>
+    message(
+      "unsupportedSyntax",
+      `'yield' without a value (it yields undefined) is not supported in differentiable code`,
+      `yield the value the loop should see`,
+    ),
+  yieldAsValue: () =>
+    message(
+      "unsupportedSyntax",
+      `the value of a 'yield' expression (what 'next(v)' passes in) is not supported in differentiable code`,
+      `write 'yield value;' as a statement of its own`,
     ),
   forInNeedsRecord: (type: Printable) =>
     message(

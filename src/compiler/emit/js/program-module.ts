@@ -135,6 +135,13 @@ export function emitModule(
       // A constructor run as JavaScript (no derivative needed): `new Vec3(…)`.
       if (!allDerivatives.has(key) && keyName(key).endsWith(".constructor"))
         return `new ${functionName(functionKey(keyFile(key), keyName(key).slice(0, -".constructor".length)))}`;
+      if (!allDerivatives.has(key)) {
+        // A method or getter run as JavaScript is called on its receiver (function.ts), so
+        // nothing is imported for it; a static method is reached through its class.
+        if (op.attrs.method && !op.attrs.primal) return op.attrs.method;
+        const member = /^([^.]+)\.static\.(.+)$/.exec(keyName(key));
+        if (member) return `${functionName(functionKey(keyFile(key), member[1]!))}.${member[2]}`;
+      }
       return functionName(key);
     },
     global: globalName,

@@ -1314,7 +1314,11 @@ class IdiomGenerator extends Generator {
     );
   }
 
-  /** A class field holding a function: `act: (x: number) => number = Math.tanh`, set in the constructor. */
+  /**
+   * A class field holding a function: `act: (x: number) => number = Math.tanh` set in the
+   * constructor by a mode, a constructor parameter assigned to the field, or a parameter
+   * property (with `Math.tanh` as its default, sometimes).
+   */
   private functionField(vars: string[], r: string): void {
     const soft = this.functionName("soft");
     this.decl(`function ${soft}(v: number): number {\n  return v / (1 + v * v);\n}`);
@@ -1324,37 +1328,67 @@ class IdiomGenerator extends Generator {
     );
     const U = this.fresh("Unit");
     const act = this.fieldName("act", []);
-    const modes = ["plain", "soft", "gentle", "wave"];
-    this.decl(
-      [
-        `class ${U} {`,
-        `  ${act}: (x: number) => number = Math.tanh;`,
-        `  constructor(`,
-        `    public w: number,`,
-        `    mode: string,`,
-        `  ) {`,
+    const type = "(x: number) => number";
+    const style = this.pick(["mode", "assigned", "property"] as const);
+    const withDefault = style === "property" && this.chance(0.5);
+    const head = (params: string[]) => [
+      `  constructor(`,
+      ...params.map((p) => `    ${p},`),
+      `  ) {`,
+    ];
+    const constructor = {
+      mode: [
+        `  ${act}: ${type} = Math.tanh;`,
+        ...head(["public w: number", "mode: string"]),
         `    if (mode === "soft") this.${act} = ${soft};`,
         `    else if (mode === "gentle") this.${act} = ${acts}.gentle;`,
         `    else if (mode === "wave") this.${act} = ${acts}.wave;`,
         `  }`,
+      ],
+      assigned: [
+        `  ${act}: ${type};`,
+        ...head(["public w: number", `${act}: ${type}`]),
+        `    this.${act} = ${act};`,
+        `  }`,
+      ],
+      property: [
+        ...head([
+          "public w: number",
+          `${this.pick(["public", "readonly"])} ${act}: ${type}${withDefault ? " = Math.tanh" : ""}`,
+        ]).slice(0, -1),
+        `  ) {}`,
+      ],
+    }[style];
+    this.decl(
+      [
+        `class ${U} {`,
+        ...constructor,
         `  fire(x: number): number {`,
         `    return this.${act}(this.w * x);`,
         `  }`,
         `}`,
       ].join("\n"),
     );
+    const choice = () =>
+      style === "mode"
+        ? `"${this.pick(["plain", "soft", "gentle", "wave"])}"`
+        : this.pick(["Math.tanh", "Math.sin", soft, `${acts}.gentle`, `${acts}.wave`]);
+    const made = () =>
+      withDefault && this.chance(0.4)
+        ? `new ${U}(${this.e(vars, 1)})`
+        : `new ${U}(${this.e(vars, 1)}, ${choice()})`;
     const u = this.fresh("unit");
-    this.emit(`const ${u} = new ${U}(${this.e(vars, 1)}, "${this.pick(modes)}");`);
+    this.emit(`const ${u} = ${made()};`);
     this.emit(`${r} += ${u}.fire(${this.e(vars, 1)});`);
-    if (this.chance(0.5))
-      this.emit(
-        `${r} += new ${U}(${this.e(vars, 1)}, "${this.pick(modes)}").fire(${this.e(vars, 1)});`,
-      );
+    if (this.chance(0.5)) this.emit(`${r} += ${made()}.fire(${this.e(vars, 1)});`);
     if (this.chance(0.4))
       this.emit(`${r} += ${u}.${act}(${this.e(vars, 1)}) * ${this.contraction()};`);
   }
 
-  /** Top-level functions in an object (`{ f: square }`), given to function-typed parameters. */
+  /**
+   * Top-level functions in an object (`{ f: square }`, at module level or local), given to
+   * function-typed parameters.
+   */
   private functionsAsValues(vars: string[], r: string): void {
     const square = this.functionName("square");
     this.decl(
@@ -1368,7 +1402,10 @@ class IdiomGenerator extends Generator {
     const taken: string[] = [];
     const f = this.fieldName("f", taken);
     const g = this.fieldName("g", taken);
-    this.decl(`const ${ops} = { ${f}: ${square}, ${g}: ${blend} };`);
+    // The object at module level, or made where it is used.
+    const object = `{ ${f}: ${square}, ${g}: ${blend} }`;
+    if (this.chance(0.7)) this.decl(`const ${ops} = ${object};`);
+    else this.emit(`const ${ops} = ${object};`);
     const twice = this.fresh("twice");
     this.decl(
       `function ${twice}(fn: (t: number) => number, v: number): number {\n  return fn(v) + fn(v * 0.5);\n}`,

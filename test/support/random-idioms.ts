@@ -1505,6 +1505,27 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * A strategy chosen by a condition, in a variable typed by the interface: `const s: Shape =
+   * cond ? new Circle(…) : new Rect(…)`, or `let s: Shape = …; if (cond) s = …;`.
+   */
+  private chosenStrategy(
+    vars: string[],
+    r: string,
+    type: string,
+    make: () => string,
+    use: (s: string) => string,
+  ): void {
+    const s = this.fresh("chosen");
+    if (this.chance(0.5)) {
+      this.emit(`const ${s}: ${type} = ${this.condition(vars)} ? ${make()} : ${make()};`);
+    } else {
+      this.emit(`let ${s}: ${type} = ${make()};`);
+      this.emit(`if (${this.condition(vars)}) ${s} = ${make()};`);
+    }
+    this.emit(`${r} += ${use(s)};`);
+  }
+
   /** `interface Shape { area(): number; scale(k: number): void }`, a `Shape[]` scaled and summed. */
   private shapesStrategy(vars: string[], r: string): void {
     const [S, Circle, Rect, Square, Dot] = ["Shape", "Circle", "Rect", "Square", "Dot"].map((n) =>
@@ -1620,6 +1641,8 @@ class IdiomGenerator extends Generator {
       this.emit(`${r} += ${solid}.depth * ${solid}.area();`);
     }
     this.emit(`${r} = ${shapes}.reduce((acc, s) => acc + s.area() * ${this.contraction()}, ${r});`);
+    if (this.chance(0.4))
+      this.chosenStrategy(vars, r, S, make, (s) => `${s}.area() * ${this.contraction()}`);
   }
 
   /** A strategy held in a private field typed by its interface: `this.act.apply(z)`. */
@@ -1666,6 +1689,8 @@ class IdiomGenerator extends Generator {
         `for (const a of ${acts}) ${r} += a.apply(${this.e(vars, 1)}) * ${this.contraction()};`,
       );
     }
+    if (this.chance(0.4))
+      this.chosenStrategy(vars, r, A, act, (a) => `${a}.apply(${this.e(vars, 1)})`);
   }
 
   /** Filters of a pipeline (`process(v)`), some keeping state in their fields, run over samples. */
@@ -1706,6 +1731,8 @@ class IdiomGenerator extends Generator {
       this.emit(`${r} += v * ${this.contraction()};`);
     });
     this.emit("}");
+    if (this.chance(0.4))
+      this.chosenStrategy(vars, r, F, make, (f) => `${f}.process(${this.e(vars, 1)})`);
   }
 
   scalar(vars: string[], mutable: string[]): void {

@@ -13,8 +13,10 @@ import {
 // arrays filled by index and grown with push, copies of arrays of objects, arrays and matrices,
 // optional fields and parameters read with `??` and `||`, reads past the ends of arrays,
 // optional chaining, names that look like nabla's generated ones, a shadowed `Math`, class
-// instances, nested objects, arrays of objects mutated in loops. One test per idiom (its
-// programs use only it, with scalar statements around), and one of programs mixing several.
+// instances, nested objects, arrays of objects mutated in loops, functions held in data
+// (scenario objects of arrows, tables of Math functions, class fields holding functions),
+// interfaces implemented by several classes. One test per idiom (its programs use only it,
+// with scalar statements around), and one of programs mixing several.
 // Each program must compile; forward and reverse mode must agree with finite differences of
 // the plain program (types stripped by TypeScript) where it is smooth, and with each other
 // everywhere, and nabla's values must be the plain program's (support/idiom-check.ts).

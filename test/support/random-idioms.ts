@@ -16,7 +16,16 @@ import { Generator } from "./random-program.js";
  * or be rejected, never give a wrong derivative or crash. NABLA_STRICT_IDIOMS=1 requires them
  * to compile too. Remove an idiom once it is supported.
  */
-export const REJECTED_IDIOMS: readonly IdiomName[] = [];
+export const REJECTED_IDIOMS: readonly IdiomName[] = [
+  // Settings of module-level data written by the differentiated code before calling the
+  // functions that read them (`settings.gain = x; scenario.input(t)`): writing module-level
+  // data is refused (NABLA105: pass it in as a parameter instead).
+  "module-settings",
+  // Functions in a `Record<string, (t: number) => number>` read by a string key, and optional
+  // function fields (`post?: (v: number) => number`) called after a test: NABLA101 (calls on
+  // a Record) and NABLA106 (an optional function field read as a value).
+  "function-records",
+];
 
 export const IDIOM_NAMES = [
   "index-fill",
@@ -45,6 +54,10 @@ export const IDIOM_NAMES = [
   "expression-trees",
   "everyday-syntax",
   "generators",
+  "function-fields",
+  "module-settings",
+  "function-records",
+  "interface-strategies",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -1240,6 +1253,575 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * Functions held in data, called without any annotation: a scenario object of arrows typed
+   * by an interface (passed as a parameter or a default parameter value, destructured or
+   * called as `scenario.input(t)`), a table of Math functions indexed by a literal-union key,
+   * a class field holding a function set in the constructor, top-level functions in an object
+   * handed to a function-typed parameter. Names of fields and functions that look like nabla's.
+   */
+  functionFields(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    const forms = [
+      () => this.scenarioObject(vars, r),
+      () => this.mathTable(vars, r),
+      () => this.functionField(vars, r),
+      () => this.functionsAsValues(vars, r),
+    ];
+    const chosen = forms.filter(() => this.chance(0.4));
+    if (chosen.length === 0) chosen.push(this.pick(forms));
+    for (const form of chosen) form();
+    this.result(r, vars, mutable);
+  }
+
+  /** A field name, sometimes one that looks like a name nabla generates. */
+  private fieldName(usual: string, taken: string[]): string {
+    const names = [usual, usual, "tangent", "f$jvp", "$nabla", "dx", "x_adj", "value", "fwd$r1"];
+    const name = this.pick(names.filter((n) => !taken.includes(n)));
+    taken.push(name);
+    return name;
+  }
+
+  /** A top-level function name, sometimes with a suffix like nabla's derivatives' (`sq3$jvp`). */
+  private functionName(prefix: string): string {
+    const name = this.fresh(this.chance(0.2) ? "$nabla" : prefix);
+    return this.chance(0.3) ? `${name}${this.pick(["$jvp", "$fwd", "$bwd", "$vjp"])}` : name;
+  }
+
+  /** `export const scenario: Scenario = { dt, input: (t) => …, load: (t, k) => … }`, simulated. */
+  private scenarioObject(vars: string[], r: string, written = false): void {
+    const S = this.fresh("Scenario");
+    const taken: string[] = [];
+    const input = this.fieldName("input", taken);
+    const load = this.fieldName("load", taken);
+    this.decl(
+      `interface ${S} {\n  dt: number;\n  ${input}: (t: number) => number;\n  ${load}: (t: number, k: number) => number;\n}`,
+    );
+    // Module data the arrows read: constants, or settings the differentiated code writes.
+    const settings = this.fresh("settings");
+    this.decl(`const ${settings} = { gain: ${this.constant()}, bias: ${this.contraction()} };`);
+    const arrow1 = () =>
+      this.pick([
+        `(t) => ${this.e(["t"], 1)} * ${settings}.gain`,
+        `(t) => Math.sin(t) * ${this.contraction()} + ${settings}.bias`,
+        `(t: number) => t * ${settings}.gain + ${this.e(["t"], 1)}`,
+      ]);
+    const arrow2 = () =>
+      this.pick([
+        `(t, k) => k * Math.tanh(t - ${settings}.bias)`,
+        `(t, k) => ${this.e(["t", "k"], 2)}`,
+        `(t: number, k: number) => k * k * ${this.contraction()} + t * ${settings}.gain`,
+      ]);
+    const scenarios = [this.fresh("scenario")];
+    if (this.chance(0.5)) scenarios.push(this.fresh("calm"));
+    for (const s of scenarios)
+      this.decl(
+        `export const ${s}: ${S} = {\n  dt: ${this.pick(["0.1", "0.2", "0.05"])},\n  ${input}: ${arrow1()},\n  ${load}: ${arrow2()},\n};`,
+      );
+    const sim = this.fresh("simulate");
+    const steps = this.int(2, 4);
+    const byDefault = this.chance(0.5);
+    // Read as `scenario.input(t)`, destructured in the body, or destructured in the parameter.
+    const reading = this.pick(["member", "local", "param"] as const);
+    const pattern = reading === "param" ? `{ dt, ${input}, ${load} }` : "scenario";
+    const param = `${pattern}: ${S}${byDefault ? ` = ${scenarios[0]}` : ""}`;
+    const dt = reading === "param" ? "dt" : "scenario.dt";
+    const call = (f: string, args: string) =>
+      reading === "member" ? `scenario.${f}(${args})` : `${f}(${args})`;
+    this.decl(
+      [
+        `function ${sim}(gain: number, level: number, ${param}): number {`,
+        ...(reading === "local" ? [`  const { ${input}, ${load} } = scenario;`] : []),
+        `  let s = 0;`,
+        `  for (let i = 0; i < ${steps}; i++) {`,
+        `    const t = i * ${dt};`,
+        `    s += gain * ${call(input, "t")} - ${call(load, "t, level")} * ${dt};`,
+        `  }`,
+        `  return s;`,
+        `}`,
+      ].join("\n"),
+    );
+    if (written) this.emit(`${settings}.gain = ${this.e(vars, 1)};`);
+    const which =
+      scenarios.length > 1 && this.chance(0.6)
+        ? `${this.condition(vars)} ? ${scenarios[0]} : ${scenarios[1]}`
+        : scenarios[scenarios.length - 1]!;
+    const args = [this.e(vars, 1), this.e(vars, 1)];
+    if (byDefault && this.chance(0.5)) this.emit(`${r} += ${sim}(${args.join(", ")});`);
+    else this.emit(`${r} += ${sim}(${args.join(", ")}, ${which});`);
+    if (this.chance(0.4))
+      this.emit(`${r} += ${scenarios[0]}.${input}(${this.e(vars, 1)}) * ${this.contraction()};`);
+  }
+
+  /** `const shapes = { sin: Math.sin, tanh: Math.tanh, exp: Math.exp }`, `shapes[kind](v)`. */
+  private mathTable(vars: string[], r: string): void {
+    const shapes = this.fresh("shapes");
+    const K = this.fresh("Shape");
+    const extra = this.chance(0.4)
+      ? `\n  cube: (t: number) => t * t * t * ${this.contraction()},`
+      : "";
+    this.decl(
+      `const ${shapes} = {\n  sin: Math.sin,\n  tanh: Math.tanh,\n  exp: Math.exp,\n  cos: Math.cos,${extra}\n};`,
+    );
+    this.decl(
+      this.chance(0.5)
+        ? `type ${K} = keyof typeof ${shapes};`
+        : `type ${K} = "sin" | "tanh" | "exp" | "cos";`,
+    );
+    const kind = this.fresh("kind");
+    switch (this.int(0, 2)) {
+      case 0:
+        this.emit(
+          `const ${kind}: ${K} = ${this.condition(vars)} ? "${this.pick(["sin", "cos"])}" : "tanh";`,
+        );
+        this.emit(`${r} += ${shapes}[${kind}](${this.e(vars, 1)}) * ${this.constant()};`);
+        break;
+      case 1: {
+        const kinds = this.fresh("kinds");
+        this.emit(`const ${kinds}: ${K}[] = ["tanh", "${this.pick(["sin", "cos"])}", "tanh"];`);
+        const i = this.fresh("i");
+        this.emit(
+          `for (const [${i}, ${kind}] of ${kinds}.entries()) ${r} += ${shapes}[${kind}](${this.e([...vars, i], 1)}) * ${this.contraction()};`,
+        );
+        break;
+      }
+      default: {
+        const apply = this.fresh("shaped");
+        this.decl(
+          `function ${apply}(${kind}: ${K}, v: number): number {\n  return ${shapes}[${kind}](v) * ${this.contraction()};\n}`,
+        );
+        this.emit(
+          `${r} += ${apply}("sin", ${this.e(vars, 1)}) + ${apply}("tanh", ${this.e(vars, 1)});`,
+        );
+      }
+    }
+    this.emit(
+      `${r} += ${shapes}.${this.pick(["sin", "cos", "tanh"])}(${this.e(vars, 1)}) + ${shapes}.exp(Math.sin(${this.e(vars, 1)}));`,
+    );
+  }
+
+  /**
+   * A class field holding a function: `act: (x: number) => number = Math.tanh` set in the
+   * constructor by a mode, a constructor parameter assigned to the field, or a parameter
+   * property (with `Math.tanh` as its default, sometimes).
+   */
+  private functionField(vars: string[], r: string): void {
+    const soft = this.functionName("soft");
+    this.decl(`function ${soft}(v: number): number {\n  return v / (1 + v * v);\n}`);
+    const acts = this.fresh("activations");
+    this.decl(
+      `const ${acts} = {\n  gentle: (v: number) => 0.5 * Math.tanh(v) + ${this.contraction()},\n  wave: (v: number) => Math.sin(v) * ${this.contraction()},\n};`,
+    );
+    const U = this.fresh("Unit");
+    const act = this.fieldName("act", []);
+    const type = "(x: number) => number";
+    const style = this.pick(["mode", "assigned", "property"] as const);
+    const withDefault = style === "property" && this.chance(0.5);
+    const head = (params: string[]) => [
+      `  constructor(`,
+      ...params.map((p) => `    ${p},`),
+      `  ) {`,
+    ];
+    const constructor = {
+      mode: [
+        `  ${act}: ${type} = Math.tanh;`,
+        ...head(["public w: number", "mode: string"]),
+        `    if (mode === "soft") this.${act} = ${soft};`,
+        `    else if (mode === "gentle") this.${act} = ${acts}.gentle;`,
+        `    else if (mode === "wave") this.${act} = ${acts}.wave;`,
+        `  }`,
+      ],
+      assigned: [
+        `  ${act}: ${type};`,
+        ...head(["public w: number", `${act}: ${type}`]),
+        `    this.${act} = ${act};`,
+        `  }`,
+      ],
+      property: [
+        ...head([
+          "public w: number",
+          `${this.pick(["public", "readonly"])} ${act}: ${type}${withDefault ? " = Math.tanh" : ""}`,
+        ]).slice(0, -1),
+        `  ) {}`,
+      ],
+    }[style];
+    this.decl(
+      [
+        `class ${U} {`,
+        ...constructor,
+        `  fire(x: number): number {`,
+        `    return this.${act}(this.w * x);`,
+        `  }`,
+        `}`,
+      ].join("\n"),
+    );
+    const choice = () =>
+      style === "mode"
+        ? `"${this.pick(["plain", "soft", "gentle", "wave"])}"`
+        : this.pick(["Math.tanh", "Math.sin", soft, `${acts}.gentle`, `${acts}.wave`]);
+    const made = () =>
+      withDefault && this.chance(0.4)
+        ? `new ${U}(${this.e(vars, 1)})`
+        : `new ${U}(${this.e(vars, 1)}, ${choice()})`;
+    const u = this.fresh("unit");
+    this.emit(`const ${u} = ${made()};`);
+    this.emit(`${r} += ${u}.fire(${this.e(vars, 1)});`);
+    if (this.chance(0.5)) this.emit(`${r} += ${made()}.fire(${this.e(vars, 1)});`);
+    if (this.chance(0.4))
+      this.emit(`${r} += ${u}.${act}(${this.e(vars, 1)}) * ${this.contraction()};`);
+  }
+
+  /**
+   * Top-level functions in an object (`{ f: square }`, at module level or local), given to
+   * function-typed parameters.
+   */
+  private functionsAsValues(vars: string[], r: string): void {
+    const square = this.functionName("square");
+    this.decl(
+      `function ${square}(t: number): number {\n  return t * t * ${this.contraction()};\n}`,
+    );
+    const blend = this.functionName("blend");
+    this.decl(
+      `function ${blend}(a: number, b: number): number {\n  return a * ${this.contraction()} + Math.sin(b) * a;\n}`,
+    );
+    const ops = this.fresh("ops");
+    const taken: string[] = [];
+    const f = this.fieldName("f", taken);
+    const g = this.fieldName("g", taken);
+    // The object at module level, or made where it is used.
+    const object = `{ ${f}: ${square}, ${g}: ${blend} }`;
+    if (this.chance(0.7)) this.decl(`const ${ops} = ${object};`);
+    else this.emit(`const ${ops} = ${object};`);
+    const twice = this.fresh("twice");
+    this.decl(
+      `function ${twice}(fn: (t: number) => number, v: number): number {\n  return fn(v) + fn(v * 0.5);\n}`,
+    );
+    const combine = this.fresh("combine");
+    this.decl(
+      `function ${combine}(op: (a: number, b: number) => number, a: number, b: number): number {\n  return op(a, b) * 0.5 + op(b, a) * ${this.contraction()};\n}`,
+    );
+    const unary = [`${ops}.${f}`, square, "Math.sin", "Math.tanh"];
+    const binary = [`${ops}.${g}`, blend, "Math.atan2"];
+    this.emit(`${r} += ${twice}(${this.pick(unary)}, ${this.e(vars, 1)});`);
+    this.emit(`${r} += ${combine}(${this.pick(binary)}, ${this.e(vars, 1)}, ${this.e(vars, 1)});`);
+    if (this.chance(0.5)) {
+      const fn = this.fresh("fn");
+      this.emit(
+        `const ${fn}: (t: number) => number = ${this.condition(vars)} ? ${ops}.${f} : ${this.pick(["Math.cos", square])};`,
+      );
+      this.emit(`${r} += ${fn}(${this.e(vars, 1)}) + ${twice}(${fn}, ${this.e(vars, 1)});`);
+    }
+  }
+
+  /**
+   * Functions held in looser data than `function-fields`: a `Record<string, (t: number) =>
+   * number>` table read by a string key, optional function fields (`post?: (v) => number`)
+   * called with `?.()` or after a test.
+   */
+  functionRecords(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    const table = this.chance(0.6);
+    const optional = !table || this.chance(0.6);
+    if (table) {
+      const ops = this.fresh("ops");
+      this.decl(
+        `const ${ops}: Record<string, (t: number) => number> = {\n  sin: Math.sin,\n  soft: (t) => t / (1 + t * t),\n  damped: (t) => Math.exp(-t * t) * ${this.contraction()},\n};`,
+      );
+      const key = this.fresh("key");
+      this.emit(
+        this.pick([
+          `for (const ${key} of ["sin", "soft", "damped"]) ${r} += ${ops}[${key}](${this.e(vars, 1)});`,
+          `for (const ${key} in ${ops}) ${r} += ${ops}[${key}](${this.e(vars, 1)}) * ${this.contraction()};`,
+          `${r} += (${ops}[${this.condition(vars)} ? "soft" : "tanh"] ?? Math.cos)(${this.e(vars, 1)});`,
+          `${r} += ${ops}.soft(${this.e(vars, 1)}) + ${ops}["damped"](${this.e(vars, 1)});`,
+        ]),
+      );
+    }
+    if (optional) {
+      const Stage = this.fresh("Stage");
+      this.decl(`interface ${Stage} {\n  gain: number;\n  post?: (v: number) => number;\n}`);
+      const stages = this.fresh("stages");
+      this.decl(
+        `export const ${stages}: ${Stage}[] = [\n  { gain: ${this.constant()} },\n  { gain: ${this.contraction()}, post: Math.tanh },\n  { gain: ${this.constant()}, post: (v) => v * v * ${this.contraction()} },\n];`,
+      );
+      const run = this.fresh("runStages");
+      const post = this.pick([
+        "v = stage.post?.(v) ?? v;",
+        "if (stage.post) v = stage.post(v);",
+        "if (stage.post !== undefined) v = stage.post(v) + v * 0.1;",
+      ]);
+      this.decl(
+        `function ${run}(v: number, stages: ${Stage}[] = ${stages}): number {\n  for (const stage of stages) {\n    v *= stage.gain;\n    ${post}\n  }\n  return v;\n}`,
+      );
+      this.emit(`${r} += ${run}(${this.e(vars, 1)});`);
+      if (this.chance(0.5))
+        this.emit(
+          `${r} += ${run}(${this.e(vars, 1)}, [{ gain: ${this.e(vars, 1)}, post: Math.sin }, { gain: ${this.contraction()} }]);`,
+        );
+    }
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * The scenario objects of `function-fields` whose arrows read module-level settings that the
+   * differentiated code writes first (`settings.gain = x`): differentiated code may not write
+   * module-level data (NABLA105).
+   */
+  moduleSettings(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    this.scenarioObject(vars, r, true);
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * An interface implemented by classes (one extending another and calling `super`, one with
+   * no fields), instances made with `new` in the function, held in an array or a field typed
+   * by the interface, methods called through it, some mutating the object's own fields.
+   */
+  interfaceStrategies(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    this.pick([
+      () => this.shapesStrategy(vars, r),
+      () => this.activationStrategy(vars, r),
+      () => this.filterStrategy(vars, r),
+    ])();
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * A strategy chosen by a condition, in a variable typed by the interface: `const s: Shape =
+   * cond ? new Circle(…) : new Rect(…)`, or `let s: Shape = …; if (cond) s = …;`.
+   */
+  private chosenStrategy(
+    vars: string[],
+    r: string,
+    type: string,
+    make: () => string,
+    use: (s: string) => string,
+  ): void {
+    const s = this.fresh("chosen");
+    if (this.chance(0.5)) {
+      this.emit(`const ${s}: ${type} = ${this.condition(vars)} ? ${make()} : ${make()};`);
+    } else {
+      this.emit(`let ${s}: ${type} = ${make()};`);
+      this.emit(`if (${this.condition(vars)}) ${s} = ${make()};`);
+    }
+    this.emit(`${r} += ${use(s)};`);
+  }
+
+  /** `interface Shape { area(): number; scale(k: number): void }`, a `Shape[]` scaled and summed. */
+  private shapesStrategy(vars: string[], r: string): void {
+    const [S, Circle, Rect, Square, Dot] = ["Shape", "Circle", "Rect", "Square", "Dot"].map((n) =>
+      this.fresh(n),
+    );
+    const weighted = this.chance(0.5);
+    // Some interfaces have a method returning the interface (a new object, or `this`).
+    const resized = this.chance(0.4);
+    this.decl(
+      [
+        `interface ${S} {`,
+        ...(weighted ? ["  weight: number;"] : []),
+        `  area(): number;`,
+        `  scale(k: number): void;`,
+        ...(resized ? [`  resized(k: number): ${S};`] : []),
+        `}`,
+      ].join("\n"),
+    );
+    const method = (signature: string, body: string) => [`  ${signature} {`, `    ${body}`, `  }`];
+    const resizedBy = (made: string) =>
+      resized ? method(`resized(k: number): ${S}`, `return ${made};`) : [];
+    // The circle may implement an interface extending the shape's.
+    const Solid = this.chance(0.3) ? this.fresh("Solid") : undefined;
+    if (Solid) this.decl(`interface ${Solid} extends ${S} {\n  depth: number;\n}`);
+    this.decl(
+      [
+        `class ${Circle} implements ${Solid ?? S} {`,
+        ...(weighted ? [`  weight = ${this.constant()};`] : []),
+        ...(Solid ? [`  depth = ${this.contraction()};`] : []),
+        `  constructor(public r: number) {}`,
+        ...method("area(): number", "return Math.PI * this.r * this.r;"),
+        ...method("scale(k: number): void", "this.r *= k;"),
+        ...resizedBy(`new ${Circle}(this.r * k)`),
+        `}`,
+      ].join("\n"),
+    );
+    this.decl(
+      [
+        `class ${Rect} implements ${S} {`,
+        ...(weighted ? [`  weight = 1;`] : []),
+        `  constructor(`,
+        `    private w: number,`,
+        `    private h: number,`,
+        `  ) {}`,
+        ...method("area()", "return this.w * this.h;"),
+        `  scale(k: number) {`,
+        `    this.w *= k;`,
+        `    this.h *= k;`,
+        `  }`,
+        ...resizedBy(`new ${Rect}(this.w * k, this.h)`),
+        `}`,
+      ].join("\n"),
+    );
+    const override = this.pick([
+      () => method("override area(): number", `return ${this.constant()} * super.area();`),
+      () => method("override scale(k: number): void", "super.scale(k * k);"),
+    ])();
+    this.decl(
+      [
+        `class ${Square} extends ${Rect} {`,
+        `  constructor(side: number) {`,
+        `    super(side, side);`,
+        ...(weighted ? [`    this.weight = ${this.contraction()};`] : []),
+        `  }`,
+        ...override,
+        `}`,
+      ].join("\n"),
+    );
+    // A class without fields (its weight a getter when the interface has one), its `scale`
+    // taking no parameter; sometimes without `implements`, fitting the interface by its shape.
+    this.decl(
+      [
+        `class ${Dot}${this.chance(0.8) ? ` implements ${S}` : ""} {`,
+        ...(weighted ? method("get weight(): number", `return ${this.contraction()};`) : []),
+        ...method("area(): number", `return ${this.constant()};`),
+        `  scale(): void {}`,
+        ...resizedBy("this"),
+        `}`,
+      ].join("\n"),
+    );
+    const make = () =>
+      this.pick([
+        () => `new ${Circle}(${this.e(vars, 1)})`,
+        () => `new ${Rect}(${this.e(vars, 1)}, ${this.e(vars, 1)})`,
+        () => `new ${Square}(${this.e(vars, 1)})`,
+        () => `new ${Dot}()`,
+      ])();
+    const shapes = this.fresh("shapes");
+    const n = this.int(2, 4);
+    this.emit(`const ${shapes}: ${S}[] = [${Array.from({ length: n }, make).join(", ")}];`);
+    if (this.chance(0.4)) this.emit(`if (${this.condition(vars)}) ${shapes}.push(${make()});`);
+    const total = this.fresh("totalArea");
+    this.decl(
+      `function ${total}(items: ${S}[], k: number): number {\n  let total = 0;\n  for (const s of items) {\n    s.scale(k);\n    total += s.area()${weighted ? " * s.weight" : ""};\n  }\n  return total;\n}`,
+    );
+    this.emit(
+      `${r} += ${total}(${shapes}, ${this.pick(["1.1", "0.9", `1 + 0.1 * Math.tanh(${this.pick(vars)})`])});`,
+    );
+    if (this.chance(0.5)) {
+      const s = this.fresh("s");
+      this.emit(`const ${s}: ${S} = ${make()};`);
+      this.emit(`${s}.scale(${this.e(vars, 1)});`);
+      this.emit(`${r} += ${s}.area() * ${this.contraction()};`);
+    }
+    if (resized)
+      this.emit(
+        `for (const s of ${shapes}) ${r} += s.resized(${this.e(vars, 1)}).area() * ${this.contraction()};`,
+      );
+    if (Solid) {
+      const solid = this.fresh("solid");
+      this.emit(`const ${solid}: ${Solid} = new ${Circle}(${this.e(vars, 1)});`);
+      this.emit(`${shapes}.push(${solid});`);
+      this.emit(`${r} += ${solid}.depth * ${solid}.area();`);
+    }
+    this.emit(`${r} = ${shapes}.reduce((acc, s) => acc + s.area() * ${this.contraction()}, ${r});`);
+    if (this.chance(0.4))
+      this.chosenStrategy(vars, r, S, make, (s) => `${s}.area() * ${this.contraction()}`);
+  }
+
+  /** A strategy held in a private field typed by its interface: `this.act.apply(z)`. */
+  private activationStrategy(vars: string[], r: string): void {
+    const [A, Tanh, Scaled, Leaky, Neuron] = [
+      "Activation",
+      "TanhAct",
+      "Scaled",
+      "Leaky",
+      "Neuron",
+    ].map((n) => this.fresh(n));
+    this.decl(`interface ${A} {\n  apply(z: number): number;\n}`);
+    this.decl(
+      `class ${Tanh} implements ${A} {\n  apply(z: number): number {\n    return Math.tanh(z);\n  }\n}`,
+    );
+    this.decl(
+      `class ${Scaled} implements ${A} {\n  calls = 0;\n  constructor(protected readonly gain: number) {}\n  apply(z: number) {\n    this.calls++;\n    return Math.sin(this.gain * z);\n  }\n}`,
+    );
+    this.decl(
+      `class ${Leaky} extends ${Scaled} {\n  override apply(z: number): number {\n    return super.apply(z) + ${this.contraction()} * z * this.gain;\n  }\n}`,
+    );
+    this.decl(
+      `class ${Neuron} {\n  constructor(\n    private w: number,\n    private act: ${A},\n  ) {}\n  fire(x: number): number {\n    return this.act.apply(this.w * x);\n  }\n  nudge(k: number): void {\n    this.w *= k;\n  }\n}`,
+    );
+    const act = () =>
+      this.pick([
+        () => `new ${Tanh}()`,
+        () => `new ${Scaled}(${this.e(vars, 1)})`,
+        () => `new ${Leaky}(${this.e(vars, 1)})`,
+        () => `new ${Scaled}(${this.constant()})`,
+      ])();
+    const layer = this.fresh("layer");
+    const n = this.int(2, 3);
+    this.emit(
+      `const ${layer} = [${Array.from({ length: n }, () => `new ${Neuron}(${this.e(vars, 1)}, ${act()})`).join(", ")}];`,
+    );
+    if (this.chance(0.5))
+      this.emit(`for (const u of ${layer}) u.nudge(${this.pick(["0.9", "1.2"])});`);
+    this.emit(`${r} += ${layer}.reduce((s, u) => s + u.fire(${this.e(vars, 1)}), 0);`);
+    if (this.chance(0.5)) {
+      const acts = this.fresh("acts");
+      this.emit(`const ${acts}: ${A}[] = [${act()}, ${act()}];`);
+      this.emit(
+        `for (const a of ${acts}) ${r} += a.apply(${this.e(vars, 1)}) * ${this.contraction()};`,
+      );
+    }
+    if (this.chance(0.4))
+      this.chosenStrategy(vars, r, A, act, (a) => `${a}.apply(${this.e(vars, 1)})`);
+  }
+
+  /** Filters of a pipeline (`process(v)`), some keeping state in their fields, run over samples. */
+  private filterStrategy(vars: string[], r: string): void {
+    const [F, Gain, Ema, Smooth, Clip] = ["Filter", "Gain", "Ema", "Smoothed", "Soft"].map((n) =>
+      this.fresh(n),
+    );
+    this.decl(`interface ${F} {\n  process(v: number): number;\n}`);
+    this.decl(
+      `class ${Gain} implements ${F} {\n  constructor(private k: number) {}\n  process(v: number): number {\n    return this.k * v;\n  }\n}`,
+    );
+    this.decl(
+      `class ${Ema} implements ${F} {\n  private state = 0;\n  constructor(private readonly alpha: number) {}\n  process(v: number): number {\n    this.state += this.alpha * (v - this.state);\n    return this.state;\n  }\n}`,
+    );
+    this.decl(
+      `class ${Smooth} extends ${Ema} {\n  override process(v: number): number {\n    return Math.tanh(super.process(v));\n  }\n}`,
+    );
+    this.decl(
+      `class ${Clip} implements ${F} {\n  process(v: number): number {\n    return v / Math.sqrt(1 + v * v);\n  }\n}`,
+    );
+    const make = () =>
+      this.pick([
+        () => `new ${Gain}(${this.e(vars, 1)})`,
+        () => `new ${Ema}(${this.pick(["0.3", "0.5", "0.8"])})`,
+        () => `new ${Smooth}(${this.pick(["0.4", "0.6"])})`,
+        () => `new ${Clip}()`,
+      ])();
+    const chain = this.fresh("chain");
+    this.emit(
+      `const ${chain}: ${F}[] = [${Array.from({ length: this.int(2, 4) }, make).join(", ")}];`,
+    );
+    const samples = this.fresh("samples");
+    this.emit(`const ${samples} = [${this.e(vars, 1)}, ${this.e(vars, 1)}, ${this.e(vars, 1)}];`);
+    this.emit(`for (const sample of ${samples}) {`);
+    this.nested(() => {
+      this.emit(`let v = sample;`);
+      this.emit(`for (const f of ${chain}) v = f.process(v);`);
+      this.emit(`${r} += v * ${this.contraction()};`);
+    });
+    this.emit("}");
+    if (this.chance(0.4))
+      this.chosenStrategy(vars, r, F, make, (f) => `${f}.process(${this.e(vars, 1)})`);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -1277,6 +1859,10 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "expression-trees": (g, v, m) => g.expressionTrees(v, m),
   "everyday-syntax": (g, v, m) => g.everydaySyntax(v, m),
   generators: (g, v, m) => g.generators(v, m),
+  "function-fields": (g, v, m) => g.functionFields(v, m),
+  "module-settings": (g, v, m) => g.moduleSettings(v, m),
+  "function-records": (g, v, m) => g.functionRecords(v, m),
+  "interface-strategies": (g, v, m) => g.interfaceStrategies(v, m),
 };
 
 /**

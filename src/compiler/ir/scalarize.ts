@@ -1,6 +1,7 @@
 import { forEachOp } from "./walk.js";
 import { eliminateDeadCode } from "./dce.js";
 import type { IRFunction, Op, Type, Value } from "./types.js";
+import { sameType } from "./type-system.js";
 import { substituteValues } from "./substitute.js";
 import { definedInside, highestValueId } from "./value-ids.js";
 
@@ -46,8 +47,15 @@ function scalarizeOnce(fn: IRFunction): boolean {
     const k = definitions.get(read.operands[1]!.id);
     return k?.opcode === "const" && typeof k.attrs.value === "number" ? k.attrs.value : undefined;
   };
-  /** The operand of a literal at a read's position, if the read is of a known position. */
+  /**
+   * The operand of a literal at a read's position, if the read is of a known position and
+   * reads it as its own type (a `Circle` stored in a `Shape[]` is read as a `Shape`).
+   */
   const element = (literal: Op, read: Op): Value | undefined => {
+    const found = elementAt(literal, read);
+    return found && sameType(found.type, read.results[0]!.type) ? found : undefined;
+  };
+  const elementAt = (literal: Op, read: Op): Value | undefined => {
     const type = literal.results[0]!.type;
     const at = position(read);
     if (typeof type !== "object" || at === undefined) return undefined;
@@ -97,6 +105,7 @@ function scalarizeOnce(fn: IRFunction): boolean {
           (l, b) =>
             l?.opcode === "literal" &&
             l.operands.length === type.elements!.length &&
+            l.operands.every((e, k) => sameType(e.type, type.elements![k]!)) &&
             onlyKnownReads(l.results[0]!, l, yields[b]) &&
             usesOf(l.results[0]!).filter((u) => u.op === yields[b]).length === 1,
         )

@@ -174,13 +174,14 @@ export function lowerInterfaceMethodCall(
   const callOn = (i: number) => {
     const { owner, node: method } = classes[i]!.found!;
     const symbol = memberSymbol(ctx, owner, method, name, kind, node);
-    // A class with nothing differentiable (`class Relu implements Activation`) takes the
-    // object as a constant: the interface's type has room for other classes' fields, its not.
-    const self =
-      symbol.thisType && !isDifferentiable(symbol.thisType)
-        ? ctx.builder.emit("detach", [receiver], [receiver.type]).results[0]!
-        : receiver;
-    return yielded(call(symbol, self));
+    // A class with nothing differentiable (`class Relu implements Activation`) has a method
+    // that cannot take a derivative through `this`: it runs with `this` of the interface's
+    // type (which has room for the other classes' fields), as a function of its own.
+    if (symbol.thisType && !isDifferentiable(symbol.thisType))
+      return yielded(
+        call({ ...symbol, name: `${symbol.name}$as$${type.name}`, thisType: type }, receiver),
+      );
+    return yielded(call(symbol, receiver));
   };
   const chain = (i: number): Value[] => {
     ctx.at(node);

@@ -1,6 +1,7 @@
 import type { CallExpression, Class, Node, Statement } from "oxc-parser";
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
-import type { ObjectType, Value } from "../ir/types.js";
+import type { ObjectType, Type, Value } from "../ir/types.js";
+import { assignable, isObject, sameType } from "../ir/type-system.js";
 import {
   classNamed,
   extendsUnknown,
@@ -9,7 +10,7 @@ import {
 } from "../parse/class-hierarchy.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
-import { classOfType, instanceType } from "./class-dispatch.js";
+import { instanceType } from "./class-dispatch.js";
 import { Scope, type LowerContext } from "./context.js";
 import { orDefault } from "./destructure.js";
 
@@ -27,6 +28,7 @@ export function constructorOf(
   ctx: LowerContext,
   name: string,
   at: Node,
+  as?: Type,
 ): FunctionSymbol | undefined {
   const cls = classNamed(ctx.program, ctx.module, name);
   if (!cls) return undefined;
@@ -42,7 +44,21 @@ export function constructorOf(
   const type = instanceType(ctx, cls);
   if (!type) return undefined;
   const node = constructorNode(ctx, cls, at);
+  // `const s: Shape = new Circle(r)`: built as a value of the interface or base class it goes
+  // to, so that it joins other values of that type (a branch, a return, a reassignment).
+  if (as && isObject(as) && !sameType(type, as) && assignable(type, as)) {
+    const name = `${cls.name}${AS}${as.name}`;
+    return { module: cls.module, name, node, constructs: as };
+  }
   return { module: cls.module, name: `${cls.name}.constructor`, node, constructs: type };
+}
+
+/** How a constructor building its instance as a wider type is named: `Circle.constructor$as$Shape`. */
+const AS = ".constructor$as$";
+
+/** The class whose constructor the function `name` is (`Circle.constructor…` → `Circle`). */
+export function constructedClassName(name: string): string {
+  return name.slice(0, name.indexOf(".constructor"));
 }
 
 /** The constructor a class declares, or the one JavaScript gives it when it declares none. */
@@ -103,11 +119,11 @@ function plainParameter(p: Node): Node | undefined {
 }
 
 /** The instance a constructor starts from: the class's fields, none written yet. */
-export function newInstance(ctx: LowerContext, type: ObjectType): Value {
+export function newInstance(ctx: LowerContext, type: ObjectType, className = type.name): Value {
   const absent = type.fields.map(
     (f) => ctx.builder.emit("const", [], [f.type], {}, [], f.name).results[0]!,
   );
-  return ctx.builder.emit("literal", absent, [type], { instanceOf: type.name }, [], "self")
+  return ctx.builder.emit("literal", absent, [type], { instanceOf: className }, [], "self")
     .results[0]!;
 }
 
@@ -118,11 +134,11 @@ export function newInstance(ctx: LowerContext, type: ObjectType): Value {
  */
 export function constructorStatements(
   ctx: LowerContext,
-  type: ObjectType,
+  className: string,
   fn: FunctionLike,
   body: Statement[],
 ): Statement[] {
-  const cls = classOfType(ctx, type);
+  const cls = classNamed(ctx.program, ctx.module, className);
   const end = { start: fn.end - 1, end: fn.end };
   const returnThis = {
     type: "ReturnStatement",

@@ -1,6 +1,7 @@
 import type { Expression, Node, Statement, YieldExpression } from "oxc-parser";
 import type { Message } from "../diagnostics/messages/message.js";
-import { unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { assignable, isObject, sameType } from "../ir/type-system.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type {
@@ -155,6 +156,8 @@ export class LowerContext {
   readonly inlining = new Set<FunctionLike>();
   /** Statements left out, by position, their errors already reported (see recovery.ts). */
   skipped: ReadonlySet<string> = new Set();
+  /** The type the `new` being lowered goes to, when wider than its class (construct.ts). */
+  newAs: Type | undefined = undefined;
   /** Set while lowering the calls a function value dispatches to (see function-values.ts). */
   dispatching: string | undefined = undefined;
   /** Set while lowering `super.m(…)`: the class whose method the call runs (see class-dispatch.ts). */
@@ -252,6 +255,7 @@ export class LowerContext {
   }
 
   declare(name: string, kind: Slot["kind"], type: Type, value: Value): Slot {
+    if (kind === "let") this.checkJoinable(type, value);
     const slot: Slot = { id: this.nextSlot++, name, kind, type };
     if (!value.hint) value.hint = name;
     this.scope.names.set(name, slot);
@@ -296,8 +300,25 @@ export class LowerContext {
   }
 
   assign(slot: Slot, value: Value): void {
+    this.checkJoinable(slot.type, value);
     if (!value.hint && slot.kind !== "flag") value.hint = slot.name;
     this.env.set(slot, value);
+  }
+
+  /**
+   * A variable's values meet where branches and loops join, which needs one type: a class's
+   * instance in a variable of its interface or base class would be read as its own class
+   * there (there is no conversion op), so it is a diagnostic, not an internal error.
+   */
+  checkJoinable(type: Type, value: Value): void {
+    if (isObject(type) && isObject(value.type) && !sameType(type, value.type))
+      if (assignable(value.type, type))
+        throw new CompileAbort({
+          severity: "error",
+          ...typeMismatch.instanceWhereWiderTypeJoins(value.type.name, type.name),
+          loc: this.builder.loc,
+          notes: [],
+        });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isKeyed, typeText } from "../ir/type-system.js";
+import { isKeyed, isObject, typeText } from "../ir/type-system.js";
 import { asKnownFields, keyedHas } from "./keyed.js";
 import {
   closureCapture,
@@ -106,6 +106,11 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "LogicalExpression":
       return lowerLogical(ctx, node.operator, node.left, node.right);
     case "ConditionalExpression": {
+      // `c ? circle : new Square(a)`: the type TypeScript gives the whole (an interface both
+      // implement) is what each side is built as.
+      const whole = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+      if (whole !== undefined && isObject(whole) && (whole.interfaceKey || whole.classKey))
+        return lowerValue(ctx, node, whole);
       const cond = lowerCondition(ctx, node.test);
       let type: Type = "number";
       const [value] = lowerIf(ctx, cond, [
@@ -114,7 +119,12 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
           type = v.type;
           return [v];
         },
-        () => [expectType(ctx, node.alternate, lowerExpression(ctx, node.alternate), type)],
+        () => {
+          const alternate = isObject(type)
+            ? lowerValue(ctx, node.alternate, type)
+            : lowerExpression(ctx, node.alternate);
+          return [expectType(ctx, node.alternate, alternate, type)];
+        },
       ]);
       return value!;
     }
@@ -177,7 +187,9 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "NewExpression": {
       // `new Vec3(…)` of a class of the program: a call of its constructor (construct.ts).
       const name = node.callee.type === "Identifier" ? node.callee.name : undefined;
-      const ctor = name && !ctx.scope.lookup(name) ? constructorOf(ctx, name, node) : undefined;
+      const as = ctx.newAs;
+      ctx.newAs = undefined;
+      const ctor = name && !ctx.scope.lookup(name) ? constructorOf(ctx, name, node, as) : undefined;
       if (ctor) return lowerUserCall(ctx, node as never, ctor, name!);
       return lowerNew(ctx, node);
     }

@@ -26,7 +26,7 @@ import { carriedValues, declareCapture } from "./function-values.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
 import { bindPattern, lowerParameterDefault } from "./destructure.js";
-import { constructorStatements, newInstance } from "./construct.js";
+import { constructedClassName, constructorStatements, newInstance } from "./construct.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../types/signature.js";
 import { lowerStatements } from "./statements.js";
@@ -214,7 +214,8 @@ function lowerFunctionOnce(
   }
   if (options.constructs) {
     ctx.at(node);
-    ctx.declare("this", "const", options.constructs, newInstance(ctx, options.constructs));
+    const instance = newInstance(ctx, options.constructs, constructedClassName(name));
+    ctx.declare("this", "const", options.constructs, instance);
   }
 
   ctx.at(node);
@@ -241,7 +242,7 @@ function lowerFunctionOnce(
     if (resultType !== "void") ctx.resultSlot = ctx.hiddenSlot("result", resultType, initial);
     const block = node.body as FunctionBody | null;
     const statements = options.constructs
-      ? constructorStatements(ctx, options.constructs, node, block?.body ?? [])
+      ? constructorStatements(ctx, constructedClassName(name), node, block?.body ?? [])
       : (block?.body ?? []);
     const exits = lowerStatements(ctx, statements);
     if (!exits && resultType !== "void") {

@@ -484,7 +484,15 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
     v = lowerRecordLiteral(ctx, node, expected);
   else if (node.type === "ObjectExpression") v = lowerObjectLiteral(ctx, node, expected);
   // `new Array(n)` and `Array(n)` take their element type from where they go (`number[][]`).
-  else if (node.type === "NewExpression" || isArrayCall(ctx, node))
+  else if (node.type === "NewExpression" && expected && isObject(expected)) {
+    // `new Circle(r)` where a `Shape` goes: the instance is built as a Shape (construct.ts).
+    ctx.newAs = expected;
+    try {
+      v = ctx.lowerExpression(node);
+    } finally {
+      ctx.newAs = undefined;
+    }
+  } else if (node.type === "NewExpression" || isArrayCall(ctx, node))
     v = lowerNew(ctx, node, expected);
   // `c ? present : {}`: each side takes the type wanted, as a literal does.
   else if (node.type === "ConditionalExpression" && expected) {

@@ -83,14 +83,36 @@ export function descendants(program: ProgramGraph, cls: ClassSymbol): ClassSymbo
 export function implementersOf(program: ProgramGraph, decl: Node): ClassSymbol[] {
   loadReachableModules(program);
   const found: ClassSymbol[] = [];
+  const methods =
+    decl.type === "TSInterfaceDeclaration"
+      ? decl.body.body.flatMap((m) =>
+          m.type === "TSMethodSignature" && m.key.type === "Identifier" ? [m.key.name] : [],
+        )
+      : [];
   for (const module of program.loadedModules()) {
     for (const [name, c] of module.types.entries()) {
       if (c.type !== "ClassDeclaration" && c.type !== "ClassExpression") continue;
-      const implemented = (c.implements ?? []).some(
-        (i) =>
-          i.expression.type === "Identifier" &&
-          program.resolveType(module, i.expression.name)?.node === decl,
-      );
+      // `implements Filter`, or an interface extending it (`implements Solid`, `Solid extends
+      // Shape`), or no such clause but every method of it (TypeScript's structural typing).
+      const implemented =
+        (c.implements ?? []).some(
+          (i) =>
+            i.expression.type === "Identifier" &&
+            extendsInterface(program, module, i.expression.name, decl),
+        ) ||
+        (methods.length > 0 &&
+          methods.every((m) =>
+            ancestry(program, { module, name, decl: c }).some((a) =>
+              a.decl.body.body.some(
+                (member) =>
+                  member.type === "MethodDefinition" &&
+                  member.kind === "method" &&
+                  !member.static &&
+                  member.key.type === "Identifier" &&
+                  member.key.name === m,
+              ),
+            ),
+          ));
       if (!implemented || found.some((f) => f.decl === c)) continue;
       const cls = { module, name, decl: c };
       found.push(
@@ -100,6 +122,25 @@ export function implementersOf(program: ProgramGraph, decl: Node): ClassSymbol[]
     }
   }
   return found;
+}
+
+/** Whether the interface `name` (seen from `mod`) is `decl` or extends it. */
+function extendsInterface(
+  program: ProgramGraph,
+  mod: SourceModule,
+  name: string,
+  decl: Node,
+  depth = 0,
+): boolean {
+  const found = program.resolveType(mod, name);
+  if (!found || depth > 16) return false;
+  if (found.node === decl) return true;
+  if (found.node.type !== "TSInterfaceDeclaration") return false;
+  return (found.node.extends ?? []).some(
+    (e) =>
+      e.expression.type === "Identifier" &&
+      extendsInterface(program, found.module, e.expression.name, decl, depth + 1),
+  );
 }
 
 /** Whether `cls` is `base` or extends it. */

@@ -125,8 +125,17 @@ function assignedFieldNames(modules: SourceModule[]): Set<string> | "any" {
   const names = new Set<string>();
   let any = false;
   for (const mod of modules) {
-    walk(mod.program, (n) => {
+    walk(mod.program, (n, ancestors) => {
       if (any) return false;
+      // `this.input = …` in a class's code writes an instance of the class, never the object
+      // literal of module data.
+      if (
+        n.type === "AssignmentExpression" &&
+        n.left.type === "MemberExpression" &&
+        n.left.object.type === "ThisExpression" &&
+        ancestors.some((a) => a.type === "ClassBody")
+      )
+        return true;
       const target =
         n.type === "AssignmentExpression"
           ? n.left

@@ -28,6 +28,12 @@ export const typeMismatch = {
     message("typeMismatch", `cannot compare a ${type} with a ${type2}`),
   expectedHereGot: (article: Printable, article2: Printable) =>
     message("typeMismatch", `expected ${article} here, got ${article2}`),
+  instanceWhereWiderTypeJoins: (from: Printable, to: Printable) =>
+    message(
+      "typeMismatch",
+      `a '${from}' is held here where the code also holds other '${to}' values: differentiable code takes an instance as its interface or base class where it is built ('new ${from}(…)' written where a '${to}' goes) or passed to a function, not yet when an existing '${from}' is returned, assigned or chosen`,
+      `build the instance where the '${to}' goes, or declare the variable or result as '${from}'`,
+    ),
   fieldOfIsMissing: (name: Printable, name2: Printable) =>
     message("typeMismatch", `field '${name}' of '${name2}' is missing`),
   functionGivenToTakesHere: (operator: Printable, article: Printable, article2: Printable) =>

@@ -133,8 +133,14 @@ export function emitModule(
     callee: (op: Op) => {
       const key = op.attrs.callee!;
       // A constructor run as JavaScript (no derivative needed): `new Vec3(…)`.
-      if (!allDerivatives.has(key) && keyName(key).endsWith(".constructor"))
-        return `new ${functionName(functionKey(keyFile(key), keyName(key).slice(0, -".constructor".length)))}`;
+      // `Circle.constructor$as$Shape` builds a Circle too.
+      const at = keyName(key).indexOf(".constructor");
+      if (
+        !allDerivatives.has(key) &&
+        at > 0 &&
+        /^\.constructor($|\$as\$)/.test(keyName(key).slice(at))
+      )
+        return `new ${functionName(functionKey(keyFile(key), keyName(key).slice(0, at)))}`;
       if (!allDerivatives.has(key)) {
         // A method or getter run as JavaScript is called on its receiver (function.ts), so
         // nothing is imported for it; a static method is reached through its class.

@@ -4,8 +4,9 @@
 export const TOLERANCE = 1e-12;
 
 /**
- * The largest relative difference |x − y| / max(|x|, |y|) over the elements (0 where both are
- * 0; Infinity for a length mismatch or a NaN).
+ * The largest relative difference |x − y| / max(|x|, |y|) over the elements (0 where they are
+ * equal or both NaN, as J ⊘ H of a centroid no point is nearest to; Infinity for a length
+ * mismatch or one NaN).
  */
 export function relativeDifference(
   expected: ArrayLike<number> | number,
@@ -18,7 +19,7 @@ export function relativeDifference(
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;
     const y = ys[i]!;
-    if (x === y) continue;
+    if (x === y || (Number.isNaN(x) && Number.isNaN(y))) continue;
     const r = Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y));
     worst = Number.isNaN(r) ? Infinity : Math.max(worst, r);
   }

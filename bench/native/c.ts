@@ -75,7 +75,8 @@ export function buildHarness(dir: string): CHarness | string {
       maxBuffer: 1 << 28,
     });
     if (out.status !== 0) throw new Error(`C harness failed: ${out.stderr.trim()}`);
-    return JSON.parse(out.stdout) as T;
+    // The harness writes NaN as null.
+    return JSON.parse(out.stdout, (_, v: unknown) => (v === null ? NaN : v)) as T;
   };
   return {
     compiler: `${compiler.version} ${FLAGS.join(" ")}`,

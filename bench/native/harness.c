@@ -95,9 +95,16 @@ static double *read_doubles(const char *file, long count) {
   return v;
 }
 
+// JSON has no NaN (J ⊘ H of a centroid no point is nearest to is 0/0): null, read back as NaN.
 static void print_array(const char *name, const double *v, long n) {
   printf("\"%s\":[", name);
-  for (long i = 0; i < n; i++) printf(i ? ",%.17g" : "%.17g", v[i]);
+  for (long i = 0; i < n; i++) {
+    if (i) printf(",");
+    if (v[i] != v[i])
+      printf("null");
+    else
+      printf("%.17g", v[i]);
+  }
   printf("]");
 }
 

@@ -38,6 +38,13 @@ export interface CHarness {
 
 const FLAGS = ["-O3", "-march=native"];
 
+/**
+ * The same kernels with the auto-vectorizer off: scalar code like kmeans.wat's, to tell how much
+ * of C's lead comes from SIMD (gcc -O3 -march=native vectorizes the subtraction and the product
+ * of a distance, keeping the sum in order).
+ */
+export const SCALAR_FLAGS = ["-fno-tree-vectorize", "-fno-tree-slp-vectorize"];
+
 /** The first compiler that answers `--version`, with the flags that make it compile C. */
 function findCompiler(): { command: string; extra: string[]; version: string } | null {
   const names = [...(process.env.CC ? [process.env.CC] : []), "gcc", "clang", "cc", "g++"];
@@ -55,13 +62,14 @@ function findCompiler(): { command: string; extra: string[]; version: string } |
 }
 
 /** Compiles harness.c with the kernels in `dir` (bench/native); the reason when it cannot. */
-export function buildHarness(dir: string): CHarness | string {
+export function buildHarness(dir: string, extraFlags: string[] = []): CHarness | string {
   const compiler = findCompiler();
   if (compiler === null) return "no C compiler on this machine ($CC, gcc, clang, cc, g++)";
   const work = mkdtempSync(join(tmpdir(), "nabla-native-"));
   const binary = join(work, "harness");
   const sources = ["harness.c", "kmeans.c", "lse.c"].map((f) => join(dir, f));
-  const args = [...compiler.extra, ...FLAGS, "-o", binary, ...sources, "-lm"];
+  const flags = [...FLAGS, ...extraFlags];
+  const args = [...compiler.extra, ...flags, "-o", binary, ...sources, "-lm"];
   const build = spawnSync(compiler.command, args, { encoding: "utf8" });
   if (build.status !== 0) {
     rmSync(work, { recursive: true, force: true });
@@ -79,7 +87,7 @@ export function buildHarness(dir: string): CHarness | string {
     return JSON.parse(out.stdout, (_, v: unknown) => (v === null ? NaN : v)) as T;
   };
   return {
-    compiler: `${compiler.version} ${FLAGS.join(" ")}`,
+    compiler: `${compiler.version} ${flags.join(" ")}`,
     kmeans: (flat, n, k, d, seconds) =>
       run<CKmeans>(["kmeans", String(n), String(k), String(d), String(seconds)], flat),
     lse: (x, seconds) => run<CLse>(["lse", String(x.length), String(seconds)], x),

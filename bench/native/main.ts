@@ -20,7 +20,7 @@ import { importCompiled } from "../load.js";
 import { budgetFor } from "../gradbench/options.js";
 import { timeSideBySide, type Candidate } from "../gradbench/timing.js";
 import { concat, relativeDifference, TOLERANCE } from "./agree.js";
-import { buildHarness, type CHarness } from "./c.js";
+import { buildHarness, SCALAR_FLAGS, type CHarness } from "./c.js";
 import { flatCost, flatDir, flatten } from "./kmeans-flat.js";
 import { nativeReport, spliceReport, type Row, type WorkloadReport } from "./report.js";
 import { WasmKmeans } from "./wasm.js";
@@ -82,6 +82,13 @@ interface Entry {
   tolerance?: number;
 }
 
+/** A build of the C harness: -O3 -march=native, and the same not vectorized. */
+interface CBuild {
+  name: string;
+  note: string;
+  harness: CHarness;
+}
+
 function timeEntries(entries: Entry[]): Row[] {
   const ok = (e: Entry) => e.difference === null || e.difference <= (e.tolerance ?? TOLERANCE);
   const candidates: Candidate[] = [];
@@ -118,7 +125,7 @@ async function kmeansWorkload(
   w: KmeansWorkload,
   ev: KmeansEval,
   wasm: WasmKmeans[],
-  c: CHarness | string,
+  cs: CBuild[],
 ): Promise<WorkloadReport> {
   const prepared = ev.prepareCost(w.load());
   const { points, centroids } = prepared;
@@ -196,14 +203,14 @@ async function kmeansWorkload(
       });
     }
   }
-  if (typeof c !== "string") {
-    log(`  kmeans ${w.name}: timing C`);
-    const r = c.kmeans(concat([fp, fc]), n, k, d, seconds);
+  for (const c of cs) {
+    log(`  kmeans ${w.name}: timing ${c.name}`);
+    const r = c.harness.kmeans(concat([fp, fc]), n, k, d, seconds);
     const difference = diff(r.cost, r.dir);
     const agrees = difference <= TOLERANCE;
     rows.push({
-      name: "C -O3",
-      note: "kernel only",
+      name: c.name,
+      note: c.note,
       primal: agrees ? r.timings.cost.ms : "disagrees",
       derivative: agrees ? r.timings.dir.ms : "disagrees",
       ...(agrees
@@ -219,7 +226,7 @@ async function kmeansWorkload(
     primalName: "cost",
     derivativeName: "dir",
     rows,
-    baseline: typeof c === "string" ? null : "C -O3",
+    baseline: cs.length > 0 ? cs[0]!.name : null,
     reference: "nabla",
   };
 }
@@ -228,7 +235,7 @@ function lseWorkload(
   w: LseWorkload,
   ev: LseEval,
   hand: { runGradient(x: Float64Array): Float64Array },
-  c: CHarness | string,
+  cs: CBuild[],
 ): WorkloadReport {
   // The reference is nabla's primal and the hand-written softmax: nabla's gradient also has
   // the derivative through the max, 0 in exact arithmetic but about n·ε at the largest
@@ -255,14 +262,14 @@ function lseWorkload(
       difference: null,
     },
   ]);
-  if (typeof c !== "string") {
-    log(`  lse ${w.name}: timing C`);
-    const r = c.lse(x, seconds);
+  for (const c of cs) {
+    log(`  lse ${w.name}: timing ${c.name}`);
+    const r = c.harness.lse(x, seconds);
     const difference = diff(r.primal, r.gradient);
     const agrees = difference <= TOLERANCE;
     rows.push({
-      name: "C -O3",
-      note: "kernel only",
+      name: c.name,
+      note: c.note,
       primal: agrees ? r.timings.primal.ms : "disagrees",
       derivative: agrees ? r.timings.gradient.ms : "disagrees",
       ...(agrees
@@ -278,7 +285,7 @@ function lseWorkload(
     primalName: "primal",
     derivativeName: "gradient",
     rows,
-    baseline: typeof c === "string" ? null : "C -O3",
+    baseline: cs.length > 0 ? cs[0]!.name : null,
     reference: "nabla's primal, hand-written gradient",
   };
 }
@@ -286,8 +293,14 @@ function lseWorkload(
 async function main(): Promise<void> {
   const started = Date.now();
   const loadStart = loadavg();
-  const c: CHarness | string = values["no-c"] ? "--no-c" : buildHarness(NATIVE);
+  const c = values["no-c"] ? "--no-c" : buildHarness(NATIVE);
+  const scalar = typeof c === "string" ? c : buildHarness(NATIVE, SCALAR_FLAGS);
   if (typeof c === "string") log(`bench:native: C skipped: ${c}`);
+  const cs: CBuild[] = [];
+  if (typeof c !== "string") cs.push({ name: "C -O3", note: "kernel only", harness: c });
+  if (typeof scalar !== "string") {
+    cs.push({ name: "C -O3 scalar", note: "kernel only, not vectorized", harness: scalar });
+  }
   const reports: WorkloadReport[] = [];
   try {
     if (evals.includes("kmeans")) {
@@ -297,16 +310,16 @@ async function main(): Promise<void> {
         await WasmKmeans.create("simd", NATIVE),
       ];
       for (const w of kmeansWorkloads(dataDir, limit)) {
-        reports.push(await kmeansWorkload(w, ev, wasm, c));
+        reports.push(await kmeansWorkload(w, ev, wasm, cs));
       }
     }
     if (evals.includes("lse")) {
       const ev = await importCompiled<LseEval>(join(REPO_ROOT, "gradbench/evals/lse.ts"));
       const hand = await importCompiled<LseEval>(join(REPO_ROOT, "gradbench/hand/lse.ts"));
-      for (const w of lseWorkloads(dataDir, limit)) reports.push(lseWorkload(w, ev, hand, c));
+      for (const w of lseWorkloads(dataDir, limit)) reports.push(lseWorkload(w, ev, hand, cs));
     }
   } finally {
-    if (typeof c !== "string") c.dispose();
+    for (const { harness } of cs) harness.dispose();
   }
   const cpu = cpus();
   const require = createRequire(import.meta.url);
@@ -320,7 +333,10 @@ async function main(): Promise<void> {
     loadStart,
     loadEnd: loadavg(),
     seconds,
-    compiler: typeof c === "string" ? `skipped (${c})` : c.compiler,
+    compiler:
+      typeof c === "string"
+        ? `skipped (${c})`
+        : `${c.compiler}; "C -O3 scalar" adds ${SCALAR_FLAGS.join(" ")}`,
     wabt: (require("wabt/package.json") as { version: string }).version,
     durationS: (Date.now() - started) / 1000,
   });

@@ -3,6 +3,8 @@
 // main.ts prints it and puts it between the markers of docs/native-gap.md, whose analysis
 // around the markers is written by hand.
 
+import { table } from "../markdown.js";
+
 export interface Row {
   name: string;
   /** What the time includes, e.g. "kernel only" or "copy in + kernel + copy out". */
@@ -61,7 +63,7 @@ function ratio(v: number | string, base: number | string | undefined): string {
   return `${(v / base).toFixed(2)}×`;
 }
 
-function table(w: WorkloadReport): string {
+function workloadTable(w: WorkloadReport): string {
   const base = w.rows.find((r) => r.name === w.baseline);
   const head = [
     "implementation",
@@ -73,24 +75,21 @@ function table(w: WorkloadReport): string {
     "fastest samples",
     `rel. diff. from ${w.reference}`,
   ];
-  const lines = [
-    `| ${head.join(" | ")} |`,
-    `| ${head.map((_, i) => (i < 2 ? "---" : "---:")).join(" | ")} |`,
-  ];
-  for (const r of w.rows) {
-    const cells = [
-      r.name,
-      r.note,
-      cell(r.primal),
-      cell(r.derivative),
-      r.noRatios ? "–" : ratio(r.derivative, r.primal),
-      ...(base ? [ratio(r.primal, base.primal), ratio(r.derivative, base.derivative)] : []),
-      r.fastest ? r.fastest.map((v) => (v === null ? "–" : formatMs(v))).join(" / ") : "–",
-      r.noRatios ? "–" : r.difference === null ? "(reference)" : r.difference.toExponential(1),
-    ];
-    lines.push(`| ${cells.join(" | ")} |`);
-  }
-  return lines.join("\n");
+  const rows = w.rows.map((r) => [
+    r.name,
+    r.note,
+    cell(r.primal),
+    cell(r.derivative),
+    r.noRatios ? "–" : ratio(r.derivative, r.primal),
+    ...(base ? [ratio(r.primal, base.primal), ratio(r.derivative, base.derivative)] : []),
+    r.fastest ? r.fastest.map((v) => (v === null ? "–" : formatMs(v))).join(" / ") : "–",
+    r.noRatios ? "–" : r.difference === null ? "(reference)" : r.difference.toExponential(1),
+  ]);
+  return table(
+    head,
+    rows,
+    head.map((_, i) => i >= 2),
+  );
 }
 
 export function nativeReport(workloads: WorkloadReport[], info: RunConditions): string {
@@ -108,7 +107,7 @@ export function nativeReport(workloads: WorkloadReport[], info: RunConditions): 
       "",
       `### ${w.eval} ${w.workload}${w.source === "generated" ? " (generated)" : ""}`,
       "",
-      table(w),
+      workloadTable(w),
     );
   }
   return parts.join("\n") + "\n";

@@ -7,7 +7,9 @@
 ;; lower index). Each lane keeps its own running minimum and its index; the two lanes are merged
 ;; at the end of a point with the JavaScript's rule (the first of the smallest distances).
 (module
-  (memory (export "memory") 1)
+  ;; Imported, made by bench/native/wasm.ts at the size a workload needs: growing a memory
+  ;; detaches its ArrayBuffer, which slows every typed-array loop of the process (native-gap.md).
+  (import "env" "memory" (memory 1))
 
   ;; pairs[m][i] = (C[2m][i], C[min(2m + 1, k − 1)][i]), m < ⌈k/2⌉, i < d.
   (func $interleave (param $centroids i32) (param $k i32) (param $d i32) (param $pairs i32)

@@ -1,10 +1,12 @@
 ;; GradBench kmeans in scalar f64 WebAssembly, the same maths and the same order of operations
 ;; as gradbench/evals/kmeans.ts and kmeans.c (so the results agree to rounding): the cost
 ;; Σ_i min_j ‖P_i − C_j‖² and the Newton direction J ⊘ H (J_j = Σ 2(C_j − P_i) over the points
-;; nearest to C_j, H_j = 2·count_j). Arrays are row-major f64 in this module's memory, placed
+;; nearest to C_j, H_j = 2·count_j). Arrays are row-major f64 in the module's memory, placed
 ;; by bench/native/wasm.ts; pointers are byte offsets. n, k, d ≥ 1 (the loops test at the end).
 (module
-  (memory (export "memory") 1)
+  ;; Imported, made by bench/native/wasm.ts at the size a workload needs: growing a memory
+  ;; detaches its ArrayBuffer, which slows every typed-array loop of the process (native-gap.md).
+  (import "env" "memory" (memory 1))
 
   ;; Σ_i (a_i − b_i)² over d = bytes/8 elements, in index order as the JavaScript.
   (func $distance (param $a i32) (param $b i32) (param $bytes i32) (result f64)

@@ -7,7 +7,9 @@
 //
 // Kernels: nested (the eval's kmeansCost, compiled by nabla: the primal is emitted unchanged),
 // flat (kmeans-flat.ts's flatCost), dir (the eval's Newton direction, nabla's derivative code).
-// Prints the number of calls and the mean time per call.
+// Prints the number of calls and the mean time per call. With --detach, an ArrayBuffer is
+// detached first (transferred, as WebAssembly's memory.grow does to its old buffer): from then
+// on V8 checks for detachment in every typed-array access of optimized code.
 
 import { join } from "node:path";
 import { dirname } from "node:path";
@@ -24,7 +26,12 @@ interface KmeansEval {
   runDir(p: unknown): Float64Array[];
 }
 
-const [kernel = "nested", secondsText = "3"] = process.argv.slice(2);
+const args = process.argv.slice(2).filter((a) => a !== "--detach");
+const [kernel = "nested", secondsText = "3"] = args;
+if (process.argv.includes("--detach")) {
+  const buffer = new ArrayBuffer(8);
+  structuredClone(buffer, { transfer: [buffer] });
+}
 const ev = await importCompiled<KmeansEval>(join(REPO_ROOT, "gradbench/evals/kmeans.ts"));
 const p = ev.prepareCost(generateKmeans(100, 10000, 8).load());
 const [n, k, d] = [p.points.length, p.centroids.length, 8];

@@ -14,7 +14,6 @@ export type WasmKind = "scalar" | "simd";
 const SOURCES: Record<WasmKind, string> = { scalar: "kmeans.wat", simd: "kmeans-simd.wat" };
 
 interface Exports {
-  memory: WebAssembly.Memory;
   cost(...args: number[]): number;
   dir(...args: number[]): void;
 }
@@ -40,9 +39,15 @@ export async function assemble(kind: WasmKind, dir: string): Promise<Uint8Array<
 const PAGE = 65536;
 const align16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
 
-/** One kernel module with room for one workload's n, k, d (the layout is set by `size`). */
+/**
+ * One kernel module with room for one workload's n, k, d (the layout is set by `size`). Each
+ * `size` instantiates the module afresh with a new memory of the size needed, never growing one:
+ * `memory.grow` detaches the memory's old ArrayBuffer, and once any ArrayBuffer of the process has
+ * been detached, V8 (Node 20) checks for detachment in every typed-array access of optimized
+ * code from then on, which makes nabla's kmeans cost 1.6× slower (docs/native-gap.md).
+ */
 export class WasmKmeans {
-  private readonly exports: Exports;
+  private exports!: Exports;
   private n = 0;
   private k = 0;
   private d = 0;
@@ -56,17 +61,14 @@ export class WasmKmeans {
 
   private constructor(
     readonly kind: WasmKind,
-    instance: WebAssembly.Instance,
-  ) {
-    this.exports = instance.exports as unknown as Exports;
-  }
+    private readonly module: WebAssembly.Module,
+  ) {}
 
   static async create(kind: WasmKind, dir: string): Promise<WasmKmeans> {
-    const module = await WebAssembly.compile(await assemble(kind, dir));
-    return new WasmKmeans(kind, await WebAssembly.instantiate(module));
+    return new WasmKmeans(kind, await WebAssembly.compile(await assemble(kind, dir)));
   }
 
-  /** Lays out memory for n points and k centroids of dimension d (n, k, d ≥ 1), growing it. */
+  /** Lays out memory for n points and k centroids of dimension d (n, k, d ≥ 1): a new instance. */
   size(n: number, k: number, d: number): void {
     if (!(n >= 1 && k >= 1 && d >= 1)) throw new Error(`n, k, d must be ≥ 1: ${n}, ${k}, ${d}`);
     this.n = n;
@@ -78,10 +80,9 @@ export class WasmKmeans {
     this.count = this.dirAt + align16(k * d * 8);
     this.pairs = this.count + align16(k * 8);
     const end = this.pairs + Math.ceil(k / 2) * d * 16;
-    const memory = this.exports.memory;
-    const pages = Math.ceil(end / PAGE) - memory.buffer.byteLength / PAGE;
-    if (pages > 0) memory.grow(pages);
-    // Growing detaches the old view.
+    const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(end / PAGE)) });
+    const instance = new WebAssembly.Instance(this.module, { env: { memory } });
+    this.exports = instance.exports as unknown as Exports;
     this.heap = new Float64Array(memory.buffer);
   }
 

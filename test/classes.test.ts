@@ -398,3 +398,82 @@ export function sumBy<T>(xs: readonly T[], f: (x: T, index: number) => number): 
     },
   );
 });
+
+test("interfaces as written: an implementation taking fewer parameters, a method returning the interface, a fieldless class returning this, a sub-interface, a class implementing it structurally", async () => {
+  await checkTwoWays(`interface Shape {
+  area(): number;
+  scale(k: number): void;
+  resized(k: number): Shape;
+}
+interface Solid extends Shape {
+  volume(): number;
+}
+class Ball implements Solid {
+  constructor(public r: number) {}
+  area() {
+    return 4 * Math.PI * this.r * this.r;
+  }
+  volume() {
+    return (4 / 3) * Math.PI * this.r ** 3;
+  }
+  scale(k: number) {
+    this.r *= k;
+  }
+  resized(k: number): Shape {
+    return new Ball(this.r * k);
+  }
+}
+class Dot implements Shape {
+  area() {
+    return 0.5;
+  }
+  scale(): void {}
+  resized(): Shape {
+    return this;
+  }
+}
+class Plate {
+  constructor(public w: number, public h: number) {}
+  area() {
+    return this.w * this.h;
+  }
+  scale(k: number) {
+    this.w *= k;
+  }
+  resized(k: number): Shape {
+    return new Plate(this.w * k, this.h);
+  }
+}
+export function f(x: number, y: number): number {
+  const shapes: Shape[] = [new Ball(x), new Dot(), new Plate(y, x)];
+  let total = 0;
+  for (const s of shapes) {
+    s.scale(1 + 0.1 * y);
+    total += s.resized(y).area();
+  }
+  const pick: Shape = x > 0.5 ? new Plate(x, x) : shapes[0];
+  return total + pick.area();
+}`);
+});
+
+test("a class field holding a function given to the constructor as a parameter property, and a local object of functions", async () => {
+  await checkTwoWays(`function soft(v: number): number {
+  return v / (1 + v * v);
+}
+function square(t: number): number {
+  return t * t;
+}
+function twice(fn: (t: number) => number, v: number): number {
+  return fn(fn(v) * 0.5);
+}
+class Unit {
+  constructor(public w: number, private act: (x: number) => number) {}
+  fire(x: number): number {
+    return this.act(this.w * x);
+  }
+}
+export function f(x: number, y: number): number {
+  const ops = { f: square, g: Math.sin };
+  return new Unit(x, Math.tanh).fire(y) + new Unit(y, soft).fire(x) + ops.f(x) + twice(ops.g, y);
+}`);
+});

@@ -311,7 +311,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
       { ...type, interfaceKey: type.interfaceKey },
       name,
       kind,
-      (symbol, self) => lowerUserCall(ctx, node, symbol, name, self),
+      (symbol, self) => lowerUserCall(ctx, withArgumentsFor(ctx, node, symbol), symbol, name, self),
     );
   }
   const field = name !== undefined && isObject(type) ? fieldOf(type, name) : undefined;
@@ -488,6 +488,24 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
     );
   }
   return ctx.builder.math(name, args);
+}
+
+/**
+ * `s.scale(k)` running a class's `scale(): void` (an implementation may take fewer
+ * parameters than its interface says): the arguments past its parameters are evaluated, as
+ * JavaScript evaluates them, and not passed.
+ */
+function withArgumentsFor(
+  ctx: LowerContext,
+  node: CallExpression,
+  symbol: FunctionSymbol,
+): CallExpression {
+  const params = symbol.node.params;
+  if (params.some((p) => p.type === "RestElement") || node.arguments.length <= params.length)
+    return node;
+  for (const extra of node.arguments.slice(params.length))
+    if (extra.type !== "SpreadElement") ctx.lowerExpression(extra);
+  return { ...node, arguments: node.arguments.slice(0, params.length) };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { instanceType } from "./class-dispatch.js";
+import { keyName } from "../ir/function-key.js";
 import { Scope, type LowerContext } from "./context.js";
 import { orDefault } from "./destructure.js";
 
@@ -56,9 +57,15 @@ export function constructorOf(
 /** How a constructor building its instance as a wider type is named: `Circle.constructor$as$Shape`. */
 const AS = ".constructor$as$";
 
-/** The class whose constructor the function `name` is (`Circle.constructor…` → `Circle`). */
-export function constructedClassName(name: string): string {
-  return name.slice(0, name.indexOf(".constructor"));
+/**
+ * The class a constructor builds: its instance type's, or for one building a wider type
+ * (`Circle.constructor$as$Shape`, or a specialization `Circle_constructor$with$soft`), the
+ * class its name starts with.
+ */
+export function constructedClassName(name: string, type: ObjectType): string {
+  if (type.classKey) return keyName(type.classKey);
+  const match = /^(.*?)[._]constructor(\$|$)/.exec(name);
+  return match ? match[1]! : type.name;
 }
 
 /** The constructor a class declares, or the one JavaScript gives it when it declares none. */

@@ -1,6 +1,7 @@
 import { lowerIf } from "./merge.js";
 export { countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
+import { mathMember } from "./math-functions.js";
 import { classMember, staticPropertyRead } from "./class-members.js";
 import { classOfType, findMember } from "./class-dispatch.js";
 import { descendants } from "../parse/class-hierarchy.js";
@@ -395,6 +396,13 @@ export function lowerObjectLiteral(
   node: ObjectExpression,
   expected: Type | undefined,
 ): Value {
+  // `const ops = { f: square, g: Math.sin }`: a field holding a function needs its function
+  // type, which TypeScript's checker gives the literal.
+  if (
+    !expected &&
+    node.properties.some((p) => p.type === "Property" && namesAFunction(ctx, p.value))
+  )
+    expected = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
   const values = new Map<string, Value>();
   for (const prop of node.properties) {
     if (prop.type === "SpreadElement") {
@@ -504,6 +512,16 @@ export function lowerValue(ctx: LowerContext, node: Expression, expected: Type |
   } else v = ctx.lowerExpression(node);
   if (expected) expectType(ctx, node, v, expected);
   return v;
+}
+
+/** Whether `node` names a top-level function or a Math function (`square`, `Math.sin`). */
+function namesAFunction(ctx: LowerContext, node: Node): boolean {
+  if (mathMember(ctx, node) !== undefined) return true;
+  return (
+    node.type === "Identifier" &&
+    !ctx.scope.lookup(node.name) &&
+    ctx.program.resolveLocalFunction(ctx.module, node.name) !== undefined
+  );
 }
 
 /**

@@ -422,7 +422,9 @@ export function parameterFunctionType(
   mod: SourceModule,
   param: Node,
 ): FunctionTypeInfo | undefined {
-  const annotation = param.type === "Identifier" ? param.typeAnnotation : undefined;
+  // `private act: (x: number) => number` in a constructor: the parameter it declares.
+  const inner = param.type === "TSParameterProperty" ? param.parameter : param;
+  const annotation = inner.type === "Identifier" ? inner.typeAnnotation : undefined;
   return annotation ? functionTypeOf(program, mod, annotation.typeAnnotation) : undefined;
 }
 

@@ -214,7 +214,11 @@ function lowerFunctionOnce(
   }
   if (options.constructs) {
     ctx.at(node);
-    const instance = newInstance(ctx, options.constructs, constructedClassName(name, options.constructs));
+    const instance = newInstance(
+      ctx,
+      options.constructs,
+      constructedClassName(name, options.constructs),
+    );
     ctx.declare("this", "const", options.constructs, instance);
   }
 
@@ -242,7 +246,12 @@ function lowerFunctionOnce(
     if (resultType !== "void") ctx.resultSlot = ctx.hiddenSlot("result", resultType, initial);
     const block = node.body as FunctionBody | null;
     const statements = options.constructs
-      ? constructorStatements(ctx, constructedClassName(name, options.constructs), node, block?.body ?? [])
+      ? constructorStatements(
+          ctx,
+          constructedClassName(name, options.constructs),
+          node,
+          block?.body ?? [],
+        )
       : (block?.body ?? []);
     const exits = lowerStatements(ctx, statements);
     if (!exits && resultType !== "void") {

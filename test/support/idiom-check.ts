@@ -13,10 +13,15 @@ import { rng } from "./random-program.js";
 import { hasEnv, programSource, type Chunk } from "./random-idioms.js";
 
 /**
- * ok; rejected: a compile error (a clear diagnostic, but the idiom is not supported); crash:
+ * ok; rejected: a compile error (a clear diagnostic, but the idiom is not supported), or the
+ * documented TypeError of a function value or interface object nabla cannot follow; crash:
  * the compiler throws, its output does not load, or a derivative throws where the program does
  * not; wrong: a value or derivative differs.
  */
+/** The messages of the TypeErrors a derivative throws by design (see docs/guide.md). */
+const RUN_TIME_REFUSAL =
+  /^nabla: .*(is not one of the functions nabla saw used as a value|that is an instance of none of the classes)/;
+
 export type OutcomeKind = "ok" | "rejected" | "crash" | "wrong";
 
 export interface Outcome {
@@ -123,6 +128,10 @@ export async function checkProgram(p: Checked, points = 3): Promise<Outcome> {
         along: compiled.jvp(x, y, env())(vx, vy),
       };
     } catch (error) {
+      // The derivative's documented refusal at run time: a function value holding a function
+      // nabla did not compile (a closure in data), an object of no class nabla knows.
+      if (error instanceof TypeError && RUN_TIME_REFUSAL.test(error.message))
+        return { kind: "rejected", messages: [`${where}: ${error.message}`] };
       return { kind: "crash", messages: [`${where}: throws ${(error as Error).stack}`] };
     }
     if (!same(results.primal, value))

@@ -156,7 +156,8 @@ export function assignable(from: Type, to: Type): boolean {
     // methods never touch them). A plain object must have every field: code inlined for the
     // wider type could write one its own type lacks, and that write's derivative would be lost.
     const widening =
-      from.classKey !== undefined && (to.classKey !== undefined || to.interfaceKey !== undefined);
+      (from.classKey !== undefined || from.interfaceKey !== undefined) &&
+      (to.classKey !== undefined || to.interfaceKey !== undefined);
     return assuming(from, to, () =>
       to.fields.every((f) => {
         const g = fieldOf(from, f.name);

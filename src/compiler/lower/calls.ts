@@ -312,6 +312,18 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
       name,
       kind,
       (symbol, self) => lowerUserCall(ctx, withArgumentsFor(ctx, node, symbol), symbol, name, self),
+      // `s.weight`, a field of the interface that some classes implement by a getter.
+      kind === "get" && fieldOf(type, name)
+        ? () =>
+            ctx.builder.emit(
+              "field",
+              [receiver],
+              [fieldOf(type, name)!.type],
+              { field: name },
+              [],
+              name,
+            ).results[0]!
+        : undefined,
     );
   }
   const field = name !== undefined && isObject(type) ? fieldOf(type, name) : undefined;

@@ -162,6 +162,8 @@ export function lowerInterfaceMethodCall(
   name: string,
   kind: InstanceMemberKind,
   call: MethodCaller,
+  /** For a getter some classes have: how the others read it (their field). */
+  otherwise?: () => Value,
 ): Value {
   const mod = ctx.program.load(keyFile(type.interfaceKey));
   const decl = mod.types.get(keyName(type.interfaceKey));
@@ -185,6 +187,7 @@ export function lowerInterfaceMethodCall(
   };
   const chain = (i: number): Value[] => {
     ctx.at(node);
+    if (i === classes.length && otherwise) return yielded(otherwise());
     if (i === classes.length) {
       ctx.builder.emit(
         "extern",

@@ -1,6 +1,8 @@
 import { lowerIf } from "./merge.js";
 export { countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
+import { keyFile, keyName } from "../ir/function-key.js";
+import { implementersOf } from "../parse/class-hierarchy.js";
 import { mathMember } from "./math-functions.js";
 import { classMember, staticPropertyRead } from "./class-members.js";
 import { classOfType, findMember } from "./class-dispatch.js";
@@ -207,8 +209,12 @@ function getterRead(
   node: MemberExpression,
   type: ObjectType,
 ): Expression | undefined {
-  if (node.computed || node.property.type !== "Identifier" || !type.classKey) return undefined;
+  if (node.computed || node.property.type !== "Identifier") return undefined;
   const name = node.property.name;
+  // `s.weight` of an interface some class implements with `get weight()`: dispatched, the
+  // others' field read where the getter is not theirs (calls.ts).
+  if (type.interfaceKey) return implementedByGetter(ctx, type, name) ? getterCall(node) : undefined;
+  if (!type.classKey) return undefined;
   if (fieldOf(type, name)) return undefined;
   const cls = classOfType(ctx, type);
   const declared =
@@ -217,6 +223,15 @@ function getterRead(
       descendants(ctx.program, cls).some((d) => classMember(d.decl, name, "get")));
   if (!declared) return undefined;
   return getterCall(node);
+}
+
+/** Whether some class implementing the interface `type` has a getter `name`. */
+export function implementedByGetter(ctx: LowerContext, type: ObjectType, name: string): boolean {
+  const mod = ctx.program.load(keyFile(type.interfaceKey!));
+  const decl = mod.types.get(keyName(type.interfaceKey!));
+  return (decl ? implementersOf(ctx.program, decl) : []).some((c) =>
+    findMember(ctx, c, name, "get"),
+  );
 }
 
 /** `o.name` read through a getter: a call of it, marked as a getter's read (calls.ts). */

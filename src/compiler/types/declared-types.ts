@@ -186,9 +186,10 @@ function declarationType(
     return t && typeof t === "object" && t.kind === "object" ? { ...t, name } : t;
   }
   if (node.type === "TSInterfaceDeclaration") {
-    if (node.typeParameters || (node.extends && node.extends.length > 0)) return undefined;
+    if (node.typeParameters) return undefined;
     const implemented = program && implementedInterface(program, mod, name, node, key, resolving);
     if (implemented !== undefined) return implemented ?? undefined;
+    if (node.extends && node.extends.length > 0) return undefined;
     const fields = fieldsOf(program, mod, node.body.body, resolving);
     return fields && { kind: "object", name, fields };
   }
@@ -236,32 +237,67 @@ function implementedInterface(
   key: string,
   resolving: Resolving,
 ): ObjectType | null | undefined {
-  const members = node.body.body;
-  if (!members.some((m) => m.type === "TSMethodSignature")) return undefined;
+  const members = interfaceMembers(program, mod, node);
+  if (!members) return null;
+  if (!members.some((m) => m.member.type === "TSMethodSignature")) return undefined;
   const classes = implementersOf(program, node);
   if (classes.length === 0) return undefined;
-  const own = fieldsOf(
-    program,
-    mod,
-    members.filter((m) => m.type !== "TSMethodSignature"),
-    resolving,
-  );
-  if (!own) return null;
+  const own: FieldType[] = [];
+  for (const { module, member } of members) {
+    if (member.type === "TSMethodSignature") continue;
+    const fields = fieldsOf(program, module, [member], resolving);
+    if (!fields) return null;
+    own.push(...fields.filter((f) => !own.some((g) => g.name === f.name)));
+  }
   const fields = [...own];
+  const lacking = new Set<string>();
   for (const cls of classes) {
     if (extendsUnknown(program, cls)) return null;
+    const names = new Set<string>();
     for (const c of ancestry(program, cls)) {
       if (c.decl.typeParameters) return null;
       const theirs = fieldsOf(program, c.module, classFieldMembers(c.decl), resolving);
       if (!theirs) return null;
       for (const f of theirs) {
+        names.add(f.name);
         const had = fields.find((g) => g.name === f.name);
         if (!had) fields.push({ ...f, optional: true });
         else if (!sameType(had.type, f.type)) return null;
       }
     }
+    for (const f of own) if (!names.has(f.name)) lacking.add(f.name);
   }
-  return { kind: "object", name, fields, interfaceKey: key };
+  // A field of the interface a class implements by a getter (`get weight()`): the object may
+  // lack it as a field; reading it runs the getter where the class has one (lowering).
+  return {
+    kind: "object",
+    name,
+    fields: fields.map((f) => (lacking.has(f.name) ? { ...f, optional: true } : f)),
+    interfaceKey: key,
+  };
+}
+
+/**
+ * An interface's members with the module each is declared in: its own, then those of the
+ * interfaces it extends (`interface Solid extends Shape`); undefined if one cannot be followed.
+ */
+function interfaceMembers(
+  program: ProgramGraph,
+  mod: SourceModule,
+  node: Node & { type: "TSInterfaceDeclaration" },
+  depth = 0,
+): { module: SourceModule; member: Node }[] | undefined {
+  if (depth > 16) return undefined;
+  const found = node.body.body.map((member) => ({ module: mod, member: member as Node }));
+  for (const e of node.extends ?? []) {
+    if (e.expression.type !== "Identifier" || e.typeArguments) return undefined;
+    const base = program.resolveType(mod, e.expression.name);
+    if (base?.node.type !== "TSInterfaceDeclaration" || base.node.typeParameters) return undefined;
+    const inherited = interfaceMembers(program, base.module, base.node, depth + 1);
+    if (!inherited) return undefined;
+    found.push(...inherited);
+  }
+  return found;
 }
 
 /** The members of a class that are fields of its instances (parameter properties included). */

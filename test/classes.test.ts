@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
 
 // Classes as people write them (lower/class-dispatch.ts, lower/construct.ts): `extends` with
@@ -320,9 +320,7 @@ export function f(x: number, y: number): number {
 });
 
 test("an interface object of a class nabla did not see throws when its method is called", async () => {
-  const text = diagnosticsText(
-    compileFiles({
-      "main.ts": `import { gradient } from "nabla";
+  const source = `import { gradient } from "nabla";
 interface Filter {
   process(x: number): number;
 }
@@ -336,31 +334,12 @@ function run(f: Filter, x: number): number {
   return f.process(x);
 }
 export const g = gradient(run, { wrt: 1 });
-`,
-    }),
-  );
-  assert.equal(text, "");
-  const { loadProgram } = await import("./support/harness.js");
+`;
+  assert.equal(diagnosticsText(compileFiles({ "main.ts": source })), "");
   const m = await loadProgram<{
     g: (f: unknown, x: number) => number;
     Gain: new (k: number) => unknown;
-  }>({
-    "main.ts": `import { gradient } from "nabla";
-interface Filter {
-  process(x: number): number;
-}
-export class Gain implements Filter {
-  constructor(private k: number) {}
-  process(x: number) {
-    return this.k * x;
-  }
-}
-function run(f: Filter, x: number): number {
-  return f.process(x);
-}
-export const g = gradient(run, { wrt: 1 });
-`,
-  });
+  }>({ "main.ts": source });
   assert.equal(m.g(new m.Gain(3), 2), 3);
   assert.throws(
     () => m.g({ process: (x: number) => 2 * x }, 2),

@@ -1,5 +1,5 @@
 import type { CallExpression, Node } from "oxc-parser";
-import { unknownCallee } from "../diagnostics/messages/index.js";
+import { unknownCallee, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import { keyFile, keyName } from "../ir/function-key.js";
 import type { ObjectType, Value } from "../ir/types.js";
 import { isDifferentiable } from "../ir/type-system.js";
@@ -7,6 +7,7 @@ import {
   ancestry,
   classNamed,
   descendants,
+  hasPrivateMembers,
   implementersOf,
   superclassOf,
   type ClassSymbol,
@@ -77,6 +78,13 @@ export function memberSymbol(
   at: Node,
 ): FunctionSymbol {
   const thisType = instanceType(ctx, owner);
+  if (!thisType && hasPrivateMembers(owner.decl))
+    return ctx.fail(
+      at,
+      unsupportedSyntax.privateMembers(
+        `'${name}' of '${owner.name}', a class with '#private' members,`,
+      ),
+    );
   if (!thisType) {
     return ctx.fail(at, unknownCallee.classHasNoMethodNabla(owner.name, name));
   }

@@ -5,6 +5,7 @@ import { assignable, isObject, sameType } from "../ir/type-system.js";
 import {
   classNamed,
   extendsUnknown,
+  hasPrivateMembers,
   superclassOf,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
@@ -43,6 +44,12 @@ export function constructorOf(
     );
   }
   const type = instanceType(ctx, cls);
+  if (!type && hasPrivateMembers(cls.decl)) {
+    return ctx.fail(
+      at,
+      unsupportedSyntax.privateMembers(`'new ${name}' of a class with '#private' members`),
+    );
+  }
   if (!type) return undefined;
   const node = constructorNode(ctx, cls, at);
   // `const s: Shape = new Circle(r)`: built as a value of the interface or base class it goes

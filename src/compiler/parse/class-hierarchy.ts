@@ -143,6 +143,13 @@ function extendsInterface(
   );
 }
 
+/** Whether a class declares `#name` fields or methods. */
+export function hasPrivateMembers(decl: Class): boolean {
+  return decl.body.body.some(
+    (m) => "key" in m && (m.key as { type: string } | null)?.type === "PrivateIdentifier",
+  );
+}
+
 /** Whether `cls` is `base` or extends it. */
 export function isSubclassOf(program: ProgramGraph, cls: ClassSymbol, base: ClassSymbol): boolean {
   return ancestry(program, cls).some((c) => c.decl === base.decl);

@@ -297,6 +297,12 @@ export const unsupportedSyntax = {
       `this 'super(…)' gives no argument for the base constructor's parameter '${name}', which has no default`,
       `pass a value for '${name}'`,
     ),
+  privateMembers: (what: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `${what} is not supported in differentiable code`,
+      `make them TypeScript-private ('private balance: number' rather than '#balance'): generated derivative code lives outside the class, where JavaScript forbids '#' names`,
+    ),
   constructNotSupported: (what: Printable, help: string) =>
     message("unsupportedSyntax", `${what} is not supported in differentiable code`, help),
   isOnlyPlainFunctionsCan: (shown: Printable, value: Printable) =>

@@ -490,3 +490,34 @@ export const g = gradient(f);
   );
   assert.match(text, /help: make them TypeScript-private \('private balance: number'/);
 });
+
+test("a strategy chosen into an interface-typed variable, a subclass without a constructor of its own, a function parameter property with a default", async () => {
+  await checkTwoWays(`interface Act {
+  apply(z: number): number;
+}
+class Scaled implements Act {
+  constructor(private readonly gain: number) {}
+  apply(z: number) {
+    return Math.tanh(this.gain * z);
+  }
+}
+class Leaky extends Scaled {
+  override apply(z: number) {
+    return super.apply(z) + 0.01 * z;
+  }
+}
+class Unit {
+  constructor(
+    public w: number,
+    private act: (x: number) => number = Math.tanh,
+  ) {}
+  fire(x: number): number {
+    return this.act(this.w * x);
+  }
+}
+export function f(x: number, y: number): number {
+  let chosen: Act = new Scaled(y);
+  if (x > 0.5) chosen = new Leaky(x);
+  return chosen.apply(y) + new Unit(x).fire(y) + new Unit(y, Math.sin).fire(x);
+}`);
+});

@@ -251,7 +251,15 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
               })
             : op.operands;
         const operands = kept.map((v) => (activity.isActive(v) ? concreteOf(v) : zeroTangent(v)));
-        tangents.set(result!.id, tangentOp(operands, tangentType(type), `d${result!.hint || "t"}`));
+        // A tangent is a plain object (the contract's `Tangent<T>`), not an instance of the
+        // class: a class's getter-only or frozen members would refuse its fields.
+        const { instanceOf: _, ...attrs } = op.attrs;
+        tangents.set(
+          result!.id,
+          b.asTangent(true, () =>
+            b.emit("literal", operands, [tangentType(type)], attrs, [], `d${result!.hint || "t"}`),
+          ).results[0]!,
+        );
         return;
       }
       case "alloc":

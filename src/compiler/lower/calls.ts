@@ -617,13 +617,31 @@ export function lowerUserCall(
     bindings.push({ name: param.name, fn: value.fn });
     carried.push(...value.values);
   });
+  // An omitted function parameter with a default (`act = Math.tanh`): bound to the default,
+  // where it means the same in this module (a Math function, or the callee is here).
+  let given = node.arguments.length;
+  while (given < signature.params.length && callables[given]) {
+    const param = signature.params[given]!;
+    const fallback = param.defaultValue;
+    if (!fallback || (symbol.module !== ctx.module && mathMember(ctx, fallback) === undefined))
+      break;
+    const value = resolveFunctionArg(
+      ctx,
+      fallback,
+      callables[given],
+      `parameter '${param.name}' of '${symbol.name}'`,
+    );
+    bindings.push({ name: param.name, fn: value.fn });
+    carried.push(...value.values);
+    given++;
+  }
   // Trailing data parameters with defaults or marked `?` may be omitted (not functions).
   const omissible = signature.params
-    .slice(node.arguments.length)
-    .every((p, k) => p.omissible && !callables[node.arguments.length + k]);
-  if (node.arguments.length < signature.params.length && omissible) {
-    args.push(...omitted(ctx, signature.params.slice(node.arguments.length)));
-  } else if (node.arguments.length !== signature.params.length) {
+    .slice(given)
+    .every((p, k) => p.omissible && !callables[given + k]);
+  if (given < signature.params.length && omissible) {
+    args.push(...omitted(ctx, signature.params.slice(given)));
+  } else if (given !== signature.params.length) {
     return ctx.fail(
       node,
       callArity.takesArgumentGot(

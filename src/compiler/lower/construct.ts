@@ -65,14 +65,14 @@ export function constructorOf(
 const AS = ".constructor$as$";
 
 /**
- * The class a constructor builds: its instance type's, or for one building a wider type
- * (`Circle.constructor$as$Shape`, or a specialization `Circle_constructor$with$soft`), the
- * class its name starts with.
+ * The class a constructor builds: the one its name starts with (`Circle.constructor`,
+ * `Circle.constructor$as$Shape` building a Circle as a Shape or as its base class, a
+ * specialization `Circle_constructor$with$soft`), else its instance type's.
  */
 export function constructedClassName(name: string, type: ObjectType): string {
-  if (type.classKey) return keyName(type.classKey);
   const match = /^(.*?)[._]constructor(\$|$)/.exec(name);
-  return match ? match[1]! : type.name;
+  if (match) return match[1]!;
+  return type.classKey ? keyName(type.classKey) : type.name;
 }
 
 /** The constructor a class declares, or the one JavaScript gives it when it declares none. */

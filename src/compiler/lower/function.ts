@@ -209,7 +209,9 @@ function lowerFunctionOnce(
   }
 
   for (const p of signature.params) {
-    if (p.defaultValue) lowerParameterDefault(ctx, p.name, p.defaultValue);
+    // A function parameter bound by the call (its default, if omitted) has no value to test.
+    const bound = options.bindings?.some((b) => b.name === p.name);
+    if (p.defaultValue && !bound) lowerParameterDefault(ctx, p.name, p.defaultValue);
     if (p.pattern) bindPattern(ctx, p.pattern, ctx.value(ctx.scope.lookup(p.name)!), p.name);
   }
   if (options.constructs) {

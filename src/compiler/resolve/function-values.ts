@@ -275,6 +275,7 @@ function isValuePosition(n: Node, parent: Node): boolean {
     case "VariableDeclarator":
       return parent.init === n;
     case "AssignmentExpression":
+    case "AssignmentPattern": // a parameter's default, `act = Math.tanh`
       return parent.right === n;
     case "ArrayExpression":
     case "ConditionalExpression":

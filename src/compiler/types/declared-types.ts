@@ -459,7 +459,9 @@ export function parameterFunctionType(
   param: Node,
 ): FunctionTypeInfo | undefined {
   // `private act: (x: number) => number` in a constructor: the parameter it declares.
-  const inner = param.type === "TSParameterProperty" ? param.parameter : param;
+  let inner = param.type === "TSParameterProperty" ? param.parameter : param;
+  // `act: (x: number) => number = Math.tanh`: the parameter a default is given to.
+  if (inner.type === "AssignmentPattern") inner = inner.left;
   const annotation = inner.type === "Identifier" ? inner.typeAnnotation : undefined;
   return annotation ? functionTypeOf(program, mod, annotation.typeAnnotation) : undefined;
 }

@@ -253,7 +253,8 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         const operands = kept.map((v) => (activity.isActive(v) ? concreteOf(v) : zeroTangent(v)));
         // A tangent is a plain object (the contract's `Tangent<T>`), not an instance of the
         // class: a class's getter-only or frozen members would refuse its fields.
-        const { instanceOf: _, ...attrs } = op.attrs;
+        const attrs = { ...op.attrs };
+        delete attrs.instanceOf;
         tangents.set(
           result!.id,
           b.asTangent(true, () =>

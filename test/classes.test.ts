@@ -521,3 +521,27 @@ export function f(x: number, y: number): number {
   return chosen.apply(y) + new Unit(x).fire(y) + new Unit(y, Math.sin).fire(x);
 }`);
 });
+
+test("setters: an assignment runs the class's setter, a compound one reads its getter first", async () => {
+  await checkTwoWays(`class Temp {
+  private c = 0;
+  constructor(c: number) {
+    this.c = c;
+  }
+  get fahrenheit(): number {
+    return this.c * 1.8 + 32;
+  }
+  set fahrenheit(f: number) {
+    this.c = (f - 32) / 1.8;
+  }
+  get celsius() {
+    return this.c;
+  }
+}
+export function f(x: number, y: number): number {
+  const t = new Temp(x);
+  t.fahrenheit = t.fahrenheit + y * y;
+  t.fahrenheit *= 1 + 0.1 * x;
+  return t.celsius * x + t.fahrenheit;
+}`);
+});

@@ -28,7 +28,7 @@ import { lowerIf } from "./merge.js";
 // method in each branch: an array of `Bond` holding several kinds of bonds runs each one's.
 
 /** How a member is looked up: an instance method or a getter. */
-export type InstanceMemberKind = "method" | "get";
+export type InstanceMemberKind = "method" | "get" | "set";
 
 /** Calls `symbol` with `receiver` as `this` (calls.ts supplies it; it lowers the arguments). */
 export type MethodCaller = (symbol: FunctionSymbol, receiver: Value) => Value;
@@ -90,10 +90,11 @@ export function memberSymbol(
   }
   return {
     module: owner.module,
-    name: kind === "get" ? `${owner.name}.get.${name}` : `${owner.name}.${name}`,
+    name: kind === "method" ? `${owner.name}.${name}` : `${owner.name}.${kind}.${name}`,
     node,
     thisType,
     ...(kind === "get" ? { getter: true } : {}),
+    ...(kind === "set" ? { setter: true } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import type { LowerContext } from "./context.js";
 // methods, getters (read as `v.lengthSq`, run as a call), static methods
 // (`Quaternion.identity()`) and static properties (`Vec3.zero`).
 
-export type MemberKind = "method" | "get" | "static";
+export type MemberKind = "method" | "get" | "set" | "static";
 
 /** The class `className` of `file`, if the program declares one there. */
 export function classDeclaration(
@@ -28,7 +28,7 @@ export function classMember(decl: Class, name: string, kind: MemberKind): Functi
   for (const m of decl.body.body) {
     if (
       m.type === "MethodDefinition" &&
-      m.kind === (kind === "get" ? "get" : "method") &&
+      m.kind === (kind === "get" || kind === "set" ? kind : "method") &&
       m.static === (kind === "static") &&
       !m.computed &&
       m.key.type === "Identifier" &&

@@ -5,7 +5,10 @@ import { keyFile, keyName } from "../ir/function-key.js";
 import { implementersOf } from "../parse/class-hierarchy.js";
 import { mathMember } from "./math-functions.js";
 import { classMember, staticPropertyRead } from "./class-members.js";
-import { classOfType, findMember } from "./class-dispatch.js";
+import { classOfType, findMember, lowerClassMethodCall } from "./class-dispatch.js";
+import { emitUserCall } from "./user-call.js";
+import { signatureOf } from "../types/signature.js";
+import { typeResolver } from "../types/resolver.js";
 import { descendants } from "../parse/class-hierarchy.js";
 import {
   callArity,
@@ -175,6 +178,8 @@ export function lowerMemberWrite(
   }
   if (isKeyed(type)) return keyedWrite(ctx, node, object, compute);
   if (isObject(type) && isRunTimeKey(node)) return computedFieldWrite(ctx, node, object, compute);
+  const setter = isObject(type) ? setterWrite(ctx, node, object, type, compute) : undefined;
+  if (setter) return setter;
   if (isObject(type)) {
     const field = namedField(ctx, node, type);
     const current = fieldReader(ctx, node, object, field);
@@ -223,6 +228,32 @@ function getterRead(
       descendants(ctx.program, cls).some((d) => classMember(d.decl, name, "get")));
   if (!declared) return undefined;
   return getterCall(node);
+}
+
+/**
+ * `t.fahrenheit = f` where the class declares `set fahrenheit(v)`: a call of the setter (of the
+ * object's run-time class where subclasses override it), with the value the assignment
+ * computes (`+=` reads the getter first). Undefined when the object has such a field.
+ */
+function setterWrite(
+  ctx: LowerContext,
+  node: MemberExpression,
+  object: Value,
+  type: ObjectType,
+  compute: (current: () => Value, expected: Type) => Value,
+): Value | undefined {
+  if (node.computed || node.property.type !== "Identifier" || !type.classKey) return undefined;
+  const name = node.property.name;
+  const cls = fieldOf(type, name) ? undefined : classOfType(ctx, type);
+  const found = cls && findMember(ctx, cls, name, "set");
+  if (!found) return undefined;
+  const param = signatureOf(found.node, typeResolver(ctx.program, found.owner.module)).params[0];
+  const value = compute(() => ctx.lowerExpression(getterCall(node)), param?.type ?? "number");
+  ctx.at(node);
+  lowerClassMethodCall(ctx, node as never, object, type, name, "set", (symbol, self) =>
+    emitUserCall(ctx, node, symbol, name, [value], self),
+  );
+  return value;
 }
 
 /** Whether some class implementing the interface `type` has a getter `name`. */

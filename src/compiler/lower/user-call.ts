@@ -130,6 +130,7 @@ export function emitUserCall(
     ...(receiver ? { method: path } : {}),
     ...(receiver && ctx.superOf ? { superOf: ctx.superOf } : {}),
     ...(symbol.getter ? { getter: true } : {}),
+    ...(symbol.setter ? { setter: true } : {}),
     ...(checkpointed ? { checkpoint: true } : {}),
   };
   if (result === "void") {

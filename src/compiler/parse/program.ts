@@ -90,6 +90,8 @@ export interface FunctionSymbol {
   constructs?: ObjectType;
   /** For a getter: read as a property where it runs as JavaScript. */
   getter?: boolean;
+  /** For a setter: run as an assignment of the property where it runs as JavaScript. */
+  setter?: boolean;
 }
 
 /** A derivative rule the program registers (see resolve/rules.ts, which checks it). */

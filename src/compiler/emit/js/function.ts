@@ -587,6 +587,12 @@ class FunctionEmitter implements LaneHost, FlowHost {
         }
         if (op.attrs.method && !op.attrs.primal) {
           const member = js.member(a, op.attrs.method);
+          if (op.attrs.setter)
+            return js.raw(
+              `${member.text} = ${js.operand(args[1]!, js.PREC.conditional)}`,
+              js.PREC.conditional,
+              args,
+            );
           return op.attrs.getter ? member : js.call(member.text, args.slice(1));
         }
         return js.call(this.emitNames.callee(op), args);

@@ -108,7 +108,9 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "ConditionalExpression": {
       // `c ? circle : new Square(a)`: the type TypeScript gives the whole (an interface both
       // implement) is what each side is built as.
-      const whole = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+      // (Asked only where a side builds an instance: a question starts TypeScript's checker.)
+      const builds = [node.consequent, node.alternate].some((n) => n.type === "NewExpression");
+      const whole = builds ? ctx.types.inferred?.expectedTypeOf(node.start, node.end) : undefined;
       if (whole !== undefined && isObject(whole) && (whole.interfaceKey || whole.classKey))
         return lowerValue(ctx, node, whole);
       const cond = lowerCondition(ctx, node.test);

@@ -545,3 +545,27 @@ export function f(x: number, y: number): number {
   return t.celsius * x + t.fahrenheit;
 }`);
 });
+
+test("review: a subclass with the same members as its base, chosen into an interface variable, runs its own method (was the subclass's for both)", async () => {
+  await checkTwoWays(`interface Act {
+  apply(z: number): number;
+}
+class Scaled implements Act {
+  calls = 0;
+  constructor(protected readonly gain: number) {}
+  apply(z: number) {
+    this.calls++;
+    return Math.sin(this.gain * z);
+  }
+}
+class Leaky extends Scaled {
+  override apply(z: number): number {
+    return super.apply(z) - 0.27 * z * this.gain;
+  }
+}
+export function f(x: number, y: number): number {
+  let chosen: Act = new Leaky(x - 1.84);
+  if (y <= 0.46) chosen = new Scaled(Math.exp(Math.sin(y)));
+  return chosen.apply(0.55) * x;
+}`);
+});

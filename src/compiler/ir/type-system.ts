@@ -133,6 +133,8 @@ export function sameType(a: Type, b: Type): boolean {
     return a.storage === b.storage && a.key === b.key && sameType(a.value, b.value);
   if (a.kind === "object" && b.kind === "object") {
     if (a.classKey !== b.classKey && a.classKey && b.classKey) return false;
+    // An interface's type is not its classes' (a call on it is dispatched, theirs is not).
+    if (a.interfaceKey !== b.interfaceKey) return false;
     return assuming(
       a,
       b,

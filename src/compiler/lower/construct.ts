@@ -5,14 +5,16 @@ import { assignable, isObject, sameType } from "../ir/type-system.js";
 import {
   classNamed,
   extendsUnknown,
+  ancestry,
   hasPrivateMembers,
+  implementersOf,
   superclassOf,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { instanceType } from "./class-dispatch.js";
-import { keyName } from "../ir/function-key.js";
+import { functionKey, keyFile, keyName } from "../ir/function-key.js";
 import { Scope, type LowerContext } from "./context.js";
 import { orDefault } from "./destructure.js";
 
@@ -54,11 +56,31 @@ export function constructorOf(
   const node = constructorNode(ctx, cls, at);
   // `const s: Shape = new Circle(r)`: built as a value of the interface or base class it goes
   // to, so that it joins other values of that type (a branch, a return, a reassignment).
-  if (as && isObject(as) && !sameType(type, as) && assignable(type, as)) {
+  if (
+    as &&
+    isObject(as) &&
+    !sameType(type, as) &&
+    assignable(type, as) &&
+    isSupertype(ctx, cls, as)
+  ) {
     const name = `${cls.name}${AS}${as.name}`;
     return { module: cls.module, name, node, constructs: as };
   }
   return { module: cls.module, name: `${cls.name}.constructor`, node, constructs: type };
+}
+
+/**
+ * Whether `type` is an interface `cls` implements or a class it extends: TypeScript's
+ * structural assignability would also let a `Scaled` go where a `Leaky` (its subclass with the
+ * same members) is typed, and a `Scaled` built as a `Leaky` would run Leaky's methods.
+ */
+function isSupertype(ctx: LowerContext, cls: ClassSymbol, type: ObjectType): boolean {
+  if (type.interfaceKey) {
+    const mod = ctx.program.load(keyFile(type.interfaceKey));
+    const decl = mod.types.get(keyName(type.interfaceKey));
+    return decl !== undefined && implementersOf(ctx.program, decl).some((c) => c.decl === cls.decl);
+  }
+  return ancestry(ctx.program, cls).some((c) => type.classKey === functionKey(c.module.file, c.name));
 }
 
 /** How a constructor building its instance as a wider type is named: `Circle.constructor$as$Shape`. */

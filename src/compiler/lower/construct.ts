@@ -80,7 +80,9 @@ function isSupertype(ctx: LowerContext, cls: ClassSymbol, type: ObjectType): boo
     const decl = mod.types.get(keyName(type.interfaceKey));
     return decl !== undefined && implementersOf(ctx.program, decl).some((c) => c.decl === cls.decl);
   }
-  return ancestry(ctx.program, cls).some((c) => type.classKey === functionKey(c.module.file, c.name));
+  return ancestry(ctx.program, cls).some(
+    (c) => type.classKey === functionKey(c.module.file, c.name),
+  );
 }
 
 /** How a constructor building its instance as a wider type is named: `Circle.constructor$as$Shape`. */

@@ -569,3 +569,24 @@ export function f(x: number, y: number): number {
   return chosen.apply(0.55) * x;
 }`);
 });
+
+test("review: an instance of a base class passed where its subclass (with the same members) is typed runs the base's method", async () => {
+  await checkTwoWays(`class Scaled {
+  constructor(protected readonly gain: number) {}
+  apply(z: number) {
+    return Math.sin(this.gain * z);
+  }
+}
+class Leaky extends Scaled {
+  override apply(z: number): number {
+    return super.apply(z) - 0.27 * z * this.gain;
+  }
+}
+function run(l: Leaky, z: number) {
+  return l.apply(z);
+}
+export function f(x: number, y: number): number {
+  // TypeScript accepts a Scaled for a Leaky: they have the same members.
+  return run(new Scaled(x), y) + run(new Leaky(y), x);
+}`);
+});

@@ -119,14 +119,25 @@ export function lowerClassMethodCall(
   const overriding = descendants(ctx.program, cls)
     .filter((d) => classMember(d.decl, name, kind))
     .reverse();
-  if (overriding.length === 0) {
-    return own && call(memberSymbol(ctx, own.owner, own.node, name, kind, node), receiver);
-  }
+  // `cls`'s own override of a base's method: TypeScript's structural typing lets an instance
+  // of the base (same members) be typed as `cls`, so the override runs only on a real `cls`.
+  const visible = classNamed(ctx.program, ctx.module, cls.name)?.decl === cls.decl;
+  const base = visible && own?.owner.decl === cls.decl ? superclassOf(ctx.program, cls) : undefined;
+  const inherited = base && findMember(ctx, base, name, kind);
+  const callOwn = (): Value => {
+    const mine = () =>
+      yielded(call(memberSymbol(ctx, own!.owner, own!.node, name, kind, node), receiver));
+    if (!inherited) return mine()[0] ?? ctx.builder.newValue("void");
+    const theirs = () =>
+      yielded(call(memberSymbol(ctx, inherited.owner, inherited.node, name, kind, node), receiver));
+    const [v] = lowerIf(ctx, instanceOf(ctx, receiver, cls, node), [mine, theirs]);
+    return v ?? ctx.builder.newValue("void");
+  };
+  if (overriding.length === 0) return own && callOwn();
   const chain = (i: number): Value[] => {
     ctx.at(node);
     if (i === overriding.length) {
-      if (own)
-        return yielded(call(memberSymbol(ctx, own.owner, own.node, name, kind, node), receiver));
+      if (own) return yielded(callOwn());
       // An abstract method: an instance of a class nabla did not see has no code to run here.
       ctx.builder.emit(
         "extern",

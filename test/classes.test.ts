@@ -590,3 +590,41 @@ export function f(x: number, y: number): number {
   return run(new Scaled(x), y) + run(new Leaky(y), x);
 }`);
 });
+
+test("review: two interfaces of the same shape, each with its own classes, do not take each other's classes", async () => {
+  await checkTwoWays(`interface Shape {
+  area(): number;
+  resized(k: number): Shape;
+}
+interface Tile {
+  area(): number;
+  resized(k: number): Tile;
+}
+class Disk implements Shape {
+  constructor(public r: number) {}
+  area() {
+    return 3 * this.r * this.r;
+  }
+  resized(k: number): Shape {
+    return new Disk(this.r * k);
+  }
+}
+class Big extends Disk {}
+class Plate implements Tile {
+  constructor(public w: number) {}
+  area() {
+    return this.w * 2;
+  }
+  resized(k: number): Tile {
+    return new Plate(this.w * k);
+  }
+}
+export function f(x: number, y: number): number {
+  const shapes: Shape[] = [new Disk(x), new Big(y)];
+  const tiles: Tile[] = [new Plate(y)];
+  let total = 0;
+  for (const s of shapes) total += s.resized(y).area();
+  for (const t of tiles) total += t.resized(x).area();
+  return total;
+}`);
+});

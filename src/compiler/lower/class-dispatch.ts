@@ -1,8 +1,12 @@
 import type { CallExpression, Node } from "oxc-parser";
-import { unknownCallee, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import {
+  unknownCallee,
+  unsupportedSyntax,
+  unsupportedType,
+} from "../diagnostics/messages/index.js";
 import { keyFile, keyName } from "../ir/function-key.js";
 import type { ObjectType, Value } from "../ir/types.js";
-import { isDifferentiable } from "../ir/type-system.js";
+import { isDifferentiable, sameType, typeText } from "../ir/type-system.js";
 import {
   ancestry,
   classNamed,
@@ -193,7 +197,25 @@ export function lowerInterfaceMethodCall(
     .reverse();
   if (classes.length === 0)
     return ctx.fail(node.callee, unknownCallee.classHasNoMethodNabla(type.name, name));
-  const callOn = (i: number) => {
+  let resultType: Value["type"] | undefined;
+  const callOn = (i: number): Value[] => {
+    const results = callOnClass(i);
+    // The classes' methods must give one type where the branches join (an SSA join has no
+    // conversion): methods declared to return different interfaces cannot be dispatched.
+    const type = results[0]?.type;
+    if (type !== undefined && resultType !== undefined && !sameType(type, resultType))
+      return ctx.fail(
+        node,
+        unsupportedType.dispatchedMethodsReturnDifferentTypes(
+          name,
+          typeText(resultType),
+          typeText(type),
+        ),
+      );
+    resultType ??= type;
+    return results;
+  };
+  const callOnClass = (i: number) => {
     const { owner, node: method } = classes[i]!.found!;
     const symbol = memberSymbol(ctx, owner, method, name, kind, node);
     // A class with nothing differentiable (`class Relu implements Activation`) has a method

@@ -93,14 +93,18 @@ export function implementersOf(program: ProgramGraph, decl: Node): ClassSymbol[]
     for (const [name, c] of module.types.entries()) {
       if (c.type !== "ClassDeclaration" && c.type !== "ClassExpression") continue;
       // `implements Filter`, or an interface extending it (`implements Solid`, `Solid extends
-      // Shape`), or no such clause but every method of it (TypeScript's structural typing).
+      // Shape`), or no `implements` clause but every method of it (structural typing).
       const implemented =
         (c.implements ?? []).some(
           (i) =>
             i.expression.type === "Identifier" &&
             extendsInterface(program, module, i.expression.name, decl),
         ) ||
+        // A class naming the interfaces it (or a base) implements is taken at its word.
         (methods.length > 0 &&
+          ancestry(program, { module, name, decl: c }).every(
+            (a) => (a.decl.implements ?? []).length === 0,
+          ) &&
           methods.every((m) =>
             ancestry(program, { module, name, decl: c }).some((a) =>
               a.decl.body.body.some(

@@ -26,6 +26,12 @@ export const unsupportedType = {
       "unsupportedType",
       `a checkpointed function must return a number or nothing; ${label} returns a ${typeText}`,
     ),
+  dispatchedMethodsReturnDifferentTypes: (name: Printable, one: Printable, other: Printable) =>
+    message(
+      "unsupportedType",
+      `the classes' '${name}' methods this call may run return different types ('${one}', '${other}'), which differentiable code cannot join`,
+      `declare each '${name}' to return the interface the call goes through`,
+    ),
   fieldOfHasTypeDifferentiable: (name: Printable, name2: Printable) =>
     message(
       "unsupportedType",

@@ -448,3 +448,17 @@ export function f(x: number, y: number): number {
 }`,
   );
 });
+
+test("review: a function with a rest parameter called where no derivative flows through it gets its arguments spread (was NaN)", async () => {
+  await checkTwoWays(`function sumsq(w: number, ...xs: number[]): number {
+  let s = 0;
+  for (const [i, v] of xs.entries()) s += w * v * v + i * 0.5;
+  return s;
+}
+export function f(x: number, y: number): number {
+  const fixed = [1.45, 0.37, 0.5];
+  const constant = sumsq(-0.76, ...fixed) + sumsq(2, 1, 3);
+  const joined = fixed.concat([y]).reverse();
+  return constant + joined[0]! * x + sumsq(x, y, 2);
+}`);
+});

@@ -71,6 +71,7 @@ export function emitted(fn: IRFunction): string {
     runtime: "$nabla",
     builtin: (n: string) => n,
     hoisted: (n: string) => n,
+    spreadsRest: () => false,
   };
   return emitFunction(fn, names, false)
     .map((l) => "  ".repeat(l.indent) + l.text)

@@ -165,6 +165,8 @@ export interface OpAttrs {
   isNull?: boolean;
   /** On a `call` of a getter (`v.norm`): run as a read of the property, not a call. */
   getter?: boolean;
+  /** On a `call` of a function with a rest parameter: its last operand is the packed array. */
+  restParameter?: boolean;
   /** On a `call` of a setter (`t.fahrenheit = f`): run as an assignment of the property. */
   setter?: boolean;
   /**

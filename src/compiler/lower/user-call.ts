@@ -131,6 +131,7 @@ export function emitUserCall(
     ...(receiver && ctx.superOf ? { superOf: ctx.superOf } : {}),
     ...(symbol.getter ? { getter: true } : {}),
     ...(symbol.setter ? { setter: true } : {}),
+    ...(params.some((p) => p.rest) ? { restParameter: true } : {}),
     ...(checkpointed ? { checkpoint: true } : {}),
   };
   if (result === "void") {

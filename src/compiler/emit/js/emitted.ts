@@ -14,6 +14,11 @@ export interface EmittedLine {
 export interface EmitNames {
   /** How code in this module calls the function a `call` op names. */
   callee(op: Op): string;
+  /**
+   * Whether the call runs the user's own function with a rest parameter, whose last argument
+   * (the array lowering packed) is then spread (`sum(w, ...xs)`); generated code takes it whole.
+   */
+  spreadsRest(op: Op): boolean;
   /** How code in this module reads the module-level constant a `global` op names. */
   global(name: string): string;
   /** How code in this module refers to the user function with this key, as a value. */

@@ -587,6 +587,8 @@ class FunctionEmitter implements LaneHost, FlowHost {
         }
         if (op.attrs.method && !op.attrs.primal) {
           const member = js.member(a, op.attrs.method);
+          if (this.emitNames.spreadsRest(op))
+            return js.call(member.text, [...args.slice(1, -1), spread(args[args.length - 1]!)]);
           if (op.attrs.setter)
             return js.raw(
               `${member.text} = ${js.operand(args[1]!, js.PREC.conditional)}`,
@@ -595,6 +597,11 @@ class FunctionEmitter implements LaneHost, FlowHost {
             );
           return op.attrs.getter ? member : js.call(member.text, args.slice(1));
         }
+        if (this.emitNames.spreadsRest(op))
+          return js.call(this.emitNames.callee(op), [
+            ...args.slice(0, -1),
+            spread(args[args.length - 1]!),
+          ]);
         return js.call(this.emitNames.callee(op), args);
       case "pop": {
         if (onObjectStack(op.results[0]!.type))
@@ -705,4 +712,9 @@ class FunctionEmitter implements LaneHost, FlowHost {
 /** Values the tape keeps on its object stack rather than in its numbers. */
 function onObjectStack(type: Type): boolean {
   return isAggregate(type) || type === "string" || type === "opaque";
+}
+
+/** `...xs`: an argument spread into a call. */
+function spread(e: Expr): Expr {
+  return js.raw(`...${js.operand(e, js.PREC.conditional)}`, js.PREC.conditional, [e]);
 }

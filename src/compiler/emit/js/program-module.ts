@@ -150,6 +150,8 @@ export function emitModule(
       }
       return functionName(key);
     },
+    spreadsRest: (op: Op) =>
+      op.attrs.restParameter === true && !allDerivatives.has(op.attrs.callee!),
     global: globalName,
     functionValue: functionName,
     runtime,

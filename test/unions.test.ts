@@ -199,3 +199,18 @@ export const h = gradient((x: number) => partial({ kind: "double", x }));
   );
   assert.equal(text.match(/error NABLA/g)?.length, 1, text);
 });
+
+test("the adjoint a pullback of a union-returning function gives has only the fields of the variant passed", async () => {
+  const m = await loadProgram<{ adjoint: unknown; bar: unknown }>({
+    "main.ts": `import { pullback } from "nabla";
+type Shape = { kind: "disk"; r: number } | { kind: "bar"; len: number; w: number };
+function grow(s: Shape, k: number): Shape {
+  return s.kind === "disk" ? { kind: "disk", r: s.r * k } : { kind: "bar", len: s.len * k, w: s.w };
+}
+export const adjoint = pullback(grow)({ kind: "disk", r: 2 }, 3)({ r: 1 } as never);
+export const bar = pullback(grow)({ kind: "bar", len: 2, w: 5 }, 3)({ len: 1, w: 1 } as never);
+`,
+  });
+  assert.deepEqual(m.adjoint, [{ r: 3 }, 2]);
+  assert.deepEqual(m.bar, [{ len: 3, w: 1 }, 2]);
+});

@@ -220,6 +220,19 @@ export function operatorWrapper(w: OperatorWrapper): string {
         : `return ${got};`;
       pullback = `(${seed}) => { ${shadowed}${reordered} }`;
     }
+    // The adjoints with only the keys their values have (a union's other variants' fields out),
+    // as gradient gives them.
+    const pruned = w.wrt.flatMap((i, k) => (isAggregate(i) && w.prunes?.[i] ? [k] : []));
+    if (pruned.length > 0) {
+      const adjoints = fresh("adjoints");
+      const prune = (k: number, at: string) =>
+        `${w.runtime}.withoutAbsent(${at}, ${params[w.wrt[k]!]})`;
+      const result =
+        w.wrt.length === 1
+          ? prune(0, adjoints)
+          : `(${pruned.map((k) => prune(k, `${adjoints}[${k}]`)).join(", ")}, ${adjoints})`;
+      pullback = `(${seed}) => { const ${adjoints} = (${pullback})(${seed}); return ${result}; }`;
+    }
     const keepShadow = w.vjpFillsShadow ? `const ${resultShadow} = ${out(2)}; ` : "";
     const withValue = w.operator === "valueWithPullback" ? "true" : "false";
     const start = `const ${back} = ${call(w.vjp, [withValue])}; ${keepShadow}`;

@@ -214,3 +214,23 @@ export const bar = pullback(grow)({ kind: "bar", len: 2, w: 5 }, 3)({ len: 1, w:
   assert.deepEqual(m.adjoint, [{ r: 3 }, 2]);
   assert.deepEqual(m.bar, [{ len: 3, w: 1 }, 2]);
 });
+
+test("forward mode: the tangent of a union-valued result has only the fields of the variant returned", async () => {
+  const m = await loadProgram<{ disk: unknown; bar: unknown; withValue: unknown }>({
+    "main.ts": `import { derivative, differential, valueWithDerivative } from "nabla";
+type Shape = { kind: "disk"; r: number } | { kind: "bar"; len: number; w: number };
+function make(x: number, y: number): Shape {
+  return x > 0 ? { kind: "disk", r: x * y } : { kind: "bar", len: x, w: 2 * y };
+}
+export const disk = derivative((x: number) => make(x, 2))(1.5);
+export const bar = differential(make)(-1.5, 2)(1, 1);
+export const withValue = valueWithDerivative((x: number) => make(x, 3))(-2);
+`,
+  });
+  assert.deepEqual(m.disk, { r: 2 });
+  assert.deepEqual(m.bar, { len: 1, w: 2 });
+  assert.deepEqual(m.withValue, {
+    value: { kind: "bar", len: -2, w: 6 },
+    derivative: { len: 1, w: 0 },
+  });
+});

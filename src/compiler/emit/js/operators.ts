@@ -50,6 +50,11 @@ export interface OperatorWrapper {
    */
   aggregateResult?: boolean;
   /**
+   * The result may lack fields its type has (optional ones, a union's other variants): its
+   * tangent is given with the value's keys only, as a gradient is.
+   */
+  prunesResult?: boolean;
+  /**
    * `hasAux: true`: the function's forward sweep leaves its aux in the runtime (see
    * lower/aux.ts), which the result carries as `aux`.
    */
@@ -97,10 +102,13 @@ export function operatorWrapper(w: OperatorWrapper): string {
 
   switch (w.operator) {
     case "derivative":
+      if (w.prunesResult)
+        return `((${args}) => ${w.runtime}.withoutAbsent(${call(w.jvp, ["1"])}, ${out(1)}))`;
       return `((${args}) => ${call(w.jvp, ["1"])})`;
     case "valueWithDerivative": {
       const tangent = fresh("tangent");
-      return `((${args}) => { const ${tangent} = ${call(w.jvp, ["1"])}; return { value: ${out(1)}, derivative: ${tangent} }; })`;
+      const given = w.prunesResult ? `${w.runtime}.withoutAbsent(${tangent}, ${out(1)})` : tangent;
+      return `((${args}) => { const ${tangent} = ${call(w.jvp, ["1"])}; return { value: ${out(1)}, derivative: ${given} }; })`;
     }
     case "differential":
     case "valueWithDifferential": {
@@ -121,12 +129,15 @@ export function operatorWrapper(w: OperatorWrapper): string {
       const primalArgs = allArgs.map((p, i) =>
         snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
       );
-      const jvpCall = (rest: string[]) => `${w.jvp}(${[...primalArgs, ...rest].join(", ")})`;
+      // The result's tangent with the keys of the value the JVP left in `out.v1` (prunesResult).
+      const kept = (tangent: string) =>
+        w.prunesResult ? `${w.runtime}.withoutAbsent(${tangent}, ${out(1)})` : tangent;
+      const jvpCall = (rest: string[]) => kept(`${w.jvp}(${[...primalArgs, ...rest].join(", ")})`);
       const differential = (originalFirst: boolean) =>
         snapshots.size === 0
-          ? `(${tangents.join(", ")}) => ${call(w.jvp, inOrder)}`
+          ? `(${tangents.join(", ")}) => ${kept(call(w.jvp, inOrder))}`
           : originalFirst
-            ? `(${tangents.join(", ")}) => { if (${fresh_}) { ${fresh_} = false; return ${call(w.jvp, inOrder)}; } return ${jvpCall(inOrder)}; }`
+            ? `(${tangents.join(", ")}) => { if (${fresh_}) { ${fresh_} = false; return ${kept(call(w.jvp, inOrder))}; } return ${jvpCall(inOrder)}; }`
             : `(${tangents.join(", ")}) => ${jvpCall(inOrder)}`;
       if (w.operator === "differential") {
         const flag = snapshots.size > 0 ? `let ${fresh_} = true; ` : "";

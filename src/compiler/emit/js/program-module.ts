@@ -222,6 +222,7 @@ export function emitModule(
       wrt: userWrt,
       ...rootShapes(table, primal, here),
       aggregateResult: isAggregate(result),
+      prunesResult: holdsOptionalFields(result),
       aux,
       ...(!reverse
         ? { jvp: name("jvp") }

@@ -31,6 +31,15 @@ function compile(files: Files) {
   return compileFiles(Object.fromEntries(entries));
 }
 
+/** One test per case: the program's diagnostics are exactly the expected text. */
+function testCases(prefix: string, cases: Case[]): void {
+  for (const c of cases) {
+    test(`${prefix}: ${c.name}`, () => {
+      assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
+    });
+  }
+}
+
 const helpCases: Case[] = [
   {
     name: "NABLA101 '.at': index the array instead",
@@ -350,11 +359,7 @@ main.ts:6:19: note: when differentiating 'f' for 'derivative'
   },
 ];
 
-for (const c of helpCases) {
-  test(`help: ${c.name}`, () => {
-    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
-  });
-}
+testCases("help", helpCases);
 
 // Advice that applies: the annotation suggested follows from how the code uses the value, and
 // none is asked for where TypeScript forbids one or one is already there.
@@ -505,11 +510,7 @@ main.ts:9:19: note: when differentiating the function given to 'derivative'
   },
 ];
 
-for (const c of adviceCases) {
-  test(`advice: ${c.name}`, () => {
-    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
-  });
-}
+testCases("advice", adviceCases);
 
 // Call-chain notes name the function called, also where the call is one nabla generated (the
 // JVP of a callee, inside a derivative differentiated again).
@@ -567,11 +568,7 @@ main.ts:8:37: note: when differentiating this call to 'derivative'
   },
 ];
 
-for (const c of noteCases) {
-  test(`notes: ${c.name}`, () => {
-    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
-  });
-}
+testCases("notes", noteCases);
 
 test("notes: a call of a function with no name (a lambda) is pointed at, not named", () => {
   assert.equal(
@@ -771,11 +768,7 @@ main.ts:12:19: note: when differentiating 'spring' for 'derivative'
   },
 ];
 
-for (const c of independentCases) {
-  test(`every error: ${c.name}`, () => {
-    assert.equal(diagnosticsText(compile(c.files)), trimLeadingNewline(c.expected));
-  });
-}
+testCases("every error", independentCases);
 
 /** Messages of NABLA101 and NABLA102 whose text already says what to write instead. */
 const FIX_IN_MESSAGE = new Set([

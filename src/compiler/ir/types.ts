@@ -264,8 +264,6 @@ export interface FunctionTypeInfo {
   params: (Type | undefined)[];
   /** `void` for a function returning nothing; undefined where nabla cannot read the type. */
   result: Type | undefined;
-  /** Written `Differentiable<…>`: callers must pass functions nabla can differentiate. */
-  differentiable: boolean;
   /** The annotation as written, for messages. */
   text: string;
 }

@@ -692,7 +692,6 @@ function contextualOf(generic: GenericInstance): FunctionTypeInfo {
   return {
     params: generic.params,
     result: generic.result,
-    differentiable: false,
     text: generic.key,
   };
 }

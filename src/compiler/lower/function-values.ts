@@ -44,7 +44,7 @@ import { inlineCallback, returnsOnlyAtEnd } from "./inline-callback.js";
 //   for it: `rk4(dynamics, …)` calls a copy of rk4 whose `f(…)` calls are calls of `dynamics`.
 //   A local function becomes a function of its own (lifted), taking what it captures as extra
 //   parameters, so derivatives flow into those too;
-// - a function chosen at run time (`c ? relu : tanh`, a `Differentiable<…>` parameter or
+// - a function chosen at run time (`c ? relu : tanh`, a function-typed parameter or
 //   field) is an opaque value; a call of it tests it against each function of the program
 //   used as a value that fits the call, and calls that one, so the derivative follows it.
 
@@ -155,8 +155,8 @@ export function resolveFunctionArg(
 }
 
 /**
- * `obj.act` where the field holds a function: its value, chosen at run time. The field's type
- * must say it is differentiable, since any code may have stored a function there.
+ * `obj.act` where the field holds a function: its value, chosen at run time (a call of it tests
+ * which of the program's functions it is).
  */
 function readFunctionField(
   ctx: LowerContext,
@@ -204,7 +204,7 @@ function mathFunctionValue(ctx: LowerContext, node: Node, name: string, what: st
   const value = ctx.builder.emit("global", [], ["opaque"], { callee: `Math.${name}` }).results[0]!;
   const fn: StaticFunction = {
     kind: "dynamic",
-    type: { params, result: "number", differentiable: true, text: `Math.${name}` },
+    type: { params, result: "number", text: `Math.${name}` },
     what,
     origin: ctx.loc(node),
   };
@@ -264,7 +264,6 @@ function materialize(
   typed({
     params: signature.params.map((p) => p.type),
     result: signature.result ?? "number",
-    differentiable: true,
     text: symbol.name,
   });
   return functionReference(ctx, node, symbol);
@@ -382,7 +381,6 @@ function typesOf(fn: StaticFunction, ctx: LowerContext): FunctionTypeInfo {
   return {
     params: signature.params.map((p, i) => p.type ?? contextual?.params[i]),
     result: signature.result ?? contextual?.result ?? "number",
-    differentiable: true,
     text: "",
   };
 }

@@ -138,7 +138,7 @@ function lowerFunctionOnce(
     const callable = parameterFunctionType(program, module, p.node);
     if (!type && callable) {
       // A function-typed parameter no call binds (a root, or a `@differentiable` function):
-      // its value is chosen at run time, and must be declared `Differentiable<…>`.
+      // its value is chosen at run time among the functions the program uses as values.
       const value = ctx.builder.newValue("opaque", p.name);
       body.params.push(value);
       const slot = ctx.declare(p.name, "param", "opaque", value);

@@ -334,7 +334,6 @@ function closureOverFunctions(
   const numbers: FunctionTypeInfo = {
     params: node.params.map(() => "number"),
     result: undefined,
-    differentiable: true,
     text: "",
   };
   const arg = resolveFunctionArg(ctx, fn!, numbers, `the function given to '${operator}'`);

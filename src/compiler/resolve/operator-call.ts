@@ -331,7 +331,6 @@ export function capturesOf(
     return {
       params: signature.params.map((p) => p.type),
       result: signature.result ?? "number",
-      differentiable: true,
       text: first.name,
     };
   };

@@ -231,7 +231,6 @@ class ProgramTypes implements CheckedTypes {
     return {
       params: signature.params.map((p) => this.convert(p)),
       result,
-      differentiable: false,
       text: this.view.text(type),
     };
   }

@@ -432,7 +432,7 @@ export function functionTypeOf(
         return annotation ? resolve(annotation.typeAnnotation) : undefined;
       });
       const result = resolve(node.returnType.typeAnnotation);
-      return { params, result, differentiable: false, text };
+      return { params, result, text };
     }
     case "TSTypeReference": {
       if (node.typeName.type !== "Identifier") return undefined;
@@ -440,7 +440,7 @@ export function functionTypeOf(
       const argument = node.typeArguments?.params[0];
       if (isDifferentiableMarker(mod, name) && argument) {
         const inner = functionTypeOf(program, mod, argument, seen);
-        return inner && { ...inner, differentiable: true, text };
+        return inner && { ...inner, text };
       }
       const declared = program.resolveType(mod, name);
       if (declared?.node.type !== "TSTypeAliasDeclaration") return undefined;

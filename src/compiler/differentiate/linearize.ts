@@ -255,6 +255,7 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
         // class: a class's getter-only or frozen members would refuse its fields.
         const attrs = { ...op.attrs };
         delete attrs.instanceOf;
+        delete attrs.arrowFields;
         tangents.set(
           result!.id,
           b.asTangent(true, () =>

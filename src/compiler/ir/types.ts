@@ -174,6 +174,11 @@ export interface OpAttrs {
    * instance the object is (its methods are the class's).
    */
   instanceOf?: string;
+  /**
+   * On that `literal`: the arrow-function fields the instance gets, as the start and end of
+   * each one's name and of its arrow in the source of the op's file (lower/arrow-fields.ts).
+   */
+  arrowFields?: number[];
   /** `field`, `setField`, `addField`: the field name. */
   field?: string;
   /**

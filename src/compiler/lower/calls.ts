@@ -30,8 +30,8 @@ import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { classDeclaration, classMember } from "./class-members.js";
+import { arrowFieldMethod } from "./arrow-fields.js";
 import {
-  arrowFieldMethod,
   lowerClassMethodCall,
   lowerInterfaceMethodCall,
   lowerSuperMethod,
@@ -291,14 +291,15 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   }
   if (name !== undefined && isObject(type) && type.classKey) {
     const field = type.fields.find((f) => f.name === name);
+    // An arrow field, the instance's own property, hides a method of the same name.
+    const arrow = isGetterRead(node) ? undefined : arrowFieldMethod(ctx, type, name, node);
+    if (arrow) return lowerUserCall(ctx, node, arrow, name, receiver);
     if (field?.callable) return callField(ctx, node, callee, receiver, field);
     const kind = isGetterRead(node) ? "get" : "method";
     const called = lowerClassMethodCall(ctx, node, receiver, type, name, kind, (symbol, self) =>
       lowerUserCall(ctx, node, symbol, name, self),
     );
     if (called) return called;
-    const arrow = arrowFieldMethod(ctx, type, name, node);
-    if (arrow) return lowerUserCall(ctx, node, arrow, name, receiver);
     if (field) return callField(ctx, node, callee, receiver, field);
     return ctx.fail(callee.property, unknownCallee.classHasNoMethodNabla(type.name, name));
   }

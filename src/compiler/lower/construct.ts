@@ -17,6 +17,7 @@ import { instanceType } from "./class-dispatch.js";
 import { functionKey, keyFile, keyName } from "../ir/function-key.js";
 import { Scope, type LowerContext } from "./context.js";
 import { orDefault } from "./destructure.js";
+import { arrowFieldsToInstall, arrowInitializer } from "./arrow-fields.js";
 
 // `new Vec3(x, y, z)` of a class of the program: a call of its constructor, made a function
 // that builds the instance and returns it (`Vec3.constructor`). Its body runs as JavaScript
@@ -156,13 +157,28 @@ function plainParameter(p: Node): Node | undefined {
   return undefined;
 }
 
-/** The instance a constructor starts from: the class's fields, none written yet. */
-export function newInstance(ctx: LowerContext, type: ObjectType, className = type.name): Value {
+/**
+ * The instance a constructor starts from: the class's fields, none written yet, but for its
+ * arrow-function fields, which the backend installs (arrow-fields.ts).
+ */
+export function newInstance(
+  ctx: LowerContext,
+  type: ObjectType,
+  className: string,
+  at: Node,
+): Value {
   const absent = type.fields.map(
     (f) => ctx.builder.emit("const", [], [f.type], {}, [], f.name).results[0]!,
   );
-  return ctx.builder.emit("literal", absent, [type], { instanceOf: className }, [], "self")
-    .results[0]!;
+  const arrowFields = arrowFieldsToInstall(ctx, className, at);
+  return ctx.builder.emit(
+    "literal",
+    absent,
+    [type],
+    { instanceOf: className, ...(arrowFields.length > 0 ? { arrowFields } : {}) },
+    [],
+    "self",
+  ).results[0]!;
 }
 
 /**
@@ -214,8 +230,13 @@ function initialization(
       ...at(where),
     }) as unknown as Statement;
   const decl: Class | undefined = cls?.decl;
+  // Arrow fields are not assigned: the instance has them from the start (newInstance).
   const initializers = (decl?.body.body ?? []).flatMap((m) =>
-    m.type === "PropertyDefinition" && !m.static && m.value && m.key.type === "Identifier"
+    m.type === "PropertyDefinition" &&
+    !m.static &&
+    m.value &&
+    m.key.type === "Identifier" &&
+    !arrowInitializer(m)
       ? [assign(m.key.name, m.value, m)]
       : [],
   );

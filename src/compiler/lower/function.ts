@@ -220,6 +220,7 @@ function lowerFunctionOnce(
       ctx,
       options.constructs,
       constructedClassName(name, options.constructs),
+      node,
     );
     ctx.declare("this", "const", options.constructs, instance);
   }

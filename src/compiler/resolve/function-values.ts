@@ -116,12 +116,24 @@ function functionsInModuleData(modules: SourceModule[]): FunctionSymbol[] {
   return found;
 }
 
+/** The field names some code of the program assigns, `this.k = …` in classes included. */
+export function fieldNamesAssigned(program: ProgramGraph): Set<string> | "any" {
+  const modules = program.loadedModules();
+  const cached = assignedCache.get(program);
+  if (cached && cached.modules === modules.length) return cached.found;
+  const found = assignedFieldNames(modules, true);
+  assignedCache.set(program, { modules: modules.length, found });
+  return found;
+}
+
+const assignedCache = new WeakMap<ProgramGraph, { modules: number; found: Set<string> | "any" }>();
+
 /**
  * The field names some code assigns (`o.k = …`, `o["k"] = …`), plus the names of objects it
  * writes by a computed key (`table[k] = …`); or "any" if it cannot tell (`Object.assign` into
- * an existing object).
+ * an existing object). `instances`: writes through `this` in classes count too.
  */
-function assignedFieldNames(modules: SourceModule[]): Set<string> | "any" {
+function assignedFieldNames(modules: SourceModule[], instances = false): Set<string> | "any" {
   const names = new Set<string>();
   let any = false;
   for (const mod of modules) {
@@ -130,6 +142,7 @@ function assignedFieldNames(modules: SourceModule[]): Set<string> | "any" {
       // `this.input = …` in a class's code writes an instance of the class, never the object
       // literal of module data.
       if (
+        !instances &&
         n.type === "AssignmentExpression" &&
         n.left.type === "MemberExpression" &&
         n.left.object.type === "ThisExpression" &&

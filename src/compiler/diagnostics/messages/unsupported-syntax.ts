@@ -303,6 +303,30 @@ export const unsupportedSyntax = {
       `${what} is not supported in differentiable code`,
       `make them TypeScript-private ('private balance: number' rather than '#balance'): generated derivative code lives outside the class, where JavaScript forbids '#' names`,
     ),
+  arrowFieldAssigned: (field: Printable, className: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the arrow-function field '${field}' of '${className}' may be assigned other functions (some code of the program assigns a field named '${field}', or uses 'Object.assign' on an existing object), so nabla cannot tell which function it holds`,
+      `declare '${field}' as a method ('${field}(…) { … }'; a subclass can override it), or give the field a function type and assign top-level functions to it ('${field}: (x: number) => number = tanh')`,
+    ),
+  arrowFieldDeclaredAgain: (field: Printable, className: Printable, other: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'${field}' is an arrow-function field of '${className}' and declared again by '${other}', so which function an instance holds depends on more than its class`,
+      `declare '${field}' as a method in every class that has it, so each class's own runs`,
+    ),
+  arrowFieldUsesSuper: (field: Printable, className: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'super' in the arrow-function field '${field}' of '${className}' is not supported when the instance is built in differentiable code`,
+      `make '${field}' a method ('${field}(…) { return super.…; }'), or build the instance outside the differentiated function`,
+    ),
+  arrowFieldsOfBaseInAnotherModule: (className: Printable, base: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'new ${className}' of a class whose base '${base}' has arrow-function fields and is declared in another module is not supported in differentiable code`,
+      `declare '${base}' in the module of '${className}', or make its arrow-function fields methods`,
+    ),
   constructNotSupported: (what: Printable, help: string) =>
     message("unsupportedSyntax", `${what} is not supported in differentiable code`, help),
   isOnlyPlainFunctionsCan: (shown: Printable, value: Printable) =>

@@ -1,4 +1,4 @@
-import { writtenFunction } from "./written-function.js";
+import { arrowFieldInstaller, writtenFunction } from "./written-function.js";
 import {
   type IRFunction,
   type Op,
@@ -241,6 +241,8 @@ class FunctionEmitter implements LaneHost, FlowHost {
       if (op.opcode === "global") this.taken.add(this.globalName(op));
       if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(".")[0]!);
       if (op.opcode === "adjust") this.taken.add(this.adjustment(op));
+      if (op.opcode === "literal" && op.attrs.arrowFields && op.attrs.instanceOf)
+        this.taken.add(this.emitNames.hoisted(arrowFieldInstaller(op)));
       if (op.opcode === "push" || op.opcode === "reserve") this.pushes = this.usesTape = true;
       if (op.opcode === "pop") this.usesTape = true;
       op.regions.forEach((r) => this.countUses(r));
@@ -536,7 +538,14 @@ class FunctionEmitter implements LaneHost, FlowHost {
         // A constructor's instance: an object of its class, so the class's methods run on it.
         const proto = js.name(`${op.attrs.instanceOf}.prototype`);
         const created = js.call(`${this.builtin("Object")}.create`, [proto]);
-        return js.call(`${this.builtin("Object")}.assign`, [created, js.objectLiteral(written)]);
+        const instance = js.call(`${this.builtin("Object")}.assign`, [
+          created,
+          js.objectLiteral(written),
+        ]);
+        // Its arrow-function fields, which its constructor's IR does not build (see
+        // hoistedArrowFields).
+        if (!op.attrs.arrowFields) return instance;
+        return js.call(`${this.emitNames.hoisted(arrowFieldInstaller(op))}.call`, [instance]);
       }
       case "zeros":
         if (tangentLanes)

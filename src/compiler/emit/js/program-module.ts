@@ -11,6 +11,7 @@ import {
 } from "../../ir/names.js";
 import type { DerivativeTable } from "../../differentiate/derivative-table.js";
 import { emitFunction, emitUnavailable, hoistedAdjustments } from "./function.js";
+import { hoistedArrowFields } from "./written-function.js";
 import { assembleModule, type ModuleOutput, type Replacement } from "./module.js";
 import { operatorWrapper } from "./operators.js";
 import { emitRuleAdapter } from "./rule-adapter.js";
@@ -169,6 +170,7 @@ export function emitModule(
       here.claim("derivative", "$derivative"),
       (file) => program.load(file).text,
     ),
+    ...hoistedArrowFields(own, names.hoisted, (file) => program.load(file).text),
   ];
   emitted.push(
     ...own.map((fn) =>

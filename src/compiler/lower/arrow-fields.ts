@@ -43,6 +43,24 @@ function declarations(c: ClassSymbol, name: string): Node[] {
   );
 }
 
+/** Whether the member `name` of an instance of this type is an arrow field (no check made). */
+export function isArrowField(ctx: LowerContext, type: ObjectType, name: string): boolean {
+  const cls = classOfType(ctx, type);
+  const owner = cls && ancestry(ctx.program, cls).find((c) => declarations(c, name).length > 0);
+  return owner !== undefined && declarations(owner, name).some((m) => arrowInitializer(m));
+}
+
+/** Whether an instance of this type may have arrow fields (its class's or a subclass's). */
+export function hasArrowFields(ctx: LowerContext, type: ObjectType): boolean {
+  const cls = classOfType(ctx, type);
+  return (
+    cls !== undefined &&
+    [...ancestry(ctx.program, cls), ...descendants(ctx.program, cls)].some((c) =>
+      c.decl.body.body.some((m) => arrowInitializer(m)),
+    )
+  );
+}
+
 /**
  * `scaler.apply(x)` where the class declares `apply = (x: number) => x * this.k`: the arrow,
  * called as a method of the receiver. Undefined when the nearest declaration of `name` in the

@@ -349,6 +349,9 @@ function callField(
   field: FieldType,
 ): Value {
   const type = receiver.type as ObjectType;
+  // `ops[k](a, b)` choosing among arrow fields: each a method of the receiver.
+  const arrow = type.classKey ? arrowFieldMethod(ctx, type, field.name, callee) : undefined;
+  if (arrow) return lowerUserCall(ctx, node, arrow, field.name, receiver);
   if (!field.callable) {
     return ctx.fail(callee.property, unsupportedType.isFieldOfOfType(field.name, type.name));
   }

@@ -36,6 +36,7 @@ import {
   resolveCallee,
 } from "./user-call.js";
 import { inlineCallback, returnsOnlyAtEnd } from "./inline-callback.js";
+import { arrowFieldMethod } from "./arrow-fields.js";
 
 // Function values in differentiable code (Swift's "generalized differentiability", done the
 // way a compiler that sees the whole program can):
@@ -148,7 +149,7 @@ export function resolveFunctionArg(
     }
   }
   if (node.type === "MemberExpression" && !node.computed) {
-    const field = readFunctionField(ctx, node);
+    const field = readFunctionField(ctx, node, contextual);
     if (field) return field;
   }
   return ctx.fail(node, closureCapture.nablaCannotTellWhichFunction(what));
@@ -161,11 +162,24 @@ export function resolveFunctionArg(
 function readFunctionField(
   ctx: LowerContext,
   node: Node & { type: "MemberExpression" },
+  contextual: FunctionTypeInfo | undefined,
 ): FunctionArg | undefined {
   if (node.computed || node.property.type !== "Identifier") return undefined;
   const name = node.property.name;
   const object = ctx.lowerExpression(node.object as Expression);
   if (!isObject(object.type)) return undefined;
+  // `xs.map(model.predict)`, an arrow field: the arrow, lifted with `this` the object.
+  const arrow = object.type.classKey && arrowFieldMethod(ctx, object.type, name, node);
+  if (arrow) {
+    const saved = ctx.scope;
+    ctx.scope = new Scope(undefined);
+    try {
+      ctx.declare("this", "const", object.type, object);
+      return lift(ctx, arrow.node, ctx.scope, contextual, arrow.module, object.type.name);
+    } finally {
+      ctx.scope = saved;
+    }
+  }
   const field = object.type.fields.find((f) => f.name === name);
   const callable = field?.callable;
   return field && callable ? functionField(ctx, node, object, { ...field, callable }) : undefined;
@@ -257,6 +271,9 @@ function materialize(
     return arg.values[0]!;
   }
   if (arg.fn.kind === "lambda") {
+    // `{ g: model.predict }`: an arrow field passed on is lifted, which only a call can take.
+    if (node.type === "MemberExpression" && node.property.type === "Identifier")
+      return ctx.fail(node, closureCapture.arrowFieldStored(node.property.name));
     return ctx.fail(node, closureCapture.functionChosenAtRunTime());
   }
   const symbol = arg.fn.symbol;
@@ -299,6 +316,9 @@ function lift(
   node: FunctionLike,
   scope: Scope,
   contextual: FunctionTypeInfo | undefined,
+  /** Where the function is written, and for an arrow field, the type of the `this` it captures. */
+  module = ctx.module,
+  thisType?: string,
 ): FunctionArg {
   if (ctx.inlining.has(node)) {
     return ctx.fail(node, unsupportedSyntax.localFunctionCannotPassItself());
@@ -336,14 +356,14 @@ function lift(
   if (written.length > 0) {
     return ctx.fail(node, closureCapture.thisFunctionIsPassedTo(written[0]));
   }
-  const file = ctx.module.file;
+  const file = module.file;
   const suffix =
     bindings.length > 0 ? `{${bindings.map((b) => `${b.name}=${staticKey(b.fn)}`)}}` : "";
-  const key = `${file}#lambda@${node.start}${suffix}`;
-  const at = positionAt(ctx.module.text, node.start);
+  const key = `${file}#lambda@${node.start}${suffix}${thisType ? `{this=${thisType}}` : ""}`;
+  const at = positionAt(module.text, node.start);
   const name = ctx.program.generatedName(file, key, `${lambdaName(at.line, at.column)}$passed`);
   const target: DifferentiationTarget = {
-    module: ctx.module,
+    module,
     name,
     node,
     contextualNumberParams: false,

@@ -1,3 +1,4 @@
+import { hasArrowFields, isArrowField } from "./arrow-fields.js";
 import { lowerIf } from "./merge.js";
 export { countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
@@ -130,7 +131,9 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
         node.property,
         field.recursive
           ? unsupportedType.fieldHasRecursiveType(field.name, type.name)
-          : unsupportedType.fieldOfHasTypeDifferentiable(field.name, type.name),
+          : isArrowField(ctx, type, field.name)
+            ? unsupportedSyntax.arrowFieldReadAsValue(field.name, type.name)
+            : unsupportedType.fieldOfHasTypeDifferentiable(field.name, type.name),
       );
     }
     return fieldReader(ctx, node, object, field);
@@ -460,6 +463,10 @@ export function lowerObjectLiteral(
       if (!isObject(spread.type)) {
         return ctx.fail(prop, unsupportedSyntax.spreadingIntoObjectIsNot(typeText(spread.type)));
       }
+      // The copy would lack them: an instance built in differentiated code gets its arrows
+      // only where its object is made (see newInstance).
+      if (hasArrowFields(ctx, spread.type))
+        return ctx.fail(prop, unsupportedSyntax.spreadingArrowFields(spread.type.name));
       ctx.at(prop);
       for (const f of spread.type.fields) {
         if (f.type === "opaque" && !f.callable) continue;

@@ -1,3 +1,4 @@
+import { isArrowField } from "./arrow-fields.js";
 import type { Expression, Node } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
@@ -51,7 +52,10 @@ function lowerOptionalCall(
   const object = lowerOptionalChain(ctx, callee.object as Expression);
   const name = callee.property.name;
   const field = isObject(object.type) ? fieldOf(object.type, name) : undefined;
-  if (!field?.callable) return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());
+  // An arrow field is always there (and in derivative code, not a field the IR reads).
+  const arrow = isObject(object.type) && isArrowField(ctx, object.type, name);
+  if (!field?.callable && !arrow)
+    return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());
   const hidden = `?.${link.start}`;
   ctx.declare(hidden, "const", object.type, object);
   const at = { start: callee.object.start, end: callee.object.end };
@@ -65,11 +69,15 @@ function lowerOptionalCall(
     ...(callee.optional
       ? [() => ctx.builder.unary("not", ctx.builder.unary("nullish", object))]
       : []),
-    () => {
-      const held = ctx.builder.emit("field", [object], ["opaque"], { field: name }, [], name)
-        .results[0]!;
-      return ctx.builder.unary("not", ctx.builder.unary("nullish", held));
-    },
+    ...(arrow
+      ? []
+      : [
+          () => {
+            const held = ctx.builder.emit("field", [object], ["opaque"], { field: name }, [], name)
+              .results[0]!;
+            return ctx.builder.unary("not", ctx.builder.unary("nullish", held));
+          },
+        ]),
   ];
   let read: Value | undefined;
   const guarded = (i: number): Value => {

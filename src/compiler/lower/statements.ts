@@ -1,3 +1,4 @@
+import { isArrowField } from "./arrow-fields.js";
 import {
   typeMismatch,
   unknownType,
@@ -574,7 +575,8 @@ function namesFunction(ctx: LowerContext, node: Node): boolean {
     return (
       type !== undefined &&
       isObject(type) &&
-      type.fields.some((f) => f.name === name && f.callable !== undefined)
+      (type.fields.some((f) => f.name === name && f.callable !== undefined) ||
+        isArrowField(ctx, type, name))
     );
   }
   if (node.type !== "Identifier") return false;

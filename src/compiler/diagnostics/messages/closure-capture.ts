@@ -19,6 +19,12 @@ export const closureCapture = {
       "closureCapture",
       `cannot assign to '${name}', a variable of the enclosing function, from differentiated code (closures that mutate captured variables are not supported yet)`,
     ),
+  arrowFieldStored: (field: Printable) =>
+    message(
+      "closureCapture",
+      `the arrow-function field '${field}' can be called or passed to a function that calls it, but not stored as a value in differentiable code`,
+      `store the object instead and call its field ('holder.model.${field}(t)'), or declare the function at the top level`,
+    ),
   functionChosenAtRunTime: () =>
     message(
       "closureCapture",

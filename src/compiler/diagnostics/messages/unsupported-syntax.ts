@@ -315,6 +315,12 @@ export const unsupportedSyntax = {
       `'${field}' is an arrow-function field of '${className}' and declared again by '${other}', so which function an instance holds depends on more than its class`,
       `declare '${field}' as a method in every class that has it, so each class's own runs`,
     ),
+  arrowFieldReadAsValue: (field: Printable, className: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the arrow-function field '${field}' of '${className}' can be called, passed where a function is expected or named by a 'const', but not read as a value here`,
+      `call it ('o.${field}(…)'), or pass it to the function that calls it ('xs.map(o.${field})')`,
+    ),
   arrowFieldUsesSuper: (field: Printable, className: Printable) =>
     message(
       "unsupportedSyntax",
@@ -326,6 +332,12 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `'new ${className}' of a class whose base '${base}' has arrow-function fields and is declared in another module is not supported in differentiable code`,
       `declare '${base}' in the module of '${className}', or make its arrow-function fields methods`,
+    ),
+  spreadingArrowFields: (className: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `spreading an instance of '${className}', a class with arrow-function fields, is not supported in differentiable code`,
+      `copy the fields you need by name ('{ k: o.k }'), or give the class a method that makes the copy`,
     ),
   constructNotSupported: (what: Printable, help: string) =>
     message("unsupportedSyntax", `${what} is not supported in differentiable code`, help),

@@ -41,6 +41,226 @@ function assertNoStackTrace(text: string): void {
 
 const cases: Case[] = [
   {
+    name: "NABLA101: an arrow-function field some code assigns, called in differentiated code",
+    files: `
+import { gradient } from "nabla";
+class Scaler {
+  constructor(public k: number) {}
+  apply = (x: number) => x * this.k;
+}
+export function f(x: number): number {
+  const s = new Scaler(x);
+  s.apply = (v: number) => v + 1;
+  return s.apply(x);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:8:13: error NABLA101: a nested arrow function is not supported in differentiable code
+  7 |   const s = new Scaler(x);
+> 8 |   s.apply = (v: number) => v + 1;
+    |             ^^^^^^^^^^^^^^^^^^^^
+help: pass the function straight to the function that calls it, or declare it at the top level of the module
+main.ts:11:18: note: when differentiating 'f' for 'gradient'
+> 11 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+main.ts:9:10: error NABLA101: the arrow-function field 'apply' of 'Scaler' may be assigned other functions (some code of the program assigns a field named 'apply', or uses 'Object.assign' on an existing object), so nabla cannot tell which function it holds
+  8 |   s.apply = (v: number) => v + 1;
+> 9 |   return s.apply(x);
+    |          ^^^^^^^^^^
+help: declare 'apply' as a method ('apply(…) { … }'; a subclass can override it), or give the field a function type and assign top-level functions to it ('apply: (x: number) => number = tanh')
+main.ts:11:18: note: when differentiating 'f' for 'gradient'
+> 11 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+2 errors`,
+  },
+  {
+    name: "NABLA101: an arrow-function field a subclass declares again",
+    files: `
+import { gradient } from "nabla";
+class Unit {
+  constructor(public k: number) {}
+  apply = (x: number) => x * this.k;
+}
+class Doubled extends Unit {
+  override apply = (x: number) => 2 * x * this.k;
+}
+export function f(x: number): number {
+  const u: Unit = new Unit(x);
+  return u.apply(x);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:11:10: error NABLA101: 'apply' is an arrow-function field of 'Unit' and declared again by 'Doubled', so which function an instance holds depends on more than its class
+  10 |   const u: Unit = new Unit(x);
+> 11 |   return u.apply(x);
+     |          ^^^^^^^^^^
+help: declare 'apply' as a method in every class that has it, so each class's own runs
+main.ts:13:18: note: when differentiating 'f' for 'gradient'
+> 13 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: 'super' in an arrow-function field of an instance built in differentiated code",
+    files: `
+import { gradient } from "nabla";
+class Unit {
+  constructor(public k: number) {}
+  scale(x: number) {
+    return x * this.k;
+  }
+}
+class Doubled extends Unit {
+  twice = (x: number) => 2 * super.scale(x);
+}
+export function f(x: number): number {
+  return new Doubled(x).twice(x);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:9:30: error NABLA101: 'super' in the arrow-function field 'twice' of 'Doubled' is not supported when the instance is built in differentiable code
+  8 | class Doubled extends Unit {
+> 9 |   twice = (x: number) => 2 * super.scale(x);
+    |                              ^^^^^
+help: make 'twice' a method ('twice(…) { return super.…; }'), or build the instance outside the differentiated function
+main.ts:12:10: note: when differentiating this call to 'Doubled'
+> 12 |   return new Doubled(x).twice(x);
+     |          ^^^^^^^^^^^^^^
+main.ts:14:18: note: when differentiating 'f' for 'gradient'
+> 14 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: 'new' of a class whose base in another module has arrow-function fields",
+    files: {
+      "main.ts": `
+import { gradient } from "nabla";
+import { Unit } from "./unit";
+class Scaled extends Unit {
+  constructor(public k: number) {
+    super();
+  }
+}
+export function f(x: number): number {
+  const s = new Scaled(x);
+  return s.apply(x) * s.k;
+}
+export const g = gradient(f);
+`,
+      "unit.ts": `
+export class Unit {
+  apply = (x: number) => 2 * x;
+}
+`,
+    },
+    expected: `
+main.ts:4:14: error NABLA101: 'new Scaled' of a class whose base 'Unit' has arrow-function fields and is declared in another module is not supported in differentiable code
+  3 | class Scaled extends Unit {
+> 4 |   constructor(public k: number) {
+    |              ^^^^^^^^^^^^^^^^^^^^
+help: declare 'Unit' in the module of 'Scaled', or make its arrow-function fields methods
+main.ts:9:13: note: when differentiating this call to 'Scaled'
+> 9 |   const s = new Scaled(x);
+    |             ^^^^^^^^^^^^^
+main.ts:12:18: note: when differentiating 'f' for 'gradient'
+> 12 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: an arrow-function field read as a value",
+    files: `
+import { gradient } from "nabla";
+class Model {
+  constructor(readonly k: number) {}
+  predict = (t: number): number => this.k * t;
+}
+export function f(x: number): number {
+  const m = new Model(x);
+  const fns = [m.predict];
+  return fns[0]!(x);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:8:18: error NABLA101: the arrow-function field 'predict' of 'Model' can be called, passed where a function is expected or named by a 'const', but not read as a value here
+  7 |   const m = new Model(x);
+> 8 |   const fns = [m.predict];
+    |                  ^^^^^^^
+help: call it ('o.predict(…)'), or pass it to the function that calls it ('xs.map(o.predict)')
+main.ts:11:18: note: when differentiating 'f' for 'gradient'
+> 11 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA112: an arrow-function field stored in an object",
+    files: `
+import { gradient } from "nabla";
+class Model {
+  constructor(readonly k: number) {}
+  predict = (t: number): number => this.k * t;
+}
+interface Step {
+  run: (t: number) => number;
+}
+export function f(x: number): number {
+  const m = new Model(x);
+  const step: Step = { run: m.predict };
+  return step.run(x);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:11:29: error NABLA112: the arrow-function field 'predict' can be called or passed to a function that calls it, but not stored as a value in differentiable code
+  10 |   const m = new Model(x);
+> 11 |   const step: Step = { run: m.predict };
+     |                             ^^^^^^^^^
+help: store the object instead and call its field ('holder.model.predict(t)'), or declare the function at the top level
+main.ts:14:18: note: when differentiating 'f' for 'gradient'
+> 14 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: spreading an instance of a class with arrow-function fields",
+    files: `
+import { gradient } from "nabla";
+class Model {
+  constructor(readonly k: number) {}
+  predict = (t: number): number => this.k * t;
+}
+export function f(x: number): number {
+  const m = new Model(x);
+  const copy = { ...m, k: 2 * x };
+  return copy.k * copy.predict(x);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:8:18: error NABLA101: spreading an instance of 'Model', a class with arrow-function fields, is not supported in differentiable code
+  7 |   const m = new Model(x);
+> 8 |   const copy = { ...m, k: 2 * x };
+    |                  ^^^^
+help: copy the fields you need by name ('{ k: o.k }'), or give the class a method that makes the copy
+main.ts:11:18: note: when differentiating 'f' for 'gradient'
+> 11 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101: a generator's values kept in a variable; a generator of another module reading its constant",
     files: {
       "gen.ts": `

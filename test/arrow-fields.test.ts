@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import {
+  assertClose,
+  compileFiles,
+  diagnosticsText,
+  finiteGradient,
+  loadProgram,
+} from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
 
 // Arrow-function class fields (lower/arrow-fields.ts): called as methods bound to the instance,
@@ -215,5 +221,81 @@ export const g = gradient(f);
       text,
       /error NABLA101: the arrow-function field 'apply' of 'Scaler' may be assigned other functions/,
     );
+  }
+});
+
+test("classes implementing an interface, some by an arrow field and some by a method", async () => {
+  await checkTwoWays(`interface Activation {
+  apply(z: number): number;
+}
+class Tanh implements Activation {
+  apply = (z: number): number => Math.tanh(z);
+}
+class Scaled implements Activation {
+  constructor(private k: number) {}
+  apply(z: number): number {
+    return this.k * z;
+  }
+}
+class Shifted implements Activation {
+  constructor(private by: number) {}
+  apply = (z: number): number => Math.sin(z + this.by);
+}
+export function f(x: number, y: number): number {
+  const acts: Activation[] = [new Tanh(), new Scaled(y), new Shifted(x * y)];
+  let s = 0;
+  for (const a of acts) s += a.apply(x + s);
+  return s;
+}`);
+});
+
+test("Hessians and Jacobians in both modes through the arrow fields of instances built inside", async () => {
+  const m = await loadProgram<{
+    f: (p: number[]) => number;
+    g: (p: number[]) => number[];
+    h: (p: number[]) => number[][];
+    jf: (p: number[]) => number[][];
+    jr: (p: number[]) => number[][];
+  }>({
+    "main.ts": `import { hessian, jacobian } from "nabla";
+class Spring {
+  constructor(public k: number, public rest: number) {}
+  energy = (len: number): number => 0.5 * this.k * (len - this.rest) ** 2 + Math.sin(this.k * len);
+  force = (len: number): number => -this.k * (len - this.rest) * this.energy(len);
+}
+export function f(p: number[]): number {
+  const s = new Spring(p[0]!, 0.5);
+  return s.energy(p[1]!) + s.force(p[0]! * p[1]!);
+}
+export function g(p: number[]): number[] {
+  const s = new Spring(p[1]!, p[0]!);
+  return [s.energy(p[0]!), s.force(p[1]!), s.energy(p[0]! + p[1]!)];
+}
+export const h = hessian(f);
+export const jf = jacobian(g, { mode: "forward" });
+export const jr = jacobian(g, { mode: "reverse" });
+`,
+  });
+  for (const p of [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ]) {
+    const hessian = m.h(p);
+    hessian.forEach((row, i) => {
+      // Each row is the gradient of ∂f/∂p_i, by differences of a gradient itself checked.
+      const partial = (q: number[]) => finiteGradient((...xs) => m.f(xs), q)[i]!;
+      const expected = finiteGradient((...xs) => partial(xs), p);
+      row.forEach((v, j) => assertClose(v, expected[j]!, 1e-4, `H[${i}][${j}] at ${p}`));
+      row.forEach((v, j) => assertClose(v, hessian[j]![i]!, 1e-12, `symmetry at ${p}`));
+    });
+    const forward = m.jf(p);
+    const reverse = m.jr(p);
+    forward.forEach((row, i) => {
+      const expected = finiteGradient((...xs) => m.g(xs)[i]!, p);
+      row.forEach((v, j) => {
+        assertClose(v, expected[j]!, 1e-6, `J[${i}][${j}] at ${p}, finite differences`);
+        assertClose(v, reverse[i]![j]!, 1e-12, `J[${i}][${j}] at ${p}, forward and reverse`);
+      });
+    });
   }
 });

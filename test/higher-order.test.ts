@@ -2373,4 +2373,37 @@ export const jt = jacobian((t: number): [number, number] => [t, t * t]);
     );
     assertNear(m.jt!(3), [1, 6], 1e-14, "jacobian of a number");
   });
+
+  test("hessian of a function calling methods and a getter of an instance it builds", async () => {
+    // The derivative differentiated again calls the primal method where only its value is
+    // read: on its receiver, as lowered code calls it (it is no module-level function).
+    const m = await loadProgram<Record<string, (...args: unknown[]) => unknown>>({
+      "main.ts": `import { hessian } from "nabla";
+class Spring {
+  constructor(public k: number) {}
+  energy(len: number): number {
+    return 0.5 * this.k * len * len;
+  }
+  get stiff(): number {
+    return this.k * this.k;
+  }
+}
+function f(p: [number, number]): number {
+  const s = new Spring(p[0]);
+  return s.energy(p[1]) + s.stiff;
+}
+export const h = hessian(f);
+`,
+    });
+    // f = ½ x y² + x²: H = [[2, y], [y, x]].
+    assertNear(
+      m.h!([3, 2]),
+      [
+        [2, 2],
+        [2, 3],
+      ],
+      1e-14,
+      "hessian",
+    );
+  });
 });

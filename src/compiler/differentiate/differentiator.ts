@@ -14,7 +14,7 @@ import {
   type DiagnosticBag,
   type DiagnosticNote,
 } from "../diagnostics/diagnostic.js";
-import type { FunctionKey, IRFunction, Op, Type } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, OpAttrs, Type } from "../ir/types.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize } from "./linearize.js";
@@ -257,17 +257,41 @@ export class Differentiator implements DerivativeTable {
         notes: [],
       });
     }
-    const fn = jvpAsPrimal(jvp, form, (callee) => {
-      const effects = this.effects(callee);
-      return (
-        effects !== undefined && effects.writes.size === 0 && effects.moduleWrites.length === 0
-      );
-    });
+    const fn = jvpAsPrimal(
+      jvp,
+      form,
+      (callee) => {
+        const effects = this.effects(callee);
+        return (
+          effects !== undefined && effects.writes.size === 0 && effects.moduleWrites.length === 0
+        );
+      },
+      (callee) => this.callAsMethod(callee),
+    );
     runPipeline("derivedPrimal", fn, this.observe);
     this.primals.set(key, fn);
     this.derivatives.set(key, fn);
     this.deriveCallees(fn, chain);
     return fn;
+  }
+
+  /**
+   * How the lowered functions call the primal `callee` when it is a method (a method, getter
+   * or setter of its receiver, or `super.m()`, which names exactly this one): the JavaScript
+   * of a call of it the JVP only knows by key.
+   */
+  private callAsMethod(callee: FunctionKey): OpAttrs | undefined {
+    let found: OpAttrs | undefined;
+    for (const fn of this.primals.values()) {
+      if (!fn) continue;
+      forEachOp(fn.body, (op) => {
+        if (op.opcode !== "call" || op.attrs.callee !== callee || !op.attrs.method) return;
+        if (found?.superOf) return;
+        const { method, getter, setter, superOf } = op.attrs;
+        found = { method, getter, setter, superOf };
+      });
+    }
+    return found;
   }
 
   /** Builds the derived primals `fn` calls, which generated code calls even where inactive. */

@@ -1,6 +1,6 @@
 import { forEachOp } from "../ir/walk.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
-import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op, OpAttrs, Region, Value } from "../ir/types.js";
 import { derivedPrimalKey, pairType, type PrimalForm } from "../ir/names.js";
 
 // Nested differentiation: a JVP nabla generated becomes a primal function that can be
@@ -22,6 +22,8 @@ export function jvpAsPrimal(
   form: PrimalForm,
   /** Whether a callee (a primal function) changes none of its arguments: see above. */
   writesNothing: (callee: FunctionKey) => boolean = () => false,
+  /** How lowered code calls a primal that is a method: on its receiver (`method`…), if so. */
+  callAs: (callee: FunctionKey) => OpAttrs | undefined = () => undefined,
 ): IRFunction {
   const values = new ValueFactory();
   const map = new Map<number, Value>();
@@ -79,7 +81,7 @@ export function jvpAsPrimal(
           "call",
           op.operands.slice(0, arity).map(mapped),
           [value.type],
-          { callee: op.attrs.primal, calleeName: op.attrs.calleeName },
+          { callee: op.attrs.primal, calleeName: op.attrs.calleeName, ...callAs(op.attrs.primal) },
           [],
           value.hint,
         );

@@ -75,7 +75,25 @@ export function arrowFieldMethod(
   at: Node,
 ): FunctionSymbol | undefined {
   const cls = classOfType(ctx, type);
-  if (!cls) return undefined;
+  const found = cls && arrowFieldOfClass(ctx, cls, name, at);
+  if (!found) return undefined;
+  const thisType = instanceType(ctx, found.owner);
+  if (!thisType) return ctx.fail(at, unknownCallee.classHasNoMethodNabla(found.owner.name, name));
+  return {
+    module: found.owner.module,
+    name: `${found.owner.name}.${name}`,
+    node: found.node,
+    thisType,
+  };
+}
+
+/** The arrow field `name` instances of `cls` have, as arrowFieldMethod finds and checks it. */
+export function arrowFieldOfClass(
+  ctx: LowerContext,
+  cls: ClassSymbol,
+  name: string,
+  at: Node,
+): { owner: ClassSymbol; node: ArrowFunctionExpression } | undefined {
   const owner = ancestry(ctx.program, cls).find((c) => declarations(c, name).length > 0);
   const arrow =
     owner &&
@@ -105,9 +123,7 @@ export function arrowFieldMethod(
   const assigned = fieldNamesAssigned(ctx.program);
   if (assigned === "any" || assigned.has(name))
     return ctx.fail(at, unsupportedSyntax.arrowFieldAssigned(name, owner.name));
-  const thisType = instanceType(ctx, owner);
-  if (!thisType) return ctx.fail(at, unknownCallee.classHasNoMethodNabla(owner.name, name));
-  return { module: owner.module, name: `${owner.name}.${name}`, node: arrow, thisType };
+  return { owner, node: arrow };
 }
 
 /**

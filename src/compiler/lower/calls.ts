@@ -30,7 +30,7 @@ import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { classDeclaration, classMember } from "./class-members.js";
-import { arrowFieldMethod } from "./arrow-fields.js";
+import { arrowFieldMethod, arrowFieldOfClass } from "./arrow-fields.js";
 import {
   lowerClassMethodCall,
   lowerInterfaceMethodCall,
@@ -325,6 +325,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
               name,
             ).results[0]!
         : undefined,
+      kind === "method" ? (cls) => arrowFieldOfClass(ctx, cls, name, node) : undefined,
     );
   }
   const field = name !== undefined && isObject(type) ? fieldOf(type, name) : undefined;

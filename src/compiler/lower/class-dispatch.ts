@@ -188,11 +188,13 @@ export function lowerInterfaceMethodCall(
   call: MethodCaller,
   /** For a getter some classes have: how the others read it (their field). */
   otherwise?: () => Value,
+  /** A class's arrow field of the name, which its instances have instead of a method. */
+  arrowField?: (cls: ClassSymbol) => { owner: ClassSymbol; node: FunctionLike } | undefined,
 ): Value {
   const mod = ctx.program.load(keyFile(type.interfaceKey));
   const decl = mod.types.get(keyName(type.interfaceKey));
   const classes = (decl ? implementersOf(ctx.program, decl) : [])
-    .map((cls) => ({ cls, found: findMember(ctx, cls, name, kind) }))
+    .map((cls) => ({ cls, found: arrowField?.(cls) ?? findMember(ctx, cls, name, kind) }))
     .filter((c) => c.found !== undefined)
     .reverse();
   if (classes.length === 0)

@@ -299,3 +299,30 @@ export const jr = jacobian(g, { mode: "reverse" });
     });
   }
 });
+
+test("function-typed parameters and fields typed only by their default: a Math function or a function of the program", async () => {
+  await checkTwoWays(`class Unit {
+  constructor(
+    private k: number,
+    private clamp = Math.tanh,
+  ) {}
+  out(x: number): number {
+    return this.clamp(this.k * x);
+  }
+}
+function soft(v: number): number {
+  return v / (1 + Math.abs(v));
+}
+function apply(x: number, act = Math.tanh): number {
+  return act(x) * 2;
+}
+class Layer {
+  act = Math.sin;
+  scale = (v: number): number => this.act(v) * 3;
+}
+export function f(x: number, y: number): number {
+  const u = new Unit(y);
+  const s = new Unit(x, soft);
+  return u.out(x) + s.out(y) + apply(x * y) + apply(y, Math.cos) + new Layer().scale(x);
+}`);
+});

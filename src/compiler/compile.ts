@@ -1,3 +1,4 @@
+import { parameterFunctionTypeOf } from "./types/resolver.js";
 import { notes } from "./diagnostics/messages/index.js";
 import {
   badOperatorUse,
@@ -23,7 +24,6 @@ import type { FunctionKey, IRFunction } from "./ir/types.js";
 import { genericKey, keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
 import { ProgramGraph, isLocalSpecifier, type PathKind } from "./parse/program.js";
-import { parameterFunctionType } from "./types/declared-types.js";
 import { isHigherOrder, modeOf, type HigherOrderOperator } from "../api/operators.js";
 import { isNumberVector, type OperatorCall } from "./resolve/operator-call.js";
 import type { PassObserver } from "./differentiate/pipeline.js";
@@ -175,7 +175,7 @@ function compileInto(
       };
       // Function-typed parameters have no derivative: they are not among those differentiated.
       const all = target.node.params.flatMap((p, i) =>
-        parameterFunctionType(program, mod, p) ? [] : [i],
+        parameterFunctionTypeOf(program, mod, p) ? [] : [i],
       );
       differentiator.request(target, all, "forward", [note]);
       differentiator.request(target, all, "reverse", [note]);

@@ -1,3 +1,4 @@
+import { parameterFunctionTypeOf } from "../types/resolver.js";
 import type { Node } from "oxc-parser";
 import { analyzeActivity, type CallVaried } from "../analysis/activity.js";
 import type { EffectsOf } from "../analysis/effects.js";
@@ -9,7 +10,6 @@ import { forEachOp } from "../ir/walk.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { namedTarget } from "../resolve/operator-call.js";
-import { parameterFunctionType } from "../types/declared-types.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 
 // The callees a function that cannot be differentiated would have differentiated, so that their
@@ -128,7 +128,7 @@ export function writtenCallees(
       return;
     // A function-typed parameter makes the callee compiled per function passed (see above).
     const takesFunction = symbol.node.params.some((p) =>
-      parameterFunctionType(program, symbol.module, p),
+      parameterFunctionTypeOf(program, symbol.module, p),
     );
     if (takesFunction) return;
     // A factory (it returns a function): its body runs inlined where it is called; so does a

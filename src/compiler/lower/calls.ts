@@ -11,7 +11,7 @@ import {
 import { functionKey, symbolKey } from "../ir/function-key.js";
 import type { CallExpression, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike } from "../parse/module.js";
-import { typeResolver } from "../types/resolver.js";
+import { typeResolver, parameterFunctionTypeOf } from "../types/resolver.js";
 import { fieldOf, isArray, isObject, typeText } from "../ir/type-system.js";
 import type { FunctionTypeInfo, ObjectType, Type, Value } from "../ir/types.js";
 import { isLocalSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
@@ -32,6 +32,7 @@ import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { classDeclaration, classMember } from "./class-members.js";
 import { arrowFieldMethod, arrowFieldOfClass } from "./arrow-fields.js";
 import {
+  fieldFunctionType,
   lowerClassMethodCall,
   lowerInterfaceMethodCall,
   lowerSuperMethod,
@@ -47,7 +48,6 @@ import {
 } from "./function-values.js";
 import { specializationKey, type Binding } from "../resolve/targets.js";
 import { isPlatformGlobal } from "../types/globals.js";
-import { parameterFunctionType } from "../types/declared-types.js";
 import { article } from "./describe.js";
 import { expectType } from "./expect-type.js";
 import {
@@ -294,7 +294,8 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     // An arrow field, the instance's own property, hides a method of the same name.
     const arrow = isGetterRead(node) ? undefined : arrowFieldMethod(ctx, type, name, node);
     if (arrow) return lowerUserCall(ctx, node, arrow, name, receiver);
-    if (field?.callable) return callField(ctx, node, callee, receiver, field);
+    const callable = field && fieldFunctionType(ctx, type, field);
+    if (field && callable) return callField(ctx, node, callee, receiver, { ...field, callable });
     const kind = isGetterRead(node) ? "get" : "method";
     const called = lowerClassMethodCall(ctx, node, receiver, type, name, kind, (symbol, self) =>
       lowerUserCall(ctx, node, symbol, name, self),
@@ -541,7 +542,7 @@ export function lowerUserCall(
   if (symbol.node.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(path));
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
   const callables = symbol.node.params.map((p) =>
-    parameterFunctionType(ctx.program, symbol.module, p),
+    parameterFunctionTypeOf(ctx.program, symbol.module, p),
   );
   if (needsExpansion(node, signature.params)) {
     // `h(...args)`, `sum(x, ...xs)`: one argument per parameter, the rest packed in an array.

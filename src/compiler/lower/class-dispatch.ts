@@ -5,7 +5,7 @@ import {
   unsupportedType,
 } from "../diagnostics/messages/index.js";
 import { keyFile, keyName } from "../ir/function-key.js";
-import type { ObjectType, Value } from "../ir/types.js";
+import type { FieldType, FunctionTypeInfo, ObjectType, Value } from "../ir/types.js";
 import { isDifferentiable, sameType, typeText } from "../ir/type-system.js";
 import {
   ancestry,
@@ -42,6 +42,47 @@ export function classOfType(ctx: LowerContext, type: ObjectType): ClassSymbol | 
   if (!type.classKey) return undefined;
   const mod = ctx.program.load(keyFile(type.classKey));
   return classNamed(ctx.program, mod, keyName(type.classKey));
+}
+
+/**
+ * The function type of a field of a class's instances: as the field's type has it, else for a
+ * field declared without annotation and given a function (`constructor(private clamp =
+ * Math.tanh)`, `act = relu`), the one TypeScript's checker infers.
+ */
+export function fieldFunctionType(
+  ctx: LowerContext,
+  type: ObjectType,
+  field: FieldType,
+): FunctionTypeInfo | undefined {
+  if (field.callable || field.type !== "opaque") return field.callable;
+  const cls = classOfType(ctx, type);
+  for (const owner of cls ? ancestry(ctx.program, cls) : []) {
+    for (const m of owner.decl.body.body) {
+      const declared =
+        // Not an arrow field: it is called as a method (arrow-fields.ts).
+        m.type === "PropertyDefinition" &&
+        !m.static &&
+        !m.typeAnnotation &&
+        m.value &&
+        m.value.type !== "ArrowFunctionExpression"
+          ? m.key
+          : m.type === "MethodDefinition" && m.kind === "constructor"
+            ? m.value.params
+                .flatMap((p) =>
+                  p.type === "TSParameterProperty" &&
+                  p.parameter.type === "AssignmentPattern" &&
+                  p.parameter.left.type === "Identifier" &&
+                  !p.parameter.left.typeAnnotation
+                    ? [p.parameter.left]
+                    : [],
+                )
+                .find((id) => id.name === field.name)
+            : undefined;
+      if (declared?.type !== "Identifier" || declared.name !== field.name) continue;
+      return typeResolver(ctx.program, owner.module).inferred?.functionTypeAt(declared.start);
+    }
+  }
+  return undefined;
 }
 
 /** The IR type of the instances of `cls`. */

@@ -10,7 +10,7 @@ import { constructHelp } from "../diagnostics/messages/syntax-help.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, Region, Type } from "../ir/types.js";
-import { typeResolver } from "../types/resolver.js";
+import { typeResolver, parameterFunctionTypeOf } from "../types/resolver.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { functionLabel } from "../ir/names.js";
@@ -31,7 +31,6 @@ import { lowerCondition, lowerExpression } from "./expressions.js";
 import { annotationText, signatureOf } from "../types/signature.js";
 import { lowerStatements } from "./statements.js";
 import { withRecovery } from "./recovery.js";
-import { parameterFunctionType } from "../types/declared-types.js";
 import { expectType } from "./expect-type.js";
 import { lowerValue } from "./members.js";
 import { capturedVariableAdvice, parameterAdvice } from "./annotation-advice.js";
@@ -135,7 +134,7 @@ function lowerFunctionOnce(
     let type = p.type ?? options.contextual?.params[i];
     const annotation = (p.node.type === "Identifier" ? p.node.typeAnnotation : undefined) as
       TSTypeAnnotation | null | undefined;
-    const callable = parameterFunctionType(program, module, p.node);
+    const callable = parameterFunctionTypeOf(program, module, p.node);
     if (!type && callable) {
       // A function-typed parameter no call binds (a root, or a `@differentiable` function):
       // its value is chosen at run time among the functions the program uses as values.
@@ -294,7 +293,8 @@ function functionOf(
 
 /** Whether a captured declaration holds a function: a function-typed parameter or `c ? f : g`. */
 function holdsFunction(program: ProgramGraph, module: SourceModule, node: Node): boolean {
-  if (node.type === "Identifier") return parameterFunctionType(program, module, node) !== undefined;
+  if (node.type === "Identifier")
+    return parameterFunctionTypeOf(program, module, node) !== undefined;
   if (node.type !== "VariableDeclarator" || !node.init) return false;
   const leaves = (n: Node): Node[] =>
     n.type === "ConditionalExpression"

@@ -1,4 +1,5 @@
 import { hasArrowFields, isArrowField } from "./arrow-fields.js";
+import { fieldFunctionType } from "./class-dispatch.js";
 import { lowerIf } from "./merge.js";
 export { countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
@@ -186,7 +187,7 @@ export function lowerMemberWrite(
   if (isObject(type)) {
     const field = namedField(ctx, node, type);
     const current = fieldReader(ctx, node, object, field);
-    const value = compute(current, field.type, field.callable);
+    const value = compute(current, field.type, fieldFunctionType(ctx, type, field));
     ctx.at(node);
     ctx.builder.emit("setField", [object, value], [], { field: field.name });
     return value;

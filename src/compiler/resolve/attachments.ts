@@ -1,3 +1,4 @@
+import { parameterFunctionTypeOf } from "../types/resolver.js";
 import type { Message } from "../diagnostics/messages/message.js";
 import type { CallExpression, Node } from "oxc-parser";
 import { basename } from "node:path";
@@ -9,7 +10,6 @@ import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
-import { parameterFunctionType } from "../types/declared-types.js";
 import { isOperator, OPERATORS } from "../../api/operators.js";
 import type { Operator } from "../../api/operators.js";
 import {
@@ -116,7 +116,7 @@ export function functionTypedParameter(
     )
       continue;
     const param = fn.params.find((p) => p.type === "Identifier" && p.name === name);
-    if (param) return parameterFunctionType(program, module, param);
+    if (param) return parameterFunctionTypeOf(program, module, param);
     // Declared by this function (or one inside it, nearer the site): shadows outer parameters.
     if (declaredLocally(name, ancestors.slice(i))) return undefined;
   }
@@ -222,7 +222,7 @@ export function needsOfParameter(
         }
         const via = siteOf(leaf, ancestors);
         if (!via) continue;
-        const contextual = parameterFunctionType(program, callee.module, param);
+        const contextual = parameterFunctionTypeOf(program, callee.module, param);
         const site = { ...via, ...(contextual ? { contextual } : {}) };
         for (const need of needsOfParameter(program, callee, param.name, seen)) {
           // An operator on the parameter itself now applies to this lambda: its own `wrt`.
@@ -293,7 +293,7 @@ export function attachments(
     if (param.type !== "Identifier" || !arg || arg.type === "SpreadElement") return;
     const needs = needsOfParameter(program, symbol, param.name);
     if (needs.length === 0) return;
-    const contextual = parameterFunctionType(program, symbol.module, param);
+    const contextual = parameterFunctionTypeOf(program, symbol.module, param);
     for (const leaf of functionLeaves(arg)) {
       const lambda = lambdaAt(leaf, ancestors);
       const [called] = lambda ? calledParameters(program, module, lambda, ancestors) : [];

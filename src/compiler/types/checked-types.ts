@@ -29,6 +29,8 @@ export interface CheckedTypes {
   parameterTypeOf(file: string, start: number, end: number, index: number): Type | undefined;
   /** The parameter and result types of the call at [start, end), type arguments filled in. */
   callAt(file: string, start: number, end: number): CallTypes | undefined;
+  /** The function type TypeScript gives the name at `position` (`act = Math.tanh`), if one. */
+  functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined;
   /** How TypeScript writes the type at `position`, for messages. */
   textAt(file: string, position: number): string | undefined;
   /** The values of the union of literals TypeScript gives the name at `position`, if it is one. */
@@ -94,6 +96,11 @@ class ProgramTypes implements CheckedTypes {
   literalsAt(file: string, position: number): (string | number)[] | undefined {
     const [type] = this.view.typesAt(file, [position]);
     return type && this.view.literals(type);
+  }
+
+  functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined {
+    const [type] = this.view.typesAt(file, [position]);
+    return type && this.functionType(type);
   }
 
   textAt(file: string, position: number): string | undefined {

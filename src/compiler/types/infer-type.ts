@@ -144,7 +144,10 @@ export function inferType(
       return a === infer(node.alternate) ? a : undefined;
     }
     case "MemberExpression":
-      return calleePath(node, isGlobal)?.startsWith("Math.") ? "number" : undefined;
+      // `Math.PI`; `Math.tanh` is a function.
+      return /^Math\.[A-Z][A-Z0-9_]*$/.test(calleePath(node, isGlobal) ?? "")
+        ? "number"
+        : undefined;
     case "CallExpression": {
       // `new Float64Array(n).fill(0)`, `xs.slice()`, `xs.map(…)` of a known array keep its type.
       const callee = node.callee;

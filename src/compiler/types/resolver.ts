@@ -1,8 +1,9 @@
-import type { Type } from "../ir/types.js";
+import type { Node } from "oxc-parser";
+import type { FunctionTypeInfo, Type } from "../ir/types.js";
 import type { SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { checkedTypes } from "./checked-types.js";
-import { annotationResolver, type TypeArguments } from "./declared-types.js";
+import { annotationResolver, parameterFunctionType, type TypeArguments } from "./declared-types.js";
 import type { TypeResolver } from "./signature.js";
 
 // The types of one module's code, as lowering asks for them: what annotations say
@@ -32,6 +33,7 @@ export function typeResolver(
         data(checked.expectedTypeOf(mod.file, start, end)),
       parameterTypeOf: (start: number, end: number, index: number) =>
         data(checked.parameterTypeOf(mod.file, start, end, index)),
+      functionTypeAt: (position: number) => checked.functionTypeAt(mod.file, position),
       literalsAt: (position: number) => checked.literalsAt(mod.file, position),
       callAt: (start: number, end: number) => {
         const call = checked.callAt(mod.file, start, end);
@@ -39,4 +41,21 @@ export function typeResolver(
       },
     },
   });
+}
+
+/**
+ * The function type of a parameter (written in `mod`): its annotation's, else for a parameter
+ * given a default and no annotation (`constructor(private clamp = Math.tanh)`), the checker's.
+ */
+export function parameterFunctionTypeOf(
+  program: ProgramGraph,
+  mod: SourceModule,
+  param: Node,
+): FunctionTypeInfo | undefined {
+  const declared = parameterFunctionType(program, mod, param);
+  if (declared) return declared;
+  const inner = param.type === "TSParameterProperty" ? param.parameter : param;
+  if (inner.type !== "AssignmentPattern" || inner.left.type !== "Identifier") return undefined;
+  if (inner.left.typeAnnotation) return undefined;
+  return typeResolver(program, mod).inferred?.functionTypeAt(inner.left.start);
 }

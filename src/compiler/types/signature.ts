@@ -1,5 +1,5 @@
 import type { Node, TSType, TSTypeAnnotation } from "oxc-parser";
-import type { Type } from "../ir/types.js";
+import type { FunctionTypeInfo, Type } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 
 // The types of a function's parameters and result, read from its annotations.
@@ -21,6 +21,8 @@ export interface CallTypes {
 export interface InferredTypes {
   /** The type of the name or expression starting at `position`. */
   typeAt(position: number): Type | undefined;
+  /** The function type of the name starting at `position`, if it holds a function. */
+  functionTypeAt(position: number): FunctionTypeInfo | undefined;
   /** The result type of the function written at [start, end). */
   returnTypeOf(start: number, end: number): Type | undefined;
   /** The type the expression at [start, end) is expected to have where it stands, else its own. */

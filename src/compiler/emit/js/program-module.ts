@@ -13,6 +13,7 @@ import type { DerivativeTable } from "../../differentiate/derivative-table.js";
 import { emitFunction, emitUnavailable, hoistedAdjustments } from "./function.js";
 import { assembleModule, type ModuleOutput, type Replacement } from "./module.js";
 import { operatorWrapper } from "./operators.js";
+import { privateNameRewrites } from "./private-names.js";
 import { emitRuleAdapter } from "./rule-adapter.js";
 import { emitCheckpointSweep } from "./checkpoint.js";
 import { ModuleNames } from "./module-names.js";
@@ -359,6 +360,7 @@ export function emitModule(
   }
   replacements.push(...registrations);
   const needsRuntime = emitted.length > 0 || replacements.length > 0;
+  replacements.push(...privateNameRewrites(program, mod));
   const importLines = [
     ...(needsRuntime ? [`import * as ${runtime} from "${RUNTIME_SPECIFIER}";`] : []),
     ...imports.statements(),

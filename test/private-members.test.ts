@@ -13,8 +13,9 @@ import { checkTwoWays } from "./support/two-ways.js";
 // output makes each `#name` a property keyed "#name", which generated code reads as a field.
 // Programs written as a TypeScript developer would, checked two ways.
 
-test("private fields, a readonly private set in the constructor, a private method and a getter", async () => {
+test("private fields, a readonly private set in the constructor, a private method, a private static constant and a getter", async () => {
   await checkTwoWays(`class RunningMean {
+  static #unit = 1.5;
   #total = 0;
   #count = 0;
   readonly #weight: number;
@@ -26,7 +27,7 @@ test("private fields, a readonly private set in the constructor, a private metho
     this.#count++;
   }
   #scaled(v: number): number {
-    return v * this.#weight;
+    return v * this.#weight * RunningMean.#unit;
   }
   get mean(): number {
     return this.#count === 0 ? 0 : this.#total / this.#count;

@@ -326,3 +326,25 @@ export function f(x: number, y: number): number {
   return u.out(x) + s.out(y) + apply(x * y) + apply(y, Math.cos) + new Layer().scale(x);
 }`);
 });
+
+test("a '#private' arrow field and arrow fields reading '#private' fields", async () => {
+  await checkTwoWays(`class Neuron {
+  #w: number;
+  constructor(
+    w: number,
+    private b: number,
+  ) {
+    this.#w = w;
+  }
+  #activate = (z: number): number => Math.tanh(z);
+  forward = (x: number): number => this.#activate(this.#w * x + this.b);
+  get weight(): number {
+    return this.#w;
+  }
+}
+export function f(x: number, y: number): number {
+  const n = new Neuron(y, 0.5);
+  const ys = [x, y].map(n.forward);
+  return n.forward(x) * n.weight + ys[1]!;
+}`);
+});

@@ -64,8 +64,7 @@ export function derivativeName(
   frozen: number[] = [],
 ): string {
   const all = wrt.length === arity && wrt.every((w, i) => w === i);
-  // A method `Linear.forward` gets module-level derivatives named `Linear_forward$…`.
-  const base = primalName.replace(/\./g, "_");
+  const base = asIdentifier(primalName);
   const name = all ? `${base}$${kind}` : `${base}$${kind}_${wrt.join("_")}`;
   // Variants that may read arrays again in the backward sweep (see ReverseInfo) say which.
   // `g`: module-level arrays are frozen too (MODULE_DATA).
@@ -73,6 +72,14 @@ export function derivativeName(
   return kind !== "jvp" && kind !== "jvps" && frozen.length > 0
     ? `${name}$r${reads.join("_")}`
     : name;
+}
+
+/**
+ * A function's name as part of a JavaScript identifier: a method `Linear.forward` gets
+ * module-level derivatives named `Linear_forward$…`, a private one `Cell.#gate`, `Cell_$gate$…`.
+ */
+export function asIdentifier(name: string): string {
+  return name.replace(/\./g, "_").replace(/#/g, "$");
 }
 
 export function jvpName(primalName: string, wrt: number[], arity: number): string {

@@ -39,7 +39,8 @@ export function arrowFieldInstaller(op: Op): string {
 export function hoistedArrowFields(
   fns: IRFunction[],
   nameOf: (name: string) => string,
-  sourceText: (file: string) => string,
+  /** The source at [start, end) of a file, as the output writes it (`#x` as `["#x"]`). */
+  sourceText: (file: string, start: number, end: number) => string,
 ): EmittedLine[][] {
   const found = new Map<string, Op>();
   for (const fn of fns)
@@ -48,7 +49,6 @@ export function hoistedArrowFields(
         found.set(arrowFieldInstaller(op), op);
     });
   return [...found].map(([name, op]) => {
-    const text = sourceText(op.loc.file);
     const positions = op.attrs.arrowFields!;
     const fields: EmittedLine[] = [];
     for (let i = 0; i < positions.length; i += 4) {
@@ -58,9 +58,11 @@ export function hoistedArrowFields(
         number,
         number,
       ];
-      const field = text.slice(keyStart, keyEnd);
-      const arrow = strippedFunction(text.slice(start, end));
-      fields.push({ text: `this.${field} = ${arrow};`, indent: 1, loc: op.loc });
+      // `#step = (…) => …` is a property keyed "#step" in the output (private-names.ts).
+      const name = sourceText(op.loc.file, keyStart, keyEnd);
+      const field = name.startsWith('"') ? `[${name}]` : `.${name}`;
+      const arrow = strippedFunction(sourceText(op.loc.file, start, end));
+      fields.push({ text: `this${field} = ${arrow};`, indent: 1, loc: op.loc });
     }
     return [
       { text: `function ${nameOf(name)}() {`, indent: 0, loc: op.loc },

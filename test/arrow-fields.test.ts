@@ -348,3 +348,30 @@ export function f(x: number, y: number): number {
   return n.forward(x) * n.weight + ys[1]!;
 }`);
 });
+
+test("a class of another module with arrow fields reading its module's constants, built and passed on here", async () => {
+  await checkTwoWays(
+    `import { Model } from "./lib";
+function sum(g: (t: number) => number, xs: number[]): number {
+  let s = 0;
+  for (const x of xs) s += g(x);
+  return s;
+}
+export function f(x: number, y: number): number {
+  const m = new Model(y);
+  const ys = [x, y].map(m.predict);
+  return m.twice(x) + ys[0]! * ys[1]! + sum(m.twice, [x, 2 * y]);
+}`,
+    undefined,
+    true,
+    {
+      "lib.ts": `const GAIN = 1.5;
+export class Model {
+  constructor(readonly k: number) {}
+  predict = (t: number): number => Math.sin(this.k * t) * GAIN + t;
+  twice = (t: number): number => this.predict(this.predict(t));
+}
+`,
+    },
+  );
+});

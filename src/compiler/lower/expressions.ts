@@ -189,11 +189,14 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "NewExpression": {
       // `new Vec3(…)` of a class of the program: a call of its constructor (construct.ts).
       const name = node.callee.type === "Identifier" ? node.callee.name : undefined;
-      const as = ctx.newAs;
+      const at = `${node.start}:${node.end}`;
+      const as = ctx.newAs ?? ctx.widened.get(at);
       ctx.newAs = undefined;
       const ctor = name && !ctx.scope.lookup(name) ? constructorOf(ctx, name, node, as) : undefined;
-      if (ctor) return lowerUserCall(ctx, node as never, ctor, name!);
-      return lowerNew(ctx, node);
+      if (!ctor) return lowerNew(ctx, node);
+      const instance = lowerUserCall(ctx, node as never, ctor, name!);
+      ctx.constructedAt.set(instance.id, at);
+      return instance;
     }
     case "TemplateLiteral": {
       // `good${i}`: text, which has no derivative, joined as JavaScript joins it.

@@ -27,7 +27,7 @@ import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.
 import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
-import { isAggregate, isObject, typeText } from "../ir/type-system.js";
+import { isAggregate, isObject, sameType, typeText } from "../ir/type-system.js";
 import { iterated, iteratedKeys } from "./keyed.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
@@ -342,7 +342,17 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     } else {
       return ctx.fail(decl.id, unknownType.cannotDetermineTypeOfAdd(name));
     }
-    ctx.declare(name, kind === "const" ? "const" : "let", value.type, value);
+    if (kind === "const") {
+      ctx.declare(name, "const", value.type, value);
+      continue;
+    }
+    // `let chosen: Body = box`: of the value's class, until another class is assigned (Slot).
+    const wider =
+      declared && isObject(declared) && isObject(value.type) && !sameType(declared, value.type)
+        ? { type: declared, at: `${decl.id.start}:${decl.id.end}` }
+        : undefined;
+    if (wider && ctx.widened.has(wider.at)) ctx.declare(name, "let", wider.type, value);
+    else ctx.declare(name, "let", value.type, value, wider);
   }
 }
 

@@ -22,7 +22,7 @@ import { functionValue } from "./function-values.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
 import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall } from "./calls.js";
-import { mathMember } from "./math-functions.js";
+import { mathMember, numberConstant } from "./math-functions.js";
 import { constructorOf } from "./construct.js";
 import { lowerOptionalChain } from "./optional-chain.js";
 import { expectType, toBoolean } from "./expect-type.js";
@@ -166,6 +166,9 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "MemberExpression": {
       const imported = namespaceConstant(ctx, node);
       if (imported) return imported;
+      const number = numberConstant(ctx, node);
+      if (number !== undefined)
+        return ctx.builder.constant(number, (node.property as { name: string }).name);
       const math = mathMember(ctx, node);
       if (math !== undefined && MATH_CONSTANTS.has(math))
         return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);

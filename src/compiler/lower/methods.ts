@@ -19,6 +19,7 @@ import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
+import { lowerSort } from "./array-sort.js";
 import { isNamespacePath } from "./user-call.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
@@ -119,6 +120,9 @@ export function lowerArrayMethod(
     case "find":
     case "findIndex":
       return lowerSearch(ctx, node, array, method);
+    case "sort":
+    case "toSorted":
+      return lowerSort(ctx, node, array, method);
     case "indexOf":
     case "includes": {
       // The first index holding the value (`===`), or -1; whether there is one.

@@ -429,6 +429,29 @@ export function callFunctionArg(
 }
 
 /**
+ * A call of a function held by a run-time value lowering knows only as a value (`table[name]`,
+ * an element of an array of functions, a local or loop variable holding one, an optional
+ * field): the call's parameter and result types are the ones TypeScript gives it.
+ */
+export function callOpaqueValue(
+  ctx: LowerContext,
+  node: CallExpression,
+  value: Value,
+  args: Value[],
+  name: string,
+): Value {
+  const call = ctx.types.inferred?.callAt(node.start, node.end);
+  if (!call?.result) return ctx.fail(node.callee, unknownCallee.cannotTellTypesOfCall(name));
+  const fn: StaticFunction = {
+    kind: "dynamic",
+    type: { params: call.params, result: call.result, text: name },
+    what: `'${name}'`,
+    origin: ctx.loc(node.callee),
+  };
+  return callFunctionArg(ctx, node, { fn, values: [value] }, args, name);
+}
+
+/**
  * Whether a lifted function is inlined at its calls rather than called: when it was written in
  * the module being lowered (its module-level names mean the same here) and returns only at its
  * end. A call would cost its derivative a frame, shadows saved on the tape and its captures

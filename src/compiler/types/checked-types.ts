@@ -222,6 +222,12 @@ class ProgramTypes implements CheckedTypes {
 
   /** A function type (a field holding a function), as a call of it needs it. */
   private functionType(type: CheckedType): FunctionTypeInfo | undefined {
+    // An optional field's function (`act?: (z: number) => number`): the function it may hold.
+    const shape = this.view.describe(type);
+    if (shape.kind === "union") {
+      const present = shape.members.filter((m) => !isNullish(this.view.describe(m)));
+      if (present.length === 1) return this.functionType(present[0]!);
+    }
     const signature = this.view.callSignature(type);
     if (!signature) return undefined;
     const result =

@@ -55,6 +55,12 @@ export const unknownCallee = {
         ? `did you mean 'Math.${closest}'?`
         : "docs/derivatives.md lists the Math functions nabla differentiates",
     ),
+  cannotTellTypesOfCall: (name: Printable) =>
+    message(
+      "unknownCallee",
+      `nabla cannot tell the parameter and result types of the function '${name}' holds`,
+      "declare the type of the functions it holds ('Record<string, (z: number) => number>', '((t: number) => number)[]')",
+    ),
   noFunctionOfProgramFits: (name: Printable, argumentTypes: Printable, result: Printable) =>
     message(
       "unknownCallee",

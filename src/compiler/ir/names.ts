@@ -64,8 +64,9 @@ export function derivativeName(
   frozen: number[] = [],
 ): string {
   const all = wrt.length === arity && wrt.every((w, i) => w === i);
-  // A method `Linear.forward` gets module-level derivatives named `Linear_forward$…`.
-  const base = primalName.replace(/\./g, "_");
+  // A method `Linear.forward` gets module-level derivatives named `Linear_forward$…`, a
+  // function in module data `schedule[1]` ones named `schedule_1_$…`.
+  const base = primalName.replace(/[.[\]]/g, "_");
   const name = all ? `${base}$${kind}` : `${base}$${kind}_${wrt.join("_")}`;
   // Variants that may read arrays again in the backward sweep (see ReverseInfo) say which.
   // `g`: module-level arrays are frozen too (MODULE_DATA).

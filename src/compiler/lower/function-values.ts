@@ -61,7 +61,7 @@ export function carriedValues(fn: StaticFunction, name: string): { type: Type; n
 /** A short readable part of a specialization's name. */
 function nameOf(fn: StaticFunction): string {
   return fn.kind === "named"
-    ? fn.symbol.name.replace(/\./g, "_")
+    ? fn.symbol.name.replace(/[.[\]]/g, "_")
     : fn.kind === "lambda"
       ? "lambda"
       : "value";
@@ -74,7 +74,7 @@ export function specializationName(
   key: FunctionKey,
   bindings: Binding[],
 ): string {
-  const preferred = `${symbol.name.replace(/\./g, "_")}$with$${bindings.map((b) => nameOf(b.fn)).join("$")}`;
+  const preferred = `${symbol.name.replace(/[.[\]]/g, "_")}$with$${bindings.map((b) => nameOf(b.fn)).join("$")}`;
   return ctx.program.generatedName(symbol.module.file, key, preferred);
 }
 

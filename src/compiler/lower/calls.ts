@@ -42,6 +42,7 @@ import type { FieldType } from "../ir/types.js";
 import {
   callFunctionArg,
   callOpaqueValue,
+  callTypes,
   functionField,
   resolveFunctionArg,
   specializationName,
@@ -368,8 +369,9 @@ function lowerValueCall(ctx: LowerContext, node: CallExpression): Value {
   )
     return lowerCall(ctx, { ...node, callee: callee.expression });
   if (callee.type === "LogicalExpression" || callee.type === "ConditionalExpression") {
-    const arg = resolveFunctionArg(ctx, callee, undefined, "this value");
-    return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), describeNode(callee));
+    const name = describeNode(callee);
+    const arg = resolveFunctionArg(ctx, callee, callTypes(ctx, node, name), "this value");
+    return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), name);
   }
   if (callee.type === "CallExpression" || callee.type === "MemberExpression") {
     const value = ctx.lowerExpression(callee);

@@ -33,6 +33,8 @@ export interface CheckedTypes {
   textAt(file: string, position: number): string | undefined;
   /** The values of the union of literals TypeScript gives the name at `position`, if it is one. */
   literalsAt(file: string, position: number): (string | number)[] | undefined;
+  /** The function type TypeScript gives the name at `position`, if it holds a function. */
+  functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined;
 }
 
 const perProgram = new WeakMap<ProgramGraph, CheckedTypes>();
@@ -94,6 +96,11 @@ class ProgramTypes implements CheckedTypes {
   literalsAt(file: string, position: number): (string | number)[] | undefined {
     const [type] = this.view.typesAt(file, [position]);
     return type && this.view.literals(type);
+  }
+
+  functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined {
+    const [type] = this.view.typesAt(file, [position]);
+    return type && this.functionType(type);
   }
 
   textAt(file: string, position: number): string | undefined {

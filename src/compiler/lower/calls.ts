@@ -342,7 +342,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   // `table[name](x)`, `table.relu(x)`, `schedule[i](x)`: an element holding a function.
   if ((isKeyed(type) || (isArray(type) && callee.computed)) && elementType(type) === "opaque") {
     const value = readerOf(ctx, callee, receiver)();
-    return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), describeNode(callee));
+    return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), sourceOf(ctx, callee));
   }
   return ctx.fail(
     callee,
@@ -369,16 +369,21 @@ function lowerValueCall(ctx: LowerContext, node: CallExpression): Value {
   )
     return lowerCall(ctx, { ...node, callee: callee.expression });
   if (callee.type === "LogicalExpression" || callee.type === "ConditionalExpression") {
-    const name = describeNode(callee);
+    const name = sourceOf(ctx, callee);
     const arg = resolveFunctionArg(ctx, callee, callTypes(ctx, node, name), "this value");
     return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), name);
   }
   if (callee.type === "CallExpression" || callee.type === "MemberExpression") {
     const value = ctx.lowerExpression(callee);
     if (value.type === "opaque")
-      return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), describeNode(callee));
+      return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), sourceOf(ctx, callee));
   }
   return ctx.fail(callee, unsupportedSyntax.callingIsNotSupportedIn(describeNode(callee)));
+}
+
+/** How the code writes `node`, to name what holds a function in messages (`table[name]`). */
+function sourceOf(ctx: LowerContext, node: Node): string {
+  return ctx.module.text.slice(node.start, node.end).replace(/\s+/g, " ");
 }
 
 /** `layer.act(x)`: a call of the function a field holds, chosen at run time. */

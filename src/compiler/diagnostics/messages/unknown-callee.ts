@@ -64,7 +64,7 @@ export const unknownCallee = {
   noFunctionOfProgramFits: (name: Printable, argumentTypes: Printable, result: Printable) =>
     message(
       "unknownCallee",
-      `no function of the program fits this call of '${name}' (${argumentTypes}) → ${result}: a function value must be one of the functions the program uses as values: functions declared at the top level of a module, functions written in a module-level object, Math functions`,
-      `declare the function it holds at the top level of a module (or as a field of a module-level object), taking (${argumentTypes}) and returning ${result}`,
+      `no function of the program fits this call of '${name}' (${argumentTypes}) → ${result}: a function value must be one of the functions the program uses as values: functions declared at the top level of a module, functions written in a module-level object or array that no code writes to, Math functions`,
+      `declare the function it holds at the top level of a module (or in a module-level object or array), taking (${argumentTypes}) and returning ${result}`,
     ),
 };

@@ -711,7 +711,9 @@ export function f(x: number, y: number): number {
 test("a local function chosen by a condition and stored in data is reported", () => {
   const text = diagnosticsText(
     compileFiles({
-      "main.ts": CHOSEN("const o = { fn: c ? (t: number) => t * x : sq };\n  return apply(o.fn, x);"),
+      "main.ts": CHOSEN(
+        "const o = { fn: c ? (t: number) => t * x : sq };\n  return apply(o.fn, x);",
+      ),
     }),
   );
   assert.match(

@@ -245,7 +245,8 @@ function holdsOpaque(type: Type, seen: Set<Type>): boolean {
   if (type === "opaque") return true;
   if (seen.has(type)) return false;
   seen.add(type);
-  if (isArray(type)) return [type.element, ...(type.elements ?? [])].some((t) => holdsOpaque(t, seen));
+  if (isArray(type))
+    return [type.element, ...(type.elements ?? [])].some((t) => holdsOpaque(t, seen));
   if (isKeyed(type)) return holdsOpaque(type.value, seen);
   if (isObject(type)) return type.fields.some((f) => f.callable || holdsOpaque(f.type, seen));
   return false;

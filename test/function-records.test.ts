@@ -222,6 +222,7 @@ test("an array that code changes (push, sort, reverse, an element assigned, thro
     "schedule.splice(0, 0, Math.cos);",
     "schedule[1] = (t) => 3 * t;",
     "const alias = schedule;\nalias[1] = (t) => 3 * t;",
+    "const alias = schedule;\nalias.reverse();",
     "export function reset(fs: ((t: number) => number)[]): void {\n  fs.length = 0;\n}",
     "export function fill(fs: ((t: number) => number)[], i: number): void {\n  fs[i] = Math.cos;\n}",
   ]) {

@@ -170,7 +170,22 @@ function writes(
 ): { names: Set<string>; roots: Set<string> } | "any" {
   const names = new Set<string>();
   const roots = new Set<string>();
-  const constants = new Set(modules.flatMap((m) => [...m.constants.keys()]));
+  // Module-level variables that name data of their own (a literal, `new Map(…)`): a write
+  // through one of them writes that data only; another (`const alias = schedule`) may be any.
+  const constants = new Set(
+    modules.flatMap((m) =>
+      [...m.constants.values()]
+        .filter((c) => {
+          const init = c.node.init && unwrapped(c.node.init);
+          return (
+            init?.type === "ObjectExpression" ||
+            init?.type === "ArrayExpression" ||
+            init?.type === "NewExpression"
+          );
+        })
+        .map((c) => c.name),
+    ),
+  );
   let any = false;
   // A write by key or by a method through `target`: of the module-level data it names, else of
   // unknown data, which matters only if its type may hold functions.

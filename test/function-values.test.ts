@@ -712,7 +712,7 @@ test("a local function chosen by a condition and stored in data is reported", ()
   const text = diagnosticsText(
     compileFiles({
       "main.ts": CHOSEN(
-        "const o = { fn: c ? (t: number) => t * x : sq };\n  return apply(o.fn, x);",
+        "const o: { fn: (t: number) => number } = { fn: c ? (t: number) => t * x : sq };\n  return apply(o.fn, x);",
       ),
     }),
   );

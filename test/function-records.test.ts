@@ -47,6 +47,20 @@ export function f(x: number, y: number): number {
 `);
 });
 
+test("record keys that are not identifiers", async () => {
+  await checkTwoWays(`type Activation = (z: number) => number;
+const activations: Record<string, Activation> = {
+  "leaky-relu": (z) => (z > 0 ? z : 0.01 * z),
+  "leaky+relu": (z) => (z > 0 ? 2 * z : 0.02 * z),
+  "soft plus": (z) => Math.log1p(Math.exp(z)),
+};
+export function f(x: number, y: number): number {
+  const name = x > 1 ? "soft plus" : "leaky+relu";
+  return activations["leaky-relu"](x * y) + activations[name](y) + activations["leaky+relu"](x);
+}
+`);
+});
+
 test("an index signature and a Map of functions", async () => {
   await checkTwoWays(`type Activation = (z: number) => number;
 function cube(z: number): number {

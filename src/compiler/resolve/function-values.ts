@@ -112,9 +112,10 @@ function functionsInModuleData(program: ProgramGraph, modules: SourceModule[]): 
                   : p.key.type === "Literal" && typeof p.key.value === "string"
                     ? p.key.value
                     : undefined;
-              if (key === undefined || !/^[A-Za-z_$][\w$]*$/.test(key) || assigned.has(key))
-                continue;
-              visit(p.value, `${path}.${key}`);
+              if (key === undefined || assigned.has(key)) continue;
+              // `activations["leaky-relu"]` for a key that is no identifier.
+              const identifier = /^[A-Za-z_$][\w$]*$/.test(key);
+              visit(p.value, identifier ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
             }
           } else if (value.type === "ArrayExpression") {
             // `xs.length = 0` empties it; `xs[1] = g` replaces an element.

@@ -457,40 +457,6 @@ export function f(x: number, y: number): number {
 }`);
 });
 
-test("a class with #private members is a clear diagnostic, built in differentiated code or passed in", () => {
-  const text = diagnosticsText(
-    compileFiles({
-      "main.ts": `import { gradient } from "nabla";
-class Account {
-  #balance: number;
-  constructor(b: number) {
-    this.#balance = b;
-  }
-  grow(r: number) {
-    return this.#balance * (1 + r);
-  }
-}
-const saved = new Account(50);
-export function f(r: number): number {
-  const fresh = new Account(100).grow(r);
-  const kept = saved.grow(r);
-  return fresh + kept;
-}
-export const g = gradient(f);
-`,
-    }),
-  );
-  assert.match(
-    text,
-    /main\.ts:13:17: error NABLA101: 'new Account' of a class with '#private' members is not supported/,
-  );
-  assert.match(
-    text,
-    /main\.ts:14:16: error NABLA101: 'grow' of 'Account', a class with '#private' members, is not supported/,
-  );
-  assert.match(text, /help: make them TypeScript-private \('private balance: number'/);
-});
-
 test("a strategy chosen into an interface-typed variable, a subclass without a constructor of its own, a function parameter property with a default", async () => {
   await checkTwoWays(`interface Act {
   apply(z: number): number;

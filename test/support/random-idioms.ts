@@ -54,6 +54,7 @@ export const IDIOM_NAMES = [
   "module-settings",
   "function-records",
   "interface-strategies",
+  "private-members",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -924,6 +925,62 @@ class IdiomGenerator extends Generator {
     this.emit(`const ${c} = ${a}.add(${b}).times(${this.e(vars, 1)});`);
     const r = this.fresh("r");
     this.emit(`let ${r} = ${c}.lengthSq * ${this.contraction()} + ${c}.scale * ${a}.x;`);
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * A class that keeps its state in `#private` members: fields (one a `readonly` set by the
+   * constructor, one an array grown by `push`), a private method, a private getter and a
+   * private static constant; built in the function and fed, or made once at module level and
+   * only read.
+   */
+  privateMembers(vars: string[], mutable: string[]): void {
+    const T = this.fresh("Tracker");
+    this.decl(
+      [
+        `class ${T} {`,
+        `  static #scale = ${this.constant()};`,
+        `  #sum = 0;`,
+        `  #seen: number[] = [];`,
+        `  readonly #rate: number;`,
+        `  constructor(rate = 0.5) {`,
+        `    this.#rate = rate;`,
+        `  }`,
+        `  #weighted(v: number): number {`,
+        `    return v * this.#rate * ${T}.#scale;`,
+        `  }`,
+        `  get #last(): number {`,
+        `    return this.#seen.length > 0 ? this.#seen[this.#seen.length - 1]! : 0;`,
+        `  }`,
+        `  observe(v: number): void {`,
+        `    this.#sum += this.#weighted(v) + this.#last * 0.25;`,
+        `    this.#seen.push(v);`,
+        `  }`,
+        `  get total(): number {`,
+        `    return this.#sum + this.#last;`,
+        `  }`,
+        `  response(v: number): number {`,
+        `    return this.#weighted(v) * this.#rate;`,
+        `  }`,
+        `}`,
+      ].join("\n"),
+    );
+    const r = this.fresh("r");
+    if (this.int(0, 1) === 0) {
+      const t = this.fresh("tracker");
+      this.emit(
+        `const ${t} = new ${T}(${this.pick([this.e(vars, 1), "", String(this.constant())])});`,
+      );
+      const i = this.fresh("i");
+      this.emit(`for (let ${i} = 0; ${i} < ${this.int(1, 3)}; ${i}++) {`);
+      this.nested(() => this.emit(`${t}.observe(${this.e(vars, 1)} + ${i});`));
+      this.emit("}");
+      this.emit(`let ${r} = ${t}.total * ${this.contraction()};`);
+    } else {
+      const t = this.fresh("shared");
+      this.decl(`const ${t} = new ${T}(${this.constant()});`);
+      this.emit(`let ${r} = ${t}.response(${this.e(vars, 1)});`);
+    }
     this.result(r, vars, mutable);
   }
 
@@ -1859,6 +1916,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "module-settings": (g, v, m) => g.moduleSettings(v, m),
   "function-records": (g, v, m) => g.functionRecords(v, m),
   "interface-strategies": (g, v, m) => g.interfaceStrategies(v, m),
+  "private-members": (g, v, m) => g.privateMembers(v, m),
 };
 
 /**

@@ -1,6 +1,7 @@
 import { notes } from "../diagnostics/messages/index.js";
 import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import { forEachOp } from "../ir/walk.js";
+import { pureFunctions, sinkIntoBranches } from "../ir/sink.js";
 import type { DerivativeTable } from "./derivative-table.js";
 import { type CallVaried } from "../analysis/activity.js";
 import { type EffectsOf } from "../analysis/effects.js";
@@ -157,6 +158,9 @@ export class Differentiator implements DerivativeTable {
   run(): void {
     for (let demand = this.queue.shift(); demand; demand = this.queue.shift()) this.process(demand);
     this.sweeps.build();
+    // Once every derivative exists: what only one branch uses is computed there (ir/sink.ts).
+    const pure = pureFunctions(new Map([...this.primals, ...this.derivatives]));
+    for (const fn of this.derivatives.values()) if (fn) sinkIntoBranches(fn, pure);
   }
 
   /** Demands needed only on some run-time path: their failures are warnings and stubs. */

@@ -64,7 +64,7 @@ export function derivativeName(
   frozen: number[] = [],
 ): string {
   const all = wrt.length === arity && wrt.every((w, i) => w === i);
-  const base = identifierPart(primalName);
+  const base = asIdentifier(primalName);
   const name = all ? `${base}$${kind}` : `${base}$${kind}_${wrt.join("_")}`;
   // Variants that may read arrays again in the backward sweep (see ReverseInfo) say which.
   // `g`: module-level arrays are frozen too (MODULE_DATA).
@@ -75,12 +75,16 @@ export function derivativeName(
 }
 
 /**
- * A function's name as part of an identifier: a method `Linear.forward` gives
- * `Linear_forward`; a function in module data (`schedule[1]`, `table["leaky-relu"]`) has its
- * other characters spelled by code (`schedule$5b1$5d`), so two paths give two names.
+ * A function's name as part of a JavaScript identifier: a method `Linear.forward` gets
+ * module-level derivatives named `Linear_forward$…`, a private one `Cell.#gate`, `Cell_$gate$…`;
+ * a function in module data (`schedule[1]`, `table["leaky-relu"]`) has its other characters
+ * spelled by code (`schedule$5b1$5d`), so two paths give two names.
  */
-export function identifierPart(name: string): string {
-  return name.replace(/\./g, "_").replace(/[^\w$]/g, (c) => `$${c.charCodeAt(0).toString(16)}`);
+export function asIdentifier(name: string): string {
+  return name
+    .replace(/\./g, "_")
+    .replace(/#/g, "$")
+    .replace(/[^\w$]/g, (c) => `$${c.charCodeAt(0).toString(16)}`);
 }
 
 export function jvpName(primalName: string, wrt: number[], arity: number): string {

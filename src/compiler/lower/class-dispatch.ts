@@ -11,7 +11,7 @@ import {
   ancestry,
   classNamed,
   descendants,
-  hasPrivateMembers,
+  privateNameClash,
   implementersOf,
   superclassOf,
   type ClassSymbol,
@@ -82,11 +82,14 @@ export function memberSymbol(
   at: Node,
 ): FunctionSymbol {
   const thisType = instanceType(ctx, owner);
-  if (!thisType && hasPrivateMembers(owner.decl))
+  const clash = !thisType && privateNameClash(ctx.program, owner);
+  if (clash)
     return ctx.fail(
       at,
-      unsupportedSyntax.privateMembers(
-        `'${name}' of '${owner.name}', a class with '#private' members,`,
+      unsupportedSyntax.privateNameClash(
+        `'${name}' of '${owner.name}'`,
+        clash.name,
+        clash.base.name,
       ),
     );
   if (!thisType) {

@@ -6,7 +6,7 @@ import {
   classNamed,
   extendsUnknown,
   ancestry,
-  hasPrivateMembers,
+  privateNameClash,
   implementersOf,
   superclassOf,
   type ClassSymbol,
@@ -46,10 +46,11 @@ export function constructorOf(
     );
   }
   const type = instanceType(ctx, cls);
-  if (!type && hasPrivateMembers(cls.decl)) {
+  const clash = !type && privateNameClash(ctx.program, cls);
+  if (clash) {
     return ctx.fail(
       at,
-      unsupportedSyntax.privateMembers(`'new ${name}' of a class with '#private' members`),
+      unsupportedSyntax.privateNameClash(`'new ${name}'`, clash.name, clash.base.name),
     );
   }
   if (!type) return undefined;

@@ -15,7 +15,7 @@ import { MATH_FUNCTIONS } from "../rules/math.js";
 import { mathMember } from "./math-functions.js";
 import { positionAt } from "../diagnostics/format.js";
 import { symbolKey } from "../ir/function-key.js";
-import { functionLabel, identifierPart, lambdaName } from "../ir/names.js";
+import { asIdentifier, functionLabel, lambdaName } from "../ir/names.js";
 import { assignable, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
@@ -66,7 +66,7 @@ export function carriedValues(fn: StaticFunction, name: string): { type: Type; n
 /** A short readable part of a specialization's name. */
 function nameOf(fn: StaticFunction): string {
   return fn.kind === "named"
-    ? identifierPart(fn.symbol.name)
+    ? asIdentifier(fn.symbol.name)
     : fn.kind === "lambda"
       ? "lambda"
       : fn.kind === "choice"
@@ -81,7 +81,7 @@ export function specializationName(
   key: FunctionKey,
   bindings: Binding[],
 ): string {
-  const preferred = `${identifierPart(symbol.name)}$with$${bindings.map((b) => nameOf(b.fn)).join("$")}`;
+  const preferred = `${asIdentifier(symbol.name)}$with$${bindings.map((b) => nameOf(b.fn)).join("$")}`;
   return ctx.program.generatedName(symbol.module.file, key, preferred);
 }
 

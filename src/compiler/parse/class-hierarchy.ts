@@ -1,4 +1,5 @@
 import type { Class, Node } from "oxc-parser";
+import { declaredPrivateNames } from "./private-names.js";
 import type { SourceModule } from "./module.js";
 import type { ProgramGraph } from "./program.js";
 
@@ -147,11 +148,22 @@ function extendsInterface(
   );
 }
 
-/** Whether a class declares `#name` fields or methods. */
-export function hasPrivateMembers(decl: Class): boolean {
-  return decl.body.body.some(
-    (m) => "key" in m && (m.key as { type: string } | null)?.type === "PrivateIdentifier",
-  );
+/**
+ * A `#name` that `cls` declares and a class it extends declares too, with that class: nabla's
+ * output turns each class's `#name`s into properties keyed `"#name"` (private-names.ts), and two
+ * such properties of one instance would be one. Such a class keeps its private names, and
+ * nabla cannot differentiate through it.
+ */
+export function privateNameClash(
+  program: ProgramGraph,
+  cls: ClassSymbol,
+): { name: string; base: ClassSymbol } | undefined {
+  const own = declaredPrivateNames(cls.decl);
+  if (own.size === 0) return undefined;
+  for (const base of ancestry(program, cls).slice(1)) {
+    for (const name of declaredPrivateNames(base.decl)) if (own.has(name)) return { name, base };
+  }
+  return undefined;
 }
 
 /** Whether `cls` is `base` or extends it. */

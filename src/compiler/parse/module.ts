@@ -14,6 +14,7 @@ import {
 } from "oxc-parser";
 import { visitorKeys } from "oxc-parser";
 import type { Type } from "../ir/types.js";
+import { privateNamesAsIdentifiers, type PrivateNameUse } from "./private-names.js";
 import { lexicalLimit, lexicalNestingProblem, syntacticNestingProblem } from "./nesting.js";
 
 // One parsed source file and the facts about its top level that the compiler needs:
@@ -76,6 +77,8 @@ export interface SourceModule {
   problems: ParseProblem[];
   /** Syntax nabla parses but cannot compile (decorators: see unsupportedSyntax). */
   unsupported: ParseProblem[];
+  /** Where `#name`s are written; each is an `Identifier` named `#name` in `program` (private-names.ts). */
+  privateNames: PrivateNameUse[];
   /** Names the module binds at its top level as values: declarations and value imports. */
   topLevel: Set<string>;
   /** Names declared anywhere in the file, in any scope (variables, parameters, functions…). */
@@ -115,11 +118,13 @@ export function parseModule(file: string, text: string): SourceModule {
     topLevel: new Set(),
     declared: new Set(),
     identifiers: new Set(),
+    privateNames: [],
   };
   if (problem) {
     mod.problems.push(problem);
     return mod;
   }
+  mod.privateNames = privateNamesAsIdentifiers(result.program);
   collectNames(mod);
   for (const statement of result.program.body) collectTopLevel(mod, statement);
   return mod;
@@ -252,6 +257,11 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
             mod.functions.set(name, init);
             continue;
           }
+        }
+        // `const Damper = class { … }` is a class as a declaration is, under the const's name.
+        if (init?.type === "ClassExpression" && node.kind === "const") {
+          mod.types.set(name, init);
+          continue;
         }
         const literal = init ? constantValue(init) : undefined;
         mod.constants.set(name, {

@@ -3,6 +3,7 @@ import type { FieldType, FunctionTypeInfo, ObjectType, Type } from "../ir/types.
 import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import {
+  privateNameClash,
   ancestry,
   descendants,
   extendsUnknown,
@@ -194,6 +195,7 @@ function declarationType(
     return fields && { kind: "object", name, fields };
   }
   if (node.typeParameters) return undefined;
+  if (program && privateNameClash(program, { module: mod, name, decl: node })) return undefined;
   if (!node.superClass) {
     const fields = fieldsOf(program, mod, classFieldMembers(node), resolving);
     const more =

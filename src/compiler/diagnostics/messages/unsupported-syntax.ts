@@ -297,11 +297,11 @@ export const unsupportedSyntax = {
       `this 'super(…)' gives no argument for the base constructor's parameter '${name}', which has no default`,
       `pass a value for '${name}'`,
     ),
-  privateMembers: (what: Printable) =>
+  privateNameClash: (what: Printable, name: string, base: string) =>
     message(
       "unsupportedSyntax",
-      `${what} is not supported in differentiable code`,
-      `make them TypeScript-private ('private balance: number' rather than '#balance'): generated derivative code lives outside the class, where JavaScript forbids '#' names`,
+      `${what}, which declares '${name}' as its base '${base}' does, is not supported in differentiable code`,
+      `rename one of the two: nabla's output makes each class's '#' names properties named "${name}", and one instance cannot hold two`,
     ),
   constructNotSupported: (what: Printable, help: string) =>
     message("unsupportedSyntax", `${what} is not supported in differentiable code`, help),

@@ -13,11 +13,12 @@ import type { DerivativeTable } from "../../differentiate/derivative-table.js";
 import { emitFunction, emitUnavailable, hoistedAdjustments } from "./function.js";
 import { assembleModule, type ModuleOutput, type Replacement } from "./module.js";
 import { operatorWrapper } from "./operators.js";
+import { privateNameRewrites } from "./private-names.js";
 import { emitRuleAdapter } from "./rule-adapter.js";
 import { emitCheckpointSweep } from "./checkpoint.js";
 import { ModuleNames } from "./module-names.js";
 import { zerosLike } from "./aggregates.js";
-import { name } from "./expression.js";
+import { member as memberOf, name, name as nameOf } from "./expression.js";
 import { isAggregate, isDifferentiable, isRecursiveType } from "../../ir/type-system.js";
 import { tangentType } from "../../ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op, Type } from "../../ir/types.js";
@@ -116,7 +117,9 @@ export function emitModule(
   const globalName = (name: string): string => {
     const [head, member] = name.split(".") as [string, string | undefined];
     const binding = mod.imports.get(head);
-    if (!binding || !isLocalSpecifier(mod.file, binding.specifier)) return name;
+    if (!binding || !isLocalSpecifier(mod.file, binding.specifier))
+      // A class's static property (`Vec3.zero`; `Tracker["#scale"]` for a private one).
+      return member === undefined ? name : memberOf(nameOf(head), member).text;
     // `ns.k` of a namespace another module re-exports (`export * as ns`): from its module.
     const namespace =
       member !== undefined && binding.imported !== "*"
@@ -360,6 +363,7 @@ export function emitModule(
   }
   replacements.push(...registrations);
   const needsRuntime = emitted.length > 0 || replacements.length > 0;
+  replacements.push(...privateNameRewrites(program, mod));
   const importLines = [
     ...(needsRuntime ? [`import * as ${runtime} from "${RUNTIME_SPECIFIER}";`] : []),
     ...imports.statements(),

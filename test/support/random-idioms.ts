@@ -21,10 +21,6 @@ export const REJECTED_IDIOMS: readonly IdiomName[] = [
   // functions that read them (`settings.gain = x; scenario.input(t)`): writing module-level
   // data is refused (NABLA105: pass it in as a parameter instead).
   "module-settings",
-  // Functions in a `Record<string, (t: number) => number>` read by a string key, and optional
-  // function fields (`post?: (v: number) => number`) called after a test: NABLA101 (calls on
-  // a Record) and NABLA106 (an optional function field read as a value).
-  "function-records",
 ];
 
 export const IDIOM_NAMES = [

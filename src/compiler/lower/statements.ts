@@ -4,6 +4,7 @@ import {
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
+import { mathMember } from "./math-functions.js";
 import type {
   BlockStatement,
   DoWhileStatement,
@@ -310,7 +311,12 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     }
     if (init && kind === "const" && (callable || namesFunction(ctx, init))) {
       // `const act = useRelu ? relu : tanh`: a name for a function value.
-      const value = resolveFunctionArg(ctx, init, callable ?? undefined, `'${name}'`);
+      const value = resolveFunctionArg(
+        ctx,
+        init,
+        callable ?? ctx.types.inferred?.functionTypeAt(decl.id.start),
+        `'${name}'`,
+      );
       ctx.bound.set(ctx.declareFunctionName(name), value);
       continue;
     }
@@ -572,6 +578,13 @@ function namesFunction(ctx: LowerContext, node: Node): boolean {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
   if (node.type === "ConditionalExpression")
     return namesFunction(ctx, node.consequent) || namesFunction(ctx, node.alternate);
+  // `layer.act ?? ((z) => z)`, `table[name] ?? identity`.
+  if (node.type === "LogicalExpression" && (node.operator === "??" || node.operator === "||"))
+    return (
+      namesFunction(ctx, node.left) ||
+      namesFunction(ctx, node.right) ||
+      mathMember(ctx, node.right) !== undefined
+    );
   // `const { load } = scenario`: a field of a local object that holds a function.
   if (
     node.type === "MemberExpression" &&

@@ -33,6 +33,7 @@ export function typeResolver(
       parameterTypeOf: (start: number, end: number, index: number) =>
         data(checked.parameterTypeOf(mod.file, start, end, index)),
       literalsAt: (position: number) => checked.literalsAt(mod.file, position),
+      functionTypeAt: (position: number) => checked.functionTypeAt(mod.file, position),
       callAt: (start: number, end: number) => {
         const call = checked.callAt(mod.file, start, end);
         return call && { params: call.params.map(data), result: data(call.result) };

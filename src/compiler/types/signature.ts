@@ -1,5 +1,5 @@
 import type { Node, TSType, TSTypeAnnotation } from "oxc-parser";
-import type { Type } from "../ir/types.js";
+import type { FunctionTypeInfo, Type } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 
 // The types of a function's parameters and result, read from its annotations.
@@ -31,6 +31,8 @@ export interface InferredTypes {
   callAt(start: number, end: number): CallTypes | undefined;
   /** The values of the union of literals the name at `position` has (`"add" | "mul"`), if so. */
   literalsAt(position: number): (string | number)[] | undefined;
+  /** The function type of the name at `position`, if it holds a function (`const g = a ?? b`). */
+  functionTypeAt(position: number): FunctionTypeInfo | undefined;
 }
 
 export interface ParamInfo {

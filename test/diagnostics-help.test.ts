@@ -52,7 +52,7 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
   2 | function f(x: number): number {
 > 3 |   const last = [x, 1].at(-1);
     |                ^^^^^^^^^
@@ -74,7 +74,7 @@ function f(xs: number[]): number {
 export const g = gradient(f);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.pop' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.pop' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
   2 | function f(xs: number[]): number {
 > 3 |   const last = xs.pop()!;
     |                ^^^^^^
@@ -703,11 +703,11 @@ main.ts:24:22: note: when differentiating 'loss' for 'derivative'
 > 24 | export const dloss = derivative(loss);
      |                      ^^^^^^^^^^^^^^^^
 
-main.ts:16:13: error NABLA101: the array method '.toSorted' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+main.ts:16:13: error NABLA101: '.toSorted()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')
   15 | function model(x: number): number {
 > 16 |   const s = [x, 1].toSorted();
      |             ^^^^^^^^^^^^^^^
-help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+help: pass the order you mean, such as '.toSorted((a, b) => a - b)'
 main.ts:21:34: note: when differentiating this call to 'model'
 > 21 |   return smooth(x) + record(x) + model(x);
      |                                  ^^^^^^^^
@@ -752,7 +752,7 @@ main.ts:13:19: note: when differentiating 'damper' for 'derivative'
 > 13 | export const dd = derivative(damper);
      |                   ^^^^^^^^^^^^^^^^^^
 
-lib.ts:2:22: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+lib.ts:2:22: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
   1 | export function clamp(x: number): number {
 > 2 |   return x > 1 ? 1 : [x].at(0)!;
     |                      ^^^^^^
@@ -836,11 +836,11 @@ test("frames: a long line is cut around the caret, with the long line above cut 
   const result = compileFiles({ "main.ts": LONG_IN_THE_MIDDLE });
   assert.equal(
     diagnosticsText(result),
-    `main.ts:4:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+    `main.ts:4:352: error NABLA101: '.sort()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')
   3 | …+ x * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39;
 > 4 | … * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39 + [x].sort()[0]! + x * 1 + x * 2 + x * 3 + x * 4 + x * 5 + x * 6 + x * 7 + x * 8 + x * 9 + x * 10 + x * 11 + …
     |                                                       ^^^^^^^^
-help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+help: pass the order you mean, such as '.sort((a, b) => a - b)'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -860,11 +860,11 @@ export const df = derivative(f);
   });
   assert.equal(
     diagnosticsText(result),
-    `main.ts:3:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+    `main.ts:3:352: error NABLA101: '.sort()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')
   2 | function f(x: number): number {
 > 3 | … x * 24 + x * 25 + x * 26 + x * 27 + x * 28 + x * 29 + x * 30 + x * 31 + x * 32 + x * 33 + x * 34 + x * 35 + x * 36 + x * 37 + x * 38 + x * 39 + [x].sort()[0]!;
     |                                                                                                                                                   ^^^^^^^^
-help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+help: pass the order you mean, such as '.sort((a, b) => a - b)'
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -877,11 +877,11 @@ test("frames: a narrower width (a terminal's) cuts narrower, the caret still in 
   const result = compileFiles({ "main.ts": LONG_IN_THE_MIDDLE });
   assert.equal(
     formatDiagnostics(result.diagnostics, result.sourceText, { cwd: result.dir, width: 60 }),
-    `main.ts:4:352: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+    `main.ts:4:352: error NABLA101: '.sort()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')
   3 | …37 + x * 38 + x * 39;
 > 4 | …+ x * 38 + x * 39 + [x].sort()[0]! + x * 1 + x * 2 + x * 3 +…
     |                      ^^^^^^^^
-help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+help: pass the order you mean, such as '.sort((a, b) => a - b)'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

@@ -801,7 +801,7 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: array method that is not supported (.sort)",
+    name: "NABLA101: .sort() without a comparator",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
@@ -812,11 +812,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:4:3: error NABLA101: the array method '.sort' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+main.ts:4:3: error NABLA101: '.sort()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')
   3 |   const a = [x, 1];
 > 4 |   a.sort();
     |   ^^^^^^
-help: sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)
+help: pass the order you mean, such as '.sort((a, b) => a - b)'
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

@@ -462,3 +462,34 @@ export function f(x: number, y: number): number {
   return constant + joined[0]! * x + sumsq(x, y, 2);
 }`);
 });
+
+test("the constants of Number (EPSILON, MAX_VALUE…) read as numbers, next to ??=, ||=, **=, do…while and a labelled continue", async () => {
+  await checkTwoWays(`type Params = { rate: number; decay?: number };
+function schedule(p: Params, steps: number): number[] {
+  const out: number[] = [];
+  let lr = p.rate;
+  p.decay ??= 0.9;
+  let i = 0;
+  do {
+    out.push(lr);
+    lr *= p.decay;
+    i++;
+  } while (i < steps);
+  return out;
+}
+export function f(x: number, y: number): number {
+  const lrs = schedule({ rate: x }, 5);
+  let acc = 0;
+  outer: for (const a of [x, y, x * y]) {
+    for (const b of lrs) {
+      if (b < 1e-3) continue outer;
+      acc += a * b;
+    }
+  }
+  let flag = acc > 0 || undefined;
+  flag ||= true;
+  acc **= 1;
+  const safe = Math.max(Math.abs(y), Number.EPSILON);
+  return acc + (flag ? y / safe : 0) + Math.min(x, Number.MAX_VALUE);
+}`);
+});

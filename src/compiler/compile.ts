@@ -386,8 +386,8 @@ function sharedPrimals(
       if (key && !derivatives.has(key) && keyFile(key) !== home) {
         const file = keyFile(key);
         if (!shared.has(file)) shared.set(file, new Set());
-        // `scenario.load` (a function in module data) is shared through its object.
-        shared.get(file)!.add(keyName(genericKey(key)).split(".")[0]!);
+        // `scenario.load`, `schedule[1]` (functions in module data): shared through their object.
+        shared.get(file)!.add(keyName(genericKey(key)).split(/[.[]/)[0]!);
       }
     });
   }

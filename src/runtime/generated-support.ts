@@ -17,10 +17,12 @@ export const globals: typeof globalThis = globalThis;
  * @internal
  */
 export function unknownFunctionValue(f: unknown, where: string): never {
+  // `table[name](x)` for a key the table lacks: what the program itself would throw.
+  if (typeof f !== "function") throw new TypeError(`${where} is not a function`);
   const name =
     typeof f === "function" && f.name ? `'${f.name}'` : "a function nabla did not compile";
   throw new TypeError(
-    `nabla: ${where} holds ${name}, which is not one of the functions nabla saw used as a value in the compiled program, so it has no derivative. Pass a function declared at the top level of a compiled module, or written in a module-level object (not a closure or a function from outside the program).`,
+    `nabla: ${where} holds ${name}, which is not one of the functions nabla saw used as a value in the compiled program, so it has no derivative. Pass a function declared at the top level of a compiled module, or written in a module-level object or array that no code writes to (not a closure or a function from outside the program).`,
   );
 }
 

@@ -21,10 +21,6 @@ export const REJECTED_IDIOMS: readonly IdiomName[] = [
   // functions that read them (`settings.gain = x; scenario.input(t)`): writing module-level
   // data is refused (NABLA105: pass it in as a parameter instead).
   "module-settings",
-  // Functions in a `Record<string, (t: number) => number>` read by a string key, and optional
-  // function fields (`post?: (v: number) => number`) called after a test: NABLA101 (calls on
-  // a Record) and NABLA106 (an optional function field read as a value).
-  "function-records",
 ];
 
 export const IDIOM_NAMES = [
@@ -1787,6 +1783,35 @@ class IdiomGenerator extends Generator {
     this.emit(`${r} = ${shapes}.reduce((acc, s) => acc + s.area() * ${this.contraction()}, ${r});`);
     if (this.chance(0.4))
       this.chosenStrategy(vars, r, S, make, (s) => `${s}.area() * ${this.contraction()}`);
+    // Instances built, adjusted, then returned or kept as the interface.
+    if (this.chance(0.5)) {
+      const factory = this.fresh("makeShape");
+      this.decl(
+        [
+          `function ${factory}(kind: number, size: number): ${S} {`,
+          `  if (kind > 0) {`,
+          `    const c = new ${Circle}(size);`,
+          `    c.scale(${this.constant()});`,
+          `    return c;`,
+          `  }`,
+          `  const q = new ${Square}(size);`,
+          `  q.scale(${this.constant()});`,
+          `  return q;`,
+          `}`,
+        ].join("\n"),
+      );
+      this.emit(
+        `${r} += ${factory}(${this.e(vars, 1)}, ${this.e(vars, 1)}).area() * ${this.contraction()};`,
+      );
+    }
+    if (this.chance(0.5)) {
+      const best = this.fresh("biggest");
+      const sq = this.fresh("sq");
+      this.emit(`let ${best}: ${S} = new ${Circle}(${this.contraction()});`);
+      this.emit(`const ${sq} = new ${Square}(${this.e(vars, 1)});`);
+      this.emit(`if (${sq}.area() > ${best}.area()) ${best} = ${sq};`);
+      this.emit(`${r} += ${best}.area() * ${this.contraction()};`);
+    }
   }
 
   /** A strategy held in a private field typed by its interface: `this.act.apply(z)`. */

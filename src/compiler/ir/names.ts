@@ -76,10 +76,15 @@ export function derivativeName(
 
 /**
  * A function's name as part of a JavaScript identifier: a method `Linear.forward` gets
- * module-level derivatives named `Linear_forward$…`, a private one `Cell.#gate`, `Cell_$gate$…`.
+ * module-level derivatives named `Linear_forward$…`, a private one `Cell.#gate`, `Cell_$gate$…`;
+ * a function in module data (`schedule[1]`, `table["leaky-relu"]`) has its other characters
+ * spelled by code (`schedule$5b1$5d`), so two paths give two names.
  */
 export function asIdentifier(name: string): string {
-  return name.replace(/\./g, "_").replace(/#/g, "$");
+  return name
+    .replace(/\./g, "_")
+    .replace(/#/g, "$")
+    .replace(/[^\w$]/g, (c) => `$${c.charCodeAt(0).toString(16)}`);
 }
 
 export function jvpName(primalName: string, wrt: number[], arity: number): string {

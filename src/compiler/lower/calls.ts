@@ -19,9 +19,9 @@ import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
 import type { LowerContext } from "./context.js";
 import { describeNode, syntaxKind } from "./describe.js";
 import { closestMathFunction } from "./math-help.js";
-import { isArrayCall, lowerNew, lowerValue } from "./members.js";
+import { isArrayCall, lowerNew, lowerValue, readerOf } from "./members.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
-import { isMap, isSet } from "../ir/type-system.js";
+import { isKeyed, isMap, isSet } from "../ir/type-system.js";
 import { mathMember } from "./math-functions.js";
 import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
@@ -42,6 +42,8 @@ import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
 import {
   callFunctionArg,
+  callOpaqueValue,
+  callTypes,
   functionField,
   resolveFunctionArg,
   specializationName,
@@ -129,7 +131,7 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     if (maker) {
       return ctx.fail(callee, nestedDifferentiation.cannotBeUsedInsideDifferentiable(maker));
     }
-    return ctx.fail(callee, unsupportedSyntax.callingIsNotSupportedIn(describeNode(callee)));
+    return lowerValueCall(ctx, node);
   }
   const head = path.split(".")[0]!;
 
@@ -138,6 +140,10 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (closure) return lowerClosureCall(ctx, node, head, closure);
   const bound = local && path === head ? ctx.bound.get(local) : undefined;
   if (bound) return callFunctionArg(ctx, node, bound, lowerArguments(ctx, node), head);
+  // `const act = table[name]; act(x)`, `for (const g of schedule) g(x)`: a local holding a
+  // function value.
+  if (local && path === head && local.type === "opaque")
+    return callOpaqueValue(ctx, node, ctx.value(local), lowerArguments(ctx, node), head);
   if (local) {
     return ctx.fail(
       callee,
@@ -336,10 +342,51 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     return computedFieldCall(ctx, callee, receiver, (f) =>
       callField(ctx, node, callee, receiver, f),
     );
+  // `table[name](x)`, `table.relu(x)`, `schedule[i](x)`: an element holding a function.
+  if ((isKeyed(type) || (isArray(type) && callee.computed)) && elementType(type) === "opaque") {
+    const value = readerOf(ctx, callee, receiver)();
+    return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), sourceOf(ctx, callee));
+  }
   return ctx.fail(
     callee,
     unsupportedSyntax.callingOnIsNotSupported(describeNode(callee), article(type)),
   );
+}
+
+/** The type of what an array or a record holds. */
+function elementType(type: Type): Type {
+  return isKeyed(type) ? type.value : isArray(type) ? type.element : type;
+}
+
+/**
+ * A call of what an expression evaluates to: `(layer.act ?? Math.tanh)(z)`, `table[k]!(z)`,
+ * `m.get(k)!(z)` — a function value, chosen or read at run time.
+ */
+function lowerValueCall(ctx: LowerContext, node: CallExpression): Value {
+  const callee = node.callee;
+  if (
+    callee.type === "TSNonNullExpression" ||
+    callee.type === "ParenthesizedExpression" ||
+    callee.type === "TSAsExpression" ||
+    callee.type === "TSSatisfiesExpression"
+  )
+    return lowerCall(ctx, { ...node, callee: callee.expression });
+  if (callee.type === "LogicalExpression" || callee.type === "ConditionalExpression") {
+    const name = sourceOf(ctx, callee);
+    const arg = resolveFunctionArg(ctx, callee, callTypes(ctx, node, name), "this value");
+    return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), name);
+  }
+  if (callee.type === "CallExpression" || callee.type === "MemberExpression") {
+    const value = ctx.lowerExpression(callee);
+    if (value.type === "opaque")
+      return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), sourceOf(ctx, callee));
+  }
+  return ctx.fail(callee, unsupportedSyntax.callingIsNotSupportedIn(describeNode(callee)));
+}
+
+/** How the code writes `node`, to name what holds a function in messages (`table[name]`). */
+function sourceOf(ctx: LowerContext, node: Node): string {
+  return ctx.module.text.slice(node.start, node.end).replace(/\s+/g, " ");
 }
 
 /** `layer.act(x)`: a call of the function a field holds, chosen at run time. */

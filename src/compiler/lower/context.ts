@@ -39,6 +39,12 @@ export interface Slot {
   readonly name: string;
   readonly kind: "const" | "let" | "param" | "captured" | "flag";
   readonly type: Type;
+  /**
+   * A `let` annotated with an interface or base class wider than its first value's class
+   * (`let chosen: Body = box`): it keeps the value's class until a value of another class is
+   * assigned; then the function is lowered again with the variable of the annotated type.
+   */
+  readonly declaredAs?: { type: ObjectType; at: string };
 }
 
 export class Scope {
@@ -133,6 +139,25 @@ export interface LowerOptions {
   typeArguments?: TypeArguments;
   /** Statements left out, by position, their errors already reported (see recovery.ts). */
   skipped?: ReadonlySet<string>;
+  /** `new` expressions built as a wider type, by position (see WidenConstruction). */
+  widened?: ReadonlyMap<string, ObjectType>;
+}
+
+/**
+ * Thrown where an instance built by a `new` of this function joins values of its interface or
+ * base class (`const c = new Circle(r); …; return c;` from a function returning `Shape`): the
+ * function is lowered again with that `new` building the instance as the wider type, as
+ * `new Circle(r)` written where a `Shape` goes is. The object is the same either way. Also
+ * thrown for a `let` whose annotation is wider than its first value (Slot.declaredAs): `at`
+ * is then the variable's position, and it is declared of the annotated type.
+ */
+export class WidenConstruction extends Error {
+  constructor(
+    readonly at: string,
+    readonly type: ObjectType,
+  ) {
+    super("internal: a construction to widen");
+  }
 }
 
 export class LowerContext {
@@ -158,6 +183,10 @@ export class LowerContext {
   skipped: ReadonlySet<string> = new Set();
   /** The type the `new` being lowered goes to, when wider than its class (construct.ts). */
   newAs: Type | undefined = undefined;
+  /** `new` expressions to build as a wider type, by position (see WidenConstruction). */
+  widened: ReadonlyMap<string, ObjectType> = new Map();
+  /** The position of the `new` that built each instance value, by value id. */
+  readonly constructedAt = new Map<number, string>();
   /** Set while lowering the calls a function value dispatches to (see function-values.ts). */
   dispatching: string | undefined = undefined;
   /** Set while lowering `super.m(…)`: the class whose method the call runs (see class-dispatch.ts). */
@@ -254,9 +283,21 @@ export class LowerContext {
     throw new CompileAbort({ severity: "error", ...message, loc: this.loc(node), notes });
   }
 
-  declare(name: string, kind: Slot["kind"], type: Type, value: Value): Slot {
+  declare(
+    name: string,
+    kind: Slot["kind"],
+    type: Type,
+    value: Value,
+    declaredAs?: Slot["declaredAs"],
+  ): Slot {
     if (kind === "let") this.checkJoinable(type, value);
-    const slot: Slot = { id: this.nextSlot++, name, kind, type };
+    const slot: Slot = {
+      id: this.nextSlot++,
+      name,
+      kind,
+      type,
+      ...(declaredAs ? { declaredAs } : {}),
+    };
     if (!value.hint) value.hint = name;
     this.scope.names.set(name, slot);
     this.env.set(slot, value);
@@ -300,6 +341,15 @@ export class LowerContext {
   }
 
   assign(slot: Slot, value: Value): void {
+    const wider = slot.declaredAs;
+    if (
+      wider &&
+      isObject(value.type) &&
+      !sameType(slot.type, value.type) &&
+      assignable(value.type, wider.type) &&
+      !this.widened.has(wider.at)
+    )
+      throw new WidenConstruction(wider.at, wider.type);
     this.checkJoinable(slot.type, value);
     if (!value.hint && slot.kind !== "flag") value.hint = slot.name;
     this.env.set(slot, value);
@@ -312,13 +362,16 @@ export class LowerContext {
    */
   checkJoinable(type: Type, value: Value): void {
     if (isObject(type) && isObject(value.type) && !sameType(type, value.type))
-      if (assignable(value.type, type))
+      if (assignable(value.type, type)) {
+        const at = this.constructedAt.get(value.id);
+        if (at !== undefined && !this.widened.has(at)) throw new WidenConstruction(at, type);
         throw new CompileAbort({
           severity: "error",
           ...typeMismatch.instanceWhereWiderTypeJoins(value.type.name, type.name),
           loc: this.builder.loc,
           notes: [],
         });
+      }
   }
 
   /**

@@ -17,6 +17,8 @@ export function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
   if (v.type === "boolean") return v;
   if (v.type === "number") return ctx.builder.unary("truthy", v);
   // An array or object is truthy unless absent (`const hit = xs.find(…); if (hit) …`).
-  if (isAggregate(v.type)) return ctx.builder.unary("not", ctx.builder.unary("nullish", v));
+  // A function value too (`if (layer.act) …`): a function is never falsy.
+  if (isAggregate(v.type) || v.type === "opaque")
+    return ctx.builder.unary("not", ctx.builder.unary("nullish", v));
   return ctx.fail(node, unsupportedType.cannotBeUsedAsCondition(typeText(v.type)));
 }

@@ -22,7 +22,7 @@ import { functionValue } from "./function-values.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
 import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall } from "./calls.js";
-import { mathMember } from "./math-functions.js";
+import { mathMember, numberConstant } from "./math-functions.js";
 import { constructorOf } from "./construct.js";
 import { lowerOptionalChain } from "./optional-chain.js";
 import { expectType, toBoolean } from "./expect-type.js";
@@ -166,6 +166,9 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "MemberExpression": {
       const imported = namespaceConstant(ctx, node);
       if (imported) return imported;
+      const number = numberConstant(ctx, node);
+      if (number !== undefined)
+        return ctx.builder.constant(number, (node.property as { name: string }).name);
       const math = mathMember(ctx, node);
       if (math !== undefined && MATH_CONSTANTS.has(math))
         return ctx.builder.constant(MATH_CONSTANTS.get(math)!, math);
@@ -189,11 +192,14 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "NewExpression": {
       // `new Vec3(…)` of a class of the program: a call of its constructor (construct.ts).
       const name = node.callee.type === "Identifier" ? node.callee.name : undefined;
-      const as = ctx.newAs;
+      const at = `${node.start}:${node.end}`;
+      const as = ctx.newAs ?? ctx.widened.get(at);
       ctx.newAs = undefined;
       const ctor = name && !ctx.scope.lookup(name) ? constructorOf(ctx, name, node, as) : undefined;
-      if (ctor) return lowerUserCall(ctx, node as never, ctor, name!);
-      return lowerNew(ctx, node);
+      if (!ctor) return lowerNew(ctx, node);
+      const instance = lowerUserCall(ctx, node as never, ctor, name!);
+      ctx.constructedAt.set(instance.id, at);
+      return instance;
     }
     case "TemplateLiteral": {
       // `good${i}`: text, which has no derivative, joined as JavaScript joins it.

@@ -53,6 +53,11 @@ import { arrowFieldMethod } from "./arrow-fields.js";
 export function carriedValues(fn: StaticFunction, name: string): { type: Type; name: string }[] {
   if (fn.kind === "named") return [];
   if (fn.kind === "dynamic") return [{ type: "opaque", name }];
+  if (fn.kind === "choice")
+    return [
+      { type: "boolean", name: `${name}$first` },
+      ...fn.options.flatMap((o, i) => carriedValues(o, `${name}$${i}`)),
+    ];
   return [
     ...fn.target.captures.map((c) => ({ type: c.type!, name: c.name })),
     ...(fn.target.bindings ?? []).flatMap((b) => carriedValues(b.fn, b.name)),
@@ -65,7 +70,9 @@ function nameOf(fn: StaticFunction): string {
     ? asIdentifier(fn.symbol.name)
     : fn.kind === "lambda"
       ? "lambda"
-      : "value";
+      : fn.kind === "choice"
+        ? "choice"
+        : "value";
 }
 
 /** The name of a specialization of `symbol`, unique in its module. */
@@ -108,7 +115,22 @@ export function resolveFunctionArg(
     return resolveFunctionArg(ctx, node.expression, contextual, what);
   }
   if (node.type === "ConditionalExpression") {
+    // A lambda has no run-time value to choose: the choice is kept, and tested at the call.
+    if (holdsLocalFunction(ctx, node.consequent) || holdsLocalFunction(ctx, node.alternate)) {
+      const test = ctx.lowerCondition(node.test);
+      const first = resolveFunctionArg(ctx, node.consequent, contextual, what);
+      const second = resolveFunctionArg(ctx, node.alternate, contextual, what);
+      return choice(test, first, second);
+    }
     return chooseAtRunTime(ctx, node, contextual, what);
+  }
+  // `layer.act ?? ((z) => z)`, `table[name] || identity`: the left side unless absent.
+  if (node.type === "LogicalExpression" && (node.operator === "??" || node.operator === "||")) {
+    const left = resolveFunctionArg(ctx, node.left, contextual, what);
+    if (left.fn.kind !== "dynamic") return left; // a function is never absent
+    ctx.at(node);
+    const present = ctx.builder.unary("not", ctx.builder.unary("nullish", left.values[0]!));
+    return choice(present, left, resolveFunctionArg(ctx, node.right, contextual, what));
   }
   // `act = Math.tanh`, where a function of numbers to a number is expected.
   const math = mathMember(ctx, node);
@@ -152,7 +174,49 @@ export function resolveFunctionArg(
     const field = readFunctionField(ctx, node, contextual);
     if (field) return field;
   }
+  // `table[name]`, `m.get(name)`, `schedule[i]`: a function value read from data; a call of
+  // it takes its types from TypeScript there (callFunctionArg).
+  if (node.type === "MemberExpression" || node.type === "CallExpression") {
+    const value = ctx.lowerExpression(node as Expression);
+    if (value.type === "opaque") {
+      const fn: StaticFunction = {
+        kind: "dynamic",
+        type: contextual ?? { params: [], result: undefined, text: "" },
+        what,
+        origin: ctx.loc(node),
+      };
+      return { fn, values: [value] };
+    }
+  }
   return ctx.fail(node, closureCapture.nablaCannotTellWhichFunction(what));
+}
+
+/** A choice of `first` when `test` holds, else `second`. */
+function choice(test: Value, first: FunctionArg, second: FunctionArg): FunctionArg {
+  return {
+    fn: { kind: "choice", options: [first.fn, second.fn] },
+    values: [test, ...first.values, ...second.values],
+  };
+}
+
+/** Whether `node` is (or may be, in a choice) a function written or declared locally. */
+function holdsLocalFunction(ctx: LowerContext, node: Node): boolean {
+  while (
+    node.type === "ParenthesizedExpression" ||
+    node.type === "TSAsExpression" ||
+    node.type === "TSSatisfiesExpression" ||
+    node.type === "TSNonNullExpression"
+  )
+    node = node.expression;
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
+  if (node.type === "ConditionalExpression")
+    return holdsLocalFunction(ctx, node.consequent) || holdsLocalFunction(ctx, node.alternate);
+  if (node.type === "LogicalExpression")
+    return holdsLocalFunction(ctx, node.left) || holdsLocalFunction(ctx, node.right);
+  const slot = node.type === "Identifier" ? ctx.scope.lookup(node.name) : undefined;
+  if (!slot) return false;
+  const kind = ctx.bound.get(slot)?.fn.kind;
+  return ctx.closures.has(slot) || kind === "lambda" || kind === "choice";
 }
 
 /**
@@ -270,9 +334,13 @@ function materialize(
     typed(arg.fn.type);
     return arg.values[0]!;
   }
-  if (arg.fn.kind === "lambda") {
+  if (arg.fn.kind === "lambda" || arg.fn.kind === "choice") {
     // `{ g: model.predict }`: an arrow field passed on is lifted, which only a call can take.
-    if (node.type === "MemberExpression" && node.property.type === "Identifier")
+    if (
+      arg.fn.kind === "lambda" &&
+      node.type === "MemberExpression" &&
+      node.property.type === "Identifier"
+    )
       return ctx.fail(node, closureCapture.arrowFieldStored(node.property.name));
     return ctx.fail(node, closureCapture.functionChosenAtRunTime());
   }
@@ -394,6 +462,7 @@ export function declareCapture(ctx: LowerContext, capture: Capture, value: Value
 /** The parameter and result types a call of `fn` has. */
 function typesOf(fn: StaticFunction, ctx: LowerContext): FunctionTypeInfo {
   if (fn.kind === "dynamic") return fn.type;
+  if (fn.kind === "choice") return typesOf(fn.options[0], ctx);
   const node = fn.kind === "named" ? fn.symbol.node : fn.target.node;
   const mod = fn.kind === "named" ? fn.symbol.module : fn.target.module;
   const signature = signatureOf(node, typeResolver(ctx.program, mod));
@@ -419,7 +488,12 @@ export function callFunctionArg(
     const packed = packRestArguments(ctx, node, params, args);
     return emitUserCall(ctx, node, fn.symbol, fn.symbol.name, packed);
   }
-  if (fn.kind === "dynamic") return callDynamic(ctx, node, fn, arg.values[0]!, args, name);
+  if (fn.kind === "dynamic") {
+    // A value read from data (`table[name]`) has the types TypeScript gives the call.
+    const typed = fn.type.result === undefined ? { ...fn, type: callTypes(ctx, node, name) } : fn;
+    return callDynamic(ctx, node, typed, arg.values[0]!, args, name);
+  }
+  if (fn.kind === "choice") return callChoice(ctx, node, { fn, values: arg.values }, args, name);
   const types = typesOf(fn, ctx);
   // A function value may take fewer parameters than its type gives (`(item) => …` for an
   // `(item: T, index: number) => number`): JavaScript ignores the extra arguments.
@@ -446,6 +520,63 @@ export function callFunctionArg(
     return ctx.builder.newValue("void");
   }
   return ctx.builder.emit("call", operands, [result], attrs).results[0]!;
+}
+
+/** Calls the option of a choice its test picks. */
+function callChoice(
+  ctx: LowerContext,
+  node: CallExpression | Node,
+  arg: FunctionArg & { fn: { kind: "choice" } },
+  args: Value[],
+  name: string,
+): Value {
+  const [first, second] = arg.fn.options;
+  const count = carriedValues(first, "").length;
+  const options = [
+    { fn: first, values: arg.values.slice(1, 1 + count) },
+    { fn: second, values: arg.values.slice(1 + count) },
+  ];
+  let returns = true;
+  const results = lowerIf(
+    ctx,
+    arg.values[0]!,
+    options.map((option) => () => {
+      const v = callFunctionArg(ctx, node, option, args, name);
+      returns = v.type !== "void";
+      return returns ? [v] : [];
+    }) as [() => Value[], () => Value[]],
+  );
+  return returns ? results[0]! : ctx.builder.newValue("void");
+}
+
+/** The parameter and result types TypeScript gives a call of a function value. */
+export function callTypes(ctx: LowerContext, node: Node, name: string): FunctionTypeInfo {
+  const call =
+    node.type === "CallExpression" ? ctx.types.inferred?.callAt(node.start, node.end) : undefined;
+  const at = node.type === "CallExpression" ? node.callee : node;
+  if (!call?.result) return ctx.fail(at, unknownCallee.cannotTellTypesOfCall(name));
+  return { params: call.params, result: call.result, text: name };
+}
+
+/**
+ * A call of a function held by a run-time value lowering knows only as a value (`table[name]`,
+ * an element of an array of functions, a local or loop variable holding one, an optional
+ * field): the call's parameter and result types are the ones TypeScript gives it.
+ */
+export function callOpaqueValue(
+  ctx: LowerContext,
+  node: CallExpression,
+  value: Value,
+  args: Value[],
+  name: string,
+): Value {
+  const fn: StaticFunction = {
+    kind: "dynamic",
+    type: callTypes(ctx, node, name),
+    what: `'${name}'`,
+    origin: ctx.loc(node.callee),
+  };
+  return callFunctionArg(ctx, node, { fn, values: [value] }, args, name);
 }
 
 /**

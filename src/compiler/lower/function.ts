@@ -9,13 +9,14 @@ import {
 import { constructHelp } from "../diagnostics/messages/syntax-help.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
-import type { IRFunction, Region, Type } from "../ir/types.js";
+import type { IRFunction, ObjectType, Region, Type } from "../ir/types.js";
 import { typeResolver, parameterFunctionTypeOf } from "../types/resolver.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerAuxReturn } from "./aux.js";
 import {
+  WidenConstruction,
   LowerContext,
   type LoweredFunction,
   type LowerOptions,
@@ -55,9 +56,18 @@ export function lowerFunction(
   node: FunctionLike,
   options: LowerOptions = {},
 ): LoweredFunction {
-  return withRecovery(module.file, node, (skipped) =>
-    lowerFunctionOnce(program, module, key, name, node, { ...options, skipped }),
-  );
+  const widened = new Map<string, ObjectType>();
+  for (;;) {
+    try {
+      return withRecovery(module.file, node, (skipped) =>
+        lowerFunctionOnce(program, module, key, name, node, { ...options, skipped, widened }),
+      );
+    } catch (error) {
+      // Again, with that `new` building its instance as the wider type it joins.
+      if (!(error instanceof WidenConstruction) || widened.has(error.at)) throw error;
+      widened.set(error.at, error.type);
+    }
+  }
 }
 
 function lowerFunctionOnce(
@@ -91,6 +101,7 @@ function lowerFunctionOnce(
     options.typeArguments,
   );
   if (options.skipped) ctx.skipped = options.skipped;
+  if (options.widened) ctx.widened = options.widened;
   ctx.resultDefaulted =
     !options.aux && !options.constructs && !signature.result && !contextualResult;
   if (options.aux) ctx.auxReturn = { declared: signature.result };

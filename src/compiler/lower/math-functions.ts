@@ -1,8 +1,9 @@
 import type { ArrowFunctionExpression, Node } from "oxc-parser";
+import { NUMBER_CONSTANTS } from "../rules/math.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import type { LowerContext } from "./context.js";
 
-// `Math.f` as written: called (`Math.sin(x)`, lowered in calls.ts) or handed to an array
+// `Math.f` as written (and the constants of `Number`): called (`Math.sin(x)`, lowered in calls.ts) or handed to an array
 // method as its callback (`pre.map(Math.tanh)`).
 
 /** The name of the platform's Math function `node` names (`Math.sin`), if it names one. */
@@ -49,4 +50,14 @@ export function mathCallback(ctx: LowerContext, node: Node): ArrowFunctionExpres
     body: { type: "CallExpression", callee: node, arguments: [v], optional: false, ...at },
     ...at,
   } as unknown as ArrowFunctionExpression;
+}
+
+/** `Number.EPSILON` and the other constants of the platform's `Number`; undefined otherwise. */
+export function numberConstant(ctx: LowerContext, node: Node): number | undefined {
+  if (node.type !== "MemberExpression" || node.computed || node.property.type !== "Identifier")
+    return undefined;
+  const object = node.object;
+  if (object.type !== "Identifier" || object.name !== "Number") return undefined;
+  if (!isPlatformGlobal(ctx.module, "Number", ctx.scope)) return undefined;
+  return NUMBER_CONSTANTS.get(node.property.name);
 }

@@ -84,7 +84,11 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
     const call = getterCall(node);
     return () => ctx.lowerExpression(call);
   }
-  const object = ctx.lowerExpression(node.object as Expression);
+  return readerOf(ctx, node, ctx.lowerExpression(node.object as Expression));
+}
+
+/** What emits the read of `node` from its already lowered `object`. */
+export function readerOf(ctx: LowerContext, node: MemberExpression, object: Value): () => Value {
   ctx.at(node);
   const type = object.type;
   if (type === "string" && memberName(node) === "length") {
@@ -127,7 +131,9 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
     const getter = getterRead(ctx, node, type);
     if (getter) return () => ctx.lowerExpression(getter);
     const field = namedField(ctx, node, type);
-    if (field.type === "opaque") {
+    // A field holding a function (`layer.act`, optional or not) is read as a value, which a
+    // call tests against the candidates (function-values.ts).
+    if (field.type === "opaque" && !field.callable) {
       return ctx.fail(
         node.property,
         field.recursive

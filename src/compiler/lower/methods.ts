@@ -1,4 +1,5 @@
 import { callArity, typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import type { StaticFunction } from "../resolve/targets.js";
 import { collectGenerator } from "./generators.js";
 import type {
   ArrowFunctionExpression,
@@ -19,6 +20,7 @@ import { copyArray, countedLoop, forEachIndex } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
+import { lowerSort } from "./array-sort.js";
 import { isNamespacePath } from "./user-call.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
@@ -119,6 +121,9 @@ export function lowerArrayMethod(
     case "find":
     case "findIndex":
       return lowerSearch(ctx, node, array, method);
+    case "sort":
+    case "toSorted":
+      return lowerSort(ctx, node, array, method);
     case "indexOf":
     case "includes": {
       // The first index holding the value (`===`), or -1; whether there is one.
@@ -253,10 +258,7 @@ function callbackOf(
   if (node.type !== "ArrowFunctionExpression" || node.async) {
     const value = resolveFunctionArg(ctx, node, undefined, `the callback of ${what}`);
     const fn = value.fn;
-    const arity =
-      fn.kind === "dynamic"
-        ? fn.type.params.length
-        : (fn.kind === "named" ? fn.symbol.node : fn.target.node).params.length;
+    const arity = arityOf(fn);
     return { value, arity, name: ctx.module.text.slice(node.start, node.end) };
   }
   for (const p of node.params) {
@@ -484,4 +486,11 @@ export function isValueReceiver(ctx: LowerContext, callee: MemberExpression): bo
 /** A call's result, or undefined for a call returning nothing. */
 function valueOrNothing(v: Value): Value | undefined {
   return v.type === "void" ? undefined : v;
+}
+
+/** How many parameters a function value takes (a choice: the most either option takes). */
+function arityOf(fn: StaticFunction): number {
+  if (fn.kind === "dynamic") return fn.type.params.length;
+  if (fn.kind === "choice") return Math.max(...fn.options.map(arityOf));
+  return (fn.kind === "named" ? fn.symbol.node : fn.target.node).params.length;
 }

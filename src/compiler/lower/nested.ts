@@ -360,7 +360,7 @@ function functionValueCall(
   }
   const arg = resolveFunctionArg(ctx, fn, undefined, `the function given to '${operator}'`);
   const value = arg.fn;
-  if (value.kind === "dynamic") {
+  if (value.kind === "dynamic" || value.kind === "choice") {
     return ctx.fail(fn, nestedDifferentiation.holdsFunctionChosenAtRun(fn.name, operator));
   }
   const target = value.kind === "named" ? namedTarget(value.symbol) : value.target;

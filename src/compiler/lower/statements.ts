@@ -5,6 +5,7 @@ import {
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
+import { mathMember } from "./math-functions.js";
 import type {
   BlockStatement,
   DoWhileStatement,
@@ -28,7 +29,7 @@ import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.
 import { lowerAuxReturn } from "./aux.js";
 import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
-import { isAggregate, isObject, typeText } from "../ir/type-system.js";
+import { isAggregate, isObject, sameType, typeText } from "../ir/type-system.js";
 import { iterated, iteratedKeys } from "./keyed.js";
 import { functionLabel } from "../ir/names.js";
 import { lowerIf, lowerLoop } from "./merge.js";
@@ -311,7 +312,12 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     }
     if (init && kind === "const" && (callable || namesFunction(ctx, init))) {
       // `const act = useRelu ? relu : tanh`: a name for a function value.
-      const value = resolveFunctionArg(ctx, init, callable ?? undefined, `'${name}'`);
+      const value = resolveFunctionArg(
+        ctx,
+        init,
+        callable ?? ctx.types.inferred?.functionTypeAt(decl.id.start),
+        `'${name}'`,
+      );
       ctx.bound.set(ctx.declareFunctionName(name), value);
       continue;
     }
@@ -343,7 +349,17 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     } else {
       return ctx.fail(decl.id, unknownType.cannotDetermineTypeOfAdd(name));
     }
-    ctx.declare(name, kind === "const" ? "const" : "let", value.type, value);
+    if (kind === "const") {
+      ctx.declare(name, "const", value.type, value);
+      continue;
+    }
+    // `let chosen: Body = box`: of the value's class, until another class is assigned (Slot).
+    const wider =
+      declared && isObject(declared) && isObject(value.type) && !sameType(declared, value.type)
+        ? { type: declared, at: `${decl.id.start}:${decl.id.end}` }
+        : undefined;
+    if (wider && ctx.widened.has(wider.at)) ctx.declare(name, "let", wider.type, value);
+    else ctx.declare(name, "let", value.type, value, wider);
   }
 }
 
@@ -563,6 +579,13 @@ function namesFunction(ctx: LowerContext, node: Node): boolean {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
   if (node.type === "ConditionalExpression")
     return namesFunction(ctx, node.consequent) || namesFunction(ctx, node.alternate);
+  // `layer.act ?? ((z) => z)`, `table[name] ?? identity`.
+  if (node.type === "LogicalExpression" && (node.operator === "??" || node.operator === "||"))
+    return (
+      namesFunction(ctx, node.left) ||
+      namesFunction(ctx, node.right) ||
+      mathMember(ctx, node.right) !== undefined
+    );
   // `const { load } = scenario`: a field of a local object that holds a function.
   if (
     node.type === "MemberExpression" &&

@@ -5,6 +5,9 @@ import type { SourceModule } from "../parse/module.js";
 import { declaredLocally } from "./captures.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { nablaOperatorOf } from "./operator-call.js";
+import { typeResolver } from "../types/resolver.js";
+import { isArray, isKeyed, isObject } from "../ir/type-system.js";
+import type { Type } from "../ir/types.js";
 
 // The functions a function value may hold at run time: the top-level functions of the program
 // that some code uses as a value (`xs.map(relu)`, `{ act: tanh }`, `c ? relu : tanh`), not only
@@ -36,7 +39,7 @@ export function functionsUsedAsValues(program: ProgramGraph): FunctionSymbol[] {
       return n.type !== "MemberExpression";
     });
   }
-  const list = [...found.values(), ...functionsInModuleData(modules)];
+  const list = [...found.values(), ...functionsInModuleData(program, modules)];
   cache.set(program, { modules: modules.length, found: list });
   return list;
 }
@@ -71,15 +74,18 @@ export function mathFunctionsUsedAsValues(program: ProgramGraph): string[] {
 }
 
 /**
- * Functions written as fields of module-level `const` object literals
- * (`export const stepScenario = { setpoint: (t) => …, … }`), named by their path
- * (`stepScenario.setpoint`), which is how differentiated code refers to them. A call through
- * a function value compares it with that path's value and calls the compiled function: so a
- * field some code may assign (`x.setpoint = …` anywhere, or any `Object.assign`) is not one.
+ * Functions written in module-level `const` data — fields of object literals
+ * (`export const stepScenario = { setpoint: (t) => …, … }`, a `Record<string, …>` too) and
+ * elements of array literals (`const schedule = [(t) => t, …]`), nested too — named by their
+ * path (`stepScenario.setpoint`, `schedule[1]`, `layers[0].act`), which is how differentiated
+ * code refers to them. A call through a function value compares it with that path's value and
+ * calls the compiled function: so a path some code may make hold another function is not one
+ * (see `writes`).
  */
-function functionsInModuleData(modules: SourceModule[]): FunctionSymbol[] {
-  const assigned = assignedFieldNames(modules);
-  if (assigned === "any") return [];
+function functionsInModuleData(program: ProgramGraph, modules: SourceModule[]): FunctionSymbol[] {
+  const written = writes(program, modules);
+  if (written === "any") return [];
+  const { names: assigned, roots } = written;
   const found: FunctionSymbol[] = [];
   for (const mod of modules) {
     for (const statement of mod.program.body) {
@@ -88,40 +94,194 @@ function functionsInModuleData(modules: SourceModule[]): FunctionSymbol[] {
       if (declaration?.type !== "VariableDeclaration" || declaration.kind !== "const") continue;
       for (const d of declaration.declarations) {
         if (d.id.type !== "Identifier" || !d.init || assigned.has(d.id.name)) continue;
-        const visit = (object: Node, path: string): void => {
-          if (object.type !== "ObjectExpression") return;
-          for (const p of object.properties) {
-            if (p.type !== "Property" || p.computed || p.kind !== "init") continue;
-            const key =
-              p.key.type === "Identifier"
-                ? p.key.name
-                : p.key.type === "Literal" && typeof p.key.value === "string"
-                  ? p.key.value
-                  : undefined;
-            if (key === undefined || !/^[A-Za-z_$][\w$]*$/.test(key) || assigned.has(key)) continue;
-            const value = p.value;
-            if (
-              (value.type === "ArrowFunctionExpression" || value.type === "FunctionExpression") &&
-              !value.async &&
-              !value.generator
-            )
-              found.push({ module: mod, name: `${path}.${key}`, node: value });
-            else visit(value, `${path}.${key}`);
+        if (roots.has(d.id.name)) continue;
+        const visit = (value: Node, path: string): void => {
+          value = unwrapped(value);
+          if (
+            (value.type === "ArrowFunctionExpression" || value.type === "FunctionExpression") &&
+            !value.async &&
+            !value.generator
+          ) {
+            found.push({ module: mod, name: path, node: value });
+          } else if (value.type === "ObjectExpression") {
+            for (const p of value.properties) {
+              if (p.type !== "Property" || p.computed || p.kind !== "init") continue;
+              const key =
+                p.key.type === "Identifier"
+                  ? p.key.name
+                  : p.key.type === "Literal" && typeof p.key.value === "string"
+                    ? p.key.value
+                    : undefined;
+              if (key === undefined || assigned.has(key)) continue;
+              // `activations["leaky-relu"]` for a key that is no identifier.
+              const identifier = /^[A-Za-z_$][\w$]*$/.test(key);
+              visit(p.value, identifier ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+            }
+          } else if (value.type === "ArrayExpression") {
+            // `xs.length = 0` empties it; `xs[1] = g` replaces an element.
+            if (assigned.has("length")) return;
+            value.elements.forEach((e, i) => {
+              if (e && e.type !== "SpreadElement" && !assigned.has(String(i)))
+                visit(e, `${path}[${i}]`);
+            });
           }
         };
-        visit(d.init, d.id.name);
+        const init = unwrapped(d.init);
+        if (init.type === "ObjectExpression" || init.type === "ArrayExpression")
+          visit(init, d.id.name);
       }
     }
   }
   return found;
 }
 
-/** The field names some code of the program assigns, `this.k = …` in classes included. */
+/** An expression without the type assertions around it (`[…] as const`, `{…} satisfies T`). */
+function unwrapped(n: Node): Node {
+  while (TRANSPARENT.has(n.type)) n = (n as Node & { expression: Node }).expression;
+  return n;
+}
+
+/** Methods that change the array (or map) they are called on. */
+const MUTATING_METHODS = new Set([
+  "push",
+  "pop",
+  "shift",
+  "unshift",
+  "splice",
+  "sort",
+  "reverse",
+  "fill",
+  "copyWithin",
+  "set",
+  "delete",
+  "clear",
+]);
+
+/**
+ * What code anywhere may write of module data: the field names it assigns (`o.k = …`,
+ * `o["k"] = …`, `delete o.k`) and the indices (`xs[1] = …`); the variables whose data it writes
+ * by a key chosen at run time or changes by a method (`table[k] = …`, `xs.push(g)`,
+ * `xs.sort()`); or "any" if it cannot tell which data: `Object.assign` into an existing
+ * object, or such a write through another name (a parameter, an alias) into data whose type
+ * may hold functions — it may be module data passed there.
+ */
+function writes(
+  program: ProgramGraph,
+  modules: SourceModule[],
+): { names: Set<string>; roots: Set<string> } | "any" {
+  const names = new Set<string>();
+  const roots = new Set<string>();
+  // Module-level variables that name data of their own (a literal, `new Map(…)`): a write
+  // through one of them writes that data only; another (`const alias = schedule`) may be any.
+  const constants = new Set(
+    modules.flatMap((m) =>
+      [...m.constants.values()]
+        .filter((c) => {
+          const init = c.node.init && unwrapped(c.node.init);
+          return (
+            init?.type === "ObjectExpression" ||
+            init?.type === "ArrayExpression" ||
+            init?.type === "NewExpression"
+          );
+        })
+        .map((c) => c.name),
+    ),
+  );
+  let any = false;
+  // A write by key or by a method through `target`: of the module-level data it names, else of
+  // unknown data, which matters only if its type may hold functions.
+  const written = (mod: SourceModule, target: Node, ancestors: readonly Node[]): void => {
+    const root = rootName(target);
+    if (root !== "" && constants.has(root) && !declaredLocally(root, ancestors)) roots.add(root);
+    else if (mayHoldFunctions(program, mod, target)) any = true;
+  };
+  for (const mod of modules) {
+    walk(mod.program, (n, ancestors) => {
+      if (any) return false;
+      // `this.input = …` in a class's code writes an instance of the class, never the object
+      // literal of module data.
+      if (
+        n.type === "AssignmentExpression" &&
+        n.left.type === "MemberExpression" &&
+        n.left.object.type === "ThisExpression" &&
+        ancestors.some((a) => a.type === "ClassBody")
+      )
+        return true;
+      const target = writeTarget(n);
+      if (target?.type === "MemberExpression") {
+        const name = fieldNamed(target);
+        if (name !== undefined) names.add(name);
+        else written(mod, target.object, ancestors);
+      }
+      if (
+        n.type === "CallExpression" &&
+        n.callee.type === "MemberExpression" &&
+        !n.callee.computed &&
+        n.callee.property.type === "Identifier" &&
+        MUTATING_METHODS.has(n.callee.property.name) &&
+        !(n.callee.object.type === "Identifier" && GLOBALS.has(n.callee.object.name))
+      )
+        written(mod, n.callee.object, ancestors);
+      if (writesAnyField(n)) any = true;
+      return true;
+    });
+  }
+  return any ? "any" : { names, roots };
+}
+
+/** What `n` assigns, increments or deletes (`o.k = …`, `xs[i]++`, `delete o.k`), if anything. */
+function writeTarget(n: Node): Node | undefined {
+  return n.type === "AssignmentExpression"
+    ? n.left
+    : n.type === "UpdateExpression"
+      ? n.argument
+      : n.type === "UnaryExpression" && n.operator === "delete"
+        ? n.argument
+        : undefined;
+}
+
+/** The field `o.k` or `o["k"]` names; undefined for a key chosen at run time. */
+function fieldNamed(target: Node & { type: "MemberExpression" }): string | undefined {
+  if (!target.computed && target.property.type === "Identifier") return target.property.name;
+  return target.property.type === "Literal" ? String(target.property.value) : undefined;
+}
+
+/** `Object.assign(o, …)`, `Reflect.set(o, …)`…: writes fields of an existing object by name. */
+function writesAnyField(n: Node): boolean {
+  return (
+    n.type === "CallExpression" &&
+    n.callee.type === "MemberExpression" &&
+    n.callee.object.type === "Identifier" &&
+    (n.callee.object.name === "Object" || n.callee.object.name === "Reflect") &&
+    n.callee.property.type === "Identifier" &&
+    /^(assign|defineProperty|defineProperties|set|setPrototypeOf|deleteProperty)$/.test(
+      n.callee.property.name,
+    ) &&
+    n.arguments[0]?.type !== "ObjectExpression"
+  );
+}
+
+/**
+ * The field names some code of the program assigns by name (`o.k = …`, `this.k = …`, `delete
+ * o.k`, `o["k"] = …`), or "any" when it writes fields of an existing object it cannot name
+ * (`Object.assign(o, …)`): an arrow-function class field is a method only if none assigns it.
+ */
 export function fieldNamesAssigned(program: ProgramGraph): Set<string> | "any" {
   const modules = program.loadedModules();
   const cached = assignedCache.get(program);
   if (cached && cached.modules === modules.length) return cached.found;
-  const found = assignedFieldNames(modules, true);
+  const names = new Set<string>();
+  let any = false;
+  for (const mod of modules) {
+    walk(mod.program, (n) => {
+      const target = writeTarget(n);
+      const name = target?.type === "MemberExpression" ? fieldNamed(target) : undefined;
+      if (name !== undefined) names.add(name);
+      any ||= writesAnyField(n);
+      return !any;
+    });
+  }
+  const found = any ? "any" : names;
   assignedCache.set(program, { modules: modules.length, found });
   return found;
 }
@@ -129,54 +289,23 @@ export function fieldNamesAssigned(program: ProgramGraph): Set<string> | "any" {
 const assignedCache = new WeakMap<ProgramGraph, { modules: number; found: Set<string> | "any" }>();
 
 /**
- * The field names some code assigns (`o.k = …`, `o["k"] = …`), plus the names of objects it
- * writes by a computed key (`table[k] = …`); or "any" if it cannot tell (`Object.assign` into
- * an existing object). `instances`: writes through `this` in classes count too.
+ * Whether the data `target` evaluates to may hold functions, by TypeScript's type of it (an
+ * array of numbers may not); yes when there is no type to tell.
  */
-function assignedFieldNames(modules: SourceModule[], instances = false): Set<string> | "any" {
-  const names = new Set<string>();
-  let any = false;
-  for (const mod of modules) {
-    walk(mod.program, (n, ancestors) => {
-      if (any) return false;
-      // `this.input = …` in a class's code writes an instance of the class, never the object
-      // literal of module data.
-      if (
-        !instances &&
-        n.type === "AssignmentExpression" &&
-        n.left.type === "MemberExpression" &&
-        n.left.object.type === "ThisExpression" &&
-        ancestors.some((a) => a.type === "ClassBody")
-      )
-        return true;
-      const target =
-        n.type === "AssignmentExpression"
-          ? n.left
-          : n.type === "UpdateExpression"
-            ? n.argument
-            : undefined;
-      if (target?.type === "MemberExpression") {
-        if (!target.computed && target.property.type === "Identifier")
-          names.add(target.property.name);
-        else if (target.property.type === "Literal") names.add(String(target.property.value));
-        else names.add(rootName(target.object));
-      }
-      if (
-        n.type === "CallExpression" &&
-        n.callee.type === "MemberExpression" &&
-        n.callee.object.type === "Identifier" &&
-        (n.callee.object.name === "Object" || n.callee.object.name === "Reflect") &&
-        n.callee.property.type === "Identifier" &&
-        /^(assign|defineProperty|defineProperties|set|setPrototypeOf)$/.test(
-          n.callee.property.name,
-        ) &&
-        n.arguments[0]?.type !== "ObjectExpression"
-      )
-        any = true;
-      return true;
-    });
-  }
-  return any ? "any" : names;
+function mayHoldFunctions(program: ProgramGraph, mod: SourceModule, target: Node): boolean {
+  const type = typeResolver(program, mod).inferred?.expectedTypeOf(target.start, target.end);
+  return type === undefined || holdsOpaque(type, new Set());
+}
+
+function holdsOpaque(type: Type, seen: Set<Type>): boolean {
+  if (type === "opaque") return true;
+  if (seen.has(type)) return false;
+  seen.add(type);
+  if (isArray(type))
+    return [type.element, ...(type.elements ?? [])].some((t) => holdsOpaque(t, seen));
+  if (isKeyed(type)) return holdsOpaque(type.value, seen);
+  if (isObject(type)) return type.fields.some((f) => f.callable || holdsOpaque(f.type, seen));
+  return false;
 }
 
 /** The variable an access path starts from (`a` of `a.b[c]`), or "" for anything else. */

@@ -50,7 +50,12 @@ export type StaticFunction =
       /** What holds it, for messages ("parameter 'act'"), and where that is declared. */
       what: string;
       origin: SourceLoc;
-    };
+    }
+  /**
+   * One of two functions, told apart at run time by a test (`layer.act ?? ((z) => z)`): the
+   * carried values are the test's, then each option's.
+   */
+  | { kind: "choice"; options: readonly [StaticFunction, StaticFunction] };
 
 /** A function-typed parameter (or captured local function) bound to a function value. */
 export interface Binding {
@@ -61,6 +66,7 @@ export interface Binding {
 /** The part of a specialization key that names a function value. */
 export function staticKey(fn: StaticFunction): string {
   if (fn.kind === "dynamic") return "*";
+  if (fn.kind === "choice") return `(${fn.options.map(staticKey).join("|")})`;
   return fn.kind === "named" ? symbolKey(fn.symbol) : fn.key;
 }
 

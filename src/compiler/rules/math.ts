@@ -198,6 +198,20 @@ export const MATH_CONSTANTS: ReadonlyMap<string, number> = new Map(
   ]),
 );
 
+/** `Number.EPSILON` and the other constants of `Number`: numbers, as the platform has them. */
+export const NUMBER_CONSTANTS: ReadonlyMap<string, number> = new Map(
+  [
+    "EPSILON",
+    "MAX_SAFE_INTEGER",
+    "MIN_SAFE_INTEGER",
+    "MAX_VALUE",
+    "MIN_VALUE",
+    "POSITIVE_INFINITY",
+    "NEGATIVE_INFINITY",
+    "NaN",
+  ].map((name) => [name, Number[name as keyof NumberConstructor] as number]),
+);
+
 /** Math functions of integers (32-bit operations), lowered as `nondiff` ops. */
 export const NON_DIFFERENTIABLE_MATH: ReadonlySet<string> = new Set(["clz32", "imul"]);
 

@@ -29,12 +29,12 @@ export interface CheckedTypes {
   parameterTypeOf(file: string, start: number, end: number, index: number): Type | undefined;
   /** The parameter and result types of the call at [start, end), type arguments filled in. */
   callAt(file: string, start: number, end: number): CallTypes | undefined;
-  /** The function type TypeScript gives the name at `position` (`act = Math.tanh`), if one. */
-  functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined;
   /** How TypeScript writes the type at `position`, for messages. */
   textAt(file: string, position: number): string | undefined;
   /** The values of the union of literals TypeScript gives the name at `position`, if it is one. */
   literalsAt(file: string, position: number): (string | number)[] | undefined;
+  /** The function type TypeScript gives the name at `position`, if it holds a function. */
+  functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined;
 }
 
 const perProgram = new WeakMap<ProgramGraph, CheckedTypes>();
@@ -229,6 +229,12 @@ class ProgramTypes implements CheckedTypes {
 
   /** A function type (a field holding a function), as a call of it needs it. */
   private functionType(type: CheckedType): FunctionTypeInfo | undefined {
+    // An optional field's function (`act?: (z: number) => number`): the function it may hold.
+    const shape = this.view.describe(type);
+    if (shape.kind === "union") {
+      const present = shape.members.filter((m) => !isNullish(this.view.describe(m)));
+      if (present.length === 1) return this.functionType(present[0]!);
+    }
     const signature = this.view.callSignature(type);
     if (!signature) return undefined;
     const result =

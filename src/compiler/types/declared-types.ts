@@ -427,6 +427,11 @@ export function functionTypeOf(
   switch (node.type) {
     case "TSParenthesizedType":
       return functionTypeOf(program, mod, node.typeAnnotation, seen);
+    case "TSUnionType": {
+      // `act: Activation | undefined`: the function it may hold.
+      const present = node.types.filter((t) => !isNullishType(t));
+      return present.length === 1 ? functionTypeOf(program, mod, present[0]!, seen) : undefined;
+    }
     case "TSFunctionType": {
       const resolve = annotationResolver(program, mod);
       const params = node.params.map((p) => {

@@ -33,8 +33,8 @@ export function typeResolver(
         data(checked.expectedTypeOf(mod.file, start, end)),
       parameterTypeOf: (start: number, end: number, index: number) =>
         data(checked.parameterTypeOf(mod.file, start, end, index)),
-      functionTypeAt: (position: number) => checked.functionTypeAt(mod.file, position),
       literalsAt: (position: number) => checked.literalsAt(mod.file, position),
+      functionTypeAt: (position: number) => checked.functionTypeAt(mod.file, position),
       callAt: (start: number, end: number) => {
         const call = checked.callAt(mod.file, start, end);
         return call && { params: call.params.map(data), result: data(call.result) };

@@ -21,8 +21,6 @@ export interface CallTypes {
 export interface InferredTypes {
   /** The type of the name or expression starting at `position`. */
   typeAt(position: number): Type | undefined;
-  /** The function type of the name starting at `position`, if it holds a function. */
-  functionTypeAt(position: number): FunctionTypeInfo | undefined;
   /** The result type of the function written at [start, end). */
   returnTypeOf(start: number, end: number): Type | undefined;
   /** The type the expression at [start, end) is expected to have where it stands, else its own. */
@@ -33,6 +31,8 @@ export interface InferredTypes {
   callAt(start: number, end: number): CallTypes | undefined;
   /** The values of the union of literals the name at `position` has (`"add" | "mul"`), if so. */
   literalsAt(position: number): (string | number)[] | undefined;
+  /** The function type of the name at `position`, if it holds a function (`const g = a ?? b`). */
+  functionTypeAt(position: number): FunctionTypeInfo | undefined;
 }
 
 export interface ParamInfo {

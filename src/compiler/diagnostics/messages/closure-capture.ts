@@ -28,7 +28,7 @@ export const closureCapture = {
   functionChosenAtRunTime: () =>
     message(
       "closureCapture",
-      `a function chosen at run time must be declared at the top level of a module; a local or inline function can be passed directly, but not chosen by a condition`,
+      `a function stored as a value chosen at run time must be declared at the top level of a module; a local or inline function chosen by a condition can be called or passed to a function, but not stored`,
     ),
   functionGivenToWithDerivativeReads: (name: Printable) =>
     message(

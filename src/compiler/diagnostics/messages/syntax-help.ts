@@ -64,9 +64,6 @@ const ARRAY_METHOD_HELP: Record<string, string> = {
   shift: "read the first element ('xs[0]') and keep the rest with 'xs.slice(1)'",
   unshift: "build a new array: '[v, ...xs]'",
   toReversed: "read the elements backwards: 'xs.map((_, i) => xs[xs.length - 1 - i])'",
-  sort: "sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)",
-  toSorted:
-    "sort outside the differentiated function and pass the sorted array in (an order has no derivative), or find what you need in a loop (such as a running minimum)",
   splice: "build a new array from slices: '[...xs.slice(0, i), ...xs.slice(i + 1)]'",
   toSpliced: "build a new array from slices: '[...xs.slice(0, i), ...xs.slice(i + 1)]'",
   with: "copy the array ('const ys = xs.slice()') and assign the element ('ys[i] = v')",

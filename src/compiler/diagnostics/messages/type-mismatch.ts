@@ -31,8 +31,8 @@ export const typeMismatch = {
   instanceWhereWiderTypeJoins: (from: Printable, to: Printable) =>
     message(
       "typeMismatch",
-      `a '${from}' is held here where the code also holds other '${to}' values: differentiable code takes an instance as its interface or base class where it is built ('new ${from}(…)' written where a '${to}' goes) or passed to a function, not yet when an existing '${from}' is returned, assigned or chosen`,
-      `build the instance where the '${to}' goes, or declare the variable or result as '${from}'`,
+      `a '${from}' is held here where the code also holds other '${to}' values: differentiable code makes an instance a '${to}' where it is built ('new ${from}(…)' in this function), not one it was given as a '${from}'`,
+      `declare the parameter, variable or result it comes from as '${to}'`,
     ),
   fieldOfIsMissing: (name: Printable, name2: Printable) =>
     message("typeMismatch", `field '${name}' of '${name2}' is missing`),

@@ -55,10 +55,16 @@ export const unknownCallee = {
         ? `did you mean 'Math.${closest}'?`
         : "docs/derivatives.md lists the Math functions nabla differentiates",
     ),
+  cannotTellTypesOfCall: (name: Printable) =>
+    message(
+      "unknownCallee",
+      `nabla cannot tell the parameter and result types of the function '${name}' holds`,
+      "declare the type of the functions it holds ('Record<string, (z: number) => number>', '((t: number) => number)[]')",
+    ),
   noFunctionOfProgramFits: (name: Printable, argumentTypes: Printable, result: Printable) =>
     message(
       "unknownCallee",
-      `no function of the program fits this call of '${name}' (${argumentTypes}) → ${result}: a function value must be one of the functions the program uses as values: functions declared at the top level of a module, functions written in a module-level object, Math functions`,
-      `declare the function it holds at the top level of a module (or as a field of a module-level object), taking (${argumentTypes}) and returning ${result}`,
+      `no function of the program fits this call of '${name}' (${argumentTypes}) → ${result}: a function value must be one of the functions the program uses as values: functions declared at the top level of a module, functions written in a module-level object or array that no code writes to, Math functions`,
+      `declare the function it holds at the top level of a module (or in a module-level object or array), taking (${argumentTypes}) and returning ${result}`,
     ),
 };

@@ -54,7 +54,7 @@ export const unsupportedSyntax = {
   arrayMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)`,
+      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)`,
       arrayMethodHelp(String(method)),
     ),
   assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>
@@ -296,6 +296,24 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `this 'super(…)' gives no argument for the base constructor's parameter '${name}', which has no default`,
       `pass a value for '${name}'`,
+    ),
+  sortWithoutComparator: (method: string) =>
+    message(
+      "unsupportedSyntax",
+      `'.${method}()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')`,
+      `pass the order you mean, such as '.${method}((a, b) => a - b)'`,
+    ),
+  sortOfTuple: (method: string) =>
+    message(
+      "unsupportedSyntax",
+      `'.${method}' of a tuple is not supported in differentiable code: its elements' types are known by position`,
+      `sort an array ('number[]') instead`,
+    ),
+  sortComparatorForm: (method: string) =>
+    message(
+      "unsupportedSyntax",
+      `this comparator of '.${method}' is not supported in differentiable code`,
+      `write it at the call ('(a, b) => a.cost - b.cost') or name a function of the program`,
     ),
   privateNameClash: (what: Printable, name: string, base: string) =>
     message(

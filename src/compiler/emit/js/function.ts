@@ -239,7 +239,8 @@ class FunctionEmitter implements LaneHost, FlowHost {
       // Locals must not shadow the outside names the function refers to.
       if (op.opcode === "extern") this.taken.add(this.externName(op).split(".")[0]!);
       if (op.opcode === "global") this.taken.add(this.globalName(op));
-      if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(".")[0]!);
+      // `schedule[1](…)`, `scenario.load(…)`: a function in module data, read through its object.
+      if (op.opcode === "call") this.taken.add(this.emitNames.callee(op).split(/[.[]/)[0]!);
       if (op.opcode === "adjust") this.taken.add(this.adjustment(op));
       if (op.opcode === "literal" && op.attrs.arrowFields && op.attrs.instanceOf)
         this.taken.add(this.emitNames.hoisted(arrowFieldInstaller(op)));

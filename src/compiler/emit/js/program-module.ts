@@ -109,9 +109,10 @@ export function emitModule(
     const name = derivative ? derivative.name : keyName(genericKey(key));
     if (file === mod.file) return name;
     if (derivative) return imports.local(file, name, name);
-    // `scenario.load`, a function written in another module's data: that module's object.
-    const [head, ...path] = name.split(".");
-    return [imports.local(file, exportedName(file, head!), `$${head}`), ...path].join(".");
+    // `scenario.load`, a function written in another module's data: that module's object;
+    // `schedule[1]`, an element of another module's array: through that array.
+    const head = /^[^.[]*/.exec(name)![0];
+    return imports.local(file, exportedName(file, head), `$${head}`) + name.slice(head.length);
   };
   /** How this module reads a constant: its own by name, others' through an import of ours. */
   const globalName = (name: string): string => {

@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import { checkTwoWays } from "./support/two-ways.js";
+
+// `.sort(cmp)` and `.toSorted(cmp)` in differentiated code (lower/array-sort.ts): a merge sort
+// with the comparator inlined, moving each value, with its derivative, where JavaScript's sort
+// puts it. Programs as TypeScript developers write them, checked two ways.
+
+test("sorting copies of numbers and arrays of objects, by arrows and by a named comparator, in place and into a new array", async () => {
+  await checkTwoWays(`interface Item {
+  name: string;
+  score: number;
+  weight: number;
+}
+const orders = { lightFirst: (p: Item, q: Item) => p.weight - q.weight };
+function byScore(a: Item, b: Item): number {
+  return b.score - a.score;
+}
+function topK(values: number[], k: number): number[] {
+  return [...values].sort((a, b) => b - a).slice(0, k);
+}
+export function f(x: number, y: number): number {
+  const items: Item[] = [
+    { name: "a", score: x, weight: 1 },
+    { name: "b", score: y * y, weight: 2 },
+    { name: "c", score: Math.sin(x + y), weight: 3 },
+    { name: "d", score: 0.3, weight: 4 },
+  ];
+  const ranked = items.toSorted(byScore);
+  items.sort(orders.lightFirst);
+  items.sort((p, q) => p.weight * p.score - q.weight * q.score);
+  let s = 0;
+  ranked.forEach((it, i) => (s += it.score * (i + 1)));
+  items.forEach((it, i) => (s += it.score * it.weight * (i + 2)));
+  const best = topK([x, y, x * y, Math.cos(y), 0.5], 3);
+  return s + best.reduce((a, b, i) => a + b * (i + 1), 0);
+}`);
+});
+
+test("a median and a trimmed mean of a Float64Array, sorted by a comparator with a block body", async () => {
+  await checkTwoWays(`function median(xs: Float64Array): number {
+  const sorted = xs.slice().sort((a, b) => {
+    if (a < b) return -1;
+    return a > b ? 1 : 0;
+  });
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+function trimmedMean(xs: number[], trim = 1): number {
+  const kept = xs.toSorted((a, b) => a - b).slice(trim, xs.length - trim);
+  return kept.reduce((a, b) => a + b, 0) / kept.length;
+}
+export function f(x: number, y: number): number {
+  const samples = new Float64Array([x, y, x * y, 0.25, Math.exp(-x), y - x]);
+  return median(samples) + trimmedMean([x * 2, y, 1, -y, x + y]);
+}`);
+});
+
+test("the sort is stable: elements the comparator calls equal keep their order, as JavaScript's", async () => {
+  const m = await loadProgram<{
+    order: (x: number) => number[];
+    plain: (x: number) => number[];
+  }>({
+    "main.ts": `import { valueWithGradient } from "nabla";
+function ranks(x: number): number[] {
+  const rows = [0, 1, 2, 3, 4, 5, 6, 7].map((id) => ({ id, key: Math.floor(id / 3) * x }));
+  rows.sort((a, b) => a.key - b.key);
+  return rows.map((r) => r.id + r.key);
+}
+export const order = (x: number) => {
+  const { value } = valueWithGradient((t: number) => ranks(t).reduce((a, b, i) => a + b * (i + 1), 0))(x);
+  return [value];
+};
+export const plain = (x: number) => [ranks(x).reduce((a, b, i) => a + b * (i + 1), 0)];
+`,
+  });
+  for (const x of [1, -1, 0]) assert.deepEqual(m.order(x), m.plain(x));
+});
+
+test("'.sort()' without a comparator, and a comparator that is neither written at the call nor a named function, are clear diagnostics", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+const pick = (up: boolean) => (up ? (a: number, b: number) => a - b : (a: number, b: number) => b - a);
+export function f(x: number): number {
+  const a = [x, 2, 1].sort();
+  const b = [x, 3].sort(pick(true));
+  return a[0]! + b[0]!;
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:4:13: error NABLA101: '\.sort\(\)' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text \('10' before '9'\)/,
+  );
+  assert.match(text, /help: pass the order you mean, such as '\.sort\(\(a, b\) => a - b\)'/);
+  assert.match(
+    text,
+    /main\.ts:5:25: error NABLA101: this comparator of '\.sort' is not supported in differentiable code/,
+  );
+});

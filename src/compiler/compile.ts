@@ -204,6 +204,7 @@ function compileInto(
           shared: shared.get(mod.file),
           valueOperators: valueOperators.get(mod.file),
           forwards: forwards.get(mod.file),
+          report: (diagnostic) => bag.add(diagnostic),
         }),
       );
     } catch (error) {

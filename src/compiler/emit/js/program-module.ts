@@ -31,6 +31,13 @@ import {
   type Operator,
 } from "../../../api/operators.js";
 import type { OperatorCall } from "../../resolve/operator-call.js";
+import type { Backend } from "../../../api/wasm-entry.js";
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { wasmFallback } from "../../diagnostics/messages/index.js";
+import { positionAt } from "../../diagnostics/format.js";
+import { wasmTwin } from "./wasm-twin.js";
+import type { WasmEntry } from "../wasm/backend.js";
+import type { OperatorWrapper } from "./operators.js";
 
 // A module's output: its own code with each operator call replaced by its wrapper, and the
 // derivatives it is home to (generated functions, rule adapters, checkpoint sweeps) appended,
@@ -91,7 +98,13 @@ export function emitModule(
   own: IRFunction[],
   table: DerivativeTable,
   moduleNames: Map<string, ModuleNames>,
-  extra: { shared?: Set<string>; valueOperators?: ValueOperatorUse[]; forwards?: Forwarding[] },
+  extra: {
+    shared?: Set<string>;
+    valueOperators?: ValueOperatorUse[];
+    forwards?: Forwarding[];
+    /** Where warnings of emission go (NABLA202: a derivative asked for as wasm is JavaScript). */
+    report?: (diagnostic: Diagnostic) => void;
+  },
 ): ModuleOutput {
   const shared = extra.shared ?? new Set<string>();
   const allDerivatives = table.derivatives;
@@ -208,6 +221,7 @@ export function emitModule(
     params: string[],
     captures: string[],
     aux = false,
+    wasm?: { backend: Backend; call: OperatorCall },
   ): string => {
     const wrt = [...userWrt].sort((a, b) => a - b);
     const reverse = modeOf(operator) === "reverse";
@@ -215,6 +229,35 @@ export function emitModule(
     const frozen = fused ? table.rootFrozen(primal) : [];
     const name = (kind: DerivativeKind) => functionName(derivativeKey(kind, primal, wrt, frozen));
     const result = table.signatureOf(primal)?.result ?? "number";
+    const derivatives: Partial<OperatorWrapper> = !reverse
+      ? { jvp: name("jvp") }
+      : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
+        ? { grad: name("grad") }
+        : allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))
+          ? {
+              vjp: name("vjp"),
+              vjpFillsShadow:
+                allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))!.resultTypes.length >
+                2,
+            }
+          : {
+              fwd: name("fwd"),
+              bwd: name("bwd"),
+              bwdInputs: table.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
+            };
+    const chosen =
+      wasm && wasm.backend !== "js"
+        ? asWasm(
+            wasm.backend,
+            wasm.call,
+            primal,
+            wrt,
+            frozen,
+            aux,
+            params.length + captures.length,
+            derivatives,
+          )
+        : derivatives;
     return operatorWrapper({
       operator,
       params,
@@ -224,24 +267,109 @@ export function emitModule(
       aggregateResult: isAggregate(result),
       prunesResult: holdsOptionalFields(result),
       aux,
-      ...(!reverse
-        ? { jvp: name("jvp") }
-        : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
-          ? { grad: name("grad") }
-          : allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))
-            ? {
-                vjp: name("vjp"),
-                vjpFillsShadow:
-                  allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))!.resultTypes
-                    .length > 2,
-              }
-            : {
-                fwd: name("fwd"),
-                bwd: name("bwd"),
-                bwdInputs: table.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
-              }),
+      ...chosen,
       runtime,
     });
+  };
+  /**
+   * `derivatives` with the one the wrapper calls replaced by a WebAssembly twin, or unchanged
+   * when the function does not qualify: the module then says why in a comment, and a
+   * `backend: "wasm"` call in a warning.
+   */
+  const asWasm = (
+    backend: Exclude<Backend, "js">,
+    call: OperatorCall,
+    primal: FunctionKey,
+    wrt: number[],
+    frozen: number[],
+    aux: boolean,
+    argumentCount: number,
+    derivatives: Partial<OperatorWrapper>,
+  ): Partial<OperatorWrapper> => {
+    const at = positionAt(mod.text, call.call.start);
+    const site = `${call.operator}(${call.target.name}) at ${basename(mod.file)}:${at.line}:${at.column}`;
+    const keyOf = (kind: DerivativeKind) => derivativeKey(kind, primal, wrt, frozen);
+    const source = { get: (key: FunctionKey) => allDerivatives.get(key) ?? table.primals.get(key) };
+    const types = table.signatureOf(primal)?.params ?? [];
+    const shadows = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!)).length;
+    const written = [...Array(shadows).keys()].map((k) => argumentCount + k);
+    const effects = table.effects(primal);
+    const twinName = here.claim(
+      `wasm:${call.call.start}`,
+      `${keyName(primal).replace(/\W/g, "_")}$wasm`,
+    );
+    let twin: ReturnType<typeof wasmTwin>;
+    let replaced: Partial<OperatorWrapper>;
+    if (aux) twin = { ok: false, reason: "'hasAux' is not covered yet" };
+    else if ((effects?.writes.size ?? 0) > 0 || (effects?.replaces.size ?? 0) > 0)
+      twin = {
+        ok: false,
+        reason: "it writes its argument arrays (the backend copies arguments in, not back)",
+      };
+    else if (derivatives.vjp)
+      twin = { ok: false, reason: "its reverse mode runs as a closure, not covered yet" };
+    else {
+      let entry: WasmEntry;
+      let fallback: string;
+      let fallbackLines: string[] | undefined;
+      if (derivatives.jvp || derivatives.grad) {
+        entry = { kind: "function", key: keyOf(derivatives.jvp ? "jvp" : "grad") };
+        fallback = (derivatives.jvp ?? derivatives.grad)!;
+      } else {
+        const bwdInputs = derivatives.bwdInputs ?? [];
+        entry = { kind: "sweeps", fwd: keyOf("fwd"), bwd: keyOf("bwd"), bwdInputs };
+        // The two sweeps as one JavaScript function with the fused gradient's convention.
+        fallback = `${twinName}$sweeps`;
+        const fwdCount = source.get(keyOf("fwd"))?.params.length ?? 0;
+        const bwdResults =
+          source.get(keyOf("bwd"))?.resultTypes.filter((t) => t !== "void").length ?? 0;
+        const a = [...Array(fwdCount).keys()].map((i) => `a${i}`);
+        const back = `${derivatives.bwd}(seed, ${bwdInputs.map((k) => `a${k}`).join(", ")})`;
+        fallbackLines = [
+          `function ${fallback}(${[...a, "seed"].join(", ")}) {`,
+          `  const value = ${derivatives.fwd}(${a.join(", ")});`,
+          ...(bwdResults > 0
+            ? [
+                `  const first = ${back};`,
+                `  ${runtime}.out.v${bwdResults} = value;`,
+                "  return first;",
+              ]
+            : [`  ${back};`, "  return value;"]),
+          "}",
+        ];
+      }
+      twin = wasmTwin({
+        backend,
+        source,
+        entry,
+        written: derivatives.jvp ? [] : written,
+        name: twinName,
+        fallback,
+        ...(fallbackLines ? { fallbackLines } : {}),
+        runtime,
+        site,
+      });
+    }
+    if (twin.ok) {
+      emitted.push(twin.lines);
+      replaced = derivatives.jvp ? { jvp: twinName } : { grad: twinName };
+      return replaced;
+    }
+    emitted.push([
+      {
+        text: `// ${site}: JavaScript, not WebAssembly: ${twin.reason}`,
+        indent: 0,
+        loc: undefined,
+      },
+    ]);
+    if (backend === "wasm")
+      extra.report?.({
+        severity: "warning",
+        ...wasmFallback.runsAsJavaScript(call.operator, twin.reason),
+        loc: call.loc,
+        notes: [],
+      });
+    return derivatives;
   };
   const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
     const captures = call.attach?.captures ?? call.target.captures.map((c) => c.name);
@@ -252,7 +380,15 @@ export function emitModule(
     );
     const text = isHigherOrder(call.operator)
       ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start, call.mode)
-      : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux);
+      : wrapper(
+          call.operator,
+          primal,
+          call.wrt,
+          params,
+          captures,
+          call.hasAux,
+          call.backend ? { backend: call.backend, call } : undefined,
+        );
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
     // inside factories taking what the lambdas it goes into capture (resolve/attachments.ts).

@@ -1,0 +1,51 @@
+import type { Backend } from "../../../api/wasm-entry.js";
+import { buildWasm, type FunctionSource, type WasmEntry } from "../wasm/backend.js";
+import type { EmittedLine } from "./emitted.js";
+
+// An operator call's derivative as WebAssembly, in the JavaScript module: a function with the
+// calling convention of the JavaScript derivative it stands for (the operator's wrapper calls
+// it unchanged), which runs the wasm module embedded in it (runtime/wasm.ts) and falls back to
+// the JavaScript derivative.
+
+export interface WasmTwinRequest {
+  backend: Exclude<Backend, "js">;
+  source: FunctionSource;
+  entry: WasmEntry;
+  /** Its array parameters it writes (reverse mode's shadows): copied back after each call. */
+  written: number[];
+  /** The name the twin gets, and its JavaScript fallback's. */
+  name: string;
+  fallback: string;
+  /** A fallback to declare first (reverse mode's two sweeps as one function), if any. */
+  fallbackLines?: string[];
+  runtime: string;
+  /** What the comment above the twin calls the operator call (`gradient(f) at main.ts:3`). */
+  site: string;
+}
+
+export type WasmTwin = { ok: true; lines: EmittedLine[] } | { ok: false; reason: string };
+
+export function wasmTwin(request: WasmTwinRequest): WasmTwin {
+  const built = buildWasm({
+    source: request.source,
+    entry: request.entry,
+    written: request.written,
+    auto: request.backend === "auto",
+  });
+  if (!built.ok) return built;
+  const { name, runtime, spec } = { ...request, spec: built.spec };
+  const copiedIn = spec.params.flatMap((k, i) => (typeof k === "object" ? [i] : []));
+  const comment =
+    `// ${request.site}: WebAssembly (${built.wat.length} characters of WAT, ${Math.ceil((spec.bytes.length * 3) / 4)} bytes); ` +
+    `per call it copies in arguments [${copiedIn.join(", ")}] (arrays), copies back [${spec.written.join(", ")}], copies out array results`;
+  // Instantiated at the first call, so a module that never calls it pays nothing.
+  const text = [
+    comment,
+    ...(request.fallbackLines ?? []),
+    `var ${name}$instance;`,
+    `function ${name}(...args) {`,
+    `  return (${name}$instance ??= ${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback}))(...args);`,
+    "}",
+  ];
+  return { ok: true, lines: text.map((t) => ({ text: t, indent: 0, loc: undefined })) };
+}

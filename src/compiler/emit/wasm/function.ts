@@ -1,7 +1,9 @@
 import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../../ir/types.js";
 import { isArray } from "../../ir/type-system.js";
+import { someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
 import { holdsNumbers, wasmType, type WasmValueType } from "./kinds.js";
+import { integerValues } from "./integers.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
 
@@ -29,10 +31,16 @@ const ARITHMETIC: Readonly<Record<string, string>> = {
   sub: "f64.sub",
   mul: "f64.mul",
   div: "f64.div",
-  lt: "f64.lt",
-  le: "f64.le",
-  gt: "f64.gt",
-  ge: "f64.ge",
+};
+
+/** Comparisons of f64s, and of i32s when both sides are integers (integers.ts). */
+const COMPARISONS: Readonly<Record<string, [string, string]>> = {
+  lt: ["f64.lt", "i32.lt_s"],
+  le: ["f64.le", "i32.le_s"],
+  gt: ["f64.gt", "i32.gt_s"],
+  ge: ["f64.ge", "i32.ge_s"],
+  eq: ["f64.eq", "i32.eq"],
+  ne: ["f64.ne", "i32.ne"],
 };
 
 export function watFunction(fn: IRFunction, name: string, host: WatModuleHost): string {
@@ -50,12 +58,25 @@ class WatFunctionEmitter {
   private readonly params = new Set<number>();
   private indent = 2;
   private labels = 0;
+  /** Numbers kept as i32 (see integers.ts). */
+  private readonly ints: Set<number>;
+  /** The integer constants defined so far, by value id. */
+  private readonly constants = new Map<number, number>();
 
   constructor(
     private readonly fn: IRFunction,
     private readonly name: string,
     private readonly host: WatModuleHost,
-  ) {}
+  ) {
+    this.ints = integerValues(fn);
+    this.usesTape = someOp(
+      fn.body,
+      (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
+    );
+  }
+
+  /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
+  private readonly usesTape: boolean;
 
   emit(): string {
     const fn = this.fn;
@@ -70,13 +91,25 @@ class WatFunctionEmitter {
     const results = fn.resultTypes
       .filter((t) => t !== "void")
       .map((t) => wasmType(t, this.what("a result")));
+    // The tape's height lives in a local while the function runs (a register in hot loops),
+    // and in the global around calls and on return, as the JavaScript backend does.
+    if (this.usesTape)
+      this.line(
+        "(local.set $tape (global.get $tape_top)) (local.set $tape_end (global.get $tape_end))",
+      );
     this.region(fn.body);
     const header = [`(func ${this.name}`, ...params];
     if (results.length) header.push(`(result ${results.join(" ")})`);
     const declared = [...this.locals].map(([id, type]) => `    (local $v${id} ${type})`);
-    return [`  ${header.join(" ")}`, "    (local $ix i32)", ...declared, ...this.body, "  )"].join(
-      "\n",
-    );
+    const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
+    return [
+      `  ${header.join(" ")}`,
+      "    (local $ix i32)",
+      ...tape,
+      ...declared,
+      ...this.body,
+      "  )",
+    ].join("\n");
   }
 
   private what(text: string): string {
@@ -94,8 +127,25 @@ class WatFunctionEmitter {
   /** A value's local, declared with its wasm type. */
   private define(v: Value): string {
     if (!this.params.has(v.id) && !this.locals.has(v.id))
-      this.locals.set(v.id, wasmType(v.type, this.what(`a value (${v.hint || `%${v.id}`})`)));
+      this.locals.set(
+        v.id,
+        this.isInt(v) ? "i32" : wasmType(v.type, this.what(`a value (${v.hint || `%${v.id}`})`)),
+      );
     return local(v);
+  }
+
+  private isInt(v: Value): boolean {
+    return this.ints.has(v.id);
+  }
+
+  /** `v` as an f64 if it is a number (an integer kept as i32 converted), else as it is. */
+  private num(v: Value): string {
+    return this.isInt(v) ? `(f64.convert_i32_s ${this.get(v)})` : this.get(v);
+  }
+
+  /** `v` in the representation of `target` (they differ when only `target` is an f64). */
+  private as(target: Value, v: Value): string {
+    return this.isInt(target) ? this.get(v) : this.num(v);
   }
 
   private set(v: Value, expr: string): void {
@@ -108,7 +158,7 @@ class WatFunctionEmitter {
 
   /** `targets[i] = values[i]` all at once: the values go on the stack first. */
   private move(targets: Value[], values: Value[]): void {
-    for (const v of values) this.line(this.get(v));
+    values.forEach((v, i) => this.line(this.as(targets[i]!, v)));
     for (const t of [...targets].reverse()) this.line(`(local.set ${this.define(t)})`);
   }
 
@@ -121,6 +171,10 @@ class WatFunctionEmitter {
     const r = op.results[0]!;
     switch (op.opcode) {
       case "const":
+        if (this.isInt(r)) {
+          this.constants.set(r.id, op.attrs.value as number);
+          return this.set(r, `(i32.const ${op.attrs.value as number})`);
+        }
         return this.set(r, this.constant(op, r.type));
       case "global":
         if (typeof op.attrs.value !== "number" || op.attrs.function || op.attrs.mayBeUninitialized)
@@ -128,26 +182,28 @@ class WatFunctionEmitter {
         return this.set(r, `(f64.const ${f64Text(op.attrs.value)})`);
       case "add":
       case "sub":
+        if (this.isInt(r)) return this.integerArithmetic(op.opcode, r, a!, b!);
+        return this.set(r, `(${ARITHMETIC[op.opcode]} ${this.num(a!)} ${this.num(b!)})`);
       case "mul":
       case "div":
+        return this.set(r, `(${ARITHMETIC[op.opcode]} ${this.num(a!)} ${this.num(b!)})`);
       case "lt":
       case "le":
       case "gt":
       case "ge":
-        return this.set(r, `(${ARITHMETIC[op.opcode]} ${this.get(a!)} ${this.get(b!)})`);
+      case "eq":
+      case "ne":
+        return this.set(r, this.comparison(op.opcode, a!, b!));
       case "rem":
-        return this.set(r, `(call ${this.host.remainder()} ${this.get(a!)} ${this.get(b!)})`);
+        return this.set(r, `(call ${this.host.remainder()} ${this.num(a!)} ${this.num(b!)})`);
       case "pow":
         // `x ** y` is Math.pow in JavaScript (the same function in V8).
         return this.set(
           r,
-          `(call ${this.host.mathImport("pow", 2)} ${this.get(a!)} ${this.get(b!)})`,
+          `(call ${this.host.mathImport("pow", 2)} ${this.num(a!)} ${this.num(b!)})`,
         );
       case "neg":
-        return this.set(r, `(f64.neg ${this.get(a!)})`);
-      case "eq":
-      case "ne":
-        return this.set(r, this.equality(op.opcode, a!, b!));
+        return this.set(r, `(f64.neg ${this.num(a!)})`);
       case "not":
         return this.set(r, `(i32.eqz ${this.get(a!)})`);
       case "truthy":
@@ -157,10 +213,10 @@ class WatFunctionEmitter {
       case "or":
         return this.set(r, `(i32.or ${this.get(a!)} ${this.get(b!)})`);
       case "select":
-        return this.set(r, `(select ${this.get(b!)} ${this.get(c!)} ${this.get(a!)})`);
+        return this.set(r, `(select ${this.as(r, b!)} ${this.as(r, c!)} ${this.get(a!)})`);
       case "detach":
       case "withDerivative":
-        return this.set(r, this.get(a!));
+        return this.set(r, this.as(r, a!));
       case "math":
         return this.set(r, this.math(op));
       case "call":
@@ -173,16 +229,17 @@ class WatFunctionEmitter {
       case "condition":
         return; // their region's owner moves their operands
       case "return":
-        this.line(`(return${op.operands.map((v) => ` ${this.get(v)}`).join("")})`);
+        if (this.usesTape) this.line("(global.set $tape_top (local.get $tape))");
+        this.line(`(return${op.operands.map((v) => ` ${this.num(v)}`).join("")})`);
         return;
       case "length":
         this.arrayOperand(a!);
-        return this.set(r, `(f64.convert_i32_u (i32.load ${this.get(a!)}))`);
+        return this.set(r, `(i32.load ${this.get(a!)})`);
       case "index": {
         const type = this.arrayOperand(a!);
-        this.checkIndex(a!, b!);
+        const index = this.checkIndex(a!, b!);
         const load = holdsNumbers(type) ? "f64.load" : "i32.load";
-        return this.set(r, `(${load} offset=8 ${this.elementAddress(a!)})`);
+        return this.set(r, `(${load} offset=8 ${this.elementAddress(a!, index)})`);
       }
       case "setIndex":
       case "addIndex":
@@ -191,7 +248,7 @@ class WatFunctionEmitter {
         const type = r.type;
         if (!isArray(type) || !holdsNumbers(type))
           this.fail("an array of arrays made in the function");
-        return this.set(r, `(call $alloc ${this.get(a!)})`);
+        return this.set(r, `(call $alloc ${this.num(a!)})`);
       }
       case "zeros": {
         const type = this.arrayOperand(a!);
@@ -215,7 +272,7 @@ class WatFunctionEmitter {
       case "reserve":
         // Fails early when the tape cannot hold what the loop will push (each push checks too).
         this.line(
-          `(if (f64.gt (f64.add (f64.convert_i32_u (global.get $tape_top)) (f64.mul ${this.get(a!)} (f64.const 8))) (f64.convert_i32_u (global.get $tape_end))) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
+          `(if (f64.gt (f64.add (f64.convert_i32_u (local.get $tape)) (f64.mul ${this.num(a!)} (f64.const 8))) (f64.convert_i32_u (local.get $tape_end))) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
         );
         return;
       case "peak":
@@ -238,27 +295,58 @@ class WatFunctionEmitter {
     );
   }
 
-  private equality(opcode: "eq" | "ne", a: Value, b: Value): string {
+  private comparison(opcode: string, a: Value, b: Value): string {
+    const [float, integer] = COMPARISONS[opcode]!;
     if (a.type === "number" && b.type === "number")
-      return `(f64.${opcode} ${this.get(a)} ${this.get(b)})`;
-    if (a.type === "boolean" && b.type === "boolean")
+      return this.isInt(a) && this.isInt(b)
+        ? `(${integer} ${this.get(a)} ${this.get(b)})`
+        : `(${float} ${this.num(a)} ${this.num(b)})`;
+    if ((opcode === "eq" || opcode === "ne") && a.type === "boolean" && b.type === "boolean")
       return `(i32.${opcode} ${this.get(a)} ${this.get(b)})`;
     // Arrays copied into wasm memory are not the caller's objects: identity cannot be told.
     return this.fail(`a comparison of values of types other than numbers or booleans`);
+  }
+
+  /**
+   * `a + b` or `a - b` of integers as i32, trapping when the result leaves the i32 range (a
+   * float64 would hold it exactly: the call then runs as JavaScript).
+   */
+  private integerArithmetic(opcode: "add" | "sub", r: Value, a: Value, b: Value): void {
+    this.set(r, `(i32.${opcode} ${this.get(a)} ${this.get(b)})`);
+    const step = this.constants.get(b.id);
+    let overflowed: string;
+    if (step !== undefined && step >= 0)
+      // A step up cannot make the sum smaller, a step down the difference larger.
+      overflowed = `(i32.${opcode === "add" ? "lt_s" : "gt_s"} ${this.get(r)} ${this.get(a)})`;
+    else {
+      const [x, y] = opcode === "add" ? [a, b] : [b, a];
+      const left =
+        opcode === "add"
+          ? `(i32.xor ${this.get(x)} ${this.get(r)})`
+          : `(i32.xor ${this.get(a)} ${this.get(b)})`;
+      const right =
+        opcode === "add"
+          ? `(i32.xor ${this.get(y)} ${this.get(r)})`
+          : `(i32.xor ${this.get(a)} ${this.get(r)})`;
+      overflowed = `(i32.lt_s (i32.and ${left} ${right}) (i32.const 0))`;
+    }
+    this.line(`(if ${overflowed} (then unreachable))`);
   }
 
   private truthy(a: Value): string {
     if (a.type === "boolean") return this.get(a);
     // A number is truthy unless it is 0, -0 or NaN.
     if (a.type === "number")
-      return `(i32.and (f64.ne ${this.get(a)} (f64.const 0)) (f64.eq ${this.get(a)} ${this.get(a)}))`;
+      return this.isInt(a)
+        ? `(i32.ne ${this.get(a)} (i32.const 0))`
+        : `(i32.and (f64.ne ${this.get(a)} (f64.const 0)) (f64.eq ${this.get(a)} ${this.get(a)}))`;
     this.arrayOperand(a);
     return "(i32.const 1)";
   }
 
   private math(op: Op): string {
     const name = op.attrs.callee!;
-    const args = op.operands.map((v) => this.get(v));
+    const args = op.operands.map((v) => this.num(v));
     if (op.results[0]!.type !== "number" || op.operands.some((v) => v.type !== "number"))
       this.fail(`Math.${name} of values other than numbers`);
     const unary = UNARY_INSTRUCTIONS[name];
@@ -279,10 +367,12 @@ class WatFunctionEmitter {
     if (attrs.restParameter) this.fail("a call of a function with a rest parameter");
     if (attrs.checkpoint) this.fail("a checkpointed call");
     const callee = this.host.functionName(attrs.callee!);
-    const call = `(call ${callee}${op.operands.map((v) => ` ${this.get(v)}`).join("")})`;
+    const call = `(call ${callee}${op.operands.map((v) => ` ${this.num(v)}`).join("")})`;
     const results = op.results.filter((v) => v.type !== "void");
-    if (results.length === 0) return this.line(call);
+    if (this.usesTape) this.line("(global.set $tape_top (local.get $tape))");
     this.line(call);
+    if (this.usesTape) this.line("(local.set $tape (global.get $tape_top))");
+    if (results.length === 0) return;
     for (const v of [...results].reverse()) this.line(`(local.set ${this.define(v)})`);
   }
 
@@ -335,7 +425,7 @@ class WatFunctionEmitter {
     this.line(")");
     this.indent--;
     this.line(")");
-    op.results.forEach((v, i) => this.set(v, this.get(after.params[i]!)));
+    op.results.forEach((v, i) => this.set(v, this.as(v, after.params[i]!)));
   }
 
   /** The array type of an operand (an error if it is none the backend carries). */
@@ -347,20 +437,27 @@ class WatFunctionEmitter {
   }
 
   /**
-   * Leaves index `i` of `array`, as an i32, in `$ix`, after checking it is an integer within
-   * the length; traps otherwise (the call then runs as JavaScript).
+   * Index `i` of `array` as an i32 (its own local, or `$ix`), after checking it is an integer
+   * within the length; traps otherwise (the call then runs as JavaScript).
    */
-  private checkIndex(array: Value, i: Value): void {
+  private checkIndex(array: Value, i: Value): string {
     if (i.type !== "number") this.fail("an element read by a key that is not a number");
+    const length = `(i32.load ${this.get(array)})`;
+    if (this.isInt(i)) {
+      // Unsigned: a negative index is out of range too.
+      this.line(`(if (i32.ge_u ${this.get(i)} ${length}) (then unreachable))`);
+      return this.get(i);
+    }
     this.line(`(local.set $ix (i32.trunc_sat_f64_u ${this.get(i)}))`);
     this.line(
-      `(if (i32.or (f64.ne (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (i32.ge_u (local.get $ix) (i32.load ${this.get(array)}))) (then unreachable))`,
+      `(if (i32.or (f64.ne (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (i32.ge_u (local.get $ix) ${length})) (then unreachable))`,
     );
+    return "(local.get $ix)";
   }
 
-  /** The address of element `$ix` of `array`, less the 8 bytes of its header. */
-  private elementAddress(array: Value): string {
-    return `(i32.add ${this.get(array)} (i32.shl (local.get $ix) (i32.const 3)))`;
+  /** The address of element `index` (an i32) of `array`, less the 8 bytes of its header. */
+  private elementAddress(array: Value, index: string): string {
+    return `(i32.add ${this.get(array)} (i32.shl ${index} (i32.const 3)))`;
   }
 
   private store(op: Op): void {
@@ -369,22 +466,27 @@ class WatFunctionEmitter {
     const numbers = holdsNumbers(type);
     if (op.opcode === "addIndex" && !numbers) this.fail("adding into an array of arrays");
     if (i.type !== "number") this.fail("an element write by a key that is not a number");
-    const address = this.elementAddress(array);
-    const stored =
-      op.opcode === "addIndex"
-        ? `(f64.add (f64.load offset=8 ${address}) ${this.get(v)})`
-        : this.get(v);
-    const store = `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${stored})`;
+    const value = numbers ? this.num(v) : this.get(v);
+    const storeAt = (index: string) => {
+      const address = this.elementAddress(array, index);
+      const stored =
+        op.opcode === "addIndex" ? `(f64.add (f64.load offset=8 ${address}) ${value})` : value;
+      return `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${stored})`;
+    };
     if (op.attrs.ifExists) {
       // Adds only where the element exists (see the `index` rule of rules/transpose.ts).
+      const length = `(i32.load ${this.get(array)})`;
+      if (this.isInt(i)) {
+        this.line(`(if (i32.lt_u ${this.get(i)} ${length}) (then ${storeAt(this.get(i))}))`);
+        return;
+      }
       this.line(`(local.set $ix (i32.trunc_sat_f64_u ${this.get(i)}))`);
       this.line(
-        `(if (i32.and (f64.eq (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (i32.lt_u (local.get $ix) (i32.load ${this.get(array)}))) (then ${store}))`,
+        `(if (i32.and (f64.eq (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (i32.lt_u (local.get $ix) ${length})) (then ${storeAt("(local.get $ix)")}))`,
       );
       return;
     }
-    this.checkIndex(array, i);
-    this.line(store);
+    this.line(storeAt(this.checkIndex(array, i)));
   }
 
   private literal(op: Op): void {
@@ -396,7 +498,7 @@ class WatFunctionEmitter {
     this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${op.operands.length})))`);
     op.operands.forEach((v, k) =>
       this.line(
-        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${this.get(v)})`,
+        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? this.num(v) : this.get(v)})`,
       ),
     );
   }
@@ -412,12 +514,12 @@ class WatFunctionEmitter {
       this.line(`(global.set $objects_top (i32.add (global.get $objects_top) (i32.const 4)))`);
       return;
     }
-    const saved = v.type === "boolean" ? `(f64.convert_i32_u ${this.get(v)})` : this.get(v);
+    const saved = v.type === "boolean" ? `(f64.convert_i32_u ${this.get(v)})` : this.num(v);
     this.line(
-      `(if (i32.ge_u (global.get $tape_top) (global.get $tape_end)) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
+      `(if (i32.ge_u (local.get $tape) (local.get $tape_end)) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
     );
-    this.line(`(f64.store (global.get $tape_top) ${saved})`);
-    this.line(`(global.set $tape_top (i32.add (global.get $tape_top) (i32.const 8)))`);
+    this.line(`(f64.store (local.get $tape) ${saved})`);
+    this.line(`(local.set $tape (i32.add (local.get $tape) (i32.const 8)))`);
   }
 
   private pop(op: Op, r: Value): void {
@@ -426,12 +528,11 @@ class WatFunctionEmitter {
       this.line(`(global.set $objects_top (i32.sub (global.get $objects_top) (i32.const 4)))`);
       return this.set(r, `(i32.load (global.get $objects_top))`);
     }
-    this.line(`(global.set $tape_top (i32.sub (global.get $tape_top) (i32.const 8)))`);
-    const loaded = "(f64.load (global.get $tape_top))";
+    this.line(`(local.set $tape (i32.sub (local.get $tape) (i32.const 8)))`);
+    const loaded = "(f64.load (local.get $tape))";
     if (r.type === "boolean") return this.set(r, `(f64.ne ${loaded} (f64.const 0))`);
     // `x | 0`, for the trip counts saved as integers.
-    if (op.attrs.value === "int")
-      return this.set(r, `(f64.convert_i32_s (i32.trunc_sat_f64_s ${loaded}))`);
+    if (op.attrs.value === "int") return this.set(r, `(i32.trunc_sat_f64_s ${loaded})`);
     this.set(r, loaded);
   }
 }

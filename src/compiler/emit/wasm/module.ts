@@ -1,5 +1,6 @@
 import type { FunctionKey, IRFunction, Type } from "../../ir/types.js";
 import { someOp } from "../../ir/walk.js";
+import { inlineCalls, opCount } from "../../ir/inline.js";
 import { OVERFLOW, watFunction, type WatModuleHost } from "./function.js";
 import { NotForWasm } from "./not-for-wasm.js";
 
@@ -110,12 +111,36 @@ class ModuleBuilder implements WatModuleHost {
   emitAll(): void {
     for (let next = this.pending.shift(); next; next = this.pending.shift()) {
       const [key, fn] = next;
-      let text = watFunction(fn, this.names.get(key)!, this);
+      let text = watFunction(this.withLeavesInlined(fn), this.names.get(key)!, this);
       if (this.names.get(key) === this.exported)
         text = text.replace(/^ {2}\(func (\S+)/, `  (func $1 (export "entry")`);
       this.functions.push(text);
       this.emitted.push(fn);
     }
+  }
+
+  /**
+   * `fn` with its calls of small functions that call nothing replaced by their bodies: V8
+   * (Node 20) does not inline wasm calls, and a call per pair of kmeans' points and centroids
+   * costs more than the distance it computes. The JavaScript backend leaves this to V8.
+   */
+  private withLeavesInlined(fn: IRFunction): IRFunction {
+    return (
+      inlineCalls(fn, (call) => {
+        const { attrs } = call;
+        if (attrs.method || attrs.getter || attrs.setter || attrs.superOf) return undefined;
+        if (attrs.restParameter || attrs.checkpoint) return undefined;
+        const callee = this.source.get(attrs.callee!);
+        if (!callee || callee.adapter || callee.checkpoint || callee.stub || callee.lanes)
+          return undefined;
+        const ops = callee.body.ops;
+        const leaf =
+          !someOp(callee.body, (op) => op.opcode === "call" || op.opcode === "closure") &&
+          ops[ops.length - 1]?.opcode === "return" &&
+          !someOp({ params: [], ops: ops.slice(0, -1) }, (op) => op.opcode === "return");
+        return leaf && opCount(callee) <= INLINED_OPS ? callee : undefined;
+      }) ?? fn
+    );
   }
 
   mathImport(name: string, arity: number): string {
@@ -156,6 +181,9 @@ class ModuleBuilder implements WatModuleHost {
     return { text, params, results, loopsOverArrays };
   }
 }
+
+/** The size, in ops, of the functions inlined where they are called. */
+const INLINED_OPS = 80;
 
 /** The bounds of the memory's regions, which the runtime sets before each call. */
 const REGION_GLOBALS = [

@@ -29,7 +29,7 @@ port.on("message", (text: string) => {
       module.destroy();
     }
   } catch (error) {
-    reply = { ok: false, message: error instanceof Error ? error.message : String(error) };
+    reply = { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
   port.postMessage(reply);
   Atomics.store(signal, 0, 1);

@@ -18,7 +18,7 @@ const cache = new Map<string, Uint8Array>();
 const TIMEOUT_MS = 60_000;
 
 /** The reply of assemble-worker.ts. */
-export type AssembleReply = { ok: true; bytes: Uint8Array } | { ok: false; message: string };
+export type AssembleReply = { ok: true; bytes: Uint8Array } | { ok: false; error: string };
 
 function thread(): { port: MessagePort; signal: Int32Array } {
   if (assembler) return assembler;
@@ -47,7 +47,7 @@ export function assembleWat(text: string): Uint8Array {
     throw new Error("the WebAssembly assembler (wabt) did not answer");
   const reply = receiveMessageOnPort(port)?.message as AssembleReply | undefined;
   if (!reply) throw new Error("the WebAssembly assembler (wabt) gave no reply");
-  if (!reply.ok) throw new Error(`wabt: ${reply.message}`);
+  if (!reply.ok) throw new Error(`wabt: ${reply.error}`);
   cache.set(text, reply.bytes);
   return reply.bytes;
 }

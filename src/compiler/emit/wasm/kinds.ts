@@ -26,10 +26,7 @@ export function kindOf(type: Type): WasmKind | undefined {
 /** The wasm type of values of `type`, or NotForWasm saying which value has which type. */
 export function wasmType(type: Type, what: string): WasmValueType {
   const kind = kindOf(type);
-  if (kind === undefined)
-    throw new NotForWasm(
-      `${what} of type ${typeText(type)} (the WebAssembly backend carries numbers, booleans and arrays of numbers)`,
-    );
+  if (kind === undefined) throw new NotForWasm(`${what} is of type ${typeText(type)}`);
   return kind === "number" ? "f64" : "i32";
 }
 

@@ -549,3 +549,71 @@ export const h = gradient(f, { backend: "simd" });
   );
   assert.match(text, /main\.ts:7:41: error NABLA108: 'backend' must be written as "wasm"/);
 });
+
+test("a function tagged @backend wasm runs as WebAssembly itself; its derivatives stay JavaScript", async () => {
+  const files = {
+    "main.ts": `import { gradient } from "nabla";
+export { wasmStats } from "nabla";
+function squaredDistance(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    const diff = a[i] - b[i];
+    sum += diff * diff;
+  }
+  return sum;
+}
+/** Σ over points of the squared distance to the nearest centroid. @backend wasm */
+export function cost(points: Float64Array[], centroids: Float64Array[]): number {
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      const dist = squaredDistance(point, centroid);
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest;
+  }
+  return total;
+}
+/** @backend wasm */
+export function shifted(x: Float64Array, k: number): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i + k] * 2;
+  return s;
+}
+export function plainCost(points: Float64Array[], centroids: Float64Array[]): number {
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      const dist = squaredDistance(point, centroid);
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest;
+  }
+  return total;
+}
+export const g = gradient(cost, { wrt: 1 });
+export const gPlain = gradient(plainCost, { wrt: 1 });
+`,
+  };
+  const compiled = compileFiles(files);
+  assert.equal(diagnosticsText(compiled), "");
+  const m = await loadProgram<{
+    cost: (p: Float64Array[], c: Float64Array[]) => number;
+    plainCost: (p: Float64Array[], c: Float64Array[]) => number;
+    shifted: (x: Float64Array, k: number) => number;
+    g: (p: Float64Array[], c: Float64Array[]) => Float64Array[];
+    gPlain: (p: Float64Array[], c: Float64Array[]) => Float64Array[];
+    wasmStats: Stats;
+  }>(files);
+  const points = [f64(1, 2), f64(3, 4), f64(0, 1), f64(-2, 0.5)];
+  const centroids = [f64(1.1, 1.3), f64(2.2, 3.1), f64(-1, 0)];
+  const before = { ...m.wasmStats };
+  assert.equal(m.cost(points, centroids), m.plainCost(points, centroids));
+  assert.deepEqual(m.g(points, centroids), m.gPlain(points, centroids));
+  assert.equal(m.shifted(f64(1, 2, 3), 0), 12);
+  assert.equal(m.wasmStats.wasm - before.wasm, 2);
+  assert.ok(Number.isNaN(m.shifted(f64(1, 2, 3), 1)), "JavaScript's NaN for x[3]");
+  assert.equal(m.wasmStats.javascript - before.javascript, 1);
+});

@@ -5,10 +5,11 @@ import { message, type Printable } from "./message.js";
 // docs/diagnostics.md shows examples.
 
 export const wasmFallback = {
-  runsAsJavaScript: (operator: Printable, reason: Printable) =>
+  /** `what`: the operator (`'gradient'`) or the function tagged `@backend wasm`, quoted. */
+  runsAsJavaScript: (what: Printable, reason: Printable) =>
     message(
       "wasmFallback",
-      `'${operator}' runs as JavaScript, not WebAssembly: ${reason}`,
+      `${what} runs as JavaScript, not WebAssembly: ${reason}`,
       `the WebAssembly backend covers functions of numbers, booleans and arrays of numbers (Float64Array, number[], arrays of them); 'backend: "auto"' picks it only where it applies, without this warning`,
     ),
 };

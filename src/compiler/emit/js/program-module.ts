@@ -38,6 +38,15 @@ import { positionAt } from "../../diagnostics/format.js";
 import { wasmTwin } from "./wasm-twin.js";
 import type { WasmEntry } from "../wasm/backend.js";
 import type { OperatorWrapper } from "./operators.js";
+import type { EmittedLine } from "./emitted.js";
+import type { DifferentiationTarget } from "../../resolve/targets.js";
+
+/** A function tagged `@backend wasm` or `@backend auto`, which runs as WebAssembly itself. */
+export interface WasmPrimal {
+  target: DifferentiationTarget;
+  backend: Exclude<Backend, "js">;
+  key: FunctionKey;
+}
 
 // A module's output: its own code with each operator call replaced by its wrapper, and the
 // derivatives it is home to (generated functions, rule adapters, checkpoint sweeps) appended,
@@ -104,6 +113,8 @@ export function emitModule(
     forwards?: Forwarding[];
     /** Where warnings of emission go (NABLA202: a derivative asked for as wasm is JavaScript). */
     report?: (diagnostic: Diagnostic) => void;
+    /** The module's functions tagged `@backend wasm` or `@backend auto`. */
+    wasmPrimals?: WasmPrimal[];
   },
 ): ModuleOutput {
   const shared = extra.shared ?? new Set<string>();
@@ -272,6 +283,75 @@ export function emitModule(
     });
   };
   /**
+   * A function tagged `@backend wasm` (or `auto`): its body replaced by a call of its
+   * WebAssembly twin, whose fallback is the function emitted as JavaScript from its IR; or,
+   * when it does not qualify, left as written, with a comment (and for `wasm` a warning).
+   */
+  const primalAsWasm = ({ target, backend, key }: WasmPrimal): Replacement[] => {
+    const node = target.node;
+    const at = positionAt(mod.text, node.start);
+    const site = `${target.name} (@backend ${backend}) at ${basename(mod.file)}:${at.line}:${at.column}`;
+    const fn = table.primals.get(key);
+    const params = node.params.flatMap((p) => (p.type === "Identifier" ? [p.name] : []));
+    const effects = table.effects(key);
+    let twin: ReturnType<typeof wasmTwin>;
+    const name = here.claim(`wasm:${key}`, `${target.name}$wasm`);
+    const fallback = here.claim(`wasm-fallback:${key}`, `${target.name}$js`);
+    if (!fn) twin = { ok: false, reason: "nabla could not read it" };
+    else if (
+      node.type !== "FunctionDeclaration" ||
+      !node.body ||
+      params.length !== node.params.length
+    )
+      twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
+    else if ((effects?.writes.size ?? 0) > 0 || (effects?.replaces.size ?? 0) > 0)
+      twin = {
+        ok: false,
+        reason: "it writes its argument arrays (the backend copies arguments in, not back)",
+      };
+    else
+      twin = wasmTwin({
+        backend,
+        source: wasmSource,
+        entry: { kind: "function", key },
+        written: [],
+        name,
+        fallback,
+        fallbackLines: emitFunction({ ...fn, name: fallback }, names, false),
+        runtime,
+        site,
+      });
+    if (twin.ok && node.type === "FunctionDeclaration" && node.body) {
+      emitted.push(twin.lines);
+      const body = node.body;
+      return [
+        { start: body.start, end: body.end, text: `{ return ${name}(${params.join(", ")}); }` },
+      ];
+    }
+    const reason = twin.ok ? "" : twin.reason;
+    emitted.push([
+      { text: `// ${site}: JavaScript, not WebAssembly: ${reason}`, indent: 0, loc: undefined },
+    ]);
+    if (backend === "wasm")
+      extra.report?.({
+        severity: "warning",
+        ...wasmFallback.runsAsJavaScript(`'${target.name}'`, reason),
+        // The function's head, `function name`.
+        loc: {
+          file: mod.file,
+          start: node.start,
+          end: node.type === "FunctionDeclaration" && node.id ? node.id.end : node.start + 1,
+        },
+        notes: [],
+      });
+    return [];
+  };
+  /** The functions a wasm module may hold: derivatives, and primals (lowered on demand). */
+  const wasmSource = {
+    get: (key: FunctionKey) =>
+      allDerivatives.get(key) ?? (table.signatureOf(key), table.primals.get(key)),
+  };
+  /**
    * `derivatives` with the one the wrapper calls replaced by a WebAssembly twin, or unchanged
    * when the function does not qualify: the module then says why in a comment, and a
    * `backend: "wasm"` call in a warning.
@@ -289,7 +369,7 @@ export function emitModule(
     const at = positionAt(mod.text, call.call.start);
     const site = `${call.operator}(${call.target.name}) at ${basename(mod.file)}:${at.line}:${at.column}`;
     const keyOf = (kind: DerivativeKind) => derivativeKey(kind, primal, wrt, frozen);
-    const source = { get: (key: FunctionKey) => allDerivatives.get(key) ?? table.primals.get(key) };
+    const source = wasmSource;
     const types = table.signatureOf(primal)?.params ?? [];
     const shadows = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!)).length;
     const written = [...Array(shadows).keys()].map((k) => argumentCount + k);
@@ -311,7 +391,7 @@ export function emitModule(
     else {
       let entry: WasmEntry;
       let fallback: string;
-      let fallbackLines: string[] | undefined;
+      let fallbackLines: EmittedLine[] | undefined;
       if (derivatives.jvp || derivatives.grad) {
         entry = { kind: "function", key: keyOf(derivatives.jvp ? "jvp" : "grad") };
         fallback = (derivatives.jvp ?? derivatives.grad)!;
@@ -336,7 +416,7 @@ export function emitModule(
               ]
             : [`  ${back};`, "  return value;"]),
           "}",
-        ];
+        ].map((text) => ({ text, indent: 0, loc: undefined }));
       }
       twin = wasmTwin({
         backend,
@@ -365,7 +445,7 @@ export function emitModule(
     if (backend === "wasm")
       extra.report?.({
         severity: "warning",
-        ...wasmFallback.runsAsJavaScript(call.operator, twin.reason),
+        ...wasmFallback.runsAsJavaScript(`'${call.operator}'`, twin.reason),
         loc: call.loc,
         notes: [],
       });
@@ -404,6 +484,7 @@ export function emitModule(
       },
     ];
   });
+  for (const primal of extra.wasmPrimals ?? []) replacements.push(...primalAsWasm(primal));
   for (const use of extra.valueOperators ?? []) {
     const applied = use.captures ? `(${use.captures.join(", ")})` : "";
     replacements.push({

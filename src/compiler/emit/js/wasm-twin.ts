@@ -17,7 +17,7 @@ export interface WasmTwinRequest {
   name: string;
   fallback: string;
   /** A fallback to declare first (reverse mode's two sweeps as one function), if any. */
-  fallbackLines?: string[];
+  fallbackLines?: EmittedLine[];
   runtime: string;
   /** What the comment above the twin calls the operator call (`gradient(f) at main.ts:3`). */
   site: string;
@@ -39,13 +39,17 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
     `// ${request.site}: WebAssembly (${built.wat.length} characters of WAT, ${Math.ceil((spec.bytes.length * 3) / 4)} bytes); ` +
     `per call it copies in arguments [${copiedIn.join(", ")}] (arrays), copies back [${spec.written.join(", ")}], copies out array results`;
   // Instantiated at the first call, so a module that never calls it pays nothing.
-  const text = [
-    comment,
+  const line = (text: string, indent = 0): EmittedLine => ({ text, indent, loc: undefined });
+  const lines = [
+    line(comment),
     ...(request.fallbackLines ?? []),
-    `var ${name}$instance;`,
-    `function ${name}(...args) {`,
-    `  return (${name}$instance ??= ${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback}))(...args);`,
-    "}",
+    line(`var ${name}$instance;`),
+    line(`function ${name}(...args) {`),
+    line(
+      `return (${name}$instance ??= ${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback}))(...args);`,
+      1,
+    ),
+    line("}"),
   ];
-  return { ok: true, lines: text.map((t) => ({ text: t, indent: 0, loc: undefined })) };
+  return { ok: true, lines };
 }

@@ -1,12 +1,20 @@
 import { workerData, type MessagePort } from "node:worker_threads";
-import wabt from "wabt";
 import type { AssembleReply } from "./assemble.js";
 
 // The assembler's thread (see assemble.ts): loads wabt once, then turns each WAT text it is
 // sent into bytes, posts them and wakes the waiting thread.
 
 const { port, signal } = workerData as { port: MessagePort; signal: Int32Array };
-const tools = await wabt();
+
+/** wabt's tools, or why they could not be loaded (an install without optional packages). */
+type Tools = Awaited<ReturnType<typeof import("wabt")>>;
+let tools: Tools | undefined;
+let unavailable = "";
+try {
+  tools = await (await import("wabt")).default();
+} catch (error) {
+  unavailable = `the package 'wabt' could not be loaded (${error instanceof Error ? error.message : String(error)})`;
+}
 
 /** What generated modules use beyond the first version of wasm, all in every current engine. */
 const FEATURES = {
@@ -19,6 +27,7 @@ const FEATURES = {
 port.on("message", (text: string) => {
   let reply: AssembleReply;
   try {
+    if (!tools) throw new Error(unavailable);
     const module = tools.parseWat("nabla.wat", text, FEATURES);
     try {
       module.validate();

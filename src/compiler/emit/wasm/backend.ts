@@ -41,12 +41,9 @@ export function buildWasm(request: WasmRequest): WasmBuild {
   try {
     bytes = assembleWat(text);
   } catch (error) {
-    // A bug of the backend, not of the program: the call keeps its JavaScript, and says so.
+    // wabt missing, or a bug of the backend: the call keeps its JavaScript, and says so.
     const message = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      reason: `its WebAssembly text did not assemble (a bug of nabla): ${message}`,
-    };
+    return { ok: false, reason: `its WebAssembly could not be assembled: ${message}` };
   }
   const spec = {
     bytes: Buffer.from(bytes).toString("base64"),

@@ -266,13 +266,14 @@ class WatFunctionEmitter {
         return;
       }
       case "push":
-        return this.push(a!);
+        return this.push(a!, op.attrs.reserved === true);
       case "pop":
         return this.pop(op, r);
       case "reserve":
-        // Fails early when the tape cannot hold what the loop will push (each push checks too).
+        // Room for what the loop after it pushes (its pushes are `reserved`: unchecked). Not
+        // `>`: a count that is NaN fails too, so no push can run past the tape.
         this.line(
-          `(if (f64.gt (f64.add (f64.convert_i32_u (local.get $tape)) (f64.mul ${this.num(a!)} (f64.const 8))) (f64.convert_i32_u (local.get $tape_end))) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
+          `(if (i32.eqz (f64.le (f64.add (f64.convert_i32_u (local.get $tape)) (f64.mul ${this.num(a!)} (f64.const 8))) (f64.convert_i32_u (local.get $tape_end)))) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
         );
         return;
       case "peak":
@@ -503,7 +504,8 @@ class WatFunctionEmitter {
     );
   }
 
-  private push(v: Value): void {
+  /** `reserved`: a `reserve` before the loop made room for it (as in the JavaScript backend). */
+  private push(v: Value, reserved: boolean): void {
     const type = wasmType(v.type, this.what("a value saved on the tape"));
     if (type === "i32" && v.type !== "boolean") {
       // An array: on the stack of addresses, as JavaScript keeps arrays on the object stack.
@@ -515,9 +517,10 @@ class WatFunctionEmitter {
       return;
     }
     const saved = v.type === "boolean" ? `(f64.convert_i32_u ${this.get(v)})` : this.num(v);
-    this.line(
-      `(if (i32.ge_u (local.get $tape) (local.get $tape_end)) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
-    );
+    if (!reserved)
+      this.line(
+        `(if (i32.ge_u (local.get $tape) (local.get $tape_end)) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
+      );
     this.line(`(f64.store (local.get $tape) ${saved})`);
     this.line(`(local.set $tape (i32.add (local.get $tape) (i32.const 8)))`);
   }

@@ -168,7 +168,7 @@ for (const w of workloads) {
     );
   }
   sections.push(
-    `### ${w.name}\n\n` +
+    `#### ${w.name}: JavaScript and wasm backends\n\n` +
       table(
         [
           "derivative",

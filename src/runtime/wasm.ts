@@ -75,8 +75,16 @@ export function wasmFunction(
     wasmStats.javascript++;
     return fallback(...args);
   };
+  /** The module could not be compiled here (a browser's main thread refuses modules over 4 KB). */
+  let unavailable = false;
   return (...args: unknown[]) => {
-    module ??= new WebAssembly.Module(decodeBase64(spec.bytes));
+    if (unavailable) return javascript(args);
+    try {
+      module ??= new WebAssembly.Module(decodeBase64(spec.bytes));
+    } catch {
+      unavailable = true;
+      return javascript(args);
+    }
     let argumentBytes: number;
     try {
       argumentBytes = spec.params.reduce((sum, kind, i) => sum + sizeOf(kind, args[i]), 0);

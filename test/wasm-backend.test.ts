@@ -1,6 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { build as esbuild } from "esbuild";
+import nabla from "../src/plugin/index.js";
+import { launchChromium, SKIP_WITHOUT_BROWSER } from "./support/chromium.js";
+import { compileFiles, diagnosticsText, loadProgram, writeProgram } from "./support/harness.js";
 
 // The WebAssembly backend (`backend: "wasm"`), on numeric functions as people write them: its
 // values and derivatives equal the JavaScript backend's within 1e-12 relative (in fact to the
@@ -617,3 +622,71 @@ export const gPlain = gradient(plainCost, { wrt: 1 });
   assert.ok(Number.isNaN(m.shifted(f64(1, 2, 3), 1)), "JavaScript's NaN for x[3]");
   assert.equal(m.wasmStats.javascript - before.javascript, 1);
 });
+
+test(
+  "in a browser (headless Chromium, bundled by esbuild with nabla's plugin): wasm, with JavaScript's results",
+  { skip: SKIP_WITHOUT_BROWSER },
+  async () => {
+    const dir = writeProgram({
+      "main.ts": `import { gradient, differential, wasmStats } from "nabla";
+function squaredDistance(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    const diff = a[i] - b[i];
+    sum += diff * diff;
+  }
+  return sum;
+}
+function cost(points: Float64Array[], centroids: Float64Array[]): number {
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      const dist = squaredDistance(point, centroid);
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest;
+  }
+  return total + Math.log1p(Math.exp(-total));
+}
+const points = Array.from({ length: 50 }, (_, i) => Float64Array.from([Math.sin(i), Math.cos(3 * i), i / 50]));
+const centroids = [Float64Array.from([0.1, 0.2, 0.3]), Float64Array.from([-0.5, 0.5, 0.9])];
+const direction = centroids.map((c) => c.map((_, j) => j - 1));
+const js = gradient(cost, { wrt: 1 })(points, centroids).map((r) => [...r]);
+const wasm = gradient(cost, { wrt: 1, backend: "wasm" })(points, centroids).map((r) => [...r]);
+const forwardJs = differential(cost, { wrt: 1 })(points, centroids)(direction);
+const forwardWasm = differential(cost, { wrt: 1, backend: "wasm" })(points, centroids)(direction);
+(globalThis as unknown as { result: unknown }).result = { js, wasm, forwardJs, forwardWasm, stats: { ...wasmStats } };
+`,
+    });
+    const out = join(dir, "bundle.js");
+    await esbuild({
+      entryPoints: [join(dir, "main.ts")],
+      bundle: true,
+      format: "esm",
+      platform: "browser",
+      outfile: out,
+      logLevel: "silent",
+      plugins: [nabla.esbuild()],
+    });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.setContent("<!doctype html><html><body></body></html>");
+      await page.addScriptTag({ content: readFileSync(out, "utf8"), type: "module" });
+      await page.waitForFunction(() => "result" in globalThis, undefined, { timeout: 30_000 });
+      const result = (await page.evaluate(() => (globalThis as { result?: unknown }).result)) as {
+        js: number[][];
+        wasm: number[][];
+        forwardJs: number;
+        forwardWasm: number;
+        stats: Stats;
+      };
+      assert.deepEqual(result.wasm, result.js);
+      assert.equal(result.forwardWasm, result.forwardJs);
+      assert.deepEqual(result.stats, { wasm: 2, javascript: 0, instances: 2 });
+    } finally {
+      await browser.close();
+    }
+  },
+);

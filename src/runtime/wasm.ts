@@ -24,7 +24,12 @@ const MAX_BYTES = 2 ** 31;
 /** Arguments start here; address 0 stays unused. */
 const ARGUMENTS_AT = 16;
 
-/** How many calls ran in wasm, and how many fell back to JavaScript (for tests and benches). */
+/**
+ * How many calls ran in wasm, how many fell back to JavaScript, and how many instances were
+ * made (for tests and benches).
+ *
+ * @internal
+ */
 export const wasmStats = { wasm: 0, javascript: 0, instances: 0 };
 
 /** The regions of memory beyond the arguments, in bytes. */

@@ -690,3 +690,27 @@ const forwardWasm = differential(cost, { wrt: 1, backend: "wasm" })(points, cent
     }
   },
 );
+
+test("a lambda calling a function parameter: one wasm twin per function it is given", async () => {
+  const m = await loadProgram<{ run: () => number[]; wasmStats: Stats }>({
+    "main.ts": `import { derivative } from "nabla";
+export { wasmStats } from "nabla";
+function slope(f: (x: number) => number, x: number): number {
+  return derivative((t: number) => f(t) * 2, { backend: "wasm" })(x);
+}
+function cube(x: number): number {
+  let p = 1;
+  for (let i = 0; i < 3; i++) p *= x;
+  return p;
+}
+export function run(): number[] {
+  return [slope(cube, 2), slope((x: number) => Math.sin(x) * x, 0.5)];
+}
+`,
+  });
+  const before = m.wasmStats.wasm;
+  const [a, b] = m.run();
+  assert.equal(a, 24);
+  assert.equal(b, 2 * (Math.cos(0.5) * 0.5 + Math.sin(0.5)));
+  assert.equal(m.wasmStats.wasm - before, 2);
+});

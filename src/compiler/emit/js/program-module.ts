@@ -27,6 +27,7 @@ import { ProgramGraph, isLocalSpecifier } from "../../parse/program.js";
 import {
   isHigherOrder,
   modeOf,
+  optionNames,
   type HigherOrderOperator,
   type Operator,
 } from "../../../api/operators.js";
@@ -256,8 +257,9 @@ export function emitModule(
               bwd: name("bwd"),
               bwdInputs: table.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
             };
+    // Only the operators whose options take `backend` (a wrapper of another calls other functions).
     const chosen =
-      wasm && wasm.backend !== "js"
+      wasm && wasm.backend !== "js" && optionNames(operator).includes("backend")
         ? asWasm(
             wasm.backend,
             wasm.call,
@@ -346,6 +348,7 @@ export function emitModule(
       });
     return [];
   };
+  let twinCount = 0;
   /** The functions a wasm module may hold: derivatives, and primals (lowered on demand). */
   const wasmSource = {
     get: (key: FunctionKey) =>
@@ -374,8 +377,9 @@ export function emitModule(
     const shadows = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!)).length;
     const written = [...Array(shadows).keys()].map((k) => argumentCount + k);
     const effects = table.effects(primal);
+    // One twin per wrapper: a call's wrapper is made again for each derivative it attaches.
     const twinName = here.claim(
-      `wasm:${call.call.start}`,
+      `wasm:${twinCount++}`,
       `${keyName(primal).replace(/\W/g, "_")}$wasm`,
     );
     let twin: ReturnType<typeof wasmTwin>;

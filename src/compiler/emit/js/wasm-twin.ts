@@ -34,10 +34,17 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
   });
   if (!built.ok) return built;
   const { name, runtime, spec } = { ...request, spec: built.spec };
-  const copiedIn = spec.params.flatMap((k, i) => (typeof k === "object" ? [i] : []));
-  const comment =
-    `// ${request.site}: WebAssembly (${built.wat.length} characters of WAT, ${Math.ceil((spec.bytes.length * 3) / 4)} bytes); ` +
-    `per call it copies in arguments [${copiedIn.join(", ")}] (arrays), copies back [${spec.written.join(", ")}], copies out array results`;
+  // What a call copies, by position among the parameters of the function it stands for.
+  const arrays = spec.params.flatMap((k, i) => (typeof k === "object" ? [i] : []));
+  const listed = (positions: number[]) =>
+    positions.length ? `parameters ${positions.join(", ")}` : "nothing";
+  const copies = [
+    `copies in ${listed(arrays)}`,
+    ...(spec.written.length ? [`copies back ${listed(spec.written)}`] : []),
+    ...(spec.results.some((k) => typeof k === "object") ? ["copies out its array results"] : []),
+  ];
+  const bytes = Math.ceil((spec.bytes.length * 3) / 4);
+  const comment = `// ${request.site}: WebAssembly (${bytes} bytes); per call it ${copies.join(", ")}`;
   // Instantiated at the first call, so a module that never calls it pays nothing.
   const line = (text: string, indent = 0): EmittedLine => ({ text, indent, loc: undefined });
   const lines = [

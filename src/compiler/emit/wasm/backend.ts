@@ -10,8 +10,7 @@ import { NotForWasm } from "./not-for-wasm.js";
 
 export type { FunctionSource, WasmEntry } from "./module.js";
 
-export type WasmBuild =
-  { ok: true; spec: WasmEntrySpec; wat: string } | { ok: false; reason: string };
+export type WasmBuild = { ok: true; spec: WasmEntrySpec } | { ok: false; reason: string };
 
 export interface WasmRequest {
   source: FunctionSource;
@@ -51,5 +50,5 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     results,
     written: request.written,
   };
-  return { ok: true, spec, wat: text };
+  return { ok: true, spec };
 }

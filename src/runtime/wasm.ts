@@ -41,12 +41,8 @@ interface Regions {
 
 interface Exports {
   entry(...args: number[]): number | number[] | undefined;
-  heap_top: WebAssembly.Global;
-  heap_end: WebAssembly.Global;
-  tape_top: WebAssembly.Global;
-  tape_end: WebAssembly.Global;
-  objects_top: WebAssembly.Global;
-  objects_end: WebAssembly.Global;
+  /** Sets the regions' bounds (heap, tape, saved arrays: start and end of each) for a call. */
+  setup(...bounds: number[]): void;
   overflowed: WebAssembly.Global;
 }
 
@@ -76,6 +72,7 @@ export function wasmFunction(
   let module: WebAssembly.Module | undefined;
   let live: Live | undefined;
   const regions: Regions = { heap: 1 << 16, tape: 1 << 20, objects: 1 << 14 };
+  const written = new Set(spec.written);
   const javascript = (args: unknown[]) => {
     wasmStats.javascript++;
     return fallback(...args);
@@ -109,17 +106,12 @@ export function wasmFunction(
       }
       const run = live;
       const copier = new Copier(run, ARGUMENTS_AT);
-      const written = new Set(spec.written);
       const wasmArgs = spec.params.map((kind, i) => copier.in(kind, args[i], written.has(i)));
       const e = run.exports;
-      let at = copier.at;
-      e.heap_top.value = at;
-      e.heap_end.value = at += regions.heap;
-      e.tape_top.value = at;
-      e.tape_end.value = at += regions.tape;
-      e.objects_top.value = at;
-      e.objects_end.value = at + regions.objects;
-      e.overflowed.value = 0;
+      const heap = copier.at;
+      const tape = heap + regions.heap;
+      const objects = tape + regions.tape;
+      e.setup(heap, tape, tape, objects, objects, objects + regions.objects);
       let returned: number | number[] | undefined;
       try {
         returned = e.entry(...wasmArgs);

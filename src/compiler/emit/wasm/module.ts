@@ -196,8 +196,18 @@ const REGION_GLOBALS = [
   "overflowed",
 ].map((name) => `  (global $${name} (export "${name}") (mut i32) (i32.const 0))`);
 
-/** The allocator and the overflow trap every module has. */
+/** The allocator, the overflow trap and the setup of a call every module has. */
 const SUPPORT = [
+  // One call from JavaScript before each call of the entry: cheaper than setting six globals.
+  `  (func (export "setup") (param $heap i32) (param $heapEnd i32) (param $tape i32) (param $tapeEnd i32) (param $objects i32) (param $objectsEnd i32)
+    (global.set $heap_top (local.get $heap))
+    (global.set $heap_end (local.get $heapEnd))
+    (global.set $tape_top (local.get $tape))
+    (global.set $tape_end (local.get $tapeEnd))
+    (global.set $objects_top (local.get $objects))
+    (global.set $objects_end (local.get $objectsEnd))
+    (global.set $overflowed (i32.const 0))
+  )`,
   `  (func $overflow (param $region i32)
     (global.set $overflowed (local.get $region))
     unreachable

@@ -62,6 +62,8 @@ class WatFunctionEmitter {
   private readonly ints: Set<number>;
   /** The integer constants defined so far, by value id. */
   private readonly constants = new Map<number, number>();
+  /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
+  private readonly usesTape: boolean;
 
   constructor(
     private readonly fn: IRFunction,
@@ -74,9 +76,6 @@ class WatFunctionEmitter {
       (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
     );
   }
-
-  /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
-  private readonly usesTape: boolean;
 
   emit(): string {
     const fn = this.fn;

@@ -32,22 +32,11 @@ import {
   type Operator,
 } from "../../../api/operators.js";
 import type { OperatorCall } from "../../resolve/operator-call.js";
-import type { Backend } from "../../../api/wasm-entry.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
-import { wasmFallback } from "../../diagnostics/messages/index.js";
-import { positionAt } from "../../diagnostics/format.js";
-import { wasmTwin } from "./wasm-twin.js";
-import type { WasmEntry } from "../wasm/backend.js";
+import type { Backend } from "../../../api/wasm-entry.js";
 import type { OperatorWrapper } from "./operators.js";
-import type { EmittedLine } from "./emitted.js";
-import type { DifferentiationTarget } from "../../resolve/targets.js";
-
-/** A function tagged `@backend wasm` or `@backend auto`, which runs as WebAssembly itself. */
-export interface WasmPrimal {
-  target: DifferentiationTarget;
-  backend: Exclude<Backend, "js">;
-  key: FunctionKey;
-}
+import { WasmRequests, type WasmPrimal } from "./wasm-requests.js";
+export type { WasmPrimal } from "./wasm-requests.js";
 
 // A module's output: its own code with each operator call replaced by its wrapper, and the
 // derivatives it is home to (generated functions, rule adapters, checkpoint sweeps) appended,
@@ -260,7 +249,7 @@ export function emitModule(
     // Only the operators whose options take `backend` (a wrapper of another calls other functions).
     const chosen =
       wasm && wasm.backend !== "js" && optionNames(operator).includes("backend")
-        ? asWasm(
+        ? wasmRequests.derivatives(
             wasm.backend,
             wasm.call,
             primal,
@@ -284,177 +273,14 @@ export function emitModule(
       runtime,
     });
   };
-  /**
-   * A function tagged `@backend wasm` (or `auto`): its body replaced by a call of its
-   * WebAssembly twin, whose fallback is the function emitted as JavaScript from its IR; or,
-   * when it does not qualify, left as written, with a comment (and for `wasm` a warning).
-   */
-  const primalAsWasm = ({ target, backend, key }: WasmPrimal): Replacement[] => {
-    const node = target.node;
-    const at = positionAt(mod.text, node.start);
-    const site = `${target.name} (@backend ${backend}) at ${basename(mod.file)}:${at.line}:${at.column}`;
-    const fn = table.primals.get(key);
-    const params = node.params.flatMap((p) => (p.type === "Identifier" ? [p.name] : []));
-    const effects = table.effects(key);
-    let twin: ReturnType<typeof wasmTwin>;
-    const name = here.claim(`wasm:${key}`, `${target.name}$wasm`);
-    const fallback = here.claim(`wasm-fallback:${key}`, `${target.name}$js`);
-    if (!fn) twin = { ok: false, reason: "nabla could not read it" };
-    else if (
-      node.type !== "FunctionDeclaration" ||
-      !node.body ||
-      params.length !== node.params.length
-    )
-      twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
-    else if ((effects?.writes.size ?? 0) > 0 || (effects?.replaces.size ?? 0) > 0)
-      twin = {
-        ok: false,
-        reason: "it writes its argument arrays (the backend copies arguments in, not back)",
-      };
-    else
-      twin = wasmTwin({
-        backend,
-        source: wasmSource,
-        entry: { kind: "function", key },
-        written: [],
-        name,
-        fallback,
-        fallbackLines: emitFunction({ ...fn, name: fallback }, names, false),
-        runtime,
-        site,
-      });
-    if (twin.ok && node.type === "FunctionDeclaration" && node.body) {
-      emitted.push(twin.lines);
-      const body = node.body;
-      return [
-        { start: body.start, end: body.end, text: `{ return ${name}(${params.join(", ")}); }` },
-      ];
-    }
-    const reason = twin.ok ? "" : twin.reason;
-    emitted.push([
-      { text: `// ${site}: JavaScript, not WebAssembly: ${reason}`, indent: 0, loc: undefined },
-    ]);
-    if (backend === "wasm")
-      extra.report?.({
-        severity: "warning",
-        ...wasmFallback.runsAsJavaScript(`'${target.name}'`, reason),
-        // The function's head, `function name`.
-        loc: {
-          file: mod.file,
-          start: node.start,
-          end: node.type === "FunctionDeclaration" && node.id ? node.id.end : node.start + 1,
-        },
-        notes: [],
-      });
-    return [];
-  };
-  let twinCount = 0;
-  /** The functions a wasm module may hold: derivatives, and primals (lowered on demand). */
-  const wasmSource = {
-    get: (key: FunctionKey) =>
-      allDerivatives.get(key) ?? (table.signatureOf(key), table.primals.get(key)),
-  };
-  /**
-   * `derivatives` with the one the wrapper calls replaced by a WebAssembly twin, or unchanged
-   * when the function does not qualify: the module then says why in a comment, and a
-   * `backend: "wasm"` call in a warning.
-   */
-  const asWasm = (
-    backend: Exclude<Backend, "js">,
-    call: OperatorCall,
-    primal: FunctionKey,
-    wrt: number[],
-    frozen: number[],
-    aux: boolean,
-    argumentCount: number,
-    derivatives: Partial<OperatorWrapper>,
-  ): Partial<OperatorWrapper> => {
-    const at = positionAt(mod.text, call.call.start);
-    const site = `${call.operator}(${call.target.name}) at ${basename(mod.file)}:${at.line}:${at.column}`;
-    const keyOf = (kind: DerivativeKind) => derivativeKey(kind, primal, wrt, frozen);
-    const source = wasmSource;
-    const types = table.signatureOf(primal)?.params ?? [];
-    const shadows = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!)).length;
-    const written = [...Array(shadows).keys()].map((k) => argumentCount + k);
-    const effects = table.effects(primal);
-    // One twin per wrapper: a call's wrapper is made again for each derivative it attaches.
-    const twinName = here.claim(
-      `wasm:${twinCount++}`,
-      `${keyName(primal).replace(/\W/g, "_")}$wasm`,
-    );
-    let twin: ReturnType<typeof wasmTwin>;
-    let replaced: Partial<OperatorWrapper>;
-    if (aux) twin = { ok: false, reason: "'hasAux' is not covered yet" };
-    else if ((effects?.writes.size ?? 0) > 0 || (effects?.replaces.size ?? 0) > 0)
-      twin = {
-        ok: false,
-        reason: "it writes its argument arrays (the backend copies arguments in, not back)",
-      };
-    else if (derivatives.vjp)
-      twin = { ok: false, reason: "its reverse mode runs as a closure, not covered yet" };
-    else {
-      let entry: WasmEntry;
-      let fallback: string;
-      let fallbackLines: EmittedLine[] | undefined;
-      if (derivatives.jvp || derivatives.grad) {
-        entry = { kind: "function", key: keyOf(derivatives.jvp ? "jvp" : "grad") };
-        fallback = (derivatives.jvp ?? derivatives.grad)!;
-      } else {
-        const bwdInputs = derivatives.bwdInputs ?? [];
-        entry = { kind: "sweeps", fwd: keyOf("fwd"), bwd: keyOf("bwd"), bwdInputs };
-        // The two sweeps as one JavaScript function with the fused gradient's convention.
-        fallback = `${twinName}$sweeps`;
-        const fwdCount = source.get(keyOf("fwd"))?.params.length ?? 0;
-        const bwdResults =
-          source.get(keyOf("bwd"))?.resultTypes.filter((t) => t !== "void").length ?? 0;
-        const a = [...Array(fwdCount).keys()].map((i) => `a${i}`);
-        const back = `${derivatives.bwd}(seed, ${bwdInputs.map((k) => `a${k}`).join(", ")})`;
-        fallbackLines = [
-          `function ${fallback}(${[...a, "seed"].join(", ")}) {`,
-          `  const value = ${derivatives.fwd}(${a.join(", ")});`,
-          ...(bwdResults > 0
-            ? [
-                `  const first = ${back};`,
-                `  ${runtime}.out.v${bwdResults} = value;`,
-                "  return first;",
-              ]
-            : [`  ${back};`, "  return value;"]),
-          "}",
-        ].map((text) => ({ text, indent: 0, loc: undefined }));
-      }
-      twin = wasmTwin({
-        backend,
-        source,
-        entry,
-        written: derivatives.jvp ? [] : written,
-        name: twinName,
-        fallback,
-        ...(fallbackLines ? { fallbackLines } : {}),
-        runtime,
-        site,
-      });
-    }
-    if (twin.ok) {
-      emitted.push(twin.lines);
-      replaced = derivatives.jvp ? { jvp: twinName } : { grad: twinName };
-      return replaced;
-    }
-    emitted.push([
-      {
-        text: `// ${site}: JavaScript, not WebAssembly: ${twin.reason}`,
-        indent: 0,
-        loc: undefined,
-      },
-    ]);
-    if (backend === "wasm")
-      extra.report?.({
-        severity: "warning",
-        ...wasmFallback.runsAsJavaScript(`'${call.operator}'`, twin.reason),
-        loc: call.loc,
-        notes: [],
-      });
-    return derivatives;
-  };
+  const wasmRequests = new WasmRequests({
+    mod,
+    table,
+    claim: here.claim.bind(here),
+    names,
+    emitted,
+    ...(extra.report ? { report: extra.report } : {}),
+  });
   const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
     const captures = call.attach?.captures ?? call.target.captures.map((c) => c.name);
     // An attached derivative's captures are the caller's names: the parameters (a lambda of
@@ -488,7 +314,7 @@ export function emitModule(
       },
     ];
   });
-  for (const primal of extra.wasmPrimals ?? []) replacements.push(...primalAsWasm(primal));
+  for (const primal of extra.wasmPrimals ?? []) replacements.push(...wasmRequests.primal(primal));
   for (const use of extra.valueOperators ?? []) {
     const applied = use.captures ? `(${use.captures.join(", ")})` : "";
     replacements.push({

@@ -412,7 +412,7 @@ test("bad hasAux and mode options are NABLA108 at the option, with a code frame"
     ],
     [
       `export const g = gradient(f, { mode: "forward" });`,
-      `main.ts:6:32: error NABLA108: unknown option 'mode'; the options of 'gradient' are 'wrt', 'hasAux' ('mode' is an option of 'jacobian')`,
+      `main.ts:6:32: error NABLA108: unknown option 'mode'; the options of 'gradient' are 'wrt', 'hasAux', 'backend' ('mode' is an option of 'jacobian')`,
     ],
     [
       `export const g = jacobian(v, { mode: "sideways" });`,

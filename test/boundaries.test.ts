@@ -22,7 +22,8 @@ const LAYERS = [
   "compiler/lower", // TypeScript to IR
   "compiler/analysis", // on IR: effects and activity, and their cross-function fixed points
   "compiler/differentiate", // AD: linearize, unzip, transpose, nesting, the demand driver
-  "compiler/emit/js", // IR to JavaScript: the JavaScript backend
+  "compiler/emit/wasm", // IR to WebAssembly text, assembled: the wasm backend
+  "compiler/emit/js", // IR to JavaScript: the JavaScript backend (and the modules, wasm twins included)
   "compiler", // the pipeline: compile.ts and the entry points of the compiler
   "runtime", // what generated code calls; its fallback loads the compiler lazily
   "register", // the Node loader

@@ -1795,7 +1795,7 @@ const opts = { wrt: [0] };
 export const df = differential(f, { wrt: [0], order: 2 });
 `,
     expected: `
-main.ts:7:47: error NABLA108: unknown option 'order'; the only option is 'wrt'
+main.ts:7:47: error NABLA108: unknown option 'order'; the options of 'differential' are 'wrt', 'backend'
   6 | const opts = { wrt: [0] };
 > 7 | export const df = differential(f, { wrt: [0], order: 2 });
     |                                               ^^^^^
@@ -3056,6 +3056,25 @@ main.ts:2:1: warning NABLA201: the result of 'f' does not depend on the differen
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
+
+1 warning`,
+  },
+  {
+    name: "NABLA202: a derivative asked for as WebAssembly runs as JavaScript",
+    files: `
+import { gradient } from "nabla";
+interface P { a: number; b: number }
+function area(p: P): number {
+  return p.a * p.b;
+}
+export const g = gradient(area, { backend: "wasm" });
+`,
+    expected: `
+main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: parameter p in 'area' is of type P
+  5 | }
+> 6 | export const g = gradient(area, { backend: "wasm" });
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: the WebAssembly backend covers functions of numbers, booleans and arrays of numbers (Float64Array, number[], arrays of them); 'backend: "auto"' picks it only where it applies, without this warning
 
 1 warning`,
   },

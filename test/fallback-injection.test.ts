@@ -37,12 +37,13 @@ const attempts: { name: string; run: () => unknown; error?: RegExp }[] = [
         [`wrt: 0 }); ${SET_CANARY}; const $z = ({ a`]: 1,
       })(2, 3),
     error:
-      /^nabla: unknown option "wrt: 0 }\); globalThis\.NABLA_CANARY = 1; const \$z.*" given to gradient; its options are 'wrt', 'hasAux'$/,
+      /^nabla: unknown option "wrt: 0 }\); globalThis\.NABLA_CANARY = 1; const \$z.*" given to gradient; its options are 'wrt', 'hasAux', 'backend'$/,
   },
   {
     name: "an unknown option, named escaped",
     run: () => op(gradient)((a: number) => a, { "wrt\n": 0 }),
-    error: /^nabla: unknown option "wrt\\n" given to gradient; its options are 'wrt', 'hasAux'$/,
+    error:
+      /^nabla: unknown option "wrt\\n" given to gradient; its options are 'wrt', 'hasAux', 'backend'$/,
   },
   {
     name: "a symbol option key",

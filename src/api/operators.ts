@@ -5,7 +5,7 @@
 export type Mode = "forward" | "reverse";
 
 /** What an options object may hold (see DifferentiationOptions in runtime/index.ts). */
-export type OptionName = "wrt" | "hasAux" | "mode";
+export type OptionName = "wrt" | "hasAux" | "mode" | "backend";
 
 export interface OperatorInfo {
   /**
@@ -34,42 +34,42 @@ export const OPERATORS = {
   derivative: {
     mode: "forward",
     order: 1,
-    options: ["wrt"],
+    options: ["wrt", "backend"],
     onFunctionValues: true,
     nestable: true,
   },
   valueWithDerivative: {
     mode: "forward",
     order: 1,
-    options: ["wrt"],
+    options: ["wrt", "backend"],
     onFunctionValues: true,
     nestable: true,
   },
   differential: {
     mode: "forward",
     order: 1,
-    options: ["wrt"],
+    options: ["wrt", "backend"],
     onFunctionValues: false,
     nestable: false,
   },
   valueWithDifferential: {
     mode: "forward",
     order: 1,
-    options: ["wrt"],
+    options: ["wrt", "backend"],
     onFunctionValues: false,
     nestable: false,
   },
   gradient: {
     mode: "reverse",
     order: 1,
-    options: ["wrt", "hasAux"],
+    options: ["wrt", "hasAux", "backend"],
     onFunctionValues: true,
     nestable: true,
   },
   valueWithGradient: {
     mode: "reverse",
     order: 1,
-    options: ["wrt", "hasAux"],
+    options: ["wrt", "hasAux", "backend"],
     onFunctionValues: true,
     nestable: true,
   },

@@ -27,7 +27,14 @@ import { ProgramGraph, isLocalSpecifier, type PathKind } from "./parse/program.j
 import { isHigherOrder, modeOf, type HigherOrderOperator } from "../api/operators.js";
 import { isNumberVector, type OperatorCall } from "./resolve/operator-call.js";
 import type { PassObserver } from "./differentiate/pipeline.js";
-import { emitModule, homeOf, hvpKey, hvpWrt, type OperatorUse } from "./emit/js/program-module.js";
+import {
+  emitModule,
+  homeOf,
+  hvpKey,
+  hvpWrt,
+  type OperatorUse,
+  type WasmPrimal,
+} from "./emit/js/program-module.js";
 import type { ActivityObserver } from "./analysis/activity.js";
 import { keyFile } from "./ir/function-key.js";
 
@@ -141,12 +148,17 @@ function compileInto(
   const calls: OperatorUse[] = [];
   const valueOperators = new Map<string, ValueOperatorUse[]>();
   const forwards = new Map<string, Forwarding[]>();
+  const wasmPrimals = new Map<string, WasmPrimal[]>();
   for (const mod of modules) {
     current.file = mod.file;
     const requests = findRequests(program, mod);
     requests.diagnostics.forEach((d) => bag.add(d));
     valueOperators.set(mod.file, requests.valueOperators);
     forwards.set(mod.file, requests.forwards);
+    wasmPrimals.set(
+      mod.file,
+      requests.backends.map((b) => ({ ...b, key: differentiator.register(b.target) })),
+    );
     for (const call of requests.calls) {
       const wrt = [...call.wrt].sort((a, b) => a - b);
       const note = {
@@ -183,6 +195,8 @@ function compileInto(
   }
   current.file = entries[0] ?? "";
   differentiator.run();
+  // Functions to run as WebAssembly are lowered like the functions differentiated.
+  for (const list of wasmPrimals.values()) for (const p of list) differentiator.signatureOf(p.key);
 
   for (const map of [differentiator.primals, differentiator.derivatives]) {
     for (const [key, fn] of map) if (fn) result.functions.set(key, fn);
@@ -204,6 +218,8 @@ function compileInto(
           shared: shared.get(mod.file),
           valueOperators: valueOperators.get(mod.file),
           forwards: forwards.get(mod.file),
+          report: (diagnostic) => bag.add(diagnostic),
+          wasmPrimals: wasmPrimals.get(mod.file),
         }),
       );
     } catch (error) {

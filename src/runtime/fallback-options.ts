@@ -45,7 +45,12 @@ export function readOptions(operator: string, options: unknown): CheckedOptions 
       throw new TypeError(
         `nabla: unknown option ${shown(key)} given to ${operator}; ${names.length === 1 ? "the only option is 'wrt'" : `its options are ${names.map((n) => `'${n}'`).join(", ")}`}`,
       );
-  const { wrt, hasAux, mode } = options as { wrt?: unknown; hasAux?: unknown; mode?: unknown };
+  const { wrt, hasAux, mode, backend } = options as {
+    wrt?: unknown;
+    hasAux?: unknown;
+    mode?: unknown;
+    backend?: unknown;
+  };
   const checked: CheckedOptions = { wrt: readWrt(operator, wrt) };
   if (hasAux !== undefined && typeof hasAux !== "boolean")
     throw new TypeError(
@@ -57,6 +62,11 @@ export function readOptions(operator: string, options: unknown): CheckedOptions 
       `nabla: 'mode' given to ${operator} must be "forward" or "reverse", and is ${shown(mode)}`,
     );
   if (mode !== undefined) checked.mode = mode;
+  // Checked, then not used: code compiled at run time is JavaScript.
+  if (backend !== undefined && backend !== "wasm" && backend !== "js" && backend !== "auto")
+    throw new TypeError(
+      `nabla: 'backend' given to ${operator} must be "wasm", "js" or "auto", and is ${shown(backend)}`,
+    );
   return checked;
 }
 

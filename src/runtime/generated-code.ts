@@ -44,3 +44,4 @@ export {
   forwardDerivatives,
   derivativeOf,
 } from "./generated-support.js";
+export { wasmFunction, wasmStats } from "./wasm.js";

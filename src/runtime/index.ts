@@ -23,6 +23,7 @@ export { NotCompiledError } from "./not-compiled.js";
 import { compileAtRunTime } from "./fallback.js";
 import type {
   AnyFunction,
+  BackendOption,
   AuxFunction,
   AuxOf,
   DifferentiationOptions,
@@ -45,6 +46,7 @@ import type {
 export type {
   AuxFunction,
   AuxOf,
+  BackendOption,
   DifferentiationOptions,
   GradientOptions,
   JacobianOptions,
@@ -68,8 +70,11 @@ export type { AdjointsOf, GradientOf, Tangent, TangentsOf } from "./tangent-type
  * derivative((t: number) => [Math.cos(t), Math.sin(t)])(0); // → [0, 1]
  * ```
  */
-export function derivative<R>(f: (x: number) => R): (x: number) => Tangent<R> {
-  return compileAtRunTime("derivative", f) as never;
+export function derivative<R>(
+  f: (x: number) => R,
+  options?: BackendOption,
+): (x: number) => Tangent<R> {
+  return compileAtRunTime("derivative", f, options) as never;
 }
 
 /**
@@ -84,8 +89,9 @@ export function derivative<R>(f: (x: number) => R): (x: number) => Tangent<R> {
  */
 export function valueWithDerivative<R>(
   f: (x: number) => R,
+  options?: BackendOption,
 ): (x: number) => { value: R; derivative: Tangent<R> } {
-  return compileAtRunTime("valueWithDerivative", f) as never;
+  return compileAtRunTime("valueWithDerivative", f, options) as never;
 }
 
 /**
@@ -107,7 +113,7 @@ export function valueWithDerivative<R>(
  */
 export function differential<
   F extends AnyFunction,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
 >(
   f: F,
   options?: WrtChecked<F, O>,
@@ -132,7 +138,7 @@ export function differential<
  */
 export function valueWithDifferential<
   F extends AnyFunction,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
 >(
   f: F,
   options?: WrtChecked<F, O>,

@@ -20,10 +20,28 @@ export interface DifferentiationOptions {
 }
 
 /**
- * Options of {@link gradient} and {@link valueWithGradient}: `wrt`, and `hasAux` (JAX's
- * `has_aux`) for a function that returns an auxiliary output next to its loss.
+ * The `backend` option of {@link derivative}, {@link valueWithDerivative}, {@link differential},
+ * {@link valueWithDifferential}, {@link gradient} and {@link valueWithGradient}: which code the
+ * derivative runs as.
  */
-export interface GradientOptions extends DifferentiationOptions {
+export interface BackendOption {
+  /**
+   * `"js"` (the default): JavaScript. `"wasm"`: WebAssembly, for a function whose values are
+   * numbers, booleans and arrays of numbers (`Float64Array`, `number[]`, arrays of them); the
+   * arguments are copied into wasm memory per call. A function that uses anything else stays
+   * JavaScript, and the compiler says why (warning NABLA202). `"auto"`: WebAssembly when the
+   * function qualifies and loops over array elements, JavaScript otherwise, without a warning.
+   * Written as a literal: the compiler reads it. A program run uncompiled (the run-time
+   * fallback) uses JavaScript whatever it says.
+   */
+  backend?: "wasm" | "js" | "auto";
+}
+
+/**
+ * Options of {@link gradient} and {@link valueWithGradient}: `wrt`, `backend`, and `hasAux`
+ * (JAX's `has_aux`) for a function that returns an auxiliary output next to its loss.
+ */
+export interface GradientOptions extends DifferentiationOptions, BackendOption {
   /**
    * `true`: the function returns `[loss, aux]` (a tuple) or `{ value: loss, aux }`; only the
    * loss is differentiated, and the result carries `aux` as the function computed it, from the
@@ -64,10 +82,10 @@ export type AuxOf<F extends AuxFunction> =
       : never;
 
 /** The options of {@link gradient} and {@link valueWithGradient} with `hasAux: true`. */
-export type WithAux = DifferentiationOptions & { hasAux: true };
+export type WithAux = DifferentiationOptions & BackendOption & { hasAux: true };
 
 /** The options of {@link gradient} and {@link valueWithGradient} without `hasAux: true`. */
-export type WithoutAux = DifferentiationOptions & { hasAux?: false };
+export type WithoutAux = DifferentiationOptions & BackendOption & { hasAux?: false };
 
 /** Any function (for the rule types: any parameters, any result). */
 export type AnyFunction = (...args: never[]) => unknown;

@@ -20,6 +20,7 @@ export const DiagnosticCode = {
   derivativeRule: "NABLA115",
   nestedDifferentiation: "NABLA116",
   constantResult: "NABLA201",
+  wasmFallback: "NABLA202",
   internalError: "NABLA900",
 } as const;
 

@@ -1,4 +1,5 @@
 import { parameterFunctionTypeOf } from "../types/resolver.js";
+import type { Backend } from "../../api/wasm-entry.js";
 import type { Message } from "../diagnostics/messages/message.js";
 import type { CallExpression, Node } from "oxc-parser";
 import { basename } from "node:path";
@@ -53,6 +54,8 @@ export interface Need {
   target?: LambdaSite;
   /** The differentiated parameters of the function the operator applies to. */
   wrt: number[];
+  /** The operator call's `backend` option, which the attached derivative follows. */
+  backend?: Backend;
 }
 
 /**
@@ -203,7 +206,14 @@ export function needsOfParameter(
             operator as Operator,
             () => undefined,
           );
-          if (call) found.push({ operator: operator as Operator, via: [], target, wrt: call.wrt });
+          if (call)
+            found.push({
+              operator: operator as Operator,
+              via: [],
+              target,
+              wrt: call.wrt,
+              ...(call.backend ? { backend: call.backend } : {}),
+            });
         }
       }
     }
@@ -340,6 +350,7 @@ export function attachments(
         const chain = chainTarget(program, module, leaf, ancestors, call.target, need);
         result.calls.push({
           ...call,
+          ...(need.backend ? { backend: need.backend } : {}),
           target: chain.target,
           wrt: need.wrt,
           attach: { key, factories: chain.factories, captures: chain.captures },

@@ -21,6 +21,7 @@ import { functionLabel, lambdaName } from "../ir/names.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { functionKey } from "../ir/function-key.js";
 import { isHigherOrder, operatorsTaking, optionNames, type Operator } from "../../api/operators.js";
+import type { Backend } from "../../api/wasm-entry.js";
 
 // One call of a nabla operator, read from source: the operator, the function it is given
 // (named, a lambda, a derivative of one), its options, and what the function captures.
@@ -36,6 +37,8 @@ export interface OperatorCall {
   hasAux?: boolean;
   /** `jacobian`'s `mode`: forward or reverse mode chosen by the user (default: by n and m). */
   mode?: "forward" | "reverse";
+  /** The `backend` option: which backend emits the derivative (default JavaScript). */
+  backend?: Backend;
   /**
    * A derivative attached to a function passed on (see resolve/attachments.ts), not a call:
    * the name it is attached under, the parameters of the factories it is wrapped in, and the
@@ -73,7 +76,8 @@ export function analyzeCall(
     return undefined;
   }
   const single = operator === "derivative" || operator === "valueWithDerivative";
-  if (extra.length > 0 || (single && options)) {
+  // `derivative(f)` takes no `wrt` (its function has one parameter), only a `backend`.
+  if (extra.length > 0 || (single && options && !onlyBackend(options as Expression))) {
     error(
       call,
       badOperatorUse.takes(
@@ -162,7 +166,19 @@ export function analyzeCall(
     loc: { file: module.file, start: call.start, end: call.end },
     ...(parsed.hasAux ? { hasAux: true } : {}),
     ...(parsed.mode ? { mode: parsed.mode } : {}),
+    ...(parsed.backend ? { backend: parsed.backend } : {}),
   };
+}
+
+/** `{ backend: … }` and nothing else. */
+function onlyBackend(options: Expression): boolean {
+  return (
+    options.type === "ObjectExpression" &&
+    options.properties.length === 1 &&
+    options.properties[0]!.type === "Property" &&
+    options.properties[0]!.key.type === "Identifier" &&
+    options.properties[0]!.key.name === "backend"
+  );
 }
 
 function resolveTarget(
@@ -376,6 +392,7 @@ interface ParsedOptions {
   wrt?: number[];
   hasAux?: boolean;
   mode?: "forward" | "reverse";
+  backend?: Backend;
 }
 
 /**
@@ -441,6 +458,15 @@ function parseOptions(
           node: value,
         };
       parsed.mode = value.value;
+      continue;
+    }
+    if (key === "backend") {
+      if (
+        value.type !== "Literal" ||
+        (value.value !== "wasm" && value.value !== "js" && value.value !== "auto")
+      )
+        return { ...badOperatorUse.backendMustBeWrittenAs(), node: value };
+      parsed.backend = value.value;
       continue;
     }
     const wrt = parseWrt(value, arity);

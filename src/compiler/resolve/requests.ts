@@ -24,6 +24,8 @@ import {
   type OperatorCall,
 } from "./operator-call.js";
 
+import type { Backend } from "../../api/wasm-entry.js";
+
 // Finds what the user asks to differentiate: calls of nabla's operators (`derivative(f)`) and
 // functions tagged `/** @differentiable */`. These are the roots of differentiation; the
 // functions they call are found later, while lowering.
@@ -49,6 +51,8 @@ export interface Requests {
   forwards: Forwarding[];
   /** Functions tagged `@differentiable`: derivative emitted and checked even if unused. */
   declared: DifferentiationTarget[];
+  /** Functions tagged `@backend wasm` or `@backend auto`: they run as WebAssembly themselves. */
+  backends: { target: DifferentiationTarget; backend: Exclude<Backend, "js"> }[];
   diagnostics: Diagnostic[];
 }
 
@@ -58,6 +62,7 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     valueOperators: [],
     forwards: [],
     declared: [],
+    backends: [],
     diagnostics: [],
   };
   const operatorNames = new Map<string, string>();
@@ -159,6 +164,12 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     if (doc && /@differentiable\b/.test(doc)) {
       result.declared.push({ module, name, node, contextualNumberParams: false, captures: [] });
     }
+    const backend = doc ? /@backend\s+(wasm|auto)\b/.exec(doc)?.[1] : undefined;
+    if (backend === "wasm" || backend === "auto")
+      result.backends.push({
+        target: { module, name, node, contextualNumberParams: false, captures: [] },
+        backend,
+      });
   }
   return result;
 }

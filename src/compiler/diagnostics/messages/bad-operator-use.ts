@@ -61,6 +61,11 @@ export const badOperatorUse = {
       "badOperatorUse",
       `'hasAux' must be written as 'true' or 'false': nabla reads it from the source`,
     ),
+  backendMustBeWrittenAs: () =>
+    message(
+      "badOperatorUse",
+      `'backend' must be written as "wasm", "js" or "auto": nabla reads it from the source`,
+    ),
   modeMustBeWrittenAs: () =>
     message(
       "badOperatorUse",

@@ -19,5 +19,6 @@ export { unknownCallee } from "./unknown-callee.js";
 export { unknownType } from "./unknown-type.js";
 export { unsupportedSyntax } from "./unsupported-syntax.js";
 export { unsupportedType } from "./unsupported-type.js";
+export { wasmFallback } from "./wasm-fallback.js";
 export { parseError } from "./parse-error.js";
 export { notes, type NoteText } from "./notes.js";

@@ -29,10 +29,16 @@ import { ProgramGraph, isLocalSpecifier } from "../../parse/program.js";
 import {
   isHigherOrder,
   modeOf,
+  optionNames,
   type HigherOrderOperator,
   type Operator,
 } from "../../../api/operators.js";
 import type { OperatorCall } from "../../resolve/operator-call.js";
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { Backend } from "../../../api/wasm-entry.js";
+import type { OperatorWrapper } from "./operators.js";
+import { WasmRequests, type WasmPrimal } from "./wasm-requests.js";
+export type { WasmPrimal } from "./wasm-requests.js";
 
 // A module's output: its own code with each operator call replaced by its wrapper, and the
 // derivatives it is home to (generated functions, rule adapters, checkpoint sweeps) appended,
@@ -93,7 +99,15 @@ export function emitModule(
   own: IRFunction[],
   table: DerivativeTable,
   moduleNames: Map<string, ModuleNames>,
-  extra: { shared?: Set<string>; valueOperators?: ValueOperatorUse[]; forwards?: Forwarding[] },
+  extra: {
+    shared?: Set<string>;
+    valueOperators?: ValueOperatorUse[];
+    forwards?: Forwarding[];
+    /** Where warnings of emission go (NABLA202: a derivative asked for as wasm is JavaScript). */
+    report?: (diagnostic: Diagnostic) => void;
+    /** The module's functions tagged `@backend wasm` or `@backend auto`. */
+    wasmPrimals?: WasmPrimal[];
+  },
 ): ModuleOutput {
   const shared = extra.shared ?? new Set<string>();
   const allDerivatives = table.derivatives;
@@ -216,6 +230,7 @@ export function emitModule(
     params: string[],
     captures: string[],
     aux = false,
+    wasm?: { backend: Backend; call: OperatorCall },
   ): string => {
     const wrt = [...userWrt].sort((a, b) => a - b);
     const reverse = modeOf(operator) === "reverse";
@@ -223,6 +238,36 @@ export function emitModule(
     const frozen = fused ? table.rootFrozen(primal) : [];
     const name = (kind: DerivativeKind) => functionName(derivativeKey(kind, primal, wrt, frozen));
     const result = table.signatureOf(primal)?.result ?? "number";
+    const derivatives: Partial<OperatorWrapper> = !reverse
+      ? { jvp: name("jvp") }
+      : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
+        ? { grad: name("grad") }
+        : allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))
+          ? {
+              vjp: name("vjp"),
+              vjpFillsShadow:
+                allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))!.resultTypes.length >
+                2,
+            }
+          : {
+              fwd: name("fwd"),
+              bwd: name("bwd"),
+              bwdInputs: table.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
+            };
+    // Only the operators whose options take `backend` (a wrapper of another calls other functions).
+    const chosen =
+      wasm && wasm.backend !== "js" && optionNames(operator).includes("backend")
+        ? wasmRequests.derivatives(
+            wasm.backend,
+            wasm.call,
+            primal,
+            wrt,
+            frozen,
+            aux,
+            params.length + captures.length,
+            derivatives,
+          )
+        : derivatives;
     return operatorWrapper({
       operator,
       params,
@@ -232,25 +277,18 @@ export function emitModule(
       aggregateResult: isAggregate(result),
       prunesResult: holdsOptionalFields(result),
       aux,
-      ...(!reverse
-        ? { jvp: name("jvp") }
-        : fused && allDerivatives.get(derivativeKey("grad", primal, wrt, frozen))
-          ? { grad: name("grad") }
-          : allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))
-            ? {
-                vjp: name("vjp"),
-                vjpFillsShadow:
-                  allDerivatives.get(derivativeKey("vjp", primal, wrt, frozen))!.resultTypes
-                    .length > 2,
-              }
-            : {
-                fwd: name("fwd"),
-                bwd: name("bwd"),
-                bwdInputs: table.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
-              }),
+      ...chosen,
       runtime,
     });
   };
+  const wasmRequests = new WasmRequests({
+    mod,
+    table,
+    claim: here.claim.bind(here),
+    names,
+    emitted,
+    ...(extra.report ? { report: extra.report } : {}),
+  });
   const replacements: Replacement[] = calls.flatMap(({ call, wrt, primal }): Replacement[] => {
     const captures = call.attach?.captures ?? call.target.captures.map((c) => c.name);
     // An attached derivative's captures are the caller's names: the parameters (a lambda of
@@ -260,7 +298,15 @@ export function emitModule(
     );
     const text = isHigherOrder(call.operator)
       ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start, call.mode)
-      : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux);
+      : wrapper(
+          call.operator,
+          primal,
+          call.wrt,
+          params,
+          captures,
+          call.hasAux,
+          call.backend ? { backend: call.backend, call } : undefined,
+        );
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
     // inside factories taking what the lambdas it goes into capture (resolve/attachments.ts).
@@ -276,6 +322,7 @@ export function emitModule(
       },
     ];
   });
+  for (const primal of extra.wasmPrimals ?? []) replacements.push(...wasmRequests.primal(primal));
   for (const use of extra.valueOperators ?? []) {
     const applied = use.captures ? `(${use.captures.join(", ")})` : "";
     replacements.push({

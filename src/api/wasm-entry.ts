@@ -1,0 +1,25 @@
+// What generated code tells the runtime about a function compiled to WebAssembly: the shared
+// vocabulary of the wasm backend (src/compiler/emit/wasm/, which writes it) and the runtime
+// (src/runtime/wasm.ts, which copies values in and out by it).
+
+/**
+ * How a value crosses between JavaScript and wasm: a number (f64), a boolean (i32), or an array
+ * of numbers or of arrays (an i32 address in wasm memory), built as a `Float64Array` or an
+ * `Array` when copied out.
+ */
+export type WasmKind = "number" | "boolean" | { array: "Float64Array" | "Array"; of: WasmKind };
+
+/** One function compiled to WebAssembly, callable like the JavaScript function it stands for. */
+export interface WasmEntrySpec {
+  /** The module's bytes, base64. */
+  bytes: string;
+  /** Its exported function `entry` takes these. */
+  params: WasmKind[];
+  /** And returns these: the first is returned, the others go to `out.v1`, `out.v2`… */
+  results: WasmKind[];
+  /** The array parameters the function writes (reverse mode's shadows): copied back out. */
+  written: number[];
+}
+
+/** The operators' `backend` option. */
+export type Backend = "wasm" | "js" | "auto";

@@ -1,0 +1,15 @@
+import { message, type Printable } from "./message.js";
+
+// The messages of NABLA202 (a derivative asked for as WebAssembly runs as JavaScript (a
+// warning)): every text of the code, with the parts that vary as parameters;
+// docs/diagnostics.md shows examples.
+
+export const wasmFallback = {
+  /** `what`: the operator (`'gradient'`) or the function tagged `@backend wasm`, quoted. */
+  runsAsJavaScript: (what: Printable, reason: Printable) =>
+    message(
+      "wasmFallback",
+      `${what} runs as JavaScript, not WebAssembly: ${reason}`,
+      `the WebAssembly backend covers functions of numbers, booleans and arrays of numbers (Float64Array, number[], arrays of them); 'backend: "auto"' picks it only where it applies, without this warning`,
+    ),
+};

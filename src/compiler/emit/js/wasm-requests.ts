@@ -1,0 +1,222 @@
+import { basename } from "node:path";
+import type { Backend } from "../../../api/wasm-entry.js";
+import type { DerivativeTable } from "../../differentiate/derivative-table.js";
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { positionAt } from "../../diagnostics/format.js";
+import { wasmFallback } from "../../diagnostics/messages/index.js";
+import { keyName } from "../../ir/function-key.js";
+import { derivativeKey, type DerivativeKind } from "../../ir/names.js";
+import { isAggregate } from "../../ir/type-system.js";
+import type { FunctionKey, SourceLoc } from "../../ir/types.js";
+import type { SourceModule } from "../../parse/module.js";
+import type { OperatorCall } from "../../resolve/operator-call.js";
+import type { DifferentiationTarget } from "../../resolve/targets.js";
+import type { EmitNames, EmittedLine } from "./emitted.js";
+import { emitFunction } from "./function.js";
+import type { Replacement } from "./module.js";
+import type { OperatorWrapper } from "./operators.js";
+import { wasmTwin, type WasmTwin } from "./wasm-twin.js";
+
+// What one module asks of the WebAssembly backend: the derivatives of its operator calls that
+// say `backend: "wasm"` or `"auto"`, and its functions tagged `@backend wasm` or `auto`. Each
+// becomes a twin (wasm-twin.ts) the module calls instead, or stays JavaScript with a comment
+// saying why, and for `"wasm"` a warning (NABLA202).
+
+/** A function tagged `@backend wasm` or `@backend auto`, which runs as WebAssembly itself. */
+export interface WasmPrimal {
+  target: DifferentiationTarget;
+  backend: Exclude<Backend, "js">;
+  key: FunctionKey;
+}
+
+export interface WasmRequestsContext {
+  mod: SourceModule;
+  table: DerivativeTable;
+  /** A module-level name of the module's own (see ModuleNames.claim). */
+  claim: (key: string, preferred: string) => string;
+  names: EmitNames;
+  /** The module's generated code, which twins and comments are appended to. */
+  emitted: EmittedLine[][];
+  report?: (diagnostic: Diagnostic) => void;
+}
+
+const WRITES_ARGUMENTS =
+  "it writes its argument arrays (the backend copies arguments in, not back)";
+
+export class WasmRequests {
+  /** Twins made so far: one per wrapper (a call's wrapper is made per function it attaches to). */
+  private twins = 0;
+  /** The functions a wasm module may hold: derivatives, and primals (lowered on demand). */
+  private readonly source = {
+    get: (key: FunctionKey) =>
+      this.context.table.derivatives.get(key) ??
+      (this.context.table.signatureOf(key), this.context.table.primals.get(key)),
+  };
+
+  constructor(private readonly context: WasmRequestsContext) {}
+
+  /**
+   * `derivatives` (what an operator's wrapper calls) with the one it calls replaced by a
+   * WebAssembly twin, or unchanged when the function does not qualify.
+   */
+  derivatives(
+    backend: Exclude<Backend, "js">,
+    call: OperatorCall,
+    primal: FunctionKey,
+    wrt: number[],
+    frozen: number[],
+    aux: boolean,
+    argumentCount: number,
+    derivatives: Partial<OperatorWrapper>,
+  ): Partial<OperatorWrapper> {
+    const { table, claim, names } = this.context;
+    const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
+    const keyOf = (kind: DerivativeKind) => derivativeKey(kind, primal, wrt, frozen);
+    const types = table.signatureOf(primal)?.params ?? [];
+    const shadows = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!)).length;
+    const effects = table.effects(primal);
+    const name = claim(`wasm:${this.twins++}`, `${keyName(primal).replace(/\W/g, "_")}$wasm`);
+    let twin: WasmTwin;
+    if (aux) twin = { ok: false, reason: "'hasAux' is not covered yet" };
+    else if ((effects?.writes.size ?? 0) > 0 || (effects?.replaces.size ?? 0) > 0)
+      twin = { ok: false, reason: WRITES_ARGUMENTS };
+    else if (derivatives.vjp)
+      twin = { ok: false, reason: "its reverse mode runs as a closure, not covered yet" };
+    else if (derivatives.jvp || derivatives.grad)
+      twin = wasmTwin({
+        backend,
+        source: this.source,
+        entry: { kind: "function", key: keyOf(derivatives.jvp ? "jvp" : "grad") },
+        // Reverse mode's shadows, after the arguments: the gradients of array arguments.
+        written: derivatives.jvp ? [] : [...Array(shadows).keys()].map((k) => argumentCount + k),
+        name,
+        fallback: (derivatives.jvp ?? derivatives.grad)!,
+        runtime: names.runtime,
+        site,
+      });
+    else {
+      const bwdInputs = derivatives.bwdInputs ?? [];
+      const fallback = `${name}$sweeps`;
+      twin = wasmTwin({
+        backend,
+        source: this.source,
+        entry: { kind: "sweeps", fwd: keyOf("fwd"), bwd: keyOf("bwd"), bwdInputs },
+        written: [...Array(shadows).keys()].map((k) => argumentCount + k),
+        name,
+        fallback,
+        fallbackLines: this.sweepsAsOne(fallback, keyOf("fwd"), keyOf("bwd"), derivatives),
+        runtime: names.runtime,
+        site,
+      });
+    }
+    if (twin.ok) {
+      this.context.emitted.push(twin.lines);
+      return derivatives.jvp ? { jvp: name } : { grad: name };
+    }
+    this.stayJavaScript(backend, site, `'${call.operator}'`, twin.reason, call.loc);
+    return derivatives;
+  }
+
+  /**
+   * A function tagged `@backend wasm` (or `auto`): its body replaced by a call of its twin,
+   * whose fallback is the function emitted as JavaScript from its IR; or, when it does not
+   * qualify, left as written.
+   */
+  primal({ target, backend, key }: WasmPrimal): Replacement[] {
+    const { table, claim, names } = this.context;
+    const node = target.node;
+    const site = `${target.name} (@backend ${backend}) at ${this.place(node.start)}`;
+    const fn = table.primals.get(key);
+    const params = node.params.flatMap((p) => (p.type === "Identifier" ? [p.name] : []));
+    const effects = table.effects(key);
+    const name = claim(`wasm:${key}`, `${target.name}$wasm`);
+    const fallback = claim(`wasm-fallback:${key}`, `${target.name}$js`);
+    const declaration = node.type === "FunctionDeclaration" ? node : undefined;
+    let twin: WasmTwin;
+    if (!fn) twin = { ok: false, reason: "nabla could not read it" };
+    else if (!declaration?.body || params.length !== node.params.length)
+      twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
+    else if ((effects?.writes.size ?? 0) > 0 || (effects?.replaces.size ?? 0) > 0)
+      twin = { ok: false, reason: WRITES_ARGUMENTS };
+    else
+      twin = wasmTwin({
+        backend,
+        source: this.source,
+        entry: { kind: "function", key },
+        written: [],
+        name,
+        fallback,
+        fallbackLines: emitFunction({ ...fn, name: fallback }, names, false),
+        runtime: names.runtime,
+        site,
+      });
+    if (twin.ok && declaration?.body) {
+      this.context.emitted.push(twin.lines);
+      const { start, end } = declaration.body;
+      return [{ start, end, text: `{ return ${name}(${params.join(", ")}); }` }];
+    }
+    // The function's head, `function name`.
+    const head = { start: node.start, end: declaration?.id?.end ?? node.start + 1 };
+    const reason = twin.ok ? "" : twin.reason;
+    this.stayJavaScript(backend, site, `'${target.name}'`, reason, {
+      file: this.context.mod.file,
+      ...head,
+    });
+    return [];
+  }
+
+  /** Reverse mode's two sweeps as one JavaScript function, with the fused gradient's convention. */
+  private sweepsAsOne(
+    name: string,
+    fwdKey: FunctionKey,
+    bwdKey: FunctionKey,
+    derivatives: Partial<OperatorWrapper>,
+  ): EmittedLine[] {
+    const runtime = this.context.names.runtime;
+    const fwdCount = this.source.get(fwdKey)?.params.length ?? 0;
+    const bwdResults = this.source.get(bwdKey)?.resultTypes.filter((t) => t !== "void").length ?? 0;
+    const a = [...Array(fwdCount).keys()].map((i) => `a${i}`);
+    const inputs = (derivatives.bwdInputs ?? []).map((k) => `a${k}`);
+    const back = `${derivatives.bwd}(seed, ${inputs.join(", ")})`;
+    return [
+      `function ${name}(${[...a, "seed"].join(", ")}) {`,
+      `  const value = ${derivatives.fwd}(${a.join(", ")});`,
+      // The backward sweep's adjoints first (the others in `out`), then the value.
+      ...(bwdResults > 0
+        ? [
+            `  const first = ${back};`,
+            `  ${runtime}.out.v${bwdResults} = value;`,
+            "  return first;",
+          ]
+        : [`  ${back};`, "  return value;"]),
+      "}",
+    ].map((text) => ({ text, indent: 0, loc: undefined }));
+  }
+
+  /** Says in the module, and for `"wasm"` in a warning, why `what` stays JavaScript. */
+  private stayJavaScript(
+    backend: Exclude<Backend, "js">,
+    site: string,
+    what: string,
+    reason: string,
+    loc: SourceLoc,
+  ): void {
+    this.context.emitted.push([
+      { text: `// ${site}: JavaScript, not WebAssembly: ${reason}`, indent: 0, loc: undefined },
+    ]);
+    if (backend === "wasm")
+      this.context.report?.({
+        severity: "warning",
+        ...wasmFallback.runsAsJavaScript(what, reason),
+        loc,
+        notes: [],
+      });
+  }
+
+  /** `main.ts:3:13`, for the comments. */
+  private place(offset: number): string {
+    const { mod } = this.context;
+    const at = positionAt(mod.text, offset);
+    return `${basename(mod.file)}:${at.line}:${at.column}`;
+  }
+}

@@ -1,0 +1,62 @@
+import type { Backend } from "../../../api/wasm-entry.js";
+import { buildWasm, type FunctionSource, type WasmEntry } from "../wasm/backend.js";
+import type { EmittedLine } from "./emitted.js";
+
+// An operator call's derivative as WebAssembly, in the JavaScript module: a function with the
+// calling convention of the JavaScript derivative it stands for (the operator's wrapper calls
+// it unchanged), which runs the wasm module embedded in it (runtime/wasm.ts) and falls back to
+// the JavaScript derivative.
+
+export interface WasmTwinRequest {
+  backend: Exclude<Backend, "js">;
+  source: FunctionSource;
+  entry: WasmEntry;
+  /** Its array parameters it writes (reverse mode's shadows): copied back after each call. */
+  written: number[];
+  /** The name the twin gets, and its JavaScript fallback's. */
+  name: string;
+  fallback: string;
+  /** A fallback to declare first (reverse mode's two sweeps as one function), if any. */
+  fallbackLines?: EmittedLine[];
+  runtime: string;
+  /** What the comment above the twin calls the operator call (`gradient(f) at main.ts:3`). */
+  site: string;
+}
+
+export type WasmTwin = { ok: true; lines: EmittedLine[] } | { ok: false; reason: string };
+
+export function wasmTwin(request: WasmTwinRequest): WasmTwin {
+  const built = buildWasm({
+    source: request.source,
+    entry: request.entry,
+    written: request.written,
+    auto: request.backend === "auto",
+  });
+  if (!built.ok) return built;
+  const { name, runtime, spec } = { ...request, spec: built.spec };
+  // What a call copies, by position among the parameters of the function it stands for.
+  const arrays = spec.params.flatMap((k, i) => (typeof k === "object" ? [i] : []));
+  const listed = (positions: number[]) =>
+    positions.length ? `parameters ${positions.join(", ")}` : "nothing";
+  const copies = [
+    `copies in ${listed(arrays)}`,
+    ...(spec.written.length ? [`copies back ${listed(spec.written)}`] : []),
+    ...(spec.results.some((k) => typeof k === "object") ? ["copies out its array results"] : []),
+  ];
+  const bytes = Math.ceil((spec.bytes.length * 3) / 4);
+  const comment = `// ${request.site}: WebAssembly (${bytes} bytes); per call it ${copies.join(", ")}`;
+  // Instantiated at the first call, so a module that never calls it pays nothing.
+  const line = (text: string, indent = 0): EmittedLine => ({ text, indent, loc: undefined });
+  const lines = [
+    line(comment),
+    ...(request.fallbackLines ?? []),
+    line(`var ${name}$instance;`),
+    line(`function ${name}(...args) {`),
+    line(
+      `return (${name}$instance ??= ${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback}))(...args);`,
+      1,
+    ),
+    line("}"),
+  ];
+  return { ok: true, lines };
+}

@@ -1,0 +1,54 @@
+import type { WasmEntrySpec, WasmKind } from "../../../api/wasm-entry.js";
+import { assembleWat } from "./assemble.js";
+import { kindOf } from "./kinds.js";
+import { watModule, type FunctionSource, type WasmEntry } from "./module.js";
+import { NotForWasm } from "./not-for-wasm.js";
+
+// The wasm backend's one entry point: an operator call's derivative (or its two sweeps) as a
+// WebAssembly module, assembled, with what the runtime needs to call it (runtime/wasm.ts) —
+// or the reason it stays JavaScript.
+
+export type { FunctionSource, WasmEntry } from "./module.js";
+
+export type WasmBuild = { ok: true; spec: WasmEntrySpec } | { ok: false; reason: string };
+
+export interface WasmRequest {
+  source: FunctionSource;
+  entry: WasmEntry;
+  /** The entry's array parameters it writes (reverse mode's shadows), copied back out. */
+  written: number[];
+  /** `backend: "auto"`: wasm only for a function that loops over array elements. */
+  auto: boolean;
+}
+
+export function buildWasm(request: WasmRequest): WasmBuild {
+  let text: string;
+  let params: WasmKind[];
+  let results: WasmKind[];
+  try {
+    const module = watModule(request.source, request.entry);
+    if (request.auto && !module.loopsOverArrays)
+      return { ok: false, reason: "it has no loop over array elements, where wasm would pay" };
+    text = module.text;
+    params = module.params.map((t) => kindOf(t)!);
+    results = module.results.map((t) => kindOf(t)!);
+  } catch (error) {
+    if (error instanceof NotForWasm) return { ok: false, reason: error.reason };
+    throw error;
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = assembleWat(text);
+  } catch (error) {
+    // wabt missing, or a bug of the backend: the call keeps its JavaScript, and says so.
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: `its WebAssembly could not be assembled: ${message}` };
+  }
+  const spec = {
+    bytes: Buffer.from(bytes).toString("base64"),
+    params,
+    results,
+    written: request.written,
+  };
+  return { ok: true, spec };
+}

@@ -1,0 +1,566 @@
+import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../../ir/types.js";
+import { isArray } from "../../ir/type-system.js";
+import { someOp } from "../../ir/walk.js";
+import { f64Text } from "./float-text.js";
+import { holdsNumbers, wasmType, type WasmValueType } from "./kinds.js";
+import { integerValues } from "./integers.js";
+import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
+import { NotForWasm } from "./not-for-wasm.js";
+
+// IR function → one WAT function. Every SSA value is a wasm local (the engine allocates
+// registers); `if` becomes `if`, `loop` a `block` around a `loop` whose carried values are
+// locals set as a parallel move through the operand stack. Array reads and writes check the
+// index (an integer within the length) and trap otherwise: the runtime then reruns the call
+// as JavaScript, which gives JavaScript's answer (undefined, NaN, a growing array) for it.
+
+/** What a function's emission asks of the module it is part of (module.ts). */
+export interface WatModuleHost {
+  /** The wasm name of user function `key`, which the module then holds too. */
+  functionName(key: FunctionKey): string;
+  /** The import of `Math[name]` taking `arity` numbers. */
+  mathImport(name: string, arity: number): string;
+  /** The import of JavaScript's `%` on numbers (wasm has no f64 remainder). */
+  remainder(): string;
+}
+
+/** Traps and overflows (module.ts defines `$overflow`): which region ran out. */
+export const OVERFLOW = { heap: 1, tape: 2, objects: 3 } as const;
+
+const ARITHMETIC: Readonly<Record<string, string>> = {
+  add: "f64.add",
+  sub: "f64.sub",
+  mul: "f64.mul",
+  div: "f64.div",
+};
+
+/** Comparisons of f64s, and of i32s when both sides are integers (integers.ts). */
+const COMPARISONS: Readonly<Record<string, [string, string]>> = {
+  lt: ["f64.lt", "i32.lt_s"],
+  le: ["f64.le", "i32.le_s"],
+  gt: ["f64.gt", "i32.gt_s"],
+  ge: ["f64.ge", "i32.ge_s"],
+  eq: ["f64.eq", "i32.eq"],
+  ne: ["f64.ne", "i32.ne"],
+};
+
+export function watFunction(fn: IRFunction, name: string, host: WatModuleHost): string {
+  return new WatFunctionEmitter(fn, name, host).emit();
+}
+
+/** The name of the function `fn` is a derivative of (or its own), for messages. */
+export function sourceName(fn: IRFunction): string {
+  return fn.name.split("$")[0] || fn.name;
+}
+
+class WatFunctionEmitter {
+  private readonly body: string[] = [];
+  private readonly locals = new Map<number, WasmValueType>();
+  private readonly params = new Set<number>();
+  private indent = 2;
+  private labels = 0;
+  /** Numbers kept as i32 (see integers.ts). */
+  private readonly ints: Set<number>;
+  /** The integer constants defined so far, by value id. */
+  private readonly constants = new Map<number, number>();
+  /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
+  private readonly usesTape: boolean;
+
+  constructor(
+    private readonly fn: IRFunction,
+    private readonly name: string,
+    private readonly host: WatModuleHost,
+  ) {
+    this.ints = integerValues(fn);
+    this.usesTape = someOp(
+      fn.body,
+      (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
+    );
+  }
+
+  emit(): string {
+    const fn = this.fn;
+    if (fn.adapter) this.fail("a registered derivative rule");
+    if (fn.checkpoint) this.fail("a checkpointed call");
+    if (fn.stub) this.fail("a derivative nabla could not build");
+    if (fn.lanes) this.fail("a derivative along several directions at once");
+    const params = fn.params.map((p) => {
+      this.params.add(p.id);
+      return `(param ${local(p)} ${wasmType(p.type, this.what(`parameter ${p.hint || p.id}`))})`;
+    });
+    const results = fn.resultTypes
+      .filter((t) => t !== "void")
+      .map((t) => wasmType(t, this.what("a result")));
+    // The tape's height lives in a local while the function runs (a register in hot loops),
+    // and in the global around calls and on return, as the JavaScript backend does.
+    if (this.usesTape)
+      this.line(
+        "(local.set $tape (global.get $tape_top)) (local.set $tape_end (global.get $tape_end))",
+      );
+    this.region(fn.body);
+    const header = [`(func ${this.name}`, ...params];
+    if (results.length) header.push(`(result ${results.join(" ")})`);
+    const declared = [...this.locals].map(([id, type]) => `    (local $v${id} ${type})`);
+    const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
+    return [
+      `  ${header.join(" ")}`,
+      "    (local $ix i32)",
+      ...tape,
+      ...declared,
+      ...this.body,
+      "  )",
+    ].join("\n");
+  }
+
+  private what(text: string): string {
+    return `${text} in '${sourceName(this.fn)}'`;
+  }
+
+  private fail(what: string): never {
+    throw new NotForWasm(this.what(what));
+  }
+
+  private line(text: string): void {
+    this.body.push(`${"  ".repeat(this.indent)}${text}`);
+  }
+
+  /** A value's local, declared with its wasm type. */
+  private define(v: Value): string {
+    if (!this.params.has(v.id) && !this.locals.has(v.id))
+      this.locals.set(
+        v.id,
+        this.isInt(v) ? "i32" : wasmType(v.type, this.what(`a value (${v.hint || `%${v.id}`})`)),
+      );
+    return local(v);
+  }
+
+  private isInt(v: Value): boolean {
+    return this.ints.has(v.id);
+  }
+
+  /** `v` as an f64 if it is a number (an integer kept as i32 converted), else as it is. */
+  private num(v: Value): string {
+    return this.isInt(v) ? `(f64.convert_i32_s ${this.get(v)})` : this.get(v);
+  }
+
+  /** `v` in the representation of `target` (they differ when only `target` is an f64). */
+  private as(target: Value, v: Value): string {
+    return this.isInt(target) ? this.get(v) : this.num(v);
+  }
+
+  private set(v: Value, expr: string): void {
+    this.line(`(local.set ${this.define(v)} ${expr})`);
+  }
+
+  private get(v: Value): string {
+    return `(local.get ${local(v)})`;
+  }
+
+  /** `targets[i] = values[i]` all at once: the values go on the stack first. */
+  private move(targets: Value[], values: Value[]): void {
+    values.forEach((v, i) => this.line(this.as(targets[i]!, v)));
+    for (const t of [...targets].reverse()) this.line(`(local.set ${this.define(t)})`);
+  }
+
+  private region(region: Region): void {
+    for (const op of region.ops) this.op(op);
+  }
+
+  private op(op: Op): void {
+    const [a, b, c] = op.operands;
+    const r = op.results[0]!;
+    switch (op.opcode) {
+      case "const":
+        if (this.isInt(r)) {
+          this.constants.set(r.id, op.attrs.value as number);
+          return this.set(r, `(i32.const ${op.attrs.value as number})`);
+        }
+        return this.set(r, this.constant(op, r.type));
+      case "global":
+        if (typeof op.attrs.value !== "number" || op.attrs.function || op.attrs.mayBeUninitialized)
+          this.fail(`the module-level value '${op.attrs.callee}'`);
+        return this.set(r, `(f64.const ${f64Text(op.attrs.value)})`);
+      case "add":
+      case "sub":
+        if (this.isInt(r)) return this.integerArithmetic(op.opcode, r, a!, b!);
+        return this.set(r, `(${ARITHMETIC[op.opcode]} ${this.num(a!)} ${this.num(b!)})`);
+      case "mul":
+      case "div":
+        return this.set(r, `(${ARITHMETIC[op.opcode]} ${this.num(a!)} ${this.num(b!)})`);
+      case "lt":
+      case "le":
+      case "gt":
+      case "ge":
+      case "eq":
+      case "ne":
+        return this.set(r, this.comparison(op.opcode, a!, b!));
+      case "rem":
+        return this.set(r, `(call ${this.host.remainder()} ${this.num(a!)} ${this.num(b!)})`);
+      case "pow":
+        // `x ** y` is Math.pow in JavaScript (the same function in V8).
+        return this.set(
+          r,
+          `(call ${this.host.mathImport("pow", 2)} ${this.num(a!)} ${this.num(b!)})`,
+        );
+      case "neg":
+        return this.set(r, `(f64.neg ${this.num(a!)})`);
+      case "not":
+        return this.set(r, `(i32.eqz ${this.get(a!)})`);
+      case "truthy":
+        return this.set(r, this.truthy(a!));
+      case "and":
+        return this.set(r, `(i32.and ${this.get(a!)} ${this.get(b!)})`);
+      case "or":
+        return this.set(r, `(i32.or ${this.get(a!)} ${this.get(b!)})`);
+      case "select":
+        return this.set(r, `(select ${this.as(r, b!)} ${this.as(r, c!)} ${this.get(a!)})`);
+      case "detach":
+      case "withDerivative":
+        return this.set(r, this.as(r, a!));
+      case "math":
+        return this.set(r, this.math(op));
+      case "call":
+        return this.call(op);
+      case "if":
+        return this.ifOp(op);
+      case "loop":
+        return this.loop(op);
+      case "yield":
+      case "condition":
+        return; // their region's owner moves their operands
+      case "return":
+        if (this.usesTape) this.line("(global.set $tape_top (local.get $tape))");
+        this.line(`(return${op.operands.map((v) => ` ${this.num(v)}`).join("")})`);
+        return;
+      case "length":
+        this.arrayOperand(a!);
+        return this.set(r, `(i32.load ${this.get(a!)})`);
+      case "index": {
+        const type = this.arrayOperand(a!);
+        const index = this.checkIndex(a!, b!);
+        const load = holdsNumbers(type) ? "f64.load" : "i32.load";
+        return this.set(r, `(${load} offset=8 ${this.elementAddress(a!, index)})`);
+      }
+      case "setIndex":
+      case "addIndex":
+        return this.store(op);
+      case "alloc": {
+        const type = r.type;
+        if (!isArray(type) || !holdsNumbers(type))
+          this.fail("an array of arrays made in the function");
+        return this.set(r, `(call $alloc ${this.num(a!)})`);
+      }
+      case "zeros": {
+        const type = this.arrayOperand(a!);
+        if (!holdsNumbers(type)) this.fail("a zero tangent of an array of arrays");
+        return this.set(r, `(call $alloc (f64.convert_i32_u (i32.load ${this.get(a!)})))`);
+      }
+      case "literal":
+        return this.literal(op);
+      case "clear": {
+        const type = this.arrayOperand(a!);
+        if (!holdsNumbers(type)) this.fail("clearing an array of arrays");
+        this.line(
+          `(memory.fill (i32.add ${this.get(a!)} (i32.const 8)) (i32.const 0) (i32.shl (i32.load ${this.get(a!)}) (i32.const 3)))`,
+        );
+        return;
+      }
+      case "push":
+        return this.push(a!, op.attrs.reserved === true);
+      case "pop":
+        return this.pop(op, r);
+      case "reserve":
+        // Room for what the loop after it pushes (its pushes are `reserved`: unchecked). Not
+        // `>`: a count that is NaN fails too, so no push can run past the tape.
+        this.line(
+          `(if (i32.eqz (f64.le (f64.add (f64.convert_i32_u (local.get $tape)) (f64.mul ${this.num(a!)} (f64.const 8))) (f64.convert_i32_u (local.get $tape_end)))) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
+        );
+        return;
+      case "peak":
+        return;
+      default:
+        this.fail(describe(op));
+    }
+  }
+
+  private constant(op: Op, type: Type): string {
+    const value = op.attrs.value;
+    if (typeof value === "number" && type === "number") return `(f64.const ${f64Text(value)})`;
+    if (typeof value === "boolean" && type === "boolean") return `(i32.const ${value ? 1 : 0})`;
+    return this.fail(
+      value === undefined
+        ? op.attrs.isNull
+          ? "null"
+          : "undefined"
+        : `the constant ${JSON.stringify(value)}`,
+    );
+  }
+
+  private comparison(opcode: string, a: Value, b: Value): string {
+    const [float, integer] = COMPARISONS[opcode]!;
+    if (a.type === "number" && b.type === "number")
+      return this.isInt(a) && this.isInt(b)
+        ? `(${integer} ${this.get(a)} ${this.get(b)})`
+        : `(${float} ${this.num(a)} ${this.num(b)})`;
+    if ((opcode === "eq" || opcode === "ne") && a.type === "boolean" && b.type === "boolean")
+      return `(i32.${opcode} ${this.get(a)} ${this.get(b)})`;
+    // Arrays copied into wasm memory are not the caller's objects: identity cannot be told.
+    return this.fail(`a comparison of values of types other than numbers or booleans`);
+  }
+
+  /**
+   * `a + b` or `a - b` of integers as i32, trapping when the result leaves the i32 range (a
+   * float64 would hold it exactly: the call then runs as JavaScript).
+   */
+  private integerArithmetic(opcode: "add" | "sub", r: Value, a: Value, b: Value): void {
+    this.set(r, `(i32.${opcode} ${this.get(a)} ${this.get(b)})`);
+    const step = this.constants.get(b.id);
+    let overflowed: string;
+    if (step !== undefined && step >= 0)
+      // A step up cannot make the sum smaller, a step down the difference larger.
+      overflowed = `(i32.${opcode === "add" ? "lt_s" : "gt_s"} ${this.get(r)} ${this.get(a)})`;
+    else {
+      const [x, y] = opcode === "add" ? [a, b] : [b, a];
+      const left =
+        opcode === "add"
+          ? `(i32.xor ${this.get(x)} ${this.get(r)})`
+          : `(i32.xor ${this.get(a)} ${this.get(b)})`;
+      const right =
+        opcode === "add"
+          ? `(i32.xor ${this.get(y)} ${this.get(r)})`
+          : `(i32.xor ${this.get(a)} ${this.get(r)})`;
+      overflowed = `(i32.lt_s (i32.and ${left} ${right}) (i32.const 0))`;
+    }
+    this.line(`(if ${overflowed} (then unreachable))`);
+  }
+
+  private truthy(a: Value): string {
+    if (a.type === "boolean") return this.get(a);
+    // A number is truthy unless it is 0, -0 or NaN.
+    if (a.type === "number")
+      return this.isInt(a)
+        ? `(i32.ne ${this.get(a)} (i32.const 0))`
+        : `(i32.and (f64.ne ${this.get(a)} (f64.const 0)) (f64.eq ${this.get(a)} ${this.get(a)}))`;
+    this.arrayOperand(a);
+    return "(i32.const 1)";
+  }
+
+  private math(op: Op): string {
+    const name = op.attrs.callee!;
+    const args = op.operands.map((v) => this.num(v));
+    if (op.results[0]!.type !== "number" || op.operands.some((v) => v.type !== "number"))
+      this.fail(`Math.${name} of values other than numbers`);
+    const unary = UNARY_INSTRUCTIONS[name];
+    if (unary && args.length === 1) return `(${unary} ${args[0]})`;
+    const folded = FOLDED_INSTRUCTIONS[name];
+    if (folded)
+      return args.length === 0
+        ? `(f64.const ${folded.empty})`
+        : args.reduce((acc, x) => `(${folded.op} ${acc} ${x})`);
+    if (!importableMath(name)) this.fail(`Math.${name}`);
+    return `(call ${this.host.mathImport(name, args.length)}${args.map((x) => ` ${x}`).join("")})`;
+  }
+
+  private call(op: Op): void {
+    const { attrs } = op;
+    if (attrs.method || attrs.getter || attrs.setter || attrs.superOf)
+      this.fail(`a call of the method '${attrs.method ?? attrs.callee}'`);
+    if (attrs.restParameter) this.fail("a call of a function with a rest parameter");
+    if (attrs.checkpoint) this.fail("a checkpointed call");
+    const callee = this.host.functionName(attrs.callee!);
+    const call = `(call ${callee}${op.operands.map((v) => ` ${this.num(v)}`).join("")})`;
+    const results = op.results.filter((v) => v.type !== "void");
+    if (this.usesTape) this.line("(global.set $tape_top (local.get $tape))");
+    this.line(call);
+    if (this.usesTape) this.line("(local.set $tape (global.get $tape_top))");
+    if (results.length === 0) return;
+    for (const v of [...results].reverse()) this.line(`(local.set ${this.define(v)})`);
+  }
+
+  private ifOp(op: Op): void {
+    const [thenRegion, elseRegion] = op.regions as [Region, Region];
+    for (const v of op.results) this.define(v);
+    this.line(`(if ${this.get(op.operands[0]!)}`);
+    this.indent++;
+    for (const [word, region] of [
+      ["then", thenRegion],
+      ["else", elseRegion],
+    ] as const) {
+      this.line(`(${word}`);
+      this.indent++;
+      this.region(region);
+      const terminator = region.ops[region.ops.length - 1];
+      if (terminator?.opcode === "yield") this.move(op.results, terminator.operands);
+      this.indent--;
+      this.line(")");
+    }
+    this.indent--;
+    this.line(")");
+  }
+
+  /**
+   * `loop` (operands: the initial carried values; regions: before, after): the before region
+   * computes the condition and forwards values to the after region's parameters, which are
+   * also the loop's results when the condition is false; the after region yields the next
+   * carried values.
+   */
+  private loop(op: Op): void {
+    const [before, after] = op.regions as [Region, Region];
+    const condition = before.ops[before.ops.length - 1]!;
+    const [flag, ...forwarded] = condition.operands;
+    const n = this.labels++;
+    this.move(before.params, op.operands);
+    for (const v of after.params) this.define(v);
+    this.line(`(block $exit${n}`);
+    this.indent++;
+    this.line(`(loop $next${n}`);
+    this.indent++;
+    this.region(before);
+    this.move(after.params, forwarded);
+    this.line(`(br_if $exit${n} (i32.eqz ${this.get(flag!)}))`);
+    this.region(after);
+    const yielded = after.ops[after.ops.length - 1]!;
+    this.move(before.params, yielded.operands);
+    this.line(`(br $next${n})`);
+    this.indent--;
+    this.line(")");
+    this.indent--;
+    this.line(")");
+    op.results.forEach((v, i) => this.set(v, this.as(v, after.params[i]!)));
+  }
+
+  /** The array type of an operand (an error if it is none the backend carries). */
+  private arrayOperand(v: Value) {
+    const type = v.type;
+    wasmType(type, this.what(`a value (${v.hint || `%${v.id}`})`));
+    if (!isArray(type)) return this.fail(`an element read of a ${String(type)}`);
+    return type;
+  }
+
+  /**
+   * Index `i` of `array` as an i32 (its own local, or `$ix`), after checking it is an integer
+   * within the length; traps otherwise (the call then runs as JavaScript).
+   */
+  private checkIndex(array: Value, i: Value): string {
+    if (i.type !== "number") this.fail("an element read by a key that is not a number");
+    const length = `(i32.load ${this.get(array)})`;
+    if (this.isInt(i)) {
+      // Unsigned: a negative index is out of range too.
+      this.line(`(if (i32.ge_u ${this.get(i)} ${length}) (then unreachable))`);
+      return this.get(i);
+    }
+    this.line(`(local.set $ix (i32.trunc_sat_f64_u ${this.get(i)}))`);
+    this.line(
+      `(if (i32.or (f64.ne (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (i32.ge_u (local.get $ix) ${length})) (then unreachable))`,
+    );
+    return "(local.get $ix)";
+  }
+
+  /** The address of element `index` (an i32) of `array`, less the 8 bytes of its header. */
+  private elementAddress(array: Value, index: string): string {
+    return `(i32.add ${this.get(array)} (i32.shl ${index} (i32.const 3)))`;
+  }
+
+  private store(op: Op): void {
+    const [array, i, v] = op.operands as [Value, Value, Value];
+    const type = this.arrayOperand(array);
+    const numbers = holdsNumbers(type);
+    if (op.opcode === "addIndex" && !numbers) this.fail("adding into an array of arrays");
+    if (i.type !== "number") this.fail("an element write by a key that is not a number");
+    const value = numbers ? this.num(v) : this.get(v);
+    const storeAt = (index: string) => {
+      const address = this.elementAddress(array, index);
+      const stored =
+        op.opcode === "addIndex" ? `(f64.add (f64.load offset=8 ${address}) ${value})` : value;
+      return `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${stored})`;
+    };
+    if (op.attrs.ifExists) {
+      // Adds only where the element exists (see the `index` rule of rules/transpose.ts).
+      const length = `(i32.load ${this.get(array)})`;
+      if (this.isInt(i)) {
+        this.line(`(if (i32.lt_u ${this.get(i)} ${length}) (then ${storeAt(this.get(i))}))`);
+        return;
+      }
+      this.line(`(local.set $ix (i32.trunc_sat_f64_u ${this.get(i)}))`);
+      this.line(
+        `(if (i32.and (f64.eq (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (i32.lt_u (local.get $ix) ${length})) (then ${storeAt("(local.get $ix)")}))`,
+      );
+      return;
+    }
+    this.line(storeAt(this.checkIndex(array, i)));
+  }
+
+  private literal(op: Op): void {
+    const r = op.results[0]!;
+    const type = r.type;
+    if (!isArray(type)) return this.fail("an object literal");
+    wasmType(type, this.what("an array literal"));
+    const numbers = holdsNumbers(type);
+    this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${op.operands.length})))`);
+    op.operands.forEach((v, k) =>
+      this.line(
+        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? this.num(v) : this.get(v)})`,
+      ),
+    );
+  }
+
+  /** `reserved`: a `reserve` before the loop made room for it (as in the JavaScript backend). */
+  private push(v: Value, reserved: boolean): void {
+    const type = wasmType(v.type, this.what("a value saved on the tape"));
+    if (type === "i32" && v.type !== "boolean") {
+      // An array: on the stack of addresses, as JavaScript keeps arrays on the object stack.
+      this.line(
+        `(if (i32.ge_u (global.get $objects_top) (global.get $objects_end)) (then (call $overflow (i32.const ${OVERFLOW.objects}))))`,
+      );
+      this.line(`(i32.store (global.get $objects_top) ${this.get(v)})`);
+      this.line(`(global.set $objects_top (i32.add (global.get $objects_top) (i32.const 4)))`);
+      return;
+    }
+    const saved = v.type === "boolean" ? `(f64.convert_i32_u ${this.get(v)})` : this.num(v);
+    if (!reserved)
+      this.line(
+        `(if (i32.ge_u (local.get $tape) (local.get $tape_end)) (then (call $overflow (i32.const ${OVERFLOW.tape}))))`,
+      );
+    this.line(`(f64.store (local.get $tape) ${saved})`);
+    this.line(`(local.set $tape (i32.add (local.get $tape) (i32.const 8)))`);
+  }
+
+  private pop(op: Op, r: Value): void {
+    const type = wasmType(r.type, this.what("a value taken from the tape"));
+    if (type === "i32" && r.type !== "boolean") {
+      this.line(`(global.set $objects_top (i32.sub (global.get $objects_top) (i32.const 4)))`);
+      return this.set(r, `(i32.load (global.get $objects_top))`);
+    }
+    this.line(`(local.set $tape (i32.sub (local.get $tape) (i32.const 8)))`);
+    const loaded = "(f64.load (local.get $tape))";
+    if (r.type === "boolean") return this.set(r, `(f64.ne ${loaded} (f64.const 0))`);
+    // `x | 0`, for the trip counts saved as integers.
+    if (op.attrs.value === "int") return this.set(r, `(i32.trunc_sat_f64_s ${loaded})`);
+    this.set(r, loaded);
+  }
+}
+
+function local(v: Value): string {
+  return `$v${v.id}`;
+}
+
+/** An op the backend does not cover, as a message names it. */
+function describe(op: Op): string {
+  switch (op.opcode) {
+    case "extern":
+      return `a call of ${op.attrs.callee}`;
+    case "nondiff":
+      return `the operation '${op.attrs.callee}'`;
+    case "field":
+    case "setField":
+    case "addField":
+      return `the field '${op.attrs.field}' of an object`;
+    case "closure":
+      return "a function value";
+    case "adjust":
+      return "the derivative given by withDerivative";
+    case "nullish":
+      return "a test for null or undefined";
+    default:
+      return `the operation '${op.opcode}'`;
+  }
+}

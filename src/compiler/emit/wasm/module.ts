@@ -1,0 +1,232 @@
+import type { FunctionKey, IRFunction, Type } from "../../ir/types.js";
+import { someOp } from "../../ir/walk.js";
+import { inlineCalls, opCount } from "../../ir/inline.js";
+import { OVERFLOW, watFunction, type WatModuleHost } from "./function.js";
+import { NotForWasm } from "./not-for-wasm.js";
+
+// One WAT module for one operator call: its entry (a derivative nabla generated, or reverse
+// mode's two sweeps run one after the other) and every function they call. Memory is the
+// runtime's, imported, and laid out per call (runtime/wasm.ts): the arguments from address 16
+// on, then the heap of arrays the call allocates, the tape of numbers and the stack of array
+// addresses reverse mode saves; the runtime sets the globals that bound each region before
+// the call. Nothing grows the memory: a call that runs out traps with `$overflowed` saying
+// which region, and the runtime makes a larger memory and runs it again.
+
+/** The functions generated for an operator call, found by key. */
+export interface FunctionSource {
+  get(key: FunctionKey): IRFunction | undefined;
+}
+
+/** What the module's `entry` export runs. */
+export type WasmEntry =
+  | { kind: "function"; key: FunctionKey }
+  /**
+   * The sweeps of reverse mode, as one fused gradient: `entry(args…, shadows…, seed)` runs
+   * `fwd(args…, shadows…)`, then `bwd(seed, inputs…)` (inputs: positions among those
+   * arguments), and returns bwd's results then fwd's value.
+   */
+  | { kind: "sweeps"; fwd: FunctionKey; bwd: FunctionKey; bwdInputs: readonly number[] };
+
+export interface WatModule {
+  text: string;
+  /** The entry's parameter and result types. */
+  params: Type[];
+  results: Type[];
+  /** Whether some function of it loops over array elements (what `backend: "auto"` asks). */
+  loopsOverArrays: boolean;
+}
+
+/** The module for `entry`, or NotForWasm naming what keeps it JavaScript. */
+export function watModule(source: FunctionSource, entry: WasmEntry): WatModule {
+  const builder = new ModuleBuilder(source);
+  if (entry.kind === "function") {
+    const fn = builder.need(entry.key);
+    builder.exportEntry(builder.functionName(entry.key));
+    builder.emitAll();
+    return builder.finish(
+      fn.params.map((p) => p.type),
+      fn.resultTypes.filter((t) => t !== "void"),
+    );
+  }
+  const fwd = builder.need(entry.fwd);
+  const bwd = builder.need(entry.bwd);
+  const fwdName = builder.functionName(entry.fwd);
+  const bwdName = builder.functionName(entry.bwd);
+  builder.emitAll();
+  const params: Type[] = [...fwd.params.map((p) => p.type), "number"];
+  const seed = `$p${params.length - 1}`;
+  const bwdResults = bwd.resultTypes.filter((t) => t !== "void");
+  const results: Type[] = [...bwdResults, ...fwd.resultTypes];
+  const declared = params.map((t, i) => `(param $p${i} ${t === "number" ? "f64" : "i32"})`);
+  const resultText = results.map((t) => (t === "number" ? "f64" : "i32")).join(" ");
+  builder.functions.push(
+    [
+      `  (func $entry (export "entry") ${declared.join(" ")} (result ${resultText})`,
+      "    (local $value f64)",
+      `    (local.set $value (call ${fwdName}${fwd.params.map((_, i) => ` (local.get $p${i})`).join("")}))`,
+      `    (call ${bwdName} (local.get ${seed})${entry.bwdInputs.map((k) => ` (local.get $p${k})`).join("")})`,
+      "    (local.get $value)",
+      "  )",
+    ].join("\n"),
+  );
+  return builder.finish(params, results);
+}
+
+class ModuleBuilder implements WatModuleHost {
+  readonly functions: string[] = [];
+  private readonly names = new Map<FunctionKey, string>();
+  private readonly taken = new Set<string>();
+  private readonly pending: [FunctionKey, IRFunction][] = [];
+  private readonly emitted: IRFunction[] = [];
+  private readonly imports = new Map<string, string>();
+  private exported = "";
+
+  constructor(private readonly source: FunctionSource) {}
+
+  need(key: FunctionKey): IRFunction {
+    const fn = this.source.get(key);
+    if (!fn)
+      throw new NotForWasm(`a call of '${key.split("#").pop()}', whose code nabla does not have`);
+    return fn;
+  }
+
+  functionName(key: FunctionKey): string {
+    const known = this.names.get(key);
+    if (known) return known;
+    const fn = this.need(key);
+    const base = `$${fn.name.replace(/[^A-Za-z0-9_$.]/g, "_")}`;
+    let name = base;
+    for (let i = 1; this.taken.has(name); i++) name = `${base}_${i}`;
+    this.taken.add(name);
+    this.names.set(key, name);
+    this.pending.push([key, fn]);
+    return name;
+  }
+
+  exportEntry(name: string): void {
+    this.exported = name;
+  }
+
+  /** Emits the functions asked for, and those they call, once each. */
+  emitAll(): void {
+    for (let next = this.pending.shift(); next; next = this.pending.shift()) {
+      const [key, fn] = next;
+      let text = watFunction(this.withLeavesInlined(fn), this.names.get(key)!, this);
+      if (this.names.get(key) === this.exported)
+        text = text.replace(/^ {2}\(func (\S+)/, `  (func $1 (export "entry")`);
+      this.functions.push(text);
+      this.emitted.push(fn);
+    }
+  }
+
+  /**
+   * `fn` with its calls of small functions that call nothing replaced by their bodies: V8
+   * (Node 20) does not inline wasm calls, and a call per pair of kmeans' points and centroids
+   * costs more than the distance it computes. The JavaScript backend leaves this to V8.
+   */
+  private withLeavesInlined(fn: IRFunction): IRFunction {
+    return (
+      inlineCalls(fn, (call) => {
+        const { attrs } = call;
+        if (attrs.method || attrs.getter || attrs.setter || attrs.superOf) return undefined;
+        if (attrs.restParameter || attrs.checkpoint) return undefined;
+        const callee = this.source.get(attrs.callee!);
+        if (!callee || callee.adapter || callee.checkpoint || callee.stub || callee.lanes)
+          return undefined;
+        const ops = callee.body.ops;
+        const leaf =
+          !someOp(callee.body, (op) => op.opcode === "call" || op.opcode === "closure") &&
+          ops[ops.length - 1]?.opcode === "return" &&
+          !someOp({ params: [], ops: ops.slice(0, -1) }, (op) => op.opcode === "return");
+        return leaf && opCount(callee) <= INLINED_OPS ? callee : undefined;
+      }) ?? fn
+    );
+  }
+
+  mathImport(name: string, arity: number): string {
+    const local = `$Math.${name}.${arity}`;
+    this.imports.set(
+      local,
+      `  (import "Math" "${name}" (func ${local}${" (param f64)".repeat(arity)} (result f64)))`,
+    );
+    return local;
+  }
+
+  remainder(): string {
+    this.imports.set(
+      "$remainder",
+      `  (import "js" "remainder" (func $remainder (param f64 f64) (result f64)))`,
+    );
+    return "$remainder";
+  }
+
+  finish(params: Type[], results: Type[]): WatModule {
+    const text = [
+      "(module",
+      `  (import "env" "memory" (memory 1))`,
+      ...this.imports.values(),
+      ...REGION_GLOBALS,
+      ...SUPPORT,
+      ...this.functions,
+      ")",
+    ].join("\n");
+    const loopsOverArrays = this.emitted.some((fn) =>
+      someOp(
+        fn.body,
+        (op) =>
+          op.opcode === "loop" &&
+          op.regions.some((r) => someOp(r, (inner) => inner.opcode === "index")),
+      ),
+    );
+    return { text, params, results, loopsOverArrays };
+  }
+}
+
+/** The size, in ops, of the functions inlined where they are called. */
+const INLINED_OPS = 80;
+
+/** The bounds of the memory's regions, which the runtime sets before each call. */
+const REGION_GLOBALS = [
+  "heap_top",
+  "heap_end",
+  "tape_top",
+  "tape_end",
+  "objects_top",
+  "objects_end",
+  "overflowed",
+].map((name) => `  (global $${name} (export "${name}") (mut i32) (i32.const 0))`);
+
+/** The allocator, the overflow trap and the setup of a call every module has. */
+const SUPPORT = [
+  // One call from JavaScript before each call of the entry: cheaper than setting six globals.
+  `  (func (export "setup") (param $heap i32) (param $heapEnd i32) (param $tape i32) (param $tapeEnd i32) (param $objects i32) (param $objectsEnd i32)
+    (global.set $heap_top (local.get $heap))
+    (global.set $heap_end (local.get $heapEnd))
+    (global.set $tape_top (local.get $tape))
+    (global.set $tape_end (local.get $tapeEnd))
+    (global.set $objects_top (local.get $objects))
+    (global.set $objects_end (local.get $objectsEnd))
+    (global.set $overflowed (i32.const 0))
+  )`,
+  `  (func $overflow (param $region i32)
+    (global.set $overflowed (local.get $region))
+    unreachable
+  )`,
+  // An array of n cells (8 bytes each) from the heap, zeroed: the heap is reused by every call.
+  `  (func $allocCells (param $n i32) (result i32) (local $p i32) (local $next i32)
+    (if (i32.gt_u (local.get $n) (i32.const 0x0fffffff)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
+    (local.set $p (global.get $heap_top))
+    (local.set $next (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $n) (i32.const 3)))))
+    (if (i32.gt_u (local.get $next) (global.get $heap_end)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
+    (i32.store (local.get $p) (local.get $n))
+    (memory.fill (i32.add (local.get $p) (i32.const 8)) (i32.const 0) (i32.shl (local.get $n) (i32.const 3)))
+    (global.set $heap_top (local.get $next))
+    (local.get $p)
+  )`,
+  // `new Float64Array(n)`: n must be a length (JavaScript throws a RangeError otherwise).
+  `  (func $alloc (param $n f64) (result i32) (local $k i32)
+    (local.set $k (i32.trunc_sat_f64_u (local.get $n)))
+    (if (f64.ne (f64.convert_i32_u (local.get $k)) (local.get $n)) (then unreachable))
+    (call $allocCells (local.get $k))
+  )`,
+];

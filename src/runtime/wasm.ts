@@ -1,0 +1,255 @@
+import type { WasmEntrySpec, WasmKind } from "../api/wasm-entry.js";
+import { out } from "./register.js";
+
+// A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
+// JavaScript function it stands for: same arguments, first result returned, the others in
+// `out`. Per call, the arguments are copied into the instance's memory (numbers as they are,
+// arrays whole: a Float64Array with one `set`, an array of arrays row by row), the entry runs,
+// the arrays it writes (reverse mode's shadows) are copied back into the caller's, and array
+// results are copied out as new arrays.
+//
+// The memory is never grown: `memory.grow` detaches the old ArrayBuffer, and once one has
+// been detached V8 checks every typed-array access of optimized code for it, for good
+// (docs/native-gap.md). It is sized for each call from the arguments' lengths plus regions
+// for the arrays the call makes (heap), the tape and the stack of saved arrays; a call that
+// runs out of one traps, and runs again on a new instance with that region doubled (the
+// sizes that sufficed are kept for the next calls). Any other trap — an index that is not an
+// integer within the length, a length that is not one — or an argument not of the declared
+// type runs the call as JavaScript instead: its answer (undefined, NaN, a RangeError) is the
+// language's, which wasm does not imitate.
+
+const PAGE = 65536;
+/** Past this, a call runs as JavaScript rather than on a larger memory. */
+const MAX_BYTES = 2 ** 31;
+/** Arguments start here; address 0 stays unused. */
+const ARGUMENTS_AT = 16;
+
+/**
+ * How many calls ran in wasm, how many fell back to JavaScript, and how many instances were
+ * made (for tests and benches).
+ *
+ * @internal
+ */
+export const wasmStats = { wasm: 0, javascript: 0, instances: 0 };
+
+/** The regions of memory beyond the arguments, in bytes. */
+interface Regions {
+  heap: number;
+  tape: number;
+  objects: number;
+}
+
+interface Exports {
+  entry(...args: number[]): number | number[] | undefined;
+  /** Sets the regions' bounds (heap, tape, saved arrays: start and end of each) for a call. */
+  setup(...bounds: number[]): void;
+  overflowed: WebAssembly.Global;
+}
+
+interface Live {
+  exports: Exports;
+  bytes: number;
+  f64: Float64Array;
+  i32: Int32Array;
+}
+
+/** Thrown by the copies when an argument is not what the function's types say. */
+class NotCopyable extends Error {}
+
+/** The region that ran out, by the code module.ts's `$overflow` gets. */
+const REGION_OF: Record<number, keyof Regions> = { 1: "heap", 2: "tape", 3: "objects" };
+
+/**
+ * The function `spec` describes, running in wasm, and as `fallback` (the JavaScript function
+ * it stands for) when wasm cannot give JavaScript's answer.
+ *
+ * @internal
+ */
+export function wasmFunction(
+  spec: WasmEntrySpec,
+  fallback: (...args: unknown[]) => unknown,
+): (...args: unknown[]) => unknown {
+  let module: WebAssembly.Module | undefined;
+  let live: Live | undefined;
+  const regions: Regions = { heap: 1 << 16, tape: 1 << 20, objects: 1 << 14 };
+  const written = new Set(spec.written);
+  const javascript = (args: unknown[]) => {
+    wasmStats.javascript++;
+    return fallback(...args);
+  };
+  /** The module could not be compiled here (a browser's main thread refuses modules over 4 KB). */
+  let unavailable = false;
+  return (...args: unknown[]) => {
+    if (unavailable) return javascript(args);
+    try {
+      module ??= new WebAssembly.Module(decodeBase64(spec.bytes));
+    } catch {
+      unavailable = true;
+      return javascript(args);
+    }
+    let argumentBytes: number;
+    try {
+      argumentBytes = spec.params.reduce((sum, kind, i) => sum + sizeOf(kind, args[i]), 0);
+    } catch (error) {
+      if (error instanceof NotCopyable) return javascript(args);
+      throw error;
+    }
+    for (;;) {
+      const needed = ARGUMENTS_AT + argumentBytes + regions.heap + regions.tape + regions.objects;
+      if (needed > MAX_BYTES) return javascript(args);
+      if (!live || live.bytes < needed) {
+        try {
+          live = instantiate(module, needed);
+        } catch {
+          return javascript(args);
+        }
+      }
+      const run = live;
+      const copier = new Copier(run, ARGUMENTS_AT);
+      const wasmArgs = spec.params.map((kind, i) => copier.in(kind, args[i], written.has(i)));
+      const e = run.exports;
+      const heap = copier.at;
+      const tape = heap + regions.heap;
+      const objects = tape + regions.tape;
+      e.setup(heap, tape, tape, objects, objects, objects + regions.objects);
+      let returned: number | number[] | undefined;
+      try {
+        returned = e.entry(...wasmArgs);
+      } catch {
+        const region = REGION_OF[e.overflowed.value as number];
+        if (!region) return javascript(args);
+        regions[region] *= 2;
+        continue;
+      }
+      copier.copyBack();
+      wasmStats.wasm++;
+      const values =
+        spec.results.length === 1 ? [returned as number] : ((returned ?? []) as number[]);
+      const results = spec.results.map((kind, i) => copier.out(kind, values[i]!));
+      const record = out as unknown as Record<string, unknown>;
+      for (let i = 1; i < results.length; i++) record[`v${i}`] = results[i];
+      return results[0];
+    }
+  };
+}
+
+function instantiate(module: WebAssembly.Module, needed: number): Live {
+  // A quarter more than needed, so calls on slightly larger arguments reuse the instance.
+  const pages = Math.ceil((needed * 1.25) / PAGE);
+  const memory = new WebAssembly.Memory({ initial: pages });
+  const instance = new WebAssembly.Instance(module, {
+    env: { memory },
+    Math: Math as unknown as Record<string, WebAssembly.ImportValue>,
+    js: { remainder: (a: number, b: number) => a % b },
+  });
+  wasmStats.instances++;
+  return {
+    exports: instance.exports as unknown as Exports,
+    bytes: pages * PAGE,
+    f64: new Float64Array(memory.buffer),
+    i32: new Int32Array(memory.buffer),
+  };
+}
+
+/** The bytes an argument takes in memory; NotCopyable if it is not of its declared kind. */
+function sizeOf(kind: WasmKind, value: unknown): number {
+  if (kind === "number") {
+    if (typeof value !== "number") throw new NotCopyable();
+    return 0;
+  }
+  if (kind === "boolean") {
+    if (typeof value !== "boolean") throw new NotCopyable();
+    return 0;
+  }
+  const array = checkedArray(kind, value);
+  let bytes = 8 + 8 * array.length;
+  if (kind.of !== "number")
+    for (let j = 0; j < array.length; j++) bytes += sizeOf(kind.of, array[j]);
+  return bytes;
+}
+
+function checkedArray(
+  kind: { array: "Float64Array" | "Array" },
+  value: unknown,
+): ArrayLike<unknown> {
+  if (kind.array === "Float64Array" ? value instanceof Float64Array : Array.isArray(value))
+    return value as ArrayLike<unknown>;
+  throw new NotCopyable();
+}
+
+/** Copies one call's arguments in (from `at` on) and its written arrays and results out. */
+class Copier {
+  /** The arrays to copy back after the call, each once (shadows may share rows). */
+  private readonly back = new Map<ArrayLike<number>, number>();
+
+  constructor(
+    private readonly live: Live,
+    public at: number,
+  ) {}
+
+  in(kind: WasmKind, value: unknown, written: boolean): number {
+    if (kind === "number") return value as number;
+    if (kind === "boolean") return value ? 1 : 0;
+    const array = value as ArrayLike<unknown>;
+    if (written && kind.of === "number") {
+      const known = this.back.get(array as ArrayLike<number>);
+      if (known !== undefined) return known;
+    }
+    const address = this.at;
+    const n = array.length;
+    this.at += 8 + 8 * n;
+    const { f64, i32 } = this.live;
+    i32[address >> 2] = n;
+    const first = (address + 8) >> 3;
+    if (kind.of === "number") {
+      if (array instanceof Float64Array) f64.set(array, first);
+      else
+        for (let j = 0; j < n; j++) {
+          const x = array[j];
+          if (typeof x !== "number") throw new NotCopyable();
+          f64[first + j] = x;
+        }
+      if (written) this.back.set(array as ArrayLike<number>, address);
+      return address;
+    }
+    for (let j = 0; j < n; j++) {
+      const row = this.in(kind.of, array[j], written);
+      i32[(address + 8 + 8 * j) >> 2] = row;
+    }
+    return address;
+  }
+
+  /** Copies the written arrays' new contents back into the caller's arrays. */
+  copyBack(): void {
+    const { f64, i32 } = this.live;
+    for (const [array, address] of this.back) {
+      const first = (address + 8) >> 3;
+      const n = i32[address >> 2]!;
+      if (array instanceof Float64Array) array.set(f64.subarray(first, first + n));
+      else for (let j = 0; j < n; j++) (array as number[])[j] = f64[first + j]!;
+    }
+  }
+
+  out(kind: WasmKind, value: number): unknown {
+    if (kind === "number") return value;
+    if (kind === "boolean") return value !== 0;
+    const { f64, i32 } = this.live;
+    const n = i32[value >> 2]!;
+    const first = (value + 8) >> 3;
+    if (kind.of === "number") {
+      const copy = f64.slice(first, first + n);
+      return kind.array === "Float64Array" ? copy : Array.from(copy);
+    }
+    const rows = Array.from({ length: n }, (_, j) =>
+      this.out(kind.of, i32[(value + 8 + 8 * j) >> 2]!),
+    );
+    return rows;
+  }
+}
+
+function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

@@ -187,16 +187,19 @@ test("log-sum-exp: Math.max, Math.exp and Math.log over a Float64Array", async (
   );
 });
 
-test("kmeans' cost: arrays of Float64Array rows, a nested loop, a function calling another", async () => {
-  await checkBackends(
-    `function squaredDistance(a: Float64Array, b: Float64Array): number {
+/** kmeans' distance, which the kmeans programs below call. */
+const SQUARED_DISTANCE = `function squaredDistance(a: Float64Array, b: Float64Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) {
     const diff = a[i] - b[i];
     sum += diff * diff;
   }
   return sum;
-}
+}`;
+
+test("kmeans' cost: arrays of Float64Array rows, a nested loop, a function calling another", async () => {
+  await checkBackends(
+    `${SQUARED_DISTANCE}
 export function f(points: Float64Array[], centroids: Float64Array[]): number {
   let total = 0;
   for (const point of points) {
@@ -559,14 +562,7 @@ test("a function tagged @backend wasm runs as WebAssembly itself; its derivative
   const files = {
     "main.ts": `import { gradient } from "nabla";
 export { wasmStats } from "nabla";
-function squaredDistance(a: Float64Array, b: Float64Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) {
-    const diff = a[i] - b[i];
-    sum += diff * diff;
-  }
-  return sum;
-}
+${SQUARED_DISTANCE}
 /** Σ over points of the squared distance to the nearest centroid. @backend wasm */
 export function cost(points: Float64Array[], centroids: Float64Array[]): number {
   let total = 0;
@@ -629,14 +625,7 @@ test(
   async () => {
     const dir = writeProgram({
       "main.ts": `import { gradient, differential, wasmStats } from "nabla";
-function squaredDistance(a: Float64Array, b: Float64Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) {
-    const diff = a[i] - b[i];
-    sum += diff * diff;
-  }
-  return sum;
-}
+${SQUARED_DISTANCE}
 function cost(points: Float64Array[], centroids: Float64Array[]): number {
   let total = 0;
   for (const point of points) {

@@ -1,6 +1,6 @@
 import { COMPUTATIONS, isPure, TERMINATORS, WRITES_MEMORY } from "./ops.js";
 import type { FunctionKey, IRFunction, Op, Region } from "./types.js";
-import { everyOp, someOp } from "./walk.js";
+import { everyOp, forEachOp, someOp } from "./walk.js";
 
 // Code sinking: an op whose results only one branch of a later `if` reads moves into that
 // branch, so it runs only when the branch does. The forward sweep of a reverse-over-forward
@@ -20,21 +20,36 @@ import { everyOp, someOp } from "./walk.js";
 export function pureFunctions(
   table: ReadonlyMap<FunctionKey, IRFunction | undefined>,
 ): Set<FunctionKey> {
-  const pure = new Set<FunctionKey>();
-  for (const [key, fn] of table) if (fn) pure.add(key);
-  for (let changed = true; changed;) {
-    changed = false;
-    for (const key of pure) {
-      // `peak` records the tape's height, which a function that pushes nothing leaves as it is.
-      const clean = (op: Op) =>
-        isPureOp(op, pure) || TERMINATORS.has(op.opcode) || op.opcode === "peak";
-      if (everyOp(table.get(key)!.body, clean)) continue;
-      pure.delete(key);
-      changed = true;
-    }
+  // Impure by an op of its own, or by calling what is not in the table; then, through the
+  // callers of each impure function, every function reaching one (linear in the calls).
+  const callers = new Map<FunctionKey, FunctionKey[]>();
+  const impure: FunctionKey[] = [];
+  const known = (key: FunctionKey) => table.get(key) !== undefined;
+  for (const [key, fn] of table) {
+    if (!fn) continue;
+    let own = false;
+    forEachOp(fn.body, (op) => {
+      if (op.opcode !== "call") {
+        // `peak` records the tape's height, which a function that pushes nothing leaves as is.
+        own ||= !isPureOp(op, EMPTY) && !TERMINATORS.has(op.opcode) && op.opcode !== "peak";
+        return;
+      }
+      const callee = op.attrs.callee;
+      if (callee === undefined || !known(callee)) own = true;
+      else if (callers.has(callee)) callers.get(callee)!.push(key);
+      else callers.set(callee, [key]);
+    });
+    if (own) impure.push(key);
+  }
+  const pure = new Set([...table.keys()].filter(known));
+  for (let key = impure.pop(); key !== undefined; key = impure.pop()) {
+    if (!pure.delete(key)) continue;
+    impure.push(...(callers.get(key) ?? []));
   }
   return pure;
 }
+
+const EMPTY: ReadonlySet<FunctionKey> = new Set();
 
 /**
  * An op that may run later, or not at all, without changing anything else: no effects, no

@@ -65,7 +65,7 @@ main.ts:11:18: note: when differentiating 'f' for 'gradient'
 > 11 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
-main.ts:9:10: error NABLA101: the arrow-function field 'apply' of 'Scaler' may be assigned other functions (some code of the program assigns a field named 'apply', or uses 'Object.assign' on an existing object), so nabla cannot tell which function it holds
+main.ts:9:10: error NABLA101: the arrow-function field 'apply' of 'Scaler' may be assigned other functions (some code of the program assigns a field named 'apply', a field chosen at run time, or uses 'Object.assign' on an existing object), so nabla cannot tell which function it holds
   8 |   s.apply = (v: number) => v + 1;
 > 9 |   return s.apply(x);
     |          ^^^^^^^^^^

@@ -278,6 +278,11 @@ export function fieldNamesAssigned(program: ProgramGraph): Set<string> | "any" {
       const name = target?.type === "MemberExpression" ? fieldNamed(target) : undefined;
       if (name !== undefined) names.add(name);
       any ||= writesAnyField(n);
+      // `inst[k] = fn`: a field chosen at run time, of data that may hold functions.
+      any ||=
+        target?.type === "MemberExpression" &&
+        name === undefined &&
+        mayHoldFunctions(program, mod, target.object);
       return !any;
     });
   }

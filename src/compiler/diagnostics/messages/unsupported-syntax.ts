@@ -324,7 +324,7 @@ export const unsupportedSyntax = {
   arrowFieldAssigned: (field: Printable, className: Printable) =>
     message(
       "unsupportedSyntax",
-      `the arrow-function field '${field}' of '${className}' may be assigned other functions (some code of the program assigns a field named '${field}', or uses 'Object.assign' on an existing object), so nabla cannot tell which function it holds`,
+      `the arrow-function field '${field}' of '${className}' may be assigned other functions (some code of the program assigns a field named '${field}', a field chosen at run time, or uses 'Object.assign' on an existing object), so nabla cannot tell which function it holds`,
       `declare '${field}' as a method ('${field}(…) { … }'; a subclass can override it), or give the field a function type and assign top-level functions to it ('${field}: (x: number) => number = tanh')`,
     ),
   arrowFieldDeclaredAgain: (field: Printable, className: Printable, other: Printable) =>

@@ -226,9 +226,9 @@ main.ts:8:18: note: when differentiating the function given to 'gradient'
     name: "NABLA101 'for…in': read the fields by name",
     files: `
 import { derivative } from "nabla";
-interface P { x: number; y: number }
+type P = [number, number];
 function f(x: number): number {
-  const p: P = { x, y: 2 * x };
+  const p: P = [x, 2 * x];
   let s = 0;
   for (const k in p) s += 1;
   return s * x;
@@ -236,11 +236,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:6:19: error NABLA101: 'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a P
+main.ts:6:19: error NABLA101: 'for…in' in differentiable code walks the keys of an object or a record ('Record<string, …>'), not of a [number, number]
   5 |   let s = 0;
 > 6 |   for (const k in p) s += 1;
     |                   ^
-help: read the fields by name, or loop with 'for…of' over an array of the names ('m.keys()' for a map)
+help: loop with 'for…of' over the elements, or over 'xs.keys()' for the indices ('m.keys()' for a map)
 main.ts:9:19: note: when differentiating 'f' for 'derivative'
 > 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

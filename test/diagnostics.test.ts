@@ -484,11 +484,11 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: for…in loop",
+    name: "NABLA101: for…in loop over an array",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  const o = { a: x, b: 2 * x };
+  const o = [x, 2 * x];
   let s = 0;
   for (const k in o) s += x;
   return s;
@@ -496,11 +496,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:5:19: error NABLA101: 'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a { a: x, b: 2 * x }
+main.ts:5:19: error NABLA101: 'for…in' in differentiable code walks the keys of an object or a record ('Record<string, …>'), not of a number[]
   4 |   let s = 0;
 > 5 |   for (const k in o) s += x;
     |                   ^
-help: read the fields by name, or loop with 'for…of' over an array of the names ('m.keys()' for a map)
+help: loop with 'for…of' over the elements, or over 'xs.keys()' for the indices ('m.keys()' for a map)
 main.ts:8:19: note: when differentiating 'f' for 'derivative'
 > 8 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

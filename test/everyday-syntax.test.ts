@@ -493,3 +493,29 @@ export function f(x: number, y: number): number {
   return acc + (flag ? y / safe : 0) + Math.min(x, Number.MAX_VALUE);
 }`);
 });
+
+test("for…in over an object of known fields and over a class instance walks their own keys, read back by key", async () => {
+  await checkTwoWays(`interface Weights {
+  tenure: number;
+  spend: number;
+  visits: number;
+}
+class Scores {
+  a = 1;
+  b = 2;
+  total() {
+    return this.a + this.b;
+  }
+}
+export function f(x: number, y: number): number {
+  const w: Weights = { tenure: x, spend: y, visits: x * y };
+  let acc = 0;
+  for (const key in w) acc += w[key as keyof Weights] ** 2;
+  const s = new Scores();
+  s.a = x;
+  for (const k in s) acc += s[k as "a" | "b"] * 2;
+  const loose = { first: x, second: y } as Record<string, number>;
+  for (const name in loose) acc += name.length * loose[name]!;
+  return acc + s.total();
+}`);
+});

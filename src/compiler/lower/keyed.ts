@@ -322,6 +322,14 @@ const ITERATORS = new Set(["Generator", "IterableIterator", "Iterator", "Iterabl
 
 /** The keys a `for…in` walks: a record's. */
 export function iteratedKeys(ctx: LowerContext, node: Node, v: Value): Value {
+  // An object of known fields: its own keys as it has them at run time, as `for…in` walks
+  // them (a class's methods live on its prototype, where `for…in` does not see them).
+  if (isObject(v.type)) {
+    ctx.at(node);
+    const keys: ArrayType = { kind: "array", storage: "Array", element: "string" };
+    return ctx.builder.emit("nondiff", [v], [keys], { callee: "Object.keys" }, [], "keys")
+      .results[0]!;
+  }
   if (!isRecord(v.type))
     return ctx.fail(node, unsupportedSyntax.forInNeedsRecord(typeText(v.type)));
   return keysOf(ctx, v);

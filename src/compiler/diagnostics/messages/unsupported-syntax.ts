@@ -209,8 +209,8 @@ export const unsupportedSyntax = {
   forInNeedsRecord: (type: Printable) =>
     message(
       "unsupportedSyntax",
-      `'for…in' in differentiable code walks the keys of a record ('Record<string, …>'), not of a ${type}`,
-      `read the fields by name, or loop with 'for…of' over an array of the names ('m.keys()' for a map)`,
+      `'for…in' in differentiable code walks the keys of an object or a record ('Record<string, …>'), not of a ${type}`,
+      `loop with 'for…of' over the elements, or over 'xs.keys()' for the indices ('m.keys()' for a map)`,
     ),
   inOnMap: () =>
     message(

@@ -215,7 +215,7 @@ test("what records and maps do not support yet is a diagnostic at the construct"
     "main.ts": `import { gradient } from "nabla";
 export function f(x: number): number {
   const m = new Map<string, number>([["a", x]]);
-  m.delete("a");
+  m.clear();
   return m.get("a") ?? x;
 }
 export const g = gradient(f);
@@ -224,7 +224,7 @@ export const g = gradient(f);
   const text = diagnosticsText(result);
   assert.match(
     text,
-    /main\.ts:4:3: error NABLA101: '\.delete' of a Map is not supported in differentiable code yet \(supported: get, set, has, keys, values, entries, size, forEach, and for…of\)\n[^]*help: loop over the map instead: 'for \(const \[key, value\] of m\)'/,
+    /main\.ts:4:3: error NABLA101: '\.clear' of a Map is not supported in differentiable code yet \(supported: get, set, has, delete, keys, values, entries, size, forEach, and for…of\)\n[^]*help: loop over the map instead: 'for \(const \[key, value\] of m\)'/,
   );
 });
 
@@ -279,4 +279,36 @@ export function f(x: number, y: number): number {
   return s;
 }`,
   );
+});
+
+test("delete r[k], m.delete(k) and s.delete(k): the key is gone from the value and its tangent; a read of it gives undefined", async () => {
+  await checkTwoWays(`export function f(x: number, y: number): number {
+  const scores: Record<string, number> = { a: x, b: y, c: x * y };
+  delete scores.b;
+  const cache = new Map<string, number>([
+    ["p", x * x],
+    ["q", y + 1],
+  ]);
+  const had = cache.delete("p");
+  const tags = new Set<string>(["u", "v"]);
+  tags.delete("u");
+  let s = 0;
+  for (const k in scores) s += scores[k]! * k.length;
+  for (const [, v] of cache) s += v;
+  s += (scores.b ?? 0.5) * y + (had ? 1 : 0) + tags.size;
+  delete scores["c"];
+  scores.c = y * 3;
+  return s + Object.values(scores).reduce((a, b) => a + b, 0);
+}`);
+});
+
+test("review: m.has(k) read before m.set(k, v) is what the map held then (was read after the set)", async () => {
+  await checkTwoWays(`export function f(x: number, y: number): number {
+  const cache = new Map<string, number>();
+  const had = cache.has("p");
+  cache.set("p", x);
+  const size = cache.size;
+  cache.set("q", y);
+  return (had ? 10 : 1) * x + y * size + cache.size;
+}`);
 });

@@ -193,6 +193,11 @@ export interface OpAttrs {
    * there (see the `index` rule in rules/transpose.ts), so an out-of-range read adds no entry or key to the gradient.
    */
   ifExists?: boolean;
+  /**
+   * On a `setIndex` of a record, map or set: the key is deleted (`delete r[k]`, `m.delete(k)`),
+   * the value operand (undefined) being what a read of the key then gives.
+   */
+  deletes?: boolean;
   /** On a `push`: an enclosing `reserve` made room for it, so it stores without a check. */
   reserved?: boolean;
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */

@@ -1,5 +1,5 @@
 import { isKeyed, isObject, typeText } from "../ir/type-system.js";
-import { asKnownFields, keyedHas } from "./keyed.js";
+import { asKnownFields, keyedHas, lowerDelete } from "./keyed.js";
 import {
   closureCapture,
   constAssignment,
@@ -511,6 +511,8 @@ function leftReader(ctx: LowerContext, node: Expression): () => Value {
 }
 
 function lowerUnary(ctx: LowerContext, operator: string, argument: Expression, node: Node): Value {
+  if (operator === "delete" && argument.type === "MemberExpression")
+    return lowerDelete(ctx, node, argument);
   const v = lowerExpression(ctx, argument);
   ctx.at(node);
   switch (operator) {

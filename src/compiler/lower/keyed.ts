@@ -78,6 +78,15 @@ export function lowerMapMethod(
       ctx.fail(node, unsupportedSyntax.mapMethodTakes(method, n));
   };
   if (method === "forEach") return lowerForEach(ctx, node, type);
+  if (method === "delete") {
+    // Whether the key was there, then the key gone (the shadow loses it too).
+    arity(1);
+    const key = lowerKey(ctx, args[0]!, type);
+    ctx.at(node);
+    const had = b.emit("nondiff", [map, key], ["boolean"], { callee: ".has" }).results[0]!;
+    deleteKey(ctx, map, key);
+    return had;
+  }
   if (type.storage === "Set" && method !== "has" && method !== "keys") {
     if (method === "values") return lowerMapMethod(ctx, node, map, "keys");
     if (method !== "add") return ctx.fail(node, unsupportedSyntax.setMethodIsNotSupported(method));
@@ -466,6 +475,26 @@ function lowerKey(ctx: LowerContext, node: Expression, type: KeyedType): Value {
   if (!fits)
     return ctx.fail(node, typeMismatch.keyMustBe(type.key, typeText(key.type), typeText(type)));
   return key;
+}
+
+/** `delete r[k]` of a record: true, as JavaScript's `delete` of a property is. */
+export function lowerDelete(ctx: LowerContext, node: Node, target: MemberExpression): Value {
+  const record = ctx.lowerExpression(target.object as Expression);
+  if (!isRecord(record.type))
+    return ctx.fail(node, unsupportedSyntax.deleteNeedsRecord(typeText(record.type)));
+  const key = target.computed
+    ? lowerKey(ctx, target.property as Expression, record.type as KeyedType)
+    : ctx.builder.constant((target.property as { name: string }).name);
+  ctx.at(node);
+  deleteKey(ctx, record, key);
+  return ctx.builder.constant(true);
+}
+
+/** The key gone from `target`; a read of it then gives undefined, as in JavaScript. */
+function deleteKey(ctx: LowerContext, target: Value, key: Value): void {
+  const value = (target.type as KeyedType).value;
+  const gone = ctx.builder.emit("const", [], [value], {}, [], "deleted").results[0]!;
+  ctx.builder.emit("setIndex", [target, key, gone], [], { deletes: true });
 }
 
 /** Stores `value` at `key`, which may add the key (so the shadow gains it too). */

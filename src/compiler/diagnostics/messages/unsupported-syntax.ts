@@ -137,13 +137,13 @@ export const unsupportedSyntax = {
   mapMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.${method}' of a Map is not supported in differentiable code yet (supported: get, set, has, keys, values, entries, size, forEach, and for…of)`,
+      `'.${method}' of a Map is not supported in differentiable code yet (supported: get, set, has, delete, keys, values, entries, size, forEach, and for…of)`,
       `loop over the map instead: 'for (const [key, value] of m)'`,
     ),
   setMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.${method}' of a Set is not supported in differentiable code yet (supported: has, add, keys, values, size, forEach, spreads and for…of)`,
+      `'.${method}' of a Set is not supported in differentiable code yet (supported: has, add, delete, keys, values, size, forEach, spreads and for…of)`,
       `build a new set from the keys you keep: 'new Set([...s].filter(…))'`,
     ),
   objectFunctionNeedsRecord: (name: Printable, type: Printable) =>
@@ -296,6 +296,12 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `this 'super(…)' gives no argument for the base constructor's parameter '${name}', which has no default`,
       `pass a value for '${name}'`,
+    ),
+  deleteNeedsRecord: (type: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'delete' in differentiable code removes a key of a record ('Record<string, …>'), not a field of a ${type}`,
+      `keep the field and give it a value that means none (such as 0), or use a record or a Map`,
     ),
   sortWithoutComparator: (method: string) =>
     message(

@@ -344,6 +344,9 @@ class FunctionEmitter implements LaneHost, FlowHost {
       op.opcode === "field" ||
       op.opcode === "index" ||
       op.opcode === "length" ||
+      // A platform function of its operands (`m.has(k)`, `Object.keys(r)`) reads them when it
+      // runs: inlined past `m.set(k, v)`, it would see the write.
+      op.opcode === "nondiff" ||
       op.operands.some((v) => this.memoryReads.has(v.id))
     );
   }
@@ -434,9 +437,17 @@ class FunctionEmitter implements LaneHost, FlowHost {
    */
   private emitKeyedStore(op: Op, target: Expr, key: Expr, value: Expr): void {
     // A set stores keys only: `s.add(k)`.
-    if (isSet(op.operands[0]!.type))
-      return this.primalLine(`${js.member(target, "add").text}(${key.text});`, op.loc);
+    if (isSet(op.operands[0]!.type)) {
+      const method = op.attrs.deletes ? "delete" : "add";
+      return this.primalLine(`${js.member(target, method).text}(${key.text});`, op.loc);
+    }
     const map = isMap(op.operands[0]!.type);
+    if (op.attrs.deletes) {
+      const gone = map
+        ? `${js.member(target, "delete").text}(${key.text})`
+        : `delete ${js.element(target, key).text}`;
+      return this.primalLine(`${gone};`, op.loc);
+    }
     const current = map ? js.call(js.member(target, "get").text, [key]) : js.element(target, key);
     const stored =
       op.opcode === "addIndex"

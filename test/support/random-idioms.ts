@@ -1106,6 +1106,23 @@ class IdiomGenerator extends Generator {
     this.emit(
       `${r} += Object.values(${w}).reduce((s, v) => s + v * ${this.contraction()}, 0) + ${m}.size * ${c};`,
     );
+    // What the collections held before a write, then the write (and deletions).
+    if (this.chance(0.5)) {
+      const had = this.fresh("had");
+      const key = this.pick(["extra2", ...keys]);
+      this.emit(`const ${had} = ${m}.has("${key}");`);
+      this.emit(`const ${had}Size = ${m}.size;`);
+      this.emit(`${m}.set("${key}", ${this.e(vars, 1)});`);
+      this.emit(`${r} += (${had} ? ${this.constant()} : ${this.constant()}) * ${had}Size;`);
+    }
+    if (this.chance(0.4)) {
+      const gone = this.pick(keys);
+      this.emit(
+        this.pick([`delete ${w}.${gone};`, `delete ${w}["${gone}"];`, `${m}.delete("${gone}");`]),
+      );
+      this.emit(`${r} += Object.values(${w}).reduce((s, v) => s + v, 0) * ${this.contraction()};`);
+      this.emit(`for (const [, v] of ${m}) ${r} += v * ${this.contraction()};`);
+    }
     if (this.chance(0.5)) {
       const copy = this.fresh("copy");
       this.emit(`const ${copy} = { ...${w}, ${this.pick(keys)}: ${this.e(vars, 1)} };`);

@@ -341,7 +341,7 @@ test("usage: an unknown option of 'nabla run' gets nabla's usage, not 'cannot fi
   assert.equal(own.status, 0, own.stderr);
 });
 
-test("usage: --help lists build, run --watch, check's project and JSON options", () => {
+test("usage: --help lists build, run --watch, check's project and JSON options, --backend", () => {
   const r = nabla(["--help"]);
   for (const text of [
     "nabla build",
@@ -349,6 +349,7 @@ test("usage: --help lists build, run --watch, check's project and JSON options",
     "nabla run --watch",
     "-p tsconfig.json",
     "--format json",
+    "nabla run --backend <js|wasm|auto>",
   ])
     assert.ok(r.stdout.includes(text), text);
 });

@@ -5,6 +5,7 @@ import { compileFiles } from "./compile.js";
 import { DECLARATION, gatherInputs, isInside, TYPESCRIPT_SOURCE } from "./project.js";
 import { relinkImports } from "./specifiers.js";
 import { usageError } from "./usage.js";
+import type { Backend } from "../api/wasm-entry.js";
 
 // `nabla build`: the compiled JavaScript of every TypeScript file of the input, derivatives
 // included, written with source maps under an out folder in the input's folder layout. The
@@ -16,6 +17,7 @@ export function build(
   paths: string[],
   project: string | undefined,
   outDir: string | undefined,
+  backend?: Backend,
 ): number {
   const inputs = gatherInputs(paths, project, process.cwd());
   if (!inputs)
@@ -40,7 +42,10 @@ export function build(
     process.stderr.write(`nabla: no TypeScript files in ${inputs.label}\n`);
     return 1;
   }
-  const result = compileFiles({ files: files.map((f) => inputs.named.get(f) ?? f) });
+  const result = compileFiles({
+    files: files.map((f) => inputs.named.get(f) ?? f),
+    ...(backend ? { backend } : {}),
+  });
   if (!result) return 1;
   return write(result, inputs.root, out);
 }

@@ -2,11 +2,17 @@ import { compileFiles, type Format } from "./compile.js";
 import { jsonReport } from "./json-report.js";
 import { gatherInputs, usesNabla } from "./project.js";
 import { usageError } from "./usage.js";
+import type { Backend } from "../api/wasm-entry.js";
 
 // `nabla check`: files, folders and TypeScript projects, compiled together for diagnostics.
 
 /** `nabla check` of `paths` (or of the project `project`, or of the tsconfig.json found). */
-export function check(paths: string[], project: string | undefined, format: Format): number {
+export function check(
+  paths: string[],
+  project: string | undefined,
+  format: Format,
+  backend?: Backend,
+): number {
   const inputs = gatherInputs(paths, project, process.cwd());
   if (!inputs)
     return usageError("'nabla check' needs a file or a folder, or a tsconfig.json here or above");
@@ -33,7 +39,11 @@ export function check(paths: string[], project: string | undefined, format: Form
       process.stderr.write(`nabla: nothing to check: no TypeScript file in ${label} uses nabla\n`);
     return 0;
   }
-  const result = compileFiles({ files: checked.map((f) => named.get(f) ?? f), format });
+  const result = compileFiles({
+    files: checked.map((f) => named.get(f) ?? f),
+    format,
+    ...(backend ? { backend } : {}),
+  });
   if (format === "json") return result ? 0 : 1;
   if (!result) {
     if (gathered) process.stderr.write(`nabla: checked ${what}\n`);

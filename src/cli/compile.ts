@@ -4,6 +4,7 @@ import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report
 import { compileWithLargeStack, type LargeStackResult } from "../compiler/large-stack.js";
 import { JAVASCRIPT_FILE, typeScriptRoots } from "./javascript-entry.js";
 import { jsonReport } from "./json-report.js";
+import type { Backend } from "../api/wasm-entry.js";
 
 // Compiling for `nabla emit`, `check` and `build`, with the diagnostics reported.
 
@@ -19,6 +20,8 @@ export interface CompileRequest {
   /** Print the activity of each function differentiated instead (`emit --activity`). */
   activity?: boolean;
   format?: Format;
+  /** The program-wide backend of operator calls (`--backend`). */
+  backend?: Backend;
 }
 
 /** Whether `file` is a file; if not, says so. */
@@ -37,7 +40,7 @@ export function existsFile(file: string): boolean {
 
 /** Compiles the files together and reports the diagnostics; no result if there were errors. */
 export function compileFiles(request: CompileRequest): LargeStackResult | undefined {
-  const { files, ir = false, printAfter, activity = false, format = "text" } = request;
+  const { files, ir = false, printAfter, activity = false, format = "text", backend } = request;
   if (!files.every(existsFile)) return undefined;
   const entry = resolve(files[0]!);
   let roots = files.map((f) => resolve(f));
@@ -57,6 +60,7 @@ export function compileFiles(request: CompileRequest): LargeStackResult | undefi
     ir,
     ...(printAfter ? { printAfter } : {}),
     ...(activity ? { activity } : {}),
+    ...(backend ? { backend } : {}),
   });
   if (format === "json")
     process.stdout.write(jsonReport(result.diagnostics, result.sourceText, roots) + "\n");

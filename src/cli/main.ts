@@ -8,6 +8,7 @@ import { compileFiles } from "./compile.js";
 import { run } from "./run.js";
 import { optionError, USAGE, usageError } from "./usage.js";
 import { runWatching } from "./watch.js";
+import type { Backend } from "../api/wasm-entry.js";
 
 // The `nabla` command: reads the command line and hands it to the command's own file.
 
@@ -23,6 +24,7 @@ function emit(
   ir: boolean,
   printAfter: string | undefined,
   activity: boolean,
+  backend: Backend | undefined,
 ): number {
   if (printAfter !== undefined && !(PASS_NAMES as string[]).includes(printAfter))
     return usageError(
@@ -35,6 +37,7 @@ function emit(
     ir: ir || printAfter !== undefined || activity,
     ...(printAfter !== undefined ? { printAfter } : {}),
     ...(activity ? { activity } : {}),
+    ...(backend ? { backend } : {}),
   });
   if (!result) return 1;
   if (printAfter !== undefined && !result.ir) {
@@ -61,12 +64,28 @@ function emit(
   return 0;
 }
 
-/** `nabla run [--watch] <file> [args…]`: options only before the file; the rest is the program's. */
+/** `--backend`'s value (undefined when not given), or the exit code of a usage error. */
+function backendOption(value: string | undefined): Backend | undefined | number {
+  if (value === undefined || BACKENDS.includes(value as Backend)) return value as Backend;
+  return usageError(`'--backend' is 'js', 'wasm' or 'auto', not '${value}'`);
+}
+const BACKENDS: readonly Backend[] = ["js", "wasm", "auto"];
+
+/**
+ * `nabla run [--watch] [--backend <b>] <file> [args…]`: options only before the file; the
+ * rest is the program's.
+ */
 function runCommand(rest: string[]): Promise<number> | number {
   let watch = false;
+  let backend: string | undefined;
   let i = 0;
   for (; i < rest.length && rest[i]!.startsWith("-"); i++) {
     if (rest[i] === "--watch") watch = true;
+    else if (rest[i] === "--backend") {
+      backend = rest[++i];
+      if (backend === undefined)
+        return usageError("option '--backend' of 'nabla run' needs a value");
+    } else if (rest[i]!.startsWith("--backend=")) backend = rest[i]!.slice("--backend=".length);
     else if (rest[i] === "--") {
       i++;
       break;
@@ -74,7 +93,11 @@ function runCommand(rest: string[]): Promise<number> | number {
   }
   const [file, ...args] = rest.slice(i);
   if (!file) return usageError("'nabla run' needs a file");
-  return watch ? runWatching(file, args) : run(file, args);
+  const chosen = backendOption(backend);
+  if (typeof chosen === "number") return chosen;
+  // The watcher runs `node --import nabla/register`, which takes no options.
+  if (watch && chosen) return usageError("'nabla run --watch' does not take '--backend' yet");
+  return watch ? runWatching(file, args) : run(file, args, chosen);
 }
 
 const OPTIONS = {
@@ -82,9 +105,18 @@ const OPTIONS = {
     ir: { type: "boolean" },
     "print-after": { type: "string" },
     activity: { type: "boolean" },
+    backend: { type: "string" },
   },
-  check: { format: { type: "string" }, project: { type: "string", short: "p" } },
-  build: { "out-dir": { type: "string" }, project: { type: "string", short: "p" } },
+  check: {
+    format: { type: "string" },
+    project: { type: "string", short: "p" },
+    backend: { type: "string" },
+  },
+  build: {
+    "out-dir": { type: "string" },
+    project: { type: "string", short: "p" },
+    backend: { type: "string" },
+  },
 } as const;
 
 export async function main(argv: string[]): Promise<number> {
@@ -115,19 +147,22 @@ export async function main(argv: string[]): Promise<number> {
       format?: string;
       project?: string;
       "out-dir"?: string;
+      backend?: string;
     };
     positionals: string[];
   };
+  const backend = backendOption(values.backend);
+  if (typeof backend === "number") return backend;
   if (values.project !== undefined && positionals.length > 0)
     return usageError(`'nabla ${command}' takes paths or '--project', not both`);
   if (command === "check") {
     const format = values.format ?? "text";
     if (format !== "text" && format !== "json")
       return usageError(`'--format' is 'text' or 'json', not '${format}'`);
-    return check(positionals, values.project, format);
+    return check(positionals, values.project, format, backend);
   }
-  if (command === "build") return build(positionals, values.project, values["out-dir"]);
+  if (command === "build") return build(positionals, values.project, values["out-dir"], backend);
   const [file] = positionals;
   if (!file || positionals.length > 1) return usageError("'nabla emit' needs exactly one file");
-  return emit(file, values.ir ?? false, values["print-after"], values.activity ?? false);
+  return emit(file, values.ir ?? false, values["print-after"], values.activity ?? false, backend);
 }

@@ -3,14 +3,15 @@ import { pathToFileURL } from "node:url";
 import { installHooks } from "../register/install.js";
 import { loaderInWorkers } from "../register/workers.js";
 import { existsFile } from "./compile.js";
+import type { Backend } from "../api/wasm-entry.js";
 
 // `nabla run`: the program runs in this process, compiled by nabla's loader as it loads.
 
-export async function run(file: string, args: string[]): Promise<number> {
+export async function run(file: string, args: string[], backend?: Backend): Promise<number> {
   if (!existsFile(file)) return 1;
   // The loader compiles the program as it loads (reporting diagnostics as `check` does) and
   // keeps it on disk, so the next run of unchanged files starts without compiling.
-  installHooks(undefined, { diskCache: true });
+  installHooks(undefined, { diskCache: true, ...(backend ? { backend } : {}) });
   loaderInWorkers();
   const path = resolve(file);
   process.argv = [process.argv[0]!, path, ...args];

@@ -4,6 +4,11 @@ export const USAGE = `nabla — automatic differentiation for TypeScript, done a
 
 Usage:
   nabla run <file.ts> [args…]   compile the program with its derivatives and run it
+  nabla run --backend <js|wasm|auto> <file.ts> [args…]
+                                the same, with derivatives of operator calls that name no
+                                backend in WebAssembly ('wasm'), where it pays ('auto'), or
+                                JavaScript ('js', the default); 'emit', 'check' and 'build'
+                                take '--backend' too
   nabla run --watch <file.ts> [args…]
                                 the same, run again when the file or one it imports changes
   nabla emit <file.ts> [--ir]   print the compiled JavaScript (or the IR) with derivative code

@@ -58,6 +58,13 @@ export interface CompileOptions {
    * @internal
    */
   observeActivity?: ActivityObserver;
+  /**
+   * The backend of every operator call that does not name one (a call's own `backend` option
+   * wins): `"wasm"`, `"auto"` or `"js"` (the default). Unlike a call's own `"wasm"`, a
+   * program-wide `"wasm"` does not warn (NABLA202) where a call stays JavaScript: in a whole
+   * program most would; the module's comment still says why.
+   */
+  backend?: "js" | "wasm" | "auto";
 }
 
 /** What {@link compileProgram} returns. */
@@ -131,7 +138,7 @@ function compileInto(
   result: CompileResult,
   entries: string[],
   current: { file: string },
-  observers: Pick<CompileOptions, "observe" | "observeActivity">,
+  observers: Pick<CompileOptions, "observe" | "observeActivity" | "backend">,
 ): void {
   const modules = collectModules(program, entries, bag, current);
   const differentiator = new Differentiator(
@@ -220,6 +227,7 @@ function compileInto(
           forwards: forwards.get(mod.file),
           report: (diagnostic) => bag.add(diagnostic),
           wasmPrimals: wasmPrimals.get(mod.file),
+          ...(observers.backend ? { backend: observers.backend } : {}),
         }),
       );
     } catch (error) {

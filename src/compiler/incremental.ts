@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { compileProgram, type CompileResult } from "./compile.js";
+import { compileProgram, type CompileOptions, type CompileResult } from "./compile.js";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ModuleOutput } from "./emit/js/module.js";
 
@@ -47,6 +47,9 @@ export class IncrementalCompiler {
   private last:
     { result: CompileResult; inputs: Map<string, string>; probes: ReadonlySet<string> } | undefined;
 
+  /** `options.backend`: the program-wide backend of every compile (CompileOptions.backend). */
+  constructor(private readonly options: Pick<CompileOptions, "backend"> = {}) {}
+
   /**
    * The output for `file`. `text` is its current source when the host has it; otherwise the
    * file is read from disk. A file whose text changed since the last compile, or that the
@@ -61,7 +64,10 @@ export class IncrementalCompiler {
       if (failed || last.result.outputs.has(file)) return resultFor(file, last.result, false);
     }
     this.roots.add(file);
-    const result = compileProgram([...this.roots], { sources: this.overrides });
+    const result = compileProgram([...this.roots], {
+      sources: this.overrides,
+      ...(this.options.backend ? { backend: this.options.backend } : {}),
+    });
     this.last = { result, inputs: result.inputs(), probes: new Set(result.probes().keys()) };
     return resultFor(file, result, true);
   }

@@ -30,6 +30,7 @@ function answer(request: LargeStackRequest | undefined): LargeStackReply {
     const afterPass: string[] = [];
     const activities: string[] = [];
     const result = compileProgram(request.entries, {
+      ...(request.backend ? { backend: request.backend } : {}),
       ...(request.activity
         ? {
             observeActivity: (fn, wrt, activity, inlined) => {

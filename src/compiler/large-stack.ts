@@ -5,6 +5,7 @@ import {
   type MessagePort,
 } from "node:worker_threads";
 import type { CompileResult } from "./compile.js";
+import type { Backend } from "../api/wasm-entry.js";
 import type { PathKind } from "./parse/program.js";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ModuleOutput } from "./emit/js/module.js";
@@ -32,6 +33,8 @@ export interface LargeStackRequest {
   printAfter?: string;
   /** Return instead the activity of each function differentiated (`nabla emit --activity`). */
   activity?: boolean;
+  /** The program-wide backend of operator calls (CompileOptions.backend). */
+  backend?: Backend;
 }
 
 /** A {@link CompileResult} without the IR objects, and the printed IR if asked for. */

@@ -31,6 +31,13 @@ export interface NablaPluginOptions {
    * `node_modules` and `.d.ts` files.
    */
   exclude?: FilterPattern;
+  /**
+   * The backend of the derivative of every operator call that names none (a call's own
+   * `backend` option wins): `"wasm"` (WebAssembly where the function qualifies, JavaScript
+   * elsewhere, without a warning per call), `"auto"` (WebAssembly where it qualifies and
+   * loops over array elements) or `"js"`. Default: `"js"`.
+   */
+  backend?: "js" | "wasm" | "auto";
 }
 
 export type { FilterPattern };
@@ -60,7 +67,13 @@ const nabla: UnpluginInstance<NablaPluginOptions | undefined, false> = createUnp
   (options: NablaPluginOptions | undefined) => {
     const include = matcher(options?.include ?? DEFAULT_INCLUDE);
     const exclude = matcher(options?.exclude ?? DEFAULT_EXCLUDE);
-    const compiler = new IncrementalCompiler();
+    const backend = options?.backend;
+    // A misspelt backend would otherwise quietly give JavaScript.
+    if (backend !== undefined && backend !== "js" && backend !== "wasm" && backend !== "auto")
+      throw new Error(
+        `nabla: the plugin's 'backend' option is "js", "wasm" or "auto", not ${JSON.stringify(backend)}`,
+      );
+    const compiler = new IncrementalCompiler(backend ? { backend } : {});
     const served = new ServedModules();
     const wanted = (id: string) => {
       const file = fileOf(id);

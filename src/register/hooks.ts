@@ -6,6 +6,7 @@ import type { ModuleOutput } from "../compiler/emit/js/module.js";
 import { formatDiagnostics, stderrOptions } from "../compiler/diagnostics/report.js";
 import { resolveImport } from "../compiler/parse/program.js";
 import { openDiskCache } from "./cache.js";
+import type { Backend } from "../api/wasm-entry.js";
 
 // Node module hooks: TypeScript files of the user's program are served compiled by nabla,
 // with their derivatives; `nabla` resolves to the running nabla, wherever the program lives.
@@ -27,17 +28,21 @@ const variants = new Map<string, ModuleOutput>();
 const programOfFile = new Map<string, number>();
 let programs = 0;
 let useDiskCache = false;
+let backend: Backend | undefined;
 
 export interface HooksData {
   /** Outputs compiled ahead of time (by `nabla run`), by file. */
   outputs?: [string, ModuleOutput][];
   /** Reuse compiled programs across starts (see cache.ts), unless NABLA_CACHE=0. */
   diskCache?: boolean;
+  /** The program-wide backend of operator calls (`nabla run --backend`). */
+  backend?: Backend;
 }
 
 export const initialize: InitializeHook<HooksData | undefined> = (data) => {
   if (data?.outputs) adopt(data.outputs);
   useDiskCache = (data?.diskCache ?? false) && process.env.NABLA_CACHE !== "0";
+  backend = data?.backend;
 };
 
 export const resolve: ResolveHook = (specifier, context, next) => {
@@ -82,7 +87,9 @@ export const load: LoadHook = (url, context, next) => {
 /** Compiles the program whose entry is `file`, or takes it from the disk cache. */
 function compileWith(file: string): void {
   // The options the outputs depend on: stored warnings name files relative to the folder.
-  const cache = useDiskCache ? openDiskCache(file, { cwd: process.cwd() }) : undefined;
+  const cache = useDiskCache
+    ? openDiskCache(file, { cwd: process.cwd(), ...(backend ? { backend } : {}) })
+    : undefined;
   const cached = cache?.lookup(file);
   if (cached) {
     if (cached.warnings) process.stderr.write(cached.warnings + "\n");
@@ -90,7 +97,11 @@ function compileWith(file: string): void {
     return;
   }
   // On a thread with a large stack, as `nabla check` compiles: the same verdict on any input.
-  const result = compileWithLargeStack({ entries: [file], inputs: useDiskCache });
+  const result = compileWithLargeStack({
+    entries: [file],
+    inputs: useDiskCache,
+    ...(backend ? { backend } : {}),
+  });
   const format = (color: boolean) =>
     result.diagnostics.length > 0
       ? formatDiagnostics(result.diagnostics, result.sourceText, { ...stderrOptions(), color })

@@ -1,10 +1,13 @@
 import * as nodeModule from "node:module";
 import type { ModuleOutput } from "../compiler/emit/js/module.js";
 import type { HooksData, load, resolve } from "./hooks.js";
+import type { Backend } from "../api/wasm-entry.js";
 
 export interface InstallOptions {
   /** Reuse compiled programs across starts (the loader's disk cache), unless NABLA_CACHE=0. */
   diskCache?: boolean;
+  /** The program-wide backend of operator calls (CompileOptions.backend). */
+  backend?: Backend;
 }
 
 /** The synchronous, in-thread hooks API of newer Node versions (22.15+); absent on Node 20. */
@@ -21,6 +24,7 @@ export function installHooks(
   const data: HooksData = {
     outputs: outputs ? [...outputs] : [],
     diskCache: options.diskCache ?? false,
+    ...(options.backend ? { backend: options.backend } : {}),
   };
   if (registerHooks && inThread) {
     void inThread.initialize?.(data);

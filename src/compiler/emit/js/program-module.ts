@@ -107,6 +107,8 @@ export function emitModule(
     report?: (diagnostic: Diagnostic) => void;
     /** The module's functions tagged `@backend wasm` or `@backend auto`. */
     wasmPrimals?: WasmPrimal[];
+    /** The program's backend for operator calls that name none (CompileOptions.backend). */
+    backend?: Backend;
   },
 ): ModuleOutput {
   const shared = extra.shared ?? new Set<string>();
@@ -230,7 +232,7 @@ export function emitModule(
     params: string[],
     captures: string[],
     aux = false,
-    wasm?: { backend: Backend; call: OperatorCall },
+    wasm?: { backend: Backend; call: OperatorCall; quiet: boolean },
   ): string => {
     const wrt = [...userWrt].sort((a, b) => a - b);
     const reverse = modeOf(operator) === "reverse";
@@ -266,6 +268,7 @@ export function emitModule(
             aux,
             params.length + captures.length,
             derivatives,
+            wasm.quiet,
           )
         : derivatives;
     return operatorWrapper({
@@ -305,7 +308,12 @@ export function emitModule(
           params,
           captures,
           call.hasAux,
-          call.backend ? { backend: call.backend, call } : undefined,
+          call.backend
+            ? { backend: call.backend, call, quiet: false }
+            : // The program's backend: no warning per call that stays JavaScript.
+              extra.backend
+              ? { backend: extra.backend, call, quiet: true }
+              : undefined,
         );
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,

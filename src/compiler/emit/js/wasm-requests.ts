@@ -20,7 +20,8 @@ import { wasmTwin, type WasmTwin } from "./wasm-twin.js";
 // What one module asks of the WebAssembly backend: the derivatives of its operator calls that
 // say `backend: "wasm"` or `"auto"`, and its functions tagged `@backend wasm` or `auto`. Each
 // becomes a twin (wasm-twin.ts) the module calls instead, or stays JavaScript with a comment
-// saying why, and for `"wasm"` a warning (NABLA202).
+// saying why, and for a call's own `"wasm"` a warning (NABLA202): not for the program's
+// (CompileOptions.backend), which would warn at every call that does not qualify.
 
 /** A function tagged `@backend wasm` or `@backend auto`, which runs as WebAssembly itself. */
 export interface WasmPrimal {
@@ -57,7 +58,8 @@ export class WasmRequests {
 
   /**
    * `derivatives` (what an operator's wrapper calls) with the one it calls replaced by a
-   * WebAssembly twin, or unchanged when the function does not qualify.
+   * WebAssembly twin, or unchanged when the function does not qualify. `quiet`: the backend
+   * is the program's, not the call's own, so no warning when it stays JavaScript.
    */
   derivatives(
     backend: Exclude<Backend, "js">,
@@ -68,6 +70,7 @@ export class WasmRequests {
     aux: boolean,
     argumentCount: number,
     derivatives: Partial<OperatorWrapper>,
+    quiet = false,
   ): Partial<OperatorWrapper> {
     const { table, claim, names } = this.context;
     const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
@@ -113,7 +116,13 @@ export class WasmRequests {
       this.context.emitted.push(twin.lines);
       return derivatives.jvp ? { jvp: name } : { grad: name };
     }
-    this.stayJavaScript(backend, site, `'${call.operator}'`, twin.reason, call.loc);
+    this.stayJavaScript(
+      backend === "wasm" && !quiet,
+      site,
+      `'${call.operator}'`,
+      twin.reason,
+      call.loc,
+    );
     return derivatives;
   }
 
@@ -158,7 +167,7 @@ export class WasmRequests {
     // The function's head, `function name`.
     const head = { start: node.start, end: declaration?.id?.end ?? node.start + 1 };
     const reason = twin.ok ? "" : twin.reason;
-    this.stayJavaScript(backend, site, `'${target.name}'`, reason, {
+    this.stayJavaScript(backend === "wasm", site, `'${target.name}'`, reason, {
       file: this.context.mod.file,
       ...head,
     });
@@ -193,9 +202,9 @@ export class WasmRequests {
     ].map((text) => ({ text, indent: 0, loc: undefined }));
   }
 
-  /** Says in the module, and for `"wasm"` in a warning, why `what` stays JavaScript. */
+  /** Says in the module, and when `warn` in a warning, why `what` stays JavaScript. */
   private stayJavaScript(
-    backend: Exclude<Backend, "js">,
+    warn: boolean,
     site: string,
     what: string,
     reason: string,
@@ -204,7 +213,7 @@ export class WasmRequests {
     this.context.emitted.push([
       { text: `// ${site}: JavaScript, not WebAssembly: ${reason}`, indent: 0, loc: undefined },
     ]);
-    if (backend === "wasm")
+    if (warn)
       this.context.report?.({
         severity: "warning",
         ...wasmFallback.runsAsJavaScript(what, reason),

@@ -262,3 +262,27 @@ export function f(x: number, y: number): number {
 `);
   assert.equal(message, 'activations[x > 0 ? "gelu" : "relu"] is not a function');
 });
+
+test("review: a local const array filled by push elsewhere in the program does not rule out the functions of module data", async () => {
+  await checkTwoWays(`const myMath: { cos: (t: number) => number; sin: (t: number) => number } = {
+  cos: (t: number) => 1 - (t * t) / 2,
+  sin: (t: number) => t * -0.1,
+};
+function waves(a: number, b: number): number {
+  const Math = myMath;
+  return Math.cos(a) * b + Math.sin(b);
+}
+function buildTable(n: number) {
+  const rows = [];
+  for (let i = 0; i < n; i++) rows.push({ k: i + 1, c: -1.34 * i });
+  return rows;
+}
+const table = buildTable(3);
+export function f(x: number, y: number): number {
+  let r = waves(x, y);
+  table.forEach((row) => {
+    r += row.c * x + row.k * y;
+  });
+  return r;
+}`);
+});

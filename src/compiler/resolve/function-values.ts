@@ -193,6 +193,7 @@ function writes(
   const written = (mod: SourceModule, target: Node, ancestors: readonly Node[]): void => {
     const root = rootName(target);
     if (root !== "" && constants.has(root) && !declaredLocally(root, ancestors)) roots.add(root);
+    else if (root !== "" && ownsFreshData(root, ancestors)) return;
     else if (mayHoldFunctions(program, mod, target)) any = true;
   };
   for (const mod of modules) {
@@ -310,6 +311,33 @@ function holdsOpaque(type: Type, seen: Set<Type>): boolean {
     return [type.element, ...(type.elements ?? [])].some((t) => holdsOpaque(t, seen));
   if (isKeyed(type)) return holdsOpaque(type.value, seen);
   if (isObject(type)) return type.fields.some((f) => f.callable || holdsOpaque(f.type, seen));
+  return false;
+}
+
+/**
+ * Whether `name`, where `ancestors` lead, is a local `const` made of data of its own
+ * (`const rows = []`, `{}`, `new Map()`): writing it never writes module data.
+ */
+function ownsFreshData(name: string, ancestors: readonly Node[]): boolean {
+  for (let i = ancestors.length - 1; i >= 0; i--) {
+    const a = ancestors[i]!;
+    // A block's statements, or a function body's (a `BlockStatement` in TS-ESTree).
+    if (a.type !== "BlockStatement") continue;
+    for (const statement of a.body) {
+      if (statement.type !== "VariableDeclaration") continue;
+      const decl = statement.declarations.find(
+        (d) => d.id.type === "Identifier" && d.id.name === name,
+      );
+      if (!decl) continue;
+      const init = decl.init && unwrapped(decl.init);
+      return (
+        statement.kind === "const" &&
+        (init?.type === "ArrayExpression" ||
+          init?.type === "ObjectExpression" ||
+          init?.type === "NewExpression")
+      );
+    }
+  }
   return false;
 }
 

@@ -1,7 +1,7 @@
-import { parseSync, visitorKeys, type CallExpression, type Node, type Statement } from "oxc-parser";
+import { parseSync, type CallExpression, type Node, type Statement } from "oxc-parser";
 import { callArity, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { ArrayType, Value } from "../ir/types.js";
-import type { FunctionLike } from "../parse/module.js";
+import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext } from "./context.js";
 import { countedLoop } from "./ir-loops.js";
 
@@ -91,30 +91,19 @@ export function lowerSort(
 function parsedAt(text: string, at: Node): Statement[] {
   const body = parseSync("sort.ts", text, { sourceType: "module", preserveParens: false }).program
     .body as Statement[];
-  eachNode(body, (n) => {
-    n.start = at.start;
-    n.end = at.end;
-  });
+  for (const statement of body)
+    walk(statement, (n) => {
+      n.start = at.start;
+      n.end = at.end;
+    });
   return body;
 }
 
 /** Makes `callee` the callee of every call of `name` in `nodes`. */
 function replaceCallee(nodes: Node[], name: string, callee: Node): void {
-  eachNode(nodes, (n) => {
-    if (n.type === "CallExpression" && n.callee.type === "Identifier" && n.callee.name === name)
-      (n as { callee: Node }).callee = callee;
-  });
-}
-
-function eachNode(nodes: Node[], visit: (n: Node) => void): void {
-  for (const n of nodes) {
-    visit(n);
-    for (const key of visitorKeys[n.type] ?? []) {
-      const child = (n as unknown as Record<string, unknown>)[key];
-      const children = (Array.isArray(child) ? child : [child]).filter(
-        (c): c is Node => c !== null && typeof c === "object" && "type" in c,
-      );
-      eachNode(children, visit);
-    }
-  }
+  for (const node of nodes)
+    walk(node, (n) => {
+      if (n.type === "CallExpression" && n.callee.type === "Identifier" && n.callee.name === name)
+        (n as { callee: Node }).callee = callee;
+    });
 }

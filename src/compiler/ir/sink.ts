@@ -31,7 +31,7 @@ export function pureFunctions(
     forEachOp(fn.body, (op) => {
       if (op.opcode !== "call") {
         // `peak` records the tape's height, which a function that pushes nothing leaves as is.
-        own ||= !isPureOp(op, EMPTY) && !TERMINATORS.has(op.opcode) && op.opcode !== "peak";
+        own ||= !movesFreely(op) && !TERMINATORS.has(op.opcode) && op.opcode !== "peak";
         return;
       }
       const callee = op.attrs.callee;
@@ -49,8 +49,6 @@ export function pureFunctions(
   return pure;
 }
 
-const EMPTY: ReadonlySet<FunctionKey> = new Set();
-
 /**
  * An op that may run later, or not at all, without changing anything else: no effects, no
  * random number, no user code run as written (`adjust`, `nondiff`), unless a call of a
@@ -58,6 +56,11 @@ const EMPTY: ReadonlySet<FunctionKey> = new Set();
  */
 function isPureOp(op: Op, pure: ReadonlySet<FunctionKey>): boolean {
   if (op.opcode === "call") return op.attrs.callee !== undefined && pure.has(op.attrs.callee);
+  return movesFreely(op);
+}
+
+/** An op other than a call that has no effect, draws no random number and runs no user code. */
+function movesFreely(op: Op): boolean {
   if (op.opcode === "math" && op.attrs.callee === "random") return false;
   if (op.opcode === "adjust" || op.opcode === "nondiff") return false;
   return isPure(op);

@@ -495,7 +495,7 @@ export function registerDerivative<F extends AnyFunction>(
  */
 export function hessian<
   F extends NumberValued,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
 >(
   f: F,
   options?: WrtChecked<F, O>,
@@ -524,7 +524,7 @@ export function hessian<
  */
 export function hessianVectorProduct<
   F extends NumberValued,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
 >(
   f: F,
   options?: WrtChecked<F, O>,
@@ -555,7 +555,7 @@ export function hessianVectorProduct<
  */
 export function gradientAndHessianVectorProduct<
   F extends NumberValued,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
 >(
   f: F,
   options?: WrtChecked<F, O>,

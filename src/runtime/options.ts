@@ -52,7 +52,7 @@ export interface GradientOptions extends DifferentiationOptions, BackendOption {
 }
 
 /** Options of {@link jacobian}: `wrt`, and `mode` to choose forward or reverse mode. */
-export interface JacobianOptions extends DifferentiationOptions {
+export interface JacobianOptions extends DifferentiationOptions, BackendOption {
   /**
    * `"forward"`: n forward-mode passes (Jacobian-vector products, run along many directions at
    * once); `"reverse"`: one forward sweep and m pullbacks (vector-Jacobian products), for n

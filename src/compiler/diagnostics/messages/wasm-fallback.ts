@@ -12,4 +12,11 @@ export const wasmFallback = {
       `${what} runs as JavaScript, not WebAssembly: ${reason}`,
       `the WebAssembly backend covers functions of numbers, booleans and arrays of numbers (Float64Array, number[], arrays of them); 'backend: "auto"' picks it only where it applies, without this warning`,
     ),
+  /** `what`: the operator, quoted; the operator's way of computing is not covered. */
+  operatorNotCovered: (what: Printable, reason: Printable) =>
+    message(
+      "wasmFallback",
+      `${what} runs as JavaScript, not WebAssembly: ${reason}`,
+      `the WebAssembly backend runs derivatives, differentials, gradients, Hessians, Hessian-vector products and the Jacobians of functions returning one number; 'backend: "auto"' picks it only where it applies, without this warning`,
+    ),
 };

@@ -51,6 +51,18 @@ export interface OperatorUse {
   primal: FunctionKey;
 }
 
+/** An operator call's backend other than JavaScript: its own option, or the program's (`quiet`). */
+interface WasmChoice {
+  backend: Backend;
+  call: OperatorCall;
+  quiet: boolean;
+}
+
+/** Why a Jacobian of a function returning numbers stays JavaScript under the wasm backend. */
+const VECTOR_JACOBIAN =
+  "the Jacobian of a function returning several numbers runs its forward passes along many " +
+  "directions at once and its reverse passes as pullbacks, neither covered yet";
+
 /** Names generated code in one module uses for functions and constants of other modules. */
 class ModuleImports {
   private readonly byFile = new Map<string, Map<string, string>>();
@@ -232,7 +244,7 @@ export function emitModule(
     params: string[],
     captures: string[],
     aux = false,
-    wasm?: { backend: Backend; call: OperatorCall; quiet: boolean },
+    wasm?: WasmChoice,
   ): string => {
     const wrt = [...userWrt].sort((a, b) => a - b);
     const reverse = modeOf(operator) === "reverse";
@@ -299,22 +311,15 @@ export function emitModule(
     const params = call.target.node.params.map((p, i) =>
       p.type !== "Identifier" ? "" : captures.includes(p.name) ? `$p${i}` : p.name,
     );
+    const wasm = call.backend
+      ? { backend: call.backend, call, quiet: false }
+      : // The program's backend: no warning per call that stays JavaScript.
+        extra.backend
+        ? { backend: extra.backend, call, quiet: true }
+        : undefined;
     const text = isHigherOrder(call.operator)
-      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start, call.mode)
-      : wrapper(
-          call.operator,
-          primal,
-          call.wrt,
-          params,
-          captures,
-          call.hasAux,
-          call.backend
-            ? { backend: call.backend, call, quiet: false }
-            : // The program's backend: no warning per call that stays JavaScript.
-              extra.backend
-              ? { backend: extra.backend, call, quiet: true }
-              : undefined,
-        );
+      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start, call.mode, wasm)
+      : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux, wasm);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
     // inside factories taking what the lambdas it goes into capture (resolve/attachments.ts).
@@ -360,6 +365,7 @@ export function emitModule(
     captures: string[],
     at: number,
     mode: "forward" | "reverse" | undefined,
+    wasm: WasmChoice | undefined,
   ): string {
     const signature = table.signatureOf(primal)!;
     const w = wrt[0]!;
@@ -383,23 +389,26 @@ export function emitModule(
         hvpWrt(table, primal, operator, wrt),
         [...params, ...captures, v],
         [],
+        false,
+        wasm,
       );
       return higherOrderWrapper({ ...common, hvp });
     }
     // Only the wrappers of the modes requested for this call (see requestHigherOrder).
     const forward = mode !== "reverse";
     const reverse = mode !== "forward";
-    const valueWithDifferential = forward
-      ? { valueWithDifferential: wrapper("valueWithDifferential", primal, wrt, params, captures) }
-      : {};
+    const valueWithDifferential = (choice: WasmChoice | undefined) =>
+      wrapper("valueWithDifferential", primal, wrt, params, captures, false, choice);
     if (signature.result === "number")
       return higherOrderWrapper({
         ...common,
         result: "number",
         ...(reverse
-          ? { gradient: wrapper("gradient", primal, wrt, params, captures) }
-          : valueWithDifferential),
+          ? { gradient: wrapper("gradient", primal, wrt, params, captures, false, wasm) }
+          : { valueWithDifferential: valueWithDifferential(wasm) }),
       });
+    if (wasm && wasm.backend !== "js")
+      wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, VECTOR_JACOBIAN);
     const lanes =
       forward && isAggregate(signature.params[w]!)
         ? {
@@ -411,7 +420,7 @@ export function emitModule(
       ...common,
       result: signature.result,
       ...(mode ? { mode } : {}),
-      ...valueWithDifferential,
+      ...(forward ? { valueWithDifferential: valueWithDifferential(undefined) } : {}),
       ...(reverse
         ? {
             valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),

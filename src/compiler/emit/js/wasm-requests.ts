@@ -126,6 +126,24 @@ export class WasmRequests {
     return derivatives;
   }
 
+  /** Says that `call` stays JavaScript because of `reason` (a warning unless `quiet`). */
+  notCovered(
+    backend: Exclude<Backend, "js">,
+    call: OperatorCall,
+    quiet: boolean,
+    reason: string,
+  ): void {
+    const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
+    this.stayJavaScript(
+      backend === "wasm" && !quiet,
+      site,
+      `'${call.operator}'`,
+      reason,
+      call.loc,
+      wasmFallback.operatorNotCovered,
+    );
+  }
+
   /**
    * A function tagged `@backend wasm` (or `auto`): its body replaced by a call of its twin,
    * whose fallback is the function emitted as JavaScript from its IR; or, when it does not
@@ -209,6 +227,7 @@ export class WasmRequests {
     what: string,
     reason: string,
     loc: SourceLoc,
+    text = wasmFallback.runsAsJavaScript,
   ): void {
     this.context.emitted.push([
       { text: `// ${site}: JavaScript, not WebAssembly: ${reason}`, indent: 0, loc: undefined },
@@ -216,7 +235,7 @@ export class WasmRequests {
     if (warn)
       this.context.report?.({
         severity: "warning",
-        ...wasmFallback.runsAsJavaScript(what, reason),
+        ...text(what, reason),
         loc,
         notes: [],
       });

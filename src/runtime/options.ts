@@ -21,8 +21,10 @@ export interface DifferentiationOptions {
 
 /**
  * The `backend` option of {@link derivative}, {@link valueWithDerivative}, {@link differential},
- * {@link valueWithDifferential}, {@link gradient} and {@link valueWithGradient}: which code the
- * derivative runs as.
+ * {@link valueWithDifferential}, {@link gradient}, {@link valueWithGradient}, {@link hessian},
+ * {@link hessianVectorProduct}, {@link gradientAndHessianVectorProduct} and {@link jacobian}:
+ * which code the derivative runs as. A Jacobian of a function returning several numbers stays
+ * JavaScript.
  */
 export interface BackendOption {
   /**

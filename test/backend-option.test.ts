@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,8 +8,8 @@ import { pathToFileURL } from "node:url";
 import { build as esbuild } from "esbuild";
 import { compileProgram } from "../src/compiler/index.js";
 import nabla from "../src/plugin/index.js";
-import { nabla as nablaCommand, USAGE_LINE } from "./support/cli.js";
-import { writeProgram } from "./support/harness.js";
+import { BIN, nabla as nablaCommand, nablaEnv, USAGE_LINE } from "./support/cli.js";
+import { REPO_ROOT, writeProgram } from "./support/harness.js";
 
 // The program-wide backend (CompileOptions.backend, the plugin's `backend`, `--backend`):
 // operator calls that name no backend take it, a call's own option wins, and a program-wide
@@ -167,7 +168,58 @@ console.log(JSON.stringify({ wasm: wasmStats.wasm - before, value: value.map((r)
     assert.match(bad.stderr, /'--backend' is 'js', 'wasm' or 'auto', not '(wsm|WASM)'/);
     assert.match(bad.stderr, USAGE_LINE);
   }
-  const watch = nablaCommand(["run", "--watch", "--backend", "wasm", file]);
-  assert.equal(watch.status, 2);
-  assert.match(watch.stderr, /'nabla run --watch' does not take '--backend' yet/);
+});
+
+/** A program printing how many of its gradient calls ran in wasm. */
+const COUNTS_WASM = `${MAIN.replace('export { wasmStats } from "nabla";', 'import { wasmStats } from "nabla";')}
+const before = wasmStats.wasm;
+g(Float64Array.from([0.1, 0.2, 0.3]), Float64Array.from([4, 5, 6]));
+console.log("in wasm:", wasmStats.wasm - before);
+`;
+
+test("NABLA_BACKEND gives node --import nabla/register a program-wide backend; a bad value says so", () => {
+  const dir = writeProgram({ "package.json": '{ "type": "module" }\n', "main.ts": COUNTS_WASM });
+  const register = join(REPO_ROOT, "dist/src/register/index.js");
+  const node = (backend: string) =>
+    spawnSync(process.execPath, ["--import", register, "main.ts"], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...nablaEnv(), NABLA_CACHE: "0", NABLA_BACKEND: backend },
+    });
+  for (const [backend, count] of [
+    ["wasm", 1],
+    ["auto", 1],
+    ["js", 0],
+    ["", 0],
+  ] as const) {
+    const r = node(backend);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `in wasm: ${count}\n`, `NABLA_BACKEND=${backend}`);
+  }
+  const bad = node("WASM");
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /nabla\/register: NABLA_BACKEND is 'js', 'wasm' or 'auto', not 'WASM'/);
+});
+
+test("nabla run --watch --backend wasm: the watched program's calls run in wasm", async () => {
+  const dir = writeProgram({ "main.ts": COUNTS_WASM });
+  const child = spawn(process.execPath, [BIN, "run", "--watch", "--backend", "wasm", "main.ts"], {
+    cwd: dir,
+    env: nablaEnv(),
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const closed = new Promise<void>((done) => child.stdout.on("close", () => done()));
+  try {
+    const start = Date.now();
+    while (!/in wasm: \d/.test(out)) {
+      if (Date.now() - start > 20_000) assert.fail(`no output from the watched program:\n${out}`);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    assert.match(out, /in wasm: 1\n/);
+  } finally {
+    child.kill("SIGTERM");
+  }
+  await closed;
 });

@@ -95,9 +95,7 @@ function runCommand(rest: string[]): Promise<number> | number {
   if (!file) return usageError("'nabla run' needs a file");
   const chosen = backendOption(backend);
   if (typeof chosen === "number") return chosen;
-  // The watcher runs `node --import nabla/register`, which takes no options.
-  if (watch && chosen) return usageError("'nabla run --watch' does not take '--backend' yet");
-  return watch ? runWatching(file, args) : run(file, args, chosen);
+  return watch ? runWatching(file, args, chosen) : run(file, args, chosen);
 }
 
 const OPTIONS = {

@@ -11,6 +11,7 @@ Usage:
                                 take '--backend' too
   nabla run --watch <file.ts> [args…]
                                 the same, run again when the file or one it imports changes
+                                (with '--backend' too)
   nabla emit <file.ts> [--ir]   print the compiled JavaScript (or the IR) with derivative code
   nabla emit <file.ts> --print-after <pass>
                                 print each function right after one pass of the pipeline

@@ -3,7 +3,8 @@
  * compiled by nabla as Node loads them (derivatives included), and `"nabla"` resolves to the
  * running nabla. It exports nothing; use it as `node --import nabla/register app.ts`, or
  * `node --watch --import nabla/register app.ts` to rerun on every change. Compiled programs
- * are cached on disk; `NABLA_CACHE=0` turns the cache off.
+ * are cached on disk; `NABLA_CACHE=0` turns the cache off. `NABLA_BACKEND=wasm` (or `auto`)
+ * gives every operator call that names no `backend` that one, as `nabla run --backend` does.
  *
  * @module nabla/register
  */
@@ -20,8 +21,11 @@ for (const name of COMPILER_PACKAGES) {
   }
 }
 const { installHooks } = await import("./install.js");
+const { environmentBackend } = await import("./environment-backend.js");
 
 // `node --import nabla/register app.ts`: runs TypeScript programs compiled by nabla, their
-// derivatives included, with compiled programs cached on disk between starts.
+// derivatives included, with compiled programs cached on disk between starts. NABLA_BACKEND
+// (`wasm`, `auto`, `js`) is the backend of every operator call that names none.
 
-installHooks(undefined, { diskCache: true });
+const backend = environmentBackend();
+installHooks(undefined, { diskCache: true, ...(backend ? { backend } : {}) });

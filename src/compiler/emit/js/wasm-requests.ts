@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import type { Backend } from "../../../api/wasm-entry.js";
+import type { Effects } from "../../analysis/effects.js";
 import type { DerivativeTable } from "../../differentiate/derivative-table.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { positionAt } from "../../diagnostics/format.js";
@@ -42,7 +43,19 @@ export interface WasmRequestsContext {
 }
 
 const WRITES_ARGUMENTS =
-  "it writes its argument arrays (the backend copies arguments in, not back)";
+  "it may write its argument arrays (the backend copies arguments in, not back)";
+
+/**
+ * Whether a function may change its argument arrays, which the backend copies in and not
+ * back: points-to's precise answer where there is one (an argument row passed through a `?:`
+ * with a row the function made and writes is not written), else the alias classes'.
+ */
+function writesArguments(effects: Effects | undefined): boolean {
+  if (!effects) return true;
+  const own = effects.ownWrites ?? effects.writes;
+  const inner = effects.innerWrites ?? effects.writes;
+  return own.size > 0 || inner.size > 0 || effects.replaces.size > 0;
+}
 
 export class WasmRequests {
   /** Twins made so far: one per wrapper (a call's wrapper is made per function it attaches to). */
@@ -81,8 +94,7 @@ export class WasmRequests {
     const name = claim(`wasm:${this.twins++}`, `${keyName(primal).replace(/\W/g, "_")}$wasm`);
     let twin: WasmTwin;
     if (aux) twin = { ok: false, reason: "'hasAux' is not covered yet" };
-    else if ((effects?.writes.size ?? 0) > 0 || (effects?.replaces.size ?? 0) > 0)
-      twin = { ok: false, reason: WRITES_ARGUMENTS };
+    else if (writesArguments(effects)) twin = { ok: false, reason: WRITES_ARGUMENTS };
     else if (derivatives.vjp)
       twin = { ok: false, reason: "its reverse mode runs as a closure, not covered yet" };
     else if (derivatives.jvp || derivatives.grad)
@@ -163,8 +175,7 @@ export class WasmRequests {
     if (!fn) twin = { ok: false, reason: "nabla could not read it" };
     else if (!declaration?.body || params.length !== node.params.length)
       twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
-    else if ((effects?.writes.size ?? 0) > 0 || (effects?.replaces.size ?? 0) > 0)
-      twin = { ok: false, reason: WRITES_ARGUMENTS };
+    else if (writesArguments(effects)) twin = { ok: false, reason: WRITES_ARGUMENTS };
     else
       twin = wasmTwin({
         backend,

@@ -237,18 +237,20 @@ class WatFunctionEmitter {
       case "index": {
         const type = this.arrayOperand(a!);
         const index = this.checkIndex(a!, b!);
-        const load = holdsNumbers(type) ? "f64.load" : "i32.load";
-        return this.set(r, `(${load} offset=8 ${this.elementAddress(a!, index)})`);
+        if (holdsNumbers(type))
+          return this.set(r, `(f64.load offset=8 ${this.elementAddress(a!, index)})`);
+        // A row never set (address 0, as `alloc` leaves it) is JavaScript's `undefined`.
+        this.set(r, `(i32.load offset=8 ${this.elementAddress(a!, index)})`);
+        this.line(`(if (i32.eqz ${this.get(r)}) (then unreachable))`);
+        return;
       }
       case "setIndex":
       case "addIndex":
         return this.store(op);
-      case "alloc": {
-        const type = r.type;
-        if (!isArray(type) || !holdsNumbers(type))
-          this.fail("an array of arrays made in the function");
+      case "alloc":
+        // Arrays of arrays too: their rows start as address 0, which no array has.
+        if (!isArray(r.type)) this.fail("an object made in the function");
         return this.set(r, `(call $alloc ${this.num(a!)})`);
-      }
       case "zeros": {
         const type = this.arrayOperand(a!);
         if (!holdsNumbers(type)) this.fail("a zero tangent of an array of arrays");

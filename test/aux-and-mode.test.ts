@@ -424,7 +424,7 @@ test("bad hasAux and mode options are NABLA108 at the option, with a code frame"
     ],
     [
       `export const g = jacobian(v, { hasAux: true });`,
-      `main.ts:6:32: error NABLA108: unknown option 'hasAux'; the options of 'jacobian' are 'wrt', 'mode' ('hasAux' is an option of 'gradient' and 'valueWithGradient')`,
+      `main.ts:6:32: error NABLA108: unknown option 'hasAux'; the options of 'jacobian' are 'wrt', 'mode', 'backend' ('hasAux' is an option of 'gradient' and 'valueWithGradient')`,
     ],
     [
       `export const g = gradient(f, { hasAux: true, hasAux: false });`,

@@ -1,7 +1,8 @@
 import type { Backend } from "../api/wasm-entry.js";
 
-// `NABLA_BACKEND`: the program-wide backend of `node --import nabla/register` (which takes no
-// options of its own), and how `nabla run --watch --backend` passes its choice to the watcher.
+// `NABLA_BACKEND`: the program-wide backend of nabla's loader where no option gives one — for
+// `node --import nabla/register` (which takes no options of its own), the way `nabla run
+// --watch --backend` passes its choice to the watcher, and for test runs under wasm.
 
 export const BACKEND_VARIABLE = "NABLA_BACKEND";
 

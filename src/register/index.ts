@@ -21,11 +21,9 @@ for (const name of COMPILER_PACKAGES) {
   }
 }
 const { installHooks } = await import("./install.js");
-const { environmentBackend } = await import("./environment-backend.js");
 
 // `node --import nabla/register app.ts`: runs TypeScript programs compiled by nabla, their
 // derivatives included, with compiled programs cached on disk between starts. NABLA_BACKEND
-// (`wasm`, `auto`, `js`) is the backend of every operator call that names none.
+// (`wasm`, `auto`, `js`) is the backend of every operator call that names none (install.ts).
 
-const backend = environmentBackend();
-installHooks(undefined, { diskCache: true, ...(backend ? { backend } : {}) });
+installHooks(undefined, { diskCache: true });

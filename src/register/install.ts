@@ -2,11 +2,12 @@ import * as nodeModule from "node:module";
 import type { ModuleOutput } from "../compiler/emit/js/module.js";
 import type { HooksData, load, resolve } from "./hooks.js";
 import type { Backend } from "../api/wasm-entry.js";
+import { environmentBackend } from "./environment-backend.js";
 
 export interface InstallOptions {
   /** Reuse compiled programs across starts (the loader's disk cache), unless NABLA_CACHE=0. */
   diskCache?: boolean;
-  /** The program-wide backend of operator calls (CompileOptions.backend). */
+  /** The program-wide backend of operator calls (CompileOptions.backend); default NABLA_BACKEND. */
   backend?: Backend;
 }
 
@@ -21,10 +22,12 @@ export function installHooks(
   outputs?: Map<string, ModuleOutput>,
   options: InstallOptions = {},
 ): void {
+  // The option, else NABLA_BACKEND (so `nabla run --backend` wins over the environment).
+  const backend = options.backend ?? environmentBackend();
   const data: HooksData = {
     outputs: outputs ? [...outputs] : [],
     diskCache: options.diskCache ?? false,
-    ...(options.backend ? { backend: options.backend } : {}),
+    ...(backend ? { backend } : {}),
   };
   if (registerHooks && inThread) {
     void inThread.initialize?.(data);

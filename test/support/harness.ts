@@ -5,6 +5,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { compileProgram, type CompileResult } from "../../src/compiler/compile.js";
 import { formatDiagnostics } from "../../src/compiler/diagnostics/report.js";
 import { installHooks } from "../../src/register/install.js";
+import { environmentBackend } from "../../src/register/environment-backend.js";
+import { wasmStats } from "../../src/runtime/index.js";
 
 // Test helpers: write a small program to a temporary folder, compile it, load it through
 // nabla's real module hooks, and compare derivatives with finite differences.
@@ -48,11 +50,23 @@ export function diagnosticsText(result: CompileResult & { dir: string }): string
 
 let hooksInstalled = false;
 
+/**
+ * Under NABLA_BACKEND (a suite run with every operator call in wasm, test/wasm-suites.test.ts):
+ * how many calls ran in wasm and how many fell back, as a TAP comment at exit.
+ */
+function reportWasmCalls(): void {
+  process.on("exit", () => {
+    const { wasm, javascript } = wasmStats;
+    process.stdout.write(`# nabla wasm calls: ${wasm} in wasm, ${javascript} fell back\n`);
+  });
+}
+
 /** Imports a file through nabla's module hooks (compiling it and everything it imports). */
 export async function importCompiled<T = Record<string, unknown>>(file: string): Promise<T> {
   if (!hooksInstalled) {
     installHooks();
     hooksInstalled = true;
+    if (environmentBackend()) reportWasmCalls();
   }
   return (await import(pathToFileURL(file).href)) as T;
 }

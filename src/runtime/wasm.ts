@@ -191,7 +191,12 @@ function sizeOf(kind: WasmKind, value: unknown): number {
 
 /** An object (not null, not an array) whose fields can be read; its fields are checked by kind. */
 function checkedObject(value: unknown): Record<string, unknown> {
-  if (typeof value === "object" && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value))
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !ArrayBuffer.isView(value)
+  )
     return value as Record<string, unknown>;
   throw new NotCopyable();
 }

@@ -569,7 +569,8 @@ class WatFunctionEmitter {
   private objectLiteral(op: Op): void {
     const r = op.results[0]!;
     const type = r.type;
-    if (!isObject(type) || op.attrs.arrowFields) return this.fail("an object with arrow-function fields");
+    if (!isObject(type) || op.attrs.arrowFields)
+      return this.fail("an object with arrow-function fields");
     wasmType(type, this.what("an object literal"));
     this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${type.fields.length})))`);
     type.fields.forEach((f, k) => {

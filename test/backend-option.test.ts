@@ -22,7 +22,7 @@ function dot(a: Float64Array, b: Float64Array): number {
   for (let i = 0; i < a.length; i++) s += Math.sin(a[i]!) * b[i]!;
   return s;
 }
-interface P { a: number; b: number }
+interface P { a: number; b: number; label: string }
 function obj(p: P): number {
   return p.a * p.b;
 }
@@ -68,7 +68,8 @@ test("compileProgram's backend: calls naming none take it, a call's own wins, no
   const plain = compileProgram([file]);
   const wasm = compileProgram([file], { backend: "wasm" });
   assert.deepEqual(plain.diagnostics, []);
-  // The program-wide "wasm": `gObj` stays JavaScript without a NABLA202, with the comment.
+  // The program-wide "wasm": `gObj` (its P has a string field) stays JavaScript without a
+  // NABLA202, with the comment.
   assert.deepEqual(wasm.diagnostics, []);
   const code = wasm.outputs.get(file)!.code;
   assert.match(code, /\/\/ gradient\(obj\) at main\.ts:15:\d+: JavaScript, not WebAssembly/);
@@ -82,7 +83,7 @@ test("compileProgram's backend: calls naming none take it, a call's own wins, no
 test("a call's own backend: 'wasm' still warns under a program-wide 'wasm'", () => {
   const dir = writeProgram({
     "main.ts": `import { gradient } from "nabla";
-interface P { a: number; b: number }
+interface P { a: number; b: number; label: string }
 function obj(p: P): number {
   return p.a * p.b;
 }

@@ -3063,7 +3063,7 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
     name: "NABLA202: a derivative asked for as WebAssembly runs as JavaScript",
     files: `
 import { gradient } from "nabla";
-interface P { a: number; b: number }
+interface P { a: number; b: number; label: string }
 function area(p: P): number {
   return p.a * p.b;
 }
@@ -3074,7 +3074,7 @@ main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: 
   5 | }
 > 6 | export const g = gradient(area, { backend: "wasm" });
     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-help: the WebAssembly backend covers functions of numbers, booleans and arrays of numbers (Float64Array, number[], arrays of them); 'backend: "auto"' picks it only where it applies, without this warning
+help: the WebAssembly backend covers functions of numbers, booleans, arrays of numbers (Float64Array, number[], arrays of them) and objects whose fields are those; 'backend: "auto"' picks it only where it applies, without this warning
 
 1 warning`,
   },

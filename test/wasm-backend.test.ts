@@ -461,7 +461,7 @@ export const wasm = gradient(f, { backend: "wasm" });
 test("what wasm does not cover stays JavaScript: a warning (NABLA202) and a comment say why", () => {
   const compiled = compileFiles({
     "main.ts": `import { gradient, derivative } from "nabla";
-interface P { a: number; b: number }
+interface P { a: number; b: number; label: string }
 function obj(p: P): number {
   return p.a * p.b;
 }
@@ -483,13 +483,13 @@ export const a = derivative(scalar, { backend: "auto" });
   12 | }
 > 13 | export const g = gradient(obj, { backend: "wasm" });
      |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-help: the WebAssembly backend covers functions of numbers, booleans and arrays of numbers (Float64Array, number[], arrays of them); 'backend: "auto"' picks it only where it applies, without this warning
+help: the WebAssembly backend covers functions of numbers, booleans, arrays of numbers (Float64Array, number[], arrays of them) and objects whose fields are those; 'backend: "auto"' picks it only where it applies, without this warning
 
 main.ts:14:18: warning NABLA202: 'derivative' runs as JavaScript, not WebAssembly: a call of console.log in 'logs'
   13 | export const g = gradient(obj, { backend: "wasm" });
 > 14 | export const d = derivative(logs, { backend: "wasm" });
      |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-help: the WebAssembly backend covers functions of numbers, booleans and arrays of numbers (Float64Array, number[], arrays of them); 'backend: "auto"' picks it only where it applies, without this warning
+help: the WebAssembly backend covers functions of numbers, booleans, arrays of numbers (Float64Array, number[], arrays of them) and objects whose fields are those; 'backend: "auto"' picks it only where it applies, without this warning
 
 2 warnings`,
   );

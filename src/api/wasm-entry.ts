@@ -3,11 +3,15 @@
 // (src/runtime/wasm.ts, which copies values in and out by it).
 
 /**
- * How a value crosses between JavaScript and wasm: a number (f64), a boolean (i32), or an array
- * of numbers or of arrays (an i32 address in wasm memory), built as a `Float64Array` or an
- * `Array` when copied out.
+ * How a value crosses between JavaScript and wasm: a number (f64), a boolean (i32), an array of
+ * numbers, of arrays or of objects (an i32 address in wasm memory), built as a `Float64Array` or
+ * an `Array` when copied out, or a plain object (an i32 address too), its fields in this order.
  */
-export type WasmKind = "number" | "boolean" | { array: "Float64Array" | "Array"; of: WasmKind };
+export type WasmKind =
+  | "number"
+  | "boolean"
+  | { array: "Float64Array" | "Array"; of: WasmKind }
+  | { fields: [name: string, kind: WasmKind][] };
 
 /** One function compiled to WebAssembly, callable like the JavaScript function it stands for. */
 export interface WasmEntrySpec {
@@ -17,7 +21,10 @@ export interface WasmEntrySpec {
   params: WasmKind[];
   /** And returns these: the first is returned, the others go to `out.v1`, `out.v2`… */
   results: WasmKind[];
-  /** The array parameters the function writes (reverse mode's shadows): copied back out. */
+  /**
+   * The array and object parameters the function writes (reverse mode's shadows): copied back
+   * into the caller's (arrays element by element, objects' number fields).
+   */
   written: number[];
 }
 

@@ -4,9 +4,10 @@ import { out } from "./register.js";
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
 // `out`. Per call, the arguments are copied into the instance's memory (numbers as they are,
-// arrays whole: a Float64Array with one `set`, an array of arrays row by row), the entry runs,
-// the arrays it writes (reverse mode's shadows) are copied back into the caller's, and array
-// results are copied out as new arrays.
+// arrays whole: a Float64Array with one `set`, an array of arrays row by row; objects field by
+// field, in the order of their type's), the entry runs, the arrays and objects it writes
+// (reverse mode's shadows) are copied back into the caller's, and array and object results are
+// copied out as new ones.
 //
 // The memory is never grown: `memory.grow` detaches the old ArrayBuffer, and once one has
 // been detached V8 checks every typed-array access of optimized code for it, for good
@@ -106,7 +107,13 @@ export function wasmFunction(
       }
       const run = live;
       const copier = new Copier(run, ARGUMENTS_AT);
-      const wasmArgs = spec.params.map((kind, i) => copier.in(kind, args[i], written.has(i)));
+      let wasmArgs: number[];
+      try {
+        wasmArgs = spec.params.map((kind, i) => copier.in(kind, args[i], written.has(i)));
+      } catch (error) {
+        if (error instanceof NotCopyable) return javascript(args);
+        throw error;
+      }
       const e = run.exports;
       const heap = copier.at;
       const tape = heap + regions.heap;
@@ -121,11 +128,19 @@ export function wasmFunction(
         regions[region] *= 2;
         continue;
       }
-      copier.copyBack();
-      wasmStats.wasm++;
       const values =
         spec.results.length === 1 ? [returned as number] : ((returned ?? []) as number[]);
-      const results = spec.results.map((kind, i) => copier.out(kind, values[i]!));
+      let results: unknown[];
+      try {
+        // Before the copies back: a result JavaScript would not give (an unwritten element)
+        // reruns the call, on shadows still as the caller made them.
+        results = spec.results.map((kind, i) => copier.out(kind, values[i]!));
+      } catch (error) {
+        if (error instanceof NotCopyable) return javascript(args);
+        throw error;
+      }
+      copier.copyBack();
+      wasmStats.wasm++;
       const record = out as unknown as Record<string, unknown>;
       for (let i = 1; i < results.length; i++) record[`v${i}`] = results[i];
       return results[0];
@@ -161,11 +176,29 @@ function sizeOf(kind: WasmKind, value: unknown): number {
     if (typeof value !== "boolean") throw new NotCopyable();
     return 0;
   }
+  if ("fields" in kind) {
+    const object = checkedObject(value);
+    let bytes = 8 + 8 * kind.fields.length;
+    for (const [name, field] of kind.fields) bytes += sizeOf(field, object[name]);
+    return bytes;
+  }
   const array = checkedArray(kind, value);
   let bytes = 8 + 8 * array.length;
   if (kind.of !== "number")
     for (let j = 0; j < array.length; j++) bytes += sizeOf(kind.of, array[j]);
   return bytes;
+}
+
+/** An object (not null, not an array) whose fields can be read; its fields are checked by kind. */
+function checkedObject(value: unknown): Record<string, unknown> {
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !ArrayBuffer.isView(value)
+  )
+    return value as Record<string, unknown>;
+  throw new NotCopyable();
 }
 
 function checkedArray(
@@ -181,6 +214,11 @@ function checkedArray(
 class Copier {
   /** The arrays to copy back after the call, each once (shadows may share rows). */
   private readonly back = new Map<ArrayLike<number>, number>();
+  /** The objects to copy number fields back into, each once, with their address and kind. */
+  private readonly backObjects = new Map<
+    Record<string, unknown>,
+    [address: number, kind: [string, WasmKind][]]
+  >();
 
   constructor(
     private readonly live: Live,
@@ -188,8 +226,12 @@ class Copier {
   ) {}
 
   in(kind: WasmKind, value: unknown, written: boolean): number {
-    if (kind === "number") return value as number;
+    if (kind === "number") {
+      if (typeof value !== "number") throw new NotCopyable();
+      return value;
+    }
     if (kind === "boolean") return value ? 1 : 0;
+    if ("fields" in kind) return this.object(kind.fields, checkedObject(value), written);
     const array = value as ArrayLike<unknown>;
     if (written && kind.of === "number") {
       const known = this.back.get(array as ArrayLike<number>);
@@ -219,6 +261,33 @@ class Copier {
     return address;
   }
 
+  /** An object's block: its fields at 8 + 8k, read once each and checked against their kind. */
+  private object(
+    fields: [string, WasmKind][],
+    object: Record<string, unknown>,
+    written: boolean,
+  ): number {
+    if (written) {
+      const known = this.backObjects.get(object);
+      if (known !== undefined) return known[0];
+    }
+    const address = this.at;
+    this.at += 8 + 8 * fields.length;
+    this.live.i32[address >> 2] = fields.length;
+    if (written) this.backObjects.set(object, [address, fields]);
+    for (let k = 0; k < fields.length; k++) {
+      const [name, kind] = fields[k]!;
+      const value = this.in(kind, object[name], written);
+      const cell = address + 8 + 8 * k;
+      if (kind === "number") this.live.f64[cell >> 3] = value;
+      else if (kind === "boolean") {
+        if (typeof object[name] !== "boolean") throw new NotCopyable();
+        this.live.i32[cell >> 2] = value;
+      } else this.live.i32[cell >> 2] = value;
+    }
+    return address;
+  }
+
   /** Copies the written arrays' new contents back into the caller's arrays. */
   copyBack(): void {
     const { f64, i32 } = this.live;
@@ -228,12 +297,26 @@ class Copier {
       if (array instanceof Float64Array) array.set(f64.subarray(first, first + n));
       else for (let j = 0; j < n; j++) (array as number[])[j] = f64[first + j]!;
     }
+    for (const [object, [address, fields]] of this.backObjects)
+      fields.forEach(([name, kind], k) => {
+        if (kind === "number") object[name] = f64[(address + 8 + 8 * k) >> 3];
+      });
   }
 
   out(kind: WasmKind, value: number): unknown {
     if (kind === "number") return value;
     if (kind === "boolean") return value !== 0;
+    // An element of `new Array(n)` never written: JavaScript's would be undefined (a hole).
+    if (value === 0) throw new NotCopyable();
     const { f64, i32 } = this.live;
+    if ("fields" in kind) {
+      const object: Record<string, unknown> = {};
+      kind.fields.forEach(([name, field], k) => {
+        const cell = value + 8 + 8 * k;
+        object[name] = field === "number" ? f64[cell >> 3] : this.out(field, i32[cell >> 2]!);
+      });
+      return object;
+    }
     const n = i32[value >> 2]!;
     const first = (value + 8) >> 3;
     if (kind.of === "number") {

@@ -1,8 +1,9 @@
 import type { WasmEntrySpec, WasmKind } from "../../../api/wasm-entry.js";
 import { assembleWat } from "./assemble.js";
-import { kindOf } from "./kinds.js";
+import { holdsInstances, kindOf } from "./kinds.js";
 import { watModule, type FunctionSource, type WasmEntry } from "./module.js";
 import { NotForWasm } from "./not-for-wasm.js";
+import { typeText } from "../../ir/type-system.js";
 
 // The wasm backend's one entry point: an operator call's derivative (or its two sweeps) as a
 // WebAssembly module, assembled, with what the runtime needs to call it (runtime/wasm.ts) —
@@ -15,7 +16,7 @@ export type WasmBuild = { ok: true; spec: WasmEntrySpec } | { ok: false; reason:
 export interface WasmRequest {
   source: FunctionSource;
   entry: WasmEntry;
-  /** The entry's array parameters it writes (reverse mode's shadows), copied back out. */
+  /** The entry's array and object parameters it writes (reverse mode's shadows), copied back out. */
   written: number[];
   /** `backend: "auto"`: wasm only for a function that loops over array elements. */
   auto: boolean;
@@ -29,6 +30,10 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     const module = watModule(request.source, request.entry);
     if (request.auto && !module.loopsOverArrays)
       return { ok: false, reason: "it has no loop over array elements, where wasm would pay" };
+    const instance = module.results.find(holdsInstances);
+    if (instance !== undefined)
+      // Copied out as plain objects, they would lose their class (and its methods).
+      return { ok: false, reason: `it returns an instance of a class (${typeText(instance)})` };
     text = module.text;
     params = module.params.map((t) => kindOf(t)!);
     results = module.results.map((t) => kindOf(t)!);

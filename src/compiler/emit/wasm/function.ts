@@ -1,8 +1,8 @@
 import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../../ir/types.js";
-import { isArray } from "../../ir/type-system.js";
+import { isArray, isObject, typeText } from "../../ir/type-system.js";
 import { someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
-import { holdsNumbers, wasmType, type WasmValueType } from "./kinds.js";
+import { holdsNumbers, sameLayout, wasmType, type WasmValueType } from "./kinds.js";
 import { integerValues } from "./integers.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
@@ -12,11 +12,14 @@ import { NotForWasm } from "./not-for-wasm.js";
 // locals set as a parallel move through the operand stack. Array reads and writes check the
 // index (an integer within the length) and trap otherwise: the runtime then reruns the call
 // as JavaScript, which gives JavaScript's answer (undefined, NaN, a growing array) for it.
+// Objects are blocks of memory too (kinds.ts): a field read is a load at the field's offset.
 
 /** What a function's emission asks of the module it is part of (module.ts). */
 export interface WatModuleHost {
   /** The wasm name of user function `key`, which the module then holds too. */
   functionName(key: FunctionKey): string;
+  /** User function `key` (NotForWasm when nabla does not have its code). */
+  need(key: FunctionKey): IRFunction;
   /** The import of `Math[name]` taking `arity` numbers. */
   mathImport(name: string, arity: number): string;
   /** The import of JavaScript's `%` on numbers (wasm has no f64 remainder). */
@@ -157,6 +160,7 @@ class WatFunctionEmitter {
 
   /** `targets[i] = values[i]` all at once: the values go on the stack first. */
   private move(targets: Value[], values: Value[]): void {
+    values.forEach((v, i) => this.flows(v.type, targets[i]!.type));
     values.forEach((v, i) => this.line(this.as(targets[i]!, v)));
     for (const t of [...targets].reverse()) this.line(`(local.set ${this.define(t)})`);
   }
@@ -212,9 +216,12 @@ class WatFunctionEmitter {
       case "or":
         return this.set(r, `(i32.or ${this.get(a!)} ${this.get(b!)})`);
       case "select":
+        this.flows(b!.type, r.type);
+        this.flows(c!.type, r.type);
         return this.set(r, `(select ${this.as(r, b!)} ${this.as(r, c!)} ${this.get(a!)})`);
       case "detach":
       case "withDerivative":
+        this.flows(a!.type, r.type);
         return this.set(r, this.as(r, a!));
       case "math":
         return this.set(r, this.math(op));
@@ -228,6 +235,7 @@ class WatFunctionEmitter {
       case "condition":
         return; // their region's owner moves their operands
       case "return":
+        op.operands.forEach((v, i) => this.flows(v.type, this.fn.resultTypes[i] ?? v.type));
         if (this.usesTape) this.line("(global.set $tape_top (local.get $tape))");
         this.line(`(return${op.operands.map((v) => ` ${this.num(v)}`).join("")})`);
         return;
@@ -239,17 +247,23 @@ class WatFunctionEmitter {
         const index = this.checkIndex(a!, b!);
         if (holdsNumbers(type))
           return this.set(r, `(f64.load offset=8 ${this.elementAddress(a!, index)})`);
-        // A row never set (address 0, as `alloc` leaves it) is JavaScript's `undefined`.
+        this.flows(type.elements?.[0] ?? type.element, r.type);
         this.set(r, `(i32.load offset=8 ${this.elementAddress(a!, index)})`);
+        // An element never written (of `new Array(n)`): JavaScript reads undefined there.
         this.line(`(if (i32.eqz ${this.get(r)}) (then unreachable))`);
         return;
       }
+      case "field":
+        return this.set(r, this.fieldRead(a!, op.attrs.field!, r));
+      case "setField":
+      case "addField":
+        return this.fieldWrite(op);
       case "setIndex":
       case "addIndex":
         return this.store(op);
       case "alloc":
-        // Arrays of arrays too: their rows start as address 0, which no array has.
-        if (!isArray(r.type)) this.fail("an object made in the function");
+        // Zeroed: numbers 0, and inner arrays or objects address 0, not yet written.
+        if (!isArray(r.type)) this.fail(`an allocation of a ${typeText(r.type)}`);
         return this.set(r, `(call $alloc ${this.num(a!)})`);
       case "zeros": {
         const type = this.arrayOperand(a!);
@@ -342,7 +356,8 @@ class WatFunctionEmitter {
       return this.isInt(a)
         ? `(i32.ne ${this.get(a)} (i32.const 0))`
         : `(i32.and (f64.ne ${this.get(a)} (f64.const 0)) (f64.eq ${this.get(a)} ${this.get(a)}))`;
-    this.arrayOperand(a);
+    // An array or an object: the address of one is never 0 (an unwritten element traps).
+    wasmType(a.type, this.what(`a value (${a.hint || `%${a.id}`})`));
     return "(i32.const 1)";
   }
 
@@ -369,6 +384,12 @@ class WatFunctionEmitter {
     if (attrs.restParameter) this.fail("a call of a function with a rest parameter");
     if (attrs.checkpoint) this.fail("a checkpointed call");
     const callee = this.host.functionName(attrs.callee!);
+    const target = this.host.need(attrs.callee!);
+    op.operands.forEach((v, i) => this.flows(v.type, target.params[i]?.type ?? v.type));
+    const returned = target.resultTypes.filter((t) => t !== "void");
+    op.results
+      .filter((v) => v.type !== "void")
+      .forEach((v, i) => this.flows(returned[i] ?? v.type, v.type));
     const call = `(call ${callee}${op.operands.map((v) => ` ${this.num(v)}`).join("")})`;
     const results = op.results.filter((v) => v.type !== "void");
     if (this.usesTape) this.line("(global.set $tape_top (local.get $tape))");
@@ -427,7 +448,10 @@ class WatFunctionEmitter {
     this.line(")");
     this.indent--;
     this.line(")");
-    op.results.forEach((v, i) => this.set(v, this.as(v, after.params[i]!)));
+    op.results.forEach((v, i) => {
+      this.flows(after.params[i]!.type, v.type);
+      this.set(v, this.as(v, after.params[i]!));
+    });
   }
 
   /** The array type of an operand (an error if it is none the backend carries). */
@@ -468,6 +492,7 @@ class WatFunctionEmitter {
     const numbers = holdsNumbers(type);
     if (op.opcode === "addIndex" && !numbers) this.fail("adding into an array of arrays");
     if (i.type !== "number") this.fail("an element write by a key that is not a number");
+    if (!numbers) this.flows(v.type, type.elements?.[0] ?? type.element);
     const value = numbers ? this.num(v) : this.get(v);
     const storeAt = (index: string) => {
       const address = this.elementAddress(array, index);
@@ -494,8 +519,10 @@ class WatFunctionEmitter {
   private literal(op: Op): void {
     const r = op.results[0]!;
     const type = r.type;
-    if (!isArray(type)) return this.fail("an object literal");
+    if (isObject(type)) return this.objectLiteral(op);
+    if (!isArray(type)) return this.fail(`a literal of type ${typeText(type)}`);
     wasmType(type, this.what("an array literal"));
+    if (!holdsNumbers(type)) op.operands.forEach((v) => this.flows(v.type, type.element));
     const numbers = holdsNumbers(type);
     this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${op.operands.length})))`);
     op.operands.forEach((v, k) =>
@@ -503,6 +530,66 @@ class WatFunctionEmitter {
         `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? this.num(v) : this.get(v)})`,
       ),
     );
+  }
+
+  /** The field `name` of object `object`, its type's field `k` (8 + 8k bytes in). */
+  private fieldAt(object: Value, name: string): { offset: number; type: Type } {
+    const type = object.type;
+    wasmType(type, this.what(`a value (${object.hint || `%${object.id}`})`));
+    if (!isObject(type)) return this.fail(`the field '${name}' of a ${typeText(type)}`);
+    const k = type.fields.findIndex((f) => f.name === name);
+    if (k < 0) return this.fail(`the field '${name}', which ${typeText(type)} does not declare`);
+    return { offset: 8 + 8 * k, type: type.fields[k]!.type };
+  }
+
+  private fieldRead(object: Value, name: string, r: Value): string {
+    const field = this.fieldAt(object, name);
+    this.flows(field.type, r.type);
+    const load = field.type === "number" ? "f64.load" : "i32.load";
+    return `(${load} offset=${field.offset} ${this.get(object)})`;
+  }
+
+  /** `setField` (object.field = v) and reverse mode's `addField` (object.field += v). */
+  private fieldWrite(op: Op): void {
+    const [object, v] = op.operands as [Value, Value];
+    const field = this.fieldAt(object, op.attrs.field!);
+    this.flows(v.type, field.type);
+    const address = `offset=${field.offset} ${this.get(object)}`;
+    if (field.type !== "number") {
+      if (op.opcode === "addField") this.fail(`adding into the field '${op.attrs.field}'`);
+      this.line(`(i32.store ${address} ${this.get(v)})`);
+      return;
+    }
+    const stored =
+      op.opcode === "addField" ? `(f64.add (f64.load ${address}) ${this.num(v)})` : this.num(v);
+    this.line(`(f64.store ${address} ${stored})`);
+  }
+
+  /** `{ a, b }`: a block of its fields, in its type's order (operands are in that order). */
+  private objectLiteral(op: Op): void {
+    const r = op.results[0]!;
+    const type = r.type;
+    if (!isObject(type) || op.attrs.arrowFields)
+      return this.fail("an object with arrow-function fields");
+    wasmType(type, this.what("an object literal"));
+    this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${type.fields.length})))`);
+    type.fields.forEach((f, k) => {
+      const v = op.operands[k]!;
+      this.flows(v.type, f.type);
+      const stored = f.type === "number" ? `(f64.store` : `(i32.store`;
+      const value = f.type === "number" ? this.num(v) : this.get(v);
+      this.line(`${stored} offset=${8 + 8 * k} ${this.get(r)} ${value})`);
+    });
+  }
+
+  /**
+   * A value of type `from` used as one of type `to` (a callee's parameter, a field, a loop's
+   * carried value): their objects must lie in memory alike (kinds.ts), or the code reading it
+   * would read the wrong fields.
+   */
+  private flows(from: Type, to: Type): void {
+    if (!sameLayout(from, to))
+      this.fail(`a ${typeText(from)} used as a ${typeText(to)} (their fields differ)`);
   }
 
   /** `reserved`: a `reserve` before the loop made room for it (as in the JavaScript backend). */

@@ -1,26 +1,64 @@
 import type { WasmKind } from "../../../api/wasm-entry.js";
-import type { ArrayType, Type } from "../../ir/types.js";
-import { isArray, typeText } from "../../ir/type-system.js";
+import type { ArrayType, ObjectType, Type } from "../../ir/types.js";
+import { isArray, isObject, isRecursiveType, typeText } from "../../ir/type-system.js";
 import { NotForWasm } from "./not-for-wasm.js";
 
 // Which IR types the wasm backend carries, and how: numbers as f64, booleans as i32, and
-// arrays of numbers (or of such arrays) as the i32 address of a block in wasm memory: its
-// length (i32) at the address, its elements from 8 bytes on, 8 bytes each (an f64, or the i32
-// address of an inner array).
+// arrays and objects as the i32 address of a block in wasm memory. An array's block holds its
+// length (i32) at the address and its elements from 8 bytes on, 8 bytes each (an f64, or the
+// i32 address of an inner array or object); an object's holds its fields the same way, from
+// 8 bytes on in the order of its type's fields (the count at the address is unused). An
+// element address of 0 is an element never written (JavaScript's `undefined`).
 
 export type WasmValueType = "f64" | "i32";
 
 /** How values of `type` cross between JavaScript and wasm; undefined when they cannot. */
 export function kindOf(type: Type): WasmKind | undefined {
   if (type === "number" || type === "boolean") return type;
+  if (isObject(type)) return objectKind(type);
   if (!isArray(type) || type.storage === "Float32Array") return undefined;
   const elements = type.elements ?? [type.element];
   const element = elements[0] ?? type.element;
-  if (!elements.every((e) => e === "number" || isArray(e))) return undefined;
-  if (elements.some((e) => (e === "number") !== (element === "number"))) return undefined;
   const of = kindOf(element);
   if (of === undefined || of === "boolean") return undefined;
+  // One layout for every element (a tuple's too): an element's code does not know which it is.
+  const layout = layoutKey(of);
+  if (elements.some((e) => layoutKey(kindOf(e)) !== layout)) return undefined;
   return { array: type.storage, of };
+}
+
+/**
+ * Plain objects and class instances whose fields are all carried. Not: an interface several
+ * classes implement (its fields are those of any of them), optional fields (an object may
+ * lack them), function-valued or `#private` fields, types that hold themselves (trees).
+ */
+function objectKind(type: ObjectType): WasmKind | undefined {
+  if (type.interfaceKey !== undefined || isRecursiveType(type)) return undefined;
+  const fields: [string, WasmKind][] = [];
+  for (const f of type.fields) {
+    if (f.optional || f.callable || f.recursive || f.name.startsWith("#")) return undefined;
+    const kind = kindOf(f.type);
+    if (kind === undefined) return undefined;
+    fields.push([f.name, kind]);
+  }
+  return { fields };
+}
+
+/** A kind's layout in wasm memory, as text: arrays' storage aside, which is JavaScript's only. */
+function layoutKey(kind: WasmKind | undefined): string {
+  if (kind === undefined) return "?";
+  if (typeof kind === "string") return kind;
+  if ("of" in kind) return `[${layoutKey(kind.of)}]`;
+  return `{${kind.fields.map(([name, k]) => `${JSON.stringify(name)}:${layoutKey(k)}`).join(",")}}`;
+}
+
+/**
+ * Whether values of type `from` lie in memory as values of type `to` do: not so for an object
+ * of a type with more fields, or the same in another order, passed where `to` is expected.
+ */
+export function sameLayout(from: Type, to: Type): boolean {
+  if (from === to || typeof from !== "object" || typeof to !== "object") return true;
+  return layoutKey(kindOf(from)) === layoutKey(kindOf(to));
 }
 
 /** The wasm type of values of `type`, or NotForWasm saying which value has which type. */
@@ -30,7 +68,15 @@ export function wasmType(type: Type, what: string): WasmValueType {
   return kind === "number" ? "f64" : "i32";
 }
 
-/** Whether an array's elements are numbers (else addresses of inner arrays). */
+/** Whether an array's elements are numbers (else addresses of inner arrays or objects). */
 export function holdsNumbers(type: ArrayType): boolean {
   return (type.elements?.[0] ?? type.element) === "number";
+}
+
+/** Whether a value of `type` holds an instance of a class (which a copy out could not make). */
+export function holdsInstances(type: Type): boolean {
+  if (isObject(type))
+    return type.classKey !== undefined || type.fields.some((f) => holdsInstances(f.type));
+  if (isArray(type)) return [type.element, ...(type.elements ?? [])].some(holdsInstances);
+  return false;
 }

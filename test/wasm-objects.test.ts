@@ -1,0 +1,518 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { compileFiles, diagnosticsText, loadProgram, REPO_ROOT } from "./support/harness.js";
+import { gmmInput } from "./support/gradbench-inputs.js";
+
+// The WebAssembly backend on objects (interfaces, inline object types, class instances) whose
+// fields are numbers, booleans, arrays of numbers and such objects, as parameters of the
+// differentiated function and of its callees: values, gradients (objects of the fields'
+// gradients, written by wasm and copied back) and tangents (objects of the fields' tangents)
+// equal to the JavaScript backend's within 1e-12 relative, the gradient against central
+// differences and against forward mode; an argument whose shape is not its type's at run time
+// runs as JavaScript, with JavaScript's answer.
+
+type Value = number | boolean | Float64Array | Value[] | { [field: string]: Value };
+
+interface Stats {
+  wasm: number;
+  javascript: number;
+  instances: number;
+}
+
+interface Both {
+  vgJs: (...args: Value[]) => { value: number; gradient: Value };
+  vgWasm: (...args: Value[]) => { value: number; gradient: Value };
+  vdJs: (...args: Value[]) => { value: Value; differential: (...t: Value[]) => Value };
+  vdWasm: (...args: Value[]) => { value: Value; differential: (...t: Value[]) => Value };
+  wasmStats: Stats;
+}
+
+const f64 = (...xs: number[]) => Float64Array.from(xs);
+
+/** The fields of an object in a fixed order (by name: a gradient's may come in another). */
+const fieldsOf = (v: { [field: string]: Value }) => Object.keys(v).sort();
+
+/** Every number in a value, in order (booleans, which have no derivative, left out). */
+function flat(v: Value): number[] {
+  if (typeof v === "number") return [v];
+  if (typeof v === "boolean") return [];
+  if (v instanceof Float64Array || Array.isArray(v))
+    return Array.from(v as ArrayLike<Value>).flatMap((x) => flat(x));
+  return fieldsOf(v).flatMap((k) => flat(v[k]!));
+}
+
+/** `v` with its i-th number (in `flat` order) replaced by `x`, copied. */
+function withNumber(v: Value, i: number, x: number): Value {
+  let k = 0;
+  const walk = (u: Value): Value => {
+    if (typeof u === "number") return k++ === i ? x : u;
+    if (typeof u === "boolean") return u;
+    if (u instanceof Float64Array) return u.map((y) => (k++ === i ? x : y));
+    if (Array.isArray(u)) return u.map(walk);
+    return Object.fromEntries(fieldsOf(u).map((f) => [f, walk(u[f]!)]));
+  };
+  return walk(v);
+}
+
+/** A tangent of `v` (booleans left out, as from a tangent type) with pseudo-random numbers. */
+function direction(v: Value, seed: { s: number }): Value {
+  const next = () => ((seed.s = (seed.s * 16807) % 2147483647) / 2147483647) * 2 - 1;
+  if (typeof v === "number") return next();
+  if (v instanceof Float64Array) return v.map(() => next());
+  if (Array.isArray(v)) return v.map((u) => direction(u, seed));
+  if (typeof v === "boolean") throw new Error("no tangent");
+  return Object.fromEntries(
+    fieldsOf(v)
+      .filter((f) => typeof v[f] !== "boolean")
+      .map((f) => [f, direction(v[f]!, seed)]),
+  );
+}
+
+function assertRelative(actual: number[], expected: number[], tolerance: number, what: string) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  actual.forEach((a, i) => {
+    const e = expected[i]!;
+    const scale = Math.max(Math.abs(a), Math.abs(e), 1e-300);
+    assert.ok(
+      Object.is(a, e) || Math.abs(a - e) <= tolerance * scale,
+      `${what}[${i}]: wasm ${a}, expected ${e} (relative tolerance ${tolerance})`,
+    );
+  });
+}
+
+const program = (source: string) => ({
+  "main.ts": `import { valueWithGradient, valueWithDifferential } from "nabla";
+export { wasmStats } from "nabla";
+${source}
+export const vgJs = valueWithGradient(f);
+export const vgWasm = valueWithGradient(f, { backend: "wasm" });
+export const vdJs = valueWithDifferential(f);
+export const vdWasm = valueWithDifferential(f, { backend: "wasm" });
+`,
+});
+
+/**
+ * `f` (defined in `source`) at each point: wasm against JavaScript (value, gradient, a
+ * differential) within 1e-12, the gradient against central differences, forward mode against
+ * reverse mode, and every wasm call run in wasm.
+ */
+async function checkBackends(
+  source: string,
+  pointsOf: Value[][] | ((m: Record<string, unknown>) => Value[][]),
+  fdTolerance = 1e-5,
+) {
+  const compiled = compileFiles(program(source));
+  const text = diagnosticsText(compiled);
+  assert.doesNotMatch(text, /NABLA202/, text);
+  const code = [...compiled.outputs.values()][0]!.code;
+  assert.match(code, /valueWithGradient\(f\) at main\.ts:\d+:\d+: WebAssembly/);
+  assert.match(code, /valueWithDifferential\(f\) at main\.ts:\d+:\d+: WebAssembly/);
+  const m = await loadProgram<Both>(program(source));
+  const points = typeof pointsOf === "function" ? pointsOf(m as never) : pointsOf;
+  const before = { ...m.wasmStats };
+  for (const args of points) {
+    const js = m.vgJs(...args);
+    const wasm = m.vgWasm(...args);
+    assertRelative([wasm.value], [js.value], 1e-12, "value");
+    const gradientOf = (g: Value) => (args.length === 1 ? [g] : (g as Value[]));
+    // The gradient's shape is the JavaScript backend's (objects of the fields' gradients).
+    assert.deepEqual(
+      gradientOf(wasm.gradient).map((g) => withNumber(g, -1, 0)),
+      gradientOf(js.gradient).map((g) => withNumber(g, -1, 0)),
+      "the gradient's shape",
+    );
+    const gJs = gradientOf(js.gradient).flatMap(flat);
+    const gWasm = gradientOf(wasm.gradient).flatMap(flat);
+    assertRelative(gWasm, gJs, 1e-12, "gradient");
+    let k = 0;
+    args.map(flat).forEach((xs, a) =>
+      xs.forEach((x, i) => {
+        const h = 1e-6 * Math.max(1, Math.abs(x));
+        const at = (t: number) =>
+          m.vgJs(...args.map((v, b) => (b === a ? withNumber(v, i, t) : v))).value;
+        const fd = (at(x + h) - at(x - h)) / (2 * h);
+        const g = gWasm[k++]!;
+        assert.ok(
+          Math.abs(fd - g) <= fdTolerance * Math.max(1, Math.abs(fd), Math.abs(g)),
+          `∂f/∂(argument ${a})[${i}]: wasm ${g}, central differences ${fd}`,
+        );
+      }),
+    );
+    const seed = { s: 12345 };
+    const tangents = args.map((v) => direction(v, seed));
+    const dJs = m.vdJs(...args);
+    const dWasm = m.vdWasm(...args);
+    assertRelative(flat(dWasm.value), flat(dJs.value), 1e-12, "value in forward mode");
+    const tJs = flat(dJs.differential(...tangents));
+    const tWasm = flat(dWasm.differential(...tangents));
+    assertRelative(tWasm, tJs, 1e-12, "differential");
+    const along = tangents.flatMap(flat).reduce((s, t, i) => s + t * gWasm[i]!, 0);
+    const scale = tangents.flatMap(flat).reduce((s, t, i) => s + Math.abs(t * gWasm[i]!), 0);
+    assert.ok(
+      Math.abs(tWasm[0]! - along) <= 1e-10 * Math.max(scale, 1e-300),
+      `forward mode ${tWasm[0]} against reverse mode ${along}`,
+    );
+  }
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
+  assert.equal(m.wasmStats.wasm - before.wasm, 3 * points.length, "calls run in wasm");
+}
+
+test("an interface of numbers and a Float64Array: a Gaussian's log-likelihood", async () => {
+  await checkBackends(
+    `interface Gaussian {
+  mean: number;
+  logScale: number;
+  samples: Float64Array;
+}
+export function f(g: Gaussian): number {
+  const scale = Math.exp(g.logScale);
+  let total = 0;
+  for (let i = 0; i < g.samples.length; i++) {
+    const z = (g.samples[i] - g.mean) / scale;
+    total += -0.5 * z * z - g.logScale;
+  }
+  return total;
+}`,
+    [
+      [{ mean: 0.3, logScale: -0.2, samples: f64(1, -0.5, 2, 0.25) }],
+      [{ mean: -1.5, logScale: 0.7, samples: f64(3, 1e-3) }],
+    ],
+  );
+});
+
+test("nested objects, a boolean field, an object passed to callees, with other arguments", async () => {
+  await checkBackends(
+    `interface Prior {
+  alpha: number;
+  beta: number;
+}
+interface Model {
+  prior: Prior;
+  weights: number[];
+  robust: boolean;
+}
+function penalty(p: Prior, w: number[]): number {
+  let s = 0;
+  for (const x of w) s += p.alpha * x * x + p.beta * Math.abs(x);
+  return s;
+}
+function loss(m: Model, r: number): number {
+  return m.robust ? Math.log(1 + r * r) : r * r;
+}
+export function f(model: Model, xs: Float64Array[], ys: Float64Array): number {
+  let total = penalty(model.prior, model.weights);
+  for (let i = 0; i < xs.length; i++) {
+    let y = 0;
+    for (let j = 0; j < model.weights.length; j++) y += model.weights[j] * xs[i][j];
+    total += loss(model, y - ys[i]);
+  }
+  return total;
+}`,
+    [
+      [
+        { prior: { alpha: 0.5, beta: 0.1 }, weights: [1, -2, 0.5], robust: false },
+        [f64(1, 2, 3), f64(-1, 0.5, 2)],
+        f64(0.3, -0.7),
+      ],
+      [
+        { prior: { alpha: 1.5, beta: 0.2 }, weights: [0.25, 3, -1], robust: true },
+        [f64(0.5, 2, -3), f64(1, 1, 1), f64(2, 0, -1)],
+        f64(1, 2, 3),
+      ],
+    ],
+  );
+});
+
+test("an array of objects: points with x and y, a fitted line's squared error", async () => {
+  await checkBackends(
+    `type Point = { x: number; y: number };
+export function f(points: Point[], line: { slope: number; intercept: number }): number {
+  let s = 0;
+  for (const p of points) {
+    const r = line.slope * p.x + line.intercept - p.y;
+    s += r * r;
+  }
+  return s;
+}`,
+    [
+      [
+        [
+          { x: 1, y: 2 },
+          { x: 2, y: 3.5 },
+          { x: -1, y: 0.25 },
+        ],
+        { slope: 1.2, intercept: 0.3 },
+      ],
+    ],
+  );
+});
+
+test("class instances with fields of numbers and arrays, and objects the function makes", async () => {
+  await checkBackends(
+    `class Layer {
+  constructor(
+    public weights: Float64Array[],
+    public bias: Float64Array,
+  ) {}
+}
+function moments(v: Float64Array): { mean: number; spread: number } {
+  let s = 0;
+  let ss = 0;
+  for (const x of v) {
+    s += x;
+    ss += x * x;
+  }
+  const mean = s / v.length;
+  return { mean, spread: ss / v.length - mean * mean };
+}
+export function f(layer: Layer, input: Float64Array): number {
+  const out = new Float64Array(layer.bias.length);
+  for (let i = 0; i < out.length; i++) {
+    let s = layer.bias[i];
+    for (let j = 0; j < input.length; j++) s += layer.weights[i][j] * input[j];
+    out[i] = Math.tanh(s);
+  }
+  const m = moments(out);
+  return m.mean + m.spread;
+}
+export function makeLayer(weights: Float64Array[], bias: Float64Array): Layer {
+  return new Layer(weights, bias);
+}`,
+    (m) => {
+      const make = m.makeLayer as (w: Float64Array[], b: Float64Array) => Value;
+      const layer = make([f64(0.5, -1), f64(2, 0.25), f64(-0.5, 0.75)], f64(0.1, -0.2, 0.3));
+      assert.equal(layer.constructor.name, "Layer");
+      return [
+        [layer, f64(1, 2)],
+        [{ weights: [f64(1, 2, 3)], bias: f64(-1) }, f64(0.5, 0.25, -2)],
+      ];
+    },
+  );
+});
+
+interface Checked {
+  js: (...args: unknown[]) => unknown;
+  wasm: (...args: unknown[]) => unknown;
+  wasmStats: Stats;
+}
+
+/** `f(...args)` through wasm gives the JavaScript backend's answer (value or error). */
+function sameAnswer(m: Checked, args: unknown[]): "wasm" | "javascript" {
+  const before = { ...m.wasmStats };
+  const run = (g: (...args: unknown[]) => unknown) => {
+    try {
+      return { value: g(...args) };
+    } catch (error) {
+      return { error: error instanceof Error ? `${error.name}: ${error.message}` : error };
+    }
+  };
+  const wasm = run(m.wasm);
+  const ranIn = m.wasmStats.wasm > before.wasm ? "wasm" : "javascript";
+  assert.deepEqual(wasm, run(m.js));
+  return ranIn;
+}
+
+test("an object argument not of its type at run time runs as JavaScript: JavaScript's answer", async () => {
+  const files = {
+    "main.ts": `import { valueWithGradient } from "nabla";
+export { wasmStats } from "nabla";
+interface Params {
+  scale: number;
+  data: Float64Array;
+  flags: { on: boolean };
+}
+function f(p: Params, x: number): number {
+  let s = 0;
+  for (let i = 0; i < p.data.length; i++) s += p.data[i] * x;
+  return p.flags.on ? s * p.scale : s;
+}
+export const js = valueWithGradient(f);
+export const wasm = valueWithGradient(f, { backend: "wasm" });
+`,
+  };
+  assert.equal(diagnosticsText(compileFiles(files)), "");
+  const m = await loadProgram<Checked>(files);
+  const good = { scale: 2, data: f64(1, 2, 3), flags: { on: true } };
+  assert.equal(sameAnswer(m, [good, 1.5]), "wasm");
+  // An extra field is not read (it is not in the gradient either, as in JavaScript).
+  assert.equal(sameAnswer(m, [{ ...good, extra: "x", more: [1] }, 1.5]), "wasm");
+  const wrong: [string, unknown][] = [
+    ["a missing number", { data: f64(1, 2, 3), flags: { on: true } }],
+    ["a missing array", { scale: 2, flags: { on: true } }],
+    ["a string for a number", { ...good, scale: "2" }],
+    ["a number[] for a Float64Array", { ...good, data: [1, 2, 3] }],
+    ["null for an object", { ...good, flags: null }],
+    ["a number for a boolean", { ...good, flags: { on: 1 } }],
+    ["an array for the object", [2, f64(1), { on: true }]],
+    ["null", null],
+  ];
+  for (const [what, p] of wrong)
+    assert.equal(sameAnswer(m, [p, 1.5]), "javascript", `${what}: reruns as JavaScript`);
+});
+
+test("a gradient with respect to an object of numbers: its fields written by wasm, copied back", async () => {
+  const files = {
+    "main.ts": `import { gradient, derivative } from "nabla";
+export { wasmStats } from "nabla";
+interface Wishart { gamma: number; m: number }
+function prior(w: Wishart, q: Float64Array): number {
+  let s = 0;
+  for (const x of q) s += 0.5 * w.gamma * w.gamma * x * x - w.m * x;
+  return s;
+}
+export const js = gradient(prior);
+export const wasm = gradient(prior, { backend: "wasm" });
+`,
+  };
+  assert.equal(diagnosticsText(compileFiles(files)), "");
+  const m = await loadProgram<Checked>(files);
+  const before = { ...m.wasmStats };
+  const w = { gamma: 1.5, m: 2 };
+  const q = f64(0.5, -1, 2);
+  const [gw, gq] = m.wasm(w, q) as [{ gamma: number; m: number }, Float64Array];
+  assert.deepEqual([gw, gq], m.js(w, q));
+  assert.equal(m.wasmStats.wasm - before.wasm, 1);
+  // ∂/∂gamma = Σ gamma·x², ∂/∂m = -Σ x.
+  assert.equal(gw.gamma, 1.5 * (0.25 + 1 + 4));
+  assert.equal(gw.m, -1.5);
+  assert.deepEqual(w, { gamma: 1.5, m: 2 }, "the argument untouched");
+});
+
+test("objects as results: copied out as plain objects; a primal tagged @backend wasm", async () => {
+  const files = {
+    "main.ts": `import { valueWithDifferential } from "nabla";
+export { wasmStats } from "nabla";
+interface Stats2 { mean: number; extremes: Float64Array; inner: { n: number } }
+/** @backend wasm */
+export function summary(v: Float64Array): Stats2 {
+  let s = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const x of v) {
+    s += x;
+    lo = Math.min(lo, x);
+    hi = Math.max(hi, x);
+  }
+  return { mean: s / v.length, extremes: new Float64Array([lo, hi]), inner: { n: v.length } };
+}
+function affine(p: { a: number; b: number }, x: number): { y: number; slope: number } {
+  return { y: p.a * x + p.b, slope: p.a };
+}
+export const js = valueWithDifferential(affine);
+export const wasm = valueWithDifferential(affine, { backend: "wasm" });
+`,
+  };
+  const compiled = compileFiles(files);
+  assert.equal(diagnosticsText(compiled), "");
+  assert.match([...compiled.outputs.values()][0]!.code, /summary \(@backend wasm\).*: WebAssembly/);
+  const m = await loadProgram<Checked & { summary: (v: Float64Array) => unknown }>(files);
+  const before = { ...m.wasmStats };
+  assert.deepEqual(m.summary(f64(1, -2, 4)), {
+    mean: 1,
+    extremes: f64(-2, 4),
+    inner: { n: 3 },
+  });
+  type VD = { value: unknown; differential: (...t: unknown[]) => unknown };
+  const p = { a: 2, b: -1 };
+  const w = m.wasm(p, 3) as VD;
+  const j = m.js(p, 3) as VD;
+  assert.deepEqual(w.value, j.value);
+  assert.deepEqual(w.differential({ a: 0.5, b: 1 }, 2), j.differential({ a: 0.5, b: 1 }, 2));
+  assert.equal(m.wasmStats.wasm - before.wasm, 3);
+  assert.equal(m.wasmStats.javascript - before.javascript, 0);
+});
+
+test("an object passed where a type with other fields (or another order) is expected stays JavaScript", async () => {
+  const files = {
+    "main.ts": `import { valueWithGradient } from "nabla";
+export { wasmStats } from "nabla";
+interface Scale { factor: number }
+interface Both { offset: number; factor: number }
+function total(v: Float64Array, k: number): number {
+  let t = 0;
+  for (let i = 0; i < v.length; i++) t += Math.sin(k * v[i]) * Math.exp(v[i] / k);
+  for (let i = 0; i < v.length; i++) t += Math.cos(k * v[i]) * Math.log(1 + v[i] * v[i]);
+  return t;
+}
+function scaled(s: Scale, v: Float64Array): number {
+  let t = 0;
+  for (let i = 0; i < v.length; i++) t += s.factor * v[i];
+  return t + total(v, s.factor);
+}
+function f(p: Both, v: Float64Array): number {
+  return scaled(p, v) * p.offset;
+}
+export const js = valueWithGradient(f);
+export const wasm = valueWithGradient(f, { backend: "wasm" });
+`,
+  };
+  // `scaled` (not inlined: it calls another function) would read Both's first field as factor.
+  const text = diagnosticsText(compileFiles(files));
+  assert.match(
+    text,
+    /warning NABLA202: 'valueWithGradient' runs as JavaScript, not WebAssembly: a Both used as a Scale \(their fields differ\) in 'f'/,
+  );
+  const m = await loadProgram<Checked>(files);
+  assert.equal(sameAnswer(m, [{ offset: 1.5, factor: 3 }, f64(0.5, 2)]), "javascript");
+});
+
+test("arrays of arrays the function makes: an element never written reads as JavaScript's undefined", async () => {
+  const files = {
+    "main.ts": `import { valueWithGradient } from "nabla";
+export { wasmStats } from "nabla";
+function f(rows: Float64Array[], skip: number): number {
+  const squares: Float64Array[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) if (i !== skip) squares[i] = rows[i].map((x) => x * x);
+  let s = 0;
+  for (const r of squares) for (const x of r) s += x;
+  return s;
+}
+export const js = valueWithGradient(f, { wrt: 0 });
+export const wasm = valueWithGradient(f, { wrt: 0, backend: "wasm" });
+`,
+  };
+  const compiled = compileFiles(files);
+  assert.doesNotMatch(diagnosticsText(compiled), /NABLA202/, diagnosticsText(compiled));
+  const m = await loadProgram<Checked>(files);
+  const rows = [f64(1, 2), f64(3, 4, 5)];
+  assert.equal(sameAnswer(m, [rows, -1]), "wasm");
+  assert.equal(sameAnswer(m, [rows, 0]), "javascript", "reading squares[0] throws");
+});
+
+test("gmm (GradBench eval) with the backend: its gradient runs in wasm, equal to JavaScript's", async () => {
+  const gmm = readFileSync(join(REPO_ROOT, "gradbench/evals/gmm.ts"), "utf8");
+  const files = {
+    "gmm.ts": gmm,
+    "main.ts": `import { gradient } from "nabla";
+export { wasmStats } from "nabla";
+import { gmmObjective } from "./gmm.js";
+export { prepareObjective } from "./gmm.js";
+export const js = gradient(gmmObjective, { wrt: 0 });
+export const wasm = gradient(gmmObjective, { wrt: 0, backend: "wasm" });
+`,
+  };
+  const compiled = compileFiles(files);
+  assert.equal(diagnosticsText(compiled), "");
+  const main = [...compiled.outputs.entries()].find(([file]) => file.endsWith("main.ts"));
+  const code = main?.[1].code ?? [...compiled.outputs.values()].map((o) => o.code).join("\n");
+  assert.match(code, /gradient\(gmmObjective\) at main\.ts:\d+:\d+: WebAssembly/);
+  const m = await loadProgram<
+    Checked & { prepareObjective: (input: unknown) => { params: Value; x: Value; wishart: Value } }
+  >(files);
+  const before = { ...m.wasmStats };
+  for (const [seed, d, k, n] of [
+    [1, 2, 3, 5],
+    [2, 3, 4, 10],
+    [3, 5, 2, 7],
+  ] as const) {
+    const p = m.prepareObjective(gmmInput(seed, d, k, n, 2, 1.3));
+    const js = m.js(p.params, p.x, p.wishart) as Value;
+    const wasm = m.wasm(p.params, p.x, p.wishart) as Value;
+    assert.deepEqual(withNumber(wasm, -1, 0), withNumber(js, -1, 0), "shape");
+    assertRelative(flat(wasm), flat(js), 1e-12, `gmm d=${d} k=${k} n=${n}`);
+  }
+  assert.equal(m.wasmStats.wasm - before.wasm, 3);
+  assert.equal(m.wasmStats.javascript - before.javascript, 0);
+});

@@ -12,5 +12,7 @@ const BACKENDS: readonly string[] = ["js", "wasm", "auto"] satisfies Backend[];
 export function environmentBackend(value = process.env[BACKEND_VARIABLE]): Backend | undefined {
   if (value === undefined || value === "") return undefined;
   if (BACKENDS.includes(value)) return value as Backend;
-  throw new Error(`nabla/register: ${BACKEND_VARIABLE} is 'js', 'wasm' or 'auto', not '${value}'`);
+  throw new Error(
+    `${BACKEND_VARIABLE} (nabla's program-wide backend) is 'js', 'wasm' or 'auto', not '${value}'`,
+  );
 }

@@ -210,3 +210,33 @@ test("a row read before it is set: JavaScript's TypeError, from either backend",
   assert.equal(m.wasmStats.javascript - before.javascript, 1);
   assert.equal(m.wasmStats.wasm - before.wasm, 0);
 });
+
+test("an array the function lengthens (push) stays JavaScript, and says so", async () => {
+  const files = program(
+    `export function f(points: Float64Array[]): number {
+  const norms: number[] = [];
+  for (const p of points) norms.push(Math.hypot(p[0], p[1]));
+  let s = 0;
+  for (let i = 0; i < norms.length; i++) s += norms[i] * (i + 1);
+  return s;
+}`,
+    1,
+  );
+  const text = diagnosticsText(compileFiles(files));
+  assert.match(
+    text,
+    /warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: an array the function lengthens \(push, filter, flat, a spread into \[\]\) in 'f'/,
+  );
+  const m = await loadProgram<Program>(files);
+  const points = [f64(3, 4), f64(1, 0)];
+  const before = { ...m.wasmStats };
+  const g = m.gradientWasm(points) as unknown as Rows;
+  assert.deepEqual(g, m.gradientJs(points));
+  // d/dp of 1·|p₀| + 2·|p₁|: p₀/|p₀| and 2·p₁/|p₁|.
+  const exact = [
+    [0.6, 0.8],
+    [2, 0],
+  ];
+  g.forEach((row, i) => row.forEach((d, j) => assert.ok(Math.abs(d - exact[i]![j]!) < 1e-15)));
+  assert.equal(m.wasmStats.wasm - before.wasm, 0, "no wasm module to trap in at every call");
+});

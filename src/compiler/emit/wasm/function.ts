@@ -491,6 +491,9 @@ class WatFunctionEmitter {
     const type = this.arrayOperand(array);
     const numbers = holdsNumbers(type);
     if (op.opcode === "addIndex" && !numbers) this.fail("adding into an array of arrays");
+    // Arrays in wasm memory have the length they were made with: an append would always trap.
+    if (op.attrs.value === "grow")
+      this.fail("an array the function lengthens (push, filter, flat, a spread into [])");
     if (i.type !== "number") this.fail("an element write by a key that is not a number");
     if (!numbers) this.flows(v.type, type.elements?.[0] ?? type.element);
     const value = numbers ? this.num(v) : this.get(v);

@@ -32,6 +32,8 @@ function workload(
     nabla: { [fn]: timed(nabla) },
     hand: hand === undefined ? null : timed(hand),
     tfjs: null,
+    wasm: null,
+    cpp: null,
     checks: { reference: ["primal", "gradient"], referenced: ["primal", "gradient"] },
     problems: [],
     values: [],
@@ -53,6 +55,8 @@ const INFO: RunInfo = {
   warmupSeconds: 0.25,
   durationMs: 1000,
   full: true,
+  cpp: null,
+  wasm: false,
 };
 
 test("each candidate is timed for its budget; the median time per call is reported", () => {

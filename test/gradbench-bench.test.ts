@@ -28,6 +28,7 @@ import { timeSideBySide } from "../bench/gradbench/timing.js";
 import {
   backendSites,
   countWasmCalls,
+  jsImports,
   loadWasmEval,
   wasmClose,
 } from "../bench/gradbench/wasm-backend.js";
@@ -289,6 +290,12 @@ test("the wasm backend's comments say which operator calls became WebAssembly, a
       detail: "parameter params in 'gmmObjective' is of type GmmParams",
     },
   ]);
+  assert.equal(
+    jsImports(
+      'import { a } from "./gd.ts";\nimport { b } from "../x/particle.mts";\nimport "nabla";',
+    ),
+    'import { a } from "./gd.js";\nimport { b } from "../x/particle.js";\nimport "nabla";',
+  );
   assert.ok(wasmClose(1, 1 + 1e-13));
   assert.ok(!wasmClose(1e-20, 1.1e-20), "relative, not absolute");
   assert.equal(largestRelativeDifference([1, [2, 0]], [1, [2.5, 0]]), 0.2);

@@ -249,7 +249,7 @@ export function nativeLines(e: EvalResult): string[] {
     } else {
       const sites = e.wasm.sites.map(
         (s) =>
-          `\`${s.call}\` at ${s.place}: ${s.backend === "wasm" ? `WebAssembly (${s.detail})` : `JavaScript, ${s.detail}`}`,
+          `\`${s.call}\` at ${s.place}: ${s.backend === "wasm" ? `WebAssembly (${s.detail})` : `JavaScript (${s.detail})`}`,
       );
       lines.push(
         sites.length > 0

@@ -69,6 +69,15 @@ export function countWasmCalls<T>(f: () => T): { value: T; calls: WasmCalls } {
   };
 }
 
+/**
+ * The code with its relative imports of TypeScript files (the generated code imports `./gd.ts`
+ * and its own file) made imports of the .js files written beside it: a .ts URL would be
+ * compiled again by nabla's hooks, with the JS backend.
+ */
+export function jsImports(code: string): string {
+  return code.replace(/(\bfrom\s+["'])(\.{1,2}\/[^"']+)\.(?:c|m)?tsx?(["'])/g, "$1$2.js$3");
+}
+
 let loads = 0;
 
 /**
@@ -95,7 +104,7 @@ export async function loadWasmEval(file: string, root: string): Promise<WasmEval
       const map = Buffer.from(JSON.stringify(output.map)).toString("base64");
       writeFileSync(
         target,
-        `${output.code}//# sourceMappingURL=data:application/json;base64,${map}\n`,
+        `${jsImports(output.code)}//# sourceMappingURL=data:application/json;base64,${map}\n`,
       );
       if (source === file) entry = target;
     }

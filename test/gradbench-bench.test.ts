@@ -15,6 +15,7 @@ import {
 import { evalSpec } from "../bench/gradbench/evals.js";
 import { generatedWorkloads } from "../bench/gradbench/generate.js";
 import {
+  manualInputText,
   manualTiming,
   parseManualOutput,
   setupManual,
@@ -225,6 +226,12 @@ test("a GradBench C++ tool's output is parsed: its output line, then its evaluat
   assert.equal(timing.ms, 0.002);
   assert.equal(timing.minMs, 0.001);
   assert.equal(timing.samples, 3);
+  assert.deepEqual(JSON.parse(manualInputText({ x: [1], min_runs: 1, min_seconds: 1 }, 0.2)), {
+    x: [1],
+    min_runs: 1,
+    min_seconds: 0.2,
+  });
+  assert.equal(manualInputText(2, 0.2), "2", "hello's input is a number: left as it is");
   assert.throws(() => parseManualOutput(""), /printed nothing/);
   assert.throws(() => parseManualOutput("Unknown function: x\n"), /not JSON/);
   assert.throws(() => parseManualOutput("1\n"), /no evaluate timings/);

@@ -244,13 +244,21 @@ export interface ManualInput {
   remove(): void;
 }
 
-/** Writes `input` to a temporary file, with `min_runs`/`min_seconds` for one invocation. */
+/**
+ * The input the tool reads: an object input with `min_runs`/`min_seconds` for one invocation;
+ * any other (hello's is a number) as it is, which the tool runs once.
+ */
+export function manualInputText(input: unknown, minSeconds: number): string {
+  const isObject = typeof input === "object" && input !== null && !Array.isArray(input);
+  return JSON.stringify(isObject ? { ...input, min_runs: 1, min_seconds: minSeconds } : input);
+}
+
+/** Writes the input of a workload to a temporary file (see {@link manualInputText}). */
 export function writeManualInput(input: unknown, minSeconds: number): ManualInput {
   const dir = join(tmpdir(), `nabla-gradbench-input-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "input.json");
-  const record = { ...(input as object), min_runs: 1, min_seconds: minSeconds };
-  writeFileSync(file, JSON.stringify(record));
+  writeFileSync(file, manualInputText(input, minSeconds));
   return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -293,7 +293,8 @@ export function gradbenchReport(evals: EvalResult[], info: RunInfo, chartFile: s
 Written by \`npm run bench:gradbench\` (bench/gradbench/main.ts) on ${info.date}: the time of
 nabla's derivatives on the [GradBench](https://github.com/gradbench/gradbench) evals of
 [gradbench/](../gradbench/README.md), against the primal function, hand-written derivatives
-(gradbench/hand/) and TensorFlow.js.
+(gradbench/hand/) and TensorFlow.js; and [against native code](#against-native-code): nabla's
+WebAssembly backend and GradBench's hand-written C++ tool, built on this machine.
 ${partial}
 ${machine(info)}
 
@@ -341,8 +342,8 @@ ${evals.map(evalSection).join("\n")}
   1e-9); TensorFlow.js against nabla to float32 accuracy (each value within 1e-3 relative, or
   within 1e-4 of the output's largest magnitude, or within 1e-6). A baseline that fails its
   check is not timed.
-- **Timing**: the primal and the derivatives of a workload (nabla's and the hand-written one)
-  are timed side by side, then TensorFlow.js's primal and derivative side by side (tfjs makes
+- **Timing**: the primal and the derivatives of a workload (nabla's with the JS and the wasm
+  backend, and the hand-written one) are timed side by side, then TensorFlow.js's primal and derivative side by side (tfjs makes
   much more garbage, whose collection would land in the others' samples), after a full garbage
   collection. Each function is first warmed up for ${seconds(info.warmupSeconds)} s (at least
   one call); then in rounds, one sample of each per round, a sample being as many calls as take

@@ -71,7 +71,7 @@ export const EVALS: readonly EvalSpec[] = [
     manual: 0.048,
     note: "GradBench's manual tool uses the closed form of the gradient, cheaper than the primal",
     cppAside:
-      "the manual C++ gradient exploits the problem's structure (a closed form cheaper than the primal), so no target",
+      "its manual C++ gradient exploits the problem's structure: a closed form, cheaper than the primal",
   },
   {
     name: "kmeans",

@@ -123,6 +123,18 @@ export function compareWith(
   };
 }
 
+/**
+ * The largest difference between two outputs of the same shape relative to the larger of the
+ * two values (0 where both are equal, exact zeros included); Infinity if the shapes differ.
+ */
+export function largestRelativeDifference(a: Json, b: Json): number {
+  const values: { path: string; x: number; y: number }[] = [];
+  if (pairs(a, b, "", values) !== null) return Infinity;
+  return largest(values, ({ x, y }) =>
+    x === y ? 0 : Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y)),
+  );
+}
+
 /** Relative accuracy of float32 results: a few thousand roundings of 6e-8 each. */
 export const FLOAT32_RELATIVE = 1e-3;
 /** Values far below the largest of the output are compared with this fraction of it. */

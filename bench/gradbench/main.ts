@@ -15,6 +15,7 @@ import { evalSpec } from "./evals.js";
 import { parseOptions, type Options } from "./options.js";
 import { gradbenchReport } from "./report.js";
 import type { EvalResult, RunInfo } from "./results.js";
+import { setupManual, type ManualSetup } from "./manual-cpp.js";
 import { loadEval, runEval, type EvalModules } from "./run-eval.js";
 import { TFJS_EVALS } from "./tfjs-evals.js";
 import { listWorkloads, type WorkloadList } from "./workloads.js";
@@ -36,9 +37,20 @@ async function main(options: Options, argv: string[]): Promise<void> {
   const modules = new Map<string, EvalModules>();
   for (const name of options.evals) {
     p0.step(`gradbench/evals/${name}.ts`);
-    modules.set(name, await loadEval(evalSpec(name), REPO_ROOT, options.hand, (m) => p0.log(m)));
+    modules.set(
+      name,
+      await loadEval(evalSpec(name), REPO_ROOT, options.hand, options.wasm, (m) => p0.log(m)),
+    );
   }
   p0.done();
+
+  // GradBench's C++ tool, when asked for: built (or found built) before anything is timed.
+  let manual: ManualSetup | null = null;
+  if (options.gradbenchRepo !== null) {
+    const withPrimal = options.evals.filter((name) => evalSpec(name).primal !== null);
+    manual = setupManual(options.gradbenchRepo, withPrimal, (m) => process.stderr.write(`${m}\n`));
+    if (!manual.ok) process.stderr.write(`gradbench: no C++ baseline: ${manual.reason}\n`);
+  }
 
   const runnable = options.evals.filter((name) => typeof modules.get(name)!.nabla !== "string");
   const total = runnable.reduce((n, name) => n + lists.get(name)!.workloads.length, 0);
@@ -48,14 +60,18 @@ async function main(options: Options, argv: string[]): Promise<void> {
     for (const name of options.evals) {
       const spec = evalSpec(name);
       const list = lists.get(name)!;
-      results.push(
-        runEval(spec, modules.get(name)!, list.workloads, list.note, {
-          budget: options.budget,
-          tfjs: options.tfjs ? (TFJS_EVALS[name] ?? null) : null,
-          step: (s) => p.step(s),
-          log: (m) => p.log(m),
-        }),
-      );
+      const tool = manual?.ok === true && manual.tool.built.has(name) ? manual.tool : null;
+      const result = runEval(spec, modules.get(name)!, list.workloads, list.note, {
+        budget: options.budget,
+        tfjs: options.tfjs ? (TFJS_EVALS[name] ?? null) : null,
+        manual: tool,
+        step: (s) => p.step(s),
+        log: (m) => p.log(m),
+      });
+      if (manual?.ok === true && tool === null && spec.primal !== null) {
+        result.cppSkipped = manual.tool.notBuilt.get(name) ?? "not built";
+      }
+      results.push(result);
     }
   } catch (error) {
     p.fail();
@@ -79,6 +95,13 @@ async function main(options: Options, argv: string[]): Promise<void> {
     warmupSeconds: options.budget.warmupSeconds,
     durationMs: Date.now() - started,
     full: !options.partial,
+    cpp:
+      manual === null
+        ? null
+        : manual.ok
+          ? { ok: true, text: manual.tool.description }
+          : { ok: false, text: manual.reason },
+    wasm: options.wasm,
   };
   const report = gradbenchReport(results, info, "gradbench.svg");
   process.stdout.write(report);

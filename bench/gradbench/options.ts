@@ -18,6 +18,10 @@ export interface Options {
   write: boolean;
   /** Folder of the workload files; null: use generated inputs. */
   dataDir: string | null;
+  /** A GradBench checkout whose manual C++ tool is built and timed; null: not asked for. */
+  gradbenchRepo: string | null;
+  /** Also time nabla's derivatives compiled with the WebAssembly backend. */
+  wasm: boolean;
 }
 
 export const USAGE = `usage: npm run bench:gradbench -- [options]
@@ -30,6 +34,12 @@ export const USAGE = `usage: npm run bench:gradbench -- [options]
   --no-hand       skip the hand-written derivatives
   --data DIR      workload files (default $GRADBENCH_DATA, else /work/shared/gradbench)
   --generated     ignore the workload files, generate inputs of the same sizes
+  --gradbench-repo DIR
+                  also build and time GradBench's hand-written C++ tool (tools/manual) of this
+                  GradBench checkout (or git directory), default $GRADBENCH_REPO; needs g++,
+                  make and nlohmann's json.hpp, else the report says what is missing
+  --no-cpp        do not run the C++ tool even if $GRADBENCH_REPO is set
+  --no-wasm       skip nabla's WebAssembly backend
   --write         write docs/gradbench.md and .svg even after a partial run
   --no-write      do not write them even after a full run`;
 
@@ -57,6 +67,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
         "no-hand": { type: "boolean" },
         data: { type: "string" },
         generated: { type: "boolean" },
+        "gradbench-repo": { type: "string" },
+        "no-cpp": { type: "boolean" },
+        "no-wasm": { type: "boolean" },
         write: { type: "boolean" },
         "no-write": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -69,6 +82,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
   }
   if (values.help) throw new Error(USAGE);
   if (values.write && values["no-write"]) throw new Error(`--write or --no-write, not both`);
+  if (values["gradbench-repo"] !== undefined && values["no-cpp"]) {
+    throw new Error(`--gradbench-repo or --no-cpp, not both`);
+  }
   const positive = (name: string, text: string | undefined): number | null => {
     if (text === undefined) return null;
     const v = Number(text);
@@ -97,5 +113,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
     dataDir: values.generated
       ? null
       : (values.data ?? env["GRADBENCH_DATA"] ?? "/work/shared/gradbench"),
+    gradbenchRepo: values["no-cpp"]
+      ? null
+      : (values["gradbench-repo"] ?? (env["GRADBENCH_REPO"] || null)),
+    wasm: !values["no-wasm"],
   };
 }

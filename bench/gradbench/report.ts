@@ -1,42 +1,20 @@
 // docs/gradbench.md: the per-workload tables, the per-eval summary against the targets, and the
 // method. Pure functions of the results (./results.ts), so they can be tested without timing.
 
-import { median } from "../timing.js";
 import { table } from "../markdown.js";
 import { TARGET_VS_HAND } from "./evals.js";
+import { DASH, formatRatio, medianOf, ms, ratioCell, timeCell, verdict } from "./report-format.js";
+import {
+  nativeLegend,
+  nativeLines,
+  nativeSummaryTable,
+  nativeWorkloadTable,
+} from "./report-native.js";
 import type { EvalResult, Outcome, RunInfo, WorkloadResult } from "./results.js";
 
-// ---- formatting ----
+// ---- formatting (./report-format.ts) ----
 
-/** A time per call: ns, µs, ms or s with three significant digits. */
-export function formatTime(ms: number): string {
-  const three = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
-  if (ms < 1e-3) return `${three(ms * 1e6)} ns`;
-  if (ms < 1) return `${three(ms * 1e3)} µs`;
-  if (ms < 1000) return `${three(ms)} ms`;
-  return `${three(ms / 1000)} s`;
-}
-
-export function formatRatio(r: number): string {
-  return `${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
-}
-
-const DASH = "–";
-
-/** The time of a timed outcome; undefined otherwise. */
-export function ms(o: Outcome | null | undefined): number | undefined {
-  return o?.kind === "timed" ? o.timing.ms : undefined;
-}
-
-function timeCell(o: Outcome | null | undefined): string {
-  if (o === null || o === undefined) return DASH;
-  if (o.kind === "failed") return o.reason.startsWith("does not compile") ? "no compile" : "fails";
-  return `${formatTime(o.timing.ms)}${o.flag === undefined ? "" : " ✗"}`;
-}
-
-function ratioCell(a: number | undefined, b: number | undefined): string {
-  return a === undefined || b === undefined ? DASH : formatRatio(a / b);
-}
+export { formatRatio, formatTime, ms, verdict } from "./report-format.js";
 
 // ---- summary ----
 
@@ -54,19 +32,6 @@ export interface EvalSummary {
   /** "met", "missed (1.4× over)", "no target", or why there are no numbers. */
   verdict: string;
   handVerdict: string;
-}
-
-/** The median of the defined values; undefined if there are none. */
-function medianOf(values: (number | undefined)[]): number | undefined {
-  const defined = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
-  return defined.length === 0 ? undefined : median(defined);
-}
-
-/** "met" or "missed (1.40× the target)". */
-export function verdict(value: number | undefined, target: number | undefined): string {
-  if (value === undefined) return DASH;
-  if (target === undefined) return "no target";
-  return value <= target ? "met" : `missed (${formatRatio(value / target)} the target)`;
 }
 
 /** The derivative of a workload that pairs with the primal (the first one). */
@@ -275,8 +240,11 @@ function evalSection(e: EvalResult): string {
     return parts.join("\n");
   }
   parts.push(workloadTable(e), "");
+  const native = nativeWorkloadTable(e);
+  if (native !== "") parts.push(native, "");
   const lines = [
     ...checkLines(e),
+    ...nativeLines(e),
     ...e.workloads.flatMap((w) => w.values.map((v) => `${w.name}: ${v}`)),
     ...e.workloads.flatMap((w) => w.problems.map((v) => `**${w.name}**: ${v}`)),
   ];
@@ -300,6 +268,20 @@ function machine(info: RunInfo): string {
   ].join("\n");
 }
 
+/** The comparison with GradBench's C++ tool and nabla's wasm backend, when either ran. */
+function nativeSection(evals: EvalResult[], info: RunInfo): string {
+  const summary = nativeSummaryTable(evals, info);
+  const legend = nativeLegend(evals, info);
+  return [
+    "## Against native code",
+    "",
+    ...(summary === "" ? [] : [summary, ""]),
+    legend,
+    "",
+    "",
+  ].join("\n");
+}
+
 /** The whole report, as written to docs/gradbench.md. */
 export function gradbenchReport(evals: EvalResult[], info: RunInfo, chartFile: string): string {
   const failed = evals.filter((e) => e.compileError !== undefined).map((e) => e.spec.name);
@@ -311,7 +293,8 @@ export function gradbenchReport(evals: EvalResult[], info: RunInfo, chartFile: s
 Written by \`npm run bench:gradbench\` (bench/gradbench/main.ts) on ${info.date}: the time of
 nabla's derivatives on the [GradBench](https://github.com/gradbench/gradbench) evals of
 [gradbench/](../gradbench/README.md), against the primal function, hand-written derivatives
-(gradbench/hand/) and TensorFlow.js.
+(gradbench/hand/) and TensorFlow.js; and [against native code](#against-native-code): nabla's
+WebAssembly backend and GradBench's hand-written C++ tool, built on this machine.
 ${partial}
 ${machine(info)}
 
@@ -336,7 +319,7 @@ ${summaryTable(evals)}
   (2026-03-14) for its hand-written C++ tool, over GradBench's default workloads (not the same
   as the ones here), for scale.
 
-## Per eval
+${nativeSection(evals, info)}## Per eval
 
 Times are medians per call. ✗ marks an output that differs from GradBench's reference (the
 notes say how), "fails" a function that threw or a baseline whose output was wrong (not
@@ -359,8 +342,8 @@ ${evals.map(evalSection).join("\n")}
   1e-9); TensorFlow.js against nabla to float32 accuracy (each value within 1e-3 relative, or
   within 1e-4 of the output's largest magnitude, or within 1e-6). A baseline that fails its
   check is not timed.
-- **Timing**: the primal and the derivatives of a workload (nabla's and the hand-written one)
-  are timed side by side, then TensorFlow.js's primal and derivative side by side (tfjs makes
+- **Timing**: the primal and the derivatives of a workload (nabla's with the JS and the wasm
+  backend, and the hand-written one) are timed side by side, then TensorFlow.js's primal and derivative side by side (tfjs makes
   much more garbage, whose collection would land in the others' samples), after a full garbage
   collection. Each function is first warmed up for ${seconds(info.warmupSeconds)} s (at least
   one call); then in rounds, one sample of each per round, a sample being as many calls as take
@@ -368,6 +351,13 @@ ${evals.map(evalSection).join("\n")}
   samples, or has spent ${info.capSeconds} s (a call slower than that gets fewer samples). The
   median over the samples of the time per call is reported; ratios are ratios of medians, and
   an eval's summary is the median of its workloads' ratios.
+- **Native code** (issue 22): GradBench's manual C++ tool (\`--gradbench-repo\`) runs after
+  nabla's functions on each workload, alternating its primal and derivative, one process per
+  run of one function for a third of the budget, until each has run for the budget (at least 3
+  calls) or the cap; the tool times each call itself (steady_clock) and the median is reported.
+  nabla's wasm-backend module (the eval compiled a second time with backend "wasm", imported
+  from a temporary folder) is checked like the JS one, and against it to 1e-12 relative, and its
+  derivatives are timed side by side with the JS backend's.
 - Everything runs in one Node process, the evals compiled by nabla through its module hooks
   (as \`nabla run\` does) when they are first imported.
 `;

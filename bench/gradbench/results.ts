@@ -3,11 +3,18 @@
 
 import type { EvalSpec } from "./evals.js";
 import type { Timing } from "./timing.js";
+import type { BackendSite, WasmCalls } from "./wasm-backend.js";
 
 /** One function of one implementation on one workload. */
 export type Outcome =
   /** Timed. `flag`: its output differs from GradBench's reference (timed anyway, marked). */
-  | { kind: "timed"; timing: Timing; flag?: string }
+  | {
+      kind: "timed";
+      timing: Timing;
+      flag?: string;
+      /** Timed, but too short to compare (GradBench's C++ tool): shown marked, not in ratios. */
+      unusable?: string;
+    }
   /** Not timed: it threw, its eval did not compile, or a baseline gave a wrong output. */
   | { kind: "failed"; reason: string };
 
@@ -27,12 +34,23 @@ export interface WorkloadResult {
   hand: Outcome | null;
   /** The TensorFlow.js version; null: none (or --no-tfjs). */
   tfjs: TfjsOutcome | null;
+  /** nabla's derivatives compiled with backend "wasm", by function name; null: --no-wasm. */
+  wasm: { [fn: string]: Outcome } | null;
+  /** What one call of each wasm-compiled derivative ran: calls in wasm, fallbacks to JS. */
+  wasmCalls?: { [fn: string]: WasmCalls };
+  /** GradBench's manual C++ tool, built here; null: not run (no --gradbench-repo, or no tool). */
+  cpp: CppOutcome | null;
   /** The checks that passed (the failures are in `problems`). */
   checks: WorkloadChecks;
   /** What went wrong (a function that threw, an output that differs), one line each. */
   problems: string[];
   /** Outputs worth showing (particle's and saddle's results), one line each. */
   values: string[];
+}
+
+export interface CppOutcome {
+  primal: Outcome | null;
+  derivative: Outcome | null;
 }
 
 export interface WorkloadChecks {
@@ -48,6 +66,16 @@ export interface WorkloadChecks {
   tfjsExtra?: string;
   /** TensorFlow.js is not run on this workload: its calls take seconds (TfjsEval.maxWorkloads). */
   tfjsSkipped?: boolean;
+  /** The wasm-backend functions whose output agrees with GradBench's reference. */
+  wasmReference?: string[];
+  /** The wasm backend's largest difference from the JS backend's outputs, relative. */
+  wasmDifference?: number;
+  /** The wasm backend's outputs equal the JS backend's within 1e-12 relative. */
+  wasmIdentical?: boolean;
+  /** The C++ tool's functions whose output passed the check (reference, else nabla's). */
+  cppValid?: string[];
+  /** What the C++ outputs were checked against. */
+  cppCheckedAgainst?: "reference" | "nabla";
 }
 
 export interface EvalResult {
@@ -57,6 +85,10 @@ export interface EvalResult {
   /** Why the workloads are generated ones, when they are. */
   workloadNote?: string;
   workloads: WorkloadResult[];
+  /** The eval compiled with backend "wasm": which calls became wasm, or why it did not load. */
+  wasm?: { sites: BackendSite[]; error?: string };
+  /** Why GradBench's C++ tool does not run on this eval, when it was asked for. */
+  cppSkipped?: string;
 }
 
 export interface RunInfo {
@@ -77,4 +109,8 @@ export interface RunInfo {
   durationMs: number;
   /** The run covers every eval and workload (no --evals, --limit or --quick). */
   full: boolean;
+  /** GradBench's C++ tool: what was built, or why it does not run; null: not asked for. */
+  cpp: { ok: boolean; text: string } | null;
+  /** The wasm backend was run (no --no-wasm). */
+  wasm: boolean;
 }

@@ -1,6 +1,7 @@
-// Runs one eval: loads its modules (nabla's, compiled on import, and the hand-written one),
-// then for each workload checks every output and times the primal, nabla's derivatives, the
-// hand-written derivative and the TensorFlow.js version side by side.
+// Runs one eval: loads its modules (nabla's, compiled on import; nabla's compiled with the
+// WebAssembly backend; the hand-written one), then for each workload checks every output and
+// times the primal, nabla's derivatives (JS and wasm backends) and the hand-written derivative
+// side by side, then GradBench's C++ tool, then the TensorFlow.js version.
 
 import { join } from "node:path";
 import { importCompiled } from "../load.js";
@@ -10,13 +11,16 @@ import {
   compareWith,
   gradbenchClose,
   helloClose,
+  largestRelativeDifference,
   tightClose,
   type Json,
 } from "./compare.js";
 import { capitalize, type EvalSpec } from "./evals.js";
+import { MANUAL_TOO_SHORT_MS, manualTiming, timeManual, type ManualTool } from "./manual-cpp.js";
 import type { EvalResult, Outcome, TfjsOutcome, WorkloadResult } from "./results.js";
 import type { TfjsEval, TfjsPrepared } from "./tfjs-eval.js";
 import { timeSideBySide, type Budget, type Candidate, type Timing } from "./timing.js";
+import { countWasmCalls, loadWasmEval, wasmClose, type WasmEval } from "./wasm-backend.js";
 import type { Workload } from "./workloads.js";
 
 type Module = { [name: string]: unknown };
@@ -26,6 +30,8 @@ export interface EvalContext {
   budget: Budget;
   /** The TensorFlow.js version of this eval, if there is one and tfjs is on. */
   tfjs: TfjsEval | null;
+  /** GradBench's C++ tool, when it is asked for and built for this eval. */
+  manual: ManualTool | null;
   /** Called at the start of each workload, and with detail lines. */
   step(name: string): void;
   log(message: string): void;
@@ -45,7 +51,7 @@ export async function loadModule(file: string): Promise<Module | string> {
 /** A prepared call of `run<Fn>`, with its first output; or why there is none. */
 type Prepared = { run: () => unknown; output: Json } | { error: string };
 
-function prepare(mod: Module, fn: string, input: unknown): Prepared {
+export function prepare(mod: Module, fn: string, input: unknown): Prepared {
   const prep = mod[`prepare${capitalize(fn)}`] as Fn | undefined;
   const run = mod[`run${capitalize(fn)}`] as Fn | undefined;
   if (typeof prep !== "function" || typeof run !== "function") {
@@ -73,6 +79,7 @@ function runWorkload(
   index: number,
   nablaModule: Module,
   handModule: Module | null,
+  wasmModule: Module | null,
   ctx: EvalContext,
 ): WorkloadResult {
   const { input, expected } = workload.load();
@@ -83,6 +90,8 @@ function runWorkload(
     nabla: {},
     hand: null,
     tfjs: null,
+    wasm: null,
+    cpp: null,
     checks: { reference: [], referenced: [] },
     problems: [],
     values: [],
@@ -121,6 +130,59 @@ function runWorkload(
     const slot: Slot = { candidate: { name: `nabla ${fn}`, run: p.run }, store };
     if (flag !== undefined) slot.flag = flag;
     slots.push(slot);
+  }
+
+  // nabla's derivatives compiled with the wasm backend: checked against the reference, and
+  // against the JS backend's outputs to 1e-12 relative; timed with the others.
+  if (wasmModule !== null) {
+    const wasm: { [fn: string]: Outcome } = {};
+    result.wasm = wasm;
+    result.checks.wasmReference = [];
+    result.wasmCalls = {};
+    let difference = 0;
+    let compared = 0;
+    for (const fn of spec.derivatives) {
+      const counted = countWasmCalls(() => prepare(wasmModule, fn, input));
+      const p = counted.value;
+      if ("error" in p) {
+        wasm[fn] = { kind: "failed", reason: p.error };
+        result.problems.push(`nabla's ${fn} with the wasm backend ${p.error}`);
+        continue;
+      }
+      // prepare<Fn> ran the function once: its wasm calls are those of one call.
+      result.wasmCalls[fn] = counted.calls;
+      let flag: string | undefined;
+      const reference = expected?.[fn];
+      if (reference !== undefined) {
+        const check = compareWith(reference as Json, p.output, close);
+        if (check.ok) result.checks.wasmReference.push(fn);
+        else {
+          flag = `nabla's ${fn} with the wasm backend differs from GradBench's reference: ${check.detail}`;
+          result.problems.push(flag);
+        }
+      }
+      const js = outputs.get(fn);
+      if (js !== undefined) {
+        const check = compareWith(js, p.output, wasmClose);
+        compared++;
+        difference = Math.max(difference, largestRelativeDifference(js, p.output));
+        if (!check.ok) {
+          const problem = `nabla's ${fn} with the wasm backend differs from the JS backend's beyond 1e-12 relative: ${check.detail}`;
+          flag ??= problem;
+          result.problems.push(problem);
+        }
+      }
+      const slot: Slot = {
+        candidate: { name: `nabla-wasm ${fn}`, run: p.run },
+        store: (o) => (wasm[fn] = o),
+      };
+      if (flag !== undefined) slot.flag = flag;
+      slots.push(slot);
+    }
+    if (compared > 0) {
+      result.checks.wasmDifference = difference;
+      result.checks.wasmIdentical = difference <= 1e-12;
+    }
   }
 
   // The hand-written derivative (of the eval's one derivative): judged by the reference if
@@ -207,7 +269,66 @@ function runWorkload(
     });
   }
   tfjsPrepared?.dispose();
+  if (ctx.manual !== null && spec.primal !== null) {
+    result.cpp = manualWorkload(spec, ctx.manual, input, expected, outputs, result.problems, ctx);
+    if (result.cpp.primal?.kind === "timed" || result.cpp.derivative?.kind === "timed") {
+      result.checks.cppCheckedAgainst = expected === null ? "nabla" : "reference";
+      result.checks.cppValid = [spec.primal, derivative].filter((_, i) => {
+        const o = i === 0 ? result.cpp!.primal : result.cpp!.derivative;
+        return o?.kind === "timed" && o.flag === undefined;
+      });
+    }
+  }
   return result;
+}
+
+/**
+ * Times GradBench's C++ primal and derivative on the workload (after nabla's functions, in
+ * the same state of the machine), and checks their outputs as nabla's are: against the
+ * reference, or nabla's output when there is none. A wrong output is timed but flagged; a call
+ * too short for the tool's per-call clock is marked unusable; neither enters a ratio.
+ */
+function manualWorkload(
+  spec: EvalSpec,
+  tool: ManualTool,
+  input: unknown,
+  expected: { [fn: string]: unknown } | null,
+  nablaOutputs: Map<string, Json>,
+  problems: string[],
+  ctx: EvalContext,
+): { primal: Outcome | null; derivative: Outcome | null } {
+  const close = spec.name === "hello" ? helloClose : gradbenchClose;
+  const fns = [spec.primal!, spec.derivatives[0]!];
+  const runs = timeManual(tool, spec.name, fns, input, ctx.budget);
+  const outcomes = fns.map((fn): Outcome | null => {
+    const r = runs.get(fn);
+    if (r === undefined) return null;
+    if ("error" in r) {
+      problems.push(`GradBench's C++ ${fn} failed: ${r.error}`);
+      return { kind: "failed", reason: "threw" };
+    }
+    const timing = manualTiming(r.evaluateNs);
+    const outcome: Outcome = { kind: "timed", timing };
+    const reference = expected?.[fn] ?? nablaOutputs.get(fn);
+    const against = expected?.[fn] !== undefined ? "GradBench's reference" : "nabla's output";
+    if (reference === undefined) {
+      outcome.flag = `GradBench's C++ ${fn}: nothing to check its output against`;
+      problems.push(outcome.flag);
+    } else {
+      const check = compareWith(reference as Json, asJson(r.output), close);
+      if (!check.ok) {
+        outcome.flag = `GradBench's C++ ${fn} differs from ${against}, not used: ${check.detail}`;
+        problems.push(outcome.flag);
+      }
+    }
+    if (timing.ms < MANUAL_TOO_SHORT_MS) {
+      outcome.unusable = `GradBench's C++ ${fn} takes ${(timing.ms * 1e6).toFixed(0)} ns per call, too short for its per-call clock: not used`;
+      problems.push(outcome.unusable);
+    }
+    ctx.log(`    ${`C++ ${fn}`.padEnd(20)} ${describe(timing)}`);
+    return outcome;
+  });
+  return { primal: outcomes[0]!, derivative: outcomes[1]! };
 }
 
 /** A full garbage collection, when node runs with --expose-gc (npm run bench:gradbench does). */
@@ -319,6 +440,8 @@ export interface EvalModules {
   /** nabla's module, or the diagnostics when it does not compile. */
   nabla: Module | string;
   hand: Module | null;
+  /** nabla's module compiled with the wasm backend; null: --no-wasm. */
+  wasm: WasmEval | null;
 }
 
 /** Loads gradbench/evals/<eval>.ts (compiled by nabla) and gradbench/hand/<eval>.ts. */
@@ -326,23 +449,30 @@ export async function loadEval(
   spec: EvalSpec,
   root: string,
   hand: boolean,
+  wasm: boolean,
   log: (message: string) => void,
 ): Promise<EvalModules> {
-  const loaded = await loadModule(join(root, "gradbench/evals", `${spec.name}.ts`));
+  const file = join(root, "gradbench/evals", `${spec.name}.ts`);
+  const loaded = await loadModule(file);
   // Paths relative to the repository, as in nabla's own diagnostics.
   const nabla = typeof loaded === "string" ? loaded.split(`${root}/`).join("") : loaded;
   if (typeof nabla === "string") {
     const first = nabla.split("\n").find((l) => l.includes("error")) ?? nabla.split("\n")[0];
     log(`    ${spec.name} does not compile: ${first}`);
-    return { nabla, hand: null };
+    return { nabla, hand: null, wasm: null };
   }
-  if (!hand || !spec.hand) return { nabla, hand: null };
+  // After the JS module: importCompiled installs the hooks the wasm module's imports need.
+  const wasmEval = wasm ? await loadWasmEval(file, root) : null;
+  if (typeof wasmEval?.module === "string") {
+    log(`    ${spec.name} with the wasm backend does not load: ${wasmEval.module.split("\n")[0]}`);
+  }
+  if (!hand || !spec.hand) return { nabla, hand: null, wasm: wasmEval };
   const handModule = await loadModule(join(root, "gradbench/hand", `${spec.name}.ts`));
   if (typeof handModule === "string") {
     log(`    hand-written ${spec.name} does not load: ${handModule.split("\n")[0]}`);
-    return { nabla, hand: null };
+    return { nabla, hand: null, wasm: wasmEval };
   }
-  return { nabla, hand: handModule };
+  return { nabla, hand: handModule, wasm: wasmEval };
 }
 
 export function runEval(
@@ -361,9 +491,19 @@ export function runEval(
     result.compileError = modules.nabla;
     return result;
   }
+  const wasm = modules.wasm;
+  if (wasm !== null) {
+    result.wasm = {
+      sites: wasm.sites,
+      ...(typeof wasm.module === "string" ? { error: wasm.module } : {}),
+    };
+  }
+  const wasmModule = wasm === null || typeof wasm.module === "string" ? null : wasm.module;
   workloads.forEach((w, i) => {
     ctx.step(`${spec.name} ${w.name}`);
-    result.workloads.push(runWorkload(spec, w, i, modules.nabla as Module, modules.hand, ctx));
+    result.workloads.push(
+      runWorkload(spec, w, i, modules.nabla as Module, modules.hand, wasmModule, ctx),
+    );
   });
   return result;
 }

@@ -1,0 +1,124 @@
+// The evals compiled a second time with nabla's WebAssembly backend (CompileOptions.backend
+// "wasm", as `nabla run --backend wasm` does), to be timed beside the JavaScript ones. Which
+// operator calls became WebAssembly is not hard-coded: the compiled module says it, in one
+// comment per call that takes the backend option (src/compiler/emit/js/wasm-requests.ts and
+// wasm-twin.ts), and the runtime counts the calls that ran in wasm (wasmStats).
+
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { formatDiagnostics } from "../../src/compiler/diagnostics/report.js";
+import { compileWithLargeStack } from "../../src/compiler/large-stack.js";
+import { wasmStats } from "../../src/runtime/index.js";
+import { importCompiled } from "../load.js";
+
+type Module = { [name: string]: unknown };
+
+/** One operator call of the module, and the backend the compiler gave its derivative. */
+export interface BackendSite {
+  /** `gradient(logSumExp)`. */
+  call: string;
+  /** `lse.ts:33:10`. */
+  place: string;
+  backend: "wasm" | "js";
+  /** What a call copies ("copies in parameters 0, 1, …"; wasm), or why it stays JavaScript. */
+  detail: string;
+}
+
+export interface WasmEval {
+  /** The module compiled with backend "wasm", or why there is none. */
+  module: Module | string;
+  /** The operator calls that take the backend option, as the module's comments say. */
+  sites: BackendSite[];
+}
+
+const SITE =
+  /^\/\/ (\w+\(.*\)) at ([^\s:]+:\d+:\d+): (?:WebAssembly \(\d+ bytes\); per call it (.*)|JavaScript, not WebAssembly: (.*))$/;
+
+/** The backend comments of a module compiled with a wasm backend, in the order written. */
+export function backendSites(code: string): BackendSite[] {
+  const sites: BackendSite[] = [];
+  for (const line of code.split("\n")) {
+    const m = SITE.exec(line.trim());
+    if (m === null) continue;
+    sites.push(
+      m[3] !== undefined
+        ? { call: m[1]!, place: m[2]!, backend: "wasm", detail: m[3] }
+        : { call: m[1]!, place: m[2]!, backend: "js", detail: m[4]! },
+    );
+  }
+  return sites;
+}
+
+/** Calls that ran in wasm, and calls of a wasm function that fell back to JavaScript. */
+export interface WasmCalls {
+  wasm: number;
+  javascript: number;
+}
+
+/** Runs `f` and counts the wasm functions' calls it made (the runtime's wasmStats). */
+export function countWasmCalls<T>(f: () => T): { value: T; calls: WasmCalls } {
+  const before = { ...wasmStats };
+  const value = f();
+  return {
+    value,
+    calls: {
+      wasm: wasmStats.wasm - before.wasm,
+      javascript: wasmStats.javascript - before.javascript,
+    },
+  };
+}
+
+/**
+ * The code with its relative imports of TypeScript files (the generated code imports `./gd.ts`
+ * and its own file) made imports of the .js files written beside it: a .ts URL would be
+ * compiled again by nabla's hooks, with the JS backend.
+ */
+export function jsImports(code: string): string {
+  return code.replace(/(\bfrom\s+["'])(\.{1,2}\/[^"']+)\.(?:c|m)?tsx?(["'])/g, "$1$2.js$3");
+}
+
+let loads = 0;
+
+/**
+ * Compiles `file` (and the files it imports) with backend "wasm", writes the modules to a
+ * temporary folder and imports them from there: Node keeps one instance per URL, so the file
+ * cannot be imported again under its own. The module's `nabla/runtime` is the same runtime
+ * as the JavaScript modules' (nabla's module hooks resolve it, which importCompiled installs).
+ */
+export async function loadWasmEval(file: string, root: string): Promise<WasmEval> {
+  const result = compileWithLargeStack({ entries: [file], backend: "wasm" });
+  const errors = result.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length > 0 || result.outputs.size === 0) {
+    const text = formatDiagnostics(errors, result.sourceText, { color: false });
+    return { module: text.split(`${root}/`).join("") || "no output", sites: [] };
+  }
+  const dir = join(tmpdir(), `nabla-gradbench-wasm-${process.pid}-${loads++}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
+    let entry = "";
+    for (const [source, output] of result.outputs) {
+      const target = join(dir, relative(root, source)).replace(/\.(c|m)?tsx?$/, ".js");
+      mkdirSync(dirname(target), { recursive: true });
+      const map = Buffer.from(JSON.stringify(output.map)).toString("base64");
+      writeFileSync(
+        target,
+        `${jsImports(output.code)}//# sourceMappingURL=data:application/json;base64,${map}\n`,
+      );
+      if (source === file) entry = target;
+    }
+    const module = await importCompiled<Module>(entry);
+    return { module, sites: backendSites(result.outputs.get(file)?.code ?? "") };
+  } catch (error) {
+    return { module: error instanceof Error ? error.message : String(error), sites: [] };
+  } finally {
+    // Imported modules stay in memory; the files are no longer needed.
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** |x − y| ≤ 1e-12 · max(|x|, |y|): issue 22's "identical to the JS backend within 1e-12 relative". */
+export function wasmClose(x: number, y: number): boolean {
+  return x === y || Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(x), Math.abs(y));
+}

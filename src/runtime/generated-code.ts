@@ -45,3 +45,4 @@ export {
   derivativeOf,
 } from "./generated-support.js";
 export { wasmFunction, wasmStats } from "./wasm.js";
+export { adaptiveBackend, backendChoices } from "./adaptive-backend.js";

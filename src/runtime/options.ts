@@ -31,8 +31,10 @@ export interface BackendOption {
    * `"js"` (the default): JavaScript. `"wasm"`: WebAssembly, for a function whose values are
    * numbers, booleans and arrays of numbers (`Float64Array`, `number[]`, arrays of them); the
    * arguments are copied into wasm memory per call. A function that uses anything else stays
-   * JavaScript, and the compiler says why (warning NABLA202). `"auto"`: WebAssembly when the
-   * function qualifies and loops over array elements, JavaScript otherwise, without a warning.
+   * JavaScript, and the compiler says why (warning NABLA202). `"auto"`: where the function
+   * qualifies and loops over array elements, whichever of WebAssembly and JavaScript runs
+   * faster, timed over the call site's first calls (both give the same results); JavaScript
+   * otherwise, without a warning.
    * Written as a literal: the compiler reads it. A program run uncompiled (the run-time
    * fallback) uses JavaScript whatever it says.
    */

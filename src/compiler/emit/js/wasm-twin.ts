@@ -44,7 +44,13 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
     ...(spec.results.some((k) => typeof k === "object") ? ["copies out its array results"] : []),
   ];
   const bytes = Math.ceil((spec.bytes.length * 3) / 4);
-  const comment = `// ${request.site}: WebAssembly (${bytes} bytes); per call it ${copies.join(", ")}`;
+  // "auto": the faster of the twin and the JavaScript, timed over the first calls
+  // (runtime/adaptive-backend.ts).
+  const auto = request.backend === "auto";
+  const chosen = auto ? ", or JavaScript where that runs faster (timed at the first calls)" : "";
+  const comment = `// ${request.site}: WebAssembly (${bytes} bytes)${chosen}; per call it ${copies.join(", ")}`;
+  const wasm = `${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback})`;
+  const made = auto ? `${runtime}.adaptiveBackend(${wasm}, ${request.fallback})` : wasm;
   // Instantiated at the first call, so a module that never calls it pays nothing.
   const line = (text: string, indent = 0): EmittedLine => ({ text, indent, loc: undefined });
   const lines = [
@@ -52,10 +58,7 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
     ...(request.fallbackLines ?? []),
     line(`var ${name}$instance;`),
     line(`function ${name}(...args) {`),
-    line(
-      `return (${name}$instance ??= ${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback}))(...args);`,
-      1,
-    ),
+    line(`return (${name}$instance ??= ${made})(...args);`, 1),
     line("}"),
   ];
   return { ok: true, lines };

@@ -199,7 +199,10 @@ test("NABLA_BACKEND gives node --import nabla/register a program-wide backend; a
   }
   const bad = node("WASM");
   assert.notEqual(bad.status, 0);
-  assert.match(bad.stderr, /NABLA_BACKEND \(nabla's program-wide backend\) is 'js', 'wasm' or 'auto', not 'WASM'/);
+  assert.match(
+    bad.stderr,
+    /NABLA_BACKEND \(nabla's program-wide backend\) is 'js', 'wasm' or 'auto', not 'WASM'/,
+  );
 });
 
 test("nabla run --watch --backend wasm: the watched program's calls run in wasm", async () => {

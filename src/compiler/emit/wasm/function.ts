@@ -4,6 +4,7 @@ import { someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
 import { holdsNumbers, sameLayout, wasmType, type WasmValueType } from "./kinds.js";
 import { integerValues } from "./integers.js";
+import { countedLoops, type CountedLoops } from "./counted-loops.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
 
@@ -63,6 +64,10 @@ class WatFunctionEmitter {
   private labels = 0;
   /** Numbers kept as i32 (see integers.ts). */
   private readonly ints: Set<number>;
+  /** Indices known in range and steps known not to overflow (counted-loops.ts). */
+  private readonly counted: CountedLoops;
+  /** The locals holding arrays' lengths, by array value id (see keepLength). */
+  private readonly lengths = new Map<number, string>();
   /** The integer constants defined so far, by value id. */
   private readonly constants = new Map<number, number>();
   /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
@@ -74,6 +79,7 @@ class WatFunctionEmitter {
     private readonly host: WatModuleHost,
   ) {
     this.ints = integerValues(fn);
+    this.counted = countedLoops(fn, this.ints);
     this.usesTape = someOp(
       fn.body,
       (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
@@ -99,10 +105,14 @@ class WatFunctionEmitter {
       this.line(
         "(local.set $tape (global.get $tape_top)) (local.set $tape_end (global.get $tape_end))",
       );
+    for (const p of fn.params) this.keepLength(p);
     this.region(fn.body);
     const header = [`(func ${this.name}`, ...params];
     if (results.length) header.push(`(result ${results.join(" ")})`);
-    const declared = [...this.locals].map(([id, type]) => `    (local $v${id} ${type})`);
+    const declared = [
+      ...[...this.locals].map(([id, type]) => `    (local $v${id} ${type})`),
+      ...[...this.lengths.values()].map((name) => `    (local ${name} i32)`),
+    ];
     const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
     return [
       `  ${header.join(" ")}`,
@@ -241,7 +251,7 @@ class WatFunctionEmitter {
         return;
       case "length":
         this.arrayOperand(a!);
-        return this.set(r, `(i32.load ${this.get(a!)})`);
+        return this.set(r, this.lengthOf(a!));
       case "index": {
         const type = this.arrayOperand(a!);
         const index = this.checkIndex(a!, b!);
@@ -251,6 +261,7 @@ class WatFunctionEmitter {
         this.set(r, `(i32.load offset=8 ${this.elementAddress(a!, index)})`);
         // An element never written (of `new Array(n)`): JavaScript reads undefined there.
         this.line(`(if (i32.eqz ${this.get(r)}) (then unreachable))`);
+        this.keepLength(r);
         return;
       }
       case "field":
@@ -329,6 +340,7 @@ class WatFunctionEmitter {
    */
   private integerArithmetic(opcode: "add" | "sub", r: Value, a: Value, b: Value): void {
     this.set(r, `(i32.${opcode} ${this.get(a)} ${this.get(b)})`);
+    if (this.counted.cannotOverflow.has(r.id)) return;
     const step = this.constants.get(b.id);
     let overflowed: string;
     if (step !== undefined && step >= 0)
@@ -468,8 +480,10 @@ class WatFunctionEmitter {
    */
   private checkIndex(array: Value, i: Value): string {
     if (i.type !== "number") this.fail("an element read by a key that is not a number");
-    const length = `(i32.load ${this.get(array)})`;
+    const length = this.lengthOf(array);
     if (this.isInt(i)) {
+      // The counter of a loop over this array's length (counted-loops.ts) is in range.
+      if (this.counted.inBounds.get(i.id)?.has(array.id)) return this.get(i);
       // Unsigned: a negative index is out of range too.
       this.line(`(if (i32.ge_u ${this.get(i)} ${length}) (then unreachable))`);
       return this.get(i);
@@ -479,6 +493,23 @@ class WatFunctionEmitter {
       `(if (i32.or (f64.ne (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (i32.ge_u (local.get $ix) ${length})) (then unreachable))`,
     );
     return "(local.get $ix)";
+  }
+
+  /**
+   * Keeps an array's length in a local from where it is defined: an array in wasm memory keeps
+   * its length, and V8 does not hoist the load out of the loops that test it.
+   */
+  private keepLength(array: Value): void {
+    if (!isArray(array.type)) return;
+    const name = `$len${array.id}`;
+    this.lengths.set(array.id, name);
+    this.line(`(local.set ${name} (i32.load ${this.get(array)}))`);
+  }
+
+  /** `array.length`, from its local when it has one. */
+  private lengthOf(array: Value): string {
+    const kept = this.lengths.get(array.id);
+    return kept ? `(local.get ${kept})` : `(i32.load ${this.get(array)})`;
   }
 
   /** The address of element `index` (an i32) of `array`, less the 8 bytes of its header. */
@@ -505,7 +536,7 @@ class WatFunctionEmitter {
     };
     if (op.attrs.ifExists) {
       // Adds only where the element exists (see the `index` rule of rules/transpose.ts).
-      const length = `(i32.load ${this.get(array)})`;
+      const length = this.lengthOf(array);
       if (this.isInt(i)) {
         this.line(`(if (i32.lt_u ${this.get(i)} ${length}) (then ${storeAt(this.get(i))}))`);
         return;

@@ -7,7 +7,7 @@ import { build as esbuild } from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import nabla from "../src/plugin/index.js";
 import { launchChromium, SKIP_WITHOUT_BROWSER } from "./support/chromium.js";
-import { writeProgram } from "./support/harness.js";
+import { loadProgram, writeProgram } from "./support/harness.js";
 
 // The WebAssembly backend on a browser's main thread, with a module well over 4 KB: the
 // gradient of GradBench's gmm objective (gradbench/evals/gmm.ts, about 10 KB of wasm), bundled
@@ -257,3 +257,42 @@ test(
     }
   },
 );
+
+test("where synchronous compilation is refused (emulated in Node), calls run as JavaScript until the asynchronous one is done, and in wasm from then on", async () => {
+  const m = await loadProgram<{
+    step(): { same: boolean; first: number[]; stats: Step["stats"] };
+    grow(): void;
+  }>({
+    "gmm.ts": readFileSync(join(REPO_ROOT, "gradbench/evals/gmm.ts"), "utf8"),
+    "main.ts": MAIN.replace(
+      "(globalThis as unknown as { gmm: unknown }).gmm = { step, grow };",
+      "export { step, grow };",
+    ),
+  });
+  const { Module } = WebAssembly;
+  const refused: number[] = [];
+  WebAssembly.Module = function (bytes: BufferSource) {
+    refused.push(bytes.byteLength);
+    throw new RangeError("WebAssembly.Compile is disallowed on the main thread");
+  } as unknown as typeof WebAssembly.Module;
+  try {
+    const first = m.step();
+    assert.ok(first.same);
+    assert.deepEqual(first.stats, { wasm: 0, javascript: 1, instances: 0 });
+    const before = first.stats;
+    let now = m.step();
+    for (let i = 0; now.stats.wasm === before.wasm; i++) {
+      assert.ok(i < 100, "the asynchronous compilation never finished");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      now = m.step();
+      assert.ok(now.same);
+    }
+    const settled = now.stats;
+    for (let i = 0; i < 5; i++) now = m.step();
+    assert.ok(now.same);
+    assert.deepEqual(now.stats, { ...settled, wasm: settled.wasm + 5 });
+    assert.equal(refused.length, 1, "synchronous compilation is tried once");
+  } finally {
+    WebAssembly.Module = Module;
+  }
+});

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium, SKIP_WITHOUT_BROWSER } from "./support/chromium.js";
 import { build, createLogger } from "vite";
+import nabla from "../src/plugin/index.js";
 
 // examples/curve-fit end to end: Vite builds the app with its own vite.config.ts (which loads
 // nabla's plugin as `nabla/plugin`), a static server serves the build, and headless Chromium
@@ -185,6 +186,37 @@ async function points(page: Page): Promise<{ data: Position[]; onScreen: Positio
 
 const STATUS = /^step \d+ · loss \d\.\d\de[-+]\d+$/;
 
+/** The part of the app's test hook (examples/curve-fit/main.ts) about training. */
+interface TrainingHook {
+  fitted: boolean;
+  step: number;
+  loss: number;
+  wasmCalls(): { wasm: number; javascript: number };
+}
+
+/**
+ * Builds the app into `outDir` with its own vite.config.ts, or with the same config but
+ * `nabla.vite({ backend: "wasm" })`; returns the build's warnings (nabla's diagnostics would be
+ * warnings).
+ */
+async function buildApp(outDir: string, backend?: "wasm"): Promise<string[]> {
+  const logger = createLogger("warn");
+  const warnings: string[] = [];
+  logger.warn = (message) => void warnings.push(message);
+  logger.warnOnce = logger.warn;
+  const config = backend
+    ? { configFile: false as const, base: "./", plugins: [nabla.vite({ backend })] }
+    : { configFile: join(APP, "vite.config.ts") };
+  await build({
+    root: APP,
+    ...config,
+    logLevel: "warn",
+    customLogger: logger,
+    build: { outDir, emptyOutDir: true },
+  });
+  return warnings;
+}
+
 test(
   "examples/curve-fit fits points live in headless Chromium, and follows a dragged point",
   { skip: SKIP_WITHOUT_BROWSER, timeout: 90_000 },
@@ -193,19 +225,8 @@ test(
     let browser: Browser | undefined;
     let server: Server | undefined;
     try {
-      // The app's own config, as `vite examples/curve-fit` uses it; nabla's diagnostics would
-      // be warnings of the build.
-      const logger = createLogger("warn");
-      const warnings: string[] = [];
-      logger.warn = (message) => void warnings.push(message);
-      logger.warnOnce = logger.warn;
-      await build({
-        root: APP,
-        configFile: join(APP, "vite.config.ts"),
-        logLevel: "warn",
-        customLogger: logger,
-        build: { outDir, emptyOutDir: true },
-      });
+      // The app's own config, as `vite examples/curve-fit` uses it.
+      const warnings = await buildApp(outDir);
       assert.deepEqual(warnings, [], "the build has no warnings");
 
       const served = await serve(outDir);
@@ -326,6 +347,71 @@ test(
       if (process.env.CURVE_FIT_SCREENSHOT) {
         await page.screenshot({ path: process.env.CURVE_FIT_SCREENSHOT });
       }
+    } finally {
+      await browser?.close();
+      if (server) {
+        server.closeAllConnections();
+        await new Promise((closed) => server!.close(closed));
+      }
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'examples/curve-fit built with nabla.vite({ backend: "wasm" }): every gradient runs in wasm, and the fit is the JavaScript build\'s to the bit',
+  { skip: SKIP_WITHOUT_BROWSER, timeout: 90_000 },
+  async (t) => {
+    const outDir = mkdtempSync(join(tmpdir(), "nabla-curve-fit-"));
+    let browser: Browser | undefined;
+    let server: Server | undefined;
+    try {
+      assert.deepEqual(await buildApp(join(outDir, "js")), []);
+      assert.deepEqual(await buildApp(join(outDir, "wasm"), "wasm"), []);
+      const served = await serve(outDir);
+      server = served.server;
+      browser = await launchChromium();
+      /** Training from the same weights on the same points stops at the same step. */
+      const fit = async (build: "js" | "wasm") => {
+        const page = await browser!.newPage({ viewport: { width: 1200, height: 800 } });
+        const errors: string[] = [];
+        page.on("pageerror", (error) => errors.push(error.message));
+        page.on("console", (message) => {
+          if (message.type() === "error") errors.push(message.text());
+        });
+        await page.goto(`${served.url}${build}/`);
+        const state = () =>
+          page.evaluate(() => {
+            const hook = (window as unknown as { __curveFit: TrainingHook }).__curveFit;
+            return {
+              fitted: hook.fitted,
+              step: hook.step,
+              loss: hook.loss,
+              calls: hook.wasmCalls(),
+            };
+          });
+        const start = Date.now();
+        let fitted = await state();
+        while (!fitted.fitted) {
+          assert.ok(
+            Date.now() - start < 60_000,
+            `not fitted after 60 s: ${JSON.stringify(fitted)}`,
+          );
+          await page.waitForTimeout(50);
+          fitted = await state();
+        }
+        assert.deepEqual(errors, [], `the ${build} build's page has no errors`);
+        await page.close();
+        return fitted;
+      };
+      const js = await fit("js");
+      const wasm = await fit("wasm");
+      assert.deepEqual(js.calls, { wasm: 0, javascript: 0 });
+      assert.deepEqual(wasm.calls, { wasm: wasm.step, javascript: 0 }, "every step's gradient");
+      assert.ok(js.step > 100, `fitted at step ${js.step}`);
+      assert.equal(wasm.step, js.step, "fitted at the same step");
+      assert.ok(Object.is(wasm.loss, js.loss), `loss ${wasm.loss}, JavaScript ${js.loss}`);
+      t.diagnostic(`both fitted at step ${js.step}, loss ${js.loss}`);
     } finally {
       await browser?.close();
       if (server) {

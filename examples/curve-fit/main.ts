@@ -1,6 +1,7 @@
 // The page around model.ts: the points and the fitted curve on one canvas, the loss per step
 // on another, pointer handling for the points, and the training loop (a few Adam steps per
 // animation frame). Nothing here is differentiated: the derivatives are model.ts's.
+import { wasmStats } from "nabla";
 import { Adam, initParams, loss, predict, trainStep, type Point } from "./model.js";
 
 /** Adam steps per animation frame (about 300 a second at 60 frames a second). */
@@ -473,6 +474,8 @@ export interface CurveFitHook {
   setPoints(points: readonly Point[]): void;
   /** Where the points are in the viewport, in CSS pixels: where a mouse would grab them. */
   pointPositions(): { x: number; y: number }[];
+  /** Gradient calls that ran in WebAssembly and as JavaScript (with `backend: "wasm"`). */
+  wasmCalls(): { wasm: number; javascript: number };
 }
 
 declare global {
@@ -501,6 +504,7 @@ window.__curveFit = {
     lossChanged();
   },
   pointPositions: () => points.map(clientPosition),
+  wasmCalls: () => ({ wasm: wasmStats.wasm, javascript: wasmStats.javascript }),
 };
 
 requestAnimationFrame(frame);

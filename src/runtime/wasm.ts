@@ -18,6 +18,13 @@ import { out } from "./register.js";
 // integer within the length, a length that is not one — or an argument not of the declared
 // type runs the call as JavaScript instead: its answer (undefined, NaN, a RangeError) is the
 // language's, which wasm does not imitate.
+//
+// The module is compiled, and its instances made, synchronously at the call that needs them.
+// Where the engine refuses that (Chrome before 114, and the Electron and WebView builds on it,
+// on the main thread for modules over 4 KB; any Chrome over 8 MB), the call site switches to
+// `WebAssembly.instantiate`: calls run as JavaScript until the instance is there, then in wasm.
+// Where that fails too (a Content-Security-Policy without 'wasm-unsafe-eval'), JavaScript for
+// good.
 
 const PAGE = 65536;
 /** Past this, a call runs as JavaScript rather than on a larger memory. */
@@ -78,15 +85,39 @@ export function wasmFunction(
     wasmStats.javascript++;
     return fallback(...args);
   };
-  /** The module could not be compiled here (a browser's main thread refuses modules over 4 KB). */
+  /** The engine refused to compile the module synchronously: instances come asynchronously. */
+  let asynchronous = false;
+  /** An asynchronous instantiation is under way. */
+  let pending = false;
+  /** Not even asynchronously could the module be compiled or instantiated here. */
   let unavailable = false;
+  /** Starts making an instance of `needed` bytes, unless one is already being made. */
+  const instantiateLater = (needed: number) => {
+    if (pending) return;
+    const { memory, pages, imports } = environment(needed);
+    pending = true;
+    const made = module
+      ? WebAssembly.instantiate(module, imports)
+      : WebAssembly.instantiate(decodeBase64(spec.bytes), imports).then((both) => {
+          module = both.module;
+          return both.instance;
+        });
+    made.then(
+      (instance) => {
+        live = liveInstance(instance, memory, pages);
+        pending = false;
+      },
+      () => (unavailable = true),
+    );
+  };
   return (...args: unknown[]) => {
     if (unavailable) return javascript(args);
-    try {
-      module ??= new WebAssembly.Module(decodeBase64(spec.bytes));
-    } catch {
-      unavailable = true;
-      return javascript(args);
+    if (!module && !asynchronous) {
+      try {
+        module = new WebAssembly.Module(decodeBase64(spec.bytes));
+      } catch {
+        asynchronous = true;
+      }
     }
     let argumentBytes: number;
     try {
@@ -100,7 +131,11 @@ export function wasmFunction(
       if (needed > MAX_BYTES) return javascript(args);
       if (!live || live.bytes < needed) {
         try {
-          live = instantiate(module, needed);
+          if (asynchronous) {
+            instantiateLater(needed);
+            return javascript(args);
+          }
+          live = instantiate(module!, needed);
         } catch {
           return javascript(args);
         }
@@ -149,14 +184,28 @@ export function wasmFunction(
 }
 
 function instantiate(module: WebAssembly.Module, needed: number): Live {
+  const { memory, pages, imports } = environment(needed);
+  return liveInstance(new WebAssembly.Instance(module, imports), memory, pages);
+}
+
+/** A memory for `needed` bytes and the imports an instance takes with it. */
+function environment(needed: number) {
   // A quarter more than needed, so calls on slightly larger arguments reuse the instance.
   const pages = Math.ceil((needed * 1.25) / PAGE);
   const memory = new WebAssembly.Memory({ initial: pages });
-  const instance = new WebAssembly.Instance(module, {
+  const imports = {
     env: { memory },
     Math: Math as unknown as Record<string, WebAssembly.ImportValue>,
     js: { remainder: (a: number, b: number) => a % b },
-  });
+  };
+  return { memory, pages, imports };
+}
+
+function liveInstance(
+  instance: WebAssembly.Instance,
+  memory: WebAssembly.Memory,
+  pages: number,
+): Live {
   wasmStats.instances++;
   return {
     exports: instance.exports as unknown as Exports,

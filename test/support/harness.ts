@@ -34,13 +34,18 @@ export function writeProgram(files: Record<string, string>): string {
   return dir;
 }
 
-/** Compiles a program given as files; `entry` defaults to main.ts. */
+/**
+ * Compiles a program given as files; `entry` defaults to main.ts. Under NABLA_BACKEND (a run of
+ * suites with every operator call in wasm, test/wasm-suites.test.ts) with that backend, as the
+ * loader does.
+ */
 export function compileFiles(
   files: Record<string, string>,
   entry = "main.ts",
 ): CompileResult & { dir: string } {
   const dir = writeProgram(files);
-  return { ...compileProgram([join(dir, entry)]), dir };
+  const backend = environmentBackend();
+  return { ...compileProgram([join(dir, entry)], backend ? { backend } : {}), dir };
 }
 
 /** The formatted diagnostics of a compile, paths relative to its folder. */
@@ -60,13 +65,13 @@ function reportWasmCalls(): void {
     process.stdout.write(`# nabla wasm calls: ${wasm} in wasm, ${javascript} fell back\n`);
   });
 }
+if (environmentBackend()) reportWasmCalls();
 
 /** Imports a file through nabla's module hooks (compiling it and everything it imports). */
 export async function importCompiled<T = Record<string, unknown>>(file: string): Promise<T> {
   if (!hooksInstalled) {
     installHooks();
     hooksInstalled = true;
-    if (environmentBackend()) reportWasmCalls();
   }
   return (await import(pathToFileURL(file).href)) as T;
 }

@@ -80,7 +80,11 @@ export function wasmFunction(
   let module: WebAssembly.Module | undefined;
   let live: Live | undefined;
   const regions: Regions = { heap: 1 << 16, tape: 1 << 20, objects: 1 << 14 };
-  const written = new Set(spec.written);
+  const writes = spec.params.map((_, i) => spec.written.includes(i));
+  /** The entry's arguments, one array per twin (a twin's calls never nest: wasm calls only Math). */
+  const wasmArgs: number[] = new Array<number>(spec.params.length).fill(0);
+  /** One result, a number: returned as the entry returns it. */
+  const oneNumber = spec.results.length === 1 && spec.results[0] === "number";
   const javascript = (args: unknown[]) => {
     wasmStats.javascript++;
     return fallback(...args);
@@ -119,9 +123,10 @@ export function wasmFunction(
         asynchronous = true;
       }
     }
-    let argumentBytes: number;
+    let argumentBytes = 0;
     try {
-      argumentBytes = spec.params.reduce((sum, kind, i) => sum + sizeOf(kind, args[i]), 0);
+      for (let i = 0; i < spec.params.length; i++)
+        argumentBytes += sizeOf(spec.params[i]!, args[i]);
     } catch (error) {
       if (error instanceof NotCopyable) return javascript(args);
       throw error;
@@ -142,9 +147,9 @@ export function wasmFunction(
       }
       const run = live;
       const copier = new Copier(run, ARGUMENTS_AT);
-      let wasmArgs: number[];
       try {
-        wasmArgs = spec.params.map((kind, i) => copier.in(kind, args[i], written.has(i)));
+        for (let i = 0; i < spec.params.length; i++)
+          wasmArgs[i] = copier.in(spec.params[i]!, args[i], writes[i]!);
       } catch (error) {
         if (error instanceof NotCopyable) return javascript(args);
         throw error;
@@ -156,12 +161,17 @@ export function wasmFunction(
       e.setup(heap, tape, tape, objects, objects, objects + regions.objects);
       let returned: number | number[] | undefined;
       try {
-        returned = e.entry(...wasmArgs);
+        returned = callEntry(e.entry, wasmArgs);
       } catch {
         const region = REGION_OF[e.overflowed.value as number];
         if (!region) return javascript(args);
         regions[region] *= 2;
         continue;
+      }
+      if (oneNumber) {
+        copier.copyBack();
+        wasmStats.wasm++;
+        return returned;
       }
       const values =
         spec.results.length === 1 ? [returned as number] : ((returned ?? []) as number[]);
@@ -181,6 +191,31 @@ export function wasmFunction(
       return results[0];
     }
   };
+}
+
+/**
+ * `entry(...args)`, written out for the usual arities: V8 calls wasm from optimized code
+ * through a fast wrapper when the call's arguments are listed, not spread.
+ */
+function callEntry(entry: Exports["entry"], a: number[]): number | number[] | undefined {
+  switch (a.length) {
+    case 0:
+      return entry();
+    case 1:
+      return entry(a[0]!);
+    case 2:
+      return entry(a[0]!, a[1]!);
+    case 3:
+      return entry(a[0]!, a[1]!, a[2]!);
+    case 4:
+      return entry(a[0]!, a[1]!, a[2]!, a[3]!);
+    case 5:
+      return entry(a[0]!, a[1]!, a[2]!, a[3]!, a[4]!);
+    case 6:
+      return entry(a[0]!, a[1]!, a[2]!, a[3]!, a[4]!, a[5]!);
+    default:
+      return entry(...a);
+  }
 }
 
 function instantiate(module: WebAssembly.Module, needed: number): Live {
@@ -261,13 +296,13 @@ function checkedArray(
 
 /** Copies one call's arguments in (from `at` on) and its written arrays and results out. */
 class Copier {
+  // Made at the first written argument: most calls of a twin write none, and these maps
+  // are a measurable part of a call of a few microseconds.
   /** The arrays to copy back after the call, each once (shadows may share rows). */
-  private readonly back = new Map<ArrayLike<number>, number>();
+  private back: Map<ArrayLike<number>, number> | undefined;
   /** The objects to copy number fields back into, each once, with their address and kind. */
-  private readonly backObjects = new Map<
-    Record<string, unknown>,
-    [address: number, kind: [string, WasmKind][]]
-  >();
+  private backObjects:
+    Map<Record<string, unknown>, [address: number, kind: [string, WasmKind][]]> | undefined;
 
   constructor(
     private readonly live: Live,
@@ -283,7 +318,7 @@ class Copier {
     if ("fields" in kind) return this.object(kind.fields, checkedObject(value), written);
     const array = value as ArrayLike<unknown>;
     if (written && kind.of === "number") {
-      const known = this.back.get(array as ArrayLike<number>);
+      const known = this.back?.get(array as ArrayLike<number>);
       if (known !== undefined) return known;
     }
     const address = this.at;
@@ -300,7 +335,7 @@ class Copier {
           if (typeof x !== "number") throw new NotCopyable();
           f64[first + j] = x;
         }
-      if (written) this.back.set(array as ArrayLike<number>, address);
+      if (written) (this.back ??= new Map()).set(array as ArrayLike<number>, address);
       return address;
     }
     for (let j = 0; j < n; j++) {
@@ -317,13 +352,13 @@ class Copier {
     written: boolean,
   ): number {
     if (written) {
-      const known = this.backObjects.get(object);
+      const known = this.backObjects?.get(object);
       if (known !== undefined) return known[0];
     }
     const address = this.at;
     this.at += 8 + 8 * fields.length;
     this.live.i32[address >> 2] = fields.length;
-    if (written) this.backObjects.set(object, [address, fields]);
+    if (written) (this.backObjects ??= new Map()).set(object, [address, fields]);
     for (let k = 0; k < fields.length; k++) {
       const [name, kind] = fields[k]!;
       const value = this.in(kind, object[name], written);
@@ -340,13 +375,13 @@ class Copier {
   /** Copies the written arrays' new contents back into the caller's arrays. */
   copyBack(): void {
     const { f64, i32 } = this.live;
-    for (const [array, address] of this.back) {
+    for (const [array, address] of this.back ?? []) {
       const first = (address + 8) >> 3;
       const n = i32[address >> 2]!;
       if (array instanceof Float64Array) array.set(f64.subarray(first, first + n));
       else for (let j = 0; j < n; j++) (array as number[])[j] = f64[first + j]!;
     }
-    for (const [object, [address, fields]] of this.backObjects)
+    for (const [object, [address, fields]] of this.backObjects ?? [])
       fields.forEach(([name, kind], k) => {
         if (kind === "number") object[name] = f64[(address + 8 + 8 * k) >> 3];
       });

@@ -116,7 +116,7 @@ class WatFunctionEmitter {
     const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
     return [
       `  ${header.join(" ")}`,
-      "    (local $ix i32)",
+      "    (local $ix i32) (local $saved f64)",
       ...tape,
       ...declared,
       ...this.body,
@@ -658,7 +658,14 @@ class WatFunctionEmitter {
     if (r.type === "boolean") return this.set(r, `(f64.ne ${loaded} (f64.const 0))`);
     // `x | 0`, for the trip counts saved as integers.
     if (op.attrs.value === "int") return this.set(r, `(i32.trunc_sat_f64_s ${loaded})`);
-    this.set(r, loaded);
+    if (!this.isInt(r)) return this.set(r, loaded);
+    // A saved number that leads to an index (integers.ts): an i32 if it is one to the bit (not
+    // -0, not 2.5), else the call traps and runs as JavaScript.
+    this.line(`(local.set $saved ${loaded})`);
+    this.set(r, `(i32.trunc_sat_f64_s (local.get $saved))`);
+    this.line(
+      `(if (i64.ne (i64.reinterpret_f64 (f64.convert_i32_s ${this.get(r)})) (i64.reinterpret_f64 (local.get $saved))) (then unreachable))`,
+    );
   }
 }
 

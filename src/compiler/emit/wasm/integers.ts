@@ -1,4 +1,5 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
+import { forEachOp } from "../../ir/walk.js";
 
 // Which numbers of a function are integers that fit an i32, so wasm keeps them as i32: loop
 // counters, lengths, trip counts, and what adding and subtracting them makes. An index that is
@@ -44,7 +45,9 @@ export function integerValues(fn: IRFunction): Set<number> {
       case "length":
         return candidate(r!, () => true);
       case "pop":
-        if (op.attrs.value === "int") candidate(r!, () => true);
+        // Trip counts are saved as integers; other numbers the forward sweep saved are taken
+        // as integers where they lead to an index, checked when popped (function.ts).
+        if (op.attrs.value === "int" || leadsToIndex.has(r!.id)) candidate(r!, () => true);
         return;
       case "add":
       case "sub":
@@ -71,6 +74,7 @@ export function integerValues(fn: IRFunction): Set<number> {
       }
     }
   };
+  const leadsToIndex = indexSources(fn);
   visit(fn.body);
   for (let changed = true; changed;) {
     changed = false;
@@ -81,6 +85,50 @@ export function integerValues(fn: IRFunction): Set<number> {
       }
   }
   return ints;
+}
+
+/**
+ * The values an element index is computed from by the integer rules' ops (`+`, `-`, `?:`,
+ * loops, `if`s), back to where they come from: an index `base + j` of a popped `base` makes
+ * `base` one.
+ */
+function indexSources(fn: IRFunction): Set<number> {
+  const definitions = new Map<number, Op>();
+  /** For a region's parameter: the values it takes (a loop's start and next ones, forwarded). */
+  const flowsInto = new Map<number, Value[]>();
+  const indices: Value[] = [];
+  forEachOp(fn.body, (op) => {
+    for (const r of op.results) definitions.set(r.id, op);
+    if (op.opcode === "index" || op.opcode === "setIndex" || op.opcode === "addIndex")
+      indices.push(op.operands[1]!);
+    if (op.opcode === "loop") {
+      const [before, after] = op.regions as [Region, Region];
+      const forwarded = terminator(before).operands.slice(1);
+      const yielded = terminator(after).operands;
+      before.params.forEach((p, i) => flowsInto.set(p.id, [op.operands[i]!, yielded[i]!]));
+      after.params.forEach((p, i) => flowsInto.set(p.id, [forwarded[i]!]));
+      op.results.forEach((r, i) => flowsInto.set(r.id, [after.params[i]!]));
+    }
+    if (op.opcode === "if")
+      op.results.forEach((r, i) =>
+        flowsInto.set(
+          r.id,
+          op.regions.map((region) => terminator(region).operands[i]!),
+        ),
+      );
+  });
+  const found = new Set<number>();
+  const work = [...indices];
+  for (let v = work.pop(); v; v = work.pop()) {
+    if (v.type !== "number" || found.has(v.id)) continue;
+    found.add(v.id);
+    const op = definitions.get(v.id);
+    if (op?.opcode === "add" || op?.opcode === "sub") work.push(op.operands[0]!, op.operands[1]!);
+    else if (op?.opcode === "select") work.push(op.operands[1]!, op.operands[2]!);
+    else if (op?.opcode === "detach") work.push(op.operands[0]!);
+    work.push(...(flowsInto.get(v.id) ?? []));
+  }
+  return found;
 }
 
 function terminator(region: Region): Op {

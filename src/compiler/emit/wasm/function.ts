@@ -116,7 +116,7 @@ class WatFunctionEmitter {
     const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
     return [
       `  ${header.join(" ")}`,
-      "    (local $ix i32) (local $saved f64)",
+      "    (local $ix i32) (local $saved f64) (local $wide i64)",
       ...tape,
       ...declared,
       ...this.body,
@@ -198,6 +198,8 @@ class WatFunctionEmitter {
         if (this.isInt(r)) return this.integerArithmetic(op.opcode, r, a!, b!);
         return this.set(r, `(${ARITHMETIC[op.opcode]} ${this.num(a!)} ${this.num(b!)})`);
       case "mul":
+        if (this.isInt(r)) return this.integerProduct(r, a!, b!);
+        return this.set(r, `(${ARITHMETIC[op.opcode]} ${this.num(a!)} ${this.num(b!)})`);
       case "div":
         return this.set(r, `(${ARITHMETIC[op.opcode]} ${this.num(a!)} ${this.num(b!)})`);
       case "lt":
@@ -359,6 +361,17 @@ class WatFunctionEmitter {
       overflowed = `(i32.lt_s (i32.and ${left} ${right}) (i32.const 0))`;
     }
     this.line(`(if ${overflowed} (then unreachable))`);
+  }
+
+  /** `c * i` of integers as i32 (integers.ts), trapping when the product leaves the i32 range. */
+  private integerProduct(r: Value, a: Value, b: Value): void {
+    this.line(
+      `(local.set $wide (i64.mul (i64.extend_i32_s ${this.get(a)}) (i64.extend_i32_s ${this.get(b)})))`,
+    );
+    this.line(
+      "(if (i64.ne (i64.extend_i32_s (i32.wrap_i64 (local.get $wide))) (local.get $wide)) (then unreachable))",
+    );
+    this.set(r, "(i32.wrap_i64 (local.get $wide))");
   }
 
   private truthy(a: Value): string {

@@ -2,20 +2,24 @@ import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
 import { forEachOp } from "../../ir/walk.js";
 
 // Which numbers of a function are integers that fit an i32, so wasm keeps them as i32: loop
-// counters, lengths, trip counts, and what adding and subtracting them makes. An index that is
+// counters, lengths, trip counts, and what adding and subtracting them (or multiplying one by a
+// constant above 0) makes. An index that is
 // one needs only a bounds check, not a conversion and an integer test, and the loop's own
 // arithmetic is integer arithmetic (V8 keeps such JavaScript numbers as small integers too).
 //
 // Found as the largest set closed under the rules below (start from every candidate, drop
 // those a rule rejects until nothing changes), so a counter carried around a loop is an
 // integer when its start and its step are. An i32 holds no -0, so no rule makes a value
-// whose float64 could be -0 (`neg`, `mul`); additions and subtractions that overflow an i32
-// trap at run time (function.ts), and the call then runs as JavaScript.
+// whose float64 could be -0 (`neg`, `mul` but by a constant above 0); sums, differences and
+// products that overflow an i32 trap at run time (function.ts), and the call then runs as
+// JavaScript.
 
 export function integerValues(fn: IRFunction): Set<number> {
   const rules = new Map<number, () => boolean>();
   const ints = new Set<number>();
   const is = (v: Value | undefined) => v !== undefined && ints.has(v.id);
+  const constants = new Map<number, number>();
+  const positive = (v: Value) => (constants.get(v.id) ?? 0) > 0;
   const candidate = (v: Value, rule: () => boolean) => {
     if (v.type !== "number") return;
     rules.set(v.id, rule);
@@ -33,6 +37,7 @@ export function integerValues(fn: IRFunction): Set<number> {
     switch (op.opcode) {
       case "const": {
         const x = op.attrs.value;
+        if (typeof x === "number") constants.set(r!.id, x);
         if (
           typeof x === "number" &&
           Number.isInteger(x) &&
@@ -52,6 +57,9 @@ export function integerValues(fn: IRFunction): Set<number> {
       case "add":
       case "sub":
         return candidate(r!, () => is(a) && is(b));
+      case "mul":
+        // `2 * layer`: by a constant above 0, an integer's product is never -0.
+        return candidate(r!, () => is(a) && is(b) && (positive(a!) || positive(b!)));
       case "select":
         return candidate(r!, () => is(b) && is(c));
       case "detach":
@@ -88,7 +96,7 @@ export function integerValues(fn: IRFunction): Set<number> {
 }
 
 /**
- * The values an element index is computed from by the integer rules' ops (`+`, `-`, `?:`,
+ * The values an element index is computed from by the integer rules' ops (`+`, `-`, `*`, `?:`,
  * loops, `if`s), back to where they come from: an index `base + j` of a popped `base` makes
  * `base` one.
  */
@@ -123,7 +131,8 @@ function indexSources(fn: IRFunction): Set<number> {
     if (v.type !== "number" || found.has(v.id)) continue;
     found.add(v.id);
     const op = definitions.get(v.id);
-    if (op?.opcode === "add" || op?.opcode === "sub") work.push(op.operands[0]!, op.operands[1]!);
+    if (op?.opcode === "add" || op?.opcode === "sub" || op?.opcode === "mul")
+      work.push(op.operands[0]!, op.operands[1]!);
     else if (op?.opcode === "select") work.push(op.operands[1]!, op.operands[2]!);
     else if (op?.opcode === "detach") work.push(op.operands[0]!);
     work.push(...(flowsInto.get(v.id) ?? []));

@@ -42,19 +42,25 @@ export interface WasmRequestsContext {
   report?: (diagnostic: Diagnostic) => void;
 }
 
-const WRITES_ARGUMENTS =
-  "it may write its argument arrays (the backend copies arguments in, not back)";
-
 /**
- * Whether a function may change its argument arrays, which the backend copies in and not
- * back: points-to's precise answer where there is one (an argument row passed through a `?:`
- * with a row the function made and writes is not written), else the alias classes'.
+ * The parameters a function may change (arrays or objects), which the backend copies in and
+ * not back: points-to's precise answer where there is one (an argument row passed through a
+ * `?:` with a row the function made and writes is not written), else the alias classes'.
  */
-function writesArguments(effects: Effects | undefined): boolean {
-  if (!effects) return true;
+function writtenArguments(effects: Effects | undefined, count: number): number[] {
+  if (!effects) return [...Array(count).keys()];
   const own = effects.ownWrites ?? effects.writes;
   const inner = effects.innerWrites ?? effects.writes;
-  return own.size > 0 || inner.size > 0 || effects.replaces.size > 0;
+  return [...new Set([...own, ...inner, ...effects.replaces])].sort((a, b) => a - b);
+}
+
+/** Why a function that may write `written` (its parameters named `names`) stays JavaScript. */
+function writesArguments(written: number[], names: (string | undefined)[]): string {
+  const named = written.map((i) => names[i]);
+  const which = named.every((n) => n)
+    ? `its argument${named.length > 1 ? "s" : ""} ${named.map((n) => `'${n}'`).join(", ")}`
+    : "its argument arrays";
+  return `it may write ${which} (the backend copies arguments in, not back)`;
 }
 
 export class WasmRequests {
@@ -94,7 +100,14 @@ export class WasmRequests {
     const name = claim(`wasm:${this.twins++}`, `${keyName(primal).replace(/\W/g, "_")}$wasm`);
     let twin: WasmTwin;
     if (aux) twin = { ok: false, reason: "'hasAux' is not covered yet" };
-    else if (writesArguments(effects)) twin = { ok: false, reason: WRITES_ARGUMENTS };
+    else if (writtenArguments(effects, types.length).length > 0)
+      twin = {
+        ok: false,
+        reason: writesArguments(
+          writtenArguments(effects, types.length),
+          (table.primals.get(primal)?.params ?? []).map((p) => p.hint || undefined),
+        ),
+      };
     else if (derivatives.vjp)
       twin = { ok: false, reason: "its reverse mode runs as a closure, not covered yet" };
     else if (derivatives.jvp || derivatives.grad)
@@ -175,7 +188,11 @@ export class WasmRequests {
     if (!fn) twin = { ok: false, reason: "nabla could not read it" };
     else if (!declaration?.body || params.length !== node.params.length)
       twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
-    else if (writesArguments(effects)) twin = { ok: false, reason: WRITES_ARGUMENTS };
+    else if (writtenArguments(effects, params.length).length > 0)
+      twin = {
+        ok: false,
+        reason: writesArguments(writtenArguments(effects, params.length), params),
+      };
     else
       twin = wasmTwin({
         backend,

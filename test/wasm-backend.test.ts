@@ -13,7 +13,14 @@ import { compileFiles, diagnosticsText, loadProgram, writeProgram } from "./supp
 // agrees with central differences and with its forward mode (two ways), every call really
 // runs in wasm, and what it does not cover falls back to JavaScript with a warning saying why.
 
-import { assertRelative, checkBackends, f64, type Stats } from "./support/wasm-backends.js";
+import {
+  assertRelative,
+  checkBackends,
+  f64,
+  kmeansCostSource,
+  SQUARED_DISTANCE,
+  type Stats,
+} from "./support/wasm-backends.js";
 
 test("a dot product of two Float64Arrays", async () => {
   await checkBackends(
@@ -61,31 +68,10 @@ test("log-sum-exp: Math.max, Math.exp and Math.log over a Float64Array", async (
   );
 });
 
-/** kmeans' distance, which the kmeans programs below call. */
-const SQUARED_DISTANCE = `function squaredDistance(a: Float64Array, b: Float64Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) {
-    const diff = a[i] - b[i];
-    sum += diff * diff;
-  }
-  return sum;
-}`;
-
 test("kmeans' cost: arrays of Float64Array rows, a nested loop, a function calling another", async () => {
   await checkBackends(
     `${SQUARED_DISTANCE}
-export function f(points: Float64Array[], centroids: Float64Array[]): number {
-  let total = 0;
-  for (const point of points) {
-    let nearest = Infinity;
-    for (const centroid of centroids) {
-      const dist = squaredDistance(point, centroid);
-      if (dist < nearest) nearest = dist;
-    }
-    total += nearest;
-  }
-  return total;
-}`,
+${kmeansCostSource("f")}`,
     [
       [
         [f64(1, 2), f64(3, 4), f64(0, 1), f64(-2, 0.5)],
@@ -437,37 +423,14 @@ test("a function tagged @backend wasm runs as WebAssembly itself; its derivative
     "main.ts": `import { gradient } from "nabla";
 export { wasmStats } from "nabla";
 ${SQUARED_DISTANCE}
-/** Σ over points of the squared distance to the nearest centroid. @backend wasm */
-export function cost(points: Float64Array[], centroids: Float64Array[]): number {
-  let total = 0;
-  for (const point of points) {
-    let nearest = Infinity;
-    for (const centroid of centroids) {
-      const dist = squaredDistance(point, centroid);
-      if (dist < nearest) nearest = dist;
-    }
-    total += nearest;
-  }
-  return total;
-}
+${kmeansCostSource("cost", "/** Σ over points of the squared distance to the nearest centroid. @backend wasm */\n")}
 /** @backend wasm */
 export function shifted(x: Float64Array, k: number): number {
   let s = 0;
   for (let i = 0; i < x.length; i++) s += x[i + k] * 2;
   return s;
 }
-export function plainCost(points: Float64Array[], centroids: Float64Array[]): number {
-  let total = 0;
-  for (const point of points) {
-    let nearest = Infinity;
-    for (const centroid of centroids) {
-      const dist = squaredDistance(point, centroid);
-      if (dist < nearest) nearest = dist;
-    }
-    total += nearest;
-  }
-  return total;
-}
+${kmeansCostSource("plainCost")}
 export const g = gradient(cost, { wrt: 1 });
 export const gPlain = gradient(plainCost, { wrt: 1 });
 `,

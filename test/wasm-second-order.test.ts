@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import { kmeansCostSource, SQUARED_DISTANCE } from "./support/wasm-backends.js";
 
 // The WebAssembly backend under the second-order operators: `hessian`,
 // `hessianVectorProduct`, `gradientAndHessianVectorProduct` (reverse over forward, both sweeps
@@ -154,27 +155,9 @@ const KMEANS = {
   "main.ts": `import { gradientAndHessianVectorProduct } from "nabla";
 export { wasmStats } from "nabla";
 
-function squaredDistance(a: Float64Array, b: Float64Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) {
-    const diff = a[i] - b[i];
-    sum += diff * diff;
-  }
-  return sum;
-}
+${SQUARED_DISTANCE}
 
-export function kmeansCost(points: Float64Array[], centroids: Float64Array[]): number {
-  let total = 0;
-  for (const point of points) {
-    let nearest = Infinity;
-    for (const centroid of centroids) {
-      const dist = squaredDistance(point, centroid);
-      if (dist < nearest) nearest = dist;
-    }
-    total += nearest;
-  }
-  return total;
-}
+${kmeansCostSource("kmeansCost")}
 
 function newtonStep(backend: "js" | "wasm") {
   return (points: Float64Array[], centroids: Float64Array[]): Float64Array[] => {

@@ -157,3 +157,32 @@ export async function checkBackends(
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
   assert.equal(m.wasmStats.wasm - before.wasm, 3 * points.length, "calls run in wasm");
 }
+
+/** kmeans' distance, which the kmeans programs of the wasm tests call. */
+export const SQUARED_DISTANCE = `function squaredDistance(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    const diff = a[i] - b[i];
+    sum += diff * diff;
+  }
+  return sum;
+}`;
+
+/**
+ * kmeans' cost as GradBench's kmeans eval writes it (rows of Float64Arrays, the nearest
+ * centroid per point), as the exported function `name`, after `doc` (a doc comment, or "").
+ */
+export function kmeansCostSource(name: string, doc = ""): string {
+  return `${doc}export function ${name}(points: Float64Array[], centroids: Float64Array[]): number {
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      const dist = squaredDistance(point, centroid);
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest;
+  }
+  return total;
+}`;
+}

@@ -43,20 +43,26 @@ export interface WasmRequestsContext {
 }
 
 /**
- * The parameters a function may change (arrays or objects), which the backend copies in and
- * not back: points-to's precise answer where there is one (an argument row passed through a
- * `?:` with a row the function made and writes is not written), else the alias classes'.
+ * Why a function stays JavaScript when it may change its argument arrays or objects (which the
+ * backend copies in, not back), or undefined. Points-to's precise writes where there are some
+ * (an argument row passed through a `?:` with a row the function made and writes is not
+ * written), else the alias classes'. `names`: the parameters' names, to say which.
  */
-function writtenArguments(effects: Effects | undefined, count: number): number[] {
-  if (!effects) return [...Array(count).keys()];
-  const own = effects.ownWrites ?? effects.writes;
-  const inner = effects.innerWrites ?? effects.writes;
-  return [...new Set([...own, ...inner, ...effects.replaces])].sort((a, b) => a - b);
-}
-
-/** Why a function that may write `written` (its parameters named `names`) stays JavaScript. */
-function writesArguments(written: number[], names: (string | undefined)[]): string {
-  const named = written.map((i) => names[i]);
+function writesArguments(
+  effects: Effects | undefined,
+  names: (string | undefined)[],
+): string | undefined {
+  const written = effects
+    ? [
+        ...new Set([
+          ...(effects.ownWrites ?? effects.writes),
+          ...(effects.innerWrites ?? effects.writes),
+          ...effects.replaces,
+        ]),
+      ].sort((x, y) => x - y)
+    : undefined;
+  if (written?.length === 0) return undefined;
+  const named = written?.map((i) => names[i]) ?? [undefined];
   const which = named.every((n) => n)
     ? `its argument${named.length > 1 ? "s" : ""} ${named.map((n) => `'${n}'`).join(", ")}`
     : "its argument arrays";
@@ -96,18 +102,14 @@ export class WasmRequests {
     const keyOf = (kind: DerivativeKind) => derivativeKey(kind, primal, wrt, frozen);
     const types = table.signatureOf(primal)?.params ?? [];
     const shadows = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!)).length;
-    const effects = table.effects(primal);
+    const writes = writesArguments(
+      table.effects(primal),
+      (table.primals.get(primal)?.params ?? []).map((p) => p.hint || undefined),
+    );
     const name = claim(`wasm:${this.twins++}`, `${keyName(primal).replace(/\W/g, "_")}$wasm`);
     let twin: WasmTwin;
     if (aux) twin = { ok: false, reason: "'hasAux' is not covered yet" };
-    else if (writtenArguments(effects, types.length).length > 0)
-      twin = {
-        ok: false,
-        reason: writesArguments(
-          writtenArguments(effects, types.length),
-          (table.primals.get(primal)?.params ?? []).map((p) => p.hint || undefined),
-        ),
-      };
+    else if (writes) twin = { ok: false, reason: writes };
     else if (derivatives.vjp)
       twin = { ok: false, reason: "its reverse mode runs as a closure, not covered yet" };
     else if (derivatives.jvp || derivatives.grad)
@@ -180,7 +182,7 @@ export class WasmRequests {
     const site = `${target.name} (@backend ${backend}) at ${this.place(node.start)}`;
     const fn = table.primals.get(key);
     const params = node.params.flatMap((p) => (p.type === "Identifier" ? [p.name] : []));
-    const effects = table.effects(key);
+    const writes = writesArguments(table.effects(key), params);
     const name = claim(`wasm:${key}`, `${target.name}$wasm`);
     const fallback = claim(`wasm-fallback:${key}`, `${target.name}$js`);
     const declaration = node.type === "FunctionDeclaration" ? node : undefined;
@@ -188,11 +190,7 @@ export class WasmRequests {
     if (!fn) twin = { ok: false, reason: "nabla could not read it" };
     else if (!declaration?.body || params.length !== node.params.length)
       twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
-    else if (writtenArguments(effects, params.length).length > 0)
-      twin = {
-        ok: false,
-        reason: writesArguments(writtenArguments(effects, params.length), params),
-      };
+    else if (writes) twin = { ok: false, reason: writes };
     else
       twin = wasmTwin({
         backend,

@@ -3070,7 +3070,7 @@ function area(p: P): number {
 export const g = gradient(area, { backend: "wasm" });
 `,
     expected: `
-main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: parameter p in 'area' is of type P
+main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: parameter p in 'area' is of type P (its field 'label' is of type string)
   5 | }
 > 6 | export const g = gradient(area, { backend: "wasm" });
     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^

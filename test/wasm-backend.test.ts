@@ -339,7 +339,7 @@ export const a = derivative(scalar, { backend: "auto" });
   });
   assert.equal(
     diagnosticsText(compiled),
-    `main.ts:13:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: parameter p in 'obj' is of type P
+    `main.ts:13:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: parameter p in 'obj' is of type P (its field 'label' is of type string)
   12 | }
 > 13 | export const g = gradient(obj, { backend: "wasm" });
      |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^

@@ -14,16 +14,36 @@ export type WasmValueType = "f64" | "i32";
 
 /** How values of `type` cross between JavaScript and wasm; undefined when they cannot. */
 export function kindOf(type: Type): WasmKind | undefined {
+  const carried = carry(type);
+  return isNot(carried) ? undefined : carried;
+}
+
+/** Why values of a type cannot cross ("" when the type's name says it). */
+interface NotCarried {
+  not: string;
+}
+
+const not = (why: string): NotCarried => ({ not: why });
+
+function isNot(kind: WasmKind | NotCarried): kind is NotCarried {
+  return typeof kind === "object" && "not" in kind;
+}
+
+/** A value's kind, or why values of `type` cannot cross, for the message. */
+function carry(type: Type): WasmKind | NotCarried {
   if (type === "number" || type === "boolean") return type;
   if (isObject(type)) return objectKind(type);
-  if (!isArray(type) || type.storage === "Float32Array") return undefined;
+  if (!isArray(type)) return not("");
+  if (type.storage === "Float32Array") return not("Float32Array is not covered");
   const elements = type.elements ?? [type.element];
   const element = elements[0] ?? type.element;
-  const of = kindOf(element);
-  if (of === undefined || of === "boolean") return undefined;
+  const of = carry(element);
+  if (isNot(of)) return of;
+  if (of === "boolean") return not("arrays of booleans are not covered");
   // One layout for every element (a tuple's too): an element's code does not know which it is.
   const layout = layoutKey(of);
-  if (elements.some((e) => layoutKey(kindOf(e)) !== layout)) return undefined;
+  if (elements.some((e) => layoutKey(kindOf(e)) !== layout))
+    return not("its elements are of different kinds");
   return { array: type.storage, of };
 }
 
@@ -32,13 +52,17 @@ export function kindOf(type: Type): WasmKind | undefined {
  * classes implement (its fields are those of any of them), optional fields (an object may
  * lack them), function-valued or `#private` fields, types that hold themselves (trees).
  */
-function objectKind(type: ObjectType): WasmKind | undefined {
-  if (type.interfaceKey !== undefined || isRecursiveType(type)) return undefined;
+function objectKind(type: ObjectType): WasmKind | NotCarried {
+  if (type.interfaceKey !== undefined) return not("an interface classes implement is not covered");
+  if (isRecursiveType(type)) return not("a type that holds itself is not covered");
   const fields: [string, WasmKind][] = [];
   for (const f of type.fields) {
-    if (f.optional || f.callable || f.recursive || f.name.startsWith("#")) return undefined;
-    const kind = kindOf(f.type);
-    if (kind === undefined) return undefined;
+    const field = `its field '${f.name}'`;
+    if (f.optional) return not(`${field} is optional`);
+    if (f.callable) return not(`${field} is a function`);
+    if (f.recursive || f.name.startsWith("#")) return not(`${field} is not covered`);
+    const kind = carry(f.type);
+    if (isNot(kind)) return kind.not ? kind : not(`${field} is of type ${typeText(f.type)}`);
     fields.push([f.name, kind]);
   }
   return { fields };
@@ -63,8 +87,9 @@ export function sameLayout(from: Type, to: Type): boolean {
 
 /** The wasm type of values of `type`, or NotForWasm saying which value has which type. */
 export function wasmType(type: Type, what: string): WasmValueType {
-  const kind = kindOf(type);
-  if (kind === undefined) throw new NotForWasm(`${what} is of type ${typeText(type)}`);
+  const kind = carry(type);
+  if (isNot(kind))
+    throw new NotForWasm(`${what} is of type ${typeText(type)}${kind.not ? ` (${kind.not})` : ""}`);
   return kind === "number" ? "f64" : "i32";
 }
 

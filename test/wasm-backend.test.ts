@@ -209,21 +209,25 @@ export const sWasm = differential(scaled, { backend: "wasm" });
   assert.equal(m.wasmStats.javascript - before.javascript, 0);
 });
 
-test("Math functions in wasm are the engine's: exp, log, sin, cos, tanh, pow, atan2 to the bit", async () => {
+test("Math functions in wasm are the engine's: exp, log, sin, cos, tanh, pow (and x ** 2 as x·x), atan2 to the bit", async () => {
   const files = {
     "main.ts": `import { valueWithDifferential } from "nabla";
 function all(x: Float64Array): Float64Array {
-  const y = new Float64Array(x.length * 8);
+  const y = new Float64Array(x.length * 11);
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    y[8 * i] = Math.exp(v);
-    y[8 * i + 1] = Math.log(Math.abs(v));
-    y[8 * i + 2] = Math.sin(v);
-    y[8 * i + 3] = Math.cos(v);
-    y[8 * i + 4] = Math.tanh(v);
-    y[8 * i + 5] = Math.pow(Math.abs(v), 0.37) + v ** 3;
-    y[8 * i + 6] = Math.atan2(v, 1.5) + Math.cbrt(v) + Math.expm1(v / 100);
-    y[8 * i + 7] = Math.round(v) + Math.sign(v) + Math.hypot(v, 2, 3) + Math.fround(v);
+    y[11 * i] = Math.exp(v);
+    y[11 * i + 1] = Math.log(Math.abs(v));
+    y[11 * i + 2] = Math.sin(v);
+    y[11 * i + 3] = Math.cos(v);
+    y[11 * i + 4] = Math.tanh(v);
+    y[11 * i + 5] = Math.pow(Math.abs(v), 0.37) + v ** 3;
+    y[11 * i + 6] = Math.atan2(v, 1.5) + Math.cbrt(v) + Math.expm1(v / 100);
+    y[11 * i + 7] = Math.round(v) + Math.sign(v) + Math.hypot(v, 2, 3) + Math.fround(v);
+    // Exponents 2, 1 and 0 are wasm instructions, not calls: the same bits as Math.pow's.
+    y[11 * i + 8] = v ** 2;
+    y[11 * i + 9] = Math.pow(v, 1);
+    y[11 * i + 10] = (3 * v) ** 0;
   }
   return y;
 }

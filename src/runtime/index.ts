@@ -20,6 +20,7 @@
 export * from "./generated-code.js";
 import { registerRule } from "./rules.js";
 export { NotCompiledError } from "./not-compiled.js";
+export { wasmArrays, WasmArrays, type WasmArraysOptions } from "./wasm-arrays.js";
 import { compileAtRunTime } from "./fallback.js";
 import type {
   AnyFunction,

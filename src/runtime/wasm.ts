@@ -1,5 +1,6 @@
 import type { WasmEntrySpec, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
+import { type WasmArrays, wasmArraysOf } from "./wasm-arrays.js";
 
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
@@ -7,7 +8,9 @@ import { out } from "./register.js";
 // arrays whole: a Float64Array with one `set`, an array of arrays row by row; objects field by
 // field, in the order of their type's), the entry runs, the arrays and objects it writes
 // (reverse mode's shadows) are copied back into the caller's, and array and object results are
-// copied out as new ones.
+// copied out as new ones. Arrays made by `wasmArrays` (runtime/wasm-arrays.ts) are the
+// exception: a call reading one runs on an instance bound to that memory, reads it in place,
+// and copies only the rest above it.
 //
 // The memory is never grown: `memory.grow` detaches the old ArrayBuffer, and once one has
 // been detached V8 checks every typed-array access of optimized code for it, for good
@@ -38,7 +41,7 @@ const ARGUMENTS_AT = 16;
  *
  * @internal
  */
-export const wasmStats = { wasm: 0, javascript: 0, instances: 0 };
+export const wasmStats = { wasm: 0, javascript: 0, instances: 0, inPlace: 0 };
 
 /** The regions of memory beyond the arguments, in bytes. */
 interface Regions {
@@ -79,6 +82,8 @@ export function wasmFunction(
 ): (...args: unknown[]) => unknown {
   let module: WebAssembly.Module | undefined;
   let live: Live | undefined;
+  /** Instances on the memories of `wasmArrays`, made at the first call reading one's arrays. */
+  const residentLive = new WeakMap<WasmArrays, Live>();
   const regions: Regions = { heap: 1 << 16, tape: 1 << 20, objects: 1 << 14 };
   const writes = spec.params.map((_, i) => spec.written.includes(i));
   /** The entry's arguments, one array per twin (a twin's calls never nest: wasm calls only Math). */
@@ -123,30 +128,50 @@ export function wasmFunction(
         asynchronous = true;
       }
     }
+    // Arguments in a `wasmArrays` memory are read there, by an instance on that memory, as
+    // long as the rest of the call fits above its arrays.
+    const resident = asynchronous ? undefined : residentArrays(spec.params, args);
     let argumentBytes = 0;
     try {
       for (let i = 0; i < spec.params.length; i++)
-        argumentBytes += sizeOf(spec.params[i]!, args[i]);
+        argumentBytes += sizeOf(spec.params[i]!, args[i], writes[i] ? undefined : resident);
     } catch (error) {
       if (error instanceof NotCopyable) return javascript(args);
       throw error;
     }
     for (;;) {
-      const needed = ARGUMENTS_AT + argumentBytes + regions.heap + regions.tape + regions.objects;
-      if (needed > MAX_BYTES) return javascript(args);
-      if (!live || live.bytes < needed) {
-        try {
-          if (asynchronous) {
-            instantiateLater(needed);
+      const regionBytes = regions.heap + regions.tape + regions.objects;
+      let run: Live;
+      let start = ARGUMENTS_AT;
+      let inPlace: WasmArrays | undefined;
+      if (resident && resident.scratchStart + argumentBytes + regionBytes <= resident.bytes) {
+        run = residentLive.get(resident) ?? instantiateOn(module!, resident);
+        residentLive.set(resident, run);
+        start = resident.scratchStart;
+        inPlace = resident;
+      } else {
+        if (resident) {
+          // It does not fit: every array is copied into the function's own memory.
+          argumentBytes = 0;
+          for (let i = 0; i < spec.params.length; i++)
+            argumentBytes += sizeOf(spec.params[i]!, args[i]);
+        }
+        const needed = ARGUMENTS_AT + argumentBytes + regionBytes;
+        if (needed > MAX_BYTES) return javascript(args);
+        if (!live || live.bytes < needed) {
+          try {
+            if (asynchronous) {
+              instantiateLater(needed);
+              return javascript(args);
+            }
+            live = instantiate(module!, needed);
+          } catch {
             return javascript(args);
           }
-          live = instantiate(module!, needed);
-        } catch {
-          return javascript(args);
         }
+        run = live;
       }
-      const run = live;
-      const copier = new Copier(run, ARGUMENTS_AT);
+      const copier = new Copier(run, start, inPlace);
       try {
         for (let i = 0; i < spec.params.length; i++)
           wasmArgs[i] = copier.in(spec.params[i]!, args[i], writes[i]!);
@@ -168,6 +193,7 @@ export function wasmFunction(
         regions[region] *= 2;
         continue;
       }
+      if (inPlace) wasmStats.inPlace++;
       if (oneNumber) {
         copier.copyBack();
         wasmStats.wasm++;
@@ -223,17 +249,61 @@ function instantiate(module: WebAssembly.Module, needed: number): Live {
   return liveInstance(new WebAssembly.Instance(module, imports), memory, pages);
 }
 
+/** An instance on the memory of `arrays`. */
+function instantiateOn(module: WebAssembly.Module, arrays: WasmArrays): Live {
+  const instance = new WebAssembly.Instance(module, importsWith(arrays.memory));
+  wasmStats.instances++;
+  return {
+    exports: instance.exports as unknown as Exports,
+    bytes: arrays.bytes,
+    f64: arrays.f64,
+    i32: arrays.i32,
+  };
+}
+
 /** A memory for `needed` bytes and the imports an instance takes with it. */
 function environment(needed: number) {
   // A quarter more than needed, so calls on slightly larger arguments reuse the instance.
   const pages = Math.ceil((needed * 1.25) / PAGE);
   const memory = new WebAssembly.Memory({ initial: pages });
-  const imports = {
+  return { memory, pages, imports: importsWith(memory) };
+}
+
+function importsWith(memory: WebAssembly.Memory): WebAssembly.Imports {
+  return {
     env: { memory },
     Math: Math as unknown as Record<string, WebAssembly.ImportValue>,
     js: { remainder: (a: number, b: number) => a % b },
   };
-  return { memory, pages, imports };
+}
+
+/**
+ * The `wasmArrays` memory of the first argument array found in one (a `Float64Array`, the
+ * first row of an array of rows, an object's array fields), if any.
+ */
+function residentArrays(kinds: WasmKind[], args: unknown[]): WasmArrays | undefined {
+  for (let i = 0; i < kinds.length; i++) {
+    const found = residentIn(kinds[i]!, args[i]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function residentIn(kind: WasmKind, value: unknown): WasmArrays | undefined {
+  if (kind === "number" || kind === "boolean" || typeof value !== "object" || value === null)
+    return undefined;
+  if ("fields" in kind) {
+    for (const [name, field] of kind.fields) {
+      const found = residentIn(field, (value as Record<string, unknown>)[name]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const owner = wasmArraysOf(value);
+  if (owner) return owner;
+  if (kind.of !== "number" && Array.isArray(value) && value.length > 0)
+    return residentIn(kind.of, value[0]);
+  return undefined;
 }
 
 function liveInstance(
@@ -250,8 +320,11 @@ function liveInstance(
   };
 }
 
-/** The bytes an argument takes in memory; NotCopyable if it is not of its declared kind. */
-function sizeOf(kind: WasmKind, value: unknown): number {
+/**
+ * The bytes an argument takes in memory, but for its arrays `resident` holds (read in place);
+ * NotCopyable if it is not of its declared kind.
+ */
+function sizeOf(kind: WasmKind, value: unknown, resident?: WasmArrays): number {
   if (kind === "number") {
     if (typeof value !== "number") throw new NotCopyable();
     return 0;
@@ -263,14 +336,35 @@ function sizeOf(kind: WasmKind, value: unknown): number {
   if ("fields" in kind) {
     const object = checkedObject(value);
     let bytes = 8 + 8 * kind.fields.length;
-    for (const [name, field] of kind.fields) bytes += sizeOf(field, object[name]);
+    for (const [name, field] of kind.fields) bytes += sizeOf(field, object[name], resident);
     return bytes;
   }
+  if (resident && residentAddress(kind, value, resident) !== undefined) return 0;
   const array = checkedArray(kind, value);
   let bytes = 8 + 8 * array.length;
   if (kind.of !== "number")
-    for (let j = 0; j < array.length; j++) bytes += sizeOf(kind.of, array[j]);
+    for (let j = 0; j < array.length; j++) bytes += sizeOf(kind.of, array[j], resident);
   return bytes;
+}
+
+/**
+ * Where `value`, an argument of array kind `kind`, is in `resident`'s memory, if the call may
+ * read it there: a Float64Array it handed out, or an array of such rows its `rows()` made.
+ */
+function residentAddress(
+  kind: Exclude<WasmKind, "number" | "boolean" | { fields: unknown }>,
+  value: unknown,
+  resident: WasmArrays,
+): number | undefined {
+  if (kind.of === "number")
+    return kind.array === "Float64Array" && value instanceof Float64Array
+      ? resident.addressOf(value)
+      : undefined;
+  const row = kind.of;
+  if (row === "boolean" || "fields" in row || row.of !== "number") return undefined;
+  return kind.array === "Array" && row.array === "Float64Array" && Array.isArray(value)
+    ? resident.rowsAddressOf(value)
+    : undefined;
 }
 
 /** An object (not null, not an array) whose fields can be read; its fields are checked by kind. */
@@ -307,6 +401,8 @@ class Copier {
   constructor(
     private readonly live: Live,
     public at: number,
+    /** Whose arrays are read in place (arrays the call writes are copied all the same). */
+    private readonly resident?: WasmArrays,
   ) {}
 
   in(kind: WasmKind, value: unknown, written: boolean): number {
@@ -320,6 +416,10 @@ class Copier {
     if (written && kind.of === "number") {
       const known = this.back?.get(array as ArrayLike<number>);
       if (known !== undefined) return known;
+    }
+    if (!written && this.resident) {
+      const address = residentAddress(kind, array, this.resident);
+      if (address !== undefined) return address;
     }
     const address = this.at;
     const n = array.length;

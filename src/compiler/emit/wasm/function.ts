@@ -70,6 +70,8 @@ class WatFunctionEmitter {
   private readonly lengths = new Map<number, string>();
   /** The integer constants defined so far, by value id. */
   private readonly constants = new Map<number, number>();
+  /** The number (f64) constants defined so far, by value id: exponents of `**`. */
+  private readonly numberConstants = new Map<number, number>();
   /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
   private readonly usesTape: boolean;
 
@@ -213,10 +215,7 @@ class WatFunctionEmitter {
         return this.set(r, `(call ${this.host.remainder()} ${this.num(a!)} ${this.num(b!)})`);
       case "pow":
         // `x ** y` is Math.pow in JavaScript (the same function in V8).
-        return this.set(
-          r,
-          `(call ${this.host.mathImport("pow", 2)} ${this.num(a!)} ${this.num(b!)})`,
-        );
+        return this.set(r, this.power(a!, b!));
       case "neg":
         return this.set(r, `(f64.neg ${this.num(a!)})`);
       case "not":
@@ -313,7 +312,10 @@ class WatFunctionEmitter {
 
   private constant(op: Op, type: Type): string {
     const value = op.attrs.value;
-    if (typeof value === "number" && type === "number") return `(f64.const ${f64Text(value)})`;
+    if (typeof value === "number" && type === "number") {
+      this.numberConstants.set(op.results[0]!.id, value);
+      return `(f64.const ${f64Text(value)})`;
+    }
     if (typeof value === "boolean" && type === "boolean") return `(i32.const ${value ? 1 : 0})`;
     return this.fail(
       value === undefined
@@ -322,6 +324,19 @@ class WatFunctionEmitter {
           : "undefined"
         : `the constant ${JSON.stringify(value)}`,
     );
+  }
+
+  /**
+   * `x ** y`. With y the constant 0, 1 or 2 it is 1, x or x·x, as the engine's Math.pow gives
+   * them (fdlibm returns exactly these, NaN included; test/wasm-backend.test.ts checks), saving a
+   * call out of wasm in every `(a - b) ** 2` and in its derivative's `2 * d ** 1`.
+   */
+  private power(x: Value, y: Value): string {
+    const exponent = this.numberConstants.get(y.id) ?? this.constants.get(y.id);
+    if (exponent === 0) return `(f64.const 1)`;
+    if (exponent === 1) return this.num(x);
+    if (exponent === 2) return `(f64.mul ${this.num(x)} ${this.num(x)})`;
+    return `(call ${this.host.mathImport("pow", 2)} ${this.num(x)} ${this.num(y)})`;
   }
 
   private comparison(opcode: string, a: Value, b: Value): string {
@@ -398,6 +413,7 @@ class WatFunctionEmitter {
       return args.length === 0
         ? `(f64.const ${folded.empty})`
         : args.reduce((acc, x) => `(${folded.op} ${acc} ${x})`);
+    if (name === "pow" && args.length === 2) return this.power(op.operands[0]!, op.operands[1]!);
     if (!importableMath(name)) this.fail(`Math.${name}`);
     return `(call ${this.host.mathImport(name, args.length)}${args.map((x) => ` ${x}`).join("")})`;
   }

@@ -13,6 +13,8 @@ export interface Stats {
   wasm: number;
   javascript: number;
   instances: number;
+  /** Calls that read arguments in a `wasmArrays` memory in place. */
+  inPlace: number;
 }
 
 export interface Both {
@@ -95,13 +97,14 @@ export const vdWasm = valueWithDifferential(f, { backend: "wasm" });
 /**
  * `f` (defined in `source`) at each point: wasm against JavaScript (value, gradient, a
  * differential) within 1e-12, the gradient against central differences, forward mode against
- * reverse mode, and every wasm call run in wasm.
+ * reverse mode, and every wasm call run in wasm. Returns how many wasm calls read arguments in
+ * place (from a `wasmArrays` memory).
  */
 export async function checkBackends(
   source: string,
   pointsOf: Value[][] | ((m: Record<string, unknown>) => Value[][]),
   fdTolerance = 1e-5,
-) {
+): Promise<{ wasm: number; inPlace: number }> {
   const compiled = compileFiles(program(source));
   const text = diagnosticsText(compiled);
   assert.doesNotMatch(text, /NABLA202/, text);
@@ -156,6 +159,7 @@ export async function checkBackends(
   }
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
   assert.equal(m.wasmStats.wasm - before.wasm, 3 * points.length, "calls run in wasm");
+  return { wasm: m.wasmStats.wasm - before.wasm, inPlace: m.wasmStats.inPlace - before.inPlace };
 }
 
 /** kmeans' distance, which the kmeans programs of the wasm tests call. */

@@ -29,6 +29,7 @@ import { timeSideBySide } from "../bench/gradbench/timing.js";
 import {
   backendSites,
   countWasmCalls,
+  inWasmMemory,
   jsImports,
   loadWasmEval,
   wasmClose,
@@ -319,11 +320,20 @@ test("lse compiled with the wasm backend runs its gradient in wasm, equal to the
   const module = wasm.module as { [name: string]: (a: unknown) => unknown };
   const input = { x: [0.5, -1, 2, 3.25] };
   const counted = countWasmCalls(() => module["runGradient"]!(module["prepareGradient"]!(input)));
-  assert.deepEqual(counted.calls, { wasm: 1, javascript: 0 });
+  assert.deepEqual(counted.calls, { wasm: 1, javascript: 0, inPlace: 0 });
   const expected = js["runGradient"]!(js["prepareGradient"]!(input));
   assert.deepEqual(Array.from(counted.value as Float64Array), Array.from(expected as Float64Array));
+  // As the bench runs it: the prepared input moved into a wasmArrays memory, read in place.
+  const resident = inWasmMemory(module["prepareGradient"]!(input));
+  const inPlace = countWasmCalls(() => module["runGradient"]!(resident));
+  assert.deepEqual(inPlace.calls, { wasm: 1, javascript: 0, inPlace: 1 });
+  assert.deepEqual(Array.from(inPlace.value as Float64Array), Array.from(expected as Float64Array));
   const none = countWasmCalls(() => js["runGradient"]!(js["prepareGradient"]!(input)));
-  assert.deepEqual(none.calls, { wasm: 0, javascript: 0 }, "the JS module calls no wasm");
+  assert.deepEqual(
+    none.calls,
+    { wasm: 0, javascript: 0, inPlace: 0 },
+    "the JS module calls no wasm",
+  );
 });
 
 function nativeWorkload(
@@ -337,7 +347,7 @@ function nativeWorkload(
     derivative: { ...timed(times.cpp), ...cpp } as Outcome,
   };
   w.wasm = { gradient: timed(times.wasm) };
-  w.wasmCalls = { gradient: { wasm: 1, javascript: 0 } };
+  w.wasmCalls = { gradient: { wasm: 1, javascript: 0, inPlace: 0 } };
   w.checks.wasmReference = ["gradient"];
   w.checks.wasmDifference = 0;
   w.checks.wasmIdentical = true;
@@ -398,10 +408,14 @@ test("against C++: medians of nabla ÷ C++ and nabla-wasm ÷ C++, wrong or too s
     workloads: [workload("k", 1, 2, undefined, "dir")],
   };
   kmeans.workloads[0]!.wasm = { dir: timed(2) };
-  kmeans.workloads[0]!.wasmCalls = { dir: { wasm: 0, javascript: 0 } };
+  kmeans.workloads[0]!.wasmCalls = { dir: { wasm: 0, javascript: 0, inPlace: 0 } };
   assert.equal(backendUsed(kmeans, "dir"), "JS");
-  kmeans.workloads[0]!.wasmCalls = { dir: { wasm: 31, javascript: 0 } };
+  kmeans.workloads[0]!.wasmCalls = { dir: { wasm: 31, javascript: 0, inPlace: 0 } };
   assert.equal(backendUsed(kmeans, "dir"), "wasm (31 calls per call)");
+  kmeans.workloads[0]!.wasmCalls = { dir: { wasm: 31, javascript: 0, inPlace: 31 } };
+  assert.equal(backendUsed(kmeans, "dir"), "wasm (31 calls per call, inputs in place)");
+  kmeans.workloads[0]!.wasmCalls = { dir: { wasm: 1, javascript: 0, inPlace: 1 } };
+  assert.equal(backendUsed(kmeans, "dir"), "wasm, inputs in place");
 
   const info: RunInfo = { ...INFO, cpp: { ok: true, text: "tools/manual of /g" }, wasm: true };
   const md = gradbenchReport([lse, ode, kmeans], info, "gradbench.svg");

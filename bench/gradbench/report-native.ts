@@ -51,9 +51,16 @@ export function backendUsed(e: EvalResult, fn: string): string {
   if (wasm === 0 && javascript === 0) return "JS";
   if (javascript === 0) {
     const perCall = [...new Set(counts.map((c) => c.wasm))];
+    const inPlace = counts.reduce((n, c) => n + c.inPlace, 0);
+    const inputs =
+      inPlace === 0
+        ? ""
+        : inPlace === wasm
+          ? ", inputs in place"
+          : `, ${inPlace} of ${wasm} calls read inputs in place`;
     return perCall.length === 1 && perCall[0] === 1
-      ? "wasm"
-      : `wasm (${perCall.length === 1 ? perCall[0] : `${Math.min(...perCall)}–${Math.max(...perCall)}`} calls per call)`;
+      ? `wasm${inputs}`
+      : `wasm (${perCall.length === 1 ? perCall[0] : `${Math.min(...perCall)}–${Math.max(...perCall)}`} calls per call${inputs})`;
   }
   return wasm === 0
     ? "JS (wasm fell back)"
@@ -174,7 +181,10 @@ export function nativeLegend(evals: EvalResult[], info: RunInfo): string {
     lines.push(
       `- **wasm backend used**: what nabla's derivative ran when gradbench/evals/<eval>.ts is compiled
   with backend "wasm" (as \`nabla run --backend wasm\`), counted at run time: "wasm" when its
-  calls of WebAssembly twins ran in wasm (how many per call if not one), "JS" when it calls none
+  calls of WebAssembly twins ran in wasm (how many per call if not one; "inputs in place"
+  when they read the eval's prepared inputs where they are: the wasm module's inputs are put
+  in a \`wasmArrays\` memory after \`prepare<Fn>\`, as a user keeping data in wasm memory
+  across calls would, so only what a call writes is copied), "JS" when it calls none
   (the per-eval notes give the compiler's reasons). **nabla-wasm ÷ nabla**: that module's
   derivative ÷ the JS backend's, timed side by side with it${has.cpp ? "; **nabla-wasm ÷ C++**: against the C++ derivative" : ""};
   **wasm = JS to 1e-12?**: its outputs against the JS backend's, the largest relative difference.`,

@@ -20,7 +20,13 @@ import { MANUAL_TOO_SHORT_MS, manualTiming, timeManual, type ManualTool } from "
 import type { EvalResult, Outcome, TfjsOutcome, WorkloadResult } from "./results.js";
 import type { TfjsEval, TfjsPrepared } from "./tfjs-eval.js";
 import { timeSideBySide, type Budget, type Candidate, type Timing } from "./timing.js";
-import { countWasmCalls, loadWasmEval, wasmClose, type WasmEval } from "./wasm-backend.js";
+import {
+  countWasmCalls,
+  inWasmMemory,
+  loadWasmEval,
+  wasmClose,
+  type WasmEval,
+} from "./wasm-backend.js";
 import type { Workload } from "./workloads.js";
 
 type Module = { [name: string]: unknown };
@@ -51,14 +57,20 @@ export async function loadModule(file: string): Promise<Module | string> {
 /** A prepared call of `run<Fn>`, with its first output; or why there is none. */
 type Prepared = { run: () => unknown; output: Json } | { error: string };
 
-export function prepare(mod: Module, fn: string, input: unknown): Prepared {
+/** `place`, if given, moves the prepared input (for the wasm backend: into wasm memory). */
+export function prepare(
+  mod: Module,
+  fn: string,
+  input: unknown,
+  place: (prepared: unknown) => unknown = (p) => p,
+): Prepared {
   const prep = mod[`prepare${capitalize(fn)}`] as Fn | undefined;
   const run = mod[`run${capitalize(fn)}`] as Fn | undefined;
   if (typeof prep !== "function" || typeof run !== "function") {
     return { error: `no export prepare${capitalize(fn)}/run${capitalize(fn)}` };
   }
   try {
-    const prepared = prep(input);
+    const prepared = place(prep(input));
     const output = asJson(run(prepared));
     return { run: () => run(prepared), output };
   } catch (error) {
@@ -142,7 +154,7 @@ function runWorkload(
     let difference = 0;
     let compared = 0;
     for (const fn of spec.derivatives) {
-      const counted = countWasmCalls(() => prepare(wasmModule, fn, input));
+      const counted = countWasmCalls(() => prepare(wasmModule, fn, input, inWasmMemory));
       const p = counted.value;
       if ("error" in p) {
         wasm[fn] = { kind: "failed", reason: p.error };

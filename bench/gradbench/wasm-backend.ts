@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { formatDiagnostics } from "../../src/compiler/diagnostics/report.js";
 import { compileWithLargeStack } from "../../src/compiler/large-stack.js";
-import { wasmStats } from "../../src/runtime/index.js";
+import { type WasmArrays, wasmArrays, wasmStats } from "../../src/runtime/index.js";
 import { importCompiled } from "../load.js";
 
 type Module = { [name: string]: unknown };
@@ -54,6 +54,8 @@ export function backendSites(code: string): BackendSite[] {
 export interface WasmCalls {
   wasm: number;
   javascript: number;
+  /** Of the calls in wasm, those that read their inputs in place (from `wasmArrays`). */
+  inPlace: number;
 }
 
 /** Runs `f` and counts the wasm functions' calls it made (the runtime's wasmStats). */
@@ -65,6 +67,7 @@ export function countWasmCalls<T>(f: () => T): { value: T; calls: WasmCalls } {
     calls: {
       wasm: wasmStats.wasm - before.wasm,
       javascript: wasmStats.javascript - before.javascript,
+      inPlace: wasmStats.inPlace - before.inPlace,
     },
   };
 }
@@ -121,4 +124,40 @@ export async function loadWasmEval(file: string, root: string): Promise<WasmEval
 /** |x − y| ≤ 1e-12 · max(|x|, |y|): issue 22's "identical to the JS backend within 1e-12 relative". */
 export function wasmClose(x: number, y: number): boolean {
   return x === y || Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(x), Math.abs(y));
+}
+
+/** A memory's room for a call's scratch space (tape, arrays made) beyond the data, in MiB. */
+const SCRATCH_MEGABYTES = 256;
+
+/**
+ * An eval's prepared input with its `Float64Array`s, and arrays of them, copied into a
+ * `wasmArrays` memory, as a user keeping data in wasm memory across calls would prepare it:
+ * the wasm derivatives then read them in place. Plain objects and arrays are rebuilt around
+ * them; anything else (numbers, class instances, `number[]`) is kept as it is.
+ */
+export function inWasmMemory<T>(prepared: T): T {
+  const megabytes = Math.min(2048, Math.ceil(bytesOf(prepared) / 2 ** 20) + SCRATCH_MEGABYTES);
+  return placed(prepared, wasmArrays({ megabytes })) as T;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+
+const isRows = (v: unknown): v is Float64Array[] =>
+  Array.isArray(v) && v.length > 0 && v.every((r) => r instanceof Float64Array);
+
+function bytesOf(v: unknown): number {
+  if (v instanceof Float64Array) return 8 + v.byteLength;
+  if (Array.isArray(v)) return 8 + 8 * v.length + v.reduce((n: number, x) => n + bytesOf(x), 0);
+  if (isPlainObject(v)) return Object.values(v).reduce((n: number, x) => n + bytesOf(x), 0);
+  return 0;
+}
+
+function placed(v: unknown, memory: WasmArrays): unknown {
+  if (v instanceof Float64Array) return memory.from(v);
+  if (isRows(v)) return memory.rows(v);
+  if (Array.isArray(v)) return v.map((x) => placed(x, memory));
+  if (isPlainObject(v))
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, placed(x, memory)]));
+  return v;
 }

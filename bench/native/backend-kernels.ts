@@ -3,7 +3,7 @@
 // `@backend wasm` (the same body), with their gradients and forward derivatives asked of each
 // backend by the operators' `backend` option.
 import { differential, gradient } from "nabla";
-export { wasmStats } from "nabla";
+export { wasmArrays, wasmStats } from "nabla";
 
 function squaredDistance(a: Float64Array, b: Float64Array): number {
   let sum = 0;

@@ -1,8 +1,9 @@
 // `npm run bench:wasm`: nabla's two backends side by side in one run, on kmeans' cost and lse
 // (bench/native/backend-kernels.ts): the primal (plain, and tagged `@backend wasm`), the
 // gradient (reverse mode) and a forward derivative (`differential`, one direction), each as
-// JavaScript and as WebAssembly. The wasm times include what each call copies: the arguments
-// into wasm memory, the gradient out. Every wasm result is checked against the JavaScript
+// JavaScript and as WebAssembly, the latter twice: with the data copied into wasm memory at
+// each call (the arguments in, the gradient out), and with the data (kmeans' points, lse's x)
+// made with `wasmArrays`, read in place. Every wasm result is checked against the JavaScript
 // backend's to 1e-12 first. Prints the figures; `--write` puts them into docs/native-gap.md.
 //
 // Options: --seconds S (per function and workload, default 0.5), --write.
@@ -39,7 +40,11 @@ interface Kernels {
   lseGradientWasm(x: Float64Array): Float64Array;
   lseForwardJs(x: Float64Array): (dx: Float64Array) => number;
   lseForwardWasm(x: Float64Array): (dx: Float64Array) => number;
-  wasmStats: { wasm: number; javascript: number; instances: number };
+  wasmStats: { wasm: number; javascript: number; instances: number; inPlace: number };
+  wasmArrays(options?: { megabytes?: number }): {
+    from(values: ArrayLike<number>): Float64Array;
+    rows(rows: ArrayLike<ArrayLike<number>>): Float64Array[];
+  };
 }
 
 /** One thing timed with both backends. */
@@ -48,6 +53,9 @@ interface Pair {
   copies: string;
   js: () => number | Rows | Float64Array;
   wasm: () => number | Rows | Float64Array;
+  /** wasm with the data read in place (from `wasmArrays`), and what it still copies. */
+  inPlace: () => number | Rows | Float64Array;
+  inPlaceCopies: string;
 }
 
 interface Workload {
@@ -70,7 +78,10 @@ function kmeans(kk: number, n: number, d: number): Workload {
   const direction = centroids.map((c) => c.map(() => rng() - 0.5));
   const forwardJs = k.kmeansForwardJs(points, centroids);
   const forwardWasm = k.kmeansForwardWasm(points, centroids);
+  const resident = k.wasmArrays({ megabytes: 256 }).rows(points);
+  const forwardInPlace = k.kmeansForwardWasm(resident, centroids);
   const copied = `in (n + k)·d = ${(n + kk) * d} doubles`;
+  const centroidsCopied = `in k·d = ${kk * d}`;
   return {
     name: `kmeans k=${kk},n=${n},d=${d}`,
     pairs: [
@@ -79,18 +90,24 @@ function kmeans(kk: number, n: number, d: number): Workload {
         copies: copied,
         js: () => k.kmeansCost(points, centroids),
         wasm: () => k.kmeansCostWasm(points, centroids),
+        inPlace: () => k.kmeansCostWasm(resident, centroids),
+        inPlaceCopies: centroidsCopied,
       },
       {
         what: "gradient wrt centroids",
         copies: `${copied} (+ k·d zeros), out k·d = ${kk * d}`,
         js: () => k.kmeansGradientJs(points, centroids),
         wasm: () => k.kmeansGradientWasm(points, centroids),
+        inPlace: () => k.kmeansGradientWasm(resident, centroids),
+        inPlaceCopies: `${centroidsCopied} (+ k·d zeros), out k·d`,
       },
       {
         what: "differential along one direction",
         copies: `${copied} + k·d`,
         js: () => forwardJs(direction),
         wasm: () => forwardWasm(direction),
+        inPlace: () => forwardInPlace(direction),
+        inPlaceCopies: `${centroidsCopied} + k·d`,
       },
     ],
   };
@@ -102,6 +119,8 @@ function lse(n: number): Workload {
   const dx = Float64Array.from({ length: n }, () => rng() - 0.5);
   const forwardJs = k.lseForwardJs(x);
   const forwardWasm = k.lseForwardWasm(x);
+  const resident = k.wasmArrays({ megabytes: 64 }).from(x);
+  const forwardInPlace = k.lseForwardWasm(resident);
   return {
     name: `lse n=${n}`,
     pairs: [
@@ -110,18 +129,24 @@ function lse(n: number): Workload {
         copies: `in n = ${n} doubles`,
         js: () => k.lse(x),
         wasm: () => k.lseWasm(x),
+        inPlace: () => k.lseWasm(resident),
+        inPlaceCopies: "nothing",
       },
       {
         what: "gradient",
         copies: `in 2n (x and its zero shadow), out n`,
         js: () => k.lseGradientJs(x),
         wasm: () => k.lseGradientWasm(x),
+        inPlace: () => k.lseGradientWasm(resident),
+        inPlaceCopies: "in n (the zero shadow), out n",
       },
       {
         what: "differential along one direction",
         copies: `in 2n`,
         js: () => forwardJs(dx),
         wasm: () => forwardWasm(dx),
+        inPlace: () => forwardInPlace(dx),
+        inPlaceCopies: "in n (dx)",
       },
     ],
   };
@@ -144,27 +169,39 @@ for (const w of workloads) {
   const rows: string[][] = [];
   for (const pair of w.pairs) {
     const before = { ...k.wasmStats };
-    const difference = relativeDifference(flat(pair.js()), flat(pair.wasm()));
+    const expected = flat(pair.js());
+    const difference = relativeDifference(expected, flat(pair.wasm()));
     if (k.wasmStats.wasm === before.wasm)
       throw new Error(`${w.name} ${pair.what}: not run in wasm`);
     if (!(difference <= TOLERANCE))
       throw new Error(`${w.name} ${pair.what}: wasm differs from JavaScript by ${difference}`);
+    const inPlaceBefore = k.wasmStats.inPlace;
+    const inPlaceDifference = relativeDifference(expected, flat(pair.inPlace()));
+    if (k.wasmStats.inPlace === inPlaceBefore)
+      throw new Error(`${w.name} ${pair.what}: the data in wasmArrays were not read in place`);
+    if (!(inPlaceDifference <= TOLERANCE))
+      throw new Error(`${w.name} ${pair.what}: in place, wasm differs by ${inPlaceDifference}`);
     const candidates: Candidate[] = [
       { name: "js", run: pair.js },
       { name: "wasm", run: pair.wasm },
+      { name: "in place", run: pair.inPlace },
     ];
-    const [js, wasm] = timeSideBySide(candidates, budget);
+    const [js, wasm, inPlace] = timeSideBySide(candidates, budget);
+    const largest = Math.max(difference, inPlaceDifference);
     rows.push([
       pair.what,
       formatMs(js!.ms),
       formatMs(wasm!.ms),
       `${(js!.ms / wasm!.ms).toFixed(2)}×`,
-      `${formatMs(js!.minMs)} / ${formatMs(wasm!.minMs)}`,
-      difference === 0 ? "0 (identical)" : difference.toExponential(1),
+      formatMs(inPlace!.ms),
+      `${(js!.ms / inPlace!.ms).toFixed(2)}×`,
+      `${formatMs(js!.minMs)} / ${formatMs(wasm!.minMs)} / ${formatMs(inPlace!.minMs)}`,
+      largest === 0 ? "0 (identical)" : largest.toExponential(1),
       pair.copies,
+      pair.inPlaceCopies,
     ]);
     console.error(
-      `${w.name} ${pair.what}: js ${js!.ms.toFixed(3)} ms, wasm ${wasm!.ms.toFixed(3)} ms`,
+      `${w.name} ${pair.what}: js ${js!.ms.toFixed(3)} ms, wasm ${wasm!.ms.toFixed(3)} ms, in place ${inPlace!.ms.toFixed(3)} ms`,
     );
   }
   sections.push(
@@ -173,14 +210,17 @@ for (const w of workloads) {
         [
           "derivative",
           "JS backend",
-          "wasm backend",
+          "wasm, copies",
           "JS ÷ wasm",
+          "wasm, in place",
+          "JS ÷ in place",
           "fastest samples",
           "rel. diff.",
           "wasm copies per call",
+          "in place, copies per call",
         ],
         rows,
-        [false, true, true, true, true, true, false],
+        [false, true, true, true, true, true, true, true, false, false],
       ),
   );
 }
@@ -189,7 +229,7 @@ const report = [
   `Written by \`npm run bench:wasm -- --seconds ${budget.seconds} --write\` (bench/native/backends.ts) on ${new Date().toISOString().slice(0, 10)}, ${Math.round((Date.now() - started) / 1000)} s.`,
   "",
   `- ${cpus()[0]?.model.trim().split(" ").slice(0, 2).join(" ")}, ${cpus().length} logical CPUs; Node ${process.versions.node}; load average (1 min) ${loadStart[0]!.toFixed(2)} at the start, ${loadEnd[0]!.toFixed(2)} at the end`,
-  "- medians of the time per call, JavaScript and wasm interleaved round by round in one process; wasm times include the copies; every wasm result checked against the JavaScript backend's first (largest relative difference per element shown)",
+  "- medians of the time per call, JavaScript and wasm interleaved round by round in one process; wasm times include the copies; **wasm, in place**: the data (kmeans' points, lse's x) made with `wasmArrays`, read in place, the rest copied; every wasm result checked against the JavaScript backend's first (largest relative difference per element shown)",
   "",
   ...sections.flatMap((s) => [s, ""]),
 ].join("\n");

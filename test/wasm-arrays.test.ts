@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { loadProgram } from "./support/harness.js";
+import { compileFiles, loadProgram } from "./support/harness.js";
 import {
   checkBackends,
   f64,
@@ -105,6 +105,14 @@ function sameAsJs(m: Lse, x: Float64Array, what: string) {
   assert.deepEqual([...wasm.gradient], [...js.gradient], `${what}: gradient`);
   assert.deepEqual([...x], [...before], `${what}: the argument is unchanged`);
 }
+
+test("the module's comment on a wasm call says which arguments wasmArrays' arrays are read in place", () => {
+  const code = [...compileFiles(LSE).outputs.values()][0]!.code;
+  assert.match(
+    code,
+    /\/\/ valueWithGradient\(lse\) at main\.ts:\d+:\d+: WebAssembly \(\d+ bytes\); per call it copies in parameters 0, 1, copies back parameters 1; the Float64Arrays of parameter 0 made by wasmArrays are read in place\n/,
+  );
+});
 
 test("an array in wasmArrays changed between calls: each call reads its current elements", async () => {
   const m = await loadProgram<Lse>(LSE);

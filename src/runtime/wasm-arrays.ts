@@ -32,6 +32,9 @@ interface Block {
 
 const blocks = new WeakMap<object, Block>();
 
+/** Whether any WasmArrays was made: until then wasm.ts does not look arguments up. @internal */
+export const wasmArraysMade = { any: false };
+
 /** Options of {@link wasmArrays}. */
 export interface WasmArraysOptions {
   /**
@@ -75,6 +78,7 @@ export class WasmArrays {
     this.bytes = megabytes * 1024 * 1024;
     this.memory = new WebAssembly.Memory({ initial: this.bytes / PAGE });
     this.buffer = this.memory.buffer;
+    wasmArraysMade.any = true;
     this.f64 = new Float64Array(this.buffer);
     this.i32 = new Int32Array(this.buffer);
   }
@@ -178,10 +182,26 @@ export class WasmArrays {
  * ```ts
  * import { gradient, wasmArrays } from "nabla";
  *
- * const memory = wasmArrays({ megabytes: 64 });
- * const points = memory.rows(data); // Float64Array[] in wasm memory
+ * function cost(points: Float64Array[], centroids: Float64Array[]): number {
+ *   let total = 0;
+ *   for (const p of points) {
+ *     let nearest = Infinity;
+ *     for (const c of centroids) {
+ *       let d = 0;
+ *       for (let i = 0; i < p.length; i++) d += (p[i] - c[i]) ** 2;
+ *       nearest = Math.min(nearest, d);
+ *     }
+ *     total += nearest;
+ *   }
+ *   return total;
+ * }
+ *
+ * const memory = wasmArrays({ megabytes: 8 });
+ * const points = memory.rows([[0, 0], [1, 1], [4, 4]]); // Float64Array[] in wasm memory
+ * const centroids = [new Float64Array([0, 1]), new Float64Array([4, 3])];
  * const costGradient = gradient(cost, { wrt: 1, backend: "wasm" });
- * costGradient(points, centroids); // reads points in place, copies centroids
+ * // points are read in place, centroids copied:
+ * costGradient(points, centroids); // → [[-2, 2], [0, -2]]
  * ```
  */
 export function wasmArrays(options?: WasmArraysOptions): WasmArrays {

@@ -1,6 +1,6 @@
 import type { WasmEntrySpec, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
-import { type WasmArrays, wasmArraysOf } from "./wasm-arrays.js";
+import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js";
 
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
@@ -130,7 +130,8 @@ export function wasmFunction(
     }
     // Arguments in a `wasmArrays` memory are read there, by an instance on that memory, as
     // long as the rest of the call fits above its arrays.
-    const resident = asynchronous ? undefined : residentArrays(spec.params, args);
+    const resident =
+      asynchronous || !wasmArraysMade.any ? undefined : residentArrays(spec.params, args);
     let argumentBytes = 0;
     try {
       for (let i = 0; i < spec.params.length; i++)

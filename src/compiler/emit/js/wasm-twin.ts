@@ -43,12 +43,17 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
     ...(spec.written.length ? [`copies back ${listed(spec.written)}`] : []),
     ...(spec.results.some((k) => typeof k === "object") ? ["copies out its array results"] : []),
   ];
+  // Arrays the call only reads are read in place when they are wasmArrays' (runtime/wasm-arrays.ts).
+  const readOnly = arrays.filter((i) => !spec.written.includes(i));
+  const inPlace = readOnly.length
+    ? `; the Float64Arrays of ${readOnly.length === 1 ? "parameter" : "parameters"} ${readOnly.join(", ")} made by wasmArrays are read in place`
+    : "";
   const bytes = Math.ceil((spec.bytes.length * 3) / 4);
   // "auto": the faster of the twin and the JavaScript, timed over the first calls
   // (runtime/adaptive-backend.ts).
   const auto = request.backend === "auto";
   const chosen = auto ? ", or JavaScript where that runs faster (timed at the first calls)" : "";
-  const comment = `// ${request.site}: WebAssembly (${bytes} bytes)${chosen}; per call it ${copies.join(", ")}`;
+  const comment = `// ${request.site}: WebAssembly (${bytes} bytes)${chosen}; per call it ${copies.join(", ")}${inPlace}`;
   const wasm = `${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback})`;
   const made = auto ? `${runtime}.adaptiveBackend(${wasm}, ${request.fallback})` : wasm;
   // Instantiated at the first call, so a module that never calls it pays nothing.

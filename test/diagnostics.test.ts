@@ -3065,16 +3065,16 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 import { gradient } from "nabla";
 interface P { a: number; b: number; label: string }
 function area(p: P): number {
-  return p.a * p.b;
+  return p.label.length * p.a * p.b;
 }
 export const g = gradient(area, { backend: "wasm" });
 `,
     expected: `
-main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: parameter p in 'area' is of type P (its field 'label' is of type string)
+main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: the field 'label' of P (of type string) in 'area'
   5 | }
 > 6 | export const g = gradient(area, { backend: "wasm" });
     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-help: the WebAssembly backend covers functions of numbers, booleans, arrays of numbers (Float64Array, number[], arrays of them) and objects whose fields are those; 'backend: "auto"' picks it only where it applies, without this warning
+help: the WebAssembly backend covers functions of numbers, booleans, arrays of numbers (Float64Array, number[], arrays of them) and objects of them (with fields of other types, such as strings or optional fields, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning
 
 1 warning`,
   },

@@ -147,7 +147,7 @@ export function makeLayer(weights: Float64Array[], bias: Float64Array): Layer {
     (m) => {
       const make = m.makeLayer as (w: Float64Array[], b: Float64Array) => Value;
       const layer = make([f64(0.5, -1), f64(2, 0.25), f64(-0.5, 0.75)], f64(0.1, -0.2, 0.3));
-      assert.equal(layer.constructor.name, "Layer");
+      assert.equal((layer as object).constructor.name, "Layer");
       return [
         [layer, f64(1, 2)],
         [{ weights: [f64(1, 2, 3)], bias: f64(-1) }, f64(0.5, 0.25, -2)],
@@ -379,4 +379,78 @@ export const wasm = gradient(gmmObjective, { wrt: 0, backend: "wasm" });
   }
   assert.equal(m.wasmStats.wasm - before.wasm, 3);
   assert.equal(m.wasmStats.javascript - before.javascript, 0);
+});
+
+// Objects as people declare them carry more than numbers: a name, tags, an optional setting, a
+// method as an arrow field. Fields the function never uses stay where they are (opaque: never
+// copied); using one keeps the function JavaScript, with the field named.
+const SPRING = `interface Spring {
+  name: string;
+  stiffness: number;
+  rest: number;
+  damping?: number;
+  tags: string[];
+  describe: () => string;
+}`;
+
+test("objects with a string, an optional field, string[] and a function field run in wasm where the function does not use them", async () => {
+  const springs = [1, 2.5, 0.75].map((k, i) => ({
+    name: `spring ${i}`,
+    stiffness: k,
+    rest: 0.5 + 0.25 * i,
+    tags: ["steel"],
+    describe: () => `spring ${i}`,
+    ...(i === 1 ? { damping: 0.1 } : {}),
+  }));
+  const counts = await checkBackends(
+    `${SPRING}
+export function f(springs: Spring[], x: Float64Array): number {
+  let energy = 0;
+  for (let i = 0; i < springs.length; i++) {
+    const s = springs[i];
+    const stretch = x[i + 1] - x[i] - s.rest;
+    energy += 0.5 * s.stiffness * stretch * stretch;
+  }
+  return energy;
+}`,
+    [[springs as unknown as Value, f64(0, 1.1, 2.4, 3.2)]],
+  );
+  assert.equal(counts.wasm, 3);
+  // The objects are as they were: nothing was copied back into their other fields.
+  assert.equal(springs[1]!.name, "spring 1");
+  assert.equal(springs[1]!.damping, 0.1);
+  assert.equal(springs[2]!.describe(), "spring 2");
+});
+
+test("a function using a string or optional field, or returning such an object, stays JavaScript and says which field", () => {
+  const compiled = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+${SPRING}
+function named(s: Spring, x: number): number {
+  return s.name.length * s.stiffness * x;
+}
+function damped(s: Spring, x: number): number {
+  return (s.damping ?? 0) * x + s.stiffness * x * x;
+}
+/** @backend wasm */
+export function stiffer(a: Spring, b: Spring): Spring {
+  return a.stiffness > b.stiffness ? a : b;
+}
+export const g1 = gradient(named, { backend: "wasm" });
+export const g2 = gradient(damped, { backend: "wasm" });
+`,
+  });
+  const text = diagnosticsText(compiled);
+  assert.match(
+    text,
+    /'gradient' runs as JavaScript, not WebAssembly: the field 'name' of Spring \(of type string\) in 'named'/,
+  );
+  assert.match(
+    text,
+    /'gradient' runs as JavaScript, not WebAssembly: the field 'damping' of Spring \(optional\) in 'damped'/,
+  );
+  assert.match(
+    text,
+    /'stiffer' runs as JavaScript, not WebAssembly: it returns a Spring, whose fields wasm does not all carry/,
+  );
 });

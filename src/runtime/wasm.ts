@@ -291,8 +291,7 @@ function residentArrays(kinds: WasmKind[], args: unknown[]): WasmArrays | undefi
 }
 
 function residentIn(kind: WasmKind, value: unknown): WasmArrays | undefined {
-  if (kind === "number" || kind === "boolean" || typeof value !== "object" || value === null)
-    return undefined;
+  if (typeof kind === "string" || typeof value !== "object" || value === null) return undefined;
   if ("fields" in kind) {
     for (const [name, field] of kind.fields) {
       const found = residentIn(field, (value as Record<string, unknown>)[name]);
@@ -326,6 +325,7 @@ function liveInstance(
  * NotCopyable if it is not of its declared kind.
  */
 function sizeOf(kind: WasmKind, value: unknown, resident?: WasmArrays): number {
+  if (kind === "opaque") return 0;
   if (kind === "number") {
     if (typeof value !== "number") throw new NotCopyable();
     return 0;
@@ -353,7 +353,7 @@ function sizeOf(kind: WasmKind, value: unknown, resident?: WasmArrays): number {
  * read it there: a Float64Array it handed out, or an array of such rows its `rows()` made.
  */
 function residentAddress(
-  kind: Exclude<WasmKind, "number" | "boolean" | { fields: unknown }>,
+  kind: Extract<WasmKind, { array: unknown }>,
   value: unknown,
   resident: WasmArrays,
 ): number | undefined {
@@ -362,7 +362,7 @@ function residentAddress(
       ? resident.addressOf(value)
       : undefined;
   const row = kind.of;
-  if (row === "boolean" || "fields" in row || row.of !== "number") return undefined;
+  if (typeof row === "string" || "fields" in row || row.of !== "number") return undefined;
   return kind.array === "Array" && row.array === "Float64Array" && Array.isArray(value)
     ? resident.rowsAddressOf(value)
     : undefined;
@@ -407,6 +407,7 @@ class Copier {
   ) {}
 
   in(kind: WasmKind, value: unknown, written: boolean): number {
+    if (kind === "opaque") return 0;
     if (kind === "number") {
       if (typeof value !== "number") throw new NotCopyable();
       return value;
@@ -491,6 +492,8 @@ class Copier {
   out(kind: WasmKind, value: number): unknown {
     if (kind === "number") return value;
     if (kind === "boolean") return value !== 0;
+    // Never returned (backend.ts keeps such functions JavaScript): the field's value is not here.
+    if (kind === "opaque") throw new NotCopyable();
     // An element of `new Array(n)` never written: JavaScript's would be undefined (a hole).
     if (value === 0) throw new NotCopyable();
     const { f64, i32 } = this.live;

@@ -7,7 +7,13 @@ import { compileFiles, diagnosticsText, loadProgram } from "./harness.js";
 // the gradient against central differences and against forward mode, and every wasm call run
 // in wasm. Values are numbers, booleans, arrays and objects of them.
 
-export type Value = number | boolean | Float64Array | Value[] | { [field: string]: Value };
+export type Value = number | boolean | Float64Array | Value[] | { [field: string]: Value } | Opaque;
+
+/** Values wasm does not carry, in fields it leaves alone: no derivative, never changed. */
+type Opaque = string | undefined | (() => unknown);
+
+const isOpaque = (v: Value): v is Opaque =>
+  typeof v === "string" || typeof v === "function" || v === undefined;
 
 export interface Stats {
   wasm: number;
@@ -33,7 +39,7 @@ const fieldsOf = (v: { [field: string]: Value }) => Object.keys(v).sort();
 /** Every number in a value, in order (booleans, which have no derivative, left out). */
 export function flat(v: Value): number[] {
   if (typeof v === "number") return [v];
-  if (typeof v === "boolean") return [];
+  if (typeof v === "boolean" || isOpaque(v)) return [];
   if (v instanceof Float64Array || Array.isArray(v))
     return Array.from(v as ArrayLike<Value>).flatMap((x) => flat(x));
   return fieldsOf(v).flatMap((k) => flat(v[k]!));
@@ -44,7 +50,7 @@ export function withNumber(v: Value, i: number, x: number): Value {
   let k = 0;
   const walk = (u: Value): Value => {
     if (typeof u === "number") return k++ === i ? x : u;
-    if (typeof u === "boolean") return u;
+    if (typeof u === "boolean" || isOpaque(u)) return u;
     if (u instanceof Float64Array) return u.map((y) => (k++ === i ? x : y));
     if (Array.isArray(u)) return u.map(walk);
     return Object.fromEntries(fieldsOf(u).map((f) => [f, walk(u[f]!)]));
@@ -58,12 +64,18 @@ export function direction(v: Value, seed: { s: number }): Value {
   if (typeof v === "number") return next();
   if (v instanceof Float64Array) return v.map(() => next());
   if (Array.isArray(v)) return v.map((u) => direction(u, seed));
-  if (typeof v === "boolean") throw new Error("no tangent");
+  if (typeof v === "boolean" || isOpaque(v)) throw new Error("no tangent");
   return Object.fromEntries(
     fieldsOf(v)
-      .filter((f) => typeof v[f] !== "boolean")
+      .filter((f) => hasTangent(v[f]!))
       .map((f) => [f, direction(v[f]!, seed)]),
   );
+}
+
+/** Whether a field has a tangent: not a boolean, a string, a function, or an array of those. */
+function hasTangent(v: Value): boolean {
+  if (typeof v === "boolean" || isOpaque(v)) return false;
+  return Array.isArray(v) ? v.every(hasTangent) : true;
 }
 
 export function assertRelative(

@@ -1,6 +1,6 @@
 import type { WasmEntrySpec, WasmKind } from "../../../api/wasm-entry.js";
 import { assembleWat } from "./assemble.js";
-import { holdsInstances, kindOf } from "./kinds.js";
+import { holdsInstances, holdsOpaque, kindOf } from "./kinds.js";
 import { watModule, type FunctionSource, type WasmEntry } from "./module.js";
 import { NotForWasm } from "./not-for-wasm.js";
 import { typeText } from "../../ir/type-system.js";
@@ -37,6 +37,13 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     text = module.text;
     params = module.params.map((t) => kindOf(t)!);
     results = module.results.map((t) => kindOf(t)!);
+    const lacking = module.results.find((t) => holdsOpaque(kindOf(t)!));
+    if (lacking !== undefined)
+      // Copied out, its string, optional or function fields would be missing.
+      return {
+        ok: false,
+        reason: `it returns a ${typeText(lacking)}, whose fields wasm does not all carry`,
+      };
   } catch (error) {
     if (error instanceof NotForWasm) return { ok: false, reason: error.reason };
     throw error;

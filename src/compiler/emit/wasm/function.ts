@@ -2,7 +2,7 @@ import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../../ir/
 import { isArray, isObject, typeText } from "../../ir/type-system.js";
 import { someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
-import { holdsNumbers, sameLayout, wasmType, type WasmValueType } from "./kinds.js";
+import { holdsNumbers, opaqueField, sameLayout, wasmType, type WasmValueType } from "./kinds.js";
 import { integerValues } from "./integers.js";
 import { countedLoops, type CountedLoops } from "./counted-loops.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
@@ -499,7 +499,7 @@ class WatFunctionEmitter {
   private arrayOperand(v: Value) {
     const type = v.type;
     wasmType(type, this.what(`a value (${v.hint || `%${v.id}`})`));
-    if (!isArray(type)) return this.fail(`an element read of a ${String(type)}`);
+    if (!isArray(type)) return this.fail(`an element read of a ${typeText(type)}`);
     return type;
   }
 
@@ -602,6 +602,9 @@ class WatFunctionEmitter {
     if (!isObject(type)) return this.fail(`the field '${name}' of a ${typeText(type)}`);
     const k = type.fields.findIndex((f) => f.name === name);
     if (k < 0) return this.fail(`the field '${name}', which ${typeText(type)} does not declare`);
+    const opaque = opaqueField(type.fields[k]!);
+    if (opaque !== undefined)
+      return this.fail(`the field '${name}' of ${typeText(type)} (${opaque})`);
     return { offset: 8 + 8 * k, type: type.fields[k]!.type };
   }
 
@@ -638,6 +641,9 @@ class WatFunctionEmitter {
     this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${type.fields.length})))`);
     type.fields.forEach((f, k) => {
       const v = op.operands[k]!;
+      const opaque = opaqueField(f);
+      if (opaque !== undefined)
+        this.fail(`an object literal with the field '${f.name}' (${opaque})`);
       this.flows(v.type, f.type);
       const stored = f.type === "number" ? `(f64.store` : `(i32.store`;
       const value = f.type === "number" ? this.num(v) : this.get(v);

@@ -8,7 +8,10 @@ import { NotForWasm } from "./not-for-wasm.js";
 // length (i32) at the address and its elements from 8 bytes on, 8 bytes each (an f64, or the
 // i32 address of an inner array or object); an object's holds its fields the same way, from
 // 8 bytes on in the order of its type's fields (the count at the address is unused). An
-// element address of 0 is an element never written (JavaScript's `undefined`).
+// element address of 0 is an element never written (JavaScript's `undefined`). A field of a
+// type not carried (a string, an optional field, a function…) is opaque: its cell stays 0,
+// and the code that reads or writes it is not compiled to wasm (function.ts asks
+// `opaqueField`), so objects of such types can be passed as long as those fields are unused.
 
 export type WasmValueType = "f64" | "i32";
 
@@ -48,24 +51,39 @@ function carry(type: Type): WasmKind | NotCarried {
 }
 
 /**
- * Plain objects and class instances whose fields are all carried. Not: an interface several
- * classes implement (its fields are those of any of them), optional fields (an object may
- * lack them), function-valued or `#private` fields, types that hold themselves (trees).
+ * Plain objects and class instances. Not: an interface several classes implement (its fields
+ * are those of any of them), types that hold themselves (trees). Fields not carried are
+ * opaque (above).
  */
 function objectKind(type: ObjectType): WasmKind | NotCarried {
   if (type.interfaceKey !== undefined) return not("an interface classes implement is not covered");
   if (isRecursiveType(type)) return not("a type that holds itself is not covered");
-  const fields: [string, WasmKind][] = [];
-  for (const f of type.fields) {
-    const field = `its field '${f.name}'`;
-    if (f.optional) return not(`${field} is optional`);
-    if (f.callable) return not(`${field} is a function`);
-    if (f.recursive || f.name.startsWith("#")) return not(`${field} is not covered`);
-    const kind = carry(f.type);
-    if (isNot(kind)) return kind.not ? kind : not(`${field} is of type ${typeText(f.type)}`);
-    fields.push([f.name, kind]);
-  }
+  const fields: [string, WasmKind][] = type.fields.map((f) => [
+    f.name,
+    opaqueField(f) === undefined ? (carry(f.type) as WasmKind) : "opaque",
+  ]);
   return { fields };
+}
+
+/**
+ * Why wasm code cannot read or write a field (which is then opaque), or undefined if it can:
+ * an optional field (an object may lack it), a function, a `#private` field, one holding its
+ * own type, or one of a type not carried.
+ */
+export function opaqueField(f: ObjectType["fields"][number]): string | undefined {
+  if (f.optional) return "optional";
+  if (f.callable) return "a function";
+  if (f.recursive || f.name.startsWith("#")) return "not covered";
+  const kind = carry(f.type);
+  if (isNot(kind)) return kind.not || `of type ${typeText(f.type)}`;
+  return undefined;
+}
+
+/** Whether a kind holds an opaque field: a value of it copied out would lack that field. */
+export function holdsOpaque(kind: WasmKind): boolean {
+  if (kind === "opaque") return true;
+  if (typeof kind === "string") return false;
+  return "of" in kind ? holdsOpaque(kind.of) : kind.fields.some(([, k]) => holdsOpaque(k));
 }
 
 /** A kind's layout in wasm memory, as text: arrays' storage aside, which is JavaScript's only. */

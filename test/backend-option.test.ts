@@ -24,7 +24,7 @@ function dot(a: Float64Array, b: Float64Array): number {
 }
 interface P { a: number; b: number; label: string }
 function obj(p: P): number {
-  return p.a * p.b;
+  return p.label === "area" ? p.a * p.b : p.a + p.b;
 }
 export const g = gradient(dot);
 export const d = differential(dot, { wrt: 0 });
@@ -36,7 +36,7 @@ interface Main {
   g: (a: Float64Array, b: Float64Array) => Float64Array[];
   d: (a: Float64Array, b: Float64Array) => (da: Float64Array) => number;
   gJs: (a: Float64Array, b: Float64Array) => Float64Array[];
-  gObj: (p: { a: number; b: number }) => { a: number; b: number };
+  gObj: (p: { a: number; b: number; label: string }) => { a: number; b: number };
   wasmStats: { wasm: number; javascript: number };
 }
 
@@ -57,7 +57,7 @@ function exercise(m: Main) {
     g,
     d,
     gJs,
-    obj: m.gObj({ a: 2, b: 3 }),
+    obj: m.gObj({ a: 2, b: 3, label: "area" }),
     inWasm: [afterG - before, afterD - afterG, afterJs - afterD],
   };
 }
@@ -68,7 +68,7 @@ test("compileProgram's backend: calls naming none take it, a call's own wins, no
   const plain = compileProgram([file]);
   const wasm = compileProgram([file], { backend: "wasm" });
   assert.deepEqual(plain.diagnostics, []);
-  // The program-wide "wasm": `gObj` (its P has a string field) stays JavaScript without a
+  // The program-wide "wasm": `gObj` (it reads P's string field) stays JavaScript without a
   // NABLA202, with the comment.
   assert.deepEqual(wasm.diagnostics, []);
   const code = wasm.outputs.get(file)!.code;
@@ -85,7 +85,7 @@ test("a call's own backend: 'wasm' still warns under a program-wide 'wasm'", () 
     "main.ts": `import { gradient } from "nabla";
 interface P { a: number; b: number; label: string }
 function obj(p: P): number {
-  return p.a * p.b;
+  return p.label === "area" ? p.a * p.b : p.a + p.b;
 }
 export const g = gradient(obj, { backend: "wasm" });
 `,

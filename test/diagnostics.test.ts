@@ -3074,7 +3074,7 @@ main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: 
   5 | }
 > 6 | export const g = gradient(area, { backend: "wasm" });
     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-help: the WebAssembly backend covers functions of numbers, booleans, arrays of numbers (Float64Array, number[], arrays of them) and objects of them (with fields of other types, such as strings or optional fields, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning
+help: the WebAssembly backend covers functions of numbers, booleans, arrays of numbers (Float64Array, Float32Array, number[], arrays of them) and objects of them (with fields of other types, such as strings or optional fields, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning
 
 1 warning`,
   },

@@ -4,8 +4,9 @@
 
 /**
  * How a value crosses between JavaScript and wasm: a number (f64), a boolean (i32), an array of
- * numbers, of arrays or of objects (an i32 address in wasm memory), built as a `Float64Array` or
- * an `Array` when copied out, or a plain object (an i32 address too), its fields in this order.
+ * numbers, of arrays or of objects (an i32 address in wasm memory), built as a `Float64Array`,
+ * a `Float32Array` (held as f64s in wasm, each store rounded to float32) or an `Array` when
+ * copied out, or a plain object (an i32 address too), its fields in this order.
  * An object's field of a type wasm does not carry (a string, an optional field, a function) is
  * "opaque": it has a cell, never copied, and the wasm code never reads or writes it.
  */
@@ -13,7 +14,7 @@ export type WasmKind =
   | "number"
   | "boolean"
   | "opaque"
-  | { array: "Float64Array" | "Array"; of: WasmKind }
+  | { array: "Float64Array" | "Float32Array" | "Array"; of: WasmKind }
   | { fields: [name: string, kind: WasmKind][] };
 
 /** One function compiled to WebAssembly, callable like the JavaScript function it stands for. */

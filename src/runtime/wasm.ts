@@ -5,7 +5,8 @@ import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js"
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
 // `out`. Per call, the arguments are copied into the instance's memory (numbers as they are,
-// arrays whole: a Float64Array with one `set`, an array of arrays row by row; objects field by
+// arrays whole: a Float64Array (or Float32Array, widened: wasm holds its elements as f64s)
+// with one `set`, an array of arrays row by row; objects field by
 // field, in the order of their type's), the entry runs, the arrays and objects it writes
 // (reverse mode's shadows) are copied back into the caller's, and array and object results are
 // copied out as new ones. Arrays made by `wasmArrays` (runtime/wasm-arrays.ts) are the
@@ -381,11 +382,16 @@ function checkedObject(value: unknown): Record<string, unknown> {
 }
 
 function checkedArray(
-  kind: { array: "Float64Array" | "Array" },
+  kind: { array: "Float64Array" | "Float32Array" | "Array" },
   value: unknown,
 ): ArrayLike<unknown> {
-  if (kind.array === "Float64Array" ? value instanceof Float64Array : Array.isArray(value))
-    return value as ArrayLike<unknown>;
+  const ok =
+    kind.array === "Float64Array"
+      ? value instanceof Float64Array
+      : kind.array === "Float32Array"
+        ? value instanceof Float32Array
+        : Array.isArray(value);
+  if (ok) return value as ArrayLike<unknown>;
   throw new NotCopyable();
 }
 
@@ -430,7 +436,7 @@ class Copier {
     i32[address >> 2] = n;
     const first = (address + 8) >> 3;
     if (kind.of === "number") {
-      if (array instanceof Float64Array) f64.set(array, first);
+      if (array instanceof Float64Array || array instanceof Float32Array) f64.set(array, first);
       else
         for (let j = 0; j < n; j++) {
           const x = array[j];
@@ -480,7 +486,8 @@ class Copier {
     for (const [array, address] of this.back ?? []) {
       const first = (address + 8) >> 3;
       const n = i32[address >> 2]!;
-      if (array instanceof Float64Array) array.set(f64.subarray(first, first + n));
+      if (array instanceof Float64Array || array instanceof Float32Array)
+        array.set(f64.subarray(first, first + n));
       else for (let j = 0; j < n; j++) (array as number[])[j] = f64[first + j]!;
     }
     for (const [object, [address, fields]] of this.backObjects ?? [])
@@ -509,7 +516,8 @@ class Copier {
     const first = (value + 8) >> 3;
     if (kind.of === "number") {
       const copy = f64.slice(first, first + n);
-      return kind.array === "Float64Array" ? copy : Array.from(copy);
+      if (kind.array === "Float64Array") return copy;
+      return kind.array === "Float32Array" ? Float32Array.from(copy) : Array.from(copy);
     }
     const rows = Array.from({ length: n }, (_, j) =>
       this.out(kind.of, i32[(value + 8 + 8 * j) >> 2]!),

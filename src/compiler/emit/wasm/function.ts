@@ -1,4 +1,12 @@
-import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../../ir/types.js";
+import type {
+  ArrayType,
+  FunctionKey,
+  IRFunction,
+  Op,
+  Region,
+  Type,
+  Value,
+} from "../../ir/types.js";
 import { isArray, isObject, typeText } from "../../ir/type-system.js";
 import { someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
@@ -561,7 +569,7 @@ class WatFunctionEmitter {
       const address = this.elementAddress(array, index);
       const stored =
         op.opcode === "addIndex" ? `(f64.add (f64.load offset=8 ${address}) ${value})` : value;
-      return `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${stored})`;
+      return `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${roundedFor(type, stored)})`;
     };
     if (op.attrs.ifExists) {
       // Adds only where the element exists (see the `index` rule of rules/transpose.ts).
@@ -590,7 +598,7 @@ class WatFunctionEmitter {
     this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${op.operands.length})))`);
     op.operands.forEach((v, k) =>
       this.line(
-        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? this.num(v) : this.get(v)})`,
+        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? roundedFor(type, this.num(v)) : this.get(v)})`,
       ),
     );
   }
@@ -728,4 +736,9 @@ function describe(op: Op): string {
     default:
       return `the operation '${op.opcode}'`;
   }
+}
+
+/** A number stored into an array of type `type`: rounded to float32 in a Float32Array. */
+function roundedFor(type: ArrayType, value: string): string {
+  return type.storage === "Float32Array" ? `(f64.promote_f32 (f32.demote_f64 ${value}))` : value;
 }

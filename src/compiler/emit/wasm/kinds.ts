@@ -8,7 +8,9 @@ import { NotForWasm } from "./not-for-wasm.js";
 // length (i32) at the address and its elements from 8 bytes on, 8 bytes each (an f64, or the
 // i32 address of an inner array or object); an object's holds its fields the same way, from
 // 8 bytes on in the order of its type's fields (the count at the address is unused). An
-// element address of 0 is an element never written (JavaScript's `undefined`). A field of a
+// element address of 0 is an element never written (JavaScript's `undefined`). A Float32Array
+// is held the same way, as f64s (each exactly a float32), and every store into one is rounded
+// to float32 first (function.ts), as JavaScript's stores into it are. A field of a
 // type not carried (a string, an optional field, a function…) is opaque: its cell stays 0,
 // and the code that reads or writes it is not compiled to wasm (function.ts asks
 // `opaqueField`), so objects of such types can be passed as long as those fields are unused.
@@ -37,12 +39,12 @@ function carry(type: Type): WasmKind | NotCarried {
   if (type === "number" || type === "boolean") return type;
   if (isObject(type)) return objectKind(type);
   if (!isArray(type)) return not("");
-  if (type.storage === "Float32Array") return not("Float32Array is not covered");
   const elements = type.elements ?? [type.element];
   const element = elements[0] ?? type.element;
   const of = carry(element);
   if (isNot(of)) return of;
   if (of === "boolean") return not("arrays of booleans are not covered");
+  if (type.storage === "Float32Array" && of !== "number") return not("");
   // One layout for every element (a tuple's too): an element's code does not know which it is.
   const layout = layoutKey(of);
   if (elements.some((e) => layoutKey(kindOf(e)) !== layout))
@@ -86,11 +88,12 @@ export function holdsOpaque(kind: WasmKind): boolean {
   return "of" in kind ? holdsOpaque(kind.of) : kind.fields.some(([, k]) => holdsOpaque(k));
 }
 
-/** A kind's layout in wasm memory, as text: arrays' storage aside, which is JavaScript's only. */
+/** A kind's layout in wasm memory, as text: arrays' storage aside (but Float32Array's rounding). */
 function layoutKey(kind: WasmKind | undefined): string {
   if (kind === undefined) return "?";
   if (typeof kind === "string") return kind;
-  if ("of" in kind) return `[${layoutKey(kind.of)}]`;
+  // A Float32Array's stores round: code for a Float64Array must not be given one.
+  if ("of" in kind) return `${kind.array === "Float32Array" ? "f32" : ""}[${layoutKey(kind.of)}]`;
   return `{${kind.fields.map(([name, k]) => `${JSON.stringify(name)}:${layoutKey(k)}`).join(",")}}`;
 }
 

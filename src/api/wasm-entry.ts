@@ -30,6 +30,12 @@ export interface WasmEntrySpec {
    * into the caller's (arrays element by element, objects' number fields).
    */
   written: number[];
+  /**
+   * The module-level numbers and booleans the code reads, as the wasm globals they are
+   * imported into ("globals" "0", "1"…): the call site's `readGlobals` gives their values,
+   * read before each call.
+   */
+  globals?: ("f64" | "i32")[];
 }
 
 /** The operators' `backend` option. */

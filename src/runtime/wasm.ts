@@ -63,6 +63,8 @@ interface Live {
   bytes: number;
   f64: Float64Array;
   i32: Int32Array;
+  /** The module-level values the code reads (spec.globals), set before each call. */
+  globals: WebAssembly.Global[];
 }
 
 /** Thrown by the copies when an argument is not what the function's types say. */
@@ -80,7 +82,9 @@ const REGION_OF: Record<number, keyof Regions> = { 1: "heap", 2: "tape", 3: "obj
 export function wasmFunction(
   spec: WasmEntrySpec,
   fallback: (...args: unknown[]) => unknown,
+  readGlobals?: () => unknown[],
 ): (...args: unknown[]) => unknown {
+  const globalTypes = spec.globals ?? [];
   let module: WebAssembly.Module | undefined;
   let live: Live | undefined;
   /** Instances on the memories of `wasmArrays`, made at the first call reading one's arrays. */
@@ -104,7 +108,7 @@ export function wasmFunction(
   /** Starts making an instance of `needed` bytes, unless one is already being made. */
   const instantiateLater = (needed: number) => {
     if (pending) return;
-    const { memory, pages, imports } = environment(needed);
+    const { memory, pages, imports, globals } = environment(needed, globalTypes);
     pending = true;
     const made = module
       ? WebAssembly.instantiate(module, imports)
@@ -114,7 +118,7 @@ export function wasmFunction(
         });
     made.then(
       (instance) => {
-        live = liveInstance(instance, memory, pages);
+        live = liveInstance(instance, memory, pages, globals);
         pending = false;
       },
       () => (unavailable = true),
@@ -147,7 +151,7 @@ export function wasmFunction(
       let start = ARGUMENTS_AT;
       let inPlace: WasmArrays | undefined;
       if (resident && resident.scratchStart + argumentBytes + regionBytes <= resident.bytes) {
-        run = residentLive.get(resident) ?? instantiateOn(module!, resident);
+        run = residentLive.get(resident) ?? instantiateOn(module!, resident, globalTypes);
         residentLive.set(resident, run);
         start = resident.scratchStart;
         inPlace = resident;
@@ -166,13 +170,15 @@ export function wasmFunction(
               instantiateLater(needed);
               return javascript(args);
             }
-            live = instantiate(module!, needed);
+            live = instantiate(module!, needed, globalTypes);
           } catch {
             return javascript(args);
           }
         }
         run = live;
       }
+      if (readGlobals && !setGlobals(run.globals, globalTypes, readGlobals))
+        return javascript(args);
       const copier = new Copier(run, start, inPlace);
       try {
         for (let i = 0; i < spec.params.length; i++)
@@ -246,34 +252,53 @@ function callEntry(entry: Exports["entry"], a: number[]): number | number[] | un
   }
 }
 
-function instantiate(module: WebAssembly.Module, needed: number): Live {
-  const { memory, pages, imports } = environment(needed);
-  return liveInstance(new WebAssembly.Instance(module, imports), memory, pages);
+function instantiate(
+  module: WebAssembly.Module,
+  needed: number,
+  globalTypes: ("f64" | "i32")[],
+): Live {
+  const { memory, pages, imports, globals } = environment(needed, globalTypes);
+  return liveInstance(new WebAssembly.Instance(module, imports), memory, pages, globals);
 }
 
 /** An instance on the memory of `arrays`. */
-function instantiateOn(module: WebAssembly.Module, arrays: WasmArrays): Live {
-  const instance = new WebAssembly.Instance(module, importsWith(arrays.memory));
+function instantiateOn(
+  module: WebAssembly.Module,
+  arrays: WasmArrays,
+  globalTypes: ("f64" | "i32")[],
+): Live {
+  const globals = globalsOf(globalTypes);
+  const instance = new WebAssembly.Instance(module, importsWith(arrays.memory, globals));
   wasmStats.instances++;
   return {
     exports: instance.exports as unknown as Exports,
     bytes: arrays.bytes,
     f64: arrays.f64,
     i32: arrays.i32,
+    globals,
   };
 }
 
 /** A memory for `needed` bytes and the imports an instance takes with it. */
-function environment(needed: number) {
+function environment(needed: number, globalTypes: ("f64" | "i32")[]) {
   // A quarter more than needed, so calls on slightly larger arguments reuse the instance.
   const pages = Math.ceil((needed * 1.25) / PAGE);
   const memory = new WebAssembly.Memory({ initial: pages });
-  return { memory, pages, imports: importsWith(memory) };
+  const globals = globalsOf(globalTypes);
+  return { memory, pages, imports: importsWith(memory, globals), globals };
 }
 
-function importsWith(memory: WebAssembly.Memory): WebAssembly.Imports {
+function globalsOf(types: ("f64" | "i32")[]): WebAssembly.Global[] {
+  return types.map((value) => new WebAssembly.Global({ value, mutable: true }));
+}
+
+function importsWith(
+  memory: WebAssembly.Memory,
+  globals: WebAssembly.Global[],
+): WebAssembly.Imports {
   return {
     env: { memory },
+    globals: Object.fromEntries(globals.map((g, k) => [String(k), g])),
     Math: Math as unknown as Record<string, WebAssembly.ImportValue>,
     js: { remainder: (a: number, b: number) => a % b },
   };
@@ -311,6 +336,7 @@ function liveInstance(
   instance: WebAssembly.Instance,
   memory: WebAssembly.Memory,
   pages: number,
+  globals: WebAssembly.Global[],
 ): Live {
   wasmStats.instances++;
   return {
@@ -318,7 +344,37 @@ function liveInstance(
     bytes: pages * PAGE,
     f64: new Float64Array(memory.buffer),
     i32: new Int32Array(memory.buffer),
+    globals,
   };
+}
+
+/**
+ * Sets the instance's globals to the module-level values the code reads, read now (a `let`
+ * may have changed since the last call); false if one is not of its type (or not yet
+ * initialized: reading it threw), and the call runs as JavaScript.
+ */
+function setGlobals(
+  globals: WebAssembly.Global[],
+  types: ("f64" | "i32")[],
+  read: () => unknown[],
+): boolean {
+  let values: unknown[];
+  try {
+    values = read();
+  } catch {
+    return false;
+  }
+  for (let k = 0; k < types.length; k++) {
+    const v = values[k];
+    if (types[k] === "f64") {
+      if (typeof v !== "number") return false;
+      globals[k]!.value = v;
+    } else {
+      if (typeof v !== "boolean") return false;
+      globals[k]!.value = v ? 1 : 0;
+    }
+  }
+  return true;
 }
 
 /**

@@ -122,6 +122,7 @@ export class WasmRequests {
         name,
         fallback: (derivatives.jvp ?? derivatives.grad)!,
         runtime: names.runtime,
+        global: (g) => names.global(g),
         site,
       });
     else {
@@ -136,6 +137,7 @@ export class WasmRequests {
         fallback,
         fallbackLines: this.sweepsAsOne(fallback, keyOf("fwd"), keyOf("bwd"), derivatives),
         runtime: names.runtime,
+        global: (g) => names.global(g),
         site,
       });
     }
@@ -201,6 +203,7 @@ export class WasmRequests {
         fallback,
         fallbackLines: emitFunction({ ...fn, name: fallback }, names, false),
         runtime: names.runtime,
+        global: (g) => names.global(g),
         site,
       });
     if (twin.ok && declaration?.body) {

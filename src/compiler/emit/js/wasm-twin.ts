@@ -19,6 +19,8 @@ export interface WasmTwinRequest {
   /** A fallback to declare first (reverse mode's two sweeps as one function), if any. */
   fallbackLines?: EmittedLine[];
   runtime: string;
+  /** How code in this module reads module-level constant `name` (EmitNames.global). */
+  global: (name: string) => string;
   /** What the comment above the twin calls the operator call (`gradient(f) at main.ts:3`). */
   site: string;
 }
@@ -34,6 +36,10 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
   });
   if (!built.ok) return built;
   const { name, runtime, spec } = { ...request, spec: built.spec };
+  // The module-level values its code reads, read before each call (a `let` may change).
+  const readGlobals = built.globals.length
+    ? `, () => [${built.globals.map((g) => request.global(g)).join(", ")}]`
+    : "";
   // What a call copies, by position among the parameters of the function it stands for.
   const arrays = spec.params.flatMap((k, i) => (typeof k === "object" ? [i] : []));
   const listed = (positions: number[]) =>
@@ -54,7 +60,7 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
   const auto = request.backend === "auto";
   const chosen = auto ? ", or JavaScript where that runs faster (timed at the first calls)" : "";
   const comment = `// ${request.site}: WebAssembly (${bytes} bytes)${chosen}; per call it ${copies.join(", ")}${inPlace}`;
-  const wasm = `${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback})`;
+  const wasm = `${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback}${readGlobals})`;
   const made = auto ? `${runtime}.adaptiveBackend(${wasm}, ${request.fallback})` : wasm;
   // Instantiated at the first call, so a module that never calls it pays nothing.
   const line = (text: string, indent = 0): EmittedLine => ({ text, indent, loc: undefined });

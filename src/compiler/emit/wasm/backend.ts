@@ -11,7 +11,8 @@ import { typeText } from "../../ir/type-system.js";
 
 export type { FunctionSource, WasmEntry } from "./module.js";
 
-export type WasmBuild = { ok: true; spec: WasmEntrySpec } | { ok: false; reason: string };
+export type WasmBuild =
+  { ok: true; spec: WasmEntrySpec; globals: string[] } | { ok: false; reason: string };
 
 export interface WasmRequest {
   source: FunctionSource;
@@ -26,6 +27,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
   let text: string;
   let params: WasmKind[];
   let results: WasmKind[];
+  let globals: { name: string; type: "f64" | "i32" }[];
   try {
     const module = watModule(request.source, request.entry);
     if (request.auto && !module.loopsOverArrays)
@@ -35,6 +37,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
       // Copied out as plain objects, they would lose their class (and its methods).
       return { ok: false, reason: `it returns an instance of a class (${typeText(instance)})` };
     text = module.text;
+    globals = module.globals;
     params = module.params.map((t) => kindOf(t)!);
     results = module.results.map((t) => kindOf(t)!);
     const lacking = module.results.find((t) => holdsOpaque(kindOf(t)!));
@@ -56,11 +59,13 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, reason: `its WebAssembly could not be assembled: ${message}` };
   }
-  const spec = {
+  const spec: WasmEntrySpec = {
     bytes: Buffer.from(bytes).toString("base64"),
     params,
     results,
     written: request.written,
+    ...(globals.length ? { globals: globals.map((g) => g.type) } : {}),
   };
-  return { ok: true, spec };
+  // Their names, for the call site's reader of their values.
+  return { ok: true, spec, globals: globals.map((g) => g.name) };
 }

@@ -33,6 +33,8 @@ export interface WatModuleHost {
   mathImport(name: string, arity: number): string;
   /** The import of JavaScript's `%` on numbers (wasm has no f64 remainder). */
   remainder(): string;
+  /** The wasm global holding module-level value `name` (a number or boolean), set per call. */
+  moduleGlobal(name: string, type: "f64" | "i32"): string;
 }
 
 /** Traps and overflows (module.ts defines `$overflow`): which region ran out. */
@@ -200,9 +202,16 @@ class WatFunctionEmitter {
         }
         return this.set(r, this.constant(op, r.type));
       case "global":
-        if (typeof op.attrs.value !== "number" || op.attrs.function || op.attrs.mayBeUninitialized)
-          this.fail(`the module-level value '${op.attrs.callee}'`);
-        return this.set(r, `(f64.const ${f64Text(op.attrs.value)})`);
+        if (typeof op.attrs.value === "number" && !op.attrs.mayBeUninitialized)
+          return this.set(r, `(f64.const ${f64Text(op.attrs.value)})`);
+        // A module-level number or boolean (`const GRAVITY = 9.81`, a `let` the program
+        // changes): the runtime reads it before each call (runtime/wasm.ts).
+        if (op.attrs.function || (r.type !== "number" && r.type !== "boolean"))
+          this.fail(`the module-level value '${op.attrs.callee}' (of type ${typeText(r.type)})`);
+        return this.set(
+          r,
+          `(global.get ${this.host.moduleGlobal(op.attrs.callee!, r.type === "number" ? "f64" : "i32")})`,
+        );
       case "add":
       case "sub":
         if (this.isInt(r)) return this.integerArithmetic(op.opcode, r, a!, b!);

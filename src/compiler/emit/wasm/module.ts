@@ -34,6 +34,8 @@ export interface WatModule {
   results: Type[];
   /** Whether some function of it loops over array elements (what `backend: "auto"` asks). */
   loopsOverArrays: boolean;
+  /** The module-level constants it reads (import "globals" "k" is the k-th), set per call. */
+  globals: { name: string; type: "f64" | "i32" }[];
 }
 
 /** The module for `entry`, or NotForWasm naming what keeps it JavaScript. */
@@ -79,6 +81,7 @@ class ModuleBuilder implements WatModuleHost {
   private readonly pending: [FunctionKey, IRFunction][] = [];
   private readonly emitted: IRFunction[] = [];
   private readonly imports = new Map<string, string>();
+  private readonly globals: WatModule["globals"] = [];
   private exported = "";
 
   constructor(private readonly source: FunctionSource) {}
@@ -152,6 +155,18 @@ class ModuleBuilder implements WatModuleHost {
     return local;
   }
 
+  moduleGlobal(name: string, type: "f64" | "i32"): string {
+    let k = this.globals.findIndex((g) => g.name === name);
+    if (k < 0) {
+      k = this.globals.push({ name, type }) - 1;
+      this.imports.set(
+        `$global.${k}`,
+        `  (import "globals" "${k}" (global $global.${k} (mut ${type})))`,
+      );
+    }
+    return `$global.${k}`;
+  }
+
   remainder(): string {
     this.imports.set(
       "$remainder",
@@ -178,7 +193,7 @@ class ModuleBuilder implements WatModuleHost {
           op.regions.some((r) => someOp(r, (inner) => inner.opcode === "index")),
       ),
     );
-    return { text, params, results, loopsOverArrays };
+    return { text, params, results, loopsOverArrays, globals: this.globals };
   }
 }
 

@@ -1,0 +1,119 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import { checkBackends, f64, type Stats } from "./support/wasm-backends.js";
+
+// Module-level numbers and booleans read by code in wasm (`const GRAVITY = 9.81`, a `let`
+// the program changes, a constant imported from another module): wasm globals the runtime
+// sets before each call, so every call sees the value JavaScript would.
+
+test("a module-level const, and one computed from others: wasm, the JavaScript backend's results, two ways", async () => {
+  const counts = await checkBackends(
+    `const GRAVITY = 9.81;
+const HALF = 0.5;
+const SPRING = 4 * HALF + Math.PI / 10;
+export function f(heights: Float64Array, masses: Float64Array): number {
+  let energy = 0;
+  for (let i = 0; i < heights.length; i++) {
+    energy += masses[i] * GRAVITY * heights[i] + HALF * SPRING * heights[i] * heights[i];
+  }
+  return energy;
+}`,
+    [[f64(1, 2.5, -0.5), f64(3, 0.25, 1.5)]],
+  );
+  assert.equal(counts.wasm, 3);
+});
+
+interface Program {
+  energy: (x: Float64Array) => { value: number; gradient: Float64Array };
+  energyJs: (x: Float64Array) => { value: number; gradient: Float64Array };
+  setStiffness: (k: number) => void;
+  setClamped: (on: boolean) => void;
+  wasmStats: Stats;
+}
+
+const CHANGING = {
+  "units.ts": `export const SCALE = 2.5;\n`,
+  "main.ts": `import { valueWithGradient } from "nabla";
+import { SCALE } from "./units.js";
+export { wasmStats } from "nabla";
+let stiffness = 1;
+let clamped = false;
+export function setStiffness(k: number): void {
+  stiffness = k;
+}
+export function setClamped(on: boolean): void {
+  clamped = on;
+}
+function springs(x: Float64Array): number {
+  let e = 0;
+  for (let i = 0; i < x.length; i++) {
+    const stretch = clamped ? Math.min(x[i], 1) : x[i];
+    e += 0.5 * stiffness * SCALE * stretch * stretch;
+  }
+  return e;
+}
+export const energy = valueWithGradient(springs, { backend: "wasm" });
+export const energyJs = valueWithGradient(springs);
+`,
+};
+
+test("a module-level let the program changes, a boolean and an imported const: each call reads them", async () => {
+  const compiled = compileFiles(CHANGING);
+  assert.doesNotMatch(diagnosticsText(compiled), /NABLA202/, diagnosticsText(compiled));
+  const m = await loadProgram<Program>(CHANGING);
+  const x = f64(0.5, 2, -1.5);
+  const before = { ...m.wasmStats };
+  const check = (what: string) => {
+    const wasm = m.energy(x);
+    const js = m.energyJs(x);
+    assert.ok(Object.is(wasm.value, js.value), `${what}: value ${wasm.value} against ${js.value}`);
+    assert.deepEqual([...wasm.gradient], [...js.gradient], `${what}: gradient`);
+    return wasm.value;
+  };
+  const first = check("stiffness 1");
+  m.setStiffness(3);
+  assert.equal(check("stiffness 3"), 3 * first, "the new stiffness, not the one at the first call");
+  m.setClamped(true);
+  check("clamped");
+  assert.equal(m.wasmStats.wasm - before.wasm, 3);
+  assert.equal(m.wasmStats.javascript - before.javascript, 0);
+});
+
+test("a module-level value of another type, or a let set to a string at run time, stays or reruns JavaScript", async () => {
+  const files = {
+    "main.ts": `import { valueWithGradient } from "nabla";
+export { wasmStats } from "nabla";
+const LABEL = "spring";
+let scale: number = 2;
+export function breakScale(): void {
+  (scale as unknown as { v: string }) = { v: "no" } as never;
+}
+function named(x: Float64Array): number {
+  return LABEL.length * x[0];
+}
+function scaled(x: Float64Array): number {
+  return scale * x[0] * x[0];
+}
+export const n = valueWithGradient(named, { backend: "wasm" });
+export const s = valueWithGradient(scaled, { backend: "wasm" });
+`,
+  };
+  const text = diagnosticsText(compileFiles(files));
+  assert.match(
+    text,
+    /'valueWithGradient' runs as JavaScript, not WebAssembly: the module-level value 'LABEL' \(of type string\) in 'named'/,
+  );
+  const m = await loadProgram<{
+    s: (x: Float64Array) => { value: number; gradient: Float64Array };
+    breakScale: () => void;
+    wasmStats: Stats;
+  }>(files);
+  const before = { ...m.wasmStats };
+  assert.equal(m.s(f64(3)).value, 18);
+  assert.equal(m.wasmStats.wasm - before.wasm, 1);
+  m.breakScale();
+  const broken = m.s(f64(3));
+  assert.ok(Number.isNaN(broken.value), "JavaScript's answer: an object times a number is NaN");
+  assert.equal(m.wasmStats.javascript - before.javascript, 1, "not a number: rerun as JavaScript");
+});

@@ -338,7 +338,7 @@ class WatFunctionEmitter {
       value === undefined
         ? op.attrs.isNull
           ? "null"
-          : "undefined"
+          : "undefined (a default parameter value, an optional parameter or field, or a test for one)"
         : `the constant ${JSON.stringify(value)}`,
     );
   }

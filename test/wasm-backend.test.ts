@@ -18,6 +18,7 @@ import {
   checkBackends,
   f64,
   kmeansCostSource,
+  OFFSET_PRODUCTS,
   SQUARED_DISTANCE,
   type Stats,
 } from "./support/wasm-backends.js";
@@ -260,16 +261,7 @@ export { wasmStats } from "nabla";
 
 test("an index out of range, or not an integer, reruns the call as JavaScript: JavaScript's answer", async () => {
   const files = {
-    "main.ts": `import { valueWithGradient } from "nabla";
-export { wasmStats } from "nabla";
-function f(x: Float64Array, k: number): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += x[i] * x[i + k];
-  return s;
-}
-export const js = valueWithGradient(f, { wrt: 0 });
-export const wasm = valueWithGradient(f, { wrt: 0, backend: "wasm" });
-`,
+    "main.ts": `${OFFSET_PRODUCTS}export { wasmStats } from "nabla";\n`,
   };
   const m = await loadProgram<{
     js: (x: Float64Array, k: number) => { value: number; gradient: Float64Array };

@@ -89,7 +89,7 @@ export function wasmFunction(
   let live: Live | undefined;
   /** Instances on the memories of `wasmArrays`, made at the first call reading one's arrays. */
   const residentLive = new WeakMap<WasmArrays, Live>();
-  const regions: Regions = { heap: 1 << 16, tape: 1 << 20, objects: 1 << 14 };
+  const regions: Regions = { heap: 1 << 16, tape: 1 << 16, objects: 1 << 14 };
   const writes = spec.params.map((_, i) => spec.written.includes(i));
   /** The entry's arguments, one array per twin (a twin's calls never nest: wasm calls only Math). */
   const wasmArgs: number[] = new Array<number>(spec.params.length).fill(0);

@@ -202,3 +202,17 @@ export function kmeansCostSource(name: string, doc = ""): string {
   return total;
 }`;
 }
+
+/**
+ * A sum of x[i]·x[i + k], out of range for k > 0 (JavaScript reads undefined: NaN), as
+ * valueWithGradient with respect to x twice: `js`, and `wasm` with backend "wasm".
+ */
+export const OFFSET_PRODUCTS = `import { valueWithGradient } from "nabla";
+function f(x: Float64Array, k: number): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i] * x[i + k];
+  return s;
+}
+export const js = valueWithGradient(f, { wrt: 0 });
+export const wasm = valueWithGradient(f, { wrt: 0, backend: "wasm" });
+`;

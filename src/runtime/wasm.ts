@@ -151,7 +151,12 @@ export function wasmFunction(
       let start = ARGUMENTS_AT;
       let inPlace: WasmArrays | undefined;
       if (resident && resident.scratchStart + argumentBytes + regionBytes <= resident.bytes) {
-        run = residentLive.get(resident) ?? instantiateOn(module!, resident, globalTypes);
+        const known = residentLive.get(resident);
+        try {
+          run = known ?? instantiateOn(module!, resident, globalTypes);
+        } catch {
+          return javascript(args);
+        }
         residentLive.set(resident, run);
         start = resident.scratchStart;
         inPlace = resident;

@@ -454,3 +454,23 @@ export const g2 = gradient(damped, { backend: "wasm" });
     /'stiffer' runs as JavaScript, not WebAssembly: it returns a Spring, whose fields wasm does not all carry/,
   );
 });
+
+test("a function-valued parameter stays JavaScript, and the warning says it is a function", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+function total(step: (t: number) => number, x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += step(x[i]);
+  return s;
+}
+function square(t: number): number {
+  return t * t;
+}
+export const value = total(square, Float64Array.of(1, 2));
+export const g = gradient(total, { wrt: 1, backend: "wasm" });
+`,
+    }),
+  );
+  assert.match(text, /parameter step in 'total' is a function or a value of an unread type/, text);
+});

@@ -109,8 +109,12 @@ export function sameLayout(from: Type, to: Type): boolean {
 /** The wasm type of values of `type`, or NotForWasm saying which value has which type. */
 export function wasmType(type: Type, what: string): WasmValueType {
   const kind = carry(type);
-  if (isNot(kind))
+  if (isNot(kind)) {
+    // "opaque": a function value, or a value of a type nabla does not read.
+    if (type === "opaque")
+      throw new NotForWasm(`${what} is a function or a value of an unread type`);
     throw new NotForWasm(`${what} is of type ${typeText(type)}${kind.not ? ` (${kind.not})` : ""}`);
+  }
   return kind === "number" ? "f64" : "i32";
 }
 

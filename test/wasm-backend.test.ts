@@ -536,3 +536,22 @@ export function run(): number[] {
   assert.equal(b, 2 * (Math.cos(0.5) * 0.5 + Math.sin(0.5)));
   assert.equal(m.wasmStats.wasm - before, 2);
 });
+
+test(
+  "a deeply nested array type (Array<Array<…>> 40 deep) is classified once per level",
+  { timeout: 30_000 },
+  () => {
+    // Each level's element kind was computed twice: 2⁴⁰ steps here, a hang.
+    const type = `${"Array<".repeat(40)}number${">".repeat(40)}`;
+    const compiled = compileFiles({
+      "main.ts": `import { derivative } from "nabla";
+function f(x: number): number {
+  const a: ${type} = [];
+  return x * x + a.length;
+}
+export const d = derivative(f, { backend: "wasm" });
+`,
+    });
+    assert.equal(compiled.diagnostics.filter((d) => d.severity === "error").length, 0);
+  },
+);

@@ -39,15 +39,16 @@ function carry(type: Type): WasmKind | NotCarried {
   if (type === "number" || type === "boolean") return type;
   if (isObject(type)) return objectKind(type);
   if (!isArray(type)) return not("");
-  const elements = type.elements ?? [type.element];
-  const element = elements[0] ?? type.element;
-  const of = carry(element);
+  const elements = type.elements?.length ? type.elements : [type.element];
+  // Each element's kind once: carrying one twice per level was exponential in the nesting.
+  const kinds = elements.map((e) => carry(e));
+  const of = kinds[0]!;
   if (isNot(of)) return of;
   if (of === "boolean") return not("arrays of booleans are not covered");
   if (type.storage === "Float32Array" && of !== "number") return not("");
   // One layout for every element (a tuple's too): an element's code does not know which it is.
   const layout = layoutKey(of);
-  if (elements.some((e) => layoutKey(kindOf(e)) !== layout))
+  if (kinds.some((k) => layoutKey(isNot(k) ? undefined : k) !== layout))
     return not("its elements are of different kinds");
   return { array: type.storage, of };
 }

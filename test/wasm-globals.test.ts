@@ -117,3 +117,33 @@ export const s = valueWithGradient(scaled, { backend: "wasm" });
   assert.ok(Number.isNaN(broken.value), "JavaScript's answer: an object times a number is NaN");
   assert.equal(m.wasmStats.javascript - before.javascript, 1, "not a number: rerun as JavaScript");
 });
+
+test("a function of another module reading its own module-level value stays JavaScript: the name means something else here", async () => {
+  const files = {
+    "geometry.ts": `export const K = 3;
+export function area(r: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < r.length; i++) s += Math.PI * r[i] * r[i] * K;
+  return s;
+}
+`,
+    "main.ts": `import { valueWithGradient } from "nabla";
+import { area } from "./geometry.js";
+export { wasmStats } from "nabla";
+// A K of this module's own, which area must not see.
+const K = 100;
+export const scale = K;
+export const g = valueWithGradient(area, { backend: "wasm" });
+`,
+  };
+  const text = diagnosticsText(compileFiles(files));
+  assert.match(
+    text,
+    /'valueWithGradient' runs as JavaScript, not WebAssembly: it reads the module-level value 'K' of another module \(geometry\.ts\)/,
+  );
+  const m = await loadProgram<{
+    g: (r: Float64Array) => { value: number; gradient: Float64Array };
+    wasmStats: Stats;
+  }>(files);
+  assert.equal(m.g(f64(1, 2)).value, Math.PI * 5 * 3, "geometry's K, 3");
+});

@@ -25,6 +25,15 @@ const SUITES = [
   "names",
   "forward-jacobian",
   "aux-and-mode",
+  // Programs as people write them: captured variables, destructuring, generators, `??` (whose
+  // calls with an argument left out rerun as JavaScript), and the random program generators.
+  "closures",
+  "destructuring",
+  "generators",
+  "nullish",
+  "random-idioms",
+  "random-structured",
+  "random-programs",
 ];
 
 /** This process's environment without the test runner's mark (the child runs its own). */

@@ -123,6 +123,7 @@ export class WasmRequests {
         fallback: (derivatives.jvp ?? derivatives.grad)!,
         runtime: names.runtime,
         global: (g) => names.global(g),
+        moduleFile: this.context.mod.file,
         site,
       });
     else {
@@ -138,6 +139,7 @@ export class WasmRequests {
         fallbackLines: this.sweepsAsOne(fallback, keyOf("fwd"), keyOf("bwd"), derivatives),
         runtime: names.runtime,
         global: (g) => names.global(g),
+        moduleFile: this.context.mod.file,
         site,
       });
     }
@@ -204,6 +206,7 @@ export class WasmRequests {
         fallbackLines: emitFunction({ ...fn, name: fallback }, names, false),
         runtime: names.runtime,
         global: (g) => names.global(g),
+        moduleFile: this.context.mod.file,
         site,
       });
     if (twin.ok && declaration?.body) {

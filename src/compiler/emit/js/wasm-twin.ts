@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import type { Backend } from "../../../api/wasm-entry.js";
 import { buildWasm, type FunctionSource, type WasmEntry } from "../wasm/backend.js";
 import type { EmittedLine } from "./emitted.js";
@@ -21,6 +22,8 @@ export interface WasmTwinRequest {
   runtime: string;
   /** How code in this module reads module-level constant `name` (EmitNames.global). */
   global: (name: string) => string;
+  /** The file of the module the twin is emitted in. */
+  moduleFile: string;
   /** What the comment above the twin calls the operator call (`gradient(f) at main.ts:3`). */
   site: string;
 }
@@ -36,9 +39,16 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
   });
   if (!built.ok) return built;
   const { name, runtime, spec } = { ...request, spec: built.spec };
+  // A module-level value of another module: its name means something else here, if anything.
+  const elsewhere = built.globals.find((g) => g.file !== request.moduleFile);
+  if (elsewhere)
+    return {
+      ok: false,
+      reason: `it reads the module-level value '${elsewhere.name}' of another module (${basename(elsewhere.file)})`,
+    };
   // The module-level values its code reads, read before each call (a `let` may change).
   const readGlobals = built.globals.length
-    ? `, () => [${built.globals.map((g) => request.global(g)).join(", ")}]`
+    ? `, () => [${built.globals.map((g) => request.global(g.name)).join(", ")}]`
     : "";
   // What a call copies, by position among the parameters of the function it stands for.
   const arrays = spec.params.flatMap((k, i) => (typeof k === "object" ? [i] : []));

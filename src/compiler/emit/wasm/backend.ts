@@ -12,7 +12,8 @@ import { typeText } from "../../ir/type-system.js";
 export type { FunctionSource, WasmEntry } from "./module.js";
 
 export type WasmBuild =
-  { ok: true; spec: WasmEntrySpec; globals: string[] } | { ok: false; reason: string };
+  | { ok: true; spec: WasmEntrySpec; globals: { name: string; file: string }[] }
+  | { ok: false; reason: string };
 
 export interface WasmRequest {
   source: FunctionSource;
@@ -27,7 +28,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
   let text: string;
   let params: WasmKind[];
   let results: WasmKind[];
-  let globals: { name: string; type: "f64" | "i32" }[];
+  let globals: { name: string; file: string; type: "f64" | "i32" }[];
   try {
     const module = watModule(request.source, request.entry);
     if (request.auto && !module.loopsOverArrays)
@@ -67,5 +68,5 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     ...(globals.length ? { globals: globals.map((g) => g.type) } : {}),
   };
   // Their names, for the call site's reader of their values.
-  return { ok: true, spec, globals: globals.map((g) => g.name) };
+  return { ok: true, spec, globals: globals.map(({ name, file }) => ({ name, file })) };
 }

@@ -1,5 +1,6 @@
 import type { FunctionKey, IRFunction, Type } from "../../ir/types.js";
 import { someOp } from "../../ir/walk.js";
+import { keyFile } from "../../ir/function-key.js";
 import { inlineCalls, opCount } from "../../ir/inline.js";
 import { OVERFLOW, watFunction, type WatModuleHost } from "./function.js";
 import { NotForWasm } from "./not-for-wasm.js";
@@ -34,8 +35,11 @@ export interface WatModule {
   results: Type[];
   /** Whether some function of it loops over array elements (what `backend: "auto"` asks). */
   loopsOverArrays: boolean;
-  /** The module-level constants it reads (import "globals" "k" is the k-th), set per call. */
-  globals: { name: string; type: "f64" | "i32" }[];
+  /**
+   * The module-level values it reads (import "globals" "k" is the k-th), set per call: each
+   * named as in `file`, the module of the function that reads it.
+   */
+  globals: { name: string; file: string; type: "f64" | "i32" }[];
 }
 
 /** The module for `entry`, or NotForWasm naming what keeps it JavaScript. */
@@ -82,6 +86,8 @@ class ModuleBuilder implements WatModuleHost {
   private readonly emitted: IRFunction[] = [];
   private readonly imports = new Map<string, string>();
   private readonly globals: WatModule["globals"] = [];
+  /** The file of the function being emitted: where the names of its `global` ops live. */
+  private file = "";
   private exported = "";
 
   constructor(private readonly source: FunctionSource) {}
@@ -114,6 +120,7 @@ class ModuleBuilder implements WatModuleHost {
   emitAll(): void {
     for (let next = this.pending.shift(); next; next = this.pending.shift()) {
       const [key, fn] = next;
+      this.file = keyFile(key);
       let text = watFunction(this.withLeavesInlined(fn), this.names.get(key)!, this);
       if (this.names.get(key) === this.exported)
         text = text.replace(/^ {2}\(func (\S+)/, `  (func $1 (export "entry")`);
@@ -136,6 +143,12 @@ class ModuleBuilder implements WatModuleHost {
         const callee = this.source.get(attrs.callee!);
         if (!callee || callee.adapter || callee.checkpoint || callee.stub || callee.lanes)
           return undefined;
+        // Its module-level names are its own module's: inlined elsewhere, they would not be.
+        if (
+          keyFile(callee.key) !== keyFile(fn.key) &&
+          someOp(callee.body, (op) => op.opcode === "global")
+        )
+          return undefined;
         const ops = callee.body.ops;
         const leaf =
           !someOp(callee.body, (op) => op.opcode === "call" || op.opcode === "closure") &&
@@ -156,9 +169,10 @@ class ModuleBuilder implements WatModuleHost {
   }
 
   moduleGlobal(name: string, type: "f64" | "i32"): string {
-    let k = this.globals.findIndex((g) => g.name === name);
+    const file = this.file;
+    let k = this.globals.findIndex((g) => g.name === name && g.file === file);
     if (k < 0) {
-      k = this.globals.push({ name, type }) - 1;
+      k = this.globals.push({ name, file, type }) - 1;
       this.imports.set(
         `$global.${k}`,
         `  (import "globals" "${k}" (global $global.${k} (mut ${type})))`,

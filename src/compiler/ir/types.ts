@@ -103,7 +103,7 @@ export type Opcode =
   | "math" // attrs.callee = Math function name
   | "call" // attrs.callee = FunctionKey of a user function
   | "extern" // attrs.callee = dotted path of an outside function (console.log); inactive only
-  | "global" // attrs.callee = module-level constant name, attrs.value its number; attrs.function: a function's value
+  | "global" // attrs.callee = module-level constant name; attrs.function: a function's value
   | "if" // operands [cond], regions [then, else], results
   | "loop" // operands inits, regions [before, after], results
   | "yield" // terminator of if-branches and loop `after` regions

@@ -202,8 +202,6 @@ class WatFunctionEmitter {
         }
         return this.set(r, this.constant(op, r.type));
       case "global":
-        if (typeof op.attrs.value === "number" && !op.attrs.mayBeUninitialized)
-          return this.set(r, `(f64.const ${f64Text(op.attrs.value)})`);
         // A module-level number or boolean (`const GRAVITY = 9.81`, a `let` the program
         // changes): the runtime reads it before each call (runtime/wasm.ts).
         if (op.attrs.function || (r.type !== "number" && r.type !== "boolean"))

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build as esbuild } from "esbuild";
 import { compileProgram } from "../src/compiler/index.js";
+import { commentLines } from "../src/compiler/emit/js/wasm-requests.js";
 import nabla from "../src/plugin/index.js";
 import { BIN, nabla as nablaCommand, nablaEnv, USAGE_LINE } from "./support/cli.js";
 import { REPO_ROOT, writeProgram } from "./support/harness.js";
@@ -226,4 +227,18 @@ test("nabla run --watch --backend wasm: the watched program's calls run in wasm"
     child.kill("SIGTERM");
   }
   await closed;
+});
+
+test("a reason over several lines stays in its comment", () => {
+  // wabt's errors come with a code frame; a line break left in a `//` comment would end it.
+  const lines = commentLines(
+    "f: its WebAssembly could not be assembled: wabt:\nline 2\r\nline 3\u2028end",
+  );
+  assert.deepEqual(lines, [
+    "// f: its WebAssembly could not be assembled: wabt:",
+    "// line 2",
+    "// line 3",
+    "// end",
+  ]);
+  assert.doesNotThrow(() => new Function(lines.join("\n")));
 });

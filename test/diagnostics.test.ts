@@ -642,29 +642,6 @@ main.ts:5:32: error NABLA108: 'f' has a rest parameter, which a function given t
 1 error`,
   },
   {
-    name: "NABLA101: comma operator",
-    files: `
-import { derivative } from "nabla";
-function f(x: number): number {
-  let s = 0;
-  for (let i = 0, j = 0; i < 3; i++, j++) s += x;
-  return s;
-}
-export const df = derivative(f);
-`,
-    expected: `
-main.ts:4:33: error NABLA101: the comma operator is not supported in differentiable code
-  3 |   let s = 0;
-> 4 |   for (let i = 0, j = 0; i < 3; i++, j++) s += x;
-    |                                 ^^^^^^^^
-help: write each expression as a statement of its own
-main.ts:7:19: note: when differentiating 'f' for 'derivative'
-> 7 | export const df = derivative(f);
-    |                   ^^^^^^^^^^^^^
-
-1 error`,
-  },
-  {
     name: "NABLA101: typeof",
     files: `
 import { derivative } from "nabla";

@@ -519,3 +519,31 @@ export function f(x: number, y: number): number {
   return acc + s.total();
 }`);
 });
+
+test("the comma operator: two counters in a for loop, in an expression, with continue and break", async () => {
+  await checkTwoWays(
+    `function dotStrided(v: number[], w: number[]) {
+  let s = 0;
+  for (let i = 0, j = v.length - 1; i < v.length; i++, j--) s += v[i] * w[j];
+  return s;
+}
+function firstPeaks(v: number[], limit: number) {
+  let total = 0;
+  let seen = 0;
+  for (let i = 0, k = 1; i < v.length; i += 1, k *= 2) {
+    if (v[i] < 0) continue;
+    if (seen >= limit) break;
+    total += v[i] * k;
+    seen++;
+  }
+  return total;
+}
+export function f(x: number, y: number) {
+  const v = [x, -y, x * y, y];
+  const w = [1, x, 2, y];
+  let t = 0;
+  const last = (t = x * 3, t + y);
+  return dotStrided(v, w) + firstPeaks(v, 2) + last * t;
+}`,
+  );
+});

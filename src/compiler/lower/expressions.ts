@@ -101,6 +101,12 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "TSNonNullExpression":
     case "TSTypeAssertion":
       return lowerExpression(ctx, node.expression);
+    case "SequenceExpression": {
+      // `i++, k += 2`: each in turn, for its effects; the value is the last one's.
+      let last: Value | undefined;
+      for (const expression of node.expressions) last = lowerExpression(ctx, expression);
+      return last!;
+    }
     case "BinaryExpression":
       return lowerBinary(ctx, node.operator, node.left as Expression, node.right, node);
     case "LogicalExpression":

@@ -69,6 +69,14 @@ function writesArguments(
   return `it may write ${which} (the backend copies arguments in, not back)`;
 }
 
+/**
+ * `text` as `//` comment lines: a reason may span lines (wabt's message, with its code frame),
+ * and a line break left in a `//` comment would end it.
+ */
+export function commentLines(text: string): string[] {
+  return text.split(/\r\n|[\n\r\u2028\u2029]/).map((line) => `// ${line}`.trimEnd());
+}
+
 export class WasmRequests {
   /** Twins made so far: one per wrapper (a call's wrapper is made per function it attaches to). */
   private twins = 0;
@@ -261,9 +269,13 @@ export class WasmRequests {
     loc: SourceLoc,
     text = wasmFallback.runsAsJavaScript,
   ): void {
-    this.context.emitted.push([
-      { text: `// ${site}: JavaScript, not WebAssembly: ${reason}`, indent: 0, loc: undefined },
-    ]);
+    this.context.emitted.push(
+      commentLines(`${site}: JavaScript, not WebAssembly: ${reason}`).map((text) => ({
+        text,
+        indent: 0,
+        loc: undefined,
+      })),
+    );
     if (warn)
       this.context.report?.({
         severity: "warning",

@@ -8,11 +8,12 @@ import type {
   Value,
 } from "../../ir/types.js";
 import { isArray, isObject, typeText } from "../../ir/type-system.js";
-import { someOp } from "../../ir/walk.js";
+import { forEachOp, someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
 import { holdsNumbers, opaqueField, sameLayout, wasmType, type WasmValueType } from "./kinds.js";
 import { integerValues } from "./integers.js";
-import { countedLoops, type CountedLoops } from "./counted-loops.js";
+import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
+import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
 
@@ -66,6 +67,13 @@ export function sourceName(fn: IRFunction): string {
   return fn.name.split("$")[0] || fn.name;
 }
 
+/**
+ * The fewest iterations for which a loop's accesses are checked on entry rather than at each
+ * iteration: the check on entry costs about as much as four iterations' checks (measured on
+ * gmm's gradient, whose inner loops run 1 to d - 1 times).
+ */
+const PRECHECKED_TRIPS = 4;
+
 class WatFunctionEmitter {
   private readonly body: string[] = [];
   private readonly locals = new Map<number, WasmValueType>();
@@ -74,8 +82,17 @@ class WatFunctionEmitter {
   private labels = 0;
   /** Numbers kept as i32 (see integers.ts). */
   private readonly ints: Set<number>;
-  /** Indices known in range and steps known not to overflow (counted-loops.ts). */
-  private readonly counted: CountedLoops;
+  /** Indices known in range and sums known not to overflow (integer-bounds.ts). */
+  private readonly bounds: IntegerBounds;
+  /**
+   * The index checks made so far (`array[index]` by value ids), per region being emitted,
+   * innermost last: a check made there holds in what follows it and in the regions it holds.
+   */
+  private readonly checked: Set<string>[] = [];
+  /** Index sums known within bounds by a check before their loop (loop-prechecks.ts). */
+  private readonly prechecked = new Set<number>();
+  /** Each value's defining op, by value id (region parameters have none). */
+  private readonly definitions = new Map<number, Op>();
   /** The locals holding arrays' lengths, by array value id (see keepLength). */
   private readonly lengths = new Map<number, string>();
   /** The integer constants defined so far, by value id. */
@@ -91,7 +108,8 @@ class WatFunctionEmitter {
     private readonly host: WatModuleHost,
   ) {
     this.ints = integerValues(fn);
-    this.counted = countedLoops(fn, this.ints);
+    this.bounds = integerBounds(fn, this.ints);
+    forEachOp(fn.body, (op) => op.results.forEach((r) => this.definitions.set(r.id, op)));
     this.usesTape = someOp(
       fn.body,
       (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
@@ -128,7 +146,7 @@ class WatFunctionEmitter {
     const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
     return [
       `  ${header.join(" ")}`,
-      "    (local $ix i32) (local $saved f64) (local $wide i64)",
+      "    (local $ix i32) (local $saved f64) (local $wide i64) (local $trips i64) (local $inBounds i32)",
       ...tape,
       ...declared,
       ...this.body,
@@ -188,7 +206,13 @@ class WatFunctionEmitter {
   }
 
   private region(region: Region): void {
-    for (const op of region.ops) this.op(op);
+    this.checked.push(new Set());
+    for (const op of region.ops) {
+      this.op(op);
+      // Every array an op defines keeps its length in a local (see keepLength).
+      for (const r of op.results) if (isArray(r.type) && this.locals.has(r.id)) this.keepLength(r);
+    }
+    this.checked.pop();
   }
 
   private op(op: Op): void {
@@ -277,7 +301,6 @@ class WatFunctionEmitter {
         this.set(r, `(i32.load offset=8 ${this.elementAddress(a!, index)})`);
         // An element never written (of `new Array(n)`): JavaScript reads undefined there.
         this.line(`(if (i32.eqz ${this.get(r)}) (then unreachable))`);
-        this.keepLength(r);
         return;
       }
       case "field":
@@ -372,7 +395,7 @@ class WatFunctionEmitter {
    */
   private integerArithmetic(opcode: "add" | "sub", r: Value, a: Value, b: Value): void {
     this.set(r, `(i32.${opcode} ${this.get(a)} ${this.get(b)})`);
-    if (this.counted.cannotOverflow.has(r.id)) return;
+    if (this.bounds.cannotOverflow.has(r.id) || this.prechecked.has(r.id)) return;
     const step = this.constants.get(b.id);
     let overflowed: string;
     if (step !== undefined && step >= 0)
@@ -484,11 +507,46 @@ class WatFunctionEmitter {
    */
   private loop(op: Op): void {
     const [before, after] = op.regions as [Region, Region];
+    this.move(before.params, op.operands);
+    for (const v of after.params) this.define(v);
+    // An innermost loop whose accesses can all be checked on entry (loop-prechecks.ts) is
+    // emitted twice: without those checks, run when the loop is long enough for checking on
+    // entry to pay and every access is within bounds throughout, and as it is otherwise.
+    const innermost = !op.regions.some((region) => someOp(region, (o) => o.opcode === "loop"));
+    const prechecks = innermost ? loopPrechecks(op, this.definitions, this.ints) : undefined;
+    if (!prechecks) this.loopCode(op, new Set());
+    else {
+      this.line(`(if ${this.inBoundsThroughout(prechecks)}`);
+      this.indent++;
+      this.line("(then");
+      this.indent++;
+      const keys = new Set(prechecks.accesses.map((a) => `${a.array.id}[${a.index.id}]`));
+      const sums = prechecks.accesses.filter((a) => a.step !== 0).map((a) => a.index.id);
+      for (const id of sums) this.prechecked.add(id);
+      this.loopCode(op, keys);
+      this.prechecked.clear();
+      this.indent--;
+      this.line(")");
+      this.line("(else");
+      this.indent++;
+      this.loopCode(op, new Set());
+      this.indent--;
+      this.line(")");
+      this.indent--;
+      this.line(")");
+    }
+    op.results.forEach((v, i) => {
+      this.flows(after.params[i]!.type, v.type);
+      this.set(v, this.as(v, after.params[i]!));
+    });
+  }
+
+  /** The loop itself; `checked`: the accesses its body need not check. */
+  private loopCode(op: Op, checked: Set<string>): void {
+    const [before, after] = op.regions as [Region, Region];
     const condition = before.ops[before.ops.length - 1]!;
     const [flag, ...forwarded] = condition.operands;
     const n = this.labels++;
-    this.move(before.params, op.operands);
-    for (const v of after.params) this.define(v);
     this.line(`(block $exit${n}`);
     this.indent++;
     this.line(`(loop $next${n}`);
@@ -496,7 +554,9 @@ class WatFunctionEmitter {
     this.region(before);
     this.move(after.params, forwarded);
     this.line(`(br_if $exit${n} (i32.eqz ${this.get(flag!)}))`);
+    this.checked.push(checked);
     this.region(after);
+    this.checked.pop();
     const yielded = after.ops[after.ops.length - 1]!;
     this.move(before.params, yielded.operands);
     this.line(`(br $next${n})`);
@@ -504,10 +564,6 @@ class WatFunctionEmitter {
     this.line(")");
     this.indent--;
     this.line(")");
-    op.results.forEach((v, i) => {
-      this.flows(after.params[i]!.type, v.type);
-      this.set(v, this.as(v, after.params[i]!));
-    });
   }
 
   /** The array type of an operand (an error if it is none the backend carries). */
@@ -526,8 +582,13 @@ class WatFunctionEmitter {
     if (i.type !== "number") this.fail("an element read by a key that is not a number");
     const length = this.lengthOf(array);
     if (this.isInt(i)) {
-      // The counter of a loop over this array's length (counted-loops.ts) is in range.
-      if (this.counted.inBounds.get(i.id)?.has(array.id)) return this.get(i);
+      // The counter of a loop over this array's length (integer-bounds.ts) is in range.
+      if (this.bounds.inBounds.get(i.id)?.has(array.id)) return this.get(i);
+      // Checked already, earlier in this region or one around it (`a[i] += …` reads, then
+      // writes): the same index of the same array, whose length does not change.
+      const key = `${array.id}[${i.id}]`;
+      if (this.checked.some((done) => done.has(key))) return this.get(i);
+      this.checked[this.checked.length - 1]!.add(key);
       // Unsigned: a negative index is out of range too.
       this.line(`(if (i32.ge_u ${this.get(i)} ${length}) (then unreachable))`);
       return this.get(i);
@@ -554,6 +615,45 @@ class WatFunctionEmitter {
   private lengthOf(array: Value): string {
     const kept = this.lengths.get(array.id);
     return kept ? `(local.get ${kept})` : `(i32.load ${this.get(array)})`;
+  }
+
+  /**
+   * Whether the loop about to start runs at least PRECHECKED_TRIPS times and each access it
+   * makes at every iteration (loop-prechecks.ts) is within bounds at its first and last
+   * iteration, hence at all (computed as i64: no overflow); its result is in `$inBounds`.
+   */
+  private inBoundsThroughout({ counter, accesses }: LoopPrechecks): string {
+    // A constant or a length may be defined in the loop (its local is not yet set): its
+    // value, or the array's length, then.
+    const wide = (v: Value) => {
+      const op = this.definitions.get(v.id);
+      if (op?.opcode === "const") return `(i64.const ${op.attrs.value as number})`;
+      if (op?.opcode === "length") return `(i64.extend_i32_u ${this.lengthOf(op.operands[0]!)})`;
+      return `(i64.extend_i32_s ${this.get(v)})`;
+    };
+    const up = counter.relation === "lt" || counter.relation === "le";
+    const [high, low] = up ? [counter.bound, counter.start] : [counter.start, counter.bound];
+    const inclusive = counter.relation === "le" || counter.relation === "ge";
+    const trips = `(i64.sub ${wide(high)} ${wide(low)})`;
+    this.line(`(local.set $trips ${inclusive ? `(i64.add ${trips} (i64.const 1))` : trips})`);
+    const within = accesses.map((a) => {
+      const start =
+        a.scale === 1 ? wide(a.start) : `(i64.mul ${wide(a.start)} (i64.const ${a.scale}))`;
+      let first = `(i64.add ${start} (i64.const ${a.constant}))`;
+      if (a.offset)
+        first = `(i64.${a.offset.sign > 0 ? "add" : "sub"} ${first} ${wide(a.offset.value)})`;
+      const move = a.scale * a.step;
+      const last = `(i64.add ${first} (i64.mul (i64.sub (local.get $trips) (i64.const 1)) (i64.const ${move})))`;
+      const [lowest, highest] = move >= 0 ? [first, last] : [last, first];
+      const length = `(i64.extend_i32_u ${this.lengthOf(a.array)})`;
+      return `(i32.and (i64.ge_s ${lowest} (i64.const 0)) (i64.lt_s ${highest} ${length}))`;
+    });
+    const all = within.reduce((x, y) => `(i32.and ${x} ${y})`);
+    this.line("(local.set $inBounds (i32.const 0))");
+    this.line(
+      `(if (i64.ge_s (local.get $trips) (i64.const ${PRECHECKED_TRIPS})) (then (local.set $inBounds ${all})))`,
+    );
+    return "(local.get $inBounds)";
   }
 
   /** The address of element `index` (an i32) of `array`, less the 8 bytes of its header. */

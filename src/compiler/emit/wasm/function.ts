@@ -12,6 +12,7 @@ import { forEachOp, someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
 import { holdsNumbers, opaqueField, sameLayout, wasmType, type WasmValueType } from "./kinds.js";
 import { integerValues } from "./integers.js";
+import { absentValues, NUMERIC_USES, type AbsentValues } from "./absent-values.js";
 import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
@@ -67,6 +68,10 @@ export function sourceName(fn: IRFunction): string {
   return fn.name.split("$")[0] || fn.name;
 }
 
+/** Why a function with an absent value used where wasm cannot hold it stays JavaScript. */
+const ABSENT =
+  "undefined (a default parameter value, an optional parameter or field, or a test for one)";
+
 /**
  * The fewest iterations for which a loop's accesses are checked on entry rather than at each
  * iteration: the check on entry costs about as much as four iterations' checks (measured on
@@ -89,6 +94,8 @@ class WatFunctionEmitter {
    * innermost last: a check made there holds in what follows it and in the regions it holds.
    */
   private readonly checked: Set<string>[] = [];
+  /** What is undefined or null, and the tests for it that are settled (absent-values.ts). */
+  private readonly absent: AbsentValues;
   /** Index sums known within bounds by a check before their loop (loop-prechecks.ts). */
   private readonly prechecked = new Set<number>();
   /** Each value's defining op, by value id (region parameters have none). */
@@ -109,6 +116,7 @@ class WatFunctionEmitter {
   ) {
     this.ints = integerValues(fn);
     this.bounds = integerBounds(fn, this.ints);
+    this.absent = absentValues(fn);
     forEachOp(fn.body, (op) => op.results.forEach((r) => this.definitions.set(r.id, op)));
     this.usesTape = someOp(
       fn.body,
@@ -218,6 +226,14 @@ class WatFunctionEmitter {
   private op(op: Op): void {
     const [a, b, c] = op.operands;
     const r = op.results[0]!;
+    const settled = r && this.absent.settled.get(r.id);
+    if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
+    // An absent value (held as NaN) only where JavaScript computes with it as with NaN.
+    if (
+      !NUMERIC_USES.has(op.opcode) &&
+      op.operands.some((v) => this.absent.presence(v) !== "number")
+    )
+      this.fail(ABSENT);
     switch (op.opcode) {
       case "const":
         if (this.isInt(r)) {
@@ -355,11 +371,14 @@ class WatFunctionEmitter {
       return `(f64.const ${f64Text(value)})`;
     }
     if (typeof value === "boolean" && type === "boolean") return `(i32.const ${value ? 1 : 0})`;
+    // undefined or null as a number: NaN or 0, what arithmetic makes of each (absent-values.ts).
+    if (value === undefined && type === "number")
+      return `(f64.const ${op.attrs.isNull ? 0 : "nan"})`;
     return this.fail(
       value === undefined
         ? op.attrs.isNull
           ? "null"
-          : "undefined (a default parameter value, an optional parameter or field, or a test for one)"
+          : ABSENT
         : `the constant ${JSON.stringify(value)}`,
     );
   }
@@ -481,6 +500,15 @@ class WatFunctionEmitter {
   private ifOp(op: Op): void {
     const [thenRegion, elseRegion] = op.regions as [Region, Region];
     for (const v of op.results) this.define(v);
+    const taken = this.absent.settled.get(op.operands[0]!.id);
+    if (taken !== undefined) {
+      // A test for undefined or null that is settled (absent-values.ts): the branch it takes.
+      const region = taken ? thenRegion : elseRegion;
+      this.region(region);
+      const terminator = region.ops[region.ops.length - 1];
+      if (terminator?.opcode === "yield") this.move(op.results, terminator.operands);
+      return;
+    }
     this.line(`(if ${this.get(op.operands[0]!)}`);
     this.indent++;
     for (const [word, region] of [

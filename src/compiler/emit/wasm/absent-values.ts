@@ -1,0 +1,134 @@
+import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
+
+// `undefined` and `null` in wasm, where a number is an f64 and has no room for them. A default
+// parameter's value is `p === undefined ? default : p`; once a small callee is inlined where
+// its argument is left out, that test compares two constants. So each number value is known
+// to be `undefined`, `null`, a number, or maybe any: the tests of a known value become
+// constants (`===`, `!==` with undefined or null, `==`/`??`'s nullish test), and branches a
+// constant test does not take leave their values out. An absent value is held as a number:
+// undefined as NaN, null as 0, which is what JavaScript makes of each in arithmetic,
+// comparisons, Math functions and as a condition (both falsy); anywhere else — stored, saved on the tape, passed, returned, compared otherwise —
+// the function stays JavaScript, as every value a test could not settle does.
+
+export type Presence = "undefined" | "null" | "number" | "maybe";
+
+export interface AbsentValues {
+  /** What each value is (numbers and booleans not listed are numbers). */
+  presence(v: Value): Presence;
+  /** The result of a test this settles, by the test's value id. */
+  settled: Map<number, boolean>;
+}
+
+/** Where an absent value may go: it computes there as JavaScript's undefined (NaN) or null (0). */
+export const NUMERIC_USES = new Set([
+  "add",
+  "sub",
+  "mul",
+  "div",
+  "rem",
+  "pow",
+  "neg",
+  "lt",
+  "le",
+  "gt",
+  "ge",
+  "truthy",
+  "math",
+  "detach",
+  "withDerivative",
+  "select",
+  "yield",
+  "condition",
+]);
+
+export function absentValues(fn: IRFunction): AbsentValues {
+  const known = new Map<number, Presence>();
+  const settled = new Map<number, boolean>();
+  const presence = (v: Value): Presence => known.get(v.id) ?? "number";
+  const join = (states: Presence[]): Presence =>
+    states.length === 0 || states.some((s) => s !== states[0]) ? "maybe" : states[0]!;
+
+  const visit = (region: Region) => {
+    for (const op of region.ops) visitOp(op);
+  };
+  const visitOp = (op: Op) => {
+    const r = op.results[0];
+    // Visited again when a loop around it turns out to carry an absent value: start afresh.
+    for (const v of op.results) {
+      if (known.get(v.id) !== "maybe") known.delete(v.id);
+      settled.delete(v.id);
+    }
+    switch (op.opcode) {
+      case "const":
+        if (op.attrs.value === undefined) known.set(r!.id, op.attrs.isNull ? "null" : "undefined");
+        return;
+      case "nondiff": {
+        if (op.attrs.callee !== "===" || op.operands.length !== 2) return;
+        const [a, b] = op.operands.map(presence) as [Presence, Presence];
+        if (a === "maybe" || b === "maybe") return;
+        // Two numbers: not a test for absence (the backend does not cover it otherwise).
+        if (a === "number" && b === "number") return;
+        settled.set(r!.id, a === b && a !== "number");
+        return;
+      }
+      case "nullish": {
+        const a = presence(op.operands[0]!);
+        if (a !== "maybe") settled.set(r!.id, a !== "number");
+        return;
+      }
+      case "not": {
+        const a = settled.get(op.operands[0]!.id);
+        if (a !== undefined) settled.set(r!.id, !a);
+        return;
+      }
+      case "detach":
+      case "withDerivative":
+        if (known.has(op.operands[0]!.id)) known.set(r!.id, presence(op.operands[0]!));
+        return;
+      case "select": {
+        const [c, x, y] = op.operands as [Value, Value, Value];
+        const taken = settled.get(c.id);
+        const state =
+          taken === undefined ? join([presence(x), presence(y)]) : presence(taken ? x : y);
+        if (state !== "number") known.set(r!.id, state);
+        return;
+      }
+      case "if": {
+        op.regions.forEach(visit);
+        const taken = settled.get(op.operands[0]!.id);
+        const regions = taken === undefined ? op.regions : [op.regions[taken ? 0 : 1]!];
+        op.results.forEach((v, i) => {
+          const state = join(regions.map((g) => presence(terminator(g).operands[i]!)));
+          if (state !== "number") known.set(v.id, state);
+        });
+        return;
+      }
+      case "loop": {
+        // A value carried around a loop that starts or becomes absent: maybe anything.
+        const [before, after] = op.regions as [Region, Region];
+        const carried = [...before.params, ...after.params, ...op.results];
+        const inputs = () => [
+          ...op.operands,
+          ...terminator(after).operands,
+          ...terminator(before).operands.slice(1),
+        ];
+        const absent = () => inputs().some((v) => presence(v) !== "number");
+        for (let pass = 0; pass < 3; pass++) {
+          if (absent()) for (const v of carried) known.set(v.id, "maybe");
+          op.regions.forEach(visit);
+          if (!absent() || carried.every((v) => known.get(v.id) === "maybe")) break;
+        }
+        if (absent()) for (const v of carried) known.set(v.id, "maybe");
+        return;
+      }
+      default:
+        op.regions.forEach(visit);
+    }
+  };
+  visit(fn.body);
+  return { presence, settled };
+}
+
+function terminator(region: Region): Op {
+  return region.ops[region.ops.length - 1]!;
+}

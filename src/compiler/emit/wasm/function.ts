@@ -228,7 +228,7 @@ class WatFunctionEmitter {
     const r = op.results[0]!;
     const settled = r && this.absent.settled.get(r.id);
     if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
-    // An absent value (held as NaN) only where JavaScript computes with it as with NaN.
+    // An absent value (held as NaN or 0) only where JavaScript computes with it as with those.
     if (
       !NUMERIC_USES.has(op.opcode) &&
       op.operands.some((v) => this.absent.presence(v) !== "number")

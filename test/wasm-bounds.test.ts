@@ -35,6 +35,18 @@ const SCALED = `export function f(a: Float64Array, b: Float64Array): number {
   return s;
 }`;
 
+/** A row-major matrix times a vector: m[i * n + j], i * n made in the inner loop. */
+const ROW_MAJOR = `export function f(m: Float64Array, v: Float64Array, r: Float64Array): number {
+  const n = v.length;
+  let s = 0;
+  for (let i = 0; i < r.length; i++) {
+    let dot = 0;
+    for (let j = 0; j < n; j++) dot += m[i * n + j] * v[j];
+    s += r[i] * dot * dot;
+  }
+  return s;
+}`;
+
 const BLOCKS = `export function f(m: Float64Array, v: Float64Array): number {
   const cols = v.length;
   let s = 0;
@@ -106,6 +118,7 @@ test("loops counted down, by steps of 2, over blocks, a triangle, at a fixed ind
     await checkBackends(REVERSED, [[range(n), range(n, 0.5)]]);
     await checkBackends(STRIDED, [[range(2 * n), range(n, 0.5)]]);
     await checkBackends(SCALED, [[range(2 * n), range(n, 0.5)]]);
+    await checkBackends(ROW_MAJOR, [[range(3 * n), range(n, 0.5), range(3)]]);
     await checkBackends(BLOCKS, [[range(n + 4), range(n, 0.5)]]);
     await checkBackends(TRIANGLE, [[range((n * (n - 1)) / 2), range(n, 0.5)]]);
     await checkBackends(FIXED_INDEX, [[range(n), range(n, 0.5)]]);
@@ -147,6 +160,7 @@ test("one element short: each access reads past the end, and wasm gives JavaScri
       ["counted down", REVERSED, [range(n - 1), range(n)]],
       ["by steps of 2", STRIDED, [range(2 * n - 1), range(n)]],
       ["at twice the counter", SCALED, [range(2 * n - 1), range(n)]],
+      ["row-major", ROW_MAJOR, [range(3 * n - 1), range(n), range(3)]],
       ["over blocks", BLOCKS, [range(n + 3), range(n)]],
       ["to 0 inclusive", INCLUSIVE_DOWN, [range(n), range(n), range(1)]],
       ["shifted up", SHIFTED_UP, [range(n), range(n), range(1)]],

@@ -114,7 +114,9 @@ class WatFunctionEmitter {
     private readonly name: string,
     private readonly host: WatModuleHost,
   ) {
-    this.ints = integerValues(fn);
+    // Twice: products of integers known ≥ 0 are integers too, which the bounds then cover.
+    const first = integerValues(fn);
+    this.ints = integerValues(fn, integerBounds(fn, first).nonNegative);
     this.bounds = integerBounds(fn, this.ints);
     this.absent = absentValues(fn);
     forEachOp(fn.body, (op) => op.results.forEach((r) => this.definitions.set(r.id, op)));
@@ -650,14 +652,16 @@ class WatFunctionEmitter {
    * makes at every iteration (loop-prechecks.ts) is within bounds at its first and last
    * iteration, hence at all (computed as i64: no overflow); its result is in `$inBounds`.
    */
-  private inBoundsThroughout({ counter, accesses }: LoopPrechecks): string {
-    // A constant or a length may be defined in the loop (its local is not yet set): its
-    // value, or the array's length, then.
-    const wide = (v: Value) => {
+  private inBoundsThroughout({ counter, accesses, inside }: LoopPrechecks): string {
+    // A value made in the loop has no value yet in its local: computed here from what it is
+    // made of (loop-prechecks.ts says which), as i64 (no overflow).
+    const wide = (v: Value): string => {
       const op = this.definitions.get(v.id);
       if (op?.opcode === "const") return `(i64.const ${op.attrs.value as number})`;
+      if (!inside.has(v.id)) return `(i64.extend_i32_s ${this.get(v)})`;
       if (op?.opcode === "length") return `(i64.extend_i32_u ${this.lengthOf(op.operands[0]!)})`;
-      return `(i64.extend_i32_s ${this.get(v)})`;
+      const [a, b] = op!.operands as [Value, Value];
+      return `(i64.${op!.opcode} ${wide(a)} ${wide(b)})`;
     };
     const up = counter.relation === "lt" || counter.relation === "le";
     const [high, low] = up ? [counter.bound, counter.start] : [counter.start, counter.bound];

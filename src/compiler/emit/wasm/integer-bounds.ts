@@ -18,6 +18,8 @@ export interface IntegerBounds {
   inBounds: Map<number, Set<number>>;
   /** The sums and differences (value ids) that cannot overflow an i32. */
   cannotOverflow: Set<number>;
+  /** The integers (value ids) known ≥ 0. */
+  nonNegative: Set<number>;
 }
 
 /** Not known to be ≥ 0. */
@@ -130,7 +132,11 @@ export function integerBounds(fn: IRFunction, ints: Set<number>): IntegerBounds 
     }
   }
 
-  const found: IntegerBounds = { inBounds: new Map(), cannotOverflow: new Set() };
+  const nonNegative = new Set([...ints].filter((id) => (lower.get(id) ?? UNKNOWN) >= 0));
+  for (const [id, op] of definitions)
+    if (op.opcode === "const" && ints.has(id) && (op.attrs.value as number) >= 0)
+      nonNegative.add(id);
+  const found: IntegerBounds = { inBounds: new Map(), cannotOverflow: new Set(), nonNegative };
   // i < a.length and i ≥ 0: i indexes a.
   for (const [id, limit] of below) {
     const length = definitions.get(limit.id);

@@ -14,7 +14,11 @@ import { forEachOp } from "../../ir/walk.js";
 // products that overflow an i32 trap at run time (function.ts), and the call then runs as
 // JavaScript.
 
-export function integerValues(fn: IRFunction): Set<number> {
+/**
+ * `nonNegative`: integers known ≥ 0 (integer-bounds.ts, from a first pass), whose products
+ * are integers too (never -0): `m[i * n + j]`.
+ */
+export function integerValues(fn: IRFunction, nonNegative?: ReadonlySet<number>): Set<number> {
   const rules = new Map<number, () => boolean>();
   const ints = new Set<number>();
   const is = (v: Value | undefined) => v !== undefined && ints.has(v.id);
@@ -58,8 +62,17 @@ export function integerValues(fn: IRFunction): Set<number> {
       case "sub":
         return candidate(r!, () => is(a) && is(b));
       case "mul":
-        // `2 * layer`: by a constant above 0, an integer's product is never -0.
-        return candidate(r!, () => is(a) && is(b) && (positive(a!) || positive(b!)));
+        // `2 * layer`: by a constant above 0, an integer's product is never -0; nor is a
+        // product of two integers ≥ 0 (`i * n`).
+        return candidate(
+          r!,
+          () =>
+            is(a) &&
+            is(b) &&
+            (positive(a!) ||
+              positive(b!) ||
+              (nonNegative?.has(a!.id) === true && nonNegative.has(b!.id))),
+        );
       case "select":
         return candidate(r!, () => is(b) && is(c));
       case "detach":

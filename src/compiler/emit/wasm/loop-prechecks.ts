@@ -37,6 +37,12 @@ export interface Access {
 export interface LoopPrechecks {
   counter: Counter;
   accesses: Access[];
+  /**
+   * The values made in the loop (region parameters and op results): one the check uses is a
+   * constant, a length, or a sum, difference or product of values made before the loop (`i *
+   * n` in `m[i * n + j]`), computed again on entry.
+   */
+  inside: Set<number>;
 }
 
 /**
@@ -65,14 +71,18 @@ export function loopPrechecks(
       : undefined;
   };
   /**
-   * The same at every iteration: made before the loop (its local holds it), or the length of
-   * an array made before it (an array keeps its length).
+   * The same at every iteration: made before the loop (its local holds it), the length of an
+   * array made before it (an array keeps its length), or a sum, difference or product of such.
    */
   const invariant = (v: Value): boolean => {
     if (!ints.has(v.id)) return false;
     if (!inside.has(v.id)) return true;
     const op = definitions.get(v.id);
-    return op?.opcode === "length" && !inside.has(op.operands[0]!.id);
+    if (op?.opcode === "const") return true;
+    if (op?.opcode === "length") return !inside.has(op.operands[0]!.id);
+    if (op?.opcode === "add" || op?.opcode === "sub" || op?.opcode === "mul")
+      return op.operands.every(invariant);
+    return false;
   };
 
   // Per body parameter carried by the loop: its start and its constant step.
@@ -137,7 +147,7 @@ export function loopPrechecks(
       ...(form.offset ? { offset: form.offset } : {}),
     });
   }
-  return accesses.length ? { counter, accesses } : undefined;
+  return accesses.length ? { counter, accesses, inside } : undefined;
 }
 
 const FLIPPED = { lt: "gt", le: "ge", gt: "lt", ge: "le" } as const;

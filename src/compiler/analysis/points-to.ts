@@ -1,4 +1,4 @@
-import { forEachOpInnerFirst } from "../ir/walk.js";
+import { forEachOpInnerFirst, terminator } from "../ir/walk.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 
@@ -234,8 +234,4 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
       return [...new Set(classes.flatMap((c) => written.get(c) ?? []))];
     },
   };
-}
-
-function terminator(region: Region): Op {
-  return region.ops[region.ops.length - 1]!;
 }

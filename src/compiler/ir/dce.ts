@@ -1,5 +1,6 @@
 import { type IRFunction, type Op, type Region, type Value } from "./types.js";
 import { isPure, TERMINATORS } from "./ops.js";
+import { terminator } from "./walk.js";
 
 // Dead-code elimination: removes pure ops whose results nothing live reads, `if` results
 // nobody reads (with their yielded operands) and loop-carried values nothing outside their
@@ -88,10 +89,6 @@ function liveness(fn: IRFunction): { liveValues: Set<number>; liveOps: Set<Op> }
     }
   }
   return { liveValues, liveOps };
-}
-
-function terminator(region: Region): Op {
-  return region.ops[region.ops.length - 1]!;
 }
 
 function sweep(region: Region, live: Set<number>, liveOps: Set<Op>): void {

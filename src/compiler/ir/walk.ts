@@ -3,6 +3,11 @@ import type { IRFunction, Op, Region, Value } from "./types.js";
 // Walking the IR: every op of a region and of the regions nested in it, in program order
 // (an op before the ops of its regions).
 
+/** The last op of `region`: its `yield`, `condition` or `return`. */
+export function terminator(region: Region): Op {
+  return region.ops[region.ops.length - 1]!;
+}
+
 /**
  * Calls `visit` on each op of `region` and of its nested regions, in program order, with the
  * region that holds the op.

@@ -1,4 +1,5 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
+import { terminator } from "../../ir/walk.js";
 
 // `undefined` and `null` in wasm, where a number is an f64 and has no room for them. A default
 // parameter's value is `p === undefined ? default : p`; once a small callee is inlined where
@@ -7,8 +8,9 @@ import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
 // constants (`===`, `!==` with undefined or null, `==`/`??`'s nullish test), and branches a
 // constant test does not take leave their values out. An absent value is held as a number:
 // undefined as NaN, null as 0, which is what JavaScript makes of each in arithmetic,
-// comparisons, Math functions and as a condition (both falsy); anywhere else — stored, saved on the tape, passed, returned, compared otherwise —
-// the function stays JavaScript, as every value a test could not settle does.
+// comparisons, Math functions and as a condition (both falsy). Anywhere else (stored, saved
+// on the tape, passed, returned, carried by a loop, compared otherwise) the function stays
+// JavaScript, as it does for every value a test could not settle.
 
 export type Presence = "undefined" | "null" | "number" | "maybe";
 
@@ -112,13 +114,12 @@ export function absentValues(fn: IRFunction): AbsentValues {
           ...terminator(after).operands,
           ...terminator(before).operands.slice(1),
         ];
-        const absent = () => inputs().some((v) => presence(v) !== "number");
-        for (let pass = 0; pass < 3; pass++) {
-          if (absent()) for (const v of carried) known.set(v.id, "maybe");
+        op.regions.forEach(visit);
+        if (inputs().some((v) => presence(v) !== "number")) {
+          // Once more with them maybe absent ("maybe" stays), for what the body makes of them.
+          for (const v of carried) known.set(v.id, "maybe");
           op.regions.forEach(visit);
-          if (!absent() || carried.every((v) => known.get(v.id) === "maybe")) break;
         }
-        if (absent()) for (const v of carried) known.set(v.id, "maybe");
         return;
       }
       default:
@@ -127,8 +128,4 @@ export function absentValues(fn: IRFunction): AbsentValues {
   };
   visit(fn.body);
   return { presence, settled };
-}
-
-function terminator(region: Region): Op {
-  return region.ops[region.ops.length - 1]!;
 }

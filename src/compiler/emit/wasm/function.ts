@@ -505,11 +505,7 @@ class WatFunctionEmitter {
     const taken = this.absent.settled.get(op.operands[0]!.id);
     if (taken !== undefined) {
       // A test for undefined or null that is settled (absent-values.ts): the branch it takes.
-      const region = taken ? thenRegion : elseRegion;
-      this.region(region);
-      const terminator = region.ops[region.ops.length - 1];
-      if (terminator?.opcode === "yield") this.move(op.results, terminator.operands);
-      return;
+      return this.branch(op, taken ? thenRegion : elseRegion);
     }
     this.line(`(if ${this.get(op.operands[0]!)}`);
     this.indent++;
@@ -519,14 +515,19 @@ class WatFunctionEmitter {
     ] as const) {
       this.line(`(${word}`);
       this.indent++;
-      this.region(region);
-      const terminator = region.ops[region.ops.length - 1];
-      if (terminator?.opcode === "yield") this.move(op.results, terminator.operands);
+      this.branch(op, region);
       this.indent--;
       this.line(")");
     }
     this.indent--;
     this.line(")");
+  }
+
+  /** A branch of `if` op `op`: its region, then what it yields into the op's results. */
+  private branch(op: Op, region: Region): void {
+    this.region(region);
+    const last = region.ops[region.ops.length - 1];
+    if (last?.opcode === "yield") this.move(op.results, last.operands);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
-import { forEachOp } from "../../ir/walk.js";
+import { forEachOp, terminator } from "../../ir/walk.js";
 
 // What the emitter knows of the i32 integers (integers.ts) of a function, so it can leave out
 // checks that cannot fail: an index `a[i]` needs no bounds check when i ≥ 0 and the loop
@@ -30,12 +30,7 @@ export function integerBounds(fn: IRFunction, ints: Set<number>): IntegerBounds 
   forEachOp(fn.body, (op) => {
     for (const r of op.results) definitions.set(r.id, op);
   });
-  const constant = (v: Value): number | undefined => {
-    const op = definitions.get(v.id);
-    return op?.opcode === "const" && typeof op.attrs.value === "number" && ints.has(v.id)
-      ? op.attrs.value
-      : undefined;
-  };
+  const constant = integerConstant(definitions, ints);
 
   // What each loop body knows from its condition, by body parameter.
   const below = new Map<number, Value>(); // p < bound
@@ -45,15 +40,11 @@ export function integerBounds(fn: IRFunction, ints: Set<number>): IntegerBounds 
     const [before, after] = op.regions as [Region, Region];
     const [flag, ...forwarded] = terminator(before).operands;
     const test = flag && definitions.get(flag.id);
-    if (!test || !["lt", "le", "gt", "ge"].includes(test.opcode)) return;
-    const [x, y] = test.operands as [Value, Value];
     forwarded.forEach((q, j) => {
-      if (q !== x && q !== y) return;
+      const seen = relationOf(test, q);
       const p = after.params[j]!;
-      if (!ints.has(p.id)) return;
-      // Seen from the loop's value: y > x is x < y.
-      const other = q === x ? y : x;
-      const relation = q === x ? test.opcode : FLIPPED[test.opcode as keyof typeof FLIPPED];
+      if (!seen || !ints.has(p.id)) return;
+      const { relation, other } = seen;
       const k = constant(other);
       if (relation === "lt" && ints.has(other.id)) below.set(p.id, other);
       if (relation === "gt" && k !== undefined) atLeast.set(p.id, k + 1);
@@ -155,7 +146,38 @@ export function integerBounds(fn: IRFunction, ints: Set<number>): IntegerBounds 
   return found;
 }
 
+/** A comparison as the loop condition's operands see it. */
+export type Relation = "lt" | "le" | "gt" | "ge";
+
 const FLIPPED = { lt: "gt", le: "ge", gt: "lt", ge: "le" } as const;
+
+/**
+ * What comparison `test` says of `v`, one of its operands, seen from `v` (`n > i` is `i < n`),
+ * or undefined when `test` is not a comparison of `v`.
+ */
+export function relationOf(
+  test: Op | undefined,
+  v: Value,
+): { relation: Relation; other: Value } | undefined {
+  if (!test || !(test.opcode in FLIPPED)) return undefined;
+  const [x, y] = test.operands as [Value, Value];
+  if (v === x) return { relation: test.opcode as Relation, other: y };
+  if (v === y) return { relation: FLIPPED[test.opcode as Relation], other: x };
+  return undefined;
+}
+
+/** The value of an i32 constant (integers.ts), or undefined for any other value. */
+export function integerConstant(
+  definitions: Map<number, Op>,
+  ints: Set<number>,
+): (v: Value) => number | undefined {
+  return (v) => {
+    const op = definitions.get(v.id);
+    return op?.opcode === "const" && typeof op.attrs.value === "number" && ints.has(v.id)
+      ? op.attrs.value
+      : undefined;
+  };
+}
 
 /**
  * Whether `a + b` (or `a - b`) of i32s stays within the i32 range: i + 1 where a loop tests
@@ -175,8 +197,4 @@ function cannotOverflow(
   const k = constant(b);
   if (k !== undefined) return step(a, -k);
   return bound(a) >= 0 && bound(b) >= 0;
-}
-
-function terminator(region: Region): Op {
-  return region.ops[region.ops.length - 1]!;
 }

@@ -1,5 +1,5 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
-import { forEachOp } from "../../ir/walk.js";
+import { forEachOp, terminator } from "../../ir/walk.js";
 
 // Which numbers of a function are integers that fit an i32, so wasm keeps them as i32: loop
 // counters, lengths, trip counts, and what adding and subtracting them (or multiplying one by a
@@ -151,8 +151,4 @@ function indexSources(fn: IRFunction): Set<number> {
     work.push(...(flowsInto.get(v.id) ?? []));
   }
   return found;
-}
-
-function terminator(region: Region): Op {
-  return region.ops[region.ops.length - 1]!;
 }

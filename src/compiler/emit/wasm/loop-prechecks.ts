@@ -1,5 +1,6 @@
 import type { Op, Region, Value } from "../../ir/types.js";
-import { forEachOp } from "../../ir/walk.js";
+import { forEachOp, terminator } from "../../ir/walk.js";
+import { integerConstant, relationOf, type Relation } from "./integer-bounds.js";
 
 // Index checks made once before a loop rather than at every iteration. A loop whose condition
 // is its counter against a bound that does not change (`i < n`, `j <= i`, `i > 0`, a reverse
@@ -16,7 +17,7 @@ import { forEachOp } from "../../ir/walk.js";
 export interface Counter {
   start: Value;
   bound: Value;
-  relation: "lt" | "le" | "gt" | "ge";
+  relation: Relation;
 }
 
 /**
@@ -46,9 +47,8 @@ export interface LoopPrechecks {
 }
 
 /**
- * The accesses of `loop` that can be checked before it, or undefined. `defined`: where each
- * value is defined (its op, or undefined for a region parameter); `ints`: the i32 integers;
- * `inside`: whether a value is defined within `loop`'s regions.
+ * The accesses of `loop` that can be checked before it, or undefined. `definitions`: each
+ * value's defining op (region parameters have none); `ints`: the i32 integers.
  */
 export function loopPrechecks(
   loop: Op,
@@ -56,20 +56,14 @@ export function loopPrechecks(
   ints: Set<number>,
 ): LoopPrechecks | undefined {
   const [before, after] = loop.regions as [Region, Region];
-  const condition = before.ops[before.ops.length - 1]!;
-  const [flag, ...forwarded] = condition.operands;
-  const yielded = after.ops[after.ops.length - 1]!.operands;
+  const [flag, ...forwarded] = terminator(before).operands;
+  const yielded = terminator(after).operands;
   const inside = new Set<number>();
   for (const region of loop.regions) {
     for (const p of region.params) inside.add(p.id);
     forEachOp(region, (op) => op.results.forEach((r) => inside.add(r.id)));
   }
-  const constant = (v: Value): number | undefined => {
-    const op = definitions.get(v.id);
-    return op?.opcode === "const" && typeof op.attrs.value === "number" && ints.has(v.id)
-      ? op.attrs.value
-      : undefined;
-  };
+  const constant = integerConstant(definitions, ints);
   /**
    * The same at every iteration: made before the loop (its local holds it), the length of an
    * array made before it (an array keeps its length), or a sum, difference or product of such.
@@ -107,16 +101,12 @@ export function loopPrechecks(
 
   // The counter: compared with an unchanging bound, moving by 1 towards it.
   const test = flag && definitions.get(flag.id);
-  if (!test || !(test.opcode in FLIPPED)) return undefined;
-  const [x, y] = test.operands as [Value, Value];
   let counter: Counter | undefined;
   for (const { start, step, counter: c } of carried.values()) {
-    if (c !== x && c !== y) continue;
-    const bound = c === x ? y : x;
-    const relation = (
-      c === x ? test.opcode : FLIPPED[test.opcode as keyof typeof FLIPPED]
-    ) as Counter["relation"];
-    if (!invariant(bound) && constant(bound) === undefined) continue;
+    const seen = relationOf(test, c);
+    if (!seen) continue;
+    const { relation, other: bound } = seen;
+    if (!invariant(bound)) continue;
     const up = relation === "lt" || relation === "le";
     if (step !== (up ? 1 : -1)) continue;
     counter = { start, bound, relation };
@@ -149,8 +139,6 @@ export function loopPrechecks(
   }
   return accesses.length ? { counter, accesses, inside } : undefined;
 }
-
-const FLIPPED = { lt: "gt", le: "ge", gt: "lt", ge: "le" } as const;
 
 /**
  * `index` as `scale * param + constant ± offset`, with `param` a body parameter (its step is

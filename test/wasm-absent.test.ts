@@ -4,8 +4,10 @@ import { compileFiles, diagnosticsText } from "./support/harness.js";
 import { checkBackends, f64 } from "./support/wasm-backends.js";
 
 // undefined and null in the WebAssembly backend (emit/wasm/absent-values.ts): default
-// parameters and optional parameters of small helpers, inlined where their argument is left
-// out, so their tests settle; what no test settles keeps the function JavaScript, saying why.
+// parameters and optional parameters of helpers, inlined where their argument is left out or
+// called in a copy made for such calls, so their tests settle; optional fields of objects,
+// whose presence wasm reads from the object; what no test settles keeps the function
+// JavaScript, saying why.
 
 test("default and optional parameters of helpers, with the argument given and left out", async () => {
   await checkBackends(
@@ -62,18 +64,6 @@ test("what no test settles stays JavaScript, and says so", () => {
   return (last ?? -1) * 2;
 }`);
   assert.match(last, /NABLA202/);
-  // A recursive helper, which is not inlined, its argument left out: the call would pass
-  // undefined.
-  const large = fallback(`function power(x: number, n = 3): number {
-  return n <= 0 ? 1 : x * power(x, n - 1);
-}
-export function f(x: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += power(x[i]) + power(x[i], 2);
-  return s;
-}`);
-  assert.match(large, /NABLA202/);
-  assert.match(large, /undefined \(a default parameter value/);
   // null as a default, which reverse mode saves on its tape: wasm would save 0 there.
   const saved = fallback(`function orSquare(x: number, w: number | null = null): number {
   return w === null ? x * x : x * w;
@@ -84,4 +74,67 @@ export function f(x: Float64Array): number {
   return s;
 }`);
   assert.match(saved, /NABLA202/);
+});
+
+test("a helper too large to inline, called with its argument left out: a copy for such calls", async () => {
+  // Recursive, so never inlined: power(x) runs a copy of power whose test of n settles.
+  await checkBackends(
+    `function power(x: number, n = 3): number {
+  return n <= 0 ? 1 : x * power(x, n - 1);
+}
+export function f(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += power(x[i]) + power(x[i], 2);
+  return s;
+}`,
+    [[f64(0.5, -2, 1.5)], [f64(3)]],
+  );
+});
+
+const OPTIONS = `interface FitOptions {
+  scale?: number;
+  offset?: number;
+  robust?: boolean;
+  name?: string;
+}
+export function f(x: Float64Array, options: FitOptions = {}): number {
+  const { scale = 2, robust = false } = options;
+  const offset = options.offset ?? 0.5;
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const r = scale * x[i] - offset;
+    s += robust ? Math.log(1 + r * r) : r * r;
+  }
+  if (options.offset !== undefined) s += options.offset * options.offset;
+  return s;
+}`;
+
+test("optional fields of an options object, present or not, read in wasm", async () => {
+  const x = f64(0.5, -2, 1.5);
+  await checkBackends(OPTIONS, [
+    [x, {}],
+    [x, { scale: 3 }],
+    [x, { offset: -1, robust: true }],
+    [x, { scale: 0.5, offset: 2, robust: false, name: "fit" }],
+  ]);
+});
+
+test("an object the function makes with an optional field left out, and gradients of optional fields", async () => {
+  await checkBackends(
+    `interface Weights { main: number; extra?: number }
+function weighted(w: Weights, x: number): number {
+  return w.extra === undefined ? w.main * x : w.main * x + w.extra * x * x;
+}
+export function f(x: Float64Array, w: Weights): number {
+  const plain: Weights = { main: w.main };
+  const both: Weights = { main: 1, extra: w.extra ?? 0.25 };
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += weighted(plain, x[i]) + weighted(both, x[i]) + weighted(w, x[i]);
+  return s;
+}`,
+    [
+      [f64(0.5, -2), { main: 1.5 }],
+      [f64(0.5, -2), { main: 1.5, extra: -0.75 }],
+    ],
+  );
 });

@@ -322,7 +322,8 @@ function residentArrays(kinds: WasmKind[], args: unknown[]): WasmArrays | undefi
 }
 
 function residentIn(kind: WasmKind, value: unknown): WasmArrays | undefined {
-  if (typeof kind === "string" || typeof value !== "object" || value === null) return undefined;
+  if (typeof kind === "string" || "optional" in kind) return undefined;
+  if (typeof value !== "object" || value === null) return undefined;
   if ("fields" in kind) {
     for (const [name, field] of kind.fields) {
       const found = residentIn(field, (value as Record<string, unknown>)[name]);
@@ -396,6 +397,10 @@ function sizeOf(kind: WasmKind, value: unknown, resident?: WasmArrays): number {
     if (typeof value !== "boolean") throw new NotCopyable();
     return 0;
   }
+  if ("optional" in kind) {
+    if (value !== undefined && typeof value !== kind.optional) throw new NotCopyable();
+    return 0;
+  }
   if ("fields" in kind) {
     const object = checkedObject(value);
     let bytes = 8 + 8 * kind.fields.length;
@@ -424,7 +429,8 @@ function residentAddress(
       ? resident.addressOf(value)
       : undefined;
   const row = kind.of;
-  if (typeof row === "string" || "fields" in row || row.of !== "number") return undefined;
+  if (typeof row === "string" || "fields" in row || "optional" in row || row.of !== "number")
+    return undefined;
   return kind.array === "Array" && row.array === "Float64Array" && Array.isArray(value)
     ? resident.rowsAddressOf(value)
     : undefined;
@@ -480,6 +486,8 @@ class Copier {
       return value;
     }
     if (kind === "boolean") return value ? 1 : 0;
+    // Only as a field (object() copies it).
+    if ("optional" in kind) throw new NotCopyable();
     if ("fields" in kind) return this.object(kind.fields, checkedObject(value), written);
     const array = value as ArrayLike<unknown>;
     if (written && kind.of === "number") {
@@ -528,16 +536,32 @@ class Copier {
     this.at += 8 + 8 * fields.length;
     this.live.i32[address >> 2] = fields.length;
     if (written) (this.backObjects ??= new Map()).set(object, [address, fields]);
+    let present = 0;
     for (let k = 0; k < fields.length; k++) {
       const [name, kind] = fields[k]!;
-      const value = this.in(kind, object[name], written);
       const cell = address + 8 + 8 * k;
+      if (typeof kind === "object" && "optional" in kind) {
+        // Absent: NaN or 0, what JavaScript computes with undefined as (kinds.ts).
+        const value = object[name];
+        if (value === undefined) {
+          if (kind.optional === "number") this.live.f64[cell >> 3] = NaN;
+          else this.live.i32[cell >> 2] = 0;
+          continue;
+        }
+        if (typeof value !== kind.optional) throw new NotCopyable();
+        present |= 1 << k;
+        if (kind.optional === "number") this.live.f64[cell >> 3] = value as number;
+        else this.live.i32[cell >> 2] = value ? 1 : 0;
+        continue;
+      }
+      const value = this.in(kind, object[name], written);
       if (kind === "number") this.live.f64[cell >> 3] = value;
       else if (kind === "boolean") {
         if (typeof object[name] !== "boolean") throw new NotCopyable();
         this.live.i32[cell >> 2] = value;
       } else this.live.i32[cell >> 2] = value;
     }
+    this.live.i32[(address + 4) >> 2] = present;
     return address;
   }
 
@@ -553,7 +577,10 @@ class Copier {
     }
     for (const [object, [address, fields]] of this.backObjects ?? [])
       fields.forEach(([name, kind], k) => {
-        if (kind === "number") object[name] = f64[(address + 8 + 8 * k) >> 3];
+        const cell = (address + 8 + 8 * k) >> 3;
+        if (kind === "number") object[name] = f64[cell];
+        else if (typeof kind === "object" && "optional" in kind && kind.optional === "number")
+          if (hasField(i32, address, k)) object[name] = f64[cell];
       });
   }
 
@@ -561,7 +588,7 @@ class Copier {
     if (kind === "number") return value;
     if (kind === "boolean") return value !== 0;
     // Never returned (backend.ts keeps such functions JavaScript): the field's value is not here.
-    if (kind === "opaque") throw new NotCopyable();
+    if (kind === "opaque" || "optional" in kind) throw new NotCopyable();
     // An element of `new Array(n)` never written: JavaScript's would be undefined (a hole).
     if (value === 0) throw new NotCopyable();
     const { f64, i32 } = this.live;
@@ -569,6 +596,15 @@ class Copier {
       const object: Record<string, unknown> = {};
       kind.fields.forEach(([name, field], k) => {
         const cell = value + 8 + 8 * k;
+        if (typeof field === "object" && "optional" in field) {
+          // An optional field the object lacks is left out, as JavaScript's would be.
+          if (!hasField(i32, value, k)) return;
+          object[name] =
+            field.optional === "number"
+              ? f64[cell >> 3]
+              : this.out(field.optional, i32[cell >> 2]!);
+          return;
+        }
         object[name] = field === "number" ? f64[cell >> 3] : this.out(field, i32[cell >> 2]!);
       });
       return object;
@@ -585,6 +621,11 @@ class Copier {
     );
     return rows;
   }
+}
+
+/** Whether the object at `address` has its optional field `k` (its presence mask, kinds.ts). */
+function hasField(i32: Int32Array, address: number, k: number): boolean {
+  return (i32[(address + 4) >> 2]! & (1 << k)) !== 0;
 }
 
 function decodeBase64(text: string): Uint8Array<ArrayBuffer> {

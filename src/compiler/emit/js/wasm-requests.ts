@@ -57,7 +57,7 @@ function writesArguments(
         ...new Set([
           ...(effects.ownWrites ?? effects.writes),
           ...(effects.innerWrites ?? effects.writes),
-          ...effects.replaces,
+          ...(effects.sharedWithOthers ?? effects.replaces),
         ]),
       ].sort((x, y) => x - y)
     : undefined;

@@ -1,5 +1,6 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
 import { terminator } from "../../ir/walk.js";
+import { optionalField } from "./kinds.js";
 
 // `undefined` and `null` in wasm, where a number is an f64 and has no room for them. A default
 // parameter's value is `p === undefined ? default : p`; once a small callee is inlined where
@@ -14,11 +15,26 @@ import { terminator } from "../../ir/walk.js";
 
 export type Presence = "undefined" | "null" | "number" | "maybe";
 
+/** Arguments a call leaves out or passes as null, by position: what its callee is made for. */
+export type AbsentArguments = ReadonlyMap<number, "undefined" | "null">;
+
 export interface AbsentValues {
   /** What each value is (numbers and booleans not listed are numbers). */
   presence(v: Value): Presence;
   /** The result of a test this settles, by the test's value id. */
   settled: Map<number, boolean>;
+  /**
+   * The tests of an optional field's presence (`o.f === undefined`, `o.f ?? d`'s test), by the
+   * test's value id: wasm reads the field's bit in the object's presence mask (kinds.ts).
+   */
+  presenceTests: Map<number, PresenceTest>;
+}
+
+/** A test of whether `object` has its optional field `field` (by position). */
+export interface PresenceTest {
+  object: Value;
+  field: number;
+  trueWhenPresent: boolean;
 }
 
 /** Where an absent value may go: it computes there as JavaScript's undefined (NaN) or null (0). */
@@ -43,9 +59,27 @@ export const NUMERIC_USES = new Set([
   "condition",
 ]);
 
-export function absentValues(fn: IRFunction): AbsentValues {
+/**
+ * `absent`: the parameters a caller leaves out (by position), for a copy of a callee made for
+ * such calls (module.ts): its tests of them settle as they would inlined.
+ */
+export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()): AbsentValues {
   const known = new Map<number, Presence>();
+  for (const [k, state] of absent) known.set(fn.params[k]!.id, state);
   const settled = new Map<number, boolean>();
+  const presenceTests = new Map<number, PresenceTest>();
+  /** The optional fields read, by value id: the object and the field's position. */
+  const fieldOf = new Map<number, { object: Value; field: number }>();
+  /**
+   * A value is a number where a test of its field's presence says the field is there: in the
+   * branch a select or an `if` takes then (`o.f === undefined ? d : o.f`).
+   */
+  const presentWhen = (test: Value, taken: boolean, v: Value): Presence => {
+    const t = presenceTests.get(test.id);
+    const read = fieldOf.get(v.id);
+    const sameField = t && read && t.object.id === read.object.id && t.field === read.field;
+    return sameField && t.trueWhenPresent === taken ? "number" : presence(v);
+  };
   const presence = (v: Value): Presence => known.get(v.id) ?? "number";
   const join = (states: Presence[]): Presence =>
     states.length === 0 || states.some((s) => s !== states[0]) ? "maybe" : states[0]!;
@@ -64,8 +98,25 @@ export function absentValues(fn: IRFunction): AbsentValues {
       case "const":
         if (op.attrs.value === undefined) known.set(r!.id, op.attrs.isNull ? "null" : "undefined");
         return;
+      case "field": {
+        const k = optionalField(op.operands[0]!.type, op.attrs.field!);
+        if (k === undefined) return;
+        known.set(r!.id, "maybe");
+        fieldOf.set(r!.id, { object: op.operands[0]!, field: k });
+        return;
+      }
       case "nondiff": {
         if (op.attrs.callee !== "===" || op.operands.length !== 2) return;
+        // An optional field against undefined: its presence bit (against null: never equal,
+        // as the runtime copies in only numbers or booleans for it).
+        const [x, y] = op.operands as [Value, Value];
+        const read = fieldOf.get(x.id) ?? fieldOf.get(y.id);
+        const other = presence(fieldOf.has(x.id) ? y : x);
+        if (read && (other === "undefined" || other === "null")) {
+          if (other === "null") settled.set(r!.id, false);
+          else presenceTests.set(r!.id, { ...read, trueWhenPresent: false });
+          return;
+        }
         const [a, b] = op.operands.map(presence) as [Presence, Presence];
         if (a === "maybe" || b === "maybe") return;
         // Two numbers: not a test for absence (the backend does not cover it otherwise).
@@ -74,6 +125,11 @@ export function absentValues(fn: IRFunction): AbsentValues {
         return;
       }
       case "nullish": {
+        const read = fieldOf.get(op.operands[0]!.id);
+        if (read) {
+          presenceTests.set(r!.id, { ...read, trueWhenPresent: false });
+          return;
+        }
         const a = presence(op.operands[0]!);
         if (a !== "maybe") settled.set(r!.id, a !== "number");
         return;
@@ -81,6 +137,8 @@ export function absentValues(fn: IRFunction): AbsentValues {
       case "not": {
         const a = settled.get(op.operands[0]!.id);
         if (a !== undefined) settled.set(r!.id, !a);
+        const t = presenceTests.get(op.operands[0]!.id);
+        if (t) presenceTests.set(r!.id, { ...t, trueWhenPresent: !t.trueWhenPresent });
         return;
       }
       case "detach":
@@ -91,16 +149,23 @@ export function absentValues(fn: IRFunction): AbsentValues {
         const [c, x, y] = op.operands as [Value, Value, Value];
         const taken = settled.get(c.id);
         const state =
-          taken === undefined ? join([presence(x), presence(y)]) : presence(taken ? x : y);
+          taken === undefined
+            ? join([presentWhen(c, true, x), presentWhen(c, false, y)])
+            : presence(taken ? x : y);
         if (state !== "number") known.set(r!.id, state);
         return;
       }
       case "if": {
         op.regions.forEach(visit);
         const taken = settled.get(op.operands[0]!.id);
-        const regions = taken === undefined ? op.regions : [op.regions[taken ? 0 : 1]!];
+        const test = op.operands[0]!;
+        const branches = taken === undefined ? ([0, 1] as const) : ([taken ? 0 : 1] as const);
         op.results.forEach((v, i) => {
-          const state = join(regions.map((g) => presence(terminator(g).operands[i]!)));
+          const state = join(
+            branches.map((b) =>
+              presentWhen(test, b === 0, terminator(op.regions[b]!).operands[i]!),
+            ),
+          );
           if (state !== "number") known.set(v.id, state);
         });
         return;
@@ -127,5 +192,5 @@ export function absentValues(fn: IRFunction): AbsentValues {
     }
   };
   visit(fn.body);
-  return { presence, settled };
+  return { presence, settled, presenceTests };
 }

@@ -7,12 +7,24 @@ import type {
   Type,
   Value,
 } from "../../ir/types.js";
-import { isArray, isObject, typeText } from "../../ir/type-system.js";
+import { isAggregate, isArray, isObject, typeText } from "../../ir/type-system.js";
 import { forEachOp, someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
-import { holdsNumbers, opaqueField, sameLayout, wasmType, type WasmValueType } from "./kinds.js";
+import {
+  holdsNumbers,
+  opaqueField,
+  presenceBit,
+  sameLayout,
+  wasmType,
+  type WasmValueType,
+} from "./kinds.js";
 import { integerValues } from "./integers.js";
-import { absentValues, NUMERIC_USES, type AbsentValues } from "./absent-values.js";
+import {
+  absentValues,
+  NUMERIC_USES,
+  type AbsentArguments,
+  type AbsentValues,
+} from "./absent-values.js";
 import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
@@ -27,8 +39,11 @@ import { NotForWasm } from "./not-for-wasm.js";
 
 /** What a function's emission asks of the module it is part of (module.ts). */
 export interface WatModuleHost {
-  /** The wasm name of user function `key`, which the module then holds too. */
-  functionName(key: FunctionKey): string;
+  /**
+   * The wasm name of user function `key`, which the module then holds too; with `absent`, of
+   * its copy for calls that leave those arguments out (or pass null).
+   */
+  functionName(key: FunctionKey, absent?: AbsentArguments): string;
   /** User function `key` (NotForWasm when nabla does not have its code). */
   need(key: FunctionKey): IRFunction;
   /** The import of `Math[name]` taking `arity` numbers. */
@@ -59,8 +74,13 @@ const COMPARISONS: Readonly<Record<string, [string, string]>> = {
   ne: ["f64.ne", "i32.ne"],
 };
 
-export function watFunction(fn: IRFunction, name: string, host: WatModuleHost): string {
-  return new WatFunctionEmitter(fn, name, host).emit();
+export function watFunction(
+  fn: IRFunction,
+  name: string,
+  host: WatModuleHost,
+  absent?: AbsentArguments,
+): string {
+  return new WatFunctionEmitter(fn, name, host, absent).emit();
 }
 
 /** The name of the function `fn` is a derivative of (or its own), for messages. */
@@ -113,12 +133,13 @@ class WatFunctionEmitter {
     private readonly fn: IRFunction,
     private readonly name: string,
     private readonly host: WatModuleHost,
+    absent?: AbsentArguments,
   ) {
     // Twice: products of integers known ≥ 0 are integers too, which the bounds then cover.
     const first = integerValues(fn);
     this.ints = integerValues(fn, integerBounds(fn, first).nonNegative);
     this.bounds = integerBounds(fn, this.ints);
-    this.absent = absentValues(fn);
+    this.absent = absentValues(fn, absent);
     forEachOp(fn.body, (op) => op.results.forEach((r) => this.definitions.set(r.id, op)));
     this.usesTape = someOp(
       fn.body,
@@ -230,10 +251,26 @@ class WatFunctionEmitter {
     const r = op.results[0]!;
     const settled = r && this.absent.settled.get(r.id);
     if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
-    // An absent value (held as NaN or 0) only where JavaScript computes with it as with those.
+    // An absent value (held as NaN or 0) only where JavaScript computes with it as with those,
+    // or passed to a callee whose copy for such calls knows it is absent.
+    // A test of an optional field's presence (absent-values.ts): its bit in the object's mask.
+    const flag = r && this.absent.presenceTests.get(r.id);
+    if (flag) {
+      const bit = `(i32.and (i32.load offset=4 ${this.get(flag.object)}) (i32.const ${presenceBit(flag.field)}))`;
+      return this.set(
+        r,
+        flag.trueWhenPresent ? `(i32.ne ${bit} (i32.const 0))` : `(i32.eqz ${bit})`,
+      );
+    }
+    const knownAbsent = (v: Value) => ["undefined", "null"].includes(this.absent.presence(v));
     if (
+      op.opcode !== "literal" &&
       !NUMERIC_USES.has(op.opcode) &&
-      op.operands.some((v) => this.absent.presence(v) !== "number")
+      op.operands.some((v) => this.absent.presence(v) !== "number") &&
+      !(
+        op.opcode === "call" &&
+        op.operands.every((v) => this.absent.presence(v) === "number" || knownAbsent(v))
+      )
     )
       this.fail(ABSENT);
     switch (op.opcode) {
@@ -376,6 +413,9 @@ class WatFunctionEmitter {
     // undefined or null as a number: NaN or 0, what arithmetic makes of each (absent-values.ts).
     if (value === undefined && type === "number")
       return `(f64.const ${op.attrs.isNull ? 0 : "nan"})`;
+    // As a boolean, an array or an object: 0, falsy, and no array's or object's address. Such a
+    // value goes only where absent-values.ts allows (a settled test, a condition, a branch).
+    if (value === undefined && (type === "boolean" || isAggregate(type))) return "(i32.const 0)";
     return this.fail(
       value === undefined
         ? op.attrs.isNull
@@ -455,9 +495,12 @@ class WatFunctionEmitter {
       return this.isInt(a)
         ? `(i32.ne ${this.get(a)} (i32.const 0))`
         : `(i32.and (f64.ne ${this.get(a)} (f64.const 0)) (f64.eq ${this.get(a)} ${this.get(a)}))`;
-    // An array or an object: the address of one is never 0 (an unwritten element traps).
+    // An array or an object: the address of one is never 0 (an unwritten element traps); an
+    // absent one (undefined or null) is held as 0.
     wasmType(a.type, this.what(`a value (${a.hint || `%${a.id}`})`));
-    return "(i32.const 1)";
+    const presence = this.absent.presence(a);
+    if (presence === "number") return "(i32.const 1)";
+    return presence === "maybe" ? `(i32.ne ${this.get(a)} (i32.const 0))` : "(i32.const 0)";
   }
 
   private math(op: Op): string {
@@ -483,7 +526,12 @@ class WatFunctionEmitter {
       this.fail(`a call of the method '${attrs.method ?? attrs.callee}'`);
     if (attrs.restParameter) this.fail("a call of a function with a rest parameter");
     if (attrs.checkpoint) this.fail("a checkpointed call");
-    const callee = this.host.functionName(attrs.callee!);
+    const absent = new Map<number, "undefined" | "null">();
+    op.operands.forEach((v, i) => {
+      const state = this.absent.presence(v);
+      if (state === "undefined" || state === "null") absent.set(i, state);
+    });
+    const callee = this.host.functionName(attrs.callee!, absent.size > 0 ? absent : undefined);
     const target = this.host.need(attrs.callee!);
     op.operands.forEach((v, i) => this.flows(v.type, target.params[i]?.type ?? v.type));
     const returned = target.resultTypes.filter((t) => t !== "void");
@@ -733,6 +781,7 @@ class WatFunctionEmitter {
     if (isObject(type)) return this.objectLiteral(op);
     if (!isArray(type)) return this.fail(`a literal of type ${typeText(type)}`);
     wasmType(type, this.what("an array literal"));
+    if (op.operands.some((v) => this.absent.presence(v) !== "number")) this.fail(ABSENT);
     if (!holdsNumbers(type)) op.operands.forEach((v) => this.flows(v.type, type.element));
     const numbers = holdsNumbers(type);
     this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${op.operands.length})))`);
@@ -744,16 +793,20 @@ class WatFunctionEmitter {
   }
 
   /** The field `name` of object `object`, its type's field `k` (8 + 8k bytes in). */
-  private fieldAt(object: Value, name: string): { offset: number; type: Type } {
+  private fieldAt(
+    object: Value,
+    name: string,
+  ): { offset: number; type: Type; optional: number | undefined } {
     const type = object.type;
     wasmType(type, this.what(`a value (${object.hint || `%${object.id}`})`));
     if (!isObject(type)) return this.fail(`the field '${name}' of a ${typeText(type)}`);
     const k = type.fields.findIndex((f) => f.name === name);
     if (k < 0) return this.fail(`the field '${name}', which ${typeText(type)} does not declare`);
-    const opaque = opaqueField(type.fields[k]!);
+    const opaque = opaqueField(type.fields[k]!, k);
     if (opaque !== undefined)
       return this.fail(`the field '${name}' of ${typeText(type)} (${opaque})`);
-    return { offset: 8 + 8 * k, type: type.fields[k]!.type };
+    const optional = type.fields[k]!.optional ? k : undefined;
+    return { offset: 8 + 8 * k, type: type.fields[k]!.type, optional };
   }
 
   private fieldRead(object: Value, name: string, r: Value): string {
@@ -769,6 +822,11 @@ class WatFunctionEmitter {
     const field = this.fieldAt(object, op.attrs.field!);
     this.flows(v.type, field.type);
     const address = `offset=${field.offset} ${this.get(object)}`;
+    // Written, an optional field is there (`+=` on one it lacks makes NaN, as in JavaScript).
+    if (field.optional !== undefined)
+      this.line(
+        `(i32.store offset=4 ${this.get(object)} (i32.or (i32.load offset=4 ${this.get(object)}) (i32.const ${presenceBit(field.optional)})))`,
+      );
     if (field.type !== "number") {
       if (op.opcode === "addField") this.fail(`adding into the field '${op.attrs.field}'`);
       this.line(`(i32.store ${address} ${this.get(v)})`);
@@ -787,16 +845,22 @@ class WatFunctionEmitter {
       return this.fail("an object with arrow-function fields");
     wasmType(type, this.what("an object literal"));
     this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${type.fields.length})))`);
+    let present = 0;
     type.fields.forEach((f, k) => {
       const v = op.operands[k]!;
-      const opaque = opaqueField(f);
+      const opaque = opaqueField(f, k);
       if (opaque !== undefined)
         this.fail(`an object literal with the field '${f.name}' (${opaque})`);
       this.flows(v.type, f.type);
+      // An optional field left out (undefined) is absent: its cell NaN or 0 (kinds.ts).
+      const presence = this.absent.presence(v);
+      if (presence !== "number" && !(f.optional && presence === "undefined")) this.fail(ABSENT);
+      if (f.optional && presence === "number") present |= presenceBit(k);
       const stored = f.type === "number" ? `(f64.store` : `(i32.store`;
       const value = f.type === "number" ? this.num(v) : this.get(v);
       this.line(`${stored} offset=${8 + 8 * k} ${this.get(r)} ${value})`);
     });
+    if (present !== 0) this.line(`(i32.store offset=4 ${this.get(r)} (i32.const ${present | 0}))`);
   }
 
   /**

@@ -2,7 +2,9 @@ import type { FunctionKey, IRFunction, Type } from "../../ir/types.js";
 import { someOp } from "../../ir/walk.js";
 import { keyFile } from "../../ir/function-key.js";
 import { inlineCalls, opCount } from "../../ir/inline.js";
+import { eliminateDeadCode } from "../../ir/dce.js";
 import { OVERFLOW, watFunction, type WatModuleHost } from "./function.js";
+import type { AbsentArguments } from "./absent-values.js";
 import { NotForWasm } from "./not-for-wasm.js";
 
 // One WAT module for one operator call: its entry (a derivative nabla generated, or reverse
@@ -82,7 +84,7 @@ class ModuleBuilder implements WatModuleHost {
   readonly functions: string[] = [];
   private readonly names = new Map<FunctionKey, string>();
   private readonly taken = new Set<string>();
-  private readonly pending: [FunctionKey, IRFunction][] = [];
+  private readonly pending: [FunctionKey, IRFunction, AbsentArguments | undefined, string][] = [];
   private readonly emitted: IRFunction[] = [];
   private readonly imports = new Map<string, string>();
   private readonly globals: WatModule["globals"] = [];
@@ -99,16 +101,20 @@ class ModuleBuilder implements WatModuleHost {
     return fn;
   }
 
-  functionName(key: FunctionKey): string {
-    const known = this.names.get(key);
+  functionName(key: FunctionKey, absent?: AbsentArguments): string {
+    // A copy per set of arguments left out: `f(x)` and `f(x, 2)` of `f(x, s = 1)` differ.
+    const variant = absent
+      ? `${key} without ${[...absent].map(([k, state]) => `${k}:${state}`).join(",")}`
+      : key;
+    const known = this.names.get(variant);
     if (known) return known;
     const fn = this.need(key);
     const base = `$${fn.name.replace(/[^A-Za-z0-9_$.]/g, "_")}`;
     let name = base;
     for (let i = 1; this.taken.has(name); i++) name = `${base}_${i}`;
     this.taken.add(name);
-    this.names.set(key, name);
-    this.pending.push([key, fn]);
+    this.names.set(variant, name);
+    this.pending.push([key, fn, absent, name]);
     return name;
   }
 
@@ -119,10 +125,10 @@ class ModuleBuilder implements WatModuleHost {
   /** Emits the functions asked for, and those they call, once each. */
   emitAll(): void {
     for (let next = this.pending.shift(); next; next = this.pending.shift()) {
-      const [key, fn] = next;
+      const [key, fn, absent, name] = next;
       this.file = keyFile(key);
-      let text = watFunction(this.withLeavesInlined(fn), this.names.get(key)!, this);
-      if (this.names.get(key) === this.exported)
+      let text = watFunction(this.withLeavesInlined(fn), name, this, absent);
+      if (name === this.exported)
         text = text.replace(/^ {2}\(func (\S+)/, `  (func $1 (export "entry")`);
       this.functions.push(text);
       this.emitted.push(fn);
@@ -135,28 +141,31 @@ class ModuleBuilder implements WatModuleHost {
    * costs more than the distance it computes. The JavaScript backend leaves this to V8.
    */
   private withLeavesInlined(fn: IRFunction): IRFunction {
-    return (
-      inlineCalls(fn, (call) => {
-        const { attrs } = call;
-        if (attrs.method || attrs.getter || attrs.setter || attrs.superOf) return undefined;
-        if (attrs.restParameter || attrs.checkpoint) return undefined;
-        const callee = this.source.get(attrs.callee!);
-        if (!callee || callee.adapter || callee.checkpoint || callee.stub || callee.lanes)
-          return undefined;
-        // Its module-level names are its own module's: inlined elsewhere, they would not be.
-        if (
-          keyFile(callee.key) !== keyFile(fn.key) &&
-          someOp(callee.body, (op) => op.opcode === "global")
-        )
-          return undefined;
-        const ops = callee.body.ops;
-        const leaf =
-          !someOp(callee.body, (op) => op.opcode === "call" || op.opcode === "closure") &&
-          ops[ops.length - 1]?.opcode === "return" &&
-          !someOp({ params: [], ops: ops.slice(0, -1) }, (op) => op.opcode === "return");
-        return leaf && opCount(callee) <= INLINED_OPS ? callee : undefined;
-      }) ?? fn
-    );
+    const inlined = inlineCalls(fn, (call) => {
+      const { attrs } = call;
+      if (attrs.method || attrs.getter || attrs.setter || attrs.superOf) return undefined;
+      if (attrs.restParameter || attrs.checkpoint) return undefined;
+      const callee = this.source.get(attrs.callee!);
+      if (!callee || callee.adapter || callee.checkpoint || callee.stub || callee.lanes)
+        return undefined;
+      // Its module-level names are its own module's: inlined elsewhere, they would not be.
+      if (
+        keyFile(callee.key) !== keyFile(fn.key) &&
+        someOp(callee.body, (op) => op.opcode === "global")
+      )
+        return undefined;
+      const ops = callee.body.ops;
+      const leaf =
+        !someOp(callee.body, (op) => op.opcode === "call" || op.opcode === "closure") &&
+        ops[ops.length - 1]?.opcode === "return" &&
+        !someOp({ params: [], ops: ops.slice(0, -1) }, (op) => op.opcode === "return");
+      return leaf && opCount(callee) <= INLINED_OPS ? callee : undefined;
+    });
+    if (!inlined) return fn;
+    // What a callee computed that its caller does not use (a shadow row the forward sweep
+    // passes on but never reads) goes, with the loads and checks that computed it.
+    eliminateDeadCode(inlined);
+    return inlined;
   }
 
   mathImport(name: string, arity: number): string {
@@ -248,7 +257,7 @@ const SUPPORT = [
     (local.set $next (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $n) (i32.const 3)))))
     (if (i32.gt_u (local.get $next) (global.get $heap_end)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
     (i32.store (local.get $p) (local.get $n))
-    (memory.fill (i32.add (local.get $p) (i32.const 8)) (i32.const 0) (i32.shl (local.get $n) (i32.const 3)))
+    (memory.fill (i32.add (local.get $p) (i32.const 4)) (i32.const 0) (i32.add (i32.const 4) (i32.shl (local.get $n) (i32.const 3))))
     (global.set $heap_top (local.get $next))
     (local.get $p)
   )`,

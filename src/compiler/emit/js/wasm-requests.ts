@@ -46,7 +46,9 @@ export interface WasmRequestsContext {
  * Why a function stays JavaScript when it may change its argument arrays or objects (which the
  * backend copies in, not back), or undefined. Points-to's precise writes where there are some
  * (an argument row passed through a `?:` with a row the function made and writes is not
- * written), else the alias classes'. `names`: the parameters' names, to say which.
+ * written), else the alias classes'. Storing an array into an argument writes it, so that is
+ * among them; storing an argument's rows into an array the function made (`[...rows]`) is not.
+ * `names`: the parameters' names, to say which.
  */
 function writesArguments(
   effects: Effects | undefined,
@@ -57,7 +59,6 @@ function writesArguments(
         ...new Set([
           ...(effects.ownWrites ?? effects.writes),
           ...(effects.innerWrites ?? effects.writes),
-          ...(effects.sharedWithOthers ?? effects.replaces),
         ]),
       ].sort((x, y) => x - y)
     : undefined;

@@ -1,6 +1,7 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
 import { terminator } from "../../ir/walk.js";
 import { optionalField } from "./kinds.js";
+import { isObject } from "../../ir/type-system.js";
 
 // `undefined` and `null` in wasm, where a number is an f64 and has no room for them. A default
 // parameter's value is `p === undefined ? default : p`; once a small callee is inlined where
@@ -23,6 +24,12 @@ export interface AbsentValues {
   presence(v: Value): Presence;
   /** The result of a test this settles, by the test's value id. */
   settled: Map<number, boolean>;
+  /**
+   * The fields of an object made with undefined in them (`new C()` makes its instance so, then
+   * its constructor sets them) that are set before anything reads the object, by the object's
+   * value id: wasm may hold undefined there as NaN or 0, since no one sees it.
+   */
+  setBeforeRead: Map<number, Set<string>>;
   /**
    * The tests of an optional field's presence (`o.f === undefined`, `o.f ?? d`'s test), by the
    * test's value id: wasm reads the field's bit in the object's presence mask (kinds.ts).
@@ -192,5 +199,36 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
     }
   };
   visit(fn.body);
-  return { presence, settled, presenceTests };
+  return { presence, settled, presenceTests, setBeforeRead: fieldsSetBeforeRead(fn) };
+}
+
+/**
+ * For each object literal holding undefined: which of its fields the ops right after it set
+ * before the object is read or passed on (reading a field already set is allowed). The scan
+ * stops at the first other use, and at any op with regions that uses it.
+ */
+function fieldsSetBeforeRead(fn: IRFunction): Map<number, Set<string>> {
+  const result = new Map<number, Set<string>>();
+  const uses = (op: Op, v: Value): boolean =>
+    op.operands.some((o) => o.id === v.id) ||
+    op.regions.some((r) => r.ops.some((inner) => uses(inner, v)));
+  const visit = (region: Region) => {
+    region.ops.forEach((op, at) => {
+      op.regions.forEach(visit);
+      const object = op.results[0];
+      if (op.opcode !== "literal" || !object || !isObject(object.type)) return;
+      const set = new Set<string>();
+      for (const next of region.ops.slice(at + 1)) {
+        if (!uses(next, object)) continue;
+        const [target, value] = next.operands;
+        const field = next.attrs.field!;
+        if (next.opcode === "setField" && target?.id === object.id && value?.id !== object.id)
+          set.add(field);
+        else if (next.opcode !== "field" || !set.has(field) || next.regions.length > 0) break;
+      }
+      result.set(object.id, set);
+    });
+  };
+  visit(fn.body);
+  return result;
 }

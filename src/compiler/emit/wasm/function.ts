@@ -852,9 +852,12 @@ class WatFunctionEmitter {
       if (opaque !== undefined)
         this.fail(`an object literal with the field '${f.name}' (${opaque})`);
       this.flows(v.type, f.type);
-      // An optional field left out (undefined) is absent: its cell NaN or 0 (kinds.ts).
+      // An optional field left out (undefined) is absent: its cell NaN or 0 (kinds.ts). A
+      // field undefined until set, before anything reads it (`new C()`): never seen.
       const presence = this.absent.presence(v);
-      if (presence !== "number" && !(f.optional && presence === "undefined")) this.fail(ABSENT);
+      const setBeforeRead = this.absent.setBeforeRead.get(r.id)?.has(f.name) ?? false;
+      if (presence !== "number" && !(presence === "undefined" && (f.optional || setBeforeRead)))
+        this.fail(ABSENT);
       if (f.optional && presence === "number") present |= presenceBit(k);
       const stored = f.type === "number" ? `(f64.store` : `(i32.store`;
       const value = f.type === "number" ? this.num(v) : this.get(v);

@@ -138,3 +138,42 @@ export function f(x: Float64Array, w: Weights): number {
     ],
   );
 });
+
+test("new of a class whose constructor sets its fields, with a default parameter", async () => {
+  await checkBackends(
+    `class Spring {
+  stiffness: number;
+  rest: number;
+  constructor(stiffness: number, rest = 1) {
+    this.stiffness = stiffness;
+    this.rest = rest;
+  }
+  energy(x: number): number {
+    const s = x - this.rest;
+    return 0.5 * this.stiffness * s * s;
+  }
+}
+export function f(x: Float64Array, k: number): number {
+  const loose = new Spring(k);
+  const tight = new Spring(4 * k, 0.5);
+  let e = 0;
+  for (let i = 0; i < x.length; i++) e += loose.energy(x[i]) + tight.energy(x[i]);
+  return e;
+}`,
+    [[f64(0.5, -2, 1.5), 3]],
+  );
+  // A constructor reading a field before it sets it reads undefined: that stays JavaScript.
+  const early = fallback(`class Account {
+  balance: number;
+  doubled: number;
+  constructor(start: number) {
+    this.doubled = this.balance * 2;
+    this.balance = start;
+  }
+}
+export function f(x: number): number {
+  const a = new Account(x);
+  return a.balance + (Number.isNaN(a.doubled) ? 1 : 0);
+}`);
+  assert.match(early, /runs as JavaScript, not WebAssembly: undefined \(a default parameter value/);
+});

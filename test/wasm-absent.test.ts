@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 import { checkBackends, f64 } from "./support/wasm-backends.js";
 
 // undefined and null in the WebAssembly backend (emit/wasm/absent-values.ts): default
@@ -176,4 +176,49 @@ export function f(x: number): number {
   return a.balance + (Number.isNaN(a.doubled) ? 1 : 0);
 }`);
   assert.match(early, /runs as JavaScript, not WebAssembly: undefined \(a default parameter value/);
+});
+
+test("an optional array or object field of a differentiated argument stays JavaScript, and says so", () => {
+  // Its presence is read where the function tests it, but reverse mode's shadow of the field
+  // (read in the backward sweep, where the test is a value taken from the tape) is not known
+  // to be there: the function stays JavaScript rather than write through a missing shadow.
+  const text = fallback(`interface Fit {
+  weights?: Float64Array;
+  center?: { at: number; pull: number };
+}
+export function f(x: Float64Array, fit: Fit): number {
+  const center = fit.center ?? { at: 0, pull: 0 };
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const w = fit.weights ? fit.weights[i] : 1;
+    const r = x[i] - center.at;
+    s += w * r * r + center.pull * r;
+  }
+  return s;
+}`);
+  assert.match(text, /runs as JavaScript, not WebAssembly: undefined \(a default parameter value/);
+});
+
+test("throw new Error(…) in wasm: a trap, then JavaScript throws the error itself", async () => {
+  const source = `export function f(x: Float64Array, scale: number): number {
+  if (scale <= 0) throw new Error(\`scale must be positive, got \${scale.toFixed(2)}\`);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += scale * x[i] * x[i];
+  return s;
+}`;
+  await checkBackends(source, [[f64(0.5, -2, 1.5), 2]]);
+  const m = await loadProgram<{
+    g: (x: Float64Array, scale: number) => Float64Array;
+    wasmStats: { wasm: number; javascript: number };
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+export { wasmStats } from "nabla";
+${source}
+export const g = gradient(f, { wrt: 0, backend: "wasm" });
+`,
+  });
+  assert.deepEqual([...m.g(f64(1, 2), 3)], [6, 12]);
+  const before = m.wasmStats.javascript;
+  assert.throws(() => m.g(f64(1, 2), -1.5), { message: "scale must be positive, got -1.50" });
+  assert.equal(m.wasmStats.javascript - before, 1, "the call that threw ran again as JavaScript");
 });

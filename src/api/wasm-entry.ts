@@ -17,11 +17,11 @@ export type WasmKind =
   | { array: "Float64Array" | "Float32Array" | "Array"; of: WasmKind }
   | { fields: [name: string, kind: WasmKind][] }
   /**
-   * An optional field holding a number or a boolean: its cell holds NaN or 0 when the object
-   * lacks it, and the object's presence mask (the i32 4 bytes into its block) has bit k set
-   * for its k-th field when it has it.
+   * An optional field: its cell holds NaN (a number) or 0 (a boolean, an array, an object)
+   * when the object lacks it, and the object's presence mask (the i32 4 bytes into its block)
+   * has bit k set for its k-th field when it has it.
    */
-  | { optional: "number" | "boolean" };
+  | { optional: WasmKind };
 
 /** One function compiled to WebAssembly, callable like the JavaScript function it stands for. */
 export interface WasmEntrySpec {

@@ -322,8 +322,8 @@ function residentArrays(kinds: WasmKind[], args: unknown[]): WasmArrays | undefi
 }
 
 function residentIn(kind: WasmKind, value: unknown): WasmArrays | undefined {
-  if (typeof kind === "string" || "optional" in kind) return undefined;
-  if (typeof value !== "object" || value === null) return undefined;
+  if (typeof kind === "string" || typeof value !== "object" || value === null) return undefined;
+  if ("optional" in kind) return residentIn(kind.optional, value);
   if ("fields" in kind) {
     for (const [name, field] of kind.fields) {
       const found = residentIn(field, (value as Record<string, unknown>)[name]);
@@ -397,10 +397,7 @@ function sizeOf(kind: WasmKind, value: unknown, resident?: WasmArrays): number {
     if (typeof value !== "boolean") throw new NotCopyable();
     return 0;
   }
-  if ("optional" in kind) {
-    if (value !== undefined && typeof value !== kind.optional) throw new NotCopyable();
-    return 0;
-  }
+  if ("optional" in kind) return value === undefined ? 0 : sizeOf(kind.optional, value, resident);
   if ("fields" in kind) {
     const object = checkedObject(value);
     let bytes = 8 + 8 * kind.fields.length;
@@ -540,23 +537,20 @@ class Copier {
     for (let k = 0; k < fields.length; k++) {
       const [name, kind] = fields[k]!;
       const cell = address + 8 + 8 * k;
+      let field = kind;
       if (typeof kind === "object" && "optional" in kind) {
-        // Absent: NaN or 0, what JavaScript computes with undefined as (kinds.ts).
-        const value = object[name];
-        if (value === undefined) {
+        // Absent: NaN for a number, what JavaScript computes with undefined as, else 0.
+        if (object[name] === undefined) {
           if (kind.optional === "number") this.live.f64[cell >> 3] = NaN;
           else this.live.i32[cell >> 2] = 0;
           continue;
         }
-        if (typeof value !== kind.optional) throw new NotCopyable();
         present |= 1 << k;
-        if (kind.optional === "number") this.live.f64[cell >> 3] = value as number;
-        else this.live.i32[cell >> 2] = value ? 1 : 0;
-        continue;
+        field = kind.optional;
       }
-      const value = this.in(kind, object[name], written);
-      if (kind === "number") this.live.f64[cell >> 3] = value;
-      else if (kind === "boolean") {
+      const value = this.in(field, object[name], written);
+      if (field === "number") this.live.f64[cell >> 3] = value;
+      else if (field === "boolean") {
         if (typeof object[name] !== "boolean") throw new NotCopyable();
         this.live.i32[cell >> 2] = value;
       } else this.live.i32[cell >> 2] = value;
@@ -579,8 +573,9 @@ class Copier {
       fields.forEach(([name, kind], k) => {
         const cell = (address + 8 + 8 * k) >> 3;
         if (kind === "number") object[name] = f64[cell];
-        else if (typeof kind === "object" && "optional" in kind && kind.optional === "number")
+        else if (typeof kind === "object" && "optional" in kind && kind.optional === "number") {
           if (hasField(i32, address, k)) object[name] = f64[cell];
+        }
       });
   }
 

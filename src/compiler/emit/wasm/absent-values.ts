@@ -1,7 +1,7 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
 import { terminator } from "../../ir/walk.js";
 import { optionalField } from "./kinds.js";
-import { isObject } from "../../ir/type-system.js";
+import { isAggregate, isObject } from "../../ir/type-system.js";
 
 // `undefined` and `null` in wasm, where a number is an f64 and has no room for them. A default
 // parameter's value is `p === undefined ? default : p`; once a small callee is inlined where
@@ -75,6 +75,8 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
   for (const [k, state] of absent) known.set(fn.params[k]!.id, state);
   const settled = new Map<number, boolean>();
   const presenceTests = new Map<number, PresenceTest>();
+  /** The optional fields a test says are there, in the branch being visited ("object.field"). */
+  const present = new Set<string>();
   /** The optional fields read, by value id: the object and the field's position. */
   const fieldOf = new Map<number, { object: Value; field: number }>();
   /**
@@ -108,8 +110,16 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
       case "field": {
         const k = optionalField(op.operands[0]!.type, op.attrs.field!);
         if (k === undefined) return;
-        known.set(r!.id, "maybe");
         fieldOf.set(r!.id, { object: op.operands[0]!, field: k });
+        // Read where a test said the object has it (`if (o.f !== undefined) … o.f …`): there.
+        if (!present.has(`${op.operands[0]!.id}.${k}`)) known.set(r!.id, "maybe");
+        return;
+      }
+      case "truthy": {
+        // An optional array or object is truthy when the object has it.
+        const read = fieldOf.get(op.operands[0]!.id);
+        if (read && isAggregate(op.operands[0]!.type))
+          presenceTests.set(r!.id, { ...read, trueWhenPresent: true });
         return;
       }
       case "nondiff": {
@@ -163,7 +173,14 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
         return;
       }
       case "if": {
-        op.regions.forEach(visit);
+        const t = presenceTests.get(op.operands[0]!.id);
+        op.regions.forEach((region, b) => {
+          const key = t && (b === 0) === t.trueWhenPresent && `${t.object.id}.${t.field}`;
+          const added = key && !present.has(key);
+          if (added) present.add(key);
+          visit(region);
+          if (added) present.delete(key);
+        });
         const taken = settled.get(op.operands[0]!.id);
         const test = op.operands[0]!;
         const branches = taken === undefined ? ([0, 1] as const) : ([taken ? 0 : 1] as const);

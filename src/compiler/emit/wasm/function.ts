@@ -8,6 +8,7 @@ import type {
   Value,
 } from "../../ir/types.js";
 import { isAggregate, isArray, isObject, typeText } from "../../ir/type-system.js";
+import { isPure } from "../../ir/ops.js";
 import { forEachOp, someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
 import {
@@ -126,6 +127,8 @@ class WatFunctionEmitter {
   private readonly constants = new Map<number, number>();
   /** The number (f64) constants defined so far, by value id: exponents of `**`. */
   private readonly numberConstants = new Map<number, number>();
+  /** What only an error's message is made of (valuesOnlyRaised): never computed in wasm. */
+  private readonly messageOnly: Set<number>;
   /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
   private readonly usesTape: boolean;
 
@@ -141,6 +144,7 @@ class WatFunctionEmitter {
     this.bounds = integerBounds(fn, this.ints);
     this.absent = absentValues(fn, absent);
     forEachOp(fn.body, (op) => op.results.forEach((r) => this.definitions.set(r.id, op)));
+    this.messageOnly = valuesOnlyRaised(fn);
     this.usesTape = someOp(
       fn.body,
       (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
@@ -249,6 +253,10 @@ class WatFunctionEmitter {
   private op(op: Op): void {
     const [a, b, c] = op.operands;
     const r = op.results[0]!;
+    // `throw new Error(…)`: a trap, after which the call runs again as JavaScript, which
+    // throws the error itself (message and all); what only the message is made of is skipped.
+    if (op.opcode === "extern" && op.attrs.callee === RAISE) return this.line("unreachable");
+    if (r && op.results.every((v) => this.messageOnly.has(v.id))) return;
     const settled = r && this.absent.settled.get(r.id);
     if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
     // An absent value (held as NaN or 0) only where JavaScript computes with it as with those,
@@ -921,6 +929,41 @@ class WatFunctionEmitter {
 
 function local(v: Value): string {
   return `$v${v.id}`;
+}
+
+/** The runtime function a `throw` calls (lower/throw.ts). */
+const RAISE = "nabla:raise";
+
+/**
+ * The values of `fn` used only to make an error's message: each use is the `raise` of a
+ * `throw`, or a pure op whose results are such values (`r.toFixed(3)` in a template).
+ */
+function valuesOnlyRaised(fn: IRFunction): Set<number> {
+  const users = new Map<number, Op[]>();
+  const ops: Op[] = [];
+  forEachOp(fn.body, (op) => {
+    ops.push(op);
+    for (const v of op.operands) users.set(v.id, [...(users.get(v.id) ?? []), op]);
+  });
+  const only = new Set<number>();
+  const raisedOnly = (op: Op): boolean =>
+    (op.opcode === "extern" && op.attrs.callee === RAISE) ||
+    (isPure(op) && op.regions.length === 0 && op.results.every((v) => only.has(v.id)));
+  // Later ops first: a value's users come after it.
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const op of [...ops].reverse()) {
+      if (!isPure(op) || op.regions.length > 0) continue;
+      for (const v of op.results) {
+        const uses = users.get(v.id);
+        if (!only.has(v.id) && uses && uses.every(raisedOnly)) {
+          only.add(v.id);
+          changed = true;
+        }
+      }
+    }
+  }
+  return only;
 }
 
 /** An op the backend does not cover, as a message names it. */

@@ -10,11 +10,11 @@ import { NotForWasm } from "./not-for-wasm.js";
 // 8 bytes on in the order of its type's fields (the count at the address is unused). An
 // element address of 0 is an element never written (JavaScript's `undefined`). A Float32Array
 // is held the same way, as f64s (each exactly a float32), and every store into one is rounded
-// to float32 first (function.ts), as JavaScript's stores into it are. An optional number or
-// boolean field (one of an object's first 32 fields) is carried with its presence: bit k of
-// the i32 4 bytes into the object's block says whether the object has its field k (when it
-// has not, the cell holds NaN or 0, what JavaScript computes with undefined as). A field of a
-// type not carried (a string, another optional field, a function…) is opaque: its cell stays 0,
+// to float32 first (function.ts), as JavaScript's stores into it are. An optional field (one
+// of an object's first 32) is carried with its presence: bit k of the i32 4 bytes into the
+// object's block says whether the object has its field k (when it has not, the cell holds NaN
+// for a number, what JavaScript computes with undefined as, and 0 otherwise). A field of a
+// type not carried (a string, a later optional field, a function…) is opaque: its cell stays 0,
 // and the code that reads or writes it is not compiled to wasm (function.ts asks
 // `opaqueField`), so objects of such types can be passed as long as those fields are unused.
 
@@ -67,7 +67,7 @@ function objectKind(type: ObjectType): WasmKind | NotCarried {
   const fields: [string, WasmKind][] = type.fields.map((f, k) => {
     if (opaqueField(f, k) !== undefined) return [f.name, "opaque"];
     const kind = carry(f.type) as WasmKind;
-    return [f.name, f.optional ? { optional: kind as "number" | "boolean" } : kind];
+    return [f.name, f.optional ? { optional: kind } : kind];
   });
   return { fields };
 }
@@ -76,8 +76,8 @@ function objectKind(type: ObjectType): WasmKind | NotCarried {
 export const presenceBit = (k: number): number => (1 << k) >>> 0;
 
 /**
- * The field `name` of `type` if it is optional and carried (a number or a boolean among the
- * first 32 fields): its position, whose bit of the presence mask says the object has it.
+ * The field `name` of `type` if it is optional and carried (among the first 32 fields): its
+ * position, whose bit of the presence mask says the object has it.
  */
 export function optionalField(type: Type, name: string): number | undefined {
   if (!isObject(type)) return undefined;
@@ -88,11 +88,11 @@ export function optionalField(type: Type, name: string): number | undefined {
 
 /**
  * Why wasm code cannot read or write field `k` (which is then opaque), or undefined if it can:
- * an optional field other than a number or a boolean among the first 32 (an object may lack
- * it), a function, a `#private` field, one holding its own type, or one of a type not carried.
+ * an optional field after the first 32 (the presence mask has 32 bits), a function, a
+ * `#private` field, one holding its own type, or one of a type not carried.
  */
 export function opaqueField(f: ObjectType["fields"][number], k: number): string | undefined {
-  if (f.optional && (k >= 32 || (f.type !== "number" && f.type !== "boolean"))) return "optional";
+  if (f.optional && k >= 32) return "optional";
   if (f.callable) return "a function";
   if (f.recursive || f.name.startsWith("#")) return "not covered";
   const kind = carry(f.type);
@@ -103,7 +103,8 @@ export function opaqueField(f: ObjectType["fields"][number], k: number): string 
 /** Whether a kind holds an opaque field: a value of it copied out would lack that field. */
 export function holdsOpaque(kind: WasmKind): boolean {
   if (kind === "opaque") return true;
-  if (typeof kind === "string" || "optional" in kind) return false;
+  if (typeof kind === "string") return false;
+  if ("optional" in kind) return holdsOpaque(kind.optional);
   return "of" in kind ? holdsOpaque(kind.of) : kind.fields.some(([, k]) => holdsOpaque(k));
 }
 
@@ -111,7 +112,7 @@ export function holdsOpaque(kind: WasmKind): boolean {
 function layoutKey(kind: WasmKind | undefined): string {
   if (kind === undefined) return "?";
   if (typeof kind === "string") return kind;
-  if ("optional" in kind) return `${kind.optional}?`;
+  if ("optional" in kind) return `${layoutKey(kind.optional)}?`;
   // A Float32Array's stores round: code for a Float64Array must not be given one.
   if ("of" in kind) return `${kind.array === "Float32Array" ? "f32" : ""}[${layoutKey(kind.of)}]`;
   return `{${kind.fields.map(([name, k]) => `${JSON.stringify(name)}:${layoutKey(k)}`).join(",")}}`;

@@ -38,8 +38,11 @@ function readSource(name: string): string {
   return readFileSync(join(CORPUS, `${name}.ts`), "utf8");
 }
 
-/** A copy of the corpus in a fresh folder, with the check module of `name` beside it. */
-function stage(name: string): { dir: string; check: string } {
+/**
+ * A copy of the corpus in a fresh folder, with a check module of `name` beside it: `lines`
+ * after the import of its `objective` and the export of its `args`.
+ */
+export function stageCorpus(name: string, lines: string[]): { dir: string; check: string } {
   const dir = mkdtempSync(join(tmpdir(), "nabla-corpus-"));
   for (const f of readdirSync(CORPUS))
     if (f.endsWith(".ts")) copyFileSync(join(CORPUS, f), join(dir, f));
@@ -47,17 +50,23 @@ function stage(name: string): { dir: string; check: string } {
   writeFileSync(
     check,
     [
-      `import { differential, valueWithGradient } from "nabla";`,
       `import { objective } from "./${name}";`,
       // The arguments as nabla's build of the program makes them: its instances are of its
       // classes, which its code tests (`instanceof`), not of the plain build's copies.
       `export { args } from "./${name}";`,
-      `export const reverse = valueWithGradient(objective);`,
-      `export const forward = differential(objective);`,
+      ...lines,
       "",
     ].join("\n"),
   );
   return { dir, check };
+}
+
+function stage(name: string): { dir: string; check: string } {
+  return stageCorpus(name, [
+    `import { differential, valueWithGradient } from "nabla";`,
+    `export const reverse = valueWithGradient(objective);`,
+    `export const forward = differential(objective);`,
+  ]);
 }
 
 /** The program run as plain JavaScript: bundled and stripped of types by esbuild. */

@@ -1,3 +1,4 @@
+import { isLeaf, leafCopier } from "./wasm-leaf-objects.js";
 import type { WasmEntrySpec, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
 import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js";
@@ -400,6 +401,8 @@ function sizeOf(kind: WasmKind, value: unknown, resident?: WasmArrays): number {
   if ("optional" in kind) return value === undefined ? 0 : sizeOf(kind.optional, value, resident);
   if ("fields" in kind) {
     const object = checkedObject(value);
+    // Its fields are checked as they are copied in.
+    if (isLeaf(kind.fields)) return 8 + 8 * kind.fields.length;
     let bytes = 8 + 8 * kind.fields.length;
     for (const [name, field] of kind.fields) bytes += sizeOf(field, object[name], resident);
     return bytes;
@@ -531,8 +534,13 @@ class Copier {
     }
     const address = this.at;
     this.at += 8 + 8 * fields.length;
-    this.live.i32[address >> 2] = fields.length;
     if (written) (this.backObjects ??= new Map()).set(object, [address, fields]);
+    const leaf = leafCopier(fields, NotCopyable);
+    if (leaf) {
+      leaf(object, this.live.f64, this.live.i32, address);
+      return address;
+    }
+    this.live.i32[address >> 2] = fields.length;
     let present = 0;
     for (let k = 0; k < fields.length; k++) {
       const [name, kind] = fields[k]!;

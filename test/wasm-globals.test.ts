@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 import { checkBackends, f64, type Stats } from "./support/wasm-backends.js";
 
-// Module-level numbers and booleans read by code in wasm (`const GRAVITY = 9.81`, a `let`
-// the program changes, a constant imported from another module): wasm globals the runtime
-// sets before each call, so every call sees the value JavaScript would.
+// Module-level values read by code in wasm (`const GRAVITY = 9.81`, a `let` the program
+// changes, a constant imported from another module, a table or a settings object): wasm
+// globals the runtime sets before each call (arrays and objects copied in with the
+// arguments), so every call sees the value JavaScript would.
 
 test("a module-level const, and one computed from others: wasm, the JavaScript backend's results, two ways", async () => {
   const counts = await checkBackends(
@@ -146,4 +147,72 @@ export const g = valueWithGradient(area, { backend: "wasm" });
     wasmStats: Stats;
   }>(files);
   assert.equal(m.g(f64(1, 2)).value, Math.PI * 5 * 3, "geometry's K, 3");
+});
+
+const TABLES = {
+  "main.ts": `import { valueWithGradient } from "nabla";
+export { wasmStats } from "nabla";
+const WEIGHTS = [0.5, 1.25, 2];
+const SETTINGS = { gain: 1.5, offsets: new Float64Array([0.25, -0.5, 1]), robust: true };
+export const history: number[] = [1, 2, 3];
+function fit(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const r = SETTINGS.gain * x[i] - SETTINGS.offsets[i] - history[i];
+    s += WEIGHTS[i] * (SETTINGS.robust ? Math.log(1 + r * r) : r * r);
+  }
+  return s;
+}
+export const fitWasm = valueWithGradient(fit, { backend: "wasm" });
+export const fitJs = valueWithGradient(fit);
+`,
+};
+
+test("module-level arrays and objects (a table, a settings object): copied in at each call", async () => {
+  const text = diagnosticsText(compileFiles(TABLES));
+  assert.doesNotMatch(text, /NABLA202/, text);
+  const m = await loadProgram<{
+    fitWasm: (x: Float64Array) => { value: number; gradient: Float64Array };
+    fitJs: (x: Float64Array) => { value: number; gradient: Float64Array };
+    history: number[];
+    wasmStats: Stats;
+  }>(TABLES);
+  const before = { ...m.wasmStats };
+  const x = f64(0.5, 2, -1.5);
+  const check = (what: string) => {
+    const wasm = m.fitWasm(x);
+    const js = m.fitJs(x);
+    assert.ok(Object.is(wasm.value, js.value), `${what}: value ${wasm.value} against ${js.value}`);
+    assert.deepEqual([...wasm.gradient], [...js.gradient], `${what}: gradient`);
+    return wasm.value;
+  };
+  const first = check("as declared");
+  // The program changes the module-level array between calls: the next call sees it.
+  m.history[1] = -4;
+  assert.notEqual(check("history changed"), first);
+  assert.equal(m.wasmStats.wasm - before.wasm, 2);
+  assert.equal(m.wasmStats.javascript - before.javascript, 0);
+  // A module-level array with a string in it where the type says numbers: JavaScript's answer.
+  (m.history as unknown[])[0] = "one";
+  check("a string in the table");
+  assert.equal(m.wasmStats.javascript - before.javascript, 1, "rerun as JavaScript");
+});
+
+test("a function tagged @backend wasm that writes a module-level array stays JavaScript", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `const totals = new Float64Array(3);
+/** @backend wasm */
+export function accumulate(x: Float64Array): number {
+  for (let i = 0; i < x.length; i++) totals[i] += x[i];
+  return totals[0];
+}
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /runs as JavaScript, not WebAssembly: it writes the module-level 'totals'/,
+    text,
+  );
 });

@@ -23,6 +23,9 @@ export type WasmKind =
    */
   | { optional: WasmKind };
 
+/** A module-level value wasm code reads (WasmEntrySpec.globals). */
+export type WasmGlobal = "f64" | "i32" | { copied: WasmKind };
+
 /** One function compiled to WebAssembly, callable like the JavaScript function it stands for. */
 export interface WasmEntrySpec {
   /** The module's bytes, base64. */
@@ -37,11 +40,12 @@ export interface WasmEntrySpec {
    */
   written: number[];
   /**
-   * The module-level numbers and booleans the code reads, as the wasm globals they are
-   * imported into ("globals" "0", "1"…): the call site's `readGlobals` gives their values,
-   * read before each call.
+   * The module-level values the code reads, as the wasm globals they are imported into
+   * ("globals" "0", "1"…): the call site's `readGlobals` gives their values, read before each
+   * call. A number (f64) or a boolean (i32) is the global's value; an array or an object
+   * (`copied`, of that kind) is copied in with the arguments, and the global is its address.
    */
-  globals?: ("f64" | "i32")[];
+  globals?: WasmGlobal[];
 }
 
 /** The operators' `backend` option. */

@@ -1,5 +1,5 @@
 import { isLeaf, leafCopier } from "./wasm-leaf-objects.js";
-import type { WasmEntrySpec, WasmKind } from "../api/wasm-entry.js";
+import type { WasmEntrySpec, WasmGlobal, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
 import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js";
 
@@ -139,9 +139,20 @@ export function wasmFunction(
     const resident =
       asynchronous || !wasmArraysMade.any ? undefined : residentArrays(spec.params, args);
     let argumentBytes = 0;
+    // The module-level values it reads, now: arrays and objects among them are copied in.
+    let globalValues: unknown[] = [];
+    try {
+      if (readGlobals) globalValues = readGlobals();
+    } catch {
+      return javascript(args);
+    }
     try {
       for (let i = 0; i < spec.params.length; i++)
         argumentBytes += sizeOf(spec.params[i]!, args[i], writes[i] ? undefined : resident);
+      for (let k = 0; k < globalTypes.length; k++) {
+        const type = globalTypes[k]!;
+        if (typeof type === "object") argumentBytes += sizeOf(type.copied, globalValues[k]);
+      }
     } catch (error) {
       if (error instanceof NotCopyable) return javascript(args);
       throw error;
@@ -167,6 +178,10 @@ export function wasmFunction(
           argumentBytes = 0;
           for (let i = 0; i < spec.params.length; i++)
             argumentBytes += sizeOf(spec.params[i]!, args[i]);
+          for (let k = 0; k < globalTypes.length; k++) {
+            const type = globalTypes[k]!;
+            if (typeof type === "object") argumentBytes += sizeOf(type.copied, globalValues[k]);
+          }
         }
         const needed = ARGUMENTS_AT + argumentBytes + regionBytes;
         if (needed > MAX_BYTES) return javascript(args);
@@ -183,12 +198,17 @@ export function wasmFunction(
         }
         run = live;
       }
-      if (readGlobals && !setGlobals(run.globals, globalTypes, readGlobals))
+      if (readGlobals && !setGlobals(run.globals, globalTypes, globalValues))
         return javascript(args);
       const copier = new Copier(run, start, inPlace);
       try {
         for (let i = 0; i < spec.params.length; i++)
           wasmArgs[i] = copier.in(spec.params[i]!, args[i], writes[i]!);
+        for (let k = 0; k < globalTypes.length; k++) {
+          const type = globalTypes[k]!;
+          if (typeof type === "object")
+            run.globals[k]!.value = copier.in(type.copied, globalValues[k], false);
+        }
       } catch (error) {
         if (error instanceof NotCopyable) return javascript(args);
         throw error;
@@ -258,11 +278,7 @@ function callEntry(entry: Exports["entry"], a: number[]): number | number[] | un
   }
 }
 
-function instantiate(
-  module: WebAssembly.Module,
-  needed: number,
-  globalTypes: ("f64" | "i32")[],
-): Live {
+function instantiate(module: WebAssembly.Module, needed: number, globalTypes: WasmGlobal[]): Live {
   const { memory, pages, imports, globals } = environment(needed, globalTypes);
   return liveInstance(new WebAssembly.Instance(module, imports), memory, pages, globals);
 }
@@ -271,7 +287,7 @@ function instantiate(
 function instantiateOn(
   module: WebAssembly.Module,
   arrays: WasmArrays,
-  globalTypes: ("f64" | "i32")[],
+  globalTypes: WasmGlobal[],
 ): Live {
   const globals = globalsOf(globalTypes);
   const instance = new WebAssembly.Instance(module, importsWith(arrays.memory, globals));
@@ -286,7 +302,7 @@ function instantiateOn(
 }
 
 /** A memory for `needed` bytes and the imports an instance takes with it. */
-function environment(needed: number, globalTypes: ("f64" | "i32")[]) {
+function environment(needed: number, globalTypes: WasmGlobal[]) {
   // A quarter more than needed, so calls on slightly larger arguments reuse the instance.
   const pages = Math.ceil((needed * 1.25) / PAGE);
   const memory = new WebAssembly.Memory({ initial: pages });
@@ -294,8 +310,10 @@ function environment(needed: number, globalTypes: ("f64" | "i32")[]) {
   return { memory, pages, imports: importsWith(memory, globals), globals };
 }
 
-function globalsOf(types: ("f64" | "i32")[]): WebAssembly.Global[] {
-  return types.map((value) => new WebAssembly.Global({ value, mutable: true }));
+function globalsOf(types: WasmGlobal[]): WebAssembly.Global[] {
+  return types.map(
+    (type) => new WebAssembly.Global({ value: type === "f64" ? "f64" : "i32", mutable: true }),
+  );
 }
 
 function importsWith(
@@ -356,27 +374,21 @@ function liveInstance(
 }
 
 /**
- * Sets the instance's globals to the module-level values the code reads, read now (a `let`
- * may have changed since the last call); false if one is not of its type (or not yet
- * initialized: reading it threw), and the call runs as JavaScript.
+ * Sets the instance's number and boolean globals to the module-level values the code reads,
+ * read for this call (a `let` may have changed since the last one); false if one is not of its
+ * type, and the call runs as JavaScript. (Arrays and objects are copied in with the arguments.)
  */
 function setGlobals(
   globals: WebAssembly.Global[],
-  types: ("f64" | "i32")[],
-  read: () => unknown[],
+  types: WasmGlobal[],
+  values: unknown[],
 ): boolean {
-  let values: unknown[];
-  try {
-    values = read();
-  } catch {
-    return false;
-  }
   for (let k = 0; k < types.length; k++) {
     const v = values[k];
     if (types[k] === "f64") {
       if (typeof v !== "number") return false;
       globals[k]!.value = v;
-    } else {
+    } else if (types[k] === "i32") {
       if (typeof v !== "boolean") return false;
       globals[k]!.value = v ? 1 : 0;
     }

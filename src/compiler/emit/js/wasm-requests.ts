@@ -62,6 +62,10 @@ function writesArguments(
         ]),
       ].sort((x, y) => x - y)
     : undefined;
+  // Module-level arrays and objects are copied in per call, not back: written, they would
+  // keep their old contents (differentiated code may not write them: NABLA105).
+  const module = effects?.moduleWrites[0];
+  if (module) return `it writes the module-level '${module.name}' (copied in, not back)`;
   if (written?.length === 0) return undefined;
   const named = written?.map((i) => names[i]) ?? [undefined];
   const which = named.every((n) => n)

@@ -1,7 +1,7 @@
 import type { WasmEntrySpec, WasmKind } from "../../../api/wasm-entry.js";
 import { assembleWat } from "./assemble.js";
 import { holdsInstances, holdsOpaque, kindOf } from "./kinds.js";
-import { watModule, type FunctionSource, type WasmEntry } from "./module.js";
+import { watModule, type FunctionSource, type WasmEntry, type WatModule } from "./module.js";
 import { NotForWasm } from "./not-for-wasm.js";
 import { typeText } from "../../ir/type-system.js";
 
@@ -28,7 +28,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
   let text: string;
   let params: WasmKind[];
   let results: WasmKind[];
-  let globals: { name: string; file: string; type: "f64" | "i32" }[];
+  let globals: WatModule["globals"];
   try {
     const module = watModule(request.source, request.entry);
     if (request.auto && !module.loopsOverArrays)
@@ -65,7 +65,9 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     params,
     results,
     written: request.written,
-    ...(globals.length ? { globals: globals.map((g) => g.type) } : {}),
+    ...(globals.length
+      ? { globals: globals.map((g) => (g.copied ? { copied: g.copied } : g.type)) }
+      : {}),
   };
   // Their names, for the call site's reader of their values.
   return { ok: true, spec, globals: globals.map(({ name, file }) => ({ name, file })) };

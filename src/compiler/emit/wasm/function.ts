@@ -8,11 +8,13 @@ import type {
   Value,
 } from "../../ir/types.js";
 import { isAggregate, isArray, isObject, typeText } from "../../ir/type-system.js";
+import type { WasmKind } from "../../../api/wasm-entry.js";
 import { isPure } from "../../ir/ops.js";
 import { forEachOp, someOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
 import {
   holdsNumbers,
+  kindOf,
   opaqueField,
   presenceBit,
   sameLayout,
@@ -51,8 +53,11 @@ export interface WatModuleHost {
   mathImport(name: string, arity: number): string;
   /** The import of JavaScript's `%` on numbers (wasm has no f64 remainder). */
   remainder(): string;
-  /** The wasm global holding module-level value `name` (a number or boolean), set per call. */
-  moduleGlobal(name: string, type: "f64" | "i32"): string;
+  /**
+   * The wasm global holding module-level value `name`, set per call: a number or a boolean,
+   * or (`copied`) the address of an array or object the runtime copies in with the arguments.
+   */
+  moduleGlobal(name: string, type: "f64" | "i32", copied?: WasmKind): string;
 }
 
 /** Traps and overflows (module.ts defines `$overflow`): which region ran out. */
@@ -288,15 +293,18 @@ class WatFunctionEmitter {
           return this.set(r, `(i32.const ${op.attrs.value as number})`);
         }
         return this.set(r, this.constant(op, r.type));
-      case "global":
-        // A module-level number or boolean (`const GRAVITY = 9.81`, a `let` the program
-        // changes): the runtime reads it before each call (runtime/wasm.ts).
-        if (op.attrs.function || (r.type !== "number" && r.type !== "boolean"))
-          this.fail(`the module-level value '${op.attrs.callee}' (of type ${typeText(r.type)})`);
-        return this.set(
-          r,
-          `(global.get ${this.host.moduleGlobal(op.attrs.callee!, r.type === "number" ? "f64" : "i32")})`,
-        );
+      case "global": {
+        // A module-level value (`const GRAVITY = 9.81`, a `let` the program changes, a table
+        // `const WEIGHTS = [0.2, 0.5]`, a settings object): the runtime reads it before each
+        // call (runtime/wasm.ts), and copies an array or object in with the arguments (code
+        // the backend compiles does not write it: NABLA105, and wasm-requests.ts).
+        const name = op.attrs.callee!;
+        const copied = isAggregate(r.type) ? kindOf(r.type) : undefined;
+        if (op.attrs.function || (r.type !== "number" && r.type !== "boolean" && !copied))
+          this.fail(`the module-level value '${name}' (of type ${typeText(r.type)})`);
+        const type = r.type === "number" ? "f64" : "i32";
+        return this.set(r, `(global.get ${this.host.moduleGlobal(name, type, copied)})`);
+      }
       case "add":
       case "sub":
         if (this.isInt(r)) return this.integerArithmetic(op.opcode, r, a!, b!);

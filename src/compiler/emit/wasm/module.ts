@@ -1,3 +1,4 @@
+import type { WasmKind } from "../../../api/wasm-entry.js";
 import type { FunctionKey, IRFunction, Type } from "../../ir/types.js";
 import { someOp } from "../../ir/walk.js";
 import { keyFile } from "../../ir/function-key.js";
@@ -41,7 +42,7 @@ export interface WatModule {
    * The module-level values it reads (import "globals" "k" is the k-th), set per call: each
    * named as in `file`, the module of the function that reads it.
    */
-  globals: { name: string; file: string; type: "f64" | "i32" }[];
+  globals: { name: string; file: string; type: "f64" | "i32"; copied?: WasmKind }[];
 }
 
 /** The module for `entry`, or NotForWasm naming what keeps it JavaScript. */
@@ -177,11 +178,11 @@ class ModuleBuilder implements WatModuleHost {
     return local;
   }
 
-  moduleGlobal(name: string, type: "f64" | "i32"): string {
+  moduleGlobal(name: string, type: "f64" | "i32", copied?: WasmKind): string {
     const file = this.file;
     let k = this.globals.findIndex((g) => g.name === name && g.file === file);
     if (k < 0) {
-      k = this.globals.push({ name, file, type }) - 1;
+      k = this.globals.push({ name, file, type, ...(copied ? { copied } : {}) }) - 1;
       this.imports.set(
         `$global.${k}`,
         `  (import "globals" "${k}" (global $global.${k} (mut ${type})))`,

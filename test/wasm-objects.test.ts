@@ -393,8 +393,9 @@ const SPRING = `interface Spring {
   describe: () => string;
 }`;
 
-test("objects with a string, an optional field, string[] and a function field run in wasm where the function does not use them", async () => {
-  const springs = [1, 2.5, 0.75].map((k, i) => ({
+/** Three springs of SPRING's type, the second with a damping (an optional field). */
+function threeSprings() {
+  return [1, 2.5, 0.75].map((k, i) => ({
     name: `spring ${i}`,
     stiffness: k,
     rest: 0.5 + 0.25 * i,
@@ -402,6 +403,10 @@ test("objects with a string, an optional field, string[] and a function field ru
     describe: () => `spring ${i}`,
     ...(i === 1 ? { damping: 0.1 } : {}),
   }));
+}
+
+test("objects with a string, an optional field, string[] and a function field run in wasm where the function does not use them", async () => {
+  const springs = threeSprings();
   const counts = await checkBackends(
     `${SPRING}
 export function f(springs: Spring[], x: Float64Array): number {
@@ -423,14 +428,7 @@ export function f(springs: Spring[], x: Float64Array): number {
 });
 
 test("an optional field read, where some objects have it and some do not", async () => {
-  const springs = [1, 2.5, 0.75].map((k, i) => ({
-    name: `spring ${i}`,
-    stiffness: k,
-    rest: 0.5 + 0.25 * i,
-    tags: ["steel"],
-    describe: () => `spring ${i}`,
-    ...(i === 1 ? { damping: 0.1 } : {}),
-  }));
+  const springs = threeSprings();
   await checkBackends(
     `${SPRING}
 export function f(springs: Spring[], x: Float64Array): number {

@@ -77,7 +77,12 @@ export interface IdiomProgram {
 
 /** The TypeScript module of a program (without operator calls): declarations, env, main. */
 export function programSource(p: { name: string; chunks: Chunk[] }): string {
-  const decls = p.chunks.flatMap((c) => c.decls);
+  // A module's own Math comes first, as a user's would: a declaration of another idiom that
+  // reads Math at module level (`{ post: Math.tanh }`) would otherwise run before it (a TDZ
+  // ReferenceError in the plain program).
+  const all = p.chunks.flatMap((c) => c.decls);
+  const ownMath = (d: string) => d.startsWith("const Math = ");
+  const decls = [...all.filter(ownMath), ...all.filter((d) => !ownMath(d))];
   const env = p.chunks.flatMap((c) => c.env);
   const parts = [...decls];
   let params = "x: number, y: number";

@@ -16,7 +16,8 @@ import { hasEnv, programSource, type Chunk } from "./random-idioms.js";
  * ok; rejected: a compile error (a clear diagnostic, but the idiom is not supported), or the
  * documented TypeError of a function value or interface object nabla cannot follow; crash:
  * the compiler throws, its output does not load, or a derivative throws where the program does
- * not; wrong: a value or derivative differs.
+ * not (or the plain program itself does not load: a bug of the generator); wrong: a value or
+ * derivative differs.
  */
 /** The messages of the TypeErrors a derivative throws by design (see docs/guide.md). */
 const RUN_TIME_REFUSAL =
@@ -94,7 +95,13 @@ export async function checkProgram(p: Checked, points = 3): Promise<Outcome> {
   if (errors.length > 0)
     return { kind: "rejected", messages: [diagnosticsText({ ...result, diagnostics: errors })] };
   const dir = result.dir;
-  const plain = await loadPlain(p, dir);
+  let plain: Plain;
+  try {
+    plain = await loadPlain(p, dir);
+  } catch (error) {
+    // Not nabla's fault: the generator wrote a program JavaScript itself cannot load.
+    return { kind: "crash", messages: [`the plain program does not load: ${String(error)}`] };
+  }
   let compiled: Compiled;
   try {
     const code = result.outputs.get(join(result.dir, "main.ts"))!.code;

@@ -43,8 +43,8 @@ export interface WasmRequestsContext {
 }
 
 /**
- * Why a function stays JavaScript when it may change its argument arrays or objects (which the
- * backend copies in, not back), or undefined. Points-to's precise writes where there are some
+ * Why a function stays JavaScript when it may change its argument arrays or objects, or a
+ * module-level one (which the backend copies in, not back), or undefined. Points-to's precise writes where there are some
  * (an argument row passed through a `?:` with a row the function made and writes is not
  * written), else the alias classes'. Storing an array into an argument writes it, so that is
  * among them; storing an argument's rows into an array the function made (`[...rows]`) is not.

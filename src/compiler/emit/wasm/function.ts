@@ -264,8 +264,6 @@ class WatFunctionEmitter {
     if (r && op.results.every((v) => this.messageOnly.has(v.id))) return;
     const settled = r && this.absent.settled.get(r.id);
     if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
-    // An absent value (held as NaN or 0) only where JavaScript computes with it as with those,
-    // or passed to a callee whose copy for such calls knows it is absent.
     // A test of an optional field's presence (absent-values.ts): its bit in the object's mask.
     const flag = r && this.absent.presenceTests.get(r.id);
     if (flag) {
@@ -275,16 +273,14 @@ class WatFunctionEmitter {
         flag.trueWhenPresent ? `(i32.ne ${bit} (i32.const 0))` : `(i32.eqz ${bit})`,
       );
     }
-    const knownAbsent = (v: Value) => ["undefined", "null"].includes(this.absent.presence(v));
-    if (
-      op.opcode !== "literal" &&
-      !NUMERIC_USES.has(op.opcode) &&
-      op.operands.some((v) => this.absent.presence(v) !== "number") &&
-      !(
-        op.opcode === "call" &&
-        op.operands.every((v) => this.absent.presence(v) === "number" || knownAbsent(v))
-      )
-    )
+    // An absent value (held as NaN or 0) only where JavaScript computes with it as with those;
+    // passed to a callee, only known absent (the callee's copy for such calls knows it too).
+    // Literals check their own operands (an optional field may be left out).
+    const unfit =
+      op.opcode === "call"
+        ? (v: Value) => this.absent.presence(v) === "maybe"
+        : (v: Value) => this.absent.presence(v) !== "number";
+    if (op.opcode !== "literal" && !NUMERIC_USES.has(op.opcode) && op.operands.some(unfit))
       this.fail(ABSENT);
     switch (op.opcode) {
       case "const":
@@ -951,16 +947,21 @@ function valuesOnlyRaised(fn: IRFunction): Set<number> {
   const ops: Op[] = [];
   forEachOp(fn.body, (op) => {
     ops.push(op);
-    for (const v of op.operands) users.set(v.id, [...(users.get(v.id) ?? []), op]);
+    for (const v of op.operands) {
+      const list = users.get(v.id);
+      if (list) list.push(op);
+      else users.set(v.id, [op]);
+    }
   });
+  // Later ops first: a value's users mostly come after it (nested regions may need a rerun).
+  ops.reverse();
   const only = new Set<number>();
   const raisedOnly = (op: Op): boolean =>
     (op.opcode === "extern" && op.attrs.callee === RAISE) ||
     (isPure(op) && op.regions.length === 0 && op.results.every((v) => only.has(v.id)));
-  // Later ops first: a value's users come after it.
   for (let changed = true; changed;) {
     changed = false;
-    for (const op of [...ops].reverse()) {
+    for (const op of ops) {
       if (!isPure(op) || op.regions.length > 0) continue;
       for (const v of op.results) {
         const uses = users.get(v.id);

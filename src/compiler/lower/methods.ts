@@ -16,7 +16,7 @@ import { expectType, toBoolean } from "./expect-type.js";
 import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
 import { inlineCallback } from "./inline-callback.js";
 import { mathCallback } from "./math-functions.js";
-import { copyArray, countedLoop, forEachIndex } from "./members.js";
+import { copyArray, copyInto, countedLoop, forEachIndex } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
@@ -55,12 +55,22 @@ export function lowerArrayMethod(
     case "push": {
       if (type.storage !== "Array" || type.elements)
         ctx.fail(node, unsupportedSyntax.pushNeedsPlainArrayNot(typeText(type)));
-      arity(1, 1);
-      const v = expectType(ctx, args[0]!, ctx.lowerExpression(args[0]!), type.element);
-      ctx.at(node);
-      const at = b.emit("length", [array], ["number"]).results[0]!;
-      b.emit("setIndex", [array, at, v], [], { value: "grow" });
-      return b.binary("add", at, b.constant(1));
+      // `push(a, b, ...rest)`: the arguments appended in order; returns the new length.
+      for (const arg of node.arguments) {
+        if (arg.type === "SpreadElement") {
+          const spread = ctx.lowerExpression(arg.argument);
+          if (!isArray(spread.type) || !sameType(spread.type.element, type.element))
+            ctx.fail(arg, typeMismatch.arrayElementsMustAllBe(typeText(type.element)));
+          ctx.at(node);
+          copyInto(ctx, array, spread);
+          continue;
+        }
+        const v = expectType(ctx, arg, ctx.lowerExpression(arg), type.element);
+        ctx.at(node);
+        const at = b.emit("length", [array], ["number"]).results[0]!;
+        b.emit("setIndex", [array, at, v], [], { value: "grow" });
+      }
+      return b.emit("length", [array], ["number"]).results[0]!;
     }
     case "fill": {
       arity(1, 1);

@@ -32,6 +32,7 @@ import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
+import { growingArrays, isAppend, type GrowingArrays } from "./growing-arrays.js";
 
 // IR function → one WAT function. Every SSA value is a wasm local (the engine allocates
 // registers); `if` becomes `if`, `loop` a `block` around a `loop` whose carried values are
@@ -134,6 +135,8 @@ class WatFunctionEmitter {
   private readonly numberConstants = new Map<number, number>();
   /** What only an error's message is made of (valuesOnlyRaised): never computed in wasm. */
   private readonly messageOnly: Set<number>;
+  /** The arrays it appends to (growing-arrays.ts). */
+  private readonly growing: GrowingArrays;
   /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
   private readonly usesTape: boolean;
 
@@ -150,6 +153,7 @@ class WatFunctionEmitter {
     this.absent = absentValues(fn, absent);
     forEachOp(fn.body, (op) => op.results.forEach((r) => this.definitions.set(r.id, op)));
     this.messageOnly = valuesOnlyRaised(fn);
+    this.growing = growingArrays(fn);
     this.usesTape = someOp(
       fn.body,
       (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
@@ -381,6 +385,8 @@ class WatFunctionEmitter {
       case "alloc":
         // Zeroed: numbers 0, and inner arrays or objects address 0, not yet written.
         if (!isArray(r.type)) this.fail(`an allocation of a ${typeText(r.type)}`);
+        if (this.growing.growing.has(r.id))
+          return this.set(r, `(call $allocGrowable (call $toLength ${this.num(a!)}))`);
         return this.set(r, `(call $alloc ${this.num(a!)})`);
       case "zeros": {
         const type = this.arrayOperand(a!);
@@ -759,9 +765,6 @@ class WatFunctionEmitter {
     const type = this.arrayOperand(array);
     const numbers = holdsNumbers(type);
     if (op.opcode === "addIndex" && !numbers) this.fail("adding into an array of arrays");
-    // Arrays in wasm memory have the length they were made with: an append would always trap.
-    if (op.attrs.value === "grow")
-      this.fail("an array the function lengthens (push, filter, flat, a spread into [])");
     if (i.type !== "number") this.fail("an element write by a key that is not a number");
     if (!numbers) this.flows(v.type, type.elements?.[0] ?? type.element);
     const value = numbers ? this.num(v) : this.get(v);
@@ -784,7 +787,32 @@ class WatFunctionEmitter {
       );
       return;
     }
-    this.line(storeAt(this.checkIndex(array, i)));
+    this.line(storeAt(isAppend(op) ? this.makeRoom(array, i) : this.checkIndex(array, i)));
+  }
+
+  /**
+   * Before an append `array[i] = v` (i is the length, growing-arrays.ts): an array full to
+   * its capacity moves to a larger block (`$grow`), which its local learns; the index, which
+   * is returned, is checked to be a length (a hole past the end traps).
+   */
+  private makeRoom(array: Value, i: Value): string {
+    if (!this.growing.growing.has(array.id))
+      this.fail(this.growing.whyNot(array.id) ?? "an array the function lengthens (push)");
+    let index = this.get(i);
+    if (!this.isInt(i)) {
+      this.line(`(local.set $ix (i32.trunc_sat_f64_u ${this.get(i)}))`);
+      this.line(
+        `(if (f64.ne (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (then unreachable))`,
+      );
+      index = "(local.get $ix)";
+    }
+    const length = this.lengthOf(array);
+    const kept = this.lengths.get(array.id);
+    const learn = kept ? ` (local.set ${kept} (i32.load ${this.get(array)}))` : "";
+    this.line(
+      `(if (i32.ge_u ${index} ${length}) (then (if (i32.ne ${index} ${length}) (then unreachable)) (local.set ${local(array)} (call $grow ${this.get(array)}))${learn}))`,
+    );
+    return index;
   }
 
   private literal(op: Op): void {
@@ -796,7 +824,11 @@ class WatFunctionEmitter {
     if (op.operands.some((v) => this.absent.presence(v) !== "number")) this.fail(ABSENT);
     if (!holdsNumbers(type)) op.operands.forEach((v) => this.flows(v.type, type.element));
     const numbers = holdsNumbers(type);
-    this.line(`(local.set ${this.define(r)} (call $allocCells (i32.const ${op.operands.length})))`);
+    // One the function appends to gets room for a few more (growing-arrays.ts).
+    const allocation = this.growing.growing.has(r.id)
+      ? `(call $allocGrowable (i32.const ${op.operands.length}))`
+      : `(call $allocCells (i32.const ${op.operands.length}))`;
+    this.line(`(local.set ${this.define(r)} ${allocation})`);
     op.operands.forEach((v, k) =>
       this.line(
         `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? roundedFor(type, this.num(v)) : this.get(v)})`,

@@ -262,10 +262,43 @@ const SUPPORT = [
     (global.set $heap_top (local.get $next))
     (local.get $p)
   )`,
+  // An array literal the function appends to (growing-arrays.ts): room for at least 4 cells,
+  // its capacity kept 4 bytes into its block.
+  `  (func $allocGrowable (param $n i32) (result i32) (local $p i32)
+    (local.set $p (call $allocCells (select (local.get $n) (i32.const 4) (i32.gt_u (local.get $n) (i32.const 4)))))
+    (i32.store offset=4 (local.get $p) (i32.load (local.get $p)))
+    (i32.store (local.get $p) (local.get $n))
+    (local.get $p)
+  )`,
+  // One more element at the end of array $p: when it is full, its capacity doubles, in place
+  // if its block is the heap's last, else in a new block it moves to. Returns its address.
+  `  (func $grow (param $p i32) (result i32) (local $n i32) (local $room i32) (local $end i32) (local $q i32)
+    (local.set $n (i32.load (local.get $p)))
+    (local.set $room (i32.load offset=4 (local.get $p)))
+    (if (i32.ge_u (local.get $n) (local.get $room)) (then
+      (local.set $end (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $room) (i32.const 3)))))
+      (local.set $room (i32.shl (select (local.get $room) (i32.const 2) (i32.gt_u (local.get $room) (i32.const 2))) (i32.const 1)))
+      (if (i32.gt_u (local.get $room) (i32.const 0x0fffffff)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
+      (if (i32.eq (local.get $end) (global.get $heap_top))
+        (then
+          (local.set $end (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $room) (i32.const 3)))))
+          (if (i32.gt_u (local.get $end) (global.get $heap_end)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
+          (global.set $heap_top (local.get $end)))
+        (else
+          (local.set $q (call $allocCells (local.get $room)))
+          (memory.copy (i32.add (local.get $q) (i32.const 8)) (i32.add (local.get $p) (i32.const 8)) (i32.shl (local.get $n) (i32.const 3)))
+          (local.set $p (local.get $q))))
+      (i32.store offset=4 (local.get $p) (local.get $room))))
+    (i32.store (local.get $p) (i32.add (local.get $n) (i32.const 1)))
+    (local.get $p)
+  )`,
   // `new Float64Array(n)`: n must be a length (JavaScript throws a RangeError otherwise).
-  `  (func $alloc (param $n f64) (result i32) (local $k i32)
+  `  (func $alloc (param $n f64) (result i32)
+    (call $allocCells (call $toLength (local.get $n)))
+  )`,
+  `  (func $toLength (param $n f64) (result i32) (local $k i32)
     (local.set $k (i32.trunc_sat_f64_u (local.get $n)))
     (if (f64.ne (f64.convert_i32_u (local.get $k)) (local.get $n)) (then unreachable))
-    (call $allocCells (local.get $k))
+    (local.get $k)
   )`,
 ];

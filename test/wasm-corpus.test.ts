@@ -14,7 +14,14 @@ import { importCompiled } from "./support/harness.js";
 process.env.NABLA_BACKEND = "wasm";
 
 /** The corpus programs whose gradient runs in wasm with the arguments of their `args`. */
-const IN_WASM = ["camera-reprojection", "quaternion", "soft-kmeans"];
+const IN_WASM = [
+  "bezier-fit",
+  "camera-reprojection",
+  "gp-nll",
+  "poly-lsq",
+  "quaternion",
+  "soft-kmeans",
+];
 
 interface Backends {
   args: unknown[];

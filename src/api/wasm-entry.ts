@@ -13,6 +13,11 @@
 export type WasmKind =
   | "number"
   | "boolean"
+  /**
+   * A string, as an i32 id: wasm code only compares strings for equality, so each distinct
+   * string of a call has an id of its own (WasmEntrySpec.strings); 0 is no string (undefined).
+   */
+  | "string"
   | "opaque"
   | { array: "Float64Array" | "Float32Array" | "Array"; of: WasmKind }
   | { fields: [name: string, kind: WasmKind][] }
@@ -46,6 +51,11 @@ export interface WasmEntrySpec {
    * (`copied`, of that kind) is copied in with the arguments, and the global is its address.
    */
   globals?: WasmGlobal[];
+  /**
+   * The strings the code names (constants it compares with or stores): string `strings[k]` has
+   * id k + 1. Any other string a call copies in gets an id after these, for that call only.
+   */
+  strings?: string[];
 }
 
 /** The operators' `backend` option. */

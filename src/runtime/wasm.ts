@@ -2,6 +2,7 @@ import { isLeaf, leafCopier } from "./wasm-leaf-objects.js";
 import type { WasmEntrySpec, WasmGlobal, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
 import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js";
+import { StringIds } from "./wasm-strings.js";
 
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
@@ -86,6 +87,7 @@ export function wasmFunction(
   readGlobals?: () => unknown[],
 ): (...args: unknown[]) => unknown {
   const globalTypes = spec.globals ?? [];
+  const strings = new StringIds(spec.strings ?? []);
   let module: WebAssembly.Module | undefined;
   let live: Live | undefined;
   /** Instances on the memories of `wasmArrays`, made at the first call reading one's arrays. */
@@ -200,7 +202,8 @@ export function wasmFunction(
       }
       if (readGlobals && !setGlobals(run.globals, globalTypes, globalValues))
         return javascript(args);
-      const copier = new Copier(run, start, inPlace);
+      strings.startCall();
+      const copier = new Copier(run, start, strings, inPlace);
       try {
         for (let i = 0; i < spec.params.length; i++)
           wasmArgs[i] = copier.in(spec.params[i]!, args[i], writes[i]!);
@@ -410,6 +413,10 @@ function sizeOf(kind: WasmKind, value: unknown, resident?: WasmArrays): number {
     if (typeof value !== "boolean") throw new NotCopyable();
     return 0;
   }
+  if (kind === "string") {
+    if (typeof value !== "string") throw new NotCopyable();
+    return 0;
+  }
   if ("optional" in kind) return value === undefined ? 0 : sizeOf(kind.optional, value, resident);
   if ("fields" in kind) {
     const object = checkedObject(value);
@@ -487,6 +494,7 @@ class Copier {
   constructor(
     private readonly live: Live,
     public at: number,
+    private readonly strings: StringIds,
     /** Whose arrays are read in place (arrays the call writes are copied all the same). */
     private readonly resident?: WasmArrays,
   ) {}
@@ -498,6 +506,10 @@ class Copier {
       return value;
     }
     if (kind === "boolean") return value ? 1 : 0;
+    if (kind === "string") {
+      if (typeof value !== "string") throw new NotCopyable();
+      return this.strings.idOf(value);
+    }
     // Only as a field (object() copies it).
     if ("optional" in kind) throw new NotCopyable();
     if ("fields" in kind) return this.object(kind.fields, checkedObject(value), written);
@@ -602,6 +614,11 @@ class Copier {
   out(kind: WasmKind, value: number): unknown {
     if (kind === "number") return value;
     if (kind === "boolean") return value !== 0;
+    if (kind === "string") {
+      // undefined where a string is expected: JavaScript's result would not be a string.
+      if (value === 0) throw new NotCopyable();
+      return this.strings.textOf(value);
+    }
     // Never returned (backend.ts keeps such functions JavaScript): the field's value is not here.
     if (kind === "opaque" || "optional" in kind) throw new NotCopyable();
     // An element of `new Array(n)` never written: JavaScript's would be undefined (a hole).

@@ -12,10 +12,13 @@ export function expectType(ctx: LowerContext, node: Node, v: Value, type: Type):
   return v;
 }
 
-/** A value as a condition: a boolean, or a number's truthiness (0 and NaN are false). */
+/**
+ * A value as a condition: a boolean, or a number's or a string's truthiness (0, NaN and ""
+ * are false, and an absent one).
+ */
 export function toBoolean(ctx: LowerContext, v: Value, node: Node): Value {
   if (v.type === "boolean") return v;
-  if (v.type === "number") return ctx.builder.unary("truthy", v);
+  if (v.type === "number" || v.type === "string") return ctx.builder.unary("truthy", v);
   // An array or object is truthy unless absent (`const hit = xs.find(…); if (hit) …`).
   // A function value too (`if (layer.act) …`): a function is never falsy.
   if (isAggregate(v.type) || v.type === "opaque")

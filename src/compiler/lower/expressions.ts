@@ -243,6 +243,15 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
 
 /** A value used as a condition: booleans as they are, numbers by JavaScript truthiness. */
 export function lowerCondition(ctx: LowerContext, node: Expression): Value {
+  // `a && b`, `a || b` tested: each side a condition (`if (ok && item.note)`), short-circuited,
+  // so the sides need not be of one type as the value of `a && b` must.
+  if (node.type === "LogicalExpression" && (node.operator === "&&" || node.operator === "||")) {
+    const left = lowerCondition(ctx, node.left);
+    const right = () => [lowerCondition(ctx, node.right)];
+    ctx.at(node);
+    const decided = () => [ctx.builder.constant(node.operator === "||")];
+    return lowerIf(ctx, left, node.operator === "&&" ? [right, decided] : [decided, right])[0]!;
+  }
   const v = lowerExpression(ctx, node);
   return toBoolean(ctx, v, node);
 }
@@ -406,6 +415,10 @@ function lowerBinary(
     if (a.type !== b.type) {
       return ctx.fail(node, typeMismatch.cannotCompareWith(typeText(a.type), typeText(b.type)));
     }
+    // Strings are ordered too (by UTF-16 code units, as JavaScript does): `name < "m"`, an
+    // operation without a derivative (the IR's orderings take numbers).
+    if (a.type === "string" && comparison !== "eq" && comparison !== "ne")
+      return ctx.builder.emit("nondiff", [a, b], ["boolean"], { callee: operator }).results[0]!;
     if (a.type !== "number" && comparison !== "eq" && comparison !== "ne") {
       return ctx.fail(node, typeMismatch.needsNumbersGot(operator, typeText(a.type)));
     }

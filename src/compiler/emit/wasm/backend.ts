@@ -29,6 +29,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
   let params: WasmKind[];
   let results: WasmKind[];
   let globals: WatModule["globals"];
+  let strings: string[];
   try {
     const module = watModule(request.source, request.entry);
     if (request.auto && !module.loopsOverArrays)
@@ -39,6 +40,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
       return { ok: false, reason: `it returns an instance of a class (${typeText(instance)})` };
     text = module.text;
     globals = module.globals;
+    strings = module.strings;
     params = module.params.map((t) => kindOf(t)!);
     results = module.results.map((t) => kindOf(t)!);
     const lacking = module.results.find((t) => holdsOpaque(kindOf(t)!));
@@ -68,6 +70,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     ...(globals.length
       ? { globals: globals.map((g) => (g.copied ? { copied: g.copied } : g.type)) }
       : {}),
+    ...(strings.length ? { strings } : {}),
   };
   // Their names, for the call site's reader of their values.
   return { ok: true, spec, globals: globals.map(({ name, file }) => ({ name, file })) };

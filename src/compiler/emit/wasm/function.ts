@@ -52,6 +52,8 @@ export interface WatModuleHost {
   need(key: FunctionKey): IRFunction;
   /** The import of `Math[name]` taking `arity` numbers. */
   mathImport(name: string, arity: number): string;
+  /** The id of string constant `text` (WasmEntrySpec.strings). */
+  stringId(text: string): number;
   /** The import of JavaScript's `%` on numbers (wasm has no f64 remainder). */
   remainder(): string;
   /**
@@ -428,12 +430,16 @@ class WatFunctionEmitter {
       return `(f64.const ${f64Text(value)})`;
     }
     if (typeof value === "boolean" && type === "boolean") return `(i32.const ${value ? 1 : 0})`;
+    if (typeof value === "string" && type === "string")
+      return `(i32.const ${this.host.stringId(value)})`;
     // undefined or null as a number: NaN or 0, what arithmetic makes of each (absent-values.ts).
     if (value === undefined && type === "number")
       return `(f64.const ${op.attrs.isNull ? 0 : "nan"})`;
-    // As a boolean, an array or an object: 0, falsy, and no array's or object's address. Such a
-    // value goes only where absent-values.ts allows (a settled test, a condition, a branch).
-    if (value === undefined && (type === "boolean" || isAggregate(type))) return "(i32.const 0)";
+    // As a boolean, a string, an array or an object: 0, falsy, and no string's id or array's or
+    // object's address. Such a value goes only where absent-values.ts allows (a settled test, a
+    // condition, a branch).
+    if (value === undefined && (type === "boolean" || type === "string" || isAggregate(type)))
+      return "(i32.const 0)";
     return this.fail(
       value === undefined
         ? op.attrs.isNull
@@ -462,10 +468,12 @@ class WatFunctionEmitter {
       return this.isInt(a) && this.isInt(b)
         ? `(${integer} ${this.get(a)} ${this.get(b)})`
         : `(${float} ${this.num(a)} ${this.num(b)})`;
-    if ((opcode === "eq" || opcode === "ne") && a.type === "boolean" && b.type === "boolean")
+    // Booleans, and strings by their ids (kinds.ts): equal strings have equal ids.
+    const same = a.type === b.type && (a.type === "boolean" || a.type === "string");
+    if ((opcode === "eq" || opcode === "ne") && same)
       return `(i32.${opcode} ${this.get(a)} ${this.get(b)})`;
     // Arrays copied into wasm memory are not the caller's objects: identity cannot be told.
-    return this.fail(`a comparison of values of types other than numbers or booleans`);
+    return this.fail("a comparison of values of types other than numbers, booleans or strings");
   }
 
   /**
@@ -513,6 +521,15 @@ class WatFunctionEmitter {
       return this.isInt(a)
         ? `(i32.ne ${this.get(a)} (i32.const 0))`
         : `(i32.and (f64.ne ${this.get(a)} (f64.const 0)) (f64.eq ${this.get(a)} ${this.get(a)}))`;
+    // A string but "", and not undefined (id 0: an absent optional field, kinds.ts).
+    if (a.type === "string") {
+      const notEmpty = `(i32.ne ${this.get(a)} (i32.const ${this.host.stringId("")}))`;
+      const presence = this.absent.presence(a);
+      if (presence === "number") return notEmpty;
+      return presence === "maybe"
+        ? `(i32.and ${notEmpty} (i32.ne ${this.get(a)} (i32.const 0)))`
+        : "(i32.const 0)";
+    }
     // An array or an object: the address of one is never 0 (an unwritten element traps); an
     // absent one (undefined or null) is held as 0.
     wasmType(a.type, this.what(`a value (${a.hint || `%${a.id}`})`));

@@ -3,20 +3,23 @@ import type { ArrayType, ObjectType, Type } from "../../ir/types.js";
 import { isArray, isObject, isRecursiveType, typeText } from "../../ir/type-system.js";
 import { NotForWasm } from "./not-for-wasm.js";
 
-// Which IR types the wasm backend carries, and how: numbers as f64, booleans as i32, and
-// arrays and objects as the i32 address of a block in wasm memory. An array's block holds its
-// length (i32) at the address and its elements from 8 bytes on, 8 bytes each (an f64, or the
-// i32 address of an inner array or object); an object's holds its fields the same way, from
-// 8 bytes on in the order of its type's fields (the count at the address is unused). An
-// element address of 0 is an element never written (JavaScript's `undefined`). A Float32Array
-// is held the same way, as f64s (each exactly a float32), and every store into one is rounded
-// to float32 first (function.ts), as JavaScript's stores into it are. An optional field (one
-// of an object's first 32) is carried with its presence: bit k of the i32 4 bytes into the
-// object's block says whether the object has its field k (when it has not, the cell holds NaN
-// for a number, what JavaScript computes with undefined as, and 0 otherwise). A field of a
-// type not carried (a string, a later optional field, a function…) is opaque: its cell stays 0,
-// and the code that reads or writes it is not compiled to wasm (function.ts asks
-// `opaqueField`), so objects of such types can be passed as long as those fields are unused.
+// Which IR types the wasm backend carries, and how: numbers as f64, booleans as i32, strings
+// as i32 ids (equal strings, equal ids: the code only tests strings for equality; 0 is
+// undefined), and arrays and objects as the i32 address of a block in wasm memory. An array's
+// block holds its length (i32) at the address and its elements from 8 bytes on, 8 bytes each
+// (an f64, or the i32 address of an inner array or object, or a string's id); an array the
+// function appends to keeps its capacity in the i32 4 bytes in (growing-arrays.ts). An
+// object's block holds its fields the same way, from 8 bytes on in the order of its type's
+// fields (the count at the address is unused). An element address of 0 is an element never
+// written (JavaScript's `undefined`). A Float32Array is held the same way, as f64s (each
+// exactly a float32), and every store into one is rounded to float32 first (function.ts), as
+// JavaScript's stores into it are. An optional field (one of an object's first 32) is carried
+// with its presence: bit k of the i32 4 bytes into the object's block says whether the object
+// has its field k (when it has not, the cell holds NaN for a number, what JavaScript computes
+// with undefined as, and 0 otherwise). A field of a type not carried (a later optional field,
+// a function…) is opaque: its cell stays 0, and the code that reads or writes it is not
+// compiled to wasm (function.ts asks `opaqueField`), so objects of such types can be passed as
+// long as those fields are unused.
 
 export type WasmValueType = "f64" | "i32";
 
@@ -39,7 +42,7 @@ function isNot(kind: WasmKind | NotCarried): kind is NotCarried {
 
 /** A value's kind, or why values of `type` cannot cross, for the message. */
 function carry(type: Type): WasmKind | NotCarried {
-  if (type === "number" || type === "boolean") return type;
+  if (type === "number" || type === "boolean" || type === "string") return type;
   if (isObject(type)) return objectKind(type);
   if (!isArray(type)) return not("");
   const elements = type.elements?.length ? type.elements : [type.element];

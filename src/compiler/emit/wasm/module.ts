@@ -43,6 +43,8 @@ export interface WatModule {
    * named as in `file`, the module of the function that reads it.
    */
   globals: { name: string; file: string; type: "f64" | "i32"; copied?: WasmKind }[];
+  /** The string constants it names: id k + 1 is the k-th (WasmEntrySpec.strings). */
+  strings: string[];
 }
 
 /** The module for `entry`, or NotForWasm naming what keeps it JavaScript. */
@@ -89,6 +91,8 @@ class ModuleBuilder implements WatModuleHost {
   private readonly emitted: IRFunction[] = [];
   private readonly imports = new Map<string, string>();
   private readonly globals: WatModule["globals"] = [];
+  /** The string constants the code names, by text: id k + 1 is the k-th (kinds.ts). */
+  private readonly strings = new Map<string, number>();
   /** The file of the function being emitted: where the names of its `global` ops live. */
   private file = "";
   private exported = "";
@@ -191,6 +195,12 @@ class ModuleBuilder implements WatModuleHost {
     return `$global.${k}`;
   }
 
+  stringId(text: string): number {
+    let id = this.strings.get(text);
+    if (id === undefined) this.strings.set(text, (id = this.strings.size + 1));
+    return id;
+  }
+
   remainder(): string {
     this.imports.set(
       "$remainder",
@@ -217,7 +227,8 @@ class ModuleBuilder implements WatModuleHost {
           op.regions.some((r) => someOp(r, (inner) => inner.opcode === "index")),
       ),
     );
-    return { text, params, results, loopsOverArrays, globals: this.globals };
+    const strings = [...this.strings.keys()];
+    return { text, params, results, loopsOverArrays, globals: this.globals, strings };
   }
 }
 

@@ -20,6 +20,7 @@ const IN_WASM = [
   "gp-nll",
   "poly-lsq",
   "quaternion",
+  "sdf-rasterizer",
   "soft-kmeans",
 ];
 

@@ -286,8 +286,9 @@ class WatFunctionEmitter {
       op.opcode === "call"
         ? (v: Value) => this.absent.presence(v) === "maybe"
         : (v: Value) => this.absent.presence(v) !== "number";
-    if (op.opcode !== "literal" && !NUMERIC_USES.has(op.opcode) && op.operands.some(unfit))
-      this.fail(ABSENT);
+    const absentOperand =
+      op.opcode !== "literal" && !NUMERIC_USES.has(op.opcode) ? op.operands.find(unfit) : undefined;
+    if (absentOperand) this.fail(`${ABSENT}: ${this.maybeAbsent(absentOperand, op)}`);
     switch (op.opcode) {
       case "const":
         if (this.isInt(r)) {
@@ -421,6 +422,12 @@ class WatFunctionEmitter {
       default:
         this.fail(describe(op));
     }
+  }
+
+  /** Which value may be undefined where, for messages: "'scale', given to a call of 'g'". */
+  private maybeAbsent(v: Value, op: Op): string {
+    const name = v.hint ? `'${v.hint}'` : "a value";
+    return `${name}, ${this.absent.presence(v) === "maybe" ? "maybe " : ""}undefined, in ${describe(op)}`;
   }
 
   private constant(op: Op, type: Type): string {
@@ -1031,6 +1038,8 @@ function describe(op: Op): string {
       return `a call of ${op.attrs.callee}`;
     case "nondiff":
       return `the operation '${op.attrs.callee}'`;
+    case "call":
+      return `a call of '${op.attrs.calleeName ?? op.attrs.callee?.split("#").pop()}'`;
     case "field":
     case "setField":
     case "addField":

@@ -25,7 +25,7 @@ function dot(a: Float64Array, b: Float64Array): number {
 }
 interface P { a: number; b: number; label: string }
 function obj(p: P): number {
-  return p.label === "area" ? p.a * p.b : p.a + p.b;
+  return p.label < "b" ? p.a * p.b : p.a + p.b;
 }
 export const g = gradient(dot);
 export const d = differential(dot, { wrt: 0 });
@@ -69,7 +69,7 @@ test("compileProgram's backend: calls naming none take it, a call's own wins, no
   const plain = compileProgram([file]);
   const wasm = compileProgram([file], { backend: "wasm" });
   assert.deepEqual(plain.diagnostics, []);
-  // The program-wide "wasm": `gObj` (it reads P's string field) stays JavaScript without a
+  // The program-wide "wasm": `gObj` (it orders P's string field) stays JavaScript without a
   // NABLA202, with the comment.
   assert.deepEqual(wasm.diagnostics, []);
   const code = wasm.outputs.get(file)!.code;
@@ -86,7 +86,7 @@ test("a call's own backend: 'wasm' still warns under a program-wide 'wasm'", () 
     "main.ts": `import { gradient } from "nabla";
 interface P { a: number; b: number; label: string }
 function obj(p: P): number {
-  return p.label === "area" ? p.a * p.b : p.a + p.b;
+  return p.label < "b" ? p.a * p.b : p.a + p.b;
 }
 export const g = gradient(obj, { backend: "wasm" });
 `,

@@ -38,7 +38,8 @@ import { growingArrays, isAppend, type GrowingArrays } from "./growing-arrays.js
 // registers); `if` becomes `if`, `loop` a `block` around a `loop` whose carried values are
 // locals set as a parallel move through the operand stack. Array reads and writes check the
 // index (an integer within the length) and trap otherwise: the runtime then reruns the call
-// as JavaScript, which gives JavaScript's answer (undefined, NaN, a growing array) for it.
+// as JavaScript, which gives JavaScript's answer (undefined, NaN, a hole) for it. Appends
+// (`push`) make room first (growing-arrays.ts).
 // Objects are blocks of memory too (kinds.ts): a field read is a load at the field's offset.
 
 /** What a function's emission asks of the module it is part of (module.ts). */
@@ -723,7 +724,8 @@ class WatFunctionEmitter {
 
   /**
    * Keeps an array's length in a local from where it is defined: an array in wasm memory keeps
-   * its length, and V8 does not hoist the load out of the loops that test it.
+   * its length (an append updates the local, makeRoom), and V8 does not hoist the load out of
+   * the loops that test it.
    */
   private keepLength(array: Value): void {
     if (!isArray(array.type)) return;

@@ -4,9 +4,10 @@ import { forEachOp, terminator } from "../../ir/walk.js";
 // What the emitter knows of the i32 integers (integers.ts) of a function, so it can leave out
 // checks that cannot fail: an index `a[i]` needs no bounds check when i ≥ 0 and the loop
 // around it tests i < a.length, and `i + 1` cannot overflow when a loop tests i < n. Sound
-// because an array in wasm memory keeps the length it was made with (the backend refuses code
-// that lengthens one), and a sum or difference that could overflow keeps its check (it traps
-// and the call runs as JavaScript), so every value the code goes on with is exact.
+// because an array in wasm memory never gets shorter (an append lengthens one,
+// growing-arrays.ts; nothing shortens one), and a sum or difference that could overflow keeps
+// its check (it traps and the call runs as JavaScript), so every value the code goes on with
+// is exact.
 //
 // Lower bounds: each integer is known ≥ 1, ≥ 0, or not known to be either, found as the
 // largest assignment the rules below allow (start from ≥ 1 everywhere, lower a value's bound

@@ -277,22 +277,53 @@ class IdiomGenerator extends Generator {
     );
   }
 
-  /** An array grown with `.push` in a loop, some pushes conditional, some from the last element. */
+  /**
+   * An array grown with `.push` in a loop (sometimes long enough to outgrow several blocks of
+   * wasm memory), some pushes conditional, some from the last element, some of two values or
+   * of a spread; sometimes rows built by push and pushed into a list, as a matrix is built.
+   */
   pushGrow(vars: string[], mutable: string[]): void {
     const ys = this.fresh("ys");
     const i = this.fresh("i");
     const inner = [...vars, i];
     this.emit(`const ${ys}: number[] = [${this.e(vars, 1)}];`);
-    this.emit(`for (let ${i} = 0; ${i} < ${this.int(1, 4)}; ${i}++) {`);
+    const trips = this.chance(0.3) ? this.int(5, 20) : this.int(1, 4);
+    this.emit(`for (let ${i} = 0; ${i} < ${trips}; ${i}++) {`);
     this.nested(() => {
       const last = `${ys}[${ys}.length - 1]`;
       const value = this.chance(0.5)
         ? `Math.tanh(${last} * ${this.contraction()} + ${this.e(inner, 1)})`
         : this.e(inner, 2);
-      if (this.chance(0.3)) this.emit(`if (${this.condition(inner)}) ${ys}.push(${value});`);
-      else this.emit(`${ys}.push(${value});`);
+      const values = this.chance(0.2) ? `${value}, ${this.e(inner, 1)}` : value;
+      if (this.chance(0.3)) this.emit(`if (${this.condition(inner)}) ${ys}.push(${values});`);
+      else this.emit(`${ys}.push(${values});`);
     });
     this.emit("}");
+    if (this.chance(0.3)) this.emit(`${ys}.push(...${ys}.slice(0, ${this.int(1, 3)}));`);
+    if (this.chance(0.3)) {
+      // Rows pushed into a list after they are built; sometimes the list first (a row pushed
+      // onto after it is stored, which wasm must leave to JavaScript).
+      const rows = this.fresh("rows");
+      const row = this.fresh("row");
+      const j = this.fresh("j");
+      const y = this.fresh("y");
+      const early = this.chance(0.4);
+      this.emit(`const ${rows}: number[][] = [];`);
+      this.emit(`for (let ${j} = 0; ${j} < ${this.int(1, 4)}; ${j}++) {`);
+      this.nested(() => {
+        this.emit(`const ${row}: number[] = [];`);
+        if (early) this.emit(`${rows}.push(${row});`);
+        this.emit(`for (const ${y} of ${ys}) ${row}.push(${y} * (${j} + 1));`);
+        if (!early) this.emit(`${rows}.push(${row});`);
+      });
+      this.emit("}");
+      const r = this.fresh("r");
+      this.emit(`let ${r} = 0;`);
+      this.emit(
+        `for (const ${row} of ${rows}) for (const ${y} of ${row}) ${r} += ${y} * ${this.constant()};`,
+      );
+      this.result(r, vars, mutable);
+    }
     const c = this.constant();
     this.result(
       this.sum(ys, (e) => `${e} * ${c}`, vars),

@@ -178,11 +178,13 @@ export function f(x: number): number {
   assert.match(early, /runs as JavaScript, not WebAssembly: undefined \(a default parameter value/);
 });
 
-test("an optional array or object field of a differentiated argument stays JavaScript, and says so", () => {
-  // Its presence is read where the function tests it, but reverse mode's shadow of the field
-  // (read in the backward sweep, where the test is a value taken from the tape) is not known
-  // to be there: the function stays JavaScript rather than write through a missing shadow.
-  const text = fallback(`interface Fit {
+test("optional array and object fields of a differentiated argument, there or not", async () => {
+  // Reverse mode's shadow of such a field is read in the backward sweep, where no test says it
+  // is there: it may be absent (0 in wasm), and a read of it checks first (a trap on 0, and
+  // the call runs as JavaScript). Here every call runs in wasm: the shadow is there wherever
+  // the field is.
+  await checkBackends(
+    `interface Fit {
   weights?: Float64Array;
   center?: { at: number; pull: number };
 }
@@ -195,9 +197,68 @@ export function f(x: Float64Array, fit: Fit): number {
     s += w * r * r + center.pull * r;
   }
   return s;
-}`);
-  assert.match(text, /runs as JavaScript, not WebAssembly: undefined \(a default parameter value/);
+}`,
+    [
+      [f64(0.5, -1, 2), { weights: f64(1, 2, 3), center: { at: 0.3, pull: 0.2 } }],
+      [f64(0.5, -1, 2), { center: { at: 0.3, pull: 0.2 } }],
+      [f64(0.5, -1, 2), { weights: f64(1, 2, 3) }],
+      [f64(0.5, -1, 2), {}],
+    ],
+  );
 });
+
+test("a value a loop may leave undefined: an early return from a loop, a search", async () => {
+  const source = `interface Item { w: number; h: number }
+interface Landing { at: number; speed: number }
+function land(x: Float64Array, g: number): Landing {
+  let v = x[0];
+  let y = x[1];
+  for (let i = 0; i < 1000; i++) {
+    const next = y + v * 0.01;
+    if (next < 0) return { at: i * 0.01, speed: v * v };
+    y = next;
+    v -= g * 0.01;
+  }
+  throw new Error("never lands");
+}
+export function f(x: Float64Array, items: Item[]): number {
+  let best: Item | undefined = undefined;
+  for (const it of items) if (best === undefined || it.w * x[2] > best.w * x[2]) best = it;
+  const landing = land(x, 9.81);
+  return landing.at * landing.speed + (best ? best.h * x[2] : 0) + best!.w;
+}`;
+  const items = [
+    { w: 0.5, h: 2 },
+    { w: 1.5, h: -1 },
+  ];
+  await checkBackends(source, [
+    [f64(3, 2, 0.7), items],
+    [f64(1, 0.5, -0.3), items.slice(0, 1)],
+  ]);
+  // No item: JavaScript throws reading \`best!.w\`; wasm traps on the 0 it holds for undefined,
+  // and the call runs again as JavaScript, which throws the same TypeError.
+  const m = await loadProgram<{
+    g: (x: Float64Array, items: Item[]) => unknown;
+    gJs: (x: Float64Array, items: Item[]) => unknown;
+    wasmStats: { wasm: number; javascript: number };
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+export { wasmStats } from "nabla";
+${source}
+export const g = gradient(f, { backend: "wasm" });
+export const gJs = gradient(f, { backend: "js" });
+`,
+  });
+  const before = { ...m.wasmStats };
+  assert.throws(() => m.gJs(f64(3, 2, 0.7), []), TypeError);
+  assert.throws(() => m.g(f64(3, 2, 0.7), []), TypeError);
+  assert.equal(m.wasmStats.javascript - before.javascript, 1, "the wasm call ran again as JavaScript");
+});
+
+interface Item {
+  w: number;
+  h: number;
+}
 
 test("throw new Error(…) in wasm: a trap, then JavaScript throws the error itself", async () => {
   const source = `export function f(x: Float64Array, scale: number): number {

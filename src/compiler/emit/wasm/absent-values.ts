@@ -195,21 +195,31 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
         return;
       }
       case "loop": {
-        // A value carried around a loop that starts or becomes absent: maybe anything.
+        // A value carried around a loop that starts or becomes absent: maybe anything. Each
+        // carried value on its own (a loop's counter stays a number when its result may not),
+        // until none changes; visited again each time ("maybe" stays), for what the body
+        // makes of them.
         const [before, after] = op.regions as [Region, Region];
-        const carried = [...before.params, ...after.params, ...op.results];
-        const inputs = () => [
-          ...op.operands,
-          ...terminator(after).operands,
-          ...terminator(before).operands.slice(1),
-        ];
+        const widen = (targets: Value[], from: (k: number) => Value[]): boolean => {
+          let changed = false;
+          targets.forEach((t, k) => {
+            if (known.get(t.id) === "maybe") return;
+            if (from(k).every((v) => presence(v) === "number")) return;
+            known.set(t.id, "maybe");
+            changed = true;
+          });
+          return changed;
+        };
         op.regions.forEach(visit);
-        if (inputs().some((v) => presence(v) !== "number")) {
-          // Once more with them maybe absent ("maybe" stays), for what the body makes of them.
-          for (const v of carried) known.set(v.id, "maybe");
+        for (;;) {
+          const yielded = terminator(after).operands;
+          const forwarded = terminator(before).operands.slice(1);
+          const entering = widen(before.params, (k) => [op.operands[k]!, yielded[k]!]);
+          const leaving = widen(after.params, (k) => [forwarded[k]!]);
+          widen(op.results, (k) => [forwarded[k]!]);
+          if (!entering && !leaving) return;
           op.regions.forEach(visit);
         }
-        return;
       }
       default:
         op.regions.forEach(visit);

@@ -2,6 +2,7 @@ import type {
   ArrayType,
   FunctionKey,
   IRFunction,
+  ObjectType,
   Op,
   Region,
   Type,
@@ -138,6 +139,8 @@ class WatFunctionEmitter {
   private readonly numberConstants = new Map<number, number>();
   /** What only an error's message is made of (valuesOnlyRaised): never computed in wasm. */
   private readonly messageOnly: Set<number>;
+  /** Whether it has a null of its own (`let hit: T | null = null`), told from undefined. */
+  private readonly makesNull: boolean;
   /** The arrays it appends to (growing-arrays.ts). */
   private readonly growing: GrowingArrays;
   /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
@@ -157,6 +160,7 @@ class WatFunctionEmitter {
     forEachOp(fn.body, (op) => op.results.forEach((r) => this.definitions.set(r.id, op)));
     this.messageOnly = valuesOnlyRaised(fn);
     this.growing = growingArrays(fn);
+    this.makesNull = someOp(fn.body, (op) => op.opcode === "const" && op.attrs.isNull === true);
     this.usesTape = someOp(
       fn.body,
       (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
@@ -280,16 +284,8 @@ class WatFunctionEmitter {
         flag.trueWhenPresent ? `(i32.ne ${bit} (i32.const 0))` : `(i32.eqz ${bit})`,
       );
     }
-    // An absent value (held as NaN or 0) only where JavaScript computes with it as with those;
-    // passed to a callee, only known absent (the callee's copy for such calls knows it too).
-    // Literals check their own operands (an optional field may be left out).
-    const unfit =
-      op.opcode === "call"
-        ? (v: Value) => this.absent.presence(v) === "maybe"
-        : (v: Value) => this.absent.presence(v) !== "number";
-    const absentOperand =
-      op.opcode !== "literal" && !NUMERIC_USES.has(op.opcode) ? op.operands.find(unfit) : undefined;
-    if (absentOperand) this.fail(`${ABSENT}: ${this.maybeAbsent(absentOperand, op)}`);
+    if (this.absentTest(op)) return;
+    this.absentOperands(op);
     switch (op.opcode) {
       case "const":
         if (this.isInt(r)) {
@@ -393,6 +389,11 @@ class WatFunctionEmitter {
           return this.set(r, `(call $allocGrowable (call $toLength ${this.num(a!)}))`);
         return this.set(r, `(call $alloc ${this.num(a!)})`);
       case "zeros": {
+        // The zero tangent of an object of numbers (`Vec3.zero`'s): a zeroed block of its fields.
+        if (isObject(r.type)) {
+          this.numberFields(r.type, "a zero tangent");
+          return this.set(r, `(call $allocCells (i32.const ${r.type.fields.length}))`);
+        }
         const type = this.arrayOperand(a!);
         if (!holdsNumbers(type)) this.fail("a zero tangent of an array of arrays");
         return this.set(r, `(call $alloc (f64.convert_i32_u (i32.load ${this.get(a!)})))`);
@@ -400,6 +401,12 @@ class WatFunctionEmitter {
       case "literal":
         return this.literal(op);
       case "clear": {
+        // An object of numbers (a shadow such as a `Vec3`'s): its fields to 0.
+        if (isObject(a!.type)) {
+          const n = this.numberFields(a!.type, "clearing a shadow");
+          this.line(`(memory.fill (i32.add ${this.get(a!)} (i32.const 8)) (i32.const 0) (i32.const ${8 * n}))`);
+          return;
+        }
         const type = this.arrayOperand(a!);
         if (!holdsNumbers(type)) this.fail("clearing an array of arrays");
         this.line(
@@ -423,6 +430,64 @@ class WatFunctionEmitter {
       default:
         this.fail(describe(op));
     }
+  }
+
+  /**
+   * Where absent values may go. A number's (held as NaN, null as 0) only where JavaScript
+   * computes with it as with those; passed to a callee, only known absent (the callee's copy
+   * for such calls knows it too); literals check their own operands (an optional field may be
+   * left out). A string's, an array's or an object's (held as 0, never an id or an address:
+   * kinds.ts) may also be carried around a loop (`let hit: Item | undefined`, a loop that
+   * returns from inside); where it may be absent and the op reads it or hands it on (a field
+   * read, a store, a call, a return), a check first traps on 0, and the call runs as
+   * JavaScript, which does what JavaScript does with undefined there (throw, mostly).
+   */
+  private absentOperands(op: Op): void {
+    if (op.opcode === "literal" || NUMERIC_USES.has(op.opcode)) return;
+    for (const v of op.operands) {
+      const presence = this.absent.presence(v);
+      if (presence === "number") continue;
+      if (op.opcode === "call" && presence !== "maybe") continue;
+      // A boolean's undefined is 0, false: as falsy as JavaScript's, where only that counts.
+      if (v.type === "boolean" && TRUTH_USES.has(op.opcode)) continue;
+      if (!heldAsZero(v.type)) this.fail(`${ABSENT}: ${this.maybeAbsent(v, op)}`);
+      if (op.opcode === "loop") continue;
+      if (presence !== "maybe") this.fail(`${ABSENT}: ${this.maybeAbsent(v, op)}`);
+      this.line(`(if (i32.eqz ${this.get(v)}) (then unreachable))`);
+    }
+  }
+
+  /**
+   * `v === undefined` and `v == null` (`??`, `?.`) of a string, an array or an object that may
+   * be absent, which no test settled: whether it is 0. Only where the function makes no null:
+   * undefined and null are both 0 in wasm.
+   */
+  private absentTest(op: Op): boolean {
+    const r = op.results[0];
+    if (!r || (op.opcode !== "nullish" && !(op.opcode === "nondiff" && op.attrs.callee === "===")))
+      return false;
+    if (op.operands.length === 1) {
+      const v = op.operands[0]!;
+      if (!heldAsZero(v.type) || this.absent.presence(v) !== "maybe") return false;
+      this.set(r, `(i32.eqz ${this.get(v)})`);
+      return true;
+    }
+    const [x, y] = op.operands as [Value, Value];
+    const [value, absent] = this.absent.presence(x) === "maybe" ? [x, y] : [y, x];
+    const kind = this.absent.presence(absent);
+    if (!heldAsZero(value.type) || this.absent.presence(value) !== "maybe") return false;
+    if ((kind !== "undefined" && kind !== "null") || this.makesNull) return false;
+    // Never null here: `=== null` is false, `=== undefined` is whether it is 0.
+    this.set(r, kind === "null" ? "(i32.const 0)" : `(i32.eqz ${this.get(value)})`);
+    return true;
+  }
+
+  /** How many fields `type` has, all numbers (and not optional), or NotForWasm for `what`. */
+  private numberFields(type: ObjectType, what: string): number {
+    if (!type.fields.every((f) => f.type === "number" && !f.optional))
+      this.fail(`${what} of ${typeText(type)}, whose fields are not all numbers`);
+    wasmType(type, this.what(what));
+    return type.fields.length;
   }
 
   /** Which value may be undefined where, for messages: "'scale', given to a call of 'g'". */
@@ -1055,6 +1120,14 @@ function describe(op: Op): string {
     default:
       return `the operation '${op.opcode}'`;
   }
+}
+
+/** Where only a boolean's truthiness counts (a loop carries it to such a use). */
+const TRUTH_USES = new Set(["if", "not", "and", "or", "loop"]);
+
+/** Whether wasm holds an absent value of `type` as 0, which no value of it is (kinds.ts). */
+function heldAsZero(type: Type): boolean {
+  return type === "string" || isAggregate(type);
 }
 
 /** A number stored into an array of type `type`: rounded to float32 in a Float32Array. */

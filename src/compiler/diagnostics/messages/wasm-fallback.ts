@@ -10,7 +10,7 @@ export const wasmFallback = {
     message(
       "wasmFallback",
       `${what} runs as JavaScript, not WebAssembly: ${reason}`,
-      `the WebAssembly backend covers functions of numbers, booleans, arrays of numbers (Float64Array, Float32Array, number[], arrays of them) and objects of them (with fields of other types, such as strings or optional fields, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning`,
+      `the WebAssembly backend covers functions of numbers, booleans, strings compared for equality, arrays of numbers (Float64Array, Float32Array, number[], arrays of them), arrays it makes and grows, and objects of them (with fields of other types, such as functions, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning`,
     ),
   /** `what`: the operator, quoted; the operator's way of computing is not covered. */
   operatorNotCovered: (what: Printable, reason: Printable) =>

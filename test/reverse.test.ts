@@ -223,6 +223,26 @@ export function zeroTrips(x: number, n: number): number {
   return s;
 }
 
+/** Bounds the loop carries and changes: two pointers meeting, a bound lowered inside. */
+export function twoPointers(x: number, y: number): number {
+  const xs = [x, y, x * y, x - y, 2 * x, y * y];
+  let s = 0;
+  for (let i = 0, j = xs.length - 1; i < j; i++, j--) s += xs[i] * xs[j];
+  let lo = 0;
+  let hi = 5;
+  while (lo < hi) {
+    s += x * lo * Math.sin(y);
+    lo++;
+    hi--;
+  }
+  let n = 6;
+  for (let k = 0; k < n; k++) {
+    s += Math.cos(x * k) * y;
+    if (s > 3) n = 4;
+  }
+  return s;
+}
+
 export function nestedLoops(x: number, y: number): number {
   let s = 0;
   for (let i = 0; i < 5; i++) {
@@ -431,6 +451,7 @@ const LOOPS: [name: string, points: fc.Arbitrary<number[]>][] = [
   ["callsInCondition", points([0.1, 2])],
   ["loopInCallee", points([-2, 2], [-2, 2])],
   ["zeroTrips", withCount(-3, 3, 4)],
+  ["twoPointers", points([-2, 2], [-2, 2])],
 ];
 
 type Exports = Record<string, unknown>;

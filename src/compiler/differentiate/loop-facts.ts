@@ -104,10 +104,11 @@ export class LoopFacts {
       let lengthOf: Value | undefined;
       if (this.definedIn(op).has(y.id)) {
         // The length of an array from outside the loop that stays as it is until the backward
-        // sweep (so the loop does not change it either).
-        const read = this.ctx.definitions.get(y.id)!;
+        // sweep (so the loop does not change it either). Not a bound the loop carries and
+        // changes (`while (lo < hi) { lo++; hi--; }`): a region parameter, no op defines it.
+        const read = this.ctx.definitions.get(y.id);
+        if (read?.opcode !== "length" || !before.ops.includes(read)) continue;
         const array = read.operands[0];
-        if (read.opcode !== "length" || !before.ops.includes(read)) continue;
         if (this.definedIn(op).has(array!.id) || !this.ctx.memory.isFrozenAt(array!, read))
           continue;
         lengthOf = array;

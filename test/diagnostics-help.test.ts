@@ -42,21 +42,21 @@ function testCases(prefix: string, cases: Case[]): void {
 
 const helpCases: Case[] = [
   {
-    name: "NABLA101 '.at': index the array instead",
+    name: "NABLA101 '.with': copy the array and assign the element",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  const last = [x, 1].at(-1);
-  return last!;
+  const both = [x, 1].with(1, x);
+  return both[1]!;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.with' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, at, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, and entries, keys and values in a for…of)
   2 | function f(x: number): number {
-> 3 |   const last = [x, 1].at(-1);
-    |                ^^^^^^^^^
-help: index the array: 'xs[i]', or 'xs[xs.length - 1]' for the last element
+> 3 |   const both = [x, 1].with(1, x);
+    |                ^^^^^^^^^^^
+help: copy the array ('const ys = xs.slice()') and assign the element ('ys[i] = v')
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -74,7 +74,7 @@ function f(xs: number[]): number {
 export const g = gradient(f);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.pop' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.pop' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, at, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, and entries, keys and values in a for…of)
   2 | function f(xs: number[]): number {
 > 3 |   const last = xs.pop()!;
     |                ^^^^^^
@@ -738,7 +738,7 @@ export const gs = gradient(spring);
 `,
       "lib.ts": `
 export function clamp(x: number): number {
-  return x > 1 ? 1 : [x].at(0)!;
+  return x > 1 ? 1 : [x].with(0, x)[0]!;
 }
 `,
     },
@@ -752,11 +752,11 @@ main.ts:13:19: note: when differentiating 'damper' for 'derivative'
 > 13 | export const dd = derivative(damper);
      |                   ^^^^^^^^^^^^^^^^^^
 
-lib.ts:2:22: error NABLA101: the array method '.at' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find and findIndex are, and entries, keys and values in a for…of)
+lib.ts:2:22: error NABLA101: the array method '.with' is not supported in differentiable code (push, fill, slice, flat, concat, reverse, sort, toSorted, at, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, and entries, keys and values in a for…of)
   1 | export function clamp(x: number): number {
-> 2 |   return x > 1 ? 1 : [x].at(0)!;
-    |                      ^^^^^^
-help: index the array: 'xs[i]', or 'xs[xs.length - 1]' for the last element
+> 2 |   return x > 1 ? 1 : [x].with(0, x)[0]!;
+    |                      ^^^^^^^^
+help: copy the array ('const ys = xs.slice()') and assign the element ('ys[i] = v')
 main.ts:5:10: note: when differentiating this call to 'clamp'
 > 5 |   return clamp(x) * x;
     |          ^^^^^^^^
@@ -806,7 +806,7 @@ test("the JSON report carries the help line", () => {
   const result = compile(`
 import { derivative } from "nabla";
 function f(x: number): number {
-  return [x, 2].at(0)!;
+  return [x, 2].with(0, x)[0]!;
 }
 export const df = derivative(f);
 `);
@@ -815,7 +815,7 @@ export const df = derivative(f);
   };
   assert.deepEqual(
     report.diagnostics.map((d) => [d.code, d.help]),
-    [["NABLA101", "index the array: 'xs[i]', or 'xs[xs.length - 1]' for the last element"]],
+    [["NABLA101", "copy the array ('const ys = xs.slice()') and assign the element ('ys[i] = v')"]],
   );
 });
 
@@ -964,12 +964,12 @@ function makeScaler(k: number, offset = 0) {
 }
 export function f(x: number): number {
   const s = makeScaler(x);
-  return s(2) + [x].at(0)!;
+  return s(2) + [x].with(0, x)[0]!;
 }
 export const g = gradient(f);
 `),
   );
-  assert.match(text, /main\.ts:7:17: error NABLA101: the array method '\.at' is not supported/);
+  assert.match(text, /main\.ts:7:17: error NABLA101: the array method '\.with' is not supported/);
   assert.doesNotMatch(text, /nested arrow function/);
   assert.equal(text.split("\n").at(-1), "1 error");
 });
@@ -988,7 +988,7 @@ export function f(x: number, w: number[]): number {
   if (acc > 1) {
     using handle = null;
   }
-  return acc + w.at(-1)!;
+  return acc + w.with(0, x)[0]!;
 }
 export const g = gradient(f);
 `),
@@ -1008,7 +1008,7 @@ export function f(x: number): number {
   const table = new WeakMap<object, number>();
   const scale = table.get({}) ?? 1;
   const y = scale * x;
-  const first = [x].at(0)!;
+  const first = [x].with(0, x)[0]!;
   return y * y + first;
 }
 export const g = gradient(f);

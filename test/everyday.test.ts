@@ -188,6 +188,31 @@ test("searches: some, every, find, findIndex stop where they decide; indexOf and
   );
 });
 
+test("searches from the end and reads from the end: findLast, findLastIndex, at", async () => {
+  await checkTwoWays(
+    `export function f(x: number, y: number) {
+  const xs = [x, y, x * y, 2, -x];
+  const pts = [{ v: x, w: 1 }, { v: y, w: 2 }, { v: 3, w: x }];
+  let visits = 0;
+  const last = pts.findLast((p) => {
+    visits++;
+    return p.w > 1.5;
+  });
+  const lastAt = xs.findLastIndex((t) => t > 1);
+  const none = pts.findLast((p) => p.w > 100);
+  const tail = xs.at(-1)! + xs.at(-2.7)! * xs.at(1)!;
+  const outside = xs.at(-9) === undefined && xs.at(5) === undefined ? 1 : 0;
+  return (last ? last.v * last.w : 0) + lastAt * y + (none === undefined ? 1 : 0) +
+    tail + outside + visits * x;
+}`,
+    [
+      [0.7, 1.3],
+      [1.4, 0.2],
+      [-0.5, 0.9],
+    ],
+  );
+});
+
 test("null and undefined kept apart: === null, === undefined, == null, and defaults only for undefined", async () => {
   await checkTwoWays(
     `interface Reading {

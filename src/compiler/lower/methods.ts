@@ -130,7 +130,21 @@ export function lowerArrayMethod(
     case "every":
     case "find":
     case "findIndex":
+    case "findLast":
+    case "findLastIndex":
       return lowerSearch(ctx, node, array, method);
+    case "at": {
+      // `xs.at(-1)`: an index from the end when negative (truncated, as JavaScript does);
+      // out of range, undefined as any read out of range.
+      arity(1, 1);
+      const at = expectType(ctx, args[0]!, ctx.lowerExpression(args[0]!), "number");
+      ctx.at(node);
+      const k = b.emit("math", [at], ["number"], { callee: "trunc" }).results[0]!;
+      const n = b.emit("length", [array], ["number"]).results[0]!;
+      const negative = b.compare("lt", k, b.constant(0));
+      const i = b.emit("select", [negative, b.binary("add", n, k), k], ["number"]).results[0]!;
+      return b.emit("index", [array, i], [type.element]).results[0]!;
+    }
     case "sort":
     case "toSorted":
       return lowerSort(ctx, node, array, method);
@@ -209,20 +223,22 @@ function lowerSearch(
   ctx: LowerContext,
   node: CallExpression,
   array: Value,
-  method: "some" | "every" | "find" | "findIndex",
+  method: "some" | "every" | "find" | "findIndex" | "findLast" | "findLastIndex",
 ): Value {
   const b = ctx.builder;
   const element = (array.type as ArrayType).element;
   const stop = ctx.hiddenSlot("stop", "boolean", false);
   ctx.assign(stop, b.constant(false));
-  const resultType: Type =
-    method === "find" ? element : method === "findIndex" ? "number" : "boolean";
+  // The element (`find`, `findLast`), its index, or whether some or every element passes.
+  const finds = method === "find" || method === "findLast";
+  const indexes = method === "findIndex" || method === "findLastIndex";
+  const resultType: Type = finds ? element : indexes ? "number" : "boolean";
   const result = ctx.hiddenSlot("found", resultType, undefined);
   ctx.assign(
     result,
-    method === "find"
+    finds
       ? b.emit("const", [], [element], {}, [], "found").results[0]! // undefined: none found
-      : method === "findIndex"
+      : indexes
         ? b.constant(-1)
         : b.constant(method === "every"),
   );
@@ -240,7 +256,7 @@ function lowerSearch(
           ctx.assign(stop, b.constant(true));
           ctx.assign(
             result,
-            method === "find" ? e : method === "findIndex" ? i : b.constant(method === "some"),
+            finds ? e : indexes ? i : b.constant(method === "some"),
           );
           return [];
         },
@@ -319,7 +335,9 @@ function lowerIteration(
     | "some"
     | "every"
     | "find"
-    | "findIndex",
+    | "findIndex"
+    | "findLast"
+    | "findLastIndex",
   length?: Value,
   /** For `filter` and the searches: what to do with each element and the callback's result. */
   onElement?: (element: Value, produced: Value, index: Value) => void,
@@ -376,9 +394,10 @@ function lowerIteration(
     },
     () => {
       const step = ctx.value(counter);
-      // `reduceRight` visits the elements from the last.
-      const i =
-        method === "reduceRight" ? b.binary("sub", b.binary("sub", n, b.constant(1)), step) : step;
+      // `reduceRight`, `findLast` and `findLastIndex` visit the elements from the last.
+      const backward =
+        method === "reduceRight" || method === "findLast" || method === "findLastIndex";
+      const i = backward ? b.binary("sub", b.binary("sub", n, b.constant(1)), step) : step;
       const bound: Value[] = [];
       if (reducing) bound.push(ctx.value(accumulator!));
       if (array) bound.push(b.emit("index", [array, i], [element!]).results[0]!);

@@ -51,10 +51,7 @@ const LOOP_FROM_END = "search from the end in a loop ('for (let i = xs.length - 
 
 /** Per array method differentiable code does not support. */
 const ARRAY_METHOD_HELP: Record<string, string> = {
-  at: "index the array: 'xs[i]', or 'xs[xs.length - 1]' for the last element",
   copyWithin: "copy the elements in a 'for' loop",
-  findLast: LOOP_FROM_END,
-  findLastIndex: LOOP_FROM_END,
   lastIndexOf: LOOP_FROM_END,
   flatMap: "use '.map(…)' and then '.flat()'",
   join: "join the numbers into a string outside the differentiated function",

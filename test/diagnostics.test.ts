@@ -508,49 +508,6 @@ main.ts:8:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: a rest element in destructuring",
-    files: `
-import { derivative } from "nabla";
-function f(x: number): number {
-  const [a, ...rest] = [x, x];
-  return a * rest[0];
-}
-export const df = derivative(f);
-`,
-    expected: `
-main.ts:3:13: error NABLA101: a rest element ('...rest') in destructuring is not supported in differentiable code
-  2 | function f(x: number): number {
-> 3 |   const [a, ...rest] = [x, x];
-    |             ^^^^^^^
-help: take the rest with '.slice': 'const rest = xs.slice(2)'
-main.ts:6:19: note: when differentiating 'f' for 'derivative'
-> 6 | export const df = derivative(f);
-    |                   ^^^^^^^^^^^^^
-
-1 error`,
-  },
-  {
-    name: "NABLA101: a rest element in a destructuring parameter",
-    files: `
-import { derivative } from "nabla";
-function f({ x, ...rest }: { x: number; y: number }): number {
-  return x;
-}
-export const df = derivative(f);
-`,
-    expected: `
-main.ts:2:17: error NABLA101: a rest element ('...rest') in destructuring is not supported in differentiable code
-  1 | import { derivative } from "nabla";
-> 2 | function f({ x, ...rest }: { x: number; y: number }): number {
-    |                 ^^^^^^^
-help: take the rest with '.slice': 'const rest = xs.slice(2)'
-main.ts:5:19: note: when differentiating 'f' for 'derivative'
-> 5 | export const df = derivative(f);
-    |                   ^^^^^^^^^^^^^
-
-1 error`,
-  },
-  {
     name: "NABLA101: nested function declaration",
     files: `
 import { derivative } from "nabla";

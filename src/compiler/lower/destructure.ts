@@ -1,6 +1,7 @@
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { Expression, Node, Statement, VariableDeclarator } from "oxc-parser";
 import type { Value } from "../ir/types.js";
+import { isObject } from "../ir/type-system.js";
 import type { LowerContext } from "./context.js";
 
 // Destructuring (`const [a, b, c] = tri`, `const { x, y } = p`, `[a, b] = [b, a]`) as plain
@@ -81,14 +82,53 @@ export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: 
     pattern.elements.forEach((element, i) => {
       if (!element) return; // a hole: `const [, b] = …`
       const index = { type: "Literal", value: i, raw: String(i), ...at };
+      // `[first, ...rest]`: the rest is `slice(i)` of the value, a new array.
+      if (element.type === "RestElement") {
+        const slice = { type: "Identifier", name: "slice", ...at };
+        const call = { type: "CallExpression", callee: read(slice as never, false), arguments: [index], optional: false, ...at };
+        unfold(ctx, element.argument, call as never, use);
+        return;
+      }
       unfold(ctx, element, read(index as never, true), use);
     });
     return;
   }
   for (const property of pattern.properties) {
-    if (property.type === "RestElement") unfold(ctx, property, init, use);
+    if (property.type === "RestElement") unfold(ctx, property.argument, restOfObject(ctx, property, read), use);
     else unfold(ctx, property.value, read(property.key, property.computed), use);
   }
+}
+
+/**
+ * `{ a, ...rest }`: the rest is a new object of the other fields, those of its type as
+ * TypeScript's checker gives it (`Omit<T, "a">`), each read from the value.
+ */
+function restOfObject(
+  ctx: LowerContext,
+  rest: Node & { argument: Node },
+  read: (property: Node, computed: boolean) => Expression,
+): Expression {
+  const at = { start: rest.start, end: rest.end };
+  const type =
+    rest.argument.type === "Identifier" ? ctx.types.inferred?.typeAt(rest.argument.start) : undefined;
+  if (!type || !isObject(type)) ctx.fail(rest, unsupportedSyntax.restElementRestInDestructuring());
+  const properties = type.fields.map((f) => {
+    const plain = /^[A-Za-z_$][\w$]*$/.test(f.name);
+    const key = plain
+      ? { type: "Identifier", name: f.name, ...at }
+      : { type: "Literal", value: f.name, raw: JSON.stringify(f.name), ...at };
+    return {
+      type: "Property",
+      kind: "init",
+      key,
+      value: read(key as never, !plain),
+      computed: false,
+      method: false,
+      shorthand: false,
+      ...at,
+    };
+  });
+  return { type: "ObjectExpression", properties, ...at } as never;
 }
 
 let patternParamCount = 0;

@@ -599,27 +599,6 @@ main.ts:5:32: error NABLA108: 'f' has a rest parameter, which a function given t
 1 error`,
   },
   {
-    name: "NABLA101: typeof",
-    files: `
-import { derivative } from "nabla";
-function f(x: number): number {
-  return typeof x === "number" ? x : 0;
-}
-export const df = derivative(f);
-`,
-    expected: `
-main.ts:3:10: error NABLA101: the 'typeof' operator is not supported in differentiable code
-  2 | function f(x: number): number {
-> 3 |   return typeof x === "number" ? x : 0;
-    |          ^^^^^^^^
-help: nabla knows every value's type where it compiles the code: branch on a field or a parameter instead
-main.ts:5:19: note: when differentiating 'f' for 'derivative'
-> 5 | export const df = derivative(f);
-    |                   ^^^^^^^^^^^^^
-
-1 error`,
-  },
-  {
     name: "NABLA101: null",
     files: `
 import { derivative } from "nabla";

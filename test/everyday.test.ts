@@ -1,5 +1,7 @@
 import { test } from "node:test";
+import assert from "node:assert/strict";
 import { checkTwoWays } from "./support/two-ways.js";
+import { loadProgram } from "./support/harness.js";
 
 // Everyday syntax inside differentiated code, each construct in a program written as
 // TypeScript developers write it, checked against central differences and forward mode
@@ -330,4 +332,31 @@ export function f(x: number, y: number): number {
   return s[0] * s[1];
 }`,
   );
+});
+
+test("typeof and Array.isArray as guards of optional parameters, which calls may leave out", async () => {
+  await checkTwoWays(`function smooth(x: number, scale?: number, weights?: number[]): number {
+  const s = typeof scale === "number" ? scale : 1;
+  const extra = Array.isArray(weights) ? weights.reduce((a, w) => a + w * x, 0) : 0;
+  return s * x * x + extra + (typeof x === "string" ? 1 : 0);
+}
+export function f(x: number, y: number): number {
+  return smooth(x) + smooth(y, x) + smooth(x, undefined, [y, 2]);
+}`);
+});
+
+test("an optional array parameter left out: its gradient is undefined, as the argument is", async () => {
+  const m = await loadProgram<{
+    vg: (x: number, xs?: number[]) => { value: number; gradient: [number, number[] | undefined] };
+  }>({
+    "main.ts": `import { valueWithGradient } from "nabla";
+function g(x: number, xs?: number[]): number {
+  return xs ? xs[0] * x : x * x;
+}
+export const vg = valueWithGradient(g);
+`,
+  });
+  assert.deepEqual(m.vg(2, [3]), { value: 6, gradient: [3, [2]] });
+  // Before, the operator read 'xs.length' to make the shadow, and threw a TypeError.
+  assert.deepEqual(m.vg(2), { value: 4, gradient: [4, undefined] });
 });

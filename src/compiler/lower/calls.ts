@@ -79,6 +79,7 @@ const NON_DIFFERENTIABLE_GLOBALS: Record<string, { result: Type; args: Type | "a
   "Number.isFinite": { result: "boolean", args: "number" },
   "Number.isInteger": { result: "boolean", args: "number" },
   "Number.parseFloat": { result: "number", args: "string" },
+  "Array.isArray": { result: "boolean", args: "any" },
 };
 
 /** Whether `path` (via `binding`) names the nabla runtime export `name`. */

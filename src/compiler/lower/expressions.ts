@@ -546,6 +546,9 @@ function lowerUnary(ctx: LowerContext, operator: string, argument: Expression, n
     case "~":
       requireNumbers(ctx, node, "~", v);
       return ctx.builder.emit("nondiff", [v], ["number"], { callee: "~" }).results[0]!;
+    case "typeof":
+      // `typeof scale === "number"`: the value's kind, as text, without a derivative.
+      return ctx.builder.emit("nondiff", [v], ["string"], { callee: "typeof" }).results[0]!;
     default:
       return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator));
   }

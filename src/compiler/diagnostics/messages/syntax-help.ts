@@ -76,8 +76,6 @@ export function arrayMethodHelp(method: string): string {
 const OPERATOR_HELP: Record<string, string> = {
   instanceof:
     "tell the kinds of object apart by a field (such as 'kind: \"circle\"'), or give each kind its own function",
-  typeof:
-    "nabla knows every value's type where it compiles the code: branch on a field or a parameter instead",
   void: "write the expression as a statement of its own",
   delete: "build a new object without the field, or set the field to a value",
 };

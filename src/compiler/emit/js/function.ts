@@ -638,6 +638,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
       case "nondiff": {
         const callee = op.attrs.callee!;
         if (callee === "~") return js.unary("~", a);
+        if (callee === "typeof") return js.unary("typeof ", a);
         if (
           /^[|&^<>]/.test(callee) ||
           callee === "===" ||

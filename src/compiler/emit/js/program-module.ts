@@ -470,9 +470,12 @@ function rootShapes(
     ? fn.params.slice(0, fn.params.length - fn.captures).map((p) => p.type)
     : table.signatureOf(primal)?.params;
   if (!types) return { zeros: [], prunes: [], writes: [], replaces: [] };
+  // An argument left out (an optional or default parameter) has no shadow: the derivative
+  // reads one only where the function reads the argument, and the gradient has undefined there.
   const zeros = types.map((type) =>
     isAggregate(type)
-      ? (arg: string) => zerosLike(tangentType(type), name(arg), names.runtime, names.builtin).text
+      ? (arg: string) =>
+          `${arg} == null ? ${arg} : ${zerosLike(tangentType(type), name(arg), names.runtime, names.builtin).text}`
       : undefined,
   );
   const effects = table.effects(primal);

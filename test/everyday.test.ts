@@ -360,3 +360,28 @@ export const vg = valueWithGradient(g);
   // Before, the operator read 'xs.length' to make the shadow, and threw a TypeError.
   assert.deepEqual(m.vg(2), { value: 4, gradient: [4, undefined] });
 });
+
+test("enums, numeric and string, declared and imported, as switch cases and arguments", async () => {
+  await checkTwoWays(
+    `import { Unit } from "./units";
+enum Loss { Squared, Absolute, Huber = 5 }
+function loss(r: number, kind: Loss, unit: Unit): number {
+  const scale = unit === Unit.Feet ? 3.28 : 1;
+  switch (kind) {
+    case Loss.Squared:
+      return scale * r * r;
+    case Loss.Absolute:
+      return scale * Math.abs(r);
+    default:
+      return Math.abs(r) < 1 ? 0.5 * r * r : Math.abs(r) - 0.5;
+  }
+}
+export function f(x: number, y: number): number {
+  return loss(x - y, Loss.Squared, Unit.Meters) + loss(x, Loss.Absolute, Unit.Feet) +
+    loss(y, Loss.Huber, Unit.Meters) + (Loss.Huber === 5 ? x : 0);
+}`,
+    undefined,
+    true,
+    { "units.ts": `export enum Unit { Meters = "m", Feet = "ft" }\n` },
+  );
+});

@@ -172,6 +172,8 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "MemberExpression": {
       const imported = namespaceConstant(ctx, node);
       if (imported) return imported;
+      const member = enumMember(ctx, node);
+      if (member) return member;
       const number = numberConstant(ctx, node);
       if (number !== undefined)
         return ctx.builder.constant(number, (node.property as { name: string }).name);
@@ -254,6 +256,17 @@ export function lowerCondition(ctx: LowerContext, node: Expression): Value {
   }
   const v = lowerExpression(ctx, node);
   return toBoolean(ctx, v, node);
+}
+
+/** `Mode.Fast`, a member of an enum (declared or imported): its value, which the checker knows. */
+function enumMember(ctx: LowerContext, node: Node): Value | undefined {
+  if (node.type !== "MemberExpression" || node.computed) return undefined;
+  if (node.object.type !== "Identifier" || ctx.scope.lookup(node.object.name)) return undefined;
+  const value = ctx.types.inferred?.enumValueAt(node.property.start);
+  if (value === undefined) return undefined;
+  const name = (node.property as { name: string }).name;
+  if (typeof value === "number") return ctx.builder.constant(value, name);
+  return ctx.builder.emit("const", [], ["string"], { value }, [], name).results[0]!;
 }
 
 /** `ns.K`, a constant of a module imported as a namespace. */

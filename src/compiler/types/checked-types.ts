@@ -35,6 +35,8 @@ export interface CheckedTypes {
   literalsAt(file: string, position: number): (string | number)[] | undefined;
   /** The function type TypeScript gives the name at `position`, if it holds a function. */
   functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined;
+  /** The value of the enum member named at `position` (`Mode.Fast`'s `Fast`), if it is one. */
+  enumValueAt(file: string, position: number): string | number | undefined;
 }
 
 const perProgram = new WeakMap<ProgramGraph, CheckedTypes>();
@@ -96,6 +98,11 @@ class ProgramTypes implements CheckedTypes {
   literalsAt(file: string, position: number): (string | number)[] | undefined {
     const [type] = this.view.typesAt(file, [position]);
     return type && this.view.literals(type);
+  }
+
+  enumValueAt(file: string, position: number): string | number | undefined {
+    const [type] = this.view.typesAt(file, [position]);
+    return type && this.view.enumValue(type);
   }
 
   functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined {

@@ -35,6 +35,7 @@ export function typeResolver(
         data(checked.parameterTypeOf(mod.file, start, end, index)),
       literalsAt: (position: number) => checked.literalsAt(mod.file, position),
       functionTypeAt: (position: number) => checked.functionTypeAt(mod.file, position),
+      enumValueAt: (position: number) => checked.enumValueAt(mod.file, position),
       callAt: (start: number, end: number) => {
         const call = checked.callAt(mod.file, start, end);
         return call && { params: call.params.map(data), result: data(call.result) };

@@ -33,6 +33,8 @@ export interface InferredTypes {
   literalsAt(position: number): (string | number)[] | undefined;
   /** The function type of the name at `position`, if it holds a function (`const g = a ?? b`). */
   functionTypeAt(position: number): FunctionTypeInfo | undefined;
+  /** The value of the enum member named at `position` (`Mode.Fast`), if it is one. */
+  enumValueAt(position: number): string | number | undefined;
 }
 
 export interface ParamInfo {

@@ -108,6 +108,8 @@ export interface CheckerView {
   callSignature(type: CheckedType): { params: CheckedType[]; result: CheckedType } | undefined;
   /** The values of a type that is a union of literals (`"add" | "mul"`); else undefined. */
   literals(type: CheckedType): (string | number)[] | undefined;
+  /** The value of an enum member's type (`Mode.Fast`: 1, or its string); else undefined. */
+  enumValue(type: CheckedType): string | number | undefined;
   /** Equal for the same type of the same checker. */
   key(type: CheckedType): string;
 }
@@ -295,6 +297,13 @@ class View implements CheckerView {
       values.push((m as unknown as { value: string | number }).value);
     }
     return values;
+  }
+
+  enumValue(checked: CheckedType): string | number | undefined {
+    const { type } = held(checked);
+    if (!(type.flags & TypeFlags.EnumLiteral)) return undefined;
+    if (!(type.flags & (TypeFlags.StringLiteral | TypeFlags.NumberLiteral))) return undefined;
+    return (type as unknown as { value: string | number }).value;
   }
 
   text(type: CheckedType): string {

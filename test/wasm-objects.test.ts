@@ -489,3 +489,34 @@ export const g = gradient(total, { wrt: 1, backend: "wasm" });
   );
   assert.match(text, /parameter step in 'total' is a function or a value of an unread type/, text);
 });
+
+test("a state updated by spreads keeps its fields' order, as JavaScript does, and runs in wasm", async () => {
+  await checkBackends(
+    `interface State { x: number; v: number }
+function step(s: State, dt: number): State {
+  return { ...s, x: s.x + s.v * dt };
+}
+export function f(start: Float64Array): number {
+  let s: State = { x: start[0], v: start[1] };
+  for (let i = 0; i < 3; i++) {
+    s = { ...s, v: s.v - 9.81 * 0.1 };
+    s = step(s, 0.1);
+  }
+  return s.x * s.v;
+}`,
+    [[f64(1, 2)], [f64(-0.5, 4)]],
+  );
+  // The order JavaScript gives a key written again: where it was first written.
+  const m = await loadProgram<{ g: (s: { x: number; v: number; w: number }) => unknown }>({
+    "main.ts": `import { gradient } from "nabla";
+interface S { x: number; v: number; w: number }
+function moved(s: S): S {
+  const a = { ...s, v: s.v * 2 };
+  return { w: 1, ...a, x: a.x * 3 };
+}
+export const g = gradient((s: S) => Object.values(moved(s)).reduce((t, u, i) => t + u * (i + 1), 0));
+`,
+  });
+  // moved(s) is { w, x, v }: w·1 + 3x·2 + 2v·3.
+  assert.deepEqual(m.g({ x: 1, v: 2, w: 3 }), { x: 6, v: 6, w: 1 });
+});

@@ -486,7 +486,7 @@ export function lowerObjectLiteral(
           f.optional && before && before.type === f.type
             ? lowerIf(ctx, hasField(ctx, spread, f.name), [() => [read()], () => [before]])[0]!
             : read();
-        values.delete(f.name);
+        // A key written again keeps its place, as in JavaScript (`{ ...s, v }`: s's order).
         values.set(f.name, value);
       }
       continue;
@@ -510,7 +510,6 @@ export function lowerObjectLiteral(
     const v = field?.callable
       ? functionValue(ctx, prop.value, field.callable, `field '${key}'`)
       : lowerValue(ctx, prop.value as Expression, field?.type);
-    values.delete(key);
     values.set(key, v);
   }
   ctx.at(node);

@@ -1007,8 +1007,15 @@ class WatFunctionEmitter {
    * would read the wrong fields.
    */
   private flows(from: Type, to: Type): void {
-    if (!sameLayout(from, to))
-      this.fail(`a ${typeText(from)} used as a ${typeText(to)} (their fields differ)`);
+    if (sameLayout(from, to)) return;
+    const [a, b] = [typeText(from), typeText(to)];
+    // Of one name (`{ ...s, v }` where `s: State`): the fields, whose order or set differs.
+    const fields = (t: Type) => (isObject(t) ? `{ ${t.fields.map((f) => f.name).join(", ")} }` : "");
+    if (a === b && isObject(from) && isObject(to))
+      this.fail(
+        `a ${a} with its fields as ${fields(from)} used as one with ${fields(to)} (wasm lays fields out in order)`,
+      );
+    this.fail(`a ${a} used as a ${b} (their fields differ)`);
   }
 
   /** `reserved`: a `reserve` before the loop made room for it (as in the JavaScript backend). */

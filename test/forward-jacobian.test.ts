@@ -2,6 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { compileFiles, importCompiled } from "./support/harness.js";
+import { MAT_MUL } from "./support/matrix-source.js";
 
 // Forward mode on data-heavy code: data a differentiated function only reads gets no tangent
 // (alias classes do not merge an argument with the others just because the callee stores
@@ -142,19 +143,7 @@ import { jacobian, differential, pullback, derivative, withDerivative, registerD
 
 // --- matrices as arrays of rows (GradBench ht's style) ---
 type Matrix = number[][];
-function matMul(a: Matrix, b: Matrix): Matrix {
-  const out: Matrix = [];
-  for (let i = 0; i < a.length; i++) {
-    const row: number[] = [];
-    for (let j = 0; j < b[0].length; j++) {
-      let sum = 0;
-      for (let t = 0; t < b.length; t++) sum += a[i][t] * b[t][j];
-      row.push(sum);
-    }
-    out.push(row);
-  }
-  return out;
-}
+${MAT_MUL}
 function rotation(t: number[]): Matrix {
   const c = Math.cos(t[0]), s = Math.sin(t[0]);
   return [[c, -s, t[1]], [s, c, t[2]], [0, 0, 1]];

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
-import { checkBackends, f64 } from "./support/wasm-backends.js";
+import { loadProgram } from "./support/harness.js";
+import { checkBackends, f64, wasmFallback } from "./support/wasm-backends.js";
 
 // undefined and null in the WebAssembly backend (emit/wasm/absent-values.ts): default
 // parameters and optional parameters of helpers, inlined where their argument is left out or
@@ -37,20 +37,9 @@ export function f(x: Float64Array, y: Float64Array): number {
   );
 });
 
-/** The NABLA202 warnings of `source`'s gradient with backend "wasm". */
-function fallback(source: string): string {
-  const compiled = compileFiles({
-    "main.ts": `import { gradient } from "nabla";
-${source}
-export const g = gradient(f, { backend: "wasm" });
-`,
-  });
-  return diagnosticsText(compiled);
-}
-
 test("what no test settles stays JavaScript, and says so", () => {
   // A value that is a number at some iterations and undefined at others.
-  const best = fallback(`export function f(x: Float64Array): number {
+  const best = wasmFallback(`export function f(x: Float64Array): number {
   let best: number | undefined = undefined;
   for (let i = 0; i < x.length; i++) if (best === undefined || x[i] < best) best = x[i];
   return best ?? 0;
@@ -58,14 +47,14 @@ test("what no test settles stays JavaScript, and says so", () => {
   assert.match(best, /NABLA202/);
   assert.match(best, /undefined \(a default parameter value, an optional parameter or field/);
   // Set at some iterations only, then given a default with ??: a loop carrying undefined.
-  const last = fallback(`export function f(x: Float64Array): number {
+  const last = wasmFallback(`export function f(x: Float64Array): number {
   let last: number | undefined = undefined;
   for (let i = 0; i < x.length; i++) if (x[i] > 0) last = x[i];
   return (last ?? -1) * 2;
 }`);
   assert.match(last, /NABLA202/);
   // null as a default, which reverse mode saves on its tape: wasm would save 0 there.
-  const saved = fallback(`function orSquare(x: number, w: number | null = null): number {
+  const saved = wasmFallback(`function orSquare(x: number, w: number | null = null): number {
   return w === null ? x * x : x * w;
 }
 export function f(x: Float64Array): number {
@@ -163,7 +152,7 @@ export function f(x: Float64Array, k: number): number {
     [[f64(0.5, -2, 1.5), 3]],
   );
   // A constructor reading a field before it sets it reads undefined: that stays JavaScript.
-  const early = fallback(`class Account {
+  const early = wasmFallback(`class Account {
   balance: number;
   doubled: number;
   constructor(start: number) {
@@ -252,7 +241,11 @@ export const gJs = gradient(f, { backend: "js" });
   const before = { ...m.wasmStats };
   assert.throws(() => m.gJs(f64(3, 2, 0.7), []), TypeError);
   assert.throws(() => m.g(f64(3, 2, 0.7), []), TypeError);
-  assert.equal(m.wasmStats.javascript - before.javascript, 1, "the wasm call ran again as JavaScript");
+  assert.equal(
+    m.wasmStats.javascript - before.javascript,
+    1,
+    "the wasm call ran again as JavaScript",
+  );
 });
 
 interface Item {

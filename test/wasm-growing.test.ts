@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
-import { checkBackends, f64 } from "./support/wasm-backends.js";
+import { checkBackends, f64, wasmFallback } from "./support/wasm-backends.js";
+import { MAT_MUL } from "./support/matrix-source.js";
 
 // Arrays a function lengthens, in the WebAssembly backend (emit/wasm/growing-arrays.ts):
 // `push`, spreads into `[]`, `filter` and `flat` onto arrays the function makes, which move to
@@ -11,19 +11,7 @@ import { checkBackends, f64 } from "./support/wasm-backends.js";
 
 test("rows built by push, as a matrix product is usually written", async () => {
   await checkBackends(
-    `function matMul(a: number[][], b: number[][]): number[][] {
-  const out: number[][] = [];
-  for (let i = 0; i < a.length; i++) {
-    const row: number[] = [];
-    for (let j = 0; j < b[0].length; j++) {
-      let sum = 0;
-      for (let t = 0; t < b.length; t++) sum += a[i][t] * b[t][j];
-      row.push(sum);
-    }
-    out.push(row);
-  }
-  return out;
-}
+    `${MAT_MUL}
 export function f(a: number[][], b: number[][]): number {
   const c = matMul(matMul(a, b), b.map((r) => r.slice(0, 2)));
   let total = 0;
@@ -32,12 +20,22 @@ export function f(a: number[][], b: number[][]): number {
 }`,
     [
       [
-        [[1, 2], [0.3, 0.4], [0.5, -1]],
-        [[0.1, 0.7, 1], [2, -0.3, 0.2]],
+        [
+          [1, 2],
+          [0.3, 0.4],
+          [0.5, -1],
+        ],
+        [
+          [0.1, 0.7, 1],
+          [2, -0.3, 0.2],
+        ],
       ],
       [
         [[0.2, -0.1]],
-        [[1.5, 0.25], [-2, 0.125]],
+        [
+          [1.5, 0.25],
+          [-2, 0.125],
+        ],
       ],
     ],
   );
@@ -56,7 +54,10 @@ test("flat, a spread into [], filter and push past the first block's room", asyn
   return s + big.length;
 }`,
     [
-      [[[1, 0.2, -3], [0.7]], [0.1, -0.9, 2]],
+      [
+        [[1, 0.2, -3], [0.7]],
+        [0.1, -0.9, 2],
+      ],
       [[[0.4]], [0.6, 0.3]],
     ],
   );
@@ -117,21 +118,10 @@ export function f(x: Float64Array): number {
   );
 });
 
-/** The NABLA202 warnings of `source`'s gradient with backend "wasm". */
-function fallback(source: string): string {
-  const compiled = compileFiles({
-    "main.ts": `import { gradient } from "nabla";
-${source}
-export const g = gradient(f, { backend: "wasm" });
-`,
-  });
-  return diagnosticsText(compiled);
-}
-
 test("an array grown after something else took its address stays JavaScript, saying why", () => {
   // Stored in the list, then grown past its first block: the list's cell would keep the old
   // address (letting it through gives 5847 where JavaScript gives 25194 at x = 1..8).
-  const stored = fallback(`export function f(x: Float64Array): number {
+  const stored = wasmFallback(`export function f(x: Float64Array): number {
   const rows: number[][] = [];
   for (let i = 0; i < x.length; i++) {
     const row: number[] = [];
@@ -143,10 +133,13 @@ test("an array grown after something else took its address stays JavaScript, say
   return s;
 }`);
   assert.match(stored, /NABLA202/);
-  assert.match(stored, /lengthens \(push, a spread into \[\]\) after handing it on \(storing it in another array or object\)/);
+  assert.match(
+    stored,
+    /lengthens \(push, a spread into \[\]\) after handing it on \(storing it in another array or object\)/,
+  );
   // Handed to a helper (recursive: not inlined) in a loop that also grows it: the next
   // iteration grows it after.
-  const passed = fallback(`function total(xs: number[], from = 0): number {
+  const passed = wasmFallback(`function total(xs: number[], from = 0): number {
   return from >= xs.length ? 0 : xs[from] + total(xs, from + 1);
 }
 export function f(x: Float64Array): number {
@@ -160,13 +153,13 @@ export function f(x: Float64Array): number {
 }`);
   assert.match(passed, /after handing it on \(passing it to a call\)/);
   // An argument grown: the caller's array would not learn its new length.
-  const argument = fallback(`export function f(x: number[]): number {
+  const argument = wasmFallback(`export function f(x: number[]): number {
   x.push(1);
   return x[0] * x[x.length - 1];
 }`);
   assert.match(argument, /it may write its argument 'x'/);
   // Grown where an object holds it: the object's field would keep the old address.
-  const held = fallback(`interface Bag { items: number[]; scale: number }
+  const held = wasmFallback(`interface Bag { items: number[]; scale: number }
 export function f(x: Float64Array): number {
   const bag: Bag = { items: [], scale: 2 };
   for (let i = 0; i < x.length; i++) bag.items.push(x[i] * bag.scale);
@@ -174,5 +167,8 @@ export function f(x: Float64Array): number {
   for (const v of bag.items) s += v * v;
   return s;
 }`);
-  assert.match(held, /lengthens \(push, a spread into \[\]\) that is not one array it made: an argument, a field, or a variable assigned several arrays/);
+  assert.match(
+    held,
+    /lengthens \(push, a spread into \[\]\) that is not one array it made: an argument, a field, or a variable assigned several arrays/,
+  );
 });

@@ -216,3 +216,14 @@ function f(x: Float64Array, k: number): number {
 export const js = valueWithGradient(f, { wrt: 0 });
 export const wasm = valueWithGradient(f, { wrt: 0, backend: "wasm" });
 `;
+
+/** The NABLA202 warnings of `source`'s gradient of `f` with backend "wasm". */
+export function wasmFallback(source: string): string {
+  const compiled = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+${source}
+export const g = gradient(f, { backend: "wasm" });
+`,
+  });
+  return diagnosticsText(compiled);
+}

@@ -85,7 +85,13 @@ export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: 
       // `[first, ...rest]`: the rest is `slice(i)` of the value, a new array.
       if (element.type === "RestElement") {
         const slice = { type: "Identifier", name: "slice", ...at };
-        const call = { type: "CallExpression", callee: read(slice as never, false), arguments: [index], optional: false, ...at };
+        const call = {
+          type: "CallExpression",
+          callee: read(slice as never, false),
+          arguments: [index],
+          optional: false,
+          ...at,
+        };
         unfold(ctx, element.argument, call as never, use);
         return;
       }
@@ -94,7 +100,8 @@ export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: 
     return;
   }
   for (const property of pattern.properties) {
-    if (property.type === "RestElement") unfold(ctx, property.argument, restOfObject(ctx, property, read), use);
+    if (property.type === "RestElement")
+      unfold(ctx, property.argument, restOfObject(ctx, property, read), use);
     else unfold(ctx, property.value, read(property.key, property.computed), use);
   }
 }
@@ -110,7 +117,9 @@ function restOfObject(
 ): Expression {
   const at = { start: rest.start, end: rest.end };
   const type =
-    rest.argument.type === "Identifier" ? ctx.types.inferred?.typeAt(rest.argument.start) : undefined;
+    rest.argument.type === "Identifier"
+      ? ctx.types.inferred?.typeAt(rest.argument.start)
+      : undefined;
   if (!type || !isObject(type)) ctx.fail(rest, unsupportedSyntax.restElementRestInDestructuring());
   const properties = type.fields.map((f) => {
     const plain = /^[A-Za-z_$][\w$]*$/.test(f.name);

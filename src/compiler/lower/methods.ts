@@ -254,10 +254,7 @@ function lowerSearch(
       lowerIf(ctx, hit, [
         () => {
           ctx.assign(stop, b.constant(true));
-          ctx.assign(
-            result,
-            finds ? e : indexes ? i : b.constant(method === "some"),
-          );
+          ctx.assign(result, finds ? e : indexes ? i : b.constant(method === "some"));
           return [];
         },
         () => [],

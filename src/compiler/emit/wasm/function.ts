@@ -404,7 +404,9 @@ class WatFunctionEmitter {
         // An object of numbers (a shadow such as a `Vec3`'s): its fields to 0.
         if (isObject(a!.type)) {
           const n = this.numberFields(a!.type, "clearing a shadow");
-          this.line(`(memory.fill (i32.add ${this.get(a!)} (i32.const 8)) (i32.const 0) (i32.const ${8 * n}))`);
+          this.line(
+            `(memory.fill (i32.add ${this.get(a!)} (i32.const 8)) (i32.const 0) (i32.const ${8 * n}))`,
+          );
           return;
         }
         const type = this.arrayOperand(a!);
@@ -1010,7 +1012,8 @@ class WatFunctionEmitter {
     if (sameLayout(from, to)) return;
     const [a, b] = [typeText(from), typeText(to)];
     // Of one name (`{ ...s, v }` where `s: State`): the fields, whose order or set differs.
-    const fields = (t: Type) => (isObject(t) ? `{ ${t.fields.map((f) => f.name).join(", ")} }` : "");
+    const fields = (t: Type) =>
+      isObject(t) ? `{ ${t.fields.map((f) => f.name).join(", ")} }` : "";
     if (a === b && isObject(from) && isObject(to))
       this.fail(
         `a ${a} with its fields as ${fields(from)} used as one with ${fields(to)} (wasm lays fields out in order)`,

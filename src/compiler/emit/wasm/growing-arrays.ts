@@ -70,7 +70,10 @@ export function growingArrays(fn: IRFunction): GrowingArrays {
     if (appends.length === 0) continue;
     const made = definitions.get(id);
     if (made?.opcode !== "literal" && made?.opcode !== "alloc") {
-      refused.set(id, "an array the function lengthens (push, a spread into []) that is not one array it made: an argument, a field, or a variable assigned several arrays");
+      refused.set(
+        id,
+        "an array the function lengthens (push, a spread into []) that is not one array it made: an argument, a field, or a variable assigned several arrays",
+      );
       continue;
     }
     const madeIn = places.get(made)!.loops;

@@ -43,13 +43,17 @@ test("filter and reduceRight, with destructured callback parameters", async () =
   );
 });
 
-test("text: template literals, '+' with a string, a number's toFixed, in values and messages", async () => {
+test("text: template literals, '+' with a string, a number's toFixed, join, in values and messages", async () => {
   await checkTwoWays(
     `export function f(x: number, y: number) {
   const names = [x, y].map((_, i) => \`good\${i}\`);
   const label = "w" + names.length + (x > 1);
   if (x > 100) throw new Error(\`too big: \${x.toFixed(3)} for \${label}\`);
-  return names[0] === "good0" && label === "w2false" ? x * y + Math.sin(x) : 0;
+  const DEBUG = false;
+  if (DEBUG) console.log(\`at \${[x, y].join(", ")}: \${names.join()}\`);
+  return names[0] === "good0" && label === "w2false" && names.join("+") === "good0+good1"
+    ? x * y + Math.sin(x)
+    : 0;
 }`,
     [
       [0.7, 1.3],

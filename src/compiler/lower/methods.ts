@@ -133,6 +133,13 @@ export function lowerArrayMethod(
     case "findLast":
     case "findLastIndex":
       return lowerSearch(ctx, node, array, method);
+    case "join": {
+      // Text for a message or a log line (`xs.join(", ")`): no derivative.
+      arity(0, 1);
+      const separator = args[0] ? [ctx.lowerExpression(args[0])] : [];
+      ctx.at(node);
+      return b.emit("nondiff", [array, ...separator], ["string"], { callee: ".join" }).results[0]!;
+    }
     case "at": {
       // `xs.at(-1)`: an index from the end when negative (truncated, as JavaScript does);
       // out of range, undefined as any read out of range.

@@ -54,7 +54,6 @@ const ARRAY_METHOD_HELP: Record<string, string> = {
   copyWithin: "copy the elements in a 'for' loop",
   lastIndexOf: LOOP_FROM_END,
   flatMap: "use '.map(…)' and then '.flat()'",
-  join: "join the numbers into a string outside the differentiated function",
   toString: "build the string outside the differentiated function",
   toLocaleString: "build the string outside the differentiated function",
   pop: "read the last element ('xs[xs.length - 1]') and keep the rest with 'xs.slice(0, -1)'",

@@ -194,7 +194,7 @@ test("searches: some, every, find, findIndex stop where they decide; indexOf and
   );
 });
 
-test("searches from the end and reads from the end: findLast, findLastIndex, at", async () => {
+test("searches from the end and reads from the end: findLast, findLastIndex, at, toReversed", async () => {
   await checkTwoWays(
     `export function f(x: number, y: number) {
   const xs = [x, y, x * y, 2, -x];
@@ -206,7 +206,8 @@ test("searches from the end and reads from the end: findLast, findLastIndex, at"
   });
   const lastAt = xs.findLastIndex((t) => t > 1);
   const none = pts.findLast((p) => p.w > 100);
-  const tail = xs.at(-1)! + xs.at(-2.7)! * xs.at(1)!;
+  const back = xs.toReversed();
+  const tail = xs.at(-1)! + xs.at(-2.7)! * xs.at(1)! + back[1] * back[4] * (back[0] === xs[4] ? 1 : 0);
   const outside = xs.at(-9) === undefined && xs.at(5) === undefined ? 1 : 0;
   return (last ? last.v * last.w : 0) + lastAt * y + (none === undefined ? 1 : 0) +
     tail + outside + visits * x;

@@ -5,7 +5,7 @@ import type { ArrayType, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { article } from "./describe.js";
 import { expectType } from "./expect-type.js";
-import { copyInto, countedLoop, lowerValue } from "./members.js";
+import { copyArray, copyInto, countedLoop, lowerValue } from "./members.js";
 
 // Array methods that join and reorder: `a.concat(b, x)` (a new array: the receiver's
 // elements, then each argument's — an array's elements, or the value itself) and
@@ -30,6 +30,20 @@ export function lowerOrderMethod(
         return ctx.fail(node, unsupportedSyntax.reverseNeedsOneElementType(typeText(type)));
       reverseInPlace(ctx, array, type);
       return array;
+    }
+    case "toReversed": {
+      // A reversed copy; the array stays as it is.
+      if (node.arguments.length > 0)
+        return ctx.fail(node, callArity.takesArgumentHere(method, 0, "s"));
+      if (type.elements && !type.elements.every((t) => sameType(t, type.elements![0]!)))
+        return ctx.fail(node, unsupportedSyntax.reverseNeedsOneElementType(typeText(type)));
+      const copy = copyArray(ctx, array, {
+        kind: "array",
+        storage: type.storage,
+        element: type.element,
+      });
+      reverseInPlace(ctx, copy, copy.type as ArrayType);
+      return copy;
     }
     case "entries":
     case "keys":

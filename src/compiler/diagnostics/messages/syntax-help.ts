@@ -59,7 +59,6 @@ const ARRAY_METHOD_HELP: Record<string, string> = {
   pop: "read the last element ('xs[xs.length - 1]') and keep the rest with 'xs.slice(0, -1)'",
   shift: "read the first element ('xs[0]') and keep the rest with 'xs.slice(1)'",
   unshift: "build a new array: '[v, ...xs]'",
-  toReversed: "read the elements backwards: 'xs.map((_, i) => xs[xs.length - 1 - i])'",
   splice: "build a new array from slices: '[...xs.slice(0, i), ...xs.slice(i + 1)]'",
   toSpliced: "build a new array from slices: '[...xs.slice(0, i), ...xs.slice(i + 1)]'",
   with: "copy the array ('const ys = xs.slice()') and assign the element ('ys[i] = v')",

@@ -62,12 +62,15 @@ test("text: template literals, '+' with a string, a number's toFixed, join, in v
   );
 });
 
-test("flat: the rows of an array of arrays, in order", async () => {
+test("flat and flatMap: the rows of an array of arrays, in order", async () => {
   await checkTwoWays(
     `export function f(x: number, y: number) {
   const rows = [[x, y], [x * y], [2, Math.sin(x)]];
   const all = rows.flat();
-  return all.reduce((s, v, i) => s + v * (i + 1), 0) * all.length;
+  const pairs = all.flatMap((v, i) => (i % 2 === 0 ? [v, v * y] : [v]));
+  const scaled = [x, y].flatMap((v) => v * 3);
+  return all.reduce((s, v, i) => s + v * (i + 1), 0) * all.length +
+    pairs.reduce((s, v, i) => s + v * i, 0) * pairs.length + scaled[1] * scaled.length;
 }`,
     [
       [0.7, 1.3],

@@ -111,20 +111,17 @@ export function lowerArrayMethod(
     case "flat": {
       // `rows.flat()`: one level, the rows' elements in order.
       arity(0, 0);
-      const row = type.element;
-      if (!isArray(row) || type.storage !== "Array")
+      if (!isArray(type.element) || type.storage !== "Array")
         return ctx.fail(node, unsupportedSyntax.arrayMethodIsNotSupported(method));
-      const plain: ArrayType = { kind: "array", storage: "Array", element: row.element };
-      const flat = b.emit("alloc", [b.constant(0)], [plain], {}, [], "flat").results[0]!;
-      forEachIndex(ctx, array, (i) => {
-        const r = b.emit("index", [array, i], [row]).results[0]!;
-        forEachIndex(ctx, r, (j) => {
-          const v = b.emit("index", [r, j], [row.element]).results[0]!;
-          const at = b.emit("length", [flat], ["number"]).results[0]!;
-          b.emit("setIndex", [flat, at, v], [], { value: "grow" });
-        });
-      });
-      return flat;
+      return flattened(ctx, array);
+    }
+    case "flatMap": {
+      // `xs.flatMap((x) => [x, 2 * x])`: map, then one level flat; a callback returning a
+      // value that is not an array gives that value as one element, as JavaScript does.
+      if (type.storage !== "Array")
+        return ctx.fail(node, unsupportedSyntax.arrayMethodIsNotSupported(method));
+      const mapped = lowerIteration(ctx, node, array, "map");
+      return isArray((mapped.type as ArrayType).element) ? flattened(ctx, mapped) : mapped;
     }
     case "some":
     case "every":
@@ -271,6 +268,23 @@ function lowerSearch(
     [result],
   );
   return ctx.value(result);
+}
+
+/** The elements of the rows of `rows` (an array of arrays) in order, in a new array. */
+function flattened(ctx: LowerContext, rows: Value): Value {
+  const b = ctx.builder;
+  const row = (rows.type as ArrayType).element as ArrayType;
+  const plain: ArrayType = { kind: "array", storage: "Array", element: row.element };
+  const flat = b.emit("alloc", [b.constant(0)], [plain], {}, [], "flat").results[0]!;
+  forEachIndex(ctx, rows, (i) => {
+    const r = b.emit("index", [rows, i], [row]).results[0]!;
+    forEachIndex(ctx, r, (j) => {
+      const v = b.emit("index", [r, j], [row.element]).results[0]!;
+      const at = b.emit("length", [flat], ["number"]).results[0]!;
+      b.emit("setIndex", [flat, at, v], [], { value: "grow" });
+    });
+  });
+  return flat;
 }
 
 /**

@@ -53,7 +53,6 @@ const LOOP_FROM_END = "search from the end in a loop ('for (let i = xs.length - 
 const ARRAY_METHOD_HELP: Record<string, string> = {
   copyWithin: "copy the elements in a 'for' loop",
   lastIndexOf: LOOP_FROM_END,
-  flatMap: "use '.map(…)' and then '.flat()'",
   toString: "build the string outside the differentiated function",
   toLocaleString: "build the string outside the differentiated function",
   pop: "read the last element ('xs[xs.length - 1]') and keep the rest with 'xs.slice(0, -1)'",

@@ -51,7 +51,8 @@ export function f(samples: Sample[], query: Query, w: Float64Array): number {
     const s = samples[i];
     if (s.split !== "train") continue;
     const hit = s.group === target ? 1 : 0;
-    const noted = s.note ? 2 : 1;
+    const noted = s.note ? 2 : s.note === "" ? 1.5 : 1;
+    if (s.note !== "kept" && s.note === s.group) loss += 100;
     loss += noted * s.weight * (w[i] - query.scale * hit) ** 2;
   }
   return loss;

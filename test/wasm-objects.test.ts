@@ -216,6 +216,51 @@ export const wasm = valueWithGradient(f, { backend: "wasm" });
     assert.equal(sameAnswer(m, [p, 1.5]), "javascript", `${what}: reruns as JavaScript`);
 });
 
+test("a getter of an argument that calls the same function while the call copies in: that call runs as JavaScript, the first is not disturbed", async () => {
+  const files = {
+    "main.ts": `import { valueWithGradient } from "nabla";
+export { wasmStats } from "nabla";
+interface Lens {
+  focal: number;
+  weights: Float64Array;
+}
+function energy(lens: Lens, x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += lens.weights[i] * x[i] * x[i] * lens.focal;
+  return s;
+}
+export const js = valueWithGradient(energy);
+export const wasm = valueWithGradient(energy, { backend: "wasm" });
+`,
+  };
+  assert.equal(diagnosticsText(compileFiles(files)), "");
+  const m = await loadProgram<Checked>(files);
+  const inner: unknown[] = [];
+  // The getter runs after 'focal' is in wasm memory, where a nested call would copy its own.
+  const lens = {
+    focal: 2,
+    get weights() {
+      inner.push(m.wasm({ focal: 7, weights: f64(5, 5, 5) }, f64(1, 1, 1)));
+      return f64(1, 2, 3);
+    },
+  };
+  const before = { ...m.wasmStats };
+  const x = f64(0.5, -1, 2);
+  assert.deepEqual(m.wasm(lens, x), m.js(lens, x));
+  assert.deepEqual(m.wasm(lens, x), {
+    value: 2 * (0.25 + 2 + 12),
+    gradient: [{ focal: 0.25 + 2 + 12, weights: f64(0.5, 2, 8) }, f64(2, -8, 24)],
+  });
+  // JavaScript reads the getter at every iteration; the wasm copy once, its nested call as JavaScript.
+  assert.ok(m.wasmStats.javascript > before.javascript, "a nested call ran as JavaScript");
+  assert.ok(inner.length > 2);
+  for (const answer of inner)
+    assert.deepEqual(answer, {
+      value: 105,
+      gradient: [{ focal: 15, weights: f64(7, 7, 7) }, f64(70, 70, 70)],
+    });
+});
+
 test("a gradient with respect to an object of numbers: its fields written by wasm, copied back", async () => {
   const files = {
     "main.ts": `import { gradient, derivative } from "nabla";

@@ -72,14 +72,17 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
   const comment = `// ${request.site}: WebAssembly (${bytes} bytes)${chosen}; per call it ${copies.join(", ")}${inPlace}`;
   const wasm = `${runtime}.wasmFunction(${JSON.stringify(spec)}, ${request.fallback}${readGlobals})`;
   const made = auto ? `${runtime}.adaptiveBackend(${wasm}, ${request.fallback})` : wasm;
-  // Instantiated at the first call, so a module that never calls it pays nothing.
+  // Made at the first call, so a module that never calls it pays nothing; the declaration then
+  // names what was made, so later calls skip this wrapper (a copy of it taken before still
+  // works, through the same instance).
   const line = (text: string, indent = 0): EmittedLine => ({ text, indent, loc: undefined });
   const lines = [
     line(comment),
     ...(request.fallbackLines ?? []),
     line(`var ${name}$instance;`),
     line(`function ${name}(...args) {`),
-    line(`return (${name}$instance ??= ${made})(...args);`, 1),
+    line(`${name} = ${name}$instance ??= ${made};`, 1),
+    line(`return ${name}$instance(...args);`, 1),
     line("}"),
   ];
   return { ok: true, lines };

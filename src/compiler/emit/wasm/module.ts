@@ -52,12 +52,13 @@ export function watModule(source: FunctionSource, entry: WasmEntry): WatModule {
   const builder = new ModuleBuilder(source);
   if (entry.kind === "function") {
     const fn = builder.need(entry.key);
-    builder.exportEntry(builder.functionName(entry.key));
+    const results = fn.resultTypes.filter((t) => t !== "void");
+    const name = builder.functionName(entry.key);
+    if (results.length <= 1) builder.exportEntry(name);
     builder.emitAll();
-    return builder.finish(
-      fn.params.map((p) => p.type),
-      fn.resultTypes.filter((t) => t !== "void"),
-    );
+    const params = fn.params.map((p) => p.type);
+    if (results.length > 1) builder.functions.push(entryExport(name, params, results));
+    return builder.finish(params, results);
   }
   const fwd = builder.need(entry.fwd);
   const bwd = builder.need(entry.bwd);
@@ -72,15 +73,40 @@ export function watModule(source: FunctionSource, entry: WasmEntry): WatModule {
   const resultText = results.map((t) => (t === "number" ? "f64" : "i32")).join(" ");
   builder.functions.push(
     [
-      `  (func $entry (export "entry") ${declared.join(" ")} (result ${resultText})`,
+      `  (func $sweeps ${declared.join(" ")} (result ${resultText})`,
       "    (local $value f64)",
       `    (local.set $value (call ${fwdName}${fwd.params.map((_, i) => ` (local.get $p${i})`).join("")}))`,
       `    (call ${bwdName} (local.get ${seed})${entry.bwdInputs.map((k) => ` (local.get $p${k})`).join("")})`,
       "    (local.get $value)",
       "  )",
     ].join("\n"),
+    entryExport("$sweeps", params, results),
   );
   return builder.finish(params, results);
+}
+
+/**
+ * The `entry` export of a function `name` of several results: it returns the first and stores
+ * the k-th at `$results_at + 8 (k - 1)` (set by `setup`), because V8 makes a JavaScript array
+ * of a multi-value return at every call, which costs more than a small call's work.
+ */
+function entryExport(name: string, params: Type[], results: Type[]): string {
+  const wat = (t: Type) => (t === "number" ? "f64" : "i32");
+  const lines = [
+    `  (func (export "entry") ${params.map((t) => `(param ${wat(t)})`).join(" ")} (result ${wat(results[0]!)})`,
+    ...results.map((t, k) => `    (local $r${k} ${wat(t)})`),
+    `    (call ${name}${params.map((_, i) => ` (local.get ${i})`).join("")})`,
+    ...results.map((_, k) => `    (local.set $r${results.length - 1 - k})`),
+    ...results
+      .slice(1)
+      .map(
+        (t, k) =>
+          `    (${wat(t)}.store offset=${8 * k} (global.get $results_at) (local.get $r${k + 1}))`,
+      ),
+    "    (local.get $r0)",
+    "  )",
+  ];
+  return lines.join("\n");
 }
 
 class ModuleBuilder implements WatModuleHost {
@@ -244,12 +270,13 @@ const REGION_GLOBALS = [
   "objects_top",
   "objects_end",
   "overflowed",
+  "results_at",
 ].map((name) => `  (global $${name} (export "${name}") (mut i32) (i32.const 0))`);
 
 /** The allocator, the overflow trap and the setup of a call every module has. */
 const SUPPORT = [
   // One call from JavaScript before each call of the entry: cheaper than setting six globals.
-  `  (func (export "setup") (param $heap i32) (param $heapEnd i32) (param $tape i32) (param $tapeEnd i32) (param $objects i32) (param $objectsEnd i32)
+  `  (func (export "setup") (param $heap i32) (param $heapEnd i32) (param $tape i32) (param $tapeEnd i32) (param $objects i32) (param $objectsEnd i32) (param $results i32)
     (global.set $heap_top (local.get $heap))
     (global.set $heap_end (local.get $heapEnd))
     (global.set $tape_top (local.get $tape))
@@ -257,6 +284,7 @@ const SUPPORT = [
     (global.set $objects_top (local.get $objects))
     (global.set $objects_end (local.get $objectsEnd))
     (global.set $overflowed (i32.const 0))
+    (global.set $results_at (local.get $results))
   )`,
   `  (func $overflow (param $region i32)
     (global.set $overflowed (local.get $region))

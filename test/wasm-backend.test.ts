@@ -506,7 +506,13 @@ const forwardWasm = differential(cost, { wrt: 1, backend: "wasm" })(points, cent
       };
       assert.deepEqual(result.wasm, result.js);
       assert.equal(result.forwardWasm, result.forwardJs);
-      assert.deepEqual(result.stats, { wasm: 2, javascript: 0, instances: 2, inPlace: 0 });
+      assert.deepEqual(result.stats, {
+        wasm: 2,
+        javascript: 0,
+        instances: 2,
+        inPlace: 0,
+        ownExp: 2,
+      });
     } finally {
       await browser.close();
     }

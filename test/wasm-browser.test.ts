@@ -117,7 +117,7 @@ const REFUSE_OVER_4KB = () => {
 interface Step {
   same: boolean;
   first: [number, number];
-  stats: { wasm: number; javascript: number; instances: number; inPlace: number };
+  stats: { wasm: number; javascript: number; instances: number; inPlace: number; ownExp: number };
 }
 
 const step = (page: Page) =>
@@ -181,7 +181,13 @@ test(
         for (let i = 0; i < 5; i++) {
           const now = await step(page);
           assert.ok(now.same, `step ${i}: wasm ${now.first[1]}, JavaScript ${now.first[0]}`);
-          assert.deepEqual(now.stats, { wasm: i + 1, javascript: 0, instances: 1, inPlace: 0 });
+          assert.deepEqual(now.stats, {
+            wasm: i + 1,
+            javascript: 0,
+            instances: 1,
+            inPlace: 0,
+            ownExp: 1,
+          });
         }
         assert.deepEqual(errors, []);
         await page.close();
@@ -193,7 +199,13 @@ test(
           const { page, errors } = await openBundle(browser, bundle, { before: REFUSE_OVER_4KB });
           const first = await step(page);
           assert.ok(first.same);
-          assert.deepEqual(first.stats, { wasm: 0, javascript: 1, instances: 0, inPlace: 0 });
+          assert.deepEqual(first.stats, {
+            wasm: 0,
+            javascript: 1,
+            instances: 0,
+            inPlace: 0,
+            ownExp: 0,
+          });
           const refused = await page.evaluate(
             () => (globalThis as unknown as { refused: number[] }).refused,
           );
@@ -246,7 +258,13 @@ test(
             now = await step(page);
             assert.ok(now.same);
           }
-          assert.deepEqual(now.stats, { wasm: 0, javascript: 31, instances: 0, inPlace: 0 });
+          assert.deepEqual(now.stats, {
+            wasm: 0,
+            javascript: 31,
+            instances: 0,
+            inPlace: 0,
+            ownExp: 0,
+          });
           assert.deepEqual(errors, []);
           await page.close();
         },
@@ -278,7 +296,7 @@ test("where synchronous compilation is refused (emulated in Node), calls run as 
   try {
     const first = m.step();
     assert.ok(first.same);
-    assert.deepEqual(first.stats, { wasm: 0, javascript: 1, instances: 0, inPlace: 0 });
+    assert.deepEqual(first.stats, { wasm: 0, javascript: 1, instances: 0, inPlace: 0, ownExp: 0 });
     const before = first.stats;
     let now = m.step();
     for (let i = 0; now.stats.wasm === before.wasm; i++) {

@@ -3,6 +3,7 @@ import type { WasmEntrySpec, WasmGlobal, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
 import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js";
 import { StringIds } from "./wasm-strings.js";
+import { chooseOwnMath } from "./wasm-math.js";
 
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
@@ -45,12 +46,12 @@ const SHORT = 32;
 const ARGUMENTS_AT = 16;
 
 /**
- * How many calls ran in wasm, how many fell back to JavaScript, and how many instances were
- * made (for tests and benches).
+ * How many calls ran in wasm, how many fell back to JavaScript, how many instances were made
+ * and how many of them compute exp themselves (runtime/wasm-math.ts) (for tests and benches).
  *
  * @internal
  */
-export const wasmStats = { wasm: 0, javascript: 0, instances: 0, inPlace: 0 };
+export const wasmStats = { wasm: 0, javascript: 0, instances: 0, inPlace: 0, ownExp: 0 };
 
 /** The regions of memory beyond the arguments, in bytes. */
 interface Regions {
@@ -347,6 +348,7 @@ function instantiateOn(
 ): Live {
   const globals = globalsOf(globalTypes);
   const instance = new WebAssembly.Instance(module, importsWith(arrays.memory, globals));
+  if (chooseOwnMath(instance.exports)) wasmStats.ownExp++;
   wasmStats.instances++;
   return {
     exports: instance.exports as unknown as Exports,
@@ -419,6 +421,7 @@ function liveInstance(
   pages: number,
   globals: WebAssembly.Global[],
 ): Live {
+  if (chooseOwnMath(instance.exports)) wasmStats.ownExp++;
   wasmStats.instances++;
   return {
     exports: instance.exports as unknown as Exports,

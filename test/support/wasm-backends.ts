@@ -21,6 +21,8 @@ export interface Stats {
   instances: number;
   /** Calls that read arguments in a `wasmArrays` memory in place. */
   inPlace: number;
+  /** Instances that compute Math.exp themselves (they agree with the engine's). */
+  ownExp: number;
 }
 
 export interface Both {

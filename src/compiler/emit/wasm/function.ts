@@ -31,6 +31,7 @@ import {
 } from "./absent-values.js";
 import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
+import { EXP_LOCALS, inlineExp } from "./exp.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
 import { growingArrays, isAppend, type GrowingArrays } from "./growing-arrays.js";
@@ -54,6 +55,11 @@ export interface WatModuleHost {
   need(key: FunctionKey): IRFunction;
   /** The import of `Math[name]` taking `arity` numbers. */
   mathImport(name: string, arity: number): string;
+  /**
+   * The import of Math.exp, for the module's own exp (exp.ts), which the module then exports
+   * with the global that says whether it agrees with the engine's.
+   */
+  ownExp(): string;
   /** The id of string constant `text` (WasmEntrySpec.strings). */
   stringId(text: string): number;
   /** The import of JavaScript's `%` on numbers (wasm has no f64 remainder). */
@@ -145,6 +151,8 @@ class WatFunctionEmitter {
   private readonly growing: GrowingArrays;
   /** Whether it saves to or takes from the tape of numbers (see `$tape`). */
   private readonly usesTape: boolean;
+  /** The Math.exp calls written out so far (each block gets its own label). */
+  private exps = 0;
 
   constructor(
     private readonly fn: IRFunction,
@@ -195,10 +203,12 @@ class WatFunctionEmitter {
       ...[...this.lengths.values()].map((name) => `    (local ${name} i32)`),
     ];
     const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
+    const exp = this.exps > 0 ? [EXP_LOCALS] : [];
     return [
       `  ${header.join(" ")}`,
       "    (local $ix i32) (local $saved f64) (local $wide i64) (local $trips i64) (local $inBounds i32)",
       ...tape,
+      ...exp,
       ...declared,
       ...this.body,
       "  )",
@@ -628,6 +638,8 @@ class WatFunctionEmitter {
         ? `(f64.const ${folded.empty})`
         : args.reduce((acc, x) => `(${folded.op} ${acc} ${x})`);
     if (name === "pow" && args.length === 2) return this.power(op.operands[0]!, op.operands[1]!);
+    if (name === "exp" && args.length === 1)
+      return inlineExp(args[0]!, `$exp${this.exps++}`, this.host.ownExp());
     if (!importableMath(name)) this.fail(`Math.${name}`);
     return `(call ${this.host.mathImport(name, args.length)}${args.map((x) => ` ${x}`).join("")})`;
   }

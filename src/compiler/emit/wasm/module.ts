@@ -7,6 +7,7 @@ import { eliminateDeadCode } from "../../ir/dce.js";
 import { OVERFLOW, watFunction, type WatModuleHost } from "./function.js";
 import type { AbsentArguments } from "./absent-values.js";
 import { NotForWasm } from "./not-for-wasm.js";
+import { expExport, OWN_EXP_GLOBAL } from "./exp.js";
 
 // One WAT module for one operator call: its entry (a derivative nabla generated, or reverse
 // mode's two sweeps run one after the other) and every function they call. Memory is the
@@ -122,6 +123,8 @@ class ModuleBuilder implements WatModuleHost {
   /** The file of the function being emitted: where the names of its `global` ops live. */
   private file = "";
   private exported = "";
+  /** Whether some function computes Math.exp itself (exp.ts). */
+  private exp = false;
 
   constructor(private readonly source: FunctionSource) {}
 
@@ -199,6 +202,11 @@ class ModuleBuilder implements WatModuleHost {
     return inlined;
   }
 
+  ownExp(): string {
+    this.exp = true;
+    return this.mathImport("exp", 1);
+  }
+
   mathImport(name: string, arity: number): string {
     const local = `$Math.${name}.${arity}`;
     this.imports.set(
@@ -241,7 +249,9 @@ class ModuleBuilder implements WatModuleHost {
       `  (import "env" "memory" (memory 1))`,
       ...this.imports.values(),
       ...REGION_GLOBALS,
+      ...(this.exp ? [OWN_EXP_GLOBAL] : []),
       ...SUPPORT,
+      ...(this.exp ? [expExport(this.mathImport("exp", 1))] : []),
       ...this.functions,
       ")",
     ].join("\n");

@@ -672,11 +672,18 @@ export function lowerUserCall(
     carried.push(...value.values);
   });
   // An omitted function parameter with a default (`act = Math.tanh`): bound to the default,
-  // where it means the same in this module (a Math function, or the callee is here).
+  // where it means the same in this module (a Math function, or the callee is here); one
+  // marked `?`, to no function.
   let given = node.arguments.length;
   while (given < signature.params.length && callables[given]) {
     const param = signature.params[given]!;
     const fallback = param.defaultValue;
+    // `onStep?: (i: number) => void` left out: no function, as JavaScript's undefined.
+    if (!fallback && param.omissible) {
+      bindings.push({ name: param.name, fn: { kind: "absent", value: "undefined" } });
+      given++;
+      continue;
+    }
     if (!fallback || (symbol.module !== ctx.module && mathMember(ctx, fallback) === undefined))
       break;
     const value = resolveFunctionArg(

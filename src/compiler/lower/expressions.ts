@@ -18,7 +18,7 @@ import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
-import { functionValue } from "./function-values.js";
+import { absentKindOf, absentLiteral, functionPresence, functionValue } from "./function-values.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
 import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall } from "./calls.js";
@@ -107,8 +107,11 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       for (const expression of node.expressions) last = lowerExpression(ctx, expression);
       return last!;
     }
-    case "BinaryExpression":
+    case "BinaryExpression": {
+      const settled = functionTest(ctx, node);
+      if (settled !== undefined) return ctx.builder.constant(settled);
       return lowerBinary(ctx, node.operator, node.left as Expression, node.right, node);
+    }
     case "LogicalExpression":
       return lowerLogical(ctx, node.operator, node.left, node.right);
     case "ConditionalExpression": {
@@ -136,8 +139,11 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       ]);
       return value!;
     }
-    case "UnaryExpression":
+    case "UnaryExpression": {
+      const settled = functionTest(ctx, node);
+      if (settled !== undefined) return ctx.builder.constant(settled);
       return lowerUnary(ctx, node.operator, node.argument, node);
+    }
     case "UpdateExpression": {
       const target = unwrapNonNull(node.argument);
       if (target.type === "MemberExpression") {
@@ -245,6 +251,8 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
 
 /** A value used as a condition: booleans as they are, numbers by JavaScript truthiness. */
 export function lowerCondition(ctx: LowerContext, node: Expression): Value {
+  const settled = functionTest(ctx, node);
+  if (settled !== undefined) return ctx.builder.constant(settled);
   // `a && b`, `a || b` tested: each side a condition (`if (ok && item.note)`), short-circuited,
   // so the sides need not be of one type as the value of `a && b` must.
   if (node.type === "LogicalExpression" && (node.operator === "&&" || node.operator === "||")) {
@@ -692,4 +700,47 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
     target,
     unboundName.cannotFindInDifferentiableCode(target.name, unboundKind(ctx, target.name)),
   );
+}
+
+/**
+ * A test of whether a function parameter holds a function, settled where the specialization is
+ * compiled (function-values.ts' functionPresence): `onStep` and `!onStep` as conditions,
+ * `onStep !== undefined`, `onStep == null`, `typeof onStep === "function"`. undefined: not
+ * such a test.
+ */
+function functionTest(ctx: LowerContext, node: Node): boolean | undefined {
+  while (node.type === "ParenthesizedExpression") node = node.expression;
+  if (node.type === "Identifier") return functionPresence(ctx, node);
+  if (node.type === "UnaryExpression" && node.operator === "!") {
+    const inner = functionTest(ctx, node.argument);
+    return inner === undefined ? undefined : !inner;
+  }
+  if (node.type !== "BinaryExpression") return undefined;
+  const { operator } = node;
+  if (!["===", "!==", "==", "!="].includes(operator)) return undefined;
+  const negated = operator === "!==" || operator === "!=";
+  const sides: [Node, Node][] = [
+    [node.left, node.right],
+    [node.right, node.left],
+  ];
+  for (const [fn, other] of sides) {
+    // `typeof f === "function"`
+    if (
+      fn.type === "UnaryExpression" &&
+      fn.operator === "typeof" &&
+      other.type === "Literal" &&
+      other.value === "function"
+    ) {
+      const present = functionPresence(ctx, fn.argument);
+      if (present !== undefined) return present !== negated;
+    }
+    const present = functionPresence(ctx, fn);
+    const literal = absentLiteral(ctx, other);
+    if (present === undefined || literal === undefined) continue;
+    const absent = absentKindOf(ctx, fn);
+    // == null and == undefined both hold for either; === only for the same one.
+    const equal = !present && (operator === "==" || operator === "!=" || absent === literal);
+    return equal !== negated;
+  }
+  return undefined;
 }

@@ -51,7 +51,7 @@ import { arrowFieldMethod } from "./arrow-fields.js";
 
 /** The IR values a function value carries: a lambda's captures, a dynamic value itself. */
 export function carriedValues(fn: StaticFunction, name: string): { type: Type; name: string }[] {
-  if (fn.kind === "named") return [];
+  if (fn.kind === "named" || fn.kind === "absent") return [];
   if (fn.kind === "dynamic") return [{ type: "opaque", name }];
   if (fn.kind === "choice")
     return [
@@ -72,7 +72,9 @@ function nameOf(fn: StaticFunction): string {
       ? "lambda"
       : fn.kind === "choice"
         ? "choice"
-        : "value";
+        : fn.kind === "absent"
+          ? "none"
+          : "value";
 }
 
 /** The name of a specialization of `symbol`, unique in its module. */
@@ -100,6 +102,8 @@ export function resolveFunctionArg(
 ): FunctionArg {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression")
     return lift(ctx, node, ctx.scope, contextual);
+  const none = absentLiteral(ctx, node);
+  if (none) return { fn: { kind: "absent", value: none }, values: [] };
   // `integrate(lotkaVolterra(params), …)`: the function a factory makes, given a name here.
   const made = `$made${madeCount++}`;
   if (node.type === "CallExpression" && declareMadeFunction(ctx, made, node)) {
@@ -127,6 +131,7 @@ export function resolveFunctionArg(
   // `layer.act ?? ((z) => z)`, `table[name] || identity`: the left side unless absent.
   if (node.type === "LogicalExpression" && (node.operator === "??" || node.operator === "||")) {
     const left = resolveFunctionArg(ctx, node.left, contextual, what);
+    if (left.fn.kind === "absent") return resolveFunctionArg(ctx, node.right, contextual, what);
     if (left.fn.kind !== "dynamic") return left; // a function is never absent
     ctx.at(node);
     const present = ctx.builder.unary("not", ctx.builder.unary("nullish", left.values[0]!));
@@ -334,6 +339,7 @@ function materialize(
     typed(arg.fn.type);
     return arg.values[0]!;
   }
+  if (arg.fn.kind === "absent") return absentValue(ctx, node, arg.fn.value);
   if (arg.fn.kind === "lambda" || arg.fn.kind === "choice") {
     // `{ g: model.predict }`: an arrow field passed on is lifted, which only a call can take.
     if (
@@ -463,6 +469,7 @@ export function declareCapture(ctx: LowerContext, capture: Capture, value: Value
 function typesOf(fn: StaticFunction, ctx: LowerContext): FunctionTypeInfo {
   if (fn.kind === "dynamic") return fn.type;
   if (fn.kind === "choice") return typesOf(fn.options[0], ctx);
+  if (fn.kind === "absent") throw new Error("internal: an absent function has no types");
   const node = fn.kind === "named" ? fn.symbol.node : fn.target.node;
   const mod = fn.kind === "named" ? fn.symbol.module : fn.target.module;
   const signature = signatureOf(node, typeResolver(ctx.program, mod));
@@ -483,8 +490,12 @@ export function callFunctionArg(
   name: string,
 ): Value {
   const fn = arg.fn;
+  if (fn.kind === "absent") return callAbsent(ctx, node, name);
   if (fn.kind === "named") {
     const params = signatureOf(fn.symbol.node, typeResolver(ctx.program, fn.symbol.module)).params;
+    // `const quiet: Hook = () => {}` called as a Hook: JavaScript ignores the extra arguments.
+    if (!params.some((p) => p.rest) && args.length > params.length)
+      args = args.slice(0, params.length);
     const packed = packRestArguments(ctx, node, params, args);
     return emitUserCall(ctx, node, fn.symbol, fn.symbol.name, packed);
   }
@@ -737,4 +748,66 @@ function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: 
   if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type))) return false;
   const returns = signature.result ?? "number";
   return result === "void" || sameType(returns, result);
+}
+
+/** `undefined` or `null` written where a function is expected (not a variable so named). */
+export function absentLiteral(ctx: LowerContext, node: Node): "undefined" | "null" | undefined {
+  if (node.type === "Literal" && node.value === null) return "null";
+  if (node.type === "Identifier" && node.name === "undefined" && !ctx.scope.lookup("undefined"))
+    return "undefined";
+  return undefined;
+}
+
+/** An absent function as a value (`{ onStep }` with onStep left out): undefined or null. */
+function absentValue(ctx: LowerContext, at: Node, value: "undefined" | "null"): Value {
+  ctx.at(at);
+  const attrs = value === "null" ? { isNull: true } : {};
+  return ctx.builder.emit("const", [], ["opaque"], attrs, [], value).results[0]!;
+}
+
+/**
+ * A call of a function parameter that was left out, without `?.`: JavaScript's TypeError,
+ * raised when the call runs (it may sit in a branch that never does). Its value is never used.
+ */
+function callAbsent(ctx: LowerContext, node: Node, name: string): Value {
+  ctx.at(node);
+  ctx.builder.emit(
+    "extern",
+    [ctx.builder.constant("TypeError"), ctx.builder.constant(`${name} is not a function`)],
+    ["void"],
+    { callee: "nabla:raise" },
+  );
+  const result =
+    node.type === "CallExpression"
+      ? ctx.types.inferred?.callAt(node.start, node.end)?.result
+      : undefined;
+  if (!result || result === "void") return ctx.builder.newValue("void");
+  return ctx.builder.emit("const", [], [result], {}, [], "").results[0]!;
+}
+
+/**
+ * Whether `node` names a function parameter (or local) bound to a known function (true) or to
+ * none (false): `if (onStep)`, `onStep !== undefined`, `onStep?.(…)` are settled where the
+ * specialization is compiled. undefined: not such a name, or a function known only at run time.
+ */
+export function functionPresence(ctx: LowerContext, node: Node): boolean | undefined {
+  while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
+    node = node.expression;
+  if (node.type !== "Identifier") return undefined;
+  const slot = ctx.scope.lookup(node.name);
+  if (!slot) return undefined;
+  if (ctx.closures.has(slot)) return true;
+  const kind = ctx.bound.get(slot)?.fn.kind;
+  if (kind === undefined || kind === "dynamic") return undefined;
+  return kind !== "absent";
+}
+
+/** What an absent function parameter holds: undefined or null (undefined if not one). */
+export function absentKindOf(ctx: LowerContext, node: Node): "undefined" | "null" | undefined {
+  while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
+    node = node.expression;
+  if (node.type !== "Identifier") return undefined;
+  const slot = ctx.scope.lookup(node.name);
+  const fn = slot ? ctx.bound.get(slot)?.fn : undefined;
+  return fn?.kind === "absent" ? fn.value : undefined;
 }

@@ -539,5 +539,6 @@ function valueOrNothing(v: Value): Value | undefined {
 function arityOf(fn: StaticFunction): number {
   if (fn.kind === "dynamic") return fn.type.params.length;
   if (fn.kind === "choice") return Math.max(...fn.options.map(arityOf));
+  if (fn.kind === "absent") return 0;
   return (fn.kind === "named" ? fn.symbol.node : fn.target.node).params.length;
 }

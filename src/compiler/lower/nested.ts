@@ -350,7 +350,10 @@ function functionValueCall(
   inner: CallExpression,
   operator: string,
 ): NestedCall | undefined {
-  const fn = inner.arguments[0];
+  // `gradient(curve!)` of an optional parameter: the name.
+  let fn = inner.arguments[0];
+  while (fn?.type === "TSNonNullExpression" || fn?.type === "ParenthesizedExpression")
+    fn = fn.expression;
   if (fn?.type !== "Identifier") return undefined;
   const slot = ctx.scope.lookup(fn.name);
   // Local functions are found by analyzeCall, like lambdas written at the operator.
@@ -363,6 +366,8 @@ function functionValueCall(
   if (value.kind === "dynamic" || value.kind === "choice") {
     return ctx.fail(fn, nestedDifferentiation.holdsFunctionChosenAtRun(fn.name, operator));
   }
+  if (value.kind === "absent")
+    return ctx.fail(fn, nestedDifferentiation.holdsNoFunction(fn.name, operator));
   const target = value.kind === "named" ? namedTarget(value.symbol) : value.target;
   const key = value.kind === "named" ? symbolKey(value.symbol) : value.key;
   return { target, key, wrt: target.node.params.map((_, i) => i), carried: arg.values };

@@ -5,6 +5,7 @@ import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { fieldOf, isObject } from "../ir/type-system.js";
+import { functionPresence } from "./function-values.js";
 
 // Optional chaining (`opts?.scale`, `p.wind?.x`, `a?.b.c`, `p.wind?.norm()`): where the object
 // before `?.` is null or undefined, the whole chain is undefined and the rest of it is not
@@ -43,6 +44,10 @@ function lowerOptionalCall(
   link: Node & { type: "CallExpression" },
 ): Value {
   const callee = link.callee;
+  // `onStep?.(i, loss)` of a function parameter: the specialization knows whether it was given.
+  const present = link === node ? functionPresence(ctx, callee) : undefined;
+  if (present === true) return ctx.lowerExpression({ ...link, optional: false } as Expression);
+  if (present === false) return skippedCall(ctx, link);
   if (
     callee.type !== "MemberExpression" ||
     callee.computed ||
@@ -148,4 +153,12 @@ function replaceLink(node: Node, link: Node, object: Expression): Expression {
   if (node.type === "TSNonNullExpression")
     return { ...node, expression: replaceLink(node.expression, link, object) } as Expression;
   throw new Error(`internal: ${node.type} is not a link of an optional chain`);
+}
+
+/** `f?.(…)` where `f` holds no function: undefined, its arguments not evaluated. */
+function skippedCall(ctx: LowerContext, link: Node & { type: "CallExpression" }): Value {
+  ctx.at(link);
+  const result = ctx.types.inferred?.callAt(link.start, link.end)?.result;
+  if (!result || result === "void") return ctx.builder.newValue("void");
+  return ctx.builder.emit("const", [], [result], {}, [], "").results[0]!;
 }

@@ -116,14 +116,16 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     }
     if (operator === "withoutDerivative" || !isOperator(operator)) return true;
     const fnArg = node.arguments[0];
+    // `gradient(curve!)` of an optional one: the parameter.
+    const named = fnArg?.type === "TSNonNullExpression" ? fnArg.expression : fnArg;
     if (
       isOperator(operator) &&
       OPERATORS[operator].onFunctionValues &&
       node.arguments.length === 1 &&
-      fnArg?.type === "Identifier" &&
-      functionTypedParameter(program, module, fnArg.name, ancestors)
+      named?.type === "Identifier" &&
+      functionTypedParameter(program, module, named.name, ancestors)
     ) {
-      result.valueOperators.push({ call: node, fn: fnArg.name, key: operator });
+      result.valueOperators.push({ call: node, fn: named.name, key: operator });
       return false;
     }
     // A lambda calling a function-typed parameter: differentiated where the function is known.

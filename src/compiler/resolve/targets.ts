@@ -55,7 +55,12 @@ export type StaticFunction =
    * One of two functions, told apart at run time by a test (`layer.act ?? ((z) => z)`): the
    * carried values are the test's, then each option's.
    */
-  | { kind: "choice"; options: readonly [StaticFunction, StaticFunction] };
+  | { kind: "choice"; options: readonly [StaticFunction, StaticFunction] }
+  /**
+   * No function: an optional function parameter left out, or given `undefined` or `null`
+   * (`onStep?: (i: number) => void`). `f?.(x)` is then skipped, `if (f)` not taken.
+   */
+  | { kind: "absent"; value: "undefined" | "null" };
 
 /** A function-typed parameter (or captured local function) bound to a function value. */
 export interface Binding {
@@ -66,6 +71,7 @@ export interface Binding {
 /** The part of a specialization key that names a function value. */
 export function staticKey(fn: StaticFunction): string {
   if (fn.kind === "dynamic") return "*";
+  if (fn.kind === "absent") return fn.value;
   if (fn.kind === "choice") return `(${fn.options.map(staticKey).join("|")})`;
   return fn.kind === "named" ? symbolKey(fn.symbol) : fn.key;
 }

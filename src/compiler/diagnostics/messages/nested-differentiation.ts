@@ -50,6 +50,11 @@ export const nestedDifferentiation = {
       "nestedDifferentiation",
       `'${name}' holds a function chosen at run time; inside differentiable code, '${operator}' needs a function known where the code is compiled`,
     ),
+  holdsNoFunction: (name: Printable, operator: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `'${name}' holds no function here (it was left out, or given undefined or null), so '${operator}' has nothing to differentiate`,
+    ),
   ofFunctionValueTakesNo: (operator: Printable) =>
     message(
       "nestedDifferentiation",

@@ -32,6 +32,7 @@ function fit(w0: number, w1: number, onStep?: Hook | null, scale?: (r: number) =
     if (typeof onStep === "function") loss += 0.001 * w0;
     if (onStep != null) loss += 0.002 * w1;
     if (!onStep) loss -= 0.003 * w0 * w1;
+    if (onStep === null) loss += 0.004 * w0 * w0;
   }
   return loss;
 }
@@ -49,7 +50,12 @@ export function f(x: number, y: number): number {
     steps.push(l);
   });
   const e = fit(x, y, undefined, (r) => 2 * r);
-  return a + 2 * b + 3 * c + 4 * d + 5 * e + steps.length;
+  // Functions known only at run time: a Math function, an optional field's hook.
+  const options: { hook?: Hook | null; shape?: (r: number) => number } = { shape: Math.atan };
+  const g = fit(x, y, options.hook, Math.tanh) + fit(y, x, null, options.shape);
+  options.hook = null;
+  const h = fit(x, y, options.hook);
+  return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * g + 7 * h + steps.length;
 }`,
   );
 });

@@ -55,6 +55,7 @@ export const IDIOM_NAMES = [
   "function-records",
   "interface-strategies",
   "private-members",
+  "optional-callbacks",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -920,6 +921,61 @@ class IdiomGenerator extends Generator {
     const r = this.fresh("r");
     const terms = Array.from({ length: this.int(2, 4) }, () => this.pick(calls)());
     this.emit(`let ${r} = ${terms.join(" + ")};`);
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * Optional function parameters as progress hooks and transforms are written: left out, given
+   * undefined or null, an arrow or a module function; called with `?.`, after `if (hook)`,
+   * `hook !== undefined`, `hook != null`, `typeof hook === "function"`, replaced with `??`,
+   * passed on to another function that takes one.
+   */
+  optionalCallbacks(vars: string[], mutable: string[]): void {
+    const Hook = this.fresh("Hook");
+    this.decl(`type ${Hook} = (step: number, value: number) => void;`);
+    const note = this.fresh("note");
+    this.decl(
+      `function ${note}(value: number, i: number, report?: ${Hook} | null): number {\n  report?.(i, value);\n  return value * ${this.contraction()};\n}`,
+    );
+    const quiet = this.fresh("quiet");
+    this.decl(`const ${quiet}: ${Hook} = () => {};`);
+    const run = this.fresh("iterate");
+    const test = this.pick([
+      (h: string) => `if (${h}) ${h}(i, s);`,
+      (h: string) => `if (${h} !== undefined && ${h} !== null) ${h}(i, s);`,
+      (h: string) => `if (${h} != null) s += 0.01 * i;`,
+      (h: string) => `if (typeof ${h} === "function") ${h}(i, s);`,
+      (h: string) => `if (!${h}) s -= 0.01 * s;`,
+      (h: string) => `(${h} ?? ${quiet})(i, s);`,
+    ]);
+    this.decl(
+      [
+        `function ${run}(v: number, onStep?: ${Hook} | null, shape?: (x: number) => number): number {`,
+        `  let s = v;`,
+        `  for (let i = 0; i < ${this.int(2, 4)}; i++) {`,
+        `    s = (shape ? shape(s) : Math.sin(s)) + ${note}(s, i, onStep);`,
+        `    onStep?.(i, s);`,
+        `    ${test("onStep")}`,
+        `  }`,
+        `  return s;`,
+        `}`,
+      ].join("\n"),
+    );
+    const seen = this.fresh("seen");
+    this.emit(`const ${seen}: number[] = [];`);
+    const calls = [
+      () => `${run}(${this.e(vars, 1)})`,
+      () => `${run}(${this.e(vars, 1)}, undefined)`,
+      () => `${run}(${this.e(vars, 1)}, null)`,
+      () => `${run}(${this.e(vars, 1)}, (i, s) => {\n    ${seen}.push(s * i);\n  })`,
+      () => `${run}(${this.e(vars, 1)}, ${quiet})`,
+      () => `${run}(${this.e(vars, 1)}, undefined, (x) => x * ${this.contraction()})`,
+      () => `${run}(${this.e(vars, 1)}, (i) => ${seen}.push(i), Math.tanh)`,
+    ];
+    const r = this.fresh("r");
+    const terms = Array.from({ length: this.int(2, 3) }, () => this.pick(calls)());
+    this.emit(`let ${r} = ${terms.join(" + ")};`);
+    this.emit(`for (const x of ${seen}) ${r} += 0.001 * x;`);
     this.result(r, vars, mutable);
   }
 
@@ -1986,6 +2042,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "inferred-types": (g, v, m) => g.inferredTypes(v, m),
   "generic-helpers": (g, v, m) => g.genericHelpers(v, m),
   "default-params": (g, v, m) => g.defaultParams(v, m),
+  "optional-callbacks": (g, v, m) => g.optionalCallbacks(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

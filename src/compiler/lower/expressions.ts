@@ -18,7 +18,13 @@ import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
-import { absentKindOf, absentLiteral, functionPresence, functionValue } from "./function-values.js";
+import {
+  absentKindOf,
+  absentLiteral,
+  dynamicFunctionValue,
+  functionPresence,
+  functionValue,
+} from "./function-values.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
 import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall } from "./calls.js";
@@ -109,7 +115,7 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     }
     case "BinaryExpression": {
       const settled = functionTest(ctx, node);
-      if (settled !== undefined) return ctx.builder.constant(settled);
+      if (settled !== undefined) return settled;
       return lowerBinary(ctx, node.operator, node.left as Expression, node.right, node);
     }
     case "LogicalExpression":
@@ -141,7 +147,7 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     }
     case "UnaryExpression": {
       const settled = functionTest(ctx, node);
-      if (settled !== undefined) return ctx.builder.constant(settled);
+      if (settled !== undefined) return settled;
       return lowerUnary(ctx, node.operator, node.argument, node);
     }
     case "UpdateExpression": {
@@ -252,7 +258,7 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
 /** A value used as a condition: booleans as they are, numbers by JavaScript truthiness. */
 export function lowerCondition(ctx: LowerContext, node: Expression): Value {
   const settled = functionTest(ctx, node);
-  if (settled !== undefined) return ctx.builder.constant(settled);
+  if (settled !== undefined) return settled;
   // `a && b`, `a || b` tested: each side a condition (`if (ok && item.note)`), short-circuited,
   // so the sides need not be of one type as the value of `a && b` must.
   if (node.type === "LogicalExpression" && (node.operator === "&&" || node.operator === "||")) {
@@ -703,17 +709,28 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
 }
 
 /**
- * A test of whether a function parameter holds a function, settled where the specialization is
- * compiled (function-values.ts' functionPresence): `onStep` and `!onStep` as conditions,
+ * A test of whether a function parameter holds a function: settled where the specialization is
+ * compiled when the function is known (function-values.ts' functionPresence), made at run time
+ * when it is a value (`shape` given `Math.tanh`). `onStep` and `!onStep` as conditions,
  * `onStep !== undefined`, `onStep == null`, `typeof onStep === "function"`. undefined: not
  * such a test.
  */
-function functionTest(ctx: LowerContext, node: Node): boolean | undefined {
+function functionTest(ctx: LowerContext, node: Node): Value | undefined {
   while (node.type === "ParenthesizedExpression") node = node.expression;
-  if (node.type === "Identifier") return functionPresence(ctx, node);
+  const b = ctx.builder;
+  /** Whether `fn` holds a function, as a value (undefined: not a function parameter). */
+  const holds = (fn: Node): Value | undefined => {
+    const present = functionPresence(ctx, fn);
+    if (present !== undefined) return b.constant(present);
+    const value = dynamicFunctionValue(ctx, fn);
+    if (!value) return undefined;
+    ctx.at(fn);
+    return b.unary("not", b.unary("nullish", value));
+  };
+  if (node.type === "Identifier") return holds(node);
   if (node.type === "UnaryExpression" && node.operator === "!") {
     const inner = functionTest(ctx, node.argument);
-    return inner === undefined ? undefined : !inner;
+    return inner && b.unary("not", inner);
   }
   if (node.type !== "BinaryExpression") return undefined;
   const { operator } = node;
@@ -731,16 +748,29 @@ function functionTest(ctx: LowerContext, node: Node): boolean | undefined {
       other.type === "Literal" &&
       other.value === "function"
     ) {
-      const present = functionPresence(ctx, fn.argument);
-      if (present !== undefined) return present !== negated;
+      const present = holds(fn.argument);
+      if (present) return negated ? b.unary("not", present) : present;
     }
-    const present = functionPresence(ctx, fn);
     const literal = absentLiteral(ctx, other);
-    if (present === undefined || literal === undefined) continue;
+    if (literal === undefined) continue;
+    const present = functionPresence(ctx, fn);
+    if (present === undefined) {
+      // At run time: `== null` either absence, `=== undefined` the one written.
+      const value = dynamicFunctionValue(ctx, fn);
+      if (!value) continue;
+      ctx.at(node);
+      const test =
+        operator.length === 2
+          ? b.unary("nullish", value)
+          : b.emit("nondiff", [value, absentValue(ctx, other, "opaque")!], ["boolean"], {
+              callee: "===",
+            }).results[0]!;
+      return negated ? b.unary("not", test) : test;
+    }
     const absent = absentKindOf(ctx, fn);
     // == null and == undefined both hold for either; === only for the same one.
     const equal = !present && (operator === "==" || operator === "!=" || absent === literal);
-    return equal !== negated;
+    return b.constant(equal !== negated);
   }
   return undefined;
 }

@@ -811,3 +811,17 @@ export function absentKindOf(ctx: LowerContext, node: Node): "undefined" | "null
   const fn = slot ? ctx.bound.get(slot)?.fn : undefined;
   return fn?.kind === "absent" ? fn.value : undefined;
 }
+
+/**
+ * The run-time value of a function parameter (or local) bound to a function known only at run
+ * time (`shape` given `Math.tanh`, or a field's function passed on), which may be undefined or
+ * null: tests of it are made at run time.
+ */
+export function dynamicFunctionValue(ctx: LowerContext, node: Node): Value | undefined {
+  while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
+    node = node.expression;
+  if (node.type !== "Identifier") return undefined;
+  const slot = ctx.scope.lookup(node.name);
+  const bound = slot ? ctx.bound.get(slot) : undefined;
+  return bound?.fn.kind === "dynamic" ? bound.values[0] : undefined;
+}

@@ -135,16 +135,16 @@ main.ts:6:19: note: when differentiating 'f' for 'derivative'
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  const g = Math.sin;
+  let g = Math.sin;
   return g(x);
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:13: error NABLA101: 'Math.sin' is not a Math constant; only calls of Math functions are supported
+main.ts:3:11: error NABLA101: 'Math.sin' is not a Math constant; only calls of Math functions are supported
   2 | function f(x: number): number {
-> 3 |   const g = Math.sin;
-    |             ^^^^^^^^
+> 3 |   let g = Math.sin;
+    |           ^^^^^^^^
 help: call it ('Math.sin(x)'), or pass a function that does ('(x: number) => Math.sin(x)')
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);

@@ -62,6 +62,7 @@ import {
   omitted,
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
+import { callOfListElement } from "./function-lists.js";
 import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
@@ -95,6 +96,8 @@ function isNablaOperator(
 /** The key that names a user function across the whole program. */
 export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalCallsAreNotSupported());
+  const element = callOfListElement(ctx, node);
+  if (element) return lowerCall(ctx, element);
   const callee = node.callee;
   if (callee.type === "Super")
     return lowerSuperConstructorCall(ctx, node, lowerArguments(ctx, node));

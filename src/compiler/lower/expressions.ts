@@ -31,6 +31,7 @@ import { lowerCall, lowerUserCall } from "./calls.js";
 import { mathMember, numberConstant } from "./math-functions.js";
 import { constructorOf } from "./construct.js";
 import { lowerOptionalChain } from "./optional-chain.js";
+import { isFunctionList, lengthOfFunctionList } from "./function-lists.js";
 import { expectType, toBoolean } from "./expect-type.js";
 import {
   absentValue,
@@ -182,6 +183,8 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "AssignmentExpression":
       return lowerAssignment(ctx, node.operator, node.left, node.right, node);
     case "MemberExpression": {
+      const listLength = lengthOfFunctionList(ctx, node);
+      if (listLength) return listLength;
       const imported = namespaceConstant(ctx, node);
       if (imported) return imported;
       const member = enumMember(ctx, node);
@@ -310,6 +313,7 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (slot && (ctx.closures.has(slot) || ctx.bound.has(slot))) {
     return ctx.fail(node, closureCapture.isFunctionDifferentiableCodeCan(name, name));
   }
+  if (slot && isFunctionList(slot)) return ctx.fail(node, closureCapture.isListOfFunctions(name));
   if (slot) return ctx.value(slot);
   if (name in GLOBAL_CONSTANTS && isPlatformGlobal(ctx.module, name))
     return ctx.builder.constant(GLOBAL_CONSTANTS[name]!, name);

@@ -27,6 +27,7 @@ import { lowerThrow } from "./throw.js";
 import { forOfSource } from "./for-of-sources.js";
 import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.js";
 import { lowerAuxReturn } from "./aux.js";
+import { declareFunctionList, forOfFunctionList } from "./function-lists.js";
 import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, isObject, sameType, typeText } from "../ir/type-system.js";
@@ -217,6 +218,8 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       lowerLoopStatement(ctx, node, undefined);
       return alwaysExits(node);
     case "ForOfStatement": {
+      const overList = forOfFunctionList(ctx, node);
+      if (overList) return lowerStatement(ctx, overList);
       const source = forOfGenerator(ctx, node);
       if ("generator" in source) {
         lowerGeneratorLoop(ctx, node, source.generator, undefined);
@@ -286,6 +289,9 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     const name = decl.id.name;
     const annotation = decl.id.typeAnnotation;
     const init = decl.init;
+    // `const layers = [(v) => v * a, Math.tanh]`: each element a local function (function-lists.ts).
+    if (kind === "const" && declareFunctionList(ctx, name, init, (d) => lowerDeclaration(ctx, d)))
+      continue;
     if (
       kind === "const" &&
       (!annotation || annotation.typeAnnotation.type === "TSFunctionType") &&
@@ -577,6 +583,8 @@ function lowerLoopStatement(
 function namesFunction(ctx: LowerContext, node: Node): boolean {
   if (node.type === "ParenthesizedExpression") return namesFunction(ctx, node.expression);
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
+  // `const act = Math.tanh`
+  if (node.type === "MemberExpression" && mathMember(ctx, node) !== undefined) return true;
   if (node.type === "ConditionalExpression")
     return namesFunction(ctx, node.consequent) || namesFunction(ctx, node.alternate);
   // `layer.act ?? ((z) => z)`, `table[name] ?? identity`.

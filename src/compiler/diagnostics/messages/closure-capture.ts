@@ -50,6 +50,11 @@ export const closureCapture = {
       "closureCapture",
       `'${name}' is a function; differentiable code can call it ('${name2}(…)') or pass it to a function-typed parameter, but not use it as another kind of value`,
     ),
+  isListOfFunctions: (name: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}' is a list of functions written here; differentiable code can loop over it ('for (const f of ${name})'), call its elements ('${name}[i](…)') and read its length, but not use it as another kind of value`,
+    ),
   isLocalNotFunctionNabla: (head: Printable, value: Printable) =>
     message("closureCapture", `'${head}' is a local ${value}, not a function nabla can see`),
   localValueIsNotAFunction: (head: Printable, value: Printable, what: Printable) =>

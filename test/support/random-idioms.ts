@@ -56,6 +56,7 @@ export const IDIOM_NAMES = [
   "interface-strategies",
   "private-members",
   "optional-callbacks",
+  "function-lists",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -977,6 +978,42 @@ class IdiomGenerator extends Generator {
     this.emit(`let ${r} = ${terms.join(" + ")};`);
     this.emit(`for (const x of ${seen}) ${r} += 0.001 * x;`);
     this.result(r, vars, mutable);
+  }
+
+  /**
+   * A local list of functions written in place, as pipelines are: arrows capturing values of
+   * the function, a module function, a Math function; looped over (with a `continue` or a
+   * `break`), called by index, its length read.
+   */
+  functionLists(vars: string[], mutable: string[]): void {
+    const squash = this.fresh("squash");
+    this.decl(`function ${squash}(v: number): number {\n  return v / (1 + Math.abs(v));\n}`);
+    const k = this.fresh("k");
+    this.emit(`let ${k} = ${this.e(vars, 1)};`);
+    const stages = this.fresh("stages");
+    const elements = [
+      `(v: number) => v * ${k}`,
+      `${squash}`,
+      `Math.${this.pick(["tanh", "sin", "atan"])}`,
+      `(v: number) => v + ${this.e(vars, 1)} * ${this.contraction()}`,
+      `function (v: number) {\n    return v * v * ${this.contraction()};\n  }`,
+    ];
+    const picked = elements.filter(() => this.int(0, 2) > 0);
+    if (picked.length === 0) picked.push(elements[0]!);
+    this.emit(`const ${stages} = [${picked.join(", ")}];`);
+    // A capture read when called: changed after the list is made.
+    this.emit(`${k} = ${k} * ${this.contraction()};`);
+    const y = this.fresh("y");
+    this.emit(`let ${y} = ${this.e(vars, 1)};`);
+    const stage = this.fresh("stage");
+    const guard = this.pick(["", `\n    if (${y} > 50) break;`, `\n    if (${y} < -50) continue;`]);
+    this.emit(`for (const ${stage} of ${stages}) {\n    ${y} = ${stage}(${y});${guard}\n  }`);
+    const i = this.fresh("i");
+    this.emit(
+      `for (let ${i} = 0; ${i} < ${stages}.length; ${i}++) ${y} += 0.1 * ${stages}[${i}](${this.e(vars, 1)});`,
+    );
+    this.emit(`${y} += ${stages}[0](${y}) * ${stages}.length;`);
+    this.result(y, vars, mutable);
   }
 
   /**
@@ -2043,6 +2080,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "generic-helpers": (g, v, m) => g.genericHelpers(v, m),
   "default-params": (g, v, m) => g.defaultParams(v, m),
   "optional-callbacks": (g, v, m) => g.optionalCallbacks(v, m),
+  "function-lists": (g, v, m) => g.functionLists(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

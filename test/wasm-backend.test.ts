@@ -314,6 +314,51 @@ export const wasm = gradient(f, { backend: "wasm" });
   assert.equal(m.wasmStats.instances, after.instances);
 });
 
+test("a function of numbers only takes the short way once it has an instance: a heap it outgrows, an argument of another type, the value and derivative both", async () => {
+  const files = {
+    "main.ts": `import { valueWithDerivative } from "nabla";
+export { wasmStats } from "nabla";
+function f(x: number, n: number): number {
+  const xs: number[] = new Array(n).fill(0);
+  for (let i = 0; i < n; i++) xs[i] = Math.sin(x * i);
+  let s = 0;
+  for (const v of xs) s += v * v;
+  return s + x * n;
+}
+export const js = (x: number, n: number) => valueWithDerivative((t: number) => f(t, n))(x);
+export const wasm = (x: number, n: number) =>
+  valueWithDerivative((t: number) => f(t, n), { backend: "wasm" })(x);
+`,
+  };
+  assert.doesNotMatch(diagnosticsText(compileFiles(files)), /NABLA202/);
+  const m = await loadProgram<{
+    js: (x: number, n: unknown) => { value: number; derivative: number };
+    wasm: (x: number, n: unknown) => { value: number; derivative: number };
+    wasmStats: Stats;
+  }>(files);
+  assert.deepEqual(m.wasm(0.3, 5), m.js(0.3, 5));
+  const before = { ...m.wasmStats };
+  for (const x of [0.7, -1.1, 2.5]) assert.deepEqual(m.wasm(x, 7), m.js(x, 7));
+  assert.equal(m.wasmStats.wasm - before.wasm, 3);
+  assert.equal(m.wasmStats.instances, before.instances, "the same instance");
+  // 200,000 cells outgrow the heap: the call traps and runs again on a larger instance.
+  const large = { ...m.wasmStats };
+  assert.deepEqual(m.wasm(0.2, 200_000), m.js(0.2, 200_000));
+  assert.ok(m.wasmStats.instances > large.instances);
+  assert.equal(m.wasmStats.wasm - large.wasm, 1);
+  // A string where a number is declared: JavaScript's answer, whatever it is.
+  const other = { ...m.wasmStats };
+  const answer = (g: typeof m.js) => {
+    try {
+      return g(0.4, "3");
+    } catch (error) {
+      return String(error);
+    }
+  };
+  assert.deepEqual(answer(m.wasm), answer(m.js));
+  assert.equal(m.wasmStats.javascript - other.javascript, 1);
+});
+
 test("what wasm does not cover stays JavaScript: a warning (NABLA202) and a comment say why", () => {
   const compiled = compileFiles({
     "main.ts": `import { gradient, derivative } from "nabla";

@@ -297,10 +297,51 @@ export function wasmFunction(
       return results[0];
     }
   };
+  /**
+   * A call of numbers only, once an instance is there: the arguments' types checked and passed
+   * as they are, nothing copied; undefined where the call must take the general way (another
+   * type, a trap, whose rerun there sizes the regions or runs JavaScript).
+   */
+  const numbersOnly =
+    globalTypes.length === 0 &&
+    numbers &&
+    spec.results.length > 0 &&
+    spec.params.every((kind) => kind === "number")
+      ? (args: unknown[]): number | undefined => {
+          if (!live || asynchronous) return undefined;
+          for (let i = 0; i < args.length; i++) {
+            const a = args[i];
+            if (typeof a !== "number") return undefined;
+            wasmArgs[i] = a;
+          }
+          if (args.length !== wasmArgs.length) return undefined;
+          const e = live.exports;
+          const heap = ARGUMENTS_AT + resultBytes;
+          const tape = heap + regions.heap;
+          const objects = tape + regions.tape;
+          e.setup(heap, tape, tape, objects, objects, objects + regions.objects, ARGUMENTS_AT);
+          let first: number | undefined;
+          try {
+            first = callEntry(e.entry, wasmArgs);
+          } catch {
+            return undefined;
+          }
+          wasmStats.wasm++;
+          if (outKeys.length > 1) out.v1 = live.f64[ARGUMENTS_AT >> 3]!;
+          for (let i = 2; i < outKeys.length; i++)
+            (out as unknown as Record<string, unknown>)[outKeys[i]!] =
+              live.f64[(ARGUMENTS_AT >> 3) + i - 1];
+          return first;
+        }
+      : undefined;
   return (...args: unknown[]) => {
     // Called again while copying in (a getter of an argument): the memory holds the first
     // call's arguments, so this one runs as JavaScript.
     if (busy) return javascript(args);
+    if (numbersOnly) {
+      const result = numbersOnly(args);
+      if (result !== undefined) return result;
+    }
     busy = true;
     try {
       return call(args, shared);

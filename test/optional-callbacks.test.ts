@@ -127,3 +127,41 @@ export const g = gradient((x: number) => slope(x));
   assert.match(text, /main\.ts:3:19/);
   assert.match(text, /^1 error$/m);
 });
+
+test("review: a function or no function chosen by a condition is tested at run time, and ?? takes the other", async () => {
+  await checkTwoWays(
+    `type Sc = (z: number) => number;
+function h(x: number, s?: Sc | null): number {
+  let r = x;
+  if (s) r += 100 * x;
+  if (s === undefined) r += 10;
+  if (s === null) r += 20 * x * x;
+  r += s?.(x) ?? 1000;
+  return r + (s ?? Math.cos)(x);
+}
+export function f(x: number, y: number): number {
+  return (
+    h(x, y > 0 ? (z: number) => 2 * z * y : undefined) +
+    h(y, x > 0 ? null : (z: number) => z * z) +
+    h(x * y, x < y ? undefined : null)
+  );
+}`,
+    [
+      [0.7, -0.4],
+      [1.3, 0.9],
+      [-0.6, 0.2],
+    ],
+  );
+});
+
+test("review: a function parameter with a default given undefined, written or at run time, takes the default", async () => {
+  await checkTwoWays(`type Act = (z: number) => number;
+function apply(x: number, act: Act = Math.tanh): number {
+  return act(x) * x;
+}
+export function f(x: number, y: number): number {
+  const options: { act?: Act } = {};
+  const chosen: { act?: Act } = { act: Math.atan };
+  return apply(x, undefined) + apply(y, options.act) + apply(x * y, chosen.act) + apply(y);
+}`);
+});

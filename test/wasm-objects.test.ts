@@ -261,6 +261,50 @@ export const wasm = valueWithGradient(energy, { backend: "wasm" });
     });
 });
 
+test("review: a getter that calls another twin on the same wasmArrays memory while the call copies in: that call runs as JavaScript", async () => {
+  const files = {
+    "main.ts": `import { valueWithGradient, wasmArrays } from "nabla";
+export { wasmStats } from "nabla";
+interface P {
+  a: number;
+  b: number;
+}
+function fa(w: Float64Array, p: P): number {
+  let s = 0;
+  for (let i = 0; i < w.length; i++) s += w[i] * p.a + p.b;
+  return s;
+}
+function fb(w: Float64Array, p: P): number {
+  let s = 0;
+  for (let i = 0; i < w.length; i++) s += w[i] * w[i] * p.a * p.b;
+  return s;
+}
+export const A = valueWithGradient(fa, { backend: "wasm", wrt: 0 });
+export const B = valueWithGradient(fb, { backend: "wasm", wrt: 0 });
+export const memory = wasmArrays({ megabytes: 4 });
+`,
+  };
+  const m = await loadProgram<{
+    A: (w: Float64Array, p: unknown) => { value: number; gradient: Float64Array };
+    B: (w: Float64Array, p: unknown) => { value: number; gradient: Float64Array };
+    memory: { float64Array(n: number): Float64Array };
+  }>(files);
+  const w = m.memory.float64Array(4);
+  w.set([1, 2, 3, 4]);
+  m.A(w, { a: 2, b: 3 });
+  m.B(w, { a: 1, b: 1 });
+  let inner: unknown;
+  const p = {
+    a: 2,
+    get b() {
+      inner ??= m.B(w, { a: 7, b: 9 });
+      return 3;
+    },
+  };
+  assert.deepEqual(m.A(w, p), { value: 32, gradient: f64(2, 2, 2, 2) });
+  assert.deepEqual(inner, { value: 1890, gradient: f64(126, 252, 378, 504) });
+});
+
 test("a gradient with respect to an object of numbers: its fields written by wasm, copied back", async () => {
   const files = {
     "main.ts": `import { gradient, derivative } from "nabla";

@@ -83,6 +83,9 @@ interface Live {
 /** Thrown by the copies when an argument is not what the function's types say. */
 class NotCopyable extends Error {}
 
+/** Whether a twin's call is under way, in any twin (see the call's first test). */
+const wasmCall = { busy: false };
+
 /** The region that ran out, by the code module.ts's `$overflow` gets. */
 const REGION_OF: Record<number, keyof Regions> = { 1: "heap", 2: "tape", 3: "objects" };
 
@@ -150,8 +153,6 @@ export function wasmFunction(
   };
   /** The copier of calls, made once. */
   const shared = new Copier(strings);
-  /** A call is under way (wasm calls only Math, but a getter of an argument may call back). */
-  let busy = false;
   const call = (args: unknown[], copier: Copier) => {
     if (unavailable) return javascript(args);
     if (!module && !asynchronous) {
@@ -335,18 +336,19 @@ export function wasmFunction(
         }
       : undefined;
   return (...args: unknown[]) => {
-    // Called again while copying in (a getter of an argument): the memory holds the first
-    // call's arguments, so this one runs as JavaScript.
-    if (busy) return javascript(args);
+    // Called while a call copies in (a getter of an argument calling this or another twin):
+    // the memory, or a `wasmArrays` memory both use, holds the first call's arguments, so
+    // this one runs as JavaScript.
+    if (wasmCall.busy) return javascript(args);
     if (numbersOnly) {
       const result = numbersOnly(args);
       if (result !== undefined) return result;
     }
-    busy = true;
+    wasmCall.busy = true;
     try {
       return call(args, shared);
     } finally {
-      busy = false;
+      wasmCall.busy = false;
     }
   };
 }

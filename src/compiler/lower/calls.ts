@@ -47,6 +47,7 @@ import {
   functionField,
   resolveFunctionArg,
   specializationName,
+  withDefault,
 } from "./function-values.js";
 import { specializationKey, type Binding } from "../resolve/targets.js";
 import { isPlatformGlobal } from "../types/globals.js";
@@ -665,12 +666,20 @@ export function lowerUserCall(
     const callable = callables[i];
     const param = signature.params[i];
     if (!callable || !param || arg.type === "SpreadElement") return;
-    const value = resolveFunctionArg(
-      ctx,
-      arg,
-      callable,
-      `parameter '${param.name}' of '${symbol.name}'`,
-    );
+    const what = `parameter '${param.name}' of '${symbol.name}'`;
+    let value = resolveFunctionArg(ctx, arg, callable, what);
+    // `apply(x, undefined)` of `act = Math.tanh`: the default, as when it is left out.
+    const fallback = param.defaultValue;
+    if (fallback) {
+      const readable = symbol.module === ctx.module || mathMember(ctx, fallback) !== undefined;
+      value = withDefault(
+        ctx,
+        arg,
+        value,
+        readable ? () => resolveFunctionArg(ctx, fallback, callable, what) : undefined,
+        what,
+      );
+    }
     bindings.push({ name: param.name, fn: value.fn });
     carried.push(...value.values);
   });

@@ -19,11 +19,11 @@ import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
 import {
-  absentKindOf,
   absentLiteral,
-  dynamicFunctionValue,
-  functionPresence,
+  equalsAbsent,
   functionValue,
+  holdsFunction,
+  type Presence,
 } from "./function-values.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
 import { unboundKind } from "./unbound-name.js";
@@ -713,25 +713,17 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
 }
 
 /**
- * A test of whether a function parameter holds a function: settled where the specialization is
- * compiled when the function is known (function-values.ts' functionPresence), made at run time
- * when it is a value (`shape` given `Math.tanh`). `onStep` and `!onStep` as conditions,
- * `onStep !== undefined`, `onStep == null`, `typeof onStep === "function"`. undefined: not
- * such a test.
+ * A test of whether a function parameter (or local) holds a function: settled where the
+ * specialization is compiled when that is known, made at run time otherwise (function-values.ts'
+ * Presence). `onStep` and `!onStep` as conditions, `onStep !== undefined`, `onStep == null`,
+ * `typeof onStep === "function"`. undefined: not such a test.
  */
 function functionTest(ctx: LowerContext, node: Node): Value | undefined {
   while (node.type === "ParenthesizedExpression") node = node.expression;
   const b = ctx.builder;
-  /** Whether `fn` holds a function, as a value (undefined: not a function parameter). */
-  const holds = (fn: Node): Value | undefined => {
-    const present = functionPresence(ctx, fn);
-    if (present !== undefined) return b.constant(present);
-    const value = dynamicFunctionValue(ctx, fn);
-    if (!value) return undefined;
-    ctx.at(fn);
-    return b.unary("not", b.unary("nullish", value));
-  };
-  if (node.type === "Identifier") return holds(node);
+  const value = (p: Presence | undefined) =>
+    p === undefined ? undefined : typeof p === "boolean" ? b.constant(p) : p;
+  if (node.type === "Identifier") return value(holdsFunction(ctx, node));
   if (node.type === "UnaryExpression" && node.operator === "!") {
     const inner = functionTest(ctx, node.argument);
     return inner && b.unary("not", inner);
@@ -745,36 +737,32 @@ function functionTest(ctx: LowerContext, node: Node): Value | undefined {
     [node.right, node.left],
   ];
   for (const [fn, other] of sides) {
+    let test: Value | undefined;
     // `typeof f === "function"`
     if (
       fn.type === "UnaryExpression" &&
       fn.operator === "typeof" &&
       other.type === "Literal" &&
       other.value === "function"
-    ) {
-      const present = holds(fn.argument);
-      if (present) return negated ? b.unary("not", present) : present;
-    }
+    )
+      test = value(holdsFunction(ctx, fn.argument));
     const literal = absentLiteral(ctx, other);
-    if (literal === undefined) continue;
-    const present = functionPresence(ctx, fn);
-    if (present === undefined) {
-      // At run time: `== null` either absence, `=== undefined` the one written.
-      const value = dynamicFunctionValue(ctx, fn);
-      if (!value) continue;
+    if (!test && literal !== undefined) {
       ctx.at(node);
-      const test =
-        operator.length === 2
-          ? b.unary("nullish", value)
-          : b.emit("nondiff", [value, absentValue(ctx, other, "opaque")!], ["boolean"], {
+      test = value(
+        equalsAbsent(
+          ctx,
+          fn,
+          literal,
+          operator.length === 2,
+          (v) =>
+            b.emit("nondiff", [v, absentValue(ctx, other, "opaque")!], ["boolean"], {
               callee: "===",
-            }).results[0]!;
-      return negated ? b.unary("not", test) : test;
+            }).results[0]!,
+        ),
+      );
     }
-    const absent = absentKindOf(ctx, fn);
-    // == null and == undefined both hold for either; === only for the same one.
-    const equal = !present && (operator === "==" || operator === "!=" || absent === literal);
-    return b.constant(equal !== negated);
+    if (test) return negated ? b.unary("not", test) : test;
   }
   return undefined;
 }

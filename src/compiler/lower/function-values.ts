@@ -131,10 +131,11 @@ export function resolveFunctionArg(
   // `layer.act ?? ((z) => z)`, `table[name] || identity`: the left side unless absent.
   if (node.type === "LogicalExpression" && (node.operator === "??" || node.operator === "||")) {
     const left = resolveFunctionArg(ctx, node.left, contextual, what);
-    if (left.fn.kind === "absent") return resolveFunctionArg(ctx, node.right, contextual, what);
-    if (left.fn.kind !== "dynamic") return left; // a function is never absent
     ctx.at(node);
-    const present = ctx.builder.unary("not", ctx.builder.unary("nullish", left.values[0]!));
+    // A function is never absent; no function, a value or a choice may be.
+    const present = presenceOf(ctx, left);
+    if (present === true) return left;
+    if (present === false) return resolveFunctionArg(ctx, node.right, contextual, what);
     return choice(present, left, resolveFunctionArg(ctx, node.right, contextual, what));
   }
   // `act = Math.tanh`, where a function of numbers to a number is expected.
@@ -786,42 +787,120 @@ function callAbsent(ctx: LowerContext, node: Node, name: string): Value {
 }
 
 /**
- * Whether `node` names a function parameter (or local) bound to a known function (true) or to
- * none (false): `if (onStep)`, `onStep !== undefined`, `onStep?.(…)` are settled where the
- * specialization is compiled. undefined: not such a name, or a function known only at run time.
+ * Whether a function value holds a function: known where the code is compiled (true, false)
+ * or a run-time boolean. A `dynamic` value is tested (not null or undefined); a `choice`
+ * holds one where the option its test picks does.
  */
-export function functionPresence(ctx: LowerContext, node: Node): boolean | undefined {
+export type Presence = boolean | Value;
+
+/** The function `node` names (a function parameter or local holding one), if it names one. */
+function heldBy(ctx: LowerContext, node: Node): FunctionArg | "local" | undefined {
   while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
     node = node.expression;
   if (node.type !== "Identifier") return undefined;
   const slot = ctx.scope.lookup(node.name);
   if (!slot) return undefined;
-  if (ctx.closures.has(slot)) return true;
-  const kind = ctx.bound.get(slot)?.fn.kind;
-  if (kind === undefined || kind === "dynamic") return undefined;
-  return kind !== "absent";
-}
-
-/** What an absent function parameter holds: undefined or null (undefined if not one). */
-export function absentKindOf(ctx: LowerContext, node: Node): "undefined" | "null" | undefined {
-  while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
-    node = node.expression;
-  if (node.type !== "Identifier") return undefined;
-  const slot = ctx.scope.lookup(node.name);
-  const fn = slot ? ctx.bound.get(slot)?.fn : undefined;
-  return fn?.kind === "absent" ? fn.value : undefined;
+  if (ctx.closures.has(slot)) return "local";
+  return ctx.bound.get(slot);
 }
 
 /**
- * The run-time value of a function parameter (or local) bound to a function known only at run
- * time (`shape` given `Math.tanh`, or a field's function passed on), which may be undefined or
- * null: tests of it are made at run time.
+ * Per option of `arg`, `leaf(option)`; a choice's two answers joined by its test (one
+ * constant when both are the same constant).
  */
-export function dynamicFunctionValue(ctx: LowerContext, node: Node): Value | undefined {
-  while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
-    node = node.expression;
-  if (node.type !== "Identifier") return undefined;
-  const slot = ctx.scope.lookup(node.name);
-  const bound = slot ? ctx.bound.get(slot) : undefined;
-  return bound?.fn.kind === "dynamic" ? bound.values[0] : undefined;
+function byOption(
+  ctx: LowerContext,
+  arg: FunctionArg,
+  leaf: (arg: FunctionArg) => Presence,
+): Presence {
+  if (arg.fn.kind !== "choice") return leaf(arg);
+  const [first, second] = arg.fn.options;
+  const count = carriedValues(first, "").length;
+  const a = byOption(ctx, { fn: first, values: arg.values.slice(1, 1 + count) }, leaf);
+  const b = byOption(ctx, { fn: second, values: arg.values.slice(1 + count) }, leaf);
+  if (typeof a === "boolean" && a === b) return a;
+  const value = (p: Presence) => (typeof p === "boolean" ? ctx.builder.constant(p) : p);
+  return ctx.builder.select(arg.values[0]!, value(a), value(b));
+}
+
+/** Whether `arg` holds a function (see Presence). */
+export function presenceOf(ctx: LowerContext, arg: FunctionArg): Presence {
+  return byOption(ctx, arg, (option) => {
+    if (option.fn.kind === "absent") return false;
+    if (option.fn.kind !== "dynamic") return true;
+    return ctx.builder.unary("not", ctx.builder.unary("nullish", option.values[0]!));
+  });
+}
+
+/**
+ * Whether `node` names a function parameter or local function, and then whether it holds a
+ * function: `if (onStep)`, `onStep?.(…)` (undefined: not such a name).
+ */
+export function holdsFunction(ctx: LowerContext, node: Node): Presence | undefined {
+  const held = heldBy(ctx, node);
+  if (held === undefined) return undefined;
+  return held === "local" ? true : presenceOf(ctx, held);
+}
+
+/**
+ * Whether the function `node` names is `literal` (`undefined` or `null`), compared as
+ * JavaScript compares: `loose` for `==`, where either absence is equal to both.
+ * `strict(value)` tests a run-time value with `===` (undefined: not such a name).
+ */
+export function equalsAbsent(
+  ctx: LowerContext,
+  node: Node,
+  literal: "undefined" | "null",
+  loose: boolean,
+  strict: (value: Value) => Value,
+): Presence | undefined {
+  const held = heldBy(ctx, node);
+  if (held === undefined) return undefined;
+  if (held === "local") return false;
+  return absentAs(ctx, held, literal, loose, strict);
+}
+
+function absentAs(
+  ctx: LowerContext,
+  arg: FunctionArg,
+  literal: "undefined" | "null",
+  loose: boolean,
+  strict: (value: Value) => Value,
+): Presence {
+  return byOption(ctx, arg, (option) => {
+    if (option.fn.kind === "absent") return loose || option.fn.value === literal;
+    if (option.fn.kind !== "dynamic") return false;
+    const value = option.values[0]!;
+    return loose ? ctx.builder.unary("nullish", value) : strict(value);
+  });
+}
+
+/**
+ * `arg` given for a parameter with a default (`act = Math.tanh`): where it is undefined
+ * (written so, or a value that is at run time), the default, as in JavaScript; `fallback`
+ * resolves the default, or is undefined where it cannot be read here.
+ */
+export function withDefault(
+  ctx: LowerContext,
+  at: Node,
+  arg: FunctionArg,
+  fallback: (() => FunctionArg) | undefined,
+  what: string,
+): FunctionArg {
+  const undefinedConstant = () =>
+    ctx.builder.emit("const", [], ["opaque"], {}, [], "undefined").results[0]!;
+  ctx.at(at);
+  const missing = absentAs(
+    ctx,
+    arg,
+    "undefined",
+    false,
+    (v) =>
+      ctx.builder.emit("nondiff", [v, undefinedConstant()], ["boolean"], { callee: "===" })
+        .results[0]!,
+  );
+  if (missing === false) return arg;
+  if (!fallback) return ctx.fail(at, closureCapture.defaultWrittenElsewhere(what));
+  if (missing === true) return fallback();
+  return choice(missing, fallback(), arg);
 }

@@ -5,7 +5,7 @@ import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { fieldOf, isObject } from "../ir/type-system.js";
-import { dynamicFunctionValue, functionPresence } from "./function-values.js";
+import { holdsFunction } from "./function-values.js";
 
 // Optional chaining (`opts?.scale`, `p.wind?.x`, `a?.b.c`, `p.wind?.norm()`): where the object
 // before `?.` is null or undefined, the whole chain is undefined and the rest of it is not
@@ -44,17 +44,15 @@ function lowerOptionalCall(
   link: Node & { type: "CallExpression" },
 ): Value {
   const callee = link.callee;
-  // `onStep?.(i, loss)` of a function parameter: the specialization knows whether it was given.
-  const present = link === node ? functionPresence(ctx, callee) : undefined;
-  if (present === true) return ctx.lowerExpression({ ...link, optional: false } as Expression);
-  if (present === false) return skippedCall(ctx, link);
-  // Of one holding a function chosen at run time: called where it is there.
-  const held = link === node ? dynamicFunctionValue(ctx, callee) : undefined;
+  // `onStep?.(i, loss)` of a function parameter: whether it holds a function is known where
+  // the specialization is compiled, or tested at run time (function-values.ts' Presence).
+  const held = link === node ? holdsFunction(ctx, callee) : undefined;
+  if (held === true) return ctx.lowerExpression({ ...link, optional: false } as Expression);
+  if (held === false) return skippedCall(ctx, link);
   if (held) {
     ctx.at(link);
-    const there = ctx.builder.unary("not", ctx.builder.unary("nullish", held));
     let called: Value | undefined;
-    const [value] = lowerIf(ctx, there, [
+    const [value] = lowerIf(ctx, held, [
       () => [(called = ctx.lowerExpression({ ...link, optional: false } as Expression))],
       () => [called!.type === "void" ? called! : skippedCall(ctx, link)],
     ]);

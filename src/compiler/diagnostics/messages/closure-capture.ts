@@ -50,6 +50,11 @@ export const closureCapture = {
       "closureCapture",
       `'${name}' is a function; differentiable code can call it ('${name2}(…)') or pass it to a function-typed parameter, but not use it as another kind of value`,
     ),
+  defaultWrittenElsewhere: (what: Printable) =>
+    message(
+      "closureCapture",
+      `${what} may be given undefined here, which takes its default, and the default is written in another module; pass the function, or leave the argument out`,
+    ),
   isListOfFunctions: (name: Printable) =>
     message(
       "closureCapture",

@@ -249,10 +249,7 @@ export function wasmFunction(
       }
       const e = run.exports;
       const resultsAt = copier.at;
-      const heap = resultsAt + resultBytes;
-      const tape = heap + regions.heap;
-      const objects = tape + regions.tape;
-      e.setup(heap, tape, tape, objects, objects, objects + regions.objects, resultsAt);
+      setUp(e, resultsAt, resultBytes, regions);
       let first: number | undefined;
       try {
         first = callEntry(e.entry, wasmArgs);
@@ -317,10 +314,7 @@ export function wasmFunction(
           }
           if (args.length !== wasmArgs.length) return undefined;
           const e = live.exports;
-          const heap = ARGUMENTS_AT + resultBytes;
-          const tape = heap + regions.heap;
-          const objects = tape + regions.tape;
-          e.setup(heap, tape, tape, objects, objects, objects + regions.objects, ARGUMENTS_AT);
+          setUp(e, ARGUMENTS_AT, resultBytes, regions);
           let first: number | undefined;
           try {
             first = callEntry(e.entry, wasmArgs);
@@ -351,6 +345,17 @@ export function wasmFunction(
       wasmCall.busy = false;
     }
   };
+}
+
+/**
+ * Before a call: the results after the first at `resultsAt`, then the heap, the tape and the
+ * stack of saved arrays, each of its region's size.
+ */
+function setUp(e: Exports, resultsAt: number, resultBytes: number, regions: Regions): void {
+  const heap = resultsAt + resultBytes;
+  const tape = heap + regions.heap;
+  const objects = tape + regions.tape;
+  e.setup(heap, tape, tape, objects, objects, objects + regions.objects, resultsAt);
 }
 
 /**

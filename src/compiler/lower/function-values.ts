@@ -902,5 +902,12 @@ export function withDefault(
   if (missing === false) return arg;
   if (!fallback) return ctx.fail(at, closureCapture.defaultWrittenElsewhere(what));
   if (missing === true) return fallback();
-  return choice(missing, fallback(), arg);
+  const other = fallback();
+  // Two run-time values (`new Unit(w, Math.sin)` of `act = Math.tanh`): one run-time value,
+  // which a field can hold, where a choice could only be called.
+  if (arg.fn.kind === "dynamic" && other.fn.kind === "dynamic") {
+    const [value] = lowerIf(ctx, missing, [() => [other.values[0]!], () => [arg.values[0]!]]);
+    return { fn: arg.fn, values: [value!] };
+  }
+  return choice(missing, other, arg);
 }

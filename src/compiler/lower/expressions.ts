@@ -18,13 +18,7 @@ import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
-import {
-  absentLiteral,
-  equalsAbsent,
-  functionValue,
-  holdsFunction,
-  type Presence,
-} from "./function-values.js";
+import { equalsAbsent, functionValue, holdsFunction, type Presence } from "./function-values.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
 import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall } from "./calls.js";
@@ -34,7 +28,9 @@ import { lowerOptionalChain } from "./optional-chain.js";
 import { isFunctionList, lengthOfFunctionList } from "./function-lists.js";
 import { expectType, toBoolean } from "./expect-type.js";
 import {
+  absentLiteral,
   absentValue,
+  isUndefinedValue,
   lowerArrayLiteral,
   lowerMemberRead,
   memberReader,
@@ -373,23 +369,6 @@ function moduleConstantType(ctx: LowerContext, constant: ModuleConstant): Type |
   );
 }
 
-/** `v === undefined`, exactly (not `== null`). */
-function isUndefinedValue(ctx: LowerContext, v: Value): Value {
-  const absent = ctx.builder.emit("const", [], [v.type], {}, [], "").results[0]!;
-  return ctx.builder.emit("nondiff", [v, absent], ["boolean"], { callee: "===" }).results[0]!;
-}
-
-/** Whether `node` is the platform's `undefined` or `null`. */
-function isAbsentValue(ctx: LowerContext, node: Node): boolean {
-  if (node.type === "Identifier")
-    return (
-      node.name === "undefined" &&
-      !ctx.scope.lookup("undefined") &&
-      isPlatformGlobal(ctx.module, "undefined")
-    );
-  return node.type === "Literal" && node.value === null && !("regex" in node && node.regex);
-}
-
 /**
  * `v == null` and `v != null` (either absence, the `nullish` test `??` makes), and `v ===
  * undefined`, `v !== null` (one absence, compared as JavaScript compares): whether an optional
@@ -403,9 +382,9 @@ function absenceTest(
   node: Node,
 ): Value | undefined {
   if (!["===", "!==", "==", "!="].includes(operator)) return undefined;
-  const [probed, absent] = isAbsentValue(ctx, right)
+  const [probed, absent] = absentLiteral(ctx, right)
     ? [left, right]
-    : isAbsentValue(ctx, left)
+    : absentLiteral(ctx, left)
       ? [right, left]
       : [undefined, undefined];
   if (!probed || !absent) return undefined;

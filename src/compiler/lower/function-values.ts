@@ -22,6 +22,7 @@ import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { Scope, type FunctionArg, type LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
+import { absentLiteral, isUndefinedValue } from "./members.js";
 import { signatureOf } from "../types/signature.js";
 import { packRestArguments } from "./rest-arguments.js";
 import { staticKey, type Binding, type StaticFunction } from "../resolve/targets.js";
@@ -751,14 +752,6 @@ function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: 
   return result === "void" || sameType(returns, result);
 }
 
-/** `undefined` or `null` written where a function is expected (not a variable so named). */
-export function absentLiteral(ctx: LowerContext, node: Node): "undefined" | "null" | undefined {
-  if (node.type === "Literal" && node.value === null) return "null";
-  if (node.type === "Identifier" && node.name === "undefined" && !ctx.scope.lookup("undefined"))
-    return "undefined";
-  return undefined;
-}
-
 /** An absent function as a value (`{ onStep }` with onStep left out): undefined or null. */
 function absentValue(ctx: LowerContext, at: Node, value: "undefined" | "null"): Value {
   ctx.at(at);
@@ -887,18 +880,8 @@ export function withDefault(
   fallback: (() => FunctionArg) | undefined,
   what: string,
 ): FunctionArg {
-  const undefinedConstant = () =>
-    ctx.builder.emit("const", [], ["opaque"], {}, [], "undefined").results[0]!;
   ctx.at(at);
-  const missing = absentAs(
-    ctx,
-    arg,
-    "undefined",
-    false,
-    (v) =>
-      ctx.builder.emit("nondiff", [v, undefinedConstant()], ["boolean"], { callee: "===" })
-        .results[0]!,
-  );
+  const missing = absentAs(ctx, arg, "undefined", false, (v) => isUndefinedValue(ctx, v));
   if (missing === false) return arg;
   if (!fallback) return ctx.fail(at, closureCapture.defaultWrittenElsewhere(what));
   if (missing === true) return fallback();

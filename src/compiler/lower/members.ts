@@ -588,14 +588,28 @@ function namesAFunction(ctx: LowerContext, node: Node): boolean {
  * `type`: a constant that is that absence, kept apart (`??` takes both, `=== null` one).
  */
 export function absentValue(ctx: LowerContext, node: Node, type: Type): Value | undefined {
-  const isNull = node.type === "Literal" && node.value === null && !("regex" in node && node.regex);
+  const literal = absentLiteral(ctx, node);
+  if (!literal) return undefined;
+  const attrs = literal === "null" ? { isNull: true } : {};
+  return ctx.builder.emit("const", [], [type], attrs, [], "").results[0]!;
+}
+
+/** Which absence `node` writes: the platform's `undefined`, or `null` (else undefined). */
+export function absentLiteral(ctx: LowerContext, node: Node): "undefined" | "null" | undefined {
+  if (node.type === "Literal" && node.value === null && !("regex" in node && node.regex))
+    return "null";
   const isUndefined =
     node.type === "Identifier" &&
     node.name === "undefined" &&
     !ctx.scope.lookup("undefined") &&
     isPlatformGlobal(ctx.module, "undefined", ctx.scope);
-  if (!isNull && !isUndefined) return undefined;
-  return ctx.builder.emit("const", [], [type], isNull ? { isNull: true } : {}, [], "").results[0]!;
+  return isUndefined ? "undefined" : undefined;
+}
+
+/** `v === undefined`, exactly (not `== null`). */
+export function isUndefinedValue(ctx: LowerContext, v: Value): Value {
+  const absent = ctx.builder.emit("const", [], [v.type], {}, [], "").results[0]!;
+  return ctx.builder.emit("nondiff", [v, absent], ["boolean"], { callee: "===" }).results[0]!;
 }
 
 const TYPED_ARRAYS = new Set(["Float64Array", "Float32Array"]);

@@ -27,10 +27,9 @@ import { constructorOf } from "./construct.js";
 import { lowerOptionalChain } from "./optional-chain.js";
 import { isFunctionList, lengthOfFunctionList } from "./function-lists.js";
 import { expectType, toBoolean } from "./expect-type.js";
+import { absentLiteral, isUndefinedValue } from "./absence.js";
 import {
-  absentLiteral,
   absentValue,
-  isUndefinedValue,
   lowerArrayLiteral,
   lowerMemberRead,
   memberReader,

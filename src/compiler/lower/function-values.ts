@@ -22,7 +22,7 @@ import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { Scope, type FunctionArg, type LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
-import { absentLiteral, isUndefinedValue } from "./members.js";
+import { absentLiteral, isUndefinedValue } from "./absence.js";
 import { signatureOf } from "../types/signature.js";
 import { packRestArguments } from "./rest-arguments.js";
 import { staticKey, type Binding, type StaticFunction } from "../resolve/targets.js";

@@ -1,4 +1,5 @@
 import { hasArrowFields, isArrowField } from "./arrow-fields.js";
+import { absentLiteral } from "./absence.js";
 import { fieldFunctionType } from "./class-dispatch.js";
 import { lowerIf } from "./merge.js";
 export { countedLoop, forEachIndex } from "./ir-loops.js";
@@ -592,24 +593,6 @@ export function absentValue(ctx: LowerContext, node: Node, type: Type): Value | 
   if (!literal) return undefined;
   const attrs = literal === "null" ? { isNull: true } : {};
   return ctx.builder.emit("const", [], [type], attrs, [], "").results[0]!;
-}
-
-/** Which absence `node` writes: the platform's `undefined`, or `null` (else undefined). */
-export function absentLiteral(ctx: LowerContext, node: Node): "undefined" | "null" | undefined {
-  if (node.type === "Literal" && node.value === null && !("regex" in node && node.regex))
-    return "null";
-  const isUndefined =
-    node.type === "Identifier" &&
-    node.name === "undefined" &&
-    !ctx.scope.lookup("undefined") &&
-    isPlatformGlobal(ctx.module, "undefined", ctx.scope);
-  return isUndefined ? "undefined" : undefined;
-}
-
-/** `v === undefined`, exactly (not `== null`). */
-export function isUndefinedValue(ctx: LowerContext, v: Value): Value {
-  const absent = ctx.builder.emit("const", [], [v.type], {}, [], "").results[0]!;
-  return ctx.builder.emit("nondiff", [v, absent], ["boolean"], { callee: "===" }).results[0]!;
 }
 
 const TYPED_ARRAYS = new Set(["Float64Array", "Float32Array"]);

@@ -99,6 +99,18 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
   const globals = new Map<string, Value>();
   /** Each write: the op, and the value whose own slots (or what it holds, `inner`) it changes. */
   const stores: { op: Op; target: Value; inner: boolean }[] = [];
+  // The arrays and objects the function makes (`alloc`, `[a, b]`, `{ x }`, zeros), as values
+  // those ops define. A store into one of them, by that very value, changes an array or object
+  // that did not exist before: no parameter's, and no module-level one (which could hold it
+  // only after a write of its own, reported as such), however its class merges later. A
+  // state started from a module-level constant and replaced in a loop (`let body = START`,
+  // then `body = { position: body.position.map(…) }`) unifies the new arrays with START's;
+  // their stores are not START's.
+  const made = new Set<number>();
+  forEachOpInnerFirst(fn.body, (op) => {
+    if (op.opcode === "alloc" || op.opcode === "literal" || op.opcode === "zeros")
+      for (const r of op.results) made.add(r.id);
+  });
 
   const visit = (region: Region): void =>
     forEachOpInnerFirst(region, (op) => {
@@ -120,7 +132,7 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
         case "addField":
         case "addIndex":
           holdsValue(first!, op.operands[op.operands.length - 1]!);
-          stores.push({ op, target: first!, inner: false });
+          if (!made.has(first!.id)) stores.push({ op, target: first!, inner: false });
           return;
         case "literal":
           for (const v of op.operands) holdsValue(result!, v);

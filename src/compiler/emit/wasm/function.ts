@@ -8,7 +8,7 @@ import type {
   Type,
   Value,
 } from "../../ir/types.js";
-import { isAggregate, isArray, isObject, typeText } from "../../ir/type-system.js";
+import { isAggregate, isArray, isObject, isRecursiveType, typeText } from "../../ir/type-system.js";
 import type { WasmKind } from "../../../api/wasm-entry.js";
 import { isPure } from "../../ir/ops.js";
 import { forEachOp, someOp } from "../../ir/walk.js";
@@ -153,6 +153,8 @@ class WatFunctionEmitter {
   private readonly usesTape: boolean;
   /** The Math.exp calls written out so far (each block gets its own label). */
   private exps = 0;
+  /** How deep the zero tangents of nested arrays and objects go (their locals, zerosInto). */
+  private zeroDepth = 0;
 
   constructor(
     private readonly fn: IRFunction,
@@ -204,6 +206,10 @@ class WatFunctionEmitter {
     ];
     const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
     const exp = this.exps > 0 ? [EXP_LOCALS] : [];
+    for (let d = 0; d < this.zeroDepth; d++)
+      declared.push(
+        `    (local $zeros_like${d} i32) (local $zeros${d} i32) (local $zeros_at${d} i32)`,
+      );
     return [
       `  ${header.join(" ")}`,
       "    (local $ix i32) (local $saved f64) (local $wide i64) (local $trips i64) (local $inBounds i32)",
@@ -401,18 +407,28 @@ class WatFunctionEmitter {
       case "zeros": {
         // The zero tangent of an object of numbers (`Vec3.zero`'s): a zeroed block of its fields.
         if (isObject(r.type)) {
+          if (!r.type.fields.every((f) => f.type === "number" && !f.optional)) {
+            // Holding arrays or objects: the same shape, zero (zerosInto).
+            this.zerosInto(a!.type, r.type, this.get(a!), 0);
+            return this.set(r, "(local.get $zeros0)");
+          }
           this.numberFields(r.type, "a zero tangent");
           return this.set(r, `(call $allocCells (i32.const ${r.type.fields.length}))`);
         }
         const type = this.arrayOperand(a!);
-        if (!holdsNumbers(type)) this.fail("a zero tangent of an array of arrays");
-        return this.set(r, `(call $alloc (f64.convert_i32_u (i32.load ${this.get(a!)})))`);
+        if (holdsNumbers(type))
+          return this.set(r, `(call $alloc (f64.convert_i32_u (i32.load ${this.get(a!)})))`);
+        // Of an array of arrays or objects (a matrix's, `number[][]`): the same shape, zero.
+        this.zerosInto(type, r.type, this.get(a!), 0);
+        return this.set(r, "(local.get $zeros0)");
       }
       case "literal":
         return this.literal(op);
       case "clear": {
         // An object of numbers (a shadow such as a `Vec3`'s): its fields to 0.
         if (isObject(a!.type)) {
+          if (!a!.type.fields.every((f) => f.type === "number" && !f.optional))
+            return this.clearIn(a!.type, this.get(a!), 0);
           const n = this.numberFields(a!.type, "clearing a shadow");
           this.line(
             `(memory.fill (i32.add ${this.get(a!)} (i32.const 8)) (i32.const 0) (i32.const ${8 * n}))`,
@@ -420,7 +436,7 @@ class WatFunctionEmitter {
           return;
         }
         const type = this.arrayOperand(a!);
-        if (!holdsNumbers(type)) this.fail("clearing an array of arrays");
+        if (!holdsNumbers(type)) return this.clearIn(type, this.get(a!), 0);
         this.line(
           `(memory.fill (i32.add ${this.get(a!)} (i32.const 8)) (i32.const 0) (i32.shl (i32.load ${this.get(a!)}) (i32.const 3)))`,
         );
@@ -508,6 +524,157 @@ class WatFunctionEmitter {
   private maybeAbsent(v: Value, op: Op): string {
     const name = v.hint ? `'${v.hint}'` : "a value";
     return `${name}, ${this.absent.presence(v) === "maybe" ? "maybe " : ""}undefined, in ${describe(op)}`;
+  }
+
+  /**
+   * A zero tangent (of type `tangent`) shaped like the array or object of type `type` at
+   * `like` (an i32 expression), into the local `$zeros{depth}`: arrays of numbers zeroed to
+   * the same length, arrays of arrays or objects element by element (an element never
+   * written stays so, as `.map` leaves a hole), objects field by field, as the JavaScript
+   * backend's `zerosLike` does.
+   */
+  private zerosInto(type: Type, tangent: Type, like: string, depth: number): void {
+    this.zeroDepth = Math.max(this.zeroDepth, depth + 1);
+    const [from, into, at] = [`$zeros_like${depth}`, `$zeros${depth}`, `$zeros_at${depth}`];
+    this.line(`(local.set ${from} ${like})`);
+    /** The inner array or object in the cell `read` of `from`, its zeros into cell `write`. */
+    const inner = (innerType: Type, innerTangent: Type, read: string, write: string) => {
+      const cell = `(i32.load ${read})`;
+      this.line(`(if (i32.ne ${cell} (i32.const 0))`);
+      this.indent++;
+      this.line("(then");
+      this.indent++;
+      this.zerosInto(innerType, innerTangent, cell, depth + 1);
+      this.line(`(i32.store ${write} (local.get $zeros${depth + 1}))`);
+      this.indent--;
+      this.line(")");
+      this.indent--;
+      this.line(")");
+    };
+    const fieldCell = (k: number, base: string) => `offset=${8 + 8 * k} (local.get ${base})`;
+    if (isRecursiveType(type)) this.fail(`a zero tangent of ${typeText(type)}, which holds itself`);
+    if (isObject(type) && isObject(tangent)) {
+      wasmType(type, this.what("a zero tangent"));
+      this.line(`(local.set ${into} (call $allocCells (i32.const ${tangent.fields.length})))`);
+      let present = 0;
+      tangent.fields.forEach((f, k) => {
+        const j = type.fields.findIndex((g) => g.name === f.name);
+        const field = type.fields[j];
+        if (!field || opaqueField(field, j) !== undefined)
+          this.fail(`a zero tangent of ${typeText(type)} (its field '${f.name}')`);
+        if (f.type === "number") {
+          // Present and 0, as `zerosLike` writes every number field.
+          if (f.optional) present |= presenceBit(k);
+          return;
+        }
+        if (f.optional || field.optional)
+          this.fail(`a zero tangent of ${typeText(type)} (its optional field '${f.name}')`);
+        // A field not yet written (address 0): the call runs as JavaScript.
+        this.line(`(if (i32.eqz (i32.load ${fieldCell(j, from)})) (then unreachable))`);
+        inner(field.type, f.type, fieldCell(j, from), fieldCell(k, into));
+      });
+      if (present !== 0)
+        this.line(`(i32.store offset=4 (local.get ${into}) (i32.const ${present | 0}))`);
+      return;
+    }
+    if (!isArray(type) || !isArray(tangent))
+      return this.fail(`a zero tangent of ${typeText(type)}`);
+    wasmType(type, this.what("a zero tangent"));
+    this.line(`(local.set ${into} (call $allocCells (i32.load (local.get ${from}))))`);
+    if (holdsNumbers(type)) return;
+    if (type.elements?.length) {
+      type.elements.forEach((e, k) =>
+        inner(e, tangent.elements?.[k] ?? tangent.element, fieldCell(k, from), fieldCell(k, into)),
+      );
+      return;
+    }
+    const elementCell = (base: string) =>
+      `offset=8 (i32.add (local.get ${base}) (i32.shl (local.get ${at}) (i32.const 3)))`;
+    const n = this.labels++;
+    this.line(`(local.set ${at} (i32.const 0))`);
+    this.line(`(block $zeros_done${n}`);
+    this.indent++;
+    this.line(`(loop $zeros_next${n}`);
+    this.indent++;
+    this.line(
+      `(br_if $zeros_done${n} (i32.ge_u (local.get ${at}) (i32.load (local.get ${from}))))`,
+    );
+    inner(type.element, tangent.element, elementCell(from), elementCell(into));
+    this.line(`(local.set ${at} (i32.add (local.get ${at}) (i32.const 1)))`);
+    this.line(`(br $zeros_next${n})`);
+    this.indent--;
+    this.line(")");
+    this.indent--;
+    this.line(")");
+  }
+
+  /**
+   * Every number in the shadow of type `type` at `at` (an i32 expression) set to 0 in place,
+   * through its inner arrays and objects (an element never written skipped), as the
+   * JavaScript backend's `clearTangent` does; uses the locals of `zerosInto`.
+   */
+  private clearIn(type: Type, at: string, depth: number): void {
+    this.zeroDepth = Math.max(this.zeroDepth, depth + 1);
+    const [shadow, index] = [`$zeros_like${depth}`, `$zeros_at${depth}`];
+    this.line(`(local.set ${shadow} ${at})`);
+    const inner = (innerType: Type, cell: string) => {
+      this.line(`(if (i32.ne (i32.load ${cell}) (i32.const 0))`);
+      this.indent++;
+      this.line("(then");
+      this.indent++;
+      this.clearIn(innerType, `(i32.load ${cell})`, depth + 1);
+      this.indent--;
+      this.line(")");
+      this.indent--;
+      this.line(")");
+    };
+    if (isRecursiveType(type)) this.fail(`clearing a ${typeText(type)}, which holds itself`);
+    wasmType(type, this.what("clearing a shadow"));
+    if (isObject(type)) {
+      type.fields.forEach((f, k) => {
+        if (opaqueField(f, k) !== undefined) return;
+        const cell = `offset=${8 + 8 * k} (local.get ${shadow})`;
+        const zero = `(f64.store ${cell} (f64.const 0))`;
+        // An optional number the shadow lacks stays NaN (kinds.ts), as `clearTangent` leaves it.
+        if (f.type === "number" && f.optional)
+          this.line(
+            `(if (i32.ne (i32.and (i32.load offset=4 (local.get ${shadow})) (i32.const ${presenceBit(k)})) (i32.const 0)) (then ${zero}))`,
+          );
+        else if (f.type === "number") this.line(zero);
+        else if (isAggregate(f.type)) inner(f.type, cell);
+      });
+      return;
+    }
+    if (!isArray(type)) return this.fail(`clearing a ${typeText(type)}`);
+    if (holdsNumbers(type)) {
+      this.line(
+        `(memory.fill (i32.add (local.get ${shadow}) (i32.const 8)) (i32.const 0) (i32.shl (i32.load (local.get ${shadow})) (i32.const 3)))`,
+      );
+      return;
+    }
+    if (type.elements?.length) {
+      type.elements.forEach((e, k) => inner(e, `offset=${8 + 8 * k} (local.get ${shadow})`));
+      return;
+    }
+    const n = this.labels++;
+    this.line(`(local.set ${index} (i32.const 0))`);
+    this.line(`(block $clear_done${n}`);
+    this.indent++;
+    this.line(`(loop $clear_next${n}`);
+    this.indent++;
+    this.line(
+      `(br_if $clear_done${n} (i32.ge_u (local.get ${index}) (i32.load (local.get ${shadow}))))`,
+    );
+    inner(
+      type.element,
+      `offset=8 (i32.add (local.get ${shadow}) (i32.shl (local.get ${index}) (i32.const 3)))`,
+    );
+    this.line(`(local.set ${index} (i32.add (local.get ${index}) (i32.const 1)))`);
+    this.line(`(br $clear_next${n})`);
+    this.indent--;
+    this.line(")");
+    this.indent--;
+    this.line(")");
   }
 
   private constant(op: Op, type: Type): string {

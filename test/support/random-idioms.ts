@@ -57,6 +57,7 @@ export const IDIOM_NAMES = [
   "private-members",
   "optional-callbacks",
   "function-lists",
+  "module-state",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -1014,6 +1015,82 @@ class IdiomGenerator extends Generator {
     );
     this.emit(`${y} += ${stages}[0](${y}) * ${stages}.length;`);
     this.result(y, vars, mutable);
+  }
+
+  /**
+   * A state started from module-level constants and replaced, not changed, in a loop: an
+   * object of arrays updated with `map` and spreads, or a matrix started from an identity
+   * matrix and multiplied; the constants are read again afterwards (they must be intact).
+   */
+  moduleState(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    const steps = this.int(1, 4);
+    const k = this.fresh("step");
+    if (this.chance(0.5)) {
+      const start = this.fresh("START");
+      const c = () => this.constant();
+      this.decl(
+        `const ${start} = { position: [${c()}, ${c()}], velocity: [${c()}, ${c()}], damping: ${this.contraction()} };`,
+      );
+      const state = this.fresh("state");
+      const h = this.contraction();
+      this.emit(`let ${state} = ${start};`);
+      this.emit(`for (let ${k} = 0; ${k} < ${steps}; ${k}++) {`);
+      this.nested(() => {
+        const force = `${this.e(vars, 1)} * ${this.contraction()}`;
+        this.emit(
+          this.pick([
+            `${state} = {
+      position: ${state}.position.map((p, i) => p + ${h} * ${state}.velocity[i]),
+      velocity: ${state}.velocity.map((v) => v * ${state}.damping + ${force}),
+      damping: ${state}.damping,
+    };`,
+            `${state} = { ...${state}, velocity: [${state}.velocity[0] + ${force}, ${state}.velocity[1] * ${state}.damping] };`,
+            `const moved = [...${state}.position];
+    moved[${k} % 2] += ${h} * ${state}.velocity[0];
+    ${state} = { ...${state}, position: moved };`,
+          ]),
+        );
+      });
+      this.emit("}");
+      this.emit(
+        `let ${r} = ${state}.position[0] * ${this.contraction()} + ${state}.position[1] + ${state}.velocity[1] * ${this.contraction()} + ${start}.position[1];`,
+      );
+    } else {
+      const identity = this.fresh("IDENTITY");
+      this.decl(
+        `const ${identity}: number[][] = [
+  [1, 0],
+  [0, 1],
+];`,
+      );
+      const pose = this.fresh("pose");
+      this.emit(`let ${pose} = ${identity};`);
+      this.emit(`for (let ${k} = 0; ${k} < ${steps}; ${k}++) {`);
+      this.nested(() => {
+        const t = this.fresh("angle");
+        this.emit(`const ${t} = ${this.e(vars, 1)} * ${this.contraction()};`);
+        this.emit(
+          `const turn = [
+      [Math.cos(${t}), -Math.sin(${t})],
+      [Math.sin(${t}), Math.cos(${t})],
+    ];`,
+        );
+        this.emit(
+          this.pick([
+            `${pose} = ${pose}.map((row) => turn[0].map((_, j) => row[0] * turn[0][j] + row[1] * turn[1][j]));`,
+            `const next: number[][] = [];
+    for (const row of ${pose}) next.push([row[0] * turn[0][0] + row[1] * turn[1][0], row[0] * turn[0][1] + row[1] * turn[1][1]]);
+    ${pose} = next;`,
+          ]),
+        );
+      });
+      this.emit("}");
+      this.emit(
+        `let ${r} = ${pose}[0][1] * ${this.e(vars, 1)} + ${pose}[1][1] + ${identity}[0][0] * ${this.contraction()};`,
+      );
+    }
+    this.result(r, vars, mutable);
   }
 
   /**
@@ -2081,6 +2158,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "default-params": (g, v, m) => g.defaultParams(v, m),
   "optional-callbacks": (g, v, m) => g.optionalCallbacks(v, m),
   "function-lists": (g, v, m) => g.functionLists(v, m),
+  "module-state": (g, v, m) => g.moduleState(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

@@ -56,7 +56,38 @@ export function f(fx: number, fy: number): number {
   );
 });
 
+test("a copy made by a helper and changed is no write to what it copies", async () => {
+  await checkTwoWays(
+    `const START = { position: [0, 0], velocity: [1, 0.5] };
+function clone(v: number[]): number[] {
+  return v.slice();
+}
+export function f(x: number, y: number): number {
+  let body = START;
+  for (let step = 0; step < 3; step++) {
+    const position = clone(body.position);
+    position[step % 2] += x * body.velocity[step % 2];
+    body = { position, velocity: body.velocity.map((v) => v * y) };
+  }
+  return body.position[0] * body.position[1] + body.velocity[1] + START.position[0];
+}`,
+  );
+});
+
 const WRITES: [string, string, string][] = [
+  [
+    "through what a helper returns that may be its argument",
+    `const START = { position: [0, 0] };
+function maybeCopy(v: number[], copy: boolean): number[] {
+  return copy ? v.slice() : v;
+}
+function f(a: number): number {
+  const p = maybeCopy(START.position, a > 1);
+  p[0] = a;
+  return a * p[0];
+}`,
+    "main.ts:8:3: error NABLA105: differentiable code cannot change the module-level 'START'",
+  ],
   [
     "through a state that starts as it and is replaced in a loop",
     `const START = { position: [0, 0] };

@@ -1034,6 +1034,8 @@ class IdiomGenerator extends Generator {
       );
       const state = this.fresh("state");
       const h = this.contraction();
+      const copyOf = this.fresh("copyOf");
+      this.decl(`function ${copyOf}(values: number[]): number[] {\n  return values.slice();\n}`);
       this.emit(`let ${state} = ${start};`);
       this.emit(`for (let ${k} = 0; ${k} < ${steps}; ${k}++) {`);
       this.nested(() => {
@@ -1046,7 +1048,7 @@ class IdiomGenerator extends Generator {
       damping: ${state}.damping,
     };`,
             `${state} = { ...${state}, velocity: [${state}.velocity[0] + ${force}, ${state}.velocity[1] * ${state}.damping] };`,
-            `const moved = [...${state}.position];
+            `const moved = ${this.pick([`[...${state}.position]`, `${copyOf}(${state}.position)`])};
     moved[${k} % 2] += ${h} * ${state}.velocity[0];
     ${state} = { ...${state}, position: moved };`,
           ]),

@@ -32,7 +32,8 @@ export class CallSummaries {
   private readonly effectsUnknown = new Set<FunctionKey>();
   private readonly effectsSolver = new SccSolver<Effects>(
     (key) => summarizeEffects(this.source.lowered(key)!, this.effects),
-    () => NO_EFFECTS,
+    // Least: it returns nothing that existed before, until its body says it may.
+    () => ({ ...NO_EFFECTS, returnsOld: false }),
     joinEffects,
     sameEffects,
   );

@@ -33,6 +33,11 @@ export interface Effects {
   /** As points-to.ts sees them: what the result may share, which parameters come to share. */
   sharedWithResult?: Set<number>;
   sharedWithOthers?: Set<number>;
+  /**
+   * Whether the returned array or object may be one that existed before the call; absent (a
+   * function with a rule, one not summarized): it may.
+   */
+  returnsOld?: boolean;
   /** Module-level arrays and objects it writes (directly or through callees). */
   moduleWrites: ModuleWrite[];
   /** Whether it reads module-level arrays or objects (directly or through callees). */
@@ -214,6 +219,7 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     innerWrites: precise.summary.innerWrites,
     sharedWithResult: precise.summary.aliases,
     sharedWithOthers: precise.summary.replaces,
+    returnsOld: precise.summary.returnsOld,
     moduleWrites: findModuleWrites(fn, effectsOf, precise),
     readsModule,
   };
@@ -388,6 +394,7 @@ function preciseWritesOf(effectsOf: EffectsOf): PreciseWritesOf {
         innerWrites: effects.innerWrites ?? effects.writes,
         aliases: effects.sharedWithResult ?? effects.aliases,
         replaces: effects.sharedWithOthers ?? effects.replaces,
+        returnsOld: effects.returnsOld ?? true,
       },
       param: (i) => (i < arity ? i : shadowParam(op, i)),
     };
@@ -445,6 +452,7 @@ export function joinEffects(a: Effects, b: Effects): Effects {
     ...joined("sharedWithOthers", "replaces"),
     moduleWrites: [...a.moduleWrites, ...b.moduleWrites.filter((w) => !seen.has(writeKey(w)))],
     readsModule: a.readsModule || b.readsModule,
+    returnsOld: (a.returnsOld ?? true) || (b.returnsOld ?? true),
   };
 }
 
@@ -462,7 +470,8 @@ export function sameEffects(a: Effects, b: Effects): boolean {
     (a.sharedWithResult ?? a.aliases).size === (b.sharedWithResult ?? b.aliases).size &&
     (a.sharedWithOthers ?? a.replaces).size === (b.sharedWithOthers ?? b.replaces).size &&
     a.moduleWrites.length === b.moduleWrites.length &&
-    a.readsModule === b.readsModule
+    a.readsModule === b.readsModule &&
+    (a.returnsOld ?? true) === (b.returnsOld ?? true)
   );
 }
 

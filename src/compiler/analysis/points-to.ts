@@ -20,6 +20,11 @@ export interface PreciseWrites {
   aliases: Set<number>;
   /** Parameters that may come to share memory with another (one stored into the other). */
   replaces: Set<number>;
+  /**
+   * Whether the returned array or object may be one that existed before the call (false:
+   * always one the function made, such as `v.slice()`).
+   */
+  returnsOld: boolean;
 }
 
 export type PreciseWritesOf = (
@@ -106,10 +111,17 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
   // state started from a module-level constant and replaced in a loop (`let body = START`,
   // then `body = { position: body.position.map(…) }`) unifies the new arrays with START's;
   // their stores are not START's.
+  // So is what a callee returns that it made itself (`const next = clone(state)`).
   const made = new Set<number>();
   forEachOpInnerFirst(fn.body, (op) => {
     if (op.opcode === "alloc" || op.opcode === "literal" || op.opcode === "zeros")
       for (const r of op.results) made.add(r.id);
+    if (
+      op.opcode === "call" &&
+      op.results.length === 1 &&
+      writesOf(op)?.writes.returnsOld === false
+    )
+      made.add(op.results[0]!.id);
   });
 
   const visit = (region: Region): void =>
@@ -222,6 +234,7 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
     innerWrites: new Set(),
     aliases: new Set(),
     replaces: new Set(),
+    returnsOld: !(ret && made.has(ret.id)),
   };
   /** A value's class and the classes inside it. */
   const memory = (v: Value) => new Set([cells.find(v.id), ...cells.inside(v.id)]);

@@ -538,19 +538,11 @@ class WatFunctionEmitter {
     const [from, into, at] = [`$zeros_like${depth}`, `$zeros${depth}`, `$zeros_at${depth}`];
     this.line(`(local.set ${from} ${like})`);
     /** The inner array or object in the cell `read` of `from`, its zeros into cell `write`. */
-    const inner = (innerType: Type, innerTangent: Type, read: string, write: string) => {
-      const cell = `(i32.load ${read})`;
-      this.line(`(if (i32.ne ${cell} (i32.const 0))`);
-      this.indent++;
-      this.line("(then");
-      this.indent++;
-      this.zerosInto(innerType, innerTangent, cell, depth + 1);
-      this.line(`(i32.store ${write} (local.get $zeros${depth + 1}))`);
-      this.indent--;
-      this.line(")");
-      this.indent--;
-      this.line(")");
-    };
+    const inner = (innerType: Type, innerTangent: Type, read: string, write: string) =>
+      this.ifWritten(read, () => {
+        this.zerosInto(innerType, innerTangent, `(i32.load ${read})`, depth + 1);
+        this.line(`(i32.store ${write} (local.get $zeros${depth + 1}))`);
+      });
     const fieldCell = (k: number, base: string) => `offset=${8 + 8 * k} (local.get ${base})`;
     if (isRecursiveType(type)) this.fail(`a zero tangent of ${typeText(type)}, which holds itself`);
     if (isObject(type) && isObject(tangent)) {
@@ -590,22 +582,9 @@ class WatFunctionEmitter {
     }
     const elementCell = (base: string) =>
       `offset=8 (i32.add (local.get ${base}) (i32.shl (local.get ${at}) (i32.const 3)))`;
-    const n = this.labels++;
-    this.line(`(local.set ${at} (i32.const 0))`);
-    this.line(`(block $zeros_done${n}`);
-    this.indent++;
-    this.line(`(loop $zeros_next${n}`);
-    this.indent++;
-    this.line(
-      `(br_if $zeros_done${n} (i32.ge_u (local.get ${at}) (i32.load (local.get ${from}))))`,
+    this.forEachElement(from, at, () =>
+      inner(type.element, tangent.element, elementCell(from), elementCell(into)),
     );
-    inner(type.element, tangent.element, elementCell(from), elementCell(into));
-    this.line(`(local.set ${at} (i32.add (local.get ${at}) (i32.const 1)))`);
-    this.line(`(br $zeros_next${n})`);
-    this.indent--;
-    this.line(")");
-    this.indent--;
-    this.line(")");
   }
 
   /**
@@ -617,17 +596,8 @@ class WatFunctionEmitter {
     this.zeroDepth = Math.max(this.zeroDepth, depth + 1);
     const [shadow, index] = [`$zeros_like${depth}`, `$zeros_at${depth}`];
     this.line(`(local.set ${shadow} ${at})`);
-    const inner = (innerType: Type, cell: string) => {
-      this.line(`(if (i32.ne (i32.load ${cell}) (i32.const 0))`);
-      this.indent++;
-      this.line("(then");
-      this.indent++;
-      this.clearIn(innerType, `(i32.load ${cell})`, depth + 1);
-      this.indent--;
-      this.line(")");
-      this.indent--;
-      this.line(")");
-    };
+    const inner = (innerType: Type, cell: string) =>
+      this.ifWritten(cell, () => this.clearIn(innerType, `(i32.load ${cell})`, depth + 1));
     if (isRecursiveType(type)) this.fail(`clearing a ${typeText(type)}, which holds itself`);
     wasmType(type, this.what("clearing a shadow"));
     if (isObject(type)) {
@@ -656,21 +626,41 @@ class WatFunctionEmitter {
       type.elements.forEach((e, k) => inner(e, `offset=${8 + 8 * k} (local.get ${shadow})`));
       return;
     }
+    this.forEachElement(shadow, index, () =>
+      inner(
+        type.element,
+        `offset=8 (i32.add (local.get ${shadow}) (i32.shl (local.get ${index}) (i32.const 3)))`,
+      ),
+    );
+  }
+
+  /** `body` where the cell at `cell` (`offset=… address`) holds an array or object (not 0). */
+  private ifWritten(cell: string, body: () => void): void {
+    this.line(`(if (i32.ne (i32.load ${cell}) (i32.const 0))`);
+    this.indent++;
+    this.line("(then");
+    this.indent++;
+    body();
+    this.indent--;
+    this.line(")");
+    this.indent--;
+    this.line(")");
+  }
+
+  /** `body` once per element of the array in local `array`, its index in local `index`. */
+  private forEachElement(array: string, index: string, body: () => void): void {
     const n = this.labels++;
     this.line(`(local.set ${index} (i32.const 0))`);
-    this.line(`(block $clear_done${n}`);
+    this.line(`(block $elements_done${n}`);
     this.indent++;
-    this.line(`(loop $clear_next${n}`);
+    this.line(`(loop $elements_next${n}`);
     this.indent++;
     this.line(
-      `(br_if $clear_done${n} (i32.ge_u (local.get ${index}) (i32.load (local.get ${shadow}))))`,
+      `(br_if $elements_done${n} (i32.ge_u (local.get ${index}) (i32.load (local.get ${array}))))`,
     );
-    inner(
-      type.element,
-      `offset=8 (i32.add (local.get ${shadow}) (i32.shl (local.get ${index}) (i32.const 3)))`,
-    );
+    body();
     this.line(`(local.set ${index} (i32.add (local.get ${index}) (i32.const 1)))`);
-    this.line(`(br $clear_next${n})`);
+    this.line(`(br $elements_next${n})`);
     this.indent--;
     this.line(")");
     this.indent--;

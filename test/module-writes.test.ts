@@ -74,7 +74,38 @@ export function f(x: number, y: number): number {
   );
 });
 
+test("a new state's array changed right after the state is made is no write to the constant it started from", async () => {
+  await checkTwoWays(
+    `const INIT = { v: [1, 2], w: [0.5, 0.25] };
+export function f(x: number, y: number): number {
+  let state = INIT;
+  for (let i = 0; i < 3; i++) {
+    const next = { v: state.v.map((a) => a * y), w: state.w };
+    next.v[0] *= x;
+    next.v[1] += next.w[i % 2];
+    state = next;
+  }
+  return state.v[0] + state.v[1] * y + INIT.v[0];
+}`,
+  );
+});
+
 const WRITES: [string, string, string][] = [
+  [
+    "through a new state's field set to the constant's array before the write",
+    `const INIT = { v: [1, 2] };
+function f(k: number): number {
+  let s = INIT;
+  for (let i = 0; i < 3; i++) {
+    const next = { v: s.v.map((x) => x) };
+    next.v = s.v;
+    next.v[0] *= k;
+    s = next;
+  }
+  return s.v[0];
+}`,
+    "main.ts:8:5: error NABLA105: differentiable code cannot change the module-level 'INIT'",
+  ],
   [
     "through what a helper returns that may be its argument",
     `const START = { position: [0, 0] };

@@ -1051,6 +1051,9 @@ class IdiomGenerator extends Generator {
             `const moved = ${this.pick([`[...${state}.position]`, `${copyOf}(${state}.position)`])};
     moved[${k} % 2] += ${h} * ${state}.velocity[0];
     ${state} = { ...${state}, position: moved };`,
+            `const next = { ...${state}, velocity: ${state}.velocity.map((v) => v * ${state}.damping) };
+    next.velocity[${k} % 2] += ${force};
+    ${state} = next;`,
           ]),
         );
       });

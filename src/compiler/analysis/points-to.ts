@@ -1,5 +1,5 @@
 import { forEachOpInnerFirst, terminator } from "../ir/walk.js";
-import { isAggregate } from "../ir/type-system.js";
+import { isAggregate, isObject } from "../ir/type-system.js";
 import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 
 // Which arrays and objects a function writes, telling a container from what it holds: storing
@@ -112,17 +112,44 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
   // then `body = { position: body.position.map(…) }`) unifies the new arrays with START's;
   // their stores are not START's.
   // So is what a callee returns that it made itself (`const next = clone(state)`).
+  // And a field of an object literal read back before anything could have replaced it (`const
+  // next = { v: s.v.map(f) }; next.v[0] *= k`): no field store and no call between the two,
+  // in one block.
   const made = new Set<number>();
-  forEachOpInnerFirst(fn.body, (op) => {
-    if (op.opcode === "alloc" || op.opcode === "literal" || op.opcode === "zeros")
-      for (const r of op.results) made.add(r.id);
-    if (
-      op.opcode === "call" &&
-      op.results.length === 1 &&
-      writesOf(op)?.writes.returnsOld === false
-    )
-      made.add(op.results[0]!.id);
-  });
+  const walkMade = (region: Region): void => {
+    /** Per object literal of this block: its fields holding made values, while intact. */
+    const intact = new Map<number, Map<string, Value>>();
+    for (const op of region.ops) {
+      op.regions.forEach(walkMade);
+      const [first] = op.operands;
+      const result = op.results[0];
+      if (op.opcode === "alloc" || op.opcode === "literal" || op.opcode === "zeros")
+        for (const r of op.results) made.add(r.id);
+      if (op.opcode === "literal" && result && isObject(result.type)) {
+        const fields = new Map<string, Value>();
+        result.type.fields.forEach((f, k) => {
+          const v = op.operands[k];
+          if (v && made.has(v.id)) fields.set(f.name, v);
+        });
+        intact.set(result.id, fields);
+      } else if (op.opcode === "field" && result && first) {
+        if (intact.get(first.id)?.has(op.attrs.field!)) made.add(result.id);
+      } else if (
+        op.opcode === "call" ||
+        op.opcode === "setField" ||
+        op.opcode === "addField" ||
+        op.regions.length > 0
+      )
+        intact.clear();
+      if (
+        op.opcode === "call" &&
+        op.results.length === 1 &&
+        writesOf(op)?.writes.returnsOld === false
+      )
+        made.add(op.results[0]!.id);
+    }
+  };
+  walkMade(fn.body);
 
   const visit = (region: Region): void =>
     forEachOpInnerFirst(region, (op) => {

@@ -393,3 +393,16 @@ export function f(x: number, y: number): number {
     { "units.ts": `export enum Unit { Meters = "m", Feet = "ft" }\n` },
   );
 });
+
+test("new Array(n).fill(row): every element the same array, typed or not", async () => {
+  // TypeScript types `new Array(2)` as any[]; the fill says what it holds. All rows are one
+  // array, as in JavaScript: a write through one row shows in the others.
+  await checkTwoWays(
+    `export function f(x: number, y: number): number {
+  const shared: number[][] = new Array(2).fill([0, y]);
+  shared[0][0] += x;
+  const typed = new Array<number[]>(3).fill([x, 1]).map((row, i) => row.map((v) => v * (i + y)));
+  return shared[1][0] * shared[0][1] + typed[2][0] * typed[0][1];
+}`,
+  );
+});

@@ -636,8 +636,12 @@ export function lowerNew(
     ctx.at(node);
     if (name === "Array") {
       if (arg.type !== "number") return ctx.fail(node, typeMismatch.newArrayNeedsLength());
-      const plain = expected && isArray(expected) && expected.storage === "Array";
-      const element = plain && !expected.elements ? expected.element : "number";
+      // Its element type from where it goes (`const rows: number[][] = new Array(n)`), else
+      // from TypeScript (`new Array<number[]>(n).fill(row)`), else numbers.
+      const wanted =
+        expected ?? ctx.types.inferred?.expectedTypeOf(node.start, node.end) ?? undefined;
+      const plain = wanted && isArray(wanted) && wanted.storage === "Array";
+      const element = plain && !wanted.elements ? wanted.element : "number";
       const type: ArrayType = { kind: "array", storage: "Array", element };
       return ctx.builder.emit("alloc", [arg], [type], {}, [], "").results[0]!;
     }

@@ -8,7 +8,7 @@ import type {
   MemberExpression,
   Node,
 } from "oxc-parser";
-import { isArray, sameType, typeText } from "../ir/type-system.js";
+import { isAggregate, isArray, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, Type, Value } from "../ir/types.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionArg, LowerContext, Slot } from "./context.js";
@@ -16,7 +16,7 @@ import { expectType, toBoolean } from "./expect-type.js";
 import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
 import { inlineCallback } from "./inline-callback.js";
 import { mathCallback } from "./math-functions.js";
-import { copyArray, copyInto, countedLoop, forEachIndex } from "./members.js";
+import { copyArray, copyInto, countedLoop, forEachIndex, isArrayCall } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
@@ -74,10 +74,21 @@ export function lowerArrayMethod(
     }
     case "fill": {
       arity(1, 1);
-      const v = expectType(ctx, args[0]!, ctx.lowerExpression(args[0]!), type.element);
+      const value = ctx.lowerExpression(args[0]!);
       ctx.at(node);
-      forEachIndex(ctx, array, (i) => b.emit("setIndex", [array, i, v], []));
-      return array;
+      let filled = array;
+      // `new Array(n).fill(row)` with nothing saying what it holds (TypeScript's `any[]`):
+      // it holds what it is filled with, as in JavaScript (every element the same `row`). A
+      // new array of that type replaces the one of numbers made for it (then unused).
+      if (untypedNewArray(ctx, node) && type.element === "number" && isAggregate(value.type)) {
+        const n = b.emit("length", [array], ["number"]).results[0]!;
+        const holding: ArrayType = { kind: "array", storage: "Array", element: value.type };
+        filled = b.emit("alloc", [n], [holding], {}, [], "").results[0]!;
+      }
+      const v = expectType(ctx, args[0]!, value, (filled.type as ArrayType).element);
+      ctx.at(node);
+      forEachIndex(ctx, filled, (i) => b.emit("setIndex", [filled, i, v], []));
+      return filled;
     }
     case "slice": {
       arity(0, 2);
@@ -541,4 +552,19 @@ function arityOf(fn: StaticFunction): number {
   if (fn.kind === "choice") return Math.max(...fn.options.map(arityOf));
   if (fn.kind === "absent") return 0;
   return (fn.kind === "named" ? fn.symbol.node : fn.target.node).params.length;
+}
+
+/**
+ * Whether `node` is `<receiver>.fill(…)` of `new Array(n)` or `Array(n)` written without a
+ * type argument, whose element type nothing gave (lowerNew's default, numbers).
+ */
+function untypedNewArray(ctx: LowerContext, node: CallExpression): boolean {
+  if (node.callee.type !== "MemberExpression") return false;
+  const receiver = node.callee.object;
+  if (receiver.type !== "NewExpression" && !isArrayCall(ctx, receiver)) return false;
+  const made = receiver as { callee: Expression; start: number; end: number };
+  if (made.callee.type !== "Identifier" || made.callee.name !== "Array") return false;
+  if ((made as { typeArguments?: unknown }).typeArguments) return false;
+  const checked = ctx.types.inferred?.expectedTypeOf(made.start, made.end);
+  return !(checked && isArray(checked));
 }

@@ -406,3 +406,32 @@ test("new Array(n).fill(row): every element the same array, typed or not", async
 }`,
   );
 });
+
+test("Float64Array.from and Float32Array.from: a copy, a map, and from a length", async () => {
+  await checkTwoWays(
+    `export function f(x: number, y: number): number {
+  const samples = [x, y, x * y];
+  const scaled = Float64Array.from(samples, (v, i) => v * y + i);
+  const copy = Float64Array.from(scaled);
+  const ramp = Float64Array.from({ length: 3 }, (_, i) => x * i);
+  copy[0] += scaled[1];
+  return scaled[0] * copy[0] + ramp[2] * copy[2];
+}`,
+  );
+  // Float32Array rounds what it holds: checked where the values are exact in float32.
+  const m = await loadProgram<{
+    vg: (x: number) => { value: number; gradient: number };
+    kind: (x: number) => boolean;
+  }>({
+    "main.ts": `import { valueWithGradient } from "nabla";
+function g(x: number): number {
+  const c = Float32Array.from({ length: 3 }, (_, i) => x * i);
+  return c[2] * x + Float32Array.from([x, 2])[1];
+}
+export const vg = valueWithGradient(g);
+export const kind = (x: number) => Float32Array.from([x]) instanceof Float32Array;
+`,
+  });
+  assert.deepEqual(m.vg(0.5), { value: 2.5, gradient: 2 });
+  assert.equal(m.kind(1), true);
+});

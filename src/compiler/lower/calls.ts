@@ -113,6 +113,9 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const path = calleePath(callee);
   if (path === "Array.from" && isPlatformGlobal(ctx.module, "Array", ctx.scope))
     return lowerArrayFrom(ctx, node);
+  for (const typed of ["Float64Array", "Float32Array"] as const)
+    if (path === `${typed}.from` && isPlatformGlobal(ctx.module, typed, ctx.scope))
+      return lowerArrayFrom(ctx, node, typed);
   if (path?.startsWith("Object.") && isPlatformGlobal(ctx.module, "Object", ctx.scope)) {
     const listed = lowerObjectFunction(ctx, node, path.slice("Object.".length));
     if (listed) return listed;

@@ -374,6 +374,8 @@ function lowerIteration(
   stop?: Slot,
   /** Variables the loop carries besides (a search's result). */
   extra: Slot[] = [],
+  /** The storage of `from`'s result: `Array`, or a typed array's (`Float64Array.from`). */
+  storage: ArrayType["storage"] = "Array",
 ): Value {
   const b = ctx.builder;
   const args = node.arguments as Expression[];
@@ -465,15 +467,22 @@ function lowerIteration(
   // Now the element type is known: allocate the result before the loop.
   const elementType: Type = resultSlot.value!.type;
   // `Float64Array.prototype.map` returns a Float64Array (numbers only), as in JavaScript.
+  // So does `Float64Array.from(…, f)` (`storage`).
   const typed =
     method === "map" && array && (array.type as ArrayType).storage !== "Array"
-      ? array.type
-      : undefined;
-  if (typed && elementType !== "number")
-    return ctx.fail(at, typeMismatch.callbackOfTypedArrayMap());
-  const outType: ArrayType = typed
-    ? { kind: "array", storage: (typed as ArrayType).storage, element: "number" }
-    : { kind: "array", storage: "Array", element: elementType };
+      ? (array.type as ArrayType).storage
+      : storage;
+  if (typed !== "Array" && elementType !== "number")
+    return ctx.fail(
+      at,
+      typeMismatch.callbackOfTypedArray(
+        method === "map" ? "a typed array's '.map'" : `'${typed}.from'`,
+      ),
+    );
+  const outType: ArrayType =
+    typed !== "Array"
+      ? { kind: "array", storage: typed, element: "number" }
+      : { kind: "array", storage: "Array", element: elementType };
   const alloc = b.emit("alloc", [n], [outType], {}, [], method === "map" ? "mapped" : "array");
   b.region.ops.splice(b.region.ops.indexOf(alloc), 1);
   b.region.ops.splice(loopAt, 0, alloc);
@@ -482,7 +491,12 @@ function lowerIteration(
 }
 
 /** `Array.from({ length: n }, (_, i) => …)` and `Array.from(xs)`. */
-export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
+export function lowerArrayFrom(
+  ctx: LowerContext,
+  node: CallExpression,
+  /** `Array.from`'s plain array, or `Float64Array.from`'s and `Float32Array.from`'s. */
+  storage: ArrayType["storage"] = "Array",
+): Value {
   const args = node.arguments as Expression[];
   const source = args[0];
   if (
@@ -495,7 +509,7 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
     const n = ctx.lowerExpression(source.properties[0]!.value as Expression);
     if (n.type !== "number") ctx.fail(source, typeMismatch.lengthMustBeNumber());
     if (args.length !== 2) return ctx.fail(node, callArity.arrayFromLengthNNeeds());
-    return lowerIteration(ctx, node, undefined, "from", n);
+    return lowerIteration(ctx, node, undefined, "from", n, undefined, undefined, [], storage);
   }
   if (source && (args.length === 1 || args.length === 2)) {
     // `Array.from(gen(…))`: the values the generator yields.
@@ -505,11 +519,13 @@ export function lowerArrayFrom(ctx: LowerContext, node: CallExpression): Value {
     const v = collectGenerator(ctx, source, node, taken) ?? ctx.lowerExpression(source);
     if (isArray(v.type) && args.length === 2) {
       // `Array.from(xs, (v, i) => …)`: a plain array of what the callback makes of each element.
-      return lowerIteration(ctx, node, v, "from");
+      return lowerIteration(ctx, node, v, "from", undefined, undefined, undefined, [], storage);
     }
     if (isArray(v.type)) {
       ctx.at(node);
-      return copyArray(ctx, v, { kind: "array", storage: "Array", element: v.type.element });
+      if (storage !== "Array" && v.type.element !== "number")
+        return ctx.fail(source, typeMismatch.typedFromTakesNumbers(storage));
+      return copyArray(ctx, v, { kind: "array", storage, element: v.type.element });
     }
   }
   return ctx.fail(node, unsupportedSyntax.arrayFromIsSupportedAs());

@@ -20,8 +20,8 @@ export const typeMismatch = {
   callbackMustReturnOneType: () => message("typeMismatch", `the callback must return one type`),
   callbackOfMustReturnValue: (method: Printable) =>
     message("typeMismatch", `the callback of '.${method}' must return a value`),
-  callbackOfTypedArrayMap: () =>
-    message("typeMismatch", `the callback of a typed array's '.map' must return a number`),
+  callbackOfTypedArray: (call: Printable) =>
+    message("typeMismatch", `the callback of ${call} must return a number: it fills a typed array`),
   spreadArgumentMustBeArray: (typeText: Printable) =>
     message("typeMismatch", `a spread argument must be an array or a tuple, got a ${typeText}`),
   cannotCompareWith: (type: Printable, type2: Printable) =>
@@ -57,6 +57,8 @@ export const typeMismatch = {
   needsNumbersGot: (operator: Printable, type: Printable) =>
     message("typeMismatch", `'${operator}' needs numbers, got ${type}s`),
   newArrayNeedsLength: () => message("typeMismatch", `'new Array' needs a length`),
+  typedFromTakesNumbers: (name: Printable) =>
+    message("typeMismatch", `'${name}.from' takes an array of numbers`),
   newNeedsLengthOrArray: (name: Printable) =>
     message("typeMismatch", `'new ${name}' needs a length or an array of numbers`),
   parameterOfIsGot: (name: Printable, name2: Printable, article: Printable, article2: Printable) =>

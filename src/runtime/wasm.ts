@@ -116,6 +116,13 @@ export function wasmFunction(
   const numbers = spec.results.every((kind) => kind === "number");
   /** The keys of `out` the results after the first go to (built once: a key made per call costs more than a small call). */
   const outKeys = spec.results.map((_, i) => `v${i}`);
+  /** Results after the first, all numbers, from `f64` at byte `at` into `out`. */
+  const numberResults = (f64: Float64Array, at: number): void => {
+    // out.v1 by name: a keyed store is the slower one V8 makes.
+    if (outKeys.length > 1) out.v1 = f64[at >> 3]!;
+    for (let i = 2; i < outKeys.length; i++)
+      (out as unknown as Record<string, unknown>)[outKeys[i]!] = f64[(at >> 3) + i - 1];
+  };
   /** The bytes where the entry stores its results after the first (module.ts' entryExport). */
   const resultBytes = 8 * Math.max(0, spec.results.length - 1);
   /** No module-level value, nothing but numbers in: no sizes to add up, nothing to check but types. */
@@ -269,10 +276,7 @@ export function wasmFunction(
       if (numbers) {
         copier.copyBack();
         wasmStats.wasm++;
-        // out.v1 by name: a keyed store is the slower one V8 makes.
-        if (outKeys.length > 1) out.v1 = run.f64[resultsAt >> 3]!;
-        for (let i = 2; i < outKeys.length; i++)
-          record[outKeys[i]!] = run.f64[(resultsAt >> 3) + i - 1];
+        numberResults(run.f64, resultsAt);
         return first;
       }
       const results: unknown[] = [];
@@ -322,10 +326,7 @@ export function wasmFunction(
             return undefined;
           }
           wasmStats.wasm++;
-          if (outKeys.length > 1) out.v1 = live.f64[ARGUMENTS_AT >> 3]!;
-          for (let i = 2; i < outKeys.length; i++)
-            (out as unknown as Record<string, unknown>)[outKeys[i]!] =
-              live.f64[(ARGUMENTS_AT >> 3) + i - 1];
+          numberResults(live.f64, ARGUMENTS_AT);
           return first;
         }
       : undefined;

@@ -1,5 +1,6 @@
 import { COMPARISON_OPCODES, RECOMPUTABLE } from "../ir/ops.js";
 import type { Op, Region, Value } from "../ir/types.js";
+import { type LoopCounter, loopCounters } from "../ir/loop-counters.js";
 import { definedInside } from "../ir/value-ids.js";
 import type { FrozenMemory } from "./frozen-memory.js";
 
@@ -159,30 +160,11 @@ export class LoopFacts {
     for (const op of region.ops) {
       op.regions.forEach((r) => this.findInductions(r));
       if (op.opcode !== "loop") continue;
-      const [before, after] = op.regions as [Region, Region];
-      const forwarded = before.ops[before.ops.length - 1]!.operands.slice(1);
-      const yielded = after.ops[after.ops.length - 1]!.operands;
-      before.params.forEach((p, k) => {
-        const q = after.params[k]!;
-        if (p.type !== "number" || p.tangent || forwarded[k] !== p) return;
-        const def = this.ctx.definitions.get(yielded[k]!.id);
-        if (!def || def.tangent || (def.opcode !== "add" && def.opcode !== "sub")) return;
-        const [a, c] = def.operands as [Value, Value];
-        const constant = (v: Value) => {
-          const d = this.ctx.definitions.get(v.id);
-          return d?.opcode === "const" && typeof d.attrs.value === "number"
-            ? d.attrs.value
-            : undefined;
-        };
-        let step: number | undefined;
-        if (a === q) step = constant(c);
-        else if (c === q && def.opcode === "add") step = constant(a);
-        if (step === undefined || !Number.isFinite(step)) return;
-        if (def.opcode === "sub" && a === q) step = -step;
-        const induction: Induction = { loop: op, init: op.operands[k]!, step };
-        this.induced.set(p.id, induction);
-        this.induced.set(q.id, induction);
-      });
+      const inductions = new Map<LoopCounter, Induction>();
+      for (const [id, counter] of loopCounters(op, (id) => this.ctx.definitions.get(id))) {
+        if (!inductions.has(counter)) inductions.set(counter, { loop: op, ...counter });
+        this.induced.set(id, inductions.get(counter)!);
+      }
     }
   }
 

@@ -61,7 +61,7 @@ export const PIPELINES: Record<PipelineName, readonly PassName[]> = {
    * A linearization for reverse mode, before unzipping. Restoring slots comes after dead-code
    * elimination, which would drop the reads nothing uses yet.
    */
-  reverse: ["cse", "sink-last-writes", "dce", "restore-slots", "verify"],
+  reverse: ["cse", "licm", "sink-last-writes", "dce", "restore-slots", "verify"],
   /** The forward and the backward sweep of reverse mode. */
   sweep: ["cse", "licm", "dce", "pack-captures", "verify"],
 };

@@ -31,6 +31,7 @@ import {
 } from "./absent-values.js";
 import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
+import { promotableSlots, type SlotPromotion } from "./promoted-slots.js";
 import { EXP_LOCALS, inlineExp } from "./exp.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
@@ -155,6 +156,10 @@ class WatFunctionEmitter {
   private exps = 0;
   /** How deep the zero tangents of nested arrays and objects go (their locals, zerosInto). */
   private zeroDepth = 0;
+  /** The array elements the loop being emitted holds in locals (promoted-slots.ts), by key. */
+  private readonly slots = new Map<string, string>();
+  /** How many slot locals (`$slot{n}`, f64) the function declares. */
+  private slotLocals = 0;
 
   constructor(
     private readonly fn: IRFunction,
@@ -206,6 +211,7 @@ class WatFunctionEmitter {
     ];
     const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
     const exp = this.exps > 0 ? [EXP_LOCALS] : [];
+    for (let n = 0; n < this.slotLocals; n++) declared.push(`    (local $slot${n} f64)`);
     for (let d = 0; d < this.zeroDepth; d++)
       declared.push(
         `    (local $zeros_like${d} i32) (local $zeros${d} i32) (local $zeros_at${d} i32)`,
@@ -381,6 +387,8 @@ class WatFunctionEmitter {
         return this.set(r, this.lengthOf(a!));
       case "index": {
         const type = this.arrayOperand(a!);
+        const slot = this.slots.get(`${a!.id}[${b!.id}]`);
+        if (slot) return this.set(r, `(local.get ${slot})`);
         const index = this.checkIndex(a!, b!);
         if (holdsNumbers(type))
           return this.set(r, `(f64.load offset=8 ${this.elementAddress(a!, index)})`);
@@ -876,14 +884,19 @@ class WatFunctionEmitter {
     const prechecks = innermost ? loopPrechecks(op, this.definitions, this.ints) : undefined;
     if (!prechecks) this.loopCode(op, new Set());
     else {
-      this.line(`(if ${this.inBoundsThroughout(prechecks)}`);
+      const promotion = promotableSlots(op, prechecks);
+      this.line(`(if ${this.fastPathTest(prechecks, promotion)}`);
       this.indent++;
       this.line("(then");
       this.indent++;
       const keys = new Set(prechecks.accesses.map((a) => `${a.array.id}[${a.index.id}]`));
       const sums = prechecks.accesses.filter((a) => a.step !== 0).map((a) => a.index.id);
       for (const id of sums) this.prechecked.add(id);
+      const held = promotion ? this.holdSlots(promotion) : [];
       this.loopCode(op, keys);
+      for (const { address, local } of held)
+        this.line(`(f64.store offset=8 ${address} (local.get ${local}))`);
+      this.slots.clear();
       this.prechecked.clear();
       this.indent--;
       this.line(")");
@@ -924,6 +937,32 @@ class WatFunctionEmitter {
     this.line(")");
     this.indent--;
     this.line(")");
+  }
+
+  /**
+   * The test for a loop's fast path: its accesses within bounds throughout, and the arrays
+   * whose slots it holds in locals apart from every other array or object it touches.
+   */
+  private fastPathTest(prechecks: LoopPrechecks, promotion: SlotPromotion | undefined): string {
+    const inBounds = this.inBoundsThroughout(prechecks);
+    if (!promotion) return inBounds;
+    const apart = promotion.slots.flatMap(({ array }) =>
+      promotion.others
+        .filter((other) => other !== array)
+        .map((other) => `(i32.ne ${this.get(array)} ${this.get(other)})`),
+    );
+    return apart.reduce((all, test) => `(i32.and ${all} ${test})`, inBounds);
+  }
+
+  /** Reads each promoted slot into its local; their addresses, to write them back. */
+  private holdSlots(promotion: SlotPromotion): { address: string; local: string }[] {
+    return promotion.slots.map(({ array, index }) => {
+      const local = `$slot${this.slotLocals++}`;
+      const address = this.elementAddress(array, this.get(index));
+      this.line(`(local.set ${local} (f64.load offset=8 ${address}))`);
+      this.slots.set(`${array.id}[${index.id}]`, local);
+      return { address, local };
+    });
   }
 
   /** The array type of an operand (an error if it is none the backend carries). */
@@ -1032,6 +1071,12 @@ class WatFunctionEmitter {
     if (i.type !== "number") this.fail("an element write by a key that is not a number");
     if (!numbers) this.flows(v.type, type.elements?.[0] ?? type.element);
     const value = numbers ? this.num(v) : this.get(v);
+    const slot = this.slots.get(`${array.id}[${i.id}]`);
+    if (slot) {
+      const sum = op.opcode === "addIndex" ? `(f64.add (local.get ${slot}) ${value})` : value;
+      this.line(`(local.set ${slot} ${roundedFor(type, sum)})`);
+      return;
+    }
     const storeAt = (index: string) => {
       const address = this.elementAddress(array, index);
       const stored =

@@ -150,3 +150,45 @@ test("a read whose index may be past the end stays in a loop that may not run", 
     "w[j] is read in the loop",
   );
 });
+
+test("every start and direction of the rows, with out the same array as a, as b, or its own", async () => {
+  // The read a[c] may move out of the loop over rows only where no write out[r] reaches a[c]:
+  // rows from c + 1 or c + 2 upwards, or from c - 1 downwards, never from c itself when out
+  // is a. Each program is checked two ways on both backends, whatever the compiler decided.
+  const rows = {
+    "c + 1 up": "for (let r = c + 1; r < n; r++)",
+    "c + 2 up": "for (let r = c + 2; r < n; r++)",
+    "c up": "for (let r = c; r < n; r++)",
+    "c - 1 down": "for (let r = c - 1; r >= 0; r--)",
+    "c down": "for (let r = c; r >= 0; r--)",
+  };
+  const outs = { "out is a": "u, v, u", "out is b": "u, v, v", "out its own": "u, v, w" };
+  for (const [rowsName, loop] of Object.entries(rows))
+    for (const [outName, args] of Object.entries(outs)) {
+      const source = `function kernel(a: Float64Array, b: Float64Array, out: Float64Array): void {
+  const n = a.length;
+  for (let c = 0; c < n; c++) {
+    ${loop} {
+      out[r] += 0.25 * a[c] * b[r] + 0.125 * a[c] * a[c];
+    }
+  }
+}
+
+export function f(x: Float64Array, y: Float64Array): number {
+  const u = Float64Array.from(x);
+  const v = Float64Array.from(y);
+  const w = new Float64Array(x.length);
+  kernel(${args});
+  let s = 0;
+  for (let i = 0; i < u.length; i++) s += u[i] * v[i] + w[i] * w[i];
+  return s;
+}`;
+      await checkBackends(
+        source,
+        [[f64(0.5, -1, 0.25, 0.75, -0.5, 1.25), f64(1, 0.5, -0.25, 2, 0.125, -1)]],
+        1e-4,
+      ).catch((error: unknown) => {
+        throw new Error(`rows ${rowsName}, ${outName}: ${String(error)}`);
+      });
+    }
+});

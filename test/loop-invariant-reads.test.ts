@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { sweepsOf } from "./support/ir.js";
+import { TRIANGULAR } from "./support/triangular-product.js";
 import { checkBackends, f64 } from "./support/wasm-backends.js";
 import type { Op, Region } from "../src/compiler/ir/types.js";
 import { forEachOp, someOp } from "../src/compiler/ir/walk.js";
@@ -9,20 +10,8 @@ import { forEachOp, someOp } from "../src/compiler/ir/walk.js";
 // `x[col]` read in every iteration of an inner loop over rows, the way gmm's triangular
 // product reads it, is taped once per column instead of once per element. Every program is
 // checked two ways, on both backends (checkBackends), including the ones where the read must
-// stay: the array written in the loop is the one read, at an index the write may reach.
-
-/** out = Q·x with Q lower triangular (diagonal qdiag, strict lower part l by columns). */
-const TRIANGULAR = `function qTimesX(qdiag: Float64Array, l: Float64Array, x: Float64Array, out: Float64Array): void {
-  const d = x.length;
-  for (let i = 0; i < d; i++) out[i] = qdiag[i] * x[i];
-  let idx = 0;
-  for (let col = 0; col < d; col++) {
-    for (let row = col + 1; row < d; row++) {
-      out[row] += l[idx] * x[col];
-      idx++;
-    }
-  }
-}`;
+// stay: the array written in the loop is the one read, at an index the write may reach. gmm's
+// sum over points (TRIANGULAR_SUM) is checked the same way in wasm-promoted-slots.test.ts.
 
 const loopsOf = (region: Region): Op[] => {
   const loops: Op[] = [];
@@ -42,33 +31,6 @@ test("x[col] of a triangular product is taped once per column, not per element",
     innermost.map(pushes),
     [true, false],
     "the diagonal loop pushes x[i], the loop over rows pushes nothing",
-  );
-});
-
-test("a triangular product in a loop, as gmm uses it: both backends, checked two ways", async () => {
-  await checkBackends(
-    `${TRIANGULAR}
-
-export function f(qdiag: Float64Array, l: Float64Array, points: Float64Array[]): number {
-  const d = qdiag.length;
-  const out = new Float64Array(d);
-  const centered = new Float64Array(d);
-  let total = 0;
-  for (const p of points) {
-    for (let t = 0; t < d; t++) centered[t] = p[t] - 0.5;
-    qTimesX(qdiag, l, centered, out);
-    for (let t = 0; t < d; t++) total += out[t] * out[t];
-  }
-  return total;
-}`,
-    [
-      [
-        f64(1.5, -0.5, 2, 0.25, 1),
-        f64(0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, 0.9, -1),
-        [f64(1, 2, 3, 4, 5), f64(-1, 0.5, 0.25, 2, 3)],
-      ],
-      [f64(1.5, -0.5), f64(0.3), [f64(1, 2)]],
-    ],
   );
 });
 

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { sweepsOf } from "./support/ir.js";
+import { TRIANGULAR, TRIANGULAR_SUM } from "./support/triangular-product.js";
 import { checkBackends, f64 } from "./support/wasm-backends.js";
 import { integerBounds } from "../src/compiler/emit/wasm/integer-bounds.js";
 import { integerValues } from "../src/compiler/emit/wasm/integers.js";
@@ -14,18 +15,6 @@ import { forEachOp } from "../src/compiler/ir/walk.js";
 // backward sweep of a triangular product adds into dx[col]. The fast version of the loop holds
 // it only when every other array the loop touches is another block of memory, which it checks
 // on entry; results must equal JavaScript's to the bit (checkBackends: 1e-12, and two ways).
-
-const TRIANGULAR = `function qTimesX(qdiag: Float64Array, l: Float64Array, x: Float64Array, out: Float64Array): void {
-  const d = x.length;
-  for (let i = 0; i < d; i++) out[i] = qdiag[i] * x[i];
-  let idx = 0;
-  for (let col = 0; col < d; col++) {
-    for (let row = col + 1; row < d; row++) {
-      out[row] += l[idx] * x[col];
-      idx++;
-    }
-  }
-}`;
 
 /** The slots each innermost loop of `fn` with a fast version holds, as `array[index]` hints. */
 function slotsOf(fn: IRFunction): string[][] {
@@ -55,20 +44,7 @@ test("the backward loop over rows holds dx[col] in a local, and nothing else doe
 
 test("gmm's triangular product: the held dx[col] gives JavaScript's gradient to the bit", async () => {
   await checkBackends(
-    `${TRIANGULAR}
-
-export function f(qdiag: Float64Array, l: Float64Array, points: Float64Array[]): number {
-  const d = qdiag.length;
-  const out = new Float64Array(d);
-  const centered = new Float64Array(d);
-  let total = 0;
-  for (const p of points) {
-    for (let t = 0; t < d; t++) centered[t] = p[t] * qdiag[t] - 0.5;
-    qTimesX(qdiag, l, centered, out);
-    for (let t = 0; t < d; t++) total += out[t] * out[t];
-  }
-  return total;
-}`,
+    TRIANGULAR_SUM,
     // d = 7: the first columns' loops run 4 times or more (the version holding the slot),
     // the last ones fewer (the version without).
     [
@@ -77,6 +53,7 @@ export function f(qdiag: Float64Array, l: Float64Array, points: Float64Array[]):
         f64(...Array.from({ length: 21 }, (_, k) => Math.sin(k + 1))),
         [f64(1, 2, 3, 4, 5, 6, 7), f64(-1, 0.5, 0.25, 2, 3, -2, 1)],
       ],
+      [f64(1.5, -0.5), f64(0.3), [f64(1, 2)]],
     ],
   );
 });

@@ -160,6 +160,11 @@ class WatFunctionEmitter {
   private readonly slots = new Map<string, string>();
   /** How many slot locals (`$slot{n}`, f64) the function declares. */
   private slotLocals = 0;
+  /**
+   * Inside a loop emitted once per value of `$own_exp` (see `loop`): which exp its calls of
+   * Math.exp compute, without testing the global at each call.
+   */
+  private expChosen: "own" | "engine" | undefined;
 
   constructor(
     private readonly fn: IRFunction,
@@ -803,8 +808,11 @@ class WatFunctionEmitter {
         ? `(f64.const ${folded.empty})`
         : args.reduce((acc, x) => `(${folded.op} ${acc} ${x})`);
     if (name === "pow" && args.length === 2) return this.power(op.operands[0]!, op.operands[1]!);
-    if (name === "exp" && args.length === 1)
-      return inlineExp(args[0]!, `$exp${this.exps++}`, this.host.ownExp());
+    if (name === "exp" && args.length === 1) {
+      const engine = this.host.ownExp();
+      if (this.expChosen === "engine") return `(call ${engine} ${args[0]})`;
+      return inlineExp(args[0]!, `$exp${this.exps++}`, engine, this.expChosen === "own");
+    }
     if (!importableMath(name)) this.fail(`Math.${name}`);
     return `(call ${this.host.mathImport(name, args.length)}${args.map((x) => ` ${x}`).join("")})`;
   }
@@ -874,6 +882,31 @@ class WatFunctionEmitter {
    * carried values.
    */
   private loop(op: Op): void {
+    // A loop calling Math.exp is emitted twice, for the module's own exp and for the engine's,
+    // chosen once on entry: the test of `$own_exp` at each call costs a load and a branch per
+    // element of log-sum-exp's loop, and splits the loop's body around the exp code.
+    const callsExp = (o: Op) => o.opcode === "math" && o.attrs.callee === "exp";
+    if (this.expChosen === undefined && op.regions.some((r) => someOp(r, callsExp))) {
+      this.line("(if (global.get $own_exp)");
+      for (const [arm, chosen] of [["then", "own"], ["else", "engine"]] as const) {
+        this.indent++;
+        this.line(`(${arm}`);
+        this.indent++;
+        this.expChosen = chosen;
+        this.loopVersions(op);
+        this.expChosen = undefined;
+        this.indent--;
+        this.line(")");
+        this.indent--;
+      }
+      this.line(")");
+      return;
+    }
+    this.loopVersions(op);
+  }
+
+  /** A loop, as one version or as two (with and without its index checks). */
+  private loopVersions(op: Op): void {
     const [before, after] = op.regions as [Region, Region];
     this.move(before.params, op.operands);
     for (const v of after.params) this.define(v);

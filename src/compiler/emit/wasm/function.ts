@@ -888,7 +888,10 @@ class WatFunctionEmitter {
     const callsExp = (o: Op) => o.opcode === "math" && o.attrs.callee === "exp";
     if (this.expChosen === undefined && op.regions.some((r) => someOp(r, callsExp))) {
       this.line("(if (global.get $own_exp)");
-      for (const [arm, chosen] of [["then", "own"], ["else", "engine"]] as const) {
+      for (const [arm, chosen] of [
+        ["then", "own"],
+        ["else", "engine"],
+      ] as const) {
         this.indent++;
         this.line(`(${arm}`);
         this.indent++;

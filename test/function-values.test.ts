@@ -722,6 +722,36 @@ test("a local function chosen by a condition and stored in data is reported", ()
   );
 });
 
+test("an arrow stored in a class field, not chosen by any condition: NABLA112 says it is stored, not chosen", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+
+class Smoother {
+  transform: (x: number) => number;
+  constructor(public strength: number) {
+    this.transform = (x) => x * this.strength;
+  }
+  apply(v: number): number {
+    return this.transform(v) * v;
+  }
+}
+
+function loss(s: number): number {
+  return new Smoother(s).apply(3);
+}
+
+export const g = gradient(loss);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:6:22: error NABLA112: a local or inline function can be called, or passed to a function that calls it, but not stored as a value \(in a field, an object or an array\) in differentiable code\n.*\n> 6 \| {5}this\.transform = \(x\) => x \* this\.strength;\n.*\^+\nhelp: declare it at the top level of a module, taking what it reads from here as parameters, and store that \(in a class, a method does this\)/,
+  );
+  assert.doesNotMatch(text, /chosen by a condition/);
+});
+
 test("a Differentiable parameter given a function the program does not use as a value throws", async () => {
   const m = await loadProgram<{
     cube: (x: number) => number;

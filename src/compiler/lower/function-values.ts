@@ -306,8 +306,8 @@ function chooseAtRunTime(
   const cond = ctx.lowerCondition(node.test);
   let type: FunctionTypeInfo | undefined = contextual;
   const [value] = lowerIf(ctx, cond, [
-    () => [materialize(ctx, node.consequent, contextual, what, (t) => (type ??= t))],
-    () => [materialize(ctx, node.alternate, contextual, what, (t) => (type ??= t))],
+    () => [materialize(ctx, node.consequent, contextual, what, (t) => (type ??= t), true)],
+    () => [materialize(ctx, node.alternate, contextual, what, (t) => (type ??= t), true)],
   ]);
   const fn: StaticFunction = {
     kind: "dynamic",
@@ -335,6 +335,8 @@ function materialize(
   contextual: FunctionTypeInfo | undefined,
   what: string,
   typed: (t: FunctionTypeInfo) => void,
+  /** One of the two functions a condition chooses between (`c ? (t) => t * x : sq`). */
+  chosen = false,
 ): Value {
   const arg = resolveFunctionArg(ctx, node, contextual, what);
   if (arg.fn.kind === "dynamic") {
@@ -350,7 +352,12 @@ function materialize(
       node.property.type === "Identifier"
     )
       return ctx.fail(node, closureCapture.arrowFieldStored(node.property.name));
-    return ctx.fail(node, closureCapture.functionChosenAtRunTime());
+    return ctx.fail(
+      node,
+      chosen || arg.fn.kind === "choice"
+        ? closureCapture.functionChosenAtRunTime()
+        : closureCapture.inlineFunctionStored(),
+    );
   }
   const symbol = arg.fn.symbol;
   const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));

@@ -25,6 +25,12 @@ export const closureCapture = {
       `the arrow-function field '${field}' can be called or passed to a function that calls it, but not stored as a value in differentiable code`,
       `store the object instead and call its field ('holder.model.${field}(t)'), or declare the function at the top level`,
     ),
+  inlineFunctionStored: () =>
+    message(
+      "closureCapture",
+      `a local or inline function can be called, or passed to a function that calls it, but not stored as a value (in a field, an object or an array) in differentiable code`,
+      `declare it at the top level of a module, taking what it reads from here as parameters, and store that (in a class, a method does this)`,
+    ),
   functionChosenAtRunTime: () =>
     message(
       "closureCapture",

@@ -110,6 +110,37 @@ export const g = gradient(f);
   assert.throws(() => m.g(2), { name: "TypeError", message: "onStep is not a function" });
 });
 
+test("an array method given a hook that was left out throws before it looks at the array, even an empty one", async () => {
+  const m = await loadProgram<{
+    total: (xs: number[]) => number;
+    g: (xs: number[]) => number[];
+    withHook: (xs: number[]) => number[];
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+type Hook = (v: number) => void;
+let seen = 0;
+function count(v: number): void {
+  if (v > 0) seen++;
+}
+function energy(xs: number[], hook?: Hook): number {
+  let e = 0;
+  for (const x of xs) e += x * x;
+  xs.forEach(hook!);
+  return e;
+}
+export function total(xs: number[]): number {
+  return energy(xs, count) + energy([]);
+}
+export const g = gradient(total);
+export const withHook = gradient((xs: number[]) => energy(xs, count));
+`,
+  });
+  // JavaScript's [].forEach(undefined) throws; the derivative must too, not return a gradient.
+  assert.throws(() => m.total([1, 2, 3]), { name: "TypeError" });
+  assert.throws(() => m.g([1, 2, 3]), { name: "TypeError", message: "hook is not a function" });
+  assert.deepEqual(m.withHook([1, 2, 3]), [2, 4, 6]);
+});
+
 test("gradient of a function parameter that was left out is reported where it is asked", () => {
   const files = {
     "main.ts": `import { gradient } from "nabla";

@@ -771,6 +771,17 @@ function absentValue(ctx: LowerContext, at: Node, value: "undefined" | "null"): 
  * raised when the call runs (it may sit in a branch that never does). Its value is never used.
  */
 function callAbsent(ctx: LowerContext, node: Node, name: string): Value {
+  raiseNotAFunction(ctx, node, name);
+  const result =
+    node.type === "CallExpression"
+      ? ctx.types.inferred?.callAt(node.start, node.end)?.result
+      : undefined;
+  if (!result || result === "void") return ctx.builder.newValue("void");
+  return ctx.builder.emit("const", [], [result], {}, [], "").results[0]!;
+}
+
+/** JavaScript's TypeError for calling `name`, which holds no function, raised where it runs. */
+function raiseNotAFunction(ctx: LowerContext, node: Node, name: string): void {
   ctx.at(node);
   ctx.builder.emit(
     "extern",
@@ -778,12 +789,19 @@ function callAbsent(ctx: LowerContext, node: Node, name: string): Value {
     ["void"],
     { callee: "nabla:raise" },
   );
-  const result =
-    node.type === "CallExpression"
-      ? ctx.types.inferred?.callAt(node.start, node.end)?.result
-      : undefined;
-  if (!result || result === "void") return ctx.builder.newValue("void");
-  return ctx.builder.emit("const", [], [result], {}, [], "").results[0]!;
+}
+
+/**
+ * A callback left out (`xs.forEach(hook!)` where the call gave no `hook`): the array method
+ * throws JavaScript's TypeError before it looks at the array, even an empty one.
+ */
+export function requireCallback(
+  ctx: LowerContext,
+  node: Node,
+  arg: FunctionArg,
+  name: string,
+): void {
+  if (arg.fn.kind === "absent") raiseNotAFunction(ctx, node, name.replace(/!+$/, ""));
 }
 
 /**

@@ -13,7 +13,7 @@ import type { ArrayType, Type, Value } from "../ir/types.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionArg, LowerContext, Slot } from "./context.js";
 import { expectType, toBoolean } from "./expect-type.js";
-import { callFunctionArg, resolveFunctionArg } from "./function-values.js";
+import { callFunctionArg, requireCallback, resolveFunctionArg } from "./function-values.js";
 import { inlineCallback } from "./inline-callback.js";
 import { mathCallback } from "./math-functions.js";
 import { copyArray, copyInto, countedLoop, forEachIndex, isArrayCall } from "./members.js";
@@ -380,6 +380,7 @@ function lowerIteration(
   const b = ctx.builder;
   const args = node.arguments as Expression[];
   const callback = callbackOf(ctx, method === "from" ? args[1] : args[0], `'.${method}'`);
+  if ("value" in callback) requireCallback(ctx, node, callback.value, callback.name);
   const reducing = method === "reduce" || method === "reduceRight";
   if (reducing && args.length !== 2) {
     return ctx.fail(node, callArity.reduceNeedsInitialValueAs());

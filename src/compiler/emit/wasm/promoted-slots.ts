@@ -73,10 +73,7 @@ export function promotableSlots(loop: Op, prechecks: LoopPrechecks): SlotPromoti
       inside.has(index.id) ||
       !checked.has(`${array.id}[${index.id}]`) ||
       !elementOps.some((op) => op.opcode !== "index") ||
-      !elementOps.every(
-        (op) =>
-          op.operands[1] === index && !op.attrs.ifExists && !isAppend(op) && op.opcode !== "field",
-      )
+      !elementOps.every((op) => op.operands[1] === index && !op.attrs.ifExists && !isAppend(op))
     )
       continue;
     slots.push({ array, index });

@@ -11,7 +11,7 @@ import type {
 import { isAggregate, isArray, isObject, isRecursiveType, typeText } from "../../ir/type-system.js";
 import type { WasmKind } from "../../../api/wasm-entry.js";
 import { isPure } from "../../ir/ops.js";
-import { forEachOp, someOp } from "../../ir/walk.js";
+import { forEachOp, someOp, terminator } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
 import {
   holdsNumbers,
@@ -32,6 +32,7 @@ import {
 import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
 import { promotableSlots, type SlotPromotion } from "./promoted-slots.js";
+import { pairedIterations, type PairedIterations } from "./paired-iterations.js";
 import { EXP_LOCALS, inlineExp } from "./exp.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
@@ -165,6 +166,8 @@ class WatFunctionEmitter {
    * Math.exp compute, without testing the global at each call.
    */
   private expChosen: "own" | "engine" | undefined;
+  /** Locals of the paired iterations (v128 sums and loads, each lane's prefix values). */
+  private readonly pairLocals = new Map<string, string>();
 
   constructor(
     private readonly fn: IRFunction,
@@ -217,6 +220,7 @@ class WatFunctionEmitter {
     const tape = this.usesTape ? ["    (local $tape i32) (local $tape_end i32)"] : [];
     const exp = this.exps > 0 ? [EXP_LOCALS] : [];
     for (let n = 0; n < this.slotLocals; n++) declared.push(`    (local $slot${n} f64)`);
+    for (const [name, type] of this.pairLocals) declared.push(`    (local ${name} ${type})`);
     for (let d = 0; d < this.zeroDepth; d++)
       declared.push(
         `    (local $zeros_like${d} i32) (local $zeros${d} i32) (local $zeros_at${d} i32)`,
@@ -918,8 +922,10 @@ class WatFunctionEmitter {
     // entry to pay and every access is within bounds throughout, and as it is otherwise.
     const innermost = !op.regions.some((region) => someOp(region, (o) => o.opcode === "loop"));
     const prechecks = innermost ? loopPrechecks(op, this.definitions, this.ints) : undefined;
-    if (!prechecks) this.loopCode(op, new Set());
-    else {
+    if (!prechecks) {
+      const paired = innermost ? undefined : pairedIterations(op, this.definitions, this.ints);
+      this.loopCode(op, new Set(), paired);
+    } else {
       const promotion = promotableSlots(op, prechecks);
       this.line(`(if ${this.fastPathTest(prechecks, promotion)}`);
       this.indent++;
@@ -950,8 +956,11 @@ class WatFunctionEmitter {
     });
   }
 
-  /** The loop itself; `checked`: the accesses its body need not check. */
-  private loopCode(op: Op, checked: Set<string>): void {
+  /**
+   * The loop itself; `checked`: the accesses its body need not check; `paired`: how it runs
+   * two iterations at once while two remain (paired-iterations.ts).
+   */
+  private loopCode(op: Op, checked: Set<string>, paired?: PairedIterations): void {
     const [before, after] = op.regions as [Region, Region];
     const condition = before.ops[before.ops.length - 1]!;
     const [flag, ...forwarded] = condition.operands;
@@ -963,6 +972,7 @@ class WatFunctionEmitter {
     this.region(before);
     this.move(after.params, forwarded);
     this.line(`(br_if $exit${n} (i32.eqz ${this.get(flag!)}))`);
+    if (paired) this.pairedIterations(op, paired, n);
     this.checked.push(checked);
     this.region(after);
     this.checked.pop();
@@ -973,6 +983,162 @@ class WatFunctionEmitter {
     this.line(")");
     this.indent--;
     this.line(")");
+  }
+
+  /**
+   * Iterations j and j + 1 of the loop at once, its inner loop's sums in the two lanes of
+   * f64x2s (paired-iterations.ts), then back to the loop's head; falls through to the
+   * iteration as it is when fewer than two remain or a row is shorter than the inner loop.
+   */
+  private pairedIterations(loop: Op, plan: PairedIterations, next: number): void {
+    const [before, after] = loop.regions as [Region, Region];
+    const [, ...forwarded] = terminator(before).operands;
+    const { inner, innerCounter } = plan;
+    const [, body] = inner.regions as [Region, Region];
+    const n = this.labels++;
+    const counter = this.get(plan.counter);
+    this.line(`(block $single${n}`);
+    this.indent++;
+    this.line(
+      `(br_if $single${n} (i32.ge_s (i32.add ${counter} (i32.const 1)) ${this.get(plan.bound)}))`,
+    );
+    // Each lane's prefix values, the counter moved to j + 1 for the second and back.
+    const laneLocal = (lane: number, v: Value) => `$lane${lane}_${v.id}`;
+    for (const lane of [0, 1]) {
+      if (lane === 1)
+        this.line(`(local.set ${local(plan.counter)} (i32.add ${counter} (i32.const 1)))`);
+      this.ops(plan.prefix);
+      for (const v of plan.perLane) {
+        const name = laneLocal(lane, v);
+        this.pairLocals.set(name, this.isInt(v) || isArray(v.type) ? "i32" : "f64");
+        this.line(`(local.set ${name} ${this.get(v)})`);
+      }
+      if (lane === 1)
+        this.line(`(local.set ${local(plan.counter)} (i32.sub ${counter} (i32.const 1)))`);
+    }
+    const perLane = new Set(plan.perLane);
+    const start = this.invariantValue(plan.innerStart, "i32");
+    const bound = this.invariantValue(plan.innerBound, "i32");
+    // Every array the inner loop reads holds its bound's elements, in each lane.
+    const lengths = plan.arrays.flatMap((a) =>
+      perLane.has(a)
+        ? [0, 1].map((lane) => `(i32.load (local.get ${laneLocal(lane, a)}))`)
+        : [this.lengthOf(a)],
+    );
+    const fits = lengths
+      .map((length) => `(i32.le_s ${bound} ${length})`)
+      .reduce((all, test) => `(i32.and ${all} ${test})`, `(i32.ge_s ${start} (i32.const 0))`);
+    this.line(`(br_if $single${n} (i32.eqz (i32.or (i32.ge_s ${start} ${bound}) ${fits})))`);
+
+    // The inner loop, both lanes at once.
+    const q = `$pair_q${n}`;
+    this.pairLocals.set(q, "i32");
+    const sum = (k: number) => `$pair${n}_sum${k}`;
+    const made = new Set(body.ops.flatMap((o) => o.results.map((r) => r.id)));
+    const vector = (v: Value): string => {
+      const k = body.params.indexOf(v);
+      if (k >= 0) return `(local.get ${sum(k)})`;
+      const op = this.definitions.get(v.id);
+      if (op?.opcode === "const") return `(f64x2.splat ${this.invariantValue(v, "f64")})`;
+      if (perLane.has(v)) {
+        const lane = (l: number) =>
+          this.isInt(v)
+            ? `(f64.convert_i32_s (local.get ${laneLocal(l, v)}))`
+            : `(local.get ${laneLocal(l, v)})`;
+        return `(f64x2.replace_lane 1 (f64x2.splat ${lane(0)}) ${lane(1)})`;
+      }
+      if (made.has(v.id)) return `(local.get $pair${n}_v${v.id})`;
+      return `(f64x2.splat ${this.invariantValue(v, "f64")})`;
+    };
+    this.line(`(local.set ${q} ${start})`);
+    inner.operands.forEach((v, k) => {
+      if (k === innerCounter) return;
+      this.pairLocals.set(sum(k), "v128");
+      this.line(`(local.set ${sum(k)} ${vector(v)})`);
+    });
+    this.line(`(block $pair_exit${n}`);
+    this.indent++;
+    this.line(`(loop $pair_next${n}`);
+    this.indent++;
+    this.line(`(br_if $pair_exit${n} (i32.ge_s (local.get ${q}) ${bound}))`);
+    const yielded = terminator(body).operands;
+    const step = yielded[innerCounter]!;
+    for (const op of body.ops.slice(0, -1)) {
+      const r = op.results[0]!;
+      if (r === step || op.opcode === "const") continue;
+      const name = `$pair${n}_v${r.id}`;
+      this.pairLocals.set(name, "v128");
+      if (op.opcode === "index") {
+        const [a] = op.operands as [Value];
+        const at = (base: string) => `(i32.add ${base} (i32.shl (local.get ${q}) (i32.const 3)))`;
+        const load = perLane.has(a)
+          ? `(v128.load64_lane offset=8 1 ${at(`(local.get ${laneLocal(1, a)})`)} (v128.load64_zero offset=8 ${at(`(local.get ${laneLocal(0, a)})`)}))`
+          : `(v128.load64_splat offset=8 ${at(this.get(a))})`;
+        this.line(`(local.set ${name} ${load})`);
+      } else {
+        const operands = op.operands.map(vector).join(" ");
+        this.line(`(local.set ${name} (f64x2.${op.opcode} ${operands}))`);
+      }
+    }
+    const sums = yielded.map((_, k) => k).filter((k) => k !== innerCounter);
+    for (const k of sums) this.line(vector(yielded[k]!));
+    for (const k of [...sums].reverse()) this.line(`(local.set ${sum(k)})`);
+    this.line(`(local.set ${q} (i32.add (local.get ${q}) (i32.const 1)))`);
+    this.line(`(br $pair_next${n})`);
+    this.indent--;
+    this.line(")");
+    this.indent--;
+    this.line(")");
+
+    // The rest of iteration j, then of iteration j + 1, each after its prefix again.
+    const yieldedOuter = terminator(after).operands;
+    for (const lane of [0, 1]) {
+      this.ops(plan.prefix);
+      inner.results.forEach((r, k) =>
+        this.set(
+          r,
+          k === innerCounter
+            ? `(local.get ${q})`
+            : `(f64x2.extract_lane ${lane} (local.get ${sum(k)}))`,
+        ),
+      );
+      this.ops(plan.suffix);
+      this.move(before.params, yieldedOuter);
+      if (lane === 0) {
+        this.region(before);
+        this.move(after.params, forwarded);
+      }
+    }
+    this.line(`(br $next${next})`);
+    this.indent--;
+    this.line(")");
+  }
+
+  /** Ops of a region emitted on their own (region() without the region's terminator). */
+  private ops(ops: Op[]): void {
+    this.checked.push(new Set());
+    for (const op of ops) {
+      this.op(op);
+      for (const r of op.results) if (isArray(r.type) && this.locals.has(r.id)) this.keepLength(r);
+    }
+    this.checked.pop();
+  }
+
+  /**
+   * A value the same at every iteration of a loop (paired-iterations.ts), as an i32 or an f64,
+   * from what defines it: its local may not be set where it is needed.
+   */
+  private invariantValue(v: Value, as: "i32" | "f64"): string {
+    const op = this.definitions.get(v.id);
+    if (op?.opcode === "const" && typeof op.attrs.value === "number")
+      return as === "i32"
+        ? `(i32.const ${op.attrs.value})`
+        : `(f64.const ${f64Text(op.attrs.value)})`;
+    if (op?.opcode === "length") {
+      const length = this.lengthOf(op.operands[0]!);
+      return as === "i32" ? length : `(f64.convert_i32_u ${length})`;
+    }
+    return as === "i32" ? this.get(v) : this.num(v);
   }
 
   /**

@@ -18,6 +18,8 @@ export interface Counter {
   start: Value;
   bound: Value;
   relation: Relation;
+  /** The counter as the body's parameter. */
+  param: Value;
 }
 
 /**
@@ -80,7 +82,7 @@ export function loopPrechecks(
   };
 
   // Per body parameter carried by the loop: its start and its constant step.
-  const carried = new Map<number, { start: Value; step: number; counter: Value }>();
+  const carried = new Map<number, { start: Value; step: number; counter: Value; param: Value }>();
   forwarded.forEach((x, j) => {
     const i = before.params.indexOf(x!);
     if (i < 0 || !ints.has(x!.id)) return;
@@ -96,20 +98,21 @@ export function loopPrechecks(
       start: loop.operands[i]!,
       step: next.opcode === "add" ? step : -step,
       counter: x!,
+      param: p,
     });
   });
 
   // The counter: compared with an unchanging bound, moving by 1 towards it.
   const test = flag && definitions.get(flag.id);
   let counter: Counter | undefined;
-  for (const { start, step, counter: c } of carried.values()) {
+  for (const { start, step, counter: c, param } of carried.values()) {
     const seen = relationOf(test, c);
     if (!seen) continue;
     const { relation, other: bound } = seen;
     if (!invariant(bound)) continue;
     const up = relation === "lt" || relation === "le";
     if (step !== (up ? 1 : -1)) continue;
-    counter = { start, bound, relation };
+    counter = { start, bound, relation, param };
   }
   if (!counter) return undefined;
 

@@ -208,6 +208,48 @@ export function wasm(points: Float64Array[], centroids: Float64Array[]): number 
   assert.equal(m.wasmStats.javascript - before.javascript, 1, "the call with the short centroid");
 });
 
+test("a bound that is the length of each row: paired where the rows' lengths agree", async () => {
+  const source = `export function js(points: Float64Array[], centroids: Float64Array[]): number {
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      let dist = 0;
+      for (let i = 0; i < centroid.length; i++) {
+        const diff = point[i] - centroid[i];
+        dist += diff * diff;
+      }
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest;
+  }
+  return total;
+}`;
+  assert.deepEqual(pairedLoops(lower(source, "js")), [["point", "centroid"]]);
+  const m = await loadProgram<Primal>({
+    "main.ts": `export { wasmStats } from "nabla";
+${source}
+/** @backend wasm */
+export function wasm(points: Float64Array[], centroids: Float64Array[]): number {
+  return js(points, centroids);
+}
+`,
+  });
+  const before = { ...m.wasmStats };
+  for (let trial = 0; trial < 60; trial++) {
+    const { points, centroids } = kmeansData(1 + (trial % 7), 3, 2 + (trial % 5), 500 + trial);
+    // Some rows shorter than the others (the points are long enough for every row).
+    if (trial % 3 === 0 && centroids.length > 1) centroids[1] = centroids[1]!.subarray(0, 1);
+    const expected = m.js(points, centroids);
+    const actual = m.wasm(points, centroids);
+    assert.ok(
+      Object.is(actual, expected),
+      `trial ${trial}: wasm ${actual}, JavaScript ${expected}`,
+    );
+  }
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
+});
+
 interface NewtonStep {
   js: Step;
   wasm: Step;

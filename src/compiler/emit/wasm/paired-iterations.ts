@@ -44,6 +44,11 @@ export interface PairedIterations {
   innerCounter: number;
   innerStart: Value;
   innerBound: Value;
+  /**
+   * When the bound is the length of an array of the prefix (`i < centroid.length`): that
+   * array, whose lanes must then all have the same length.
+   */
+  boundArray?: Value;
   /** The prefix's values the inner loop uses: each lane has its own. */
   perLane: Value[];
   /** The arrays the inner loop reads: made by the prefix (per lane) or before the outer loop. */
@@ -104,7 +109,12 @@ export function pairedIterations(
     return undefined;
   function invariantOrHead(v: Value): boolean {
     const op = definitions.get(v.id);
-    return op?.opcode === "lt" || invariant(v);
+    return op?.opcode === "lt" || invariant(v) || laneLength(v) !== undefined;
+  }
+  /** The array of the prefix whose length `v` is. */
+  function laneLength(v: Value): Value | undefined {
+    const op = definitions.get(v.id);
+    return op?.opcode === "length" && perLane(op.operands[0]!) ? op.operands[0] : undefined;
   }
   const yielded = terminator(innerBody).operands;
   let innerCounter = -1;
@@ -123,7 +133,7 @@ export function pairedIterations(
       !next.operands.includes(p) ||
       constant(next.operands[next.operands[0] === p ? 1 : 0]!) !== 1 ||
       seen?.relation !== "lt" ||
-      !invariant(seen.other) ||
+      !(invariant(seen.other) || laneLength(seen.other)) ||
       !ints.has(seen.other.id)
     )
       return undefined;
@@ -184,6 +194,10 @@ export function pairedIterations(
       return false;
     });
   inner.operands.forEach((v) => perLane(v) && used.add(v));
+  const boundArray = laneLength(innerBound);
+  if (boundArray) used.add(boundArray);
+  // Lanes that would all compute the same: nothing to gain.
+  if (!used.size) return undefined;
   return {
     counter,
     bound,
@@ -193,6 +207,7 @@ export function pairedIterations(
     innerCounter,
     innerStart,
     innerBound,
+    ...(boundArray ? { boundArray } : {}),
     perLane: [...used],
     arrays,
   };

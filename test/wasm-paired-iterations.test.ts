@@ -293,3 +293,92 @@ export const wasm = gradientAndHessianVectorProduct(cost, { wrt: 1, backend: "wa
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
   assert.equal(m.wasmStats.wasm - before.wasm, 4, "calls run in wasm");
 });
+
+/** A matrix-vector product storing each row's sum, as written without nabla in mind. */
+const MAT_VEC = `function matVec(m: Float64Array[], x: Float64Array, out: Float64Array): void {
+  for (let i = 0; i < m.length; i++) {
+    const row = m[i];
+    let s = 0;
+    for (let j = 0; j < x.length; j++) s += row[j] * x[j];
+    out[i] = s;
+  }
+}`;
+
+interface Products {
+  js: (m: Float64Array[], x: Float64Array) => Float64Array;
+  wasm: (m: Float64Array[], x: Float64Array) => Float64Array;
+  inPlaceJs: (m: Float64Array[], x: Float64Array) => Float64Array;
+  inPlaceWasm: (m: Float64Array[], x: Float64Array) => Float64Array;
+  intoRowJs: (m: Float64Array[], x: Float64Array) => Float64Array;
+  intoRowWasm: (m: Float64Array[], x: Float64Array) => Float64Array;
+  wasmStats: Stats;
+}
+
+test("a matrix-vector product storing each row's sum: paired unless the result is an array it reads", async () => {
+  const [plan] = pairedLoops(lower(MAT_VEC, "matVec"));
+  assert.deepEqual(plan, ["row", "x"]);
+  const both = (
+    name: string,
+    body: string,
+  ) => `export function ${name}Js(m: Float64Array[], x: Float64Array): Float64Array {
+${body}
+}
+/** @backend wasm */
+export function ${name}Wasm(m: Float64Array[], x: Float64Array): Float64Array {
+  return ${name}Js(m, x);
+}`;
+  const m = await loadProgram<Products>({
+    "main.ts": `export { wasmStats } from "nabla";
+${MAT_VEC}
+export function js(m: Float64Array[], x: Float64Array): Float64Array {
+  const out = new Float64Array(m.length);
+  matVec(m, x, out);
+  return out;
+}
+/** @backend wasm */
+export function wasm(m: Float64Array[], x: Float64Array): Float64Array {
+  return js(m, x);
+}
+${both("inPlace", "  const y = Float64Array.from(x);\n  matVec(m, y, y);\n  return y;")}
+${both("intoRow", "  const rows = m.map((r) => Float64Array.from(r));\n  matVec(rows, x, rows[rows.length - 1]);\n  return rows[rows.length - 1];")}
+`,
+  });
+  const before = { ...m.wasmStats };
+  for (let trial = 0; trial < 40; trial++) {
+    const n = 1 + (trial % 9);
+    const { centroids: rows, points } = kmeansData(n, 1, n, 300 + trial);
+    const x = points[0]!;
+    for (const [name, js, wasm] of [
+      ["out", m.js, m.wasm],
+      ["out === x", m.inPlaceJs, m.inPlaceWasm],
+      ["out === the last row", m.intoRowJs, m.intoRowWasm],
+    ] as const) {
+      const expected = js(rows, x);
+      const actual = wasm(rows, x);
+      actual.forEach((v, i) =>
+        assert.ok(
+          Object.is(v, expected[i]),
+          `${name}, n=${n}: [${i}] wasm ${v}, JavaScript ${expected[i]}`,
+        ),
+      );
+    }
+  }
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
+  await checkBackends(
+    `${MAT_VEC}
+export function f(m: Float64Array[], x: Float64Array): number {
+  const y = new Float64Array(m.length);
+  matVec(m, x, y);
+  let s = 0;
+  for (let i = 0; i < y.length; i++) s += y[i] * y[i];
+  return s;
+}`,
+    [
+      [
+        [f64(1, 2, 3), f64(-1, 0.5, 2), f64(0.25, 1, -2), f64(3, -1, 1), f64(2, 2, -0.5)],
+        f64(0.5, -1, 2),
+      ],
+      [[f64(1, 2)], f64(0.5, -1)],
+    ],
+  );
+});

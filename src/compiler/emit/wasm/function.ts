@@ -1045,6 +1045,12 @@ class WatFunctionEmitter {
       .map((length) => `(i32.le_s ${bound} ${length})`)
       .reduce((all, test) => `(i32.and ${all} ${test})`, `(i32.ge_s ${start} (i32.const 0))`);
     for (const test of sameBound) this.line(`(br_if $single${n} (i32.eqz ${test}))`);
+    // The arrays the rest of the iterations store into are none of those read before it.
+    const read = [...new Set([...plan.arrays, ...plan.prefixArrays])].flatMap((a) =>
+      perLane.has(a) ? lanes.map((lane) => `(local.get ${laneLocal(lane, a)})`) : [this.get(a)],
+    );
+    for (const w of plan.written)
+      for (const r of read) this.line(`(br_if $single${n} (i32.eq ${this.get(w)} ${r}))`);
     this.line(`(br_if $single${n} (i32.eqz (i32.or (i32.ge_s ${start} ${bound}) ${fits})))`);
 
     // The inner loop, all lanes at once: lanes 2h and 2h + 1 in the vectors of half h.

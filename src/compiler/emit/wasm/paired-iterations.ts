@@ -3,6 +3,7 @@ import { isArray } from "../../ir/type-system.js";
 import type { Op, Opcode, Region, Value } from "../../ir/types.js";
 import { someOp, terminator } from "../../ir/walk.js";
 import { integerConstant, relationOf } from "./integer-bounds.js";
+import { isAppend } from "./growing-arrays.js";
 import { holdsNumbers } from "./kinds.js";
 import { loopPrechecks } from "./loop-prechecks.js";
 
@@ -25,7 +26,10 @@ import { loopPrechecks } from "./loop-prechecks.js";
 //   numbers (made before the outer loop, or by the prefix) and computes with them by f64
 //   add, sub, mul, div and neg, carrying numbers (the sums) besides its counter;
 // - a *suffix*, anything that writes no memory the prefix or the inner loop could read (it
-//   may push onto the tape, compare, branch, read, run other loops).
+//   may push onto the tape, compare, branch, read, run other loops, and store numbers into
+//   arrays made before the loop: `out[i] = s` of a matrix-vector product, which the emitter
+//   checks on entry are other blocks of memory than every array the prefix and the inner
+//   loop read; arrays in wasm memory never overlap).
 // The emitter then runs, while two iterations remain: the prefix for j and for j + 1, the
 // inner loop for both at once, then the suffix of j and the suffix of j + 1 in order, each
 // after the prefix again (it is pure) and with its lane of the sums. Checks the prefix makes
@@ -53,6 +57,10 @@ export interface PairedIterations {
   perLane: Value[];
   /** The arrays the inner loop reads: made by the prefix (per lane) or before the outer loop. */
   arrays: Value[];
+  /** The arrays the prefix reads elements of (made before the outer loop, or per lane). */
+  prefixArrays: Value[];
+  /** The arrays of numbers the suffix stores into (made before the outer loop). */
+  written: Value[];
 }
 
 /** What the inner loop's body may do, besides reading elements at its counter. */
@@ -61,6 +69,8 @@ const LANE_ARITHMETIC = new Set<Opcode>(["add", "sub", "mul", "div", "neg"]);
 const PREFIX_OPS = new Set<Opcode>(["index", "length", "const", "add", "sub", "mul", "div", "neg"]);
 /** What the suffix may do that writes: the tape and the heap are apart from user arrays. */
 const SUFFIX_WRITES = new Set<Opcode>(["push", "reserve", "peak", "alloc", "literal", "zeros"]);
+/** Stores the suffix may make into an array made before the loop, checked apart on entry. */
+const STORES = new Set<Opcode>(["setIndex", "addIndex"]);
 
 /**
  * How `loop` runs two iterations at once, or undefined when it cannot. `definitions`: each
@@ -181,11 +191,25 @@ export function pairedIterations(
     return undefined;
   if (!arrays.length) return undefined;
 
-  // The suffix writes nothing the prefix or the inner loop reads.
-  const writes = (op: Op) =>
-    (WRITES_MEMORY.has(op.opcode) && !SUFFIX_WRITES.has(op.opcode)) || op.opcode === "return";
+  // The suffix writes nothing the prefix or the inner loop reads: the tape, the heap, and
+  // arrays of numbers made before the loop (compared with the arrays read, on entry).
+  const written: Value[] = [];
+  const writes = (op: Op) => {
+    if (STORES.has(op.opcode)) {
+      const [a] = op.operands as [Value];
+      const apart = !inside.has(a.id) && isArray(a.type) && holdsNumbers(a.type) && !isAppend(op);
+      if (apart && !written.includes(a)) written.push(a);
+      return !apart;
+    }
+    return (
+      (WRITES_MEMORY.has(op.opcode) && !SUFFIX_WRITES.has(op.opcode)) || op.opcode === "return"
+    );
+  };
   if (suffix.some((op) => writes(op) || op.regions.some((r) => someOp(r, writes))))
     return undefined;
+  const prefixArrays = [
+    ...new Set(prefix.filter((op) => op.opcode === "index").map((op) => op.operands[0]!)),
+  ];
 
   const used = new Set<Value>();
   for (const region of inner.regions)
@@ -196,6 +220,8 @@ export function pairedIterations(
   inner.operands.forEach((v) => perLane(v) && used.add(v));
   const boundArray = laneLength(innerBound);
   if (boundArray) used.add(boundArray);
+  // Rows the prefix reads, compared per lane with the arrays the suffix stores into.
+  if (written.length) for (const a of prefixArrays) if (perLane(a)) used.add(a);
   // Lanes that would all compute the same: nothing to gain.
   if (!used.size) return undefined;
   return {
@@ -210,5 +236,7 @@ export function pairedIterations(
     ...(boundArray ? { boundArray } : {}),
     perLane: [...used],
     arrays,
+    prefixArrays,
+    written,
   };
 }

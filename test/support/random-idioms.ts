@@ -58,6 +58,7 @@ export const IDIOM_NAMES = [
   "optional-callbacks",
   "function-lists",
   "module-state",
+  "row-sums",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -2132,6 +2133,102 @@ class IdiomGenerator extends Generator {
       this.chosenStrategy(vars, r, F, make, (f) => `${f}.process(${this.e(vars, 1)})`);
   }
 
+  /**
+   * A sum per row of a matrix, as numeric code writes it: the nearest row to a point
+   * (kmeans' distance), a matrix-vector product into an array (sometimes in place, the
+   * result being the vector), weighted sums from a number of each row; rows as
+   * Float64Arrays or `number[]`, loops by index or `for…of`, an inner bound that is the
+   * point's length or each row's (rows of unequal lengths sometimes). The WebAssembly backend
+   * runs several such rows at once in SIMD lanes (emit/wasm/paired-iterations.ts).
+   */
+  rowSums(vars: string[], mutable: string[]): void {
+    const typed = this.chance(0.6);
+    const T = typed ? "Float64Array" : "number[]";
+    const make = (items: string[]) =>
+      typed ? `Float64Array.from([${items.join(", ")}])` : `[${items.join(", ")}]`;
+    const d = this.int(1, 5);
+    const n = this.int(1, 9);
+    const rows = this.fresh("rows");
+    const uneven = this.chance(0.2);
+    const row = (k: number) =>
+      make(
+        Array.from({ length: uneven && k === 1 ? Math.max(1, d - 1) : d }, () =>
+          this.chance(0.5) ? this.e(vars, 1) : this.constant(),
+        ),
+      );
+    this.emit(
+      `const ${rows}: ${T}[] = [${Array.from({ length: n }, (_, k) => row(k)).join(", ")}];`,
+    );
+    const point = this.fresh("point");
+    this.emit(`const ${point}: ${T} = ${make(Array.from({ length: d }, () => this.e(vars, 1)))};`);
+    const r = this.fresh("r");
+    const f = this.fresh("rowSum");
+    const bound = uneven || this.chance(0.3) ? "row.length" : "x.length";
+    switch (this.int(0, 2)) {
+      case 0: {
+        // The nearest row: its squared distance.
+        const loop = this.chance(0.5)
+          ? "for (const row of rows) {"
+          : "for (let j = 0; j < rows.length; j++) {\n    const row = rows[j];";
+        this.decl(`function ${f}(rows: ${T}[], x: ${T}): number {
+  let best = Infinity;
+  ${loop}
+    let dist = 0;
+    for (let i = 0; i < ${bound}; i++) {
+      const diff = x[i] - row[i];
+      dist += diff * diff;
+    }
+    if (dist < best) best = dist;
+  }
+  return best;
+}`);
+        this.emit(`let ${r} = ${f}(${rows}, ${point});`);
+        break;
+      }
+      case 1: {
+        // A matrix-vector product into an array; in place (into the vector) when square.
+        const out = this.fresh("out");
+        this.decl(`function ${f}(m: ${T}[], x: ${T}, out: ${T}): void {
+  for (let j = 0; j < m.length; j++) {
+    const row = m[j];
+    let s = ${this.constant()};
+    for (let i = 0; i < ${bound}; i++) s += row[i] * x[i];
+    out[j] = s;
+  }
+}`);
+        const inPlace = n === d && !uneven && this.chance(0.5);
+        if (inPlace) this.emit(`const ${out} = ${point};`);
+        else
+          this.emit(
+            `const ${out}: ${T} = ${typed ? `new Float64Array(${n})` : `new Array(${n}).fill(0)`};`,
+          );
+        this.emit(`${f}(${rows}, ${point}, ${out});`);
+        this.emit(`let ${r} = 0;`);
+        this.emit(`for (const v of ${out}) ${r} += v * ${this.contraction()};`);
+        break;
+      }
+      default: {
+        // Sums weighted by each row's first number, over the rest.
+        this.decl(`function ${f}(rows: ${T}[], x: ${T}, scale: number): number {
+  let total = 0;
+  for (const row of rows) {
+    const w = row[0];
+    let s = 0;
+    let n = 1;
+    for (let i = 1; i < ${bound}; i++) {
+      s += (row[i] * x[i]) / scale;
+      n = n + -(row[i] * row[i]) * w;
+    }
+    total += s / (1 + n * n);
+  }
+  return total;
+}`);
+        this.emit(`let ${r} = ${f}(${rows}, ${point}, 2 + ${this.contraction()});`);
+      }
+    }
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -2164,6 +2261,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "optional-callbacks": (g, v, m) => g.optionalCallbacks(v, m),
   "function-lists": (g, v, m) => g.functionLists(v, m),
   "module-state": (g, v, m) => g.moduleState(v, m),
+  "row-sums": (g, v, m) => g.rowSums(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

@@ -110,14 +110,8 @@ export const g = gradient(f);
   assert.throws(() => m.g(2), { name: "TypeError", message: "onStep is not a function" });
 });
 
-test("an array method given a hook that was left out throws before it looks at the array, even an empty one", async () => {
-  const m = await loadProgram<{
-    total: (xs: number[]) => number;
-    g: (xs: number[]) => number[];
-    withHook: (xs: number[]) => number[];
-  }>({
-    "main.ts": `import { gradient } from "nabla";
-type Hook = (v: number) => void;
+/** An energy that hands its hook to forEach, and a hook counting positive values. */
+const ENERGY = `type Hook = (v: number) => void;
 let seen = 0;
 function count(v: number): void {
   if (v > 0) seen++;
@@ -127,7 +121,16 @@ function energy(xs: number[], hook?: Hook): number {
   for (const x of xs) e += x * x;
   xs.forEach(hook!);
   return e;
-}
+}`;
+
+test("an array method given a hook that was left out throws before it looks at the array, even an empty one", async () => {
+  const m = await loadProgram<{
+    total: (xs: number[]) => number;
+    g: (xs: number[]) => number[];
+    withHook: (xs: number[]) => number[];
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+${ENERGY}
 export function total(xs: number[]): number {
   return energy(xs, count) + energy([]);
 }
@@ -139,6 +142,26 @@ export const withHook = gradient((xs: number[]) => energy(xs, count));
   assert.throws(() => m.total([1, 2, 3]), { name: "TypeError" });
   assert.throws(() => m.g([1, 2, 3]), { name: "TypeError", message: "hook is not a function" });
   assert.deepEqual(m.withHook([1, 2, 3]), [2, 4, 6]);
+});
+
+test("an array method given a hook chosen at run time throws, before the loop, when it holds none", async () => {
+  const m = await loadProgram<{
+    total: (xs: number[], y: number) => number;
+    g: (xs: number[], y: number) => [number[], number];
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+${ENERGY}
+export function total(xs: number[], y: number): number {
+  return energy(xs, y > 0 ? count : undefined) * y;
+}
+export const g = gradient(total);
+`,
+  });
+  // No hook and an empty array: [].forEach(undefined) throws in JavaScript, so must the gradient.
+  assert.throws(() => m.total([], -1), { name: "TypeError" });
+  assert.throws(() => m.g([], -1), { name: "TypeError", message: "hook is not a function" });
+  assert.deepEqual(m.g([], 2), [[], 0]);
+  assert.deepEqual(m.g([1, 3], 2), [[4, 12], 10]);
 });
 
 test("gradient of a function parameter that was left out is reported where it is asked", () => {

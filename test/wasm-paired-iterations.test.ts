@@ -32,8 +32,12 @@ function pairedLoops(fn: IRFunction): string[][] {
   return paired;
 }
 
-/** kmeans' cost with the distance written in the loop, as many write it. */
-const NEAREST = `export function cost(points: Float64Array[], centroids: Float64Array[]): number {
+/**
+ * kmeans' cost with the distance written in the loop, as many write it, as function `name`;
+ * the distance's loop runs to the point's length or to each centroid's.
+ */
+function nearestCost(name: string, boundOf: "point" | "centroid"): string {
+  return `export function ${name}(points: Float64Array[], centroids: Float64Array[]): number {
   let total = 0;
   for (let p = 0; p < points.length; p++) {
     const point = points[p];
@@ -41,7 +45,7 @@ const NEAREST = `export function cost(points: Float64Array[], centroids: Float64
     for (let j = 0; j < centroids.length; j++) {
       const centroid = centroids[j];
       let dist = 0;
-      for (let i = 0; i < point.length; i++) {
+      for (let i = 0; i < ${boundOf}.length; i++) {
         const diff = point[i] - centroid[i];
         dist += diff * diff;
       }
@@ -51,6 +55,8 @@ const NEAREST = `export function cost(points: Float64Array[], centroids: Float64
   }
   return total;
 }`;
+}
+const NEAREST = nearestCost("cost", "point");
 
 test("kmeans' loop over centroids is paired in the primal and the JVP", () => {
   assert.deepEqual(pairedLoops(lower(NEAREST, "cost")), [["point", "centroid"]]);
@@ -180,7 +186,7 @@ interface Primal {
 test("kmeans' cost in wasm is JavaScript's to the bit, on 200 random problems", async () => {
   const m = await loadProgram<Primal>({
     "main.ts": `export { wasmStats } from "nabla";
-${NEAREST.replace("export function cost", "export function js")}
+${nearestCost("js", "point")}
 /** @backend wasm */
 export function wasm(points: Float64Array[], centroids: Float64Array[]): number {
   return js(points, centroids);
@@ -209,22 +215,7 @@ export function wasm(points: Float64Array[], centroids: Float64Array[]): number 
 });
 
 test("a bound that is the length of each row: paired where the rows' lengths agree", async () => {
-  const source = `export function js(points: Float64Array[], centroids: Float64Array[]): number {
-  let total = 0;
-  for (const point of points) {
-    let nearest = Infinity;
-    for (const centroid of centroids) {
-      let dist = 0;
-      for (let i = 0; i < centroid.length; i++) {
-        const diff = point[i] - centroid[i];
-        dist += diff * diff;
-      }
-      if (dist < nearest) nearest = dist;
-    }
-    total += nearest;
-  }
-  return total;
-}`;
+  const source = nearestCost("js", "centroid");
   assert.deepEqual(pairedLoops(lower(source, "js")), [["point", "centroid"]]);
   const m = await loadProgram<Primal>({
     "main.ts": `export { wasmStats } from "nabla";

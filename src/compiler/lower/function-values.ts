@@ -792,8 +792,9 @@ function raiseNotAFunction(ctx: LowerContext, node: Node, name: string): void {
 }
 
 /**
- * A callback left out (`xs.forEach(hook!)` where the call gave no `hook`): the array method
- * throws JavaScript's TypeError before it looks at the array, even an empty one.
+ * A callback left out (`xs.forEach(hook!)` where the call gave no `hook`, or gave one chosen at
+ * run time that may be undefined): the array method throws JavaScript's TypeError before it
+ * looks at the array, even an empty one.
  */
 export function requireCallback(
   ctx: LowerContext,
@@ -801,7 +802,17 @@ export function requireCallback(
   arg: FunctionArg,
   name: string,
 ): void {
-  if (arg.fn.kind === "absent") raiseNotAFunction(ctx, node, name.replace(/!+$/, ""));
+  const label = name.replace(/!+$/, "");
+  const presence = presenceOf(ctx, arg);
+  if (presence === false) raiseNotAFunction(ctx, node, label);
+  else if (presence !== true)
+    lowerIf(ctx, presence, [
+      () => [],
+      () => {
+        raiseNotAFunction(ctx, node, label);
+        return [];
+      },
+    ]);
 }
 
 /**

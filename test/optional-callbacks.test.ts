@@ -164,6 +164,29 @@ export const g = gradient(total);
   assert.deepEqual(m.g([1, 3], 2), [[4, 12], 10]);
 });
 
+test("derivative(curve!) under a test that curve was given: differentiated where it is passed", async () => {
+  const m = await loadProgram<{
+    slope: (x: number, curve?: (t: number) => number) => number;
+    square: (x: number) => number;
+    d: (x: number) => number;
+  }>({
+    "main.ts": `import { derivative } from "nabla";
+export function slope(x: number, curve?: (t: number) => number): number {
+  if (curve) return derivative(curve!)(x);
+  return 0;
+}
+export function square(x: number): number {
+  return slope(x, (t) => t * t) + slope(x);
+}
+export const d = derivative((x: number) => slope(x, (t) => t * t * x));
+`,
+  });
+  // Before, the arrow passed to slope had no derivative attached: a TypeError at the call.
+  assert.equal(m.square(2), 4);
+  // slope(x, t ↦ t²·x) = 2x², whose derivative is 4x.
+  assert.equal(m.d(3), 12);
+});
+
 test("gradient of a function parameter that was left out is reported where it is asked", () => {
   const files = {
     "main.ts": `import { gradient } from "nabla";

@@ -185,13 +185,17 @@ export function needsOfParameter(
     if (n.type !== "CallExpression") return true;
     const operator = nablaOperatorOf(module, n.callee);
     const fn = n.arguments[0];
+    // `derivative(curve!)` of an optional parameter, under a test: the parameter.
+    let named: Node | undefined = fn;
+    while (named?.type === "TSNonNullExpression" || named?.type === "ParenthesizedExpression")
+      named = named.expression;
     if (operator && fn) {
       if (
         isOperator(operator) &&
         OPERATORS[operator].onFunctionValues &&
         n.arguments.length === 1 &&
-        fn.type === "Identifier" &&
-        fn.name === name &&
+        named?.type === "Identifier" &&
+        named.name === name &&
         !declaredLocally(name, ancestors)
       ) {
         found.push({ operator: operator as Operator, via: [], wrt: [] });

@@ -267,3 +267,21 @@ test("??=, ||= and &&= on locals and fields", async () => {
     assert.equal(d(0, 1), gy);
   }
 });
+
+test("an optional field set in a branch never taken, read with ?. and ??, whose derivative is unused", async () => {
+  // The tangent of `o`, an object literal nothing reads after the branch, was inlined where
+  // the branch writes it: `{ v: 0 }.next = …`, which JavaScript parses as a block (a
+  // SyntaxError loading the module). Found by the idiom fuzzer (optional-chaining).
+  const m = await loadProgram<{ d: (x: number, y: number) => (dx: number, dy: number) => number }>({
+    "main.ts": `import { differential } from "nabla";
+export function f(x: number, y: number): number {
+  const o: { v: number; next?: { v: number } } = { v: 1.6 };
+  if (x > 100) o.next = { v: x };
+  return (o.next?.v ?? o.v) * 0 + x * y;
+}
+export const d = differential(f);
+`,
+  });
+  assert.equal(m.d(3, 2)(1, 0), 2);
+  assert.equal(m.d(3, 2)(0, 1), 3);
+});

@@ -421,10 +421,15 @@ class FunctionEmitter implements LaneHost, FlowHost {
     const [target, ...rest] = op.operands.map((v) => this.ref(v));
     const value = rest[rest.length - 1]!;
     if (isKeyed(op.operands[0]!.type)) return this.emitKeyedStore(op, target!, rest[0]!, value);
+    // An object literal leading the statement would open a block: `({ v: 0 }).next = …` (a
+    // write to a tangent object nothing reads afterwards, inlined where it is used once).
+    const base = target!.text.startsWith("{")
+      ? js.raw(`(${target!.text})`, js.PREC.primary, [target!])
+      : target!;
     const place =
       op.opcode === "setField" || op.opcode === "addField"
-        ? js.member(target!, op.attrs.field!)
-        : js.element(target!, rest[0]!);
+        ? js.member(base, op.attrs.field!)
+        : js.element(base, rest[0]!);
     const assign = op.opcode === "addField" || op.opcode === "addIndex" ? "+=" : "=";
     // Its array and index are never inlined (countUses), so the test evaluates nothing twice.
     const guard = op.attrs.ifExists ? `if (${place.text} !== undefined) ` : "";

@@ -25,6 +25,24 @@ export function f(x: number, a: number): number {
 }`);
 });
 
+test("an element that is a function field of an object: Math.tanh of a Math the module declares, settings.act", async () => {
+  // Before, such a list was not one of functions (NABLA101 for its other elements).
+  await checkTwoWays(`const Math = {
+  tanh: (t: number) => globalThis.Math.tanh(t),
+  abs: (t: number) => globalThis.Math.abs(t),
+};
+const settings = { act: (t: number) => t / (1 + t * t) };
+function squash(v: number): number {
+  return v / (1 + Math.abs(v));
+}
+export function f(x: number, y: number): number {
+  const stages = [squash, Math.tanh, settings.act, (v: number) => v + 0.5 * y];
+  let s = x;
+  for (const stage of stages) s = stage(s);
+  return s + stages[1](y) * stages.length;
+}`);
+});
+
 test("elements called by a loop index, by a number, and the list's length; a capture read when called", async () => {
   await checkTwoWays(`export function f(x: number, y: number): number {
   let k = 1;

@@ -8,7 +8,7 @@ import type {
 } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { LowerContext, Slot } from "./context.js";
-import { mathMember } from "./math-functions.js";
+import { namesFunction } from "./names-function.js";
 
 // A local `const` array of functions written in place, as pipelines are written:
 // `const layers = [(v) => v * a, Math.tanh, relu]`. It has no run-time value: each element is
@@ -35,7 +35,9 @@ function isListOfFunctions(ctx: LowerContext, init: Node | null | undefined): bo
         e.type === "FunctionExpression" ||
         (e.type === "Identifier" &&
           (ctx.module.functions.has(e.name) || isLocalFunction(ctx, e.name))) ||
-        (e.type === "MemberExpression" && mathMember(ctx, e) !== undefined)),
+        // `Math.tanh`, or a function field of an object (`Math.tanh` of a `Math` the module
+        // declares itself, `scenario.load`).
+        (e.type === "MemberExpression" && namesFunction(ctx, e))),
   );
 }
 

@@ -1,11 +1,9 @@
-import { isArrowField } from "./arrow-fields.js";
 import {
   typeMismatch,
   unknownType,
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
-import { mathMember } from "./math-functions.js";
 import type {
   BlockStatement,
   DoWhileStatement,
@@ -28,6 +26,7 @@ import { forOfSource } from "./for-of-sources.js";
 import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.js";
 import { lowerAuxReturn } from "./aux.js";
 import { declareFunctionList, forOfFunctionList } from "./function-lists.js";
+import { namesFunction } from "./names-function.js";
 import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, isObject, sameType, typeText } from "../ir/type-system.js";
@@ -577,42 +576,4 @@ function lowerLoopStatement(
       ctx.loops.pop();
     }
   });
-}
-
-/** Whether an initializer is a function value by its form: a function's name, or a choice of two. */
-function namesFunction(ctx: LowerContext, node: Node): boolean {
-  if (node.type === "ParenthesizedExpression") return namesFunction(ctx, node.expression);
-  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
-  // `const act = Math.tanh`
-  if (node.type === "MemberExpression" && mathMember(ctx, node) !== undefined) return true;
-  if (node.type === "ConditionalExpression")
-    return namesFunction(ctx, node.consequent) || namesFunction(ctx, node.alternate);
-  // `layer.act ?? ((z) => z)`, `table[name] ?? identity`.
-  if (node.type === "LogicalExpression" && (node.operator === "??" || node.operator === "||"))
-    return (
-      namesFunction(ctx, node.left) ||
-      namesFunction(ctx, node.right) ||
-      mathMember(ctx, node.right) !== undefined
-    );
-  // `const { load } = scenario`: a field of a local object that holds a function.
-  if (
-    node.type === "MemberExpression" &&
-    !node.computed &&
-    node.object.type === "Identifier" &&
-    node.property.type === "Identifier"
-  ) {
-    const type = ctx.scope.lookup(node.object.name)?.type;
-    const name = node.property.name;
-    return (
-      type !== undefined &&
-      isObject(type) &&
-      (type.fields.some((f) => f.name === name && f.callable !== undefined) ||
-        isArrowField(ctx, type, name))
-    );
-  }
-  if (node.type !== "Identifier") return false;
-  const slot = ctx.scope.lookup(node.name);
-  if (slot) return ctx.bound.has(slot) || ctx.closures.has(slot);
-  const symbol = ctx.program.resolveLocalFunction(ctx.module, node.name);
-  return symbol !== undefined && !ctx.module.constants.get(node.name);
 }

@@ -186,16 +186,16 @@ class Model {
 }
 export function f(x: number): number {
   const m = new Model(x);
-  const fns = [m.predict];
-  return fns[0]!(x);
+  const entry = [m.predict, 2];
+  return entry.length * x;
 }
 export const g = gradient(f);
 `,
     expected: `
-main.ts:8:18: error NABLA101: the arrow-function field 'predict' of 'Model' can be called, passed where a function is expected or named by a 'const', but not read as a value here
+main.ts:8:20: error NABLA101: the arrow-function field 'predict' of 'Model' can be called, passed where a function is expected or named by a 'const', but not read as a value here
   7 |   const m = new Model(x);
-> 8 |   const fns = [m.predict];
-    |                  ^^^^^^^
+> 8 |   const entry = [m.predict, 2];
+    |                    ^^^^^^^
 help: call it ('o.predict(…)'), or pass it to the function that calls it ('xs.map(o.predict)')
 main.ts:11:18: note: when differentiating 'f' for 'gradient'
 > 11 | export const g = gradient(f);

@@ -43,6 +43,20 @@ export function f(x: number, y: number): number {
 }`);
 });
 
+test("an arrow-function field of an instance in a list: called through the list", async () => {
+  await checkTwoWays(`class Model {
+  constructor(readonly k: number) {}
+  predict = (t: number): number => this.k * t * t;
+}
+export function f(x: number, y: number): number {
+  const m = new Model(y);
+  const steps = [m.predict, (t: number) => t + x];
+  let s = x;
+  for (const step of steps) s = step(s);
+  return s;
+}`);
+});
+
 test("elements called by a loop index, by a number, and the list's length; a capture read when called", async () => {
   await checkTwoWays(`export function f(x: number, y: number): number {
   let k = 1;

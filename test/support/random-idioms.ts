@@ -623,6 +623,13 @@ class IdiomGenerator extends Generator {
           "(a: number, b: number) => globalThis.Math.atan2(a, b)",
           "(a: number, b: number) => a / (b + 1)",
         ],
+        // Used by other idioms' code (function lists, a seeded generator): without them the
+        // program would not type-check.
+        atan: ["(t: number) => globalThis.Math.atan(t)", "(t: number) => t / (1 + 0.28 * t * t)"],
+        imul: [
+          "(a: number, b: number) => globalThis.Math.imul(a, b)",
+          "(a: number, b: number) => globalThis.Math.imul(a, b)",
+        ],
       };
       const fields = Object.entries(members).map(
         ([name, [same, other]]) => `  ${name}: ${this.chance(0.5) ? other : same},`,

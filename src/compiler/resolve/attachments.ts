@@ -9,6 +9,7 @@ import { staticKey, type StaticFunction } from "./targets.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
+import { unwrapped } from "./function-values.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
 import { isOperator, OPERATORS } from "../../api/operators.js";
@@ -186,9 +187,7 @@ export function needsOfParameter(
     const operator = nablaOperatorOf(module, n.callee);
     const fn = n.arguments[0];
     // `derivative(curve!)` of an optional parameter, under a test: the parameter.
-    let named: Node | undefined = fn;
-    while (named?.type === "TSNonNullExpression" || named?.type === "ParenthesizedExpression")
-      named = named.expression;
+    const named = fn && unwrapped(fn);
     if (operator && fn) {
       if (
         isOperator(operator) &&

@@ -135,8 +135,11 @@ function functionsInModuleData(program: ProgramGraph, modules: SourceModule[]): 
   return found;
 }
 
-/** An expression without the type assertions around it (`[…] as const`, `{…} satisfies T`). */
-function unwrapped(n: Node): Node {
+/**
+ * An expression without the type assertions, non-null assertions and parentheses around it
+ * (`[…] as const`, `{…} satisfies T`, `curve!`).
+ */
+export function unwrapped(n: Node): Node {
   while (TRANSPARENT.has(n.type)) n = (n as Node & { expression: Node }).expression;
   return n;
 }

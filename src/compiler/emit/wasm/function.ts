@@ -288,13 +288,7 @@ class WatFunctionEmitter {
   }
 
   private region(region: Region): void {
-    this.checked.push(new Set());
-    for (const op of region.ops) {
-      this.op(op);
-      // Every array an op defines keeps its length in a local (see keepLength).
-      for (const r of op.results) if (isArray(r.type) && this.locals.has(r.id)) this.keepLength(r);
-    }
-    this.checked.pop();
+    this.ops(region.ops);
   }
 
   private op(op: Op): void {
@@ -958,7 +952,7 @@ class WatFunctionEmitter {
 
   /**
    * The loop itself; `checked`: the accesses its body need not check; `paired`: how it runs
-   * two iterations at once while two remain (paired-iterations.ts).
+   * several iterations at once while they remain (paired-iterations.ts).
    */
   private loopCode(op: Op, checked: Set<string>, paired?: PairedIterations): void {
     const [before, after] = op.regions as [Region, Region];
@@ -1008,8 +1002,9 @@ class WatFunctionEmitter {
     const halves = lanes.filter((lane) => lane % 2 === 0).map((lane) => lane / 2);
     this.line(`(block $single${n}`);
     this.indent++;
+    // As i64: the counter plus width − 1 may pass the i32 range.
     this.line(
-      `(br_if $single${n} (i32.ge_s (i32.add ${counter} (i32.const ${width - 1})) ${this.get(plan.bound)}))`,
+      `(br_if $single${n} (i64.ge_s (i64.add (i64.extend_i32_s ${counter}) (i64.const ${width - 1})) (i64.extend_i32_s ${this.get(plan.bound)})))`,
     );
     // Each lane's prefix values, the counter moved to j + lane, then back.
     const laneLocal = (lane: number, v: Value) => `$lane${lane}_${v.id}`;
@@ -1143,11 +1138,12 @@ class WatFunctionEmitter {
     this.line(")");
   }
 
-  /** Ops of a region emitted on their own (region() without the region's terminator). */
+  /** Ops of a region, or a part of one (paired iterations' prefix and suffix). */
   private ops(ops: Op[]): void {
     this.checked.push(new Set());
     for (const op of ops) {
       this.op(op);
+      // Every array an op defines keeps its length in a local (see keepLength).
       for (const r of op.results) if (isArray(r.type) && this.locals.has(r.id)) this.keepLength(r);
     }
     this.checked.pop();

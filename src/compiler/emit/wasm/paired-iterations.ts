@@ -1,13 +1,13 @@
 import { WRITES_MEMORY } from "../../ir/ops.js";
 import { isArray } from "../../ir/type-system.js";
 import type { Op, Opcode, Region, Value } from "../../ir/types.js";
-import { someOp, terminator } from "../../ir/walk.js";
+import { forEachOp, someOp, terminator } from "../../ir/walk.js";
 import { integerConstant, relationOf } from "./integer-bounds.js";
 import { isAppend } from "./growing-arrays.js";
 import { holdsNumbers } from "./kinds.js";
 import { loopPrechecks } from "./loop-prechecks.js";
 
-// Two iterations of an outer loop at once, in the two lanes of an f64x2. kmeans' loop over
+// Several iterations of an outer loop at once, in the lanes of f64x2s (four, then two). kmeans' loop over
 // centroids computes, per centroid, a sum over the point's coordinates, then compares it
 // with the nearest so far: the sum is a chain of dependent additions, which no reordering
 // may shorten (the result would differ from JavaScript's), so the loop runs at the speed
@@ -30,12 +30,13 @@ import { loopPrechecks } from "./loop-prechecks.js";
 //   arrays made before the loop: `out[i] = s` of a matrix-vector product, which the emitter
 //   checks on entry are other blocks of memory than every array the prefix and the inner
 //   loop read; arrays in wasm memory never overlap).
-// The emitter then runs, while two iterations remain: the prefix for j and for j + 1, the
-// inner loop for both at once, then the suffix of j and the suffix of j + 1 in order, each
-// after the prefix again (it is pure) and with its lane of the sums. Checks the prefix makes
+// The emitter then runs, while four (then two) iterations remain: the prefix for j, j + 1 …,
+// the inner loop for all at once, then the suffix of each in order, each after the prefix
+// again (it is pure) and with its lane of the sums. Checks the prefix makes
 // (bounds, null rows) are made for each lane; a trap reruns the call as JavaScript, as in
 // the scalar code. When fewer than two iterations remain, or a row is shorter than the inner
-// loop's bound, the iteration runs as it is.
+// loop's bound, the iteration runs as it is. Results are checked against JavaScript's, bit
+// for bit, and two ways by test/wasm-paired-iterations.test.ts.
 
 export interface PairedIterations {
   /** The outer loop's counter (its body's parameter) and its bound (`j < bound`). */
@@ -73,7 +74,7 @@ const SUFFIX_WRITES = new Set<Opcode>(["push", "reserve", "peak", "alloc", "lite
 const STORES = new Set<Opcode>(["setIndex", "addIndex"]);
 
 /**
- * How `loop` runs two iterations at once, or undefined when it cannot. `definitions`: each
+ * How `loop` runs several iterations at once, or undefined when it cannot. `definitions`: each
  * value's defining op; `ints`: the values held as i32.
  */
 export function pairedIterations(
@@ -213,10 +214,7 @@ export function pairedIterations(
 
   const used = new Set<Value>();
   for (const region of inner.regions)
-    someOp(region, (op) => {
-      op.operands.forEach((v) => perLane(v) && used.add(v));
-      return false;
-    });
+    forEachOp(region, (op) => op.operands.forEach((v) => perLane(v) && used.add(v)));
   inner.operands.forEach((v) => perLane(v) && used.add(v));
   const boundArray = laneLength(innerBound);
   if (boundArray) used.add(boundArray);

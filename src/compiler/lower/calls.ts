@@ -116,6 +116,17 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   for (const typed of ["Float64Array", "Float32Array"] as const)
     if (path === `${typed}.from` && isPlatformGlobal(ctx.module, typed, ctx.scope))
       return lowerArrayFrom(ctx, node, typed);
+  // `Float64Array.of(x, y)`, `Array.of(x)`: the array of the arguments, as `from` of their
+  // literal (`Array.of(3)` is `[3]`, not `Array(3)`).
+  for (const storage of ["Array", "Float64Array", "Float32Array"] as const)
+    if (path === `${storage}.of` && isPlatformGlobal(ctx.module, storage, ctx.scope)) {
+      const elements = node.arguments;
+      const literal = { type: "ArrayExpression", elements, start: node.start, end: node.end };
+      const from = { ...node, arguments: [literal] } as CallExpression;
+      return storage === "Array"
+        ? ctx.lowerExpression(literal as Expression)
+        : lowerArrayFrom(ctx, from, storage);
+    }
   if (path?.startsWith("Object.") && isPlatformGlobal(ctx.module, "Object", ctx.scope)) {
     const listed = lowerObjectFunction(ctx, node, path.slice("Object.".length));
     if (listed) return listed;
@@ -606,22 +617,20 @@ export function lowerUserCall(
       return lowerUserCall(ctx, expanded, symbol, path, receiver, checkpoint);
     });
   }
-  const isGeneric = (symbol.node.typeParameters?.params.length ?? 0) > 0;
   if (!callables.some(Boolean)) {
     const args = lowerArguments(
       ctx,
       node,
       signature.params.map((p) => p.type),
     );
-    const generic = isGeneric
-      ? genericInstance(
-          ctx,
-          node,
-          symbol,
-          signature,
-          args.map((a) => a.type),
-        )
-      : undefined;
+    // Generic, or taking several kinds of array: an instantiation per call's types.
+    const generic = genericInstance(
+      ctx,
+      node,
+      symbol,
+      signature,
+      args.map((a) => a.type),
+    );
     if (!generic) return emitUserCall(ctx, node, symbol, path, args, receiver, checkpoint);
     // Each instantiation is a function of its own, typed as the call resolved it.
     const target = {
@@ -662,9 +671,7 @@ export function lowerUserCall(
       argumentTypes[i] = lowered[0]?.type;
     }
   });
-  const generic = isGeneric
-    ? genericInstance(ctx, node, symbol, signature, argumentTypes)
-    : undefined;
+  const generic = genericInstance(ctx, node, symbol, signature, argumentTypes);
   node.arguments.forEach((arg, i) => {
     const callable = callables[i];
     const param = signature.params[i];

@@ -7,6 +7,7 @@ import {
   unsupportedType,
 } from "../diagnostics/messages/index.js";
 import { constructHelp } from "../diagnostics/messages/syntax-help.js";
+import { admitsArraysOnly } from "./generic-calls.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
 import type { IRFunction, ObjectType, Region, Type } from "../ir/types.js";
@@ -164,7 +165,12 @@ function lowerFunctionOnce(
     if (!type) {
       if (annotation) {
         const text = annotationText(module.text, annotation);
-        ctx.fail(p.node, unsupportedType.parameterOfHasTypeWhich(p.name, shown, text));
+        ctx.fail(
+          p.node,
+          admitsArraysOnly(annotation.typeAnnotation)
+            ? unsupportedType.parameterOfHasSeveralArrayKinds(p.name, shown, text)
+            : unsupportedType.parameterOfHasTypeWhich(p.name, shown, text),
+        );
       }
       if (!options.contextualNumberParams) {
         ctx.fail(

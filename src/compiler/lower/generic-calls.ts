@@ -40,7 +40,8 @@ export function genericInstance(
   argumentTypes: readonly (Type | undefined)[],
 ): GenericInstance | undefined {
   const parameters = symbol.node.typeParameters?.params ?? [];
-  if (parameters.length === 0) return undefined;
+  const byArrayKind = arrayKindParameters(symbol, signature, argumentTypes);
+  if (parameters.length === 0 && byArrayKind.length === 0) return undefined;
   const call = ctx.types.inferred?.callAt(node.start, node.end);
   const names = new Set(parameters.map((p) => p.name.name));
   const typeArguments = new Map<string, Type>();
@@ -143,4 +144,53 @@ function bind(
 
 function isArrayType(t: Type): t is Extract<Type, { kind: "array" }> {
   return typeof t === "object" && t.kind === "array";
+}
+
+/** Array types a parameter may be declared to take several of, by name. */
+const ARRAY_NAMES = new Set([
+  "Array",
+  "ReadonlyArray",
+  "ArrayLike",
+  "Float64Array",
+  "Float32Array",
+]);
+
+/**
+ * The parameters of `symbol` whose declared type admits several kinds of array
+ * (`number[] | Float64Array`, `ArrayLike<number>`, `readonly number[] | Float32Array`), which
+ * nabla cannot give one tangent type, and which this call gives an array: the call's function
+ * is then an instantiation, as a generic one's is, with the arrays the call gives (TypeScript
+ * has checked that they fit).
+ */
+export function arrayKindParameters(
+  symbol: FunctionSymbol,
+  signature: Signature,
+  argumentTypes: readonly (Type | undefined)[],
+): number[] {
+  return signature.params.flatMap((p, i) => {
+    const given = argumentTypes[i];
+    if (p.type !== undefined || given === undefined || !isArrayType(given)) return [];
+    const param = symbol.node.params[i];
+    const declared = annotationOf(param?.type === "AssignmentPattern" ? param.left : p.node);
+    return declared && admitsArraysOnly(declared) ? [i] : [];
+  });
+}
+
+/** Whether every type `t` admits is an array (`number[] | Float64Array`, `ArrayLike<number>`). */
+export function admitsArraysOnly(t: TSType): boolean {
+  switch (t.type) {
+    case "TSUnionType":
+      return t.types.every(admitsArraysOnly);
+    case "TSArrayType":
+    case "TSTupleType":
+      return true;
+    case "TSTypeOperator":
+      return t.operator === "readonly" && admitsArraysOnly(t.typeAnnotation);
+    case "TSParenthesizedType":
+      return admitsArraysOnly(t.typeAnnotation);
+    case "TSTypeReference":
+      return t.typeName.type === "Identifier" && ARRAY_NAMES.has(t.typeName.name);
+    default:
+      return false;
+  }
 }

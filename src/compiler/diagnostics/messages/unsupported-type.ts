@@ -66,6 +66,12 @@ export const unsupportedType = {
     ),
   parameterHasType: (name: Printable, type: Printable) =>
     message("unsupportedType", `parameter '${name}' has type ${type}`),
+  parameterOfHasSeveralArrayKinds: (name: Printable, shown: Printable, text: Printable) =>
+    message(
+      "unsupportedType",
+      `parameter '${name}' of '${shown}' has type '${text}', which admits several kinds of array; a function an operator differentiates takes one, which its derivative's type follows`,
+      `declare the one it is given ('${name}: number[]' or '${name}: Float64Array'); functions it calls may keep '${text}': each call is given its own version, for the arrays it passes`,
+    ),
   parameterOfHasTypeWhich: (name: Printable, shown: Printable, text: Printable) =>
     message(
       "unsupportedType",

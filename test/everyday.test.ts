@@ -435,3 +435,27 @@ export const kind = (x: number) => Float32Array.from([x]) instanceof Float32Arra
   assert.deepEqual(m.vg(0.5), { value: 2.5, gradient: 2 });
   assert.equal(m.kind(1), true);
 });
+
+test("objects pushed and concatenated as literals that leave an interface's optional field out", async () => {
+  // Before, a pushed literal without the optional field was refused (NABLA109, "expected a
+  // Particle here"); a literal assigned to a typed variable was not.
+  await checkTwoWays(`interface Particle {
+  pos: { x: number; y: number };
+  vel: { x: number; y: number };
+  mass?: number;
+}
+export function f(x: number, y: number): number {
+  const particles: Particle[] = [];
+  for (let i = 0; i < 3; i++) particles.push({ pos: { x: i * x, y: 0 }, vel: { x: 0, y: 1 } });
+  particles[1].mass = 2 + y * y;
+  const all = particles.concat({ pos: { x: y, y: x }, vel: { x: 1, y: 0 } });
+  for (let step = 0; step < 10; step++) {
+    for (const p of all) {
+      const m = p.mass ?? 1;
+      p.vel.y -= (y / m) * 0.1;
+      p.pos.y += p.vel.y * 0.1 + p.pos.x * 0.01;
+    }
+  }
+  return all.reduce((acc, p) => acc + p.pos.y * (p.mass === undefined ? 1 : 2), 0);
+}`);
+});

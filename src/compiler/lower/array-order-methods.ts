@@ -67,11 +67,14 @@ function lowerConcat(
   const parts = node.arguments.map((arg) => {
     if (arg.type === "SpreadElement")
       return ctx.fail(arg, unsupportedSyntax.spreadArgumentsAreNotSupported());
-    // `xs.concat([y], [])`: a literal takes the receiver's type.
+    // `xs.concat([y], [])`: a literal takes the receiver's type, an object literal its
+    // element type.
     const v =
       arg.type === "ArrayExpression"
         ? lowerValue(ctx, arg, type)
-        : ctx.lowerExpression(arg as Expression);
+        : arg.type === "ObjectExpression"
+          ? lowerValue(ctx, arg, type.element)
+          : ctx.lowerExpression(arg as Expression);
     return { node: arg, value: v };
   });
   ctx.at(node);

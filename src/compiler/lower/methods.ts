@@ -65,7 +65,9 @@ export function lowerArrayMethod(
           copyInto(ctx, array, spread);
           continue;
         }
-        const v = expectType(ctx, arg, ctx.lowerExpression(arg), type.element);
+        // `ps.push({ pos, vel })`: a literal takes the element type (its optional fields
+        // left out are absent).
+        const v = expectType(ctx, arg, ctx.lowerValue(arg, type.element), type.element);
         ctx.at(node);
         const at = b.emit("length", [array], ["number"]).results[0]!;
         b.emit("setIndex", [array, at, v], [], { value: "grow" });

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkTwoWays } from "./support/two-ways.js";
-import { loadProgram } from "./support/harness.js";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 
 // Everyday syntax inside differentiated code, each construct in a program written as
 // TypeScript developers write it, checked against central differences and forward mode
@@ -458,4 +458,50 @@ export function f(x: number, y: number): number {
   }
   return all.reduce((acc, p) => acc + p.pos.y * (p.mass === undefined ? 1 : 2), 0);
 }`);
+});
+
+test("Object.assign onto a new literal, onto an object (the same object returned, setters run) and onto a record", async () => {
+  await checkTwoWays(`type Pt = { x: number; y: number };
+class Celsius {
+  kelvin = 273.15;
+  set celsius(c: number) {
+    this.kelvin = c + 273.15;
+  }
+  get celsius(): number {
+    return this.kelvin - 273.15;
+  }
+}
+export function f(x: number, y: number): number {
+  const a: Pt = { x, y: 2 };
+  const b = Object.assign({}, a, { y: x * y });
+  const r: Record<string, number> = { u: 1 };
+  Object.assign(r, { v: y, u: 3 * x });
+  const moved = Object.assign(a, b, { x: a.x + b.y });
+  const t = Object.assign(new Celsius(), { celsius: x * 10 });
+  return b.x * b.y + r.u * r.v + moved.x * a.y + (moved === a ? 1 : 0) + t.kelvin * y;
+}`);
+});
+
+test("Object.assign from an object whose field may be absent: NABLA101, since an absent field is not copied", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { derivative } from "nabla";
+interface Options { scale: number; offset?: number }
+function f(x: number, extra: Options): number {
+  const o: Options = { scale: 1, offset: 2 };
+  Object.assign(o, extra);
+  return x * o.scale + (o.offset ?? 0);
+}
+export const d = derivative((x: number) => f(x, { scale: x }));
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:5:20: error NABLA101: 'Object\.assign' in differentiable code copies objects of known fields into an object or a record; the field 'offset' of this Options may be absent, and is then not copied/,
+  );
+  assert.match(
+    text,
+    /help: assign the fields one by one \('target\.x = source\.x'\), or make a new object \('\{ \.\.\.target, \.\.\.source \}'\)/,
+  );
 });

@@ -20,6 +20,7 @@ import type { LowerContext } from "./context.js";
 import { describeNode, syntaxKind } from "./describe.js";
 import { closestMathFunction } from "./math-help.js";
 import { isArrayCall, lowerNew, lowerValue, readerOf } from "./members.js";
+import { lowerObjectAssign } from "./object-assign.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { isKeyed, isMap, isSet } from "../ir/type-system.js";
 import { mathMember } from "./math-functions.js";
@@ -127,6 +128,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
         ? ctx.lowerExpression(literal as Expression)
         : lowerArrayFrom(ctx, from, storage);
     }
+  if (path === "Object.assign" && isPlatformGlobal(ctx.module, "Object", ctx.scope))
+    return lowerObjectAssign(ctx, node);
   if (path?.startsWith("Object.") && isPlatformGlobal(ctx.module, "Object", ctx.scope)) {
     const listed = lowerObjectFunction(ctx, node, path.slice("Object.".length));
     if (listed) return listed;

@@ -626,7 +626,7 @@ function entriesOf(ctx: LowerContext, c: Value): Value {
 }
 
 /** Copies into a new record or map the entries of another, or of an array of pairs. */
-function fillFrom(ctx: LowerContext, node: Node, target: Value, source: Value): void {
+export function fillFrom(ctx: LowerContext, node: Node, target: Value, source: Value): void {
   const type = target.type as KeyedType;
   const b = ctx.builder;
   const st = source.type;

@@ -146,6 +146,12 @@ export const unsupportedSyntax = {
       `'.${method}' of a Set is not supported in differentiable code yet (supported: has, add, delete, keys, values, size, forEach, spreads and for…of)`,
       `build a new set from the keys you keep: 'new Set([...s].filter(…))'`,
     ),
+  objectAssignNeeds: (what: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'Object.assign' in differentiable code copies objects of known fields into an object or a record; ${what}`,
+      `assign the fields one by one ('target.x = source.x'), or make a new object ('{ ...target, ...source }')`,
+    ),
   objectFunctionNeedsRecord: (name: Printable, type: Printable) =>
     message(
       "unsupportedSyntax",

@@ -42,6 +42,31 @@ function testCases(prefix: string, cases: Case[]): void {
 
 const helpCases: Case[] = [
   {
+    name: "NABLA102 structuredClone: copy the levels that change with spreads and maps",
+    files: `
+import { derivative } from "nabla";
+type P = { x: number; v: number[] };
+function f(t: number): number {
+  const objs: P[] = [{ x: t, v: [t] }];
+  const deep = structuredClone(objs);
+  deep[0].v[0] = 2;
+  return objs[0].v[0] * deep[0].x;
+}
+export const df = derivative(f);
+`,
+    expected: `
+main.ts:5:16: error NABLA102: cannot differentiate a call to 'structuredClone': a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow
+  4 |   const objs: P[] = [{ x: t, v: [t] }];
+> 5 |   const deep = structuredClone(objs);
+    |                ^^^^^^^^^^^^^^^
+help: copy the levels you change with spreads and maps ('objs.map((o) => ({ ...o, v: [...o.v] }))', 'rows.map((r) => [...r])')
+main.ts:9:19: note: when differentiating 'f' for 'derivative'
+> 9 | export const df = derivative(f);
+    |                   ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101 '.with': copy the array and assign the element",
     files: `
 import { derivative } from "nabla";

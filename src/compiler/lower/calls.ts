@@ -835,5 +835,7 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
       ),
     );
   }
+  if (path === "structuredClone" && isPlatformGlobal(ctx.module, path, ctx.scope))
+    return ctx.fail(callee, unknownCallee.cannotDifferentiateDeepCopy(path));
   return ctx.fail(callee, unknownCallee.cannotDifferentiateCallToIt(path));
 }

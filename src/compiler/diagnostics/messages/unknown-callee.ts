@@ -10,6 +10,12 @@ export const unknownCallee = {
       `cannot differentiate a call to '${path}': it has no visible source and no registered derivative`,
       `register its derivative with 'registerDerivative(${path}, { forward, reverse })' (docs/guide.md#custom-derivatives)`,
     ),
+  cannotDifferentiateDeepCopy: (path: Printable) =>
+    message(
+      "unknownCallee",
+      `cannot differentiate a call to '${path}': a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow`,
+      `copy the levels you change with spreads and maps ('objs.map((o) => ({ ...o, v: [...o.v] }))', 'rows.map((r) => [...r])')`,
+    ),
   cannotDifferentiateDoesNotExport: (path: Printable, specifier: Printable, value: Printable) =>
     message(
       "unknownCallee",

@@ -505,3 +505,14 @@ export const d = derivative((x: number) => f(x, { scale: x }));
     /help: assign the fields one by one \('target\.x = source\.x'\), or make a new object \('\{ \.\.\.target, \.\.\.source \}'\)/,
   );
 });
+
+test("keys sorted without a comparator: strings in JavaScript's text order ('B' before 'a', '10' before '9')", async () => {
+  await checkTwoWays(`export function f(x: number, y: number): number {
+  const weights: Record<string, number> = { b: x, a: y, B: x * y, "10": 2, "9": 3 };
+  const names = Object.keys(weights).sort();
+  let s = 0;
+  names.forEach((name, i) => (s += weights[name] * (i + 1) * x));
+  const reversed = [...names].toSorted().reverse();
+  return s + weights[reversed[0]] * y + names.indexOf("B");
+}`);
+});

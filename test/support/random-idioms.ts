@@ -59,6 +59,8 @@ export const IDIOM_NAMES = [
   "function-lists",
   "module-state",
   "row-sums",
+  "array-kinds",
+  "object-assign",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -2236,6 +2238,92 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * Helpers written for any array of numbers (`number[] | Float64Array`, `ArrayLike<number>`,
+   * `readonly number[]`), called with plain and typed arrays (also made by `Float64Array.of`
+   * and `Array.of`); one writes into the array it is given.
+   */
+  arrayKinds(vars: string[], mutable: string[]): void {
+    const readKinds = this.pick([
+      "number[] | Float64Array",
+      "ArrayLike<number>",
+      "readonly number[] | Float64Array",
+      "Float64Array | readonly number[]",
+    ]);
+    const n = this.int(1, 4);
+    const items = () => Array.from({ length: n }, () => this.e(vars, 1)).join(", ");
+    const plain = this.fresh("plain");
+    const typed = this.fresh("typed");
+    this.emit(`const ${plain} = ${this.pick([`[${items()}]`, `Array.of(${items()})`])};`);
+    this.emit(
+      `const ${typed} = ${this.pick([`Float64Array.of(${items()})`, `new Float64Array([${items()}])`])};`,
+    );
+    const f = this.fresh("weighted");
+    const c = this.contraction();
+    this.decl(`function ${f}(v: ${readKinds}, w: number): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * (w + i * ${c});
+  return s;
+}`);
+    if (this.chance(0.5)) {
+      const scale = this.fresh("scaleAll");
+      this.decl(`function ${scale}(v: number[] | Float64Array, k: number): void {
+  for (let i = 0; i < v.length; i++) v[i] *= k;
+}`);
+      this.emit(`${scale}(${this.pick([plain, typed])}, ${this.e(vars, 1)});`);
+    }
+    const r = this.fresh("r");
+    this.emit(
+      `let ${r} = ${f}(${plain}, ${this.e(vars, 1)}) + ${f}(${typed}, ${this.constant()}) * ${this.contraction()};`,
+    );
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * `Object.assign` onto a new literal (a copy), onto the object itself (the same object
+   * returned), and objects pushed as literals that leave an optional field out.
+   */
+  objectAssign(vars: string[], mutable: string[]): void {
+    const P = this.fresh("P");
+    this.decl(`interface ${P} {\n  a: number;\n  b: number;\n  w?: number;\n}`);
+    const p = this.fresh("p");
+    const q = this.fresh("q");
+    const r = this.fresh("r");
+    this.emit(`const ${p}: ${P} = { a: ${this.e(vars, 1)}, b: ${this.e(vars, 1)} };`);
+    const [c1, c2, c3] = [this.constant(), this.constant(), this.constant()];
+    switch (this.int(0, 3)) {
+      case 0:
+        // A copy: writing it leaves p as it was.
+        this.emit(`const ${q} = Object.assign({}, ${p}, { b: ${this.e(vars, 1)} });`);
+        this.emit(`${q}.a *= ${this.e(vars, 1)};`);
+        this.emit(`let ${r} = ${p}.a * ${c1} + ${q}.a * ${c2} + ${q}.b * ${p}.b * ${c3};`);
+        break;
+      case 1:
+        this.emit(`Object.assign(${p}, { a: ${this.e(vars, 1)} }, { b: ${p}.a * ${c1} });`);
+        this.emit(`let ${r} = ${p}.a * ${p}.b + ${c2};`);
+        break;
+      case 2:
+        // The target returned: writing it writes p.
+        this.emit(`const ${q}: ${P} = Object.assign(${p}, { b: ${this.e(vars, 1)} });`);
+        this.emit(`${q}.a = ${this.e([...vars, `${p}.b`], 2)};`);
+        this.emit(`let ${r} = ${p}.a * ${c1} + ${q}.b * ${c2};`);
+        break;
+      default: {
+        const ps = this.fresh("ps");
+        const i = this.fresh("i");
+        const k = this.int(1, 3);
+        this.emit(`const ${ps}: ${P}[] = [${p}];`);
+        this.emit(
+          `for (let ${i} = 0; ${i} < ${k}; ${i}++) ${ps}.push({ a: ${this.e([...vars, i], 1)}, b: ${i} });`,
+        );
+        this.emit(`${ps}[${this.int(0, k)}].w = ${this.e(vars, 1)};`);
+        this.emit(`let ${r} = 0;`);
+        this.emit(`for (const e of ${ps}) ${r} += e.a * (e.w ?? ${c1}) + e.b * ${c2};`);
+      }
+    }
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -2269,6 +2357,8 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "function-lists": (g, v, m) => g.functionLists(v, m),
   "module-state": (g, v, m) => g.moduleState(v, m),
   "row-sums": (g, v, m) => g.rowSums(v, m),
+  "array-kinds": (g, v, m) => g.arrayKinds(v, m),
+  "object-assign": (g, v, m) => g.objectAssign(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

@@ -11,7 +11,8 @@ import { countedLoop } from "./ir-loops.js";
 // stable, for a comparator that orders consistently), so derivatives follow each value to
 // where it lands; the comparisons decide branches and have none. O(n log n) comparisons.
 // Without a comparator JavaScript compares elements as text, which a numeric program does not
-// mean: a diagnostic says so.
+// mean: a diagnostic says so; an array of strings (`Object.keys(r).sort()`) is ordered as
+// JavaScript orders text, by `<` (both compare UTF-16 code units).
 
 const ARRAY = "nabla$sorted";
 const COMPARE = "nabla$compare";
@@ -48,8 +49,9 @@ export function lowerSort(
   method: "sort" | "toSorted",
 ): Value {
   const type = array.type as ArrayType;
-  const [compare, ...rest] = node.arguments;
+  const [given, ...rest] = node.arguments;
   if (rest.length > 0) return ctx.fail(node, callArity.takesArgumentHere(method, "0 to 1", "s"));
+  const compare = given ?? (type.element === "string" ? textOrder(node) : undefined);
   if (!compare) return ctx.fail(node.callee, unsupportedSyntax.sortWithoutComparator(method));
   if (compare.type === "SpreadElement")
     return ctx.fail(compare, unsupportedSyntax.spreadArgumentsAreNotSupported());
@@ -85,6 +87,12 @@ export function lowerSort(
     ctx.lowerStatements(statements);
   });
   return sorted;
+}
+
+/** The comparator JavaScript's sort uses for strings, placed at `at`. */
+function textOrder(at: Node): Node {
+  const [statement] = parsedAt("(a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);", at);
+  return (statement as { expression: Node }).expression;
 }
 
 /** The statements of `text`, every node placed at `at` (what messages and maps point to). */

@@ -1872,7 +1872,7 @@ main.ts:4:1: error NABLA001: Expected \`}\` but found \`EOF\`
 1 error`,
   },
   {
-    name: "NABLA106: function returning a string",
+    name: "NABLA106: an operator's function returning a string (functions it calls may)",
     files: `
 import { derivative } from "nabla";
 function f(x: number): string {
@@ -1881,10 +1881,10 @@ function f(x: number): string {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:2:22: error NABLA106: 'f' returns 'string'; differentiable functions return numbers, booleans, arrays, objects or nothing ('void')
+main.ts:2:1: error NABLA106: cannot differentiate 'f': it returns a string, which has no derivative (numbers, arrays and objects of numbers do)
   1 | import { derivative } from "nabla";
 > 2 | function f(x: number): string {
-    |                      ^^^^^^^^
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

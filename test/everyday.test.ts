@@ -516,3 +516,57 @@ test("keys sorted without a comparator: strings in JavaScript's text order ('B' 
   return s + weights[reversed[0]] * y + names.indexOf("B");
 }`);
 });
+
+test("methods and functions returning text (a key, toString, a bucket's name) and string methods on it", async () => {
+  // Before, a method returning a string was refused (NABLA106) and string methods were NABLA101.
+  await checkTwoWays(`class Cell {
+  constructor(readonly i: number, readonly v: number) {}
+  key(): string {
+    return \`c\${this.i}\`;
+  }
+  toString(): string {
+    return \`Cell(\${this.i}, \${this.v > 0 ? "+" : "-"})\`;
+  }
+}
+function bucket(v: number): string {
+  if (v < 0) return "neg";
+  return v < 1 ? "small" : "large";
+}
+export function f(x: number, y: number): number {
+  const cells = [new Cell(1, x), new Cell(2, x * y), new Cell(3, y - 2)];
+  const byKey = new Map<string, number>();
+  for (const c of cells) byKey.set(c.key(), c.v);
+  let s = (byKey.get("c2") ?? 0) * 3;
+  for (const c of cells) {
+    const text = c.toString();
+    if (text.endsWith("+)")) s += c.v * x;
+    if (bucket(c.v).startsWith("s")) s += c.v * c.v;
+    s += text.toUpperCase().indexOf("L") * c.v;
+  }
+  const parts = " a,B ,c".split(",").map((p) => p.trim().toLowerCase());
+  for (const p of parts) s += p.charCodeAt(0) * y + (p.includes("b") ? x : 0);
+  return s + "xyz".slice(1).length * x + "-".repeat(2).padStart(4, "*").length;
+}`);
+});
+
+test("a string method given something other than text: NABLA101 with its help", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { derivative } from "nabla";
+function f(x: number): number {
+  const name = "abc";
+  return name.includes([1] as unknown as string) ? x : 2 * x;
+}
+export const d = derivative(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:4:24: error NABLA101: the string method '\.includes' in differentiable code takes numbers and strings, not a number\[\]/,
+  );
+  assert.match(
+    text,
+    /help: compute the text outside the differentiated function and pass it in, or give '\.includes' a string/,
+  );
+});

@@ -317,6 +317,23 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     return ctx.builder.emit("nondiff", [receiver, ...args], ["string"], { callee: `.${name}` })
       .results[0]!;
   }
+  const textResult = name !== undefined && type === "string" ? STRING_METHODS[name] : undefined;
+  if (textResult) {
+    // `label.endsWith("large")`, `key.split(",")`: text, with no derivative; its arguments are
+    // numbers and strings (a callback or a pattern is not run here).
+    const args = lowerArguments(ctx, node);
+    const other = args.findIndex(
+      (a) => !["number", "string", "boolean"].includes(a.type as string),
+    );
+    if (other >= 0)
+      return ctx.fail(
+        node.arguments[other]!,
+        unsupportedSyntax.stringMethodArguments(name!, typeText(args[other]!.type)),
+      );
+    ctx.at(node);
+    return ctx.builder.emit("nondiff", [receiver, ...args], [textResult], { callee: `.${name}` })
+      .results[0]!;
+  }
   if (name !== undefined && isObject(type) && type.classKey) {
     const field = type.fields.find((f) => f.name === name);
     // An arrow field, the instance's own property, hides a method of the same name.
@@ -440,6 +457,39 @@ function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefin
   const node = found && classMember(found.decl, name, "static");
   return node && { module: type.module, name: `${type.name}.static.${name}`, node };
 }
+
+/** The methods of a string differentiable code may call, by the type of what they give. */
+const STRING_METHODS: Record<string, Type> = {
+  ...Object.fromEntries(["startsWith", "endsWith", "includes"].map((m) => [m, "boolean"])),
+  ...Object.fromEntries(
+    ["indexOf", "lastIndexOf", "charCodeAt", "codePointAt", "localeCompare"].map((m) => [
+      m,
+      "number",
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      "slice",
+      "substring",
+      "toUpperCase",
+      "toLowerCase",
+      "trim",
+      "trimStart",
+      "trimEnd",
+      "padStart",
+      "padEnd",
+      "repeat",
+      "at",
+      "charAt",
+      "concat",
+      "replace",
+      "replaceAll",
+      "normalize",
+      "toString",
+    ].map((m) => [m, "string"]),
+  ),
+  split: { kind: "array", storage: "Array", element: "string" },
+};
 
 /** The methods of a number that give its text. */
 const NUMBER_TEXT_METHODS = new Set(["toFixed", "toPrecision", "toExponential", "toString"]);

@@ -123,7 +123,7 @@ function lowerFunctionOnce(
   }
   if (
     node.returnType &&
-    (!signature.result || signature.result === "string" || signature.result === "opaque")
+    (!signature.result || signature.result === "opaque")
   ) {
     const text = annotationText(module.text, node.returnType);
     ctx.fail(

@@ -146,6 +146,12 @@ export const unsupportedSyntax = {
       `'.${method}' of a Set is not supported in differentiable code yet (supported: has, add, delete, keys, values, size, forEach, spreads and for…of)`,
       `build a new set from the keys you keep: 'new Set([...s].filter(…))'`,
     ),
+  stringMethodArguments: (method: Printable, type: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the string method '.${method}' in differentiable code takes numbers and strings, not a ${type}`,
+      `compute the text outside the differentiated function and pass it in, or give '.${method}' a string`,
+    ),
   objectAssignNeeds: (what: Printable) =>
     message(
       "unsupportedSyntax",

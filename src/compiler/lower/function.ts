@@ -121,10 +121,7 @@ function lowerFunctionOnce(
       unsupportedSyntax.isOnlyPlainFunctionsCan(shown, node.async ? "async" : "a generator"),
     );
   }
-  if (
-    node.returnType &&
-    (!signature.result || signature.result === "opaque")
-  ) {
+  if (node.returnType && (!signature.result || signature.result === "opaque")) {
     const text = annotationText(module.text, node.returnType);
     ctx.fail(
       node.returnType,

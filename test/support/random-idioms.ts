@@ -61,6 +61,7 @@ export const IDIOM_NAMES = [
   "row-sums",
   "array-kinds",
   "object-assign",
+  "text-keys",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -2324,6 +2325,50 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * Text computed inside: a class whose `key()` and `toString()` return strings, a map keyed by
+   * them, a function naming a bucket, and string methods deciding branches.
+   */
+  textKeys(vars: string[], mutable: string[]): void {
+    const C = this.fresh("Tagged");
+    const bucket = this.fresh("bucketOf");
+    const limit = this.constant();
+    this.decl(`class ${C} {
+  constructor(
+    readonly id: number,
+    public value: number,
+  ) {}
+  key(): string {
+    return "k" + this.id;
+  }
+  toString(): string {
+    return \`\${this.key()}=\${this.value > ${limit} ? "high" : "low"}\`;
+  }
+}`);
+    this.decl(`function ${bucket}(v: number): string {
+  if (v < ${limit}) return "below";
+  return v < ${limit} + 1 ? "near" : "above";
+}`);
+    const items = this.fresh("tagged");
+    const byKey = this.fresh("byKey");
+    const r = this.fresh("r");
+    const n = this.int(1, 4);
+    this.emit(
+      `const ${items} = [${Array.from({ length: n }, (_, k) => `new ${C}(${k}, ${this.e(vars, 1)})`).join(", ")}];`,
+    );
+    this.emit(`const ${byKey} = new Map<string, number>();`);
+    this.emit(`for (const t of ${items}) ${byKey}.set(t.key(), t.value * ${this.contraction()});`);
+    this.emit(`let ${r} = ${byKey}.get("k${this.int(0, n)}") ?? ${this.constant()};`);
+    const test = this.pick([
+      `t.toString().endsWith("high")`,
+      `${bucket}(t.value).startsWith("a")`,
+      `t.toString().toUpperCase().includes("LOW")`,
+      `${bucket}(t.value).length > 4`,
+    ]);
+    this.emit(`for (const t of ${items}) if (${test}) ${r} += t.value * ${this.contraction()};`);
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -2359,6 +2404,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "row-sums": (g, v, m) => g.rowSums(v, m),
   "array-kinds": (g, v, m) => g.arrayKinds(v, m),
   "object-assign": (g, v, m) => g.objectAssign(v, m),
+  "text-keys": (g, v, m) => g.textKeys(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

@@ -1122,3 +1122,33 @@ export const late = g(2, ramp);
   assert.match(m.early, /not one of the functions/);
   assert.equal(m.late, 8);
 });
+
+test("Object.assign onto a local object leaves the functions of module-level objects known; one assigning a function field by name acts as 'ops.g = …'", async () => {
+  // Before, any Object.assign onto an existing object made every module-level function value
+  // unknown (NABLA102 for \`ops.g(x)\`, or a run-time TypeError in a derivative).
+  await checkTwoWays(`interface Settings { a: number; b: number }
+const ops = { g: (t: number) => t * 2 + Math.sin(t) };
+export function f(x: number, y: number): number {
+  const s: Settings = { a: x, b: 1 };
+  Object.assign(s, { b: y * s.a }, { a: Math.sqrt(1 + y * y) });
+  return ops.g(x) * s.a + s.b;
+}`);
+  // As with \`ops.g = triple\`: the field's function is chosen at run time, among the
+  // program's function values, which the arrow written in \`ops\` is not.
+  const m = await loadProgram<{ d: (x: number) => number }>({
+    "main.ts": `import { gradient } from "nabla";
+const ops = { g: (t: number) => t * 2 };
+function triple(t: number): number {
+  return 3 * t;
+}
+export function retarget(): void {
+  Object.assign(ops, { g: triple });
+}
+export const d = gradient((x: number) => ops.g(x));
+`,
+  });
+  assert.throws(
+    () => m.d(1),
+    /TypeError: nabla: .*holds 'g', which is not one of the functions nabla saw used as a value/,
+  );
+});

@@ -226,11 +226,48 @@ function writes(
         !(n.callee.object.type === "Identifier" && GLOBALS.has(n.callee.object.name))
       )
         written(mod, n.callee.object, ancestors);
-      if (writesAnyField(n)) any = true;
+      const assigned = objectAssignOf(n);
+      if (assigned) {
+        // `Object.assign(p, { a: 1 })`: as `p.a = 1`; a source of unknown fields, as a write
+        // of `p` by keys chosen at run time.
+        if (assigned.names) for (const name of assigned.names) names.add(name);
+        else written(mod, assigned.target, ancestors);
+      } else if (writesAnyField(n)) any = true;
       return true;
     });
   }
   return any ? "any" : { names, roots };
+}
+
+/**
+ * `Object.assign(target, …sources)` onto an existing object (not a literal): its target, and
+ * the names of the fields it writes when every source is an object literal of named fields.
+ */
+function objectAssignOf(n: Node): { target: Node; names: string[] | undefined } | undefined {
+  if (
+    n.type !== "CallExpression" ||
+    n.callee.type !== "MemberExpression" ||
+    n.callee.object.type !== "Identifier" ||
+    n.callee.object.name !== "Object" ||
+    n.callee.computed ||
+    n.callee.property.type !== "Identifier" ||
+    n.callee.property.name !== "assign"
+  )
+    return undefined;
+  const [target, ...sources] = n.arguments;
+  if (!target || target.type === "ObjectExpression" || target.type === "SpreadElement")
+    return undefined;
+  const names: string[] = [];
+  for (const source of sources) {
+    if (source.type !== "ObjectExpression") return { target, names: undefined };
+    for (const p of source.properties) {
+      if (p.type !== "Property" || p.computed) return { target, names: undefined };
+      if (p.key.type === "Identifier") names.push(p.key.name);
+      else if (p.key.type === "Literal") names.push(String(p.key.value));
+      else return { target, names: undefined };
+    }
+  }
+  return { target, names };
 }
 
 /** What `n` assigns, increments or deletes (`o.k = …`, `xs[i]++`, `delete o.k`), if anything. */
@@ -281,7 +318,13 @@ export function fieldNamesAssigned(program: ProgramGraph): Set<string> | "any" {
       const target = writeTarget(n);
       const name = target?.type === "MemberExpression" ? fieldNamed(target) : undefined;
       if (name !== undefined) names.add(name);
-      any ||= writesAnyField(n);
+      const assigned = objectAssignOf(n);
+      if (assigned?.names) for (const field of assigned.names) names.add(field);
+      // A source of unknown fields writes any field of its target, which matters only if
+      // the target may hold functions.
+      any ||= assigned
+        ? !assigned.names && mayHoldFunctions(program, mod, assigned.target)
+        : writesAnyField(n);
       // `inst[k] = fn`: a field chosen at run time, of data that may hold functions.
       any ||=
         target?.type === "MemberExpression" &&

@@ -6,6 +6,7 @@ import { declaredLocally } from "./captures.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { nablaOperatorOf } from "./operator-call.js";
 import { typeResolver } from "../types/resolver.js";
+import { checkedTypes } from "../types/checked-types.js";
 import { isArray, isKeyed, isObject } from "../ir/type-system.js";
 import type { Type } from "../ir/types.js";
 
@@ -345,8 +346,12 @@ const assignedCache = new WeakMap<ProgramGraph, { modules: number; found: Set<st
  * array of numbers may not); yes when there is no type to tell.
  */
 function mayHoldFunctions(program: ProgramGraph, mod: SourceModule, target: Node): boolean {
-  const type = typeResolver(program, mod).inferred?.expectedTypeOf(target.start, target.end);
-  return type === undefined || holdsOpaque(type, new Set());
+  const resolver = typeResolver(program, mod);
+  const type = resolver.inferred?.expectedTypeOf(target.start, target.end);
+  if (type !== undefined) return holdsOpaque(type, new Set());
+  // A type nabla has no IR type for (`number[] | Float64Array`): what TypeScript's says.
+  if (!resolver.inferred) return true;
+  return checkedTypes(program).mayHoldFunctionsAt(mod.file, target.start, target.end) ?? true;
 }
 
 function holdsOpaque(type: Type, seen: Set<Type>): boolean {

@@ -37,6 +37,12 @@ export interface CheckedTypes {
   functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined;
   /** The value of the enum member named at `position` (`Mode.Fast`'s `Fast`), if it is one. */
   enumValueAt(file: string, position: number): string | number | undefined;
+  /**
+   * Whether a value of the type the expression at [start, end) of `file` is expected to have
+   * may hold a function somewhere inside (a type nabla has no IR type for, such as
+   * `number[] | Float64Array`, included); undefined when the checker gives no type.
+   */
+  mayHoldFunctionsAt(file: string, start: number, end: number): boolean | undefined;
 }
 
 const perProgram = new WeakMap<ProgramGraph, CheckedTypes>();
@@ -88,6 +94,39 @@ class ProgramTypes implements CheckedTypes {
   expectedTypeOf(file: string, start: number, end: number): Type | undefined {
     const type = this.view.expectedTypeOf(file, start, end);
     return type && this.convert(type);
+  }
+
+  mayHoldFunctionsAt(file: string, start: number, end: number): boolean | undefined {
+    const type = this.view.expectedTypeOf(file, start, end);
+    if (!type) return undefined;
+    const seen = new Set<string>();
+    const holds = (t: CheckedType): boolean => {
+      const key = this.view.key(t);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      const shape = this.view.describe(t);
+      switch (shape.kind) {
+        case "union":
+          return shape.members.some(holds);
+        case "array":
+          return holds(shape.element);
+        case "tuple":
+          return shape.elements.some(holds);
+        case "keyed":
+          return holds(shape.value);
+        case "object":
+          return (
+            shape.callable ||
+            shape.keyed ||
+            shape.properties.some((p) => !p.method && holds(p.type))
+          );
+        case "other":
+          return true;
+        default:
+          return false;
+      }
+    };
+    return holds(type);
   }
 
   parameterTypeOf(file: string, start: number, end: number, index: number): Type | undefined {

@@ -1178,3 +1178,21 @@ export function f(x: number, y: number): number {
   return runStages(typed[0] + typed[1]);
 }`);
 });
+
+test("an array filled as it is made (new Array(n).fill(v)) is not module data: the functions of a module-level object a local alias names stay known", async () => {
+  // Before, '.fill' on 'new Array(2)' (of type any[]) counted as a write of any data, and
+  // 'Math.cos' through the local 'const Math = myMath' was NABLA102 (found by the idiom fuzzer).
+  await checkTwoWays(`const myMath: { cos: (t: number) => number; sin: (t: number) => number } = {
+  cos: (t: number) => 1 - (t * t) / 2,
+  sin: (t: number) => t * -0.19,
+};
+function wave(a: number, b: number): number {
+  const Math = myMath;
+  return Math.cos(a) * b + Math.sin(b);
+}
+export function f(x: number, y: number): number {
+  const xs: number[] = new Array(2).fill(Math.cos(x));
+  xs[0] = Math.exp(y);
+  return wave(x + 0.97, y) + xs[0] * xs[1];
+}`);
+});

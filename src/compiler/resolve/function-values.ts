@@ -195,6 +195,10 @@ function writes(
   // A write by key or by a method through `target`: of the module-level data it names, else of
   // unknown data, which matters only if its type may hold functions.
   const written = (mod: SourceModule, target: Node, ancestors: readonly Node[]): void => {
+    // `new Array(n).fill(g)`, `[...xs].sort()`: data made right there, never module data.
+    const made = unwrapped(target).type;
+    if (made === "NewExpression" || made === "ArrayExpression" || made === "ObjectExpression")
+      return;
     const root = rootName(target);
     if (root !== "" && constants.has(root) && !declaredLocally(root, ancestors)) roots.add(root);
     else if (root !== "" && ownsFreshData(root, ancestors)) return;

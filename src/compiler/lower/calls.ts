@@ -677,13 +677,8 @@ export function lowerUserCall(
       signature.params.map((p) => p.type),
     );
     // Generic, or taking several kinds of array: an instantiation per call's types.
-    const generic = genericInstance(
-      ctx,
-      node,
-      symbol,
-      signature,
-      args.map((a) => a.type),
-    );
+    const types = args.map((a) => a.type);
+    const generic = genericInstance(ctx, node, symbol, signature, types);
     if (!generic) return emitUserCall(ctx, node, symbol, path, args, receiver, checkpoint);
     // Each instantiation is a function of its own, typed as the call resolved it.
     const target = {

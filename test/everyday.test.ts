@@ -570,3 +570,43 @@ export const d = derivative(f);
     /help: compute the text outside the differentiated function and pass it in, or give '\.includes' a string/,
   );
 });
+
+test("a typed array's set: a copy in from an offset (truncated), of a typed or plain array or a literal", async () => {
+  await checkTwoWays(`export function f(x: number, y: number): number {
+  const buffer = new Float64Array(5);
+  const head = Float64Array.of(x, y * x);
+  buffer.set(head, 1);
+  buffer.set([y, Math.sin(x)], 3.7);
+  buffer.set(buffer.slice(1, 2));
+  let s = 0;
+  for (let i = 0; i < buffer.length; i++) s += buffer[i] * (i + 1) * y;
+  return s;
+}`);
+});
+
+test("a typed array's set that does not fit throws JavaScript's RangeError, in the derivative too, and copies nothing", async () => {
+  const m = await loadProgram<{
+    f: (x: number) => number;
+    g: (x: number) => number;
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+export function f(x: number): number {
+  const buffer = new Float64Array(2);
+  try {
+    buffer.set([x, x], 1);
+  } catch {
+    return -1;
+  }
+  return buffer[0];
+}
+function tooLong(x: number): number {
+  const buffer = new Float64Array(2);
+  buffer.set([x, x], 1);
+  return buffer[1];
+}
+export const g = gradient(tooLong);
+`,
+  });
+  assert.equal(m.f(2), -1);
+  assert.throws(() => m.g(2), RangeError);
+});

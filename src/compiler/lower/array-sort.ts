@@ -96,7 +96,7 @@ function textOrder(at: Node): Node {
 }
 
 /** The statements of `text`, every node placed at `at` (what messages and maps point to). */
-function parsedAt(text: string, at: Node): Statement[] {
+export function parsedAt(text: string, at: Node): Statement[] {
   const body = parseSync("sort.ts", text, { sourceType: "module", preserveParens: false }).program
     .body as Statement[];
   for (const statement of body)

@@ -21,6 +21,7 @@ import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
 import { lowerSort } from "./array-sort.js";
+import { lowerTypedArraySet } from "./typed-array-set.js";
 import { isNamespacePath } from "./user-call.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
@@ -165,6 +166,11 @@ export function lowerArrayMethod(
     case "sort":
     case "toSorted":
       return lowerSort(ctx, node, array, method);
+    case "set":
+      // `buffer.set(xs, offset)`: a typed array's copy in (a plain array has no `.set`).
+      if (type.storage === "Array")
+        return ctx.fail(node, unsupportedSyntax.arrayMethodIsNotSupported(method));
+      return lowerTypedArraySet(ctx, node, array);
     case "indexOf":
     case "includes": {
       // The first index holding the value (`===`), or -1; whether there is one.

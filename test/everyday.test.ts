@@ -610,3 +610,22 @@ export const g = gradient(tooLong);
   assert.equal(m.f(2), -1);
   assert.throws(() => m.g(2), RangeError);
 });
+
+test("Object.assign from a class instance copies its fields, not its private ones or its getters", async () => {
+  await checkTwoWays(`class Account {
+  #secret: number;
+  constructor(public x: number) {
+    this.#secret = 2 * x;
+  }
+  get twice(): number {
+    return this.#secret;
+  }
+}
+type Plain = { x: number; twice: number };
+export function f(x: number, y: number): number {
+  const target: Plain = { x: 0, twice: y };
+  const a = new Account(x * y);
+  Object.assign(target, a);
+  return target.x * a.twice + target.twice;
+}`);
+});

@@ -59,7 +59,8 @@ export function lowerObjectAssign(ctx: LowerContext, node: CallExpression): Valu
             `here a ${typeText(source.type)} onto a ${typeText(target.type)}`,
           ),
         );
-      for (const field of source.type.fields) {
+      // Private fields (`#x`) are not properties: JavaScript copies none of them.
+      for (const field of source.type.fields.filter((f) => !f.name.startsWith("#"))) {
         // An absent optional field is not copied, which `t.x = s.x` would (as undefined).
         if (field.optional)
           ctx.fail(

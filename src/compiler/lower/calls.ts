@@ -458,14 +458,14 @@ function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefin
   return node && { module: type.module, name: `${type.name}.static.${name}`, node };
 }
 
-/** The methods of a string differentiable code may call, by the type of what they give. */
+/**
+ * The methods of a string differentiable code may call, by the type of what they give (not
+ * `at` or `codePointAt`, which may give undefined).
+ */
 const STRING_METHODS: Record<string, Type> = {
   ...Object.fromEntries(["startsWith", "endsWith", "includes"].map((m) => [m, "boolean"])),
   ...Object.fromEntries(
-    ["indexOf", "lastIndexOf", "charCodeAt", "codePointAt", "localeCompare"].map((m) => [
-      m,
-      "number",
-    ]),
+    ["indexOf", "lastIndexOf", "charCodeAt", "localeCompare"].map((m) => [m, "number"]),
   ),
   ...Object.fromEntries(
     [
@@ -479,7 +479,6 @@ const STRING_METHODS: Record<string, Type> = {
       "padStart",
       "padEnd",
       "repeat",
-      "at",
       "charAt",
       "concat",
       "replace",

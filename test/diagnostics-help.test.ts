@@ -77,7 +77,7 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.with' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.with' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
   2 | function f(x: number): number {
 > 3 |   const both = [x, 1].with(1, x);
     |                ^^^^^^^^^^^
@@ -99,7 +99,7 @@ function f(xs: number[]): number {
 export const g = gradient(f);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.pop' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.pop' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
   2 | function f(xs: number[]): number {
 > 3 |   const last = xs.pop()!;
     |                ^^^^^^
@@ -777,7 +777,7 @@ main.ts:13:19: note: when differentiating 'damper' for 'derivative'
 > 13 | export const dd = derivative(damper);
      |                   ^^^^^^^^^^^^^^^^^^
 
-lib.ts:2:22: error NABLA101: the array method '.with' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, and entries, keys and values in a for…of)
+lib.ts:2:22: error NABLA101: the array method '.with' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
   1 | export function clamp(x: number): number {
 > 2 |   return x > 1 ? 1 : [x].with(0, x)[0]!;
     |                      ^^^^^^^^

@@ -1584,19 +1584,19 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA113: '.reduce' without an initial value",
+    name: "NABLA113: '.reduce' given three arguments",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  return [x, 2 * x].reduce((s, v) => s + v);
+  return [x, 2 * x].reduce((s, v) => s + v, 0, 1 as never);
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:10: error NABLA113: '.reduce' needs an initial value as its second argument
+main.ts:3:10: error NABLA113: '.reduce' takes 1 to 2 arguments here
   2 | function f(x: number): number {
-> 3 |   return [x, 2 * x].reduce((s, v) => s + v);
-    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+> 3 |   return [x, 2 * x].reduce((s, v) => s + v, 0, 1 as never);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

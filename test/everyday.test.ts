@@ -629,3 +629,34 @@ export function f(x: number, y: number): number {
   return target.x * a.twice + target.twice;
 }`);
 });
+
+test("fill over a range, lastIndexOf, slice and at with fractional or NaN positions, reduce without an initial value", async () => {
+  // Before: fill took one argument (NABLA113), lastIndexOf was NABLA101, slice(1.5) threw a
+  // RangeError where JavaScript truncates, and reduce needed its initial value (NABLA113).
+  await checkTwoWays(`export function f(x: number, y: number): number {
+  const a = new Array(6).fill(0);
+  a.fill(x, 1, 3).fill(y * x, -2, 10);
+  const marks = [x, 2, x * y, 2, 5];
+  const last = marks.lastIndexOf(2);
+  const part = marks.slice(1.5, 3.9);
+  const sum = a.reduce((s, v) => s + v);
+  const product = part.reduceRight((p, v) => p * v);
+  return sum * last + product + marks[last - 1] + marks.at(NaN)! * part.length + a.slice(NaN, -1.5).length;
+}`);
+});
+
+test("reduce without an initial value of an empty array throws JavaScript's TypeError, in the derivative too", async () => {
+  const m = await loadProgram<{ g: (xs: number[]) => number[] }>({
+    "main.ts": `import { gradient } from "nabla";
+function total(xs: number[]): number {
+  return xs.reduce((a, b) => a + b * b);
+}
+export const g = gradient(total);
+`,
+  });
+  assert.deepEqual(m.g([3, 2]), [1, 4]);
+  assert.throws(() => m.g([]), {
+    name: "TypeError",
+    message: "Reduce of empty array with no initial value",
+  });
+});

@@ -1,4 +1,5 @@
 import { callArity, typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import type { Message } from "../diagnostics/messages/message.js";
 import type { StaticFunction } from "../resolve/targets.js";
 import { collectGenerator } from "./generators.js";
 import type {
@@ -20,7 +21,7 @@ import { copyArray, copyInto, countedLoop, forEachIndex, isArrayCall } from "./m
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
-import { lowerSort } from "./array-sort.js";
+import { lowerSort, parsedAt } from "./array-sort.js";
 import { lowerTypedArraySet } from "./typed-array-set.js";
 import { isNamespacePath } from "./user-call.js";
 
@@ -76,7 +77,7 @@ export function lowerArrayMethod(
       return b.emit("length", [array], ["number"]).results[0]!;
     }
     case "fill": {
-      arity(1, 1);
+      arity(1, 3);
       const value = ctx.lowerExpression(args[0]!);
       ctx.at(node);
       let filled = array;
@@ -90,23 +91,28 @@ export function lowerArrayMethod(
       }
       const v = expectType(ctx, args[0]!, value, (filled.type as ArrayType).element);
       ctx.at(node);
-      forEachIndex(ctx, filled, (i) => b.emit("setIndex", [filled, i, v], []));
+      if (args.length === 1) {
+        forEachIndex(ctx, filled, (i) => b.emit("setIndex", [filled, i, v], []));
+        return filled;
+      }
+      // `xs.fill(v, start, end)`: from start up to end, read as `slice` reads them.
+      const n = b.emit("length", [filled], ["number"]).results[0]!;
+      const { start, end } = relativeRange(ctx, node, args, 1, n, (got) =>
+        typeMismatch.expectedHereGot("a number", got),
+      );
+      ctx.at(node);
+      const count = b.math("max", [b.binary("sub", end, start), b.constant(0)]);
+      countedLoop(ctx, count, (k) =>
+        b.emit("setIndex", [filled, b.binary("add", start, k), v], []),
+      );
       return filled;
     }
     case "slice": {
       arity(0, 2);
       const n = b.emit("length", [array], ["number"]).results[0]!;
-      const bound = (k: number, fallback: Value) => {
-        if (!args[k]) return fallback;
-        const v = ctx.lowerExpression(args[k]!);
-        if (v.type !== "number") ctx.fail(args[k]!, typeMismatch.sliceTakesNumbers());
-        // Negative bounds count from the end, as in JavaScript; then clamp to [0, n].
-        ctx.at(node);
-        const fromEnd = b.select(b.compare("lt", v, b.constant(0)), b.binary("add", n, v), v);
-        return b.math("min", [b.math("max", [fromEnd, b.constant(0)]), n]);
-      };
-      const start = bound(0, b.constant(0));
-      const end = bound(1, n);
+      const { start, end } = relativeRange(ctx, node, args, 0, n, () =>
+        typeMismatch.sliceTakesNumbers(),
+      );
       ctx.at(node);
       const count = b.math("max", [b.binary("sub", end, start), b.constant(0)]);
       const plain: ArrayType = { kind: "array", storage: type.storage, element: type.element };
@@ -157,7 +163,9 @@ export function lowerArrayMethod(
       arity(1, 1);
       const at = expectType(ctx, args[0]!, ctx.lowerExpression(args[0]!), "number");
       ctx.at(node);
-      const k = b.emit("math", [at], ["number"], { callee: "trunc" }).results[0]!;
+      // Truncated, NaN as 0, as JavaScript reads an index.
+      const whole = b.emit("math", [at], ["number"], { callee: "trunc" }).results[0]!;
+      const k = b.select(b.compare("ne", at, at), b.constant(0), whole);
       const n = b.emit("length", [array], ["number"]).results[0]!;
       const negative = b.compare("lt", k, b.constant(0));
       const i = b.emit("select", [negative, b.binary("add", n, k), k], ["number"]).results[0]!;
@@ -172,24 +180,29 @@ export function lowerArrayMethod(
         return ctx.fail(node, unsupportedSyntax.arrayMethodIsNotSupported(method));
       return lowerTypedArraySet(ctx, node, array);
     case "indexOf":
+    case "lastIndexOf":
     case "includes": {
-      // The first index holding the value (`===`), or -1; whether there is one.
+      // The first (or, from the end, the last) index holding the value (`===`), or -1;
+      // whether there is one.
       arity(1, 1);
       const wanted = ctx.lowerExpression(args[0]!);
       ctx.at(node);
       const found = ctx.hiddenSlot("at", "number", -1);
       ctx.assign(found, b.constant(-1));
       const carried = [found];
+      const backward = method === "lastIndexOf";
       const counter = ctx.hiddenSlot("i", "number", 0);
-      ctx.assign(counter, b.constant(0));
       const n = b.emit("length", [array], ["number"]).results[0]!;
+      ctx.assign(counter, backward ? b.binary("sub", n, b.constant(1)) : b.constant(0));
       lowerLoop(
         ctx,
         [counter, ...carried],
         () =>
           b.logical(
             "and",
-            b.compare("lt", ctx.value(counter), n),
+            backward
+              ? b.compare("ge", ctx.value(counter), b.constant(0))
+              : b.compare("lt", ctx.value(counter), n),
             b.compare("lt", ctx.value(found), b.constant(0)),
           ),
         () => {
@@ -205,11 +218,11 @@ export function lowerArrayMethod(
               () => [],
             ]);
           }
-          ctx.assign(counter, b.binary("add", i, b.constant(1)));
+          ctx.assign(counter, b.binary(backward ? "sub" : "add", i, b.constant(1)));
         },
       );
       const at = ctx.value(found);
-      return method === "indexOf" ? at : b.compare("ge", at, b.constant(0));
+      return method === "includes" ? b.compare("ge", at, b.constant(0)) : at;
     }
     case "filter": {
       // A new array of the elements the callback keeps, grown as `.push` grows one.
@@ -390,18 +403,27 @@ function lowerIteration(
   const callback = callbackOf(ctx, method === "from" ? args[1] : args[0], `'.${method}'`);
   if ("value" in callback) requireCallback(ctx, node, callback.value, callback.name);
   const reducing = method === "reduce" || method === "reduceRight";
-  if (reducing && args.length !== 2) {
-    return ctx.fail(node, callArity.reduceNeedsInitialValueAs());
+  if (reducing && args.length !== 2 && args.length !== 1) {
+    return ctx.fail(node, callArity.takesArgumentHere(method, "1 to 2", "s"));
   }
   const element = array ? (array.type as ArrayType).element : undefined;
-  const initial = reducing ? ctx.lowerExpression(args[1]!) : undefined;
+  let initial = reducing && args.length === 2 ? ctx.lowerExpression(args[1]!) : undefined;
   ctx.at(node);
   const n = length ?? b.emit("length", [array!], ["number"]).results[0]!;
+  // `xs.reduce((a, b) => a + b)`: JavaScript throws on an empty array, else starts from the
+  // first element visited and visits the others.
+  const firstVisited = reducing && !initial;
+  if (firstVisited) {
+    throwIfEmpty(ctx, node, n);
+    ctx.at(node);
+    const first = method === "reduce" ? b.constant(0) : b.binary("sub", n, b.constant(1));
+    initial = b.emit("index", [array!, first], [element!]).results[0]!;
+  }
 
   // The result array of `map`/`from` is allocated before the loop, once the element type is
   // known from lowering the callback; its op is moved up then.
   const counter = ctx.hiddenSlot("i", "number", 0);
-  ctx.assign(counter, b.constant(0));
+  ctx.assign(counter, b.constant(firstVisited ? 1 : 0));
   const accumulator = initial ? ctx.hiddenSlot("acc", initial.type, undefined) : undefined;
   if (accumulator) ctx.assign(accumulator, initial!);
   const resultSlot: { value?: Value } = {};
@@ -499,6 +521,16 @@ function lowerIteration(
   return alloc.results[0]!;
 }
 
+/** Throws JavaScript's TypeError for `reduce` without an initial value when `n` is 0. */
+function throwIfEmpty(ctx: LowerContext, node: CallExpression, n: Value): void {
+  const COUNT = "nabla$count";
+  const check = `if (${COUNT} === 0) throw new TypeError("Reduce of empty array with no initial value");`;
+  ctx.inScope(() => {
+    ctx.declare(COUNT, "const", "number", n);
+    ctx.lowerStatements(parsedAt(check, node));
+  });
+}
+
 /** `Array.from({ length: n }, (_, i) => …)` and `Array.from(xs)`. */
 export function lowerArrayFrom(
   ctx: LowerContext,
@@ -538,6 +570,36 @@ export function lowerArrayFrom(
     }
   }
   return ctx.fail(node, unsupportedSyntax.arrayFromIsSupportedAs());
+}
+
+/**
+ * The range `args[first]` and `args[first + 1]` give `slice` or `fill` of an array of length
+ * `n`, as JavaScript reads them: truncated (NaN as 0), counted from the end when negative,
+ * clamped to [0, n]; the whole array where left out.
+ */
+function relativeRange(
+  ctx: LowerContext,
+  node: CallExpression,
+  args: Expression[],
+  first: number,
+  n: Value,
+  notNumber: (got: string) => Message,
+): { start: Value; end: Value } {
+  const b = ctx.builder;
+  const bound = (k: number, fallback: Value) => {
+    if (!args[k]) return fallback;
+    const v = ctx.lowerExpression(args[k]!);
+    if (v.type !== "number") ctx.fail(args[k]!, notNumber(typeText(v.type)));
+    ctx.at(node);
+    const whole = b.select(b.compare("ne", v, v), b.constant(0), b.math("trunc", [v]));
+    const fromEnd = b.select(
+      b.compare("lt", whole, b.constant(0)),
+      b.binary("add", n, whole),
+      whole,
+    );
+    return b.math("min", [b.math("max", [fromEnd, b.constant(0)]), n]);
+  };
+  return { start: bound(first, b.constant(0)), end: bound(first + 1, n) };
 }
 
 /** The property name of a non-computed member callee (`xs.map`), if it is one. */

@@ -21,8 +21,6 @@ export const callArity = {
   needsCallback: (what: Printable) => message("callArity", `${what} needs a callback`),
   newTakesOneArgumentLength: (name: Printable) =>
     message("callArity", `'new ${name}' takes one argument (a length) here`),
-  reduceNeedsInitialValueAs: () =>
-    message("callArity", `'.reduce' needs an initial value as its second argument`),
   takesArgumentGot: (name: Printable, count: Printable, value: Printable, count2: Printable) =>
     message("callArity", `'${name}' takes ${count} argument${value}, got ${count2}`),
   takesArgumentsGot: (name: Printable, expected: Printable, value: Printable, got: Printable) =>

@@ -54,7 +54,7 @@ export const unsupportedSyntax = {
   arrayMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, and entries, keys and values in a for…of)`,
+      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)`,
       arrayMethodHelp(String(method)),
     ),
   assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>

@@ -1293,6 +1293,14 @@ class IdiomGenerator extends Generator {
     this.emit(`  default:`);
     this.emit(`    ${r} -= ${this.e(vars, 1)};`);
     this.emit(`}`);
+    // reduce without an initial value, lastIndexOf, fill over a range, a fractional slice.
+    const ws = this.fresh("ws");
+    this.emit(`const ${ws} = ${pts}.map((p) => p.w);`);
+    this.emit(
+      `${r} += ${ws}.reduce((a, b) => a + b * ${this.contraction()}) + ${ws}.lastIndexOf(${ws}[0]);`,
+    );
+    this.emit(`${ws}.fill(${this.e(vars, 1)}, 1, -1);`);
+    this.emit(`${r} += ${ws}.slice(0.5).reduceRight((a, b) => a * ${this.contraction()} + b);`);
     this.result(r, vars, mutable);
   }
 

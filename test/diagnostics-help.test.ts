@@ -42,6 +42,28 @@ function testCases(prefix: string, cases: Case[]): void {
 
 const helpCases: Case[] = [
   {
+    name: "NABLA101 '.subarray': read a copy with slice",
+    files: `
+import { gradient } from "nabla";
+function g(w: Float64Array): number {
+  const head = w.subarray(0, 2);
+  return head[0] * head[1];
+}
+export const d = gradient(g);
+`,
+    expected: `
+main.ts:3:16: error NABLA101: the array method '.subarray' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
+  2 | function g(w: Float64Array): number {
+> 3 |   const head = w.subarray(0, 2);
+    |                ^^^^^^^^^^
+help: read a copy with '.slice(start, end)'; a view that writes into the array it shares memory with is not supported
+main.ts:6:18: note: when differentiating 'g' for 'gradient'
+> 6 | export const d = gradient(g);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA102 structuredClone: copy the levels that change with spreads and maps",
     files: `
 import { derivative } from "nabla";

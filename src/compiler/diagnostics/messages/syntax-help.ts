@@ -47,12 +47,11 @@ export function constructHelp(kind: string): string {
   return CONSTRUCT_HELP[kind] ?? MOVE_OUT;
 }
 
-const LOOP_FROM_END = "search from the end in a loop ('for (let i = xs.length - 1; i >= 0; i--)')";
-
 /** Per array method differentiable code does not support. */
 const ARRAY_METHOD_HELP: Record<string, string> = {
   copyWithin: "copy the elements in a 'for' loop",
-  lastIndexOf: LOOP_FROM_END,
+  subarray:
+    "read a copy with '.slice(start, end)'; a view that writes into the array it shares memory with is not supported",
   toString: "build the string outside the differentiated function",
   toLocaleString: "build the string outside the differentiated function",
   pop: "read the last element ('xs[xs.length - 1]') and keep the rest with 'xs.slice(0, -1)'",

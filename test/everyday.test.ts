@@ -571,6 +571,25 @@ export const d = derivative(f);
   );
 });
 
+test("a name of Object.prototype called on a string is not taken for a string method: NABLA101", () => {
+  // Before, 'hasOwnProperty' was found on the table's prototype and the call typed as a function.
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { derivative } from "nabla";
+function f(x: number): number {
+  const s = "abc";
+  return s.hasOwnProperty("a") ? x : 2 * x;
+}
+export const d = derivative(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:4:10: error NABLA101: calling a property access on a string is not supported in differentiable code/,
+  );
+});
+
 test("a typed array's set: a copy in from an offset (truncated), of a typed or plain array or a literal", async () => {
   await checkTwoWays(`export function f(x: number, y: number): number {
   const buffer = new Float64Array(5);
@@ -578,6 +597,7 @@ test("a typed array's set: a copy in from an offset (truncated), of a typed or p
   buffer.set(head, 1);
   buffer.set([y, Math.sin(x)], 3.7);
   buffer.set(buffer.slice(1, 2));
+  buffer.set([x * x], NaN);
   let s = 0;
   for (let i = 0; i < buffer.length; i++) s += buffer[i] * (i + 1) * y;
   return s;

@@ -317,7 +317,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     return ctx.builder.emit("nondiff", [receiver, ...args], ["string"], { callee: `.${name}` })
       .results[0]!;
   }
-  const textResult = name !== undefined && type === "string" ? STRING_METHODS[name] : undefined;
+  const textResult = name !== undefined && type === "string" ? STRING_METHODS.get(name) : undefined;
   if (textResult) {
     // `label.endsWith("large")`, `key.split(",")`: text, with no derivative; its arguments are
     // numbers and strings (a callback or a pattern is not run here).
@@ -462,33 +462,32 @@ function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefin
  * The methods of a string differentiable code may call, by the type of what they give (not
  * `at` or `codePointAt`, which may give undefined).
  */
-const STRING_METHODS: Record<string, Type> = {
-  ...Object.fromEntries(["startsWith", "endsWith", "includes"].map((m) => [m, "boolean"])),
-  ...Object.fromEntries(
-    ["indexOf", "lastIndexOf", "charCodeAt", "localeCompare"].map((m) => [m, "number"]),
-  ),
-  ...Object.fromEntries(
-    [
-      "slice",
-      "substring",
-      "toUpperCase",
-      "toLowerCase",
-      "trim",
-      "trimStart",
-      "trimEnd",
-      "padStart",
-      "padEnd",
-      "repeat",
-      "charAt",
-      "concat",
-      "replace",
-      "replaceAll",
-      "normalize",
-      "toString",
-    ].map((m) => [m, "string"]),
-  ),
-  split: { kind: "array", storage: "Array", element: "string" },
-};
+const STRING_METHODS = new Map<string, Type>([
+  ...["startsWith", "endsWith", "includes"].map((m): [string, Type] => [m, "boolean"]),
+  ...["indexOf", "lastIndexOf", "charCodeAt", "localeCompare"].map((m): [string, Type] => [
+    m,
+    "number",
+  ]),
+  ...[
+    "slice",
+    "substring",
+    "toUpperCase",
+    "toLowerCase",
+    "trim",
+    "trimStart",
+    "trimEnd",
+    "padStart",
+    "padEnd",
+    "repeat",
+    "charAt",
+    "concat",
+    "replace",
+    "replaceAll",
+    "normalize",
+    "toString",
+  ].map((m): [string, Type] => [m, "string"]),
+  ["split", { kind: "array", storage: "Array", element: "string" }],
+]);
 
 /** The methods of a number that give its text. */
 const NUMBER_TEXT_METHODS = new Set(["toFixed", "toPrecision", "toExponential", "toString"]);

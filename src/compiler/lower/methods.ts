@@ -163,9 +163,7 @@ export function lowerArrayMethod(
       arity(1, 1);
       const at = expectType(ctx, args[0]!, ctx.lowerExpression(args[0]!), "number");
       ctx.at(node);
-      // Truncated, NaN as 0, as JavaScript reads an index.
-      const whole = b.emit("math", [at], ["number"], { callee: "trunc" }).results[0]!;
-      const k = b.select(b.compare("ne", at, at), b.constant(0), whole);
+      const k = wholeIndex(ctx, at);
       const n = b.emit("length", [array], ["number"]).results[0]!;
       const negative = b.compare("lt", k, b.constant(0));
       const i = b.emit("select", [negative, b.binary("add", n, k), k], ["number"]).results[0]!;
@@ -572,6 +570,12 @@ export function lowerArrayFrom(
   return ctx.fail(node, unsupportedSyntax.arrayFromIsSupportedAs());
 }
 
+/** A position as JavaScript reads one (ToIntegerOrInfinity): truncated, NaN as 0. */
+function wholeIndex(ctx: LowerContext, v: Value): Value {
+  const b = ctx.builder;
+  return b.select(b.compare("ne", v, v), b.constant(0), b.math("trunc", [v]));
+}
+
 /**
  * The range `args[first]` and `args[first + 1]` give `slice` or `fill` of an array of length
  * `n`, as JavaScript reads them: truncated (NaN as 0), counted from the end when negative,
@@ -591,7 +595,7 @@ function relativeRange(
     const v = ctx.lowerExpression(args[k]!);
     if (v.type !== "number") ctx.fail(args[k]!, notNumber(typeText(v.type)));
     ctx.at(node);
-    const whole = b.select(b.compare("ne", v, v), b.constant(0), b.math("trunc", [v]));
+    const whole = wholeIndex(ctx, v);
     const fromEnd = b.select(
       b.compare("lt", whole, b.constant(0)),
       b.binary("add", n, whole),

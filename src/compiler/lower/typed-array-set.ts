@@ -8,7 +8,7 @@ import type { LowerContext } from "./context.js";
 // `buffer.set(source, offset)` of a typed array: the source's elements copied in order from
 // `offset` on, as JavaScript copies them, lowered from the TypeScript below. JavaScript first
 // checks that they fit (a RangeError, nothing copied, when they do not) and truncates the
-// offset. The source is an array of numbers; the copy goes through the target's stores, so a
+// offset (NaN as 0). The source is an array of numbers; the copy goes through the target's stores, so a
 // Float32Array rounds each number as it does.
 
 const TARGET = "nabla$target";
@@ -16,7 +16,7 @@ const SOURCE = "nabla$source";
 const OFFSET = "nabla$offset";
 
 const COPY = `{
-  const at = Math.trunc(${OFFSET});
+  const at = ${OFFSET} !== ${OFFSET} ? 0 : Math.trunc(${OFFSET});
   if (!(at >= 0) || at + ${SOURCE}.length > ${TARGET}.length) throw new RangeError("offset is out of bounds");
   for (let k = 0; k < ${SOURCE}.length; k++) ${TARGET}[at + k] = ${SOURCE}[k];
 }`;

@@ -361,12 +361,42 @@ test("an optional array parameter left out: its gradient is undefined, as the ar
 function g(x: number, xs?: number[]): number {
   return xs ? xs[0] * x : x * x;
 }
-export const vg = valueWithGradient(g);
+export const vg = valueWithGradient(g, { wrt: [0, 1] });
 `,
   });
   assert.deepEqual(m.vg(2, [3]), { value: 6, gradient: [3, [2]] });
   // Before, the operator read 'xs.length' to make the shadow, and threw a TypeError.
   assert.deepEqual(m.vg(2), { value: 4, gradient: [4, undefined] });
+});
+
+test("without wrt, optional and defaulted parameters are settings: only the required ones are differentiated", async () => {
+  const m = await loadProgram<{
+    g: (x: number[], lambda?: number) => number[];
+    d: (x: number[], lambda?: number) => (dx: number[]) => number;
+    flagged: (on: boolean, x?: number) => number;
+    both: (x: number[], lambda?: number) => [number[], number];
+  }>({
+    "main.ts": `import { differential, gradient } from "nabla";
+function loss(x: number[], lambda = 0.1): number {
+  return x[0] * x[0] + lambda * x[1] * x[1];
+}
+function scaled(on: boolean, x?: number): number {
+  return on && x !== undefined ? 3 * x * x : 0;
+}
+export const g = gradient(loss);
+export const d = differential(loss);
+export const flagged = gradient(scaled);
+export const both = gradient(loss, { wrt: [0, 1] });
+`,
+  });
+  // As the editor's type says (number[]): before, the result was [[2, 0.4], 0], with a zero
+  // for the omitted lambda.
+  assert.deepEqual(m.g([1, 2]), [2, 0.4]);
+  assert.deepEqual(m.g([1, 2], 0.5), [2, 2]);
+  assert.equal(m.d([1, 2])([0, 1]), 0.4);
+  // Where no required parameter has a tangent, the optional ones are differentiated.
+  assert.equal(m.flagged(true, 2), 12);
+  assert.deepEqual(m.both([1, 2], 0.5), [[2, 2], 4]);
 });
 
 test("enums, numeric and string, declared and imported, as switch cases and arguments", async () => {

@@ -62,6 +62,8 @@ declare function labeled(x: number, on: boolean, name: string): number;
 declare function settings(x: number, s: { mode: string }): number;
 declare function variadic(x: number, ...ys: number[]): number;
 declare function optional(x: number, y?: number): number;
+declare function regularized(x: number[], lambda?: number): number;
+declare function onlyOptional(on: boolean, x?: number): number;
 declare function loose(x: any, y: unknown): number; // eslint-disable-line @typescript-eslint/no-explicit-any
 declare function generic<T extends number[]>(xs: T, label: string): number;
 declare const i: number;
@@ -108,6 +110,15 @@ export const checks = [
   (): { gradient: number; aux: string } =>
     gradient((w: number) => [w * w, "label"], { hasAux: true })(1),
   (): number => gradient(one, { hasAux: false })(1),
+  // Without `wrt`, optional and defaulted parameters are settings, not differentiated, unless
+  // no required parameter has a tangent.
+  (): number[] => gradient(regularized)([1, 2]),
+  (): number[] => gradient(regularized)([1, 2], 0.5),
+  (): [number[], number] => gradient(regularized, { wrt: [0, 1] })([1, 2], 0.5),
+  (): number => differential(regularized)([1, 2])([1, 0]),
+  (): number[][] => hessian(regularized)([1, 2]),
+  (): number => gradient(optional)(1, 2),
+  (): number => gradient(onlyOptional)(true, 1),
   (): number[] => jacobian(polar, { wrt: 1, mode: "reverse" })(1, 2),
   (): Float64Array => jacobian(rosen, { mode: "forward" })(new Float64Array(2)),
   (): number => withDerivative(1, (d) => d * 2),

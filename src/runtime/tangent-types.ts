@@ -60,7 +60,7 @@ export type HasTangent<T> = [Tangent<T>] extends [never]
         : true
     : true;
 
-/** The tangents of the parameters that have one, in order (the default `wrt`). */
+/** The tangents of the required parameters that have one, in order (see {@link DefaultTangents}). */
 export type DifferentiableTangents<P extends readonly unknown[]> = P extends readonly [
   infer Head,
   ...infer Rest,
@@ -69,6 +69,30 @@ export type DifferentiableTangents<P extends readonly unknown[]> = P extends rea
     ? [Tangent<Head>, ...DifferentiableTangents<Rest>]
     : DifferentiableTangents<Rest>
   : [];
+
+/**
+ * The tangents of the parameters an operator differentiates without `wrt`, in order: the
+ * required parameters that have a tangent; only where none has one, the optional and
+ * defaulted parameters that have one (a setting the caller may omit is not differentiated).
+ */
+export type DefaultTangents<P extends readonly unknown[]> =
+  DifferentiableTangents<P> extends [] ? OmissibleTangents<P> : DifferentiableTangents<P>;
+
+/**
+ * The tangents of every parameter that has one, optional ones included, in order (none for a
+ * rest parameter, which an operator's function cannot have).
+ */
+type OmissibleTangents<P extends readonly unknown[]> = P extends readonly []
+  ? []
+  : number extends P["length"]
+    ? []
+    : P extends readonly [infer Head, ...infer Rest]
+      ? [...TangentIfAny<Head>, ...OmissibleTangents<Rest>]
+      : P extends readonly [(infer Head)?, ...infer Rest]
+        ? [...TangentIfAny<Exclude<Head, undefined>>, ...OmissibleTangents<Rest>]
+        : [];
+
+type TangentIfAny<T> = HasTangent<T> extends true ? [Tangent<T>] : [];
 
 /** The tangents of the parameters at the indices `W`, in `W`'s order. */
 export type TangentsAt<P extends readonly unknown[], W extends readonly number[]> = {
@@ -83,7 +107,7 @@ export type TangentsOf<F extends AnyFunction, W> = W extends number
   ? [Tangent<Parameters<F>[W]>]
   : W extends readonly number[]
     ? TangentsAt<Parameters<F>, W>
-    : DifferentiableTangents<Parameters<F>>;
+    : DefaultTangents<Parameters<F>>;
 
 /**
  * What `gradient` returns for `f` and `wrt`: one tangent for one differentiated parameter,
@@ -96,9 +120,9 @@ export type GradientOf<F extends AnyFunction, W> = W extends number
     ? Tangent<Parameters<F>[W[0]]>
     : W extends readonly number[]
       ? TangentsAt<Parameters<F>, W>
-      : DifferentiableTangents<Parameters<F>> extends [infer Only]
+      : DefaultTangents<Parameters<F>> extends [infer Only]
         ? Only
-        : DifferentiableTangents<Parameters<F>>;
+        : DefaultTangents<Parameters<F>>;
 
 /**
  * What the pullback of a {@link DerivativeRule} returns for parameters `P`: the adjoint of
@@ -112,7 +136,7 @@ export type WrtTangent<F extends AnyFunction, W> = W extends number
   ? Tangent<Parameters<F>[W]>
   : W extends readonly [number]
     ? Tangent<Parameters<F>[W[0]]>
-    : DifferentiableTangents<Parameters<F>> extends [infer Only]
+    : DefaultTangents<Parameters<F>> extends [infer Only]
       ? Only
       : never;
 

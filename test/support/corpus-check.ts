@@ -61,11 +61,16 @@ export function stageCorpus(name: string, lines: string[]): { dir: string; check
   return { dir, check };
 }
 
-function stage(name: string): { dir: string; check: string } {
+/**
+ * The check module asking for the gradient and the differential with respect to `wrt`, every
+ * argument holding numbers: optional ones too, which the operators leave out by default.
+ */
+function stage(name: string, wrt: number[]): { dir: string; check: string } {
+  const options = `{ wrt: [${wrt.join(", ")}] }`;
   return stageCorpus(name, [
     `import { differential, valueWithGradient } from "nabla";`,
-    `export const reverse = valueWithGradient(objective);`,
-    `export const forward = differential(objective);`,
+    `export const reverse = valueWithGradient(objective, ${options});`,
+    `export const forward = differential(objective, ${options});`,
   ]);
 }
 
@@ -165,7 +170,14 @@ function curvedDerivative(f: (t: number) => number): number | undefined {
 
 /** Compiles, loads and checks one corpus program. */
 export async function checkCorpusProgram(name: string, directions = 3): Promise<CorpusOutcome> {
-  const { dir, check } = stage(name);
+  let plainArgs: unknown[];
+  try {
+    plainArgs = (await loadPlain(stageCorpus(name, []).dir, name)).args;
+  } catch (error) {
+    return { kind: "crash", message: `loading the plain program: ${String(error)}` };
+  }
+  const wrt = plainArgs.flatMap((a, i) => (hasNumbers(a) ? [i] : []));
+  const { dir, check } = stage(name, wrt);
   const compiled = compileProgram([check]);
   const errors = compiled.diagnostics.filter((d) => d.severity === "error");
   if (errors.length > 0) {
@@ -187,7 +199,6 @@ export async function checkCorpusProgram(name: string, directions = 3): Promise<
     return { kind: "crash", message: `loading: ${String(error)}` };
   }
   const args = plain.args;
-  const wrt = args.flatMap((a, i) => (hasNumbers(a) ? [i] : []));
   const value = plain.objective(...args);
   let result: { value: number; gradient: unknown };
   try {

@@ -101,12 +101,17 @@ export function analyzeCall(
     return undefined;
   }
   const arity = target.node.params.length;
-  // By default, every parameter whose type has a tangent (not strings or booleans).
+  // By default, every required parameter whose type has a tangent (not strings or booleans):
+  // an optional or defaulted one is a setting, which the caller may omit (its tangent would
+  // be zero) and the editor's types leave out. Only where no required parameter has a
+  // tangent are the optional ones differentiated.
   const signature = signatureOf(target.node, typeResolver(program, target.module));
-  let wrt = [...Array(arity).keys()].filter((i) => {
+  const differentiable = [...Array(arity).keys()].filter((i) => {
     const type = signature.params[i]?.type;
     return type === undefined || isDifferentiable(type);
   });
+  const required = differentiable.filter((i) => signature.params[i]?.omissible !== true);
+  let wrt = required.length > 0 ? required : differentiable;
   if (wrt.length === 0 && arity > 0) wrt = [...Array(arity).keys()];
   let parsed: ParsedOptions = {};
   if (options) {

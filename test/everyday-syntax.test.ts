@@ -554,3 +554,48 @@ export function f(x: number, y: number) {
 }`,
   );
 });
+
+test("spreading tuples: a copy, with more elements after, into a tuple of mixed elements, and beside an array", async () => {
+  // Before, each spread of a tuple was NABLA101 ("spreading a [number, number, number]").
+  await checkTwoWays(`type RGB = [number, number, number];
+type Pair = [number, number[]];
+function brighten(c: RGB, k: number): RGB {
+  const out: RGB = [...c];
+  for (let i = 0; i < 3; i++) out[i] *= k;
+  return out;
+}
+function withAlpha(c: RGB, a: number): [number, number, number, number] {
+  return [...c, a];
+}
+export function f(x: number, y: number): number {
+  const rgb: RGB = [x, y, x * y];
+  const more = [...rgb, ...[x, 2 * y]];
+  const b = brighten(rgb, y);
+  const w = withAlpha(b, x);
+  const p: Pair = [x, [y, x]];
+  const [s, v] = [...p];
+  const copy = [...rgb] as RGB;
+  copy[0] = 5 * y;
+  return more.reduce((a, e) => a + e * e, 0) + w[3] * w[0] + s * v[0] + copy[0] * rgb[0];
+}`);
+});
+
+test("calling what a call returns, in the same expression, says to name it first", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+const scale = (k: number) => (x: number) => k * x * x;
+const loss = (x: number) => scale(3)(x);
+export const g = gradient(loss);
+`,
+    }),
+  );
+  assert.equal(
+    text.split("\n").slice(0, 5).join("\n"),
+    `main.ts:3:29: error NABLA101: calling the function 'scale(3)' returns, in the same expression, is not supported in differentiable code
+  2 | const scale = (k: number) => (x: number) => k * x * x;
+> 3 | const loss = (x: number) => scale(3)(x);
+    |                             ^^^^^^^^
+help: name it first, then call it: 'const f = scale(3); f(…)'`,
+  );
+});

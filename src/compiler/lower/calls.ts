@@ -420,6 +420,8 @@ function lowerValueCall(ctx: LowerContext, node: CallExpression): Value {
     if (value.type === "opaque")
       return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), sourceOf(ctx, callee));
   }
+  if (callee.type === "CallExpression")
+    return ctx.fail(callee, unsupportedSyntax.callingTheResultOfACall(sourceOf(ctx, callee)));
   return ctx.fail(callee, unsupportedSyntax.callingIsNotSupportedIn(describeNode(callee)));
 }
 

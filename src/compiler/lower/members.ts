@@ -347,7 +347,8 @@ export function lowerArrayLiteral(
     if (united && isArray(united) && !united.elements) expected = united;
   }
   const tuple = expected && isArray(expected) && expected.elements ? expected : undefined;
-  if (node.elements.some((e) => e?.type === "SpreadElement")) return lowerArraySpread(ctx, node);
+  if (node.elements.some((e) => e?.type === "SpreadElement"))
+    return lowerArraySpread(ctx, node, tuple);
   const elements = node.elements.map((e, i) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     const want = tuple
@@ -389,21 +390,51 @@ export function lowerArrayLiteral(
   return ctx.builder.emit("literal", elements, [type]).results[0]!;
 }
 
-/** `[...a, x, ...b]` as a fresh array filled element by element. */
-function lowerArraySpread(ctx: LowerContext, node: ArrayExpression): Value {
-  const parts = node.elements.map((e) => {
+/**
+ * `[...a, x, ...b]` as a fresh array filled element by element. A tuple spread in gives its
+ * elements one by one (its length is in its type); with only tuples spread, the result is a
+ * literal, a tuple where `tuple` (the type expected) is one or the elements' types differ.
+ */
+function lowerArraySpread(
+  ctx: LowerContext,
+  node: ArrayExpression,
+  tuple: ArrayType | undefined,
+): Value {
+  const parts = node.elements.flatMap((e) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     if (e.type === "SpreadElement") {
       // `[...set]`, `[...map]`: its keys, its entries; `[...gen()]`: the values it yields.
       const v =
         collectGenerator(ctx, e.argument, node) ?? iterated(ctx, ctx.lowerExpression(e.argument));
-      if (!isArray(v.type) || v.type.elements) {
+      if (isArray(v.type) && v.type.elements) {
+        ctx.at(e);
+        return v.type.elements.map((t, i) => {
+          const at = ctx.builder.constant(i);
+          return { spread: false, value: ctx.builder.emit("index", [v, at], [t]).results[0]! };
+        });
+      }
+      if (!isArray(v.type)) {
         return ctx.fail(e, unsupportedSyntax.spreadingIsNotSupported(typeText(v.type)));
       }
-      return { spread: true, value: v };
+      return [{ spread: true, value: v }];
     }
-    return { spread: false, value: ctx.lowerExpression(e as Expression) };
+    return [{ spread: false, value: ctx.lowerExpression(e as Expression) }];
   });
+  if (parts.every((p) => !p.spread)) {
+    const values = parts.map((p) => p.value);
+    ctx.at(node);
+    const types = values.map((v) => v.type);
+    const uniform = types.length > 0 && types.every((t) => sameType(t, types[0]!));
+    const type: ArrayType =
+      tuple &&
+      tuple.elements!.length === types.length &&
+      tuple.elements!.every((t, i) => sameType(t, types[i]!))
+        ? tuple
+        : uniform
+          ? { kind: "array", storage: "Array", element: types[0]! }
+          : { kind: "array", storage: "Array", element: "opaque", elements: types };
+    return ctx.builder.emit("literal", values, [type]).results[0]!;
+  }
   const element = parts[0]!.spread
     ? (parts[0]!.value.type as ArrayType).element
     : parts[0]!.value.type;

@@ -93,6 +93,12 @@ export const unsupportedSyntax = {
       `calling ${describeNode} is not supported in differentiable code`,
       `give the function a name (a top-level function, or 'const f = (…) => …') and call 'f(…)'`,
     ),
+  callingTheResultOfACall: (call: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `calling the function '${call}' returns, in the same expression, is not supported in differentiable code`,
+      `name it first, then call it: 'const f = ${call}; f(…)'`,
+    ),
   callingOnIsNotSupported: (describeNode: Printable, article: Printable) =>
     message(
       "unsupportedSyntax",

@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import {
   assertClose,
   centralDifference,
+  compileFiles,
+  diagnosticsText,
   finiteGradient,
   loadProgram,
   type Differential,
@@ -209,5 +211,60 @@ export function f(S: number, K: number) {
       [1.2, 0.9],
       [0.7, 1.6],
     ],
+  );
+});
+
+test("the rest of a record's destructuring is a new record of its other keys; quoted keys read by name", async () => {
+  // Before, '...rest' of a record was NABLA101 with a help about arrays ('.slice'), and a
+  // quoted key ('{ "fee-eu": fee }') was NABLA101 ("computed property names"), of a record
+  // and of an interface alike.
+  await checkTwoWays(`interface Fees { "fee-eu": number; base: number }
+function spread(r: Record<string, number>): number {
+  let s = 0;
+  for (const k of Object.keys(r)) s += r[k] * r[k];
+  return s;
+}
+function feeTimesBase({ "fee-eu": fee, base }: Fees): number {
+  return fee * base;
+}
+export function f(x: number, y: number): number {
+  const prices: Record<string, number> = { base: x, "fee-eu": y, tax: x * y };
+  const { base, "fee-eu": fee, ...others } = prices;
+  const weights: Record<string, number[]> = { a: [x, y], b: [y], c: [2 * x] };
+  const { a, ...restW } = weights;
+  let tail = 0;
+  for (const [, ws] of Object.entries(restW)) tail += ws[0] * x;
+  let left: Record<string, number>;
+  let first: number;
+  ({ base: first, ...left } = prices);
+  const k = "tax";
+  const copy = { ...prices };
+  delete copy[k];
+  return (
+    base * fee + spread(others) + a[1] * tail + first * spread(left) + spread(copy) +
+    feeTimesBase({ "fee-eu": x, base: y })
+  );
+}`);
+});
+
+test("the rest of a record after a computed key is refused with a help that works", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+export function f(r: Record<string, number>, key: string): number {
+  const { [key]: picked, ...rest } = r;
+  return picked * Object.keys(rest).length;
+}
+export const g = gradient(f, { wrt: 0 });
+`,
+    }),
+  );
+  assert.equal(
+    text.split("\n").slice(0, 5).join("\n"),
+    `main.ts:3:11: error NABLA101: a rest element ('...rest') of a record after a computed key ('[k]: v') is not supported in differentiable code
+  2 | export function f(r: Record<string, number>, key: string): number {
+> 3 |   const { [key]: picked, ...rest } = r;
+    |           ^^^^^^^^^^^^^
+help: name the keys the rest leaves out as written keys ('{ a, ...rest }'), or copy the record and delete the key ('const rest = { ...r }; delete rest[k]')`,
   );
 });

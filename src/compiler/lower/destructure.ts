@@ -1,7 +1,7 @@
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { Expression, Node, Statement, VariableDeclarator } from "oxc-parser";
 import type { Value } from "../ir/types.js";
-import { isObject } from "../ir/type-system.js";
+import { isObject, isRecord } from "../ir/type-system.js";
 import type { LowerContext } from "./context.js";
 
 // Destructuring (`const [a, b, c] = tri`, `const { x, y } = p`, `[a, b] = [b, a]`) as plain
@@ -101,18 +101,33 @@ export function unfold(ctx: LowerContext, pattern: Node, init: Expression, use: 
   }
   for (const property of pattern.properties) {
     if (property.type === "RestElement")
-      unfold(ctx, property.argument, restOfObject(ctx, property, read), use);
-    else unfold(ctx, property.value, read(property.key, property.computed), use);
+      unfold(
+        ctx,
+        property.argument,
+        restOfObject(ctx, property, pattern.properties, hidden, read),
+        use,
+      );
+    else
+      unfold(
+        ctx,
+        property.value,
+        // `{ "fee-eu": fee }` reads `v["fee-eu"]`.
+        read(property.key, property.computed || property.key.type === "Literal"),
+        use,
+      );
   }
 }
 
 /**
  * `{ a, ...rest }`: the rest is a new object of the other fields, those of its type as
- * TypeScript's checker gives it (`Omit<T, "a">`), each read from the value.
+ * TypeScript's checker gives it (`Omit<T, "a">`), each read from the value; of a record, a new
+ * record of its other keys (restOfRecord).
  */
 function restOfObject(
   ctx: LowerContext,
   rest: Node & { argument: Node },
+  siblings: readonly Node[],
+  hidden: string,
   read: (property: Node, computed: boolean) => Expression,
 ): Expression {
   const at = { start: rest.start, end: rest.end };
@@ -120,7 +135,8 @@ function restOfObject(
     rest.argument.type === "Identifier"
       ? ctx.types.inferred?.typeAt(rest.argument.start)
       : undefined;
-  if (!type || !isObject(type)) ctx.fail(rest, unsupportedSyntax.restElementRestInDestructuring());
+  if (type && isRecord(type)) return restOfRecord(ctx, rest, siblings, hidden);
+  if (!type || !isObject(type)) ctx.fail(rest, unsupportedSyntax.objectRestOfUnknownType());
   const properties = type.fields.map((f) => {
     const plain = /^[A-Za-z_$][\w$]*$/.test(f.name);
     const key = plain
@@ -138,6 +154,81 @@ function restOfObject(
     };
   });
   return { type: "ObjectExpression", properties, ...at } as never;
+}
+
+/**
+ * `{ a, ...rest }` of a record: `Object.fromEntries(Object.entries(value).filter((e) => e[0]
+ * !== "a"))`, a new record of the keys the pattern does not name (written as keys, not
+ * computed: a computed key would run twice).
+ */
+function restOfRecord(
+  ctx: LowerContext,
+  rest: Node,
+  siblings: readonly Node[],
+  hidden: string,
+): Expression {
+  const at = { start: rest.start, end: rest.end };
+  const names = siblings.flatMap((p) => {
+    if (p === rest || p.type !== "Property") return [];
+    if (p.computed) return ctx.fail(p, unsupportedSyntax.objectRestAfterComputedKey());
+    const key = p.key as Node;
+    if (key.type === "Identifier") return [key.name];
+    if (key.type === "Literal") return [String(key.value)];
+    return ctx.fail(p, unsupportedSyntax.objectRestAfterComputedKey());
+  });
+  const id = (name: string) => ({ type: "Identifier", name, ...at });
+  const member = (object: unknown, name: string) => ({
+    type: "MemberExpression",
+    object,
+    property: id(name),
+    computed: false,
+    optional: false,
+    ...at,
+  });
+  const call = (callee: unknown, args: unknown[]) => ({
+    type: "CallExpression",
+    callee,
+    arguments: args,
+    optional: false,
+    ...at,
+  });
+  const entry = `$entry${destructureCount++}`;
+  const keyOf = {
+    type: "MemberExpression",
+    object: id(entry),
+    property: { type: "Literal", value: 0, raw: "0", ...at },
+    computed: true,
+    optional: false,
+    ...at,
+  };
+  const kept = names
+    .map((name) => ({
+      type: "BinaryExpression",
+      operator: "!==",
+      left: keyOf,
+      right: { type: "Literal", value: name, raw: JSON.stringify(name), ...at },
+      ...at,
+    }))
+    .reduce<unknown>(
+      (all, test) =>
+        all === undefined
+          ? test
+          : { type: "LogicalExpression", operator: "&&", left: all, right: test, ...at },
+      undefined,
+    ) ?? { type: "Literal", value: true, raw: "true", ...at };
+  const filter = {
+    type: "ArrowFunctionExpression",
+    params: [id(entry)],
+    body: kept,
+    expression: true,
+    async: false,
+    generator: false,
+    ...at,
+  };
+  const entries = call(member(id("Object"), "entries"), [id(hidden)]);
+  return call(member(id("Object"), "fromEntries"), [
+    call(member(entries, "filter"), [filter]),
+  ]) as never;
 }
 
 let patternParamCount = 0;

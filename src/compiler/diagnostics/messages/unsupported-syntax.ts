@@ -478,6 +478,18 @@ export const unsupportedSyntax = {
       `'.push' needs a plain array, not a ${typeText}`,
       `a typed array has a fixed length: create it with its final length ('new ${typeText}(n)') and assign 'a[i] = v'`,
     ),
+  objectRestOfUnknownType: () =>
+    message(
+      "unsupportedSyntax",
+      `a rest element ('...rest') of an object whose type nabla cannot tell is not supported in differentiable code`,
+      `annotate the object's type (an interface, or 'Record<string, number>'), or read the fields it needs by name`,
+    ),
+  objectRestAfterComputedKey: () =>
+    message(
+      "unsupportedSyntax",
+      `a rest element ('...rest') of a record after a computed key ('[k]: v') is not supported in differentiable code`,
+      `name the keys the rest leaves out as written keys ('{ a, ...rest }'), or copy the record and delete the key ('const rest = { ...r }; delete rest[k]')`,
+    ),
   restElementRestInDestructuring: () =>
     message(
       "unsupportedSyntax",

@@ -213,3 +213,27 @@ for (const [what, body, expected] of WRITES) {
     assert.ok(text.includes(expected), `expected «${expected}» in:\n${text}`);
   });
 }
+
+test("a static property changed in differentiated code is NABLA105 at the write, not 'cannot find' the class", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+class Circle {
+  static created = 0;
+  static readonly SCALE = 2;
+  constructor(public r: number) { Circle.created++; }
+  area(): number { return Math.PI * this.r * this.r * Circle.SCALE; }
+}
+export const g = gradient((r: number) => new Circle(r).area());
+`,
+    }),
+  );
+  assert.equal(
+    text.split("\n").slice(0, 5).join("\n"),
+    `main.ts:5:35: error NABLA105: differentiable code cannot change the static property 'Circle.created', which is module-level state
+  4 |   static readonly SCALE = 2;
+> 5 |   constructor(public r: number) { Circle.created++; }
+    |                                   ^^^^^^^^^^^^^^
+help: differentiable code reads the static properties of 'Circle' but does not write them: keep changing state (a counter, a cache) outside the differentiated code, or in a parameter and return it`,
+  );
+});

@@ -15,6 +15,7 @@ import { typeResolver } from "../types/resolver.js";
 import { descendants } from "../parse/class-hierarchy.js";
 import {
   callArity,
+  moduleVariableWrite,
   typeMismatch,
   unknownType,
   unsupportedSyntax,
@@ -62,6 +63,7 @@ import type {
 import { functionValue } from "./function-values.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
+import { unboundKind } from "./unbound-name.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { expectType } from "./expect-type.js";
 
@@ -167,6 +169,20 @@ export function lowerMemberWrite(
   node: MemberExpression,
   compute: (current: () => Value, expected: Type, callable?: FunctionTypeInfo) => Value,
 ): Value {
+  // `Circle.created++`: a static property is module-level state.
+  const owner = node.object;
+  if (
+    owner.type === "Identifier" &&
+    !ctx.scope.lookup(owner.name) &&
+    unboundKind(ctx, owner.name) === "class"
+  )
+    return ctx.fail(
+      node,
+      moduleVariableWrite.differentiableCodeCannotChangeStatic(
+        ctx.module.text.slice(node.start, node.end),
+        owner.name,
+      ),
+    );
   const object = ctx.lowerExpression(node.object as Expression);
   const type = object.type;
   if (isArray(type)) {

@@ -9,6 +9,12 @@ export const moduleVariableWrite = {
       "moduleVariableWrite",
       `differentiable code cannot change the module-level '${name}'${value}; pass it in as a parameter instead`,
     ),
+  differentiableCodeCannotChangeStatic: (property: Printable, className: Printable) =>
+    message(
+      "moduleVariableWrite",
+      `differentiable code cannot change the static property '${property}', which is module-level state`,
+      `differentiable code reads the static properties of '${className}' but does not write them: keep changing state (a counter, a cache) outside the differentiated code, or in a parameter and return it`,
+    ),
   differentiableCodeCannotWriteModule: (name: Printable) =>
     message(
       "moduleVariableWrite",

@@ -594,3 +594,85 @@ export function f(x: number, y: number): number {
   return total;
 }`);
 });
+
+test("a stateless subclass next to a parametrised one, in an array of the base type folded with reduce", async () => {
+  await checkTwoWays(
+    `abstract class Op {
+  abstract apply(x: number): number;
+}
+class Scale extends Op {
+  constructor(public k: number) {
+    super();
+  }
+  apply(x: number): number {
+    return this.k * x;
+  }
+}
+class Square extends Op {
+  apply(x: number): number {
+    return x * x;
+  }
+}
+export function f(x: number, y: number) {
+  const ops: Op[] = [new Scale(x), new Square(), new Scale(y)];
+  return ops.reduce((h, op) => op.apply(h), 1.5);
+}`,
+  );
+});
+
+test("layers of an abstract base class: one without fields, one with only a string and a boolean, run with for…of", async () => {
+  await checkTwoWays(
+    `abstract class Layer {
+  abstract forward(x: number): number;
+}
+class Affine extends Layer {
+  constructor(
+    public w: number,
+    public b: number,
+  ) {
+    super();
+  }
+  forward(x: number): number {
+    return this.w * x + this.b;
+  }
+}
+class Tanh extends Layer {
+  forward(x: number): number {
+    return Math.tanh(x);
+  }
+}
+class Repeat extends Layer {
+  constructor(
+    public name: string,
+    public enabled: boolean,
+  ) {
+    super();
+  }
+  forward(x: number): number {
+    let result = x;
+    for (let i = 0; i < this.name.length; i++) if (this.enabled) result *= x;
+    return result;
+  }
+}
+export function f(x: number, y: number) {
+  const layers: Layer[] = [new Affine(x, y), new Tanh(), new Repeat("ab", true), new Affine(y, x)];
+  let h = 0.7;
+  for (const layer of layers) h = layer.forward(h);
+  return h;
+}`,
+  );
+});
+
+test("an object passed where a function declares only its text field: the function is differentiated for its number argument", async () => {
+  await checkTwoWays(
+    `function repeatFor(item: { name: string }, x: number): number {
+  let total = 0;
+  for (let i = 0; i < item.name.length; i++) total += x * x;
+  return total;
+}
+export function f(x: number, y: number) {
+  const item = { name: "abc", weight: y };
+  return repeatFor(item, x) * item.weight;
+}`,
+  );
+});

@@ -72,6 +72,7 @@ export class Differentiator implements DerivativeTable {
       lowered: (key) => this.lowered(key),
       hasRule: (key) => this.program.rules.has(key),
       effects: this.effects,
+      paramTypesOf: (key) => this.signatureOf(key)?.params,
       ...(observe ? { observe } : {}),
       ...(observeActivity ? { observeActivity } : {}),
     });
@@ -508,7 +509,8 @@ export class Differentiator implements DerivativeTable {
       return undefined;
     }
     const { fn, demands } =
-      this.inlining.linearize(primal, demand.wrt) ?? linearize(primal, demand.wrt, activity);
+      this.inlining.linearize(primal, demand.wrt) ??
+      linearize(primal, demand.wrt, activity, (key) => this.signatureOf(key)?.params);
     const forward = demand.mode === "forward" || demand.mode === "lanes";
     // Rules recompute what the primal computed (`sin θ` for the derivative of `cos θ`): in
     // reverse mode CSE makes it one value, saved once (see pipeline.ts for the rest).

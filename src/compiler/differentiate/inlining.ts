@@ -6,6 +6,7 @@ import { parseDerivedPrimalKey } from "../ir/names.js";
 import type { FunctionKey, IRFunction, Op } from "../ir/types.js";
 import { linearize } from "./linearize.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
+import type { ParamTypesOf } from "./tangentless-parameters.js";
 
 // Inlining policy: before a function is linearized, the calls of small functions of its own
 // module without loops are inlined (themselves with their calls inlined), so the derivative of
@@ -21,6 +22,8 @@ export interface InliningSource {
   /** A function with a registered derivative: its rule is called, never its body inlined. */
   hasRule(key: FunctionKey): boolean;
   effects: EffectsOf;
+  /** Parameter types of a callee, for arguments it takes no tangent of (tangentless-parameters.ts). */
+  paramTypesOf: ParamTypesOf;
   observe?: PassObserver;
   observeActivity?: ActivityObserver;
 }
@@ -46,7 +49,7 @@ export class Inlining {
     )
       return undefined;
     try {
-      return linearize(inlined, wrt, activity);
+      return linearize(inlined, wrt, activity, this.source.paramTypesOf);
     } catch {
       return undefined;
     }

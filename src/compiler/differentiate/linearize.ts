@@ -10,6 +10,7 @@ import { LinearBuilder, type Tangent } from "../rules/linear.js";
 import { MATH_FUNCTIONS } from "../rules/math.js";
 import { jvpKey, jvpName } from "../ir/names.js";
 import { CompileAbort } from "../diagnostics/diagnostic.js";
+import { takesNoTangent, type ParamTypesOf } from "./tangentless-parameters.js";
 
 // Linearize (forward mode, JVP): clones the primal function and, next to every active op,
 // emits its tangent ops from the rules. The result takes the primal arguments plus one tangent
@@ -32,7 +33,12 @@ export interface Linearized {
   demands: DerivativeDemand[];
 }
 
-export function linearize(primal: IRFunction, wrt: number[], activity: Activity): Linearized {
+export function linearize(
+  primal: IRFunction,
+  wrt: number[],
+  activity: Activity,
+  paramTypesOf?: ParamTypesOf,
+): Linearized {
   const values = new ValueFactory();
   const body: Region = { params: [], ops: [] };
   const b = new Builder(values, body, primal.loc);
@@ -280,11 +286,18 @@ export function linearize(primal: IRFunction, wrt: number[], activity: Activity)
 
   function cloneCall(op: Op): void {
     const result = op.results[0];
+    const effects = activity.effectsOf(op.attrs.callee!);
     const active = op.operands
-      .map((v, i) => (activity.isActive(v) && (isAggregate(v.type) || tangentOf(v)) ? i : -1))
+      .map((v, i) =>
+        activity.isActive(v) &&
+        (isAggregate(v.type)
+          ? !takesNoTangent(paramTypesOf?.(op.attrs.callee!), effects, i)
+          : tangentOf(v))
+          ? i
+          : -1,
+      )
       .filter((i) => i >= 0);
     // An active array or object argument the callee may write: its shadow must follow.
-    const effects = activity.effectsOf(op.attrs.callee!);
     const writesShadow = active.some(
       (i) => isAggregate(op.operands[i]!.type) && (!effects || effects.writes.has(i)),
     );

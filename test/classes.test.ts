@@ -676,3 +676,42 @@ export function f(x: number, y: number) {
 }`,
   );
 });
+
+test("a generic class, built or read in differentiated code, is reported as not supported yet, with how to write it", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+class Box<T> {
+  constructor(public value: T) {}
+}
+class Vec<T extends number[]> {
+  constructor(public xs: T) {}
+  get norm2(): number {
+    let total = 0;
+    for (const v of this.xs) total += v * v;
+    return total;
+  }
+}
+export function f(x: number) {
+  return new Box(x).value * x;
+}
+export function g(v: Vec<number[]>) {
+  return v.norm2;
+}
+export const df = gradient(f);
+export const dg = gradient(g);
+`,
+    }),
+  );
+  const help =
+    "help: declare the class without type parameters, one per type you use it with (that type in place of 'T')";
+  assert.match(
+    text,
+    /main\.ts:14:10: error NABLA101: 'new Box': a generic class \('Box<T>'\) is not supported in differentiable code yet/,
+  );
+  assert.match(
+    text,
+    /main\.ts:17:10: error NABLA101: 'norm2': a generic class \('Vec<T>'\) is not supported in differentiable code yet/,
+  );
+  assert.equal(text.split(help).length - 1, 2, text);
+});

@@ -11,6 +11,7 @@ import {
   ancestry,
   classNamed,
   descendants,
+  genericInAncestry,
   privateNameClash,
   implementersOf,
   superclassOf,
@@ -132,6 +133,12 @@ export function memberSymbol(
         clash.name,
         clash.base.name,
       ),
+    );
+  const generic = !thisType && genericInAncestry(ctx.program, owner);
+  if (generic)
+    return ctx.fail(
+      at,
+      unsupportedSyntax.genericClass(`'${name}'`, generic.written, generic.params),
     );
   if (!thisType) {
     return ctx.fail(at, unknownCallee.classHasNoMethodNabla(owner.name, name));

@@ -6,6 +6,7 @@ import {
   classNamed,
   extendsUnknown,
   ancestry,
+  genericInAncestry,
   privateNameClash,
   implementersOf,
   superclassOf,
@@ -54,6 +55,12 @@ export function constructorOf(
       unsupportedSyntax.privateNameClash(`'new ${name}'`, clash.name, clash.base.name),
     );
   }
+  const generic = !type && genericInAncestry(ctx.program, cls);
+  if (generic)
+    return ctx.fail(
+      at,
+      unsupportedSyntax.genericClass(`'new ${name}'`, generic.written, generic.params),
+    );
   if (!type) return undefined;
   const node = constructorNode(ctx, cls, at);
   // `const s: Shape = new Circle(r)`: built as a value of the interface or base class it goes

@@ -35,6 +35,19 @@ export function superclassOf(program: ProgramGraph, cls: ClassSymbol): ClassSymb
   return classNamed(program, cls.module, base.name);
 }
 
+/**
+ * The first class of `cls`'s chain (itself, then its bases) declared with type parameters, as
+ * written (`Box<T>`): nabla types each class once, so such a class has no instance type.
+ */
+export function genericInAncestry(
+  program: ProgramGraph,
+  cls: ClassSymbol,
+): { written: string; params: string } | undefined {
+  const generic = ancestry(program, cls).find((c) => c.decl.typeParameters);
+  const params = generic?.decl.typeParameters?.params.map((p) => p.name.name).join(", ");
+  return generic && { written: `${generic.name}<${params}>`, params: params! };
+}
+
 /** Whether `cls` extends something nabla cannot follow (an expression, a class of a package). */
 export function extendsUnknown(program: ProgramGraph, cls: ClassSymbol): boolean {
   return cls.decl.superClass != null && superclassOf(program, cls) === undefined;

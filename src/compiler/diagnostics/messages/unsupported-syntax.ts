@@ -339,6 +339,12 @@ export const unsupportedSyntax = {
       `this comparator of '.${method}' is not supported in differentiable code`,
       `write it at the call ('(a, b) => a.cost - b.cost') or name a function of the program`,
     ),
+  genericClass: (what: Printable, generic: Printable, params: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `${what}: a generic class ('${generic}') is not supported in differentiable code yet`,
+      `declare the class without type parameters, one per type you use it with (that type in place of '${params}')`,
+    ),
   privateNameClash: (what: Printable, name: string, base: string) =>
     message(
       "unsupportedSyntax",

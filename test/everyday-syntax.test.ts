@@ -599,3 +599,22 @@ export const g = gradient(loss);
 help: name it first, then call it: 'const f = scale(3); f(…)'`,
   );
 });
+
+test("an Iterable parameter given an array is refused with a help that names the array type", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { derivative } from "nabla";
+function total(xs: Iterable<number>, w: number): number {
+  let s = 0;
+  for (const x of xs) s += w * x;
+  return s;
+}
+export const d = derivative((w: number) => total([1, 2, 3], w));
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:4:19: error NABLA101: iterating an Iterable held in a variable or passed in is not supported in differentiable code\n[^]*help: declare the parameter as an array \('xs: readonly number\[\]'\) where arrays are passed/,
+  );
+});

@@ -173,8 +173,8 @@ export const unsupportedSyntax = {
   iteratingAGenerator: (type: Printable) =>
     message(
       "unsupportedSyntax",
-      `iterating a ${type} held in a variable or passed in is not supported in differentiable code`,
-      `iterate the generator's call itself, 'for (const x of gen(…))', or collect the values into an array outside the differentiated function and pass that`,
+      `iterating ${/^[aeiouAEIOU]/.test(String(type)) ? "an" : "a"} ${type} held in a variable or passed in is not supported in differentiable code`,
+      `declare the parameter as an array ('xs: readonly number[]') where arrays are passed; iterate a generator's call itself, 'for (const x of gen(…))', or collect its values into an array outside the differentiated function and pass that`,
     ),
   generatorOutsideForOf: (name: Printable) =>
     message(

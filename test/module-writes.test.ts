@@ -74,6 +74,28 @@ export function f(x: number, y: number): number {
   );
 });
 
+test("helpers held in module constants that only read module-level data are no write to it", async () => {
+  // Arrows whose body is a boolean or a string: lowered as returning what their body is, so
+  // their effects are known (a helper that cannot be lowered is taken to write everything).
+  await checkTwoWays(
+    `interface Lane {
+  from: string;
+  weight: number;
+}
+const config = { mode: "scaled" };
+const lanes: Lane[] = [{ from: "a", weight: 2 }, { from: "b", weight: 0.5 }];
+const isScaled = (c: { mode: string }) => c.mode === "scaled";
+const nameOf = (lane: Lane) => lane.from;
+function cost(x: number, lane: Lane = lanes[1]): number {
+  return nameOf(lane) === "b" ? lane.weight * x * x : x;
+}
+export function f(x: number, y: number): number {
+  const scale = isScaled(config) ? 3 : 1;
+  return nameOf(lanes[0]) === "a" ? scale * x * y + cost(y) : x;
+}`,
+  );
+});
+
 test("a new state's array changed right after the state is made is no write to the constant it started from", async () => {
   await checkTwoWays(
     `const INIT = { v: [1, 2], w: [0.5, 0.25] };
@@ -163,6 +185,27 @@ function f(a: number): number {
   return a * origin.x;
 }`,
     "main.ts:8:3: error NABLA105: differentiable code cannot change the module-level 'origin' (this call writes to it)",
+  ],
+  [
+    "by an arrow held in a module constant that writes its parameter",
+    `const counter = { n: 0 };
+const bump = (c: { n: number }) => {
+  c.n++;
+};
+function f(a: number): number {
+  bump(counter);
+  return a * a;
+}`,
+    "main.ts:7:3: error NABLA105: differentiable code cannot change the module-level 'counter' (this call writes to it)",
+  ],
+  [
+    "by an arrow held in a module constant that writes its parameter and returns a boolean",
+    `const seen = { count: 0 };
+const visit = (s: { count: number }) => ++s.count > 1;
+function f(a: number): number {
+  return visit(seen) ? a * a : a;
+}`,
+    "main.ts:5:10: error NABLA105: differentiable code cannot change the module-level 'seen' (this call writes to it)",
   ],
   [
     "by a callee that writes what its parameter holds",

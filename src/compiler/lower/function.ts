@@ -253,6 +253,10 @@ function lowerFunctionOnce(
       : lowerExpression(ctx, expression);
     // `(t: number) => [t, t * t]`: an arrow without a return type returns what its body is.
     if (!signature.result && isAggregate(lowered.type)) resultType = lowered.type;
+    // `(c: Config) => c.mode === "a"`: a helper whose body is a boolean or a string, and which
+    // nothing asks for a number, returns what its body is too.
+    else if (ctx.resultDefaulted && (lowered.type === "boolean" || lowered.type === "string"))
+      resultType = lowered.type;
     const value = expectType(ctx, expression, lowered, resultType);
     ctx.at(expression);
     ctx.builder.emit("return", [value], []);

@@ -378,6 +378,45 @@ export function sumBy<T>(xs: readonly T[], f: (x: T, index: number) => number): 
   );
 });
 
+test("static methods given to the operators by their class's name, one calling another through the class", async () => {
+  const m = await loadProgram<{
+    dsoftplus: (x: number) => number;
+    gradLoss: (x: number, y: number) => number[];
+    dscaled: (x: number) => number;
+  }>({
+    "main.ts": `import { derivative, gradient } from "nabla";
+import { Act } from "./act";
+class Utils {
+  static sq(x: number): number {
+    return x * x;
+  }
+  static loss(x: number, y: number): number {
+    return Utils.sq(x) * y + 3 * Utils.sq(y);
+  }
+}
+export const dsoftplus = derivative(Act.softplus);
+export const gradLoss = gradient(Utils.loss);
+export const dscaled = derivative(Act.scaled);
+`,
+    "act.ts": `export class Act {
+  static gain = 2;
+  static softplus(x: number): number {
+    return Math.log1p(Math.exp(x));
+  }
+  static scaled(x: number): number {
+    return Act.gain * Act.softplus(x);
+  }
+}
+`,
+  });
+  const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+  for (const x of [-1.5, 0.5, 2]) {
+    assert.ok(Math.abs(m.dsoftplus(x) - sigmoid(x)) < 1e-12, `softplus' at ${x}`);
+    assert.ok(Math.abs(m.dscaled(x) - 2 * sigmoid(x)) < 1e-12, `scaled' at ${x}`);
+  }
+  assert.deepEqual(m.gradLoss(1.5, -2), [2 * 1.5 * -2, 1.5 * 1.5 + 6 * -2]);
+});
+
 test("interfaces as written: an implementation taking fewer parameters, a method returning the interface, a fieldless class returning this, a sub-interface, a class implementing it structurally", async () => {
   await checkTwoWays(`interface Shape {
   area(): number;

@@ -383,6 +383,54 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
+    name: "NABLA101 'this' in a static method: name the class",
+    files: `
+import { gradient } from "nabla";
+class Utils {
+  static sq(x: number): number {
+    return x * x;
+  }
+  static loss(x: number, y: number): number {
+    return this.sq(x) + y;
+  }
+}
+export const g = gradient(Utils.loss);
+`,
+    expected: `
+main.ts:7:12: error NABLA101: 'this' in a static method is not supported
+  6 |   static loss(x: number, y: number): number {
+> 7 |     return this.sq(x) + y;
+    |            ^^^^
+help: name the class instead: 'Utils.' rather than 'this.'
+main.ts:10:18: note: when differentiating 'Utils.loss' for 'gradient'
+> 10 | export const g = gradient(Utils.loss);
+     |                  ^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA108 a method read off an object: wrap the call in an arrow function",
+    files: `
+import { derivative } from "nabla";
+class Act {
+  constructor(readonly gain: number) {}
+  softplus(x: number): number {
+    return this.gain * Math.log1p(Math.exp(x));
+  }
+}
+const act = new Act(2);
+export const df = derivative(act.softplus);
+`,
+    expected: `
+main.ts:9:30: error NABLA108: 'derivative' cannot tell which function 'act.softplus' is: it takes a function declared in this program by name, a static method ('Class.method') or an arrow function written here
+  8 | const act = new Act(2);
+> 9 | export const df = derivative(act.softplus);
+    |                              ^^^^^^^^^^^^
+help: wrap the call in an arrow function written here, such as '(x) => act.softplus(x)'
+
+1 error`,
+  },
+  {
     name: "NABLA111 a name a module-level destructuring declares: declare it on its own",
     files: `
 import { derivative } from "nabla";

@@ -96,11 +96,24 @@ export function lambdaName(line: number, column: number): string {
   return `lambda_${line}_${column}`;
 }
 
-/** How messages refer to a function: `'f'`, or "this function" for a lambda. */
+/** How messages refer to a function: `'f'`, `'Act.softplus'`, or "this function" for a lambda. */
 export function functionLabel(name: string): string {
   // `loss$aux` is `loss` differentiated with `hasAux` (see lower/aux.ts).
   const base = name.replace(/\$aux$/, "");
-  return /^lambda_\d+_\d+(\$passed(\$\d+)?)?$/.test(base) ? "this function" : `'${base}'`;
+  if (/^lambda_\d+_\d+(\$passed(\$\d+)?)?$/.test(base)) return "this function";
+  const member = staticMethodName(base);
+  return member ? `'${member.className}.${member.method}'` : `'${base}'`;
+}
+
+/** The internal name of the static method `method` of `className` (`Act.static.softplus`). */
+export function staticMethodKeyName(className: string, method: string): string {
+  return `${className}.static.${method}`;
+}
+
+/** The class and method a static method's internal name stands for. */
+export function staticMethodName(name: string): { className: string; method: string } | undefined {
+  const match = /^([^.]+)\.static\.(.+)$/.exec(name);
+  return match ? { className: match[1]!, method: match[2]! } : undefined;
 }
 
 /** A JVP made a primal function (see differentiate/nest.ts): its tangent alone, or `{ d, v }`. */

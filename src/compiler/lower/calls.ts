@@ -9,6 +9,7 @@ import {
   unsupportedType,
 } from "../diagnostics/messages/index.js";
 import { functionKey, symbolKey } from "../ir/function-key.js";
+import { staticMethodKeyName } from "../ir/names.js";
 import type { CallExpression, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike } from "../parse/module.js";
 import { typeResolver, parameterFunctionTypeOf } from "../types/resolver.js";
@@ -30,7 +31,8 @@ import { signatureOf } from "../types/signature.js";
 import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
-import { classDeclaration, classMember } from "./class-members.js";
+import { classDeclaration } from "./class-members.js";
+import { classMember } from "../parse/class-member.js";
 import { arrowFieldMethod, arrowFieldOfClass } from "./arrow-fields.js";
 import {
   fieldFunctionType,
@@ -457,7 +459,7 @@ function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefin
   if (!type) return undefined;
   const found = classDeclaration(ctx, type.module.file, type.name);
   const node = found && classMember(found.decl, name, "static");
-  return node && { module: type.module, name: `${type.name}.static.${name}`, node };
+  return node && { module: type.module, name: staticMethodKeyName(type.name, name), node };
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { typeResolver } from "../types/resolver.js";
-import { classMember } from "./class-members.js";
+import { classMember } from "../parse/class-member.js";
 import type { LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
 

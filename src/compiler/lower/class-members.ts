@@ -1,14 +1,11 @@
 import type { Class, MemberExpression } from "oxc-parser";
 import type { Value } from "../ir/types.js";
-import type { FunctionLike, SourceModule } from "../parse/module.js";
+import type { SourceModule } from "../parse/module.js";
 import { annotationType } from "../types/signature.js";
 import type { LowerContext } from "./context.js";
 
-// The methods of a class of the program, as lowering looks them up by name: instance
-// methods, getters (read as `v.lengthSq`, run as a call), static methods
-// (`Quaternion.identity()`) and static properties (`Vec3.zero`).
-
-export type MemberKind = "method" | "get" | "set" | "static";
+// The classes of the program as lowering looks them up by name, and their static properties
+// (`Vec3.zero`); their methods are found by parse/class-member.ts.
 
 /** The class `className` of `file`, if the program declares one there. */
 export function classDeclaration(
@@ -21,24 +18,6 @@ export function classDeclaration(
   if (!decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression"))
     return undefined;
   return { mod, decl };
-}
-
-/** The code of the member `name` of this kind, if the class declares one with a body. */
-export function classMember(decl: Class, name: string, kind: MemberKind): FunctionLike | undefined {
-  for (const m of decl.body.body) {
-    if (
-      m.type === "MethodDefinition" &&
-      m.kind === (kind === "get" || kind === "set" ? kind : "method") &&
-      m.static === (kind === "static") &&
-      !m.computed &&
-      m.key.type === "Identifier" &&
-      m.key.name === name &&
-      m.value.body
-    ) {
-      return m.value;
-    }
-  }
-  return undefined;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 import type { Expression, Node } from "oxc-parser";
 import type { BinaryOpcode, CompareOpcode, Type, Value } from "../ir/types.js";
 import { MATH_CONSTANTS } from "../rules/math.js";
+import { staticMethodName } from "../ir/names.js";
 import { closestMathConstant, isMathFunction, MATH_CONSTANT_NAMES } from "./math-help.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
@@ -231,7 +232,16 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     }
     case "ThisExpression": {
       const slot = ctx.scope.lookup("this");
-      if (!slot) return ctx.fail(node, unsupportedSyntax.thisIsOnlySupportedIn());
+      if (!slot) {
+        // A static method's `this` is its class, which nabla does not model as a value.
+        const member = staticMethodName(ctx.functionName);
+        return ctx.fail(
+          node,
+          member
+            ? unsupportedSyntax.thisInStaticMethod(member.className)
+            : unsupportedSyntax.thisIsOnlySupportedIn(),
+        );
+      }
       return ctx.value(slot);
     }
     case "CallExpression":

@@ -17,8 +17,10 @@ import {
   type ProgramGraph,
 } from "../parse/program.js";
 import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
-import { functionLabel, lambdaName } from "../ir/names.js";
+import { functionLabel, lambdaName, staticMethodKeyName } from "../ir/names.js";
 import { isPlatformGlobal } from "../types/globals.js";
+import { classNamed } from "../parse/class-hierarchy.js";
+import { classMember } from "../parse/class-member.js";
 import { functionKey } from "../ir/function-key.js";
 import { isHigherOrder, operatorsTaking, optionNames, type Operator } from "../../api/operators.js";
 import type { Backend } from "../../api/wasm-entry.js";
@@ -90,6 +92,11 @@ export function analyzeCall(
   const target = resolveTarget(program, module, fnArg as Expression, ancestors);
   if (!target && fnArg.type === "Identifier" && findLocalFunction(fnArg.name, ancestors)) {
     error(fnArg, badOperatorUse.isLetVariableHoldingFunction(fnArg.name));
+    return undefined;
+  }
+  if (!target && isMethodOfValue(module, fnArg as Expression, ancestors)) {
+    const member = module.text.slice(fnArg.start, fnArg.end);
+    error(fnArg, badOperatorUse.cannotTellWhichMethod(operator, member));
     return undefined;
   }
   if (!target) {
@@ -242,8 +249,39 @@ function resolveTarget(
     const target = program.namespaceModule(module, node.object.name);
     const symbol = target && program.resolveExport(target, node.property.name);
     if (symbol) return namedTarget(symbol);
+    if (!declaredLocally(node.object.name, ancestors)) {
+      const method = staticMethodOf(program, module, node.object.name, node.property.name);
+      if (method) return namedTarget(method);
+    }
   }
   return undefined;
+}
+
+/**
+ * `act.softplus`: a method read off an object of the program (not a namespace import, nor a
+ * platform global such as `Math.sin`), which nabla cannot follow to its code.
+ */
+function isMethodOfValue(module: SourceModule, node: Expression, ancestors: readonly Node[]) {
+  if (node.type !== "MemberExpression" || node.computed) return false;
+  if (node.object.type !== "Identifier") return true;
+  const name = node.object.name;
+  if (declaredLocally(name, ancestors)) return true;
+  return !isPlatformGlobal(module, name) && !module.imports.has(name);
+}
+
+/**
+ * `Act.softplus`: a static method of a class of the program, named as lowering names it when
+ * it is called (`Act.static.softplus`), so both reach the same function.
+ */
+function staticMethodOf(
+  program: ProgramGraph,
+  module: SourceModule,
+  className: string,
+  name: string,
+): FunctionSymbol | undefined {
+  const cls = classNamed(program, module, className);
+  const node = cls && classMember(cls.decl, name, "static");
+  return node && { module: cls.module, name: staticMethodKeyName(cls.name, name), node };
 }
 
 /** `number[]`, a tuple of numbers, or a typed array: what `hessian` and `jacobian` take. */

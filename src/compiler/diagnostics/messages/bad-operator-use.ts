@@ -28,6 +28,12 @@ export const badOperatorUse = {
       "badOperatorUse",
       `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
     ),
+  cannotTellWhichMethod: (operator: Printable, member: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot tell which function '${member}' is: it takes a function declared in this program by name, a static method ('Class.method') or an arrow function written here`,
+      `wrap the call in an arrow function written here, such as '(x) => ${member}(x)'`,
+    ),
   needsFunctionOfAtLeast: (operator: Printable) =>
     message(
       "badOperatorUse",

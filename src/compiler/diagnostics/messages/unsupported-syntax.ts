@@ -542,6 +542,12 @@ export const unsupportedSyntax = {
       `'this' is only supported in methods`,
       `pass the object as a parameter`,
     ),
+  thisInStaticMethod: (className: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'this' in a static method is not supported`,
+      `name the class instead: '${className}.' rather than 'this.'`,
+    ),
   undefinedIsNotSupportedIn: () =>
     message(
       "unsupportedSyntax",

@@ -7,6 +7,7 @@ import {
   derivedPrimalKey,
   jvpKey,
   lanesKey,
+  staticMethodName,
   type DerivativeKind,
 } from "../../ir/names.js";
 import type { DerivativeTable } from "../../differentiate/derivative-table.js";
@@ -178,8 +179,9 @@ export function emitModule(
         // A method or getter run as JavaScript is called on its receiver (function.ts), so
         // nothing is imported for it; a static method is reached through its class.
         if (op.attrs.method && !op.attrs.primal) return op.attrs.method;
-        const member = /^([^.]+)\.static\.(.+)$/.exec(keyName(key));
-        if (member) return `${functionName(functionKey(keyFile(key), member[1]!))}.${member[2]}`;
+        const member = staticMethodName(keyName(key));
+        if (member)
+          return `${functionName(functionKey(keyFile(key), member.className))}.${member.method}`;
       }
       return functionName(key);
     },

@@ -431,6 +431,37 @@ help: wrap the call in an arrow function written here, such as '(x) => act.softp
 1 error`,
   },
   {
+    name: "NABLA105 module-level data given to a helper nabla cannot read: why it cannot",
+    files: `
+import { gradient } from "nabla";
+const config = { mode: "fast" };
+function isFast(c: { mode: string }): boolean {
+  try {
+    return c.mode === "fast";
+  } finally {
+    console.log("checked");
+  }
+}
+function f(x: number): number {
+  return isFast(config) ? x * x : x;
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:11:10: error NABLA105: differentiable code cannot change the module-level 'config', and nabla cannot read 'isFast' to tell whether this call does; pass it in as a parameter instead
+  10 | function f(x: number): number {
+> 11 |   return isFast(config) ? x * x : x;
+     |          ^^^^^^^^^^^^^^
+main.ts:4:3: note: nabla cannot read 'isFast': a 'try' statement is not supported in differentiable code
+> 4 |   try {
+    |   ^^^^^
+main.ts:13:18: note: when differentiating 'f' for 'gradient'
+> 13 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA111 a name a module-level destructuring declares: declare it on its own",
     files: `
 import { derivative } from "nabla";

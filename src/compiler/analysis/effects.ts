@@ -52,6 +52,8 @@ export interface ModuleWrite {
   calls: { callee: string; loc: SourceLoc }[];
   /** The write is a call given the array (which the callee writes). */
   passed: boolean;
+  /** The callee of that call, when nabla cannot read it: it is only assumed to write. */
+  unread?: FunctionKey;
 }
 
 export type EffectsOf = (callee: FunctionKey) => Effects | undefined;
@@ -376,6 +378,9 @@ export function findModuleWrites(
         loc: writer.loc,
         calls: [],
         passed: writer.opcode === "call",
+        ...(writer.opcode === "call" && !effectsOf(calleeOf(writer))
+          ? { unread: calleeOf(writer) }
+          : {}),
       });
     }
   });

@@ -15,10 +15,11 @@ import {
   type CallVaried,
 } from "../analysis/activity.js";
 import { findModuleWrites, type EffectsOf } from "../analysis/effects.js";
-import type { DiagnosticBag } from "../diagnostics/diagnostic.js";
+import type { Diagnostic, DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { functionLabel } from "../ir/names.js";
 import { isAggregate, isDifferentiable, typeText } from "../ir/type-system.js";
-import type { IRFunction, Op } from "../ir/types.js";
+import type { FunctionKey, IRFunction, Op } from "../ir/types.js";
+import { keyName } from "../ir/function-key.js";
 import { parseDerivedPrimalKey } from "../ir/names.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 import type { Demand } from "./demand.js";
@@ -33,6 +34,8 @@ export interface DerivabilityContext {
   readonly effects: EffectsOf;
   readonly variedEffects: CallVaried;
   readonly observeActivity: ActivityObserver | undefined;
+  /** The name of `key` and, if it cannot be lowered, why (its first error). */
+  readonly whyUnreadable?: (key: FunctionKey) => { name: string; why?: Diagnostic } | undefined;
 }
 
 /** The activity of `primal` for the demand, or undefined (with diagnostics) if it cannot be differentiated. */
@@ -147,16 +150,29 @@ function checkInnerGradients(
 /** Differentiable code, and what it calls, writes no module-level data. */
 function checkModuleWrites(primal: IRFunction, demand: Demand, ctx: DerivabilityContext): boolean {
   const writes = findModuleWrites(primal, ctx.effects);
-  for (const { name, loc, calls, passed } of writes) {
+  for (const { name, loc, calls, passed, unread } of writes) {
+    // A callee nabla cannot read is taken to write what it is given: say so, and why.
+    const found = unread ? ctx.whyUnreadable?.(unread) : undefined;
+    const callee = unread && functionLabel(found?.name ?? keyName(unread));
+    const why = found?.why;
     ctx.diagnostics.add({
       severity: "error",
-      ...moduleVariableWrite.differentiableCodeCannotChangeModule(
-        name,
-        passed ? " (this call writes to it)" : "",
-      ),
-
+      ...(unread
+        ? moduleVariableWrite.cannotTellWhetherCallChanges(name, callee)
+        : moduleVariableWrite.differentiableCodeCannotChangeModule(
+            name,
+            passed ? " (this call writes to it)" : "",
+          )),
       loc,
       notes: [
+        ...(why
+          ? [
+              {
+                ...notes.cannotRead(callee, why.message),
+                loc: why.loc,
+              },
+            ]
+          : []),
         ...calls.map((c) => ({
           ...notes.whenDifferentiatingCall(c.callee),
           loc: c.loc,

@@ -12,6 +12,7 @@ import { CallSummaries } from "../analysis/call-summaries.js";
 import { internalError } from "../diagnostics/messages/index.js";
 import {
   CompileAbort,
+  type Diagnostic,
   type DiagnosticBag,
   type DiagnosticNote,
 } from "../diagnostics/diagnostic.js";
@@ -389,6 +390,23 @@ export class Differentiator implements DerivativeTable {
   readonly effects: EffectsOf = this.summaries.effects;
   readonly variedEffects: CallVaried = this.summaries.variedEffects;
 
+  /** The name of `key` and, if lowering it fails, its first error (lowered again to see it). */
+  private whyUnreadable(key: FunctionKey): { name: string; why?: Diagnostic } | undefined {
+    const target = this.targets.get(key);
+    if (!target) return undefined;
+    // Lowered, being lowered, or failed as a demand (which reports its error): not again.
+    if (this.primals.has(key)) return { name: target.name };
+    try {
+      this.lower(key, target);
+      return { name: target.name };
+    } catch (error) {
+      return {
+        name: target.name,
+        ...(error instanceof CompileAbort ? { why: error.diagnostic } : {}),
+      };
+    }
+  }
+
   /** The lowered primal for `key`, without reporting errors (its demand reports them). */
   private lowered(key: FunctionKey): IRFunction | undefined {
     if (this.primals.has(key)) return this.primals.get(key);
@@ -495,6 +513,7 @@ export class Differentiator implements DerivativeTable {
       effects: this.effects,
       variedEffects: this.variedEffects,
       observeActivity: this.observeActivity,
+      whyUnreadable: (key) => this.whyUnreadable(key),
     });
     if (!activity) {
       this.differentiateCallees(demand, () =>

@@ -15,6 +15,11 @@ export const moduleVariableWrite = {
       `differentiable code cannot change the static property '${property}', which is module-level state`,
       `differentiable code reads the static properties of '${className}' but does not write them: keep changing state (a counter, a cache) outside the differentiated code, or in a parameter and return it`,
     ),
+  cannotTellWhetherCallChanges: (name: Printable, callee: Printable) =>
+    message(
+      "moduleVariableWrite",
+      `differentiable code cannot change the module-level '${name}', and nabla cannot read ${callee} to tell whether this call does; pass it in as a parameter instead`,
+    ),
   differentiableCodeCannotWriteModule: (name: Printable) =>
     message(
       "moduleVariableWrite",

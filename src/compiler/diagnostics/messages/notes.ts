@@ -23,6 +23,8 @@ export const notes = {
   /** Where the chain starts: the operator call that asked for the derivative. */
   whenDifferentiatingFunctionGiven: (operator: Printable) =>
     note(`when differentiating the function given to '${operator}'`),
+  /** Why a callee could not be read (lowered), at the place it stopped. */
+  cannotRead: (label: Printable, why: Printable) => note(`nabla cannot read ${label}: ${why}`),
   whenDifferentiatingFor: (label: Printable, operator: Printable) =>
     note(`when differentiating ${label} for '${operator}'`),
   /** A problem in a generator's code, inlined at the `for…of` the note points at. */

@@ -100,12 +100,18 @@ export function f(x: Float64Array, options: FitOptions = {}): number {
 
 test("optional fields of an options object, present or not, read in wasm", async () => {
   const x = f64(0.5, -2, 1.5);
-  await checkBackends(OPTIONS, [
-    [x, {}],
-    [x, { scale: 3 }],
-    [x, { offset: -1, robust: true }],
-    [x, { scale: 0.5, offset: 2, robust: false, name: "fit" }],
-  ]);
+  await checkBackends(
+    OPTIONS,
+    [
+      [x, {}],
+      [x, { scale: 3 }],
+      [x, { offset: -1, robust: true }],
+      [x, { scale: 0.5, offset: 2, robust: false, name: "fit" }],
+    ],
+    1e-5,
+    // The defaulted options too (the operators' default is the required parameters only).
+    [0, 1],
+  );
 });
 
 test("an object the function makes with an optional field left out, and gradients of optional fields", async () => {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { corpusPrograms, stageCorpus } from "./support/corpus-check.js";
+import { corpusPrograms, corpusWrt, stageCorpus } from "./support/corpus-check.js";
 import { importCompiled } from "./support/harness.js";
 
 // The corpus (test/corpus/, TypeScript as people write it) with backend "wasm": each program's
@@ -50,13 +50,14 @@ const exact = (x: unknown) =>
 test("corpus programs with backend wasm: the JavaScript backend's results, to the bit", async () => {
   const ranInWasm: string[] = [];
   for (const name of corpusPrograms()) {
+    const wrt = `wrt: [${(await corpusWrt(name)).join(", ")}]`;
     const { check } = stageCorpus(name, [
       `import { valueWithGradient, valueWithDifferential } from "nabla";`,
       `export { wasmStats } from "nabla";`,
-      `export const gradientJs = valueWithGradient(objective, { backend: "js" });`,
-      `export const gradientWasm = valueWithGradient(objective);`,
-      `export const forwardJs = valueWithDifferential(objective, { backend: "js" });`,
-      `export const forwardWasm = valueWithDifferential(objective);`,
+      `export const gradientJs = valueWithGradient(objective, { ${wrt}, backend: "js" });`,
+      `export const gradientWasm = valueWithGradient(objective, { ${wrt} });`,
+      `export const forwardJs = valueWithDifferential(objective, { ${wrt}, backend: "js" });`,
+      `export const forwardWasm = valueWithDifferential(objective, { ${wrt} });`,
     ]);
     const m = await importCompiled<Backends>(check);
     const before = m.wasmStats.wasm;

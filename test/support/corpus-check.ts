@@ -168,15 +168,23 @@ function curvedDerivative(f: (t: number) => number): number | undefined {
   return shrinks && settled ? fine : undefined;
 }
 
+/**
+ * The arguments of a corpus program's `objective` the checks differentiate: every one holding
+ * numbers, optional ones too (which the operators leave out without `wrt`).
+ */
+export async function corpusWrt(name: string): Promise<number[]> {
+  const { args } = await loadPlain(stageCorpus(name, []).dir, name);
+  return args.flatMap((a, i) => (hasNumbers(a) ? [i] : []));
+}
+
 /** Compiles, loads and checks one corpus program. */
 export async function checkCorpusProgram(name: string, directions = 3): Promise<CorpusOutcome> {
-  let plainArgs: unknown[];
+  let wrt: number[];
   try {
-    plainArgs = (await loadPlain(stageCorpus(name, []).dir, name)).args;
+    wrt = await corpusWrt(name);
   } catch (error) {
     return { kind: "crash", message: `loading the plain program: ${String(error)}` };
   }
-  const wrt = plainArgs.flatMap((a, i) => (hasNumbers(a) ? [i] : []));
   const { dir, check } = stage(name, wrt);
   const compiled = compileProgram([check]);
   const errors = compiled.diagnostics.filter((d) => d.severity === "error");

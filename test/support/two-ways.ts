@@ -27,8 +27,8 @@ export async function checkTwoWays(
     ...modules,
     "main.ts": `import { differential, valueWithGradient } from "nabla";
 ${body}
-export const vg = valueWithGradient(f);
-export const d = differential(f);
+export const vg = valueWithGradient(f, { wrt: [0, 1] });
+export const d = differential(f, { wrt: [0, 1] });
 `,
   });
   for (const [x, y] of points) {

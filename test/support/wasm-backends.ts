@@ -97,16 +97,20 @@ export function assertRelative(
   });
 }
 
-const program = (source: string) => ({
-  "main.ts": `import { valueWithGradient, valueWithDifferential } from "nabla";
+/** `wrt`: the parameters to differentiate, where not the operators' default (the required ones). */
+const program = (source: string, wrt?: number[]) => {
+  const w = wrt ? `wrt: [${wrt.join(", ")}], ` : "";
+  return {
+    "main.ts": `import { valueWithGradient, valueWithDifferential } from "nabla";
 export { wasmStats } from "nabla";
 ${source}
-export const vgJs = valueWithGradient(f);
-export const vgWasm = valueWithGradient(f, { backend: "wasm" });
-export const vdJs = valueWithDifferential(f);
-export const vdWasm = valueWithDifferential(f, { backend: "wasm" });
+export const vgJs = valueWithGradient(f${w ? `, { ${w.slice(0, -2)} }` : ""});
+export const vgWasm = valueWithGradient(f, { ${w}backend: "wasm" });
+export const vdJs = valueWithDifferential(f${w ? `, { ${w.slice(0, -2)} }` : ""});
+export const vdWasm = valueWithDifferential(f, { ${w}backend: "wasm" });
 `,
-});
+  };
+};
 
 /**
  * `f` (defined in `source`) at each point: wasm against JavaScript (value, gradient, a
@@ -118,14 +122,15 @@ export async function checkBackends(
   source: string,
   pointsOf: Value[][] | ((m: Record<string, unknown>) => Value[][]),
   fdTolerance = 1e-5,
+  wrt?: number[],
 ): Promise<{ wasm: number; inPlace: number }> {
-  const compiled = compileFiles(program(source));
+  const compiled = compileFiles(program(source, wrt));
   const text = diagnosticsText(compiled);
   assert.doesNotMatch(text, /NABLA202/, text);
   const code = [...compiled.outputs.values()][0]!.code;
   assert.match(code, /valueWithGradient\(f\) at main\.ts:\d+:\d+: WebAssembly/);
   assert.match(code, /valueWithDifferential\(f\) at main\.ts:\d+:\d+: WebAssembly/);
-  const m = await loadProgram<Both>(program(source));
+  const m = await loadProgram<Both>(program(source, wrt));
   const points = typeof pointsOf === "function" ? pointsOf(m as never) : pointsOf;
   const before = { ...m.wasmStats };
   for (const args of points) {

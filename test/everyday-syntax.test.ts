@@ -618,3 +618,25 @@ export const d = derivative((w: number) => total([1, 2, 3], w));
     /main\.ts:4:19: error NABLA101: iterating an Iterable held in a variable or passed in is not supported in differentiable code\n[^]*help: declare the parameter as an array \('xs: readonly number\[\]'\) where arrays are passed/,
   );
 });
+
+test("a table of tuples 'as const' (neighbour offsets), walked with for…of and by index", async () => {
+  // Before, the table's element type was not known (NABLA101 "an element access on a opaque"):
+  // its rows were tuple types alike but not the same object.
+  await checkTwoWays(`const DIRS = [[0, 1], [1, 0], [0, -1], [-1, 0]] as const;
+const WEIGHTS: [[number, number], [number, number]] = [[0.5, 2], [1.5, -1]];
+function laplacian(grid: number[][], i: number, j: number): number {
+  let s = -4 * grid[i][j];
+  for (const [di, dj] of DIRS) s += grid[i + di][j + dj];
+  return s;
+}
+export function f(x: number, y: number): number {
+  const grid = [
+    [x, y, x * y],
+    [y, x * x, 1],
+    [2, y * y, x],
+  ];
+  let w = 0;
+  for (let k = 0; k < WEIGHTS.length; k++) w += WEIGHTS[k][0] * x + WEIGHTS[k][1] * y;
+  return laplacian(grid, 1, 1) * w;
+}`);
+});

@@ -214,7 +214,8 @@ class ProgramTypes implements CheckedTypes {
         const elements = shape.elements.map((e) => this.convert(e));
         if (!elements.every((e): e is Type => e !== undefined)) return undefined;
         const first = elements[0];
-        const uniform = first && elements.every((e) => e === first) ? first : "opaque";
+        // Alike by structure, not only the same object: `[[0, 1], [1, 0]] as const`.
+        const uniform = first && elements.every((e) => sameType(e, first)) ? first : "opaque";
         return { kind: "array", storage: "Array", element: uniform, elements };
       }
       case "typedArray":

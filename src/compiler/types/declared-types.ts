@@ -92,7 +92,8 @@ function resolveIn(
         elements.push(t);
       }
       const first = elements[0];
-      const uniform = first && elements.every((e) => e === first) ? first : "opaque";
+      // Alike by structure, not only the same object: `[[number, number], [number, number]]`.
+      const uniform = first && elements.every((e) => sameType(e, first)) ? first : "opaque";
       return { kind: "array", storage: "Array", element: uniform, elements };
     }
     case "TSTypeLiteral": {

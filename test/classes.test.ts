@@ -754,3 +754,39 @@ export const dg = gradient(g);
   );
   assert.equal(text.split(help).length - 1, 2, text);
 });
+
+test("instanceof a class of the program decides branches and narrows to the class's fields", async () => {
+  // Before, 's instanceof Disk' was NABLA111 "cannot find 'Disk'".
+  await checkTwoWays(`abstract class Shape {
+  abstract area(): number;
+}
+class Disk extends Shape {
+  constructor(public r: number) {
+    super();
+  }
+  area(): number {
+    return Math.PI * this.r ** 2;
+  }
+}
+class Square extends Shape {
+  constructor(public side: number) {
+    super();
+  }
+  area(): number {
+    return this.side * this.side;
+  }
+}
+class Tile extends Square {}
+interface Labelled { weight: number }
+export function f(x: number, y: number): number {
+  const shapes: Shape[] = [new Disk(x), new Square(y), new Tile(x * y)];
+  let t = 0;
+  for (const s of shapes) {
+    if (s instanceof Disk) t += 2 * s.area() + s.r;
+    else if (!(s instanceof Tile)) t += s instanceof Square ? s.side * y : 0;
+    else t += s.area() * (s instanceof Square ? 3 : 1);
+  }
+  const l: Labelled = { weight: x };
+  return t + (l instanceof Disk ? 100 : l.weight);
+}`);
+});

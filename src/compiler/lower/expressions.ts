@@ -1,3 +1,5 @@
+import { classNamed } from "../parse/class-hierarchy.js";
+import { instanceOf } from "./class-dispatch.js";
 import { isKeyed, isObject, typeText } from "../ir/type-system.js";
 import { asKnownFields, keyedHas, lowerDelete } from "./keyed.js";
 import {
@@ -113,6 +115,15 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "BinaryExpression": {
       const settled = functionTest(ctx, node);
       if (settled !== undefined) return settled;
+      // `s instanceof Disk`, Disk a class of the program: the test class dispatch makes.
+      if (
+        node.operator === "instanceof" &&
+        node.right.type === "Identifier" &&
+        !ctx.scope.lookup(node.right.name)
+      ) {
+        const cls = classNamed(ctx.program, ctx.module, node.right.name);
+        if (cls) return instanceOf(ctx, lowerExpression(ctx, node.left as Expression), cls, node);
+      }
       return lowerBinary(ctx, node.operator, node.left as Expression, node.right, node);
     }
     case "LogicalExpression":

@@ -6,6 +6,7 @@ import {
   type Comment,
   type Class,
   type Function as FunctionNode,
+  type TSEnumDeclaration,
   type TSInterfaceDeclaration,
   type TSTypeAliasDeclaration,
   type Node,
@@ -63,6 +64,8 @@ export interface SourceModule {
   declaredFunctions: Map<string, FunctionLike>;
   /** Interfaces, type aliases and classes declared at the top level, by name. */
   types: Map<string, TypeDeclaration>;
+  /** Enums declared at the top level, by name (a name of a type and of a value). */
+  enums: Map<string, TSEnumDeclaration>;
   constants: Map<string, ModuleConstant>;
   imports: Map<string, ImportBinding>;
   /** Exported name → local name. */
@@ -104,6 +107,7 @@ export function parseModule(file: string, text: string): SourceModule {
     functions: new Map(),
     declaredFunctions: new Map(),
     types: new Map(),
+    enums: new Map(),
     constants: new Map(),
     imports: new Map(),
     exports: new Map(),
@@ -282,6 +286,9 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
     case "ClassDeclaration":
       if (node.id) mod.types.set(node.id.name, node);
       return;
+    case "TSEnumDeclaration":
+      mod.enums.set(node.id.name, node);
+      return;
     case "ImportDeclaration":
       for (const spec of node.specifiers) {
         const imported =
@@ -348,7 +355,11 @@ function declaredNames(node: Node): string[] {
     node.type === "ClassDeclaration"
   )
     return node.id ? [node.id.name] : [];
-  if (node.type === "TSInterfaceDeclaration" || node.type === "TSTypeAliasDeclaration")
+  if (
+    node.type === "TSInterfaceDeclaration" ||
+    node.type === "TSTypeAliasDeclaration" ||
+    node.type === "TSEnumDeclaration"
+  )
     return [node.id.name];
   if (node.type === "VariableDeclaration") {
     return node.declarations.flatMap((d) => (d.id.type === "Identifier" ? [d.id.name] : []));

@@ -11,6 +11,7 @@ import {
   type TypeDeclaration,
 } from "./module.js";
 import { aliasCandidates } from "./import-paths.js";
+import type { TSEnumDeclaration } from "oxc-parser";
 
 // The user's program as a graph of modules. Relative imports are resolved to files the way
 // TypeScript's `bundler`/`nodenext` resolution does for sources: `./b`, `./b.ts`, and `./b.js`
@@ -301,6 +302,11 @@ export class ProgramGraph {
     return this.resolveLocal(mod, name, new Set(), typeIn);
   }
 
+  /** The enum a name used in `mod` denotes, following imports. */
+  resolveEnum(mod: SourceModule, name: string): EnumSymbol | undefined {
+    return this.resolveLocal(mod, name, new Set(), enumIn);
+  }
+
   /** What `exported` of `mod` names, through `export { … }`, `export … from` and `export *`. */
   private resolveExported<T>(
     mod: SourceModule,
@@ -371,6 +377,17 @@ export interface TypeSymbol {
 const typeIn: Finder<TypeSymbol> = (mod, name) => {
   const node = mod.types.get(name);
   return node && { module: mod, name, node };
+};
+
+/** An enum found by name, with the module that declares it. */
+export interface EnumSymbol {
+  module: SourceModule;
+  node: TSEnumDeclaration;
+}
+
+const enumIn: Finder<EnumSymbol> = (mod, name) => {
+  const node = mod.enums.get(name);
+  return node && { module: mod, node };
 };
 
 const constantIn: Finder<ModuleConstant> = (mod, name) => mod.constants.get(name);

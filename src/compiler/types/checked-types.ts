@@ -260,7 +260,8 @@ class ProgramTypes implements CheckedTypes {
       fields.push({
         name: p.name,
         type: type ?? "opaque",
-        noDerivative: false,
+        // A numeric enum's value is a discrete choice: as declared-types.ts reads its field.
+        noDerivative: this.view.isNumericEnum(p.type),
         ...(optional ? { optional } : {}),
         ...(recursive ? { recursive } : {}),
         ...(callable ? { callable } : {}),

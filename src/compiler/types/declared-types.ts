@@ -15,6 +15,7 @@ import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
 import { isPlatformGlobal } from "./globals.js";
 import { indexSignatureType, keyedReference } from "./keyed-annotations.js";
+import { annotatedEnum, enumOfMember, enumValueType } from "./enum-types.js";
 
 // TypeScript type annotations → IR types, without a type checker: keywords, arrays, tuples,
 // typed arrays, inline object types, records and maps (keyed-annotations.ts), and interfaces,
@@ -120,6 +121,10 @@ function resolveIn(
       return primitive && types.every((t) => t === first) ? first : undefined;
     }
     case "TSTypeReference": {
+      const shadowed =
+        node.typeName.type === "Identifier" && resolving.typeArguments?.has(node.typeName.name);
+      const enumeration = shadowed ? undefined : annotatedEnum(program, mod, node);
+      if (enumeration) return enumValueType(enumeration);
       if (node.typeName.type !== "Identifier") return undefined;
       const name = node.typeName.name;
       const args = node.typeArguments?.params ?? [];
@@ -369,16 +374,23 @@ function fieldsOf(
     }
     if (keyNode.type !== "Identifier") return undefined;
     const resolve = (t: TSType) => resolveIn(program, mod, t, resolving);
+    // An enum's value (`kind: Kind`, `act = Act.Tanh`) is a number or a string; a numeric one
+    // is a discrete choice, so the field has no derivative.
+    const enumeration = annotation
+      ? annotatedEnum(program, mod, annotation)
+      : enumOfMember(program, mod, initializer);
+    const enumType = enumeration && enumValueType(enumeration);
     // A class field without annotation has its initializer's type (`w = 1`, `b = new Float64Array(4)`).
     const type =
       (annotation
         ? resolve(annotation)
-        : inferType(
+        : (enumType ??
+          inferType(
             initializer,
             () => undefined,
             resolve,
             (n) => isPlatformGlobal(mod, n),
-          )) ?? "opaque";
+          ))) ?? "opaque";
     const doc = leadingJSDoc(mod, m) ?? "";
     const callable =
       type === "opaque" && annotation && program
@@ -391,7 +403,7 @@ function fieldsOf(
       name: keyNode.name,
       type,
       ...(optional ? { optional } : {}),
-      noDerivative: /@noDerivative\b/.test(doc),
+      noDerivative: /@noDerivative\b/.test(doc) || enumType === "number",
       ...(callable
         ? { callable, declaredAt: { file: mod.file, start: keyNode.start, end: keyNode.end } }
         : {}),

@@ -41,7 +41,8 @@ export function keyedReference(
     const fields: FieldType[] = names.map((n) => ({ name: n, type: value, noDerivative: false }));
     return { kind: "object", name: text, fields };
   }
-  return keyNode.type === "TSStringKeyword"
+  // `Record<string, V>`, or keyed by an alias of string (`type NodeId = string`).
+  return inner(keyNode) === "string"
     ? { kind: "keyed", storage: "Record", key: "string", value }
     : undefined;
 }
@@ -58,7 +59,8 @@ export function indexSignatureType(
     typeAnnotation: { typeAnnotation: TSType };
   };
   const key = signature.parameters[0]?.typeAnnotation.typeAnnotation;
-  if (key?.type !== "TSStringKeyword") return undefined;
+  // `[name: string]`, or an alias of string (`[id: NodeId]`).
+  if (!key || inner(key) !== "string") return undefined;
   const value = inner(signature.typeAnnotation.typeAnnotation);
   if (!value || value === "void") return undefined;
   return { kind: "keyed", storage: "Record", key: "string", value };

@@ -110,6 +110,8 @@ export interface CheckerView {
   literals(type: CheckedType): (string | number)[] | undefined;
   /** The value of an enum member's type (`Mode.Fast`: 1, or its string); else undefined. */
   enumValue(type: CheckedType): string | number | undefined;
+  /** Whether the type is a numeric enum or one of its members (`Kind`, `Kind.Call`). */
+  isNumericEnum(type: CheckedType): boolean;
   /** Equal for the same type of the same checker. */
   key(type: CheckedType): string;
 }
@@ -304,6 +306,20 @@ class View implements CheckerView {
     if (!(type.flags & TypeFlags.EnumLiteral)) return undefined;
     if (!(type.flags & (TypeFlags.StringLiteral | TypeFlags.NumberLiteral))) return undefined;
     return (type as unknown as { value: string | number }).value;
+  }
+
+  isNumericEnum(checked: CheckedType): boolean {
+    const { type } = held(checked);
+    // `Kind` is the union of its members' types; `Kind | undefined` too, with undefined.
+    const members = (type.isUnionType() ? type.getTypes() : [type]).filter(
+      (m) => !(m.flags & (TypeFlags.Undefined | TypeFlags.Null)),
+    );
+    return (
+      members.length > 0 &&
+      members.every(
+        (m) => (m.flags & TypeFlags.EnumLike) !== 0 && (m.flags & TypeFlags.NumberLike) !== 0,
+      )
+    );
   }
 
   text(type: CheckedType): string {

@@ -2396,6 +2396,31 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
+    name: "NABLA109: a value where nabla holds one it does not look into, not named 'opaque'",
+    files: `
+import { gradient } from "nabla";
+const SCALE = 2;
+class Layer {
+  constructor(public w: number, public scale: typeof SCALE = SCALE) {}
+  run(x: number): number { return this.w * x; }
+}
+export const g = gradient((w: number) => new Layer(w).run(0.5));
+`,
+    expected: `
+main.ts:4:40: error NABLA109: expected a value nabla does not differentiate here, got a number
+  3 | class Layer {
+> 4 |   constructor(public w: number, public scale: typeof SCALE = SCALE) {}
+    |                                        ^^^^^^^^^^^^^^^^^^^
+main.ts:7:42: note: when differentiating this call to 'Layer'
+> 7 | export const g = gradient((w: number) => new Layer(w).run(0.5));
+    |                                          ^^^^^^^^^^^^
+main.ts:7:18: note: when differentiating the function given to 'gradient'
+> 7 | export const g = gradient((w: number) => new Layer(w).run(0.5));
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA109: comparing a number with a boolean",
     files: `
 import { derivative } from "nabla";

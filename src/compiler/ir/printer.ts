@@ -1,4 +1,4 @@
-import { typeText } from "./type-system.js";
+import { irTypeText } from "./type-system.js";
 import type { IRFunction, Op, Region, Value } from "./types.js";
 import { definedValues } from "./walk.js";
 
@@ -10,7 +10,7 @@ export function printValue(v: Value): string {
 }
 
 function printTyped(v: Value): string {
-  return `${printValue(v)}: ${typeText(v.type)}`;
+  return `${printValue(v)}: ${irTypeText(v.type)}`;
 }
 
 /** A function key as printed: its name, without the file (golden output is machine-independent). */
@@ -60,7 +60,7 @@ function printOp(op: Op, indent: string, out: string[]): void {
   const mark = op.tangent ? " [t]" : "";
   const operands = op.operands.map(printValue).join(", ");
   if (op.opcode === "if") {
-    const types = op.results.map((r) => typeText(r.type)).join(", ");
+    const types = op.results.map((r) => irTypeText(r.type)).join(", ");
     out.push(`${indent}${results}if ${operands} -> (${types})${mark} {`);
     printRegionBody(op.regions[0]!, indent + "  ", out);
     out.push(`${indent}} else {`);
@@ -95,7 +95,7 @@ function printRegionBody(region: Region, indent: string, out: string[]): void {
 
 export function printFunction(fn: IRFunction): string {
   const out: string[] = [
-    `func @${fn.name}(${fn.params.map(printTyped).join(", ")}) -> ${fn.resultTypes.length === 1 ? typeText(fn.resultTypes[0]!) : `(${fn.resultTypes.map(typeText).join(", ")})`} {`,
+    `func @${fn.name}(${fn.params.map(printTyped).join(", ")}) -> ${fn.resultTypes.length === 1 ? irTypeText(fn.resultTypes[0]!) : `(${fn.resultTypes.map(irTypeText).join(", ")})`} {`,
   ];
   printRegionBody(fn.body, "  ", out);
   out.push("}");

@@ -95,18 +95,32 @@ export function fieldOf(t: ObjectType, name: string): FieldType | undefined {
   return t.fields.find((f) => f.name === name);
 }
 
-/** A readable type, as TypeScript would write it (named object types by name). */
+/**
+ * A readable type for messages, as TypeScript would write it (named object types by name). A
+ * value nabla carries without looking into (the IR's `opaque`: a function, a union it cannot
+ * represent…) is described, and written `unknown` inside another type.
+ */
 export function typeText(t: Type): string {
-  if (!isAggregate(t)) return t;
+  return t === "opaque" ? "value nabla does not differentiate" : written(t, "unknown");
+}
+
+/** A type in the IR's own notation (the printer's and the parser's: `opaque` by that name). */
+export function irTypeText(t: Type): string {
+  return written(t, "opaque");
+}
+
+function written(t: Type, opaque: string): string {
+  if (!isAggregate(t)) return t === "opaque" ? opaque : t;
   if (t.kind === "object") return t.name;
+  const inner = (u: Type) => written(u, opaque);
   if (t.kind === "keyed")
-    return t.storage === "Set" ? `Set<${t.key}>` : `${t.storage}<${t.key}, ${typeText(t.value)}>`;
+    return t.storage === "Set" ? `Set<${t.key}>` : `${t.storage}<${t.key}, ${inner(t.value)}>`;
   if (t.storage !== "Array") return t.storage;
-  if (t.elements) return `[${t.elements.map(typeText).join(", ")}]`;
-  const inner = typeText(t.element);
+  if (t.elements) return `[${t.elements.map(inner).join(", ")}]`;
+  const element = inner(t.element);
   return isAggregate(t.element) && t.element.kind === "object" && t.element.name.startsWith("{")
-    ? `(${inner})[]`
-    : `${inner}[]`;
+    ? `(${element})[]`
+    : `${element}[]`;
 }
 
 /** Structural identity of types (named object types compare by their fields). */

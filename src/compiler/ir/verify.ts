@@ -1,5 +1,5 @@
 import { printValue } from "./printer.js";
-import { sameType, typeText } from "./type-system.js";
+import { sameType, irTypeText } from "./type-system.js";
 import { type IRFunction, type Op, type Region, type Type, type Value } from "./types.js";
 import { NUMBER_OPERANDS, OPS, TERMINATORS } from "./ops.js";
 
@@ -22,7 +22,9 @@ export function verifyFunction(fn: IRFunction): void {
       fail(`${what}: ${values.length} values for ${types.length} slots`);
     values.forEach((v, i) => {
       if (!sameType(v.type, types[i]!))
-        fail(`${what}: ${printValue(v)} is ${typeText(v.type)}, expected ${typeText(types[i]!)}`);
+        fail(
+          `${what}: ${printValue(v)} is ${irTypeText(v.type)}, expected ${irTypeText(types[i]!)}`,
+        );
     });
   };
 

@@ -1,6 +1,6 @@
 import type { CallExpression, Node, TSType } from "oxc-parser";
 import { instanceKey, symbolKey } from "../ir/function-key.js";
-import { typeText } from "../ir/type-system.js";
+import { irTypeText } from "../ir/type-system.js";
 import type { FunctionKey, Type } from "../ir/types.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import type { FunctionLike } from "../parse/module.js";
@@ -57,7 +57,7 @@ export function genericInstance(
   );
   const params = resolved.params.map((p, i) => p.type ?? argumentTypes[i] ?? call?.params[i]);
   // One instantiation per distinct parameter types, named by the program.
-  const shown = params.map((t) => (t ? typeText(t) : "?")).join(", ");
+  const shown = params.map((t) => (t ? irTypeText(t) : "?")).join(", ");
   const base = symbolKey(symbol);
   const instance = ctx.program.generatedName(
     symbol.module.file,

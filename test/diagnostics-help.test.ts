@@ -358,7 +358,7 @@ main.ts:5:18: note: when differentiating 'total' for 'gradient'
 1 error`,
   },
   {
-    name: "NABLA111 a static property written: a module-level constant instead",
+    name: "NABLA105 a static property written: keep the state outside",
     files: `
 import { derivative } from "nabla";
 class Units {
@@ -371,11 +371,11 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:6:3: error NABLA111: cannot find 'Units' in differentiable code
+main.ts:6:3: error NABLA105: differentiable code cannot change the static property 'Units.scale', which is module-level state
   5 | function f(x: number): number {
 > 6 |   Units.scale += 1;
-    |   ^^^^^
-help: differentiable code reads the static properties and calls the static methods of 'Units' (of a class of the same module), but does not write them or use the class itself: keep changing state in a parameter and return it
+    |   ^^^^^^^^^^^
+help: differentiable code reads the static properties of 'Units' but does not write them: keep changing state (a counter, a cache) outside the differentiated code, or in a parameter and return it
 main.ts:9:19: note: when differentiating 'f' for 'derivative'
 > 9 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

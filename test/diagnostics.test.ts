@@ -1307,6 +1307,59 @@ main.ts:12:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
+    name: "NABLA104: differentiated value in an object literal's @noDerivative field",
+    files: `
+import { gradient } from "nabla";
+interface Sample {
+  /** @noDerivative */ weight: number;
+  value: number;
+}
+export const g = gradient((s: number) => {
+  const p: Sample = { weight: s, value: s };
+  return p.weight * p.value;
+});
+`,
+    expected: `
+main.ts:7:21: error NABLA104: field 'weight' is marked @noDerivative, but a value that depends on the differentiated arguments is stored into it
+  6 | export const g = gradient((s: number) => {
+> 7 |   const p: Sample = { weight: s, value: s };
+    |                     ^^^^^^^^^^^^^^^^^^^^^^^
+help: store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'
+main.ts:6:18: note: when differentiating the function given to 'gradient'
+> 6 | export const g = gradient((s: number) => {
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA104: differentiated value given to a numeric enum field",
+    files: `
+import { gradient } from "nabla";
+enum Side { Buy, Sell }
+class Order {
+  constructor(readonly side: Side, readonly size: number) {}
+}
+export const g = gradient((s: number) => {
+  const o = new Order(s, s);
+  return o.side * o.size;
+});
+`,
+    expected: `
+main.ts:4:15: error NABLA104: field 'side' is typed by a numeric enum, a choice that has no derivative, but a value that depends on the differentiated arguments is stored into it
+  3 | class Order {
+> 4 |   constructor(readonly side: Side, readonly size: number) {}
+    |               ^^^^^^^^^^^^^^^^^^^
+help: store 'withoutDerivative(…)' if the derivative should be dropped, or type the field as 'number'
+main.ts:7:13: note: when differentiating this call to 'Order'
+> 7 |   const o = new Order(s, s);
+    |             ^^^^^^^^^^^^^^^
+main.ts:6:18: note: when differentiating the function given to 'gradient'
+> 6 | export const g = gradient((s: number) => {
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA105: ++ on a module variable",
     files: `
 import { derivative } from "nabla";

@@ -1,6 +1,14 @@
 import { forEachOp } from "../ir/walk.js";
-import { isAggregate, isDifferentiable } from "../ir/type-system.js";
-import type { FunctionKey, IRFunction, Op, Region, Value } from "../ir/types.js";
+import { fieldOf, isAggregate, isDifferentiable, isObject } from "../ir/type-system.js";
+import type {
+  FieldType,
+  FunctionKey,
+  IRFunction,
+  ObjectType,
+  Op,
+  Region,
+  Value,
+} from "../ir/types.js";
 import { isPiecewiseConstantOp } from "../rules/math.js";
 import { aliasClasses, isNoDerivativeField, type AliasClasses, type EffectsOf } from "./effects.js";
 
@@ -34,8 +42,11 @@ export interface Activity {
   blocked: Op[];
   /** Writes through an array or object `withoutDerivative` returned: each is a user error. */
   detachedWrites: Op[];
-  /** Stores of varied numbers into `@noDerivative` fields: each is a user error. */
-  blockedStores: Op[];
+  /**
+   * Stores of varied numbers into fields without a derivative (`@noDerivative`, a numeric
+   * enum's), by `setField` or an object literal: each is a user error.
+   */
+  blockedStores: { op: Op; field: FieldType }[];
   classes: AliasClasses;
   /** The effects of callees the analysis used. */
   effectsOf: EffectsOf;
@@ -220,7 +231,7 @@ export function analyzeActivity(
   // Report where the derivative is first lost: not a later op of the same chain
   // (`parseFloat(String(x))` is one error, at `String`).
   const blocked: Op[] = [];
-  const blockedStores: Op[] = [];
+  const blockedStores: { op: Op; field: FieldType }[] = [];
   const blockedResults = new Set<number>();
   forEachOp(fn.body, (op) => {
     // Text carries no derivative unless a number was turned into it (reported there): a key
@@ -238,7 +249,17 @@ export function analyzeActivity(
       for (const r of op.results) blockedResults.add(r.id);
     }
     if (op.opcode === "setField" && isNoDerivativeField(op) && varied.has(op.operands[1]!.id))
-      blockedStores.push(op);
+      blockedStores.push({
+        op,
+        field: fieldOf(op.operands[0]!.type as ObjectType, op.attrs.field!)!,
+      });
+    // An object literal built with a varied number in such a field loses its derivative too.
+    const built = op.results[0]?.type;
+    if (op.opcode === "literal" && built && isObject(built))
+      built.fields.forEach((field, k) => {
+        const v = op.operands[k];
+        if (field.noDerivative && v && varied.has(v.id)) blockedStores.push({ op, field });
+      });
   });
 
   // The array or object withoutDerivative returns is the argument's memory under a name that

@@ -190,8 +190,13 @@ function checkActivity(activity: Activity, demand: Demand, diagnostics: Diagnost
     diagnostics.add({ severity: "error", ...message, loc: op.loc, notes: demand.chain });
   for (const op of activity.blocked)
     report(op, nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee));
-  for (const op of activity.blockedStores)
-    report(op, nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(op.attrs.field));
+  for (const { op, field } of activity.blockedStores)
+    report(
+      op,
+      field.enumChoice
+        ? nonDifferentiableOperation.enumFieldGivenDifferentiatedValue(field.name)
+        : nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(field.name),
+    );
   for (const op of activity.detachedWrites)
     report(op, nonDifferentiableOperation.thisWritesIntoArrayOr());
   return (

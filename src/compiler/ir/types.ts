@@ -43,6 +43,8 @@ export interface FieldType {
   readonly type: Type;
   /** Marked `@noDerivative`: constant for differentiation, absent from the tangent. */
   readonly noDerivative: boolean;
+  /** Typed by a numeric enum: why it has no derivative (a choice, not a quantity). */
+  readonly enumChoice?: boolean;
   /** `f?: T`, `f: T | undefined`: an object may lack it (its tangent then lacks it too). */
   readonly optional?: boolean;
   /** A field holding a function (its type is opaque): the function type, to call it. */

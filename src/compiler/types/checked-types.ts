@@ -254,6 +254,7 @@ class ProgramTypes implements CheckedTypes {
         (described.kind === "union" &&
           described.members.some((m) => isNullish(this.view.describe(m))));
       this.cycle = false;
+      const enumChoice = this.view.isNumericEnum(p.type);
       const type = this.convert(p.type);
       const recursive = type === undefined && this.cycle;
       const callable = type === "opaque" ? this.functionType(p.type) : undefined;
@@ -261,7 +262,8 @@ class ProgramTypes implements CheckedTypes {
         name: p.name,
         type: type ?? "opaque",
         // A numeric enum's value is a discrete choice: as declared-types.ts reads its field.
-        noDerivative: this.view.isNumericEnum(p.type),
+        noDerivative: enumChoice,
+        ...(enumChoice ? { enumChoice } : {}),
         ...(optional ? { optional } : {}),
         ...(recursive ? { recursive } : {}),
         ...(callable ? { callable } : {}),

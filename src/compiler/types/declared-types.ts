@@ -404,6 +404,7 @@ function fieldsOf(
       type,
       ...(optional ? { optional } : {}),
       noDerivative: /@noDerivative\b/.test(doc) || enumType === "number",
+      ...(enumType === "number" ? { enumChoice: true } : {}),
       ...(callable
         ? { callable, declaredAt: { file: mod.file, start: keyNode.start, end: keyNode.end } }
         : {}),

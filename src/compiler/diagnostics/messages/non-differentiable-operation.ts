@@ -10,6 +10,12 @@ export const nonDifferentiableOperation = {
       `field '${field}' is marked @noDerivative, but a value that depends on the differentiated arguments is stored into it`,
       `store 'withoutDerivative(…)' if the derivative should be dropped, or remove '@noDerivative'`,
     ),
+  enumFieldGivenDifferentiatedValue: (field: Printable) =>
+    message(
+      "nonDifferentiableOperation",
+      `field '${field}' is typed by a numeric enum, a choice that has no derivative, but a value that depends on the differentiated arguments is stored into it`,
+      `store 'withoutDerivative(…)' if the derivative should be dropped, or type the field as 'number'`,
+    ),
   isNotDifferentiableButValue: (callee: Printable) =>
     message(
       "nonDifferentiableOperation",

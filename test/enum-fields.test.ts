@@ -135,3 +135,30 @@ export const g = gradient(f);
   });
   assert.deepEqual(m.g(2, { supply: { a: 1, b: 2 } }), [3, { supply: { a: 2, b: 2 } }]);
 });
+
+test("a switch listing every member of an enum needs no default, on a field or a parameter", async () => {
+  await checkTwoWays(
+    `enum ShapeKind { Circle, Square }
+interface Shape { kind: ShapeKind; size: number }
+function area(s: Shape): number {
+  switch (s.kind) {
+    case ShapeKind.Circle:
+      return Math.PI * s.size * s.size;
+    case ShapeKind.Square:
+      return s.size * s.size;
+  }
+}
+function scale(kind: ShapeKind, x: number): number {
+  switch (kind) {
+    case ShapeKind.Circle:
+      return 2 * x;
+    case ShapeKind.Square:
+      return x;
+  }
+}
+export function f(x: number, y: number): number {
+  const shapes: Shape[] = [{ kind: ShapeKind.Circle, size: x }, { kind: ShapeKind.Square, size: y }];
+  return shapes.reduce((total, s) => total + area(s) * scale(s.kind, y), 0);
+}`,
+  );
+});

@@ -127,14 +127,9 @@ export function withExhaustiveDefault(ctx: LowerContext, node: SwitchStatement):
   )
     return node;
   const cases = defaultAt >= 0 ? node.cases.slice(0, -1) : node.cases;
-  const tests = cases.map((c) => c.test!);
-  // Only a switch over literals (the tag of a union) asks the checker.
-  if (
-    !tests.every(
-      (t) => t.type === "Literal" && (typeof t.value === "string" || typeof t.value === "number"),
-    )
-  )
-    return node;
+  // Only a switch over literals or enum members (the tag of a union) asks the checker.
+  const values = cases.map((c) => caseValue(ctx, c.test!));
+  if (!values.every((v) => v !== undefined)) return node;
   const d = node.discriminant;
   const position =
     d.type === "Identifier"
@@ -143,7 +138,7 @@ export function withExhaustiveDefault(ctx: LowerContext, node: SwitchStatement):
         ? d.property.start
         : undefined;
   const allowed = position === undefined ? undefined : ctx.types.inferred?.literalsAt(position);
-  const listed = new Set(tests.map((t) => (t as { value: string | number }).value));
+  const listed = new Set(values);
   if (!allowed || !allowed.every((v) => listed.has(v))) return node;
   const at = { start: node.end, end: node.end };
   const message = `no case of this switch matches its value (TypeScript's type allows only ${allowed.map((v) => JSON.stringify(v)).join(", ")})`;
@@ -159,6 +154,17 @@ export function withExhaustiveDefault(ctx: LowerContext, node: SwitchStatement):
   };
   const fallback = { type: "SwitchCase", test: null, consequent: [unreachable], ...at };
   return { ...node, cases: [...cases, fallback] } as unknown as SwitchStatement;
+}
+
+/** The value a case tests for: a string or number literal, or an enum's member (`Kind.Call`). */
+function caseValue(ctx: LowerContext, test: Node): string | number | undefined {
+  if (test.type === "Literal")
+    return typeof test.value === "string" || typeof test.value === "number"
+      ? test.value
+      : undefined;
+  if (test.type === "MemberExpression" && !test.computed)
+    return ctx.types.inferred?.enumValueAt(test.property.start);
+  return undefined;
 }
 
 /** Whether a case's statements end in a jump (`return`, `break`, `throw`, `continue`). */

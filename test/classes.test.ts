@@ -790,3 +790,49 @@ export function f(x: number, y: number): number {
   return t + (l instanceof Disk ? 100 : l.weight);
 }`);
 });
+
+test("an array of a class's instances where an array of its interface is expected: assigned, passed, spread into push", async () => {
+  // Before, NABLA109 "expected a Term[] here, got a Square[]" (and "array elements must all
+  // be Term" for the spread), though TypeScript allows both. The arrays alias the same
+  // instances, which the helper scales in place.
+  await checkTwoWays(`interface Term {
+  value(): number;
+  scale(k: number): void;
+}
+class Square implements Term {
+  constructor(public x: number) {}
+  value(): number {
+    return this.x * this.x;
+  }
+  scale(k: number): void {
+    this.x *= k;
+  }
+}
+class Cube implements Term {
+  constructor(public y: number, public w: number) {}
+  value(): number {
+    return this.w * this.y ** 3;
+  }
+  scale(k: number): void {
+    this.y *= k;
+  }
+}
+function total(ts: Term[], k: number): number {
+  let s = 0;
+  for (const t of ts) {
+    t.scale(k);
+    s += t.value();
+  }
+  return s;
+}
+export function f(x: number, y: number): number {
+  const squares = [new Square(x), new Square(y)];
+  const terms: Term[] = squares;
+  const cubes: Term[] = [new Cube(y, x)];
+  const more: Term[] = [x, y].map((v) => new Square(v * 2));
+  more.push(...squares);
+  const a = total(terms, y) + total(cubes, x);
+  const b = total(squares, x);
+  return a + b + total(more, 0.5) + squares[0].x;
+}`);
+});

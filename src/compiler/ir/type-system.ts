@@ -181,5 +181,21 @@ export function assignable(from: Type, to: Type): boolean {
       }),
     );
   }
+  // `const terms: Term[] = squares`: an array of a class's instances where one of an interface
+  // or base class it implements is expected, as TypeScript allows; the same array, whose
+  // elements are each their class's (calls on them dispatch on it).
+  if (
+    isArray(from) &&
+    isArray(to) &&
+    from.storage === "Array" &&
+    to.storage === "Array" &&
+    !from.elements &&
+    !to.elements &&
+    isObject(from.element) &&
+    isObject(to.element) &&
+    from.element.classKey !== undefined &&
+    (to.element.classKey !== undefined || to.element.interfaceKey !== undefined)
+  )
+    return assignable(from.element, to.element);
   return false;
 }

@@ -9,7 +9,7 @@ import type {
   MemberExpression,
   Node,
 } from "oxc-parser";
-import { isAggregate, isArray, sameType, typeText } from "../ir/type-system.js";
+import { assignable, isAggregate, isArray, sameType, typeText } from "../ir/type-system.js";
 import type { ArrayType, Type, Value } from "../ir/types.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionArg, LowerContext, Slot } from "./context.js";
@@ -61,7 +61,8 @@ export function lowerArrayMethod(
       for (const arg of node.arguments) {
         if (arg.type === "SpreadElement") {
           const spread = ctx.lowerExpression(arg.argument);
-          if (!isArray(spread.type) || !sameType(spread.type.element, type.element))
+          // Each element as `push(e)` would take it (a class instance onto an interface's array).
+          if (!isArray(spread.type) || !assignable(spread.type.element, type.element))
             ctx.fail(arg, typeMismatch.arrayElementsMustAllBe(typeText(type.element)));
           ctx.at(node);
           copyInto(ctx, array, spread);

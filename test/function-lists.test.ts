@@ -103,3 +103,20 @@ export const g = gradient(f);
     /main\.ts:4:10: error NABLA112: 'fs' is a list of functions written here; differentiable code can loop over it \('for \(const f of fs\)'\), call its elements \('fs\[i\]\(…\)'\) and read its length, but not use it as another kind of value/,
   );
 });
+
+test("a list of functions holding what factories make, beside arrows and Math functions", async () => {
+  // Before, NABLA109 "expected an opaque here, got a number" at 'scaleStage(k)'; the same
+  // factory's function named first ('const s = scaleStage(k); [s]') worked.
+  await checkTwoWays(`type Stage = (v: number) => number;
+const scaleStage = (k: number): Stage => (v) => v * k;
+function shiftStage(by: number): Stage {
+  const half = by / 2;
+  return (v) => v + half + half;
+}
+export function f(x: number, y: number): number {
+  const stages: Stage[] = [scaleStage(x), Math.tanh, shiftStage(y), (v) => v * v + y];
+  let v = 0.3;
+  for (const stage of stages) v = stage(v);
+  return v + stages[0](y) + stages[2](x);
+}`);
+});

@@ -65,6 +65,11 @@ function factoryOf(ctx: LowerContext, init: Node | null | undefined): Factory | 
  * Declares `name` as the function `init`'s factory makes, if `init` calls one; returns whether
  * it did. The arguments are lowered where the call is, the factory's body in its own scope.
  */
+/** Whether `node` is a call of a factory: a function of the program returning a function it writes. */
+export function isFactoryCall(ctx: LowerContext, node: Node | null | undefined): boolean {
+  return factoryOf(ctx, node) !== undefined;
+}
+
 export function declareMadeFunction(ctx: LowerContext, name: string, init: Node | null): boolean {
   const factory = factoryOf(ctx, init);
   if (!factory) return false;

@@ -8,10 +8,11 @@ import type {
 } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { LowerContext, Slot } from "./context.js";
+import { isFactoryCall } from "./factories.js";
 import { namesFunction } from "./names-function.js";
 
 // A local `const` array of functions written in place, as pipelines are written:
-// `const layers = [(v) => v * a, Math.tanh, relu]`. It has no run-time value: each element is
+// `const layers = [(v) => v * a, Math.tanh, relu, scaleStage(k)]`. It has no run-time value: each element is
 // declared as a local function of its own (named `layers[0]`, `layers[1]`…, names no source
 // can write), and the array's uses are rewritten in terms of them:
 // - `for (const f of layers) body` loops over an index, with `f` the element it picks
@@ -37,7 +38,9 @@ function isListOfFunctions(ctx: LowerContext, init: Node | null | undefined): bo
           (ctx.module.functions.has(e.name) || isLocalFunction(ctx, e.name))) ||
         // `Math.tanh`, or a function field of an object (`Math.tanh` of a `Math` the module
         // declares itself, `scenario.load`).
-        (e.type === "MemberExpression" && namesFunction(ctx, e))),
+        (e.type === "MemberExpression" && namesFunction(ctx, e)) ||
+        // `scaleStage(k)`: the function a factory makes (factories.ts).
+        isFactoryCall(ctx, e)),
   );
 }
 

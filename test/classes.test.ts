@@ -791,7 +791,7 @@ export function f(x: number, y: number): number {
 }`);
 });
 
-test("an array of a class's instances where an array of its interface is expected: assigned, passed, spread into push", async () => {
+test("an array of a class's instances where an array of its interface is expected: assigned, passed, spread into push and into a literal", async () => {
   // Before, NABLA109 "expected a Term[] here, got a Square[]" (and "array elements must all
   // be Term" for the spread), though TypeScript allows both. The arrays alias the same
   // instances, which the helper scales in place.
@@ -831,7 +831,8 @@ export function f(x: number, y: number): number {
   const cubes: Term[] = [new Cube(y, x)];
   const more: Term[] = [x, y].map((v) => new Square(v * 2));
   more.push(...squares);
-  const a = total(terms, y) + total(cubes, x);
+  const all: Term[] = [new Cube(x, 2), ...squares];
+  const a = total(terms, y) + total(cubes, x) + total(all, 0.9);
   const b = total(squares, x);
   return a + b + total(more, 0.5) + squares[0].x;
 }`);

@@ -62,6 +62,7 @@ export const IDIOM_NAMES = [
   "array-kinds",
   "object-assign",
   "text-keys",
+  "typed-shapes",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -2377,6 +2378,93 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * Shapes as a TypeScript developer types them: an enum-typed field, a subclass with no
+   * fields, `instanceof` with its narrowing, an array of a subclass used as one of the base,
+   * a tuple spread, the rest of a record, a table `as const`.
+   */
+  typedShapes(vars: string[], mutable: string[]): void {
+    const Kind = this.fresh("Kind");
+    const Shape = this.fresh("Shape");
+    const Disk = this.fresh("Disk");
+    const Box = this.fresh("Box");
+    const Dot = this.fresh("Dot");
+    const table = this.fresh("OFFSETS");
+    this.decl(`enum ${Kind} {
+  Round,
+  Flat = 3,
+}`);
+    this.decl(`abstract class ${Shape} {
+  abstract area(): number;
+}`);
+    this.decl(`class ${Disk} extends ${Shape} {
+  kind: ${Kind} = ${Kind}.Round;
+  constructor(public r: number) {
+    super();
+  }
+  area(): number {
+    return ${this.constant()} * this.r * this.r;
+  }
+}`);
+    this.decl(`class ${Box} extends ${Shape} {
+  readonly kind = ${Kind}.Flat;
+  constructor(public side: number) {
+    super();
+  }
+  area(): number {
+    return this.side * this.side;
+  }
+}`);
+    this.decl(`class ${Dot} extends ${Shape} {
+  area(): number {
+    return ${this.constant()};
+  }
+}`);
+    this.decl(`const ${table} = [[1, ${this.constant()}], [0, 2]] as const;`);
+    const r = this.fresh("r");
+    const shapes = this.fresh("shapes");
+    const disks = this.fresh("disks");
+    const s = this.fresh("s");
+    this.emit(`let ${r} = 0;`);
+    this.emit(`const ${disks} = [new ${Disk}(${this.e(vars, 1)})];`);
+    this.emit(
+      `const ${shapes}: ${Shape}[] = [new ${Dot}(), new ${Box}(${this.e(vars, 1)}), ...${disks}];`,
+    );
+    this.emit(`for (const ${s} of ${shapes}) {`);
+    this.emit(
+      `  if (${s} instanceof ${Disk}) ${r} += ${s}.area() * ${this.contraction()} + (${s}.kind === ${Kind}.Round ? ${s}.r : 0);`,
+    );
+    this.emit(`  else if (${s} instanceof ${Box}) ${r} += ${s}.side * ${this.contraction()};`);
+    this.emit(`  else ${r} += ${s}.area();`);
+    this.emit(`}`);
+    const asBase = this.fresh("asBase");
+    this.emit(`const ${asBase}: ${Shape}[] = ${disks};`);
+    this.emit(`${r} += ${asBase}[0].area() * ${this.contraction()};`);
+    const point = this.fresh("point");
+    const more = this.fresh("more");
+    this.emit(
+      `const ${point}: [number, number, number] = [${this.e(vars, 1)}, ${this.e(vars, 1)}, ${this.constant()}];`,
+    );
+    this.emit(`const ${more} = [...${point}, ${this.e(vars, 1)}];`);
+    this.emit(`${r} += ${more}[3] * ${more}[0] * ${this.contraction()};`);
+    const record = this.fresh("weights");
+    const first = this.fresh("first");
+    const rest = this.fresh("rest");
+    const k = this.fresh("k");
+    this.emit(
+      `const ${record}: Record<string, number> = { a: ${this.e(vars, 1)}, "b-c": ${this.e(vars, 1)}, d: ${this.constant()} };`,
+    );
+    this.emit(`const { a: ${first}, ...${rest} } = ${record};`);
+    this.emit(
+      `for (const ${k} in ${rest}) ${r} += ${rest}[${k}] * ${first} * ${this.contraction()};`,
+    );
+    const [p, q] = [this.fresh("p"), this.fresh("q")];
+    this.emit(
+      `for (const [${p}, ${q}] of ${table}) ${r} += ${p} * ${this.e(vars, 1)} + ${q} * ${this.contraction()};`,
+    );
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -2413,6 +2501,7 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "array-kinds": (g, v, m) => g.arrayKinds(v, m),
   "object-assign": (g, v, m) => g.objectAssign(v, m),
   "text-keys": (g, v, m) => g.textKeys(v, m),
+  "typed-shapes": (g, v, m) => g.typedShapes(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

@@ -33,6 +33,7 @@ import type {
   ObjectExpression,
 } from "oxc-parser";
 import {
+  assignable,
   elementAt,
   fieldOf,
   isArray,
@@ -365,7 +366,7 @@ export function lowerArrayLiteral(
   }
   const tuple = expected && isArray(expected) && expected.elements ? expected : undefined;
   if (node.elements.some((e) => e?.type === "SpreadElement"))
-    return lowerArraySpread(ctx, node, tuple);
+    return lowerArraySpread(ctx, node, tuple, expected && isArray(expected) ? expected : undefined);
   const elements = node.elements.map((e, i) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     const want = tuple
@@ -416,6 +417,7 @@ function lowerArraySpread(
   ctx: LowerContext,
   node: ArrayExpression,
   tuple: ArrayType | undefined,
+  expected: ArrayType | undefined,
 ): Value {
   const parts = node.elements.flatMap((e) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
@@ -452,16 +454,21 @@ function lowerArraySpread(
           : { kind: "array", storage: "Array", element: "opaque", elements: types };
     return ctx.builder.emit("literal", values, [type]).results[0]!;
   }
-  const element = parts[0]!.spread
-    ? (parts[0]!.value.type as ArrayType).element
-    : parts[0]!.value.type;
+  // `const shapes: Shape[] = [new Dot(), ...disks]`: the elements of the type expected, each
+  // as a store into such an array takes it (a class's instance where its base is expected).
+  const wide = expected && expected.storage === "Array" && !expected.elements;
+  const element = wide
+    ? expected.element
+    : parts[0]!.spread
+      ? (parts[0]!.value.type as ArrayType).element
+      : parts[0]!.value.type;
   const type: ArrayType = { kind: "array", storage: "Array", element };
   ctx.at(node);
   const b = ctx.builder;
   const empty = b.emit("literal", [], [type]).results[0]!;
   for (const part of parts) {
     const want = part.spread ? (part.value.type as ArrayType).element : part.value.type;
-    if (!sameType(want, element))
+    if (wide ? !assignable(want, element) : !sameType(want, element))
       ctx.fail(node, typeMismatch.arrayElementsMustAllBe(typeText(element)));
     if (!part.spread) {
       const at = b.emit("length", [empty], ["number"]).results[0]!;

@@ -51,6 +51,10 @@ export const unsupportedType = {
     message(
       "unsupportedType",
       `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays, object types, records and maps are supported)`,
+      // `Array<Disk | Square>`: a union of classes, which a shared base or interface replaces.
+      String(text).includes(" | ")
+        ? `for a union of classes, give them a base class or an interface they share, and write that ('Shape[]' for 'Array<Disk | Square>'): its methods run as each object's class has them`
+        : undefined,
     ),
   isFieldOfOfType: (name: Printable, name2: Printable) =>
     message("unsupportedType", `'${name}' is a field of '${name2}' of a type nabla cannot call`),

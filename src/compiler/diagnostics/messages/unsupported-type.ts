@@ -52,7 +52,7 @@ export const unsupportedType = {
       "unsupportedType",
       `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays, object types, records and maps are supported)`,
       // `Array<Disk | Square>`: a union of classes, which a shared base or interface replaces.
-      String(text).includes(" | ")
+      isUnionOfNamedTypes(String(text))
         ? `for a union of classes, give them a base class or an interface they share, and write that ('Shape[]' for 'Array<Disk | Square>'): its methods run as each object's class has them`
         : undefined,
     ),
@@ -92,3 +92,10 @@ export const unsupportedType = {
       `'withDerivative' applies to numbers; apply it to the numbers of an array or object`,
     ),
 };
+
+/** `Disk | Square`, `Array<Disk | Square>`, `(Disk | Square)[]`: a union of named types only. */
+function isUnionOfNamedTypes(text: string): boolean {
+  const inner = text.replace(/^Array<(.*)>$/, "$1").replace(/^\((.*)\)\[\]$/, "$1");
+  const members = inner.split(" | ");
+  return members.length > 1 && members.every((m) => /^[A-Z][\w$]*$/.test(m));
+}

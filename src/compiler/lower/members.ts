@@ -366,7 +366,7 @@ export function lowerArrayLiteral(
   }
   const tuple = expected && isArray(expected) && expected.elements ? expected : undefined;
   if (node.elements.some((e) => e?.type === "SpreadElement"))
-    return lowerArraySpread(ctx, node, tuple, expected && isArray(expected) ? expected : undefined);
+    return lowerArraySpread(ctx, node, expected && isArray(expected) ? expected : undefined);
   const elements = node.elements.map((e, i) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     const want = tuple
@@ -411,14 +411,14 @@ export function lowerArrayLiteral(
 /**
  * `[...a, x, ...b]` as a fresh array filled element by element. A tuple spread in gives its
  * elements one by one (its length is in its type); with only tuples spread, the result is a
- * literal, a tuple where `tuple` (the type expected) is one or the elements' types differ.
+ * literal, a tuple where the type expected is one or the elements' types differ.
  */
 function lowerArraySpread(
   ctx: LowerContext,
   node: ArrayExpression,
-  tuple: ArrayType | undefined,
   expected: ArrayType | undefined,
 ): Value {
+  const tuple = expected?.elements ? expected : undefined;
   const parts = node.elements.flatMap((e) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     if (e.type === "SpreadElement") {

@@ -52,7 +52,7 @@ function g(w: Float64Array): number {
 export const d = gradient(g);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.subarray' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.subarray' is not supported in differentiable code (push, pop, shift, unshift, splice, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
   2 | function g(w: Float64Array): number {
 > 3 |   const head = w.subarray(0, 2);
     |                ^^^^^^^^^^
@@ -99,7 +99,7 @@ function f(x: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.with' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.with' is not supported in differentiable code (push, pop, shift, unshift, splice, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
   2 | function f(x: number): number {
 > 3 |   const both = [x, 1].with(1, x);
     |                ^^^^^^^^^^^
@@ -111,21 +111,21 @@ main.ts:6:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101 '.pop': read the last element and slice the rest",
+    name: "NABLA101 '.toSpliced': build a new array from slices",
     files: `
 import { gradient } from "nabla";
 function f(xs: number[]): number {
-  const last = xs.pop()!;
-  return last * 2;
+  const rest = xs.toSpliced(0, 1);
+  return rest[0] * 2;
 }
 export const g = gradient(f);
 `,
     expected: `
-main.ts:3:16: error NABLA101: the array method '.pop' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
+main.ts:3:16: error NABLA101: the array method '.toSpliced' is not supported in differentiable code (push, pop, shift, unshift, splice, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
   2 | function f(xs: number[]): number {
-> 3 |   const last = xs.pop()!;
-    |                ^^^^^^
-help: read the last element ('xs[xs.length - 1]') and keep the rest with 'xs.slice(0, -1)'
+> 3 |   const rest = xs.toSpliced(0, 1);
+    |                ^^^^^^^^^^^^
+help: build a new array from slices: '[...xs.slice(0, i), ...xs.slice(i + 1)]'
 main.ts:6:18: note: when differentiating 'f' for 'gradient'
 > 6 | export const g = gradient(f);
     |                  ^^^^^^^^^^^
@@ -902,7 +902,7 @@ main.ts:13:19: note: when differentiating 'damper' for 'derivative'
 > 13 | export const dd = derivative(damper);
      |                   ^^^^^^^^^^^^^^^^^^
 
-lib.ts:2:22: error NABLA101: the array method '.with' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
+lib.ts:2:22: error NABLA101: the array method '.with' is not supported in differentiable code (push, pop, shift, unshift, splice, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)
   1 | export function clamp(x: number): number {
 > 2 |   return x > 1 ? 1 : [x].with(0, x)[0]!;
     |                      ^^^^^^^^

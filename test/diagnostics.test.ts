@@ -737,6 +737,53 @@ main.ts:7:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
+    name: "NABLA101: '.pop' on a tuple",
+    files: `
+import { gradient } from "nabla";
+function f(x: number): number {
+  const t: [number, number] = [x, 1];
+  t.pop();
+  return t[0];
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:4:3: error NABLA101: '.pop' needs a plain array, not a [number, number]
+  3 |   const t: [number, number] = [x, 1];
+> 4 |   t.pop();
+    |   ^^^^^^^
+help: a tuple's length is part of its type: declare the variable as an array ('number[]') to change its length
+main.ts:7:18: note: when differentiating 'f' for 'gradient'
+> 7 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
+    name: "NABLA101: a spread start of '.splice'",
+    files: `
+import { gradient } from "nabla";
+function f(x: number): number {
+  const xs = [x, 2];
+  const at = [1, 0] as const;
+  xs.splice(...at);
+  return xs[1];
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:5:13: error NABLA101: a spread start or count of '.splice' is not supported in differentiable code
+  4 |   const at = [1, 0] as const;
+> 5 |   xs.splice(...at);
+    |             ^^^^^
+help: pass the start and the count as numbers ('xs.splice(i, n)'); the items after them may be spread
+main.ts:8:18: note: when differentiating 'f' for 'gradient'
+> 8 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101: '.push' on a Float64Array",
     files: `
 import { derivative } from "nabla";
@@ -2115,7 +2162,7 @@ function sim(x0: number): number {
 export const g = gradient(sim);
 `,
     expected: `
-main.ts:10:35: error NABLA106: 'step' cannot be checkpointed: it pushes onto its argument 'hist', and a checkpointed function may change only the numbers in its arguments; call it without checkpointing, or give it arrays of their final length to write into
+main.ts:10:35: error NABLA106: 'step' cannot be checkpointed: it changes the length of its argument 'hist', and a checkpointed function may change only the numbers in its arguments; call it without checkpointing, or give it arrays of their final length to write into
    9 |   let x = x0;
 > 10 |   for (let i = 0; i < 3; i++) x = checkpoint(step)(x, hist);
      |                                   ^^^^^^^^^^^^^^^^^^^^^^^^^

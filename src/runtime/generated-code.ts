@@ -28,12 +28,14 @@ export {
   saveStructure,
   restoreStructure,
   addTangent,
+  seedTangent,
   laneOf,
   laneZeros,
   setLane,
   AliasedArgumentsError,
 } from "./tangents.js";
 export { ruleNotYetRegistered } from "./rules.js";
+export { storeJournal, beginReplay, endReplay, undoStore } from "./store-journal.js";
 export { newFloat64Array, newFloat32Array } from "./pool.js";
 export {
   globals,

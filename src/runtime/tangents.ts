@@ -277,35 +277,53 @@ export function restoreStructure(slots: TangentStructure): void {
 
 /**
  * Adds the tangent `source` into `target` in place (same shape): how an adjoint returned by a
- * registered pullback joins the shadow of an array or object argument.
+ * registered pullback joins the shadow of an array or object argument. With `longer`, a plain
+ * array in `target` may be longer than its match in `source` (see seedTangent).
  *
  * @internal
  */
-export function addTangent(target: unknown, source: unknown): void {
+export function addTangent(target: unknown, source: unknown, longer = false): void {
   if (target instanceof Float64Array || target instanceof Float32Array || Array.isArray(target)) {
     const from = source as ArrayLike<unknown>;
-    if (!from || from.length !== target.length)
+    const fits =
+      from &&
+      (from.length === target.length ||
+        (longer && Array.isArray(target) && from.length < target.length));
+    if (!fits)
       throw new TypeError(
         `nabla: a registered derivative returned a tangent of length ${from?.length} for an array of length ${target.length}`,
       );
-    for (let i = 0; i < target.length; i++) {
+    for (let i = 0; i < from.length; i++) {
       if (typeof target[i] === "number") (target as number[])[i] += from[i] as number;
-      else addTangent(target[i], from[i]);
+      else addTangent(target[i], from[i], longer);
     }
   } else if (target instanceof Map) {
     const from = source as Map<unknown, unknown>;
     for (const [k, v] of target) {
       if (typeof v === "number") target.set(k, v + ((from.get(k) as number | undefined) ?? 0));
-      else addTangent(v, from.get(k));
+      else addTangent(v, from.get(k), longer);
     }
   } else if (target !== null && typeof target === "object") {
     const t = target as TangentObject;
     const s = source as TangentObject;
     for (const k of Object.keys(t)) {
       if (typeof t[k] === "number") (t as Record<string, number>)[k]! += s[k] as number;
-      else addTangent(t[k], s[k]);
+      else addTangent(t[k], s[k], longer);
     }
   }
+}
+
+/**
+ * Puts a pullback's seed into its result's shadow, cleared first. In reverse mode the shadow
+ * of an array that `pop`, `shift` or `splice` shortened keeps its length (the compiler's
+ * BackwardSweep says why), so a plain array's shadow may be longer than the seed: its extra
+ * slots held elements the result no longer has, and their adjoints stay zero.
+ *
+ * @internal
+ */
+export function seedTangent(shadow: unknown, seed: unknown): void {
+  clearTangent(shadow);
+  addTangent(shadow, seed, true);
 }
 
 /**

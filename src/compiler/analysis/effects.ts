@@ -1,5 +1,5 @@
 import { forEachOp, forEachOpInnerFirst } from "../ir/walk.js";
-import { isAggregate } from "../ir/type-system.js";
+import { isAggregate, isArray } from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, Op, Region, SourceLoc, Value } from "../ir/types.js";
 import { analyzeWrites, type PreciseWritesOf, type WriteAnalysis } from "./points-to.js";
 
@@ -13,7 +13,7 @@ export interface Effects {
   writes: Set<number>;
   /** Parameters in which it may store arrays or objects (changing their structure). */
   replaces: Set<number>;
-  /** Parameters whose arrays it may lengthen (`push`), directly or through callees. */
+  /** Parameters whose arrays it may lengthen or shorten (`push`, `pop`), directly or through callees. */
   grows: Set<number>;
   /** Parameters the returned value may be, or contain. */
   aliases: Set<number>;
@@ -195,7 +195,8 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
   const grown = new Set<number>();
   forEachOp(fn.body, (op) => {
     if (op.opcode === "global" && isAggregate(op.results[0]!.type)) readsModule = true;
-    if (op.opcode === "setIndex" && op.attrs.value === "grow")
+    // A change of length (`push`, `pop`) either way: the caller's array is not the same size.
+    if ((op.opcode === "setIndex" && op.attrs.value === "grow") || op.opcode === "truncate")
       grown.add(classes.find(op.operands[0]!.id));
     if (op.opcode === "call") {
       const effects = effectsOf(calleeOf(op));
@@ -259,6 +260,13 @@ function opWrites(
     const root = classes.find(op.operands[0]!.id);
     written.add(root);
     if (isAggregate(op.operands[op.operands.length - 1]!.type)) replaced?.add(root);
+  }
+  if (op.opcode === "truncate") {
+    // Dropping elements writes the array; dropping arrays or objects changes what it holds.
+    const root = classes.find(op.operands[0]!.id);
+    written.add(root);
+    const array = op.operands[0]!.type;
+    if (isArray(array) && isAggregate(array.element)) replaced?.add(root);
   }
   if (op.opcode === "call") {
     const effects = effectsOf(calleeOf(op));

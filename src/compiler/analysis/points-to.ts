@@ -173,6 +173,9 @@ export function analyzeWrites(fn: IRFunction, writesOf: PreciseWritesOf): WriteA
           holdsValue(first!, op.operands[op.operands.length - 1]!);
           if (!made.has(first!.id)) stores.push({ op, target: first!, inner: false });
           return;
+        case "truncate":
+          if (!made.has(first!.id)) stores.push({ op, target: first!, inner: false });
+          return;
         case "literal":
           for (const v of op.operands) holdsValue(result!, v);
           return;

@@ -183,6 +183,11 @@ export class BackwardSweep implements SweepState {
       case "setField":
       case "setIndex":
         return this.transposeWrite(op, adjoints);
+      case "truncate":
+        // The forward sweep leaves the shadow its length (unzip drops this op), and nothing
+        // after `xs.pop()` adds into the dropped slots: each holds a zero adjoint here, and
+        // whatever a later push wrote there, its transpose moved out and cleared.
+        return;
     }
     const adjoint = adjoints.get(op.results[0]!.id);
     if (!adjoint) return;
@@ -292,7 +297,10 @@ export class BackwardSweep implements SweepState {
   private restoreSlot(op: Op): void {
     this.b.loc = op.loc;
     const slot = op.operands.slice(0, -1).map((v) => this.primalValue(v));
-    this.b.emit(op.opcode, [...slot, this.primalValue(replacedSlot(op)!)], [], { ...op.attrs });
+    this.b.emit(op.opcode, [...slot, this.primalValue(replacedSlot(op)!)], [], {
+      ...op.attrs,
+      undoesStore: true,
+    });
   }
 
   private transposeCall(op: Op, adjoints: Adjoints): void {

@@ -64,7 +64,7 @@ export function checkpointSweeps(demand: Demand, ctx: CheckpointContext): void {
     const what = !effects
       ? "may change the structure of its arguments"
       : effects.grows.size > 0
-        ? `pushes onto its argument ${nameOf([...effects.grows][0]!)}`
+        ? `changes the length of its argument ${nameOf([...effects.grows][0]!)}`
         : `stores arrays or objects into its argument ${nameOf([...effects.replaces][0]!)}`;
     ctx.diagnostics.add({
       severity: "error",

@@ -149,6 +149,7 @@ export function linearize(
       case "setIndex":
       case "literal":
       case "alloc":
+      case "truncate":
         cloneMemoryOp(op);
         return;
       default: {
@@ -244,6 +245,14 @@ export function linearize(
           activity.isActive(value) ? concreteOf(value) : zeroTangent(value),
         ];
         b.asTangent(true, () => b.emit(op.opcode, operands, [], { ...op.attrs }));
+        return;
+      }
+      case "truncate": {
+        // `xs.pop()`: the shadow drops the same elements, so forward mode's tangent keeps the
+        // array's length (reverse mode keeps the shadow whole, see BackwardSweep).
+        const [array, length] = op.operands as [Value, Value];
+        if (!activity.isActive(array)) return;
+        b.asTangent(true, () => b.emit("truncate", [concreteOf(array), mapped(length)], []));
         return;
       }
       case "literal": {

@@ -16,8 +16,11 @@ import { forEachOp, someOp, terminator } from "./walk.js";
 // `out[row] += l[idx] * x[col]`, with `row` counting up from `col + 1`). A loop that runs
 // code of the user's (a call) keeps its reads.
 
-/** The writes that may change an element (`clear` reaches into the arrays an array holds). */
-const ELEMENT_WRITES = new Set<Opcode>(["setIndex", "addIndex", "clear"]);
+/**
+ * The writes that may change an element (`clear` reaches into the arrays an array holds;
+ * `truncate` drops elements at any index).
+ */
+const ELEMENT_WRITES = new Set<Opcode>(["setIndex", "addIndex", "clear", "truncate"]);
 /** Values a function makes afresh: memory no other value of the function held before. */
 const MADE = new Set<Opcode>(["alloc", "literal", "zeros"]);
 /** Ops that run code of the user's, which may write anything. */
@@ -133,6 +136,7 @@ function unchangedBy(read: Op, writes: Op[] | "anything", loop: Op, facts: Facts
       write.tangent ||
       !ELEMENT_WRITES.has(write.opcode) ||
       (write.opcode !== "clear" &&
+        write.opcode !== "truncate" &&
         (apart(read.operands[0]!, write.operands[0]!, facts) ||
           indicesApart(read.operands[1]!, write.operands[1]!, loop, facts.definitionOf))),
   );

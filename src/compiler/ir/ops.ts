@@ -132,6 +132,8 @@ export const OPS = {
   setIndex: store(3, { transposeTouchesShadows: true, ordered: true }),
   addField: store(2),
   addIndex: store(3),
+  // Its transpose does nothing: the shadow keeps its length (see BackwardSweep).
+  truncate: store(2, { ordered: true }),
   alloc: row("memory", 1, { transposeTouchesShadows: true }),
   literal: row("memory", "any", { transposeTouchesShadows: true }),
   zeros: row("memory", 1, { transposeTouchesShadows: true }),

@@ -118,6 +118,7 @@ export type Opcode =
   | "setIndex" // operands [array, i, v]: array[i] = v
   | "addField" // reverse mode: operands [object, v]: object.field += v
   | "addIndex" // reverse mode: operands [array, i, v]: array[i] += v
+  | "truncate" // operands [array, n]: array.length = n, n at most its length (pop, shift, splice)
   | "alloc" // operands [length]: a new array of the result type, filled with zeros
   | "literal" // operands: the elements (array type) or the fields in order (object type)
   | "zeros" // operands [v]: a fresh zero tangent with v's shape (shadow of a constant aggregate)
@@ -200,6 +201,11 @@ export interface OpAttrs {
    * the value operand (undefined) being what a read of the key then gives.
    */
   deletes?: boolean;
+  /**
+   * On a `setIndex` or `setField` of a backward sweep: it puts back a shadow a store replaced
+   * (differentiate/restore.ts), journaled so that a pullback run again can redo it first.
+   */
+  undoesStore?: boolean;
   /** On a `push`: an enclosing `reserve` made room for it, so it stores without a check. */
   reserved?: boolean;
   /** On a call of a method: the call is `operands[0].<method>(…rest)`. */

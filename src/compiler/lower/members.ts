@@ -68,6 +68,7 @@ import { describeNode } from "./describe.js";
 import { unboundKind } from "./unbound-name.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { expectType } from "./expect-type.js";
+import { lowerLengthAssignment } from "./array-length-changes.js";
 
 // Structured data: reading and writing fields and elements, `.length`, object and array
 // literals (with spreads), and `new Float64Array(n)` / `new Array(n).fill(x)`.
@@ -162,6 +163,17 @@ function fieldReader(ctx: LowerContext, node: Node, object: Value, field: FieldT
   };
 }
 
+/** `xs.length` of a plain array (a typed array's or a tuple's length is fixed). */
+function isLengthOfPlainArray(node: MemberExpression, type: ArrayType): boolean {
+  return (
+    !node.computed &&
+    node.property.type === "Identifier" &&
+    node.property.name === "length" &&
+    type.storage === "Array" &&
+    !type.elements
+  );
+}
+
 /**
  * `o.f = v`, `a[i] += v`, `a[i]++`: `compute` gets the current value (read on demand) and
  * returns the value to store; the stored value is the expression's value.
@@ -188,6 +200,17 @@ export function lowerMemberWrite(
   const object = ctx.lowerExpression(node.object as Expression);
   const type = object.type;
   if (isArray(type)) {
+    if (isLengthOfPlainArray(node, type)) {
+      // `xs.length = n`, `xs.length -= k`: the array keeps its first n elements.
+      const current = () => {
+        ctx.at(node);
+        return ctx.builder.emit("length", [object], ["number"]).results[0]!;
+      };
+      const value = compute(current, "number");
+      ctx.at(node);
+      lowerLengthAssignment(ctx, object, value);
+      return value;
+    }
     if (!node.computed) {
       return ctx.fail(
         node,

@@ -24,6 +24,8 @@ import { lowerOrderMethod } from "./array-order-methods.js";
 import { lowerSort, parsedAt } from "./array-sort.js";
 import { lowerTypedArraySet } from "./typed-array-set.js";
 import { isNamespacePath } from "./user-call.js";
+import { relativePosition, wholeIndex } from "./relative-index.js";
+import { lowerLengthChange } from "./array-length-changes.js";
 
 // Calls of array methods (`push`, `fill`, `slice`, `map`, `forEach`, `reduce`) and
 // `Array.from`, lowered to IR loops; a callback must be an arrow function written at the call,
@@ -56,7 +58,7 @@ export function lowerArrayMethod(
   switch (method) {
     case "push": {
       if (type.storage !== "Array" || type.elements)
-        ctx.fail(node, unsupportedSyntax.pushNeedsPlainArrayNot(typeText(type)));
+        ctx.fail(node, unsupportedSyntax.lengthChangeNeedsPlainArray(method, typeText(type)));
       // `push(a, b, ...rest)`: the arguments appended in order; returns the new length.
       for (const arg of node.arguments) {
         if (arg.type === "SpreadElement") {
@@ -77,6 +79,11 @@ export function lowerArrayMethod(
       }
       return b.emit("length", [array], ["number"]).results[0]!;
     }
+    case "pop":
+    case "shift":
+    case "unshift":
+    case "splice":
+      return lowerLengthChange(ctx, node, array, method);
     case "fill": {
       arity(1, 3);
       const value = ctx.lowerExpression(args[0]!);
@@ -226,7 +233,7 @@ export function lowerArrayMethod(
     case "filter": {
       // A new array of the elements the callback keeps, grown as `.push` grows one.
       if (type.storage !== "Array" || type.elements)
-        ctx.fail(node, unsupportedSyntax.pushNeedsPlainArrayNot(typeText(type)));
+        ctx.fail(node, unsupportedSyntax.lengthChangeNeedsPlainArray(method, typeText(type)));
       const plain: ArrayType = { kind: "array", storage: "Array", element: type.element };
       const kept = b.emit("alloc", [b.constant(0)], [plain], {}, [], "kept").results[0]!;
       lowerIteration(ctx, node, array, "filter", undefined, (element, keep) => {
@@ -571,12 +578,6 @@ export function lowerArrayFrom(
   return ctx.fail(node, unsupportedSyntax.arrayFromIsSupportedAs());
 }
 
-/** A position as JavaScript reads one (ToIntegerOrInfinity): truncated, NaN as 0. */
-function wholeIndex(ctx: LowerContext, v: Value): Value {
-  const b = ctx.builder;
-  return b.select(b.compare("ne", v, v), b.constant(0), b.math("trunc", [v]));
-}
-
 /**
  * The range `args[first]` and `args[first + 1]` give `slice` or `fill` of an array of length
  * `n`, as JavaScript reads them: truncated (NaN as 0), counted from the end when negative,
@@ -596,13 +597,7 @@ function relativeRange(
     const v = ctx.lowerExpression(args[k]!);
     if (v.type !== "number") ctx.fail(args[k]!, notNumber(typeText(v.type)));
     ctx.at(node);
-    const whole = wholeIndex(ctx, v);
-    const fromEnd = b.select(
-      b.compare("lt", whole, b.constant(0)),
-      b.binary("add", n, whole),
-      whole,
-    );
-    return b.math("min", [b.math("max", [fromEnd, b.constant(0)]), n]);
+    return relativePosition(ctx, v, n);
   };
   return { start: bound(first, b.constant(0)), end: bound(first + 1, n) };
 }

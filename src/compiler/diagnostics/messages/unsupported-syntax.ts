@@ -54,7 +54,7 @@ export const unsupportedSyntax = {
   arrayMethodIsNotSupported: (method: Printable) =>
     message(
       "unsupportedSyntax",
-      `the array method '.${method}' is not supported in differentiable code (push, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)`,
+      `the array method '.${method}' is not supported in differentiable code (push, pop, shift, unshift, splice, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)`,
       arrayMethodHelp(String(method)),
     ),
   assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>
@@ -478,11 +478,19 @@ export const unsupportedSyntax = {
       `optional chaining is not supported`,
       `test the value first: 'o !== undefined ? o.x : 0'`,
     ),
-  pushNeedsPlainArrayNot: (typeText: Printable) =>
+  lengthChangeNeedsPlainArray: (method: Printable, typeText: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.push' needs a plain array, not a ${typeText}`,
-      `a typed array has a fixed length: create it with its final length ('new ${typeText}(n)') and assign 'a[i] = v'`,
+      `'.${method}' needs a plain array, not a ${typeText}`,
+      String(typeText).startsWith("[")
+        ? "a tuple's length is part of its type: declare the variable as an array ('number[]') to change its length"
+        : `a typed array has a fixed length: create it with its final length ('new ${typeText}(n)') and assign 'a[i] = v'`,
+    ),
+  spreadArgumentsOfLengthChange: (method: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `a spread start or count of '.${method}' is not supported in differentiable code`,
+      "pass the start and the count as numbers ('xs.splice(i, n)'); the items after them may be spread",
     ),
   objectRestOfUnknownType: () =>
     message(

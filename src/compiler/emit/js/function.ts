@@ -394,6 +394,8 @@ class FunctionEmitter implements LaneHost, FlowHost {
       case "addField":
       case "addIndex":
         return this.emitStore(op);
+      case "truncate":
+        return this.emitTruncate(op);
       case "clear":
         this.line(
           `${clearing(op.operands[0]!.type, this.ref(op.operands[0]!), this.emitNames.runtime)};`,
@@ -416,10 +418,29 @@ class FunctionEmitter implements LaneHost, FlowHost {
     this.emitCallStatement(op, region);
   }
 
+  /**
+   * `xs.length = n` (`pop`, `shift`, `splice`). A flat tangent array of k directions holds k
+   * lanes per element; its lane statements run first, or they would write past the end.
+   */
+  private emitTruncate(op: Op): void {
+    const [array, length] = op.operands.map((v) => this.ref(v)) as [Expr, Expr];
+    const lanes = this.lanes && op.tangent && isFlatLanes(op.operands[0]!.type);
+    const kept = lanes ? js.binary("*", length, js.name(this.lanes!.k)) : length;
+    const text = `${js.member(array, "length").text} = ${kept.text};`;
+    if (op.tangent) this.line(text, op.loc);
+    else this.primalLine(text, op.loc);
+  }
+
   private emitStore(op: Op): void {
     if (this.isLane(op.operands[op.operands.length - 1]!)) return this.lanes!.emitLaneStore(op);
     const [target, ...rest] = op.operands.map((v) => this.ref(v));
     const value = rest[rest.length - 1]!;
+    if (op.attrs.undoesStore) {
+      // A pullback run again redoes it first (runtime/store-journal.ts).
+      const key = op.opcode === "setField" ? js.literal(op.attrs.field!) : rest[0]!;
+      const call = `${this.emitNames.runtime}.undoStore(${target!.text}, ${key.text}, ${value.text});`;
+      return this.primalLine(call, op.loc);
+    }
     if (isKeyed(op.operands[0]!.type)) return this.emitKeyedStore(op, target!, rest[0]!, value);
     // An object literal leading the statement would open a block: `({ v: 0 }).next = …` (a
     // write to a tangent object nothing reads afterwards, inlined where it is used once).

@@ -223,7 +223,7 @@ export function operatorWrapper(w: OperatorWrapper): string {
     if (userOrder || w.vjpFillsShadow) {
       // Reorder the adjoints; fill the result's shadow when the closure cannot read the seed.
       const shadowed = w.vjpFillsShadow
-        ? `${w.runtime}.clearTangent(${resultShadow}); ${w.runtime}.addTangent(${resultShadow}, ${seed}); `
+        ? `${w.runtime}.seedTangent(${resultShadow}, ${seed}); `
         : "";
       const got = w.vjpFillsShadow ? `${back}()` : `${back}(${seed})`;
       const reordered = userOrder
@@ -244,9 +244,15 @@ export function operatorWrapper(w: OperatorWrapper): string {
           : `(${pruned.map((k) => prune(k, `${adjoints}[${k}]`)).join(", ")}, ${adjoints})`;
       pullback = `(${seed}) => { const ${adjoints} = (${pullback})(${seed}); return ${result}; }`;
     }
+    // Each run redoes the shadow stores the last run's backward sweep put back.
+    const journal = fresh("journal");
+    const journalMark = fresh("journalMark");
+    pullback =
+      `(${seed}) => { const ${journalMark} = ${w.runtime}.beginReplay(${journal}); ` +
+      `try { return (${pullback})(${seed}); } finally { ${w.runtime}.endReplay(${journal}, ${journalMark}); } }`;
     const keepShadow = w.vjpFillsShadow ? `const ${resultShadow} = ${out(2)}; ` : "";
     const withValue = w.operator === "valueWithPullback" ? "true" : "false";
-    const start = `const ${back} = ${call(w.vjp, [withValue])}; ${keepShadow}`;
+    const start = `const ${back} = ${call(w.vjp, [withValue])}; ${keepShadow}const ${journal} = ${w.runtime}.storeJournal(); `;
     const result =
       w.operator === "pullback" ? pullback : `{ value: ${out(1)}, pullback: ${pullback} }`;
     return `((${args}) => { ${aliasChecks}${start}return ${result}; })`;
@@ -283,14 +289,17 @@ export function operatorWrapper(w: OperatorWrapper): string {
       const clear = shadowArgs.map((s) => `${w.runtime}.clearTangent(${s}); `).join("");
       const resultShadow = fresh("resultShadow");
       const seedResult = w.aggregateResult
-        ? `${w.runtime}.clearTangent(${resultShadow}); ${w.runtime}.addTangent(${resultShadow}, ${seed}); `
+        ? `${w.runtime}.seedTangent(${resultShadow}, ${seed}); `
         : "";
-      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); try { ${seedResult}${backward(w.aggregateResult ? "" : seed)}return ${gather(first, true)}; } finally { ${w.runtime}.tape.replays--; }`)} }`;
+      // Each run redoes the shadow stores the last run's backward sweep put back.
+      const journal = fresh("journal");
+      const journalMark = fresh("journalMark");
+      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); const ${journalMark} = ${w.runtime}.beginReplay(${journal}); try { ${seedResult}${backward(w.aggregateResult ? "" : seed)}return ${gather(first, true)}; } finally { ${w.runtime}.endReplay(${journal}, ${journalMark}); ${w.runtime}.tape.replays--; }`)} }`;
       const keepShadow = w.aggregateResult ? `${resultShadow} = ${out(1)}; ` : "";
       const start = `${value} = ${call(w.fwd, shadowArgs)}; ${keepShadow}${saved} = ${w.runtime}.tapeTake(${mark}, ${objectMark});`;
       const result =
         w.operator === "pullback" ? pullback : `{ value: ${value}, pullback: ${pullback} }`;
-      const declared = w.aggregateResult ? `, ${resultShadow}` : "";
+      const declared = `${w.aggregateResult ? `, ${resultShadow}` : ""}, ${journal} = ${w.runtime}.storeJournal()`;
       return `((${args}) => { ${aliasChecks}${makeShadows}let ${value}, ${saved}${declared}; ${guarded(start)} return ${result}; })`;
     }
   }

@@ -1570,6 +1570,8 @@ function describe(op: Op): string {
       return "the derivative given by withDerivative";
     case "nullish":
       return "a test for null or undefined";
+    case "truncate":
+      return "an array shortened in place ('pop', 'shift', 'splice' or 'length = n')";
     default:
       return `the operation '${op.opcode}'`;
   }

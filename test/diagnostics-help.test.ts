@@ -383,23 +383,23 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA106 an array of a union of classes: a shared base or interface instead",
+    name: "NABLA106 an array of a union of classes whose fields of one name differ in type: a shared base or interface instead",
     files: `
 import { gradient } from "nabla";
-class Disk { constructor(public r: number) {} area(): number { return 3 * this.r * this.r; } }
-class Square { constructor(public s: number) {} area(): number { return this.s * this.s; } }
+class Disk { constructor(public size: number) {} area(): number { return 3 * this.size * this.size; } }
+class Box { constructor(public size: number[]) {} area(): number { return this.size[0] * this.size[1]; } }
 function loss(x: number): number {
-  const shapes: Array<Disk | Square> = [new Disk(x), new Square(x)];
+  const shapes: Array<Disk | Box> = [new Disk(x), new Box([x, 2])];
   return shapes.reduce((t, s) => t + s.area(), 0);
 }
 export const g = gradient(loss);
 `,
     expected: `
-main.ts:5:15: error NABLA106: 'shapes' has type 'Array<Disk | Square>', which differentiable code does not support (numbers, booleans, arrays, typed arrays, object types, records and maps are supported)
+main.ts:5:15: error NABLA106: 'shapes' has type 'Array<Disk | Box>', which differentiable code does not support (numbers, booleans, arrays, typed arrays, object types, records and maps are supported)
   4 | function loss(x: number): number {
-> 5 |   const shapes: Array<Disk | Square> = [new Disk(x), new Square(x)];
-    |               ^^^^^^^^^^^^^^^^^^^^^^
-help: for a union of classes, give them a base class or an interface they share, and write that ('Shape[]' for 'Array<Disk | Square>'): its methods run as each object's class has them
+> 5 |   const shapes: Array<Disk | Box> = [new Disk(x), new Box([x, 2])];
+    |               ^^^^^^^^^^^^^^^^^^^
+help: a union of classes can be used when each of its members is a class or an interface classes implement, and a field of one name has one type in all of them; else give them a base class or an interface they share, and write that ('Shape[]' for 'Array<Disk | Box>')
 main.ts:8:18: note: when differentiating 'loss' for 'gradient'
 > 8 | export const g = gradient(loss);
     |                  ^^^^^^^^^^^^^^

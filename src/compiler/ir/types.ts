@@ -36,6 +36,12 @@ export interface ObjectType {
    * their fields, and a call of its method runs the one of the object's class.
    */
   readonly interfaceKey?: string;
+  /**
+   * For a union of classes or such interfaces (`Disk | Square`): the keys of its members, in
+   * order; its `interfaceKey` is then their keys joined by ` | `. As for an interface, its value
+   * is an instance of one of their classes, and a call of its method runs the one of that class.
+   */
+  readonly unionOf?: readonly string[];
 }
 
 export interface FieldType {

@@ -242,9 +242,7 @@ export function lowerInterfaceMethodCall(
   /** A class's arrow field of the name, which its instances have instead of a method. */
   arrowField?: (cls: ClassSymbol) => { owner: ClassSymbol; node: FunctionLike } | undefined,
 ): Value {
-  const mod = ctx.program.load(keyFile(type.interfaceKey));
-  const decl = mod.types.get(keyName(type.interfaceKey));
-  const classes = (decl ? implementersOf(ctx.program, decl) : [])
+  const classes = classesOfInterfaceType(ctx, type)
     .map((cls) => ({ cls, found: arrowField?.(cls) ?? findMember(ctx, cls, name, kind) }))
     .filter((c) => c.found !== undefined)
     .reverse();
@@ -305,6 +303,36 @@ export function lowerInterfaceMethodCall(
   };
   const [v] = chain(0);
   return v ?? ctx.builder.newValue("void");
+}
+
+/**
+ * The classes whose instances a value of the interface type `type` may be, each after its own
+ * base: those implementing the interface, or for a union (`Disk | Square`), its classes and the
+ * classes extending them, and those implementing its interfaces.
+ */
+export function classesOfInterfaceType(
+  ctx: LowerContext,
+  type: ObjectType & { interfaceKey: string },
+): ClassSymbol[] {
+  const found: ClassSymbol[] = [];
+  for (const key of type.unionOf ?? [type.interfaceKey]) {
+    const mod = ctx.program.load(keyFile(key));
+    const decl = mod.types.get(keyName(key));
+    const cls = classNamed(ctx.program, mod, keyName(key));
+    const classes = cls
+      ? [cls, ...descendants(ctx.program, cls)]
+      : decl
+        ? implementersOf(ctx.program, decl)
+        : [];
+    for (const c of classes) if (!found.some((f) => f.decl === c.decl)) found.push(c);
+  }
+  // Bases first (a class extending another of the union may come after it): callers test the
+  // classes in reverse, so that an instance of a subclass runs the subclass's method.
+  const depth = (c: ClassSymbol) => ancestry(ctx.program, c).length;
+  return found
+    .map((c, at) => ({ c, at }))
+    .sort((a, b) => depth(a.c) - depth(b.c) || a.at - b.at)
+    .map(({ c }) => c);
 }
 
 /** A branch's results: the call's value, unless the method returns nothing. */

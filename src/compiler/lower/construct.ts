@@ -8,14 +8,13 @@ import {
   ancestry,
   genericInAncestry,
   privateNameClash,
-  implementersOf,
   superclassOf,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
-import { instanceType } from "./class-dispatch.js";
-import { functionKey, keyFile, keyName } from "../ir/function-key.js";
+import { classesOfInterfaceType, instanceType } from "./class-dispatch.js";
+import { functionKey, keyName } from "../ir/function-key.js";
 import { Scope, type LowerContext } from "./context.js";
 import { orDefault } from "./destructure.js";
 import { arrowFieldsToInstall, arrowInitializer } from "./arrow-fields.js";
@@ -85,9 +84,8 @@ export function constructorOf(
  */
 function isSupertype(ctx: LowerContext, cls: ClassSymbol, type: ObjectType): boolean {
   if (type.interfaceKey) {
-    const mod = ctx.program.load(keyFile(type.interfaceKey));
-    const decl = mod.types.get(keyName(type.interfaceKey));
-    return decl !== undefined && implementersOf(ctx.program, decl).some((c) => c.decl === cls.decl);
+    const interfaceType = { ...type, interfaceKey: type.interfaceKey };
+    return classesOfInterfaceType(ctx, interfaceType).some((c) => c.decl === cls.decl);
   }
   return ancestry(ctx.program, cls).some(
     (c) => type.classKey === functionKey(c.module.file, c.name),

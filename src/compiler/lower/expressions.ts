@@ -1,5 +1,6 @@
 import { classNamed } from "../parse/class-hierarchy.js";
 import { instanceOf } from "./class-dispatch.js";
+import { lowerFieldPresence } from "./field-presence.js";
 import { isKeyed, isObject, typeText } from "../ir/type-system.js";
 import { asKnownFields, keyedHas, lowerDelete } from "./keyed.js";
 import {
@@ -458,6 +459,22 @@ function lowerBinary(
     requireNumbers(ctx, node, operator, a, b);
     return ctx.builder.emit("nondiff", [a, b], ["number"], { callee: operator }).results[0]!;
   }
+  // `"radius" in s` of a union of classes: the object's class answers.
+  const presence =
+    operator === "in" &&
+    left.type === "Literal" &&
+    typeof left.value === "string" &&
+    isObject(b.type) &&
+    b.type.interfaceKey !== undefined
+      ? lowerFieldPresence(
+          ctx,
+          node,
+          b,
+          { ...b.type, interfaceKey: b.type.interfaceKey },
+          left.value,
+        )
+      : undefined;
+  if (presence) return presence;
   // `"y" in p`: the help names the field to test.
   const field =
     operator === "in" &&

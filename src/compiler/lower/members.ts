@@ -4,12 +4,15 @@ import { fieldFunctionType } from "./class-dispatch.js";
 import { lowerIf } from "./merge.js";
 export { countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
-import { keyFile, keyName } from "../ir/function-key.js";
-import { implementersOf } from "../parse/class-hierarchy.js";
 import { mathMember } from "./math-functions.js";
 import { staticPropertyRead } from "./class-members.js";
 import { classMember } from "../parse/class-member.js";
-import { classOfType, findMember, lowerClassMethodCall } from "./class-dispatch.js";
+import {
+  classOfType,
+  classesOfInterfaceType,
+  findMember,
+  lowerClassMethodCall,
+} from "./class-dispatch.js";
 import { emitUserCall } from "./user-call.js";
 import { signatureOf } from "../types/signature.js";
 import { typeResolver } from "../types/resolver.js";
@@ -310,9 +313,7 @@ function setterWrite(
 
 /** Whether some class implementing the interface `type` has a getter `name`. */
 export function implementedByGetter(ctx: LowerContext, type: ObjectType, name: string): boolean {
-  const mod = ctx.program.load(keyFile(type.interfaceKey!));
-  const decl = mod.types.get(keyName(type.interfaceKey!));
-  return (decl ? implementersOf(ctx.program, decl) : []).some((c) =>
+  return classesOfInterfaceType(ctx, { ...type, interfaceKey: type.interfaceKey! }).some((c) =>
     findMember(ctx, c, name, "get"),
   );
 }

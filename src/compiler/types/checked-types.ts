@@ -4,6 +4,7 @@ import { fieldOf, isObject, sameType } from "../ir/type-system.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { CallTypes } from "./signature.js";
 import { annotationResolver } from "./declared-types.js";
+import { unionOfClasses } from "./class-unions.js";
 import {
   openChecker,
   type CheckedShape,
@@ -203,7 +204,7 @@ class ProgramTypes implements CheckedTypes {
         const first = types[0];
         if (first !== undefined && types.every((t) => t === first)) return first;
         const text = shape.name ?? present.map((m) => this.view.text(m)).join(" | ");
-        return mergedObjects(types, text);
+        return unionOfClasses(types, text) ?? mergedObjects(types, text);
       }
       case "array": {
         const element = this.convert(shape.element);

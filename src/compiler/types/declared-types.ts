@@ -13,6 +13,7 @@ import {
 import { sameType } from "../ir/type-system.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
+import { unionOfClasses } from "./class-unions.js";
 import { isPlatformGlobal } from "./globals.js";
 import { indexSignatureType, keyedReference } from "./keyed-annotations.js";
 import { annotatedEnum, enumOfMember, enumValueType } from "./enum-types.js";
@@ -118,7 +119,9 @@ function resolveIn(
       const types = present.map(inner);
       const first = types[0];
       const primitive = first === "string" || first === "number" || first === "boolean";
-      return primitive && types.every((t) => t === first) ? first : undefined;
+      if (primitive) return types.every((t) => t === first) ? first : undefined;
+      // `Disk | Square`: dispatched on the object's class, as an interface they share.
+      return unionOfClasses(types, mod.text.slice(node.start, node.end));
     }
     case "TSTypeReference": {
       const shadowed =

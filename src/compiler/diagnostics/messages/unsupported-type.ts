@@ -51,9 +51,9 @@ export const unsupportedType = {
     message(
       "unsupportedType",
       `'${name}' has type '${text}', which differentiable code does not support (numbers, booleans, arrays, typed arrays, object types, records and maps are supported)`,
-      // `Array<Disk | Square>`: a union of classes, which a shared base or interface replaces.
+      // `Array<Disk | Box>`: a union of classes nabla could not type as one (types/class-unions.ts).
       isUnionOfNamedTypes(String(text))
-        ? `for a union of classes, give them a base class or an interface they share, and write that ('Shape[]' for 'Array<Disk | Square>'): its methods run as each object's class has them`
+        ? `a union of classes can be used when each of its members is a class or an interface classes implement, and a field of one name has one type in all of them; else give them a base class or an interface they share, and write that ('Shape[]' for 'Array<Disk | Box>')`
         : undefined,
     ),
   isFieldOfOfType: (name: Printable, name2: Printable) =>

@@ -63,6 +63,8 @@ export const IDIOM_NAMES = [
   "object-assign",
   "text-keys",
   "typed-shapes",
+  "stacks-queues",
+  "class-unions",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -2465,6 +2467,88 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /**
+   * Arrays used as stacks and queues (`pop`, `shift`, `splice`, `unshift`, `length = n`), of
+   * numbers and of objects: slots freed and filled again, elements moved down.
+   */
+  stacksQueues(vars: string[], mutable: string[]): void {
+    const Item = this.fresh("Item");
+    this.decl(`interface ${Item} {
+  w: number;
+  tag: string;
+}`);
+    const r = this.fresh("r");
+    const stack = this.fresh("stack");
+    const i = this.fresh("i");
+    const inner = [...vars, i];
+    this.emit(`let ${r} = 0;`);
+    this.emit(`const ${stack}: number[] = [${this.e(vars, 1)}];`);
+    this.emit(`for (let ${i} = 0; ${i} < ${this.int(1, 6)}; ${i}++) {`);
+    this.nested(() => {
+      this.emit(`${stack}.push(${this.e(inner, 2)});`);
+      if (this.chance(0.5))
+        this.emit(`if (${this.condition(inner)}) ${r} += ${stack}.pop()! * ${this.contraction()};`);
+      else this.emit(`if (${stack}.length > 2) ${r} += ${stack}.shift()! * ${this.contraction()};`);
+    });
+    this.emit("}");
+    if (this.chance(0.5))
+      this.emit(
+        `while (${stack}.length > ${this.int(0, 2)}) ${r} += ${stack}.pop()! * ${this.contraction()};`,
+      );
+    else this.emit(`${stack}.length = Math.min(${stack}.length, ${this.int(0, 3)});`);
+    this.emit(`${r} += ${stack}.reduce((a, b) => a + b * ${this.constant()}, 0);`);
+    const items = this.fresh("items");
+    const removed = this.fresh("removed");
+    const tags = ["a", "b", "c"];
+    this.emit(
+      `const ${items}: ${Item}[] = [${tags.map((t) => `{ w: ${this.e(vars, 1)}, tag: "${t}" }`).join(", ")}];`,
+    );
+    const inserted = this.chance(0.5) ? `, { w: ${this.e(vars, 1)}, tag: "n" }` : "";
+    this.emit(
+      `const ${removed} = ${items}.splice(${this.int(-2, 2)}, ${this.int(0, 2)}${inserted});`,
+    );
+    if (this.chance(0.5)) this.emit(`${items}.unshift({ w: ${this.e(vars, 1)}, tag: "u" });`);
+    this.emit(`${r} += (${removed}[0]?.w ?? 0) * ${this.contraction()} + ${items}.length;`);
+    const last = this.fresh("last");
+    this.emit(`const ${last} = ${items}.pop();`);
+    this.emit(
+      `${r} += (${last}?.w ?? 1) * ${this.contraction()} + (${items}[0]?.w ?? 0) * ${this.contraction()};`,
+    );
+    this.result(r, vars, mutable);
+  }
+
+  /** Unrelated classes used through their union (`Disk | Square`), narrowed by `instanceof`. */
+  classUnions(vars: string[], mutable: string[]): void {
+    const Disk = this.fresh("Disk");
+    const Square = this.fresh("Square");
+    this.decl(`class ${Disk} {
+  constructor(public radius: number) {}
+  area(): number {
+    return ${this.constant()} * this.radius * this.radius;
+  }
+}`);
+    this.decl(`class ${Square} {
+  constructor(public side: number) {}
+  area(): number {
+    return this.side * this.side;
+  }
+}`);
+    const r = this.fresh("r");
+    const shapes = this.fresh("shapes");
+    const s = this.fresh("s");
+    this.emit(`let ${r} = 0;`);
+    const written = this.chance(0.5) ? `Array<${Disk} | ${Square}>` : `(${Disk} | ${Square})[]`;
+    this.emit(`const ${shapes}: ${written} = [new ${Disk}(${this.e(vars, 1)})];`);
+    this.emit(`${shapes}.push(new ${Square}(${this.e(vars, 1)}));`);
+    this.emit(`for (const ${s} of ${shapes}) {`);
+    this.emit(`  ${r} += ${s}.area() * ${this.contraction()};`);
+    this.emit(
+      `  ${r} += (${s} instanceof ${Disk} ? ${s}.radius : ${s}.side) * ${this.contraction()};`,
+    );
+    this.emit("}");
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -2502,6 +2586,8 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "object-assign": (g, v, m) => g.objectAssign(v, m),
   "text-keys": (g, v, m) => g.textKeys(v, m),
   "typed-shapes": (g, v, m) => g.typedShapes(v, m),
+  "stacks-queues": (g, v, m) => g.stacksQueues(v, m),
+  "class-unions": (g, v, m) => g.classUnions(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

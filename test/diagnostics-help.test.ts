@@ -407,6 +407,29 @@ main.ts:8:18: note: when differentiating 'loss' for 'gradient'
 1 error`,
   },
   {
+    name: "NABLA106 a value that may be a number or a string: tell the kinds apart by a field",
+    files: `
+import { gradient } from "nabla";
+function f(x: number): number {
+  let u: number | string = x;
+  if (x > 100) u = "big";
+  return typeof u === "number" ? u * 3 : 0;
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:3:8: error NABLA106: 'u' has type 'number | string', which differentiable code does not support (numbers, booleans, arrays, typed arrays, object types, records and maps are supported)
+  2 | function f(x: number): number {
+> 3 |   let u: number | string = x;
+    |        ^^^^^^^^^^^^^^^^^
+help: a value that may be a number or a string has no one type nabla can differentiate: tell the kinds apart by a field ('{ kind: "number"; value: number } | { kind: "op"; op: string }')
+main.ts:7:18: note: when differentiating 'f' for 'gradient'
+> 7 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101 'this' in a static method: name the class",
     files: `
 import { gradient } from "nabla";

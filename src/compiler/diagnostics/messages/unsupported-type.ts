@@ -54,7 +54,9 @@ export const unsupportedType = {
       // `Array<Disk | Box>`: a union of classes nabla could not type as one (types/class-unions.ts).
       isUnionOfNamedTypes(String(text))
         ? `a union of classes can be used when each of its members is a class or an interface classes implement, and a field of one name has one type in all of them; else give them a base class or an interface they share, and write that ('Shape[]' for 'Array<Disk | Box>')`
-        : undefined,
+        : primitivesOfUnion(String(text))
+          ? `a value that may be a ${primitivesOfUnion(String(text))!.join(" or a ")} has no one type nabla can differentiate: tell the kinds apart by a field ('{ kind: "number"; value: number } | { kind: "op"; op: string }')`
+          : undefined,
     ),
   isFieldOfOfType: (name: Printable, name2: Printable) =>
     message("unsupportedType", `'${name}' is a field of '${name2}' of a type nabla cannot call`),
@@ -93,9 +95,32 @@ export const unsupportedType = {
     ),
 };
 
+/** `number | string`, `(number | string)[]`: its kinds of primitive, when more than one. */
+function primitivesOfUnion(text: string): string[] | undefined {
+  const kindOf = (m: string) =>
+    /^(number|-?\d.*)$/.test(m)
+      ? "number"
+      : /^(string|["'`].*)$/.test(m)
+        ? "string"
+        : /^(boolean|true|false)$/.test(m)
+          ? "boolean"
+          : undefined;
+  const kinds = unionMembers(text).map(kindOf);
+  const distinct = [...new Set(kinds)];
+  return kinds.every((k) => k !== undefined) && distinct.length > 1
+    ? (distinct as string[])
+    : undefined;
+}
+
+function unionMembers(text: string): string[] {
+  return text
+    .replace(/^Array<(.*)>$/, "$1")
+    .replace(/^\((.*)\)\[\]$/, "$1")
+    .split(" | ");
+}
+
 /** `Disk | Square`, `Array<Disk | Square>`, `(Disk | Square)[]`: a union of named types only. */
 function isUnionOfNamedTypes(text: string): boolean {
-  const inner = text.replace(/^Array<(.*)>$/, "$1").replace(/^\((.*)\)\[\]$/, "$1");
-  const members = inner.split(" | ");
+  const members = unionMembers(text);
   return members.length > 1 && members.every((m) => /^[A-Z][\w$]*$/.test(m));
 }

@@ -1,11 +1,10 @@
 import { typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { CallExpression, Expression } from "oxc-parser";
 import { assignable, isArray, typeText } from "../ir/type-system.js";
-import { copyInto } from "./members.js";
 import type { ArrayType, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 import { expectType } from "./expect-type.js";
-import { countedLoop } from "./ir-loops.js";
+import { copyInto, countedLoop } from "./ir-loops.js";
 import { relativePosition, wholeIndex } from "./relative-index.js";
 
 // Array methods that shorten an array in place (`pop`, `shift`, `splice`, `unshift`), and

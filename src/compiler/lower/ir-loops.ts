@@ -1,4 +1,4 @@
-import type { Value } from "../ir/types.js";
+import type { ArrayType, Value } from "../ir/types.js";
 import type { LowerContext } from "./context.js";
 
 // Counted loops built directly in IR, for what lowering expands into loops (array methods,
@@ -27,4 +27,14 @@ export function countedLoop(ctx: LowerContext, count: Value, body: (i: Value) =>
     b.emit("yield", [b.binary("add", after.params[0]!, b.constant(1))], []);
   });
   b.emit("loop", [start], ["number"], {}, [before, after], ["i"]);
+}
+
+/** Appends every element of `source` to `target` (a plain array), as an IR loop. */
+export function copyInto(ctx: LowerContext, target: Value, source: Value): void {
+  forEachIndex(ctx, source, (i) => {
+    const v = ctx.builder.emit("index", [source, i], [(source.type as ArrayType).element])
+      .results[0]!;
+    const at = ctx.builder.emit("length", [target], ["number"]).results[0]!;
+    ctx.builder.emit("setIndex", [target, at, v], [], { value: "grow" });
+  });
 }

@@ -2,7 +2,7 @@ import { hasArrowFields, isArrowField } from "./arrow-fields.js";
 import { absentLiteral } from "./absence.js";
 import { fieldFunctionType } from "./class-dispatch.js";
 import { lowerIf } from "./merge.js";
-export { countedLoop, forEachIndex } from "./ir-loops.js";
+export { copyInto, countedLoop, forEachIndex } from "./ir-loops.js";
 import { constructorOf } from "./construct.js";
 import { mathMember } from "./math-functions.js";
 import { staticPropertyRead } from "./class-members.js";
@@ -46,7 +46,7 @@ import {
   sameType,
   typeText,
 } from "../ir/type-system.js";
-import { countedLoop, forEachIndex } from "./ir-loops.js";
+import { copyInto, countedLoop } from "./ir-loops.js";
 import {
   computedFieldReader,
   iterated,
@@ -502,16 +502,6 @@ function lowerArraySpread(
     copyInto(ctx, empty, part.value);
   }
   return empty;
-}
-
-/** Appends every element of `source` to `target` (a plain array), as an IR loop. */
-export function copyInto(ctx: LowerContext, target: Value, source: Value): void {
-  forEachIndex(ctx, source, (i) => {
-    const v = ctx.builder.emit("index", [source, i], [(source.type as ArrayType).element])
-      .results[0]!;
-    const at = ctx.builder.emit("length", [target], ["number"]).results[0]!;
-    ctx.builder.emit("setIndex", [target, at, v], [], { value: "grow" });
-  });
 }
 
 /** A fresh array of `type` (plain or typed) with the elements of `source`. */

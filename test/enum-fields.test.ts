@@ -162,3 +162,28 @@ export function f(x: number, y: number): number {
 }`,
   );
 });
+
+test("an enum or number-literal parameter is a choice: left out of the default wrt, as in the types", async () => {
+  const m = await loadProgram<{
+    g: (x: number, act: number, order: number) => number;
+    both: (x: number, act: number, order: number) => [number, number];
+    d: (x: number, act: number, order: number) => (dx: number) => number;
+  }>({
+    "main.ts": `import { gradient, differential } from "nabla";
+export enum Activation { Tanh, Relu }
+function layer(x: number, act: Activation, order: 1 | 2): number {
+  const y = act === Activation.Tanh ? Math.tanh(x) : Math.max(x, 0);
+  return order === 1 ? y : y * y;
+}
+export const g = gradient(layer);
+export const both = gradient(layer, { wrt: [0, 1] });
+export const d = differential(layer);
+`,
+  });
+  const x = 0.5;
+  const t = Math.tanh(x);
+  assert.equal(m.g(x, 0, 1), 1 - t * t);
+  assert.equal(m.g(x, 0, 2), 2 * t * (1 - t * t));
+  assert.deepEqual(m.both(x, 1, 2), [2 * x, 0]);
+  assert.equal(m.d(x, 0, 1)(2), 2 * (1 - t * t));
+});

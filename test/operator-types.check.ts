@@ -64,6 +64,11 @@ declare function variadic(x: number, ...ys: number[]): number;
 declare function optional(x: number, y?: number): number;
 declare function regularized(x: number[], lambda?: number): number;
 declare function onlyOptional(on: boolean, x?: number): number;
+enum Activation {
+  Tanh,
+  Relu,
+}
+declare function layer(x: number, act: Activation, order: 1 | 2): number;
 declare function loose(x: any, y: unknown): number; // eslint-disable-line @typescript-eslint/no-explicit-any
 declare function generic<T extends number[]>(xs: T, label: string): number;
 declare const i: number;
@@ -119,6 +124,9 @@ export const checks = [
   (): number[][] => hessian(regularized)([1, 2]),
   (): number => gradient(optional)(1, 2),
   (): number => gradient(onlyOptional)(true, 1),
+  // An enum or number literals are a choice, not differentiated without `wrt`.
+  (): number => gradient(layer)(1, Activation.Tanh, 2),
+  (): [number, number] => gradient(layer, { wrt: [0, 1] })(1, Activation.Relu, 1),
   (): number[] => jacobian(polar, { wrt: 1, mode: "reverse" })(1, 2),
   (): Float64Array => jacobian(rosen, { mode: "forward" })(new Float64Array(2)),
   (): number => withDerivative(1, (d) => d * 2),

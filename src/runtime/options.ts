@@ -9,8 +9,9 @@ export interface DifferentiationOptions {
   /**
    * Indices of the parameters to differentiate with respect to, written as number literals
    * (`{ wrt: 1 }` or `{ wrt: [2, 0] }`: the compiler reads them). Tangents and gradients come
-   * in `wrt` order. Default: every required parameter that has a tangent (not strings or
-   * booleans; optional and defaulted parameters only where no required one has a tangent).
+   * in `wrt` order. Default: every required parameter that has a tangent (not strings,
+   * booleans, enums or number literals such as `1 | 2`, which are choices; optional and
+   * defaulted parameters only where no required one has a tangent).
    *
    * The operators' types check the indices against the function: one out of range, or naming a
    * parameter without a tangent, is a type error at the call whose message says so, such as

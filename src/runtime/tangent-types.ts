@@ -65,10 +65,24 @@ export type DifferentiableTangents<P extends readonly unknown[]> = P extends rea
   infer Head,
   ...infer Rest,
 ]
-  ? HasTangent<Head> extends true
+  ? IsDefaultWrt<Head> extends true
     ? [Tangent<Head>, ...DifferentiableTangents<Rest>]
     : DifferentiableTangents<Rest>
   : [];
+
+/**
+ * Whether an operator differentiates a parameter of type `T` by default: it has a tangent and
+ * is not a choice among numbers (an enum, `1 | 2 | 4`), which the compiler leaves out too.
+ */
+type IsDefaultWrt<T> =
+  HasTangent<T> extends true
+    ? [T] extends [number]
+      ? // Every number is assignable to an enum, but an enum's text is its members' ("0" | "1").
+        [`${number}`] extends [`${T}`]
+        ? true
+        : false
+      : true
+    : false;
 
 /**
  * The tangents of the parameters an operator differentiates without `wrt`, in order: the
@@ -92,7 +106,7 @@ type OmissibleTangents<P extends readonly unknown[]> = P extends readonly []
         ? [...TangentIfAny<Exclude<Head, undefined>>, ...OmissibleTangents<Rest>]
         : [];
 
-type TangentIfAny<T> = HasTangent<T> extends true ? [Tangent<T>] : [];
+type TangentIfAny<T> = IsDefaultWrt<T> extends true ? [Tangent<T>] : [];
 
 /** The tangents of the parameters at the indices `W`, in `W`'s order. */
 export type TangentsAt<P extends readonly unknown[], W extends readonly number[]> = {

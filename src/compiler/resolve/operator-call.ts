@@ -6,7 +6,7 @@ import type { FunctionTypeInfo } from "../ir/types.js";
 import { typeResolver } from "../types/resolver.js";
 import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
 import { annotationType, signatureOf } from "../types/signature.js";
-import type { CallExpression, Expression, Node } from "oxc-parser";
+import type { CallExpression, Expression, Node, TSType } from "oxc-parser";
 import { positionAt } from "../diagnostics/format.js";
 import type { SourceLoc } from "../ir/types.js";
 import { constantValue, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
@@ -19,6 +19,7 @@ import {
 import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
 import { functionLabel, lambdaName, staticMethodKeyName } from "../ir/names.js";
 import { isPlatformGlobal } from "../types/globals.js";
+import { isCategoricalAnnotation } from "../types/enum-types.js";
 import { classNamed } from "../parse/class-hierarchy.js";
 import { classMember } from "../parse/class-member.js";
 import { functionKey } from "../ir/function-key.js";
@@ -115,7 +116,7 @@ export function analyzeCall(
   const signature = signatureOf(target.node, typeResolver(program, target.module));
   const differentiable = [...Array(arity).keys()].filter((i) => {
     const type = signature.params[i]?.type;
-    return type === undefined || isDifferentiable(type);
+    return (type === undefined || isDifferentiable(type)) && !isCategorical(target, i, program);
   });
   const required = differentiable.filter((i) => signature.params[i]?.omissible !== true);
   let wrt = required.length > 0 ? required : differentiable;
@@ -552,4 +553,14 @@ export function functionLeaves(node: Node): Node[] {
   if (node.type === "ConditionalExpression")
     return [...functionLeaves(node.consequent), ...functionLeaves(node.alternate)];
   return [node];
+}
+
+/** A parameter annotated by an enum or number literals (`act: Act`, `order: 1 | 2`): a choice. */
+function isCategorical(target: DifferentiationTarget, i: number, program: ProgramGraph): boolean {
+  const param = target.node.params[i];
+  const p = param?.type === "TSParameterProperty" ? param.parameter : param;
+  const named = p?.type === "AssignmentPattern" ? p.left : p;
+  const annotation = (named as { typeAnnotation?: { typeAnnotation: TSType } | null } | undefined)
+    ?.typeAnnotation?.typeAnnotation;
+  return annotation !== undefined && isCategoricalAnnotation(program, target.module, annotation);
 }

@@ -39,6 +39,24 @@ export function annotatedEnum(
   }
 }
 
+/**
+ * Whether an annotation names a choice among numbers rather than a quantity: an enum
+ * (`act: Act`), or number literals (`order: 1 | 2 | 4`). Such a parameter is a setting, which
+ * operators do not differentiate by default.
+ */
+export function isCategoricalAnnotation(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  node: TSType,
+): boolean {
+  if (annotatedEnum(program, mod, node)) return true;
+  const members = node.type === "TSUnionType" ? node.types : [node];
+  return members.every(
+    (t) =>
+      t.type === "TSLiteralType" && typeof (t.literal as { value?: unknown }).value === "number",
+  );
+}
+
 /** The enum whose member an initializer written in `mod` reads (`Act.Tanh`). */
 export function enumOfMember(
   program: ProgramGraph | undefined,

@@ -128,9 +128,11 @@ test("splice: removing, inserting (spread too) and replacing, with the removed e
   const more = [y, x * x];
   xs.splice(1, 1, ...more, y);
   xs.unshift(...more);
+  xs.splice(0, 1, xs[1] * y, xs[0]);
+  const same = xs.unshift();
   let s = 0;
   xs.forEach((v, i) => (s += v * (i + 1)));
-  return s + removed[0] * removed[1] + replaced[0] - rest.length * rest[0] + none.length + outOfRange.length + xs[xs.length - 1];
+  return s + removed[0] * removed[1] + replaced[0] - rest.length * rest[0] + none.length + outOfRange.length + xs[xs.length - 1] + same;
 }`);
 });
 

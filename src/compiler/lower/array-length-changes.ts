@@ -50,7 +50,9 @@ export function lowerLengthChange(
       return v;
     }
     case "unshift": {
-      insert(ctx, node, array, b.constant(0), b.constant(0), n, node.arguments);
+      if (args.length === 0) return n;
+      const items = lowerItems(ctx, node, type, node.arguments);
+      insert(ctx, array, b.constant(0), b.constant(0), n, items);
       return b.emit("length", [array], ["number"]).results[0]!;
     }
     default: {
@@ -71,13 +73,15 @@ export function lowerLengthChange(
                 b.math("max", [wholeIndex(ctx, number(1)), b.constant(0)]),
                 available,
               ]);
+      // Every argument is evaluated before the array changes, as in JavaScript.
+      const items = lowerItems(ctx, node, type, node.arguments.slice(2));
       const plain: ArrayType = { kind: "array", storage: "Array", element: type.element };
       const removed = b.emit("alloc", [count], [plain], {}, [], "removed").results[0]!;
       countedLoop(ctx, count, (i) => {
         const v = b.emit("index", [array, b.binary("add", start, i)], [type.element]).results[0]!;
         b.emit("setIndex", [removed, i, v], []);
       });
-      insert(ctx, node, array, start, count, n, node.arguments.slice(2));
+      insert(ctx, array, start, count, n, items);
       return removed;
     }
   }
@@ -92,6 +96,30 @@ function truncate(ctx: LowerContext, array: Value, length: Value): void {
   ctx.builder.emit("truncate", [array, length], []);
 }
 
+/** An item to insert: one value, or a spread array whose elements are inserted. */
+type Item = { value: Value; spread?: undefined } | { spread: Value; value?: undefined };
+
+/** The items of `splice` or `unshift`, each as `push` takes it. */
+function lowerItems(
+  ctx: LowerContext,
+  node: CallExpression,
+  type: ArrayType,
+  items: CallExpression["arguments"],
+): Item[] {
+  return items.map((item) => {
+    if (item.type === "SpreadElement") {
+      const spread = ctx.lowerExpression(item.argument);
+      if (!isArray(spread.type) || !assignable(spread.type.element, type.element))
+        ctx.fail(item, typeMismatch.arrayElementsMustAllBe(typeText(type.element)));
+      ctx.at(node);
+      return { spread };
+    }
+    const value = expectType(ctx, item, ctx.lowerValue(item, type.element), type.element);
+    ctx.at(node);
+    return { value };
+  });
+}
+
 /**
  * Replaces `count` elements from `start` by `items`: the elements after them are copied
  * aside, the array cut at `start`, then the items and the copies appended. Appends never
@@ -99,19 +127,18 @@ function truncate(ctx: LowerContext, array: Value, length: Value): void {
  */
 function insert(
   ctx: LowerContext,
-  node: CallExpression,
   array: Value,
   start: Value,
   count: Value,
   n: Value,
-  items: CallExpression["arguments"],
+  items: Item[],
 ): void {
   const b = ctx.builder;
   const type = array.type as ArrayType;
   const from = b.binary("add", start, count);
+  const tail = b.binary("sub", n, from);
   if (items.length === 0) {
     // Deleting only: the tail moves down in place.
-    const tail = b.binary("sub", n, from);
     countedLoop(ctx, tail, (i) => {
       const v = b.emit("index", [array, b.binary("add", from, i)], [type.element]).results[0]!;
       b.emit("setIndex", [array, b.binary("add", start, i), v], []);
@@ -119,20 +146,6 @@ function insert(
     truncate(ctx, array, b.binary("add", start, tail));
     return;
   }
-  // Each item appended as `push` appends it: one value, or a spread array's elements.
-  const values = items.map((item) => {
-    if (item.type === "SpreadElement") {
-      const spread = ctx.lowerExpression(item.argument);
-      if (!isArray(spread.type) || !assignable(spread.type.element, type.element))
-        ctx.fail(item, typeMismatch.arrayElementsMustAllBe(typeText(type.element)));
-      ctx.at(node);
-      return { spread, value: undefined };
-    }
-    const v = expectType(ctx, item, ctx.lowerValue(item, type.element), type.element);
-    ctx.at(node);
-    return { spread: undefined, value: v };
-  });
-  const tail = b.binary("sub", n, from);
   const plain: ArrayType = { kind: "array", storage: "Array", element: type.element };
   const aside = b.emit("alloc", [tail], [plain], {}, [], "tail").results[0]!;
   countedLoop(ctx, tail, (i) => {
@@ -144,9 +157,9 @@ function insert(
     const at = b.emit("length", [array], ["number"]).results[0]!;
     b.emit("setIndex", [array, at, v], [], { value: "grow" });
   };
-  for (const item of values) {
+  for (const item of items) {
     if (item.spread) copyInto(ctx, array, item.spread);
-    else append(item.value!);
+    else append(item.value);
   }
   countedLoop(ctx, tail, (i) => append(b.emit("index", [aside, i], [type.element]).results[0]!));
 }

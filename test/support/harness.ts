@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -24,9 +24,16 @@ export type ValueWithDifferential = (...xs: number[]) => {
   differential: (...tangents: number[]) => number;
 };
 
+/** The folders writeProgram made, removed when the test file's process exits. */
+const written: string[] = [];
+process.on("exit", () => {
+  for (const dir of written) rmSync(dir, { recursive: true, force: true });
+});
+
 /** Writes `files` (name → source) into a fresh temporary folder; returns its path. */
 export function writeProgram(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "nabla-test-"));
+  written.push(dir);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), text);

@@ -430,6 +430,35 @@ main.ts:7:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   },
   {
+    name: "NABLA106 a parameter of numbers and strings (tokens of a calculator): tell the kinds apart by a field",
+    files: `
+import { gradient } from "nabla";
+function evaluate(tokens: (number | string)[]): number {
+  let s = 0;
+  for (const t of tokens) if (typeof t === "number") s += t;
+  return s;
+}
+function f(x: number): number {
+  return evaluate([x, "+", 2]);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:2:19: error NABLA106: parameter 'tokens' of 'evaluate' has type '(number | string)[]', which nabla cannot differentiate (numbers, arrays, typed arrays, object types, records and maps can be)
+  1 | import { gradient } from "nabla";
+> 2 | function evaluate(tokens: (number | string)[]): number {
+    |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: a value that may be a number or a string has no one type nabla can differentiate: tell the kinds apart by a field ('{ kind: "number"; value: number } | { kind: "op"; op: string }')
+main.ts:8:10: note: when differentiating this call to 'evaluate'
+> 8 |   return evaluate([x, "+", 2]);
+    |          ^^^^^^^^^^^^^^^^^^^^^
+main.ts:10:18: note: when differentiating 'f' for 'gradient'
+> 10 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101 'this' in a static method: name the class",
     files: `
 import { gradient } from "nabla";

@@ -505,7 +505,7 @@ function requireNumbers(ctx: LowerContext, node: Node, operator: string, ...valu
       const what =
         v.type === "string" && operator === "+"
           ? "string concatenation"
-          : `'${operator}' on a ${v.type}`;
+          : `'${operator}' on a ${typeText(v.type)}`;
       ctx.fail(node, unsupportedType.isNotSupportedInDifferentiable(what, operator));
     }
   }

@@ -182,6 +182,8 @@ export function admitsArraysOnly(t: TSType): boolean {
     case "TSUnionType":
       return t.types.every(admitsArraysOnly);
     case "TSArrayType":
+      // `(number | string)[]` is one kind of array, of elements nabla has no type for.
+      return !mixesPrimitives(t.elementType);
     case "TSTupleType":
       return true;
     case "TSTypeOperator":
@@ -193,4 +195,18 @@ export function admitsArraysOnly(t: TSType): boolean {
     default:
       return false;
   }
+}
+
+/** `number | string`: a union of primitives of more than one kind (no IR type holds it). */
+function mixesPrimitives(t: TSType): boolean {
+  if (t.type === "TSParenthesizedType") return mixesPrimitives(t.typeAnnotation);
+  if (t.type !== "TSUnionType") return false;
+  const kinds = t.types.map((m) => {
+    if (m.type === "TSNumberKeyword") return "number";
+    if (m.type === "TSStringKeyword") return "string";
+    if (m.type === "TSBooleanKeyword") return "boolean";
+    if (m.type === "TSLiteralType") return typeof (m.literal as { value?: unknown }).value;
+    return undefined;
+  });
+  return kinds.every((k) => k !== undefined) && new Set(kinds).size > 1;
 }

@@ -54,9 +54,7 @@ export const unsupportedType = {
       // `Array<Disk | Box>`: a union of classes nabla could not type as one (types/class-unions.ts).
       isUnionOfNamedTypes(String(text))
         ? `a union of classes can be used when each of its members is a class or an interface classes implement, and a field of one name has one type in all of them; else give them a base class or an interface they share, and write that ('Shape[]' for 'Array<Disk | Box>')`
-        : primitivesOfUnion(String(text))
-          ? `a value that may be a ${primitivesOfUnion(String(text))!.join(" or a ")} has no one type nabla can differentiate: tell the kinds apart by a field ('{ kind: "number"; value: number } | { kind: "op"; op: string }')`
-          : undefined,
+        : mixedPrimitivesHelp(String(text)),
     ),
   isFieldOfOfType: (name: Printable, name2: Printable) =>
     message("unsupportedType", `'${name}' is a field of '${name2}' of a type nabla cannot call`),
@@ -82,6 +80,7 @@ export const unsupportedType = {
     message(
       "unsupportedType",
       `parameter '${name}' of '${shown}' has type '${text}', which nabla cannot differentiate (numbers, arrays, typed arrays, object types, records and maps can be)`,
+      mixedPrimitivesHelp(String(text)),
     ),
   returnsDifferentiableFunctionsReturnNumbers: (shown: Printable, text: Printable) =>
     message(
@@ -94,6 +93,14 @@ export const unsupportedType = {
       `'withDerivative' applies to numbers; apply it to the numbers of an array or object`,
     ),
 };
+
+/** For `number | string`: a field telling the kinds apart gives it one type. */
+function mixedPrimitivesHelp(text: string): string | undefined {
+  const kinds = primitivesOfUnion(text);
+  return kinds
+    ? `a value that may be a ${kinds.join(" or a ")} has no one type nabla can differentiate: tell the kinds apart by a field ('{ kind: "number"; value: number } | { kind: "op"; op: string }')`
+    : undefined;
+}
 
 /** `number | string`, `(number | string)[]`: its kinds of primitive, when more than one. */
 function primitivesOfUnion(text: string): string[] | undefined {

@@ -417,6 +417,31 @@ export const dscaled = derivative(Act.scaled);
   assert.deepEqual(m.gradLoss(1.5, -2), [2 * 1.5 * -2, 1.5 * 1.5 + 6 * -2]);
 });
 
+test("a static method a base class declares, called and given to an operator through a subclass", async () => {
+  await checkTwoWays(
+    `import { derivative } from "nabla";
+import { Activation } from "./act";
+class Smooth extends Activation {
+  static twice(x: number): number {
+    return 2 * Smooth.softplus(x);
+  }
+}
+export function f(x: number, y: number): number {
+  return Smooth.softplus(x * y) + Smooth.twice(y) + derivative(Smooth.softplus)(x) * y;
+}`,
+    undefined,
+    true,
+    {
+      "act.ts": `export class Activation {
+  static softplus(x: number): number {
+    return Math.log1p(Math.exp(x));
+  }
+}
+`,
+    },
+  );
+});
+
 test("interfaces as written: an implementation taking fewer parameters, a method returning the interface, a fieldless class returning this, a sub-interface, a class implementing it structurally", async () => {
   await checkTwoWays(`interface Shape {
   area(): number;

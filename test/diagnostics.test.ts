@@ -2446,6 +2446,7 @@ main.ts:2:23: error NABLA106: parameter 'u' of 'f' has type 'number | string', w
   1 | import { differential } from "nabla";
 > 2 | function f(x: number, u: number | string): number {
     |                       ^^^^^^^^^^^^^^^^^^
+help: a value that may be a number or a string has no one type nabla can differentiate: tell the kinds apart by a field ('{ kind: "number"; value: number } | { kind: "op"; op: string }')
 main.ts:5:19: note: when differentiating 'f' for 'differential'
 > 5 | export const df = differential(f, { wrt: 0 });
     |                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^

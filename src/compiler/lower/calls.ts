@@ -9,7 +9,6 @@ import {
   unsupportedType,
 } from "../diagnostics/messages/index.js";
 import { functionKey, symbolKey } from "../ir/function-key.js";
-import { staticMethodKeyName } from "../ir/names.js";
 import type { CallExpression, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike } from "../parse/module.js";
 import { typeResolver, parameterFunctionTypeOf } from "../types/resolver.js";
@@ -31,8 +30,7 @@ import { signatureOf } from "../types/signature.js";
 import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
-import { classDeclaration } from "./class-members.js";
-import { classMember } from "../parse/class-member.js";
+import { staticMethodSymbol } from "../parse/class-hierarchy.js";
 import { arrowFieldMethod, arrowFieldOfClass } from "./arrow-fields.js";
 import {
   fieldFunctionType,
@@ -455,11 +453,7 @@ function callField(
 function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefined {
   const [className, name, ...rest] = path.split(".");
   if (!className || !name || rest.length > 0 || ctx.scope.lookup(className)) return undefined;
-  const type = ctx.program.resolveType(ctx.module, className);
-  if (!type) return undefined;
-  const found = classDeclaration(ctx, type.module.file, type.name);
-  const node = found && classMember(found.decl, name, "static");
-  return node && { module: type.module, name: staticMethodKeyName(type.name, name), node };
+  return staticMethodSymbol(ctx.program, ctx.module, className, name);
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { Class, Node } from "oxc-parser";
 import { declaredPrivateNames } from "./private-names.js";
+import { classMember } from "./class-member.js";
+import { staticMethodKeyName } from "../ir/names.js";
 import type { SourceModule } from "./module.js";
-import type { ProgramGraph } from "./program.js";
+import type { FunctionSymbol, ProgramGraph } from "./program.js";
 
 // The classes of the program as a hierarchy: a class's base (`extends Base`) and the classes
 // that extend it. Types read it to give a base class's instances room for its subclasses'
@@ -199,4 +201,24 @@ function loadReachableModules(program: ProgramGraph): void {
     }
     todo = next;
   }
+}
+
+/**
+ * The static method `name` of the class named `className` in `mod`, declared by it or by a
+ * base class (`Smooth.softplus` where `Activation`, which `Smooth` extends, declares it), named
+ * after the class that declares it (`Activation.static.softplus`): calls and operators given
+ * it reach one function.
+ */
+export function staticMethodSymbol(
+  program: ProgramGraph,
+  mod: SourceModule,
+  className: string,
+  name: string,
+): FunctionSymbol | undefined {
+  const cls = classNamed(program, mod, className);
+  for (const owner of cls ? ancestry(program, cls) : []) {
+    const node = classMember(owner.decl, name, "static");
+    if (node) return { module: owner.module, name: staticMethodKeyName(owner.name, name), node };
+  }
+  return undefined;
 }

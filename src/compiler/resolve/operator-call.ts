@@ -17,11 +17,10 @@ import {
   type ProgramGraph,
 } from "../parse/program.js";
 import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
-import { functionLabel, lambdaName, staticMethodKeyName } from "../ir/names.js";
+import { functionLabel, lambdaName } from "../ir/names.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { isCategoricalAnnotation } from "../types/enum-types.js";
-import { classNamed } from "../parse/class-hierarchy.js";
-import { classMember } from "../parse/class-member.js";
+import { staticMethodSymbol } from "../parse/class-hierarchy.js";
 import { functionKey } from "../ir/function-key.js";
 import { isHigherOrder, operatorsTaking, optionNames, type Operator } from "../../api/operators.js";
 import type { Backend } from "../../api/wasm-entry.js";
@@ -251,7 +250,7 @@ function resolveTarget(
     const symbol = target && program.resolveExport(target, node.property.name);
     if (symbol) return namedTarget(symbol);
     if (!declaredLocally(node.object.name, ancestors)) {
-      const method = staticMethodOf(program, module, node.object.name, node.property.name);
+      const method = staticMethodSymbol(program, module, node.object.name, node.property.name);
       if (method) return namedTarget(method);
     }
   }
@@ -268,21 +267,6 @@ function isMethodOfValue(module: SourceModule, node: Expression, ancestors: read
   const name = node.object.name;
   if (declaredLocally(name, ancestors)) return true;
   return !isPlatformGlobal(module, name) && !module.imports.has(name);
-}
-
-/**
- * `Act.softplus`: a static method of a class of the program, named as lowering names it when
- * it is called (`Act.static.softplus`), so both reach the same function.
- */
-function staticMethodOf(
-  program: ProgramGraph,
-  module: SourceModule,
-  className: string,
-  name: string,
-): FunctionSymbol | undefined {
-  const cls = classNamed(program, module, className);
-  const node = cls && classMember(cls.decl, name, "static");
-  return node && { module: cls.module, name: staticMethodKeyName(cls.name, name), node };
 }
 
 /** `number[]`, a tuple of numbers, or a typed array: what `hessian` and `jacobian` take. */

@@ -5,6 +5,7 @@ import { assignable, isObject, sameType } from "../ir/type-system.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type {
+  ArrayType,
   FunctionKey,
   FunctionTypeInfo,
   IRFunction,
@@ -172,6 +173,10 @@ export class LowerContext {
    * in. A call inlines the body there, so it reads and writes the variables it closes over.
    */
   readonly closures = new Map<Slot, { node: FunctionLike; scope: Scope }>();
+  /** Variables held in a one-element array a closure shares (lower/cells.ts): the array. */
+  readonly cells = new Map<Slot, Value>();
+  /** Names of `let` variables closures this function passes on assign (lower/cells.ts). */
+  celled: ReadonlySet<string> = new Set();
   /**
    * Names bound to function values (see function-values.ts): a function-typed parameter of a
    * specialization, or one holding a function chosen at run time.
@@ -300,7 +305,24 @@ export class LowerContext {
     };
     if (!value.hint) value.hint = name;
     this.scope.names.set(name, slot);
+    if ((kind === "let" || kind === "param") && type !== "opaque" && this.celled.has(name)) {
+      // Assigned by a closure this function passes on: held in a cell they share (cells.ts).
+      const cell = this.builder.emit("literal", [value], [cellType(type)], {}, [], name)
+        .results[0]!;
+      this.env.set(slot, cell);
+      this.cells.set(slot, cell);
+      return slot;
+    }
     this.env.set(slot, value);
+    return slot;
+  }
+
+  /** A variable a closure of the enclosing function assigns, held in the cell `cell`. */
+  declareCell(name: string, type: Type, cell: Value): Slot {
+    const slot: Slot = { id: this.nextSlot++, name, kind: "captured", type };
+    this.scope.names.set(name, slot);
+    this.env.set(slot, cell);
+    this.cells.set(slot, cell);
     return slot;
   }
 
@@ -335,12 +357,23 @@ export class LowerContext {
   }
 
   value(slot: Slot): Value {
+    const cell = this.cells.get(slot);
+    if (cell) {
+      const b = this.builder;
+      return b.emit("index", [cell, b.constant(0)], [slot.type], {}, [], slot.name).results[0]!;
+    }
     const v = this.env.get(slot);
     if (!v) throw new Error(`internal: slot ${slot.name} has no value`);
     return v;
   }
 
   assign(slot: Slot, value: Value): void {
+    const cell = this.cells.get(slot);
+    if (cell) {
+      this.checkJoinable(slot.type, value);
+      this.builder.emit("setIndex", [cell, this.builder.constant(0), value], []);
+      return;
+    }
     const wider = slot.declaredAs;
     if (
       wider &&
@@ -421,4 +454,9 @@ export class LowerContext {
       this.scope = saved;
     }
   }
+}
+
+/** The type of a cell holding a value of type `type`: a one-element array. */
+export function cellType(type: Type): ArrayType {
+  return { kind: "array", storage: "Array", element: type };
 }

@@ -714,7 +714,7 @@ function assignableSlot(ctx: LowerContext, target: Node): Slot {
   if (slot) {
     if (slot.kind === "const")
       return ctx.fail(target, constAssignment.cannotAssignToBecauseIt(target.name));
-    if (slot.kind === "captured") {
+    if (slot.kind === "captured" && !ctx.cells.has(slot)) {
       return ctx.fail(target, closureCapture.cannotAssignToVariableOf(target.name));
     }
     return slot;

@@ -20,7 +20,7 @@ import { assignable, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
-import { Scope, type FunctionArg, type LowerContext } from "./context.js";
+import { cellType, Scope, type FunctionArg, type LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
 import { absentLiteral, isUndefinedValue } from "./absence.js";
 import { signatureOf } from "../types/signature.js";
@@ -60,7 +60,10 @@ export function carriedValues(fn: StaticFunction, name: string): { type: Type; n
       ...fn.options.flatMap((o, i) => carriedValues(o, `${name}$${i}`)),
     ];
   return [
-    ...fn.target.captures.map((c) => ({ type: c.type!, name: c.name })),
+    ...fn.target.captures.map((c) => ({
+      type: c.cell ? cellType(c.type!) : c.type!,
+      name: c.name,
+    })),
     ...(fn.target.bindings ?? []).flatMap((b) => carriedValues(b.fn, b.name)),
   ];
 }
@@ -427,21 +430,31 @@ function lift(
         carried.push(...inner.values);
         continue;
       }
-      captures.push({ name, type: slot.type, node, isFunction: false });
-      captured.push(ctx.value(slot));
+      const cell = ctx.cells.get(slot);
+      captures.push({
+        name,
+        type: slot.type,
+        node,
+        isFunction: false,
+        ...(cell ? { cell: true } : {}),
+      });
+      captured.push(cell ?? ctx.value(slot));
     }
   } finally {
     ctx.inlining.delete(node);
   }
+  // What it assigns of the enclosing function's variables must be in cells they share.
   const written = [...assignedNames([node.body!])].filter((n) =>
-    captures.some((c) => c.name === n),
+    captures.some((c) => c.name === n && !c.cell),
   );
   if (written.length > 0) {
     return ctx.fail(node, closureCapture.thisFunctionIsPassedTo(written[0]));
   }
   const file = module.file;
+  const cells = captures.filter((c) => c.cell).map((c) => c.name);
   const suffix =
-    bindings.length > 0 ? `{${bindings.map((b) => `${b.name}=${staticKey(b.fn)}`)}}` : "";
+    (bindings.length > 0 ? `{${bindings.map((b) => `${b.name}=${staticKey(b.fn)}`)}}` : "") +
+    (cells.length > 0 ? `{cells=${cells}}` : "");
   const key = `${file}#lambda@${node.start}${suffix}${thisType ? `{this=${thisType}}` : ""}`;
   const at = positionAt(module.text, node.start);
   const name = ctx.program.generatedName(file, key, `${lambdaName(at.line, at.column)}$passed`);
@@ -463,6 +476,10 @@ function lift(
  * top-level functions (`capture.callable`) is a function value chosen at run time.
  */
 export function declareCapture(ctx: LowerContext, capture: Capture, value: Value): void {
+  if (capture.cell) {
+    ctx.declareCell(capture.name, capture.type!, value);
+    return;
+  }
   const slot = ctx.declare(capture.name, "captured", capture.type!, value);
   if (!capture.callable) return;
   const fn: StaticFunction = {

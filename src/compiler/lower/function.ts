@@ -18,6 +18,7 @@ import { functionLabel } from "../ir/names.js";
 import { lowerAuxReturn } from "./aux.js";
 import {
   WidenConstruction,
+  cellType,
   LowerContext,
   type LoweredFunction,
   type LowerOptions,
@@ -25,6 +26,7 @@ import {
   type Slot,
 } from "./context.js";
 import { carriedValues, declareCapture } from "./function-values.js";
+import { celledNames } from "./cells.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
 import { bindPattern, lowerParameterDefault } from "./destructure.js";
@@ -103,6 +105,7 @@ function lowerFunctionOnce(
   );
   if (options.skipped) ctx.skipped = options.skipped;
   if (options.widened) ctx.widened = options.widened;
+  ctx.celled = celledNames(node);
   ctx.resultDefaulted =
     !options.aux && !options.constructs && !signature.result && !contextualResult;
   if (options.aux) ctx.auxReturn = { declared: signature.result };
@@ -204,7 +207,10 @@ function lowerFunctionOnce(
         ),
       );
     }
-    const value = ctx.builder.newValue(capture.type, capture.name);
+    const value = ctx.builder.newValue(
+      capture.cell ? cellType(capture.type) : capture.type,
+      capture.name,
+    );
     body.params.push(value);
     declareCapture(ctx, capture, value);
   }

@@ -55,6 +55,8 @@ export function lowerLoop(
   lowerBefore: () => Value,
   lowerAfter: () => void,
 ): void {
+  // A variable held in a cell is memory, not a value the loop carries.
+  carried = carried.filter((slot) => !ctx.cells.has(slot));
   const outer = ctx.env;
   const enter = (params: Value[]) => {
     ctx.env = new Map(outer);

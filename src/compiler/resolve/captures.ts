@@ -23,6 +23,11 @@ export interface Capture {
    * function type. The capture is then an opaque value, called by run-time choice.
    */
   callable?: FunctionTypeInfo;
+  /**
+   * A variable the enclosing function holds in a cell (lower/cells.ts): the capture is the
+   * cell, `type` its value's type.
+   */
+  cell?: boolean;
 }
 
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);

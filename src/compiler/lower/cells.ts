@@ -1,6 +1,7 @@
 import type { Node } from "oxc-parser";
 import { walk, type FunctionLike } from "../parse/module.js";
 import { assignedNames } from "./assigned-names.js";
+import { CALLING_METHODS } from "../resolve/function-values.js";
 
 // Variables a closure assigns and the function passes on (`let peak = 0; rk4(f, y0, { onStep:
 // (t, y) => { peak = Math.max(peak, y[0]); } })`). A closure passed to another function is
@@ -12,25 +13,6 @@ import { assignedNames } from "./assigned-names.js";
 // callbacks of array methods, inlined, assign the variable itself and need no cell.
 
 const FUNCTIONS = new Set(["FunctionExpression", "ArrowFunctionExpression"]);
-
-/** Array methods whose callback lowering inlines where it is written. */
-const INLINED_CALLBACKS = new Set([
-  "map",
-  "forEach",
-  "filter",
-  "reduce",
-  "reduceRight",
-  "some",
-  "every",
-  "find",
-  "findIndex",
-  "findLast",
-  "findLastIndex",
-  "flatMap",
-  "sort",
-  "toSorted",
-  "from",
-]);
 
 /** The names of variables and parameters of `fn` that a closure it passes on assigns. */
 export function celledNames(fn: FunctionLike): Set<string> {
@@ -103,12 +85,13 @@ function escapes(node: Node, ancestors: readonly Node[], body: Node): boolean {
   }
 }
 
+/** A method call that calls its callback there and lets it go (an array method, `then`). */
 function isInlinedCallback(callee: Node): boolean {
   return (
     callee.type === "MemberExpression" &&
     !callee.computed &&
     callee.property.type === "Identifier" &&
-    INLINED_CALLBACKS.has(callee.property.name)
+    CALLING_METHODS.has(callee.property.name)
   );
 }
 

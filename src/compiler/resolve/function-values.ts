@@ -458,7 +458,7 @@ function mayKeep(program: ProgramGraph, mod: SourceModule, callee: Node): boolea
 }
 
 /** Methods of arrays and promises that call the function they are given and let it go. */
-const CALLING_METHODS = new Set([
+export const CALLING_METHODS: ReadonlySet<string> = new Set([
   "map",
   "forEach",
   "filter",

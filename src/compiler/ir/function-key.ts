@@ -51,8 +51,9 @@ export function instanceKey(key: FunctionKey, instance: string): FunctionKey {
 
 /**
  * The function a generic instantiation's key is of (`…#sumBy` for `…#sumBy<sumBy$of$2>`),
- * which is what runs at run time: types are erased. Other keys are returned unchanged.
+ * which is what runs at run time: types are erased. A generic method of a generic class's
+ * instantiation has two (`…#Box.map<Box$of><map$of>`). Other keys are returned unchanged.
  */
 export function genericKey(key: FunctionKey): FunctionKey {
-  return key.replace(/<[\w$]+>$/, "");
+  return key.replace(/(<[\w$]+>)+$/, "");
 }

@@ -6,6 +6,7 @@ import { walk } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { fieldNamesAssigned } from "../resolve/function-values.js";
 import { classOfType, instanceType } from "./class-dispatch.js";
+import { instantiationOf } from "../types/generic-classes.js";
 import type { LowerContext } from "./context.js";
 
 // Arrow-function class fields (`forward = (x: number) => this.w * x`): each instance gets an
@@ -77,6 +78,17 @@ export function arrowFieldMethod(
   const cls = classOfType(ctx, type);
   const found = cls && arrowFieldOfClass(ctx, cls, name, at);
   if (!found) return undefined;
+  // An arrow field of a generic class: one function per instantiation, as its methods.
+  const instantiation = instantiationOf(ctx.program, type.classKey);
+  if (instantiation?.cls.decl === found.owner.decl) {
+    return {
+      module: found.owner.module,
+      name: `${found.owner.name}.${name}<${instantiation.id}>`,
+      node: found.node,
+      thisType: type,
+      typeArguments: instantiation.typeArguments,
+    };
+  }
   const thisType = instanceType(ctx, found.owner);
   if (!thisType) return ctx.fail(at, unknownCallee.classHasNoMethodNabla(found.owner.name, name));
   return {

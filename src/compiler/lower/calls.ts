@@ -655,7 +655,10 @@ export function lowerUserCall(
 ): Value {
   // A generator's values are used by a `for…of` over its call (generators.ts), not here.
   if (symbol.node.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(path));
-  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  const signature = signatureOf(
+    symbol.node,
+    typeResolver(ctx.program, symbol.module, symbol.typeArguments),
+  );
   const callables = symbol.node.params.map((p) =>
     parameterFunctionTypeOf(ctx.program, symbol.module, p),
   );

@@ -4,7 +4,7 @@ import {
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
-import { keyFile, keyName } from "../ir/function-key.js";
+import { genericKey, keyFile, keyName } from "../ir/function-key.js";
 import type { FieldType, FunctionTypeInfo, ObjectType, Value } from "../ir/types.js";
 import { isDifferentiable, sameType, typeText } from "../ir/type-system.js";
 import {
@@ -20,6 +20,7 @@ import {
 import type { FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { typeResolver } from "../types/resolver.js";
+import { instantiationOf } from "../types/generic-classes.js";
 import { classMember } from "../parse/class-member.js";
 import type { LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
@@ -41,8 +42,10 @@ export type MethodCaller = (symbol: FunctionSymbol, receiver: Value) => Value;
 /** The class an object type is an instance of, if it is a class of the program. */
 export function classOfType(ctx: LowerContext, type: ObjectType): ClassSymbol | undefined {
   if (!type.classKey) return undefined;
-  const mod = ctx.program.load(keyFile(type.classKey));
-  return classNamed(ctx.program, mod, keyName(type.classKey));
+  // An instantiation of a generic class (`…#Box<Box$of>`) is of the class itself.
+  const key = genericKey(type.classKey);
+  const mod = ctx.program.load(keyFile(key));
+  return classNamed(ctx.program, mod, keyName(key));
 }
 
 /**
@@ -122,7 +125,23 @@ export function memberSymbol(
   name: string,
   kind: InstanceMemberKind,
   at: Node,
+  /** The receiver's type: for a generic class, the instantiation whose member it is. */
+  receiverType?: ObjectType,
 ): FunctionSymbol {
+  const instantiation = instantiationOf(ctx.program, receiverType?.classKey);
+  if (instantiation && instantiation.cls.decl === owner.decl) {
+    // One function per instantiation: its key is the member's with the instantiation's name.
+    const member = kind === "method" ? `${owner.name}.${name}` : `${owner.name}.${kind}.${name}`;
+    return {
+      module: owner.module,
+      name: `${member}<${instantiation.id}>`,
+      node,
+      thisType: receiverType!,
+      typeArguments: instantiation.typeArguments,
+      ...(kind === "get" ? { getter: true } : {}),
+      ...(kind === "set" ? { setter: true } : {}),
+    };
+  }
   const thisType = instanceType(ctx, owner);
   const clash = !thisType && privateNameClash(ctx.program, owner);
   if (clash)
@@ -135,6 +154,13 @@ export function memberSymbol(
       ),
     );
   const generic = !thisType && genericInAncestry(ctx.program, owner);
+  // A generic class outside a hierarchy whose instance's type arguments nabla does not know.
+  const alone = !owner.decl.superClass && descendants(ctx.program, owner).length === 0;
+  if (generic && alone)
+    return ctx.fail(
+      at,
+      unsupportedSyntax.genericClassArguments(`'${name}'`, generic.written, owner.name),
+    );
   if (generic)
     return ctx.fail(
       at,
@@ -181,7 +207,7 @@ export function lowerClassMethodCall(
   const inherited = base && findMember(ctx, base, name, kind);
   const callOwn = (): Value => {
     const mine = () =>
-      yielded(call(memberSymbol(ctx, own!.owner, own!.node, name, kind, node), receiver));
+      yielded(call(memberSymbol(ctx, own!.owner, own!.node, name, kind, node, type), receiver));
     if (!inherited) return mine()[0] ?? ctx.builder.newValue("void");
     const theirs = () =>
       yielded(call(memberSymbol(ctx, inherited.owner, inherited.node, name, kind, node), receiver));

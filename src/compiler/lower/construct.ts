@@ -1,4 +1,4 @@
-import type { CallExpression, Class, Node, Statement } from "oxc-parser";
+import type { CallExpression, Class, NewExpression, Node, Statement } from "oxc-parser";
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
 import { assignable, isObject, sameType } from "../ir/type-system.js";
@@ -6,6 +6,7 @@ import {
   classNamed,
   extendsUnknown,
   ancestry,
+  descendants,
   genericInAncestry,
   privateNameClash,
   superclassOf,
@@ -14,7 +15,9 @@ import {
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import { classesOfInterfaceType, instanceType } from "./class-dispatch.js";
-import { functionKey, keyName } from "../ir/function-key.js";
+import { functionKey, genericKey, keyName } from "../ir/function-key.js";
+import { genericClassType } from "../types/declared-types.js";
+import { instantiationOf } from "../types/generic-classes.js";
 import { Scope, type LowerContext } from "./context.js";
 import { orDefault } from "./destructure.js";
 import { arrowFieldsToInstall, arrowInitializer } from "./arrow-fields.js";
@@ -46,6 +49,8 @@ export function constructorOf(
       ),
     );
   }
+  if (cls.decl.typeParameters && !cls.decl.superClass)
+    return genericConstructorOf(ctx, cls, name, at as NewExpression, as);
   const type = instanceType(ctx, cls);
   const clash = !type && privateNameClash(ctx.program, cls);
   if (clash) {
@@ -78,6 +83,54 @@ export function constructorOf(
 }
 
 /**
+ * `new RingBuffer<number>(8)`, `new Pair(v, w)`: the constructor of the instantiation of the
+ * generic class the `new` makes (generic-classes.ts), with the type arguments written, else
+ * those TypeScript infers. It builds its instance as that instantiation, whatever it is
+ * assigned to: a wider type would need the class's type parameters there too.
+ */
+function genericConstructorOf(
+  ctx: LowerContext,
+  cls: ClassSymbol,
+  name: string,
+  at: NewExpression,
+  as: Type | undefined,
+): FunctionSymbol {
+  const params = cls.decl.typeParameters!.params.map((p) => p.name.name).join(", ");
+  const written = `${cls.name}<${params}>`;
+  if (descendants(ctx.program, cls).length > 0)
+    return ctx.fail(at, unsupportedSyntax.genericClass(`'new ${name}'`, written, params));
+  const explicit = at.typeArguments?.params.map((t) => ctx.types(t));
+  let type: ObjectType | undefined;
+  if (explicit) {
+    type = explicit.every((t): t is Type => t !== undefined)
+      ? genericClassType(ctx.program, cls, explicit)
+      : undefined;
+  } else {
+    // Where the code says which instantiation goes there (`return new Pair(a, b)` in a method
+    // returning `Pair<A, B>`, read in this instantiation), else what TypeScript infers (which
+    // inside generic code names type parameters, not types).
+    const key = functionKey(cls.module.file, cls.name);
+    const ofClass = (t: Type | undefined): t is ObjectType =>
+      t !== undefined && isObject(t) && !!t.classKey && genericKey(t.classKey) === key;
+    const inferred = ctx.types.inferred?.expectedTypeOf(at.start, at.end);
+    type = ofClass(as) ? as : ofClass(inferred) ? inferred : undefined;
+  }
+  if (!type || !instantiationOf(ctx.program, type.classKey))
+    return ctx.fail(
+      at,
+      unsupportedSyntax.genericClassArguments(`'new ${name}'`, written, cls.name),
+    );
+  const instantiation = instantiationOf(ctx.program, type.classKey)!;
+  return {
+    module: cls.module,
+    name: `${cls.name}.constructor<${instantiation.id}>`,
+    node: constructorNode(ctx, cls, at),
+    constructs: type,
+    typeArguments: instantiation.typeArguments,
+  };
+}
+
+/**
  * Whether `type` is an interface `cls` implements or a class it extends: TypeScript's
  * structural assignability would also let a `Scaled` go where a `Leaky` (its subclass with the
  * same members) is typed, and a `Scaled` built as a `Leaky` would run Leaky's methods.
@@ -101,9 +154,10 @@ const AS = ".constructor$as$";
  * specialization `Circle_constructor$with$soft`), else its instance type's.
  */
 export function constructedClassName(name: string, type: ObjectType): string {
-  const match = /^(.*?)[._]constructor(\$|$)/.exec(name);
+  // A generic class's instantiation (`Box.constructor<Box$of>`) builds the class itself.
+  const match = /^(.*?)[._]constructor(\$|$)/.exec(name.replace(/(<[\w$]+>)+$/, ""));
   if (match) return match[1]!;
-  return type.classKey ? keyName(type.classKey) : type.name;
+  return type.classKey ? keyName(genericKey(type.classKey)) : type.name;
 }
 
 /** The constructor a class declares, or the one JavaScript gives it when it declares none. */

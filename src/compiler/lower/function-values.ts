@@ -363,7 +363,10 @@ function materialize(
     );
   }
   const symbol = arg.fn.symbol;
-  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  const signature = signatureOf(
+    symbol.node,
+    typeResolver(ctx.program, symbol.module, symbol.typeArguments),
+  );
   typed({
     params: signature.params.map((p) => p.type),
     result: signature.result ?? "number",
@@ -518,7 +521,10 @@ export function callFunctionArg(
   const fn = arg.fn;
   if (fn.kind === "absent") return callAbsent(ctx, node, name);
   if (fn.kind === "named") {
-    const params = signatureOf(fn.symbol.node, typeResolver(ctx.program, fn.symbol.module)).params;
+    const params = signatureOf(
+      fn.symbol.node,
+      typeResolver(ctx.program, fn.symbol.module, fn.symbol.typeArguments),
+    ).params;
     // `const quiet: Hook = () => {}` called as a Hook: JavaScript ignores the extra arguments.
     if (!params.some((p) => p.rest) && args.length > params.length)
       args = args.slice(0, params.length);
@@ -768,7 +774,10 @@ function mathFits(name: string, args: Value[], result: Type): boolean {
 /** Whether `symbol` can be called with `args` for a `result`. */
 function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: Type): boolean {
   if (symbol.thisType) return false;
-  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  const signature = signatureOf(
+    symbol.node,
+    typeResolver(ctx.program, symbol.module, symbol.typeArguments),
+  );
   // A rest parameter takes the arguments as they come, not the one array a call may pass.
   if (signature.params.length > args.length || signature.params.some((p) => p.rest)) return false;
   if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type))) return false;

@@ -143,7 +143,10 @@ function generatorCall(
   const path = calleePath(callee);
   const symbol = path !== undefined ? resolveCallee(ctx, path) : undefined;
   if (!symbol?.node.generator) return undefined;
-  const plain = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  const plain = signatureOf(
+    symbol.node,
+    typeResolver(ctx.program, symbol.module, symbol.typeArguments),
+  );
   const args = argumentsOf(ctx, node, plain.params);
   const generic = genericInstance(
     ctx,

@@ -44,7 +44,8 @@ export function genericInstance(
   if (parameters.length === 0 && byArrayKind.length === 0) return undefined;
   const call = ctx.types.inferred?.callAt(node.start, node.end);
   const names = new Set(parameters.map((p) => p.name.name));
-  const typeArguments = new Map<string, Type>();
+  // A method of a generic class's instantiation: its class's type parameters too.
+  const typeArguments = new Map<string, Type>(symbol.typeArguments ?? []);
   signature.params.forEach((p, i) => {
     const declared = annotationOf(p.node);
     const actual = argumentTypes[i] ?? call?.params[i];

@@ -16,6 +16,7 @@ import {
 import { emitUserCall } from "./user-call.js";
 import { signatureOf } from "../types/signature.js";
 import { typeResolver } from "../types/resolver.js";
+import { instantiationOf } from "../types/generic-classes.js";
 import { descendants } from "../parse/class-hierarchy.js";
 import {
   callArity,
@@ -302,7 +303,10 @@ function setterWrite(
   const cls = fieldOf(type, name) ? undefined : classOfType(ctx, type);
   const found = cls && findMember(ctx, cls, name, "set");
   if (!found) return undefined;
-  const param = signatureOf(found.node, typeResolver(ctx.program, found.owner.module)).params[0];
+  // A generic class's setter (`set value(v: T)`) reads T as the instantiation's argument.
+  const typeArguments = instantiationOf(ctx.program, type.classKey)?.typeArguments;
+  const resolve = typeResolver(ctx.program, found.owner.module, typeArguments);
+  const param = signatureOf(found.node, resolve).params[0];
   const value = compute(() => ctx.lowerExpression(getterCall(node)), param?.type ?? "number");
   ctx.at(node);
   lowerClassMethodCall(ctx, node as never, object, type, name, "set", (symbol, self) =>

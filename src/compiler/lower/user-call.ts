@@ -94,7 +94,10 @@ export function emitUserCall(
   checkpoint = false,
   specialized?: Specialized,
 ): Value {
-  const signature = signatureOf(symbol.node, typeResolver(ctx.program, symbol.module));
+  const signature = signatureOf(
+    symbol.node,
+    typeResolver(ctx.program, symbol.module, symbol.typeArguments),
+  );
   const params = specialized?.params ?? signature.params;
   const argNodes = specialized?.argNodes ?? (node.type === "CallExpression" ? node.arguments : []);
   ctx.at(node);

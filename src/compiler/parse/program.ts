@@ -93,6 +93,8 @@ export interface FunctionSymbol {
   getter?: boolean;
   /** For a setter: run as an assignment of the property where it runs as JavaScript. */
   setter?: boolean;
+  /** For a member of a generic class's instantiation: what its type parameters stand for. */
+  typeArguments?: ReadonlyMap<string, Type>;
 }
 
 /** A derivative rule the program registers (see resolve/rules.ts, which checks it). */

@@ -407,6 +407,7 @@ export function namedTarget(symbol: FunctionSymbol): DifferentiationTarget {
     captures: [],
     ...(symbol.thisType ? { thisType: symbol.thisType } : {}),
     ...(symbol.constructs ? { constructs: symbol.constructs } : {}),
+    ...(symbol.typeArguments ? { typeArguments: symbol.typeArguments } : {}),
   };
 }
 

@@ -3,7 +3,8 @@ import type { FieldType, FunctionTypeInfo, ObjectType, Type } from "../ir/types.
 import { fieldOf, isObject, sameType } from "../ir/type-system.js";
 import type { ProgramGraph } from "../parse/program.js";
 import type { CallTypes } from "./signature.js";
-import { annotationResolver } from "./declared-types.js";
+import { annotationResolver, genericClassType } from "./declared-types.js";
+import { classNamed } from "../parse/class-hierarchy.js";
 import { unionOfClasses } from "./class-unions.js";
 import {
   openChecker,
@@ -244,6 +245,9 @@ class ProgramTypes implements CheckedTypes {
   private object(shape: Extract<CheckedShape, { kind: "object" }>): Type | undefined {
     if (shape.callable) return "opaque";
     if (shape.keyed) return undefined;
+    // An instance of a generic class whose type arguments are no types nabla has (`Box<U>` in
+    // generic code, where U is a type parameter): not an instance of any instantiation.
+    if (shape.typeArguments?.some((t) => this.convert(t) === undefined)) return undefined;
     const declared = this.declared(shape);
     if (declared) return declared;
     const fields: FieldType[] = [];
@@ -304,6 +308,13 @@ class ProgramTypes implements CheckedTypes {
     if (!shape.name || !shape.declaredIn) return undefined;
     const mod = this.program.loadedModules().find((m) => m.file === shape.declaredIn);
     if (!mod?.types.has(shape.name)) return undefined;
+    if (shape.typeArguments) {
+      // `new RingBuffer(8)` inferred as `RingBuffer<number>`: that instantiation.
+      const cls = classNamed(this.program, mod, shape.name);
+      const args = shape.typeArguments.map((t) => this.convert(t));
+      if (!cls || !args.every((t): t is Type => t !== undefined)) return undefined;
+      return genericClassType(this.program, cls, args);
+    }
     const reference = {
       type: "TSTypeReference",
       typeName: { type: "Identifier", name: shape.name, start: 0, end: 0 },

@@ -1,5 +1,6 @@
 import type { FieldType, ObjectType, Type } from "../ir/types.js";
 import { fieldOf, isObject, sameType } from "../ir/type-system.js";
+import { genericKey } from "../ir/function-key.js";
 
 // A union of classes or of interfaces classes implement (`Disk | Square`), typed as the
 // interface they would share if they had one: its value is an instance of one of their
@@ -20,6 +21,9 @@ export function unionOfClasses(
   const keys = [
     ...new Set(objects.flatMap((t) => t.unionOf ?? [t.classKey ?? t.interfaceKey!])),
   ].sort();
+  // Two instantiations of one generic class (`Box<number> | Box<Vec>`) are one class at run
+  // time: an object's class cannot tell which one's methods to run.
+  if (new Set(keys.map(genericKey)).size !== keys.length) return undefined;
   const fields = new Map<string, FieldType>();
   for (const t of objects) {
     for (const f of t.fields) {

@@ -3,6 +3,7 @@ import type { FieldType, FunctionTypeInfo, ObjectType, Type } from "../ir/types.
 import { leadingJSDoc, type SourceModule, type TypeDeclaration } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import {
+  classNamed,
   privateNameClash,
   ancestry,
   descendants,
@@ -14,6 +15,7 @@ import { sameType } from "../ir/type-system.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
 import { unionOfClasses } from "./class-unions.js";
+import { classInstantiation } from "./generic-classes.js";
 import { isPlatformGlobal } from "./globals.js";
 import { indexSignatureType, keyedReference } from "./keyed-annotations.js";
 import { annotatedEnum, enumOfMember, enumValueType } from "./enum-types.js";
@@ -137,6 +139,14 @@ function resolveIn(
         const element = inner(args[0]!);
         return element && { kind: "array", storage: "Array", element };
       }
+      const generic = args.length > 0 && program && genericClassNamed(program, mod, name);
+      if (generic) {
+        // `RingBuffer<number>`, `Pair<Vec, number>`: that instantiation of the class.
+        const types = args.map(inner);
+        return types.every((t): t is Type => t !== undefined)
+          ? genericClassType(program, generic, types)
+          : undefined;
+      }
       if (args.length > 0) {
         const text = mod.text.slice(node.start, node.end);
         return keyedReference(program, mod, name, args, inner, text);
@@ -231,6 +241,52 @@ function declarationType(
   }
   const more = subclassFields(program, cls, fields, resolving);
   return more && { kind: "object", name, fields: [...fields, ...more], classKey: key };
+}
+
+/** The generic class `name` denotes in `mod`, if it is one of the program's. */
+function genericClassNamed(
+  program: ProgramGraph,
+  mod: SourceModule,
+  name: string,
+): ClassSymbol | undefined {
+  const cls = classNamed(program, mod, name);
+  return cls?.decl.typeParameters ? cls : undefined;
+}
+
+/**
+ * The instance type of the generic class `cls` with the type arguments `args`
+ * (generic-classes.ts): its fields read with its type parameters standing for them. Undefined
+ * for a class in a hierarchy (one that extends a class, or that classes extend: a base's type
+ * holds its subclasses' fields, and those would need instantiating too) or given as many type
+ * arguments as it has no parameters.
+ */
+export function genericClassType(
+  program: ProgramGraph,
+  cls: ClassSymbol,
+  args: readonly Type[],
+): ObjectType | undefined {
+  if (args.length !== (cls.decl.typeParameters?.params.length ?? 0)) return undefined;
+  if (cls.decl.superClass || descendants(program, cls).length > 0) return undefined;
+  const { key, instantiation } = classInstantiation(program, cls, args);
+  if (instantiation.type !== undefined) return instantiation.type ?? undefined;
+  // A field holding the instantiation itself (`next: ListNode<T> | undefined`).
+  if (instantiation.placeholder) return instantiation.placeholder;
+  instantiation.placeholder = { kind: "object", name: instantiation.text, fields: [] };
+  const scoped: Resolving = Object.assign(new Map(), {
+    typeArguments: instantiation.typeArguments,
+  });
+  const fields = fieldsOf(program, cls.module, classFieldMembers(cls.decl), scoped);
+  const type: ObjectType | null = fields
+    ? Object.assign(instantiation.placeholder, {
+        kind: "object" as const,
+        name: instantiation.text,
+        fields,
+        classKey: key,
+      })
+    : null;
+  instantiation.type = type;
+  delete instantiation.placeholder;
+  return type ?? undefined;
 }
 
 /**

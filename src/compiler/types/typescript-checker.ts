@@ -71,6 +71,8 @@ export type CheckedShape =
       /** Where the class, interface or alias is declared. */
       declaredIn?: string;
       isClass: boolean;
+      /** For an instance of a generic class (`Box<number>`): its type arguments, in order. */
+      typeArguments?: CheckedType[];
       properties: CheckedProperty[];
       /** It can be called (a function type). */
       callable: boolean;
@@ -411,12 +413,15 @@ class View implements CheckerView {
       const declaration = named?.declarations[0];
       const library = named ? isLibrary(named) : false;
       const properties = checker.getPropertiesOfType(type).map((p) => property(checker, p, wrap));
+      const isClass = symbol !== undefined && (symbol.flags & SymbolFlags.Class) !== 0;
+      const typeArguments = isClass ? classTypeArguments(checker, type, symbol) : [];
       return {
         kind: "object",
         text: checker.typeToString(type),
         ...(named ? { name: named.name } : {}),
         ...(declaration && !library ? { declaredIn: declaration.path } : {}),
-        isClass: symbol !== undefined && (symbol.flags & SymbolFlags.Class) !== 0,
+        isClass,
+        ...(typeArguments.length > 0 ? { typeArguments: typeArguments.map(wrap) } : {}),
         properties,
         callable: checker.getSignaturesOfType(type, SignatureKind.Call).length > 0,
         keyed: checker.getIndexInfosOfType(type).length > 0,
@@ -424,6 +429,17 @@ class View implements CheckerView {
     }
     return { kind: "other", text: checker.typeToString(type) };
   }
+}
+
+/**
+ * The type arguments of an instance of a generic class (`Box<number>`: number), as many as
+ * the class declares type parameters (a class's reference may carry its `this` type after them).
+ */
+function classTypeArguments(checker: Checker, type: TsType, symbol: TsSymbol): readonly TsType[] {
+  const declared = checker.getDeclaredTypeOfSymbol(symbol) as { typeParameters?: unknown };
+  const count = Array.isArray(declared.typeParameters) ? declared.typeParameters.length : 0;
+  if (count === 0 || !type.isObjectType()) return [];
+  return checker.getTypeArguments(type as never).slice(0, count);
 }
 
 /** A property with its type, as an object of the type reads it. */

@@ -342,8 +342,14 @@ export const unsupportedSyntax = {
   genericClass: (what: Printable, generic: Printable, params: Printable) =>
     message(
       "unsupportedSyntax",
-      `${what}: a generic class ('${generic}') is not supported in differentiable code yet`,
-      `declare the class without type parameters, one per type you use it with (that type in place of '${params}')`,
+      `${what}: a generic class ('${generic}') that extends a class or that classes extend is not supported in differentiable code yet`,
+      `declare the classes of the hierarchy without type parameters (the type you use in place of '${params}'); a generic class outside a hierarchy is supported`,
+    ),
+  genericClassArguments: (what: Printable, generic: Printable, name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `${what}: nabla cannot tell which types this instance of the generic class '${generic}' is of, or cannot differentiate through them`,
+      `write the type arguments where the instance is made ('new ${name}<number>(…)'): numbers, arrays, interfaces or classes of the program`,
     ),
   privateNameClash: (what: Printable, name: string, base: string) =>
     message(

@@ -168,13 +168,11 @@ export function emitModule(
       const key = op.attrs.callee!;
       // A constructor run as JavaScript (no derivative needed): `new Vec3(…)`.
       // `Circle.constructor$as$Shape` builds a Circle too.
-      const at = keyName(key).indexOf(".constructor");
-      if (
-        !allDerivatives.has(key) &&
-        at > 0 &&
-        /^\.constructor($|\$as\$)/.test(keyName(key).slice(at))
-      )
-        return `new ${functionName(functionKey(keyFile(key), keyName(key).slice(0, at)))}`;
+      // A generic class's instantiation (`Box.constructor<Box$of>`) builds the class too.
+      const built = keyName(genericKey(key));
+      const at = built.indexOf(".constructor");
+      if (!allDerivatives.has(key) && at > 0 && /^\.constructor($|\$as\$)/.test(built.slice(at)))
+        return `new ${functionName(functionKey(keyFile(key), built.slice(0, at)))}`;
       if (!allDerivatives.has(key)) {
         // A method or getter run as JavaScript is called on its receiver (function.ts), so
         // nothing is imported for it; a static method is reached through its class.

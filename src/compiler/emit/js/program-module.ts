@@ -61,8 +61,8 @@ interface WasmChoice {
 
 /** Why a Jacobian of a function returning numbers stays JavaScript under the wasm backend. */
 const VECTOR_JACOBIAN =
-  "the Jacobian of a function returning several numbers runs its forward passes along many " +
-  "directions at once and its reverse passes as pullbacks, neither covered yet";
+  "the Jacobian of a function returning several numbers runs its reverse passes as pullbacks, " +
+  "and with respect to a number its forward pass as a differential, neither covered yet";
 
 /** Names generated code in one module uses for functions and constants of other modules. */
 class ModuleImports {
@@ -407,15 +407,25 @@ export function emitModule(
           ? { gradient: wrapper("gradient", primal, wrt, params, captures, false, wasm) }
           : { valueWithDifferential: valueWithDifferential(wasm) }),
       });
-    if (wasm && wasm.backend !== "js")
-      wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, VECTOR_JACOBIAN);
-    const lanes =
+    // Forward mode along many directions at once, with respect to an array: `f$jvps`.
+    const lanesJs =
       forward && isAggregate(signature.params[w]!)
-        ? {
-            lanes: functionName(lanesKey(primal, wrt)),
-            site: `${basename(mod.file)}:${at}`,
-          }
-        : {};
+        ? functionName(lanesKey(primal, wrt))
+        : undefined;
+    let lanesFn = lanesJs;
+    if (wasm && wasm.backend !== "js") {
+      const choice = { ...wasm, backend: wasm.backend };
+      if (lanesJs)
+        lanesFn = wasmRequests.lanes(
+          choice,
+          primal,
+          lanesKey(primal, wrt),
+          lanesJs,
+          reverse ? "some" : "none",
+        );
+      else wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, VECTOR_JACOBIAN);
+    }
+    const lanes = lanesFn ? { lanes: lanesFn, site: `${basename(mod.file)}:${at}` } : {};
     return higherOrderWrapper({
       ...common,
       result: signature.result,

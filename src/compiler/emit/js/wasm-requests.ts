@@ -170,6 +170,61 @@ export class WasmRequests {
     return derivatives;
   }
 
+  /**
+   * `jacobian`'s forward passes along many directions at once (`f$jvps`, key `lanes`) as a
+   * WebAssembly twin: its name, or `fallback` (the JavaScript function) when it does not
+   * qualify. `reverse`: whether the Jacobian may also run reverse passes (when the function
+   * has more inputs than results), which stay JavaScript (pullbacks).
+   */
+  lanes(
+    choice: { backend: Exclude<Backend, "js">; call: OperatorCall; quiet: boolean },
+    primal: FunctionKey,
+    lanes: FunctionKey,
+    fallback: string,
+    reverse: "some" | "none",
+  ): string {
+    const { backend, call, quiet } = choice;
+    const { names, claim, table } = this.context;
+    const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
+    const writes = writesArguments(
+      table.effects(primal),
+      (table.primals.get(primal)?.params ?? []).map((p) => p.hint || undefined),
+    );
+    const name = claim(`wasm:${this.twins++}`, `${keyName(primal).replace(/\W/g, "_")}$wasm`);
+    const twin: WasmTwin = writes
+      ? { ok: false, reason: writes }
+      : wasmTwin({
+          backend,
+          source: this.source,
+          entry: { kind: "function", key: lanes },
+          written: [],
+          name,
+          fallback,
+          runtime: names.runtime,
+          global: (g) => names.global(g),
+          moduleFile: this.context.mod.file,
+          site: `${site} (its forward passes)`,
+        });
+    if (!twin.ok) {
+      this.stayJavaScript(
+        backend === "wasm" && !quiet,
+        site,
+        `'${call.operator}'`,
+        twin.reason,
+        call.loc,
+      );
+      return fallback;
+    }
+    this.context.emitted.push(twin.lines);
+    if (reverse === "some")
+      this.context.emitted.push(
+        commentLines(
+          `${site}: its reverse passes (when the function has more inputs than results) are pullbacks: JavaScript`,
+        ).map((text) => ({ text, indent: 0, loc: undefined })),
+      );
+    return name;
+  }
+
   /** Says that `call` stays JavaScript because of `reason` (a warning unless `quiet`). */
   notCovered(
     backend: Exclude<Backend, "js">,

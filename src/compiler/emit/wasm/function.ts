@@ -37,6 +37,8 @@ import { EXP_LOCALS, inlineExp } from "./exp.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
 import { growingArrays, isAppend, type GrowingArrays } from "./growing-arrays.js";
+import { isLaneValue, LaneCode, laneResults, type LaneHost } from "./lanes.js";
+import { lanesKey } from "../../ir/names.js";
 
 // IR function → one WAT function. Every SSA value is a wasm local (the engine allocates
 // registers); `if` becomes `if`, `loop` a `block` around a `loop` whose carried values are
@@ -118,7 +120,7 @@ const ABSENT =
  */
 const PRECHECKED_TRIPS = 4;
 
-class WatFunctionEmitter {
+class WatFunctionEmitter implements LaneHost {
   private readonly body: string[] = [];
   private readonly locals = new Map<number, WasmValueType>();
   private readonly params = new Set<number>();
@@ -168,9 +170,13 @@ class WatFunctionEmitter {
   private expChosen: "own" | "engine" | undefined;
   /** Locals of the paired iterations (v128 sums and loads, each lane's prefix values). */
   private readonly pairLocals = new Map<string, string>();
+  /** Other locals of the function's own, by name (declareLocal). */
+  private readonly ownLocals = new Map<string, "i32" | "f64">();
+  /** A JVP along several directions at once: its lanes (lanes.ts). */
+  private readonly laneCode: LaneCode | undefined;
 
   constructor(
-    private readonly fn: IRFunction,
+    readonly fn: IRFunction,
     private readonly name: string,
     private readonly host: WatModuleHost,
     absent?: AbsentArguments,
@@ -188,6 +194,7 @@ class WatFunctionEmitter {
       fn.body,
       (op) => op.opcode === "push" || op.opcode === "pop" || op.opcode === "reserve",
     );
+    this.laneCode = fn.lanes ? new LaneCode(this) : undefined;
   }
 
   emit(): string {
@@ -195,14 +202,19 @@ class WatFunctionEmitter {
     if (fn.adapter) this.fail("a registered derivative rule");
     if (fn.checkpoint) this.fail("a checkpointed call");
     if (fn.stub) this.fail("a derivative nabla could not build");
-    if (fn.lanes) this.fail("a derivative along several directions at once");
     const params = fn.params.map((p) => {
       this.params.add(p.id);
-      return `(param ${local(p)} ${wasmType(p.type, this.what(`parameter ${p.hint || p.id}`))})`;
+      const type = this.isLane(p)
+        ? "i32"
+        : wasmType(p.type, this.what(`parameter ${p.hint || p.id}`));
+      return `(param ${local(p)} ${type})`;
     });
+    // Along k directions: k last, as JavaScript passes it (lanes.ts).
+    if (this.laneCode) params.push("(param $kf f64)");
+    const laneResultsAt = laneResults(fn);
     const results = fn.resultTypes
       .filter((t) => t !== "void")
-      .map((t) => wasmType(t, this.what("a result")));
+      .map((t, i) => (laneResultsAt.has(i) ? "i32" : wasmType(t, this.what("a result"))));
     // The tape's height lives in a local while the function runs (a register in hot loops),
     // and in the global around calls and on return, as the JavaScript backend does.
     if (this.usesTape)
@@ -211,6 +223,8 @@ class WatFunctionEmitter {
       );
     for (const p of fn.params) this.keepLength(p);
     this.region(fn.body);
+    this.laneCode?.flush();
+    if (this.laneCode) this.body.unshift(...this.laneCode.prologue().map((text) => `    ${text}`));
     const header = [`(func ${this.name}`, ...params];
     if (results.length) header.push(`(result ${results.join(" ")})`);
     const declared = [
@@ -221,6 +235,7 @@ class WatFunctionEmitter {
     const exp = this.exps > 0 ? [EXP_LOCALS] : [];
     for (let n = 0; n < this.slotLocals; n++) declared.push(`    (local $slot${n} f64)`);
     for (const [name, type] of this.pairLocals) declared.push(`    (local ${name} ${type})`);
+    for (const [name, type] of this.ownLocals) declared.push(`    (local ${name} ${type})`);
     for (let d = 0; d < this.zeroDepth; d++)
       declared.push(
         `    (local $zeros_like${d} i32) (local $zeros${d} i32) (local $zeros_at${d} i32)`,
@@ -240,30 +255,46 @@ class WatFunctionEmitter {
     return `${text} in '${sourceName(this.fn)}'`;
   }
 
-  private fail(what: string): never {
+  fail(what: string): never {
     throw new NotForWasm(this.what(what));
   }
 
-  private line(text: string): void {
+  line(text: string): void {
     this.body.push(`${"  ".repeat(this.indent)}${text}`);
   }
 
-  /** A value's local, declared with its wasm type. */
-  private define(v: Value): string {
+  /** A value's local, declared with its wasm type (a lane value's holds an address). */
+  define(v: Value): string {
     if (!this.params.has(v.id) && !this.locals.has(v.id))
       this.locals.set(
         v.id,
-        this.isInt(v) ? "i32" : wasmType(v.type, this.what(`a value (${v.hint || `%${v.id}`})`)),
+        this.isInt(v) || this.isLane(v)
+          ? "i32"
+          : wasmType(v.type, this.what(`a value (${v.hint || `%${v.id}`})`)),
       );
     return local(v);
   }
 
-  private isInt(v: Value): boolean {
-    return this.ints.has(v.id);
+  declareLocal(name: string, type: "i32" | "f64"): string {
+    this.ownLocals.set(name, type);
+    return name;
+  }
+
+  label(): number {
+    return this.labels++;
+  }
+
+  isInt(v: Value): boolean {
+    return this.ints.has(v.id) && !this.isLane(v);
+  }
+
+  /** Whether `v` is a tangent number of a function along several directions (lanes.ts). */
+  private isLane(v: Value): boolean {
+    return isLaneValue(this.fn, v);
   }
 
   /** `v` as an f64 if it is a number (an integer kept as i32 converted), else as it is. */
-  private num(v: Value): string {
+  num(v: Value): string {
     return this.isInt(v) ? `(f64.convert_i32_s ${this.get(v)})` : this.get(v);
   }
 
@@ -276,12 +307,24 @@ class WatFunctionEmitter {
     this.line(`(local.set ${this.define(v)} ${expr})`);
   }
 
-  private get(v: Value): string {
+  get(v: Value): string {
     return `(local.get ${local(v)})`;
   }
 
   /** `targets[i] = values[i]` all at once: the values go on the stack first. */
-  private move(targets: Value[], values: Value[]): void {
+  private move(targets: Value[], values: Value[], user?: Op): void {
+    if (this.laneCode) {
+      // Lanes are copied lane by lane, in the loop over the lanes of what computed them
+      // (lanes.ts), which runs before the other values move: it may read their locals.
+      const lane = targets.map((t) => this.isLane(t));
+      this.laneCode.move(
+        targets.filter((_, i) => lane[i]),
+        values.filter((_, i) => lane[i]),
+        user,
+      );
+      targets = targets.filter((_, i) => !lane[i]);
+      values = values.filter((_, i) => !lane[i]);
+    }
     values.forEach((v, i) => this.flows(v.type, targets[i]!.type));
     values.forEach((v, i) => this.line(this.as(targets[i]!, v)));
     for (const t of [...targets].reverse()) this.line(`(local.set ${this.define(t)})`);
@@ -311,6 +354,10 @@ class WatFunctionEmitter {
     }
     if (this.absentTest(op)) return;
     this.absentOperands(op);
+    if (this.laneCode) {
+      if (this.laneCode.isLaneOp(op)) return this.laneCode.op(op);
+      if (this.laneCode.mustFlushBefore(op)) this.laneCode.flush();
+    }
     switch (op.opcode) {
       case "const":
         if (this.isInt(r)) {
@@ -380,11 +427,15 @@ class WatFunctionEmitter {
       case "yield":
       case "condition":
         return; // their region's owner moves their operands
-      case "return":
+      case "return": {
         op.operands.forEach((v, i) => this.flows(v.type, this.fn.resultTypes[i] ?? v.type));
         if (this.usesTape) this.line("(global.set $tape_top (local.get $tape))");
-        this.line(`(return${op.operands.map((v) => ` ${this.num(v)}`).join("")})`);
+        const returned = op.operands.map((v) =>
+          this.laneCode && this.isLane(v) ? this.laneCode.returned(v) : this.num(v),
+        );
+        this.line(`(return${returned.map((text) => ` ${text}`).join("")})`);
         return;
+      }
       case "length":
         this.arrayOperand(a!);
         return this.set(r, this.lengthOf(a!));
@@ -412,12 +463,24 @@ class WatFunctionEmitter {
       case "alloc":
         // Zeroed: numbers 0, and inner arrays or objects address 0, not yet written.
         if (!isArray(r.type)) this.fail(`an allocation of a ${typeText(r.type)}`);
+        // A flat tangent array along k directions: k lanes per element (lanes.ts).
+        if (this.growing.growing.has(r.id) && this.laneCode && op.tangent && holdsNumbers(r.type))
+          return this.set(
+            r,
+            `(call $allocGrowable (i32.mul (call $toLength ${this.num(a!)}) (local.get $k)))`,
+          );
         if (this.growing.growing.has(r.id))
           return this.set(r, `(call $allocGrowable (call $toLength ${this.num(a!)}))`);
+        if (this.laneCode && op.tangent && holdsNumbers(r.type))
+          return this.set(
+            r,
+            `(call $allocCells (i32.mul (call $toLength ${this.num(a!)}) (local.get $k)))`,
+          );
         return this.set(r, `(call $alloc ${this.num(a!)})`);
       case "zeros": {
         // The zero tangent of an object of numbers (`Vec3.zero`'s): a zeroed block of its fields.
         if (isObject(r.type)) {
+          if (this.laneCode) this.fail("a zero tangent of an object along several directions");
           if (!r.type.fields.every((f) => f.type === "number" && !f.optional)) {
             // Holding arrays or objects: the same shape, zero (zerosInto).
             this.zerosInto(a!.type, r.type, this.get(a!), 0);
@@ -427,6 +490,11 @@ class WatFunctionEmitter {
           return this.set(r, `(call $allocCells (i32.const ${r.type.fields.length}))`);
         }
         const type = this.arrayOperand(a!);
+        if (holdsNumbers(type) && this.laneCode)
+          return this.set(
+            r,
+            `(call $allocCells (i32.mul (i32.load ${this.get(a!)}) (local.get $k)))`,
+          );
         if (holdsNumbers(type))
           return this.set(r, `(call $alloc (f64.convert_i32_u (i32.load ${this.get(a!)})))`);
         // Of an array of arrays or objects (a matrix's, `number[][]`): the same shape, zero.
@@ -557,6 +625,7 @@ class WatFunctionEmitter {
     const fieldCell = (k: number, base: string) => `offset=${8 + 8 * k} (local.get ${base})`;
     if (isRecursiveType(type)) this.fail(`a zero tangent of ${typeText(type)}, which holds itself`);
     if (isObject(type) && isObject(tangent)) {
+      if (this.laneCode) this.fail("a zero tangent of an object along several directions");
       wasmType(type, this.what("a zero tangent"));
       this.line(`(local.set ${into} (call $allocCells (i32.const ${tangent.fields.length})))`);
       let present = 0;
@@ -583,7 +652,11 @@ class WatFunctionEmitter {
     if (!isArray(type) || !isArray(tangent))
       return this.fail(`a zero tangent of ${typeText(type)}`);
     wasmType(type, this.what("a zero tangent"));
-    this.line(`(local.set ${into} (call $allocCells (i32.load (local.get ${from}))))`);
+    // Along k directions, an array of numbers holds k lanes per element (lanes.ts).
+    const cells = `(i32.load (local.get ${from}))`;
+    const scaled =
+      this.laneCode && holdsNumbers(type) ? `(i32.mul ${cells} (local.get $k))` : cells;
+    this.line(`(local.set ${into} (call $allocCells ${scaled}))`);
     if (holdsNumbers(type)) return;
     if (type.elements?.length) {
       type.elements.forEach((e, k) =>
@@ -826,15 +899,21 @@ class WatFunctionEmitter {
       const state = this.absent.presence(v);
       if (state === "undefined" || state === "null") absent.set(i, state);
     });
-    const callee = this.host.functionName(attrs.callee!, absent.size > 0 ? absent : undefined);
-    const target = this.host.need(attrs.callee!);
+    // Along k directions, a callee's JVP is its own along the same directions (lanes.ts).
+    const lanes = this.laneCode && attrs.primal ? lanesKey(attrs.primal, attrs.wrt!) : undefined;
+    const key = lanes ?? attrs.callee!;
+    const callee = this.host.functionName(key, absent.size > 0 ? absent : undefined);
+    const target = this.host.need(key);
     op.operands.forEach((v, i) => this.flows(v.type, target.params[i]?.type ?? v.type));
     const returned = target.resultTypes.filter((t) => t !== "void");
     op.results
       .filter((v) => v.type !== "void")
       .forEach((v, i) => this.flows(returned[i] ?? v.type, v.type));
-    const call = `(call ${callee}${op.operands.map((v) => ` ${this.num(v)}`).join("")})`;
+    const args = op.operands.map((v) => ` ${this.num(v)}`).join("");
+    const call = `(call ${callee}${args}${lanes ? " (local.get $kf)" : ""})`;
     const results = op.results.filter((v) => v.type !== "void");
+    // A callee's lanes are a block of its own call's: the result's, never written again.
+    for (const v of results) if (this.isLane(v)) this.laneCode!.borrow(v);
     if (this.usesTape) this.line("(global.set $tape_top (local.get $tape))");
     this.line(call);
     if (this.usesTape) this.line("(local.set $tape (global.get $tape_top))");
@@ -870,7 +949,8 @@ class WatFunctionEmitter {
   private branch(op: Op, region: Region): void {
     this.region(region);
     const last = region.ops[region.ops.length - 1];
-    if (last?.opcode === "yield") this.move(op.results, last.operands);
+    if (last?.opcode === "yield") this.move(op.results, last.operands, last);
+    this.laneCode?.flush();
   }
 
   /**
@@ -909,15 +989,20 @@ class WatFunctionEmitter {
   /** A loop, as one version or as two (with and without its index checks). */
   private loopVersions(op: Op): void {
     const [before, after] = op.regions as [Region, Region];
-    this.move(before.params, op.operands);
+    this.move(before.params, op.operands, op);
     for (const v of after.params) this.define(v);
     // An innermost loop whose accesses can all be checked on entry (loop-prechecks.ts) is
     // emitted twice: without those checks, run when the loop is long enough for checking on
     // entry to pay and every access is within bounds throughout, and as it is otherwise.
     const innermost = !op.regions.some((region) => someOp(region, (o) => o.opcode === "loop"));
-    const prechecks = innermost ? loopPrechecks(op, this.definitions, this.ints) : undefined;
+    // Along k directions, lanes have their own checks and loops (lanes.ts): these plans,
+    // made for scalar code, do not apply.
+    const plain = !this.laneCode;
+    const prechecks =
+      innermost && plain ? loopPrechecks(op, this.definitions, this.ints) : undefined;
     if (!prechecks) {
-      const paired = innermost ? undefined : pairedIterations(op, this.definitions, this.ints);
+      const paired =
+        innermost || !plain ? undefined : pairedIterations(op, this.definitions, this.ints);
       this.loopCode(op, new Set(), paired);
     } else {
       const promotion = promotableSlots(op, prechecks);
@@ -944,6 +1029,7 @@ class WatFunctionEmitter {
       this.indent--;
       this.line(")");
     }
+    if (this.laneCode) return this.move(op.results, after.params);
     op.results.forEach((v, i) => {
       this.flows(after.params[i]!.type, v.type);
       this.set(v, this.as(v, after.params[i]!));
@@ -964,14 +1050,14 @@ class WatFunctionEmitter {
     this.line(`(loop $next${n}`);
     this.indent++;
     this.region(before);
-    this.move(after.params, forwarded);
+    this.move(after.params, forwarded, condition);
     this.line(`(br_if $exit${n} (i32.eqz ${this.get(flag!)}))`);
     if (paired) this.pairedIterations(op, paired, n);
     this.checked.push(checked);
     this.region(after);
     this.checked.pop();
     const yielded = after.ops[after.ops.length - 1]!;
-    this.move(before.params, yielded.operands);
+    this.move(before.params, yielded.operands, yielded);
     this.line(`(br $next${n})`);
     this.indent--;
     this.line(")");
@@ -1239,7 +1325,7 @@ class WatFunctionEmitter {
   }
 
   /** `array.length`, from its local when it has one. */
-  private lengthOf(array: Value): string {
+  lengthOf(array: Value): string {
     const kept = this.lengths.get(array.id);
     return kept ? `(local.get ${kept})` : `(i32.load ${this.get(array)})`;
   }
@@ -1324,6 +1410,27 @@ class WatFunctionEmitter {
       return;
     }
     this.line(storeAt(isAppend(op) ? this.makeRoom(array, i) : this.checkIndex(array, i)));
+  }
+
+  /** Whether `array` is one the function appends to, allocated with room to grow. */
+  isGrowing(array: Value): boolean {
+    return this.growing.growing.has(array.id);
+  }
+
+  /**
+   * Before an append of lanes to flat tangent array `array` whose first cell is `first` (an
+   * i64: the element's index times k): k more cells (`$growBy`) when it is the array's length,
+   * its local and length local updated; past the end, a trap.
+   */
+  laneAppendRoom(array: Value, first: string): void {
+    if (!this.growing.growing.has(array.id))
+      this.fail(this.growing.whyNot(array.id) ?? "an array the function lengthens (push)");
+    const length = `(i64.extend_i32_u ${this.lengthOf(array)})`;
+    const kept = this.lengths.get(array.id);
+    const learn = kept ? ` (local.set ${kept} (i32.load ${this.get(array)}))` : "";
+    this.line(
+      `(if (i64.ge_u ${first} ${length}) (then (if (i64.ne ${first} ${length}) (then unreachable)) (local.set ${local(array)} (call $growBy ${this.get(array)} (local.get $k)))${learn}))`,
+    );
   }
 
   /**

@@ -57,7 +57,11 @@ export function watModule(source: FunctionSource, entry: WasmEntry): WatModule {
     const name = builder.functionName(entry.key);
     if (results.length <= 1) builder.exportEntry(name);
     builder.emitAll();
-    const params = fn.params.map((p) => p.type);
+    // Along k directions (`f$jvps`), k comes last (lanes.ts).
+    const params: Type[] = [
+      ...fn.params.map((p) => p.type),
+      ...(fn.lanes ? ["number" as const] : []),
+    ];
     if (results.length > 1) builder.functions.push(entryExport(name, params, results));
     return builder.finish(params, results);
   }
@@ -182,6 +186,8 @@ class ModuleBuilder implements WatModuleHost {
       const callee = this.source.get(attrs.callee!);
       if (!callee || callee.adapter || callee.checkpoint || callee.stub || callee.lanes)
         return undefined;
+      // Along k directions a callee's JVP runs as its own along them (lanes.ts), not inlined.
+      if (fn.lanes && attrs.primal) return undefined;
       // Its module-level names are its own module's: inlined elsewhere, they would not be.
       if (
         keyFile(callee.key) !== keyFile(fn.key) &&
@@ -339,6 +345,31 @@ const SUPPORT = [
           (local.set $p (local.get $q))))
       (i32.store offset=4 (local.get $p) (local.get $room))))
     (i32.store (local.get $p) (i32.add (local.get $n) (i32.const 1)))
+    (local.get $p)
+  )`,
+  // $by more elements at the end of array $p, as $grow makes room for one (an element of a
+  // flat tangent array along k directions is k cells: lanes.ts). Returns its address.
+  `  (func $growBy (param $p i32) (param $by i32) (result i32) (local $n i32) (local $room i32) (local $end i32) (local $q i32) (local $need i32)
+    (local.set $n (i32.load (local.get $p)))
+    (local.set $room (i32.load offset=4 (local.get $p)))
+    (local.set $need (i32.add (local.get $n) (local.get $by)))
+    (if (i32.gt_u (local.get $need) (i32.const 0x0fffffff)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
+    (if (i32.gt_u (local.get $need) (local.get $room)) (then
+      (local.set $end (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $room) (i32.const 3)))))
+      (local.set $room (i32.shl (local.get $room) (i32.const 1)))
+      (if (i32.lt_u (local.get $room) (local.get $need)) (then (local.set $room (local.get $need))))
+      (if (i32.gt_u (local.get $room) (i32.const 0x0fffffff)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
+      (if (i32.eq (local.get $end) (global.get $heap_top))
+        (then
+          (local.set $end (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $room) (i32.const 3)))))
+          (if (i32.gt_u (local.get $end) (global.get $heap_end)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
+          (global.set $heap_top (local.get $end)))
+        (else
+          (local.set $q (call $allocCells (local.get $room)))
+          (memory.copy (i32.add (local.get $q) (i32.const 8)) (i32.add (local.get $p) (i32.const 8)) (i32.shl (local.get $n) (i32.const 3)))
+          (local.set $p (local.get $q))))
+      (i32.store offset=4 (local.get $p) (local.get $room))))
+    (i32.store (local.get $p) (local.get $need))
     (local.get $p)
   )`,
   // `new Float64Array(n)`: n must be a length (JavaScript throws a RangeError otherwise).

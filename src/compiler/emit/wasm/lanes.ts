@@ -1,0 +1,419 @@
+import type { ArrayType, IRFunction, Op, Value } from "../../ir/types.js";
+import { isArray, isObject, typeText } from "../../ir/type-system.js";
+import { forEachOp } from "../../ir/walk.js";
+import { f64Text } from "./float-text.js";
+import { isAppend } from "./growing-arrays.js";
+
+// A JVP along k directions at once (`f$jvps`, which `jacobian` runs: see emit/js/lanes.ts for
+// the layout, the same here) as WebAssembly. Every tangent number is k numbers, its lanes: in
+// wasm a block of k f64 cells (an array of length k), the value's local holding its address.
+// A flat tangent array (of numbers) holds k lanes per element, element i's at i·k … i·k + k − 1.
+// The function takes k last, as an f64 (`$kf`, what JavaScript passes), kept as an i32 (`$k`).
+//
+// Consecutive tangent operations run in one loop over the lanes (`$q`), each lane's values in
+// f64 locals, as the JavaScript backend fuses its lane statements: a value is stored into its
+// block only when something after the loop reads it. Operations on primal values between them
+// are emitted before that loop: they neither read lanes nor write tangent memory. Blocks are
+// allocated once per call, on entry (a value of a loop overwrites its block at each iteration,
+// as it would reassign a local); values carried around loops or out of branches are copied
+// lane by lane, as a parallel move.
+
+/** What lane code needs of the function emitter (function.ts). */
+export interface LaneHost {
+  readonly fn: IRFunction;
+  line(text: string): void;
+  /** A value's local (its address, for a lane value). */
+  get(v: Value): string;
+  /** A primal number as an f64 (an integer kept as i32 converted). */
+  num(v: Value): string;
+  /** A value's local, declared. */
+  define(v: Value): string;
+  /** A local of the function's own, declared once. */
+  declareLocal(name: string, type: "i32" | "f64"): string;
+  isInt(v: Value): boolean;
+  lengthOf(array: Value): string;
+  fail(what: string): never;
+  /** A new label number. */
+  label(): number;
+  /** Whether `array` is one the function appends to (allocated with room to grow). */
+  isGrowing(array: Value): boolean;
+  /** Before appending element `index` (an i32) of lanes to `array`: room for its k cells. */
+  laneAppendRoom(array: Value, index: string): void;
+}
+
+/** A tangent operation waiting for the loop over the lanes. */
+interface Pending {
+  /** The op, or what reads the values a move copies (a yield), if anything. */
+  op: Op | undefined;
+  /** Its statements for lane `$q`; `defines`: the lane value whose f64 local they set. */
+  text: string[];
+  /** What runs before the loop for it (index checks, addresses). */
+  pre?: string[];
+  defines?: Value;
+}
+
+/** Whether `v` is a tangent number of a function along k directions: k lanes. */
+export function isLaneValue(fn: IRFunction, v: Value): boolean {
+  return fn.lanes === true && v.type === "number" && v.tangent === true;
+}
+
+/** The positions of `fn`'s results that are lanes (a tangent number it returns). */
+export function laneResults(fn: IRFunction): Set<number> {
+  const found = new Set<number>();
+  if (!fn.lanes) return found;
+  forEachOp(fn.body, (op) => {
+    if (op.opcode === "return") op.operands.forEach((v, i) => isLaneValue(fn, v) && found.add(i));
+  });
+  return found;
+}
+
+export class LaneCode {
+  private pending: Pending[] = [];
+  /** Lane values with a block allocated on entry. */
+  private readonly blocks = new Set<number>();
+  /** The ops using each value, by value id (terminators included). */
+  private readonly uses = new Map<number, Op[]>();
+  /** Lane values whose block is another's (a callee's result, a parameter): never written. */
+  private readonly borrowed = new Set<number>();
+  private accesses = 0;
+
+  constructor(private readonly host: LaneHost) {
+    forEachOp(host.fn.body, (op) => {
+      for (const v of op.operands) {
+        let list = this.uses.get(v.id);
+        if (!list) this.uses.set(v.id, (list = []));
+        list.push(op);
+      }
+    });
+    for (const p of host.fn.params) if (this.isLane(p)) this.borrowed.add(p.id);
+    host.declareLocal("$k", "i32");
+    host.declareLocal("$q", "i32");
+    host.declareLocal("$q8", "i32");
+  }
+
+  isLane(v: Value): boolean {
+    return isLaneValue(this.host.fn, v);
+  }
+
+  /** Whether `op` computes lanes or stores them (it joins the loop over the lanes). */
+  isLaneOp(op: Op): boolean {
+    if (!op.tangent || op.regions.length > 0) return false;
+    if (op.opcode === "call" || op.opcode === "return" || op.opcode === "yield") return false;
+    if (op.opcode === "condition") return false;
+    return op.results.some((r) => this.isLane(r)) || op.operands.some((v) => this.isLane(v));
+  }
+
+  /**
+   * Whether the non-lane op `op` must wait for the pending lane statements: it reads lanes,
+   * has regions (whose code may read or write them), calls, returns, or writes tangent memory.
+   */
+  mustFlushBefore(op: Op): boolean {
+    if (this.pending.length === 0) return false;
+    if (op.regions.length > 0 || op.opcode === "call" || op.opcode === "return") return true;
+    if (op.operands.some((v) => this.isLane(v))) return true;
+    return op.tangent === true && WRITES.has(op.opcode);
+  }
+
+  /** The prologue: k as an i32 and every block this call owns. */
+  prologue(): string[] {
+    const lines = ["(local.set $k (i32.trunc_sat_f64_u (local.get $kf)))"];
+    for (const id of this.blocks)
+      lines.push(`(local.set $v${id} (call $allocCells (local.get $k)))`);
+    return lines;
+  }
+
+  /** A lane value that gets a block of its own on entry (a loop's or a branch's carried value). */
+  own(v: Value): void {
+    this.host.define(v);
+    this.blocks.add(v.id);
+  }
+
+  /** A lane value whose local is an address given to it (a callee's result): no block of its own. */
+  borrow(v: Value): void {
+    this.host.define(v);
+    this.borrowed.add(v.id);
+  }
+
+  /** Queues lane op `op` for the loop over the lanes. */
+  op(op: Op): void {
+    const r = op.results[0];
+    const [a, b, c] = op.operands;
+    const read = (v: Value) => this.read(v);
+    const define = (expr: string) => {
+      this.pending.push({ op, text: [`(local.set ${this.laneLocal(r!)} ${expr})`], defines: r! });
+    };
+    switch (op.opcode) {
+      case "const":
+        if (typeof op.attrs.value !== "number") break;
+        return define(`(f64.const ${f64Text(op.attrs.value)})`);
+      case "add":
+      case "sub":
+      case "mul":
+      case "div":
+        return define(`(f64.${op.opcode} ${read(a!)} ${read(b!)})`);
+      case "neg":
+        return define(`(f64.neg ${read(a!)})`);
+      case "select":
+        return define(`(select ${read(b!)} ${read(c!)} ${this.host.get(a!)})`);
+      case "detach":
+      case "withDerivative":
+        return define(read(a!));
+      case "index": {
+        const pre: string[] = [];
+        const base = this.laneBase(a!, b!, (text) => pre.push(text));
+        const load = `(f64.load offset=8 (i32.add (local.get ${base}) (local.get $q8)))`;
+        this.pending.push({
+          op,
+          pre,
+          text: [`(local.set ${this.laneLocal(r!)} ${load})`],
+          defines: r!,
+        });
+        return;
+      }
+      case "setIndex":
+      case "addIndex": {
+        const [array, i, v] = op.operands as [Value, Value, Value];
+        // The array may move to a larger block: what waits for the loop stores into it first.
+        const pre: string[] = [];
+        if (isAppend(op)) this.flush();
+        const emit = isAppend(op)
+          ? (text: string) => this.host.line(text)
+          : (text: string) => pre.push(text);
+        const base = this.laneBase(array, i, emit, isAppend(op));
+        const address = `(i32.add (local.get ${base}) (local.get $q8))`;
+        let value = read(v);
+        if (op.opcode === "addIndex") value = `(f64.add (f64.load offset=8 ${address}) ${value})`;
+        const type = array.type as ArrayType;
+        if (type.storage === "Float32Array") value = `(f64.promote_f32 (f32.demote_f64 ${value}))`;
+        this.pending.push({ op, pre, text: [`(f64.store offset=8 ${address} ${value})`] });
+        if (op.opcode === "setIndex" && !isAppend(op)) this.guardAccumulation(op);
+        return;
+      }
+      case "literal":
+        return this.literal(op);
+      case "zeros":
+        if (r && this.isLane(r)) return define("(f64.const 0)");
+        break;
+    }
+    this.host.fail(
+      `${op.opcode} of a tangent ${typeText(r?.type ?? a?.type ?? "void")} along several directions`,
+    );
+  }
+
+  /**
+   * For a store `d[i] = d[i] + e · s` or `d[i] − e · s` just queued, with `s` a primal number:
+   * its lanes computed and stored only where s ≠ 0, in a loop of their own, as the JavaScript
+   * backend does (emit/js/lane-emitter.ts, guardedLanes), so both give the same results even
+   * where a lane of e is infinite or NaN. With sparse coefficients this skips most of the work:
+   * GradBench's hand model skins each vertex with 2 of its 22 bones' weights non-zero. What the
+   * stored value alone reads goes with it; the rest of the pending statements run first. Not
+   * done when another pending statement stores (moving reads past it could change them).
+   */
+  private guardAccumulation(store: Op): void {
+    const entries = new Map<number, Pending>();
+    for (const p of this.pending) if (p.defines) entries.set(p.defines.id, p);
+    const defining = (v: Value) => entries.get(v.id)?.op;
+    const [array, index, stored] = store.operands as [Value, Value, Value];
+    const sum = defining(stored);
+    if (!sum || (sum.opcode !== "add" && sum.opcode !== "sub")) return;
+    const samePlace = (v: Value) => {
+      const read = defining(v);
+      return read?.opcode === "index" && read.operands[0] === array && read.operands[1] === index;
+    };
+    const scaledBy = (v: Value) => {
+      const mul = defining(v);
+      if (mul?.opcode !== "mul") return undefined;
+      const [m, n] = mul.operands as [Value, Value];
+      if (this.isLane(m) && !this.isLane(n)) return n;
+      if (this.isLane(n) && !this.isLane(m)) return m;
+      return undefined;
+    };
+    const [a, b] = sum.operands as [Value, Value];
+    const s = samePlace(a)
+      ? scaledBy(b)
+      : sum.opcode === "add" && samePlace(b)
+        ? scaledBy(a)
+        : undefined;
+    if (!s) return;
+    // The statements only the stored value reads, back from it.
+    const cone = new Set<Op>([store]);
+    const inCone = (p: Pending) => p.op !== undefined && cone.has(p.op);
+    for (const p of [...this.pending].reverse()) {
+      if (!p.defines || !p.op) continue;
+      const uses = this.uses.get(p.defines.id) ?? [];
+      if (uses.length > 0 && uses.every((use) => cone.has(use))) cone.add(p.op);
+    }
+    const rest = this.pending.filter((p) => !inCone(p));
+    if (rest.some((p) => !p.defines)) return;
+    // The cone reads no lane the rest computes (its text reads those from the rest's loop).
+    const restValues = new Set(rest.map((p) => p.defines!.id));
+    for (const p of this.pending)
+      if (inCone(p) && p.op!.operands.some((v) => restValues.has(v.id))) return;
+    const guarded = this.pending.filter(inCone);
+    this.pending = rest;
+    this.flush();
+    this.host.line(`(if (f64.ne ${this.host.num(s)} (f64.const 0)) (then`);
+    this.pending = guarded;
+    this.flush();
+    this.host.line("))");
+  }
+
+  /** Emits the pending lane statements as one loop over the lanes. */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    const inLoop = new Set(pending.flatMap((p) => (p.op ? [p.op] : [])));
+    for (const p of pending) for (const text of p.pre ?? []) this.host.line(text);
+    const body: string[] = [];
+    for (const p of pending) {
+      body.push(...p.text);
+      const v = p.defines;
+      if (!v) continue;
+      // Read after the loop: into its block.
+      if ((this.uses.get(v.id) ?? []).some((use) => !inLoop.has(use))) {
+        this.host.define(v);
+        this.blocks.add(v.id);
+        body.push(
+          `(f64.store offset=8 (i32.add (local.get $v${v.id}) (local.get $q8)) (local.get ${this.laneLocal(v)}))`,
+        );
+      }
+    }
+    this.loopOverLanes(body);
+    this.current.clear();
+  }
+
+  /**
+   * `targets[i] = values[i]` for lane values, all at once (each lane of every value read, then
+   * written: a target may be among the values), in the loop of the pending statements, then
+   * run; `user`: the op reading the values (a yield), if any.
+   */
+  move(targets: Value[], values: Value[], user: Op | undefined): void {
+    const pairs = targets.map((t, i) => ({ t, v: values[i]! })).filter(({ t, v }) => t !== v);
+    if (pairs.length > 0) {
+      const temps = pairs.map((_, i) => this.host.declareLocal(`$mv${i}`, "f64"));
+      const text = [
+        ...pairs.map(({ v }, i) => `(local.set ${temps[i]} ${this.read(v)})`),
+        ...pairs.map(
+          ({ t }, i) =>
+            `(f64.store offset=8 (i32.add (local.get $v${t.id}) (local.get $q8)) (local.get ${temps[i]}))`,
+        ),
+      ];
+      for (const { t } of pairs) this.own(t);
+      this.pending.push({ op: user, text });
+    }
+    this.flush();
+  }
+
+  /**
+   * A lane value returned: its address, or for a block the caller owns (a parameter's) a copy,
+   * which the caller may keep while it changes its own.
+   */
+  returned(v: Value): string {
+    if (!this.borrowed.has(v.id) || !this.host.fn.params.includes(v)) return this.host.get(v);
+    const copy = this.host.declareLocal("$returned", "i32");
+    this.host.line(`(local.set ${copy} (call $allocCells (local.get $k)))`);
+    this.host.line(
+      `(memory.copy (i32.add (local.get ${copy}) (i32.const 8)) (i32.add ${this.host.get(v)} (i32.const 8)) (i32.shl (local.get $k) (i32.const 3)))`,
+    );
+    return `(local.get ${copy})`;
+  }
+
+  /** Lane values computed in the pending loop, whose lane is in their f64 local. */
+  private readonly current = new Set<number>();
+
+  private laneLocal(v: Value): string {
+    this.current.add(v.id);
+    return this.host.declareLocal(`$l${v.id}`, "f64");
+  }
+
+  /** Lane `$q` of `v`: a lane value's, or a primal number's (the same in every lane). */
+  private read(v: Value): string {
+    if (!this.isLane(v)) {
+      if (v.type !== "number" && v.type !== "boolean")
+        this.host.fail(`a ${typeText(v.type)} in a tangent operation along several directions`);
+      return this.host.num(v);
+    }
+    if (this.current.has(v.id)) return `(local.get $l${v.id})`;
+    return this.load(v);
+  }
+
+  private load(v: Value): string {
+    return `(f64.load offset=8 (i32.add ${this.host.get(v)} (local.get $q8)))`;
+  }
+
+  /**
+   * The address of element `i`'s first lane in flat tangent array `array`, less the header's 8
+   * bytes, in a local of its own, after checking that `i` is an integer and its k lanes are in
+   * the array (it traps otherwise, and the call runs as JavaScript); `emit` takes the lines
+   * that compute it. For an append (`append`), room for the element is made first.
+   */
+  private laneBase(array: Value, i: Value, emit: (text: string) => void, append = false): string {
+    const type = array.type;
+    if (!isArray(type) || isObject(type) || type.element !== "number")
+      this.host.fail(`lanes of an element of a ${typeText(type)}`);
+    if (i.type !== "number") this.host.fail("an element read by a key that is not a number");
+    const base = this.host.declareLocal(`$la${this.accesses++}`, "i32");
+    if (this.host.isInt(i)) {
+      emit(`(local.set ${base} ${this.host.get(i)})`);
+    } else {
+      emit(`(local.set ${base} (i32.trunc_sat_f64_u ${this.host.get(i)}))`);
+      emit(
+        `(if (f64.ne (f64.convert_i32_u (local.get ${base})) ${this.host.get(i)}) (then unreachable))`,
+      );
+    }
+    // Its first cell, i·k, and its k cells within the length (as i64: no overflow, and a
+    // negative i, unsigned, is out of range too).
+    const first = `(i64.mul (i64.extend_i32_u (local.get ${base})) (i64.extend_i32_u (local.get $k)))`;
+    if (append) this.host.laneAppendRoom(array, first);
+    emit(
+      `(if (i64.gt_u (i64.add ${first} (i64.extend_i32_u (local.get $k))) (i64.extend_i32_u ${this.host.lengthOf(array)})) (then unreachable))`,
+    );
+    emit(
+      `(local.set ${base} (i32.add ${this.host.get(array)} (i32.shl (i32.mul (local.get ${base}) (local.get $k)) (i32.const 3))))`,
+    );
+    return base;
+  }
+
+  /** A flat literal of lanes (`[dx, dy]`): a new array of n·k cells, each lane written. */
+  private literal(op: Op): void {
+    const r = op.results[0]!;
+    const type = r.type;
+    if (!isArray(type) || type.element !== "number" || isObject(type))
+      this.host.fail(`a literal of lanes of type ${typeText(type)}`);
+    const n = op.operands.length;
+    const allocate = this.host.isGrowing(r) ? "$allocGrowable" : "$allocCells";
+    this.host.line(
+      `(local.set ${this.host.define(r)} (call ${allocate} (i32.mul (i32.const ${n}) (local.get $k))))`,
+    );
+    const text = op.operands.map(
+      (v, i) =>
+        `(f64.store offset=8 (i32.add ${this.host.get(r)} (i32.shl (i32.add (i32.mul (i32.const ${i}) (local.get $k)) (local.get $q)) (i32.const 3))) ${this.read(v)})`,
+    );
+    this.pending.push({ op, text });
+  }
+
+  private loopOverLanes(body: string[]): void {
+    const n = this.host.label();
+    this.host.line("(local.set $q (i32.const 0))");
+    this.host.line("(local.set $q8 (i32.const 0))");
+    this.host.line(`(block $lanes_done${n}`);
+    this.host.line(`  (loop $lanes_next${n}`);
+    this.host.line(`    (br_if $lanes_done${n} (i32.ge_u (local.get $q) (local.get $k)))`);
+    for (const text of body) this.host.line(`    ${text}`);
+    this.host.line("    (local.set $q (i32.add (local.get $q) (i32.const 1)))");
+    this.host.line("    (local.set $q8 (i32.add (local.get $q8) (i32.const 8)))");
+    this.host.line(`    (br $lanes_next${n})))`);
+  }
+}
+
+/** Ops that write memory (a tangent one, waiting lane statements may read it). */
+const WRITES = new Set([
+  "setIndex",
+  "addIndex",
+  "setField",
+  "addField",
+  "clear",
+  "truncate",
+  "push",
+]);

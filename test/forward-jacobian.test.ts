@@ -355,6 +355,19 @@ export const cases: Record<string, { f: (...a: any[]) => any; j: (...a: any[]) =
   sparse: { f: sparse, j: jacobian(sparse, { wrt: 0 }), d: differential(sparse, { wrt: 0 }), p: pullback(sparse, { wrt: 0 }) },
 };
 
+// The same Jacobians in forward mode, as JavaScript and with the wasm backend (wasm-lanes.ts).
+export const twins: Record<string, { js: (...a: any[]) => any; wasm: (...a: any[]) => any }> = {
+  skin: { js: jacobian(skin, { wrt: 0, mode: "forward" }), wasm: jacobian(skin, { wrt: 0, mode: "forward", backend: "wasm" }) },
+  recurrence: { js: jacobian(recurrence, { wrt: 0, mode: "forward" }), wasm: jacobian(recurrence, { wrt: 0, mode: "forward", backend: "wasm" }) },
+  particles: { js: jacobian(particles, { wrt: 0, mode: "forward" }), wasm: jacobian(particles, { wrt: 0, mode: "forward", backend: "wasm" }) },
+  calls: { js: jacobian(calls, { mode: "forward" }), wasm: jacobian(calls, { mode: "forward", backend: "wasm" }) },
+  objects: { js: jacobian(objects, { wrt: 0, mode: "forward" }), wasm: jacobian(objects, { wrt: 0, mode: "forward", backend: "wasm" }) },
+  f32: { js: jacobian(f32, { mode: "forward" }), wasm: jacobian(f32, { mode: "forward", backend: "wasm" }) },
+  tuple: { js: jacobian(tuple, { mode: "forward" }), wasm: jacobian(tuple, { mode: "forward", backend: "wasm" }) },
+  sparse: { js: jacobian(sparse, { wrt: 0, mode: "forward" }), wasm: jacobian(sparse, { wrt: 0, mode: "forward", backend: "wasm" }) },
+};
+export { wasmStats } from "nabla";
+
 export function scaledLambda(x: number[], scale: number): number[][] {
   const f = (v: number[]): number[] => {
     const out = v.map((t, i) => Math.sin(t * scale) * v[(i + 1) % v.length]);
@@ -555,6 +568,62 @@ describe("jacobian along all directions at once", async () => {
     const x = new Float64Array(randoms(4));
     checkJacobian("sparse", cases.sparse!, x, [w]);
     assert.match(functionText(code, "sparse$jvps_0"), /!== 0\) \{/);
+  });
+
+  test("the same Jacobians with the wasm backend: equal to JavaScript's, in wasm where covered", () => {
+    const twins = mod.twins as unknown as Record<string, { js: Case["j"]; wasm: Case["j"] }>;
+    const stats = mod.wasmStats as unknown as { wasm: number; javascript: number };
+    const bones = 3;
+    const model = {
+      parents: [-1, 0, 0],
+      base: Array.from({ length: bones }, () => [randoms(3), randoms(3), [0, 0, 1]]),
+      points: Array.from({ length: 5 }, () => randoms(2)),
+      weights: Array.from({ length: 5 }, (_, v) =>
+        Array.from({ length: bones }, (_, b) => (b === v % bones ? random() : 0)),
+      ),
+    };
+    const weights = [
+      [0, 1.5, 0, 0],
+      [2, 0, -1, 0],
+      [0, 0, 0, 3],
+    ];
+    const inputs: Record<string, unknown[]> = {
+      skin: [new Float64Array(randoms(3 * bones)), model],
+      recurrence: [randoms(3), 6],
+      particles: [randoms(4), 5, new (mod.Spring as unknown as new (k: number) => object)(0.7)],
+      calls: [randoms(5)],
+      objects: [new Float64Array(randoms(3)), 4],
+      f32: [new Float32Array([0.5, -1.25, 2])],
+      tuple: [[0.3, -0.7]],
+      sparse: [new Float64Array(randoms(4)), weights],
+    };
+    const ran: string[] = [];
+    for (const [name, twin] of Object.entries(twins)) {
+      const before = stats.wasm;
+      const fromWasm = twin.wasm(...copyArgs(inputs[name]!));
+      const fromJs = twin.js(...copyArgs(inputs[name]!));
+      assert.equal(fromWasm.length, fromJs.length, `${name}: rows`);
+      fromWasm.forEach((row, i) =>
+        Array.from(row).forEach((value, j) =>
+          assert.ok(
+            Object.is(value, fromJs[i]![j]) ||
+              Math.abs(value - fromJs[i]![j]!) <= 1e-12 * Math.abs(fromJs[i]![j]!),
+            `${name}: J[${i}][${j}] = ${value} in wasm, ${fromJs[i]![j]} in JavaScript`,
+          ),
+        ),
+      );
+      if (stats.wasm > before) ran.push(name);
+    }
+    // Objects, classes, mixed tuples of tangents and function values stay JavaScript (the
+    // module's comments say why).
+    assert.deepEqual(ran, ["skin", "recurrence", "f32", "tuple", "sparse"]);
+    for (const name of ["particles", "calls", "objects"])
+      assert.match(
+        code,
+        new RegExp(
+          `// jacobian\\(${name}\\) at main\\.ts:\\d+:\\d+: JavaScript, not WebAssembly: `,
+        ),
+      );
   });
 
   test("f in another module", async () => {

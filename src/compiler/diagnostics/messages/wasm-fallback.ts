@@ -17,6 +17,6 @@ export const wasmFallback = {
     message(
       "wasmFallback",
       `${what} runs as JavaScript, not WebAssembly: ${reason}`,
-      `the WebAssembly backend runs derivatives, differentials, gradients, Hessians, Hessian-vector products and the Jacobians of functions returning one number; 'backend: "auto"' picks it only where it applies, without this warning`,
+      `the WebAssembly backend runs derivatives, differentials, gradients, Hessians, Hessian-vector products, the Jacobians of functions returning one number and the forward passes of those returning several; 'backend: "auto"' picks it only where it applies, without this warning`,
     ),
 };

@@ -379,8 +379,10 @@ export class LaneCode {
   private literal(op: Op): void {
     const r = op.results[0]!;
     const type = r.type;
-    if (!isArray(type) || type.element !== "number" || isObject(type))
-      this.host.fail(`a literal of lanes of type ${typeText(type)}`);
+    if (isObject(type))
+      this.host.fail(`an object of tangents along several directions (${typeText(type)})`);
+    if (!isArray(type) || type.element !== "number")
+      this.host.fail(`an array of tangents along several directions (${typeText(type)})`);
     const n = op.operands.length;
     const allocate = this.host.isGrowing(r) ? "$allocGrowable" : "$allocCells";
     this.host.line(

@@ -283,6 +283,8 @@ test("the wasm backend's comments say which operator calls became WebAssembly, a
     "function logSumExp$wasm(...args) {}",
     "// gradient(gmmObjective) at gmm.ts:167:10: JavaScript, not WebAssembly: parameter params in 'gmmObjective' is of type GmmParams",
     "// a comment of the user's: JavaScript, not WebAssembly: no",
+    "// jacobian(handObjective) at ht.ts:241:27 (its forward passes): WebAssembly (18810 bytes); per call it copies in parameters 0, 1, 2, copies out its array results",
+    "// jacobian(handObjective) at ht.ts:241:27: its reverse passes (when the function has more inputs than results) are pullbacks: JavaScript",
   ].join("\n");
   assert.deepEqual(backendSites(code), [
     {
@@ -296,6 +298,12 @@ test("the wasm backend's comments say which operator calls became WebAssembly, a
       place: "gmm.ts:167:10",
       backend: "js",
       detail: "parameter params in 'gmmObjective' is of type GmmParams",
+    },
+    {
+      call: "jacobian(handObjective) (its forward passes)",
+      place: "ht.ts:241:27",
+      backend: "wasm",
+      detail: "copies in parameters 0, 1, 2, copies out its array results",
     },
   ]);
   assert.equal(

@@ -264,7 +264,7 @@ export function nativeLines(e: EvalResult): string[] {
       lines.push(
         sites.length > 0
           ? `With backend "wasm": ${sites.join("; ")}. Operator calls without the backend option stay JavaScript.`
-          : `With backend "wasm": no operator call of this module takes the backend option (those that do: gradient, derivative, differential and their value… forms), so it all stays JavaScript.`,
+          : `With backend "wasm": no operator call of this module takes the backend option (those that do: gradient, derivative, differential, jacobian, hessian and their value… forms), so it all stays JavaScript.`,
       );
     }
     const referenced = ws.filter((w) => w.checks.wasmReference !== undefined);

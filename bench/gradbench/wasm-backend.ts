@@ -33,7 +33,7 @@ export interface WasmEval {
 }
 
 const SITE =
-  /^\/\/ (\w+\(.*\)) at ([^\s:]+:\d+:\d+): (?:WebAssembly \(\d+ bytes\); per call it (.*)|JavaScript, not WebAssembly: (.*))$/;
+  /^\/\/ (\w+\(.*?\)) at ([^\s:]+:\d+:\d+)( \(its forward passes\))?: (?:WebAssembly \(\d+ bytes\); per call it (.*)|JavaScript, not WebAssembly: (.*))$/;
 
 /** The backend comments of a module compiled with a wasm backend, in the order written. */
 export function backendSites(code: string): BackendSite[] {
@@ -41,10 +41,12 @@ export function backendSites(code: string): BackendSite[] {
   for (const line of code.split("\n")) {
     const m = SITE.exec(line.trim());
     if (m === null) continue;
+    // A Jacobian's forward passes (its reverse passes are pullbacks, JavaScript).
+    const call = `${m[1]!}${m[3] ?? ""}`;
     sites.push(
-      m[3] !== undefined
-        ? { call: m[1]!, place: m[2]!, backend: "wasm", detail: m[3] }
-        : { call: m[1]!, place: m[2]!, backend: "js", detail: m[4]! },
+      m[4] !== undefined
+        ? { call, place: m[2]!, backend: "wasm", detail: m[4] }
+        : { call, place: m[2]!, backend: "js", detail: m[5]! },
     );
   }
   return sites;

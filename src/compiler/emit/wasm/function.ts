@@ -171,7 +171,7 @@ class WatFunctionEmitter implements LaneHost {
   /** Locals of the paired iterations (v128 sums and loads, each lane's prefix values). */
   private readonly pairLocals = new Map<string, string>();
   /** Other locals of the function's own, by name (declareLocal). */
-  private readonly ownLocals = new Map<string, "i32" | "f64">();
+  private readonly ownLocals = new Map<string, "i32" | "f64" | "v128">();
   /** A JVP along several directions at once: its lanes (lanes.ts). */
   private readonly laneCode: LaneCode | undefined;
 
@@ -275,7 +275,7 @@ class WatFunctionEmitter implements LaneHost {
     return local(v);
   }
 
-  declareLocal(name: string, type: "i32" | "f64"): string {
+  declareLocal(name: string, type: "i32" | "f64" | "v128"): string {
     this.ownLocals.set(name, type);
     return name;
   }

@@ -10,9 +10,10 @@ import { isAppend } from "./growing-arrays.js";
 // A flat tangent array (of numbers) holds k lanes per element, element i's at i·k … i·k + k − 1.
 // The function takes k last, as an f64 (`$kf`, what JavaScript passes), kept as an i32 (`$k`).
 //
-// Consecutive tangent operations run in one loop over the lanes (`$q`), each lane's values in
-// f64 locals, as the JavaScript backend fuses its lane statements: a value is stored into its
-// block only when something after the loop reads it. Operations on primal values between them
+// Consecutive tangent operations run in one loop over the lanes (`$q`), two lanes at a time in
+// f64x2 vectors and the last alone when k is odd (the same IEEE operations lane by lane, so the
+// same bits), each lane's values in locals, as the JavaScript backend fuses its lane statements:
+// a value is stored into its block only when something after the loop reads it. Operations on primal values between them
 // are emitted before that loop: they neither read lanes nor write tangent memory. Blocks are
 // allocated once per call, on entry (a value of a loop overwrites its block at each iteration,
 // as it would reassign a local); values carried around loops or out of branches are copied
@@ -29,7 +30,7 @@ export interface LaneHost {
   /** A value's local, declared. */
   define(v: Value): string;
   /** A local of the function's own, declared once. */
-  declareLocal(name: string, type: "i32" | "f64"): string;
+  declareLocal(name: string, type: "i32" | "f64" | "v128"): string;
   isInt(v: Value): boolean;
   lengthOf(array: Value): string;
   fail(what: string): never;
@@ -41,12 +42,15 @@ export interface LaneHost {
   laneAppendRoom(array: Value, index: string): void;
 }
 
+/** Text for the loop over the lanes: two lanes in an f64x2 (`vector`), or one in an f64. */
+type LaneText = (vector: boolean) => string;
+
 /** A tangent operation waiting for the loop over the lanes. */
 interface Pending {
   /** The op, or what reads the values a move copies (a yield), if anything. */
   op: Op | undefined;
-  /** Its statements for lane `$q`; `defines`: the lane value whose f64 local they set. */
-  text: string[];
+  /** Its statements for lane `$q` (and `$q + 1`); `defines`: the lane value whose local they set. */
+  text: LaneText[];
   /** What runs before the loop for it (index checks, addresses). */
   pre?: string[];
   defines?: Value;
@@ -139,36 +143,42 @@ export class LaneCode {
     const r = op.results[0];
     const [a, b, c] = op.operands;
     const read = (v: Value) => this.read(v);
-    const define = (expr: string) => {
-      this.pending.push({ op, text: [`(local.set ${this.laneLocal(r!)} ${expr})`], defines: r! });
+    const define = (expr: LaneText, pre?: string[]) => {
+      const set = this.setLane(r!);
+      this.pending.push({ op, ...(pre ? { pre } : {}), text: [set(expr)], defines: r! });
     };
     switch (op.opcode) {
-      case "const":
+      case "const": {
         if (typeof op.attrs.value !== "number") break;
-        return define(`(f64.const ${f64Text(op.attrs.value)})`);
+        const value = `(f64.const ${f64Text(op.attrs.value)})`;
+        return define((w) => (w ? `(f64x2.splat ${value})` : value));
+      }
       case "add":
       case "sub":
       case "mul":
-      case "div":
-        return define(`(f64.${op.opcode} ${read(a!)} ${read(b!)})`);
-      case "neg":
-        return define(`(f64.neg ${read(a!)})`);
-      case "select":
-        return define(`(select ${read(b!)} ${read(c!)} ${this.host.get(a!)})`);
+      case "div": {
+        const [x, y] = [read(a!), read(b!)];
+        return define((w) => `(${w ? "f64x2" : "f64"}.${op.opcode} ${x(w)} ${y(w)})`);
+      }
+      case "neg": {
+        const x = read(a!);
+        return define((w) => `(${w ? "f64x2" : "f64"}.neg ${x(w)})`);
+      }
+      case "select": {
+        const [x, y, test] = [read(b!), read(c!), this.host.get(a!)];
+        // A vector's mask: all ones where the test holds.
+        const mask = `(i64x2.splat (i64.sub (i64.const 0) (i64.extend_i32_u ${test})))`;
+        return define((w) =>
+          w ? `(v128.bitselect ${x(w)} ${y(w)} ${mask})` : `(select ${x(w)} ${y(w)} ${test})`,
+        );
+      }
       case "detach":
       case "withDerivative":
         return define(read(a!));
       case "index": {
         const pre: string[] = [];
         const base = this.laneBase(a!, b!, (text) => pre.push(text));
-        const load = `(f64.load offset=8 (i32.add (local.get ${base}) (local.get $q8)))`;
-        this.pending.push({
-          op,
-          pre,
-          text: [`(local.set ${this.laneLocal(r!)} ${load})`],
-          defines: r!,
-        });
-        return;
+        return define(this.load(`(i32.add (local.get ${base}) (local.get $q8))`), pre);
       }
       case "setIndex":
       case "addIndex": {
@@ -181,18 +191,22 @@ export class LaneCode {
           : (text: string) => pre.push(text);
         const base = this.laneBase(array, i, emit, isAppend(op));
         const address = `(i32.add (local.get ${base}) (local.get $q8))`;
-        let value = read(v);
-        if (op.opcode === "addIndex") value = `(f64.add (f64.load offset=8 ${address}) ${value})`;
-        const type = array.type as ArrayType;
-        if (type.storage === "Float32Array") value = `(f64.promote_f32 (f32.demote_f64 ${value}))`;
-        this.pending.push({ op, pre, text: [`(f64.store offset=8 ${address} ${value})`] });
+        const stored = read(v);
+        const old = this.load(address);
+        const sum: LaneText =
+          op.opcode === "addIndex"
+            ? (w) => `(${w ? "f64x2" : "f64"}.add ${old(w)} ${stored(w)})`
+            : stored;
+        const value = (array.type as ArrayType).storage === "Float32Array" ? toFloat32(sum) : sum;
+        this.pending.push({ op, pre, text: [store(address, value)] });
         if (op.opcode === "setIndex" && !isAppend(op)) this.guardAccumulation(op);
         return;
       }
       case "literal":
         return this.literal(op);
       case "zeros":
-        if (r && this.isLane(r)) return define("(f64.const 0)");
+        if (r && this.isLane(r))
+          return define((w) => (w ? "(f64x2.splat (f64.const 0))" : "(f64.const 0)"));
         break;
     }
     this.host.fail(
@@ -265,7 +279,7 @@ export class LaneCode {
     this.pending = [];
     const inLoop = new Set(pending.flatMap((p) => (p.op ? [p.op] : [])));
     for (const p of pending) for (const text of p.pre ?? []) this.host.line(text);
-    const body: string[] = [];
+    const body: LaneText[] = [];
     for (const p of pending) {
       body.push(...p.text);
       const v = p.defines;
@@ -274,9 +288,7 @@ export class LaneCode {
       if ((this.uses.get(v.id) ?? []).some((use) => !inLoop.has(use))) {
         this.host.define(v);
         this.blocks.add(v.id);
-        body.push(
-          `(f64.store offset=8 (i32.add (local.get $v${v.id}) (local.get $q8)) (local.get ${this.laneLocal(v)}))`,
-        );
+        body.push(store(`(i32.add (local.get $v${v.id}) (local.get $q8))`, this.read(v)));
       }
     }
     this.loopOverLanes(body);
@@ -291,12 +303,18 @@ export class LaneCode {
   move(targets: Value[], values: Value[], user: Op | undefined): void {
     const pairs = targets.map((t, i) => ({ t, v: values[i]! })).filter(({ t, v }) => t !== v);
     if (pairs.length > 0) {
-      const temps = pairs.map((_, i) => this.host.declareLocal(`$mv${i}`, "f64"));
-      const text = [
-        ...pairs.map(({ v }, i) => `(local.set ${temps[i]} ${this.read(v)})`),
-        ...pairs.map(
-          ({ t }, i) =>
-            `(f64.store offset=8 (i32.add (local.get $v${t.id}) (local.get $q8)) (local.get ${temps[i]}))`,
+      const temp = (i: number, w: boolean) =>
+        this.host.declareLocal(`$mv${i}${w ? "x2" : ""}`, w ? "v128" : "f64");
+      const text: LaneText[] = [
+        ...pairs.map(({ v }, i): LaneText => {
+          const value = this.read(v);
+          return (w) => `(local.set ${temp(i, w)} ${value(w)})`;
+        }),
+        ...pairs.map(({ t }, i) =>
+          store(
+            `(i32.add (local.get $v${t.id}) (local.get $q8))`,
+            (w) => `(local.get ${temp(i, w)})`,
+          ),
         ),
       ];
       for (const { t } of pairs) this.own(t);
@@ -319,27 +337,32 @@ export class LaneCode {
     return `(local.get ${copy})`;
   }
 
-  /** Lane values computed in the pending loop, whose lane is in their f64 local. */
+  /** Lane values computed in the pending loop, whose lanes are in their locals. */
   private readonly current = new Set<number>();
 
-  private laneLocal(v: Value): string {
+  /** Sets the locals of `v`'s lanes to `expr`, in the pending loop. */
+  private setLane(v: Value): (expr: LaneText) => LaneText {
     this.current.add(v.id);
-    return this.host.declareLocal(`$l${v.id}`, "f64");
+    const scalar = this.host.declareLocal(`$l${v.id}`, "f64");
+    const vector = this.host.declareLocal(`$l${v.id}x2`, "v128");
+    return (expr) => (w) => `(local.set ${w ? vector : scalar} ${expr(w)})`;
   }
 
   /** Lane `$q` of `v`: a lane value's, or a primal number's (the same in every lane). */
-  private read(v: Value): string {
+  private read(v: Value): LaneText {
     if (!this.isLane(v)) {
       if (v.type !== "number" && v.type !== "boolean")
         this.host.fail(`a ${typeText(v.type)} in a tangent operation along several directions`);
-      return this.host.num(v);
+      const value = this.host.num(v);
+      return (w) => (w ? `(f64x2.splat ${value})` : value);
     }
-    if (this.current.has(v.id)) return `(local.get $l${v.id})`;
-    return this.load(v);
+    if (this.current.has(v.id)) return (w) => `(local.get $l${v.id}${w ? "x2" : ""})`;
+    return this.load(`(i32.add ${this.host.get(v)} (local.get $q8))`);
   }
 
-  private load(v: Value): string {
-    return `(f64.load offset=8 (i32.add ${this.host.get(v)} (local.get $q8)))`;
+  /** The lane at `address` (less the 8 bytes of a header), or two from there. */
+  private load(address: string): LaneText {
+    return (w) => `(${w ? "v128" : "f64"}.load offset=8 ${address})`;
   }
 
   /**
@@ -388,25 +411,47 @@ export class LaneCode {
     this.host.line(
       `(local.set ${this.host.define(r)} (call ${allocate} (i32.mul (i32.const ${n}) (local.get $k))))`,
     );
-    const text = op.operands.map(
-      (v, i) =>
-        `(f64.store offset=8 (i32.add ${this.host.get(r)} (i32.shl (i32.add (i32.mul (i32.const ${i}) (local.get $k)) (local.get $q)) (i32.const 3))) ${this.read(v)})`,
+    const text = op.operands.map((v, i) =>
+      store(
+        `(i32.add ${this.host.get(r)} (i32.shl (i32.add (i32.mul (i32.const ${i}) (local.get $k)) (local.get $q)) (i32.const 3)))`,
+        this.read(v),
+      ),
     );
     this.pending.push({ op, text });
   }
 
-  private loopOverLanes(body: string[]): void {
+  /** The loop over the lanes: two at a time, then the last one alone when k is odd. */
+  private loopOverLanes(body: LaneText[]): void {
     const n = this.host.label();
-    this.host.line("(local.set $q (i32.const 0))");
-    this.host.line("(local.set $q8 (i32.const 0))");
-    this.host.line(`(block $lanes_done${n}`);
-    this.host.line(`  (loop $lanes_next${n}`);
-    this.host.line(`    (br_if $lanes_done${n} (i32.ge_u (local.get $q) (local.get $k)))`);
-    for (const text of body) this.host.line(`    ${text}`);
-    this.host.line("    (local.set $q (i32.add (local.get $q) (i32.const 1)))");
-    this.host.line("    (local.set $q8 (i32.add (local.get $q8) (i32.const 8)))");
-    this.host.line(`    (br $lanes_next${n})))`);
+    const line = (text: string) => this.host.line(text);
+    line("(local.set $q (i32.const 0))");
+    line("(local.set $q8 (i32.const 0))");
+    line(`(block $lanes_done${n}`);
+    line(`  (loop $lanes_next${n}`);
+    line(
+      `    (br_if $lanes_done${n} (i32.gt_u (i32.add (local.get $q) (i32.const 2)) (local.get $k)))`,
+    );
+    for (const text of body) line(`    ${text(true)}`);
+    line("    (local.set $q (i32.add (local.get $q) (i32.const 2)))");
+    line("    (local.set $q8 (i32.add (local.get $q8) (i32.const 16)))");
+    line(`    (br $lanes_next${n})))`);
+    line("(if (i32.lt_u (local.get $q) (local.get $k)) (then");
+    for (const text of body) line(`  ${text(false)}`);
+    line("))");
   }
+}
+
+/** Stores lane `$q` (or two) of `value` at `address` (less the 8 bytes of a header). */
+function store(address: string, value: LaneText): LaneText {
+  return (w) => `(${w ? "v128" : "f64"}.store offset=8 ${address} ${value(w)})`;
+}
+
+/** Rounded to float32 and back, as a store into a Float32Array rounds. */
+function toFloat32(value: LaneText): LaneText {
+  return (w) =>
+    w
+      ? `(f64x2.promote_low_f32x4 (f32x4.demote_f64x2_zero ${value(w)}))`
+      : `(f64.promote_f32 (f32.demote_f64 ${value(w)}))`;
 }
 
 /** Ops that write memory (a tangent one, waiting lane statements may read it). */

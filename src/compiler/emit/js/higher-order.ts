@@ -42,6 +42,11 @@ export interface HigherOrderWrapper {
    */
   valueWithDifferential?: string;
   valueWithPullback?: string;
+  /**
+   * jacobian with respect to a number, in forward mode: the differential wrapper (its column
+   * is the differential along 1, and needs no value).
+   */
+  differential?: string;
   /** jacobian: the mode the user chose (`{ mode }`); absent, it is decided by n and m. */
   mode?: "forward" | "reverse";
   result?: Type;
@@ -136,6 +141,7 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       if (w.mode === "reverse") return reverseJacobian(w, params, fresh, basis);
       if (w.lanes) return lanesJacobian(w, params, fresh, snapshots, takeSnapshots, copies, basis);
       // With respect to a number: one differential along 1 is the column of m numbers.
+      if (w.differential) return `((${args}) => (${w.differential})(${args})(1))`;
       return `((${args}) => (${w.valueWithDifferential!})(${args}).differential(1))`;
     }
   }

@@ -61,8 +61,8 @@ interface WasmChoice {
 
 /** Why a Jacobian of a function returning numbers stays JavaScript under the wasm backend. */
 const VECTOR_JACOBIAN =
-  "the Jacobian of a function returning several numbers runs its reverse passes as pullbacks, " +
-  "and with respect to a number its forward pass as a differential, neither covered yet";
+  "the Jacobian of a function returning several numbers, in reverse mode, runs a pullback " +
+  "per row, not covered yet";
 
 /** Names generated code in one module uses for functions and constants of other modules. */
 class ModuleImports {
@@ -408,10 +408,9 @@ export function emitModule(
           : { valueWithDifferential: valueWithDifferential(wasm) }),
       });
     // Forward mode along many directions at once, with respect to an array: `f$jvps`.
-    const lanesJs =
-      forward && isAggregate(signature.params[w]!)
-        ? functionName(lanesKey(primal, wrt))
-        : undefined;
+    // With respect to a number, forward mode is one differential (along 1).
+    const ofNumber = !isAggregate(signature.params[w]!);
+    const lanesJs = forward && !ofNumber ? functionName(lanesKey(primal, wrt)) : undefined;
     let lanesFn = lanesJs;
     if (wasm && wasm.backend !== "js") {
       const choice = { ...wasm, backend: wasm.backend };
@@ -423,14 +422,18 @@ export function emitModule(
           lanesJs,
           reverse ? "some" : "none",
         );
-      else wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, VECTOR_JACOBIAN);
+      else if (!forward)
+        wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, VECTOR_JACOBIAN);
     }
     const lanes = lanesFn ? { lanes: lanesFn, site: `${basename(mod.file)}:${at}` } : {};
     return higherOrderWrapper({
       ...common,
       result: signature.result,
       ...(mode ? { mode } : {}),
-      ...(forward ? { valueWithDifferential: valueWithDifferential(undefined) } : {}),
+      ...(forward && !ofNumber ? { valueWithDifferential: valueWithDifferential(undefined) } : {}),
+      ...(forward && ofNumber
+        ? { differential: wrapper("differential", primal, wrt, params, captures, false, wasm) }
+        : {}),
       ...(reverse
         ? {
             valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),

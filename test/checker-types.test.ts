@@ -225,3 +225,23 @@ export function f(x: number, y: number) {
     pick([x, 2 * y]) + pick([x, 3 * y], 1);
 }`);
 });
+
+test("an empty array as one side of a choice takes the other side's type (flatMap, ??, ||)", async () => {
+  await checkTwoWays(`
+interface Sample { x: number; y: number; extras?: number[] }
+function kept(samples: Sample[], limit: number) {
+  return samples.flatMap((s) => (Math.abs(s.x) < limit ? [s.x * s.y] : []));
+}
+export function f(x: number, y: number) {
+  const samples: Sample[] = [{ x, y }, { x: 2 * x, y: y * y, extras: [x, y] }, { x: 9, y }];
+  const products = kept(samples, 5);
+  const extra = samples.length > 2 ? [x * y, y] : [];
+  let total = products.reduce((a, b) => a + b * b, 0) + extra.reduce((a, b) => a + b, 0);
+  for (const s of samples) {
+    total += (s.extras ?? []).reduce((a, b) => a + a * b, 1);
+    const list = s.extras || [];
+    total += list.length * s.y;
+  }
+  return total;
+}`);
+});

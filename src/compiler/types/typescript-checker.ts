@@ -10,9 +10,14 @@ import {
 } from "typescript7/unstable/sync";
 import {
   getTokenAtPosition,
+  isArrayLiteralExpression,
+  isBinaryExpression,
   isCallExpression,
+  isConditionalExpression,
   isExpression,
   isFunctionLikeDeclaration,
+  isParenthesizedExpression,
+  SyntaxKind,
   type Node,
 } from "typescript7/unstable/ast";
 import { readFileSync } from "node:fs";
@@ -233,7 +238,15 @@ class View implements CheckerView {
     while (node && node.end < end) node = node.parent;
     if (!node || node.end !== end || !isExpression(node)) return undefined;
     const checker = project.checker;
-    const type = checker.getContextualType(node) ?? checker.getTypeAtLocation(node);
+    // `[]` as one side of a choice (`ok ? [x] : []`, `xs ?? []`): the choice's type, which the
+    // other side gives, where the context (a callback whose result TypeScript is inferring)
+    // may say nothing.
+    const choice =
+      isArrayLiteralExpression(node) && node.elements.length === 0 ? choiceAround(node) : undefined;
+    const type =
+      (choice && checker.getTypeAtLocation(choice)) ??
+      checker.getContextualType(node) ??
+      checker.getTypeAtLocation(node);
     return usable(type, checker, this.indexOf(checker));
   }
 
@@ -464,6 +477,27 @@ function isLibrary(symbol: TsSymbol): boolean {
 }
 
 /** Undefined for types that say nothing: errors and `any`. */
+/**
+ * The conditional (`c ? a : b`) or `??` / `||` expression `node` is a side of, through
+ * parentheses: its value is `node`'s when that side is taken.
+ */
+function choiceAround(node: Node): Node | undefined {
+  let side = node;
+  while (side.parent && isParenthesizedExpression(side.parent)) side = side.parent;
+  const parent = side.parent;
+  if (!parent) return undefined;
+  if (isConditionalExpression(parent) && (parent.whenTrue === side || parent.whenFalse === side))
+    return parent;
+  if (
+    isBinaryExpression(parent) &&
+    parent.right === side &&
+    (parent.operatorToken.kind === SyntaxKind.QuestionQuestionToken ||
+      parent.operatorToken.kind === SyntaxKind.BarBarToken)
+  )
+    return parent;
+  return undefined;
+}
+
 function usable(
   type: TsType | undefined,
   checker: Checker,

@@ -254,10 +254,18 @@ export const inJs = jacobian(spiral);
   assert.equal(m.wasmStats.wasm - before.wasm, 3, "calls run in wasm");
 });
 
-test("jacobian in wasm: reverse passes and object tangents stay JavaScript, and say why", async () => {
+test("jacobian's forward passes in wasm: objects and class instances among the tangents", async () => {
   const files = {
     "main.ts": `import { jacobian } from "nabla";
+export { wasmStats } from "nabla";
 interface Vec2 { x: number; y: number }
+class Link {
+  constructor(public length: number, public angle = 0) {}
+  tip(base: { x: number; y: number; a: number }) {
+    const a = base.a + this.angle;
+    return { x: base.x + this.length * Math.cos(a), y: base.y + this.length * Math.sin(a), a };
+  }
+}
 export function corners(angles: Float64Array): Float64Array {
   const points: Vec2[] = [];
   for (const a of angles) points.push({ x: Math.cos(a) - 0.5 * Math.sin(a), y: Math.sin(a) + 0.5 * Math.cos(a) });
@@ -268,12 +276,64 @@ export function corners(angles: Float64Array): Float64Array {
   });
   return out;
 }
+export function arm(q: Float64Array): Float64Array {
+  const links = [new Link(q[2], q[0]), new Link(q[3], q[1])];
+  const points: { x: number; y: number; a: number }[] = [{ x: 0, y: 0, a: 0 }];
+  for (const l of links) points.push(l.tip(points[points.length - 1]));
+  const out = new Float64Array(2 * links.length);
+  for (let i = 1; i < points.length; i++) {
+    out[2 * i - 2] = points[i].x;
+    out[2 * i - 1] = points[i].y;
+  }
+  return out;
+}
+export const cornersWasm = jacobian(corners, { backend: "wasm", mode: "forward" });
+export const cornersJs = jacobian(corners, { mode: "forward" });
+export const armWasm = jacobian(arm, { backend: "wasm", mode: "forward" });
+export const armJs = jacobian(arm, { mode: "forward" });
+`,
+  };
+  assert.doesNotMatch(diagnosticsText(compileFiles(files)), /NABLA202/);
+  type J = (x: Float64Array) => Float64Array[];
+  const m = await loadProgram<{
+    corners: (x: Float64Array) => Float64Array;
+    arm: (x: Float64Array) => Float64Array;
+    cornersWasm: J;
+    cornersJs: J;
+    armWasm: J;
+    armJs: J;
+    wasmStats: Stats;
+  }>(files);
+  const before = { ...m.wasmStats };
+  const angles = Float64Array.from([0.4, -1.1, 2.3]);
+  const rows = m.cornersWasm(angles);
+  assertSame(rows, m.cornersJs(angles), "corners");
+  assertDifferences(m.corners, angles, rows, "corners");
+  const q = Float64Array.from([0.3, -0.7, 1.2, 0.8]);
+  const arm = m.armWasm(q);
+  assertSame(arm, m.armJs(q), "arm of links");
+  assertDifferences(m.arm, q, arm, "arm of links");
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
+  assert.equal(m.wasmStats.wasm - before.wasm, 2, "passes run in wasm");
+});
+
+test("jacobian in wasm: reverse passes and tuples of mixed elements stay JavaScript, and say why", async () => {
+  const files = {
+    "main.ts": `import { jacobian } from "nabla";
+export function spans(x: Float64Array): Float64Array {
+  const out = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    const pair: [number, number[]] = [x[i] * x[i], [x[i], 2 * x[i]]];
+    out[i] = pair[0] + pair[1][1];
+  }
+  return out;
+}
 export function residuals(x: Float64Array): Float64Array {
   const r = new Float64Array(x.length);
   for (let i = 0; i < x.length; i++) r[i] = Math.sin(x[i]) * x[(i + 1) % x.length];
   return r;
 }
-export const rotated = jacobian(corners, { backend: "wasm" });
+export const mixed = jacobian(spans, { backend: "wasm", mode: "forward" });
 export const reverse = jacobian(residuals, { backend: "wasm", mode: "reverse" });
 `,
   };
@@ -281,23 +341,18 @@ export const reverse = jacobian(residuals, { backend: "wasm", mode: "reverse" })
   const text = diagnosticsText(compiled);
   assert.match(
     text,
-    /warning NABLA202: 'jacobian' runs as JavaScript, not WebAssembly: an object of tangents along several directions \(Tangent<Vec2>\) in 'corners'/,
+    /warning NABLA202: 'jacobian' runs as JavaScript, not WebAssembly: an array literal in 'spans' is of type \[number, number\[\]\] \(its elements are of different kinds\)/,
   );
   assert.match(
     text,
     /warning NABLA202: 'jacobian' runs as JavaScript, not WebAssembly: the Jacobian of a function returning several numbers, in reverse mode, runs a pullback per row, not covered yet/,
   );
   const m = await loadProgram<{
-    rotated: (a: Float64Array) => Float64Array[];
+    mixed: (x: Float64Array) => Float64Array[];
     reverse: (x: Float64Array) => Float64Array[];
   }>(files);
-  const rows = m.rotated(Float64Array.from([0.4, -1.1]));
-  const [c, s] = [Math.cos(0.4), Math.sin(0.4)];
-  assertSame(
-    rows.slice(0, 2),
-    [Float64Array.from([-s - 0.5 * c, 0]), Float64Array.from([c - 0.5 * s, 0])],
-    "rotated corners",
-  );
+  const rows = m.mixed(Float64Array.from([0.5, -2]));
+  assertSame(rows, [Float64Array.from([3, 0]), Float64Array.from([0, -2])], "mixed tuples");
   const x = Float64Array.from([0.3, -0.8, 1.4]);
   const r = m.reverse(x);
   assert.ok(Math.abs(r[0]![0]! - Math.cos(0.3) * -0.8) < 1e-12, "reverse Jacobian");

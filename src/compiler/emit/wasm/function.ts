@@ -480,7 +480,11 @@ class WatFunctionEmitter implements LaneHost {
       case "zeros": {
         // The zero tangent of an object of numbers (`Vec3.zero`'s): a zeroed block of its fields.
         if (isObject(r.type)) {
-          if (this.laneCode) this.fail("a zero tangent of an object along several directions");
+          // Along k directions, each number field is a block of k lanes (zerosInto).
+          if (this.laneCode) {
+            this.zerosInto(a!.type, r.type, this.get(a!), 0);
+            return this.set(r, "(local.get $zeros0)");
+          }
           if (!r.type.fields.every((f) => f.type === "number" && !f.optional)) {
             // Holding arrays or objects: the same shape, zero (zerosInto).
             this.zerosInto(a!.type, r.type, this.get(a!), 0);
@@ -625,7 +629,6 @@ class WatFunctionEmitter implements LaneHost {
     const fieldCell = (k: number, base: string) => `offset=${8 + 8 * k} (local.get ${base})`;
     if (isRecursiveType(type)) this.fail(`a zero tangent of ${typeText(type)}, which holds itself`);
     if (isObject(type) && isObject(tangent)) {
-      if (this.laneCode) this.fail("a zero tangent of an object along several directions");
       wasmType(type, this.what("a zero tangent"));
       this.line(`(local.set ${into} (call $allocCells (i32.const ${tangent.fields.length})))`);
       let present = 0;
@@ -635,6 +638,13 @@ class WatFunctionEmitter implements LaneHost {
         if (!field || opaqueField(field, j) !== undefined)
           this.fail(`a zero tangent of ${typeText(type)} (its field '${f.name}')`);
         if (f.type === "number") {
+          // Along k directions: a zeroed block of k lanes (lanes.ts).
+          if (this.laneCode) {
+            if (f.optional)
+              this.fail(`a zero tangent of ${typeText(type)} (its optional field '${f.name}')`);
+            this.line(`(i32.store ${fieldCell(k, into)} (call $allocCells (local.get $k)))`);
+            return;
+          }
           // Present and 0, as `zerosLike` writes every number field.
           if (f.optional) present |= presenceBit(k);
           return;

@@ -1,4 +1,4 @@
-import type { ArrayType, IRFunction, Op, Value } from "../../ir/types.js";
+import type { ArrayType, IRFunction, ObjectType, Op, Value } from "../../ir/types.js";
 import { isArray, isObject, typeText } from "../../ir/type-system.js";
 import { forEachOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
@@ -202,6 +202,26 @@ export class LaneCode {
         if (op.opcode === "setIndex" && !isAppend(op)) this.guardAccumulation(op);
         return;
       }
+      case "field": {
+        const pre: string[] = [];
+        const block = this.fieldBlock(a!, op.attrs.field!, pre);
+        return define(this.load(`(i32.add (local.get ${block}) (local.get $q8))`), pre);
+      }
+      case "setField":
+      case "addField": {
+        const [object, v] = op.operands as [Value, Value];
+        const pre: string[] = [];
+        const block = this.fieldBlock(object, op.attrs.field!, pre);
+        const address = `(i32.add (local.get ${block}) (local.get $q8))`;
+        const stored = read(v);
+        const old = this.load(address);
+        const value: LaneText =
+          op.opcode === "addField"
+            ? (w) => `(${w ? "f64x2" : "f64"}.add ${old(w)} ${stored(w)})`
+            : stored;
+        this.pending.push({ op, pre, text: [store(address, value)] });
+        return;
+      }
       case "literal":
         return this.literal(op);
       case "zeros":
@@ -402,8 +422,7 @@ export class LaneCode {
   private literal(op: Op): void {
     const r = op.results[0]!;
     const type = r.type;
-    if (isObject(type))
-      this.host.fail(`an object of tangents along several directions (${typeText(type)})`);
+    if (isObject(type)) return this.objectLiteral(op, type);
     if (!isArray(type) || type.element !== "number")
       this.host.fail(`an array of tangents along several directions (${typeText(type)})`);
     const n = op.operands.length;
@@ -417,6 +436,49 @@ export class LaneCode {
         this.read(v),
       ),
     );
+    this.pending.push({ op, text });
+  }
+
+  /**
+   * The block of lanes of number field `name` of tangent object `object`, its address into a
+   * local by `pre`'s lines (a field not yet written, address 0, traps).
+   */
+  private fieldBlock(object: Value, name: string, pre: string[]): string {
+    const type = object.type;
+    if (!isObject(type)) return this.host.fail(`the field '${name}' of a ${typeText(type)}`);
+    const k = type.fields.findIndex((f) => f.name === name);
+    const field = type.fields[k];
+    if (!field || field.type !== "number" || field.optional)
+      this.host.fail(`the field '${name}' of ${typeText(type)} along several directions`);
+    const block = this.host.declareLocal(`$la${this.accesses++}`, "i32");
+    pre.push(`(local.set ${block} (i32.load offset=${8 + 8 * k} ${this.host.get(object)}))`);
+    pre.push(`(if (i32.eqz (local.get ${block})) (then unreachable))`);
+    return block;
+  }
+
+  /**
+   * An object of tangents (`{ x: dx, y: dy }`): a block of its fields, each number field the
+   * address of a new block of k lanes, which the loop over the lanes fills; other fields
+   * (arrays, objects) hold their addresses, as elsewhere.
+   */
+  private objectLiteral(op: Op, type: ObjectType): void {
+    const r = op.results[0]!;
+    const object = this.host.define(r);
+    this.host.line(`(local.set ${object} (call $allocCells (i32.const ${type.fields.length})))`);
+    const text: LaneText[] = [];
+    type.fields.forEach((f, k) => {
+      const v = op.operands[k]!;
+      if (f.optional) this.host.fail(`an object of tangents with an optional field '${f.name}'`);
+      const cell = `offset=${8 + 8 * k} (local.get ${object})`;
+      if (f.type !== "number") {
+        this.host.line(`(i32.store ${cell} ${this.host.get(v)})`);
+        return;
+      }
+      const block = this.host.declareLocal(`$la${this.accesses++}`, "i32");
+      this.host.line(`(local.set ${block} (call $allocCells (local.get $k)))`);
+      this.host.line(`(i32.store ${cell} (local.get ${block}))`);
+      text.push(store(`(i32.add (local.get ${block}) (local.get $q8))`, this.read(v)));
+    });
     this.pending.push({ op, text });
   }
 

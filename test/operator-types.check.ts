@@ -105,6 +105,10 @@ export const checks = [
     gradientAndHessianVectorProduct(rosen)(new Float64Array(2), new Float64Array(2)),
   (): Float64Array => jacobian(rosen)(new Float64Array(2)),
   (): number[] => jacobian(polar, { wrt: 1 })(1, 2),
+  // With respect to several parameters: a tuple per row, in wrt's order.
+  (): [number, number][] => jacobian(polar)(1, 2),
+  (): [number, number][] => jacobian(polar, { wrt: [1, 0] })(1, 2),
+  (): [number, number] => jacobian(three, { wrt: [2, 0] })(1, 2, 3),
   // hasAux: the aux's type comes through, the gradient's as without it.
   (): { gradient: number[]; aux: { predictions: number[]; label: string } } =>
     gradient(fitAux, { wrt: 0, hasAux: true })([1], [2]),

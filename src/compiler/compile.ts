@@ -283,16 +283,20 @@ function requestHigherOrder(
     // JVPs); others need both modes unless `mode` picks one, and with respect to an array,
     // forward mode along all directions at once.
     const mode = call.mode;
+    // With respect to several parameters, forward mode is each one's forward mode (the
+    // Jacobian's blocks side by side), reverse mode one pullback with respect to all.
     if (number) {
-      differentiator.request(call.target, wrt, mode === "forward" ? "forward" : "gradient", [note]);
+      if (mode !== "forward") differentiator.request(call.target, wrt, "gradient", [note]);
+      else for (const i of wrt) differentiator.request(call.target, [i], "forward", [note]);
       return primal;
     }
-    if (mode !== "reverse") {
-      differentiator.request(call.target, wrt, "forward", [note]);
-      const x = differentiator.signatureOf(primal)?.params[wrt[0]!];
-      if (x !== undefined && isAggregate(x))
-        differentiator.request(call.target, wrt, "lanes", [note]);
-    }
+    if (mode !== "reverse")
+      for (const i of wrt) {
+        differentiator.request(call.target, [i], "forward", [note]);
+        const x = differentiator.signatureOf(primal)?.params[i];
+        if (x !== undefined && isAggregate(x))
+          differentiator.request(call.target, [i], "lanes", [note]);
+      }
     if (mode !== "forward") differentiator.request(call.target, wrt, "reverse", [note]);
     return primal;
   }

@@ -43,6 +43,7 @@ import type {
   TangentsOf,
   WrtChecked,
   WrtTangent,
+  JacobianRow,
 } from "./tangent-types.js";
 export type {
   AuxFunction,
@@ -598,6 +599,6 @@ export function jacobian<
   options?: WrtChecked<F, O>,
 ): (
   ...args: Parameters<F>
-) => ReturnType<F> extends number ? WrtTangent<F, O["wrt"]> : WrtTangent<F, O["wrt"]>[] {
+) => ReturnType<F> extends number ? JacobianRow<F, O["wrt"]> : JacobianRow<F, O["wrt"]>[] {
   return compileAtRunTime("jacobian", f, options) as never;
 }

@@ -155,6 +155,21 @@ export type WrtTangent<F extends AnyFunction, W> = W extends number
       : never;
 
 /**
+ * A row of `jacobian`'s result (its result, for a number-valued function): the tangent of the
+ * one differentiated parameter, or with several (`wrt: [0, 1]`, or more than one by default) a
+ * tuple of their tangents in `wrt`'s order.
+ */
+export type JacobianRow<F extends AnyFunction, W> = W extends number
+  ? Tangent<Parameters<F>[W]>
+  : W extends readonly [number]
+    ? Tangent<Parameters<F>[W[0]]>
+    : W extends readonly number[]
+      ? TangentsAt<Parameters<F>, W>
+      : DefaultTangents<Parameters<F>> extends [infer Only]
+        ? Only
+        : DefaultTangents<Parameters<F>>;
+
+/**
  * The type of an operator's `options` argument: `O` itself when its `wrt` names parameters of
  * `F` that have a tangent; else `O` with the first wrong index (out of range, naming a string,
  * a boolean or another parameter without a tangent, not an integer, listed twice) or the

@@ -139,7 +139,8 @@ export function analyzeCall(
     return undefined;
   }
   if (isHigherOrder(operator)) {
-    if (wrt.length !== 1) {
+    // `jacobian` may take several parameters: its blocks side by side (one per parameter).
+    if (wrt.length !== 1 && !(operator === "jacobian" && wrt.length > 1)) {
       error(
         options ?? fnArg,
         badOperatorUse.differentiatesWithRespectToOne(
@@ -150,22 +151,24 @@ export function analyzeCall(
       );
       return undefined;
     }
-    const type =
-      signature.params[wrt[0]!]?.type ?? (target.contextualNumberParams ? "number" : undefined);
-    const vector = type === "number" || (type !== undefined && isNumberVector(type));
-    if (
-      operator !== "hessianVectorProduct" &&
-      operator !== "gradientAndHessianVectorProduct" &&
-      !vector
-    ) {
-      error(
-        target.node.params[wrt[0]!] ?? fnArg,
-        badOperatorUse.needsDifferentiatedParameterToBe(
-          operator,
-          type === undefined ? "this type" : `a ${typeText(type)}`,
-        ),
-      );
-      return undefined;
+    for (const i of wrt) {
+      const type =
+        signature.params[i]?.type ?? (target.contextualNumberParams ? "number" : undefined);
+      const vector = type === "number" || (type !== undefined && isNumberVector(type));
+      if (
+        operator !== "hessianVectorProduct" &&
+        operator !== "gradientAndHessianVectorProduct" &&
+        !vector
+      ) {
+        error(
+          target.node.params[i] ?? fnArg,
+          badOperatorUse.needsDifferentiatedParameterToBe(
+            operator,
+            type === undefined ? "this type" : `a ${typeText(type)}`,
+          ),
+        );
+        return undefined;
+      }
     }
   }
   return {

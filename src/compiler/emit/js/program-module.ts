@@ -2,6 +2,7 @@ import { basename, dirname, relative } from "node:path";
 import type { Forwarding } from "../../resolve/attachments.js";
 import type { ValueOperatorUse } from "../../resolve/requests.js";
 import { higherOrderWrapper } from "./higher-order.js";
+import { severalJacobianWrapper } from "./several-jacobian.js";
 import {
   derivativeKey,
   derivedPrimalKey,
@@ -318,7 +319,18 @@ export function emitModule(
         ? { backend: extra.backend, call, quiet: true }
         : undefined;
     const text = isHigherOrder(call.operator)
-      ? higherOrder(call.operator, primal, wrt, params, captures, call.call.start, call.mode, wasm)
+      ? call.operator === "jacobian" && call.wrt.length > 1
+        ? severalJacobian(primal, call.wrt, params, captures, call.call.start, call.mode, wasm)
+        : higherOrder(
+            call.operator,
+            primal,
+            wrt,
+            params,
+            captures,
+            call.call.start,
+            call.mode,
+            wasm,
+          )
       : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux, wasm);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
@@ -355,6 +367,47 @@ export function emitModule(
         insert: "after",
       },
     );
+  }
+
+  /** `jacobian` with respect to several parameters, `wrt` in the user's order. */
+  function severalJacobian(
+    primal: FunctionKey,
+    wrt: number[],
+    params: string[],
+    captures: string[],
+    at: number,
+    mode: "forward" | "reverse" | undefined,
+    wasm: WasmChoice | undefined,
+  ): string {
+    const signature = table.signatureOf(primal)!;
+    const number = signature.result === "number";
+    const blocks =
+      mode !== "reverse" && !(number && mode === undefined)
+        ? wrt.map((i) =>
+            higherOrder("jacobian", primal, [i], params, captures, at, "forward", wasm),
+          )
+        : undefined;
+    const reverse = mode !== "forward";
+    return severalJacobianWrapper({
+      params,
+      captures,
+      wrt,
+      types: wrt.map((i) => signature.params[i]!),
+      number,
+      result: signature.result!,
+      ...(blocks ? { blocks } : {}),
+      ...(number && reverse
+        ? { gradient: wrapper("gradient", primal, wrt, params, captures, false, wasm) }
+        : {}),
+      ...(!number && reverse
+        ? { valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures) }
+        : {}),
+      ...(mode ? { mode } : {}),
+      site: `${basename(mod.file)}:${at}`,
+      writes: rootShapes(table, primal, here).writes,
+      runtime,
+      builtin: here.builtin,
+    });
   }
 
   function higherOrder(

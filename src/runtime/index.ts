@@ -55,7 +55,7 @@ export type {
   WithAux,
   WithoutAux,
 } from "./options.js";
-export type { AdjointsOf, GradientOf, Tangent, TangentsOf } from "./tangent-types.js";
+export type { AdjointsOf, GradientOf, JacobianRow, Tangent, TangentsOf } from "./tangent-types.js";
 
 /**
  * d f / d x as a function of x (forward mode). f may return a number, or an array, typed

@@ -1445,7 +1445,7 @@ class WatFunctionEmitter implements LaneHost {
 
   /**
    * Before an append `array[i] = v` (i is the length, growing-arrays.ts): an array full to
-   * its capacity moves to a larger block (`$grow`), which its local learns; the index, which
+   * its capacity moves to a larger block (`$growBy`), which its local learns; the index, which
    * is returned, is checked to be a length (a hole past the end traps).
    */
   private makeRoom(array: Value, i: Value): string {
@@ -1463,7 +1463,7 @@ class WatFunctionEmitter implements LaneHost {
     const kept = this.lengths.get(array.id);
     const learn = kept ? ` (local.set ${kept} (i32.load ${this.get(array)}))` : "";
     this.line(
-      `(if (i32.ge_u ${index} ${length}) (then (if (i32.ne ${index} ${length}) (then unreachable)) (local.set ${local(array)} (call $grow ${this.get(array)}))${learn}))`,
+      `(if (i32.ge_u ${index} ${length}) (then (if (i32.ne ${index} ${length}) (then unreachable)) (local.set ${local(array)} (call $growBy ${this.get(array)} (i32.const 1)))${learn}))`,
     );
     return index;
   }

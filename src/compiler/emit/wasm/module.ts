@@ -325,30 +325,10 @@ const SUPPORT = [
     (i32.store (local.get $p) (local.get $n))
     (local.get $p)
   )`,
-  // One more element at the end of array $p: when it is full, its capacity doubles, in place
-  // if its block is the heap's last, else in a new block it moves to. Returns its address.
-  `  (func $grow (param $p i32) (result i32) (local $n i32) (local $room i32) (local $end i32) (local $q i32)
-    (local.set $n (i32.load (local.get $p)))
-    (local.set $room (i32.load offset=4 (local.get $p)))
-    (if (i32.ge_u (local.get $n) (local.get $room)) (then
-      (local.set $end (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $room) (i32.const 3)))))
-      (local.set $room (i32.shl (select (local.get $room) (i32.const 2) (i32.gt_u (local.get $room) (i32.const 2))) (i32.const 1)))
-      (if (i32.gt_u (local.get $room) (i32.const 0x0fffffff)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
-      (if (i32.eq (local.get $end) (global.get $heap_top))
-        (then
-          (local.set $end (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $room) (i32.const 3)))))
-          (if (i32.gt_u (local.get $end) (global.get $heap_end)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
-          (global.set $heap_top (local.get $end)))
-        (else
-          (local.set $q (call $allocCells (local.get $room)))
-          (memory.copy (i32.add (local.get $q) (i32.const 8)) (i32.add (local.get $p) (i32.const 8)) (i32.shl (local.get $n) (i32.const 3)))
-          (local.set $p (local.get $q))))
-      (i32.store offset=4 (local.get $p) (local.get $room))))
-    (i32.store (local.get $p) (i32.add (local.get $n) (i32.const 1)))
-    (local.get $p)
-  )`,
-  // $by more elements at the end of array $p, as $grow makes room for one (an element of a
-  // flat tangent array along k directions is k cells: lanes.ts). Returns its address.
+  // $by more elements at the end of array $p (one for a push; k for an element of a flat
+  // tangent array along k directions, lanes.ts): when it is full, its capacity doubles (or
+  // grows to what is needed), in place if its block is the heap's last, else in a new block it
+  // moves to. Returns its address.
   `  (func $growBy (param $p i32) (param $by i32) (result i32) (local $n i32) (local $room i32) (local $end i32) (local $q i32) (local $need i32)
     (local.set $n (i32.load (local.get $p)))
     (local.set $room (i32.load offset=4 (local.get $p)))

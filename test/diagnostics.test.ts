@@ -2246,20 +2246,21 @@ main.ts:5:18: error NABLA108: 'hessian' needs a number-valued function; this one
 1 error`,
   },
   {
-    name: "NABLA108: jacobian with respect to an object",
+    name: "NABLA108: jacobian with respect to an object in forward mode",
     files: `
 import { jacobian } from "nabla";
 interface P {
   a: number;
   b: number;
 }
-export const j = jacobian((p: P) => [p.a * p.b, p.a]);
+export const j = jacobian((p: P) => [p.a * p.b, p.a], { mode: "forward" });
 `,
     expected: `
-main.ts:6:28: error NABLA108: 'jacobian' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not a P
+main.ts:6:55: error NABLA108: 'jacobian' with respect to an object (P) runs in reverse mode, a pullback per output
   5 | }
-> 6 | export const j = jacobian((p: P) => [p.a * p.b, p.a]);
-    |                            ^^^^
+> 6 | export const j = jacobian((p: P) => [p.a * p.b, p.a], { mode: "forward" });
+    |                                                       ^^^^^^^^^^^^^^^^^^^
+help: leave out 'mode: "forward"', or pass the numbers as an array
 
 1 error`,
   },

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { loadProgram } from "./support/harness.js";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 
 // `jacobian(f, { wrt: [i, j, …] })`, and `jacobian(f)` of a function with several
 // differentiable parameters: each row a tuple of blocks, one per parameter in wrt's order.
@@ -174,4 +174,110 @@ test("jacobian with respect to several parameters: a number-valued energy, and d
     checkDifferences(m.scaled, scaledArgs, [0, 1], rows, `scaled, call ${round + 1}`);
     assertSameRows(rows, m.scaledReverse(...scaledArgs), "scaled: default against reverse");
   }
+});
+
+test("jacobian with respect to an object: a pullback per output, rows shaped like the object", async () => {
+  const m = await loadProgram<{
+    residuals: (p: unknown, xs: number[], ys: number[]) => number[];
+    rows: (p: unknown, xs: number[], ys: number[]) => Record<string, number | number[]>[];
+    column: (p: unknown, xs: number[], ys: number[]) => (dp: unknown) => number[];
+    both: (p: unknown, xs: number[], ys: number[]) => [Record<string, unknown>, number[]][];
+    lossJacobian: (p: unknown) => Record<string, number | number[]>;
+  }>({
+    "main.ts": `import { differential, jacobian } from "nabla";
+interface Curve { slope: number; intercept: number; bumps: number[] }
+export function residuals(p: Curve, xs: number[], ys: number[]): number[] {
+  return xs.map((x, i) => p.slope * x + p.intercept + p.bumps[i % p.bumps.length] * Math.sin(x) - ys[i]);
+}
+export function loss(p: Curve): number {
+  return p.slope * p.slope + p.intercept * p.bumps[0];
+}
+export const rows = jacobian(residuals, { wrt: 0 });
+export const column = differential(residuals, { wrt: 0 });
+export const both = jacobian(residuals, { wrt: [0, 1] });
+export const lossJacobian = jacobian(loss);
+`,
+  });
+  const p = { slope: 1.5, intercept: -0.3, bumps: [0.1, 0.2] };
+  const xs = [1, 2, 3];
+  const ys = [2, 3, 5];
+  const rows = m.rows(p, xs, ys);
+  assert.equal(rows.length, 3);
+  // Each field's column two ways: the rows, against a forward differential along that field,
+  // and against central differences.
+  const directions: [string, number | undefined][] = [
+    ["slope", undefined],
+    ["intercept", undefined],
+    ["bumps", 0],
+    ["bumps", 1],
+  ];
+  for (const [field, element] of directions) {
+    const unit = { slope: 0, intercept: 0, bumps: [0, 0] };
+    const moved = (h: number) => {
+      const q = { ...p, bumps: [...p.bumps] };
+      if (element === undefined)
+        (q as Record<string, unknown>)[field] =
+          (p as unknown as Record<string, number>)[field]! + h;
+      else q.bumps[element]! += h;
+      return m.residuals(q, xs, ys);
+    };
+    if (element === undefined) (unit as Record<string, unknown>)[field] = 1;
+    else unit.bumps[element] = 1;
+    const forward = m.column(p, xs, ys)(unit);
+    const [plus, minus] = [moved(1e-6), moved(-1e-6)];
+    rows.forEach((row, i) => {
+      const value = row[field]!;
+      const entry = element === undefined ? (value as number) : (value as number[])[element]!;
+      assertClose(
+        entry,
+        forward[i]!,
+        `${field}${element ?? ""} row ${i} against the differential`,
+        1e-12,
+      );
+      assertClose(
+        entry,
+        (plus[i]! - minus[i]!) / 2e-6,
+        `${field}${element ?? ""} row ${i} against differences`,
+        1e-6,
+      );
+    });
+  }
+  // With the xs too: tuples of the object's block and the array's.
+  const both = m.both(p, xs, ys);
+  both.forEach(([byCurve, byXs], i) => {
+    assert.deepEqual(byCurve, rows[i]);
+    byXs.forEach((d, j) => {
+      const bumpedXs = (h: number) =>
+        m.residuals(
+          p,
+          xs.map((x, k) => (k === j ? x + h : x)),
+          ys,
+        )[i]!;
+      assertClose(d, (bumpedXs(1e-6) - bumpedXs(-1e-6)) / 2e-6, `d r${i} / d x${j}`, 1e-6);
+    });
+  });
+  // A number-valued function: its gradient, shaped like the object.
+  assert.deepEqual(m.lossJacobian(p), { slope: 3, intercept: 0.1, bumps: [-0.3, 0] });
+});
+
+test("jacobian with respect to an object in forward mode says it runs in reverse mode", () => {
+  const compiled = compileFiles({
+    "main.ts": `import { jacobian } from "nabla";
+interface Line { slope: number; intercept: number }
+export function residuals(p: Line, xs: number[]): number[] {
+  return xs.map((x) => p.slope * x + p.intercept);
+}
+export const j = jacobian(residuals, { wrt: 0, mode: "forward" });
+`,
+  });
+  assert.equal(
+    diagnosticsText(compiled).replace(/^.*main\.ts/gm, "main.ts"),
+    `main.ts:6:38: error NABLA108: 'jacobian' with respect to an object (Line) runs in reverse mode, a pullback per output
+  5 | }
+> 6 | export const j = jacobian(residuals, { wrt: 0, mode: "forward" });
+    |                                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: leave out 'mode: "forward"', or pass the numbers as an array
+
+1 error`,
+  );
 });

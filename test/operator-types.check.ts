@@ -28,6 +28,7 @@ interface Params {
   pair: [number, number];
 }
 declare function loss(p: Params, data: readonly number[], label: string): number;
+declare function fitted(p: Params, xs: number[]): number[];
 declare class Model {
   weights: Float32Array;
   bias: number;
@@ -109,6 +110,8 @@ export const checks = [
   (): [number, number][] => jacobian(polar)(1, 2),
   (): [number, number][] => jacobian(polar, { wrt: [1, 0] })(1, 2),
   (): [number, number] => jacobian(three, { wrt: [2, 0] })(1, 2, 3),
+  // With respect to an object: rows shaped like its tangent.
+  (): ParamsTangent[] => jacobian(fitted, { wrt: 0 })(p, [1]),
   // hasAux: the aux's type comes through, the gradient's as without it.
   (): { gradient: number[]; aux: { predictions: number[]; label: string } } =>
     gradient(fitAux, { wrt: 0, hasAux: true })([1], [2]),

@@ -19,7 +19,7 @@ import { JS_CHOICES } from "./emit/js/choices.js";
 import { TransformError, type ModuleOutput } from "./emit/js/module.js";
 import { ModuleNames } from "./emit/js/module-names.js";
 import { collectRules } from "./resolve/rules.js";
-import { isAggregate } from "./ir/type-system.js";
+import { isAggregate, isObject } from "./ir/type-system.js";
 import type { FunctionKey, IRFunction } from "./ir/types.js";
 import { genericKey, keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
@@ -282,7 +282,11 @@ function requestHigherOrder(
     // A number-valued function's Jacobian is its gradient (or, with `mode: "forward"`, n
     // JVPs); others need both modes unless `mode` picks one, and with respect to an array,
     // forward mode along all directions at once.
-    const mode = call.mode;
+    // With respect to an object, reverse mode only (resolve/operator-call.ts).
+    const ofObject = wrt.some((i) =>
+      isObject(differentiator.signatureOf(primal)?.params[i] ?? "number"),
+    );
+    const mode = ofObject ? "reverse" : call.mode;
     // With respect to several parameters, forward mode is each one's forward mode (the
     // Jacobian's blocks side by side), reverse mode one pullback with respect to all.
     if (number) {

@@ -4,7 +4,7 @@ import type { Type } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { typeResolver } from "../types/resolver.js";
-import { isArray, isDifferentiable, typeText } from "../ir/type-system.js";
+import { isArray, isDifferentiable, isObject, typeText } from "../ir/type-system.js";
 import { annotationType, signatureOf } from "../types/signature.js";
 import type { CallExpression, Expression, Node, TSType } from "oxc-parser";
 import { positionAt } from "../diagnostics/format.js";
@@ -155,10 +155,18 @@ export function analyzeCall(
       const type =
         signature.params[i]?.type ?? (target.contextualNumberParams ? "number" : undefined);
       const vector = type === "number" || (type !== undefined && isNumberVector(type));
+      // A Jacobian with respect to an object: a pullback per output, each row the object's
+      // adjoint (reverse mode only: forward mode would need a basis of its numbers).
+      const object = operator === "jacobian" && type !== undefined && isObject(type);
+      if (object && parsed.mode === "forward") {
+        error(options ?? fnArg, badOperatorUse.jacobianOfObjectIsReverse(typeText(type)));
+        return undefined;
+      }
       if (
         operator !== "hessianVectorProduct" &&
         operator !== "gradientAndHessianVectorProduct" &&
-        !vector
+        !vector &&
+        !object
       ) {
         error(
           target.node.params[i] ?? fnArg,

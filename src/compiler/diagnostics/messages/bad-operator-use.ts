@@ -53,6 +53,12 @@ export const badOperatorUse = {
       "badOperatorUse",
       `'${operator}' differentiates with respect to one parameter; ${functionLabel} has ${count} differentiable ones, so pick one with '{ wrt: i }'`,
     ),
+  jacobianOfObjectIsReverse: (type: Printable) =>
+    message(
+      "badOperatorUse",
+      `'jacobian' with respect to an object (${type}) runs in reverse mode, a pullback per output`,
+      `leave out 'mode: "forward"', or pass the numbers as an array`,
+    ),
   needsDifferentiatedParameterToBe: (operator: Printable, value: Printable) =>
     message(
       "badOperatorUse",

@@ -22,7 +22,7 @@ import { emitCheckpointSweep } from "./checkpoint.js";
 import { ModuleNames } from "./module-names.js";
 import { zerosLike } from "./aggregates.js";
 import { member as memberOf, name, name as nameOf } from "./expression.js";
-import { isAggregate, isDifferentiable, isRecursiveType } from "../../ir/type-system.js";
+import { isAggregate, isDifferentiable, isObject, isRecursiveType } from "../../ir/type-system.js";
 import { tangentType } from "../../ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op, Type } from "../../ir/types.js";
 import { functionKey, genericKey, keyFile, keyName } from "../../ir/function-key.js";
@@ -381,6 +381,8 @@ export function emitModule(
   ): string {
     const signature = table.signatureOf(primal)!;
     const number = signature.result === "number";
+    // With respect to an object, reverse mode only (resolve/operator-call.ts).
+    if (wrt.some((i) => isObject(signature.params[i]!))) mode = "reverse";
     const blocks =
       mode !== "reverse" && !(number && mode === undefined)
         ? wrt.map((i) =>
@@ -422,6 +424,8 @@ export function emitModule(
   ): string {
     const signature = table.signatureOf(primal)!;
     const w = wrt[0]!;
+    // A Jacobian with respect to an object: reverse mode only (resolve/operator-call.ts).
+    if (operator === "jacobian" && isObject(signature.params[w]!)) mode = "reverse";
     const common = {
       operator,
       params,

@@ -221,6 +221,42 @@ test("jacobian's forward passes in wasm: updates with a zero coefficient skipped
   assert.equal(m.wasmStats.wasm - before.wasm, 2, "passes run in wasm");
 });
 
+test("jacobian's forward passes in wasm: an object's fields added into, skipped where the weight is 0", async () => {
+  const files = {
+    "main.ts": `import { jacobian } from "nabla";
+export { wasmStats } from "nabla";
+interface Acc { x: number; y: number }
+function addInto(acc: Acc, v: number, weight: number): void {
+  acc.x = acc.x + Math.sqrt(v) * weight;
+  acc.y = acc.y + v * v * weight;
+}
+export function blend(w: Float64Array, weights: number[]): Float64Array {
+  const acc: Acc = { x: 0, y: 0 };
+  for (let i = 0; i < w.length; i++) addInto(acc, w[i], weights[i]);
+  const out = new Float64Array(2);
+  out[0] = acc.x;
+  out[1] = acc.y;
+  return out;
+}
+export const inWasm = jacobian(blend, { wrt: 0, mode: "forward", backend: "wasm" });
+export const inJs = jacobian(blend, { wrt: 0, mode: "forward" });
+`,
+  };
+  type J = (w: Float64Array, weights: number[]) => Float64Array[];
+  const m = await loadProgram<{ inWasm: J; inJs: J; wasmStats: Stats }>(files);
+  const before = { ...m.wasmStats };
+  // √0 has an infinite derivative; its weight is 0, so both backends skip the update: 0, not NaN.
+  const w = Float64Array.from([0, 1.5]);
+  const rows = m.inWasm(w, [0, 2]);
+  assertSame(rows, m.inJs(w, [0, 2]), "blend");
+  assert.equal(rows[0]![0], 0);
+  assert.ok(Math.abs(rows[0]![1]! - 1 / Math.sqrt(1.5)) < 1e-15);
+  const dense = Float64Array.from([0.25, 1.5, 4]);
+  assertSame(m.inWasm(dense, [1, 2, 0.5]), m.inJs(dense, [1, 2, 0.5]), "blend, no zero weight");
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
+  assert.equal(m.wasmStats.wasm - before.wasm, 2, "passes run in wasm");
+});
+
 test("jacobian with respect to a number in wasm: one differential", async () => {
   const files = {
     "main.ts": `import { jacobian } from "nabla";

@@ -220,6 +220,7 @@ export class LaneCode {
             ? (w) => `(${w ? "f64x2" : "f64"}.add ${old(w)} ${stored(w)})`
             : stored;
         this.pending.push({ op, pre, text: [store(address, value)] });
+        if (op.opcode === "setField") this.guardAccumulation(op);
         return;
       }
       case "literal":
@@ -235,7 +236,8 @@ export class LaneCode {
   }
 
   /**
-   * For a store `d[i] = d[i] + e · s` or `d[i] − e · s` just queued, with `s` a primal number:
+   * For a store `d[i] = d[i] + e · s` or `d[i] − e · s` (or `o.f = o.f + e · s`) just queued,
+   * with `s` a primal number:
    * its lanes computed and stored only where s ≠ 0, in a loop of their own, as the JavaScript
    * backend does (emit/js/lane-emitter.ts, guardedLanes), so both give the same results even
    * where a lane of e is infinite or NaN. With sparse coefficients this skips most of the work:
@@ -247,12 +249,18 @@ export class LaneCode {
     const entries = new Map<number, Pending>();
     for (const p of this.pending) if (p.defines) entries.set(p.defines.id, p);
     const defining = (v: Value) => entries.get(v.id)?.op;
-    const [array, index, stored] = store.operands as [Value, Value, Value];
+    // `d[i] = d[i] + …` or `o.f = o.f + …`: the stored value, and a read of the same place.
+    const stored = store.operands[store.operands.length - 1]!;
     const sum = defining(stored);
     if (!sum || (sum.opcode !== "add" && sum.opcode !== "sub")) return;
     const samePlace = (v: Value) => {
       const read = defining(v);
-      return read?.opcode === "index" && read.operands[0] === array && read.operands[1] === index;
+      const reads = store.opcode === "setIndex" ? "index" : "field";
+      return (
+        read?.opcode === reads &&
+        read.attrs.field === store.attrs.field &&
+        read.operands.every((o, i) => o === store.operands[i])
+      );
     };
     const scaledBy = (v: Value) => {
       const mul = defining(v);
@@ -279,10 +287,7 @@ export class LaneCode {
     }
     const rest = this.pending.filter((p) => !inCone(p));
     if (rest.some((p) => !p.defines)) return;
-    // The cone reads no lane the rest computes (its text reads those from the rest's loop).
-    const restValues = new Set(rest.map((p) => p.defines!.id));
-    for (const p of this.pending)
-      if (inCone(p) && p.op!.operands.some((v) => restValues.has(v.id))) return;
+    // What the cone reads of the rest goes into blocks, read back in the cone's own loop.
     const guarded = this.pending.filter(inCone);
     this.pending = rest;
     this.flush();
@@ -298,6 +303,7 @@ export class LaneCode {
     const pending = this.pending;
     this.pending = [];
     const inLoop = new Set(pending.flatMap((p) => (p.op ? [p.op] : [])));
+    this.inThisLoop = new Set(pending.flatMap((p) => (p.defines ? [p.defines.id] : [])));
     for (const p of pending) for (const text of p.pre ?? []) this.host.line(text);
     const body: LaneText[] = [];
     for (const p of pending) {
@@ -357,8 +363,10 @@ export class LaneCode {
     return `(local.get ${copy})`;
   }
 
-  /** Lane values computed in the pending loop, whose lanes are in their locals. */
+  /** Lane values computed in pending statements, whose lanes are in their locals. */
   private readonly current = new Set<number>();
+  /** The lane values the loop being emitted computes (others are read from their blocks). */
+  private inThisLoop = new Set<number>();
 
   /** Sets the locals of `v`'s lanes to `expr`, in the pending loop. */
   private setLane(v: Value): (expr: LaneText) => LaneText {
@@ -376,8 +384,11 @@ export class LaneCode {
       const value = this.host.num(v);
       return (w) => (w ? `(f64x2.splat ${value})` : value);
     }
-    if (this.current.has(v.id)) return (w) => `(local.get $l${v.id}${w ? "x2" : ""})`;
-    return this.load(`(i32.add ${this.host.get(v)} (local.get $q8))`);
+    const load = this.load(`(i32.add ${this.host.get(v)} (local.get $q8))`);
+    if (!this.current.has(v.id)) return load;
+    // Computed by a pending statement: in its locals if that runs in the same loop (a guarded
+    // update runs in a loop of its own: guardAccumulation), else from its block.
+    return (w) => (this.inThisLoop.has(v.id) ? `(local.get $l${v.id}${w ? "x2" : ""})` : load(w));
   }
 
   /** The lane at `address` (less the 8 bytes of a header), or two from there. */

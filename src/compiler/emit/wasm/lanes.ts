@@ -285,6 +285,13 @@ export class LaneCode {
       const uses = this.uses.get(p.defines.id) ?? [];
       if (uses.length > 0 && uses.every((use) => cone.has(use))) cone.add(p.op);
     }
+    // As the JavaScript backend's, which skips only where the sum, the read and the product are
+    // written into the store (used by it alone): a product also used elsewhere is not skipped.
+    const [x, y] = sum.operands as [Value, Value];
+    const read = samePlace(x) ? x : y;
+    const product = read === x ? y : x;
+    if (![sum, defining(read), defining(product)].every((o) => o !== undefined && cone.has(o)))
+      return;
     const rest = this.pending.filter((p) => !inCone(p));
     if (rest.some((p) => !p.defines)) return;
     // What the cone reads of the rest goes into blocks, read back in the cone's own loop.

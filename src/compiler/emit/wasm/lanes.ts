@@ -12,12 +12,13 @@ import { isAppend } from "./growing-arrays.js";
 //
 // Consecutive tangent operations run in one loop over the lanes (`$q`), two lanes at a time in
 // f64x2 vectors and the last alone when k is odd (the same IEEE operations lane by lane, so the
-// same bits), each lane's values in locals, as the JavaScript backend fuses its lane statements:
-// a value is stored into its block only when something after the loop reads it. Operations on primal values between them
-// are emitted before that loop: they neither read lanes nor write tangent memory. Blocks are
-// allocated once per call, on entry (a value of a loop overwrites its block at each iteration,
-// as it would reassign a local); values carried around loops or out of branches are copied
-// lane by lane, as a parallel move.
+// same bits), each lane's values in locals, as the JavaScript backend fuses its lane
+// statements: a value is stored into its block only when something after the loop reads it.
+// Operations on primal values between them are emitted before that loop: they neither read
+// lanes nor write tangent memory. Blocks are allocated once per call, on entry (a value of a
+// loop overwrites its block at each iteration, as it would reassign a local); values carried
+// around loops or out of branches are copied lane by lane, as a parallel move. An object of
+// tangents holds the address of a block per number field.
 
 /** What lane code needs of the function emitter (function.ts). */
 export interface LaneHost {
@@ -38,8 +39,11 @@ export interface LaneHost {
   label(): number;
   /** Whether `array` is one the function appends to (allocated with room to grow). */
   isGrowing(array: Value): boolean;
-  /** Before appending element `index` (an i32) of lanes to `array`: room for its k cells. */
-  laneAppendRoom(array: Value, index: string): void;
+  /**
+   * Before appending an element of lanes to `array`, whose first cell is `first` (an i64,
+   * the element's index times k): room for its k cells.
+   */
+  laneAppendRoom(array: Value, first: string): void;
 }
 
 /** Text for the loop over the lanes: two lanes in an f64x2 (`vector`), or one in an f64. */
@@ -237,13 +241,13 @@ export class LaneCode {
 
   /**
    * For a store `d[i] = d[i] + e · s` or `d[i] − e · s` (or `o.f = o.f + e · s`) just queued,
-   * with `s` a primal number:
-   * its lanes computed and stored only where s ≠ 0, in a loop of their own, as the JavaScript
-   * backend does (emit/js/lane-emitter.ts, guardedLanes), so both give the same results even
-   * where a lane of e is infinite or NaN. With sparse coefficients this skips most of the work:
-   * GradBench's hand model skins each vertex with 2 of its 22 bones' weights non-zero. What the
-   * stored value alone reads goes with it; the rest of the pending statements run first. Not
-   * done when another pending statement stores (moving reads past it could change them).
+   * with `s` a primal number: its lanes computed and stored only where s ≠ 0, in a loop of
+   * their own, as the JavaScript backend does (emit/js/lane-emitter.ts, guardedLanes), so both
+   * give the same results even where a lane of e is infinite or NaN. With sparse coefficients
+   * this skips most of the work: GradBench's hand model skins each vertex with 2 of its 22
+   * bones' weights non-zero. What the stored value alone reads goes with it; the rest of the
+   * pending statements run first (what the update reads of them, from their blocks). Not done
+   * when another pending statement stores (moving reads past it could change them).
    */
   private guardAccumulation(store: Op): void {
     const entries = new Map<number, Pending>();

@@ -61,8 +61,8 @@ function moduleOf(ps: RandomStructuredProgram[]): string {
   const table = (name: string, operator: string) =>
     `export const ${name} = {\n${ps.map((p) => `  ${p.name}: ${operator}(${p.name}),`).join("\n")}\n};`;
   const lanes = ps.filter(withArray);
-  const laneTable = (name: string, operator: string) =>
-    `export const ${name} = {\n${lanes.map((p) => `  ${p.name}: ${operator}(lanes_${p.seed}, { wrt: 0 }),`).join("\n")}\n};`;
+  const laneTable = (name: string, operator: string, wrt = "0") =>
+    `export const ${name} = {\n${lanes.map((p) => `  ${p.name}: ${operator}(lanes_${p.seed}, { wrt: ${wrt} }),`).join("\n")}\n};`;
   return [
     HEADER,
     ...ps.map((p) => p.source),
@@ -73,6 +73,8 @@ function moduleOf(ps: RandomStructuredProgram[]): string {
     ...lanes.map(lanesWrapper),
     laneTable("jacobians", "jacobian"),
     laneTable("laneDifferentials", "differential"),
+    laneTable("bothJacobians", "jacobian", "[0, 1]"),
+    laneTable("xDifferentials", "differential", "1"),
   ].join("\n\n");
 }
 
@@ -217,6 +219,8 @@ type Fn = (...args: Value[]) => number;
 interface Exports {
   jacobians: Record<string, (v: Value, x: number) => ArrayLike<number>[]>;
   laneDifferentials: Record<string, (v: Value, x: number) => (dv: Value) => number[]>;
+  bothJacobians: Record<string, (v: Value, x: number) => [ArrayLike<number>, number][]>;
+  xDifferentials: Record<string, (v: Value, x: number) => (dx: number) => number[]>;
   primals: Record<string, Fn>;
   gradients: Record<string, (...args: Value[]) => Value[]>;
   differentials: Record<string, (...args: Value[]) => (...tangents: Value[]) => number>;
@@ -370,6 +374,23 @@ test("jacobian along all directions at once agrees with differential, column by 
         // Twice: the first call learns m at the call site, the second goes straight to forward mode.
         for (let round = 0; round < 2; round++) {
           const J = m.jacobians[p.name]!(fresh(), x);
+          // With respect to v and x at once: each row's v block is J's row (another mode,
+          // maybe: to rounding), and its x block the differential along x.
+          const both = m.bothJacobians[p.name]!(fresh(), x);
+          const alongX = m.xDifferentials[p.name]!(fresh(), x)(1);
+          const near = (a: number, b: number) =>
+            !Number.isFinite(b) || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+          both.forEach(([byV, byX], i) => {
+            compared++;
+            if (!near(byX, alongX[i]!))
+              messages.push(
+                `at ${text([v, x])}: both[${i}][1] = ${byX}, differential ${alongX[i]}`,
+              );
+            Array.from(byV).forEach((d, j) => {
+              if (!near(d, J[i]![j]!))
+                messages.push(`at ${text([v, x])}: both[${i}][0][${j}] = ${d}, J ${J[i]![j]}`);
+            });
+          });
           for (let j = 0; j < v.length; j++) {
             const e = fresh();
             for (let i = 0; i < e.length; i++) e[i] = i === j ? 1 : 0;

@@ -2265,6 +2265,23 @@ help: leave out 'mode: "forward"', or pass the numbers as an array
 1 error`,
   },
   {
+    name: "NABLA108: an option of other operators, listed",
+    files: `
+import { pullback } from "nabla";
+export function f(x: number[]): number[] {
+  return x.map((v) => v * v);
+}
+export const back = pullback(f, { backend: "wasm" });
+`,
+    expected: `
+main.ts:5:35: error NABLA108: unknown option 'backend'; the only option is 'wrt' ('backend' is an option of 'derivative', 'valueWithDerivative', 'differential', 'valueWithDifferential', 'gradient', 'valueWithGradient', 'hessian', 'hessianVectorProduct', 'gradientAndHessianVectorProduct' and 'jacobian')
+  4 | }
+> 5 | export const back = pullback(f, { backend: "wasm" });
+    |                                   ^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA106: derivative of a function returning void",
     files: `
 import { derivative } from "nabla";

@@ -472,7 +472,7 @@ function parseOptions(
       const others = operatorsTaking(key);
       const elsewhere =
         others.length > 0
-          ? ` ('${key}' is an option of ${others.map((o) => `'${o}'`).join(" and ")})`
+          ? ` ('${key}' is an option of ${listed(others.map((o) => `'${o}'`))})`
           : "";
       return {
         ...badOperatorUse.unknownOption(key, takes, elsewhere),
@@ -559,4 +559,11 @@ function isCategorical(target: DifferentiationTarget, i: number, program: Progra
   const annotation = (named as { typeAnnotation?: { typeAnnotation: TSType } | null } | undefined)
     ?.typeAnnotation?.typeAnnotation;
   return annotation !== undefined && isCategoricalAnnotation(program, target.module, annotation);
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(items: string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? "")
+    : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]!}`;
 }

@@ -26,7 +26,7 @@ import { isKeyed, isMap, isSet } from "../ir/type-system.js";
 import { mathMember } from "./math-functions.js";
 import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
-import { signatureOf } from "../types/signature.js";
+import { signatureOf, type ParamInfo, type Signature } from "../types/signature.js";
 import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
@@ -51,6 +51,7 @@ import {
   withDefault,
 } from "./function-values.js";
 import { specializationKey, type Binding } from "../resolve/targets.js";
+import { boundField, objectArgumentBindings } from "./object-closures.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { article } from "./describe.js";
 import { expectType } from "./expect-type.js";
@@ -305,6 +306,9 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   const name = methodName(callee);
   const receiver = ctx.lowerExpression(callee.object as Expression);
   ctx.at(node);
+  // `opts.onStep(t, y)`, written in an object literal: that function (object-closures.ts).
+  const bound = name === undefined ? undefined : boundField(ctx, receiver, name);
+  if (bound) return callFunctionArg(ctx, node, bound, lowerArguments(ctx, node), sourceOf(ctx, callee));
   if (name !== undefined && isArray(receiver.type))
     return lowerArrayMethod(ctx, node, receiver, name);
   if (name !== undefined && (isMap(receiver.type) || isSet(receiver.type)))
@@ -669,40 +673,17 @@ export function lowerUserCall(
       return lowerUserCall(ctx, expanded, symbol, path, receiver, checkpoint);
     });
   }
+  // The arguments, when lowered before the call turns out to pass objects holding functions.
+  let lowered: Value[] | undefined;
   if (!callables.some(Boolean)) {
     const args = lowerArguments(
       ctx,
       node,
       signature.params.map((p) => p.type),
     );
-    // Generic, or taking several kinds of array: an instantiation per call's types.
-    const types = args.map((a) => a.type);
-    const generic = genericInstance(ctx, node, symbol, signature, types);
-    if (!generic) return emitUserCall(ctx, node, symbol, path, args, receiver, checkpoint);
-    // Each instantiation is a function of its own, typed as the call resolved it.
-    const target = {
-      ...namedTarget(symbol),
-      name: ctx.program.generatedName(symbol.module.file, generic.key, symbol.name),
-      typeArguments: generic.typeArguments,
-      contextual: contextualOf(generic),
-    };
-    return emitUserCall(
-      ctx,
-      node,
-      { ...symbol, name: target.name },
-      path,
-      args,
-      receiver,
-      checkpoint,
-      {
-        key: generic.key,
-        target,
-        params: signature.params.map((p, i) => ({ ...p, type: generic.params[i] })),
-        arity: signature.params.length,
-        argNodes: node.arguments,
-        ...(generic.result ? { result: generic.result } : {}),
-      },
-    );
+    // `solve({ f: (x) => …, df })`: specialized for the object's functions, as for a function.
+    if (args.some((a) => ctx.boundObjects.has(a))) lowered = args;
+    else return lowerPlainUserCall(ctx, node, symbol, path, signature, args, receiver, checkpoint);
   }
   const bindings: Binding[] = [];
   const carried: Value[] = [];
@@ -710,12 +691,17 @@ export function lowerUserCall(
   // The other arguments first: a function reads what it captures when it is called, after
   // every argument has run (`hof(g, bump())`, where bump changes what g captures).
   const argumentTypes: (Type | undefined)[] = [];
+  // The objects passed, which may hold functions written in object literals.
+  const passed: { param: ParamInfo; value: Value }[] = [];
   node.arguments.forEach((arg, i) => {
     const param = signature.params[i];
     if (!callables[i] || !param || arg.type === "SpreadElement") {
-      const lowered = lowerArguments(ctx, { ...node, arguments: [arg] }, [param?.type]);
-      args.push(...lowered);
-      argumentTypes[i] = lowered[0]?.type;
+      const values = lowered
+        ? [lowered[i]!]
+        : lowerArguments(ctx, { ...node, arguments: [arg] }, [param?.type]);
+      args.push(...values);
+      argumentTypes[i] = values[0]?.type;
+      if (param) passed.push({ param, value: values[0]! });
     }
   });
   const generic = genericInstance(ctx, node, symbol, signature, argumentTypes);
@@ -782,6 +768,10 @@ export function lowerUserCall(
       ),
     );
   }
+  // Bound after the function parameters, as the callee declares them (lowerFunction).
+  const fields = objectArgumentBindings(ctx, passed);
+  bindings.push(...fields.bindings);
+  carried.push(...fields.carried);
   if (checkpoint || taggedCheckpoint(symbol)) {
     return ctx.fail(node, badOperatorUse.callOfWithFunctionArgument(symbol.name));
   }
@@ -807,7 +797,7 @@ export function lowerUserCall(
   const rest = signature.params
     .map((p, i) => (generic ? { ...p, type: generic.params[i] } : p))
     .filter((_, i) => !callables[i]);
-  return emitUserCall(ctx, node, specialized, path, [...args, ...carried], receiver, false, {
+  const result = emitUserCall(ctx, node, specialized, path, [...args, ...carried], receiver, false, {
     key,
     target,
     params: rest,
@@ -815,6 +805,51 @@ export function lowerUserCall(
     argNodes: node.arguments.filter((_, i) => !callables[i]),
     ...(generic?.result ? { result: generic.result } : {}),
   });
+  // The objects are passed to a specialization that takes their functions (object-closures.ts).
+  if (fields.bindings.length > 0)
+    ctx.boundPasses.set(ctx.builder.region.ops.at(-1)!, (receiver ? 1 : 0) + args.length);
+  return result;
+}
+
+/** A call passing no function: of the callee, or of its instantiation for the call's types. */
+function lowerPlainUserCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  symbol: FunctionSymbol,
+  path: string,
+  signature: Signature,
+  args: Value[],
+  receiver: Value | undefined,
+  checkpoint: boolean,
+): Value {
+  // Generic, or taking several kinds of array: an instantiation per call's types.
+  const types = args.map((a) => a.type);
+  const generic = genericInstance(ctx, node, symbol, signature, types);
+  if (!generic) return emitUserCall(ctx, node, symbol, path, args, receiver, checkpoint);
+  // Each instantiation is a function of its own, typed as the call resolved it.
+  const target = {
+    ...namedTarget(symbol),
+    name: ctx.program.generatedName(symbol.module.file, generic.key, symbol.name),
+    typeArguments: generic.typeArguments,
+    contextual: contextualOf(generic),
+  };
+  return emitUserCall(
+    ctx,
+    node,
+    { ...symbol, name: target.name },
+    path,
+    args,
+    receiver,
+    checkpoint,
+    {
+      key: generic.key,
+      target,
+      params: signature.params.map((p, i) => ({ ...p, type: generic.params[i] })),
+      arity: signature.params.length,
+      argNodes: node.arguments,
+      ...(generic.result ? { result: generic.result } : {}),
+    },
+  );
 }
 
 /** What lowering a generic's instantiation takes its parameter and result types from. */

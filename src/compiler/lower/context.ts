@@ -10,6 +10,7 @@ import type {
   FunctionTypeInfo,
   IRFunction,
   ObjectType,
+  Op,
   Region,
   SourceLoc,
   Type,
@@ -33,6 +34,17 @@ import type { TypeArguments } from "../types/declared-types.js";
 export interface FunctionArg {
   fn: StaticFunction;
   values: Value[];
+}
+
+/**
+ * An object holding functions written in an object literal (`{ onStep: (t, y) => … }`), by the
+ * IR value of the object: each such field's function, known where the code is compiled (see
+ * object-closures.ts). The object's own field holds a placeholder nothing reads.
+ */
+export interface BoundObject {
+  fields: Map<string, FunctionArg>;
+  /** Where the object was written, or the parameter it came in by, for messages. */
+  origin: SourceLoc;
 }
 
 export interface Slot {
@@ -182,6 +194,13 @@ export class LowerContext {
    * specialization, or one holding a function chosen at run time.
    */
   readonly bound = new Map<Slot, FunctionArg>();
+  /** Objects holding functions written in object literals, by value (object-closures.ts). */
+  readonly boundObjects = new Map<Value, BoundObject>();
+  /**
+   * Calls that pass such objects to a specialization taking their functions: how many leading
+   * operands are those arguments (an object is allowed there, not among the values carried).
+   */
+  readonly boundPasses = new Map<Op, number>();
   /** Local functions being inlined now (a call of one inside itself is recursion). */
   readonly inlining = new Set<FunctionLike>();
   /** Statements left out, by position, their errors already reported (see recovery.ts). */

@@ -38,6 +38,7 @@ import {
 } from "./user-call.js";
 import { inlineCallback, returnsOnlyAtEnd } from "./inline-callback.js";
 import { arrowFieldMethod } from "./arrow-fields.js";
+import { boundField, boundFieldRead } from "./object-closures.js";
 
 // Function values in differentiable code (Swift's "generalized differentiability", done the
 // way a compiler that sees the whole program can):
@@ -223,6 +224,8 @@ function holdsLocalFunction(ctx: LowerContext, node: Node): boolean {
     return holdsLocalFunction(ctx, node.consequent) || holdsLocalFunction(ctx, node.alternate);
   if (node.type === "LogicalExpression")
     return holdsLocalFunction(ctx, node.left) || holdsLocalFunction(ctx, node.right);
+  const field = boundFieldRead(ctx, node)?.fn.kind;
+  if (field === "lambda" || field === "choice") return true;
   const slot = node.type === "Identifier" ? ctx.scope.lookup(node.name) : undefined;
   if (!slot) return false;
   const kind = ctx.bound.get(slot)?.fn.kind;
@@ -242,6 +245,9 @@ function readFunctionField(
   const name = node.property.name;
   const object = ctx.lowerExpression(node.object as Expression);
   if (!isObject(object.type)) return undefined;
+  // `opts.onStep`, written in an object literal: the function itself (object-closures.ts).
+  const bound = boundField(ctx, object, name);
+  if (bound) return bound;
   // `xs.map(model.predict)`, an arrow field: the arrow, lifted with `this` the object.
   const arrow = object.type.classKey && arrowFieldMethod(ctx, object.type, name, node);
   if (arrow) {
@@ -266,6 +272,8 @@ export function functionField(
   object: Value,
   field: FieldType & { callable: FunctionTypeInfo },
 ): FunctionArg {
+  const bound = boundField(ctx, object, field.name);
+  if (bound) return bound;
   ctx.at(at);
   const value = ctx.builder.emit(
     "field",
@@ -331,6 +339,22 @@ export function functionValue(
   return materialize(ctx, node, contextual, what, () => undefined);
 }
 
+/**
+ * The function of a field written in an object literal (`{ onStep: (t, y) => … }`): a local
+ * function or a choice involving one is `bound`, known where the code is compiled (see
+ * object-closures.ts); any other function is a run-time value, as `functionValue` gives it.
+ */
+export function fieldFunction(
+  ctx: LowerContext,
+  node: Node,
+  contextual: FunctionTypeInfo,
+  what: string,
+): { bound: FunctionArg } | { value: Value } {
+  const arg = resolveFunctionArg(ctx, node, contextual, what);
+  if (arg.fn.kind === "lambda" || arg.fn.kind === "choice") return { bound: arg };
+  return { value: materialize(ctx, node, contextual, what, () => undefined, false, arg) };
+}
+
 /** A function value as a run-time value: a top-level function, or a dynamic value. */
 function materialize(
   ctx: LowerContext,
@@ -340,8 +364,9 @@ function materialize(
   typed: (t: FunctionTypeInfo) => void,
   /** One of the two functions a condition chooses between (`c ? (t) => t * x : sq`). */
   chosen = false,
+  /** The function `node` denotes, when already resolved. */
+  arg = resolveFunctionArg(ctx, node, contextual, what),
 ): Value {
-  const arg = resolveFunctionArg(ctx, node, contextual, what);
   if (arg.fn.kind === "dynamic") {
     typed(arg.fn.type);
     return arg.values[0]!;
@@ -850,6 +875,8 @@ export type Presence = boolean | Value;
 
 /** The function `node` names (a function parameter or local holding one), if it names one. */
 function heldBy(ctx: LowerContext, node: Node): FunctionArg | "local" | undefined {
+  const field = boundFieldRead(ctx, node);
+  if (field) return field;
   while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
     node = node.expression;
   if (node.type !== "Identifier") return undefined;

@@ -10,7 +10,7 @@ import { constructHelp } from "../diagnostics/messages/syntax-help.js";
 import { admitsArraysOnly } from "./generic-calls.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
-import type { IRFunction, ObjectType, Region, Type } from "../ir/types.js";
+import type { IRFunction, ObjectType, Region, Type, Value } from "../ir/types.js";
 import { typeResolver, parameterFunctionTypeOf } from "../types/resolver.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
@@ -26,6 +26,7 @@ import {
   type Slot,
 } from "./context.js";
 import { carriedValues, declareCapture } from "./function-values.js";
+import { bindParameterField, checkBoundObjectUses, fieldBindingName } from "./object-closures.js";
 import { celledNames } from "./cells.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
@@ -110,7 +111,9 @@ function lowerFunctionOnce(
     !options.aux && !options.constructs && !signature.result && !contextualResult;
   if (options.aux) ctx.auxReturn = { declared: signature.result };
   /** Names bound to function values, in binding order: their carried values follow the params. */
-  const boundSlots: [Slot, Binding][] = [];
+  const boundSlots: [Slot | undefined, Binding][] = [];
+  /** The parameters' values, for the bindings of their fields (`opts.onStep`). */
+  const paramValues = new Map<string, { value: Value; node: Node }>();
   if (options.thisType) {
     const self = ctx.builder.newValue(options.thisType, "self");
     body.params.push(self);
@@ -185,6 +188,7 @@ function lowerFunctionOnce(
     const value = ctx.builder.newValue(type, p.name);
     body.params.push(value);
     ctx.declare(p.name, "param", type, value);
+    paramValues.set(p.name, { value, node: p.node });
   });
 
   for (const capture of options.captures ?? []) {
@@ -216,7 +220,10 @@ function lowerFunctionOnce(
   }
   for (const binding of options.bindings ?? []) {
     if (!boundSlots.some(([, b]) => b === binding))
-      boundSlots.push([ctx.declareFunctionName(binding.name), binding]);
+      boundSlots.push([
+        fieldBindingName(binding.name) ? undefined : ctx.declareFunctionName(binding.name),
+        binding,
+      ]);
   }
   for (const [slot, binding] of boundSlots) {
     const values = carriedValues(binding.fn, binding.name).map((c) => {
@@ -224,12 +231,23 @@ function lowerFunctionOnce(
       body.params.push(v);
       return v;
     });
-    ctx.bound.set(slot, { fn: binding.fn, values });
+    if (slot) {
+      ctx.bound.set(slot, { fn: binding.fn, values });
+      continue;
+    }
+    // `opts.onStep`: a function written in the object literal the call passes (object-closures.ts).
+    const { param, field } = fieldBindingName(binding.name)!;
+    const object = paramValues.get(param);
+    if (!object) throw new Error(`internal: no parameter '${param}' for ${binding.name}`);
+    bindParameterField(ctx, object.value, field, { fn: binding.fn, values }, ctx.loc(object.node));
   }
 
   for (const p of signature.params) {
     // A function parameter bound by the call (its default, if omitted) has no value to test.
-    const bound = options.bindings?.some((b) => b.name === p.name);
+    // An object parameter whose functions are bound is always given (no default applies).
+    const bound = options.bindings?.some(
+      (b) => b.name === p.name || fieldBindingName(b.name)?.param === p.name,
+    );
     if (p.defaultValue && !bound) lowerParameterDefault(ctx, p.name, p.defaultValue);
     if (p.pattern) bindPattern(ctx, p.pattern, ctx.value(ctx.scope.lookup(p.name)!), p.name);
   }
@@ -304,6 +322,8 @@ function functionOf(
   options: LowerOptions,
   node: FunctionLike,
 ): IRFunction {
+  // Objects holding functions written in literals go only where their functions are known.
+  checkBoundObjectUses(ctx);
   return {
     key,
     name,

@@ -20,6 +20,7 @@ import { instantiationOf } from "../types/generic-classes.js";
 import { descendants } from "../parse/class-hierarchy.js";
 import {
   callArity,
+  closureCapture,
   moduleVariableWrite,
   typeMismatch,
   unknownType,
@@ -66,7 +67,9 @@ import type {
   Type,
   Value,
 } from "../ir/types.js";
-import { functionValue } from "./function-values.js";
+import { fieldFunction } from "./function-values.js";
+import { boundFieldPlaceholder } from "./object-closures.js";
+import type { FunctionArg } from "./context.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
 import { unboundKind } from "./unbound-name.js";
@@ -526,17 +529,22 @@ export function lowerObjectLiteral(
   node: ObjectExpression,
   expected: Type | undefined,
 ): Value {
-  // `const ops = { f: square, g: Math.sin }`: a field holding a function needs its function
-  // type, which TypeScript's checker gives the literal.
+  // `const ops = { f: square, g: Math.sin }`, `{ f: (x: number) => x * k }`: a field holding
+  // a function needs its function type, which TypeScript's checker gives the literal.
   if (
     !expected &&
-    node.properties.some((p) => p.type === "Property" && namesAFunction(ctx, p.value))
+    node.properties.some(
+      (p) => p.type === "Property" && (namesAFunction(ctx, p.value) || isLocalFunction(ctx, p.value)),
+    )
   )
     expected = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
   const values = new Map<string, Value>();
+  // Fields holding a function written here or another local function (object-closures.ts).
+  const bound = new Map<string, FunctionArg>();
   for (const prop of node.properties) {
     if (prop.type === "SpreadElement") {
       const spread = ctx.lowerExpression(prop.argument);
+      const from = ctx.boundObjects.get(spread);
       // `{ ...record, k: v }`: a copy of the record, with more entries.
       if (isRecord(spread.type) && values.size === 0)
         if (!expected || !isObject(expected))
@@ -551,6 +559,23 @@ export function lowerObjectLiteral(
       ctx.at(prop);
       for (const f of spread.type.fields) {
         if (f.type === "opaque" && !f.callable) continue;
+        // `{ ...opts, steps: 10 }` of an object holding a function written in a literal.
+        const function_ = from?.fields.get(f.name);
+        if (function_) {
+          bound.set(f.name, function_);
+          values.set(f.name, boundFieldPlaceholder(ctx, f.name));
+          continue;
+        }
+        // A field the spread object may or may not have cannot replace a bound function.
+        if (bound.has(f.name) && f.optional)
+          return ctx.fail(
+            prop,
+            closureCapture.objectHoldingFunctionUsed(
+              f.name,
+              `spread over it an object that may or may not replace its function '${f.name}'`,
+            ),
+          );
+        bound.delete(f.name);
         const read = () =>
           ctx.builder.emit("field", [spread], [f.type], { field: f.name }, [], f.name).results[0]!;
         const before = values.get(f.name);
@@ -581,10 +606,14 @@ export function lowerObjectLiteral(
         prop,
         unsupportedType.fieldHasRecursiveType(key, (expected as ObjectType).name),
       );
-    const v = field?.callable
-      ? functionValue(ctx, prop.value, field.callable, `field '${key}'`)
-      : lowerValue(ctx, prop.value as Expression, field?.type);
-    values.set(key, v);
+    bound.delete(key);
+    if (field?.callable) {
+      const held = fieldFunction(ctx, prop.value, field.callable, `field '${key}'`);
+      if ("bound" in held) bound.set(key, held.bound);
+      values.set(key, "bound" in held ? boundFieldPlaceholder(ctx, key) : held.value);
+      continue;
+    }
+    values.set(key, lowerValue(ctx, prop.value as Expression, field?.type));
   }
   ctx.at(node);
   const declared = expected && isObject(expected) ? expected : undefined;
@@ -605,7 +634,17 @@ export function lowerObjectLiteral(
       fields.push({ ...f });
     }
   }
-  return ctx.builder.emit("literal", [...values.values()], [type], {}, [], "").results[0]!;
+  const literal = ctx.builder.emit("literal", [...values.values()], [type], {}, [], "")
+    .results[0]!;
+  if (bound.size > 0) ctx.boundObjects.set(literal, { fields: bound, origin: ctx.loc(node) });
+  return literal;
+}
+
+/** `(t) => …`, or the name of a local function: a function with no run-time value. */
+function isLocalFunction(ctx: LowerContext, node: Node): boolean {
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
+  const slot = node.type === "Identifier" ? ctx.scope.lookup(node.name) : undefined;
+  return slot !== undefined && (ctx.closures.has(slot) || ctx.bound.has(slot));
 }
 
 /** `"name" in object`: whether the object has the field (an optional one may be absent). */

@@ -93,6 +93,12 @@ export const closureCapture = {
       "closureCapture",
       `nabla cannot tell which function this is; ${what} needs a function declared in the program, an arrow function, or a 'Differentiable<…>' value`,
     ),
+  objectHoldingFunctionUsed: (fields: Printable, use: Printable) =>
+    message(
+      "closureCapture",
+      `this object holds a function written in an object literal ('${fields}'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not ${use}`,
+      `pass the object straight to the function that calls its functions; to keep a function in data, declare it at the top level of a module, taking what it reads from here as parameters`,
+    ),
   thisFunctionIsPassedTo: (value: Printable) =>
     message(
       "closureCapture",

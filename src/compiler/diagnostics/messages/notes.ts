@@ -34,6 +34,8 @@ export const notes = {
     note(`'${name}' is declared @differentiable here`),
   firstRegistrationHere: () => note("the first registration is here"),
   valueDefinedHere: () => note("value defined here"),
+  /** Where an object holding a function written in an object literal was made or came in. */
+  objectWithFunctionFrom: () => note("the object holding the function comes from here"),
   attachedForPlainRuns: () =>
     note(
       "nabla attaches this derivative to the function passed here for plain runs of the callee, which differentiates it; without it, such a run throws (differentiated code does not need it)",

@@ -2,6 +2,7 @@ import type { Node } from "oxc-parser";
 import { walk, type FunctionLike } from "../parse/module.js";
 import { assignedNames } from "./assigned-names.js";
 import { CALLING_METHODS } from "../resolve/function-values.js";
+import { freeNames } from "../resolve/captures.js";
 
 // Variables a closure assigns and the function passes on (`let peak = 0; rk4(f, y0, { onStep:
 // (t, y) => { peak = Math.max(peak, y[0]); } })`). A closure passed to another function is
@@ -11,6 +12,10 @@ import { CALLING_METHODS } from "../resolve/function-values.js";
 // write (LowerContext.value and assign): memory both see, differentiated as any array.
 // Closures called where they are written (`const add = (v) => { total += v; }; add(1)`) and
 // callbacks of array methods, inlined, assign the variable itself and need no cell.
+// A function written in an object literal takes what it captures where the literal is, which
+// may be before the call that runs it (`const opts = { f: (x) => x * k }; k = 2; solve(opts)`):
+// a variable it reads that the function assigns anywhere is held in a cell too, so it reads the
+// value the variable has when it runs.
 
 const FUNCTIONS = new Set(["FunctionExpression", "ArrowFunctionExpression"]);
 
@@ -22,12 +27,18 @@ export function celledNames(fn: FunctionLike): Set<string> {
   for (const p of fn.params) bindingNames(p, declared);
   const celled = new Set<string>();
   if (declared.size === 0) return celled;
+  let assigned: Set<string> | undefined;
   walk(body, (node, ancestors) => {
     if (!FUNCTIONS.has(node.type)) return true;
     if (escapes(node, ancestors, body)) {
       const inner = (node as FunctionLike).body;
       for (const name of assignedNames(inner ? [inner] : [], true))
         if (declared.has(name)) celled.add(name);
+    }
+    if (holder(node, ancestors).parent?.type === "Property") {
+      assigned ??= assignedNames([body], true);
+      for (const name of freeNames(node as FunctionLike))
+        if (declared.has(name) && assigned.has(name)) celled.add(name);
     }
     return true;
   });
@@ -67,8 +78,8 @@ function bindingNames(target: Node, names: Set<string>): void {
  * it on: an argument of a call that is not an inlined array method, a field of an object, an
  * element of an array, or a `const` used other than by calling it.
  */
-function escapes(node: Node, ancestors: readonly Node[], body: Node): boolean {
-  const parent = ancestors[ancestors.length - 1];
+function escapes(written: Node, ancestors: readonly Node[], body: Node): boolean {
+  const { node, parent } = holder(written, ancestors);
   if (!parent) return false;
   switch (parent.type) {
     case "CallExpression":
@@ -84,6 +95,31 @@ function escapes(node: Node, ancestors: readonly Node[], body: Node): boolean {
       return false;
   }
 }
+
+/**
+ * The expression a function written at `node` is the value of, past the choices and wrappers
+ * around it (`onStep: verbose ? (t) => … : undefined`), and what holds that expression.
+ */
+function holder(node: Node, ancestors: readonly Node[]): { node: Node; parent: Node | undefined } {
+  let i = ancestors.length - 1;
+  while (i >= 0 && CHOICES.has(ancestors[i]!.type)) {
+    const parent = ancestors[i]!;
+    // The test of a choice is not its value.
+    if (parent.type === "ConditionalExpression" && parent.test === node) break;
+    node = parent;
+    i--;
+  }
+  return { node, parent: ancestors[i] };
+}
+
+const CHOICES = new Set([
+  "ConditionalExpression",
+  "LogicalExpression",
+  "ParenthesizedExpression",
+  "TSAsExpression",
+  "TSSatisfiesExpression",
+  "TSNonNullExpression",
+]);
 
 /** A method call that calls its callback there and lets it go (an array method, `then`). */
 function isInlinedCallback(callee: Node): boolean {

@@ -739,7 +739,9 @@ function functionTest(ctx: LowerContext, node: Node): Value | undefined {
   const b = ctx.builder;
   const value = (p: Presence | undefined) =>
     p === undefined ? undefined : typeof p === "boolean" ? b.constant(p) : p;
-  if (node.type === "Identifier") return value(holdsFunction(ctx, node));
+  // `onStep`, or `opts.onStep` of a function written in an object literal (object-closures.ts).
+  if (node.type === "Identifier" || node.type === "MemberExpression")
+    return value(holdsFunction(ctx, node));
   if (node.type === "UnaryExpression" && node.operator === "!") {
     const inner = functionTest(ctx, node.argument);
     return inner && b.unary("not", inner);

@@ -288,6 +288,7 @@ export function functionField(
     type: field.callable,
     what: `field '${field.name}' of '${(object.type as ObjectType).name}'`,
     origin: field.declaredAt ?? ctx.loc(at),
+    ...(field.optional ? { optional: true } : {}),
   };
   return { fn, values: [value] };
 }
@@ -604,13 +605,15 @@ function callChoice(
     { fn: first, values: arg.values.slice(1, 1 + count) },
     { fn: second, values: arg.values.slice(1 + count) },
   ];
-  let returns = true;
+  // The first option decides whether the call gives a value: an option left out (`c ? (t) => {
+  // … } : undefined`) gives what TypeScript says the call gives, not always `void`.
+  let returns: boolean | undefined;
   const results = lowerIf(
     ctx,
     arg.values[0]!,
     options.map((option) => () => {
       const v = callFunctionArg(ctx, node, option, args, name);
-      returns = v.type !== "void";
+      returns ??= v.type !== "void";
       return returns ? [v] : [];
     }) as [() => Value[], () => Value[]],
   );
@@ -727,7 +730,7 @@ function callDynamic(
       .filter((math) => mathFits(math, args, result))
       .map((math) => ({ math })),
   ];
-  if (candidates.length === 0) {
+  if (candidates.length === 0 && !fn.optional) {
     return ctx.fail(
       node,
       unknownCallee.noFunctionOfProgramFits(
@@ -757,7 +760,9 @@ function callDynamic(
       if (result === "number" || result === "boolean")
         return [ctx.builder.constant(result === "number" ? NaN : false)];
       // The extern throws; an array or object still needs a value of its shape here, so the
-      // branch calls the last candidate, which never runs.
+      // branch calls the last candidate, which never runs (or, with none, a placeholder).
+      if (candidates.length === 0)
+        return [ctx.builder.emit("const", [], [result], {}, [], "").results[0]!];
       return [callCandidate(candidates[candidates.length - 1]!)];
     }
     const candidate = candidates[i]!;

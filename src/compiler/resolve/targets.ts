@@ -50,6 +50,13 @@ export type StaticFunction =
       /** What holds it, for messages ("parameter 'act'"), and where that is declared. */
       what: string;
       origin: SourceLoc;
+      /**
+       * Read from an optional field (`onStep?: …`), which code tests before calling: with no
+       * function of the program to match, a call throws where it runs instead of failing to
+       * compile (the field may only ever be absent, or hold a closure the callee is
+       * specialized for).
+       */
+      optional?: boolean;
     }
   /**
    * One of two functions, told apart at run time by a test (`layer.act ?? ((z) => z)`): the

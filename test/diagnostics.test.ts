@@ -204,7 +204,7 @@ main.ts:11:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   },
   {
-    name: "NABLA112: an arrow-function field stored in an object",
+    name: "NABLA112: an arrow-function field assigned to an object's field",
     files: `
 import { gradient } from "nabla";
 class Model {
@@ -216,19 +216,20 @@ interface Step {
 }
 export function f(x: number): number {
   const m = new Model(x);
-  const step: Step = { run: m.predict };
+  const step: Step = { run: Math.sin };
+  step.run = m.predict;
   return step.run(x);
 }
 export const g = gradient(f);
 `,
     expected: `
-main.ts:11:29: error NABLA112: the arrow-function field 'predict' can be called or passed to a function that calls it, but not stored as a value in differentiable code
-  10 |   const m = new Model(x);
-> 11 |   const step: Step = { run: m.predict };
-     |                             ^^^^^^^^^
+main.ts:12:14: error NABLA112: the arrow-function field 'predict' can be called or passed to a function that calls it, but not stored as a value in differentiable code
+  11 |   const step: Step = { run: Math.sin };
+> 12 |   step.run = m.predict;
+     |              ^^^^^^^^^
 help: store the object instead and call its field ('holder.model.predict(t)'), or declare the function at the top level
-main.ts:14:18: note: when differentiating 'f' for 'gradient'
-> 14 | export const g = gradient(f);
+main.ts:15:18: note: when differentiating 'f' for 'gradient'
+> 15 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
 1 error`,

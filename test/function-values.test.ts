@@ -705,17 +705,17 @@ export function f(x: number, y: number): number {
 `);
 });
 
-test("a local function chosen by a condition and stored in data is reported", () => {
+test("a local function chosen by a condition and assigned to a field is reported", () => {
   const text = diagnosticsText(
     compileFiles({
       "main.ts": CHOSEN(
-        "const o: { fn: (t: number) => number } = { fn: c ? (t: number) => t * x : sq };\n  return apply(o.fn, x);",
+        "const o: { fn: (t: number) => number } = { fn: sq };\n  o.fn = c ? (t: number) => t * x : sq;\n  return apply(o.fn, x);",
       ),
     }),
   );
   assert.match(
     text,
-    /main\.ts:10:\d+: error NABLA112: a function stored as a value chosen at run time must be declared at the top level of a module; a local or inline function chosen by a condition can be called or passed to a function, but not stored/,
+    /main\.ts:11:\d+: error NABLA112: a function stored as a value chosen at run time must be declared at the top level of a module; a local or inline function chosen by a condition can be called or passed to a function, but not stored/,
   );
 });
 

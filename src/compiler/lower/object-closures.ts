@@ -105,14 +105,17 @@ export function checkBoundObjectUses(ctx: LowerContext): void {
     op.operands.forEach((operand, index) => {
       const bound = ctx.boundObjects.get(operand);
       if (!bound || allowed(ctx, op, index, bound)) return;
+      // A return, or a join of branches, is an op at the end of a function or statement: the
+      // object itself says better what is returned or joined.
+      const atObject = op.opcode === "return" || op.opcode === "yield" || op.opcode === "condition";
       throw new CompileAbort({
         severity: "error",
         ...closureCapture.objectHoldingFunctionUsed(
           [...bound.fields.keys()].join("', '"),
           useOf(ctx, op, index),
         ),
-        loc: op.loc,
-        notes: [{ ...notes.objectWithFunctionFrom(), loc: bound.origin }],
+        loc: atObject ? bound.origin : op.loc,
+        notes: atObject ? [] : [{ ...notes.objectWithFunctionFrom(), loc: bound.origin }],
       });
     });
   });

@@ -1,5 +1,7 @@
 import { test } from "node:test";
+import assert from "node:assert/strict";
 import { checkTwoWays } from "./support/two-ways.js";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
 
 // Functions written as fields of an object literal handed to a function of the program: an
 // options object's callbacks, a solver's `{ f, df }`, a minimizer's progress hook. The callee
@@ -135,4 +137,331 @@ export function f(k: number, c: number): number {
   const z = rk4((t, [x, v]) => [v, -c * c * x], [y[0], y[1]], 0.5, options);
   return z[0] + total;
 }`);
+});
+
+test("options handed on to a helper, spread over defaults, and destructured with defaults", async () => {
+  await checkTwoWays(`interface Options {
+  steps?: number;
+  scale?: number;
+  onStep?: (i: number, value: number) => void;
+}
+const defaults = { steps: 8, scale: 1 };
+function stepOnce(i: number, value: number, options: Options): number {
+  const next = value * (options.scale ?? 1) * 0.9 + 0.1 * Math.sin(value);
+  options.onStep?.(i, next);
+  return next;
+}
+function iterate(x0: number, options: Options = {}): number {
+  const o = { ...defaults, ...options };
+  let x = x0;
+  for (let i = 0; i < o.steps; i++) x = stepOnce(i, x, o);
+  return x;
+}
+function iterateDestructured(x0: number, { steps = 5, onStep }: Options = {}): number {
+  let x = x0;
+  for (let i = 0; i < steps; i++) {
+    x = x * x * 0.5 + 0.3;
+    if (onStep !== undefined) onStep(i, x);
+  }
+  return x;
+}
+export function f(a: number, b: number): number {
+  let sum = 0;
+  const hook = (i: number, v: number) => {
+    sum += v * (i + 1);
+  };
+  const plain = iterate(a) + iterateDestructured(b);
+  const traced = iterate(b, { scale: a, onStep: hook }) + iterateDestructured(a, { onStep: hook });
+  return plain + traced + sum * b;
+}`);
+});
+
+test("an optional options parameter read with ?., and comparator objects for sort", async () => {
+  await checkTwoWays(`interface SortOptions {
+  compare: (p: number, q: number) => number;
+}
+function ascending(p: number, q: number): number {
+  return p - q;
+}
+function sortedWeights(xs: number[], options: SortOptions): number {
+  const ys = xs.slice().sort(options.compare);
+  let s = 0;
+  for (let i = 0; i < ys.length; i++) s += (i + 1) * ys[i];
+  return s;
+}
+interface Trace {
+  onValue?: (v: number) => void;
+}
+function sumSquares(xs: number[], trace?: Trace): number {
+  let s = 0;
+  for (const x of xs) {
+    s += x * x;
+    trace?.onValue?.(s);
+  }
+  return s;
+}
+export function f(a: number, b: number): number {
+  const xs = [a, b, a * b, a - b];
+  let peak = -Infinity;
+  const byDistance = sortedWeights(xs, { compare: (p, q) => Math.abs(p - b) - Math.abs(q - b) });
+  const inOrder = sortedWeights(xs, { compare: ascending });
+  const s = sumSquares(xs, {
+    onValue: (v) => {
+      peak = Math.max(peak, v - a);
+    },
+  }) + sumSquares(xs);
+  return byDistance + inOrder * 0.5 + s + peak;
+}`);
+});
+
+test("a solver in another module given an options object written here", async () => {
+  await checkTwoWays(
+    `import { integrate } from "./quad.js";
+export function f(a: number, b: number): number {
+  let evaluations = 0;
+  let largest = 0;
+  const area = integrate({
+    f: (x) => Math.exp(-a * x * x) * b,
+    from: 0,
+    to: 2,
+    onSample: (x, fx) => {
+      evaluations++;
+      if (fx * x > largest) largest = fx * x;
+    },
+  });
+  return area + largest + evaluations * 1e-3;
+}`,
+    undefined,
+    true,
+    {
+      "quad.ts": `export interface Integrand {
+  f: (x: number) => number;
+  from: number;
+  to: number;
+  n?: number;
+  onSample?: (x: number, fx: number) => void;
+}
+export function integrate(problem: Integrand): number {
+  const n = problem.n ?? 40;
+  const h = (problem.to - problem.from) / n;
+  let sum = 0;
+  for (let i = 0; i <= n; i++) {
+    const x = problem.from + i * h;
+    const fx = problem.f(x);
+    problem.onSample?.(x, fx);
+    sum += (i === 0 || i === n ? 0.5 : 1) * fx;
+  }
+  return sum * h;
+}
+`,
+    },
+  );
+});
+
+// What is still refused: an object holding such a function anywhere its function could be read
+// without nabla knowing it, each with the whole message.
+
+const HOOKS = `import { gradient } from "nabla";
+interface Hooks {
+  onStep?: (t: number) => void;
+}
+function run(n: number, hooks: Hooks): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    s += i;
+    hooks.onStep?.(s);
+  }
+  return s;
+}
+`;
+
+/** The formatted diagnostics of main.ts. */
+function diagnosticsOf(main: string): string {
+  return diagnosticsText(compileFiles({ "main.ts": main }));
+}
+
+const HELP =
+  "help: pass the object straight to the function that calls its functions; to keep a function in data, declare it at the top level of a module, taking what it reads from here as parameters";
+
+test("an object holding a closure stored into an array is refused", () => {
+  const text = diagnosticsOf(`${HOOKS}function runAll(all: Hooks[]): number {
+  let s = 0;
+  for (const h of all) s += run(2, h);
+  return s;
+}
+export function f(k: number): number {
+  let total = 0;
+  const all: Hooks[] = [{ onStep: (t) => { total += k * t; } }];
+  return runAll(all) + total;
+}
+export const d = gradient(f);
+`);
+  assert.equal(
+    text,
+    `main.ts:20:24: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not store it in an object or an array
+  19 |   let total = 0;
+> 20 |   const all: Hooks[] = [{ onStep: (t) => { total += k * t; } }];
+     |                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+${HELP}
+main.ts:20:25: note: the object holding the function comes from here
+> 20 |   const all: Hooks[] = [{ onStep: (t) => { total += k * t; } }];
+     |                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:23:18: note: when differentiating 'f' for 'gradient'
+> 23 | export const d = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("an object holding a closure returned by a helper is refused", () => {
+  const text = diagnosticsOf(`${HOOKS}function tracer(k: number, total: number[]): Hooks {
+  return { onStep: (t) => { total[0] += k * t; } };
+}
+export function f(k: number): number {
+  const total = [0];
+  return run(3, tracer(k, total)) + total[0];
+}
+export const d = gradient(f);
+`);
+  assert.equal(
+    text,
+    `main.ts:14:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not return it
+  13 | function tracer(k: number, total: number[]): Hooks {
+> 14 |   return { onStep: (t) => { total[0] += k * t; } };
+     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+${HELP}
+main.ts:18:17: note: when differentiating this call to 'tracer'
+> 18 |   return run(3, tracer(k, total)) + total[0];
+     |                 ^^^^^^^^^^^^^^^^
+main.ts:20:18: note: when differentiating 'f' for 'gradient'
+> 20 | export const d = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("an object holding a closure chosen by a condition, or captured by a function passed on, is refused", () => {
+  const chosen = diagnosticsOf(`${HOOKS}export function f(k: number): number {
+  let total = 0;
+  const hooks: Hooks = k > 0 ? { onStep: (t) => { total += k * t; } } : {};
+  return run(3, hooks) + total;
+}
+export const d = gradient(f);
+`);
+  assert.equal(
+    chosen,
+    `main.ts:15:32: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not choose between it and another object by a condition, or keep it in a variable that branches or loops change
+  14 |   let total = 0;
+> 15 |   const hooks: Hooks = k > 0 ? { onStep: (t) => { total += k * t; } } : {};
+     |                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+${HELP}
+main.ts:18:18: note: when differentiating 'f' for 'gradient'
+> 18 | export const d = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+  const captured =
+    diagnosticsOf(`${HOOKS}function twice(g: (x: number) => number, x: number): number {
+  return g(g(x));
+}
+export function f(k: number): number {
+  let total = 0;
+  const hooks: Hooks = { onStep: (t) => { total += k * t; } };
+  return twice((x) => run(2, hooks) * x, k) + total;
+}
+export const d = gradient(f);
+`);
+  assert.equal(
+    captured,
+    `main.ts:19:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not capture it in a function that is passed on
+  18 |   const hooks: Hooks = { onStep: (t) => { total += k * t; } };
+> 19 |   return twice((x) => run(2, hooks) * x, k) + total;
+     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+${HELP}
+main.ts:18:24: note: the object holding the function comes from here
+> 18 |   const hooks: Hooks = { onStep: (t) => { total += k * t; } };
+     |                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:21:18: note: when differentiating 'f' for 'gradient'
+> 21 | export const d = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("a callee assigning, or reading as a value, a function written in the literal it was given is refused", () => {
+  const assigned = diagnosticsOf(`import { gradient } from "nabla";
+interface Hooks {
+  onStep?: (t: number) => void;
+}
+function once(n: number, hooks: Hooks): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    hooks.onStep?.(i);
+    hooks.onStep = undefined;
+    s += i;
+  }
+  return s;
+}
+export function f(k: number): number {
+  let total = 0;
+  return once(3, { onStep: (t) => { total += k * t; } }) + total;
+}
+export const d = gradient(f);
+`);
+  assert.equal(
+    assigned,
+    `main.ts:9:5: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not assign its function 'onStep'
+  8 |     hooks.onStep?.(i);
+> 9 |     hooks.onStep = undefined;
+    |     ^^^^^^^^^^^^
+${HELP}
+main.ts:5:26: note: the object holding the function comes from here
+> 5 | function once(n: number, hooks: Hooks): number {
+    |                          ^^^^^^^^^^^^
+main.ts:16:10: note: when differentiating this call to 'once'
+> 16 |   return once(3, { onStep: (t) => { total += k * t; } }) + total;
+     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:18:18: note: when differentiating 'f' for 'gradient'
+> 18 | export const d = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+  const read = diagnosticsOf(`import { gradient } from "nabla";
+interface Hooks {
+  onStep?: (t: number) => void;
+}
+function logged(n: number, hooks: Hooks): number {
+  console.log(hooks.onStep);
+  return n * n;
+}
+export function f(k: number): number {
+  let total = 0;
+  return logged(k, { onStep: (t) => { total += k * t; } }) + total;
+}
+export const d = gradient(f);
+`);
+  assert.equal(
+    read,
+    `main.ts:6:15: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not read its function 'onStep' as a value (call it, test it or pass it to a function instead)
+  5 | function logged(n: number, hooks: Hooks): number {
+> 6 |   console.log(hooks.onStep);
+    |               ^^^^^^^^^^^^
+${HELP}
+main.ts:5:28: note: the object holding the function comes from here
+> 5 | function logged(n: number, hooks: Hooks): number {
+    |                            ^^^^^^^^^^^^
+main.ts:11:10: note: when differentiating this call to 'logged'
+> 11 |   return logged(k, { onStep: (t) => { total += k * t; } }) + total;
+     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:13:18: note: when differentiating 'f' for 'gradient'
+> 13 | export const d = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
 });

@@ -308,7 +308,8 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   ctx.at(node);
   // `opts.onStep(t, y)`, written in an object literal: that function (object-closures.ts).
   const bound = name === undefined ? undefined : boundField(ctx, receiver, name);
-  if (bound) return callFunctionArg(ctx, node, bound, lowerArguments(ctx, node), sourceOf(ctx, callee));
+  if (bound)
+    return callFunctionArg(ctx, node, bound, lowerArguments(ctx, node), sourceOf(ctx, callee));
   if (name !== undefined && isArray(receiver.type))
     return lowerArrayMethod(ctx, node, receiver, name);
   if (name !== undefined && (isMap(receiver.type) || isSet(receiver.type)))
@@ -797,14 +798,23 @@ export function lowerUserCall(
   const rest = signature.params
     .map((p, i) => (generic ? { ...p, type: generic.params[i] } : p))
     .filter((_, i) => !callables[i]);
-  const result = emitUserCall(ctx, node, specialized, path, [...args, ...carried], receiver, false, {
-    key,
-    target,
-    params: rest,
-    arity: rest.length + carried.length,
-    argNodes: node.arguments.filter((_, i) => !callables[i]),
-    ...(generic?.result ? { result: generic.result } : {}),
-  });
+  const result = emitUserCall(
+    ctx,
+    node,
+    specialized,
+    path,
+    [...args, ...carried],
+    receiver,
+    false,
+    {
+      key,
+      target,
+      params: rest,
+      arity: rest.length + carried.length,
+      argNodes: node.arguments.filter((_, i) => !callables[i]),
+      ...(generic?.result ? { result: generic.result } : {}),
+    },
+  );
   // The objects are passed to a specialization that takes their functions (object-closures.ts).
   if (fields.bindings.length > 0)
     ctx.boundPasses.set(ctx.builder.region.ops.at(-1)!, (receiver ? 1 : 0) + args.length);

@@ -534,7 +534,8 @@ export function lowerObjectLiteral(
   if (
     !expected &&
     node.properties.some(
-      (p) => p.type === "Property" && (namesAFunction(ctx, p.value) || isLocalFunction(ctx, p.value)),
+      (p) =>
+        p.type === "Property" && (namesAFunction(ctx, p.value) || isLocalFunction(ctx, p.value)),
     )
   )
     expected = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
@@ -634,8 +635,7 @@ export function lowerObjectLiteral(
       fields.push({ ...f });
     }
   }
-  const literal = ctx.builder.emit("literal", [...values.values()], [type], {}, [], "")
-    .results[0]!;
+  const literal = ctx.builder.emit("literal", [...values.values()], [type], {}, [], "").results[0]!;
   if (bound.size > 0) ctx.boundObjects.set(literal, { fields: bound, origin: ctx.loc(node) });
   return literal;
 }

@@ -20,7 +20,11 @@ import type { BoundObject, FunctionArg, LowerContext } from "./context.js";
 // as if it held the function: checkBoundObjectUses refuses it when the function is lowered.
 
 /** The function `object`'s field `name` holds, when it was written in an object literal. */
-export function boundField(ctx: LowerContext, object: Value, name: string): FunctionArg | undefined {
+export function boundField(
+  ctx: LowerContext,
+  object: Value,
+  name: string,
+): FunctionArg | undefined {
   return ctx.boundObjects.get(object)?.fields.get(name);
 }
 
@@ -96,8 +100,8 @@ export function bindParameterField(
 
 /**
  * Refuses every use of an object holding bound functions other than reading a field that is
- * not one of them, writing such a field, testing whether the object is there (`opts?.…`) and
- * passing it to a specialization made for its functions.
+ * not one of them, writing such a field, testing whether the object is there (`opts?.…`) or
+ * has a field (`in`), and passing it to a specialization made for its functions.
  */
 export function checkBoundObjectUses(ctx: LowerContext): void {
   if (ctx.boundObjects.size === 0) return;
@@ -128,6 +132,9 @@ function allowed(ctx: LowerContext, op: Op, index: number, bound: BoundObject): 
       return index === 0 && !bound.fields.has(op.attrs.field as string);
     case "nullish":
       return true;
+    // `"scale" in options`, which a spread of an optional field asks.
+    case "nondiff":
+      return op.attrs.callee === "in" && index === 1;
     case "call":
       return index < (ctx.boundPasses.get(op) ?? 0);
     default:
@@ -151,7 +158,7 @@ function useOf(ctx: LowerContext, op: Op, index: number): string {
       return "return it";
     case "yield":
     case "condition":
-      return "keep it in a variable that branches or loops may change";
+      return "choose between it and another object by a condition, or keep it in a variable that branches or loops change";
     case "call":
       return ctx.boundPasses.has(op) || String(op.attrs.callee).includes("#lambda@")
         ? "capture it in a function that is passed on"

@@ -258,6 +258,49 @@ export function integrate(problem: Integrand): number {
   );
 });
 
+test("a method and a constructor given options, and a recursive walk handing its visitor on", async () => {
+  await checkTwoWays(`interface Hooks {
+  onStep?: (t: number) => void;
+}
+class Runner {
+  constructor(readonly rate: number) {}
+  run(n: number, hooks: Hooks): number {
+    let s = 0;
+    for (let i = 0; i < n; i++) {
+      s += this.rate * Math.sin(s + i);
+      hooks.onStep?.(s);
+    }
+    return s;
+  }
+}
+class Accumulator {
+  total: number;
+  constructor(start: number, hooks: Hooks) {
+    this.total = start * start;
+    hooks.onStep?.(this.total);
+  }
+}
+interface Visitor {
+  maxDepth: number;
+  visit: (depth: number, value: number) => void;
+}
+function walk(value: number, depth: number, v: Visitor): void {
+  v.visit(depth, value);
+  if (depth < v.maxDepth) {
+    walk(Math.sin(value), depth + 1, v);
+    walk(value * 0.5, depth + 1, v);
+  }
+}
+export function f(a: number, b: number): number {
+  let seen = 0;
+  const ran = new Runner(a).run(4, { onStep: (t) => { seen += t * b; } });
+  const made = new Accumulator(b, { onStep: (t) => { seen += t * a; } });
+  let weighted = 0;
+  walk(a * b, 0, { maxDepth: 3, visit: (d, x) => { weighted += x * (d + 1); } });
+  return ran + made.total + seen + weighted;
+}`);
+});
+
 // What is still refused: an object holding such a function anywhere its function could be read
 // without nabla knowing it, each with the whole message.
 

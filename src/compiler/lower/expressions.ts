@@ -536,6 +536,10 @@ function logical(
   right: Expression,
 ): Value {
   const probe = read();
+  // `opts ?? {}` of an object holding functions written in it (object-closures.ts): the object,
+  // never absent nor falsy, itself rather than a join, which could not say what it holds.
+  if (ctx.boundObjects.has(probe))
+    return operator === "&&" ? lowerValue(ctx, right, undefined) : probe;
   ctx.at(left);
   const cond =
     operator === "??"

@@ -176,7 +176,7 @@ export function f(a: number, b: number): number {
 }`);
 });
 
-test("an optional options parameter read with ?., and comparator objects for sort", async () => {
+test("an optional options parameter read with ?. and ??, and comparator objects for sort", async () => {
   await checkTwoWays(`interface SortOptions {
   compare: (p: number, q: number) => number;
 }
@@ -194,9 +194,11 @@ interface Trace {
 }
 function sumSquares(xs: number[], trace?: Trace): number {
   let s = 0;
+  const hooks = trace ?? {};
   for (const x of xs) {
     s += x * x;
     trace?.onValue?.(s);
+    hooks.onValue?.(-x);
   }
   return s;
 }

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkTwoWays } from "./support/two-ways.js";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 
 // Functions written as fields of an object literal handed to a function of the program: an
 // options object's callbacks, a solver's `{ f, df }`, a minimizer's progress hook. The callee
@@ -508,5 +508,34 @@ main.ts:13:18: note: when differentiating 'f' for 'gradient'
      |                  ^^^^^^^^^^^
 
 1 error`,
+  );
+});
+
+test("an optional function field no function of the program fits: skipped when absent, a TypeError when it holds a closure from elsewhere", async () => {
+  const m = await loadProgram<{
+    dRun: (k: number, hooks: { onStep?: (t: number) => void }) => number;
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+interface Hooks {
+  onStep?: (t: number) => void;
+}
+export function run(k: number, hooks: Hooks): number {
+  let s = 0;
+  for (let i = 1; i <= 3; i++) {
+    s += k * k * i;
+    hooks.onStep?.(s);
+  }
+  return s;
+}
+export const dRun = gradient(run, { wrt: 0 });
+`,
+  });
+  assert.equal(m.dRun(2, {}), 2 * 2 * 6);
+  assert.throws(
+    () => m.dRun(2, { onStep: (t) => void t }),
+    (error: Error) =>
+      error instanceof TypeError &&
+      error.message ===
+        "nabla: Hooks.onStep holds 'onStep', which is not one of the functions nabla saw used as a value in the compiled program, so it has no derivative. Pass a function declared at the top level of a compiled module, or written in a module-level object or array that no code writes to (not a closure or a function from outside the program).",
   );
 });

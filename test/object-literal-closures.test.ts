@@ -233,7 +233,10 @@ export function f(a: number, b: number): number {
   });
   return area + largest + evaluations * 1e-3;
 }`,
-    undefined,
+    [
+      [0.7, -0.4],
+      [1.3, 0.9],
+    ],
     true,
     {
       "quad.ts": `export interface Integrand {

@@ -186,6 +186,13 @@ export function copyValues(values: unknown[]): unknown[] {
       for (const [k, x] of v) c.set(k, copy(x));
       return c;
     }
+    // A Set (of indices, of names): its elements, as a Set.
+    if (v instanceof Set) {
+      const c = new Set<unknown>();
+      copies.set(v, c);
+      for (const x of v) c.add(copy(x));
+      return c;
+    }
     const c = Object.create(Object.getPrototypeOf(v) as object | null) as Record<string, unknown>;
     copies.set(v, c);
     for (const [k, x] of Object.entries(v)) c[k] = copy(x);

@@ -102,3 +102,20 @@ export const g = gradient(f);
     /main\.ts:5:25: error NABLA101: this comparator of '\.sort' is not supported in differentiable code/,
   );
 });
+
+test("sorting the array a call returns, directly: `squares(xs).sort(cmp)`, `.toSorted(byName)`, after a filter", async () => {
+  // The merge sort's own nodes sit at the call's position, where TypeScript sees the called
+  // function: its `n = sorted.length` was once taken for a function value (NABLA112 naming 'n').
+  await checkTwoWays(`function squares(xs: number[]): number[] {
+  return xs.map((v) => v * v);
+}
+function descending(a: number, b: number): number {
+  return b - a;
+}
+export function f(x: number, y: number): number {
+  const largest = squares([x, y, x * y, 0.5]).sort((a, b) => b - a)[0];
+  const ordered = squares([y, x + 1, 2]).toSorted(descending);
+  const positive = squares([x - y, y, -0.3]).filter((v) => v > 0.01).sort((a, b) => a - b);
+  return largest + ordered[0] * 2 + ordered[2] + positive[0] * 3;
+}`);
+});

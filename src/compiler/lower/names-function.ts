@@ -27,6 +27,7 @@ export function namesFunction(ctx: LowerContext, node: Node): boolean {
   if (
     node.type === "MemberExpression" &&
     !node.computed &&
+    writtenWhereItStands(ctx, node.property) &&
     ctx.types.inferred?.functionTypeAt(node.property.start) !== undefined
   )
     return true;
@@ -51,4 +52,15 @@ export function namesFunction(ctx: LowerContext, node: Node): boolean {
   if (slot) return ctx.bound.has(slot) || ctx.closures.has(slot);
   const symbol = ctx.program.resolveLocalFunction(ctx.module, node.name);
   return symbol !== undefined && !ctx.module.constants.get(node.name);
+}
+
+/**
+ * Whether the module's text at `name`'s span is that name. Code nabla writes itself (a sort's
+ * merge loop, array-sort.ts) stands at the span of the call it replaces, where TypeScript has
+ * the type of another expression: `squares(xs).sort(…)`'s `n = sorted.length` would read the
+ * type of `squares`, a function.
+ */
+function writtenWhereItStands(ctx: LowerContext, name: Node & { name: string }): boolean {
+  const text = ctx.module.text.slice(name.start, name.end);
+  return text === name.name || text === `#${name.name}`;
 }

@@ -86,6 +86,9 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
   const copies = all.map((p, i) =>
     snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
   );
+  /** Throws, saying what the operator takes, when its vector `v` was left out. */
+  const vectorGiven = (v: string) =>
+    `${w.runtime}.vectorGiven(${v}, ${JSON.stringify(w.operator)}, ${params.length})`;
   /** A basis vector of `type` shaped like `like`, with a 1 at `at`. */
   const basis = (type: Type, like: string, into: string, at: string) =>
     `const ${into} = ${zerosLike(tangentType(type), js.name(like), w.runtime, w.builtin).text}; ${into}[${at}] = 1; `;
@@ -94,14 +97,14 @@ export function higherOrderWrapper(w: HigherOrderWrapper): string {
       const v = fresh("v");
       // A function that writes x has a JVP that writes x's tangent: v stays the user's.
       const direction = w.writes.length > 0 ? `${w.runtime}.copyTangent(${v})` : v;
-      return `((${args}, ${v}) => (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")}))`;
+      return `((${args}, ${v}) => (${vectorGiven(v)}, (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")})))`;
     }
     case "gradientAndHessianVectorProduct": {
       const v = fresh("v");
       const both = fresh("both");
       const direction = w.writes.length > 0 ? `${w.runtime}.copyTangent(${v})` : v;
       return (
-        `((${args}, ${v}) => { const ${both} = (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")}); ` +
+        `((${args}, ${v}) => { ${vectorGiven(v)}; const ${both} = (${w.hvp!})(${[...params, ...w.captures, direction].join(", ")}); ` +
         `return { gradient: ${both}[1], hessianVectorProduct: ${both}[0] }; })`
       );
     }

@@ -3068,6 +3068,26 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 1 warning`,
   },
   {
+    name: "NABLA201 for a Hessian: the derivative nabla made is named as the derivative of the function, not by its internal name",
+    files: `
+import { hessian } from "nabla";
+function loss(x: number[], decay: number): number {
+  return x[0] * x[0] + decay * x[1];
+}
+export const h = hessian(loss, { wrt: 1 });
+`,
+    expected: `
+main.ts:2:1: warning NABLA201: the result of the derivative of 'loss' does not depend on the differentiated arguments, so its derivative is always zero
+  1 | import { hessian } from "nabla";
+> 2 | function loss(x: number[], decay: number): number {
+    | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:5:18: note: when differentiating 'loss' for 'hessian'
+> 5 | export const h = hessian(loss, { wrt: 1 });
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 warning`,
+  },
+  {
     name: "NABLA202: a derivative asked for as WebAssembly runs as JavaScript",
     files: `
 import { gradient } from "nabla";

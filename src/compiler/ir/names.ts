@@ -100,6 +100,10 @@ export function lambdaName(line: number, column: number): string {
 export function functionLabel(name: string): string {
   // `loss$aux` is `loss` differentiated with `hasAux` (see lower/aux.ts).
   const base = name.replace(/\$aux$/, "");
+  // `loss$jvp_1$t`: a JVP made a primal function to differentiate again (hessian, nested
+  // operators; see derivedPrimalKey), named as what it is to the user.
+  const derived = /^(.+)\$jvp(?:_\d+)*\$[tp]$/.exec(base);
+  if (derived) return `the derivative of ${functionLabel(derived[1]!)}`;
   if (/^lambda_\d+_\d+(\$passed(\$\d+)?)?$/.test(base)) return "this function";
   const member = staticMethodName(base);
   return member ? `'${member.className}.${member.method}'` : `'${base}'`;

@@ -206,7 +206,7 @@ export const j = jacobian(f);
   );
   assert.match(
     text,
-    /main\.ts:3:13: error NABLA106: a record, map or tree \(a type that holds itself\) that carries derivatives is not supported yet in a function differentiated along many directions at once/,
+    /main\.ts:3:13: error NABLA106: a record, map or tree \(a type that holds itself\) that carries derivatives is not supported yet in a function differentiated along many directions at once \('jacobian' in forward mode\); ask for '\{ mode: "reverse" \}' \(a pullback per output\), or keep these values in arrays or objects\n/,
   );
 });
 

@@ -40,7 +40,7 @@ export const unsupportedType = {
   keyedAlongManyDirections: () =>
     message(
       "unsupportedType",
-      `a record, map or tree (a type that holds itself) that carries derivatives is not supported yet in a function differentiated along many directions at once ('jacobian'); use 'gradient' per output, or keep these values in arrays or objects`,
+      `a record, map or tree (a type that holds itself) that carries derivatives is not supported yet in a function differentiated along many directions at once ('jacobian' in forward mode); ask for '{ mode: "reverse" }' (a pullback per output), or keep these values in arrays or objects`,
     ),
   fieldHasRecursiveType: (name: Printable, type: Printable) =>
     message(

@@ -122,23 +122,33 @@ export function operatorWrapper(w: OperatorWrapper): string {
       // differential is the one at the point it was taken, so later runs use copies of them as
       // they were.
       const snapshots = new Map(w.writes.map((i) => [i, fresh(`${allArgs[i]}0`)]));
+      // The arrays and objects it is taken at and only reads are copied too: the caller may
+      // change them afterwards (an optimizer moving its parameters in place), and the
+      // differential is still the one at the point it was taken.
+      const taken = new Map(
+        sorted
+          .filter((i) => isAggregate(i) && !w.writes.includes(i))
+          .map((i) => [i, fresh(`${params[i]}Taken`)]),
+      );
       const fresh_ = fresh("fresh");
-      const takeSnapshots = [...snapshots]
+      const takeSnapshots = [...snapshots, ...taken]
         .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${allArgs[i]}); `)
         .join("");
-      const primalArgs = allArgs.map((p, i) =>
+      const liveArgs = allArgs.map((p, i) => taken.get(i) ?? p);
+      const primalArgs = liveArgs.map((p, i) =>
         snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
       );
       // The result's tangent with the keys of the value the JVP left in `out.v1` (prunesResult).
       const kept = (tangent: string) =>
         w.prunesResult ? `${w.runtime}.withoutAbsent(${tangent}, ${out(1)})` : tangent;
-      const jvpCall = (rest: string[]) => kept(`${w.jvp}(${[...primalArgs, ...rest].join(", ")})`);
+      const jvpOf = (primals: string[], rest: string[]) =>
+        kept(`${w.jvp}(${[...primals, ...rest].join(", ")})`);
       const differential = (originalFirst: boolean) =>
         snapshots.size === 0
-          ? `(${tangents.join(", ")}) => ${kept(call(w.jvp, inOrder))}`
+          ? `(${tangents.join(", ")}) => ${jvpOf(liveArgs, inOrder)}`
           : originalFirst
-            ? `(${tangents.join(", ")}) => { if (${fresh_}) { ${fresh_} = false; return ${kept(call(w.jvp, inOrder))}; } return ${jvpCall(inOrder)}; }`
-            : `(${tangents.join(", ")}) => ${jvpCall(inOrder)}`;
+            ? `(${tangents.join(", ")}) => { if (${fresh_}) { ${fresh_} = false; return ${jvpOf(liveArgs, inOrder)}; } return ${jvpOf(primalArgs, inOrder)}; }`
+            : `(${tangents.join(", ")}) => ${jvpOf(primalArgs, inOrder)}`;
       if (w.operator === "differential") {
         const flag = snapshots.size > 0 ? `let ${fresh_} = true; ` : "";
         return `((${args}) => { ${aliasChecks}${takeSnapshots}${flag}return ${differential(true)}; })`;

@@ -15,6 +15,8 @@ interface Program {
   objectAfterMove: (scale: number, tangent: { a: number; b: number[] }) => number[];
   float64AfterMove: (tangent: number[]) => number[];
   float64AfterMoveWasm: (tangent: number[]) => number[];
+  dataAfterMove: () => number;
+  captureAfterMove: () => number[];
 }
 
 const program = `import { differential, valueWithDifferential } from "nabla";
@@ -62,6 +64,27 @@ export function float64AfterMoveWasm(tangent: number[]): number[] {
   u.fill(10);
   return [d(Float64Array.from(tangent)), at.differential(Float64Array.from(tangent))];
 }
+// The data it is not differentiated with respect to, and what a lambda captures, are part of
+// the point too.
+function fit(p: number[], xs: number[]): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += p[0] * xs[i] * xs[i] + p[1] * Math.exp(p[0] * xs[i]);
+  return s;
+}
+export function dataAfterMove(): number {
+  const xs = [1, 2];
+  const d = differential(fit, { wrt: 0 })([0.5, 0.25], xs);
+  xs[0] = 7;
+  return d([1, 0]);
+}
+export function captureAfterMove(): number[] {
+  const q = [2, 3];
+  let scale = 1;
+  const d = differential((s: number) => scale * s * q[0] * q[1])(1.5);
+  q[0] = 10;
+  scale = 4;
+  return [d(1)];
+}
 `;
 
 function assertAll(actual: number[], expected: number[], what: string): void {
@@ -83,4 +106,8 @@ test("a differential taken at x stays the one at x when the caller changes x in 
   // h = u0·u1² at (2, 3): along (1, 1), 9 + 12 = 21.
   assertAll(m.float64AfterMove([1, 1]), [21], "Float64Array");
   assertAll(m.float64AfterMoveWasm([1, 1]), [21, 21], "Float64Array, WebAssembly backend");
+  // ∂fit/∂p0 at p = (0.5, 0.25), xs = (1, 2): Σ x² + p1·x·e^{p0·x}.
+  const dFit = [1, 2].reduce((s, x) => s + x * x + 0.25 * x * Math.exp(0.5 * x), 0);
+  assertClose(m.dataAfterMove(), dFit, 1e-14, "data not differentiated");
+  assertAll(m.captureAfterMove(), [6], "captures of a lambda");
 });

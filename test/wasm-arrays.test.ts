@@ -46,7 +46,9 @@ ${kmeansCostSource("f")}`;
       [memory.rows(randomRows(25, 5, 9)), memory.rows(randomRows(3, 5, 10))],
     ];
   });
-  assert.equal(counts.inPlace, counts.wasm, "every wasm call read its points in place");
+  // A differential reads a copy of the points taken with it (the caller may change them
+  // before applying it); every other call reads them in place.
+  assert.equal(counts.inPlace, counts.wasm - 2, "every other wasm call read its points in place");
 });
 
 test("an object whose fields are in wasmArrays (a Float64Array and rows) is read in place", async () => {
@@ -72,7 +74,7 @@ export function f(model: Mixture, x: Float64Array): number {
     };
     return [[model as unknown as Value, f64(0.1, -0.3, 0.4, 0.2)]];
   });
-  assert.equal(counts.inPlace, counts.wasm);
+  assert.equal(counts.inPlace, counts.wasm - 1, "all but the differential's call");
 });
 
 interface Lse {

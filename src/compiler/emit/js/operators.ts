@@ -122,18 +122,25 @@ export function operatorWrapper(w: OperatorWrapper): string {
       // differential is the one at the point it was taken, so later runs use copies of them as
       // they were.
       const snapshots = new Map(w.writes.map((i) => [i, fresh(`${allArgs[i]}0`)]));
-      // The arrays and objects it is taken at and only reads are copied too: the caller may
-      // change them afterwards (an optimizer moving its parameters in place), and the
-      // differential is still the one at the point it was taken.
+      // The arrays and objects it is taken at and only reads (differentiated or not, and what
+      // a lambda captures) are copied too: the caller may change them afterwards (an optimizer
+      // moving its parameters in place), and the differential is still the one at the point it
+      // was taken. One copy of them all keeps what they share shared.
       const taken = new Map(
-        sorted
-          .filter((i) => isAggregate(i) && !w.writes.includes(i))
-          .map((i) => [i, fresh(`${params[i]}Taken`)]),
+        allArgs
+          .map((_, i) => i)
+          .filter((i) => (i >= params.length || isAggregate(i)) && !w.writes.includes(i))
+          .map((i) => [i, fresh(`${allArgs[i]}Taken`)]),
       );
       const fresh_ = fresh("fresh");
-      const takeSnapshots = [...snapshots, ...taken]
-        .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${allArgs[i]}); `)
-        .join("");
+      const copyTaken =
+        taken.size === 0
+          ? ""
+          : `const [${[...taken.values()].join(", ")}] = ${w.runtime}.copyValues([${[...taken.keys()].map((i) => allArgs[i]).join(", ")}]); `;
+      const takeSnapshots =
+        [...snapshots]
+          .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${allArgs[i]}); `)
+          .join("") + copyTaken;
       const liveArgs = allArgs.map((p, i) => taken.get(i) ?? p);
       const primalArgs = liveArgs.map((p, i) =>
         snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,

@@ -165,7 +165,7 @@ test("the forward sweep of a nearest-centroid cost computes a distance's tangent
   // The tangent's call comes after the comparison, inside the branch that keeps the distance.
   assert.match(
     sweep,
-    /const t = dist < nearest;[^]*if \(t\) \{\n\s*(const \w+ = [^\n]*\n\s*)*const ddist = squaredDistance\$jvp/,
+    /if \(dist < nearest\) \{\n\s*(const \w+ = [^\n]*\n\s*)*const ddist = squaredDistance\$jvp/,
   );
   const rand = (() => {
     let s = 7;

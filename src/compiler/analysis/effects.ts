@@ -42,6 +42,11 @@ export interface Effects {
   moduleWrites: ModuleWrite[];
   /** Whether it reads module-level arrays or objects (directly or through callees). */
   readsModule: boolean;
+  /**
+   * Whether it calls anything outside the program (`console.log`, a method nabla only knows
+   * by name: the `extern` op), directly or through callees: calling it again could be seen.
+   */
+  callsOut: boolean;
 }
 
 /** A write into a module-level array or object: where, and through which calls. */
@@ -192,15 +197,18 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     if (ret && classes.same(ret, p)) aliases.add(i);
   });
   let readsModule = false;
+  let callsOut = false;
   const grown = new Set<number>();
   forEachOp(fn.body, (op) => {
     if (op.opcode === "global" && isAggregate(op.results[0]!.type)) readsModule = true;
+    if (op.opcode === "extern") callsOut = true;
     // A change of length (`push`, `pop`) either way: the caller's array is not the same size.
     if ((op.opcode === "setIndex" && op.attrs.value === "grow") || op.opcode === "truncate")
       grown.add(classes.find(op.operands[0]!.id));
     if (op.opcode === "call") {
       const effects = effectsOf(calleeOf(op));
       readsModule ||= effects?.readsModule ?? true;
+      callsOut ||= effects?.callsOut ?? true;
       op.operands.forEach((arg, i) => {
         if (isAggregate(arg.type) && (!effects || effects.grows.has(i)))
           grown.add(classes.find(arg.id));
@@ -225,6 +233,7 @@ export function summarizeEffects(fn: IRFunction, effectsOf: EffectsOf): Effects 
     returnsOld: precise.summary.returnsOld,
     moduleWrites: findModuleWrites(fn, effectsOf, precise),
     readsModule,
+    callsOut,
   };
 }
 
@@ -439,6 +448,7 @@ export const NO_EFFECTS: Effects = {
   sharing: [],
   moduleWrites: [],
   readsModule: false,
+  callsOut: false,
 };
 
 /** Everything either summary says (module writes once per place). */
@@ -465,6 +475,7 @@ export function joinEffects(a: Effects, b: Effects): Effects {
     ...joined("sharedWithOthers", "replaces"),
     moduleWrites: [...a.moduleWrites, ...b.moduleWrites.filter((w) => !seen.has(writeKey(w)))],
     readsModule: a.readsModule || b.readsModule,
+    callsOut: a.callsOut || b.callsOut,
     returnsOld: (a.returnsOld ?? true) || (b.returnsOld ?? true),
   };
 }
@@ -484,6 +495,7 @@ export function sameEffects(a: Effects, b: Effects): boolean {
     (a.sharedWithOthers ?? a.replaces).size === (b.sharedWithOthers ?? b.replaces).size &&
     a.moduleWrites.length === b.moduleWrites.length &&
     a.readsModule === b.readsModule &&
+    a.callsOut === b.callsOut &&
     (a.returnsOld ?? true) === (b.returnsOld ?? true)
   );
 }

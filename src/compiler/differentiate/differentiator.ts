@@ -19,7 +19,7 @@ import {
 import type { FunctionKey, IRFunction, Op, OpAttrs, Type } from "../ir/types.js";
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
-import { linearize } from "./linearize.js";
+import { linearize, type DerivativeDemand } from "./linearize.js";
 import {
   derivativeKey,
   derivativeName,
@@ -547,7 +547,7 @@ export class Differentiator implements DerivativeTable {
           effectsOf: this.effects,
           wrt: demand.wrt,
         });
-    for (const d of demands) {
+    for (const d of callsLeft(fn, demands)) {
       this.queue.push({
         key: d.key,
         wrt: d.wrt,
@@ -647,4 +647,24 @@ function refuseKeyedLanes(fn: IRFunction): void {
         notes: [],
       });
   });
+}
+
+/**
+ * The derivative calls the pipeline left in `fn`, each with the demand it was made for: the
+ * pipeline may call a function instead of its derivative (primal-calls.ts), or make a
+ * derivative call again after a loop (last-write.ts), which a copy of its demand then covers.
+ */
+function callsLeft(fn: IRFunction, demands: DerivativeDemand[]): DerivativeDemand[] {
+  const byCall = new Map(demands.map((d) => [d.call, d]));
+  const left: DerivativeDemand[] = [];
+  forEachOp(fn.body, (op) => {
+    if (op.opcode !== "call" || !op.tangent || op.attrs.primal === undefined) return;
+    const made =
+      byCall.get(op) ??
+      demands.find(
+        (d) => d.key === op.attrs.primal && d.wrt.join(",") === (op.attrs.wrt ?? []).join(","),
+      );
+    if (made) left.push({ ...made, call: op });
+  });
+  return left;
 }

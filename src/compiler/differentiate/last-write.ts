@@ -68,20 +68,37 @@ export function sinkLastWrites(fn: IRFunction): boolean {
   return changed;
 }
 
-/** Whether a loop writes a shadow or could: a tangent store, a derivative call, a shadow built. */
+/**
+ * Whether a loop writes a shadow or could: a tangent store, a call of a derivative that may
+ * write (a pure one does not: see OpAttrs.pure), a shadow built (reading a shadow's row or
+ * field, `dcentroids[j]`, builds none).
+ */
 function writesShadows(loop: Op): boolean {
   return loop.regions.some((region) =>
     someOp(
       region,
       (o) =>
         o.tangent === true &&
-        (WRITES_MEMORY.has(o.opcode) ||
-          o.opcode === "call" ||
+        ((WRITES_MEMORY.has(o.opcode) && !isPureCall(o)) ||
           o.opcode === "adjust" ||
-          isShadowBuilder(o)),
+          (isShadowBuilder(o) && !REREADABLE.has(o.opcode))),
     ),
   );
 }
+
+/** Whether a loop may write memory at all: a store, or a call that is not pure. */
+function writesMemory(loop: Op): boolean {
+  return loop.regions.some((region) =>
+    someOp(region, (o) => WRITES_MEMORY.has(o.opcode) && !isPureCall(o)),
+  );
+}
+
+function isPureCall(op: Op): boolean {
+  return op.opcode === "call" && op.attrs.pure === true;
+}
+
+/** Reads of memory that may be made again after a loop that writes none. */
+const REREADABLE = new Set<Op["opcode"]>(["index", "field", "length"]);
 
 /** The carried tangent slots of a loop that are last writes, with how each is chosen. */
 function selections(loop: Op): Selection[] {
@@ -101,6 +118,7 @@ function selections(loop: Op): Selection[] {
     });
   }
   const useCount = (v: Value) => uses.get(v.id) ?? 0;
+  const rereadable = !writesMemory(loop);
 
   /**
    * The primal values defined inside the loop that computing `v` reads (pushed onto
@@ -111,15 +129,26 @@ function selections(loop: Op): Selection[] {
     if (depth > 16) return false;
     const def = definitions.get(v.id);
     if (!v.tangent) {
-      if (v.type !== "number" && v.type !== "boolean") return false;
       // A constant is built again after the loop.
       if (def?.opcode === "const" || def?.opcode === "global") return true;
+      if (v.type !== "number" && v.type !== "boolean") {
+        // An array or object read from memory the loop does not change (`centroids[j]`) is
+        // read again after it, from the carried index.
+        if (!rereadable || !def || !REREADABLE.has(def.opcode)) return false;
+        return def.operands.every((o) => movable(o, residuals, depth + 1));
+      }
       if (!residuals.includes(v)) residuals.push(v);
       return true;
     }
+    if (!def || !def.tangent) return false;
+    // The tangent a pure derivative call returns (`squaredDistance`'s JVP at the winner): the
+    // call is made again after the loop, with what the winning iteration passed.
+    if (isPureCall(def)) {
+      if (def.results[0] !== v || !rereadable) return false;
+      return def.operands.every((o) => movable(o, residuals, depth + 1));
+    }
     // A tangent parameter of a region (a carried tangent) or a tangent op of another kind.
-    if (!def || !def.tangent || !HOISTABLE_TANGENTS.has(def.opcode) || def.results.length !== 1)
-      return false;
+    if (!HOISTABLE_TANGENTS.has(def.opcode) || def.results.length !== 1) return false;
     return def.operands.every((o) => movable(o, residuals, depth + 1));
   };
 
@@ -261,16 +290,17 @@ function rewrite(
       if (known) return known;
       if (!inside.has(v.id)) return v;
       const def = findDefinition(loop, v)!;
+      // A call gives its tangent and its value: both are made again.
       const clone: Op = {
         ...def,
         operands: def.operands.map(copy),
-        results: [{ ...def.results[0]!, id: values.make(v.type).id }],
+        results: def.results.map((r) => ({ ...r, id: values.make(r.type).id })),
         regions: [],
         attrs: { ...def.attrs },
       };
       then.ops.push(clone);
-      map.set(v.id, clone.results[0]!);
-      return clone.results[0]!;
+      def.results.forEach((r, i) => map.set(r.id, clone.results[i]!));
+      return map.get(v.id)!;
     };
     const value = copy(leaf.value);
     then.ops.push(yieldOf([value], loc));

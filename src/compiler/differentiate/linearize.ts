@@ -1,5 +1,6 @@
 import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import type { Activity } from "../analysis/activity.js";
+import type { Effects } from "../analysis/effects.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type { FunctionKey, IRFunction, Op, Region, Type, Value } from "../ir/types.js";
 import { fieldOf, isAggregate, isDifferentiable, isObject, typeText } from "../ir/type-system.js";
@@ -310,12 +311,13 @@ export function linearize(
     const writesShadow = active.some(
       (i) => isAggregate(op.operands[i]!.type) && (!effects || effects.writes.has(i)),
     );
+    const pure = isPureCall(op, effects) ? { pure: true } : {};
     if (active.length === 0 || (!writesShadow && (!result || !activity.isActive(result)))) {
       const clone = b.emit(
         "call",
         op.operands.map(mapped),
         result ? [result.type] : [],
-        { ...op.attrs },
+        { ...op.attrs, ...pure },
         [],
         result?.hint ?? "",
       );
@@ -339,6 +341,7 @@ export function linearize(
         primal: callee,
         wrt: active,
         ...(op.attrs.checkpoint ? { checkpoint: true } : {}),
+        ...(pure.pure ? { pure: true, primalCall: { ...op.attrs, pure: true } } : {}),
       },
       [],
       result ? [...(differentiable ? [`d${result.hint || "t"}`] : []), result.hint] : [],
@@ -449,4 +452,21 @@ export function linearize(
     loc: primal.loc,
   };
   return { fn, demands };
+}
+
+/**
+ * Whether a call may be made again with the same arguments for the same results and no other
+ * change: its callee writes nothing (arguments, their structure or length, module data) and
+ * calls nothing outside the program; a checkpointed call is left as it is.
+ */
+function isPureCall(op: Op, effects: Effects | undefined): boolean {
+  return (
+    effects !== undefined &&
+    op.attrs.checkpoint !== true &&
+    effects.writes.size === 0 &&
+    effects.replaces.size === 0 &&
+    effects.grows.size === 0 &&
+    effects.moduleWrites.length === 0 &&
+    !effects.callsOut
+  );
 }

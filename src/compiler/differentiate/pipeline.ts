@@ -5,6 +5,7 @@ import { packClosureCaptures, scalarizeLiterals } from "../ir/scalarize.js";
 import type { IRFunction } from "../ir/types.js";
 import { verifyFunction } from "../ir/verify.js";
 import { sinkLastWrites } from "./last-write.js";
+import { callPrimalsForUnusedTangents } from "./primal-calls.js";
 import { readReplacedSlots } from "./restore.js";
 
 // The pass pipelines, by name, in one place: every function the compiler builds goes through
@@ -20,6 +21,7 @@ export type PassName =
   | "scalarize"
   | "pack-captures"
   | "sink-last-writes"
+  | "primal-calls"
   | "restore-slots"
   | "verify";
 
@@ -39,6 +41,8 @@ const PASSES: Record<PassName, (fn: IRFunction) => unknown> = {
   "pack-captures": packClosureCaptures,
   /** Loops carry what their last replacing iteration read (last-write.ts). */
   "sink-last-writes": sinkLastWrites,
+  /** Derivative calls whose tangent nobody reads call the function (primal-calls.ts). */
+  "primal-calls": callPrimalsForUnusedTangents,
   /** Stores of shadows into shadows are undone by the backward sweep (restore.ts). */
   "restore-slots": readReplacedSlots,
   verify: verifyFunction,
@@ -61,7 +65,7 @@ export const PIPELINES: Record<PipelineName, readonly PassName[]> = {
    * A linearization for reverse mode, before unzipping. Restoring slots comes after dead-code
    * elimination, which would drop the reads nothing uses yet.
    */
-  reverse: ["cse", "licm", "sink-last-writes", "dce", "restore-slots", "verify"],
+  reverse: ["cse", "licm", "sink-last-writes", "dce", "primal-calls", "restore-slots", "verify"],
   /** The forward and the backward sweep of reverse mode. */
   sweep: ["cse", "licm", "dce", "pack-captures", "verify"],
 };

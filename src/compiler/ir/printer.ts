@@ -45,7 +45,10 @@ function printAttrValue(name: string, value: unknown): string {
 function printOtherAttrs(op: Op): string {
   const shown = mainAttrNames(op);
   const rest = Object.entries(op.attrs)
-    .filter(([name, value]) => !shown.has(name) && value !== undefined && value !== false)
+    .filter(
+      ([name, value]) =>
+        !shown.has(name) && value !== undefined && value !== false && name !== "primalCall",
+    )
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, value]) => (value === true ? name : `${name} = ${printAttrValue(name, value)}`));
   return rest.length > 0 ? ` {${rest.join(", ")}}` : "";

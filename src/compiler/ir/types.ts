@@ -223,6 +223,18 @@ export interface OpAttrs {
    * arguments and reruns f's forward sweep in the backward sweep instead of taping f.
    */
   checkpoint?: boolean;
+  /**
+   * On a `call`: the callee writes no memory and calls nothing outside the program, so calling
+   * it again with the same arguments gives the same results and changes nothing (see
+   * differentiate/last-write.ts, which moves such calls).
+   */
+  pure?: boolean;
+  /**
+   * On a pure call of a derivative: the attributes of the call of the function itself it
+   * stands for (how the emitted code names the callee…), for making it that call again when
+   * nothing reads its tangent (differentiate/primal-calls.ts).
+   */
+  primalCall?: OpAttrs;
 }
 
 export interface Region {

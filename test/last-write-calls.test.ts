@@ -1,0 +1,249 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { assertClose, compileFiles, loadProgram } from "./support/harness.js";
+
+// A loop that keeps the smallest of values computed by a helper — the nearest centroid,
+// the best score — has as its derivative the helper's at the winner alone. Reverse mode
+// calls the helper's derivative once, after the loop, for the iteration that won (the loop
+// carries its index), instead of taping a flag and running the helper's forward sweep at
+// every replacement (differentiate/last-write.ts, primal-calls.ts). Only a helper that writes
+// nothing and calls nothing outside the program is called again this way; the rest keep
+// their flags. Every result is checked against central differences and forward mode.
+
+const PROGRAM = `import { differential, gradient, gradientAndHessianVectorProduct } from "nabla";
+
+function squaredDistance(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    const diff = a[i] - b[i];
+    sum += diff * diff;
+  }
+  return sum;
+}
+
+export function nearestCost(points: Float64Array[], centroids: Float64Array[]): number {
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      const dist = squaredDistance(point, centroid);
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest;
+  }
+  return total;
+}
+export const gCost = gradient(nearestCost, { wrt: 1 });
+export const dCost = differential(nearestCost, { wrt: 1 });
+export const gHvCost = gradientAndHessianVectorProduct(nearestCost, { wrt: 1 });
+
+// A helper writing into a scratch array: called again, it would write again.
+function distanceVia(scratch: Float64Array, a: Float64Array, b: Float64Array): number {
+  for (let i = 0; i < a.length; i++) scratch[i] = a[i] - b[i];
+  let sum = 0;
+  for (let i = 0; i < scratch.length; i++) sum += scratch[i] * scratch[i];
+  return sum;
+}
+export function nearestScratch(points: Float64Array[], centroids: Float64Array[]): number {
+  const scratch = new Float64Array(points[0].length);
+  let total = 0;
+  for (const point of points) {
+    let nearest = Infinity;
+    for (const centroid of centroids) {
+      const dist = distanceVia(scratch, point, centroid);
+      if (dist < nearest) nearest = dist;
+    }
+    total += nearest;
+  }
+  return total;
+}
+export const gScratch = gradient(nearestScratch, { wrt: 1 });
+export const dScratch = differential(nearestScratch, { wrt: 1 });
+
+// The best score of a set of linear models, through a squashing function.
+function score(w: Float64Array, x: Float64Array, bias: number): number {
+  let s = bias;
+  for (let i = 0; i < x.length; i++) s += w[i] * x[i];
+  return Math.tanh(s);
+}
+export function bestScore(weights: Float64Array[], x: Float64Array, bias: number): number {
+  let best = -Infinity;
+  let runnerUp = -Infinity;
+  for (let k = 0; k < weights.length; k++) {
+    const s = score(weights[k], x, bias);
+    if (s > best) {
+      runnerUp = best;
+      best = s;
+    }
+  }
+  return best + 0.5 * Math.max(runnerUp, -1);
+}
+export const gBest = gradient(bestScore, { wrt: [1, 2] });
+export const dBest = differential(bestScore, { wrt: [1, 2] });
+`;
+
+type Rows = Float64Array[];
+interface Program {
+  nearestCost: (p: Rows, c: Rows) => number;
+  gCost: (p: Rows, c: Rows) => Rows;
+  dCost: (p: Rows, c: Rows) => (dc: Rows) => number;
+  gHvCost: (p: Rows, c: Rows, v: Rows) => { gradient: Rows; hessianVectorProduct: Rows };
+  nearestScratch: (p: Rows, c: Rows) => number;
+  gScratch: (p: Rows, c: Rows) => Rows;
+  dScratch: (p: Rows, c: Rows) => (dc: Rows) => number;
+  bestScore: (w: Rows, x: Float64Array, bias: number) => number;
+  gBest: (w: Rows, x: Float64Array, bias: number) => [Float64Array, number];
+  dBest: (w: Rows, x: Float64Array, bias: number) => (dx: Float64Array, db: number) => number;
+}
+
+function random(seed: number): () => number {
+  let s = seed;
+  return () => ((s = (s * 16807) % 2147483647) / 2147483647) * 2 - 1;
+}
+const rows = (n: number, d: number, next: () => number): Rows =>
+  Array.from({ length: n }, () => Float64Array.from({ length: d }, next));
+const copy = (r: Rows): Rows => r.map((x) => x.slice());
+
+/** The gradient of `f` with respect to rows `c` by central differences. */
+function differences(f: (c: Rows) => number, c: Rows): Rows {
+  return c.map((row, j) =>
+    row.map((x, i) => {
+      const h = 1e-6 * Math.max(1, Math.abs(x));
+      const at = (t: number) => {
+        const moved = copy(c);
+        moved[j]![i] = t;
+        return f(moved);
+      };
+      return (at(x + h) - at(x - h)) / (2 * h);
+    }),
+  );
+}
+
+/** The gradient against central differences, and along `v` against forward mode. */
+function checkRows(
+  g: Rows,
+  f: (c: Rows) => number,
+  forward: number,
+  c: Rows,
+  v: Rows,
+  what: string,
+) {
+  const fd = differences(f, c);
+  g.forEach((row, j) =>
+    row.forEach((gi, i) => assertClose(gi, fd[j]![i]!, 1e-5, `${what}: gradient [${j}][${i}]`)),
+  );
+  const along = g.reduce((s, row, j) => s + row.reduce((t, gi, i) => t + gi * v[j]![i]!, 0), 0);
+  assertClose(along, forward, 1e-10, `${what}: reverse mode along v against forward mode`);
+}
+
+const emitted = [...compileFiles({ "main.ts": PROGRAM }).outputs.values()][0]!.code;
+/** The text of the innermost loop of the generated function whose name starts with `prefix`. */
+function innerLoop(prefix: string): string {
+  const start = emitted.indexOf(`export function ${prefix}`);
+  assert.ok(start >= 0, `no function ${prefix}… in the output`);
+  const body = emitted.slice(start, emitted.indexOf("\n}\n", start));
+  const inner = body.indexOf("while (", body.indexOf("while (") + 1);
+  return body.slice(inner, body.indexOf("\n    }\n", inner));
+}
+
+test("the nearest centroid: the helper's derivative once per point, after the loop, in both sweeps of a Hessian-vector product", async () => {
+  // No flag and no call of the helper's forward sweep per centroid: the loop over centroids
+  // is the function's own, in the gradient and in the gradient of the forward derivative.
+  for (const name of ["nearestCost$fwd", "nearestCost$jvp_1$t$fwd"]) {
+    const loop = innerLoop(name);
+    assert.doesNotMatch(loop, /\$tape/, `${name}: the loop over centroids tapes nothing`);
+    assert.doesNotMatch(loop, /\$fwd/, `${name}: it calls no forward sweep`);
+  }
+  const m = await loadProgram<Program>({ "main.ts": PROGRAM });
+  const next = random(2026);
+  for (const [n, k, d] of [
+    [1, 1, 1],
+    [7, 3, 2],
+    [20, 5, 3],
+  ] as const) {
+    const points = rows(n, d, next);
+    const centroids = rows(k, d, next);
+    const v = rows(k, d, next);
+    const g = m.gCost(points, copy(centroids));
+    checkRows(
+      g,
+      (c) => m.nearestCost(points, c),
+      m.dCost(points, centroids)(v),
+      centroids,
+      v,
+      "cost",
+    );
+    // The Hessian-vector product: its gradient is the cost's, its product the derivative of
+    // the gradient along v by central differences (the cost is piecewise quadratic).
+    const { gradient, hessianVectorProduct } = m.gHvCost(points, centroids, v);
+    gradient.forEach((row, j) => row.forEach((gi, i) => assertClose(gi, g[j]![i]!, 1e-12)));
+    const h = 1e-6;
+    const moved = (s: number) => centroids.map((row, j) => row.map((x, i) => x + s * v[j]![i]!));
+    const plus = m.gCost(points, moved(h));
+    const minus = m.gCost(points, moved(-h));
+    hessianVectorProduct.forEach((row, j) =>
+      row.forEach((hi, i) =>
+        assertClose(hi, (plus[j]![i]! - minus[j]![i]!) / (2 * h), 1e-5, `Hv [${j}][${i}]`),
+      ),
+    );
+  }
+  // Ties (a centroid given twice, a point on both): the first wins, in both modes alike.
+  const points = [Float64Array.of(0, 0), Float64Array.of(1, 2)];
+  const centroids = [Float64Array.of(1, 1), Float64Array.of(-1, -1), Float64Array.of(1, 1)];
+  const g = m.gCost(points, centroids);
+  const units = centroids.flatMap((row, j) =>
+    [...row].map((_, i) => centroids.map((r, l) => r.map((_, q) => (l === j && q === i ? 1 : 0)))),
+  );
+  const forward = units.map((u) => m.dCost(points, centroids)(u));
+  assert.deepEqual(
+    g.flatMap((row) => [...row]),
+    forward,
+  );
+  assert.deepEqual([...g[2]!], [0, 0], "the second copy of the centroid never wins");
+});
+
+test("a helper that writes a scratch array keeps its flags, and is right", async () => {
+  assert.match(innerLoop("nearestScratch$fwd"), /\$tape/);
+  const m = await loadProgram<Program>({ "main.ts": PROGRAM });
+  const next = random(7);
+  const points = rows(12, 3, next);
+  const centroids = rows(4, 3, next);
+  const v = rows(4, 3, next);
+  const g = m.gScratch(points, centroids);
+  checkRows(
+    g,
+    (c) => m.nearestScratch(points, c),
+    m.dScratch(points, centroids)(v),
+    centroids,
+    v,
+    "scratch",
+  );
+  g.forEach((row, j) =>
+    row.forEach((gi, i) => assertClose(gi, m.gCost(points, centroids)[j]![i]!, 1e-12)),
+  );
+});
+
+test("the best score and the runner-up, through tanh: the winner's derivative, and the runner-up's", async () => {
+  const m = await loadProgram<Program>({ "main.ts": PROGRAM });
+  const next = random(99);
+  for (let trial = 0; trial < 5; trial++) {
+    const weights = rows(6, 4, next);
+    const x = Float64Array.from({ length: 4 }, next);
+    const bias = next();
+    const [gx, gb] = m.gBest(weights, x, bias);
+    const dx = Float64Array.from({ length: 4 }, next);
+    const db = next();
+    const h = 1e-6;
+    const f = (y: Float64Array, b: number) => m.bestScore(weights, y, b);
+    gx.forEach((gi, i) => {
+      const plus = x.slice();
+      const minus = x.slice();
+      plus[i] += h;
+      minus[i] -= h;
+      assertClose(gi, (f(plus, bias) - f(minus, bias)) / (2 * h), 1e-6, `∂/∂x[${i}]`);
+    });
+    assertClose(gb, (f(x, bias + h) - f(x, bias - h)) / (2 * h), 1e-6, "∂/∂bias");
+    const along = gx.reduce((s, gi, i) => s + gi * dx[i]!, 0) + gb * db;
+    assertClose(along, m.dBest(weights, x, bias)(dx, db), 1e-12, "forward mode");
+  }
+});

@@ -149,7 +149,7 @@ function innerLoop(prefix: string): string {
 test("the nearest centroid: the helper's derivative once per point, after the loop, in both sweeps of a Hessian-vector product", async () => {
   // No flag and no call of the helper's forward sweep per centroid: the loop over centroids
   // is the function's own, in the gradient and in the gradient of the forward derivative.
-  for (const name of ["nearestCost$fwd", "nearestCost$jvp_1$t$fwd"]) {
+  for (const name of ["nearestCost$fwd", "nearestCost$jvp_1$h$fwd"]) {
     const loop = innerLoop(name);
     assert.doesNotMatch(loop, /\$tape/, `${name}: the loop over centroids tapes nothing`);
     assert.doesNotMatch(loop, /\$fwd/, `${name}: it calls no forward sweep`);

@@ -124,7 +124,7 @@ test("a read of memory moves past ops that write none, and into a nested branch"
   );
 });
 
-const NEAREST = `import { gradientAndHessianVectorProduct } from "nabla";
+const NEAREST = `import { differential, gradientAndHessianVectorProduct } from "nabla";
 
 function squaredDistance(a: Float64Array, b: Float64Array): number {
   let sum = 0;
@@ -149,9 +149,10 @@ export function cost(points: Float64Array[], centroids: Float64Array[]): number 
 }
 
 export const both = gradientAndHessianVectorProduct(cost, { wrt: 1 });
+export const dCost = differential(cost, { wrt: 1 });
 `;
 
-test("the forward sweep of a nearest-centroid cost computes a distance's tangent only when it is the nearest so far", async () => {
+test("a nearest-centroid cost: its JVP as a function computes a distance's tangent only when it is the nearest so far, the Hessian-vector product's forward sweep none", async () => {
   const m = await loadProgram<{
     cost: (p: Float64Array[], c: Float64Array[]) => number;
     both: (
@@ -161,12 +162,17 @@ test("the forward sweep of a nearest-centroid cost computes a distance's tangent
     ) => { gradient: Float64Array[]; hessianVectorProduct: Float64Array[] };
   }>({ "main.ts": NEAREST });
   const code = [...compileFiles({ "main.ts": NEAREST }).outputs.values()][0]!.code;
-  const sweep = /export function cost\$jvp_1\$t\$fwd[^]*?\n}\n/.exec(code)![0];
+  const derived = /export function cost\$jvp_1\$h\([^]*?\n}\n/.exec(code)![0];
   // The tangent's call comes after the comparison, inside the branch that keeps the distance.
   assert.match(
-    sweep,
+    derived,
     /if \(dist < nearest\) \{\n\s*(const \w+ = [^\n]*\n\s*)*const ddist = squaredDistance\$jvp/,
   );
+  // The Hessian-vector product never reads that value (⟨∇cost, v⟩): its forward sweep does not
+  // compute it (unread-value.ts), and takes the winner's derivative after the loop.
+  const sweep = /export function cost\$jvp_1\$h\$fwd[^]*?\n}\n/.exec(code)![0];
+  assert.doesNotMatch(sweep, /squaredDistance\$jvp_1\$t\(/);
+  assert.match(sweep, /return 0;/);
   const rand = (() => {
     let s = 7;
     return () => ((s = (s * 16807) % 2147483647) / 2147483647) * 2 - 1;

@@ -20,6 +20,7 @@ import type { FunctionKey, IRFunction, Op, OpAttrs, Type } from "../ir/types.js"
 import { lowerFunction } from "../lower/function.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize, type DerivativeDemand } from "./linearize.js";
+import { returnNoValue } from "./unread-value.js";
 import {
   derivativeKey,
   derivativeName,
@@ -531,6 +532,7 @@ export class Differentiator implements DerivativeTable {
       this.inlining.linearize(primal, demand.wrt) ??
       linearize(primal, demand.wrt, activity, (key) => this.signatureOf(key)?.params);
     const forward = demand.mode === "forward" || demand.mode === "lanes";
+    if (!forward && parseDerivedPrimalKey(demand.key)?.form === "product") returnNoValue(fn);
     // Rules recompute what the primal computed (`sin θ` for the derivative of `cos θ`): in
     // reverse mode CSE makes it one value, saved once (see pipeline.ts for the rest).
     runPipeline(

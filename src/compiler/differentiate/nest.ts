@@ -126,7 +126,7 @@ export function jvpAsPrimal(
     if (op.opcode === "return" && op.operands.length === 2) {
       const [tangent, value] = op.operands.map(mapped) as [Value, Value];
       const result =
-        form === "tangent"
+        form !== "pair"
           ? tangent
           : b.emit(
               "literal",
@@ -157,12 +157,12 @@ export function jvpAsPrimal(
   const resultTypes =
     jvp.resultTypes.length !== 2
       ? jvp.resultTypes
-      : form === "tangent"
+      : form !== "pair"
         ? [tangent!]
         : [pairType(tangent!, value!)];
   return {
     key: derivedPrimalKey(jvp.key, form),
-    name: `${jvp.name}$${form === "tangent" ? "t" : "p"}`,
+    name: `${jvp.name}$${{ tangent: "t", pair: "p", product: "h" }[form]}`,
     params: body.params,
     captures: 0,
     resultTypes,

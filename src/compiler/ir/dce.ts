@@ -41,7 +41,8 @@ function liveness(fn: IRFunction): { liveValues: Set<number>; liveOps: Set<Op> }
         after.params.forEach((p, i) => definers.set(p.id, { op, index: i }));
       }
       const terminator = op.opcode === "yield" || op.opcode === "condition";
-      const dropped = terminator || (isPure(op) && nested);
+      // A call marked pure (OpAttrs.pure) changes nothing: unused, it goes too.
+      const dropped = terminator || ((isPure(op) || op.attrs.pure === true) && nested);
       removable.set(op, dropped);
       // Pure ops without results that are not regions are kept as they are.
       const resultless =

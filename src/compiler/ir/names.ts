@@ -102,7 +102,7 @@ export function functionLabel(name: string): string {
   const base = name.replace(/\$aux$/, "");
   // `loss$jvp_1$t`: a JVP made a primal function to differentiate again (hessian, nested
   // operators; see derivedPrimalKey), named as what it is to the user.
-  const derived = /^(.+)\$jvp(?:_\d+)*\$[tp]$/.exec(base);
+  const derived = /^(.+)\$jvp(?:_\d+)*\$[tph]$/.exec(base);
   if (derived) return `the derivative of ${functionLabel(derived[1]!)}`;
   if (/^lambda_\d+_\d+(\$passed(\$\d+)?)?$/.test(base)) return "this function";
   const member = staticMethodName(base);
@@ -120,8 +120,12 @@ export function staticMethodName(name: string): { className: string; method: str
   return match ? { className: match[1]!, method: match[2]! } : undefined;
 }
 
-/** A JVP made a primal function (see differentiate/nest.ts): its tangent alone, or `{ d, v }`. */
-export type PrimalForm = "tangent" | "pair";
+/**
+ * A JVP made a primal function (see differentiate/nest.ts): its tangent alone, or `{ d, v }`;
+ * `product` is the tangent alone for a Hessian-vector product's gradient, whose caller never
+ * reads its value (the reverse-mode sweeps of that key skip computing it).
+ */
+export type PrimalForm = "tangent" | "pair" | "product";
 
 /** The key of the primal form of the JVP `jvp`. */
 export function derivedPrimalKey(jvp: FunctionKey, form: PrimalForm): FunctionKey {
@@ -132,7 +136,7 @@ export function derivedPrimalKey(jvp: FunctionKey, form: PrimalForm): FunctionKe
 export function parseDerivedPrimalKey(
   key: FunctionKey,
 ): { jvp: FunctionKey; form: PrimalForm } | undefined {
-  const match = /^(.*)~(tangent|pair)$/.exec(key);
+  const match = /^(.*)~(tangent|pair|product)$/.exec(key);
   return match ? { jvp: match[1]!, form: match[2] as PrimalForm } : undefined;
 }
 

@@ -576,7 +576,7 @@ export function hvpWrt(
 
 /** The primal form of f's JVP, whose gradient is a Hessian-vector product. */
 export function hvpKey(primal: FunctionKey, wrt: number[]): FunctionKey {
-  return derivedPrimalKey(jvpKey(primal, wrt), "tangent");
+  return derivedPrimalKey(jvpKey(primal, wrt), "product");
 }
 
 /** The module a generated function is emitted in: its primal's, or the rule's registrant. */

@@ -1,7 +1,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { compileFiles, diagnosticsText, importCompiled, loadProgram } from "./support/harness.js";
+import {
+  assertClose,
+  compileFiles,
+  diagnosticsText,
+  importCompiled,
+  loadProgram,
+} from "./support/harness.js";
 
 // Higher-order differentiation: derivatives of derivatives (forward over forward, reverse over
 // forward), operators called inside differentiated code (perturbation confusion), hessian,
@@ -2405,5 +2411,45 @@ export const h = hessian(f);
       1e-14,
       "hessian",
     );
+  });
+});
+
+test("a Hessian-vector product and the value and gradient of a directional derivative of the same function agree", async () => {
+  // hessianVectorProduct never reads ⟨∇f(x), v⟩, so its sweeps skip it; valueWithGradient of a
+  // function computing that derivative needs it: each gets its own derivative functions.
+  const m = await loadProgram<{
+    f: (x: number[]) => number;
+    hv: (x: number[], v: number[]) => number[];
+    vgSlope: (x: number[], v: number[]) => { value: number; gradient: number[] };
+  }>({
+    "main.ts": `import { derivative, hessianVectorProduct, valueWithGradient } from "nabla";
+export function f(x: number[]): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.sin(x[i]) * x[(i + 1) % x.length];
+  return s;
+}
+export const hv = hessianVectorProduct(f);
+function slope(x: number[], v: number[]): number {
+  return derivative((t: number) => f(x.map((xi, i) => xi + t * v[i])))(0);
+}
+export const vgSlope = valueWithGradient(slope, { wrt: 0 });
+`,
+  });
+  const x = [0.3, -1.2, 2.1, 0.7];
+  const v = [1, 0.5, -0.25, 2];
+  const { value, gradient } = m.vgSlope(x, v);
+  const h = 1e-6;
+  const along = (t: number) => m.f(x.map((xi, i) => xi + t * v[i]!));
+  assertClose(value, (along(h) - along(-h)) / (2 * h), 1e-8, "⟨∇f, v⟩");
+  const hv = m.hv(x, v);
+  hv.forEach((hi, i) => assertClose(hi, gradient[i]!, 1e-12, `(Hv)[${i}]`));
+  // Hv against central differences of the directional derivative.
+  hv.forEach((hi, i) => {
+    const moved = (s: number) =>
+      m.vgSlope(
+        x.map((xj, j) => xj + (i === j ? s : 0)),
+        v,
+      ).value;
+    assertClose(hi, (moved(h) - moved(-h)) / (2 * h), 1e-6, `(Hv)[${i}] by differences`);
   });
 });

@@ -2191,14 +2191,29 @@ class IdiomGenerator extends Generator {
         const loop = this.chance(0.5)
           ? "for (const row of rows) {"
           : "for (let j = 0; j < rows.length; j++) {\n    const row = rows[j];";
-        this.decl(`function ${f}(rows: ${T}[], x: ${T}): number {
-  let best = Infinity;
-  ${loop}
-    let dist = 0;
+        // The distance inline, or from a helper (whose derivative reverse mode then calls once,
+        // for the nearest row: differentiate/last-write.ts).
+        const helper = this.chance(0.5) ? this.fresh("distance") : undefined;
+        if (helper)
+          this.decl(`function ${helper}(a: ${T}, b: ${T}): number {
+  let s = 0;
+  for (let i = 0; i < ${bound === "row.length" ? "b" : "a"}.length; i++) {
+    const diff = a[i] - b[i];
+    s += diff * diff;
+  }
+  return s;
+}`);
+        const distance = helper
+          ? `const dist = ${helper}(x, row);`
+          : `let dist = 0;
     for (let i = 0; i < ${bound}; i++) {
       const diff = x[i] - row[i];
       dist += diff * diff;
-    }
+    }`;
+        this.decl(`function ${f}(rows: ${T}[], x: ${T}): number {
+  let best = Infinity;
+  ${loop}
+    ${distance}
     if (dist < best) best = dist;
   }
   return best;

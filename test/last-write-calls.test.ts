@@ -154,6 +154,12 @@ test("the nearest centroid: the helper's derivative once per point, after the lo
     assert.doesNotMatch(loop, /\$tape/, `${name}: the loop over centroids tapes nothing`);
     assert.doesNotMatch(loop, /\$fwd/, `${name}: it calls no forward sweep`);
   }
+  // The winner's distance derivative after the loop needs nothing from the forward sweep
+  // (its own leaves the tape alone), and the product's value is never read: no call of a
+  // forward sweep is left in the Hessian-vector product's.
+  const start = emitted.indexOf("export function nearestCost$jvp_1$h$fwd");
+  const sweep = emitted.slice(emitted.indexOf("{", start), emitted.indexOf("\n}\n", start));
+  assert.doesNotMatch(sweep, /\$fwd/);
   const m = await loadProgram<Program>({ "main.ts": PROGRAM });
   const next = random(2026);
   for (const [n, k, d] of [

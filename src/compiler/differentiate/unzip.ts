@@ -122,6 +122,9 @@ export function emitForwardSweep(
           wrt: op.attrs.wrt,
           frozen: op.attrs.frozen ?? [],
           ...(info.tapeless(op) ? { tapeless: true } : {}),
+          // A pure callee whose sweeps leave the tape alone: its forward sweep only computes
+          // the value, and goes (dce) where nothing reads it.
+          ...(info.tapeless(op) && op.attrs.pure ? { pure: true } : {}),
         },
         [],
         results.map((r) => r.hint),

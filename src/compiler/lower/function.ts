@@ -19,6 +19,7 @@ import { lowerAuxReturn } from "./aux.js";
 import {
   WidenConstruction,
   cellType,
+  Scope,
   LowerContext,
   type LoweredFunction,
   type LowerOptions,
@@ -191,7 +192,17 @@ function lowerFunctionOnce(
     paramValues.set(p.name, { value, node: p.node });
   });
 
+  // What it reads of enclosing functions lives in a scope around its own: its local functions
+  // (local-function-reads.ts) read it there, not the parameters and locals written inside.
+  const own = ctx.scope;
+  ctx.scope = new Scope(undefined);
   for (const capture of options.captures ?? []) {
+    if (capture.hiddenFrom !== undefined) {
+      return ctx.fail(
+        capture.node,
+        closureCapture.localFunctionReadsHiddenName(capture.hiddenFrom, capture.name),
+      );
+    }
     if (capture.isFunction) {
       return ctx.fail(capture.node, closureCapture.isFunctionDefinedInEnclosing(capture.name));
     }
@@ -218,6 +229,10 @@ function lowerFunctionOnce(
     body.params.push(value);
     declareCapture(ctx, capture, value);
   }
+  // Called, its code is inlined as in the enclosing function, reading the captures.
+  for (const local of options.localFunctions ?? [])
+    ctx.closures.set(ctx.declareFunctionName(local.name), { node: local.node, scope: ctx.scope });
+  ctx.scope = withParent(own, ctx.scope);
   for (const binding of options.bindings ?? []) {
     if (!boundSlots.some(([, b]) => b === binding))
       boundSlots.push([
@@ -333,6 +348,13 @@ function functionOf(
     body,
     loc: ctx.loc(node),
   };
+}
+
+/** `scope` with the same names, inside `parent`. */
+function withParent(scope: Scope, parent: Scope): Scope {
+  const moved = new Scope(parent);
+  for (const [name, slot] of scope.names) moved.names.set(name, slot);
+  return moved;
 }
 
 /** Whether a captured declaration holds a function: a function-typed parameter or `c ? f : g`. */

@@ -132,6 +132,7 @@ export function lowerNestedOperator(
     ctx.lowering.function(ctx.program, target.module, key, target.name, target.node, {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
+      ...(target.localFunctions ? { localFunctions: target.localFunctions } : {}),
       ...(target.bindings ? { bindings: target.bindings } : {}),
       ...(target.liftedCaptures ? { liftedCaptures: true } : {}),
     }).fn.resultTypes[0] ??

@@ -51,6 +51,12 @@ export const closureCapture = {
       "closureCapture",
       `'${name}' is a function defined in the enclosing function; differentiated code cannot call local function values yet (move it to the top level of the module)`,
     ),
+  localFunctionReadsHiddenName: (fn: Printable, name: Printable) =>
+    message(
+      "closureCapture",
+      `the local function '${fn}' reads '${name}', which means another variable where the function given to the operator is written; nabla passes what a local function reads by name there`,
+      `rename one of the two variables named '${name}'`,
+    ),
   isFunctionDifferentiableCodeCan: (name: Printable, name2: Printable) =>
     message(
       "closureCapture",

@@ -26,7 +26,7 @@ import {
   type Lowering,
   type Slot,
 } from "./context.js";
-import { carriedValues, declareCapture } from "./function-values.js";
+import { carriedValues, declareCapture, refuseUnpassable } from "./function-values.js";
 import { bindParameterField, checkBoundObjectUses, fieldBindingName } from "./object-closures.js";
 import { celledNames } from "./cells.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
@@ -197,15 +197,7 @@ function lowerFunctionOnce(
   const own = ctx.scope;
   ctx.scope = new Scope(undefined);
   for (const capture of options.captures ?? []) {
-    if (capture.hiddenFrom !== undefined) {
-      return ctx.fail(
-        capture.node,
-        closureCapture.localFunctionReadsHiddenName(capture.hiddenFrom, capture.name),
-      );
-    }
-    if (capture.isFunction) {
-      return ctx.fail(capture.node, closureCapture.isFunctionDefinedInEnclosing(capture.name));
-    }
+    refuseUnpassable(ctx, capture);
     if (!capture.type && holdsFunction(program, module, capture.node)) {
       return ctx.fail(
         capture.node,
@@ -232,7 +224,7 @@ function lowerFunctionOnce(
   // Called, its code is inlined as in the enclosing function, reading the captures.
   for (const local of options.localFunctions ?? [])
     ctx.closures.set(ctx.declareFunctionName(local.name), { node: local.node, scope: ctx.scope });
-  ctx.scope = withParent(own, ctx.scope);
+  // Functions it reads (not its parameters) are bound there too: its local functions call them.
   for (const binding of options.bindings ?? []) {
     if (!boundSlots.some(([, b]) => b === binding))
       boundSlots.push([
@@ -240,6 +232,7 @@ function lowerFunctionOnce(
         binding,
       ]);
   }
+  ctx.scope = withParent(own, ctx.scope);
   for (const [slot, binding] of boundSlots) {
     const values = carriedValues(binding.fn, binding.name).map((c) => {
       const v = ctx.builder.newValue(c.type, c.name);

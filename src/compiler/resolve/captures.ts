@@ -32,8 +32,8 @@ export interface Capture {
    */
   cell?: boolean;
   /**
-   * The local function that reads this name, which means another variable (or none) where its
-   * caller is written: the call passes captures by name, so this is refused.
+   * The local function that reads this name, which means another variable where the operator
+   * is called (`node`, that declaration): the call passes captures by name, so this is refused.
    */
   hiddenFrom?: string;
 }
@@ -191,7 +191,9 @@ export function freeNames(fn: FunctionLike): string[] {
       parent?.type === "LabeledStatement" ||
       parent?.type === "BreakStatement" ||
       parent?.type === "ContinueStatement";
-    if (!isProperty && !isLabel) add(n.name);
+    // `function g(…)`: the name it declares, not a read.
+    const isOwnName = parent === fn && (fn as { id?: Node | null }).id === n;
+    if (!isProperty && !isLabel && !isOwnName) add(n.name);
     return true;
   });
   return names;

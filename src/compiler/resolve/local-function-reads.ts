@@ -47,8 +47,9 @@ export function readsOf(
   ): void => {
     for (const capture of capturesAt(node, ancestors)) {
       // A name the caller's site reads as another variable cannot be passed by name.
-      if (reader !== undefined && declarationAt(capture.name, siteAncestors) !== capture.node) {
-        captures.push({ ...capture, hiddenFrom: reader });
+      const atSite = reader === undefined ? capture.node : declarationAt(capture.name, siteAncestors);
+      if (atSite !== capture.node) {
+        captures.push({ ...capture, node: atSite ?? capture.node, hiddenFrom: reader });
         continue;
       }
       const local = capture.isFunction ? findLocalFunction(capture.name, ancestors) : undefined;

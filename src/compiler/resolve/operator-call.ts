@@ -368,7 +368,7 @@ function derivedTarget(
  * What a function differentiated for an operator call (`ancestors` enclose it) reads: a lambda
  * written there, or the local function `localName`.
  */
-function lambdaReads(
+export function lambdaReads(
   program: ProgramGraph,
   module: SourceModule,
   fn: FunctionLike,
@@ -387,7 +387,7 @@ function lambdaReads(
 }
 
 /** The variables of enclosing functions `lambda` reads, typed as far as the program tells. */
-export function capturesOf(
+function capturesOf(
   program: ProgramGraph,
   module: SourceModule,
   lambda: FunctionLike,

@@ -507,7 +507,10 @@ function lift(
  */
 export function refuseUnpassable(ctx: LowerContext, capture: Capture): void {
   if (capture.hiddenFrom !== undefined)
-    ctx.fail(capture.node, closureCapture.localFunctionReadsHiddenName(capture.hiddenFrom, capture.name));
+    ctx.fail(
+      capture.node,
+      closureCapture.localFunctionReadsHiddenName(capture.hiddenFrom, capture.name),
+    );
   if (capture.isFunction)
     ctx.fail(capture.node, closureCapture.localFunctionMayChange(capture.name));
 }

@@ -314,7 +314,12 @@ function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string
     return ctx.fail(inner.arguments[1]!, nestedDifferentiation.hasAuxIsNotSupportedInside());
   }
   const target = call.target;
-  return { target, key: symbolKey(target), wrt: call.wrt, ...(local ? { scope: local.scope } : {}) };
+  return {
+    target,
+    key: symbolKey(target),
+    wrt: call.wrt,
+    ...(local ? { scope: local.scope } : {}),
+  };
 }
 
 /** The local function the operator is given by name (`derivative(g)`), as lowering holds it. */

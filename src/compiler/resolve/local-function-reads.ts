@@ -47,7 +47,8 @@ export function readsOf(
   ): void => {
     for (const capture of capturesAt(node, ancestors)) {
       // A name the caller's site reads as another variable cannot be passed by name.
-      const atSite = reader === undefined ? capture.node : declarationAt(capture.name, siteAncestors);
+      const atSite =
+        reader === undefined ? capture.node : declarationAt(capture.name, siteAncestors);
       if (atSite !== capture.node) {
         captures.push({ ...capture, node: atSite ?? capture.node, hiddenFrom: reader });
         continue;
@@ -68,7 +69,13 @@ export function readsOf(
       if (declarationAt(name, ancestors) !== undefined) continue;
       const hiding = declarationAt(name, siteAncestors);
       if (hiding !== undefined && !captures.some((c) => c.name === name && c.hiddenFrom))
-        captures.push({ name, type: undefined, node: hiding, isFunction: false, hiddenFrom: reader });
+        captures.push({
+          name,
+          type: undefined,
+          node: hiding,
+          isFunction: false,
+          hiddenFrom: reader,
+        });
     }
   };
   visit(fn, fnAncestors, localName);

@@ -459,3 +459,59 @@ main.ts:8:10: note: when differentiating the function given to 'derivative'
 1 error`,
   );
 });
+
+test("a lambda calling a function parameter and a local function, and a local function of an outer function", async () => {
+  const m = await loadProgram<{
+    viaParameter: Fn;
+    twoLevels: Fn;
+    inLoop: number[];
+    g: Record<string, (...xs: number[]) => number[]>;
+    d: Record<string, Differential>;
+  }>({
+    "main.ts": `import { derivative, differential, gradient } from "nabla";
+function solve(fn: (x: number) => number, a: number, t: number): number {
+  const g = (s: number) => a * s * s;
+  return derivative((s: number) => fn(s) * g(s))(t);
+}
+function cube(x: number): number {
+  return x * x * x;
+}
+export function viaParameter(a: number, t: number): number {
+  return solve(cube, a, t);
+}
+export function twoLevels(a: number, t: number): number {
+  const g = (s: number) => a * s * s;
+  function middle(u: number): number {
+    const h = (v: number) => g(v) + u * v;
+    return derivative((s: number) => h(s) * s)(u);
+  }
+  return middle(t);
+}
+export const inLoop: number[] = [];
+for (const c of [1, 2]) {
+  const g = (s: number) => c * s * s;
+  inLoop.push(derivative((s: number) => g(s) * s)(2));
+}
+export const g = { viaParameter: gradient(viaParameter), twoLevels: gradient(twoLevels) };
+export const d = { viaParameter: differential(viaParameter), twoLevels: differential(twoLevels) };
+`,
+  });
+  const reference: Record<string, (a: number, t: number) => number> = {
+    viaParameter: (a, t) => centralDifference((s) => s ** 3 * a * s * s, t),
+    twoLevels: (a, t) => centralDifference((s) => (a * s * s + t * s) * s, t),
+  };
+  for (const name of ["viaParameter", "twoLevels"] as const) {
+    for (const args of POINTS) {
+      assertClose(m[name](...args), reference[name]!(args[0]!, args[1]!), 1e-6, `${name}: value`);
+      const expected = finiteGradient(m[name], args);
+      m.g[name]!(...args).forEach((gi, i) => {
+        assertClose(gi, expected[i]!, 1e-5, `${name} at ${args}: ∂/∂x${i}, finite differences`);
+        const basis = args.map((_, j) => (j === i ? 1 : 0));
+        const forward = m.d[name]!(...args)(...basis);
+        assertClose(gi, forward, 1e-10, `${name} at ${args}: ∂/∂x${i}, forward mode`);
+      });
+    }
+  }
+  // d/ds c·s³ at 2 = 12c, for c read by a loop at module level.
+  m.inLoop.forEach((v, i) => assertClose(v, 12 * (i + 1), 1e-12, `inLoop[${i}]`));
+});

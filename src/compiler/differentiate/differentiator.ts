@@ -431,6 +431,7 @@ export class Differentiator implements DerivativeTable {
     const lowered = lowerFunction(this.program, target.module, key, target.name, target.node, {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
+      ...(target.localFunctions ? { localFunctions: target.localFunctions } : {}),
       ...(target.thisType ? { thisType: target.thisType } : {}),
       ...(target.constructs ? { constructs: target.constructs } : {}),
       ...(target.bindings ? { bindings: target.bindings } : {}),

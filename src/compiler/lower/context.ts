@@ -21,7 +21,7 @@ import { assignedNames } from "./assigned-names.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver } from "../types/resolver.js";
 import type { Binding, DifferentiationTarget, StaticFunction } from "../resolve/targets.js";
-import type { Capture } from "../resolve/captures.js";
+import type { Capture, LocalFunction } from "../resolve/captures.js";
 import type { TypeResolver } from "../types/signature.js";
 import type { TypeArguments } from "../types/declared-types.js";
 
@@ -136,6 +136,8 @@ export interface LowerOptions {
   contextualNumberParams?: boolean;
   /** Variables of enclosing functions the function reads; they become trailing parameters. */
   captures?: Capture[];
+  /** Local functions of the enclosing function it calls, reading the captures. */
+  localFunctions?: LocalFunction[];
   /** For a method: the type of `this`, which becomes the first parameter. */
   thisType?: ObjectType;
   /** For a constructor: the instance it builds (`this`) and returns (see construct.ts). */

@@ -18,7 +18,7 @@ const NAMES: Record<string, string> = {
   YieldExpression: "'yield'",
   ArrowFunctionExpression: "a nested arrow function",
   FunctionExpression: "a nested function expression",
-  FunctionDeclaration: "a nested function declaration",
+  FunctionDeclaration: "a nested function declaration reading its own 'this'",
   SpreadElement: "a spread argument",
   MemberExpression: "a property access",
   ComputedMemberExpression: "an element access ('a[i]')",

@@ -501,6 +501,21 @@ function lift(
 }
 
 /**
+ * Refuses what a function given to an operator reads and its call cannot pass: a name one of
+ * its local functions reads as another variable than the call's site does, or a local function
+ * held in a variable that may change.
+ */
+export function refuseUnpassable(ctx: LowerContext, capture: Capture): void {
+  if (capture.hiddenFrom !== undefined)
+    ctx.fail(
+      capture.node,
+      closureCapture.localFunctionReadsHiddenName(capture.hiddenFrom, capture.name),
+    );
+  if (capture.isFunction)
+    ctx.fail(capture.node, closureCapture.localFunctionMayChange(capture.name));
+}
+
+/**
  * A variable a function reads from the enclosing one, holding `value`: a constant choice of
  * top-level functions (`capture.callable`) is a function value chosen at run time.
  */
@@ -681,6 +696,7 @@ function inlineLifted(
   try {
     let next = 0;
     for (const capture of fn.target.captures) {
+      refuseUnpassable(ctx, capture);
       if (!capture.type) {
         return ctx.fail(
           capture.node,
@@ -699,6 +715,9 @@ function inlineLifted(
       ctx.bound.set(ctx.declareFunctionName(binding.name), { fn: binding.fn, values });
       next += count;
     }
+    // The enclosing function's local functions it calls (resolve/local-function-reads.ts).
+    for (const local of fn.target.localFunctions ?? [])
+      ctx.closures.set(ctx.declareFunctionName(local.name), { node: local.node, scope: ctx.scope });
     const produced = inlineCallback(ctx, fn.target.node, args, "a function passed on");
     ctx.at(at);
     if (result === "void" || !produced) return produced ?? ctx.builder.newValue("void");

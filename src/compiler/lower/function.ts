@@ -19,13 +19,14 @@ import { lowerAuxReturn } from "./aux.js";
 import {
   WidenConstruction,
   cellType,
+  Scope,
   LowerContext,
   type LoweredFunction,
   type LowerOptions,
   type Lowering,
   type Slot,
 } from "./context.js";
-import { carriedValues, declareCapture } from "./function-values.js";
+import { carriedValues, declareCapture, refuseUnpassable } from "./function-values.js";
 import { bindParameterField, checkBoundObjectUses, fieldBindingName } from "./object-closures.js";
 import { celledNames } from "./cells.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
@@ -191,10 +192,12 @@ function lowerFunctionOnce(
     paramValues.set(p.name, { value, node: p.node });
   });
 
+  // What it reads of enclosing functions lives in a scope around its own: its local functions
+  // (local-function-reads.ts) read it there, not the parameters and locals written inside.
+  const own = ctx.scope;
+  ctx.scope = new Scope(undefined);
   for (const capture of options.captures ?? []) {
-    if (capture.isFunction) {
-      return ctx.fail(capture.node, closureCapture.isFunctionDefinedInEnclosing(capture.name));
-    }
+    refuseUnpassable(ctx, capture);
     if (!capture.type && holdsFunction(program, module, capture.node)) {
       return ctx.fail(
         capture.node,
@@ -218,6 +221,10 @@ function lowerFunctionOnce(
     body.params.push(value);
     declareCapture(ctx, capture, value);
   }
+  // Called, its code is inlined as in the enclosing function, reading the captures.
+  for (const local of options.localFunctions ?? [])
+    ctx.closures.set(ctx.declareFunctionName(local.name), { node: local.node, scope: ctx.scope });
+  // Functions it reads (not its parameters) are bound there too: its local functions call them.
   for (const binding of options.bindings ?? []) {
     if (!boundSlots.some(([, b]) => b === binding))
       boundSlots.push([
@@ -225,6 +232,7 @@ function lowerFunctionOnce(
         binding,
       ]);
   }
+  ctx.scope = withParent(own, ctx.scope);
   for (const [slot, binding] of boundSlots) {
     const values = carriedValues(binding.fn, binding.name).map((c) => {
       const v = ctx.builder.newValue(c.type, c.name);
@@ -333,6 +341,13 @@ function functionOf(
     body,
     loc: ctx.loc(node),
   };
+}
+
+/** `scope` with the same names, inside `parent`. */
+function withParent(scope: Scope, parent: Scope): Scope {
+  const moved = new Scope(parent);
+  for (const [name, slot] of scope.names) moved.names.set(name, slot);
+  return moved;
 }
 
 /** Whether a captured declaration holds a function: a function-typed parameter or `c ? f : g`. */

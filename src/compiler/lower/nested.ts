@@ -11,7 +11,7 @@ import { typeResolver } from "../types/resolver.js";
 import { assignable } from "../ir/type-system.js";
 import { symbolKey } from "../ir/function-key.js";
 import { resolveFunctionArg } from "./function-values.js";
-import { freeNames } from "../resolve/captures.js";
+import { findLocalFunction, freeNames } from "../resolve/captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
 import { countedLoop } from "./members.js";
@@ -19,7 +19,7 @@ import { jvpKey } from "../ir/names.js";
 import { derivedPrimalKey, pairType } from "../ir/names.js";
 import type { ArrayType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import { tangentType } from "../ir/tangent-types.js";
-import type { LowerContext } from "./context.js";
+import type { LowerContext, Scope } from "./context.js";
 import { signatureOf } from "../types/signature.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 import { article } from "./describe.js";
@@ -102,17 +102,25 @@ export function lowerNestedOperator(
       );
     }
   });
-  // What the inner function reads from enclosing functions: passed after its arguments.
-  const captures =
-    call.carried ??
-    target.captures.map((c) =>
-      ctx.lowerExpression({
-        type: "Identifier",
-        name: c.name,
-        start: inner.start,
-        end: inner.end,
-      } as never),
-    );
+  // What the inner function reads from enclosing functions: passed after its arguments, read
+  // where it is written.
+  const saved = ctx.scope;
+  ctx.scope = call.scope ?? ctx.scope;
+  let captures: Value[];
+  try {
+    captures =
+      call.carried ??
+      target.captures.map((c) =>
+        ctx.lowerExpression({
+          type: "Identifier",
+          name: c.name,
+          start: inner.start,
+          end: inner.end,
+        } as never),
+      );
+  } finally {
+    ctx.scope = saved;
+  }
   ctx.calls.push({
     key,
     symbol: { module: target.module, name: target.name, node: target.node },
@@ -132,6 +140,7 @@ export function lowerNestedOperator(
     ctx.lowering.function(ctx.program, target.module, key, target.name, target.node, {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
+      ...(target.localFunctions ? { localFunctions: target.localFunctions } : {}),
       ...(target.bindings ? { bindings: target.bindings } : {}),
       ...(target.liftedCaptures ? { liftedCaptures: true } : {}),
     }).fn.resultTypes[0] ??
@@ -281,16 +290,21 @@ interface NestedCall {
   wrt: number[];
   /** For a function value: the IR values it carries (see function-values.ts). */
   carried?: Value[];
+  /** For a local function named at the call: the scope it was written in, its captures' names'. */
+  scope?: Scope;
 }
 
 /** `gradient(f)` where the function is written at the call or named in the program. */
 function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string): NestedCall {
   let problem: { node: Node; message: Message } | undefined;
+  // `derivative(g)(x)` of a local function `g`: what it reads is read where it is written (a
+  // lambda's parameter or a block's variable here may have the same name).
+  const local = localFunctionNamed(ctx, inner);
   const call = analyzeCall(
     ctx.program,
     ctx.module,
     inner,
-    ancestorsOf(ctx.module, inner),
+    local ? ancestorsOf(ctx.module, local.node) : ancestorsOf(ctx.module, inner),
     operator as Operator,
     (n, message) => (problem ??= { node: n, message }),
   );
@@ -300,7 +314,26 @@ function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string
     return ctx.fail(inner.arguments[1]!, nestedDifferentiation.hasAuxIsNotSupportedInside());
   }
   const target = call.target;
-  return { target, key: symbolKey(target), wrt: call.wrt };
+  return {
+    target,
+    key: symbolKey(target),
+    wrt: call.wrt,
+    ...(local ? { scope: local.scope } : {}),
+  };
+}
+
+/** The local function the operator is given by name (`derivative(g)`), as lowering holds it. */
+function localFunctionNamed(
+  ctx: LowerContext,
+  inner: CallExpression,
+): { node: FunctionLike; scope: Scope } | undefined {
+  const fn = inner.arguments[0];
+  if (fn?.type !== "Identifier") return undefined;
+  const slot = ctx.scope.lookup(fn.name);
+  const closure = slot && ctx.closures.get(slot);
+  // The function written in this module under that name, not one a factory made.
+  const written = findLocalFunction(fn.name, ancestorsOf(ctx.module, closure?.node ?? inner));
+  return closure && written?.node === closure.node ? closure : undefined;
 }
 
 /**

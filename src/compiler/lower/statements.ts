@@ -9,6 +9,7 @@ import type {
   DoWhileStatement,
   ForOfStatement,
   ForStatement,
+  Function,
   Node,
   Statement,
   VariableDeclaration,
@@ -40,6 +41,7 @@ import { assignedNames } from "./assigned-names.js";
 import { article } from "./describe.js";
 import { expectType } from "./expect-type.js";
 import { statementKey } from "./recovery.js";
+import { walk } from "../parse/module.js";
 
 // AST statements → IR. Early exits (`return`, `break`, `continue`) set flags; the statements
 // after one that may exit run under a guard on those flags. When one branch of an `if` always
@@ -48,10 +50,11 @@ import { statementKey } from "./recovery.js";
 
 /** Lowers a statement list; returns true when control never falls off its end. */
 export function lowerStatements(ctx: LowerContext, statements: Statement[]): boolean {
-  // `function* range(…) {…}` in a body: a local generator, hoisted as JavaScript hoists it
-  // (an arrow cannot be one), inlined where a `for…of` iterates it (generators.ts).
+  // `function g(…) {…}` in a body: a local function, hoisted as JavaScript hoists it; a call
+  // inlines it as it does an arrow's (`function* range(…)`, a generator, where a `for…of`
+  // iterates it, generators.ts).
   for (const s of statements) {
-    if (s.type === "FunctionDeclaration" && s.generator && s.id && !ctx.scope.names.has(s.id.name))
+    if (s.type === "FunctionDeclaration" && hoisted(s) && s.id && !ctx.scope.names.has(s.id.name))
       ctx.closures.set(ctx.declareFunctionName(s.id.name), { node: s, scope: ctx.scope });
   }
   for (let i = 0; i < statements.length; i++) {
@@ -240,7 +243,7 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     case "TSInterfaceDeclaration":
       return false;
     case "FunctionDeclaration":
-      if (node.generator) return false; // hoisted by lowerStatements
+      if (hoisted(node)) return false; // by lowerStatements
       return ctx.fail(
         node,
         unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
@@ -251,6 +254,19 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
         unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
       );
   }
+}
+
+/**
+ * Whether a nested function declaration is a local function, as an arrow is: not when it
+ * reads its own `this`, which inlining it would take from the enclosing function.
+ */
+function hoisted(node: Function): boolean {
+  let readsThis = false;
+  walk(node.body!, (n) => {
+    if (n.type === "ThisExpression") readsThis = true;
+    return !readsThis && n.type !== "FunctionDeclaration" && n.type !== "FunctionExpression";
+  });
+  return node.generator || !readsThis;
 }
 
 function lowerLabeledForOf(ctx: LowerContext, node: ForOfStatement, label: string): boolean {

@@ -17,7 +17,7 @@ import type { Operator } from "../../api/operators.js";
 import {
   analyzeCall,
   ancestorsOf,
-  capturesOf,
+  lambdaReads,
   functionLeaves,
   nablaOperatorOf,
   type OperatorCall,
@@ -311,7 +311,7 @@ export function attachments(
       const lambda = lambdaAt(leaf, ancestors);
       const [called] = lambda ? calledParameters(program, module, lambda, ancestors) : [];
       if (lambda && called) {
-        const captures = capturesOf(program, module, lambda, ancestors).filter(
+        const captures = lambdaReads(program, module, lambda, ancestors).captures.filter(
           (c) => c.name !== called,
         );
         result.forwards.push({
@@ -389,9 +389,8 @@ function chainTarget(
   const factories: string[][] = [];
   const sites = need.target ? [...need.via, need.target] : need.via;
   sites.forEach((site, level) => {
-    const own = capturesOf(program, site.module, site.node, site.ancestors).filter(
-      (c) => c.name !== site.param,
-    );
+    const reads = lambdaReads(program, site.module, site.node, site.ancestors);
+    const own = reads.captures.filter((c) => c.name !== site.param);
     const names = own.map((_, j) => `$c${level}_${j}`);
     factories.push(names);
     const key = `${site.module.file}#lambda@${site.node.start}~attached{${site.param}=${staticKey(fn)}}`;
@@ -404,6 +403,7 @@ function chainTarget(
       node: site.node,
       contextualNumberParams: isTarget,
       captures: own,
+      ...(reads.localFunctions ? { localFunctions: reads.localFunctions } : {}),
       bindings: [{ name: site.param, fn }],
       ...(site.contextual ? { contextual: site.contextual } : {}),
       liftedCaptures: true,

@@ -16,7 +16,10 @@ export interface Capture {
   type: Type | undefined;
   /** The declaration, for diagnostics. */
   node: Node;
-  /** Whether it holds a function (a local arrow or function), which cannot be captured yet. */
+  /**
+   * Whether it holds a function (a local arrow or function). A lambda given to an operator
+   * calls a `const` one as its own code does (see local-function-reads.ts); others are refused.
+   */
   isFunction: boolean;
   /**
    * A `const` holding one of the program's top-level functions (`c ? forceA : forceB`): its
@@ -28,6 +31,18 @@ export interface Capture {
    * cell, `type` its value's type.
    */
   cell?: boolean;
+  /**
+   * The local function that reads this name, which means another variable where the operator
+   * is called (`node`, that declaration): the call passes captures by name, so this is refused.
+   */
+  hiddenFrom?: string;
+}
+
+/** A local function of an enclosing function that a lambda given to an operator calls. */
+export interface LocalFunction {
+  name: string;
+  /** The arrow, function expression or function declaration. */
+  node: FunctionLike;
 }
 
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
@@ -176,7 +191,9 @@ export function freeNames(fn: FunctionLike): string[] {
       parent?.type === "LabeledStatement" ||
       parent?.type === "BreakStatement" ||
       parent?.type === "ContinueStatement";
-    if (!isProperty && !isLabel) add(n.name);
+    // `function g(…)`: the name it declares, not a read.
+    const isOwnName = parent === fn && (fn as { id?: Node | null }).id === n;
+    if (!isProperty && !isLabel && !isOwnName) add(n.name);
     return true;
   });
   return names;
@@ -278,6 +295,27 @@ export function findLocalFunction(
     node: decl.init as FunctionLike,
     constant: decl.kind === "const" || decl.kind === "function",
   };
+}
+
+/** The declaration `name` means at a site with these `ancestors` (undefined: module-level). */
+export function declarationAt(name: string, ancestors: readonly Node[]): Node | undefined {
+  return scopesAt(ancestors)
+    .find((s) => s.has(name))
+    ?.get(name)?.node;
+}
+
+/** The nodes enclosing `target` in `program`, outermost first. */
+export function ancestorsIn(program: Node, target: Node): Node[] {
+  let found: Node[] = [];
+  walk(program, (node, ancestors) => {
+    if (found.length > 0 || node.start > target.start || node.end < target.end) return false;
+    if (node === target) {
+      found = [...ancestors];
+      return false;
+    }
+    return true;
+  });
+  return found;
 }
 
 /** Whether `name` is declared by a function enclosing a site (so it shadows a module name). */

@@ -9,14 +9,21 @@ import { annotationType, signatureOf } from "../types/signature.js";
 import type { CallExpression, Expression, Node, TSType } from "oxc-parser";
 import { positionAt } from "../diagnostics/format.js";
 import type { SourceLoc } from "../ir/types.js";
-import { constantValue, walk, type FunctionLike, type SourceModule } from "../parse/module.js";
+import { constantValue, type FunctionLike, type SourceModule } from "../parse/module.js";
 import {
   isLocalSpecifier,
   packageFile,
   type FunctionSymbol,
   type ProgramGraph,
 } from "../parse/program.js";
-import { declaredLocally, findCaptures, findLocalFunction, type Capture } from "./captures.js";
+import {
+  ancestorsIn,
+  declaredLocally,
+  findCaptures,
+  findLocalFunction,
+  type Capture,
+} from "./captures.js";
+import { readsOf } from "./local-function-reads.js";
 import { functionLabel, lambdaName } from "../ir/names.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { isCategoricalAnnotation } from "../types/enum-types.js";
@@ -215,14 +222,13 @@ function resolveTarget(
   }
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") {
     const pos = positionAt(module.text, node.start);
-    const captures = capturesOf(program, module, node, ancestors);
     return {
       module,
       name: lambdaName(pos.line, pos.column),
       node,
       // TypeScript types a lambda's parameters from the operator's signature: numbers.
       contextualNumberParams: true,
-      captures,
+      ...lambdaReads(program, module, node, ancestors),
     };
   }
   if (node.type === "Identifier") {
@@ -238,7 +244,7 @@ function resolveTarget(
       if (rule) return namedTarget(rule.symbol);
     }
     // A function defined in the enclosing function: differentiated like a lambda written here,
-    // reading the same variables (the call site sees them too).
+    // reading the variables it reads where it is written (the call site passes them).
     const local = findLocalFunction(node.name, ancestors);
     if (local?.constant) {
       const pos = positionAt(module.text, local.node.start);
@@ -247,7 +253,7 @@ function resolveTarget(
         name: lambdaName(pos.line, pos.column),
         node: local.node,
         contextualNumberParams: true,
-        captures: capturesOf(program, module, local.node, ancestors),
+        ...lambdaReads(program, module, local.node, ancestors, node.name),
       };
     }
   }
@@ -354,12 +360,34 @@ function derivedTarget(
     name: lambdaName(pos.line, pos.column),
     node: lambda,
     contextualNumberParams: true,
-    captures: capturesOf(program, module, lambda, ancestors),
+    ...lambdaReads(program, module, lambda, ancestors),
   };
 }
 
+/**
+ * What a function differentiated for an operator call (`ancestors` enclose it) reads: a lambda
+ * written there, or the local function `localName`.
+ */
+export function lambdaReads(
+  program: ProgramGraph,
+  module: SourceModule,
+  fn: FunctionLike,
+  ancestors: readonly Node[],
+  localName?: string,
+): Pick<DifferentiationTarget, "captures" | "localFunctions"> {
+  const { captures, localFunctions } = readsOf(
+    module.program,
+    fn,
+    localName === undefined ? ancestors : ancestorsIn(module.program, fn),
+    ancestors,
+    (node, at) => capturesOf(program, module, node, at),
+    localName,
+  );
+  return { captures, ...(localFunctions.length > 0 ? { localFunctions } : {}) };
+}
+
 /** The variables of enclosing functions `lambda` reads, typed as far as the program tells. */
-export function capturesOf(
+function capturesOf(
   program: ProgramGraph,
   module: SourceModule,
   lambda: FunctionLike,
@@ -396,16 +424,7 @@ export function capturesOf(
 
 /** The nodes enclosing `target` in `module`, outermost first (for a call lowering meets). */
 export function ancestorsOf(module: SourceModule, target: Node): Node[] {
-  let found: Node[] = [];
-  walk(module.program, (node, ancestors) => {
-    if (found.length > 0 || node.start > target.start || node.end < target.end) return false;
-    if (node === target) {
-      found = [...ancestors];
-      return false;
-    }
-    return true;
-  });
-  return found;
+  return ancestorsIn(module.program, target);
 }
 
 /** A function declared in the program, as a differentiation target. */

@@ -18,7 +18,7 @@ import {
 import { isHigherOrder, isOperator, OPERATORS } from "../../api/operators.js";
 import {
   analyzeCall,
-  capturesOf,
+  lambdaReads,
   declarationOf,
   NABLA_SPECIFIERS,
   type OperatorCall,
@@ -145,8 +145,8 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
         error(node.arguments[1]!, closureCapture.hasAuxIsNotSupportedFor(called[0]));
         return false;
       }
-      const captures = capturesOf(program, module, lambda, ancestors)
-        .filter((c) => c.name !== called[0])
+      const captures = lambdaReads(program, module, lambda, ancestors)
+        .captures.filter((c) => c.name !== called[0])
         .map((c) => c.name);
       const target = { module, node: lambda, ancestors: [], param: called[0]! };
       const key = needKey({ operator, via: [], target, wrt: call.wrt });

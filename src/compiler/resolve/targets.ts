@@ -1,4 +1,4 @@
-import type { Capture } from "./captures.js";
+import type { Capture, LocalFunction } from "./captures.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import { symbolKey } from "../ir/function-key.js";
 import type { FunctionKey, FunctionTypeInfo, ObjectType, SourceLoc } from "../ir/types.js";
@@ -18,6 +18,11 @@ export interface DifferentiationTarget {
   contextualNumberParams: boolean;
   /** Variables of enclosing functions a lambda reads: extra parameters of its derivative. */
   captures: Capture[];
+  /**
+   * Local functions of the enclosing function it calls or passes on (see
+   * local-function-reads.ts): lowering gives it their code, reading its captures.
+   */
+  localFunctions?: LocalFunction[];
   /** For a method: the type of `this`, its first parameter. */
   thisType?: ObjectType;
   /** For a constructor (`new C(…)`): the instance it builds and returns. */

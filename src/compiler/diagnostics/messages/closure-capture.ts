@@ -46,10 +46,17 @@ export const closureCapture = {
       "closureCapture",
       `'${name}' holds a function, which ${functionLabel} reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to a first-order operator ('derivative', 'gradient'…) in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)`,
     ),
-  isFunctionDefinedInEnclosing: (name: Printable) =>
+  localFunctionMayChange: (name: Printable) =>
     message(
       "closureCapture",
-      `'${name}' is a function defined in the enclosing function; differentiated code cannot call local function values yet (move it to the top level of the module)`,
+      `'${name}' is a 'let' variable holding a local function, which may change; a function given to an operator can call the enclosing function's local functions declared with 'const' or 'function'`,
+      `declare it with 'const'`,
+    ),
+  localFunctionReadsHiddenName: (fn: Printable, name: Printable) =>
+    message(
+      "closureCapture",
+      `the local function '${fn}' reads '${name}', which this declaration hides where the operator is called; nabla passes what a local function reads by name there`,
+      `rename one of the two variables named '${name}'`,
     ),
   isFunctionDifferentiableCodeCan: (name: Printable, name2: Printable) =>
     message(

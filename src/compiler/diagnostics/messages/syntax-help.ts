@@ -19,7 +19,7 @@ const CONSTRUCT_HELP: Record<string, string> = {
   FunctionExpression:
     "pass the function straight to the function that calls it, or declare it at the top level of the module",
   FunctionDeclaration:
-    "write it as a local arrow function ('const g = (y: number): number => …'), or declare it at the top level of the module",
+    "pass what it reads of 'this' as a parameter, or declare it at the top level of the module",
   ChainExpression:
     "write 'o.x' when the value is always there, or test it first: 'o !== undefined ? o.x : 0'",
   null: "leave the optional field or argument out, or use a number such as 'NaN'",

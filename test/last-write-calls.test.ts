@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { assertClose, compileFiles, loadProgram } from "./support/harness.js";
+import { kmeansCostSource, SQUARED_DISTANCE } from "./support/wasm-backends.js";
 
 // A loop that keeps the smallest of values computed by a helper — the nearest centroid,
 // the best score — has as its derivative the helper's at the winner alone. Reverse mode
@@ -12,27 +13,9 @@ import { assertClose, compileFiles, loadProgram } from "./support/harness.js";
 
 const PROGRAM = `import { differential, gradient, gradientAndHessianVectorProduct } from "nabla";
 
-function squaredDistance(a: Float64Array, b: Float64Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) {
-    const diff = a[i] - b[i];
-    sum += diff * diff;
-  }
-  return sum;
-}
+${SQUARED_DISTANCE}
 
-export function nearestCost(points: Float64Array[], centroids: Float64Array[]): number {
-  let total = 0;
-  for (const point of points) {
-    let nearest = Infinity;
-    for (const centroid of centroids) {
-      const dist = squaredDistance(point, centroid);
-      if (dist < nearest) nearest = dist;
-    }
-    total += nearest;
-  }
-  return total;
-}
+${kmeansCostSource("nearestCost")}
 export const gCost = gradient(nearestCost, { wrt: 1 });
 export const dCost = differential(nearestCost, { wrt: 1 });
 export const gHvCost = gradientAndHessianVectorProduct(nearestCost, { wrt: 1 });

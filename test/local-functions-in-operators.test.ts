@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   assertClose,
+  assertGradientTwoWays,
   centralDifference,
   compileFiles,
   diagnosticsText,
@@ -200,13 +201,7 @@ test("a lambda given to an operator calls local functions: values, gradients and
       assertClose(f(...args), REFERENCE[name]!(...args), 1e-6, `${name} at ${args}: value`);
       const gradient = m.g[name]!(...args);
       assert.equal(gradient.length, args.length, name);
-      const expected = finiteGradient(f, args);
-      gradient.forEach((gi, i) => {
-        assertClose(gi, expected[i]!, 1e-5, `${name} at ${args}: ∂/∂x${i}, finite differences`);
-        const basis = args.map((_, j) => (j === i ? 1 : 0));
-        const forward = m.d[name]!(...args)(...basis);
-        assertClose(gi, forward, 1e-10, `${name} at ${args}: ∂/∂x${i}, forward mode`);
-      });
+      assertGradientTwoWays(name, f, gradient, m.d[name]!, args, 1e-5, 1e-10);
     }
   }
 });

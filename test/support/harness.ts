@@ -106,6 +106,29 @@ export function finiteGradient(f: (...xs: number[]) => number, xs: number[]): nu
   return xs.map((x, i) => centralDifference((t) => f(...xs.map((v, j) => (j === i ? t : v))), x));
 }
 
+/**
+ * A gradient of `f` at `xs` checked two ways: against central differences (to `fdTolerance`)
+ * and against forward mode, `differentialAt(...xs)` along each basis vector (to
+ * `forwardTolerance`).
+ */
+export function assertGradientTwoWays(
+  what: string,
+  f: (...xs: number[]) => number,
+  gradient: number[],
+  differentialAt: (...xs: number[]) => (...ts: number[]) => number,
+  xs: number[],
+  fdTolerance: number,
+  forwardTolerance: number,
+): void {
+  const expected = finiteGradient(f, xs);
+  gradient.forEach((gi, i) => {
+    assertClose(gi, expected[i]!, fdTolerance, `${what} at ${xs}: ∂/∂x${i}, finite differences`);
+    const basis = xs.map((_, j) => (j === i ? 1 : 0));
+    const forward = differentialAt(...xs)(...basis);
+    assertClose(gi, forward, forwardTolerance, `${what} at ${xs}: ∂/∂x${i}, forward mode`);
+  });
+}
+
 /** Whether a and b agree to a relative tolerance (absolute near zero). */
 export function close(a: number, b: number, tolerance = 1e-5): boolean {
   if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);

@@ -236,3 +236,114 @@ test("the best score and the runner-up, through tanh: the winner's derivative, a
     assertClose(along, m.dBest(weights, x, bias)(dx, db), 1e-12, "forward mode");
   }
 });
+
+const GUARDS = `import { differential, gradient } from "nabla";
+
+function weighted(a: number[], b: number[], scale: number[] = [1, 1, 1]): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += scale[i] * (a[i] - b[i]) ** 2;
+  return s;
+}
+
+// The loop changes what the helper reads: the helper is not called again after it.
+export function drifting(rows: number[][], x: number[]): number {
+  const scale = [1, 1, 1];
+  let best = Infinity;
+  for (let j = 0; j < rows.length; j++) {
+    scale[j % 3] = 1 + 0.5 * j;
+    const d = weighted(rows[j], x, scale);
+    if (d < best) best = d;
+  }
+  return best;
+}
+export const gDrifting = gradient(drifting, { wrt: 1 });
+export const dDrifting = differential(drifting, { wrt: 1 });
+
+// The loop replaces the rows it reads: a row read again after it would be the new one.
+export function replacing(rows: number[][], x: number[]): number {
+  let best = Infinity;
+  for (let j = 0; j < rows.length; j++) {
+    const d = weighted(rows[j], x);
+    if (d < best) best = d;
+    rows[j] = [x[0] * 2, x[1], x[2]];
+  }
+  return best;
+}
+export const gReplacing = gradient(replacing, { wrt: 1 });
+export const dReplacing = differential(replacing, { wrt: 1 });
+
+// The inner loop's winner chosen again by the outer loop.
+export function worstOfBest(groups: number[][][], x: number[]): number {
+  let worst = -Infinity;
+  for (const g of groups) {
+    let best = Infinity;
+    for (const r of g) {
+      const d = weighted(r, x);
+      if (d < best) best = d;
+    }
+    if (best > worst) worst = best;
+  }
+  return worst;
+}
+export const gWorstOfBest = gradient(worstOfBest, { wrt: 1 });
+export const dWorstOfBest = differential(worstOfBest, { wrt: 1 });
+
+// Two places replace: the helper's value, or a plain product.
+export function mixed(rows: number[][], x: number[]): number {
+  let best = Infinity;
+  for (const r of rows) {
+    const d = weighted(r, x);
+    if (d < best) best = d;
+    else if (r[0] * x[0] < best) best = r[0] * x[0];
+  }
+  return best;
+}
+export const gMixed = gradient(mixed, { wrt: 1 });
+export const dMixed = differential(mixed, { wrt: 1 });
+`;
+
+test("the helper is called again only where that is the same call: not when the loop changes what it reads", async () => {
+  const code = [...compileFiles({ "main.ts": GUARDS }).outputs.values()][0]!.code;
+  const forward = (name: string) => {
+    const start = code.indexOf(`export function ${name}$fwd`);
+    return code.slice(start, code.indexOf("\n}\n", start));
+  };
+  assert.doesNotMatch(forward("drifting"), /which/);
+  assert.doesNotMatch(forward("replacing"), /which/);
+  assert.match(forward("worstOfBest"), /which/);
+  assert.match(forward("mixed"), /which/);
+  type Data = number[][] | number[][][];
+  const m = await loadProgram<Record<string, unknown>>({ "main.ts": GUARDS });
+  const next = random(5);
+  const triples = (n: number) => Array.from({ length: n }, () => [next(), next(), next()]);
+  const makers: Record<string, () => Data> = {
+    drifting: () => triples(5),
+    replacing: () => triples(5),
+    worstOfBest: () => [triples(3), triples(4), triples(2)],
+    mixed: () => triples(6),
+  };
+  const fresh = (data: Data) => JSON.parse(JSON.stringify(data)) as Data;
+  for (const [name, make] of Object.entries(makers)) {
+    const upper = name[0]!.toUpperCase() + name.slice(1);
+    const f = m[name] as (data: Data, x: number[]) => number;
+    const g = m[`g${upper}`] as (data: Data, x: number[]) => number[];
+    const d = m[`d${upper}`] as (data: Data, x: number[]) => (dx: number[]) => number;
+    for (let trial = 0; trial < 10; trial++) {
+      const data = make();
+      const x = [next(), next(), next()];
+      const gradient = g(fresh(data), x.slice());
+      gradient.forEach((gi, i) => {
+        const h = 1e-6;
+        const at = (t: number) =>
+          f(
+            fresh(data),
+            x.map((xj, j) => (j === i ? t : xj)),
+          );
+        const what = `${name}, trial ${trial}: ∂/∂x${i}`;
+        assertClose(gi, (at(x[i]! + h) - at(x[i]! - h)) / (2 * h), 1e-5, `${what}, differences`);
+        const basis = x.map((_, j) => (j === i ? 1 : 0));
+        assertClose(gi, d(fresh(data), x.slice())(basis), 1e-10, `${what}, forward mode`);
+      });
+    }
+  }
+});

@@ -152,7 +152,7 @@ export const both = gradientAndHessianVectorProduct(cost, { wrt: 1 });
 export const dCost = differential(cost, { wrt: 1 });
 `;
 
-test("a nearest-centroid cost: its JVP as a function computes a distance's tangent only when it is the nearest so far, the Hessian-vector product's forward sweep none", async () => {
+test("a nearest-centroid cost: its JVP computes a distance's tangent once per point, for the nearest, and the Hessian-vector product's forward sweep none", async () => {
   const m = await loadProgram<{
     cost: (p: Float64Array[], c: Float64Array[]) => number;
     both: (
@@ -162,12 +162,18 @@ test("a nearest-centroid cost: its JVP as a function computes a distance's tange
     ) => { gradient: Float64Array[]; hessianVectorProduct: Float64Array[] };
   }>({ "main.ts": NEAREST });
   const code = [...compileFiles({ "main.ts": NEAREST }).outputs.values()][0]!.code;
-  const derived = /export function cost\$jvp_1\$h\([^]*?\n}\n/.exec(code)![0];
-  // The tangent's call comes after the comparison, inside the branch that keeps the distance.
-  assert.match(
-    derived,
-    /if \(dist < nearest\) \{\n\s*(const \w+ = [^\n]*\n\s*)*const ddist = squaredDistance\$jvp/,
-  );
+  // The loop over centroids compares plain distances; the nearest's tangent comes after it
+  // (differentiate/last-write.ts, in forward mode for a tangent a pure call computes).
+  for (const name of ["cost$jvp_1", "cost$jvp_1$h"]) {
+    const text = new RegExp(`export function ${name.replace(/\$/g, "\\$")}\\([^]*?\\n}\\n`).exec(
+      code,
+    )![0];
+    const inner = text.indexOf("while (", text.indexOf("while (") + 1);
+    const loop = text.slice(inner, text.indexOf("\n    }\n", inner));
+    assert.doesNotMatch(loop, /squaredDistance\$jvp/, `${name}: no tangent in the loop`);
+    assert.match(loop, /squaredDistance\(point, centroid\)/, `${name}: the distance itself`);
+    assert.match(text, /if \(which === 1\) \{[^}]*squaredDistance\$jvp/, `${name}: the nearest's`);
+  }
   // The Hessian-vector product never reads that value (⟨∇cost, v⟩): its forward sweep does not
   // compute it (unread-value.ts), and takes the winner's derivative after the loop.
   const sweep = /export function cost\$jvp_1\$h\$fwd[^]*?\n}\n/.exec(code)![0];

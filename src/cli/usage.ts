@@ -16,7 +16,7 @@ Usage:
   nabla emit <file.ts> --print-after <pass>
                                 print each function right after one pass of the pipeline
                                 (cse, dce, licm, scalarize, pack-captures, sink-last-writes,
-                                restore-slots, verify)
+                                sink-last-calls, primal-calls, restore-slots, verify)
   nabla emit <file.ts> --activity
                                 print which values of each differentiated function are
                                 [ACTIVE], [VARIED] or [USEFUL], then its IR

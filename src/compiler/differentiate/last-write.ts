@@ -6,7 +6,8 @@ import { type IRFunction, type Op, type Region, type Type, type Value } from "..
 import { HOISTABLE_TANGENTS, WRITES_MEMORY } from "../ir/ops.js";
 import { isLinear, isShadowBuilder } from "./tangent-values.js";
 
-// Last writes (reverse mode only, on the JVP before it is unzipped).
+// Last writes (on the JVP: in reverse mode before it is unzipped; in forward mode only for
+// tangents a pure call computes, see sinkLastCallWrites).
 //
 // A loop-carried tangent number that each iteration either keeps or replaces by a value
 // computed afresh — `if (x[i] > max) max = x[i]`, whose tangent is `dmax = t ? dx[i] : dmax` —
@@ -49,6 +50,19 @@ interface Selection {
  * carried tangents, which nothing reads any more.
  */
 export function sinkLastWrites(fn: IRFunction): boolean {
+  return sinkLastWritesOf(fn, false);
+}
+
+/**
+ * Forward mode: only the last writes computed by a pure derivative call (see above), where
+ * calling the function itself in the loop and its JVP once after it saves a JVP per
+ * replacement; a carried choice among tangents computed in place costs as much as it saves.
+ */
+export function sinkLastCallWrites(fn: IRFunction): boolean {
+  return sinkLastWritesOf(fn, true);
+}
+
+function sinkLastWritesOf(fn: IRFunction, callsOnly: boolean): boolean {
   const values = new ValueFactory(highestValueId(fn) + 1);
   let changed = false;
 
@@ -57,7 +71,7 @@ export function sinkLastWrites(fn: IRFunction): boolean {
       const op = region.ops[index]!;
       op.regions.forEach(visit);
       if (op.opcode !== "loop") continue;
-      for (const selection of selections(op)) {
+      for (const selection of selections(op, callsOnly)) {
         const added = rewrite(fn, region, op, selection, values);
         index += added;
         changed = true;
@@ -101,7 +115,7 @@ function isPureCall(op: Op): boolean {
 const REREADABLE = new Set<Op["opcode"]>(["index", "field", "length"]);
 
 /** The carried tangent slots of a loop that are last writes, with how each is chosen. */
-function selections(loop: Op): Selection[] {
+function selections(loop: Op, callsOnly: boolean): Selection[] {
   const [before, after] = loop.regions as [Region, Region];
   const condition = before.ops[before.ops.length - 1]!;
   const yielded = after.ops[after.ops.length - 1]!;
@@ -119,6 +133,12 @@ function selections(loop: Op): Selection[] {
   }
   const useCount = (v: Value) => uses.get(v.id) ?? 0;
   const rereadable = !writesMemory(loop);
+  /** Whether computing tangent `v` inside the loop calls a pure derivative. */
+  const computedByCall = (v: Value, depth: number): boolean => {
+    const def = definitions.get(v.id);
+    if (!def || !def.tangent || depth > 16) return false;
+    return isPureCall(def) || def.operands.some((o) => computedByCall(o, depth + 1));
+  };
 
   /**
    * The primal values defined inside the loop that computing `v` reads (pushed onto
@@ -184,6 +204,7 @@ function selections(loop: Op): Selection[] {
     if (!choose(y, after) || keeps !== useCount(q)) return;
     // Nothing to gain if the slot is never replaced (it is the initial value throughout).
     if (selection.leaves.length === 0) return;
+    if (callsOnly && !selection.leaves.some((l) => computedByCall(l.value, 0))) return;
     found.push(selection);
   });
   return found;

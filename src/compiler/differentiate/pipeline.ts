@@ -4,7 +4,7 @@ import { hoistLoopInvariants } from "../ir/licm.js";
 import { packClosureCaptures, scalarizeLiterals } from "../ir/scalarize.js";
 import type { IRFunction } from "../ir/types.js";
 import { verifyFunction } from "../ir/verify.js";
-import { sinkLastWrites } from "./last-write.js";
+import { sinkLastCallWrites, sinkLastWrites } from "./last-write.js";
 import { callPrimalsForUnusedTangents } from "./primal-calls.js";
 import { readReplacedSlots } from "./restore.js";
 
@@ -21,6 +21,7 @@ export type PassName =
   | "scalarize"
   | "pack-captures"
   | "sink-last-writes"
+  | "sink-last-calls"
   | "primal-calls"
   | "restore-slots"
   | "verify";
@@ -41,6 +42,8 @@ const PASSES: Record<PassName, (fn: IRFunction) => unknown> = {
   "pack-captures": packClosureCaptures,
   /** Loops carry what their last replacing iteration read (last-write.ts). */
   "sink-last-writes": sinkLastWrites,
+  /** The same in forward mode, for tangents a pure call computes (last-write.ts). */
+  "sink-last-calls": sinkLastCallWrites,
   /** Derivative calls whose tangent nobody reads call the function (primal-calls.ts). */
   "primal-calls": callPrimalsForUnusedTangents,
   /** Stores of shadows into shadows are undone by the backward sweep (restore.ts). */
@@ -58,7 +61,7 @@ export const PIPELINES: Record<PipelineName, readonly PassName[]> = {
   /** A JVP made a primal function, to differentiate again (nest.ts). */
   derivedPrimal: ["dce", "verify"],
   /** A JVP for forward mode. */
-  forward: ["dce", "verify"],
+  forward: ["dce", "sink-last-calls", "dce", "primal-calls", "dce", "verify"],
   /** A JVP along several directions at once (`jacobian`, emit/js/lanes.ts). */
   lanes: ["cse", "dce", "verify"],
   /**

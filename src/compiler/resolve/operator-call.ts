@@ -146,8 +146,10 @@ export function analyzeCall(
     return undefined;
   }
   if (isHigherOrder(operator)) {
-    // `jacobian` may take several parameters: its blocks side by side (one per parameter).
-    if (wrt.length !== 1 && !(operator === "jacobian" && wrt.length > 1)) {
+    // `jacobian` and `hessian` may take several parameters: a block per parameter (per pair
+    // of parameters for `hessian`).
+    const several = operator === "jacobian" || operator === "hessian";
+    if (wrt.length !== 1 && !(several && wrt.length > 1)) {
       error(
         options ?? fnArg,
         badOperatorUse.differentiatesWithRespectToOne(
@@ -161,7 +163,10 @@ export function analyzeCall(
     for (const i of wrt) {
       const type =
         signature.params[i]?.type ?? (target.contextualNumberParams ? "number" : undefined);
-      const vector = type === "number" || (type !== undefined && isNumberVector(type));
+      const vector =
+        type === "number" ||
+        (type !== undefined &&
+          (isNumberVector(type) || (operator === "jacobian" && isNumberMatrix(type))));
       // A Jacobian with respect to an object: a pullback per output, each row the object's
       // adjoint (reverse mode only: forward mode would need a basis of its numbers).
       const object = operator === "jacobian" && type !== undefined && isObject(type);
@@ -292,6 +297,16 @@ export function isNumberVector(type: Type): boolean {
     isArray(type) &&
     type.element === "number" &&
     (type.elements === undefined || type.elements.every((e) => e === "number"))
+  );
+}
+
+/** An array of number vectors (`number[][]`, `Float64Array[]`): `jacobian` takes it too. */
+export function isNumberMatrix(type: Type): boolean {
+  return (
+    isArray(type) &&
+    type.elements === undefined &&
+    isNumberVector(type.element) &&
+    !(isArray(type.element) && type.element.elements !== undefined)
   );
 }
 

@@ -3,6 +3,7 @@ import type { Forwarding } from "../../resolve/attachments.js";
 import type { ValueOperatorUse } from "../../resolve/requests.js";
 import { higherOrderWrapper } from "./higher-order.js";
 import { severalJacobianWrapper } from "./several-jacobian.js";
+import { severalHessianWrapper } from "./several-hessian.js";
 import {
   derivativeKey,
   derivedPrimalKey,
@@ -321,7 +322,9 @@ export function emitModule(
     const text = isHigherOrder(call.operator)
       ? call.operator === "jacobian" && call.wrt.length > 1
         ? severalJacobian(primal, call.wrt, params, captures, call.call.start, call.mode, wasm)
-        : higherOrder(
+        : call.operator === "hessian" && call.wrt.length > 1
+          ? severalHessian(primal, call.wrt, params, captures, wasm)
+          : higherOrder(
             call.operator,
             primal,
             wrt,
@@ -406,6 +409,45 @@ export function emitModule(
         : {}),
       ...(mode ? { mode } : {}),
       site: `${basename(mod.file)}:${at}`,
+      writes: rootShapes(table, primal, here).writes,
+      runtime,
+      builtin: here.builtin,
+    });
+  }
+
+  /** `hessian` with respect to several parameters, `wrt` in the user's order. */
+  function severalHessian(
+    primal: FunctionKey,
+    wrt: number[],
+    params: string[],
+    captures: string[],
+    wasm: WasmChoice | undefined,
+  ): string {
+    const signature = table.signatureOf(primal)!;
+    const ascending = [...wrt].sort((a, b) => a - b);
+    // The product form takes a tangent per parameter after the arguments and captures.
+    const taken = new Set([...params, ...captures]);
+    const tangents = ascending.map((i) => {
+      let v = `v${i}`;
+      while (taken.has(v)) v = `${v}_`;
+      taken.add(v);
+      return v;
+    });
+    const hvp = wrapper(
+      "gradient",
+      hvpKey(primal, ascending),
+      wrt,
+      [...params, ...captures, ...tangents],
+      [],
+      false,
+      wasm,
+    );
+    return severalHessianWrapper({
+      params,
+      captures,
+      wrt,
+      types: wrt.map((i) => signature.params[i]!),
+      hvp,
       writes: rootShapes(table, primal, here).writes,
       runtime,
       builtin: here.builtin,

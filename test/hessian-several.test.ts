@@ -72,7 +72,12 @@ function checkDifferences(
 ) {
   wrt.forEach((q, B) => {
     for (let j = 0; j < size(args[q]!); j++) {
-      const h = 1e-5 * Math.max(1, Math.abs(typeof args[q] === "number" ? (args[q] as number) : (args[q] as number[])[j]!));
+      const h =
+        1e-5 *
+        Math.max(
+          1,
+          Math.abs(typeof args[q] === "number" ? (args[q] as number) : (args[q] as number[])[j]!),
+        );
       const plus = gradient(...moved(args, q, j, h));
       const minus = gradient(...moved(args, q, j, -h));
       wrt.forEach((p, A) => {
@@ -106,7 +111,11 @@ function checkShapesAndSymmetry(args: Arg[], wrt: number[], H: Hessian, what: st
           `${what}: H[${A}][${B}] length`,
         );
       else {
-        assert.equal((block as ArrayLike<number>).length, size(args[p]!), `${what}: H[${A}][${B}] rows`);
+        assert.equal(
+          (block as ArrayLike<number>).length,
+          size(args[p]!),
+          `${what}: H[${A}][${B}] rows`,
+        );
         for (const row of Array.from(block as ArrayLike<ArrayLike<number>>))
           assert.equal(row.length, size(args[q]!), `${what}: H[${A}][${B}] row length`);
       }
@@ -265,8 +274,18 @@ test("a logistic loss of weights and a bias: every block against differences, ja
     const bw = call(m, "logisticBW", ...args) as ArrayLike<number>;
     const wb = call(m, "logisticWB", ...args) as ArrayLike<number>;
     w.forEach((_, i) => {
-      assertNear((H[1]![0] as number[])[i]!, bw[i]!, `H[b][w][${i}] against jacobian of ∂f/∂b`, 1e-12);
-      assertNear((H[0]![1] as number[])[i]!, wb[i]!, `H[w][b][${i}] against jacobian of ∂f/∂w`, 1e-12);
+      assertNear(
+        (H[1]![0] as number[])[i]!,
+        bw[i]!,
+        `H[b][w][${i}] against jacobian of ∂f/∂b`,
+        1e-12,
+      );
+      assertNear(
+        (H[0]![1] as number[])[i]!,
+        wb[i]!,
+        `H[w][b][${i}] against jacobian of ∂f/∂w`,
+        1e-12,
+      );
     });
     const v = [0.3, -1.1, 0.6];
     const hv = m.logisticHvpW!(w, b, xs, ys, v) as number[];
@@ -285,14 +304,22 @@ test("a spring chain's energy of positions (Float64Array) and a stiffness, by de
     const args: Arg[] = [p, k];
     const H = checkAll(m, "energy", args, [0, 1], `energy at ${p}, ${k}`);
     const rows = H[0]![0] as Float64Array[];
-    assert.ok(Array.isArray(rows) && rows[0] instanceof Float64Array, "H[p][p]: rows of Float64Array");
+    assert.ok(
+      Array.isArray(rows) && rows[0] instanceof Float64Array,
+      "H[p][p]: rows of Float64Array",
+    );
     assert.ok(H[0]![1] instanceof Float64Array, "H[p][k]: shaped like the positions");
     assert.ok(H[1]![0] instanceof Float64Array, "H[k][p]: shaped like the positions");
     checkDiagonal(H[0]![0]!, call(m, "energyP", ...args), "H[p][p] against hessian wrt p");
     checkDiagonal(H[1]![1]!, call(m, "energyK", ...args), "H[k][k] against hessian wrt k");
     const pk = call(m, "energyPK", ...args) as ArrayLike<number>;
     for (let i = 0; i < p.length; i++)
-      assertNear((H[0]![1] as Float64Array)[i]!, pk[i]!, `H[p][k][${i}] against jacobian of ∂f/∂p`, 1e-12);
+      assertNear(
+        (H[0]![1] as Float64Array)[i]!,
+        pk[i]!,
+        `H[p][k][${i}] against jacobian of ∂f/∂p`,
+        1e-12,
+      );
     const v = Array.from(p, (_, i) => Math.cos(i + 0.5));
     const hv = m.energyHvpP!(p, k, Float64Array.from(v)) as Float64Array;
     blockTimes(H[0]![0]!, args, 0, 0, v).forEach((x, i) =>
@@ -318,7 +345,12 @@ test("a Gaussian log-likelihood of a mean vector and a log-variance, wrt in reve
     const variance = Math.exp(logVariance);
     const samples = [0.3, -1.2, 0.8, 2.1, -0.4];
     mean.forEach((mu, i) => {
-      assertNear((H[0]![0] as number[][])[i]![i]!, -samples.length / variance, `H[μ][μ](${i}, ${i})`, 1e-12);
+      assertNear(
+        (H[0]![0] as number[][])[i]![i]!,
+        -samples.length / variance,
+        `H[μ][μ](${i}, ${i})`,
+        1e-12,
+      );
       const residual = samples.reduce((s, x) => s + x * (i + 1) - mu, 0);
       assertNear((H[0]![1] as number[])[i]!, -residual / variance, `H[μ][s](${i})`, 1e-12);
     });
@@ -350,4 +382,177 @@ test("three parameters of three kinds, in wrt's order and by default", async () 
             `default H[${a}][${b}](${i}, ${j})`,
             0,
           );
+});
+
+test("a function writing its argument: the Hessian as for a copy, the argument written once", async () => {
+  const m = await loadProgram<Program>({
+    "main.ts": `import { gradient, hessian } from "nabla";
+
+/** Centers x in place, then sums a cubic and a sine of the centered values. */
+export function centeredLoss(x: number[], scale: number): number {
+  let mean = 0;
+  for (const v of x) mean += v;
+  mean /= x.length;
+  for (let i = 0; i < x.length; i++) x[i] -= mean;
+  let s = 0;
+  for (const v of x) s += scale * v * v * v + Math.sin(scale * v);
+  return s;
+}
+
+export function onCopy(x: number[], scale: number): number {
+  return centeredLoss([...x], scale);
+}
+
+export const writtenH = hessian(centeredLoss);
+export const copyH = hessian(onCopy);
+export const copyG = gradient(onCopy);
+`,
+  });
+  const x = [0.4, -1.1, 0.9, 0.3];
+  const args: Arg[] = [x, 1.7];
+  const arg = [...x];
+  const H = m.writtenH!(arg, 1.7) as Hessian;
+  const mean = x.reduce((s, v) => s + v, 0) / x.length;
+  assert.deepEqual(
+    arg,
+    x.map((v) => v - mean),
+    "the argument is centered once",
+  );
+  const C = m.copyH!([...x], 1.7) as Hessian;
+  for (let a = 0; a < 2; a++)
+    for (let b = 0; b < 2; b++)
+      for (let i = 0; i < size(args[a]!); i++)
+        for (let j = 0; j < size(args[b]!); j++)
+          assertNear(
+            entry(H[a]![b]!, args, a, b, i, j),
+            entry(C[a]![b]!, args, a, b, i, j),
+            `H[${a}][${b}](${i}, ${j}) as for a copy`,
+            0,
+          );
+  checkShapesAndSymmetry(args, [0, 1], H, "centered loss");
+  checkDifferences((...a: Arg[]) => m.copyG!(...a) as unknown[], args, [0, 1], H, "centered loss");
+});
+
+test("a lambda writing an array it captures: written once per call", async () => {
+  const m = await loadProgram<Program>({
+    "main.ts": `import { hessian } from "nabla";
+
+export function counted(calls: number[], x: number[], k: number) {
+  return hessian((y: number[], c: number) => {
+    calls[0] += 1;
+    return calls[0] * c * y[0] * y[0] * y[1];
+  })(x, k);
+}
+`,
+  });
+  const calls = [0];
+  const [y0, y1, c] = [0.5, 2, 3];
+  for (const n of [1, 2]) {
+    const H = m.counted!(calls, [y0, y1], c) as Hessian;
+    assert.deepEqual(calls, [n], `call ${n}: the lambda's write ran once`);
+    // n·c·y₀²·y₁: H[y][y] = n·c·[[2y₁, 2y₀], [2y₀, 0]], H[y][c] = n·[2y₀y₁, y₀²], H[c][c] = 0.
+    assert.deepEqual(H, [
+      [
+        [
+          [n * c * 2 * y1, n * c * 2 * y0],
+          [n * c * 2 * y0, 0],
+        ],
+        [n * 2 * y0 * y1, n * y0 * y0],
+      ],
+      [[n * 2 * y0 * y1, n * y0 * y0], 0],
+    ]);
+  }
+});
+
+test("with backend wasm: every pass in WebAssembly, equal to JavaScript's", async () => {
+  const files = {
+    "main.ts": `import { hessian } from "nabla";
+export { wasmStats } from "nabla";
+${PROGRAM["main.ts"].split("export const")[0]!.replace(/^import .*$/m, "")}
+export const energyJs = hessian(chainEnergy);
+export const energyWasm = hessian(chainEnergy, { backend: "wasm" });
+export const logisticJs = hessian(logisticLoss, { wrt: [1, 0] });
+export const logisticWasm = hessian(logisticLoss, { wrt: [1, 0], backend: "wasm" });
+`,
+  };
+  const compiled = compileFiles(files);
+  const text = diagnosticsText(compiled);
+  assert.doesNotMatch(text, /NABLA202/, text);
+  const m = await loadProgram<Program & { wasmStats: { wasm: number } }>(files);
+  const before = m.wasmStats.wasm;
+  const cases: [string, Arg[]][] = [
+    ["energy", [Float64Array.from([0, 1.1, 1.9, 3.2]), 2.5]],
+    [
+      "logistic",
+      [
+        [0.2, -0.4],
+        0.1,
+        [
+          [0.5, -1.2],
+          [1.1, 0.4],
+          [-0.2, 0.9],
+        ] as never,
+        [1, 0, 1],
+      ],
+    ],
+  ];
+  for (const [name, args] of cases) {
+    const wasm = JSON.stringify(call(m, `${name}Wasm`, ...args), (_, v: unknown) =>
+      v instanceof Float64Array ? Array.from(v) : v,
+    );
+    const js = JSON.stringify(call(m, `${name}Js`, ...args), (_, v: unknown) =>
+      v instanceof Float64Array ? Array.from(v) : v,
+    );
+    const [w, j] = [JSON.parse(wasm) as unknown, JSON.parse(js) as unknown];
+    const flat = (h: unknown): number[] => (Array.isArray(h) ? h.flatMap(flat) : [h as number]);
+    const [fw, fj] = [flat(w), flat(j)];
+    assert.equal(fw.length, fj.length, name);
+    fw.forEach((v, i) =>
+      assertNear(v, fj[i]!, `${name}: entry ${i}, wasm against JavaScript`, 1e-12),
+    );
+  }
+  assert.ok(m.wasmStats.wasm > before, "the products ran in wasm");
+});
+
+test("what hessian still refuses: Hessian-vector products with respect to several, arrays of arrays, objects", () => {
+  const compiled = compileFiles({
+    "main.ts": `import { hessian, hessianVectorProduct } from "nabla";
+
+interface Params {
+  w: number[];
+  b: number;
+}
+
+export function loss(p: Params, x: number[]): number {
+  return p.b * x[0] * x[0] + p.w[0];
+}
+
+export function frobenius(m: number[][], s: number): number {
+  return s * m[0][0] * m[1][1];
+}
+
+export const hvp = hessianVectorProduct((x: number[], y: number) => x[0] * y * y, { wrt: [0, 1] });
+export const ofObject = hessian(loss, { wrt: [0, 1] });
+export const ofMatrix = hessian(frobenius);
+`,
+  });
+  assert.equal(
+    diagnosticsText(compiled),
+    `main.ts:8:22: error NABLA108: 'hessian' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not a Params
+  7 |
+> 8 | export function loss(p: Params, x: number[]): number {
+    |                      ^^^^^^^^^
+
+main.ts:12:27: error NABLA108: 'hessian' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not a number[][]
+  11 |
+> 12 | export function frobenius(m: number[][], s: number): number {
+     |                           ^^^^^^^^^^^^^
+
+main.ts:16:83: error NABLA108: 'hessianVectorProduct' differentiates with respect to one parameter; this function has 2 differentiable ones, so pick one with '{ wrt: i }'
+  15 |
+> 16 | export const hvp = hessianVectorProduct((x: number[], y: number) => x[0] * y * y, { wrt: [0, 1] });
+     |                                                                                   ^^^^^^^^^^^^^^^
+
+3 errors`,
+  );
 });

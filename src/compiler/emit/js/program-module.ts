@@ -325,15 +325,15 @@ export function emitModule(
         : call.operator === "hessian" && call.wrt.length > 1
           ? severalHessian(primal, call.wrt, params, captures, wasm)
           : higherOrder(
-            call.operator,
-            primal,
-            wrt,
-            params,
-            captures,
-            call.call.start,
-            call.mode,
-            wasm,
-          )
+              call.operator,
+              primal,
+              wrt,
+              params,
+              captures,
+              call.call.start,
+              call.mode,
+              wasm,
+            )
       : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux, wasm);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,

@@ -75,13 +75,7 @@ export function severalHessianWrapper(w: SeveralHessian): string {
   /** The product along parameter `along` (its buffer holding the 1, or 1 for a number). */
   const product = (along: number, last: string) => {
     const tangents = ascending.map((b) =>
-      isNumber(b)
-        ? b === along
-          ? "1"
-          : "0"
-        : written && b !== along
-          ? zeros(b)
-          : tangentNames[b],
+      isNumber(b) ? (b === along ? "1" : "0") : written && b !== along ? zeros(b) : tangentNames[b],
     );
     const on = (list: string[]) => `${hvp}(${[...list, ...tangents].join(", ")})`;
     return written ? `(${last} ? ${on(all)} : ${on(copies)})` : on(all);

@@ -4,7 +4,13 @@ import type { Type } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { typeResolver } from "../types/resolver.js";
-import { isArray, isDifferentiable, isObject, typeText } from "../ir/type-system.js";
+import {
+  isArray,
+  isDifferentiable,
+  isNumberMatrix,
+  isObject,
+  typeText,
+} from "../ir/type-system.js";
 import { annotationType, signatureOf } from "../types/signature.js";
 import type { CallExpression, Expression, Node, TSType } from "oxc-parser";
 import { positionAt } from "../diagnostics/format.js";
@@ -297,16 +303,6 @@ export function isNumberVector(type: Type): boolean {
     isArray(type) &&
     type.element === "number" &&
     (type.elements === undefined || type.elements.every((e) => e === "number"))
-  );
-}
-
-/** An array of number vectors (`number[][]`, `Float64Array[]`): `jacobian` takes it too. */
-export function isNumberMatrix(type: Type): boolean {
-  return (
-    isArray(type) &&
-    type.elements === undefined &&
-    isNumberVector(type.element) &&
-    !(isArray(type.element) && type.element.elements !== undefined)
   );
 }
 

@@ -4,6 +4,7 @@ import type { ValueOperatorUse } from "../../resolve/requests.js";
 import { higherOrderWrapper } from "./higher-order.js";
 import { severalJacobianWrapper } from "./several-jacobian.js";
 import { severalHessianWrapper } from "./several-hessian.js";
+import { matrixJacobianWrapper } from "./matrix-jacobian.js";
 import {
   derivativeKey,
   derivedPrimalKey,
@@ -23,7 +24,13 @@ import { emitCheckpointSweep } from "./checkpoint.js";
 import { ModuleNames } from "./module-names.js";
 import { zerosLike } from "./aggregates.js";
 import { member as memberOf, name, name as nameOf } from "./expression.js";
-import { isAggregate, isDifferentiable, isObject, isRecursiveType } from "../../ir/type-system.js";
+import {
+  isAggregate,
+  isDifferentiable,
+  isNumberMatrix,
+  isObject,
+  isRecursiveType,
+} from "../../ir/type-system.js";
 import { tangentType } from "../../ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op, Type } from "../../ir/types.js";
 import { functionKey, genericKey, keyFile, keyName } from "../../ir/function-key.js";
@@ -62,6 +69,10 @@ interface WasmChoice {
 }
 
 /** Why a Jacobian of a function returning numbers stays JavaScript under the wasm backend. */
+const MATRIX_JACOBIAN =
+  "the Jacobian of a function returning several numbers with respect to an array of arrays " +
+  "is not covered yet";
+
 const VECTOR_JACOBIAN =
   "the Jacobian of a function returning several numbers, in reverse mode, runs a pullback " +
   "per row, not covered yet";
@@ -498,6 +509,22 @@ export function emitModule(
     const reverse = mode !== "forward";
     const valueWithDifferential = (choice: WasmChoice | undefined) =>
       wrapper("valueWithDifferential", primal, wrt, params, captures, false, choice);
+    // With respect to rows (number[][]): a differential per direction, or pullbacks.
+    // (A number-valued f's reverse mode is its gradient, below.)
+    if (isNumberMatrix(signature.params[w]!) && !(signature.result === "number" && reverse)) {
+      if (wasm && wasm.backend !== "js")
+        wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, MATRIX_JACOBIAN);
+      return matrixJacobianWrapper({
+        ...common,
+        result: signature.result!,
+        ...(mode ? { mode } : {}),
+        ...(forward ? { valueWithDifferential: valueWithDifferential(undefined) } : {}),
+        ...(reverse
+          ? { valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures) }
+          : {}),
+        site: `${basename(mod.file)}:${at}`,
+      });
+    }
     if (signature.result === "number")
       return higherOrderWrapper({
         ...common,

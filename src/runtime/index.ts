@@ -44,6 +44,7 @@ import type {
   WrtChecked,
   WrtTangent,
   JacobianRow,
+  HessianOf,
 } from "./tangent-types.js";
 export type {
   AuxFunction,
@@ -55,7 +56,15 @@ export type {
   WithAux,
   WithoutAux,
 } from "./options.js";
-export type { AdjointsOf, GradientOf, JacobianRow, Tangent, TangentsOf } from "./tangent-types.js";
+export type {
+  AdjointsOf,
+  GradientOf,
+  HessianBlock,
+  HessianOf,
+  JacobianRow,
+  Tangent,
+  TangentsOf,
+} from "./tangent-types.js";
 
 /**
  * d f / d x as a function of x (forward mode). f may return a number, or an array, typed
@@ -498,12 +507,7 @@ export function registerDerivative<F extends AnyFunction>(
 export function hessian<
   F extends NumberValued,
   const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
->(
-  f: F,
-  options?: WrtChecked<F, O>,
-): (
-  ...args: Parameters<F>
-) => WrtTangent<F, O["wrt"]> extends number ? number : WrtTangent<F, O["wrt"]>[] {
+>(f: F, options?: WrtChecked<F, O>): (...args: Parameters<F>) => HessianOf<F, O["wrt"]> {
   return compileAtRunTime("hessian", f, options) as never;
 }
 

@@ -197,7 +197,7 @@ export type HessianBlock<Row, Column> = [Row] extends [number]
     : Column[];
 
 /** The blocks of a Hessian with respect to parameters of tangents `T`, row by row. */
-type HessianBlocks<T extends readonly unknown[]> = {
+export type HessianBlocks<T extends readonly unknown[]> = {
   -readonly [A in keyof T]: { -readonly [B in keyof T]: HessianBlock<T[A], T[B]> };
 };
 

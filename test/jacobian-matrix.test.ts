@@ -304,3 +304,44 @@ export const j = jacobian(volume);
 1 error`,
   );
 });
+
+test("a lambda writing an array it captures: written once per call, in every mode", async () => {
+  const m = await loadProgram<Program>({
+    "main.ts": `import { jacobian } from "nabla";
+
+export function counted(calls: number[], grid: number[][]) {
+  return jacobian((x: number[][]): number[] => {
+    calls[0] += 1;
+    return [calls[0] * x[0][0] * x[1][1]];
+  })(grid);
+}
+export function countedForward(calls: number[], grid: number[][]) {
+  return jacobian(
+    (x: number[][]): number[] => {
+      calls[0] += 1;
+      return [calls[0] * x[0][0] * x[1][1]];
+    },
+    { mode: "forward" },
+  )(grid);
+}
+`,
+  });
+  const grid = [
+    [2, 5],
+    [7, 3],
+  ];
+  for (const name of ["counted", "countedForward"]) {
+    const calls = [0];
+    for (const c of [1, 2]) {
+      const J = m[name]!(calls, grid);
+      assert.deepEqual(calls, [c], `${name} call ${c}: the lambda's write ran once`);
+      // c·x₀₀·x₁₁, with c the count after the write.
+      assert.deepEqual(J, [
+        [
+          [c * 3, 0],
+          [0, c * 2],
+        ],
+      ]);
+    }
+  }
+});

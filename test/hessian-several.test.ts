@@ -556,3 +556,46 @@ main.ts:16:83: error NABLA108: 'hessianVectorProduct' differentiates with respec
 3 errors`,
   );
 });
+
+test("a tuple and a number, a lambda capturing a constant: blocks in closed form and against differences", async () => {
+  const m = await loadProgram<Program>({
+    "main.ts": `import { gradient, hessian } from "nabla";
+
+export function springH(anchor: number[], point: [number, number], k: number) {
+  return hessian((p: [number, number], stiffness: number) => {
+    const dx = p[0] - anchor[0], dy = p[1] - anchor[1];
+    return 0.5 * stiffness * (dx * dx + dy * dy) * Math.exp(0.1 * stiffness);
+  })(point, k);
+}
+export function springG(anchor: number[], point: [number, number], k: number) {
+  return gradient((p: [number, number], stiffness: number) => {
+    const dx = p[0] - anchor[0], dy = p[1] - anchor[1];
+    return 0.5 * stiffness * (dx * dx + dy * dy) * Math.exp(0.1 * stiffness);
+  })(point, k);
+}
+`,
+  });
+  const anchor = [0.5, -1];
+  const args: Arg[] = [[1.5, 2], 3];
+  const H = m.springH!(anchor, ...args) as Hessian;
+  checkShapesAndSymmetry(args, [0, 1], H, "spring");
+  checkDifferences(
+    (...a: Arg[]) => m.springG!(anchor, ...a) as unknown[],
+    args,
+    [0, 1],
+    H,
+    "spring",
+  );
+  // f = ½·k·|p − a|²·e^{k/10}: H[p][p] = k·e^{k/10}·I, H[p][k] = (p − a)·(1 + k/10)·e^{k/10}.
+  const [k, e] = [3, Math.exp(0.3)];
+  assert.deepEqual(
+    (H[0]![0] as number[][]).map((row) => row.map((v) => Math.round(v * 1e9) / 1e9)),
+    [
+      [Math.round(k * e * 1e9) / 1e9, 0],
+      [0, Math.round(k * e * 1e9) / 1e9],
+    ],
+  );
+  [1, 3].forEach((d, i) =>
+    assertNear((H[0]![1] as number[])[i]!, d * (1 + k / 10) * e, `H[p][k][${i}]`, 1e-12),
+  );
+});

@@ -54,26 +54,43 @@ export function matrixJacobianWrapper(w: MatrixJacobian): string {
   const copies = all.map((p, i) =>
     snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
   );
-  const locals = ["d", "e", "g", "r", "c", "i", "m", "n", "rows", "col", "vp", "site"] as const;
+  const locals = [
+    "d",
+    "e",
+    "g",
+    "r",
+    "c",
+    "i",
+    "m",
+    "n",
+    "rows",
+    "col",
+    "vp",
+    "site",
+    "z",
+  ] as const;
   const named = Object.fromEntries(locals.map((l) => [l, fresh(l)])) as Record<
     (typeof locals)[number],
     string
   >;
-  const { d, e, g, r, c, i, m, n, rows, col, vp, site } = named;
-  const zeros = zerosLike(tangentType(w.type), js.name(x), w.runtime, w.builtin).text;
+  const { d, e, g, r, c, i, m, n, rows, col, vp, site, z } = named;
+  // Zeros shaped like x, taken before f runs (f may write x, even lengthen it): the loops and
+  // every basis matrix and row of the Jacobian are shaped like them.
+  const template = `const ${z} = ${zerosLike(tangentType(w.type), js.name(x), w.runtime, w.builtin).text}; `;
+  const zeros = `${z}.map((row) => row.slice())`;
   const number = w.result === "number";
-  // Shaped before f runs (f may write x); a fresh basis matrix per direction if f writes.
+  // A fresh basis matrix per direction if f writes (its JVP writes x's tangent).
   const basis = written
     ? [`const ${e} = ${zeros}; ${e}[${r}][${c}] = 1; `, ""]
     : [`${e}[${r}][${c}] = 1; `, ` ${e}[${r}][${c}] = 0;`];
   const shared = written ? "" : `const ${e} = ${zeros}; `;
   const directions = (body: string) =>
-    `${shared}for (let ${r} = 0; ${r} < ${x}.length; ${r}++) for (let ${c} = 0; ${c} < ${x}[${r}].length; ${c}++) { ${basis[0]}${body}${basis[1]} }`;
+    `${shared}for (let ${r} = 0; ${r} < ${z}.length; ${r}++) for (let ${c} = 0; ${c} < ${z}[${r}].length; ${c}++) { ${basis[0]}${body}${basis[1]} }`;
   const sweep = `(${w.valueWithDifferential!})(${args})`;
   if (number) {
     // Forward mode only: a number-valued f's reverse mode is its gradient (higher-order.ts).
     return (
-      `((${args}) => { const ${g} = ${zeros}; const ${d} = ${sweep}; ` +
+      `((${args}) => { ${template}const ${g} = ${zeros}; const ${d} = ${sweep}; ` +
       `${directions(`${g}[${r}][${c}] = ${d}.differential(${e});`)} return ${g}; })`
     );
   }
@@ -97,14 +114,14 @@ export function matrixJacobianWrapper(w: MatrixJacobian): string {
     ? `if (${d} === undefined) { ${reverse(all)} } else { ${reverse(copies)} }`
     : `{ ${reverse(all)} }`;
   if (w.mode === "forward")
-    return `((${args}) => { let ${m}, ${rows}; const ${d} = ${sweep}; ${forward} return ${rows}; })`;
+    return `((${args}) => { ${template}let ${m}, ${rows}; const ${d} = ${sweep}; ${forward} return ${rows}; })`;
   if (w.mode === "reverse")
     return `((${args}) => { let ${m}, ${rows}; ${reverse(all)} return ${rows}; })`;
   // n numbers in x; m outputs, from the previous call at this site or from the forward sweep
   // (which forward mode then keeps).
   return (
-    `((${args}) => { ${takeSnapshots}const ${site} = ${w.runtime}.jacobianSite(${JSON.stringify(w.site)}); ` +
-    `let ${n} = 0; for (let ${r} = 0; ${r} < ${x}.length; ${r}++) ${n} += ${x}[${r}].length; ` +
+    `((${args}) => { ${takeSnapshots}${template}const ${site} = ${w.runtime}.jacobianSite(${JSON.stringify(w.site)}); ` +
+    `let ${n} = 0; for (let ${r} = 0; ${r} < ${z}.length; ${r}++) ${n} += ${z}[${r}].length; ` +
     `let ${m} = ${site}.m, ${rows}, ${d}; ` +
     `if (${m} < 0) { ${d} = ${sweep}; ${m} = ${d}.value.length; } ` +
     `if (${n} <= ${m}) { ${d} ??= ${sweep}; ${forward} } else ${reverseAfter} ` +

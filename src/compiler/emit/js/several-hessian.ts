@@ -81,7 +81,12 @@ export function severalHessianWrapper(w: SeveralHessian): string {
     return written ? `(${last} ? ${on(all)} : ${on(copies)})` : on(all);
   };
   // The passes counted, so that the last one (when f writes its arguments) runs on them.
-  const sizes = w.wrt.map((_, b) => (isNumber(b) ? "1" : `${arg(b)}.length`));
+  // Each array's length read before any pass (f may lengthen what it writes).
+  const lengths = w.wrt.map((p, b) => (isNumber(b) ? "" : fresh(`n${p}`)));
+  const readLengths = w.wrt
+    .map((_, b) => (isNumber(b) ? "" : `const ${lengths[b]} = ${arg(b)}.length; `))
+    .join("");
+  const sizes = w.wrt.map((_, b) => (isNumber(b) ? "1" : lengths[b]!));
   const last = `++${pass} === ${passes}`;
   const rows = w.wrt.map((_, b) => {
     if (isNumber(b)) {
@@ -89,7 +94,7 @@ export function severalHessianWrapper(w: SeveralHessian): string {
       return `{ const ${r} = ${product(b, last)}; ${fill}}`;
     }
     // Blocks of this row: with respect to a number, shaped like x_B's tangent; else n_B rows.
-    const n = `${arg(b)}.length`;
+    const n = lengths[b]!;
     const make = w.wrt
       .map((_, a) =>
         isNumber(a)
@@ -110,7 +115,7 @@ export function severalHessianWrapper(w: SeveralHessian): string {
   const counting = written ? `let ${pass} = 0; const ${passes} = ${sizes.join(" + ")}; ` : "";
   const table = `const ${h} = [${Array.from({ length: k }, () => `new ${w.builtin("Array")}(${k})`).join(", ")}]; `;
   return (
-    `((${args}) => { ${takeSnapshots}const ${hvp} = ${w.hvp}; ${counting}${buffers}${table}` +
+    `((${args}) => { ${takeSnapshots}const ${hvp} = ${w.hvp}; ${readLengths}${counting}${buffers}${table}` +
     `${rows.join(" ")} return ${h}; })`
   );
 }

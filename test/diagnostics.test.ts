@@ -2242,16 +2242,16 @@ main.ts:5:18: note: when differentiating the function given to 'gradient'
 1 error`,
   },
   {
-    name: "NABLA108: hessian with respect to two parameters",
+    name: "NABLA108: gradientAndHessianVectorProduct with respect to two parameters",
     files: `
-import { hessian } from "nabla";
-export const h = hessian((x: number, y: number) => x * x * y);
+import { gradientAndHessianVectorProduct } from "nabla";
+export const h = gradientAndHessianVectorProduct((x: number, y: number) => x * x * y);
 `,
     expected: `
-main.ts:2:26: error NABLA108: 'hessian' differentiates with respect to one parameter; this function has 2 differentiable ones, so pick one with '{ wrt: i }'
-  1 | import { hessian } from "nabla";
-> 2 | export const h = hessian((x: number, y: number) => x * x * y);
-    |                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:2:50: error NABLA108: 'gradientAndHessianVectorProduct' differentiates with respect to one parameter; this function has 2 differentiable ones, so pick one with '{ wrt: i }'
+  1 | import { gradientAndHessianVectorProduct } from "nabla";
+> 2 | export const h = gradientAndHessianVectorProduct((x: number, y: number) => x * x * y);
+    |                                                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 
 1 error`,
   },

@@ -48,6 +48,9 @@ declare function stats(xs: number[]): { mean: number; label: string };
 declare function rosen(x: Float64Array): number;
 declare function lse(xs: number[]): number;
 declare function mixed(x: number, xs: number[]): number;
+declare function energy(positions: Float64Array, stiffness: number): number;
+declare function rowNorms(m: number[][]): number[];
+declare function frobenius(m: number[][]): number;
 
 declare function fitAux(
   w: number[],
@@ -100,6 +103,16 @@ export const checks = [
   (): number[] => valueWithPullback(stats)([1]).pullback({ mean: 1 }),
   (): number => derivative(derivative(one))(1),
   (): Float64Array[] => hessian(rosen)(new Float64Array(2)),
+  // With respect to several parameters: rows of blocks, [a][b] = ∂²f/∂x_a∂x_b.
+  (): [[number, number[]], [number[], number[][]]] => hessian(mixed)(1, [2]),
+  (): [[number[][], number[]], [number[], number]] => hessian(mixed, { wrt: [1, 0] })(1, [2]),
+  (): [[number, number], [number, number]] => hessian(three, { wrt: [2, 0] })(1, 2, 3),
+  (): [[Float64Array[], Float64Array], [Float64Array, number]] =>
+    hessian(energy)(new Float64Array(2), 1),
+  (): number[][] => hessian(mixed, { wrt: [1] })(1, [2]),
+  // With respect to rows: each row of the Jacobian shaped like them.
+  (): number[][][] => jacobian(rowNorms)([[1, 2]]),
+  (): number[][] => jacobian(frobenius)([[1, 2]]),
   (): number => hessian(one)(1),
   (): Float64Array => hessianVectorProduct(rosen)(new Float64Array(2), new Float64Array(2)),
   (): { gradient: Float64Array; hessianVectorProduct: Float64Array } =>
@@ -158,6 +171,10 @@ export const checks = [
   (): string => gradient(loss, { wrt: 0 })(p, [1], "x").name,
   // @ts-expect-error several parameters give a tuple, not a number
   (): number => gradient(three)(1, 2, 3),
+  // @ts-expect-error a Hessian with respect to several parameters is rows of blocks
+  (): number[][] => hessian(mixed)(1, [2]),
+  // @ts-expect-error block [0][1] of a number and an array is shaped like the array
+  (): [[number, number], [number[], number[][]]] => hessian(mixed)(1, [2]),
   // @ts-expect-error the arguments are the function's
   (): number => gradient(one)("1"),
   // @ts-expect-error hasAux needs f to return [loss, aux] or { value, aux }

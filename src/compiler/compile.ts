@@ -19,7 +19,7 @@ import { JS_CHOICES } from "./emit/js/choices.js";
 import { TransformError, type ModuleOutput } from "./emit/js/module.js";
 import { ModuleNames } from "./emit/js/module-names.js";
 import { collectRules } from "./resolve/rules.js";
-import { isAggregate, isObject } from "./ir/type-system.js";
+import { isAggregate, isNumberMatrix, isObject } from "./ir/type-system.js";
 import type { FunctionKey, IRFunction } from "./ir/types.js";
 import { genericKey, keyName } from "./ir/function-key.js";
 import type { SourceModule } from "./parse/module.js";
@@ -298,7 +298,8 @@ function requestHigherOrder(
       for (const i of wrt) {
         differentiator.request(call.target, [i], "forward", [note]);
         const x = differentiator.signatureOf(primal)?.params[i];
-        if (x !== undefined && isAggregate(x))
+        // With respect to rows (number[][]): a differential per direction, not lanes.
+        if (x !== undefined && isAggregate(x) && !isNumberMatrix(x))
           differentiator.request(call.target, [i], "lanes", [note]);
       }
     if (mode !== "forward") differentiator.request(call.target, wrt, "reverse", [note]);

@@ -44,6 +44,7 @@ import type {
   WrtChecked,
   WrtTangent,
   JacobianRow,
+  HessianOf,
 } from "./tangent-types.js";
 export type {
   AuxFunction,
@@ -55,7 +56,16 @@ export type {
   WithAux,
   WithoutAux,
 } from "./options.js";
-export type { AdjointsOf, GradientOf, JacobianRow, Tangent, TangentsOf } from "./tangent-types.js";
+export type {
+  AdjointsOf,
+  GradientOf,
+  HessianBlock,
+  HessianBlocks,
+  HessianOf,
+  JacobianRow,
+  Tangent,
+  TangentsOf,
+} from "./tangent-types.js";
 
 /**
  * d f / d x as a function of x (forward mode). f may return a number, or an array, typed
@@ -478,9 +488,15 @@ export function registerDerivative<F extends AnyFunction>(
 
 /**
  * The Hessian of a number-valued f with respect to one parameter x (a number, `number[]` or a
- * typed array; `wrt` picks it when f has several): for a number, the second derivative; for an
- * array of n numbers, n rows, row i being the gradient of ∂f/∂xᵢ (the tangent type of x). It
- * takes n Hessian-vector products, each a reverse-mode pass over the forward-mode derivative.
+ * typed array): for a number, the second derivative; for an array of n numbers, n rows, row i
+ * being the gradient of ∂f/∂xᵢ (the tangent type of x). It takes n Hessian-vector products,
+ * each a reverse-mode pass over the forward-mode derivative.
+ *
+ * With respect to several parameters (`wrt: [0, 1]`, or by default when f has several), as
+ * JAX's `hessian(f, argnums=(0, 1))`: a tuple of rows of blocks in `wrt`'s order, block [a][b]
+ * being ∂²f/∂x_a∂x_b — a number for two numbers, shaped like the array for a number and an
+ * array, and for two arrays one row per element of x_a, each shaped like x_b (see
+ * {@link HessianOf}). It takes one Hessian-vector product per number of all of them.
  *
  * @example
  * ```ts
@@ -493,17 +509,15 @@ export function registerDerivative<F extends AnyFunction>(
  * }
  * hessian(rosenbrock)([1, 1]); // → [[802, -400], [-400, 200]]
  * hessian((x: number) => x * x * x)(2); // → 12
+ * // Weights and a bias: [[H_ww, H_wb], [H_bw, H_bb]].
+ * const h = hessian((w: number[], b: number) => b * w[0] * w[1] + b * b)([2, 3], 1);
+ * h; // → [[[[0, 1], [1, 0]], [3, 2]], [[3, 2], 2]]
  * ```
  */
 export function hessian<
   F extends NumberValued,
   const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
->(
-  f: F,
-  options?: WrtChecked<F, O>,
-): (
-  ...args: Parameters<F>
-) => WrtTangent<F, O["wrt"]> extends number ? number : WrtTangent<F, O["wrt"]>[] {
+>(f: F, options?: WrtChecked<F, O>): (...args: Parameters<F>) => HessianOf<F, O["wrt"]> {
   return compileAtRunTime("hessian", f, options) as never;
 }
 
@@ -569,10 +583,10 @@ export function gradientAndHessianVectorProduct<
 }
 
 /**
- * The Jacobian of f with respect to x (`wrt`; a number, `number[]` or typed array). For a
- * number-valued f it is the gradient; for f returning m numbers, m rows, row i being the
- * gradient of the i-th output (shaped like x). nabla runs n forward-mode passes or m
- * reverse-mode passes, whichever is fewer; `{ mode: "forward" }` or `{ mode: "reverse" }`
+ * The Jacobian of f with respect to x (`wrt`; a number, `number[]`, typed array, an array of
+ * them such as `number[][]`, or an object). For a number-valued f it is the gradient; for f
+ * returning m numbers, m rows, row i being the gradient of the i-th output (shaped like x).
+ * nabla runs n forward-mode passes or m reverse-mode passes, whichever is fewer; `{ mode: "forward" }` or `{ mode: "reverse" }`
  * chooses (JAX's `jacfwd` and `jacrev`). Both give the same Jacobian.
  *
  * @typeParam F - the function: returns a number, a `number[]`, a tuple of numbers or a typed
@@ -589,6 +603,9 @@ export function gradientAndHessianVectorProduct<
  * jacobian(polar, { mode: "reverse" })([2, 0]); // → [[1, 0], [0, 2]]
  * jacobian((p: number[]) => p[0] * p[1])([2, 3]); // → [3, 2]
  * jacobian((p: number[]) => p[0] * p[1], { mode: "forward" })([2, 3]); // → [3, 2]
+ * // With respect to rows: each row of the Jacobian shaped like them.
+ * const products = jacobian((m: number[][]) => m.map((r) => r[0] * r[1]));
+ * products([[1, 2], [3, 4]]); // → [[[2, 1], [0, 0]], [[0, 0], [4, 3]]]
  * ```
  */
 export function jacobian<

@@ -170,6 +170,38 @@ export type JacobianRow<F extends AnyFunction, W> = W extends number
         : DefaultTangents<Parameters<F>>;
 
 /**
+ * What `hessian` returns for `f` and `wrt`. With respect to one parameter x: a number for a
+ * number, else one row per element of x, each x's tangent. With respect to several (`wrt:
+ * [0, 1]`, or more than one by default): a tuple of rows of blocks in `wrt`'s order, block
+ * [a][b] being ∂²f/∂x_a∂x_b — see {@link HessianBlock}.
+ */
+export type HessianOf<F extends AnyFunction, W> = W extends number
+  ? HessianBlock<Tangent<Parameters<F>[W]>, Tangent<Parameters<F>[W]>>
+  : W extends readonly [number]
+    ? HessianBlock<Tangent<Parameters<F>[W[0]]>, Tangent<Parameters<F>[W[0]]>>
+    : W extends readonly number[]
+      ? HessianBlocks<TangentsAt<Parameters<F>, W>>
+      : DefaultTangents<Parameters<F>> extends [infer Only]
+        ? HessianBlock<Only, Only>
+        : HessianBlocks<DefaultTangents<Parameters<F>>>;
+
+/**
+ * Block ∂²f/∂x_a∂x_b of a Hessian, from the tangents of x_a (`Row`) and x_b (`Column`): a
+ * number for two numbers; shaped like the array for a number and an array; for two arrays,
+ * one row per element of x_a, each shaped like x_b.
+ */
+export type HessianBlock<Row, Column> = [Row] extends [number]
+  ? Column
+  : [Column] extends [number]
+    ? Row
+    : Column[];
+
+/** The blocks of a Hessian with respect to parameters of tangents `T`, row by row. */
+export type HessianBlocks<T extends readonly unknown[]> = {
+  -readonly [A in keyof T]: { -readonly [B in keyof T]: HessianBlock<T[A], T[B]> };
+};
+
+/**
  * The type of an operator's `options` argument: `O` itself when its `wrt` names parameters of
  * `F` that have a tangent; else `O` with the first wrong index (out of range, naming a string,
  * a boolean or another parameter without a tangent, not an integer, listed twice) or the

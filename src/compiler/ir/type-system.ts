@@ -199,3 +199,17 @@ export function assignable(from: Type, to: Type): boolean {
     return assignable(from.element, to.element);
   return false;
 }
+
+/**
+ * An array of number vectors (`number[][]`, `Float64Array[]`, `[number, number][]`), not a
+ * tuple of them: what `jacobian` takes besides numbers, vectors and objects.
+ */
+export function isNumberMatrix(type: Type): boolean {
+  if (!isArray(type) || type.elements !== undefined) return false;
+  const row = type.element;
+  return (
+    isArray(row) &&
+    row.element === "number" &&
+    (row.elements === undefined || row.elements.every((e) => e === "number"))
+  );
+}

@@ -4,7 +4,13 @@ import type { Type } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import { typeResolver } from "../types/resolver.js";
-import { isArray, isDifferentiable, isObject, typeText } from "../ir/type-system.js";
+import {
+  isArray,
+  isDifferentiable,
+  isNumberMatrix,
+  isObject,
+  typeText,
+} from "../ir/type-system.js";
 import { annotationType, signatureOf } from "../types/signature.js";
 import type { CallExpression, Expression, Node, TSType } from "oxc-parser";
 import { positionAt } from "../diagnostics/format.js";
@@ -146,8 +152,10 @@ export function analyzeCall(
     return undefined;
   }
   if (isHigherOrder(operator)) {
-    // `jacobian` may take several parameters: its blocks side by side (one per parameter).
-    if (wrt.length !== 1 && !(operator === "jacobian" && wrt.length > 1)) {
+    // `jacobian` and `hessian` may take several parameters: a block per parameter (per pair
+    // of parameters for `hessian`).
+    const several = operator === "jacobian" || operator === "hessian";
+    if (wrt.length !== 1 && !(several && wrt.length > 1)) {
       error(
         options ?? fnArg,
         badOperatorUse.differentiatesWithRespectToOne(
@@ -161,7 +169,10 @@ export function analyzeCall(
     for (const i of wrt) {
       const type =
         signature.params[i]?.type ?? (target.contextualNumberParams ? "number" : undefined);
-      const vector = type === "number" || (type !== undefined && isNumberVector(type));
+      const vector =
+        type === "number" ||
+        (type !== undefined &&
+          (isNumberVector(type) || (operator === "jacobian" && isNumberMatrix(type))));
       // A Jacobian with respect to an object: a pullback per output, each row the object's
       // adjoint (reverse mode only: forward mode would need a basis of its numbers).
       const object = operator === "jacobian" && type !== undefined && isObject(type);

@@ -62,7 +62,9 @@ export const badOperatorUse = {
   needsDifferentiatedParameterToBe: (operator: Printable, value: Printable) =>
     message(
       "badOperatorUse",
-      `'${operator}' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not ${value}`,
+      operator === "jacobian"
+        ? `'jacobian' needs the differentiated parameter to be a number, a number[], a tuple of numbers, a typed array, an array of those (number[][]) or an object, not ${value}`
+        : `'${operator}' needs the differentiated parameter to be a number, a number[], a tuple of numbers or a typed array, not ${value}`,
     ),
   unknownOption: (key: Printable, takes: Printable, elsewhere: Printable) =>
     message("badOperatorUse", `unknown option '${key}'; ${takes}${elsewhere}`),

@@ -3,6 +3,8 @@ import type { Forwarding } from "../../resolve/attachments.js";
 import type { ValueOperatorUse } from "../../resolve/requests.js";
 import { higherOrderWrapper } from "./higher-order.js";
 import { severalJacobianWrapper } from "./several-jacobian.js";
+import { severalHessianWrapper } from "./several-hessian.js";
+import { matrixJacobianWrapper } from "./matrix-jacobian.js";
 import {
   derivativeKey,
   derivedPrimalKey,
@@ -22,7 +24,13 @@ import { emitCheckpointSweep } from "./checkpoint.js";
 import { ModuleNames } from "./module-names.js";
 import { zerosLike } from "./aggregates.js";
 import { member as memberOf, name, name as nameOf } from "./expression.js";
-import { isAggregate, isDifferentiable, isObject, isRecursiveType } from "../../ir/type-system.js";
+import {
+  isAggregate,
+  isDifferentiable,
+  isNumberMatrix,
+  isObject,
+  isRecursiveType,
+} from "../../ir/type-system.js";
 import { tangentType } from "../../ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op, Type } from "../../ir/types.js";
 import { functionKey, genericKey, keyFile, keyName } from "../../ir/function-key.js";
@@ -61,6 +69,10 @@ interface WasmChoice {
 }
 
 /** Why a Jacobian of a function returning numbers stays JavaScript under the wasm backend. */
+const MATRIX_JACOBIAN =
+  "the Jacobian of a function returning several numbers with respect to an array of arrays " +
+  "is not covered yet";
+
 const VECTOR_JACOBIAN =
   "the Jacobian of a function returning several numbers, in reverse mode, runs a pullback " +
   "per row, not covered yet";
@@ -321,16 +333,18 @@ export function emitModule(
     const text = isHigherOrder(call.operator)
       ? call.operator === "jacobian" && call.wrt.length > 1
         ? severalJacobian(primal, call.wrt, params, captures, call.call.start, call.mode, wasm)
-        : higherOrder(
-            call.operator,
-            primal,
-            wrt,
-            params,
-            captures,
-            call.call.start,
-            call.mode,
-            wasm,
-          )
+        : call.operator === "hessian" && call.wrt.length > 1
+          ? severalHessian(primal, call.wrt, params, captures, wasm)
+          : higherOrder(
+              call.operator,
+              primal,
+              wrt,
+              params,
+              captures,
+              call.call.start,
+              call.mode,
+              wasm,
+            )
       : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux, wasm);
     if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
@@ -412,6 +426,45 @@ export function emitModule(
     });
   }
 
+  /** `hessian` with respect to several parameters, `wrt` in the user's order. */
+  function severalHessian(
+    primal: FunctionKey,
+    wrt: number[],
+    params: string[],
+    captures: string[],
+    wasm: WasmChoice | undefined,
+  ): string {
+    const signature = table.signatureOf(primal)!;
+    const ascending = [...wrt].sort((a, b) => a - b);
+    // The product form takes a tangent per parameter after the arguments and captures.
+    const taken = new Set([...params, ...captures]);
+    const tangents = ascending.map((i) => {
+      let v = `v${i}`;
+      while (taken.has(v)) v = `${v}_`;
+      taken.add(v);
+      return v;
+    });
+    const hvp = wrapper(
+      "gradient",
+      hvpKey(primal, ascending),
+      wrt,
+      [...params, ...captures, ...tangents],
+      [],
+      false,
+      wasm,
+    );
+    return severalHessianWrapper({
+      params,
+      captures,
+      wrt,
+      types: wrt.map((i) => signature.params[i]!),
+      hvp,
+      writes: rootShapes(table, primal, here).writes,
+      runtime,
+      builtin: here.builtin,
+    });
+  }
+
   function higherOrder(
     operator: HigherOrderOperator,
     primal: FunctionKey,
@@ -456,6 +509,22 @@ export function emitModule(
     const reverse = mode !== "forward";
     const valueWithDifferential = (choice: WasmChoice | undefined) =>
       wrapper("valueWithDifferential", primal, wrt, params, captures, false, choice);
+    // With respect to rows (number[][]): a differential per direction, or pullbacks.
+    // (A number-valued f's reverse mode is its gradient, below.)
+    if (isNumberMatrix(signature.params[w]!) && !(signature.result === "number" && reverse)) {
+      if (wasm && wasm.backend !== "js")
+        wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, MATRIX_JACOBIAN);
+      return matrixJacobianWrapper({
+        ...common,
+        result: signature.result!,
+        ...(mode ? { mode } : {}),
+        ...(forward ? { valueWithDifferential: valueWithDifferential(undefined) } : {}),
+        ...(reverse
+          ? { valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures) }
+          : {}),
+        site: `${basename(mod.file)}:${at}`,
+      });
+    }
     if (signature.result === "number")
       return higherOrderWrapper({
         ...common,

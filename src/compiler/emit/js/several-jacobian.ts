@@ -1,5 +1,6 @@
 import type { Type } from "../../ir/types.js";
 import { tangentType } from "../../ir/tangent-types.js";
+import { isNumberMatrix } from "../../ir/type-system.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import type { Builtins } from "./module-names.js";
@@ -88,7 +89,12 @@ export function severalJacobianWrapper(w: SeveralJacobian): string {
     return `((${args}) => { let ${m}, ${rows}; ${reverse} return ${rows}; })`;
   // n inputs in all (a number counts one); m outputs, known from an earlier call at this site
   // or from the first block, which forward mode then keeps.
-  const sizes = w.types.map((t, k) => (t === "number" ? "1" : `${params[w.wrt[k]!]}.length`));
+  const sizes = w.types.map((t, k) => {
+    const x = params[w.wrt[k]!]!;
+    if (t === "number") return "1";
+    // Rows (number[][]): the numbers in all of them.
+    return isNumberMatrix(t) ? `${x}.reduce((s, row) => s + row.length, 0)` : `${x}.length`;
+  });
   const rest = forward(1);
   return (
     `((${args}) => { ${takeSnapshots}const ${site} = ${w.runtime}.jacobianSite(${JSON.stringify(w.site)}); ` +

@@ -140,7 +140,13 @@ export class WasmRequests {
         site,
       });
     else {
-      const bwdInputs = derivatives.bwdInputs ?? [];
+      // The backward sweep's inputs index the arguments, then the differentiated parameters
+      // in ascending order (operators.ts); the sweeps' entry takes the arguments, then the
+      // shadows of the array and object ones only (`f(a: number, x: number[])`: dx is third).
+      const shadowed = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!));
+      const bwdInputs = (derivatives.bwdInputs ?? []).map((k) =>
+        k < argumentCount ? k : argumentCount + shadowed.indexOf(wrt[k - argumentCount]!),
+      );
       const fallback = `${name}$sweeps`;
       twin = wasmTwin({
         backend,
@@ -149,7 +155,13 @@ export class WasmRequests {
         written: [...Array(shadows).keys()].map((k) => argumentCount + k),
         name,
         fallback,
-        fallbackLines: this.sweepsAsOne(fallback, keyOf("fwd"), keyOf("bwd"), derivatives),
+        fallbackLines: this.sweepsAsOne(
+          fallback,
+          keyOf("fwd"),
+          keyOf("bwd"),
+          derivatives,
+          bwdInputs,
+        ),
         runtime: names.runtime,
         global: (g) => names.global(g),
         moduleFile: this.context.mod.file,
@@ -298,12 +310,14 @@ export class WasmRequests {
     fwdKey: FunctionKey,
     bwdKey: FunctionKey,
     derivatives: Partial<OperatorWrapper>,
+    /** The backward sweep's inputs, as positions among the entry's parameters. */
+    bwdInputs: readonly number[],
   ): EmittedLine[] {
     const runtime = this.context.names.runtime;
     const fwdCount = this.source.get(fwdKey)?.params.length ?? 0;
     const bwdResults = this.source.get(bwdKey)?.resultTypes.filter((t) => t !== "void").length ?? 0;
     const a = [...Array(fwdCount).keys()].map((i) => `a${i}`);
-    const inputs = (derivatives.bwdInputs ?? []).map((k) => `a${k}`);
+    const inputs = bwdInputs.map((k) => `a${k}`);
     const back = `${derivatives.bwd}(seed, ${inputs.join(", ")})`;
     return [
       `function ${name}(${[...a, "seed"].join(", ")}) {`,

@@ -51,3 +51,22 @@ export function f(x: number, y: number, z: number): number {
     ],
   );
 });
+
+test("an array spread into arguments after a tuple type assertion", async () => {
+  await checkProgram(
+    `
+function blend(a: number, b: number, c: number, t: number): number {
+  return a * (1 - t) * (1 - t) + 2 * b * t * (1 - t) + c * t * t;
+}
+export function f(x: number, y: number, z: number): number {
+  const weights = [x, y * x, z].map((v) => v * 2);
+  return blend(...(weights as [number, number, number]), 0.3) +
+    blend(...(weights.slice(1) as readonly [number, number]), x, y);
+}
+`,
+    [
+      [0.7, -0.4, 1.3],
+      [1.1, 0.9, -0.2],
+    ],
+  );
+});

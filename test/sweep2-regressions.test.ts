@@ -1,6 +1,9 @@
 import { test } from "node:test";
+import assert from "node:assert/strict";
 import {
   assertGradientTwoWays,
+  compileFiles,
+  diagnosticsText,
   loadProgram,
   type Differential,
   type Fn,
@@ -62,6 +65,75 @@ export function f(x: number, y: number, z: number): number {
   const weights = [x, y * x, z].map((v) => v * 2);
   return blend(...(weights as [number, number, number]), 0.3) +
     blend(...(weights.slice(1) as readonly [number, number]), x, y);
+}
+`,
+    [
+      [0.7, -0.4, 1.3],
+      [1.1, 0.9, -0.2],
+    ],
+  );
+});
+
+test("keys of a Set or Map read back keep no derivative: refused where they are read", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+function sumKeys(m: Map<number, number>): number {
+  let t = 0;
+  for (const k of m.keys()) t += k * k;
+  return t;
+}
+export function distinct(xs: number[]): number {
+  return [...new Set(xs)].reduce((s, x) => s + x * x, 0);
+}
+export function viaHelper(xs: number[]): number {
+  const m = new Map<number, number>();
+  xs.forEach((x) => m.set(x + 1, 0));
+  return sumKeys(m);
+}
+export const g1 = gradient(distinct);
+export const g2 = gradient(viaHelper);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:8:14: error NABLA104: the keys of this Set are read here, but some depend on the differentiated arguments; keys carry no derivative, so theirs would be lost
+  7 | export function distinct(xs: number[]): number {
+> 8 |   return [...new Set(xs)].reduce((s, x) => s + x * x, 0);
+    |              ^^^^^^^^^^^
+help: keep the values in an array ('xs.filter((x, i) => xs.indexOf(x) === i)' for distinct ones), or store 'withoutDerivative(…)' as the key if the derivative should be dropped
+main.ts:15:19: note: when differentiating 'distinct' for 'gradient'
+> 15 | export const g1 = gradient(distinct);
+     |                   ^^^^^^^^^^^^^^^^^^
+
+main.ts:13:10: error NABLA104: this call is given a Map whose keys depend on the differentiated arguments; keys carry no derivative, so theirs would be lost where the call reads them
+  12 |   xs.forEach((x) => m.set(x + 1, 0));
+> 13 |   return sumKeys(m);
+     |          ^^^^^^^^^^
+help: keep the values in an array, or store 'withoutDerivative(…)' as the key if the derivative should be dropped
+main.ts:16:19: note: when differentiating 'viaHelper' for 'gradient'
+> 16 | export const g2 = gradient(viaHelper);
+     |                   ^^^^^^^^^^^^^^^^^^^
+
+2 errors`,
+  );
+});
+
+test("keys rounded into buckets, keys only looked up, and distinct values kept in an array", async () => {
+  await checkProgram(
+    `
+export function f(x: number, y: number, z: number): number {
+  const xs = [x, y, z, x];
+  const buckets = new Map<number, number>();
+  for (const v of xs) buckets.set(Math.floor(v * 2) + 1, (buckets.get(Math.floor(v * 2) + 1) ?? 0) + v * v);
+  let total = 0;
+  for (const [bucket, sum] of buckets) total += bucket * sum;
+  const seen = new Set<number>();
+  for (const v of xs) {
+    if (!seen.has(v)) total += Math.sin(v);
+    seen.add(v);
+  }
+  const distinct = xs.filter((v, i) => xs.indexOf(v) === i);
+  return total + distinct.reduce((s, v) => s + v * v * v, 0);
 }
 `,
     [

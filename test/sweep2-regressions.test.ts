@@ -142,3 +142,18 @@ export function f(x: number, y: number, z: number): number {
     ],
   );
 });
+
+test("Number(x) of a number is the number itself, derivative included", async () => {
+  await checkProgram(
+    `
+export function f(x: number, y: number, z: number): number {
+  const values = [x, y * z].map((v) => Number(v));
+  return Number(x * y) * values[1] + Math.sin(Number(z));
+}
+`,
+    [
+      [0.7, -0.4, 1.3],
+      [1.1, 0.9, -0.2],
+    ],
+  );
+});

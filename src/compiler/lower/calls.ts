@@ -179,6 +179,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const nonDiff = NON_DIFFERENTIABLE_GLOBALS[path];
   if (nonDiff && isPlatformGlobal(ctx.module, head)) {
     const args = lowerArguments(ctx, node);
+    // `Number(x)` of a number is x itself, derivative and all.
+    if (path === "Number" && args.length === 1 && args[0]!.type === "number") return args[0]!;
     ctx.at(node);
     return ctx.builder.emit("nondiff", args, [nonDiff.result], { callee: path }).results[0]!;
   }

@@ -157,3 +157,70 @@ export function f(x: number, y: number, z: number): number {
     ],
   );
 });
+
+test("text made from a differentiated number and parsed back through keys or split: NABLA104", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+export function viaKeys(xs: number[]): number {
+  const r: Record<string, number> = {};
+  for (const x of xs) r[\`\${x}\`] = x;
+  let t = 0;
+  for (const k in r) t += parseFloat(k) * r[k];
+  return t;
+}
+export function viaJoin(xs: number[]): number {
+  const parts = xs.join(",").split(",");
+  return parts.reduce((s, p) => s + Number(p) ** 2, 0);
+}
+export const g1 = gradient(viaKeys);
+export const g2 = gradient(viaJoin);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:6:27: error NABLA104: 'parseFloat' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  5 |   let t = 0;
+> 6 |   for (const k in r) t += parseFloat(k) * r[k];
+    |                           ^^^^^^^^^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:13:19: note: when differentiating 'viaKeys' for 'gradient'
+> 13 | export const g1 = gradient(viaKeys);
+     |                   ^^^^^^^^^^^^^^^^^
+
+main.ts:11:37: error NABLA104: 'Number' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  10 |   const parts = xs.join(",").split(",");
+> 11 |   return parts.reduce((s, p) => s + Number(p) ** 2, 0);
+     |                                     ^^^^^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:14:19: note: when differentiating 'viaJoin' for 'gradient'
+> 14 | export const g2 = gradient(viaJoin);
+     |                   ^^^^^^^^^^^^^^^^^
+
+2 errors`,
+  );
+});
+
+test("text keys from rounded numbers or indices, parsed back, keep their (zero) derivative", async () => {
+  await checkProgram(
+    `
+export function f(x: number, y: number, z: number): number {
+  const xs = [x, y, z];
+  const counts: Record<string, number> = {};
+  for (const v of xs) {
+    const key = String(Math.floor(v * 2));
+    counts[key] = (counts[key] ?? 0) + v * v;
+  }
+  let total = 0;
+  for (const k in counts) total += parseFloat(k) * counts[k];
+  const byIndex: Record<string, number> = {};
+  xs.forEach((v, i) => (byIndex[String(i)] = v));
+  for (const k of Object.keys(byIndex)) total += Number(k) * byIndex[k];
+  return total + xs.map((_, i) => \`bin\${i}\`).join(",").length;
+}
+`,
+    [
+      [0.3, 1.2, 0.4],
+      [1.1, -0.9, 2.2],
+    ],
+  );
+});

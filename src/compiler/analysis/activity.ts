@@ -11,6 +11,7 @@ import type {
 } from "../ir/types.js";
 import { ARITHMETIC_OPCODES } from "../ir/ops.js";
 import { isPiecewiseConstantMath, isPiecewiseConstantOp } from "../rules/math.js";
+import { textRoundTrips } from "./text-round-trips.js";
 import { aliasClasses, isNoDerivativeField, type AliasClasses, type EffectsOf } from "./effects.js";
 
 // Activity analysis (seed 000): a value is *varied* when it depends on a differentiated
@@ -293,6 +294,19 @@ export function analyzeActivity(
         if (field.noDerivative && v && varied.has(v.id)) blockedStores.push({ op, field });
       });
   });
+
+  // Text made from varied numbers and turned back into numbers out of activity's sight
+  // (through arrays of text, a record's keys): reported where it becomes a number.
+  const roundTrips = textRoundTrips(
+    fn.body,
+    classes,
+    keyCarries,
+    (v) => variedClasses.has(classes.find(v.id)),
+    useful,
+  );
+  for (const op of roundTrips)
+    if (!blocked.includes(op) && !op.operands.some((v) => blockedResults.has(v.id)))
+      blocked.push(op);
 
   // Keys carry no derivative: where a set or map given varied keys has them read back
   // (`[...new Set(xs)]`, `for (const [k, v] of m)`), theirs would be lost.

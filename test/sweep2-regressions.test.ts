@@ -224,3 +224,24 @@ export function f(x: number, y: number, z: number): number {
     ],
   );
 });
+
+test("a sort comparator with destructured parameters", async () => {
+  await checkProgram(
+    `
+interface Item { score: number; cost: number }
+export function f(x: number, y: number, z: number): number {
+  const weights: Record<string, number> = { a: x * x, b: y * y, c: z * z };
+  const top = Object.entries(weights).sort(([, p], [, q]) => q - p);
+  const items: Item[] = [x, y, z].map((v, i) => ({ score: Math.sin(v), cost: i }));
+  items.sort(({ score: p }, { score: q }) => p - q);
+  const pairs: [number, number][] = [[x, 0], [y, 1], [z, 2]];
+  const ranked = pairs.toSorted(([p], [q]) => q - p);
+  return top[0][1] * 2 + top[1][1] + items[0].score * 3 + ranked[0][0] * 5;
+}
+`,
+    [
+      [0.7, -0.4, 1.3],
+      [1.1, 0.9, -0.2],
+    ],
+  );
+});

@@ -256,7 +256,10 @@ function lowerClosureCall(
     return ctx.fail(node, unsupportedSyntax.localFunctionCallsItselfRecursive(name));
   }
   if (fn.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(name));
-  if (fn.async || fn.params.some((p) => p.type !== "Identifier")) {
+  // Destructured parameters (`([, a], [, b]) => b - a`) bind as a callback's do.
+  const simple = (p: Node) =>
+    p.type === "Identifier" || p.type === "ArrayPattern" || p.type === "ObjectPattern";
+  if (fn.async || !fn.params.every(simple)) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const signature = signatureOf(fn, ctx.types);

@@ -245,3 +245,24 @@ export function f(x: number, y: number, z: number): number {
     ],
   );
 });
+
+test("a local closure declared with a named function type may assign what it captures", async () => {
+  await checkProgram(
+    `
+type Fn = (v: number) => number;
+export function f(x: number, y: number, z: number): number {
+  let calls = 0;
+  const square: Fn = (v) => {
+    calls++;
+    return v * v;
+  };
+  const wave = (v: number) => Math.sin(square(y * v));
+  return (wave(x) + wave(z / 2)) * calls + square(z);
+}
+`,
+    [
+      [0.7, -0.4, 1.3],
+      [1.1, 0.9, -0.2],
+    ],
+  );
+});

@@ -1284,19 +1284,19 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA104: Number(x)",
+    name: "NABLA104: parseInt(x)",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  return Number(x) * x;
+  return parseInt(x) * x;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:10: error NABLA104: 'Number' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+main.ts:3:10: error NABLA104: 'parseInt' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
   2 | function f(x: number): number {
-> 3 |   return Number(x) * x;
-    |          ^^^^^^^^^
+> 3 |   return parseInt(x) * x;
+    |          ^^^^^^^^^^^
 help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
 main.ts:5:19: note: when differentiating 'f' for 'derivative'
 > 5 | export const df = derivative(f);

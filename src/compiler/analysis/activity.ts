@@ -1,5 +1,5 @@
 import { forEachOp } from "../ir/walk.js";
-import { fieldOf, isAggregate, isDifferentiable, isObject } from "../ir/type-system.js";
+import { fieldOf, isAggregate, isDifferentiable, isKeyed, isObject } from "../ir/type-system.js";
 import type {
   FieldType,
   FunctionKey,
@@ -9,7 +9,9 @@ import type {
   Region,
   Value,
 } from "../ir/types.js";
-import { isPiecewiseConstantOp } from "../rules/math.js";
+import { ARITHMETIC_OPCODES } from "../ir/ops.js";
+import { isPiecewiseConstantMath, isPiecewiseConstantOp } from "../rules/math.js";
+import { textRoundTrips } from "./text-round-trips.js";
 import { aliasClasses, isNoDerivativeField, type AliasClasses, type EffectsOf } from "./effects.js";
 
 // Activity analysis (seed 000): a value is *varied* when it depends on a differentiated
@@ -38,6 +40,8 @@ export interface Activity {
   isActive(v: Value): boolean;
   /** Whether the alias class of an array or object is varied. */
   variedClass(v: Value): boolean;
+  /** Whether a set or map of `v`'s alias class is given varied keys. */
+  variedKeyClass(v: Value): boolean;
   /** Non-differentiable ops an active value flows through: each is a user error. */
   blocked: Op[];
   /** Writes through an array or object `withoutDerivative` returned: each is a user error. */
@@ -47,6 +51,8 @@ export interface Activity {
    * enum's), by `setField` or an object literal: each is a user error.
    */
   blockedStores: { op: Op; field: FieldType }[];
+  /** Stores of varied numbers as keys of a set or map whose keys are read back: user errors. */
+  blockedKeys: Op[];
   classes: AliasClasses;
   /** The effects of callees the analysis used. */
   effectsOf: EffectsOf;
@@ -72,6 +78,8 @@ export interface CallVariedness {
   result: boolean;
   /** The array and object parameters that hold varied values after the call (the varied ones among them). */
   params: Set<number>;
+  /** The set and map parameters the call stores varied keys into. */
+  keys?: Set<number>;
 }
 
 /** The callee's answer for a call, or undefined (assume the worst: see `analyzeActivity`). */
@@ -88,6 +96,8 @@ export function analyzeActivity(
   const variedClasses = new Set<number>();
   const varied = new Set<number>();
   const useful = new Set<number>();
+  /** Classes of sets and maps that a varied key is stored into (here, or by a callee). */
+  const variedKeys = new Set<number>();
   let changed = true;
   const isVaried = (v: Value) =>
     isAggregate(v.type) ? variedClasses.has(classes.find(v.id)) : varied.has(v.id);
@@ -107,6 +117,20 @@ export function analyzeActivity(
     }
   };
   for (const i of wrt) mark(varied, fn.params[i]!);
+  // Whether a varied key carries a derivative: not when computed by rounding
+  // (`Math.floor(x / width)`, a bucket), through arithmetic with other values.
+  const definitions = new Map<number, Op>();
+  forEachOp(fn.body, (op) => op.results.forEach((r) => definitions.set(r.id, op)));
+  const keyCarries = (v: Value, depth = 0): boolean => {
+    if (!varied.has(v.id)) return false;
+    const def = definitions.get(v.id);
+    if (!def || depth > 32) return true;
+    if (def.opcode === "math" && isPiecewiseConstantMath(def.attrs.callee)) return false;
+    if (def.opcode === "nondiff" && isPiecewiseConstantOp(def.attrs.callee)) return false;
+    if (def.opcode === "math" || ARITHMETIC_OPCODES.has(def.opcode))
+      return def.operands.some((o) => keyCarries(o, depth + 1));
+    return true;
+  };
   const carries = (op: Op, v: Value) => v.type === "number" || op.opcode === "nondiff";
 
   const forward = (region: Region) => {
@@ -153,6 +177,10 @@ export function analyzeActivity(
           const value = op.operands[op.operands.length - 1]!;
           if (isVaried(value) && !(op.opcode === "setField" && isNoDerivativeField(op)))
             mark(varied, op.operands[0]!);
+          // A set or map given a varied key: its keys, read back, would be varied.
+          const [target, key] = op.operands;
+          if (op.opcode === "setIndex" && hasNumberKeys(target!.type) && keyCarries(key!))
+            variedKeys.add(classes.find(target!.id));
           continue;
         }
         case "call": {
@@ -162,12 +190,16 @@ export function analyzeActivity(
           if (summary) {
             if (summary.result) for (const r of op.results) mark(varied, r);
             for (const i of summary.params) mark(varied, op.operands[i]!);
+            for (const i of summary.keys ?? []) variedKeys.add(classes.find(op.operands[i]!.id));
             continue;
           }
           for (const r of op.results) mark(varied, r);
           const effects = effectsOf(op.attrs.callee!);
           op.operands.forEach((arg, i) => {
-            if (isAggregate(arg.type) && (!effects || effects.writes.has(i))) mark(varied, arg);
+            if (isAggregate(arg.type) && (!effects || effects.writes.has(i))) {
+              mark(varied, arg);
+              if (hasNumberKeys(arg.type)) variedKeys.add(classes.find(arg.id));
+            }
           });
           continue;
         }
@@ -233,6 +265,7 @@ export function analyzeActivity(
   const blocked: Op[] = [];
   const blockedStores: { op: Op; field: FieldType }[] = [];
   const blockedResults = new Set<number>();
+  const blockedKeys: Op[] = [];
   forEachOp(fn.body, (op) => {
     // Text carries no derivative unless a number was turned into it (reported there): a key
     // read out of a varied pair (`for (const [k, v] of m)`) loses nothing.
@@ -262,6 +295,39 @@ export function analyzeActivity(
       });
   });
 
+  // Text made from varied numbers and turned back into numbers out of activity's sight
+  // (through arrays of text, a record's keys): reported where it becomes a number.
+  const roundTrips = textRoundTrips(
+    fn.body,
+    classes,
+    keyCarries,
+    (v) => variedClasses.has(classes.find(v.id)),
+    useful,
+  );
+  for (const op of roundTrips)
+    if (!blocked.includes(op) && !op.operands.some((v) => blockedResults.has(v.id)))
+      blocked.push(op);
+
+  // Keys carry no derivative: where a set or map given varied keys has them read back
+  // (`[...new Set(xs)]`, `for (const [k, v] of m)`), theirs would be lost.
+  forEachOp(fn.body, (op) => {
+    const source = op.operands[0];
+    if (
+      op.opcode === "nondiff" &&
+      (op.attrs.callee === "Array.from" || op.attrs.callee === ".keys") &&
+      source &&
+      hasNumberKeys(source.type) &&
+      variedKeys.has(classes.find(source.id))
+    )
+      blockedKeys.push(op);
+    // A callee given such a set or map may read its keys: nabla does not follow it there.
+    if (
+      op.opcode === "call" &&
+      op.operands.some((v) => hasNumberKeys(v.type) && variedKeys.has(classes.find(v.id)))
+    )
+      blockedKeys.push(op);
+  });
+
   // The array or object withoutDerivative returns is the argument's memory under a name that
   // carries no derivative: writing through it would change the argument behind its shadow.
   const detached = new Set<number>();
@@ -288,9 +354,11 @@ export function analyzeActivity(
     useful,
     blocked,
     blockedStores,
+    blockedKeys,
     detachedWrites,
     classes,
     effectsOf,
+    variedKeyClass: (v) => variedKeys.has(classes.find(v.id)),
     variedClass: (v) => variedClasses.has(classes.find(v.id)),
     isActive: (v) =>
       isAggregate(v.type)
@@ -316,12 +384,19 @@ export function variedness(
       ? isDifferentiable(v.type) && activity.variedClass(v)
       : activity.varied.has(v.id);
   const params = new Set<number>();
+  const keys = new Set<number>();
   fn.params.forEach((p, i) => {
     if (isAggregate(p.type) && isVaried(p)) params.add(i);
+    if (hasNumberKeys(p.type) && activity.variedKeyClass(p)) keys.add(i);
   });
-  return { result: ret !== undefined && isVaried(ret), params };
+  return { result: ret !== undefined && isVaried(ret), params, keys };
 }
 
 function terminator(region: Region): Op {
   return region.ops[region.ops.length - 1]!;
+}
+
+/** A set or map keyed by numbers, whose keys may be read back as values. */
+function hasNumberKeys(t: Value["type"]): boolean {
+  return isKeyed(t) && t.storage !== "Record" && t.key === "number";
 }

@@ -77,8 +77,12 @@ export class CallSummaries {
     (old, next) => ({
       result: old.result || next.result,
       params: new Set([...old.params, ...next.params]),
+      keys: new Set([...(old.keys ?? []), ...(next.keys ?? [])]),
     }),
-    (a, b) => a.result === b.result && a.params.size === b.params.size,
+    (a, b) =>
+      a.result === b.result &&
+      a.params.size === b.params.size &&
+      (a.keys?.size ?? 0) === (b.keys?.size ?? 0),
   );
 
   /**

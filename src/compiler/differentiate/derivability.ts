@@ -17,8 +17,8 @@ import {
 import { findModuleWrites, type EffectsOf } from "../analysis/effects.js";
 import type { Diagnostic, DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { functionLabel } from "../ir/names.js";
-import { isAggregate, isDifferentiable, typeText } from "../ir/type-system.js";
-import type { FunctionKey, IRFunction, Op } from "../ir/types.js";
+import { isAggregate, isDifferentiable, isKeyed, typeText } from "../ir/type-system.js";
+import type { FunctionKey, IRFunction, KeyedType, Op } from "../ir/types.js";
 import { keyName } from "../ir/function-key.js";
 import { parseDerivedPrimalKey } from "../ir/names.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
@@ -197,11 +197,22 @@ function checkActivity(activity: Activity, demand: Demand, diagnostics: Diagnost
         ? nonDifferentiableOperation.enumFieldGivenDifferentiatedValue(field.name)
         : nonDifferentiableOperation.fieldIsMarkedNoDerivativeBut(field.name),
     );
+  for (const op of activity.blockedKeys) {
+    const keyed = op.operands.find((v) => isKeyed(v.type))!.type as KeyedType;
+    const kind = keyed.storage === "Set" ? "Set" : "Map";
+    report(
+      op,
+      op.opcode === "call"
+        ? nonDifferentiableOperation.calleeMayReadKeys(kind)
+        : nonDifferentiableOperation.keysReadWithoutDerivative(kind),
+    );
+  }
   for (const op of activity.detachedWrites)
     report(op, nonDifferentiableOperation.thisWritesIntoArrayOr());
   return (
     activity.blocked.length === 0 &&
     activity.blockedStores.length === 0 &&
+    activity.blockedKeys.length === 0 &&
     activity.detachedWrites.length === 0
   );
 }

@@ -45,6 +45,7 @@ export class Inlining {
     if (
       activity.blocked.length > 0 ||
       activity.blockedStores.length > 0 ||
+      activity.blockedKeys.length > 0 ||
       activity.detachedWrites.length > 0
     )
       return undefined;

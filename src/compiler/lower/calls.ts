@@ -179,6 +179,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const nonDiff = NON_DIFFERENTIABLE_GLOBALS[path];
   if (nonDiff && isPlatformGlobal(ctx.module, head)) {
     const args = lowerArguments(ctx, node);
+    // `Number(x)` of a number is x itself, derivative and all.
+    if (path === "Number" && args.length === 1 && args[0]!.type === "number") return args[0]!;
     ctx.at(node);
     return ctx.builder.emit("nondiff", args, [nonDiff.result], { callee: path }).results[0]!;
   }
@@ -254,7 +256,10 @@ function lowerClosureCall(
     return ctx.fail(node, unsupportedSyntax.localFunctionCallsItselfRecursive(name));
   }
   if (fn.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(name));
-  if (fn.async || fn.params.some((p) => p.type !== "Identifier")) {
+  // Destructured parameters (`([, a], [, b]) => b - a`) bind as a callback's do.
+  const simple = (p: Node) =>
+    p.type === "Identifier" || p.type === "ArrayPattern" || p.type === "ObjectPattern";
+  if (fn.async || !fn.params.every(simple)) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const signature = signatureOf(fn, ctx.types);

@@ -51,6 +51,10 @@ export function genericInstance(
     const actual = argumentTypes[i] ?? call?.params[i];
     if (declared && actual) bind(declared, actual, names, typeArguments);
   });
+  // A type parameter only a function argument's result gives (`zipWith<A, B, C>(…, fn: (x: A,
+  // y: B) => C): C[]`): the call's result, as the checker resolved it, says what it is.
+  const declaredResult = symbol.node.returnType?.typeAnnotation;
+  if (declaredResult && call?.result) bind(declaredResult, call.result, names, typeArguments);
   // The declared types again, now that the type parameters stand for something.
   const resolved = signatureOf(
     symbol.node,

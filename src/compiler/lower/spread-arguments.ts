@@ -52,9 +52,10 @@ export function expandArguments(
       return ctx.fail(arg, typeMismatch.spreadArgumentMustBeArray(typeText(spread.type)));
     }
     const name = hidden(ctx, arg.argument, spread);
-    const tuple = spread.type.elements;
-    if (tuple) {
-      tuple.forEach((_, k) => place(elementOf(name, k, arg)));
+    // A tuple's length is its type's; `...(xs as [V, V, V])` asserts one the array's type lacks.
+    const length = spread.type.elements?.length ?? assertedTupleLength(arg.argument);
+    if (length !== undefined) {
+      for (let k = 0; k < length; k++) place(elementOf(name, k, arg));
       return;
     }
     // Inside the rest parameter's array, it is spread as in an array literal.
@@ -82,6 +83,26 @@ export function expandArguments(
     } as unknown as Node);
   }
   return { ...node, arguments: positional, expanded: true } as unknown as CallExpression;
+}
+
+/**
+ * The length of the tuple type `node` is asserted to have (`xs as [number, number]`,
+ * `<[V, V]>xs`), if it is one of fixed length.
+ */
+function assertedTupleLength(node: Node): number | undefined {
+  while (node.type === "ParenthesizedExpression") node = node.expression;
+  if (node.type !== "TSAsExpression" && node.type !== "TSTypeAssertion") return undefined;
+  let asserted = node.typeAnnotation;
+  while (asserted.type === "TSTypeOperator" && asserted.operator === "readonly")
+    asserted = asserted.typeAnnotation;
+  if (asserted.type !== "TSTupleType") return undefined;
+  const fixed = asserted.elementTypes.every(
+    (e) =>
+      e.type !== "TSOptionalType" &&
+      e.type !== "TSRestType" &&
+      !(e.type === "TSNamedTupleMember" && (e.optional || e.elementType.type === "TSRestType")),
+  );
+  return fixed ? asserted.elementTypes.length : undefined;
 }
 
 /** An argument lowered as a call lowers it: literals take the parameter's type. */

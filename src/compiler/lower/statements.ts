@@ -307,9 +307,14 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     // `const layers = [(v) => v * a, Math.tanh]`: each element a local function (function-lists.ts).
     if (kind === "const" && declareFunctionList(ctx, name, init, (d) => lowerDeclaration(ctx, d)))
       continue;
+    // `(v: number) => number`, or a name for such a type (`const square: Fn = (v) => …`).
+    const functionAnnotation =
+      !annotation ||
+      annotation.typeAnnotation.type === "TSFunctionType" ||
+      functionTypeOf(ctx.program, ctx.module, annotation.typeAnnotation) !== undefined;
     if (
       kind === "const" &&
-      (!annotation || annotation.typeAnnotation.type === "TSFunctionType") &&
+      functionAnnotation &&
       (init?.type === "ArrowFunctionExpression" || init?.type === "FunctionExpression")
     ) {
       // A local function: no value, its calls are inlined (see lowerClosureCall).

@@ -233,6 +233,11 @@ const PIECEWISE_CONSTANT_OPS: ReadonlySet<string> = new Set([
   "Math.imul",
 ]);
 
+/** Whether the Math function `name` has derivative 0 everywhere (`floor`, `round`, `sign`…). */
+export function isPiecewiseConstantMath(name: string | undefined): boolean {
+  return name !== undefined && MATH_FUNCTIONS.get(name) === piecewiseConstant;
+}
+
 /** Whether a `nondiff` op of this callee has derivative 0 (see PIECEWISE_CONSTANT_OPS). */
 export function isPiecewiseConstantOp(callee: string | undefined): boolean {
   return callee !== undefined && PIECEWISE_CONSTANT_OPS.has(callee);

@@ -22,6 +22,18 @@ export const nonDifferentiableOperation = {
       `'${callee}' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result`,
       `use 'withoutDerivative(…)' if the derivative through this operation should be zero`,
     ),
+  keysReadWithoutDerivative: (kind: Printable) =>
+    message(
+      "nonDifferentiableOperation",
+      `the keys of this ${kind} are read here, but some depend on the differentiated arguments; keys carry no derivative, so theirs would be lost`,
+      `keep the values in an array ('xs.filter((x, i) => xs.indexOf(x) === i)' for distinct ones), or store 'withoutDerivative(…)' as the key if the derivative should be dropped`,
+    ),
+  calleeMayReadKeys: (kind: Printable) =>
+    message(
+      "nonDifferentiableOperation",
+      `this call is given a ${kind} whose keys depend on the differentiated arguments; keys carry no derivative, so theirs would be lost where the call reads them`,
+      `keep the values in an array, or store 'withoutDerivative(…)' as the key if the derivative should be dropped`,
+    ),
   thisWritesIntoArrayOr: () =>
     message(
       "nonDifferentiableOperation",

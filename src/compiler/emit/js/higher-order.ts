@@ -6,6 +6,7 @@ import * as js from "./expression.js";
 import { laneAllocation } from "./lanes.js";
 import type { Builtins } from "./module-names.js";
 import type { HigherOrderOperator } from "../../../api/operators.js";
+import { wrapperScaffold } from "./wrapper-scaffold.js";
 
 // `hessian`, `hessianVectorProduct` and `jacobian`, built from first-order wrappers (the text
 // operatorWrapper makes, applied to the arguments):
@@ -65,27 +66,9 @@ export interface HigherOrderWrapper {
 }
 
 export function higherOrderWrapper(w: HigherOrderWrapper): string {
-  const taken = new Set([...w.params, ...w.captures, w.runtime]);
-  const fresh = (base: string) => {
-    let name = base;
-    while (taken.has(name)) name = `${name}_`;
-    taken.add(name);
-    return name;
-  };
-  const params = w.params.map((p, i) => p || fresh(`arg${i}`));
+  const { fresh, params, snapshots, takeSnapshots, copies } = wrapperScaffold(w);
   const args = params.join(", ");
   const x = params[w.wrt]!;
-  // Copies of the written arguments (and captured arrays) as they were, taken before any pass
-  // runs; `writes` indexes the arguments followed by the captures.
-  const all = [...params, ...w.captures];
-  const snapshots = new Map(w.writes.map((i) => [i, fresh(`${all[i]}0`)]));
-  const takeSnapshots = [...snapshots]
-    .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${all[i]}); `)
-    .join("");
-  /** The arguments and captures for a pass that must not write the user's arrays. */
-  const copies = all.map((p, i) =>
-    snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
-  );
   /** Throws, saying what the operator takes, when its vector `v` was left out. */
   const vectorGiven = (v: string) =>
     `${w.runtime}.vectorGiven(${v}, ${JSON.stringify(w.operator)}, ${params.length})`;

@@ -3,6 +3,7 @@ import { tangentType } from "../../ir/tangent-types.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import type { Builtins } from "./module-names.js";
+import { wrapperScaffold } from "./wrapper-scaffold.js";
 
 // `jacobian(f)` with respect to an array of rows (`number[][]`, `Float64Array[]`): each row of
 // the Jacobian (for a number-valued f, the Jacobian itself) is shaped like the parameter, as
@@ -33,27 +34,12 @@ export interface MatrixJacobian {
 }
 
 export function matrixJacobianWrapper(w: MatrixJacobian): string {
-  const taken = new Set([...w.params, ...w.captures, w.runtime]);
-  const fresh = (base: string) => {
-    let name = base;
-    while (taken.has(name)) name = `${name}_`;
-    taken.add(name);
-    return name;
-  };
-  const params = w.params.map((p, i) => p || fresh(`arg${i}`));
-  const args = params.join(", ");
-  const x = params[w.wrt]!;
-  const all = [...params, ...w.captures];
   // A function that writes its arguments writes them once: a second sweep (reverse mode after
   // the forward sweep that told m) runs on copies of them as they were.
-  const snapshots = new Map(w.writes.map((i) => [i, fresh(`${all[i]}0`)]));
+  const { fresh, params, all, snapshots, takeSnapshots, copies } = wrapperScaffold(w);
+  const args = params.join(", ");
+  const x = params[w.wrt]!;
   const written = snapshots.size > 0;
-  const takeSnapshots = [...snapshots]
-    .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${all[i]}); `)
-    .join("");
-  const copies = all.map((p, i) =>
-    snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
-  );
   const locals = [
     "d",
     "e",

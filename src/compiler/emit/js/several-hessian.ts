@@ -3,6 +3,7 @@ import { tangentType } from "../../ir/tangent-types.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import type { Builtins } from "./module-names.js";
+import { wrapperScaffold } from "./wrapper-scaffold.js";
 
 // `hessian(f, { wrt: [a, b, …] })`: the Hessian with respect to several parameters, as JAX's
 // `hessian(f, argnums=(a, b))` gives it: a tuple of rows of blocks, H[A][B] = ∂²f/∂x_A∂x_B —
@@ -32,26 +33,11 @@ export interface SeveralHessian {
 }
 
 export function severalHessianWrapper(w: SeveralHessian): string {
-  const taken = new Set([...w.params, ...w.captures, w.runtime]);
-  const fresh = (base: string) => {
-    let name = base;
-    while (taken.has(name)) name = `${name}_`;
-    taken.add(name);
-    return name;
-  };
-  const params = w.params.map((p, i) => p || fresh(`arg${i}`));
-  const args = params.join(", ");
-  const all = [...params, ...w.captures];
   // A function that writes its arguments writes them once: every pass but the last runs on
   // copies of them as they were (and, since its JVP writes their tangents, on fresh tangents).
-  const snapshots = new Map(w.writes.map((i) => [i, fresh(`${all[i]}0`)]));
+  const { fresh, params, all, snapshots, takeSnapshots, copies } = wrapperScaffold(w);
+  const args = params.join(", ");
   const written = snapshots.size > 0;
-  const takeSnapshots = [...snapshots]
-    .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${all[i]}); `)
-    .join("");
-  const copies = all.map((p, i) =>
-    snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
-  );
   const [hvp, h, r, i, pass, passes] = ["hvp", "h", "r", "i", "pass", "passes"].map(fresh) as [
     string,
     string,

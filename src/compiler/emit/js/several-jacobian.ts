@@ -4,6 +4,7 @@ import { isNumberMatrix } from "../../ir/type-system.js";
 import { zerosLike } from "./aggregates.js";
 import * as js from "./expression.js";
 import type { Builtins } from "./module-names.js";
+import { wrapperScaffold } from "./wrapper-scaffold.js";
 
 // `jacobian(f, { wrt: [i, j, …] })`: the Jacobian with respect to several parameters. Each row
 // (for a number-valued f, the one result) is a tuple of blocks, one per parameter in `wrt`'s
@@ -38,27 +39,14 @@ export interface SeveralJacobian {
 }
 
 export function severalJacobianWrapper(w: SeveralJacobian): string {
-  const taken = new Set([...w.params, ...w.captures, w.runtime]);
-  const fresh = (base: string) => {
-    let name = base;
-    while (taken.has(name)) name = `${name}_`;
-    taken.add(name);
-    return name;
-  };
-  const params = w.params.map((p, i) => p || fresh(`arg${i}`));
+  const { fresh, params, takeSnapshots, copies: allCopies } = wrapperScaffold(w);
   const args = params.join(", ");
   if (w.number && w.gradient) return `((${args}) => (${w.gradient})(${args}))`;
   // A function that writes its arguments writes them once: every pass but the last runs on
   // copies of them as they were. (What it captures cannot be given as copies.)
   if (w.writes.some((i) => i >= params.length))
     return `((${args}) => { throw new Error("nabla: jacobian with respect to several parameters of a function that writes what it captures is not supported"); })`;
-  const snapshots = new Map(w.writes.map((i) => [i, fresh(`${params[i]}0`)]));
-  const takeSnapshots = [...snapshots]
-    .map(([i, s]) => `const ${s} = ${w.runtime}.copyValue(${params[i]}); `)
-    .join("");
-  const copies = params.map((p, i) =>
-    snapshots.has(i) ? `${w.runtime}.copyValue(${snapshots.get(i)})` : p,
-  );
+  const copies = allCopies.slice(0, params.length);
   const [blocks, rows, m, n, i, site, vp, e, first] = [
     "blocks",
     "rows",

@@ -347,3 +347,88 @@ test("the helper is called again only where that is the same call: not when the 
     }
   }
 });
+
+// Written as a TypeScript developer would, without nabla in mind: a class holding optional
+// weights, its private method the helper, inferred return types, destructuring.
+const FIELD = `import { gradient, differential, hessianVectorProduct } from "nabla";
+
+interface Site { x: number; y: number; weight?: number }
+
+class Field {
+  constructor(private readonly sites: Site[], private softness = 0.1) {}
+
+  private cost(site: Site, px: number, py: number) {
+    const dx = px - site.x, dy = py - site.y;
+    return (site.weight ?? 1) * Math.sqrt(dx * dx + dy * dy + this.softness);
+  }
+
+  nearestCost(px: number, py: number) {
+    let best = Infinity;
+    for (const site of this.sites) {
+      const c = this.cost(site, px, py);
+      if (c < best) best = c;
+    }
+    return best;
+  }
+}
+
+export function total(points: number[], w: number) {
+  const field = new Field([{ x: 0, y: 0 }, { x: 2, y: 1, weight: w }, { x: -1, y: 3 }]);
+  let sum = 0;
+  for (let i = 0; i + 1 < points.length; i += 2) {
+    const [px, py] = [points[i], points[i + 1]];
+    sum += field.nearestCost(px, py);
+  }
+  return sum;
+}
+export const g = gradient(total);
+export const d = differential(total);
+export const hv = hessianVectorProduct(total, { wrt: 0 });
+`;
+
+test("a class's nearest-site cost through a private method: right in both modes, and its Hessian-vector product", async () => {
+  const code = [...compileFiles({ "main.ts": FIELD }).outputs.values()][0]!.code;
+  assert.match(code, /which/, "the nearest site's cost is taken once, after the loop");
+  const m = await loadProgram<{
+    total: (points: number[], w: number) => number;
+    g: (points: number[], w: number) => [number[], number];
+    d: (points: number[], w: number) => (dp: number[], dw: number) => number;
+    hv: (points: number[], w: number, v: number[]) => number[];
+  }>({ "main.ts": FIELD });
+  const points = [0.3, 0.4, 1.7, 1.2, -0.8, 2.5, 1.1, 0.2];
+  const w = 0.7;
+  const h = 1e-6;
+  const [gp, gw] = m.g(points, w);
+  points.forEach((x, i) => {
+    const at = (t: number) =>
+      m.total(
+        points.map((p, j) => (j === i ? t : p)),
+        w,
+      );
+    assertClose(gp[i]!, (at(x + h) - at(x - h)) / (2 * h), 1e-6, `∂/∂points[${i}], differences`);
+    const basis = points.map((_, j) => (j === i ? 1 : 0));
+    assertClose(gp[i]!, m.d(points, w)(basis, 0), 1e-12, `∂/∂points[${i}], forward mode`);
+  });
+  assertClose(gw, (m.total(points, w + h) - m.total(points, w - h)) / (2 * h), 1e-6, "∂/∂w");
+  assertClose(
+    gw,
+    m.d(points, w)(
+      points.map(() => 0),
+      1,
+    ),
+    1e-12,
+    "∂/∂w, forward mode",
+  );
+  const v = points.map((_, i) => (i % 3) - 1);
+  const plus = m.g(
+    points.map((x, i) => x + h * v[i]!),
+    w,
+  )[0];
+  const minus = m.g(
+    points.map((x, i) => x - h * v[i]!),
+    w,
+  )[0];
+  m.hv(points, w, v).forEach((hi, i) =>
+    assertClose(hi, (plus[i]! - minus[i]!) / (2 * h), 1e-5, `(Hv)[${i}]`),
+  );
+});

@@ -33,6 +33,7 @@ import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
 import { promotableSlots, type SlotPromotion } from "./promoted-slots.js";
 import { pairedIterations, type PairedIterations } from "./paired-iterations.js";
+import { elementwisePairs, type ElementwisePairs } from "./elementwise-pairs.js";
 import { EXP_LOCALS, inlineExp } from "./exp.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
@@ -1024,6 +1025,10 @@ class WatFunctionEmitter implements LaneHost {
       const sums = prechecks.accesses.filter((a) => a.step !== 0).map((a) => a.index.id);
       for (const id of sums) this.prechecked.add(id);
       const held = promotion ? this.holdSlots(promotion) : [];
+      const pairs = promotion
+        ? undefined
+        : elementwisePairs(op, prechecks, this.definitions, this.ints);
+      if (pairs) this.elementwisePairs(pairs);
       this.loopCode(op, keys);
       for (const { address, local } of held)
         this.line(`(f64.store offset=8 ${address} (local.get ${local}))`);
@@ -1069,6 +1074,55 @@ class WatFunctionEmitter implements LaneHost {
     const yielded = after.ops[after.ops.length - 1]!;
     this.move(before.params, yielded.operands, yielded);
     this.line(`(br $next${n})`);
+    this.indent--;
+    this.line(")");
+    this.indent--;
+    this.line(")");
+  }
+
+  /**
+   * Two iterations of an elementwise loop at once while two remain (elementwise-pairs.ts),
+   * before the loop as it is, which runs what is left. On the fast path: every access was
+   * checked on entry.
+   */
+  private elementwisePairs(plan: ElementwisePairs): void {
+    const n = this.labels++;
+    const counter = this.get(plan.counter);
+    const lane = (v: Value) => `$ew${n}_v${v.id}`;
+    const vector = (v: Value): string => {
+      if (plan.lanes.has(v.id)) return `(local.get ${lane(v)})`;
+      const carried = plan.carried.get(v.id);
+      return `(f64x2.splat ${carried ? this.num(carried) : this.invariantValue(v, "f64")})`;
+    };
+    const at = (array: Value) => `(i32.add ${this.get(array)} (i32.shl ${counter} (i32.const 3)))`;
+    this.line(`(block $ew_exit${n}`);
+    this.indent++;
+    this.line(`(loop $ew_next${n}`);
+    this.indent++;
+    // As i64: the counter plus 1 may pass the i32 range.
+    this.line(
+      `(br_if $ew_exit${n} (i64.ge_s (i64.add (i64.extend_i32_s ${counter}) (i64.const 1)) (i64.extend_i32_s ${this.invariantValue(plan.bound, "i32")})))`,
+    );
+    for (const op of plan.ops) {
+      const [a, , c] = op.operands as [Value, Value, Value];
+      if (op.opcode === "setIndex" || op.opcode === "addIndex") {
+        const stored =
+          op.opcode === "addIndex"
+            ? `(f64x2.add (v128.load offset=8 ${at(a)}) ${vector(c)})`
+            : vector(c);
+        this.line(`(v128.store offset=8 ${at(a)} ${stored})`);
+        continue;
+      }
+      const r = op.results[0]!;
+      this.pairLocals.set(lane(r), "v128");
+      const value =
+        op.opcode === "index"
+          ? `(v128.load offset=8 ${at(a)})`
+          : `(f64x2.${op.opcode} ${op.operands.map(vector).join(" ")})`;
+      this.line(`(local.set ${lane(r)} ${value})`);
+    }
+    this.line(`(local.set ${local(plan.counter)} (i32.add ${counter} (i32.const 2)))`);
+    this.line(`(br $ew_next${n})`);
     this.indent--;
     this.line(")");
     this.indent--;

@@ -1,0 +1,216 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileFiles, loadProgram } from "./support/harness.js";
+import { lower } from "./support/ir.js";
+import wabtModule from "wabt";
+import { checkBackends, SQUARED_DISTANCE, kmeansCostSource } from "./support/wasm-backends.js";
+import { integerBounds } from "../src/compiler/emit/wasm/integer-bounds.js";
+import { integerValues } from "../src/compiler/emit/wasm/integers.js";
+import { loopPrechecks } from "../src/compiler/emit/wasm/loop-prechecks.js";
+import { elementwisePairs } from "../src/compiler/emit/wasm/elementwise-pairs.js";
+import type { IRFunction, Op } from "../src/compiler/ir/types.js";
+import { forEachOp } from "../src/compiler/ir/walk.js";
+
+// Two iterations of an elementwise loop at once in f64x2 lanes (emit/wasm/elementwise-pairs.ts):
+// reverse mode's `db[i] += s * (a[i] - b[i])`. Each element gets the scalar loop's operations
+// in its order, so results must be JavaScript's to the bit, at every length (pairs, then the
+// scalar loop for what is left) and when two arrays are one.
+
+/** Per innermost loop of `fn` run in pairs: the arrays its body writes, by hint. */
+function pairedLoops(fn: IRFunction): string[][] {
+  const ints = integerValues(fn, integerBounds(fn, integerValues(fn)).nonNegative);
+  const definitions = new Map<number, Op>();
+  forEachOp(fn.body, (op) => op.results.forEach((r) => definitions.set(r.id, op)));
+  const paired: string[][] = [];
+  forEachOp(fn.body, (op) => {
+    if (op.opcode !== "loop") return;
+    const prechecks = loopPrechecks(op, definitions, ints);
+    const plan = prechecks && elementwisePairs(op, prechecks, definitions, ints);
+    if (plan)
+      paired.push(
+        plan.ops
+          .filter((o) => o.opcode === "setIndex" || o.opcode === "addIndex")
+          .map((o) => o.operands[0]!.hint),
+      );
+  });
+  return paired;
+}
+
+const DOT = `export function f(a: Float64Array, b: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}`;
+
+/** The WebAssembly text of each module the compiled program carries (wabt's disassembly). */
+async function modulesOf(files: Record<string, string>): Promise<string[]> {
+  const code = [...compileFiles(files).outputs.values()].map((o) => o.code).join("\n");
+  const wabt = await wabtModule();
+  return [...code.matchAll(/"bytes":"([^"]+)"/g)].map((m) => {
+    // A copy: wabt reads the whole ArrayBuffer, and a Buffer may be a slice of a shared one.
+    const module = wabt.readWasm(new Uint8Array(Buffer.from(m[1]!, "base64")), { simd: true });
+    return module.toText({});
+  });
+}
+
+test("reverse mode's elementwise loops run in pairs; the forward sweep's sums do not", async () => {
+  const [gradientModule] = await modulesOf({
+    "main.ts": `import { gradient } from "nabla";
+${DOT.replace("export function f", "function dot")}
+export const g = gradient(dot, { backend: "wasm" });
+`,
+  });
+  // The backward sweep's loop, \`da[i] += s * b[i]; db[i] += s * a[i]\`: two paired stores.
+  assert.equal(gradientModule!.match(/v128\.store/g)?.length, 2, gradientModule);
+  const [primal] = await modulesOf({
+    "main.ts": `/** @backend wasm */
+${DOT}
+`,
+  });
+  assert.doesNotMatch(primal!, /v128|f64x2/, "a sum carried from one iteration to the next");
+});
+
+test("loops whose iterations touch other elements, or round, are not paired", () => {
+  const cases = {
+    // Reads the next element: iteration i + 1's write would come before i's read.
+    shifted: `export function f(a: Float64Array, out: Float64Array): number {
+  const r = new Float64Array(a.length);
+  for (let i = 0; i < a.length - 1; i++) r[i] = a[i + 1] * 2;
+  return r[0];
+}`,
+    // A Float32Array's stores round to float32.
+    rounded: `export function f(a: Float64Array): number {
+  const r = new Float32Array(a.length);
+  for (let i = 0; i < a.length; i++) r[i] = a[i] * 3;
+  return r[0];
+}`,
+    // A call (Math.exp) in the body.
+    calls: `export function f(a: Float64Array): number {
+  const r = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) r[i] = Math.exp(a[i]);
+  return r[0];
+}`,
+    // A value carried from one iteration to the next.
+    carries: `export function f(a: Float64Array): number {
+  const r = new Float64Array(a.length);
+  let prev = 1;
+  for (let i = 0; i < a.length; i++) {
+    r[i] = a[i] * prev;
+    prev = a[i];
+  }
+  return r[0];
+}`,
+  };
+  for (const [name, source] of Object.entries(cases))
+    assert.deepEqual(pairedLoops(lower(source, "f")), [], name);
+  const scaled = `export function f(a: Float64Array, k: number): number {
+  const r = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) r[i] = (a[i] - k) / 2 + -a[i];
+  return r[r.length - 1];
+}`;
+  assert.deepEqual(pairedLoops(lower(scaled, "f")), [["r"]], "the same loop without them is");
+});
+
+const lengths = [0, 1, 2, 3, 4, 5, 8, 9, 16, 17];
+const vector = (n: number, seed: number) =>
+  Float64Array.from({ length: n }, (_, i) => Math.sin(seed + 1.7 * i) * (1 + i / 3));
+
+test("gradients through paired loops equal JavaScript's, checked two ways, at every length", async () => {
+  await checkBackends(
+    DOT,
+    lengths.map((n) => [vector(n, 1), vector(n, 2)]),
+  );
+  // A weighted squared error: the backward sweep writes two adjoints and reads three arrays.
+  await checkBackends(
+    `export function f(pred: Float64Array, target: Float64Array, weights: Float64Array): number {
+  let loss = 0;
+  for (let i = 0; i < pred.length; i++) {
+    const r = (pred[i] - target[i]) / 2;
+    loss += weights[i] * r * r;
+  }
+  return loss;
+}`,
+    lengths.map((n) => [vector(n, 3), vector(n, 4), vector(n, 5)]),
+  );
+});
+
+interface Programs {
+  jsDir: (p: Float64Array[], c: Float64Array[], v: Float64Array[]) => Directions;
+  wasmDir: (p: Float64Array[], c: Float64Array[], v: Float64Array[]) => Directions;
+  jsAxpy: (a: Float64Array, b: Float64Array, s: number) => Float64Array;
+  wasmAxpy: (a: Float64Array, b: Float64Array, s: number) => Float64Array;
+  jsDot: (a: Float64Array, b: Float64Array) => [Float64Array, Float64Array];
+  wasmDot: (a: Float64Array, b: Float64Array) => [Float64Array, Float64Array];
+  wasmStats: { wasm: number; javascript: number };
+}
+interface Directions {
+  gradient: Float64Array[];
+  hessianVectorProduct: Float64Array[];
+}
+
+const sameBits = (wasm: ArrayLike<number>, js: ArrayLike<number>, what: string) => {
+  assert.equal(wasm.length, js.length, what);
+  for (let i = 0; i < js.length; i++)
+    assert.ok(Object.is(wasm[i], js[i]), `${what}[${i}]: wasm ${wasm[i]}, JavaScript ${js[i]}`);
+};
+
+test("to the bit: kmeans' Newton step, an array read and written in one loop, one array given twice", async () => {
+  const files = {
+    "main.ts": `import { gradientAndHessianVectorProduct, gradient } from "nabla";
+export { wasmStats } from "nabla";
+${SQUARED_DISTANCE}
+${kmeansCostSource("cost")}
+export const jsDir = gradientAndHessianVectorProduct(cost, { wrt: 1 });
+export const wasmDir = gradientAndHessianVectorProduct(cost, { wrt: 1, backend: "wasm" });
+
+function axpy(a: Float64Array, b: Float64Array, s: number): Float64Array {
+  const out = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = s * a[i] + b[i];
+  for (let i = 0; i < a.length; i++) out[i] += out[i] * b[i] - a[i] / s;
+  return out;
+}
+export const jsAxpy = axpy;
+/** @backend wasm */
+export function wasmAxpy(a: Float64Array, b: Float64Array, s: number): Float64Array {
+  return axpy(a, b, s);
+}
+
+function dot(a: Float64Array, b: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+export const jsDot = gradient(dot);
+export const wasmDot = gradient(dot, { backend: "wasm" });
+`,
+  };
+  const compiled = compileFiles(files);
+  assert.equal(compiled.diagnostics.length, 0, compiled.diagnostics.map((d) => d.message).join());
+  const m = await loadProgram<Programs>(files);
+  const before = { ...m.wasmStats };
+  let calls = 0;
+  for (const n of lengths) {
+    const a = vector(n, 6);
+    const b = vector(n, 7);
+    sameBits(m.wasmAxpy(a, b, 0.3), m.jsAxpy(a, b, 0.3), `axpy, n = ${n}`);
+    const [ja, jb] = m.jsDot(a, a);
+    const [wa, wb] = m.wasmDot(a, a);
+    sameBits(wa, ja, `d/da of a·a, n = ${n}`);
+    sameBits(wb, jb, `d/db of a·a, n = ${n}`);
+    calls += 2;
+    for (const k of [1, 3]) {
+      const points = [vector(n, 8), vector(n, 9), vector(n, 10)];
+      const centroids = Array.from({ length: k }, (_, j) => vector(n, 11 + j));
+      const ones = centroids.map((c) => new Float64Array(c.length).fill(1));
+      const js = m.jsDir(points, centroids, ones);
+      const wasm = m.wasmDir(points, centroids, ones);
+      centroids.forEach((_, j) => {
+        sameBits(wasm.gradient[j]!, js.gradient[j]!, `kmeans gradient, n = ${n}, k = ${k}`);
+        sameBits(wasm.hessianVectorProduct[j]!, js.hessianVectorProduct[j]!, "kmeans HVP");
+      });
+      calls++;
+    }
+  }
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
+  assert.equal(m.wasmStats.wasm - before.wasm, calls, "calls run in wasm");
+});

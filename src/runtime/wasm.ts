@@ -110,6 +110,10 @@ export function wasmFunction(
   const writes = spec.params.map((_, i) => spec.written.includes(i));
   /** The entry's arguments, one array per twin (a twin's calls never nest: wasm calls only Math). */
   const wasmArgs: number[] = new Array<number>(spec.params.length).fill(0);
+  /** Per argument, its address in the call's `wasmArrays` memory when read in place there. */
+  const residentAt: (number | undefined)[] = new Array<number | undefined>(
+    spec.params.length,
+  ).fill(undefined);
   /** One result, a number: returned as the entry returns it. */
   const oneNumber = spec.results.length === 1 && spec.results[0] === "number";
   /** Every result a number: the others go to `out` as they are. */
@@ -184,8 +188,17 @@ export function wasmFunction(
       return javascript(args);
     }
     try {
-      for (let i = 0; i < spec.params.length; i++)
-        argumentBytes += sizeOf(spec.params[i]!, args[i], writes[i] ? undefined : resident);
+      for (let i = 0; i < spec.params.length; i++) {
+        // An array read in place is looked up once (its rows compared one by one), here.
+        const kind = spec.params[i]!;
+        const address =
+          resident && !writes[i] && typeof kind === "object" && "array" in kind
+            ? residentAddress(kind, args[i], resident)
+            : undefined;
+        residentAt[i] = address;
+        if (address === undefined)
+          argumentBytes += sizeOf(kind, args[i], writes[i] ? undefined : resident);
+      }
       for (let k = 0; k < globalTypes.length; k++) {
         const type = globalTypes[k]!;
         if (typeof type === "object") argumentBytes += sizeOf(type.copied, globalValues[k]);
@@ -244,7 +257,10 @@ export function wasmFunction(
       copier.start(run, start, inPlace);
       try {
         for (let i = 0; i < spec.params.length; i++)
-          wasmArgs[i] = copier.in(spec.params[i]!, args[i], writes[i]!);
+          wasmArgs[i] =
+            inPlace && residentAt[i] !== undefined
+              ? residentAt[i]!
+              : copier.in(spec.params[i]!, args[i], writes[i]!);
         for (let k = 0; k < globalTypes.length; k++) {
           const type = globalTypes[k]!;
           if (typeof type === "object")

@@ -1,4 +1,6 @@
 import type { EffectsOf } from "../analysis/effects.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { CodeContext } from "../diagnostics/messages/index.js";
 import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
 
 /**
@@ -16,6 +18,8 @@ export interface DerivativeTable {
   /** The array parameters a root call keeps unchanged until its backward sweep. */
   rootFrozen(key: FunctionKey): number[];
   signatureOf(key: FunctionKey): { params: Type[]; result: Type | undefined } | undefined;
+  /** Why a primal that is not in `primals` could not be lowered (see Differentiator). */
+  loweringErrors(key: FunctionKey, codeContext: CodeContext): Diagnostic[];
   /** What a function does to its array and object arguments. */
   readonly effects: EffectsOf;
 }

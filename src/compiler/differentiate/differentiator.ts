@@ -1,5 +1,5 @@
 import { notes } from "../diagnostics/messages/index.js";
-import { nestedDifferentiation } from "../diagnostics/messages/index.js";
+import { nestedDifferentiation, type CodeContext } from "../diagnostics/messages/index.js";
 import { forEachOp } from "../ir/walk.js";
 import { pureFunctions, sinkIntoBranches } from "../ir/sink.js";
 import type { DerivativeTable } from "./derivative-table.js";
@@ -18,6 +18,7 @@ import {
 } from "../diagnostics/diagnostic.js";
 import type { FunctionKey, IRFunction, Op, OpAttrs, Type } from "../ir/types.js";
 import { lowerFunction } from "../lower/function.js";
+import type { LowerOptions } from "../lower/context.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { linearize, type DerivativeDemand } from "./linearize.js";
 import { returnNoValue } from "./unread-value.js";
@@ -427,8 +428,28 @@ export class Differentiator implements DerivativeTable {
     }
   }
 
-  private lower(key: FunctionKey, target: DifferentiationTarget): IRFunction {
-    const lowered = lowerFunction(this.program, target.module, key, target.name, target.node, {
+  /**
+   * Why `key` cannot be lowered: the errors lowering it reports (the first one first), which
+   * `lowered` does not report; empty when it lowers, or fails by a bug rather than an error.
+   * `codeContext`: what its operators' messages say they are inside (`"wasm"` for a function
+   * tagged `@backend wasm`, which nobody differentiates). Lowers it again, not to be kept.
+   */
+  loweringErrors(key: FunctionKey, codeContext: CodeContext): Diagnostic[] {
+    const target = this.targets.get(key);
+    if (!target || this.primals.get(key)) return [];
+    try {
+      lowerFunction(this.program, target.module, key, target.name, target.node, {
+        ...this.loweringOptions(target),
+        codeContext,
+      });
+      return [];
+    } catch (error) {
+      return error instanceof CompileAbort ? [error.diagnostic, ...error.more] : [];
+    }
+  }
+
+  private loweringOptions(target: DifferentiationTarget): LowerOptions {
+    return {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
       ...(target.localFunctions ? { localFunctions: target.localFunctions } : {}),
@@ -439,7 +460,18 @@ export class Differentiator implements DerivativeTable {
       ...(target.typeArguments ? { typeArguments: target.typeArguments } : {}),
       ...(target.liftedCaptures ? { liftedCaptures: true } : {}),
       ...(target.aux ? { aux: true } : {}),
-    });
+    };
+  }
+
+  private lower(key: FunctionKey, target: DifferentiationTarget): IRFunction {
+    const lowered = lowerFunction(
+      this.program,
+      target.module,
+      key,
+      target.name,
+      target.node,
+      this.loweringOptions(target),
+    );
     for (const call of lowered.calls) {
       if (!this.targets.has(call.key))
         this.targets.set(call.key, call.target ?? namedTarget(call.symbol));

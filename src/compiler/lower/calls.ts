@@ -152,7 +152,10 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
         ? nablaOperatorOf(ctx.module, callee.callee.callee)
         : undefined;
     if (maker) {
-      return ctx.fail(callee, nestedDifferentiation.cannotBeUsedInsideDifferentiable(maker));
+      return ctx.fail(
+        callee,
+        nestedDifferentiation.cannotBeUsedInsideDifferentiable(maker, ctx.codeContext),
+      );
     }
     return lowerValueCall(ctx, node);
   }
@@ -203,7 +206,11 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (binding?.specifier === "nabla" || binding?.specifier.startsWith("nabla/")) {
     return ctx.fail(
       callee,
-      nestedDifferentiation.returnsFunctionInsideDifferentiableCode(path, path.split(".").pop()),
+      nestedDifferentiation.returnsFunctionInsideDifferentiableCode(
+        path,
+        path.split(".").pop(),
+        ctx.codeContext,
+      ),
     );
   }
 
@@ -899,7 +906,11 @@ export function lowerArguments(
     if (arg.type === "SpreadElement")
       return ctx.fail(
         arg,
-        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(arg), syntaxKind(arg)),
+        unsupportedSyntax.isNotSupportedInDifferentiable(
+          describeNode(arg),
+          syntaxKind(arg),
+          ctx.codeContext,
+        ),
       );
     const literal =
       arg.type === "ArrayExpression" ||

@@ -1,6 +1,10 @@
 import type { Expression, Node, Statement, YieldExpression } from "oxc-parser";
 import type { Message } from "../diagnostics/messages/message.js";
-import { typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import {
+  type CodeContext,
+  typeMismatch,
+  unsupportedSyntax,
+} from "../diagnostics/messages/index.js";
 import { assignable, isObject, sameType } from "../ir/type-system.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
@@ -156,6 +160,11 @@ export interface LowerOptions {
   skipped?: ReadonlySet<string>;
   /** `new` expressions built as a wider type, by position (see WidenConstruction). */
   widened?: ReadonlyMap<string, ObjectType>;
+  /**
+   * Lowered to say why a function tagged `@backend wasm` cannot run as WebAssembly: its
+   * operators' messages speak of that function, not of differentiable code.
+   */
+  codeContext?: CodeContext;
 }
 
 /**
@@ -217,6 +226,8 @@ export class LowerContext {
   dispatching: string | undefined = undefined;
   /** Set while lowering `super.m(…)`: the class whose method the call runs (see class-dispatch.ts). */
   superOf: string | undefined = undefined;
+  /** Where this function's operators are nested, for their messages (LowerOptions.codeContext). */
+  codeContext: CodeContext = "differentiable";
   /** The function has no return type annotation: a number is assumed. */
   resultDefaulted = false;
   /**

@@ -88,7 +88,11 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       }
       return ctx.fail(
         node,
-        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+        unsupportedSyntax.isNotSupportedInDifferentiable(
+          describeNode(node),
+          syntaxKind(node),
+          ctx.codeContext,
+        ),
       );
     case "Identifier":
       return lowerIdentifier(ctx, node, node.name);
@@ -265,12 +269,20 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       if (ctx.yieldSite) return ctx.fail(node, unsupportedSyntax.yieldAsValue());
       return ctx.fail(
         node,
-        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+        unsupportedSyntax.isNotSupportedInDifferentiable(
+          describeNode(node),
+          syntaxKind(node),
+          ctx.codeContext,
+        ),
       );
     default:
       return ctx.fail(
         node,
-        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+        unsupportedSyntax.isNotSupportedInDifferentiable(
+          describeNode(node),
+          syntaxKind(node),
+          ctx.codeContext,
+        ),
       );
   }
 }

@@ -107,6 +107,7 @@ function lowerFunctionOnce(
   );
   if (options.skipped) ctx.skipped = options.skipped;
   if (options.widened) ctx.widened = options.widened;
+  if (options.codeContext) ctx.codeContext = options.codeContext;
   ctx.celled = celledNames(node);
   ctx.resultDefaulted =
     !options.aux && !options.constructs && !signature.result && !contextualResult;

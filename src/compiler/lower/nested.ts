@@ -40,7 +40,10 @@ export function lowerNestedOperator(
   operator: string,
 ): Value {
   if (!isOperator(operator) || !OPERATORS[operator].nestable) {
-    return ctx.fail(inner.callee, nestedDifferentiation.operatorCannotBeNested(operator));
+    return ctx.fail(
+      inner.callee,
+      nestedDifferentiation.operatorCannotBeNested(operator, ctx.codeContext),
+    );
   }
   const call =
     functionValueCall(ctx, inner, operator) ??
@@ -63,8 +66,8 @@ export function lowerNestedOperator(
       return ctx.fail(
         target.node.params[i] ?? inner,
         isVector
-          ? nestedDifferentiation.innerOperatorWrtOneArray(operator, name, i)
-          : nestedDifferentiation.innerOperatorWrtNumbers(operator, name),
+          ? nestedDifferentiation.innerOperatorWrtOneArray(operator, name, i, ctx.codeContext)
+          : nestedDifferentiation.innerOperatorWrtNumbers(operator, name, ctx.codeContext),
       );
     }
   }
@@ -311,7 +314,10 @@ function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string
   if (!call) return ctx.fail(problem!.node, problem!.message);
   if (call.hasAux) {
     // Its result would be an object the derivative of the enclosing code cannot take apart.
-    return ctx.fail(inner.arguments[1]!, nestedDifferentiation.hasAuxIsNotSupportedInside());
+    return ctx.fail(
+      inner.arguments[1]!,
+      nestedDifferentiation.hasAuxIsNotSupportedInside(ctx.codeContext),
+    );
   }
   const target = call.target;
   return {
@@ -397,7 +403,10 @@ function functionValueCall(
   const arg = resolveFunctionArg(ctx, fn, undefined, `the function given to '${operator}'`);
   const value = arg.fn;
   if (value.kind === "dynamic" || value.kind === "choice") {
-    return ctx.fail(fn, nestedDifferentiation.holdsFunctionChosenAtRun(fn.name, operator));
+    return ctx.fail(
+      fn,
+      nestedDifferentiation.holdsFunctionChosenAtRun(fn.name, operator, ctx.codeContext),
+    );
   }
   if (value.kind === "absent")
     return ctx.fail(fn, nestedDifferentiation.holdsNoFunction(fn.name, operator));

@@ -246,12 +246,20 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       if (hoisted(node)) return false; // by lowerStatements
       return ctx.fail(
         node,
-        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+        unsupportedSyntax.isNotSupportedInDifferentiable(
+          describeNode(node),
+          syntaxKind(node),
+          ctx.codeContext,
+        ),
       );
     default:
       return ctx.fail(
         node,
-        unsupportedSyntax.isNotSupportedInDifferentiable(describeNode(node), syntaxKind(node)),
+        unsupportedSyntax.isNotSupportedInDifferentiable(
+          describeNode(node),
+          syntaxKind(node),
+          ctx.codeContext,
+        ),
       );
   }
 }
@@ -298,6 +306,7 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
         unsupportedSyntax.isNotSupportedInDifferentiable(
           describeNode(decl.id),
           syntaxKind(decl.id),
+          ctx.codeContext,
         ),
       );
     }

@@ -22,3 +22,4 @@ export { unsupportedType } from "./unsupported-type.js";
 export { wasmFallback } from "./wasm-fallback.js";
 export { parseError } from "./parse-error.js";
 export { notes, type NoteText } from "./notes.js";
+export type { CodeContext } from "./message.js";

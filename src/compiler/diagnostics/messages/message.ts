@@ -7,6 +7,13 @@ import { DiagnosticCode, type DiagnosticCodeName } from "../codes.js";
 /** What varies in a message: a name, a type written out, a count… */
 export type Printable = string | number | boolean | undefined;
 
+/**
+ * What the code a message is about is: differentiated, or a function tagged `@backend wasm`
+ * run as WebAssembly, which nobody differentiates but which is lowered the same way (its
+ * operators like nested ones, lower/nested.ts), so "differentiable code" would mislead there.
+ */
+export type CodeContext = "differentiable" | "wasm";
+
 /** A diagnostic's code and text, which the reporting site gives a place and notes. */
 export interface Message {
   /** The stable code, e.g. NABLA101. */

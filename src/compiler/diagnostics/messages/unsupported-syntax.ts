@@ -1,4 +1,4 @@
-import { message, type Printable } from "./message.js";
+import { message, type CodeContext, type Printable } from "./message.js";
 import { arrayMethodHelp, constructHelp, operatorHelp } from "./syntax-help.js";
 
 // The messages of NABLA101 (syntax differentiable code does not support (yet)): every text of the
@@ -297,10 +297,14 @@ export const unsupportedSyntax = {
       `'${name}' is given a function that wraps the function it was given, ${MAX_SPECIALIZATION_DEPTH} levels deep: nabla compiles a copy of '${name2}' for each function it is given, so a recursion that wraps its function argument has no end; pass the same function down and the extra work as a parameter`,
     ),
   /** `kind`: the construct's syntax kind (lower/describe.ts `syntaxKind`), which picks the help. */
-  isNotSupportedInDifferentiable: (describeNode: Printable, kind: string) =>
+  isNotSupportedInDifferentiable: (
+    describeNode: Printable,
+    kind: string,
+    where: CodeContext = "differentiable",
+  ) =>
     message(
       "unsupportedSyntax",
-      `${describeNode} is not supported in differentiable code`,
+      `${describeNode} is not supported in ${where === "wasm" ? "a function run as WebAssembly" : "differentiable code"}`,
       constructHelp(kind),
     ),
   superCallMustBeAStatement: (name: Printable) =>

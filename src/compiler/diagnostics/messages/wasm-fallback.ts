@@ -12,6 +12,16 @@ export const wasmFallback = {
       `${what} runs as JavaScript, not WebAssembly: ${reason}`,
       `the WebAssembly backend covers functions of numbers, booleans, strings compared for equality, arrays of numbers (Float64Array, Float32Array, number[], arrays of them), arrays it makes and grows, and objects of them (with fields of other types, such as functions, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning`,
     ),
+  /**
+   * `what`: the function tagged `@backend wasm`, quoted, which nabla could not lower at
+   * `count` constructs; notes point at them, saying why.
+   */
+  functionNotRead: (what: Printable, count: number) =>
+    message(
+      "wasmFallback",
+      `${what} runs as JavaScript, not WebAssembly: nabla could not read the code ${count === 1 ? "the note points at" : "the notes point at"} (it reads a function run as WebAssembly as it reads differentiable code)`,
+      `change what ${count === 1 ? "the note points at" : "the notes point at"}, or move it out into the JavaScript code that calls ${what}`,
+    ),
   /** `what`: the operator, quoted; the operator's way of computing is not covered. */
   operatorNotCovered: (what: Printable, reason: Printable) =>
     message(

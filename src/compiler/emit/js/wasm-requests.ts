@@ -2,7 +2,8 @@ import { basename } from "node:path";
 import type { Backend } from "../../../api/wasm-entry.js";
 import type { Effects } from "../../analysis/effects.js";
 import type { DerivativeTable } from "../../differentiate/derivative-table.js";
-import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { Diagnostic, DiagnosticNote } from "../../diagnostics/diagnostic.js";
+import type { Message } from "../../diagnostics/messages/message.js";
 import { positionAt } from "../../diagnostics/format.js";
 import { wasmFallback } from "../../diagnostics/messages/index.js";
 import { keyName } from "../../ir/function-key.js";
@@ -270,6 +271,10 @@ export class WasmRequests {
     const name = claim(`wasm:${key}`, `${target.name}$wasm`);
     const fallback = claim(`wasm-fallback:${key}`, `${target.name}$js`);
     const declaration = node.type === "FunctionDeclaration" ? node : undefined;
+    // Why it could not be lowered (lowered again to see it), phrased for a function run as
+    // WebAssembly: notes point at each construct, followed by the error's own notes.
+    const errors = fn ? [] : table.loweringErrors(key, "wasm");
+    const unread = errors.flatMap((d) => [{ message: d.message, loc: d.loc }, ...d.notes]);
     let twin: WasmTwin;
     if (!fn) twin = { ok: false, reason: "nabla could not read it" };
     else if (!declaration?.body || params.length !== node.params.length)
@@ -297,10 +302,17 @@ export class WasmRequests {
     // The function's head, `function name`.
     const head = { start: node.start, end: declaration?.id?.end ?? node.start + 1 };
     const reason = twin.ok ? "" : twin.reason;
-    this.stayJavaScript(backend === "wasm", site, `'${target.name}'`, reason, {
-      file: this.context.mod.file,
-      ...head,
-    });
+    this.stayJavaScript(
+      backend === "wasm",
+      site,
+      `'${target.name}'`,
+      reason,
+      { file: this.context.mod.file, ...head },
+      errors.length
+        ? (what) => wasmFallback.functionNotRead(what, errors.length)
+        : wasmFallback.runsAsJavaScript,
+      unread,
+    );
     return [];
   }
 
@@ -341,28 +353,37 @@ export class WasmRequests {
     what: string,
     reason: string,
     loc: SourceLoc,
-    text = wasmFallback.runsAsJavaScript,
+    text: (what: string, reason: string) => Message = wasmFallback.runsAsJavaScript,
+    /** Where and why, in the warning's notes; the comment says them too. */
+    notes: DiagnosticNote[] = [],
   ): void {
+    // The notes' texts, each with its place, on lines of their own.
+    const where = notes.map((n) =>
+      n.loc ? `\n${n.message} (${this.place(n.loc.start, n.loc.file)})` : `\n${n.message}`,
+    );
     this.context.emitted.push(
-      commentLines(`${site}: JavaScript, not WebAssembly: ${reason}`).map((text) => ({
-        text,
-        indent: 0,
-        loc: undefined,
-      })),
+      commentLines(`${site}: JavaScript, not WebAssembly: ${reason}${where.join("")}`).map(
+        (text) => ({
+          text,
+          indent: 0,
+          loc: undefined,
+        }),
+      ),
     );
     if (warn)
       this.context.report?.({
         severity: "warning",
         ...text(what, reason),
         loc,
-        notes: [],
+        notes,
       });
   }
 
-  /** `main.ts:3:13`, for the comments. */
-  private place(offset: number): string {
+  /** `main.ts:3:13`, for the comments (in another module's `file`, its name alone). */
+  private place(offset: number, file = this.context.mod.file): string {
     const { mod } = this.context;
+    if (file !== mod.file) return basename(file);
     const at = positionAt(mod.text, offset);
-    return `${basename(mod.file)}:${at.line}:${at.column}`;
+    return `${basename(file)}:${at.line}:${at.column}`;
   }
 }

@@ -1,0 +1,238 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import { f64, type Stats } from "./support/wasm-backends.js";
+
+// A function tagged `@backend wasm` that nabla cannot lower stays JavaScript, and NABLA202 says
+// why: the warning at the function's head, a note at each construct it could not read, phrased
+// for a function run as WebAssembly (nobody differentiates it, so "inside differentiable code"
+// would mislead). A function that does lower is unaffected.
+
+const SUM_OF_CUBES = `function cubes(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i]! * x[i]! * x[i]!;
+  return s;
+}`;
+
+const HELP = (name: string, notes = "the note points at") =>
+  `help: change what ${notes}, or move it out into the JavaScript code that calls '${name}'`;
+const HEAD = (name: string, notes = "the note points at") =>
+  `warning NABLA202: '${name}' runs as JavaScript, not WebAssembly: nabla could not read the code ${notes} (it reads a function run as WebAssembly as it reads differentiable code)`;
+
+const warnings = (source: string) => diagnosticsText(compileFiles({ "main.ts": source }));
+
+test("'pullback' inside: the note points at it and says it is not covered there", () => {
+  const text = warnings(`import { pullback } from "nabla";
+${SUM_OF_CUBES}
+/** @backend wasm */
+export function grads(rows: Float64Array[]): Float64Array {
+  const out = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const back = pullback(cubes)(rows[i]!);
+    out[i] = back(1)[0]!;
+  }
+  return out;
+}
+`);
+  assert.equal(
+    text,
+    `main.ts:8:8: ${HEAD("grads")}
+  7 | /** @backend wasm */
+> 8 | export function grads(rows: Float64Array[]): Float64Array {
+    |        ^^^^^^^^^^^^^^
+${HELP("grads")}
+main.ts:11:18: note: 'pullback' is not covered inside a function run as WebAssembly: operators there are lowered like nested ones, which may be 'derivative', 'gradient' or their 'valueWith…' forms (call 'pullback' from code run as JavaScript instead)
+> 11 |     const back = pullback(cubes)(rows[i]!);
+     |                  ^^^^^^^^
+
+1 warning`,
+  );
+});
+
+test("'jacobian' inside: not covered there either", () => {
+  const text = warnings(`import { jacobian } from "nabla";
+function squares(x: Float64Array): Float64Array {
+  const y = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) y[i] = x[i]! * x[i]!;
+  return y;
+}
+/** @backend wasm */
+export function corner(x: Float64Array): number {
+  const j = jacobian(squares)(x);
+  return j[0]![0]!;
+}
+`);
+  assert.equal(
+    text,
+    `main.ts:8:8: ${HEAD("corner")}
+  7 | /** @backend wasm */
+> 8 | export function corner(x: Float64Array): number {
+    |        ^^^^^^^^^^^^^^^
+${HELP("corner")}
+main.ts:9:13: note: 'jacobian' is not covered inside a function run as WebAssembly: operators there are lowered like nested ones, which may be 'derivative', 'gradient' or their 'valueWith…' forms (call 'jacobian' from code run as JavaScript instead)
+> 9 |   const j = jacobian(squares)(x);
+    |             ^^^^^^^^
+
+1 warning`,
+  );
+});
+
+test("a 'try' statement: not supported in a function run as WebAssembly", () => {
+  const text = warnings(`/** @backend wasm */
+export function guarded(x: number): number {
+  try {
+    return Math.sqrt(x);
+  } catch {
+    return 0;
+  }
+}
+`);
+  assert.equal(
+    text,
+    `main.ts:2:8: ${HEAD("guarded")}
+  1 | /** @backend wasm */
+> 2 | export function guarded(x: number): number {
+    |        ^^^^^^^^^^^^^^^^
+${HELP("guarded")}
+main.ts:3:3: note: a 'try' statement is not supported in a function run as WebAssembly
+> 3 |   try {
+    |   ^^^^^
+
+1 warning`,
+  );
+});
+
+test("'gradient' inside with respect to two arrays: the nested rule, phrased for WebAssembly", () => {
+  const text = warnings(`import { gradient } from "nabla";
+/** @backend wasm */
+export function cross(a: Float64Array, b: Float64Array): number {
+  const g = gradient((p: Float64Array, q: Float64Array) => p[0]! * q[0]!)(a, b);
+  return g[0]![0]!;
+}
+`);
+  assert.equal(
+    text,
+    `main.ts:3:8: ${HEAD("cross")}
+  2 | /** @backend wasm */
+> 3 | export function cross(a: Float64Array, b: Float64Array): number {
+    |        ^^^^^^^^^^^^^^
+${HELP("cross")}
+main.ts:4:23: note: inside a function run as WebAssembly, where operators are lowered like nested ones, 'gradient' differentiates with respect to one array, or to numbers: pick the array 'p' alone with '{ wrt: 0 }' (nabla computes it in forward mode, one direction per number)
+> 4 |   const g = gradient((p: Float64Array, q: Float64Array) => p[0]! * q[0]!)(a, b);
+    |                       ^^^^^^^^^^^^^^^
+
+1 warning`,
+  );
+});
+
+test("two constructs it cannot read: a note at each, and the module's comment says both", () => {
+  const source = `import { gradient } from "nabla";
+${SUM_OF_CUBES}
+/** @backend wasm */
+export function first(x: Float64Array): number {
+  let s = 0;
+  try {
+    s = x[0]!;
+  } catch {
+    s = 1;
+  }
+  const g = gradient(cubes);
+  return s + g(x)[0]!;
+}
+`;
+  const compiled = compileFiles({ "main.ts": source });
+  assert.equal(
+    diagnosticsText(compiled),
+    `main.ts:8:8: ${HEAD("first", "the notes point at")}
+  7 | /** @backend wasm */
+> 8 | export function first(x: Float64Array): number {
+    |        ^^^^^^^^^^^^^^
+${HELP("first", "the notes point at")}
+main.ts:10:3: note: a 'try' statement is not supported in a function run as WebAssembly
+> 10 |   try {
+     |   ^^^^^
+main.ts:15:13: note: 'gradient' returns a function; inside a function run as WebAssembly, where operators are lowered like nested ones, call it where it is made, as in 'gradient(f)(x)'
+> 15 |   const g = gradient(cubes);
+     |             ^^^^^^^^
+
+1 warning`,
+  );
+  const code = [...compiled.outputs.values()][0]!.code;
+  assert.ok(
+    code.includes(
+      `// first (@backend wasm) at main.ts:8:8: JavaScript, not WebAssembly: nabla could not read it
+// a 'try' statement is not supported in a function run as WebAssembly (main.ts:10:3)
+// 'gradient' returns a function; inside a function run as WebAssembly, where operators are lowered like nested ones, call it where it is made, as in 'gradient(f)(x)' (main.ts:15:13)
+`,
+    ),
+    code,
+  );
+});
+
+test("in differentiated code the same 'pullback' still says 'inside differentiable code'", () => {
+  const text = warnings(`import { gradient, pullback } from "nabla";
+${SUM_OF_CUBES}
+function viaPullback(x: Float64Array): number {
+  return pullback(cubes)(x)(1)[0]!;
+}
+export const g = gradient(viaPullback);
+`);
+  assert.match(
+    text,
+    /main\.ts:8:10: error NABLA116: 'pullback' cannot be used inside differentiable code; inside, use 'derivative', 'gradient' or their 'valueWith…' forms \(nabla differentiates those again\)/,
+  );
+  assert.doesNotMatch(text, /WebAssembly/);
+});
+
+test("a function whose inner 'gradient' lowers runs as WebAssembly, with the right derivatives", async () => {
+  const files = {
+    "main.ts": `import { derivative, gradient } from "nabla";
+export { wasmStats } from "nabla";
+${SUM_OF_CUBES}
+/** The first partial of the sum of cubes at each row, computed inside. @backend wasm */
+export function firstPartials(rows: Float64Array[]): Float64Array {
+  const out = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = gradient(cubes)(rows[i]!)[0]!;
+  return out;
+}
+export const reverse = gradient(cubes);
+export const along = (x: Float64Array, k: number) =>
+  derivative((t: number) => {
+    const y = Float64Array.from(x);
+    y[k] = t;
+    return cubes(y);
+  })(x[k]!);
+export { cubes };
+`,
+  };
+  const compiled = compileFiles(files);
+  assert.equal(diagnosticsText(compiled), "");
+  assert.match(
+    [...compiled.outputs.values()][0]!.code,
+    /firstPartials \(@backend wasm\).*: WebAssembly/,
+  );
+  const m = await loadProgram<{
+    firstPartials: (rows: Float64Array[]) => Float64Array;
+    reverse: (x: Float64Array) => Float64Array;
+    along: (x: Float64Array, k: number) => number;
+    cubes: (x: Float64Array) => number;
+    wasmStats: Stats;
+  }>(files);
+  const rows = [f64(1, 2, 3), f64(-0.5, 4, 0.25), f64(2.5, -1)];
+  const before = { ...m.wasmStats };
+  const partials = m.firstPartials(rows);
+  assert.equal(m.wasmStats.wasm - before.wasm, 1, "ran in wasm");
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "did not fall back");
+  rows.forEach((row, i) => {
+    // Reverse mode outside (JavaScript), forward mode along the element, central differences.
+    assert.ok(Math.abs(partials[i]! - m.reverse(row)[0]!) <= 1e-12 * Math.abs(partials[i]!));
+    assert.ok(Math.abs(partials[i]! - m.along(row, 0)) <= 1e-12 * Math.abs(partials[i]!));
+    const h = 1e-5;
+    const plus = Float64Array.from(row);
+    const minus = Float64Array.from(row);
+    plus[0]! += h;
+    minus[0]! -= h;
+    const central = (m.cubes(plus) - m.cubes(minus)) / (2 * h);
+    assert.ok(Math.abs(partials[i]! - central) <= 1e-6 * Math.max(1, Math.abs(central)));
+  });
+});

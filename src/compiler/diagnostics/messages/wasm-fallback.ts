@@ -22,6 +22,19 @@ export const wasmFallback = {
       `${what} runs as JavaScript, not WebAssembly: nabla could not read the code ${count === 1 ? "the note points at" : "the notes point at"} (it reads a function run as WebAssembly as it reads differentiable code)`,
       `change what ${count === 1 ? "the note points at" : "the notes point at"}, or move it out into the JavaScript code that calls ${what}`,
     ),
+  /**
+   * `what`: the function tagged `@backend wasm`, quoted, whose inner operator would run once
+   * per element in WebAssembly (forward mode); a note points at it.
+   */
+  perElementOperator: (what: Printable, reason: Printable) =>
+    message(
+      "wasmFallback",
+      `${what} runs as JavaScript, not WebAssembly: ${reason}`,
+      `call the operator from the JavaScript code that calls ${what} (there it runs in reverse mode; 'backend: "wasm"' on it runs that in wasm), or take 'gradient' with respect to numbers`,
+    ),
+  /** The note at that operator call. */
+  perElementHere: () =>
+    message("wasmFallback", "this call would run the function once per element of the array"),
   /** `what`: the operator, quoted; the operator's way of computing is not covered. */
   operatorNotCovered: (what: Printable, reason: Printable) =>
     message(

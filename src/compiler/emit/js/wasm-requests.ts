@@ -9,7 +9,8 @@ import { wasmFallback } from "../../diagnostics/messages/index.js";
 import { keyName } from "../../ir/function-key.js";
 import { derivativeKey, type DerivativeKind } from "../../ir/names.js";
 import { isAggregate } from "../../ir/type-system.js";
-import type { FunctionKey, SourceLoc } from "../../ir/types.js";
+import type { FunctionKey, IRFunction, Op, SourceLoc } from "../../ir/types.js";
+import { forEachOp } from "../../ir/walk.js";
 import type { SourceModule } from "../../parse/module.js";
 import type { OperatorCall } from "../../resolve/operator-call.js";
 import type { DifferentiationTarget } from "../../resolve/targets.js";
@@ -276,10 +277,16 @@ export class WasmRequests {
     const errors = fn ? [] : table.loweringErrors(key, "wasm");
     const unread = errors.flatMap((d) => [{ message: d.message, loc: d.loc }, ...d.notes]);
     let twin: WasmTwin;
+    let perElement: Op | undefined;
     if (!fn) twin = { ok: false, reason: "nabla could not read it" };
     else if (!declaration?.body || params.length !== node.params.length)
       twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
     else if (writes) twin = { ok: false, reason: writes };
+    else if ((perElement = perElementOperator(fn, (k) => table.primals.get(k))))
+      twin = {
+        ok: false,
+        reason: `its inner '${perElement.attrs.calleeName ?? "gradient"}' with respect to an array would run in forward mode there, one pass of the function per element; as JavaScript it runs in reverse mode, in one`,
+      };
     else
       twin = wasmTwin({
         backend,
@@ -310,8 +317,12 @@ export class WasmRequests {
       { file: this.context.mod.file, ...head },
       errors.length
         ? (what) => wasmFallback.functionNotRead(what, errors.length)
-        : wasmFallback.runsAsJavaScript,
-      unread,
+        : perElement
+          ? wasmFallback.perElementOperator
+          : wasmFallback.runsAsJavaScript,
+      perElement
+        ? [{ message: wasmFallback.perElementHere().message, loc: perElement.loc }]
+        : unread,
     );
     return [];
   }
@@ -386,4 +397,29 @@ export class WasmRequests {
     const at = positionAt(mod.text, offset);
     return `${basename(file)}:${at.line}:${at.column}`;
   }
+}
+
+/**
+ * An operator call of `fn` (or of a function it calls) that runs once per element of an
+ * array (lower/nested.ts: an inner `gradient` with respect to an array, in forward mode).
+ */
+function perElementOperator(
+  fn: IRFunction,
+  lowered: (key: FunctionKey) => IRFunction | undefined,
+): Op | undefined {
+  const seen = new Set<FunctionKey>();
+  const visit = (f: IRFunction): Op | undefined => {
+    let found: Op | undefined;
+    forEachOp(f.body, (op) => {
+      if (found || op.opcode !== "call") return;
+      if (op.attrs.repeated) found = op;
+      const callee = op.attrs.callee;
+      if (found || !callee || seen.has(callee)) return;
+      seen.add(callee);
+      const inner = lowered(callee);
+      if (inner) found = visit(inner);
+    });
+    return found;
+  };
+  return visit(fn);
 }

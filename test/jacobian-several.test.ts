@@ -281,3 +281,49 @@ help: leave out 'mode: "forward"', or pass the numbers as an array
 1 error`,
   );
 });
+
+test("jacobian with respect to several parameters of a closure that writes what it captures: written once, in every mode", async () => {
+  // A residual function that keeps a log of the parameters it was called with and reuses a
+  // scratch buffer of the enclosing function, as code written without nabla in mind does.
+  const m = await loadProgram<{
+    fit: (
+      mode: string,
+      gain: number,
+      offsets: number[],
+    ) => { rows: Row[]; log: number[]; scratch: number[] };
+    residuals: (gain: number, offsets: number[]) => number[];
+  }>({
+    "main.ts": `import { jacobian } from "nabla";
+const samples = [0.5, 1.5, 2.5];
+export function residuals(gain: number, offsets: number[]): number[] {
+  return samples.map((t, i) => gain * Math.sin(t) + offsets[i % offsets.length]! * t - 1);
+}
+export function fit(mode: string, gain: number, offsets: number[]) {
+  const log: number[] = [];
+  const scratch = [0, 0];
+  const model = (g: number, o: number[]): number[] => {
+    log.push(g);
+    scratch[0] = g * 2;
+    return samples.map((t, i) => (scratch[0]! / 2) * Math.sin(t) + o[i % o.length]! * t - 1);
+  };
+  const rows =
+    mode === "forward"
+      ? jacobian(model, { mode: "forward" })(gain, offsets)
+      : mode === "reverse"
+        ? jacobian(model, { mode: "reverse" })(gain, offsets)
+        : jacobian(model)(gain, offsets);
+  return { rows, log, scratch };
+}
+`,
+  });
+  const args: [number, number[]] = [1.7, [0.25, -0.5]];
+  const results = ["forward", "reverse", "default"].map((mode) => m.fit(mode, ...args));
+  for (const [k, { rows, log, scratch }] of results.entries()) {
+    const what = ["forward", "reverse", "default"][k]!;
+    checkDifferences(m.residuals as never, args, [0, 1], rows, what);
+    assert.deepEqual(log, [1.7], `${what}: the log holds one call`);
+    assert.deepEqual(scratch, [3.4, 0], `${what}: the scratch buffer written once`);
+  }
+  assertSameRows(results[0]!.rows, results[1]!.rows, "forward against reverse");
+  assertSameRows(results[2]!.rows, results[1]!.rows, "default against reverse");
+});

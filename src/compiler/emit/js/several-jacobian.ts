@@ -42,11 +42,11 @@ export function severalJacobianWrapper(w: SeveralJacobian): string {
   const { fresh, params, takeSnapshots, copies: allCopies } = wrapperScaffold(w);
   const args = params.join(", ");
   if (w.number && w.gradient) return `((${args}) => (${w.gradient})(${args}))`;
-  // A function that writes its arguments writes them once: every pass but the last runs on
-  // copies of them as they were. (What it captures cannot be given as copies.)
-  if (w.writes.some((i) => i >= params.length))
-    return `((${args}) => { throw new Error("nabla: jacobian with respect to several parameters of a function that writes what it captures is not supported"); })`;
+  // A function that writes its arguments or captures writes them once: every pass but the
+  // last runs on copies of them as they were. A block's wrapper reads the captures by name, so
+  // their copies are given under those names.
   const copies = allCopies.slice(0, params.length);
+  const capturesWritten = w.writes.some((i) => i >= params.length);
   const [blocks, rows, m, n, i, site, vp, e, first] = [
     "blocks",
     "rows",
@@ -60,7 +60,9 @@ export function severalJacobianWrapper(w: SeveralJacobian): string {
   ].map(fresh) as [string, string, string, string, string, string, string, string, string];
   /** Block k of forward mode, on copies unless `last`. */
   const block = (k: number, last: boolean) =>
-    `(${w.blocks![k]!})(${(last ? params : copies).join(", ")})`;
+    !last && capturesWritten
+      ? `((${w.captures.join(", ")}) => (${w.blocks![k]!})(${copies.join(", ")}))(${allCopies.slice(params.length).join(", ")})`
+      : `(${w.blocks![k]!})(${(last ? params : copies).join(", ")})`;
   const forward = (from: number) =>
     w.blocks!.slice(from).map((_, k) => `${block(from + k, from + k === w.blocks!.length - 1)}`);
   if (w.number) return `((${args}) => { ${takeSnapshots}return [${forward(0).join(", ")}]; })`;

@@ -12,6 +12,7 @@ import { transposeLoop } from "./backward-loop.js";
 import { BranchAdjoints, type Adjoints, type SweepState } from "./adjoints.js";
 import { findInPlaceUpdates, type InPlaceUpdate } from "./in-place-updates.js";
 import { isLinear, isShadow, isShadowBuilder } from "./tangent-values.js";
+import { TypedStoreBounds } from "./typed-store-bounds.js";
 
 // The backward sweep of one JVP, emitted into a builder: walks the tangent part of the
 // linearized function backwards and accumulates adjoints (seed 004's accumulator map). Each
@@ -31,6 +32,7 @@ export class BackwardSweep implements SweepState {
   /** Values of the backward sweep that are shadows (whose numbers it reads and changes). */
   readonly shadowRefs = new Set<number>();
   private readonly inPlaceUpdates: Map<Op, InPlaceUpdate>;
+  private readonly typedStores: TypedStoreBounds;
 
   /**
    * With `forward`, the body's residuals are that sweep's values instead of the tape's.
@@ -55,6 +57,7 @@ export class BackwardSweep implements SweepState {
     };
     nameAdjoints({ params: jvp.params, ops: jvp.body.ops });
     this.inPlaceUpdates = findInPlaceUpdates(jvp);
+    this.typedStores = new TypedStoreBounds(jvp);
   }
 
   /**
@@ -224,7 +227,7 @@ export class BackwardSweep implements SweepState {
           ? this.b.emit("field", [shadow], ["number"], { field: op.attrs.field! }).results[0]!
           : this.b.emit("index", [shadow, this.primalValue(op.operands[1]!)], ["number"])
               .results[0]!;
-      this.accumulate(adjoints, update.other, found);
+      this.accumulate(adjoints, update.other, this.ignoredAsZero(op, found));
       return;
     }
     let found: Value;
@@ -250,8 +253,19 @@ export class BackwardSweep implements SweepState {
         this.adjointHints.get(value.id) ?? "adj",
       ).results[0]!;
       this.b.emit("setIndex", [shadow, index, this.zero()], []);
+      found = this.ignoredAsZero(op, found);
     }
     this.accumulate(adjoints, value, found);
+  }
+
+  /**
+   * The adjoint a typed array's shadow holds for `a[i] = v`, or 0 where i may lie outside the
+   * array: JavaScript ignored that write, and the read finds nothing (typed-store-bounds.ts).
+   */
+  private ignoredAsZero(store: Op, found: Value): Value {
+    if (store.opcode !== "setIndex") return found;
+    if (this.typedStores.inBounds(store.operands[0]!, store.operands[1]!)) return found;
+    return this.b.select(this.b.unary("nullish", found), this.zero(), found, found.hint);
   }
 
   /**

@@ -3,6 +3,7 @@ import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { forEachOp } from "../ir/walk.js";
+import { StoreBounds } from "../ir/store-bounds.js";
 import { sweepKey } from "../ir/names.js";
 import { TRANSPOSE_RULES } from "../rules/transpose.js";
 import { replacedSlot } from "./restore.js";
@@ -12,7 +13,6 @@ import { transposeLoop } from "./backward-loop.js";
 import { BranchAdjoints, type Adjoints, type SweepState } from "./adjoints.js";
 import { findInPlaceUpdates, type InPlaceUpdate } from "./in-place-updates.js";
 import { isLinear, isShadow, isShadowBuilder } from "./tangent-values.js";
-import { TypedStoreBounds } from "./typed-store-bounds.js";
 
 // The backward sweep of one JVP, emitted into a builder: walks the tangent part of the
 // linearized function backwards and accumulates adjoints (seed 004's accumulator map). Each
@@ -32,7 +32,7 @@ export class BackwardSweep implements SweepState {
   /** Values of the backward sweep that are shadows (whose numbers it reads and changes). */
   readonly shadowRefs = new Set<number>();
   private readonly inPlaceUpdates: Map<Op, InPlaceUpdate>;
-  private readonly typedStores: TypedStoreBounds;
+  private readonly stores: StoreBounds;
 
   /**
    * With `forward`, the body's residuals are that sweep's values instead of the tape's.
@@ -57,7 +57,7 @@ export class BackwardSweep implements SweepState {
     };
     nameAdjoints({ params: jvp.params, ops: jvp.body.ops });
     this.inPlaceUpdates = findInPlaceUpdates(jvp);
-    this.typedStores = new TypedStoreBounds(jvp);
+    this.stores = new StoreBounds(jvp.body);
   }
 
   /**
@@ -260,11 +260,14 @@ export class BackwardSweep implements SweepState {
 
   /**
    * The adjoint a typed array's shadow holds for `a[i] = v`, or 0 where i may lie outside the
-   * array: JavaScript ignored that write, and the read finds nothing (typed-store-bounds.ts).
+   * array: JavaScript ignored that write, and the read finds nothing. Where the index is known
+   * in range (ir/store-bounds.ts), the read as it was.
    */
   private ignoredAsZero(store: Op, found: Value): Value {
-    if (store.opcode !== "setIndex") return found;
-    if (this.typedStores.inBounds(store.operands[0]!, store.operands[1]!)) return found;
+    const [array, index] = store.operands as [Value, Value];
+    if (store.opcode !== "setIndex" || !isArray(array.type) || array.type.storage === "Array")
+      return found;
+    if (this.stores.within(array, index)) return found;
     return this.b.select(this.b.unary("nullish", found), this.zero(), found, found.hint);
   }
 

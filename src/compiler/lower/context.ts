@@ -24,6 +24,7 @@ import type { Binding, DifferentiationTarget, StaticFunction } from "../resolve/
 import type { Capture, LocalFunction } from "../resolve/captures.js";
 import type { TypeResolver } from "../types/signature.js";
 import type { TypeArguments } from "../types/declared-types.js";
+import type { VisitedElement } from "./hole-checks.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is
@@ -181,6 +182,12 @@ export class LowerContext {
   scope: Scope;
   loops: LoopTarget[] = [];
   readonly calls: CallSite[] = [];
+  /** Element reads of the methods that skip holes (forEach, reduce…), for hole-checks.ts. */
+  readonly visits: VisitedElement[] = [];
+  /** The program's own writes `a[k] = v` (not `a[k] += v`), for hole-checks.ts. */
+  readonly elementWrites: Op[] = [];
+  /** Whether the program sets an array's length (`xs.length = n`), for hole-checks.ts. */
+  lengthWrites = false;
   returnedFlag: Slot | undefined;
   /**
    * Local functions (`const f = (t: number) => …`): their code and the scope they were written

@@ -40,6 +40,7 @@ import { withRecovery } from "./recovery.js";
 import { expectType } from "./expect-type.js";
 import { lowerValue } from "./members.js";
 import { capturedVariableAdvice, parameterAdvice } from "./annotation-advice.js";
+import { checkHoles } from "./hole-checks.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.
@@ -277,6 +278,7 @@ function lowerFunctionOnce(
       const loss = lowerAuxReturn(ctx, expression, ctx.auxReturn.declared);
       ctx.at(expression);
       ctx.builder.emit("return", [loss], []);
+      checkHoles(ctx, body, ctx.visits);
       return { fn: functionOf(ctx, key, name, body, ["number"], options, node), calls: ctx.calls };
     }
     // `(v: number): Expr => ({ kind: "num", v })`: a literal takes the declared result type.
@@ -316,6 +318,7 @@ function lowerFunctionOnce(
     ctx.builder.emit("return", ctx.resultSlot ? [ctx.value(ctx.resultSlot)] : [], []);
   }
 
+  checkHoles(ctx, body, ctx.visits);
   const resultTypes = resultType === "void" ? [] : [resultType];
   return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
 }

@@ -1,13 +1,14 @@
-import { isArray } from "../ir/type-system.js";
-import { constantNumber, loopCounters, type LoopCounter } from "../ir/loop-counters.js";
-import type { IRFunction, Op, Region, Value } from "../ir/types.js";
+import { constantNumber, loopCounters, type LoopCounter } from "./loop-counters.js";
+import type { Op, Region, Value } from "./types.js";
 
-// Stores into a typed array that cannot fall outside it. JavaScript ignores a write to a
-// Float64Array past its end (or at -1, or 1.5), and so does the write to its shadow; the
-// backward sweep then finds no element where it takes the write's adjoint back (undefined, a
-// NaN gradient), so it reads one as zero — except where the index is known in range, which
-// keeps the code of the usual loops (`for (let i = 0; i < a.length; i++) a[i] = …`) as it
-// was. A typed array's length never changes, and its shadow's is the array's.
+// Stores whose index is known to name an element of the array: a whole number from 0 to below
+// its length, so the write neither falls outside a typed array (JavaScript ignores such a
+// write; differentiate/backward-sweep.ts) nor leaves holes in a plain one (lower/hole-checks.ts).
+// Known: a constant below the length of a literal or an allocation of constant size, and the
+// counter of a loop stepping up from a whole number ≥ 0 while below the array's length (or
+// down to 0 from below it), as in `for (let i = 0; i < a.length; i++) a[i] = …`. The length is
+// the one the array was made with: a typed array's never changes, and the caller rules out a
+// plain array that a function shortens.
 
 /** Where a loop counter runs: its loop's test says `p < bound` (or `p >= 0` counting down). */
 interface CounterInLoop {
@@ -17,18 +18,18 @@ interface CounterInLoop {
   before: Value;
 }
 
-export class TypedStoreBounds {
+export class StoreBounds {
   private readonly definitions = new Map<number, Op>();
   private readonly counters = new Map<number, CounterInLoop>();
 
-  constructor(fn: IRFunction) {
+  constructor(body: Region) {
     const visit = (region: Region) => {
       for (const op of region.ops) {
         for (const r of op.results) this.definitions.set(r.id, op);
         op.regions.forEach(visit);
       }
     };
-    visit(fn.body);
+    visit(body);
     const definitionOf = (id: number) => this.definitions.get(id);
     const loops = (region: Region) => {
       for (const op of region.ops) {
@@ -44,12 +45,11 @@ export class TypedStoreBounds {
         });
       }
     };
-    loops(fn.body);
+    loops(body);
   }
 
-  /** Whether `array[index] = …` writes an element of `array` whenever it runs. */
-  inBounds(array: Value, index: Value): boolean {
-    if (!isArray(array.type) || array.type.storage === "Array") return true;
+  /** Whether `array[index] = …` writes an element `array` has whenever it runs. */
+  within(array: Value, index: Value): boolean {
     const length = this.lengthOf(array);
     const at = this.constant(index);
     if (at !== undefined) {
@@ -90,6 +90,30 @@ export class TypedStoreBounds {
     return (
       less !== undefined && Number.isInteger(less) && less >= 1 && this.lengthOfNumber(n) === length
     );
+  }
+
+  /**
+   * Whether `index` is at most `array.length` whenever it is a whole number ≥ 0: 0,
+   * `a.length` (an append), `a.length - k` (k ≥ 0), a constant within a literal, or within().
+   * A write there leaves no hole (a negative or fractional index names a property).
+   */
+  atMostLength(array: Value, index: Value): boolean {
+    const at = this.constant(index);
+    if (at !== undefined) {
+      if (!Number.isInteger(at) || at <= 0) return true;
+      const length = this.lengthOf(array);
+      return length.startsWith("c") && at <= Number(length.slice(1));
+    }
+    const def = this.definitions.get(index.id);
+    if (def?.opcode === "length") return def.operands[0] === array;
+    if (def?.opcode === "sub") {
+      const [n, k] = def.operands as [Value, Value];
+      const less = this.constant(k);
+      const length = this.definitions.get(n.id);
+      if (less !== undefined && less >= 0 && length?.opcode === "length")
+        return length.operands[0] === array;
+    }
+    return this.within(array, index);
   }
 
   private constant(v: Value): number | undefined {

@@ -25,6 +25,7 @@ import type { Capture, LocalFunction } from "../resolve/captures.js";
 import type { TypeResolver } from "../types/signature.js";
 import type { TypeArguments } from "../types/declared-types.js";
 import type { VisitedElement } from "./hole-checks.js";
+import type { ElementUpdate } from "./typed-updates.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is
@@ -186,6 +187,8 @@ export class LowerContext {
   readonly visits: VisitedElement[] = [];
   /** The program's own writes `a[k] = v` (not `a[k] += v`), for hole-checks.ts. */
   readonly elementWrites: Op[] = [];
+  /** The program's updates `a[k] op= v`, for typed-updates.ts. */
+  readonly elementUpdates: ElementUpdate[] = [];
   /** Whether the program sets an array's length (`xs.length = n`), for hole-checks.ts. */
   lengthWrites = false;
   returnedFlag: Slot | undefined;

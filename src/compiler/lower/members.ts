@@ -64,6 +64,7 @@ import type {
   FieldType,
   FunctionTypeInfo,
   ObjectType,
+  Op,
   Type,
   Value,
 } from "../ir/types.js";
@@ -228,17 +229,18 @@ export function lowerMemberWrite(
     }
     const { index, position } = lowerIndex(ctx, node);
     const expected = elementAt(type, position);
-    let updates = false;
+    let read: Op | undefined;
     const current = () => {
-      updates = true;
       ctx.at(node);
-      return ctx.builder.emit("index", [object, index], [expected]).results[0]!;
+      read = ctx.builder.emit("index", [object, index], [expected]);
+      return read.results[0]!;
     };
     const value = compute(current, expected);
     ctx.at(node);
     const store = ctx.builder.emit("setIndex", [object, index, value], []);
     // `a[k] += v` reads a[k] first: outside the array, NaN in JavaScript too.
-    if (!updates) ctx.elementWrites.push(store);
+    if (read) ctx.elementUpdates.push({ read, store });
+    else ctx.elementWrites.push(store);
     return value;
   }
   if (isKeyed(type)) return keyedWrite(ctx, node, object, compute);

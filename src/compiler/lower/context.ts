@@ -24,8 +24,6 @@ import type { Binding, DifferentiationTarget, StaticFunction } from "../resolve/
 import type { Capture, LocalFunction } from "../resolve/captures.js";
 import type { TypeResolver } from "../types/signature.js";
 import type { TypeArguments } from "../types/declared-types.js";
-import type { VisitedElement } from "./hole-checks.js";
-import type { ElementUpdate } from "./typed-updates.js";
 
 // State shared by the lowering of one function: the builder, the lexical scopes, and the
 // current SSA value of every variable (the environment). Structured SSA construction is
@@ -175,6 +173,19 @@ export class WidenConstruction extends Error {
   ) {
     super("internal: a construction to widen");
   }
+}
+
+/** A read of the element a hole-skipping method visits, and the method's call (hole-checks.ts). */
+export interface VisitedElement {
+  read: Op;
+  method: string;
+  at: { start: number; end: number };
+}
+
+/** An update `a[k] op= v`: the read of a[k] and the write (typed-updates.ts). */
+export interface ElementUpdate {
+  read: Op;
+  store: Op;
 }
 
 export class LowerContext {

@@ -4,7 +4,7 @@ import { Builder } from "../ir/builder.js";
 import { StoreBounds } from "../ir/store-bounds.js";
 import { isArray } from "../ir/type-system.js";
 import type { Op, Region, Value } from "../ir/types.js";
-import type { LowerContext } from "./context.js";
+import type { LowerContext, VisitedElement } from "./context.js";
 
 // Holes. `xs[5] = v` on an array of 3 leaves elements 3 and 4 unwritten, and JavaScript's
 // forEach, map, filter, reduce, some, every and indexOf pass over them; the loops lowering
@@ -15,13 +15,6 @@ import type { LowerContext } from "./context.js";
 // its end, or a length set): elsewhere the loops stay as they are. A hole filled before the
 // loop runs (an array filled from its last element) passes. Holes made in another function
 // (a callee writing past the end of an array it was given) are not looked for.
-
-/** A read of the element a hole-skipping method visits, and the method's call. */
-export interface VisitedElement {
-  read: Op;
-  method: string;
-  at: { start: number; end: number };
-}
 
 /** Adds the checks to `body` (the lowered function) where it may leave holes. */
 export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedElement[]): void {

@@ -3,7 +3,7 @@ import { StoreBounds } from "../ir/store-bounds.js";
 import { isArray } from "../ir/type-system.js";
 import type { Op, Region, Value } from "../ir/types.js";
 import { forEachOp } from "../ir/walk.js";
-import type { LowerContext } from "./context.js";
+import type { ElementUpdate, LowerContext } from "./context.js";
 
 // `buf[k] *= x` with k past a typed array's end: JavaScript reads undefined, computes NaN and
 // ignores the write. Reverse mode gives the ignored write a zero adjoint, then multiplies it
@@ -11,12 +11,6 @@ import type { LowerContext } from "./context.js";
 // (ir/store-bounds.ts) and the update does more than add to the element, derivative code
 // reads a missing element as 0: the write is ignored all the same, and nothing reaches the
 // gradient. `buf[k] += v` and `-=` keep their code: their derivative does not read it.
-
-/** An update `a[k] op= v`: the read of a[k] and the write. */
-export interface ElementUpdate {
-  read: Op;
-  store: Op;
-}
 
 export function zeroMissingElements(
   ctx: LowerContext,

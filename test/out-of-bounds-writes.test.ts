@@ -186,3 +186,16 @@ test("a plain array given its length by arr.length = n: right when shorter, refu
   for (const k of [1, 2, 3]) checkAt(m, 1.5, k);
   checkRefusedAt(m, 1.5, 5, holeMessage("map", 5, 10));
 });
+
+test("a helper writing past the end of a plain array it was given: refused where the caller reduces it", async () => {
+  const m = await compile(`function put(a: number[], k: number, v: number): void {
+  a[k] = v;
+}
+export function f(x: number, k: number): number {
+  const arr = [x, 2 * x, 3];
+  put(arr, k, x * x);
+  return arr.reduce((s, v) => s + v * x, 0);
+}`);
+  for (const k of [0, 3]) checkAt(m, 1.5, k);
+  checkRefusedAt(m, 1.5, 5, holeMessage("reduce", 8, 10));
+});

@@ -12,17 +12,22 @@ import type { LowerContext, VisitedElement } from "./context.js";
 // the program computed a number. Derivative code does not skip holes: it stops, with an
 // error naming the method, when one of those loops meets one. Only in functions with a
 // write that may leave holes (a plain array written by index, not provably within it or at
-// its end, or a length set): elsewhere the loops stay as they are. A hole filled before the
-// loop runs (an array filled from its last element) passes. Holes made in another function
-// (a callee writing past the end of an array it was given) are not looked for.
+// its end, or a length set), and over arrays the function gives to one of the program's
+// functions (which may write past their end): elsewhere the loops stay as they are. A hole
+// filled before the loop runs (an array filled from its last element) passes. Not looked for:
+// holes in an array a call returns, or that a field holds, made by another function.
 
 /** Adds the checks to `body` (the lowered function) where it may leave holes. */
 export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedElement[]): void {
   const plain = visits.filter(({ read }) => isPlainArray(read.operands[0]!));
-  if (plain.length === 0 || !mayLeaveHoles(ctx, body)) return;
+  if (plain.length === 0) return;
+  const own = mayLeaveHoles(ctx, body);
+  const passed = passedToCalls(body);
+  const checked = plain.filter(({ read }) => own || passed.has(read.operands[0]!.id));
+  if (checked.length === 0) return;
   const containing = regionsOf(body);
   const b = new Builder(ctx.builder.values, body, ctx.builder.loc);
-  for (const { read, method, at } of plain) {
+  for (const { read, method, at } of checked) {
     const region = containing.get(read);
     if (!region) continue; // dropped with an unreachable branch
     const { line, column } = positionAt(ctx.module.text, at.start);
@@ -79,6 +84,19 @@ function mayLeaveHoles(ctx: LowerContext, body: Region): boolean {
     const [array, index] = op.operands as [Value, Value];
     return shortens || !bounds.atMostLength(array, index);
   });
+}
+
+/** The arrays (value ids) given to a call of one of the program's functions, which may write to them. */
+function passedToCalls(body: Region): Set<number> {
+  const passed = new Set<number>();
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      if (op.opcode === "call") for (const v of op.operands) if (isPlainArray(v)) passed.add(v.id);
+      op.regions.forEach(visit);
+    }
+  };
+  visit(body);
+  return passed;
 }
 
 /** The region holding each op. */

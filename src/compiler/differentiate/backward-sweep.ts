@@ -3,6 +3,7 @@ import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
 import { forEachOp } from "../ir/walk.js";
+import { StoreBounds } from "../ir/store-bounds.js";
 import { sweepKey } from "../ir/names.js";
 import { TRANSPOSE_RULES } from "../rules/transpose.js";
 import { replacedSlot } from "./restore.js";
@@ -31,6 +32,7 @@ export class BackwardSweep implements SweepState {
   /** Values of the backward sweep that are shadows (whose numbers it reads and changes). */
   readonly shadowRefs = new Set<number>();
   private readonly inPlaceUpdates: Map<Op, InPlaceUpdate>;
+  private readonly stores: StoreBounds;
 
   /**
    * With `forward`, the body's residuals are that sweep's values instead of the tape's.
@@ -55,6 +57,7 @@ export class BackwardSweep implements SweepState {
     };
     nameAdjoints({ params: jvp.params, ops: jvp.body.ops });
     this.inPlaceUpdates = findInPlaceUpdates(jvp);
+    this.stores = new StoreBounds(jvp.body);
   }
 
   /**
@@ -224,7 +227,7 @@ export class BackwardSweep implements SweepState {
           ? this.b.emit("field", [shadow], ["number"], { field: op.attrs.field! }).results[0]!
           : this.b.emit("index", [shadow, this.primalValue(op.operands[1]!)], ["number"])
               .results[0]!;
-      this.accumulate(adjoints, update.other, found);
+      this.accumulate(adjoints, update.other, this.ignoredAsZero(op, found));
       return;
     }
     let found: Value;
@@ -250,8 +253,22 @@ export class BackwardSweep implements SweepState {
         this.adjointHints.get(value.id) ?? "adj",
       ).results[0]!;
       this.b.emit("setIndex", [shadow, index, this.zero()], []);
+      found = this.ignoredAsZero(op, found);
     }
     this.accumulate(adjoints, value, found);
+  }
+
+  /**
+   * The adjoint a typed array's shadow holds for `a[i] = v`, or 0 where i may lie outside the
+   * array: JavaScript ignored that write, and the read finds nothing. Where the index is known
+   * in range (ir/store-bounds.ts), the read as it was.
+   */
+  private ignoredAsZero(store: Op, found: Value): Value {
+    const [array, index] = store.operands as [Value, Value];
+    if (store.opcode !== "setIndex" || !isArray(array.type) || array.type.storage === "Array")
+      return found;
+    if (this.stores.within(array, index)) return found;
+    return this.b.select(this.b.unary("nullish", found), this.zero(), found, found.hint);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { parseSync, type CallExpression, type Node, type Statement } from "oxc-parser";
 import { callArity, unsupportedSyntax } from "../diagnostics/messages/index.js";
-import type { ArrayType, Value } from "../ir/types.js";
+import type { ArrayType, Op, Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext } from "./context.js";
 import { countedLoop } from "./ir-loops.js";
@@ -86,6 +86,9 @@ export function lowerSort(
     }
     ctx.lowerStatements(statements);
   });
+  // The merge's writes (placed at the call) stay within the arrays (lower/hole-checks.ts).
+  const own = (op: Op) => op.loc.start === node.start && op.loc.end === node.end;
+  ctx.elementWrites.splice(0, Infinity, ...ctx.elementWrites.filter((op) => !own(op)));
   return sorted;
 }
 

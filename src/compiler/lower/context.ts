@@ -184,12 +184,33 @@ export class WidenConstruction extends Error {
   }
 }
 
+/** A read of the element a hole-skipping method visits, and the method's call (hole-checks.ts). */
+export interface VisitedElement {
+  read: Op;
+  method: string;
+  at: { start: number; end: number };
+}
+
+/** An update `a[k] op= v`: the read of a[k] and the write (typed-updates.ts). */
+export interface ElementUpdate {
+  read: Op;
+  store: Op;
+}
+
 export class LowerContext {
   readonly builder: Builder;
   env: Env = new Map();
   scope: Scope;
   loops: LoopTarget[] = [];
   readonly calls: CallSite[] = [];
+  /** Element reads of the methods that skip holes (forEach, reduce…), for hole-checks.ts. */
+  readonly visits: VisitedElement[] = [];
+  /** The program's own writes `a[k] = v` (not `a[k] += v`), for hole-checks.ts. */
+  readonly elementWrites: Op[] = [];
+  /** The program's updates `a[k] op= v`, for typed-updates.ts. */
+  readonly elementUpdates: ElementUpdate[] = [];
+  /** Whether the program sets an array's length (`xs.length = n`), for hole-checks.ts. */
+  lengthWrites = false;
   returnedFlag: Slot | undefined;
   /**
    * Local functions (`const f = (t: number) => …`): their code and the scope they were written

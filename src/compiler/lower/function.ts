@@ -40,6 +40,8 @@ import { withRecovery } from "./recovery.js";
 import { expectType } from "./expect-type.js";
 import { lowerValue } from "./members.js";
 import { capturedVariableAdvice, parameterAdvice } from "./annotation-advice.js";
+import { checkHoles } from "./hole-checks.js";
+import { zeroMissingElements } from "./typed-updates.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.
@@ -278,6 +280,8 @@ function lowerFunctionOnce(
       const loss = lowerAuxReturn(ctx, expression, ctx.auxReturn.declared);
       ctx.at(expression);
       ctx.builder.emit("return", [loss], []);
+      checkHoles(ctx, body, ctx.visits);
+      zeroMissingElements(ctx, body, ctx.elementUpdates);
       return { fn: functionOf(ctx, key, name, body, ["number"], options, node), calls: ctx.calls };
     }
     // `(v: number): Expr => ({ kind: "num", v })`: a literal takes the declared result type.
@@ -317,6 +321,8 @@ function lowerFunctionOnce(
     ctx.builder.emit("return", ctx.resultSlot ? [ctx.value(ctx.resultSlot)] : [], []);
   }
 
+  checkHoles(ctx, body, ctx.visits);
+  zeroMissingElements(ctx, body, ctx.elementUpdates);
   const resultTypes = resultType === "void" ? [] : [resultType];
   return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
 }

@@ -64,6 +64,7 @@ import type {
   FieldType,
   FunctionTypeInfo,
   ObjectType,
+  Op,
   Type,
   Value,
 } from "../ir/types.js";
@@ -215,6 +216,8 @@ export function lowerMemberWrite(
       };
       const value = compute(current, "number");
       ctx.at(node);
+      // A longer length leaves holes.
+      if (ctx.builder.constantOf(value) !== 0) ctx.lengthWrites = true;
       lowerLengthAssignment(ctx, object, value);
       return value;
     }
@@ -226,13 +229,18 @@ export function lowerMemberWrite(
     }
     const { index, position } = lowerIndex(ctx, node);
     const expected = elementAt(type, position);
+    let read: Op | undefined;
     const current = () => {
       ctx.at(node);
-      return ctx.builder.emit("index", [object, index], [expected]).results[0]!;
+      read = ctx.builder.emit("index", [object, index], [expected]);
+      return read.results[0]!;
     };
     const value = compute(current, expected);
     ctx.at(node);
-    ctx.builder.emit("setIndex", [object, index, value], []);
+    const store = ctx.builder.emit("setIndex", [object, index, value], []);
+    // `a[k] += v` reads a[k] first: outside the array, NaN in JavaScript too.
+    if (read) ctx.elementUpdates.push({ read, store });
+    else ctx.elementWrites.push(store);
     return value;
   }
   if (isKeyed(type)) return keyedWrite(ctx, node, object, compute);

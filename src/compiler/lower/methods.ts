@@ -213,7 +213,9 @@ export function lowerArrayMethod(
           ),
         () => {
           const i = ctx.value(counter);
-          const e = b.emit("index", [array, i], [type.element]).results[0]!;
+          const read = b.emit("index", [array, i], [type.element]);
+          if (method !== "includes") ctx.visits.push({ read, method, at: node });
+          const e = read.results[0]!;
           if (e.type === wanted.type) {
             const same = b.compare("eq", e, wanted);
             lowerIf(ctx, same, [
@@ -377,6 +379,9 @@ function localFunctionCallback(ctx: LowerContext, node: Node): ArrowFunctionExpr
  * a loop whose body is the callback, inlined with its parameters bound to the element, the
  * index (and the accumulator).
  */
+/** The methods that pass over an array's holes (`find` and `from` visit them as undefined). */
+const SKIP_HOLES = new Set(["forEach", "map", "filter", "reduce", "reduceRight", "some", "every"]);
+
 function lowerIteration(
   ctx: LowerContext,
   node: CallExpression,
@@ -423,7 +428,9 @@ function lowerIteration(
     throwIfEmpty(ctx, node, n);
     ctx.at(node);
     const first = method === "reduce" ? b.constant(0) : b.binary("sub", n, b.constant(1));
-    initial = b.emit("index", [array!, first], [element!]).results[0]!;
+    const read = b.emit("index", [array!, first], [element!]);
+    ctx.visits.push({ read, method, at: node });
+    initial = read.results[0]!;
   }
 
   // The result array of `map`/`from` is allocated before the loop, once the element type is
@@ -468,8 +475,11 @@ function lowerIteration(
       const i = backward ? b.binary("sub", b.binary("sub", n, b.constant(1)), step) : step;
       const bound: Value[] = [];
       if (reducing) bound.push(ctx.value(accumulator!));
-      if (array) bound.push(b.emit("index", [array, i], [element!]).results[0]!);
-      else bound.push(b.constant(0));
+      if (array) {
+        const read = b.emit("index", [array, i], [element!]);
+        if (SKIP_HOLES.has(method)) ctx.visits.push({ read, method, at: node });
+        bound.push(read.results[0]!);
+      } else bound.push(b.constant(0));
       bound.push(i);
       const produced = inline
         ? inlineCallback(ctx, inline, bound)

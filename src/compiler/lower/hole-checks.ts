@@ -1,0 +1,113 @@
+import { basename } from "node:path";
+import { positionAt } from "../diagnostics/format.js";
+import { Builder } from "../ir/builder.js";
+import { StoreBounds } from "../ir/store-bounds.js";
+import { isArray } from "../ir/type-system.js";
+import type { Op, Region, Value } from "../ir/types.js";
+import type { LowerContext, VisitedElement } from "./context.js";
+
+// Holes. `xs[5] = v` on an array of 3 leaves elements 3 and 4 unwritten, and JavaScript's
+// forEach, map, filter, reduce, some, every and indexOf pass over them; the loops lowering
+// makes of those methods read every index, so a hole would give undefined, and NaN, where
+// the program computed a number. Derivative code does not skip holes: it stops, with an
+// error naming the method, when one of those loops meets one. Only in functions with a
+// write that may leave holes (a plain array written by index, not provably within it or at
+// its end, or a length set), and over arrays the function gives to one of the program's
+// functions (which may write past their end): elsewhere the loops stay as they are. A hole
+// filled before the loop runs (an array filled from its last element) passes. Not looked for:
+// holes in an array a call returns, or that a field holds, made by another function.
+
+/** Adds the checks to `body` (the lowered function) where it may leave holes. */
+export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedElement[]): void {
+  const plain = visits.filter(({ read }) => isPlainArray(read.operands[0]!));
+  if (plain.length === 0) return;
+  const own = mayLeaveHoles(ctx, body);
+  const passed = passedToCalls(body);
+  const checked = plain.filter(({ read }) => own || passed.has(read.operands[0]!.id));
+  if (checked.length === 0) return;
+  const containing = regionsOf(body);
+  const b = new Builder(ctx.builder.values, body, ctx.builder.loc);
+  for (const { read, method, at } of checked) {
+    const region = containing.get(read);
+    if (!region) continue; // dropped with an unreachable branch
+    const { line, column } = positionAt(ctx.module.text, at.start);
+    const where = `${basename(ctx.module.file)}:${line}:${column}`;
+    const message =
+      `nabla: '.${method}' at ${where} met a hole (an element never written, left by a ` +
+      `write past the array's end); JavaScript skips holes, nabla's derivative code does not. ` +
+      `Write every element before the call, e.g. with push or fill.`;
+    const check: Region = { params: [], ops: [] };
+    b.loc = read.loc;
+    b.inRegion(check, () => {
+      const hole = b.unary("nullish", read.results[0]!);
+      const stop: Region = { params: [], ops: [] };
+      b.inRegion(stop, () => {
+        b.emit("extern", [b.constant("RangeError"), b.constant(message)], ["void"], {
+          callee: "nabla:raise",
+        });
+        b.emit("yield", [], []);
+      });
+      const pass: Region = { params: [], ops: [] };
+      b.inRegion(pass, () => b.emit("yield", [], []));
+      b.emit("if", [hole], [], {}, [stop, pass]);
+    });
+    region.ops.splice(region.ops.indexOf(read) + 1, 0, ...check.ops);
+  }
+}
+
+function isPlainArray(v: Value): boolean {
+  return isArray(v.type) && v.type.storage === "Array";
+}
+
+/**
+ * Whether the function's own writes may leave holes: `xs.length = n`, or `a[k] = v` into a
+ * plain array with k not known to be at most its length (ir/store-bounds.ts: an append
+ * `a[a.length] = v`, `a[a.length - 1]`, 0, a counter below the length; not trusted when the
+ * function shortens an array). Its methods' writes
+ * (sort, splice, push…) never leave holes, and `a[k] += v` reads a[k] first, giving NaN in
+ * JavaScript as well when k lies past the end.
+ */
+function mayLeaveHoles(ctx: LowerContext, body: Region): boolean {
+  if (ctx.lengthWrites) return true;
+  const writes = ctx.elementWrites.filter((op) => isPlainArray(op.operands[0]!));
+  if (writes.length === 0) return false;
+  let shortens = false;
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      if (op.opcode === "truncate") shortens = true;
+      op.regions.forEach(visit);
+    }
+  };
+  visit(body);
+  const bounds = new StoreBounds(body);
+  return writes.some((op) => {
+    const [array, index] = op.operands as [Value, Value];
+    return shortens || !bounds.atMostLength(array, index);
+  });
+}
+
+/** The arrays (value ids) given to a call of one of the program's functions, which may write to them. */
+function passedToCalls(body: Region): Set<number> {
+  const passed = new Set<number>();
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      if (op.opcode === "call") for (const v of op.operands) if (isPlainArray(v)) passed.add(v.id);
+      op.regions.forEach(visit);
+    }
+  };
+  visit(body);
+  return passed;
+}
+
+/** The region holding each op. */
+function regionsOf(body: Region): Map<Op, Region> {
+  const found = new Map<Op, Region>();
+  const visit = (region: Region) => {
+    for (const op of region.ops) {
+      found.set(op, region);
+      op.regions.forEach(visit);
+    }
+  };
+  visit(body);
+  return found;
+}

@@ -23,6 +23,7 @@ import { isArrayCall, lowerNew, lowerValue, readerOf } from "./members.js";
 import { lowerObjectAssign } from "./object-assign.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { isKeyed, isMap, isSet } from "../ir/type-system.js";
+import { mathApplyAsCall } from "./math-apply.js";
 import { mathMember } from "./math-functions.js";
 import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
@@ -108,6 +109,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     return lowerSuperMethodCall(ctx, node, callee);
   const math = mathMember(ctx, callee);
   if (math !== undefined) return lowerMathCall(ctx, node, math);
+  const applied = mathApplyAsCall(ctx, node);
+  if (applied) return lowerCall(ctx, applied);
 
   if (callee.type === "MemberExpression" && isValueReceiver(ctx, callee)) {
     return lowerMethodCall(ctx, node, callee);

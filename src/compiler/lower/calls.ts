@@ -24,6 +24,7 @@ import { lowerObjectAssign } from "./object-assign.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { isKeyed, isMap, isSet } from "../ir/type-system.js";
 import { mathApplyAsCall } from "./math-apply.js";
+import { factoryCallOf } from "../parse/closure-factory.js";
 import { mathMember } from "./math-functions.js";
 import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
@@ -945,5 +946,11 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
   }
   if (path === "structuredClone" && isPlatformGlobal(ctx.module, path, ctx.scope))
     return ctx.fail(callee, unknownCallee.cannotDifferentiateDeepCopy(path));
+  const factory =
+    callee.type === "Identifier" && !ctx.scope.lookup(path)
+      ? factoryCallOf(ctx.module, path)
+      : undefined;
+  if (factory !== undefined)
+    return ctx.fail(callee, unknownCallee.cannotDifferentiateClosureFromCall(path, factory));
   return ctx.fail(callee, unknownCallee.cannotDifferentiateCallToIt(path));
 }

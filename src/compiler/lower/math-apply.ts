@@ -17,15 +17,23 @@ function isInertReceiver(node: Node): boolean {
 }
 
 /** The call `node` makes when it is `Math.f.apply(r, xs)` or `Math.f.call(r, …args)`. */
-export function mathApplyAsCall(ctx: LowerContext, node: CallExpression): CallExpression | undefined {
+export function mathApplyAsCall(
+  ctx: LowerContext,
+  node: CallExpression,
+): CallExpression | undefined {
   const callee = node.callee;
-  if (callee.type !== "MemberExpression" || callee.computed || callee.property.type !== "Identifier")
+  if (
+    callee.type !== "MemberExpression" ||
+    callee.computed ||
+    callee.property.type !== "Identifier"
+  )
     return undefined;
   const how = callee.property.name;
   if (how !== "apply" && how !== "call") return undefined;
   if (mathMember(ctx, callee.object) === undefined) return undefined;
   const [receiver, ...rest] = node.arguments;
-  if (!receiver || receiver.type === "SpreadElement" || !isInertReceiver(receiver)) return undefined;
+  if (!receiver || receiver.type === "SpreadElement" || !isInertReceiver(receiver))
+    return undefined;
   if (how === "apply") {
     // `apply(r)` without an array calls with no arguments; an array written as a spread
     // (`apply(r, ...xs)`) is not the idiom.

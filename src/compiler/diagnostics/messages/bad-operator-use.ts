@@ -28,6 +28,12 @@ export const badOperatorUse = {
       "badOperatorUse",
       `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
     ),
+  holdsClosureFromCall: (operator: Printable, name: Printable, factory: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot differentiate '${name}': it holds the function '${factory}(…)' returned, a closure made at run time, whose code nabla cannot tell at compile time`,
+      `declare the function it returns at the top level, taking what it captures as parameters ('function ${name}(params, config)'), and differentiate that function (with 'wrt' naming the parameters to differentiate)`,
+    ),
   cannotTellWhichMethod: (operator: Printable, member: Printable) =>
     message(
       "badOperatorUse",

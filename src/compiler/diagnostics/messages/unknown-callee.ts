@@ -4,6 +4,12 @@ import { message, type Printable } from "./message.js";
 // code, with the parts that vary as parameters; docs/diagnostics.md shows examples.
 
 export const unknownCallee = {
+  cannotDifferentiateClosureFromCall: (name: Printable, factory: Printable) =>
+    message(
+      "unknownCallee",
+      `cannot differentiate a call to '${name}': it holds the function '${factory}(…)' returned, a closure made at run time, whose code nabla cannot tell at compile time`,
+      `declare the function it returns at the top level, taking what it captures as parameters ('function ${name}(params, config)'), and call that`,
+    ),
   cannotDifferentiateCallToIt: (path: Printable) =>
     message(
       "unknownCallee",

@@ -31,8 +31,8 @@ export const badOperatorUse = {
   holdsClosureFromCall: (operator: Printable, name: Printable, factory: Printable) =>
     message(
       "badOperatorUse",
-      `'${operator}' cannot differentiate '${name}': it holds the function '${factory}(…)' returned, a closure made at run time, whose code nabla cannot tell at compile time`,
-      `declare the function it returns at the top level, taking what it captures as parameters ('function ${name}(params, config)'), and differentiate that function (with 'wrt' naming the parameters to differentiate)`,
+      `'${operator}' cannot differentiate '${name}': it holds the closure '${factory}(…)' returned when the module ran, which nabla cannot follow from here`,
+      `make the closure inside the function you differentiate, where nabla inlines it: '${operator}((p) => { const ${name} = ${factory}(…); return ${name}(p); })'`,
     ),
   cannotTellWhichMethod: (operator: Printable, member: Printable) =>
     message(

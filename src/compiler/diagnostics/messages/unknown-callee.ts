@@ -7,8 +7,8 @@ export const unknownCallee = {
   cannotDifferentiateClosureFromCall: (name: Printable, factory: Printable) =>
     message(
       "unknownCallee",
-      `cannot differentiate a call to '${name}': it holds the function '${factory}(…)' returned, a closure made at run time, whose code nabla cannot tell at compile time`,
-      `declare the function it returns at the top level, taking what it captures as parameters ('function ${name}(params, config)'), and call that`,
+      `cannot differentiate a call to '${name}': it holds the closure '${factory}(…)' returned when the module ran, which nabla cannot follow from here`,
+      `make the closure inside the function you differentiate, where nabla inlines it: 'const ${name} = ${factory}(…)' there`,
     ),
   cannotDifferentiateCallToIt: (path: Printable) =>
     message(

@@ -120,7 +120,13 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
         ctx.yieldSite.lower(node.expression);
         return false;
       }
-      lowerExpression(ctx, node.expression);
+      // `void promise;`, `void unused;`: the expression, its value dropped as any statement's.
+      lowerExpression(
+        ctx,
+        node.expression.type === "UnaryExpression" && node.expression.operator === "void"
+          ? node.expression.argument
+          : node.expression,
+      );
       return false;
     case "VariableDeclaration":
       lowerDeclaration(ctx, node);

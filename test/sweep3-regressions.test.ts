@@ -186,3 +186,18 @@ export function f(x: number, y: number, z: number): number {
     POINTS,
   );
 });
+
+test("'void x;' as a statement runs its expression", async () => {
+  await checkProgram(
+    `
+export function f(x: number, y: number, z: number): number {
+  const unused = x * y;
+  void unused;
+  let t = z;
+  void (t *= x);
+  return t + Math.sin(y);
+}
+`,
+    POINTS,
+  );
+});

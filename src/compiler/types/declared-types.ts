@@ -14,7 +14,7 @@ import {
 import { sameType } from "../ir/type-system.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
-import { checkedTypes } from "./checked-types.js";
+import { checkedTypeAt } from "./checked-type-lookup.js";
 import { unionOfClasses } from "./class-unions.js";
 import { classInstantiation } from "./generic-classes.js";
 import { isPlatformGlobal } from "./globals.js";
@@ -546,7 +546,7 @@ function checkedPrimitive(
   key: Node,
 ): Type | undefined {
   if (!program || !initializer) return undefined;
-  const type = checkedTypes(program).typeAt(mod.file, key.start);
+  const type = checkedTypeAt(program, mod.file, key.start);
   return type === "number" || type === "boolean" || type === "string" ? type : undefined;
 }
 

@@ -201,3 +201,35 @@ export function f(x: number, y: number, z: number): number {
     POINTS,
   );
 });
+
+test("a labelled block left by 'break label', with loops and unlabeled exits inside and around", async () => {
+  await checkProgram(
+    `
+export function f(x: number, y: number, z: number): number {
+  const p = [x, y, z, x * y];
+  let total = 0;
+  outer: for (let i = 0; i < p.length; i++) {
+    found: {
+      if (p[i] > 1) break found;
+      total += p[i] * p[i];
+      for (let j = 0; j < 3; j++) {
+        if (j === 1 && p[i] < 0) break found;
+        if (j === 2) continue outer;
+        total += Math.sin(p[i] * j);
+        if (p[i] > 0.5 && j === 0) break;
+      }
+      total *= 1.1;
+    }
+    total += p[i];
+    check: {
+      if (i === 2) break outer;
+      if (p[i] < -0.5) continue;
+      total += 0.5 * p[i] ** 3;
+    }
+  }
+  return total;
+}
+`,
+    [...POINTS, [-0.7, 1.3, 0.4], [0.6, 0.2, -0.8]],
+  );
+});

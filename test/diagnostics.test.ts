@@ -780,24 +780,25 @@ main.ts:7:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: label on a block",
+    name: "NABLA101: label on a statement other than a loop or a block",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  a: {
+  a: if (x > 0) {
     return x;
   }
+  return -x;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:3: error NABLA101: labels are supported on loops only
+main.ts:3:3: error NABLA101: labels are supported on loops and blocks only
   2 | function f(x: number): number {
-> 3 |   a: {
-    |   ^^^^
-help: remove the label; to leave the block early, use 'if'/'else' or move it into a function and 'return'
-main.ts:7:19: note: when differentiating 'f' for 'derivative'
-> 7 | export const df = derivative(f);
+> 3 |   a: if (x > 0) {
+    |   ^^^^^^^^^^^^^^^
+help: remove the label, or put the statement in a block ('a: { … }') to leave it with 'break a'
+main.ts:8:19: note: when differentiating 'f' for 'derivative'
+> 8 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
 
 1 error`,

@@ -23,7 +23,9 @@ import { isArrayCall, lowerNew, lowerValue, readerOf } from "./members.js";
 import { lowerObjectAssign } from "./object-assign.js";
 import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from "./methods.js";
 import { isKeyed, isMap, isSet } from "../ir/type-system.js";
-import { mathMember } from "./math-functions.js";
+import { mathApplyAsCall } from "./math-apply.js";
+import { factoryCallOf } from "../parse/closure-factory.js";
+import { mathCallback, mathMember } from "./math-functions.js";
 import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
 import { signatureOf, type ParamInfo, type Signature } from "../types/signature.js";
@@ -108,6 +110,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     return lowerSuperMethodCall(ctx, node, callee);
   const math = mathMember(ctx, callee);
   if (math !== undefined) return lowerMathCall(ctx, node, math);
+  const applied = mathApplyAsCall(ctx, node);
+  if (applied) return lowerCall(ctx, applied);
 
   if (callee.type === "MemberExpression" && isValueReceiver(ctx, callee)) {
     return lowerMethodCall(ctx, node, callee);
@@ -280,18 +284,30 @@ function lowerClosureCall(
       ),
     );
   }
+  // A function given to a plain parameter (`row((a) => -Math.sin(a))`, `row(Math.cos)`, a
+  // local function): the parameter names it inside, a local function of the caller's scope.
+  const functions = node.arguments.map((a, i) =>
+    fn.params[i]?.type === "Identifier" ? functionArgument(ctx, a) : undefined,
+  );
   const args = lowerArguments(
     ctx,
-    node,
-    signature.params.map((p) => p.type),
+    functions.some(Boolean) ? withPlaceholders(node, functions) : node,
+    signature.params.map((p, i) => (functions[i] ? undefined : p.type)),
   );
   checkArity(ctx, node, name, fn.params.length, args.length);
-  checkArgumentTypes(ctx, node, name, signature.params, args, node.arguments);
+  checkArgumentTypes(
+    ctx,
+    node,
+    name,
+    signature.params.map((p, i) => (functions[i] ? { ...p, type: undefined } : p)),
+    args,
+    node.arguments,
+  );
   const saved = ctx.scope;
   ctx.scope = closure.scope;
   ctx.inlining.add(fn);
   try {
-    const produced = inlineCallback(ctx, fn, args, `the local function '${name}'`);
+    const produced = inlineCallback(ctx, fn, args, `the local function '${name}'`, functions);
     ctx.at(node);
     if (signature.result && signature.result !== "void" && produced)
       return expectType(ctx, node, produced, signature.result);
@@ -300,6 +316,29 @@ function lowerClosureCall(
     ctx.inlining.delete(fn);
     ctx.scope = saved;
   }
+}
+
+/** The local function an argument is: an arrow written there, `Math.f`, or a local function. */
+function functionArgument(
+  ctx: LowerContext,
+  arg: Node,
+): { node: FunctionLike; scope: Scope } | undefined {
+  if (arg.type === "ArrowFunctionExpression" || arg.type === "FunctionExpression")
+    return { node: arg, scope: ctx.scope };
+  const math = mathCallback(ctx, arg, true);
+  if (math) return { node: math, scope: ctx.scope };
+  if (arg.type !== "Identifier") return undefined;
+  const slot = ctx.scope.lookup(arg.name);
+  return slot ? ctx.closures.get(slot) : undefined;
+}
+
+/** `node` with its function arguments read as `0`: they are bound as local functions instead. */
+function withPlaceholders(node: CallExpression, functions: readonly unknown[]): CallExpression {
+  const zero = (a: Node) => ({ type: "Literal", value: 0, raw: "0", start: a.start, end: a.end });
+  return {
+    ...node,
+    arguments: node.arguments.map((a, i) => (functions[i] ? zero(a) : a)),
+  } as CallExpression;
 }
 
 /** A function of an npm package that has a registered derivative. */
@@ -942,5 +981,11 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
   }
   if (path === "structuredClone" && isPlatformGlobal(ctx.module, path, ctx.scope))
     return ctx.fail(callee, unknownCallee.cannotDifferentiateDeepCopy(path));
+  const factory =
+    callee.type === "Identifier" && !ctx.scope.lookup(path)
+      ? factoryCallOf(ctx.module, path)
+      : undefined;
+  if (factory !== undefined)
+    return ctx.fail(callee, unknownCallee.cannotDifferentiateClosureFromCall(path, factory));
   return ctx.fail(callee, unknownCallee.cannotDifferentiateCallToIt(path));
 }

@@ -84,6 +84,8 @@ export interface LoopTarget {
   continueFlag: Slot | undefined;
   /** The one-pass loop a `switch` is lowered as: `break` leaves it, `continue` passes it by. */
   isSwitch?: boolean;
+  /** The one-pass loop a labelled block is lowered as: only `break label` leaves it. */
+  isBlock?: boolean;
 }
 
 /**

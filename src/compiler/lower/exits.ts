@@ -30,6 +30,14 @@ export function isSwitchLoop(node: Node): boolean {
   return (node as unknown as Record<string, unknown>)[SWITCH_LOOP] === true;
 }
 
+/** Marks the one-pass loop a labelled block becomes (statements.ts). */
+export const LABELED_BLOCK_LOOP = "nablaLabeledBlockLoop";
+
+/** Whether `node` is the one-pass loop a labelled block became: only its label leaves it. */
+export function isLabeledBlockLoop(node: Node): boolean {
+  return (node as unknown as Record<string, unknown>)[LABELED_BLOCK_LOOP] === true;
+}
+
 export function isLoop(node: Node): boolean {
   return LOOPS.has(node.type);
 }
@@ -52,6 +60,7 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
     }
     for (let i = ctx.loops.length - 1; i >= 0; i--) {
       if (continuing && ctx.loops[i]!.isSwitch) continue;
+      if (label === undefined && ctx.loops[i]!.isBlock) continue;
       if (label === undefined || ctx.loops[i]!.label === label) return ctx.loops[i];
     }
     return undefined;

@@ -5,6 +5,8 @@ import type { FunctionKey, Type } from "../ir/types.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import type { FunctionLike } from "../parse/module.js";
 import type { TypeArguments } from "../types/declared-types.js";
+import { instantiationOf } from "../types/generic-classes.js";
+import type { ProgramGraph } from "../parse/program.js";
 import { signatureOf, type Signature } from "../types/signature.js";
 import { typeResolver } from "../types/resolver.js";
 import type { LowerContext } from "./context.js";
@@ -49,12 +51,13 @@ export function genericInstance(
   signature.params.forEach((p, i) => {
     const declared = annotationOf(p.node);
     const actual = argumentTypes[i] ?? call?.params[i];
-    if (declared && actual) bind(declared, actual, names, typeArguments);
+    if (declared && actual) bind(ctx.program, declared, actual, names, typeArguments);
   });
   // A type parameter only a function argument's result gives (`zipWith<A, B, C>(…, fn: (x: A,
   // y: B) => C): C[]`): the call's result, as the checker resolved it, says what it is.
   const declaredResult = symbol.node.returnType?.typeAnnotation;
-  if (declaredResult && call?.result) bind(declaredResult, call.result, names, typeArguments);
+  if (declaredResult && call?.result)
+    bind(ctx.program, declaredResult, call.result, names, typeArguments);
   // The declared types again, now that the type parameters stand for something.
   const resolved = signatureOf(
     symbol.node,
@@ -103,6 +106,7 @@ function annotationOf(param: Node): TSType | undefined {
 
 /** Binds the type parameters `declared` names to the parts of `actual` they stand for. */
 function bind(
+  program: ProgramGraph,
   declared: TSType,
   actual: Type,
   names: ReadonlySet<string>,
@@ -118,15 +122,16 @@ function bind(
       }
       const [element] = declared.typeArguments?.params ?? [];
       if ((name === "Array" || name === "ReadonlyArray") && element && isArrayType(actual))
-        bind(element, actual.element, names, out);
+        bind(program, element, actual.element, names, out);
+      else bindClassArguments(program, declared.typeArguments?.params ?? [], actual, names, out);
       return;
     }
     case "TSArrayType":
-      if (isArrayType(actual)) bind(declared.elementType, actual.element, names, out);
+      if (isArrayType(actual)) bind(program, declared.elementType, actual.element, names, out);
       return;
     case "TSTypeOperator":
     case "TSParenthesizedType":
-      bind(declared.typeAnnotation, actual, names, out);
+      bind(program, declared.typeAnnotation, actual, names, out);
       return;
     case "TSTupleType":
       if (isArrayType(actual) && actual.elements) {
@@ -134,6 +139,7 @@ function bind(
           const element = actual.elements![i];
           if (element && e.type !== "TSOptionalType" && e.type !== "TSRestType")
             bind(
+              program,
               e.type === "TSNamedTupleMember" ? (e.elementType as TSType) : e,
               element,
               names,
@@ -145,6 +151,28 @@ function bind(
     default:
       return;
   }
+}
+
+/**
+ * `Box<U>` given an instance of the instantiation `Box<number>`: U is number (a generic method
+ * `map<U>(f: (x: T) => U): Box<U>`, whose U only its result tells).
+ */
+function bindClassArguments(
+  program: ProgramGraph,
+  declaredArguments: readonly TSType[],
+  actual: Type,
+  names: ReadonlySet<string>,
+  out: Map<string, Type>,
+): void {
+  if (declaredArguments.length === 0 || typeof actual !== "object" || actual.kind !== "object")
+    return;
+  const instantiation = instantiationOf(program, actual.classKey);
+  if (!instantiation) return;
+  const params = instantiation.cls.decl.typeParameters?.params ?? [];
+  declaredArguments.forEach((declared, i) => {
+    const given = params[i] && instantiation.typeArguments.get(params[i].name.name);
+    if (given) bind(program, declared, given, names, out);
+  });
 }
 
 function isArrayType(t: Type): t is Extract<Type, { kind: "array" }> {

@@ -3,7 +3,7 @@ import type { Expression, FunctionBody, Statement } from "oxc-parser";
 import { annotationType } from "../types/signature.js";
 import type { Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
-import type { LowerContext } from "./context.js";
+import type { LowerContext, Scope } from "./context.js";
 import { article } from "./describe.js";
 import { bindPattern } from "./destructure.js";
 
@@ -56,9 +56,16 @@ export function inlineCallback(
   callback: FunctionLike,
   args: Value[],
   what = "a callback written at an array method",
+  /** Functions given for parameters, which name them as local functions. */
+  functions: readonly ({ node: FunctionLike; scope: Scope } | undefined)[] = [],
 ): Value | undefined {
   return ctx.inScope(() => {
     callback.params.forEach((p, i) => {
+      const fn = functions[i];
+      if (fn && p.type === "Identifier") {
+        ctx.closures.set(ctx.declareFunctionName(p.name), fn);
+        return;
+      }
       const v = args[i];
       if (!v) return;
       if (p.type === "Identifier") ctx.declare(p.name, "const", v.type, v);

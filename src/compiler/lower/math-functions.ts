@@ -37,17 +37,38 @@ const UNARY = new Set(
 );
 
 /** `xs.map(Math.tanh)`: the callback as the arrow `(v) => Math.tanh(v)`, at the same place. */
-export function mathCallback(ctx: LowerContext, node: Node): ArrowFunctionExpression | undefined {
+export function mathCallback(
+  ctx: LowerContext,
+  node: Node,
+  /** Annotate its parameter `number`, for a caller that reads the arrow's own types. */
+  typed = false,
+): ArrowFunctionExpression | undefined {
   const name = mathMember(ctx, node);
   if (name === undefined || !UNARY.has(name)) return undefined;
   const at = { start: node.start, end: node.end };
-  const v = { type: "Identifier", name: "$v", ...at };
+  const annotation = {
+    type: "TSTypeAnnotation",
+    typeAnnotation: { type: "TSNumberKeyword", ...at },
+    ...at,
+  };
+  const v = {
+    type: "Identifier",
+    name: "$v",
+    ...(typed ? { typeAnnotation: annotation } : {}),
+    ...at,
+  };
   return {
     type: "ArrowFunctionExpression",
     expression: true,
     async: false,
     params: [v],
-    body: { type: "CallExpression", callee: node, arguments: [v], optional: false, ...at },
+    body: {
+      type: "CallExpression",
+      callee: node,
+      arguments: [{ type: "Identifier", name: "$v", ...at }],
+      optional: false,
+      ...at,
+    },
     ...at,
   } as unknown as ArrowFunctionExpression;
 }

@@ -75,6 +75,7 @@ import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
 import { unboundKind } from "./unbound-name.js";
 import { isPlatformGlobal } from "../types/globals.js";
+import { valuesIteratorArray } from "./iterator-values.js";
 import { expectType } from "./expect-type.js";
 import { lowerLengthAssignment } from "./array-length-changes.js";
 
@@ -463,7 +464,9 @@ function lowerArraySpread(
     if (e.type === "SpreadElement") {
       // `[...set]`, `[...map]`: its keys, its entries; `[...gen()]`: the values it yields.
       const v =
-        collectGenerator(ctx, e.argument, node) ?? iterated(ctx, ctx.lowerExpression(e.argument));
+        collectGenerator(ctx, e.argument, node) ??
+        valuesIteratorArray(ctx, e.argument) ??
+        iterated(ctx, ctx.lowerExpression(e.argument));
       if (isArray(v.type) && v.type.elements) {
         ctx.at(e);
         return v.type.elements.map((t, i) => {

@@ -1,4 +1,5 @@
 import { callArity, typeMismatch, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { valuesIteratorArray } from "./iterator-values.js";
 import type { Message } from "../diagnostics/messages/message.js";
 import type { StaticFunction } from "../resolve/targets.js";
 import { collectGenerator } from "./generators.js";
@@ -573,7 +574,10 @@ export function lowerArrayFrom(
     const mapped = args[1];
     const taken =
       mapped && (() => ctx.types.inferred?.parameterTypeOf(mapped.start, mapped.end, 0));
-    const v = collectGenerator(ctx, source, node, taken) ?? ctx.lowerExpression(source);
+    const v =
+      collectGenerator(ctx, source, node, taken) ??
+      valuesIteratorArray(ctx, source) ??
+      ctx.lowerExpression(source);
     if (isArray(v.type) && args.length === 2) {
       // `Array.from(xs, (v, i) => …)`: a plain array of what the callback makes of each element.
       return lowerIteration(ctx, node, v, "from", undefined, undefined, undefined, [], storage);

@@ -28,7 +28,14 @@ import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.
 import { lowerAuxReturn } from "./aux.js";
 import { declareFunctionList, forOfFunctionList } from "./function-lists.js";
 import { namesFunction } from "./names-function.js";
-import { alwaysExits, isSwitchLoop, scanExits, type Exits } from "./exits.js";
+import {
+  alwaysExits,
+  isLabeledBlockLoop,
+  isSwitchLoop,
+  LABELED_BLOCK_LOOP,
+  scanExits,
+  type Exits,
+} from "./exits.js";
 import { lowerCondition, lowerExpression } from "./expressions.js";
 import { isAggregate, isObject, sameType, typeText } from "../ir/type-system.js";
 import { iterated, iteratedKeys } from "./keyed.js";
@@ -120,7 +127,13 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
         ctx.yieldSite.lower(node.expression);
         return false;
       }
-      lowerExpression(ctx, node.expression);
+      // `void promise;`, `void unused;`: the expression, its value dropped as any statement's.
+      lowerExpression(
+        ctx,
+        node.expression.type === "UnaryExpression" && node.expression.operator === "void"
+          ? node.expression.argument
+          : node.expression,
+      );
       return false;
     case "VariableDeclaration":
       lowerDeclaration(ctx, node);
@@ -213,7 +226,20 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
         lowerLoopStatement(ctx, node.body, node.label.name);
         return alwaysExits(node);
       }
-      return ctx.fail(node, unsupportedSyntax.labelsAreSupportedOnLoops());
+      if (node.body.type === "BlockStatement") {
+        // `found: { … break found; … }`: a loop that runs once, which `break found` leaves.
+        const at = { start: node.body.start, end: node.body.end };
+        const once = {
+          type: "DoWhileStatement",
+          body: node.body,
+          test: { type: "Literal", value: false, raw: "false", ...at },
+          [LABELED_BLOCK_LOOP]: true,
+          ...at,
+        } as unknown as LoopStatement;
+        lowerLoopStatement(ctx, once, node.label.name);
+        return alwaysExits(node);
+      }
+      return ctx.fail(node, unsupportedSyntax.labelsAreSupportedOnLoops(node.label.name));
     case "ForStatement":
     case "WhileStatement":
     case "DoWhileStatement":
@@ -408,6 +434,8 @@ function findTarget(
     const loop = ctx.loops[i]!;
     // `continue` in a switch continues the loop around it.
     if (continuing && loop.isSwitch) continue;
+    // A labelled block is left by its label only.
+    if (loop.isBlock && (label === undefined || continuing)) continue;
     if (label === undefined || loop.label === label) return loop;
   }
   return ctx.fail(
@@ -531,6 +559,7 @@ function lowerLoopStatement(
       breakFlag: undefined,
       continueFlag: undefined,
       ...(isSwitchLoop(node) ? { isSwitch: true } : {}),
+      ...(isLabeledBlockLoop(node) ? { isBlock: true } : {}),
     };
     ctx.loops.push(target);
     try {

@@ -30,6 +30,7 @@ import {
   type Capture,
 } from "./captures.js";
 import { readsOf } from "./local-function-reads.js";
+import { factoryCallOf } from "../parse/closure-factory.js";
 import { functionLabel, lambdaName } from "../ir/names.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import { isCategoricalAnnotation } from "../types/enum-types.js";
@@ -110,6 +111,15 @@ export function analyzeCall(
   if (!target && isMethodOfValue(module, fnArg as Expression, ancestors)) {
     const member = module.text.slice(fnArg.start, fnArg.end);
     error(fnArg, badOperatorUse.cannotTellWhichMethod(operator, member));
+    return undefined;
+  }
+  const factory =
+    !target && fnArg.type === "Identifier" ? factoryCallOf(module, fnArg.name) : undefined;
+  if (factory !== undefined) {
+    error(
+      fnArg,
+      badOperatorUse.holdsClosureFromCall(operator, (fnArg as { name: string }).name, factory),
+    );
     return undefined;
   }
   if (!target) {

@@ -6,6 +6,7 @@ import type { CallTypes } from "./signature.js";
 import { annotationResolver, genericClassType } from "./declared-types.js";
 import { classNamed } from "../parse/class-hierarchy.js";
 import { unionOfClasses } from "./class-unions.js";
+import { provideCheckedTypeAt } from "./checked-type-lookup.js";
 import {
   openChecker,
   type CheckedShape,
@@ -48,6 +49,8 @@ export interface CheckedTypes {
 }
 
 const perProgram = new WeakMap<ProgramGraph, CheckedTypes>();
+
+provideCheckedTypeAt((program, file, position) => checkedTypes(program).typeAt(file, position));
 
 /** The checker's types for `program`, opened when first asked. */
 export function checkedTypes(program: ProgramGraph): CheckedTypes {

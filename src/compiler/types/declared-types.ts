@@ -14,6 +14,7 @@ import {
 import { sameType } from "../ir/type-system.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
+import { checkedTypeAt } from "./checked-type-lookup.js";
 import { unionOfClasses } from "./class-unions.js";
 import { classInstantiation } from "./generic-classes.js";
 import { isPlatformGlobal } from "./globals.js";
@@ -449,7 +450,8 @@ function fieldsOf(
             () => undefined,
             resolve,
             (n) => isPlatformGlobal(mod, n),
-          ))) ?? "opaque";
+          ) ??
+          checkedPrimitive(program, mod, initializer, keyNode))) ?? "opaque";
     const doc = leadingJSDoc(mod, m) ?? "";
     const callable =
       type === "opaque" && annotation && program
@@ -530,6 +532,22 @@ export function functionTypeOf(
     default:
       return undefined;
   }
+}
+
+/**
+ * A field without annotation whose initializer nabla's own inference cannot type
+ * (`public rest = Spring.defaults.rest`, `scale = DEFAULTS.scale`): the number, boolean or
+ * string the TypeScript checker gives it. Only primitives: they need nothing more to be known.
+ */
+function checkedPrimitive(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  initializer: Node | null,
+  key: Node,
+): Type | undefined {
+  if (!program || !initializer) return undefined;
+  const type = checkedTypeAt(program, mod.file, key.start);
+  return type === "number" || type === "boolean" || type === "string" ? type : undefined;
 }
 
 /** The function type of a parameter (`f: (x: number) => number`) written in `mod`, if it has one. */

@@ -28,6 +28,12 @@ export const badOperatorUse = {
       "badOperatorUse",
       `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
     ),
+  holdsClosureFromCall: (operator: Printable, name: Printable, factory: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot differentiate '${name}': it holds the closure '${factory}(…)' returned when the module ran, which nabla cannot follow from here`,
+      `make the closure inside the function you differentiate, where nabla inlines it: '${operator}((p) => { const ${name} = ${factory}(…); return ${name}(p); })'`,
+    ),
   cannotTellWhichMethod: (operator: Printable, member: Printable) =>
     message(
       "badOperatorUse",

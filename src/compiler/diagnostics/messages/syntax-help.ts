@@ -68,7 +68,7 @@ export function arrayMethodHelp(method: string): string {
 const OPERATOR_HELP: Record<string, string> = {
   instanceof:
     "tell the kinds of object apart by a field (such as 'kind: \"circle\"'), or give each kind its own function",
-  void: "write the expression as a statement of its own",
+  void: "write the expression as a statement of its own ('void x;' is one)",
   delete: "build a new object without the field, or set the field to a value",
 };
 

@@ -4,6 +4,12 @@ import { message, type Printable } from "./message.js";
 // code, with the parts that vary as parameters; docs/diagnostics.md shows examples.
 
 export const unknownCallee = {
+  cannotDifferentiateClosureFromCall: (name: Printable, factory: Printable) =>
+    message(
+      "unknownCallee",
+      `cannot differentiate a call to '${name}': it holds the closure '${factory}(…)' returned when the module ran, which nabla cannot follow from here`,
+      `make the closure inside the function you differentiate, where nabla inlines it: 'const ${name} = ${factory}(…)' there`,
+    ),
   cannotDifferentiateCallToIt: (path: Printable) =>
     message(
       "unknownCallee",

@@ -407,11 +407,11 @@ export const unsupportedSyntax = {
         ? `await before the call and pass the value in: differentiate a plain function of it`
         : `collect the values in an array and return it from a plain function`,
     ),
-  labelsAreSupportedOnLoops: () =>
+  labelsAreSupportedOnLoops: (label: Printable) =>
     message(
       "unsupportedSyntax",
-      `labels are supported on loops only`,
-      `remove the label; to leave the block early, use 'if'/'else' or move it into a function and 'return'`,
+      `labels are supported on loops and blocks only`,
+      `remove the label, or put the statement in a block ('${label}: { … }') to leave it with 'break ${label}'`,
     ),
   localFunctionCallsItselfRecursive: (name: Printable) =>
     message(

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
@@ -279,4 +280,21 @@ export const jsSlopes = (ys: Float64Array, x: number) =>
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "did not fall back");
   const closed = m.jsSlopes(ys, 0.75);
   closed.forEach((c, i) => assert.ok(Math.abs(got[i]! - c) <= 1e-12 * Math.max(1, Math.abs(c))));
+});
+
+test("a reason names the user's types and variables, not the compiler's temporaries and tangent types", () => {
+  // Sweep 3's training step (a loss returning [mse, metrics]) under backend "wasm".
+  const read = (name: string) =>
+    readFileSync(new URL(`../../sweep/s3/${name}`, import.meta.url), "utf8");
+  const compiled = compileFiles({
+    "main.ts": read("s34-train-objects.ts"),
+    "check.ts": read("check.ts"),
+  });
+  const text = diagnosticsText(compiled);
+  assert.match(
+    text,
+    /warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: a derivative in 'lossOnly' is of type \[number, \{ accuracy: number; predictions: number\[\] \}\] \(its elements are of different kinds\)/,
+    text,
+  );
+  assert.doesNotMatch(text, /Tangent<|'dt'|\(dt\)/);
 });

@@ -269,9 +269,7 @@ class WatFunctionEmitter implements LaneHost {
     if (!this.params.has(v.id) && !this.locals.has(v.id))
       this.locals.set(
         v.id,
-        this.isInt(v) || this.isLane(v)
-          ? "i32"
-          : wasmType(v.type, this.what(`a value (${v.hint || `%${v.id}`})`)),
+        this.isInt(v) || this.isLane(v) ? "i32" : wasmType(v.type, this.what(valueText(v))),
       );
     return local(v);
   }
@@ -871,7 +869,7 @@ class WatFunctionEmitter implements LaneHost {
     }
     // An array or an object: the address of one is never 0 (an unwritten element traps); an
     // absent one (undefined or null) is held as 0.
-    wasmType(a.type, this.what(`a value (${a.hint || `%${a.id}`})`));
+    wasmType(a.type, this.what(valueText(a)));
     const presence = this.absent.presence(a);
     if (presence === "number") return "(i32.const 1)";
     return presence === "maybe" ? `(i32.ne ${this.get(a)} (i32.const 0))` : "(i32.const 0)";
@@ -1345,7 +1343,7 @@ class WatFunctionEmitter implements LaneHost {
   /** The array type of an operand (an error if it is none the backend carries). */
   private arrayOperand(v: Value) {
     const type = v.type;
-    wasmType(type, this.what(`a value (${v.hint || `%${v.id}`})`));
+    wasmType(type, this.what(valueText(v)));
     if (!isArray(type)) return this.fail(`an element read of a ${typeText(type)}`);
     return type;
   }
@@ -1549,7 +1547,7 @@ class WatFunctionEmitter implements LaneHost {
     name: string,
   ): { offset: number; type: Type; optional: number | undefined } {
     const type = object.type;
-    wasmType(type, this.what(`a value (${object.hint || `%${object.id}`})`));
+    wasmType(type, this.what(valueText(object)));
     if (!isObject(type)) return this.fail(`the field '${name}' of a ${typeText(type)}`);
     const k = type.fields.findIndex((f) => f.name === name);
     if (k < 0) return this.fail(`the field '${name}', which ${typeText(type)} does not declare`);
@@ -1759,4 +1757,18 @@ function heldAsZero(type: Type): boolean {
 /** A number stored into an array of type `type`: rounded to float32 in a Float32Array. */
 function roundedFor(type: ArrayType, value: string): string {
   return type.storage === "Float32Array" ? `(f64.promote_f32 (f32.demote_f64 ${value}))` : value;
+}
+
+/**
+ * A value as a message names it: by the variable it holds, or as the derivative of one; not
+ * by the compiler's own temporaries (`t`, `t_2`) and their tangents.
+ */
+function valueText(v: Value): string {
+  const temporary = (name: string) => /^(t|trips|\$.*)(_\d+)?$/.test(name);
+  // A temporary's tangent or adjoint is named after it: `dt`, `t_adj`.
+  if (temporary(v.hint.replace(/^d/, "").replace(/_adj$/, "")))
+    return v.tangent || /^d|_adj$/.test(v.hint) ? "a derivative" : "a value";
+  const name = v.tangent && /^d./.test(v.hint) ? v.hint.slice(1) : v.hint;
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return v.tangent ? "a derivative" : "a value";
+  return v.tangent ? `the derivative of '${name}'` : `'${name}'`;
 }

@@ -137,7 +137,9 @@ export function wasmType(type: Type, what: string): WasmValueType {
     // "opaque": a function value, or a value of a type nabla does not read.
     if (type === "opaque")
       throw new NotForWasm(`${what} is a function or a value of an unread type`);
-    throw new NotForWasm(`${what} is of type ${typeText(type)}${kind.not ? ` (${kind.not})` : ""}`);
+    // A tangent has its value's shape: named as that type (`Tangent<P>` is the compiler's).
+    const text = typeText(type).replace(/Tangent<([^<>]*)>/g, "$1");
+    throw new NotForWasm(`${what} is of type ${text}${kind.not ? ` (${kind.not})` : ""}`);
   }
   return kind === "number" ? "f64" : "i32";
 }

@@ -17,7 +17,13 @@ import {
 import { findModuleWrites, type EffectsOf } from "../analysis/effects.js";
 import type { Diagnostic, DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { functionLabel } from "../ir/names.js";
-import { isAggregate, isDifferentiable, isKeyed, typeText } from "../ir/type-system.js";
+import {
+  isAggregate,
+  isDifferentiable,
+  isIntegerArray,
+  isKeyed,
+  typeText,
+} from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, KeyedType, Op } from "../ir/types.js";
 import { keyName } from "../ir/function-key.js";
 import { parseDerivedPrimalKey } from "../ir/names.js";
@@ -66,6 +72,20 @@ function checkSignature(
     const param = primal.params[i]!;
     if (!isDifferentiable(param.type)) {
       const node = target.node.params[i - (target.thisType ? 1 : 0)] ?? target.node;
+      const loc = { file: target.module.file, start: node.start, end: node.end };
+      if (isIntegerArray(param.type)) {
+        diagnostics.add({
+          severity: "error",
+          ...unsupportedType.cannotDifferentiateWithRespectToIntegerArray(
+            functionLabel(primal.name),
+            param.hint,
+            typeText(param.type),
+          ),
+          loc,
+          notes: demand.chain,
+        });
+        return false;
+      }
       const what = isAggregate(param.type)
         ? `a ${typeText(param.type)}, which has no differentiable fields (numbers, arrays of numbers…)`
         : `a ${typeText(param.type)}`;

@@ -1,6 +1,6 @@
 import type { CallExpression, Node, TSType } from "oxc-parser";
 import { instanceKey, symbolKey } from "../ir/function-key.js";
-import { irTypeText } from "../ir/type-system.js";
+import { irTypeText, TYPED_ARRAY_STORAGES } from "../ir/type-system.js";
 import type { FunctionKey, Type } from "../ir/types.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import type { FunctionLike } from "../parse/module.js";
@@ -156,8 +156,7 @@ const ARRAY_NAMES = new Set([
   "Array",
   "ReadonlyArray",
   "ArrayLike",
-  "Float64Array",
-  "Float32Array",
+  ...TYPED_ARRAY_STORAGES,
 ]);
 
 /**

@@ -223,8 +223,7 @@ class Parser {
     const t = text.trim();
     if (t === "number" || t === "boolean" || t === "string" || t === "void" || t === "opaque")
       return t;
-    if (isTypedArrayName(t))
-      return { kind: "array", storage: t, element: "number" };
+    if (isTypedArrayName(t)) return { kind: "array", storage: t, element: "number" };
     if (t.endsWith("[]")) {
       const inner = t.slice(0, -2);
       const element = this.type(

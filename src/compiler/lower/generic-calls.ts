@@ -152,12 +152,7 @@ function isArrayType(t: Type): t is Extract<Type, { kind: "array" }> {
 }
 
 /** Array types a parameter may be declared to take several of, by name. */
-const ARRAY_NAMES = new Set([
-  "Array",
-  "ReadonlyArray",
-  "ArrayLike",
-  ...TYPED_ARRAY_STORAGES,
-]);
+const ARRAY_NAMES = new Set(["Array", "ReadonlyArray", "ArrayLike", ...TYPED_ARRAY_STORAGES]);
 
 /**
  * The parameters of `symbol` whose declared type admits several kinds of array

@@ -708,7 +708,6 @@ export function absentValue(ctx: LowerContext, node: Node, type: Type): Value | 
   return ctx.builder.emit("const", [], [type], attrs, [], "").results[0]!;
 }
 
-
 /** Whether `node` is a call of the global `Array` (`Array(n)`, which is `new Array(n)`). */
 export function isArrayCall(ctx: LowerContext, node: Node): node is CallExpression {
   return (

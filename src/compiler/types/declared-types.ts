@@ -133,8 +133,7 @@ function resolveIn(
       if (node.typeName.type !== "Identifier") return undefined;
       const name = node.typeName.name;
       const args = node.typeArguments?.params ?? [];
-      if (isTypedArrayName(name))
-        return { kind: "array", storage: name, element: "number" };
+      if (isTypedArrayName(name)) return { kind: "array", storage: name, element: "number" };
       if ((name === "Array" || name === "ReadonlyArray") && args.length === 1) {
         const element = inner(args[0]!);
         return element && { kind: "array", storage: "Array", element };

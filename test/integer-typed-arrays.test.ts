@@ -1,0 +1,359 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { assertClose, compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+
+// Integer typed arrays (Int32Array, Uint8Array, Uint8ClampedArray…) in differentiated code,
+// as TypeScript programs use them: labels, CSR structure, counts, masks, pixels. They are
+// data: read into index computations, comparisons and arithmetic, made and written inside the
+// function, even given differentiated numbers (which they truncate, wrap or clamp as
+// JavaScript does: piecewise constant, so no derivative passes through them). Each program:
+// nabla's value is the plain function's to the bit, the gradient agrees with central
+// differences and with forward mode (a differential along a pseudo-random direction against
+// the gradient's dot product with it).
+
+type Arg = number | Float64Array | Int32Array | Uint8Array | Uint8ClampedArray | Arg[];
+type Gradient = number | Float64Array | Gradient[];
+
+interface Compiled {
+  f: (...args: Arg[]) => number;
+  vg: (...args: Arg[]) => { value: number; gradient: Gradient | Gradient[] };
+  vd: (...args: Arg[]) => { value: number; differential: (...t: Gradient[]) => number };
+}
+
+/** The differentiated numbers of an argument, in order (number or arrays of Float64Arrays). */
+function numbers(a: Arg | Gradient): number[] {
+  if (typeof a === "number") return [a];
+  if (a instanceof Float64Array) return Array.from(a);
+  if (Array.isArray(a)) return a.flatMap(numbers);
+  throw new Error("not differentiated");
+}
+
+/** A copy of `a` with its k-th number (in `numbers` order) moved by h. */
+function moved(a: Arg, k: number, h: number): Arg {
+  let seen = 0;
+  const walk = (v: Arg): Arg => {
+    if (typeof v === "number") return seen++ === k ? v + h : v;
+    if (v instanceof Float64Array) return v.map((x) => (seen++ === k ? x + h : x));
+    if (Array.isArray(v)) return v.map(walk);
+    throw new Error("not differentiated");
+  };
+  return walk(a);
+}
+
+/** A tangent shaped like `a` with pseudo-random numbers. */
+function direction(a: Arg, seed: { s: number }): Gradient {
+  const next = () => ((seed.s = (seed.s * 16807) % 2147483647) / 2147483647) * 2 - 1;
+  if (typeof a === "number") return next();
+  if (a instanceof Float64Array) return a.map(() => next());
+  if (Array.isArray(a)) return a.map((v) => direction(v, seed));
+  throw new Error("not differentiated");
+}
+
+const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+/**
+ * Compiles `source` (which defines `f`) with valueWithGradient and valueWithDifferential for
+ * `wrt`, and checks them at `args` as the file's comment says. `args` is made anew for each
+ * call: the function may write into them.
+ */
+async function checkProgram(
+  source: string,
+  wrt: number[],
+  args: () => Arg[],
+  /** Nabla's value is the plain function's to the bit (else to 1e-14 relative). */
+  exact = true,
+): Promise<Compiled> {
+  const m = await loadProgram<Compiled>({
+    "main.ts": `import { valueWithDifferential, valueWithGradient } from "nabla";
+${source}
+export const vg = valueWithGradient(f, { wrt: [${wrt.join(", ")}] });
+export const vd = valueWithDifferential(f, { wrt: [${wrt.join(", ")}] });
+`,
+  });
+  const plain = m.f(...args());
+  const { value, gradient } = m.vg(...args());
+  if (exact) assert.equal(value, plain, "value: the plain function's");
+  else assertClose(value, plain, 1e-14, "value: the plain function's");
+  // One differentiated argument: its gradient; several: one per argument.
+  const grads = wrt.length === 1 ? [gradient as Gradient] : (gradient as Gradient[]);
+  wrt.forEach((p, w) => {
+    const g = numbers(grads[w]!);
+    g.forEach((gk, k) => {
+      const x = numbers(args()[p]!)[k]!;
+      const h = 1e-6 * Math.max(1, Math.abs(x));
+      const at = (step: number) => {
+        const a = args();
+        a[p] = moved(a[p]!, k, step);
+        return m.f(...a);
+      };
+      const fd = (at(h) - at(-h)) / (2 * h);
+      assertClose(gk, fd, 1e-6, `∂f/∂(argument ${p}, number ${k}), finite differences`);
+    });
+  });
+  const seed = { s: 12345 };
+  const tangents = wrt.map((p) => direction(args()[p]!, seed));
+  const forward = m.vd(...args());
+  if (exact) assert.equal(forward.value, plain, "forward mode's value");
+  else assertClose(forward.value, plain, 1e-14, "forward mode's value");
+  const expected = wrt.reduce((s, _, w) => s + dot(numbers(grads[w]!), numbers(tangents[w]!)), 0);
+  assertClose(forward.differential(...tangents), expected, 1e-10, "forward against reverse mode");
+  return m;
+}
+
+const f64 = (...xs: number[]) => Float64Array.from(xs);
+
+const CLASS_LOSS = `export function f(weights: Float64Array[], features: Float64Array[], labels: Uint8Array): number {
+  let loss = 0;
+  for (let i = 0; i < features.length; i++) {
+    const w = weights[labels[i]];
+    let s = 0;
+    for (let j = 0; j < w.length; j++) s += w[j] * features[i][j];
+    loss += (s - 1) ** 2;
+  }
+  return loss;
+}`;
+
+const classArgs = (): Arg[] => [
+  [f64(0.3, -0.2, 0.5), f64(-0.4, 0.1, 0.9), f64(0.7, 0.6, -0.3)],
+  [f64(1, 2, -1), f64(0.5, -1, 2), f64(-2, 0.3, 1), f64(0.1, 0.2, 0.3)],
+  Uint8Array.of(2, 0, 2, 1),
+];
+
+test("a class loss whose weights row is chosen by a Uint8Array label: gradient wrt the weights", async () => {
+  await checkProgram(CLASS_LOSS, [0], classArgs);
+  // With respect to the features too, and by default (every parameter with a tangent: not labels).
+  await checkProgram(CLASS_LOSS, [0, 1], classArgs);
+});
+
+test("a CSR sparse matrix-vector product with Int32Array rows and cols: gradient wrt vals and x", async () => {
+  const source = `export function f(vals: Float64Array, x: Float64Array, rows: Int32Array, cols: Int32Array): number {
+  const n = rows.length - 1;
+  const y = new Float64Array(n);
+  for (let r = 0; r < n; r++) {
+    for (let k = rows[r]; k < rows[r + 1]; k++) {
+      y[r] += vals[k] * x[cols[k]];
+    }
+  }
+  let s = 0;
+  for (let r = 0; r < n; r++) s += Math.sin(y[r]) * y[r];
+  return s;
+}`;
+  // [[1.5, 0, -2], [0, 0.5, 0], [0.3, 0.7, 1.1]]
+  const args = (): Arg[] => [
+    f64(1.5, -2, 0.5, 0.3, 0.7, 1.1),
+    f64(0.4, -0.9, 1.3),
+    Int32Array.of(0, 2, 3, 6),
+    Int32Array.of(0, 2, 1, 0, 1, 2),
+  ];
+  await checkProgram(source, [0, 1], args);
+});
+
+test("a CSR matrix as an object with Int32Array fields: its gradient holds only vals", async () => {
+  const m = await checkProgram(
+    `interface Csr {
+  rows: Int32Array;
+  cols: Int32Array;
+  vals: Float64Array;
+}
+function multiply(a: Csr, x: Float64Array): Float64Array {
+  const y = new Float64Array(a.rows.length - 1);
+  for (let r = 0; r < y.length; r++)
+    for (let k = a.rows[r]; k < a.rows[r + 1]; k++) y[r] += a.vals[k] * x[a.cols[k]];
+  return y;
+}
+export function f(vals: Float64Array, x: Float64Array): number {
+  const a: Csr = { rows: Int32Array.of(0, 2, 3), cols: Int32Array.from([1, 0, 1]), vals };
+  const y = multiply(a, x);
+  return y[0] * y[1] + Math.exp(y[1]);
+}
+export const gradientOfMatrix = valueWithGradient((a: Csr, x: Float64Array) => multiply(a, x)[0] ** 2);`,
+    [0, 1],
+    () => [f64(0.5, -1.2, 0.8), f64(0.3, 0.9)],
+  );
+  const a = { rows: Int32Array.of(0, 1), cols: Int32Array.of(1), vals: f64(3) };
+  const { gradient } = (
+    m as unknown as {
+      gradientOfMatrix: (a: object, x: Float64Array) => { gradient: [object, Float64Array] };
+    }
+  ).gradientOfMatrix(a, f64(5, 2));
+  assert.deepEqual(Object.keys(gradient[0]), ["vals"], "the tangent of a Csr has only vals");
+  assertClose((gradient[0] as { vals: Float64Array }).vals[0]!, 2 * 6 * 2, 1e-15, "∂/∂vals");
+  assert.deepEqual(Array.from(gradient[1]), [0, 2 * 6 * 3], "∂/∂x");
+});
+
+test("a histogram-weighted loss: counts in an Int32Array made inside, bucketed by Math.floor of x", async () => {
+  const source = `export function f(x: Float64Array, k: number): number {
+  const counts = new Int32Array(k);
+  const bucket = new Int32Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    const b = Math.min(k - 1, Math.max(0, Math.floor(x[i] * k)));
+    bucket[i] = b;
+    counts[b]++;
+  }
+  let loss = 0;
+  for (let i = 0; i < x.length; i++) loss += (x[i] * x[i]) / counts[bucket[i]];
+  return loss;
+}`;
+  await checkProgram(source, [0], () => [f64(0.12, 0.47, 0.15, 0.93, 0.41, 0.44), 4]);
+});
+
+test("counts read while they grow, in the same loop (reverse mode needs each count as it was)", async () => {
+  const source = `export function f(x: Float64Array, labels: Int32Array): number {
+  const seen = new Int32Array(3);
+  let loss = 0;
+  for (let i = 0; i < x.length; i++) {
+    seen[labels[i]] += 1;
+    loss += Math.sin(x[i]) / seen[labels[i]] + x[i] * seen[0];
+  }
+  return loss;
+}`;
+  await checkProgram(source, [0], () => [
+    f64(0.3, 1.1, -0.7, 2.2, 0.5),
+    Int32Array.of(0, 2, 0, 1, 2),
+  ]);
+});
+
+test("a Uint8Array mask multiplied into differentiated numbers, and tested as a condition", async () => {
+  const source = `export function f(x: Float64Array, mask: Uint8Array, y: number): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    s += x[i] * mask[i] * x[i];
+    if (mask[i] === 0) s += y * x[i];
+    else if (mask[i] > 1) s -= Math.cos(x[i] * y);
+  }
+  return s;
+}`;
+  await checkProgram(source, [0, 2], () => [
+    f64(0.5, -1.5, 2, 0.25),
+    Uint8Array.of(1, 0, 3, 1),
+    0.7,
+  ]);
+});
+
+test("a differentiated value stored into a Uint8ClampedArray and read back: clamped and rounded as JavaScript does, derivative zero", async () => {
+  const source = `export function f(x: Float64Array): number {
+  const pixels = new Uint8ClampedArray(x.length);
+  for (let i = 0; i < x.length; i++) pixels[i] = x[i];
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += pixels[i] * x[i];
+  return s;
+}`;
+  const x = f64(3.3, 200.7, 300, -5, 17.2);
+  const m = await checkProgram(source, [0], () => [x]);
+  // The gradient is exactly the stored pixels: nothing passes through the store.
+  const { gradient } = m.vg(x);
+  assert.deepEqual(Array.from(gradient as Float64Array), [3, 201, 255, 0, 17]);
+});
+
+test("differentiated values stored into Int32Array, Int8Array and Uint16Array wrap as ToInt32 and friends; Math.floor into an index array", async () => {
+  // Each stored value is a staircase of unit steps, which central differences cannot see at
+  // this scale, so the program reads them where they are flat: as conditions, and where the
+  // steps are wide (whole units of x). Their wrapping decides the branches.
+  const source = `export function f(x: Float64Array): number {
+  const wide = new Int32Array(x.length);
+  const narrow = new Int8Array(x.length);
+  const small = new Uint16Array(x.length);
+  const idx = new Int32Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    wide[i] = x[i] * 1e9;
+    narrow[i] = x[i] * 100;
+    small[i] = -x[i] * 1000;
+    idx[i] = Math.floor(x[i] * 10);
+  }
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    s += wide[i] < 0 ? x[i] : 2 * x[i] * x[i];
+    s += narrow[i] < 0 ? Math.sin(x[i]) : x[i] / 3;
+    s += small[i] > 32768 ? x[i] ** 3 : -x[i];
+    s += idx[i] * x[i] + x[((idx[i] % x.length) + x.length) % x.length] ** 2;
+  }
+  return s;
+}`;
+  // 2.5371e9 wraps to a negative Int32, 253.71 to an Int8's -3, -161.23 to 95; -2537.1 is
+  // 63000 as a Uint16.
+  const m = await checkProgram(source, [0], () => [f64(2.5371, 0.3719, -1.6123, 0.9347)]);
+  const x = f64(2.5371, 0.3719, -1.6123, 0.9347);
+  const { gradient } = m.vg(x);
+  const expected = [
+    1 + Math.cos(x[0]!) + 3 * x[0]! ** 2 + 25,
+    4 * x[1]! + 1 / 3 + 3 * x[1]! ** 2 + 3,
+    1 + 1 / 3 - 1 - 17,
+    4 * x[3]! + 1 / 3 + 3 * x[3]! ** 2 + 9,
+  ];
+  // x[idx mod 4]: 25 → x1, 3 → x3, -17 → x3, 9 → x1.
+  expected[1]! += 2 * x[1]! * 2;
+  expected[3]! += 2 * x[3]! * 2;
+  (gradient as Float64Array).forEach((g, i) =>
+    assertClose(g, expected[i]!, 1e-12, `∂f/∂x${i}, by hand`),
+  );
+});
+
+test("an Int32Array label per sample inside an inner gradient, under an outer derivative (nested operators)", async () => {
+  await checkProgram(
+    `import { gradient } from "nabla";
+function loss(w: Float64Array, labels: Int32Array, scale: number): number {
+  let s = 0;
+  for (let i = 0; i < labels.length; i++) s += scale * (w[labels[i]] - i) ** 2 * w[i];
+  return s;
+}
+export function f(t: number, u: number): number {
+  const labels = Int32Array.of(1, 0, 2, 1);
+  const g = gradient(loss, { wrt: 0 })(Float64Array.of(t, u, t * u, 1), labels, t);
+  return g[0] * g[1] + g[2];
+}`,
+    [0, 1],
+    () => [0.6, -1.3],
+    // The plain function runs the inner gradient as compiled; under the outer operator it is
+    // differentiated code of its own, whose sums may round differently.
+    false,
+  );
+});
+
+test("an integer array a callee writes, and one made by Int32Array.from with a callback", async () => {
+  await checkProgram(
+    `function argmaxInto(rows: Float64Array[], out: Uint32Array): void {
+  for (let r = 0; r < rows.length; r++) {
+    let best = 0;
+    for (let j = 1; j < rows[r].length; j++) if (rows[r][j] > rows[r][best]) best = j;
+    out[r] = best;
+  }
+}
+export function f(rows: Float64Array[], order: Int16Array): number {
+  const winners = new Uint32Array(rows.length);
+  argmaxInto(rows, winners);
+  const shifted = Int32Array.from(order, (v) => v + 1);
+  let s = 0;
+  for (let r = 0; r < rows.length; r++) s += rows[r][winners[r]] * shifted[r] + rows[order[r]][0];
+  return s;
+}`,
+    [0],
+    () => [[f64(0.3, 0.9, -0.1), f64(2, -1, 0.5)], Int16Array.of(1, 0) as unknown as Arg],
+  );
+});
+
+test("differentiating with respect to an integer typed array: NABLA106 says it has no derivative", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+
+export function masked(x: Float64Array, mask: Uint8Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i] * mask[i];
+  return s;
+}
+export const g = gradient(masked, { wrt: 1 });
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:3:41: error NABLA106: cannot differentiate 'masked' with respect to parameter 'mask', an integer typed array (Uint8Array): its elements are integers, which have no derivative (a number stored into one is rounded to an integer)
+  2 |
+> 3 | export function masked(x: Float64Array, mask: Uint8Array): number {
+    |                                         ^^^^^^^^^^^^^^^^
+help: an integer typed array is data the function reads (labels, indices, counts, masks); to differentiate with respect to its values, pass them as a Float64Array
+main.ts:8:18: note: when differentiating 'masked' for 'gradient'
+> 8 | export const g = gradient(masked, { wrt: 1 });
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  );
+});

@@ -357,3 +357,88 @@ main.ts:8:18: note: when differentiating 'masked' for 'gradient'
 1 error`,
   );
 });
+
+test("backend wasm: a function reading an integer typed array runs as JavaScript, NABLA202 naming the type; 'auto' picks JavaScript silently", async () => {
+  const source = `import { gradient } from "nabla";
+
+${CLASS_LOSS}
+export const g = gradient(f, { wrt: 0, backend: "wasm" });
+export const auto = gradient(f, { wrt: 0, backend: "auto" });
+export const js = gradient(f, { wrt: 0 });
+`;
+  assert.equal(
+    diagnosticsText(compileFiles({ "main.ts": source })),
+    `main.ts:13:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: parameter labels in 'f' is of type Uint8Array (integer typed arrays such as Uint8Array are not covered)
+  12 | }
+> 13 | export const g = gradient(f, { wrt: 0, backend: "wasm" });
+     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: the WebAssembly backend covers functions of numbers, booleans, strings compared for equality, arrays of numbers (Float64Array, Float32Array, number[], arrays of them), arrays it makes and grows, and objects of them (with fields of other types, such as functions, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning
+
+1 warning`,
+  );
+  type G = (...args: Arg[]) => Float64Array[];
+  const m = await loadProgram<{ g: G; auto: G; js: G }>({ "main.ts": source });
+  const expected = m.js(...classArgs());
+  assert.deepEqual(m.g(...classArgs()), expected, "the wasm request's gradient is JavaScript's");
+  assert.deepEqual(m.auto(...classArgs()), expected, "auto's gradient is JavaScript's");
+});
+
+test("backend wasm: an Int32Array made inside and an Int32Array field each name their type in NABLA202", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+
+interface Samples {
+  xs: Float64Array;
+  labels: Int32Array;
+}
+export function weighted(w: number, d: Samples): number {
+  let s = 0;
+  for (let i = 0; i < d.xs.length; i++) s += w * d.xs[i] * d.labels[i];
+  return s;
+}
+export function spread(x: Float64Array): number {
+  const counts = new Int32Array(4);
+  for (let i = 0; i < x.length; i++) counts[Math.floor(x[i]) & 3]++;
+  return x[0] * counts[0];
+}
+export const g = gradient(weighted, { wrt: 0, backend: "wasm" });
+export const h = gradient(spread, { backend: "wasm" });
+`,
+  });
+  const text = diagnosticsText(result);
+  assert.match(
+    text,
+    /warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: the field 'labels' of Samples \(integer typed arrays such as Int32Array are not covered\) in 'weighted'\n/,
+  );
+  assert.match(
+    text,
+    /warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: a value \(counts\) in 'spread' is of type Int32Array \(integer typed arrays such as Int32Array are not covered\)\n/,
+  );
+  assert.match(text, /\n2 warnings$/);
+});
+
+test("a function returning an integer typed array has no derivative: NABLA106 says so", () => {
+  const result = compileFiles({
+    "main.ts": `import { derivative } from "nabla";
+
+export function bucket(x: number): Int32Array {
+  const out = new Int32Array(1);
+  out[0] = x * 4;
+  return out;
+}
+export const d = derivative(bucket);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:3:8: error NABLA106: cannot differentiate 'bucket': it returns an Int32Array, which has no derivative (numbers, arrays and objects of numbers do)
+  2 |
+> 3 | export function bucket(x: number): Int32Array {
+    |        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:8:18: note: when differentiating 'bucket' for 'derivative'
+> 8 | export const d = derivative(bucket);
+    |                  ^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  );
+});

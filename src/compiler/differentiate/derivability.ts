@@ -24,7 +24,7 @@ import {
   isKeyed,
   typeText,
 } from "../ir/type-system.js";
-import type { FunctionKey, IRFunction, KeyedType, Op } from "../ir/types.js";
+import type { FunctionKey, IRFunction, KeyedType, Op, Type } from "../ir/types.js";
 import { keyName } from "../ir/function-key.js";
 import { parseDerivedPrimalKey } from "../ir/names.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
@@ -42,6 +42,12 @@ export interface DerivabilityContext {
   readonly observeActivity: ActivityObserver | undefined;
   /** The name of `key` and, if it cannot be lowered, why (its first error). */
   readonly whyUnreadable?: (key: FunctionKey) => { name: string; why?: Diagnostic } | undefined;
+}
+
+/** "a number", "an Int32Array": a type named with its article, for messages. */
+function aType(t: Type): string {
+  const text = typeText(t);
+  return /^[aeiou]/i.test(text) ? `an ${text}` : `a ${text}`;
 }
 
 /** The activity of `primal` for the demand, or undefined (with diagnostics) if it cannot be differentiated. */
@@ -87,8 +93,8 @@ function checkSignature(
         return false;
       }
       const what = isAggregate(param.type)
-        ? `a ${typeText(param.type)}, which has no differentiable fields (numbers, arrays of numbers…)`
-        : `a ${typeText(param.type)}`;
+        ? `${aType(param.type)}, which has no differentiable fields (numbers, arrays of numbers…)`
+        : aType(param.type);
       diagnostics.add({
         severity: "error",
         ...unsupportedType.cannotDifferentiateWithRespectTo(
@@ -112,7 +118,7 @@ function checkSignature(
       severity: "error",
       ...unsupportedType.cannotDifferentiateItReturns(
         functionLabel(primal.name),
-        result === undefined ? "nothing" : `a ${typeText(result)}`,
+        result === undefined ? "nothing" : aType(result),
         demand.mode === "gradient"
           ? "not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)"
           : "which has no derivative (numbers, arrays and objects of numbers do)",

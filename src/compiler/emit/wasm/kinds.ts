@@ -52,7 +52,8 @@ function carry(type: Type): WasmKind | NotCarried {
   if (isObject(type)) return objectKind(type);
   if (!isArray(type)) return not("");
   // Integer arrays would need their stores converted as JavaScript's (ToInt32, clamping…).
-  if (isIntegerArray(type)) return not("");
+  if (isIntegerArray(type))
+    return not(`integer typed arrays such as ${type.storage} are not covered`);
   const elements = type.elements?.length ? type.elements : [type.element];
   // Each element's kind once: carrying one twice per level was exponential in the nesting.
   const kinds = elements.map((e) => carry(e));

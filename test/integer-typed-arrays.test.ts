@@ -53,7 +53,8 @@ const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0
 
 /**
  * Compiles `source` (which defines `f`) with valueWithGradient and valueWithDifferential for
- * `wrt`, and checks them at `args` as the file's comment says. `args` is made anew for each
+ * `wrt`, and checks them at `args` as the file's comment says (and that it compiles without a
+ * warning). `args` is made anew for each
  * call: the function may write into them.
  */
 async function checkProgram(
@@ -63,13 +64,16 @@ async function checkProgram(
   /** Nabla's value is the plain function's to the bit (else to 1e-14 relative). */
   exact = true,
 ): Promise<Compiled> {
-  const m = await loadProgram<Compiled>({
+  const files = {
     "main.ts": `import { valueWithDifferential, valueWithGradient } from "nabla";
 ${source}
 export const vg = valueWithGradient(f, { wrt: [${wrt.join(", ")}] });
 export const vd = valueWithDifferential(f, { wrt: [${wrt.join(", ")}] });
 `,
-  });
+  };
+  // No diagnostic: in particular no NABLA201 for values stored into an integer array.
+  assert.equal(diagnosticsText(compileFiles(files)), "", "diagnostics");
+  const m = await loadProgram<Compiled>(files);
   const plain = m.f(...args());
   const { value, gradient } = m.vg(...args());
   if (exact) assert.equal(value, plain, "value: the plain function's");
@@ -441,4 +445,34 @@ main.ts:8:18: note: when differentiating 'bucket' for 'derivative'
 
 1 error`,
   );
+});
+
+test("a result that depends on x only through an Int32Array store has derivative zero in both modes, and NABLA201 says so", async () => {
+  const files = {
+    "main.ts": `import { derivative, gradient } from "nabla";
+
+export function stepped(x: number): number {
+  const buf = new Int32Array(1);
+  buf[0] = x * 3;
+  return buf[0] / 3;
+}
+export const d = derivative(stepped);
+export const g = gradient(stepped);
+`,
+  };
+  assert.equal(
+    diagnosticsText(compileFiles(files)),
+    `main.ts:3:8: warning NABLA201: the result of 'stepped' does not depend on the differentiated arguments, so its derivative is always zero
+  2 |
+> 3 | export function stepped(x: number): number {
+    |        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:8:18: note: when differentiating 'stepped' for 'derivative'
+> 8 | export const d = derivative(stepped);
+    |                  ^^^^^^^^^^^^^^^^^^^
+
+1 warning`,
+  );
+  const m = await loadProgram<{ d: (x: number) => number; g: (x: number) => number }>(files);
+  assert.equal(m.d(2.9), 0, "forward mode");
+  assert.equal(m.g(2.9), 0, "reverse mode");
 });

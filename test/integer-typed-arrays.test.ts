@@ -476,3 +476,38 @@ main.ts:8:18: note: when differentiating 'stepped' for 'derivative'
   assert.equal(m.d(2.9), 0, "forward mode");
   assert.equal(m.g(2.9), 0, "reverse mode");
 });
+
+test("integer arrays through for…of, map, slice, sort without a comparator (by value, as typed arrays sort), fill, searches, reduce, spreads and helpers over several kinds of array", async () => {
+  await checkProgram(
+    `function total(v: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i];
+  return s;
+}
+function weightedSum(a: number[] | Float64Array, b: number[] | Int32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+export function f(x: Float64Array, labels: Int32Array): number {
+  let s = 0;
+  for (const l of labels) s += x[l];
+  const doubled = labels.map((l) => l * 2);
+  const scaled = labels.map((l, i) => l * x[i]);
+  const sorted = labels.slice().sort();
+  const sortedCopy = Int32Array.of(12, -3, 9, 100).toSorted();
+  const copy = new Int32Array([x[0] * 10, x[1] * 10]);
+  const filled = new Uint8Array(3).fill(x[2] * 40);
+  s += total(labels) * x[0] + total(x) + weightedSum(x, labels);
+  s += doubled[1] * x[1] + scaled[2] * x[2] + sorted[0] * x[0] + sortedCopy[1] * x[1];
+  s += copy[0] + copy[1] * x[1] + filled[2] * x[2];
+  s += labels.indexOf(2) * x[0] + (labels.includes(3) ? x[1] : 0) + Math.max(...labels) * x[2];
+  s += labels.reduce((a, b) => a + b, 0) * x[1];
+  const plain = [...labels];
+  s += plain[0] * x[2];
+  return s;
+}`,
+    [0],
+    () => [f64(0.37, 1.23, 2.11), Int32Array.of(2, 0, 1)],
+  );
+});

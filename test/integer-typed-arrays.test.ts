@@ -511,3 +511,79 @@ export function f(x: Float64Array, labels: Int32Array): number {
     () => [f64(0.37, 1.23, 2.11), Int32Array.of(2, 0, 1)],
   );
 });
+
+test("hessian, pullback called twice and checkpoint of functions reading integer arrays", async () => {
+  const m = await loadProgram<{
+    f: (x: Float64Array, mask: Uint8Array, order: Int32Array) => number;
+    g: (x: Float64Array, mask: Uint8Array, order: Int32Array) => Float64Array;
+    h: (x: Float64Array, mask: Uint8Array, order: Int32Array) => Float64Array[];
+    hv: (x: Float64Array, mask: Uint8Array, order: Int32Array, v: Float64Array) => Float64Array;
+    pb: (x: Float64Array, mask: Uint8Array, order: Int32Array) => (seed: number) => Float64Array;
+    viaCheckpoint: (x: Float64Array, mask: Uint8Array, order: Int32Array) => Float64Array;
+  }>({
+    "main.ts": `import { checkpoint, gradient, hessian, hessianVectorProduct, pullback } from "nabla";
+
+export function f(x: Float64Array, mask: Uint8Array, order: Int32Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += mask[i] * Math.sin(x[order[i]] * x[i]);
+  return s;
+}
+function outer(x: Float64Array, mask: Uint8Array, order: Int32Array): number {
+  return checkpoint(f)(x, mask, order) * 2;
+}
+export const g = gradient(f);
+export const h = hessian(f);
+export const hv = hessianVectorProduct(f);
+export const pb = pullback(f);
+export const viaCheckpoint = gradient(outer);
+`,
+  });
+  const x = f64(0.4, -1.1, 0.9);
+  const mask = Uint8Array.of(1, 0, 2);
+  const order = Int32Array.of(2, 2, 0);
+  const g = m.g(x, mask, order);
+  const h = m.h(x, mask, order);
+  // Each Hessian row against central differences of the gradient, and against the
+  // Hessian-vector product (forward over reverse) along each axis.
+  for (let i = 0; i < 3; i++) {
+    const step = 1e-6;
+    const up = m.g(
+      x.map((v, k) => (k === i ? v + step : v)),
+      mask,
+      order,
+    );
+    const down = m.g(
+      x.map((v, k) => (k === i ? v - step : v)),
+      mask,
+      order,
+    );
+    const e = f64(0, 0, 0);
+    e[i] = 1;
+    const hv = m.hv(x, mask, order, e);
+    const fd =
+      (m.f(
+        x.map((v, k) => (k === i ? v + step : v)),
+        mask,
+        order,
+      ) -
+        m.f(
+          x.map((v, k) => (k === i ? v - step : v)),
+          mask,
+          order,
+        )) /
+      (2 * step);
+    assertClose(g[i]!, fd, 1e-6, `∂f/∂x${i}, differences`);
+    for (let j = 0; j < 3; j++) {
+      assertClose(h[i]![j]!, (up[j]! - down[j]!) / (2 * step), 1e-6, `H[${i}][${j}], differences`);
+      assertClose(h[i]![j]!, hv[j]!, 1e-12, `H[${i}][${j}], Hessian-vector product`);
+    }
+  }
+  const back = m.pb(x, mask, order);
+  const first = back(1);
+  const second = back(3);
+  for (let j = 0; j < 3; j++) {
+    assertClose(first[j]!, g[j]!, 1e-15, `pullback ∂/∂x${j}`);
+    assertClose(second[j]!, 3 * g[j]!, 1e-15, `pullback again ∂/∂x${j}`);
+    assertClose(m.viaCheckpoint(x, mask, order)[j]!, 2 * g[j]!, 1e-15, `checkpoint ∂/∂x${j}`);
+  }
+});

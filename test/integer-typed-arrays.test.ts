@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { differential, gradient } from "../src/runtime/index.js";
 import { assertClose, compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 
 // Integer typed arrays (Int32Array, Uint8Array, Uint8ClampedArray…) in differentiated code,
@@ -585,5 +586,28 @@ export const viaCheckpoint = gradient(outer);
     assertClose(first[j]!, g[j]!, 1e-15, `pullback ∂/∂x${j}`);
     assertClose(second[j]!, 3 * g[j]!, 1e-15, `pullback again ∂/∂x${j}`);
     assertClose(m.viaCheckpoint(x, mask, order)[j]!, 2 * g[j]!, 1e-15, `checkpoint ∂/∂x${j}`);
+  }
+});
+
+test("the run-time fallback (no build step: this file is compiled by tsc) takes integer typed arrays", () => {
+  const loss = (w: Float64Array, labels: Int32Array, mask: Uint8ClampedArray) => {
+    let s = 0;
+    for (let i = 0; i < labels.length; i++) s += mask[i]! * (w[labels[i]!]! - i) ** 2;
+    return s;
+  };
+  const w = f64(0.5, -1, 2);
+  const labels = Int32Array.of(2, 0, 2, 1);
+  const mask = Uint8ClampedArray.of(1, 3, 0, 2);
+  const g = gradient(loss)(w, labels, mask);
+  const forward = differential(loss)(w, labels, mask);
+  for (let j = 0; j < 3; j++) {
+    const step = 1e-6;
+    const up = w.map((v, k) => (k === j ? v + step : v));
+    const down = w.map((v, k) => (k === j ? v - step : v));
+    const fd = (loss(up, labels, mask) - loss(down, labels, mask)) / (2 * step);
+    assertClose(g[j]!, fd, 1e-6, `∂/∂w${j}, differences`);
+    const e = f64(0, 0, 0);
+    e[j] = 1;
+    assertClose(forward(e), g[j]!, 1e-12, `∂/∂w${j}, forward mode`);
   }
 });

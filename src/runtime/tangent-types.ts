@@ -8,7 +8,8 @@ import type { AnyFunction, DifferentiationOptions } from "./options.js";
  * number; the same kind of array, of the elements' tangents, for arrays, tuples and typed
  * arrays; a `Map` of the values' tangents for a `Map`; for objects, records and class
  * instances a plain object of the tangents of the fields that
- * have one (numbers and what holds numbers — strings, booleans and functions are left out).
+ * have one (numbers and what holds numbers — strings, booleans, functions and integer typed
+ * arrays such as `Int32Array`, which hold integers, are left out).
  * Fields marked `@noDerivative` are left out too at run time; a JSDoc tag is invisible to
  * types, so they still appear here.
  *

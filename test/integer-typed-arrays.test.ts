@@ -611,3 +611,42 @@ test("the run-time fallback (no build step: this file is compiled by tsc) takes 
     assertClose(forward(e), g[j]!, 1e-12, `∂/∂w${j}, forward mode`);
   }
 });
+
+test("an Int32Array argument the function updates in a loop while reading it (reverse mode needs each value as it was); left as JavaScript leaves it", async () => {
+  const source = `export function f(w: Float64Array, state: Int32Array): number {
+  let s = 0;
+  for (let t = 0; t < 3; t++) {
+    for (let i = 0; i < w.length; i++) {
+      s += Math.sin(w[i] * state[i]);
+      state[i] = (state[i] * 3 + 1) % 7;
+    }
+  }
+  return s;
+}`;
+  const m = await checkProgram(source, [0], () => [f64(0.3, -0.7, 1.1), Int32Array.of(1, 2, 5)]);
+  const state = Int32Array.of(1, 2, 5);
+  m.vg(f64(0.3, -0.7, 1.1), state);
+  assert.deepEqual(Array.from(state), [5, 4, 1], "the state after the call");
+});
+
+test("optional integer arrays: a field of an object and a parameter, present or absent", async () => {
+  const source = `interface Batch {
+  xs: Float64Array;
+  weights?: Uint8Array;
+}
+export function f(w: number, b: Batch, mask?: Int32Array): number {
+  let s = 0;
+  for (let i = 0; i < b.xs.length; i++) {
+    const k = b.weights ? b.weights[i] : 1;
+    const m = mask?.[i] ?? 1;
+    s += k * m * Math.sin(w * b.xs[i]);
+  }
+  return s;
+}`;
+  await checkProgram(source, [0], () => [0.5, { xs: f64(1, 2) } as unknown as Arg]);
+  await checkProgram(source, [0], () => [
+    0.5,
+    { xs: f64(1, 2), weights: Uint8Array.of(2, 3) } as unknown as Arg,
+    Int32Array.of(1, 0),
+  ]);
+});

@@ -650,3 +650,80 @@ export function f(w: number, b: Batch, mask?: Int32Array): number {
     Int32Array.of(1, 0),
   ]);
 });
+
+test("k-means assignment into an Int32Array (argmin stored), an embedding lookup by Uint16Array token ids, a segment sum by Int32Array ids, a convolution over Uint8ClampedArray pixels", async () => {
+  await checkProgram(
+    `export function f(centers: Float64Array[], points: Float64Array[]): number {
+  const assignment = new Int32Array(points.length);
+  for (let p = 0; p < points.length; p++) {
+    let best = Infinity;
+    for (let c = 0; c < centers.length; c++) {
+      let d = 0;
+      for (let j = 0; j < centers[c].length; j++) d += (points[p][j] - centers[c][j]) ** 2;
+      if (d < best) {
+        best = d;
+        assignment[p] = c;
+      }
+    }
+  }
+  let cost = 0;
+  for (let p = 0; p < points.length; p++) {
+    const c = centers[assignment[p]];
+    for (let j = 0; j < c.length; j++) cost += (points[p][j] - c[j]) ** 2;
+  }
+  return cost;
+}`,
+    [0, 1],
+    () => [
+      [f64(0, 0), f64(2, 1)],
+      [f64(0.2, -0.1), f64(1.8, 1.3), f64(2.5, 0.4), f64(-0.3, 0.6)],
+    ],
+  );
+  await checkProgram(
+    `export function f(table: Float64Array[], tokens: Uint16Array, target: Float64Array): number {
+  const mean = new Float64Array(target.length);
+  for (const t of tokens) for (let j = 0; j < mean.length; j++) mean[j] += table[t][j] / tokens.length;
+  let loss = 0;
+  for (let j = 0; j < mean.length; j++) loss += (Math.tanh(mean[j]) - target[j]) ** 2;
+  return loss;
+}`,
+    [0, 2],
+    () => [
+      [f64(0.1, 0.2), f64(-0.5, 0.3), f64(0.9, -0.4)],
+      Uint16Array.of(2, 0, 2, 1) as unknown as Arg,
+      f64(0.3, -0.2),
+    ],
+  );
+  await checkProgram(
+    `export function f(values: Float64Array, segments: Int32Array, weights: Float64Array): number {
+  const sums = new Float64Array(weights.length);
+  for (let i = 0; i < values.length; i++) sums[segments[i]] += values[i];
+  let s = 0;
+  for (let k = 0; k < sums.length; k++) s += weights[k] * Math.exp(sums[k] / 4);
+  return s;
+}`,
+    [0, 2],
+    () => [f64(0.5, -1, 2, 0.25, 1.5), Int32Array.of(0, 2, 0, 1, 2), f64(1, -2, 0.5)],
+  );
+  await checkProgram(
+    `export function f(kernel: Float64Array, image: Uint8ClampedArray, width: number): number {
+  const height = image.length / width;
+  let energy = 0;
+  for (let y = 1; y < height - 1; y++)
+    for (let x = 1; x < width - 1; x++) {
+      let v = 0;
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dx = -1; dx <= 1; dx++)
+          v += kernel[(dy + 1) * 3 + dx + 1] * (image[(y + dy) * width + x + dx] / 255);
+      energy += v * v;
+    }
+  return energy;
+}`,
+    [0],
+    () => [
+      f64(0.1, -0.2, 0.1, 0.3, 0.5, -0.1, 0, 0.2, -0.3),
+      Uint8ClampedArray.from({ length: 20 }, (_, i) => (i * 53) % 256),
+      5,
+    ],
+  );
+});

@@ -727,3 +727,52 @@ test("k-means assignment into an Int32Array (argmin stored), an embedding lookup
     ],
   );
 });
+
+test("a class with Int32Array fields (its gradient holds only its Float64Array), a module-level Int32Array table, an Int32Array[] of groups", async () => {
+  const m = await checkProgram(
+    `class Graph {
+  constructor(
+    public from: Int32Array,
+    public to: Int32Array,
+    public stiffness: Float64Array,
+  ) {}
+  energy(pos: Float64Array): number {
+    let e = 0;
+    for (let k = 0; k < this.from.length; k++) {
+      const d = pos[this.from[k]] - pos[this.to[k]] - 1;
+      e += this.stiffness[k] * d * d;
+    }
+    return e;
+  }
+}
+const PERMUTATION = Int32Array.of(1, 2, 0);
+function groupEnergy(x: Float64Array, groups: Int32Array[]): number {
+  let s = 0;
+  for (const g of groups) {
+    let m = 0;
+    for (const i of g) m += x[i];
+    s += m * m;
+  }
+  return s;
+}
+export function f(pos: Float64Array, stiffness: Float64Array): number {
+  const graph = new Graph(Int32Array.of(0, 1), Int32Array.of(1, 2), stiffness);
+  const permuted = Array.from(PERMUTATION, (p) => pos[p] * pos[p]);
+  return graph.energy(pos) + permuted[0] * permuted[2] + groupEnergy(pos, [Int32Array.of(0, 1), Int32Array.of(2)]);
+}
+export const ofGraph = valueWithGradient((g: Graph, pos: Float64Array) => g.energy(pos));
+export function makeGraph(): Graph {
+  return new Graph(Int32Array.of(0, 1), Int32Array.of(1, 2), Float64Array.of(1, 2));
+}`,
+    [0, 1],
+    () => [f64(0, 0.5, 3), f64(1, 2)],
+  );
+  const { ofGraph, makeGraph } = m as unknown as {
+    ofGraph: (g: object, pos: Float64Array) => { gradient: [object, Float64Array] };
+    makeGraph: () => object;
+  };
+  const [dg, dpos] = ofGraph(makeGraph(), f64(0, 0.5, 3)).gradient;
+  assert.deepEqual(Object.keys(dg), ["stiffness"], "a Graph's gradient has only its stiffness");
+  assert.deepEqual(Array.from((dg as { stiffness: Float64Array }).stiffness), [2.25, 12.25]);
+  assert.deepEqual(Array.from(dpos), [-3, -11, 14]);
+});

@@ -1,5 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { parseFunction } from "../src/compiler/ir/parser.js";
+import { printFunction } from "../src/compiler/ir/printer.js";
+import { isDifferentiable } from "../src/compiler/ir/type-system.js";
 import { differential, gradient } from "../src/runtime/index.js";
 import { assertClose, compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 
@@ -775,4 +778,21 @@ export function makeGraph(): Graph {
   assert.deepEqual(Object.keys(dg), ["stiffness"], "a Graph's gradient has only its stiffness");
   assert.deepEqual(Array.from((dg as { stiffness: Float64Array }).stiffness), [2.25, 12.25]);
   assert.deepEqual(Array.from(dpos), [-3, -11, 14]);
+});
+
+test("the IR prints and parses integer typed arrays by name; they are not differentiable", () => {
+  const text = `func @f(%x.0: Float64Array, %idx.1: Int32Array, %px.2: Uint8ClampedArray[]) -> number {
+  %3: number = const 0
+  %4: number = index %idx.1, %3
+  %5: number = index %x.0, %4
+  %6: Uint8ClampedArray = index %px.2, %3
+  setIndex %6, %3, %5
+  return %5
+}`;
+  const fn = parseFunction(text);
+  assert.equal(printFunction(fn), text);
+  assert.deepEqual(
+    fn.params.map((p) => isDifferentiable(p.type)),
+    [true, false, false],
+  );
 });

@@ -111,9 +111,9 @@ export function wasmFunction(
   /** The entry's arguments, one array per twin (a twin's calls never nest: wasm calls only Math). */
   const wasmArgs: number[] = new Array<number>(spec.params.length).fill(0);
   /** Per argument, its address in the call's `wasmArrays` memory when read in place there. */
-  const residentAt: (number | undefined)[] = new Array<number | undefined>(spec.params.length).fill(
-    undefined,
-  );
+  const residentAt: (number | undefined)[] = new Array<number | undefined>(
+    spec.params.length,
+  ).fill(undefined);
   /** One result, a number: returned as the entry returns it. */
   const oneNumber = spec.results.length === 1 && spec.results[0] === "number";
   /** Every result a number: the others go to `out` as they are. */

@@ -796,3 +796,29 @@ test("the IR prints and parses integer typed arrays by name; they are not differ
     [true, false, false],
   );
 });
+
+test("'.filter' of an integer typed array (whose length would change) is NABLA101, naming it with its article", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+
+export function f(x: Float64Array, labels: Int32Array): number {
+  const kept = labels.filter((l) => l > 0);
+  return x[kept[0]];
+}
+export const g = gradient(f);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:4:16: error NABLA101: '.filter' needs a plain array, not an Int32Array
+  3 | export function f(x: Float64Array, labels: Int32Array): number {
+> 4 |   const kept = labels.filter((l) => l > 0);
+    |                ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: a typed array has a fixed length: create it with its final length ('new Int32Array(n)') and assign 'a[i] = v'
+main.ts:7:18: note: when differentiating 'f' for 'gradient'
+> 7 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});

@@ -50,6 +50,13 @@ declare function lse(xs: number[]): number;
 declare function mixed(x: number, xs: number[]): number;
 declare function energy(positions: Float64Array, stiffness: number): number;
 declare function rowNorms(m: number[][]): number[];
+declare function masked(x: Float64Array, mask: Uint8Array, labels: Int32Array): number;
+interface Csr {
+  rows: Int32Array;
+  cols: Int32Array;
+  vals: Float64Array;
+}
+declare function spmv(a: Csr, x: Float64Array): number;
 declare function frobenius(m: number[][]): number;
 
 declare function fitAux(
@@ -96,6 +103,13 @@ export const checks = [
   (): { weights: Float32Array; bias: number } => gradient(fit, { wrt: 0 })(m, 0.1),
   (): [{ weights: Float32Array; bias: number }, number] => gradient(fit)(m, 0.1),
   (): number => differential(loss, { wrt: [0] })(p, [1], "x")(p),
+  // Integer typed arrays have no tangent: not differentiated by default, left out of objects.
+  (): Float64Array => gradient(masked)(new Float64Array(1), new Uint8Array(1), new Int32Array(1)),
+  (): [{ vals: Float64Array }, Float64Array] =>
+    gradient(spmv)(
+      { rows: new Int32Array(1), cols: new Int32Array(0), vals: new Float64Array(0) },
+      new Float64Array(1),
+    ),
   (): Float64Array => derivative(curve)(1),
   (): { value: Float64Array; derivative: Float64Array } => valueWithDerivative(curve)(1),
   (): [number, number] => differential(polar)(1, 2)(1, 0),
@@ -229,6 +243,8 @@ export const checks = [
   () => valueWithGradient(labeled, { wrt: [1] }),
   // @ts-expect-error an object without numbers has no tangent
   () => pullback(settings, { wrt: 1 }),
+  // @ts-expect-error an integer typed array has no tangent
+  () => gradient(masked, { wrt: [0, 2] }),
   // @ts-expect-error out of range, with hasAux
   () => gradient(fitAux, { wrt: 2, hasAux: true }),
   // @ts-expect-error out of range, in a list, with hasAux
@@ -300,6 +316,10 @@ export const messages: [
     WrtAsChecked<typeof settings, 1>,
     "wrt index 1 names an object parameter with no differentiable fields (numbers, arrays of numbers…)"
   >,
+  Same<
+    WrtAsChecked<typeof masked, 1>,
+    "wrt index 1 names an integer typed array parameter, which has no tangent"
+  >,
   Same<WrtAsChecked<typeof three, 0.5>, "wrt index 0.5 is not an integer">,
   Same<WrtAsChecked<typeof three, readonly [1, 1]>, readonly [1, "wrt lists parameter 1 twice"]>,
   Same<WrtAsChecked<typeof three, readonly []>, "wrt must name at least one parameter">,
@@ -307,4 +327,4 @@ export const messages: [
   Same<WrtAsChecked<typeof three, readonly [2, 0]>, readonly [2, 0]>,
   Same<WrtAsChecked<typeof variadic, 7>, 7>,
   Same<WrtAsChecked<typeof three, number>, number>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];

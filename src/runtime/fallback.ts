@@ -94,6 +94,19 @@ export function compileAtRunTime(operator: string, f: unknown, options?: unknown
   };
 }
 
+/** The typed arrays an argument may be, by their constructors (named as TypeScript names them). */
+const TYPED_ARRAYS = [
+  Float64Array,
+  Float32Array,
+  Int32Array,
+  Uint32Array,
+  Int16Array,
+  Uint16Array,
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+];
+
 /**
  * The TypeScript type of an argument, for the compiler: what it holds, recursively. Field
  * names go into the type through JSON.stringify unless they are plain identifiers.
@@ -102,8 +115,8 @@ function typeOfValue(value: unknown, where: string, enclosing: object[]): string
   if (typeof value === "number") return "number";
   if (typeof value === "boolean") return "boolean";
   if (typeof value === "string") return "string";
-  if (value instanceof Float64Array) return "Float64Array";
-  if (value instanceof Float32Array) return "Float32Array";
+  const typed = TYPED_ARRAYS.find((kind) => value instanceof kind);
+  if (typed) return typed.name;
   if (typeof value === "object" && value !== null && enclosing.includes(value))
     throw new TypeError(
       `nabla: ${where} holds itself; a function compiled at run time takes trees of values`,

@@ -8,7 +8,8 @@ import type { AnyFunction, DifferentiationOptions } from "./options.js";
  * number; the same kind of array, of the elements' tangents, for arrays, tuples and typed
  * arrays; a `Map` of the values' tangents for a `Map`; for objects, records and class
  * instances a plain object of the tangents of the fields that
- * have one (numbers and what holds numbers — strings, booleans and functions are left out).
+ * have one (numbers and what holds numbers — strings, booleans, functions and integer typed
+ * arrays such as `Int32Array`, which hold integers, are left out).
  * Fields marked `@noDerivative` are left out too at run time; a JSDoc tag is invisible to
  * types, so they still appear here.
  *
@@ -35,19 +36,25 @@ export type Tangent<T> = T extends number
     ? Float64Array
     : T extends Float32Array
       ? Float32Array
-      : T extends readonly unknown[]
-        ? { -readonly [K in keyof T]: Tangent<T[K]> }
-        : T extends (...args: never[]) => unknown
-          ? never
-          : T extends ReadonlyMap<infer K, infer V>
-            ? Map<K, Tangent<V>>
-            : T extends object
-              ? {
-                  -readonly [K in keyof T as HasTangent<T[K]> extends true ? K : never]: Tangent<
-                    T[K]
-                  >;
-                }
-              : never;
+      : T extends IntegerTypedArray
+        ? never
+        : T extends readonly unknown[]
+          ? { -readonly [K in keyof T]: Tangent<T[K]> }
+          : T extends (...args: never[]) => unknown
+            ? never
+            : T extends ReadonlyMap<infer K, infer V>
+              ? Map<K, Tangent<V>>
+              : T extends object
+                ? {
+                    -readonly [K in keyof T as HasTangent<T[K]> extends true ? K : never]: Tangent<
+                      T[K]
+                    >;
+                  }
+                : never;
+
+/** The typed arrays of integers: data a function reads (labels, indices), with no tangent. */
+export type IntegerTypedArray =
+  Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array;
 
 /** Whether values of type T have a tangent (numbers, and arrays and objects holding some). */
 export type HasTangent<T> = [Tangent<T>] extends [never]
@@ -318,6 +325,8 @@ type NoTangentKind<T> = [T] extends [string]
     ? "a boolean parameter, which has no tangent"
     : [T] extends [AnyFunction]
       ? "a function parameter, which has no tangent"
-      : [T] extends [object]
-        ? "an object parameter with no differentiable fields (numbers, arrays of numbers…)"
-        : "a parameter without a tangent";
+      : [T] extends [IntegerTypedArray]
+        ? "an integer typed array parameter, which has no tangent"
+        : [T] extends [object]
+          ? "an object parameter with no differentiable fields (numbers, arrays of numbers…)"
+          : "a parameter without a tangent";

@@ -169,8 +169,9 @@ export function copyValues(values: unknown[]): unknown[] {
     if (v === null || typeof v !== "object") return v;
     const known = copies.get(v);
     if (known !== undefined) return known;
-    if (v instanceof Float64Array || v instanceof Float32Array) {
-      const c = v.slice();
+    // Any typed array (an Int32Array of indices too): its own kind, elements as they are.
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+      const c = (v as Float64Array).slice();
       copies.set(v, c);
       return c;
     }

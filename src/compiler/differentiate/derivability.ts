@@ -17,8 +17,14 @@ import {
 import { findModuleWrites, type EffectsOf } from "../analysis/effects.js";
 import type { Diagnostic, DiagnosticBag } from "../diagnostics/diagnostic.js";
 import { functionLabel } from "../ir/names.js";
-import { isAggregate, isDifferentiable, isKeyed, typeText } from "../ir/type-system.js";
-import type { FunctionKey, IRFunction, KeyedType, Op } from "../ir/types.js";
+import {
+  isAggregate,
+  isDifferentiable,
+  isIntegerArray,
+  isKeyed,
+  typeText,
+} from "../ir/type-system.js";
+import type { FunctionKey, IRFunction, KeyedType, Op, Type } from "../ir/types.js";
 import { keyName } from "../ir/function-key.js";
 import { parseDerivedPrimalKey } from "../ir/names.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
@@ -36,6 +42,12 @@ export interface DerivabilityContext {
   readonly observeActivity: ActivityObserver | undefined;
   /** The name of `key` and, if it cannot be lowered, why (its first error). */
   readonly whyUnreadable?: (key: FunctionKey) => { name: string; why?: Diagnostic } | undefined;
+}
+
+/** "a number", "an Int32Array": a type named with its article, for messages. */
+function aType(t: Type): string {
+  const text = typeText(t);
+  return /^[aeiou]/i.test(text) ? `an ${text}` : `a ${text}`;
 }
 
 /** The activity of `primal` for the demand, or undefined (with diagnostics) if it cannot be differentiated. */
@@ -66,9 +78,23 @@ function checkSignature(
     const param = primal.params[i]!;
     if (!isDifferentiable(param.type)) {
       const node = target.node.params[i - (target.thisType ? 1 : 0)] ?? target.node;
+      const loc = { file: target.module.file, start: node.start, end: node.end };
+      if (isIntegerArray(param.type)) {
+        diagnostics.add({
+          severity: "error",
+          ...unsupportedType.cannotDifferentiateWithRespectToIntegerArray(
+            functionLabel(primal.name),
+            param.hint,
+            typeText(param.type),
+          ),
+          loc,
+          notes: demand.chain,
+        });
+        return false;
+      }
       const what = isAggregate(param.type)
-        ? `a ${typeText(param.type)}, which has no differentiable fields (numbers, arrays of numbers…)`
-        : `a ${typeText(param.type)}`;
+        ? `${aType(param.type)}, which has no differentiable fields (numbers, arrays of numbers…)`
+        : aType(param.type);
       diagnostics.add({
         severity: "error",
         ...unsupportedType.cannotDifferentiateWithRespectTo(
@@ -92,7 +118,7 @@ function checkSignature(
       severity: "error",
       ...unsupportedType.cannotDifferentiateItReturns(
         functionLabel(primal.name),
-        result === undefined ? "nothing" : `a ${typeText(result)}`,
+        result === undefined ? "nothing" : aType(result),
         demand.mode === "gradient"
           ? "not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)"
           : "which has no derivative (numbers, arrays and objects of numbers do)",

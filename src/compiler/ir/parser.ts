@@ -10,6 +10,7 @@ import type {
   Value,
 } from "./types.js";
 import { OPS } from "./ops.js";
+import { isTypedArrayName } from "./type-system.js";
 
 // The printer's text read back into IR (printer.ts), so a test can feed a pass IR written by
 // hand and check the IR it gives. Function keys come back as the names the printer shows
@@ -222,8 +223,7 @@ class Parser {
     const t = text.trim();
     if (t === "number" || t === "boolean" || t === "string" || t === "void" || t === "opaque")
       return t;
-    if (t === "Float64Array" || t === "Float32Array")
-      return { kind: "array", storage: t, element: "number" };
+    if (isTypedArrayName(t)) return { kind: "array", storage: t, element: "number" };
     if (t.endsWith("[]")) {
       const inner = t.slice(0, -2);
       const element = this.type(

@@ -1,4 +1,12 @@
-import type { ArrayType, FieldType, KeyedType, ObjectType, Type } from "./types.js";
+import type {
+  ArrayType,
+  FieldType,
+  IntegerArrayStorage,
+  KeyedType,
+  ObjectType,
+  Type,
+  TypedArrayStorage,
+} from "./types.js";
 
 // Questions about IR types: aggregates (arrays, objects, keyed collections) versus scalars, which parts carry
 // derivatives, and how to print and compare types.
@@ -9,6 +17,32 @@ export function isAggregate(t: Type): t is ArrayType | ObjectType | KeyedType {
 
 export function isArray(t: Type): t is ArrayType {
   return typeof t === "object" && t.kind === "array";
+}
+
+export const INTEGER_ARRAY_STORAGES: readonly IntegerArrayStorage[] = [
+  "Int32Array",
+  "Uint32Array",
+  "Int16Array",
+  "Uint16Array",
+  "Int8Array",
+  "Uint8Array",
+  "Uint8ClampedArray",
+];
+
+export const TYPED_ARRAY_STORAGES: readonly TypedArrayStorage[] = [
+  "Float64Array",
+  "Float32Array",
+  ...INTEGER_ARRAY_STORAGES,
+];
+
+/** Whether `name` is the name of a typed array (`Float64Array`, `Int32Array`…). */
+export function isTypedArrayName(name: string): name is TypedArrayStorage {
+  return (TYPED_ARRAY_STORAGES as readonly string[]).includes(name);
+}
+
+/** An `Int32Array`, `Uint8Array`…: numbers that carry no derivative (see IntegerArrayStorage). */
+export function isIntegerArray(t: Type): boolean {
+  return isArray(t) && (INTEGER_ARRAY_STORAGES as readonly string[]).includes(t.storage);
 }
 
 export function isObject(t: Type): t is ObjectType {
@@ -46,8 +80,10 @@ const comparing: [Type, Type][] = [];
 export function isDifferentiable(t: Type): boolean {
   if (t === "number") return true;
   if (!isAggregate(t)) return false;
-  if (t.kind === "array")
+  if (t.kind === "array") {
+    if (isIntegerArray(t)) return false;
     return t.elements ? t.elements.some(isDifferentiable) : isDifferentiable(t.element);
+  }
   if (t.kind === "keyed") return isDifferentiable(t.value);
   if (walking.has(t)) return false;
   walking.add(t);

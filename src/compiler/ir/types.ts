@@ -12,12 +12,28 @@ export interface SourceLoc {
 export type ScalarType = "number" | "boolean" | "string" | "void";
 
 /**
+ * The typed arrays of integers. Their elements are read as numbers, but they hold no
+ * derivative: what is stored into one is converted (truncated, wrapped, clamped) by
+ * JavaScript, a piecewise constant function of it. Labels, indices, counts, masks.
+ */
+export type IntegerArrayStorage =
+  | "Int32Array"
+  | "Uint32Array"
+  | "Int16Array"
+  | "Uint16Array"
+  | "Int8Array"
+  | "Uint8Array"
+  | "Uint8ClampedArray";
+
+export type TypedArrayStorage = "Float64Array" | "Float32Array" | IntegerArrayStorage;
+
+/**
  * `number[]`, tuples and typed arrays. `storage` says how the array is built at run time;
  * `elements` is set for tuples, whose element types are known by position.
  */
 export interface ArrayType {
   readonly kind: "array";
-  readonly storage: "Array" | "Float64Array" | "Float32Array";
+  readonly storage: "Array" | TypedArrayStorage;
   readonly element: Type;
   readonly elements?: readonly Type[];
 }

@@ -1,6 +1,7 @@
 import { parseSync, type CallExpression, type Node, type Statement } from "oxc-parser";
 import { callArity, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { ArrayType, Op, Value } from "../ir/types.js";
+import { isIntegerArray } from "../ir/type-system.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext } from "./context.js";
 import { countedLoop } from "./ir-loops.js";
@@ -11,7 +12,8 @@ import { countedLoop } from "./ir-loops.js";
 // stable, for a comparator that orders consistently), so derivatives follow each value to
 // where it lands; the comparisons decide branches and have none. O(n log n) comparisons.
 // Without a comparator JavaScript compares elements as text, which a numeric program does not
-// mean: a diagnostic says so; an array of strings (`Object.keys(r).sort()`) is ordered as
+// mean: a diagnostic says so (an integer typed array compares by value, as JavaScript's
+// typed arrays do); an array of strings (`Object.keys(r).sort()`) is ordered as
 // JavaScript orders text, by `<` (both compare UTF-16 code units).
 
 const ARRAY = "nabla$sorted";
@@ -51,7 +53,13 @@ export function lowerSort(
   const type = array.type as ArrayType;
   const [given, ...rest] = node.arguments;
   if (rest.length > 0) return ctx.fail(node, callArity.takesArgumentHere(method, "0 to 1", "s"));
-  const compare = given ?? (type.element === "string" ? textOrder(node) : undefined);
+  const compare =
+    given ??
+    (type.element === "string"
+      ? textOrder(node)
+      : isIntegerArray(type)
+        ? numericOrder(node)
+        : undefined);
   if (!compare) return ctx.fail(node.callee, unsupportedSyntax.sortWithoutComparator(method));
   if (compare.type === "SpreadElement")
     return ctx.fail(compare, unsupportedSyntax.spreadArgumentsAreNotSupported());
@@ -95,6 +103,15 @@ export function lowerSort(
 /** The comparator JavaScript's sort uses for strings, placed at `at`. */
 function textOrder(at: Node): Node {
   const [statement] = parsedAt("(a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);", at);
+  return (statement as { expression: Node }).expression;
+}
+
+/**
+ * A typed array's own order, without a comparator: by value. For integers (no NaN, no -0)
+ * that is exactly `a - b`.
+ */
+function numericOrder(at: Node): Node {
+  const [statement] = parsedAt("(a: number, b: number) => a - b;", at);
   return (statement as { expression: Node }).expression;
 }
 

@@ -12,7 +12,7 @@ import { functionKey, symbolKey } from "../ir/function-key.js";
 import type { CallExpression, Expression, MemberExpression, Node } from "oxc-parser";
 import type { FunctionLike } from "../parse/module.js";
 import { typeResolver, parameterFunctionTypeOf } from "../types/resolver.js";
-import { fieldOf, isArray, isObject, typeText } from "../ir/type-system.js";
+import { fieldOf, isArray, isObject, TYPED_ARRAY_STORAGES, typeText } from "../ir/type-system.js";
 import type { FunctionTypeInfo, ObjectType, Type, Value } from "../ir/types.js";
 import { isLocalSpecifier, packageFile, type FunctionSymbol } from "../parse/program.js";
 import { MATH_FUNCTIONS, NON_DIFFERENTIABLE_MATH } from "../rules/math.js";
@@ -119,12 +119,12 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const path = calleePath(callee);
   if (path === "Array.from" && isPlatformGlobal(ctx.module, "Array", ctx.scope))
     return lowerArrayFrom(ctx, node);
-  for (const typed of ["Float64Array", "Float32Array"] as const)
+  for (const typed of TYPED_ARRAY_STORAGES)
     if (path === `${typed}.from` && isPlatformGlobal(ctx.module, typed, ctx.scope))
       return lowerArrayFrom(ctx, node, typed);
   // `Float64Array.of(x, y)`, `Array.of(x)`: the array of the arguments, as `from` of their
   // literal (`Array.of(3)` is `[3]`, not `Array(3)`).
-  for (const storage of ["Array", "Float64Array", "Float32Array"] as const)
+  for (const storage of ["Array", ...TYPED_ARRAY_STORAGES] as const)
     if (path === `${storage}.of` && isPlatformGlobal(ctx.module, storage, ctx.scope)) {
       const elements = node.arguments;
       const literal = { type: "ArrayExpression", elements, start: node.start, end: node.end };

@@ -1,6 +1,6 @@
 import type { CallExpression, Node, TSType } from "oxc-parser";
 import { instanceKey, symbolKey } from "../ir/function-key.js";
-import { irTypeText } from "../ir/type-system.js";
+import { irTypeText, TYPED_ARRAY_STORAGES } from "../ir/type-system.js";
 import type { FunctionKey, Type } from "../ir/types.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import type { FunctionLike } from "../parse/module.js";
@@ -180,13 +180,7 @@ function isArrayType(t: Type): t is Extract<Type, { kind: "array" }> {
 }
 
 /** Array types a parameter may be declared to take several of, by name. */
-const ARRAY_NAMES = new Set([
-  "Array",
-  "ReadonlyArray",
-  "ArrayLike",
-  "Float64Array",
-  "Float32Array",
-]);
+const ARRAY_NAMES = new Set(["Array", "ReadonlyArray", "ArrayLike", ...TYPED_ARRAY_STORAGES]);
 
 /**
  * The parameters of `symbol` whose declared type admits several kinds of array

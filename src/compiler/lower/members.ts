@@ -45,6 +45,7 @@ import {
   isKeyed,
   isObject,
   isRecord,
+  isTypedArrayName,
   sameType,
   typeText,
 } from "../ir/type-system.js";
@@ -718,8 +719,6 @@ export function absentValue(ctx: LowerContext, node: Node, type: Type): Value | 
   return ctx.builder.emit("const", [], [type], attrs, [], "").results[0]!;
 }
 
-const TYPED_ARRAYS = new Set(["Float64Array", "Float32Array"]);
-
 /** Whether `node` is a call of the global `Array` (`Array(n)`, which is `new Array(n)`). */
 export function isArrayCall(ctx: LowerContext, node: Node): node is CallExpression {
   return (
@@ -750,7 +749,7 @@ export function lowerNew(
   if (
     name &&
     isPlatformGlobal(ctx.module, name, ctx.scope) &&
-    (TYPED_ARRAYS.has(name) || name === "Array")
+    (isTypedArrayName(name) || name === "Array")
   ) {
     if (node.arguments.length !== 1 || node.arguments[0]!.type === "SpreadElement") {
       return ctx.fail(node, callArity.newTakesOneArgumentLength(name));

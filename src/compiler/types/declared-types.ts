@@ -11,7 +11,7 @@ import {
   implementersOf,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
-import { sameType } from "../ir/type-system.js";
+import { isTypedArrayName, sameType } from "../ir/type-system.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
 import { checkedTypeAt } from "./checked-type-lookup.js";
@@ -134,8 +134,7 @@ function resolveIn(
       if (node.typeName.type !== "Identifier") return undefined;
       const name = node.typeName.name;
       const args = node.typeArguments?.params ?? [];
-      if (name === "Float64Array" || name === "Float32Array")
-        return { kind: "array", storage: name, element: "number" };
+      if (isTypedArrayName(name)) return { kind: "array", storage: name, element: "number" };
       if ((name === "Array" || name === "ReadonlyArray") && args.length === 1) {
         const element = inner(args[0]!);
         return element && { kind: "array", storage: "Array", element };

@@ -1,7 +1,7 @@
 import type { Node } from "oxc-parser";
 import type { Type } from "../ir/types.js";
 import { annotationType } from "./signature.js";
-import { sameType } from "../ir/type-system.js";
+import { isTypedArrayName, sameType } from "../ir/type-system.js";
 import type { TypeResolver } from "./signature.js";
 
 // Types of initializers nabla can know without a type checker: literals, arithmetic,
@@ -63,7 +63,7 @@ export function inferType(
     case "NewExpression": {
       if (!resolve || node.callee.type !== "Identifier") return undefined;
       const name = node.callee.name;
-      if ((name === "Float64Array" || name === "Float32Array") && isGlobal(name))
+      if (isTypedArrayName(name) && isGlobal(name))
         return { kind: "array", storage: name, element: "number" };
       // `new Map<string, Moments>()`, `new Set<number>()`: the type its type arguments give.
       if ((name === "Map" || name === "Set") && isGlobal(name) && node.typeArguments) {

@@ -21,6 +21,8 @@ import {
   type Node,
 } from "typescript7/unstable/ast";
 import { readFileSync } from "node:fs";
+import { isTypedArrayName } from "../ir/type-system.js";
+import type { TypedArrayStorage } from "../ir/types.js";
 
 // The one module that talks to TypeScript's own checker (typescript@7, the native compiler,
 // through its synchronous API, which is marked unstable: everything it offers nabla goes
@@ -62,7 +64,7 @@ export type CheckedShape =
   | { kind: "union"; members: CheckedType[]; /** The alias naming it (`Shape`). */ name?: string }
   | { kind: "array"; element: CheckedType }
   | { kind: "tuple"; elements: CheckedType[]; variadic: boolean }
-  | { kind: "typedArray"; storage: "Float64Array" | "Float32Array" }
+  | { kind: "typedArray"; storage: TypedArrayStorage }
   /** `Map<K, V>`, or an object type that is only an index signature (`Record<string, V>`). */
   | { kind: "keyed"; storage: "Record" | "Map"; key: CheckedType; value: CheckedType }
   /** `Set<K>`. */
@@ -414,7 +416,7 @@ class View implements CheckerView {
     }
     const symbol = type.getSymbol();
     if (type.isObjectType() && symbol) {
-      if (symbol.name === "Float64Array" || symbol.name === "Float32Array") {
+      if (isTypedArrayName(symbol.name)) {
         if (isLibrary(symbol)) return { kind: "typedArray", storage: symbol.name };
       }
     }

@@ -28,3 +28,9 @@ export function message(code: DiagnosticCodeName, text: string, help?: string): 
     ? { code: DiagnosticCode[code], message: text }
     : { code: DiagnosticCode[code], message: text, help };
 }
+
+/** A type's text with its article: "a Float64Array", "an Int32Array". */
+export function withArticle(typeText: Printable): string {
+  const text = String(typeText);
+  return /^[aeiou]/i.test(text) ? `an ${text}` : `a ${text}`;
+}

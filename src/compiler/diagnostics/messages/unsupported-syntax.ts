@@ -1,4 +1,4 @@
-import { message, type CodeContext, type Printable } from "./message.js";
+import { message, withArticle, type CodeContext, type Printable } from "./message.js";
 import { arrayMethodHelp, constructHelp, operatorHelp } from "./syntax-help.js";
 
 // The messages of NABLA101 (syntax differentiable code does not support (yet)): every text of the
@@ -30,7 +30,7 @@ export const unsupportedSyntax = {
   concatNeedsPlainArray: (typeText: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.concat' needs a plain array, not a ${typeText}`,
+      `'.concat' needs a plain array, not ${withArticle(typeText)}`,
       `spread the values into an array literal: '[...a, ...b]'`,
     ),
   reverseNeedsOneElementType: (typeText: Printable) =>
@@ -491,7 +491,7 @@ export const unsupportedSyntax = {
   lengthChangeNeedsPlainArray: (method: Printable, typeText: Printable) =>
     message(
       "unsupportedSyntax",
-      `'.${method}' needs a plain array, not a ${typeText}`,
+      `'.${method}' needs a plain array, not ${withArticle(typeText)}`,
       String(typeText).startsWith("[")
         ? "a tuple's length is part of its type: declare the variable as an array ('number[]') to change its length"
         : `a typed array has a fixed length: create it with its final length ('new ${typeText}(n)') and assign 'a[i] = v'`,

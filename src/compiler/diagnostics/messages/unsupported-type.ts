@@ -21,6 +21,16 @@ export const unsupportedType = {
       "unsupportedType",
       `cannot differentiate ${functionLabel} with respect to parameter '${hint}', ${what}`,
     ),
+  cannotDifferentiateWithRespectToIntegerArray: (
+    functionLabel: Printable,
+    hint: Printable,
+    storage: Printable,
+  ) =>
+    message(
+      "unsupportedType",
+      `cannot differentiate ${functionLabel} with respect to parameter '${hint}', an integer typed array (${storage}): its elements are integers, which have no derivative (a number stored into one is rounded to an integer)`,
+      `an integer typed array is data the function reads (labels, indices, counts, masks); to differentiate with respect to its values, pass them as a Float64Array`,
+    ),
   checkpointedFunctionMustReturnNumber: (label: Printable, typeText: Printable) =>
     message(
       "unsupportedType",

@@ -1,5 +1,5 @@
 import { isArray, isKeyed, isObject, isRecursiveType, typeText } from "../../ir/type-system.js";
-import type { Type } from "../../ir/types.js";
+import type { Type, TypedArrayStorage } from "../../ir/types.js";
 import * as js from "./expression.js";
 import type { Expr } from "./expression.js";
 import type { Builtins } from "./module-names.js";
@@ -31,11 +31,10 @@ export function literalOf(type: Type, items: Expr[], builtin: Builtins): Expr {
  * A tangent's typed array of length `n`: small ones come from the runtime's pool (see
  * runtime/pool.ts), being much cheaper to allocate than V8's own.
  */
-export function tangentAllocation(
-  storage: "Float64Array" | "Float32Array",
-  n: Expr,
-  runtime: string,
-): Expr {
+export function tangentAllocation(storage: TypedArrayStorage, n: Expr, runtime: string): Expr {
+  // An integer array has no tangent (isDifferentiable): asking for one is nabla's mistake.
+  if (storage !== "Float64Array" && storage !== "Float32Array")
+    throw new Error(`internal: a tangent of an ${storage}`);
   return js.raw(`${runtime}.new${storage}(${n.text})`, js.PREC.primary, [n]);
 }
 

@@ -32,7 +32,7 @@ const RESERVED = new Set(
     "import in instanceof new null return super switch this throw true try typeof var void while with yield let static " +
     "enum await implements package protected interface private public arguments eval undefined NaN Infinity " +
     // The platform's globals generated code reads: no local may hide them.
-    "Math Array Float64Array Float32Array Map Set Number String Object TypeError Error RangeError isNaN isFinite " +
+    "Math Array Float64Array Float32Array Int32Array Uint32Array Int16Array Uint16Array Int8Array Uint8Array Uint8ClampedArray Map Set Number String Object TypeError Error RangeError isNaN isFinite " +
     "parseFloat parseInt console globalThis"
   ).split(" "),
 );

@@ -1,6 +1,12 @@
 import type { WasmKind } from "../../../api/wasm-entry.js";
 import type { ArrayType, ObjectType, Type } from "../../ir/types.js";
-import { isArray, isObject, isRecursiveType, typeText } from "../../ir/type-system.js";
+import {
+  isArray,
+  isIntegerArray,
+  isObject,
+  isRecursiveType,
+  typeText,
+} from "../../ir/type-system.js";
 import { NotForWasm } from "./not-for-wasm.js";
 
 // Which IR types the wasm backend carries, and how: numbers as f64, booleans as i32, strings
@@ -45,6 +51,9 @@ function carry(type: Type): WasmKind | NotCarried {
   if (type === "number" || type === "boolean" || type === "string") return type;
   if (isObject(type)) return objectKind(type);
   if (!isArray(type)) return not("");
+  // Integer arrays would need their stores converted as JavaScript's (ToInt32, clamping…).
+  if (isIntegerArray(type))
+    return not(`integer typed arrays such as ${type.storage} are not covered`);
   const elements = type.elements?.length ? type.elements : [type.element];
   // Each element's kind once: carrying one twice per level was exponential in the nesting.
   const kinds = elements.map((e) => carry(e));
@@ -56,7 +65,7 @@ function carry(type: Type): WasmKind | NotCarried {
   const layout = layoutKey(of);
   if (kinds.some((k) => layoutKey(isNot(k) ? undefined : k) !== layout))
     return not("its elements are of different kinds");
-  return { array: type.storage, of };
+  return { array: type.storage as "Array" | "Float64Array" | "Float32Array", of };
 }
 
 /**

@@ -420,7 +420,7 @@ export const h = gradient(spread, { backend: "wasm" });
   );
   assert.match(
     text,
-    /warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: a value \(counts\) in 'spread' is of type Int32Array \(integer typed arrays such as Int32Array are not covered\)\n/,
+    /warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: 'counts' in 'spread' is of type Int32Array \(integer typed arrays such as Int32Array are not covered\)\n/,
   );
   assert.match(text, /\n2 warnings$/);
 });

@@ -1182,9 +1182,9 @@ test("every error: independent errors inside one function are all reported, in o
 import { gradient } from "nabla";
 export function f(x: number, w: number[]): number {
   let acc = 0;
-  block: {
+  try {
     acc += x;
-  }
+  } finally { acc += 1; }
   const cache = new WeakMap<object, number>();
   for (const v of w) acc += v * x;
   if (acc > 1) {

@@ -328,8 +328,8 @@ export const unsupportedSyntax = {
   sortWithoutComparator: (method: string) =>
     message(
       "unsupportedSyntax",
-      `'.${method}()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')`,
-      `pass the order you mean, such as '.${method}((a, b) => a - b)'`,
+      `'.${method}()' without a comparator is supported for arrays of numbers, booleans and strings: JavaScript orders other elements by their text ('[object Object]' for every object)`,
+      `pass the order you mean, such as '.${method}((a, b) => a.cost - b.cost)'`,
     ),
   sortOfTuple: (method: string) =>
     message(

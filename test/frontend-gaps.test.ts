@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   assertGradientTwoWays,
+  compileFiles,
+  diagnosticsText,
   loadProgram,
   type Differential,
   type Fn,
@@ -83,4 +85,95 @@ export const g = gradient(positional);
       `at ${xs}`,
     );
   }
+});
+
+test("built-in functions as callbacks: 'xs.map(Math.abs)', 'xs.map(Number)', 'filter(Boolean)', 'map(parseFloat)'", async () => {
+  await checkProgram(
+    `
+function l1(values: number[]): number {
+  return values.map(Math.abs).reduce((s, v) => s + v, 0);
+}
+function rms(values: number[]): number {
+  const squares = values.map((v) => v * v);
+  return squares.map(Math.sqrt).reduce((s, v) => s + v, 0) / values.length;
+}
+function softmaxFirst(logits: number[]): number {
+  const e = logits.map(Math.exp);
+  return e[0] / e.reduce((s, v) => s + v, 0);
+}
+export function f(a: number, b: number, c: number): number {
+  const xs = [a, b, c];
+  const copy = xs.map(Number);
+  const scales = ["0.5", "2"].map(parseFloat);
+  const nonzero = [a - b, 0, c].filter(Boolean).length;
+  const finite = xs.every(Number.isFinite) ? 1 : 0;
+  const logs = new Float64Array([a * a + 1, b * b + 2]).map(Math.log);
+  const squashed = xs.map(Math.tanh).reduce((s, v) => s + v);
+  return (
+    l1(xs) * scales[0] +
+    rms(copy) * scales[1] +
+    softmaxFirst(xs) * nonzero +
+    finite * copy[2] +
+    logs[0] * logs[1] +
+    squashed
+  );
+}
+`,
+    [
+      [0.7, -0.4, 1.3],
+      [-1.2, 2.5, 0.3],
+      [2, 1.5, -0.8],
+    ],
+  );
+});
+
+test("built-ins that read the index too, as callbacks, are refused with the call JavaScript makes", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+export function parsed(x: number): number {
+  const steps = ["10", "10", "10"].map(parseInt);
+  return x * steps[1];
+}
+export function largest(xs: number[]): number {
+  return xs.reduce(Math.max);
+}
+export function powers(xs: number[]): number {
+  return xs.map(Math.pow).reduce((s, v) => s + v, 0);
+}
+export const g1 = gradient(parsed);
+export const g2 = gradient(largest);
+export const g3 = gradient(powers);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:3:40: error NABLA101: 'parseInt' as the callback of '.map' is called with (element, index, array), and it reads the second as its radix
+  2 | export function parsed(x: number): number {
+> 3 |   const steps = ["10", "10", "10"].map(parseInt);
+    |                                        ^^^^^^^^
+help: pass an arrow that calls it as you mean, such as '(s) => parseInt(s, 10)'
+main.ts:12:19: note: when differentiating 'parsed' for 'gradient'
+> 12 | export const g1 = gradient(parsed);
+     |                   ^^^^^^^^^^^^^^^^
+
+main.ts:7:20: error NABLA101: 'Math.max' as the callback of '.reduce' is called with (accumulator, element, index, array), and it reads all of them
+  6 | export function largest(xs: number[]): number {
+> 7 |   return xs.reduce(Math.max);
+    |                    ^^^^^^^^
+help: pass an arrow that calls it as you mean, such as '(a, b) => Math.max(a, b)'
+main.ts:13:19: note: when differentiating 'largest' for 'gradient'
+> 13 | export const g2 = gradient(largest);
+     |                   ^^^^^^^^^^^^^^^^^
+
+main.ts:10:17: error NABLA101: 'Math.pow' as the callback of '.map' is called with (element, index, array), and it reads the first two
+   9 | export function powers(xs: number[]): number {
+> 10 |   return xs.map(Math.pow).reduce((s, v) => s + v, 0);
+     |                 ^^^^^^^^
+help: pass an arrow that calls it as you mean, such as '(v) => Math.pow(v, …)'
+main.ts:14:19: note: when differentiating 'powers' for 'gradient'
+> 14 | export const g3 = gradient(powers);
+     |                   ^^^^^^^^^^^^^^^^
+
+3 errors`,
+  );
 });

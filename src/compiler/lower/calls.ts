@@ -75,6 +75,7 @@ import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 const NON_DIFFERENTIABLE_GLOBALS: Record<string, { result: Type; args: Type | "any" }> = {
   String: { result: "string", args: "any" },
   Number: { result: "number", args: "any" },
+  Boolean: { result: "boolean", args: "any" },
   parseFloat: { result: "number", args: "string" },
   parseInt: { result: "number", args: "any" },
   isNaN: { result: "boolean", args: "number" },

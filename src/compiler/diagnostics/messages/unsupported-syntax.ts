@@ -81,6 +81,18 @@ export const unsupportedSyntax = {
       `assignment to ${describeNode} of a ${typeText} is not supported in differentiable code`,
       `assign to a variable, or to an element of an array or a field of an object`,
     ),
+  builtinCallbackReadsMore: (
+    name: Printable,
+    method: Printable,
+    args: Printable,
+    reads: Printable,
+    suggestion: Printable,
+  ) =>
+    message(
+      "unsupportedSyntax",
+      `'${name}' as the callback of '.${method}' is called with ${args}, and it reads ${reads}`,
+      `pass an arrow that calls it as you mean, such as '${suggestion}'`,
+    ),
   callbackParametersMustBePlain: () =>
     message(
       "unsupportedSyntax",

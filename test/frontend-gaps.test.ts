@@ -177,3 +177,110 @@ main.ts:14:19: note: when differentiating 'powers' for 'gradient'
 3 errors`,
   );
 });
+
+test("getters and methods in object literals run at each read, with 'this' the object", async () => {
+  await checkProgram(
+    `
+interface Box {
+  w: number;
+  h: number;
+  readonly area: number;
+  scaled(k: number): number;
+}
+export function f(w: number, h: number, d: number): number {
+  const box: Box = {
+    w,
+    h,
+    get area() {
+      return this.w * this.h;
+    },
+    scaled(k: number) {
+      return k * this.area;
+    },
+  };
+  const before = box.area;
+  box.w = w * d;
+  const snapshot = { ...box };
+  box.h = Math.exp(d);
+  const stats = {
+    values: [w, h, d],
+    get mean() {
+      return this.values.reduce((s, v) => s + v, 0) / this.values.length;
+    },
+  };
+  stats.values[2] = d * d;
+  return before + box.area + snapshot.area * 2 + Math.sin(box.scaled(h)) + stats.mean;
+}
+`,
+    [
+      [2, 3, 0.5],
+      [-0.7, 1.3, -1.1],
+    ],
+  );
+});
+
+test("an object literal with a getter passed on is refused: the callee would read the field", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+interface Sized {
+  readonly area: number;
+}
+function double(s: Sized): number {
+  return 2 * s.area;
+}
+export function f(w: number, h: number): number {
+  const box = {
+    w,
+    h,
+    get area() {
+      return this.w * this.h;
+    },
+  };
+  return double(box);
+}
+export const g = gradient(f);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:16:10: error NABLA112: this object has accessors written in its literal ('get area'); differentiable code reads its getters and calls its methods where the object is written, but cannot pass it to 'double'
+  15 |   };
+> 16 |   return double(box);
+     |          ^^^^^^^^^^^
+help: make it an instance of a class declaring them ('class Box { get area() { … } }'), which can go anywhere; or compute the values here and pass those
+main.ts:9:15: note: the object with the accessors is written here
+> 9 |   const box = {
+    |               ^
+main.ts:18:18: note: when differentiating 'f' for 'gradient'
+> 18 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("a setter in an object literal is refused with what to do instead", () => {
+  const result = compileFiles({
+    "main.ts": `import { derivative } from "nabla";
+export function f(x: number): number {
+  const t = { c: x, set f(v: number) { this.c = (v - 32) / 1.8; } };
+  t.f = x;
+  return t.c;
+}
+export const d = derivative(f);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:3:21: error NABLA101: a setter in an object literal ('set f(v)') is not supported in differentiable code
+  2 | export function f(x: number): number {
+> 3 |   const t = { c: x, set f(v: number) { this.c = (v - 32) / 1.8; } };
+    |                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: assign the fields it would set where the value changes, or make the object an instance of a class with 'set f(v)'
+main.ts:7:18: note: when differentiating 'f' for 'derivative'
+> 7 | export const d = derivative(f);
+    |                  ^^^^^^^^^^^^^
+
+1 error`,
+  );
+});

@@ -65,6 +65,7 @@ import {
   omitted,
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
+import { literalMethodCall } from "./literal-accessors.js";
 import { callOfListElement } from "./function-lists.js";
 import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 
@@ -319,6 +320,12 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   const name = methodName(callee);
   const receiver = ctx.lowerExpression(callee.object as Expression);
   ctx.at(node);
+  // `box.norm()`, a method written in the literal `box` holds (literal-accessors.ts).
+  const method =
+    name === undefined
+      ? undefined
+      : literalMethodCall(ctx, node, receiver, name, () => lowerArguments(ctx, node));
+  if (method) return method;
   // `opts.onStep(t, y)`, written in an object literal: that function (object-closures.ts).
   const bound = name === undefined ? undefined : boundField(ctx, receiver, name);
   if (bound)

@@ -100,6 +100,12 @@ export const closureCapture = {
       "closureCapture",
       `nabla cannot tell which function this is; ${what} needs a function declared in the program, an arrow function, or a 'Differentiable<…>' value`,
     ),
+  objectWithAccessorsUsed: (accessors: Printable, use: Printable) =>
+    message(
+      "closureCapture",
+      `this object has accessors written in its literal ('${accessors}'); differentiable code reads its getters and calls its methods where the object is written, but cannot ${use}`,
+      `make it an instance of a class declaring them ('class Box { get area() { … } }'), which can go anywhere; or compute the values here and pass those`,
+    ),
   objectHoldingFunctionUsed: (fields: Printable, use: Printable) =>
     message(
       "closureCapture",

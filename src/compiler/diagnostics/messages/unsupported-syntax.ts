@@ -478,8 +478,20 @@ export const unsupportedSyntax = {
   onlyPlainKeyValueProperties: () =>
     message(
       "unsupportedSyntax",
-      `only plain 'key: value' properties are supported in object literals`,
-      `write each property as 'key: value' (a method as a function declared at the top level, a getter as the value it computes)`,
+      `only 'key: value' properties, getters and methods are supported in object literals`,
+      `write each property as 'key: value', 'get key() { … }' or 'key() { … }'`,
+    ),
+  setterInObjectLiteral: (key: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `a setter in an object literal ('set ${key}(v)') is not supported in differentiable code`,
+      `assign the fields it would set where the value changes, or make the object an instance of a class with 'set ${key}(v)'`,
+    ),
+  getterResultType: (key: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `nabla cannot tell what the getter '${key}' of this object literal gives`,
+      `annotate its result type ('get ${key}(): number')`,
     ),
   /** `field`: for `"y" in p`, the field tested (`p.y`), which the help names. */
   operatorIsNotSupportedIn: (operator: Printable, field?: string) =>

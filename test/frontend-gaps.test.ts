@@ -284,3 +284,108 @@ main.ts:7:18: note: when differentiating 'f' for 'derivative'
 1 error`,
   );
 });
+
+test("structuredClone of arrays, typed arrays, tuples and objects of numbers: a copy the derivative flows through", async () => {
+  await checkProgram(
+    `
+interface Pose {
+  x: number;
+  y: number;
+  label: string;
+  fixed?: boolean;
+}
+export function f(a: number, b: number): number {
+  const xs = [a, b, a * b];
+  const copy = structuredClone(xs);
+  copy[1] = copy[1] * 3;
+  copy.push(Math.sin(a));
+  const weights = new Float64Array([a, b]);
+  const trial = structuredClone(weights);
+  trial[0] += 1;
+  const pose: Pose = { x: a, y: b, label: "start" };
+  const moved = structuredClone(pose);
+  moved.x = moved.x * moved.y;
+  const pair: [number, number] = [a, -b];
+  const pairCopy = structuredClone(pair);
+  pairCopy[0] = 0;
+  return (
+    xs[1] * copy[1] +
+    copy[3] * copy.length +
+    weights[0] * trial[0] +
+    pose.x * moved.x +
+    pair[0] * pairCopy[1] +
+    (moved.fixed ? 1 : 0)
+  );
+}
+`,
+    [
+      [0.7, 1.3],
+      [-1.1, 0.4],
+    ],
+  );
+});
+
+test("structuredClone of nested data or of a class instance, and a JSON round trip, are refused with what to write instead", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+interface Params {
+  a: number;
+  nested: { c: number };
+}
+class Particle {
+  constructor(public x: number) {}
+  get energy(): number {
+    return this.x * this.x;
+  }
+}
+export function viaJson(p: Params): number {
+  const q: Params = JSON.parse(JSON.stringify(p));
+  q.a *= 2;
+  return p.a * q.a + q.nested.c;
+}
+export function rows(m: number[][]): number {
+  const copy = structuredClone(m);
+  copy[0][0] = 1;
+  return m[0][0] * copy[1][0];
+}
+export function particle(x: number): number {
+  const p = new Particle(x);
+  return structuredClone(p).energy;
+}
+export const g1 = gradient(viaJson);
+export const g2 = gradient(rows);
+export const g3 = gradient(particle);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:13:21: error NABLA102: a copy through JSON text ('JSON.parse(JSON.stringify(…))') is not differentiable: its numbers are read back from text, and it is not faithful (-0 becomes 0, NaN and Infinity become null)
+  12 | export function viaJson(p: Params): number {
+> 13 |   const q: Params = JSON.parse(JSON.stringify(p));
+     |                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: copy with spreads and maps ('{ ...p, nested: { ...p.nested } }', 'rows.map((r) => [...r])'), or with 'structuredClone(x)' for an array or object of numbers; nabla differentiates those
+main.ts:26:19: note: when differentiating 'viaJson' for 'gradient'
+> 26 | export const g1 = gradient(viaJson);
+     |                   ^^^^^^^^^^^^^^^^^
+
+main.ts:18:16: error NABLA102: cannot differentiate a call to 'structuredClone' of a value holding arrays or objects: a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow (structuredClone of an array or object of numbers works)
+  17 | export function rows(m: number[][]): number {
+> 18 |   const copy = structuredClone(m);
+     |                ^^^^^^^^^^^^^^^
+help: copy the levels you change with spreads and maps ('objs.map((o) => ({ ...o, v: [...o.v] }))', 'rows.map((r) => [...r])')
+main.ts:27:19: note: when differentiating 'rows' for 'gradient'
+> 27 | export const g2 = gradient(rows);
+     |                   ^^^^^^^^^^^^^^
+
+main.ts:24:10: error NABLA102: 'structuredClone' of a 'Particle' gives a plain object, without the class's methods and getters (and its '#private' fields)
+  23 |   const p = new Particle(x);
+> 24 |   return structuredClone(p).energy;
+     |          ^^^^^^^^^^^^^^^
+help: copy it with the class's own constructor ('new Particle(…)') or a method that does
+main.ts:28:19: note: when differentiating 'particle' for 'gradient'
+> 28 | export const g3 = gradient(particle);
+     |                   ^^^^^^^^^^^^^^^^^^
+
+3 errors`,
+  );
+});

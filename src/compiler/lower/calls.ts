@@ -66,6 +66,7 @@ import {
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
 import { literalMethodCall } from "./literal-accessors.js";
+import { lowerStructuredClone } from "./structured-clone.js";
 import { callOfListElement } from "./function-lists.js";
 import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 
@@ -189,6 +190,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     ctx.at(node);
     return ctx.builder.emit("nondiff", args, [nonDiff.result], { callee: path }).results[0]!;
   }
+  if (path === "structuredClone" && isPlatformGlobal(ctx.module, head, ctx.scope))
+    return lowerStructuredClone(ctx, node);
   if (head === "console" && isPlatformGlobal(ctx.module, head)) {
     const args = lowerArguments(ctx, node);
     ctx.at(node);
@@ -224,7 +227,7 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     return ctx.fail(callee, unsupportedSyntax.staticMethodsAreNotSupported(path));
   }
   const ruled = symbol ?? packageRuleSymbol(ctx, path);
-  if (!ruled) return failUnknownCallee(ctx, callee, path);
+  if (!ruled) return failUnknownCallee(ctx, node, callee, path);
   return lowerUserCall(ctx, node, ruled, path);
 }
 
@@ -932,7 +935,12 @@ export function lowerArguments(
   });
 }
 
-function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never {
+function failUnknownCallee(
+  ctx: LowerContext,
+  node: CallExpression,
+  callee: Node,
+  path: string,
+): never {
   const head = path.split(".")[0]!;
   const binding = ctx.module.imports.get(head);
   if (binding && !isLocalSpecifier(ctx.module.file, binding.specifier)) {
@@ -948,7 +956,13 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
       ),
     );
   }
-  if (path === "structuredClone" && isPlatformGlobal(ctx.module, path, ctx.scope))
-    return ctx.fail(callee, unknownCallee.cannotDifferentiateDeepCopy(path));
+  if (path === "JSON.parse" && isPlatformGlobal(ctx.module, head, ctx.scope) && isJsonCopy(node))
+    return ctx.fail(node, unknownCallee.jsonRoundTrip());
   return ctx.fail(callee, unknownCallee.cannotDifferentiateCallToIt(path));
+}
+
+/** `JSON.parse(JSON.stringify(x))`: a copy through JSON text. */
+function isJsonCopy(node: CallExpression): boolean {
+  const [arg] = node.arguments;
+  return arg?.type === "CallExpression" && calleePath(arg.callee) === "JSON.stringify";
 }

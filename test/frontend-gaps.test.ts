@@ -389,3 +389,91 @@ main.ts:28:19: note: when differentiating 'particle' for 'gradient'
 3 errors`,
   );
 });
+
+test("compose with a rest parameter of functions: built-ins, functions of the program, arrows, called at once or named", async () => {
+  await checkProgram(
+    `
+type Fn = (x: number) => number;
+const compose =
+  (...fns: Fn[]): Fn =>
+  (x) =>
+    fns.reduceRight((acc, f) => f(acc), x);
+function pipe(...fns: ((x: number) => number)[]) {
+  return (x: number) => fns.reduce((acc, f) => f(acc), x);
+}
+function twice(f: Fn): Fn {
+  return (x: number) => f(f(x));
+}
+function square(v: number): number {
+  return v * v;
+}
+export function f(x: number, k: number): number {
+  const scaled = compose(Math.sin, (v) => v * k, square);
+  const smooth = pipe(Math.tanh, twice(Math.cos), (v) => v + k);
+  let total = 0;
+  for (let i = 1; i <= 3; i++) total += scaled(x * i);
+  const stages = [Math.sin, square, (v: number) => v - k];
+  let weighted = 0;
+  stages.forEach((g, i) => {
+    weighted += g(x) * (i + 1);
+  });
+  return (
+    total +
+    smooth(x) +
+    compose(Math.exp, twice(square))(x * 0.5) +
+    pipe()(k) +
+    stages.reduce((v, g) => g(v), x) +
+    weighted
+  );
+}
+`,
+    [
+      [0.7, 1.3],
+      [-0.4, 0.6],
+    ],
+  );
+});
+
+test("functions into the rest parameter of a function that does not make one, and a fold of functions without a start, are refused clearly", () => {
+  const result = compileFiles({
+    "main.ts": `import { derivative } from "nabla";
+type Fn = (x: number) => number;
+function applyAll(x: number, ...fns: Fn[]): number {
+  return fns.reduceRight((acc, f) => f(acc), x);
+}
+function chain(...fns: Fn[]): Fn {
+  return (x: number) => fns.reduce((acc, f) => f(acc));
+}
+export function direct(x: number): number {
+  return applyAll(x, Math.sin, (v) => v * v);
+}
+export function folded(x: number): number {
+  return chain(Math.sin, Math.cos)(x);
+}
+export const d1 = derivative(direct);
+export const d2 = derivative(folded);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:7:25: error NABLA112: '.reduce' of a list of functions is supported with a callback written at the call, of plain parameters, that returns only at its end, and an initial value
+  6 | function chain(...fns: Fn[]): Fn {
+> 7 |   return (x: number) => fns.reduce((acc, f) => f(acc));
+    |                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: write it as '.reduce((acc, f) => f(acc), x)'
+main.ts:16:19: note: when differentiating 'folded' for 'derivative'
+> 16 | export const d2 = derivative(folded);
+     |                   ^^^^^^^^^^^^^^^^^^
+
+main.ts:10:22: error NABLA101: 'applyAll' takes functions through its rest parameter '...fns', which differentiable code supports only in a function that ends by returning a function written there ('const compose = (...fns: Fn[]) => (x: number) => …')
+   9 | export function direct(x: number): number {
+> 10 |   return applyAll(x, Math.sin, (v) => v * v);
+     |                      ^^^^^^^^
+help: write 'applyAll' to return '(x: number) => …' applying the functions, and call that ('applyAll(f, g)(x)'), or take the functions as separate parameters
+main.ts:15:19: note: when differentiating 'direct' for 'derivative'
+> 15 | export const d1 = derivative(direct);
+     |                   ^^^^^^^^^^^^^^^^^^
+
+2 errors`,
+  );
+});

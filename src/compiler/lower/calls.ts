@@ -66,8 +66,9 @@ import {
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
 import { literalMethodCall } from "./literal-accessors.js";
+import { declareMadeFunction } from "./factories.js";
 import { lowerStructuredClone } from "./structured-clone.js";
-import { callOfListElement } from "./function-lists.js";
+import { callOfListElement, lowerFunctionListMethod } from "./function-lists.js";
 import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
@@ -104,6 +105,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalCallsAreNotSupported());
   const element = callOfListElement(ctx, node);
   if (element) return lowerCall(ctx, element);
+  const looped = lowerFunctionListMethod(ctx, node);
+  if (looped) return looped;
   const callee = node.callee;
   if (callee.type === "Super")
     return lowerSuperConstructorCall(ctx, node, lowerArguments(ctx, node));
@@ -429,6 +432,35 @@ function elementType(type: Type): Type {
  * A call of what an expression evaluates to: `(layer.act ?? Math.tanh)(z)`, `table[k]!(z)`,
  * `m.get(k)!(z)` — a function value, chosen or read at run time.
  */
+let calledCount = 0;
+
+/**
+ * `applyAll(x, square, Math.sin)` of `applyAll(x: number, ...fns: Fn[])`: functions go into a
+ * rest parameter only of a factory (factories.ts), whose calls run where they are made.
+ */
+function refuseFunctionsIntoRest(
+  ctx: LowerContext,
+  node: CallExpression,
+  params: readonly ParamInfo[],
+  path: string,
+): void {
+  const rest = params.findIndex((p) => p.rest);
+  if (rest < 0) return;
+  const given = node.arguments.slice(rest).find((a) => isWrittenFunction(ctx, a));
+  if (given)
+    ctx.fail(given, unsupportedSyntax.functionsIntoRestParameter(path, params[rest]!.name));
+}
+
+/** An arrow, a function of the program or a Math function, as an argument. */
+function isWrittenFunction(ctx: LowerContext, node: Node): boolean {
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
+  if (mathMember(ctx, node) !== undefined) return true;
+  if (node.type !== "Identifier") return false;
+  const slot = ctx.scope.lookup(node.name);
+  if (slot) return ctx.closures.has(slot) || ctx.bound.has(slot);
+  return resolveCallee(ctx, node.name) !== undefined;
+}
+
 function lowerValueCall(ctx: LowerContext, node: CallExpression): Value {
   const callee = node.callee;
   if (
@@ -442,6 +474,12 @@ function lowerValueCall(ctx: LowerContext, node: CallExpression): Value {
     const name = sourceOf(ctx, callee);
     const arg = resolveFunctionArg(ctx, callee, callTypes(ctx, node, name), "this value");
     return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), name);
+  }
+  // `compose(Math.sin, sq)(x)`: the function a factory makes, named, then called.
+  const made = `$called${calledCount++}`;
+  if (callee.type === "CallExpression" && declareMadeFunction(ctx, made, callee)) {
+    const name = { type: "Identifier", name: made, start: callee.start, end: callee.end };
+    return lowerCall(ctx, { ...node, callee: name as Expression });
   }
   if (callee.type === "CallExpression" || callee.type === "MemberExpression") {
     const value = ctx.lowerExpression(callee);
@@ -690,6 +728,7 @@ export function lowerUserCall(
   const callables = symbol.node.params.map((p) =>
     parameterFunctionTypeOf(ctx.program, symbol.module, p),
   );
+  refuseFunctionsIntoRest(ctx, node, signature.params, path);
   if (needsExpansion(node, signature.params)) {
     // `h(...args)`, `sum(x, ...xs)`: one argument per parameter, the rest packed in an array.
     return ctx.inScope(() => {

@@ -288,6 +288,12 @@ export const unsupportedSyntax = {
       `a function passed to another function must be a plain function with simple parameters to be differentiated`,
       `give it parameters that are plain names ('(x: number) => …'), without defaults, rest parameters or destructuring`,
     ),
+  functionsIntoRestParameter: (callee: Printable, rest: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'${callee}' takes functions through its rest parameter '...${rest}', which differentiable code supports only in a function that ends by returning a function written there ('const compose = (...fns: Fn[]) => (x: number) => …')`,
+      `write '${callee}' to return '(x: number) => …' applying the functions, and call that ('${callee}(f, g)(x)'), or take the functions as separate parameters`,
+    ),
   functionUsedAsValueHere: (name: Printable, name2: Printable) =>
     message(
       "unsupportedSyntax",

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  assertClose,
   assertGradientTwoWays,
   compileFiles,
   diagnosticsText,
@@ -476,4 +477,57 @@ main.ts:15:19: note: when differentiating 'direct' for 'derivative'
 
 2 errors`,
   );
+});
+
+test("second order through all of them: a hessian against second differences", async () => {
+  const m = await loadProgram<{
+    f: (xs: number[]) => number;
+    h: (xs: number[]) => number[][];
+  }>({
+    "main.ts": `import { hessian } from "nabla";
+type Fn = (x: number) => number;
+const compose =
+  (...fns: Fn[]): Fn =>
+  (x) =>
+    fns.reduceRight((acc, f) => f(acc), x);
+export function f(xs: number[]): number {
+  const box = {
+    a: xs[0],
+    b: xs[1],
+    get prod() {
+      return this.a * this.b * this.a;
+    },
+  };
+  const sorted = xs.map(Math.exp).sort();
+  const copy = structuredClone(xs);
+  copy[0] *= copy[1];
+  return (
+    box.prod +
+    compose(Math.sin, (v) => v * xs[1])(xs[0]) +
+    sorted[0] * sorted[1] +
+    copy[0] * copy[0]
+  );
+}
+export const h = hessian(f);
+`,
+  });
+  const step = 1e-4;
+  for (const x of [
+    [0.3, 0.8],
+    [1.7, -0.6],
+  ]) {
+    const at = (i: number, di: number, j: number, dj: number) =>
+      m.f(x.map((v, k) => v + (k === i ? di : 0) + (k === j ? dj : 0)));
+    const hessianAt = m.h(x);
+    for (let i = 0; i < 2; i++)
+      for (let j = 0; j < 2; j++) {
+        const second =
+          (at(i, step, j, step) -
+            at(i, step, j, -step) -
+            at(i, -step, j, step) +
+            at(i, -step, j, -step)) /
+          (4 * step * step);
+        assertClose(hessianAt[i]![j]!, second, 1e-5, `∂²f/∂x${i}∂x${j} at ${x}`);
+      }
+  }
 });

@@ -77,7 +77,7 @@ function f(t: number): number {
 export const df = derivative(f);
 `,
     expected: `
-main.ts:5:16: error NABLA102: cannot differentiate a call to 'structuredClone' of a value holding arrays or objects: a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow (structuredClone of an array or object of numbers works)
+main.ts:5:16: error NABLA102: cannot differentiate a call to 'structuredClone' of a value holding arrays or objects: a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow (it works for an array or object of numbers, and for an array of such objects or rows)
   4 |   const objs: P[] = [{ x: t, v: [t] }];
 > 5 |   const deep = structuredClone(objs);
     |                ^^^^^^^^^^^^^^^

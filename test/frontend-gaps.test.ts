@@ -344,10 +344,10 @@ export function viaJson(p: Params): number {
   q.a *= 2;
   return p.a * q.a + q.nested.c;
 }
-export function rows(m: number[][]): number {
-  const copy = structuredClone(m);
-  copy[0][0] = 1;
-  return m[0][0] * copy[1][0];
+export function rows(tracks: { x: number; trail: number[] }[]): number {
+  const copy = structuredClone(tracks);
+  copy[0].trail[0] = 1;
+  return tracks[0].trail[0] * copy[0].x;
 }
 export function particle(x: number): number {
   const p = new Particle(x);
@@ -369,9 +369,9 @@ main.ts:26:19: note: when differentiating 'viaJson' for 'gradient'
 > 26 | export const g1 = gradient(viaJson);
      |                   ^^^^^^^^^^^^^^^^^
 
-main.ts:18:16: error NABLA102: cannot differentiate a call to 'structuredClone' of a value holding arrays or objects: a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow (structuredClone of an array or object of numbers works)
-  17 | export function rows(m: number[][]): number {
-> 18 |   const copy = structuredClone(m);
+main.ts:18:16: error NABLA102: cannot differentiate a call to 'structuredClone' of a value holding arrays or objects: a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow (it works for an array or object of numbers, and for an array of such objects or rows)
+  17 | export function rows(tracks: { x: number; trail: number[] }[]): number {
+> 18 |   const copy = structuredClone(tracks);
      |                ^^^^^^^^^^^^^^^
 help: copy the levels you change with spreads and maps ('objs.map((o) => ({ ...o, v: [...o.v] }))', 'rows.map((r) => [...r])')
 main.ts:27:19: note: when differentiating 'rows' for 'gradient'
@@ -530,4 +530,41 @@ export const h = hessian(f);
         assertClose(hessianAt[i]![j]!, second, 1e-5, `∂²f/∂x${i}∂x${j} at ${x}`);
       }
   }
+});
+
+test("structuredClone of an array of flat objects or of rows keeps which elements are one object, as JavaScript does", async () => {
+  await checkProgram(
+    `
+interface Cell {
+  value: number;
+  weight: number;
+}
+export function f(a: number, b: number): number {
+  const shared: Cell = { value: a, weight: 2 };
+  const cells: Cell[] = new Array(3).fill(shared);
+  cells[1] = { value: b, weight: 3 };
+  const deep = structuredClone(cells);
+  deep[0].value *= b; // deep[2] is the same copy
+  const row = [a, b];
+  const grid = [row, row, [b, 1]];
+  const gridCopy = structuredClone(grid);
+  gridCopy[1][0] = a * a; // so is gridCopy[0]
+  const bands = [new Float64Array([a, 1]), new Float64Array([b, 2])];
+  const bandsCopy = structuredClone(bands);
+  bandsCopy[0][1] = b;
+  return (
+    deep.reduce((s, c) => s + c.value * c.weight, 0) +
+    cells[0].value * cells[2].value +
+    gridCopy[0][0] * gridCopy[2][0] +
+    grid[0][0] +
+    bandsCopy[0][0] * bandsCopy[0][1] +
+    bands[0][1]
+  );
+}
+`,
+    [
+      [0.5, 2],
+      [-1.3, 0.7],
+    ],
+  );
 });

@@ -13,7 +13,7 @@ export const unknownCallee = {
   cannotDifferentiateDeepCopy: (path: Printable) =>
     message(
       "unknownCallee",
-      `cannot differentiate a call to '${path}' of a value holding arrays or objects: a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow (structuredClone of an array or object of numbers works)`,
+      `cannot differentiate a call to '${path}' of a value holding arrays or objects: a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow (it works for an array or object of numbers, and for an array of such objects or rows)`,
       `copy the levels you change with spreads and maps ('objs.map((o) => ({ ...o, v: [...o.v] }))', 'rows.map((r) => [...r])')`,
     ),
   structuredCloneOfInstance: (name: Printable) =>

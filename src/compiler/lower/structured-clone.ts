@@ -10,10 +10,11 @@ import { copyArray, lowerValue } from "./members.js";
 // whose elements or fields are the original's values, with their derivatives, as a spread or
 // slice copies them (`[...xs]`, `{ ...p }`; a typed array into one of its kind). Nothing in
 // such a value can be shared, so the copy is exactly JavaScript's (-0, NaN and Infinity kept).
-// structuredClone keeps which parts of a value are the same object (`[row, row]` copies into
-// two references to one new row): an array of flat objects or of rows of numbers is copied
-// element by element, an element that is an earlier one made that one's copy again. Deeper
-// values (objects holding arrays, arrays of arrays of objects) are refused.
+//
+// structuredClone also keeps which parts of a value are the same object (`[row, row]` copies
+// into two references to one new row). An array of flat objects or of rows of numbers is
+// copied element by element, an element that is an earlier one's object getting that one's
+// copy. Deeper values (objects holding arrays, arrays of arrays of objects) are refused.
 
 const CLONED = "nabla$cloned";
 const COPY = "nabla$clone";
@@ -27,7 +28,7 @@ function isPlain(type: Type): boolean {
 export function lowerStructuredClone(ctx: LowerContext, node: CallExpression): Value {
   const [arg, ...rest] = node.arguments;
   if (!arg || rest.length > 0 || arg.type === "SpreadElement")
-    return ctx.fail(node, callArity.takesArgumentHere("structuredClone", "1", ""));
+    return ctx.fail(node, callArity.structuredCloneTakesOneArgument());
   const value = ctx.lowerExpression(arg as Expression);
   const type = value.type;
   ctx.at(node);

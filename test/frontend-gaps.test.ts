@@ -203,6 +203,7 @@ export function f(w: number, h: number, d: number): number {
   box.w = w * d;
   const snapshot = { ...box };
   box.h = Math.exp(d);
+  const { area: current } = box;
   const stats = {
     values: [w, h, d],
     get mean() {
@@ -210,7 +211,7 @@ export function f(w: number, h: number, d: number): number {
     },
   };
   stats.values[2] = d * d;
-  return before + box.area + snapshot.area * 2 + Math.sin(box.scaled(h)) + stats.mean;
+  return before + box.area + snapshot.area * 2 + Math.sin(box.scaled(h)) + stats.mean * current;
 }
 `,
     [

@@ -138,7 +138,7 @@ export function checkAccessorObjectUses(ctx: LowerContext): void {
       );
       throw new CompileAbort({
         severity: "error",
-        ...closureCapture.objectWithAccessorsUsed(names.join("', '"), useOf(op, index)),
+        ...closureCapture.objectWithAccessorsUsed(names.join("', '"), useOf(op, index, entry)),
         loc: atObject ? entry.origin : op.loc,
         notes: atObject ? [] : [{ ...notes.objectWithAccessorsFrom(), loc: entry.origin }],
       });
@@ -161,10 +161,12 @@ function allowed(op: Op, index: number, entry: AccessorObject): boolean {
 }
 
 /** What the code does with the object, for the message ("return it"). */
-function useOf(op: Op, index: number): string {
+function useOf(op: Op, index: number, entry: AccessorObject): string {
   switch (op.opcode) {
     case "field":
-      return `read its method '${op.attrs.field}' as a value (call it instead)`;
+      return entry.accessors.get(op.attrs.field as string)?.getter
+        ? `read its getter '${op.attrs.field}' other than by name ('box.${op.attrs.field}'), such as by destructuring or a key chosen at run time`
+        : `read its method '${op.attrs.field}' as a value (call it instead)`;
     case "setField":
       return index === 0
         ? `assign its accessor '${op.attrs.field}'`

@@ -78,15 +78,15 @@ export const plain = (x: number) => [ranks(x).reduce((a, b, i) => a + b * (i + 1
   for (const x of [1, -1, 0]) assert.deepEqual(m.order(x), m.plain(x));
 });
 
-test("'.sort()' without a comparator, and a comparator that is neither written at the call nor a named function, are clear diagnostics", () => {
+test("'.sort()' without a comparator of objects, and a comparator that is neither written at the call nor a named function, are clear diagnostics", () => {
   const text = diagnosticsText(
     compileFiles({
       "main.ts": `import { gradient } from "nabla";
 const pick = (up: boolean) => (up ? (a: number, b: number) => a - b : (a: number, b: number) => b - a);
 export function f(x: number): number {
-  const a = [x, 2, 1].sort();
+  const a = [{ v: x }, { v: 2 }].sort();
   const b = [x, 3].sort(pick(true));
-  return a[0]! + b[0]!;
+  return a[0]!.v + b[0]!;
 }
 export const g = gradient(f);
 `,
@@ -94,9 +94,12 @@ export const g = gradient(f);
   );
   assert.match(
     text,
-    /main\.ts:4:13: error NABLA101: '\.sort\(\)' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text \('10' before '9'\)/,
+    /main\.ts:4:13: error NABLA101: '\.sort\(\)' without a comparator is supported for arrays of numbers, booleans and strings: JavaScript orders other elements by their text \('\[object Object\]' for every object\)/,
   );
-  assert.match(text, /help: pass the order you mean, such as '\.sort\(\(a, b\) => a - b\)'/);
+  assert.match(
+    text,
+    /help: pass the order you mean, such as '\.sort\(\(a, b\) => a\.cost - b\.cost\)'/,
+  );
   assert.match(
     text,
     /main\.ts:5:25: error NABLA101: this comparator of '\.sort' is not supported in differentiable code/,

@@ -338,21 +338,21 @@ main.ts:6:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: method in an object literal",
+    name: "NABLA101: async method in an object literal",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  const o = { x, double() { return 2; } };
+  const o = { x, async double() { return 2; } };
   return x;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:18: error NABLA101: only plain 'key: value' properties are supported in object literals
+main.ts:3:18: error NABLA101: only 'key: value' properties, getters and methods are supported in object literals
   2 | function f(x: number): number {
-> 3 |   const o = { x, double() { return 2; } };
-    |                  ^^^^^^^^^^^^^^^^^^^^^^
-help: write each property as 'key: value' (a method as a function declared at the top level, a getter as the value it computes)
+> 3 |   const o = { x, async double() { return 2; } };
+    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: write each property as 'key: value', 'get key() { … }' or 'key() { … }'
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^
@@ -687,22 +687,22 @@ main.ts:9:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA101: .sort() without a comparator",
+    name: "NABLA101: .sort() without a comparator of objects",
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  const a = [x, 1];
+  const a = [{ v: x }, { v: 1 }];
   a.sort();
-  return a[0];
+  return a[0].v;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:4:3: error NABLA101: '.sort()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')
-  3 |   const a = [x, 1];
+main.ts:4:3: error NABLA101: '.sort()' without a comparator is supported for arrays of numbers, booleans and strings: JavaScript orders other elements by their text ('[object Object]' for every object)
+  3 |   const a = [{ v: x }, { v: 1 }];
 > 4 |   a.sort();
     |   ^^^^^^
-help: pass the order you mean, such as '.sort((a, b) => a - b)'
+help: pass the order you mean, such as '.sort((a, b) => a.cost - b.cost)'
 main.ts:7:19: note: when differentiating 'f' for 'derivative'
 > 7 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

@@ -93,14 +93,14 @@ test("a list of functions used as a value is reported with what it can do", () =
     "main.ts": `import { gradient } from "nabla";
 export function f(x: number): number {
   const fs = [(v: number) => v * 2, (v: number) => v + 1];
-  return fs.reduce((y, g) => g(y), x);
+  return fs.map((g) => g(x))[0];
 }
 export const g = gradient(f);
 `,
   };
   assert.match(
     diagnosticsText(compileFiles(files)),
-    /main\.ts:4:10: error NABLA112: 'fs' is a list of functions written here; differentiable code can loop over it \('for \(const f of fs\)'\), call its elements \('fs\[i\]\(…\)'\) and read its length, but not use it as another kind of value/,
+    /main\.ts:4:10: error NABLA112: 'fs' is a list of functions written here; differentiable code can loop over it \('for \(const f of fs\)', 'fs\.reduce\(\(v, f\) => f\(v\), x\)', '\.reduceRight', '\.forEach'\), call its elements \('fs\[i\]\(…\)'\) and read its length, but not use it as another kind of value/,
   );
 });
 

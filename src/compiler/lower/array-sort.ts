@@ -1,7 +1,6 @@
 import { parseSync, type CallExpression, type Node, type Statement } from "oxc-parser";
 import { callArity, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { ArrayType, Op, Value } from "../ir/types.js";
-import { isIntegerArray } from "../ir/type-system.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext } from "./context.js";
 import { countedLoop } from "./ir-loops.js";
@@ -11,10 +10,10 @@ import { countedLoop } from "./ir-loops.js";
 // its call. It moves the same elements to the same places as JavaScript's sort (both are
 // stable, for a comparator that orders consistently), so derivatives follow each value to
 // where it lands; the comparisons decide branches and have none. O(n log n) comparisons.
-// Without a comparator JavaScript compares elements as text, which a numeric program does not
-// mean: a diagnostic says so (an integer typed array compares by value, as JavaScript's
-// typed arrays do); an array of strings (`Object.keys(r).sort()`) is ordered as
-// JavaScript orders text, by `<` (both compare UTF-16 code units).
+// Without a comparator JavaScript's comparison is the default one, which this file writes out:
+// an Array compares its elements as text (`[10, 9, 1].sort()` is `[1, 10, 9]`: numbers and
+// booleans by their `${x}`, strings by `<`, both comparing UTF-16 code units), a typed array by value
+// (NaN last, -0 before 0). Objects (all '[object Object]') are refused.
 
 const ARRAY = "nabla$sorted";
 const COMPARE = "nabla$compare";
@@ -53,13 +52,7 @@ export function lowerSort(
   const type = array.type as ArrayType;
   const [given, ...rest] = node.arguments;
   if (rest.length > 0) return ctx.fail(node, callArity.takesArgumentHere(method, "0 to 1", "s"));
-  const compare =
-    given ??
-    (type.element === "string"
-      ? textOrder(node)
-      : isIntegerArray(type)
-        ? numericOrder(node)
-        : undefined);
+  const compare = given ?? defaultOrder(type, node);
   if (!compare) return ctx.fail(node.callee, unsupportedSyntax.sortWithoutComparator(method));
   if (compare.type === "SpreadElement")
     return ctx.fail(compare, unsupportedSyntax.spreadArgumentsAreNotSupported());
@@ -100,20 +93,39 @@ export function lowerSort(
   return sorted;
 }
 
-/** The comparator JavaScript's sort uses for strings, placed at `at`. */
-function textOrder(at: Node): Node {
-  const [statement] = parsedAt("(a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);", at);
+/** JavaScript's comparison for a sort without comparator of `type`, placed at `at`. */
+function defaultOrder(type: ArrayType, at: Node): Node | undefined {
+  const source =
+    type.element === "string"
+      ? TEXT_ORDER
+      : type.element !== "number" && type.element !== "boolean"
+        ? undefined
+        : type.storage === "Array"
+          ? primitiveTextOrder(type.element)
+          : TYPED_ARRAY_ORDER;
+  if (source === undefined) return undefined;
+  const [statement] = parsedAt(source, at);
   return (statement as { expression: Node }).expression;
 }
 
-/**
- * A typed array's own order, without a comparator: by value. For integers (no NaN, no -0)
- * that is exactly `a - b`.
- */
-function numericOrder(at: Node): Node {
-  const [statement] = parsedAt("(a: number, b: number) => a - b;", at);
-  return (statement as { expression: Node }).expression;
-}
+/** Strings, by UTF-16 code units. */
+const TEXT_ORDER = "(a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);";
+
+/** Numbers or booleans in an Array: by their text, as `Array.prototype.sort` compares them. */
+const primitiveTextOrder = (element: "number" | "boolean") => `(a: ${element}, b: ${element}) => {
+  const x = \`\${a}\`;
+  const y = \`\${b}\`;
+  return x < y ? -1 : x > y ? 1 : 0;
+};`;
+
+/** Numbers in a typed array: by value, NaN last and -0 before 0 (`%TypedArray%.prototype.sort`). */
+const TYPED_ARRAY_ORDER = `(a: number, b: number) =>
+  a !== a ? (b !== b ? 0 : 1)
+  : b !== b ? -1
+  : a < b ? -1
+  : a > b ? 1
+  : a === 0 && 1 / a !== 1 / b ? (1 / a < 0 ? -1 : 1)
+  : 0;`;
 
 /** The statements of `text`, every node placed at `at` (what messages and maps point to). */
 export function parsedAt(text: string, at: Node): Statement[] {

@@ -67,7 +67,10 @@ import {
   omitted,
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
-import { callOfListElement } from "./function-lists.js";
+import { literalMethodCall } from "./literal-accessors.js";
+import { declareMadeFunction } from "./factories.js";
+import { lowerStructuredClone } from "./structured-clone.js";
+import { callOfListElement, lowerFunctionListMethod } from "./function-lists.js";
 import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
@@ -77,6 +80,7 @@ import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 const NON_DIFFERENTIABLE_GLOBALS: Record<string, { result: Type; args: Type | "any" }> = {
   String: { result: "string", args: "any" },
   Number: { result: "number", args: "any" },
+  Boolean: { result: "boolean", args: "any" },
   parseFloat: { result: "number", args: "string" },
   parseInt: { result: "number", args: "any" },
   isNaN: { result: "boolean", args: "number" },
@@ -103,6 +107,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalCallsAreNotSupported());
   const element = callOfListElement(ctx, node);
   if (element) return lowerCall(ctx, element);
+  const looped = lowerFunctionListMethod(ctx, node);
+  if (looped) return looped;
   const callee = node.callee;
   if (callee.type === "Super")
     return lowerSuperConstructorCall(ctx, node, lowerArguments(ctx, node));
@@ -191,6 +197,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     ctx.at(node);
     return ctx.builder.emit("nondiff", args, [nonDiff.result], { callee: path }).results[0]!;
   }
+  if (path === "structuredClone" && isPlatformGlobal(ctx.module, head, ctx.scope))
+    return lowerStructuredClone(ctx, node);
   if (head === "console" && isPlatformGlobal(ctx.module, head)) {
     const args = lowerArguments(ctx, node);
     ctx.at(node);
@@ -226,7 +234,7 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
     return ctx.fail(callee, unsupportedSyntax.staticMethodsAreNotSupported(path));
   }
   const ruled = symbol ?? packageRuleSymbol(ctx, path);
-  if (!ruled) return failUnknownCallee(ctx, callee, path);
+  if (!ruled) return failUnknownCallee(ctx, node, callee, path);
   return lowerUserCall(ctx, node, ruled, path);
 }
 
@@ -357,6 +365,12 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
   const name = methodName(callee);
   const receiver = ctx.lowerExpression(callee.object as Expression);
   ctx.at(node);
+  // `box.norm()`, a method written in the literal `box` holds (literal-accessors.ts).
+  const method =
+    name === undefined
+      ? undefined
+      : literalMethodCall(ctx, node, receiver, name, () => lowerArguments(ctx, node));
+  if (method) return method;
   // `opts.onStep(t, y)`, written in an object literal: that function (object-closures.ts).
   const bound = name === undefined ? undefined : boundField(ctx, receiver, name);
   if (bound)
@@ -457,6 +471,35 @@ function elementType(type: Type): Type {
  * A call of what an expression evaluates to: `(layer.act ?? Math.tanh)(z)`, `table[k]!(z)`,
  * `m.get(k)!(z)` — a function value, chosen or read at run time.
  */
+let calledCount = 0;
+
+/**
+ * `applyAll(x, square, Math.sin)` of `applyAll(x: number, ...fns: Fn[])`: functions go into a
+ * rest parameter only of a factory (factories.ts), whose calls run where they are made.
+ */
+function refuseFunctionsIntoRest(
+  ctx: LowerContext,
+  node: CallExpression,
+  params: readonly ParamInfo[],
+  path: string,
+): void {
+  const rest = params.findIndex((p) => p.rest);
+  if (rest < 0) return;
+  const given = node.arguments.slice(rest).find((a) => isWrittenFunction(ctx, a));
+  if (given)
+    ctx.fail(given, unsupportedSyntax.functionsIntoRestParameter(path, params[rest]!.name));
+}
+
+/** An arrow, a function of the program or a Math function, as an argument. */
+function isWrittenFunction(ctx: LowerContext, node: Node): boolean {
+  if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
+  if (mathMember(ctx, node) !== undefined) return true;
+  if (node.type !== "Identifier") return false;
+  const slot = ctx.scope.lookup(node.name);
+  if (slot) return ctx.closures.has(slot) || ctx.bound.has(slot);
+  return resolveCallee(ctx, node.name) !== undefined;
+}
+
 function lowerValueCall(ctx: LowerContext, node: CallExpression): Value {
   const callee = node.callee;
   if (
@@ -470,6 +513,12 @@ function lowerValueCall(ctx: LowerContext, node: CallExpression): Value {
     const name = sourceOf(ctx, callee);
     const arg = resolveFunctionArg(ctx, callee, callTypes(ctx, node, name), "this value");
     return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), name);
+  }
+  // `compose(Math.sin, sq)(x)`: the function a factory makes, named, then called.
+  const made = `$called${calledCount++}`;
+  if (callee.type === "CallExpression" && declareMadeFunction(ctx, made, callee)) {
+    const name = { type: "Identifier", name: made, start: callee.start, end: callee.end };
+    return lowerCall(ctx, { ...node, callee: name as Expression });
   }
   if (callee.type === "CallExpression" || callee.type === "MemberExpression") {
     const value = ctx.lowerExpression(callee);
@@ -718,6 +767,7 @@ export function lowerUserCall(
   const callables = symbol.node.params.map((p) =>
     parameterFunctionTypeOf(ctx.program, symbol.module, p),
   );
+  refuseFunctionsIntoRest(ctx, node, signature.params, path);
   if (needsExpansion(node, signature.params)) {
     // `h(...args)`, `sum(x, ...xs)`: one argument per parameter, the rest packed in an array.
     return ctx.inScope(() => {
@@ -963,7 +1013,12 @@ export function lowerArguments(
   });
 }
 
-function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never {
+function failUnknownCallee(
+  ctx: LowerContext,
+  node: CallExpression,
+  callee: Node,
+  path: string,
+): never {
   const head = path.split(".")[0]!;
   const binding = ctx.module.imports.get(head);
   if (binding && !isLocalSpecifier(ctx.module.file, binding.specifier)) {
@@ -979,6 +1034,8 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
       ),
     );
   }
+  if (path === "JSON.parse" && isPlatformGlobal(ctx.module, head, ctx.scope) && isJsonCopy(node))
+    return ctx.fail(node, unknownCallee.jsonRoundTrip());
   if (path === "structuredClone" && isPlatformGlobal(ctx.module, path, ctx.scope))
     return ctx.fail(callee, unknownCallee.cannotDifferentiateDeepCopy(path));
   const factory =
@@ -988,4 +1045,10 @@ function failUnknownCallee(ctx: LowerContext, callee: Node, path: string): never
   if (factory !== undefined)
     return ctx.fail(callee, unknownCallee.cannotDifferentiateClosureFromCall(path, factory));
   return ctx.fail(callee, unknownCallee.cannotDifferentiateCallToIt(path));
+}
+
+/** `JSON.parse(JSON.stringify(x))`: a copy through JSON text. */
+function isJsonCopy(node: CallExpression): boolean {
+  const [arg] = node.arguments;
+  return arg?.type === "CallExpression" && calleePath(arg.callee) === "JSON.stringify";
 }

@@ -45,6 +45,20 @@ export interface FunctionArg {
  * IR value of the object: each such field's function, known where the code is compiled (see
  * object-closures.ts). The object's own field holds a placeholder nothing reads.
  */
+/** A getter or method of an object literal. */
+export interface LiteralAccessor {
+  key: string;
+  node: FunctionLike;
+  getter: boolean;
+}
+
+/** An object written as a literal with accessors (literal-accessors.ts): them, and where it was written. */
+export interface AccessorObject {
+  accessors: Map<string, LiteralAccessor>;
+  scope: Scope;
+  origin: SourceLoc;
+}
+
 export interface BoundObject {
   fields: Map<string, FunctionArg>;
   /** Where the object was written, or the parameter it came in by, for messages. */
@@ -228,6 +242,8 @@ export class LowerContext {
    * specialization, or one holding a function chosen at run time.
    */
   readonly bound = new Map<Slot, FunctionArg>();
+  /** Objects written as literals with getters or methods, by value (literal-accessors.ts). */
+  readonly literalAccessors = new Map<Value, AccessorObject>();
   /** Objects holding functions written in object literals, by value (object-closures.ts). */
   readonly boundObjects = new Map<Value, BoundObject>();
   /**

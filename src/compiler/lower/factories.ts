@@ -1,11 +1,12 @@
-import type { CallExpression, Expression, FunctionBody, Node, Statement } from "oxc-parser";
-import { walk, type FunctionLike } from "../parse/module.js";
+import type { CallExpression, Expression, Node } from "oxc-parser";
+import type { FunctionLike } from "../parse/module.js";
 import { Scope, type LowerContext } from "./context.js";
-import { resolveCallee } from "./user-call.js";
+import { factoryOf } from "./factory-of.js";
 import { signatureOf } from "../types/signature.js";
 import { isArray } from "../ir/type-system.js";
 import { packRestArguments } from "./rest-arguments.js";
 import { bindPattern, lowerParameterDefault } from "./destructure.js";
+import { declareArgumentList, declareListName } from "./function-lists.js";
 
 // `const rand = mulberry32(42)`, `const k = kernel(hyper)`, `const f = lotkaVolterra(params)`:
 // a local name for the function a factory of the program returns. The factory's body runs
@@ -14,62 +15,10 @@ import { bindPattern, lowerParameterDefault } from "./destructure.js";
 // call of it is inlined there, reads what the factory computed and may change what it keeps
 // (`let a = seed; return () => { a += …; }`), as JavaScript's closure does.
 
-/** The factory a declaration's initializer calls, and the function its body returns. */
-interface Factory {
-  fn: FunctionLike;
-  /** Its statements before the `return` of the function it makes. */
-  setup: Statement[];
-  made: FunctionLike;
-}
-
-const NESTED_FUNCTIONS = new Set([
-  "FunctionDeclaration",
-  "FunctionExpression",
-  "ArrowFunctionExpression",
-]);
-
-function isFunction(node: Node | null | undefined): node is FunctionLike {
-  return node?.type === "ArrowFunctionExpression" || node?.type === "FunctionExpression";
-}
-
-/**
- * What `init` makes, if it calls a function of this module whose last statement returns a
- * function written there (and that returns nowhere else), or an arrow whose body is one.
- */
-function factoryOf(ctx: LowerContext, init: Node | null | undefined): Factory | undefined {
-  if (init?.type !== "CallExpression" || init.callee.type !== "Identifier") return undefined;
-  if (ctx.scope.lookup(init.callee.name)) return undefined;
-  const symbol = resolveCallee(ctx, init.callee.name);
-  if (!symbol || symbol.module !== ctx.module || symbol.node.async || symbol.node.generator)
-    return undefined;
-  const fn = symbol.node;
-  if (fn.type === "ArrowFunctionExpression" && fn.expression) {
-    const body = fn.body as Node;
-    return isFunction(body) ? { fn, setup: [], made: body } : undefined;
-  }
-  const statements = (fn.body as FunctionBody | null)?.body ?? [];
-  const last = statements[statements.length - 1];
-  if (last?.type !== "ReturnStatement" || !isFunction(last.argument)) return undefined;
-  const setup = statements.slice(0, -1);
-  let returnsElsewhere = false;
-  for (const s of setup) {
-    walk(s, (n) => {
-      if (n.type === "ReturnStatement") returnsElsewhere = true;
-      return !NESTED_FUNCTIONS.has(n.type);
-    });
-  }
-  return returnsElsewhere ? undefined : { fn, setup, made: last.argument };
-}
-
 /**
  * Declares `name` as the function `init`'s factory makes, if `init` calls one; returns whether
  * it did. The arguments are lowered where the call is, the factory's body in its own scope.
  */
-/** Whether `node` is a call of a factory: a function of the program returning a function it writes. */
-export function isFactoryCall(ctx: LowerContext, node: Node | null | undefined): boolean {
-  return factoryOf(ctx, node) !== undefined;
-}
-
 export function declareMadeFunction(ctx: LowerContext, name: string, init: Node | null): boolean {
   const factory = factoryOf(ctx, init);
   if (!factory) return false;
@@ -90,18 +39,48 @@ export function declareMadeFunction(ctx: LowerContext, name: string, init: Node 
       ? undefined
       : localFunction(ctx, a, i),
   );
-  const lowered = call.arguments.map((a, i) =>
-    functions[i] ? ctx.builder.constant(0) : ctx.lowerValue(a as Expression, expected(i)),
+  // A function of the program or a Math function (`compose2(Math.sin, square)`): declared
+  // here under a hidden name, as a list's element is, and the parameter made another name
+  // for it.
+  const named = call.arguments.map((a, i) =>
+    functions[i] || signature.params[i]?.pattern || signature.params[i]?.rest
+      ? undefined
+      : declareArgumentList(ctx, [a], `${signature.params[i]?.name}#${madeCount++}`)?.[0],
   );
-  const args = packRestArguments(ctx, call, signature.params, lowered);
+  // `compose(...fns: Fn[])` given functions: the rest parameter is a list of them, declared
+  // here under hidden names (function-lists.ts), which the factory's code loops over.
+  const restIndex = signature.params.findIndex((p) => p.rest);
+  const restName = signature.params[restIndex]?.name;
+  const list =
+    restName === undefined || call.arguments.length <= restIndex
+      ? undefined
+      : declareArgumentList(ctx, call.arguments.slice(restIndex), `${restName}#${madeCount++}`);
+  const lowered = call.arguments.map((a, i) =>
+    functions[i] || named[i] !== undefined || (list && i >= restIndex)
+      ? ctx.builder.constant(0)
+      : ctx.lowerValue(a as Expression, expected(i)),
+  );
+  const args = list
+    ? lowered.slice(0, restIndex)
+    : packRestArguments(ctx, call, signature.params, lowered);
   const outer = ctx.scope;
   const scope = new Scope(outer);
   ctx.scope = scope;
   try {
     signature.params.forEach((p, i) => {
+      if (list && i === restIndex) return declareListName(ctx, p.name, list);
       const fn = functions[i];
       if (fn) {
         ctx.closures.set(ctx.declareFunctionName(p.name), fn);
+        return;
+      }
+      const alias = named[i] === undefined ? undefined : outer.lookup(named[i]);
+      if (alias) {
+        const closure = ctx.closures.get(alias);
+        const bound = ctx.bound.get(alias);
+        if (closure) ctx.closures.set(ctx.declareFunctionName(p.name), closure);
+        else if (bound) ctx.bound.set(ctx.declareFunctionName(p.name), bound);
+        else ctx.scope.names.set(p.name, alias);
         return;
       }
       const value =

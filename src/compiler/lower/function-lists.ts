@@ -7,8 +7,10 @@ import type {
   VariableDeclaration,
 } from "oxc-parser";
 import type { Value } from "../ir/types.js";
+import { closureCapture } from "../diagnostics/messages/index.js";
 import type { LowerContext, Slot } from "./context.js";
-import { isFactoryCall } from "./factories.js";
+import { returnsOnlyAtEnd } from "./inline-callback.js";
+import { isFactoryCall } from "./factory-of.js";
 import { namesFunction } from "./names-function.js";
 
 // A local `const` array of functions written in place, as pipelines are written:
@@ -20,6 +22,10 @@ import { namesFunction } from "./names-function.js";
 // - `layers[i](x)` and `layers[2](x)` call the element the index picks, and an index past the
 //   end calls no function: JavaScript's TypeError when it runs;
 // - `layers.length` is the number of elements.
+// - `layers.reduce((v, f) => f(v), x)`, `.reduceRight` and `.forEach` with a callback written
+//   at the call loop over the index as for…of does (a compose helper's `fns.reduceRight`);
+// - a factory's rest parameter given functions (`compose(...fns: Fn[])`) is such a list, its
+//   elements declared where the factory is called (factories.ts).
 // Any other use (`layers.map(…)`, `layers.push(…)`, passing it on) is reported by
 // lowerIdentifier; the array cannot change, since nothing else can reach it.
 
@@ -60,11 +66,44 @@ export function declareFunctionList(
   declare: (declaration: VariableDeclaration) => void,
 ): boolean {
   if (!isListOfFunctions(ctx, init) || init?.type !== "ArrayExpression") return false;
-  const names = init.elements.map((element, k) => {
-    const hidden = `${name}[${k}]`;
-    const at = { start: element!.start, end: element!.end };
+  const names = declareListElements(init.elements as Node[], name, declare);
+  LISTS.set(ctx.declareFunctionName(name), names);
+  return true;
+}
+
+/**
+ * `...fns: Fn[]` of a factory called with functions (`compose(Math.sin, (v) => v * v)`): the
+ * arguments declared where the call is, under hidden names starting with `prefix`, as a list's
+ * elements are; their names, or undefined if some argument is not a function.
+ */
+export function declareArgumentList(
+  ctx: LowerContext,
+  args: readonly Node[],
+  prefix: string,
+): string[] | undefined {
+  if (args.length === 0) return [];
+  const at = { start: args[0]!.start, end: args[args.length - 1]!.end };
+  const list = { type: "ArrayExpression", elements: args, ...at } as unknown as Node;
+  if (!isListOfFunctions(ctx, list)) return undefined;
+  return declareListElements(args, prefix, (d) => ctx.lowerStatements([d as Statement]));
+}
+
+/** Records `name`, declared in the current scope, as the function list of `names`. */
+export function declareListName(ctx: LowerContext, name: string, names: string[]): void {
+  LISTS.set(ctx.declareFunctionName(name), names);
+}
+
+/** Each element declared as `const <prefix>[k] = element`; the names. */
+function declareListElements(
+  elements: readonly Node[],
+  prefix: string,
+  declare: (declaration: VariableDeclaration) => void,
+): string[] {
+  return elements.map((element, k) => {
+    const hidden = `${prefix}[${k}]`;
+    const at = { start: element.start, end: element.end };
     // Where the checker gives the element's function type: `tanh` of `Math.tanh`.
-    const typed = element!.type === "MemberExpression" ? element!.property : element!;
+    const typed = element.type === "MemberExpression" ? element.property : element;
     const id = { start: typed.start, end: typed.end };
     declare({
       type: "VariableDeclaration",
@@ -83,8 +122,6 @@ export function declareFunctionList(
     } as unknown as VariableDeclaration);
     return hidden;
   });
-  LISTS.set(ctx.declareFunctionName(name), names);
-  return true;
 }
 
 /** The element names of the function list `node` names, if it names one. */
@@ -211,4 +248,130 @@ export function lengthOfFunctionList(ctx: LowerContext, node: Node): Value | und
 /** Whether `slot` is a function list's (its name is no value: see lowerIdentifier). */
 export function isFunctionList(slot: Slot): boolean {
   return LISTS.has(slot);
+}
+
+/** The methods of a list of functions lowered as loops over it. */
+const LOOPING_METHODS = new Set(["reduce", "reduceRight", "forEach"]);
+
+/**
+ * `fns.reduceRight((acc, f) => f(acc), x)`, `fns.reduce(…, x)`, `fns.forEach((f) => …)` of a
+ * function list, with a callback written at the call: a loop over the index, the callback's
+ * parameters declared in its body (the element as the element the index picks, as for…of
+ * does), its result the accumulator's next value. Undefined when `node` is no such call.
+ */
+export function lowerFunctionListMethod(
+  ctx: LowerContext,
+  node: CallExpression,
+): Value | undefined {
+  const callee = node.callee;
+  if (callee.type !== "MemberExpression" || callee.computed) return undefined;
+  if (callee.property.type !== "Identifier" || !LOOPING_METHODS.has(callee.property.name))
+    return undefined;
+  const names = functionListOf(ctx, callee.object);
+  if (!names) return undefined;
+  const method = callee.property.name;
+  const folds = method !== "forEach";
+  const [callback, initial, ...rest] = node.arguments;
+  const written =
+    callback?.type === "ArrowFunctionExpression" || callback?.type === "FunctionExpression";
+  if (
+    !written ||
+    callback.async ||
+    rest.length > 0 ||
+    (folds ? initial === undefined || initial.type === "SpreadElement" : initial !== undefined) ||
+    callback.params.length > (folds ? 3 : 2) ||
+    !callback.params.every((p) => p.type === "Identifier") ||
+    !returnsOnlyAtEnd(callback)
+  )
+    return ctx.fail(node, closureCapture.functionListMethodForm(method, folds));
+  const at = callee.object;
+  const span = { start: node.start, end: node.end };
+  const acc = "nabla$accumulator";
+  const index = "nabla$index";
+  const id = (name: string) => identifier(name, at);
+  const constant = (name: string, init: Expression) =>
+    ({
+      type: "VariableDeclaration",
+      kind: "const",
+      declare: false,
+      declarations: [{ type: "VariableDeclarator", id: id(name), init, definite: false, ...span }],
+      ...span,
+    }) as unknown as Statement;
+  // The callback's parameters: (accumulator, element, index) or (element, index).
+  const params = callback.params.map((p) => (p as { name: string }).name);
+  const bound: Expression[] = folds
+    ? [id(acc), pick(names, id(index), at, true), id(index)]
+    : [pick(names, id(index), at, true), id(index)];
+  const body: Statement[] = params.map((p, k) => constant(p, bound[k]!));
+  let result: Expression | undefined;
+  if (callback.type === "ArrowFunctionExpression" && callback.expression) {
+    result = callback.body as Expression;
+  } else {
+    const statements = (callback.body as { body: Statement[] }).body;
+    const last = statements[statements.length - 1];
+    const returns = last?.type === "ReturnStatement";
+    body.push(...(returns ? statements.slice(0, -1) : statements));
+    result = returns ? (last.argument ?? undefined) : undefined;
+  }
+  if (result && folds)
+    body.push({
+      type: "ExpressionStatement",
+      expression: {
+        type: "AssignmentExpression",
+        operator: "=",
+        left: id(acc),
+        right: result,
+        ...span,
+      },
+      ...span,
+    } as unknown as Statement);
+  else if (result)
+    body.push({ type: "ExpressionStatement", expression: result, ...span } as unknown as Statement);
+  const last = names.length - 1;
+  const backwards = method === "reduceRight";
+  const literal = (n: number) =>
+    ({ type: "Literal", value: n, raw: String(n), ...span }) as unknown as Expression;
+  const loop = {
+    type: "ForStatement",
+    init: {
+      type: "VariableDeclaration",
+      kind: "let",
+      declare: false,
+      declarations: [
+        {
+          type: "VariableDeclarator",
+          id: id(index),
+          init: literal(backwards ? last : 0),
+          definite: false,
+          ...span,
+        },
+      ],
+      ...span,
+    },
+    test: {
+      type: "BinaryExpression",
+      operator: backwards ? ">=" : "<",
+      left: id(index),
+      right: literal(backwards ? 0 : names.length),
+      ...span,
+    },
+    update: {
+      type: "UpdateExpression",
+      operator: backwards ? "--" : "++",
+      prefix: false,
+      argument: id(index),
+      ...span,
+    },
+    body: { type: "BlockStatement", body, ...span },
+    ...span,
+  } as unknown as Statement;
+  return ctx.inScope(() => {
+    if (folds) {
+      const start = ctx.lowerExpression(initial as Expression);
+      ctx.declare(acc, "let", start.type, start);
+    }
+    ctx.lowerStatements([loop]);
+    ctx.at(node);
+    return folds ? ctx.value(ctx.scope.lookup(acc)!) : ctx.builder.newValue("void");
+  });
 }

@@ -28,6 +28,7 @@ import {
 } from "./context.js";
 import { carriedValues, declareCapture, refuseUnpassable } from "./function-values.js";
 import { bindParameterField, checkBoundObjectUses, fieldBindingName } from "./object-closures.js";
+import { checkAccessorObjectUses } from "./literal-accessors.js";
 import { celledNames } from "./cells.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { describeNode } from "./describe.js";
@@ -339,6 +340,7 @@ function functionOf(
 ): IRFunction {
   // Objects holding functions written in literals go only where their functions are known.
   checkBoundObjectUses(ctx);
+  checkAccessorObjectUses(ctx);
   return {
     key,
     name,

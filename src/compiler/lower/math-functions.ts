@@ -3,8 +3,9 @@ import { NUMBER_CONSTANTS } from "../rules/math.js";
 import { isPlatformGlobal } from "../types/globals.js";
 import type { LowerContext } from "./context.js";
 
-// `Math.f` as written (and the constants of `Number`): called (`Math.sin(x)`, lowered in calls.ts) or handed to an array
-// method as its callback (`pre.map(Math.tanh)`).
+// `Math.f` as written (and the constants of `Number`): called (`Math.sin(x)`, lowered in
+// calls.ts) or handed to an array method as its callback (`pre.map(Math.tanh)`,
+// builtin-callbacks.ts) or to a local function (`row(Math.cos)`, mathCallback below).
 
 /** The name of the platform's Math function `node` names (`Math.sin`), if it names one. */
 export function mathMember(ctx: LowerContext, node: Node): string | undefined {

@@ -71,7 +71,13 @@ import type {
 } from "../ir/types.js";
 import { fieldFunction } from "./function-values.js";
 import { boundFieldPlaceholder } from "./object-closures.js";
-import type { FunctionArg } from "./context.js";
+import {
+  accessorPlaceholder,
+  literalAccessor,
+  registerAccessors,
+  literalGetterRead,
+} from "./literal-accessors.js";
+import type { FunctionArg, LiteralAccessor } from "./context.js";
 import type { LowerContext } from "./context.js";
 import { describeNode } from "./describe.js";
 import { unboundKind } from "./unbound-name.js";
@@ -146,6 +152,10 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
   if (isObject(type)) {
     const getter = getterRead(ctx, node, type);
     if (getter) return () => ctx.lowerExpression(getter);
+    const name = memberName(node);
+    const literalGetter =
+      name === undefined ? undefined : literalGetterRead(ctx, node, object, name);
+    if (literalGetter) return literalGetter;
     const field = namedField(ctx, node, type);
     // A field holding a function (`layer.act`, optional or not) is read as a value, which a
     // call tests against the candidates (function-values.ts).
@@ -554,6 +564,7 @@ export function lowerObjectLiteral(
   const values = new Map<string, Value>();
   // Fields holding a function written here or another local function (object-closures.ts).
   const bound = new Map<string, FunctionArg>();
+  const accessors = new Map<string, LiteralAccessor>();
   for (const prop of node.properties) {
     if (prop.type === "SpreadElement") {
       const spread = ctx.lowerExpression(prop.argument);
@@ -574,6 +585,14 @@ export function lowerObjectLiteral(
         if (f.type === "opaque" && !f.callable) continue;
         // `{ ...opts, steps: 10 }` of an object holding a function written in a literal.
         const function_ = from?.fields.get(f.name);
+        accessors.delete(f.name);
+        // `{ ...box }` of an object with a getter: its value now, as JavaScript copies it.
+        const getter = literalGetterRead(ctx, prop, spread, f.name);
+        if (getter) {
+          bound.delete(f.name);
+          values.set(f.name, getter());
+          continue;
+        }
         if (function_) {
           bound.set(f.name, function_);
           values.set(f.name, boundFieldPlaceholder(ctx, f.name));
@@ -603,9 +622,7 @@ export function lowerObjectLiteral(
       }
       continue;
     }
-    if (prop.computed || prop.kind !== "init" || prop.method) {
-      return ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties());
-    }
+    if (prop.computed) return ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties());
     const key =
       prop.key.type === "Identifier"
         ? prop.key.name
@@ -614,12 +631,21 @@ export function lowerObjectLiteral(
           : undefined;
     if (key === undefined) return ctx.fail(prop.key, unsupportedSyntax.unsupportedPropertyKey());
     const field = expected && isObject(expected) ? fieldOf(expected, key) : undefined;
+    // `get area() { return this.w * this.h; }`, `norm() {…}`: bound once the object exists.
+    const accessor = literalAccessor(ctx, prop, key);
+    if (accessor) {
+      bound.delete(key);
+      accessors.set(key, accessor);
+      values.set(key, accessorPlaceholder(ctx, accessor, field?.type));
+      continue;
+    }
     if (field?.recursive)
       return ctx.fail(
         prop,
         unsupportedType.fieldHasRecursiveType(key, (expected as ObjectType).name),
       );
     bound.delete(key);
+    accessors.delete(key);
     if (field?.callable) {
       const held = fieldFunction(ctx, prop.value, field.callable, `field '${key}'`);
       if ("bound" in held) bound.set(key, held.bound);
@@ -648,6 +674,7 @@ export function lowerObjectLiteral(
     }
   }
   const literal = ctx.builder.emit("literal", [...values.values()], [type], {}, [], "").results[0]!;
+  registerAccessors(ctx, literal, accessors, node);
   if (bound.size > 0) ctx.boundObjects.set(literal, { fields: bound, origin: ctx.loc(node) });
   return literal;
 }

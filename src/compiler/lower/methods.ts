@@ -17,7 +17,7 @@ import type { FunctionArg, LowerContext, Slot } from "./context.js";
 import { expectType, toBoolean } from "./expect-type.js";
 import { callFunctionArg, requireCallback, resolveFunctionArg } from "./function-values.js";
 import { inlineCallback } from "./inline-callback.js";
-import { mathCallback } from "./math-functions.js";
+import { builtinCallback } from "./builtin-callbacks.js";
 import { copyArray, copyInto, countedLoop, forEachIndex, isArrayCall } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
@@ -330,16 +330,18 @@ function flattened(ctx: LowerContext, rows: Value): Value {
 
 /**
  * The callback of `map`/`forEach`/`reduce`/`Array.from`: an arrow function written in place
- * (inlined), or a function value (called: `xs.map(relu)`).
+ * (inlined), a built-in function (`xs.map(Math.abs)`, as an arrow calling it), or a function
+ * value (called: `xs.map(relu)`).
  */
 function callbackOf(
   ctx: LowerContext,
   node: Node | undefined,
-  what: string,
+  method: string,
 ): ArrowFunctionExpression | { value: FunctionArg; arity: number; name: string } {
+  const what = `'.${method}'`;
   if (!node) return ctx.fail(ctx.builder.loc, callArity.needsCallback(what));
-  const math = mathCallback(ctx, node) ?? localFunctionCallback(ctx, node);
-  if (math) return math;
+  const inlined = builtinCallback(ctx, node, method) ?? localFunctionCallback(ctx, node);
+  if (inlined) return inlined;
   if (node.type !== "ArrowFunctionExpression" || node.async) {
     const value = resolveFunctionArg(ctx, node, undefined, `the callback of ${what}`);
     const fn = value.fn;
@@ -412,7 +414,7 @@ function lowerIteration(
 ): Value {
   const b = ctx.builder;
   const args = node.arguments as Expression[];
-  const callback = callbackOf(ctx, method === "from" ? args[1] : args[0], `'.${method}'`);
+  const callback = callbackOf(ctx, method === "from" ? args[1] : args[0], method);
   if ("value" in callback) requireCallback(ctx, node, callback.value, callback.name);
   const reducing = method === "reduce" || method === "reduceRight";
   if (reducing && args.length !== 2 && args.length !== 1) {

@@ -25,6 +25,11 @@ export const callArity = {
     message("callArity", `'${name}' takes ${count} argument${value}, got ${count2}`),
   takesArgumentsGot: (name: Printable, expected: Printable, value: Printable, got: Printable) =>
     message("callArity", `'${name}' takes ${expected} argument${value}, got ${got}`),
+  structuredCloneTakesOneArgument: () =>
+    message(
+      "callArity",
+      `'structuredClone' takes one argument in differentiable code: the value to copy (no options)`,
+    ),
   takesArgumentHere: (method: Printable, value: Printable, value2: Printable) =>
     message("callArity", `'.${method}' takes ${value} argument${value2} here`),
   withDerivativeTakesTwoArgumentsValue: () =>

@@ -71,7 +71,15 @@ export const closureCapture = {
   isListOfFunctions: (name: Printable) =>
     message(
       "closureCapture",
-      `'${name}' is a list of functions written here; differentiable code can loop over it ('for (const f of ${name})'), call its elements ('${name}[i](…)') and read its length, but not use it as another kind of value`,
+      `'${name}' is a list of functions written here; differentiable code can loop over it ('for (const f of ${name})', '${name}.reduce((v, f) => f(v), x)', '.reduceRight', '.forEach'), call its elements ('${name}[i](…)') and read its length, but not use it as another kind of value`,
+    ),
+  functionListMethodForm: (method: Printable, folds: boolean) =>
+    message(
+      "closureCapture",
+      `'.${method}' of a list of functions is supported with a callback written at the call, of plain parameters, that returns only at its end${folds ? ", and an initial value" : ""}`,
+      folds
+        ? `write it as '.${method}((acc, f) => f(acc), x)'`
+        : `write it as '.${method}((f, i) => { … })'`,
     ),
   isLocalNotFunctionNabla: (head: Printable, value: Printable) =>
     message("closureCapture", `'${head}' is a local ${value}, not a function nabla can see`),
@@ -99,6 +107,12 @@ export const closureCapture = {
     message(
       "closureCapture",
       `nabla cannot tell which function this is; ${what} needs a function declared in the program, an arrow function, or a 'Differentiable<…>' value`,
+    ),
+  objectWithAccessorsUsed: (accessors: Printable, use: Printable) =>
+    message(
+      "closureCapture",
+      `this object has accessors written in its literal ('${accessors}'); differentiable code reads its getters and calls its methods where the object is written, but cannot ${use}`,
+      `make it an instance of a class declaring them ('class Box { get area() { … } }'), which can go anywhere; or compute the values here and pass those`,
     ),
   objectHoldingFunctionUsed: (fields: Printable, use: Printable) =>
     message(

@@ -19,8 +19,20 @@ export const unknownCallee = {
   cannotDifferentiateDeepCopy: (path: Printable) =>
     message(
       "unknownCallee",
-      `cannot differentiate a call to '${path}': a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow`,
+      `cannot differentiate a call to '${path}' of a value holding arrays or objects: a deep copy keeps which parts the copy shares with itself, which nabla's derivatives cannot follow (it works for an array or object of numbers, and for an array of such objects or rows)`,
       `copy the levels you change with spreads and maps ('objs.map((o) => ({ ...o, v: [...o.v] }))', 'rows.map((r) => [...r])')`,
+    ),
+  structuredCloneOfInstance: (name: Printable) =>
+    message(
+      "unknownCallee",
+      `'structuredClone' of a '${name}' gives a plain object, without the class's methods and getters (and its '#private' fields)`,
+      `copy it with the class's own constructor ('new ${name}(…)') or a method that does`,
+    ),
+  jsonRoundTrip: () =>
+    message(
+      "unknownCallee",
+      `a copy through JSON text ('JSON.parse(JSON.stringify(…))') is not differentiable: its numbers are read back from text, and it is not faithful (-0 becomes 0, NaN and Infinity become null)`,
+      `copy with spreads and maps ('{ ...p, nested: { ...p.nested } }', 'rows.map((r) => [...r])'), or with 'structuredClone(x)' for an array or object of numbers; nabla differentiates those`,
     ),
   cannotDifferentiateDoesNotExport: (path: Printable, specifier: Printable, value: Printable) =>
     message(

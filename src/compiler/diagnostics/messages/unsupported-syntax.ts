@@ -81,6 +81,18 @@ export const unsupportedSyntax = {
       `assignment to ${describeNode} of a ${typeText} is not supported in differentiable code`,
       `assign to a variable, or to an element of an array or a field of an object`,
     ),
+  builtinCallbackReadsMore: (
+    name: Printable,
+    method: Printable,
+    args: Printable,
+    reads: Printable,
+    suggestion: Printable,
+  ) =>
+    message(
+      "unsupportedSyntax",
+      `'${name}' as the callback of '.${method}' is called with ${args}, and it reads ${reads}`,
+      `pass an arrow that calls it as you mean, such as '${suggestion}'`,
+    ),
   callbackParametersMustBePlain: () =>
     message(
       "unsupportedSyntax",
@@ -276,6 +288,12 @@ export const unsupportedSyntax = {
       `a function passed to another function must be a plain function with simple parameters to be differentiated`,
       `give it parameters that are plain names ('(x: number) => …'), without defaults, rest parameters or destructuring`,
     ),
+  functionsIntoRestParameter: (callee: Printable, rest: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'${callee}' takes functions through its rest parameter '...${rest}', which differentiable code supports only in a function that ends by returning a function written there ('const compose = (...fns: Fn[]) => (x: number) => …')`,
+      `write '${callee}' to return '(x: number) => …' applying the functions, and call that ('${callee}(f, g)(x)'), or take the functions as separate parameters`,
+    ),
   functionUsedAsValueHere: (name: Printable, name2: Printable) =>
     message(
       "unsupportedSyntax",
@@ -328,8 +346,8 @@ export const unsupportedSyntax = {
   sortWithoutComparator: (method: string) =>
     message(
       "unsupportedSyntax",
-      `'.${method}()' without a comparator is not supported in differentiable code: JavaScript then orders the elements as text ('10' before '9')`,
-      `pass the order you mean, such as '.${method}((a, b) => a - b)'`,
+      `'.${method}()' without a comparator is supported for arrays of numbers, booleans and strings: JavaScript orders other elements by their text ('[object Object]' for every object)`,
+      `pass the order you mean, such as '.${method}((a, b) => a.cost - b.cost)'`,
     ),
   sortOfTuple: (method: string) =>
     message(
@@ -466,8 +484,20 @@ export const unsupportedSyntax = {
   onlyPlainKeyValueProperties: () =>
     message(
       "unsupportedSyntax",
-      `only plain 'key: value' properties are supported in object literals`,
-      `write each property as 'key: value' (a method as a function declared at the top level, a getter as the value it computes)`,
+      `only 'key: value' properties, getters and methods are supported in object literals`,
+      `write each property as 'key: value', 'get key() { … }' or 'key() { … }'`,
+    ),
+  setterInObjectLiteral: (key: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `a setter in an object literal ('set ${key}(v)') is not supported in differentiable code`,
+      `assign the fields it would set where the value changes, or make the object an instance of a class with 'set ${key}(v)'`,
+    ),
+  getterResultType: (key: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `nabla cannot tell what the getter '${key}' of this object literal gives`,
+      `annotate its result type ('get ${key}(): number')`,
     ),
   /** `field`: for `"y" in p`, the field tested (`p.y`), which the help names. */
   operatorIsNotSupportedIn: (operator: Printable, field?: string) =>

@@ -1,0 +1,187 @@
+import type { CallExpression, Node, ObjectProperty } from "oxc-parser";
+import { CompileAbort } from "../diagnostics/diagnostic.js";
+import { closureCapture, notes, unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { forEachOp } from "../ir/walk.js";
+import type { Op, Type, Value } from "../ir/types.js";
+import { signatureOf } from "../types/signature.js";
+import { Scope, type AccessorObject, type LiteralAccessor, type LowerContext } from "./context.js";
+import { expectType } from "./expect-type.js";
+import { inlineCallback } from "./inline-callback.js";
+
+// Getters and methods written in an object literal: `{ w, h, get area() { return this.w *
+// this.h; } }`, `{ x, norm() { return Math.abs(this.x); } }`. The object is tracked by its IR
+// value (LowerContext.literalAccessors); a read of a getter (`box.area`) or a call of a method
+// (`box.norm()`) inlines its body there, with `this` the object and the names it reads those
+// of the scope the literal was written in, as a local function's call is inlined. A getter so
+// runs at each read, as in JavaScript, and sees the fields as they are then (`box.w = 3;
+// box.area`); `{ ...box }` copies its value. The object's field for an accessor is a
+// placeholder no code reads: any other use of the object (passing it to a function, storing or
+// returning it) is refused (checkAccessorObjectUses), since code elsewhere would read that.
+
+/** `get area() {…}` or `area() {…}` of an object literal; undefined for `key: value`. */
+export function literalAccessor(
+  ctx: LowerContext,
+  prop: ObjectProperty,
+  key: string,
+): LiteralAccessor | undefined {
+  if (prop.kind === "set") return ctx.fail(prop, unsupportedSyntax.setterInObjectLiteral(key));
+  const getter = prop.kind === "get";
+  if (!getter && !prop.method) return undefined;
+  const node = prop.value as LiteralAccessor["node"];
+  if (node.async || node.generator)
+    return ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties());
+  return { key, node, getter };
+}
+
+/** The placeholder the object holds for an accessor: of the getter's result type. */
+export function accessorPlaceholder(
+  ctx: LowerContext,
+  accessor: LiteralAccessor,
+  declared: Type | undefined,
+): Value {
+  const { node, key } = accessor;
+  const type = accessor.getter
+    ? (declared ??
+      signatureOf(node, ctx.types).result ??
+      ctx.types.inferred?.returnTypeOf(node.start, node.end))
+    : "opaque";
+  if (type === undefined || type === "void")
+    return ctx.fail(node, unsupportedSyntax.getterResultType(key));
+  return ctx.builder.emit("const", [], [type], {}, [], key).results[0]!;
+}
+
+/** Records the accessors of `literal`, written in the current scope. */
+export function registerAccessors(
+  ctx: LowerContext,
+  literal: Value,
+  accessors: Map<string, LiteralAccessor>,
+  at: Node,
+): void {
+  if (accessors.size === 0) return;
+  ctx.literalAccessors.set(literal, { accessors, scope: ctx.scope, origin: ctx.loc(at) });
+}
+
+/** `box.area`, where `area` is a getter of the literal `box` holds: what runs it there. */
+export function literalGetterRead(
+  ctx: LowerContext,
+  node: Node,
+  object: Value,
+  name: string,
+): (() => Value) | undefined {
+  const entry = ctx.literalAccessors.get(object);
+  const accessor = entry?.accessors.get(name);
+  if (!entry || !accessor?.getter) return undefined;
+  return () => runAccessor(ctx, node, object, entry, accessor, []);
+}
+
+/** `box.norm(…)`, where `norm` is a method of the literal `box` holds: its call, inlined. */
+export function literalMethodCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  object: Value,
+  name: string,
+  lowerArguments: () => Value[],
+): Value | undefined {
+  const entry = ctx.literalAccessors.get(object);
+  const accessor = entry?.accessors.get(name);
+  if (!entry || !accessor || accessor.getter) return undefined;
+  return runAccessor(ctx, node, object, entry, accessor, lowerArguments());
+}
+
+function runAccessor(
+  ctx: LowerContext,
+  at: Node,
+  object: Value,
+  entry: AccessorObject,
+  accessor: LiteralAccessor,
+  args: Value[],
+): Value {
+  const { node, key } = accessor;
+  if (ctx.inlining.has(node))
+    return ctx.fail(at, unsupportedSyntax.localFunctionCallsItselfRecursive(key));
+  if (args.length > node.params.length)
+    return ctx.fail(at, unsupportedSyntax.localFunctionMustBePlain(key));
+  const saved = ctx.scope;
+  ctx.scope = new Scope(entry.scope);
+  ctx.inlining.add(node);
+  try {
+    ctx.declare("this", "const", object.type, object);
+    const produced = inlineCallback(
+      ctx,
+      node,
+      args,
+      `the ${accessor.getter ? "getter" : "method"} '${key}'`,
+    );
+    ctx.at(at);
+    const result = signatureOf(node, ctx.types).result;
+    if (result && result !== "void" && produced) return expectType(ctx, at, produced, result);
+    return produced ?? ctx.builder.newValue("void");
+  } finally {
+    ctx.inlining.delete(node);
+    ctx.scope = saved;
+  }
+}
+
+/**
+ * Refuses every use of an object with accessors other than reading or writing a field that is
+ * not one (its getters and methods ran inlined), testing whether it is there, or has a field.
+ */
+export function checkAccessorObjectUses(ctx: LowerContext): void {
+  if (ctx.literalAccessors.size === 0) return;
+  forEachOp(ctx.body, (op) => {
+    op.operands.forEach((operand, index) => {
+      const entry = ctx.literalAccessors.get(operand);
+      if (!entry || allowed(op, index, entry)) return;
+      const atObject = op.opcode === "return" || op.opcode === "yield" || op.opcode === "condition";
+      const names = [...entry.accessors.values()].map((a) =>
+        a.getter ? `get ${a.key}` : `${a.key}()`,
+      );
+      throw new CompileAbort({
+        severity: "error",
+        ...closureCapture.objectWithAccessorsUsed(names.join("', '"), useOf(op, index, entry)),
+        loc: atObject ? entry.origin : op.loc,
+        notes: atObject ? [] : [{ ...notes.objectWithAccessorsFrom(), loc: entry.origin }],
+      });
+    });
+  });
+}
+
+function allowed(op: Op, index: number, entry: AccessorObject): boolean {
+  switch (op.opcode) {
+    case "field":
+    case "setField":
+      return index === 0 && !entry.accessors.has(op.attrs.field as string);
+    case "nullish":
+      return true;
+    case "nondiff":
+      return op.attrs.callee === "in" && index === 1;
+    default:
+      return false;
+  }
+}
+
+/** What the code does with the object, for the message ("return it"). */
+function useOf(op: Op, index: number, entry: AccessorObject): string {
+  switch (op.opcode) {
+    case "field":
+      return entry.accessors.get(op.attrs.field as string)?.getter
+        ? `read its getter '${op.attrs.field}' other than by name ('box.${op.attrs.field}'), such as by destructuring or a key chosen at run time`
+        : `read its method '${op.attrs.field}' as a value (call it instead)`;
+    case "setField":
+      return index === 0
+        ? `assign its accessor '${op.attrs.field}'`
+        : "store it in an object or an array";
+    case "literal":
+    case "setIndex":
+      return "store it in an object or an array";
+    case "return":
+      return "return it";
+    case "yield":
+    case "condition":
+      return "choose between it and another object by a condition, or keep it in a variable that branches or loops change";
+    case "call":
+      return `pass it to '${op.attrs.calleeName ?? op.attrs.callee}'`;
+    default:
+      return "use it as another kind of value";
+  }
+}

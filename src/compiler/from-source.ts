@@ -5,6 +5,7 @@ import { formatDiagnostics } from "./diagnostics/report.js";
 import { walk, type FunctionLike } from "./parse/module.js";
 import { placeDiagnostics, type CallSite } from "./from-source-origin.js";
 import { HELPERS, OPERATORS } from "../api/operators.js";
+import { INTEGER_ARRAY_STORAGES } from "./ir/type-system.js";
 
 // The no-build fallback: an operator called on a function the compiler never saw (a program
 // run by plain `tsx`, a REPL, a JavaScript file) compiles that one function from its source
@@ -21,13 +22,7 @@ const GLOBALS = new Set([
   "Array",
   "Float64Array",
   "Float32Array",
-  "Int32Array",
-  "Uint32Array",
-  "Int16Array",
-  "Uint16Array",
-  "Int8Array",
-  "Uint8Array",
-  "Uint8ClampedArray",
+  ...INTEGER_ARRAY_STORAGES,
   "Boolean",
   "String",
   "isFinite",

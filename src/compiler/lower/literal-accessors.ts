@@ -7,6 +7,7 @@ import { signatureOf } from "../types/signature.js";
 import { Scope, type AccessorObject, type LiteralAccessor, type LowerContext } from "./context.js";
 import { expectType } from "./expect-type.js";
 import { inlineCallback } from "./inline-callback.js";
+import { objectUseOf } from "./object-closures.js";
 
 // Getters and methods written in an object literal: `{ w, h, get area() { return this.w *
 // this.h; } }`, `{ x, norm() { return Math.abs(this.x); } }`. The object is tracked by its IR
@@ -162,26 +163,10 @@ function allowed(op: Op, index: number, entry: AccessorObject): boolean {
 
 /** What the code does with the object, for the message ("return it"). */
 function useOf(op: Op, index: number, entry: AccessorObject): string {
-  switch (op.opcode) {
-    case "field":
-      return entry.accessors.get(op.attrs.field as string)?.getter
-        ? `read its getter '${op.attrs.field}' other than by name ('box.${op.attrs.field}'), such as by destructuring or a key chosen at run time`
-        : `read its method '${op.attrs.field}' as a value (call it instead)`;
-    case "setField":
-      return index === 0
-        ? `assign its accessor '${op.attrs.field}'`
-        : "store it in an object or an array";
-    case "literal":
-    case "setIndex":
-      return "store it in an object or an array";
-    case "return":
-      return "return it";
-    case "yield":
-    case "condition":
-      return "choose between it and another object by a condition, or keep it in a variable that branches or loops change";
-    case "call":
-      return `pass it to '${op.attrs.calleeName ?? op.attrs.callee}'`;
-    default:
-      return "use it as another kind of value";
-  }
+  if (op.opcode === "field")
+    return entry.accessors.get(op.attrs.field as string)?.getter
+      ? `read its getter '${op.attrs.field}' other than by name ('box.${op.attrs.field}'), such as by destructuring or a key chosen at run time`
+      : `read its method '${op.attrs.field}' as a value (call it instead)`;
+  if (op.opcode === "setField" && index === 0) return `assign its accessor '${op.attrs.field}'`;
+  return objectUseOf(op);
 }

@@ -148,9 +148,23 @@ function useOf(ctx: LowerContext, op: Op, index: number): string {
     case "field":
       return `read its function '${op.attrs.field}' as a value (call it, test it or pass it to a function instead)`;
     case "setField":
-      return index === 0
-        ? `assign its function '${op.attrs.field}'`
-        : "store it in an object or an array";
+      if (index === 0) return `assign its function '${op.attrs.field}'`;
+      break;
+    case "call":
+      return ctx.boundPasses.has(op) || String(op.attrs.callee).includes("#lambda@")
+        ? "capture it in a function that is passed on"
+        : `pass it to '${op.attrs.calleeName ?? op.attrs.callee}', which is not specialized for its functions`;
+  }
+  return objectUseOf(op);
+}
+
+/**
+ * What the code does with an object it may only read and call (one holding functions or
+ * accessors), for the messages that refuse the rest: the uses both kinds share.
+ */
+export function objectUseOf(op: Op): string {
+  switch (op.opcode) {
+    case "setField":
     case "literal":
     case "setIndex":
       return "store it in an object or an array";
@@ -160,9 +174,7 @@ function useOf(ctx: LowerContext, op: Op, index: number): string {
     case "condition":
       return "choose between it and another object by a condition, or keep it in a variable that branches or loops change";
     case "call":
-      return ctx.boundPasses.has(op) || String(op.attrs.callee).includes("#lambda@")
-        ? "capture it in a function that is passed on"
-        : `pass it to '${op.attrs.calleeName ?? op.attrs.callee}', which is not specialized for its functions`;
+      return `pass it to '${op.attrs.calleeName ?? op.attrs.callee}'`;
     default:
       return "use it as another kind of value";
   }

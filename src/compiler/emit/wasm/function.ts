@@ -1761,14 +1761,11 @@ function roundedFor(type: ArrayType, value: string): string {
 
 /**
  * A value as a message names it: by the variable it holds, or as the derivative of one; not
- * by the compiler's own temporaries (`t`, `t_2`) and their tangents.
+ * by the compiler's own names (none, `$i0`) nor `dt`, which linearize gives the tangent of a
+ * value without a name.
  */
 function valueText(v: Value): string {
-  const temporary = (name: string) => /^(t|trips|\$.*)(_\d+)?$/.test(name);
-  // A temporary's tangent or adjoint is named after it: `dt`, `t_adj`.
-  if (temporary(v.hint.replace(/^d/, "").replace(/_adj$/, "")))
-    return v.tangent || /^d|_adj$/.test(v.hint) ? "a derivative" : "a value";
-  const name = v.tangent && /^d./.test(v.hint) ? v.hint.slice(1) : v.hint;
-  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return v.tangent ? "a derivative" : "a value";
-  return v.tangent ? `the derivative of '${name}'` : `'${name}'`;
+  if (v.hint === "dt") return "a derivative";
+  if (!/^[A-Za-z_][\w$]*$/.test(v.hint)) return v.tangent ? "a derivative" : "a value";
+  return v.tangent && /^d./.test(v.hint) ? `the derivative of '${v.hint.slice(1)}'` : `'${v.hint}'`;
 }

@@ -1,7 +1,8 @@
-// The Math functions a wasm module computes itself (compiler/emit/wasm/exp.ts), used only where
-// they give the engine's own results: when an instance is made, its `exp` export is compared
-// with the engine's Math.exp on probes, and its global `own_exp` set to 1 only if they agree
-// on every one; otherwise its code calls the imported Math.exp.
+// The Math functions a wasm module computes itself (compiler/emit/wasm/exp.ts, trig.ts), used
+// only where they give the engine's own results: when an instance is made, its `exp` export is
+// compared with the engine's Math.exp on probes (its `sin` and `cos` with Math.sin and
+// Math.cos), and its global `own_exp` (`own_trig`) set to 1 only if they agree on every one;
+// otherwise its code calls the imported functions.
 
 /**
  * Arguments on which an exp of another algorithm would likely differ: the edges of fdlibm's
@@ -66,5 +67,44 @@ export function chooseOwnMath(exports: unknown): boolean {
   const exp = own.exp;
   const agrees = PROBES.every((x) => Object.is(exp(x), Math.exp(x)));
   own.own_exp.value = agrees ? 1 : 0;
+  return agrees;
+}
+
+/**
+ * Arguments on which a sin or cos of another algorithm would likely differ: the edges of
+ * fdlibm's ranges (π/4, 3π/4, multiples of π/2 and their neighbours, 2^19·π/2), tiny and
+ * special values, and a spread of others.
+ */
+const TRIG_PROBES: readonly number[] = (() => {
+  const edges = [0, -0, 1e-300, -1e-300, 2 ** -27, 2 ** -28, 0.3, 0.78125, 0.7853981633974483];
+  edges.push(2.356194490192345, 1.5707963267948966, Math.PI, 1e6, 823549.6, 823550.1, 1e9);
+  edges.push(NaN, Infinity, -Infinity);
+  for (let n = 1; n <= 40; n++) {
+    const x = (n * Math.PI) / 2;
+    edges.push(x, -x, x * (1 + 2 ** -40), x * (1 - 2 ** -50));
+  }
+  const spread: number[] = [];
+  for (let k = 1; k <= 300; k++) {
+    const unit = ((k * 0.6180339887498949) % 1) - 0.5;
+    spread.push(unit * 2, unit * 20, unit * 2000, unit * 2e6);
+  }
+  return [...edges, ...spread];
+})();
+
+interface OwnTrig {
+  sin?: (x: number) => number;
+  cos?: (x: number) => number;
+  own_trig?: WebAssembly.Global;
+}
+
+/** Lets the instance use its own sin and cos if they give the engine's results; whether it does. */
+export function chooseOwnTrig(exports: unknown): boolean {
+  const own = exports as OwnTrig;
+  if (!own.own_trig || !own.sin || !own.cos) return false;
+  const { sin, cos } = own;
+  const agrees = TRIG_PROBES.every(
+    (x) => Object.is(sin(x), Math.sin(x)) && Object.is(cos(x), Math.cos(x)),
+  );
+  own.own_trig.value = agrees ? 1 : 0;
   return agrees;
 }

@@ -3,7 +3,7 @@ import type { WasmEntrySpec, WasmGlobal, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
 import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js";
 import { StringIds } from "./wasm-strings.js";
-import { chooseOwnMath } from "./wasm-math.js";
+import { chooseOwnMath, chooseOwnTrig } from "./wasm-math.js";
 
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
@@ -47,11 +47,19 @@ const ARGUMENTS_AT = 16;
 
 /**
  * How many calls ran in wasm, how many fell back to JavaScript, how many instances were made
- * and how many of them compute exp themselves (runtime/wasm-math.ts) (for tests and benches).
+ * and how many of them compute exp, and sin and cos, themselves (runtime/wasm-math.ts) (for tests
+ * and benches).
  *
  * @internal
  */
-export const wasmStats = { wasm: 0, javascript: 0, instances: 0, inPlace: 0, ownExp: 0 };
+export const wasmStats = {
+  wasm: 0,
+  javascript: 0,
+  instances: 0,
+  inPlace: 0,
+  ownExp: 0,
+  ownTrig: 0,
+};
 
 /** The regions of memory beyond the arguments, in bytes. */
 interface Regions {
@@ -111,9 +119,9 @@ export function wasmFunction(
   /** The entry's arguments, one array per twin (a twin's calls never nest: wasm calls only Math). */
   const wasmArgs: number[] = new Array<number>(spec.params.length).fill(0);
   /** Per argument, its address in the call's `wasmArrays` memory when read in place there. */
-  const residentAt: (number | undefined)[] = new Array<number | undefined>(
-    spec.params.length,
-  ).fill(undefined);
+  const residentAt: (number | undefined)[] = new Array<number | undefined>(spec.params.length).fill(
+    undefined,
+  );
   /** One result, a number: returned as the entry returns it. */
   const oneNumber = spec.results.length === 1 && spec.results[0] === "number";
   /** Every result a number: the others go to `out` as they are. */
@@ -414,6 +422,7 @@ function instantiateOn(
   const globals = globalsOf(globalTypes);
   const instance = new WebAssembly.Instance(module, importsWith(arrays.memory, globals));
   if (chooseOwnMath(instance.exports)) wasmStats.ownExp++;
+  if (chooseOwnTrig(instance.exports)) wasmStats.ownTrig++;
   wasmStats.instances++;
   return {
     exports: instance.exports as unknown as Exports,
@@ -487,6 +496,7 @@ function liveInstance(
   globals: WebAssembly.Global[],
 ): Live {
   if (chooseOwnMath(instance.exports)) wasmStats.ownExp++;
+  if (chooseOwnTrig(instance.exports)) wasmStats.ownTrig++;
   wasmStats.instances++;
   return {
     exports: instance.exports as unknown as Exports,

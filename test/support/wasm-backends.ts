@@ -23,6 +23,8 @@ export interface Stats {
   inPlace: number;
   /** Instances that compute Math.exp themselves (they agree with the engine's). */
   ownExp: number;
+  /** Instances that compute Math.sin and Math.cos themselves (they agree with the engine's). */
+  ownTrig: number;
 }
 
 export interface Both {

@@ -66,6 +66,8 @@ export interface WatModuleHost {
    * with the global that says whether it agrees with the engine's.
    */
   ownExp(): string;
+  /** The function computing Math.sin or Math.cos, the module's own where it agrees (trig.ts). */
+  ownTrig(name: "sin" | "cos"): string;
   /** The id of string constant `text` (WasmEntrySpec.strings). */
   stringId(text: string): number;
   /** The import of JavaScript's `%` on numbers (wasm has no f64 remainder). */
@@ -894,6 +896,8 @@ class WatFunctionEmitter implements LaneHost {
       if (this.expChosen === "engine") return `(call ${engine} ${args[0]})`;
       return inlineExp(args[0]!, `$exp${this.exps++}`, engine, this.expChosen === "own");
     }
+    if ((name === "sin" || name === "cos") && args.length === 1)
+      return `(call ${this.host.ownTrig(name)} ${args[0]})`;
     if (!importableMath(name)) this.fail(`Math.${name}`);
     return `(call ${this.host.mathImport(name, args.length)}${args.map((x) => ` ${x}`).join("")})`;
   }

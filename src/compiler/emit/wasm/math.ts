@@ -1,8 +1,8 @@
 // Math functions in wasm. Those that are exact IEEE operations are instructions, with the
 // same results as JavaScript's by definition (sqrt is correctly rounded; abs, floor, ceil and
 // trunc are exact; min and max order -0 below +0 and propagate NaN as Math.min and Math.max
-// do). exp is computed in the code, by the engine's own algorithm (exp.ts). The others (log,
-// sin, pow…) are imports of the engine's own Math functions, so a wasm function computes
+// do). exp, sin and cos are computed in the code, by the engine's own algorithms (exp.ts,
+// trig.ts). The others (log, tanh, pow…) are imports of the engine's own Math functions, so a wasm function computes
 // exactly the bits its JavaScript twin computes, on every engine; V8 calls an imported Math
 // function directly, without a JavaScript frame (see docs/native-gap.md for what it costs).
 

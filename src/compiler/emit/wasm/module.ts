@@ -8,6 +8,7 @@ import { OVERFLOW, watFunction, type WatModuleHost } from "./function.js";
 import type { AbsentArguments } from "./absent-values.js";
 import { NotForWasm } from "./not-for-wasm.js";
 import { expExport, OWN_EXP_GLOBAL } from "./exp.js";
+import { OWN_TRIG_GLOBAL, trigFunctions } from "./trig.js";
 
 // One WAT module for one operator call: its entry (a derivative nabla generated, or reverse
 // mode's two sweeps run one after the other) and every function they call. Memory is the
@@ -129,6 +130,8 @@ class ModuleBuilder implements WatModuleHost {
   private exported = "";
   /** Whether some function computes Math.exp itself (exp.ts). */
   private exp = false;
+  /** The imports of Math.sin and Math.cos, once some function computes them itself (trig.ts). */
+  private trig: { sin: string; cos: string } | undefined;
 
   constructor(private readonly source: FunctionSource) {}
 
@@ -213,6 +216,12 @@ class ModuleBuilder implements WatModuleHost {
     return this.mathImport("exp", 1);
   }
 
+  ownTrig(name: "sin" | "cos"): string {
+    // Both: the module exports its sin and cos, which may call the engine's.
+    this.trig ??= { sin: this.mathImport("sin", 1), cos: this.mathImport("cos", 1) };
+    return `$math:${name}`;
+  }
+
   mathImport(name: string, arity: number): string {
     const local = `$Math.${name}.${arity}`;
     this.imports.set(
@@ -256,8 +265,10 @@ class ModuleBuilder implements WatModuleHost {
       ...this.imports.values(),
       ...REGION_GLOBALS,
       ...(this.exp ? [OWN_EXP_GLOBAL] : []),
+      ...(this.trig ? [OWN_TRIG_GLOBAL] : []),
       ...SUPPORT,
       ...(this.exp ? [expExport(this.mathImport("exp", 1))] : []),
+      ...(this.trig ? [trigFunctions(this.trig.sin, this.trig.cos)] : []),
       ...this.functions,
       ")",
     ].join("\n");

@@ -557,6 +557,7 @@ const forwardWasm = differential(cost, { wrt: 1, backend: "wasm" })(points, cent
         instances: 2,
         inPlace: 0,
         ownExp: 2,
+        ownTrig: 0,
       });
     } finally {
       await browser.close();

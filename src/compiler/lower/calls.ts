@@ -68,6 +68,7 @@ import {
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
 import { literalMethodCall } from "./literal-accessors.js";
+import { lowerLiteralFactoryCall } from "./literal-factories.js";
 import { declareMadeFunction } from "./factories.js";
 import { lowerStructuredClone } from "./structured-clone.js";
 import { callOfListElement, lowerFunctionListMethod } from "./function-lists.js";
@@ -229,6 +230,9 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (ctx.module.constants.get(head)?.holdsFunction) {
     return ctx.fail(callee, closureCapture.isModuleLevelVariableHolding(head));
   }
+  // `makeModel(w)`, a factory of an object with methods: run here (literal-factories.ts).
+  const made = path === head ? lowerLiteralFactoryCall(ctx, node) : undefined;
+  if (made) return made;
   const symbol = resolveCallee(ctx, path) ?? staticMethod(ctx, path);
   if (!symbol && ctx.program.resolveType(ctx.module, head)?.node.type === "ClassDeclaration") {
     return ctx.fail(callee, unsupportedSyntax.staticMethodsAreNotSupported(path));

@@ -1,4 +1,4 @@
-import type { CallExpression, Expression, Node } from "oxc-parser";
+import type { CallExpression, Expression, Node, Statement } from "oxc-parser";
 import type { FunctionLike } from "../parse/module.js";
 import { Scope, type LowerContext } from "./context.js";
 import { factoryOf } from "./factory-of.js";
@@ -22,10 +22,27 @@ import { declareArgumentList, declareListName } from "./function-lists.js";
 export function declareMadeFunction(ctx: LowerContext, name: string, init: Node | null): boolean {
   const factory = factoryOf(ctx, init);
   if (!factory) return false;
-  const call = init as CallExpression;
-  if (call.arguments.some((a) => a.type === "SpreadElement")) return false;
-  const signature = signatureOf(factory.fn, ctx.types);
-  if (signature.params.some((p) => p.unsupported)) return false;
+  const scope = runFactoryBody(ctx, factory.fn, factory.setup, init as CallExpression);
+  if (!scope) return false;
+  ctx.closures.set(ctx.declareFunctionName(name), { node: factory.made, scope });
+  return true;
+}
+
+/**
+ * Runs the factory `fn` called by `call` up to what it returns: its parameters bound to the
+ * call's arguments and its `setup` statements lowered, in a scope of its own, which is
+ * returned. Undefined when the call cannot be so inlined (a spread argument, a parameter
+ * nabla cannot type), and nothing is lowered then.
+ */
+export function runFactoryBody(
+  ctx: LowerContext,
+  fn: FunctionLike,
+  setup: Statement[],
+  call: CallExpression,
+): Scope | undefined {
+  if (call.arguments.some((a) => a.type === "SpreadElement")) return undefined;
+  const signature = signatureOf(fn, ctx.types);
+  if (signature.params.some((p) => p.unsupported)) return undefined;
   // Literals take the parameters' types (`makeController({ kp: 1, ki: 0, kd: 0 })`); trailing
   // arguments go into a rest parameter; an omitted one is undefined, for its default.
   const expected = (i: number) => {
@@ -91,12 +108,11 @@ export function declareMadeFunction(ctx: LowerContext, name: string, init: Node 
       if (p.defaultValue) lowerParameterDefault(ctx, p.name, p.defaultValue);
       if (p.pattern) bindPattern(ctx, p.pattern, ctx.value(ctx.scope.lookup(p.name)!), p.name);
     }
-    ctx.lowerStatements(factory.setup);
+    ctx.lowerStatements(setup);
   } finally {
     ctx.scope = outer;
   }
-  ctx.closures.set(ctx.declareFunctionName(name), { node: factory.made, scope });
-  return true;
+  return scope;
 }
 
 let madeCount = 0;

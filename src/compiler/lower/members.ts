@@ -630,13 +630,17 @@ export function lowerObjectLiteral(
           ? String(prop.key.value)
           : undefined;
     if (key === undefined) return ctx.fail(prop.key, unsupportedSyntax.unsupportedPropertyKey());
-    const field = expected && isObject(expected) ? fieldOf(expected, key) : undefined;
+    const wanted = expected && isObject(expected) ? expected : undefined;
+    const field = wanted && fieldOf(wanted, key);
     // `get area() { return this.w * this.h; }`, `norm() {…}`: bound once the object exists.
     const accessor = literalAccessor(ctx, prop, key);
     if (accessor) {
       bound.delete(key);
       accessors.set(key, accessor);
-      values.set(key, accessorPlaceholder(ctx, accessor, field?.type));
+      // A method of an interface is no field of its type (`predict(x: number): number`): the
+      // object is of that type exactly, with no placeholder for it.
+      if (wanted && !field) values.delete(key);
+      else values.set(key, accessorPlaceholder(ctx, accessor, field?.type));
       continue;
     }
     if (field?.recursive)

@@ -251,6 +251,11 @@ export class LowerContext {
    * operands are those arguments (an object is allowed there, not among the values carried).
    */
   readonly boundPasses = new Map<Op, number>();
+  /**
+   * Of those calls, the operands that are objects with accessors written in their literal,
+   * captured as `this` by the accessors lifted for the callee (passed-accessors.ts).
+   */
+  readonly thisPasses = new Map<Op, Set<number>>();
   /** Local functions being inlined now (a call of one inside itself is recursion). */
   readonly inlining = new Set<FunctionLike>();
   /** Statements left out, by position, their errors already reported (see recovery.ts). */

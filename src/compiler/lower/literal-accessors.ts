@@ -132,7 +132,7 @@ export function checkAccessorObjectUses(ctx: LowerContext): void {
   forEachOp(ctx.body, (op) => {
     op.operands.forEach((operand, index) => {
       const entry = ctx.literalAccessors.get(operand);
-      if (!entry || allowed(op, index, entry)) return;
+      if (!entry || allowed(ctx, op, index, entry)) return;
       const atObject = op.opcode === "return" || op.opcode === "yield" || op.opcode === "condition";
       const names = [...entry.accessors.values()].map((a) =>
         a.getter ? `get ${a.key}` : `${a.key}()`,
@@ -147,8 +147,12 @@ export function checkAccessorObjectUses(ctx: LowerContext): void {
   });
 }
 
-function allowed(op: Op, index: number, entry: AccessorObject): boolean {
+function allowed(ctx: LowerContext, op: Op, index: number, entry: AccessorObject): boolean {
   switch (op.opcode) {
+    // Passed to a function specialized for its accessors, which they capture as `this`
+    // (passed-accessors.ts).
+    case "call":
+      return index < (ctx.boundPasses.get(op) ?? 0) || ctx.thisPasses.get(op)?.has(index) === true;
     case "field":
     case "setField":
       return index === 0 && !entry.accessors.has(op.attrs.field as string);

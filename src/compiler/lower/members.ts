@@ -69,8 +69,9 @@ import type {
   Type,
   Value,
 } from "../ir/types.js";
-import { fieldFunction } from "./function-values.js";
-import { boundFieldPlaceholder } from "./object-closures.js";
+import { callFunctionArg, fieldFunction } from "./function-values.js";
+import { boundField, boundFieldPlaceholder } from "./object-closures.js";
+import { isBoundGetter } from "./passed-accessors.js";
 import {
   accessorPlaceholder,
   literalAccessor,
@@ -156,6 +157,10 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
     const literalGetter =
       name === undefined ? undefined : literalGetterRead(ctx, node, object, name);
     if (literalGetter) return literalGetter;
+    // `shape.area` in a function given an object literal with that getter (passed-accessors.ts).
+    const passedGetter = name === undefined ? undefined : boundField(ctx, object, name);
+    if (passedGetter && isBoundGetter(passedGetter))
+      return () => callFunctionArg(ctx, node, passedGetter, [], name!);
     const field = namedField(ctx, node, type);
     // A field holding a function (`layer.act`, optional or not) is read as a value, which a
     // call tests against the candidates (function-values.ts).
@@ -639,7 +644,7 @@ export function lowerObjectLiteral(
       accessors.set(key, accessor);
       // A method of an interface is no field of its type (`predict(x: number): number`): the
       // object is of that type exactly, with no placeholder for it.
-      if (wanted && !field) values.delete(key);
+      if (wanted && !field && !accessor.getter) values.delete(key);
       else values.set(key, accessorPlaceholder(ctx, accessor, field?.type));
       continue;
     }

@@ -10,6 +10,7 @@ import { forEachOp } from "../ir/walk.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { namedTarget } from "../resolve/operator-call.js";
+import { returnedLiteral } from "../lower/literal-factories.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 
 // The callees a function that cannot be differentiated would have differentiated, so that their
@@ -131,9 +132,11 @@ export function writtenCallees(
       parameterFunctionTypeOf(program, symbol.module, p),
     );
     if (takesFunction) return;
-    // A factory (it returns a function): its body runs inlined where it is called; so does a
-    // generator, at the `for…of` iterating it (lower/generators.ts).
-    if (returnsFunction(symbol.node) || symbol.node.generator) return;
+    // A factory (it returns a function, or an object with methods): its body runs inlined
+    // where it is called (lower/literal-factories.ts); so does a generator, at the `for…of`
+    // iterating it (lower/generators.ts).
+    if (returnsFunction(symbol.node) || returnedLiteral(symbol.node) || symbol.node.generator)
+      return;
     const active = n.arguments.flatMap((a, i) =>
       [...namesIn(a)].some((v) => varied.has(v)) ? [i] : [],
     );

@@ -462,6 +462,15 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     const value = readerOf(ctx, callee, receiver)();
     return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), sourceOf(ctx, callee));
   }
+  // `s.apply(x)` of an interface's method on an object whose literal is not known here (chosen
+  // by a condition, read from an array): which code runs is known only at run time.
+  if (
+    name !== undefined &&
+    isObject(type) &&
+    !type.classKey &&
+    ctx.types.inferred?.callAt(node.start, node.end)?.result !== undefined
+  )
+    return ctx.fail(callee, closureCapture.literalMethodNotKnown(name, type.name));
   return ctx.fail(
     callee,
     unsupportedSyntax.callingOnIsNotSupported(describeNode(callee), article(type)),

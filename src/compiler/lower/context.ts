@@ -5,7 +5,7 @@ import {
   typeMismatch,
   unsupportedSyntax,
 } from "../diagnostics/messages/index.js";
-import { assignable, isObject, sameType } from "../ir/type-system.js";
+import { assignable, fieldOf, isObject, sameType } from "../ir/type-system.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type {
@@ -474,9 +474,13 @@ export class LowerContext {
       if (assignable(value.type, type)) {
         const at = this.constructedAt.get(value.id);
         if (at !== undefined && !this.widened.has(at)) throw new WidenConstruction(at, type);
+        // An object of no class (a literal, an interface's value) is built by no `new`.
+        const extra = value.type.fields.filter((f) => !fieldOf(type, f.name)).map((f) => f.name);
         throw new CompileAbort({
           severity: "error",
-          ...typeMismatch.instanceWhereWiderTypeJoins(value.type.name, type.name),
+          ...(value.type.classKey
+            ? typeMismatch.instanceWhereWiderTypeJoins(value.type.name, type.name)
+            : typeMismatch.objectWhereOtherTypeJoins(value.type.name, type.name, extra)),
           loc: this.builder.loc,
           notes: [],
         });

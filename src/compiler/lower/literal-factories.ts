@@ -44,12 +44,22 @@ function literalFactoryOf(ctx: LowerContext, node: CallExpression): LiteralFacto
   const symbol = resolveCallee(ctx, node.callee.name);
   if (!symbol || symbol.module !== ctx.module || symbol.thisType || symbol.typeArguments)
     return undefined;
-  const fn = symbol.node;
+  const returned = returnedLiteral(symbol.node);
+  return returned && { fn: symbol.node, ...returned, name: node.callee.name };
+}
+
+/**
+ * What `fn` returns if it is a factory of an object literal holding a method, a getter or a
+ * function: its last statement returns that literal (or it is an arrow whose body is one), and
+ * it returns nowhere else.
+ */
+export function returnedLiteral(
+  fn: FunctionLike,
+): { setup: FunctionBody["body"]; literal: ObjectExpression } | undefined {
   if (fn.async || fn.generator) return undefined;
-  const name = node.callee.name;
   if (fn.type === "ArrowFunctionExpression" && fn.expression) {
     const literal = objectLiteral(fn.body as Node);
-    return literal && holdsFunctions(literal) ? { fn, setup: [], literal, name } : undefined;
+    return literal && holdsFunctions(literal) ? { setup: [], literal } : undefined;
   }
   const statements = (fn.body as FunctionBody | null)?.body ?? [];
   const last = statements[statements.length - 1];
@@ -62,7 +72,7 @@ function literalFactoryOf(ctx: LowerContext, node: CallExpression): LiteralFacto
       if (n.type === "ReturnStatement") returnsElsewhere = true;
       return !NESTED_FUNCTIONS.has(n.type);
     });
-  return returnsElsewhere ? undefined : { fn, setup, literal, name };
+  return returnsElsewhere ? undefined : { setup, literal };
 }
 
 /** `{ … }`, past parentheses and `as`/`satisfies`. */

@@ -111,8 +111,14 @@ export const closureCapture = {
   objectWithAccessorsUsed: (accessors: Printable, use: Printable) =>
     message(
       "closureCapture",
-      `this object has accessors written in its literal ('${accessors}'); differentiable code reads its getters and calls its methods where the object is written, but cannot ${use}`,
+      `this object has methods or getters written in its literal ('${accessors}'); differentiable code runs them on the object where it is written, where a factory of this module returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot ${use}`,
       `make it an instance of a class declaring them ('class Box { get area() { … } }'), which can go anywhere; or compute the values here and pass those`,
+    ),
+  literalMethodNotKnown: (name: Printable, type: Printable) =>
+    message(
+      "closureCapture",
+      `which code '${name}' of this '${type}' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory of this module ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field`,
+      `call the method where each object is known (in each branch), or make the objects instances of classes declaring it ('class … implements ${type}'), which nabla dispatches on their class`,
     ),
   objectHoldingFunctionUsed: (fields: Printable, use: Printable) =>
     message(

@@ -189,7 +189,7 @@ export function f(x: number, y: number): number {
 }`);
 });
 
-test("a literal passed through two helpers, its methods calling each other and a getter through \`this\`", async () => {
+test("a literal passed through two helpers, its methods calling each other and a getter through `this`", async () => {
   await checkTwoWays(`interface Box {
   w: number;
   h: number;
@@ -298,14 +298,17 @@ export function f(base: number, target: number): number {
 }`);
 });
 
-// What stays refused, with the message naming the construct.
+// What stays refused, each with its whole message.
 
-function check(main: string): string {
-  return diagnosticsText(compileFiles({ "main.ts": `import { gradient } from "nabla";\n${main}` }));
+/** The formatted diagnostics of main.ts. */
+function diagnosticsOf(main: string): string {
+  return diagnosticsText(compileFiles({ "main.ts": main }));
 }
 
-test("a strategy chosen by an if between two literals is refused: its method is not known where it is called", () => {
-  const text = check(`interface Step {
+test("a strategy chosen by an if between two literals is refused where its method is called: which one runs is known only at run time", () => {
+  assert.equal(
+    diagnosticsOf(`import { gradient } from "nabla";
+interface Step {
   apply(x: number): number;
 }
 export function f(x: number, y: number): number {
@@ -315,19 +318,163 @@ export function f(x: number, y: number): number {
   return s.apply(x);
 }
 export const g = gradient(f);
-`);
-  assert.equal(
-    text,
-    `main.ts:6:18: error NABLA112: this object has methods or getters written in its literal ('apply()'); differentiable code calls them where the object is written, on the object a factory of this module returns, and in the functions it is passed to, but cannot choose between it and another object by a condition, or keep it in a variable that branches or loops change: the method called would be known only at run time
-  5 |   let s: Step;
-> 6 |   if (x > 0) s = { apply(v: number) { return v * y; } };
-    |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-help: call the method in each branch, or make the objects instances of classes declaring the method ('class Scale implements Step { apply(v: number) { … } }'), which nabla dispatches on their class
+`),
+    `main.ts:9:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory of this module ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+  8 |   else s = { apply(v: number) { return v + y; } };
+> 9 |   return s.apply(x);
+    |          ^^^^^^^
+help: call the method where each object is known (in each branch), or make the objects instances of classes declaring it ('class … implements Step'), which nabla dispatches on their class
 main.ts:11:18: note: when differentiating 'f' for 'gradient'
 > 11 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
-1 error
-`,
+1 error`,
+  );
+});
+
+test("a method of a factory's object read as a value is refused", () => {
+  assert.equal(
+    diagnosticsOf(`import { gradient } from "nabla";
+interface Model {
+  weight: number;
+  predict(x: number): number;
+}
+function makeModel(w: number): Model {
+  return {
+    weight: w,
+    predict(x: number) {
+      return this.weight * x;
+    },
+  };
+}
+export function f(w: number): number {
+  const m = makeModel(w);
+  const predict = m.predict;
+  return predict(2);
+}
+export const g = gradient(f);
+`),
+    `main.ts:16:21: error NABLA101: type 'Model' has no field 'predict' that nabla knows of (methods are called, not read)
+  15 |   const m = makeModel(w);
+> 16 |   const predict = m.predict;
+     |                     ^^^^^^^
+help: declare the field in the type, or call the method ('.predict(…)')
+main.ts:19:18: note: when differentiating 'f' for 'gradient'
+> 19 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("objects with methods stored in an array are refused, where they are stored and where a method is called", () => {
+  assert.equal(
+    diagnosticsOf(`import { gradient } from "nabla";
+interface Model {
+  predict(x: number): number;
+}
+function makeModel(w: number): Model {
+  return {
+    predict(x: number) {
+      return w * x;
+    },
+  };
+}
+export function f(w: number): number {
+  const models = [makeModel(w), makeModel(2 * w)];
+  let s = 0;
+  for (const m of models) s += m.predict(2);
+  return s;
+}
+export const g = gradient(f);
+`),
+    `main.ts:13:18: error NABLA112: this object has methods or getters written in its literal ('predict()'); differentiable code runs them on the object where it is written, where a factory of this module returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot store it in an object or an array
+  12 | export function f(w: number): number {
+> 13 |   const models = [makeModel(w), makeModel(2 * w)];
+     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: make it an instance of a class declaring them ('class Box { get area() { … } }'), which can go anywhere; or compute the values here and pass those
+main.ts:6:10: note: the object with the accessors is written here
+> 6 |   return {
+    |          ^
+main.ts:18:18: note: when differentiating 'f' for 'gradient'
+> 18 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+main.ts:15:32: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory of this module ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+  14 |   let s = 0;
+> 15 |   for (const m of models) s += m.predict(2);
+     |                                ^^^^^^^^^
+help: call the method where each object is known (in each branch), or make the objects instances of classes declaring it ('class … implements Model'), which nabla dispatches on their class
+main.ts:18:18: note: when differentiating 'f' for 'gradient'
+> 18 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+2 errors`,
+  );
+});
+
+test("a factory returning one of two literals is refused: it is no factory ending in its one 'return { … }'", () => {
+  assert.equal(
+    diagnosticsOf(`import { gradient } from "nabla";
+interface Step {
+  apply(x: number): number;
+}
+function makeStep(kind: string, k: number): Step {
+  if (kind === "scale") return { apply(v: number) { return v * k; } };
+  return { apply(v: number) { return v + k; } };
+}
+export function f(x: number): number {
+  const s = makeStep("scale", x);
+  return s.apply(x);
+}
+export const g = gradient(f);
+`),
+    `main.ts:6:32: error NABLA112: this object has methods or getters written in its literal ('apply()'); differentiable code runs them on the object where it is written, where a factory of this module returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot choose between it and another object by a condition, or keep it in a variable that branches or loops change
+  5 | function makeStep(kind: string, k: number): Step {
+> 6 |   if (kind === "scale") return { apply(v: number) { return v * k; } };
+    |                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: make it an instance of a class declaring them ('class Box { get area() { … } }'), which can go anywhere; or compute the values here and pass those
+main.ts:10:13: note: when differentiating this call to 'makeStep'
+> 10 |   const s = makeStep("scale", x);
+     |             ^^^^^^^^^^^^^^^^^^^^
+main.ts:13:18: note: when differentiating 'f' for 'gradient'
+> 13 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+main.ts:11:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory of this module ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+  10 |   const s = makeStep("scale", x);
+> 11 |   return s.apply(x);
+     |          ^^^^^^^
+help: call the method where each object is known (in each branch), or make the objects instances of classes declaring it ('class … implements Step'), which nabla dispatches on their class
+main.ts:13:18: note: when differentiating 'f' for 'gradient'
+> 13 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+2 errors`,
+  );
+});
+
+test("NABLA109 for a literal's object joining a variable of an interface names its extra fields, not a 'new'", () => {
+  assert.equal(
+    diagnosticsOf(`import { gradient } from "nabla";
+interface P { x: number }
+export function f(a: number): number {
+  const q = { x: a, y: 2 };
+  let p: P = { x: 1 };
+  if (a > 1) p = q;
+  return p.x;
+}
+export const g = gradient(f);
+`),
+    `main.ts:6:14: error NABLA109: a '{ x: a, y: 2 }' is held here where the code also holds other 'P' values: where branches or loops join, differentiable code needs one type, and this object has fields a 'P' does not ('y')
+  5 |   let p: P = { x: 1 };
+> 6 |   if (a > 1) p = q;
+    |              ^^^^^
+help: keep it in a variable of its own type, or build a new 'P' holding only the fields a 'P' has
+main.ts:9:18: note: when differentiating 'f' for 'gradient'
+> 9 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
   );
 });

@@ -480,7 +480,13 @@ export class LowerContext {
           severity: "error",
           ...(value.type.classKey
             ? typeMismatch.instanceWhereWiderTypeJoins(value.type.name, type.name)
-            : typeMismatch.objectWhereOtherTypeJoins(value.type.name, type.name, extra)),
+            : extra.length > 0
+              ? typeMismatch.objectWithOtherFieldsJoins(
+                  value.type.name,
+                  type.name,
+                  extra.join("', '"),
+                )
+              : typeMismatch.objectOfOtherTypeJoins(value.type.name, type.name)),
           loc: this.builder.loc,
           notes: [],
         });

@@ -507,7 +507,9 @@ function lift(
     bindings,
     ...(contextual ? { contextual } : {}),
     liftedCaptures: true,
-    ...(method ? { literalAccessor: method.getter ? ("getter" as const) : ("method" as const) } : {}),
+    ...(method
+      ? { literalAccessor: method.getter ? ("getter" as const) : ("method" as const) }
+      : {}),
   };
   return { fn: { kind: "lambda", key, target }, values: [...captured, ...carried] };
 }
@@ -745,7 +747,13 @@ function inlineLifted(
       const field = fieldBindingName(binding.name);
       const object = field && ctx.scope.lookup(field.param);
       if (field && object)
-        bindParameterField(ctx, ctx.value(object), field.field, { fn: binding.fn, values }, ctx.loc(at));
+        bindParameterField(
+          ctx,
+          ctx.value(object),
+          field.field,
+          { fn: binding.fn, values },
+          ctx.loc(at),
+        );
       else ctx.bound.set(ctx.declareFunctionName(binding.name), { fn: binding.fn, values });
     }
     // The enclosing function's local functions it calls (resolve/local-function-reads.ts).

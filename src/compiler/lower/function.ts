@@ -253,7 +253,13 @@ function lowerFunctionOnce(
     // `this.area` in a method of an object literal lifted with `this` captured.
     const captured = object ? undefined : ctx.scope.lookup(param);
     if (captured) {
-      bindParameterField(ctx, ctx.value(captured), field, { fn: binding.fn, values }, ctx.loc(node));
+      bindParameterField(
+        ctx,
+        ctx.value(captured),
+        field,
+        { fn: binding.fn, values },
+        ctx.loc(node),
+      );
       continue;
     }
     if (!object) throw new Error(`internal: no parameter '${param}' for ${binding.name}`);

@@ -103,7 +103,10 @@ function holdsFunctions(literal: ObjectExpression): boolean {
  * `makeModel(w)`, a factory of an object with methods: its body run here and the literal it
  * returns built here (see above). Undefined if `node` calls no such factory.
  */
-export function lowerLiteralFactoryCall(ctx: LowerContext, node: CallExpression): Value | undefined {
+export function lowerLiteralFactoryCall(
+  ctx: LowerContext,
+  node: CallExpression,
+): Value | undefined {
   const factory = literalFactoryOf(ctx, node);
   if (!factory) return undefined;
   const { fn, literal, name } = factory;

@@ -123,7 +123,7 @@ export const closureCapture = {
   objectHoldingFunctionUsed: (fields: Printable, use: Printable) =>
     message(
       "closureCapture",
-      `this object holds a function written in an object literal ('${fields}'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not ${use}`,
+      `this object holds a function written in an object literal ('${fields}'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory of this module ending in 'return { … }' is called, but not ${use}`,
       `pass the object straight to the function that calls its functions; to keep a function in data, declare it at the top level of a module, taking what it reads from here as parameters`,
     ),
   thisFunctionIsPassedTo: (value: Printable) =>

@@ -34,11 +34,17 @@ export const typeMismatch = {
       `a '${from}' is held here where the code also holds other '${to}' values: differentiable code makes an instance a '${to}' where it is built ('new ${from}(…)' in this function), not one it was given as a '${from}'`,
       `declare the parameter, variable or result it comes from as '${to}'`,
     ),
-  objectWhereOtherTypeJoins: (from: Printable, to: Printable, extra: readonly string[]) =>
+  objectWithOtherFieldsJoins: (from: Printable, to: Printable, extra: Printable) =>
     message(
       "typeMismatch",
-      `a '${from}' is held here where the code also holds other '${to}' values: where branches or loops join, differentiable code needs one type, and this object ${extra.length > 0 ? `has fields a '${to}' does not ('${extra.join("', '")}')` : "is of another type"}`,
+      `a '${from}' is held here where the code also holds other '${to}' values: where branches or loops join, differentiable code needs one type, and this object has fields a '${to}' does not ('${extra}')`,
       `keep it in a variable of its own type, or build a new '${to}' holding only the fields a '${to}' has`,
+    ),
+  objectOfOtherTypeJoins: (from: Printable, to: Printable) =>
+    message(
+      "typeMismatch",
+      `a '${from}' is held here where the code also holds other '${to}' values: where branches or loops join, differentiable code needs one type`,
+      `declare the variable, parameter or result it comes from as '${to}'`,
     ),
   fieldOfIsMissing: (name: Printable, name2: Printable) =>
     message("typeMismatch", `field '${name}' of '${name2}' is missing`),

@@ -57,6 +57,9 @@ export interface AccessorObject {
   accessors: Map<string, LiteralAccessor>;
   scope: Scope;
   origin: SourceLoc;
+  /** The module the literal is written in (a factory's, see literal-factories.ts) and its types. */
+  module: SourceModule;
+  types: TypeResolver;
 }
 
 export interface BoundObject {
@@ -319,7 +322,13 @@ export class LowerContext {
       this.program.resolveLocalConstant(mod, name) ?? this.program.resolveType(mod, name)?.node;
     const there = meaning(this.module);
     if (there !== undefined && there === meaning(this.home)) return;
-    this.fail(at, unsupportedSyntax.generatorReadsItsModule(name));
+    // Inlined code of another module: a generator's (with its `yield`), or a factory's.
+    this.fail(
+      at,
+      this.yieldSite
+        ? unsupportedSyntax.generatorReadsItsModule(name)
+        : unsupportedSyntax.factoryReadsItsModule(name),
+    );
   }
 
   lowerExpression(node: Expression): Value {
@@ -540,6 +549,18 @@ export class LowerContext {
       this.scope = saved;
     }
   }
+}
+
+/** A module whose code lowering runs inside a function of another (a factory's, an object literal's methods). */
+export interface CodePlace {
+  module: SourceModule;
+  types: TypeResolver;
+}
+
+/** Lowers what follows as code of `place`'s module. */
+export function enterModule(ctx: LowerContext, place: CodePlace): void {
+  ctx.module = place.module;
+  ctx.types = place.types;
 }
 
 /** The type of a cell holding a value of type `type`: a one-element array. */

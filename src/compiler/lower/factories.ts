@@ -1,6 +1,6 @@
 import type { CallExpression, Expression, Node, Statement } from "oxc-parser";
 import type { FunctionLike } from "../parse/module.js";
-import { Scope, type LowerContext } from "./context.js";
+import { enterModule, Scope, type CodePlace, type LowerContext } from "./context.js";
 import { factoryOf } from "./factory-of.js";
 import { signatureOf } from "../types/signature.js";
 import { isArray } from "../ir/type-system.js";
@@ -39,9 +39,11 @@ export function runFactoryBody(
   fn: FunctionLike,
   setup: Statement[],
   call: CallExpression,
+  /** The factory's module, when it is another than the caller's (literal-factories.ts). */
+  home: CodePlace = { module: ctx.module, types: ctx.types },
 ): Scope | undefined {
   if (call.arguments.some((a) => a.type === "SpreadElement")) return undefined;
-  const signature = signatureOf(fn, ctx.types);
+  const signature = signatureOf(fn, home.types);
   if (signature.params.some((p) => p.unsupported)) return undefined;
   // Literals take the parameters' types (`makeController({ kp: 1, ki: 0, kd: 0 })`); trailing
   // arguments go into a rest parameter; an omitted one is undefined, for its default.
@@ -81,8 +83,18 @@ export function runFactoryBody(
     ? lowered.slice(0, restIndex)
     : packRestArguments(ctx, call, signature.params, lowered);
   const outer = ctx.scope;
-  const scope = new Scope(outer);
+  // The factory's code sees its own names and its module's, not the caller's locals (`const
+  // scale = 100` where the factory reads a module-level `scale`): its scope holds only the
+  // hidden names the call declared for the functions it passes.
+  const hidden = new Scope(undefined);
+  for (const name of [...named, ...(list ?? [])]) {
+    const slot = name === undefined ? undefined : outer.lookup(name);
+    if (slot) hidden.names.set(name!, slot);
+  }
+  const scope = new Scope(hidden);
+  const caller = { module: ctx.module, types: ctx.types };
   ctx.scope = scope;
+  enterModule(ctx, home);
   try {
     signature.params.forEach((p, i) => {
       if (list && i === restIndex) return declareListName(ctx, p.name, list);
@@ -111,6 +123,7 @@ export function runFactoryBody(
     ctx.lowerStatements(setup);
   } finally {
     ctx.scope = outer;
+    enterModule(ctx, caller);
   }
   return scope;
 }

@@ -4,7 +4,13 @@ import { closureCapture, notes, unsupportedSyntax } from "../diagnostics/message
 import { forEachOp } from "../ir/walk.js";
 import type { Op, Type, Value } from "../ir/types.js";
 import { signatureOf } from "../types/signature.js";
-import { Scope, type AccessorObject, type LiteralAccessor, type LowerContext } from "./context.js";
+import {
+  enterModule,
+  Scope,
+  type AccessorObject,
+  type LiteralAccessor,
+  type LowerContext,
+} from "./context.js";
 import { expectType } from "./expect-type.js";
 import { inlineCallback } from "./inline-callback.js";
 import { objectUseOf } from "./object-closures.js";
@@ -59,7 +65,13 @@ export function registerAccessors(
   at: Node,
 ): void {
   if (accessors.size === 0) return;
-  ctx.literalAccessors.set(literal, { accessors, scope: ctx.scope, origin: ctx.loc(at) });
+  ctx.literalAccessors.set(literal, {
+    accessors,
+    scope: ctx.scope,
+    origin: ctx.loc(at),
+    module: ctx.module,
+    types: ctx.types,
+  });
 }
 
 /** `box.area`, where `area` is a getter of the literal `box` holds: what runs it there. */
@@ -103,24 +115,30 @@ function runAccessor(
   if (args.length > node.params.length)
     return ctx.fail(at, unsupportedSyntax.localFunctionMustBePlain(key));
   const saved = ctx.scope;
+  const caller = { module: ctx.module, types: ctx.types };
   ctx.scope = new Scope(entry.scope);
   ctx.inlining.add(node);
+  // The method's code is its module's: a factory of another module's (literal-factories.ts).
+  enterModule(ctx, entry);
+  let result: Type | undefined;
+  let produced: Value | undefined;
   try {
     ctx.declare("this", "const", object.type, object);
-    const produced = inlineCallback(
+    produced = inlineCallback(
       ctx,
       node,
       args,
       `the ${accessor.getter ? "getter" : "method"} '${key}'`,
     );
-    ctx.at(at);
-    const result = signatureOf(node, ctx.types).result;
-    if (result && result !== "void" && produced) return expectType(ctx, at, produced, result);
-    return produced ?? ctx.builder.newValue("void");
+    result = signatureOf(node, ctx.types).result;
   } finally {
     ctx.inlining.delete(node);
     ctx.scope = saved;
+    enterModule(ctx, caller);
   }
+  ctx.at(at);
+  if (result && result !== "void" && produced) return expectType(ctx, at, produced, result);
+  return produced ?? ctx.builder.newValue("void");
 }
 
 /**

@@ -5,11 +5,12 @@ import type { Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import { signatureOf } from "../types/signature.js";
 import { celledNames } from "./cells.js";
-import type { LowerContext } from "./context.js";
+import { enterModule, type CodePlace, type LowerContext } from "./context.js";
 import { runFactoryBody } from "./factories.js";
+import { parameterFunctionTypeOf, typeResolver } from "../types/resolver.js";
 import { resolveCallee } from "./user-call.js";
 
-// Factories of objects with methods: `function makeModel(w: number): Model { return { weight:
+// Factories of objects with methods (of any module of the program): `function makeModel(w: number): Model { return { weight:
 // w, predict(x) { return this.weight * x + w; } }; }`. Such an object's methods, getters and
 // arrow fields are functions written where the literal is, with no run-time value nabla can
 // call: inside the factory they are known (literal-accessors.ts, object-closures.ts), not
@@ -27,6 +28,8 @@ interface LiteralFactory {
   setup: FunctionBody["body"];
   literal: ObjectExpression;
   name: string;
+  /** The module the factory is written in, whose code its body and methods are. */
+  home: CodePlace;
 }
 
 const NESTED_FUNCTIONS = new Set([
@@ -42,10 +45,17 @@ const NESTED_FUNCTIONS = new Set([
 function literalFactoryOf(ctx: LowerContext, node: CallExpression): LiteralFactory | undefined {
   if (node.callee.type !== "Identifier" || ctx.scope.lookup(node.callee.name)) return undefined;
   const symbol = resolveCallee(ctx, node.callee.name);
-  if (!symbol || symbol.module !== ctx.module || symbol.thisType || symbol.typeArguments)
-    return undefined;
+  if (!symbol || symbol.thisType || symbol.typeArguments) return undefined;
   const returned = returnedLiteral(symbol.node);
-  return returned && { fn: symbol.node, ...returned, name: node.callee.name };
+  if (!returned) return undefined;
+  // A factory of another module given functions would run them as its module's code.
+  const elsewhere = symbol.module !== ctx.module;
+  if (elsewhere && symbol.node.params.some((p) => parameterFunctionTypeOf(ctx.program, symbol.module, p)))
+    return undefined;
+  const home = elsewhere
+    ? { module: symbol.module, types: typeResolver(ctx.program, symbol.module) }
+    : { module: ctx.module, types: ctx.types };
+  return { fn: symbol.node, ...returned, name: node.callee.name, home };
 }
 
 /**
@@ -86,6 +96,12 @@ function objectLiteral(node: Node | null | undefined): ObjectExpression | undefi
   return node?.type === "ObjectExpression" ? node : undefined;
 }
 
+/** Whether `node` is an object literal holding a method, a getter or a function written in it. */
+export function isLiteralWithFunctions(node: Node | null | undefined): boolean {
+  const literal = objectLiteral(node);
+  return literal !== undefined && holdsFunctions(literal);
+}
+
 /** Whether a literal holds a method, a getter, or a function written in it. */
 function holdsFunctions(literal: ObjectExpression): boolean {
   return literal.properties.some(
@@ -109,26 +125,29 @@ export function lowerLiteralFactoryCall(
 ): Value | undefined {
   const factory = literalFactoryOf(ctx, node);
   if (!factory) return undefined;
-  const { fn, literal, name } = factory;
+  const { fn, literal, name, home } = factory;
   if (ctx.inlining.has(fn)) return undefined;
   const savedCelled = ctx.celled;
   ctx.celled = new Set([...savedCelled, ...celledNames(fn)]);
   ctx.inlining.add(fn);
   try {
-    const scope = runFactoryBody(ctx, fn, factory.setup, node);
+    const scope = runFactoryBody(ctx, fn, factory.setup, node, home);
     if (!scope) return undefined;
     const outer = ctx.scope;
+    const caller = { module: ctx.module, types: ctx.types };
     ctx.scope = scope;
+    enterModule(ctx, home);
     try {
       const result = signatureOf(fn, ctx.types).result;
       return ctx.lowerValue(literal as Expression, result === "void" ? undefined : result);
     } finally {
       ctx.scope = outer;
+      enterModule(ctx, caller);
     }
   } catch (error) {
     // A problem in the factory's own code: the note says which call brought it in.
     const d = error instanceof CompileAbort ? error.diagnostic : undefined;
-    if (d && d.loc.file === ctx.module.file && d.loc.start >= fn.start && d.loc.end <= fn.end)
+    if (d && d.loc.file === home.module.file && d.loc.start >= fn.start && d.loc.end <= fn.end)
       d.notes.unshift({ ...notes.inFactoryCalledHere(name), loc: ctx.loc(node) });
     throw error;
   } finally {

@@ -6,6 +6,7 @@ import { walk } from "../parse/module.js";
 import type { Binding, StaticFunction } from "../resolve/targets.js";
 import { signatureOf, type ParamInfo } from "../types/signature.js";
 import {
+  enterModule,
   Scope,
   type AccessorObject,
   type FunctionArg,
@@ -88,7 +89,10 @@ function liftAccessor(
     arg: liftAccessor(ctx, object, entry, entry.accessors.get(name)!, [...visiting, key]),
   }));
   const saved = ctx.scope;
+  const caller = { module: ctx.module, types: ctx.types };
   ctx.scope = new Scope(entry.scope);
+  // Lifted as code of the module the literal is written in.
+  enterModule(ctx, entry);
   try {
     ctx.declare("this", "const", object.type, object);
     const typeName = isObject(object.type) ? object.type.name : "object";
@@ -101,6 +105,7 @@ function liftAccessor(
     });
   } finally {
     ctx.scope = saved;
+    enterModule(ctx, caller);
   }
 }
 

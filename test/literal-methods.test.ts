@@ -298,6 +298,88 @@ export function f(base: number, target: number): number {
 }`);
 });
 
+test("a network factory given its activation, its methods reading `this` in callbacks and taking a default", async () => {
+  await checkTwoWays(`interface Net {
+  weights: number[];
+  forward(xs: number[]): number;
+  penalty(scale?: number): number;
+}
+function makeNet(w: number[], act: (z: number) => number): Net {
+  return {
+    weights: w,
+    forward(xs: number[]) {
+      return act(xs.map((x, i) => this.weights[i] * x).reduce((a, b) => a + b, 0));
+    },
+    penalty(scale = 0.1) {
+      return scale * this.weights.reduce((s, v) => s + v * v, 0);
+    },
+  };
+}
+export function f(a: number, b: number): number {
+  const net = makeNet([a, b], (z) => Math.tanh(z));
+  const net2 = makeNet([b, a], Math.sin);
+  return net.forward([1, 2]) + net.penalty() + net2.forward([0.5, 0.25]) + net2.penalty(2);
+}`);
+});
+
+const MODEL_MODULE = `export const SCALE = 2;
+function sq(v: number): number {
+  return v * v;
+}
+export interface Model {
+  weight: number;
+  predict(x: number): number;
+  readonly size: number;
+}
+export function makeModel(w: number): Model {
+  const w2 = sq(w);
+  return {
+    weight: w,
+    predict(x: number) {
+      return this.weight * x * SCALE + w2;
+    },
+    get size() {
+      return sq(this.weight);
+    },
+  };
+}
+`;
+
+test("a factory of another module, its object's methods run here and in a helper given it", async () => {
+  await checkTwoWays(
+    `import { makeModel, SCALE, type Model } from "./model.js";
+function use(m: Model): number {
+  return m.predict(3) + m.size * SCALE;
+}
+export function f(w: number, v: number): number {
+  const m = makeModel(w);
+  return m.predict(v) + use(m) + use(makeModel(2 * v)) + m.size;
+}`,
+    undefined,
+    undefined,
+    { "model.ts": MODEL_MODULE },
+  );
+});
+
+test("a factory's code reads its module's names, not the caller's locals of the same name", async () => {
+  await checkTwoWays(`const scale = 2;
+function scaler(w: number) {
+  return (x: number) => w * x * scale;
+}
+function scaled(w: number) {
+  return {
+    apply(x: number) {
+      return w * x * scale;
+    },
+  };
+}
+export function f(x: number, y: number): number {
+  const scale = 100;
+  const g = scaler(x);
+  return g(y) + scaled(y).apply(x) + scale * 0;
+}`);
+});
+
 // What stays refused, each with its whole message.
 
 /** The formatted diagnostics of main.ts. */
@@ -319,7 +401,7 @@ export function f(x: number, y: number): number {
 }
 export const g = gradient(f);
 `),
-    `main.ts:9:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory of this module ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+    `main.ts:9:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
   8 |   else s = { apply(v: number) { return v + y; } };
 > 9 |   return s.apply(x);
     |          ^^^^^^^
@@ -388,7 +470,7 @@ export function f(w: number): number {
 }
 export const g = gradient(f);
 `),
-    `main.ts:13:18: error NABLA112: this object has methods or getters written in its literal ('predict()'); differentiable code runs them on the object where it is written, where a factory of this module returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot store it in an object or an array
+    `main.ts:13:18: error NABLA112: this object has methods or getters written in its literal ('predict()'); differentiable code runs them on the object where it is written, where a factory returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot store it in an object or an array
   12 | export function f(w: number): number {
 > 13 |   const models = [makeModel(w), makeModel(2 * w)];
      |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -400,7 +482,7 @@ main.ts:18:18: note: when differentiating 'f' for 'gradient'
 > 18 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
-main.ts:15:32: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory of this module ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+main.ts:15:32: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
   14 |   let s = 0;
 > 15 |   for (const m of models) s += m.predict(2);
      |                                ^^^^^^^^^
@@ -429,7 +511,7 @@ export function f(x: number): number {
 }
 export const g = gradient(f);
 `),
-    `main.ts:6:32: error NABLA112: this object has methods or getters written in its literal ('apply()'); differentiable code runs them on the object where it is written, where a factory of this module returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot choose between it and another object by a condition, or keep it in a variable that branches or loops change
+    `main.ts:6:32: error NABLA112: this object has methods or getters written in its literal ('apply()'); differentiable code runs them on the object where it is written, where a factory returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot choose between it and another object by a condition, or keep it in a variable that branches or loops change
   5 | function makeStep(kind: string, k: number): Step {
 > 6 |   if (kind === "scale") return { apply(v: number) { return v * k; } };
     |                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -441,7 +523,7 @@ main.ts:13:18: note: when differentiating 'f' for 'gradient'
 > 13 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
-main.ts:11:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory of this module ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+main.ts:11:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
   10 |   const s = makeStep("scale", x);
 > 11 |   return s.apply(x);
      |          ^^^^^^^
@@ -473,6 +555,75 @@ export const g = gradient(f);
 help: keep it in a variable of its own type, or build a new 'P' holding only the fields a 'P' has
 main.ts:9:18: note: when differentiating 'f' for 'gradient'
 > 9 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("a factory of another module whose method reads a name of its module the caller does not import is refused", () => {
+  const model = `export const SCALE = 2;
+export interface Model {
+  predict(x: number): number;
+}
+export function makeModel(w: number): Model {
+  return {
+    predict(x: number) {
+      return w * x * SCALE;
+    },
+  };
+}
+`;
+  const main = `import { gradient } from "nabla";
+import { makeModel } from "./model.js";
+export function f(w: number): number {
+  return makeModel(w).predict(2);
+}
+export const g = gradient(f);
+`;
+  assert.equal(
+    diagnosticsText(compileFiles({ "main.ts": main, "model.ts": model })),
+    `model.ts:8:22: error NABLA101: a factory of another module, or a method of the object it returns, reading its module's 'SCALE' is not supported in differentiable code yet
+  7 |     predict(x: number) {
+> 8 |       return w * x * SCALE;
+    |                      ^^^^^
+help: pass 'SCALE' to the factory as an argument, import it where the factory is called too, or declare the factory in that module
+main.ts:6:18: note: when differentiating 'f' for 'gradient'
+> 6 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("a factory of another module given a function is refused, naming the factory", () => {
+  const model = `export interface Model {
+  predict(x: number): number;
+}
+export function makeModel(w: number, act: (z: number) => number): Model {
+  return {
+    predict(x: number) {
+      return act(w * x);
+    },
+  };
+}
+`;
+  const main = `import { gradient } from "nabla";
+import { makeModel } from "./model.js";
+export function f(w: number): number {
+  return makeModel(w, Math.tanh).predict(2);
+}
+export const g = gradient(f);
+`;
+  assert.equal(
+    diagnosticsText(compileFiles({ "main.ts": main, "model.ts": model })),
+    `main.ts:4:10: error NABLA112: 'makeModel', a factory of another module returning an object with methods, takes functions: nabla builds such an object where the factory is called, and a factory of another module only when it is given no functions
+  3 | export function f(w: number): number {
+> 4 |   return makeModel(w, Math.tanh).predict(2);
+    |          ^^^^^^^^^^^^^^^^^^^^^^^
+help: declare the factory in this module, or pass it the values the functions compute
+main.ts:6:18: note: when differentiating 'f' for 'gradient'
+> 6 | export const g = gradient(f);
     |                  ^^^^^^^^^^^
 
 1 error`,

@@ -346,7 +346,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     text,
-    `main.ts:20:24: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory of this module ending in 'return { … }' is called, but not store it in an object or an array
+    `main.ts:20:24: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not store it in an object or an array
   19 |   let total = 0;
 > 20 |   const all: Hooks[] = [{ onStep: (t) => { total += k * t; } }];
      |                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -376,7 +376,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     text,
-    `main.ts:15:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory of this module ending in 'return { … }' is called, but not choose between it and another object by a condition, or keep it in a variable that branches or loops change
+    `main.ts:15:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not choose between it and another object by a condition, or keep it in a variable that branches or loops change
   14 |   if (quiet) return {};
 > 15 |   return { onStep: (t) => { total[0] += k * t; } };
      |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -423,7 +423,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     chosen,
-    `main.ts:15:32: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory of this module ending in 'return { … }' is called, but not choose between it and another object by a condition, or keep it in a variable that branches or loops change
+    `main.ts:15:32: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not choose between it and another object by a condition, or keep it in a variable that branches or loops change
   14 |   let total = 0;
 > 15 |   const hooks: Hooks = k > 0 ? { onStep: (t) => { total += k * t; } } : {};
      |                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -447,7 +447,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     captured,
-    `main.ts:19:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory of this module ending in 'return { … }' is called, but not capture it in a function that is passed on
+    `main.ts:19:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not capture it in a function that is passed on
   18 |   const hooks: Hooks = { onStep: (t) => { total += k * t; } };
 > 19 |   return twice((x) => run(2, hooks) * x, k) + total;
      |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -485,7 +485,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     assigned,
-    `main.ts:9:5: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory of this module ending in 'return { … }' is called, but not assign its function 'onStep'
+    `main.ts:9:5: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not assign its function 'onStep'
   8 |     hooks.onStep?.(i);
 > 9 |     hooks.onStep = undefined;
     |     ^^^^^^^^^^^^
@@ -518,7 +518,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     read,
-    `main.ts:6:15: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory of this module ending in 'return { … }' is called, but not read its function 'onStep' as a value (call it, test it or pass it to a function instead)
+    `main.ts:6:15: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not read its function 'onStep' as a value (call it, test it or pass it to a function instead)
   5 | function logged(n: number, hooks: Hooks): number {
 > 6 |   console.log(hooks.onStep);
     |               ^^^^^^^^^^^^

@@ -1,6 +1,6 @@
 import type { CallExpression, Expression, FunctionBody, Node, ObjectExpression } from "oxc-parser";
 import { CompileAbort } from "../diagnostics/diagnostic.js";
-import { notes } from "../diagnostics/messages/index.js";
+import { closureCapture, notes } from "../diagnostics/messages/index.js";
 import type { Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import { signatureOf } from "../types/signature.js";
@@ -50,8 +50,11 @@ function literalFactoryOf(ctx: LowerContext, node: CallExpression): LiteralFacto
   if (!returned) return undefined;
   // A factory of another module given functions would run them as its module's code.
   const elsewhere = symbol.module !== ctx.module;
-  if (elsewhere && symbol.node.params.some((p) => parameterFunctionTypeOf(ctx.program, symbol.module, p)))
-    return undefined;
+  if (
+    elsewhere &&
+    symbol.node.params.some((p) => parameterFunctionTypeOf(ctx.program, symbol.module, p))
+  )
+    return ctx.fail(node, closureCapture.factoryElsewhereTakesFunctions(node.callee.name));
   const home = elsewhere
     ? { module: symbol.module, types: typeResolver(ctx.program, symbol.module) }
     : { module: ctx.module, types: ctx.types };

@@ -380,6 +380,58 @@ export function f(x: number, y: number): number {
 }`);
 });
 
+test("a getter of a literal passed in, copied by a spread and destructured: its value when it is read", async () => {
+  await checkTwoWays(`interface Box {
+  w: number;
+  readonly area: number;
+}
+function snapshot(b: Box, w: number): number {
+  const copy = { ...b };
+  b.w = w;
+  return copy.area + b.area;
+}
+function destructured(b: Box): number {
+  const { area } = b;
+  return area;
+}
+export function f(x: number, y: number): number {
+  const box = {
+    w: x,
+    get area() {
+      return this.w * this.w;
+    },
+  };
+  return snapshot(box, y) + destructured(box) * x;
+}`);
+});
+
+test("a method returning an array, called through `this` by another, in a descent loop of a helper", async () => {
+  await checkTwoWays(`interface Field {
+  grad(x: number): number[];
+  value(x: number): number;
+}
+function quadratic(a: number, b: number): Field {
+  return {
+    grad(x: number) {
+      return [2 * a * x, b];
+    },
+    value(x) {
+      const g = this.grad(x);
+      return (g[0] * x) / 2 + g[1];
+    },
+  };
+}
+function descend(f: Field, x0: number): number {
+  let x = x0;
+  for (let i = 0; i < 3; i++) x -= 0.1 * f.grad(x)[0];
+  return f.value(x);
+}
+export function f(a: number, b: number): number {
+  const q = quadratic(a, b);
+  return descend(q, 1) + q.value(b);
+}`);
+});
+
 // What stays refused, each with its whole message.
 
 /** The formatted diagnostics of main.ts. */

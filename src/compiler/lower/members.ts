@@ -598,6 +598,12 @@ export function lowerObjectLiteral(
           values.set(f.name, getter());
           continue;
         }
+        // A getter of a literal passed in (passed-accessors.ts): its value now, as above.
+        if (function_ && isBoundGetter(function_)) {
+          bound.delete(f.name);
+          values.set(f.name, callFunctionArg(ctx, prop, function_, [], f.name));
+          continue;
+        }
         if (function_) {
           bound.set(f.name, function_);
           values.set(f.name, boundFieldPlaceholder(ctx, f.name));

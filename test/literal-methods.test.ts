@@ -453,11 +453,11 @@ export function f(x: number, y: number): number {
 }
 export const g = gradient(f);
 `),
-    `main.ts:9:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+    `main.ts:9:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
   8 |   else s = { apply(v: number) { return v + y; } };
 > 9 |   return s.apply(x);
     |          ^^^^^^^
-help: call the method where each object is known (in each branch), or make the objects instances of classes declaring it ('class … implements Step'), which nabla dispatches on their class
+help: build the object where the method is called (call its factory there, or call the method in each branch choosing the object), or make the objects instances of classes declaring it ('class … implements Step'), which nabla dispatches on their class
 main.ts:11:18: note: when differentiating 'f' for 'gradient'
 > 11 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
@@ -534,11 +534,11 @@ main.ts:18:18: note: when differentiating 'f' for 'gradient'
 > 18 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
-main.ts:15:32: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+main.ts:15:32: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
   14 |   let s = 0;
 > 15 |   for (const m of models) s += m.predict(2);
      |                                ^^^^^^^^^
-help: call the method where each object is known (in each branch), or make the objects instances of classes declaring it ('class … implements Model'), which nabla dispatches on their class
+help: build the object where the method is called (call its factory there, or call the method in each branch choosing the object), or make the objects instances of classes declaring it ('class … implements Model'), which nabla dispatches on their class
 main.ts:18:18: note: when differentiating 'f' for 'gradient'
 > 18 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
@@ -575,11 +575,11 @@ main.ts:13:18: note: when differentiating 'f' for 'gradient'
 > 13 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
-main.ts:11:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field
+main.ts:11:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
   10 |   const s = makeStep("scale", x);
 > 11 |   return s.apply(x);
      |          ^^^^^^^
-help: call the method where each object is known (in each branch), or make the objects instances of classes declaring it ('class … implements Step'), which nabla dispatches on their class
+help: build the object where the method is called (call its factory there, or call the method in each branch choosing the object), or make the objects instances of classes declaring it ('class … implements Step'), which nabla dispatches on their class
 main.ts:13:18: note: when differentiating 'f' for 'gradient'
 > 13 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
@@ -677,6 +677,71 @@ help: declare the factory in this module, or pass it the values the functions co
 main.ts:6:18: note: when differentiating 'f' for 'gradient'
 > 6 | export const g = gradient(f);
     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("a method of a literal passed on that hands `this` to another function is refused, naming the method", () => {
+  assert.equal(
+    diagnosticsOf(`import { gradient } from "nabla";
+interface Box {
+  w: number;
+  readonly area: number;
+  twice(): number;
+}
+function helper(b: Box): number {
+  return b.area;
+}
+function use(b: Box): number {
+  return b.twice();
+}
+export function f(x: number): number {
+  const box = {
+    w: x,
+    get area() { return this.w * this.w; },
+    twice() { return 2 * helper(this); },
+  };
+  return box.twice() + use(box);
+}
+console.log(gradient(f)(3));
+`),
+    `main.ts:17:10: error NABLA112: 'twice', written in an object literal passed to a function, uses 'this' other than to read its fields and call its methods ('this.w', 'this.f()'): nabla follows the object there only through such reads and calls
+  16 |     get area() { return this.w * this.w; },
+> 17 |     twice() { return 2 * helper(this); },
+     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: read what it needs into variables first ('const w = this.w'), or make the object an instance of a class declaring 'twice'
+main.ts:21:13: note: when differentiating 'f' for 'gradient'
+> 21 | console.log(gradient(f)(3));
+     |             ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("a method of an object a factory made when the module was loaded is refused where it is called", () => {
+  assert.equal(
+    diagnosticsOf(`import { gradient } from "nabla";
+interface Model {
+  predict(x: number): number;
+}
+function makeModel(w: number): Model {
+  return { predict(x: number) { return w * x; } };
+}
+const model = makeModel(2);
+export function f(x: number): number {
+  return model.predict(x) * x;
+}
+export const g = gradient(f);
+`),
+    `main.ts:10:10: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
+   9 | export function f(x: number): number {
+> 10 |   return model.predict(x) * x;
+     |          ^^^^^^^^^^^^^
+help: build the object where the method is called (call its factory there, or call the method in each branch choosing the object), or make the objects instances of classes declaring it ('class … implements Model'), which nabla dispatches on their class
+main.ts:12:18: note: when differentiating 'f' for 'gradient'
+> 12 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
 
 1 error`,
   );

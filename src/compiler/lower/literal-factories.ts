@@ -10,16 +10,17 @@ import { runFactoryBody } from "./factories.js";
 import { parameterFunctionTypeOf, typeResolver } from "../types/resolver.js";
 import { resolveCallee } from "./user-call.js";
 
-// Factories of objects with methods (of any module of the program): `function makeModel(w: number): Model { return { weight:
-// w, predict(x) { return this.weight * x + w; } }; }`. Such an object's methods, getters and
-// arrow fields are functions written where the literal is, with no run-time value nabla can
-// call: inside the factory they are known (literal-accessors.ts, object-closures.ts), not
-// outside it. So a call of the factory runs its body where it is called, as a factory of a
-// function is (factories.ts): its parameters and locals in a scope of their own, and the
-// literal it returns built there, with its methods reading that scope. The object is then
-// the literal's own value in the caller, whose methods run inlined where they are called.
-// Its variables that the methods assign are held in cells (cells.ts), as in the factory
-// itself, so a loop calling a method carries what it changes.
+// Factories of objects with methods, in any module of the program: `function makeModel(w:
+// number): Model { return { weight: w, predict(x) { return this.weight * x + w; } }; }`. Such
+// an object's methods, getters and arrow fields are functions written where the literal is,
+// with no run-time value nabla can call: inside the factory they are known
+// (literal-accessors.ts, object-closures.ts), not outside it. So a call of the factory runs its
+// body where it is called, as a factory of a function is (factories.ts): its parameters and
+// locals in a scope of their own, and the literal it returns built there, with its methods
+// reading that scope. The object is then the literal's own value in the caller, whose methods
+// run inlined where they are called, as the factory's module's code. Its variables that the
+// methods assign are held in cells (cells.ts), as in the factory itself, so a loop calling a
+// method carries what it changes.
 
 /** A factory returning an object literal with functions: its code and that literal. */
 interface LiteralFactory {
@@ -39,7 +40,7 @@ const NESTED_FUNCTIONS = new Set([
 ]);
 
 /**
- * The factory `node` calls, if it is a function of this module whose last statement returns
+ * The factory `node` calls, if it is a function of the program whose last statement returns
  * an object literal holding a method, a getter or a function, and that returns nowhere else.
  */
 function literalFactoryOf(ctx: LowerContext, node: CallExpression): LiteralFactory | undefined {

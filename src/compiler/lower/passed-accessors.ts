@@ -1,5 +1,5 @@
 import type { Node } from "oxc-parser";
-import { unsupportedSyntax } from "../diagnostics/messages/index.js";
+import { closureCapture, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { FunctionTypeInfo, Value } from "../ir/types.js";
 import { isObject } from "../ir/type-system.js";
 import { walk } from "../parse/module.js";
@@ -84,7 +84,9 @@ function liftAccessor(
   const { node, key } = accessor;
   if (visiting.includes(key))
     return ctx.fail(node, unsupportedSyntax.localFunctionCallsItselfRecursive(key));
-  const reached = reachedThroughThis(node.body, entry).map((name) => ({
+  const through = reachedThroughThis(node.body, entry);
+  if (!through) return ctx.fail(node, closureCapture.passedMethodUsesThis(key));
+  const reached = through.map((name) => ({
     binding: { name: `this.${name}` },
     arg: liftAccessor(ctx, object, entry, entry.accessors.get(name)!, [...visiting, key]),
   }));
@@ -123,22 +125,34 @@ function contextualOf(ctx: LowerContext, accessor: LiteralAccessor): FunctionTyp
   };
 }
 
-/** The object's accessors `body` reads or calls through `this` (not in nested functions). */
-function reachedThroughThis(body: Node | null | undefined, entry: AccessorObject): string[] {
+/**
+ * The object's accessors `body` reads or calls through `this` (not in nested functions), or
+ * undefined if it uses `this` otherwise (`helper(this)`, `const { area } = this`), which the
+ * lifted function could not follow.
+ */
+function reachedThroughThis(
+  body: Node | null | undefined,
+  entry: AccessorObject,
+): string[] | undefined {
   const names: string[] = [];
+  let bare = false;
   if (!body) return names;
-  walk(body, (n) => {
+  walk(body, (n, ancestors) => {
     if (n.type === "FunctionExpression" || n.type === "FunctionDeclaration") return false;
+    if (n.type !== "ThisExpression") return true;
+    const parent = ancestors[ancestors.length - 1];
     if (
-      n.type === "MemberExpression" &&
-      n.object.type === "ThisExpression" &&
-      !n.computed &&
-      n.property.type === "Identifier" &&
-      entry.accessors.has(n.property.name) &&
-      !names.includes(n.property.name)
-    )
-      names.push(n.property.name);
-    return true;
+      parent?.type !== "MemberExpression" ||
+      parent.object !== n ||
+      parent.computed ||
+      parent.property.type !== "Identifier"
+    ) {
+      bare = true;
+      return false;
+    }
+    const name = parent.property.name;
+    if (entry.accessors.has(name) && !names.includes(name)) names.push(name);
+    return false;
   });
-  return names;
+  return bare ? undefined : names;
 }

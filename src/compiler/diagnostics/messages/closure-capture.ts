@@ -120,11 +120,17 @@ export const closureCapture = {
       `'${name}', a factory of another module returning an object with methods, takes functions: nabla builds such an object where the factory is called, and a factory of another module only when it is given no functions`,
       `declare the factory in this module, or pass it the values the functions compute`,
     ),
+  passedMethodUsesThis: (name: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}', written in an object literal passed to a function, uses 'this' other than to read its fields and call its methods ('this.w', 'this.f()'): nabla follows the object there only through such reads and calls`,
+      `read what it needs into variables first ('const w = this.w'), or make the object an instance of a class declaring '${name}'`,
+    ),
   literalMethodNotKnown: (name: Printable, type: Printable) =>
     message(
       "closureCapture",
-      `which code '${name}' of this '${type}' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, or read from an array or a field`,
-      `call the method where each object is known (in each branch), or make the objects instances of classes declaring it ('class … implements ${type}'), which nabla dispatches on their class`,
+      `which code '${name}' of this '${type}' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field`,
+      `build the object where the method is called (call its factory there, or call the method in each branch choosing the object), or make the objects instances of classes declaring it ('class … implements ${type}'), which nabla dispatches on their class`,
     ),
   objectHoldingFunctionUsed: (fields: Printable, use: Printable) =>
     message(

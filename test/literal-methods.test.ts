@@ -432,6 +432,35 @@ export function f(a: number, b: number): number {
 }`);
 });
 
+test("a loss object written in place, given to a class's method and to a constructor", async () => {
+  await checkTwoWays(`interface Loss {
+  value(p: number): number;
+}
+class Trainer {
+  constructor(private rate: number) {}
+  run(loss: Loss, p0: number): number {
+    let p = p0;
+    for (let i = 0; i < 3; i++) p -= this.rate * loss.value(p);
+    return p;
+  }
+}
+class Holder {
+  total: number;
+  constructor(loss: Loss, p: number) {
+    this.total = loss.value(p) * 2;
+  }
+}
+export function f(x: number, y: number): number {
+  const loss = {
+    value(p: number) {
+      return (p - x) * y;
+    },
+  };
+  const t = new Trainer(0.1);
+  return t.run(loss, 1) + new Holder(loss, y).total;
+}`);
+});
+
 // What stays refused, each with its whole message.
 
 /** The formatted diagnostics of main.ts. */

@@ -22,8 +22,12 @@ import { objectUseOf } from "./object-closures.js";
 // of the scope the literal was written in, as a local function's call is inlined. A getter so
 // runs at each read, as in JavaScript, and sees the fields as they are then (`box.w = 3;
 // box.area`); `{ ...box }` copies its value. The object's field for an accessor is a
-// placeholder no code reads: any other use of the object (passing it to a function, storing or
-// returning it) is refused (checkAccessorObjectUses), since code elsewhere would read that.
+// placeholder no code reads (an interface's method has none: the object is of the interface's
+// type). A function the object is passed to is specialized for its accessors
+// (passed-accessors.ts), and a factory returning it is run where it is called
+// (literal-factories.ts); any other use of the object (storing it, returning it from elsewhere,
+// joining it with another object) is refused (checkAccessorObjectUses), since code there would
+// read the placeholder.
 
 /** `get area() {…}` or `area() {…}` of an object literal; undefined for `key: value`. */
 export function literalAccessor(

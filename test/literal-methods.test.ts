@@ -775,3 +775,34 @@ main.ts:12:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   );
 });
+
+test("a literal passed on whose method reads its own object by its name is refused, saying to use this", () => {
+  assert.equal(
+    diagnosticsOf(`import { gradient } from "nabla";
+interface Box { w: number; readonly size: number; grow(): number }
+function use(b: Box): number { return b.grow(); }
+export function f(x: number): number {
+  const box = {
+    w: x,
+    get size() { return this.w * 2; },
+    grow() { return box.size * x; },
+  };
+  return use(box);
+}
+export const g = gradient(f);
+`),
+    `main.ts:10:10: error NABLA112: this object has methods or getters written in its literal ('get size', 'grow()'); differentiable code runs them on the object where it is written, where a factory returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot capture it in a function that is passed on (a method reading its own object by its name: read it through 'this' instead)
+   9 |   };
+> 10 |   return use(box);
+     |          ^^^^^^^^
+help: make it an instance of a class declaring them ('class Box { get area() { … } }'), which can go anywhere; or compute the values here and pass those
+main.ts:5:15: note: the object with the accessors is written here
+> 5 |   const box = {
+    |               ^
+main.ts:12:18: note: when differentiating 'f' for 'gradient'
+> 12 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});

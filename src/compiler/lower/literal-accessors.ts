@@ -161,7 +161,7 @@ export function checkAccessorObjectUses(ctx: LowerContext): void {
       );
       throw new CompileAbort({
         severity: "error",
-        ...closureCapture.objectWithAccessorsUsed(names.join("', '"), useOf(op, index, entry)),
+        ...closureCapture.objectWithAccessorsUsed(names.join("', '"), useOf(ctx, op, index, entry)),
         loc: atObject ? entry.origin : op.loc,
         notes: atObject ? [] : [{ ...notes.objectWithAccessorsFrom(), loc: entry.origin }],
       });
@@ -188,7 +188,10 @@ function allowed(ctx: LowerContext, op: Op, index: number, entry: AccessorObject
 }
 
 /** What the code does with the object, for the message ("return it"). */
-function useOf(op: Op, index: number, entry: AccessorObject): string {
+function useOf(ctx: LowerContext, op: Op, index: number, entry: AccessorObject): string {
+  // Carried by a function passed to the call, which captured the object by its name.
+  if (op.opcode === "call" && index >= (ctx.boundPasses.get(op) ?? Infinity))
+    return "capture it in a function that is passed on (a method reading its own object by its name: read it through 'this' instead)";
   if (op.opcode === "field")
     return entry.accessors.get(op.attrs.field as string)?.getter
       ? `read its getter '${op.attrs.field}' other than by name ('box.${op.attrs.field}'), such as by destructuring or a key chosen at run time`

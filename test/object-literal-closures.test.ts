@@ -346,7 +346,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     text,
-    `main.ts:20:24: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not store it in an object or an array
+    `main.ts:20:24: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not store it in an object or an array
   19 |   let total = 0;
 > 20 |   const all: Hooks[] = [{ onStep: (t) => { total += k * t; } }];
      |                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -362,32 +362,55 @@ main.ts:23:18: note: when differentiating 'f' for 'gradient'
   );
 });
 
-test("an object holding a closure returned by a helper is refused", () => {
-  const text = diagnosticsOf(`${HOOKS}function tracer(k: number, total: number[]): Hooks {
+test("an object holding a closure returned by a helper other than by its last statement is refused", () => {
+  const text =
+    diagnosticsOf(`${HOOKS}function tracer(k: number, total: number[], quiet: boolean): Hooks {
+  if (quiet) return {};
   return { onStep: (t) => { total[0] += k * t; } };
 }
 export function f(k: number): number {
   const total = [0];
-  return run(3, tracer(k, total)) + total[0];
+  return run(3, tracer(k, total, false)) + total[0];
 }
 export const d = gradient(f);
 `);
   assert.equal(
     text,
-    `main.ts:14:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not return it
-  13 | function tracer(k: number, total: number[]): Hooks {
-> 14 |   return { onStep: (t) => { total[0] += k * t; } };
+    `main.ts:15:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not choose between it and another object by a condition, or keep it in a variable that branches or loops change
+  14 |   if (quiet) return {};
+> 15 |   return { onStep: (t) => { total[0] += k * t; } };
      |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 ${HELP}
-main.ts:18:17: note: when differentiating this call to 'tracer'
-> 18 |   return run(3, tracer(k, total)) + total[0];
-     |                 ^^^^^^^^^^^^^^^^
-main.ts:20:18: note: when differentiating 'f' for 'gradient'
-> 20 | export const d = gradient(f);
+main.ts:19:17: note: when differentiating this call to 'tracer'
+> 19 |   return run(3, tracer(k, total, false)) + total[0];
+     |                 ^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:21:18: note: when differentiating 'f' for 'gradient'
+> 21 | export const d = gradient(f);
      |                  ^^^^^^^^^^^
 
 1 error`,
   );
+});
+
+test("an object holding a closure returned by a factory ending in 'return { … }' is built where the factory is called", async () => {
+  await checkTwoWays(`interface Hooks {
+  onStep?: (t: number) => void;
+}
+function run(n: number, hooks: Hooks): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    s += i;
+    hooks.onStep?.(s);
+  }
+  return s;
+}
+function tracer(k: number, total: number[]): Hooks {
+  return { onStep: (t) => { total[0] += k * t; } };
+}
+export function f(k: number, c: number): number {
+  const total = [c];
+  return run(3, tracer(k, total)) + total[0] * c;
+}`);
 });
 
 test("an object holding a closure chosen by a condition, or captured by a function passed on, is refused", () => {
@@ -400,7 +423,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     chosen,
-    `main.ts:15:32: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not choose between it and another object by a condition, or keep it in a variable that branches or loops change
+    `main.ts:15:32: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not choose between it and another object by a condition, or keep it in a variable that branches or loops change
   14 |   let total = 0;
 > 15 |   const hooks: Hooks = k > 0 ? { onStep: (t) => { total += k * t; } } : {};
      |                                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -424,7 +447,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     captured,
-    `main.ts:19:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not capture it in a function that is passed on
+    `main.ts:19:10: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not capture it in a function that is passed on
   18 |   const hooks: Hooks = { onStep: (t) => { total += k * t; } };
 > 19 |   return twice((x) => run(2, hooks) * x, k) + total;
      |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -462,7 +485,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     assigned,
-    `main.ts:9:5: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not assign its function 'onStep'
+    `main.ts:9:5: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not assign its function 'onStep'
   8 |     hooks.onStep?.(i);
 > 9 |     hooks.onStep = undefined;
     |     ^^^^^^^^^^^^
@@ -495,7 +518,7 @@ export const d = gradient(f);
 `);
   assert.equal(
     read,
-    `main.ts:6:15: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not read its function 'onStep' as a value (call it, test it or pass it to a function instead)
+    `main.ts:6:15: error NABLA112: this object holds a function written in an object literal ('onStep'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not read its function 'onStep' as a value (call it, test it or pass it to a function instead)
   5 | function logged(n: number, hooks: Hooks): number {
 > 6 |   console.log(hooks.onStep);
     |               ^^^^^^^^^^^^

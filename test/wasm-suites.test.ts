@@ -31,6 +31,7 @@ const SUITES = [
   "destructuring",
   "generators",
   "nullish",
+  "literal-methods",
   "random-idioms",
   "random-structured",
   "random-programs",

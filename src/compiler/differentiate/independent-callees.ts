@@ -10,6 +10,7 @@ import { forEachOp } from "../ir/walk.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
 import { namedTarget } from "../resolve/operator-call.js";
+import { isLiteralWithFunctions, returnedLiteral } from "../lower/literal-factories.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 
 // The callees a function that cannot be differentiated would have differentiated, so that their
@@ -95,10 +96,21 @@ export function writtenCallees(
   });
   // Variables computed from varied ones are varied, to a fixed point (loops assign backwards).
   const assignments: [string, Node][] = [];
+  // Names holding an object with methods or functions written in its literal (or made by a
+  // factory of one): a call passing it is specialized for them, never compiled on its own.
+  const withFunctions = new Set<string>();
+  const holdsFunctions = (n: Node): boolean => {
+    if (isLiteralWithFunctions(n)) return true;
+    if (n.type === "Identifier") return withFunctions.has(n.name);
+    if (n.type !== "CallExpression" || n.callee.type !== "Identifier") return false;
+    const made = program.resolveLocalFunction(target.module, n.callee.name);
+    return made !== undefined && returnedLiteral(made.node) !== undefined;
+  };
   walk(fn, (n) => {
     if (n.type === "VariableDeclarator" && n.id.type === "Identifier") {
       local.add(n.id.name);
       if (n.init) assignments.push([n.id.name, n.init]);
+      if (n.init && holdsFunctions(n.init)) withFunctions.add(n.id.name);
     }
     if (n.type === "AssignmentExpression" && n.left.type === "Identifier")
       assignments.push([n.left.name, n.right]);
@@ -131,9 +143,12 @@ export function writtenCallees(
       parameterFunctionTypeOf(program, symbol.module, p),
     );
     if (takesFunction) return;
-    // A factory (it returns a function): its body runs inlined where it is called; so does a
-    // generator, at the `for…of` iterating it (lower/generators.ts).
-    if (returnsFunction(symbol.node) || symbol.node.generator) return;
+    // A factory (it returns a function, or an object with methods): its body runs inlined
+    // where it is called (lower/literal-factories.ts); so does a generator, at the `for…of`
+    // iterating it (lower/generators.ts).
+    if (returnsFunction(symbol.node) || returnedLiteral(symbol.node) || symbol.node.generator)
+      return;
+    if (n.arguments.some((a) => holdsFunctions(a))) return;
     const active = n.arguments.flatMap((a, i) =>
       [...namesIn(a)].some((v) => varied.has(v)) ? [i] : [],
     );

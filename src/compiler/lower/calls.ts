@@ -46,6 +46,7 @@ import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
 import {
   callFunctionArg,
+  carriedValues,
   callOpaqueValue,
   callTypes,
   functionField,
@@ -69,6 +70,8 @@ import {
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
 import { literalMethodCall } from "./literal-accessors.js";
+import { lowerLiteralFactoryCall } from "./literal-factories.js";
+import { accessorArgumentBindings, thisPositions } from "./passed-accessors.js";
 import { declareMadeFunction } from "./factories.js";
 import { lowerStructuredClone } from "./structured-clone.js";
 import { callOfListElement, lowerFunctionListMethod } from "./function-lists.js";
@@ -232,6 +235,9 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   if (ctx.module.constants.get(head)?.holdsFunction) {
     return ctx.fail(callee, closureCapture.isModuleLevelVariableHolding(head));
   }
+  // `makeModel(w)`, a factory of an object with methods: run here (literal-factories.ts).
+  const made = path === head ? lowerLiteralFactoryCall(ctx, node) : undefined;
+  if (made) return made;
   const symbol = resolveCallee(ctx, path) ?? staticMethod(ctx, path);
   if (!symbol && ctx.program.resolveType(ctx.module, head)?.node.type === "ClassDeclaration") {
     return ctx.fail(callee, unsupportedSyntax.staticMethodsAreNotSupported(path));
@@ -459,6 +465,15 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     const value = readerOf(ctx, callee, receiver)();
     return callOpaqueValue(ctx, node, value, lowerArguments(ctx, node), sourceOf(ctx, callee));
   }
+  // `s.apply(x)` of an interface's method on an object whose literal is not known here (chosen
+  // by a condition, read from an array): which code runs is known only at run time.
+  if (
+    name !== undefined &&
+    isObject(type) &&
+    !type.classKey &&
+    ctx.types.inferred?.callAt(node.start, node.end)?.result !== undefined
+  )
+    return ctx.fail(callee, closureCapture.literalMethodNotKnown(name, type.name));
   return ctx.fail(
     callee,
     unsupportedSyntax.callingOnIsNotSupported(describeNode(callee), article(type)),
@@ -787,7 +802,7 @@ export function lowerUserCall(
       signature.params.map((p) => p.type),
     );
     // `solve({ f: (x) => …, df })`: specialized for the object's functions, as for a function.
-    if (args.some((a) => ctx.boundObjects.has(a))) lowered = args;
+    if (args.some((a) => ctx.boundObjects.has(a) || ctx.literalAccessors.has(a))) lowered = args;
     else return lowerPlainUserCall(ctx, node, symbol, path, signature, args, receiver, checkpoint);
   }
   const bindings: Binding[] = [];
@@ -875,8 +890,17 @@ export function lowerUserCall(
   }
   // Bound after the function parameters, as the callee declares them (lowerFunction).
   const fields = objectArgumentBindings(ctx, passed);
-  bindings.push(...fields.bindings);
-  carried.push(...fields.carried);
+  // Methods and getters of object literals passed (passed-accessors.ts), after those.
+  const accessors = accessorArgumentBindings(ctx, passed);
+  // The objects their lifted accessors capture as `this`, among the values carried.
+  const thisAt: number[] = [];
+  let offset = carried.length;
+  for (const b of [...fields.bindings, ...accessors.bindings]) {
+    for (const at of thisPositions(b.fn)) thisAt.push(offset + at);
+    offset += carriedValues(b.fn, b.name).length;
+  }
+  bindings.push(...fields.bindings, ...accessors.bindings);
+  carried.push(...fields.carried, ...accessors.carried);
   if (checkpoint || taggedCheckpoint(symbol)) {
     return ctx.fail(node, badOperatorUse.callOfWithFunctionArgument(symbol.name));
   }
@@ -920,8 +944,13 @@ export function lowerUserCall(
     },
   );
   // The objects are passed to a specialization that takes their functions (object-closures.ts).
-  if (fields.bindings.length > 0)
-    ctx.boundPasses.set(ctx.builder.region.ops.at(-1)!, (receiver ? 1 : 0) + args.length);
+  if (fields.bindings.length > 0 || accessors.bindings.length > 0) {
+    const call = ctx.builder.region.ops.at(-1)!;
+    const leading = (receiver ? 1 : 0) + args.length;
+    ctx.boundPasses.set(call, leading);
+    // The objects captured as `this` by their lifted accessors are passed there too.
+    if (thisAt.length > 0) ctx.thisPasses.set(call, new Set(thisAt.map((at) => leading + at)));
+  }
   return result;
 }
 

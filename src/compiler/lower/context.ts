@@ -5,7 +5,7 @@ import {
   typeMismatch,
   unsupportedSyntax,
 } from "../diagnostics/messages/index.js";
-import { assignable, isObject, sameType } from "../ir/type-system.js";
+import { assignable, fieldOf, isObject, sameType } from "../ir/type-system.js";
 import { CompileAbort, type DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { Builder, ValueFactory } from "../ir/builder.js";
 import type {
@@ -57,6 +57,9 @@ export interface AccessorObject {
   accessors: Map<string, LiteralAccessor>;
   scope: Scope;
   origin: SourceLoc;
+  /** The module the literal is written in (a factory's, see literal-factories.ts) and its types. */
+  module: SourceModule;
+  types: TypeResolver;
 }
 
 export interface BoundObject {
@@ -259,6 +262,11 @@ export class LowerContext {
    * operands are those arguments (an object is allowed there, not among the values carried).
    */
   readonly boundPasses = new Map<Op, number>();
+  /**
+   * Of those calls, the operands that are objects with accessors written in their literal,
+   * captured as `this` by the accessors lifted for the callee (passed-accessors.ts).
+   */
+  readonly thisPasses = new Map<Op, Set<number>>();
   /** Local functions being inlined now (a call of one inside itself is recursion). */
   readonly inlining = new Set<FunctionLike>();
   /** Statements left out, by position, their errors already reported (see recovery.ts). */
@@ -322,7 +330,13 @@ export class LowerContext {
       this.program.resolveLocalConstant(mod, name) ?? this.program.resolveType(mod, name)?.node;
     const there = meaning(this.module);
     if (there !== undefined && there === meaning(this.home)) return;
-    this.fail(at, unsupportedSyntax.generatorReadsItsModule(name));
+    // Inlined code of another module: a generator's (with its `yield`), or a factory's.
+    this.fail(
+      at,
+      this.yieldSite
+        ? unsupportedSyntax.generatorReadsItsModule(name)
+        : unsupportedSyntax.factoryReadsItsModule(name),
+    );
   }
 
   lowerExpression(node: Expression): Value {
@@ -477,9 +491,19 @@ export class LowerContext {
       if (assignable(value.type, type)) {
         const at = this.constructedAt.get(value.id);
         if (at !== undefined && !this.widened.has(at)) throw new WidenConstruction(at, type);
+        // An object of no class (a literal, an interface's value) is built by no `new`.
+        const extra = value.type.fields.filter((f) => !fieldOf(type, f.name)).map((f) => f.name);
         throw new CompileAbort({
           severity: "error",
-          ...typeMismatch.instanceWhereWiderTypeJoins(value.type.name, type.name),
+          ...(value.type.classKey
+            ? typeMismatch.instanceWhereWiderTypeJoins(value.type.name, type.name)
+            : extra.length > 0
+              ? typeMismatch.objectWithOtherFieldsJoins(
+                  value.type.name,
+                  type.name,
+                  extra.join("', '"),
+                )
+              : typeMismatch.objectOfOtherTypeJoins(value.type.name, type.name)),
           loc: this.builder.loc,
           notes: [],
         });
@@ -533,6 +557,18 @@ export class LowerContext {
       this.scope = saved;
     }
   }
+}
+
+/** A module whose code lowering runs inside a function of another (a factory's, an object literal's methods). */
+export interface CodePlace {
+  module: SourceModule;
+  types: TypeResolver;
+}
+
+/** Lowers what follows as code of `place`'s module. */
+export function enterModule(ctx: LowerContext, place: CodePlace): void {
+  ctx.module = place.module;
+  ctx.types = place.types;
 }
 
 /** The type of a cell holding a value of type `type`: a one-element array. */

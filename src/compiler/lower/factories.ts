@@ -1,6 +1,6 @@
-import type { CallExpression, Expression, Node } from "oxc-parser";
+import type { CallExpression, Expression, Node, Statement } from "oxc-parser";
 import type { FunctionLike } from "../parse/module.js";
-import { Scope, type LowerContext } from "./context.js";
+import { enterModule, Scope, type CodePlace, type LowerContext } from "./context.js";
 import { factoryOf } from "./factory-of.js";
 import { signatureOf } from "../types/signature.js";
 import { isArray } from "../ir/type-system.js";
@@ -22,10 +22,29 @@ import { declareArgumentList, declareListName } from "./function-lists.js";
 export function declareMadeFunction(ctx: LowerContext, name: string, init: Node | null): boolean {
   const factory = factoryOf(ctx, init);
   if (!factory) return false;
-  const call = init as CallExpression;
-  if (call.arguments.some((a) => a.type === "SpreadElement")) return false;
-  const signature = signatureOf(factory.fn, ctx.types);
-  if (signature.params.some((p) => p.unsupported)) return false;
+  const scope = runFactoryBody(ctx, factory.fn, factory.setup, init as CallExpression);
+  if (!scope) return false;
+  ctx.closures.set(ctx.declareFunctionName(name), { node: factory.made, scope });
+  return true;
+}
+
+/**
+ * Runs the factory `fn` called by `call` up to what it returns: its parameters bound to the
+ * call's arguments and its `setup` statements lowered, in a scope of its own, which is
+ * returned. Undefined when the call cannot be so inlined (a spread argument, a parameter
+ * nabla cannot type), and nothing is lowered then.
+ */
+export function runFactoryBody(
+  ctx: LowerContext,
+  fn: FunctionLike,
+  setup: Statement[],
+  call: CallExpression,
+  /** The factory's module, when it is another than the caller's (literal-factories.ts). */
+  home: CodePlace = { module: ctx.module, types: ctx.types },
+): Scope | undefined {
+  if (call.arguments.some((a) => a.type === "SpreadElement")) return undefined;
+  const signature = signatureOf(fn, home.types);
+  if (signature.params.some((p) => p.unsupported)) return undefined;
   // Literals take the parameters' types (`makeController({ kp: 1, ki: 0, kd: 0 })`); trailing
   // arguments go into a rest parameter; an omitted one is undefined, for its default.
   const expected = (i: number) => {
@@ -64,8 +83,18 @@ export function declareMadeFunction(ctx: LowerContext, name: string, init: Node 
     ? lowered.slice(0, restIndex)
     : packRestArguments(ctx, call, signature.params, lowered);
   const outer = ctx.scope;
-  const scope = new Scope(outer);
+  // The factory's code sees its own names and its module's, not the caller's locals (`const
+  // scale = 100` where the factory reads a module-level `scale`): its scope holds only the
+  // hidden names the call declared for the functions it passes.
+  const hidden = new Scope(undefined);
+  for (const name of [...named, ...(list ?? [])]) {
+    const slot = name === undefined ? undefined : outer.lookup(name);
+    if (slot) hidden.names.set(name!, slot);
+  }
+  const scope = new Scope(hidden);
+  const caller = { module: ctx.module, types: ctx.types };
   ctx.scope = scope;
+  enterModule(ctx, home);
   try {
     signature.params.forEach((p, i) => {
       if (list && i === restIndex) return declareListName(ctx, p.name, list);
@@ -91,12 +120,12 @@ export function declareMadeFunction(ctx: LowerContext, name: string, init: Node 
       if (p.defaultValue) lowerParameterDefault(ctx, p.name, p.defaultValue);
       if (p.pattern) bindPattern(ctx, p.pattern, ctx.value(ctx.scope.lookup(p.name)!), p.name);
     }
-    ctx.lowerStatements(factory.setup);
+    ctx.lowerStatements(setup);
   } finally {
     ctx.scope = outer;
+    enterModule(ctx, caller);
   }
-  ctx.closures.set(ctx.declareFunctionName(name), { node: factory.made, scope });
-  return true;
+  return scope;
 }
 
 let madeCount = 0;

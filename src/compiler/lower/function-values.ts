@@ -38,7 +38,12 @@ import {
 } from "./user-call.js";
 import { inlineCallback, returnsOnlyAtEnd } from "./inline-callback.js";
 import { arrowFieldMethod } from "./arrow-fields.js";
-import { boundField, boundFieldRead } from "./object-closures.js";
+import {
+  bindParameterField,
+  boundField,
+  boundFieldRead,
+  fieldBindingName,
+} from "./object-closures.js";
 
 // Function values in differentiable code (Swift's "generalized differentiability", done the
 // way a compiler that sees the whole program can):
@@ -434,6 +439,8 @@ function lift(
   /** Where the function is written, and for an arrow field, the type of the `this` it captures. */
   module = ctx.module,
   thisType?: string,
+  /** For a method of an object literal: `this` is captured, and its other accessors bound. */
+  method?: { accessors: { binding: Binding; values: Value[] }[]; getter: boolean },
 ): FunctionArg {
   if (ctx.inlining.has(node)) {
     return ctx.fail(node, unsupportedSyntax.localFunctionCannotPassItself());
@@ -447,7 +454,7 @@ function lift(
   const carried: Value[] = [];
   ctx.inlining.add(node);
   try {
-    for (const name of freeNames(node)) {
+    for (const name of method ? ["this", ...freeNames(node)] : freeNames(node)) {
       const slot = scope.lookup(name);
       if (!slot || !ctx.env.has(slot)) continue;
       const closure = ctx.closures.get(slot);
@@ -479,6 +486,10 @@ function lift(
   if (written.length > 0) {
     return ctx.fail(node, closureCapture.thisFunctionIsPassedTo(written[0]));
   }
+  for (const { binding, values } of method?.accessors ?? []) {
+    bindings.push(binding);
+    carried.push(...values);
+  }
   const file = module.file;
   const cells = captures.filter((c) => c.cell).map((c) => c.name);
   const suffix =
@@ -496,8 +507,27 @@ function lift(
     bindings,
     ...(contextual ? { contextual } : {}),
     liftedCaptures: true,
+    ...(method
+      ? { literalAccessor: method.getter ? ("getter" as const) : ("method" as const) }
+      : {}),
   };
   return { fn: { kind: "lambda", key, target }, values: [...captured, ...carried] };
+}
+
+/**
+ * A method or getter of an object literal, lifted to a function of its own to be passed on
+ * with the object (passed-accessors.ts): `this`, declared in `scope`, is captured like the
+ * variables it reads, and the object's other accessors it reaches through `this` are bound.
+ */
+export function liftLiteralAccessor(
+  ctx: LowerContext,
+  node: FunctionLike,
+  scope: Scope,
+  contextual: FunctionTypeInfo | undefined,
+  thisType: string,
+  method: { accessors: { binding: Binding; values: Value[] }[]; getter: boolean },
+): FunctionArg {
+  return lift(ctx, node, scope, contextual, ctx.module, thisType, method);
 }
 
 /**
@@ -712,8 +742,19 @@ function inlineLifted(
     for (const binding of fn.target.bindings ?? []) {
       const count = carriedValues(binding.fn, binding.name).length;
       const values = carried.slice(next, next + count);
-      ctx.bound.set(ctx.declareFunctionName(binding.name), { fn: binding.fn, values });
       next += count;
+      // `this.area` of a method of an object literal: the object's other accessor.
+      const field = fieldBindingName(binding.name);
+      const object = field && ctx.scope.lookup(field.param);
+      if (field && object)
+        bindParameterField(
+          ctx,
+          ctx.value(object),
+          field.field,
+          { fn: binding.fn, values },
+          ctx.loc(at),
+        );
+      else ctx.bound.set(ctx.declareFunctionName(binding.name), { fn: binding.fn, values });
     }
     // The enclosing function's local functions it calls (resolve/local-function-reads.ts).
     for (const local of fn.target.localFunctions ?? [])

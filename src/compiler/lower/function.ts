@@ -250,6 +250,18 @@ function lowerFunctionOnce(
     // `opts.onStep`: a function written in the object literal the call passes (object-closures.ts).
     const { param, field } = fieldBindingName(binding.name)!;
     const object = paramValues.get(param);
+    // `this.area` in a method of an object literal lifted with `this` captured.
+    const captured = object ? undefined : ctx.scope.lookup(param);
+    if (captured) {
+      bindParameterField(
+        ctx,
+        ctx.value(captured),
+        field,
+        { fn: binding.fn, values },
+        ctx.loc(node),
+      );
+      continue;
+    }
     if (!object) throw new Error(`internal: no parameter '${param}' for ${binding.name}`);
     bindParameterField(ctx, object.value, field, { fn: binding.fn, values }, ctx.loc(object.node));
   }

@@ -67,6 +67,15 @@ export function inlineCallback(
         return;
       }
       const v = args[i];
+      // A parameter left out takes its default (`penalty(scale = 0.1)` called as `penalty()`).
+      if (!v && p.type === "AssignmentPattern") {
+        const declared = "typeAnnotation" in p.left ? p.left.typeAnnotation : undefined;
+        const type = annotationType(declared ?? undefined, ctx.types);
+        const value = ctx.lowerValue(p.right as Expression, type);
+        if (p.left.type === "Identifier") ctx.declare(p.left.name, "let", value.type, value);
+        else bindPattern(ctx, p.left, value);
+        return;
+      }
       if (!v) return;
       if (p.type === "Identifier") ctx.declare(p.name, "const", v.type, v);
       else bindPattern(ctx, p, v); // `([a, b]) => …`, `({ x, y }) => …`

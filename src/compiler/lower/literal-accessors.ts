@@ -4,7 +4,13 @@ import { closureCapture, notes, unsupportedSyntax } from "../diagnostics/message
 import { forEachOp } from "../ir/walk.js";
 import type { Op, Type, Value } from "../ir/types.js";
 import { signatureOf } from "../types/signature.js";
-import { Scope, type AccessorObject, type LiteralAccessor, type LowerContext } from "./context.js";
+import {
+  enterModule,
+  Scope,
+  type AccessorObject,
+  type LiteralAccessor,
+  type LowerContext,
+} from "./context.js";
 import { expectType } from "./expect-type.js";
 import { inlineCallback } from "./inline-callback.js";
 import { objectUseOf } from "./object-closures.js";
@@ -16,8 +22,12 @@ import { objectUseOf } from "./object-closures.js";
 // of the scope the literal was written in, as a local function's call is inlined. A getter so
 // runs at each read, as in JavaScript, and sees the fields as they are then (`box.w = 3;
 // box.area`); `{ ...box }` copies its value. The object's field for an accessor is a
-// placeholder no code reads: any other use of the object (passing it to a function, storing or
-// returning it) is refused (checkAccessorObjectUses), since code elsewhere would read that.
+// placeholder no code reads (an interface's method has none: the object is of the interface's
+// type). A function the object is passed to is specialized for its accessors
+// (passed-accessors.ts), and a factory returning it is run where it is called
+// (literal-factories.ts); any other use of the object (storing it, returning it from elsewhere,
+// joining it with another object) is refused (checkAccessorObjectUses), since code there would
+// read the placeholder.
 
 /** `get area() {…}` or `area() {…}` of an object literal; undefined for `key: value`. */
 export function literalAccessor(
@@ -59,7 +69,13 @@ export function registerAccessors(
   at: Node,
 ): void {
   if (accessors.size === 0) return;
-  ctx.literalAccessors.set(literal, { accessors, scope: ctx.scope, origin: ctx.loc(at) });
+  ctx.literalAccessors.set(literal, {
+    accessors,
+    scope: ctx.scope,
+    origin: ctx.loc(at),
+    module: ctx.module,
+    types: ctx.types,
+  });
 }
 
 /** `box.area`, where `area` is a getter of the literal `box` holds: what runs it there. */
@@ -103,24 +119,30 @@ function runAccessor(
   if (args.length > node.params.length)
     return ctx.fail(at, unsupportedSyntax.localFunctionMustBePlain(key));
   const saved = ctx.scope;
+  const caller = { module: ctx.module, types: ctx.types };
   ctx.scope = new Scope(entry.scope);
   ctx.inlining.add(node);
+  // The method's code is its module's: a factory of another module's (literal-factories.ts).
+  enterModule(ctx, entry);
+  let result: Type | undefined;
+  let produced: Value | undefined;
   try {
     ctx.declare("this", "const", object.type, object);
-    const produced = inlineCallback(
+    produced = inlineCallback(
       ctx,
       node,
       args,
       `the ${accessor.getter ? "getter" : "method"} '${key}'`,
     );
-    ctx.at(at);
-    const result = signatureOf(node, ctx.types).result;
-    if (result && result !== "void" && produced) return expectType(ctx, at, produced, result);
-    return produced ?? ctx.builder.newValue("void");
+    result = signatureOf(node, ctx.types).result;
   } finally {
     ctx.inlining.delete(node);
     ctx.scope = saved;
+    enterModule(ctx, caller);
   }
+  ctx.at(at);
+  if (result && result !== "void" && produced) return expectType(ctx, at, produced, result);
+  return produced ?? ctx.builder.newValue("void");
 }
 
 /**
@@ -132,14 +154,14 @@ export function checkAccessorObjectUses(ctx: LowerContext): void {
   forEachOp(ctx.body, (op) => {
     op.operands.forEach((operand, index) => {
       const entry = ctx.literalAccessors.get(operand);
-      if (!entry || allowed(op, index, entry)) return;
+      if (!entry || allowed(ctx, op, index, entry)) return;
       const atObject = op.opcode === "return" || op.opcode === "yield" || op.opcode === "condition";
       const names = [...entry.accessors.values()].map((a) =>
         a.getter ? `get ${a.key}` : `${a.key}()`,
       );
       throw new CompileAbort({
         severity: "error",
-        ...closureCapture.objectWithAccessorsUsed(names.join("', '"), useOf(op, index, entry)),
+        ...closureCapture.objectWithAccessorsUsed(names.join("', '"), useOf(ctx, op, index, entry)),
         loc: atObject ? entry.origin : op.loc,
         notes: atObject ? [] : [{ ...notes.objectWithAccessorsFrom(), loc: entry.origin }],
       });
@@ -147,8 +169,12 @@ export function checkAccessorObjectUses(ctx: LowerContext): void {
   });
 }
 
-function allowed(op: Op, index: number, entry: AccessorObject): boolean {
+function allowed(ctx: LowerContext, op: Op, index: number, entry: AccessorObject): boolean {
   switch (op.opcode) {
+    // Passed to a function specialized for its accessors, which they capture as `this`
+    // (passed-accessors.ts).
+    case "call":
+      return index < (ctx.boundPasses.get(op) ?? 0) || ctx.thisPasses.get(op)?.has(index) === true;
     case "field":
     case "setField":
       return index === 0 && !entry.accessors.has(op.attrs.field as string);
@@ -162,7 +188,10 @@ function allowed(op: Op, index: number, entry: AccessorObject): boolean {
 }
 
 /** What the code does with the object, for the message ("return it"). */
-function useOf(op: Op, index: number, entry: AccessorObject): string {
+function useOf(ctx: LowerContext, op: Op, index: number, entry: AccessorObject): string {
+  // Carried by a function passed to the call, which captured the object by its name.
+  if (op.opcode === "call" && index >= (ctx.boundPasses.get(op) ?? Infinity))
+    return "capture it in a function that is passed on (a method reading its own object by its name: read it through 'this' instead)";
   if (op.opcode === "field")
     return entry.accessors.get(op.attrs.field as string)?.getter
       ? `read its getter '${op.attrs.field}' other than by name ('box.${op.attrs.field}'), such as by destructuring or a key chosen at run time`

@@ -69,8 +69,9 @@ import type {
   Type,
   Value,
 } from "../ir/types.js";
-import { fieldFunction } from "./function-values.js";
-import { boundFieldPlaceholder } from "./object-closures.js";
+import { callFunctionArg, fieldFunction } from "./function-values.js";
+import { boundField, boundFieldPlaceholder } from "./object-closures.js";
+import { isBoundGetter } from "./passed-accessors.js";
 import {
   accessorPlaceholder,
   literalAccessor,
@@ -156,6 +157,10 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
     const literalGetter =
       name === undefined ? undefined : literalGetterRead(ctx, node, object, name);
     if (literalGetter) return literalGetter;
+    // `shape.area` in a function given an object literal with that getter (passed-accessors.ts).
+    const passedGetter = name === undefined ? undefined : boundField(ctx, object, name);
+    if (passedGetter && isBoundGetter(passedGetter))
+      return () => callFunctionArg(ctx, node, passedGetter, [], name!);
     const field = namedField(ctx, node, type);
     // A field holding a function (`layer.act`, optional or not) is read as a value, which a
     // call tests against the candidates (function-values.ts).
@@ -593,6 +598,12 @@ export function lowerObjectLiteral(
           values.set(f.name, getter());
           continue;
         }
+        // A getter of a literal passed in (passed-accessors.ts): its value now, as above.
+        if (function_ && isBoundGetter(function_)) {
+          bound.delete(f.name);
+          values.set(f.name, callFunctionArg(ctx, prop, function_, [], f.name));
+          continue;
+        }
         if (function_) {
           bound.set(f.name, function_);
           values.set(f.name, boundFieldPlaceholder(ctx, f.name));
@@ -630,13 +641,17 @@ export function lowerObjectLiteral(
           ? String(prop.key.value)
           : undefined;
     if (key === undefined) return ctx.fail(prop.key, unsupportedSyntax.unsupportedPropertyKey());
-    const field = expected && isObject(expected) ? fieldOf(expected, key) : undefined;
+    const wanted = expected && isObject(expected) ? expected : undefined;
+    const field = wanted && fieldOf(wanted, key);
     // `get area() { return this.w * this.h; }`, `norm() {…}`: bound once the object exists.
     const accessor = literalAccessor(ctx, prop, key);
     if (accessor) {
       bound.delete(key);
       accessors.set(key, accessor);
-      values.set(key, accessorPlaceholder(ctx, accessor, field?.type));
+      // A method of an interface is no field of its type (`predict(x: number): number`): the
+      // object is of that type exactly, with no placeholder for it.
+      if (wanted && !field && !accessor.getter) values.delete(key);
+      else values.set(key, accessorPlaceholder(ctx, accessor, field?.type));
       continue;
     }
     if (field?.recursive)

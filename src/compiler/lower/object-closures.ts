@@ -136,7 +136,7 @@ function allowed(ctx: LowerContext, op: Op, index: number, bound: BoundObject): 
     case "nondiff":
       return op.attrs.callee === "in" && index === 1;
     case "call":
-      return index < (ctx.boundPasses.get(op) ?? 0);
+      return index < (ctx.boundPasses.get(op) ?? 0) || ctx.thisPasses.get(op)?.has(index) === true;
     default:
       return false;
   }

@@ -37,6 +37,11 @@ export interface DifferentiationTarget {
   /** Captures are parameters derivatives flow through (a lifted function), not constants. */
   liftedCaptures?: boolean;
   /**
+   * A method or getter of an object literal passed on with its object, which it captures first
+   * as `this` (lower/passed-accessors.ts); a read of a getter's field calls it.
+   */
+  literalAccessor?: "method" | "getter";
+  /**
    * `hasAux: true`: the function returns `[loss, aux]` or `{ value: loss, aux }`, and only the
    * loss is differentiated (see lower/aux.ts).
    */

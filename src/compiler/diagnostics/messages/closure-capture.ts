@@ -111,13 +111,31 @@ export const closureCapture = {
   objectWithAccessorsUsed: (accessors: Printable, use: Printable) =>
     message(
       "closureCapture",
-      `this object has accessors written in its literal ('${accessors}'); differentiable code reads its getters and calls its methods where the object is written, but cannot ${use}`,
+      `this object has methods or getters written in its literal ('${accessors}'); differentiable code runs them on the object where it is written, where a factory returns it (a function ending in 'return { … }'), and in the functions it is passed to, but cannot ${use}`,
       `make it an instance of a class declaring them ('class Box { get area() { … } }'), which can go anywhere; or compute the values here and pass those`,
+    ),
+  factoryElsewhereTakesFunctions: (name: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}', a factory of another module returning an object with methods, takes functions: nabla builds such an object where the factory is called, and a factory of another module only when it is given no functions`,
+      `declare the factory in this module, or pass it the values the functions compute`,
+    ),
+  passedMethodUsesThis: (name: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}', written in an object literal passed to a function, uses 'this' other than to read its fields and call its methods ('this.w', 'this.f()'): nabla follows the object there only through such reads and calls`,
+      `read what it needs into variables first ('const w = this.w'), or make the object an instance of a class declaring '${name}'`,
+    ),
+  literalMethodNotKnown: (name: Printable, type: Printable) =>
+    message(
+      "closureCapture",
+      `which code '${name}' of this '${type}' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field`,
+      `build the object where the method is called (call its factory there, or call the method in each branch choosing the object), or make the objects instances of classes declaring it ('class … implements ${type}'), which nabla dispatches on their class`,
     ),
   objectHoldingFunctionUsed: (fields: Printable, use: Printable) =>
     message(
       "closureCapture",
-      `this object holds a function written in an object literal ('${fields}'); differentiable code can pass such an object to a function of the program, read its fields, and call or test its functions, but not ${use}`,
+      `this object holds a function written in an object literal ('${fields}'); differentiable code can pass such an object to a function of the program, read its fields, call or test its functions, and build it where a factory ending in 'return { … }' is called, but not ${use}`,
       `pass the object straight to the function that calls its functions; to keep a function in data, declare it at the top level of a module, taking what it reads from here as parameters`,
     ),
   thisFunctionIsPassedTo: (value: Printable) =>

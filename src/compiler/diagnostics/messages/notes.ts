@@ -28,6 +28,8 @@ export const notes = {
   whenDifferentiatingFor: (label: Printable, operator: Printable) =>
     note(`when differentiating ${label} for '${operator}'`),
   /** A problem in a generator's code, inlined at the `for…of` the note points at. */
+  inFactoryCalledHere: (name: Printable) =>
+    note(`in the factory '${name}', whose object with methods this call builds here`),
   inGeneratorIteratedHere: (name: Printable) =>
     note(`in the generator '${name}', which this loop iterates`),
   declaredDifferentiableHere: (name: Printable) =>

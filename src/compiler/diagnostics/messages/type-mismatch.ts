@@ -34,6 +34,18 @@ export const typeMismatch = {
       `a '${from}' is held here where the code also holds other '${to}' values: differentiable code makes an instance a '${to}' where it is built ('new ${from}(…)' in this function), not one it was given as a '${from}'`,
       `declare the parameter, variable or result it comes from as '${to}'`,
     ),
+  objectWithOtherFieldsJoins: (from: Printable, to: Printable, extra: Printable) =>
+    message(
+      "typeMismatch",
+      `a '${from}' is held here where the code also holds other '${to}' values: where branches or loops join, differentiable code needs one type, and this object has fields a '${to}' does not ('${extra}')`,
+      `keep it in a variable of its own type, or build a new '${to}' holding only the fields a '${to}' has`,
+    ),
+  objectOfOtherTypeJoins: (from: Printable, to: Printable) =>
+    message(
+      "typeMismatch",
+      `a '${from}' is held here where the code also holds other '${to}' values: where branches or loops join, differentiable code needs one type`,
+      `declare the variable, parameter or result it comes from as '${to}'`,
+    ),
   fieldOfIsMissing: (name: Printable, name2: Printable) =>
     message("typeMismatch", `field '${name}' of '${name2}' is missing`),
   functionGivenToTakesHere: (operator: Printable, article: Printable, article2: Printable) =>

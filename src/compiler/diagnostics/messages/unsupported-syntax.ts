@@ -212,6 +212,12 @@ export const unsupportedSyntax = {
       `a generator of another module reading its module's '${name}' is not supported in differentiable code yet`,
       `pass '${name}' to the generator as an argument, import it where the loop is too, or declare the generator in the loop's module`,
     ),
+  factoryReadsItsModule: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `a factory of another module, or a method of the object it returns, reading its module's '${name}' is not supported in differentiable code yet`,
+      `pass '${name}' to the factory as an argument, import it where the factory is called too, or declare the factory in that module`,
+    ),
   generatorSpreadArguments: () =>
     message(
       "unsupportedSyntax",

@@ -23,6 +23,7 @@ import {
   type WasmValueType,
 } from "./kinds.js";
 import { integerValues } from "./integers.js";
+import { convertsStores, storedValue } from "./typed-array-stores.js";
 import {
   absentValues,
   NUMERIC_USES,
@@ -1433,6 +1434,15 @@ class WatFunctionEmitter implements LaneHost {
     return "(local.get $inBounds)";
   }
 
+  /**
+   * The number a store of `value` into an array of `type` leaves in its cell: converted as
+   * JavaScript's store converts it (typed-array-stores.ts).
+   */
+  private storedInto(type: ArrayType, value: string): string {
+    if (!convertsStores(type.storage)) return value;
+    return storedValue(type, value, this.declareLocal("$stored", "f64"));
+  }
+
   /** The address of element `index` (an i32) of `array`, less the 8 bytes of its header. */
   private elementAddress(array: Value, index: string): string {
     return `(i32.add ${this.get(array)} (i32.shl ${index} (i32.const 3)))`;
@@ -1449,14 +1459,14 @@ class WatFunctionEmitter implements LaneHost {
     const slot = this.slots.get(`${array.id}[${i.id}]`);
     if (slot) {
       const sum = op.opcode === "addIndex" ? `(f64.add (local.get ${slot}) ${value})` : value;
-      this.line(`(local.set ${slot} ${roundedFor(type, sum)})`);
+      this.line(`(local.set ${slot} ${this.storedInto(type, sum)})`);
       return;
     }
     const storeAt = (index: string) => {
       const address = this.elementAddress(array, index);
       const stored =
         op.opcode === "addIndex" ? `(f64.add (f64.load offset=8 ${address}) ${value})` : value;
-      return `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${roundedFor(type, stored)})`;
+      return `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${this.storedInto(type, stored)})`;
     };
     if (op.attrs.ifExists) {
       // Adds only where the element exists (see the `index` rule of rules/transpose.ts).
@@ -1536,7 +1546,7 @@ class WatFunctionEmitter implements LaneHost {
     this.line(`(local.set ${this.define(r)} ${allocation})`);
     op.operands.forEach((v, k) =>
       this.line(
-        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? roundedFor(type, this.num(v)) : this.get(v)})`,
+        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? this.storedInto(type, this.num(v)) : this.get(v)})`,
       ),
     );
   }
@@ -1752,11 +1762,6 @@ const TRUTH_USES = new Set(["if", "not", "and", "or", "loop"]);
 /** Whether wasm holds an absent value of `type` as 0, which no value of it is (kinds.ts). */
 function heldAsZero(type: Type): boolean {
   return type === "string" || isAggregate(type);
-}
-
-/** A number stored into an array of type `type`: rounded to float32 in a Float32Array. */
-function roundedFor(type: ArrayType, value: string): string {
-  return type.storage === "Float32Array" ? `(f64.promote_f32 (f32.demote_f64 ${value}))` : value;
 }
 
 /**

@@ -1,0 +1,64 @@
+import type { ArrayType } from "../../ir/types.js";
+
+// What a store into an array makes of the number stored, as JavaScript's does. wasm holds
+// every array of numbers as f64 cells (kinds.ts), so a typed array's cell must hold the
+// number JavaScript would read back from it: a Float32Array's rounded to float32; an integer
+// array's converted as the ECMAScript spec converts (ToInt32, ToUint8Clamp…). These are
+// not wasm's saturating truncations: JavaScript wraps modulo 2^32 (2^32 + 5 → 5), and NaN
+// and ±Infinity become 0.
+//
+// ToInt32 of any f64 x, exactly: r = x − trunc(x · 2^−32) · 2^32 has the sign of x and
+// |r| < 2^32; every step is exact (scaling by a power of two, truncation, and a difference
+// that is representable), and trunc(r) ≡ trunc(x) modulo 2^32, so i64.trunc_sat of r,
+// wrapped to 32 bits, is ToInt32(x). NaN and ±Infinity give NaN for r (∞ − ∞), which
+// trunc_sat makes 0. The narrower kinds take the low 8 or 16 bits of that (ToInt8 and the
+// others are ToInt32 modulo a smaller power of two). A Uint8ClampedArray clamps to 0…255 and
+// rounds half to even (f64.nearest), NaN to 0, -0 to +0.
+
+/** Whether a store into an array of `storage` converts the number (not a plain f64 cell). */
+export function convertsStores(storage: ArrayType["storage"]): boolean {
+  return storage !== "Array" && storage !== "Float64Array";
+}
+
+/**
+ * The f64 a store of `value` (an f64 expression) into an array of `type` puts in its cell.
+ * `scratch` is an f64 local the conversion may use (it reads `value` twice).
+ */
+export function storedValue(type: ArrayType, value: string, scratch: string): string {
+  switch (type.storage) {
+    case "Array":
+    case "Float64Array":
+      return value;
+    case "Float32Array":
+      return `(f64.promote_f32 (f32.demote_f64 ${value}))`;
+    case "Uint8ClampedArray":
+      return (
+        `(select (f64.nearest (f64.min (f64.max (local.tee ${scratch} ${value}) (f64.const 0)) (f64.const 255)))` +
+        ` (f64.const 0) (f64.eq (local.get ${scratch}) (local.get ${scratch})))`
+      );
+    case "Int32Array":
+      return `(f64.convert_i32_s ${toInt32(value, scratch)})`;
+    case "Uint32Array":
+      return `(f64.convert_i32_u ${toInt32(value, scratch)})`;
+    case "Int16Array":
+      return `(f64.convert_i32_s ${signExtended(toInt32(value, scratch), 16)})`;
+    case "Uint16Array":
+      return `(f64.convert_i32_u (i32.and ${toInt32(value, scratch)} (i32.const 0xffff)))`;
+    case "Int8Array":
+      return `(f64.convert_i32_s ${signExtended(toInt32(value, scratch), 24)})`;
+    case "Uint8Array":
+      return `(f64.convert_i32_u (i32.and ${toInt32(value, scratch)} (i32.const 0xff)))`;
+  }
+}
+
+/** ToInt32 of an f64 expression, as an i32 (see above). */
+function toInt32(value: string, scratch: string): string {
+  const quotient = `(f64.trunc (f64.mul (local.get ${scratch}) (f64.const 0x1p-32)))`;
+  const remainder = `(f64.sub (local.tee ${scratch} ${value}) (f64.mul ${quotient} (f64.const 0x1p+32)))`;
+  return `(i32.wrap_i64 (i64.trunc_sat_f64_s ${remainder}))`;
+}
+
+/** The low 32 − `shift` bits of an i32, sign-extended (shifts: no sign-extension feature). */
+function signExtended(value: string, shift: number): string {
+  return `(i32.shr_s (i32.shl ${value} (i32.const ${shift})) (i32.const ${shift}))`;
+}

@@ -356,6 +356,73 @@ test("integer arrays made by literals, of, from, fill, and written by += and ++ 
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "fell back");
 });
 
+test("bit operators (|, &, ^, <<, >>, >>>, ~, Math.imul, Math.clz32) convert their operands by ToInt32 as JavaScript does, on numbers and on integer array elements", async () => {
+  const m = await primalTwins<
+    (a: Float64Array, big: Uint32Array, small: Int8Array) => Float64Array
+  >(
+    "",
+    "(a: Float64Array, big: Uint32Array, small: Int8Array): Float64Array",
+    `{
+  const n = a.length;
+  const out = new Float64Array(9 * n * n + 2 * n + 4 * big.length);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    out[k++] = ~a[i];
+    out[k++] = Math.clz32(a[i]);
+    for (let j = 0; j < n; j++) {
+      out[k++] = a[i] | a[j];
+      out[k++] = a[i] & a[j];
+      out[k++] = a[i] ^ a[j];
+      out[k++] = a[i] << a[j];
+      out[k++] = a[i] >> a[j];
+      out[k++] = a[i] >>> a[j];
+      out[k++] = Math.imul(a[i], a[j]);
+      out[k++] = (a[i] | 0) + (a[j] >>> 0);
+      out[k++] = ((i * 7) & 3) + (j << 2);
+    }
+  }
+  for (let i = 0; i < big.length; i++) {
+    out[k++] = big[i];
+    out[k++] = big[i] | 0;
+    out[k++] = (big[i] ^ small[i % small.length]) >>> 0;
+    out[k++] = small[i % small.length] * big[i] + (small[(i + 1) & 1] << 30);
+  }
+  return out;
+}`,
+  );
+  const a = Float64Array.from(EDGES.filter((_, i) => i % 2 === 0).concat([31, 32, 33, 0xdeadbeef]));
+  const big = Uint32Array.of(0, 1, 2 ** 31, 2 ** 32 - 1, 0xdeadbeef, 12345);
+  const small = Int8Array.of(-128, 127, -1);
+  const before = { ...m.wasmStats };
+  sameValue(m.wasm(a, big, small), m.js(a, big, small), "bit operations");
+  assert.equal(m.wasmStats.wasm - before.wasm, 1, "ran in wasm");
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "fell back");
+});
+
+test("labels hashed into buckets with & and |, read as indices: gradient and differential in wasm", async () => {
+  await checkDerivatives(
+    `export function f(x: Float64Array, centers: Float64Array, ids: Uint16Array): number {
+  const counts = new Int32Array(4);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const b = ((ids[i] * 2654435761) >>> 28) & 3;
+    counts[b]++;
+    const c = centers[(ids[i] | 0) % centers.length];
+    s += (x[i] - c) ** 2 * (counts[b] ^ 1);
+  }
+  return s;
+}`,
+    [0, 1],
+    [
+      () => [
+        f64(0.3, -1.2, 2.5, 0.8, 1.9, -0.4),
+        f64(0.5, -0.25, 1.75),
+        Uint16Array.of(7, 65535, 3, 1024, 7, 40000),
+      ],
+    ],
+  );
+});
+
 const CSR_MULTIPLY = `export function f(vals: Float64Array, x: Float64Array, rows: Int32Array, cols: Int32Array): number {
   const n = rows.length - 1;
   const y = new Float64Array(n);

@@ -24,6 +24,7 @@ import {
 } from "./kinds.js";
 import { integerValues } from "./integers.js";
 import { convertsStores, storedValue } from "./typed-array-stores.js";
+import { bitOperation, isBitOperation, isSignedBitOperation, toInt32 } from "./int32.js";
 import {
   absentValues,
   NUMERIC_USES,
@@ -418,6 +419,8 @@ class WatFunctionEmitter implements LaneHost {
         return this.set(r, this.as(r, a!));
       case "math":
         return this.set(r, this.math(op));
+      case "nondiff":
+        return this.bitOperation(op, r);
       case "call":
         return this.call(op);
       case "if":
@@ -441,11 +444,13 @@ class WatFunctionEmitter implements LaneHost {
         return this.set(r, this.lengthOf(a!));
       case "index": {
         const type = this.arrayOperand(a!);
+        // An integer array's element kept as i32 (integers.ts): its cell holds it exactly.
+        const element = (f64: string) => (this.isInt(r) ? `(i32.trunc_f64_s ${f64})` : f64);
         const slot = this.slots.get(`${a!.id}[${b!.id}]`);
-        if (slot) return this.set(r, `(local.get ${slot})`);
+        if (slot) return this.set(r, element(`(local.get ${slot})`));
         const index = this.checkIndex(a!, b!);
         if (holdsNumbers(type))
-          return this.set(r, `(f64.load offset=8 ${this.elementAddress(a!, index)})`);
+          return this.set(r, element(`(f64.load offset=8 ${this.elementAddress(a!, index)})`));
         this.flows(type.elements?.[0] ?? type.element, r.type);
         this.set(r, `(i32.load offset=8 ${this.elementAddress(a!, index)})`);
         // An element never written (of `new Array(n)`): JavaScript reads undefined there.
@@ -1441,6 +1446,26 @@ class WatFunctionEmitter implements LaneHost {
   private storedInto(type: ArrayType, value: string): string {
     if (!convertsStores(type.storage)) return value;
     return storedValue(type, value, this.declareLocal("$stored", "f64"));
+  }
+
+  /**
+   * A bit operator (`x & 3`, `h >>> 0`, Math.imul) as JavaScript computes it: its operands
+   * converted by ToInt32 (int32.ts), an integer kept as i32 as it is. Other `nondiff` ops
+   * (string methods, `instanceof`…) are not covered.
+   */
+  private bitOperation(op: Op, r: Value): void {
+    const callee = op.attrs.callee ?? "";
+    const numbers = op.operands.every((v) => v.type === "number");
+    if (!numbers || !isBitOperation(callee, op.operands.length)) return this.fail(describe(op));
+    const scratch = this.declareLocal("$stored", "f64");
+    // One operand's conversion is done (its scratch read) before the next one's starts.
+    const operands = op.operands.map((v) =>
+      this.isInt(v) ? this.get(v) : toInt32(this.get(v), scratch),
+    );
+    const bits = bitOperation(callee, operands);
+    if (this.isInt(r)) return this.set(r, bits);
+    const signed = isSignedBitOperation(callee);
+    this.set(r, `(f64.convert_i32_${signed ? "s" : "u"} ${bits})`);
   }
 
   /** The address of element `index` (an i32) of `array`, less the 8 bytes of its header. */

@@ -1,23 +1,27 @@
 import type { ArrayType } from "../../ir/types.js";
+import { isIntegerArray } from "../../ir/type-system.js";
+import { toInt32 } from "./int32.js";
 
 // What a store into an array makes of the number stored, as JavaScript's does. wasm holds
 // every array of numbers as f64 cells (kinds.ts), so a typed array's cell must hold the
 // number JavaScript would read back from it: a Float32Array's rounded to float32; an integer
 // array's converted as the ECMAScript spec converts (ToInt32, ToUint8Clamp…). These are
 // not wasm's saturating truncations: JavaScript wraps modulo 2^32 (2^32 + 5 → 5), and NaN
-// and ±Infinity become 0.
-//
-// ToInt32 of any f64 x, exactly: r = x − trunc(x · 2^−32) · 2^32 has the sign of x and
-// |r| < 2^32; every step is exact (scaling by a power of two, truncation, and a difference
-// that is representable), and trunc(r) ≡ trunc(x) modulo 2^32, so i64.trunc_sat of r,
-// wrapped to 32 bits, is ToInt32(x). NaN and ±Infinity give NaN for r (∞ − ∞), which
-// trunc_sat makes 0. The narrower kinds take the low 8 or 16 bits of that (ToInt8 and the
-// others are ToInt32 modulo a smaller power of two). A Uint8ClampedArray clamps to 0…255 and
-// rounds half to even (f64.nearest), NaN to 0, -0 to +0.
+// and ±Infinity become 0 (int32.ts). The narrower kinds take the low 8 or 16 bits of ToInt32
+// (ToInt8 and the others are ToInt32 modulo a smaller power of two). A Uint8ClampedArray
+// clamps to 0…255 and rounds half to even (f64.nearest), NaN to 0, -0 to +0.
 
 /** Whether a store into an array of `storage` converts the number (not a plain f64 cell). */
 export function convertsStores(storage: ArrayType["storage"]): boolean {
   return storage !== "Array" && storage !== "Float64Array";
+}
+
+/**
+ * Whether every element of an array of `storage` is an int32 (held exactly in its f64 cell):
+ * an integer array's but a Uint32Array's, whose may reach 2^32 − 1.
+ */
+export function holdsInt32(storage: ArrayType["storage"]): boolean {
+  return isIntegerArray({ kind: "array", storage, element: "number" }) && storage !== "Uint32Array";
 }
 
 /**
@@ -49,13 +53,6 @@ export function storedValue(type: ArrayType, value: string, scratch: string): st
     case "Uint8Array":
       return `(f64.convert_i32_u (i32.and ${toInt32(value, scratch)} (i32.const 0xff)))`;
   }
-}
-
-/** ToInt32 of an f64 expression, as an i32 (see above). */
-function toInt32(value: string, scratch: string): string {
-  const quotient = `(f64.trunc (f64.mul (local.get ${scratch}) (f64.const 0x1p-32)))`;
-  const remainder = `(f64.sub (local.tee ${scratch} ${value}) (f64.mul ${quotient} (f64.const 0x1p+32)))`;
-  return `(i32.wrap_i64 (i64.trunc_sat_f64_s ${remainder}))`;
 }
 
 /** The low 32 − `shift` bits of an i32, sign-extended (shifts: no sign-extension feature). */

@@ -18,9 +18,9 @@ import type { LoopPrechecks } from "./loop-prechecks.js";
 //
 // The loop must count up by 1 to a bound made before it (`i < n`), carry nothing else that
 // changes, and its body be only: element reads and writes (`=` and `+=`) at the counter of
-// arrays of numbers made before the loop (not typed arrays written but Float64Arrays: their
-// stores round or convert),
-// f64 add, sub, mul, div and neg, number constants, and the counter's increment.
+// arrays of numbers made before the loop (of typed arrays written, only Float64Arrays: the
+// others' stores round or convert), f64 add, sub, mul, div and neg, number constants, and the
+// counter's increment.
 
 export interface ElementwisePairs {
   /** The counter as the loop's carried value (its local is advanced by 2 per pair). */

@@ -6,10 +6,10 @@ import { holdsInt32 } from "./typed-array-stores.js";
 
 // Which numbers of a function are integers that fit an i32, so wasm keeps them as i32: loop
 // counters, lengths, trip counts, the results of bit operators (`x & 3`, `h | 0`: int32.ts),
-// the elements of integer arrays (but a Uint32Array's), and what adding and subtracting them (or multiplying one by a constant above 0) makes. An
-// index that is one needs only a bounds check, not a conversion and an integer test, and the
-// loop's own arithmetic is integer arithmetic (V8 keeps such JavaScript numbers as small
-// integers too).
+// the elements of integer arrays (but a Uint32Array's), and what adding and subtracting them
+// (or multiplying one by a constant above 0) makes. An index that is one needs only a bounds
+// check, not a conversion and an integer test (`x[cols[k]]`), and the loop's own arithmetic
+// is integer arithmetic (V8 keeps such JavaScript numbers as small integers too).
 //
 // Found as the largest set closed under the rules below (start from every candidate, drop
 // those a rule rejects until nothing changes), so a counter carried around a loop is an

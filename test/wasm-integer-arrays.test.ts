@@ -1,6 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { compileFiles, diagnosticsText, loadProgram, REPO_ROOT } from "./support/harness.js";
 import type { Stats } from "./support/wasm-backends.js";
 
 // Integer typed arrays (Int32Array, Uint8Array, Uint8ClampedArray…) in the WebAssembly
@@ -356,6 +358,38 @@ test("integer arrays made by literals, of, from, fill, and written by += and ++ 
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "fell back");
 });
 
+test("loop counters and sums of them (integers wasm keeps as i32) stored into each kind wrap as JavaScript's stores do", async () => {
+  const m = await primalTwins<(n: number, offset: number) => AllKinds>(
+    ALL_KINDS,
+    "(n: number, offset: number): AllKinds",
+    `{
+  const i32 = new Int32Array(n);
+  const u32 = new Uint32Array(n);
+  const i16 = new Int16Array(n);
+  const u16 = new Uint16Array(n);
+  const i8 = new Int8Array(n);
+  const u8 = new Uint8Array(n);
+  const u8c = new Uint8ClampedArray(n);
+  for (let i = 0; i < n; i++) {
+    i32[i] = i * 30000000 - 5;
+    u32[i] = i - 3;
+    i16[i] = i * 1000 + 32000;
+    u16[i] = i * 1000 - 300;
+    i8[i] = i * 3 + 100;
+    u8[i] = i - 5;
+    u8c[i] = i * 40 - 100;
+  }
+  for (let i = 0; i < n; i++) u8[i] += offset;
+  return { i32, u32, i16, u16, i8, u8, u8c };
+}`,
+  );
+  const before = { ...m.wasmStats };
+  sameValue(m.wasm(53, 0.75), m.js(53, 0.75), "stored");
+  sameValue(m.wasm(70, -300.5), m.js(70, -300.5), "stored");
+  assert.equal(m.wasmStats.wasm - before.wasm, 2, "ran in wasm");
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "fell back");
+});
+
 test("bit operators (|, &, ^, <<, >>, >>>, ~, Math.imul, Math.clz32) convert their operands by ToInt32 as JavaScript does, on numbers and on integer array elements", async () => {
   const m = await primalTwins<
     (a: Float64Array, big: Uint32Array, small: Int8Array) => Float64Array
@@ -667,6 +701,17 @@ function weightError(w: number): number {
   assert.equal(wasm.vals[wasm.vals.length - 1], -2 * weights[6]!);
   assert.equal(m.wasmStats.wasm - before.wasm, 1, "ran in wasm");
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "fell back");
+});
+
+test("GradBench's baJacobian tagged @backend wasm: its Int32Arrays are covered; what keeps it JavaScript is the pullback it takes inside (NABLA202 points at it)", () => {
+  const source = readFileSync(join(REPO_ROOT, "gradbench/evals/ba.ts"), "utf8").replace(
+    "export function baJacobian(",
+    "/** @backend wasm */\nexport function baJacobian(",
+  );
+  const text = diagnosticsText(compileFiles({ "main.ts": source }));
+  assert.match(text, /warning NABLA202: 'baJacobian' runs as JavaScript, not WebAssembly/);
+  assert.match(text, /note: 'pullback' /);
+  assert.doesNotMatch(text, /Int32Array|integer typed array/);
 });
 
 test("an integer array of another kind than declared (or a Float64Array) runs the call as JavaScript, with JavaScript's result", async () => {

@@ -1448,6 +1448,12 @@ class WatFunctionEmitter implements LaneHost {
     return storedValue(type, value, this.declareLocal("$stored", "f64"));
   }
 
+  /** `storedInto` of a number value `v`: an integer kept as i32 stored without a ToInt32. */
+  private storedNumber(type: ArrayType, v: Value): string {
+    if (!this.isInt(v) || !convertsStores(type.storage)) return this.storedInto(type, this.num(v));
+    return storedValue(type, this.get(v), this.declareLocal("$stored", "f64"), true);
+  }
+
   /**
    * A bit operator (`x & 3`, `h >>> 0`, Math.imul) as JavaScript computes it: its operands
    * converted by ToInt32 (int32.ts), an integer kept as i32 as it is. Other `nondiff` ops
@@ -1489,9 +1495,12 @@ class WatFunctionEmitter implements LaneHost {
     }
     const storeAt = (index: string) => {
       const address = this.elementAddress(array, index);
+      if (!numbers) return `(i32.store offset=8 ${address} ${value})`;
       const stored =
-        op.opcode === "addIndex" ? `(f64.add (f64.load offset=8 ${address}) ${value})` : value;
-      return `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${this.storedInto(type, stored)})`;
+        op.opcode === "addIndex"
+          ? this.storedInto(type, `(f64.add (f64.load offset=8 ${address}) ${value})`)
+          : this.storedNumber(type, v);
+      return `(f64.store offset=8 ${address} ${stored})`;
     };
     if (op.attrs.ifExists) {
       // Adds only where the element exists (see the `index` rule of rules/transpose.ts).
@@ -1571,7 +1580,7 @@ class WatFunctionEmitter implements LaneHost {
     this.line(`(local.set ${this.define(r)} ${allocation})`);
     op.operands.forEach((v, k) =>
       this.line(
-        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? this.storedInto(type, this.num(v)) : this.get(v)})`,
+        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? this.storedNumber(type, v) : this.get(v)})`,
       ),
     );
   }

@@ -25,33 +25,37 @@ export function holdsInt32(storage: ArrayType["storage"]): boolean {
 }
 
 /**
- * The f64 a store of `value` (an f64 expression) into an array of `type` puts in its cell.
- * `scratch` is an f64 local the conversion may use (it reads `value` twice).
+ * The f64 a store of `value` into an array of `type` puts in its cell: `value` an f64
+ * expression, or with `int` an i32 one (an integer wasm keeps as i32, integers.ts: its own
+ * ToInt32, so an integer array takes its bits without the conversion). `scratch` is an f64
+ * local the conversion may use (it reads `value` twice).
  */
-export function storedValue(type: ArrayType, value: string, scratch: string): string {
+export function storedValue(type: ArrayType, value: string, scratch: string, int = false): string {
+  const number = int ? `(f64.convert_i32_s ${value})` : value;
+  const bits = () => (int ? value : toInt32(value, scratch));
   switch (type.storage) {
     case "Array":
     case "Float64Array":
-      return value;
+      return number;
     case "Float32Array":
-      return `(f64.promote_f32 (f32.demote_f64 ${value}))`;
+      return `(f64.promote_f32 (f32.demote_f64 ${number}))`;
     case "Uint8ClampedArray":
       return (
-        `(select (f64.nearest (f64.min (f64.max (local.tee ${scratch} ${value}) (f64.const 0)) (f64.const 255)))` +
+        `(select (f64.nearest (f64.min (f64.max (local.tee ${scratch} ${number}) (f64.const 0)) (f64.const 255)))` +
         ` (f64.const 0) (f64.eq (local.get ${scratch}) (local.get ${scratch})))`
       );
     case "Int32Array":
-      return `(f64.convert_i32_s ${toInt32(value, scratch)})`;
+      return `(f64.convert_i32_s ${bits()})`;
     case "Uint32Array":
-      return `(f64.convert_i32_u ${toInt32(value, scratch)})`;
+      return `(f64.convert_i32_u ${bits()})`;
     case "Int16Array":
-      return `(f64.convert_i32_s ${signExtended(toInt32(value, scratch), 16)})`;
+      return `(f64.convert_i32_s ${signExtended(bits(), 16)})`;
     case "Uint16Array":
-      return `(f64.convert_i32_u (i32.and ${toInt32(value, scratch)} (i32.const 0xffff)))`;
+      return `(f64.convert_i32_u (i32.and ${bits()} (i32.const 0xffff)))`;
     case "Int8Array":
-      return `(f64.convert_i32_s ${signExtended(toInt32(value, scratch), 24)})`;
+      return `(f64.convert_i32_s ${signExtended(bits(), 24)})`;
     case "Uint8Array":
-      return `(f64.convert_i32_u (i32.and ${toInt32(value, scratch)} (i32.const 0xff)))`;
+      return `(f64.convert_i32_u (i32.and ${bits()} (i32.const 0xff)))`;
   }
 }
 

@@ -875,16 +875,16 @@ main.ts:5:19: note: when differentiating 'f' for 'derivative'
     files: `
 import { derivative } from "nabla";
 function f(x: number): number {
-  const d = derivative((y: number) => y * y);
+  let d = derivative((y: number) => y * y);
   return d(x);
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:3:13: error NABLA116: 'derivative' returns a function; inside differentiable code, call it where it is made, as in 'derivative(f)(x)'
+main.ts:3:11: error NABLA116: 'derivative' returns a function; inside differentiable code, call it where it is made, as in 'derivative(f)(x)', or hold it in a 'const' and call that
   2 | function f(x: number): number {
-> 3 |   const d = derivative((y: number) => y * y);
-    |             ^^^^^^^^^^
+> 3 |   let d = derivative((y: number) => y * y);
+    |           ^^^^^^^^^^
 main.ts:6:19: note: when differentiating 'f' for 'derivative'
 > 6 | export const df = derivative(f);
     |                   ^^^^^^^^^^^^^

@@ -261,6 +261,10 @@ export function nativeLines(e: EvalResult): string[] {
         (s) =>
           `\`${s.call}\` at ${s.place}: ${s.backend === "wasm" ? `WebAssembly (${s.detail})` : `JavaScript (${s.detail})`}`,
       );
+      if (e.wasm.driver)
+        lines.push(
+          `The wasm column runs \`${e.wasm.driver}\`: the same functions, with the derivative's driver tagged \`@backend wasm\` so that it runs in wasm too (its inner gradients in reverse mode there).`,
+        );
       lines.push(
         sites.length > 0
           ? `With backend "wasm": ${sites.join("; ")}. Operator calls without the backend option stay JavaScript.`

@@ -86,7 +86,7 @@ export interface EvalResult {
   workloadNote?: string;
   workloads: WorkloadResult[];
   /** The eval compiled with backend "wasm": which calls became wasm, or why it did not load. */
-  wasm?: { sites: BackendSite[]; error?: string };
+  wasm?: { sites: BackendSite[]; error?: string; driver?: string };
   /** Why GradBench's C++ tool does not run on this eval, when it was asked for. */
   cppSkipped?: string;
 }

@@ -3,7 +3,8 @@
 // times the primal, nabla's derivatives (JS and wasm backends) and the hand-written derivative
 // side by side, then GradBench's C++ tool, then the TensorFlow.js version.
 
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
 import { importCompiled } from "../load.js";
 import {
   asJson,
@@ -474,7 +475,13 @@ export async function loadEval(
     return { nabla, hand: null, wasm: null };
   }
   // After the JS module: importCompiled installs the hooks the wasm module's imports need.
-  const wasmEval = wasm ? await loadWasmEval(file, root) : null;
+  // An eval whose driver is written for the wasm backend (gradbench/wasm/) runs that one there.
+  const driver = join(root, "gradbench/wasm", `${spec.name}.ts`);
+  const wasmEval = !wasm
+    ? null
+    : existsSync(driver)
+      ? { ...(await loadWasmEval(driver, root)), driver: relative(root, driver) }
+      : await loadWasmEval(file, root);
   if (typeof wasmEval?.module === "string") {
     log(`    ${spec.name} with the wasm backend does not load: ${wasmEval.module.split("\n")[0]}`);
   }
@@ -507,6 +514,7 @@ export function runEval(
   if (wasm !== null) {
     result.wasm = {
       sites: wasm.sites,
+      ...(wasm.driver ? { driver: wasm.driver } : {}),
       ...(typeof wasm.module === "string" ? { error: wasm.module } : {}),
     };
   }

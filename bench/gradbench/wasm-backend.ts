@@ -30,10 +30,15 @@ export interface WasmEval {
   module: Module | string;
   /** The operator calls that take the backend option, as the module's comments say. */
   sites: BackendSite[];
+  /**
+   * The module, relative to the repository, when it is not the eval's own: gradbench/wasm/
+   * holds evals whose driver is written for the wasm backend (a function tagged `@backend wasm`).
+   */
+  driver?: string;
 }
 
 const SITE =
-  /^\/\/ (\w+\(.*?\)) at ([^\s:]+:\d+:\d+)( \(its forward passes\))?: (?:WebAssembly \(\d+ bytes\); per call it (.*)|JavaScript, not WebAssembly: (.*))$/;
+  /^\/\/ (\w+\(.*?\)|\w+ \(@backend \w+\)) at ([^\s:]+:\d+:\d+)( \(its forward passes\))?: (?:WebAssembly \(\d+ bytes\); per call it (.*)|JavaScript, not WebAssembly: (.*))$/;
 
 /** The backend comments of a module compiled with a wasm backend, in the order written. */
 export function backendSites(code: string): BackendSite[] {

@@ -200,6 +200,9 @@ function compileInto(
       differentiator.request(target, all, "reverse", [note]);
     }
   }
+  // Functions to run as WebAssembly: what their inner gradients need is built with the rest.
+  for (const list of wasmPrimals.values())
+    for (const p of list) differentiator.prepareWasmPrimal(p.key, []);
   current.file = entries[0] ?? "";
   differentiator.run();
   // Functions to run as WebAssembly are lowered like the functions differentiated.

@@ -2,6 +2,7 @@ import type { EffectsOf } from "../analysis/effects.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { CodeContext } from "../diagnostics/messages/index.js";
 import type { FunctionKey, IRFunction, Type } from "../ir/types.js";
+import type { WasmPrimalForm } from "./wasm-primals.js";
 
 /**
  * What emission reads once differentiation has run: the primal and generated functions by
@@ -20,6 +21,8 @@ export interface DerivativeTable {
   signatureOf(key: FunctionKey): { params: Type[]; result: Type | undefined } | undefined;
   /** Why a primal that is not in `primals` could not be lowered (see Differentiator). */
   loweringErrors(key: FunctionKey, codeContext: CodeContext): Diagnostic[];
+  /** A function tagged `@backend wasm` as that backend runs it (see wasm-primals.ts). */
+  wasmPrimal(key: FunctionKey): WasmPrimalForm;
   /** What a function does to its array and object arguments. */
   readonly effects: EffectsOf;
 }

@@ -49,6 +49,7 @@ import { OptionalDemands } from "./optional-demands.js";
 import { ruleDerivatives } from "./rule-derivatives.js";
 import { activeCallees, writtenCallees, type IndependentCallee } from "./independent-callees.js";
 import { isDifferentiable } from "../ir/type-system.js";
+import { WasmPrimals, type WasmPrimalForm } from "./wasm-primals.js";
 
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
@@ -93,6 +94,58 @@ export class Differentiator implements DerivativeTable {
       fail: (error, chain, key) => this.fail(error, chain, key),
       ...(observe ? { observe } : {}),
     });
+    this.wasmPrimals = new WasmPrimals({
+      lowerForWasm: (key) => this.lowerForWasm(key),
+      lowered: (key) => this.lowered(key),
+      requestSweeps: ({ key, wrt }, chain) =>
+        this.queue.push({
+          key,
+          wrt,
+          mode: "gradient",
+          chain,
+          root: true,
+          frozen: [],
+          optional: "it is computed in reverse mode inside a function run as WebAssembly",
+        }),
+      derivatives: this.derivatives,
+      rootFrozen: (key) => this.rootFrozen(key),
+      inputsOf: (key) => this.inputsOf(key),
+      effects: (key) => this.effects(key),
+      ...(this.observe ? { observe: this.observe } : {}),
+    });
+  }
+
+  /** The functions tagged `@backend wasm`, as that backend runs them (see wasm-primals.ts). */
+  private readonly wasmPrimals: WasmPrimals;
+
+  /** Prepares the function tagged `@backend wasm` with `key` (before `run`). */
+  prepareWasmPrimal(key: FunctionKey, chain: DiagnosticNote[]): void {
+    this.wasmPrimals.prepare(key, chain);
+  }
+
+  wasmPrimal(key: FunctionKey): WasmPrimalForm {
+    return this.wasmPrimals.get(key);
+  }
+
+  /** `key` lowered for a function run as WebAssembly, not kept among the primals. */
+  private lowerForWasm(key: FunctionKey): IRFunction | undefined {
+    const target = this.targets.get(key);
+    if (!target) return undefined;
+    try {
+      const lowered = lowerFunction(this.program, target.module, key, target.name, target.node, {
+        ...this.loweringOptions(target),
+        codeContext: "wasm",
+      });
+      for (const call of lowered.calls) {
+        if (!this.targets.has(call.key))
+          this.targets.set(call.key, call.target ?? namedTarget(call.symbol));
+      }
+      runPipeline("lowered", lowered.fn, this.observe);
+      this.deriveCallees(lowered.fn, []);
+      return lowered.fn;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Small callees inlined before linearizing (see inlining.ts). */

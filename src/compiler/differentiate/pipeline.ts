@@ -28,7 +28,14 @@ export type PassName =
 
 /** A named list of passes (see PIPELINES): what a function goes through once built. */
 export type PipelineName =
-  "lowered" | "inlined" | "derivedPrimal" | "forward" | "lanes" | "reverse" | "sweep";
+  | "lowered"
+  | "inlined"
+  | "derivedPrimal"
+  | "forward"
+  | "lanes"
+  | "reverse"
+  | "sweep"
+  | "wasmPrimal";
 
 const PASSES: Record<PassName, (fn: IRFunction) => unknown> = {
   /** Common subexpressions (ir/cse.ts): rules recompute what the primal computed. */
@@ -71,6 +78,12 @@ export const PIPELINES: Record<PipelineName, readonly PassName[]> = {
   reverse: ["cse", "licm", "sink-last-writes", "dce", "primal-calls", "restore-slots", "verify"],
   /** The forward and the backward sweep of reverse mode. */
   sweep: ["cse", "licm", "dce", "pack-captures", "verify"],
+  /**
+   * A function run as WebAssembly whose inner gradients were expanded (wasm-primals.ts): the
+   * array of adjoints a gradient with respect to several parameters gives, destructured at
+   * once, becomes its elements (the backend has no arrays of mixed elements).
+   */
+  wasmPrimal: ["dce", "scalarize", "verify"],
 };
 
 /** Called after each pass a pipeline runs, with the function as the pass left it. */

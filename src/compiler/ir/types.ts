@@ -172,6 +172,12 @@ export interface OpAttrs {
   written?: number[];
   /** A user callee as written at the call site (`g`, `ns.g`): how the emitted code names it. */
   calleeName?: string;
+  /**
+   * On a `call` in a function run as WebAssembly: an inner `gradient` of the callee in reverse
+   * mode, with respect to these parameters (ascending); differentiate/inner-gradients.ts
+   * expands it into the sweeps' calls.
+   */
+  reverseGradient?: number[];
   /** An inner operator's call of its function that runs once per element (see lower/nested.ts). */
   repeated?: boolean;
   /** A call a function value dispatches to: what holds it, for messages. */

@@ -1,3 +1,4 @@
+import { lowerHeldOperatorCall } from "./held-operators.js";
 import {
   badOperatorUse,
   callArity,
@@ -174,6 +175,8 @@ export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
   const local = ctx.scope.lookup(head);
   const closure = local && path === head ? ctx.closures.get(local) : undefined;
   if (closure) return lowerClosureCall(ctx, node, head, closure);
+  if (local && path === head && ctx.heldOperators.has(local))
+    return lowerHeldOperatorCall(ctx, node, local, head);
   const bound = local && path === head ? ctx.bound.get(local) : undefined;
   if (bound) return callFunctionArg(ctx, node, bound, lowerArguments(ctx, node), head);
   // `const act = table[name]; act(x)`, `for (const g of schedule) g(x)`: a local holding a

@@ -1,4 +1,4 @@
-import type { Expression, Node, Statement, YieldExpression } from "oxc-parser";
+import type { CallExpression, Expression, Node, Statement, YieldExpression } from "oxc-parser";
 import type { Message } from "../diagnostics/messages/message.js";
 import {
   type CodeContext,
@@ -233,6 +233,14 @@ export class LowerContext {
    * in. A call inlines the body there, so it reads and writes the variables it closes over.
    */
   readonly closures = new Map<Slot, { node: FunctionLike; scope: Scope }>();
+  /**
+   * `const g = gradient(f)`: the operator call a name holds, and the scope it was written in;
+   * `g(x)` is lowered as `gradient(f)(x)` (lower/held-operators.ts).
+   */
+  readonly heldOperators = new Map<
+    Slot,
+    { call: CallExpression; operator: string; scope: Scope }
+  >();
   /** Variables held in a one-element array a closure shares (lower/cells.ts): the array. */
   readonly cells = new Map<Slot, Value>();
   /** Names of `let` variables closures this function passes on assign (lower/cells.ts). */

@@ -8,7 +8,7 @@ import {
 } from "../diagnostics/messages/index.js";
 import type { CallExpression, Node } from "oxc-parser";
 import { typeResolver } from "../types/resolver.js";
-import { assignable } from "../ir/type-system.js";
+import { assignable, isAggregate, sameType } from "../ir/type-system.js";
 import { symbolKey } from "../ir/function-key.js";
 import { resolveFunctionArg } from "./function-values.js";
 import { findLocalFunction, freeNames } from "../resolve/captures.js";
@@ -57,8 +57,18 @@ export function lowerNestedOperator(
     target.contextual?.params[i] ??
     (target.contextualNumberParams ? "number" : undefined);
   const gradientLike = operator === "gradient" || operator === "valueWithGradient";
+  // In a function run as WebAssembly (which nobody differentiates), a gradient with respect
+  // to arrays or objects runs in reverse mode: see innerGradientInReverse.
+  const reverse =
+    gradientLike &&
+    ctx.codeContext === "wasm" &&
+    call.wrt.some((i) => {
+      const type = typeOf(i);
+      return type !== undefined && isAggregate(type);
+    });
   for (const i of call.wrt) {
     const type = typeOf(i);
+    if (reverse && type !== undefined && (type === "number" || isAggregate(type))) continue;
     const isVector =
       gradientLike && type !== undefined && (isNumberVector(type) || isNumberRecord(type));
     if (type !== "number" && !(isVector && call.wrt.length === 1)) {
@@ -157,6 +167,7 @@ export function lowerNestedOperator(
       ),
     );
   }
+  if (reverse) return innerGradientInReverse(ctx, call, key, args, captures, withValue, result);
   const tangent = tangentType(result);
   const jvp = (i: number, direction: Value, repeated = false): Value => {
     const callee = derivedPrimalKey(jvpKey(key, [i]), withValue ? "pair" : "tangent");
@@ -238,6 +249,56 @@ export function lowerNestedOperator(
   const value = b.emit("field", [results[0]!], [result], { field: "v" }).results[0]!;
   const name = operator === "valueWithDerivative" ? "derivative" : "gradient";
   return resultObject(ctx, value, derivative, name, result);
+}
+
+/**
+ * `gradient(f, { wrt })(args)` in reverse mode: one `call` of f marked `reverseGradient`,
+ * whose results are the adjoints of the differentiated parameters in ascending order, then
+ * f's value. What it stands for (fresh shadows, the forward and backward sweeps) is known
+ * once every derivative is built: differentiate/inner-gradients.ts expands it then.
+ */
+function innerGradientInReverse(
+  ctx: LowerContext,
+  call: NestedCall,
+  key: FunctionKey,
+  args: Value[],
+  captures: Value[],
+  withValue: boolean,
+  result: Type,
+): Value {
+  const b = ctx.builder;
+  const sorted = [...call.wrt].sort((x, y) => x - y);
+  const op = b.emit(
+    "call",
+    [...args, ...captures],
+    [...sorted.map((i) => tangentType(args[i]!.type)), result],
+    { callee: key, calleeName: call.target.name, reverseGradient: sorted },
+    [],
+    [...sorted.map((i) => `d${args[i]!.hint || i}`), "value"],
+  );
+  const adjoints = call.wrt.map((i) => op.results[sorted.indexOf(i)]!);
+  const gradient =
+    adjoints.length === 1
+      ? adjoints[0]!
+      : b.emit(
+          "literal",
+          adjoints,
+          [
+            {
+              kind: "array",
+              storage: "Array",
+              element: adjoints.every((a) => sameType(a.type, adjoints[0]!.type))
+                ? adjoints[0]!.type
+                : "opaque",
+              elements: adjoints.map((a) => a.type),
+            },
+          ],
+          {},
+          [],
+          "gradient",
+        ).results[0]!;
+  if (!withValue) return gradient;
+  return resultObject(ctx, op.results[sorted.length]!, gradient, "gradient", result);
 }
 
 /** An object type whose fields with derivatives are all numbers (`Point { x; y }`). */

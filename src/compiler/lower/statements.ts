@@ -1,3 +1,4 @@
+import { declareHeldOperator } from "./held-operators.js";
 import {
   typeMismatch,
   unknownType,
@@ -356,6 +357,8 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       ctx.closures.set(ctx.declareFunctionName(name), { node: init, scope: ctx.scope });
       continue;
     }
+    // `const g = gradient(f)`: each `g(x)` is the operator's call (held-operators.ts).
+    if (kind === "const" && declareHeldOperator(ctx, name, init)) continue;
     if (
       kind === "const" &&
       (!annotation || annotation.typeAnnotation.type === "TSFunctionType") &&

@@ -84,7 +84,12 @@ export const nestedDifferentiation = {
   ) =>
     message(
       "nestedDifferentiation",
-      `'${path}' returns a function; ${inside(where)}, call it where it is made, as in '${lastName}(f)(x)'`,
+      `'${path}' returns a function; ${inside(where)}, call it where it is made, as in '${lastName}(f)(x)', or hold it in a 'const' and call that`,
+    ),
+  heldOperatorShadowed: (name: Printable, fn: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `'${name}' was made from '${fn}', which means something else here: call the operator where '${fn}' is the function it was given`,
     ),
   withDerivativeCannotBeDifferentiatedAgain: () =>
     message(

@@ -26,11 +26,11 @@ export const wasmFallback = {
    * `what`: the function tagged `@backend wasm`, quoted, whose inner operator would run once
    * per element in WebAssembly (forward mode); a note points at it.
    */
-  perElementOperator: (what: Printable, reason: Printable) =>
+  perElementOperator: (what: Printable, reason: Printable, inside: Printable) =>
     message(
       "wasmFallback",
       `${what} runs as JavaScript, not WebAssembly: ${reason}`,
-      `call the operator from the JavaScript code that calls ${what} (there it runs in reverse mode; 'backend: "wasm"' on it runs that in wasm), or take 'gradient' with respect to numbers`,
+      `write the operator call in ${what} itself, where it runs in reverse mode inside WebAssembly (a helper such as '${inside}' is lowered as differentiated code is); or call it from the JavaScript code that calls ${what}`,
     ),
   /** The note at that operator call. */
   perElementHere: () =>

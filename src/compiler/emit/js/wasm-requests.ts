@@ -266,31 +266,35 @@ export class WasmRequests {
     const { table, claim, names } = this.context;
     const node = target.node;
     const site = `${target.name} (@backend ${backend}) at ${this.place(node.start)}`;
-    const fn = table.primals.get(key);
     const params = node.params.flatMap((p) => (p.type === "Identifier" ? [p.name] : []));
-    const writes = writesArguments(table.effects(key), params);
+    // As the backend runs it: inner gradients with respect to arrays in reverse mode.
+    const form = table.wasmPrimal(key);
+    const fn = form.fn;
+    const writes = writesArguments(form.effects ?? table.effects(key), params);
     const name = claim(`wasm:${key}`, `${target.name}$wasm`);
     const fallback = claim(`wasm-fallback:${key}`, `${target.name}$js`);
     const declaration = node.type === "FunctionDeclaration" ? node : undefined;
     // Why it could not be lowered (lowered again to see it), phrased for a function run as
     // WebAssembly: notes point at each construct, followed by the error's own notes.
-    const errors = fn ? [] : table.loweringErrors(key, "wasm");
+    const errors = fn || form.reason ? [] : table.loweringErrors(key, "wasm");
     const unread = errors.flatMap((d) => [{ message: d.message, loc: d.loc }, ...d.notes]);
     let twin: WasmTwin;
-    let perElement: Op | undefined;
-    if (!fn) twin = { ok: false, reason: "nabla could not read it" };
+    let perElement: { op: Op; inside: string } | undefined;
+    if (form.reason) twin = { ok: false, reason: form.reason };
+    else if (!fn) twin = { ok: false, reason: "nabla could not read it" };
     else if (!declaration?.body || params.length !== node.params.length)
       twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
     else if (writes) twin = { ok: false, reason: writes };
     else if ((perElement = perElementOperator(fn, (k) => table.primals.get(k))))
       twin = {
         ok: false,
-        reason: `its inner '${perElement.attrs.calleeName ?? "gradient"}' with respect to an array would run in forward mode there, one pass of the function per element; as JavaScript it runs in reverse mode, in one`,
+        reason: `the inner '${perElement.op.attrs.calleeName ?? "gradient"}' with respect to an array in '${perElement.inside}', which it calls, would run in forward mode there, one pass of the function per element; as JavaScript it runs in reverse mode, in one`,
       };
     else
       twin = wasmTwin({
         backend,
-        source: this.source,
+        // The function in the form the backend runs, under its own key (a recursive call too).
+        source: { get: (k) => (k === key ? fn : this.source.get(k)) },
         entry: { kind: "function", key },
         written: [],
         name,
@@ -318,10 +322,10 @@ export class WasmRequests {
       errors.length
         ? (what) => wasmFallback.functionNotRead(what, errors.length)
         : perElement
-          ? wasmFallback.perElementOperator
+          ? (what, reason) => wasmFallback.perElementOperator(what, reason, perElement!.inside)
           : wasmFallback.runsAsJavaScript,
       perElement
-        ? [{ message: wasmFallback.perElementHere().message, loc: perElement.loc }]
+        ? [{ message: wasmFallback.perElementHere().message, loc: perElement.op.loc }]
         : unread,
     );
     return [];
@@ -400,19 +404,20 @@ export class WasmRequests {
 }
 
 /**
- * An operator call of `fn` (or of a function it calls) that runs once per element of an
- * array (lower/nested.ts: an inner `gradient` with respect to an array, in forward mode).
+ * An operator call in a function `fn` calls that runs once per element of an array
+ * (lower/nested.ts: an inner `gradient` with respect to an array, in forward mode), and the
+ * function it is in. (In `fn` itself, lowered for WebAssembly, it runs in reverse mode.)
  */
 function perElementOperator(
   fn: IRFunction,
   lowered: (key: FunctionKey) => IRFunction | undefined,
-): Op | undefined {
+): { op: Op; inside: string } | undefined {
   const seen = new Set<FunctionKey>();
-  const visit = (f: IRFunction): Op | undefined => {
-    let found: Op | undefined;
+  const visit = (f: IRFunction): { op: Op; inside: string } | undefined => {
+    let found: { op: Op; inside: string } | undefined;
     forEachOp(f.body, (op) => {
       if (found || op.opcode !== "call") return;
-      if (op.attrs.repeated) found = op;
+      if (op.attrs.repeated) found = { op, inside: f.name };
       const callee = op.attrs.callee;
       if (found || !callee || seen.has(callee)) return;
       seen.add(callee);

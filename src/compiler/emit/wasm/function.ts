@@ -1,3 +1,4 @@
+import { releasesHeap } from "./iteration-heap.js";
 import type {
   ArrayType,
   FunctionKey,
@@ -1064,10 +1065,14 @@ class WatFunctionEmitter implements LaneHost {
     const condition = before.ops[before.ops.length - 1]!;
     const [flag, ...forwarded] = condition.operands;
     const n = this.labels++;
+    // What an iteration makes dies with it: the heap is put back after each (iteration-heap.ts).
+    const mark = releasesHeap(op, this.growing.growing) ? `$heap_mark${n}` : undefined;
+    if (mark) this.pairLocals.set(mark, "i32");
     this.line(`(block $exit${n}`);
     this.indent++;
     this.line(`(loop $next${n}`);
     this.indent++;
+    if (mark) this.line(`(local.set ${mark} (global.get $heap_top))`);
     this.region(before);
     this.move(after.params, forwarded, condition);
     this.line(`(br_if $exit${n} (i32.eqz ${this.get(flag!)}))`);
@@ -1077,6 +1082,7 @@ class WatFunctionEmitter implements LaneHost {
     this.checked.pop();
     const yielded = after.ops[after.ops.length - 1]!;
     this.move(before.params, yielded.operands, yielded);
+    if (mark) this.line(`(global.set $heap_top (local.get ${mark}))`);
     this.line(`(br $next${n})`);
     this.indent--;
     this.line(")");

@@ -457,6 +457,33 @@ test("labels hashed into buckets with & and |, read as indices: gradient and dif
   );
 });
 
+test("an embedding lookup by Uint16Array token ids into a flat table (ids[t] * dim + j) with Uint8Array positions masked by &", async () => {
+  await checkDerivatives(
+    `export function f(table: Float64Array, positional: Float64Array, ids: Uint16Array, at: Uint8Array, dim: number): number {
+  let s = 0;
+  for (let t = 0; t < ids.length; t++) {
+    let dot = 0;
+    for (let j = 0; j < dim; j++) {
+      const e = table[ids[t] * dim + j] + positional[(at[t] & 3) * dim + j];
+      dot += e * e * (j + 1);
+    }
+    s += Math.tanh(dot / dim);
+  }
+  return s;
+}`,
+    [0, 1],
+    [
+      () => [
+        Float64Array.from({ length: 15 }, (_, i) => Math.sin(i * 0.9) * 0.7),
+        Float64Array.from({ length: 12 }, (_, i) => Math.cos(i * 1.3) * 0.4),
+        Uint16Array.of(4, 0, 2, 2, 1, 3),
+        Uint8Array.of(0, 1, 6, 255, 2, 3),
+        3,
+      ],
+    ],
+  );
+});
+
 const CSR_MULTIPLY = `export function f(vals: Float64Array, x: Float64Array, rows: Int32Array, cols: Int32Array): number {
   const n = rows.length - 1;
   const y = new Float64Array(n);

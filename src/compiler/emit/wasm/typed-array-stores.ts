@@ -24,6 +24,11 @@ export function holdsInt32(storage: ArrayType["storage"]): boolean {
   return isIntegerArray({ kind: "array", storage, element: "number" }) && storage !== "Uint32Array";
 }
 
+/** Whether the elements of an array of `storage` are integers ≥ 0 (a Uint8Array's…). */
+export function isUnsigned(storage: ArrayType["storage"]): boolean {
+  return ["Uint8Array", "Uint8ClampedArray", "Uint16Array", "Uint32Array"].includes(storage);
+}
+
 /**
  * The f64 a store of `value` into an array of `type` puts in its cell: `value` an f64
  * expression, or with `int` an i32 one (an integer wasm keeps as i32, integers.ts: its own

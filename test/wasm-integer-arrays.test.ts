@@ -519,6 +519,28 @@ test("a CSR sparse matrix-vector product with Int32Array rows and cols: gradient
   );
 });
 
+test("the CSR product with vals and x in a wasmArrays memory: those read in place, the Int32Arrays copied beside them", async () => {
+  const files = operators(CSR_MULTIPLY, [0, 1]);
+  files["main.ts"] += `export { wasmArrays } from "nabla";\n`;
+  const m = await loadProgram<
+    Operators & {
+      wasmArrays: (o: { megabytes: number }) => { from: (v: number[]) => Float64Array };
+    }
+  >(files);
+  const memory = m.wasmArrays({ megabytes: 4 });
+  const vals = memory.from([1.5, -2, 0.5, 0.3, 0.7, 1.1]);
+  const x = memory.from([0.4, -0.9, 1.3]);
+  const rows = Int32Array.of(0, 2, 3, 6);
+  const cols = Int32Array.of(0, 2, 1, 0, 1, 2);
+  const before = { ...m.wasmStats };
+  const wasm = m.vgWasm(vals, x, rows, cols);
+  const js = m.vgJs(vals, x, rows, cols);
+  sameBits([wasm.value], [js.value], "value");
+  sameValue(wasm.gradient, js.gradient, "gradient");
+  assert.equal(m.wasmStats.wasm - before.wasm, 1, "ran in wasm");
+  assert.equal(m.wasmStats.inPlace - before.inPlace, 1, "read in place");
+});
+
 test("a CSR matrix as an object with Int32Array fields (a parameter, its gradient only vals) and one built inside", async () => {
   await checkDerivatives(
     `interface Csr {

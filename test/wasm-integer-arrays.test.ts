@@ -684,9 +684,8 @@ test("results: a CSR sparse matrix with Int32Array rows and cols (ba's SparseMat
 
 test("ba's Jacobian layout filled by a @backend wasm driver: structure in Int32Arrays, the weight rows by derivative", async () => {
   // GradBench's ba (gradbench/evals/ba.ts): per observation two reprojection rows of 15
-  // entries and a weight row, in CSR. Its reprojection rows take a pullback, which a function
-  // run as WebAssembly does not cover yet (NABLA202 says so); this driver fills what it can:
-  // every row's columns, and the weight rows' values.
+  // entries and a weight row, in CSR, built as a driver of it would: every row's columns, and
+  // the weight rows' values by an inner derivative (the next test runs the whole Jacobian).
   const header = `import { derivative } from "nabla";
 export interface SparseMatrix {
   nrows: number;

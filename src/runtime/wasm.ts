@@ -10,9 +10,9 @@ import { chooseOwnMath } from "./wasm-math.js";
 // `out`. Per call, the arguments are copied into the instance's memory (numbers as they are,
 // arrays whole: a Float64Array (or another typed array, widened: wasm holds the elements of
 // each as f64s, which copying back or out converts back exactly) with one `set`, an array of
-// arrays row by row; objects field by field, in the order of their type's), the entry runs, the arrays and objects it writes
-// (reverse mode's shadows) are copied back into the caller's, and array and object results are
-// copied out as new ones. Arrays made by `wasmArrays` (runtime/wasm-arrays.ts) are the
+// arrays row by row; objects field by field, in the order of their type's), the entry runs,
+// the arrays and objects it writes (reverse mode's shadows) are copied back into the caller's,
+// and array and object results are copied out as new ones. Arrays made by `wasmArrays` (runtime/wasm-arrays.ts) are the
 // exception: a call reading one runs on an instance bound to that memory, reads it in place,
 // and copies only the rest above it.
 //

@@ -25,6 +25,8 @@ const SUITES = [
   "names",
   "forward-jacobian",
   "aux-and-mode",
+  // Integer typed arrays as data: labels, CSR structure, counts, stores that wrap or clamp.
+  "integer-typed-arrays",
   // Programs as people write them: captured variables, destructuring, generators, `??` (whose
   // calls with an argument left out rerun as JavaScript), and the random program generators.
   "closures",

@@ -5,8 +5,9 @@
 /**
  * How a value crosses between JavaScript and wasm: a number (f64), a boolean (i32), an array of
  * numbers, of arrays or of objects (an i32 address in wasm memory), built as a `Float64Array`,
- * a `Float32Array` (held as f64s in wasm, each store rounded to float32) or an `Array` when
- * copied out, or a plain object (an i32 address too), its fields in this order.
+ * a `Float32Array` (held as f64s in wasm, each store rounded to float32), an integer typed
+ * array (`Int32Array`, `Uint8Array`…: held as f64s, each store converted as JavaScript's) or an
+ * `Array` when copied out, or a plain object (an i32 address too), its fields in this order.
  * An object's field of a type wasm does not carry (a string, an optional field, a function) is
  * "opaque": it has a cell, never copied, and the wasm code never reads or writes it.
  */
@@ -19,7 +20,7 @@ export type WasmKind =
    */
   | "string"
   | "opaque"
-  | { array: "Float64Array" | "Float32Array" | "Array"; of: WasmKind }
+  | { array: WasmArrayStorage; of: WasmKind }
   | { fields: [name: string, kind: WasmKind][] }
   /**
    * An optional field: its cell holds NaN (a number) or 0 (a boolean, an array, an object)
@@ -27,6 +28,19 @@ export type WasmKind =
    * has bit k set for its k-th field when it has it.
    */
   | { optional: WasmKind };
+
+/** How an array crossing between JavaScript and wasm is built in JavaScript. */
+export type WasmArrayStorage =
+  | "Array"
+  | "Float64Array"
+  | "Float32Array"
+  | "Int32Array"
+  | "Uint32Array"
+  | "Int16Array"
+  | "Uint16Array"
+  | "Int8Array"
+  | "Uint8Array"
+  | "Uint8ClampedArray";
 
 /** A module-level value wasm code reads (WasmEntrySpec.globals). */
 export type WasmGlobal = "f64" | "i32" | { copied: WasmKind };

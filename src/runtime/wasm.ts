@@ -1,5 +1,5 @@
 import { isLeaf, leafCopier } from "./wasm-leaf-objects.js";
-import type { WasmEntrySpec, WasmGlobal, WasmKind } from "../api/wasm-entry.js";
+import type { WasmArrayStorage, WasmEntrySpec, WasmGlobal, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
 import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js";
 import { StringIds } from "./wasm-strings.js";
@@ -8,11 +8,11 @@ import { chooseOwnMath, chooseOwnTrig } from "./wasm-math.js";
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
 // `out`. Per call, the arguments are copied into the instance's memory (numbers as they are,
-// arrays whole: a Float64Array (or Float32Array, widened: wasm holds its elements as f64s)
-// with one `set`, an array of arrays row by row; objects field by
-// field, in the order of their type's), the entry runs, the arrays and objects it writes
-// (reverse mode's shadows) are copied back into the caller's, and array and object results are
-// copied out as new ones. Arrays made by `wasmArrays` (runtime/wasm-arrays.ts) are the
+// arrays whole: a Float64Array (or another typed array, widened: wasm holds the elements of
+// each as f64s, which copying back or out converts back exactly) with one `set`, an array of
+// arrays row by row; objects field by field, in the order of their type's), the entry runs,
+// the arrays and objects it writes (reverse mode's shadows) are copied back into the caller's,
+// and array and object results are copied out as new ones. Arrays made by `wasmArrays` (runtime/wasm-arrays.ts) are the
 // exception: a call reading one runs on an instance bound to that memory, reads it in place,
 // and copies only the rest above it.
 //
@@ -598,18 +598,31 @@ function checkedObject(value: unknown): Record<string, unknown> {
   throw new NotCopyable();
 }
 
-function checkedArray(
-  kind: { array: "Float64Array" | "Float32Array" | "Array" },
-  value: unknown,
-): ArrayLike<unknown> {
+/** The constructors of the typed arrays wasm carries (its f64 cells hold their elements). */
+const TYPED_ARRAYS = {
+  Float64Array,
+  Float32Array,
+  Int32Array,
+  Uint32Array,
+  Int16Array,
+  Uint16Array,
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+};
+
+type TypedArray = InstanceType<(typeof TYPED_ARRAYS)[keyof typeof TYPED_ARRAYS]>;
+
+function checkedArray(kind: { array: WasmArrayStorage }, value: unknown): ArrayLike<unknown> {
   const ok =
-    kind.array === "Float64Array"
-      ? value instanceof Float64Array
-      : kind.array === "Float32Array"
-        ? value instanceof Float32Array
-        : Array.isArray(value);
+    kind.array === "Array" ? Array.isArray(value) : value instanceof TYPED_ARRAYS[kind.array];
   if (ok) return value as ArrayLike<unknown>;
   throw new NotCopyable();
+}
+
+/** Whether `array` is a typed array (whose elements are numbers, copied with `set`). */
+function isTypedArray(array: unknown): array is TypedArray {
+  return ArrayBuffer.isView(array) && !(array instanceof DataView);
 }
 
 /** Copies one call's arguments in (from `at` on) and its written arrays and results out. */
@@ -688,10 +701,8 @@ class Copier {
     i32[address >> 2] = n;
     const first = (address + 8) >> 3;
     if (kind.of === "number") {
-      if ((array instanceof Float64Array || array instanceof Float32Array) && n > SHORT)
-        f64.set(array, first);
-      else if (array instanceof Float64Array || array instanceof Float32Array)
-        for (let j = 0; j < n; j++) f64[first + j] = array[j]!;
+      if (isTypedArray(array) && n > SHORT) f64.set(array, first);
+      else if (isTypedArray(array)) for (let j = 0; j < n; j++) f64[first + j] = array[j]!;
       else
         for (let j = 0; j < n; j++) {
           const x = array[j];
@@ -780,8 +791,8 @@ class Copier {
       const address = this.backAddresses[k]!;
       const first = (address + 8) >> 3;
       const n = i32[address >> 2]!;
-      if ((array instanceof Float64Array || array instanceof Float32Array) && n > SHORT)
-        array.set(f64.subarray(first, first + n));
+      // An integer array's cells hold its integers exactly: `set` converts them back as they were.
+      if (isTypedArray(array) && n > SHORT) array.set(f64.subarray(first, first + n));
       else for (let j = 0; j < n; j++) (array as number[])[j] = f64[first + j]!;
     }
     if (this.backObjects)
@@ -831,7 +842,7 @@ class Copier {
     if (kind.of === "number") {
       const copy = f64.slice(first, first + n);
       if (kind.array === "Float64Array") return copy;
-      return kind.array === "Float32Array" ? Float32Array.from(copy) : Array.from(copy);
+      return kind.array === "Array" ? Array.from(copy) : new TYPED_ARRAYS[kind.array](copy);
     }
     const rows = Array.from({ length: n }, (_, j) =>
       this.out(kind.of, i32[(value + 8 + 8 * j) >> 2]!),

@@ -10,7 +10,7 @@ export const wasmFallback = {
     message(
       "wasmFallback",
       `${what} runs as JavaScript, not WebAssembly: ${reason}`,
-      `the WebAssembly backend covers functions of numbers, booleans, strings compared for equality, arrays of numbers (Float64Array, Float32Array, number[], arrays of them), arrays it makes and grows, and objects of them (with fields of other types, such as functions, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning`,
+      `the WebAssembly backend covers functions of numbers, booleans, strings compared for equality, arrays of numbers (Float64Array, Float32Array, number[], arrays of them), integer typed arrays (Int32Array, Uint8Array…), arrays it makes and grows, and objects of them (with fields of other types, such as functions, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning`,
     ),
   /**
    * `what`: the function tagged `@backend wasm`, quoted, which nabla could not lower at

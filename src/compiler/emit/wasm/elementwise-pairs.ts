@@ -2,6 +2,7 @@ import { isArray } from "../../ir/type-system.js";
 import type { Op, Region, Value } from "../../ir/types.js";
 import { terminator } from "../../ir/walk.js";
 import { holdsNumbers } from "./kinds.js";
+import { convertsStores } from "./typed-array-stores.js";
 import type { LoopPrechecks } from "./loop-prechecks.js";
 
 // Two iterations of an elementwise loop at once, in the lanes of f64x2s. Reverse mode's
@@ -17,8 +18,9 @@ import type { LoopPrechecks } from "./loop-prechecks.js";
 //
 // The loop must count up by 1 to a bound made before it (`i < n`), carry nothing else that
 // changes, and its body be only: element reads and writes (`=` and `+=`) at the counter of
-// arrays of numbers made before the loop (not Float32Arrays written: their stores round),
-// f64 add, sub, mul, div and neg, number constants, and the counter's increment.
+// arrays of numbers made before the loop (of typed arrays written, only Float64Arrays: the
+// others' stores round or convert), f64 add, sub, mul, div and neg, number constants, and the
+// counter's increment.
 
 export interface ElementwisePairs {
   /** The counter as the loop's carried value (its local is advanced by 2 per pair). */
@@ -91,7 +93,7 @@ export function elementwisePairs(
     index === bodyCounter &&
     isArray(array.type) &&
     holdsNumbers(array.type) &&
-    !(written && array.type.storage === "Float32Array") &&
+    !(written && convertsStores(array.type.storage)) &&
     !inside(array);
   for (const op of after.ops) {
     if (op === increment || op.opcode === "yield") continue;

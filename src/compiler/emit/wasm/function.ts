@@ -24,6 +24,8 @@ import {
   type WasmValueType,
 } from "./kinds.js";
 import { integerValues } from "./integers.js";
+import { convertsStores, storedValue } from "./typed-array-stores.js";
+import { bitOperation, isBitOperation, isSignedBitOperation, toInt32 } from "./int32.js";
 import {
   absentValues,
   NUMERIC_USES,
@@ -420,6 +422,8 @@ class WatFunctionEmitter implements LaneHost {
         return this.set(r, this.as(r, a!));
       case "math":
         return this.set(r, this.math(op));
+      case "nondiff":
+        return this.bitOperation(op, r);
       case "call":
         return this.call(op);
       case "if":
@@ -443,11 +447,13 @@ class WatFunctionEmitter implements LaneHost {
         return this.set(r, this.lengthOf(a!));
       case "index": {
         const type = this.arrayOperand(a!);
+        // An integer array's element kept as i32 (integers.ts): its cell holds it exactly.
+        const element = (f64: string) => (this.isInt(r) ? `(i32.trunc_f64_s ${f64})` : f64);
         const slot = this.slots.get(`${a!.id}[${b!.id}]`);
-        if (slot) return this.set(r, `(local.get ${slot})`);
+        if (slot) return this.set(r, element(`(local.get ${slot})`));
         const index = this.checkIndex(a!, b!);
         if (holdsNumbers(type))
-          return this.set(r, `(f64.load offset=8 ${this.elementAddress(a!, index)})`);
+          return this.set(r, element(`(f64.load offset=8 ${this.elementAddress(a!, index)})`));
         this.flows(type.elements?.[0] ?? type.element, r.type);
         this.set(r, `(i32.load offset=8 ${this.elementAddress(a!, index)})`);
         // An element never written (of `new Array(n)`): JavaScript reads undefined there.
@@ -1443,6 +1449,41 @@ class WatFunctionEmitter implements LaneHost {
     return "(local.get $inBounds)";
   }
 
+  /**
+   * The number a store of `value` into an array of `type` leaves in its cell: converted as
+   * JavaScript's store converts it (typed-array-stores.ts).
+   */
+  private storedInto(type: ArrayType, value: string): string {
+    if (!convertsStores(type.storage)) return value;
+    return storedValue(type, value, this.declareLocal("$stored", "f64"));
+  }
+
+  /** `storedInto` of a number value `v`: an integer kept as i32 stored without a ToInt32. */
+  private storedNumber(type: ArrayType, v: Value): string {
+    if (!this.isInt(v) || !convertsStores(type.storage)) return this.storedInto(type, this.num(v));
+    return storedValue(type, this.get(v), this.declareLocal("$stored", "f64"), true);
+  }
+
+  /**
+   * A bit operator (`x & 3`, `h >>> 0`, Math.imul) as JavaScript computes it: its operands
+   * converted by ToInt32 (int32.ts), an integer kept as i32 as it is. Other `nondiff` ops
+   * (string methods, `instanceof`…) are not covered.
+   */
+  private bitOperation(op: Op, r: Value): void {
+    const callee = op.attrs.callee ?? "";
+    const numbers = op.operands.every((v) => v.type === "number");
+    if (!numbers || !isBitOperation(callee, op.operands.length)) return this.fail(describe(op));
+    const scratch = this.declareLocal("$stored", "f64");
+    // One operand's conversion is done (its scratch read) before the next one's starts.
+    const operands = op.operands.map((v) =>
+      this.isInt(v) ? this.get(v) : toInt32(this.get(v), scratch),
+    );
+    const bits = bitOperation(callee, operands);
+    if (this.isInt(r)) return this.set(r, bits);
+    const signed = isSignedBitOperation(callee);
+    this.set(r, `(f64.convert_i32_${signed ? "s" : "u"} ${bits})`);
+  }
+
   /** The address of element `index` (an i32) of `array`, less the 8 bytes of its header. */
   private elementAddress(array: Value, index: string): string {
     return `(i32.add ${this.get(array)} (i32.shl ${index} (i32.const 3)))`;
@@ -1459,14 +1500,17 @@ class WatFunctionEmitter implements LaneHost {
     const slot = this.slots.get(`${array.id}[${i.id}]`);
     if (slot) {
       const sum = op.opcode === "addIndex" ? `(f64.add (local.get ${slot}) ${value})` : value;
-      this.line(`(local.set ${slot} ${roundedFor(type, sum)})`);
+      this.line(`(local.set ${slot} ${this.storedInto(type, sum)})`);
       return;
     }
     const storeAt = (index: string) => {
       const address = this.elementAddress(array, index);
+      if (!numbers) return `(i32.store offset=8 ${address} ${value})`;
       const stored =
-        op.opcode === "addIndex" ? `(f64.add (f64.load offset=8 ${address}) ${value})` : value;
-      return `(${numbers ? "f64" : "i32"}.store offset=8 ${address} ${roundedFor(type, stored)})`;
+        op.opcode === "addIndex"
+          ? this.storedInto(type, `(f64.add (f64.load offset=8 ${address}) ${value})`)
+          : this.storedNumber(type, v);
+      return `(f64.store offset=8 ${address} ${stored})`;
     };
     if (op.attrs.ifExists) {
       // Adds only where the element exists (see the `index` rule of rules/transpose.ts).
@@ -1546,7 +1590,7 @@ class WatFunctionEmitter implements LaneHost {
     this.line(`(local.set ${this.define(r)} ${allocation})`);
     op.operands.forEach((v, k) =>
       this.line(
-        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? roundedFor(type, this.num(v)) : this.get(v)})`,
+        `(${numbers ? "f64" : "i32"}.store offset=${8 + 8 * k} ${this.get(r)} ${numbers ? this.storedNumber(type, v) : this.get(v)})`,
       ),
     );
   }
@@ -1762,11 +1806,6 @@ const TRUTH_USES = new Set(["if", "not", "and", "or", "loop"]);
 /** Whether wasm holds an absent value of `type` as 0, which no value of it is (kinds.ts). */
 function heldAsZero(type: Type): boolean {
   return type === "string" || isAggregate(type);
-}
-
-/** A number stored into an array of type `type`: rounded to float32 in a Float32Array. */
-function roundedFor(type: ArrayType, value: string): string {
-  return type.storage === "Float32Array" ? `(f64.promote_f32 (f32.demote_f64 ${value}))` : value;
 }
 
 /**

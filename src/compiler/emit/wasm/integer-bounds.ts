@@ -1,5 +1,7 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
 import { forEachOp, terminator } from "../../ir/walk.js";
+import { isArray } from "../../ir/type-system.js";
+import { isUnsigned } from "./typed-array-stores.js";
 
 // What the emitter knows of the i32 integers (integers.ts) of a function, so it can leave out
 // checks that cannot fail: an index `a[i]` needs no bounds check when i ≥ 0 and the loop
@@ -86,6 +88,14 @@ export function integerBounds(fn: IRFunction, ints: Set<number>): IntegerBounds 
         const other = constant(a!) !== undefined ? b : a;
         return rule(r, () => (k !== undefined && k >= 1 ? clamp(bound(other)) : UNKNOWN));
       }
+      case "index":
+        // An element of a Uint8Array, a Uint16Array… (one integers.ts keeps as i32).
+        return rule(r, () => (isArray(a!.type) && isUnsigned(a!.type.storage) ? 0 : UNKNOWN));
+      case "nondiff":
+        // `x & mask` with either side ≥ 0: the result's sign bit is clear.
+        return rule(r, () =>
+          op.attrs.callee === "&" && Math.max(bound(a), bound(b)) >= 0 ? 0 : UNKNOWN,
+        );
       case "select":
         return rule(r, () => Math.min(bound(b), bound(c)));
       case "detach":

@@ -1,11 +1,15 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
 import { forEachOp, terminator } from "../../ir/walk.js";
+import { isArray } from "../../ir/type-system.js";
+import { isBitOperation, isSignedBitOperation } from "./int32.js";
+import { holdsInt32 } from "./typed-array-stores.js";
 
 // Which numbers of a function are integers that fit an i32, so wasm keeps them as i32: loop
-// counters, lengths, trip counts, and what adding and subtracting them (or multiplying one by a
-// constant above 0) makes. An index that is
-// one needs only a bounds check, not a conversion and an integer test, and the loop's own
-// arithmetic is integer arithmetic (V8 keeps such JavaScript numbers as small integers too).
+// counters, lengths, trip counts, the results of bit operators (`x & 3`, `h | 0`: int32.ts),
+// the elements of integer arrays (but a Uint32Array's), and what adding and subtracting them
+// (or multiplying one by a constant above 0) makes. An index that is one needs only a bounds
+// check, not a conversion and an integer test (`x[cols[k]]`), and the loop's own arithmetic
+// is integer arithmetic (V8 keeps such JavaScript numbers as small integers too).
 //
 // Found as the largest set closed under the rules below (start from every candidate, drop
 // those a rule rejects until nothing changes), so a counter carried around a loop is an
@@ -53,6 +57,19 @@ export function integerValues(fn: IRFunction, nonNegative?: ReadonlySet<number>)
       }
       case "length":
         return candidate(r!, () => true);
+      case "index":
+        // An element of an Int32Array, a Uint8Array…: an int32, read as one (function.ts).
+        if (isArray(a!.type) && holdsInt32(a!.type.storage)) candidate(r!, () => true);
+        return;
+      case "nondiff":
+        // `x & 3`, `h | 0`, Math.imul: an int32 (function.ts computes it as one); not `>>>`.
+        if (
+          isBitOperation(op.attrs.callee ?? "", op.operands.length) &&
+          isSignedBitOperation(op.attrs.callee!) &&
+          op.operands.every((v) => v.type === "number")
+        )
+          candidate(r!, () => true);
+        return;
       case "pop":
         // Trip counts are saved as integers; other numbers the forward sweep saved are taken
         // as integers where they lead to an index, checked when popped (function.ts).

@@ -1,5 +1,5 @@
 import type { WasmKind } from "../../../api/wasm-entry.js";
-import type { ArrayType, ObjectType, Type } from "../../ir/types.js";
+import type { ArrayType, IntegerArrayStorage, ObjectType, Type } from "../../ir/types.js";
 import {
   isArray,
   isIntegerArray,
@@ -8,6 +8,7 @@ import {
   typeText,
 } from "../../ir/type-system.js";
 import { NotForWasm } from "./not-for-wasm.js";
+import { convertsStores } from "./typed-array-stores.js";
 
 // Which IR types the wasm backend carries, and how: numbers as f64, booleans as i32, strings
 // as i32 ids (equal strings, equal ids: the code only tests strings for equality; 0 is
@@ -18,8 +19,10 @@ import { NotForWasm } from "./not-for-wasm.js";
 // object's block holds its fields the same way, from 8 bytes on in the order of its type's
 // fields (the count at the address is unused). An element address of 0 is an element never
 // written (JavaScript's `undefined`). A Float32Array is held the same way, as f64s (each
-// exactly a float32), and every store into one is rounded to float32 first (function.ts), as
-// JavaScript's stores into it are. An optional field (one of an object's first 32) is carried
+// exactly a float32), and every store into one is rounded to float32 first, as JavaScript's
+// stores into it are; an integer typed array (Int32Array, Uint8ClampedArray…) too, as f64s
+// each exactly one of its integers, every store converted as JavaScript's (ToInt32,
+// clamping: typed-array-stores.ts). An optional field (one of an object's first 32) is carried
 // with its presence: bit k of the i32 4 bytes into the object's block says whether the object
 // has its field k (when it has not, the cell holds NaN for a number, what JavaScript computes
 // with undefined as, and 0 otherwise). A field of a type not carried (a later optional field,
@@ -51,9 +54,8 @@ function carry(type: Type): WasmKind | NotCarried {
   if (type === "number" || type === "boolean" || type === "string") return type;
   if (isObject(type)) return objectKind(type);
   if (!isArray(type)) return not("");
-  // Integer arrays would need their stores converted as JavaScript's (ToInt32, clamping…).
-  if (isIntegerArray(type))
-    return not(`integer typed arrays such as ${type.storage} are not covered`);
+  // Integer arrays: f64 cells too, each store converted as JavaScript's (ToInt32, clamping…).
+  if (isIntegerArray(type)) return { array: type.storage as IntegerArrayStorage, of: "number" };
   const elements = type.elements?.length ? type.elements : [type.element];
   // Each element's kind once: carrying one twice per level was exponential in the nesting.
   const kinds = elements.map((e) => carry(e));
@@ -65,7 +67,7 @@ function carry(type: Type): WasmKind | NotCarried {
   const layout = layoutKey(of);
   if (kinds.some((k) => layoutKey(isNot(k) ? undefined : k) !== layout))
     return not("its elements are of different kinds");
-  return { array: type.storage as "Array" | "Float64Array" | "Float32Array", of };
+  return { array: type.storage, of };
 }
 
 /**
@@ -125,8 +127,8 @@ function layoutKey(kind: WasmKind | undefined): string {
   if (kind === undefined) return "?";
   if (typeof kind === "string") return kind;
   if ("optional" in kind) return `${layoutKey(kind.optional)}?`;
-  // A Float32Array's stores round: code for a Float64Array must not be given one.
-  if ("of" in kind) return `${kind.array === "Float32Array" ? "f32" : ""}[${layoutKey(kind.of)}]`;
+  // A Float32Array's stores round, an Int32Array's wrap…: code for one must not be given another.
+  if ("of" in kind) return `${convertsStores(kind.array) ? kind.array : ""}[${layoutKey(kind.of)}]`;
   return `{${kind.fields.map(([name, k]) => `${JSON.stringify(name)}:${layoutKey(k)}`).join(",")}}`;
 }
 

@@ -1,5 +1,5 @@
 import type { ArrayType, IRFunction, ObjectType, Op, Value } from "../../ir/types.js";
-import { isArray, isObject, typeText } from "../../ir/type-system.js";
+import { isArray, isIntegerArray, isObject, typeText } from "../../ir/type-system.js";
 import { forEachOp } from "../../ir/walk.js";
 import { f64Text } from "./float-text.js";
 import { isAppend } from "./growing-arrays.js";
@@ -201,7 +201,10 @@ export class LaneCode {
           op.opcode === "addIndex"
             ? (w) => `(${w ? "f64x2" : "f64"}.add ${old(w)} ${stored(w)})`
             : stored;
-        const value = (array.type as ArrayType).storage === "Float32Array" ? toFloat32(sum) : sum;
+        const storage = (array.type as ArrayType).storage;
+        // Integer arrays hold no derivative (their stores here would be nabla's mistake).
+        if (isIntegerArray(array.type)) this.host.fail(`a derivative stored into an ${storage}`);
+        const value = storage === "Float32Array" ? toFloat32(sum) : sum;
         this.pending.push({ op, pre, text: [store(address, value)] });
         if (op.opcode === "setIndex" && !isAppend(op)) this.guardAccumulation(op);
         return;

@@ -169,7 +169,7 @@ export function pairedIterations(
       continue;
     }
     if (op.opcode === "index") {
-      if (op.attrs.ifExists || b !== q) return undefined;
+      if (op.attrs.ifExists || b !== q || ints.has(op.results[0]!.id)) return undefined;
       if (!isArray(a!.type) || !holdsNumbers(a!.type) || !(invariant(a!) || perLane(a!)))
         return undefined;
       if (!arrays.includes(a!)) arrays.push(a!);

@@ -147,3 +147,46 @@ test("programs whose iterations keep what they make give JavaScript's results; s
     }
   }
 });
+
+test("a forward sweep's loop calling a sweep that saves what it makes for the backward sweep keeps its heap", async () => {
+  // Reverse over forward mode: the loop's forward sweep calls the inner derivative's forward
+  // sweep, which makes `v` and saves it on the tape for the backward sweep, after the loop.
+  // Released after each iteration, the next would overwrite it (this gave wrong gradients).
+  const { h, dhWasm, dhJs, dhForward } = await loadProgram<{
+    h: (x: number, y: number) => number;
+    dhWasm: (x: number, y: number) => { value: number; gradient: number[] };
+    dhJs: (x: number, y: number) => { value: number; gradient: number[] };
+    dhForward: (x: number, y: number) => number;
+  }>({
+    "main.ts": `import { derivative, valueWithGradient } from "nabla";
+function f(a: number, b: number): number {
+  const v = [a * b, Math.sin(a), b];
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i]! * v[(i + 1) % 3]!;
+  return s;
+}
+export function h(x: number, y: number): number {
+  let s = y;
+  for (let k = 0; k < 3; k++) s = Math.tanh(s + 0.5 * derivative((t: number) => f(t, s * k))(x));
+  return s * x;
+}
+export const dhWasm = valueWithGradient(h, { backend: "wasm" });
+export const dhJs = valueWithGradient(h);
+export const dhForward = (x: number, y: number) => derivative((t: number) => h(t, y))(x);
+`,
+  });
+  for (const [x, y] of [
+    [0.5, -1.2],
+    [2, 0.3],
+    [-1.4, -0.1],
+  ] as const) {
+    const wasm = dhWasm(x, y).gradient;
+    const js = dhJs(x, y).gradient;
+    wasm.forEach((g, i) => assert.ok(Object.is(g, js[i]), `∂h/∂${"xy"[i]}: ${g} vs ${js[i]}`));
+    const forward = dhForward(x, y);
+    assert.ok(Math.abs(wasm[0]! - forward) <= 1e-12 * Math.max(1, Math.abs(forward)));
+    const step = 1e-6;
+    const central = (h(x + step, y) - h(x - step, y)) / (2 * step);
+    assert.ok(Math.abs(wasm[0]! - central) <= 1e-6 * Math.max(1, Math.abs(central)));
+  }
+});

@@ -128,12 +128,14 @@ function expand(op: Op, plan: Plan, values: ValueFactory): Op[] {
     emit("call", [...args, ...shadowArgs, seed], [...numbers, value], {
       callee: plan.grad.key,
       calleeName: op.attrs.calleeName,
+      innerGradient: true,
     });
     return ops;
   }
   emit("call", [...args, ...shadowArgs], [value], {
     callee: plan.fwd.key,
     calleeName: op.attrs.calleeName,
+    innerGradient: true,
   });
   // The backward sweep's inputs index the arguments, then the shadows in `wrt` order.
   const inputs = plan.bwdInputs.map((k) => {
@@ -145,6 +147,7 @@ function expand(op: Op, plan: Plan, values: ValueFactory): Op[] {
   emit("call", [seed, ...inputs], numbers, {
     callee: plan.bwd.key,
     calleeName: op.attrs.calleeName,
+    innerGradient: true,
   });
   return ops;
 }

@@ -178,6 +178,12 @@ export interface OpAttrs {
    * expands it into the sweeps' calls.
    */
   reverseGradient?: number[];
+  /**
+   * On the calls an inner gradient is expanded into (differentiate/inner-gradients.ts): they
+   * write only the fresh shadows they are given, and take off the tape what they put on it
+   * before the next op (the fused gradient, or the forward sweep and then the backward).
+   */
+  innerGradient?: boolean;
   /** An inner operator's call of its function that runs once per element (see lower/nested.ts). */
   repeated?: boolean;
   /** A call a function value dispatches to: what holds it, for messages. */

@@ -1,4 +1,4 @@
-import { parseDerivativeKey } from "../../ir/names.js";
+import { parseDerivedPrimalKey } from "../../ir/names.js";
 import { isAggregate } from "../../ir/type-system.js";
 import type { Op, Value } from "../../ir/types.js";
 import { forEachOp } from "../../ir/walk.js";
@@ -13,10 +13,24 @@ import { forEachOp } from "../../ir/walk.js";
 //   saving its address on the tape (a forward sweep's `push`, for the backward sweep);
 // - carrying one to the next iteration or out of the loop, or returning one, when it is made
 //   in the iteration (defined there, rather than carried through unchanged);
-// - passing one to a function of the program, which could do either (the sweeps of an inner
-//   gradient, differentiate/inner-gradients.ts, cannot: they only read their arguments and
-//   add into the shadows);
+// - passing one to a function of the program, which could do either, or calling a
+//   derivative's sweep at all (see keepsHeap; the sweeps an inner gradient is expanded into,
+//   differentiate/inner-gradients.ts, only read their arguments and add into the shadows);
 // - an append to an array that may grow: it may move the array to a new block on the heap.
+
+/**
+ * Whether what a call makes, or is handed, cannot outlive it: an inner gradient's sweeps
+ * (`innerGradient`), or a function of the program (or a JVP made a primal function) given no
+ * array or object, which it could keep. A derivative's sweep may save what it makes on the
+ * tape for a backward sweep after the loop (a forward sweep), or store new shadow rows into
+ * the shadows it is given (a backward sweep): never.
+ */
+function keepsHeap(call: Op): boolean {
+  if (call.attrs.innerGradient) return true;
+  const key = call.attrs.callee ?? "";
+  const plain = !key.includes("@") || parseDerivedPrimalKey(key) !== undefined;
+  return plain && !call.operands.some((v) => isAggregate(v.type));
+}
 
 const ALLOCATING = new Set<Op["opcode"]>(["alloc", "zeros", "literal", "call"]);
 
@@ -57,12 +71,9 @@ export function releasesHeap(loop: Op, growing: ReadonlySet<number>): boolean {
           // branch's (conservatively: the iteration may hand that on in turn).
           if (op.operands.some((v) => isAggregate(v.type) && inside(v))) escapes = true;
           return;
-        case "call": {
-          const kind = parseDerivativeKey(op.attrs.callee ?? "")?.kind;
-          const sweep = kind === "grad" || kind === "fwd" || kind === "bwd";
-          if (!sweep && op.operands.some((v) => isAggregate(v.type))) escapes = true;
+        case "call":
+          if (!keepsHeap(op)) escapes = true;
           return;
-        }
         default:
           return;
       }

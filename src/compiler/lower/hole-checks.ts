@@ -14,14 +14,15 @@ import type { LowerContext, VisitedElement } from "./context.js";
 // write that may leave holes (a plain array written by index, not provably within it or at
 // its end, or a length set), and over arrays the function gives to one of the program's
 // functions (which may write past their end): elsewhere the loops stay as they are. A hole
-// filled before the loop runs (an array filled from its last element) passes. Not looked for:
-// holes in an array a call returns, or that a field holds, made by another function.
+// filled before the loop runs (an array filled from its last element) passes. Holes never
+// reach other functions: hole-exits.ts stops an array with one where it leaves the function
+// that made it, and an operator's arguments are looked at as it is called.
 
 /** Adds the checks to `body` (the lowered function) where it may leave holes. */
 export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedElement[]): void {
   const plain = visits.filter(({ read }) => isPlainArray(read.operands[0]!));
   if (plain.length === 0) return;
-  const own = mayLeaveHoles(ctx, body);
+  const own = holeWrites(ctx, body).length > 0;
   const passed = passedToCalls(body);
   const checked = plain.filter(({ read }) => own || passed.has(read.operands[0]!.id));
   if (checked.length === 0) return;
@@ -55,22 +56,28 @@ export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedEleme
   }
 }
 
-function isPlainArray(v: Value): boolean {
+export function isPlainArray(v: Value): boolean {
   return isArray(v.type) && v.type.storage === "Array";
 }
 
+/** A write that may leave holes: the array written, and where (a source offset). */
+export interface HoleWrite {
+  array: Value;
+  at: number;
+}
+
 /**
- * Whether the function's own writes may leave holes: `xs.length = n`, or `a[k] = v` into a
+ * The function's own writes that may leave holes: `xs.length = n`, or `a[k] = v` into a
  * plain array with k not known to be at most its length (ir/store-bounds.ts: an append
  * `a[a.length] = v`, `a[a.length - 1]`, 0, a counter below the length; not trusted when the
  * function shortens an array). Its methods' writes
  * (sort, splice, push…) never leave holes, and `a[k] += v` reads a[k] first, giving NaN in
  * JavaScript as well when k lies past the end.
  */
-function mayLeaveHoles(ctx: LowerContext, body: Region): boolean {
-  if (ctx.lengthWrites) return true;
+export function holeWrites(ctx: LowerContext, body: Region): HoleWrite[] {
+  const found: HoleWrite[] = [...ctx.lengthWrites];
   const writes = ctx.elementWrites.filter((op) => isPlainArray(op.operands[0]!));
-  if (writes.length === 0) return false;
+  if (writes.length === 0) return found;
   let shortens = false;
   const visit = (region: Region) => {
     for (const op of region.ops) {
@@ -80,10 +87,11 @@ function mayLeaveHoles(ctx: LowerContext, body: Region): boolean {
   };
   visit(body);
   const bounds = new StoreBounds(body);
-  return writes.some((op) => {
+  for (const op of writes) {
     const [array, index] = op.operands as [Value, Value];
-    return shortens || !bounds.atMostLength(array, index);
-  });
+    if (shortens || !bounds.atMostLength(array, index)) found.push({ array, at: op.loc.start });
+  }
+  return found;
 }
 
 /** The arrays (value ids) given to a call of one of the program's functions, which may write to them. */

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { positionAt } from "../diagnostics/format.js";
 import { Builder } from "../ir/builder.js";
+import { holeShape } from "../ir/hole-shapes.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Op, Region, Value } from "../ir/types.js";
 import { terminator } from "../ir/walk.js";
@@ -64,13 +65,22 @@ export function checkEscapingHoles(
     `${to} (an element never written, left by the write past the array's end at ${where(w.at)}); ` +
     `JavaScript's array methods skip holes and reading one gives undefined, nabla's ` +
     `derivative code does neither. Write every element, e.g. with push or fill.`;
+  // A method's `this` is its first parameter, "self" in the IR.
+  const shownName = (v: Value) =>
+    v === body.params[0] && v.hint === "self" ? "this" : v.hint || "the array";
   const insertBefore = (region: Region, op: Op, value: Value, w: HoleWrite, to = "") => {
     b.loc = op.loc;
     const check: Region = { params: [], ops: [] };
     b.inRegion(check, () => {
       b.emit(
         "extern",
-        [value, b.constant(value.hint || "the array"), b.constant(before), b.constant(after(w, to))],
+        [
+          value,
+          b.constant(shownName(value)),
+          b.constant(JSON.stringify(holeShape(value.type) ?? 0)),
+          b.constant(before),
+          b.constant(after(w, to)),
+        ],
         ["void"],
         { callee: "nabla:refuseHoles" },
       );

@@ -19,6 +19,13 @@ export interface OperatorWrapper {
   zeros: (((arg: string) => string) | undefined)[];
   /** Per parameter: its gradient drops the fields the argument lacks (see program-module.ts). */
   prunes?: boolean[];
+  /**
+   * Per argument, then per capture: where it may hold plain arrays, whose holes (elements never
+   * written) would leave the derivative code reading undefined, as a shape's JSON
+   * (ir/hole-shapes.ts), or undefined for none. Unknown: every array and object parameter and
+   * every capture, looked through entirely.
+   */
+  holds?: (string | undefined)[];
   /** Array and object parameters the function may write (checked for aliasing at run time). */
   writes: number[];
   /** Parameters the function stores arrays or objects into (`o.v = [1, 2]`). */
@@ -102,15 +109,13 @@ export function operatorWrapper(w: OperatorWrapper): string {
 
   // Arrays with holes (elements never written) among the arrays and objects given: the
   // derivative code would read undefined where JavaScript's array methods skip (runtime/holes.ts).
-  const given = [
-    ...params.filter((_, i) => isAggregate(i)),
-    ...w.captures.filter((c) => !params.includes(c)),
-  ];
-  const holeChecks = given
-    .map(
-      (g) =>
-        `${w.runtime}.refuseHoles(${g}, ${JSON.stringify(g)}, ${JSON.stringify(`nabla: '${w.operator}' was given an array with a hole at `)}, ${JSON.stringify(HOLE_HELP)}); `,
-    )
+  const holeChecks = allArgs
+    .map((arg, i) => {
+      const shape = w.holds ? w.holds[i] : i >= params.length || isAggregate(i) ? "0" : undefined;
+      if (shape === undefined) return "";
+      const before = `nabla: '${w.operator}' was given an array with a hole at `;
+      return `${w.runtime}.refuseHoles(${[arg, arg, shape, before, HOLE_HELP].map((t, k) => (k === 0 ? t : JSON.stringify(t))).join(", ")}); `;
+    })
     .join("");
   const checked = holeChecks + aliasChecks;
 

@@ -315,17 +315,18 @@ export const gradientOfRows = gradient(rowsTotal);
     "push or fill.";
   assert.throws(() => m.gradientOf(xs, 2), {
     name: "RangeError",
-    message: "nabla: 'gradient' was given an array with a hole at xs[1]" + help,
+    message: "nabla: the differentiated function was given an array with a hole at xs[1]" + help,
   });
   assert.throws(() => m.differentialOf(xs, 2)([0, 0, 0], 1), {
     name: "RangeError",
-    message: "nabla: 'differential' was given an array with a hole at xs[1]" + help,
+    message: "nabla: the differentiated function was given an array with a hole at xs[1]" + help,
   });
   const rows: number[][] = [[1, 2], []];
   rows[1]![1] = 4;
   assert.throws(() => m.gradientOfRows({ rows }, 2), {
     name: "RangeError",
-    message: "nabla: 'gradient' was given an array with a hole at o.rows[1][0]" + help,
+    message:
+      "nabla: the differentiated function was given an array with a hole at o.rows[1][0]" + help,
   });
   // Full arrays pass: the derivative of Σ b·x + n in x is Σ b.
   assert.deepEqual(m.gradientOf([1, 2, 3], 2), [[2, 2, 2], 6]);
@@ -414,7 +415,11 @@ test("a sweep of 12 programs: helpers, classes and factories filling arrays by i
   for (let n = 0; n < 12; n++) {
     // Both outcomes in each half of the sweep.
     const [fillName, fill] =
-      n % 4 === 0 ? ["inOrder", FILLS.inOrder!] : n % 4 === 1 ? ["fromOne", FILLS.fromOne!] : pick(FILLS);
+      n % 4 === 0
+        ? ["inOrder", FILLS.inOrder!]
+        : n % 4 === 1
+          ? ["fromOne", FILLS.fromOne!]
+          : pick(FILLS);
     const [makerName, maker] = pick(MAKERS);
     const [consumerName, consumer] = pick(CONSUMERS);
     const made = maker(fill.code);
@@ -451,7 +456,11 @@ export function f(x: number, k: number): number {
       return assert.fail(`${what}: no error`);
     });
     assert.ok(new Set(messages).size === 1, `${what}: one message in all modes`);
-    assert.match(messages[0]!, /^nabla: '(build|makeSamples|Samples\.fill)' \(main\.ts:\d+:\d+\) hands on an array with a hole at /, what);
+    assert.match(
+      messages[0]!,
+      /^nabla: '(build|makeSamples|Samples\.fill)' \(main\.ts:\d+:\d+\) hands on an array with a hole at /,
+      what,
+    );
   }
   assert.ok(full >= 3 && refused >= 3, `both outcomes: ${full} full, ${refused} refused`);
 });

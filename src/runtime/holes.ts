@@ -4,12 +4,7 @@
 // operator's arguments, an array a function hands on), generated code looks for one first.
 
 /** Where plain arrays may be in a value (compiler/ir/hole-shapes.ts, whose JSON this reads). */
-type HoleShape =
-  | 0
-  | 1
-  | { a: HoleShape }
-  | { o: Record<string, HoleShape> }
-  | { r: HoleShape };
+type HoleShape = 0 | 1 | { a: HoleShape } | { o: Record<string, HoleShape> } | { r: HoleShape };
 
 const shapes = new Map<string, HoleShape>();
 
@@ -96,4 +91,22 @@ export function refuseHoles(
   }
   const hole = firstHole(value, name, parsed);
   if (hole !== undefined) throw new RangeError(before + hole + after);
+}
+
+/**
+ * Generated code, as an operator is called: throws a RangeError when the argument (or captured
+ * value) `name` has a hole where `shape` says a plain array may be.
+ *
+ * @internal
+ */
+export function refuseArgumentHoles(value: unknown, name: string, shape: string): void {
+  refuseHoles(
+    value,
+    name,
+    shape,
+    "nabla: the differentiated function was given an array with a hole at ",
+    " (an element never written); JavaScript's array methods skip holes and reading one " +
+      "gives undefined, nabla's derivative code does neither. Write every element, e.g. with " +
+      "push or fill.",
+  );
 }

@@ -9,11 +9,7 @@ import type { Type } from "./types.js";
 // looked through entirely.
 
 export type HoleShape =
-  | 0
-  | 1
-  | { a: HoleShape }
-  | { o: Record<string, HoleShape> }
-  | { r: HoleShape };
+  0 | 1 | { a: HoleShape } | { o: Record<string, HoleShape> } | { r: HoleShape };
 
 /** The shape to look through for holes in a value of `type`, or undefined when it holds none. */
 export function holeShape(type: Type, seen: Set<Type> = new Set()): HoleShape | undefined {

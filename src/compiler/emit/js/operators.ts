@@ -113,8 +113,7 @@ export function operatorWrapper(w: OperatorWrapper): string {
     .map((arg, i) => {
       const shape = w.holds ? w.holds[i] : i >= params.length || isAggregate(i) ? "0" : undefined;
       if (shape === undefined) return "";
-      const before = `nabla: '${w.operator}' was given an array with a hole at `;
-      return `${w.runtime}.refuseHoles(${[arg, arg, shape, before, HOLE_HELP].map((t, k) => (k === 0 ? t : JSON.stringify(t))).join(", ")}); `;
+      return `${w.runtime}.refuseArgumentHoles(${arg}, ${JSON.stringify(arg)}, ${JSON.stringify(shape)}); `;
     })
     .join("");
   const checked = holeChecks + aliasChecks;
@@ -344,11 +343,6 @@ export function operatorWrapper(w: OperatorWrapper): string {
     }
   }
 }
-
-/** What the message of an argument with a hole says after where the hole is. */
-const HOLE_HELP =
-  " (an element never written); JavaScript's array methods skip holes and reading one gives " +
-  "undefined, nabla's derivative code does neither. Write every element, e.g. with push or fill.";
 
 /** `base`, or `base_`, `base__`… when that name is taken. */
 function freshName(base: string, taken: string[]): string {

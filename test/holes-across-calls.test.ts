@@ -52,6 +52,16 @@ function leftBy(line: number, column: number): string {
   );
 }
 
+/** The message of a write at `at` in `fn` past the end of an array of `length`, at `index`. */
+function wouldLeave(at: string, fn: string, index: number, length: number): string {
+  return (
+    `nabla: the write at ${at} in '${fn}' would leave a hole: index ${index} is past the end ` +
+    `of the array (length ${length}), so an element before it is never written. JavaScript's ` +
+    `array methods skip holes and reading one gives undefined, nabla's derivative code does ` +
+    `neither. Write the elements in order, e.g. with push, or fill the array first.`
+  );
+}
+
 /** Every mode and backend stops at (x, k) with `message`; `f` itself gives `primal`. */
 function checkRefusedAt(
   m: Program,
@@ -190,6 +200,54 @@ export function f(x: number, k: number): number {
   return full(x, 3).reduce((s, row) => s + row.reduce((a, v) => a + v * v, 0), k);
 }`);
   for (const x of [2, -0.3]) checkAt(m, x, 1);
+});
+
+test("a helper filling in order but skipping one index: refused at the write past the end", async () => {
+  const m = await compile(`function except(x: number, n: number, skip: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i !== skip) out[i] = Math.cos(x * i);
+  }
+  return out;
+}
+export function f(x: number, k: number): number {
+  return except(x, 4, k).reduce((s, v) => s + v * v, 0);
+}`);
+  checkAt(m, 0.8, 3);
+  checkAt(m, 0.8, -1);
+  checkRefusedAt(m, 0.8, 1, wouldLeave("main.ts:5:21", "except", 2, 1), "a number");
+});
+
+test("rows of a grid written in place (cholesky): right, and still WebAssembly; empty rows filled backwards refused", async () => {
+  const m = await loadProgram<Program & { wasmStats: { wasm: number } }>({
+    "main.ts": `import { differential, gradient } from "nabla";
+export { wasmStats } from "nabla";
+function lower(x: number, n: number, width: number): number[][] {
+  const L: number[][] = [];
+  for (let r = 0; r < n; r++) L.push(new Array<number>(width).fill(0));
+  for (let i = 0; i < n; i++) {
+    for (let j = i; j >= 0; j--) L[i][j] = Math.sin(x * (i + 1)) + j;
+  }
+  return L;
+}
+export function f(x: number, k: number): number {
+  let s = 0;
+  for (const row of lower(x, 3, k)) for (let j = 0; j < row.length; j++) s += row[j] * row[j];
+  return s;
+}
+export const forward = differential(f, { wrt: [0] });
+export const reverse = gradient(f, { wrt: [0] });
+export const forwardWasm = differential(f, { wrt: [0], backend: "wasm" });
+export const reverseWasm = gradient(f, { wrt: [0], backend: "wasm" });
+`,
+  });
+  const before = m.wasmStats.wasm;
+  checkAt(m, 0.7, 3);
+  assert.ok(m.wasmStats.wasm > before, "the derivatives ran as WebAssembly");
+  // Empty rows, each filled from the diagonal down: row 1's first write, at 1, leaves its
+  // element 0 unwritten until the next write. Writes into rows are checked as they run (which
+  // keeps them WebAssembly), so this one is refused though JavaScript fills the hole next.
+  checkRefusedAt(m, 0.7, 0, wouldLeave("main.ts:7:34", "lower", 1, 0), "a number");
 });
 
 test("a hole read directly, in the array a helper returns: refused (JavaScript gives NaN)", async () => {
@@ -333,6 +391,26 @@ export const gradientOfRows = gradient(rowsTotal);
   assert.equal(m.differentialOf([1, 2, 3], 2)([0, 0, 0], 1), 6);
 });
 
+test("a module-level array the module fills by index: right when full, refused with gaps", async () => {
+  const full = await compile(`const weights: number[] = [];
+for (let i = 0; i < 6; i++) weights[i] = i + 1;
+export function f(x: number, k: number): number {
+  return weights.reduce((s, w) => s + Math.sin(w * x), k);
+}`);
+  checkAt(full, 0.3, 1);
+  const gaps = await compile(`const weights: number[] = [];
+for (let i = 0; i < 6; i += 2) weights[i] = i + 1;
+export function f(x: number, k: number): number {
+  return weights.reduce((s, w) => s + Math.sin(w * x), k);
+}`);
+  const message =
+    "nabla: the module-level array 'weights' (main.ts:2:7), which 'f' reads, has a hole at " +
+    "weights[1] (an element never written); JavaScript's array methods skip holes and reading " +
+    "one gives undefined, nabla's derivative code does neither. Write every element, e.g. " +
+    "with push or fill.";
+  checkRefusedAt(gaps, 0.3, 1, message, "a number");
+});
+
 // A sweep of programs as people write them: a helper, a class or a factory fills an array by
 // index (in order, from the back, every other element, from 1, after a length set) and another
 // function visits it (reduce, forEach, map then reduce, an index loop, for…of). A full array
@@ -422,16 +500,16 @@ test("a sweep of 12 programs: helpers, classes and factories filling arrays by i
           : pick(FILLS);
     const [makerName, maker] = pick(MAKERS);
     const [consumerName, consumer] = pick(CONSUMERS);
-    const made = maker(fill.code);
+    const built = maker(fill.code);
     const source = `function value(x: number, i: number): number {
   return x * (i + 1) + Math.sin(x * i);
 }
-${made.code}
+${built.code}
 function visit(xs: number[], x: number): number {
   ${consumer}
 }
 export function f(x: number, k: number): number {
-  return visit(${made.get}, x) + k;
+  return visit(${built.get}, x) + k;
 }`;
     const what = `${makerName} filling ${fillName}, visited by ${consumerName}`;
     const m = await compile(source);
@@ -456,11 +534,13 @@ export function f(x: number, k: number): number {
       return assert.fail(`${what}: no error`);
     });
     assert.ok(new Set(messages).size === 1, `${what}: one message in all modes`);
-    assert.match(
-      messages[0]!,
-      /^nabla: '(build|makeSamples|Samples\.fill)' \(main\.ts:\d+:\d+\) hands on an array with a hole at /,
-      what,
+    // Where the array leaves its maker, or at the write into an array the maker did not make.
+    const makers = String.raw`'(build|makeSamples|Samples\.fill)'`;
+    const made = new RegExp(
+      String.raw`^nabla: (${makers} \(main\.ts:\d+:\d+\) hands on an array with a hole at |` +
+        String.raw`the write at main\.ts:\d+:\d+ in ${makers} would leave a hole: )`,
     );
+    assert.match(messages[0]!, made, what);
   }
   assert.ok(full >= 3 && refused >= 3, `both outcomes: ${full} full, ${refused} refused`);
 });

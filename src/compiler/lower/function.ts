@@ -43,6 +43,7 @@ import { lowerValue } from "./members.js";
 import { capturedVariableAdvice, parameterAdvice } from "./annotation-advice.js";
 import { checkHoles } from "./hole-checks.js";
 import { checkEscapingHoles } from "./hole-exits.js";
+import { checkModuleArrays } from "./module-holes.js";
 import { zeroMissingElements } from "./typed-updates.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
@@ -284,6 +285,7 @@ function lowerFunctionOnce(
       ctx.builder.emit("return", [loss], []);
       checkHoles(ctx, body, ctx.visits);
       checkEscapingHoles(ctx, body, shown, node.start, visitedReads(ctx));
+      checkModuleArrays(ctx, body, shown);
       zeroMissingElements(ctx, body, ctx.elementUpdates);
       return { fn: functionOf(ctx, key, name, body, ["number"], options, node), calls: ctx.calls };
     }
@@ -326,6 +328,7 @@ function lowerFunctionOnce(
 
   checkHoles(ctx, body, ctx.visits);
   checkEscapingHoles(ctx, body, shown, node.start, visitedReads(ctx));
+  checkModuleArrays(ctx, body, shown);
   zeroMissingElements(ctx, body, ctx.elementUpdates);
   const resultTypes = resultType === "void" ? [] : [resultType];
   return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { positionAt } from "../diagnostics/format.js";
 import { Builder } from "../ir/builder.js";
+import { constantNumber, loopCounters } from "../ir/loop-counters.js";
 import { StoreBounds } from "../ir/store-bounds.js";
 import { isArray } from "../ir/type-system.js";
 import type { Op, Region, Value } from "../ir/types.js";
@@ -15,17 +16,20 @@ import type { LowerContext, VisitedElement } from "./context.js";
 // its end, or a length set), and over arrays the function gives to one of the program's
 // functions (which may write past their end): elsewhere the loops stay as they are. A hole
 // filled before the loop runs (an array filled from its last element) passes. Holes never
-// reach other functions: hole-exits.ts stops an array with one where it leaves the function
-// that made it, and an operator's arguments are looked at as it is called.
+// reach other functions: hole-exits.ts stops a write that would leave one, or an array with
+// one where it leaves the function that made it, and an operator's arguments are looked at as
+// it is called.
 
 /** Adds the checks to `body` (the lowered function) where it may leave holes. */
 export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedElement[]): void {
   const plain = visits.filter(({ read }) => isPlainArray(read.operands[0]!));
   if (plain.length === 0) return;
-  const own = holeWrites(ctx, body).length > 0;
-  const passed = passedToCalls(body);
-  const checked = plain.filter(({ read }) => own || passed.has(read.operands[0]!.id));
-  if (checked.length === 0) return;
+  // Writes checked as they run leave no hole (hole-exits.ts), nor do the program's other
+  // functions in an array given to them: only holes the function may leave itself count.
+  const writes = holeWrites(ctx, body);
+  const asTheyRun = checkedAsTheyRun(body, writes);
+  if (writes.every((w) => asTheyRun.has(w))) return;
+  const checked = plain;
   const containing = regionsOf(body);
   const b = new Builder(ctx.builder.values, body, ctx.builder.loc);
   for (const { read, method, at } of checked) {
@@ -60,10 +64,12 @@ export function isPlainArray(v: Value): boolean {
   return isArray(v.type) && v.type.storage === "Array";
 }
 
-/** A write that may leave holes: the array written, and where (a source offset). */
+/** A write that may leave holes: the array written, where (a source offset), its store op. */
 export interface HoleWrite {
   array: Value;
   at: number;
+  /** The `setIndex` of `a[k] = v`; none for `xs.length = n`. */
+  store?: Op;
 }
 
 /**
@@ -89,22 +95,41 @@ export function holeWrites(ctx: LowerContext, body: Region): HoleWrite[] {
   const bounds = new StoreBounds(body);
   for (const op of writes) {
     const [array, index] = op.operands as [Value, Value];
-    if (shortens || !bounds.atMostLength(array, index)) found.push({ array, at: op.loc.start });
+    if (shortens || !bounds.atMostLength(array, index))
+      found.push({ array, at: op.loc.start, store: op });
   }
   return found;
 }
 
-/** The arrays (value ids) given to a call of one of the program's functions, which may write to them. */
-function passedToCalls(body: Region): Set<number> {
-  const passed = new Set<number>();
+/**
+ * The writes of `writes` hole-exits.ts checks as they run: at a counter counting 0, 1, 2…
+ * (`out[i] = v` filling an array in order, which a write past the end would not fill in
+ * later), or into a row of another array (`grid[r][c] = v`, as rows are filled once made).
+ */
+export function checkedAsTheyRun(body: Region, writes: HoleWrite[]): Set<HoleWrite> {
+  const definition = new Map<number, Op>();
+  const loops: Op[] = [];
   const visit = (region: Region) => {
     for (const op of region.ops) {
-      if (op.opcode === "call") for (const v of op.operands) if (isPlainArray(v)) passed.add(v.id);
+      for (const r of op.results) definition.set(r.id, op);
+      if (op.opcode === "loop") loops.push(op);
       op.regions.forEach(visit);
     }
   };
   visit(body);
-  return passed;
+  const inOrder = new Set<number>();
+  for (const loop of loops) {
+    for (const [id, counter] of loopCounters(loop, (v) => definition.get(v)))
+      if (counter.step === 1 && constantNumber(counter.init, (v) => definition.get(v)) === 0)
+        inOrder.add(id);
+  }
+  return new Set(
+    writes.filter((w) => {
+      if (!w.store) return false;
+      const row = definition.get(w.array.id)?.opcode === "index";
+      return row || inOrder.has(w.store.operands[1]!.id);
+    }),
+  );
 }
 
 /** The region holding each op. */

@@ -13,12 +13,11 @@ import type { LowerContext, VisitedElement } from "./context.js";
 // the program computed a number. Derivative code does not skip holes: it stops, with an
 // error naming the method, when one of those loops meets one. Only in functions with a
 // write that may leave holes (a plain array written by index, not provably within it or at
-// its end, or a length set), and over arrays the function gives to one of the program's
-// functions (which may write past their end): elsewhere the loops stay as they are. A hole
-// filled before the loop runs (an array filled from its last element) passes. Holes never
-// reach other functions: hole-exits.ts stops a write that would leave one, or an array with
-// one where it leaves the function that made it, and an operator's arguments are looked at as
-// it is called.
+// its end, or a length set) that is not checked as it runs (checkedAsTheyRun): elsewhere the
+// loops stay as they are. A hole filled before the loop runs (an array filled from its last
+// element) passes. Holes never reach other functions: hole-exits.ts stops a write that would
+// leave one, or an array with one where it leaves the function that made it; module-holes.ts
+// looks through module-level arrays, and an operator its arguments as it is called.
 
 /** Adds the checks to `body` (the lowered function) where it may leave holes. */
 export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedElement[]): void {

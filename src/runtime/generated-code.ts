@@ -35,6 +35,7 @@ export {
   AliasedArgumentsError,
 } from "./tangents.js";
 export { ruleNotYetRegistered } from "./rules.js";
+export { refuseHoles, refuseArgumentHoles } from "./holes.js";
 export { vectorGiven } from "./vector-argument.js";
 export { storeJournal, beginReplay, endReplay, undoStore } from "./store-journal.js";
 export { newFloat64Array, newFloat32Array } from "./pool.js";

@@ -228,8 +228,8 @@ export class LowerContext {
   readonly elementWrites: Op[] = [];
   /** The program's updates `a[k] op= v`, for typed-updates.ts. */
   readonly elementUpdates: ElementUpdate[] = [];
-  /** Whether the program sets an array's length (`xs.length = n`), for hole-checks.ts. */
-  lengthWrites = false;
+  /** The arrays the program lengthens or may lengthen (`xs.length = n`), for hole-checks.ts. */
+  readonly lengthWrites: { array: Value; at: number }[] = [];
   returnedFlag: Slot | undefined;
   /**
    * Local functions (`const f = (t: number) => …`): their code and the scope they were written

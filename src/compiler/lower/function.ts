@@ -10,7 +10,7 @@ import { constructHelp } from "../diagnostics/messages/syntax-help.js";
 import { admitsArraysOnly } from "./generic-calls.js";
 import { isAggregate } from "../ir/type-system.js";
 import type { Expression, FunctionBody, Node, TSTypeAnnotation } from "oxc-parser";
-import type { IRFunction, ObjectType, Region, Type, Value } from "../ir/types.js";
+import type { IRFunction, ObjectType, Op, Region, Type, Value } from "../ir/types.js";
 import { typeResolver, parameterFunctionTypeOf } from "../types/resolver.js";
 import type { FunctionLike, SourceModule } from "../parse/module.js";
 import type { ProgramGraph } from "../parse/program.js";
@@ -42,6 +42,8 @@ import { expectType } from "./expect-type.js";
 import { lowerValue } from "./members.js";
 import { capturedVariableAdvice, parameterAdvice } from "./annotation-advice.js";
 import { checkHoles } from "./hole-checks.js";
+import { checkEscapingHoles } from "./hole-exits.js";
+import { checkModuleArrays } from "./module-holes.js";
 import { zeroMissingElements } from "./typed-updates.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
@@ -294,6 +296,8 @@ function lowerFunctionOnce(
       ctx.at(expression);
       ctx.builder.emit("return", [loss], []);
       checkHoles(ctx, body, ctx.visits);
+      checkEscapingHoles(ctx, body, shown, node.start, visitedReads(ctx));
+      checkModuleArrays(ctx, body, shown);
       zeroMissingElements(ctx, body, ctx.elementUpdates);
       return { fn: functionOf(ctx, key, name, body, ["number"], options, node), calls: ctx.calls };
     }
@@ -335,6 +339,8 @@ function lowerFunctionOnce(
   }
 
   checkHoles(ctx, body, ctx.visits);
+  checkEscapingHoles(ctx, body, shown, node.start, visitedReads(ctx));
+  checkModuleArrays(ctx, body, shown);
   zeroMissingElements(ctx, body, ctx.elementUpdates);
   const resultTypes = resultType === "void" ? [] : [resultType];
   return { fn: functionOf(ctx, key, name, body, resultTypes, options, node), calls: ctx.calls };
@@ -388,4 +394,9 @@ function holdsFunction(program: ProgramGraph, module: SourceModule, node: Node):
       leaf.type === "FunctionExpression" ||
       (leaf.type === "Identifier" && program.resolveLocalFunction(module, leaf.name) !== undefined),
   );
+}
+
+/** The element reads of the methods that skip holes, which hole-checks.ts looks after. */
+function visitedReads(ctx: LowerContext): Set<Op> {
+  return new Set(ctx.visits.map((v) => v.read));
 }

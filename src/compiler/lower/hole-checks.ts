@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { positionAt } from "../diagnostics/format.js";
 import { Builder } from "../ir/builder.js";
+import { constantNumber, loopCounters } from "../ir/loop-counters.js";
 import { StoreBounds } from "../ir/store-bounds.js";
 import { isArray } from "../ir/type-system.js";
 import type { Op, Region, Value } from "../ir/types.js";
@@ -12,19 +13,22 @@ import type { LowerContext, VisitedElement } from "./context.js";
 // the program computed a number. Derivative code does not skip holes: it stops, with an
 // error naming the method, when one of those loops meets one. Only in functions with a
 // write that may leave holes (a plain array written by index, not provably within it or at
-// its end, or a length set), and over arrays the function gives to one of the program's
-// functions (which may write past their end): elsewhere the loops stay as they are. A hole
-// filled before the loop runs (an array filled from its last element) passes. Not looked for:
-// holes in an array a call returns, or that a field holds, made by another function.
+// its end, or a length set) that is not checked as it runs (checkedAsTheyRun): elsewhere the
+// loops stay as they are. A hole filled before the loop runs (an array filled from its last
+// element) passes. Holes never reach other functions: hole-exits.ts stops a write that would
+// leave one, or an array with one where it leaves the function that made it; module-holes.ts
+// looks through module-level arrays, and an operator its arguments as it is called.
 
 /** Adds the checks to `body` (the lowered function) where it may leave holes. */
 export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedElement[]): void {
   const plain = visits.filter(({ read }) => isPlainArray(read.operands[0]!));
   if (plain.length === 0) return;
-  const own = mayLeaveHoles(ctx, body);
-  const passed = passedToCalls(body);
-  const checked = plain.filter(({ read }) => own || passed.has(read.operands[0]!.id));
-  if (checked.length === 0) return;
+  // Writes checked as they run leave no hole (hole-exits.ts), nor do the program's other
+  // functions in an array given to them: only holes the function may leave itself count.
+  const writes = holeWrites(ctx, body);
+  const asTheyRun = checkedAsTheyRun(body, writes);
+  if (writes.every((w) => asTheyRun.has(w))) return;
+  const checked = plain;
   const containing = regionsOf(body);
   const b = new Builder(ctx.builder.values, body, ctx.builder.loc);
   for (const { read, method, at } of checked) {
@@ -55,22 +59,30 @@ export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedEleme
   }
 }
 
-function isPlainArray(v: Value): boolean {
+export function isPlainArray(v: Value): boolean {
   return isArray(v.type) && v.type.storage === "Array";
 }
 
+/** A write that may leave holes: the array written, where (a source offset), its store op. */
+export interface HoleWrite {
+  array: Value;
+  at: number;
+  /** The `setIndex` of `a[k] = v`; none for `xs.length = n`. */
+  store?: Op;
+}
+
 /**
- * Whether the function's own writes may leave holes: `xs.length = n`, or `a[k] = v` into a
+ * The function's own writes that may leave holes: `xs.length = n`, or `a[k] = v` into a
  * plain array with k not known to be at most its length (ir/store-bounds.ts: an append
  * `a[a.length] = v`, `a[a.length - 1]`, 0, a counter below the length; not trusted when the
  * function shortens an array). Its methods' writes
  * (sort, splice, push…) never leave holes, and `a[k] += v` reads a[k] first, giving NaN in
  * JavaScript as well when k lies past the end.
  */
-function mayLeaveHoles(ctx: LowerContext, body: Region): boolean {
-  if (ctx.lengthWrites) return true;
+export function holeWrites(ctx: LowerContext, body: Region): HoleWrite[] {
+  const found: HoleWrite[] = [...ctx.lengthWrites];
   const writes = ctx.elementWrites.filter((op) => isPlainArray(op.operands[0]!));
-  if (writes.length === 0) return false;
+  if (writes.length === 0) return found;
   let shortens = false;
   const visit = (region: Region) => {
     for (const op of region.ops) {
@@ -80,23 +92,43 @@ function mayLeaveHoles(ctx: LowerContext, body: Region): boolean {
   };
   visit(body);
   const bounds = new StoreBounds(body);
-  return writes.some((op) => {
+  for (const op of writes) {
     const [array, index] = op.operands as [Value, Value];
-    return shortens || !bounds.atMostLength(array, index);
-  });
+    if (shortens || !bounds.atMostLength(array, index))
+      found.push({ array, at: op.loc.start, store: op });
+  }
+  return found;
 }
 
-/** The arrays (value ids) given to a call of one of the program's functions, which may write to them. */
-function passedToCalls(body: Region): Set<number> {
-  const passed = new Set<number>();
+/**
+ * The writes of `writes` hole-exits.ts checks as they run: at a counter counting 0, 1, 2…
+ * (`out[i] = v` filling an array in order, which a write past the end would not fill in
+ * later), or into a row of another array (`grid[r][c] = v`, as rows are filled once made).
+ */
+export function checkedAsTheyRun(body: Region, writes: HoleWrite[]): Set<HoleWrite> {
+  const definition = new Map<number, Op>();
+  const loops: Op[] = [];
   const visit = (region: Region) => {
     for (const op of region.ops) {
-      if (op.opcode === "call") for (const v of op.operands) if (isPlainArray(v)) passed.add(v.id);
+      for (const r of op.results) definition.set(r.id, op);
+      if (op.opcode === "loop") loops.push(op);
       op.regions.forEach(visit);
     }
   };
   visit(body);
-  return passed;
+  const inOrder = new Set<number>();
+  for (const loop of loops) {
+    for (const [id, counter] of loopCounters(loop, (v) => definition.get(v)))
+      if (counter.step === 1 && constantNumber(counter.init, (v) => definition.get(v)) === 0)
+        inOrder.add(id);
+  }
+  return new Set(
+    writes.filter((w) => {
+      if (!w.store) return false;
+      const row = definition.get(w.array.id)?.opcode === "index";
+      return row || inOrder.has(w.store.operands[1]!.id);
+    }),
+  );
 }
 
 /** The region holding each op. */

@@ -234,7 +234,8 @@ export function lowerMemberWrite(
       const value = compute(current, "number");
       ctx.at(node);
       // A longer length leaves holes.
-      if (ctx.builder.constantOf(value) !== 0) ctx.lengthWrites = true;
+      if (ctx.builder.constantOf(value) !== 0)
+        ctx.lengthWrites.push({ array: object, at: node.start });
       lowerLengthAssignment(ctx, object, value);
       return value;
     }

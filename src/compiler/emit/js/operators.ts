@@ -19,6 +19,13 @@ export interface OperatorWrapper {
   zeros: (((arg: string) => string) | undefined)[];
   /** Per parameter: its gradient drops the fields the argument lacks (see program-module.ts). */
   prunes?: boolean[];
+  /**
+   * Per argument, then per capture: where it may hold plain arrays, whose holes (elements never
+   * written) would leave the derivative code reading undefined, as a shape's JSON
+   * (ir/hole-shapes.ts), or undefined for none. Unknown: every array and object parameter and
+   * every capture, looked through entirely.
+   */
+  holds?: (string | undefined)[];
   /** Array and object parameters the function may write (checked for aliasing at run time). */
   writes: number[];
   /** Parameters the function stores arrays or objects into (`o.v = [1, 2]`). */
@@ -100,15 +107,30 @@ export function operatorWrapper(w: OperatorWrapper): string {
           .map((_, i) => w.writes.includes(i))
           .join(", ")}]); `;
 
+  // Arrays with holes (elements never written) among the arrays and objects given: the
+  // derivative code would read undefined where JavaScript's array methods skip (runtime/holes.ts).
+  const holeChecks = allArgs
+    .map((arg, i) => {
+      const shape = w.holds ? w.holds[i] : i >= params.length || isAggregate(i) ? "0" : undefined;
+      if (shape === undefined) return "";
+      return `${w.runtime}.refuseArgumentHoles(${arg}, ${JSON.stringify(arg)}, ${JSON.stringify(shape)}); `;
+    })
+    .join("");
+  const checked = holeChecks + aliasChecks;
+
   switch (w.operator) {
-    case "derivative":
-      if (w.prunesResult)
-        return `((${args}) => ${w.runtime}.withoutAbsent(${call(w.jvp, ["1"])}, ${out(1)}))`;
-      return `((${args}) => ${call(w.jvp, ["1"])})`;
+    case "derivative": {
+      const result = w.prunesResult
+        ? `${w.runtime}.withoutAbsent(${call(w.jvp, ["1"])}, ${out(1)})`
+        : call(w.jvp, ["1"]);
+      return holeChecks
+        ? `((${args}) => { ${holeChecks}return ${result}; })`
+        : `((${args}) => ${result})`;
+    }
     case "valueWithDerivative": {
       const tangent = fresh("tangent");
       const given = w.prunesResult ? `${w.runtime}.withoutAbsent(${tangent}, ${out(1)})` : tangent;
-      return `((${args}) => { const ${tangent} = ${call(w.jvp, ["1"])}; return { value: ${out(1)}, derivative: ${given} }; })`;
+      return `((${args}) => { ${holeChecks}const ${tangent} = ${call(w.jvp, ["1"])}; return { value: ${out(1)}, derivative: ${given} }; })`;
     }
     case "differential":
     case "valueWithDifferential": {
@@ -158,12 +180,12 @@ export function operatorWrapper(w: OperatorWrapper): string {
             : `(${tangents.join(", ")}) => ${jvpOf(primalArgs, inOrder)}`;
       if (w.operator === "differential") {
         const flag = snapshots.size > 0 ? `let ${fresh_} = true; ` : "";
-        return `((${args}) => { ${aliasChecks}${takeSnapshots}${flag}return ${differential(true)}; })`;
+        return `((${args}) => { ${checked}${takeSnapshots}${flag}return ${differential(true)}; })`;
       }
       const value = fresh("value");
       const zeros = sorted.map((i) => (isAggregate(i) ? w.zeros[i]!(params[i]!) : "0"));
       return (
-        `((${args}) => { ${aliasChecks}${takeSnapshots}${call(w.jvp, zeros)}; const ${value} = ${out(1)}; ` +
+        `((${args}) => { ${checked}${takeSnapshots}${call(w.jvp, zeros)}; const ${value} = ${out(1)}; ` +
         `return { value: ${value}, differential: ${differential(false)} }; })`
       );
     }
@@ -272,7 +294,7 @@ export function operatorWrapper(w: OperatorWrapper): string {
     const start = `const ${back} = ${call(w.vjp, [withValue])}; ${keepShadow}const ${journal} = ${w.runtime}.storeJournal(); `;
     const result =
       w.operator === "pullback" ? pullback : `{ value: ${out(1)}, pullback: ${pullback} }`;
-    return `((${args}) => { ${aliasChecks}${start}return ${result}; })`;
+    return `((${args}) => { ${checked}${start}return ${result}; })`;
   }
 
   switch (w.operator) {
@@ -290,12 +312,12 @@ export function operatorWrapper(w: OperatorWrapper): string {
       if (!w.grad) {
         // Both sweeps, one after the other (functions with loops: see choices.ts).
         const body = `const ${value} = ${call(w.fwd, shadowArgs)}; ${backward("1")}return ${result(value)};`;
-        return `((${args}) => { ${aliasChecks}${makeShadows}${guarded(body)} })`;
+        return `((${args}) => { ${checked}${makeShadows}${guarded(body)} })`;
       }
       // The fused gradient returns the number adjoints, then the value (first or in `out`).
       const valueText = numberWrt.length > 0 ? out(numberWrt.length) : first;
       const body = `const ${first} = ${call(w.grad, [...shadowArgs, "1"])}; ${restore}return ${result(valueText)};`;
-      return `((${args}) => { ${aliasChecks}${makeShadows}${guarded(body)} })`;
+      return `((${args}) => { ${checked}${makeShadows}${guarded(body)} })`;
     }
     case "pullback":
     case "valueWithPullback": {
@@ -317,7 +339,7 @@ export function operatorWrapper(w: OperatorWrapper): string {
       const result =
         w.operator === "pullback" ? pullback : `{ value: ${value}, pullback: ${pullback} }`;
       const declared = `${w.aggregateResult ? `, ${resultShadow}` : ""}, ${journal} = ${w.runtime}.storeJournal()`;
-      return `((${args}) => { ${aliasChecks}${makeShadows}let ${value}, ${saved}${declared}; ${guarded(start)} return ${result}; })`;
+      return `((${args}) => { ${checked}${makeShadows}let ${value}, ${saved}${declared}; ${guarded(start)} return ${result}; })`;
     }
   }
 }

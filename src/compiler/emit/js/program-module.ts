@@ -33,6 +33,7 @@ import {
 } from "../../ir/type-system.js";
 import { tangentType } from "../../ir/tangent-types.js";
 import type { FunctionKey, IRFunction, Op, Type } from "../../ir/types.js";
+import { holeShape, type HoleShape } from "../../ir/hole-shapes.js";
 import { functionKey, genericKey, keyFile, keyName } from "../../ir/function-key.js";
 import type { SourceModule } from "../../parse/module.js";
 import { ProgramGraph, isLocalSpecifier } from "../../parse/program.js";
@@ -602,6 +603,7 @@ function rootShapes(
   prunes: boolean[];
   writes: number[];
   replaces: number[];
+  holds?: (string | undefined)[];
 } {
   const fn = table.primals.get(primal);
   // A function with a registered rule is not lowered: its parameter types are the rule's.
@@ -625,7 +627,13 @@ function rootShapes(
     prunes: types.map((type) => holdsOptionalFields(type)),
     writes: [...(effects?.writes ?? [])],
     replaces: [...(effects?.replaces ?? [])],
+    ...(fn ? { holds: fn.params.map((p) => shapeText(holeShape(p.type))) } : {}),
   };
+}
+
+/** A hole shape as the JSON the runtime reads, or undefined when there is nothing to look at. */
+function shapeText(shape: HoleShape | undefined): string | undefined {
+  return shape === undefined ? undefined : JSON.stringify(shape);
 }
 
 /**

@@ -840,9 +840,12 @@ class Copier {
     const n = i32[value >> 2]!;
     const first = (value + 8) >> 3;
     if (kind.of === "number") {
-      const copy = f64.slice(first, first + n);
-      if (kind.array === "Float64Array") return copy;
-      return kind.array === "Array" ? Array.from(copy) : new TYPED_ARRAYS[kind.array](copy);
+      if (kind.array === "Float64Array") return f64.slice(first, first + n);
+      if (kind.array === "Array") return Array.from(f64.subarray(first, first + n));
+      // Element by element: the engine's conversion between kinds of typed array costs more.
+      const array = new TYPED_ARRAYS[kind.array](n);
+      for (let j = 0; j < n; j++) array[j] = f64[first + j]!;
+      return array;
     }
     const rows = Array.from({ length: n }, (_, j) =>
       this.out(kind.of, i32[(value + 8 + 8 * j) >> 2]!),

@@ -1455,6 +1455,7 @@ class WatFunctionEmitter implements LaneHost {
    */
   private storedInto(type: ArrayType, value: string): string {
     if (!convertsStores(type.storage)) return value;
+    this.declareLocal("$stored_int", "i32");
     return storedValue(type, value, this.declareLocal("$stored", "f64"));
   }
 
@@ -1474,6 +1475,7 @@ class WatFunctionEmitter implements LaneHost {
     const numbers = op.operands.every((v) => v.type === "number");
     if (!numbers || !isBitOperation(callee, op.operands.length)) return this.fail(describe(op));
     const scratch = this.declareLocal("$stored", "f64");
+    this.declareLocal("$stored_int", "i32");
     // One operand's conversion is done (its scratch read) before the next one's starts.
     const operands = op.operands.map((v) =>
       this.isInt(v) ? this.get(v) : toInt32(this.get(v), scratch),

@@ -9,11 +9,21 @@
 // representable), and trunc(r) ≡ trunc(x) modulo 2^32, so i64.trunc_sat of r, wrapped to 32
 // bits, is ToInt32(x). NaN and ±Infinity give NaN for r (∞ − ∞), which trunc_sat makes 0.
 
-/** ToInt32 of an f64 expression, as an i32; `scratch` is an f64 local it uses (x is read twice). */
+/**
+ * ToInt32 of an f64 expression, as an i32; `scratch` is an f64 local it uses (x is read
+ * twice), and `${scratch}_int` an i32 one. An x that is already an int32 (the usual case: an
+ * index, a count) is one truncation that converts back to x; only the others take the
+ * reduction modulo 2^32 above.
+ */
 export function toInt32(value: string, scratch: string): string {
+  const int = `${scratch}_int`;
   const quotient = `(f64.trunc (f64.mul (local.get ${scratch}) (f64.const 0x1p-32)))`;
-  const remainder = `(f64.sub (local.tee ${scratch} ${value}) (f64.mul ${quotient} (f64.const 0x1p+32)))`;
-  return `(i32.wrap_i64 (i64.trunc_sat_f64_s ${remainder}))`;
+  const remainder = `(f64.sub (local.get ${scratch}) (f64.mul ${quotient} (f64.const 0x1p+32)))`;
+  return (
+    `(block (result i32) (local.set ${int} (i32.trunc_sat_f64_s (local.tee ${scratch} ${value})))` +
+    ` (if (result i32) (f64.eq (f64.convert_i32_s (local.get ${int})) (local.get ${scratch}))` +
+    ` (then (local.get ${int})) (else (i32.wrap_i64 (i64.trunc_sat_f64_s ${remainder})))))`
+  );
 }
 
 /** The i32 instruction of each binary bit operator (a shift's count is taken modulo 32, as in JavaScript). */

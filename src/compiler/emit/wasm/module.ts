@@ -318,13 +318,24 @@ const SUPPORT = [
     unreachable
   )`,
   // An array of n cells (8 bytes each) from the heap, zeroed: the heap is reused by every call.
-  `  (func $allocCells (param $n i32) (result i32) (local $p i32) (local $next i32)
+  // A short one by stores (memory.fill calls out of the compiled code: about 20 ns in Node 20,
+  // more than zeroing a few cells; an inner gradient's adjoints are made at every iteration).
+  `  (func $allocCells (param $n i32) (result i32) (local $p i32) (local $next i32) (local $q i32)
     (if (i32.gt_u (local.get $n) (i32.const 0x0fffffff)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
     (local.set $p (global.get $heap_top))
     (local.set $next (i32.add (local.get $p) (i32.add (i32.const 8) (i32.shl (local.get $n) (i32.const 3)))))
     (if (i32.gt_u (local.get $next) (global.get $heap_end)) (then (call $overflow (i32.const ${OVERFLOW.heap}))))
     (i32.store (local.get $p) (local.get $n))
-    (memory.fill (i32.add (local.get $p) (i32.const 4)) (i32.const 0) (i32.add (i32.const 4) (i32.shl (local.get $n) (i32.const 3))))
+    (i32.store offset=4 (local.get $p) (i32.const 0))
+    (if (i32.le_u (local.get $n) (i32.const 32))
+      (then
+        (local.set $q (i32.add (local.get $p) (i32.const 8)))
+        (block $zeroed (loop $zero
+          (br_if $zeroed (i32.ge_u (local.get $q) (local.get $next)))
+          (i64.store (local.get $q) (i64.const 0))
+          (local.set $q (i32.add (local.get $q) (i32.const 8)))
+          (br $zero))))
+      (else (memory.fill (i32.add (local.get $p) (i32.const 8)) (i32.const 0) (i32.shl (local.get $n) (i32.const 3)))))
     (global.set $heap_top (local.get $next))
     (local.get $p)
   )`,

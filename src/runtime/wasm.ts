@@ -560,8 +560,12 @@ function sizeOf(kind: WasmKind, value: unknown, resident?: WasmArrays): number {
   if (resident && residentAddress(kind, value, resident) !== undefined) return 0;
   const array = checkedArray(kind, value);
   let bytes = 8 + 8 * array.length;
-  if (kind.of !== "number")
-    for (let j = 0; j < array.length; j++) bytes += sizeOf(kind.of, array[j], resident);
+  const element = kind.of;
+  // Objects of numbers all take the same room (each is checked as it is copied in).
+  if (typeof element === "object" && "fields" in element && isLeaf(element.fields))
+    return bytes + array.length * (8 + 8 * element.fields.length);
+  if (element !== "number")
+    for (let j = 0; j < array.length; j++) bytes += sizeOf(element, array[j], resident);
   return bytes;
 }
 

@@ -164,6 +164,8 @@ export interface Op {
 
 export interface OpAttrs {
   value?: number | boolean | string;
+  /** On an `alloc` of a plain array: made of holes, as `new Array(n)` (lower/new-array-holes.ts). */
+  holes?: boolean;
   callee?: string;
   /**
    * On `withDerivative` and `adjust`: the function is the arrow written at these [start, end]

@@ -31,15 +31,34 @@ export function newArraysWithHoles(
   if (ctx.newArrays.length === 0) return [];
   const definitions = new Map<number, Op>();
   const regionOf = new Map<Op, Region>();
+  const loopOf = new Map<number, Op>();
+  const users = new Map<number, Op[]>();
   const visit = (region: Region) => {
     for (const op of region.ops) {
       regionOf.set(op, region);
       for (const r of op.results) definitions.set(r.id, op);
+      if (op.opcode === "loop") for (const p of op.regions[1]!.params) loopOf.set(p.id, op);
+      for (const v of op.operands) {
+        const list = users.get(v.id);
+        if (list) list.push(op);
+        else users.set(v.id, [op]);
+      }
       op.regions.forEach(visit);
     }
   };
   visit(body);
-  const facts: Facts = { definitionOf: (id) => definitions.get(id), shortens };
+  const facts: Facts = {
+    definitionOf: (id) => definitions.get(id),
+    loopOf: (id) => loopOf.get(id),
+    keepsLength: (v) =>
+      !shortens &&
+      (users.get(v.id) ?? []).every(
+        (op) =>
+          op.opcode === "index" ||
+          op.opcode === "length" ||
+          (op.opcode === "setIndex" && op.operands[0] === v && op.operands[2] !== v),
+      ),
+  };
   const found: { array: Value; at: number; made: string }[] = [];
   for (const made of ctx.newArrays) {
     const region = regionOf.get(made.alloc);
@@ -58,8 +77,14 @@ export function newArraysWithHoles(
 
 interface Facts {
   definitionOf: (id: number) => Op | undefined;
-  /** Whether the function shortens an array (a length it reads may go down). */
-  shortens: boolean;
+  /** The loop whose `after` region has the parameter `id`. */
+  loopOf: (id: number) => Op | undefined;
+  /**
+   * Whether the array `v` never gets shorter: the function shortens no array, and only reads,
+   * writes into and appends to `v` (`push` is a write at its length; a function it were
+   * given to could pop it).
+   */
+  keepsLength: (v: Value) => boolean;
 }
 
 /**
@@ -115,13 +140,17 @@ function fillsTheRest(loop: Op, array: Value, length: Value, from: number, facts
       op.operands[2] !== array,
   );
   if (write < 0) return false;
-  // Other uses: measuring it, reading an element behind the counter (`a[i - 1]`), or at it
+  // Other uses: measuring it, reading an element behind the counter (`a[i - 1]`, or `a[j]`
+  // in an inner `for (let j = 0; j < i; j++)`, as forward substitution reads), or at it
   // once written.
   const readBehind = (op: Op) => {
-    const def = facts.definitionOf(op.operands[1]!.id);
-    if (def?.opcode !== "sub" || def.operands[0] !== i) return false;
-    const back = constantNumber(def.operands[1]!, facts.definitionOf);
-    return back !== undefined && back >= 1;
+    const at = op.operands[1]!;
+    const def = facts.definitionOf(at.id);
+    if (def?.opcode === "sub" && def.operands[0] === i) {
+      const back = constantNumber(def.operands[1]!, facts.definitionOf);
+      return back !== undefined && back >= 1;
+    }
+    return countsBelow(at, i, facts);
   };
   const fine = (op: Op, afterWrite: boolean): boolean => {
     if (!op.operands.includes(array)) return op.regions.every((r) => everyOp(r, afterWrite, fine));
@@ -131,6 +160,18 @@ function fillsTheRest(loop: Op, array: Value, length: Value, from: number, facts
   };
   if (!everyOp(before, false, fine)) return false;
   return after.ops.every((op, n) => n === write || fine(op, n > write));
+}
+
+/** Whether `j` is the counter of a loop counting up by 1 while `j < i`. */
+function countsBelow(j: Value, i: Value, facts: Facts): boolean {
+  const loop = facts.loopOf(j.id);
+  if (!loop) return false;
+  const [before, after] = loop.regions as [Region, Region];
+  const k = after.params.indexOf(j);
+  const p = before.params[k];
+  const test = facts.definitionOf(before.ops[before.ops.length - 1]!.operands[0]!.id);
+  if (!p || test?.opcode !== "lt" || test.operands[0] !== p || test.operands[1] !== i) return false;
+  return loopCounters(loop, facts.definitionOf).get(p.id)?.step === 1;
 }
 
 function everyOp(region: Region, afterWrite: boolean, fine: (op: Op, a: boolean) => boolean) {
@@ -147,7 +188,8 @@ function sameLength(bound: Value, length: Value, array: Value, facts: Facts): bo
   if (def.operands[0] === array) return true;
   // `new Array(xs.length)` filled while `i < xs.length`: the same length unless xs shrinks.
   const made = facts.definitionOf(length.id);
-  return !facts.shortens && made?.opcode === "length" && made.operands[0] === def.operands[0];
+  const source = def.operands[0]!;
+  return made?.opcode === "length" && made.operands[0] === source && facts.keepsLength(source);
 }
 
 /** Whether `op` or an op inside it uses `v`. */

@@ -257,6 +257,18 @@ interface Fills {
   [name: string]: unknown;
 }
 
+/** The functions of the next test, each filling its `new Array` before reading it. */
+const FILLED_IN_ORDER = [
+  "counted",
+  "prefix",
+  "constants",
+  "grid",
+  "substitution",
+  "piecewise",
+  "filled",
+  "fromLength",
+];
+
 test("written in order before any read: zero-filled, unchecked, right, and WebAssembly", async () => {
   const program = `import { differential, gradient } from "nabla";
 export { wasmStats } from "nabla";
@@ -298,6 +310,14 @@ export function substitution(x: number, n: number): number {
   }
   return b.reduce((t, v) => t + v * v, 0);
 }
+export function piecewise(x: number, n: number): number {
+  const a: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    if (i % 2 === 0) a[i] = x * x + i;
+    else a[i] = Math.exp(x) - i;
+  }
+  return a.reduce((s, v) => s + v * v, 0);
+}
 export function filled(x: number, n: number): number {
   const a = new Array<number>(n).fill(x);
   return a.reduce((s, v) => s * v, 1);
@@ -306,29 +326,19 @@ export function fromLength(x: number, n: number): number {
   const a = Array.from({ length: n }, (_, i) => x * i);
   return a.reduce((s, v) => s + v * v, 0);
 }
-${["counted", "prefix", "constants", "grid", "substitution", "filled", "fromLength"]
-  .map(
-    (name) => `export const ${name}Forward = differential(${name}, { wrt: [0], backend: "wasm" });
+${FILLED_IN_ORDER.map(
+  (name) => `export const ${name}Forward = differential(${name}, { wrt: [0], backend: "wasm" });
 export const ${name}Reverse = gradient(${name}, { wrt: [0], backend: "wasm" });
 export const ${name}ForwardJs = differential(${name}, { wrt: [0] });
 export const ${name}ReverseJs = gradient(${name}, { wrt: [0] });`,
-  )
-  .join("\n")}
+).join("\n")}
 `;
   const compiled = compileFiles({ "main.ts": program });
   assert.equal(diagnosticsText(compiled), "", "no warning: every function runs as WebAssembly");
   const m = await loadProgram<Fills>({ "main.ts": program });
   type F = (x: number, n: number) => number;
   type D = (x: number, n: number) => (dx: number) => number;
-  for (const name of [
-    "counted",
-    "prefix",
-    "constants",
-    "grid",
-    "substitution",
-    "filled",
-    "fromLength",
-  ]) {
+  for (const name of FILLED_IN_ORDER) {
     const f = m[name] as F;
     for (const x of [0.7, -1.2]) {
       const n = 4;

@@ -117,7 +117,8 @@ function filledBeforeRead(alloc: Op, region: Region, facts: Facts): boolean {
 
 /**
  * Whether `loop` writes `array` at its counter, counting from `from` by 1 while below the
- * array's length, in every iteration, and reads it only at elements already written.
+ * array's length, in every iteration (in both branches of an `if`, maybe), and reads it only
+ * at elements already written.
  */
 function fillsTheRest(loop: Op, array: Value, length: Value, from: number, facts: Facts): boolean {
   if (loop.operands.includes(array)) return false;
@@ -132,14 +133,6 @@ function fillsTheRest(loop: Op, array: Value, length: Value, from: number, facts
   if (constantNumber(counter.init, facts.definitionOf) !== from) return false;
   if (!sameLength(bound, length, array, facts)) return false;
   const i = after.params[k]!;
-  const write = after.ops.findIndex(
-    (op) =>
-      op.opcode === "setIndex" &&
-      op.operands[0] === array &&
-      op.operands[1] === i &&
-      op.operands[2] !== array,
-  );
-  if (write < 0) return false;
   // Other uses: measuring it, reading an element behind the counter (`a[i - 1]`, or `a[j]`
   // in an inner `for (let j = 0; j < i; j++)`, as forward substitution reads), or at it
   // once written.
@@ -158,8 +151,17 @@ function fillsTheRest(loop: Op, array: Value, length: Value, from: number, facts
     if (op.opcode !== "index" || op.operands[0] !== array) return false;
     return readBehind(op) || (afterWrite && op.operands[1] === i);
   };
-  if (!everyOp(before, false, fine)) return false;
-  return after.ops.every((op, n) => n === write || fine(op, n > write));
+  // The write `a[i] = v`, or an `if` writing a[i] in each branch (`if (c) a[i] = p; else
+  // a[i] = q;`); the ops around it use the array only as `fine` allows.
+  const writesAt = (region: Region): boolean => {
+    const write = region.ops.findIndex(writes);
+    return write >= 0 && region.ops.every((op, n) => n === write || fine(op, n > write));
+  };
+  const writes = (op: Op): boolean =>
+    op.opcode === "setIndex"
+      ? op.operands[0] === array && op.operands[1] === i && op.operands[2] !== array
+      : op.opcode === "if" && op.regions.every(writesAt);
+  return everyOp(before, false, fine) && writesAt(after);
 }
 
 /** Whether `j` is the counter of a loop counting up by 1 while `j < i`. */

@@ -421,3 +421,44 @@ export const forward = differential(f);
   assert.throws(() => m.reverse([1, 2, 3]), error);
   assert.throws(() => m.forward([1, 2, 3])([1, 0, 0]), error);
 });
+
+test("second order: the same RangeError; an array filled from its end, right", async () => {
+  const m = await loadProgram<{
+    f: (x: number) => number;
+    h: (x: number) => number;
+    d2f: (x: number) => number;
+    d2h: (x: number) => number;
+    hh: (xs: number[]) => number[][];
+  }>({
+    "main.ts": `import { derivative, hessian } from "nabla";
+export function f(x: number): number {
+  const a = new Array<number>(3);
+  a[0] = x;
+  return a.reduce((s, v) => s * v, 1);
+}
+export function h(x: number): number {
+  const a = new Array<number>(4);
+  for (let i = a.length - 1; i >= 0; i--) a[i] = Math.sin(x * (i + 1));
+  return a.reduce((s, v) => s * v, 1);
+}
+export const d2f = derivative(derivative(f));
+export const d2h = derivative(derivative(h));
+export const hh = hessian((xs: number[]) => h(xs[0]));
+`,
+  });
+  const made = "'new Array<number>(3)' at main.ts:3:13, which makes an array of holes";
+  assert.throws(() => m.d2f(2), {
+    name: "RangeError",
+    message: methodMessage("reduce", 5, 10, made),
+  });
+  for (const x of [0.7, -0.4]) {
+    const second = centralDifference((t) => centralDifference(m.h, t, 1e-4), x, 1e-4);
+    assertClose(m.d2h(x), second, 1e-5, `at ${x}: forward over forward, second differences`);
+    assertClose(
+      m.hh([x])[0]![0]!,
+      m.d2h(x),
+      1e-12,
+      `at ${x}: hessian against forward over forward`,
+    );
+  }
+});

@@ -209,8 +209,11 @@ export function linearize(
   function cloneMemoryOp(op: Op): void {
     clonePrimal(op);
     const result = op.results[0];
+    // A shadow starts at zeros, though its primal be made of holes (`new Array(n)`).
+    const attrs = { ...op.attrs };
+    delete attrs.holes;
     const tangentOp = (operands: Value[], type: Type, hint: string) =>
-      b.asTangent(true, () => b.emit(op.opcode, operands, [type], { ...op.attrs }, [], hint))
+      b.asTangent(true, () => b.emit(op.opcode, operands, [type], { ...attrs }, [], hint))
         .results[0]!;
     switch (op.opcode) {
       case "field":

@@ -141,7 +141,7 @@ export type Opcode =
   | "addField" // reverse mode: operands [object, v]: object.field += v
   | "addIndex" // reverse mode: operands [array, i, v]: array[i] += v
   | "truncate" // operands [array, n]: array.length = n, n at most its length (pop, shift, splice)
-  | "alloc" // operands [length]: a new array of the result type, filled with zeros
+  | "alloc" // operands [length]: a new array of the result type, filled with zeros (attrs.holes: holes)
   | "literal" // operands: the elements (array type) or the fields in order (object type)
   | "zeros" // operands [v]: a fresh zero tangent with v's shape (shadow of a constant aggregate)
   | "clear" // reverse mode: operands [shadow]: sets every number in it to zero
@@ -164,6 +164,8 @@ export interface Op {
 
 export interface OpAttrs {
   value?: number | boolean | string;
+  /** On an `alloc` of a plain array: made of holes, as `new Array(n)` (lower/new-array-holes.ts). */
+  holes?: boolean;
   callee?: string;
   /**
    * On `withDerivative` and `adjust`: the function is the arrow written at these [start, end]

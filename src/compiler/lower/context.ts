@@ -22,6 +22,7 @@ import type {
 } from "../ir/types.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import { assignedNames } from "./assigned-names.js";
+import type { NewArray } from "./new-array-holes.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver } from "../types/resolver.js";
 import type { Binding, DifferentiationTarget, StaticFunction } from "../resolve/targets.js";
@@ -230,6 +231,8 @@ export class LowerContext {
   readonly elementUpdates: ElementUpdate[] = [];
   /** The arrays the program lengthens or may lengthen (`xs.length = n`), for hole-checks.ts. */
   readonly lengthWrites: { array: Value; at: number }[] = [];
+  /** The program's `new Array(n)` of numbers, which JavaScript makes of holes (new-array-holes.ts). */
+  readonly newArrays: NewArray[] = [];
   returnedFlag: Slot | undefined;
   /**
    * Local functions (`const f = (t: number) => …`): their code and the scope they were written

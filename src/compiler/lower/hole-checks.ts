@@ -6,6 +6,7 @@ import { StoreBounds } from "../ir/store-bounds.js";
 import { isArray } from "../ir/type-system.js";
 import type { Op, Region, Value } from "../ir/types.js";
 import type { LowerContext, VisitedElement } from "./context.js";
+import { newArraysWithHoles } from "./new-array-holes.js";
 
 // Holes. `xs[5] = v` on an array of 3 leaves elements 3 and 4 unwritten, and JavaScript's
 // forEach, map, filter, reduce, some, every and indexOf pass over them; the loops lowering
@@ -31,15 +32,21 @@ export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedEleme
   const checked = plain;
   const containing = regionsOf(body);
   const b = new Builder(ctx.builder.values, body, ctx.builder.loc);
+  const whereIs = (offset: number) => {
+    const { line, column } = positionAt(ctx.module.text, offset);
+    return `${basename(ctx.module.file)}:${line}:${column}`;
+  };
   for (const { read, method, at } of checked) {
     const region = containing.get(read);
     if (!region) continue; // dropped with an unreachable branch
-    const { line, column } = positionAt(ctx.module.text, at.start);
-    const where = `${basename(ctx.module.file)}:${line}:${column}`;
+    const where = whereIs(at.start);
+    // A `new Array(n)` read here is named; other holes come from a write past the end.
+    const made = writes.find((w) => w.made && w.array === read.operands[0]);
     const message =
-      `nabla: '.${method}' at ${where} met a hole (an element never written, left by a ` +
-      `write past the array's end); JavaScript skips holes, nabla's derivative code does not. ` +
-      `Write every element before the call, e.g. with push or fill.`;
+      `nabla: '.${method}' at ${where} met a hole (an element never written, left by ` +
+      `${made ? leftBy(made, whereIs) : "a write past the array's end"}); JavaScript skips ` +
+      `holes, nabla's derivative code does not. Write every element before the call, e.g. ` +
+      `with push or fill.`;
     const check: Region = { params: [], ops: [] };
     b.loc = read.loc;
     b.inRegion(check, () => {
@@ -67,8 +74,16 @@ export function isPlainArray(v: Value): boolean {
 export interface HoleWrite {
   array: Value;
   at: number;
-  /** The `setIndex` of `a[k] = v`; none for `xs.length = n`. */
+  /** The `setIndex` of `a[k] = v`; none for `xs.length = n` or `new Array(n)`. */
   store?: Op;
+  /** For `new Array(n)`: the expression and where it is (`'new Array(3)' at main.ts:3:13`). */
+  made?: string;
+}
+
+/** What left the holes `w` stands for, as messages say after "left by". */
+export function leftBy(w: HoleWrite | undefined, where: (offset: number) => string): string {
+  if (w?.made) return `${w.made}, which makes an array of holes`;
+  return w ? `the write past the array's end at ${where(w.at)}` : "a write past the array's end";
 }
 
 /**
@@ -82,7 +97,7 @@ export interface HoleWrite {
 export function holeWrites(ctx: LowerContext, body: Region): HoleWrite[] {
   const found: HoleWrite[] = [...ctx.lengthWrites];
   const writes = ctx.elementWrites.filter((op) => isPlainArray(op.operands[0]!));
-  if (writes.length === 0) return found;
+  if (writes.length === 0 && ctx.newArrays.length === 0) return found;
   let shortens = false;
   const visit = (region: Region) => {
     for (const op of region.ops) {
@@ -91,6 +106,7 @@ export function holeWrites(ctx: LowerContext, body: Region): HoleWrite[] {
     }
   };
   visit(body);
+  found.push(...newArraysWithHoles(ctx, body, shortens));
   const bounds = new StoreBounds(body);
   for (const op of writes) {
     const [array, index] = op.operands as [Value, Value];

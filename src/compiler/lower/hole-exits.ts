@@ -5,7 +5,13 @@ import { holeShape } from "../ir/hole-shapes.js";
 import type { Op, Region, Value } from "../ir/types.js";
 import { terminator } from "../ir/walk.js";
 import type { LowerContext } from "./context.js";
-import { checkedAsTheyRun, holeWrites, isPlainArray, type HoleWrite } from "./hole-checks.js";
+import {
+  checkedAsTheyRun,
+  holeWrites,
+  isPlainArray,
+  leftBy,
+  type HoleWrite,
+} from "./hole-checks.js";
 
 // Holes past the function that made them. hole-checks.ts stops the function's own array
 // methods at a hole; what else meets one would compute on undefined: an element read (NaN in
@@ -63,7 +69,7 @@ export function checkEscapingHoles(
     const shown = /^[\w$.[\]]{1,40}$/.test(text) ? `'${text}' at` : "the element read at";
     const message =
       `nabla: ${shown} ${where(op.loc.start)} met a hole (an element never written, left ` +
-      `by the write past the array's end at ${where(w.at)}); JavaScript reads undefined ` +
+      `by ${leftBy(w, where)}); JavaScript reads undefined ` +
       `there, which nabla's derivative code has no derivative for. Write every element ` +
       `before reading it, e.g. with push or fill.`;
     region.ops.splice(region.ops.indexOf(op) + 1, 0, ...raiseIf(b, op, message));
@@ -72,7 +78,7 @@ export function checkEscapingHoles(
   // The arrays leaving the function, where they leave.
   const before = `nabla: '${name}' (${where(start)}) hands on an array with a hole at `;
   const after = (w: HoleWrite, to: string) =>
-    `${to} (an element never written, left by the write past the array's end at ${where(w.at)}); ` +
+    `${to} (an element never written, left by ${leftBy(w, where)}); ` +
     `JavaScript's array methods skip holes and reading one gives undefined, nabla's ` +
     `derivative code does neither. Write every element, e.g. with push or fill.`;
   // A method's `this` is its first parameter, "self" in the IR.

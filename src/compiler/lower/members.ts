@@ -808,7 +808,12 @@ export function lowerNew(
       const plain = wanted && isArray(wanted) && wanted.storage === "Array";
       const element = plain && !wanted.elements ? wanted.element : "number";
       const type: ArrayType = { kind: "array", storage: "Array", element };
-      return ctx.builder.emit("alloc", [arg], [type], {}, [], "").results[0]!;
+      const alloc = ctx.builder.emit("alloc", [arg], [type], {}, [], "");
+      if (element === "number") {
+        const text = ctx.module.text.slice(node.start, node.end);
+        ctx.newArrays.push({ alloc, at: node.start, text });
+      }
+      return alloc.results[0]!;
     }
     const type: ArrayType = {
       kind: "array",

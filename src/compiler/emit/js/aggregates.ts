@@ -8,11 +8,12 @@ import type { Builtins } from "./module-names.js";
 // like a value (shadows). Used by the function emitter and by the operator wrappers.
 
 /** `new Float64Array(n)`, `new Array(n).fill(0)`, or `new Array(n)` for arrays of objects. */
-export function allocation(type: Type, length: Expr, builtin: Builtins): Expr {
+export function allocation(type: Type, length: Expr, builtin: Builtins, holes = false): Expr {
   if (!isArray(type)) throw new Error(`internal: alloc of ${typeText(type)}`);
   if (type.storage !== "Array")
     return js.raw(`new ${builtin(type.storage)}(${length.text})`, js.PREC.primary, [length]);
-  const fill = type.element === "number" ? ".fill(0)" : "";
+  // `new Array(n)` read before it is filled keeps its holes, for the checks that stop at one.
+  const fill = type.element === "number" && !holes ? ".fill(0)" : "";
   return js.raw(`new ${builtin("Array")}(${length.text})${fill}`, js.PREC.primary, [length]);
 }
 

@@ -562,7 +562,7 @@ class FunctionEmitter implements LaneHost, FlowHost {
         if (tangentLanes) return laneAllocation(type, a, this.lanes!.k, this.emitNames.builtin);
         return op.tangent && isArray(type) && type.storage !== "Array"
           ? tangentAllocation(type.storage, a, this.emitNames.runtime)
-          : allocation(type, a, this.emitNames.builtin);
+          : allocation(type, a, this.emitNames.builtin, op.attrs.holes && !op.tangent);
       }
       case "literal": {
         const type = op.results[0]!.type;

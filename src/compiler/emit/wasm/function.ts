@@ -471,6 +471,9 @@ class WatFunctionEmitter implements LaneHost {
       case "alloc":
         // Zeroed: numbers 0, and inner arrays or objects address 0, not yet written.
         if (!isArray(r.type)) this.fail(`an allocation of a ${typeText(r.type)}`);
+        // Holes, which a read gives as undefined and the methods skip (lower/new-array-holes.ts).
+        if (op.attrs.holes && !op.tangent)
+          this.fail("'new Array(n)' read before all its elements are written (its holes)");
         // A flat tangent array along k directions: k lanes per element (lanes.ts).
         if (this.growing.growing.has(r.id) && this.laneCode && op.tangent && holdsNumbers(r.type))
           return this.set(

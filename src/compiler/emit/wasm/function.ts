@@ -344,6 +344,11 @@ class WatFunctionEmitter implements LaneHost {
     // `throw new Error(…)`: a trap, after which the call runs again as JavaScript, which
     // throws the error itself (message and all); what only the message is made of is skipped.
     if (op.opcode === "extern" && op.attrs.callee === RAISE) return this.line("unreachable");
+    // The check that no array with holes leaves a function (lower/hole-exits.ts): in wasm no
+    // array has one. A store past an array's end traps (the call runs again as JavaScript,
+    // which checks), an append is at the length, and an argument or module-level array with
+    // a hole is not copied in (the call runs as JavaScript).
+    if (op.opcode === "extern" && op.attrs.callee === REFUSE_HOLES) return;
     if (r && op.results.every((v) => this.messageOnly.has(v.id))) return;
     const settled = r && this.absent.settled.get(r.id);
     if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
@@ -1741,6 +1746,8 @@ function local(v: Value): string {
 
 /** The runtime function a `throw` calls (lower/throw.ts). */
 const RAISE = "nabla:raise";
+/** The runtime function that refuses an array with holes where it leaves a function. */
+const REFUSE_HOLES = "nabla:refuseHoles";
 
 /**
  * The values of `fn` used only to make an error's message: each use is the `raise` of a
@@ -1761,7 +1768,7 @@ function valuesOnlyRaised(fn: IRFunction): Set<number> {
   ops.reverse();
   const only = new Set<number>();
   const raisedOnly = (op: Op): boolean =>
-    (op.opcode === "extern" && op.attrs.callee === RAISE) ||
+    (op.opcode === "extern" && (op.attrs.callee === RAISE || op.attrs.callee === REFUSE_HOLES)) ||
     (isPure(op) && op.regions.length === 0 && op.results.every((v) => only.has(v.id)));
   for (let changed = true; changed;) {
     changed = false;

@@ -187,7 +187,7 @@ test("a plain array given its length by arr.length = n: right when shorter, refu
   checkRefusedAt(m, 1.5, 5, holeMessage("map", 5, 10));
 });
 
-test("a helper writing past the end of a plain array it was given: refused as the helper returns", async () => {
+test("a helper writing past the end of a plain array it was given: refused at the write", async () => {
   const m = await compile(`function put(a: number[], k: number, v: number): void {
   a[k] = v;
 }
@@ -197,14 +197,14 @@ export function f(x: number, k: number): number {
   return arr.reduce((s, v) => s + v * x, 0);
 }`);
   for (const k of [0, 3]) checkAt(m, 1.5, k);
-  // The hole leaves 'put' in the caller's array (test/holes-across-calls.test.ts).
+  // A write into an array the function was given is checked as it runs (hole-checks.ts).
   checkRefusedAt(
     m,
     1.5,
     5,
-    "nabla: 'put' (main.ts:2:1) hands on an array with a hole at a[3] (an element never " +
-      "written, left by the write past the array's end at main.ts:3:3); JavaScript's array " +
+    "nabla: the write at main.ts:3:3 in 'put' would leave a hole: index 5 is past the end of " +
+      "the array (length 3), so an element before it is never written. JavaScript's array " +
       "methods skip holes and reading one gives undefined, nabla's derivative code does " +
-      "neither. Write every element, e.g. with push or fill.",
+      "neither. Write the elements in order, e.g. with push, or fill the array first.",
   );
 });

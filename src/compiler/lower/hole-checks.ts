@@ -119,7 +119,10 @@ export function holeWrites(ctx: LowerContext, body: Region): HoleWrite[] {
 /**
  * The writes of `writes` hole-exits.ts checks as they run: at a counter counting 0, 1, 2…
  * (`out[i] = v` filling an array in order, which a write past the end would not fill in
- * later), or into a row of another array (`grid[r][c] = v`, as rows are filled once made).
+ * later), into a row of another array (`grid[r][c] = v`, as rows are filled once made), or
+ * into an array the function was given (a caller's array is not filled in later by it; and
+ * looked through where it leaves, it would be at every call of a recursive function: det's
+ * cofactor expansion, O(n!) calls, ran 3× slower).
  */
 export function checkedAsTheyRun(body: Region, writes: HoleWrite[]): Set<HoleWrite> {
   const definition = new Map<number, Op>();
@@ -142,7 +145,8 @@ export function checkedAsTheyRun(body: Region, writes: HoleWrite[]): Set<HoleWri
     writes.filter((w) => {
       if (!w.store) return false;
       const row = definition.get(w.array.id)?.opcode === "index";
-      return row || inOrder.has(w.store.operands[1]!.id);
+      const given = body.params.some((p) => p.id === w.array.id);
+      return row || given || inOrder.has(w.store.operands[1]!.id);
     }),
   );
 }

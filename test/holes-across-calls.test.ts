@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { assertClose, centralDifference, loadProgram } from "./support/harness.js";
+import { loadProgram } from "./support/harness.js";
+import { checkAt, compile, type Program } from "./support/hole-programs.js";
 
 // Holes (elements never written) made by one function and met by another: an array a helper
 // returns, a class field, an object field, rows of a grid, an operator's argument. JavaScript's
@@ -9,39 +10,6 @@ import { assertClose, centralDifference, loadProgram } from "./support/harness.j
 // that wrote it (and where an operator is given one), the same in both modes and both
 // backends. Arrays filled completely, in whatever order, by whichever function, get their
 // derivatives, checked against central differences and forward mode against reverse mode.
-
-interface Program {
-  f: (x: number, k: number) => number;
-  forward: (x: number, k: number) => (dx: number) => number;
-  reverse: (x: number, k: number) => number;
-  forwardWasm: (x: number, k: number) => (dx: number) => number;
-  reverseWasm: (x: number, k: number) => number;
-}
-
-/** `f(x, k)` differentiated in x by each mode and backend. */
-async function compile(source: string): Promise<Program> {
-  return loadProgram<Program>({
-    "main.ts": `import { differential, gradient } from "nabla";
-${source}
-export const forward = differential(f, { wrt: [0] });
-export const reverse = gradient(f, { wrt: [0] });
-export const forwardWasm = differential(f, { wrt: [0], backend: "wasm" });
-export const reverseWasm = gradient(f, { wrt: [0], backend: "wasm" });
-`,
-  });
-}
-
-/** ∂f/∂x at (x, k) by both modes and backends, against central differences and each other. */
-function checkAt(m: Program, x: number, k = 0): void {
-  const what = `at x = ${x}, k = ${k}`;
-  const expected = centralDifference((t) => m.f(t, k), x);
-  assert.ok(Number.isFinite(expected), `${what}: the program's own difference is finite`);
-  const reverse = m.reverse(x, k);
-  assertClose(reverse, expected, 1e-6, `${what}: reverse mode, finite differences`);
-  assertClose(m.forward(x, k)(1), reverse, 1e-12, `${what}: forward mode against reverse`);
-  assertClose(m.reverseWasm(x, k), reverse, 1e-12, `${what}: wasm reverse mode`);
-  assertClose(m.forwardWasm(x, k)(1), reverse, 1e-12, `${what}: wasm forward mode`);
-}
 
 /** The message's end, after where the hole is, for a write at main.ts:line:column. */
 function leftBy(line: number, column: number): string {

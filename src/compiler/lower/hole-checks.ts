@@ -47,22 +47,7 @@ export function checkHoles(ctx: LowerContext, body: Region, visits: VisitedEleme
       `${made ? leftBy(made, whereIs) : "a write past the array's end"}); JavaScript skips ` +
       `holes, nabla's derivative code does not. Write every element before the call, e.g. ` +
       `with push or fill.`;
-    const check: Region = { params: [], ops: [] };
-    b.loc = read.loc;
-    b.inRegion(check, () => {
-      const hole = b.unary("nullish", read.results[0]!);
-      const stop: Region = { params: [], ops: [] };
-      b.inRegion(stop, () => {
-        b.emit("extern", [b.constant("RangeError"), b.constant(message)], ["void"], {
-          callee: "nabla:raise",
-        });
-        b.emit("yield", [], []);
-      });
-      const pass: Region = { params: [], ops: [] };
-      b.inRegion(pass, () => b.emit("yield", [], []));
-      b.emit("if", [hole], [], {}, [stop, pass]);
-    });
-    region.ops.splice(region.ops.indexOf(read) + 1, 0, ...check.ops);
+    region.ops.splice(region.ops.indexOf(read) + 1, 0, ...raiseIfHole(b, read, message));
   }
 }
 
@@ -162,4 +147,24 @@ function regionsOf(body: Region): Map<Op, Region> {
   };
   visit(body);
   return found;
+}
+
+/** An `if` raising a RangeError with `message` when `read` gives undefined (a hole). */
+export function raiseIfHole(b: Builder, read: Op, message: string): Op[] {
+  const check: Region = { params: [], ops: [] };
+  b.loc = read.loc;
+  b.inRegion(check, () => {
+    const hole = b.unary("nullish", read.results[0]!);
+    const stop: Region = { params: [], ops: [] };
+    b.inRegion(stop, () => {
+      b.emit("extern", [b.constant("RangeError"), b.constant(message)], ["void"], {
+        callee: "nabla:raise",
+      });
+      b.emit("yield", [], []);
+    });
+    const pass: Region = { params: [], ops: [] };
+    b.inRegion(pass, () => b.emit("yield", [], []));
+    b.emit("if", [hole], [], {}, [stop, pass]);
+  });
+  return check.ops;
 }

@@ -10,6 +10,7 @@ import {
   holeWrites,
   isPlainArray,
   leftBy,
+  raiseIfHole,
   type HoleWrite,
 } from "./hole-checks.js";
 
@@ -72,7 +73,7 @@ export function checkEscapingHoles(
       `by ${leftBy(w, where)}); JavaScript reads undefined ` +
       `there, which nabla's derivative code has no derivative for. Write every element ` +
       `before reading it, e.g. with push or fill.`;
-    region.ops.splice(region.ops.indexOf(op) + 1, 0, ...raiseIf(b, op, message));
+    region.ops.splice(region.ops.indexOf(op) + 1, 0, ...raiseIfHole(b, op, message));
   }
 
   // The arrays leaving the function, where they leave.
@@ -161,26 +162,6 @@ function insertWriteCheck(b: Builder, region: Region, store: Op, at: string, nam
     b.emit("if", [leaves], [], {}, [stop, pass]);
   });
   region.ops.splice(region.ops.indexOf(store), 0, ...check.ops);
-}
-
-/** An `if` raising a RangeError with `message` when `read` gives undefined (a hole). */
-function raiseIf(b: Builder, read: Op, message: string): Op[] {
-  const check: Region = { params: [], ops: [] };
-  b.loc = read.loc;
-  b.inRegion(check, () => {
-    const hole = b.unary("nullish", read.results[0]!);
-    const stop: Region = { params: [], ops: [] };
-    b.inRegion(stop, () => {
-      b.emit("extern", [b.constant("RangeError"), b.constant(message)], ["void"], {
-        callee: "nabla:raise",
-      });
-      b.emit("yield", [], []);
-    });
-    const pass: Region = { params: [], ops: [] };
-    b.inRegion(pass, () => b.emit("yield", [], []));
-    b.emit("if", [hole], [], {}, [stop, pass]);
-  });
-  return check.ops;
 }
 
 /** Uses of an array that keep it inside the function: reading, writing into, measuring it. */

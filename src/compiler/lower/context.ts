@@ -22,7 +22,6 @@ import type {
 } from "../ir/types.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import { assignedNames } from "./assigned-names.js";
-import type { NewArray } from "./new-array-holes.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { typeResolver } from "../types/resolver.js";
 import type { Binding, DifferentiationTarget, StaticFunction } from "../resolve/targets.js";
@@ -209,6 +208,13 @@ export interface VisitedElement {
   read: Op;
   method: string;
   at: { start: number; end: number };
+}
+
+/** A `new Array(n)` of numbers the program wrote: its alloc op, where, and its text (new-array-holes.ts). */
+export interface NewArray {
+  alloc: Op;
+  at: number;
+  text: string;
 }
 
 /** An update `a[k] op= v`: the read of a[k] and the write (typed-updates.ts). */

@@ -12,13 +12,6 @@ import type { LowerContext } from "./context.js";
 // with its holes and counts as a write that may leave holes (hole-checks.ts, hole-exits.ts),
 // so a hole met is a RangeError in both modes, as for a write past the end.
 
-/** A `new Array(n)` of numbers the program wrote: its alloc op, where, and its text. */
-export interface NewArray {
-  alloc: Op;
-  at: number;
-  text: string;
-}
-
 /**
  * The `new Array(n)` allocations of `ctx` in `body` whose elements may be read before they are
  * all written; each is marked to be made with its holes (`attrs.holes`).

@@ -1,3 +1,4 @@
+import { TYPED_ARRAYS } from "./typed-arrays.js";
 import { captureCallSite } from "./call-site.js";
 import { checkWrtRange, readOptions, shown } from "./fallback-options.js";
 import { NotCompiledError } from "./not-compiled.js";
@@ -94,18 +95,8 @@ export function compileAtRunTime(operator: string, f: unknown, options?: unknown
   };
 }
 
-/** The typed arrays an argument may be, by their constructors (named as TypeScript names them). */
-const TYPED_ARRAYS = [
-  Float64Array,
-  Float32Array,
-  Int32Array,
-  Uint32Array,
-  Int16Array,
-  Uint16Array,
-  Int8Array,
-  Uint8Array,
-  Uint8ClampedArray,
-];
+/** The typed arrays an argument may be, by their constructors. */
+const TYPED_ARRAY_KINDS = Object.values(TYPED_ARRAYS);
 
 /**
  * The TypeScript type of an argument, for the compiler: what it holds, recursively. Field
@@ -115,7 +106,7 @@ function typeOfValue(value: unknown, where: string, enclosing: object[]): string
   if (typeof value === "number") return "number";
   if (typeof value === "boolean") return "boolean";
   if (typeof value === "string") return "string";
-  const typed = TYPED_ARRAYS.find((kind) => value instanceof kind);
+  const typed = TYPED_ARRAY_KINDS.find((kind) => value instanceof kind);
   if (typed) return typed.name;
   if (typeof value === "object" && value !== null && enclosing.includes(value))
     throw new TypeError(

@@ -1,3 +1,4 @@
+import { TYPED_ARRAYS, type TypedArray } from "./typed-arrays.js";
 import { isLeaf, leafCopier } from "./wasm-leaf-objects.js";
 import type { WasmArrayStorage, WasmEntrySpec, WasmGlobal, WasmKind } from "../api/wasm-entry.js";
 import { out } from "./register.js";
@@ -601,21 +602,6 @@ function checkedObject(value: unknown): Record<string, unknown> {
     return value as Record<string, unknown>;
   throw new NotCopyable();
 }
-
-/** The constructors of the typed arrays wasm carries (its f64 cells hold their elements). */
-const TYPED_ARRAYS = {
-  Float64Array,
-  Float32Array,
-  Int32Array,
-  Uint32Array,
-  Int16Array,
-  Uint16Array,
-  Int8Array,
-  Uint8Array,
-  Uint8ClampedArray,
-};
-
-type TypedArray = InstanceType<(typeof TYPED_ARRAYS)[keyof typeof TYPED_ARRAYS]>;
 
 function checkedArray(kind: { array: WasmArrayStorage }, value: unknown): ArrayLike<unknown> {
   const ok =

@@ -1,34 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  assertGradientTwoWays,
-  compileFiles,
-  diagnosticsText,
-  loadProgram,
-  type Differential,
-  type Fn,
-} from "./support/harness.js";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { checkProgram } from "./support/number-programs.js";
 
 // Ordinary TypeScript the third sweep of realistic programs (sweep/s3) found nabla refusing.
 // Each function takes numbers; its gradient is checked against central differences and
 // against forward mode along each coordinate.
-
-interface Compiled {
-  f: Fn;
-  g: (...xs: number[]) => number[];
-  d: Differential;
-}
-
-async function checkProgram(body: string, points: number[][]): Promise<void> {
-  const m = await loadProgram<Compiled>({
-    "main.ts": `import { differential, gradient } from "nabla";
-${body}
-export const g = gradient(f);
-export const d = differential(f);
-`,
-  });
-  for (const xs of points) assertGradientTwoWays("f", m.f, m.g(...xs), m.d, xs, 1e-6, 1e-12);
-}
 
 const POINTS = [
   [0.7, -0.4, 1.3],

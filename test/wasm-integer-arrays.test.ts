@@ -1,8 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { compileFiles, diagnosticsText, loadProgram, REPO_ROOT } from "./support/harness.js";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 import type { Stats } from "./support/wasm-backends.js";
 
 // Integer typed arrays (Int32Array, Uint8Array, Uint8ClampedArray…) in the WebAssembly
@@ -749,97 +747,6 @@ function weightError(w: number): number {
   assert.equal(wasm.vals[wasm.vals.length - 1], -2 * weights[6]!);
   assert.equal(m.wasmStats.wasm - before.wasm, 1, "ran in wasm");
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "fell back");
-});
-
-test("GradBench's ba Jacobian assembled in wasm (gradbench/wasm/ba.ts): Int32Array rows and cols as JavaScript's, values against its pullbacks and central differences", async () => {
-  const read = (path: string) => readFileSync(join(REPO_ROOT, "gradbench", path), "utf8");
-  const files = {
-    "evals/ba.ts": read("evals/ba.ts"),
-    "wasm/ba.ts": read("wasm/ba.ts"),
-    "main.ts": `export { wasmStats } from "nabla";
-export { baJacobianRows } from "./wasm/ba.js";
-export { baJacobian, reprojectionError } from "./evals/ba.js";
-`,
-  };
-  const compiled = compileFiles(files);
-  assert.equal(diagnosticsText(compiled), "", "no diagnostic (no NABLA202)");
-  const code = compiled.outputs.get(join(compiled.dir, "wasm/ba.ts"))?.code ?? "";
-  assert.match(code, /baJacobianRows \(@backend wasm\) at ba\.ts:\d+:\d+: WebAssembly/);
-  interface Sparse {
-    nrows: number;
-    ncols: number;
-    rows: Int32Array;
-    cols: Int32Array;
-    vals: Float64Array;
-  }
-  interface Problem {
-    cams: Float64Array[];
-    points: Float64Array[];
-    weights: Float64Array;
-    obs: { camera: number; point: number }[];
-    feats: Float64Array[];
-  }
-  const m = await loadProgram<{
-    wasmStats: Stats;
-    baJacobianRows: (p: Problem) => Sparse;
-    baJacobian: (p: Problem) => Sparse;
-    reprojectionError: (cam: Float64Array, x: Float64Array, w: number, f: Float64Array) => number[];
-  }>(files);
-  const wave = (k: number) => Math.sin(1.7 * k + 0.3);
-  const problem: Problem = {
-    cams: [0, 1, 2].map((c) =>
-      Float64Array.from({ length: 11 }, (_, j) =>
-        j < 3 ? 0.2 * wave(c * 11 + j) : j === 5 ? -4 + wave(c) : j === 6 ? 1.5 : 0.1 * wave(j + c),
-      ),
-    ),
-    points: [0, 1, 2, 3].map((q) => Float64Array.from({ length: 3 }, (_, j) => wave(q * 3 + j))),
-    weights: Float64Array.from({ length: 7 }, (_, i) => 0.6 + 0.05 * i),
-    obs: Array.from({ length: 7 }, (_, i) => ({ camera: i % 3, point: (i * 3) % 4 })),
-    feats: Array.from({ length: 7 }, (_, i) => Float64Array.of(wave(i) * 0.3, wave(i + 7) * 0.3)),
-  };
-  const before = { ...m.wasmStats };
-  const wasm = m.baJacobianRows(problem);
-  assert.equal(m.wasmStats.wasm - before.wasm, 1, "ran in wasm");
-  assert.equal(m.wasmStats.javascript - before.javascript, 0, "fell back");
-  const js = m.baJacobian(problem);
-  assert.ok(wasm.rows instanceof Int32Array && wasm.cols instanceof Int32Array);
-  sameValue(
-    [wasm.nrows, wasm.ncols, wasm.rows, wasm.cols],
-    [js.nrows, js.ncols, js.rows, js.cols],
-    "structure",
-  );
-  wasm.vals.forEach((v, k) =>
-    assert.ok(
-      Math.abs(v - js.vals[k]!) <= 1e-12 * Math.max(1, Math.abs(v)),
-      `vals[${k}]: wasm ${v}, the JavaScript pullbacks' ${js.vals[k]}`,
-    ),
-  );
-  // Each reprojection row's entries against central differences of its residual.
-  for (let i = 0; i < problem.obs.length; i++) {
-    const { camera, point } = problem.obs[i]!;
-    for (let row = 0; row < 2; row++) {
-      const r = 2 * i + row;
-      const residual = (cam: Float64Array, x: Float64Array, w: number) =>
-        m.reprojectionError(cam, x, w, problem.feats[i]!)[row]!;
-      for (let k = wasm.rows[r]!; k < wasm.rows[r + 1]!; k++) {
-        const col = wasm.cols[k]!;
-        const moved = (h: number) => {
-          const cam = problem.cams[camera]!.slice();
-          const x = problem.points[point]!.slice();
-          let w = problem.weights[i]!;
-          if (col < 33) cam[col - 11 * camera] += h;
-          else if (col < 33 + 12) x[col - 33 - 3 * point] += h;
-          else w += h;
-          return residual(cam, x, w);
-        };
-        const fd = (moved(1e-6) - moved(-1e-6)) / 2e-6;
-        assert.ok(
-          Math.abs(wasm.vals[k]! - fd) <= 1e-6 * Math.max(1, Math.abs(fd)),
-          `row ${r}, column ${col}: wasm ${wasm.vals[k]}, central differences ${fd}`,
-        );
-      }
-    }
-  }
 });
 
 test("an integer array of another kind than declared (or a Float64Array) runs the call as JavaScript, with JavaScript's result", async () => {

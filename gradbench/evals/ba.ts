@@ -207,12 +207,14 @@ export interface BaJacobianOutput {
 }
 
 /** GradBench's truncated CSR: the first 30 entries (observation 0's two rows) and the last. */
-export function compressJacobian(j: SparseMatrix): BaJacobianOutput {
+export function compressJacobian(
+  j: Pick<SparseMatrix, "vals"> & { rows: ArrayLike<number>; cols: ArrayLike<number> },
+): BaJacobianOutput {
   const first = 2 * (CAM_PARAMS + 3 + 1);
   return {
-    rows: [...Array.from(j.rows.subarray(0, first)), j.rows[j.rows.length - 1]],
-    cols: [...Array.from(j.cols.subarray(0, first)), j.cols[j.cols.length - 1]],
-    vals: [...Array.from(j.vals.subarray(0, first)), j.vals[j.vals.length - 1]],
+    rows: [...Array.from({ length: first }, (_, k) => j.rows[k]!), j.rows[j.rows.length - 1]!],
+    cols: [...Array.from({ length: first }, (_, k) => j.cols[k]!), j.cols[j.cols.length - 1]!],
+    vals: [...Array.from(j.vals.subarray(0, first)), j.vals[j.vals.length - 1]!],
   };
 }
 

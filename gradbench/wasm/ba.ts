@@ -3,36 +3,59 @@
 // observations runs in wasm. A `pullback` called from JavaScript cannot do that (its closure
 // runs as JavaScript); inside a function run as WebAssembly, each observation's two
 // residual rows are taken as two gradients instead, which run there in reverse mode.
+//
+// The Jacobian is filled into storage the caller keeps (made once, by `prepareJacobian`),
+// as GradBench's C++ tool fills its output: the function only stores into it, so arrays of a
+// `wasmArrays` memory are written where they are, with no copy in or out. Its `rows` and
+// `cols` are Float64Arrays (integers held exactly) because `wasmArrays` makes Float64Arrays.
 import { derivative, gradient } from "nabla";
 import {
+  CAM_PARAMS,
   compressJacobian,
+  expandBaInput,
   reprojectionError,
   weightError,
+  type BaInput,
   type BaJacobianOutput,
   type BaProblem,
-  type SparseMatrix,
 } from "../evals/ba.js";
 
+/** A sparse matrix in CSR form, its offsets and columns held as Float64Arrays. */
+export interface SparseMatrixF64 {
+  nrows: number;
+  ncols: number;
+  rows: Float64Array; // nrows + 1 offsets
+  cols: Float64Array;
+  vals: Float64Array;
+}
+
+/** Storage for the Jacobian of `problem`'s residuals. */
+export function jacobianStorage(problem: BaProblem): SparseMatrixF64 {
+  const p = problem.obs.length;
+  const nnz = 2 * p * (CAM_PARAMS + 3 + 1) + p;
+  return {
+    nrows: 3 * p,
+    ncols: CAM_PARAMS * problem.cams.length + 3 * problem.points.length + p,
+    rows: new Float64Array(3 * p + 1),
+    cols: new Float64Array(nnz),
+    vals: new Float64Array(nnz),
+  };
+}
+
 /**
- * The Jacobian of ba's residuals, row by row: the gradient of each reprojection residual with
- * respect to its camera, point and weight, then each weight residual's derivative.
+ * Fills `jac` with the Jacobian of ba's residuals, row by row: the gradient of each
+ * reprojection residual with respect to its camera, point and weight, then each weight
+ * residual's derivative.
  *
  * @backend wasm
  */
-export function baJacobianRows(problem: BaProblem): SparseMatrix {
+export function fillJacobian(problem: BaProblem, jac: SparseMatrixF64): void {
   const camParams = 11;
   const n = problem.cams.length;
   const m = problem.points.length;
   const p = problem.obs.length;
-  const nnz = 2 * p * (camParams + 3 + 1) + p;
-  const jac: SparseMatrix = {
-    nrows: 3 * p,
-    ncols: camParams * n + 3 * m + p,
-    rows: new Int32Array(3 * p + 1),
-    cols: new Int32Array(nnz),
-    vals: new Float64Array(nnz),
-  };
   let k = 0;
+  jac.rows[0] = 0;
   for (let i = 0; i < p; i++) {
     const { camera, point } = problem.obs[i];
     const feat = problem.feats[i];
@@ -59,13 +82,23 @@ export function baJacobianRows(problem: BaProblem): SparseMatrix {
     jac.vals[k++] = derivative(weightError)(problem.weights[i]);
     jac.rows[2 * p + i + 1] = k;
   }
-  return jac;
 }
 
-// --- GradBench wrappers: the same as ../evals/ba.ts, but for the Jacobian's driver ---
+// --- GradBench wrappers: the objective as ../evals/ba.ts's; the Jacobian into kept storage ---
 
-export { prepareObjective, runObjective, prepareJacobian } from "../evals/ba.js";
+export { prepareObjective, runObjective } from "../evals/ba.js";
 
-export function runJacobian(problem: BaProblem): BaJacobianOutput {
-  return compressJacobian(baJacobianRows(problem));
+export interface BaJacobianInput {
+  problem: BaProblem;
+  jac: SparseMatrixF64;
+}
+
+export function prepareJacobian(input: BaInput): BaJacobianInput {
+  const problem = expandBaInput(input);
+  return { problem, jac: jacobianStorage(problem) };
+}
+
+export function runJacobian({ problem, jac }: BaJacobianInput): BaJacobianOutput {
+  fillJacobian(problem, jac);
+  return compressJacobian(jac);
 }

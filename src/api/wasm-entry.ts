@@ -59,6 +59,13 @@ export interface WasmEntrySpec {
    */
   written: number[];
   /**
+   * Of `written`, the parameters a function tagged `@backend wasm` only stores numbers into,
+   * never reading what they held (compiler/analysis/write-only-params.ts): their arrays made
+   * by `wasmArrays` are written in place. Present (maybe empty) when the function writes its
+   * arguments: the runtime then also checks that no array is passed both ways.
+   */
+  writeOnly?: number[];
+  /**
    * The module-level values the code reads, as the wasm globals they are imported into
    * ("globals" "0", "1"…): the call site's `readGlobals` gives their values, read before each
    * call. A number (f64) or a boolean (i32) is the global's value; an array or an object

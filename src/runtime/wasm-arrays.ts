@@ -62,6 +62,8 @@ export class WasmArrays {
   /** @internal */
   readonly i32: Int32Array;
   private top = FIRST_BLOCK;
+  /** The addresses of the rows `rows()` made (read in place as part of their table too). */
+  private readonly rowAddresses = new Set<number>();
 
   /** @internal Use {@link wasmArrays}. */
   constructor(options: WasmArraysOptions = {}) {
@@ -132,6 +134,7 @@ export class WasmArrays {
    */
   rows(rows: ArrayLike<ArrayLike<number>>): Float64Array[] {
     const made = Array.from(rows, (row) => this.from(row));
+    for (const row of made) this.rowAddresses.add(blocks.get(row)!.address);
     const table = this.block(made.length, "rows");
     made.forEach((row, j) => (this.i32[(table + 8 + 8 * j) >> 2] = blocks.get(row)!.address));
     blocks.set(made, { owner: this, address: table, rows: made.slice() });
@@ -149,6 +152,15 @@ export class WasmArrays {
     const block = blocks.get(array);
     if (block?.owner !== this || block.rows) return undefined;
     return this.i32[block.address >> 2] === array.length ? block.address : undefined;
+  }
+
+  /**
+   * Whether the block at `address` is a row `rows()` made.
+   *
+   * @internal
+   */
+  isRow(address: number): boolean {
+    return this.rowAddresses.has(address);
   }
 
   /**

@@ -117,6 +117,18 @@ export function wasmFunction(
   const residentLive = new WeakMap<WasmArrays, Live>();
   const regions: Regions = { heap: 1 << 16, tape: 1 << 16, objects: 1 << 14 };
   const writes = spec.params.map((_, i) => spec.written.includes(i));
+  /** Written parameters only stored into: their `wasmArrays` arrays are written in place. */
+  const writeOnly = spec.params.map((_, i) => spec.writeOnly?.includes(i) ?? false);
+  /**
+   * The function writes arguments the caller passed (a tagged function, not a derivative's
+   * shadows): the arrays written are copied first, an array passed twice is one block, and
+   * one written in place must not also be read in place another way (Copier.inPlaceClash).
+   */
+  const userWrites = spec.writeOnly !== undefined;
+  /** The parameters in the order they are copied in: the written ones first. */
+  const copyOrder = spec.params
+    .map((_, i) => i)
+    .sort((a, b) => (userWrites ? Number(writes[b]) - Number(writes[a]) : 0));
   /** The entry's arguments, one array per twin (a twin's calls never nest: wasm calls only Math). */
   const wasmArgs: number[] = new Array<number>(spec.params.length).fill(0);
   /** Per argument, its address in the call's `wasmArrays` memory when read in place there. */
@@ -173,7 +185,7 @@ export function wasmFunction(
   };
   /** The copier of calls, made once. */
   const shared = new Copier(strings);
-  const call = (args: unknown[], copier: Copier) => {
+  const call = (args: unknown[], copier: Copier, copyAll = false): unknown => {
     if (unavailable) return javascript(args);
     if (!module && !asynchronous) {
       try {
@@ -185,7 +197,7 @@ export function wasmFunction(
     // Arguments in a `wasmArrays` memory are read there, by an instance on that memory, as
     // long as the rest of the call fits above its arrays.
     const resident =
-      asynchronous || scalarsIn || !wasmArraysMade.any
+      asynchronous || scalarsIn || !wasmArraysMade.any || copyAll
         ? undefined
         : residentArrays(spec.params, args);
     let argumentBytes = 0;
@@ -200,13 +212,14 @@ export function wasmFunction(
       for (let i = 0; i < spec.params.length; i++) {
         // An array read in place is looked up once (its rows compared one by one), here.
         const kind = spec.params[i]!;
+        const readsInPlace = !writes[i] || writeOnly[i];
         const address =
-          resident && !writes[i] && typeof kind === "object" && "array" in kind
+          resident && readsInPlace && typeof kind === "object" && "array" in kind
             ? residentAddress(kind, args[i], resident)
             : undefined;
         residentAt[i] = address;
         if (address === undefined)
-          argumentBytes += sizeOf(kind, args[i], writes[i] ? undefined : resident);
+          argumentBytes += sizeOf(kind, args[i], readsInPlace ? resident : undefined);
       }
       for (let k = 0; k < globalTypes.length; k++) {
         const type = globalTypes[k]!;
@@ -263,13 +276,13 @@ export function wasmFunction(
       if (readGlobals && !setGlobals(run.globals, globalTypes, globalValues))
         return javascript(args);
       strings.startCall();
-      copier.start(run, start, inPlace);
+      copier.start(run, start, inPlace, userWrites);
       try {
-        for (let i = 0; i < spec.params.length; i++)
-          wasmArgs[i] =
-            inPlace && residentAt[i] !== undefined
-              ? residentAt[i]!
-              : copier.in(spec.params[i]!, args[i], writes[i]!);
+        for (const i of copyOrder) {
+          const address = inPlace ? residentAt[i] : undefined;
+          if (address !== undefined) copier.noteInPlace(spec.params[i]!, address, writes[i]!);
+          wasmArgs[i] = address ?? copier.in(spec.params[i]!, args[i], writes[i]!, writeOnly[i]);
+        }
         for (let k = 0; k < globalTypes.length; k++) {
           const type = globalTypes[k]!;
           if (typeof type === "object")
@@ -279,6 +292,8 @@ export function wasmFunction(
         if (error instanceof NotCopyable) return javascript(args);
         throw error;
       }
+      // An array both written in place and read another way: the call copies every array.
+      if (copier.inPlaceClash()) return call(args, copier, true);
       const e = run.exports;
       const resultsAt = copier.at;
       setUp(e, resultsAt, resultBytes, regions);
@@ -591,6 +606,14 @@ function residentAddress(
     : undefined;
 }
 
+/** Whether `array` is one of `resident`'s arrays, or a table of its rows. */
+function isResident(array: unknown, resident: WasmArrays): boolean {
+  return (
+    (array instanceof Float64Array && resident.addressOf(array) !== undefined) ||
+    (Array.isArray(array) && resident.rowsAddressOf(array) !== undefined)
+  );
+}
+
 /** An object (not null, not an array) whose fields can be read; its fields are checked by kind. */
 function checkedObject(value: unknown): Record<string, unknown> {
   if (
@@ -636,17 +659,58 @@ class Copier {
   private live!: Live;
   /** Where the next argument goes. */
   at = 0;
-  /** Whose arrays are read in place (arrays the call writes are copied all the same). */
+  /** Whose arrays are read in place (arrays the call writes are copied, but write-only ones). */
   private resident: WasmArrays | undefined;
+  /** The call writes arrays its caller passed: what is in place is noted (see inPlaceClash). */
+  private userWrites = false;
+  /** Addresses of the arrays read in place, and of those written in place (userWrites only). */
+  private readonly readInPlace: number[] = [];
+  private readonly writtenInPlace: number[] = [];
+  /** A written array is one of the memory's but cannot be written in place. */
+  private clash = false;
 
   constructor(private readonly strings: StringIds) {}
 
   /** Before a call (or its rerun on a larger memory): nothing copied yet, from `at` on. */
-  start(live: Live, at: number, resident: WasmArrays | undefined): void {
+  start(live: Live, at: number, resident: WasmArrays | undefined, userWrites = false): void {
     this.live = live;
     this.at = at;
     this.resident = resident;
+    this.userWrites = userWrites;
+    this.readInPlace.length = 0;
+    this.writtenInPlace.length = 0;
+    this.clash = false;
     this.forgetWritten();
+  }
+
+  /**
+   * An argument array in the `wasmArrays` memory, read or written there. Written there, it
+   * must be a block of its own (a row of `rows()` may be read in place as part of its table)
+   * holding numbers.
+   */
+  noteInPlace(kind: WasmKind, address: number, written: boolean): void {
+    if (!this.userWrites) return;
+    if (!written) this.readInPlace.push(address);
+    else if (
+      typeof kind === "object" &&
+      "of" in kind &&
+      kind.of === "number" &&
+      !this.resident!.isRow(address)
+    )
+      this.writtenInPlace.push(address);
+    else this.clash = true;
+  }
+
+  /**
+   * Whether this call cannot run on arrays in place: an array it writes is in the memory but
+   * copied (a read-and-write argument), or written in place and read in place another way.
+   * A call that traps reruns from the caller's arrays: one it reads must not have changed.
+   */
+  inPlaceClash(): boolean {
+    if (this.clash) return true;
+    if (this.writtenInPlace.length === 0 || this.readInPlace.length === 0) return false;
+    const written = new Set(this.writtenInPlace);
+    return this.readInPlace.some((address) => written.has(address));
   }
 
   /**
@@ -661,7 +725,7 @@ class Copier {
     this.backObjects = undefined;
   }
 
-  in(kind: WasmKind, value: unknown, written: boolean): number {
+  in(kind: WasmKind, value: unknown, written: boolean, writeOnly = false): number {
     if (kind === "opaque") return 0;
     if (kind === "number") {
       if (typeof value !== "number") throw new NotCopyable();
@@ -674,16 +738,23 @@ class Copier {
     }
     // Only as a field (object() copies it).
     if ("optional" in kind) throw new NotCopyable();
-    if ("fields" in kind) return this.object(kind.fields, checkedObject(value), written);
+    if ("fields" in kind) return this.object(kind.fields, checkedObject(value), written, writeOnly);
     const array = value as ArrayLike<unknown>;
-    if (written && kind.of === "number") {
+    // Passed twice, one of them written: one block (the written one, copied first).
+    if ((written || this.userWrites) && kind.of === "number") {
       const known = this.backAddressOf(array as ArrayLike<number>);
       if (known !== undefined) return known;
     }
-    if (!written && this.resident) {
+    if ((!written || writeOnly) && this.resident) {
       const address = residentAddress(kind, array, this.resident);
-      if (address !== undefined) return address;
+      if (address !== undefined) {
+        this.noteInPlace(kind, address, written);
+        return address;
+      }
     }
+    // Written, copied, and yet in the memory, where another argument may read it in place.
+    if (written && this.userWrites && this.resident && isResident(array, this.resident))
+      this.clash = true;
     const address = this.at;
     const n = array.length;
     this.at += 8 + 8 * n;
@@ -703,7 +774,7 @@ class Copier {
       return address;
     }
     for (let j = 0; j < n; j++) {
-      const row = this.in(kind.of, array[j], written);
+      const row = this.in(kind.of, array[j], written, writeOnly);
       i32[(address + 8 + 8 * j) >> 2] = row;
     }
     return address;
@@ -733,6 +804,7 @@ class Copier {
     fields: [string, WasmKind][],
     object: Record<string, unknown>,
     written: boolean,
+    writeOnly = false,
   ): number {
     if (written) {
       const known = this.backObjects?.get(object);
@@ -762,7 +834,7 @@ class Copier {
         present |= 1 << k;
         field = kind.optional;
       }
-      const value = this.in(field, object[name], written);
+      const value = this.in(field, object[name], written, writeOnly);
       if (field === "number") this.live.f64[cell >> 3] = value;
       else if (field === "boolean") {
         if (typeof object[name] !== "boolean") throw new NotCopyable();
@@ -832,10 +904,9 @@ class Copier {
     if (kind.of === "number") {
       if (kind.array === "Float64Array") return f64.slice(first, first + n);
       if (kind.array === "Array") return Array.from(f64.subarray(first, first + n));
-      // Element by element: the engine's conversion between kinds of typed array costs more.
-      const array = new TYPED_ARRAYS[kind.array](n);
-      for (let j = 0; j < n; j++) array[j] = f64[first + j]!;
-      return array;
+      // The engine's conversion: a loop here would store into every kind of typed array, which
+      // makes its stores polymorphic (30 ms for a million Int32 cells, against 1.1 ms).
+      return new TYPED_ARRAYS[kind.array](f64.subarray(first, first + n));
     }
     const rows = Array.from({ length: n }, (_, j) =>
       this.out(kind.of, i32[(value + 8 + 8 * j) >> 2]!),

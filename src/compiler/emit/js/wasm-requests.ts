@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import type { Backend } from "../../../api/wasm-entry.js";
 import type { Effects } from "../../analysis/effects.js";
+import { writeOnlyParams } from "../../analysis/write-only-params.js";
 import type { DerivativeTable } from "../../differentiate/derivative-table.js";
 import type { Diagnostic, DiagnosticNote } from "../../diagnostics/diagnostic.js";
 import type { Message } from "../../diagnostics/messages/message.js";
@@ -74,6 +75,35 @@ function writesArguments(
     ? `its argument${named.length > 1 ? "s" : ""} ${named.map((n) => `'${n}'`).join(", ")}`
     : "its argument arrays";
   return `it may write ${which} (the backend copies arguments in, not back)`;
+}
+
+/**
+ * The argument arrays and objects a function tagged `@backend wasm` writes (copied in and
+ * back, or written in place: runtime/wasm.ts), or why it stays JavaScript: it stores arrays
+ * into them, lengthens or shortens them, or writes module-level ones.
+ */
+function argumentWrites(
+  effects: Effects | undefined,
+  names: (string | undefined)[],
+): number[] | string {
+  if (!effects) return "nabla could not tell which of its arguments it writes";
+  const module = effects.moduleWrites[0];
+  if (module) return `it writes the module-level '${module.name}' (copied in, not back)`;
+  const named = (set: Set<number>) => {
+    const which = [...set].sort((x, y) => x - y).map((i) => names[i]);
+    return which.every((n) => n)
+      ? `its argument${which.length > 1 ? "s" : ""} ${which.map((n) => `'${n}'`).join(", ")}`
+      : "its argument arrays";
+  };
+  if (effects.replaces.size > 0)
+    return `it may store arrays or objects into ${named(effects.replaces)} (the backend copies only numbers back)`;
+  if (effects.grows.size > 0) return `it may lengthen or shorten ${named(effects.grows)}`;
+  return [
+    ...new Set([
+      ...(effects.ownWrites ?? effects.writes),
+      ...(effects.innerWrites ?? effects.writes),
+    ]),
+  ].sort((x, y) => x - y);
 }
 
 /**
@@ -270,7 +300,7 @@ export class WasmRequests {
     // As the backend runs it: inner gradients with respect to arrays in reverse mode.
     const form = table.wasmPrimal(key);
     const fn = form.fn;
-    const writes = writesArguments(form.effects ?? table.effects(key), params);
+    const writes = argumentWrites(form.effects ?? table.effects(key), params);
     const name = claim(`wasm:${key}`, `${target.name}$wasm`);
     const fallback = claim(`wasm-fallback:${key}`, `${target.name}$js`);
     const declaration = node.type === "FunctionDeclaration" ? node : undefined;
@@ -284,7 +314,7 @@ export class WasmRequests {
     else if (!fn) twin = { ok: false, reason: "nabla could not read it" };
     else if (!declaration?.body || params.length !== node.params.length)
       twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
-    else if (writes) twin = { ok: false, reason: writes };
+    else if (typeof writes === "string") twin = { ok: false, reason: writes };
     else if ((perElement = perElementOperator(fn, (k) => table.primals.get(k))))
       twin = {
         ok: false,
@@ -296,7 +326,8 @@ export class WasmRequests {
         // The function in the form the backend runs, under its own key (a recursive call too).
         source: { get: (k) => (k === key ? fn : this.source.get(k)) },
         entry: { kind: "function", key },
-        written: [],
+        written: writes,
+        writeOnly: writeOnlyParams(fn, writes),
         name,
         fallback,
         fallbackLines: emitFunction({ ...fn, name: fallback }, names, false),

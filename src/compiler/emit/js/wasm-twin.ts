@@ -14,6 +14,8 @@ export interface WasmTwinRequest {
   entry: WasmEntry;
   /** Its array parameters it writes (reverse mode's shadows): copied back after each call. */
   written: number[];
+  /** Of `written`, those only stored into: written in place when made by wasmArrays. */
+  writeOnly?: number[];
   /** The name the twin gets, and its JavaScript fallback's. */
   name: string;
   fallback: string;
@@ -35,6 +37,7 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
     source: request.source,
     entry: request.entry,
     written: request.written,
+    ...(request.writeOnly && request.written.length ? { writeOnly: request.writeOnly } : {}),
     auto: request.backend === "auto",
   });
   if (!built.ok) return built;
@@ -61,9 +64,14 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
   ];
   // Arrays the call only reads are read in place when they are wasmArrays' (runtime/wasm-arrays.ts).
   const readOnly = arrays.filter((i) => !spec.written.includes(i));
-  const inPlace = readOnly.length
-    ? `; the Float64Arrays of ${readOnly.length === 1 ? "parameter" : "parameters"} ${readOnly.join(", ")} made by wasmArrays are read in place`
-    : "";
+  const writtenInPlace = spec.writeOnly ?? [];
+  const inPlace =
+    (readOnly.length
+      ? `; the Float64Arrays of ${readOnly.length === 1 ? "parameter" : "parameters"} ${readOnly.join(", ")} made by wasmArrays are read in place`
+      : "") +
+    (writtenInPlace.length
+      ? `; those of ${writtenInPlace.length === 1 ? "parameter" : "parameters"} ${writtenInPlace.join(", ")}, which it only stores into, are written in place`
+      : "");
   const bytes = Math.ceil((spec.bytes.length * 3) / 4);
   // "auto": the faster of the twin and the JavaScript, timed over the first calls
   // (runtime/adaptive-backend.ts).

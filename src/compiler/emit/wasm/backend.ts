@@ -20,6 +20,8 @@ export interface WasmRequest {
   entry: WasmEntry;
   /** The entry's array and object parameters it writes (reverse mode's shadows), copied back out. */
   written: number[];
+  /** Of `written`, those only stored into (WasmEntrySpec.writeOnly), for a tagged function. */
+  writeOnly?: number[];
   /** `backend: "auto"`: wasm only for a function that loops over array elements. */
   auto: boolean;
 }
@@ -67,6 +69,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     params,
     results,
     written: request.written,
+    ...(request.writeOnly ? { writeOnly: request.writeOnly } : {}),
     ...(globals.length
       ? { globals: globals.map((g) => (g.copied ? { copied: g.copied } : g.type)) }
       : {}),

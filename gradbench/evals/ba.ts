@@ -206,15 +206,21 @@ export interface BaJacobianOutput {
   vals: number[];
 }
 
+/** The first `n` numbers of `a` (all of them if fewer), as a plain array. */
+function head(a: ArrayLike<number>, n: number): number[] {
+  return Array.from({ length: Math.min(n, a.length) }, (_, k) => a[k]!);
+}
+
 /** GradBench's truncated CSR: the first 30 entries (observation 0's two rows) and the last. */
+
 export function compressJacobian(
   j: Pick<SparseMatrix, "vals"> & { rows: ArrayLike<number>; cols: ArrayLike<number> },
 ): BaJacobianOutput {
   const first = 2 * (CAM_PARAMS + 3 + 1);
   return {
-    rows: [...Array.from({ length: first }, (_, k) => j.rows[k]!), j.rows[j.rows.length - 1]!],
-    cols: [...Array.from({ length: first }, (_, k) => j.cols[k]!), j.cols[j.cols.length - 1]!],
-    vals: [...Array.from(j.vals.subarray(0, first)), j.vals[j.vals.length - 1]!],
+    rows: [...head(j.rows, first), j.rows[j.rows.length - 1]!],
+    cols: [...head(j.cols, first), j.cols[j.cols.length - 1]!],
+    vals: [...head(j.vals, first), j.vals[j.vals.length - 1]!],
   };
 }
 

@@ -185,8 +185,9 @@ export class WasmArrays {
  * it for data many calls read: a data set, the points of a fit. Everywhere else they are
  * ordinary `Float64Array`s.
  *
- * Arrays a call writes (reverse mode's gradients) are still copied in and out, and so is an
- * array made from a part of one (`subarray`). The memory does not grow: its size is the arrays
+ * Arrays a call writes (reverse mode's gradients) are still copied in and out, but for those a
+ * function tagged `@backend wasm` only stores into (an output buffer), which are written in
+ * place; so is an array made from a part of one (`subarray`). The memory does not grow: its size is the arrays
  * plus the scratch space of the largest call, and a call that does not fit runs with copies
  * as usual.
  *

@@ -52,6 +52,11 @@ export interface OperatorWrapper {
   /** The closure `vjp` returns needs the result's shadow filled first (in `out.v2`). */
   vjpFillsShadow?: boolean;
   /**
+   * Whether a pullback's backward sweep may put replaced shadows back, so that each run keeps
+   * a journal of them (runtime/store-journal.ts); absent: it may (store-journals.ts).
+   */
+  journals?: boolean;
+  /**
    * The function returns an array or object: its forward sweep hands back the result's shadow
    * (in `out.v1`), which a pullback fills with the adjoint it is given before the backward sweep.
    */
@@ -286,12 +291,15 @@ export function operatorWrapper(w: OperatorWrapper): string {
     // Each run redoes the shadow stores the last run's backward sweep put back.
     const journal = fresh("journal");
     const journalMark = fresh("journalMark");
-    pullback =
-      `(${seed}) => { const ${journalMark} = ${w.runtime}.beginReplay(${journal}); ` +
-      `try { return (${pullback})(${seed}); } finally { ${w.runtime}.endReplay(${journal}, ${journalMark}); } }`;
+    if (w.journals !== false)
+      pullback =
+        `(${seed}) => { const ${journalMark} = ${w.runtime}.beginReplay(${journal}); ` +
+        `try { return (${pullback})(${seed}); } finally { ${w.runtime}.endReplay(${journal}, ${journalMark}); } }`;
     const keepShadow = w.vjpFillsShadow ? `const ${resultShadow} = ${out(2)}; ` : "";
     const withValue = w.operator === "valueWithPullback" ? "true" : "false";
-    const start = `const ${back} = ${call(w.vjp, [withValue])}; ${keepShadow}const ${journal} = ${w.runtime}.storeJournal(); `;
+    const keepJournal =
+      w.journals !== false ? `const ${journal} = ${w.runtime}.storeJournal(); ` : "";
+    const start = `const ${back} = ${call(w.vjp, [withValue])}; ${keepShadow}${keepJournal}`;
     const result =
       w.operator === "pullback" ? pullback : `{ value: ${out(1)}, pullback: ${pullback} }`;
     return `((${args}) => { ${checked}${start}return ${result}; })`;
@@ -333,12 +341,15 @@ export function operatorWrapper(w: OperatorWrapper): string {
       // Each run redoes the shadow stores the last run's backward sweep put back.
       const journal = fresh("journal");
       const journalMark = fresh("journalMark");
-      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); const ${journalMark} = ${w.runtime}.beginReplay(${journal}); try { ${seedResult}${backward(w.aggregateResult ? "" : seed)}return ${gather(first, true)}; } finally { ${w.runtime}.endReplay(${journal}, ${journalMark}); ${w.runtime}.tape.replays--; }`)} }`;
+      const journals = w.journals !== false;
+      const begin = journals ? `const ${journalMark} = ${w.runtime}.beginReplay(${journal}); ` : "";
+      const end = journals ? `${w.runtime}.endReplay(${journal}, ${journalMark}); ` : "";
+      const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); ${begin}try { ${seedResult}${backward(w.aggregateResult ? "" : seed)}return ${gather(first, true)}; } finally { ${end}${w.runtime}.tape.replays--; }`)} }`;
       const keepShadow = w.aggregateResult ? `${resultShadow} = ${out(1)}; ` : "";
       const start = `${value} = ${call(w.fwd, shadowArgs)}; ${keepShadow}${saved} = ${w.runtime}.tapeTake(${mark}, ${objectMark});`;
       const result =
         w.operator === "pullback" ? pullback : `{ value: ${value}, pullback: ${pullback} }`;
-      const declared = `${w.aggregateResult ? `, ${resultShadow}` : ""}, ${journal} = ${w.runtime}.storeJournal()`;
+      const declared = `${w.aggregateResult ? `, ${resultShadow}` : ""}${journals ? `, ${journal} = ${w.runtime}.storeJournal()` : ""}`;
       return `((${args}) => { ${checked}${makeShadows}let ${value}, ${saved}${declared}; ${guarded(start)} return ${result}; })`;
     }
   }

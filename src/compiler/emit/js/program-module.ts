@@ -17,6 +17,7 @@ import type { DerivativeTable } from "../../differentiate/derivative-table.js";
 import { emitFunction, emitUnavailable, hoistedAdjustments } from "./function.js";
 import { hoistedArrowFields } from "./written-function.js";
 import { assembleModule, type ModuleOutput, type Replacement } from "./module.js";
+import { undoesStores } from "./store-journals.js";
 import { operatorWrapper } from "./operators.js";
 import { privateNameRewrites, privateNamesWritten } from "./private-names.js";
 import { emitRuleAdapter } from "./rule-adapter.js";
@@ -297,11 +298,22 @@ export function emitModule(
             wasm.quiet,
           )
         : derivatives;
+    // A pullback whose backward sweep puts no shadow back keeps no journal of them.
+    const sweep = chosen.vjp
+      ? derivativeKey("vjp", primal, wrt, frozen)
+      : chosen.bwd
+        ? derivativeKey("bwd", primal, wrt, frozen)
+        : undefined;
+    const journals =
+      sweep === undefined || undoesStores(sweep, allDerivatives, table.primals)
+        ? {}
+        : { journals: false };
     return operatorWrapper({
       operator,
       params,
       captures,
       wrt: userWrt,
+      ...journals,
       ...rootShapes(table, primal, here),
       aggregateResult: isAggregate(result),
       prunesResult: holdsOptionalFields(result),

@@ -423,3 +423,67 @@ export { baJacobian, reprojectionError } from "./evals/ba.js";
     }
   }
 });
+
+test("a function returning an array or object it was given returns that one, not a copy, as JavaScript does", async () => {
+  const files = {
+    "main.ts": `export { wasmArrays, wasmStats } from "nabla";
+const table = new Float64Array([7, 8, 9]);
+
+/** @backend wasm */
+export function scaleInto(x: Float64Array, factor: number, out: Float64Array): Float64Array {
+  for (let i = 0; i < x.length; i++) out[i] = factor * x[i];
+  return out;
+}
+
+/** @backend wasm */
+export function larger(a: Float64Array, b: Float64Array): Float64Array {
+  let sa = 0;
+  let sb = 0;
+  for (let i = 0; i < a.length; i++) sa += a[i];
+  for (let i = 0; i < b.length; i++) sb += b[i];
+  return sa >= sb ? a : b;
+}
+
+/** @backend wasm */
+export function nearestRow(rows: Float64Array[], target: number): Float64Array {
+  let best = rows[0];
+  for (const row of rows) if (Math.abs(row[0] - target) < Math.abs(best[0] - target)) best = row;
+  return best;
+}
+
+/** @backend wasm */
+export function withTable(x: Float64Array): { data: Float64Array; table: Float64Array; total: number } {
+  let total = 0;
+  for (let i = 0; i < x.length; i++) total += x[i] * table[i % table.length];
+  return { data: x, table, total };
+}
+`,
+  };
+  const m = await loadProgram<Program>(files);
+  const memory = m.wasmArrays({ megabytes: 4 });
+  for (const array of [
+    (xs: number[]) => Float64Array.from(xs),
+    (xs: number[]) => memory.from(xs),
+  ]) {
+    const before = { ...m.wasmStats };
+    const x = array([1, 2, 3]);
+    const out = array([0, 0, 0]);
+    const scaled = m.scaleInto!(x, 2, out);
+    assert.equal(scaled, out, "scaleInto returns its 'out'");
+    assert.deepEqual(Array.from(out), [2, 4, 6]);
+    const a = array([1, 1]);
+    const b = array([0, 5]);
+    assert.equal(m.larger!(a, b), b);
+    assert.equal(m.larger!(b, a), b);
+    const rows = [array([0, 1]), array([10, 1]), array([4, 1])];
+    assert.equal(m.nearestRow!(rows, 5), rows[2]);
+    const held = m.withTable!(x) as { data: Float64Array; table: Float64Array; total: number };
+    assert.equal(held.data, x, "the object's field is the argument");
+    assert.equal(held.total, 1 * 7 + 2 * 8 + 3 * 9);
+    const again = m.withTable!(x) as typeof held;
+    assert.equal(again.table, held.table, "the module's array, the same at each call");
+    assert.notEqual(again, held, "the object itself is new at each call");
+    assert.equal(m.wasmStats.wasm - before.wasm, 6, "all in wasm");
+    assert.equal(m.wasmStats.javascript - before.javascript, 0);
+  }
+});

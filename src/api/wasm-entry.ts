@@ -66,6 +66,12 @@ export interface WasmEntrySpec {
    */
   writeOnly?: number[];
   /**
+   * What the function returns may be, or hold, an array or object it was given (or a
+   * module-level one): a result at the address such an argument was copied to, or read in
+   * place at, is that argument itself, as in JavaScript, not a copy.
+   */
+  returnsExisting?: true;
+  /**
    * The module-level values the code reads, as the wasm globals they are imported into
    * ("globals" "0", "1"…): the call site's `readGlobals` gives their values, read before each
    * call. A number (f64) or a boolean (i32) is the global's value; an array or an object

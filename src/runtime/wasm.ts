@@ -276,11 +276,14 @@ export function wasmFunction(
       if (readGlobals && !setGlobals(run.globals, globalTypes, globalValues))
         return javascript(args);
       strings.startCall();
-      copier.start(run, start, inPlace, userWrites);
+      copier.start(run, start, inPlace, userWrites, spec.returnsExisting === true);
       try {
         for (const i of copyOrder) {
           const address = inPlace ? residentAt[i] : undefined;
-          if (address !== undefined) copier.noteInPlace(spec.params[i]!, address, writes[i]!);
+          if (address !== undefined) {
+            copier.noteInPlace(spec.params[i]!, address, writes[i]!);
+            copier.noteOrigin(address, args[i]);
+          }
           wasmArgs[i] = address ?? copier.in(spec.params[i]!, args[i], writes[i]!, writeOnly[i]);
         }
         for (let k = 0; k < globalTypes.length; k++) {
@@ -668,11 +671,23 @@ class Copier {
   private readonly writtenInPlace: number[] = [];
   /** A written array is one of the memory's but cannot be written in place. */
   private clash = false;
+  /**
+   * Where each argument array and object went (copied or in place), when the function may
+   * return one of them: a result there is handed back as the caller's own object.
+   */
+  private origins: Map<number, unknown> | undefined;
 
   constructor(private readonly strings: StringIds) {}
 
   /** Before a call (or its rerun on a larger memory): nothing copied yet, from `at` on. */
-  start(live: Live, at: number, resident: WasmArrays | undefined, userWrites = false): void {
+  start(
+    live: Live,
+    at: number,
+    resident: WasmArrays | undefined,
+    userWrites = false,
+    keepOrigins = false,
+  ): void {
+    this.origins = keepOrigins ? new Map() : undefined;
     this.live = live;
     this.at = at;
     this.resident = resident;
@@ -699,6 +714,11 @@ class Copier {
     )
       this.writtenInPlace.push(address);
     else this.clash = true;
+  }
+
+  /** `value`, an argument array or object, is at `address` for this call. */
+  noteOrigin(address: number, value: unknown): void {
+    this.origins?.set(address, value);
   }
 
   /**
@@ -749,6 +769,7 @@ class Copier {
       const address = residentAddress(kind, array, this.resident);
       if (address !== undefined) {
         this.noteInPlace(kind, address, written);
+        this.noteOrigin(address, array);
         return address;
       }
     }
@@ -758,6 +779,7 @@ class Copier {
     const address = this.at;
     const n = array.length;
     this.at += 8 + 8 * n;
+    this.noteOrigin(address, array);
     const { f64, i32 } = this.live;
     i32[address >> 2] = n;
     const first = (address + 8) >> 3;
@@ -812,6 +834,7 @@ class Copier {
     }
     const address = this.at;
     this.at += 8 + 8 * fields.length;
+    this.noteOrigin(address, object);
     if (written) (this.backObjects ??= new Map()).set(object, [address, fields]);
     const leaf = leafCopier(fields, NotCopyable);
     if (leaf) {
@@ -881,6 +904,9 @@ class Copier {
     if (kind === "opaque" || "optional" in kind) throw new NotCopyable();
     // An element of `new Array(n)` never written: JavaScript's would be undefined (a hole).
     if (value === 0) throw new NotCopyable();
+    // One of the arguments (or inside one): the caller's own object, as JavaScript returns it.
+    const origin = this.origins?.get(value);
+    if (origin !== undefined) return origin;
     const { f64, i32 } = this.live;
     if ("fields" in kind) {
       const object: Record<string, unknown> = {};

@@ -10,7 +10,7 @@ import { wasmFallback } from "../../diagnostics/messages/index.js";
 import { keyName } from "../../ir/function-key.js";
 import { derivativeKey, type DerivativeKind } from "../../ir/names.js";
 import { isAggregate } from "../../ir/type-system.js";
-import type { FunctionKey, IRFunction, Op, SourceLoc } from "../../ir/types.js";
+import type { FunctionKey, IRFunction, Op, SourceLoc, Type } from "../../ir/types.js";
 import { forEachOp } from "../../ir/walk.js";
 import type { SourceModule } from "../../parse/module.js";
 import type { OperatorCall } from "../../resolve/operator-call.js";
@@ -104,6 +104,18 @@ function argumentWrites(
       ...(effects.innerWrites ?? effects.writes),
     ]),
   ].sort((x, y) => x - y);
+}
+
+/**
+ * Whether what a function tagged `@backend wasm` returns may be, or hold, an array or object
+ * that existed before the call (an argument, a row of one, a module-level array): the runtime
+ * then hands back those objects themselves, as JavaScript does (`pick(a, b) === a`), not
+ * copies of them.
+ */
+function mayReturnExisting(effects: Effects | undefined, result: Type | undefined): boolean {
+  if (result === undefined || !isAggregate(result)) return false;
+  if (!effects) return true;
+  return (effects.sharedWithResult ?? effects.aliases).size > 0 || effects.returnsOld !== false;
 }
 
 /**
@@ -328,6 +340,7 @@ export class WasmRequests {
         entry: { kind: "function", key },
         written: writes,
         writeOnly: writeOnlyParams(fn, writes),
+        returnsExisting: mayReturnExisting(form.effects ?? table.effects(key), fn.resultTypes[0]),
         name,
         fallback,
         fallbackLines: emitFunction({ ...fn, name: fallback }, names, false),

@@ -16,6 +16,8 @@ export interface WasmTwinRequest {
   written: number[];
   /** Of `written`, those only stored into: written in place when made by wasmArrays. */
   writeOnly?: number[];
+  /** What it returns may be an argument's array or object: handed back as it is, not copied. */
+  returnsExisting?: boolean;
   /** The name the twin gets, and its JavaScript fallback's. */
   name: string;
   fallback: string;
@@ -38,6 +40,7 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
     entry: request.entry,
     written: request.written,
     ...(request.writeOnly && request.written.length ? { writeOnly: request.writeOnly } : {}),
+    ...(request.returnsExisting ? { returnsExisting: true } : {}),
     auto: request.backend === "auto",
   });
   if (!built.ok) return built;

@@ -22,6 +22,8 @@ export interface WasmRequest {
   written: number[];
   /** Of `written`, those only stored into (WasmEntrySpec.writeOnly), for a tagged function. */
   writeOnly?: number[];
+  /** WasmEntrySpec.returnsExisting. */
+  returnsExisting?: boolean;
   /** `backend: "auto"`: wasm only for a function that loops over array elements. */
   auto: boolean;
 }
@@ -70,6 +72,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     results,
     written: request.written,
     ...(request.writeOnly ? { writeOnly: request.writeOnly } : {}),
+    ...(request.returnsExisting ? { returnsExisting: true } : {}),
     ...(globals.length
       ? { globals: globals.map((g) => (g.copied ? { copied: g.copied } : g.type)) }
       : {}),

@@ -33,6 +33,17 @@ export class BackwardSweep implements SweepState {
   readonly shadowRefs = new Set<number>();
   private readonly inPlaceUpdates: Map<Op, InPlaceUpdate>;
   private readonly stores: StoreBounds;
+  /**
+   * Adjoints that are zero when the value they belong to reached nothing on the path taken
+   * (a branch that did not use it, a `?:` that picked the other side). A product or quotient
+   * of such an adjoint is guarded: `0 · p` is NaN where `p` is (the square root of a negative
+   * number nobody used), and the gradient must be what it is on the path taken — as forward
+   * mode and finite differences give it — not NaN. Adjoints read out of an array's or
+   * object's shadow are not guarded: that would put a test on most products of array code
+   * (gmm's gradient 11% slower, measured), so a NaN kept in an array the path taken never
+   * reads still gives NaN (docs/guide.md says so).
+   */
+  private readonly maybeZero = new Set<number>();
 
   /**
    * With `forward`, the body's residuals are that sweep's values instead of the tape's.
@@ -111,6 +122,8 @@ export class BackwardSweep implements SweepState {
     target: Value,
     contribution: Value | undefined,
     negate = false,
+    /** The contribution is zero on paths where the target reaches nothing (see maybeZero). */
+    maybeZero = false,
   ): void {
     if (!contribution || !isLinear(target)) return;
     const current = adjoints.get(target.id);
@@ -118,6 +131,7 @@ export class BackwardSweep implements SweepState {
     let next: Value;
     if (!current) next = negate ? this.b.unary("neg", contribution, hint) : contribution;
     else next = this.b.binary(negate ? "sub" : "add", current, contribution, hint);
+    if (maybeZero && (!current || this.maybeZero.has(current.id))) this.maybeZero.add(next.id);
     adjoints.set(target.id, next);
   }
 
@@ -196,12 +210,20 @@ export class BackwardSweep implements SweepState {
     if (!adjoint) return;
     const rule = TRANSPOSE_RULES.get(op.opcode);
     if (!rule) throw new Error(`internal: no transpose rule for tangent op '${op.opcode}'`);
+    const maybeZero = this.maybeZero.has(adjoint.id) || op.opcode === "select";
+    const scales = op.opcode === "mul" || op.opcode === "div";
+    let nonzero: Value | undefined;
     rule(
       {
         b: this.b,
         adjoint,
-        accumulate: (target, contribution, negate) =>
-          this.accumulate(adjoints, target, contribution, negate),
+        accumulate: (target, contribution, negate) => {
+          if (contribution && scales && this.maybeZero.has(adjoint.id)) {
+            nonzero ??= this.b.compare("ne", adjoint, this.zero());
+            contribution = this.b.select(nonzero, contribution, this.zero(), contribution.hint);
+          }
+          this.accumulate(adjoints, target, contribution, negate, maybeZero);
+        },
         primal: (v) => this.primalValue(v),
         isTangent: isLinear,
         definitionOf: (v) => this.info.definitionOf(v),
@@ -418,6 +440,17 @@ export class BackwardSweep implements SweepState {
       outcomes.map((o) => o.into),
       changed.map((id) => this.adjointHints.get(id) ?? "adj"),
     );
-    changed.forEach((id, i) => adjoints.set(id, merged.results[i]!));
+    // Zero where a branch adds nothing to it (read before the merged values are set: a
+    // branch's adjoints fall back to the outer ones).
+    const zeroSomewhere = changed.map((id) =>
+      outcomes.some((o) => {
+        const got = o.branch.get(id);
+        return got === undefined || this.maybeZero.has(got.id) || this.b.constantOf(got) === 0;
+      }),
+    );
+    changed.forEach((id, i) => {
+      adjoints.set(id, merged.results[i]!);
+      if (zeroSomewhere[i]) this.maybeZero.add(merged.results[i]!.id);
+    });
   }
 }

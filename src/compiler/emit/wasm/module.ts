@@ -118,7 +118,8 @@ function entryExport(name: string, params: Type[], results: Type[]): string {
 class ModuleBuilder implements WatModuleHost {
   readonly functions: string[] = [];
   private readonly names = new Map<FunctionKey, string>();
-  private readonly taken = new Set<string>();
+  /** Function names in use: the module's own support functions', then the program's. */
+  private readonly taken = new Set<string>(SUPPORT_FUNCTIONS);
   private readonly pending: [FunctionKey, IRFunction, AbsentArguments | undefined, string][] = [];
   private readonly emitted: IRFunction[] = [];
   private readonly imports = new Map<string, string>();
@@ -284,6 +285,21 @@ class ModuleBuilder implements WatModuleHost {
     return { text, params, results, loopsOverArrays, globals: this.globals, strings };
   }
 }
+
+/**
+ * The functions every module may hold besides the program's (allocation, regions, `%`, the
+ * sweeps' driver): a program function of the same name gets another (`$alloc_1`).
+ */
+const SUPPORT_FUNCTIONS = [
+  "$alloc",
+  "$allocCells",
+  "$allocGrowable",
+  "$growBy",
+  "$overflow",
+  "$remainder",
+  "$sweeps",
+  "$toLength",
+];
 
 /** The size, in ops, of the functions inlined where they are called. */
 const INLINED_OPS = 80;

@@ -2,7 +2,7 @@ import type { Builder } from "../ir/builder.js";
 import type { IRFunction, Op, Region, Value } from "../ir/types.js";
 import { isAggregate, isArray } from "../ir/type-system.js";
 import { definedInside } from "../ir/value-ids.js";
-import { forEachOp } from "../ir/walk.js";
+import { terminator, forEachOp } from "../ir/walk.js";
 import { StoreBounds } from "../ir/store-bounds.js";
 import { sweepKey } from "../ir/names.js";
 import { TRANSPOSE_RULES } from "../rules/transpose.js";
@@ -38,10 +38,11 @@ export class BackwardSweep implements SweepState {
    * (a branch that did not use it, a `?:` that picked the other side). A product or quotient
    * of such an adjoint is guarded: `0 · p` is NaN where `p` is (the square root of a negative
    * number nobody used), and the gradient must be what it is on the path taken — as forward
-   * mode and finite differences give it — not NaN. Adjoints read out of an array's or
-   * object's shadow are not guarded: that would put a test on most products of array code
-   * (gmm's gradient 11% slower, measured), so a NaN kept in an array the path taken never
-   * reads still gives NaN (docs/guide.md says so).
+   * mode and finite differences give it — not NaN. Adjoints read out of the shadow of an
+   * array or object the function makes (and does not return) are such adjoints too; those
+   * read out of the shadows of arrays it was given are not: that would put a test on most
+   * products of array code (gmm's gradient 11% slower, measured), so a NaN kept in an
+   * argument's array the path taken never reads still gives NaN (docs/guide.md says so).
    */
   private readonly maybeZero = new Set<number>();
 
@@ -211,7 +212,15 @@ export class BackwardSweep implements SweepState {
     const rule = TRANSPOSE_RULES.get(op.opcode);
     if (!rule) throw new Error(`internal: no transpose rule for tangent op '${op.opcode}'`);
     const maybeZero = this.maybeZero.has(adjoint.id) || op.opcode === "select";
-    const scales = op.opcode === "mul" || op.opcode === "div";
+    // A product or quotient by a primal coefficient, unless that is a finite constant (`0.5`).
+    const coefficient =
+      op.opcode === "mul" || op.opcode === "div"
+        ? op.operands.find((o) => !isLinear(o))
+        : undefined;
+    const defined = coefficient && this.info.definitionOf(coefficient);
+    const constant = defined?.opcode === "const" ? defined.attrs.value : undefined;
+    const scales =
+      coefficient !== undefined && !(typeof constant === "number" && Number.isFinite(constant));
     let nonzero: Value | undefined;
     rule(
       {
@@ -277,7 +286,7 @@ export class BackwardSweep implements SweepState {
       this.b.emit("setIndex", [shadow, index, this.zero()], []);
       found = this.ignoredAsZero(op, found);
     }
-    this.accumulate(adjoints, value, found);
+    this.accumulate(adjoints, value, found, false, this.madeHere(op.operands[0]!));
   }
 
   /**
@@ -302,6 +311,9 @@ export class BackwardSweep implements SweepState {
     const shadow = this.primalValue(op.results[0]!);
     const type = op.results[0]!.type;
     const clear = !this.uncleared?.has(op.results[0]!.id);
+    // A literal the function keeps (not the one it returns, whose adjoints the caller's seed
+    // gives): an element the path taken never read back has a zero adjoint (see maybeZero).
+    const kept = clear && !this.returnedLiterals().has(op.results[0]!);
     op.operands.forEach((v, i) => {
       if (!isLinear(v)) return;
       if (isAggregate(type) && type.kind === "object") {
@@ -310,15 +322,53 @@ export class BackwardSweep implements SweepState {
           adjoints,
           v,
           this.b.emit("field", [shadow], ["number"], { field }).results[0]!,
+          false,
+          kept,
         );
         if (clear) this.b.emit("setField", [shadow, this.zero()], [], { field });
       } else {
         const at = this.b.constant(i);
-        this.accumulate(adjoints, v, this.b.emit("index", [shadow, at], ["number"]).results[0]!);
+        const found = this.b.emit("index", [shadow, at], ["number"]).results[0]!;
+        this.accumulate(adjoints, v, found, false, kept);
         if (clear) this.b.emit("setIndex", [shadow, at, this.zero()], []);
       }
     });
   }
+
+  /** The literals the function returns, and those inside them (`[[a, b], [c, d]]`'s rows). */
+  private returnedLiterals(): Set<Value> {
+    if (this.returned) return this.returned;
+    const literals = new Map<Value, Op>();
+    forEachOp(this.jvp.body, (o) => {
+      if (o.opcode === "literal") literals.set(o.results[0]!, o);
+    });
+    const returned = new Set<Value>();
+    const visit = (v: Value) => {
+      const literal = literals.get(v);
+      if (!literal || returned.has(v)) return;
+      returned.add(v);
+      literal.operands.forEach(visit);
+    };
+    terminator(this.jvp.body).operands.forEach(visit);
+    return (this.returned = returned);
+  }
+  private returned: Set<Value> | undefined;
+
+  /**
+   * Whether `shadow` is the shadow of an array or object the function makes (a literal, an
+   * allocation, not one returned), whose elements the path taken may never read back.
+   */
+  private madeHere(shadow: Value): boolean {
+    if (!this.made) {
+      this.made = new Set();
+      forEachOp(this.jvp.body, (o) => {
+        if ((o.opcode === "literal" || o.opcode === "alloc") && o.tangent)
+          this.made!.add(o.results[0]!);
+      });
+    }
+    return this.made.has(shadow) && !this.returnedLiterals().has(shadow);
+  }
+  private made: Set<Value> | undefined;
 
   /**
    * A shadow created in the forward sweep is zeroed where its creation is undone (see reverseRegion).

@@ -195,33 +195,21 @@ test("an array passed twice, written through one and read through the other, is 
     (xs: number[]) => Float64Array.from(xs),
     (xs: number[]) => memory.from(xs),
   ]) {
-    check(
-      m,
-      "shiftRight",
-      () => {
-        const a = array([1, 2, 3, 4]);
-        return [a, a];
-      },
-      { wasm: 1 },
-    );
-    check(
-      m,
-      "carry",
-      () => {
-        const a = array([1, 2, 3, 4]);
-        return [a, a];
-      },
-      { wasm: 1 },
-    );
-    check(
-      m,
-      "accumulate",
-      () => {
-        const a = array([1, 2, 3]);
-        return [a, a];
-      },
-      { wasm: 1 },
-    );
+    // Each function given one array twice.
+    for (const [name, values] of [
+      ["shiftRight", [1, 2, 3, 4]],
+      ["carry", [1, 2, 3, 4]],
+      ["accumulate", [1, 2, 3]],
+    ] as const)
+      check(
+        m,
+        name,
+        () => {
+          const a = array([...values]);
+          return [a, a];
+        },
+        { wasm: 1 },
+      );
   }
   // A row of a table read in place, written through another argument.
   check(

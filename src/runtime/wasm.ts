@@ -125,6 +125,13 @@ export function wasmFunction(
    * one written in place must not also be read in place another way (Copier.inPlaceClash).
    */
   const userWrites = spec.writeOnly !== undefined;
+  /** The parts of the arguments' kinds a result may be (returnsExisting): their places are kept. */
+  const returnable = spec.returnsExisting
+    ? returnableKinds(
+        [...spec.params, ...globalTypes.flatMap((g) => (typeof g === "object" ? [g.copied] : []))],
+        spec.results,
+      )
+    : undefined;
   /** The parameters in the order they are copied in: the written ones first. */
   const copyOrder = spec.params
     .map((_, i) => i)
@@ -276,13 +283,13 @@ export function wasmFunction(
       if (readGlobals && !setGlobals(run.globals, globalTypes, globalValues))
         return javascript(args);
       strings.startCall();
-      copier.start(run, start, inPlace, userWrites, spec.returnsExisting === true);
+      copier.start(run, start, inPlace, userWrites, returnable);
       try {
         for (const i of copyOrder) {
           const address = inPlace ? residentAt[i] : undefined;
           if (address !== undefined) {
             copier.noteInPlace(spec.params[i]!, address, writes[i]!);
-            copier.noteOrigin(address, args[i]);
+            copier.noteOrigin(spec.params[i] as object, address, args[i]);
           }
           wasmArgs[i] = address ?? copier.in(spec.params[i]!, args[i], writes[i]!, writeOnly[i]);
         }
@@ -609,6 +616,32 @@ function residentAddress(
     : undefined;
 }
 
+/**
+ * The array kinds and objects' field lists among `params` (and inside them) that have the
+ * shape of a kind among `results` (or inside them): an argument of such a kind may come back.
+ */
+function returnableKinds(params: WasmKind[], results: WasmKind[]): WeakSet<object> {
+  const shapes = new Set<string>();
+  const collect = (kind: WasmKind): void => {
+    if (typeof kind !== "object") return;
+    if ("optional" in kind) return collect(kind.optional);
+    shapes.add(JSON.stringify(kind));
+    if ("fields" in kind) kind.fields.forEach(([, field]) => collect(field));
+    else collect(kind.of);
+  };
+  results.forEach(collect);
+  const returnable = new WeakSet<object>();
+  const visit = (kind: WasmKind): void => {
+    if (typeof kind !== "object") return;
+    if ("optional" in kind) return visit(kind.optional);
+    if (shapes.has(JSON.stringify(kind))) returnable.add("fields" in kind ? kind.fields : kind);
+    if ("fields" in kind) kind.fields.forEach(([, field]) => visit(field));
+    else visit(kind.of);
+  };
+  params.forEach(visit);
+  return returnable;
+}
+
 /** Whether `array` is one of `resident`'s arrays, or a table of its rows. */
 function isResident(array: unknown, resident: WasmArrays): boolean {
   return (
@@ -673,9 +706,11 @@ class Copier {
   private clash = false;
   /**
    * Where each argument array and object went (copied or in place), when the function may
-   * return one of them: a result there is handed back as the caller's own object.
+   * return one of them: a result there is handed back as the caller's own object. Only
+   * those of a kind a result may be (`returnable`) are kept.
    */
   private origins: Map<number, unknown> | undefined;
+  private returnable: WeakSet<object> | undefined;
 
   constructor(private readonly strings: StringIds) {}
 
@@ -685,9 +720,10 @@ class Copier {
     at: number,
     resident: WasmArrays | undefined,
     userWrites = false,
-    keepOrigins = false,
+    returnable?: WeakSet<object>,
   ): void {
-    this.origins = keepOrigins ? new Map() : undefined;
+    this.returnable = returnable;
+    this.origins = returnable ? new Map() : undefined;
     this.live = live;
     this.at = at;
     this.resident = resident;
@@ -716,9 +752,9 @@ class Copier {
     else this.clash = true;
   }
 
-  /** `value`, an argument array or object, is at `address` for this call. */
-  noteOrigin(address: number, value: unknown): void {
-    this.origins?.set(address, value);
+  /** `value`, an argument array or object of kind `kind`, is at `address` for this call. */
+  noteOrigin(kind: object, address: number, value: unknown): void {
+    if (this.returnable?.has(kind)) this.origins!.set(address, value);
   }
 
   /**
@@ -769,7 +805,7 @@ class Copier {
       const address = residentAddress(kind, array, this.resident);
       if (address !== undefined) {
         this.noteInPlace(kind, address, written);
-        this.noteOrigin(address, array);
+        this.noteOrigin(kind, address, array);
         return address;
       }
     }
@@ -779,7 +815,7 @@ class Copier {
     const address = this.at;
     const n = array.length;
     this.at += 8 + 8 * n;
-    this.noteOrigin(address, array);
+    this.noteOrigin(kind, address, array);
     const { f64, i32 } = this.live;
     i32[address >> 2] = n;
     const first = (address + 8) >> 3;
@@ -834,7 +870,7 @@ class Copier {
     }
     const address = this.at;
     this.at += 8 + 8 * fields.length;
-    this.noteOrigin(address, object);
+    this.noteOrigin(fields, address, object);
     if (written) (this.backObjects ??= new Map()).set(object, [address, fields]);
     const leaf = leafCopier(fields, NotCopyable);
     if (leaf) {

@@ -15,7 +15,7 @@ import {
 import { join } from "node:path";
 import { DiskCache } from "../src/register/cache.js";
 import { isEntry } from "../src/register/cache-entry.js";
-import { REPO_ROOT, writeProgram } from "./support/harness.js";
+import { REPO_ROOT, writeProgram, childStderr } from "./support/harness.js";
 
 // The loader's disk cache (src/register/cache.ts): what an entry depends on (every file read,
 // every path resolution looked at, nabla's identity and options), where it lives (a folder
@@ -73,7 +73,7 @@ const LIB_FILE = `export function f(x: number): number {
 
 /** Checks a run of MAIN: the value, and forward = reverse = finite difference = `slope`. */
 function assertDerivatives(run: Run, value: number, slope: number): void {
-  assert.equal(run.stderr, "");
+  assert.equal(childStderr(run), "");
   assert.equal(run.status, 0);
   const [v, forward, reverse, fd] = JSON.parse(run.stdout) as number[];
   assert.ok(Math.abs(v! - value) < 1e-12, `value ${v} vs ${value}`);

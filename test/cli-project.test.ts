@@ -4,7 +4,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { assertClose, finiteGradient, REPO_ROOT, writeProgram } from "./support/harness.js";
+import {
+  assertClose,
+  finiteGradient,
+  REPO_ROOT,
+  writeProgram,
+  childStderr,
+} from "./support/harness.js";
 import { BIN, nabla, nablaEnv, USAGE_LINE } from "./support/cli.js";
 
 // `nabla check` of TypeScript projects, `nabla build`, `nabla run --watch`: the real command
@@ -185,7 +191,7 @@ test("build: a two-module library, written with its derivatives, runs with plain
     encoding: "utf8",
     env: nablaEnv(),
   });
-  assert.equal(run.stderr, "");
+  assert.equal(childStderr(run), "");
   assert.equal(run.status, 0);
   const results = JSON.parse(run.stdout) as {
     point: number[];

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { REPO_ROOT, writeProgram } from "./support/harness.js";
+import { REPO_ROOT, writeProgram, childStderr } from "./support/harness.js";
 import { nabla, USAGE_LINE } from "./support/cli.js";
 
 // The real `nabla` command, run as a child process on programs in temporary folders (which
@@ -546,7 +546,7 @@ export const g = derivative((x: number) => x * x * x);
 `,
     });
     const run = nabla(["run", entry], dir);
-    assert.equal(run.stderr, "");
+    assert.equal(childStderr(run), "");
     assert.equal(run.stdout, "6 12\n");
     const check = nabla(["check", entry], dir);
     assert.equal(check.status, 0, check.stderr);

@@ -12,7 +12,7 @@ import {
   NotCompiledError,
   valueWithGradient,
 } from "../src/runtime/index.js";
-import { REPO_ROOT, writeProgram } from "./support/harness.js";
+import { REPO_ROOT, writeProgram, childStderr } from "./support/harness.js";
 
 // The no-build fallback: this file is compiled by tsc, not by nabla, so every operator here
 // runs uncompiled and compiles its self-contained function from source text at run time.
@@ -146,7 +146,7 @@ test("a plain JavaScript file run by node uses the fallback", () => {
     ].join("\n"),
   });
   const run = spawnSync(process.execPath, [join(dir, "plain.mjs")], { encoding: "utf8" });
-  assert.equal(run.stderr, "");
+  assert.equal(childStderr(run), "");
   // d/dx = -2(1-x) - 400x(y-x²), d/dy = 200(y-x²)
   assert.equal(run.stdout, `${-2 * (1 - 1.5) - 400 * 1.5 * (2 - 2.25)} ${200 * (2 - 2.25)}\n`);
 });
@@ -156,7 +156,7 @@ const RUNTIME = JSON.stringify(join(REPO_ROOT, "dist/src/runtime/index.js"));
 /** Runs `main` of `files` with plain node (no loader, no nabla); its stdout and stderr. */
 function runPlain(dir: string, main: string, nodeOptions: string[] = []) {
   const run = spawnSync(process.execPath, [...nodeOptions, join(dir, main)], { encoding: "utf8" });
-  assert.equal(run.stderr, "");
+  assert.equal(childStderr(run), "");
   return run.stdout.trim().split("\n");
 }
 

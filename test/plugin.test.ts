@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TraceMap, originalPositionFor } from "@jridgewell/trace-mapping";
 import { BUNDLERS, bundle } from "./support/bundle.js";
-import { FIXTURES } from "./support/harness.js";
+import { FIXTURES, childStderr } from "./support/harness.js";
 
 // nabla/plugin in real builds: each bundler bundles a two-file app whose gradient is taken
 // across files; the bundle runs in Node and fits the line; its source map leads back to the
@@ -20,7 +20,7 @@ for (const bundler of BUNDLERS) {
     const file = await bundle(bundler, join(APP, "main.ts"), out);
 
     const run = spawnSync(process.execPath, [file], { encoding: "utf8" });
-    assert.equal(run.stderr, "");
+    assert.equal(childStderr(run), "");
     assert.equal(run.stdout.trim(), "a=2.000000 b=1.000000");
 
     // The error message in lib.ts, found in the (minified) bundle, maps back to its line.

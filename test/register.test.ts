@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, REPO_ROOT, writeProgram } from "./support/harness.js";
+import { FIXTURES, REPO_ROOT, writeProgram, childStderr } from "./support/harness.js";
 
 // `node --import nabla/register app.ts`: the Node loader compiles TypeScript programs with
 // their derivatives, and keeps compiled programs on disk so the next start reuses them.
@@ -31,7 +31,7 @@ test("node --import nabla/register runs a TypeScript program with its derivative
   const run = node(["--import", "nabla/register", "test/fixtures/bundler-app/main.ts"], REPO_ROOT, {
     NABLA_CACHE: "0",
   });
-  assert.equal(run.stderr, "");
+  assert.equal(childStderr(run), "");
   assert.equal(run.status, 0);
   assert.equal(run.stdout, "a=2.000000 b=1.000000\n");
 });

@@ -172,3 +172,12 @@ export function smoothDerivative(f: (t: number) => number, t: number): number | 
     return undefined;
   return fine;
 }
+
+/**
+ * A child process's stderr without the line this sandbox sometimes writes there when a
+ * process ends while a worker thread still waits (`context canceled`: not from node or nabla,
+ * seen in 2 of about 10 CI runs).
+ */
+export function childStderr(run: { stderr: string }): string {
+  return run.stderr.replace(/^context canceled\n/gm, "");
+}

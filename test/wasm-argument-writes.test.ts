@@ -475,3 +475,56 @@ export function withTable(x: Float64Array): { data: Float64Array; table: Float64
     assert.equal(m.wasmStats.javascript - before.javascript, 0);
   }
 });
+
+test("a state update written with a destructured options parameter, defaults and an optional field runs as WebAssembly", async () => {
+  const files = twins(`
+interface Particles {
+  x: Float64Array;
+  v: Float64Array;
+  mass?: number;
+  time: number;
+}
+
+interface StepOptions {
+  dt: number;
+  gravity?: number;
+  drag?: number;
+}
+
+export function step(p: Particles, { dt, gravity = -9.81, drag = 0.01 }: StepOptions): number {
+  const m = p.mass ?? 1;
+  let energy = 0;
+  for (let i = 0; i < p.x.length; i++) {
+    const force = m * gravity - drag * p.v[i];
+    p.v[i] += (force / m) * dt;
+    p.x[i] += p.v[i] * dt;
+    if (p.x[i] < 0) {
+      p.x[i] = -p.x[i];
+      p.v[i] = -p.v[i];
+    }
+    energy += 0.5 * m * p.v[i] ** 2;
+  }
+  p.time += dt;
+  return energy;
+}
+
+export function clampedSum(xs: Float64Array, factor = 2, [lo, hi]: [number, number] = [0, 10]): number {
+  let s = 0;
+  for (const x of xs) s += Math.min(hi, Math.max(lo, x * factor));
+  return s;
+}
+`);
+  assert.equal(diagnosticsText(compileFiles(files)), "", "no NABLA202");
+  const m = await loadProgram<Program>(files);
+  const particles = (mass?: number) => ({
+    x: Float64Array.of(1, 2, 3, 4),
+    v: Float64Array.of(0, 0.5, -1, 2),
+    ...(mass === undefined ? {} : { mass }),
+    time: 0,
+  });
+  check(m, "step", () => [particles(), { dt: 0.01, drag: 0.05 }], { wasm: 1 });
+  check(m, "step", () => [particles(2.5), { dt: 0.02, gravity: -1 }], { wasm: 1 });
+  check(m, "clampedSum", () => [Float64Array.of(1, 3, 7), 1, [2, 5]], { wasm: 1 });
+  // A destructured parameter left out is passed as undefined: JavaScript applies its default.
+  check(m, "clampedSum", () => [Float64Array.of(1, 3, 7), 3], { wasm: 0, javascript: 1 });
+});

@@ -286,7 +286,7 @@ export class BackwardSweep implements SweepState {
       this.b.emit("setIndex", [shadow, index, this.zero()], []);
       found = this.ignoredAsZero(op, found);
     }
-    this.accumulate(adjoints, value, found, false, this.madeHere(op.operands[0]!));
+    this.accumulate(adjoints, value, found, false, this.keptShadows().has(op.operands[0]!));
   }
 
   /**
@@ -313,7 +313,7 @@ export class BackwardSweep implements SweepState {
     const clear = !this.uncleared?.has(op.results[0]!.id);
     // A literal the function keeps (not the one it returns, whose adjoints the caller's seed
     // gives): an element the path taken never read back has a zero adjoint (see maybeZero).
-    const kept = clear && !this.returnedLiterals().has(op.results[0]!);
+    const kept = clear && this.keptShadows().has(op.results[0]!);
     op.operands.forEach((v, i) => {
       if (!isLinear(v)) return;
       if (isAggregate(type) && type.kind === "object") {
@@ -335,40 +335,27 @@ export class BackwardSweep implements SweepState {
     });
   }
 
-  /** The literals the function returns, and those inside them (`[[a, b], [c, d]]`'s rows). */
-  private returnedLiterals(): Set<Value> {
-    if (this.returned) return this.returned;
-    const literals = new Map<Value, Op>();
+  /**
+   * The shadows of the arrays and objects the function makes (literals, allocations) and does
+   * not return — neither as its result nor inside it (`[[a, b], [c, d]]`'s rows) — whose
+   * elements the path taken may never read back: adjoints read out of them may be zero.
+   */
+  private keptShadows(): Set<Value> {
+    if (this.kept) return this.kept;
+    const made = new Map<Value, Op>();
     forEachOp(this.jvp.body, (o) => {
-      if (o.opcode === "literal") literals.set(o.results[0]!, o);
+      if ((o.opcode === "literal" || o.opcode === "alloc") && o.tangent) made.set(o.results[0]!, o);
     });
-    const returned = new Set<Value>();
     const visit = (v: Value) => {
-      const literal = literals.get(v);
-      if (!literal || returned.has(v)) return;
-      returned.add(v);
-      literal.operands.forEach(visit);
+      const op = made.get(v);
+      if (!op) return;
+      made.delete(v);
+      if (op.opcode === "literal") op.operands.forEach(visit);
     };
     terminator(this.jvp.body).operands.forEach(visit);
-    return (this.returned = returned);
+    return (this.kept = new Set(made.keys()));
   }
-  private returned: Set<Value> | undefined;
-
-  /**
-   * Whether `shadow` is the shadow of an array or object the function makes (a literal, an
-   * allocation, not one returned), whose elements the path taken may never read back.
-   */
-  private madeHere(shadow: Value): boolean {
-    if (!this.made) {
-      this.made = new Set();
-      forEachOp(this.jvp.body, (o) => {
-        if ((o.opcode === "literal" || o.opcode === "alloc") && o.tangent)
-          this.made!.add(o.results[0]!);
-      });
-    }
-    return this.made.has(shadow) && !this.returnedLiterals().has(shadow);
-  }
-  private made: Set<Value> | undefined;
+  private kept: Set<Value> | undefined;
 
   /**
    * A shadow created in the forward sweep is zeroed where its creation is undone (see reverseRegion).

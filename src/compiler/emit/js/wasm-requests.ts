@@ -308,7 +308,22 @@ export class WasmRequests {
     const { table, claim, names } = this.context;
     const node = target.node;
     const site = `${target.name} (@backend ${backend}) at ${this.place(node.start)}`;
-    const params = node.params.flatMap((p) => (p.type === "Identifier" ? [p.name] : []));
+    // What the body hands its twin, per parameter: its name (a default already applied), or
+    // for a destructured one the argument as passed (`{ dt, gravity = -9.81 }: Options`).
+    // A rest parameter is not covered.
+    const passed = node.params.map((p, i) =>
+      p.type === "Identifier"
+        ? p.name
+        : p.type === "AssignmentPattern" && p.left.type === "Identifier"
+          ? p.left.name
+          : p.type === "ObjectPattern" ||
+              p.type === "ArrayPattern" ||
+              p.type === "AssignmentPattern"
+            ? `arguments[${i}]`
+            : undefined,
+    );
+    /** The parameters' names, where they have one (for messages). */
+    const params = passed.map((text) => (text?.startsWith("arguments[") ? undefined : text));
     // As the backend runs it: inner gradients with respect to arrays in reverse mode.
     const form = table.wasmPrimal(key);
     const fn = form.fn;
@@ -324,8 +339,11 @@ export class WasmRequests {
     let perElement: { op: Op; inside: string } | undefined;
     if (form.reason) twin = { ok: false, reason: form.reason };
     else if (!fn) twin = { ok: false, reason: "nabla could not read it" };
-    else if (!declaration?.body || params.length !== node.params.length)
-      twin = { ok: false, reason: "only function declarations with plain parameters are covered" };
+    else if (!declaration?.body || passed.includes(undefined))
+      twin = {
+        ok: false,
+        reason: "only function declarations without a rest parameter are covered",
+      };
     else if (typeof writes === "string") twin = { ok: false, reason: writes };
     else if ((perElement = perElementOperator(fn, (k) => table.primals.get(k))))
       twin = {
@@ -352,7 +370,7 @@ export class WasmRequests {
     if (twin.ok && declaration?.body) {
       this.context.emitted.push(twin.lines);
       const { start, end } = declaration.body;
-      return [{ start, end, text: `{ return ${name}(${params.join(", ")}); }` }];
+      return [{ start, end, text: `{ return ${name}(${passed.join(", ")}); }` }];
     }
     // The function's head, `function name`.
     const head = { start: node.start, end: declaration?.id?.end ?? node.start + 1 };

@@ -46,6 +46,20 @@ function childEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * Each failing test's TAP line and the block under it (its error and stack), the first lines
+ * of each: what a CI log needs to show why, where the output's tail shows only passing tests.
+ */
+function failureDetails(lines: string[]): string {
+  const blocks: string[] = [];
+  lines.forEach((line, i) => {
+    if (!/^\s*not ok /.test(line)) return;
+    const end = lines.findIndex((l, k) => k > i && /^\s*\.\.\.$/.test(l));
+    blocks.push(lines.slice(i, Math.min(end < 0 ? lines.length : end, i + 40)).join("\n"));
+  });
+  return blocks.join("\n\n").slice(0, 20_000);
+}
+
 test("derivative suites under the wasm backend: all pass, with most calls in wasm", () => {
   const files = SUITES.map((name) => join(REPO_ROOT, "dist/test", `${name}.test.js`));
   const run = spawnSync(process.execPath, ["--test", "--test-reporter=tap", ...files], {
@@ -54,8 +68,9 @@ test("derivative suites under the wasm backend: all pass, with most calls in was
     env: { ...childEnvironment(), NABLA_BACKEND: "wasm", NABLA_CACHE: "0" },
     maxBuffer: 64 * 1024 * 1024,
   });
-  const failures = run.stdout.split("\n").filter((line) => /^\s*not ok /.test(line));
-  assert.deepEqual(failures, [], run.stdout.slice(-4000));
+  const lines = run.stdout.split("\n");
+  const failures = lines.filter((line) => /^\s*not ok /.test(line));
+  assert.deepEqual(failures, [], failureDetails(lines));
   assert.equal(run.status, 0, run.stderr.slice(-4000));
   // Each suite's process reports its calls at exit (test/support/harness.ts).
   let inWasm = 0;

@@ -5,6 +5,7 @@ import { out } from "./register.js";
 import { type WasmArrays, wasmArraysMade, wasmArraysOf } from "./wasm-arrays.js";
 import { StringIds } from "./wasm-strings.js";
 import { chooseOwnMath, chooseOwnTrig } from "./wasm-math.js";
+import { memoriesMade, memoryFor, type SharedMemory } from "./wasm-memory.js";
 
 // A function nabla compiled to WebAssembly (compiler/emit/wasm/), made callable like the
 // JavaScript function it stands for: same arguments, first result returned, the others in
@@ -17,12 +18,13 @@ import { chooseOwnMath, chooseOwnTrig } from "./wasm-math.js";
 // exception: a call reading one runs on an instance bound to that memory, reads it in place,
 // and copies only the rest above it.
 //
-// The memory is never grown: `memory.grow` detaches the old ArrayBuffer, and once one has
-// been detached V8 checks every typed-array access of optimized code for it, for good
-// (docs/native-gap.md). It is sized for each call from the arguments' lengths plus regions
-// for the arrays the call makes (heap), the tape and the stack of saved arrays; a call that
-// runs out of one traps, and runs again on a new instance with that region doubled (the
-// sizes that sufficed are kept for the next calls). Any other trap — an index that is not an
+// Instances share the thread's memory (runtime/wasm-memory.ts). It is never grown:
+// `memory.grow` detaches the old ArrayBuffer, and once one has been detached V8 checks every
+// typed-array access of optimized code for it, for good (docs/native-gap.md). A call needs
+// the arguments' lengths plus regions for the arrays it makes (heap), the tape and the stack
+// of saved arrays; a call that runs out of one traps, and runs again on a new instance with
+// that region doubled (the sizes that sufficed are kept for the next calls), on a larger
+// memory if it needs one. Any other trap — an index that is not an
 // integer within the length, a length that is not one — or an argument not of the declared
 // type runs the call as JavaScript instead: its answer (undefined, NaN, a RangeError) is the
 // language's, which wasm does not imitate.
@@ -34,7 +36,6 @@ import { chooseOwnMath, chooseOwnTrig } from "./wasm-math.js";
 // Where that fails too (a Content-Security-Policy without 'wasm-unsafe-eval'), JavaScript for
 // good.
 
-const PAGE = 65536;
 /** Past this, a call runs as JavaScript rather than on a larger memory. */
 const MAX_BYTES = 2 ** 31;
 /**
@@ -58,6 +59,8 @@ export const wasmStats = {
   javascript: 0,
   instances: 0,
   inPlace: 0,
+  /** Memories made for instances (runtime/wasm-memory.ts): a few per thread. */
+  memories: 0,
   ownExp: 0,
   ownTrig: 0,
 };
@@ -174,7 +177,7 @@ export function wasmFunction(
   /** Starts making an instance of `needed` bytes, unless one is already being made. */
   const instantiateLater = (needed: number) => {
     if (pending) return;
-    const { memory, pages, imports, globals } = environment(needed, globalTypes);
+    const { shared, imports, globals } = environment(needed, globalTypes);
     pending = true;
     const made = module
       ? WebAssembly.instantiate(module, imports)
@@ -184,7 +187,7 @@ export function wasmFunction(
         });
     made.then(
       (instance) => {
-        live = liveInstance(instance, memory, pages, globals);
+        live = liveInstance(instance, shared, globals);
         pending = false;
       },
       () => (unavailable = true),
@@ -435,8 +438,8 @@ function callEntry(entry: Exports["entry"], a: number[]): number | undefined {
 }
 
 function instantiate(module: WebAssembly.Module, needed: number, globalTypes: WasmGlobal[]): Live {
-  const { memory, pages, imports, globals } = environment(needed, globalTypes);
-  return liveInstance(new WebAssembly.Instance(module, imports), memory, pages, globals);
+  const { shared, imports, globals } = environment(needed, globalTypes);
+  return liveInstance(new WebAssembly.Instance(module, imports), shared, globals);
 }
 
 /** An instance on the memory of `arrays`. */
@@ -459,13 +462,12 @@ function instantiateOn(
   };
 }
 
-/** A memory for `needed` bytes and the imports an instance takes with it. */
+/** The thread's memory, holding `needed` bytes, and the imports an instance takes with it. */
 function environment(needed: number, globalTypes: WasmGlobal[]) {
-  // A quarter more than needed, so calls on slightly larger arguments reuse the instance.
-  const pages = Math.ceil((needed * 1.25) / PAGE);
-  const memory = new WebAssembly.Memory({ initial: pages });
+  const shared = memoryFor(needed);
+  wasmStats.memories = memoriesMade();
   const globals = globalsOf(globalTypes);
-  return { memory, pages, imports: importsWith(memory, globals), globals };
+  return { shared, imports: importsWith(shared.memory, globals), globals };
 }
 
 function globalsOf(types: WasmGlobal[]): WebAssembly.Global[] {
@@ -517,8 +519,7 @@ function residentIn(kind: WasmKind, value: unknown): WasmArrays | undefined {
 
 function liveInstance(
   instance: WebAssembly.Instance,
-  memory: WebAssembly.Memory,
-  pages: number,
+  shared: SharedMemory,
   globals: WebAssembly.Global[],
 ): Live {
   if (chooseOwnMath(instance.exports)) wasmStats.ownExp++;
@@ -526,9 +527,9 @@ function liveInstance(
   wasmStats.instances++;
   return {
     exports: instance.exports as unknown as Exports,
-    bytes: pages * PAGE,
-    f64: new Float64Array(memory.buffer),
-    i32: new Int32Array(memory.buffer),
+    bytes: shared.bytes,
+    f64: shared.f64,
+    i32: shared.i32,
     globals,
   };
 }

@@ -21,6 +21,8 @@ export interface Stats {
   instances: number;
   /** Calls that read arguments in a `wasmArrays` memory in place. */
   inPlace: number;
+  /** Memories made for instances: the thread's one, and larger ones as calls need them. */
+  memories: number;
   /** Instances that compute Math.exp themselves (they agree with the engine's). */
   ownExp: number;
   /** Instances that compute Math.sin and Math.cos themselves (they agree with the engine's). */

@@ -24,7 +24,14 @@ import {
 import { parseOptions } from "../bench/gradbench/options.js";
 import { backendUsed, summarizeNative } from "../bench/gradbench/report-native.js";
 import { formatTime, gradbenchReport, summarize } from "../bench/gradbench/report.js";
-import type { EvalResult, Outcome, RunInfo, WorkloadResult } from "../bench/gradbench/results.js";
+import {
+  resultsFromJson,
+  resultsToJson,
+  type EvalResult,
+  type Outcome,
+  type RunInfo,
+  type WorkloadResult,
+} from "../bench/gradbench/results.js";
 import { timeSideBySide } from "../bench/gradbench/timing.js";
 import {
   backendSites,
@@ -193,6 +200,25 @@ test("options: a partial run does not overwrite the report unless asked", () => 
   assert.throws(() => parseOptions(["--frobnicate"], {}), /Unknown option .--frobnicate/);
   assert.throws(() => parseOptions(["--evals", "--quick"], {}), /--evals/);
   assert.throws(() => parseOptions(["--limit", "x"], {}), /--limit needs a positive number/);
+  // Each eval in a process of its own unless --one-process.
+  assert.equal(full.isolate, true);
+  assert.equal(parseOptions(["--one-process"], {}).isolate, false);
+});
+
+test("an eval's results cross from its own process as JSON, NaN and infinities included", () => {
+  const timing = { ms: 2, minMs: 1.5, maxMs: Infinity, samples: 3, batch: 1 };
+  const result = {
+    spec: evalSpec("lse"),
+    workloads: [
+      {
+        name: "lse_1",
+        checks: { reference: [], referenced: [], wasmDifference: NaN },
+        nabla: { gradient: { kind: "timed", timing } },
+        values: ["-Infinity"],
+      },
+    ],
+  } as unknown as EvalResult;
+  assert.deepEqual(resultsFromJson(resultsToJson([result])), [result]);
 });
 
 test("generated inputs have the sizes of the reference workloads and do not depend on order", () => {

@@ -4,8 +4,9 @@
 // the report on stdout and, after a full run, writes it to docs/gradbench.md with a chart in
 // docs/gradbench.svg; progress goes to stderr. Options: bench/gradbench/options.ts (--help).
 
-import { writeFileSync } from "node:fs";
-import { arch, cpus, loadavg, platform } from "node:os";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { arch, cpus, loadavg, platform, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { progress } from "../progress.js";
@@ -14,7 +15,7 @@ import { gradbenchSvg } from "./chart.js";
 import { evalSpec } from "./evals.js";
 import { parseOptions, type Options } from "./options.js";
 import { gradbenchReport } from "./report.js";
-import type { EvalResult, RunInfo } from "./results.js";
+import { resultsFromJson, resultsToJson, type EvalResult, type RunInfo } from "./results.js";
 import { setupManual, type ManualSetup } from "./manual-cpp.js";
 import { loadEval, runEval, type EvalModules } from "./run-eval.js";
 import { TFJS_EVALS } from "./tfjs-evals.js";
@@ -24,13 +25,54 @@ const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const REPORT = join(REPO_ROOT, "docs/gradbench.md");
 const CHART = join(REPO_ROOT, "docs/gradbench.svg");
 
-async function main(options: Options, argv: string[]): Promise<void> {
-  const started = Date.now();
-  const loadStart = loadavg();
+/**
+ * Each eval's results from a process of its own, run with these options but that eval alone,
+ * as GradBench's harness runs a tool per eval; its progress goes to this process's stderr.
+ */
+function isolatedResults(options: Options, argv: string[]): EvalResult[] {
+  const dir = mkdtempSync(join(tmpdir(), "nabla-gradbench-"));
+  const script = fileURLToPath(import.meta.url);
+  // The options given, without --evals (each child gets one eval) and without --write.
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--evals") i++;
+    else if (argv[i]!.startsWith("--evals=") || argv[i] === "--write") continue;
+    else kept.push(argv[i]!);
+  }
+  try {
+    return options.evals.map((name) => {
+      const file = join(dir, `${name}.json`);
+      const run = spawnSync(
+        process.execPath,
+        [...process.execArgv, script, ...kept, "--evals", name, "--result-file", file],
+        { stdio: ["ignore", "ignore", "inherit"] },
+      );
+      if (run.status !== 0)
+        throw new Error(`gradbench: the run of ${name} exited with ${run.status ?? run.signal}`);
+      const [result] = resultsFromJson(readFileSync(file, "utf8"));
+      return { ...result!, spec: evalSpec(name) };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** GradBench's C++ tool, when asked for: built (or found built) before anything is timed. */
+function manualTool(options: Options): ManualSetup | null {
+  if (options.gradbenchRepo === null) return null;
+  const withPrimal = options.evals.filter((name) => evalSpec(name).primal !== null);
+  const manual = setupManual(options.gradbenchRepo, withPrimal, (m) =>
+    process.stderr.write(`${m}\n`),
+  );
+  if (!manual.ok) process.stderr.write(`gradbench: no C++ baseline: ${manual.reason}\n`);
+  return manual;
+}
+
+/** The results of the evals, in this process. */
+async function resultsHere(options: Options, manual: ManualSetup | null): Promise<EvalResult[]> {
   const lists = new Map<string, WorkloadList>(
     options.evals.map((name) => [name, listWorkloads(name, options.dataDir, options.limit)]),
   );
-  const tfjsVersion = options.tfjs ? await initTfjs() : null;
 
   // Compile every eval first, so the progress count covers only what can run.
   const p0 = progress(options.evals.length, "gradbench: compile");
@@ -43,14 +85,6 @@ async function main(options: Options, argv: string[]): Promise<void> {
     );
   }
   p0.done();
-
-  // GradBench's C++ tool, when asked for: built (or found built) before anything is timed.
-  let manual: ManualSetup | null = null;
-  if (options.gradbenchRepo !== null) {
-    const withPrimal = options.evals.filter((name) => evalSpec(name).primal !== null);
-    manual = setupManual(options.gradbenchRepo, withPrimal, (m) => process.stderr.write(`${m}\n`));
-    if (!manual.ok) process.stderr.write(`gradbench: no C++ baseline: ${manual.reason}\n`);
-  }
 
   const runnable = options.evals.filter((name) => typeof modules.get(name)!.nabla !== "string");
   const total = runnable.reduce((n, name) => n + lists.get(name)!.workloads.length, 0);
@@ -78,7 +112,22 @@ async function main(options: Options, argv: string[]): Promise<void> {
     throw error;
   }
   p.done();
+  return results;
+}
 
+async function main(options: Options, argv: string[]): Promise<void> {
+  const started = Date.now();
+  const loadStart = loadavg();
+  const tfjsVersion = options.tfjs ? await initTfjs() : null;
+  const manual = manualTool(options);
+  const results =
+    options.isolate && options.evals.length > 1
+      ? isolatedResults(options, argv)
+      : await resultsHere(options, manual);
+  if (options.resultFile !== null) {
+    writeFileSync(options.resultFile, resultsToJson(results));
+    return;
+  }
   const cpu = cpus();
   const info: RunInfo = {
     date: new Date().toISOString().slice(0, 10),

@@ -22,6 +22,13 @@ export interface Options {
   gradbenchRepo: string | null;
   /** Also time nabla's derivatives compiled with the WebAssembly backend. */
   wasm: boolean;
+  /**
+   * Run each eval in a process of its own (the default), as GradBench's harness starts a tool
+   * per eval: one eval's heap and compiled code do not slow the next one's collections.
+   */
+  isolate: boolean;
+  /** Internal: this process is one eval's child; its results go to this file as JSON. */
+  resultFile: string | null;
 }
 
 export const USAGE = `usage: npm run bench:gradbench -- [options]
@@ -40,6 +47,8 @@ export const USAGE = `usage: npm run bench:gradbench -- [options]
                   make and nlohmann's json.hpp, else the report says what is missing
   --no-cpp        do not run the C++ tool even if $GRADBENCH_REPO is set
   --no-wasm       skip nabla's WebAssembly backend
+  --one-process   run every eval in this process (by default each runs in a process of its
+                  own, as under GradBench's harness)
   --write         write docs/gradbench.md and .svg even after a partial run
   --no-write      do not write them even after a full run`;
 
@@ -70,6 +79,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
         "gradbench-repo": { type: "string" },
         "no-cpp": { type: "boolean" },
         "no-wasm": { type: "boolean" },
+        "one-process": { type: "boolean" },
+        "result-file": { type: "string" },
         write: { type: "boolean" },
         "no-write": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -117,5 +128,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
       ? null
       : (values["gradbench-repo"] ?? (env["GRADBENCH_REPO"] || null)),
     wasm: !values["no-wasm"],
+    isolate: !values["one-process"],
+    resultFile: values["result-file"] ?? null,
   };
 }

@@ -358,7 +358,9 @@ ${evals.map(evalSection).join("\n")}
   nabla's wasm-backend module (the eval compiled a second time with backend "wasm", imported
   from a temporary folder) is checked like the JS one, and against it to 1e-12 relative, and its
   derivatives are timed side by side with the JS backend's.
-- Everything runs in one Node process, the evals compiled by nabla through its module hooks
-  (as \`nabla run\` does) when they are first imported.
+- Each eval runs in a Node process of its own, as GradBench's harness starts a tool per eval
+  (\`--one-process\` runs them all in one, where each eval's collections also go through the
+  heap the evals before it left), compiled by nabla through its module hooks (as \`nabla run\`
+  does) when first imported.
 `;
 }

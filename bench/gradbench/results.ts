@@ -114,3 +114,24 @@ export interface RunInfo {
   /** The wasm backend was run (no --no-wasm). */
   wasm: boolean;
 }
+
+/**
+ * Results as JSON, for an eval run in a process of its own (bench/gradbench/main.ts): NaN and
+ * ±Infinity, which JSON would make null, as {"number": "NaN"}.
+ */
+export function resultsToJson(results: EvalResult[]): string {
+  return JSON.stringify(results, (_key, value: unknown) =>
+    typeof value === "number" && !Number.isFinite(value) ? { number: String(value) } : value,
+  );
+}
+
+/** The results `resultsToJson` wrote. */
+export function resultsFromJson(text: string): EvalResult[] {
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (typeof value === "object" && value !== null && Object.keys(value).length === 1) {
+      const number = (value as { number?: unknown }).number;
+      if (typeof number === "string") return Number(number);
+    }
+    return value;
+  }) as EvalResult[];
+}

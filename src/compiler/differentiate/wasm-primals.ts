@@ -2,6 +2,7 @@ import type { IRFunction, FunctionKey } from "../ir/types.js";
 import type { DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
 import { summarizeEffects, type Effects } from "../analysis/effects.js";
+import { forEachOp } from "../ir/walk.js";
 import {
   expandInnerGradients,
   innerGradients,
@@ -12,14 +13,22 @@ import {
 // The functions tagged `@backend wasm`, as the WebAssembly backend runs them. Nobody
 // differentiates that form, so it is lowered on its own (codeContext "wasm"): there an inner
 // `gradient` with respect to arrays or objects runs in reverse mode (inner-gradients.ts)
-// instead of one forward pass per element. Lowered before the derivatives are built, so the
-// sweeps it calls are among the demands; expanded once they exist.
+// instead of one forward pass per element. So are the helpers it calls that take such a
+// gradient (`function partial(row) { return gradient(f)(row)[0]; }`): in its wasm module they
+// are these forms, elsewhere the ones differentiation lowers. Lowered before the derivatives
+// are built, so the sweeps they call are among the demands; expanded once they exist.
 
 /**
  * A tagged function as the backend runs it, or why it cannot run as WebAssembly; `effects`:
  * what that form does to its arguments, when it is not the function differentiation lowers.
  */
-export type WasmPrimalForm = { fn: IRFunction | undefined; reason?: string; effects?: Effects };
+export type WasmPrimalForm = {
+  fn: IRFunction | undefined;
+  reason?: string;
+  effects?: Effects;
+  /** The helpers it calls, directly or not, that take an inner gradient: their wasm forms. */
+  helpers?: ReadonlyMap<FunctionKey, IRFunction>;
+};
 
 export interface WasmPrimalsHost extends InnerGradientTable {
   /** `key` lowered for a function run as WebAssembly (undefined: it cannot be). */
@@ -35,16 +44,42 @@ export interface WasmPrimalsHost extends InnerGradientTable {
 export class WasmPrimals {
   /** Lowered for WebAssembly, when that form computes inner gradients in reverse mode. */
   private readonly own = new Map<FunctionKey, IRFunction>();
+  /** Per tagged function, the wasm forms of the helpers it calls that take inner gradients. */
+  private readonly ownHelpers = new Map<FunctionKey, Map<FunctionKey, IRFunction>>();
   private readonly expanded = new Map<FunctionKey, WasmPrimalForm>();
 
   constructor(private readonly host: WasmPrimalsHost) {}
 
-  /** Lowers `key` for WebAssembly and requests the sweeps its inner gradients call. */
+  /**
+   * Lowers `key` for WebAssembly, and the functions it calls, and requests the sweeps their
+   * inner gradients call.
+   */
   prepare(key: FunctionKey, chain: DiagnosticNote[]): void {
     const fn = this.host.lowerForWasm(key);
-    const gradients = fn ? innerGradients(fn) : [];
-    if (!fn || gradients.length === 0) return;
+    if (!fn) return;
+    const helpers = new Map<FunctionKey, IRFunction>();
+    const seen = new Set<FunctionKey>([key]);
+    const visit = (caller: IRFunction) => {
+      const callees: FunctionKey[] = [];
+      forEachOp(caller.body, (op) => {
+        const callee = op.opcode === "call" ? op.attrs.callee : undefined;
+        if (callee !== undefined && !seen.has(callee)) {
+          seen.add(callee);
+          callees.push(callee);
+        }
+      });
+      for (const callee of callees) {
+        const helper = this.host.lowerForWasm(callee);
+        if (!helper) continue;
+        if (innerGradients(helper).length > 0) helpers.set(callee, helper);
+        visit(helper);
+      }
+    };
+    visit(fn);
+    const gradients = [fn, ...helpers.values()].flatMap(innerGradients);
+    if (gradients.length === 0) return;
     this.own.set(key, fn);
+    this.ownHelpers.set(key, helpers);
     for (const gradient of gradients) this.host.requestSweeps(gradient, chain);
   }
 
@@ -58,9 +93,16 @@ export class WasmPrimals {
       // Taken before the expansion: the gradient's call changes none of its arguments
       // (checked there) and returns fresh adjoints, which the sweeps' calls would obscure.
       const effects = summarizeEffects(fn, this.host.effects);
-      const expansion = expandInnerGradients(fn, this.host);
-      if (expansion.ok) runPipeline("wasmPrimal", fn, this.host.observe);
-      form = expansion.ok ? { fn, effects } : { fn: undefined, reason: expansion.reason };
+      const helpers = this.ownHelpers.get(key) ?? new Map<FunctionKey, IRFunction>();
+      form = { fn, effects, helpers };
+      for (const f of [fn, ...helpers.values()]) {
+        const expansion = expandInnerGradients(f, this.host);
+        if (!expansion.ok) {
+          form = { fn: undefined, reason: expansion.reason };
+          break;
+        }
+        runPipeline("wasmPrimal", f, this.host.observe);
+      }
     }
     this.expanded.set(key, form);
     return form;

@@ -345,7 +345,9 @@ export class WasmRequests {
         reason: "only function declarations without a rest parameter are covered",
       };
     else if (typeof writes === "string") twin = { ok: false, reason: writes };
-    else if ((perElement = perElementOperator(fn, (k) => table.primals.get(k))))
+    else if (
+      (perElement = perElementOperator(fn, (k) => form.helpers?.get(k) ?? table.primals.get(k)))
+    )
       twin = {
         ok: false,
         reason: `the inner '${perElement.op.attrs.calleeName ?? "gradient"}' with respect to an array in '${perElement.inside}', which it calls, would run in forward mode there, one pass of the function per element; as JavaScript it runs in reverse mode, in one`,
@@ -354,7 +356,8 @@ export class WasmRequests {
       twin = wasmTwin({
         backend,
         // The function in the form the backend runs, under its own key (a recursive call too).
-        source: { get: (k) => (k === key ? fn : this.source.get(k)) },
+        // Helpers taking inner gradients in theirs (in reverse mode, as the function's own).
+        source: { get: (k) => (k === key ? fn : (form.helpers?.get(k) ?? this.source.get(k))) },
         entry: { kind: "function", key },
         written: writes,
         writeOnly: writeOnlyParams(fn, writes),

@@ -235,6 +235,47 @@ export { cubes };
   });
 });
 
+test("a helper's inner 'gradient' of a function that changes its arguments keeps the tagged function JavaScript, the warning naming the helper", async () => {
+  const files = {
+    "main.ts": `import { gradient } from "nabla";
+function squash(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    x[i] = Math.tanh(x[i]!);
+    s += x[i]! * x[i]!;
+  }
+  return s;
+}
+function rowGradient(row: Float64Array): Float64Array {
+  return gradient(squash)(row.slice());
+}
+/** @backend wasm */
+export function firstSlopes(rows: Float64Array[]): number[] {
+  const out: number[] = [];
+  for (const row of rows) out.push(rowGradient(row)[0]!);
+  return out;
+}
+export const slope = (row: Float64Array) => rowGradient(row)[0]!;
+`,
+  };
+  assert.match(
+    diagnosticsText(compileFiles(files)),
+    /^main\.ts:14:8: warning NABLA202: 'firstSlopes' runs as JavaScript, not WebAssembly: the inner 'gradient' of 'squash' in 'rowGradient', which it calls, cannot run in reverse mode there: 'squash' may change its arguments\n/,
+  );
+  const m = await loadProgram<{
+    firstSlopes: (rows: Float64Array[]) => number[];
+    slope: (row: Float64Array) => number;
+  }>(files);
+  const rows = [f64(0.5, 1), f64(-1, 2)];
+  assert.deepEqual(
+    m.firstSlopes(rows),
+    rows.map((row) => m.slope(row)),
+  );
+  // d/dx tanh(x)² = 2 tanh(x) (1 - tanh(x)²)
+  const t = Math.tanh(0.5);
+  assert.ok(Math.abs(m.firstSlopes(rows)[0]! - 2 * t * (1 - t * t)) < 1e-12);
+});
+
 test("a function whose inner operators take numbers runs as WebAssembly, with the right derivatives", async () => {
   const files = {
     "main.ts": `import { derivative, gradient } from "nabla";

@@ -41,11 +41,13 @@ export function innerGradients(fn: IRFunction): InnerGradient[] {
 
 /**
  * `fn` with its inner reverse gradients expanded in place; or why one cannot run that way (a
- * sweep not built, a function that changes its arguments), leaving `fn` as it was.
+ * sweep not built, a function that changes its arguments), leaving `fn` as it was. `helper`:
+ * `fn` is called by the tagged function, whose warning the reason completes.
  */
 export function expandInnerGradients(
   fn: IRFunction,
   table: InnerGradientTable,
+  helper = false,
 ): { ok: true } | { ok: false; reason: string } {
   const calls: Op[] = [];
   forEachOp(fn.body, (op) => {
@@ -53,7 +55,7 @@ export function expandInnerGradients(
   });
   const plans = new Map<Op, Plan>();
   for (const op of calls) {
-    const plan = planOf(op, table);
+    const plan = planOf(op, table, helper ? fn.name : undefined);
     if (typeof plan === "string") return { ok: false, reason: plan };
     plans.set(op, plan);
   }
@@ -79,20 +81,24 @@ interface Plan {
   bwdInputs: readonly number[];
 }
 
-function planOf(op: Op, table: InnerGradientTable): Plan | string {
+function planOf(op: Op, table: InnerGradientTable, helper: string | undefined): Plan | string {
   const primal = op.attrs.callee!;
   const wrt = op.attrs.reverseGradient!;
   const name = op.attrs.calleeName ?? "the function";
   const effects = table.effects(primal);
   // A function that changes its arguments would change them again in each sweep that reruns it.
   if (effects && effects.writes.size > 0)
-    return `its inner 'gradient' of '${name}', which may change its arguments, cannot run in reverse mode there`;
+    return helper === undefined
+      ? `its inner 'gradient' of '${name}', which may change its arguments, cannot run in reverse mode there`
+      : `the inner 'gradient' of '${name}' in '${helper}', which it calls, cannot run in reverse mode there: '${name}' may change its arguments`;
   const frozen = table.rootFrozen(primal);
   const key = (kind: "fwd" | "bwd" | "grad") => derivativeKey(kind, primal, wrt, frozen);
   const fwd = table.derivatives.get(key("fwd"));
   const bwd = table.derivatives.get(key("bwd"));
   if (!fwd || !bwd || fwd.stub || bwd.stub)
-    return `the reverse mode of its inner 'gradient' of '${name}' could not be built`;
+    return helper === undefined
+      ? `the reverse mode of its inner 'gradient' of '${name}' could not be built`
+      : `the reverse mode of the inner 'gradient' of '${name}' in '${helper}', which it calls, could not be built`;
   const grad = table.derivatives.get(key("grad"));
   return {
     wrt,

@@ -96,7 +96,7 @@ export class WasmPrimals {
       const helpers = this.ownHelpers.get(key) ?? new Map<FunctionKey, IRFunction>();
       form = { fn, effects, helpers };
       for (const f of [fn, ...helpers.values()]) {
-        const expansion = expandInnerGradients(f, this.host);
+        const expansion = expandInnerGradients(f, this.host, f !== fn);
         if (!expansion.ok) {
           form = { fn: undefined, reason: expansion.reason };
           break;

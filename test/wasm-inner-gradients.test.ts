@@ -295,3 +295,44 @@ help: the WebAssembly backend covers functions of numbers, booleans, strings com
   assert.equal(m.wasmStats.wasm - before, 0, "ran as JavaScript");
   x.forEach((v, i) => close(g[i]!, 1 - Math.tanh(v) ** 2, 1e-12, `d/dx[${i}]`));
 });
+
+test("a gradient with respect to a number alone runs in reverse mode too: JavaScript's bits, where forward mode rounds otherwise", async () => {
+  // d/dw of Σ (xᵢ − xᵢ₋₁)² w + sin x₀: forward mode sums the tangents of the terms, reverse
+  // mode scales each term's adjoint by w's; the last bits differ between the two.
+  const files = {
+    "main.ts": `import { gradient } from "nabla";
+export { wasmStats } from "nabla";
+function energy(x: Float64Array, w: number): number {
+  const n = x.length;
+  let s = 0;
+  for (let i = 1; i < n; i++) s += (x[i]! - x[i - 1]!) ** 2 * w;
+  return s + (n > 0 ? Math.sin(x[0]!) : 0);
+}
+${twice(
+  (name) => `${name}(x: Float64Array, ws: Float64Array): Float64Array`,
+  `
+  const out = new Float64Array(ws.length);
+  for (let k = 0; k < ws.length; k++) out[k] = gradient(energy, { wrt: [1] })(x, ws[k]!);
+  return out;
+`,
+  "slopes",
+)}`,
+  };
+  assert.equal(diagnosticsText(compileFiles(files)), "");
+  const m = await loadProgram<{
+    slopes: (x: Float64Array, ws: Float64Array) => Float64Array;
+    slopesJs: (x: Float64Array, ws: Float64Array) => Float64Array;
+    wasmStats: Stats;
+  }>(files);
+  const ws = Float64Array.from({ length: 40 }, (_, k) => 0.37 * k - 3.1);
+  for (let trial = 0; trial < 20; trial++) {
+    const x = Float64Array.from({ length: 3 + trial }, (_, i) => Math.cos(i * 1.7 + trial) * 3);
+    const before = m.wasmStats.wasm;
+    const got = m.slopes(x, ws);
+    assert.equal(m.wasmStats.wasm - before, 1, "in wasm");
+    sameBits(got, m.slopesJs(x, ws), `slopes at trial ${trial}`);
+    let sum = 0;
+    for (let i = 1; i < x.length; i++) sum += (x[i]! - x[i - 1]!) ** 2;
+    for (const g of got) close(g, sum, 1e-12, "d/dw");
+  }
+});

@@ -44,9 +44,10 @@ function random(seed: number) {
 /** One driver: its body (a function of `x: Float64Array, w: number` returning a Float64Array). */
 function driver(rng: ReturnType<typeof random>): string {
   const held = rng.next() < 0.5;
-  // Sometimes through helpers of the module, which take the gradients themselves (a tuple of
-  // an array and a number cannot be a helper's result in wasm: one helper per part).
+  // Sometimes through helpers of the module, which take the gradients themselves: one
+  // returning both parts (a tuple of an array and a number), or one per part.
   const viaHelper = !held && rng.next() < 0.5;
+  const oneHelper = viaHelper && rng.next() < 0.5;
   const call = held ? "grad(at, w)" : "gradient(energy, { wrt: [0, 1] })(at, w)";
   const lines: string[] = [];
   if (held) lines.push("const grad = gradient(energy, { wrt: [0, 1] });");
@@ -56,9 +57,11 @@ function driver(rng: ReturnType<typeof random>): string {
   lines.push("let total = 0;");
   lines.push(`for (let step = 0; step < ${1 + Math.floor(rng.next() * 4)}; step++) {`);
   lines.push(
-    viaHelper
-      ? "  const g = gradientAt(at, w);\n  const dw = slopeAt(at, w);"
-      : `  const [g, dw] = ${call};`,
+    oneHelper
+      ? "  const [g, dw] = gradientsAt(at, w);"
+      : viaHelper
+        ? "  const g = gradientAt(at, w);\n  const dw = slopeAt(at, w);"
+        : `  const [g, dw] = ${call};`,
   );
   const pieces = [
     // A scratch array made and read within the step.
@@ -101,6 +104,9 @@ function gradientAt(x: Float64Array, w: number): Float64Array {
 }
 function slopeAt(x: Float64Array, w: number): number {
   return gradient(energy, { wrt: [1] })(x, w);
+}
+function gradientsAt(x: Float64Array, w: number): [Float64Array, number] {
+  return gradient(energy, { wrt: [0, 1] })(x, w);
 }
 /** @backend wasm */
 export function ${head("run")} {

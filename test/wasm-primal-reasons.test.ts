@@ -190,6 +190,22 @@ export function slopes(rows: Float64Array[]): number[] {
   for (const row of rows) out.push(slope(row, row.length - 1));
   return out;
 }
+function scaledCubes(x: Float64Array, w: number): number {
+  return w * cubes(x);
+}
+function both(row: Float64Array, w: number): [Float64Array, number] {
+  return gradient(scaledCubes, { wrt: [0, 1] })(row, w);
+}
+/** A helper's tuple of an array and a number, taken apart. @backend wasm */
+export function mixed(rows: Float64Array[], w: number): number[] {
+  const out: number[] = [];
+  for (const row of rows) {
+    const [g, dw] = both(row, w);
+    out.push(g[0]! + dw);
+  }
+  return out;
+}
+export const bothJs = both;
 export const slopeJs = slope;
 export const reverse = gradient(cubes);
 export const along = (x: Float64Array, k: number) =>
@@ -207,6 +223,8 @@ export { cubes };
     firstPartials: (rows: Float64Array[]) => Float64Array;
     slopes: (rows: Float64Array[]) => number[];
     slopeJs: (row: Float64Array, k: number) => number;
+    mixed: (rows: Float64Array[], w: number) => number[];
+    bothJs: (row: Float64Array, w: number) => [Float64Array, number];
     reverse: (x: Float64Array) => Float64Array;
     along: (x: Float64Array, k: number) => number;
     cubes: (x: Float64Array) => number;
@@ -216,7 +234,8 @@ export { cubes };
   const before = { ...m.wasmStats };
   const partials = m.firstPartials(rows);
   const slopes = m.slopes(rows);
-  assert.equal(m.wasmStats.wasm - before.wasm, 2, "both ran in wasm");
+  const mixed = m.mixed(rows, 0.75);
+  assert.equal(m.wasmStats.wasm - before.wasm, 3, "all three ran in wasm");
   rows.forEach((row, i) => {
     // The same bits as reverse mode from JavaScript; forward mode along the element, central
     // differences.
@@ -224,6 +243,9 @@ export { cubes };
     assert.equal(partials[i], g[0]);
     assert.equal(slopes[i], g[row.length - 1]! - g[0]!);
     assert.equal(slopes[i], m.slopeJs(row, row.length - 1));
+    const [g2, dw] = m.bothJs(row, 0.75);
+    assert.equal(mixed[i], g2[0]! + dw);
+    assert.equal(dw, m.cubes(row));
     assert.ok(Math.abs(partials[i]! - m.along(row, 0)) <= 1e-12 * Math.abs(partials[i]!));
     const h = 1e-5;
     const plus = Float64Array.from(row);

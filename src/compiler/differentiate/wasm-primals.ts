@@ -1,8 +1,10 @@
-import type { IRFunction, FunctionKey } from "../ir/types.js";
+import type { IRFunction, FunctionKey, Op } from "../ir/types.js";
 import type { DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
 import { summarizeEffects, type Effects } from "../analysis/effects.js";
-import { forEachOp } from "../ir/walk.js";
+import { forEachOp, someOp } from "../ir/walk.js";
+import { inlineCalls, opCount } from "../ir/inline.js";
+import { keyFile } from "../ir/function-key.js";
 import {
   expandInnerGradients,
   innerGradients,
@@ -90,21 +92,79 @@ export class WasmPrimals {
     const fn = this.own.get(key);
     let form: WasmPrimalForm = { fn: this.host.lowered(key) };
     if (fn) {
+      const helpers = this.ownHelpers.get(key) ?? new Map<FunctionKey, IRFunction>();
       // Taken before the expansion: the gradient's call changes none of its arguments
       // (checked there) and returns fresh adjoints, which the sweeps' calls would obscure.
-      const effects = summarizeEffects(fn, this.host.effects);
-      const helpers = this.ownHelpers.get(key) ?? new Map<FunctionKey, IRFunction>();
-      form = { fn, effects, helpers };
+      // A helper's are its wasm form's: differentiation may not read its gradient at all.
+      const helperEffects = new Map<FunctionKey, Effects | undefined>();
+      const effectsOf = (callee: FunctionKey): Effects | undefined => {
+        const helper = helpers.get(callee);
+        if (!helper) return this.host.effects(callee);
+        if (!helperEffects.has(callee)) {
+          helperEffects.set(callee, undefined); // unknown while a recursive call asks
+          helperEffects.set(callee, summarizeEffects(helper, effectsOf));
+        }
+        return helperEffects.get(callee);
+      };
+      const effects = summarizeEffects(fn, effectsOf);
+      let reason: string | undefined;
       for (const f of [fn, ...helpers.values()]) {
         const expansion = expandInnerGradients(f, this.host, f !== fn);
         if (!expansion.ok) {
-          form = { fn: undefined, reason: expansion.reason };
+          reason = expansion.reason;
           break;
         }
-        runPipeline("wasmPrimal", f, this.host.observe);
       }
+      if (reason === undefined) {
+        const inlined = withHelpersInlined(fn, helpers);
+        for (const f of [inlined, ...helpers.values()])
+          runPipeline("wasmPrimal", f, this.host.observe);
+        form = { fn: inlined, effects, helpers };
+      } else form = { fn: undefined, reason };
     }
     this.expanded.set(key, form);
     return form;
   }
+}
+
+/** The most ops a helper may have to be inlined into the function run as WebAssembly. */
+const INLINED_HELPER_OPS = 400;
+
+/**
+ * `fn` with the calls of its helpers replaced by their bodies, helpers' calls of helpers too:
+ * what a helper returns (`return gradient(f, { wrt: [0, 1] })(x, w)`, an array and a number)
+ * is then taken apart where the caller destructures it (the pipeline's scalarize), where as a
+ * call's result it would be a tuple of different kinds, which wasm does not carry. A helper
+ * with a return before its end, or that calls itself, stays a call.
+ */
+function withHelpersInlined(
+  fn: IRFunction,
+  helpers: ReadonlyMap<FunctionKey, IRFunction>,
+): IRFunction {
+  const inlinable = (call: Op): IRFunction | undefined => {
+    const { attrs } = call;
+    const helper = attrs.callee === undefined ? undefined : helpers.get(attrs.callee);
+    if (!helper || attrs.method || attrs.getter || attrs.setter || attrs.superOf) return undefined;
+    if (attrs.restParameter || attrs.checkpoint) return undefined;
+    // Its module-level names are its own module's: inlined elsewhere, they would not be.
+    if (
+      keyFile(helper.key) !== keyFile(fn.key) &&
+      someOp(helper.body, (op) => op.opcode === "global")
+    )
+      return undefined;
+    const ops = helper.body.ops;
+    const oneReturn =
+      ops[ops.length - 1]?.opcode === "return" &&
+      !someOp({ params: [], ops: ops.slice(0, -1) }, (op) => op.opcode === "return");
+    const recursive = someOp(helper.body, (op) => op.attrs.callee === helper.key);
+    return oneReturn && !recursive && opCount(helper) <= INLINED_HELPER_OPS ? helper : undefined;
+  };
+  let current = fn;
+  // A helper's helpers come in with its body: one more round each, at most one per helper.
+  for (let round = 0; round <= helpers.size; round++) {
+    const next = inlineCalls(current, inlinable);
+    if (!next) break;
+    current = next;
+  }
+  return current;
 }

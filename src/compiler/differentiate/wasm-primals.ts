@@ -3,8 +3,7 @@ import type { DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
 import { summarizeEffects, type Effects } from "../analysis/effects.js";
 import { forEachOp, someOp } from "../ir/walk.js";
-import { inlineCalls, opCount } from "../ir/inline.js";
-import { keyFile } from "../ir/function-key.js";
+import { inlinable, inlineCalls } from "../ir/inline.js";
 import {
   expandInnerGradients,
   innerGradients,
@@ -141,28 +140,15 @@ function withHelpersInlined(
   fn: IRFunction,
   helpers: ReadonlyMap<FunctionKey, IRFunction>,
 ): IRFunction {
-  const inlinable = (call: Op): IRFunction | undefined => {
-    const { attrs } = call;
-    const helper = attrs.callee === undefined ? undefined : helpers.get(attrs.callee);
-    if (!helper || attrs.method || attrs.getter || attrs.setter || attrs.superOf) return undefined;
-    if (attrs.restParameter || attrs.checkpoint) return undefined;
-    // Its module-level names are its own module's: inlined elsewhere, they would not be.
-    if (
-      keyFile(helper.key) !== keyFile(fn.key) &&
-      someOp(helper.body, (op) => op.opcode === "global")
-    )
-      return undefined;
-    const ops = helper.body.ops;
-    const oneReturn =
-      ops[ops.length - 1]?.opcode === "return" &&
-      !someOp({ params: [], ops: ops.slice(0, -1) }, (op) => op.opcode === "return");
-    const recursive = someOp(helper.body, (op) => op.attrs.callee === helper.key);
-    return oneReturn && !recursive && opCount(helper) <= INLINED_HELPER_OPS ? helper : undefined;
+  const helperOf = (call: Op): IRFunction | undefined => {
+    const helper = call.attrs.callee === undefined ? undefined : helpers.get(call.attrs.callee);
+    if (!helper || someOp(helper.body, (op) => op.attrs.callee === helper.key)) return undefined;
+    return inlinable(fn, call, helper, INLINED_HELPER_OPS) ? helper : undefined;
   };
   let current = fn;
   // A helper's helpers come in with its body: one more round each, at most one per helper.
   for (let round = 0; round <= helpers.size; round++) {
-    const next = inlineCalls(current, inlinable);
+    const next = inlineCalls(current, helperOf);
     if (!next) break;
     current = next;
   }

@@ -2,6 +2,8 @@ import { ValueFactory } from "./builder.js";
 import type { IRFunction, Op, Region, Value } from "./types.js";
 import { substituteValues } from "./substitute.js";
 import { highestValueId } from "./value-ids.js";
+import { keyFile } from "./function-key.js";
+import { someOp } from "./walk.js";
 
 // Inlining, for the functions nabla differentiates: a call of a small function is replaced by
 // a copy of its body, so the derivative has no call to make (no frame, no tape handed over, no
@@ -39,6 +41,34 @@ export function opCount(fn: IRFunction): number {
   const count = (r: Region): number =>
     r.ops.reduce((n, o) => n + 1 + o.regions.reduce((m, x) => m + count(x), 0), 0);
   return count(fn.body);
+}
+
+/**
+ * Whether `call` in `caller` may be replaced by `callee`'s body as inlineCalls does: a plain
+ * call (not a method's, an accessor's, `super`'s, one with a rest parameter or checkpointed),
+ * of a body with one return, at its end, and at most `maxOps` ops, whose module-level names are
+ * the caller's module's (inlined elsewhere, they would not be).
+ */
+export function inlinable(
+  caller: IRFunction,
+  call: Op,
+  callee: IRFunction,
+  maxOps: number,
+): boolean {
+  const { attrs } = call;
+  if (attrs.method || attrs.getter || attrs.setter || attrs.superOf) return false;
+  if (attrs.restParameter || attrs.checkpoint) return false;
+  if (
+    keyFile(callee.key) !== keyFile(caller.key) &&
+    someOp(callee.body, (op) => op.opcode === "global")
+  )
+    return false;
+  const ops = callee.body.ops;
+  return (
+    ops[ops.length - 1]?.opcode === "return" &&
+    !someOp({ params: [], ops: ops.slice(0, -1) }, (op) => op.opcode === "return") &&
+    opCount(callee) <= maxOps
+  );
 }
 
 /**

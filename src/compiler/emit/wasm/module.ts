@@ -2,7 +2,7 @@ import type { WasmKind } from "../../../api/wasm-entry.js";
 import type { FunctionKey, IRFunction, Type } from "../../ir/types.js";
 import { someOp } from "../../ir/walk.js";
 import { keyFile } from "../../ir/function-key.js";
-import { inlineCalls, opCount } from "../../ir/inline.js";
+import { inlinable, inlineCalls } from "../../ir/inline.js";
 import { eliminateDeadCode } from "../../ir/dce.js";
 import { OVERFLOW, watFunction, type WatModuleHost } from "./function.js";
 import type { AbsentArguments } from "./absent-values.js";
@@ -184,26 +184,13 @@ class ModuleBuilder implements WatModuleHost {
    */
   private withLeavesInlined(fn: IRFunction): IRFunction {
     const inlined = inlineCalls(fn, (call) => {
-      const { attrs } = call;
-      if (attrs.method || attrs.getter || attrs.setter || attrs.superOf) return undefined;
-      if (attrs.restParameter || attrs.checkpoint) return undefined;
-      const callee = this.source.get(attrs.callee!);
+      const callee = this.source.get(call.attrs.callee!);
       if (!callee || callee.adapter || callee.checkpoint || callee.stub || callee.lanes)
         return undefined;
       // Along k directions a callee's JVP runs as its own along them (lanes.ts), not inlined.
-      if (fn.lanes && attrs.primal) return undefined;
-      // Its module-level names are its own module's: inlined elsewhere, they would not be.
-      if (
-        keyFile(callee.key) !== keyFile(fn.key) &&
-        someOp(callee.body, (op) => op.opcode === "global")
-      )
-        return undefined;
-      const ops = callee.body.ops;
-      const leaf =
-        !someOp(callee.body, (op) => op.opcode === "call" || op.opcode === "closure") &&
-        ops[ops.length - 1]?.opcode === "return" &&
-        !someOp({ params: [], ops: ops.slice(0, -1) }, (op) => op.opcode === "return");
-      return leaf && opCount(callee) <= INLINED_OPS ? callee : undefined;
+      if (fn.lanes && call.attrs.primal) return undefined;
+      const leaf = !someOp(callee.body, (op) => op.opcode === "call" || op.opcode === "closure");
+      return leaf && inlinable(fn, call, callee, INLINED_OPS) ? callee : undefined;
     });
     if (!inlined) return fn;
     // What a callee computed that its caller does not use (a shadow row the forward sweep

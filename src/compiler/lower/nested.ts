@@ -57,10 +57,17 @@ export function lowerNestedOperator(
     target.contextual?.params[i] ??
     (target.contextualNumberParams ? "number" : undefined);
   const gradientLike = operator === "gradient" || operator === "valueWithGradient";
-  // In a function run as WebAssembly (which nobody differentiates), a gradient runs in reverse
-  // mode, as it does in the JavaScript that function stands for (the same operations, so the
-  // same bits): see innerGradientInReverse.
-  const reverse = gradientLike && ctx.codeContext === "wasm";
+  // In a function run as WebAssembly (which nobody differentiates), a gradient with respect
+  // to arrays or objects runs in reverse mode: see innerGradientInReverse. With respect to
+  // numbers alone it stays forward mode: one pass without a tape, which also covers functions
+  // that change their arguments (JavaScript's reverse mode agrees with it to rounding).
+  const reverse =
+    gradientLike &&
+    ctx.codeContext === "wasm" &&
+    call.wrt.some((i) => {
+      const type = typeOf(i);
+      return type !== undefined && isAggregate(type);
+    });
   for (const i of call.wrt) {
     const type = typeOf(i);
     if (reverse && type !== undefined && (type === "number" || isAggregate(type))) continue;

@@ -5,9 +5,10 @@ import type { Stats } from "./support/wasm-backends.js";
 
 // Random drivers tagged `@backend wasm`, written as people write optimisation loops: a gradient
 // taken inside a loop (made once before it, or where it is called), scratch arrays, rows kept
-// in a list grown from `[]`, the last gradient carried to the next step, copies of arrays.
-// Each is compiled twice from one text, tagged and not; the untagged one runs as JavaScript,
-// and the two must agree to the bit. This exercises the inner gradients' reverse mode in wasm
+// in a list grown from `[]`, the last gradient carried to the next step, copies of arrays,
+// gradients taken in helpers. Each is compiled twice from one text, tagged and not; the
+// untagged one runs as JavaScript, and the two must agree to the bit (but for what a gradient
+// with respect to the number alone adds, forward mode in wasm: to rounding). This exercises the inner gradients' reverse mode in wasm
 // (differentiate/inner-gradients.ts) and the heap an iteration puts back
 // (emit/wasm/iteration-heap.ts): an array kept past its iteration and then reused would
 // change the results. `NABLA_SEED` and `NABLA_PROGRAMS` choose other programs.

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 import { f64, type Stats } from "./support/wasm-backends.js";
 
@@ -255,6 +256,85 @@ export { cubes };
     const central = (m.cubes(plus) - m.cubes(minus)) / (2 * h);
     assert.ok(Math.abs(partials[i]! - central) <= 1e-6 * Math.max(1, Math.abs(central)));
   });
+});
+
+test("a helper of another module that calls a function that module does not export: in wasm, not inlined", async () => {
+  // The tagged function's JavaScript fallback is emitted from the form wasm runs: a helper of
+  // another module inlined there would call 'scale', which that module does not export.
+  const files = {
+    "b.ts": `import { gradient } from "nabla";
+${SUM_OF_CUBES}
+function scale(v: number): number {
+  return 2 * v;
+}
+export function firstPartial(row: Float64Array): number {
+  return scale(gradient(cubes)(row)[0]!);
+}
+`,
+    "main.ts": `import { firstPartial } from "./b.js";
+export { wasmStats } from "nabla";
+/** @backend wasm */
+export function partials(rows: Float64Array[]): Float64Array {
+  const out = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = firstPartial(rows[i]!);
+  return out;
+}
+`,
+  };
+  assert.equal(diagnosticsText(compileFiles(files)), "");
+  const m = await loadProgram<{
+    partials: (rows: Float64Array[]) => Float64Array;
+    wasmStats: Stats;
+  }>(files);
+  const before = m.wasmStats.wasm;
+  assert.deepEqual(m.partials([f64(1, 2, 3), f64(-0.5, 4)]), f64(6, 1.5));
+  assert.equal(m.wasmStats.wasm - before, 1);
+});
+
+test("helpers calling each other in a cycle are inlined only up to a size: the module stays one V8 accepts", async () => {
+  // Nine helpers, each calling the next twice: inlined without a bound, the function grew to
+  // a 1.8 MB module V8 refused ("local count too large"), and every call ran as JavaScript.
+  const helpers = Array.from(
+    { length: 9 },
+    (_, k) => `function h${k}(m: number): number {
+  const g = gradient(energy)(Float64Array.of(m, ${k}));
+  return m <= 0 ? g[0]! : g[1]! + h${(k + 1) % 9}(m - 1) + 0.5 * h${(k + 1) % 9}(m - 2);
+}`,
+  );
+  const files = {
+    "main.ts": `import { gradient } from "nabla";
+export { wasmStats } from "nabla";
+function energy(x: Float64Array): number {
+  let e = 0;
+  for (let i = 0; i < x.length; i++) e += Math.sin(x[i]!) * x[i]!;
+  return e;
+}
+${helpers.join("\n")}
+/** @backend wasm */
+export function chain(m: number): number {
+  return h0(m);
+}
+export const chainJs = (m: number) => h0(m);
+`,
+  };
+  const compiled = compileFiles(files);
+  assert.equal(diagnosticsText(compiled), "");
+  const bytes = Number(
+    /WebAssembly \((\d+) bytes\)/.exec(
+      compiled.outputs.get(join(compiled.dir, "main.ts"))!.code,
+    )?.[1],
+  );
+  assert.ok(bytes < 500_000, `${bytes} bytes`);
+  const m = await loadProgram<{
+    chain: (m: number) => number;
+    chainJs: (m: number) => number;
+    wasmStats: Stats;
+  }>(files);
+  for (const n of [0, 3, 7]) {
+    const before = { ...m.wasmStats };
+    assert.equal(m.chain(n), m.chainJs(n));
+    assert.equal(m.wasmStats.wasm - before.wasm, 1, `chain(${n}) in wasm`);
+  }
 });
 
 test("a helper's inner 'gradient' of a function that changes its arguments keeps the tagged function JavaScript, the warning naming the helper", async () => {

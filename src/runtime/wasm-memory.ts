@@ -36,9 +36,18 @@ export function memoriesMade(): number {
  */
 export function memoryFor(needed: number): SharedMemory {
   if (current && current.bytes >= needed) return current;
-  const doubled = current ? Math.min(2 * current.bytes, DOUBLING_LIMIT) : 0;
-  const pages = Math.max(Math.ceil((needed * 1.25) / PAGE), doubled / PAGE);
-  const memory = new WebAssembly.Memory({ initial: pages });
+  const fitting = Math.ceil((needed * 1.25) / PAGE);
+  const doubled = current ? Math.min(2 * current.bytes, DOUBLING_LIMIT) / PAGE : 0;
+  let pages = Math.max(fitting, doubled);
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: pages });
+  } catch (error) {
+    // Refused at twice the last (a memory limit): what the call needs may still be given.
+    if (pages === fitting) throw error;
+    pages = fitting;
+    memory = new WebAssembly.Memory({ initial: pages });
+  }
   current = {
     memory,
     bytes: pages * PAGE,

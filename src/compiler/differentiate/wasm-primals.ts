@@ -3,7 +3,8 @@ import type { DiagnosticNote } from "../diagnostics/diagnostic.js";
 import { runPipeline, type PassObserver } from "./pipeline.js";
 import { summarizeEffects, type Effects } from "../analysis/effects.js";
 import { forEachOp, someOp } from "../ir/walk.js";
-import { inlinable, inlineCalls } from "../ir/inline.js";
+import { inlinable, inlineCalls, opCount } from "../ir/inline.js";
+import { keyFile } from "../ir/function-key.js";
 import {
   expandInnerGradients,
   innerGradients,
@@ -128,26 +129,36 @@ export class WasmPrimals {
 
 /** The most ops a helper may have to be inlined into the function run as WebAssembly. */
 const INLINED_HELPER_OPS = 400;
+/** The most ops the function may grow to by inlining its helpers (mutual recursion stops). */
+const INLINED_CALLER_OPS = 4000;
 
 /**
  * `fn` with the calls of its helpers replaced by their bodies, helpers' calls of helpers too:
  * what a helper returns (`return gradient(f, { wrt: [0, 1] })(x, w)`, an array and a number)
  * is then taken apart where the caller destructures it (the pipeline's scalarize), where as a
  * call's result it would be a tuple of different kinds, which wasm does not carry. A helper
- * with a return before its end, or that calls itself, stays a call.
+ * with a return before its end, that calls itself, would make the function too large, or is
+ * of another module stays a call: the function's JavaScript fallback is emitted from this
+ * form, and the functions another module's helper calls may not be exported.
  */
 function withHelpersInlined(
   fn: IRFunction,
   helpers: ReadonlyMap<FunctionKey, IRFunction>,
 ): IRFunction {
+  let budget = 0;
   const helperOf = (call: Op): IRFunction | undefined => {
     const helper = call.attrs.callee === undefined ? undefined : helpers.get(call.attrs.callee);
-    if (!helper || someOp(helper.body, (op) => op.attrs.callee === helper.key)) return undefined;
-    return inlinable(fn, call, helper, INLINED_HELPER_OPS) ? helper : undefined;
+    if (!helper || keyFile(helper.key) !== keyFile(fn.key)) return undefined;
+    if (someOp(helper.body, (op) => op.attrs.callee === helper.key)) return undefined;
+    const size = opCount(helper);
+    if (size > budget || !inlinable(fn, call, helper, INLINED_HELPER_OPS)) return undefined;
+    budget -= size;
+    return helper;
   };
   let current = fn;
   // A helper's helpers come in with its body: one more round each, at most one per helper.
   for (let round = 0; round <= helpers.size; round++) {
+    budget = INLINED_CALLER_OPS - opCount(current);
     const next = inlineCalls(current, helperOf);
     if (!next) break;
     current = next;

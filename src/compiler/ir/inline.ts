@@ -73,9 +73,10 @@ export function inlinable(
 
 /**
  * A copy of `fn` in which every call that `calleeOf` gives a body for is replaced by that
- * body, or undefined if there is no such call. The bodies given must not contain calls
- * themselves (the caller inlines bottom-up) and must take the call's operands as their
- * parameters and return what the call results in.
+ * body, or undefined if there is no such call. The bodies given (see `inlinable`) take the
+ * call's operands as their parameters and return what the call results in; calls inside them
+ * are copied as calls, which a caller inlines bottom-up or in another round
+ * (differentiate/wasm-primals.ts).
  */
 export function inlineCalls(
   fn: IRFunction,

@@ -2299,13 +2299,13 @@ import { pullback } from "nabla";
 export function f(x: number[]): number[] {
   return x.map((v) => v * v);
 }
-export const back = pullback(f, { backend: "wasm" });
+export const back = pullback(f, { hasAux: true });
 `,
     expected: `
-main.ts:5:35: error NABLA108: unknown option 'backend'; the only option is 'wrt' ('backend' is an option of 'derivative', 'valueWithDerivative', 'differential', 'valueWithDifferential', 'gradient', 'valueWithGradient', 'hessian', 'hessianVectorProduct', 'gradientAndHessianVectorProduct' and 'jacobian')
+main.ts:5:35: error NABLA108: unknown option 'hasAux'; the options of 'pullback' are 'wrt', 'backend' ('hasAux' is an option of 'gradient' and 'valueWithGradient')
   4 | }
-> 5 | export const back = pullback(f, { backend: "wasm" });
-    |                                   ^^^^^^^
+> 5 | export const back = pullback(f, { hasAux: true });
+    |                                   ^^^^^^
 
 1 error`,
   },

@@ -38,7 +38,7 @@ export interface WasmEval {
 }
 
 const SITE =
-  /^\/\/ (\w+\(.*?\)|\w+ \(@backend \w+\)) at ([^\s:]+:\d+:\d+)( \(its forward passes\))?: (?:WebAssembly \(\d+ bytes\); per call it (.*)|JavaScript, not WebAssembly: (.*))$/;
+  /^\/\/ (\w+\(.*?\)|\w+ \(@backend \w+\)) at ([^\s:]+:\d+:\d+)( \(its [^)]*\))?: (?:WebAssembly \(\d+ bytes\); per call it (.*)|JavaScript, not WebAssembly: (.*))$/;
 
 /** The backend comments of a module compiled with a wasm backend, in the order written. */
 export function backendSites(code: string): BackendSite[] {
@@ -46,7 +46,7 @@ export function backendSites(code: string): BackendSite[] {
   for (const line of code.split("\n")) {
     const m = SITE.exec(line.trim());
     if (m === null) continue;
-    // A Jacobian's forward passes (its reverse passes are pullbacks, JavaScript).
+    // A part of an operator call: a Jacobian's forward passes, a pullback's sweeps or its value.
     const call = `${m[1]!}${m[3] ?? ""}`;
     sites.push(
       m[4] !== undefined

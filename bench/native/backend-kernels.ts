@@ -1,8 +1,8 @@
 // The kernels `npm run bench:wasm` times with both backends: kmeans' cost and lse, each as
 // written in gradbench/evals (kmeans.ts, lse.ts), once plain (JavaScript) and once tagged
 // `@backend wasm` (the same body), with their gradients and forward derivatives asked of each
-// backend by the operators' `backend` option.
-import { differential, gradient } from "nabla";
+// backend by the operators' `backend` option, and their pullbacks (valueWithPullback).
+import { differential, gradient, valueWithPullback } from "nabla";
 export { wasmArrays, wasmStats } from "nabla";
 
 function squaredDistance(a: Float64Array, b: Float64Array): number {
@@ -66,3 +66,7 @@ export const lseGradientJs = gradient(lse);
 export const lseGradientWasm = gradient(lse, { backend: "wasm" });
 export const lseForwardJs = differential(lse);
 export const lseForwardWasm = differential(lse, { backend: "wasm" });
+export const kmeansPullbackJs = valueWithPullback(kmeansCost, { wrt: 1 });
+export const kmeansPullbackWasm = valueWithPullback(kmeansCost, { wrt: 1, backend: "wasm" });
+export const lsePullbackJs = valueWithPullback(lse);
+export const lsePullbackWasm = valueWithPullback(lse, { backend: "wasm" });

@@ -76,14 +76,14 @@ export const OPERATORS = {
   pullback: {
     mode: "reverse",
     order: 1,
-    options: ["wrt"],
+    options: ["wrt", "backend"],
     onFunctionValues: false,
     nestable: false,
   },
   valueWithPullback: {
     mode: "reverse",
     order: 1,
-    options: ["wrt"],
+    options: ["wrt", "backend"],
     onFunctionValues: false,
     nestable: false,
   },

@@ -383,7 +383,7 @@ export function valueWithGradient(f: AnyFunction, options?: GradientOptions): An
  */
 export function pullback<
   F extends AnyFunction,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
 >(
   f: F,
   options?: WrtChecked<F, O>,
@@ -408,7 +408,7 @@ export function pullback<
  */
 export function valueWithPullback<
   F extends AnyFunction,
-  const O extends DifferentiationOptions = { wrt: undefined },
+  const O extends DifferentiationOptions & BackendOption = { wrt: undefined },
 >(
   f: F,
   options?: WrtChecked<F, O>,

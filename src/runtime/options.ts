@@ -23,10 +23,10 @@ export interface DifferentiationOptions {
 
 /**
  * The `backend` option of {@link derivative}, {@link valueWithDerivative}, {@link differential},
- * {@link valueWithDifferential}, {@link gradient}, {@link valueWithGradient}, {@link hessian},
- * {@link hessianVectorProduct}, {@link gradientAndHessianVectorProduct} and {@link jacobian}:
- * which code the derivative runs as. A Jacobian of a function returning several numbers stays
- * JavaScript.
+ * {@link valueWithDifferential}, {@link gradient}, {@link valueWithGradient}, {@link pullback},
+ * {@link valueWithPullback}, {@link hessian}, {@link hessianVectorProduct},
+ * {@link gradientAndHessianVectorProduct} and {@link jacobian}: which code the derivative runs
+ * as. A pullback in wasm runs both sweeps at each seed (the forward sweep again each time).
  */
 export interface BackendOption {
   /**

@@ -49,6 +49,12 @@ export interface OperatorWrapper {
    * result's shadow through `out` (see vjpFunction).
    */
   vjp?: string;
+  /**
+   * A pullback in WebAssembly (emit/js/wasm-requests.ts): `sweeps` runs both sweeps at a seed,
+   * `(args…, captures…, shadows…, seed)` → the adjoints as the backward sweep returns them;
+   * `value`, for valueWithPullback, runs the function.
+   */
+  wasmPullback?: { sweeps: string; value?: string };
   /** The closure `vjp` returns needs the result's shadow filled first (in `out.v2`). */
   vjpFillsShadow?: boolean;
   /**
@@ -251,6 +257,30 @@ export function operatorWrapper(w: OperatorWrapper): string {
       restore
     );
   };
+
+  if ((w.operator === "pullback" || w.operator === "valueWithPullback") && w.wasmPullback) {
+    // Both sweeps run in wasm at each seed, at the arguments as they were when the pullback
+    // was taken: the arrays and objects among them are copied once, here (one copy of them
+    // all keeps what they share shared), since the caller may change them before it runs.
+    const { sweeps, value: valueFn } = w.wasmPullback;
+    const copied = allArgs.map((_, i) => i).filter((i) => i >= params.length || isAggregate(i));
+    const taken = new Map(copied.map((i) => [i, fresh(`${allArgs[i]}Taken`)]));
+    const copyTaken =
+      taken.size === 0
+        ? ""
+        : `const [${[...taken.values()].join(", ")}] = ${w.runtime}.copyValues([${copied.map((i) => allArgs[i]).join(", ")}]); `;
+    const at = allArgs.map((p, i) => taken.get(i) ?? p);
+    const freshShadows = [...shadows]
+      .map(([i, s]) => `const ${s} = ${w.zeros[i]!(at[i]!)}; `)
+      .join("");
+    const run = `${numberWrt.length > 0 ? `const ${first} = ` : ""}${sweeps}(${[...at, ...shadowArgs, seed].join(", ")}); `;
+    const pullback = `(${seed}) => { ${freshShadows}${guarded(`${run}return ${gather(first, false)};`)} }`;
+    if (w.operator === "pullback")
+      return `((${args}) => { ${checked}${copyTaken}return ${pullback}; })`;
+    if (!valueFn) throw new Error(`internal: no value function for ${w.operator} in wasm`);
+    const valueText = `${valueFn}(${at.join(", ")})`;
+    return `((${args}) => { ${checked}${copyTaken}const ${value} = ${valueText}; return { value: ${value}, pullback: ${pullback} }; })`;
+  }
 
   if (
     (w.operator === "pullback" || w.operator === "valueWithPullback") &&

@@ -75,10 +75,6 @@ const MATRIX_JACOBIAN =
   "the Jacobian of a function returning several numbers with respect to an array of arrays " +
   "is not covered yet";
 
-const VECTOR_JACOBIAN =
-  "the Jacobian of a function returning several numbers, in reverse mode, runs a pullback " +
-  "per row, not covered yet";
-
 /** Names generated code in one module uses for functions and constants of other modules. */
 class ModuleImports {
   private readonly byFile = new Map<string, Map<string, string>>();
@@ -284,10 +280,39 @@ export function emitModule(
               bwdInputs: table.inputsOf(derivativeKey("bwd", primal, wrt, frozen)),
             };
     // Only the operators whose options take `backend` (a wrapper of another calls other functions).
-    const chosen =
+    const wasmBackend =
       wasm && wasm.backend !== "js" && optionNames(operator).includes("backend")
+        ? wasm.backend
+        : undefined;
+    if (wasm && wasmBackend && (operator === "pullback" || operator === "valueWithPullback")) {
+      const keyOf = (kind: DerivativeKind) => derivativeKey(kind, primal, wrt, frozen);
+      const wasmPullback = wasmRequests.pullback(
+        { ...wasm, backend: wasmBackend },
+        primal,
+        { fwd: keyOf("fwd"), bwd: keyOf("bwd") },
+        { fwd: name("fwd"), bwd: name("bwd"), bwdInputs: table.inputsOf(keyOf("bwd")) },
+        wrt,
+        params.length + captures.length,
+        operator === "valueWithPullback",
+      );
+      if (wasmPullback)
+        return operatorWrapper({
+          operator,
+          params,
+          captures,
+          wrt: userWrt,
+          ...rootShapes(table, primal, here),
+          aggregateResult: isAggregate(result),
+          prunesResult: holdsOptionalFields(result),
+          wasmPullback,
+          runtime,
+        });
+    }
+    // A pullback that stays JavaScript has said why already.
+    const chosen =
+      wasmBackend && wasm && operator !== "pullback" && operator !== "valueWithPullback"
         ? wasmRequests.derivatives(
-            wasm.backend,
+            wasmBackend,
             wasm.call,
             primal,
             wrt,
@@ -553,16 +578,7 @@ export function emitModule(
     let lanesFn = lanesJs;
     if (wasm && wasm.backend !== "js") {
       const choice = { ...wasm, backend: wasm.backend };
-      if (lanesJs)
-        lanesFn = wasmRequests.lanes(
-          choice,
-          primal,
-          lanesKey(primal, wrt),
-          lanesJs,
-          reverse ? "some" : "none",
-        );
-      else if (!forward)
-        wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, VECTOR_JACOBIAN);
+      if (lanesJs) lanesFn = wasmRequests.lanes(choice, primal, lanesKey(primal, wrt), lanesJs);
     }
     const lanes = lanesFn ? { lanes: lanesFn, site: `${basename(mod.file)}:${at}` } : {};
     return higherOrderWrapper({
@@ -575,7 +591,15 @@ export function emitModule(
         : {}),
       ...(reverse
         ? {
-            valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures),
+            valueWithPullback: wrapper(
+              "valueWithPullback",
+              primal,
+              wrt,
+              params,
+              captures,
+              false,
+              wasm,
+            ),
           }
         : {}),
       ...lanes,

@@ -227,17 +227,116 @@ export class WasmRequests {
   }
 
   /**
+   * A pullback in WebAssembly: `sweeps` runs both sweeps at a seed, `(args…, shadows…, seed)`
+   * → the adjoints as the backward sweep returns them (the forward sweep run again at each
+   * seed: nothing is kept between the two), and for `valueWithPullback` (or a Jacobian's
+   * reverse passes) `value` runs the function itself. Undefined when the function does not
+   * qualify: the pullback stays JavaScript, and says why.
+   */
+  pullback(
+    choice: { backend: Exclude<Backend, "js">; call: OperatorCall; quiet: boolean },
+    primal: FunctionKey,
+    keys: { fwd: FunctionKey; bwd: FunctionKey },
+    names: { fwd: string; bwd: string; bwdInputs: readonly number[] },
+    wrt: number[],
+    argumentCount: number,
+    withValue: boolean,
+  ): { sweeps: string; value?: string } | undefined {
+    const { backend, call, quiet } = choice;
+    const { table, claim } = this.context;
+    const runtime = this.context.names.runtime;
+    const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
+    const types = table.signatureOf(primal)?.params ?? [];
+    const shadowed = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!));
+    const writes = writesArguments(
+      table.effects(primal),
+      (table.primals.get(primal)?.params ?? []).map((p) => p.hint || undefined),
+    );
+    const base = keyName(primal).replace(/\W/g, "_");
+    const sweeps = claim(`wasm:${this.twins++}`, `${base}$wasm`);
+    const bwdInputs = names.bwdInputs.map((k) =>
+      k < argumentCount ? k : argumentCount + shadowed.indexOf(wrt[k - argumentCount]!),
+    );
+    const common = {
+      backend,
+      source: this.source,
+      runtime,
+      global: (g: string) => this.context.names.global(g),
+      moduleFile: this.context.mod.file,
+    };
+    const aggregate = isAggregate(table.signatureOf(primal)?.result ?? "number");
+    let twin: WasmTwin = writes
+      ? { ok: false, reason: writes }
+      : wasmTwin({
+          ...common,
+          entry: { kind: "pullback", fwd: keys.fwd, bwd: keys.bwd, bwdInputs },
+          written: shadowed.map((_, k) => argumentCount + k),
+          name: sweeps,
+          fallback: `${sweeps}$sweeps`,
+          fallbackLines: this.pullbackAsOne(
+            `${sweeps}$sweeps`,
+            names,
+            argumentCount + shadowed.length,
+            bwdInputs,
+            aggregate,
+          ),
+          site: `${site} (its pullback, both sweeps at each seed)`,
+        });
+    // Run again at each seed, it would read the module-level values as they are then, where
+    // JavaScript's pullback keeps what its forward sweep read: only constants are read.
+    const changing = twin.ok
+      ? twin.globals.find(
+          (g) => g.copied || this.context.mod.constants.get(g.name)?.kind !== "const",
+        )
+      : undefined;
+    if (changing)
+      twin = {
+        ok: false,
+        reason: `it reads the module-level '${changing.name}', which may change before the pullback runs (each run of it runs the function again)`,
+      };
+    const lines: EmittedLine[][] = [];
+    if (twin.ok) lines.push(twin.lines);
+    let value: string | undefined;
+    const fn = withValue ? table.primals.get(primal) : undefined;
+    if (twin.ok && fn) {
+      value = claim(`wasm:${this.twins++}`, `${base}$wasm`);
+      const fallback = `${value}$js`;
+      twin = wasmTwin({
+        ...common,
+        entry: { kind: "function", key: primal },
+        written: [],
+        name: value,
+        fallback,
+        fallbackLines: emitFunction({ ...fn, name: fallback }, this.context.names, false),
+        site: `${site} (its value)`,
+      });
+      if (twin.ok) lines.push(twin.lines);
+    } else if (twin.ok && withValue) twin = { ok: false, reason: "nabla could not read it" };
+    if (!twin.ok) {
+      this.stayJavaScript(
+        backend === "wasm" && !quiet,
+        site,
+        `'${call.operator}'`,
+        twin.reason,
+        call.loc,
+      );
+      return undefined;
+    }
+    this.context.emitted.push(...lines);
+    return { sweeps, ...(value ? { value } : {}) };
+  }
+
+  /**
    * `jacobian`'s forward passes along many directions at once (`f$jvps`, key `lanes`) as a
    * WebAssembly twin: its name, or `fallback` (the JavaScript function) when it does not
-   * qualify. `reverse`: whether the Jacobian may also run reverse passes (when the function
-   * has more inputs than results), which stay JavaScript (pullbacks).
+   * qualify. (Its reverse passes, when the function has more inputs than results, are
+   * pullbacks: see `pullback`.)
    */
   lanes(
     choice: { backend: Exclude<Backend, "js">; call: OperatorCall; quiet: boolean },
     primal: FunctionKey,
     lanes: FunctionKey,
     fallback: string,
-    reverse: "some" | "none",
   ): string {
     const { backend, call, quiet } = choice;
     const { names, claim, table } = this.context;
@@ -272,12 +371,6 @@ export class WasmRequests {
       return fallback;
     }
     this.context.emitted.push(twin.lines);
-    if (reverse === "some")
-      this.context.emitted.push(
-        commentLines(
-          `${site}: its reverse passes (when the function has more inputs than results) are pullbacks: JavaScript`,
-        ).map((text) => ({ text, indent: 0, loc: undefined })),
-      );
     return name;
   }
 
@@ -422,6 +515,35 @@ export class WasmRequests {
             "  return first;",
           ]
         : [`  ${back};`, "  return value;"]),
+      "}",
+    ].map((text) => ({ text, indent: 0, loc: undefined }));
+  }
+
+  /**
+   * A pullback's run at a seed as one JavaScript function (the pullback twin's fallback):
+   * `(args…, shadows…, seed)` → the backward sweep's results.
+   */
+  private pullbackAsOne(
+    name: string,
+    sweeps: { fwd: string; bwd: string },
+    count: number,
+    /** The backward sweep's inputs, as positions among the parameters. */
+    bwdInputs: readonly number[],
+    aggregate: boolean,
+  ): EmittedLine[] {
+    const runtime = this.context.names.runtime;
+    const a = [...Array(count).keys()].map((i) => `a${i}`);
+    const inputs = bwdInputs.map((k) => `a${k}`);
+    return [
+      `function ${name}(${[...a, "seed"].join(", ")}) {`,
+      `  ${sweeps.fwd}(${a.join(", ")});`,
+      // An array result's shadow, which the forward sweep leaves in `out.v1`, takes the seed.
+      ...(aggregate
+        ? [
+            `  ${runtime}.seedTangent(${runtime}.out.v1, seed);`,
+            `  return ${sweeps.bwd}(${inputs.join(", ")});`,
+          ]
+        : [`  return ${sweeps.bwd}(${["seed", ...inputs].join(", ")});`]),
       "}",
     ].map((text) => ({ text, indent: 0, loc: undefined }));
   }

@@ -32,7 +32,14 @@ export interface WasmTwinRequest {
   site: string;
 }
 
-export type WasmTwin = { ok: true; lines: EmittedLine[] } | { ok: false; reason: string };
+export type WasmTwin =
+  | {
+      ok: true;
+      lines: EmittedLine[];
+      /** The module-level values it reads, each copied in per call when `copied` (arrays, objects). */
+      globals: { name: string; copied: boolean }[];
+    }
+  | { ok: false; reason: string };
 
 export function wasmTwin(request: WasmTwinRequest): WasmTwin {
   const built = buildWasm({
@@ -96,5 +103,9 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
     line(`return ${name}$instance(...args);`, 1),
     line("}"),
   ];
-  return { ok: true, lines };
+  const globals = built.globals.map((g, k) => ({
+    name: g.name,
+    copied: typeof spec.globals?.[k] === "object",
+  }));
+  return { ok: true, lines, globals };
 }

@@ -9,6 +9,8 @@ import type { AbsentArguments } from "./absent-values.js";
 import { NotForWasm } from "./not-for-wasm.js";
 import { expExport, OWN_EXP_GLOBAL } from "./exp.js";
 import { OWN_TRIG_GLOBAL, trigFunctions } from "./trig.js";
+import { kindOf } from "./kinds.js";
+import { typeText } from "../../ir/type-system.js";
 
 // One WAT module for one operator call: its entry (a derivative nabla generated, or reverse
 // mode's two sweeps run one after the other) and every function they call. Memory is the
@@ -31,7 +33,13 @@ export type WasmEntry =
    * `fwd(args…, shadows…)`, then `bwd(seed, inputs…)` (inputs: positions among those
    * arguments), and returns bwd's results then fwd's value.
    */
-  | { kind: "sweeps"; fwd: FunctionKey; bwd: FunctionKey; bwdInputs: readonly number[] };
+  | { kind: "sweeps"; fwd: FunctionKey; bwd: FunctionKey; bwdInputs: readonly number[] }
+  /**
+   * A pullback's run at a seed: `entry(args…, shadows…, seed)` runs `fwd(args…, shadows…)`,
+   * puts the seed where the backward sweep reads it (its first argument for a number result,
+   * the result's shadow for an array of numbers), runs `bwd`, and returns bwd's results.
+   */
+  | { kind: "pullback"; fwd: FunctionKey; bwd: FunctionKey; bwdInputs: readonly number[] };
 
 export interface WatModule {
   text: string;
@@ -66,6 +74,7 @@ export function watModule(source: FunctionSource, entry: WasmEntry): WatModule {
     if (results.length > 1) builder.functions.push(entryExport(name, params, results));
     return builder.finish(params, results);
   }
+  if (entry.kind === "pullback") return pullbackModule(builder, entry);
   const fwd = builder.need(entry.fwd);
   const bwd = builder.need(entry.bwd);
   const fwdName = builder.functionName(entry.fwd);
@@ -87,6 +96,59 @@ export function watModule(source: FunctionSource, entry: WasmEntry): WatModule {
       "  )",
     ].join("\n"),
     entryExport("$sweeps", params, results),
+  );
+  return builder.finish(params, results);
+}
+
+/** The module of a pullback's run at a seed (WasmEntry "pullback"). */
+function pullbackModule(
+  builder: ModuleBuilder,
+  entry: Extract<WasmEntry, { kind: "pullback" }>,
+): WatModule {
+  const fwd = builder.need(entry.fwd);
+  const bwd = builder.need(entry.bwd);
+  const result = fwd.resultTypes[0]!;
+  const kind = kindOf(result);
+  // The seed is copied into the result's shadow: numbers, or one flat array of them.
+  const flat = typeof kind === "object" && "array" in kind && kind.of === "number";
+  if (result !== "number" && !flat)
+    throw new NotForWasm(
+      `the pullback of a function returning ${typeText(result)} is not covered yet (numbers and arrays of numbers are)`,
+    );
+  const fwdName = builder.functionName(entry.fwd);
+  const bwdName = builder.functionName(entry.bwd);
+  builder.emitAll();
+  const params: Type[] = [...fwd.params.map((p) => p.type), result];
+  const seed = `$p${params.length - 1}`;
+  const results = bwd.resultTypes.filter((t) => t !== "void");
+  const wat = (t: Type) => (t === "number" ? "f64" : "i32");
+  const declared = params.map((t, i) => `(param $p${i} ${wat(t)})`);
+  const resultText = results.length ? ` (result ${results.map(wat).join(" ")})` : "";
+  const fwdCall = `(call ${fwdName}${fwd.params.map((_, i) => ` (local.get $p${i})`).join("")})`;
+  const inputs = entry.bwdInputs.map((k) => ` (local.get $p${k})`).join("");
+  const body =
+    result === "number"
+      ? [`    (drop ${fwdCall})`, `    (call ${bwdName} (local.get ${seed})${inputs})`]
+      : [
+          // fwd returns the value, then its shadow, which the seed fills (same length, else a
+          // trap: the call runs as JavaScript, which says what is wrong).
+          `    ${fwdCall}`,
+          "    (local.set $shadow)",
+          "    (drop)",
+          `    (if (i32.ne (i32.load (local.get $shadow)) (i32.load (local.get ${seed}))) (then (unreachable)))`,
+          `    (memory.copy (i32.add (local.get $shadow) (i32.const 8)) (i32.add (local.get ${seed}) (i32.const 8)) (i32.shl (i32.load (local.get ${seed})) (i32.const 3)))`,
+          `    (call ${bwdName}${inputs})`,
+        ];
+  builder.functions.push(
+    [
+      `  (func $sweeps ${declared.join(" ")}${resultText}`,
+      ...(result === "number" ? [] : ["    (local $shadow i32)"]),
+      ...body,
+      "  )",
+    ].join("\n"),
+    results.length > 1
+      ? entryExport("$sweeps", params, results)
+      : `  (export "entry" (func $sweeps))`,
   );
   return builder.finish(params, results);
 }

@@ -1,0 +1,314 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+
+// `pullback` and `valueWithPullback` with `backend: "wasm"`, and the reverse passes of a
+// Jacobian, which are pullbacks: each run of the pullback runs both sweeps in wasm. Checked
+// against the JavaScript backend (to the bit), against forward mode (sᵀ(J v) = (Jᵀ s)ᵀ v) and
+// central differences, for running in wasm at all, and for the point the pullback was taken at
+// when the caller changes its arrays afterwards.
+
+interface Stats {
+  wasm: number;
+  javascript: number;
+}
+
+type Pullback<S, G> = (seed: S) => G;
+
+// A curve fit as one writes it for Gauss–Newton: residuals of a model at samples, and the
+// loss ½‖r‖² with a weight that is a plain number.
+const FIT = (
+  backend: string,
+) => `import { differential, jacobian, pullback, valueWithPullback } from "nabla";
+export { wasmStats } from "nabla";
+
+export interface Samples {
+  t: Float64Array;
+  y: Float64Array;
+}
+
+export function residuals(params: Float64Array, data: Samples): Float64Array {
+  const [amplitude, rate, offset] = params;
+  const r = new Float64Array(data.t.length);
+  for (let i = 0; i < data.t.length; i++) {
+    const predicted = amplitude! * Math.exp(-rate! * data.t[i]!) + offset!;
+    r[i] = predicted - data.y[i]!;
+  }
+  return r;
+}
+
+export function weightedLoss(params: Float64Array, data: Samples, weight: number): number {
+  let total = 0;
+  const r = residuals(params, data);
+  for (const ri of r) total += ri * ri;
+  return 0.5 * weight * total + Math.sin(params[0]! * weight);
+}
+
+export function trajectory(speeds: number[]): number[] {
+  const heights: number[] = [];
+  let h = 0;
+  for (const v of speeds) {
+    h = h + v * Math.cos(h);
+    heights.push(h);
+  }
+  return heights;
+}
+
+export const fit = (params: Float64Array, data: Samples) =>
+  valueWithPullback(residuals, { wrt: 0, backend: "${backend}" })(params, data);
+export const fitJs = (params: Float64Array, data: Samples) =>
+  valueWithPullback(residuals, { wrt: 0 })(params, data);
+export const loss = pullback(weightedLoss, { wrt: [2, 0], backend: "${backend}" });
+export const lossJs = pullback(weightedLoss, { wrt: [2, 0] });
+export const heights = valueWithPullback(trajectory, { backend: "${backend}" });
+export const heightsJs = valueWithPullback(trajectory);
+export const tangent = differential(residuals, { wrt: 0 });
+export const rows = jacobian(residuals, { wrt: 0, mode: "reverse", backend: "${backend}" });
+export const rowsJs = jacobian(residuals, { wrt: 0, mode: "reverse" });
+`;
+
+interface Fit {
+  fit: (
+    p: Float64Array,
+    d: Samples,
+  ) => { value: Float64Array; pullback: Pullback<Float64Array, Float64Array> };
+  fitJs: Fit["fit"];
+  loss: (p: Float64Array, d: Samples, w: number) => Pullback<number, [number, Float64Array]>;
+  lossJs: Fit["loss"];
+  heights: (v: number[]) => { value: number[]; pullback: Pullback<number[], number[]> };
+  heightsJs: Fit["heights"];
+  tangent: (p: Float64Array, d: Samples) => (dp: Float64Array) => Float64Array;
+  rows: (p: Float64Array, d: Samples) => Float64Array[];
+  rowsJs: Fit["rows"];
+  residuals: (p: Float64Array, d: Samples) => Float64Array;
+  weightedLoss: (p: Float64Array, d: Samples, w: number) => number;
+  wasmStats: Stats;
+}
+
+interface Samples {
+  t: Float64Array;
+  y: Float64Array;
+}
+
+const f64 = (...xs: number[]) => Float64Array.from(xs);
+
+function assertSame(actual: unknown, expected: unknown, what: string) {
+  assert.deepEqual(actual, expected, what);
+}
+
+function assertNear(actual: number, expected: number, what: string, tolerance = 1e-6) {
+  const scale = Math.max(1, Math.abs(actual), Math.abs(expected));
+  assert.ok(Math.abs(actual - expected) <= tolerance * scale, `${what}: ${actual} vs ${expected}`);
+}
+
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>) =>
+  Array.from(a).reduce((s, ai, i) => s + ai * b[i]!, 0);
+
+const data: Samples = { t: f64(0, 0.5, 1, 1.5, 2), y: f64(3.1, 2.2, 1.6, 1.3, 1.05) };
+
+test("valueWithPullback and pullback in wasm: the JavaScript backend's bits, forward mode's products, both sweeps in wasm", async () => {
+  const compiled = compileFiles({ "main.ts": FIT("wasm") });
+  assert.doesNotMatch(diagnosticsText(compiled), /NABLA202/);
+  const code = [...compiled.outputs.values()][0]!.code;
+  assert.match(
+    code,
+    /\/\/ valueWithPullback\(residuals\) at main\.ts:\d+:\d+ \(its pullback, both sweeps at each seed\): WebAssembly/,
+  );
+  assert.match(
+    code,
+    /\/\/ valueWithPullback\(residuals\) at main\.ts:\d+:\d+ \(its value\): WebAssembly/,
+  );
+  const m = await loadProgram<Fit>({ "main.ts": FIT("wasm") });
+  const before = { ...m.wasmStats };
+  const params = f64(2, 0.7, 1);
+
+  // Gauss–Newton's gradient Jᵀr, and a second seed from the same pullback.
+  const at = m.fit(params, data);
+  const js = m.fitJs(params, data);
+  assertSame(at.value, js.value, "residuals");
+  const seeds = [at.value, f64(1, -2, 0.5, 0, 3)];
+  for (const [k, seed] of seeds.entries()) {
+    const adjoint = at.pullback(seed);
+    assertSame(adjoint, js.pullback(seed), `pullback at seed ${k}`);
+    // Forward mode, independently: sᵀ (J v) = (Jᵀ s)ᵀ v along each coordinate.
+    const jvp = m.tangent(params, data);
+    for (let j = 0; j < params.length; j++) {
+      const v = f64(...params.map((_, i) => (i === j ? 1 : 0)));
+      assertNear(
+        adjoint[j]!,
+        dot(seed, jvp(v)),
+        `seed ${k}, coordinate ${j} against forward mode`,
+        1e-12,
+      );
+    }
+  }
+
+  // Several parameters in the user's order, a number among them.
+  const back = m.loss(params, data, 0.8);
+  const [dWeight, dParams] = back(1.5);
+  assertSame([dWeight, dParams], m.lossJs(params, data, 0.8)(1.5), "weighted loss");
+  const h = 1e-6;
+  assertNear(
+    dWeight,
+    (1.5 * (m.weightedLoss(params, data, 0.8 + h) - m.weightedLoss(params, data, 0.8 - h))) /
+      (2 * h),
+    "d/dweight against central differences",
+  );
+  for (let j = 0; j < params.length; j++) {
+    const plus = params.map((p, i) => (i === j ? p + h : p));
+    const minus = params.map((p, i) => (i === j ? p - h : p));
+    const difference =
+      (m.weightedLoss(plus, data, 0.8) - m.weightedLoss(minus, data, 0.8)) / (2 * h);
+    assertNear(dParams[j]!, 1.5 * difference, `d/dparams[${j}] against central differences`);
+  }
+
+  // An array grown from [], returned: number[] in and out.
+  const speeds = [0.4, -0.3, 1.2, 0.8];
+  const traj = m.heights(speeds);
+  const trajJs = m.heightsJs(speeds);
+  assertSame(traj.value, trajJs.value, "heights");
+  assertSame(traj.pullback([0, 1, 0, 2]), trajJs.pullback([0, 1, 0, 2]), "heights' pullback");
+
+  // Each pullback run (2 + 1 + 1) and each value (2) ran in wasm; nothing fell back.
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
+  assert.equal(m.wasmStats.wasm - before.wasm, 6, "calls in wasm");
+});
+
+test("a wasm pullback stays at the point it was taken when the caller changes its arrays", async () => {
+  const m = await loadProgram<Fit>({ "main.ts": FIT("wasm") });
+  const params = f64(2, 0.7, 1);
+  const expected = m.fitJs(f64(2, 0.7, 1), data).pullback(f64(1, 1, 1, 1, 1));
+  const at = m.fit(params, data);
+  // An optimizer moving its parameters in place, and the data changing, before the pullback runs.
+  params[1] = 5;
+  const moved = { t: data.t.slice(), y: data.y.slice() };
+  const taken = m.fit(f64(2, 0.7, 1), moved);
+  moved.y[0] = 100;
+  assertSame(at.pullback(f64(1, 1, 1, 1, 1)), expected, "parameters changed afterwards");
+  assertSame(taken.pullback(f64(1, 1, 1, 1, 1)), expected, "data changed afterwards");
+});
+
+test("a reverse-mode Jacobian's pullbacks run in wasm, one per row, as in JavaScript", async () => {
+  const m = await loadProgram<Fit>({ "main.ts": FIT("wasm") });
+  const params = f64(2, 0.7, 1);
+  const before = { ...m.wasmStats };
+  const rows = m.rows(params, data);
+  assert.equal(
+    m.wasmStats.wasm - before.wasm,
+    1 + data.t.length,
+    "the value, then a pullback per row",
+  );
+  assert.equal(m.wasmStats.javascript - before.javascript, 0);
+  assertSame(rows, m.rowsJs(params, data), "rows");
+  const jvp = m.tangent(params, data);
+  for (let j = 0; j < 3; j++) {
+    const column = jvp(f64(...[0, 1, 2].map((i) => (i === j ? 1 : 0))));
+    rows.forEach((row, i) => assert.equal(row[j], column[i], `J[${i}][${j}] against forward mode`));
+  }
+});
+
+test("backend 'auto' on a pullback: no warning, and the same results", async () => {
+  const compiled = compileFiles({ "main.ts": FIT("auto") });
+  assert.doesNotMatch(diagnosticsText(compiled), /NABLA202/);
+  const m = await loadProgram<Fit>({ "main.ts": FIT("auto") });
+  const params = f64(2, 0.7, 1);
+  const seed = f64(1, -2, 0.5, 0, 3);
+  for (let call = 0; call < 40; call++)
+    assertSame(
+      m.fit(params, data).pullback(seed),
+      m.fitJs(params, data).pullback(seed),
+      `call ${call}`,
+    );
+});
+
+test("a pullback wasm does not cover stays JavaScript and says why; a seed of the wrong length fails as in JavaScript", async () => {
+  const files = {
+    "main.ts": `import { pullback } from "nabla";
+export { wasmStats } from "nabla";
+export function normalize(v: Float64Array): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  n = Math.sqrt(n);
+  for (let i = 0; i < v.length; i++) v[i] = v[i]! / n;
+  return n;
+}
+export function outer(a: Float64Array): number[][] {
+  return Array.from(a, (x) => Array.from(a, (y) => x * y));
+}
+export function scaled(a: Float64Array, k: number): Float64Array {
+  return a.map((x) => k * x * x);
+}
+export let stiffness = 2;
+export const GRAVITY = 9.81;
+export function spring(x: number, m: number): number {
+  return 0.5 * stiffness * x * x + m * GRAVITY * x;
+}
+export function fall(x: number, m: number): number {
+  return m * GRAVITY * x * x;
+}
+export const springBack = pullback(spring, { backend: "wasm" });
+export const fallBack = pullback(fall, { backend: "wasm" });
+export function stiffen(k: number) {
+  stiffness = k;
+}
+export const normBack = pullback(normalize, { backend: "wasm" });
+export const outerBack = pullback(outer, { backend: "wasm" });
+export const scaledBack = pullback(scaled, { wrt: 0, backend: "wasm" });
+export const scaledJs = pullback(scaled, { wrt: 0 });
+`,
+  };
+  const text = diagnosticsText(compileFiles(files));
+  assert.match(
+    text,
+    /warning NABLA202: 'pullback' runs as JavaScript, not WebAssembly: it may write its argument 'v'/,
+  );
+  assert.match(
+    text,
+    /warning NABLA202: 'pullback' runs as JavaScript, not WebAssembly: the pullback of a function returning number\[\]\[\] is not covered yet \(numbers and arrays of numbers are\)/,
+  );
+  assert.match(
+    text,
+    /warning NABLA202: 'pullback' runs as JavaScript, not WebAssembly: it reads the module-level 'stiffness', which may change before the pullback runs \(each run of it runs the function again\)/,
+  );
+  assert.equal(text.match(/NABLA202/g)?.length, 3, text);
+  const m = await loadProgram<{
+    normBack: (v: Float64Array) => Pullback<number, Float64Array>;
+    springBack: (x: number, m: number) => Pullback<number, number[]>;
+    fallBack: (x: number, m: number) => Pullback<number, number[]>;
+    stiffen: (k: number) => void;
+    outerBack: (a: Float64Array) => Pullback<number[][], Float64Array>;
+    scaledBack: (a: Float64Array, k: number) => Pullback<Float64Array, Float64Array>;
+    scaledJs: (a: Float64Array, k: number) => Pullback<Float64Array, Float64Array>;
+    wasmStats: Stats;
+  }>(files);
+  // JavaScript's pullback keeps the stiffness its forward sweep read.
+  const springAt = m.springBack(0.5, 2);
+  m.stiffen(100);
+  assertSame(springAt(1), [2 * 0.5 + 2 * 9.81, 0.5 * 9.81], "spring, after the stiffness changed");
+  const fell = { ...m.wasmStats };
+  assertSame(m.fallBack(0.5, 2)(1), [2 * 2 * 9.81 * 0.5, 9.81 * 0.25], "a module-level constant");
+  assert.equal(m.wasmStats.wasm - fell.wasm, 1, "read a constant in wasm");
+  const v = f64(3, 4);
+  const unit = m.normBack(v)(1);
+  assertNear(unit[0]!, 0.6, "normalize, in JavaScript");
+  assertNear(unit[1]!, 0.8, "normalize, in JavaScript");
+  assertSame(
+    m.outerBack(f64(1, 2))([
+      [1, 0],
+      [0, 1],
+    ]),
+    f64(2, 4),
+    "outer, in JavaScript",
+  );
+  // A seed shorter than the result: the call reruns as JavaScript, which throws its error.
+  const before = { ...m.wasmStats };
+  const wrong = () => m.scaledBack(f64(1, 2, 3), 2)(f64(1, 1));
+  const wrongJs = () => m.scaledJs(f64(1, 2, 3), 2)(f64(1, 1));
+  assert.throws(wrongJs, TypeError);
+  assert.throws(wrong, (error: Error) => {
+    assert.throws(wrongJs, { message: error.message });
+    return true;
+  });
+  assert.equal(m.wasmStats.javascript - before.javascript, 1, "the wrong seed fell back");
+  assertSame(m.scaledBack(f64(1, 2, 3), 2)(f64(1, 0, 1)), f64(4, 0, 12), "a right seed");
+});

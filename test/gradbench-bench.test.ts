@@ -310,7 +310,7 @@ test("the wasm backend's comments say which operator calls became WebAssembly, a
     "// gradient(gmmObjective) at gmm.ts:167:10: JavaScript, not WebAssembly: parameter params in 'gmmObjective' is of type GmmParams",
     "// a comment of the user's: JavaScript, not WebAssembly: no",
     "// jacobian(handObjective) at ht.ts:241:27 (its forward passes): WebAssembly (18810 bytes); per call it copies in parameters 0, 1, 2, copies out its array results",
-    "// jacobian(handObjective) at ht.ts:241:27 (its pullback, both sweeps at each seed): WebAssembly (20110 bytes); per call it copies in parameters 0, 1, 2, 3, copies back parameters 3",
+    "// jacobian(handObjective) at ht.ts:241:27 (its pullback): WebAssembly (20110 bytes); per call it copies in parameters 0, 1, 2, 3, copies back parameters 3, copies out its array results (taken: the forward sweep, whose memory it keeps; at each seed: the backward sweep on it, the arguments copied in again)",
   ].join("\n");
   assert.deepEqual(backendSites(code), [
     {
@@ -332,10 +332,11 @@ test("the wasm backend's comments say which operator calls became WebAssembly, a
       detail: "copies in parameters 0, 1, 2, copies out its array results",
     },
     {
-      call: "jacobian(handObjective) (its pullback, both sweeps at each seed)",
+      call: "jacobian(handObjective) (its pullback)",
       place: "ht.ts:241:27",
       backend: "wasm",
-      detail: "copies in parameters 0, 1, 2, 3, copies back parameters 3",
+      detail:
+        "copies in parameters 0, 1, 2, 3, copies back parameters 3, copies out its array results (taken: the forward sweep, whose memory it keeps; at each seed: the backward sweep on it, the arguments copied in again)",
     },
   ]);
   assert.equal(

@@ -233,7 +233,7 @@ export const jac = jacobian(residuals, { backend: "${backend}" });
   );
   assert.match(
     code,
-    /\/\/ jacobian\(residuals\) at main\.ts:7:20 \(its pullback, both sweeps at each seed\): WebAssembly \(\d+ bytes\); per call it copies in parameters 0, 1, 2, copies back parameters 1/,
+    /\/\/ jacobian\(residuals\) at main\.ts:7:20 \(its pullback\): WebAssembly \(\d+ bytes\); per call it copies in parameters 0, 1, copies back parameters 1, copies out its array results \(taken: the forward sweep, whose memory it keeps; at each seed: the backward sweep on it, the arguments copied in again\)/,
   );
   // "auto" warns of nothing either; the Jacobian is right either way (wasm-lanes.test.ts
   // compares the two backends).

@@ -49,6 +49,11 @@ export type WasmGlobal = "f64" | "i32" | { copied: WasmKind };
 export interface WasmEntrySpec {
   /** The module's bytes, base64. */
   bytes: string;
+  /**
+   * A pullback's module: `entry` runs the forward sweep, and its export `back` the backward
+   * sweep on what that left (runtime/wasm-pullback.ts), taking and returning these.
+   */
+  back?: { params: WasmKind[]; results: WasmKind[] };
   /** Its exported function `entry` takes these. */
   params: WasmKind[];
   /** And returns these: the first is returned, the others go to `out.v1`, `out.v2`… */

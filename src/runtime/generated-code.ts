@@ -49,4 +49,5 @@ export {
   derivativeOf,
 } from "./generated-support.js";
 export { wasmFunction, wasmStats } from "./wasm.js";
+export { wasmPullback } from "./wasm-pullback.js";
 export { adaptiveBackend, backendChoices } from "./adaptive-backend.js";

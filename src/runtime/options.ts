@@ -26,7 +26,8 @@ export interface DifferentiationOptions {
  * {@link valueWithDifferential}, {@link gradient}, {@link valueWithGradient}, {@link pullback},
  * {@link valueWithPullback}, {@link hessian}, {@link hessianVectorProduct},
  * {@link gradientAndHessianVectorProduct} and {@link jacobian}: which code the derivative runs
- * as. A pullback in wasm runs both sweeps at each seed (the forward sweep again each time).
+ * as. A pullback in wasm runs its forward sweep when taken and keeps what it left in wasm
+ * memory for its backward sweeps; `"auto"` keeps pullbacks JavaScript.
  */
 export interface BackendOption {
   /**

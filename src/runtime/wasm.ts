@@ -65,16 +65,47 @@ export const wasmStats = {
   ownTrig: 0,
 };
 
-/** The regions of memory beyond the arguments, in bytes. */
-interface Regions {
+/** The regions of memory beyond the arguments, in bytes. @internal */
+export interface Regions {
   heap: number;
   tape: number;
   objects: number;
 }
 
-interface Exports {
+/**
+ * How a pullback's two halves (runtime/wasm-pullback.ts) run through `wasmFunction`: both on
+ * one layout (the same regions, the same room for results), the forward sweep's memory read
+ * after its call, and the backward sweep run on it, from the export `back`, instead of on
+ * fresh regions.
+ *
+ * @internal
+ */
+export interface Stage {
+  regions: Regions;
+  resultBytes: number;
+  /** Called after the entry returns, with the instance and where the results are. */
+  after?: (run: Live, resultsAt: number) => void;
+  /** Sets the memory and the regions' bounds up instead of `setup`; false: run as JavaScript. */
+  before?: (run: Live, resultsAt: number) => boolean;
+  /** Runs the export `back` rather than `entry`. */
+  back?: boolean;
+}
+
+/** The regions' first sizes, doubled when a call runs out. @internal */
+export function newRegions(): Regions {
+  return { heap: 1 << 16, tape: 1 << 16, objects: 1 << 14 };
+}
+
+/** @internal */
+export interface Exports {
   /** The first result; the others are stored at the address `setup` was given last. */
   entry(...args: number[]): number | undefined;
+  /** A pullback's backward sweep (module.ts' pullbackModule). */
+  back?(...args: number[]): number | undefined;
+  heap_top: WebAssembly.Global;
+  tape_top: WebAssembly.Global;
+  objects_top: WebAssembly.Global;
+  seed_at?: WebAssembly.Global;
   /**
    * Sets the regions' bounds (heap, tape, saved arrays: start and end of each) for a call,
    * and where the entry stores its results after the first.
@@ -83,7 +114,8 @@ interface Exports {
   overflowed: WebAssembly.Global;
 }
 
-interface Live {
+/** @internal */
+export interface Live {
   exports: Exports;
   bytes: number;
   f64: Float64Array;
@@ -111,6 +143,7 @@ export function wasmFunction(
   spec: WasmEntrySpec,
   fallback: (...args: unknown[]) => unknown,
   readGlobals?: () => unknown[],
+  stage?: Stage,
 ): (...args: unknown[]) => unknown {
   const globalTypes = spec.globals ?? [];
   const strings = new StringIds(spec.strings ?? []);
@@ -118,7 +151,7 @@ export function wasmFunction(
   let live: Live | undefined;
   /** Instances on the memories of `wasmArrays`, made at the first call reading one's arrays. */
   const residentLive = new WeakMap<WasmArrays, Live>();
-  const regions: Regions = { heap: 1 << 16, tape: 1 << 16, objects: 1 << 14 };
+  const regions: Regions = stage?.regions ?? newRegions();
   const writes = spec.params.map((_, i) => spec.written.includes(i));
   /** Written parameters only stored into: their `wasmArrays` arrays are written in place. */
   const writeOnly = spec.params.map((_, i) => spec.writeOnly?.includes(i) ?? false);
@@ -159,7 +192,7 @@ export function wasmFunction(
       (out as unknown as Record<string, unknown>)[outKeys[i]!] = f64[(at >> 3) + i - 1];
   };
   /** The bytes where the entry stores its results after the first (module.ts' entryExport). */
-  const resultBytes = 8 * Math.max(0, spec.results.length - 1);
+  const resultBytes = Math.max(8 * Math.max(0, spec.results.length - 1), stage?.resultBytes ?? 0);
   /** No module-level value, nothing but numbers in: no sizes to add up, nothing to check but types. */
   const scalarsIn =
     globalTypes.length === 0 &&
@@ -309,16 +342,19 @@ export function wasmFunction(
       if (copier.inPlaceClash()) return call(args, copier, true);
       const e = run.exports;
       const resultsAt = copier.at;
-      setUp(e, resultsAt, resultBytes, regions);
+      if (!stage?.before) setUp(e, resultsAt, resultBytes, regions);
+      else if (!stage.before(run, resultsAt)) return javascript(args);
       let first: number | undefined;
       try {
-        first = callEntry(e.entry, wasmArgs);
+        first = callEntry(stage?.back ? e.back! : e.entry, wasmArgs);
       } catch {
         const region = REGION_OF[e.overflowed.value as number];
-        if (!region) return javascript(args);
+        // A backward sweep runs on the memory its forward sweep left: no rerun elsewhere.
+        if (!region || stage?.before) return javascript(args);
         regions[region] *= 2;
         continue;
       }
+      stage?.after?.(run, resultsAt);
       if (inPlace) wasmStats.inPlace++;
       if (oneNumber) {
         copier.copyBack();
@@ -358,6 +394,7 @@ export function wasmFunction(
    * type, a trap, whose rerun there sizes the regions or runs JavaScript).
    */
   const numbersOnly =
+    !stage &&
     globalTypes.length === 0 &&
     numbers &&
     spec.results.length > 0 &&

@@ -50,11 +50,11 @@ export interface OperatorWrapper {
    */
   vjp?: string;
   /**
-   * A pullback in WebAssembly (emit/js/wasm-requests.ts): `sweeps` runs both sweeps at a seed,
-   * `(args…, captures…, shadows…, seed)` → the adjoints as the backward sweep returns them;
-   * `value`, for valueWithPullback, runs the function.
+   * A pullback in WebAssembly (emit/js/wasm-requests.ts): `wasmPullback()` is its two halves,
+   * `take(args…, captures…, shadows…)` → `{ value }` and `run(taken, args…, captures…,
+   * shadows…, seed)` → the adjoints as the backward sweep returns them.
    */
-  wasmPullback?: { sweeps: string; value?: string };
+  wasmPullback?: string;
   /** The closure `vjp` returns needs the result's shadow filled first (in `out.v2`). */
   vjpFillsShadow?: boolean;
   /**
@@ -259,10 +259,11 @@ export function operatorWrapper(w: OperatorWrapper): string {
   };
 
   if ((w.operator === "pullback" || w.operator === "valueWithPullback") && w.wasmPullback) {
-    // Both sweeps run in wasm at each seed, at the arguments as they were when the pullback
-    // was taken: the arrays and objects among them are copied once, here (one copy of them
-    // all keeps what they share shared), since the caller may change them before it runs.
-    const { sweeps, value: valueFn } = w.wasmPullback;
+    // The forward sweep runs in wasm when the pullback is taken, the backward sweep at each
+    // seed on the memory it left (runtime/wasm-pullback.ts), at the arguments as they were when
+    // taken: the arrays and objects among them are copied once, here (one copy of them all
+    // keeps what they share shared), since each run copies them into wasm memory again and
+    // the caller may change them in between.
     const copied = allArgs.map((_, i) => i).filter((i) => i >= params.length || isAggregate(i));
     const taken = new Map(copied.map((i) => [i, fresh(`${allArgs[i]}Taken`)]));
     const copyTaken =
@@ -270,16 +271,17 @@ export function operatorWrapper(w: OperatorWrapper): string {
         ? ""
         : `const [${[...taken.values()].join(", ")}] = ${w.runtime}.copyValues([${copied.map((i) => allArgs[i]).join(", ")}]); `;
     const at = allArgs.map((p, i) => taken.get(i) ?? p);
-    const freshShadows = [...shadows]
+    const zeroShadows = [...shadows]
       .map(([i, s]) => `const ${s} = ${w.zeros[i]!(at[i]!)}; `)
       .join("");
-    const run = `${numberWrt.length > 0 ? `const ${first} = ` : ""}${sweeps}(${[...at, ...shadowArgs, seed].join(", ")}); `;
-    const pullback = `(${seed}) => { ${freshShadows}${guarded(`${run}return ${gather(first, false)};`)} }`;
-    if (w.operator === "pullback")
-      return `((${args}) => { ${checked}${copyTaken}return ${pullback}; })`;
-    if (!valueFn) throw new Error(`internal: no value function for ${w.operator} in wasm`);
-    const valueText = `${valueFn}(${at.join(", ")})`;
-    return `((${args}) => { ${checked}${copyTaken}const ${value} = ${valueText}; return { value: ${value}, pullback: ${pullback} }; })`;
+    const halves = fresh("halves");
+    const forward = fresh("forward");
+    const take = `const ${halves} = ${w.wasmPullback}(); const ${forward} = ${halves}.take(${[...at, ...shadowArgs].join(", ")}); `;
+    const run = `${numberWrt.length > 0 ? `const ${first} = ` : ""}${halves}.run(${[forward, ...at, ...shadowArgs, seed].join(", ")}); `;
+    const pullback = `(${seed}) => { ${zeroShadows}${guarded(`${run}return ${gather(first, false)};`)} }`;
+    const result =
+      w.operator === "pullback" ? pullback : `{ value: ${forward}.value, pullback: ${pullback} }`;
+    return `((${args}) => { ${checked}${copyTaken}${makeShadows}${take}return ${result}; })`;
   }
 
   if (

@@ -285,14 +285,14 @@ export function emitModule(
         ? wasm.backend
         : undefined;
     const pullsBack = operator === "pullback" || operator === "valueWithPullback";
-    // A pullback in wasm runs the forward sweep again at each seed, about as fast as
-    // JavaScript's backward sweep alone (docs/native-gap.md): asked for, not chosen.
+    // "auto" times single calls against JavaScript (runtime/adaptive-backend.ts); a pullback
+    // is a forward sweep and backward sweeps run later: asked for, not chosen.
     if (wasm && wasmBackend === "auto" && pullsBack)
       wasmRequests.notCovered(
         wasmBackend,
         wasm.call,
         true,
-        `'auto' keeps pullbacks JavaScript: in wasm each run of one runs the forward sweep again`,
+        `'auto' keeps pullbacks JavaScript: it times single calls, and a pullback is several`,
       );
     if (wasm && wasmBackend === "wasm" && pullsBack) {
       const keyOf = (kind: DerivativeKind) => derivativeKey(kind, primal, wrt, frozen);
@@ -303,7 +303,7 @@ export function emitModule(
         { fwd: name("fwd"), bwd: name("bwd"), bwdInputs: table.inputsOf(keyOf("bwd")) },
         wrt,
         params.length + captures.length,
-        operator === "valueWithPullback",
+        operator === "valueWithPullback" && wasm.call.operator === "valueWithPullback",
       );
       if (wasmPullback)
         return operatorWrapper({
@@ -360,6 +360,7 @@ export function emitModule(
   const wasmRequests = new WasmRequests({
     mod,
     table,
+    constant: (name) => mod.constants.get(name) ?? program.resolveLocalConstant(mod, name),
     claim: here.claim.bind(here),
     names,
     emitted,
@@ -464,7 +465,17 @@ export function emitModule(
         ? { gradient: wrapper("gradient", primal, wrt, params, captures, false, wasm) }
         : {}),
       ...(!number && reverse
-        ? { valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures) }
+        ? {
+            valueWithPullback: wrapper(
+              "valueWithPullback",
+              primal,
+              wrt,
+              params,
+              captures,
+              false,
+              wasm,
+            ),
+          }
         : {}),
       ...(mode ? { mode } : {}),
       site: `${basename(mod.file)}:${at}`,

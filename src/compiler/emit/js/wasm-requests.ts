@@ -12,7 +12,7 @@ import { derivativeKey, type DerivativeKind } from "../../ir/names.js";
 import { isAggregate } from "../../ir/type-system.js";
 import type { FunctionKey, IRFunction, Op, SourceLoc, Type } from "../../ir/types.js";
 import { forEachOp } from "../../ir/walk.js";
-import type { SourceModule } from "../../parse/module.js";
+import type { ModuleConstant, SourceModule } from "../../parse/module.js";
 import type { OperatorCall } from "../../resolve/operator-call.js";
 import type { DifferentiationTarget } from "../../resolve/targets.js";
 import type { EmitNames, EmittedLine } from "./emitted.js";
@@ -37,6 +37,8 @@ export interface WasmPrimal {
 export interface WasmRequestsContext {
   mod: SourceModule;
   table: DerivativeTable;
+  /** A module-level name of the module, its own or imported: its declaration. */
+  constant: (name: string) => ModuleConstant | undefined;
   /** A module-level name of the module's own (see ModuleNames.claim). */
   claim: (key: string, preferred: string) => string;
   names: EmitNames;
@@ -227,11 +229,12 @@ export class WasmRequests {
   }
 
   /**
-   * A pullback in WebAssembly: `sweeps` runs both sweeps at a seed, `(args…, shadows…, seed)`
-   * → the adjoints as the backward sweep returns them (the forward sweep run again at each
-   * seed: nothing is kept between the two), and for `valueWithPullback` (or a Jacobian's
-   * reverse passes) `value` runs the function itself. Undefined when the function does not
-   * qualify: the pullback stays JavaScript, and says why.
+   * A pullback in WebAssembly (runtime/wasm-pullback.ts): the name of the function giving the
+   * object of its two halves, `take(args…, shadows…)` (the forward sweep: the value, and the
+   * memory it left) and `run(taken, args…, shadows…, seed)` (the backward sweep on that
+   * memory: the adjoints as the backward sweep returns them). Undefined when the function
+   * does not qualify: the pullback stays JavaScript, and says why. `returnsValue`: the caller
+   * gets the value (valueWithPullback), which must then not be an argument of the function's.
    */
   pullback(
     choice: { backend: Exclude<Backend, "js">; call: OperatorCall; quiet: boolean },
@@ -240,11 +243,10 @@ export class WasmRequests {
     names: { fwd: string; bwd: string; bwdInputs: readonly number[] },
     wrt: number[],
     argumentCount: number,
-    withValue: boolean,
-  ): { sweeps: string; value?: string } | undefined {
+    returnsValue: boolean,
+  ): string | undefined {
     const { backend, call, quiet } = choice;
     const { table, claim } = this.context;
-    const runtime = this.context.names.runtime;
     const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
     const types = table.signatureOf(primal)?.params ?? [];
     const shadowed = wrt.filter((i) => types[i] !== undefined && isAggregate(types[i]!));
@@ -252,66 +254,43 @@ export class WasmRequests {
       table.effects(primal),
       (table.primals.get(primal)?.params ?? []).map((p) => p.hint || undefined),
     );
-    const base = keyName(primal).replace(/\W/g, "_");
-    const sweeps = claim(`wasm:${this.twins++}`, `${base}$wasm`);
+    const result = table.signatureOf(primal)?.result ?? "number";
+    const name = claim(`wasm:${this.twins++}`, `${keyName(primal).replace(/\W/g, "_")}$wasm`);
     const bwdInputs = names.bwdInputs.map((k) =>
       k < argumentCount ? k : argumentCount + shadowed.indexOf(wrt[k - argumentCount]!),
     );
-    const common = {
-      backend,
-      source: this.source,
-      runtime,
-      global: (g: string) => this.context.names.global(g),
-      moduleFile: this.context.mod.file,
-    };
-    const aggregate = isAggregate(table.signatureOf(primal)?.result ?? "number");
+    const count = argumentCount + shadowed.length;
     let twin: WasmTwin = writes
       ? { ok: false, reason: writes }
-      : wasmTwin({
-          ...common,
-          entry: { kind: "pullback", fwd: keys.fwd, bwd: keys.bwd, bwdInputs },
-          written: shadowed.map((_, k) => argumentCount + k),
-          name: sweeps,
-          fallback: `${sweeps}$sweeps`,
-          fallbackLines: this.pullbackAsOne(
-            `${sweeps}$sweeps`,
-            names,
-            argumentCount + shadowed.length,
-            bwdInputs,
-            aggregate,
-          ),
-          site: `${site} (its pullback, both sweeps at each seed)`,
-        });
-    // Run again at each seed, it would read the module-level values as they are then, where
-    // JavaScript's pullback keeps what its forward sweep read: only constants are read.
+      : returnsValue && mayReturnExisting(table.effects(primal), result)
+        ? {
+            ok: false,
+            reason:
+              "it may return an array or object it was given, which a pullback in wasm would give as a copy",
+          }
+        : wasmTwin({
+            backend,
+            source: this.source,
+            entry: { kind: "pullback", fwd: keys.fwd, bwd: keys.bwd, bwdInputs },
+            written: shadowed.map((_, k) => argumentCount + k),
+            name,
+            fallback: `${name}$forward`,
+            fallbackLines: this.pullbackHalves(name, names, count, bwdInputs, isAggregate(result)),
+            pullback: { recompute: `${name}$recompute` },
+            runtime: this.context.names.runtime,
+            global: (g: string) => this.context.names.global(g),
+            moduleFile: this.context.mod.file,
+            site: `${site} (its pullback)`,
+          });
+    // A constant it reads is the same at every seed; a `let` or an array may have changed.
     const changing = twin.ok
-      ? twin.globals.find(
-          (g) => g.copied || this.context.mod.constants.get(g.name)?.kind !== "const",
-        )
+      ? twin.globals.find((g) => g.copied || this.context.constant(g.name)?.kind !== "const")
       : undefined;
     if (changing)
       twin = {
         ok: false,
-        reason: `it reads the module-level '${changing.name}', which may change before the pullback runs (each run of it runs the function again)`,
+        reason: `it reads the module-level '${changing.name}', which may change before the pullback runs`,
       };
-    const lines: EmittedLine[][] = [];
-    if (twin.ok) lines.push(twin.lines);
-    let value: string | undefined;
-    const fn = withValue ? table.primals.get(primal) : undefined;
-    if (twin.ok && fn) {
-      value = claim(`wasm:${this.twins++}`, `${base}$wasm`);
-      const fallback = `${value}$js`;
-      twin = wasmTwin({
-        ...common,
-        entry: { kind: "function", key: primal },
-        written: [],
-        name: value,
-        fallback,
-        fallbackLines: emitFunction({ ...fn, name: fallback }, this.context.names, false),
-        site: `${site} (its value)`,
-      });
-      if (twin.ok) lines.push(twin.lines);
-    } else if (twin.ok && withValue) twin = { ok: false, reason: "nabla could not read it" };
     if (!twin.ok) {
       this.stayJavaScript(
         backend === "wasm" && !quiet,
@@ -322,8 +301,8 @@ export class WasmRequests {
       );
       return undefined;
     }
-    this.context.emitted.push(...lines);
-    return { sweeps, ...(value ? { value } : {}) };
+    this.context.emitted.push(twin.lines);
+    return name;
   }
 
   /**
@@ -520,10 +499,11 @@ export class WasmRequests {
   }
 
   /**
-   * A pullback's run at a seed as one JavaScript function (the pullback twin's fallback):
-   * `(args…, shadows…, seed)` → the backward sweep's results.
+   * A wasm pullback's halves in JavaScript (its fallbacks): `name$forward(args…, shadows…)`,
+   * the forward sweep leaving nothing on the tape, and `name$recompute(args…, shadows…,
+   * seed)`, both sweeps at a seed → the backward sweep's results.
    */
-  private pullbackAsOne(
+  private pullbackHalves(
     name: string,
     sweeps: { fwd: string; bwd: string },
     count: number,
@@ -534,16 +514,31 @@ export class WasmRequests {
     const runtime = this.context.names.runtime;
     const a = [...Array(count).keys()].map((i) => `a${i}`);
     const inputs = bwdInputs.map((k) => `a${k}`);
+    const mark = `const mark = ${runtime}.tape.top, objectMark = ${runtime}.tape.objects.length;`;
     return [
-      `function ${name}(${[...a, "seed"].join(", ")}) {`,
-      `  ${sweeps.fwd}(${a.join(", ")});`,
+      `function ${name}$forward(${a.join(", ")}) {`,
+      `  ${mark}`,
+      `  try {`,
+      `    return ${sweeps.fwd}(${a.join(", ")});`,
+      `  } finally {`,
+      `    ${runtime}.tapeReset(mark, objectMark);`,
+      `  }`,
+      "}",
+      `function ${name}$recompute(${[...a, "seed"].join(", ")}) {`,
+      `  ${mark}`,
+      `  try {`,
+      `    ${sweeps.fwd}(${a.join(", ")});`,
       // An array result's shadow, which the forward sweep leaves in `out.v1`, takes the seed.
       ...(aggregate
         ? [
-            `  ${runtime}.seedTangent(${runtime}.out.v1, seed);`,
-            `  return ${sweeps.bwd}(${inputs.join(", ")});`,
+            `    ${runtime}.seedTangent(${runtime}.out.v1, seed);`,
+            `    return ${sweeps.bwd}(${inputs.join(", ")});`,
           ]
-        : [`  return ${sweeps.bwd}(${["seed", ...inputs].join(", ")});`]),
+        : [`    return ${sweeps.bwd}(${["seed", ...inputs].join(", ")});`]),
+      `  } catch (error) {`,
+      `    ${runtime}.tapeReset(mark, objectMark);`,
+      `    throw error;`,
+      `  }`,
       "}",
     ].map((text) => ({ text, indent: 0, loc: undefined }));
   }

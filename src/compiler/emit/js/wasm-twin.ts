@@ -30,6 +30,11 @@ export interface WasmTwinRequest {
   moduleFile: string;
   /** What the comment above the twin calls the operator call (`gradient(f) at main.ts:3`). */
   site: string;
+  /**
+   * A pullback (entry kind "pullback"): `fallback` is its forward sweep in JavaScript, and
+   * `recompute` both sweeps in JavaScript at a seed (runtime/wasm-pullback.ts).
+   */
+  pullback?: { recompute: string };
 }
 
 export type WasmTwin =
@@ -94,15 +99,30 @@ export function wasmTwin(request: WasmTwinRequest): WasmTwin {
   // names what was made, so later calls skip this wrapper (a copy of it taken before still
   // works, through the same instance).
   const line = (text: string, indent = 0): EmittedLine => ({ text, indent, loc: undefined });
-  const lines = [
-    line(comment),
-    ...(request.fallbackLines ?? []),
-    line(`var ${name}$instance;`),
-    line(`function ${name}(...args) {`),
-    line(`${name} = ${name}$instance ??= ${made};`, 1),
-    line(`return ${name}$instance(...args);`, 1),
-    line("}"),
-  ];
+  // A pullback (runtime/wasm-pullback.ts): `name()` is the object of its two halves.
+  const lines = request.pullback
+    ? [
+        line(
+          `// ${request.site}: WebAssembly (${bytes} bytes); per call it ${copies.join(", ")} (taken: the forward sweep, whose memory it keeps; at each seed: the backward sweep on it, the arguments copied in again)`,
+        ),
+        ...(request.fallbackLines ?? []),
+        line(`var ${name}$instance;`),
+        line(`function ${name}() {`),
+        line(
+          `return ${name}$instance ??= ${runtime}.wasmPullback(${JSON.stringify(spec)}, ${request.fallback}, ${request.pullback.recompute}${readGlobals});`,
+          1,
+        ),
+        line("}"),
+      ]
+    : [
+        line(comment),
+        ...(request.fallbackLines ?? []),
+        line(`var ${name}$instance;`),
+        line(`function ${name}(...args) {`),
+        line(`${name} = ${name}$instance ??= ${made};`, 1),
+        line(`return ${name}$instance(...args);`, 1),
+        line("}"),
+      ];
   const globals = built.globals.map((g, k) => ({
     name: g.name,
     copied: typeof spec.globals?.[k] === "object",

@@ -34,6 +34,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
   let results: WasmKind[];
   let globals: WatModule["globals"];
   let strings: string[];
+  let back: WasmEntrySpec["back"];
   try {
     const module = watModule(request.source, request.entry);
     if (request.auto && !module.loopsOverArrays)
@@ -47,6 +48,11 @@ export function buildWasm(request: WasmRequest): WasmBuild {
     strings = module.strings;
     params = module.params.map((t) => kindOf(t)!);
     results = module.results.map((t) => kindOf(t)!);
+    if (module.back)
+      back = {
+        params: module.back.params.map((t) => kindOf(t)!),
+        results: module.back.results.map((t) => kindOf(t)!),
+      };
     const lacking = module.results.find((t) => holdsOpaque(kindOf(t)!));
     if (lacking !== undefined)
       // Copied out, its string, optional or function fields would be missing.
@@ -68,6 +74,7 @@ export function buildWasm(request: WasmRequest): WasmBuild {
   }
   const spec: WasmEntrySpec = {
     bytes: Buffer.from(bytes).toString("base64"),
+    ...(back ? { back } : {}),
     params,
     results,
     written: request.written,

@@ -35,9 +35,8 @@ export type WasmEntry =
    */
   | { kind: "sweeps"; fwd: FunctionKey; bwd: FunctionKey; bwdInputs: readonly number[] }
   /**
-   * A pullback's run at a seed: `entry(args…, shadows…, seed)` runs `fwd(args…, shadows…)`,
-   * puts the seed where the backward sweep reads it (its first argument for a number result,
-   * the result's shadow for an array of numbers), runs `bwd`, and returns bwd's results.
+   * A pullback: `entry(args…, shadows…)` runs `fwd` and returns the value; `back(args…,
+   * shadows…, seed?)` runs `bwd` on what it left (see pullbackModule).
    */
   | { kind: "pullback"; fwd: FunctionKey; bwd: FunctionKey; bwdInputs: readonly number[] };
 
@@ -55,6 +54,8 @@ export interface WatModule {
   globals: { name: string; file: string; type: "f64" | "i32"; copied?: WasmKind }[];
   /** The string constants it names: id k + 1 is the k-th (WasmEntrySpec.strings). */
   strings: string[];
+  /** A pullback's module: its export `back` (the backward sweep) takes and returns these. */
+  back?: { params: Type[]; results: Type[] };
 }
 
 /** The module for `entry`, or NotForWasm naming what keeps it JavaScript. */
@@ -100,7 +101,14 @@ export function watModule(source: FunctionSource, entry: WasmEntry): WatModule {
   return builder.finish(params, results);
 }
 
-/** The module of a pullback's run at a seed (WasmEntry "pullback"). */
+/**
+ * The module of a pullback (WasmEntry "pullback"): `entry(args…, shadows…)` runs the forward
+ * sweep and returns the value, leaving the tape, the saved arrays and the heap for `back`, and
+ * for an array result its shadow's address in the global `seed_at` (where the runtime puts
+ * the seed); `back(args…, shadows…, seed?)` runs the backward sweep (the seed its argument
+ * for a number result) and returns its results. Between the two the runtime keeps the memory
+ * the forward sweep left (runtime/wasm-pullback.ts).
+ */
 function pullbackModule(
   builder: ModuleBuilder,
   entry: Extract<WasmEntry, { kind: "pullback" }>,
@@ -109,7 +117,7 @@ function pullbackModule(
   const bwd = builder.need(entry.bwd);
   const result = fwd.resultTypes[0]!;
   const kind = kindOf(result);
-  // The seed is copied into the result's shadow: numbers, or one flat array of them.
+  // The seed goes into the result's shadow: numbers, or one flat array of them.
   const flat = typeof kind === "object" && "array" in kind && kind.of === "number";
   if (result !== "number" && !flat)
     throw new NotForWasm(
@@ -118,39 +126,42 @@ function pullbackModule(
   const fwdName = builder.functionName(entry.fwd);
   const bwdName = builder.functionName(entry.bwd);
   builder.emitAll();
-  const params: Type[] = [...fwd.params.map((p) => p.type), result];
-  const seed = `$p${params.length - 1}`;
-  const results = bwd.resultTypes.filter((t) => t !== "void");
+  const params: Type[] = fwd.params.map((p) => p.type);
+  const backParams: Type[] = result === "number" ? [...params, "number"] : params;
+  const backResults = bwd.resultTypes.filter((t) => t !== "void");
   const wat = (t: Type) => (t === "number" ? "f64" : "i32");
-  const declared = params.map((t, i) => `(param $p${i} ${wat(t)})`);
-  const resultText = results.length ? ` (result ${results.map(wat).join(" ")})` : "";
-  const fwdCall = `(call ${fwdName}${fwd.params.map((_, i) => ` (local.get $p${i})`).join("")})`;
+  const declared = (types: Type[]) => types.map((t, i) => `(param $p${i} ${wat(t)})`).join(" ");
+  const fwdCall = `(call ${fwdName}${params.map((_, i) => ` (local.get $p${i})`).join("")})`;
   const inputs = entry.bwdInputs.map((k) => ` (local.get $p${k})`).join("");
-  const body =
-    result === "number"
-      ? [`    (drop ${fwdCall})`, `    (call ${bwdName} (local.get ${seed})${inputs})`]
-      : [
-          // fwd returns the value, then its shadow, which the seed fills (same length, else a
-          // trap: the call runs as JavaScript, which says what is wrong).
-          `    ${fwdCall}`,
-          "    (local.set $shadow)",
-          "    (drop)",
-          `    (if (i32.ne (i32.load (local.get $shadow)) (i32.load (local.get ${seed}))) (then (unreachable)))`,
-          `    (memory.copy (i32.add (local.get $shadow) (i32.const 8)) (i32.add (local.get ${seed}) (i32.const 8)) (i32.shl (i32.load (local.get ${seed})) (i32.const 3)))`,
-          `    (call ${bwdName}${inputs})`,
-        ];
+  const seed = result === "number" ? ` (local.get $p${params.length})` : "";
+  const backText = backResults.length ? ` (result ${backResults.map(wat).join(" ")})` : "";
   builder.functions.push(
+    `  (global $seed_at (export "seed_at") (mut i32) (i32.const 0))`,
     [
-      `  (func $sweeps ${declared.join(" ")}${resultText}`,
-      ...(result === "number" ? [] : ["    (local $shadow i32)"]),
-      ...body,
+      `  (func (export "entry") ${declared(params)} (result ${wat(result)})`,
+      ...(result === "number"
+        ? [`    ${fwdCall}`]
+        : [
+            "    (local $shadow i32)",
+            `    ${fwdCall}`,
+            "    (local.set $shadow)",
+            "    (global.set $seed_at (local.get $shadow))",
+          ]),
       "  )",
     ].join("\n"),
-    results.length > 1
-      ? entryExport("$sweeps", params, results)
-      : `  (export "entry" (func $sweeps))`,
+    [
+      `  (func $sweeps ${declared(backParams)}${backText}`,
+      `    (call ${bwdName}${seed}${inputs})`,
+      "  )",
+    ].join("\n"),
+    backResults.length > 1
+      ? entryExport("$sweeps", backParams, backResults, "back")
+      : `  (export "back" (func $sweeps))`,
   );
-  return builder.finish(params, results);
+  return {
+    ...builder.finish(params, [result]),
+    back: { params: backParams, results: backResults },
+  };
 }
 
 /**
@@ -158,10 +169,10 @@ function pullbackModule(
  * the k-th at `$results_at + 8 (k - 1)` (set by `setup`), because V8 makes a JavaScript array
  * of a multi-value return at every call, which costs more than a small call's work.
  */
-function entryExport(name: string, params: Type[], results: Type[]): string {
+function entryExport(name: string, params: Type[], results: Type[], exported = "entry"): string {
   const wat = (t: Type) => (t === "number" ? "f64" : "i32");
   const lines = [
-    `  (func (export "entry") ${params.map((t) => `(param ${wat(t)})`).join(" ")} (result ${wat(results[0]!)})`,
+    `  (func (export "${exported}") ${params.map((t) => `(param ${wat(t)})`).join(" ")} (result ${wat(results[0]!)})`,
     ...results.map((t, k) => `    (local $r${k} ${wat(t)})`),
     `    (call ${name}${params.map((_, i) => ` (local.get ${i})`).join("")})`,
     ...results.map((_, k) => `    (local.set $r${results.length - 1 - k})`),

@@ -110,7 +110,7 @@ function kmeans(kk: number, n: number, d: number): Workload {
       },
       {
         what: "valueWithPullback, then its pullback at 1",
-        copies: `${copied} (twice: the value, then both sweeps) (+ k·d zeros), out k·d; copied in JavaScript first`,
+        copies: `${copied} (twice: taken, then at the seed) (+ k·d zeros), out k·d; copied in JavaScript first`,
         js: () => {
           const at = k.kmeansPullbackJs(points, centroids);
           return at.pullback(1);
@@ -162,7 +162,7 @@ function lse(n: number): Workload {
       },
       {
         what: "valueWithPullback, then its pullback at 1",
-        copies: "in n, then 2n, out n; copied in JavaScript first",
+        copies: "in 2n (taken), then 2n, out n; copied in JavaScript first",
         js: () => {
           const at = k.lsePullbackJs(x);
           return at.pullback(1);

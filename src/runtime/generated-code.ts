@@ -24,6 +24,7 @@ export {
   zerosOfValue,
   copyValue,
   copyValues,
+  copyReadOnly,
   checkAliasing,
   saveStructure,
   restoreStructure,

@@ -157,6 +157,34 @@ export function copyValue<T>(v: T): T {
 }
 
 /**
+ * Deep copies of the arguments of a function that only reads them (a pullback in wasm), whose
+ * sharing does not matter: a typed array, or an array of typed arrays (kmeans' points), is
+ * copied without the look-ups that keep sharing, which cost more than copying small rows;
+ * anything else as copyValues copies it.
+ *
+ * @internal
+ */
+export function copyReadOnly(values: unknown[]): unknown[] {
+  const copies: unknown[] = new Array(values.length);
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+      copies[k] = (v as Float64Array).slice();
+      continue;
+    }
+    if (
+      Array.isArray(v) &&
+      v.every((row) => ArrayBuffer.isView(row) && !(row instanceof DataView))
+    ) {
+      copies[k] = v.map((row: Float64Array) => row.slice());
+      continue;
+    }
+    copies[k] = copyValues([v])[0];
+  }
+  return copies;
+}
+
+/**
  * Deep copies of several values that keep their sharing: an array reachable from two of them
  * (or twice from one) is copied once, and both places get that copy. Checkpoints save
  * arguments this way, so a rerun sees `f(s, s.pos)` as the same memory twice, as f did.

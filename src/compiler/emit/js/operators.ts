@@ -261,15 +261,15 @@ export function operatorWrapper(w: OperatorWrapper): string {
   if ((w.operator === "pullback" || w.operator === "valueWithPullback") && w.wasmPullback) {
     // The forward sweep runs in wasm when the pullback is taken, the backward sweep at each
     // seed on the memory it left (runtime/wasm-pullback.ts), at the arguments as they were when
-    // taken: the arrays and objects among them are copied once, here (one copy of them all
-    // keeps what they share shared), since each run copies them into wasm memory again and
-    // the caller may change them in between.
+    // taken: the arrays and objects among them are copied once, here, since each run copies
+    // them into wasm memory again and the caller may change them in between (the function
+    // only reads them: what they share need not stay shared).
     const copied = allArgs.map((_, i) => i).filter((i) => i >= params.length || isAggregate(i));
     const taken = new Map(copied.map((i) => [i, fresh(`${allArgs[i]}Taken`)]));
     const copyTaken =
       taken.size === 0
         ? ""
-        : `const [${[...taken.values()].join(", ")}] = ${w.runtime}.copyValues([${copied.map((i) => allArgs[i]).join(", ")}]); `;
+        : `const [${[...taken.values()].join(", ")}] = ${w.runtime}.copyReadOnly([${copied.map((i) => allArgs[i]).join(", ")}]); `;
     const at = allArgs.map((p, i) => taken.get(i) ?? p);
     const zeroShadows = [...shadows]
       .map(([i, s]) => `const ${s} = ${w.zeros[i]!(at[i]!)}; `)

@@ -218,13 +218,7 @@ export class WasmRequests {
       this.context.emitted.push(twin.lines);
       return derivatives.jvp ? { jvp: name } : { grad: name };
     }
-    this.stayJavaScript(
-      backend === "wasm" && !quiet,
-      site,
-      `'${call.operator}'`,
-      twin.reason,
-      call.loc,
-    );
+    this.declined({ backend, call, quiet }, site, twin.reason);
     return derivatives;
   }
 
@@ -245,7 +239,7 @@ export class WasmRequests {
     argumentCount: number,
     returnsValue: boolean,
   ): string | undefined {
-    const { backend, call, quiet } = choice;
+    const { backend, call } = choice;
     const { table, claim } = this.context;
     const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
     const types = table.signatureOf(primal)?.params ?? [];
@@ -292,13 +286,7 @@ export class WasmRequests {
         reason: `it reads the module-level '${changing.name}', which may change before the pullback runs`,
       };
     if (!twin.ok) {
-      this.stayJavaScript(
-        backend === "wasm" && !quiet,
-        site,
-        `'${call.operator}'`,
-        twin.reason,
-        call.loc,
-      );
+      this.declined(choice, site, twin.reason);
       return undefined;
     }
     this.context.emitted.push(twin.lines);
@@ -317,7 +305,7 @@ export class WasmRequests {
     lanes: FunctionKey,
     fallback: string,
   ): string {
-    const { backend, call, quiet } = choice;
+    const { backend, call } = choice;
     const { names, claim, table } = this.context;
     const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
     const writes = writesArguments(
@@ -340,13 +328,7 @@ export class WasmRequests {
           site: `${site} (its forward passes)`,
         });
     if (!twin.ok) {
-      this.stayJavaScript(
-        backend === "wasm" && !quiet,
-        site,
-        `'${call.operator}'`,
-        twin.reason,
-        call.loc,
-      );
+      this.declined(choice, site, twin.reason);
       return fallback;
     }
     this.context.emitted.push(twin.lines);
@@ -541,6 +523,16 @@ export class WasmRequests {
       `  }`,
       "}",
     ].map((text) => ({ text, indent: 0, loc: undefined }));
+  }
+
+  /** Says why an operator call's derivative stays JavaScript (warning when asked for as wasm). */
+  private declined(
+    choice: { backend: Exclude<Backend, "js">; call: OperatorCall; quiet: boolean },
+    site: string,
+    reason: string,
+  ): void {
+    const { backend, call, quiet } = choice;
+    this.stayJavaScript(backend === "wasm" && !quiet, site, `'${call.operator}'`, reason, call.loc);
   }
 
   /** Says in the module, and when `warn` in a warning, why `what` stays JavaScript. */

@@ -1,5 +1,5 @@
 import type { WasmEntrySpec } from "../api/wasm-entry.js";
-import { newRegions, wasmFunction, type Live, type Regions } from "./wasm.js";
+import { newRegions, wasmFunction, wasmStats, type Live, type Regions } from "./wasm.js";
 
 // A pullback compiled to WebAssembly (compiler/emit/wasm/module.ts' pullbackModule): taken,
 // it runs the forward sweep in wasm and keeps what that left in memory — the heap of arrays it
@@ -81,8 +81,10 @@ export function wasmPullback(
   return {
     take(...args) {
       left = undefined;
+      const ran = wasmStats.wasm;
       const value = forwardHalf(...args);
-      const snapshot = left;
+      // A call whose results could not be copied out ran again as JavaScript: no snapshot.
+      const snapshot = wasmStats.wasm > ran ? left : undefined;
       left = undefined;
       return { value, snapshot };
     },

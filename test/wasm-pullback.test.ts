@@ -400,3 +400,64 @@ export const safeBack = pullback(safeLog, { backend: "wasm" });
   // A pullback that throws throws when it is taken, as in JavaScript.
   assert.throws(() => m.safeBack(f64(1, -2)), { name: "RangeError", message: "log of -2" });
 });
+
+test("a Jacobian with respect to rows (number[][]): its differentials and its pullbacks in wasm", async () => {
+  const files = {
+    "main.ts": `import { jacobian } from "nabla";
+export { wasmStats } from "nabla";
+
+/** Moments of a point cloud, as a plotting helper might compute them. */
+export function moments(points: number[][]): number[] {
+  const sums = [0, 0, 0];
+  for (const [x, y] of points) {
+    sums[0] += x! * x!;
+    sums[1] += Math.sin(x! * y!);
+    sums[2] += Math.hypot(x!, y!);
+  }
+  return sums;
+}
+export const reverse = jacobian(moments, { mode: "reverse", backend: "wasm" });
+export const forward = jacobian(moments, { mode: "forward", backend: "wasm" });
+export const either = jacobian(moments, { backend: "wasm" });
+export const reverseJs = jacobian(moments, { mode: "reverse" });
+export const forwardJs = jacobian(moments, { mode: "forward" });
+`,
+  };
+  assert.doesNotMatch(diagnosticsText(compileFiles(files)), /NABLA202/);
+  type J = (points: number[][]) => number[][][];
+  const m = await loadProgram<{
+    reverse: J;
+    forward: J;
+    either: J;
+    reverseJs: J;
+    forwardJs: J;
+    moments: (points: number[][]) => number[];
+    wasmStats: Stats;
+  }>(files);
+  const points = [
+    [1, 2],
+    [3, -1],
+    [0.5, 0.25],
+    [-2, 0.75],
+  ];
+  const before = { ...m.wasmStats };
+  const rows = m.reverse(points);
+  assertSame(rows, m.reverseJs(points), "reverse mode");
+  assertSame(m.forward(points), m.forwardJs(points), "forward mode");
+  assertSame(m.either(points), m.reverseJs(points), "either (more inputs than results: reverse)");
+  // The forward sweep once and a pullback per result (1 + 3), a differential per input (8), and
+  // the one the Jacobian without mode chose.
+  assert.ok(m.wasmStats.wasm - before.wasm >= 1 + 3 + 8, "calls in wasm");
+  assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
+  const h = 1e-6;
+  points.forEach((point, p) =>
+    point.forEach((v, c) => {
+      const moved = (d: number) =>
+        m.moments(points.map((q, i) => (i === p ? q.map((w, j) => (j === c ? v + d : w)) : q)));
+      const [plus, minus] = [moved(h), moved(-h)];
+      rows.forEach((row, r) =>
+        assertNear(row[p]![c]!, (plus[r]! - minus[r]!) / (2 * h), `J[${r}][${p}][${c}]`),
+      );
+    }),
+  );
+});

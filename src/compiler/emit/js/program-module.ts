@@ -70,11 +70,6 @@ interface WasmChoice {
   quiet: boolean;
 }
 
-/** Why a Jacobian of a function returning numbers stays JavaScript under the wasm backend. */
-const MATRIX_JACOBIAN =
-  "the Jacobian of a function returning several numbers with respect to an array of arrays " +
-  "is not covered yet";
-
 /** Names generated code in one module uses for functions and constants of other modules. */
 class ModuleImports {
   private readonly byFile = new Map<string, Map<string, string>>();
@@ -571,15 +566,23 @@ export function emitModule(
     // With respect to rows (number[][]): a differential per direction, or pullbacks.
     // (A number-valued f's reverse mode is its gradient, below.)
     if (isNumberMatrix(signature.params[w]!) && !(signature.result === "number" && reverse)) {
-      if (wasm && wasm.backend !== "js")
-        wasmRequests.notCovered(wasm.backend, wasm.call, wasm.quiet, MATRIX_JACOBIAN);
       return matrixJacobianWrapper({
         ...common,
         result: signature.result!,
         ...(mode ? { mode } : {}),
-        ...(forward ? { valueWithDifferential: valueWithDifferential(undefined) } : {}),
+        ...(forward ? { valueWithDifferential: valueWithDifferential(wasm) } : {}),
         ...(reverse
-          ? { valueWithPullback: wrapper("valueWithPullback", primal, wrt, params, captures) }
+          ? {
+              valueWithPullback: wrapper(
+                "valueWithPullback",
+                primal,
+                wrt,
+                params,
+                captures,
+                false,
+                wasm,
+              ),
+            }
           : {}),
         site: `${basename(mod.file)}:${at}`,
       });

@@ -83,6 +83,27 @@ export function f(x: number, y: number) {
 }`);
 });
 
+test("optional array and object fields spread over defaults: those left out keep the default", async () => {
+  // A field of an array or object type left out of the options used to be read as undefined
+  // (its type and the default's are alike, but not the same object): a TypeError at run time.
+  await checkTwoWays(`
+interface Shape { weights?: number[]; origin?: { x: number; y: number }; scale?: number }
+const DEFAULTS: Required<Shape> = { weights: [1, 1], origin: { x: 0, y: 0 }, scale: 1 };
+function energy(p: number[], shape: Shape) {
+  const o = { ...DEFAULTS, ...shape };
+  let e = 0;
+  for (let i = 0; i < p.length; i++) e += o.weights[i]! * o.scale * (p[i]! - o.origin.x) ** 2;
+  return e;
+}
+export function f(x: number, y: number) {
+  return (
+    energy([x, y], {}) +
+    energy([x, y], { weights: [2, y] }) +
+    energy([y, x], { origin: { x: 0.5, y: x }, scale: 3 })
+  );
+}`);
+});
+
 test("declared types nabla did not read itself: extends, Pick, Partial, a class with a getter", async () => {
   await checkTwoWays(`
 interface Base { a: number }

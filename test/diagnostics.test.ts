@@ -41,6 +41,30 @@ function assertNoStackTrace(text: string): void {
 
 const cases: Case[] = [
   {
+    // It used to find nothing, silently: the value and the gradient of a wrong branch.
+    name: "NABLA101: indexOf of an object an array holds, by identity",
+    files: `
+import { gradient } from "nabla";
+interface Body { mass: number; x: number }
+export function pull(bodies: Body[], sun: Body): number {
+  const skip = bodies.indexOf(sun);
+  return bodies.reduce((t, b, i) => (i === skip ? t : t + (b.mass * sun.mass) / (b.x - sun.x) ** 2), 0);
+}
+export const g = gradient(pull);
+`,
+    expected: `
+main.ts:4:16: error NABLA101: '.indexOf' looks for the element that is this very Body ('==='), and differentiable code does not compare arrays and objects by identity
+  3 | export function pull(bodies: Body[], sun: Body): number {
+> 4 |   const skip = bodies.indexOf(sun);
+    |                ^^^^^^^^^^^^^^^^^^^
+help: compare a field instead, e.g. 'findIndex((p) => p.id === wanted.id)', or keep the index where the element is found
+main.ts:7:18: note: when differentiating 'pull' for 'gradient'
+> 7 | export const g = gradient(pull);
+    |                  ^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101: an arrow-function field some code assigns, called in differentiated code",
     files: `
 import { gradient } from "nabla";

@@ -626,7 +626,7 @@ export function lowerObjectLiteral(
         // An optional field the spread object lacks leaves the value before it (`{ ...defaults,
         // ...options }`), as in JavaScript: the object is asked whether it has the field.
         const value =
-          f.optional && before && before.type === f.type
+          f.optional && before && sameType(before.type, f.type)
             ? lowerIf(ctx, hasField(ctx, spread, f.name), [() => [read()], () => [before]])[0]!
             : read();
         // A key written again keeps its place, as in JavaScript (`{ ...s, v }`: s's order).

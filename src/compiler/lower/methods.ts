@@ -194,6 +194,14 @@ export function lowerArrayMethod(
       arity(1, 1);
       const wanted = ctx.lowerExpression(args[0]!);
       ctx.at(node);
+      // An array or object is found by identity, which the element's comparison below (of one
+      // type object with another) would not see: it would never be found, silently.
+      const elements = type.elements ?? [type.element];
+      if (
+        isAggregate(wanted.type) &&
+        elements.some((e) => e !== wanted.type && sameType(e, wanted.type))
+      )
+        ctx.fail(node, unsupportedSyntax.searchByIdentity(method, typeText(wanted.type)));
       const found = ctx.hiddenSlot("at", "number", -1);
       ctx.assign(found, b.constant(-1));
       const carried = [found];

@@ -57,6 +57,12 @@ export const unsupportedSyntax = {
       `the array method '.${method}' is not supported in differentiable code (push, pop, shift, unshift, splice, fill, slice, flat, flatMap, concat, reverse, toReversed, sort, toSorted, at, join, indexOf, lastIndexOf, includes, map, filter, forEach, reduce, reduceRight, some, every, find, findIndex, findLast and findLastIndex are, a typed array's set, and entries, keys and values in a for…of)`,
       arrayMethodHelp(String(method)),
     ),
+  searchByIdentity: (method: Printable, typeText: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'.${method}' looks for the element that is this very ${typeText} ('==='), and differentiable code does not compare arrays and objects by identity`,
+      `compare a field instead, e.g. 'findIndex((p) => p.id === wanted.id)', or keep the index where the element is found`,
+    ),
   assigningOfIsNotSupported: (describeNode: Printable, typeText: Printable) =>
     message(
       "unsupportedSyntax",

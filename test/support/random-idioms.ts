@@ -500,7 +500,19 @@ class IdiomGenerator extends Generator {
     this.decl(
       `function ${g}(v: number, k?: number): number {\n  return Math.sin(v * (k ?? ${this.constant()}));\n}`,
     );
+    // Options spread over module-level defaults, an array field among them left out or given.
+    const tuned = this.fresh("tuned");
+    const DEFAULTS = this.fresh("DEFAULTS");
+    this.decl(
+      `const ${DEFAULTS} = { gains: [${this.constant()}, ${this.constant()}], k: ${this.constant()} };`,
+    );
+    this.decl(
+      `function ${tuned}(v: number, opts: { gains?: number[]; k?: number }): number {\n  const o = { ...${DEFAULTS}, ...opts };\n  return v * o.gains[0]! * o.k + o.gains[1]!;\n}`,
+    );
     const calls = [
+      () => `${tuned}(${this.e(vars, 1)}, {})`,
+      () => `${tuned}(${this.e(vars, 1)}, { gains: [${this.e(vars, 1)}, ${this.constant()}] })`,
+      () => `${tuned}(${this.e(vars, 1)}, { k: ${this.e(vars, 1)} })`,
       () => `${h}(${this.e(vars, 1)}, {})`,
       () => `${h}(${this.e(vars, 1)}, { k: ${this.e(vars, 1)} })`,
       () => `${h}(${this.e(vars, 1)}, { bias: ${this.e(vars, 1)} })`,

@@ -41,6 +41,28 @@ function assertNoStackTrace(text: string): void {
 
 const cases: Case[] = [
   {
+    name: "NABLA109: two objects of one type compared by identity",
+    files: `
+import { gradient } from "nabla";
+interface P { x: number }
+export function pair(a: P, b: P): number {
+  return a === b ? 2 * a.x : a.x + b.x;
+}
+export const g = gradient(pair);
+`,
+    expected: `
+main.ts:4:10: error NABLA109: cannot tell whether two P values are the same one ('==='): differentiable code does not compare arrays and objects by identity
+  3 | export function pair(a: P, b: P): number {
+> 4 |   return a === b ? 2 * a.x : a.x + b.x;
+    |          ^^^^^^^
+help: compare a field that tells them apart instead (an id, a name)
+main.ts:6:18: note: when differentiating 'pair' for 'gradient'
+> 6 | export const g = gradient(pair);
+    |                  ^^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     // It used to find nothing, silently: the value and the gradient of a wrong branch.
     name: "NABLA101: indexOf of an object an array holds, by identity",
     files: `

@@ -1,7 +1,7 @@
 import { classNamed } from "../parse/class-hierarchy.js";
 import { instanceOf } from "./class-dispatch.js";
 import { lowerFieldPresence } from "./field-presence.js";
-import { isKeyed, isObject, typeText } from "../ir/type-system.js";
+import { isAggregate, isKeyed, isObject, sameType, typeText } from "../ir/type-system.js";
 import { asKnownFields, keyedHas, lowerDelete } from "./keyed.js";
 import {
   closureCapture,
@@ -456,6 +456,9 @@ function lowerBinary(
   const comparison = COMPARISON[operator];
   if (comparison) {
     if (a.type !== b.type) {
+      // Two arrays or objects of alike types: `===` asks whether they are one and the same.
+      if (isAggregate(a.type) && sameType(a.type, b.type))
+        return ctx.fail(node, typeMismatch.cannotCompareByIdentity(typeText(a.type)));
       return ctx.fail(node, typeMismatch.cannotCompareWith(typeText(a.type), typeText(b.type)));
     }
     // Strings are ordered too (by UTF-16 code units, as JavaScript does): `name < "m"`, an

@@ -26,6 +26,12 @@ export const typeMismatch = {
     message("typeMismatch", `a spread argument must be an array or a tuple, got a ${typeText}`),
   cannotCompareWith: (type: Printable, type2: Printable) =>
     message("typeMismatch", `cannot compare a ${type} with a ${type2}`),
+  cannotCompareByIdentity: (type: Printable) =>
+    message(
+      "typeMismatch",
+      `cannot tell whether two ${type} values are the same one ('==='): differentiable code does not compare arrays and objects by identity`,
+      "compare a field that tells them apart instead (an id, a name)",
+    ),
   expectedHereGot: (article: Printable, article2: Printable) =>
     message("typeMismatch", `expected ${article} here, got ${article2}`),
   instanceWhereWiderTypeJoins: (from: Printable, to: Printable) =>

@@ -41,6 +41,32 @@ function assertNoStackTrace(text: string): void {
 
 const cases: Case[] = [
   {
+    // It used to compare nothing (a Shape is not typed as a Sq): -1, silently.
+    name: "NABLA101: includes of a subclass's instance in an array of its base class",
+    files: `
+import { derivative } from "nabla";
+class Shape { constructor(public side: number) {} }
+class Square extends Shape {}
+export function f(x: number): number {
+  const square = new Square(x);
+  const shapes: Shape[] = [new Shape(1), square];
+  return shapes.includes(square) ? x * x : x;
+}
+export const d = derivative(f);
+`,
+    expected: `
+main.ts:7:10: error NABLA101: '.includes' looks for the element that is this very Square ('==='), and differentiable code does not compare arrays and objects by identity
+  6 |   const shapes: Shape[] = [new Shape(1), square];
+> 7 |   return shapes.includes(square) ? x * x : x;
+    |          ^^^^^^^^^^^^^^^^^^^^^^^
+help: compare a field instead, e.g. 'findIndex((p) => p.id === wanted.id)', or keep the index where the element is found
+main.ts:9:18: note: when differentiating 'f' for 'derivative'
+> 9 | export const d = derivative(f);
+    |                  ^^^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA109: two objects of one type compared by identity",
     files: `
 import { gradient } from "nabla";

@@ -197,6 +197,22 @@ test("searches: some, every, find, findIndex stop where they decide; indexOf and
   );
 });
 
+test("includes finds NaN (SameValueZero), indexOf does not (===), as in JavaScript", async () => {
+  // `includes(NaN)` used to be compared with '===' like indexOf: false, a wrong branch.
+  await checkTwoWays(
+    `
+export function f(x: number, y: number) {
+  const roots = [Math.sqrt(x), Math.sqrt(y - 1), -0];
+  const undefinedRoot = roots.includes(NaN);
+  return (undefinedRoot ? x * y : x + y) + roots.indexOf(NaN) + roots.indexOf(0) + (roots.includes(0) ? y : 0);
+}`,
+    [
+      [0.7, 1.3],
+      [1.4, 0.2],
+    ],
+  );
+});
+
 test("searches from the end and reads from the end: findLast, findLastIndex, at, toReversed", async () => {
   await checkTwoWays(
     `export function f(x: number, y: number) {

@@ -194,13 +194,13 @@ export function lowerArrayMethod(
       arity(1, 1);
       const wanted = ctx.lowerExpression(args[0]!);
       ctx.at(node);
-      // An array or object is found by identity, which the element's comparison below (of one
-      // type object with another) would not see: it would never be found, silently.
+      // An array or object (an instance of a subclass, a variant of a union…) is found by
+      // identity, which the element's comparison below (of values of one type) would not make:
+      // it would never be found, silently. A number, string or boolean among values of another
+      // kind is never found, as in JavaScript.
+      const primitive = (t: Type) => t === "number" || t === "string" || t === "boolean";
       const elements = type.elements ?? [type.element];
-      if (
-        isAggregate(wanted.type) &&
-        elements.some((e) => e !== wanted.type && sameType(e, wanted.type))
-      )
+      if (elements.some((e) => e !== wanted.type && !primitive(e) && !primitive(wanted.type)))
         ctx.fail(node, unsupportedSyntax.searchByIdentity(method, typeText(wanted.type)));
       const found = ctx.hiddenSlot("at", "number", -1);
       ctx.assign(found, b.constant(-1));
@@ -226,7 +226,15 @@ export function lowerArrayMethod(
           if (method !== "includes") ctx.visits.push({ read, method, at: node });
           const e = read.results[0]!;
           if (e.type === wanted.type) {
-            const same = b.compare("eq", e, wanted);
+            // `includes` finds NaN (SameValueZero); `indexOf` does not (`===`).
+            const same =
+              method === "includes" && e.type === "number"
+                ? b.logical(
+                    "or",
+                    b.compare("eq", e, wanted),
+                    b.logical("and", b.compare("ne", e, e), b.compare("ne", wanted, wanted)),
+                  )
+                : b.compare("eq", e, wanted);
             lowerIf(ctx, same, [
               () => {
                 ctx.assign(found, i);

@@ -197,6 +197,41 @@ test("searches: some, every, find, findIndex stop where they decide; indexOf and
   );
 });
 
+test("locals declared as 'number | undefined' without a value start undefined", async () => {
+  // They used to start as NaN (false for a boolean): 'prev === undefined' was false, and the
+  // value and gradient NaN, silently.
+  await checkTwoWays(
+    `
+function roughness(xs: number[]): number {
+  let prev: number | undefined;
+  let s = 0;
+  for (const v of xs) {
+    if (prev !== undefined) s += (v - prev) ** 2;
+    prev = v;
+  }
+  return s;
+}
+function lowest(xs: number[]): number {
+  let best: number | undefined;
+  for (const v of xs) if (best === undefined || v < best) best = v;
+  return best ?? 0;
+}
+export function f(x: number, y: number) {
+  let scale: number | null;
+  let seen: boolean | undefined;
+  let cached: number | undefined;
+  cached ??= x * y;
+  if (scale == null) scale = 2;
+  if (seen === undefined) seen = x > y;
+  return roughness([x, y, x * y]) + lowest([y, x, 3]) * scale + cached + (seen ? 1 : 0);
+}`,
+    [
+      [0.7, 1.3],
+      [1.4, 0.2],
+    ],
+  );
+});
+
 test("includes finds NaN (SameValueZero), indexOf does not (===), as in JavaScript", async () => {
   // `includes(NaN)` used to be compared with '===' like indexOf: false, a wrong branch.
   await checkTwoWays(

@@ -481,6 +481,16 @@ class IdiomGenerator extends Generator {
     ]);
     const r = this.sum(ds, read, vars);
     if (this.chance(0.5)) {
+      // A search's result declared without a value: undefined until found.
+      const best = this.fresh("best");
+      const d = this.fresh("d");
+      this.emit(`let ${best}: number | undefined;`);
+      this.emit(
+        `for (const ${d} of ${ds}) if (${best} === undefined || ${d}.x < ${best}) ${best} = ${d}.x;`,
+      );
+      this.emit(`${r} += ${best} ?? ${this.constant()};`);
+    }
+    if (this.chance(0.5)) {
       const o = this.fresh("o");
       this.emit(`const ${o}: ${S} = { x: ${this.e(vars, 1)} };`);
       if (this.chance(0.5))

@@ -1115,6 +1115,41 @@ export const d = differential(f);
 // Bugs found by these tests, each on a program of its own so it stays fixed.
 
 describe("regressions", () => {
+  test("the gradient of an array the function lengthens has the length it was given", async () => {
+    // It used to come back with the added elements' zeros at its end: [6, 3, 2, 0].
+    const m = await loadProgram<Record<string, Scalar>>({
+      "main.ts": `import { gradient, pullback, hessian } from "nabla";
+export function grow(xs: number[]): number {
+  xs.push(xs[0] * xs[1]);
+  return xs[2] * xs[3];
+}
+export function insert(xs: number[]): number {
+  xs.splice(1, 0, xs[0] * 5);
+  return xs[1] * xs[2] + xs[3];
+}
+export function prepend(xs: number[]): number {
+  xs.unshift(7, xs[2] * 3);
+  return xs[1] * xs[2] + xs[4];
+}
+export const g = gradient(grow);
+export const p = pullback(grow);
+export const h = hessian(grow);
+export const gi = gradient(insert);
+export const gp = gradient(prepend);
+`,
+    });
+    // x2·x0·x1: (x1·x2, x0·x2, x0·x1); 5·x0·x1 + x2; 3·x2·x0 + x2.
+    assert.deepEqual(m.g!([1, 2, 3]), [6, 3, 2]);
+    assert.deepEqual((m.p!([1, 2, 3]) as unknown as Scalar)(1), [6, 3, 2]);
+    assert.deepEqual(m.h!([1, 2, 3]), [
+      [0, 3, 2],
+      [3, 0, 1],
+      [2, 1, 0],
+    ]);
+    assert.deepEqual(m.gi!([1, 2, 3]), [10, 5, 1]);
+    assert.deepEqual(m.gp!([1, 2, 3]), [9, 0, 4]);
+  });
+
   test("an array grown with .push: its adjoint in reverse mode", async () => {
     const m = await loadProgram<Record<string, Scalar>>({
       "main.ts": `import { gradient, pullback, differential } from "nabla";

@@ -25,6 +25,8 @@ export {
   copyValue,
   copyValues,
   copyReadOnly,
+  arrayLength,
+  trimmedTo,
   checkAliasing,
   saveStructure,
   restoreStructure,

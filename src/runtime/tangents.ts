@@ -452,3 +452,23 @@ export function setLane(lanes: unknown, shape: LaneShape, k: number, q: number, 
     for (const f of Object.keys(shape[1])) setLane(o[f], shape[1][f]!, k, q, s[f]);
   }
 }
+
+/**
+ * The length of an argument array before a call that may lengthen it (-1 for anything else).
+ *
+ * @internal
+ */
+export function arrayLength(value: unknown): number {
+  return Array.isArray(value) ? value.length : -1;
+}
+
+/**
+ * A shadow the call lengthened with its argument, cut back to the argument's length before
+ * the call: its first elements are the adjoints of the elements the caller gave.
+ *
+ * @internal
+ */
+export function trimmedTo<T>(shadow: T, length: number): T {
+  if (length >= 0 && Array.isArray(shadow) && shadow.length > length) shadow.length = length;
+  return shadow;
+}

@@ -30,6 +30,8 @@ export interface OperatorWrapper {
   writes: number[];
   /** Parameters the function stores arrays or objects into (`o.v = [1, 2]`). */
   replaces: number[];
+  /** Parameters the function may lengthen or shorten (`xs.push(v)`). */
+  grows?: number[];
   /**
    * Local names of the generated functions: `jvp` in forward mode; `fwd` and `bwd` in reverse
    * mode. They take tangents or return adjoints in ascending parameter order.
@@ -213,7 +215,18 @@ export function operatorWrapper(w: OperatorWrapper): string {
       .filter(([i]) => w.replaces.includes(i))
       .map(([, s]) => [s, fresh(`${s}Structure`)]),
   );
+  // A function that lengthens an array argument (`xs.push(v)`) lengthens its shadow too: the
+  // adjoints of the elements it was given are the first ones, and the gradient has only those.
+  const lengths = new Map(
+    [...shadows]
+      .filter(([i]) => w.grows?.includes(i))
+      .map(([i]) => [i, fresh(`${params[i]}Length`)]),
+  );
+  const noteLengths = [...lengths]
+    .map(([i, n]) => `const ${n} = ${w.runtime}.arrayLength(${params[i]}); `)
+    .join("");
   const makeShadows =
+    noteLengths +
     [...shadows].map(([i, s]) => `const ${s} = ${w.zeros[i]!(params[i]!)}; `).join("") +
     [...structures].map(([s, k]) => `const ${k} = ${w.runtime}.saveStructure(${s}); `).join("");
   const restore = [...structures.values()]
@@ -232,7 +245,9 @@ export function operatorWrapper(w: OperatorWrapper): string {
     const pick = (i: number) => {
       if (isAggregate(i)) {
         const s = shadows.get(i)!;
-        const given = copy ? `${w.runtime}.copyTangent(${s})` : s;
+        const copied = copy ? `${w.runtime}.copyTangent(${s})` : s;
+        const length = lengths.get(i);
+        const given = length ? `${w.runtime}.trimmedTo(${copied}, ${length})` : copied;
         return w.prunes?.[i] ? `${w.runtime}.withoutAbsent(${given}, ${params[i]})` : given;
       }
       const j = numberWrt.indexOf(i);
@@ -334,7 +349,7 @@ export function operatorWrapper(w: OperatorWrapper): string {
     const start = `const ${back} = ${call(w.vjp, [withValue])}; ${keepShadow}${keepJournal}`;
     const result =
       w.operator === "pullback" ? pullback : `{ value: ${out(1)}, pullback: ${pullback} }`;
-    return `((${args}) => { ${checked}${start}return ${result}; })`;
+    return `((${args}) => { ${checked}${noteLengths}${start}return ${result}; })`;
   }
 
   switch (w.operator) {

@@ -663,6 +663,7 @@ function rootShapes(
   prunes: boolean[];
   writes: number[];
   replaces: number[];
+  grows?: number[];
   holds?: (string | undefined)[];
 } {
   const fn = table.primals.get(primal);
@@ -687,6 +688,7 @@ function rootShapes(
     prunes: types.map((type) => holdsOptionalFields(type)),
     writes: [...(effects?.writes ?? [])],
     replaces: [...(effects?.replaces ?? [])],
+    grows: [...(effects?.grows ?? [])],
     ...(fn ? { holds: fn.params.map((p) => shapeText(holeShape(p.type))) } : {}),
   };
 }

@@ -352,6 +352,14 @@ export function emitModule(
       runtime,
     });
   };
+  /** A Jacobian's reverse passes: the valueWithPullback wrapper. */
+  const pullbacks = (
+    primal: FunctionKey,
+    wrt: number[],
+    params: string[],
+    captures: string[],
+    wasm: WasmChoice | undefined,
+  ) => wrapper("valueWithPullback", primal, wrt, params, captures, false, wasm);
   const wasmRequests = new WasmRequests({
     mod,
     table,
@@ -461,15 +469,7 @@ export function emitModule(
         : {}),
       ...(!number && reverse
         ? {
-            valueWithPullback: wrapper(
-              "valueWithPullback",
-              primal,
-              wrt,
-              params,
-              captures,
-              false,
-              wasm,
-            ),
+            valueWithPullback: pullbacks(primal, wrt, params, captures, wasm),
           }
         : {}),
       ...(mode ? { mode } : {}),
@@ -573,15 +573,7 @@ export function emitModule(
         ...(forward ? { valueWithDifferential: valueWithDifferential(wasm) } : {}),
         ...(reverse
           ? {
-              valueWithPullback: wrapper(
-                "valueWithPullback",
-                primal,
-                wrt,
-                params,
-                captures,
-                false,
-                wasm,
-              ),
+              valueWithPullback: pullbacks(primal, wrt, params, captures, wasm),
             }
           : {}),
         site: `${basename(mod.file)}:${at}`,
@@ -615,15 +607,7 @@ export function emitModule(
         : {}),
       ...(reverse
         ? {
-            valueWithPullback: wrapper(
-              "valueWithPullback",
-              primal,
-              wrt,
-              params,
-              captures,
-              false,
-              wasm,
-            ),
+            valueWithPullback: pullbacks(primal, wrt, params, captures, wasm),
           }
         : {}),
       ...lanes,

@@ -197,7 +197,7 @@ test("searches: some, every, find, findIndex stop where they decide; indexOf and
   );
 });
 
-test("locals declared as 'number | undefined' without a value start undefined", async () => {
+test("locals declared without a value start undefined, whatever their type says", async () => {
   // They used to start as NaN (false for a boolean): 'prev === undefined' was false, and the
   // value and gradient NaN, silently.
   await checkTwoWays(
@@ -216,14 +216,25 @@ function lowest(xs: number[]): number {
   for (const v of xs) if (best === undefined || v < best) best = v;
   return best ?? 0;
 }
+function smallest(xs: number[]): number {
+  let best: number;
+  for (const v of xs) if (best! === undefined || v < best!) best = v;
+  return best!;
+}
 export function f(x: number, y: number) {
+  let chosen: number;
+  if (x > y) chosen = x * 2;
+  else chosen = y - x;
   let scale: number | null;
   let seen: boolean | undefined;
   let cached: number | undefined;
   cached ??= x * y;
   if (scale == null) scale = 2;
   if (seen === undefined) seen = x > y;
-  return roughness([x, y, x * y]) + lowest([y, x, 3]) * scale + cached + (seen ? 1 : 0);
+  return (
+    roughness([x, y, x * y]) + lowest([y, x, 3]) * scale + cached + (seen ? 1 : 0) +
+    smallest([x * y, 2, y]) * chosen
+  );
 }`,
     [
       [0.7, 1.3],

@@ -13,7 +13,6 @@ import type {
   Function,
   Node,
   Statement,
-  TSType,
   VariableDeclaration,
   WhileStatement,
 } from "oxc-parser";
@@ -405,16 +404,10 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
       if (KEYS_ITERATED.has(decl.init)) value = iteratedKeys(ctx, decl.init, value);
       else if (ITERATED.has(decl.init)) value = iterated(ctx, value, decl.init);
     } else if (declared) {
-      // Declared without a value, it is undefined, as `= undefined` makes it. A number or a
-      // boolean whose type cannot be undefined starts as NaN or false instead (a number stays a
-      // number for the engine): TypeScript lets code read it only once it is assigned.
-      const absent = annotation != null && admitsUndefined(annotation.typeAnnotation);
-      value =
-        declared === "boolean" && !absent
-          ? ctx.builder.constant(false, name)
-          : declared === "number" && !absent
-            ? ctx.builder.constant(NaN, name)
-            : ctx.builder.emit("const", [], [declared], {}, [], name).results[0]!;
+      // Declared without a value, it is undefined, as `= undefined` makes it, whatever its type
+      // says (`let best: number;` read as `best! === undefined` in a search). Where every path
+      // assigns it before reading, that undefined is never read, and SSA drops it.
+      value = ctx.builder.emit("const", [], [declared], {}, [], name).results[0]!;
     } else {
       return ctx.fail(decl.id, unknownType.cannotDetermineTypeOfAdd(name));
     }
@@ -643,11 +636,4 @@ function lowerLoopStatement(
       ctx.loops.pop();
     }
   });
-}
-
-/** Whether a declared type admits undefined: `number | undefined`, `boolean | null`. */
-function admitsUndefined(type: TSType): boolean {
-  if (type.type === "TSUnionType") return type.types.some((t) => admitsUndefined(t));
-  if (type.type === "TSParenthesizedType") return admitsUndefined(type.typeAnnotation);
-  return type.type === "TSUndefinedKeyword" || type.type === "TSNullKeyword";
 }

@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { AliasedArgumentsError } from "../src/runtime/index.js";
-import { assertClose, centralDifference, loadProgram } from "./support/harness.js";
+import { assertClose, centralDifference, finiteGradient, loadProgram } from "./support/harness.js";
 
 // Structured data — objects, classes, tuples, number[], Float64Array, Float32Array, nested —
 // in differentiated code. Every derivative is checked two independent ways at seeded random
@@ -1148,6 +1148,20 @@ export const gp = gradient(prepend);
     ]);
     assert.deepEqual(m.gi!([1, 2, 3]), [10, 5, 1]);
     assert.deepEqual(m.gp!([1, 2, 3]), [9, 0, 4]);
+    // Against central differences of the functions themselves, each call on a fresh array
+    // (they lengthen it), at a point where no coefficient is an integer.
+    const at = [1.3, -0.7, 2.1];
+    for (const [name, gradientOf] of [
+      ["grow", m.g!],
+      ["insert", m.gi!],
+      ["prepend", m.gp!],
+    ] as const) {
+      const f = m[name] as unknown as (xs: number[]) => number;
+      const expected = finiteGradient((...xs) => f([...xs]), at);
+      const got = gradientOf([...at]) as unknown as number[];
+      assert.equal(got.length, at.length, `${name}: the gradient's length`);
+      got.forEach((d, i) => assertClose(d, expected[i]!, 1e-6, `${name}: ∂/∂x${i}`));
+    }
   });
 
   test("an array grown with .push: its adjoint in reverse mode", async () => {

@@ -74,7 +74,6 @@ export function wasmPullback(
     {
       regions,
       resultBytes,
-      back: true,
       before: (run, resultsAt) => restore(run, resultsAt, pending!.snapshot, pending!.seed),
     },
   );

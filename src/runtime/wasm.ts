@@ -85,10 +85,11 @@ export interface Stage {
   resultBytes: number;
   /** Called after the entry returns, with the instance and where the results are. */
   after?: (run: Live, resultsAt: number) => void;
-  /** Sets the memory and the regions' bounds up instead of `setup`; false: run as JavaScript. */
+  /**
+   * The backward sweep's half: sets the memory and the regions' bounds up instead of `setup`
+   * (false: run as JavaScript), then runs the export `back` rather than `entry`.
+   */
   before?: (run: Live, resultsAt: number) => boolean;
-  /** Runs the export `back` rather than `entry`. */
-  back?: boolean;
 }
 
 /** The regions' first sizes, doubled when a call runs out. @internal */
@@ -346,7 +347,7 @@ export function wasmFunction(
       else if (!stage.before(run, resultsAt)) return javascript(args);
       let first: number | undefined;
       try {
-        first = callEntry(stage?.back ? e.back! : e.entry, wasmArgs);
+        first = callEntry(stage?.before ? e.back! : e.entry, wasmArgs);
       } catch {
         const region = REGION_OF[e.overflowed.value as number];
         // A backward sweep runs on the memory its forward sweep left: no rerun elsewhere.

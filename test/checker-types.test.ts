@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { compileProgram } from "../src/compiler/compile.js";
+import { openChecker } from "../src/compiler/types/typescript-checker.js";
 import { compileFiles, diagnosticsText, writeProgram } from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
 
@@ -265,4 +266,17 @@ export function f(x: number, y: number) {
   }
   return total;
 }`);
+});
+
+test("a question TypeScript's checker panics on is answered 'not known', and the next is answered", () => {
+  // typescript@7.0.2 panics sending back the type of the `[]` in `Math.max(...[])`; that was
+  // an internal error (NABLA900) of any program spreading an empty array literal.
+  const text = "export const top = Math.max(...[]);\nexport const n = 2;\n";
+  const dir = writeProgram({ "main.ts": text });
+  const file = join(dir, "main.ts");
+  const view = openChecker(() => undefined, dir);
+  const empty = text.indexOf("[]");
+  assert.equal(view.expectedTypeOf(file, empty, empty + 2), undefined);
+  const [n] = view.typesAt(file, [text.indexOf("n =")]);
+  assert.equal(n && view.describe(n).kind, "number");
 });

@@ -1,7 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkTwoWays } from "./support/two-ways.js";
-import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import {
+  assertClose,
+  compileFiles,
+  diagnosticsText,
+  finiteGradient,
+  loadProgram,
+} from "./support/harness.js";
 
 // Everyday syntax inside differentiated code, each construct in a program written as
 // TypeScript developers write it, checked against central differences and forward mode
@@ -23,6 +29,42 @@ test("Math.max, Math.min and Math.hypot over spread arrays and tuples, with othe
     // Math.hypot over a spread is taken pairwise: its last digit may differ from one call's.
     false,
   );
+});
+
+test("Math.max and Math.min of nothing spread ('...[]', an empty array) are -Infinity and Infinity, as in JavaScript", async () => {
+  // `...[]` was an internal error (TypeScript's checker panicked on the type of that `[]`).
+  await checkTwoWays(
+    `export function f(x: number, y: number) {
+  const none: number[] = [];
+  const bounds = Math.max(...[]) === -Infinity && Math.min(...[]) === Infinity &&
+    Math.max(...none) === -Infinity && Math.min.apply(null, []) === Infinity;
+  const top = Math.max(x, ...[]) + Math.min(...[y, ...[x * y]]) + Math.hypot(...[], x, ...[y]);
+  return bounds ? top * y : 0;
+}`,
+    [
+      [0.7, 1.3],
+      [-0.4, 0.9],
+    ],
+    false,
+  );
+  const m = await loadProgram<{
+    f: (xs: number[]) => number;
+    g: (xs: number[]) => number[];
+    gw: (xs: number[]) => number[];
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+export function f(xs: number[]) { return Math.max(...xs) + Math.min(...xs, 5) * xs.length; }
+export const g = gradient(f);
+export const gw = gradient(f, { backend: "wasm" });
+`,
+  });
+  assert.equal(m.f([]), -Infinity);
+  assert.deepEqual(m.g([]), []);
+  assert.deepEqual(m.gw([]), []);
+  const xs = [0.5, 2, -1];
+  const expected = finiteGradient((...v) => m.f(v), xs);
+  for (const g of [m.g(xs), m.gw(xs)])
+    g.forEach((gi, i) => assertClose(gi, expected[i]!, 1e-6, `∂f/∂x${i}`));
 });
 
 test("filter and reduceRight, with destructured callback parameters", async () => {

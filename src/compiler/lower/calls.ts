@@ -31,6 +31,7 @@ import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.
 import type { Scope } from "./context.js";
 import { signatureOf, type ParamInfo, type Signature } from "../types/signature.js";
 import { expandArguments, needsExpansion } from "./spread-arguments.js";
+import { callWithLiteralSpreadsInlined } from "./literal-spreads.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { staticMethodSymbol } from "../parse/class-hierarchy.js";
@@ -107,7 +108,8 @@ function isNablaOperator(
 }
 
 /** The key that names a user function across the whole program. */
-export function lowerCall(ctx: LowerContext, node: CallExpression): Value {
+export function lowerCall(ctx: LowerContext, written: CallExpression): Value {
+  const node = callWithLiteralSpreadsInlined(written);
   if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalCallsAreNotSupported());
   const element = callOfListElement(ctx, node);
   if (element) return lowerCall(ctx, element);

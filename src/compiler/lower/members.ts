@@ -86,6 +86,7 @@ import { isPlatformGlobal } from "../types/globals.js";
 import { valuesIteratorArray } from "./iterator-values.js";
 import { expectType } from "./expect-type.js";
 import { lowerLengthAssignment } from "./array-length-changes.js";
+import { arrayWithLiteralSpreadsInlined } from "./literal-spreads.js";
 
 // Structured data: reading and writing fields and elements, `.length`, object and array
 // literals (with spreads), and `new Float64Array(n)` / `new Array(n).fill(x)`.
@@ -412,9 +413,10 @@ function hasLiteralsOfDifferentKeys(node: ArrayExpression): boolean {
 /** `[a, b]`, `[...xs, y]`: a `literal` op, or a loop that copies spread arrays. */
 export function lowerArrayLiteral(
   ctx: LowerContext,
-  node: ArrayExpression,
+  written: ArrayExpression,
   expected: Type | undefined,
 ): Value {
+  const node = arrayWithLiteralSpreadsInlined(written);
   // `[{ x: 1 }, { x: 2, mass: 3 }]`: object literals of different fields, whose element type
   // TypeScript unites (the fields some lack are optional).
   if (!expected && hasLiteralsOfDifferentKeys(node)) {

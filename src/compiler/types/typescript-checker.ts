@@ -208,16 +208,19 @@ class View implements CheckerView {
 
   typesAt(file: string, positions: readonly number[]): (CheckedType | undefined)[] {
     const checker = this.project(file)?.checker;
-    if (!checker || positions.length === 0) return positions.map(() => undefined);
+    const unknown = () => positions.map(() => undefined);
+    if (!checker || positions.length === 0) return unknown();
     const index = this.indexOf(checker);
-    return checker.getTypeAtPosition(file, positions).map((t) => usable(t, checker, index));
+    const types = unlessPanics(() => checker.getTypeAtPosition(file, positions));
+    return types?.map((t) => usable(t, checker, index)) ?? unknown();
   }
 
   returnTypeOf(file: string, start: number, end: number): CheckedType | undefined {
     const found = this.declaredSignature(file, start, end);
     if (!found) return undefined;
     const { checker, signature } = found;
-    return usable(checker.getReturnTypeOfSignature(signature), checker, this.indexOf(checker));
+    const type = unlessPanics(() => checker.getReturnTypeOfSignature(signature));
+    return usable(type, checker, this.indexOf(checker));
   }
 
   parameterTypeOf(
@@ -229,7 +232,8 @@ class View implements CheckerView {
     const found = this.declaredSignature(file, start, end);
     if (!found) return undefined;
     const { checker, signature } = found;
-    return usable(checker.getParameterType(signature, index), checker, this.indexOf(checker));
+    const type = unlessPanics(() => checker.getParameterType(signature, index));
+    return usable(type, checker, this.indexOf(checker));
   }
 
   expectedTypeOf(file: string, start: number, end: number): CheckedType | undefined {
@@ -245,10 +249,12 @@ class View implements CheckerView {
     // may say nothing.
     const choice =
       isArrayLiteralExpression(node) && node.elements.length === 0 ? choiceAround(node) : undefined;
-    const type =
-      (choice && checker.getTypeAtLocation(choice)) ??
-      checker.getContextualType(node) ??
-      checker.getTypeAtLocation(node);
+    const type = unlessPanics(
+      () =>
+        (choice && checker.getTypeAtLocation(choice)) ??
+        checker.getContextualType(node) ??
+        checker.getTypeAtLocation(node),
+    );
     return usable(type, checker, this.indexOf(checker));
   }
 
@@ -275,13 +281,21 @@ class View implements CheckerView {
     let node: Node | undefined = getTokenAtPosition(source, start);
     while (node && !(isCallExpression(node) && node.end === end)) node = node.parent;
     const checker = project.checker;
-    const signature = node && checker.getResolvedSignature(node);
+    const signature = node && unlessPanics(() => checker.getResolvedSignature(node));
     if (!signature) return undefined;
     const index = this.indexOf(checker);
-    const params = signature
-      .getParameters()
-      .map((_, i) => usable(checker.getParameterType(signature, i), checker, index));
-    const result = usable(checker.getReturnTypeOfSignature(signature), checker, index);
+    const params = signature.getParameters().map((_, i) =>
+      usable(
+        unlessPanics(() => checker.getParameterType(signature, i)),
+        checker,
+        index,
+      ),
+    );
+    const result = usable(
+      unlessPanics(() => checker.getReturnTypeOfSignature(signature)),
+      checker,
+      index,
+    );
     return { params, result };
   }
 
@@ -478,7 +492,21 @@ function isLibrary(symbol: TsSymbol): boolean {
   return /(^|\/)lib\.[^/]*\.d\.ts$/.test(path) || path.startsWith("bundled:");
 }
 
-/** Undefined for types that say nothing: errors and `any`. */
+/**
+ * The checker's answer, or undefined where its native side fails on the question: it panics
+ * on some types it sends back (the `[]` of `Math.max(...[])`, an empty tuple typed where it
+ * stands, in typescript@7.0.2), recovers, and answers the next question as before. Such a
+ * type is one nabla does not know, as it does not know `any`.
+ */
+function unlessPanics<T>(ask: () => T): T | undefined {
+  try {
+    return ask();
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith("panic:")) return undefined;
+    throw error;
+  }
+}
+
 /**
  * The conditional (`c ? a : b`) or `??` / `||` expression `node` is a side of, through
  * parentheses: its value is `node`'s when that side is taken.
@@ -500,6 +528,7 @@ function choiceAround(node: Node): Node | undefined {
   return undefined;
 }
 
+/** Undefined for types that say nothing: errors and `any`. */
 function usable(
   type: TsType | undefined,
   checker: Checker,

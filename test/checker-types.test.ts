@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { compileProgram } from "../src/compiler/compile.js";
 import { openChecker } from "../src/compiler/types/typescript-checker.js";
-import { compileFiles, diagnosticsText, writeProgram } from "./support/harness.js";
+import {
+  assertClose,
+  compileFiles,
+  diagnosticsText,
+  finiteGradient,
+  loadProgram,
+  writeProgram,
+} from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
 
 // Types from TypeScript's checker (types/typescript-checker.ts): code that leaves its types to
@@ -57,6 +64,61 @@ function step(v: number, rate: number, h?: number) {
 export function f(x: number, y: number) {
   return step(x, y) + step(x, y, 0.5) * step(y, x, x);
 }`);
+});
+
+test("a tuple with optional or rest elements is as long as the array given: its gradient has that shape, in JavaScript and wasm", async () => {
+  // `[a: number, b?: number]` given `[3]` had the gradient [2, 0] (its optional element read
+  // as required); `[number, number?]` and `[number, ...number[]]` did not compile.
+  type Gradient = (p: number[]) => number[];
+  type Differential = (p: number[]) => (dp: number[]) => number;
+  const names = ["optional", "named", "rest", "aliased"] as const;
+  const m = await loadProgram<
+    Record<(typeof names)[number], (p: number[]) => number> & {
+      gradients: Record<string, [Gradient, Gradient]>;
+      differentials: Record<string, Differential>;
+    }
+  >({
+    "main.ts": `import { differential, gradient } from "nabla";
+export function optional(p: [number, number?]) { return p[0] * (p[1] ?? 2) + p.length; }
+export function named(p: [a: number, b?: number]) { return p[0] * (p[1] ?? 2); }
+export function rest(p: [number, ...number[]]) { return p.reduce((s, v) => s + v * v, 0) * p[0]; }
+type Triple = [a: number, b?: number, c?: number];
+export function aliased(p: Triple) { const [a, b = 2, c = 3] = p; return a * b * Math.sin(c); }
+export const gradients = {
+  optional: [gradient(optional), gradient(optional, { backend: "wasm" })],
+  named: [gradient(named), gradient(named, { backend: "wasm" })],
+  rest: [gradient(rest), gradient(rest, { backend: "wasm" })],
+  aliased: [gradient(aliased), gradient(aliased, { backend: "wasm" })],
+};
+export const differentials = {
+  optional: differential(optional),
+  named: differential(named),
+  rest: differential(rest),
+  aliased: differential(aliased),
+};
+`,
+  });
+  for (const name of names) {
+    for (const p of [
+      [0.7],
+      [0.7, -1.3],
+      ...(name === "optional" || name === "named" ? [] : [[0.7, -1.3, 0.4]]),
+    ]) {
+      const expected = finiteGradient((...v) => m[name](v), p);
+      for (const [i, g] of m.gradients[name]!.entries()) {
+        const what = `${name} at [${p}], ${i === 0 ? "js" : "wasm"}`;
+        assert.equal(g(p).length, p.length, `${what}: the gradient's length`);
+        g(p).forEach((gi, k) => assertClose(gi, expected[k]!, 1e-6, `${what}: ∂/∂p${k}`));
+      }
+      const forward = p.map((_, k) =>
+        m.differentials[name]!(p)(p.map((_, j) => (j === k ? 1 : 0))),
+      );
+      const reverse = m.gradients[name]![0](p);
+      forward.forEach((dk, k) =>
+        assertClose(dk, reverse[k]!, 1e-12, `${name} at [${p}]: ∂/∂p${k}, forward mode`),
+      );
+    }
+  }
 });
 
 test("default parameters: omitted, given, and a default reading an earlier parameter", async () => {

@@ -7,6 +7,7 @@ import { annotationResolver, genericClassType } from "./declared-types.js";
 import { classNamed } from "../parse/class-hierarchy.js";
 import { unionOfClasses } from "./class-unions.js";
 import { provideCheckedTypeAt } from "./checked-type-lookup.js";
+import { fixedTuple, varyingTuple } from "./tuple-types.js";
 import {
   openChecker,
   type CheckedShape,
@@ -215,13 +216,9 @@ class ProgramTypes implements CheckedTypes {
         return element && { kind: "array", storage: "Array", element };
       }
       case "tuple": {
-        if (shape.variadic) return undefined;
         const elements = shape.elements.map((e) => this.convert(e));
         if (!elements.every((e): e is Type => e !== undefined)) return undefined;
-        const first = elements[0];
-        // Alike by structure, not only the same object: `[[0, 1], [1, 0]] as const`.
-        const uniform = first && elements.every((e) => sameType(e, first)) ? first : "opaque";
-        return { kind: "array", storage: "Array", element: uniform, elements };
+        return shape.variadic ? varyingTuple(elements) : fixedTuple(elements);
       }
       case "typedArray":
         return { kind: "array", storage: shape.storage, element: "number" };

@@ -11,7 +11,8 @@ import {
   implementersOf,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
-import { isTypedArrayName, sameType } from "../ir/type-system.js";
+import { isArray, isTypedArrayName, sameType } from "../ir/type-system.js";
+import { fixedTuple, tupleMember, varyingTuple } from "./tuple-types.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
 import { checkedTypeAt } from "./checked-type-lookup.js";
@@ -90,16 +91,23 @@ function resolveIn(
     }
     case "TSTupleType": {
       const elements: Type[] = [];
+      let varies = false;
       for (const e of node.elementTypes) {
-        if (e.type === "TSOptionalType" || e.type === "TSRestType") return undefined;
-        const t = inner(e.type === "TSNamedTupleMember" ? (e.elementType as TSType) : e);
+        const member = tupleMember(e);
+        const t = inner(member.written);
         if (!t) return undefined;
-        elements.push(t);
+        if (member.how === "rest") {
+          // `...number[]`: elements of its element type, as many as given; `...[a, b]`: those.
+          if (!isArray(t)) return undefined;
+          if (t.elements) elements.push(...t.elements);
+          else elements.push(t.element);
+          varies ||= !t.elements;
+        } else {
+          elements.push(t);
+          varies ||= member.how === "optional";
+        }
       }
-      const first = elements[0];
-      // Alike by structure, not only the same object: `[[number, number], [number, number]]`.
-      const uniform = first && elements.every((e) => sameType(e, first)) ? first : "opaque";
-      return { kind: "array", storage: "Array", element: uniform, elements };
+      return varies ? varyingTuple(elements) : fixedTuple(elements);
     }
     case "TSTypeLiteral": {
       const keyed = indexSignatureType(node.members, inner);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
+import { assertClose, compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 
 // `pullback` and `valueWithPullback` with `backend: "wasm"`, and the reverse passes of a
 // Jacobian, which are pullbacks: each run of the pullback runs both sweeps in wasm. Checked
@@ -315,6 +315,67 @@ export const scaledJs = pullback(scaled, { wrt: 0 });
   });
   assert.equal(m.wasmStats.javascript - before.javascript, 1, "the wrong seed fell back");
   assertSame(m.scaledBack(f64(1, 2, 3), 2)(f64(1, 0, 1)), f64(4, 0, 12), "a right seed");
+});
+
+test("a pullback's seed has its array result's length: one shorter or longer is refused, in JavaScript and wasm", async () => {
+  // A plain array seed shorter than the result was padded with zeros, silently; after a
+  // 'pop' the result's shadow is longer than the result, and a seed as long as the shadow
+  // seeded the element the result no longer has; a tuple result's closure read past a short
+  // seed (NaN).
+  type Back = (seed: number[]) => number[];
+  const m = await loadProgram<{
+    squares: (x: number[]) => number[];
+    pair: (x: number[]) => number[];
+    dropped: (x: number[]) => number[];
+    backs: Record<"squares" | "pair" | "dropped", Back[]>;
+  }>({
+    "main.ts": `import { pullback, valueWithPullback } from "nabla";
+// A loop: the tape's sweeps.
+export function squares(x: number[]): number[] { return x.map((v, i) => v * v * (i + 1)); }
+// No loop: the closure's, the result's shadow filled from the seed, or the seed read itself.
+function numbers(a: number, b: number): number[] { return [a * b, Math.sin(a)]; }
+function tuple(a: number, b: number): [number, number] { return [a * b, Math.sin(a)]; }
+export const pair = (x: number[]) => numbers(x[0], x[1]);
+// A result that 'pop' shortened: its shadow keeps the element dropped.
+export function dropped(x: number[]): number[] { const y = x.map((v) => v * Math.exp(v)); y.pop(); return y; }
+export const backs = {
+  squares: [
+    (s: number[]) => pullback(squares)([0.5, -1.2, 2])(s),
+    (s: number[]) => pullback(squares, { backend: "wasm" })([0.5, -1.2, 2])(s),
+    (s: number[]) => valueWithPullback(squares)([0.5, -1.2, 2]).pullback(s),
+    (s: number[]) => valueWithPullback(squares, { backend: "wasm" })([0.5, -1.2, 2]).pullback(s),
+  ],
+  pair: [
+    (s: number[]) => pullback(numbers, { wrt: [0, 1] })(0.5, -1.2)(s),
+    (s: number[]) => pullback(numbers, { wrt: [0, 1], backend: "wasm" })(0.5, -1.2)(s),
+    (s: number[]) => pullback(tuple, { wrt: [0, 1] })(0.5, -1.2)(s as [number, number]),
+  ],
+  dropped: [(s: number[]) => pullback(dropped)([0.5, -1.2, 2])(s)],
+};
+`,
+  });
+  const points = { squares: [0.5, -1.2, 2], pair: [0.5, -1.2], dropped: [0.5, -1.2, 2] };
+  for (const name of ["squares", "pair", "dropped"] as const) {
+    const x = points[name];
+    const n = m[name](x).length;
+    const seed = [0.3, -0.7, 1.1].slice(0, n);
+    // sᵀJ by central differences of x ↦ sᵀf(x).
+    const along = (v: number[]) => m[name](v).reduce((sum, y, i) => sum + seed[i]! * y, 0);
+    const expected = x.map((_, j) => {
+      const h = 1e-6 * Math.max(1, Math.abs(x[j]!));
+      const at = (d: number) => along(x.map((v, k) => (k === j ? v + d : v)));
+      return (at(h) - at(-h)) / (2 * h);
+    });
+    for (const [k, back] of m.backs[name].entries()) {
+      const what = `${name}, pullback ${k}`;
+      back(seed).forEach((g, j) => assertClose(g, expected[j]!, 1e-6, `${what}: ∂/∂x${j}`));
+      for (const wrong of [seed.slice(0, -1), [...seed, 1]])
+        assert.throws(() => back(wrong), {
+          name: "TypeError",
+          message: `nabla: the pullback's seed has length ${wrong.length}, but the result has length ${n}: a seed has the shape of the function's result`,
+        });
+    }
+  }
 });
 
 test("a wasm pullback's backward sweeps run on what its forward sweep left, whatever ran in between", async () => {

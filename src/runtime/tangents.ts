@@ -2,6 +2,7 @@
 // arrays of numbers, nested): generated code uses them where a shape is only known at run time.
 
 import { copyTyped } from "./pool.js";
+import { refuseSeedOfOtherShape, type ResultShape } from "./seed-shape.js";
 
 type TangentValue = number | Float64Array | Float32Array | TangentValue[] | TangentObject;
 interface TangentObject {
@@ -350,14 +351,16 @@ export function addTangent(target: unknown, source: unknown, longer = false): vo
 }
 
 /**
- * Puts a pullback's seed into its result's shadow, cleared first. In reverse mode the shadow
- * of an array that `pop`, `shift` or `splice` shortened keeps its length (the compiler's
- * BackwardSweep says why), so a plain array's shadow may be longer than the seed: its extra
- * slots held elements the result no longer has, and their adjoints stay zero.
+ * Puts a pullback's seed into its result's shadow, cleared first, once it is checked against
+ * the result's shape (`resultShape`). In reverse mode the shadow of an array that `pop`,
+ * `shift` or `splice` shortened keeps its length (the compiler's BackwardSweep says why), so
+ * a plain array's shadow may be longer than the seed: its extra slots held elements the
+ * result no longer has, and their adjoints stay zero.
  *
  * @internal
  */
-export function seedTangent(shadow: unknown, seed: unknown): void {
+export function seedTangent(shadow: unknown, seed: unknown, shape: ResultShape): void {
+  refuseSeedOfOtherShape(seed, shape);
   clearTangent(shadow);
   addTangent(shadow, seed, true);
 }

@@ -53,7 +53,8 @@ export function reverseSweeps(
  * fresh ones each time it runs, so the forward sweep must not use them (no shadow read out
  * of them), they must have a shape fixed by their type (typed arrays, tuples and objects of
  * numbers: the wrapper builds them from the arguments when the pullback runs), and the
- * function must not return one of them.
+ * function must not return one of them. Nor may it shorten a shadow (`pop`): the wrapper
+ * checks a seed against the result's shadow, which must then be as long as the result.
  */
 export function vjpPays(jvp: IRFunction, info: ReverseInfo): boolean {
   const shadows = new Set(jvp.params.filter(isShadow).map((p) => p.id));
@@ -69,6 +70,7 @@ export function vjpPays(jvp: IRFunction, info: ReverseInfo): boolean {
       !(op.opcode === "loop" && info.hasTangent(op)) &&
       !(op.opcode === "call" && op.tangent) &&
       !(isShadowBuilder(op) && op.operands.some((v) => shadows.has(v.id))) &&
-      !(op.opcode === "return" && op.operands.some((v) => shadows.has(v.id))),
+      !(op.opcode === "return" && op.operands.some((v) => shadows.has(v.id))) &&
+      !(op.opcode === "truncate" && isShadow(op.operands[0]!)),
   );
 }

@@ -60,6 +60,12 @@ export interface OperatorWrapper {
   /** The closure `vjp` returns needs the result's shadow filled first (in `out.v2`). */
   vjpFillsShadow?: boolean;
   /**
+   * The shape of every value of the result's type, when the type fixes it (a tuple or object
+   * of numbers), as JavaScript text: what a seed the closure `vjp` returns reads itself
+   * (without `vjpFillsShadow`) is checked against.
+   */
+  fixedResultShape?: string;
+  /**
    * Whether a pullback's backward sweep may put replaced shadows back, so that each run keeps
    * a journal of them (runtime/store-journal.ts); absent: it may (store-journals.ts).
    */
@@ -311,11 +317,17 @@ export function operatorWrapper(w: OperatorWrapper): string {
     let pullback = back;
     const userOrder = w.wrt.length > 1 && w.wrt.some((i, k) => i !== sorted[k]);
     const resultShadow = fresh("resultShadow");
-    if (userOrder || w.vjpFillsShadow) {
+    const seedShape = fresh("seedShape");
+    // A seed of another shape than the result's is refused: the closure would read past its
+    // end (NaN) or leave what it has more unread.
+    const checksSeed = !w.vjpFillsShadow && w.fixedResultShape !== undefined;
+    if (userOrder || w.vjpFillsShadow || checksSeed) {
       // Reorder the adjoints; fill the result's shadow when the closure cannot read the seed.
       const shadowed = w.vjpFillsShadow
-        ? `${w.runtime}.seedTangent(${resultShadow}, ${seed}); `
-        : "";
+        ? `${w.runtime}.seedTangent(${resultShadow}, ${seed}, ${seedShape}); `
+        : checksSeed
+          ? `${w.runtime}.refuseSeedOfOtherShape(${seed}, ${w.fixedResultShape}); `
+          : "";
       const got = w.vjpFillsShadow ? `${back}()` : `${back}(${seed})`;
       const reordered = userOrder
         ? `const ${given} = ${got}; return [${w.wrt.map((i) => `${given}[${sorted.indexOf(i)}]`).join(", ")}];`
@@ -342,7 +354,10 @@ export function operatorWrapper(w: OperatorWrapper): string {
       pullback =
         `(${seed}) => { const ${journalMark} = ${w.runtime}.beginReplay(${journal}); ` +
         `try { return (${pullback})(${seed}); } finally { ${w.runtime}.endReplay(${journal}, ${journalMark}); } }`;
-    const keepShadow = w.vjpFillsShadow ? `const ${resultShadow} = ${out(2)}; ` : "";
+    // The vjp form shortens no shadow (see vjpPays): the result's is as long as the result.
+    const keepShadow = w.vjpFillsShadow
+      ? `const ${resultShadow} = ${out(2)}; const ${seedShape} = ${w.runtime}.resultShape(${resultShadow}); `
+      : "";
     const withValue = w.operator === "valueWithPullback" ? "true" : "false";
     const keepJournal =
       w.journals !== false ? `const ${journal} = ${w.runtime}.storeJournal(); ` : "";
@@ -382,8 +397,10 @@ export function operatorWrapper(w: OperatorWrapper): string {
       const saved = fresh("saved");
       const clear = shadowArgs.map((s) => `${w.runtime}.clearTangent(${s}); `).join("");
       const resultShadow = fresh("resultShadow");
+      // The result's shape when it was made: its shadow may be longer (see seedTangent).
+      const seedShape = fresh("seedShape");
       const seedResult = w.aggregateResult
-        ? `${w.runtime}.seedTangent(${resultShadow}, ${seed}); `
+        ? `${w.runtime}.seedTangent(${resultShadow}, ${seed}, ${seedShape}); `
         : "";
       // Each run redoes the shadow stores the last run's backward sweep put back.
       const journal = fresh("journal");
@@ -392,11 +409,13 @@ export function operatorWrapper(w: OperatorWrapper): string {
       const begin = journals ? `const ${journalMark} = ${w.runtime}.beginReplay(${journal}); ` : "";
       const end = journals ? `${w.runtime}.endReplay(${journal}, ${journalMark}); ` : "";
       const pullback = `(${seed}) => { ${clear}${guarded(`${w.runtime}.tapeRestore(${saved}); ${begin}try { ${seedResult}${backward(w.aggregateResult ? "" : seed)}return ${gather(first, true)}; } finally { ${end}${w.runtime}.tape.replays--; }`)} }`;
-      const keepShadow = w.aggregateResult ? `${resultShadow} = ${out(1)}; ` : "";
+      const keepShadow = w.aggregateResult
+        ? `${resultShadow} = ${out(1)}; ${seedShape} = ${w.runtime}.resultShape(${value}); `
+        : "";
       const start = `${value} = ${call(w.fwd, shadowArgs)}; ${keepShadow}${saved} = ${w.runtime}.tapeTake(${mark}, ${objectMark});`;
       const result =
         w.operator === "pullback" ? pullback : `{ value: ${value}, pullback: ${pullback} }`;
-      const declared = `${w.aggregateResult ? `, ${resultShadow}` : ""}${journals ? `, ${journal} = ${w.runtime}.storeJournal()` : ""}`;
+      const declared = `${w.aggregateResult ? `, ${resultShadow}, ${seedShape}` : ""}${journals ? `, ${journal} = ${w.runtime}.storeJournal()` : ""}`;
       return `((${args}) => { ${checked}${makeShadows}let ${value}, ${saved}${declared}; ${guarded(start)} return ${result}; })`;
     }
   }

@@ -1,4 +1,5 @@
 import { basename, dirname, relative } from "node:path";
+import { fixedResultShape } from "./fixed-result-shape.js";
 import type { Forwarding } from "../../resolve/attachments.js";
 import type { ValueOperatorUse } from "../../resolve/requests.js";
 import { higherOrderWrapper } from "./higher-order.js";
@@ -346,6 +347,7 @@ export function emitModule(
       ...journals,
       ...rootShapes(table, primal, here),
       aggregateResult: isAggregate(result),
+      ...(chosen.vjp ? { fixedResultShape: fixedResultShape(result) } : {}),
       prunesResult: holdsOptionalFields(result),
       aux,
       ...chosen,

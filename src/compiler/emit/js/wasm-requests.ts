@@ -509,11 +509,11 @@ export class WasmRequests {
       `function ${name}$recompute(${[...a, "seed"].join(", ")}) {`,
       `  ${mark}`,
       `  try {`,
-      `    ${sweeps.fwd}(${a.join(", ")});`,
+      `    const value = ${sweeps.fwd}(${a.join(", ")});`,
       // An array result's shadow, which the forward sweep leaves in `out.v1`, takes the seed.
       ...(aggregate
         ? [
-            `    ${runtime}.seedTangent(${runtime}.out.v1, seed);`,
+            `    ${runtime}.seedTangent(${runtime}.out.v1, seed, ${runtime}.resultShape(value));`,
             `    return ${sweeps.bwd}(${inputs.join(", ")});`,
           ]
         : [`    return ${sweeps.bwd}(${["seed", ...inputs].join(", ")});`]),

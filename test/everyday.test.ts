@@ -67,6 +67,30 @@ export const gw = gradient(f, { backend: "wasm" });
     g.forEach((gi, i) => assertClose(gi, expected[i]!, 1e-6, `∂f/∂x${i}`));
 });
 
+test("array-method callbacks read the array they iterate: their third parameter (reduce's fourth)", async () => {
+  // It was "cannot find 'arr' in differentiable code" (NABLA111).
+  await checkTwoWays(
+    `function mirrored(v: number, i: number, all: number[]) { return v * all[all.length - 1 - i]; }
+export function f(x: number, y: number) {
+  const xs = [x, y, x * y];
+  const spread = xs.map((v, i, arr) => v / arr.length + arr[(i + 1) % arr.length] * v);
+  const cyclic = xs.reduce((s, v, i, arr) => s + v * arr[(i + 1) % arr.length], 0);
+  const back = xs.reduceRight((s, v, i, arr) => s * 0.5 + v * arr[0], 1);
+  const typed = Float64Array.from(xs).map((v, i, arr) => v * arr[2]);
+  let each = 0;
+  xs.forEach((v, i, arr) => { each += v * arr[arr.length - 1]; });
+  const kept = xs.filter((v, i, arr) => v <= arr[2]).length;
+  const found = xs.find((v, i, arr) => v > arr[0]) ?? 0;
+  return spread.reduce((a, b) => a + b, 0) + cyclic + back + typed[1] + each + kept * found +
+    xs.map(mirrored)[0];
+}`,
+    [
+      [0.7, 1.3],
+      [-0.4, 0.9],
+    ],
+  );
+});
+
 test("filter and reduceRight, with destructured callback parameters", async () => {
   await checkTwoWays(
     `export function f(x: number, y: number) {

@@ -396,7 +396,7 @@ function localFunctionCallback(ctx: LowerContext, node: Node): ArrowFunctionExpr
 /**
  * `xs.map(cb)`, `xs.forEach(cb)`, `xs.reduce(cb, init)` and `Array.from({ length: n }, cb)`:
  * a loop whose body is the callback, inlined with its parameters bound to the element, the
- * index (and the accumulator).
+ * index and the array (and the accumulator first).
  */
 /** The methods that pass over an array's holes (`find` and `from` visit them as undefined). */
 const SKIP_HOLES = new Set(["forEach", "map", "filter", "reduce", "reduceRight", "some", "every"]);
@@ -500,6 +500,9 @@ function lowerIteration(
         bound.push(read.results[0]!);
       } else bound.push(b.constant(0));
       bound.push(i);
+      // The array itself, the callback's last parameter (`(x, i, arr) => x * arr.length`);
+      // `from`'s callback takes no third.
+      if (array && method !== "from") bound.push(array);
       const produced = inline
         ? inlineCallback(ctx, inline, bound)
         : valueOrNothing(

@@ -1398,6 +1398,28 @@ main.ts:2:8: note: 'f' is declared @differentiable here
 1 error`,
   },
   {
+    // It was "string concatenation is not supported" (NABLA106): the unary '+' is Number(…).
+    name: "NABLA104: +x.toPrecision(3), a number's text read back by '+', reported at '.toPrecision'",
+    files: `
+import { gradient } from "nabla";
+function f(x: number): number {
+  return x * +x.toPrecision(3);
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:3:15: error NABLA104: '.toPrecision' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result
+  2 | function f(x: number): number {
+> 3 |   return x * +x.toPrecision(3);
+    |               ^^^^^^^^^^^^^^^^
+help: use 'withoutDerivative(…)' if the derivative through this operation should be zero
+main.ts:5:18: note: when differentiating 'f' for 'gradient'
+> 5 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA104: differentiated value stored into a @noDerivative field",
     files: `
 import { derivative } from "nabla";

@@ -91,6 +91,22 @@ export function f(x: number, y: number) {
   );
 });
 
+test("unary '+' reads text and booleans as numbers, as Number(…) does", async () => {
+  // '+text' was "string concatenation is not supported in differentiable code" (NABLA106).
+  await checkTwoWays(
+    `const HALF = "0.5";
+export function f(x: number, y: number) {
+  const scale = +"2.5";
+  const on = +(x > 0) + +(y > 10);
+  return x * scale + y * +HALF + on * x * y + +\`\${2}\` * y;
+}`,
+    [
+      [0.7, 1.3],
+      [-0.4, 0.9],
+    ],
+  );
+});
+
 test("filter and reduceRight, with destructured callback parameters", async () => {
   await checkTwoWays(
     `export function f(x: number, y: number) {

@@ -605,6 +605,10 @@ function lowerUnary(ctx: LowerContext, operator: string, argument: Expression, n
       requireNumbers(ctx, node, "-", v);
       return ctx.builder.unary("neg", v);
     case "+":
+      // `+text`, `+flag`: JavaScript's Number(…), without a derivative (a number's text read
+      // back, `+x.toFixed(2)`, is then NABLA104 where it reaches the result).
+      if (v.type === "string" || v.type === "boolean")
+        return ctx.builder.emit("nondiff", [v], ["number"], { callee: "Number" }).results[0]!;
       requireNumbers(ctx, node, "+", v);
       return v;
     case "!":

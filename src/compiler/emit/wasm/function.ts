@@ -115,10 +115,6 @@ export function sourceName(fn: IRFunction): string {
   return fn.name.split("$")[0] || fn.name;
 }
 
-/** Why a function with an absent value used where wasm cannot hold it stays JavaScript. */
-const ABSENT =
-  "undefined (a default parameter value, an optional parameter or field, or a test for one)";
-
 /**
  * The fewest iterations for which a loop's accesses are checked on entry rather than at each
  * iteration: the check on entry costs about as much as four iterations' checks (measured on
@@ -580,9 +576,9 @@ class WatFunctionEmitter implements LaneHost {
       if (v.type === "boolean" && TRUTH_USES.has(op.opcode)) continue;
       // A string's is 0, no string's id: `note === "kept"` is false for it, as in JavaScript.
       if (v.type === "string" && (op.opcode === "eq" || op.opcode === "ne")) continue;
-      if (!heldAsZero(v.type)) this.fail(`${ABSENT}: ${this.maybeAbsent(v, op)}`);
+      if (!heldAsZero(v.type)) this.failAbsent(v, op);
       if (op.opcode === "loop") continue;
-      if (presence !== "maybe") this.fail(`${ABSENT}: ${this.maybeAbsent(v, op)}`);
+      if (presence !== "maybe") this.failAbsent(v, op);
       this.line(`(if (i32.eqz ${this.get(v)}) (then unreachable))`);
     }
   }
@@ -620,10 +616,22 @@ class WatFunctionEmitter implements LaneHost {
     return type.fields.length;
   }
 
-  /** Which value may be undefined where, for messages: "'scale', given to a call of 'g'". */
-  private maybeAbsent(v: Value, op: Op): string {
+  /**
+   * Stays JavaScript, saying in a sentence which value may be undefined where: "'previous'
+   * may be undefined while a loop in 'f' carries it, …", "'scale' is undefined where 'f'
+   * gives it to a call of 'g'; …".
+   */
+  private failAbsent(v: Value, op: Op): never {
     const name = v.hint ? `'${v.hint}'` : "a value";
-    return `${name}, ${this.absent.presence(v) === "maybe" ? "maybe " : ""}undefined, in ${describe(op)}`;
+    const fn = `'${sourceName(this.fn)}'`;
+    if (op.opcode === "loop")
+      throw new NotForWasm(
+        `${name} may be undefined while a loop in ${fn} carries it, and the wasm backend carries only numbers through a loop`,
+      );
+    const is = this.absent.presence(v) === "maybe" ? "may be" : "is";
+    throw new NotForWasm(
+      `${name} ${is} undefined where ${fn} gives it to ${describe(op)}; the wasm backend takes undefined only into arithmetic and tests for it`,
+    );
   }
 
   /**
@@ -797,9 +805,7 @@ class WatFunctionEmitter implements LaneHost {
       return "(i32.const 0)";
     return this.fail(
       value === undefined
-        ? op.attrs.isNull
-          ? "null"
-          : ABSENT
+        ? `${op.attrs.isNull ? "null" : "undefined"} as ${typeText(type)}`
         : `the constant ${JSON.stringify(value)}`,
     );
   }
@@ -1591,7 +1597,8 @@ class WatFunctionEmitter implements LaneHost {
     if (isObject(type)) return this.objectLiteral(op);
     if (!isArray(type)) return this.fail(`a literal of type ${typeText(type)}`);
     wasmType(type, this.what("an array literal"));
-    if (op.operands.some((v) => this.absent.presence(v) !== "number")) this.fail(ABSENT);
+    if (op.operands.some((v) => this.absent.presence(v) !== "number"))
+      this.fail("an array literal with an element that may be undefined");
     if (!holdsNumbers(type)) op.operands.forEach((v) => this.flows(v.type, type.element));
     const numbers = holdsNumbers(type);
     // One the function appends to gets room for a few more (growing-arrays.ts).
@@ -1671,7 +1678,7 @@ class WatFunctionEmitter implements LaneHost {
       const presence = this.absent.presence(v);
       const setBeforeRead = this.absent.setBeforeRead.get(r.id)?.has(f.name) ?? false;
       if (presence !== "number" && !(presence === "undefined" && (f.optional || setBeforeRead)))
-        this.fail(ABSENT);
+        this.fail(`an object whose field '${f.name}' may be undefined where it is made`);
       if (f.optional && presence === "number") present |= presenceBit(k);
       const stored = f.type === "number" ? `(f64.store` : `(i32.store`;
       const value = f.type === "number" ? this.num(v) : this.get(v);

@@ -30,28 +30,35 @@ function fakeCheckout(): string {
   for (const f of ["__init__.py", "tools/__init__.py", "tools/jax/__init__.py"])
     writeFileSync(join(pkg, f), "");
   writeFileSync(join(pkg, "tools/jax/run.py"), "");
-  // GradBench's module shape: prepare_input, and Wrapped-like objects with function/wrapped.
+  // GradBench's module shape: functions wrapped by a decorator given their input preparation
+  // (`pre`) and output conversion (`post`), as gradbench.wrap does.
   writeFileSync(
     join(pkg, "tools/jax/lse.py"),
     `import math
 calls = {"primal": 0}
 class Wrapped:
-    def __init__(self, function, post):
+    def __init__(self, function, wrapped):
         self.function = function
-        self.wrapped = lambda raw: {"success": True, "output": post(function(prepare_input(raw))), "timings": []}
+        self.wrapped = wrapped
+def runs(pre, post):
+    def decorator(function):
+        def wrapped(raw):
+            return {"success": True, "output": post(function(pre(raw))), "timings": []}
+        return Wrapped(function, wrapped)
+    return decorator
 def prepare_input(raw):
     return [float(v) for v in raw["x"]]
-def _primal(x):
+@runs(prepare_input, float)
+def primal(x):
     calls["primal"] += 1
     return math.log(sum(math.exp(v) for v in x))
-def _gradient(x):
+@runs(prepare_input, list)
+def gradient(x):
     s = sum(math.exp(v) for v in x)
     return [math.exp(v) / s for v in x]
-primal = Wrapped(_primal, float)
-gradient = Wrapped(_gradient, list)
-def _broken(x):
+@runs(prepare_input, float)
+def broken(x):
     raise ValueError("no such thing")
-broken = Wrapped(_broken, float)
 `,
   );
   // A stand-in for jax: what the timer uses of it.

@@ -9,6 +9,7 @@ import { parseOptions } from "../bench/gradbench/options.js";
 import { summarizeJax } from "../bench/gradbench/report-jax.js";
 import { gradbenchReport } from "../bench/gradbench/report.js";
 import type { EvalResult, Outcome, RunInfo, WorkloadResult } from "../bench/gradbench/results.js";
+import { TEST_RUN_INFO } from "./support/gradbench-run-info.js";
 
 // The comparison with GradBench's JAX tool (bench/gradbench/jax.ts, jax_timer.py,
 // report-jax.ts), without JAX: the timer runs on stand-ins for `jax` and for the tool's module,
@@ -242,21 +243,7 @@ test("against JAX: medians of nabla ÷ JAX for both backends, the faster one jud
   };
 
   const info: RunInfo = {
-    date: "2026-01-01",
-    command: "npm run bench:gradbench",
-    node: "v20.0.0",
-    cpu: "Test CPU",
-    logicalCpus: 2,
-    platform: "linux x64",
-    loadStart: [0.5, 0.5, 0.5],
-    loadEnd: [0.5, 0.5, 0.5],
-    tfjsVersion: null,
-    seconds: 0.5,
-    capSeconds: 1,
-    warmupSeconds: 0.25,
-    durationMs: 1000,
-    full: true,
-    cpp: null,
+    ...TEST_RUN_INFO,
     jax: { ok: true, text: "GradBench's JAX tool (test)" },
     wasm: true,
   };

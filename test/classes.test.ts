@@ -204,6 +204,29 @@ export function f(a: number, b: number): number {
   );
 });
 
+test("static properties a class inherits, read through the subclass: its own override first, a base of another module too", async () => {
+  await checkTwoWays(
+    `import { Units } from "./units";
+class Planet extends Units {
+  static override readonly drag = 0.5;
+}
+class Moon extends Planet {}
+export function f(m: number, v: number): number {
+  return m * Planet.G * v + Moon.drag * v * v + Moon.G * Planet.scale * m;
+}`,
+    undefined,
+    true,
+    {
+      "units.ts": `export class Units {
+  static readonly G = 9.81;
+  static readonly drag = 0.1;
+  static scale = 3;
+}
+`,
+    },
+  );
+});
+
 test("an arrow passed from a method to another method reads and writes through 'this'", async () => {
   await checkTwoWays(
     `class Canvas {

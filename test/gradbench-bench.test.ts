@@ -33,6 +33,7 @@ import {
   type WorkloadResult,
 } from "../bench/gradbench/results.js";
 import { timeSideBySide } from "../bench/gradbench/timing.js";
+import { TEST_RUN_INFO as INFO } from "./support/gradbench-run-info.js";
 import {
   backendSites,
   countWasmCalls,
@@ -72,25 +73,6 @@ function workload(
     values: [],
   };
 }
-
-const INFO: RunInfo = {
-  date: "2026-01-01",
-  command: "npm run bench:gradbench",
-  node: "v20.0.0",
-  cpu: "Test CPU",
-  logicalCpus: 2,
-  platform: "linux x64",
-  loadStart: [0.5, 0.5, 0.5],
-  loadEnd: [0.7, 0.6, 0.5],
-  tfjsVersion: null,
-  seconds: 0.5,
-  capSeconds: 1,
-  warmupSeconds: 0.25,
-  durationMs: 1000,
-  full: true,
-  cpp: null,
-  wasm: false,
-};
 
 test("each candidate is timed for its budget; the median time per call is reported", () => {
   let now = 0;

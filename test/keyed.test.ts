@@ -34,6 +34,30 @@ export function f(a: number, b: number): number {
   );
 });
 
+test("reductions into a record or an array that start from '{}' or '[]': the group-by idiom", async () => {
+  await checkTwoWays(
+    `function groups(xs: number[]): Record<string, number> {
+  return xs.reduce<Record<string, number>>((acc, v) => {
+    const k = v > 0 ? "up" : "down";
+    acc[k] = (acc[k] ?? 0) + v * v;
+    return acc;
+  }, {});
+}
+export function f(x: number, y: number): number {
+  const g = groups([x, y, x * y, -0.5]);
+  const counts = [x, -y, y].reduce((acc: { [k: string]: number }, v) => {
+    acc[v > 0 ? "pos" : "neg"] = v;
+    return acc;
+  }, {});
+  const squares = [x, y].reduce<number[]>((acc, v) => {
+    acc.push(v * v);
+    return acc;
+  }, []);
+  return g["up"] * 2 + (g["down"] ?? 0) + counts["pos"] * counts["neg"] + squares[0] * squares[1];
+}`,
+  );
+});
+
 test("maps built with new Map, set, get, has, size, and walked with for…of", async () => {
   await checkTwoWays(
     `export function f(a: number, b: number): number {

@@ -16,6 +16,7 @@ import { evalSpec } from "./evals.js";
 import { parseOptions, type Options } from "./options.js";
 import { gradbenchReport } from "./report.js";
 import { resultsFromJson, resultsToJson, type EvalResult, type RunInfo } from "./results.js";
+import { setupJax, type JaxSetup } from "./jax.js";
 import { setupManual, type ManualSetup } from "./manual-cpp.js";
 import { loadEval, runEval, type EvalModules } from "./run-eval.js";
 import { TFJS_EVALS } from "./tfjs-evals.js";
@@ -68,8 +69,26 @@ function manualTool(options: Options): ManualSetup | null {
   return manual;
 }
 
+/** GradBench's JAX tool, when asked for: its modules found and JAX imported before timing. */
+function jaxTool(options: Options): JaxSetup | null {
+  if (options.jax === null) return null;
+  const jax =
+    options.jax.repo === null
+      ? ({
+          ok: false,
+          reason: "no GradBench checkout (--gradbench-repo DIR or $GRADBENCH_REPO)",
+        } as const)
+      : setupJax(options.jax.repo, options.jax.python);
+  if (!jax.ok) process.stderr.write(`gradbench: no JAX baseline: ${jax.reason}\n`);
+  return jax;
+}
+
 /** The results of the evals, in this process. */
-async function resultsHere(options: Options, manual: ManualSetup | null): Promise<EvalResult[]> {
+async function resultsHere(
+  options: Options,
+  manual: ManualSetup | null,
+  jax: JaxSetup | null,
+): Promise<EvalResult[]> {
   const lists = new Map<string, WorkloadList>(
     options.evals.map((name) => [name, listWorkloads(name, options.dataDir, options.limit)]),
   );
@@ -99,11 +118,15 @@ async function resultsHere(options: Options, manual: ManualSetup | null): Promis
         budget: options.budget,
         tfjs: options.tfjs ? (TFJS_EVALS[name] ?? null) : null,
         manual: tool,
+        jax: jax?.ok === true && jax.tool.evals.has(name) ? jax.tool : null,
         step: (s) => p.step(s),
         log: (m) => p.log(m),
       });
       if (manual?.ok === true && tool === null && spec.primal !== null) {
         result.cppSkipped = manual.tool.notBuilt.get(name) ?? "not built";
+      }
+      if (jax?.ok === true && !jax.tool.evals.has(name) && spec.primal !== null) {
+        result.jaxSkipped = "not in tools/jax/evals.txt";
       }
       results.push(result);
     }
@@ -115,15 +138,34 @@ async function resultsHere(options: Options, manual: ManualSetup | null): Promis
   return results;
 }
 
+/** For the report: what JAX ran with, or why it did not (checked again here: a parent
+ *  process of isolated evals does not set it up itself). */
+function jaxInfo(options: Options): RunInfo["jax"] {
+  if (options.jax === null) return null;
+  const jax = jaxTool(options);
+  if (jax?.ok === true) jax.tool.dispose();
+  return jax === null
+    ? null
+    : jax.ok
+      ? { ok: true, text: jax.tool.description }
+      : { ok: false, text: jax.reason };
+}
+
 async function main(options: Options, argv: string[]): Promise<void> {
   const started = Date.now();
   const loadStart = loadavg();
   const tfjsVersion = options.tfjs ? await initTfjs() : null;
   const manual = manualTool(options);
-  const results =
-    options.isolate && options.evals.length > 1
-      ? isolatedResults(options, argv)
-      : await resultsHere(options, manual);
+  const jax = options.isolate && options.evals.length > 1 ? null : jaxTool(options);
+  let results: EvalResult[];
+  try {
+    results =
+      options.isolate && options.evals.length > 1
+        ? isolatedResults(options, argv)
+        : await resultsHere(options, manual, jax);
+  } finally {
+    if (jax?.ok === true) jax.tool.dispose();
+  }
   if (options.resultFile !== null) {
     writeFileSync(options.resultFile, resultsToJson(results));
     return;
@@ -150,6 +192,7 @@ async function main(options: Options, argv: string[]): Promise<void> {
         : manual.ok
           ? { ok: true, text: manual.tool.description }
           : { ok: false, text: manual.reason },
+    jax: jaxInfo(options),
     wasm: options.wasm,
   };
   const report = gradbenchReport(results, info, "gradbench.svg");

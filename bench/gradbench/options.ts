@@ -20,6 +20,8 @@ export interface Options {
   dataDir: string | null;
   /** A GradBench checkout whose manual C++ tool is built and timed; null: not asked for. */
   gradbenchRepo: string | null;
+  /** GradBench's JAX tool: a Python with JAX and the checkout to read the tool from; null: not asked for. */
+  jax: { python: string; repo: string | null } | null;
   /** Also time nabla's derivatives compiled with the WebAssembly backend. */
   wasm: boolean;
   /**
@@ -46,6 +48,10 @@ export const USAGE = `usage: npm run bench:gradbench -- [options]
                   GradBench checkout (or git directory), default $GRADBENCH_REPO; needs g++,
                   make and nlohmann's json.hpp, else the report says what is missing
   --no-cpp        do not run the C++ tool even if $GRADBENCH_REPO is set
+  --jax-python PY also time GradBench's JAX tool (python/gradbench/gradbench/tools/jax of the
+                  GradBench checkout above) with this Python, which must have jax; default
+                  $NABLA_JAX_PYTHON (python3 -m venv DIR && DIR/bin/pip install jax)
+  --no-jax        do not run the JAX tool even if $NABLA_JAX_PYTHON is set
   --no-wasm       skip nabla's WebAssembly backend
   --one-process   run every eval in this process (by default each runs in a process of its
                   own, as under GradBench's harness)
@@ -79,6 +85,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
         "gradbench-repo": { type: "string" },
         "no-cpp": { type: "boolean" },
         "no-wasm": { type: "boolean" },
+        "jax-python": { type: "string" },
+        "no-jax": { type: "boolean" },
         "one-process": { type: "boolean" },
         "result-file": { type: "string" },
         write: { type: "boolean" },
@@ -96,6 +104,12 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
   if (values["gradbench-repo"] !== undefined && values["no-cpp"]) {
     throw new Error(`--gradbench-repo or --no-cpp, not both`);
   }
+  if (values["jax-python"] !== undefined && values["no-jax"]) {
+    throw new Error(`--jax-python or --no-jax, not both`);
+  }
+  const jaxPython = values["no-jax"]
+    ? null
+    : (values["jax-python"] ?? (env["NABLA_JAX_PYTHON"] || null));
   const positive = (name: string, text: string | undefined): number | null => {
     if (text === undefined) return null;
     const v = Number(text);
@@ -127,6 +141,10 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = {
     gradbenchRepo: values["no-cpp"]
       ? null
       : (values["gradbench-repo"] ?? (env["GRADBENCH_REPO"] || null)),
+    jax:
+      jaxPython === null
+        ? null
+        : { python: jaxPython, repo: values["gradbench-repo"] ?? (env["GRADBENCH_REPO"] || null) },
     wasm: !values["no-wasm"],
     isolate: !values["one-process"],
     resultFile: values["result-file"] ?? null,

@@ -10,6 +10,7 @@ import {
   nativeSummaryTable,
   nativeWorkloadTable,
 } from "./report-native.js";
+import { jaxLegend, jaxLines, jaxSummaryTable, jaxWorkloadTable } from "./report-jax.js";
 import type { EvalResult, Outcome, RunInfo, WorkloadResult } from "./results.js";
 
 // ---- formatting (./report-format.ts) ----
@@ -242,9 +243,12 @@ function evalSection(e: EvalResult): string {
   parts.push(workloadTable(e), "");
   const native = nativeWorkloadTable(e);
   if (native !== "") parts.push(native, "");
+  const jax = jaxWorkloadTable(e);
+  if (jax !== "") parts.push(jax, "");
   const lines = [
     ...checkLines(e),
     ...nativeLines(e),
+    ...jaxLines(e),
     ...e.workloads.flatMap((w) => w.values.map((v) => `${w.name}: ${v}`)),
     ...e.workloads.flatMap((w) => w.problems.map((v) => `**${w.name}**: ${v}`)),
   ];
@@ -272,11 +276,17 @@ function machine(info: RunInfo): string {
 function nativeSection(evals: EvalResult[], info: RunInfo): string {
   const summary = nativeSummaryTable(evals, info);
   const legend = nativeLegend(evals, info);
+  const jax = jaxSummaryTable(evals);
   return [
     "## Against native code",
     "",
     ...(summary === "" ? [] : [summary, ""]),
     legend,
+    "",
+    "### Against JAX",
+    "",
+    ...(jax === "" ? [] : [jax, ""]),
+    jaxLegend(info),
     "",
     "",
   ].join("\n");

@@ -39,7 +39,9 @@ export interface WorkloadResult {
   /** What one call of each wasm-compiled derivative ran: calls in wasm, fallbacks to JS. */
   wasmCalls?: { [fn: string]: WasmCalls };
   /** GradBench's manual C++ tool, built here; null: not run (no --gradbench-repo, or no tool). */
-  cpp: CppOutcome | null;
+  cpp: ToolOutcome | null;
+  /** GradBench's JAX tool, waiting for its results; absent: not run (no --jax-python). */
+  jax?: ToolOutcome;
   /** The checks that passed (the failures are in `problems`). */
   checks: WorkloadChecks;
   /** What went wrong (a function that threw, an output that differs), one line each. */
@@ -48,7 +50,8 @@ export interface WorkloadResult {
   values: string[];
 }
 
-export interface CppOutcome {
+/** Another tool's primal and derivative on the workload (GradBench's C++ or JAX tool). */
+export interface ToolOutcome {
   primal: Outcome | null;
   derivative: Outcome | null;
 }
@@ -76,6 +79,8 @@ export interface WorkloadChecks {
   cppValid?: string[];
   /** What the C++ outputs were checked against. */
   cppCheckedAgainst?: "reference" | "nabla";
+  /** The JAX tool's functions whose output passed the check (reference, else nabla's). */
+  jaxValid?: string[];
 }
 
 export interface EvalResult {
@@ -89,6 +94,8 @@ export interface EvalResult {
   wasm?: { sites: BackendSite[]; error?: string; driver?: string };
   /** Why GradBench's C++ tool does not run on this eval, when it was asked for. */
   cppSkipped?: string;
+  /** Why GradBench's JAX tool does not run on this eval, when it was asked for. */
+  jaxSkipped?: string;
 }
 
 export interface RunInfo {
@@ -111,6 +118,8 @@ export interface RunInfo {
   full: boolean;
   /** GradBench's C++ tool: what was built, or why it does not run; null: not asked for. */
   cpp: { ok: boolean; text: string } | null;
+  /** GradBench's JAX tool: what runs, or why it does not; null or absent: not asked for. */
+  jax?: { ok: boolean; text: string } | null;
   /** The wasm backend was run (no --no-wasm). */
   wasm: boolean;
 }

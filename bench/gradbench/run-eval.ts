@@ -17,8 +17,15 @@ import {
   type Json,
 } from "./compare.js";
 import { capitalize, type EvalSpec } from "./evals.js";
-import { MANUAL_TOO_SHORT_MS, manualTiming, timeManual, type ManualTool } from "./manual-cpp.js";
-import type { EvalResult, Outcome, TfjsOutcome, WorkloadResult } from "./results.js";
+import { timeJax, type JaxTool } from "./jax.js";
+import {
+  MANUAL_TOO_SHORT_MS,
+  manualTiming,
+  timeManual,
+  type ManualRun,
+  type ManualTool,
+} from "./manual-cpp.js";
+import type { EvalResult, Outcome, TfjsOutcome, ToolOutcome, WorkloadResult } from "./results.js";
 import type { TfjsEval, TfjsPrepared } from "./tfjs-eval.js";
 import { timeSideBySide, type Budget, type Candidate, type Timing } from "./timing.js";
 import {
@@ -39,6 +46,8 @@ export interface EvalContext {
   tfjs: TfjsEval | null;
   /** GradBench's C++ tool, when it is asked for and built for this eval. */
   manual: ManualTool | null;
+  /** GradBench's JAX tool, when it is asked for and implements this eval. */
+  jax: JaxTool | null;
   /** Called at the start of each workload, and with detail lines. */
   step(name: string): void;
   log(message: string): void;
@@ -283,62 +292,102 @@ function runWorkload(
   }
   tfjsPrepared?.dispose();
   if (ctx.manual !== null && spec.primal !== null) {
-    result.cpp = manualWorkload(spec, ctx.manual, input, expected, outputs, result.problems, ctx);
-    if (result.cpp.primal?.kind === "timed" || result.cpp.derivative?.kind === "timed") {
+    const manual = ctx.manual;
+    result.cpp = toolWorkload(
+      "GradBench's C++",
+      spec,
+      expected,
+      outputs,
+      result.problems,
+      ctx,
+      (fns) => manualRuns(timeManual(manual, spec.name, fns, input, ctx.budget)),
+    );
+    result.checks.cppValid = validOf(result.cpp, spec, derivative);
+    if (result.checks.cppValid !== undefined)
       result.checks.cppCheckedAgainst = expected === null ? "nabla" : "reference";
-      result.checks.cppValid = [spec.primal, derivative].filter((_, i) => {
-        const o = i === 0 ? result.cpp!.primal : result.cpp!.derivative;
-        return o?.kind === "timed" && o.flag === undefined;
-      });
-    }
+  }
+  if (ctx.jax !== null && spec.primal !== null) {
+    const jax = ctx.jax;
+    result.jax = toolWorkload(
+      "GradBench's JAX",
+      spec,
+      expected,
+      outputs,
+      result.problems,
+      ctx,
+      (fns) => timeJax(jax, spec.name, fns, input, ctx.budget),
+    );
+    result.checks.jaxValid = validOf(result.jax, spec, derivative);
   }
   return result;
 }
 
+/** The functions of a tool whose output passed its check; undefined when none was timed. */
+function validOf(o: ToolOutcome, spec: EvalSpec, derivative: string): string[] | undefined {
+  if (o.primal?.kind !== "timed" && o.derivative?.kind !== "timed") return undefined;
+  return [spec.primal!, derivative].filter((_, i) => {
+    const r = i === 0 ? o.primal : o.derivative;
+    return r?.kind === "timed" && r.flag === undefined;
+  });
+}
+
+/** The C++ tool's runs as outputs and timings (each evaluation one sample of one call). */
+function manualRuns(runs: Map<string, ManualRun | { error: string }>): Map<string, ToolRun> {
+  return new Map(
+    [...runs].map(([fn, r]): [string, ToolRun] => [
+      fn,
+      "error" in r ? r : { output: r.output, timing: manualTiming(r.evaluateNs) },
+    ]),
+  );
+}
+
+/** A tool's output and time for one function, or why there are none. */
+type ToolRun = { output: Json; timing: Timing } | { error: string };
+
 /**
- * Times GradBench's C++ primal and derivative on the workload (after nabla's functions, in
- * the same state of the machine), and checks their outputs as nabla's are: against the
- * reference, or nabla's output when there is none. A wrong output is timed but flagged; a call
- * too short for the tool's per-call clock is marked unusable; neither enters a ratio.
+ * Times another tool's primal and derivative on the workload (after nabla's functions, in the
+ * same state of the machine) with `timeTool`, and checks their outputs as nabla's are: against
+ * the reference, or nabla's output when there is none. A wrong output is timed but flagged; a
+ * call too short for the C++ tool's per-call clock is marked unusable; neither enters a ratio.
  */
-function manualWorkload(
+function toolWorkload(
+  label: string,
   spec: EvalSpec,
-  tool: ManualTool,
-  input: unknown,
   expected: { [fn: string]: unknown } | null,
   nablaOutputs: Map<string, Json>,
   problems: string[],
   ctx: EvalContext,
-): { primal: Outcome | null; derivative: Outcome | null } {
+  timeTool: (fns: string[]) => Map<string, ToolRun>,
+): ToolOutcome {
   const close = spec.name === "hello" ? helloClose : gradbenchClose;
   const fns = [spec.primal!, spec.derivatives[0]!];
-  const runs = timeManual(tool, spec.name, fns, input, ctx.budget);
+  const runs = timeTool(fns);
   const outcomes = fns.map((fn): Outcome | null => {
     const r = runs.get(fn);
     if (r === undefined) return null;
     if ("error" in r) {
-      problems.push(`GradBench's C++ ${fn} failed: ${r.error}`);
+      problems.push(`${label} ${fn} failed: ${r.error}`);
       return { kind: "failed", reason: "threw" };
     }
-    const timing = manualTiming(r.evaluateNs);
+    const { timing } = r;
     const outcome: Outcome = { kind: "timed", timing };
     const reference = expected?.[fn] ?? nablaOutputs.get(fn);
     const against = expected?.[fn] !== undefined ? "GradBench's reference" : "nabla's output";
     if (reference === undefined) {
-      outcome.flag = `GradBench's C++ ${fn}: nothing to check its output against`;
+      outcome.flag = `${label} ${fn}: nothing to check its output against`;
       problems.push(outcome.flag);
     } else {
       const check = compareWith(reference as Json, asJson(r.output), close);
       if (!check.ok) {
-        outcome.flag = `GradBench's C++ ${fn} differs from ${against}, not used: ${check.detail}`;
+        outcome.flag = `${label} ${fn} differs from ${against}, not used: ${check.detail}`;
         problems.push(outcome.flag);
       }
     }
-    if (timing.ms < MANUAL_TOO_SHORT_MS) {
-      outcome.unusable = `GradBench's C++ ${fn} takes ${(timing.ms * 1e6).toFixed(0)} ns per call, too short for its per-call clock: not used`;
+    if (label.endsWith("C++") && timing.ms < MANUAL_TOO_SHORT_MS) {
+      outcome.unusable = `${label} ${fn} takes ${(timing.ms * 1e6).toFixed(0)} ns per call, too short for its per-call clock: not used`;
       problems.push(outcome.unusable);
     }
-    ctx.log(`    ${`C++ ${fn}`.padEnd(20)} ${describe(timing)}`);
+    ctx.log(`    ${`${label.replace("GradBench's ", "")} ${fn}`.padEnd(20)} ${describe(timing)}`);
     return outcome;
   });
   return { primal: outcomes[0]!, derivative: outcomes[1]! };

@@ -1,6 +1,7 @@
 import type { Class, MemberExpression } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { SourceModule } from "../parse/module.js";
+import { ancestry } from "../parse/class-hierarchy.js";
 import { annotationType } from "../types/signature.js";
 import type { LowerContext } from "./context.js";
 
@@ -34,21 +35,32 @@ export function staticPropertyRead(ctx: LowerContext, node: MemberExpression): V
   if (!decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression"))
     return undefined;
   const name = node.property.name;
-  const property = decl.body.body.find(
-    (m) =>
-      m.type === "PropertyDefinition" &&
-      m.static &&
-      !m.computed &&
-      m.key.type === "Identifier" &&
-      m.key.name === name,
+  // The class's own static, else one it inherits (`Planet.G` with `G` declared on a base class).
+  const owner = ancestry(ctx.program, { module: ctx.module, name: className, decl }).find((c) =>
+    c.decl.body.body.some((m) => isStaticProperty(m, name)),
   );
+  const property = owner?.decl.body.body.find((m) => isStaticProperty(m, name));
   if (property?.type !== "PropertyDefinition") return undefined;
+  // The declaration's annotation and position mean something only in this module's types; an
+  // inherited static of another module is typed where it is read.
   const type =
-    annotationType(property.typeAnnotation, ctx.types) ??
-    ctx.types.inferred?.typeAt(property.key.start);
+    owner!.module === ctx.module
+      ? (annotationType(property.typeAnnotation, ctx.types) ??
+        ctx.types.inferred?.typeAt(property.key.start))
+      : ctx.types.inferred?.typeAt(node.property.start);
   if (!type || type === "opaque" || type === "void") return undefined;
   ctx.at(node);
   ctx.readsModuleName(node, className);
   return ctx.builder.emit("global", [], [type], { callee: `${className}.${name}` }, [], name)
     .results[0]!;
+}
+
+function isStaticProperty(m: Class["body"]["body"][number], name: string): boolean {
+  return (
+    m.type === "PropertyDefinition" &&
+    m.static &&
+    !m.computed &&
+    m.key.type === "Identifier" &&
+    m.key.name === name
+  );
 }

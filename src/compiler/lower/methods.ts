@@ -18,7 +18,14 @@ import { expectType, toBoolean } from "./expect-type.js";
 import { callFunctionArg, requireCallback, resolveFunctionArg } from "./function-values.js";
 import { inlineCallback } from "./inline-callback.js";
 import { builtinCallback } from "./builtin-callbacks.js";
-import { copyArray, copyInto, countedLoop, forEachIndex, isArrayCall } from "./members.js";
+import {
+  copyArray,
+  copyInto,
+  countedLoop,
+  forEachIndex,
+  isArrayCall,
+  lowerValue,
+} from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
@@ -437,7 +444,7 @@ function lowerIteration(
     return ctx.fail(node, callArity.takesArgumentHere(method, "1 to 2", "s"));
   }
   const element = array ? (array.type as ArrayType).element : undefined;
-  let initial = reducing && args.length === 2 ? ctx.lowerExpression(args[1]!) : undefined;
+  let initial = reducing && args.length === 2 ? reduceStart(ctx, node, args[1]!) : undefined;
   ctx.at(node);
   const n = length ?? b.emit("length", [array!], ["number"]).results[0]!;
   // `xs.reduce((a, b) => a + b)`: JavaScript throws on an empty array, else starts from the
@@ -689,4 +696,16 @@ function untypedNewArray(ctx: LowerContext, node: CallExpression): boolean {
   if ((made as { typeArguments?: unknown }).typeArguments) return false;
   const checked = ctx.types.inferred?.expectedTypeOf(made.start, made.end);
   return !(checked && isArray(checked));
+}
+
+/**
+ * A reduction's start value. A literal (`{}`, `[]`) is typed as the accumulator TypeScript
+ * gives the call (`reduce<Record<string, number>>(…, {})`, or a typed callback parameter), not
+ * by itself: the group-by idiom's `{}` is a record to fill, not an object without fields.
+ */
+function reduceStart(ctx: LowerContext, node: CallExpression, start: Expression): Value {
+  if (start.type !== "ObjectExpression" && start.type !== "ArrayExpression")
+    return ctx.lowerExpression(start);
+  const accumulator = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+  return lowerValue(ctx, start, accumulator === "opaque" ? undefined : accumulator);
 }

@@ -627,3 +627,23 @@ export function f(x: number, y: number): number {
   return laplacian(grid, 1, 1) * w;
 }`);
 });
+
+test("'a && b;' and 'a || b;' written for b's effect, and assignments through 'as' and '!'", async () => {
+  await checkTwoWays(
+    `export function f(x: number, y: number): number {
+  const kept: number[] = [];
+  for (const v of [x, -y, x * y]) v > 0 && kept.push(v * v);
+  let ready = false;
+  ready || kept.push(3 * x);
+  ready = true;
+  ready || kept.push(100);
+  const scale: Record<string, number> = { a: 1, b: 2 };
+  for (const k of Object.keys(scale)) (scale[k] as number) *= y;
+  const last: number[] = [x];
+  last[0]! += y;
+  let t = x;
+  (t as number) += 1;
+  return kept.reduce((s, v) => s + v, 0) + scale["a"]! * scale["b"]! + last[0]! * t;
+}`,
+  );
+});

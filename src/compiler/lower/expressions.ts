@@ -722,11 +722,21 @@ function lowerAssignment(
 }
 
 /** The local variable an assignment or `++` writes, or a diagnostic saying why it cannot. */
-/** `xs[i]! += v`: the element the non-null assertion is about (a type-only mark). */
+/**
+ * `xs[i]! += v`, `(o[k] as number) *= f`, `(x satisfies number) = v`: the variable, element
+ * or field written; the marks around it are TypeScript's only.
+ */
 function unwrapNonNull(target: Node): Node {
-  return target.type === "TSNonNullExpression" && target.expression.type === "MemberExpression"
-    ? target.expression
-    : target;
+  let inner = target;
+  while (
+    inner.type === "TSNonNullExpression" ||
+    inner.type === "TSAsExpression" ||
+    inner.type === "TSSatisfiesExpression" ||
+    inner.type === "TSTypeAssertion" ||
+    inner.type === "ParenthesizedExpression"
+  )
+    inner = inner.expression;
+  return inner.type === "MemberExpression" || inner.type === "Identifier" ? inner : target;
 }
 
 function assignableSlot(ctx: LowerContext, target: Node): Slot {

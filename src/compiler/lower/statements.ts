@@ -27,6 +27,7 @@ import { lowerThrow } from "./throw.js";
 import { forOfSource } from "./for-of-sources.js";
 import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.js";
 import { lowerAuxReturn } from "./aux.js";
+import { logicalStatementAsIf } from "./logical-statements.js";
 import { declareFunctionList, forOfFunctionList } from "./function-lists.js";
 import { namesFunction } from "./names-function.js";
 import {
@@ -128,6 +129,9 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
         ctx.yieldSite.lower(node.expression);
         return false;
       }
+      // `v > 0 && log.push(v);`: an `if` (logical-statements.ts).
+      if (node.expression.type === "LogicalExpression" && logicalStatementAsIf(node))
+        return lowerStatement(ctx, logicalStatementAsIf(node)!);
       // `void promise;`, `void unused;`: the expression, its value dropped as any statement's.
       lowerExpression(
         ctx,

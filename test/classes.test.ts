@@ -868,3 +868,58 @@ export function f(x: number, y: number): number {
   return a + b + total(more, 0.5) + squares[0].x;
 }`);
 });
+
+test("an optional method of an interface called with '?.': run where the object's class has it, skipped where not", async () => {
+  await checkTwoWays(
+    `interface Filter {
+  process(v: number): number;
+  reset?(): void;
+}
+class Smoother implements Filter {
+  private state = 0;
+  constructor(private readonly rate: number) {}
+  process(v: number): number {
+    this.state += this.rate * (v - this.state);
+    return this.state;
+  }
+  reset(): void {
+    this.state = 0;
+  }
+}
+class Gain implements Filter {
+  constructor(private readonly k: number) {}
+  process(v: number): number {
+    return this.k * v;
+  }
+}
+export function f(x: number, y: number): number {
+  const chain: Filter[] = [new Smoother(0.5), new Gain(y), new Smoother(x * 0.1)];
+  let out = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    let v = x + pass;
+    for (const filter of chain) v = filter.process(v);
+    out += v;
+    if (pass === 0) for (const filter of chain) filter.reset?.();
+  }
+  return out;
+}`,
+  );
+  const diagnostics = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+interface Scaled { scale?(): number; }
+class A implements Scaled { scale() { return 2; } }
+class B implements Scaled {}
+export function f(x: number): number {
+  const s: Scaled = x > 0 ? new A() : new B();
+  s.scale?.();
+  return x;
+}
+export const g = gradient(f);`,
+    }),
+  );
+  assert.match(
+    diagnostics,
+    /main\.ts:7:3: error NABLA101: the optional call of 'scale', a method of 'Scaled' that returns a value, is not supported/,
+  );
+});

@@ -41,6 +41,7 @@ import {
   lowerClassMethodCall,
   lowerInterfaceMethodCall,
   lowerSuperMethod,
+  type MethodCaller,
 } from "./class-dispatch.js";
 import { lowerSuperConstructorCall } from "./construct.js";
 import { lowerWithDerivative } from "./surgery.js";
@@ -439,7 +440,7 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
       { ...type, interfaceKey: type.interfaceKey },
       name,
       kind,
-      (symbol, self) => lowerUserCall(ctx, withArgumentsFor(ctx, node, symbol), symbol, name, self),
+      implementationCaller(ctx, node, name),
       // `s.weight`, a field of the interface that some classes implement by a getter.
       kind === "get" && fieldOf(type, name)
         ? () =>
@@ -746,6 +747,16 @@ function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): V
     );
   }
   return ctx.builder.math(name, args);
+}
+
+/** How an interface's method `name` called by `node` calls a class's implementation. */
+export function implementationCaller(
+  ctx: LowerContext,
+  node: CallExpression,
+  name: string,
+): MethodCaller {
+  return (symbol, self) =>
+    lowerUserCall(ctx, withArgumentsFor(ctx, node, symbol), symbol, name, self);
 }
 
 /**

@@ -292,32 +292,17 @@ export function lowerInterfaceMethodCall(
     resultType ??= type;
     return results;
   };
-  const callOnClass = (i: number) => {
-    const { owner, node: method } = classes[i]!.found!;
-    const symbol = memberSymbol(ctx, owner, method, name, kind, node);
-    // A class with nothing differentiable (`class Relu implements Activation`) has a method
-    // that cannot take a derivative through `this`: it runs with `this` of the interface's
-    // type (which has room for the other classes' fields), as a function of its own.
-    if (symbol.thisType && !isDifferentiable(symbol.thisType))
-      return yielded(
-        call({ ...symbol, name: `${symbol.name}$as$${type.name}`, thisType: type }, receiver),
-      );
-    return yielded(call(symbol, receiver));
-  };
+  const callOnClass = (i: number) =>
+    yielded(callImplementation(ctx, node, receiver, type, name, kind, call, classes[i]!.found!));
   const chain = (i: number): Value[] => {
     ctx.at(node);
     if (i === classes.length && otherwise) return yielded(otherwise());
     if (i === classes.length) {
-      ctx.builder.emit(
-        "extern",
-        [
-          ctx.builder.constant("TypeError"),
-          ctx.builder.constant(
-            `nabla: '${name}' of a '${type.name}' that is an instance of none of the classes of the compiled program implementing it (${classes.map((c) => c.cls.name).join(", ")})`,
-          ),
-        ],
-        ["void"],
-        { callee: "nabla:raise" },
+      raiseNotOfProgramClass(
+        ctx,
+        name,
+        type,
+        classes.map((c) => c.cls),
       );
       // The branch never continues; its result still needs a value of the right shape.
       return callOn(classes.length - 1);
@@ -329,6 +314,46 @@ export function lowerInterfaceMethodCall(
   };
   const [v] = chain(0);
   return v ?? ctx.builder.newValue("void");
+}
+
+/** A class's implementation `found` of an interface's member `name`, called on `receiver`. */
+export function callImplementation(
+  ctx: LowerContext,
+  node: CallExpression,
+  receiver: Value,
+  type: ObjectType,
+  name: string,
+  kind: InstanceMemberKind,
+  call: MethodCaller,
+  found: { owner: ClassSymbol; node: FunctionLike },
+): Value {
+  const symbol = memberSymbol(ctx, found.owner, found.node, name, kind, node);
+  // A class with nothing differentiable (`class Relu implements Activation`) has a method
+  // that cannot take a derivative through `this`: it runs with `this` of the interface's
+  // type (which has room for the other classes' fields), as a function of its own.
+  if (symbol.thisType && !isDifferentiable(symbol.thisType))
+    return call({ ...symbol, name: `${symbol.name}$as$${type.name}`, thisType: type }, receiver);
+  return call(symbol, receiver);
+}
+
+/** The TypeError an interface's member raises on an object of none of the program's classes. */
+export function raiseNotOfProgramClass(
+  ctx: LowerContext,
+  name: string,
+  type: ObjectType,
+  classes: readonly ClassSymbol[],
+): void {
+  ctx.builder.emit(
+    "extern",
+    [
+      ctx.builder.constant("TypeError"),
+      ctx.builder.constant(
+        `nabla: '${name}' of a '${type.name}' that is an instance of none of the classes of the compiled program implementing it (${classes.map((c) => c.name).join(", ")})`,
+      ),
+    ],
+    ["void"],
+    { callee: "nabla:raise" },
+  );
 }
 
 /**

@@ -1,5 +1,7 @@
 import { isArrowField } from "./arrow-fields.js";
-import type { Expression, Node } from "oxc-parser";
+import type { CallExpression, Expression, Node } from "oxc-parser";
+import { implementationCaller } from "./calls.js";
+import { lowerOptionalInterfaceMethodCall } from "./optional-methods.js";
 import type { Value } from "../ir/types.js";
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { LowerContext } from "./context.js";
@@ -69,6 +71,16 @@ function lowerOptionalCall(
   const field = isObject(object.type) ? fieldOf(object.type, name) : undefined;
   // An arrow field is always there (and in derivative code, not a field the IR reads).
   const arrow = isObject(object.type) && isArrowField(ctx, object.type, name);
+  // `f.reset?.()`, an optional method of the interface `f` has (optional-methods.ts).
+  if (!field && !arrow && !callee.optional && isObject(object.type) && object.type.interfaceKey)
+    return lowerOptionalInterfaceMethodCall(
+      ctx,
+      { ...link, optional: false } as CallExpression,
+      object,
+      { ...object.type, interfaceKey: object.type.interfaceKey },
+      name,
+      implementationCaller(ctx, { ...link, optional: false } as CallExpression, name),
+    );
   if (!field?.callable && !arrow)
     return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());
   const hidden = `?.${link.start}`;

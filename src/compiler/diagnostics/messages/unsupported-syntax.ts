@@ -518,6 +518,12 @@ export const unsupportedSyntax = {
       `the '${operator}' operator is not supported in differentiable code`,
       operatorHelp(String(operator), field),
     ),
+  optionalMethodWithValue: (name: Printable, typeName: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the optional call of '${name}', a method of '${typeName}' that returns a value, is not supported in differentiable code`,
+      `optional methods called with '?.' are supported when they return nothing; give '${name}' a body in every class that implements '${typeName}' and call it without '?.'`,
+    ),
   optionalCallsAreNotSupported: () =>
     message(
       "unsupportedSyntax",

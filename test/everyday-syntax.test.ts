@@ -8,6 +8,7 @@ import {
   loadProgram,
 } from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
+import { checkBackends } from "./support/wasm-backends.js";
 
 // Everyday syntax of TypeScript inside differentiated code (issue 21): optional chaining,
 // spread arguments and rest parameters, array methods (concat, reverse, entries, keys,
@@ -626,4 +627,52 @@ export function f(x: number, y: number): number {
   for (let k = 0; k < WEIGHTS.length; k++) w += WEIGHTS[k][0] * x + WEIGHTS[k][1] * y;
   return laplacian(grid, 1, 1) * w;
 }`);
+});
+
+test("a compound assignment to a local reads it before its right side, which may assign it (a closure, a callback, a nested assignment)", async () => {
+  // Before, `t op= rhs` read t after rhs ran: `cost += penalize(…)` where penalize adds to
+  // cost counted the penalties twice (value 213 for 196), `t += (t = 2 * y)` added t to itself.
+  const source = `function visit(xs: number[], cb: (v: number) => void): number {
+  let s = 0;
+  for (const v of xs) {
+    cb(v);
+    s += v;
+  }
+  return s;
+}
+export function f(x: number, y: number): number {
+  let cost = 0.5;
+  const penalize = (v: number) => {
+    cost += 0.5 * v * v;
+    return v;
+  };
+  cost += (penalize(x) * penalize(y) - 1) ** 2;
+  let a = x;
+  a -= (a = y * 2);
+  let m = x;
+  const scaleM = (v: number) => {
+    m = v;
+    return v;
+  };
+  m *= scaleM(y) + 1;
+  let d = y;
+  d /= (d = x + 3) * 0.5;
+  let p = x + 2;
+  p **= (p = 1.5) + y * 0.1;
+  let r = x * 7;
+  r %= (r = 5) - 2;
+  let t = x;
+  t += visit([y, 2 * y], (v) => {
+    t = v;
+  });
+  return cost + a + m + d + p + r + t;
+}`;
+  await checkTwoWays(source, [
+    [3.1, 5],
+    [0.7, -0.4],
+  ]);
+  await checkBackends(source, [
+    [3.1, 5],
+    [0.7, -0.4],
+  ]);
 });

@@ -695,20 +695,22 @@ function lowerAssignment(
     ctx.assign(slot, value);
     return value;
   }
+  // `t += g()` reads t before g runs, as JavaScript does: g may assign t (a closure writing
+  // the captured variable, `t += (t = 2)`), and the sum adds to the value t had.
+  const old = operator === "=" ? undefined : ctx.value(slot);
   const rhs = lowerValue(ctx, right, slot.type);
   ctx.at(node);
   let value: Value;
-  if (operator === "=") {
+  if (old === undefined) {
     value = rhs;
   } else if (COMPOUND[operator]) {
-    requireNumbers(ctx, node, operator, ctx.value(slot), rhs);
-    value = ctx.builder.binary(COMPOUND[operator]!, ctx.value(slot), rhs, slot.name);
+    requireNumbers(ctx, node, operator, old, rhs);
+    value = ctx.builder.binary(COMPOUND[operator]!, old, rhs, slot.name);
   } else if (BITWISE.has(operator.slice(0, -1))) {
     // `t ^= …`, `h >>>= 1`: integer bit operations (a PRNG's state), with no derivative.
     const bitwise = operator.slice(0, -1);
-    requireNumbers(ctx, node, bitwise, ctx.value(slot), rhs);
-    value = ctx.builder.emit("nondiff", [ctx.value(slot), rhs], ["number"], { callee: bitwise })
-      .results[0]!;
+    requireNumbers(ctx, node, bitwise, old, rhs);
+    value = ctx.builder.emit("nondiff", [old, rhs], ["number"], { callee: bitwise }).results[0]!;
   } else {
     return ctx.fail(node, unsupportedSyntax.assignmentIsNotSupportedIn(operator));
   }

@@ -346,6 +346,27 @@ export function f(x: number, y: number) {
   );
 });
 
+test("Array.from({ length }) truncates a fractional length and makes nothing of a negative one or NaN, as JavaScript's ToLength", async () => {
+  // Before, the derivative code threw "RangeError: Invalid array length" for 5 / 2 and -1.
+  const source = `function pairProducts(xs: number[]): number[] {
+  return Array.from({ length: xs.length / 2 }, (_, i) => xs[2 * i] * xs[2 * i + 1]);
+}
+export function f(x: number, y: number): number {
+  const xs = [x, y, x * y, y - x, 2];
+  const pairs = pairProducts(xs);
+  const none = Array.from({ length: xs.length - 6 }, (_, i) => xs[i]);
+  const nan = Array.from({ length: Math.sqrt(xs.length - 6) }, (_, i) => xs[i]);
+  const typed = Float64Array.from({ length: 7 / 3 }, (_, i) => xs[i] * y);
+  return pairs.reduce((s, v) => s + v, 0) + pairs.length * 10 + none.length + nan.length +
+    typed.length * 100 + typed[1];
+}`;
+  await checkTwoWays(source);
+  await checkBackends(source, [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ]);
+});
+
 test("array methods nabla refuses say why: an iterator outside for…of, reversing a mixed tuple", () => {
   const text = diagnosticsText(
     compileFiles({

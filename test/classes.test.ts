@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
+import { checkBackends } from "./support/wasm-backends.js";
 
 // Classes as people write them (lower/class-dispatch.ts, lower/construct.ts): `extends` with
 // `super(…)`, inherited methods, `super.m()`, and methods overridden in subclasses called on the
@@ -597,6 +598,51 @@ export function f(x: number, y: number): number {
   t.fahrenheit *= 1 + 0.1 * x;
   return t.celsius * x + t.fahrenheit;
 }`);
+});
+
+test("logical assignments (||=, &&=, ??=) run a setter only where they assign, and a getter once", async () => {
+  // Before, 'o.p ||= v' stored 'o.p || v' whatever it held, so the setter ran where JavaScript
+  // short-circuits, and 'g.level || v' ran the getter twice.
+  const source = `class Gauge {
+  private v = 0;
+  writes = 0;
+  reads = 0;
+  total = 0;
+  get level(): number {
+    this.reads++;
+    return this.v;
+  }
+  set level(v: number) {
+    this.writes++;
+    this.total += v;
+    this.v = v;
+  }
+}
+interface Opts { scale?: number; shift: number }
+export function f(x: number, y: number): number {
+  const g = new Gauge();
+  g.level ||= x;
+  g.level ||= y;
+  g.level &&= g.level * y;
+  const zero = new Gauge();
+  zero.level &&= x;
+  const kept = g.level || 7;
+  const o: Opts = { shift: y };
+  o.scale ??= x * 2;
+  o.scale ??= 100;
+  o.shift &&= o.shift * x;
+  const xs = [x, 0, y];
+  let i = 0;
+  xs[1] ||= ((i = 2), y * 3);
+  xs[i] &&= xs[i] * 2;
+  return g.total + g.writes * 10 + g.reads * 100 + zero.writes * 1000 + kept +
+    (o.scale ?? 0) + o.shift + xs[0] + xs[1] + xs[2];
+}`;
+  await checkTwoWays(source);
+  await checkBackends(source, [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ]);
 });
 
 test("review: a subclass with the same members as its base, chosen into an interface variable, runs its own method (was the subclass's for both)", async () => {

@@ -8,6 +8,7 @@ import {
   loadProgram,
 } from "./support/harness.js";
 import { checkTwoWays } from "./support/two-ways.js";
+import { checkBackends } from "./support/wasm-backends.js";
 
 // Everyday syntax of TypeScript inside differentiated code (issue 21): optional chaining,
 // spread arguments and rest parameters, array methods (concat, reverse, entries, keys,
@@ -345,6 +346,27 @@ export function f(x: number, y: number) {
   );
 });
 
+test("Array.from({ length }) truncates a fractional length and makes nothing of a negative one or NaN, as JavaScript's ToLength", async () => {
+  // Before, the derivative code threw "RangeError: Invalid array length" for 5 / 2 and -1.
+  const source = `function pairProducts(xs: number[]): number[] {
+  return Array.from({ length: xs.length / 2 }, (_, i) => xs[2 * i] * xs[2 * i + 1]);
+}
+export function f(x: number, y: number): number {
+  const xs = [x, y, x * y, y - x, 2];
+  const pairs = pairProducts(xs);
+  const none = Array.from({ length: xs.length - 6 }, (_, i) => xs[i]);
+  const nan = Array.from({ length: Math.sqrt(xs.length - 6) }, (_, i) => xs[i]);
+  const typed = Float64Array.from({ length: 7 / 3 }, (_, i) => xs[i] * y);
+  return pairs.reduce((s, v) => s + v, 0) + pairs.length * 10 + none.length + nan.length +
+    typed.length * 100 + typed[1];
+}`;
+  await checkTwoWays(source);
+  await checkBackends(source, [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ]);
+});
+
 test("array methods nabla refuses say why: an iterator outside for…of, reversing a mixed tuple", () => {
   const text = diagnosticsText(
     compileFiles({
@@ -646,4 +668,52 @@ test("'a && b;' and 'a || b;' written for b's effect, and assignments through 'a
   return kept.reduce((s, v) => s + v, 0) + scale["a"]! * scale["b"]! + last[0]! * t;
 }`,
   );
+});
+
+test("a compound assignment to a local reads it before its right side, which may assign it (a closure, a callback, a nested assignment)", async () => {
+  // Before, `t op= rhs` read t after rhs ran: `cost += penalize(…)` where penalize adds to
+  // cost counted the penalties twice (value 213 for 196), `t += (t = 2 * y)` added t to itself.
+  const source = `function visit(xs: number[], cb: (v: number) => void): number {
+  let s = 0;
+  for (const v of xs) {
+    cb(v);
+    s += v;
+  }
+  return s;
+}
+export function f(x: number, y: number): number {
+  let cost = 0.5;
+  const penalize = (v: number) => {
+    cost += 0.5 * v * v;
+    return v;
+  };
+  cost += (penalize(x) * penalize(y) - 1) ** 2;
+  let a = x;
+  a -= (a = y * 2);
+  let m = x;
+  const scaleM = (v: number) => {
+    m = v;
+    return v;
+  };
+  m *= scaleM(y) + 1;
+  let d = y;
+  d /= (d = x + 3) * 0.5;
+  let p = x + 2;
+  p **= (p = 1.5) + y * 0.1;
+  let r = x * 7;
+  r %= (r = 5) - 2;
+  let t = x;
+  t += visit([y, 2 * y], (v) => {
+    t = v;
+  });
+  return cost + a + m + d + p + r + t;
+}`;
+  await checkTwoWays(source, [
+    [3.1, 5],
+    [0.7, -0.4],
+  ]);
+  await checkBackends(source, [
+    [3.1, 5],
+    [0.7, -0.4],
+  ]);
 });

@@ -20,7 +20,8 @@ import { staticMethodName } from "../ir/names.js";
 import { closestMathConstant, isMathFunction, MATH_CONSTANT_NAMES } from "./math-help.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
-import { DEFAULT_OPERATOR, unfold } from "./destructure.js";
+import { logicalIf, lowerLogicalMemberAssignment } from "./logical-assignment.js";
+import { unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
 import { equalsAbsent, functionValue, holdsFunction, type Presence } from "./function-values.js";
 import { moduleVariableAdvice } from "./annotation-advice.js";
@@ -31,7 +32,7 @@ import { constructorOf } from "./construct.js";
 import { lowerOptionalChain } from "./optional-chain.js";
 import { isFunctionList, lengthOfFunctionList } from "./function-lists.js";
 import { expectType, toBoolean } from "./expect-type.js";
-import { absentLiteral, isUndefinedValue } from "./absence.js";
+import { absentLiteral } from "./absence.js";
 import {
   absentValue,
   lowerArrayLiteral,
@@ -531,7 +532,7 @@ function requireNumbers(ctx: LowerContext, node: Node, operator: string, ...valu
  * takes `b` only when `a` is null or undefined (an optional field, an element out of range),
  * `||` and `&&` test truthiness (0 and NaN are falsy). A member read on the left is read
  * again in the branch that yields it, so its derivative — in reverse mode, an adjoint added
- * into the array or object — exists only where JavaScript yields it.
+ * into the array or object — exists only where JavaScript yields it (a getter runs once).
  */
 function lowerLogical(
   ctx: LowerContext,
@@ -555,19 +556,9 @@ function logical(
   // never absent nor falsy, itself rather than a join, which could not say what it holds.
   if (ctx.boundObjects.has(probe))
     return operator === "&&" ? lowerValue(ctx, right, undefined) : probe;
-  ctx.at(left);
-  const cond =
-    operator === "??"
-      ? ctx.builder.unary("nullish", probe)
-      : operator === DEFAULT_OPERATOR
-        ? isUndefinedValue(ctx, probe)
-        : toBoolean(ctx, probe, left);
   const type = probe.type;
-  const evaluateRight = () => [expectType(ctx, right, lowerValue(ctx, right, type), type)];
-  const keepLeft = () => [read()];
-  const branches: [() => Value[], () => Value[]] =
-    operator === "||" ? [keepLeft, evaluateRight] : [evaluateRight, keepLeft];
-  return lowerIf(ctx, cond, branches)[0]!;
+  const evaluateRight = () => expectType(ctx, right, lowerValue(ctx, right, type), type);
+  return logicalIf(ctx, operator, probe, left, evaluateRight, read);
 }
 
 /** What reads the left side of a logical operator: a member read again, anything else once. */
@@ -672,14 +663,14 @@ function lowerAssignment(
     return lowerDestructuringAssignment(ctx, left, right, node);
   }
   const logicalOperator = LOGICAL_ASSIGNMENT[operator];
+  if (left.type === "MemberExpression" && logicalOperator)
+    return lowerLogicalMemberAssignment(ctx, logicalOperator, left, right, node);
   if (left.type === "MemberExpression") {
     return lowerMemberWrite(ctx, left, (current, expected, callable) => {
       // `this.act = Math.tanh`: a field holding a function gets a function value.
       if (operator === "=" && callable)
         return functionValue(ctx, right, callable, `'${describeNode(left)}'`);
       if (operator === "=") return lowerValue(ctx, right, expected);
-      // `o.f ??= v` stores `o.f ?? v`: the value it holds when that is not nullish.
-      if (logicalOperator) return logical(ctx, logicalOperator, current, left, right);
       const opcode = COMPOUND[operator];
       if (!opcode) {
         return ctx.fail(node, unsupportedSyntax.assignmentIsNotSupportedIn(operator));
@@ -699,20 +690,22 @@ function lowerAssignment(
     ctx.assign(slot, value);
     return value;
   }
+  // `t += g()` reads t before g runs, as JavaScript does: g may assign t (a closure writing
+  // the captured variable, `t += (t = 2)`), and the sum adds to the value t had.
+  const old = operator === "=" ? undefined : ctx.value(slot);
   const rhs = lowerValue(ctx, right, slot.type);
   ctx.at(node);
   let value: Value;
-  if (operator === "=") {
+  if (old === undefined) {
     value = rhs;
   } else if (COMPOUND[operator]) {
-    requireNumbers(ctx, node, operator, ctx.value(slot), rhs);
-    value = ctx.builder.binary(COMPOUND[operator]!, ctx.value(slot), rhs, slot.name);
+    requireNumbers(ctx, node, operator, old, rhs);
+    value = ctx.builder.binary(COMPOUND[operator]!, old, rhs, slot.name);
   } else if (BITWISE.has(operator.slice(0, -1))) {
     // `t ^= …`, `h >>>= 1`: integer bit operations (a PRNG's state), with no derivative.
     const bitwise = operator.slice(0, -1);
-    requireNumbers(ctx, node, bitwise, ctx.value(slot), rhs);
-    value = ctx.builder.emit("nondiff", [ctx.value(slot), rhs], ["number"], { callee: bitwise })
-      .results[0]!;
+    requireNumbers(ctx, node, bitwise, old, rhs);
+    value = ctx.builder.emit("nondiff", [old, rhs], ["number"], { callee: bitwise }).results[0]!;
   } else {
     return ctx.fail(node, unsupportedSyntax.assignmentIsNotSupportedIn(operator));
   }

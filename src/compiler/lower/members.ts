@@ -106,7 +106,7 @@ export function memberReader(ctx: LowerContext, node: MemberExpression): () => V
   if (node.object.type === "Super") {
     // `super.yearly`: the base class's getter, run on `this` (calls.ts).
     const call = getterCall(node);
-    return () => ctx.lowerExpression(call);
+    return once(() => ctx.lowerExpression(call));
   }
   return readerOf(ctx, node, ctx.lowerExpression(node.object as Expression));
 }
@@ -152,16 +152,17 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
   }
   if (isObject(type) && isRunTimeKey(node)) return computedFieldReader(ctx, node, object);
   if (isObject(type)) {
+    // A getter runs once however often its read is emitted: `s.last || 1` calls it once.
     const getter = getterRead(ctx, node, type);
-    if (getter) return () => ctx.lowerExpression(getter);
+    if (getter) return once(() => ctx.lowerExpression(getter));
     const name = memberName(node);
     const literalGetter =
       name === undefined ? undefined : literalGetterRead(ctx, node, object, name);
-    if (literalGetter) return literalGetter;
+    if (literalGetter) return once(literalGetter);
     // `shape.area` in a function given an object literal with that getter (passed-accessors.ts).
     const passedGetter = name === undefined ? undefined : boundField(ctx, object, name);
     if (passedGetter && isBoundGetter(passedGetter))
-      return () => callFunctionArg(ctx, node, passedGetter, [], name!);
+      return once(() => callFunctionArg(ctx, node, passedGetter, [], name!));
     const field = namedField(ctx, node, type);
     // A field holding a function (`layer.act`, optional or not) is read as a value, which a
     // call tests against the candidates (function-values.ts).
@@ -178,6 +179,12 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
     return fieldReader(ctx, node, object, field);
   }
   return ctx.fail(node, unsupportedSyntax.onIsNotSupportedIn(describeNode(node), typeText(type)));
+}
+
+/** `read`, run the first time only: a getter's call, whose value later reads reuse. */
+function once(read: () => Value): () => Value {
+  let value: Value | undefined;
+  return () => (value ??= read());
 }
 
 /** A read of `field` of `object`, emitted where it is called and located at `node`. */

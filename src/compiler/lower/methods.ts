@@ -576,6 +576,18 @@ function throwIfEmpty(ctx: LowerContext, node: CallExpression, n: Value): void {
   });
 }
 
+/**
+ * JavaScript's ToLength, which `Array.from({ length })` applies: `{ length: xs.length / 2 }`
+ * makes floor(n) elements, a negative length or NaN none (`n > 0` is false for NaN).
+ */
+function toLength(ctx: LowerContext, length: Value): Value {
+  const b = ctx.builder;
+  const known = b.constantOf(length);
+  if (known !== undefined && Number.isInteger(known) && known >= 0) return length;
+  const positive = b.compare("gt", length, b.constant(0));
+  return b.select(positive, b.math("floor", [length]), b.constant(0), "length");
+}
+
 /** `Array.from({ length: n }, (_, i) => …)` and `Array.from(xs)`. */
 export function lowerArrayFrom(
   ctx: LowerContext,
@@ -592,9 +604,11 @@ export function lowerArrayFrom(
     source.properties[0]!.key.type === "Identifier" &&
     source.properties[0]!.key.name === "length"
   ) {
-    const n = ctx.lowerExpression(source.properties[0]!.value as Expression);
-    if (n.type !== "number") ctx.fail(source, typeMismatch.lengthMustBeNumber());
+    const length = ctx.lowerExpression(source.properties[0]!.value as Expression);
+    if (length.type !== "number") ctx.fail(source, typeMismatch.lengthMustBeNumber());
     if (args.length !== 2) return ctx.fail(node, callArity.arrayFromLengthNNeeds());
+    ctx.at(source);
+    const n = toLength(ctx, length);
     return lowerIteration(ctx, node, undefined, "from", n, undefined, undefined, [], storage);
   }
   if (source && (args.length === 1 || args.length === 2)) {

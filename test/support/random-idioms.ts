@@ -65,6 +65,9 @@ export const IDIOM_NAMES = [
   "typed-shapes",
   "stacks-queues",
   "class-unions",
+  "group-by",
+  "effect-statements",
+  "lifecycle-hooks",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
@@ -2586,6 +2589,119 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  /** The group-by idiom: a reduction into a record that starts as `{}` (or an array, `[]`). */
+  groupBy(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    const groups = this.fresh("groups");
+    const v = this.fresh("v");
+    const acc = this.fresh("acc");
+    const inner = [...vars, v];
+    this.emit(`let ${r} = 0;`);
+    const values = `[${this.e(vars, 1)}, ${this.e(vars, 1)}, ${this.e(vars, 1)}]`;
+    const typed = this.chance(0.5)
+      ? `.reduce<Record<string, number>>((${acc}, ${v}) => {`
+      : `.reduce((${acc}: Record<string, number>, ${v}) => {`;
+    this.emit(`const ${groups} = ${values}${typed}`);
+    this.emit(`  const key = ${this.condition(inner)} ? "hi" : "lo";`);
+    this.emit(`  ${acc}[key] = (${acc}[key] ?? 0) + ${this.e(inner, 2)};`);
+    this.emit(`  return ${acc};`);
+    this.emit("}, {});");
+    this.emit(
+      `${r} += (${groups}["hi"] ?? 0) * ${this.contraction()} + (${groups}["lo"] ?? ${this.constant()}) * ${this.contraction()};`,
+    );
+    const squares = this.fresh("squares");
+    this.emit(`const ${squares} = ${values}.reduce<number[]>((${acc}, ${v}) => {`);
+    this.emit(`  if (${this.condition(inner)}) ${acc}.push(${this.e(inner, 2)});`);
+    this.emit(`  return ${acc};`);
+    this.emit("}, []);");
+    this.emit(`${r} += ${squares}.length + (${squares}[0] ?? 0) * ${this.contraction()};`);
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * Statements written for their effect: `c && list.push(v);`, `done || list.push(v);`, and a
+   * compound assignment whose right side calls a closure that changes the same variable.
+   */
+  effectStatements(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    const kept = this.fresh("kept");
+    const v = this.fresh("v");
+    const inner = [...vars, v];
+    this.emit(`let ${r} = 0;`);
+    this.emit(`const ${kept}: number[] = [];`);
+    this.emit(
+      `for (const ${v} of [${this.e(vars, 1)}, ${this.e(vars, 1)}]) ${this.condition(inner)} && ${kept}.push(${this.e(inner, 2)});`,
+    );
+    const done = this.fresh("done");
+    this.emit(`let ${done} = ${this.chance(0.5)};`);
+    this.emit(`${done} || ${kept}.push(${this.e(vars, 1)});`);
+    this.emit(`${r} += ${kept}.reduce((a, b) => a + b * ${this.constant()}, 0);`);
+    const cost = this.fresh("cost");
+    const penalize = this.fresh("penalize");
+    const p = this.fresh("p");
+    this.emit(`let ${cost} = ${this.e(vars, 1)};`);
+    this.emit(`const ${penalize} = (${p}: number) => {`);
+    this.emit(`  ${cost} ${this.pick(["+=", "-=", "*="])} ${this.constant()} * ${p};`);
+    this.emit(`  return ${p};`);
+    this.emit("};");
+    this.emit(
+      `${cost} ${this.pick(["+=", "-="])} ${penalize}(${this.e(vars, 1)}) * ${penalize}(${this.e(vars, 1)});`,
+    );
+    this.emit(`${r} += ${cost} * ${this.contraction()};`);
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * An interface with an optional hook (`reset?(): void`) some classes implement, called with
+   * `?.`; and a constant a subclass inherits from its base, read through the subclass.
+   */
+  lifecycleHooks(vars: string[], mutable: string[]): void {
+    const Stage = this.fresh("Stage");
+    const Smooth = this.fresh("Smooth");
+    const Scale = this.fresh("Scale");
+    const Tuned = this.fresh("Tuned");
+    this.decl(`interface ${Stage} {
+  step(v: number): number;
+  reset?(): void;
+}`);
+    this.decl(`class ${Smooth} implements ${Stage} {
+  static readonly RATE = ${this.constant()};
+  private level = 0;
+  step(v: number): number {
+    this.level += ${Smooth}.RATE * (v - this.level);
+    return this.level;
+  }
+  reset(): void {
+    this.level = 0;
+  }
+}`);
+    this.decl(`class ${Tuned} extends ${Smooth} {}`);
+    this.decl(`class ${Scale} implements ${Stage} {
+  constructor(private readonly k: number) {}
+  step(v: number): number {
+    return this.k * v;
+  }
+}`);
+    const r = this.fresh("r");
+    const stages = this.fresh("stages");
+    const pass = this.fresh("pass");
+    const st = this.fresh("st");
+    const v = this.fresh("v");
+    this.emit(`let ${r} = 0;`);
+    this.emit(
+      `const ${stages}: ${Stage}[] = [new ${Tuned}(), new ${Scale}(${this.e(vars, 1)}), new ${Smooth}()];`,
+    );
+    this.emit(`for (let ${pass} = 0; ${pass} < 2; ${pass}++) {`);
+    this.emit(`  let ${v} = ${this.e(vars, 1)} + ${pass};`);
+    this.emit(`  for (const ${st} of ${stages}) ${v} = ${st}.step(${v});`);
+    this.emit(`  ${r} += ${v} * ${Tuned}.RATE;`);
+    this.emit(
+      `  if (${this.chance(0.5) ? `${pass} === 0` : "true"}) for (const ${st} of ${stages}) ${st}.reset?.();`,
+    );
+    this.emit("}");
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -2625,6 +2741,9 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "typed-shapes": (g, v, m) => g.typedShapes(v, m),
   "stacks-queues": (g, v, m) => g.stacksQueues(v, m),
   "class-unions": (g, v, m) => g.classUnions(v, m),
+  "group-by": (g, v, m) => g.groupBy(v, m),
+  "effect-statements": (g, v, m) => g.effectStatements(v, m),
+  "lifecycle-hooks": (g, v, m) => g.lifecycleHooks(v, m),
   "constructed-classes": (g, v, m) => g.constructedClasses(v, m),
   "closure-factories": (g, v, m) => g.closureFactories(v, m),
   "everyday-arrays": (g, v, m) => g.everydayArrays(v, m),

@@ -8,6 +8,7 @@ import {
   finiteGradient,
   loadProgram,
 } from "./support/harness.js";
+import { checkBackends } from "./support/wasm-backends.js";
 
 // Everyday syntax inside differentiated code, each construct in a program written as
 // TypeScript developers write it, checked against central differences and forward mode
@@ -853,4 +854,51 @@ export const g = gradient(total);
     name: "TypeError",
     message: "Reduce of empty array with no initial value",
   });
+});
+
+test("an object literal asserted to a type ('{} as Point', '<Point>{}', '{ x } as Point') gets the fields it leaves out written afterwards", async () => {
+  // Before, the literal had the type '{}' and 'p.x = …' was NABLA101 "type '{}' has no field 'x'".
+  const source = `interface Point { x: number; y: number }
+interface Opts { scale: number; shift?: number }
+function norm2(p: Point): number {
+  return p.x * p.x + p.y * p.y;
+}
+export function f(r: number, th: number): number {
+  const p = {} as Point;
+  p.x = r * Math.cos(th);
+  p.y = r * Math.sin(th);
+  const q = <Point>{};
+  q.y = th;
+  q.x = r;
+  const s = { x: r * th } as Point;
+  s.y = 2;
+  const t = { y: th } as unknown as Point;
+  t.x = r * r;
+  const o = { scale: r } as Opts;
+  o.shift = th;
+  const unwritten = {} as Point;
+  const absent = unwritten.y === undefined ? 1 : 0;
+  return norm2(p) * p.x * p.y + norm2(q) + s.x * s.y + norm2(t) + o.scale * (o.shift ?? 0) + absent;
+}`;
+  await checkTwoWays(source);
+  await checkBackends(source, [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ]);
+  // Its fields take the order they are written in, as in JavaScript.
+  const m = await loadProgram<{ keys: (r: number) => { value: number }; plain: () => string }>({
+    "main.ts": `import { valueWithGradient } from "nabla";
+interface Point { x: number; y: number }
+function keysOf(r: number): string {
+  const q = {} as Point;
+  q.y = r;
+  q.x = r;
+  return Object.keys(q).join();
+}
+export const plain = () => keysOf(1);
+export const keys = valueWithGradient((r: number) => (keysOf(r) === "y,x" ? r : 0));
+`,
+  });
+  assert.equal(m.plain(), "y,x");
+  assert.equal(m.keys(2).value, 2);
 });

@@ -40,6 +40,7 @@ export {
 export { ruleNotYetRegistered } from "./rules.js";
 export { refuseHoles, refuseArgumentHoles } from "./holes.js";
 export { resultShape, refuseSeedOfOtherShape } from "./seed-shape.js";
+export { sortOrder } from "./sort-order.js";
 export { vectorGiven } from "./vector-argument.js";
 export { storeJournal, beginReplay, endReplay, undoStore } from "./store-journal.js";
 export { newFloat64Array, newFloat32Array } from "./pool.js";

@@ -169,9 +169,17 @@ export interface OpAttrs {
   callee?: string;
   /**
    * On `withDerivative` and `adjust`: the function is the arrow written at these [start, end]
-   * offsets of the op's file (`loc.file`), which the backend compiles under the name `callee`.
+   * offsets of the op's file (`loc.file`), which the backend compiles under the name `callee`
+   * (`comparator` on a sort's `nondiff`).
    */
   written?: number[];
+  /**
+   * On the `nondiff` op `nabla:sortOrder`: the comparator the engine's sort calls, a
+   * module-level function by name or, with `written`, the arrow hoisted under this name.
+   */
+  comparator?: string;
+  /** With `comparator`: the local variables the arrow reads, whose values follow the array. */
+  reads?: string[];
   /** A user callee as written at the call site (`g`, `ns.g`): how the emitted code names it. */
   calleeName?: string;
   /**

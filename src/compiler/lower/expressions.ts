@@ -98,6 +98,8 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "Identifier":
       return lowerIdentifier(ctx, node, node.name);
     case "TSAsExpression": {
+      const literal = assertedLiteral(ctx, node);
+      if (literal) return literal;
       const v = lowerExpression(ctx, node.expression);
       // A record just made, asserted to have known fields: an object of those fields.
       if (isKeyed(v.type) && node.expression.type === "CallExpression") {
@@ -108,9 +110,10 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       }
       return v;
     }
+    case "TSTypeAssertion":
+      return assertedLiteral(ctx, node) ?? lowerExpression(ctx, node.expression);
     case "TSSatisfiesExpression":
     case "TSNonNullExpression":
-    case "TSTypeAssertion":
       return lowerExpression(ctx, node.expression);
     case "SequenceExpression": {
       // `i++, k += 2`: each in turn, for its effects; the value is the last one's.
@@ -541,6 +544,30 @@ function lowerLogical(
   right: Expression,
 ): Value {
   return logical(ctx, operator, leftReader(ctx, left), left, right);
+}
+
+/**
+ * `{} as Point`, `<Point>{}`, `{ x: a } as Point`: an object literal of the asserted type, the
+ * fields it leaves out to be written later (`p.y = b`), as TypeScript reads it. undefined: not
+ * an object literal asserted to an object type.
+ */
+function assertedLiteral(
+  ctx: LowerContext,
+  node: Expression & { expression: Expression; typeAnnotation: Node },
+): Value | undefined {
+  let inner = node.expression;
+  // `{ x } as unknown as Point`: the outermost type is the literal's.
+  while (
+    inner.type === "ParenthesizedExpression" ||
+    inner.type === "TSAsExpression" ||
+    inner.type === "TSTypeAssertion" ||
+    inner.type === "TSSatisfiesExpression"
+  )
+    inner = inner.expression;
+  if (inner.type !== "ObjectExpression") return undefined;
+  const asserted = ctx.types(node.typeAnnotation as never);
+  if (!asserted || !isObject(asserted)) return undefined;
+  return lowerObjectLiteral(ctx, inner, asserted, true);
 }
 
 /** `a op b` where `read` reads `a` (again in the branch that yields it). */

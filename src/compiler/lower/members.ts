@@ -565,6 +565,11 @@ export function lowerObjectLiteral(
   ctx: LowerContext,
   node: ObjectExpression,
   expected: Type | undefined,
+  /**
+   * `{} as Point`, `{ x } as Point`: asserted to be of `expected`, whose fields the literal
+   * leaves out read as undefined until written, as in JavaScript.
+   */
+  asserted = false,
 ): Value {
   // `const ops = { f: square, g: Math.sin }`, `{ f: (x: number) => x * k }`: a field holding
   // a function needs its function type, which TypeScript's checker gives the literal.
@@ -691,7 +696,8 @@ export function lowerObjectLiteral(
   if (declared) {
     for (const f of declared.fields) {
       if (values.has(f.name) || (f.type === "opaque" && !f.optional)) continue;
-      if (!f.optional) ctx.fail(node, typeMismatch.fieldOfIsMissing(f.name, declared.name));
+      if (!f.optional && !asserted)
+        ctx.fail(node, typeMismatch.fieldOfIsMissing(f.name, declared.name));
       // An optional field left out reads as undefined, as in JavaScript.
       const absent = ctx.builder.emit("const", [], [f.type], {}, [], f.name).results[0]!;
       values.set(f.name, absent);

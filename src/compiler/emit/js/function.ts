@@ -65,17 +65,29 @@ export function hoistedAdjustments(
   sourceText: (file: string) => string,
 ): EmittedLine[][] {
   const found = new Map<string, Op>();
+  const comparators = new Map<string, Op>();
   for (const fn of fns)
     forEachOp(fn.body, (op) => {
       if (op.opcode === "adjust" && op.attrs.written) found.set(op.attrs.callee!, op);
+      if (op.attrs.comparator && op.attrs.written) comparators.set(op.attrs.comparator, op);
     });
-  return [...found].map(([name, op]) => [
-    {
-      text: `function ${nameOf(name)}(${param}) { return (${writtenFunction(op, sourceText)})(${param}); }`,
-      indent: 0,
-      loc: op.loc,
-    },
-  ]);
+  const line = (op: Op, text: string) => [{ text, indent: 0, loc: op.loc }];
+  return [
+    ...[...found].map(([name, op]) =>
+      line(
+        op,
+        `function ${nameOf(name)}(${param}) { return (${writtenFunction(op, sourceText)})(${param}); }`,
+      ),
+    ),
+    // A sort's comparator written at the call (lower/array-sort.ts), which the engine's sort calls.
+    // A function of the local variables it reads, making the comparator.
+    ...[...comparators].map(([name, op]) =>
+      line(
+        op,
+        `function ${nameOf(name)}(${(op.attrs.reads ?? []).join(", ")}) { return ${writtenFunction(op, sourceText)}; }`,
+      ),
+    ),
+  ];
 }
 
 /** A derivative nabla could not build for an optional demand (IRFunction.stub): it throws. */
@@ -663,6 +675,12 @@ class FunctionEmitter implements LaneHost, FlowHost {
       }
       case "nondiff": {
         const callee = op.attrs.callee!;
+        if (op.attrs.comparator) {
+          const compare = op.attrs.written
+            ? js.call(this.emitNames.hoisted(op.attrs.comparator), args.slice(1))
+            : js.name(this.emitNames.global(op.attrs.comparator));
+          return js.call(`${this.emitNames.runtime}.sortOrder`, [a, compare]);
+        }
         if (callee === "~") return js.unary("~", a);
         if (callee === "typeof") return js.unary("typeof ", a);
         if (

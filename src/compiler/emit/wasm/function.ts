@@ -1800,7 +1800,9 @@ function describe(op: Op): string {
     case "extern":
       return `a call of ${op.attrs.callee}`;
     case "nondiff":
-      return `the operation '${op.attrs.callee}'`;
+      return op.attrs.comparator
+        ? "a sort by a comparator (JavaScript's own sort calls it)"
+        : `the operation '${op.attrs.callee}'`;
     case "call":
       return `a call of '${op.attrs.calleeName ?? op.attrs.callee?.split("#").pop()}'`;
     case "field":

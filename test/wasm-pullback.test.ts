@@ -522,3 +522,68 @@ export const forwardJs = jacobian(moments, { mode: "forward" });
     }),
   );
 });
+
+/** Each element of `actual` against `expected`, to 1e-12 relative. */
+function closeAll(actual: number[], expected: number[]): void {
+  assert.equal(actual.length, expected.length);
+  actual.forEach((a, i) => assertClose(a, expected[i]!, 1e-12));
+}
+
+test("a pullback's seed may leave out what Tangent<T> leaves out — parts with no tangent, optional fields — as zero; a required number it lacks is refused", async () => {
+  // A seed of exactly Tangent<Out> was refused once the seed's shape was checked (the result's
+  // Int32Array, text and string[] counted as parts to seed), and a seed leaving out an optional
+  // number field (or a record's key) gave NaN.
+  const m = await loadProgram<{
+    labeledBack: (seed: unknown) => number[];
+    loopOptionalBack: (seed: unknown) => number[];
+    closureOptionalBack: (seed: unknown) => number[];
+    groupsBack: (seed: unknown) => number[];
+    closureRequiredBack: (seed: unknown) => number[];
+  }>({
+    "main.ts": `import { pullback } from "nabla";
+interface Out { v: number[]; idx: Int32Array; meta: { name: string }; tags: string[] }
+function labeled(a: number, b: number): Out {
+  const v: number[] = [];
+  for (let i = 0; i < 2; i++) v.push(i === 0 ? a * b : a);
+  return { v, idx: Int32Array.of(1, 2), meta: { name: "pt" }, tags: ["u", "w"] };
+}
+interface Maybe { s: number; extra?: number }
+function looped(a: number, b: number): Maybe {
+  let s = 0;
+  for (let i = 0; i < 2; i++) s += a * b;
+  return a > 0 ? { s, extra: a * a } : { s };
+}
+function closed(a: number, b: number): Maybe {
+  return { s: a * b, extra: a * a * b };
+}
+function counts(xs: number[]): Record<string, number> {
+  const r: Record<string, number> = {};
+  for (const x of xs) r[x > 0 ? "pos" : "neg"] = (r[x > 0 ? "pos" : "neg"] ?? 0) + x * x;
+  return r;
+}
+function both(a: number, b: number): { s: number; p: number } {
+  return { s: a * b, p: a + b };
+}
+export const labeledBack = (seed: unknown) => pullback(labeled, { wrt: [0, 1] })(0.7, 2)(seed as never);
+export const loopOptionalBack = (seed: unknown) => pullback(looped, { wrt: [0, 1] })(0.7, 2)(seed as never);
+export const closureOptionalBack = (seed: unknown) => pullback(closed, { wrt: [0, 1] })(0.7, 2)(seed as never);
+export const groupsBack = (seed: unknown) => pullback(counts)([0.5, -1, 2])(seed as never) as unknown as number[];
+export const closureRequiredBack = (seed: unknown) => pullback(both, { wrt: [0, 1] })(0.7, 2)(seed as never);
+`,
+  });
+  // v = [a·b, a]: the seed [1, 2] gives ∂/∂a = b + 2 = 4, ∂/∂b = a = 0.7.
+  closeAll(m.labeledBack({ v: [1, 2] }), [4, 0.7]);
+  // s = 2ab, extra = a² (a > 0): the seed { s: 1 } gives [2b, 2a]; with extra 1, [2b + 2a, 2a].
+  closeAll(m.loopOptionalBack({ s: 1 }), [4, 1.4]);
+  closeAll(m.loopOptionalBack({ s: 1, extra: 1 }), [5.4, 1.4]);
+  // s = ab, extra = a²b: { s: 1 } gives [b, a]; with extra 1, [b + 2ab, a + a²].
+  closeAll(m.closureOptionalBack({ s: 1 }), [2, 0.7]);
+  closeAll(m.closureOptionalBack({ s: 1, extra: 1 }), [4.8, 1.19]);
+  // pos = 0.5² + 2², neg = 1: the seed { pos: 1 } gives [1, 0, 4].
+  closeAll(m.groupsBack({ pos: 1 }), [1, 0, 4]);
+  assert.throws(
+    () => m.closureRequiredBack({ s: 1 }),
+    /the pullback's seed\.p is undefined, but the result\.p is a number/,
+  );
+  closeAll(m.closureRequiredBack({ s: 1, p: 1 }), [3, 1.7]);
+});

@@ -39,7 +39,7 @@ export {
 } from "./tangents.js";
 export { ruleNotYetRegistered } from "./rules.js";
 export { refuseHoles, refuseArgumentHoles } from "./holes.js";
-export { resultShape, refuseSeedOfOtherShape } from "./seed-shape.js";
+export { resultShape, refuseSeedOfOtherShape, seedOfShape } from "./seed-shape.js";
 export { sortOrder } from "./sort-order.js";
 export { vectorGiven } from "./vector-argument.js";
 export { storeJournal, beginReplay, endReplay, undoStore } from "./store-journal.js";

@@ -320,6 +320,9 @@ export function restoreStructure(slots: TangentStructure): void {
  * @internal
  */
 export function addTangent(target: unknown, source: unknown, longer = false): void {
+  // A seed may leave out a part of the result, as `Tangent<T>` lets it (an optional field, a
+  // part with no tangent): its adjoint is zero.
+  if (longer && source === undefined) return;
   if (target instanceof Float64Array || target instanceof Float32Array || Array.isArray(target)) {
     const from = source as ArrayLike<unknown>;
     const fits =
@@ -344,7 +347,10 @@ export function addTangent(target: unknown, source: unknown, longer = false): vo
     const t = target as TangentObject;
     const s = source as TangentObject;
     for (const k of Object.keys(t)) {
-      if (typeof t[k] === "number") (t as Record<string, number>)[k]! += s[k] as number;
+      if (typeof t[k] === "number")
+        (t as Record<string, number>)[k]! += longer
+          ? ((s[k] as number | undefined) ?? 0)
+          : (s[k] as number);
       else addTangent(t[k], s[k], longer);
     }
   }

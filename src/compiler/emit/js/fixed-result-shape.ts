@@ -9,6 +9,11 @@ import type { Type } from "../../ir/types.js";
 export function fixedResultShape(type: Type): string | undefined {
   if (isArray(type) && type.storage === "Array" && type.elements?.every((e) => e === "number"))
     return `{ length: ${type.elements.length} }`;
-  if (isObject(type) && type.fields.every((f) => f.type === "number")) return "{ fields: {} }";
+  if (isObject(type) && type.fields.every((f) => f.type === "number")) {
+    const differentiable = type.fields.filter((f) => !f.noDerivative && !f.enumChoice);
+    const names = (optional: boolean) =>
+      JSON.stringify(differentiable.filter((f) => !!f.optional === optional).map((f) => f.name));
+    return `{ fields: {}, numbers: ${names(false)}, optionalNumbers: ${names(true)} }`;
+  }
   return undefined;
 }

@@ -325,10 +325,13 @@ export function operatorWrapper(w: OperatorWrapper): string {
       // Reorder the adjoints; fill the result's shadow when the closure cannot read the seed.
       const shadowed = w.vjpFillsShadow
         ? `${w.runtime}.seedTangent(${resultShadow}, ${seed}, ${seedShape}); `
+        : "";
+      // A seed of fixed shape is checked, and given zeros for optional fields it leaves out.
+      const got = w.vjpFillsShadow
+        ? `${back}()`
         : checksSeed
-          ? `${w.runtime}.refuseSeedOfOtherShape(${seed}, ${w.fixedResultShape}); `
-          : "";
-      const got = w.vjpFillsShadow ? `${back}()` : `${back}(${seed})`;
+          ? `${back}(${w.runtime}.seedOfShape(${seed}, ${w.fixedResultShape}))`
+          : `${back}(${seed})`;
       const reordered = userOrder
         ? `const ${given} = ${got}; return [${w.wrt.map((i) => `${given}[${sorted.indexOf(i)}]`).join(", ")}];`
         : `return ${got};`;

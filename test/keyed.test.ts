@@ -53,7 +53,33 @@ export function f(x: number, y: number): number {
     acc.push(v * v);
     return acc;
   }, []);
-  return g["up"] * 2 + (g["down"] ?? 0) + counts["pos"] * counts["neg"] + squares[0] * squares[1];
+  // Typed by the call, not by where it goes (Object.values' parameter, a Partial<…>).
+  const ups = Object.values(
+    [x, y].reduce<Record<string, number>>((acc, v) => {
+      acc[v > 0 ? "up" : "down"] = v * x;
+      return acc;
+    }, {}),
+  );
+  const spelled = [x, y].reduce(
+    (acc, v) => {
+      acc[String(v > 0)] = (acc[String(v > 0)] ?? 0) + v;
+      return acc;
+    },
+    {} as Record<string, number>,
+  );
+  const stats: Partial<{ n: number; top: number }> = [x, y].reduce<{ n: number; top: number }>(
+    (s, v) => ({ n: s.n + 1, top: Math.max(s.top, v) }),
+    { n: 0, top: -Infinity },
+  );
+  return (
+    g["up"] * 2 +
+    (g["down"] ?? 0) +
+    counts["pos"] * counts["neg"] +
+    squares[0] * squares[1] +
+    ups.reduce((a, b) => a + b, 0) +
+    (spelled["true"] ?? 0) * 3 +
+    (stats.top ?? 0)
+  );
 }`,
   );
 });

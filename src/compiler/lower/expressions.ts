@@ -2,7 +2,7 @@ import { classNamed } from "../parse/class-hierarchy.js";
 import { instanceOf } from "./class-dispatch.js";
 import { lowerFieldPresence } from "./field-presence.js";
 import { isAggregate, isKeyed, isObject, sameType, typeText } from "../ir/type-system.js";
-import { asKnownFields, keyedHas, lowerDelete } from "./keyed.js";
+import { asKnownFields, keyedHas, lowerDelete, lowerRecordLiteral } from "./keyed.js";
 import {
   closureCapture,
   constAssignment,
@@ -566,6 +566,8 @@ function assertedLiteral(
     inner = inner.expression;
   if (inner.type !== "ObjectExpression") return undefined;
   const asserted = ctx.types(node.typeAnnotation as never);
+  // `{} as Record<string, number>`: a record, its entries those written.
+  if (asserted && isKeyed(asserted)) return lowerRecordLiteral(ctx, inner, asserted);
   if (!asserted || !isObject(asserted)) return undefined;
   return lowerObjectLiteral(ctx, inner, asserted, true);
 }

@@ -720,6 +720,7 @@ function untypedNewArray(ctx: LowerContext, node: CallExpression): boolean {
 function reduceStart(ctx: LowerContext, node: CallExpression, start: Expression): Value {
   if (start.type !== "ObjectExpression" && start.type !== "ArrayExpression")
     return ctx.lowerExpression(start);
-  const accumulator = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+  // The call's own result (reduce<U>'s U), not the type its place expects of it.
+  const accumulator = ctx.types.inferred?.callAt(node.start, node.end)?.result;
   return lowerValue(ctx, start, accumulator === "opaque" ? undefined : accumulator);
 }

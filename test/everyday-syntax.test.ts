@@ -665,7 +665,11 @@ test("'a && b;' and 'a || b;' written for b's effect, and assignments through 'a
   last[0]! += y;
   let t = x;
   (t as number) += 1;
-  return kept.reduce((s, v) => s + v, 0) + scale["a"]! * scale["b"]! + last[0]! * t;
+  (t as number)++;
+  let u: number | undefined = y;
+  u!--;
+  ++(u as number);
+  return kept.reduce((s, v) => s + v, 0) + scale["a"]! * scale["b"]! + last[0]! * t * u;
 }`,
   );
 });

@@ -183,7 +183,7 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
         });
         return node.prefix ? updated : old!;
       }
-      const slot = assignableSlot(ctx, node.argument);
+      const slot = assignableSlot(ctx, target);
       const old = ctx.value(slot);
       requireNumbers(ctx, node, node.operator, old);
       ctx.at(node);

@@ -721,3 +721,26 @@ export function f(x: number, y: number): number {
     [0.7, -0.4],
   ]);
 });
+
+test("a spread copies the array where it stands: an element or argument after it that changes the array does not change what it gave", async () => {
+  // nabla copied the spreads after evaluating every other element: '[...xs, xs.push(x), ...xs]'
+  // was [y, x, 2, y, x] instead of [y, 2, y, x] (value 519.6 for 395.6).
+  await checkTwoWays(
+    `function weigh(...v: number[]): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * (i + 1);
+  return s + v.length * 10;
+}
+export function f(x: number, y: number): number {
+  const xs = [y];
+  const arr = [...xs, xs.push(x), ...xs];
+  const more = [x * y];
+  const grow = () => {
+    more.push(y);
+    return 1;
+  };
+  const called = weigh(...more, grow(), ...more, more.pop()!, ...more);
+  return arr.length * 100 + arr[0] * 3 + arr[2] * 10 + arr[3] + called;
+}`,
+  );
+});

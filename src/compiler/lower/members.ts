@@ -27,6 +27,7 @@ import {
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
+import { readsOnly } from "./reads-only.js";
 import { collectGenerator } from "./generators.js";
 import type {
   ArrayExpression,
@@ -485,7 +486,7 @@ function lowerArraySpread(
   expected: ArrayType | undefined,
 ): Value {
   const tuple = expected?.elements ? expected : undefined;
-  const parts = node.elements.flatMap((e) => {
+  const parts = node.elements.flatMap((e, k) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     if (e.type === "SpreadElement") {
       // `[...set]`, `[...map]`: its keys, its entries; `[...gen()]`: the values it yields.
@@ -503,6 +504,11 @@ function lowerArraySpread(
       if (!isArray(v.type)) {
         return ctx.fail(e, unsupportedSyntax.spreadingIsNotSupported(typeText(v.type)));
       }
+      // JavaScript copies a spread where it stands: an element after it that may change the
+      // array (`[...xs, xs.push(x), ...xs]`) must not change what it gave, so it is copied now.
+      const later = node.elements.slice(k + 1);
+      if (later.some((l) => l !== null && !readsOnly(l)))
+        return [{ spread: true, value: copyArray(ctx, v, v.type) }];
       return [{ spread: true, value: v }];
     }
     return [{ spread: false, value: ctx.lowerExpression(e as Expression) }];

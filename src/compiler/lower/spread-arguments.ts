@@ -4,7 +4,8 @@ import { isArray, typeText } from "../ir/type-system.js";
 import type { Value } from "../ir/types.js";
 import type { ParamInfo } from "../types/signature.js";
 import type { LowerContext } from "./context.js";
-import { lowerValue } from "./members.js";
+import { copyArray, lowerValue } from "./members.js";
+import { readsOnly } from "./reads-only.js";
 
 // Spread arguments and rest parameters in calls of the program's functions: `h(...args)`
 // passes the elements of a tuple (or of an array, as the last argument) one per parameter,
@@ -47,13 +48,17 @@ export function expandArguments(
       }
       return;
     }
-    const spread = ctx.lowerExpression(arg.argument);
-    if (!isArray(spread.type)) {
-      return ctx.fail(arg, typeMismatch.spreadArgumentMustBeArray(typeText(spread.type)));
+    const lowered = ctx.lowerExpression(arg.argument);
+    if (!isArray(lowered.type)) {
+      return ctx.fail(arg, typeMismatch.spreadArgumentMustBeArray(typeText(lowered.type)));
     }
+    // Its elements as they are now: an argument after it may change the array (reads-only.ts).
+    const later = node.arguments.slice(i + 1);
+    const copied = !lowered.type.elements && !later.every(readsOnly);
+    const spread = copied ? copyArray(ctx, lowered, lowered.type) : lowered;
     const name = hidden(ctx, arg.argument, spread);
     // A tuple's length is its type's; `...(xs as [V, V, V])` asserts one the array's type lacks.
-    const length = spread.type.elements?.length ?? assertedTupleLength(arg.argument);
+    const length = lowered.type.elements?.length ?? assertedTupleLength(arg.argument);
     if (length !== undefined) {
       for (let k = 0; k < length; k++) place(elementOf(name, k, arg));
       return;

@@ -655,6 +655,8 @@ test("'a && b;' and 'a || b;' written for b's effect, and assignments through 'a
     `export function f(x: number, y: number): number {
   const kept: number[] = [];
   for (const v of [x, -y, x * y]) v > 0 && kept.push(v * v);
+  [y, -x].forEach((v) => v > 0 && kept.push(2 * v));
+  [x].forEach((v) => kept.length > 10 || kept.push(v * y));
   let ready = false;
   ready || kept.push(3 * x);
   ready = true;

@@ -1,11 +1,12 @@
 import { missingReturn, unsupportedSyntax } from "../diagnostics/messages/index.js";
-import type { Expression, FunctionBody, Statement } from "oxc-parser";
+import type { Expression, ExpressionStatement, FunctionBody, Statement } from "oxc-parser";
 import { annotationType } from "../types/signature.js";
 import type { Value } from "../ir/types.js";
 import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext, Scope } from "./context.js";
 import { article } from "./describe.js";
 import { bindPattern } from "./destructure.js";
+import { logicalStatementAsIf } from "./logical-statements.js";
 
 // A callback or local function whose body is lowered where it is called (array methods, calls
 // of functions known where the call is compiled), in a scope of its own.
@@ -58,6 +59,8 @@ export function inlineCallback(
   what = "a callback written at an array method",
   /** Functions given for parameters, which name them as local functions. */
   functions: readonly ({ node: FunctionLike; scope: Scope } | undefined)[] = [],
+  /** The caller drops the callback's value (`forEach`). */
+  valueDropped = false,
 ): Value | undefined {
   return ctx.inScope(() => {
     callback.params.forEach((p, i) => {
@@ -80,8 +83,22 @@ export function inlineCallback(
       if (p.type === "Identifier") ctx.declare(p.name, "const", v.type, v);
       else bindPattern(ctx, p, v); // `([a, b]) => …`, `({ x, y }) => …`
     });
-    if (callback.type === "ArrowFunctionExpression" && callback.expression)
+    if (callback.type === "ArrowFunctionExpression" && callback.expression) {
+      // `xs.forEach((v) => v > 0 && kept.push(v))`: a statement, its value dropped.
+      const statement = valueDropped
+        ? logicalStatementAsIf({
+            type: "ExpressionStatement",
+            expression: callback.body as Expression,
+            start: callback.body.start,
+            end: callback.body.end,
+          } as ExpressionStatement)
+        : undefined;
+      if (statement) {
+        ctx.lowerStatements([statement]);
+        return undefined;
+      }
       return ctx.lowerExpression(callback.body as Expression);
+    }
     const body = (callback.body as FunctionBody).body;
     const last = body[body.length - 1];
     const finalReturn = last?.type === "ReturnStatement" ? last : undefined;

@@ -511,7 +511,7 @@ function lowerIteration(
       // `from`'s callback takes no third.
       if (array && method !== "from") bound.push(array);
       const produced = inline
-        ? inlineCallback(ctx, inline, bound)
+        ? inlineCallback(ctx, inline, bound, undefined, [], method === "forEach")
         : valueOrNothing(
             callFunctionArg(
               ctx,

@@ -106,7 +106,7 @@ export function setupJax(repo: string, python: string): JaxSetup {
       python,
       pythonPath: join(found.dir, PACKAGE),
       evals,
-      description: `GradBench's JAX tool (${TOOL} of ${repo}), JAX ${firstLine(probe.stdout).trim()} with ${python}, float64, pinned to one CPU, each call waiting for its result (\`jax.block_until_ready\`)`,
+      description: `${TOOL} of ${repo}, JAX ${firstLine(probe.stdout).trim()} with ${python}, float64, pinned to one CPU, each call waiting for its result (\`jax.block_until_ready\`)`,
       dispose: () => {
         if (found.copy) rmSync(found.dir, { recursive: true, force: true });
       },

@@ -205,15 +205,16 @@ export function f(a: number, b: number): number {
   );
 });
 
-test("static properties a class inherits, read through the subclass: its own override first, a base of another module too", async () => {
+test("static properties a class inherits, read through the subclass: its own override first, a base of another module too, and classes imported from it", async () => {
   await checkTwoWays(
-    `import { Units } from "./units";
+    `import { Units, Star } from "./units";
 class Planet extends Units {
   static override readonly drag = 0.5;
 }
 class Moon extends Planet {}
 export function f(m: number, v: number): number {
-  return m * Planet.G * v + Moon.drag * v * v + Moon.G * Planet.scale * m;
+  const imported = Units.G * Star.mass * m + Star.drag * v;
+  return m * Planet.G * v + Moon.drag * v * v + Moon.G * Planet.scale * m + imported;
 }`,
     undefined,
     true,
@@ -222,6 +223,9 @@ export function f(m: number, v: number): number {
   static readonly G = 9.81;
   static readonly drag = 0.1;
   static scale = 3;
+}
+export class Star extends Units {
+  static readonly mass = 2;
 }
 `,
     },

@@ -1,7 +1,7 @@
 import type { Class, MemberExpression } from "oxc-parser";
 import type { Value } from "../ir/types.js";
 import type { SourceModule } from "../parse/module.js";
-import { ancestry } from "../parse/class-hierarchy.js";
+import { ancestry, classNamed } from "../parse/class-hierarchy.js";
 import { annotationType } from "../types/signature.js";
 import type { LowerContext } from "./context.js";
 
@@ -31,12 +31,12 @@ export function staticPropertyRead(ctx: LowerContext, node: MemberExpression): V
     return undefined;
   const className = node.object.name;
   if (ctx.scope.lookup(className)) return undefined;
-  const decl = ctx.module.types.get(className);
-  if (!decl || (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression"))
-    return undefined;
+  // A class of this module or one it imports (`import { Units } from "./units"`).
+  const cls = classNamed(ctx.program, ctx.module, className);
+  if (!cls) return undefined;
   const name = node.property.name;
   // The class's own static, else one it inherits (`Planet.G` with `G` declared on a base class).
-  const owner = ancestry(ctx.program, { module: ctx.module, name: className, decl }).find((c) =>
+  const owner = ancestry(ctx.program, cls).find((c) =>
     c.decl.body.body.some((m) => isStaticProperty(m, name)),
   );
   const property = owner?.decl.body.body.find((m) => isStaticProperty(m, name));

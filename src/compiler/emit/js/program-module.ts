@@ -163,6 +163,11 @@ export function emitModule(
         ? program.namespaceModule(mod, head)
         : undefined;
     const file = namespace?.file ?? program.resolveRelative(mod.file, binding.specifier)!;
+    // `Planet.G`, a static property of a class imported by name: read through the class.
+    if (member !== undefined && binding.imported !== "*" && !namespace) {
+      const cls = imports.local(file, binding.imported, `$${binding.imported}`);
+      return memberOf(nameOf(cls), member).text;
+    }
     const exported = member ?? binding.imported;
     return imports.local(file, exported, `$${exported}`);
   };

@@ -14,7 +14,7 @@ const UNBOUND_HELP: Record<UnboundKind, (name: Printable) => string> = {
   math: () =>
     `differentiable code calls Math functions where it uses them: pass a function that calls one, such as '(x: number) => Math.tanh(x)', rather than the Math function itself`,
   class: (name) =>
-    `differentiable code reads the static properties and calls the static methods of '${name}' (of a class of the same module), but does not write them or use the class itself: keep changing state in a parameter and return it`,
+    `differentiable code reads the static properties and calls the static methods of '${name}' (a class of the program), but does not write them or use the class itself: keep changing state in a parameter and return it`,
   destructured: (name) =>
     `declare '${name}' on its own at the top level ('const ${name} = …'): differentiable code does not read names a module-level destructuring declares`,
   global: () => `pass its value in as a parameter`,

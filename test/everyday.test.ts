@@ -902,3 +902,33 @@ export const keys = valueWithGradient((r: number) => (keysOf(r) === "y,x" ? r : 
   assert.equal(m.plain(), "y,x");
   assert.equal(m.keys(2).value, 2);
 });
+
+test("a callback that shortens the array it iterates: the elements it removed are not visited, as in JavaScript", async () => {
+  // They were visited as undefined: the value was NaN.
+  await checkTwoWays(
+    `export function f(x: number, y: number): number {
+  let acc = 0;
+  const xs = [x, y, x * y];
+  xs.forEach((v, i, arr) => {
+    acc += v;
+    if (i === 0) arr.pop();
+  });
+  const total = [x, y, x + y, y * y].reduce((s, v, i, arr) => {
+    if (i === 1) arr.splice(2, 1);
+    return s + v * (i + 1);
+  }, 0);
+  const queue = [y, x, 2 * x];
+  const kept = queue.filter((v) => {
+    if (v > 0.5) queue.length = 2;
+    return v !== 0;
+  });
+  let seen = 0;
+  [x, y, x - y].reduceRight((s, v, i, arr) => {
+    seen += v * (i + 1);
+    if (i === 2) arr.shift();
+    return s;
+  }, 0);
+  return acc + total * 2 + kept.reduce((a, b) => a + b, 0) + seen + xs.length;
+}`,
+  );
+});

@@ -27,6 +27,7 @@ import {
   lowerValue,
 } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
+import { mayShortenArrays } from "./shortening-callbacks.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
 import { lowerSort, parsedAt } from "./array-sort.js";
@@ -486,6 +487,10 @@ function lowerIteration(
     ]),
   ];
 
+  const shortens =
+    array !== undefined && inline !== undefined && method !== "map" && SKIP_HOLES.has(method)
+      ? mayShortenArrays(inline)
+      : false;
   lowerLoop(
     ctx,
     carried,
@@ -499,44 +504,51 @@ function lowerIteration(
       const backward =
         method === "reduceRight" || method === "findLast" || method === "findLastIndex";
       const i = backward ? b.binary("sub", b.binary("sub", n, b.constant(1)), step) : step;
-      const bound: Value[] = [];
-      if (reducing) bound.push(ctx.value(accumulator!));
-      if (array) {
-        const read = b.emit("index", [array, i], [element!]);
-        if (SKIP_HOLES.has(method)) ctx.visits.push({ read, method, at: node });
-        bound.push(read.results[0]!);
-      } else bound.push(b.constant(0));
-      bound.push(i);
-      // The array itself, the callback's last parameter (`(x, i, arr) => x * arr.length`);
-      // `from`'s callback takes no third.
-      if (array && method !== "from") bound.push(array);
-      const produced = inline
-        ? inlineCallback(ctx, inline, bound, undefined, [], method === "forEach")
-        : valueOrNothing(
-            callFunctionArg(
-              ctx,
-              at,
-              (callback as { value: FunctionArg }).value,
-              bound.slice(0, (callback as { arity: number }).arity),
-              (callback as { name: string }).name,
-            ),
-          );
-      ctx.at(node);
-      if (reducing) {
-        ctx.assign(accumulator!, expectType(ctx, at, produced!, initial!.type));
-      } else if (onElement) {
-        if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
-        onElement(bound[0]!, produced, i);
-      } else if (method === "map" || method === "from") {
-        if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
-        resultSlot.value ??= produced;
-        if (!sameType(produced.type, resultSlot.value.type))
-          ctx.fail(at, typeMismatch.callbackMustReturnOneType());
-        b.emit("setIndex", [outPlaceholder, i, produced], []);
-      }
+      // A callback that may shorten the array: the elements it removed are not visited.
+      if (shortens) {
+        const present = b.compare("lt", i, b.emit("length", [array!], ["number"]).results[0]!);
+        lowerIf(ctx, present, [() => (visit(i), []), () => []]);
+      } else visit(i);
       ctx.assign(counter, b.binary("add", step, b.constant(1)));
     },
   );
+  function visit(i: Value): void {
+    const bound: Value[] = [];
+    if (reducing) bound.push(ctx.value(accumulator!));
+    if (array) {
+      const read = b.emit("index", [array, i], [element!]);
+      if (SKIP_HOLES.has(method)) ctx.visits.push({ read, method, at: node });
+      bound.push(read.results[0]!);
+    } else bound.push(b.constant(0));
+    bound.push(i);
+    // The array itself, the callback's last parameter (`(x, i, arr) => x * arr.length`);
+    // `from`'s callback takes no third.
+    if (array && method !== "from") bound.push(array);
+    const produced = inline
+      ? inlineCallback(ctx, inline, bound, undefined, [], method === "forEach")
+      : valueOrNothing(
+          callFunctionArg(
+            ctx,
+            at,
+            (callback as { value: FunctionArg }).value,
+            bound.slice(0, (callback as { arity: number }).arity),
+            (callback as { name: string }).name,
+          ),
+        );
+    ctx.at(node);
+    if (reducing) {
+      ctx.assign(accumulator!, expectType(ctx, at, produced!, initial!.type));
+    } else if (onElement) {
+      if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
+      onElement(bound[0]!, produced, i);
+    } else if (method === "map" || method === "from") {
+      if (!produced) return ctx.fail(at, typeMismatch.callbackOfMustReturnValue(method));
+      resultSlot.value ??= produced;
+      if (!sameType(produced.type, resultSlot.value.type))
+        ctx.fail(at, typeMismatch.callbackMustReturnOneType());
+      b.emit("setIndex", [outPlaceholder, i, produced], []);
+    }
+  }
   const loopAt = b.region.ops.length - 1;
   if (reducing) return ctx.value(accumulator!);
   if (method !== "map" && method !== "from") return b.constant(0);

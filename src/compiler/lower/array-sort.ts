@@ -5,6 +5,7 @@ import { walk, type FunctionLike } from "../parse/module.js";
 import type { LowerContext, Slot } from "./context.js";
 import { positionAt } from "../diagnostics/format.js";
 import { countedLoop } from "./ir-loops.js";
+import { copyArray } from "./members.js";
 
 // `xs.sort((a, b) => a.cost - b.cost)` (in place) and `xs.toSorted(cmp)` (a sorted copy).
 // A comparator the generated code can call is given to the engine's own sort (sortByEngine),
@@ -194,7 +195,7 @@ function sortByEngine(
   const type = array.type as ArrayType;
   const plain: ArrayType = { kind: "array", storage: type.storage, element: type.element };
   const n = b.emit("length", [array], ["number"]).results[0]!;
-  const source = method === "toSorted" ? array : copied(ctx, array, n, plain);
+  const source = method === "toSorted" ? array : copyArray(ctx, array, plain);
   const target =
     method === "toSorted" ? b.emit("alloc", [n], [plain], {}, [], "sorted").results[0]! : array;
   const orderType: ArrayType = { kind: "array", storage: "Int32Array", element: "number" };
@@ -216,17 +217,6 @@ function sortByEngine(
   const own = (op: Op) => op.loc.start === node.start && op.loc.end === node.end;
   ctx.elementWrites.splice(0, Infinity, ...ctx.elementWrites.filter((op) => !own(op)));
   return target;
-}
-
-/** A copy of the `n` elements of `array`, of type `type`. */
-function copied(ctx: LowerContext, array: Value, n: Value, type: ArrayType): Value {
-  const b = ctx.builder;
-  const copy = b.emit("alloc", [n], [type], {}, [], "unsorted").results[0]!;
-  countedLoop(ctx, n, (k) => {
-    const v = b.emit("index", [array, k], [type.element]).results[0]!;
-    b.emit("setIndex", [copy, k, v], []);
-  });
-  return copy;
 }
 
 /** JavaScript's comparison for a sort without comparator of `type`, placed at `at`. */

@@ -36,8 +36,6 @@ export function logicalIf(
   return lowerIf(ctx, test, operator === "||" ? [branches[1], branches[0]] : branches)[0]!;
 }
 
-let onceCount = 0;
-
 /** `o.p op= v` (op one of `??`, `||`, `&&`), its value `o.p op v`. */
 export function lowerLogicalMemberAssignment(
   ctx: LowerContext,
@@ -78,7 +76,8 @@ function evaluatedOnce(ctx: LowerContext, node: Expression): Expression {
   // A class or module constant's name, or a local constant: nothing can assign it.
   if (node.type === "Identifier" && (ctx.scope.lookup(node.name)?.kind ?? "const") === "const")
     return node;
-  const name = `$once${onceCount++}`;
+  // A name no identifier of the program can spell, so the right side cannot see it.
+  const name = `once:${node.start}:${node.end}`;
   const value = ctx.lowerExpression(node);
   ctx.declare(name, "const", value.type, value);
   return { type: "Identifier", name, start: node.start, end: node.end } as never;

@@ -17,7 +17,7 @@ import { forEachOp } from "../src/compiler/ir/walk.js";
 // scalar loop for what is left) and when two arrays are one.
 
 /** Per innermost loop of `fn` run in pairs: the arrays its body writes, by hint. */
-function pairedLoops(fn: IRFunction): string[][] {
+function pairedLoops(fn: IRFunction, ownExp = false): string[][] {
   const ints = integerValues(fn, integerBounds(fn, integerValues(fn)).nonNegative);
   const definitions = new Map<number, Op>();
   forEachOp(fn.body, (op) => op.results.forEach((r) => definitions.set(r.id, op)));
@@ -25,7 +25,7 @@ function pairedLoops(fn: IRFunction): string[][] {
   forEachOp(fn.body, (op) => {
     if (op.opcode !== "loop") return;
     const prechecks = loopPrechecks(op, definitions, ints);
-    const plan = prechecks && elementwisePairs(op, prechecks, definitions, ints);
+    const plan = prechecks && elementwisePairs(op, prechecks, definitions, ints, ownExp);
     if (plan)
       paired.push(
         plan.ops
@@ -109,6 +109,58 @@ test("loops whose iterations touch other elements, or round, are not paired", ()
   return r[r.length - 1];
 }`;
   assert.deepEqual(pairedLoops(lower(scaled, "f")), [["r"]], "the same loop without them is");
+});
+
+test("a sum of exps pairs where the module's exp is the engine's; a sum the lanes read or store does not", () => {
+  const sum = `export function f(a: Float64Array, m: number): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += Math.exp(a[i] - m);
+  return s;
+}`;
+  assert.deepEqual(
+    pairedLoops(lower(sum, "f"), true),
+    [[]],
+    "the exps in lanes, the sum lane by lane",
+  );
+  assert.deepEqual(pairedLoops(lower(sum, "f")), [], "the engine's exp: one number per call");
+  const cases = {
+    // Iteration i + 1's exp needs iteration i's sum.
+    feedsLanes: `export function f(a: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += Math.exp(a[i] - s);
+  return s;
+}`,
+    // The running sum is stored: a lane of the store would need the sum of the lane before.
+    stored: `export function f(a: Float64Array): number {
+  const r = new Float64Array(a.length);
+  let s = 0;
+  for (let i = 0; i < a.length; i++) {
+    r[i] = s;
+    s += Math.exp(a[i]);
+  }
+  return r[0];
+}`,
+    // Two carried numbers that trade places: each next value is the other's, not a sum's.
+    swapped: `export function f(a: Float64Array): number {
+  let s = 0;
+  let t = 1;
+  for (let i = 0; i < a.length; i++) {
+    const e = Math.exp(a[i]);
+    const u = s;
+    s = t + e;
+    t = u;
+  }
+  return s + t;
+}`,
+    // A sum alone: pairing it saves nothing.
+    alone: `export function f(a: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * 2;
+  return s;
+}`,
+  };
+  for (const [name, source] of Object.entries(cases))
+    assert.deepEqual(pairedLoops(lower(source, "f"), true), [], name);
 });
 
 const lengths = [0, 1, 2, 3, 4, 5, 8, 9, 16, 17];

@@ -16,11 +16,21 @@ import type { LoopPrechecks } from "./loop-prechecks.js";
 // on the loop's fast path (its accesses checked on entry, loop-prechecks.ts) while two
 // iterations remain, then lets the loop as it is finish.
 //
-// The loop must count up by 1 to a bound made before it (`i < n`), carry nothing else that
-// changes, and its body be only: element reads and writes (`=` and `+=`) at the counter of
-// arrays of numbers made before the loop (of typed arrays written, only Float64Arrays: the
-// others' stores round or convert), f64 add, sub, mul, div and neg, number constants, and the
-// counter's increment.
+// The loop must count up by 1 to a bound made before it (`i < n`), and its body be only:
+// element reads and writes (`=` and `+=`) at the counter of arrays of numbers made before the
+// loop (of typed arrays written, only Float64Arrays: the others' stores round or convert),
+// f64 add, sub, mul, div and neg, number constants, the counter's increment, and, where the
+// module's own exp is the engine's (exp.ts), Math.exp, two lanes at once by `$exp_pair`.
+//
+// Log-sum-exp's forward sweep, `t = Math.exp(x[i] - m); save t; s = s + t`, also saves to
+// the tape and carries a sum, so it pairs too when its lanes compute an exp (without one,
+// pairing a sum saves nothing: its chain of additions is the loop's speed):
+// - a value saved on the tape (a push the loop's reserve made room for) is stored as the two
+//   iterations would store it, iteration i's saves then i + 1's;
+// - a number the loop carries and changes by arithmetic of lane values (the *serial* ops)
+//   is computed lane by lane, iteration i's ops then i + 1's, each in the scalar order: the
+//   sum's additions are the scalar loop's, so its bits too. Nothing computed in lanes may
+//   read a serial value.
 
 export interface ElementwisePairs {
   /** The counter as the loop's carried value (its local is advanced by 2 per pair). */
@@ -29,10 +39,19 @@ export interface ElementwisePairs {
   bound: Value;
   /** The body's ops run in lanes, in order (reads, arithmetic, writes). */
   ops: Op[];
-  /** What a body parameter carried unchanged is: the loop's carried value (set on entry). */
+  /**
+   * What a body parameter carried is: the loop's carried value (its local holds the value
+   * before the pair; for a changing one, its state, which the pair's serial ops advance).
+   */
   carried: Map<number, Value>;
   /** The results computed in lanes (each a v128 local). */
   lanes: Set<number>;
+  /** Arithmetic of the changing carried numbers, run lane by lane in order. */
+  serial: Op[];
+  /** The carried numbers that change: the loop's value, and its next value (a serial op's). */
+  changing: { state: Value; next: Value }[];
+  /** The values saved on the tape per iteration, in order (lane values). */
+  saved: Value[];
 }
 
 const LANE_ARITHMETIC = new Set(["add", "sub", "mul", "div", "neg"]);
@@ -43,6 +62,7 @@ export function elementwisePairs(
   prechecks: LoopPrechecks,
   definitions: Map<number, Op>,
   ints: Set<number>,
+  ownExp = false,
 ): ElementwisePairs | undefined {
   const [before, after] = loop.regions as [Region, Region];
   const { counter } = prechecks;
@@ -73,21 +93,33 @@ export function elementwisePairs(
   const oneOp = one && definitions.get(one.id);
   if (oneOp?.opcode !== "const" || oneOp.attrs.value !== 1) return undefined;
   const carried = new Map<number, Value>();
+  /** Body parameters of the carried numbers that change, and the values computed from them. */
+  const serialValues = new Set<number>();
+  const changing: { state: Value; next: Value }[] = [];
   for (let i = 0; i < yielded.length; i++) {
     if (i === k) continue;
-    if (yielded[i] !== after.params[i] || ints.has(before.params[i]!.id)) return undefined;
+    if (ints.has(before.params[i]!.id)) return undefined;
     carried.set(after.params[i]!.id, before.params[i]!);
+    if (yielded[i] === after.params[i]) continue;
+    if (after.params[i]!.type !== "number" || !inside(yielded[i]!)) return undefined;
+    serialValues.add(after.params[i]!.id);
+    changing.push({ state: before.params[i]!, next: yielded[i]! });
   }
 
   const lanes = new Set<number>();
   const constants = new Set<number>();
   const ops: Op[] = [];
-  /** A number operand: computed in lanes, a constant, or the same at every iteration. */
+  const serial: Op[] = [];
+  const saved: Value[] = [];
+  /**
+   * A number operand: computed in lanes, a constant, or the same at every iteration (an
+   * integer made before the loop too, converted).
+   */
   const numberOperand = (v: Value): boolean =>
     constants.has(v.id) ||
     (v.type === "number" &&
-      !ints.has(v.id) &&
-      (lanes.has(v.id) || carried.has(v.id) || !inside(v)));
+      !serialValues.has(v.id) &&
+      (!inside(v) || (!ints.has(v.id) && (lanes.has(v.id) || carried.has(v.id)))));
   /** An array of f64 cells made before the loop, at the counter. */
   const element = (array: Value, index: Value, written: boolean): boolean =>
     index === bodyCounter &&
@@ -115,17 +147,50 @@ export function elementwisePairs(
         if (!element(a!, b!, true) || !numberOperand(c!)) return undefined;
         ops.push(op);
         continue;
-      default:
+      case "push":
+        if (op.attrs.reserved !== true || !lanes.has(a!.id)) return undefined;
+        saved.push(a!);
+        ops.push(op);
+        continue;
+      case "math":
+        if (!ownExp || op.attrs.callee !== "exp" || op.operands.length !== 1) return undefined;
+        if (!numberOperand(a!) || !r || ints.has(r.id) || r.type !== "number") return undefined;
+        lanes.add(r.id);
+        ops.push(op);
+        continue;
+      default: {
         if (!LANE_ARITHMETIC.has(op.opcode) || !r || ints.has(r.id) || r.type !== "number")
           return undefined;
+        const serialOperand = (v: Value) => serialValues.has(v.id) || numberOperand(v);
+        if (op.operands.some((v) => serialValues.has(v.id)) && op.operands.every(serialOperand)) {
+          serialValues.add(r.id);
+          serial.push(op);
+          continue;
+        }
         if (!op.operands.every(numberOperand)) return undefined;
         lanes.add(r.id);
         ops.push(op);
+      }
     }
   }
   // The increment feeds the next iteration only.
-  if (ops.some((op) => op.operands.includes(increment.results[0]!))) return undefined;
-  return { counter: before.params[k]!, bound: counter.bound, ops, carried, lanes };
+  const step = increment.results[0]!;
+  if ([...ops, ...serial].some((op) => op.operands.includes(step))) return undefined;
+  // Each changing number's next value is a serial op's.
+  const computed = new Set(serial.map((op) => op.results[0]!.id));
+  if (changing.some(({ next }) => !computed.has(next.id))) return undefined;
+  // A carried sum pairs only beside an exp: alone, its chain of additions sets the speed.
+  if (changing.length > 0 && !ops.some((op) => op.opcode === "math")) return undefined;
+  return {
+    counter: before.params[k]!,
+    bound: counter.bound,
+    ops,
+    carried,
+    lanes,
+    serial,
+    changing,
+    saved,
+  };
 }
 
 /** The values `loop` makes: its regions' parameters and their ops' results. */

@@ -37,7 +37,13 @@ import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
 import { promotableSlots, type SlotPromotion } from "./promoted-slots.js";
 import { pairedIterations, type PairedIterations } from "./paired-iterations.js";
 import { elementwisePairs, type ElementwisePairs } from "./elementwise-pairs.js";
-import { EXP_LOCALS, inlineExp } from "./exp.js";
+import {
+  EXP_LOCALS,
+  EXP_PAIR_LOCALS,
+  expPairConstants,
+  expPairStatements,
+  inlineExp,
+} from "./exp.js";
 import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.js";
 import { NotForWasm } from "./not-for-wasm.js";
 import { growingArrays, isAppend, type GrowingArrays } from "./growing-arrays.js";
@@ -1051,7 +1057,7 @@ class WatFunctionEmitter implements LaneHost {
       const held = promotion ? this.holdSlots(promotion) : [];
       const pairs = promotion
         ? undefined
-        : elementwisePairs(op, prechecks, this.definitions, this.ints);
+        : elementwisePairs(op, prechecks, this.definitions, this.ints, this.expChosen === "own");
       if (pairs) this.elementwisePairs(pairs);
       this.loopCode(op, keys);
       for (const { address, local } of held)
@@ -1124,6 +1130,11 @@ class WatFunctionEmitter implements LaneHost {
       return `(f64x2.splat ${carried ? this.num(carried) : this.invariantValue(v, "f64")})`;
     };
     const at = (array: Value) => `(i32.add ${this.get(array)} (i32.shl ${counter} (i32.const 3)))`;
+    if (plan.ops.some((op) => op.opcode === "math")) {
+      this.host.ownExp();
+      for (const name of EXP_PAIR_LOCALS) this.declareLocal(name, "v128");
+      for (const statement of expPairConstants()) this.line(statement);
+    }
     this.line(`(block $ew_exit${n}`);
     this.indent++;
     this.line(`(loop $ew_next${n}`);
@@ -1132,6 +1143,7 @@ class WatFunctionEmitter implements LaneHost {
     this.line(
       `(br_if $ew_exit${n} (i64.ge_s (i64.add (i64.extend_i32_s ${counter}) (i64.const 1)) (i64.extend_i32_s ${this.invariantValue(plan.bound, "i32")})))`,
     );
+    let saves = 0;
     for (const op of plan.ops) {
       const [a, , c] = op.operands as [Value, Value, Value];
       if (op.opcode === "setIndex" || op.opcode === "addIndex") {
@@ -1142,13 +1154,49 @@ class WatFunctionEmitter implements LaneHost {
         this.line(`(v128.store offset=8 ${at(a)} ${stored})`);
         continue;
       }
+      if (op.opcode === "push") {
+        // Iteration i's saves first, then i + 1's: the pushes of both, in order.
+        const offset = (l: number) => 8 * (saves + l * plan.saved.length);
+        for (const l of [0, 1])
+          this.line(
+            `(f64.store offset=${offset(l)} (local.get $tape) (f64x2.extract_lane ${l} ${vector(a)}))`,
+          );
+        saves++;
+        continue;
+      }
       const r = op.results[0]!;
       this.pairLocals.set(lane(r), "v128");
+      if (op.opcode === "math") {
+        for (const statement of expPairStatements(vector(a), lane(r))) this.line(statement);
+        continue;
+      }
       const value =
         op.opcode === "index"
           ? `(v128.load offset=8 ${at(a)})`
           : `(f64x2.${op.opcode} ${op.operands.map(vector).join(" ")})`;
       this.line(`(local.set ${lane(r)} ${value})`);
+    }
+    if (saves > 0)
+      this.line(`(local.set $tape (i32.add (local.get $tape) (i32.const ${16 * saves})))`);
+    // The changing carried numbers, iteration i's ops then i + 1's, each state advanced.
+    const scalar = (v: Value) => `$ew${n}_s${v.id}`;
+    for (const l of [0, 1]) {
+      const operand = (v: Value): string => {
+        const op = this.definitions.get(v.id);
+        if (op && plan.serial.includes(op)) return `(local.get ${scalar(v)})`;
+        if (plan.lanes.has(v.id)) return `(f64x2.extract_lane ${l} (local.get ${lane(v)}))`;
+        const carried = plan.carried.get(v.id);
+        return carried ? this.num(carried) : this.invariantValue(v, "f64");
+      };
+      for (const op of plan.serial) {
+        const r = op.results[0]!;
+        this.pairLocals.set(scalar(r), "f64");
+        this.line(
+          `(local.set ${scalar(r)} (f64.${op.opcode} ${op.operands.map(operand).join(" ")}))`,
+        );
+      }
+      for (const { state, next } of plan.changing)
+        this.line(`(local.set ${local(state)} (local.get ${scalar(next)}))`);
     }
     this.line(`(local.set ${local(plan.counter)} (i32.add ${counter} (i32.const 2)))`);
     this.line(`(br $ew_next${n})`);

@@ -266,3 +266,144 @@ export const wasmDot = gradient(dot, { backend: "wasm" });
   assert.equal(m.wasmStats.javascript - before.javascript, 0, "calls that fell back");
   assert.equal(m.wasmStats.wasm - before.wasm, calls, "calls run in wasm");
 });
+
+test("loops counting down, comparisons and selects, and accesses at other offsets pair; one array written and read at two offsets does not", () => {
+  const cases: Record<string, [string, string[][]]> = {
+    // A reverse sweep's shape: from the top element down.
+    down: [
+      `export function f(a: Float64Array): number {
+  const r = new Float64Array(a.length);
+  for (let i = a.length - 1; i >= 0; i--) {
+    const v = a[i];
+    const small = 0.01 * v;
+    r[i] = v > 0 ? v : small;
+  }
+  return r[0];
+}`,
+      [["r"]],
+    ],
+    // Read one below, written at the counter: two arrays, checked apart on entry.
+    offsets: [
+      `export function f(x: Float64Array, y: Float64Array, out: Float64Array): void {
+  for (let i = 1; i < x.length; i++) out[i] = x[i] * y[i - 1];
+}`,
+      [["out"]],
+    ],
+    // A prefix sum: iteration i reads what iteration i - 1 wrote.
+    recurrence: [
+      `export function f(a: Float64Array): void {
+  for (let i = 1; i < a.length; i++) a[i] = a[i] + a[i - 1];
+}`,
+      [],
+    ],
+  };
+  for (const [name, [source, expected]] of Object.entries(cases))
+    assert.deepEqual(pairedLoops(lower(source, "f")), expected, name);
+});
+
+test("to the bit: loops counting down, selects, other offsets, and the same array passed for two at different offsets", async () => {
+  const files = {
+    "main.ts": `import { gradient } from "nabla";
+export { wasmStats } from "nabla";
+function leaky(a: Float64Array): Float64Array {
+  const r = new Float64Array(a.length);
+  for (let i = a.length - 1; i >= 0; i--) {
+    const v = a[i];
+    const small = 0.01 * v;
+    r[i] = v > 0 ? v : small;
+  }
+  return r;
+}
+function shiftedProduct(x: Float64Array, y: Float64Array, out: Float64Array): void {
+  if (x.length === 0) return;
+  out[0] = x[0];
+  for (let i = 1; i < x.length; i++) out[i] = x[i] * y[i - 1] + 1;
+}
+function chained(x: Float64Array): Float64Array {
+  const y = Float64Array.from(x);
+  shiftedProduct(x, y, y);
+  return y;
+}
+function energy(x: Float64Array): number {
+  const k = new Float64Array(x.length);
+  shiftedProduct(x, x, k);
+  const r = leaky(k);
+  let s = 0;
+  for (let i = 0; i < r.length; i++) s += r[i] * r[i];
+  return s;
+}
+export const jsLeaky = leaky;
+/** @backend wasm */
+export function wasmLeaky(a: Float64Array): Float64Array {
+  return leaky(a);
+}
+export const jsChained = chained;
+/** @backend wasm */
+export function wasmChained(x: Float64Array): Float64Array {
+  return chained(x);
+}
+export const jsEnergy = gradient(energy);
+export const wasmEnergy = gradient(energy, { backend: "wasm" });
+export const jsShifted = shiftedProduct;
+/** @backend wasm */
+export function wasmShifted(x: Float64Array, y: Float64Array, out: Float64Array): void {
+  shiftedProduct(x, y, out);
+}
+// From the top element down: the sum's additions in that order, the exps saved in it.
+function softmaxDenominator(x: Float64Array): number {
+  let s = 0;
+  for (let i = x.length - 1; i >= 0; i--) s += Math.exp(x[i] * 0.5);
+  return s;
+}
+export const jsDenominator = softmaxDenominator;
+/** @backend wasm */
+export function wasmDenominator(x: Float64Array): number {
+  return softmaxDenominator(x);
+}
+// From the bottom up: its reverse sweep takes the saved exps from the top element down.
+function upwardDenominator(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += Math.exp(x[i] * 0.5);
+  return s;
+}
+export const jsUpwardGradient = gradient(upwardDenominator);
+export const wasmUpwardGradient = gradient(upwardDenominator, { backend: "wasm" });
+export const jsDenominatorGradient = gradient(softmaxDenominator);
+export const wasmDenominatorGradient = gradient(softmaxDenominator, { backend: "wasm" });
+`,
+  };
+  type F = (x: Float64Array, y?: Float64Array, out?: Float64Array) => Float64Array;
+  const m = await loadProgram<Record<string, F> & { wasmStats: { javascript: number } }>(files);
+  const before = m.wasmStats.javascript;
+  for (const n of lengths) {
+    const a = vector(n, 8);
+    if (n > 3) a[2] = NaN;
+    sameBits(m.wasmLeaky!(a), m.jsLeaky!(a), `leaky, n = ${n}`);
+    // y given as the output too: iteration i reads what iteration i - 1 wrote.
+    const x = vector(n, 9);
+    sameBits(m.wasmChained!(x), m.jsChained!(x), `shifted product into its own input, n = ${n}`);
+    sameBits(m.wasmEnergy!(x), m.jsEnergy!(x), `gradient, n = ${n}`);
+    // The same array as y and as out, which only the call tells: the pairs check on entry.
+    const [jsOut, wasmOut] = [Float64Array.from(x), Float64Array.from(x)];
+    m.jsShifted!(x, jsOut, jsOut);
+    m.wasmShifted!(x, wasmOut, wasmOut);
+    sameBits(wasmOut, jsOut, `shifted product, y given as out, n = ${n}`);
+    const spread = x.map((v, i) => v * (1 + i));
+    sameBits(
+      [m.wasmDenominator!(spread)] as never,
+      [m.jsDenominator!(spread)] as never,
+      `sum down, n = ${n}`,
+    );
+    sameBits(
+      m.wasmDenominatorGradient!(spread),
+      m.jsDenominatorGradient!(spread),
+      `its gradient, n = ${n}`,
+    );
+    sameBits(
+      m.wasmUpwardGradient!(spread),
+      m.jsUpwardGradient!(spread),
+      `the gradient of the sum upwards, n = ${n}`,
+    );
+  }
+  assert.equal(m.wasmStats.javascript, before, "calls that fell back");
+});

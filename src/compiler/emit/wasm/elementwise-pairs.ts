@@ -1,6 +1,7 @@
 import { isArray } from "../../ir/type-system.js";
 import type { Op, Region, Value } from "../../ir/types.js";
 import { terminator } from "../../ir/walk.js";
+import { integerConstant } from "./integer-bounds.js";
 import { holdsNumbers } from "./kinds.js";
 import { convertsStores } from "./typed-array-stores.js";
 import type { LoopPrechecks } from "./loop-prechecks.js";
@@ -11,40 +12,61 @@ import type { LoopPrechecks } from "./loop-prechecks.js";
 // Iteration i touches element i of each array and nothing else, so running the body's first
 // op for i and i + 1, then its second, and so on, gives every element the operations the
 // scalar loop gives it, in the same order (arrays in wasm memory never partly overlap: two
-// arrays are the same block or apart), and f64x2 add, sub, mul, div and neg round as the
-// scalar ones do: the results are JavaScript's to the bit. The emitter runs these pairs
-// on the loop's fast path (its accesses checked on entry, loop-prechecks.ts) while two
-// iterations remain, then lets the loop as it is finish.
+// arrays are the same block or apart), and f64x2 add, sub, mul, div, neg and comparisons
+// round and compare as the scalar ones do: the results are JavaScript's to the bit. The
+// emitter runs these pairs on the loop's fast path (its accesses checked on entry,
+// loop-prechecks.ts) while two iterations remain, then lets the loop as it is finish.
 //
-// The loop must count up by 1 to a bound made before it (`i < n`), and its body be only:
-// element reads and writes (`=` and `+=`) at the counter of arrays of numbers made before the
-// loop (of typed arrays written, only Float64Arrays: the others' stores round or convert),
-// f64 add, sub, mul, div and neg, number constants, the counter's increment, and, where the
-// module's own exp is the engine's (exp.ts), Math.exp, two lanes at once by `$exp_pair`.
+// The loop must count by 1, up to a bound or down to one (a reverse sweep: `trips > 0`, the
+// element `trips - 1`), the bound made before it, and its body be only:
+// - element reads and writes (`=` and `+=`) at the counter plus constants, of arrays of
+//   numbers made before the loop (of typed arrays written, only Float64Arrays: the others'
+//   stores round or convert). An array written is accessed at one offset only; two arrays
+//   accessed at different offsets, one of them written (odeRhs' reverse sweep: `dx[i] += …;
+//   dy[i - 1] += …`), must be different blocks of memory, which the emitter checks on entry
+//   (else it leaves the loop as it is): then iteration i touches only elements no other
+//   iteration touches;
+// - f64 add, sub, mul, div and neg, comparisons of numbers and selects by them
+//   (`t !== 0 ? t * h : 0`, or an `if` whose arms only yield values), tests the emitter settled (absent-values.ts: whether an element
+//   of a Float64Array is undefined), number constants, the counter's step;
+// - where the module's own exp is the engine's (exp.ts), Math.exp, two lanes at once;
+// - values saved on the tape (pushes the loop's reserve made room for: numbers, and
+//   comparisons' results as 1 or 0) or taken from it (numbers);
+// - numbers the loop carries, unchanged or changed by the *serial* ops below.
+// A loop counting down runs its iterations from the top: the pair's first iteration is the
+// one at the higher element, in the vector's lane 1.
 //
-// Log-sum-exp's forward sweep, `t = Math.exp(x[i] - m); save t; s = s + t`, also saves to
-// the tape and carries a sum, so it pairs too when its lanes compute an exp (without one,
-// pairing a sum saves nothing: its chain of additions is the loop's speed):
-// - a value saved on the tape (a push the loop's reserve made room for) is stored as the two
-//   iterations would store it, iteration i's saves then i + 1's;
-// - a number the loop carries and changes by arithmetic of lane values (the *serial* ops)
-//   is computed lane by lane, iteration i's ops then i + 1's, each in the scalar order: the
-//   sum's additions are the scalar loop's, so its bits too. Nothing computed in lanes may
-//   read a serial value.
+// Log-sum-exp's forward sweep, `t = Math.exp(x[i] - m); save t; s = s + t`, saves to the tape
+// and carries a sum:
+// - values saved are stored as the two iterations would store them, the first's saves then
+//   the second's; values taken are loaded from where each iteration would take them;
+// - a number the loop carries and changes by arithmetic of lane values (the serial ops) is
+//   computed lane by lane, the first iteration's ops then the second's, each in the scalar
+//   order: the sum's additions are the scalar loop's, so its bits too. Nothing computed in
+//   lanes may read a serial value. Such a loop pairs only when its lanes compute an exp:
+//   otherwise the chain of additions sets its speed, and pairing saves nothing.
 
 export interface ElementwisePairs {
-  /** The counter as the loop's carried value (its local is advanced by 2 per pair). */
+  /** The counter as the loop's carried value (its local is moved by 2 per pair). */
   counter: Value;
-  /** The bound, made before the loop: the pairs run while counter + 1 < bound. */
+  /** The bound, made before the loop. */
   bound: Value;
-  /** The body's ops run in lanes, in order (reads, arithmetic, writes). */
+  /** How the counter compares with the bound to go on (`lt`, `le` up; `gt`, `ge` down). */
+  relation: "lt" | "le" | "gt" | "ge";
+  /** Each access's index minus the counter (as the body sees it), by the index's value id. */
+  offsets: Map<number, number>;
+  /** Arrays that must be different blocks of memory for the pairs to run (checked on entry). */
+  distinct: [Value, Value][];
+  /** The settled tests' results (all lanes true or false), by value id. */
+  settled: Map<number, boolean>;
+  /** The body's ops run in lanes, in order (reads, arithmetic, writes, saves). */
   ops: Op[];
   /**
    * What a body parameter carried is: the loop's carried value (its local holds the value
    * before the pair; for a changing one, its state, which the pair's serial ops advance).
    */
   carried: Map<number, Value>;
-  /** The results computed in lanes (each a v128 local). */
+  /** The results computed in lanes (each a v128 local: numbers, or masks of comparisons). */
   lanes: Set<number>;
   /** Arithmetic of the changing carried numbers, run lane by lane in order. */
   serial: Op[];
@@ -52,9 +74,12 @@ export interface ElementwisePairs {
   changing: { state: Value; next: Value }[];
   /** The values saved on the tape per iteration, in order (lane values). */
   saved: Value[];
+  /** The values taken from the tape per iteration, in order (lane values). */
+  restored: Value[];
 }
 
 const LANE_ARITHMETIC = new Set(["add", "sub", "mul", "div", "neg"]);
+const LANE_COMPARISONS = new Set(["lt", "le", "gt", "ge", "eq", "ne"]);
 
 /** The plan for `loop`'s fast path, or undefined when its body is not elementwise. */
 export function elementwisePairs(
@@ -63,16 +88,23 @@ export function elementwisePairs(
   definitions: Map<number, Op>,
   ints: Set<number>,
   ownExp = false,
+  settledTests: ReadonlyMap<number, boolean> = new Map(),
 ): ElementwisePairs | undefined {
   const [before, after] = loop.regions as [Region, Region];
   const { counter } = prechecks;
   const made = madeBy(loop);
   const inside = (v: Value) => made.has(v.id);
-  if (counter.relation !== "lt" || !ints.has(counter.bound.id)) return undefined;
-  // Made before the loop, or the length of an array made before it (read again on entry).
+  const relation = counter.relation;
+  if (relation !== "lt" && relation !== "le" && relation !== "gt" && relation !== "ge")
+    return undefined;
+  const step = relation === "lt" || relation === "le" ? 1 : -1;
+  if (!ints.has(counter.bound.id)) return undefined;
+  const constant = integerConstant(definitions, ints);
+  // Made before the loop, a constant, or the length of an array made before it.
   const boundOp = definitions.get(counter.bound.id);
   const outsideLength = boundOp?.opcode === "length" && !inside(boundOp.operands[0]!);
-  if (inside(counter.bound) && !outsideLength) return undefined;
+  if (inside(counter.bound) && !outsideLength && constant(counter.bound) === undefined)
+    return undefined;
   // The test alone, then the condition forwarding the carried values as they are.
   const condition = terminator(before);
   const test = definitions.get(condition.operands[0]!.id);
@@ -85,13 +117,25 @@ export function elementwisePairs(
   if (k < 0 || !ints.has(counter.param.id)) return undefined;
   const bodyCounter = counter.param;
 
-  // The next values: the counter plus 1, every other carried value unchanged.
+  // The counter plus constants (the next counter, the indices): each one's offset.
+  const offsets = new Map<number, number>([[bodyCounter.id, 0]]);
+  const offsetOps = new Set<Op>();
+  for (const op of after.ops) {
+    if (op.opcode !== "add" && op.opcode !== "sub") continue;
+    const [a, b] = op.operands as [Value, Value];
+    const [base, c] =
+      offsets.has(a.id) && constant(b) !== undefined
+        ? [a, op.opcode === "add" ? constant(b)! : -constant(b)!]
+        : op.opcode === "add" && offsets.has(b.id) && constant(a) !== undefined
+          ? [b, constant(a)!]
+          : [undefined, 0];
+    if (!base) continue;
+    offsets.set(op.results[0]!.id, offsets.get(base.id)! + c);
+    offsetOps.add(op);
+  }
+  // The next values: the counter moved by 1, the other carried values unchanged or serial.
   const yielded = terminator(after).operands;
-  const increment = definitions.get(yielded[k]!.id);
-  if (increment?.opcode !== "add" || !increment.operands.includes(bodyCounter)) return undefined;
-  const one = increment.operands.find((v) => v !== bodyCounter);
-  const oneOp = one && definitions.get(one.id);
-  if (oneOp?.opcode !== "const" || oneOp.attrs.value !== 1) return undefined;
+  if (offsets.get(yielded[k]!.id) !== step) return undefined;
   const carried = new Map<number, Value>();
   /** Body parameters of the carried numbers that change, and the values computed from them. */
   const serialValues = new Set<number>();
@@ -111,6 +155,7 @@ export function elementwisePairs(
   const ops: Op[] = [];
   const serial: Op[] = [];
   const saved: Value[] = [];
+  const restored: Value[] = [];
   /**
    * A number operand: computed in lanes, a constant, or the same at every iteration (an
    * integer made before the loop too, converted).
@@ -120,17 +165,33 @@ export function elementwisePairs(
     (v.type === "number" &&
       !serialValues.has(v.id) &&
       (!inside(v) || (!ints.has(v.id) && (lanes.has(v.id) || carried.has(v.id)))));
-  /** An array of f64 cells made before the loop, at the counter. */
-  const element = (array: Value, index: Value, written: boolean): boolean =>
-    index === bodyCounter &&
-    isArray(array.type) &&
-    holdsNumbers(array.type) &&
-    !(written && convertsStores(array.type.storage)) &&
-    !inside(array);
+  /** A comparison's result computed in lanes. */
+  const mask = (v: Value): boolean => v.type === "boolean" && lanes.has(v.id);
+  const accesses: { array: Value; offset: number; written: boolean }[] = [];
+  /** An array of f64 cells made before the loop, at the counter plus a constant. */
+  const element = (array: Value, index: Value, written: boolean): boolean => {
+    const offset = offsets.get(index.id);
+    if (offset === undefined) return false;
+    accesses.push({ array, offset, written });
+    return (
+      isArray(array.type) &&
+      holdsNumbers(array.type) &&
+      !(written && convertsStores(array.type.storage)) &&
+      !inside(array)
+    );
+  };
+  const settled = new Map<number, boolean>();
   for (const op of after.ops) {
-    if (op === increment || op.opcode === "yield") continue;
+    if (offsetOps.has(op) || op.opcode === "yield") continue;
     const [a, b, c] = op.operands;
     const r = op.results[0];
+    const result = r && settledTests.get(r.id);
+    if (result !== undefined && r!.type === "boolean") {
+      settled.set(r!.id, result);
+      lanes.add(r!.id);
+      ops.push(op);
+      continue;
+    }
     switch (op.opcode) {
       case "const":
         if (typeof op.attrs.value !== "number") return undefined;
@@ -148,8 +209,15 @@ export function elementwisePairs(
         ops.push(op);
         continue;
       case "push":
+        // A number, or a comparison's result (saved as 1 or 0).
         if (op.attrs.reserved !== true || !lanes.has(a!.id)) return undefined;
         saved.push(a!);
+        ops.push(op);
+        continue;
+      case "pop":
+        if (r?.type !== "number" || ints.has(r.id) || op.attrs.value === "int") return undefined;
+        restored.push(r);
+        lanes.add(r.id);
         ops.push(op);
         continue;
       case "math":
@@ -158,7 +226,29 @@ export function elementwisePairs(
         lanes.add(r.id);
         ops.push(op);
         continue;
+      case "select":
+        if (!mask(a!) || !numberOperand(b!) || !numberOperand(c!)) return undefined;
+        if (r?.type !== "number" || ints.has(r.id)) return undefined;
+        lanes.add(r.id);
+        ops.push(op);
+        continue;
+      case "if": {
+        // `v > 0 ? v : small`: arms that only yield a value are a select.
+        if (!mask(a!) || op.results.length !== 1 || r!.type !== "number" || ints.has(r!.id))
+          return undefined;
+        const arms = op.regions.map(armValue);
+        if (!arms.every((v) => v !== undefined && numberOperand(v))) return undefined;
+        lanes.add(r!.id);
+        ops.push(op);
+        continue;
+      }
       default: {
+        if (LANE_COMPARISONS.has(op.opcode)) {
+          if (!op.operands.every(numberOperand) || r?.type !== "boolean") return undefined;
+          lanes.add(r.id);
+          ops.push(op);
+          continue;
+        }
         if (!LANE_ARITHMETIC.has(op.opcode) || !r || ints.has(r.id) || r.type !== "number")
           return undefined;
         const serialOperand = (v: Value) => serialValues.has(v.id) || numberOperand(v);
@@ -173,9 +263,22 @@ export function elementwisePairs(
       }
     }
   }
-  // The increment feeds the next iteration only.
-  const step = increment.results[0]!;
-  if ([...ops, ...serial].some((op) => op.operands.includes(step))) return undefined;
+  // The counter and the values offset from it serve as indices only.
+  const access = (op: Op) =>
+    op.opcode === "index" || op.opcode === "setIndex" || op.opcode === "addIndex";
+  for (const op of [...ops, ...serial])
+    if (op.operands.some((v, j) => offsets.has(v.id) && !(access(op) && j === 1))) return undefined;
+  if (saved.length > 0 && restored.length > 0) return undefined;
+  // Accesses at different offsets, one a write: of one array, a dependence between
+  // iterations; of two, one if they are one block (checked on entry).
+  const distinct: [Value, Value][] = [];
+  for (const p of accesses)
+    for (const q of accesses) {
+      if (p === q || p.offset === q.offset || !(p.written || q.written)) continue;
+      if (p.array === q.array) return undefined;
+      if (p.array.id < q.array.id && !distinct.some(([x, y]) => x === p.array && y === q.array))
+        distinct.push([p.array, q.array]);
+    }
   // Each changing number's next value is a serial op's.
   const computed = new Set(serial.map((op) => op.results[0]!.id));
   if (changing.some(({ next }) => !computed.has(next.id))) return undefined;
@@ -184,13 +287,26 @@ export function elementwisePairs(
   return {
     counter: before.params[k]!,
     bound: counter.bound,
+    relation,
+    offsets,
+    distinct,
+    settled,
     ops,
     carried,
     lanes,
     serial,
     changing,
     saved,
+    restored,
   };
+}
+
+/** What an arm of an `if` yields, when yielding it is all the arm does. */
+export function armValue(region: Region): Value | undefined {
+  const [only] = region.ops;
+  return region.ops.length === 1 && only!.opcode === "yield" && only!.operands.length === 1
+    ? only!.operands[0]
+    : undefined;
 }
 
 /** The values `loop` makes: its regions' parameters and their ops' results. */

@@ -36,7 +36,7 @@ import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
 import { promotableSlots, type SlotPromotion } from "./promoted-slots.js";
 import { pairedIterations, type PairedIterations } from "./paired-iterations.js";
-import { elementwisePairs, type ElementwisePairs } from "./elementwise-pairs.js";
+import { armValue, elementwisePairs, type ElementwisePairs } from "./elementwise-pairs.js";
 import {
   EXP_LOCALS,
   EXP_PAIR_LOCALS,
@@ -1057,7 +1057,14 @@ class WatFunctionEmitter implements LaneHost {
       const held = promotion ? this.holdSlots(promotion) : [];
       const pairs = promotion
         ? undefined
-        : elementwisePairs(op, prechecks, this.definitions, this.ints, this.expChosen === "own");
+        : elementwisePairs(
+            op,
+            prechecks,
+            this.definitions,
+            this.ints,
+            this.expChosen === "own",
+            this.absent.settled,
+          );
       if (pairs) this.elementwisePairs(pairs);
       this.loopCode(op, keys);
       for (const { address, local } of held)
@@ -1129,7 +1136,16 @@ class WatFunctionEmitter implements LaneHost {
       const carried = plan.carried.get(v.id);
       return `(f64x2.splat ${carried ? this.num(carried) : this.invariantValue(v, "f64")})`;
     };
-    const at = (array: Value) => `(i32.add ${this.get(array)} (i32.shl ${counter} (i32.const 3)))`;
+    const up = plan.relation === "lt" || plan.relation === "le";
+    // A pair's elements start at the counter plus the index's offset, or, counting down, one
+    // below.
+    const at = (array: Value, index: Value) => {
+      const shift = plan.offsets.get(index.id)! - (up ? 0 : 1);
+      const first = shift === 0 ? counter : `(i32.add ${counter} (i32.const ${shift}))`;
+      return `(i32.add ${this.get(array)} (i32.shl ${first} (i32.const 3)))`;
+    };
+    // The lane of the pair's first iteration (counting down, the higher element), then the other.
+    const order = up ? [0, 1] : [1, 0];
     if (plan.ops.some((op) => op.opcode === "math")) {
       this.host.ownExp();
       for (const name of EXP_PAIR_LOCALS) this.declareLocal(name, "v128");
@@ -1137,30 +1153,42 @@ class WatFunctionEmitter implements LaneHost {
     }
     this.line(`(block $ew_exit${n}`);
     this.indent++;
+    // Arrays read or written at different offsets: one block, and iterations would interact.
+    for (const [a, b] of plan.distinct)
+      this.line(`(br_if $ew_exit${n} (i32.eq ${this.get(a)} ${this.get(b)}))`);
     this.line(`(loop $ew_next${n}`);
     this.indent++;
-    // As i64: the counter plus 1 may pass the i32 range.
-    this.line(
-      `(br_if $ew_exit${n} (i64.ge_s (i64.add (i64.extend_i32_s ${counter}) (i64.const 1)) (i64.extend_i32_s ${this.invariantValue(plan.bound, "i32")})))`,
-    );
+    // Whether a second iteration remains, as i64: the counter ± 1 may pass the i32 range.
+    const second = `(i64.${up ? "add" : "sub"} (i64.extend_i32_s ${counter}) (i64.const 1))`;
+    const bound = `(i64.extend_i32_s ${this.invariantValue(plan.bound, "i32")})`;
+    const goesOn = { lt: "lt_s", le: "le_s", gt: "gt_s", ge: "ge_s" }[plan.relation];
+    this.line(`(br_if $ew_exit${n} (i32.eqz (i64.${goesOn} ${second} ${bound})))`);
+    // Values taken from the tape: the first iteration's from the top, then the second's.
+    const taken = plan.restored.length;
+    if (taken > 0)
+      this.line(`(local.set $tape (i32.sub (local.get $tape) (i32.const ${16 * taken})))`);
     let saves = 0;
+    let takes = 0;
     for (const op of plan.ops) {
-      const [a, , c] = op.operands as [Value, Value, Value];
+      const [a, b, c] = op.operands as [Value, Value, Value];
       if (op.opcode === "setIndex" || op.opcode === "addIndex") {
         const stored =
           op.opcode === "addIndex"
-            ? `(f64x2.add (v128.load offset=8 ${at(a)}) ${vector(c)})`
+            ? `(f64x2.add (v128.load offset=8 ${at(a, b)}) ${vector(c)})`
             : vector(c);
-        this.line(`(v128.store offset=8 ${at(a)} ${stored})`);
+        this.line(`(v128.store offset=8 ${at(a, b)} ${stored})`);
         continue;
       }
       if (op.opcode === "push") {
-        // Iteration i's saves first, then i + 1's: the pushes of both, in order.
-        const offset = (l: number) => 8 * (saves + l * plan.saved.length);
-        for (const l of [0, 1])
+        // The first iteration's saves, then the second's; a comparison's result as 1 or 0.
+        const saved =
+          a.type === "boolean" ? `(v128.and ${vector(a)} (f64x2.splat (f64.const 1)))` : vector(a);
+        for (const [iteration, l] of order.entries()) {
+          const offset = 8 * (saves + iteration * plan.saved.length);
           this.line(
-            `(f64.store offset=${offset(l)} (local.get $tape) (f64x2.extract_lane ${l} ${vector(a)}))`,
+            `(f64.store offset=${offset} (local.get $tape) (f64x2.extract_lane ${l} ${saved}))`,
           );
+        }
         saves++;
         continue;
       }
@@ -1170,17 +1198,32 @@ class WatFunctionEmitter implements LaneHost {
         for (const statement of expPairStatements(vector(a), lane(r))) this.line(statement);
         continue;
       }
-      const value =
-        op.opcode === "index"
-          ? `(v128.load offset=8 ${at(a)})`
-          : `(f64x2.${op.opcode} ${op.operands.map(vector).join(" ")})`;
+      let value: string;
+      const settled = plan.settled.get(r.id);
+      if (settled !== undefined) value = `(v128.const i64x2 ${settled ? "-1 -1" : "0 0"})`;
+      else if (op.opcode === "pop") {
+        // Iteration 0 (the first) took from 8·(takes + 1) below the top, iteration 1 from
+        // 8·(taken + takes + 1): addresses above the lowered top.
+        const from = (iteration: number) =>
+          `(f64.load offset=${8 * (2 * taken - takes - 1 - iteration * taken)} (local.get $tape))`;
+        const [low, high] = up ? [from(0), from(1)] : [from(1), from(0)];
+        value = `(f64x2.replace_lane 1 (f64x2.splat ${low}) ${high})`;
+        takes++;
+      } else if (op.opcode === "index") value = `(v128.load offset=8 ${at(a, b)})`;
+      else if (op.opcode === "select")
+        value = `(v128.bitselect ${vector(b)} ${vector(c)} ${vector(a)})`;
+      else if (op.opcode === "if") {
+        const [then, otherwise] = op.regions.map((region) => vector(armValue(region)!));
+        value = `(v128.bitselect ${then} ${otherwise} ${vector(a)})`;
+      } else value = `(f64x2.${op.opcode} ${op.operands.map(vector).join(" ")})`;
       this.line(`(local.set ${lane(r)} ${value})`);
     }
     if (saves > 0)
       this.line(`(local.set $tape (i32.add (local.get $tape) (i32.const ${16 * saves})))`);
-    // The changing carried numbers, iteration i's ops then i + 1's, each state advanced.
+    // The changing carried numbers, the first iteration's ops then the second's, each state
+    // advanced.
     const scalar = (v: Value) => `$ew${n}_s${v.id}`;
-    for (const l of [0, 1]) {
+    for (const l of order) {
       const operand = (v: Value): string => {
         const op = this.definitions.get(v.id);
         if (op && plan.serial.includes(op)) return `(local.get ${scalar(v)})`;
@@ -1198,7 +1241,9 @@ class WatFunctionEmitter implements LaneHost {
       for (const { state, next } of plan.changing)
         this.line(`(local.set ${local(state)} (local.get ${scalar(next)}))`);
     }
-    this.line(`(local.set ${local(plan.counter)} (i32.add ${counter} (i32.const 2)))`);
+    this.line(
+      `(local.set ${local(plan.counter)} (i32.${up ? "add" : "sub"} ${counter} (i32.const 2)))`,
+    );
     this.line(`(br $ew_next${n})`);
     this.indent--;
     this.line(")");

@@ -123,6 +123,7 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
       return ctx.builder.emit("nondiff", [object], ["number"], { callee: ".length" }).results[0]!;
     };
   }
+  if (type === "string" && node.computed) return characterReader(ctx, node, object);
   if (isArray(type)) {
     if (!node.computed) {
       const name = node.property.type === "Identifier" ? node.property.name : "";
@@ -180,6 +181,18 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
     return fieldReader(ctx, node, object, field);
   }
   return ctx.fail(node, unsupportedSyntax.onIsNotSupportedIn(describeNode(node), typeText(type)));
+}
+
+/**
+ * `name[0]`, `s[i]`: the character at i, text without derivative; undefined past the end, as
+ * JavaScript gives (not charAt's "").
+ */
+function characterReader(ctx: LowerContext, node: MemberExpression, text: Value): () => Value {
+  const { index } = lowerIndex(ctx, node);
+  return () => {
+    ctx.at(node);
+    return ctx.builder.emit("nondiff", [text, index], ["string"], { callee: "[]" }).results[0]!;
+  };
 }
 
 /** `read`, run the first time only: a getter's call, whose value later reads reuse. */

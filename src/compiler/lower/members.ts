@@ -600,6 +600,10 @@ export function lowerObjectLiteral(
     )
   )
     expected = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+  // `{ base: v, bonus: i % 2 ? x : undefined }` returned from a callback: the field may be
+  // absent, which only its type can say (optional, or `number | undefined`): TypeScript's.
+  if (!expected && node.properties.some((p) => p.type === "Property" && mayBeAbsent(ctx, p.value)))
+    expected = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
   const values = new Map<string, Value>();
   // Fields holding a function written here or another local function (object-closures.ts).
   const bound = new Map<string, FunctionArg>();
@@ -727,6 +731,14 @@ export function lowerObjectLiteral(
   registerAccessors(ctx, literal, accessors, node);
   if (bound.size > 0) ctx.boundObjects.set(literal, { fields: bound, origin: ctx.loc(node) });
   return literal;
+}
+
+/** Whether `node` writes `undefined` or `null`, itself or as a side of a `?:`. */
+function mayBeAbsent(ctx: LowerContext, node: Node): boolean {
+  if (node.type === "ParenthesizedExpression") return mayBeAbsent(ctx, node.expression);
+  if (node.type === "ConditionalExpression")
+    return mayBeAbsent(ctx, node.consequent) || mayBeAbsent(ctx, node.alternate);
+  return absentLiteral(ctx, node) !== undefined;
 }
 
 /** `(t) => …`, or the name of a local function: a function with no run-time value. */

@@ -239,6 +239,11 @@ export class LowerContext {
   readonly lengthWrites: { array: Value; at: number }[] = [];
   /** The program's `new Array(n)` of numbers, which JavaScript makes of holes (new-array-holes.ts). */
   readonly newArrays: NewArray[] = [];
+  /**
+   * The results of `map` whose callback may shorten the array it maps, which JavaScript leaves
+   * with holes where the removed elements were; `made` says so, for hole-checks.ts.
+   */
+  readonly mapsWithHoles: { array: Value; at: number; made: string }[] = [];
   returnedFlag: Slot | undefined;
   /**
    * Local functions (`const f = (t: number) => …`): their code and the scope they were written

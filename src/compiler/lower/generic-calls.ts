@@ -10,6 +10,7 @@ import type { ProgramGraph } from "../parse/program.js";
 import { signatureOf, type Signature } from "../types/signature.js";
 import { typeResolver } from "../types/resolver.js";
 import type { LowerContext } from "./context.js";
+import { mixedVaryingTuple } from "../types/tuple-types.js";
 
 // Calls of generic functions (`function sumBy<T>(xs: T[], f: (x: T) => number)`): each
 // instantiation TypeScript resolves at a call is a function of its own, as nabla already makes
@@ -212,7 +213,8 @@ export function admitsArraysOnly(t: TSType): boolean {
       // `(number | string)[]` is one kind of array, of elements nabla has no type for.
       return !mixesPrimitives(t.elementType);
     case "TSTupleType":
-      return true;
+      // `[number, string?]` is no array nabla has a type for, of any kind.
+      return !mixedVaryingTuple(t);
     case "TSTypeOperator":
       return t.operator === "readonly" && admitsArraysOnly(t.typeAnnotation);
     case "TSParenthesizedType":

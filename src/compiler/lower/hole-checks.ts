@@ -61,13 +61,16 @@ export interface HoleWrite {
   at: number;
   /** The `setIndex` of `a[k] = v`; none for `xs.length = n` or `new Array(n)`. */
   store?: Op;
-  /** For `new Array(n)`: the expression and where it is (`'new Array(3)' at main.ts:3:13`). */
+  /**
+   * What made an array of holes, where, and how: `'new Array(3)' at main.ts:3:13, which makes
+   * an array of holes`, or a `map` whose callback shortened the array it maps.
+   */
   made?: string;
 }
 
 /** What left the holes `w` stands for, as messages say after "left by". */
 export function leftBy(w: HoleWrite | undefined, where: (offset: number) => string): string {
-  if (w?.made) return `${w.made}, which makes an array of holes`;
+  if (w?.made) return w.made;
   return w ? `the write past the array's end at ${where(w.at)}` : "a write past the array's end";
 }
 
@@ -80,7 +83,7 @@ export function leftBy(w: HoleWrite | undefined, where: (offset: number) => stri
  * JavaScript as well when k lies past the end.
  */
 export function holeWrites(ctx: LowerContext, body: Region): HoleWrite[] {
-  const found: HoleWrite[] = [...ctx.lengthWrites];
+  const found: HoleWrite[] = [...ctx.lengthWrites, ...ctx.mapsWithHoles];
   const writes = ctx.elementWrites.filter((op) => isPlainArray(op.operands[0]!));
   if (writes.length === 0 && ctx.newArrays.length === 0) return found;
   let shortens = false;

@@ -123,6 +123,7 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
       return ctx.builder.emit("nondiff", [object], ["number"], { callee: ".length" }).results[0]!;
     };
   }
+  if (type === "string" && node.computed) return characterReader(ctx, node, object);
   if (isArray(type)) {
     if (!node.computed) {
       const name = node.property.type === "Identifier" ? node.property.name : "";
@@ -180,6 +181,18 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
     return fieldReader(ctx, node, object, field);
   }
   return ctx.fail(node, unsupportedSyntax.onIsNotSupportedIn(describeNode(node), typeText(type)));
+}
+
+/**
+ * `name[0]`, `s[i]`: the character at i, text without derivative; undefined past the end, as
+ * JavaScript gives (not charAt's "").
+ */
+function characterReader(ctx: LowerContext, node: MemberExpression, text: Value): () => Value {
+  const { index } = lowerIndex(ctx, node);
+  return () => {
+    ctx.at(node);
+    return ctx.builder.emit("nondiff", [text, index], ["string"], { callee: "[]" }).results[0]!;
+  };
 }
 
 /** `read`, run the first time only: a getter's call, whose value later reads reuse. */
@@ -587,13 +600,21 @@ export function lowerObjectLiteral(
     )
   )
     expected = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+  // `{ base: v, bonus: i % 2 ? x : undefined }` returned from a callback: the field may be
+  // absent, which only its type can say (optional, or `number | undefined`): TypeScript's.
+  if (!expected && node.properties.some((p) => p.type === "Property" && mayBeAbsent(ctx, p.value)))
+    expected = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
   const values = new Map<string, Value>();
   // Fields holding a function written here or another local function (object-closures.ts).
   const bound = new Map<string, FunctionArg>();
   const accessors = new Map<string, LiteralAccessor>();
+  // Fields copied from a spread object that may lack them, and when the object made has them:
+  // where none has it, the object lacks it too (as JavaScript copies own keys only), so that a
+  // later spread of this object keeps the value before it.
+  const presence = new Map<string, Value>();
   for (const prop of node.properties) {
     if (prop.type === "SpreadElement") {
-      const spread = ctx.lowerExpression(prop.argument);
+      const spread = lowerSpreadObject(ctx, prop.argument);
       const from = ctx.boundObjects.get(spread);
       // `{ ...record, k: v }`: a copy of the record, with more entries.
       if (isRecord(spread.type) && values.size === 0)
@@ -644,13 +665,22 @@ export function lowerObjectLiteral(
           ctx.builder.emit("field", [spread], [f.type], { field: f.name }, [], f.name).results[0]!;
         const before = values.get(f.name);
         // An optional field the spread object lacks leaves the value before it (`{ ...defaults,
-        // ...options }`), as in JavaScript: the object is asked whether it has the field.
-        const value =
-          f.optional && before && sameType(before.type, f.type)
-            ? lowerIf(ctx, hasField(ctx, spread, f.name), [() => [read()], () => [before]])[0]!
-            : read();
+        // ...options }`), as in JavaScript: the object is asked whether it has the field. With
+        // no value before it, the object made lacks it as well.
+        if (f.optional && (!before || sameType(before.type, f.type))) {
+          const has = hasField(ctx, spread, f.name);
+          const absent = () => ctx.builder.emit("const", [], [f.type], {}, [], f.name).results[0]!;
+          const otherwise = before ?? absent();
+          values.set(f.name, lowerIf(ctx, has, [() => [read()], () => [otherwise]])[0]!);
+          // Had before: by a key written (always), or by an earlier spread object (maybe).
+          const earlier = presence.get(f.name);
+          if (!before) presence.set(f.name, has);
+          else if (earlier) presence.set(f.name, ctx.builder.logical("or", has, earlier));
+          continue;
+        }
         // A key written again keeps its place, as in JavaScript (`{ ...s, v }`: s's order).
-        values.set(f.name, value);
+        values.set(f.name, read());
+        presence.delete(f.name);
       }
       continue;
     }
@@ -662,6 +692,7 @@ export function lowerObjectLiteral(
           ? String(prop.key.value)
           : undefined;
     if (key === undefined) return ctx.fail(prop.key, unsupportedSyntax.unsupportedPropertyKey());
+    presence.delete(key);
     const wanted = expected && isObject(expected) ? expected : undefined;
     const field = wanted && fieldOf(wanted, key);
     // `get area() { return this.w * this.h; }`, `norm() {…}`: bound once the object exists.
@@ -710,10 +741,48 @@ export function lowerObjectLiteral(
       fields.push({ ...f });
     }
   }
-  const literal = ctx.builder.emit("literal", [...values.values()], [type], {}, [], "").results[0]!;
+  // A field that may be absent is made absent, then written where some spread object had it.
+  const operands = [...values].map(([name, v]) =>
+    presence.has(name) ? ctx.builder.emit("const", [], [v.type], {}, [], name).results[0]! : v,
+  );
+  const literal = ctx.builder.emit("literal", operands, [type], {}, [], "").results[0]!;
+  for (const [name, has] of presence) {
+    lowerIf(ctx, has, [
+      () => {
+        ctx.builder.emit("setField", [literal, values.get(name)!], [], { field: name });
+        return [];
+      },
+      () => [],
+    ]);
+  }
   registerAccessors(ctx, literal, accessors, node);
   if (bound.size > 0) ctx.boundObjects.set(literal, { fields: bound, origin: ctx.loc(node) });
   return literal;
+}
+
+/**
+ * What `{ ...o }` spreads. `...(c ? { bonus: x } : {})` is of TypeScript's type for the choice,
+ * in which a field one side leaves out is optional; each side is made of that type.
+ */
+function lowerSpreadObject(ctx: LowerContext, node: Expression): Value {
+  let inner: Node = node;
+  while (inner.type === "ParenthesizedExpression") inner = inner.expression;
+  const choice =
+    inner.type === "ConditionalExpression" &&
+    inner.consequent.type === "ObjectExpression" &&
+    inner.alternate.type === "ObjectExpression";
+  const type = choice ? ctx.types.inferred?.expectedTypeOf(inner.start, inner.end) : undefined;
+  return type && isObject(type)
+    ? lowerValue(ctx, inner as Expression, type)
+    : ctx.lowerExpression(node);
+}
+
+/** Whether `node` writes `undefined` or `null`, itself or as a side of a `?:`. */
+function mayBeAbsent(ctx: LowerContext, node: Node): boolean {
+  if (node.type === "ParenthesizedExpression") return mayBeAbsent(ctx, node.expression);
+  if (node.type === "ConditionalExpression")
+    return mayBeAbsent(ctx, node.consequent) || mayBeAbsent(ctx, node.alternate);
+  return absentLiteral(ctx, node) !== undefined;
 }
 
 /** `(t) => …`, or the name of a local function: a function with no run-time value. */

@@ -27,7 +27,7 @@ import {
   lowerValue,
 } from "./members.js";
 import { lowerIf, lowerLoop } from "./merge.js";
-import { mayShortenArrays } from "./shortening-callbacks.js";
+import { mapWithHoles, mayShortenArrays } from "./shortening-callbacks.js";
 import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
 import { lowerSort, parsedAt } from "./array-sort.js";
@@ -487,8 +487,12 @@ function lowerIteration(
     ]),
   ];
 
+  // A typed array's length never changes.
   const shortens =
-    array !== undefined && inline !== undefined && method !== "map" && SKIP_HOLES.has(method)
+    array !== undefined &&
+    inline !== undefined &&
+    SKIP_HOLES.has(method) &&
+    (array.type as ArrayType).storage === "Array"
       ? mayShortenArrays(inline)
       : false;
   lowerLoop(
@@ -571,7 +575,10 @@ function lowerIteration(
     typed !== "Array"
       ? { kind: "array", storage: typed, element: "number" }
       : { kind: "array", storage: "Array", element: elementType };
-  const alloc = b.emit("alloc", [n], [outType], {}, [], method === "map" ? "mapped" : "array");
+  // `map`'s result keeps a hole where its callback removed the element before its turn.
+  const holes = method === "map" && shortens ? { holes: true } : {};
+  const alloc = b.emit("alloc", [n], [outType], holes, [], method === "map" ? "mapped" : "array");
+  if (holes.holes) mapWithHoles(ctx, node, alloc.results[0]!);
   b.region.ops.splice(b.region.ops.indexOf(alloc), 1);
   b.region.ops.splice(loopAt, 0, alloc);
   substituteValues(b.region, new Map([[outPlaceholder.id, alloc.results[0]!]]));

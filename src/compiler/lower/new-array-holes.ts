@@ -62,7 +62,7 @@ export function newArraysWithHoles(
     found.push({
       array: made.alloc.results[0]!,
       at: made.at,
-      made: `'${shown}' at ${basename(ctx.module.file)}:${line}:${column}`,
+      made: `'${shown}' at ${basename(ctx.module.file)}:${line}:${column}, which makes an array of holes`,
     });
   }
   return found;

@@ -71,8 +71,11 @@ function lowerOptionalCall(
   const field = isObject(object.type) ? fieldOf(object.type, name) : undefined;
   // An arrow field is always there (and in derivative code, not a field the IR reads).
   const arrow = isObject(object.type) && isArrowField(ctx, object.type, name);
-  // `f.reset?.()`, an optional method of the interface `f` has (optional-methods.ts).
-  if (!field && !arrow && !callee.optional && isObject(object.type) && object.type.interfaceKey)
+  // `f.reset?.()`, an optional method of the interface `f` has (optional-methods.ts); a class
+  // implementing it by an arrow field (`reset = () => {…}`) gives the interface's type a field
+  // of that name, holding a function nabla has no type for.
+  const method = !field || (field.type === "opaque" && !field.callable);
+  if (method && !arrow && !callee.optional && isObject(object.type) && object.type.interfaceKey)
     return lowerOptionalInterfaceMethodCall(
       ctx,
       { ...link, optional: false } as CallExpression,

@@ -9,11 +9,12 @@ import {
   raiseNotOfProgramClass,
   type MethodCaller,
 } from "./class-dispatch.js";
+import { arrowFieldOfClass } from "./arrow-fields.js";
 import type { LowerContext } from "./context.js";
 import { lowerIf } from "./merge.js";
 
 // `f.reset?.()` where `reset?(): void` is an optional method of the interface `f` has: the
-// method of the object's run-time class where that class has one, nothing where it has none,
+// method of the object's run-time class (or its arrow field) where that class has one, nothing where it has none,
 // as JavaScript's `?.` does (class-dispatch.ts tests the classes most derived first). An
 // object of none of the program's classes throws, as for any method of an interface.
 
@@ -31,7 +32,11 @@ export function lowerOptionalInterfaceMethodCall(
   call: MethodCaller,
 ): Value {
   const classes = classesOfInterfaceType(ctx, type)
-    .map((cls) => ({ cls, found: findMember(ctx, cls, name, "method") }))
+    .map((cls) => ({
+      cls,
+      // A class may have it as an arrow field, on its instances (arrow-fields.ts).
+      found: arrowFieldOfClass(ctx, cls, name, node) ?? findMember(ctx, cls, name, "method"),
+    }))
     .reverse();
   const chain = (i: number): Value[] => {
     ctx.at(node);

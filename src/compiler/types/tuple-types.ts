@@ -12,7 +12,8 @@ import { sameType } from "../ir/type-system.js";
 export function fixedTuple(elements: Type[]): ArrayType {
   const first = elements[0];
   // Alike by structure, not only the same object: `[[number, number], [number, number]]`.
-  const uniform = first && elements.every((e) => sameType(e, first)) ? first : "opaque";
+  // `[]` has no element to read: numbers, so that it may be spread (`Math.max(x, ...none)`).
+  const uniform = !first ? "number" : elements.every((e) => sameType(e, first)) ? first : "opaque";
   return { kind: "array", storage: "Array", element: uniform, elements };
 }
 
@@ -44,4 +45,26 @@ export function tupleMember(e: TSTupleElement): {
     default:
       return { written: e, how: "required" };
   }
+}
+
+/**
+ * Whether the tuple annotation `t` varies in length and its elements are written with more
+ * than one type (`[number, string?]`, `[number, ...string[]]`): nabla has no type for it, nor
+ * is it several kinds of array. Types are told apart by how they are written.
+ */
+export function mixedVaryingTuple(t: TSType): boolean {
+  if (t.type !== "TSTupleType") return false;
+  const members = t.elementTypes.map(tupleMember);
+  if (members.every((m) => m.how === "required")) return false;
+  const element = ({ written, how }: ReturnType<typeof tupleMember>) =>
+    how === "rest" && written.type === "TSArrayType" ? written.elementType : written;
+  const shapes = new Set(members.map((m) => writtenShape(element(m))));
+  return shapes.size > 1;
+}
+
+/** A type as written, without where: equal for `number` and `number`. */
+function writtenShape(t: TSType): string {
+  return JSON.stringify(t, (key, value: unknown) =>
+    key === "start" || key === "end" || key === "range" ? undefined : value,
+  );
 }

@@ -17,6 +17,7 @@ import {
   isExpression,
   isFunctionLikeDeclaration,
   isParenthesizedExpression,
+  isSpreadAssignment,
   SyntaxKind,
   type Node,
 } from "typescript7/unstable/ast";
@@ -249,10 +250,13 @@ class View implements CheckerView {
     // may say nothing.
     const choice =
       isArrayLiteralExpression(node) && node.elements.length === 0 ? choiceAround(node) : undefined;
+    // What an object literal spreads (`{ ...base, ...(c ? { bonus: x } : {}) }`) is of its own
+    // type: its context is the whole literal's.
+    const spread = isSpreadAssignment(outsideParentheses(node).parent);
     const type = unlessPanics(
       () =>
         (choice && checker.getTypeAtLocation(choice)) ??
-        checker.getContextualType(node) ??
+        (spread ? undefined : checker.getContextualType(node)) ??
         checker.getTypeAtLocation(node),
     );
     return usable(type, checker, this.indexOf(checker));
@@ -511,6 +515,13 @@ function unlessPanics<T>(ask: () => T): T | undefined {
  * The conditional (`c ? a : b`) or `??` / `||` expression `node` is a side of, through
  * parentheses: its value is `node`'s when that side is taken.
  */
+/** `node`, or the parentheses around it. */
+function outsideParentheses(node: Node): Node {
+  let outer = node;
+  while (outer.parent && isParenthesizedExpression(outer.parent)) outer = outer.parent;
+  return outer;
+}
+
 function choiceAround(node: Node): Node | undefined {
   let side = node;
   while (side.parent && isParenthesizedExpression(side.parent)) side = side.parent;

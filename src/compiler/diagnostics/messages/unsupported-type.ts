@@ -106,6 +106,9 @@ export const unsupportedType = {
 
 /** For `number | string`: a field telling the kinds apart gives it one type. */
 function mixedPrimitivesHelp(text: string): string | undefined {
+  // `[number, string?]`: one the parameter's or variable's checks found mixed (tuple-types.ts).
+  if (/^\[.*(\?|\.\.\.).*\]$/.test(text))
+    return `a tuple whose length varies ('[number, number?]') is an array of its one element type, and the elements of '${text}' differ in type: give them one type, or use an object with an optional field ('{ value: number; label?: string }')`;
   const kinds = primitivesOfUnion(text);
   return kinds
     ? `a value that may be a ${kinds.join(" or a ")} has no one type nabla can differentiate: tell the kinds apart by a field ('{ kind: "number"; value: number } | { kind: "op"; op: string }')`

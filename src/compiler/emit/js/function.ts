@@ -692,6 +692,8 @@ class FunctionEmitter implements LaneHost, FlowHost {
         )
           return js.binary(callee, a, b);
         if (callee === ".length") return js.member(a, "length");
+        // `s[i]`: a character of a text (lower/members.ts).
+        if (callee === "[]") return js.element(a, b);
         // `.toFixed`: a method of the first operand (a number's text).
         if (callee.startsWith("."))
           return js.call(js.member(a, callee.slice(1)).text, args.slice(1));

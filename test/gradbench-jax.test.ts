@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { evalSpec } from "../bench/gradbench/evals.js";
 import { parseJaxOutput, setupJax, timeJax } from "../bench/gradbench/jax.js";
 import { parseOptions } from "../bench/gradbench/options.js";
+import { formatRatio } from "../bench/gradbench/report-format.js";
 import { summarizeJax } from "../bench/gradbench/report-jax.js";
 import { gradbenchReport } from "../bench/gradbench/report.js";
 import type { EvalResult, Outcome, RunInfo, WorkloadResult } from "../bench/gradbench/results.js";
@@ -266,4 +267,12 @@ test("against JAX: medians of nabla ÷ JAX for both backends, the faster one jud
   assert.match(asked, /JAX tool was asked for but does not run: no jax/);
   const not = gradbenchReport([lse], { ...info, jax: null }, "x.svg");
   assert.match(not, /JAX tool was not run \(`--jax-python PY`/);
+});
+
+test("ratios far below 1 keep two significant digits (hello's nanoseconds against JAX's microseconds)", () => {
+  assert.equal(formatRatio(0.0012345), "0.0012×");
+  assert.equal(formatRatio(0.38), "0.38×");
+  assert.equal(formatRatio(2.114), "2.11×");
+  assert.equal(formatRatio(113.4), "113×");
+  assert.equal(formatRatio(0), "0.00×");
 });

@@ -13,7 +13,9 @@ export function formatTime(ms: number): string {
   return `${three(ms / 1000)} s`;
 }
 
+/** A ratio to three significant digits, two below 0.01 (hello's nanoseconds against JAX's microseconds). */
 export function formatRatio(r: number): string {
+  if (r > 0 && r < 0.01) return `${r.toPrecision(2)}×`;
   return `${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
 }
 

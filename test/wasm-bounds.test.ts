@@ -307,3 +307,22 @@ test("bounds the rules must not claim: a sum of two counters, a counter from a d
     if (x !== "const" && y !== "const") assert.ok(!bounds.cannotOverflow.has(op.results[0]!.id));
   });
 });
+
+test("a reverse sweep's element 1 + (trips - 1), and the one below it, are checked on entry", () => {
+  const source = `export function f(x: Float64Array, y: Float64Array): number {
+  let s = 0;
+  for (let i = 1; i < x.length; i++) s += x[i] * y[i - 1];
+  return s;
+}`;
+  const [, bwd] = sweepsOf(source, "f", [0, 1]);
+  const { ints, definitions } = analyses(bwd);
+  const down = loops(bwd)
+    .map((l) => loopPrechecks(l, definitions, ints))
+    .filter((p) => p?.counter.relation === "gt");
+  assert.equal(down.length, 1, "the reversed loop");
+  // Each access as array:step:constant, its index trips − 1 + 1 (+ 0) or one below (− 1).
+  assert.deepEqual(down[0]!.accesses.map((a) => `${a.array.hint}:${a.step}:${a.constant}`).sort(), [
+    "dx:-1:0",
+    "dy:-1:-1",
+  ]);
+});

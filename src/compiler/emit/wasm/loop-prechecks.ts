@@ -146,7 +146,8 @@ export function loopPrechecks(
 /**
  * `index` as `scale * param + constant ± offset`, with `param` a body parameter (its step is
  * checked by the caller), `scale` a constant above 0 and `offset` the same at every
- * iteration: `v`, `v ± k`, `c * v`, `c * v ± k`, and any of them plus or minus `offset`.
+ * iteration: `v`, `v ± k` (± k ± k'…), `c * v`, `c * v ± k`, and any of them plus or minus
+ * `offset`.
  */
 function affine(
   index: Value,
@@ -167,15 +168,23 @@ function affine(
     }
     return { param: v, scale: 1 };
   };
-  /** `v`, `c * v`, and either ± k. */
+  /**
+   * `v`, `c * v`, and either ± constants, one after another (a reverse sweep's element
+   * `1 + (trips - 1)`, and `i - 1` of it).
+   */
   const shifted = (v: Value): { param: Value; scale: number; constant: number } => {
     const op = definitions.get(v.id);
     if (op?.opcode === "add" || op?.opcode === "sub") {
       const [a, b] = op.operands as [Value, Value];
       const k = constant(b);
-      if (k !== undefined) return { ...scaled(a), constant: op.opcode === "add" ? k : -k };
-      if (op.opcode === "add" && constant(a) !== undefined)
-        return { ...scaled(b), constant: constant(a)! };
+      if (k !== undefined) {
+        const inner = shifted(a);
+        return { ...inner, constant: inner.constant + (op.opcode === "add" ? k : -k) };
+      }
+      if (op.opcode === "add" && constant(a) !== undefined) {
+        const inner = shifted(b);
+        return { ...inner, constant: inner.constant + constant(a)! };
+      }
     }
     return { ...scaled(v), constant: 0 };
   };

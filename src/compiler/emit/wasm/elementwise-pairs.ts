@@ -31,7 +31,8 @@ import type { LoopPrechecks } from "./loop-prechecks.js";
 //   of a Float64Array is undefined), number constants, the counter's step;
 // - where the module's own exp is the engine's (exp.ts), Math.exp, two lanes at once;
 // - values saved on the tape (pushes the loop's reserve made room for: numbers, and
-//   comparisons' results as 1 or 0) or taken from it (numbers);
+//   comparisons' results as 1 or 0) or, in a loop counting down (a reverse sweep), taken
+//   from it (numbers);
 // - numbers the loop carries, unchanged or changed by the *serial* ops below.
 // A loop counting down runs its iterations from the top: the pair's first iteration is the
 // one at the higher element, in the vector's lane 1.
@@ -215,7 +216,9 @@ export function elementwisePairs(
         ops.push(op);
         continue;
       case "pop":
-        if (r?.type !== "number" || ints.has(r.id) || op.attrs.value === "int") return undefined;
+        // Reverse sweeps take from the tape, and count down (their forward loops, up, save).
+        if (step !== -1 || r?.type !== "number" || ints.has(r.id) || op.attrs.value === "int")
+          return undefined;
         restored.push(r);
         lanes.add(r.id);
         ops.push(op);

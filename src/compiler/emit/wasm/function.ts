@@ -1183,6 +1183,12 @@ class WatFunctionEmitter implements LaneHost {
         // The first iteration's saves, then the second's; a comparison's result as 1 or 0.
         const saved =
           a.type === "boolean" ? `(v128.and ${vector(a)} (f64x2.splat (f64.const 1)))` : vector(a);
+        // One save per iteration: both in one store, the first iteration's lane lowest.
+        if (plan.saved.length === 1) {
+          this.line(`(v128.store (local.get $tape) ${up ? saved : swapLanes(saved)})`);
+          saves++;
+          continue;
+        }
         for (const [iteration, l] of order.entries()) {
           const offset = 8 * (saves + iteration * plan.saved.length);
           this.line(
@@ -1202,12 +1208,15 @@ class WatFunctionEmitter implements LaneHost {
       const settled = plan.settled.get(r.id);
       if (settled !== undefined) value = `(v128.const i64x2 ${settled ? "-1 -1" : "0 0"})`;
       else if (op.opcode === "pop") {
-        // Iteration 0 (the first) took from 8·(takes + 1) below the top, iteration 1 from
-        // 8·(taken + takes + 1): addresses above the lowered top.
+        // Counting down (elementwise-pairs.ts): the first iteration took from 8·(takes + 1)
+        // below the top, the second from 8·(taken + takes + 1): addresses above the lowered
+        // top; the second iteration's element is the lower, in lane 0.
         const from = (iteration: number) =>
           `(f64.load offset=${8 * (2 * taken - takes - 1 - iteration * taken)} (local.get $tape))`;
-        const [low, high] = up ? [from(0), from(1)] : [from(1), from(0)];
-        value = `(f64x2.replace_lane 1 (f64x2.splat ${low}) ${high})`;
+        value =
+          taken === 1
+            ? "(v128.load (local.get $tape))"
+            : `(f64x2.replace_lane 1 (f64x2.splat ${from(1)}) ${from(0)})`;
         takes++;
       } else if (op.opcode === "index") value = `(v128.load offset=8 ${at(a, b)})`;
       else if (op.opcode === "select")
@@ -1839,6 +1848,11 @@ class WatFunctionEmitter implements LaneHost {
       `(if (i64.ne (i64.reinterpret_f64 (f64.convert_i32_s ${this.get(r)})) (i64.reinterpret_f64 (local.get $saved))) (then unreachable))`,
     );
   }
+}
+
+/** An f64x2 with its two lanes exchanged. */
+function swapLanes(vector: string): string {
+  return `(i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 ${vector} ${vector})`;
 }
 
 function local(v: Value): string {

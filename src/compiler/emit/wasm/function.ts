@@ -1131,10 +1131,22 @@ class WatFunctionEmitter implements LaneHost {
     const n = this.labels++;
     const counter = this.get(plan.counter);
     const lane = (v: Value) => `$ew${n}_v${v.id}`;
+    // A value the same at every iteration is splat once, before the loop (the engine would
+    // splat it again at every pair).
+    const splats = new Map<number, string>();
+    const hoisted: string[] = [];
     const vector = (v: Value): string => {
       if (plan.lanes.has(v.id)) return `(local.get ${lane(v)})`;
-      const carried = plan.carried.get(v.id);
-      return `(f64x2.splat ${carried ? this.num(carried) : this.invariantValue(v, "f64")})`;
+      let name = splats.get(v.id);
+      if (!name) {
+        name = `$ew${n}_k${v.id}`;
+        splats.set(v.id, name);
+        this.pairLocals.set(name, "v128");
+        const carried = plan.carried.get(v.id);
+        const value = carried ? this.num(carried) : this.invariantValue(v, "f64");
+        hoisted.push(`(local.set ${name} (f64x2.splat ${value}))`);
+      }
+      return `(local.get ${name})`;
     };
     const up = plan.relation === "lt" || plan.relation === "le";
     // A pair's elements start at the counter plus the index's offset, or, counting down, one
@@ -1151,6 +1163,8 @@ class WatFunctionEmitter implements LaneHost {
       for (const name of EXP_PAIR_LOCALS) this.declareLocal(name, "v128");
       for (const statement of expPairConstants()) this.line(statement);
     }
+    const hoistAt = this.body.length;
+    const hoistIndent = "  ".repeat(this.indent);
     this.line(`(block $ew_exit${n}`);
     this.indent++;
     // Arrays read or written at different offsets: one block, and iterations would interact.
@@ -1258,6 +1272,7 @@ class WatFunctionEmitter implements LaneHost {
     this.line(")");
     this.indent--;
     this.line(")");
+    this.body.splice(hoistAt, 0, ...hoisted.map((text) => `${hoistIndent}${text}`));
   }
 
   /**

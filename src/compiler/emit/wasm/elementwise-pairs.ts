@@ -173,6 +173,8 @@ export function elementwisePairs(
   const element = (array: Value, index: Value, written: boolean): boolean => {
     const offset = offsets.get(index.id);
     if (offset === undefined) return false;
+    // The pairs read and write unchecked: only accesses the loop checked on entry.
+    if (!prechecks.accesses.some((a) => a.array === array && a.index === index)) return false;
     accesses.push({ array, offset, written });
     return (
       isArray(array.type) &&

@@ -559,6 +559,28 @@ export const g2 = gradient(damped, { backend: "wasm" });
   );
 });
 
+test("a spread over defaults of an object with optional fields stays JavaScript and says why", () => {
+  const compiled = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+interface Options {
+  rate?: number;
+  scale: number;
+}
+function loss(x: Float64Array, options: Options): number {
+  const settings: Options = { rate: 0.5, ...options };
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += x[i] * x[i] * (settings.rate ?? 1) * settings.scale;
+  return sum;
+}
+export const g = gradient(loss, { wrt: 0, backend: "wasm" });
+`,
+  });
+  assert.match(
+    diagnosticsText(compiled),
+    /'gradient' runs as JavaScript, not WebAssembly: a test whether an object has a key \('in', which spreading an object with optional fields, '\{ \.\.\.defaults, \.\.\.options \}', makes too; wasm does not tell a key set to undefined from one left out\) in 'loss'/,
+  );
+});
+
 test("a function-valued parameter stays JavaScript, and the warning says it is a function", () => {
   const text = diagnosticsText(
     compileFiles({

@@ -1922,9 +1922,11 @@ function describe(op: Op): string {
     case "extern":
       return `a call of ${op.attrs.callee}`;
     case "nondiff":
-      return op.attrs.comparator
-        ? "a sort by a comparator (JavaScript's own sort calls it)"
-        : `the operation '${op.attrs.callee}'`;
+      if (op.attrs.comparator) return "a sort by a comparator (JavaScript's own sort calls it)";
+      // wasm marks an optional field present by its value: a key set to undefined looks absent.
+      if (op.attrs.callee === "in")
+        return "a test whether an object has a key ('in', which spreading an object with optional fields, '{ ...defaults, ...options }', makes too; wasm does not tell a key set to undefined from one left out)";
+      return `the operation '${op.attrs.callee}'`;
     case "call":
       return `a call of '${op.attrs.calleeName ?? op.attrs.callee?.split("#").pop()}'`;
     case "field":

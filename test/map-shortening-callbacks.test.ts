@@ -98,3 +98,43 @@ test("a shortening map whose result is not read past what was visited: both back
   assertClose(m.forwardWasm(0.8), m.reverse(0.8), 1e-12, "forward mode, backend wasm");
   assertClose(m.reverseWasm(0.8), m.reverse(0.8), 1e-12, "reverse mode, backend wasm");
 });
+
+test("a callback shortening the array through a function it calls: a helper, a local function, a method, or passed by name", async () => {
+  // They visited the removed elements as undefined (NaN, and a gradient counting them).
+  await checkTwoWays(`function dropLast(a: number[]): void {
+  a.pop();
+}
+function halve(v: number, i: number, arr: number[]): number {
+  if (i === 0) arr.pop();
+  return v / 2;
+}
+class Queue {
+  drop(a: number[]): void {
+    a.shift();
+  }
+}
+export function f(x: number, y: number): number {
+  const drop = (a: number[]) => {
+    a.pop();
+  };
+  const q = new Queue();
+  const a = [x, y, x * y, x + y].map((v, i, arr) => {
+    if (i === 0) dropLast(arr);
+    return v * 2;
+  });
+  const b = [x, y, x * y].map((v, i, arr) => {
+    if (i === 0) drop(arr);
+    return v * v;
+  });
+  const c = [y, x, x - y].map(halve);
+  let s = 0;
+  for (const v of a) s += v ?? 1000;
+  for (const v of b) s += v ?? 100;
+  for (const v of c) s += v ?? 10;
+  [x, y, x * y].forEach((v, i, arr) => {
+    if (i === 0) q.drop(arr);
+    s += v * y;
+  });
+  return s;
+}`);
+});

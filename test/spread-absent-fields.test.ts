@@ -59,3 +59,22 @@ export const wasm = derivative(f, { backend: "wasm" });
   assertClose(m.js(-0.5), -5, 1e-12, "js, x < 0");
   assert.equal(m.wasm(-0.5), m.js(-0.5), "wasm, x < 0");
 });
+
+test("a copy made where no type is declared (in a map callback) lacks the field too, for a later spread", async () => {
+  // `ps.map((p) => ({ ...p }))`: the copy's type had 'tag' as a field always there, so
+  // `{ tag: "default", ...c }` took c's undefined over the default where c lacked it.
+  await checkTwoWays(`interface P {
+  v: number;
+  tag?: string;
+}
+export function f(x: number, y: number): number {
+  const ps: P[] = [{ v: x, tag: "keep" }, { v: y }, { v: x * y, tag: undefined }];
+  const copies = ps.map((p) => ({ ...p }));
+  let s = 0;
+  for (const c of copies) {
+    const merged = { tag: "default", ...c };
+    s += merged.tag === undefined ? c.v * 3 : merged.tag === "default" ? c.v * 2 : c.v;
+  }
+  return s;
+}`);
+});

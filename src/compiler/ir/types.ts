@@ -229,6 +229,13 @@ export interface OpAttrs {
   /** `field`, `setField`, `addField`: the field name. */
   field?: string;
   /**
+   * On the `literal` of an object literal: the fields it may leave out (an optional field not
+   * written, or copied from a spread object that may lack it); its other fields are keys of the
+   * object even when undefined (`{ bonus: undefined }`), as in JavaScript. Unset: any field
+   * whose value is an undefined constant is left out.
+   */
+  omittable?: string[];
+  /**
    * On a call of a reverse-mode derivative: the array arguments whose contents stay unchanged
    * until its backward sweep runs, so it may read them again instead of taping.
    */

@@ -629,7 +629,12 @@ export function lowerObjectLiteral(
         return ctx.fail(prop, unsupportedSyntax.spreadingArrowFields(spread.type.name));
       ctx.at(prop);
       for (const f of spread.type.fields) {
-        if (f.type === "opaque" && !f.callable) continue;
+        if (f.type === "opaque" && !f.callable) {
+          // A value nabla has no type for (`bonus: undefined`, the type TypeScript gives a
+          // key written undefined) replaces the one before it, which is no longer the object's.
+          if (!f.optional) for (const m of [values, bound, accessors, presence]) m.delete(f.name);
+          continue;
+        }
         // `{ ...opts, steps: 10 }` of an object holding a function written in a literal.
         const function_ = from?.fields.get(f.name);
         accessors.delete(f.name);
@@ -725,11 +730,14 @@ export function lowerObjectLiteral(
   const declared = expected && isObject(expected) ? expected : undefined;
   const fields: FieldType[] = [...values].map(([name, v]) => {
     const d = declared && fieldOf(declared, name);
-    return d ? { ...d } : { name, type: v.type, noDerivative: false };
+    // A field copied from a spread object that may lack it: the object made may lack it too.
+    const optional = presence.has(name) ? { optional: true } : {};
+    return d ? { ...d } : { name, type: v.type, noDerivative: false, ...optional };
   });
   const type: ObjectType = declared
     ? { ...declared, fields, classKey: undefined }
     : { kind: "object", name: ctx.module.text.slice(node.start, node.end), fields };
+  const leftOut: string[] = [];
   if (declared) {
     for (const f of declared.fields) {
       if (values.has(f.name) || (f.type === "opaque" && !f.optional)) continue;
@@ -738,6 +746,7 @@ export function lowerObjectLiteral(
       // An optional field left out reads as undefined, as in JavaScript.
       const absent = ctx.builder.emit("const", [], [f.type], {}, [], f.name).results[0]!;
       values.set(f.name, absent);
+      leftOut.push(f.name);
       fields.push({ ...f });
     }
   }
@@ -745,7 +754,10 @@ export function lowerObjectLiteral(
   const operands = [...values].map(([name, v]) =>
     presence.has(name) ? ctx.builder.emit("const", [], [v.type], {}, [], name).results[0]! : v,
   );
-  const literal = ctx.builder.emit("literal", operands, [type], {}, [], "").results[0]!;
+  // A key written is the object's even when its value is undefined (`{ bonus: undefined }`,
+  // `{ rate }` of a parameter left out): only the fields above may be left out.
+  const omittable = [...leftOut, ...presence.keys()];
+  const literal = ctx.builder.emit("literal", operands, [type], { omittable }, [], "").results[0]!;
   for (const [name, has] of presence) {
     lowerIf(ctx, has, [
       () => {

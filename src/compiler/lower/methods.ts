@@ -487,13 +487,15 @@ function lowerIteration(
     ]),
   ];
 
-  // A typed array's length never changes.
+  // A typed array's length never changes. A callback passed by name (`xs.map(halve)`) may
+  // shorten the array as an arrow may.
+  const fn = "value" in callback ? callback.value.fn : undefined;
+  const named = fn?.kind === "named" ? fn.symbol : undefined;
   const shortens =
-    array !== undefined &&
-    inline !== undefined &&
-    SKIP_HOLES.has(method) &&
-    (array.type as ArrayType).storage === "Array"
-      ? mayShortenArrays(inline)
+    array !== undefined && SKIP_HOLES.has(method) && (array.type as ArrayType).storage === "Array"
+      ? inline
+        ? mayShortenArrays(ctx, inline)
+        : named !== undefined && mayShortenArrays(ctx, named.node, named.module)
       : false;
   lowerLoop(
     ctx,

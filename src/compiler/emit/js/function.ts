@@ -580,9 +580,12 @@ class FunctionEmitter implements LaneHost, FlowHost {
         const type = op.results[0]!.type;
         if (!isObject(type)) return literalOf(type, args, this.emitNames.builtin);
         // An optional field nothing was written to is left out, as the source left it out:
-        // `"f" in o` and spreads then see it missing.
+        // `"f" in o` and spreads then see it missing. A key written undefined is kept.
+        const omittable = op.attrs.omittable;
         const written = type.fields.flatMap((f, i): [string, Expr][] =>
-          this.isAbsent(op.operands[i]!) ? [] : [[f.name, args[i]!]],
+          this.isAbsent(op.operands[i]!) && (!omittable || omittable.includes(f.name))
+            ? []
+            : [[f.name, args[i]!]],
         );
         if (!op.attrs.instanceOf) return js.objectLiteral(written);
         // A constructor's instance: an object of its class, so the class's methods run on it.

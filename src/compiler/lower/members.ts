@@ -616,6 +616,8 @@ export function lowerObjectLiteral(
     if (prop.type === "SpreadElement") {
       const spread = lowerSpreadObject(ctx, prop.argument);
       const from = ctx.boundObjects.get(spread);
+      // `...options` of `options?: Options`: JavaScript spreads nothing where it is absent.
+      const mayBeAbsent = spreadMayBeAbsent(ctx, prop.argument);
       // `{ ...record, k: v }`: a copy of the record, with more entries.
       if (isRecord(spread.type) && values.size === 0)
         if (!expected || !isObject(expected))
@@ -628,7 +630,20 @@ export function lowerObjectLiteral(
       if (hasArrowFields(ctx, spread.type))
         return ctx.fail(prop, unsupportedSyntax.spreadingArrowFields(spread.type.name));
       ctx.at(prop);
+      const there = mayBeAbsent
+        ? ctx.builder.unary("not", ctx.builder.unary("nullish", spread))
+        : undefined;
+      const refuse = (why: string) =>
+        ctx.fail(
+          prop,
+          unsupportedSyntax.spreadOfMaybeAbsent(
+            ctx.module.text.slice(prop.argument.start, prop.argument.end),
+            why,
+          ),
+        );
       for (const f of spread.type.fields) {
+        if (there && ((f.type === "opaque" && !f.callable) || from))
+          return refuse("its fields hold functions or values of no type nabla knows");
         if (f.type === "opaque" && !f.callable) {
           // A value nabla has no type for (`bonus: undefined`, the type TypeScript gives a
           // key written undefined) replaces the one before it, which is no longer the object's.
@@ -640,6 +655,7 @@ export function lowerObjectLiteral(
         accessors.delete(f.name);
         // `{ ...box }` of an object with a getter: its value now, as JavaScript copies it.
         const getter = literalGetterRead(ctx, prop, spread, f.name);
+        if (getter && there) return refuse("it has getters");
         if (getter) {
           bound.delete(f.name);
           values.set(f.name, getter());
@@ -672,8 +688,16 @@ export function lowerObjectLiteral(
         // An optional field the spread object lacks leaves the value before it (`{ ...defaults,
         // ...options }`), as in JavaScript: the object is asked whether it has the field. With
         // no value before it, the object made lacks it as well.
-        if (f.optional && (!before || sameType(before.type, f.type))) {
-          const has = hasField(ctx, spread, f.name);
+        if ((f.optional || there) && (!before || sameType(before.type, f.type))) {
+          // Where the object may be absent, it is asked only where it is there.
+          const has = !there
+            ? hasField(ctx, spread, f.name)
+            : f.optional
+              ? lowerIf(ctx, there, [
+                  () => [hasField(ctx, spread, f.name)],
+                  () => [ctx.builder.constant(false)],
+                ])[0]!
+              : there;
           const absent = () => ctx.builder.emit("const", [], [f.type], {}, [], f.name).results[0]!;
           const otherwise = before ?? absent();
           values.set(f.name, lowerIf(ctx, has, [() => [read()], () => [otherwise]])[0]!);
@@ -683,6 +707,7 @@ export function lowerObjectLiteral(
           else if (earlier) presence.set(f.name, ctx.builder.logical("or", has, earlier));
           continue;
         }
+        if (there) return refuse(`the field '${f.name}' before it is of another type`);
         // A key written again keeps its place, as in JavaScript (`{ ...s, v }`: s's order).
         values.set(f.name, read());
         presence.delete(f.name);
@@ -770,6 +795,13 @@ export function lowerObjectLiteral(
   registerAccessors(ctx, literal, accessors, node);
   if (bound.size > 0) ctx.boundObjects.set(literal, { fields: bound, origin: ctx.loc(node) });
   return literal;
+}
+
+/** Whether what `{ ...node }` spreads may be undefined or null there (TypeScript's type). */
+function spreadMayBeAbsent(ctx: LowerContext, node: Expression): boolean {
+  let inner: Node = node;
+  while (inner.type === "ParenthesizedExpression") inner = inner.expression;
+  return ctx.types.inferred?.mayBeAbsentAt(inner.start) ?? false;
 }
 
 /**

@@ -41,6 +41,8 @@ export interface CheckedTypes {
   functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined;
   /** The value of the enum member named at `position` (`Mode.Fast`'s `Fast`), if it is one. */
   enumValueAt(file: string, position: number): string | number | undefined;
+  /** Whether the value at `position` may be undefined or null, as the checker narrows it there. */
+  mayBeAbsentAt(file: string, position: number): boolean;
   /**
    * Whether a value of the type the expression at [start, end) of `file` is expected to have
    * may hold a function somewhere inside (a type nabla has no IR type for, such as
@@ -153,6 +155,17 @@ class ProgramTypes implements CheckedTypes {
   functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined {
     const [type] = this.view.typesAt(file, [position]);
     return type && this.functionType(type);
+  }
+
+  mayBeAbsentAt(file: string, position: number): boolean {
+    const [type] = this.view.typesAt(file, [position]);
+    if (!type) return false;
+    const absent = (t: CheckedType) => {
+      const kind = this.view.describe(t).kind;
+      return kind === "undefined" || kind === "null";
+    };
+    const shape = this.view.describe(type);
+    return absent(type) || (shape.kind === "union" && shape.members.some(absent));
   }
 
   textAt(file: string, position: number): string | undefined {

@@ -585,6 +585,12 @@ export const unsupportedSyntax = {
       `spreading an array into a call's arguments is supported as the last argument (or anywhere for a tuple, whose length its type gives): the arguments after it would take places that depend on its length`,
       `spread the array last, or give it a tuple type ('[number, number]')`,
     ),
+  spreadOfMaybeAbsent: (text: Printable, why: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `spreading '${text}', which may be undefined or null here, is not supported where ${why}`,
+      `spread it where it is known to be there: '${text} ? { ...base, ...${text} } : base'`,
+    ),
   spreadingIntoObjectIsNot: (typeText: Printable) =>
     message(
       "unsupportedSyntax",

@@ -799,9 +799,12 @@ export function lowerObjectLiteral(
 
 /** Whether what `{ ...node }` spreads may be undefined or null there (TypeScript's type). */
 function spreadMayBeAbsent(ctx: LowerContext, node: Expression): boolean {
-  let inner: Node = node;
-  while (inner.type === "ParenthesizedExpression") inner = inner.expression;
-  return ctx.types.inferred?.mayBeAbsentAt(inner.start) ?? false;
+  return ctx.types.inferred?.mayBeAbsentAt(unparenthesized(node).start) ?? false;
+}
+
+function unparenthesized(node: Node): Node {
+  while (node.type === "ParenthesizedExpression") node = node.expression;
+  return node;
 }
 
 /**
@@ -809,8 +812,7 @@ function spreadMayBeAbsent(ctx: LowerContext, node: Expression): boolean {
  * in which a field one side leaves out is optional; each side is made of that type.
  */
 function lowerSpreadObject(ctx: LowerContext, node: Expression): Value {
-  let inner: Node = node;
-  while (inner.type === "ParenthesizedExpression") inner = inner.expression;
+  const inner = unparenthesized(node);
   const choice =
     inner.type === "ConditionalExpression" &&
     inner.consequent.type === "ObjectExpression" &&

@@ -1,4 +1,5 @@
 import { receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
+import { awaitFlag } from "./emit/wasm/await-flag.js";
 import type { LargeStackReply, LargeStackRequest } from "./large-stack.js";
 
 // The worker of large-stack.ts: waits for a request, compiles, posts the result, wakes the
@@ -85,7 +86,7 @@ function answer(request: LargeStackRequest | undefined): LargeStackReply {
 
 // Requests come one at a time, each announced by signal[1]; each reply by signal[0].
 for (;;) {
-  Atomics.wait(signal, 1, 0);
+  awaitFlag(signal, Infinity, 1);
   Atomics.store(signal, 1, 0);
   const request = receiveMessageOnPort(port)?.message as LargeStackRequest | undefined;
   const reply = answer(request);

@@ -4,6 +4,7 @@ import {
   Worker,
   type MessagePort,
 } from "node:worker_threads";
+import { awaitFlag } from "./emit/wasm/await-flag.js";
 import type { CompileResult } from "./compile.js";
 import type { Backend } from "../api/wasm-entry.js";
 import type { PathKind } from "./parse/program.js";
@@ -88,7 +89,7 @@ export function compileWithLargeStack(request: LargeStackRequest): LargeStackRes
   port1.postMessage(request);
   Atomics.store(signal, 1, 1);
   Atomics.notify(signal, 1);
-  Atomics.wait(signal, 0, 0);
+  awaitFlag(signal);
   const reply = receiveMessageOnPort(port1)?.message as LargeStackReply | undefined;
   if (!reply) throw new Error("the compiler's worker stopped without an answer");
   if (!reply.ok) {

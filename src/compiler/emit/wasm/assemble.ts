@@ -1,3 +1,4 @@
+import { awaitFlag } from "./await-flag.js";
 import {
   MessageChannel,
   receiveMessageOnPort,
@@ -43,7 +44,7 @@ export function assembleWat(text: string): Uint8Array {
   const { port, signal } = thread();
   Atomics.store(signal, 0, 0);
   port.postMessage(text);
-  if (Atomics.wait(signal, 0, 0, TIMEOUT_MS) === "timed-out")
+  if (!awaitFlag(signal, TIMEOUT_MS))
     throw new Error("the WebAssembly assembler (wabt) did not answer");
   const reply = receiveMessageOnPort(port)?.message as AssembleReply | undefined;
   if (!reply) throw new Error("the WebAssembly assembler (wabt) gave no reply");

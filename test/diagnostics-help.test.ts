@@ -133,25 +133,28 @@ main.ts:6:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   },
   {
-    name: "NABLA101 'in': test the field the code names",
+    name: "NABLA101 'in' on a class instance: test the field the code names",
     files: `
 import { derivative } from "nabla";
-interface P { x: number; y?: number }
+class P {
+  y?: number;
+  constructor(public x: number) {}
+}
 function f(x: number): number {
-  const p: P = { x };
+  const p = new P(x);
   return "y" in p ? x : 2 * x;
 }
 export const df = derivative(f);
 `,
     expected: `
-main.ts:5:10: error NABLA101: the 'in' operator is not supported in differentiable code
-  4 |   const p: P = { x };
-> 5 |   return "y" in p ? x : 2 * x;
+main.ts:8:10: error NABLA101: the 'in' operator on an instance of 'P' is not supported in differentiable code (on plain objects it is)
+  7 |   const p = new P(x);
+> 8 |   return "y" in p ? x : 2 * x;
     |          ^^^^^^^^
 help: test the field itself ('p.y !== undefined')
-main.ts:7:19: note: when differentiating 'f' for 'derivative'
-> 7 | export const df = derivative(f);
-    |                   ^^^^^^^^^^^^^
+main.ts:10:19: note: when differentiating 'f' for 'derivative'
+> 10 | export const df = derivative(f);
+     |                   ^^^^^^^^^^^^^
 
 1 error`,
   },

@@ -481,6 +481,7 @@ class IdiomGenerator extends Generator {
       (d: string) => `${d}.x * (${d}.weight !== undefined ? ${d}.weight : ${c})`,
       (d: string) => `(${d}.weight === undefined ? ${d}.x : ${d}.x * ${d}.weight)`,
       (d: string) => `(${d}.weight ?? ${d}.x) * ${c}`,
+      (d: string) => `("weight" in ${d} ? (${d}.weight ?? ${c}) * ${d}.x : ${d}.x)`,
     ]);
     const r = this.sum(ds, read, vars);
     if (this.chance(0.5)) {
@@ -526,6 +527,8 @@ class IdiomGenerator extends Generator {
       () => `${tuned}(${this.e(vars, 1)}, {})`,
       () => `${tuned}(${this.e(vars, 1)}, { gains: [${this.e(vars, 1)}, ${this.constant()}] })`,
       () => `${tuned}(${this.e(vars, 1)}, { k: ${this.e(vars, 1)} })`,
+      () =>
+        `${tuned}(${this.e(vars, 1)}, { ...(${this.condition(vars)} && { k: ${this.e(vars, 1)} }) })`,
       () => `${h}(${this.e(vars, 1)}, {})`,
       () => `${h}(${this.e(vars, 1)}, { k: ${this.e(vars, 1)} })`,
       () => `${h}(${this.e(vars, 1)}, { bias: ${this.e(vars, 1)} })`,

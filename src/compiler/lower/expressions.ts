@@ -1,6 +1,6 @@
 import { classNamed } from "../parse/class-hierarchy.js";
 import { instanceOf } from "./class-dispatch.js";
-import { lowerFieldPresence } from "./field-presence.js";
+import { asksObjectForField, hasKey, lowerFieldPresence } from "./field-presence.js";
 import { isAggregate, isKeyed, isObject, sameType, typeText } from "../ir/type-system.js";
 import { asKnownFields, keyedHas, lowerDelete, lowerRecordLiteral } from "./keyed.js";
 import {
@@ -494,6 +494,8 @@ function lowerBinary(
         )
       : undefined;
   if (presence) return presence;
+  if (operator === "in" && a.type === "string" && asksObjectForField(b.type))
+    return hasKey(ctx, a, b);
   // `"y" in p`: the help names the field to test.
   const field =
     operator === "in" &&
@@ -502,6 +504,8 @@ function lowerBinary(
     right.type === "Identifier"
       ? `${right.name}.${left.value}`
       : undefined;
+  if (operator === "in" && isObject(b.type))
+    return ctx.fail(node, unsupportedSyntax.inOnClassInstance(b.type.name, field));
   return ctx.fail(node, unsupportedSyntax.operatorIsNotSupportedIn(operator, field));
 }
 

@@ -1,6 +1,6 @@
 import type { Node } from "oxc-parser";
-import { fieldOf } from "../ir/type-system.js";
-import type { ObjectType, Value } from "../ir/types.js";
+import { fieldOf, isObject } from "../ir/type-system.js";
+import type { ObjectType, Type, Value } from "../ir/types.js";
 import { ancestry, type ClassSymbol } from "../parse/class-hierarchy.js";
 import { classesOfInterfaceType, instanceOf, instanceType } from "./class-dispatch.js";
 import type { LowerContext } from "./context.js";
@@ -10,6 +10,26 @@ import { lowerIf } from "./merge.js";
 // the object has the field is what its class declares, so the test is the object's class
 // (`instanceof`, most derived first), each class answering as its declaration says. An object
 // of none of the classes throws, as a method called on it would.
+//
+// Of a plain object (`Circle | Rect` of interfaces, which lowering types as one object with
+// the fields of both, optional where a member lacks them), the object is asked, as JavaScript
+// asks it: the objects the compiled code makes have the keys JavaScript's would (a key written
+// `undefined` kept, an optional one left out where the source leaves it out).
+
+/** `"name" in object`, asked of the object at run time (no derivative). */
+export function hasField(ctx: LowerContext, object: Value, name: string): Value {
+  return hasKey(ctx, ctx.builder.constant(name), object);
+}
+
+/** `key in object` for a string `key`, asked of the object at run time. */
+export function hasKey(ctx: LowerContext, key: Value, object: Value): Value {
+  return ctx.builder.emit("nondiff", [key, object], ["boolean"], { callee: "in" }).results[0]!;
+}
+
+/** Whether `"name" in` a value of `type` is asked of the object itself (a plain object). */
+export function asksObjectForField(type: Type): boolean {
+  return isObject(type) && type.classKey === undefined && type.interfaceKey === undefined;
+}
 
 /**
  * `"name" in object`, answered by the object's class; undefined when some class does not

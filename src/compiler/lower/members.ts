@@ -1,3 +1,4 @@
+import { hasField } from "./field-presence.js";
 import { hasArrowFields, isArrowField } from "./arrow-fields.js";
 import { absentLiteral } from "./absence.js";
 import { fieldFunctionType } from "./class-dispatch.js";
@@ -818,9 +819,32 @@ function lowerSpreadObject(ctx: LowerContext, node: Expression): Value {
     inner.consequent.type === "ObjectExpression" &&
     inner.alternate.type === "ObjectExpression";
   const type = choice ? ctx.types.inferred?.expectedTypeOf(inner.start, inner.end) : undefined;
-  return type && isObject(type)
-    ? lowerValue(ctx, inner as Expression, type)
-    : ctx.lowerExpression(node);
+  if (type && isObject(type)) return lowerValue(ctx, inner as Expression, type);
+  if (
+    inner.type === "LogicalExpression" &&
+    inner.operator === "&&" &&
+    inner.right.type === "ObjectExpression"
+  )
+    return lowerSpreadIf(ctx, inner.left, inner.right);
+  return ctx.lowerExpression(node);
+}
+
+/**
+ * `...(big && { depth: x })`: JavaScript spreads nothing from `false` (or `0`, `""`), so this is
+ * `...(big ? { depth: x } : {})`: the object's fields, each optional, there where `big` is.
+ */
+function lowerSpreadIf(ctx: LowerContext, test: Expression, object: ObjectExpression): Value {
+  const shown = ctx.types.inferred?.expectedTypeOf(object.start, object.end);
+  if (!shown || !isObject(shown)) return ctx.lowerExpression(object);
+  const type: ObjectType = {
+    ...shown,
+    fields: shown.fields.map((f) => ({ ...f, optional: true })),
+  };
+  const empty: ObjectExpression = { ...object, properties: [] };
+  return lowerIf(ctx, ctx.lowerCondition(test), [
+    () => [lowerObjectLiteral(ctx, object, type)],
+    () => [lowerObjectLiteral(ctx, empty, type)],
+  ])[0]!;
 }
 
 /** Whether `node` writes `undefined` or `null`, itself or as a side of a `?:`. */
@@ -836,12 +860,6 @@ function isLocalFunction(ctx: LowerContext, node: Node): boolean {
   if (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") return true;
   const slot = node.type === "Identifier" ? ctx.scope.lookup(node.name) : undefined;
   return slot !== undefined && (ctx.closures.has(slot) || ctx.bound.has(slot));
-}
-
-/** `"name" in object`: whether the object has the field (an optional one may be absent). */
-function hasField(ctx: LowerContext, object: Value, name: string): Value {
-  const key = ctx.builder.constant(name);
-  return ctx.builder.emit("nondiff", [key, object], ["boolean"], { callee: "in" }).results[0]!;
 }
 
 /** Lowers an expression where a value of type `expected` is wanted (literals take it). */

@@ -518,6 +518,13 @@ export const unsupportedSyntax = {
       `the '${operator}' operator is not supported in differentiable code`,
       operatorHelp(String(operator), field),
     ),
+  /** `"y" in p` of a class instance whose class does not settle it; `field`: `p.y`. */
+  inOnClassInstance: (typeName: Printable, field?: string) =>
+    message(
+      "unsupportedSyntax",
+      `the 'in' operator on an instance of '${typeName}' is not supported in differentiable code (on plain objects it is)`,
+      operatorHelp("in", field),
+    ),
   optionalMethodWithValue: (name: Printable, typeName: Printable) =>
     message(
       "unsupportedSyntax",

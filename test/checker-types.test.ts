@@ -189,6 +189,60 @@ export function f(x: number, y: number) {
 }`);
 });
 
+test("fields typed by utility types (Partial, Readonly, Pick, Required, ReadonlyArray): values, gradients, and the gradient of such an object", async () => {
+  const body = `
+interface Physics {
+  gravity: number;
+  drag: number;
+  name: string;
+}
+interface Config {
+  mass: number;
+  overrides?: Partial<Physics>;
+  base: Readonly<Physics>;
+  only: Pick<Physics, "drag">;
+  weights: ReadonlyArray<number>;
+  full?: Required<Partial<Physics>>;
+}
+export function energy(v: number, config: Config): number {
+  const p = { ...config.base, ...config.overrides };
+  let w = 0;
+  for (const x of config.weights) w += x * v;
+  return 0.5 * config.mass * v * v + config.mass * p.gravity - p.drag * v + config.only.drag * w + (config.full?.gravity ?? 0);
+}
+export function f(x: number, y: number): number {
+  const base = { gravity: 9.81, drag: 0.1, name: "earth" };
+  return (
+    energy(x, { mass: y, base, only: { drag: x }, weights: [1, y] }) +
+    energy(y, { mass: 1, overrides: { drag: x }, base, only: { drag: 2 }, weights: [], full: { gravity: x, drag: 1, name: "x" } })
+  );
+}`;
+  await checkTwoWays(body);
+  const m = await loadProgram<{
+    g: (v: number, c: unknown) => unknown;
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+${body}
+export const g = gradient(energy, { wrt: 1 });
+`,
+  });
+  const config = {
+    mass: 2,
+    base: { gravity: 9.81, drag: 0.1, name: "earth" },
+    only: { drag: 3 },
+    weights: [1, 3],
+    overrides: { gravity: 1 },
+  };
+  // p = { ...base, ...overrides }: gravity 1 from overrides, drag 0.1 from base; w = 1·3 + 3·3.
+  assert.deepEqual(m.g(3, config), {
+    mass: 0.5 * 9 + 1,
+    overrides: { gravity: 2 },
+    base: { gravity: 0, drag: -3 },
+    only: { drag: 12 },
+    weights: [9, 9],
+  });
+});
+
 test("generic functions: one instantiation per call, type parameters read in annotations", async () => {
   await checkTwoWays(`
 interface Point { x: number; y: number; mass: number }

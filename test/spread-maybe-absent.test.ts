@@ -46,6 +46,37 @@ export function f(x: number, y: number): number {
 }`);
 });
 
+test("an optional field spread ('...config.overrides') and a call that may return undefined ('...pick(i)')", async () => {
+  await checkTwoWays(`interface Physics {
+  gravity: number;
+  drag: number;
+}
+interface Config {
+  mass: number;
+  overrides?: { gravity?: number; drag?: number };
+}
+const DEFAULTS: Physics = { gravity: 9.81, drag: 0.1 };
+function energy(v: number, config: Config): number {
+  const p = { ...DEFAULTS, ...config.overrides };
+  return 0.5 * config.mass * v * v + config.mass * p.gravity - p.drag * v;
+}
+interface Tweak {
+  gain?: number;
+  bias?: number;
+}
+function pick(i: number, x: number): Tweak | undefined {
+  return i > 0 ? { gain: x } : undefined;
+}
+export function f(x: number, y: number): number {
+  let s = energy(x, { mass: 2 }) + energy(y, { mass: x, overrides: { drag: y } });
+  for (let i = 0; i < 3; i++) {
+    const t = { gain: 2, bias: y, ...pick(i - 1, x) };
+    s += t.gain * x + t.bias;
+  }
+  return s;
+}`);
+});
+
 test("what it cannot spread where the object may be absent is refused, saying how to write it", () => {
   const text = diagnosticsText(
     compileFiles({

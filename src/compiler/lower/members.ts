@@ -800,7 +800,8 @@ export function lowerObjectLiteral(
 
 /** Whether what `{ ...node }` spreads may be undefined or null there (TypeScript's type). */
 function spreadMayBeAbsent(ctx: LowerContext, node: Expression): boolean {
-  return ctx.types.inferred?.mayBeAbsentAt(unparenthesized(node).start) ?? false;
+  const inner = unparenthesized(node);
+  return ctx.types.inferred?.mayBeAbsentIn(inner.start, inner.end) ?? false;
 }
 
 function unparenthesized(node: Node): Node {

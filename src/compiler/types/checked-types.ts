@@ -41,8 +41,11 @@ export interface CheckedTypes {
   functionTypeAt(file: string, position: number): FunctionTypeInfo | undefined;
   /** The value of the enum member named at `position` (`Mode.Fast`'s `Fast`), if it is one. */
   enumValueAt(file: string, position: number): string | number | undefined;
-  /** Whether the value at `position` may be undefined or null, as the checker narrows it there. */
-  mayBeAbsentAt(file: string, position: number): boolean;
+  /**
+   * Whether the value of the expression at [start, end) may be undefined or null, as the
+   * checker narrows it there (`maybe`, `config.overrides`, `lookup(k)`).
+   */
+  mayBeAbsentIn(file: string, start: number, end: number): boolean;
   /**
    * Whether a value of the type the expression at [start, end) of `file` is expected to have
    * may hold a function somewhere inside (a type nabla has no IR type for, such as
@@ -157,8 +160,8 @@ class ProgramTypes implements CheckedTypes {
     return type && this.functionType(type);
   }
 
-  mayBeAbsentAt(file: string, position: number): boolean {
-    const [type] = this.view.typesAt(file, [position]);
+  mayBeAbsentIn(file: string, start: number, end: number): boolean {
+    const type = this.view.expectedTypeOf(file, start, end);
     if (!type) return false;
     const absent = (t: CheckedType) => {
       const kind = this.view.describe(t).kind;

@@ -11,7 +11,7 @@ import {
   implementersOf,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
-import { isArray, isTypedArrayName, sameType } from "../ir/type-system.js";
+import { isAggregate, isArray, isTypedArrayName, sameType } from "../ir/type-system.js";
 import { fixedTuple, tupleMember, varyingTuple } from "./tuple-types.js";
 import type { TypeResolver } from "./signature.js";
 import { inferType } from "./infer-type.js";
@@ -450,7 +450,7 @@ function fieldsOf(
     // A class field without annotation has its initializer's type (`w = 1`, `b = new Float64Array(4)`).
     const type =
       (annotation
-        ? resolve(annotation)
+        ? (resolve(annotation) ?? checkedAggregate(program, mod, annotation, keyNode))
         : (enumType ??
           inferType(
             initializer,
@@ -555,6 +555,22 @@ function checkedPrimitive(
   if (!program || !initializer) return undefined;
   const type = checkedTypeAt(program, mod.file, key.start);
   return type === "number" || type === "boolean" || type === "string" ? type : undefined;
+}
+
+/**
+ * A field whose annotation nabla cannot read itself (`overrides?: Partial<Physics>`, a mapped
+ * or utility type): the object or array type TypeScript's checker gives it. Not a function
+ * type: those are read from the annotation (functionTypeOf).
+ */
+function checkedAggregate(
+  program: ProgramGraph | undefined,
+  mod: SourceModule,
+  annotation: TSType,
+  key: Node,
+): Type | undefined {
+  if (!program || annotation.type === "TSFunctionType") return undefined;
+  const type = checkedTypeAt(program, mod.file, key.start);
+  return type !== undefined && isAggregate(type) ? type : undefined;
 }
 
 /** The function type of a parameter (`f: (x: number) => number`) written in `mod`, if it has one. */

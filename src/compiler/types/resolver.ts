@@ -36,7 +36,7 @@ export function typeResolver(
       literalsAt: (position: number) => checked.literalsAt(mod.file, position),
       functionTypeAt: (position: number) => checked.functionTypeAt(mod.file, position),
       enumValueAt: (position: number) => checked.enumValueAt(mod.file, position),
-      mayBeAbsentAt: (position: number) => checked.mayBeAbsentAt(mod.file, position),
+      mayBeAbsentIn: (start: number, end: number) => checked.mayBeAbsentIn(mod.file, start, end),
       callAt: (start: number, end: number) => {
         const call = checked.callAt(mod.file, start, end);
         return call && { params: call.params.map(data), result: data(call.result) };

@@ -35,8 +35,8 @@ export interface InferredTypes {
   functionTypeAt(position: number): FunctionTypeInfo | undefined;
   /** The value of the enum member named at `position` (`Mode.Fast`), if it is one. */
   enumValueAt(position: number): string | number | undefined;
-  /** Whether the value at `position` may be undefined or null, as the checker narrows it there. */
-  mayBeAbsentAt(position: number): boolean;
+  /** Whether the expression at [start, end) may be undefined or null, as the checker narrows it. */
+  mayBeAbsentIn(start: number, end: number): boolean;
 }
 
 export interface ParamInfo {

@@ -1,57 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import ts from "typescript";
-import {
-  assertClose,
-  compileFiles,
-  diagnosticsText,
-  finiteGradient,
-  loadProgram,
-} from "./support/harness.js";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { checkAgainstPlain } from "./support/two-ways.js";
 
 // `"radius" in s` on plain objects (a union of interfaces, an optional field, a key held in a
 // variable), and `...(flag && { … })` in an object literal, written as TypeScript developers
 // write them. Each program is also run as plain JavaScript (types stripped by TypeScript):
 // nabla's value must be its value, the gradient its central differences, and forward mode
 // must agree with reverse mode.
-
-interface Compiled {
-  f: (x: number, y: number) => number;
-  vg: (x: number, y: number) => { value: number; gradient: [number, number] };
-  d: (x: number, y: number) => (dx: number, dy: number) => number;
-}
-
-async function plainF(body: string): Promise<(x: number, y: number) => number> {
-  const js = ts.transpileModule(body, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  }).outputText;
-  const m = (await import(`data:text/javascript,${encodeURIComponent(js)}`)) as {
-    f: (x: number, y: number) => number;
-  };
-  return m.f;
-}
-
-async function check(body: string, points: [number, number][], backend = "js"): Promise<void> {
-  const m = await loadProgram<Compiled>({
-    "main.ts": `import { differential, valueWithGradient } from "nabla";
-${body}
-export const vg = valueWithGradient(f, { wrt: [0, 1], backend: "${backend}" });
-export const d = differential(f, { wrt: [0, 1], backend: "${backend}" });
-`,
-  });
-  const plain = await plainF(body);
-  for (const [x, y] of points) {
-    const { value, gradient } = m.vg(x, y);
-    assert.equal(value, plain(x, y), `value at (${x}, ${y}), against plain JavaScript`);
-    const expected = finiteGradient(plain, [x, y]);
-    gradient.forEach((g, i) => {
-      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
-      const e: [number, number] = [0, 0];
-      e[i] = 1;
-      assertClose(m.d(x, y)(...e), g, 1e-12, `∂f/∂x${i} at (${x}, ${y}), forward mode`);
-    });
-  }
-}
 
 const SHAPES = `interface Circle {
   radius: number;
@@ -82,14 +38,14 @@ export function f(x: number, y: number): number {
 }`;
 
 test("'in' on a union of interfaces narrows as in TypeScript: values, gradients, both modes", async () => {
-  await check(SHAPES, [
+  await checkAgainstPlain(SHAPES, [
     [0.7, -0.4],
     [1.3, 0.9],
   ]);
 });
 
 test("'in' with an optional field: a key left out, a key written undefined, a key in a variable", async () => {
-  await check(
+  await checkAgainstPlain(
     `interface Options {
   scale?: number;
   offset?: number;
@@ -124,7 +80,7 @@ export function f(x: number, y: number): number {
 });
 
 test("'...(flag && { … })': the fields where the flag holds, nothing where it is false, 0 or ''", async () => {
-  await check(
+  await checkAgainstPlain(
     `interface Box {
   width: number;
   height: number;
@@ -180,6 +136,6 @@ export const g = gradient(f, { backend: "wasm" });
 `,
   });
   assert.match(diagnosticsText(wasm), /NABLA202: 'gradient' runs as JavaScript.*'in'/);
-  await check(OPTIONS, [[0.7, -0.4]], "wasm");
-  await check(OPTIONS, [[0.7, -0.4]], "auto");
+  await checkAgainstPlain(OPTIONS, [[0.7, -0.4]], "wasm");
+  await checkAgainstPlain(OPTIONS, [[0.7, -0.4]], "auto");
 });

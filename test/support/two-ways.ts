@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import ts from "typescript";
 import { assertClose, finiteGradient, loadProgram } from "./harness.js";
 
 // A program written as plain TypeScript that defines `f(x, y)`, compiled with its gradient
@@ -36,6 +37,50 @@ export const d = differential(f, { wrt: [0, 1] });
     if (exact) assert.equal(value, m.f(x, y), `value at (${x}, ${y})`);
     else assertClose(value, m.f(x, y), 1e-14, `value at (${x}, ${y})`);
     const expected = finiteGradient(m.f, [x, y]);
+    gradient.forEach((g, i) => {
+      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
+      const e: [number, number] = [0, 0];
+      e[i] = 1;
+      assertClose(m.d(x, y)(...e), g, 1e-12, `∂f/∂x${i} at (${x}, ${y}), forward mode`);
+    });
+  }
+}
+
+/** `f` of `body` run as plain JavaScript: its types stripped by TypeScript, no nabla. */
+export async function plainF(body: string): Promise<(x: number, y: number) => number> {
+  const js = ts.transpileModule(body, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const m = (await import(`data:text/javascript,${encodeURIComponent(js)}`)) as {
+    f: (x: number, y: number) => number;
+  };
+  return m.f;
+}
+
+/**
+ * As checkTwoWays, with the program also run as plain JavaScript (plainF): nabla's value must
+ * be its value to the bit, and the differences are taken of it, not of nabla's primal.
+ */
+export async function checkAgainstPlain(
+  body: string,
+  points: [number, number][] = [
+    [0.7, -0.4],
+    [1.3, 0.9],
+  ],
+  backend: "js" | "wasm" | "auto" = "js",
+): Promise<void> {
+  const m = await loadProgram<Compiled>({
+    "main.ts": `import { differential, valueWithGradient } from "nabla";
+${body}
+export const vg = valueWithGradient(f, { wrt: [0, 1], backend: "${backend}" });
+export const d = differential(f, { wrt: [0, 1], backend: "${backend}" });
+`,
+  });
+  const plain = await plainF(body);
+  for (const [x, y] of points) {
+    const { value, gradient } = m.vg(x, y);
+    assert.equal(value, plain(x, y), `value at (${x}, ${y}), against plain JavaScript`);
+    const expected = finiteGradient(plain, [x, y]);
     gradient.forEach((g, i) => {
       assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
       const e: [number, number] = [0, 0];

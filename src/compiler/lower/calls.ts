@@ -77,6 +77,7 @@ import { accessorArgumentBindings, thisPositions } from "./passed-accessors.js";
 import { declareMadeFunction } from "./factories.js";
 import { lowerStructuredClone } from "./structured-clone.js";
 import { callOfListElement, lowerFunctionListMethod } from "./function-lists.js";
+import { lowerObjectListMethod, lowerPickedMember } from "./object-lists.js";
 import { namedTarget, nablaOperatorOf } from "../resolve/operator-call.js";
 
 // Calls: Math functions, user functions (same file or imported), and the few outside
@@ -114,7 +115,10 @@ export function lowerCall(ctx: LowerContext, written: CallExpression): Value {
   if (node.optional) return ctx.fail(node, unsupportedSyntax.optionalCallsAreNotSupported());
   const element = callOfListElement(ctx, node);
   if (element) return lowerCall(ctx, element);
-  const looped = lowerFunctionListMethod(ctx, node);
+  const looped =
+    lowerFunctionListMethod(ctx, node) ??
+    lowerObjectListMethod(ctx, node) ??
+    lowerPickedMember(ctx, node.callee, node);
   if (looped) return looped;
   const callee = node.callee;
   if (callee.type === "Super")

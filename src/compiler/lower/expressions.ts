@@ -31,6 +31,12 @@ import { mathMember, numberConstant } from "./math-functions.js";
 import { constructorOf } from "./construct.js";
 import { lowerOptionalChain } from "./optional-chain.js";
 import { isFunctionList, lengthOfFunctionList } from "./function-lists.js";
+import {
+  lengthOfObjectList,
+  lowerListedElement,
+  lowerPickedMember,
+  objectListMember,
+} from "./object-lists.js";
 import { expectType, toBoolean } from "./expect-type.js";
 import { absentLiteral } from "./absence.js";
 import {
@@ -199,7 +205,11 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
     case "AssignmentExpression":
       return lowerAssignment(ctx, node.operator, node.left, node.right, node);
     case "MemberExpression": {
-      const listLength = lengthOfFunctionList(ctx, node);
+      const listLength =
+        lengthOfFunctionList(ctx, node) ??
+        lengthOfObjectList(ctx, node) ??
+        lowerPickedMember(ctx, node, node) ??
+        lowerListedElement(ctx, node);
       if (listLength) return listLength;
       const imported = namespaceConstant(ctx, node);
       if (imported) return imported;
@@ -347,6 +357,8 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
     return ctx.fail(node, closureCapture.isFunctionDifferentiableCodeCan(name, name));
   }
   if (slot && isFunctionList(slot)) return ctx.fail(node, closureCapture.isListOfFunctions(name));
+  const member = slot && objectListMember(slot);
+  if (member) return ctx.fail(node, closureCapture.isListOfObjectsHoldingFunctions(name, member));
   if (slot) return ctx.value(slot);
   if (name in GLOBAL_CONSTANTS && isPlatformGlobal(ctx.module, name))
     return ctx.builder.constant(GLOBAL_CONSTANTS[name]!, name);

@@ -744,10 +744,19 @@ export function lowerObjectLiteral(
       );
     bound.delete(key);
     accessors.delete(key);
-    if (field?.callable) {
-      const held = fieldFunction(ctx, prop.value, field.callable, `field '${key}'`);
+    // `eval: (x) => k * x` where the object's interface declares the method `eval(x): number`:
+    // the function the method's type gives, as an arrow field's (`eval: (x: number) => number`).
+    const callable =
+      field?.callable ??
+      (wanted && !field && isLocalFunction(ctx, prop.value)
+        ? ctx.types.inferred?.functionTypeAt(prop.key.start)
+        : undefined);
+    if (callable) {
+      const held = fieldFunction(ctx, prop.value, callable, `field '${key}'`);
       if ("bound" in held) bound.set(key, held.bound);
-      values.set(key, "bound" in held ? boundFieldPlaceholder(ctx, key) : held.value);
+      // A method of an interface is no field of its type: no placeholder for it.
+      if (field || !("bound" in held))
+        values.set(key, "bound" in held ? boundFieldPlaceholder(ctx, key) : held.value);
       continue;
     }
     values.set(key, lowerValue(ctx, prop.value as Expression, field?.type));

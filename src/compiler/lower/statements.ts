@@ -29,6 +29,7 @@ import { containsYield, forOfGenerator, lowerGeneratorLoop } from "./generators.
 import { lowerAuxReturn } from "./aux.js";
 import { logicalStatementAsIf } from "./logical-statements.js";
 import { declareFunctionList, forOfFunctionList } from "./function-lists.js";
+import { declareObjectList, forOfObjectList } from "./object-lists.js";
 import { namesFunction } from "./names-function.js";
 import {
   alwaysExits,
@@ -251,7 +252,7 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
       lowerLoopStatement(ctx, node, undefined);
       return alwaysExits(node);
     case "ForOfStatement": {
-      const overList = forOfFunctionList(ctx, node);
+      const overList = forOfFunctionList(ctx, node) ?? forOfObjectList(ctx, node);
       if (overList) return lowerStatement(ctx, overList);
       const source = forOfGenerator(ctx, node);
       if ("generator" in source) {
@@ -346,6 +347,9 @@ function lowerDeclaration(ctx: LowerContext, node: VariableDeclaration): void {
     const init = decl.init;
     // `const layers = [(v) => v * a, Math.tanh]`: each element a local function (function-lists.ts).
     if (kind === "const" && declareFunctionList(ctx, name, init, (d) => lowerDeclaration(ctx, d)))
+      continue;
+    // `const terms: Term[] = [{ eval: (x) => … }, …]`: each element a local object (object-lists.ts).
+    if (kind === "const" && declareObjectList(ctx, name, init, (d) => lowerDeclaration(ctx, d)))
       continue;
     // `(v: number) => number`, or a name for such a type (`const square: Fn = (v) => …`).
     const functionAnnotation =

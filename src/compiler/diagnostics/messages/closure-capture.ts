@@ -73,6 +73,17 @@ export const closureCapture = {
       "closureCapture",
       `'${name}' is a list of functions written here; differentiable code can loop over it ('for (const f of ${name})', '${name}.reduce((v, f) => f(v), x)', '.reduceRight', '.forEach'), call its elements ('${name}[i](…)') and read its length, but not use it as another kind of value`,
     ),
+  isListOfObjectsHoldingFunctions: (name: Printable, member: Printable) =>
+    message(
+      "closureCapture",
+      `'${name}' is a list of objects holding functions written here; differentiable code can loop over it ('for (const t of ${name})', '${name}.forEach', '.reduce', '.map'), read and call its elements' members ('${name}[i].${member}(…)') and read its length, but not pass it on, store it or use it as another kind of value`,
+      `to keep such objects in data, make them instances of classes implementing the interface (their methods can read fields set by the constructor)`,
+    ),
+  objectListMethodForm: (method: Printable, folds: boolean) =>
+    message(
+      "closureCapture",
+      `'.${method}' of a list of objects holding functions is supported with a callback written at the call that returns only at its end${folds ? ", and an initial value" : ""}`,
+    ),
   functionListMethodForm: (method: Printable, folds: boolean) =>
     message(
       "closureCapture",

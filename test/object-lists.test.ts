@@ -133,3 +133,40 @@ export function f(w: number, y: number): number {
   return linear.predict(2) * curved.predict(0.3) + linear.bias;
 }`);
 });
+
+test("such a list destructured in for…of, in nested loops over it, with a switch, a callback and 'continue outer' in the body", async () => {
+  await checkAgainstPlain(`interface Rule {
+  name: string;
+  gain: number;
+  apply(v: number): number;
+}
+
+export function f(x: number, y: number): number {
+  const rules: Rule[] = [
+    { name: "a", gain: 2, apply: (v) => v * x },
+    { name: "b", gain: y, apply: (v) => v + y * y },
+    { name: "c", gain: 0.5, apply: (v) => Math.tanh(v) },
+  ];
+  let total = 0;
+  for (const { name, gain } of rules) total += name === "b" ? gain * 3 : gain;
+  for (const r of rules) {
+    total += [1, 2, 3].map((v) => r.apply(v)).reduce((s, v) => s + v, 0);
+    switch (r.name) {
+      case "a":
+        total += 1;
+        break;
+      case "c":
+        continue;
+    }
+    total += r.gain;
+  }
+  for (const a of rules) for (const b of rules) total += a.apply(b.gain);
+  outer: for (let i = 0; i < 3; i++) {
+    for (const r of rules) {
+      if (r.name === "b" && i === 1) continue outer;
+      total += r.apply(i);
+    }
+  }
+  return total;
+}`);
+});

@@ -3219,7 +3219,7 @@ function area(p: P): number {
 export const g = gradient(area, { backend: "wasm" });
 `,
     expected: `
-main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: the operation '.length' in 'area'
+main.ts:6:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: the length of a string (wasm compares strings for equality only) in 'area'
   5 | }
 > 6 | export const g = gradient(area, { backend: "wasm" });
     |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^

@@ -122,8 +122,27 @@ export const g = gradient(f, { backend: "wasm" });
   });
   assert.match(
     diagnosticsText(compiled),
-    /runs as JavaScript, not WebAssembly: the operation '<' in 'f'/,
+    /runs as JavaScript, not WebAssembly: an ordering of strings \('<'; wasm compares strings for equality only\) in 'f'/,
   );
+});
+
+test("a character of a string read in an arrow given to the operator: the reason says what, and 'this function'", async () => {
+  const files = {
+    "main.ts": `import { gradient } from "nabla";
+function score(x: number, word: string): number {
+  let s = 0;
+  for (let i = 0; i < 6; i++) if (word[i] === "a") s += x * i;
+  return s;
+}
+export const g = gradient((x: number) => score(x, "banana"), { backend: "wasm" });
+`,
+  };
+  assert.match(
+    diagnosticsText(compileFiles(files)),
+    /runs as JavaScript, not WebAssembly: a character of a string \('s\[i\]'; wasm compares strings for equality only\) in this function\n/,
+  );
+  const m = await loadProgram<{ g: (x: number) => number }>(files);
+  assert.equal(m.g(2), 1 + 3 + 5);
 });
 
 test("strings as conditions and ordered, in the JavaScript backend as in plain TypeScript", async () => {

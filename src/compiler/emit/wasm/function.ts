@@ -48,7 +48,7 @@ import { FOLDED_INSTRUCTIONS, importableMath, UNARY_INSTRUCTIONS } from "./math.
 import { NotForWasm } from "./not-for-wasm.js";
 import { growingArrays, isAppend, type GrowingArrays } from "./growing-arrays.js";
 import { isLaneValue, LaneCode, laneResults, type LaneHost } from "./lanes.js";
-import { lanesKey } from "../../ir/names.js";
+import { functionLabel, lanesKey } from "../../ir/names.js";
 
 // IR function → one WAT function. Every SSA value is a wasm local (the engine allocates
 // registers); `if` becomes `if`, `loop` a `block` around a `loop` whose carried values are
@@ -260,7 +260,7 @@ class WatFunctionEmitter implements LaneHost {
   }
 
   private what(text: string): string {
-    return `${text} in '${sourceName(this.fn)}'`;
+    return `${text} in ${functionLabel(sourceName(this.fn))}`;
   }
 
   fail(what: string): never {
@@ -629,7 +629,7 @@ class WatFunctionEmitter implements LaneHost {
    */
   private failAbsent(v: Value, op: Op): never {
     const name = v.hint ? `'${v.hint}'` : "a value";
-    const fn = `'${sourceName(this.fn)}'`;
+    const fn = functionLabel(sourceName(this.fn));
     if (op.opcode === "loop")
       throw new NotForWasm(
         `${name} may be undefined while a loop in ${fn} carries it, and the wasm backend carries only numbers through a loop`,
@@ -1926,6 +1926,7 @@ function describe(op: Op): string {
       // wasm marks an optional field present by its value: a key set to undefined looks absent.
       if (op.attrs.callee === "in")
         return "a test whether an object has a key ('in', which spreading an object with optional fields, '{ ...defaults, ...options }', makes too; wasm does not tell a key set to undefined from one left out)";
+      if (op.operands[0]?.type === "string") return stringOperation(String(op.attrs.callee));
       return `the operation '${op.attrs.callee}'`;
     case "call":
       return `a call of '${op.attrs.calleeName ?? op.attrs.callee?.split("#").pop()}'`;
@@ -1943,6 +1944,25 @@ function describe(op: Op): string {
       return "an array shortened in place ('pop', 'shift', 'splice' or 'length = n')";
     default:
       return `the operation '${op.opcode}'`;
+  }
+}
+
+/** What a string operation wasm does not cover is, for the message. */
+function stringOperation(callee: string): string {
+  switch (callee) {
+    case ".length":
+      return "the length of a string (wasm compares strings for equality only)";
+    case "[]":
+      return "a character of a string ('s[i]'; wasm compares strings for equality only)";
+    case "+":
+      return "strings joined with '+' (wasm compares strings for equality only)";
+    case "<":
+    case "<=":
+    case ">":
+    case ">=":
+      return `an ordering of strings ('${callee}'; wasm compares strings for equality only)`;
+    default:
+      return `the string operation '${callee}' (wasm compares strings for equality only)`;
   }
 }
 

@@ -954,22 +954,35 @@ export function f(x: number, y: number): number {
   return out;
 }`,
   );
-  const diagnostics = diagnosticsText(
-    compileFiles({
-      "main.ts": `import { gradient } from "nabla";
-interface Scaled { scale?(): number; }
-class A implements Scaled { scale() { return 2; } }
-class B implements Scaled {}
-export function f(x: number): number {
-  const s: Scaled = x > 0 ? new A() : new B();
-  s.scale?.();
-  return x;
+});
+
+test("an optional method returning a value, called with '?.': its value where the class has it, undefined where not", async () => {
+  await checkTwoWays(`interface Model {
+  warm?(x: number): number;
+  predict(x: number): number;
 }
-export const g = gradient(f);`,
-    }),
-  );
-  assert.match(
-    diagnostics,
-    /main\.ts:7:3: error NABLA101: the optional call of 'scale', a method of 'Scaled' that returns a value, is not supported/,
-  );
+class Warmed implements Model {
+  constructor(private k: number) {}
+  warm(x: number) {
+    return x * this.k;
+  }
+  predict(x: number) {
+    return x * x;
+  }
+}
+class Cold implements Model {
+  predict(x: number) {
+    return 3 * x;
+  }
+}
+export function f(x: number, y: number): number {
+  const models: Model[] = [new Cold(), new Warmed(y), new Cold()];
+  let s = 0;
+  for (const m of models) {
+    s += m.predict(m.warm?.(x) ?? x);
+    const w = m.warm?.(2);
+    if (w !== undefined) s += w * x;
+  }
+  return s;
+}`);
 });

@@ -9,7 +9,14 @@ import type {
 import type { Value } from "../ir/types.js";
 import { closureCapture } from "../diagnostics/messages/index.js";
 import type { LowerContext, Slot } from "./context.js";
-import { returnsOnlyAtEnd } from "./inline-callback.js";
+import {
+  callbackBody,
+  declareElements,
+  inlinableCallback,
+  listLength,
+  listNamed,
+  syntheticIdentifier,
+} from "./list-elements.js";
 import { isFactoryCall } from "./factory-of.js";
 import { namesFunction } from "./names-function.js";
 
@@ -66,7 +73,7 @@ export function declareFunctionList(
   declare: (declaration: VariableDeclaration) => void,
 ): boolean {
   if (!isListOfFunctions(ctx, init) || init?.type !== "ArrayExpression") return false;
-  const names = declareListElements(init.elements as Node[], name, declare);
+  const names = declareElements(init.elements as Node[], name, declare, typedAt);
   LISTS.set(ctx.declareFunctionName(name), names);
   return true;
 }
@@ -85,7 +92,7 @@ export function declareArgumentList(
   const at = { start: args[0]!.start, end: args[args.length - 1]!.end };
   const list = { type: "ArrayExpression", elements: args, ...at } as unknown as Node;
   if (!isListOfFunctions(ctx, list)) return undefined;
-  return declareListElements(args, prefix, (d) => ctx.lowerStatements([d as Statement]));
+  return declareElements(args, prefix, (d) => ctx.lowerStatements([d as Statement]), typedAt);
 }
 
 /** Records `name`, declared in the current scope, as the function list of `names`. */
@@ -93,48 +100,16 @@ export function declareListName(ctx: LowerContext, name: string, names: string[]
   LISTS.set(ctx.declareFunctionName(name), names);
 }
 
-/** Each element declared as `const <prefix>[k] = element`; the names. */
-function declareListElements(
-  elements: readonly Node[],
-  prefix: string,
-  declare: (declaration: VariableDeclaration) => void,
-): string[] {
-  return elements.map((element, k) => {
-    const hidden = `${prefix}[${k}]`;
-    const at = { start: element.start, end: element.end };
-    // Where the checker gives the element's function type: `tanh` of `Math.tanh`.
-    const typed = element.type === "MemberExpression" ? element.property : element;
-    const id = { start: typed.start, end: typed.end };
-    declare({
-      type: "VariableDeclaration",
-      kind: "const",
-      declare: false,
-      declarations: [
-        {
-          type: "VariableDeclarator",
-          id: { type: "Identifier", name: hidden, ...id },
-          init: element,
-          definite: false,
-          ...at,
-        },
-      ],
-      ...at,
-    } as unknown as VariableDeclaration);
-    return hidden;
-  });
-}
-
 /** The element names of the function list `node` names, if it names one. */
 export function functionListOf(ctx: LowerContext, node: Node): string[] | undefined {
-  while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
-    node = node.expression;
-  if (node.type !== "Identifier") return undefined;
-  const slot = ctx.scope.lookup(node.name);
-  return slot ? LISTS.get(slot) : undefined;
+  return listNamed(ctx, node, LISTS);
 }
 
-const identifier = (name: string, at: Node) =>
-  ({ type: "Identifier", name, start: at.start, end: at.end }) as unknown as Expression;
+const identifier = syntheticIdentifier;
+
+/** Where the checker gives an element's function type: `tanh` of `Math.tanh`. */
+const typedAt = (element: Node): Node =>
+  element.type === "MemberExpression" ? element.property : element;
 
 /**
  * The element `index` picks, as a chain of conditionals over the element names; past the last,
@@ -239,10 +214,7 @@ export function callOfListElement(
 
 /** `layers.length`: the number of elements. */
 export function lengthOfFunctionList(ctx: LowerContext, node: Node): Value | undefined {
-  if (node.type !== "MemberExpression" || node.computed) return undefined;
-  if (node.property.type !== "Identifier" || node.property.name !== "length") return undefined;
-  const names = functionListOf(ctx, node.object);
-  return names ? ctx.builder.constant(names.length, "length") : undefined;
+  return listLength(ctx, node, LISTS);
 }
 
 /** Whether `slot` is a function list's (its name is no value: see lowerIdentifier). */
@@ -271,19 +243,9 @@ export function lowerFunctionListMethod(
   if (!names) return undefined;
   const method = callee.property.name;
   const folds = method !== "forEach";
-  const [callback, initial, ...rest] = node.arguments;
-  const written =
-    callback?.type === "ArrowFunctionExpression" || callback?.type === "FunctionExpression";
-  if (
-    !written ||
-    callback.async ||
-    rest.length > 0 ||
-    (folds ? initial === undefined || initial.type === "SpreadElement" : initial !== undefined) ||
-    callback.params.length > (folds ? 3 : 2) ||
-    !callback.params.every((p) => p.type === "Identifier") ||
-    !returnsOnlyAtEnd(callback)
-  )
-    return ctx.fail(node, closureCapture.functionListMethodForm(method, folds));
+  const callback = inlinableCallback(node, folds, true);
+  if (!callback) return ctx.fail(node, closureCapture.functionListMethodForm(method, folds));
+  const initial = node.arguments[1];
   const at = callee.object;
   const span = { start: node.start, end: node.end };
   const acc = "nabla$accumulator";
@@ -303,16 +265,8 @@ export function lowerFunctionListMethod(
     ? [id(acc), pick(names, id(index), at, true), id(index)]
     : [pick(names, id(index), at, true), id(index)];
   const body: Statement[] = params.map((p, k) => constant(p, bound[k]!));
-  let result: Expression | undefined;
-  if (callback.type === "ArrowFunctionExpression" && callback.expression) {
-    result = callback.body as Expression;
-  } else {
-    const statements = (callback.body as { body: Statement[] }).body;
-    const last = statements[statements.length - 1];
-    const returns = last?.type === "ReturnStatement";
-    body.push(...(returns ? statements.slice(0, -1) : statements));
-    result = returns ? (last.argument ?? undefined) : undefined;
-  }
+  const { statements, result } = callbackBody(callback);
+  body.push(...statements);
   if (result && folds)
     body.push({
       type: "ExpressionStatement",

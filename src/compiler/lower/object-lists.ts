@@ -11,7 +11,15 @@ import { sameType } from "../ir/type-system.js";
 import { closureCapture } from "../diagnostics/messages/index.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
-import { returnsOnlyAtEnd } from "./inline-callback.js";
+import {
+  callbackBody,
+  declareElements,
+  inlinableCallback,
+  listLength,
+  listNamed,
+  numberLiteral,
+  syntheticIdentifier,
+} from "./list-elements.js";
 
 // A local `const` array of object literals holding functions written in them, as lists of
 // strategies or terms are written: `const terms: Term[] = [{ name: "quad", eval: (x) => k * x
@@ -69,26 +77,7 @@ export function declareObjectList(
   if (!elements.every((e) => e?.type === "ObjectExpression")) return false;
   const member = elements.map((e) => writtenFunction(e!)).find((m) => m !== undefined);
   if (member === undefined) return false;
-  const names = elements.map((element, k) => {
-    const hidden = `${name}[${k}]`;
-    const at = { start: element!.start, end: element!.end };
-    declare({
-      type: "VariableDeclaration",
-      kind: "const",
-      declare: false,
-      declarations: [
-        {
-          type: "VariableDeclarator",
-          id: { type: "Identifier", name: hidden, ...at },
-          init: element,
-          definite: false,
-          ...at,
-        },
-      ],
-      ...at,
-    } as unknown as VariableDeclaration);
-    return hidden;
-  });
+  const names = declareElements(elements as Node[], name, declare);
   const slot = ctx.declareFunctionName(name);
   LISTS.set(slot, names);
   MEMBERS.set(slot, member);
@@ -97,11 +86,7 @@ export function declareObjectList(
 
 /** The element names of the object list `node` names, if it names one. */
 function objectListOf(ctx: LowerContext, node: Node): string[] | undefined {
-  while (node.type === "ParenthesizedExpression" || node.type === "TSNonNullExpression")
-    node = node.expression;
-  if (node.type !== "Identifier") return undefined;
-  const slot = ctx.scope.lookup(node.name);
-  return slot ? LISTS.get(slot) : undefined;
+  return listNamed(ctx, node, LISTS);
 }
 
 /**
@@ -114,11 +99,8 @@ export function objectListMember(slot: Slot): string | undefined {
 
 const span = (at: Node) => ({ start: at.start, end: at.end });
 
-const identifier = (name: string, at: Node) =>
-  ({ type: "Identifier", name, ...span(at) }) as unknown as Expression;
-
-const literal = (n: number, at: Node) =>
-  ({ type: "Literal", value: n, raw: String(n), ...span(at) }) as unknown as Expression;
+const identifier = syntheticIdentifier;
+const literal = numberLiteral;
 
 function constant(pattern: Node, init: Expression, at: Node): Statement {
   return {
@@ -208,18 +190,9 @@ export function lowerObjectListMethod(ctx: LowerContext, node: CallExpression): 
   const method = callee.property.name;
   if (!COPYING_METHODS.has(method)) return undefined;
   const folds = method === "reduce";
-  const [callback, initial, ...rest] = node.arguments;
-  const written =
-    callback?.type === "ArrowFunctionExpression" || callback?.type === "FunctionExpression";
-  if (
-    !written ||
-    callback.async ||
-    rest.length > 0 ||
-    (folds ? initial === undefined || initial.type === "SpreadElement" : initial !== undefined) ||
-    callback.params.length > (folds ? 3 : 2) ||
-    !returnsOnlyAtEnd(callback)
-  )
-    return ctx.fail(node, closureCapture.objectListMethodForm(method, folds));
+  const callback = inlinableCallback(node, folds, false);
+  if (!callback) return ctx.fail(node, closureCapture.objectListMethodForm(method, folds));
+  const initial = node.arguments[1];
   const at = callee.object;
   let accumulator = folds ? ctx.lowerExpression(initial as Expression) : undefined;
   const results: Value[] = [];
@@ -236,17 +209,8 @@ export function lowerObjectListMethod(ctx: LowerContext, node: CallExpression): 
         ctx.declare(accParam.name, "let", accumulator!.type, accumulator!);
       else if (accParam)
         return ctx.fail(accParam, closureCapture.objectListMethodForm(method, folds));
-      let result: Expression | undefined;
-      if (callback.type === "ArrowFunctionExpression" && callback.expression) {
-        result = callback.body as Expression;
-      } else {
-        const inner = (callback.body as { body: Statement[] }).body;
-        const last = inner[inner.length - 1];
-        const returns = last?.type === "ReturnStatement";
-        body.push(...(returns ? inner.slice(0, -1) : inner));
-        result = returns ? (last.argument ?? undefined) : undefined;
-      }
-      ctx.lowerStatements(body);
+      const { statements, result } = callbackBody(callback);
+      ctx.lowerStatements([...body, ...statements]);
       const value = result ? ctx.lowerExpression(result) : undefined;
       if (folds && value) accumulator = value;
       else if (folds) return ctx.fail(callback, closureCapture.objectListMethodForm(method, folds));
@@ -339,8 +303,5 @@ export function lowerListedElement(ctx: LowerContext, node: Node): Value | undef
 
 /** `terms.length`: the number of elements. */
 export function lengthOfObjectList(ctx: LowerContext, node: Node): Value | undefined {
-  if (node.type !== "MemberExpression" || node.computed) return undefined;
-  if (node.property.type !== "Identifier" || node.property.name !== "length") return undefined;
-  const names = objectListOf(ctx, node.object);
-  return names ? ctx.builder.constant(names.length, "length") : undefined;
+  return listLength(ctx, node, LISTS);
 }

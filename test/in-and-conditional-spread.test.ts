@@ -139,3 +139,55 @@ export const g = gradient(f, { backend: "wasm" });
   await checkAgainstPlain(OPTIONS, [[0.7, -0.4]], "wasm");
   await checkAgainstPlain(OPTIONS, [[0.7, -0.4]], "auto");
 });
+
+test("'in' of a function written in an object literal (arrow field, method, interface method) is true, as in JavaScript, here and in a callee", async () => {
+  // The objects the derivative code makes hold no key for such a function: asked at run time,
+  // 'in' said false there, and the gradient lost those terms (2 instead of 6).
+  await checkAgainstPlain(`interface Term {
+  w: number;
+  eval(x: number): number;
+  label?: string;
+}
+function use(t: Term, x: number): number {
+  let s = 0;
+  if ("eval" in t) s += t.eval(x);
+  if ("label" in t) s += 100;
+  return s;
+}
+export function f(x: number, y: number): number {
+  const a: Term = { w: 2, eval: (v) => v * x };
+  const b = { w: 3, scale: (v: number) => v * y };
+  const c: Term = {
+    w: y,
+    eval(v) {
+      return v + x * this.w;
+    },
+  };
+  let s = 0;
+  if ("eval" in a) s += a.eval(x);
+  if ("scale" in b) s += b.scale(x);
+  if ("eval" in c) s += c.eval(1);
+  if ("label" in a) s += 100;
+  return s + use(a, y) + use(c, x);
+}`);
+});
+
+test("'in' with a key chosen at run time, of an object holding functions, is refused", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+function f(x: number): number {
+  const o = { w: 2, scale: (v: number) => v * x };
+  let s = 0;
+  for (const k of ["w", "scale"]) if (k in o) s += x;
+  return s + o.scale(1);
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:5:39: error NABLA101: the 'in' operator with a key chosen at run time, of an object holding functions written in it, is not supported in differentiable code\n/,
+  );
+});

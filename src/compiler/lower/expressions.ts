@@ -507,7 +507,13 @@ function lowerBinary(
       : undefined;
   if (presence) return presence;
   if (operator === "in" && a.type === "string" && asksObjectForField(b.type))
-    return hasKey(ctx, a, b);
+    return hasKey(
+      ctx,
+      node,
+      a,
+      b,
+      left.type === "Literal" && typeof left.value === "string" ? left.value : undefined,
+    );
   // `"y" in p`: the help names the field to test.
   const field =
     operator === "in" &&

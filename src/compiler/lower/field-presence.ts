@@ -4,6 +4,7 @@ import type { ObjectType, Type, Value } from "../ir/types.js";
 import { ancestry, type ClassSymbol } from "../parse/class-hierarchy.js";
 import { classesOfInterfaceType, instanceOf, instanceType } from "./class-dispatch.js";
 import type { LowerContext } from "./context.js";
+import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import { lowerIf } from "./merge.js";
 
 // `"radius" in s` where `s` is a union of classes or an interface classes implement: whether
@@ -16,14 +17,42 @@ import { lowerIf } from "./merge.js";
 // asks it: the objects the compiled code makes have the keys JavaScript's would (a key written
 // `undefined` kept, an optional one left out where the source leaves it out).
 
-/** `"name" in object`, asked of the object at run time (no derivative). */
+/**
+ * `"name" in object`, asked of the object at run time (no derivative). A function written in
+ * an object literal (an arrow field, a method, a getter) is the object's key in JavaScript, but
+ * the object the compiled code makes may hold no key for it (object-closures.ts,
+ * literal-accessors.ts): that answer is known here, true.
+ */
 export function hasField(ctx: LowerContext, object: Value, name: string): Value {
-  return hasKey(ctx, ctx.builder.constant(name), object);
+  if (writtenFunctions(ctx, object).has(name)) return ctx.builder.constant(true);
+  return ctx.builder.emit("nondiff", [ctx.builder.constant(name), object], ["boolean"], {
+    callee: "in",
+  }).results[0]!;
 }
 
-/** `key in object` for a string `key`, asked of the object at run time. */
-export function hasKey(ctx: LowerContext, key: Value, object: Value): Value {
+/**
+ * `key in object` written by the user: `name` when the key is a string written there. A key
+ * chosen at run time of an object holding functions written in it is refused (see hasField).
+ */
+export function hasKey(
+  ctx: LowerContext,
+  node: Node,
+  key: Value,
+  object: Value,
+  name: string | undefined,
+): Value {
+  if (name !== undefined) return hasField(ctx, object, name);
+  if (writtenFunctions(ctx, object).size > 0)
+    return ctx.fail(node, unsupportedSyntax.inWithRunTimeKeyOfObjectHoldingFunctions());
   return ctx.builder.emit("nondiff", [key, object], ["boolean"], { callee: "in" }).results[0]!;
+}
+
+/** The names of the functions written in the object literal `object` was made by. */
+function writtenFunctions(ctx: LowerContext, object: Value): Set<string> {
+  return new Set([
+    ...(ctx.boundObjects.get(object)?.fields.keys() ?? []),
+    ...(ctx.literalAccessors.get(object)?.accessors.keys() ?? []),
+  ]);
 }
 
 /** Whether `"name" in` a value of `type` is asked of the object itself (a plain object). */

@@ -525,6 +525,12 @@ export const unsupportedSyntax = {
       `the 'in' operator on an instance of '${typeName}' is not supported in differentiable code (on plain objects it is)`,
       operatorHelp("in", field),
     ),
+  inWithRunTimeKeyOfObjectHoldingFunctions: () =>
+    message(
+      "unsupportedSyntax",
+      `the 'in' operator with a key chosen at run time, of an object holding functions written in it, is not supported in differentiable code`,
+      `test a key written as a string ('"eval" in o')`,
+    ),
   optionalMethodWithValue: (name: Printable, typeName: Printable) =>
     message(
       "unsupportedSyntax",

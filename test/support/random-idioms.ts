@@ -1919,8 +1919,60 @@ class IdiomGenerator extends Generator {
       () => this.shapesStrategy(vars, r),
       () => this.activationStrategy(vars, r),
       () => this.filterStrategy(vars, r),
+      () => this.literalTermsStrategy(vars, r),
     ])();
     this.result(r, vars, mutable);
+  }
+
+  /**
+   * Terms written as object literals of an interface, with arrows and methods, in a local list:
+   * `const terms: Term[] = [{ name: "a", eval: (t) => … }, { name: "b", eval(t) { … } }]`,
+   * looped over, folded, mapped, indexed and asked with `in`.
+   */
+  private literalTermsStrategy(vars: string[], r: string): void {
+    const [T, terms, t] = ["Term", "terms", "t"].map((n) => this.fresh(n));
+    const optional = this.chance(0.5);
+    this.decl(
+      [
+        `interface ${T} {`,
+        `  name: string;`,
+        `  weight: number;`,
+        `  eval(v: number): number;`,
+        ...(optional ? [`  warm?: (v: number) => number;`] : []),
+        `}`,
+      ].join("\n"),
+    );
+    const n = this.int(2, 4);
+    const elements = Array.from({ length: n }, (_, k) => {
+      const weight = this.chance(0.5) ? this.constant() : this.e(vars, 1);
+      const body = this.e([...vars, "v"], 2);
+      const warm = optional && this.chance(0.5) ? `, warm: (v) => v * ${this.constant()}` : "";
+      return this.chance(0.5)
+        ? `{ name: "n${k}", weight: ${weight}, eval: (v) => ${body}${warm} }`
+        : `{ name: "n${k}", weight: ${weight}${warm}, eval(v) { return ${body} * this.weight; } }`;
+    });
+    this.emit(`const ${terms}: ${T}[] = [${elements.join(", ")}];`);
+    const at = this.e(vars, 1);
+    const warmed = optional ? `(${t}.warm?.(${at}) ?? ${at})` : at;
+    this.pick([
+      () =>
+        this.emit(
+          `for (const ${t} of ${terms}) { if (${t}.name === "n1") continue; ${r} += ${t}.weight * ${t}.eval(${warmed}); }`,
+        ),
+      () =>
+        this.emit(
+          `${r} += ${terms}.reduce((acc, ${t}) => acc + ${t}.eval(${warmed}) * ${t}.weight, 0);`,
+        ),
+      () => this.emit(`${r} += ${terms}.map((${t}) => ${t}.eval(${warmed}))[${n - 1}];`),
+      () =>
+        this.emit(
+          `for (let i = 0; i < ${terms}.length; i++) ${r} += ${terms}[i].eval(${at}) * (i + 1);`,
+        ),
+      () =>
+        this.emit(
+          `for (const ${t} of ${terms}) if ("eval" in ${t}${optional ? ` && "warm" in ${t}` : ""}) ${r} += ${t}.eval(${at});`,
+        ),
+    ])();
   }
 
   /**

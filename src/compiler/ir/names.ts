@@ -91,6 +91,13 @@ export function jvpName(primalName: string, wrt: number[], arity: number): strin
   return derivativeName("jvp", primalName, wrt, arity);
 }
 
+/**
+ * The capture that carries `this` into an arrow given to an operator inside a method
+ * (`valueWithGradient((p) => this.loss(p))`): a name generated code can use for a parameter,
+ * bound to `this` where the operator is called.
+ */
+export const THIS_CAPTURE = "this$";
+
 /** The internal name of a lambda written at an operator call (line and column of the lambda). */
 export function lambdaName(line: number, column: number): string {
   return `lambda_${line}_${column}`;

@@ -15,7 +15,7 @@ import { MATH_FUNCTIONS } from "../rules/math.js";
 import { mathMember } from "./math-functions.js";
 import { positionAt } from "../diagnostics/format.js";
 import { symbolKey } from "../ir/function-key.js";
-import { asIdentifier, functionLabel, lambdaName } from "../ir/names.js";
+import { asIdentifier, functionLabel, lambdaName, THIS_CAPTURE } from "../ir/names.js";
 import { assignable, isObject, sameType, typeText } from "../ir/type-system.js";
 import type { FieldType, FunctionKey, ObjectType, Type, Value } from "../ir/types.js";
 import type { FunctionLike } from "../parse/module.js";
@@ -555,6 +555,8 @@ export function declareCapture(ctx: LowerContext, capture: Capture, value: Value
     return;
   }
   const slot = ctx.declare(capture.name, "captured", capture.type!, value);
+  // The instance of the method an arrow is written in: what `this` is in the arrow.
+  if (capture.name === THIS_CAPTURE) ctx.declare("this", "const", capture.type!, value);
   if (!capture.callable) return;
   const fn: StaticFunction = {
     kind: "dynamic",

@@ -4,6 +4,7 @@ import { walk, type FunctionLike } from "../parse/module.js";
 import { annotationType } from "../types/signature.js";
 import { inferType, type GlobalTest } from "../types/infer-type.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
+import { THIS_CAPTURE } from "../ir/names.js";
 import type { TypeResolver } from "../types/signature.js";
 
 // Variables of enclosing functions that a lambda given to an operator reads, as in
@@ -258,6 +259,7 @@ export function findCaptures(
     );
   };
   return freeNames(lambda).flatMap((name) => {
+    if (name === "this") return thisCapture(lambda, ancestors, resolve);
     const decl = lookup(name);
     if (!decl) return [];
     const callable = decl.kind === "const" && decl.init ? choiceOf?.(decl.init) : undefined;
@@ -266,6 +268,34 @@ export function findCaptures(
       { name, type: typeOf(name, new Set()), node: decl.node, isFunction: isFunctionValue(decl) },
     ];
   });
+}
+
+/**
+ * `this` read by an arrow written in a method (`(p) => this.loss(p)`): the instance, as a
+ * capture named THIS_CAPTURE of the type the checker gives `this` there. None elsewhere (a
+ * static method's or a module's `this`): lowering then says where `this` is supported.
+ */
+function thisCapture(
+  lambda: FunctionLike,
+  ancestors: readonly Node[],
+  resolve?: TypeResolver,
+): Capture[] {
+  // The function whose `this` the arrow reads: the innermost enclosing one that is no arrow.
+  let k = ancestors.length - 1;
+  while (
+    k >= 0 &&
+    (!FUNCTIONS.has(ancestors[k]!.type) || ancestors[k]!.type === "ArrowFunctionExpression")
+  )
+    k--;
+  const method = k > 0 ? ancestors[k - 1] : undefined;
+  if (method?.type !== "MethodDefinition" || method.static) return [];
+  let at: number | undefined;
+  walk(lambda, (n) => {
+    if (at === undefined && n.type === "ThisExpression") at = n.start;
+    return at === undefined;
+  });
+  const type = at === undefined ? undefined : resolve?.inferred?.typeAt(at);
+  return [{ name: THIS_CAPTURE, type, node: method, isFunction: false }];
 }
 
 /** What TypeScript's checker infers for a declaration's `name`, when nabla's own reading cannot tell. */

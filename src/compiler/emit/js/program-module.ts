@@ -12,6 +12,7 @@ import {
   jvpKey,
   lanesKey,
   staticMethodName,
+  THIS_CAPTURE,
   type DerivativeKind,
 } from "../../ir/names.js";
 import type { DerivativeTable } from "../../differentiate/derivative-table.js";
@@ -405,7 +406,9 @@ export function emitModule(
               wasm,
             )
       : wrapper(call.operator, primal, call.wrt, params, captures, call.hasAux, wasm);
-    if (!call.attach) return [{ start: call.call.start, end: call.call.end, text }];
+    // An arrow reading `this` in a method: the capture is bound to the `this` of the call.
+    const bound = captures.includes(THIS_CAPTURE) ? `((${THIS_CAPTURE}) => ${text})(this)` : text;
+    if (!call.attach) return [{ start: call.call.start, end: call.call.end, text: bound }];
     // A function passed where its callee needs a derivative of it: it carries the derivative,
     // inside factories taking what the lambdas it goes into capture (resolve/attachments.ts).
     const { start, end } = call.call;

@@ -131,3 +131,47 @@ export class Units {
   );
   assert.match(text, /main\.ts:5:42: error NABLA101: 'this' is only supported in methods/);
 });
+
+test("'this' read by a local function an operator is given, by an arrow passed to a function that differentiates it, and two operators deep", async () => {
+  const m = await loadProgram<{
+    Model: new (w: number) => { slope(x: number): number; twice(x: number): number };
+    Cubic: new (a: number) => { root(): number };
+  }>({
+    "main.ts": `import { derivative } from "nabla";
+export class Model {
+  constructor(private w: number) {}
+  out(x: number): number {
+    return Math.sin(this.w * x);
+  }
+  slope(x: number): number {
+    const f = (u: number) => this.out(u) * 2;
+    const df = derivative(f);
+    return df(x);
+  }
+  twice(x: number): number {
+    const inner = (u: number) => derivative((v: number) => this.out(v))(u);
+    return derivative(inner)(x);
+  }
+}
+function newton(f: (x: number) => number, x0: number): number {
+  let x = x0;
+  const df = derivative(f);
+  for (let i = 0; i < 30; i++) x -= f(x) / df(x);
+  return x;
+}
+export class Cubic {
+  constructor(private a: number) {}
+  value(x: number): number {
+    return x * x * x - this.a;
+  }
+  root(): number {
+    return newton((x) => this.value(x), 1);
+  }
+}
+`,
+  });
+  const model = new m.Model(1.3);
+  assertClose(model.slope(0.4), 2 * 1.3 * Math.cos(1.3 * 0.4), 1e-12, "a local function");
+  assertClose(model.twice(0.4), -1.3 * 1.3 * Math.sin(1.3 * 0.4), 1e-12, "nested");
+  assertClose(new m.Cubic(8).root(), 2, 1e-12, "passed to newton, which differentiates it");
+});

@@ -271,6 +271,21 @@ export function findCaptures(
 }
 
 /**
+ * The method (not static) whose `this` code with these `ancestors` reads: that of the
+ * innermost enclosing function that is no arrow; undefined if that is no such method.
+ */
+export function methodOfThis(ancestors: readonly Node[]): Node | undefined {
+  let k = ancestors.length - 1;
+  while (
+    k >= 0 &&
+    (!FUNCTIONS.has(ancestors[k]!.type) || ancestors[k]!.type === "ArrowFunctionExpression")
+  )
+    k--;
+  const method = k > 0 ? ancestors[k - 1] : undefined;
+  return method?.type === "MethodDefinition" && !method.static ? method : undefined;
+}
+
+/**
  * `this` read by an arrow written in a method (`(p) => this.loss(p)`): the instance, as a
  * capture named THIS_CAPTURE of the type the checker gives `this` there. None elsewhere (a
  * static method's or a module's `this`): lowering then says where `this` is supported.
@@ -280,15 +295,8 @@ function thisCapture(
   ancestors: readonly Node[],
   resolve?: TypeResolver,
 ): Capture[] {
-  // The function whose `this` the arrow reads: the innermost enclosing one that is no arrow.
-  let k = ancestors.length - 1;
-  while (
-    k >= 0 &&
-    (!FUNCTIONS.has(ancestors[k]!.type) || ancestors[k]!.type === "ArrowFunctionExpression")
-  )
-    k--;
-  const method = k > 0 ? ancestors[k - 1] : undefined;
-  if (method?.type !== "MethodDefinition" || method.static) return [];
+  const method = methodOfThis(ancestors);
+  if (!method) return [];
   let at: number | undefined;
   walk(lambda, (n) => {
     if (at === undefined && n.type === "ThisExpression") at = n.start;

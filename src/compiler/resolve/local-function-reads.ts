@@ -5,9 +5,11 @@ import {
   declarationAt,
   findLocalFunction,
   freeNames,
+  methodOfThis,
   type Capture,
   type LocalFunction,
 } from "./captures.js";
+import { THIS_CAPTURE } from "../ir/names.js";
 
 // A function given to an operator that calls (or passes on) a local function of the enclosing
 // function, as in `const g = (s) => a * s ** 3; derivative((s) => 2 * g(s))(t)`. The local
@@ -47,8 +49,13 @@ export function readsOf(
   ): void => {
     for (const capture of capturesAt(node, ancestors)) {
       // A name the caller's site reads as another variable cannot be passed by name.
+      // `this` means the same instance where the caller's site reads the same method's.
       const atSite =
-        reader === undefined ? capture.node : declarationAt(capture.name, siteAncestors);
+        reader === undefined
+          ? capture.node
+          : capture.name === THIS_CAPTURE
+            ? methodOfThis(siteAncestors)
+            : declarationAt(capture.name, siteAncestors);
       if (atSite !== capture.node) {
         captures.push({ ...capture, node: atSite ?? capture.node, hiddenFrom: reader });
         continue;

@@ -418,14 +418,14 @@ export function emitModule(
       {
         start,
         end,
-        text: `, { ${JSON.stringify(call.attach.key)}: ${factory}${text} })`,
+        text: `, { ${JSON.stringify(call.attach.key)}: ${factory}${bound} })`,
         insert: "after",
       },
     ];
   });
   for (const primal of extra.wasmPrimals ?? []) replacements.push(...wasmRequests.primal(primal));
   for (const use of extra.valueOperators ?? []) {
-    const applied = use.captures ? `(${use.captures.join(", ")})` : "";
+    const applied = use.captures ? `(${use.captures.map(argumentText).join(", ")})` : "";
     replacements.push({
       start: use.call.start,
       end: use.call.end,
@@ -439,10 +439,15 @@ export function emitModule(
       {
         start,
         end,
-        text: `, ${forward.param}, ${JSON.stringify(forward.label)}, [${forward.captures.join(", ")}])`,
+        text: `, ${forward.param}, ${JSON.stringify(forward.label)}, [${forward.captures.map(argumentText).join(", ")}])`,
         insert: "after",
       },
     );
+  }
+
+  /** A capture passed where the operator is called: `this` for the instance (THIS_CAPTURE). */
+  function argumentText(capture: string): string {
+    return capture === THIS_CAPTURE ? "this" : capture;
   }
 
   /** `jacobian` with respect to several parameters, `wrt` in the user's order. */

@@ -175,3 +175,47 @@ export class Cubic {
   assertClose(model.twice(0.4), -1.3 * 1.3 * Math.sin(1.3 * 0.4), 1e-12, "nested");
   assertClose(new m.Cubic(8).root(), 2, 1e-12, "passed to newton, which differentiates it");
 });
+
+test("'this' in an arrow an operator is given in a constructor (kept in a field), and in jacobian and hessian with several parameters", async () => {
+  const m = await loadProgram<{
+    Fit: new (
+      xs: number[],
+      ys: number[],
+    ) => {
+      g(p: number[]): number[];
+      jac2(a: number, b: number): unknown;
+      hess2(a: number, b: number): unknown;
+    };
+  }>({
+    "main.ts": `import { gradient, hessian, jacobian } from "nabla";
+export class Fit {
+  private readonly grad: (p: number[]) => number[];
+  constructor(private xs: number[], private ys: number[]) {
+    this.grad = gradient((p: number[]) => this.loss(p));
+  }
+  loss(p: number[]): number {
+    return this.xs.reduce((s, x, i) => s + (p[0] * x + p[1] - this.ys[i]) ** 2, 0);
+  }
+  g(p: number[]) {
+    return this.grad(p);
+  }
+  jac2(a: number, b: number) {
+    return jacobian((u: number, v: number) => [u * this.xs[0], v * u * this.ys[1]], { wrt: [0, 1] })(a, b);
+  }
+  hess2(a: number, b: number) {
+    return hessian((u: number, v: number) => this.xs[0] * u * u * v, { wrt: [0, 1] })(a, b);
+  }
+}
+`,
+  });
+  const fit = new m.Fit([1, 2], [3, 5]);
+  assert.deepEqual(fit.g([1, 1]), [-10, -6]);
+  assert.deepEqual(fit.jac2(2, 3), [
+    [1, 0],
+    [15, 10],
+  ]);
+  assert.deepEqual(fit.hess2(2, 3), [
+    [6, 4],
+    [4, 0],
+  ]);
+});

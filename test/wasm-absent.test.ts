@@ -288,6 +288,32 @@ export const gJs = gradient(f, { backend: "js" });
   );
 });
 
+test("elements read past an array's ends with a default ('x[i + 1] ?? 0', 'w[i] ?? 1') run in wasm: the test is whether the index is out of range", async () => {
+  // A stencil with defaults at both ends, weights shorter or longer than the data, a tuple
+  // with an optional element.
+  const { wasm } = await checkBackends(
+    `export function f(x: Float64Array, w: number[], pair: [number, number?]): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const left = x[i - 1] ?? x[i];
+    const right = x[i + 1] ?? 0;
+    s += (w[i] ?? 1) * (left - 2 * x[i] + right) ** 2;
+  }
+  for (let i = x.length - 1; i >= 0; i--) s += x[i] * (w[i + 2] ?? -1);
+  return s + pair[0] * (pair[1] ?? 2);
+}`,
+    [0, 1, 2, 3, 5, 17].flatMap((n) => {
+      const x = f64(...Array.from({ length: n }, (_, i) => Math.sin(i + 1)));
+      const w = Array.from({ length: Math.max(0, n - 2) }, (_, i) => 1 + i / 4);
+      return [
+        [x, w, [1.5]],
+        [x, [...w, 2, 3, 4, 5], [1.5, -0.5]],
+      ];
+    }),
+  );
+  assert.equal(wasm, 36);
+});
+
 interface Item {
   w: number;
   h: number;

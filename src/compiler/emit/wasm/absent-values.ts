@@ -1,7 +1,7 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
-import { terminator } from "../../ir/walk.js";
-import { optionalField } from "./kinds.js";
-import { isAggregate, isObject } from "../../ir/type-system.js";
+import { forEachOp, terminator } from "../../ir/walk.js";
+import { holdsNumbers, optionalField } from "./kinds.js";
+import { isAggregate, isArray, isObject } from "../../ir/type-system.js";
 
 // `undefined` and `null` in wasm, where a number is an f64 and has no room for them. A default
 // parameter's value is `p === undefined ? default : p`; once a small callee is inlined where
@@ -13,6 +13,12 @@ import { isAggregate, isObject } from "../../ir/type-system.js";
 // comparisons, Math functions and as a condition (both falsy). Anywhere else (stored, saved
 // on the tape, passed, returned, carried by a loop, compared otherwise) the function stays
 // JavaScript, as it does for every value a test could not settle.
+//
+// An element of an array of numbers is a number in wasm (its arrays have no holes, and an
+// argument's are checked as they are copied in), so it is undefined only where its index is
+// out of range: `x[i + 1] ?? 0`, `xs[i - 1] ?? xs[i]` at the ends. Such a test is whether the
+// index is out of range, and the read it tests, when nothing else uses it, is not made: its
+// bounds check would trap, and the call run again as JavaScript, at every array's end.
 
 export type Presence = "undefined" | "null" | "number" | "maybe";
 
@@ -35,6 +41,19 @@ export interface AbsentValues {
    * test's value id: wasm reads the field's bit in the object's presence mask (kinds.ts).
    */
   presenceTests: Map<number, PresenceTest>;
+  /**
+   * The tests whether an element of an array of numbers is undefined or null (`x[i + 1] ??
+   * 0`'s), by the test's value id: whether its index is out of range.
+   */
+  elementTests: Map<number, ElementRead>;
+  /** The reads of such elements that only those tests use, by value id: not made. */
+  testedOnly: Set<number>;
+}
+
+/** An element read, `array[index]`. */
+export interface ElementRead {
+  array: Value;
+  index: Value;
 }
 
 /** A test of whether `object` has its optional field `field` (by position). */
@@ -79,6 +98,9 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
   const present = new Set<string>();
   /** The optional fields read, by value id: the object and the field's position. */
   const fieldOf = new Map<number, { object: Value; field: number }>();
+  /** The elements of arrays of numbers read, by value id. */
+  const elementOf = new Map<number, ElementRead>();
+  const elementTests = new Map<number, ElementRead>();
   /**
    * A value is a number where a test of its field's presence says the field is there: in the
    * branch a select or an `if` takes then (`o.f === undefined ? d : o.f`).
@@ -141,10 +163,21 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
         settled.set(r!.id, a === b && a !== "number");
         return;
       }
+      case "index": {
+        const [array, index] = op.operands as [Value, Value];
+        if (isArray(array.type) && holdsNumbers(array.type) && index.type === "number")
+          elementOf.set(r!.id, { array, index });
+        return;
+      }
       case "nullish": {
         const read = fieldOf.get(op.operands[0]!.id);
         if (read) {
           presenceTests.set(r!.id, { ...read, trueWhenPresent: false });
+          return;
+        }
+        const element = elementOf.get(op.operands[0]!.id);
+        if (element) {
+          elementTests.set(r!.id, element);
           return;
         }
         const a = presence(op.operands[0]!);
@@ -226,7 +259,28 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
     }
   };
   visit(fn.body);
-  return { presence, settled, presenceTests, setBeforeRead: fieldsSetBeforeRead(fn) };
+  return {
+    presence,
+    settled,
+    presenceTests,
+    setBeforeRead: fieldsSetBeforeRead(fn),
+    elementTests,
+    testedOnly: testedOnly(fn, elementTests),
+  };
+}
+
+/** The element reads of `fn` whose every use is one of `tests` (see AbsentValues.testedOnly). */
+function testedOnly(fn: IRFunction, tests: Map<number, ElementRead>): Set<number> {
+  const only = new Set<number>();
+  if (tests.size === 0) return only;
+  const reads = new Set<number>();
+  const elsewhere = new Set<number>();
+  forEachOp(fn.body, (op) => {
+    const test = op.opcode === "nullish" && tests.has(op.results[0]!.id);
+    for (const v of op.operands) (test ? reads : elsewhere).add(v.id);
+  });
+  for (const id of reads) if (!elsewhere.has(id)) only.add(id);
+  return only;
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   NUMERIC_USES,
   type AbsentArguments,
   type AbsentValues,
+  type ElementRead,
 } from "./absent-values.js";
 import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
@@ -354,6 +355,11 @@ class WatFunctionEmitter implements LaneHost {
     if (r && op.results.every((v) => this.messageOnly.has(v.id))) return;
     const settled = r && this.absent.settled.get(r.id);
     if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
+    // `x[i + 1] ?? 0` (absent-values.ts): whether the index is out of range, the element
+    // not read where only the test uses it.
+    if (r && this.absent.testedOnly.has(r.id)) return;
+    const element = r && this.absent.elementTests.get(r.id);
+    if (element) return this.set(r, this.outOfRange(element));
     // A test of an optional field's presence (absent-values.ts): its bit in the object's mask.
     const flag = r && this.absent.presenceTests.get(r.id);
     if (flag) {
@@ -1063,7 +1069,7 @@ class WatFunctionEmitter implements LaneHost {
             this.definitions,
             this.ints,
             this.expChosen === "own",
-            this.absent.settled,
+            this.settledWithin(keys),
           );
       if (pairs) this.elementwisePairs(pairs);
       this.loopCode(op, keys);
@@ -1520,6 +1526,36 @@ class WatFunctionEmitter implements LaneHost {
       `(if (i32.or (f64.ne (f64.convert_i32_u (local.get $ix)) ${this.get(i)}) (i32.ge_u (local.get $ix) ${length})) (then unreachable))`,
     );
     return "(local.get $ix)";
+  }
+
+  /**
+   * The settled tests (absent-values.ts), and on a loop's fast path, whose accesses `checked`
+   * are within bounds, the tests whether one of them is undefined: false.
+   */
+  private settledWithin(checked: Set<string>): ReadonlyMap<number, boolean> {
+    const within = [...this.absent.elementTests].filter(([, { array, index }]) =>
+      checked.has(`${array.id}[${index.id}]`),
+    );
+    if (within.length === 0) return this.absent.settled;
+    const settled = new Map(this.absent.settled);
+    for (const [test] of within) settled.set(test, false);
+    return settled;
+  }
+
+  /**
+   * Whether `array[index]` is undefined: its index out of range (not an integer from 0 to the
+   * length), as checkIndex tests it; false where the index was checked already.
+   */
+  private outOfRange({ array, index }: ElementRead): string {
+    const length = this.lengthOf(array);
+    if (this.isInt(index)) {
+      const key = `${array.id}[${index.id}]`;
+      if (this.bounds.inBounds.get(index.id)?.has(array.id)) return "(i32.const 0)";
+      if (this.checked.some((done) => done.has(key))) return "(i32.const 0)";
+      return `(i32.ge_u ${this.get(index)} ${length})`;
+    }
+    this.line(`(local.set $ix (i32.trunc_sat_f64_u ${this.get(index)}))`);
+    return `(i32.or (f64.ne (f64.convert_i32_u (local.get $ix)) ${this.get(index)}) (i32.ge_u (local.get $ix) ${length}))`;
   }
 
   /**

@@ -96,6 +96,19 @@ export const g = gradient(f, { backend: "wasm" });
   m.g(xs).forEach((gi, i) => assertClose(gi, expected[i]!, 1e-6, `∂f/∂x${i}`));
 });
 
+test("an optional boolean compared with '!==': NABLA202 names the comparison as written, not the IR's 'ne'", () => {
+  const text = wasmFallback(`interface Options { enabled?: boolean }
+export function f(x: Float64Array, o: Options): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += o.enabled !== false ? x[i] * x[i] : x[i];
+  return s;
+}`);
+  assert.match(
+    text,
+    /warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: 'enabled' may be undefined where 'f' gives it to a comparison for equality \('===', '!=='\); the wasm backend takes undefined only into arithmetic and tests for it \('=== undefined', '\?\?'\)\n/,
+  );
+});
+
 test("a helper too large to inline, called with its argument left out: a copy for such calls", async () => {
   // Recursive, so never inlined: power(x) runs a copy of power whose test of n settles.
   await checkBackends(

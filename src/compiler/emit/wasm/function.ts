@@ -642,7 +642,7 @@ class WatFunctionEmitter implements LaneHost {
       );
     const is = this.absent.presence(v) === "maybe" ? "may be" : "is";
     throw new NotForWasm(
-      `${name} ${is} undefined where ${fn} gives it to ${describe(op)}; the wasm backend takes undefined only into arithmetic and tests for it`,
+      `${name} ${is} undefined where ${fn} gives it to ${describe(op)}; the wasm backend takes undefined only into arithmetic and tests for it ('=== undefined', '??')`,
     );
   }
 
@@ -1977,6 +1977,25 @@ function describe(op: Op): string {
       return "a test for null or undefined";
     case "truncate":
       return "an array shortened in place ('pop', 'shift', 'splice' or 'length = n')";
+    case "eq":
+    case "ne":
+      return "a comparison for equality ('===', '!==')";
+    case "not":
+      return "a negation ('!')";
+    case "and":
+    case "or":
+      return "a logical operator ('&&', '||')";
+    case "index":
+      return "an element read, as its index";
+    case "setIndex":
+    case "addIndex":
+      return "a store into an array";
+    case "literal":
+      return "an array or object literal";
+    case "return":
+      return "its result";
+    case "push":
+      return "the values saved for the backward sweep";
     default:
       return `the operation '${op.opcode}'`;
   }

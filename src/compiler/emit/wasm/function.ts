@@ -1962,6 +1962,13 @@ function describe(op: Op): string {
       // wasm marks an optional field present by its value: a key set to undefined looks absent.
       if (op.attrs.callee === "in")
         return "a test whether an object has a key ('in', which spreading an object with optional fields, '{ ...defaults, ...options }', makes too; wasm does not tell a key set to undefined from one left out)";
+      // wasm holds a string as an id: it compares strings for equality, and makes none.
+      if (op.operands.some((v) => v.type === "string")) {
+        if (op.attrs.callee === "+")
+          return "text made with '+' or a template literal (a sort without a comparator makes it too: it orders numbers as text)";
+        if (["<", "<=", ">", ">="].includes(op.attrs.callee ?? ""))
+          return `an ordering of strings ('${op.attrs.callee}')`;
+      }
       return `the operation '${op.attrs.callee}'`;
     case "call":
       return `a call of '${op.attrs.calleeName ?? op.attrs.callee?.split("#").pop()}'`;

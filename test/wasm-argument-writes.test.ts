@@ -327,6 +327,41 @@ test("a call that traps after writing in place reruns as JavaScript, and one out
   check(m, "fillWithScratch", () => [150_000, memory.from([7, 7])], { wasm: 1, inPlace: 1 });
 });
 
+test("a gradient asked for in wasm of a function that writes its argument, or with hasAux, says what to do, not which types wasm covers", () => {
+  const compiled = compileFiles({
+    "main.ts": `import { gradient, valueWithGradient } from "nabla";
+interface State { pos: Float64Array; vel: Float64Array }
+function energy(s: State, dt: number): number {
+  for (let i = 0; i < s.pos.length; i++) s.pos[i] += dt * s.vel[i];
+  let e = 0;
+  for (let i = 0; i < s.pos.length; i++) e += s.pos[i] * s.pos[i];
+  return e;
+}
+function withPeak(x: Float64Array): [number, number] {
+  let s = 0;
+  let peak = -Infinity;
+  for (let i = 0; i < x.length; i++) {
+    s += x[i] * x[i];
+    peak = Math.max(peak, x[i]);
+  }
+  return [s, peak];
+}
+export const g = gradient(energy, { backend: "wasm" });
+export const a = valueWithGradient(withPeak, { hasAux: true, backend: "wasm" });
+`,
+  });
+  const text = diagnosticsText(compiled);
+  assert.match(
+    text,
+    /'gradient' runs as JavaScript, not WebAssembly: it may write its argument 's' \(the backend copies arguments in, not back\)\n[^]*?help: let the function change copies it makes/,
+  );
+  assert.match(
+    text,
+    /'valueWithGradient' runs as JavaScript, not WebAssembly: 'hasAux' is not covered yet\n[^]*?help: differentiate a function returning the number alone/,
+  );
+  assert.doesNotMatch(text, /covers functions of numbers/);
+});
+
 test("a tagged function storing arrays into its argument, or growing it, stays JavaScript and says why", () => {
   const result = compileFiles({
     "main.ts": `/** @backend wasm */

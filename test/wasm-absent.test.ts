@@ -96,6 +96,28 @@ export const g = gradient(f, { backend: "wasm" });
   m.g(xs).forEach((gi, i) => assertClose(gi, expected[i]!, 1e-6, `∂f/∂x${i}`));
 });
 
+test("an element read once and tested ('const p = xs[i - 1]; if (p !== undefined) …', 'xs.at(-1) ?? 0') runs in wasm, read only where it is there", async () => {
+  const { wasm } = await checkBackends(
+    `export function f(xs: number[], x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const p = xs[i - 1];
+    if (p !== undefined) s += p * xs[i];
+  }
+  const last = xs.at(-1) ?? 0;
+  return s + last * x.length;
+}`,
+    [0, 1, 2, 5].flatMap((n) => {
+      const xs = Array.from({ length: n }, (_, i) => Math.cos(i) + 2);
+      return [
+        [xs, f64()],
+        [xs, f64(0.5, -1)],
+      ];
+    }),
+  );
+  assert.equal(wasm, 24);
+});
+
 test("an optional boolean compared with '!==': NABLA202 names the comparison as written, not the IR's 'ne'", () => {
   const text = wasmFallback(`interface Options { enabled?: boolean }
 export function f(x: Float64Array, o: Options): number {

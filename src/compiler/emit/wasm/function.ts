@@ -32,6 +32,7 @@ import {
   type AbsentArguments,
   type AbsentValues,
   type ElementRead,
+  type ElementTest,
 } from "./absent-values.js";
 import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
@@ -356,10 +357,17 @@ class WatFunctionEmitter implements LaneHost {
     const settled = r && this.absent.settled.get(r.id);
     if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
     // `x[i + 1] ?? 0` (absent-values.ts): whether the index is out of range, the element
-    // not read where only the test uses it.
+    // not read where only the test uses it, and read only where it is there where only uses
+    // the test guards read it.
     if (r && this.absent.testedOnly.has(r.id)) return;
     const element = r && this.absent.elementTests.get(r.id);
-    if (element) return this.set(r, this.outOfRange(element));
+    if (element) {
+      const out = this.outOfRange(element);
+      return this.set(r, element.absent ? out : `(i32.eqz ${out})`);
+    }
+    // (Not a tangent's lanes along k directions, which lanes.ts reads.)
+    const guard = r && this.absent.guarded.get(r.id);
+    if (guard && !this.laneCode?.isLaneOp(op) && this.guardedRead(op, guard)) return;
     // A test of an optional field's presence (absent-values.ts): its bit in the object's mask.
     const flag = r && this.absent.presenceTests.get(r.id);
     if (flag) {
@@ -1538,8 +1546,41 @@ class WatFunctionEmitter implements LaneHost {
     );
     if (within.length === 0) return this.absent.settled;
     const settled = new Map(this.absent.settled);
-    for (const [test] of within) settled.set(test, false);
+    for (const [test, { absent }] of within) settled.set(test, !absent);
     return settled;
+  }
+
+  /**
+   * `r = array[index]` read only where `guard`'s element, at the same index, is there
+   * (AbsentValues.guarded: only there is `r` used): unchecked when it is `r` itself, else
+   * checked as usual (a shorter array traps there, as JavaScript would compute with
+   * undefined). False where the guard's index is known in range or `r` is held in a local:
+   * the `index` rule reads it as usual.
+   */
+  private guardedRead(op: Op, guard: ElementTest): boolean {
+    const [array, index] = op.operands as [Value, Value];
+    const r = op.results[0]!;
+    if (this.slots.has(`${array.id}[${index.id}]`)) return false;
+    const out = this.outOfRange(guard);
+    if (out === "(i32.const 0)") return false;
+    const name = this.define(r);
+    const element = (f64: string) => (this.isInt(r) ? `(i32.trunc_f64_s ${f64})` : f64);
+    if (guard.read === r) {
+      const at = this.isInt(index) ? this.get(index) : "(local.get $ix)";
+      const load = `(f64.load offset=8 ${this.elementAddress(array, at)})`;
+      this.line(`(if (i32.eqz ${out}) (then (local.set ${name} ${element(load)})))`);
+      return true;
+    }
+    this.line(`(if (i32.eqz ${out}) (then`);
+    // Checked only in this branch: not for what follows it.
+    this.checked.push(new Set());
+    const at = this.checkIndex(array, index);
+    this.line(
+      `(local.set ${name} ${element(`(f64.load offset=8 ${this.elementAddress(array, at)})`)})`,
+    );
+    this.checked.pop();
+    this.line("))");
+    return true;
   }
 
   /**

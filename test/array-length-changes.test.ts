@@ -354,3 +354,23 @@ export const inJs = gradient(f);
   assert.deepEqual(m.inWasm([1, 2, 3]), [18, 36, 30]);
   assert.deepEqual(m.inJs([1, 2, 3]), [18, 36, 30]);
 });
+
+test("an array grown by push and shortened by shift (a sliding window) stays JavaScript under wasm, saying it is shortened, not handed on", () => {
+  const program = `import { gradient } from "nabla";
+function f(x: Float64Array): number {
+  const window: number[] = [];
+  for (let i = 0; i < x.length; i++) {
+    window.push(x[i]);
+    if (window.length > 2) window.shift();
+  }
+  return window.reduce((a, b) => a + b * b, 0);
+}
+export const g = gradient(f, { backend: "wasm" });
+`;
+  const text = diagnosticsText(compileFiles({ "main.ts": program }));
+  assert.match(
+    text,
+    /^main\.ts:10:18: warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: an array shortened in place \('pop', 'shift', 'splice' or 'length = n'\) in 'f'\n/,
+  );
+  assert.doesNotMatch(text, /handing it on|truncate/);
+});

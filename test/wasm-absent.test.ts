@@ -96,6 +96,41 @@ export const g = gradient(f, { backend: "wasm" });
   m.g(xs).forEach((gi, i) => assertClose(gi, expected[i]!, 1e-6, `∂f/∂x${i}`));
 });
 
+test("an element read once and tested ('const p = xs[i - 1]; if (p !== undefined) …', 'xs.at(-1) ?? 0') runs in wasm, read only where it is there", async () => {
+  const { wasm } = await checkBackends(
+    `export function f(xs: number[], x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const p = xs[i - 1];
+    if (p !== undefined) s += p * xs[i];
+  }
+  const last = xs.at(-1) ?? 0;
+  return s + last * x.length;
+}`,
+    [0, 1, 2, 5].flatMap((n) => {
+      const xs = Array.from({ length: n }, (_, i) => Math.cos(i) + 2);
+      return [
+        [xs, f64()],
+        [xs, f64(0.5, -1)],
+      ];
+    }),
+  );
+  assert.equal(wasm, 24);
+});
+
+test("an optional boolean compared with '!==': NABLA202 names the comparison as written, not the IR's 'ne'", () => {
+  const text = wasmFallback(`interface Options { enabled?: boolean }
+export function f(x: Float64Array, o: Options): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += o.enabled !== false ? x[i] * x[i] : x[i];
+  return s;
+}`);
+  assert.match(
+    text,
+    /warning NABLA202: 'gradient' runs as JavaScript, not WebAssembly: 'enabled' may be undefined where 'f' gives it to a comparison for equality \('===', '!=='\); the wasm backend takes undefined only into arithmetic and tests for it \('=== undefined', '\?\?'\)\n/,
+  );
+});
+
 test("a helper too large to inline, called with its argument left out: a copy for such calls", async () => {
   // Recursive, so never inlined: power(x) runs a copy of power whose test of n settles.
   await checkBackends(
@@ -286,6 +321,32 @@ export const gJs = gradient(f, { backend: "js" });
     1,
     "the wasm call ran again as JavaScript",
   );
+});
+
+test("elements read past an array's ends with a default ('x[i + 1] ?? 0', 'w[i] ?? 1') run in wasm: the test is whether the index is out of range", async () => {
+  // A stencil with defaults at both ends, weights shorter or longer than the data, a tuple
+  // with an optional element.
+  const { wasm } = await checkBackends(
+    `export function f(x: Float64Array, w: number[], pair: [number, number?]): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) {
+    const left = x[i - 1] ?? x[i];
+    const right = x[i + 1] ?? 0;
+    s += (w[i] ?? 1) * (left - 2 * x[i] + right) ** 2;
+  }
+  for (let i = x.length - 1; i >= 0; i--) s += x[i] * (w[i + 2] ?? -1);
+  return s + pair[0] * (pair[1] ?? 2);
+}`,
+    [0, 1, 2, 3, 5, 17].flatMap((n) => {
+      const x = f64(...Array.from({ length: n }, (_, i) => Math.sin(i + 1)));
+      const w = Array.from({ length: Math.max(0, n - 2) }, (_, i) => 1 + i / 4);
+      return [
+        [x, w, [1.5]],
+        [x, [...w, 2, 3, 4, 5], [1.5, -0.5]],
+      ];
+    }),
+  );
+  assert.equal(wasm, 36);
 });
 
 interface Item {

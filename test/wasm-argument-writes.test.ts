@@ -238,6 +238,56 @@ test("an array passed twice, written through one and read through the other, is 
   );
 });
 
+test("two views of one buffer that overlap ('x' and 'x.subarray(1)'), one written, run as JavaScript: its writes show through the other", async () => {
+  const m = await loadProgram<Program>(twins(BUFFERS));
+  const memory = m.wasmArrays({ megabytes: 4 });
+  for (const array of [
+    (xs: number[]) => Float64Array.from(xs),
+    (xs: number[]) => memory.from(xs),
+  ]) {
+    // dst[i] = src[i] * src[i] with dst = src shifted by one: each square squares the last.
+    check(
+      m,
+      "squares",
+      () => {
+        const x = array([1.5, 2, 3, 4, 5]);
+        return [x.subarray(0, 4), x.subarray(1)];
+      },
+      { wasm: 0, javascript: 1 },
+    );
+    // total[i] += x[i] with total the part of x from 1 on: a prefix sum.
+    check(
+      m,
+      "accumulate",
+      () => {
+        const x = array([1, 2, 3, 4, 5, 6]);
+        return [x.subarray(0, 5), x.subarray(1)];
+      },
+      { wasm: 0, javascript: 1 },
+    );
+    // Views of one buffer that do not overlap, and a view read only: wasm as before.
+    check(
+      m,
+      "squares",
+      () => {
+        const x = array([1, 2, 3, 4, 5, 6]);
+        return [x.subarray(0, 3), x.subarray(3)];
+      },
+      { wasm: 1 },
+    );
+  }
+  // Rows of one flat buffer, each normalized in place.
+  check(
+    m,
+    "normalizeRows",
+    () => {
+      const flat = Float64Array.from([3, 4, 1, 1, 6, 8]);
+      return [[0, 1, 2].map((r) => flat.subarray(2 * r, 2 * r + 2))];
+    },
+    { wasm: 1 },
+  );
+});
+
 test("a call that traps after writing in place reruns as JavaScript, and one out of heap reruns in wasm, with the single run's result", async () => {
   const m = await loadProgram<Program>(twins(BUFFERS));
   const memory = m.wasmArrays({ megabytes: 8 });
@@ -275,6 +325,41 @@ test("a call that traps after writing in place reruns as JavaScript, and one out
   );
   // 100,000 numbers of scratch overflow the first heap: reruns with a larger one, out[0] written each time.
   check(m, "fillWithScratch", () => [150_000, memory.from([7, 7])], { wasm: 1, inPlace: 1 });
+});
+
+test("a gradient asked for in wasm of a function that writes its argument, or with hasAux, says what to do, not which types wasm covers", () => {
+  const compiled = compileFiles({
+    "main.ts": `import { gradient, valueWithGradient } from "nabla";
+interface State { pos: Float64Array; vel: Float64Array }
+function energy(s: State, dt: number): number {
+  for (let i = 0; i < s.pos.length; i++) s.pos[i] += dt * s.vel[i];
+  let e = 0;
+  for (let i = 0; i < s.pos.length; i++) e += s.pos[i] * s.pos[i];
+  return e;
+}
+function withPeak(x: Float64Array): [number, number] {
+  let s = 0;
+  let peak = -Infinity;
+  for (let i = 0; i < x.length; i++) {
+    s += x[i] * x[i];
+    peak = Math.max(peak, x[i]);
+  }
+  return [s, peak];
+}
+export const g = gradient(energy, { backend: "wasm" });
+export const a = valueWithGradient(withPeak, { hasAux: true, backend: "wasm" });
+`,
+  });
+  const text = diagnosticsText(compiled);
+  assert.match(
+    text,
+    /'gradient' runs as JavaScript, not WebAssembly: it may write its argument 's' \(the backend copies arguments in, not back\)\n[^]*?help: let the function change copies it makes/,
+  );
+  assert.match(
+    text,
+    /'valueWithGradient' runs as JavaScript, not WebAssembly: 'hasAux' is not covered yet\n[^]*?help: differentiate a function returning the number alone/,
+  );
+  assert.doesNotMatch(text, /covers functions of numbers/);
 });
 
 test("a tagged function storing arrays into its argument, or growing it, stays JavaScript and says why", () => {

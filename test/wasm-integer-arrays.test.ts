@@ -786,7 +786,7 @@ export const g = gradient(tally, { wrt: 0, backend: "wasm" });
   10 | }
 > 11 | export const g = gradient(tally, { wrt: 0, backend: "wasm" });
      |                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-help: the WebAssembly backend covers functions of numbers, booleans, strings compared for equality, arrays of numbers (Float64Array, Float32Array, number[], arrays of them), integer typed arrays (Int32Array, Uint8Array…), arrays it makes and grows, and objects of them (with fields of other types, such as functions, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning
+help: let the function change copies it makes ('const pos = state.pos.slice()', '{ ...p }') instead; 'backend: "auto"' picks WebAssembly only where it applies, without this warning
 
 1 warning`,
   );

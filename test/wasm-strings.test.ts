@@ -145,6 +145,25 @@ export const g = gradient((x: number) => score(x, "banana"), { backend: "wasm" }
   assert.equal(m.g(2), 1 + 3 + 5);
 });
 
+test("text made in the function (a template literal, a sort without a comparator) stays JavaScript, saying so", () => {
+  const reason = (body: string) =>
+    diagnosticsText(
+      compileFiles({
+        "main.ts": `import { gradient } from "nabla";
+export function f(x: Float64Array): number {
+${body}
+}
+export const g = gradient(f, { backend: "wasm" });
+`,
+      }),
+    );
+  const made =
+    /runs as JavaScript, not WebAssembly: text made with '\+' or a template literal \(a sort without a comparator makes it too: it orders numbers as text; wasm compares strings for equality only\) in 'f'/;
+  // The default sort orders [10, 9] as text: "10" < "9".
+  assert.match(reason("  const sorted = Array.from(x).sort();\n  return sorted[0] * x[0];"), made);
+  assert.match(reason("  const label = `n=${x.length}`;\n  return label.length * x[0];"), made);
+});
+
 test("strings as conditions and ordered, in the JavaScript backend as in plain TypeScript", async () => {
   // Both were refused before (NABLA106, NABLA109): `if (label)` and `name < "m"`.
   await checkTwoWays(`interface Item { name: string; note?: string; w: number }

@@ -128,6 +128,15 @@ export interface Live {
 /** Thrown by the copies when an argument is not what the function's types say. */
 class NotCopyable extends Error {}
 
+/** A typed array's bytes in its buffer (Copier.noteView). */
+interface View {
+  array: TypedArray;
+  start: number;
+  end: number;
+  /** Read or written where it is, in a `wasmArrays` memory. */
+  inPlace: boolean;
+}
+
 /** Whether a twin's call is under way, in any twin (see the call's first test). */
 const wasmCall = { busy: false };
 
@@ -327,6 +336,7 @@ export function wasmFunction(
           if (address !== undefined) {
             copier.noteInPlace(spec.params[i]!, address, writes[i]!);
             copier.noteOrigin(spec.params[i] as object, address, args[i]);
+            copier.noteView(args[i], true);
           }
           wasmArgs[i] = address ?? copier.in(spec.params[i]!, args[i], writes[i]!, writeOnly[i]);
         }
@@ -339,6 +349,8 @@ export function wasmFunction(
         if (error instanceof NotCopyable) return javascript(args);
         throw error;
       }
+      // Views of one buffer that overlap: JavaScript's writes through one show in the other.
+      if (copier.overlappingViews()) return javascript(args);
       // An array both written in place and read another way: the call copies every array.
       if (copier.inPlaceClash()) return call(args, copier, true);
       const e = run.exports;
@@ -744,6 +756,13 @@ class Copier {
   /** A written array is one of the memory's but cannot be written in place. */
   private clash = false;
   /**
+   * The typed arrays of a call that writes arrays its caller passed (userWrites), by buffer:
+   * two views of one buffer that overlap (`x` and `x.subarray(1)`) are one memory to
+   * JavaScript, whose writes through one show in the other, but two blocks to wasm, so such
+   * a call runs as JavaScript (see overlappingViews).
+   */
+  private views: Map<ArrayBufferLike, View[]> | undefined;
+  /**
    * Where each argument array and object went (copied or in place), when the function may
    * return one of them: a result there is handed back as the caller's own object. Only
    * those of a kind a result may be (`returnable`) are kept.
@@ -770,7 +789,54 @@ class Copier {
     this.readInPlace.length = 0;
     this.writtenInPlace.length = 0;
     this.clash = false;
+    this.views = undefined;
     this.forgetWritten();
+  }
+
+  /**
+   * `array`, an argument array (or a row of one) of a call that writes its caller's arrays,
+   * read or written in place or copied: its bytes, to find views that overlap.
+   */
+  noteView(array: unknown, inPlace: boolean): void {
+    if (!this.userWrites || !isTypedArray(array)) return;
+    const views = (this.views ??= new Map());
+    const { buffer, byteOffset, byteLength } = array;
+    const view: View = { array, start: byteOffset, end: byteOffset + byteLength, inPlace };
+    const known = views.get(buffer);
+    if (known) known.push(view);
+    else views.set(buffer, [view]);
+  }
+
+  /**
+   * Whether two of the call's typed arrays are views of one buffer that overlap (not one
+   * array passed twice, which is one block), or one was copied from the `wasmArrays` memory
+   * the call reads in place without being one of its arrays (a part of one, whose block the
+   * call may read or write in place another way).
+   */
+  overlappingViews(): boolean {
+    const all = this.views;
+    if (!all) return false;
+    // Not kept past the call: a copier kept between calls must not keep the caller's arrays.
+    this.views = undefined;
+    const memory = this.resident?.memory.buffer;
+    for (const [buffer, views] of all) {
+      if (
+        buffer === memory &&
+        views.some((v) => !v.inPlace && !this.resident!.addressOf(v.array as Float64Array))
+      )
+        return true;
+      if (views.length < 2) continue;
+      views.sort((a, b) => a.start - b.start);
+      let last = views[0]!;
+      for (let k = 1; k < views.length; k++) {
+        const view = views[k]!;
+        // Overlapping bytes (neither empty), of two arrays, not one passed twice.
+        const overlap = view.start < last.end && view.end > view.start && last.end > last.start;
+        if (overlap && view.array !== last.array) return true;
+        if (view.end > last.end) last = view;
+      }
+    }
+    return false;
   }
 
   /**
@@ -845,9 +911,11 @@ class Copier {
       if (address !== undefined) {
         this.noteInPlace(kind, address, written);
         this.noteOrigin(kind, address, array);
+        this.noteView(array, true);
         return address;
       }
     }
+    this.noteView(array, false);
     // Written, copied, and yet in the memory, where another argument may read it in place.
     if (written && this.userWrites && this.resident && isResident(array, this.resident))
       this.clash = true;

@@ -13,6 +13,23 @@ export const wasmFallback = {
       `the WebAssembly backend covers functions of numbers, booleans, strings compared for equality, arrays of numbers (Float64Array, Float32Array, number[], arrays of them), integer typed arrays (Int32Array, Uint8Array…), arrays it makes and grows, and objects of them (with fields of other types, such as functions, only where the function does not use them); 'backend: "auto"' picks it only where it applies, without this warning`,
     ),
   /**
+   * `what`: the operator, quoted, whose function writes its arguments or a module-level value
+   * (`reason` says which): its types are covered, its writes are not.
+   */
+  writesArguments: (what: Printable, reason: Printable) =>
+    message(
+      "wasmFallback",
+      `${what} runs as JavaScript, not WebAssembly: ${reason}`,
+      `let the function change copies it makes ('const pos = state.pos.slice()', '{ ...p }') instead; 'backend: "auto"' picks WebAssembly only where it applies, without this warning`,
+    ),
+  /** `what`: the operator, quoted, asked for with 'hasAux'. */
+  auxNotCovered: (what: Printable) =>
+    message(
+      "wasmFallback",
+      `${what} runs as JavaScript, not WebAssembly: 'hasAux' is not covered yet`,
+      `differentiate a function returning the number alone with backend "wasm", and compute the auxiliary values by a call of the function itself; 'backend: "auto"' picks WebAssembly only where it applies, without this warning`,
+    ),
+  /**
    * `what`: the function tagged `@backend wasm`, quoted, which nabla could not lower at
    * `count` constructs; notes point at them, saying why.
    */

@@ -167,9 +167,15 @@ export class WasmRequests {
     );
     const name = claim(`wasm:${this.twins++}`, `${keyName(primal).replace(/\W/g, "_")}$wasm`);
     let twin: WasmTwin;
-    if (aux) twin = { ok: false, reason: "'hasAux' is not covered yet" };
-    else if (writes) twin = { ok: false, reason: writes };
-    else if (derivatives.vjp)
+    /** The warning's text, where the reason is not about types. */
+    let text: ((what: string, reason: string) => Message) | undefined;
+    if (aux) {
+      twin = { ok: false, reason: "'hasAux' is not covered yet" };
+      text = (what) => wasmFallback.auxNotCovered(what);
+    } else if (writes) {
+      twin = { ok: false, reason: writes };
+      text = wasmFallback.writesArguments;
+    } else if (derivatives.vjp)
       twin = { ok: false, reason: "its reverse mode runs as a closure, not covered yet" };
     else if (derivatives.jvp || derivatives.grad)
       twin = wasmTwin({
@@ -218,7 +224,7 @@ export class WasmRequests {
       this.context.emitted.push(twin.lines);
       return derivatives.jvp ? { jvp: name } : { grad: name };
     }
-    this.declined({ backend, call, quiet }, site, twin.reason);
+    this.declined({ backend, call, quiet }, site, twin.reason, text);
     return derivatives;
   }
 
@@ -286,7 +292,7 @@ export class WasmRequests {
         reason: `it reads the module-level '${changing.name}', which may change before the pullback runs`,
       };
     if (!twin.ok) {
-      this.declined(choice, site, twin.reason);
+      this.declined(choice, site, twin.reason, writes ? wasmFallback.writesArguments : undefined);
       return undefined;
     }
     this.context.emitted.push(twin.lines);
@@ -530,9 +536,17 @@ export class WasmRequests {
     choice: { backend: Exclude<Backend, "js">; call: OperatorCall; quiet: boolean },
     site: string,
     reason: string,
+    text?: (what: string, reason: string) => Message,
   ): void {
     const { backend, call, quiet } = choice;
-    this.stayJavaScript(backend === "wasm" && !quiet, site, `'${call.operator}'`, reason, call.loc);
+    this.stayJavaScript(
+      backend === "wasm" && !quiet,
+      site,
+      `'${call.operator}'`,
+      reason,
+      call.loc,
+      text,
+    );
   }
 
   /** Says in the module, and when `warn` in a warning, why `what` stays JavaScript. */

@@ -1,7 +1,7 @@
 import type { IRFunction, Op, Region, Value } from "../../ir/types.js";
 import { terminator } from "../../ir/walk.js";
-import { optionalField } from "./kinds.js";
-import { isAggregate, isObject } from "../../ir/type-system.js";
+import { holdsNumbers, optionalField } from "./kinds.js";
+import { isAggregate, isArray, isObject } from "../../ir/type-system.js";
 
 // `undefined` and `null` in wasm, where a number is an f64 and has no room for them. A default
 // parameter's value is `p === undefined ? default : p`; once a small callee is inlined where
@@ -13,6 +13,12 @@ import { isAggregate, isObject } from "../../ir/type-system.js";
 // comparisons, Math functions and as a condition (both falsy). Anywhere else (stored, saved
 // on the tape, passed, returned, carried by a loop, compared otherwise) the function stays
 // JavaScript, as it does for every value a test could not settle.
+//
+// An element of an array of numbers is a number in wasm (its arrays have no holes, and an
+// argument's are checked as they are copied in), so it is undefined only where its index is
+// out of range: `x[i + 1] ?? 0`, `xs[i - 1] ?? xs[i]` at the ends. Such a test is whether the
+// index is out of range, and the read it tests, when nothing else uses it, is not made: its
+// bounds check would trap, and the call run again as JavaScript, at every array's end.
 
 export type Presence = "undefined" | "null" | "number" | "maybe";
 
@@ -35,6 +41,33 @@ export interface AbsentValues {
    * test's value id: wasm reads the field's bit in the object's presence mask (kinds.ts).
    */
   presenceTests: Map<number, PresenceTest>;
+  /**
+   * The tests whether an element of an array of numbers is undefined or null (`x[i + 1] ??
+   * 0`'s, `p === undefined`, and `!` of them), by the test's value id: whether its index is
+   * out of range, or (`absent` false) in range.
+   */
+  elementTests: Map<number, ElementTest>;
+  /** The reads of such elements that only those tests use, by value id: not made. */
+  testedOnly: Set<number>;
+  /**
+   * The element reads used, besides by their tests, only where a test says an element at the
+   * same index is there (`const p = xs[i - 1]; if (p !== undefined) s += p`, `xs.at(-1) ??
+   * 0`; the tangent `dxs[i - 1]` beside `p`), by value id, with that test: made only where it
+   * says so.
+   */
+  guarded: Map<number, ElementTest>;
+}
+
+/** An element read, `read = array[index]`. */
+export interface ElementRead {
+  array: Value;
+  index: Value;
+  read: Value;
+}
+
+/** A test of an element read: true when it is absent (`absent`), or when it is there. */
+export interface ElementTest extends ElementRead {
+  absent: boolean;
 }
 
 /** A test of whether `object` has its optional field `field` (by position). */
@@ -79,6 +112,9 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
   const present = new Set<string>();
   /** The optional fields read, by value id: the object and the field's position. */
   const fieldOf = new Map<number, { object: Value; field: number }>();
+  /** The elements of arrays of numbers read, by value id. */
+  const elementOf = new Map<number, ElementRead>();
+  const elementTests = new Map<number, ElementTest>();
   /**
    * A value is a number where a test of its field's presence says the field is there: in the
    * branch a select or an `if` takes then (`o.f === undefined ? d : o.f`).
@@ -134,6 +170,12 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
           else presenceTests.set(r!.id, { ...read, trueWhenPresent: false });
           return;
         }
+        // An element of an array of numbers against undefined: whether it is out of range.
+        const element = elementOf.get(x.id) ?? elementOf.get(y.id);
+        if (element && presence(elementOf.has(x.id) ? y : x) === "undefined") {
+          elementTests.set(r!.id, { ...element, absent: true });
+          return;
+        }
         const [a, b] = op.operands.map(presence) as [Presence, Presence];
         if (a === "maybe" || b === "maybe") return;
         // Two numbers: not a test for absence (the backend does not cover it otherwise).
@@ -141,10 +183,21 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
         settled.set(r!.id, a === b && a !== "number");
         return;
       }
+      case "index": {
+        const [array, index] = op.operands as [Value, Value];
+        if (isArray(array.type) && holdsNumbers(array.type) && index.type === "number")
+          elementOf.set(r!.id, { array, index, read: r! });
+        return;
+      }
       case "nullish": {
         const read = fieldOf.get(op.operands[0]!.id);
         if (read) {
           presenceTests.set(r!.id, { ...read, trueWhenPresent: false });
+          return;
+        }
+        const element = elementOf.get(op.operands[0]!.id);
+        if (element) {
+          elementTests.set(r!.id, { ...element, absent: true });
           return;
         }
         const a = presence(op.operands[0]!);
@@ -154,6 +207,8 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
       case "not": {
         const a = settled.get(op.operands[0]!.id);
         if (a !== undefined) settled.set(r!.id, !a);
+        const element = elementTests.get(op.operands[0]!.id);
+        if (element) elementTests.set(r!.id, { ...element, absent: !element.absent });
         const t = presenceTests.get(op.operands[0]!.id);
         if (t) presenceTests.set(r!.id, { ...t, trueWhenPresent: !t.trueWhenPresent });
         return;
@@ -226,7 +281,63 @@ export function absentValues(fn: IRFunction, absent: AbsentArguments = new Map()
     }
   };
   visit(fn.body);
-  return { presence, settled, presenceTests, setBeforeRead: fieldsSetBeforeRead(fn) };
+  return {
+    presence,
+    settled,
+    presenceTests,
+    setBeforeRead: fieldsSetBeforeRead(fn),
+    elementTests,
+    ...testedReads(fn, elementOf, elementTests),
+  };
+}
+
+/**
+ * The element reads of `fn` whose every use is one of `tests` (AbsentValues.testedOnly), and
+ * those whose other uses are all inside the branch of an `if` where one test of an element at
+ * the same index says it is there (AbsentValues.guarded).
+ */
+function testedReads(
+  fn: IRFunction,
+  elementOf: Map<number, ElementRead>,
+  tests: Map<number, ElementTest>,
+): { testedOnly: Set<number>; guarded: Map<number, ElementTest> } {
+  const testedOnly = new Set<number>();
+  const guarded = new Map<number, ElementTest>();
+  if (tests.size === 0) return { testedOnly, guarded };
+  const tested = new Set([...tests.values()].map((t) => t.read.id));
+  /** Per element read, the `if`s around each op using it other than its own tests. */
+  const uses = new Map<number, { op: Op; region: number }[][]>();
+  const visit = (region: Region, around: { op: Op; region: number }[]): void => {
+    for (const op of region.ops) {
+      const test = op.opcode !== "not" ? tests.get(op.results[0]?.id ?? -1) : undefined;
+      for (const v of op.operands)
+        if (elementOf.has(v.id) && test?.read.id !== v.id)
+          uses.set(v.id, [...(uses.get(v.id) ?? []), around]);
+      op.regions.forEach((inner, k) => visit(inner, [...around, { op, region: k }]));
+    }
+  };
+  visit(fn.body, []);
+  for (const [id, read] of elementOf) {
+    const others = uses.get(id) ?? [];
+    if (others.length === 0) {
+      if (tested.has(id)) testedOnly.add(id);
+      continue;
+    }
+    /** The test of an element at the same index whose branch `region` of `op` has it there. */
+    const guard = ({ op, region }: { op: Op; region: number }) => {
+      const test = op.opcode === "if" ? tests.get(op.operands[0]!.id) : undefined;
+      return test && test.index === read.index && region === (test.absent ? 1 : 0)
+        ? test
+        : undefined;
+    };
+    const first = others[0]!.map(guard).find((t) => t !== undefined);
+    if (
+      first &&
+      others.every((around) => around.some((place) => guard(place)?.read === first.read))
+    )
+      guarded.set(id, first);
+  }
+  return { testedOnly, guarded };
 }
 
 /**

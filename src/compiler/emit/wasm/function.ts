@@ -31,6 +31,8 @@ import {
   NUMERIC_USES,
   type AbsentArguments,
   type AbsentValues,
+  type ElementRead,
+  type ElementTest,
 } from "./absent-values.js";
 import { integerBounds, type IntegerBounds } from "./integer-bounds.js";
 import { loopPrechecks, type LoopPrechecks } from "./loop-prechecks.js";
@@ -354,6 +356,18 @@ class WatFunctionEmitter implements LaneHost {
     if (r && op.results.every((v) => this.messageOnly.has(v.id))) return;
     const settled = r && this.absent.settled.get(r.id);
     if (settled !== undefined) return this.set(r, `(i32.const ${settled ? 1 : 0})`);
+    // `x[i + 1] ?? 0` (absent-values.ts): whether the index is out of range, the element
+    // not read where only the test uses it, and read only where it is there where only uses
+    // the test guards read it.
+    if (r && this.absent.testedOnly.has(r.id)) return;
+    const element = r && this.absent.elementTests.get(r.id);
+    if (element) {
+      const out = this.outOfRange(element);
+      return this.set(r, element.absent ? out : `(i32.eqz ${out})`);
+    }
+    // (Not a tangent's lanes along k directions, which lanes.ts reads.)
+    const guard = r && this.absent.guarded.get(r.id);
+    if (guard && !this.laneCode?.isLaneOp(op) && this.guardedRead(op, guard)) return;
     // A test of an optional field's presence (absent-values.ts): its bit in the object's mask.
     const flag = r && this.absent.presenceTests.get(r.id);
     if (flag) {
@@ -636,7 +650,7 @@ class WatFunctionEmitter implements LaneHost {
       );
     const is = this.absent.presence(v) === "maybe" ? "may be" : "is";
     throw new NotForWasm(
-      `${name} ${is} undefined where ${fn} gives it to ${describe(op)}; the wasm backend takes undefined only into arithmetic and tests for it`,
+      `${name} ${is} undefined where ${fn} gives it to ${describe(op)}; the wasm backend takes undefined only into arithmetic and tests for it ('=== undefined', '??')`,
     );
   }
 
@@ -1063,7 +1077,7 @@ class WatFunctionEmitter implements LaneHost {
             this.definitions,
             this.ints,
             this.expChosen === "own",
-            this.absent.settled,
+            this.settledWithin(keys),
           );
       if (pairs) this.elementwisePairs(pairs);
       this.loopCode(op, keys);
@@ -1523,6 +1537,69 @@ class WatFunctionEmitter implements LaneHost {
   }
 
   /**
+   * The settled tests (absent-values.ts), and on a loop's fast path, whose accesses `checked`
+   * are within bounds, the tests whether one of them is undefined: false.
+   */
+  private settledWithin(checked: Set<string>): ReadonlyMap<number, boolean> {
+    const within = [...this.absent.elementTests].filter(([, { array, index }]) =>
+      checked.has(`${array.id}[${index.id}]`),
+    );
+    if (within.length === 0) return this.absent.settled;
+    const settled = new Map(this.absent.settled);
+    for (const [test, { absent }] of within) settled.set(test, !absent);
+    return settled;
+  }
+
+  /**
+   * `r = array[index]` read only where `guard`'s element, at the same index, is there
+   * (AbsentValues.guarded: only there is `r` used): unchecked when it is `r` itself, else
+   * checked as usual (a shorter array traps there, as JavaScript would compute with
+   * undefined). False where the guard's index is known in range or `r` is held in a local:
+   * the `index` rule reads it as usual.
+   */
+  private guardedRead(op: Op, guard: ElementTest): boolean {
+    const [array, index] = op.operands as [Value, Value];
+    const r = op.results[0]!;
+    if (this.slots.has(`${array.id}[${index.id}]`)) return false;
+    const out = this.outOfRange(guard);
+    if (out === "(i32.const 0)") return false;
+    const name = this.define(r);
+    const element = (f64: string) => (this.isInt(r) ? `(i32.trunc_f64_s ${f64})` : f64);
+    if (guard.read === r) {
+      const at = this.isInt(index) ? this.get(index) : "(local.get $ix)";
+      const load = `(f64.load offset=8 ${this.elementAddress(array, at)})`;
+      this.line(`(if (i32.eqz ${out}) (then (local.set ${name} ${element(load)})))`);
+      return true;
+    }
+    this.line(`(if (i32.eqz ${out}) (then`);
+    // Checked only in this branch: not for what follows it.
+    this.checked.push(new Set());
+    const at = this.checkIndex(array, index);
+    this.line(
+      `(local.set ${name} ${element(`(f64.load offset=8 ${this.elementAddress(array, at)})`)})`,
+    );
+    this.checked.pop();
+    this.line("))");
+    return true;
+  }
+
+  /**
+   * Whether `array[index]` is undefined: its index out of range (not an integer from 0 to the
+   * length), as checkIndex tests it; false where the index was checked already.
+   */
+  private outOfRange({ array, index }: ElementRead): string {
+    const length = this.lengthOf(array);
+    if (this.isInt(index)) {
+      const key = `${array.id}[${index.id}]`;
+      if (this.bounds.inBounds.get(index.id)?.has(array.id)) return "(i32.const 0)";
+      if (this.checked.some((done) => done.has(key))) return "(i32.const 0)";
+      return `(i32.ge_u ${this.get(index)} ${length})`;
+    }
+    this.line(`(local.set $ix (i32.trunc_sat_f64_u ${this.get(index)}))`);
+    return `(i32.or (f64.ne (f64.convert_i32_u (local.get $ix)) ${this.get(index)}) (i32.ge_u (local.get $ix) ${length}))`;
+  }
+
+  /**
    * Keeps an array's length in a local from where it is defined: an array in wasm memory keeps
    * its length (an append updates the local, makeRoom), and V8 does not hoist the load out of
    * the loops that test it.
@@ -1926,7 +2003,9 @@ function describe(op: Op): string {
       // wasm marks an optional field present by its value: a key set to undefined looks absent.
       if (op.attrs.callee === "in")
         return "a test whether an object has a key ('in', which spreading an object with optional fields, '{ ...defaults, ...options }', makes too; wasm does not tell a key set to undefined from one left out)";
-      if (op.operands[0]?.type === "string") return stringOperation(String(op.attrs.callee));
+      // wasm holds a string as an id: it compares strings for equality, and makes none.
+      if (op.operands.some((v) => v.type === "string"))
+        return stringOperation(String(op.attrs.callee));
       return `the operation '${op.attrs.callee}'`;
     case "call":
       return `a call of '${op.attrs.calleeName ?? op.attrs.callee?.split("#").pop()}'`;
@@ -1942,6 +2021,25 @@ function describe(op: Op): string {
       return "a test for null or undefined";
     case "truncate":
       return "an array shortened in place ('pop', 'shift', 'splice' or 'length = n')";
+    case "eq":
+    case "ne":
+      return "a comparison for equality ('===', '!==')";
+    case "not":
+      return "a negation ('!')";
+    case "and":
+    case "or":
+      return "a logical operator ('&&', '||')";
+    case "index":
+      return "an element read, as its index";
+    case "setIndex":
+    case "addIndex":
+      return "a store into an array";
+    case "literal":
+      return "an array or object literal";
+    case "return":
+      return "its result";
+    case "push":
+      return "the values saved for the backward sweep";
     default:
       return `the operation '${op.opcode}'`;
   }
@@ -1955,7 +2053,7 @@ function stringOperation(callee: string): string {
     case "[]":
       return "a character of a string ('s[i]'; wasm compares strings for equality only)";
     case "+":
-      return "strings joined with '+' (wasm compares strings for equality only)";
+      return "text made with '+' or a template literal (a sort without a comparator makes it too: it orders numbers as text; wasm compares strings for equality only)";
     case "<":
     case "<=":
     case ">":

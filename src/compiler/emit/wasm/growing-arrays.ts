@@ -19,6 +19,7 @@ function keepsAddress(op: Op, position: number): boolean {
     case "length":
     case "clear":
     case "zeros":
+    case "truncate": // shortens it where it is (`pop`, `shift`, `length = n`)
       return true;
     case "index":
     case "setIndex":

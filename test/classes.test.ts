@@ -527,6 +527,32 @@ export function f(x: number, y: number): number {
 }`);
 });
 
+test("an override taking fewer parameters than the abstract method it overrides, called on the base type: the extra argument is evaluated and not passed", async () => {
+  await checkTwoWays(`abstract class Body {
+  constructor(public x: number) {}
+  abstract force(t: number): number;
+  step(t: number): number {
+    return this.force(t) * 2;
+  }
+}
+class Spring extends Body {
+  force(): number {
+    return -3 * this.x;
+  }
+}
+class Drag extends Body {
+  force(t: number): number {
+    return -t * this.x;
+  }
+}
+export function f(x: number, y: number): number {
+  const bodies: Body[] = [new Spring(x), new Drag(y)];
+  let calls = 0;
+  const b: Body = new Spring(y);
+  return bodies.reduce((s, body) => s + body.step(x), 0) + b.force(++calls * y) * calls;
+}`);
+});
+
 test("a class field holding a function given to the constructor as a parameter property, and a local object of functions", async () => {
   await checkTwoWays(`function soft(v: number): number {
   return v / (1 + v * v);

@@ -424,8 +424,16 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     const callable = field && fieldFunctionType(ctx, type, field);
     if (field && callable) return callField(ctx, node, callee, receiver, { ...field, callable });
     const kind = isGetterRead(node) ? "get" : "method";
-    const called = lowerClassMethodCall(ctx, node, receiver, type, name, kind, (symbol, self) =>
-      lowerUserCall(ctx, node, symbol, name, self),
+    // An override may take fewer parameters than the method it overrides (`force(): number`
+    // for `abstract force(t: number)`): called as an interface's implementation is.
+    const called = lowerClassMethodCall(
+      ctx,
+      node,
+      receiver,
+      type,
+      name,
+      kind,
+      implementationCaller(ctx, node, name),
     );
     if (called) return called;
     if (field) return callField(ctx, node, callee, receiver, field);

@@ -715,9 +715,10 @@ export function lowerObjectLiteral(
       }
       continue;
     }
-    if (prop.computed) return ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties());
-    const key =
-      prop.key.type === "Identifier"
+    const key = prop.computed
+      ? (constantKey(ctx, prop.key) ??
+        ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties()))
+      : prop.key.type === "Identifier"
         ? prop.key.name
         : prop.key.type === "Literal"
           ? String(prop.key.value)
@@ -799,6 +800,25 @@ export function lowerObjectLiteral(
 }
 
 /** Whether what `{ ...node }` spreads may be undefined or null there (TypeScript's type). */
+/**
+ * The key of a computed property that is one constant (`[Act.Relu]: x` of an enum, `["w1"]`,
+ * `[KEY]` of a `const` the checker types as one literal): JavaScript's text of it.
+ */
+function constantKey(ctx: LowerContext, key: Node): string | undefined {
+  if (key.type === "Literal")
+    return typeof key.value === "string" || typeof key.value === "number"
+      ? String(key.value)
+      : undefined;
+  const types = ctx.types.inferred;
+  if (key.type === "MemberExpression" && !key.computed) {
+    const value = types?.enumValueAt(key.property.start);
+    return value === undefined ? undefined : String(value);
+  }
+  if (key.type !== "Identifier") return undefined;
+  const values = types?.literalsAt(key.start);
+  return values?.length === 1 ? String(values[0]) : undefined;
+}
+
 function spreadMayBeAbsent(ctx: LowerContext, node: Expression): boolean {
   const inner = unparenthesized(node);
   return ctx.types.inferred?.mayBeAbsentIn(inner.start, inner.end) ?? false;

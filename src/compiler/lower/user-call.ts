@@ -10,6 +10,7 @@ import { leadingJSDoc, walk } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import type { LowerContext } from "./context.js";
 import { article } from "./describe.js";
+import { thisResult } from "./this-result.js";
 
 // A call of a function of the program: finding the callee from the call's text, checking the
 // arguments against its signature, and the `call` op, with what the driver needs to lower the
@@ -120,7 +121,12 @@ export function emitUserCall(
     loc: ctx.loc(node),
     ...(specialized ? { target: specialized.target } : {}),
   });
-  const result = specialized?.result ?? symbol.constructs ?? signature.result ?? "number";
+  const result =
+    specialized?.result ??
+    symbol.constructs ??
+    signature.result ??
+    thisResult(symbol.node, symbol.thisType) ??
+    "number";
   const operands = receiver ? [receiver, ...args] : args;
   const checkpointed = checkpoint || taggedCheckpoint(symbol);
   if (checkpointed && symbol.name === "default") {

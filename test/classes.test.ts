@@ -999,3 +999,41 @@ export const g = gradient(f);`,
     /main\.ts:7:3: error NABLA101: the optional call of 'scale', a method of 'Scaled' that returns a value, is not supported/,
   );
 });
+
+test("a getter read on a call's result ('a.add(y).value', 'make(x).area', with '+=' on its setter) runs the call once", async () => {
+  // Before, the getter's call lowered its receiver again: 'a.add(y)' ran twice.
+  await checkTwoWays(`class Acc {
+  calls = 0;
+  constructor(public total: number) {}
+  add(v: number): Acc {
+    this.total += v;
+    this.calls++;
+    return this;
+  }
+  get value() {
+    return this.total * 2;
+  }
+  set value(v: number) {
+    this.total = v / 2;
+  }
+}
+class Square {
+  constructor(public side: number) {}
+  get area() {
+    return this.side * this.side;
+  }
+}
+function make(v: number, counter: number[]): Square {
+  counter[0]! += 1;
+  return new Square(v * counter[0]!);
+}
+export function f(x: number, y: number): number {
+  const a = new Acc(x);
+  const first = a.add(y).value;
+  a.add(x).value += y;
+  const counter = [0];
+  let area = 0;
+  for (const v of [x, y + 1, 2]) area += make(v, counter).area;
+  return first + a.total * a.calls + area * counter[0]! + new Acc(y).add(x).value;
+}`);
+});

@@ -1037,3 +1037,38 @@ export function f(x: number, y: number): number {
   return first + a.total * a.calls + area * counter[0]! + new Acc(y).add(x).value;
 }`);
 });
+
+test("an override declared ': this' (or returning 'this') called on the base type and chained: the branches of the dispatch join", async () => {
+  // Before, NABLA900 "if yield: %26 is Account, expected Savings": each class's method
+  // returned its own class's type.
+  await checkTwoWays(`class Account {
+  protected balance: number;
+  constructor(initial: number, protected readonly rate: number) {
+    this.balance = initial;
+  }
+  accrue(years: number): this {
+    this.balance *= (1 + this.rate) ** years;
+    return this;
+  }
+  get value() {
+    return this.balance;
+  }
+}
+class Savings extends Account {
+  constructor(initial: number, rate: number, private bonus = 0.01) {
+    super(initial, rate);
+  }
+  override accrue(years: number) {
+    super.accrue(years);
+    this.balance += this.bonus * this.balance;
+    return this;
+  }
+  static standard(initial: number) {
+    return new Savings(initial, 0.02);
+  }
+}
+export function f(x: number, y: number): number {
+  const accts: Account[] = [new Account(x, 0.03), Savings.standard(y), new Savings(x * y, y / 10, 0.05)];
+  return accts.map((a) => a.accrue(2).accrue(1).value).reduce((a, b) => a + b, 0);
+}`);
+});

@@ -121,11 +121,16 @@ export function emitUserCall(
     loc: ctx.loc(node),
     ...(specialized ? { target: specialized.target } : {}),
   });
+  // A method returning `this` gives back its receiver, typed as the caller has it: a
+  // subclass's override (`accrue(): this` of Savings) called on the base type returns the
+  // base's type, as the base's method does, so the dispatch's branches join.
+  const self = thisResult(symbol.node, symbol.thisType);
   const result =
     specialized?.result ??
     symbol.constructs ??
+    (self && receiver ? receiver.type : undefined) ??
     signature.result ??
-    thisResult(symbol.node, symbol.thisType) ??
+    self ??
     "number";
   const operands = receiver ? [receiver, ...args] : args;
   const checkpointed = checkpoint || taggedCheckpoint(symbol);

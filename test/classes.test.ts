@@ -1072,3 +1072,55 @@ export function f(x: number, y: number): number {
   return accts.map((a) => a.accrue(2).accrue(1).value).reduce((a, b) => a + b, 0);
 }`);
 });
+
+test("overrides declaring a narrower result class than the method they override ('grown(): Rect' for 'grown(): Shape'), called on the base type and chained", async () => {
+  // Before, NABLA900 "if yield: %22 is Shape, expected Rect".
+  await checkTwoWays(`abstract class Shape {
+  constructor(public s: number) {}
+  abstract grown(k: number): Shape;
+  abstract area(): number;
+}
+class Sq extends Shape {
+  grown(k: number): Sq {
+    return new Sq(this.s * k);
+  }
+  area() {
+    return this.s * this.s;
+  }
+}
+class Rect extends Shape {
+  constructor(s: number, public h: number) {
+    super(s);
+  }
+  grown(k: number): Rect {
+    return new Rect(this.s * k, this.h + k);
+  }
+  area() {
+    return this.s * this.h;
+  }
+}
+class Pt {
+  constructor(public x: number) {}
+  scaled(k: number): Pt {
+    return new Pt(this.x * k);
+  }
+}
+class Pt3 extends Pt {
+  constructor(x: number, public z: number) {
+    super(x);
+  }
+  override scaled(k: number): Pt3 {
+    return new Pt3(this.x * k, this.z * k);
+  }
+}
+export function f(x: number, y: number): number {
+  const shapes: Shape[] = [new Sq(x), new Rect(y, x)];
+  let t = 0;
+  for (const sh of shapes) {
+    const g = sh.grown(y).grown(x);
+    t += g.area() * g.s;
+  }
+  const ps: Pt[] = [new Pt(x), new Pt3(y, x)];
+  return t + ps.reduce((s, p) => s + p.scaled(y).x, 0);
+}`);
+});

@@ -6,7 +6,7 @@ import {
 } from "../diagnostics/messages/index.js";
 import { genericKey, keyFile, keyName } from "../ir/function-key.js";
 import type { FieldType, FunctionTypeInfo, ObjectType, Value } from "../ir/types.js";
-import { isDifferentiable, sameType, typeText } from "../ir/type-system.js";
+import { isDifferentiable, isObject, sameType, typeText } from "../ir/type-system.js";
 import {
   ancestry,
   classNamed,
@@ -246,8 +246,20 @@ export function lowerClassMethodCall(
       () => chain(i + 1),
     ]);
   };
-  const [v] = chain(0);
-  return v ?? ctx.builder.newValue("void");
+  // An override may declare a narrower result than the method it overrides (`scaled(): Pt3`
+  // for `scaled(): Pt`): each branch's call has the type the call has where it is written,
+  // so the branches join (the object is the same either way).
+  const written =
+    kind === "method" ? ctx.types.inferred?.callAt(node.start, node.end)?.result : undefined;
+  const saved = ctx.dispatchedResult;
+  if (written && isObject(written) && written.classKey)
+    ctx.dispatchedResult = { start: node.start, end: node.end, type: written };
+  try {
+    const [v] = chain(0);
+    return v ?? ctx.builder.newValue("void");
+  } finally {
+    ctx.dispatchedResult = saved;
+  }
 }
 
 /**

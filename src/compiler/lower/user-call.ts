@@ -4,7 +4,7 @@ import { typeResolver } from "../types/resolver.js";
 import { signatureOf, type ParamInfo } from "../types/signature.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 import { symbolKey } from "../ir/function-key.js";
-import { assignable } from "../ir/type-system.js";
+import { assignable, isObject } from "../ir/type-system.js";
 import type { FunctionKey, Type, Value } from "../ir/types.js";
 import { leadingJSDoc, walk } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
@@ -125,10 +125,23 @@ export function emitUserCall(
   // subclass's override (`accrue(): this` of Savings) called on the base type returns the
   // base's type, as the base's method does, so the dispatch's branches join.
   const self = thisResult(symbol.node, symbol.thisType);
+  // A dispatched override declaring a narrower class (class-dispatch.ts): typed as the call.
+  const dispatched = ctx.dispatchedResult;
+  const declared = signature.result;
+  const asWrittenResult =
+    receiver &&
+    dispatched?.start === node.start &&
+    dispatched.end === node.end &&
+    declared &&
+    isObject(declared) &&
+    declared.classKey
+      ? dispatched.type
+      : undefined;
   const result =
     specialized?.result ??
     symbol.constructs ??
     (self && receiver ? receiver.type : undefined) ??
+    asWrittenResult ??
     signature.result ??
     self ??
     "number";

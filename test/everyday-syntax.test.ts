@@ -746,3 +746,25 @@ export function f(x: number, y: number): number {
 }`,
   );
 });
+
+test("a chain that calls, on the left of ?? or ||, runs its call once ('make(x, c)?.a ?? 5')", async () => {
+  // Before, the chain was lowered again in the branch that yields it: the call ran twice.
+  await checkTwoWays(`interface R {
+  a: number;
+  b?: number;
+}
+function make(v: number, counter: number[]): R | undefined {
+  counter[0]! += 1;
+  return v > 0 ? { a: v * counter[0]! } : undefined;
+}
+export function f(x: number, y: number): number {
+  const counter = [0];
+  const first = make(x, counter)?.a ?? 5;
+  const second = make(-1, counter)?.a ?? y;
+  const third = make(y + 2, counter)?.b || x;
+  const rows = [{ v: x }, { v: y }];
+  let i = 0;
+  const fourth = rows[i++]?.v ?? 0;
+  return first + second * 2 + third * 3 + fourth + i * 10 + counter[0]! * 100;
+}`);
+});

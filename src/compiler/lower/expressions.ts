@@ -20,6 +20,7 @@ import { staticMethodName } from "../ir/names.js";
 import { closestMathConstant, isMathFunction, MATH_CONSTANT_NAMES } from "./math-help.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
+import { readsOnly } from "./reads-only.js";
 import { logicalIf, lowerLogicalMemberAssignment } from "./logical-assignment.js";
 import { unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
@@ -613,8 +614,9 @@ function leftReader(ctx: LowerContext, node: Expression): () => Value {
     ctx.at(inner);
     if (!namespaceConstantNode(ctx, inner)) return memberReader(ctx, inner);
   }
-  // `opts?.scale ?? 1`: the chain is read again in the branch that yields it, as a member is.
-  if (inner.type === "ChainExpression") return () => lowerExpression(ctx, node);
+  // `opts?.scale ?? 1`: the chain is read again in the branch that yields it, as a member is;
+  // one that calls (`make(x)?.a ?? 5`) runs once.
+  if (inner.type === "ChainExpression" && readsOnly(inner)) return () => lowerExpression(ctx, node);
   const v = lowerExpression(ctx, node);
   return () => v;
 }

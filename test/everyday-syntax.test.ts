@@ -768,3 +768,22 @@ export function f(x: number, y: number): number {
   return first + second * 2 + third * 3 + fourth + i * 10 + counter[0]! * 100;
 }`);
 });
+
+test("a local arrow with a declared result type returns object literals of it, leaving out optional fields ('(v): R | undefined => v > 0 ? { a: v } : undefined')", async () => {
+  // Before, NABLA109 "expected a R here, got a { a: v }": the body was lowered without the
+  // declared type, then checked against it.
+  await checkTwoWays(`interface R {
+  a: number;
+  b?: number;
+}
+export function f(x: number, y: number): number {
+  const maybe = (v: number): R | undefined => (v > 0 ? { a: v } : undefined);
+  const always = (v: number): R => (v > 1 ? { a: v } : { a: 2, b: v });
+  const block = (v: number): R => {
+    const a = v * y;
+    return { a };
+  };
+  const r = always(x);
+  return (maybe(x)?.a ?? 5) + (maybe(-1)?.a ?? y) + r.a + (r.b ?? y) + block(x).a;
+}`);
+});

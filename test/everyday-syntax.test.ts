@@ -787,3 +787,19 @@ export function f(x: number, y: number): number {
   return (maybe(x)?.a ?? 5) + (maybe(-1)?.a ?? y) + r.a + (r.b ?? y) + block(x).a;
 }`);
 });
+
+test("local functions with default parameters: left out, given, given undefined, defaults reading earlier parameters and destructured", async () => {
+  // Before, NABLA101 "the local function 'g' must be a plain function with simple parameters".
+  await checkTwoWays(`interface O {
+  k?: number;
+}
+export function f(x: number, y: number): number {
+  function g(p: number, q = p * 2, r = q + p) {
+    return p + q * r;
+  }
+  const h = (a: number, { s = 2, t = a }: { s?: number; t?: number } = {}) => a * s + t;
+  const o: O = x > 1 ? { k: y } : {};
+  const u = (v: number, w: number = 3) => v * w;
+  return g(x) + g(x, y) + g(y, undefined, x) + h(x) + h(y, { s: x }) + u(x, o.k) + u(y);
+}`);
+});

@@ -1124,3 +1124,47 @@ export function f(x: number, y: number): number {
   return t + ps.reduce((s, p) => s + p.scaled(y).x, 0);
 }`);
 });
+
+test("an interface's method whose classes return their own class or the interface ('scale(k) { return new Sq(…); }' and 'scale(k): Shape'), called on the interface", async () => {
+  // Before, NABLA106 "the classes' 'scale' methods this call may run return different types
+  // ('Shape', 'Sq')".
+  await checkTwoWays(`interface Shape {
+  area(): number;
+  scale(k: number): Shape;
+}
+abstract class Base implements Shape {
+  abstract area(): number;
+  abstract scale(k: number): Shape;
+  big() {
+    return this.area() > 1 ? 1 : 0;
+  }
+}
+class Sq extends Base {
+  constructor(readonly s: number) {
+    super();
+  }
+  area() {
+    return this.s ** 2;
+  }
+  scale(k: number) {
+    return new Sq(this.s * k);
+  }
+}
+class Circ extends Base {
+  constructor(readonly r: number) {
+    super();
+  }
+  area() {
+    return Math.PI * this.r ** 2;
+  }
+  scale(k: number): Shape {
+    return new Circ(this.r * k);
+  }
+}
+export function f(x: number, y: number): number {
+  const shapes: Shape[] = [new Sq(x), new Circ(y)];
+  const scaled = shapes.map((s) => s.scale(2).scale(y));
+  const bases: Base[] = [new Sq(y), new Circ(x)];
+  return scaled.reduce((t, s) => t + s.area(), 0) + bases.reduce((t, b) => t + b.big() + b.area(), 0);
+}`);
+});

@@ -803,3 +803,28 @@ export function f(x: number, y: number): number {
   return g(x) + g(x, y) + g(y, undefined, x) + h(x) + h(y, { s: x }) + u(x, o.k) + u(y);
 }`);
 });
+
+test("module-level objects, arrays and enums read through a namespace import ('C.ORIGIN.x', 'C.W[1]', 'C.Kind.B', a namespace re-exported)", async () => {
+  // Before, NABLA103 "cannot determine the type of imported value 'C'": only numbers,
+  // booleans and strings were read through a namespace.
+  await checkTwoWays(
+    `import * as C from "./consts.js";
+import { shapes } from "./index.js";
+export function f(x: number, y: number): number {
+  const kinds = [C.Kind.A, C.Kind.B, shapes.Kind.B];
+  return C.ORIGIN.x * x + C.W[1]! * y + C.W.length + kinds.reduce((s, k) => s + k * x, 0) + C.SCALE * y +
+    (shapes.Kind.A === C.Kind.A ? 1 : 0) * C.ORIGIN.y;
+}`,
+    undefined,
+    true,
+    {
+      "consts.ts": `export const ORIGIN = { x: 0.5, y: 2 };
+export const W = [1, 2, 3];
+export enum Kind { A, B }
+export const SCALE = 2;
+`,
+      "index.ts": `export * as shapes from "./consts.js";
+`,
+    },
+  );
+});

@@ -362,3 +362,19 @@ test("review: m.has(k) read before m.set(k, v) is what the map held then (was re
   return (had ? 10 : 1) * x + y * size + cache.size;
 }`);
 });
+
+test("Array.from of a set or a map, with and without a callback, as a spread of it gives", async () => {
+  // Before, NABLA101 "'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)',
+  // 'Array.from(array)' or …".
+  await checkTwoWays(`export function f(x: number, y: number): number {
+  const set = new Set([1, 2, 2, 3]);
+  const fromSet = Array.from(set).reduce((a, b) => a + b, 0);
+  const m = new Map<string, number>([["a", x], ["b", y]]);
+  m.set("c", x * y);
+  const vals = Array.from(m, ([k, v]) => (k === "b" ? 2 * v : v));
+  const entries = Array.from(m);
+  const distinct = new Set([1, 4, 1]);
+  const doubled = Array.from(distinct, (v) => v * y);
+  return fromSet + vals.reduce((a, b) => a + b * b, 0) + entries.length + entries[2]![1] + doubled[1]!;
+}`);
+});

@@ -10,7 +10,16 @@ import type {
   MemberExpression,
   Node,
 } from "oxc-parser";
-import { assignable, isAggregate, isArray, sameType, typeText } from "../ir/type-system.js";
+import {
+  assignable,
+  isAggregate,
+  isArray,
+  isMap,
+  isSet,
+  sameType,
+  typeText,
+} from "../ir/type-system.js";
+import { iterated } from "./keyed.js";
 import type { ArrayType, Type, Value } from "../ir/types.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionArg, LowerContext, Slot } from "./context.js";
@@ -637,10 +646,12 @@ export function lowerArrayFrom(
     const mapped = args[1];
     const taken =
       mapped && (() => ctx.types.inferred?.parameterTypeOf(mapped.start, mapped.end, 0));
-    const v =
+    const lowered =
       collectGenerator(ctx, source, node, taken) ??
       valuesIteratorArray(ctx, source) ??
       ctx.lowerExpression(source);
+    // `Array.from(set)`, `Array.from(map, ([k, v]) => …)`: what a spread of it gives.
+    const v = isMap(lowered.type) || isSet(lowered.type) ? iterated(ctx, lowered, source) : lowered;
     if (isArray(v.type) && args.length === 2) {
       // `Array.from(xs, (v, i) => …)`: a plain array of what the callback makes of each element.
       return lowerIteration(ctx, node, v, "from", undefined, undefined, undefined, [], storage);

@@ -378,3 +378,24 @@ test("Array.from of a set or a map, with and without a callback, as a spread of 
   return fromSet + vals.reduce((a, b) => a + b * b, 0) + entries.length + entries[2]![1] + doubled[1]!;
 }`);
 });
+
+test("records keyed by numbers ('Record<number, number>', '{ [i: number]: number }') are records of text keys, as JavaScript makes them", async () => {
+  // Before, NABLA106 "'w' has type 'Record<number, number>', which differentiable code does
+  // not support".
+  await checkTwoWays(`interface Sparse {
+  [i: number]: number;
+}
+export function f(x: number, y: number): number {
+  const m = new Map<number, number>();
+  m.set(1, x).set(2, y);
+  const w: Record<number, number> = { 1: 0.5, 2: 2 };
+  w[3] = x * y;
+  const sp: Sparse = {};
+  for (let i = 0; i < 4; i += 2) sp[i] = i * x;
+  let s = 0;
+  for (const [k, v] of m) s += v * v * w[k]!;
+  for (const k in w) s += w[k]! * Number(k);
+  const keys = Object.keys(w);
+  return s + (w[3] ?? 0) + (w[7] ?? 1) + keys.length + (sp[2] ?? 0) + (sp[1] ?? 5) + (keys[0] === "1" ? 100 : 0);
+}`);
+});

@@ -242,10 +242,12 @@ class ProgramTypes implements CheckedTypes {
         // `Map<Kind, V>` of an enum, `Map<"a" | "b", V>`: keyed by what its members are.
         const key = this.keyType(shape.key);
         const value = this.convert(shape.value);
-        // Records are keyed by text (JavaScript turns number keys into text); maps by either.
+        // Records are keyed by text (JavaScript turns number keys into text: a
+        // `Record<number, V>` is one of text); maps by either.
         if (!value || value === "void") return undefined;
-        if (key !== "string" && !(key === "number" && shape.storage === "Map")) return undefined;
-        return { kind: "keyed", storage: shape.storage, key, value };
+        if (key !== "string" && key !== "number") return undefined;
+        const keyedBy = shape.storage === "Record" ? "string" : key;
+        return { kind: "keyed", storage: shape.storage, key: keyedBy, value };
       }
       case "set": {
         const key = this.keyType(shape.key);

@@ -1168,3 +1168,31 @@ export function f(x: number, y: number): number {
   return scaled.reduce((t, s) => t + s.area(), 0) + bases.reduce((t, b) => t + b.big() + b.area(), 0);
 }`);
 });
+
+test("static arrow-function fields called as static methods ('static add = (a: V2, b: V2) => …'), and static methods handed to array methods ('vs.map(V2.norm2)', 'vs.reduce(V2.add, V2.ZERO)')", async () => {
+  // Before, NABLA101 "'V2.add' is not a static method nabla can call" and NABLA111 "cannot
+  // find 'V2' in differentiable code".
+  await checkTwoWays(`class V2 {
+  constructor(
+    readonly x = 0,
+    readonly y = 0,
+  ) {}
+  static readonly ZERO = new V2();
+  static add = (a: V2, b: V2): V2 => new V2(a.x + b.x, a.y + b.y);
+  static scale = function (k: number, v: V2): V2 {
+    return new V2(k * v.x, k * v.y);
+  };
+  static norm2(v: V2) {
+    return v.x * v.x + v.y * v.y;
+  }
+  static sum(vs: V2[]) {
+    return vs.reduce(V2.add, V2.ZERO);
+  }
+}
+export function f(x: number, y: number): number {
+  const vs = [new V2(x, y), new V2(1, x), new V2(y, 2)];
+  const s = V2.sum(vs);
+  const t = vs.map((v) => V2.scale(0.5, v)).reduce((a, b) => V2.add(a, b));
+  return V2.norm2(s) + V2.norm2(t) + [s, t].map(V2.norm2).reduce((a, b) => a + b, 0);
+}`);
+});

@@ -187,3 +187,28 @@ export const d = differential(layer);
   assert.deepEqual(m.both(x, 1, 2), [2 * x, 0]);
   assert.equal(m.d(x, 0, 1)(2), 2 * (1 - t * t));
 });
+
+test("a numeric enum as a key: Record<Kind, number> read and written by a variable of the enum, literals with '[Kind.A]: x', Map<Kind, …>, Set<Kind>, maps keyed by string literals", async () => {
+  await checkTwoWays(`enum Kind { Stock, Bond, Cash }
+enum Act { Relu = 1, Tanh = 2, Id = 4 }
+type Dir = "up" | "down";
+const RATES: Record<Kind, number> = { [Kind.Stock]: 0.07, [Kind.Bond]: 0.03, [Kind.Cash]: 0.01 };
+const CASH = "cash";
+export function f(x: number, y: number): number {
+  const weight: Record<Act, number> = { [Act.Relu]: x, [Act.Tanh]: 0.5, [Act.Id]: y };
+  const acts = [Act.Id, Act.Tanh, Act.Relu, Act.Id];
+  for (const a of acts) weight[a] *= 1 + 0.1 * a;
+  const byKind = new Map<Kind, number>();
+  for (const k of [Kind.Stock, Kind.Bond, Kind.Stock]) byKind.set(k, (byKind.get(k) ?? 0) + RATES[k] * x);
+  const seen = new Set<Act>(acts);
+  const moves = new Map<Dir, number>([["up", x]]);
+  moves.set("down", y * 2);
+  const named = { [CASH]: y, ["bond"]: x };
+  let s = named.cash * named.bond;
+  for (const a of acts) s += weight[a] * (seen.has(a) ? 1 : 0);
+  for (const [, v] of byKind) s += v * y;
+  // No field is named 3: undefined, as in JavaScript.
+  const k = (x > 0 ? 3 : 2) as Act;
+  return s + (moves.get("up") ?? 0) * (moves.get("down") ?? 0) + (weight[k] ?? 7);
+}`);
+});

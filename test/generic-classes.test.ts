@@ -147,6 +147,40 @@ export function f(x: number, y: number): number {
 }`);
 });
 
+test("methods of a generic class returning 'this' for chaining, unannotated and annotated ': this'", async () => {
+  // Before, NABLA101 "calling a property access on a number": the checker's type of their
+  // result is Stack<T>, which nabla has no type for, and it took them to return a number.
+  await checkTwoWays(`class Stack<T> {
+  private items: T[] = [];
+  push(v: T) {
+    this.items.push(v);
+    return this;
+  }
+  pushAll(vs: T[]): this {
+    for (const v of vs) this.push(v);
+    return this;
+  }
+  pop(): T | undefined {
+    return this.items.pop();
+  }
+  get size() {
+    return this.items.length;
+  }
+}
+export function f(x: number, y: number): number {
+  const s = new Stack<number>();
+  s.push(x).push(y).pushAll([x * y, 2]).push(y);
+  let acc = 0;
+  while (s.size > 1) {
+    const a = s.pop()!;
+    const b = s.pop()!;
+    s.push(a * b + 1);
+    acc += a;
+  }
+  return acc + (s.pop() ?? 0);
+}`);
+});
+
 test("a subclass of a generic class, or a generic class whose type arguments cannot be told, is still reported", () => {
   const text = diagnosticsText(
     compileFiles({

@@ -362,3 +362,40 @@ test("review: m.has(k) read before m.set(k, v) is what the map held then (was re
   return (had ? 10 : 1) * x + y * size + cache.size;
 }`);
 });
+
+test("Array.from of a set or a map, with and without a callback, as a spread of it gives", async () => {
+  // Before, NABLA101 "'Array.from' is supported as 'Array.from({ length: n }, (_, i) => …)',
+  // 'Array.from(array)' or …".
+  await checkTwoWays(`export function f(x: number, y: number): number {
+  const set = new Set([1, 2, 2, 3]);
+  const fromSet = Array.from(set).reduce((a, b) => a + b, 0);
+  const m = new Map<string, number>([["a", x], ["b", y]]);
+  m.set("c", x * y);
+  const vals = Array.from(m, ([k, v]) => (k === "b" ? 2 * v : v));
+  const entries = Array.from(m);
+  const distinct = new Set([1, 4, 1]);
+  const doubled = Array.from(distinct, (v) => v * y);
+  return fromSet + vals.reduce((a, b) => a + b * b, 0) + entries.length + entries[2]![1] + doubled[1]!;
+}`);
+});
+
+test("records keyed by numbers ('Record<number, number>', '{ [i: number]: number }') are records of text keys, as JavaScript makes them", async () => {
+  // Before, NABLA106 "'w' has type 'Record<number, number>', which differentiable code does
+  // not support".
+  await checkTwoWays(`interface Sparse {
+  [i: number]: number;
+}
+export function f(x: number, y: number): number {
+  const m = new Map<number, number>();
+  m.set(1, x).set(2, y);
+  const w: Record<number, number> = { 1: 0.5, 2: 2 };
+  w[3] = x * y;
+  const sp: Sparse = {};
+  for (let i = 0; i < 4; i += 2) sp[i] = i * x;
+  let s = 0;
+  for (const [k, v] of m) s += v * v * w[k]!;
+  for (const k in w) s += w[k]! * Number(k);
+  const keys = Object.keys(w);
+  return s + (w[3] ?? 0) + (w[7] ?? 1) + keys.length + (sp[2] ?? 0) + (sp[1] ?? 5) + (keys[0] === "1" ? 100 : 0);
+}`);
+});

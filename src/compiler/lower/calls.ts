@@ -291,9 +291,13 @@ function lowerClosureCall(
     return ctx.fail(node, unsupportedSyntax.localFunctionCallsItselfRecursive(name));
   }
   if (fn.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(name));
-  // Destructured parameters (`([, a], [, b]) => b - a`) bind as a callback's do.
-  const simple = (p: Node) =>
-    p.type === "Identifier" || p.type === "ArrayPattern" || p.type === "ObjectPattern";
+  // Destructured parameters (`([, a], [, b]) => b - a`) bind as a callback's do, and so do
+  // parameters with defaults (`function g(p: number, q = p * 2)`), which a call may leave out.
+  const simple = (p: Node): boolean =>
+    p.type === "Identifier" ||
+    p.type === "ArrayPattern" ||
+    p.type === "ObjectPattern" ||
+    (p.type === "AssignmentPattern" && simple(p.left));
   if (fn.async || !fn.params.every(simple)) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
@@ -318,7 +322,10 @@ function lowerClosureCall(
     functions.some(Boolean) ? withPlaceholders(node, functions) : node,
     signature.params.map((p, i) => (functions[i] ? undefined : p.type)),
   );
-  checkArity(ctx, node, name, fn.params.length, args.length);
+  let required = fn.params.length;
+  while (required > 0 && fn.params[required - 1]!.type === "AssignmentPattern") required--;
+  if (args.length < required || args.length > fn.params.length)
+    checkArity(ctx, node, name, fn.params.length, args.length);
   checkArgumentTypes(
     ctx,
     node,
@@ -428,8 +435,16 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
     const callable = field && fieldFunctionType(ctx, type, field);
     if (field && callable) return callField(ctx, node, callee, receiver, { ...field, callable });
     const kind = isGetterRead(node) ? "get" : "method";
-    const called = lowerClassMethodCall(ctx, node, receiver, type, name, kind, (symbol, self) =>
-      lowerUserCall(ctx, node, symbol, name, self),
+    // An override may take fewer parameters than the method it overrides (`force(): number`
+    // for `abstract force(t: number)`): called as an interface's implementation is.
+    const called = lowerClassMethodCall(
+      ctx,
+      node,
+      receiver,
+      type,
+      name,
+      kind,
+      implementationCaller(ctx, node, name),
     );
     if (called) return called;
     if (field) return callField(ctx, node, callee, receiver, field);

@@ -6,7 +6,7 @@ import {
 } from "../diagnostics/messages/index.js";
 import { genericKey, keyFile, keyName } from "../ir/function-key.js";
 import type { FieldType, FunctionTypeInfo, ObjectType, Value } from "../ir/types.js";
-import { isDifferentiable, sameType, typeText } from "../ir/type-system.js";
+import { isDifferentiable, isObject, sameType, typeText } from "../ir/type-system.js";
 import {
   ancestry,
   classNamed,
@@ -246,8 +246,32 @@ export function lowerClassMethodCall(
       () => chain(i + 1),
     ]);
   };
-  const [v] = chain(0);
+  const [v] = typedAsWritten(ctx, node, kind, () => chain(0));
   return v ?? ctx.builder.newValue("void");
+}
+
+/**
+ * The branches of a dispatched call, lowered by `branches`: a class's method may declare a
+ * narrower result than the one the call is written against (`scaled(): Pt3` for `scaled():
+ * Pt`, `scale(k): Sq` for an interface's `scale(k): Shape`), so each branch's call has the
+ * type the call has where it is written, and the branches join (the object is the same).
+ */
+function typedAsWritten(
+  ctx: LowerContext,
+  node: CallExpression,
+  kind: InstanceMemberKind,
+  branches: () => Value[],
+): Value[] {
+  const written =
+    kind === "method" ? ctx.types.inferred?.callAt(node.start, node.end)?.result : undefined;
+  const saved = ctx.dispatchedResult;
+  if (written && isObject(written) && (written.classKey || written.interfaceKey))
+    ctx.dispatchedResult = { start: node.start, end: node.end, type: written };
+  try {
+    return branches();
+  } finally {
+    ctx.dispatchedResult = saved;
+  }
 }
 
 /**
@@ -312,7 +336,7 @@ export function lowerInterfaceMethodCall(
       () => chain(i + 1),
     ]);
   };
-  const [v] = chain(0);
+  const [v] = typedAsWritten(ctx, node, kind, () => chain(0));
   return v ?? ctx.builder.newValue("void");
 }
 

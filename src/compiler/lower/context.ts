@@ -293,6 +293,12 @@ export class LowerContext {
   readonly constructedAt = new Map<number, string>();
   /** Set while lowering the calls a function value dispatches to (see function-values.ts). */
   dispatching: string | undefined = undefined;
+  /**
+   * Set while lowering the branches of a method call dispatched on the receiver's class: the
+   * result type the call has where it is written, which an override declaring a narrower one
+   * (`scaled(): Pt3` for `scaled(): Pt`) is called as (see class-dispatch.ts).
+   */
+  dispatchedResult: { start: number; end: number; type: ObjectType } | undefined = undefined;
   /** Set while lowering `super.m(…)`: the class whose method the call runs (see class-dispatch.ts). */
   superOf: string | undefined = undefined;
   /** Where this function's operators are nested, for their messages (LowerOptions.codeContext). */

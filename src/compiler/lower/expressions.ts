@@ -20,6 +20,7 @@ import { staticMethodName } from "../ir/names.js";
 import { closestMathConstant, isMathFunction, MATH_CONSTANT_NAMES } from "./math-help.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerIf } from "./merge.js";
+import { readsOnly } from "./reads-only.js";
 import { logicalIf, lowerLogicalMemberAssignment } from "./logical-assignment.js";
 import { unfold } from "./destructure.js";
 import { describeNode, syntaxKind } from "./describe.js";
@@ -321,7 +322,16 @@ export function lowerCondition(ctx: LowerContext, node: Expression): Value {
 /** `Mode.Fast`, a member of an enum (declared or imported): its value, which the checker knows. */
 function enumMember(ctx: LowerContext, node: Node): Value | undefined {
   if (node.type !== "MemberExpression" || node.computed) return undefined;
-  if (node.object.type !== "Identifier" || ctx.scope.lookup(node.object.name)) return undefined;
+  // `Kind.B`, or `C.Kind.B` of a module imported as a namespace.
+  const owner = node.object;
+  const named =
+    owner.type === "Identifier"
+      ? owner
+      : owner.type === "MemberExpression" && !owner.computed && owner.object.type === "Identifier"
+        ? owner.object
+        : undefined;
+  if (!named || ctx.scope.lookup(named.name)) return undefined;
+  if (named !== owner && !ctx.program.namespaceModule(ctx.module, named.name)) return undefined;
   const value = ctx.types.inferred?.enumValueAt(node.property.start);
   if (value === undefined) return undefined;
   const name = (node.property as { name: string }).name;
@@ -332,13 +342,13 @@ function enumMember(ctx: LowerContext, node: Node): Value | undefined {
 /** `ns.K`, a constant of a module imported as a namespace. */
 function namespaceConstant(ctx: LowerContext, node: Node): Value | undefined {
   const constant = namespaceConstantNode(ctx, node);
-  if (node.type !== "MemberExpression" || !constant?.type) return undefined;
+  if (node.type !== "MemberExpression" || !constant) return undefined;
+  const type = constant.type ?? moduleConstantType(ctx, constant)!;
   const object = node.object as { name: string };
   const property = node.property as { name: string };
   const path = `${object.name}.${property.name}`;
   ctx.readsModuleName(node, object.name);
-  return ctx.builder.emit("global", [], [constant.type], { callee: path }, [], property.name)
-    .results[0]!;
+  return ctx.builder.emit("global", [], [type], { callee: path }, [], property.name).results[0]!;
 }
 
 /** The module constant `ns.K` names, if `node` is such a member expression. */
@@ -348,7 +358,8 @@ function namespaceConstantNode(ctx: LowerContext, node: Node): ModuleConstant | 
   if (ctx.scope.lookup(node.object.name)) return undefined;
   const target = ctx.program.namespaceModule(ctx.module, node.object.name);
   const constant = target && ctx.program.resolveExportedConstant(target, node.property.name);
-  return constant?.type ? constant : undefined;
+  // `C.ORIGIN`, `C.W` of an object or array: typed as a named import of it is.
+  return constant && (constant.type ?? moduleConstantType(ctx, constant)) ? constant : undefined;
 }
 
 function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
@@ -631,8 +642,9 @@ function leftReader(ctx: LowerContext, node: Expression): () => Value {
     ctx.at(inner);
     if (!namespaceConstantNode(ctx, inner)) return memberReader(ctx, inner);
   }
-  // `opts?.scale ?? 1`: the chain is read again in the branch that yields it, as a member is.
-  if (inner.type === "ChainExpression") return () => lowerExpression(ctx, node);
+  // `opts?.scale ?? 1`: the chain is read again in the branch that yields it, as a member is;
+  // one that calls (`make(x)?.a ?? 5`) runs once.
+  if (inner.type === "ChainExpression" && readsOnly(inner)) return () => lowerExpression(ctx, node);
   const v = lowerExpression(ctx, node);
   return () => v;
 }

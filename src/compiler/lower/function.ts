@@ -45,6 +45,7 @@ import { checkHoles } from "./hole-checks.js";
 import { checkEscapingHoles } from "./hole-exits.js";
 import { checkModuleArrays } from "./module-holes.js";
 import { zeroMissingElements } from "./typed-updates.js";
+import { thisResult } from "./this-result.js";
 
 // Entry point of lowering: one user function → one IR function, plus the user functions it
 // calls (for the driver to lower next). Errors abort with a CompileAbort carrying the diagnostic.
@@ -95,10 +96,12 @@ function lowerFunctionOnce(
   const signature = bodyTyped ? { params: read.params, result: undefined } : read;
   const body: Region = { params: [], ops: [] };
   const contextualResult = options.contextual?.result;
+  // `return this` of a method, which the checker cannot type in a generic class.
+  const selfResult = signature.result ? undefined : thisResult(node, options.thisType);
   // `hasAux`: each return gives the loss, a number (see aux.ts).
   let resultType: Type = options.aux
     ? "number"
-    : (options.constructs ?? signature.result ?? contextualResult ?? "number");
+    : (options.constructs ?? signature.result ?? selfResult ?? contextualResult ?? "number");
   // Messages name the user's function, not its `hasAux` form (`loss$aux`, see aux.ts).
   const shown = options.aux ? name.replace(/\$aux$/, "") : name;
   const ctx = new LowerContext(
@@ -115,7 +118,7 @@ function lowerFunctionOnce(
   if (options.codeContext) ctx.codeContext = options.codeContext;
   ctx.celled = celledNames(node);
   ctx.resultDefaulted =
-    !options.aux && !options.constructs && !signature.result && !contextualResult;
+    !options.aux && !options.constructs && !signature.result && !selfResult && !contextualResult;
   if (options.aux) ctx.auxReturn = { declared: signature.result };
   /** Names bound to function values, in binding order: their carried values follow the params. */
   const boundSlots: [Slot | undefined, Binding][] = [];
@@ -134,7 +137,7 @@ function lowerFunctionOnce(
       unsupportedSyntax.isOnlyPlainFunctionsCan(shown, node.async ? "async" : "a generator"),
     );
   }
-  if (node.returnType && (!signature.result || signature.result === "opaque")) {
+  if (node.returnType && !selfResult && (!signature.result || signature.result === "opaque")) {
     const text = annotationText(module.text, node.returnType);
     ctx.fail(
       node.returnType,

@@ -62,6 +62,14 @@ export function inlineCallback(
   /** The caller drops the callback's value (`forEach`). */
   valueDropped = false,
 ): Value | undefined {
+  // A declared result type (`(v: number): R | undefined => v > 0 ? { a: v } : undefined`) is
+  // what the returned expression is lowered as, as a function's return is: an object literal
+  // leaving out an optional field is one of that type.
+  const declared = callback.returnType ? annotationType(callback.returnType, ctx.types) : undefined;
+  const result = (expression: Expression): Value =>
+    declared && declared !== "void" && declared !== "opaque"
+      ? ctx.lowerValue(expression, declared)
+      : ctx.lowerExpression(expression);
   return ctx.inScope(() => {
     callback.params.forEach((p, i) => {
       const fn = functions[i];
@@ -97,7 +105,7 @@ export function inlineCallback(
         ctx.lowerStatements([statement]);
         return undefined;
       }
-      return ctx.lowerExpression(callback.body as Expression);
+      return result(callback.body as Expression);
     }
     const body = (callback.body as FunctionBody).body;
     const last = body[body.length - 1];
@@ -108,7 +116,7 @@ export function inlineCallback(
     if (!returnsOnlyAtEnd(callback) || throwsBeforeEnd(body))
       return lowerWithEarlyReturns(ctx, callback, body, what);
     ctx.lowerStatements(finalReturn ? body.slice(0, -1) : body);
-    return finalReturn?.argument ? ctx.lowerExpression(finalReturn.argument) : undefined;
+    return finalReturn?.argument ? result(finalReturn.argument) : undefined;
   });
 }
 

@@ -399,7 +399,7 @@ export function computedFieldCall(
 ): Value {
   const type = object.type as ObjectType;
   const key = ctx.lowerExpression(node.property as Expression);
-  if (key.type !== "string")
+  if (key.type !== "string" && key.type !== "number")
     return ctx.fail(node.property, typeMismatch.objectKeyMustBeText(typeText(key.type)));
   const callable = type.fields.filter((f) => f.callable);
   if (callable.length === 0 || callable.length !== type.fields.length)
@@ -432,7 +432,7 @@ function keyAndFields(
   type: ObjectType,
 ): { key: Value; fields: string[]; value: Type } {
   const key = ctx.lowerExpression(node.property as Expression);
-  if (key.type !== "string")
+  if (key.type !== "string" && key.type !== "number")
     return ctx.fail(node.property, typeMismatch.objectKeyMustBeText(typeText(key.type)));
   const data = type.fields.filter((f) => f.type !== "opaque" && !f.callable && !f.optional);
   const value = data[0]?.type;
@@ -442,7 +442,11 @@ function keyAndFields(
   return { key, fields: data.map((f) => f.name), value };
 }
 
-/** `k === f1 ? at(f1) : k === f2 ? at(f2) : … : undefined`, as nested `if`s. */
+/**
+ * `k === f1 ? at(f1) : k === f2 ? at(f2) : … : undefined`, as nested `if`s. A number key
+ * (`rates[kind]` of a `Record<Kind, number>`, a numeric enum) names the field JavaScript's
+ * text of it names: it is compared with the fields named by numbers, as numbers.
+ */
 function chooseField(
   ctx: LowerContext,
   key: Value,
@@ -450,12 +454,19 @@ function chooseField(
   results: Type[],
   at: (field: string) => Value[],
 ): Value[] {
-  const [first, ...rest] = fields;
+  const named = key.type === "number" ? fields.filter(isNumberName) : fields;
+  const [first, ...rest] = named;
   const b = ctx.builder;
   // No field named so: nothing stored; a read is undefined.
   if (first === undefined) return results.map((t) => b.emit("const", [], [t]).results[0]!);
-  const test = b.compare("eq", key, b.constant(first));
+  const test = b.compare("eq", key, b.constant(key.type === "number" ? Number(first) : first));
   return lowerIf(ctx, test, [() => at(first), () => chooseField(ctx, key, rest, results, at)]);
+}
+
+/** Whether a field's name is the text JavaScript makes of some number other than NaN. */
+function isNumberName(name: string): boolean {
+  const n = Number(name);
+  return name !== "" && !Number.isNaN(n) && String(n) === name;
 }
 
 /** The key of `r[k]` or `r.name` (a map is read with `get`). */

@@ -157,7 +157,7 @@ export function readerOf(ctx: LowerContext, node: MemberExpression, object: Valu
   if (isObject(type)) {
     // A getter runs once however often its read is emitted: `s.last || 1` calls it once.
     const getter = getterRead(ctx, node, type);
-    if (getter) return once(() => ctx.lowerExpression(getter));
+    if (getter) return once(() => lowerOnReceiver(ctx, getter, object));
     const name = memberName(node);
     const literalGetter =
       name === undefined ? undefined : literalGetterRead(ctx, node, object, name);
@@ -359,7 +359,10 @@ function setterWrite(
   const typeArguments = instantiationOf(ctx.program, type.classKey)?.typeArguments;
   const resolve = typeResolver(ctx.program, found.owner.module, typeArguments);
   const param = signatureOf(found.node, resolve).params[0];
-  const value = compute(() => ctx.lowerExpression(getterCall(node)), param?.type ?? "number");
+  const value = compute(
+    () => lowerOnReceiver(ctx, getterCall(node), object),
+    param?.type ?? "number",
+  );
   ctx.at(node);
   lowerClassMethodCall(ctx, node as never, object, type, name, "set", (symbol, self) =>
     emitUserCall(ctx, node, symbol, name, [value], self),
@@ -372,6 +375,27 @@ export function implementedByGetter(ctx: LowerContext, type: ObjectType, name: s
   return classesOfInterfaceType(ctx, { ...type, interfaceKey: type.interfaceKey! }).some((c) =>
     findMember(ctx, c, name, "get"),
   );
+}
+
+/** The hidden name the receiver of a getter's call is bound to (not writable by the program). */
+const RECEIVER = "$getter:receiver";
+
+/**
+ * `call`, a getter's call on `node.object`, lowered with that object as the value `object`
+ * already lowered: `a.add(y).value` runs `a.add(y)` once, not again for the getter.
+ */
+function lowerOnReceiver(ctx: LowerContext, call: Expression, object: Value): Value {
+  const member = (call as CallExpression).callee as MemberExpression;
+  const written = member.object;
+  // A name or `this` reads the same value again (and `this` chooses `super`'s and private names).
+  if (written.type === "Identifier" || written.type === "ThisExpression")
+    return ctx.lowerExpression(call);
+  return ctx.inScope(() => {
+    ctx.declare(RECEIVER, "const", object.type, object);
+    const receiver = { type: "Identifier", name: RECEIVER, start: written.start, end: written.end };
+    const callee = { ...member, object: receiver };
+    return ctx.lowerExpression({ ...call, callee } as Expression);
+  });
 }
 
 /** `o.name` read through a getter: a call of it, marked as a getter's read (calls.ts). */
@@ -715,9 +739,10 @@ export function lowerObjectLiteral(
       }
       continue;
     }
-    if (prop.computed) return ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties());
-    const key =
-      prop.key.type === "Identifier"
+    const key = prop.computed
+      ? (constantKey(ctx, prop.key) ??
+        ctx.fail(prop, unsupportedSyntax.onlyPlainKeyValueProperties()))
+      : prop.key.type === "Identifier"
         ? prop.key.name
         : prop.key.type === "Literal"
           ? String(prop.key.value)
@@ -808,6 +833,25 @@ export function lowerObjectLiteral(
 }
 
 /** Whether what `{ ...node }` spreads may be undefined or null there (TypeScript's type). */
+/**
+ * The key of a computed property that is one constant (`[Act.Relu]: x` of an enum, `["w1"]`,
+ * `[KEY]` of a `const` the checker types as one literal): JavaScript's text of it.
+ */
+function constantKey(ctx: LowerContext, key: Node): string | undefined {
+  if (key.type === "Literal")
+    return typeof key.value === "string" || typeof key.value === "number"
+      ? String(key.value)
+      : undefined;
+  const types = ctx.types.inferred;
+  if (key.type === "MemberExpression" && !key.computed) {
+    const value = types?.enumValueAt(key.property.start);
+    return value === undefined ? undefined : String(value);
+  }
+  if (key.type !== "Identifier") return undefined;
+  const values = types?.literalsAt(key.start);
+  return values?.length === 1 ? String(values[0]) : undefined;
+}
+
 function spreadMayBeAbsent(ctx: LowerContext, node: Expression): boolean {
   const inner = unparenthesized(node);
   return ctx.types.inferred?.mayBeAbsentIn(inner.start, inner.end) ?? false;

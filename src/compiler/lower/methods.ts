@@ -10,7 +10,17 @@ import type {
   MemberExpression,
   Node,
 } from "oxc-parser";
-import { assignable, isAggregate, isArray, sameType, typeText } from "../ir/type-system.js";
+import {
+  assignable,
+  isAggregate,
+  isArray,
+  isMap,
+  isSet,
+  sameType,
+  typeText,
+} from "../ir/type-system.js";
+import { iterated } from "./keyed.js";
+import { staticMethodSymbol } from "../parse/class-hierarchy.js";
 import type { ArrayType, Type, Value } from "../ir/types.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionArg, LowerContext, Slot } from "./context.js";
@@ -364,7 +374,10 @@ function callbackOf(
 ): ArrowFunctionExpression | { value: FunctionArg; arity: number; name: string } {
   const what = `'.${method}'`;
   if (!node) return ctx.fail(ctx.builder.loc, callArity.needsCallback(what));
-  const inlined = builtinCallback(ctx, node, method) ?? localFunctionCallback(ctx, node);
+  const inlined =
+    builtinCallback(ctx, node, method) ??
+    localFunctionCallback(ctx, node) ??
+    staticMethodCallback(ctx, node);
   if (inlined) return inlined;
   if (node.type !== "ArrowFunctionExpression" || node.async) {
     const value = resolveFunctionArg(ctx, node, undefined, `the callback of ${what}`);
@@ -391,6 +404,30 @@ function localFunctionCallback(ctx: LowerContext, node: Node): ArrowFunctionExpr
   if (!closure || !closure.node.params.every((p) => p.type === "Identifier")) return undefined;
   const at = { start: node.start, end: node.end };
   const params = closure.node.params.map((_, i) => ({ type: "Identifier", name: `$a${i}`, ...at }));
+  return {
+    type: "ArrowFunctionExpression",
+    expression: true,
+    async: false,
+    params,
+    body: { type: "CallExpression", callee: node, arguments: params, optional: false, ...at },
+    ...at,
+  } as unknown as ArrowFunctionExpression;
+}
+
+/**
+ * `vs.map(Vec.norm)`, `vs.reduce(Vec.add, zero)` of a static method of a class of the program:
+ * the callback as an arrow calling it with as many arguments as it declares, as JavaScript
+ * passes them (calls.ts calls a static method by its path).
+ */
+function staticMethodCallback(ctx: LowerContext, node: Node): ArrowFunctionExpression | undefined {
+  if (node.type !== "MemberExpression" || node.computed) return undefined;
+  const { object, property } = node;
+  if (object.type !== "Identifier" || property.type !== "Identifier") return undefined;
+  if (ctx.scope.lookup(object.name)) return undefined;
+  const symbol = staticMethodSymbol(ctx.program, ctx.module, object.name, property.name);
+  if (!symbol || symbol.node.params.some((p) => p.type === "RestElement")) return undefined;
+  const at = { start: node.start, end: node.end };
+  const params = symbol.node.params.map((_, i) => ({ type: "Identifier", name: `$a${i}`, ...at }));
   return {
     type: "ArrowFunctionExpression",
     expression: true,
@@ -637,10 +674,12 @@ export function lowerArrayFrom(
     const mapped = args[1];
     const taken =
       mapped && (() => ctx.types.inferred?.parameterTypeOf(mapped.start, mapped.end, 0));
-    const v =
+    const lowered =
       collectGenerator(ctx, source, node, taken) ??
       valuesIteratorArray(ctx, source) ??
       ctx.lowerExpression(source);
+    // `Array.from(set)`, `Array.from(map, ([k, v]) => …)`: what a spread of it gives.
+    const v = isMap(lowered.type) || isSet(lowered.type) ? iterated(ctx, lowered, source) : lowered;
     if (isArray(v.type) && args.length === 2) {
       // `Array.from(xs, (v, i) => …)`: a plain array of what the callback makes of each element.
       return lowerIteration(ctx, node, v, "from", undefined, undefined, undefined, [], storage);

@@ -16,6 +16,8 @@ export function readsOnly(e: Node): boolean {
     case "TSAsExpression":
     case "TSNonNullExpression":
       return readsOnly("argument" in e ? e.argument : e.expression);
+    case "ChainExpression":
+      return readsOnly(e.expression);
     case "MemberExpression":
       return readsOnly(e.object) && (!e.computed || readsOnly(e.property));
     case "UnaryExpression":

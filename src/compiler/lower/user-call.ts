@@ -4,12 +4,13 @@ import { typeResolver } from "../types/resolver.js";
 import { signatureOf, type ParamInfo } from "../types/signature.js";
 import type { DifferentiationTarget } from "../resolve/targets.js";
 import { symbolKey } from "../ir/function-key.js";
-import { assignable } from "../ir/type-system.js";
+import { assignable, isObject } from "../ir/type-system.js";
 import type { FunctionKey, Type, Value } from "../ir/types.js";
 import { leadingJSDoc, walk } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import type { LowerContext } from "./context.js";
 import { article } from "./describe.js";
+import { thisResult } from "./this-result.js";
 
 // A call of a function of the program: finding the callee from the call's text, checking the
 // arguments against its signature, and the `call` op, with what the driver needs to lower the
@@ -120,7 +121,30 @@ export function emitUserCall(
     loc: ctx.loc(node),
     ...(specialized ? { target: specialized.target } : {}),
   });
-  const result = specialized?.result ?? symbol.constructs ?? signature.result ?? "number";
+  // A method returning `this` gives back its receiver, typed as the caller has it: a
+  // subclass's override (`accrue(): this` of Savings) called on the base type returns the
+  // base's type, as the base's method does, so the dispatch's branches join.
+  const self = thisResult(symbol.node, symbol.thisType);
+  // A dispatched override declaring a narrower class (class-dispatch.ts): typed as the call.
+  const dispatched = ctx.dispatchedResult;
+  const declared = signature.result;
+  const asWrittenResult =
+    receiver &&
+    dispatched?.start === node.start &&
+    dispatched.end === node.end &&
+    declared &&
+    isObject(declared) &&
+    declared.classKey
+      ? dispatched.type
+      : undefined;
+  const result =
+    specialized?.result ??
+    symbol.constructs ??
+    (self && receiver ? receiver.type : undefined) ??
+    asWrittenResult ??
+    signature.result ??
+    self ??
+    "number";
   const operands = receiver ? [receiver, ...args] : args;
   const checkpointed = checkpoint || taggedCheckpoint(symbol);
   if (checkpointed && symbol.name === "default") {

@@ -20,6 +20,19 @@ export function classMember(decl: Class, name: string, kind: MemberKind): Functi
     ) {
       return m.value;
     }
+    // `static add = (a: Vec, b: Vec) => …`: called as a static method is (its `this` is the
+    // class either way).
+    if (
+      kind === "static" &&
+      m.type === "PropertyDefinition" &&
+      m.static &&
+      !m.computed &&
+      m.key.type === "Identifier" &&
+      m.key.name === name &&
+      (m.value?.type === "ArrowFunctionExpression" || m.value?.type === "FunctionExpression")
+    ) {
+      return m.value;
+    }
   }
   return undefined;
 }

@@ -239,15 +239,18 @@ class ProgramTypes implements CheckedTypes {
       case "typedArray":
         return { kind: "array", storage: shape.storage, element: "number" };
       case "keyed": {
-        const key = this.view.describe(shape.key).kind;
+        // `Map<Kind, V>` of an enum, `Map<"a" | "b", V>`: keyed by what its members are.
+        const key = this.keyType(shape.key);
         const value = this.convert(shape.value);
-        // Records are keyed by text (JavaScript turns number keys into text); maps by either.
+        // Records are keyed by text (JavaScript turns number keys into text: a
+        // `Record<number, V>` is one of text); maps by either.
         if (!value || value === "void") return undefined;
-        if (key !== "string" && !(key === "number" && shape.storage === "Map")) return undefined;
-        return { kind: "keyed", storage: shape.storage, key, value };
+        if (key !== "string" && key !== "number") return undefined;
+        const keyedBy = shape.storage === "Record" ? "string" : key;
+        return { kind: "keyed", storage: shape.storage, key: keyedBy, value };
       }
       case "set": {
-        const key = this.view.describe(shape.key).kind;
+        const key = this.keyType(shape.key);
         if (key !== "string" && key !== "number") return undefined;
         return { kind: "keyed", storage: "Set", key, value: "boolean" };
       }
@@ -256,6 +259,14 @@ class ProgramTypes implements CheckedTypes {
       case "other":
         return undefined;
     }
+  }
+
+  /** A key type's kind: a union of number (or of string) literals, an enum's, is that kind. */
+  private keyType(key: CheckedType): string {
+    const kind = this.view.describe(key).kind;
+    if (kind !== "union") return kind;
+    const converted = this.convert(key);
+    return converted === "number" || converted === "string" ? converted : kind;
   }
 
   private object(shape: Extract<CheckedShape, { kind: "object" }>): Type | undefined {

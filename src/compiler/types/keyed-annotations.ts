@@ -41,8 +41,10 @@ export function keyedReference(
     const fields: FieldType[] = names.map((n) => ({ name: n, type: value, noDerivative: false }));
     return { kind: "object", name: text, fields };
   }
-  // `Record<string, V>`, or keyed by an alias of string (`type NodeId = string`).
-  return inner(keyNode) === "string"
+  // `Record<string, V>`, or keyed by an alias of string (`type NodeId = string`); a
+  // `Record<number, V>` is keyed by text too, as JavaScript turns number keys into text.
+  const key = inner(keyNode);
+  return key === "string" || key === "number"
     ? { kind: "keyed", storage: "Record", key: "string", value }
     : undefined;
 }
@@ -59,8 +61,9 @@ export function indexSignatureType(
     typeAnnotation: { typeAnnotation: TSType };
   };
   const key = signature.parameters[0]?.typeAnnotation.typeAnnotation;
-  // `[name: string]`, or an alias of string (`[id: NodeId]`).
-  if (!key || inner(key) !== "string") return undefined;
+  // `[name: string]`, or an alias of string (`[id: NodeId]`); `[i: number]` too, as text.
+  const keyType = key && inner(key);
+  if (keyType !== "string" && keyType !== "number") return undefined;
   const value = inner(signature.typeAnnotation.typeAnnotation);
   if (!value || value === "void") return undefined;
   return { kind: "keyed", storage: "Record", key: "string", value };

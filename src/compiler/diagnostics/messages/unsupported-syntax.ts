@@ -298,7 +298,7 @@ export const unsupportedSyntax = {
     message(
       "unsupportedSyntax",
       `a function passed to another function must be a plain function with simple parameters to be differentiated`,
-      `give it parameters that are plain names ('(x: number) => …'), without defaults, rest parameters or destructuring`,
+      `give it parameters that are names, with or without defaults, or patterns ('(x: number, k = 2) => …'), not rest parameters`,
     ),
   functionsIntoRestParameter: (callee: Printable, rest: Printable) =>
     message(
@@ -457,7 +457,7 @@ export const unsupportedSyntax = {
     message(
       "unsupportedSyntax",
       `the local function '${name}' must be a plain function with simple parameters to be differentiated`,
-      `give it parameters that are plain names ('(x: number) => …'), without defaults, rest parameters or destructuring`,
+      `give it parameters that are names, with or without defaults, or patterns ('(x: number, k = 2) => …'), not rest parameters`,
     ),
   /** `meant`: whether it is a function, else the constant it is probably a slip for, if any. */
   mathIsNotMathConstant: (

@@ -402,14 +402,23 @@ function localFunctionCallback(ctx: LowerContext, node: Node): ArrowFunctionExpr
   const slot = ctx.scope.lookup(node.name);
   const closure = slot && ctx.closures.get(slot);
   if (!closure || !closure.node.params.every((p) => p.type === "Identifier")) return undefined;
-  const at = { start: node.start, end: node.end };
-  const params = closure.node.params.map((_, i) => ({ type: "Identifier", name: `$a${i}`, ...at }));
+  return arrowCalling(node, closure.node.params.length);
+}
+
+/** `($a0, …) => callee($a0, …)` with `count` parameters, written where `callee` is. */
+function arrowCalling(callee: Node, count: number): ArrowFunctionExpression {
+  const at = { start: callee.start, end: callee.end };
+  const params = Array.from({ length: count }, (_, i) => ({
+    type: "Identifier",
+    name: `$a${i}`,
+    ...at,
+  }));
   return {
     type: "ArrowFunctionExpression",
     expression: true,
     async: false,
     params,
-    body: { type: "CallExpression", callee: node, arguments: params, optional: false, ...at },
+    body: { type: "CallExpression", callee, arguments: params, optional: false, ...at },
     ...at,
   } as unknown as ArrowFunctionExpression;
 }
@@ -426,16 +435,7 @@ function staticMethodCallback(ctx: LowerContext, node: Node): ArrowFunctionExpre
   if (ctx.scope.lookup(object.name)) return undefined;
   const symbol = staticMethodSymbol(ctx.program, ctx.module, object.name, property.name);
   if (!symbol || symbol.node.params.some((p) => p.type === "RestElement")) return undefined;
-  const at = { start: node.start, end: node.end };
-  const params = symbol.node.params.map((_, i) => ({ type: "Identifier", name: `$a${i}`, ...at }));
-  return {
-    type: "ArrowFunctionExpression",
-    expression: true,
-    async: false,
-    params,
-    body: { type: "CallExpression", callee: node, arguments: params, optional: false, ...at },
-    ...at,
-  } as unknown as ArrowFunctionExpression;
+  return arrowCalling(node, symbol.node.params.length);
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   finiteGradient,
   loadProgram,
 } from "./support/harness.js";
-import { checkTwoWays } from "./support/two-ways.js";
+import { checkAgainstPlain, checkTwoWays } from "./support/two-ways.js";
 import { checkBackends } from "./support/wasm-backends.js";
 
 // Everyday syntax of TypeScript inside differentiated code (issue 21): optional chaining,
@@ -827,4 +827,18 @@ export const SCALE = 2;
 `,
     },
   );
+});
+
+test("a typed array's filter makes a typed array of its kind, as in JavaScript", async () => {
+  // It was NABLA101 "'.filter' needs a plain array, not a Float64Array".
+  await checkAgainstPlain(`export function f(x: number, y: number): number {
+  const xs = Float64Array.from([x, -y, x * y, 0.5, -2]);
+  const pos = xs.filter((v, i) => v > 0 && i !== 3);
+  const small = Float32Array.from([x, y]).filter((v) => v < 1);
+  // A Float32Array rounds what is stored in it: a plain array would not.
+  small[0] = 0.1;
+  let s = pos.length * 10;
+  for (const v of pos) s += v * v;
+  return s + pos.map((v) => v * y).reduce((a, b) => a + b, 0) + small.length + small[0];
+}`);
 });

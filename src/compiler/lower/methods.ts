@@ -7,6 +7,7 @@ import type {
   ArrowFunctionExpression,
   CallExpression,
   Expression,
+  ExpressionStatement,
   MemberExpression,
   Node,
 } from "oxc-parser";
@@ -269,7 +270,7 @@ export function lowerArrayMethod(
     }
     case "filter": {
       // A new array of the elements the callback keeps, grown as `.push` grows one.
-      if (type.storage !== "Array" || type.elements)
+      if (type.elements)
         ctx.fail(node, unsupportedSyntax.lengthChangeNeedsPlainArray(method, typeText(type)));
       const plain: ArrayType = { kind: "array", storage: "Array", element: type.element };
       const kept = b.emit("alloc", [b.constant(0)], [plain], {}, [], "kept").results[0]!;
@@ -283,7 +284,13 @@ export function lowerArrayMethod(
           () => [],
         ]);
       });
-      return kept;
+      if (type.storage === "Array") return kept;
+      // A typed array's filter makes a typed array of its kind: `Float64Array.from(kept)`.
+      return ctx.inScope(() => {
+        ctx.declare(KEPT, "const", plain, kept);
+        const from = parsedAt(`${type.storage}.from(${KEPT});`, node)[0] as ExpressionStatement;
+        return ctx.lowerExpression(from.expression);
+      });
     }
     default:
       return (
@@ -292,6 +299,9 @@ export function lowerArrayMethod(
       );
   }
 }
+
+/** The hidden name of a typed array's filtered elements, before they are made its kind. */
+const KEPT = "nabla$kept";
 
 /**
  * `xs.some(cb)`, `.every(cb)`, `.find(cb)`, `.findIndex(cb)`: the callback runs on the elements

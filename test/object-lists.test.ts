@@ -170,3 +170,35 @@ export function f(x: number, y: number): number {
   return total;
 }`);
 });
+
+test("a labelled for…of over such a list, left and continued by its label from an inner loop", async () => {
+  // It was a NABLA112 saying that for…of over the list works, at the labelled loop.
+  await checkAgainstPlain(`interface T { w: number; f(x: number): number }
+export function f(x: number, y: number): number {
+  const ts: T[] = [{ w: 1, f: (v) => v * x }, { w: 2, f: (v) => v + y }, { w: 3, f: (v) => v * v }];
+  let s = 0;
+  outer: for (const t of ts) {
+    for (let j = 0; j < 3; j++) {
+      if (j === 1 && t.w === 2) continue outer;
+      if (t.w === 3 && j === 2) break outer;
+      s += t.f(j + x);
+    }
+    s += 100;
+  }
+  return s;
+}`);
+});
+
+test("a labelled for…of over a list of functions, continued by its label", async () => {
+  await checkAgainstPlain(`export function f(x: number, y: number): number {
+  const stages = [(v: number) => v * x, Math.tanh, (v: number) => v + y];
+  let s = 0;
+  outer: for (const g of stages) {
+    for (let j = 0; j < 3; j++) {
+      if (j === 2) continue outer;
+      s += g(j + x);
+    }
+  }
+  return s;
+}`);
+});

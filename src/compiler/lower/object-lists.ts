@@ -102,10 +102,10 @@ const span = (at: Node) => ({ start: at.start, end: at.end });
 const identifier = syntheticIdentifier;
 const literal = numberLiteral;
 
-function constant(pattern: Node, init: Expression, at: Node): Statement {
+function constant(pattern: Node, init: Expression, at: Node, kind = "const"): Statement {
   return {
     type: "VariableDeclaration",
-    kind: "const",
+    kind,
     declare: false,
     declarations: [{ type: "VariableDeclarator", id: pattern, init, definite: false, ...span(at) }],
     ...span(at),
@@ -123,18 +123,21 @@ const LOOPS = new Set([
 
 /**
  * `body` with the `break`s and `continue`s that would leave or go on with the loop over the
- * list (unlabelled, outside loops, switches and functions of its own) aimed at `exit` (the
- * block of all the copies) and `next` (the block of this element's copy).
+ * list (unlabelled, outside loops, switches and functions of its own, or naming the loop's
+ * `label`) aimed at `exit` (the block of all the copies) and `next` (the block of this
+ * element's copy).
  */
-function aimed(body: Node, exit: string, next: string): Node {
+function aimed(body: Node, exit: string, next: string, label: string | undefined): Node {
+  const ours = (n: { label?: { name: string } | null }, unlabelled: boolean) =>
+    n.label ? n.label.name === label : unlabelled;
   const visit = (node: unknown, inLoop: boolean, inSwitch: boolean): unknown => {
     if (Array.isArray(node)) return node.map((n) => visit(n, inLoop, inSwitch));
     if (!node || typeof node !== "object") return node;
-    const n = node as Node & { label?: unknown };
+    const n = node as Node & { label?: { name: string } | null };
     if (FUNCTIONS.has(n.type)) return n;
-    if (n.type === "BreakStatement" && !n.label && !inLoop && !inSwitch)
+    if (n.type === "BreakStatement" && ours(n, !inLoop && !inSwitch))
       return { ...n, label: identifier(exit, n) };
-    if (n.type === "ContinueStatement" && !n.label && !inLoop)
+    if (n.type === "ContinueStatement" && ours(n, !inLoop))
       return { type: "BreakStatement", label: identifier(next, n), ...span(n) };
     const loop = inLoop || LOOPS.has(n.type);
     const choice = inSwitch || n.type === "SwitchStatement";
@@ -155,8 +158,15 @@ function labelled(label: string, body: Statement[], at: Node): Statement {
   } as unknown as Statement;
 }
 
-/** `for (const t of terms) body`: the body once per element, `t` that element. */
-export function forOfObjectList(ctx: LowerContext, node: ForOfStatement): Statement | undefined {
+/**
+ * `for (const t of terms) body` (labelled `label`, if it is): the body once per element, `t`
+ * that element, declared as the loop declares it.
+ */
+export function forOfObjectList(
+  ctx: LowerContext,
+  node: ForOfStatement,
+  label?: string,
+): Statement | undefined {
   const names = objectListOf(ctx, node.right);
   if (!names) return undefined;
   const left = node.left;
@@ -166,8 +176,9 @@ export function forOfObjectList(ctx: LowerContext, node: ForOfStatement): Statem
   const exit = `${base}.exit`;
   const copies = names.map((name, k) => {
     const next = `${base}.next${k}`;
-    const body = aimed(node.body, exit, next) as Statement;
-    return labelled(next, [constant(pattern, identifier(name, node.right), node), body], node);
+    const body = aimed(node.body, exit, next, label) as Statement;
+    const element = constant(pattern, identifier(name, node.right), node, left.kind);
+    return labelled(next, [element, body], node);
   });
   return labelled(exit, copies, node);
 }

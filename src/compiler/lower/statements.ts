@@ -217,6 +217,11 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     }
     case "LabeledStatement":
       if (node.body.type === "ForOfStatement") {
+        // Over a list of functions: a loop over its index, under the same label.
+        const overFunctions = forOfFunctionList(ctx, node.body);
+        if (overFunctions) return lowerStatement(ctx, { ...node, body: overFunctions });
+        const overObjects = forOfObjectList(ctx, node.body, node.label.name);
+        if (overObjects) return lowerStatement(ctx, overObjects);
         const source = forOfGenerator(ctx, node.body);
         if ("generator" in source) {
           lowerGeneratorLoop(ctx, node.body, source.generator, node.label.name);

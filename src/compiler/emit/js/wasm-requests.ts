@@ -349,14 +349,7 @@ export class WasmRequests {
     reason: string,
   ): void {
     const site = `${call.operator}(${call.target.name}) at ${this.place(call.call.start)}`;
-    this.stayJavaScript(
-      backend === "wasm" && !quiet,
-      site,
-      `'${call.operator}'`,
-      reason,
-      call.loc,
-      wasmFallback.operatorNotCovered,
-    );
+    this.declined({ backend, call, quiet }, site, reason, wasmFallback.operatorNotCovered);
   }
 
   /**

@@ -211,6 +211,40 @@ main.ts:14:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   },
   {
+    name: "NABLA101: 'new' of a subclass without a constructor, its base's parameters typed by names its module does not see",
+    files: {
+      "main.ts": `
+import { gradient } from "nabla";
+import * as G from "./geo";
+class Light extends G.Particle {}
+export function e(a: number): number {
+  const l = new Light(new G.Vec(a, 1), 2);
+  return l.pos.x * l.mass;
+}
+export const g = gradient(e);
+`,
+      "geo.ts": `
+export class Vec {
+  constructor(public x: number, public y: number) {}
+}
+export class Particle {
+  constructor(public pos: Vec, public mass: number) {}
+}
+`,
+    },
+    expected: `
+main.ts:5:13: error NABLA101: 'new Light', whose inherited constructor takes rest or destructured parameters or parameters of types its module does not see, is not supported in differentiable code
+  4 | export function e(a: number): number {
+> 5 |   const l = new Light(new G.Vec(a, 1), 2);
+    |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+help: give 'Light' a constructor of its own that calls 'super(…)' with plain parameters, or import the types of the base constructor's parameters in its module
+main.ts:8:18: note: when differentiating 'e' for 'gradient'
+> 8 | export const g = gradient(e);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101: 'new' of a class whose base in another module has arrow-function fields",
     files: {
       "main.ts": `
@@ -337,9 +371,9 @@ main.ts:11:18: note: when differentiating 'f' for 'gradient'
     name: "NABLA101: a generator's values kept in a variable; a generator of another module reading its constant",
     files: {
       "gen.ts": `
-const EPS = 0.25;
+const EPS = [0.25, 0.5];
 export function* shifted(xs: number[]) {
-  for (const x of xs) yield x + EPS;
+  for (const x of xs) yield x + EPS[0];
 }
 `,
       "main.ts": `
@@ -375,7 +409,7 @@ main.ts:17:19: note: when differentiating 'f' for 'gradient'
 
 gen.ts:3:33: error NABLA101: a generator of another module reading its module's 'EPS' is not supported in differentiable code yet
   2 | export function* shifted(xs: number[]) {
-> 3 |   for (const x of xs) yield x + EPS;
+> 3 |   for (const x of xs) yield x + EPS[0];
     |                                 ^^^
 help: pass 'EPS' to the generator as an argument, import it where the loop is too, or declare the generator in the loop's module
 main.ts:14:19: note: in the generator 'shifted', which this loop iterates

@@ -341,7 +341,7 @@ export const g = derivative(f);
   assert.equal(m.g(2), 0 + 1 + 2 * 2);
 });
 
-test("a generator of another module reads that module's constants only where the loop's module reads them too", async () => {
+test("a generator of another module reads that module's constants where the loop's module reads them too, or numeric ones, by their values", async () => {
   await checkTwoWays(
     `import { shifted, SCALE } from "./gen";
 export function f(x: number, y: number) {
@@ -361,9 +361,9 @@ export function* shifted(xs: number[]) {
   );
   const text = diagnosticsText(
     compileFiles({
-      "gen.ts": `const EPS = 0.25;
+      "gen.ts": `const EPS = [0.25];
 export function* shifted(xs: number[]) {
-  for (const x of xs) yield x + EPS;
+  for (const x of xs) yield x + EPS[0];
 }
 `,
       "main.ts": `import { gradient } from "nabla";

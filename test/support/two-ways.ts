@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { assertClose, finiteGradient, loadProgram } from "./harness.js";
 
@@ -46,14 +50,30 @@ export const d = differential(f, { wrt: [0, 1] });
   }
 }
 
-/** `f` of `body` run as plain JavaScript: its types stripped by TypeScript, no nabla. */
-export async function plainF(body: string): Promise<(x: number, y: number) => number> {
-  const js = ts.transpileModule(body, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  }).outputText;
-  const m = (await import(`data:text/javascript,${encodeURIComponent(js)}`)) as {
-    f: (x: number, y: number) => number;
-  };
+/**
+ * `f` of `body` run as plain JavaScript: its types stripped by TypeScript, no nabla. The other
+ * `modules` it imports (`./geo`) are written next to it, in a folder of their own.
+ */
+export async function plainF(
+  body: string,
+  modules: Record<string, string> = {},
+): Promise<(x: number, y: number) => number> {
+  const strip = (text: string) =>
+    ts
+      .transpileModule(text, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      })
+      .outputText.replace(/(from\s+["']\.\/[^"']+?)(\.ts)?(["'])/g, "$1.mjs$3");
+  type Plain = { f: (x: number, y: number) => number };
+  if (Object.keys(modules).length === 0) {
+    const m = (await import(`data:text/javascript,${encodeURIComponent(strip(body))}`)) as Plain;
+    return m.f;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "nabla-plain-"));
+  for (const [name, text] of Object.entries(modules))
+    writeFileSync(join(dir, name.replace(/\.ts$/, ".mjs")), strip(text));
+  writeFileSync(join(dir, "main.mjs"), strip(body));
+  const m = (await import(pathToFileURL(join(dir, "main.mjs")).href)) as Plain;
   return m.f;
 }
 
@@ -68,15 +88,18 @@ export async function checkAgainstPlain(
     [1.3, 0.9],
   ],
   backend: "js" | "wasm" | "auto" = "js",
+  /** Other modules of the program, which main.ts may import (`./geo`). */
+  modules: Record<string, string> = {},
 ): Promise<void> {
   const m = await loadProgram<Compiled>({
+    ...modules,
     "main.ts": `import { differential, valueWithGradient } from "nabla";
 ${body}
 export const vg = valueWithGradient(f, { wrt: [0, 1], backend: "${backend}" });
 export const d = differential(f, { wrt: [0, 1], backend: "${backend}" });
 `,
   });
-  const plain = await plainF(body);
+  const plain = await plainF(body, modules);
   for (const [x, y] of points) {
     const { value, gradient } = m.vg(x, y);
     assert.equal(value, plain(x, y), `value at (${x}, ${y}), against plain JavaScript`);

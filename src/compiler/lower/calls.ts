@@ -594,11 +594,15 @@ function callField(
   return callFunctionArg(ctx, node, arg, lowerArguments(ctx, node), `${type.name}.${field.name}`);
 }
 
-/** `Quaternion.identity`: a static method of a class of the program, called by its path. */
+/**
+ * `Quaternion.identity`, `geo.Particle.at`: a static method of a class of the program (through
+ * namespace imports), called by its path.
+ */
 function staticMethod(ctx: LowerContext, path: string): FunctionSymbol | undefined {
-  const [className, name, ...rest] = path.split(".");
-  if (!className || !name || rest.length > 0 || ctx.scope.lookup(className)) return undefined;
-  return staticMethodSymbol(ctx.program, ctx.module, className, name);
+  const parts = path.split(".");
+  const name = parts.pop();
+  if (!name || parts.length === 0 || ctx.scope.lookup(parts[0]!)) return undefined;
+  return staticMethodSymbol(ctx.program, ctx.module, parts.join("."), name);
 }
 
 /**

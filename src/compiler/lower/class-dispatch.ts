@@ -417,13 +417,11 @@ function yielded(v: Value): Value[] {
 
 /** `value instanceof C`, where `C` is a class of the program visible from the module lowered. */
 export function instanceOf(ctx: LowerContext, value: Value, cls: ClassSymbol, at: Node): Value {
-  const visible = classNamed(ctx.program, ctx.module, cls.name);
-  if (visible?.decl !== cls.decl) {
-    return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file));
-  }
+  const path = visiblePath(ctx, cls);
+  if (!path) return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file));
   ctx.at(at);
-  ctx.readsModuleName(at, cls.name);
-  const reference = ctx.builder.emit("global", [], ["opaque"], { callee: cls.name }, [], cls.name)
+  ctx.readsModuleName(at, path.split(".")[0]!);
+  const reference = ctx.builder.emit("global", [], ["opaque"], { callee: path }, [], cls.name)
     .results[0]!;
   return ctx.builder.emit("nondiff", [value, reference], ["boolean"], { callee: "instanceof" })
     .results[0]!;
@@ -466,4 +464,18 @@ export function lowerSuperMethod(
   } finally {
     ctx.superOf = saved;
   }
+}
+
+/**
+ * How the module lowered names the class `cls`: by its name, or through a namespace import
+ * (`geo.Vec` where the module has `import * as geo from "./geo"`); undefined if neither.
+ */
+function visiblePath(ctx: LowerContext, cls: ClassSymbol): string | undefined {
+  if (classNamed(ctx.program, ctx.module, cls.name)?.decl === cls.decl) return cls.name;
+  for (const [local, binding] of ctx.module.imports) {
+    if (binding.imported !== "*" || binding.typeOnly || ctx.scope.lookup(local)) continue;
+    const path = `${local}.${cls.name}`;
+    if (classNamed(ctx.program, ctx.module, path)?.decl === cls.decl) return path;
+  }
+  return undefined;
 }

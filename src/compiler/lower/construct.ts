@@ -1,4 +1,11 @@
-import type { CallExpression, Class, NewExpression, Node, Statement } from "oxc-parser";
+import type {
+  CallExpression,
+  Class,
+  NewExpression,
+  Node,
+  Statement,
+  TSTypeAnnotation,
+} from "oxc-parser";
 import { unsupportedSyntax } from "../diagnostics/messages/index.js";
 import type { ObjectType, Type, Value } from "../ir/types.js";
 import { assignable, isObject, sameType } from "../ir/type-system.js";
@@ -18,7 +25,10 @@ import { classesOfInterfaceType, instanceType } from "./class-dispatch.js";
 import { functionKey, genericKey, keyName } from "../ir/function-key.js";
 import { genericClassType } from "../types/declared-types.js";
 import { instantiationOf } from "../types/generic-classes.js";
-import { Scope, type LowerContext } from "./context.js";
+import { enterModule, Scope, type LowerContext } from "./context.js";
+import { typeResolver } from "../types/resolver.js";
+import { annotationType, signatureOf } from "../types/signature.js";
+import { calleePath, isNamespacePath, omitted } from "./user-call.js";
 import { orDefault } from "./destructure.js";
 import { arrowFieldsToInstall, arrowInitializer } from "./arrow-fields.js";
 
@@ -30,6 +40,17 @@ import { arrowFieldsToInstall, arrowInitializer } from "./arrow-fields.js";
 // called as nabla calls methods, by the class nabla knows it to be. In a class that extends
 // another, `super(…)` runs the base's constructor on the same instance (its body lowered in
 // place, with its parameters bound to the arguments), then the class's own fields are set.
+
+/**
+ * The class a `new` names, as the module being lowered sees it: `Vec` (not shadowed by a local),
+ * or `geo.Vec` of a module imported as a namespace (`import * as geo from "./geo"`).
+ */
+export function constructedName(ctx: LowerContext, node: NewExpression): string | undefined {
+  const callee = node.callee;
+  if (callee.type === "Identifier") return ctx.scope.lookup(callee.name) ? undefined : callee.name;
+  if (callee.type !== "MemberExpression" || !isNamespacePath(ctx, callee.object)) return undefined;
+  return calleePath(callee);
+}
 
 /** The constructor of the class `name` (as seen from the module being lowered), if it is one. */
 export function constructorOf(
@@ -160,6 +181,31 @@ export function constructedClassName(name: string, type: ObjectType): string {
   return type.classKey ? keyName(genericKey(type.classKey)) : type.name;
 }
 
+/**
+ * Whether the base constructor's parameters (of another module, maybe) are typed the same in
+ * the module of `cls`, which the constructor JavaScript gives `cls` declares them in.
+ */
+function sameParameterTypes(
+  ctx: LowerContext,
+  params: Node[],
+  base: ClassSymbol,
+  cls: ClassSymbol,
+): boolean {
+  if (base.module === cls.module) return true;
+  const there = typeResolver(ctx.program, base.module);
+  const here = typeResolver(ctx.program, cls.module);
+  return params.every((p) => {
+    const id = (p.type === "AssignmentPattern" ? p.left : p) as Node & {
+      typeAnnotation?: TSTypeAnnotation | null;
+    };
+    const written = annotationType(id.typeAnnotation, there);
+    const seen = annotationType(id.typeAnnotation, here);
+    return written === undefined
+      ? seen === undefined
+      : seen !== undefined && sameType(written, seen);
+  });
+}
+
 /** The constructor a class declares, or the one JavaScript gives it when it declares none. */
 function constructorNode(ctx: LowerContext, cls: ClassSymbol, at: Node): FunctionLike {
   const own = cls.decl.body.body.find(
@@ -171,12 +217,12 @@ function constructorNode(ctx: LowerContext, cls: ClassSymbol, at: Node): Functio
   // `constructor(...args) { super(...args); }`, with the parameters of the constructor it
   // reaches (so omitted arguments take that constructor's defaults).
   const params = base ? constructorNode(ctx, base, at).params.map(plainParameter) : [];
-  if (params.some((p) => !p) || (base && base.module !== cls.module && params.length > 0)) {
+  if (params.some((p) => !p) || (base && !sameParameterTypes(ctx, params as Node[], base, cls))) {
     return ctx.fail(
       at,
       unsupportedSyntax.constructNotSupported(
-        `'new ${cls.name}', whose inherited constructor takes rest or destructured parameters or is declared in another module,`,
-        `give '${cls.name}' a constructor of its own that calls 'super(…)' with plain parameters, or declare the base class in this module`,
+        `'new ${cls.name}', whose inherited constructor takes rest or destructured parameters or parameters of types its module does not see,`,
+        `give '${cls.name}' a constructor of its own that calls 'super(…)' with plain parameters, or import the types of the base constructor's parameters in its module`,
       ),
     );
   }
@@ -362,37 +408,50 @@ export function lowerSuperConstructorCall(
       ),
     );
   }
-  if (base.module !== ctx.module || returns) {
+  if (returns) {
     return ctx.fail(
       node,
       unsupportedSyntax.constructNotSupported(
-        `'super(…)' calling the constructor of '${base.name}', which ${returns ? "returns early" : "is declared in another module"},`,
-        returns
-          ? `let '${base.name}''s constructor run to its end (set the fields in an if/else)`
-          : `declare '${base.name}' in the module of the class that extends it`,
+        `'super(…)' calling the constructor of '${base.name}', which returns early,`,
+        `let '${base.name}''s constructor run to its end (set the fields in an if/else)`,
       ),
     );
   }
+  // A base class of another module: its constructor's code reads the names of its module.
+  const elsewhere = base.module !== ctx.module;
+  const home = elsewhere
+    ? { module: base.module, types: typeResolver(ctx.program, base.module) }
+    : { module: ctx.module, types: ctx.types };
+  const params = signatureOf(fn, home.types).params;
+  // Checked here, where the messages can point at this module's code.
+  fn.params.forEach((p, i) => {
+    const param = plainParameter(p);
+    if (!param) {
+      return ctx.fail(
+        elsewhere ? node : p,
+        unsupportedSyntax.constructNotSupported(
+          `a rest or destructured parameter of a constructor called by 'super(…)'`,
+          `take the values as plain parameters ('constructor(x: number, y: number)')`,
+        ),
+      );
+    }
+    if (param.type === "Identifier" && !args[i] && !params[i]?.omissible)
+      return ctx.fail(node, unsupportedSyntax.superCallMissingArgument(param.name));
+  });
   const self = ctx.value(ctx.scope.lookup("this")!);
   const saved = ctx.scope;
+  const caller = { module: ctx.module, types: ctx.types };
   ctx.scope = new Scope(undefined);
+  enterModule(ctx, home);
   try {
     ctx.declare("this", "const", self.type, self);
     fn.params.forEach((p, i) => {
-      const param = plainParameter(p);
-      if (!param) {
-        return ctx.fail(
-          p,
-          unsupportedSyntax.constructNotSupported(
-            `a rest or destructured parameter of a constructor called by 'super(…)'`,
-            `take the values as plain parameters ('constructor(x: number, y: number)')`,
-          ),
-        );
-      }
-      const arg = args[i];
+      const param = plainParameter(p)!;
+      // `drag?: number` not given: undefined, as JavaScript passes it.
+      const arg =
+        args[i] ?? (param.type === "Identifier" ? omitted(ctx, [params[i]!])[0] : undefined);
       if (param.type === "Identifier") {
-        if (!arg) return ctx.fail(node, unsupportedSyntax.superCallMissingArgument(param.name));
-        ctx.declare(param.name, "param", arg.type, arg);
+        ctx.declare(param.name, "param", arg!.type, arg!);
         return;
       }
       const pattern = param as Node & { left: { name: string }; right: Node };
@@ -423,6 +482,7 @@ export function lowerSuperConstructorCall(
     ctx.lowerStatements(statements);
   } finally {
     ctx.scope = saved;
+    enterModule(ctx, caller);
   }
   return ctx.builder.newValue("void");
 }

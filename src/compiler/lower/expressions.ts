@@ -28,8 +28,9 @@ import { equalsAbsent, functionValue, holdsFunction, type Presence } from "./fun
 import { moduleVariableAdvice } from "./annotation-advice.js";
 import { unboundKind } from "./unbound-name.js";
 import { lowerCall, lowerUserCall } from "./calls.js";
+import { calleePath, isNamespacePath } from "./user-call.js";
 import { mathMember, numberConstant } from "./math-functions.js";
-import { constructorOf } from "./construct.js";
+import { constructedName, constructorOf } from "./construct.js";
 import { lowerOptionalChain } from "./optional-chain.js";
 import { isFunctionList, lengthOfFunctionList } from "./function-lists.js";
 import {
@@ -132,12 +133,15 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       const settled = functionTest(ctx, node);
       if (settled !== undefined) return settled;
       // `s instanceof Disk`, Disk a class of the program: the test class dispatch makes.
-      if (
+      const classPath =
         node.operator === "instanceof" &&
-        node.right.type === "Identifier" &&
-        !ctx.scope.lookup(node.right.name)
-      ) {
-        const cls = classNamed(ctx.program, ctx.module, node.right.name);
+        (node.right.type === "Identifier"
+          ? !ctx.scope.lookup(node.right.name)
+          : node.right.type === "MemberExpression" && isNamespacePath(ctx, node.right.object))
+          ? calleePath(node.right)
+          : undefined;
+      if (classPath) {
+        const cls = classNamed(ctx.program, ctx.module, classPath);
         if (cls) return instanceOf(ctx, lowerExpression(ctx, node.left as Expression), cls, node);
       }
       return lowerBinary(ctx, node.operator, node.left as Expression, node.right, node);
@@ -241,11 +245,11 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       return lowerObjectLiteral(ctx, node, undefined);
     case "NewExpression": {
       // `new Vec3(…)` of a class of the program: a call of its constructor (construct.ts).
-      const name = node.callee.type === "Identifier" ? node.callee.name : undefined;
+      const name = constructedName(ctx, node);
       const at = `${node.start}:${node.end}`;
       const as = ctx.newAs ?? ctx.widened.get(at);
       ctx.newAs = undefined;
-      const ctor = name && !ctx.scope.lookup(name) ? constructorOf(ctx, name, node, as) : undefined;
+      const ctor = name ? constructorOf(ctx, name, node, as) : undefined;
       if (!ctor) return lowerNew(ctx, node);
       const instance = lowerUserCall(ctx, node as never, ctor, name!);
       ctx.constructedAt.set(instance.id, at);
@@ -374,6 +378,10 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   if (name in GLOBAL_CONSTANTS && isPlatformGlobal(ctx.module, name))
     return ctx.builder.constant(GLOBAL_CONSTANTS[name]!, name);
   const constant = ctx.module.constants.get(name);
+  // A numeric `const` of another module's code run here (a base class's constructor, a
+  // factory): its value, which needs no name the derivative code's module may not have.
+  if (constant?.kind === "const" && constant.value !== undefined && ctx.module !== ctx.home)
+    return ctx.builder.constant(constant.value, name);
   if (constant) {
     const type = constant.type ?? moduleConstantType(ctx, constant);
     if (type === undefined) {

@@ -4,7 +4,7 @@ import { absentLiteral } from "./absence.js";
 import { fieldFunctionType } from "./class-dispatch.js";
 import { lowerIf } from "./merge.js";
 export { copyInto, countedLoop, forEachIndex } from "./ir-loops.js";
-import { constructorOf } from "./construct.js";
+import { constructedName, constructorOf } from "./construct.js";
 import { mathMember } from "./math-functions.js";
 import { staticPropertyRead } from "./class-members.js";
 import { classMember } from "../parse/class-member.js";
@@ -1034,12 +1034,7 @@ export function lowerNew(
     return ctx.fail(node, typeMismatch.newNeedsLengthOrArray(name));
   }
   // `new Vec3(…)` of a class of the program is an expression of its own (expressions.ts).
-  if (
-    node.type === "NewExpression" &&
-    name &&
-    !ctx.scope.lookup(name) &&
-    constructorOf(ctx, name, node)
-  )
-    return ctx.lowerExpression(node);
-  return ctx.fail(node, unsupportedSyntax.newIsNotSupportedIn(name || "…"));
+  const named = node.type === "NewExpression" ? constructedName(ctx, node) : undefined;
+  if (named && constructorOf(ctx, named, node)) return ctx.lowerExpression(node);
+  return ctx.fail(node, unsupportedSyntax.newIsNotSupportedIn(name || named || "…"));
 }

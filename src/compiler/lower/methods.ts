@@ -21,7 +21,7 @@ import {
   typeText,
 } from "../ir/type-system.js";
 import { iterated } from "./keyed.js";
-import { staticMethodSymbol } from "../parse/class-hierarchy.js";
+import { classNamed, staticMethodSymbol } from "../parse/class-hierarchy.js";
 import type { ArrayType, Type, Value } from "../ir/types.js";
 import { assignedNames } from "./assigned-names.js";
 import type { FunctionArg, LowerContext, Slot } from "./context.js";
@@ -43,7 +43,7 @@ import { substituteValues } from "../ir/substitute.js";
 import { lowerOrderMethod } from "./array-order-methods.js";
 import { lowerSort, parsedAt } from "./array-sort.js";
 import { lowerTypedArraySet } from "./typed-array-set.js";
-import { isNamespacePath } from "./user-call.js";
+import { calleePath, isNamespacePath } from "./user-call.js";
 import { relativePosition, wholeIndex } from "./relative-index.js";
 import { lowerLengthChange } from "./array-length-changes.js";
 
@@ -740,6 +740,11 @@ export function methodName(callee: Node): string | undefined {
 export function isValueReceiver(ctx: LowerContext, callee: MemberExpression): boolean {
   const object = callee.object;
   if (object.type === "MemberExpression" && isNamespacePath(ctx, object)) return false;
+  // `geo.Particle.at(…)`: a static method of a class imported through a namespace.
+  if (object.type === "MemberExpression" && isNamespacePath(ctx, object.object)) {
+    const path = calleePath(object);
+    if (path && classNamed(ctx.program, ctx.module, path)) return false;
+  }
   if (object.type !== "Identifier") return object.type !== "Super";
   if (ctx.scope.lookup(object.name)) return true;
   // A module-level array or object (declared here or imported), not a namespace or a class.

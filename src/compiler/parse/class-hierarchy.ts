@@ -32,9 +32,22 @@ export function classNamed(
 
 /** The class `cls` extends, if it extends a class of the program by name. */
 export function superclassOf(program: ProgramGraph, cls: ClassSymbol): ClassSymbol | undefined {
-  const base = cls.decl.superClass;
-  if (!base || base.type !== "Identifier") return undefined;
-  return classNamed(program, cls.module, base.name);
+  const base = cls.decl.superClass && dottedName(cls.decl.superClass);
+  return base ? classNamed(program, cls.module, base) : undefined;
+}
+
+/** `Base`, or `geo.Base` / `lib.geo.Base` through namespace imports, as a dotted name. */
+export function dottedName(node: Node): string | undefined {
+  if (node.type === "Identifier") return node.name;
+  if (node.type === "MemberExpression" && !node.computed && node.property.type === "Identifier") {
+    const object = dottedName(node.object);
+    return object && `${object}.${node.property.name}`;
+  }
+  if (node.type === "TSQualifiedName") {
+    const left = dottedName(node.left);
+    return left && `${left}.${node.right.name}`;
+  }
+  return undefined;
 }
 
 /**
@@ -111,11 +124,7 @@ export function implementersOf(program: ProgramGraph, decl: Node): ClassSymbol[]
       // `implements Filter`, or an interface extending it (`implements Solid`, `Solid extends
       // Shape`), or no `implements` clause but every method of it (structural typing).
       const implemented =
-        (c.implements ?? []).some(
-          (i) =>
-            i.expression.type === "Identifier" &&
-            extendsInterface(program, module, i.expression.name, decl),
-        ) ||
+        (c.implements ?? []).some((i) => implementsNamed(program, module, i.expression, decl)) ||
         // A class naming the interfaces it (or a base) implements is taken at its word.
         (methods.length > 0 &&
           ancestry(program, { module, name, decl: c }).every(
@@ -145,6 +154,11 @@ export function implementersOf(program: ProgramGraph, decl: Node): ClassSymbol[]
 }
 
 /** Whether the interface `name` (seen from `mod`) is `decl` or extends it. */
+function implementsNamed(program: ProgramGraph, mod: SourceModule, name: Node, decl: Node) {
+  const written = dottedName(name);
+  return written !== undefined && extendsInterface(program, mod, written, decl);
+}
+
 function extendsInterface(
   program: ProgramGraph,
   mod: SourceModule,
@@ -156,11 +170,10 @@ function extendsInterface(
   if (!found || depth > 16) return false;
   if (found.node === decl) return true;
   if (found.node.type !== "TSInterfaceDeclaration") return false;
-  return (found.node.extends ?? []).some(
-    (e) =>
-      e.expression.type === "Identifier" &&
-      extendsInterface(program, found.module, e.expression.name, decl, depth + 1),
-  );
+  return (found.node.extends ?? []).some((e) => {
+    const base = dottedName(e.expression);
+    return base !== undefined && extendsInterface(program, found.module, base, decl, depth + 1);
+  });
 }
 
 /**

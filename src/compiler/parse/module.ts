@@ -267,7 +267,7 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
           mod.types.set(name, init);
           continue;
         }
-        const literal = init ? constantValue(init) : undefined;
+        const literal = init ? constantValue(init, (n) => mod.constants.get(n)?.value) : undefined;
         mod.constants.set(name, {
           name,
           kind: node.kind as ModuleConstant["kind"],
@@ -367,20 +367,30 @@ function declaredNames(node: Node): string[] {
   return [];
 }
 
-/** Folds numeric literals, unary minus and plain arithmetic of them; undefined otherwise. */
-export function constantValue(node: Node): number | undefined {
+/**
+ * Folds numeric literals, unary minus and plain arithmetic of them, and names `known` gives a
+ * value (the numeric constants declared before); undefined otherwise.
+ */
+export function constantValue(
+  node: Node,
+  known: (name: string) => number | undefined = () => undefined,
+): number | undefined {
   switch (node.type) {
     case "Literal":
       return typeof node.value === "number" ? node.value : undefined;
+    case "Identifier":
+      return known(node.name);
+    case "ParenthesizedExpression":
+      return constantValue(node.expression, known);
     case "UnaryExpression": {
-      const v = constantValue(node.argument);
+      const v = constantValue(node.argument, known);
       if (v === undefined) return undefined;
       return node.operator === "-" ? -v : node.operator === "+" ? v : undefined;
     }
     case "BinaryExpression": {
       if (node.left.type === "PrivateIdentifier") return undefined;
-      const a = constantValue(node.left);
-      const b = constantValue(node.right);
+      const a = constantValue(node.left, known);
+      const b = constantValue(node.right, known);
       if (a === undefined || b === undefined) return undefined;
       switch (node.operator) {
         case "+":

@@ -301,7 +301,21 @@ export class ProgramGraph {
 
   /** The interface, type alias or class a name used in `mod` denotes, following imports. */
   resolveType(mod: SourceModule, name: string): TypeSymbol | undefined {
+    // `geo.Vec`: a type of a module imported as a namespace (`import * as geo from "./geo"`).
+    const dot = name.lastIndexOf(".");
+    if (dot > 0) {
+      const target = this.namespaceAt(mod, name.slice(0, dot));
+      return target && this.resolveExported(target, name.slice(dot + 1), new Set(), typeIn);
+    }
     return this.resolveLocal(mod, name, new Set(), typeIn);
+  }
+
+  /** The module a dotted path of namespaces names in `mod` (`geo`, `lib.geo`), if it does. */
+  private namespaceAt(mod: SourceModule, path: string): SourceModule | undefined {
+    const [first, ...rest] = path.split(".");
+    let target = this.namespaceModule(mod, first!);
+    for (const part of rest) target = target && this.exportedNamespace(target, part);
+    return target;
   }
 
   /** The enum a name used in `mod` denotes, following imports. */

@@ -22,7 +22,14 @@ import { declareArgumentList, declareListName } from "./function-lists.js";
 export function declareMadeFunction(ctx: LowerContext, name: string, init: Node | null): boolean {
   const factory = factoryOf(ctx, init);
   if (!factory) return false;
-  const scope = runFactoryBody(ctx, factory.fn, factory.setup, init as CallExpression);
+  const scope = runFactoryBody(
+    ctx,
+    factory.fn,
+    factory.setup,
+    init as CallExpression,
+    undefined,
+    factory.scope,
+  );
   if (!scope) return false;
   ctx.closures.set(ctx.declareFunctionName(name), { node: factory.made, scope });
   return true;
@@ -41,6 +48,8 @@ export function runFactoryBody(
   call: CallExpression,
   /** The factory's module, when it is another than the caller's (literal-factories.ts). */
   home: CodePlace = { module: ctx.module, types: ctx.types },
+  /** A local factory's scope, whose names its code reads. */
+  written?: Scope,
 ): Scope | undefined {
   if (call.arguments.some((a) => a.type === "SpreadElement")) return undefined;
   const signature = signatureOf(fn, home.types);
@@ -83,10 +92,11 @@ export function runFactoryBody(
     ? lowered.slice(0, restIndex)
     : packRestArguments(ctx, call, signature.params, lowered);
   const outer = ctx.scope;
-  // The factory's code sees its own names and its module's, not the caller's locals (`const
-  // scale = 100` where the factory reads a module-level `scale`): its scope holds only the
-  // hidden names the call declared for the functions it passes.
-  const hidden = new Scope(undefined);
+  // The factory's code sees its own names and its module's (or a local factory's, those of
+  // where it is written), not the caller's locals (`const scale = 100` where the factory reads
+  // a module-level `scale`): its scope holds only the hidden names the call declared for the
+  // functions it passes.
+  const hidden = new Scope(written);
   for (const name of [...named, ...(list ?? [])]) {
     const slot = name === undefined ? undefined : outer.lookup(name);
     if (slot) hidden.names.set(name!, slot);

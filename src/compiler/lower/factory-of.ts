@@ -1,6 +1,6 @@
 import type { FunctionBody, Node, Statement } from "oxc-parser";
 import { walk, type FunctionLike } from "../parse/module.js";
-import type { LowerContext } from "./context.js";
+import type { LowerContext, Scope } from "./context.js";
 import { resolveCallee } from "./user-call.js";
 
 // Which calls are of factories: functions of the program whose last statement returns a
@@ -13,6 +13,8 @@ export interface Factory {
   /** Its statements before the `return` of the function it makes. */
   setup: Statement[];
   made: FunctionLike;
+  /** A local factory's (`const scaleBy = (k) => (v) => v * k` in a function): where it is written. */
+  scope?: Scope;
 }
 
 const NESTED_FUNCTIONS = new Set([
@@ -31,11 +33,21 @@ function isFunction(node: Node | null | undefined): node is FunctionLike {
  */
 export function factoryOf(ctx: LowerContext, init: Node | null | undefined): Factory | undefined {
   if (init?.type !== "CallExpression" || init.callee.type !== "Identifier") return undefined;
-  if (ctx.scope.lookup(init.callee.name)) return undefined;
+  const local = ctx.scope.lookup(init.callee.name);
+  if (local) {
+    // A local function returning the function it writes: a factory of its scope.
+    const closure = ctx.closures.get(local);
+    const made = closure && madeBy(closure.node);
+    return made && { ...made, scope: closure.scope };
+  }
   const symbol = resolveCallee(ctx, init.callee.name);
-  if (!symbol || symbol.module !== ctx.module || symbol.node.async || symbol.node.generator)
-    return undefined;
-  const fn = symbol.node;
+  if (!symbol || symbol.module !== ctx.module) return undefined;
+  return madeBy(symbol.node);
+}
+
+/** `fn` as a factory: its last statement returns a function written there, or its body is one. */
+function madeBy(fn: FunctionLike): Factory | undefined {
+  if (fn.async || fn.generator) return undefined;
   if (fn.type === "ArrowFunctionExpression" && fn.expression) {
     const body = fn.body as Node;
     return isFunction(body) ? { fn, setup: [], made: body } : undefined;

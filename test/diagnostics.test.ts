@@ -211,6 +211,42 @@ main.ts:14:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   },
   {
+    name: "NABLA109: a class instance where an interface of fields goes, with the literal to write instead",
+    files: {
+      "main.ts": `
+import { gradient } from "nabla";
+interface Shaped {
+  readonly area: number;
+}
+class Square implements Shaped {
+  constructor(private side: number) {}
+  get area() {
+    return this.side * this.side;
+  }
+}
+function total(shapes: Shaped[]): number {
+  return shapes.reduce((s, sh) => s + sh.area, 0);
+}
+export function f(x: number): number {
+  const sq = new Square(x);
+  return total([sq, { area: x }]);
+}
+export const g = gradient(f);
+`,
+    },
+    expected: `
+main.ts:16:17: error NABLA109: expected a Shaped here, got a Square: 'Shaped' declares fields only, so differentiable code holds its values as plain objects, and an instance of a class (its getters, its methods) is not one
+  15 |   const sq = new Square(x);
+> 16 |   return total([sq, { area: x }]);
+     |                 ^^
+help: copy what 'Shaped' needs into an object literal ('{ area: sq.area }')
+main.ts:18:18: note: when differentiating 'f' for 'gradient'
+> 18 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101: 'new' of a subclass without a constructor, its base's parameters typed by names its module does not see",
     files: {
       "main.ts": `

@@ -34,6 +34,13 @@ export const typeMismatch = {
     ),
   expectedHereGot: (article: Printable, article2: Printable) =>
     message("typeMismatch", `expected ${article} here, got ${article2}`),
+  /** `fields`: the literal copying the instance's fields, as the help writes it. */
+  instanceWhereFieldsGo: (expected: Printable, got: Printable, fields: Printable) =>
+    message(
+      "typeMismatch",
+      `expected a ${expected} here, got a ${got}: '${expected}' declares fields only, so differentiable code holds its values as plain objects, and an instance of a class (its getters, its methods) is not one`,
+      `copy what '${expected}' needs into an object literal ('${fields}')`,
+    ),
   instanceWhereWiderTypeJoins: (from: Printable, to: Printable) =>
     message(
       "typeMismatch",

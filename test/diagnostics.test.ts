@@ -211,6 +211,31 @@ main.ts:14:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   },
   {
+    name: "NABLA101: a closure pushed onto an array of functions",
+    files: {
+      "main.ts": `
+import { gradient } from "nabla";
+export function f(x: number): number {
+  const steps: ((t: number) => number)[] = [];
+  steps.push((t) => t * x);
+  return steps.length * x;
+}
+export const g = gradient(f);
+`,
+    },
+    expected: `
+main.ts:4:14: error NABLA101: a function added to an array with '.push' is not supported in differentiable code: a list of functions is known where it is written
+  3 |   const steps: ((t: number) => number)[] = [];
+> 4 |   steps.push((t) => t * x);
+    |              ^^^^^^^^^^^^
+help: write the functions in the array literal ('const fs = [(t: number) => t * x, (t: number) => t + y]'), or keep the numbers they need in an array and call one function with them
+main.ts:7:18: note: when differentiating 'f' for 'gradient'
+> 7 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA109: a class instance where an interface of fields goes, with the literal to write instead",
     files: {
       "main.ts": `

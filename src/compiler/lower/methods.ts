@@ -81,6 +81,8 @@ export function lowerArrayMethod(
         ctx.fail(node, unsupportedSyntax.lengthChangeNeedsPlainArray(method, typeText(type)));
       // `push(a, b, ...rest)`: the arguments appended in order; returns the new length.
       for (const arg of node.arguments) {
+        if (arg.type === "ArrowFunctionExpression" || arg.type === "FunctionExpression")
+          ctx.fail(arg, unsupportedSyntax.functionPushed(method));
         if (arg.type === "SpreadElement") {
           const spread = ctx.lowerExpression(arg.argument);
           // Each element as `push(e)` would take it (a class instance onto an interface's array).

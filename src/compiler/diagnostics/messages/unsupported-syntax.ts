@@ -549,6 +549,12 @@ export const unsupportedSyntax = {
       `optional chaining is not supported`,
       `test the value first: 'o !== undefined ? o.x : 0'`,
     ),
+  functionPushed: (method: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `a function added to an array with '.${method}' is not supported in differentiable code: a list of functions is known where it is written`,
+      `write the functions in the array literal ('const fs = [(t: number) => t * x, (t: number) => t + y]'), or keep the numbers they need in an array and call one function with them`,
+    ),
   lengthChangeNeedsPlainArray: (method: Printable, typeText: Printable) =>
     message(
       "unsupportedSyntax",

@@ -1276,7 +1276,47 @@ class IdiomGenerator extends Generator {
     this.emit(
       `${r} += ${apply}(${curried}(${this.e(vars, 1)}, ${this.contraction()}), ${this.e(vars, 1)}) * 0.1;`,
     );
+    if (this.chance(0.6)) this.localFactories(r, vars);
     this.result(r, vars, mutable);
+  }
+
+  /**
+   * Factories written inside the function: a curried arrow (`(k) => (t) => t * k + c`), a
+   * local function returning a closure that keeps state, their functions named, given to
+   * `map`, or called at once.
+   */
+  private localFactories(r: string, vars: string[]): void {
+    const scaleBy = this.fresh("scaleBy");
+    const c = this.e(vars, 1);
+    this.emit(`const ${scaleBy} = (k: number) => (t: number) => t * k + ${c};`);
+    const made = this.fresh("made");
+    this.emit(`const ${made} = ${scaleBy}(${this.e(vars, 1)});`);
+    this.emit(`${r} += ${made}(${this.e(vars, 1)}) * ${this.contraction()};`);
+    this.emit(`${r} += ${scaleBy}(${this.contraction()})(${this.e(vars, 1)});`);
+    const mapped = this.fresh("mapped");
+    this.emit(
+      `const ${mapped} = [${this.e(vars, 1)}, ${this.e(vars, 1)}].map(${scaleBy}(${this.contraction()}));`,
+    );
+    this.emit(`${r} += ${mapped}[0] - ${mapped}[1] * 0.5;`);
+    if (!this.chance(0.5)) return;
+    const counter = this.fresh("counter");
+    const total = this.fresh("total");
+    this.emit(`let ${total} = 0;`);
+    this.emit(`function ${counter}(step: number) {`);
+    this.nested(() => {
+      this.emit(`const w = step * ${this.contraction()};`);
+      this.emit(`return (t: number) => {`);
+      this.nested(() => {
+        this.emit(`${total} += w * t;`);
+        this.emit(`return ${total};`);
+      });
+      this.emit(`};`);
+    });
+    this.emit(`}`);
+    const tick = this.fresh("tick");
+    this.emit(`const ${tick} = ${counter}(${this.e(vars, 1)});`);
+    this.emit(`${tick}(${this.e(vars, 1)});`);
+    this.emit(`${r} += ${tick}(${this.e(vars, 1)}) * 0.5 + ${total};`);
   }
 
   /**

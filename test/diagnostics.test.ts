@@ -211,6 +211,47 @@ main.ts:14:18: note: when differentiating 'f' for 'gradient'
 1 error`,
   },
   {
+    name: "NABLA101: super(…) running the constructor of a class of another module that reads a module-level object of its module",
+    files: {
+      "main.ts": `
+import { gradient } from "nabla";
+import { Body } from "./body";
+class Rocket extends Body {
+  constructor(x: number) {
+    super(x);
+  }
+}
+export function f(x: number): number {
+  return new Rocket(x).drag * x;
+}
+export const g = gradient(f);
+`,
+      "body.ts": `
+const DEFAULTS = { drag: 0.1 };
+export class Body {
+  drag: number;
+  constructor(public x: number, drag?: number) {
+    this.drag = drag ?? DEFAULTS.drag;
+  }
+}
+`,
+    },
+    expected: `
+body.ts:5:25: error NABLA101: the constructor of 'Body', a class of another module run here by 'super(…)', reading its module's 'DEFAULTS' is not supported in differentiable code yet
+  4 |   constructor(public x: number, drag?: number) {
+> 5 |     this.drag = drag ?? DEFAULTS.drag;
+    |                         ^^^^^^^^
+help: import 'DEFAULTS' in the module of the subclass too (export it if it is not), or pass it to the constructor as an argument
+main.ts:9:10: note: when differentiating this call to 'Rocket'
+> 9 |   return new Rocket(x).drag * x;
+    |          ^^^^^^^^^^^^^
+main.ts:11:18: note: when differentiating 'f' for 'gradient'
+> 11 | export const g = gradient(f);
+     |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA101: a closure pushed onto an array of functions",
     files: {
       "main.ts": `

@@ -443,6 +443,8 @@ export function lowerSuperConstructorCall(
   const caller = { module: ctx.module, types: ctx.types };
   ctx.scope = new Scope(undefined);
   enterModule(ctx, home);
+  const outerBase = ctx.baseConstructor;
+  if (elsewhere) ctx.baseConstructor = base.name;
   try {
     ctx.declare("this", "const", self.type, self);
     fn.params.forEach((p, i) => {
@@ -483,6 +485,7 @@ export function lowerSuperConstructorCall(
   } finally {
     ctx.scope = saved;
     enterModule(ctx, caller);
+    ctx.baseConstructor = outerBase;
   }
   return ctx.builder.newValue("void");
 }

@@ -314,6 +314,8 @@ export class LowerContext {
   resultSlot: Slot | undefined;
   /** Inside an inlined generator: what its `yield` does (see generators.ts). */
   yieldSite: YieldSite | undefined = undefined;
+  /** The base class of another module whose constructor `super(…)` is running here. */
+  baseConstructor: string | undefined = undefined;
   /**
    * Resolves type annotations written in this module. It and `module` change while a
    * generator of another module is inlined (generators.ts).
@@ -355,7 +357,9 @@ export class LowerContext {
       at,
       this.yieldSite
         ? unsupportedSyntax.generatorReadsItsModule(name)
-        : unsupportedSyntax.factoryReadsItsModule(name),
+        : this.baseConstructor
+          ? unsupportedSyntax.baseConstructorReadsItsModule(name, this.baseConstructor)
+          : unsupportedSyntax.factoryReadsItsModule(name),
     );
   }
 

@@ -224,6 +224,12 @@ export const unsupportedSyntax = {
       `a factory of another module, or a method of the object it returns, reading its module's '${name}' is not supported in differentiable code yet`,
       `pass '${name}' to the factory as an argument, import it where the factory is called too, or declare the factory in that module`,
     ),
+  baseConstructorReadsItsModule: (name: Printable, base: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the constructor of '${base}', a class of another module run here by 'super(…)', reading its module's '${name}' is not supported in differentiable code yet`,
+      `import '${name}' in the module of the subclass too (export it if it is not), or pass it to the constructor as an argument`,
+    ),
   generatorSpreadArguments: () =>
     message(
       "unsupportedSyntax",

@@ -174,3 +174,34 @@ export function makeModel(w: number): Model {
     },
   );
 });
+
+test("super.area() in a subclass of a class imported through a namespace", async () => {
+  await checkAgainstPlain(
+    `import * as S from "./square";
+class Tile extends S.Square {
+  constructor(side: number, public gap: number) {
+    super(side);
+  }
+  area(): number {
+    return super.area() - this.gap * this.side;
+  }
+}
+export function f(x: number, y: number): number {
+  const t = new Tile(x, y);
+  return t.area() + new S.Square(y).area() * x;
+}
+`,
+    undefined,
+    "js",
+    {
+      "square.ts": `
+export class Square {
+  constructor(public side: number) {}
+  area(): number {
+    return this.side * this.side;
+  }
+}
+`,
+    },
+  );
+});

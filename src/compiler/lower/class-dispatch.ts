@@ -415,7 +415,11 @@ function yielded(v: Value): Value[] {
   return v.type === "void" ? [] : [v];
 }
 
-/** `value instanceof C`, where `C` is a class of the program visible from the module lowered. */
+/**
+ * `value instanceof C`, where `C` is a class of the program the module lowered sees, by its
+ * name or through a namespace import. A subclass of a module importing this one is refused:
+ * importing it here would make that module run before this one, and its `extends` fail.
+ */
 export function instanceOf(ctx: LowerContext, value: Value, cls: ClassSymbol, at: Node): Value {
   const path = visiblePath(ctx, cls);
   if (!path) return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file));
@@ -452,13 +456,11 @@ export function lowerSuperMethod(
   const base = superclassOfThis(ctx, node);
   const found = findMember(ctx, base, name, kind);
   if (!found) return ctx.fail(node, unknownCallee.classHasNoMethodNabla(base.name, name));
-  const visible = classNamed(ctx.program, ctx.module, found.owner.name);
-  if (visible?.decl !== found.owner.decl) {
-    return ctx.fail(node, unknownCallee.superNotVisible());
-  }
+  const visible = visiblePath(ctx, found.owner);
+  if (!visible) return ctx.fail(node, unknownCallee.superNotVisible());
   const self = ctx.value(ctx.scope.lookup("this")!);
   const saved = ctx.superOf;
-  ctx.superOf = found.owner.name;
+  ctx.superOf = visible;
   try {
     return call(memberSymbol(ctx, found.owner, found.node, name, kind, node), self);
   } finally {

@@ -56,7 +56,7 @@ export const unknownCallee = {
     message(
       "unknownCallee",
       `which method this call runs depends on whether the object is a '${name}', which overrides it, but '${name}' is not visible by that name in ${file}`,
-      `import '${name}' in that module, so the call can test the object's class`,
+      `declare '${name}' in that module, next to the class it extends (importing it there would make the two modules import each other, and one run before the class it extends exists)`,
     ),
   superNotVisible: () =>
     message(

@@ -188,6 +188,44 @@ export const h = g(stiff, 1);
   );
 });
 
+test("an override in a module importing the base's module: the help says to declare it next to the base, not to import it back", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "shape.ts": `export abstract class Shape {
+  constructor(public scale: number) {}
+  abstract area(): number;
+  weighted(): number {
+    return this.area() * this.scale;
+  }
+}
+`,
+      "tiles.ts": `import { Shape } from "./shape";
+export class Tile extends Shape {
+  constructor(public side: number) {
+    super(2);
+  }
+  area(): number {
+    return this.side * this.side;
+  }
+}
+`,
+      "main.ts": `import { gradient } from "nabla";
+import { Shape } from "./shape";
+import { Tile } from "./tiles";
+export function f(x: number): number {
+  const shapes: Shape[] = [new Tile(x)];
+  return shapes.reduce((s, sh) => s + sh.weighted(), 0);
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /shape\.ts:5:12: error NABLA102: which method this call runs depends on whether the object is a 'Tile'[^]*help: declare 'Tile' in that module, next to the class it extends \(importing it there would make the two modules import each other/,
+  );
+});
+
 test("static properties of a class read in differentiated code, as module-level data", async () => {
   await checkTwoWays(
     `class Vec {

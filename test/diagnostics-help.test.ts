@@ -996,7 +996,10 @@ const FIX_IN_MESSAGE = new Set([
 test("every message of NABLA101 and NABLA102 says the fix, in its text or on a help line", () => {
   const missing: string[] = [];
   for (const code of ["unsupportedSyntax", "unknownCallee"] as const) {
-    const messages = catalog[code] as Record<string, (...args: string[]) => { help?: string }>;
+    const messages = catalog[code] as unknown as Record<
+      string,
+      (...args: string[]) => { help?: string }
+    >;
     for (const [name, make] of Object.entries(messages)) {
       // `in` is the operator whose help needs no more than its name; others vary by case.
       const made =

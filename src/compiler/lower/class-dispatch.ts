@@ -422,7 +422,10 @@ function yielded(v: Value): Value[] {
  */
 export function instanceOf(ctx: LowerContext, value: Value, cls: ClassSymbol, at: Node): Value {
   const path = visiblePath(ctx, cls);
-  if (!path) return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file));
+  if (!path) {
+    const back = ctx.program.reaches(cls.module, ctx.module);
+    return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file, back));
+  }
   ctx.at(at);
   ctx.readsModuleName(at, path.split(".")[0]!);
   const reference = ctx.builder.emit("global", [], ["opaque"], { callee: path }, [], cls.name)

@@ -310,6 +310,28 @@ export class ProgramGraph {
     return this.resolveLocal(mod, name, new Set(), typeIn);
   }
 
+  /** Whether `from` imports `to`, directly or through the modules it imports (not types only). */
+  reaches(from: SourceModule, to: SourceModule): boolean {
+    const seen = new Set<string>([from.file]);
+    const queue = [from];
+    while (queue.length > 0) {
+      const mod = queue.pop()!;
+      const specifiers = [
+        ...[...mod.imports.values()].filter((b) => !b.typeOnly).map((b) => b.specifier),
+        ...[...mod.reexports.values()].map((b) => b.specifier),
+        ...mod.starExports,
+      ];
+      for (const specifier of specifiers) {
+        const next = this.importedModule(mod, specifier);
+        if (!next || seen.has(next.file)) continue;
+        if (next === to) return true;
+        seen.add(next.file);
+        queue.push(next);
+      }
+    }
+    return false;
+  }
+
   /** The module a dotted path of namespaces names in `mod` (`geo`, `lib.geo`), if it does. */
   private namespaceAt(mod: SourceModule, path: string): SourceModule | undefined {
     const [first, ...rest] = path.split(".");

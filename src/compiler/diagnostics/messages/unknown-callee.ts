@@ -52,11 +52,14 @@ export const unknownCallee = {
       `class '${name}' has no method '${name2}' nabla can see (neither it nor a class it extends declares one with a body)`,
       `declare '${name2}' in class '${name}' or a class it extends, or call a top-level function that takes the object`,
     ),
-  subclassNotVisible: (name: Printable, file: Printable) =>
+  /** `importsBack`: the subclass's module imports the module of the call. */
+  subclassNotVisible: (name: Printable, file: Printable, importsBack: boolean) =>
     message(
       "unknownCallee",
       `which method this call runs depends on whether the object is a '${name}', which overrides it, but '${name}' is not visible by that name in ${file}`,
-      `declare '${name}' in that module, next to the class it extends (importing it there would make the two modules import each other, and one run before the class it extends exists)`,
+      importsBack
+        ? `declare '${name}' in that module, next to the class it extends (importing it there would make the two modules import each other, and one run before the class it extends exists)`
+        : `import '${name}' in that module, so the call can test the object's class`,
     ),
   superNotVisible: () =>
     message(

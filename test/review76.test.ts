@@ -1,0 +1,100 @@
+import { test } from "node:test";
+import { assertClose, centralDifference, loadProgram } from "./support/harness.js";
+
+// Review 76: operators on realistic code, higher-order use and diagnostics.
+
+// ---------------------------------------------------------------------------------------------
+// Function values given to a class: a constructor or a static method that applies an operator
+// to its function-typed parameter gets the derivative attached where the function is passed
+// (`new Solver(loss)`), as a function does; before, nothing was attached and the derivative
+// threw a TypeError ("this function value has none") when it ran.
+
+test("a constructor taking gradient(f) of its parameter gets the derivative of the function passed", async () => {
+  const m = await loadProgram<{
+    steps: () => number[][];
+    statics: () => number[];
+    inherited: () => number[];
+  }>({
+    "main.ts": `import { gradient, derivative } from "nabla";
+
+class Solver {
+  private grad: (p: number[]) => number[];
+  constructor(private f: (p: number[]) => number, private rate = 0.1) {
+    this.grad = gradient(f);
+  }
+  step(p: number[]): number[] {
+    const g = this.grad(p);
+    return p.map((v, i) => v - this.rate * g[i]);
+  }
+  static slope(f: (x: number) => number, x: number): number {
+    return derivative(f)(x);
+  }
+}
+class Momentum extends Solver {}
+
+function quad(p: number[]): number {
+  return (p[0] - 1) ** 2 + 3 * (p[1] + 2) ** 2;
+}
+
+export function steps(): number[][] {
+  const target = 4;
+  const a = new Solver(quad).step([0, 0]);
+  const b = new Solver((p) => (p[0] - target) ** 2 * p[1], 0.5).step([1, 2]);
+  return [a, b];
+}
+
+function wave(x: number): number {
+  return Math.sin(x);
+}
+
+export function statics(): number[] {
+  return [Solver.slope(wave, 0.3), Solver.slope((x) => x ** 3, 2)];
+}
+
+export function inherited(): number[] {
+  return new Momentum(quad).step([0, 0]);
+}
+`,
+  });
+  const [a, b] = m.steps();
+  const close = (got: number[], want: number[], what: string) =>
+    got.forEach((g, i) => assertClose(g, want[i]!, 1e-14, `${what}[${i}]`));
+  close(a!, [0.2, -1.2], "step on quad");
+  // ∂/∂p of (p0 − 4)² p1 at (1, 2): (2(p0 − 4) p1, (p0 − 4)²) = (−12, 9).
+  close(b!, [1 + 0.5 * 12, 2 - 0.5 * 9], "step on a lambda capturing a local");
+  const [s, c] = m.statics();
+  assertClose(s!, Math.cos(0.3), 1e-15, "derivative(wave)");
+  assertClose(
+    c!,
+    centralDifference((x) => x ** 3, 2),
+    1e-8,
+    "derivative of x³",
+  );
+  close(m.inherited(), [0.2, -1.2], "a subclass's inherited constructor");
+});
+
+test("derivative of a lambda over an operator on a function parameter: derivative((x) => derivative(f)(x))", async () => {
+  // The lambda reads `f` without calling it: its derivative is needed all the same (it was
+  // looked up under its key at run time, and never attached: a TypeError).
+  const m = await loadProgram<{ newton: () => number[] }>({
+    "main.ts": `import { derivative } from "nabla";
+
+function minimize1d(f: (x: number) => number, x0: number): number {
+  const d1 = derivative(f);
+  const d2 = derivative((x: number) => derivative(f)(x));
+  let x = x0;
+  for (let i = 0; i < 50; i++) x -= d1(x) / d2(x);
+  return x;
+}
+
+export function newton(): number[] {
+  const c = 0.1;
+  return [minimize1d((x) => Math.cosh(x - 2) + c * x, 0), minimize1d((x) => (x - 3) ** 4 + x * x, 1)];
+}
+`,
+  });
+  const [a, b] = m.newton();
+  assertClose(a!, 2 - Math.asinh(0.1), 1e-12, "argmin of cosh(x − 2) + x/10");
+  // 4(x − 3)³ + 2x = 0.
+  assertClose(4 * (b! - 3) ** 3 + 2 * b!, 0, 1e-9, "stationary point");
+});

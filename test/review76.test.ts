@@ -1,5 +1,12 @@
 import { test } from "node:test";
-import { assertClose, centralDifference, loadProgram } from "./support/harness.js";
+import assert from "node:assert/strict";
+import {
+  assertClose,
+  centralDifference,
+  compileFiles,
+  diagnosticsText,
+  loadProgram,
+} from "./support/harness.js";
 
 // Review 76: operators on realistic code, higher-order use and diagnostics.
 
@@ -97,4 +104,44 @@ export function newton(): number[] {
   assertClose(a!, 2 - Math.asinh(0.1), 1e-12, "argmin of cosh(x − 2) + x/10");
   // 4(x − 3)³ + 2x = 0.
   assertClose(4 * (b! - 3) ** 3 + 2 * b!, 0, 1e-9, "stationary point");
+});
+
+// ---------------------------------------------------------------------------------------------
+// An operator given a variable holding a function value: the message says so, and for
+// `derivative(derivative(f))` of a parameter, what works instead (it said "needs a function
+// whose source nabla can see: a function declared in this program or an arrow function written
+// here", which the functions in the variable are).
+
+test("an operator of a variable or parameter holding a function value says what it is and what works", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { derivative } from "nabla";
+const cases: [string, (x: number) => number][] = [["sq", (x) => x * x]];
+export function slopes(): number[] {
+  const out: number[] = [];
+  for (const [, f] of cases) out.push(derivative(f)(1));
+  return out;
+}
+export function curvature(f: (x: number) => number, x: number): number {
+  return derivative(derivative(f))(x);
+}
+`,
+    }),
+  );
+  assert.equal(
+    text,
+    `main.ts:5:50: error NABLA108: 'derivative' cannot differentiate 'f': it is a variable holding a function value, which nabla cannot follow to its code here
+  4 |   const out: number[] = [];
+> 5 |   for (const [, f] of cases) out.push(derivative(f)(1));
+    |                                                  ^
+help: give 'derivative' the function itself: its name, or an arrow function written at the call ('derivative((x) => …)')
+
+main.ts:9:21: error NABLA108: 'derivative' cannot differentiate 'derivative(f)': 'f' is a function value here (a parameter or a variable), whose code nabla follows only where it is called
+  8 | export function curvature(f: (x: number) => number, x: number): number {
+> 9 |   return derivative(derivative(f))(x);
+    |                     ^^^^^^^^^^^^^
+help: differentiate a lambda calling it: 'derivative((x) => derivative(f)(x))'
+
+2 errors`,
+  );
 });

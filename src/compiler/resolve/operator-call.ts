@@ -123,7 +123,7 @@ export function analyzeCall(
     return undefined;
   }
   if (!target) {
-    error(fnArg, badOperatorUse.needsFunctionWhoseSourceNabla(operator));
+    error(fnArg, unresolvedTargetMessage(module, fnArg as Expression, ancestors, operator));
     return undefined;
   }
   if (target.node.params.some((p) => p.type === "RestElement")) {
@@ -222,6 +222,32 @@ export function analyzeCall(
 }
 
 /** `{ backend: … }` and nothing else. */
+/**
+ * Why an operator's function cannot be followed to its code: a variable or parameter holding a
+ * function value (`for (const f of fns) derivative(f)`), perhaps under another operator
+ * (`derivative(derivative(f))` of a parameter `f`), or something else.
+ */
+function unresolvedTargetMessage(
+  module: SourceModule,
+  fnArg: Expression,
+  ancestors: readonly Node[],
+  operator: Operator,
+): Message {
+  const held = (node: Node, at: readonly Node[]) =>
+    node.type === "Identifier" && declaredLocally(node.name, at) ? node.name : undefined;
+  const plain = held(fnArg, ancestors);
+  if (plain !== undefined) return badOperatorUse.variableHoldingFunction(operator, plain);
+  if (fnArg.type === "CallExpression" && nablaOperatorOf(module, fnArg.callee)) {
+    const arg = fnArg.arguments[0];
+    const name = arg && held(arg, [...ancestors, fnArg]);
+    if (name !== undefined) {
+      const inner = module.text.slice(fnArg.start, fnArg.end);
+      return badOperatorUse.derivativeOfHeldFunction(operator, inner, name);
+    }
+  }
+  return badOperatorUse.needsFunctionWhoseSourceNabla(operator);
+}
+
 function onlyBackend(options: Expression): boolean {
   return (
     options.type === "ObjectExpression" &&

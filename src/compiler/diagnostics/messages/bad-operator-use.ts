@@ -28,6 +28,20 @@ export const badOperatorUse = {
       "badOperatorUse",
       `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
     ),
+  /** `derivative(derivative(f))` of a parameter or variable `f` holding a function value. */
+  derivativeOfHeldFunction: (operator: Printable, inner: Printable, name: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot differentiate '${inner}': '${name}' is a function value here (a parameter or a variable), whose code nabla follows only where it is called`,
+      `differentiate a lambda calling it: '${operator}((x) => ${inner}(x))'`,
+    ),
+  /** `gradient(f)` of a local variable holding a function value (not a parameter). */
+  variableHoldingFunction: (operator: Printable, name: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot differentiate '${name}': it is a variable holding a function value, which nabla cannot follow to its code here`,
+      `give '${operator}' the function itself: its name, or an arrow function written at the call ('${operator}((x) => …)')`,
+    ),
   holdsClosureFromCall: (operator: Printable, name: Printable, factory: Printable) =>
     message(
       "badOperatorUse",

@@ -145,3 +145,66 @@ help: differentiate a lambda calling it: 'derivative((x) => derivative(f)(x))'
 2 errors`,
   );
 });
+
+// ---------------------------------------------------------------------------------------------
+// A Math function given to an operator as a value (`derivative(Math.sin)`, `gradient(Math.atan2)`)
+// is differentiated as the arrow calling it would be (it was NABLA108 "needs a function whose
+// source nabla can see"); one of any number of arguments (`Math.max`) says why it is not.
+
+test("an operator of a Math function: derivative(Math.sin), gradient(Math.atan2), hessian(Math.log), passed on", async () => {
+  const m = await loadProgram<{ run: () => unknown[] }>({
+    "main.ts": `import { derivative, gradient, hessian, valueWithGradient } from "nabla";
+function newton(f: (x: number) => number, x: number): number {
+  for (let i = 0; i < 20; i++) x -= f(x) / derivative(f)(x);
+  return x;
+}
+export function run(): unknown[] {
+  const slope = derivative(Math.cos);
+  return [
+    derivative(Math.sin)(0.3),
+    derivative(derivative(Math.exp))(1),
+    gradient(Math.atan2)(1, 2),
+    gradient(Math.pow, { wrt: 1 })(2, 3),
+    hessian(Math.log)(2),
+    valueWithGradient(Math.sqrt)(4),
+    [0, 1].map((x) => slope(x)),
+    newton(Math.sin, 3),
+  ];
+}
+`,
+  });
+  const [sin, exp, atan2, pow, log, sqrt, cos, root] = m.run() as [
+    number,
+    number,
+    number[],
+    number,
+    number,
+    { value: number; gradient: number },
+    number[],
+    number,
+  ];
+  assert.equal(sin, Math.cos(0.3));
+  assert.equal(exp, Math.E);
+  assertClose(atan2[0]!, 0.4, 1e-15, "∂atan2/∂y");
+  assertClose(atan2[1]!, -0.2, 1e-15, "∂atan2/∂x");
+  assertClose(pow, 8 * Math.log(2), 1e-15, "∂2^y/∂y");
+  assert.equal(log, -0.25);
+  assert.deepEqual(sqrt, { value: 2, gradient: 0.25 });
+  assert.deepEqual(cos, [-0, -Math.sin(1)]);
+  assertClose(root, Math.PI, 1e-15, "Newton on Math.sin");
+});
+
+test("an operator of Math.max says it takes any number of arguments", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { derivative } from "nabla";
+export const d = derivative(Math.max);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:2:29: error NABLA108: 'derivative' cannot differentiate 'Math\.max' given as a value: it takes any number of arguments/,
+  );
+  assert.match(text, /help: .*'derivative\(\(x\) => Math\.max\(x, 0\)\)'/);
+});

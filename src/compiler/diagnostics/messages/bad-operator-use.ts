@@ -35,6 +35,13 @@ export const badOperatorUse = {
       `'${operator}' cannot differentiate '${inner}': '${name}' is a function value here (a parameter or a variable), whose code nabla follows only where it is called`,
       `differentiate a lambda calling it: '${operator}((x) => ${inner}(x))'`,
     ),
+  /** `gradient(Math.max)`: a Math function of any number of arguments, or of none. */
+  mathFunctionOfNoFixedArity: (operator: Printable, name: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot differentiate 'Math.${name}' given as a value: it takes any number of arguments, so nabla cannot tell which are differentiated`,
+      `write an arrow function calling it with the arguments you mean, such as '${operator}((x) => Math.${name}(x, 0))'`,
+    ),
   /** `gradient(f)` of a local variable holding a function value (not a parameter). */
   variableHoldingFunction: (operator: Printable, name: Printable) =>
     message(

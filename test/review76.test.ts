@@ -208,3 +208,36 @@ export const d = derivative(Math.max);
   );
   assert.match(text, /help: .*'derivative\(\(x\) => Math\.max\(x, 0\)\)'/);
 });
+
+// ---------------------------------------------------------------------------------------------
+// A number constant of an npm package (`export declare const G: number` in its .d.ts), read in
+// differentiated code by name or through a namespace import: a constant (it was NABLA103
+// "cannot determine the type of imported value 'G' from 'units' … annotate its declaration",
+// which is annotated).
+
+test("a package's number constant, read by name or through a namespace, is a constant", async () => {
+  const m = await loadProgram<{ run: () => number[] }>({
+    "node_modules/units/package.json": `{ "name": "units", "type": "module", "main": "index.js", "types": "index.d.ts" }\n`,
+    "node_modules/units/index.d.ts": `export declare const G: number;\nexport { DRAG } from "./drag.js";\n`,
+    "node_modules/units/drag.d.ts": `export declare const DRAG: number;\n`,
+    "node_modules/units/index.js": `export const G = 9.81;\nexport { DRAG } from "./drag.js";\n`,
+    "node_modules/units/drag.js": `export const DRAG = 0.5;\n`,
+    "main.ts": `import { derivative, gradient } from "nabla";
+import { G } from "units";
+import * as units from "units";
+
+function height(v: number, t: number): number {
+  return v * t - 0.5 * G * t * t - units.DRAG * v * v * t;
+}
+
+export function run(): number[] {
+  return [...gradient(height)(3, 2), derivative((t: number) => height(3, t))(2)];
+}
+`,
+  });
+  const [dv, dt, d] = m.run();
+  // ∂/∂v = t − 2·DRAG·v·t, ∂/∂t = v − G·t − DRAG·v².
+  assertClose(dv!, 2 - 2 * 0.5 * 3 * 2, 1e-15, "∂h/∂v");
+  assertClose(dt!, 3 - 9.81 * 2 - 0.5 * 9, 1e-15, "∂h/∂t");
+  assertClose(d!, dt!, 1e-15, "forward mode");
+});

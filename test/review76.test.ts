@@ -241,3 +241,46 @@ export function run(): number[] {
   assertClose(dt!, 3 - 9.81 * 2 - 0.5 * 9, 1e-15, "∂h/∂t");
   assertClose(d!, dt!, 1e-15, "forward mode");
 });
+
+test("an instance method applying an operator to its function parameter gets the derivative of the function passed", async () => {
+  // `fitter.fit(loss, p)`, `new Fitter().fit(…)`, `this.opt.fit(…)`, an inherited method: the
+  // receiver's class is the source's (`new`) or TypeScript's; each call passes its own function.
+  const m = await loadProgram<{ run: () => number[][] }>({
+    "main.ts": `import { gradient } from "nabla";
+class Fitter {
+  fit(f: (p: number[]) => number, p: number[]): number[] {
+    return gradient(f)(p);
+  }
+}
+class Tuned extends Fitter {}
+class Trainer {
+  opt = new Fitter();
+  run(p: number[]): number[] {
+    return this.opt.fit((q) => q[0] * q[1], p);
+  }
+}
+function bowl(p: number[]): number {
+  return (p[0] - 1) ** 2 + 3 * (p[1] + 2) ** 2;
+}
+function cup(p: number[]): number {
+  return p[0] * p[0] * p[1];
+}
+export function run(): number[][] {
+  const fitter = new Fitter();
+  const k = 2;
+  return [
+    fitter.fit(bowl, [0, 0]),
+    new Fitter().fit((p) => k * p[0] + p[1] ** 3, [1, 2]),
+    new Tuned().fit(cup, [2, 3]),
+    new Trainer().run([2, 5]),
+  ];
+}
+`,
+  });
+  assert.deepEqual(m.run(), [
+    [-2, 12],
+    [2, 12],
+    [12, 4],
+    [5, 2],
+  ]);
+});

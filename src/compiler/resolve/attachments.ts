@@ -6,6 +6,10 @@ import { basename } from "node:path";
 import { positionAt } from "../diagnostics/format.js";
 import { lambdaName } from "../ir/names.js";
 import { staticKey, type StaticFunction } from "./targets.js";
+import { classMember } from "../parse/class-member.js";
+import { genericKey, keyFile, keyName } from "../ir/function-key.js";
+import { isObject } from "../ir/type-system.js";
+import { typeResolver } from "../types/resolver.js";
 import {
   ancestry,
   classNamed,
@@ -292,16 +296,91 @@ function calleeSymbol(
     if (declaredLocally(callee.name, ancestors)) return undefined;
     return program.resolveLocalFunction(module, callee.name);
   }
+  if (callee.type !== "MemberExpression" || callee.computed) return undefined;
+  if (callee.property.type !== "Identifier") return undefined;
+  const object = callee.object;
+  const method = callee.property.name;
+  if (object.type === "Identifier" && !declaredLocally(object.name, ancestors)) {
+    const found = staticMethodSymbol(program, module, object.name, method);
+    if (found) return found;
+  }
+  return instanceMethodSymbol(program, module, object, method, ancestors);
+}
+
+/**
+ * The method `receiver.name(…)` runs, for a receiver of a class of the program (`new Fitter()`,
+ * or one TypeScript types as an instance of it): the class's own method or its nearest base
+ * class's. Only methods by that name that apply an operator to a parameter are looked for,
+ * so other calls cost no lookup of types.
+ */
+function instanceMethodSymbol(
+  program: ProgramGraph,
+  module: SourceModule,
+  receiver: Node,
+  name: string,
+  ancestors: readonly Node[],
+): FunctionSymbol | undefined {
+  if (!program.loadedModules().some((mod) => declaresMethodNeedingDerivatives(program, mod, name)))
+    return undefined;
+  let cls: ClassSymbol | undefined;
   if (
-    callee.type === "MemberExpression" &&
-    !callee.computed &&
-    callee.object.type === "Identifier" &&
-    callee.property.type === "Identifier" &&
-    !declaredLocally(callee.object.name, ancestors)
+    receiver.type === "NewExpression" &&
+    receiver.callee.type === "Identifier" &&
+    !declaredLocally(receiver.callee.name, ancestors)
   ) {
-    return staticMethodSymbol(program, module, callee.object.name, callee.property.name);
+    cls = classNamed(program, module, receiver.callee.name);
+  } else {
+    const at =
+      receiver.type === "MemberExpression" && !receiver.computed
+        ? receiver.property.start
+        : receiver.type === "Identifier" || receiver.type === "ThisExpression"
+          ? receiver.start
+          : undefined;
+    const type = at === undefined ? undefined : typeResolver(program, module).inferred?.typeAt(at);
+    if (type && isObject(type) && type.classKey) {
+      const key = genericKey(type.classKey);
+      cls = classNamed(program, program.load(keyFile(key)), keyName(key));
+    }
+  }
+  for (const owner of cls ? ancestry(program, cls) : []) {
+    const node = classMember(owner.decl, name, "method");
+    if (node) return { module: owner.module, name: `${owner.name}.${name}`, node };
   }
   return undefined;
+}
+
+/** Methods being looked at by declaresMethodNeedingDerivatives (a method calling itself). */
+const lookingAt = new Set<string>();
+
+/** Whether a class of `mod` has a method `name` that needs derivatives of a parameter. */
+function declaresMethodNeedingDerivatives(
+  program: ProgramGraph,
+  mod: SourceModule,
+  name: string,
+): boolean {
+  const key = `${mod.file}#${name}`;
+  if (lookingAt.has(key)) return false;
+  lookingAt.add(key);
+  try {
+    return classesNeed(program, mod, name);
+  } finally {
+    lookingAt.delete(key);
+  }
+}
+
+function classesNeed(program: ProgramGraph, mod: SourceModule, name: string): boolean {
+  for (const [className, decl] of mod.types) {
+    if (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression") continue;
+    const node = classMember(decl, name, "method");
+    if (!node) continue;
+    const symbol = { module: mod, name: `${className}.${name}`, node };
+    for (const param of node.params) {
+      const paramName = parameterName(param);
+      if (paramName !== undefined && needsOfParameter(program, symbol, paramName).length > 0)
+        return true;
+    }
+  }
+  return false;
 }
 
 /** The constructor a class declares, if it declares one. */

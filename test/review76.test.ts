@@ -284,3 +284,27 @@ export function run(): number[][] {
     [5, 2],
   ]);
 });
+
+// ---------------------------------------------------------------------------------------------
+// A differentiated value joined into text that flows into the result: NABLA104 says so (it said
+// "'+' is not differentiable" at a template literal, which has no '+').
+
+test("NABLA104 at a template literal or a string '+' says the value is joined into text", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { derivative } from "nabla";
+export const d = derivative((x: number) => {
+  const s = \`\${x}\`;
+  return s.length * x;
+});
+export const e = derivative((x: number) => parseFloat("0" + x) * x);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:3:13: error NABLA104: a value that depends on the differentiated arguments is joined into text here \(a template literal or '\+' on a string\), which has no derivative, and the text flows into the result/,
+  );
+  assert.match(text, /main\.ts:6:55: error NABLA104: a value .* is joined into text here/);
+  assert.doesNotMatch(text, /'\+' is not differentiable/);
+});

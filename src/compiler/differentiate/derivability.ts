@@ -215,7 +215,12 @@ function checkActivity(activity: Activity, demand: Demand, diagnostics: Diagnost
   const report = (op: Op, message: Message) =>
     diagnostics.add({ severity: "error", ...message, loc: op.loc, notes: demand.chain });
   for (const op of activity.blocked)
-    report(op, nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee));
+    report(
+      op,
+      op.attrs.callee === "+" && op.results[0]?.type === "string"
+        ? nonDifferentiableOperation.textOfDifferentiatedValue()
+        : nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee),
+    );
   for (const { op, field } of activity.blockedStores)
     report(
       op,

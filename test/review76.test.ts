@@ -308,3 +308,39 @@ export const e = derivative((x: number) => parseFloat("0" + x) * x);
   assert.match(text, /main\.ts:6:55: error NABLA104: a value .* is joined into text here/);
   assert.doesNotMatch(text, /'\+' is not differentiable/);
 });
+
+// ---------------------------------------------------------------------------------------------
+// An object result where an operator needs a number or numbers: the message names it as an
+// object (it wrote the inline type's source text, "returns a { a: x[0] * x[1], b: x[1] }", and
+// "returns a Out"), and `gradient`'s no longer points to `jacobian`, which does not take it.
+
+test("an object-valued function given to gradient or jacobian: the message says it returns an object", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient, jacobian } from "nabla";
+interface Out {
+  a: number;
+  b: number;
+}
+function named(x: number[]): Out {
+  return { a: x[0], b: x[1] };
+}
+export const g = gradient((x: number[]) => ({ a: x[0] * x[1], b: x[1] }));
+export const j = jacobian((x: number[]) => ({ a: x[0] * x[1], b: x[1] }));
+export const k = jacobian(named);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:9:27: error NABLA106: cannot differentiate this function: it returns an object with fields 'a' and 'b', not a number \(a gradient needs a number-valued function; use 'pullback' for others, or 'jacobian' of a function returning the numbers in an array\)/,
+  );
+  assert.match(
+    text,
+    /main\.ts:10:18: error NABLA108: 'jacobian' needs a function returning a number, a number\[\], a tuple of numbers or a typed array; this one returns an object with fields 'a' and 'b'\n/,
+  );
+  assert.match(
+    text,
+    /main\.ts:11:18: error NABLA108: .* this one returns an object of type 'Out'\n/,
+  );
+});

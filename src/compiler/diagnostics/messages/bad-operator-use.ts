@@ -145,12 +145,12 @@ export const badOperatorUse = {
   jacobianNeedsFunctionReturningNumber: (typeText: Printable) =>
     message(
       "badOperatorUse",
-      `'jacobian' needs a function returning a number, a number[], a tuple of numbers or a typed array; this one returns a ${typeText}`,
+      `'jacobian' needs a function returning a number, a number[], a tuple of numbers or a typed array; this one returns ${typeText}`,
     ),
   needsNumberValuedFunctionThis: (operator: Printable, typeText: Printable) =>
     message(
       "badOperatorUse",
-      `'${operator}' needs a number-valued function; this one returns a ${typeText}`,
+      `'${operator}' needs a number-valued function; this one returns ${typeText}`,
     ),
   withHasAuxTrueMustReturn: (functionLabel: Printable, shown: Printable) =>
     message(

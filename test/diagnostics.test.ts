@@ -2118,13 +2118,13 @@ main.ts:2:19: error NABLA108: 'derivative' needs the function to differentiate a
     name: "NABLA108: function without visible source",
     files: `
 import { derivative } from "nabla";
-export const df = derivative(Math.sin);
+export const df = derivative(Number.parseFloat);
 `,
     expected: `
 main.ts:2:30: error NABLA108: 'derivative' needs a function whose source nabla can see: a function declared in this program or an arrow function written here
   1 | import { derivative } from "nabla";
-> 2 | export const df = derivative(Math.sin);
-    |                              ^^^^^^^^
+> 2 | export const df = derivative(Number.parseFloat);
+    |                              ^^^^^^^^^^^^^^^^^
 
 1 error`,
   },

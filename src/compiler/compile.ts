@@ -11,7 +11,7 @@ import { typeModuleConstants } from "./types/constant-types.js";
 import type { Forwarding } from "./resolve/attachments.js";
 import { findRequests, type ValueOperatorUse } from "./resolve/requests.js";
 import { functionLabel } from "./ir/names.js";
-import { typeText } from "./ir/type-system.js";
+import { typePhrase } from "./ir/type-system.js";
 import { isStackOverflow, STACK_OVERFLOW_ADVICE } from "./diagnostics/stack-overflow.js";
 import { DiagnosticBag, type Diagnostic, type DiagnosticNote } from "./diagnostics/diagnostic.js";
 import { Differentiator } from "./differentiate/differentiator.js";
@@ -276,7 +276,7 @@ function requestHigherOrder(
     if (!number && !vector) {
       bag.add({
         severity: "error",
-        ...badOperatorUse.jacobianNeedsFunctionReturningNumber(typeText(result)),
+        ...badOperatorUse.jacobianNeedsFunctionReturningNumber(typePhrase(result)),
         loc: call.loc,
         notes: [],
       });
@@ -311,7 +311,7 @@ function requestHigherOrder(
   if (result !== "number") {
     bag.add({
       severity: "error",
-      ...badOperatorUse.needsNumberValuedFunctionThis(call.operator, typeText(result)),
+      ...badOperatorUse.needsNumberValuedFunctionThis(call.operator, typePhrase(result)),
       loc: call.loc,
       notes: [],
     });

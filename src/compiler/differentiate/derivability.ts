@@ -22,6 +22,8 @@ import {
   isDifferentiable,
   isIntegerArray,
   isKeyed,
+  isObject,
+  typePhrase,
   typeText,
 } from "../ir/type-system.js";
 import type { FunctionKey, IRFunction, KeyedType, Op, Type } from "../ir/types.js";
@@ -118,9 +120,11 @@ function checkSignature(
       severity: "error",
       ...unsupportedType.cannotDifferentiateItReturns(
         functionLabel(primal.name),
-        result === undefined ? "nothing" : aType(result),
+        result === undefined ? "nothing" : typePhrase(result),
         demand.mode === "gradient"
-          ? "not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)"
+          ? result !== undefined && isObject(result)
+            ? "not a number (a gradient needs a number-valued function; use 'pullback' for others, or 'jacobian' of a function returning the numbers in an array)"
+            : "not a number (a gradient needs a number-valued function; use 'pullback' or 'jacobian' for others)"
           : "which has no derivative (numbers, arrays and objects of numbers do)",
       ),
 
@@ -215,7 +219,12 @@ function checkActivity(activity: Activity, demand: Demand, diagnostics: Diagnost
   const report = (op: Op, message: Message) =>
     diagnostics.add({ severity: "error", ...message, loc: op.loc, notes: demand.chain });
   for (const op of activity.blocked)
-    report(op, nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee));
+    report(
+      op,
+      op.attrs.callee === "+" && op.results[0]?.type === "string"
+        ? nonDifferentiableOperation.textOfDifferentiatedValue()
+        : nonDifferentiableOperation.isNotDifferentiableButValue(op.attrs.callee),
+    );
   for (const { op, field } of activity.blockedStores)
     report(
       op,

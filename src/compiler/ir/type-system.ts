@@ -140,6 +140,25 @@ export function typeText(t: Type): string {
   return t === "opaque" ? "value nabla does not differentiate" : written(t, "unknown");
 }
 
+/**
+ * A type with its article, for messages: `a number[]`, `an object of type 'Out'`, and for an
+ * inline object type (whose name is its source text), `an object with fields 'a' and 'b'`.
+ */
+export function typePhrase(t: Type): string {
+  if (isObject(t)) {
+    if (!/^[A-Za-z_$][\w$]*(<.*>)?$/.test(t.name)) {
+      const names = t.fields.map((f) => `'${f.name}'`);
+      if (names.length === 0) return "an object";
+      const listed =
+        names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)!}`;
+      return `an object with field${names.length === 1 ? "" : "s"} ${listed}`;
+    }
+    return `an object of type '${t.name}'`;
+  }
+  const text = typeText(t);
+  return /^[aeiou]/i.test(text) ? `an ${text}` : `a ${text}`;
+}
+
 /** A type in the IR's own notation (the printer's and the parser's: `opaque` by that name). */
 export function irTypeText(t: Type): string {
   return written(t, "opaque");

@@ -1,4 +1,5 @@
 import { classNamed } from "../parse/class-hierarchy.js";
+import { isLocalSpecifier } from "../parse/program.js";
 import { instanceOf } from "./class-dispatch.js";
 import { asksObjectForField, hasKey, lowerFieldPresence } from "./field-presence.js";
 import { isAggregate, isKeyed, isObject, sameType, typeText } from "../ir/type-system.js";
@@ -361,7 +362,17 @@ function namespaceConstantNode(ctx: LowerContext, node: Node): ModuleConstant | 
   if (node.object.type !== "Identifier" || node.property.type !== "Identifier") return undefined;
   if (ctx.scope.lookup(node.object.name)) return undefined;
   const target = ctx.program.namespaceModule(ctx.module, node.object.name);
-  const constant = target && ctx.program.resolveExportedConstant(target, node.property.name);
+  const binding = ctx.module.imports.get(node.object.name);
+  // `import * as C from "some-package"`: its constants, from the package's declarations.
+  const ofPackage =
+    !target &&
+    binding?.imported === "*" &&
+    !binding.typeOnly &&
+    !isLocalSpecifier(ctx.module.file, binding.specifier)
+      ? ctx.program.packageConstant(ctx.module, binding.specifier, node.property.name)
+      : undefined;
+  const constant =
+    ofPackage ?? (target && ctx.program.resolveExportedConstant(target, node.property.name));
   // `C.ORIGIN`, `C.W` of an object or array: typed as a named import of it is.
   return constant && (constant.type ?? moduleConstantType(ctx, constant)) ? constant : undefined;
 }
@@ -399,7 +410,11 @@ function lowerIdentifier(ctx: LowerContext, node: Node, name: string): Value {
   }
   const binding = ctx.module.imports.get(name);
   if (binding) {
-    const imported = ctx.program.resolveLocalConstant(ctx.module, name);
+    const imported =
+      ctx.program.resolveLocalConstant(ctx.module, name) ??
+      (isLocalSpecifier(ctx.module.file, binding.specifier)
+        ? undefined
+        : ctx.program.packageConstant(ctx.module, binding.specifier, binding.imported));
     const type = imported && (imported.type ?? moduleConstantType(ctx, imported));
     if (type) {
       ctx.readsModuleName(node, name);

@@ -209,6 +209,21 @@ export class ProgramGraph {
     return found && { ...found, module: { ...found.module, file: packageFile(specifier) } };
   }
 
+  /**
+   * A constant of an npm package, from its type declarations (`export declare const K: number`):
+   * its type, for a read of it in differentiated code (the read is of the imported name).
+   */
+  packageConstant(
+    from: SourceModule,
+    specifier: string,
+    exported: string,
+  ): ModuleConstant | undefined {
+    const file = this.findDeclarations(from.file, specifier);
+    return file
+      ? this.resolveExported(this.load(file), exported, new Set(), constantIn)
+      : undefined;
+  }
+
   loadedModules(): SourceModule[] {
     return [...this.modules.values()];
   }

@@ -1,11 +1,21 @@
 import { parameterFunctionTypeOf } from "../types/resolver.js";
 import type { Backend } from "../../api/wasm-entry.js";
 import type { Message } from "../diagnostics/messages/message.js";
-import type { CallExpression, Node } from "oxc-parser";
+import type { CallExpression, NewExpression, Node } from "oxc-parser";
 import { basename } from "node:path";
 import { positionAt } from "../diagnostics/format.js";
 import { lambdaName } from "../ir/names.js";
 import { staticKey, type StaticFunction } from "./targets.js";
+import { classMember } from "../parse/class-member.js";
+import { genericKey, keyFile, keyName } from "../ir/function-key.js";
+import { isObject } from "../ir/type-system.js";
+import { typeResolver } from "../types/resolver.js";
+import {
+  ancestry,
+  classNamed,
+  staticMethodSymbol,
+  type ClassSymbol,
+} from "../parse/class-hierarchy.js";
 import { walk, type FunctionLike, type SourceModule } from "../parse/module.js";
 import type { FunctionSymbol, ProgramGraph } from "../parse/program.js";
 import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
@@ -119,7 +129,7 @@ export function functionTypedParameter(
       fn.type !== "ArrowFunctionExpression"
     )
       continue;
-    const param = fn.params.find((p) => p.type === "Identifier" && p.name === name);
+    const param = fn.params.find((p) => parameterName(p) === name);
     if (param) return parameterFunctionTypeOf(program, module, param);
     // Declared by this function (or one inside it, nearer the site): shadows outer parameters.
     if (declaredLocally(name, ancestors.slice(i))) return undefined;
@@ -178,11 +188,16 @@ export function needsOfParameter(
     if (declaredLocally(name, ancestors)) return undefined;
     const full = fullAncestors(ancestors);
     const lambda = lambdaAt(node, full);
-    if (!lambda || !freeNames(lambda).includes(name) || !calls(lambda, name)) return undefined;
+    if (!lambda || !freeNames(lambda).includes(name) || !calls(module, lambda, name))
+      return undefined;
     return { module, node: lambda, ancestors: full, param: name };
   };
   const found: Need[] = [];
   walk(symbol.node.body, (n, ancestors) => {
+    if (n.type === "NewExpression") {
+      passedOn(n, ancestors);
+      return true;
+    }
     if (n.type !== "CallExpression") return true;
     const operator = nablaOperatorOf(module, n.callee);
     const fn = n.arguments[0];
@@ -220,24 +235,30 @@ export function needsOfParameter(
         }
       }
     }
-    if (operator || n.callee.type !== "Identifier") return true;
-    if (declaredLocally(n.callee.name, ancestors)) return true;
-    const callee = program.resolveLocalFunction(module, n.callee.name);
-    if (!callee) return true;
+    if (!operator) passedOn(n, ancestors);
+    return true;
+  });
+  return found;
+
+  /** Needs of the parameters of the function `n` calls that `name` is passed to. */
+  function passedOn(n: CallExpression | NewExpression, ancestors: readonly Node[]): void {
+    const callee = calleeSymbol(program, module, n, ancestors);
+    if (!callee) return;
     n.arguments.forEach((arg, i) => {
+      const paramName = parameterName(callee.node.params[i]);
       const param = callee.node.params[i];
-      if (param?.type !== "Identifier") return;
+      if (paramName === undefined || !param) return;
       // Each function the argument may be (`c ? (x) => -f(x) : f`).
       for (const leaf of functionLeaves(arg)) {
         if (leaf.type === "Identifier" && leaf.name === name && !declaredLocally(name, ancestors)) {
-          found.push(...needsOfParameter(program, callee, param.name, seen));
+          found.push(...needsOfParameter(program, callee, paramName, seen));
           continue;
         }
         const via = siteOf(leaf, ancestors);
         if (!via) continue;
         const contextual = parameterFunctionTypeOf(program, callee.module, param);
         const site = { ...via, ...(contextual ? { contextual } : {}) };
-        for (const need of needsOfParameter(program, callee, param.name, seen)) {
+        for (const need of needsOfParameter(program, callee, paramName, seen)) {
           // An operator on the parameter itself now applies to this lambda: its own `wrt`.
           const wrt =
             need.via.length === 0 && !need.target
@@ -247,16 +268,146 @@ export function needsOfParameter(
         }
       }
     });
-    return true;
-  });
-  return found;
+  }
 }
 
-/** Whether `fn` calls `name` (`name(…)`) somewhere. */
-function calls(fn: FunctionLike, name: string): boolean {
+/**
+ * The function a call or `new` in plain code runs, when nabla can tell from the source: a
+ * function of the program by name, a static method (`Solver.minimize`), or the constructor of
+ * a class of the program (its own, else the nearest base class's).
+ */
+function calleeSymbol(
+  program: ProgramGraph,
+  module: SourceModule,
+  node: CallExpression | NewExpression,
+  ancestors: readonly Node[],
+): FunctionSymbol | undefined {
+  const callee = node.callee;
+  if (node.type === "NewExpression") {
+    if (callee.type !== "Identifier" || declaredLocally(callee.name, ancestors)) return undefined;
+    const cls = classNamed(program, module, callee.name);
+    for (const owner of cls ? ancestry(program, cls) : []) {
+      const ctor = constructorOf(owner.decl);
+      if (ctor) return { module: owner.module, name: `${owner.name}.constructor`, node: ctor };
+    }
+    return undefined;
+  }
+  if (callee.type === "Identifier") {
+    if (declaredLocally(callee.name, ancestors)) return undefined;
+    return program.resolveLocalFunction(module, callee.name);
+  }
+  if (callee.type !== "MemberExpression" || callee.computed) return undefined;
+  if (callee.property.type !== "Identifier") return undefined;
+  const object = callee.object;
+  const method = callee.property.name;
+  if (object.type === "Identifier" && !declaredLocally(object.name, ancestors)) {
+    const found = staticMethodSymbol(program, module, object.name, method);
+    if (found) return found;
+  }
+  return instanceMethodSymbol(program, module, object, method, ancestors);
+}
+
+/**
+ * The method `receiver.name(…)` runs, for a receiver of a class of the program (`new Fitter()`,
+ * or one TypeScript types as an instance of it): the class's own method or its nearest base
+ * class's. Only methods by that name that apply an operator to a parameter are looked for,
+ * so other calls cost no lookup of types.
+ */
+function instanceMethodSymbol(
+  program: ProgramGraph,
+  module: SourceModule,
+  receiver: Node,
+  name: string,
+  ancestors: readonly Node[],
+): FunctionSymbol | undefined {
+  if (!program.loadedModules().some((mod) => declaresMethodNeedingDerivatives(program, mod, name)))
+    return undefined;
+  let cls: ClassSymbol | undefined;
+  if (
+    receiver.type === "NewExpression" &&
+    receiver.callee.type === "Identifier" &&
+    !declaredLocally(receiver.callee.name, ancestors)
+  ) {
+    cls = classNamed(program, module, receiver.callee.name);
+  } else {
+    const at =
+      receiver.type === "MemberExpression" && !receiver.computed
+        ? receiver.property.start
+        : receiver.type === "Identifier" || receiver.type === "ThisExpression"
+          ? receiver.start
+          : undefined;
+    const type = at === undefined ? undefined : typeResolver(program, module).inferred?.typeAt(at);
+    if (type && isObject(type) && type.classKey) {
+      const key = genericKey(type.classKey);
+      cls = classNamed(program, program.load(keyFile(key)), keyName(key));
+    }
+  }
+  for (const owner of cls ? ancestry(program, cls) : []) {
+    const node = classMember(owner.decl, name, "method");
+    if (node) return { module: owner.module, name: `${owner.name}.${name}`, node };
+  }
+  return undefined;
+}
+
+/** Methods being looked at by declaresMethodNeedingDerivatives (a method calling itself). */
+const lookingAt = new Set<string>();
+
+/** Whether a class of `mod` has a method `name` that needs derivatives of a parameter. */
+function declaresMethodNeedingDerivatives(
+  program: ProgramGraph,
+  mod: SourceModule,
+  name: string,
+): boolean {
+  const key = `${mod.file}#${name}`;
+  if (lookingAt.has(key)) return false;
+  lookingAt.add(key);
+  try {
+    return classesNeed(program, mod, name);
+  } finally {
+    lookingAt.delete(key);
+  }
+}
+
+function classesNeed(program: ProgramGraph, mod: SourceModule, name: string): boolean {
+  for (const [className, decl] of mod.types) {
+    if (decl.type !== "ClassDeclaration" && decl.type !== "ClassExpression") continue;
+    const node = classMember(decl, name, "method");
+    if (!node) continue;
+    const symbol = { module: mod, name: `${className}.${name}`, node };
+    for (const param of node.params) {
+      const paramName = parameterName(param);
+      if (paramName !== undefined && needsOfParameter(program, symbol, paramName).length > 0)
+        return true;
+    }
+  }
+  return false;
+}
+
+/** The constructor a class declares, if it declares one. */
+function constructorOf(decl: ClassSymbol["decl"]): FunctionLike | undefined {
+  for (const member of decl.body.body)
+    if (member.type === "MethodDefinition" && member.kind === "constructor" && member.value.body)
+      return member.value;
+  return undefined;
+}
+
+/** The name a parameter binds, written plainly or as a constructor's `private f`. */
+function parameterName(param: Node | undefined): string | undefined {
+  const inner = param?.type === "TSParameterProperty" ? param.parameter : param;
+  return inner?.type === "Identifier" ? inner.name : undefined;
+}
+
+/**
+ * Whether `fn` calls `name` somewhere: `name(…)`, or an operator's `derivative(name)(…)`
+ * (`(x) => derivative(f)(x)`, whose derivative needs `f`'s second derivative).
+ */
+function calls(module: SourceModule, fn: FunctionLike, name: string): boolean {
   let found = false;
   walk(fn, (n) => {
-    if (n.type === "CallExpression" && n.callee.type === "Identifier" && n.callee.name === name)
+    if (n.type !== "CallExpression") return !found;
+    const arg = n.arguments[0] && unwrapped(n.arguments[0]);
+    if (n.callee.type === "Identifier" && n.callee.name === name) found = true;
+    else if (arg?.type === "Identifier" && arg.name === name && nablaOperatorOf(module, n.callee))
       found = true;
     return !found;
   });
@@ -291,20 +442,19 @@ export interface LambdaOperatorUse {
 export function attachments(
   program: ProgramGraph,
   module: SourceModule,
-  node: CallExpression,
+  node: CallExpression | NewExpression,
   ancestors: readonly Node[],
   error: (node: Node, message: Message) => void,
 ): { calls: OperatorCall[]; forwards: Forwarding[] } {
   const result = { calls: [] as OperatorCall[], forwards: [] as Forwarding[] };
-  if (node.callee.type !== "Identifier" || declaredLocally(node.callee.name, ancestors))
-    return result;
-  const symbol = program.resolveLocalFunction(module, node.callee.name);
+  const symbol = calleeSymbol(program, module, node, ancestors);
   if (!symbol) return result;
   const inner = [...ancestors, node];
   symbol.node.params.forEach((param, i) => {
     const arg = node.arguments[i];
-    if (param.type !== "Identifier" || !arg || arg.type === "SpreadElement") return;
-    const needs = needsOfParameter(program, symbol, param.name);
+    const name = parameterName(param);
+    if (name === undefined || !arg || arg.type === "SpreadElement") return;
+    const needs = needsOfParameter(program, symbol, name);
     if (needs.length === 0) return;
     const contextual = parameterFunctionTypeOf(program, symbol.module, param);
     for (const leaf of functionLeaves(arg)) {
@@ -328,8 +478,10 @@ export function attachments(
       const leafCalls = new Map<Operator, OperatorCall | undefined>();
       const leafCall = (operator: Operator) => {
         if (!leafCalls.has(operator)) {
-          const synthetic = {
-            ...node,
+          const synthetic: CallExpression = {
+            ...(node as CallExpression),
+            type: "CallExpression",
+            optional: false,
             arguments: [leaf as never],
             start: leaf.start,
             end: leaf.end,
@@ -342,10 +494,14 @@ export function attachments(
         }
         return leafCalls.get(operator);
       };
+      // One derivative per key: `derivative(f)` written twice is attached once.
+      const attached = new Set<string>();
       for (const need of needs) {
+        const key = needKey(need);
+        if (attached.has(key)) continue;
+        attached.add(key);
         const call = leafCall(need.operator);
         if (!call) continue;
-        const key = needKey(need);
         if (need.via.length === 0 && !need.target) {
           result.calls.push({ ...call, attach: { key, factories: [] } });
           continue;

@@ -123,7 +123,7 @@ export function analyzeCall(
     return undefined;
   }
   if (!target) {
-    error(fnArg, badOperatorUse.needsFunctionWhoseSourceNabla(operator));
+    error(fnArg, unresolvedTargetMessage(module, fnArg as Expression, ancestors, operator));
     return undefined;
   }
   if (target.node.params.some((p) => p.type === "RestElement")) {
@@ -222,6 +222,42 @@ export function analyzeCall(
 }
 
 /** `{ backend: … }` and nothing else. */
+/**
+ * Why an operator's function cannot be followed to its code: a variable or parameter holding a
+ * function value (`for (const f of fns) derivative(f)`), perhaps under another operator
+ * (`derivative(derivative(f))` of a parameter `f`), or something else.
+ */
+function unresolvedTargetMessage(
+  module: SourceModule,
+  fnArg: Expression,
+  ancestors: readonly Node[],
+  operator: Operator,
+): Message {
+  const held = (node: Node, at: readonly Node[]) =>
+    node.type === "Identifier" && declaredLocally(node.name, at) ? node.name : undefined;
+  const plain = held(fnArg, ancestors);
+  if (plain !== undefined) return badOperatorUse.variableHoldingFunction(operator, plain);
+  if (
+    fnArg.type === "MemberExpression" &&
+    fnArg.object.type === "Identifier" &&
+    fnArg.object.name === "Math" &&
+    fnArg.property.type === "Identifier" &&
+    ["max", "min", "hypot"].includes(fnArg.property.name) &&
+    !declaredLocally("Math", ancestors) &&
+    isPlatformGlobal(module, "Math")
+  )
+    return badOperatorUse.mathFunctionOfNoFixedArity(operator, fnArg.property.name);
+  if (fnArg.type === "CallExpression" && nablaOperatorOf(module, fnArg.callee)) {
+    const arg = fnArg.arguments[0];
+    const name = arg && held(arg, [...ancestors, fnArg]);
+    if (name !== undefined) {
+      const inner = module.text.slice(fnArg.start, fnArg.end);
+      return badOperatorUse.derivativeOfHeldFunction(operator, inner, name);
+    }
+  }
+  return badOperatorUse.needsFunctionWhoseSourceNabla(operator);
+}
+
 function onlyBackend(options: Expression): boolean {
   return (
     options.type === "ObjectExpression" &&
@@ -284,6 +320,8 @@ function resolveTarget(
     node.object.type === "Identifier" &&
     node.property.type === "Identifier"
   ) {
+    const math = mathTarget(program, module, node, ancestors);
+    if (math) return math;
     const target = program.namespaceModule(module, node.object.name);
     const symbol = target && program.resolveExport(target, node.property.name);
     if (symbol) return namedTarget(symbol);
@@ -293,6 +331,92 @@ function resolveTarget(
     }
   }
   return undefined;
+}
+
+/** Math functions of a fixed number of numbers, by that number (variadic ones are not). */
+const MATH_ARITY: ReadonlyMap<string, number> = new Map([
+  ...[
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "sqrt",
+    "cbrt",
+    "abs",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fround",
+  ].map((name) => [name, 1] as const),
+  ["atan2", 2],
+  ["pow", 2],
+]);
+
+/**
+ * `derivative(Math.sin)`, `gradient(Math.atan2)`: differentiated as the lambda
+ * `(x) => Math.sin(x)` (`(a, b) => Math.atan2(a, b)`) written there would be.
+ */
+function mathTarget(
+  program: ProgramGraph,
+  module: SourceModule,
+  node: Expression & { type: "MemberExpression" },
+  ancestors: readonly Node[],
+): DifferentiationTarget | undefined {
+  if (node.object.type !== "Identifier" || node.property.type !== "Identifier") return undefined;
+  if (node.object.name !== "Math" || declaredLocally("Math", ancestors)) return undefined;
+  if (!isPlatformGlobal(module, "Math")) return undefined;
+  const arity = MATH_ARITY.get(node.property.name);
+  if (arity === undefined) return undefined;
+  const at = { start: node.start, end: node.end };
+  const params = ["x", "y"].slice(0, arity).map((name) => ({
+    type: "Identifier",
+    name,
+    ...at,
+    decorators: [],
+    optional: false,
+    // Annotated, so no type is looked up at its (borrowed) position.
+    typeAnnotation: {
+      type: "TSTypeAnnotation",
+      ...at,
+      typeAnnotation: { type: "TSNumberKeyword", ...at },
+    },
+  }));
+  const lambda = {
+    type: "ArrowFunctionExpression",
+    ...at,
+    params,
+    body: { type: "CallExpression", ...at, callee: node, arguments: params, optional: false },
+    expression: true,
+    async: false,
+    generator: false,
+    returnType: null,
+    typeParameters: null,
+    id: null,
+  } as unknown as FunctionLike;
+  const pos = positionAt(module.text, node.start);
+  return {
+    module,
+    name: lambdaName(pos.line, pos.column),
+    node: lambda,
+    contextualNumberParams: true,
+    ...lambdaReads(program, module, lambda, ancestors),
+  };
 }
 
 /**

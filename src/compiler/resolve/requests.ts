@@ -99,6 +99,13 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
   };
 
   walk(module.program, (node, ancestors) => {
+    // `new Solver(loss)`, whose constructor takes `gradient(loss)`: as a call is.
+    if (node.type === "NewExpression") {
+      const found = attachments(program, module, node, ancestors, attachmentWarning);
+      result.calls.push(...found.calls);
+      result.forwards.push(...found.forwards);
+      return true;
+    }
     if (node.type !== "CallExpression") return true;
     const head =
       node.callee.type === "Identifier"

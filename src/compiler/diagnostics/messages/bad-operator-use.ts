@@ -28,6 +28,27 @@ export const badOperatorUse = {
       "badOperatorUse",
       `'${operator}' needs a function whose source nabla can see: a function declared in this program or an arrow function written here`,
     ),
+  /** `derivative(derivative(f))` of a parameter or variable `f` holding a function value. */
+  derivativeOfHeldFunction: (operator: Printable, inner: Printable, name: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot differentiate '${inner}': '${name}' is a function value here (a parameter or a variable), whose code nabla follows only where it is called`,
+      `differentiate a lambda calling it: '${operator}((x) => ${inner}(x))'`,
+    ),
+  /** `gradient(Math.max)`: a Math function of any number of arguments, or of none. */
+  mathFunctionOfNoFixedArity: (operator: Printable, name: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot differentiate 'Math.${name}' given as a value: it takes any number of arguments, so nabla cannot tell which are differentiated`,
+      `write an arrow function calling it with the arguments you mean, such as '${operator}((x) => Math.${name}(x, 0))'`,
+    ),
+  /** `gradient(f)` of a local variable holding a function value (not a parameter). */
+  variableHoldingFunction: (operator: Printable, name: Printable) =>
+    message(
+      "badOperatorUse",
+      `'${operator}' cannot differentiate '${name}': it is a variable holding a function value, which nabla cannot follow to its code here`,
+      `give '${operator}' the function itself: its name, or an arrow function written at the call ('${operator}((x) => …)')`,
+    ),
   holdsClosureFromCall: (operator: Printable, name: Printable, factory: Printable) =>
     message(
       "badOperatorUse",
@@ -124,12 +145,12 @@ export const badOperatorUse = {
   jacobianNeedsFunctionReturningNumber: (typeText: Printable) =>
     message(
       "badOperatorUse",
-      `'jacobian' needs a function returning a number, a number[], a tuple of numbers or a typed array; this one returns a ${typeText}`,
+      `'jacobian' needs a function returning a number, a number[], a tuple of numbers or a typed array; this one returns ${typeText}`,
     ),
   needsNumberValuedFunctionThis: (operator: Printable, typeText: Printable) =>
     message(
       "badOperatorUse",
-      `'${operator}' needs a number-valued function; this one returns a ${typeText}`,
+      `'${operator}' needs a number-valued function; this one returns ${typeText}`,
     ),
   withHasAuxTrueMustReturn: (functionLabel: Printable, shown: Printable) =>
     message(

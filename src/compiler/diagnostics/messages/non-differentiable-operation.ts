@@ -22,6 +22,13 @@ export const nonDifferentiableOperation = {
       `'${callee}' is not differentiable, but a value that depends on the differentiated arguments flows through it into the result`,
       `use 'withoutDerivative(…)' if the derivative through this operation should be zero`,
     ),
+  /** `${x}` or `"v" + x`: the text join (lowered as a `+` on strings) of a differentiated value. */
+  textOfDifferentiatedValue: () =>
+    message(
+      "nonDifferentiableOperation",
+      `a value that depends on the differentiated arguments is joined into text here (a template literal or '+' on a string), which has no derivative, and the text flows into the result`,
+      `compute the result from the number itself; or join 'withoutDerivative(…)' of it if the derivative through the text should be zero`,
+    ),
   keysReadWithoutDerivative: (kind: Printable) =>
     message(
       "nonDifferentiableOperation",

@@ -285,6 +285,61 @@ export function run(): number[][] {
   ]);
 });
 
+test("a method applying an operator to its function parameter, called through an interface, a base class, a call's result or an element", async () => {
+  // Each class the receiver may be (the interface's implementers, the base's subclasses) gets
+  // what its method needs attached to the function passed, once per operator.
+  const m = await loadProgram<{ run: () => number[][] }>({
+    "main.ts": `import { gradient, valueWithGradient } from "nabla";
+interface Fitter {
+  fit(f: (p: number[]) => number, p: number[]): number[];
+}
+class Descent implements Fitter {
+  constructor(private lr = 0.1) {}
+  fit(f: (p: number[]) => number, p: number[]): number[] {
+    const g = gradient(f)(p);
+    return p.map((v, i) => v - this.lr * g[i]);
+  }
+}
+class Secant implements Fitter {
+  fit(f: (p: number[]) => number, p: number[]): number[] {
+    const { value, gradient: g } = valueWithGradient(f)(p);
+    return p.map((v, i) => v - value / g[i]);
+  }
+}
+abstract class Base {
+  abstract fit(f: (p: number[]) => number, p: number[]): number[];
+}
+class Half extends Base {
+  fit(f: (p: number[]) => number, p: number[]): number[] {
+    const g = gradient(f)(p);
+    return p.map((v, i) => v - 0.5 * g[i]);
+  }
+}
+function make(): Fitter {
+  return new Secant();
+}
+function loss(p: number[]): number {
+  return (p[0] - 1) ** 2 + 3 * (p[1] + 2) ** 4;
+}
+export function run(): number[][] {
+  const fitters: Fitter[] = [new Descent(), new Secant()];
+  const out = fitters.map((f) => f.fit(loss, [0, 0]));
+  const b: Base = new Half();
+  out.push(b.fit(loss, [0, 0]));
+  out.push(make().fit((p) => p[0] ** 3 + p[1], [1, 1]));
+  out.push(fitters[0].fit((p) => p[0] * p[1], [2, 3]));
+  return out;
+}
+`,
+  });
+  const [descent, secant, half, made, element] = m.run();
+  assert.deepEqual(descent, [0.2, -9.600000000000001]);
+  assert.deepEqual(secant, [49 / 2, -49 / 96]);
+  assert.deepEqual(half, [1, -48]);
+  assert.deepEqual(made, [1 - 2 / 3, -1]);
+  assert.deepEqual(element, [2 - 0.1 * 3, 3 - 0.1 * 2]);
+});
+
 // ---------------------------------------------------------------------------------------------
 // A differentiated value joined into text that flows into the result: NABLA104 says so (it said
 // "'+' is not differentiable" at a template literal, which has no '+').

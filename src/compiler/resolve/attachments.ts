@@ -13,6 +13,8 @@ import { typeResolver } from "../types/resolver.js";
 import {
   ancestry,
   classNamed,
+  descendants,
+  implementersOf,
   staticMethodSymbol,
   type ClassSymbol,
 } from "../parse/class-hierarchy.js";
@@ -242,8 +244,15 @@ export function needsOfParameter(
 
   /** Needs of the parameters of the function `n` calls that `name` is passed to. */
   function passedOn(n: CallExpression | NewExpression, ancestors: readonly Node[]): void {
-    const callee = calleeSymbol(program, module, n, ancestors);
-    if (!callee) return;
+    for (const callee of calleeSymbols(program, module, n, ancestors))
+      passedTo(n, callee, ancestors);
+  }
+
+  function passedTo(
+    n: CallExpression | NewExpression,
+    callee: FunctionSymbol,
+    ancestors: readonly Node[],
+  ): void {
     n.arguments.forEach((arg, i) => {
       const paramName = parameterName(callee.node.params[i]);
       const param = callee.node.params[i];
@@ -276,35 +285,36 @@ export function needsOfParameter(
  * function of the program by name, a static method (`Solver.minimize`), or the constructor of
  * a class of the program (its own, else the nearest base class's).
  */
-function calleeSymbol(
+function calleeSymbols(
   program: ProgramGraph,
   module: SourceModule,
   node: CallExpression | NewExpression,
   ancestors: readonly Node[],
-): FunctionSymbol | undefined {
+): FunctionSymbol[] {
   const callee = node.callee;
   if (node.type === "NewExpression") {
-    if (callee.type !== "Identifier" || declaredLocally(callee.name, ancestors)) return undefined;
+    if (callee.type !== "Identifier" || declaredLocally(callee.name, ancestors)) return [];
     const cls = classNamed(program, module, callee.name);
     for (const owner of cls ? ancestry(program, cls) : []) {
       const ctor = constructorOf(owner.decl);
-      if (ctor) return { module: owner.module, name: `${owner.name}.constructor`, node: ctor };
+      if (ctor) return [{ module: owner.module, name: `${owner.name}.constructor`, node: ctor }];
     }
-    return undefined;
+    return [];
   }
   if (callee.type === "Identifier") {
-    if (declaredLocally(callee.name, ancestors)) return undefined;
-    return program.resolveLocalFunction(module, callee.name);
+    if (declaredLocally(callee.name, ancestors)) return [];
+    const fn = program.resolveLocalFunction(module, callee.name);
+    return fn ? [fn] : [];
   }
-  if (callee.type !== "MemberExpression" || callee.computed) return undefined;
-  if (callee.property.type !== "Identifier") return undefined;
+  if (callee.type !== "MemberExpression" || callee.computed) return [];
+  if (callee.property.type !== "Identifier") return [];
   const object = callee.object;
   const method = callee.property.name;
   if (object.type === "Identifier" && !declaredLocally(object.name, ancestors)) {
     const found = staticMethodSymbol(program, module, object.name, method);
-    if (found) return found;
+    if (found) return [found];
   }
-  return instanceMethodSymbol(program, module, object, method, ancestors);
+  return instanceMethodSymbols(program, module, object, method, ancestors);
 }
 
 /**
@@ -313,22 +323,23 @@ function calleeSymbol(
  * class's. Only methods by that name that apply an operator to a parameter are looked for,
  * so other calls cost no lookup of types.
  */
-function instanceMethodSymbol(
+function instanceMethodSymbols(
   program: ProgramGraph,
   module: SourceModule,
   receiver: Node,
   name: string,
   ancestors: readonly Node[],
-): FunctionSymbol | undefined {
+): FunctionSymbol[] {
   if (!program.loadedModules().some((mod) => declaresMethodNeedingDerivatives(program, mod, name)))
-    return undefined;
-  let cls: ClassSymbol | undefined;
+    return [];
+  let classes: ClassSymbol[] = [];
   if (
     receiver.type === "NewExpression" &&
     receiver.callee.type === "Identifier" &&
     !declaredLocally(receiver.callee.name, ancestors)
   ) {
-    cls = classNamed(program, module, receiver.callee.name);
+    const cls = classNamed(program, module, receiver.callee.name);
+    if (cls) classes = [cls];
   } else {
     const at =
       receiver.type === "MemberExpression" && !receiver.computed
@@ -336,17 +347,44 @@ function instanceMethodSymbol(
         : receiver.type === "Identifier" || receiver.type === "ThisExpression"
           ? receiver.start
           : undefined;
-    const type = at === undefined ? undefined : typeResolver(program, module).inferred?.typeAt(at);
+    const inferred = typeResolver(program, module).inferred;
+    // Another expression (`make().fit(…)`, `fitters[1].fit(…)`): the type TypeScript gives it.
+    const type =
+      at !== undefined
+        ? inferred?.typeAt(at)
+        : inferred?.expectedTypeOf(receiver.start, receiver.end);
     if (type && isObject(type) && type.classKey) {
       const key = genericKey(type.classKey);
-      cls = classNamed(program, program.load(keyFile(key)), keyName(key));
+      const cls = classNamed(program, program.load(keyFile(key)), keyName(key));
+      if (cls) classes = [cls, ...descendants(program, cls)];
+    } else if (type && isObject(type) && type.interfaceKey) {
+      // An interface or a union of classes (`make(): Fitter`): each class it may be.
+      for (const key of type.unionOf ?? [type.interfaceKey]) {
+        const mod = program.load(keyFile(key));
+        const cls = classNamed(program, mod, keyName(key));
+        const decl = mod.types.get(keyName(key));
+        classes.push(
+          ...(cls
+            ? [cls, ...descendants(program, cls)]
+            : decl
+              ? implementersOf(program, decl)
+              : []),
+        );
+      }
     }
   }
-  for (const owner of cls ? ancestry(program, cls) : []) {
-    const node = classMember(owner.decl, name, "method");
-    if (node) return { module: owner.module, name: `${owner.name}.${name}`, node };
+  // The method each class runs: its own or its nearest base's, once each.
+  const found: FunctionSymbol[] = [];
+  for (const cls of classes) {
+    for (const owner of ancestry(program, cls)) {
+      const node = classMember(owner.decl, name, "method");
+      if (!node) continue;
+      if (!found.some((f) => f.node === node))
+        found.push({ module: owner.module, name: `${owner.name}.${name}`, node });
+      break;
+    }
   }
-  return undefined;
+  return found;
 }
 
 /** Methods being looked at by declaresMethodNeedingDerivatives (a method calling itself). */
@@ -447,77 +485,83 @@ export function attachments(
   error: (node: Node, message: Message) => void,
 ): { calls: OperatorCall[]; forwards: Forwarding[] } {
   const result = { calls: [] as OperatorCall[], forwards: [] as Forwarding[] };
-  const symbol = calleeSymbol(program, module, node, ancestors);
-  if (!symbol) return result;
   const inner = [...ancestors, node];
-  symbol.node.params.forEach((param, i) => {
-    const arg = node.arguments[i];
-    const name = parameterName(param);
-    if (name === undefined || !arg || arg.type === "SpreadElement") return;
-    const needs = needsOfParameter(program, symbol, name);
-    if (needs.length === 0) return;
-    const contextual = parameterFunctionTypeOf(program, symbol.module, param);
-    for (const leaf of functionLeaves(arg)) {
-      const lambda = lambdaAt(leaf, ancestors);
-      const [called] = lambda ? calledParameters(program, module, lambda, ancestors) : [];
-      if (lambda && called) {
-        const captures = lambdaReads(program, module, lambda, ancestors).captures.filter(
-          (c) => c.name !== called,
-        );
-        result.forwards.push({
-          node: leaf,
-          param: called,
-          label: siteLabel({ module, node: lambda }),
-          captures: captures.map((c) => c.name),
-        });
-        continue;
-      }
-      // A function value only passed on (a parameter of the caller) has its derivatives
-      // attached where it was first passed, if anywhere; the operator says so at run time.
-      if (leaf.type === "Identifier" && declaredLocally(leaf.name, ancestors) && !lambda) continue;
-      const leafCalls = new Map<Operator, OperatorCall | undefined>();
-      const leafCall = (operator: Operator) => {
-        if (!leafCalls.has(operator)) {
-          const synthetic: CallExpression = {
-            ...(node as CallExpression),
-            type: "CallExpression",
-            optional: false,
-            arguments: [leaf as never],
-            start: leaf.start,
-            end: leaf.end,
-          };
-          const call = analyzeCall(program, module, synthetic, inner, operator, error);
-          if (call?.target.contextualNumberParams && contextual) {
-            call.target = { ...call.target, contextualNumberParams: false, contextual };
-          }
-          leafCalls.set(operator, call);
-        }
-        return leafCalls.get(operator);
-      };
-      // One derivative per key: `derivative(f)` written twice is attached once.
-      const attached = new Set<string>();
-      for (const need of needs) {
-        const key = needKey(need);
-        if (attached.has(key)) continue;
-        attached.add(key);
-        const call = leafCall(need.operator);
-        if (!call) continue;
-        if (need.via.length === 0 && !need.target) {
-          result.calls.push({ ...call, attach: { key, factories: [] } });
+  // One derivative per argument and key: `derivative(f)` written twice, or in the methods of
+  // two classes the receiver may be, is attached once.
+  const attachedTo = new Map<Node, Set<string>>();
+  for (const symbol of calleeSymbols(program, module, node, ancestors)) attachFor(symbol);
+  return result;
+
+  function attachFor(symbol: FunctionSymbol): void {
+    symbol.node.params.forEach((param, i) => {
+      const arg = node.arguments[i];
+      const name = parameterName(param);
+      if (name === undefined || !arg || arg.type === "SpreadElement") return;
+      const needs = needsOfParameter(program, symbol, name);
+      if (needs.length === 0) return;
+      const contextual = parameterFunctionTypeOf(program, symbol.module, param);
+      for (const leaf of functionLeaves(arg)) {
+        const lambda = lambdaAt(leaf, ancestors);
+        const [called] = lambda ? calledParameters(program, module, lambda, ancestors) : [];
+        if (lambda && called) {
+          const captures = lambdaReads(program, module, lambda, ancestors).captures.filter(
+            (c) => c.name !== called,
+          );
+          result.forwards.push({
+            node: leaf,
+            param: called,
+            label: siteLabel({ module, node: lambda }),
+            captures: captures.map((c) => c.name),
+          });
           continue;
         }
-        const chain = chainTarget(program, module, leaf, ancestors, call.target, need);
-        result.calls.push({
-          ...call,
-          ...(need.backend ? { backend: need.backend } : {}),
-          target: chain.target,
-          wrt: need.wrt,
-          attach: { key, factories: chain.factories, captures: chain.captures },
-        });
+        // A function value only passed on (a parameter of the caller) has its derivatives
+        // attached where it was first passed, if anywhere; the operator says so at run time.
+        if (leaf.type === "Identifier" && declaredLocally(leaf.name, ancestors) && !lambda)
+          continue;
+        const leafCalls = new Map<Operator, OperatorCall | undefined>();
+        const leafCall = (operator: Operator) => {
+          if (!leafCalls.has(operator)) {
+            const synthetic: CallExpression = {
+              ...(node as CallExpression),
+              type: "CallExpression",
+              optional: false,
+              arguments: [leaf as never],
+              start: leaf.start,
+              end: leaf.end,
+            };
+            const call = analyzeCall(program, module, synthetic, inner, operator, error);
+            if (call?.target.contextualNumberParams && contextual) {
+              call.target = { ...call.target, contextualNumberParams: false, contextual };
+            }
+            leafCalls.set(operator, call);
+          }
+          return leafCalls.get(operator);
+        };
+        const attached = attachedTo.get(leaf) ?? new Set<string>();
+        attachedTo.set(leaf, attached);
+        for (const need of needs) {
+          const key = needKey(need);
+          if (attached.has(key)) continue;
+          attached.add(key);
+          const call = leafCall(need.operator);
+          if (!call) continue;
+          if (need.via.length === 0 && !need.target) {
+            result.calls.push({ ...call, attach: { key, factories: [] } });
+            continue;
+          }
+          const chain = chainTarget(program, module, leaf, ancestors, call.target, need);
+          result.calls.push({
+            ...call,
+            ...(need.backend ? { backend: need.backend } : {}),
+            target: chain.target,
+            wrt: need.wrt,
+            attach: { key, factories: chain.factories, captures: chain.captures },
+          });
+        }
       }
-    }
-  });
-  return result;
+    });
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { test } from "node:test";
-import { checkAgainstPlain } from "./support/two-ways.js";
+import { checkAgainstPlain, checkTwoWays } from "./support/two-ways.js";
 
 // Programs written as TypeScript developers write them, each checked against the plain
 // program run as JavaScript, central differences, and forward mode against reverse mode.
@@ -42,5 +42,35 @@ export function f(x: number, y: number) {
       [0.7, -0.4],
       [-1.3, 0.9],
     ],
+  );
+});
+
+test("a class declared 'export default class Vec', imported by any name, is built with 'new' and typed as itself (was NABLA101 ''new Vec' is not supported')", async () => {
+  // The module did not record a default-exported class, and TypeScript names its instances'
+  // type by the export ('default'), which held apart the 'Vec' its own methods build.
+  await checkTwoWays(
+    `import V from "./vec.js";
+import { Pair } from "./pair.js";
+export function f(x: number, y: number) {
+  const a = new V([x, y, x * y]);
+  const b = a.zip(new V([y, 2, x]), (p, q) => p * q - q);
+  return b.sum() + a.scaled(y).sum() + new Pair(x, y).area;
+}`,
+    undefined,
+    true,
+    {
+      "vec.ts": `export default class Vec {
+  constructor(readonly xs: readonly number[]) {}
+  zip(o: Vec, f: (a: number, b: number) => number) { return new Vec(this.xs.map((v, i) => f(v, o.xs[i]))); }
+  scaled(k: number): Vec { return new Vec(this.xs.map((v) => v * k)); }
+  sum() { return this.xs.reduce((s, v) => s + v, 0); }
+}`,
+      "pair.ts": `class Pair {
+  constructor(public a: number, public b: number) {}
+  get area() { return this.a * Math.sin(this.b); }
+}
+export default Pair;
+export { Pair };`,
+    },
   );
 });

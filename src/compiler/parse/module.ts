@@ -338,6 +338,13 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
         const name = decl.id?.name ?? "default";
         mod.functions.set(name, decl);
         mod.exports.set("default", name);
+      } else if (
+        (decl.type === "ClassDeclaration" || decl.type === "TSInterfaceDeclaration") &&
+        decl.id
+      ) {
+        // `export default class Vec { … }`: the class, imported by any name (`import V from`).
+        collectTopLevel(mod, decl);
+        mod.exports.set("default", decl.id.name);
       } else if (decl.type === "Identifier") {
         mod.exports.set("default", decl.name);
       }

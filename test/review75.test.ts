@@ -74,3 +74,35 @@ export { Pair };`,
     },
   );
 });
+
+test("a method written in a module-level object literal ('const Loss = { mse(a, b) { … } }'), of this module, imported or read through a namespace, is called as written (was NABLA112 'which code runs is not known')", async () => {
+  await checkTwoWays(
+    `import { Act } from "./acts.js";
+import * as A from "./acts.js";
+const k = 10;
+const Loss = {
+  weight: 0.5,
+  sq(a: number) { return a * a; },
+  mse(a: number[], b: number[]) {
+    let s = 0;
+    for (let i = 0; i < a.length; i++) s += this.sq(a[i] - b[i]);
+    return (this.weight * s) / a.length + k;
+  },
+  cube: (a: number) => a * a * a,
+};
+export function f(x: number, y: number) {
+  const k = 1000; // not the 'k' Loss.mse reads
+  return Loss.mse([x, y], [y * 2, 1]) + Loss.cube(x) + Act.soft(x * y) + A.Act.scaled(y, 3) + k * 0;
+}`,
+    undefined,
+    true,
+    {
+      "acts.ts": `const scale = 2;
+export const Act = {
+  soft(v: number) { return Math.log1p(Math.exp(v)) * scale; },
+  scaled(v: number, by = 2) { return Math.tanh(v) * by * this.gain; },
+  gain: 1.5,
+};`,
+    },
+  );
+});

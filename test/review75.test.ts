@@ -106,3 +106,18 @@ export const Act = {
     },
   );
 });
+
+test("a function value whose trailing parameters have defaults or are optional, called without them ('Loss.huber(a)' of '(r, delta = 0.5) => …'), runs with their defaults (was NABLA102 'no function of the program fits')", async () => {
+  await checkAgainstPlain(
+    `const Loss = {
+  huber: (r: number, delta = 0.5) => (Math.abs(r) < delta ? 0.5 * r * r : delta * (Math.abs(r) - 0.5 * delta)),
+  pow: (r: number, p?: number) => Math.abs(r) ** (p ?? 2),
+};
+const losses: ((r: number, k?: number) => number)[] = [Loss.huber, Loss.pow];
+export function f(x: number, y: number) {
+  let s = Loss.huber(x - y) + Loss.huber(x * y, 2) + Loss.pow(y) + Loss.pow(x, 3);
+  for (const l of losses) s += l(x + y) * 0.5;
+  return s;
+}`,
+  );
+});

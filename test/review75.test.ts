@@ -1,4 +1,6 @@
 import { test } from "node:test";
+import assert from "node:assert/strict";
+import { loadProgram } from "./support/harness.js";
 import { checkAgainstPlain, checkTwoWays } from "./support/two-ways.js";
 
 // Programs written as TypeScript developers write them, each checked against the plain
@@ -120,4 +122,35 @@ export function f(x: number, y: number) {
   return s;
 }`,
   );
+});
+
+test("the gradient of an object or nested array argument whose arrays the function lengthens ('p.hist.push(x)', 'rows[0].push(v)') is shaped as the argument was given (it had the pushed elements' zeros)", async () => {
+  const m = await loadProgram<{
+    g: (p: { x: number; hist: number[]; rows: number[][] }) => {
+      x: number;
+      hist: number[];
+      rows: number[][];
+    };
+    gr: (rows: number[][], k: number) => [number[][], number];
+  }>({
+    "main.ts": `import { gradient } from "nabla";
+interface P { x: number; hist: number[]; rows: number[][] }
+function track(p: P) {
+  p.hist.push(p.x);
+  p.rows[0].push(p.x * 2);
+  p.rows.push([p.x]);
+  return p.x * p.hist[0] + p.rows[0][0] * p.rows[1][0];
+}
+function grow(rows: number[][], k: number) {
+  for (const r of rows) r.push(k * r[0]);
+  return rows.reduce((s, r) => s + r[r.length - 1] * r[0], 0);
+}
+export const g = gradient(track);
+export const gr = gradient(grow);
+`,
+  });
+  const p = { x: 3, hist: [], rows: [[2], [5, 1]] };
+  assert.deepEqual(m.g(p), { x: 6, hist: [], rows: [[5], [2, 0]] });
+  assert.deepEqual(p, { x: 3, hist: [3], rows: [[2, 6], [5, 1], [3]] });
+  assert.deepEqual(m.gr([[1, 2], [3]], 2), [[[4, 0], [12]], 10]);
 });

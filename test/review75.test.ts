@@ -154,3 +154,21 @@ export const gr = gradient(grow);
   assert.deepEqual(p, { x: 3, hist: [3], rows: [[2, 6], [5, 1], [3]] });
   assert.deepEqual(m.gr([[1, 2], [3]], 2), [[[4, 0], [12]], 10]);
 });
+
+test("a default-exported arrow or function expression ('export default (a: number, b = 2) => …') is differentiated where it is imported and called (was NABLA102 'does not export a function 'default' with visible source')", async () => {
+  await checkTwoWays(
+    `import cube from "./cube.js";
+import twice from "./twice.js";
+export function f(x: number, y: number) {
+  return cube(x) + cube(y, x) + twice(x * y);
+}`,
+    undefined,
+    true,
+    {
+      "cube.ts": `const k = 3;
+function helper(a: number) { return a * k; }
+export default (a: number, b = 2) => helper(a) * a + Math.sin(b);`,
+      "twice.ts": `export default function (v: number) { return 2 * Math.exp(v / 4); }`,
+    },
+  );
+});

@@ -172,3 +172,29 @@ export default (a: number, b = 2) => helper(a) * a + Math.sin(b);`,
     },
   );
 });
+
+test("an optional method of an interface called with '?.' and the chain going on ('s.grow?.(1).scaled(10)') reads the rest of the chain on the call's result (silently wrong: the rest was dropped, the chain's value was the call's)", async () => {
+  await checkAgainstPlain(
+    `interface Shape { area(): number; scaled(k: number): Shape; grow?(k: number): Shape }
+class Rect implements Shape {
+  constructor(readonly w: number, readonly h: number) {}
+  area() { return this.w * this.h; }
+  scaled(k: number): Shape { return new Rect(this.w * k, this.h * k); }
+  grow(k: number): Shape { return new Rect(this.w + k, this.h + k); }
+}
+class Sq implements Shape {
+  constructor(readonly s: number) {}
+  area() { return this.s * this.s; }
+  scaled(k: number): Shape { return new Sq(this.s * k); }
+}
+export function f(x: number, y: number) {
+  const shapes: Shape[] = [new Rect(x, y), new Sq(x * y)];
+  let s = 0;
+  for (const sh of shapes) {
+    s += (sh.grow?.(1).scaled(10) ?? sh).area();
+    s += sh.grow?.(y).area() ?? -sh.area();
+  }
+  return s;
+}`,
+  );
+});

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { loadProgram } from "./support/harness.js";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 import { checkAgainstPlain, checkTwoWays } from "./support/two-ways.js";
 
 // Programs written as TypeScript developers write them, each checked against the plain
@@ -196,5 +196,32 @@ export function f(x: number, y: number) {
   }
   return s;
 }`,
+  );
+});
+
+test("NABLA101 for an optional method whose class returns another type than the interface declares names both types and the fix (it said only methods returning nothing are supported)", () => {
+  const result = compileFiles({
+    "main.ts": `import { gradient } from "nabla";
+interface Shape { area(): number; scale?(k: number): Shape }
+class Rect implements Shape {
+  constructor(readonly w: number) {}
+  area() { return this.w * this.w; }
+  scale(k: number) { return new Rect(this.w * k); }
+}
+export function f(x: number) {
+  const s: Shape = new Rect(x);
+  return s.scale?.(2).area() ?? 0;
+}
+export const g = gradient(f);
+`,
+  });
+  const text = diagnosticsText(result);
+  assert.match(
+    text,
+    /main\.ts:10:10: error NABLA101: the optional call of 'scale', a method of 'Shape' declared to return a Shape, is not supported in differentiable code where a class's 'scale' returns a Rect\n/,
+  );
+  assert.match(
+    text,
+    /help: optional methods called with '\?\.' are supported when each class's method returns what 'Shape' declares \(a number, a boolean, nothing…\); declare the classes' 'scale' to return a Shape, or give 'scale' a body in every class that implements 'Shape' and call it without '\?\.'\n/,
   );
 });

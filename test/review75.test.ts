@@ -225,3 +225,24 @@ export const g = gradient(f);
     /help: optional methods called with '\?\.' are supported when each class's method returns what 'Shape' declares \(a number, a boolean, nothing…\); declare the classes' 'scale' to return a Shape, or give 'scale' a body in every class that implements 'Shape' and call it without '\?\.'\n/,
   );
 });
+
+test("an interface's optional method called with '?.' on a chain that may have stopped ('s.grow?.(1).grow?.(2).area') is skipped where it stopped, as JavaScript skips the whole chain (it threw 'an instance of none of the classes')", async () => {
+  await checkAgainstPlain(
+    `interface Shape { readonly area: number; grow?(k: number): Shape }
+class Rect implements Shape {
+  constructor(readonly w: number, readonly h: number) {}
+  get area() { return this.w * this.h; }
+  grow(k: number): Shape { return new Rect(this.w + k, this.h * k); }
+}
+class Sq implements Shape {
+  constructor(readonly s: number) {}
+  get area() { return this.s * this.s; }
+}
+export function f(x: number, y: number) {
+  const shapes: Shape[] = [new Rect(x, y), new Sq(x * y)];
+  let s = 0;
+  for (const sh of shapes) s += sh.grow?.(1).grow?.(y).area ?? sh.area / 2;
+  return s;
+}`,
+  );
+});

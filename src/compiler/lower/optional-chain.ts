@@ -76,17 +76,31 @@ function lowerOptionalCall(
   // of that name, holding a function nabla has no type for.
   const method = !field || (field.type === "opaque" && !field.callable);
   if (method && !arrow && !callee.optional && isObject(object.type) && object.type.interfaceKey) {
-    const called = lowerOptionalInterfaceMethodCall(
-      ctx,
-      { ...link, optional: false } as CallExpression,
-      object,
-      { ...object.type, interfaceKey: object.type.interfaceKey },
-      name,
-      implementationCaller(ctx, { ...link, optional: false } as CallExpression, name),
-    );
-    // `s.grow?.(1).scaled(10)`: the rest of the chain reads the call's result, where the
-    // object's class has the method (elsewhere the result is undefined, and so is the chain).
-    return link === node ? called : readRestOfResult(ctx, node, link, called);
+    const type = { ...object.type, interfaceKey: object.type.interfaceKey };
+    const callMethod = (): Value => {
+      const called = lowerOptionalInterfaceMethodCall(
+        ctx,
+        { ...link, optional: false } as CallExpression,
+        object,
+        type,
+        name,
+        implementationCaller(ctx, { ...link, optional: false } as CallExpression, name),
+      );
+      // `s.grow?.(1).scaled(10)`: the rest of the chain reads the call's result, where the
+      // object's class has the method (elsewhere the result is undefined, and so is the chain).
+      return link === node ? called : readRestOfResult(ctx, node, link, called);
+    };
+    // `s.grow?.(1).grow?.(2)`: the object is the chain before, undefined where it stopped, and
+    // then so is this call.
+    if (!outermostOptionalLink(callee.object)) return callMethod();
+    ctx.at(link);
+    const present = ctx.builder.unary("not", ctx.builder.unary("nullish", object));
+    let read: Value | undefined;
+    const [value] = lowerIf(ctx, present, [
+      () => [(read = callMethod())],
+      () => [ctx.builder.emit("const", [], [read!.type], {}, [], "").results[0]!],
+    ]);
+    return value!;
   }
   if (!field?.callable && !arrow)
     return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());

@@ -482,7 +482,7 @@ export function f(x: number, y: number): number {
 }
 export const g = gradient(f);
 `),
-    `main.ts:9:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
+    `main.ts:9:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function or a module-level 'const', returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
   8 |   else s = { apply(v: number) { return v + y; } };
 > 9 |   return s.apply(x);
     |          ^^^^^^^
@@ -563,7 +563,7 @@ main.ts:18:18: note: when differentiating 'f' for 'gradient'
 > 18 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
-main.ts:15:32: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
+main.ts:15:32: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function or a module-level 'const', returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
   14 |   let s = 0;
 > 15 |   for (const m of models) s += m.predict(2);
      |                                ^^^^^^^^^
@@ -604,7 +604,7 @@ main.ts:13:18: note: when differentiating 'f' for 'gradient'
 > 13 | export const g = gradient(f);
      |                  ^^^^^^^^^^^
 
-main.ts:11:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
+main.ts:11:10: error NABLA112: which code 'apply' of this 'Step' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function or a module-level 'const', returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
   10 |   const s = makeStep("scale", x);
 > 11 |   return s.apply(x);
      |          ^^^^^^^
@@ -764,7 +764,7 @@ export function f(x: number): number {
 }
 export const g = gradient(f);
 `),
-    `main.ts:10:10: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
+    `main.ts:10:10: error NABLA112: which code 'predict' of this 'Model' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function or a module-level 'const', returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field
    9 | export function f(x: number): number {
 > 10 |   return model.predict(x) * x;
      |          ^^^^^^^^^^^^^

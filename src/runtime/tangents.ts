@@ -463,21 +463,53 @@ export function setLane(lanes: unknown, shape: LaneShape, k: number, q: number, 
 }
 
 /**
- * The length of an argument array before a call that may lengthen it (-1 for anything else).
+ * The lengths of an argument's arrays before a call that may lengthen them (`xs.push(v)`,
+ * `p.hist.push(x)`, `rows[0].push(v)`): an array of numbers's length, `[length, lengths of
+ * its elements]` for an array of arrays or objects, an object's `{ field: lengths }` for its
+ * fields holding arrays or objects; -1 for anything else.
  *
  * @internal
  */
-export function arrayLength(value: unknown): number {
-  return Array.isArray(value) ? value.length : -1;
+export function arrayLength(value: unknown, depth = 0): ArgumentLengths {
+  if (depth > 64 || value === null || typeof value !== "object" || ArrayBuffer.isView(value))
+    return -1;
+  if (Array.isArray(value)) {
+    // An array of numbers (the usual argument) is its length, found without a list.
+    if (!value.some((e) => e !== null && typeof e === "object")) return value.length;
+    const items = value.map((e) => arrayLength(e, depth + 1));
+    return items.some((l) => l !== -1) ? [value.length, items] : value.length;
+  }
+  if (value instanceof Map || value instanceof Set) return -1;
+  let fields: Record<string, ArgumentLengths> | undefined;
+  for (const key of Object.keys(value)) {
+    const l = arrayLength((value as Record<string, unknown>)[key], depth + 1);
+    if (l !== -1) (fields ??= {})[key] = l;
+  }
+  return fields ?? -1;
 }
 
+/** @internal */
+export type ArgumentLengths =
+  number | [number, ArgumentLengths[]] | { [field: string]: ArgumentLengths };
+
 /**
- * A shadow the call lengthened with its argument, cut back to the argument's length before
- * the call: its first elements are the adjoints of the elements the caller gave.
+ * A shadow the call lengthened with its argument, its arrays cut back to the argument's
+ * lengths before the call (`arrayLength`): their first elements are the adjoints of the
+ * elements the caller gave.
  *
  * @internal
  */
-export function trimmedTo<T>(shadow: T, length: number): T {
-  if (length >= 0 && Array.isArray(shadow) && shadow.length > length) shadow.length = length;
+export function trimmedTo<T>(shadow: T, lengths: ArgumentLengths): T {
+  if (shadow === null || typeof shadow !== "object") return shadow;
+  if (typeof lengths === "number") {
+    if (lengths >= 0 && Array.isArray(shadow) && shadow.length > lengths) shadow.length = lengths;
+  } else if (Array.isArray(lengths)) {
+    if (!Array.isArray(shadow)) return shadow;
+    if (shadow.length > lengths[0]) shadow.length = lengths[0];
+    shadow.forEach((e, i) => trimmedTo(e, lengths[1][i] ?? -1));
+  } else {
+    const o = shadow as Record<string, unknown>;
+    for (const key of Object.keys(lengths)) trimmedTo(o[key], lengths[key]!);
+  }
   return shadow;
 }

@@ -71,7 +71,7 @@ import {
   omitted,
 } from "./user-call.js";
 import { inlineCallback } from "./inline-callback.js";
-import { literalMethodCall } from "./literal-accessors.js";
+import { literalMethodCall, moduleLiteralMethodCall } from "./literal-accessors.js";
 import { lowerLiteralFactoryCall } from "./literal-factories.js";
 import { accessorArgumentBindings, thisPositions } from "./passed-accessors.js";
 import { declareMadeFunction } from "./factories.js";
@@ -394,6 +394,14 @@ function lowerMethodCall(ctx: LowerContext, node: CallExpression, callee: Member
       ? undefined
       : literalMethodCall(ctx, node, receiver, name, () => lowerArguments(ctx, node));
   if (method) return method;
+  // `Loss.mse(a, b)`, a method written in a module-level object literal (literal-accessors.ts).
+  const moduleMethod =
+    name === undefined
+      ? undefined
+      : moduleLiteralMethodCall(ctx, node, callee.object, receiver, name, () =>
+          lowerArguments(ctx, node),
+        );
+  if (moduleMethod) return moduleMethod;
   // `opts.onStep(t, y)`, written in an object literal: that function (object-closures.ts).
   const bound = name === undefined ? undefined : boundField(ctx, receiver, name);
   if (bound)

@@ -1,4 +1,4 @@
-import type { Node } from "oxc-parser";
+import type { Node, SwitchStatement } from "oxc-parser";
 import { walk } from "../parse/module.js";
 import type { LowerContext, LoopTarget } from "./context.js";
 
@@ -107,9 +107,18 @@ export function scanExits(ctx: LowerContext, node: Node): Exits {
   return exits;
 }
 
-/** Whether control never reaches the end of `node` (every path leaves by an exit). */
-export function alwaysExits(node: Node | null | undefined): boolean {
+/**
+ * Whether control never reaches the end of `node` (every path leaves by an exit). `complete`
+ * gives a switch without `default` the one TypeScript knows cannot run when its cases list
+ * every value its discriminant's type allows (`withExhaustiveDefault`, switch.ts), so a switch
+ * over `e.op` that returns in every case exits, nested in a case or a branch too.
+ */
+export function alwaysExits(
+  node: Node | null | undefined,
+  complete?: (node: SwitchStatement) => SwitchStatement,
+): boolean {
   if (!node) return false;
+  const exits = (n: Node | null | undefined) => alwaysExits(n, complete);
   switch (node.type) {
     case "ReturnStatement":
     case "BreakStatement":
@@ -117,18 +126,42 @@ export function alwaysExits(node: Node | null | undefined): boolean {
     case "ThrowStatement":
       return true;
     case "BlockStatement":
-      return node.body.some(alwaysExits);
+      return node.body.some(exits);
     case "IfStatement":
-      return alwaysExits(node.consequent) && alwaysExits(node.alternate);
+      return exits(node.consequent) && exits(node.alternate);
     case "LabeledStatement":
-      return alwaysExits(node.body) && !breaksOut(node.body, node.label.name);
+      return exits(node.body) && !breaksOut(node.body, node.label.name);
     case "WhileStatement":
     case "ForStatement":
     case "DoWhileStatement":
       return isEndless(node) && !breaksOut(node, undefined);
+    case "SwitchStatement":
+      return switchExits(complete ? complete(node) : node, exits);
     default:
       return false;
   }
+}
+
+/**
+ * Whether control never leaves a switch at its end: it has a default, every case falls
+ * through or ends in an exit, and nothing breaks out of it.
+ */
+function switchExits(node: SwitchStatement, exits: (n: Node | undefined) => boolean): boolean {
+  if (!node.cases.some((c) => !c.test)) return false;
+  const last = node.cases[node.cases.length - 1]!;
+  if (last.consequent.length === 0) return false;
+  for (const c of node.cases) {
+    const end = c.consequent[c.consequent.length - 1];
+    if (end && !exits(end)) return false;
+  }
+  let breaks = false;
+  walk(node, (child: Node) => {
+    if (child !== node && (FUNCTIONS.has(child.type) || LOOPS.has(child.type))) return false;
+    if (child !== node && child.type === "SwitchStatement") return false;
+    if (child.type === "BreakStatement" && !child.label) breaks = true;
+    return true;
+  });
+  return !breaks;
 }
 
 /** `while (true)`, `for (;;)`, `do … while (true)`. */

@@ -871,8 +871,14 @@ function fits(ctx: LowerContext, symbol: FunctionSymbol, args: Value[], result: 
     typeResolver(ctx.program, symbol.module, symbol.typeArguments),
   );
   // A rest parameter takes the arguments as they come, not the one array a call may pass.
-  if (signature.params.length > args.length || signature.params.some((p) => p.rest)) return false;
-  if (signature.params.some((p, i) => !p.type || !assignable(args[i]!.type, p.type))) return false;
+  if (signature.params.some((p) => p.rest)) return false;
+  // Trailing parameters with defaults or marked `?` may be left out (`(a, delta = 0.5) => …`
+  // called with one argument): emitUserCall gives them undefined.
+  let required = signature.params.length;
+  while (required > 0 && signature.params[required - 1]!.omissible) required--;
+  if (required > args.length) return false;
+  const given = signature.params.slice(0, args.length);
+  if (given.some((p, i) => !p.type || !assignable(args[i]!.type, p.type))) return false;
   const returns = signature.result ?? "number";
   return result === "void" || sameType(returns, result);
 }

@@ -1,4 +1,8 @@
-import type { CallExpression, Node, ObjectProperty } from "oxc-parser";
+import type { CallExpression, Node, ObjectExpression, ObjectProperty } from "oxc-parser";
+import { walk, type ModuleConstant, type SourceModule } from "../parse/module.js";
+import type { FunctionSymbol } from "../parse/program.js";
+import { functionsUsedAsValues, unwrapped } from "../resolve/function-values.js";
+import { typeResolver } from "../types/resolver.js";
 import { CompileAbort } from "../diagnostics/diagnostic.js";
 import { closureCapture, notes, unsupportedSyntax } from "../diagnostics/messages/index.js";
 import { forEachOp } from "../ir/walk.js";
@@ -14,6 +18,7 @@ import {
 import { expectType } from "./expect-type.js";
 import { inlineCallback } from "./inline-callback.js";
 import { objectUseOf } from "./object-closures.js";
+import { emitUserCall } from "./user-call.js";
 
 // Getters and methods written in an object literal: `{ w, h, get area() { return this.w *
 // this.h; } }`, `{ x, norm() { return Math.abs(this.x); } }`. The object is tracked by its IR
@@ -103,6 +108,93 @@ export function literalMethodCall(
   const accessor = entry?.accessors.get(name);
   if (!entry || !accessor || accessor.getter) return undefined;
   return runAccessor(ctx, node, object, entry, accessor, lowerArguments());
+}
+
+/**
+ * `Loss.mse(a, b)`, where `Loss` is a module-level `const` object literal (of this module,
+ * imported, or read through a namespace import: `L.Loss.mse(…)`) and `mse` a method written in
+ * it (`mse(a, b) { … }`) that no code replaces. A method not using `this` is called as the
+ * function it is (compiled in its module, named by its path, as a call through a function value
+ * calls it); one using `this` is inlined as a literal's method is, with `this` the object
+ * (whose other methods it may call) and the names it reads those of its module.
+ */
+export function moduleLiteralMethodCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  objectNode: Node,
+  object: Value,
+  name: string,
+  lowerArguments: () => Value[],
+): Value | undefined {
+  const found = moduleObjectLiteral(ctx, objectNode);
+  if (!found) return undefined;
+  const kept = new Map<Node, FunctionSymbol>(
+    functionsUsedAsValues(ctx.program).map((s) => [s.node, s]),
+  );
+  const accessors = new Map<string, LiteralAccessor>();
+  let called: FunctionSymbol | undefined;
+  for (const p of found.literal.properties) {
+    if (p.type !== "Property" || p.computed || !p.method || !kept.has(p.value)) continue;
+    const key = p.key.type === "Identifier" ? p.key.name : undefined;
+    const accessor = key === undefined ? undefined : literalAccessor(ctx, p, key);
+    if (!accessor) continue;
+    accessors.set(accessor.key, accessor);
+    if (accessor.key === name) called = kept.get(p.value);
+  }
+  if (!called) return undefined;
+  if (!usesThis(called.node)) return emitUserCall(ctx, node, called, called.name, lowerArguments());
+  ctx.literalAccessors.set(object, {
+    accessors,
+    // Its code reads the names of its module only.
+    scope: new Scope(undefined),
+    origin: ctx.loc(objectNode),
+    module: found.module,
+    types: found.module === ctx.module ? ctx.types : typeResolver(ctx.program, found.module),
+  });
+  return literalMethodCall(ctx, node, object, name, lowerArguments);
+}
+
+/** Whether a method's body reads `this` (its own, not that of a function written in it). */
+function usesThis(fn: Node): boolean {
+  let found = false;
+  walk(fn, (n) => {
+    if (n !== fn && (n.type === "FunctionExpression" || n.type === "FunctionDeclaration"))
+      return false;
+    if (n.type === "ThisExpression") found = true;
+    return !found;
+  });
+  return found;
+}
+
+/** The module-level `const` object literal `node` names (`Loss`, `L.Loss`), and its module. */
+function moduleObjectLiteral(
+  ctx: LowerContext,
+  node: Node,
+): { literal: ObjectExpression; module: SourceModule } | undefined {
+  let constant: ModuleConstant | undefined;
+  if (node.type === "Identifier" && !ctx.scope.lookup(node.name)) {
+    constant =
+      ctx.module.constants.get(node.name) ??
+      (ctx.module.imports.has(node.name)
+        ? ctx.program.resolveLocalConstant(ctx.module, node.name)
+        : undefined);
+  } else if (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    node.object.type === "Identifier" &&
+    node.property.type === "Identifier" &&
+    !ctx.scope.lookup(node.object.name)
+  ) {
+    const target = ctx.program.namespaceModule(ctx.module, node.object.name);
+    constant = target && ctx.program.resolveExportedConstant(target, node.property.name);
+  }
+  if (constant?.kind !== "const" || !constant.node.init) return undefined;
+  const init = unwrapped(constant.node.init);
+  if (init.type !== "ObjectExpression") return undefined;
+  const module = ctx.program
+    .loadedModules()
+    .find((m) => m.constants.get(constant!.name) === constant);
+  return module && { literal: init, module };
 }
 
 function runAccessor(

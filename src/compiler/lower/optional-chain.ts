@@ -75,15 +75,33 @@ function lowerOptionalCall(
   // implementing it by an arrow field (`reset = () => {…}`) gives the interface's type a field
   // of that name, holding a function nabla has no type for.
   const method = !field || (field.type === "opaque" && !field.callable);
-  if (method && !arrow && !callee.optional && isObject(object.type) && object.type.interfaceKey)
-    return lowerOptionalInterfaceMethodCall(
-      ctx,
-      { ...link, optional: false } as CallExpression,
-      object,
-      { ...object.type, interfaceKey: object.type.interfaceKey },
-      name,
-      implementationCaller(ctx, { ...link, optional: false } as CallExpression, name),
-    );
+  if (method && !arrow && !callee.optional && isObject(object.type) && object.type.interfaceKey) {
+    const type = { ...object.type, interfaceKey: object.type.interfaceKey };
+    const callMethod = (): Value => {
+      const called = lowerOptionalInterfaceMethodCall(
+        ctx,
+        { ...link, optional: false } as CallExpression,
+        object,
+        type,
+        name,
+        implementationCaller(ctx, { ...link, optional: false } as CallExpression, name),
+      );
+      // `s.grow?.(1).scaled(10)`: the rest of the chain reads the call's result, where the
+      // object's class has the method (elsewhere the result is undefined, and so is the chain).
+      return link === node ? called : readRestOfResult(ctx, node, link, called);
+    };
+    // `s.grow?.(1).grow?.(2)`: the object is the chain before, undefined where it stopped, and
+    // then so is this call.
+    if (!outermostOptionalLink(callee.object)) return callMethod();
+    ctx.at(link);
+    const present = ctx.builder.unary("not", ctx.builder.unary("nullish", object));
+    let read: Value | undefined;
+    const [value] = lowerIf(ctx, present, [
+      () => [(read = callMethod())],
+      () => [ctx.builder.emit("const", [], [read!.type], {}, [], "").results[0]!],
+    ]);
+    return value!;
+  }
   if (!field?.callable && !arrow)
     return ctx.fail(link, unsupportedSyntax.optionalCallsAreNotSupported());
   const hidden = `?.${link.start}`;
@@ -120,6 +138,22 @@ function lowerOptionalCall(
     return value!;
   };
   return guarded(0);
+}
+
+/** The rest of the chain after the call `link`, read on its result where it is there. */
+function readRestOfResult(ctx: LowerContext, node: Expression, link: Node, result: Value): Value {
+  const hidden = `?.${link.start}`;
+  ctx.declare(hidden, "const", result.type, result);
+  const at = { start: link.start, end: link.end };
+  const rest = replaceNode(node, link, { type: "Identifier", name: hidden, ...at } as Expression);
+  ctx.at(link);
+  const present = ctx.builder.unary("not", ctx.builder.unary("nullish", result));
+  let read: Value | undefined;
+  const [value] = lowerIf(ctx, present, [
+    () => [(read = ctx.lowerExpression(rest))],
+    () => [ctx.builder.emit("const", [], [read!.type], {}, [], "").results[0]!],
+  ]);
+  return value!;
 }
 
 /** A copy of the chain `node` with `link` replaced by `by`. */

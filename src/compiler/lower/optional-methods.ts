@@ -12,6 +12,7 @@ import {
 } from "./class-dispatch.js";
 import { arrowFieldOfClass } from "./arrow-fields.js";
 import type { LowerContext } from "./context.js";
+import { article } from "./describe.js";
 import { lowerIf } from "./merge.js";
 
 // `f.reset?.()` where `reset?(): void` is an optional method of the interface `f` has: the
@@ -67,7 +68,15 @@ export function lowerOptionalInterfaceMethodCall(
         const v = callImplementation(ctx, node, receiver, type, name, "method", call, found);
         if (v.type === "void") return [];
         if (!result || !sameType(v.type, result))
-          return ctx.fail(node, unsupportedSyntax.optionalMethodWithValue(name, type.name));
+          return ctx.fail(
+            node,
+            unsupportedSyntax.optionalMethodWithValue(
+              name,
+              type.name,
+              result ? article(result) : "nothing nabla can type",
+              article(v.type),
+            ),
+          );
         return [v];
       },
       () => chain(i + 1),

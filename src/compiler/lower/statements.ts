@@ -13,6 +13,7 @@ import type {
   Function,
   Node,
   Statement,
+  SwitchStatement,
   VariableDeclaration,
   WhileStatement,
 } from "oxc-parser";
@@ -71,8 +72,9 @@ export function lowerStatements(ctx: LowerContext, statements: Statement[]): boo
     const statement = statements[i]!;
     const rest = statements.slice(i + 1);
     if (statement.type === "IfStatement" && rest.length > 0 && !isSkipped(ctx, statement)) {
-      const thenExits = alwaysExits(statement.consequent);
-      const elseExits = alwaysExits(statement.alternate);
+      const complete = (s: SwitchStatement) => withExhaustiveDefault(ctx, s);
+      const thenExits = alwaysExits(statement.consequent, complete);
+      const elseExits = alwaysExits(statement.alternate, complete);
       if (thenExits !== elseExits) return lowerIfWithRest(ctx, statement, thenExits, rest);
     }
     if (lowerStatement(ctx, statement)) return true;
@@ -274,7 +276,7 @@ export function lowerStatement(ctx: LowerContext, node: Statement): boolean {
     }
     case "SwitchStatement": {
       const complete = withExhaustiveDefault(ctx, node);
-      return lowerStatement(ctx, desugarSwitch(complete)) || switchAlwaysExits(complete);
+      return lowerStatement(ctx, desugarSwitch(complete)) || switchAlwaysExits(ctx, node);
     }
     case "TSTypeAliasDeclaration":
     case "TSInterfaceDeclaration":

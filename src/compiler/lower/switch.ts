@@ -1,5 +1,4 @@
 import type { Expression, Node, Statement, SwitchStatement } from "oxc-parser";
-import { walk } from "../parse/module.js";
 import { alwaysExits, SWITCH_LOOP } from "./exits.js";
 import type { LowerContext } from "./context.js";
 
@@ -17,17 +16,6 @@ import type { LowerContext } from "./context.js";
 // Cases are tested in order with `===`, as JavaScript does.
 
 let switchCount = 0;
-
-const NESTED = new Set([
-  "FunctionDeclaration",
-  "FunctionExpression",
-  "ArrowFunctionExpression",
-  "ForStatement",
-  "WhileStatement",
-  "DoWhileStatement",
-  "ForOfStatement",
-  "ForInStatement",
-]);
 
 /** The statements of the switch, as a one-pass loop. */
 export function desugarSwitch(node: SwitchStatement): Statement {
@@ -90,25 +78,11 @@ export function desugarSwitch(node: SwitchStatement): Statement {
 }
 
 /**
- * Whether control never leaves a switch at its end: it has a default, every case falls
- * through or ends in a return or throw, and nothing breaks out of it.
+ * Whether control never leaves a switch at its end (`alwaysExits`), a switch over every value
+ * its discriminant's type allows, here or nested in it, counting as one with a `default`.
  */
-export function switchAlwaysExits(node: SwitchStatement): boolean {
-  if (!node.cases.some((c) => !c.test)) return false;
-  const last = node.cases[node.cases.length - 1]!;
-  if (last.consequent.length === 0) return false;
-  for (const c of node.cases) {
-    const end = c.consequent[c.consequent.length - 1];
-    if (end && !alwaysExits(end)) return false;
-  }
-  let breaks = false;
-  walk(node, (child: Node) => {
-    if (child !== node && (NESTED.has(child.type) || child.type === "SwitchStatement"))
-      return false;
-    if (child.type === "BreakStatement" && !child.label) breaks = true;
-    return true;
-  });
-  return !breaks;
+export function switchAlwaysExits(ctx: LowerContext, node: SwitchStatement): boolean {
+  return alwaysExits(node, (s) => withExhaustiveDefault(ctx, s));
 }
 
 /**

@@ -338,6 +338,22 @@ function collectTopLevel(mod: SourceModule, node: Node): void {
         const name = decl.id?.name ?? "default";
         mod.functions.set(name, decl);
         mod.exports.set("default", name);
+      } else if (
+        (decl.type === "ArrowFunctionExpression" || decl.type === "FunctionExpression") &&
+        !decl.async &&
+        !decl.generator
+      ) {
+        // `export default (a: number) => a * a`: the module's function 'default', as an
+        // anonymous `export default function (a) { … }` is.
+        mod.functions.set("default", decl);
+        mod.exports.set("default", "default");
+      } else if (
+        (decl.type === "ClassDeclaration" || decl.type === "TSInterfaceDeclaration") &&
+        decl.id
+      ) {
+        // `export default class Vec { … }`: the class, imported by any name (`import V from`).
+        collectTopLevel(mod, decl);
+        mod.exports.set("default", decl.id.name);
       } else if (decl.type === "Identifier") {
         mod.exports.set("default", decl.name);
       }

@@ -269,7 +269,8 @@ class ProgramTypes implements CheckedTypes {
     return converted === "number" || converted === "string" ? converted : kind;
   }
 
-  private object(shape: Extract<CheckedShape, { kind: "object" }>): Type | undefined {
+  private object(checked: Extract<CheckedShape, { kind: "object" }>): Type | undefined {
+    const shape = this.ownName(checked);
     if (shape.callable) return "opaque";
     if (shape.keyed) return undefined;
     // An instance of a generic class whose type arguments are no types nabla has (`Box<U>` in
@@ -307,6 +308,19 @@ class ProgramTypes implements CheckedTypes {
         ? `${shape.declaredIn}#${shape.name}`
         : undefined;
     return { kind: "object", name, fields, ...(classKey ? { classKey } : {}) };
+  }
+
+  /**
+   * The shape named as its declaration names it: TypeScript names a class or interface declared
+   * `export default class Vec` by its export, 'default'.
+   */
+  private ownName(
+    shape: Extract<CheckedShape, { kind: "object" }>,
+  ): Extract<CheckedShape, { kind: "object" }> {
+    if (shape.name !== "default" || !shape.declaredIn) return shape;
+    const mod = this.program.loadedModules().find((m) => m.file === shape.declaredIn);
+    const local = mod?.exports.get("default");
+    return local !== undefined && mod!.types.has(local) ? { ...shape, name: local } : shape;
   }
 
   /** A function type (a field holding a function), as a call of it needs it. */

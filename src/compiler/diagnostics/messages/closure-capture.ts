@@ -140,7 +140,7 @@ export const closureCapture = {
   literalMethodNotKnown: (name: Printable, type: Printable) =>
     message(
       "closureCapture",
-      `which code '${name}' of this '${type}' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function, returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field`,
+      `which code '${name}' of this '${type}' runs is not known here: differentiable code calls a method or getter written in an object literal only on an object whose literal it knows (written in this function or a module-level 'const', returned by a factory ending in 'return { … }', or passed in as an argument), not on one chosen by a condition, kept in a variable that branches or loops change, made when the module was loaded, or read from an array or a field`,
       `build the object where the method is called (call its factory there, or call the method in each branch choosing the object), or make the objects instances of classes declaring it ('class … implements ${type}'), which nabla dispatches on their class`,
     ),
   objectHoldingFunctionUsed: (fields: Printable, use: Printable) =>

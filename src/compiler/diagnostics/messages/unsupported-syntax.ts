@@ -537,11 +537,16 @@ export const unsupportedSyntax = {
       `the 'in' operator with a key chosen at run time, of an object holding functions written in it, is not supported in differentiable code`,
       `test a key written as a string ('"eval" in o')`,
     ),
-  optionalMethodWithValue: (name: Printable, typeName: Printable) =>
+  optionalMethodWithValue: (
+    name: Printable,
+    typeName: Printable,
+    declared: Printable,
+    returned: Printable,
+  ) =>
     message(
       "unsupportedSyntax",
-      `the optional call of '${name}', a method of '${typeName}' that returns a value, is not supported in differentiable code`,
-      `optional methods called with '?.' are supported when they return nothing; give '${name}' a body in every class that implements '${typeName}' and call it without '?.'`,
+      `the optional call of '${name}', a method of '${typeName}' declared to return ${declared}, is not supported in differentiable code where a class's '${name}' returns ${returned}`,
+      `optional methods called with '?.' are supported when each class's method returns what '${typeName}' declares (a number, a boolean, nothing…); declare the classes' '${name}' to return ${declared}, or give '${name}' a body in every class that implements '${typeName}' and call it without '?.'`,
     ),
   optionalCallsAreNotSupported: () =>
     message(

@@ -397,11 +397,27 @@ function mathTarget(
       typeAnnotation: { type: "TSNumberKeyword", ...at },
     },
   }));
+  return callingLambda(program, module, node, params as never, params as never, ancestors);
+}
+
+/**
+ * The target of the lambda `(params) => callee(args)` written where `callee` is (an operator
+ * given `Math.sin` or `derivative(f)`, which it differentiates as that lambda).
+ */
+function callingLambda(
+  program: ProgramGraph,
+  module: SourceModule,
+  callee: Node,
+  params: readonly Node[],
+  args: readonly Node[],
+  ancestors: readonly Node[],
+): DifferentiationTarget {
+  const at = { start: callee.start, end: callee.end };
   const lambda = {
     type: "ArrowFunctionExpression",
     ...at,
     params,
-    body: { type: "CallExpression", ...at, callee: node, arguments: params, optional: false },
+    body: { type: "CallExpression", ...at, callee, arguments: args, optional: false },
     expression: true,
     async: false,
     generator: false,
@@ -409,7 +425,7 @@ function mathTarget(
     typeParameters: null,
     id: null,
   } as unknown as FunctionLike;
-  const pos = positionAt(module.text, node.start);
+  const pos = positionAt(module.text, callee.start);
   return {
     module,
     name: lambdaName(pos.line, pos.column),
@@ -474,39 +490,13 @@ function derivedTarget(
   const params = innerTarget.node.params;
   const identifiers = params.filter((p) => p.type === "Identifier");
   if (identifiers.length !== params.length) return undefined;
-  const lambda = {
-    type: "ArrowFunctionExpression",
-    start: inner.start,
-    end: inner.end,
-    params,
-    body: {
-      type: "CallExpression",
-      start: inner.start,
-      end: inner.end,
-      callee: inner,
-      arguments: identifiers.map((p) => ({
-        type: "Identifier",
-        name: p.name,
-        start: p.start,
-        end: p.end,
-      })),
-      optional: false,
-    },
-    expression: true,
-    async: false,
-    generator: false,
-    returnType: null,
-    typeParameters: null,
-    id: null,
-  } as unknown as FunctionLike;
-  const pos = positionAt(module.text, inner.start);
-  return {
-    module,
-    name: lambdaName(pos.line, pos.column),
-    node: lambda,
-    contextualNumberParams: true,
-    ...lambdaReads(program, module, lambda, ancestors),
-  };
+  const args = identifiers.map((p) => ({
+    type: "Identifier",
+    name: p.name,
+    start: p.start,
+    end: p.end,
+  }));
+  return callingLambda(program, module, inner, params, args as never, ancestors);
 }
 
 /**

@@ -1,4 +1,6 @@
+import assert from "node:assert/strict";
 import { test } from "node:test";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
 import { checkAgainstPlain } from "./support/two-ways.js";
 
 // Classes of one module used from another as TypeScript projects split them: through a
@@ -204,4 +206,31 @@ export class Square {
 `,
     },
   );
+});
+
+test("a subclass without a constructor of a base of another module whose parameters are not annotated is refused at the 'new', not typed at the wrong file's positions", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "base.ts": `export class Base {
+  constructor(public x = 0, public k = 2) {}
+  value(): number {
+    return this.k * this.x * this.x;
+  }
+}
+`,
+      "main.ts": `import { gradient } from "nabla";
+import { Base } from "./base";
+class Sub extends Base {}
+export function f(a: number): number {
+  return new Sub(a).value();
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:5:10: error NABLA101: 'new Sub', whose inherited constructor takes rest or destructured parameters, or parameters not annotated with types its module sees/,
+  );
+  assert.doesNotMatch(text, /NABLA103/);
 });

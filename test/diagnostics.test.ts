@@ -335,11 +335,11 @@ export class Particle {
 `,
     },
     expected: `
-main.ts:5:13: error NABLA101: 'new Light', whose inherited constructor takes rest or destructured parameters or parameters of types its module does not see, is not supported in differentiable code
+main.ts:5:13: error NABLA101: 'new Light', whose inherited constructor takes rest or destructured parameters, or parameters not annotated with types its module sees, is not supported in differentiable code
   4 | export function e(a: number): number {
 > 5 |   const l = new Light(new G.Vec(a, 1), 2);
     |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-help: give 'Light' a constructor of its own that calls 'super(…)' with plain parameters, or import the types of the base constructor's parameters in its module
+help: give 'Light' a constructor of its own that calls 'super(…)' with plain parameters, or annotate the base constructor's parameters with types imported in its module too
 main.ts:8:18: note: when differentiating 'e' for 'gradient'
 > 8 | export const g = gradient(e);
     |                  ^^^^^^^^^^^

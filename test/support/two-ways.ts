@@ -28,25 +28,12 @@ export async function checkTwoWays(
   /** Other modules of the program, which main.ts may import. */
   modules: Record<string, string> = {},
 ): Promise<void> {
-  const m = await loadProgram<Compiled>({
-    ...modules,
-    "main.ts": `import { differential, valueWithGradient } from "nabla";
-${body}
-export const vg = valueWithGradient(f, { wrt: [0, 1] });
-export const d = differential(f, { wrt: [0, 1] });
-`,
-  });
+  const m = await compiled(body, modules, "");
   for (const [x, y] of points) {
-    const { value, gradient } = m.vg(x, y);
+    const { value } = m.vg(x, y);
     if (exact) assert.equal(value, m.f(x, y), `value at (${x}, ${y})`);
     else assertClose(value, m.f(x, y), 1e-14, `value at (${x}, ${y})`);
-    const expected = finiteGradient(m.f, [x, y]);
-    gradient.forEach((g, i) => {
-      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
-      const e: [number, number] = [0, 0];
-      e[i] = 1;
-      assertClose(m.d(x, y)(...e), g, 1e-12, `∂f/∂x${i} at (${x}, ${y}), forward mode`);
-    });
+    checkDerivatives(m, m.f, x, y);
   }
 }
 
@@ -91,24 +78,43 @@ export async function checkAgainstPlain(
   /** Other modules of the program, which main.ts may import (`./geo`). */
   modules: Record<string, string> = {},
 ): Promise<void> {
-  const m = await loadProgram<Compiled>({
+  const m = await compiled(body, modules, `, backend: "${backend}"`);
+  const plain = await plainF(body, modules);
+  for (const [x, y] of points) {
+    const { value } = m.vg(x, y);
+    assert.equal(value, plain(x, y), `value at (${x}, ${y}), against plain JavaScript`);
+    checkDerivatives(m, plain, x, y);
+  }
+}
+
+/** `body` compiled with `f`'s gradient and differential (`options`: more of their options). */
+function compiled(
+  body: string,
+  modules: Record<string, string>,
+  options: string,
+): Promise<Compiled> {
+  return loadProgram<Compiled>({
     ...modules,
     "main.ts": `import { differential, valueWithGradient } from "nabla";
 ${body}
-export const vg = valueWithGradient(f, { wrt: [0, 1], backend: "${backend}" });
-export const d = differential(f, { wrt: [0, 1], backend: "${backend}" });
+export const vg = valueWithGradient(f, { wrt: [0, 1]${options} });
+export const d = differential(f, { wrt: [0, 1]${options} });
 `,
   });
-  const plain = await plainF(body, modules);
-  for (const [x, y] of points) {
-    const { value, gradient } = m.vg(x, y);
-    assert.equal(value, plain(x, y), `value at (${x}, ${y}), against plain JavaScript`);
-    const expected = finiteGradient(plain, [x, y]);
-    gradient.forEach((g, i) => {
-      assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
-      const e: [number, number] = [0, 0];
-      e[i] = 1;
-      assertClose(m.d(x, y)(...e), g, 1e-12, `∂f/∂x${i} at (${x}, ${y}), forward mode`);
-    });
-  }
+}
+
+/** nabla's gradient at (x, y) against central differences of `reference`, and forward mode. */
+function checkDerivatives(
+  m: Compiled,
+  reference: (x: number, y: number) => number,
+  x: number,
+  y: number,
+): void {
+  const expected = finiteGradient(reference, [x, y]);
+  m.vg(x, y).gradient.forEach((g, i) => {
+    assertClose(g, expected[i]!, 1e-6, `∂f/∂x${i} at (${x}, ${y}), finite differences`);
+    const e: [number, number] = [0, 0];
+    e[i] = 1;
+    assertClose(m.d(x, y)(...e), g, 1e-12, `∂f/∂x${i} at (${x}, ${y}), forward mode`);
+  });
 }

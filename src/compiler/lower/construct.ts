@@ -182,8 +182,9 @@ export function constructedClassName(name: string, type: ObjectType): string {
 }
 
 /**
- * Whether the base constructor's parameters (of another module, maybe) are typed the same in
- * the module of `cls`, which the constructor JavaScript gives `cls` declares them in.
+ * Whether the base constructor's parameters (of another module, maybe) are annotated with
+ * types that mean the same in the module of `cls`, which the constructor JavaScript gives
+ * `cls` declares them in.
  */
 function sameParameterTypes(
   ctx: LowerContext,
@@ -200,9 +201,8 @@ function sameParameterTypes(
     };
     const written = annotationType(id.typeAnnotation, there);
     const seen = annotationType(id.typeAnnotation, here);
-    return written === undefined
-      ? seen === undefined
-      : seen !== undefined && sameType(written, seen);
+    // Unannotated, its type would be looked up at the base's positions in the wrong file.
+    return written !== undefined && seen !== undefined && sameType(written, seen);
   });
 }
 
@@ -221,8 +221,8 @@ function constructorNode(ctx: LowerContext, cls: ClassSymbol, at: Node): Functio
     return ctx.fail(
       at,
       unsupportedSyntax.constructNotSupported(
-        `'new ${cls.name}', whose inherited constructor takes rest or destructured parameters or parameters of types its module does not see,`,
-        `give '${cls.name}' a constructor of its own that calls 'super(…)' with plain parameters, or import the types of the base constructor's parameters in its module`,
+        `'new ${cls.name}', whose inherited constructor takes rest or destructured parameters, or parameters not annotated with types its module sees,`,
+        `give '${cls.name}' a constructor of its own that calls 'super(…)' with plain parameters, or annotate the base constructor's parameters with types imported in its module too`,
       ),
     );
   }

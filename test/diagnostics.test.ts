@@ -612,20 +612,21 @@ main.ts:6:19: note: when differentiating 'f' for 'derivative'
 1 error`,
   },
   {
-    name: "NABLA112: a function parameter captured by a second-order operator's lambda",
+    name: "NABLA112: a local variable holding a function parameter, read by an operator's lambda (was NABLA103 asking for a type such as 'number')",
     files: `
 import { hessian } from "nabla";
 export function curvature(f: (x: number) => number, x: number): number {
-  return hessian((t: number) => 2 * f(t))(x);
+  const g = f;
+  return hessian((t: number) => 2 * g(t))(x);
 }
 `,
     expected: `
-main.ts:2:27: error NABLA112: 'f' holds a function, which this function reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to a first-order operator ('derivative', 'gradient'…) in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)
-  1 | import { hessian } from "nabla";
-> 2 | export function curvature(f: (x: number) => number, x: number): number {
-    |                           ^^^^^^^^^^^^^^^^^^^^^^^^
-main.ts:3:10: note: when differentiating the function given to 'hessian'
-> 3 |   return hessian((t: number) => 2 * f(t))(x);
+main.ts:3:9: error NABLA112: 'g' holds a function, which this function reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to an operator in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)
+  2 | export function curvature(f: (x: number) => number, x: number): number {
+> 3 |   const g = f;
+    |         ^^^^^
+main.ts:4:10: note: when differentiating the function given to 'hessian'
+> 4 |   return hessian((t: number) => 2 * g(t))(x);
     |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 
 1 error`,

@@ -14,6 +14,7 @@ import { REPO_ROOT } from "./support/harness.js";
 const SUITES = [
   "gradbench",
   "attached-derivatives",
+  "operators-on-function-parameters",
   "math-rules",
   "programs",
   "optimizations",

@@ -18,11 +18,6 @@ export interface OperatorInfo {
   /** The options its options object takes. */
   readonly options: readonly OptionName[];
   /**
-   * Whether a function may apply it to a function-typed parameter itself (the derivative
-   * travels with the function value; see resolve/attachments.ts).
-   */
-  readonly onFunctionValues: boolean;
-  /**
    * Whether differentiable code may call it (nested differentiation, computed in forward mode
    * inside; see lower/nested.ts).
    */
@@ -35,84 +30,72 @@ export const OPERATORS = {
     mode: "forward",
     order: 1,
     options: ["wrt", "backend"],
-    onFunctionValues: true,
     nestable: true,
   },
   valueWithDerivative: {
     mode: "forward",
     order: 1,
     options: ["wrt", "backend"],
-    onFunctionValues: true,
     nestable: true,
   },
   differential: {
     mode: "forward",
     order: 1,
     options: ["wrt", "backend"],
-    onFunctionValues: false,
     nestable: false,
   },
   valueWithDifferential: {
     mode: "forward",
     order: 1,
     options: ["wrt", "backend"],
-    onFunctionValues: false,
     nestable: false,
   },
   gradient: {
     mode: "reverse",
     order: 1,
     options: ["wrt", "hasAux", "backend"],
-    onFunctionValues: true,
     nestable: true,
   },
   valueWithGradient: {
     mode: "reverse",
     order: 1,
     options: ["wrt", "hasAux", "backend"],
-    onFunctionValues: true,
     nestable: true,
   },
   pullback: {
     mode: "reverse",
     order: 1,
     options: ["wrt", "backend"],
-    onFunctionValues: false,
     nestable: false,
   },
   valueWithPullback: {
     mode: "reverse",
     order: 1,
     options: ["wrt", "backend"],
-    onFunctionValues: false,
     nestable: false,
   },
   hessian: {
     mode: "reverse",
     order: 2,
     options: ["wrt", "backend"],
-    onFunctionValues: false,
     nestable: false,
   },
   hessianVectorProduct: {
     mode: "reverse",
     order: 2,
     options: ["wrt", "backend"],
-    onFunctionValues: false,
     nestable: false,
   },
   gradientAndHessianVectorProduct: {
     mode: "reverse",
     order: 2,
     options: ["wrt", "backend"],
-    onFunctionValues: false,
     nestable: false,
   },
   jacobian: {
     mode: "reverse",
     order: 2,
     options: ["wrt", "mode", "backend"],
-    onFunctionValues: false,
     nestable: false,
   },
 } as const satisfies Record<string, OperatorInfo>;

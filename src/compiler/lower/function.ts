@@ -380,11 +380,15 @@ function withParent(scope: Scope, parent: Scope): Scope {
   return moved;
 }
 
-/** Whether a captured declaration holds a function: a function-typed parameter or `c ? f : g`. */
+/**
+ * Whether a captured declaration holds a function: a function-typed parameter, `c ? f : g`, or
+ * a variable TypeScript types as a function (`const g = f`).
+ */
 function holdsFunction(program: ProgramGraph, module: SourceModule, node: Node): boolean {
   if (node.type === "Identifier")
     return parameterFunctionTypeOf(program, module, node) !== undefined;
   if (node.type !== "VariableDeclarator" || !node.init) return false;
+  if (typeResolver(program, module).inferred?.functionTypeAt(node.id.start)) return true;
   const leaves = (n: Node): Node[] =>
     n.type === "ConditionalExpression"
       ? [...leaves(n.consequent), ...leaves(n.alternate)]

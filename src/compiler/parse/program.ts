@@ -348,7 +348,7 @@ export class ProgramGraph {
   }
 
   /** The module a dotted path of namespaces names in `mod` (`geo`, `lib.geo`), if it does. */
-  private namespaceAt(mod: SourceModule, path: string): SourceModule | undefined {
+  namespaceAt(mod: SourceModule, path: string): SourceModule | undefined {
     const [first, ...rest] = path.split(".");
     let target = this.namespaceModule(mod, first!);
     for (const part of rest) target = target && this.exportedNamespace(target, part);

@@ -14,6 +14,7 @@ import {
   ancestry,
   classNamed,
   descendants,
+  dottedName,
   implementersOf,
   staticMethodSymbol,
   type ClassSymbol,
@@ -24,7 +25,7 @@ import { declaredLocally, freeNames, findLocalFunction } from "./captures.js";
 import { unwrapped } from "./function-values.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
 import type { DifferentiationTarget } from "./targets.js";
-import { isOperator, OPERATORS } from "../../api/operators.js";
+import { isOperator } from "../../api/operators.js";
 import type { Operator } from "../../api/operators.js";
 import {
   analyzeCall,
@@ -87,11 +88,6 @@ export function needKey(need: Pick<Need, "operator" | "via" | "target" | "wrt">)
 export function siteLabel(site: Pick<LambdaSite, "module" | "node">): string {
   const pos = positionAt(site.module.text, site.node.start);
   return `${basename(site.module.file)}:${pos.line}:${pos.column}`;
-}
-
-/** Operators that may apply to a lambda calling a function-typed parameter. */
-function firstOrder(operator: string): boolean {
-  return isOperator(operator) && OPERATORS[operator].order === 1;
 }
 
 /** A lambda written at `node` (an arrow, or the name of a local function), if it is one. */
@@ -208,14 +204,13 @@ export function needsOfParameter(
     if (operator && fn) {
       if (
         isOperator(operator) &&
-        OPERATORS[operator].onFunctionValues &&
         n.arguments.length === 1 &&
         named?.type === "Identifier" &&
         named.name === name &&
         !declaredLocally(name, ancestors)
       ) {
         found.push({ operator: operator as Operator, via: [], wrt: [] });
-      } else if (firstOrder(operator)) {
+      } else if (isOperator(operator)) {
         const target = siteOf(fn, ancestors);
         if (target) {
           const call = analyzeCall(
@@ -282,8 +277,9 @@ export function needsOfParameter(
 
 /**
  * The function a call or `new` in plain code runs, when nabla can tell from the source: a
- * function of the program by name, a static method (`Solver.minimize`), or the constructor of
- * a class of the program (its own, else the nearest base class's).
+ * function of the program by name (`minimize`, `lib.minimize` of a namespace import), a static
+ * method (`Solver.minimize`), or the constructor of a class of the program (its own, else the
+ * nearest base class's).
  */
 function calleeSymbols(
   program: ProgramGraph,
@@ -292,9 +288,17 @@ function calleeSymbols(
   ancestors: readonly Node[],
 ): FunctionSymbol[] {
   const callee = node.callee;
+  // `Solver`, or `lib.Solver` / `lib.minimize` through a namespace import: a name of the
+  // module, not a local.
+  const moduleLevel = (n: Node): string | undefined => {
+    const dotted = dottedName(n);
+    return dotted === undefined || declaredLocally(dotted.split(".")[0]!, ancestors)
+      ? undefined
+      : dotted;
+  };
+  const dotted = moduleLevel(callee);
   if (node.type === "NewExpression") {
-    if (callee.type !== "Identifier" || declaredLocally(callee.name, ancestors)) return [];
-    const cls = classNamed(program, module, callee.name);
+    const cls = dotted === undefined ? undefined : classNamed(program, module, dotted);
     for (const owner of cls ? ancestry(program, cls) : []) {
       const ctor = constructorOf(owner.decl);
       if (ctor) return [{ module: owner.module, name: `${owner.name}.constructor`, node: ctor }];
@@ -302,19 +306,32 @@ function calleeSymbols(
     return [];
   }
   if (callee.type === "Identifier") {
-    if (declaredLocally(callee.name, ancestors)) return [];
-    const fn = program.resolveLocalFunction(module, callee.name);
+    const fn = dotted === undefined ? undefined : program.resolveLocalFunction(module, dotted);
     return fn ? [fn] : [];
   }
   if (callee.type !== "MemberExpression" || callee.computed) return [];
   if (callee.property.type !== "Identifier") return [];
   const object = callee.object;
   const method = callee.property.name;
-  if (object.type === "Identifier" && !declaredLocally(object.name, ancestors)) {
-    const found = staticMethodSymbol(program, module, object.name, method);
+  const owner = moduleLevel(object);
+  if (owner !== undefined) {
+    const found =
+      staticMethodSymbol(program, module, owner, method) ??
+      namespaceFunction(program, module, owner, method);
     if (found) return [found];
   }
   return instanceMethodSymbols(program, module, object, method, ancestors);
+}
+
+/** `lib.minimize`: the function a module imported as a namespace exports by that name. */
+function namespaceFunction(
+  program: ProgramGraph,
+  module: SourceModule,
+  namespace: string,
+  name: string,
+): FunctionSymbol | undefined {
+  const target = program.namespaceAt(module, namespace);
+  return target && program.resolveExport(target, name);
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   needKey,
   type Forwarding,
 } from "./attachments.js";
-import { isHigherOrder, isOperator, OPERATORS } from "../../api/operators.js";
+import { isOperator } from "../../api/operators.js";
 import {
   analyzeCall,
   lambdaReads,
@@ -127,7 +127,6 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     const named = fnArg?.type === "TSNonNullExpression" ? fnArg.expression : fnArg;
     if (
       isOperator(operator) &&
-      OPERATORS[operator].onFunctionValues &&
       node.arguments.length === 1 &&
       named?.type === "Identifier" &&
       functionTypedParameter(program, module, named.name, ancestors)
@@ -138,7 +137,7 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
     // A lambda calling a function-typed parameter: differentiated where the function is known.
     const lambda = fnArg && lambdaAt(fnArg, ancestors);
     const called = lambda ? calledParameters(program, module, lambda, ancestors) : [];
-    if (lambda && called.length > 0 && !isHigherOrder(operator)) {
+    if (lambda && called.length > 0) {
       if (called.length > 1) {
         error(
           fnArg,

@@ -44,7 +44,7 @@ export const closureCapture = {
   holdsFunctionWhichReadsFrom: (name: Printable, functionLabel: Printable) =>
     message(
       "closureCapture",
-      `'${name}' holds a function, which ${functionLabel} reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to a first-order operator ('derivative', 'gradient'…) in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)`,
+      `'${name}' holds a function, which ${functionLabel} reads from the enclosing function; differentiated code can call such a captured value only when it is a 'const' holding top-level functions (\`const f = c ? g : h\`), or a parameter called by a lambda given to an operator in plain code, whose derivative nabla compiles where the function is passed. Otherwise name the function inside the lambda (\`(p) => run(p, c ? f : g)\`)`,
     ),
   localFunctionMayChange: (name: Printable) =>
     message(

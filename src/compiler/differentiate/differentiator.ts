@@ -133,7 +133,7 @@ export class Differentiator implements DerivativeTable {
     if (!target) return undefined;
     try {
       const lowered = lowerFunction(this.program, target.module, key, target.name, target.node, {
-        ...this.loweringOptions(target),
+        ...this.loweringOptions(key, target),
         codeContext: "wasm",
       });
       for (const call of lowered.calls) {
@@ -492,7 +492,7 @@ export class Differentiator implements DerivativeTable {
     if (!target || this.primals.get(key)) return [];
     try {
       lowerFunction(this.program, target.module, key, target.name, target.node, {
-        ...this.loweringOptions(target),
+        ...this.loweringOptions(key, target),
         codeContext,
       });
       return [];
@@ -501,7 +501,7 @@ export class Differentiator implements DerivativeTable {
     }
   }
 
-  private loweringOptions(target: DifferentiationTarget): LowerOptions {
+  private loweringOptions(key: FunctionKey, target: DifferentiationTarget): LowerOptions {
     return {
       contextualNumberParams: target.contextualNumberParams,
       captures: target.captures,
@@ -512,6 +512,9 @@ export class Differentiator implements DerivativeTable {
       ...(target.contextual ? { contextual: target.contextual } : {}),
       ...(target.typeArguments ? { typeArguments: target.typeArguments } : {}),
       ...(target.liftedCaptures ? { liftedCaptures: true } : {}),
+      ...(target.recursive
+        ? { recursive: { name: target.recursive, fn: { kind: "lambda", key, target } } }
+        : {}),
       ...(target.aux ? { aux: true } : {}),
     };
   }
@@ -523,7 +526,7 @@ export class Differentiator implements DerivativeTable {
       key,
       target.name,
       target.node,
-      this.loweringOptions(target),
+      this.loweringOptions(key, target),
     );
     for (const call of lowered.calls) {
       if (!this.targets.has(call.key))

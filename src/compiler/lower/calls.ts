@@ -52,10 +52,12 @@ import {
   callOpaqueValue,
   callTypes,
   functionField,
+  liftRecursiveLocal,
   resolveFunctionArg,
   specializationName,
   withDefault,
 } from "./function-values.js";
+import { freeNames } from "../resolve/captures.js";
 import { specializationKey, type Binding } from "../resolve/targets.js";
 import { boundField, objectArgumentBindings } from "./object-closures.js";
 import { isPlatformGlobal } from "../types/globals.js";
@@ -287,8 +289,9 @@ function lowerClosureCall(
   closure: { node: FunctionLike; scope: Scope },
 ): Value {
   const fn = closure.node;
+  if (callsItself(ctx, name, closure)) return callRecursiveLocal(ctx, node, name, closure);
   if (ctx.inlining.has(fn)) {
-    return ctx.fail(node, unsupportedSyntax.localFunctionCallsItselfRecursive(name));
+    return ctx.fail(node, unsupportedSyntax.localFunctionsCallEachOther(name));
   }
   if (fn.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(name));
   // Destructured parameters (`([, a], [, b]) => b - a`) bind as a callback's do, and so do
@@ -347,6 +350,43 @@ function lowerClosureCall(
     ctx.inlining.delete(fn);
     ctx.scope = saved;
   }
+}
+
+/** Whether a local function reads its own name (inside, the name is itself). */
+function callsItself(
+  ctx: LowerContext,
+  name: string,
+  closure: { node: FunctionLike; scope: Scope },
+): boolean {
+  if (!freeNames(closure.node).includes(name)) return false;
+  const slot = closure.scope.lookup(name);
+  return slot !== undefined && ctx.closures.get(slot)?.node === closure.node;
+}
+
+/**
+ * A call of a local function that calls itself: its body cannot be inlined into itself, so it
+ * runs as a function of its own, given what it reads of this one (liftRecursiveLocal).
+ */
+function callRecursiveLocal(
+  ctx: LowerContext,
+  node: CallExpression,
+  name: string,
+  closure: { node: FunctionLike; scope: Scope },
+): Value {
+  const fn = closure.node;
+  if (fn.async || fn.generator || !fn.params.every((p) => p.type === "Identifier")) {
+    return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
+  }
+  const lifted = liftRecursiveLocal(ctx, name, closure);
+  const signature = signatureOf(fn, ctx.types);
+  const args = lowerArguments(
+    ctx,
+    node,
+    signature.params.map((p) => p.type),
+  );
+  if (args.length !== fn.params.length) checkArity(ctx, node, name, fn.params.length, args.length);
+  checkArgumentTypes(ctx, node, name, signature.params, args, node.arguments);
+  return callFunctionArg(ctx, node, lifted, args, name);
 }
 
 /** The local function an argument is: an arrow written there, `Math.f`, or a local function. */

@@ -11,7 +11,8 @@ import { freeNames } from "../resolve/captures.js";
 // one-element array instead, a cell, which the enclosing function and the closure read and
 // write (LowerContext.value and assign): memory both see, differentiated as any array.
 // Closures called where they are written (`const add = (v) => { total += v; }; add(1)`) and
-// callbacks of array methods, inlined, assign the variable itself and need no cell.
+// callbacks of array methods, inlined, assign the variable itself and need no cell; a local
+// function calling itself is not inlined, and needs cells as a closure passed on does.
 // A function written in an object literal takes what it captures where the literal is, which
 // may be before the call that runs it (`const opts = { f: (x) => x * k }; k = 2; solve(opts)`):
 // a variable it reads that the function assigns anywhere is held in a cell too, so it reads the
@@ -29,8 +30,8 @@ export function celledNames(fn: FunctionLike): Set<string> {
   if (declared.size === 0) return celled;
   let assigned: Set<string> | undefined;
   walk(body, (node, ancestors) => {
-    if (!FUNCTIONS.has(node.type)) return true;
-    if (escapes(node, ancestors, body)) {
+    if (!FUNCTIONS.has(node.type) && node.type !== "FunctionDeclaration") return true;
+    if (escapes(node, ancestors, body) || callsItself(node as FunctionLike, ancestors)) {
       const inner = (node as FunctionLike).body;
       for (const name of assignedNames(inner ? [inner] : [], true))
         if (declared.has(name)) celled.add(name);
@@ -94,6 +95,21 @@ function escapes(written: Node, ancestors: readonly Node[], body: Node): boolean
     default:
       return false;
   }
+}
+
+/**
+ * Whether a local function calls itself by its name: it runs as a function of its own, given
+ * what it captures (calls.ts, callRecursiveLocal), as a function passed on is.
+ */
+function callsItself(fn: FunctionLike, ancestors: readonly Node[]): boolean {
+  const parent = ancestors[ancestors.length - 1];
+  const name =
+    fn.type === "FunctionDeclaration"
+      ? fn.id?.name
+      : parent?.type === "VariableDeclarator" && parent.id.type === "Identifier"
+        ? parent.id.name
+        : undefined;
+  return name !== undefined && freeNames(fn).includes(name);
 }
 
 /**

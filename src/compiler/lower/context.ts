@@ -171,6 +171,8 @@ export interface LowerOptions {
   contextual?: FunctionTypeInfo;
   /** Captures are ordinary parameters (a lifted local function), not constants. */
   liftedCaptures?: boolean;
+  /** A lifted local function calling itself: its name, bound to itself and its captures. */
+  recursive?: { name: string; fn: StaticFunction };
   /** `hasAux: true`: only the loss of the `[loss, aux]` it returns is differentiated. */
   aux?: boolean;
   /** A specialization of a generic function: what its type parameters stand for. */

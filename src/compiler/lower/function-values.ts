@@ -441,6 +441,8 @@ function lift(
   thisType?: string,
   /** For a method of an object literal: `this` is captured, and its other accessors bound. */
   method?: { accessors: { binding: Binding; values: Value[] }[]; getter: boolean },
+  /** For a local function calling itself: the name it calls itself by, bound to itself. */
+  recursive?: string,
 ): FunctionArg {
   if (ctx.inlining.has(node)) {
     return ctx.fail(node, unsupportedSyntax.localFunctionCannotPassItself());
@@ -455,6 +457,7 @@ function lift(
   ctx.inlining.add(node);
   try {
     for (const name of method ? ["this", ...freeNames(node)] : freeNames(node)) {
+      if (name === recursive) continue;
       const slot = scope.lookup(name);
       if (!slot || !ctx.env.has(slot)) continue;
       const closure = ctx.closures.get(slot);
@@ -507,6 +510,7 @@ function lift(
     bindings,
     ...(contextual ? { contextual } : {}),
     liftedCaptures: true,
+    ...(recursive ? { recursive } : {}),
     ...(method
       ? { literalAccessor: method.getter ? ("getter" as const) : ("method" as const) }
       : {}),
@@ -528,6 +532,19 @@ export function liftLiteralAccessor(
   method: { accessors: { binding: Binding; values: Value[] }[]; getter: boolean },
 ): FunctionArg {
   return lift(ctx, node, scope, contextual, ctx.module, thisType, method);
+}
+
+/**
+ * A local function that calls itself (`const total = (t: Tree): number => … total(c) …`),
+ * lifted to a function of its own, which its calls run instead of its inlined body: inside,
+ * its name calls it again with the same captures.
+ */
+export function liftRecursiveLocal(
+  ctx: LowerContext,
+  name: string,
+  closure: { node: FunctionLike; scope: Scope },
+): FunctionArg {
+  return lift(ctx, closure.node, closure.scope, undefined, ctx.module, undefined, undefined, name);
 }
 
 /**
@@ -705,7 +722,9 @@ export function callOpaqueValue(
  */
 function inlinable(ctx: LowerContext, fn: StaticFunction & { kind: "lambda" }): boolean {
   const node = fn.target.node;
-  if (fn.target.module !== ctx.module || ctx.inlining.has(node)) return false;
+  // A function calling itself runs as one, not inlined into itself.
+  if (fn.target.module !== ctx.module || ctx.inlining.has(node) || fn.target.recursive)
+    return false;
   return returnsOnlyAtEnd(node);
 }
 

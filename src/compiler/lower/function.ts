@@ -205,6 +205,8 @@ function lowerFunctionOnce(
   // (local-function-reads.ts) read it there, not the parameters and locals written inside.
   const own = ctx.scope;
   ctx.scope = new Scope(undefined);
+  /** Where its captures and carried values start among its parameters. */
+  const ownParams = body.params.length;
   for (const capture of options.captures ?? []) {
     refuseUnpassable(ctx, capture);
     if (!capture.type && holdsFunction(program, module, capture.node)) {
@@ -233,6 +235,7 @@ function lowerFunctionOnce(
   // Called, its code is inlined as in the enclosing function, reading the captures.
   for (const local of options.localFunctions ?? [])
     ctx.closures.set(ctx.declareFunctionName(local.name), { node: local.node, scope: ctx.scope });
+  const self = options.recursive && ctx.declareFunctionName(options.recursive.name);
   // Functions it reads (not its parameters) are bound there too: its local functions call them.
   for (const binding of options.bindings ?? []) {
     if (!boundSlots.some(([, b]) => b === binding))
@@ -270,6 +273,9 @@ function lowerFunctionOnce(
     if (!object) throw new Error(`internal: no parameter '${param}' for ${binding.name}`);
     bindParameterField(ctx, object.value, field, { fn: binding.fn, values }, ctx.loc(object.node));
   }
+  // A local function calling itself: called again with the captures and functions it was given.
+  if (self)
+    ctx.bound.set(self, { fn: options.recursive!.fn, values: body.params.slice(ownParams) });
 
   for (const p of signature.params) {
     // A function parameter bound by the call (its default, if omitted) has no value to test.

@@ -36,6 +36,8 @@ export interface DifferentiationTarget {
   contextual?: FunctionTypeInfo;
   /** Captures are parameters derivatives flow through (a lifted function), not constants. */
   liftedCaptures?: boolean;
+  /** A lifted local function that calls itself by this name (see liftRecursiveLocal). */
+  recursive?: string;
   /**
    * A method or getter of an object literal passed on with its object, which it captures first
    * as `this` (lower/passed-accessors.ts); a read of a getter's field calls it.

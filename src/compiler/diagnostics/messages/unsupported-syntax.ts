@@ -454,6 +454,12 @@ export const unsupportedSyntax = {
       "unsupportedSyntax",
       `the local function '${name}' calls itself; recursive local functions are not supported in differentiable code (declare it at the top level)`,
     ),
+  localFunctionsCallEachOther: (name: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `the local function '${name}' is called again by a local function it calls; local functions calling each other are not supported in differentiable code (one calling itself is)`,
+      `declare them at the top level of the module, where functions may call each other, and pass them what they read of this function`,
+    ),
   localFunctionCannotPassItself: () =>
     message(
       "unsupportedSyntax",

@@ -524,12 +524,13 @@ function lowerArraySpread(
   expected: ArrayType | undefined,
 ): Value {
   const tuple = expected?.elements ? expected : undefined;
+  const expectedElement = expected && (() => expected.element);
   const parts = node.elements.flatMap((e, k) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     if (e.type === "SpreadElement") {
       // `[...set]`, `[...map]`: its keys, its entries; `[...gen()]`: the values it yields.
       const v =
-        collectGenerator(ctx, e.argument, node) ??
+        collectGenerator(ctx, e.argument, node, tuple ? undefined : expectedElement) ??
         valuesIteratorArray(ctx, e.argument) ??
         iterated(ctx, ctx.lowerExpression(e.argument));
       if (isArray(v.type) && v.type.elements) {

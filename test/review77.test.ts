@@ -1,0 +1,108 @@
+import { test } from "node:test";
+import { checkAgainstPlain } from "./support/two-ways.js";
+
+// Programs written as TypeScript developers write them, each checked against the plain
+// program run as JavaScript, central differences, and forward mode against reverse mode.
+
+test("a class whose constructor takes an optional 'data?: ArrayLike<number>', built without it ('new Matrix(2, 2)') and with an array, compiles (was NABLA106 'admits several kinds of array')", async () => {
+  // A call leaving the parameter out gave no array to instantiate the constructor for.
+  await checkAgainstPlain(`class Matrix {
+  readonly data: Float64Array;
+  constructor(readonly rows: number, readonly cols: number, data?: ArrayLike<number>) {
+    this.data = data ? Float64Array.from(data) : new Float64Array(rows * cols);
+  }
+  static identity(n: number): Matrix {
+    const m = new Matrix(n, n);
+    for (let i = 0; i < n; i++) m.set(i, i, 1);
+    return m;
+  }
+  get(i: number, j: number): number { return this.data[i * this.cols + j]; }
+  set(i: number, j: number, v: number): void { this.data[i * this.cols + j] = v; }
+  mul(o: Matrix): Matrix {
+    const r = new Matrix(this.rows, o.cols);
+    for (let i = 0; i < this.rows; i++)
+      for (let j = 0; j < o.cols; j++) {
+        let s = 0;
+        for (let k = 0; k < this.cols; k++) s += this.get(i, k) * o.get(k, j);
+        r.set(i, j, s);
+      }
+    return r;
+  }
+  get trace(): number {
+    let t = 0;
+    for (let i = 0; i < Math.min(this.rows, this.cols); i++) t += this.get(i, i);
+    return t;
+  }
+  det2(): number { return this.get(0, 0) * this.get(1, 1) - this.get(0, 1) * this.get(1, 0); }
+}
+export function f(x: number, y: number): number {
+  const a = new Matrix(2, 2, [x, y, -y, x * x]);
+  const b = new Matrix(2, 2, [1, 0.5, y, 2]);
+  let p = Matrix.identity(2);
+  for (let i = 0; i < 3; i++) p = p.mul(a);
+  return p.trace + a.mul(b).det2();
+}`);
+});
+
+test("a function with an optional 'ArrayLike<number>' parameter, called without it and with it", async () => {
+  await checkAgainstPlain(`function g(n: number, data?: ArrayLike<number>): number {
+  if (!data) return n * n;
+  let s = 0;
+  for (let i = 0; i < data.length; i++) s += data[i] * n;
+  return s;
+}
+export function f(x: number, y: number): number {
+  return g(x) + g(y, [x, y]);
+}`);
+});
+
+test("an instance of a class with a generator '[Symbol.iterator]()', or its generator method's call, spread into an array, given to Array.from or to Math.max (was NABLA101 'spreading a Polyline is not supported')", async () => {
+  await checkAgainstPlain(`class Polyline implements Iterable<[number, number]> {
+  constructor(private readonly xs: number[], private readonly ys: number[]) {}
+  *[Symbol.iterator](): Iterator<[number, number]> {
+    for (let i = 0; i < this.xs.length; i++) yield [this.xs[i], this.ys[i]];
+  }
+  *segments(): Generator<[[number, number], [number, number]]> {
+    let prev: [number, number] | undefined;
+    for (const p of this) {
+      if (prev) yield [prev, p];
+      prev = p;
+    }
+  }
+  length(): number {
+    let L = 0;
+    for (const [[x0, y0], [x1, y1]] of this.segments()) L += Math.hypot(x1 - x0, y1 - y0);
+    return L;
+  }
+}
+export function f(x: number, y: number): number {
+  const line = new Polyline([0, x, 2, 3 + y], [0, y * y, 1, x]);
+  let area = 0;
+  for (const [[x0, y0], [x1, y1]] of line.segments()) area += x0 * y1 - x1 * y0;
+  return line.length() + 0.5 * area + [...line].length;
+}`);
+  await checkAgainstPlain(`class Ring implements Iterable<number> {
+  constructor(private readonly vals: number[]) {}
+  *[Symbol.iterator](): Generator<number> { for (const v of this.vals) yield v; }
+  *pairs(): Generator<[number, number]> {
+    const xs = [...this];
+    for (let i = 0; i < xs.length; i++) yield [xs[i], xs[(i + 1) % xs.length]];
+  }
+  max(): number { return Math.max(...this); }
+}
+export function f(x: number, y: number): number {
+  const r = new Ring([x, y * y, 1, x * y]);
+  const a = Array.from(r);
+  const b = Array.from(r, (v) => v * 2);
+  const ps = [...r.pairs()];
+  const qs = Array.from(r.pairs(), ([p, q]) => p * q);
+  return a[1] + b[3] + ps.reduce((s, [p, q]) => s + p - q * q, 0) + qs[2] + r.max();
+}`);
+});
+
+test("an unannotated generator's values spread into Math.max and Math.hypot (was NABLA101 ''range' is a generator')", async () => {
+  await checkAgainstPlain(`function* range(n: number, x: number) { for (let i = 0; i < n; i++) yield Math.sin(x * i); }
+export function f(x: number, y: number): number {
+  return Math.max(...range(4, x)) + Math.hypot(y, ...range(3, y));
+}`);
+});

@@ -106,3 +106,105 @@ export function f(x: number, y: number): number {
   return Math.max(...range(4, x)) + Math.hypot(y, ...range(3, y));
 }`);
 });
+
+test("an unannotated array literal of instances of a class and its subclasses ('[new Shape(x), new Circle(y)]') is TypeScript's 'Shape[]' (was NABLA101 'calling a property access on a value nabla does not differentiate')", async () => {
+  // Its elements' types differ, so nabla made it a tuple of opaque elements.
+  await checkAgainstPlain(`class Shape {
+  constructor(readonly size: number) {}
+  area(): number { return this.size * this.size; }
+}
+class Circle extends Shape {
+  override area(): number { return Math.PI * this.size ** 2; }
+}
+class Tri extends Shape {
+  override area(): number { return (Math.sqrt(3) / 4) * this.size ** 2; }
+}
+export function f(x: number, y: number): number {
+  const shapes = [new Shape(x), new Circle(y), new Tri(x * y)];
+  let s = 0;
+  shapes.forEach((sh) => { s += sh.area(); });
+  for (const sh of shapes) s += sh.size;
+  return s + shapes.map((sh) => sh.area()).reduce((a, b) => a + b, 0);
+}`);
+  await checkAgainstPlain(`interface Dist { logPdf(v: number): number }
+class Normal implements Dist {
+  constructor(readonly mu: number) {}
+  logPdf(v: number) { return -0.5 * (v - this.mu) ** 2; }
+}
+class Laplace implements Dist {
+  constructor(readonly mu: number, readonly b: number) {}
+  logPdf(v: number) { return -Math.abs(v - this.mu) / this.b; }
+}
+export function f(x: number, y: number): number {
+  const models = [new Normal(x), new Laplace(y, 2), new Normal(x * y)];
+  const data = [0.1, 0.5, -0.3];
+  let s = 0;
+  for (const m of models) for (const d of data) s += m.logPdf(d);
+  const pair = [new Normal(y), 3] as const;
+  return s + pair[0].logPdf(x) + pair[1];
+}`);
+});
+
+test("an array literal holding an empty array ('[[x], [y, x], []]') takes its siblings' type (was NABLA103 'cannot determine the element type of an empty array literal')", async () => {
+  await checkAgainstPlain(`function clamp(v: number, lo = 0, hi = lo + 1): number { return Math.min(hi, Math.max(lo, v)); }
+function swapSort(a: number[]): number[] {
+  const out = [...a];
+  for (let i = 0; i < out.length; i++)
+    for (let j = 0; j < out.length - 1 - i; j++)
+      if (out[j] > out[j + 1]) [out[j], out[j + 1]] = [out[j + 1], out[j]];
+  return out;
+}
+function histogram(xs: readonly number[], bins: number): number[] {
+  const h = Array(bins).fill(0);
+  for (const v of xs) h[Math.min(bins - 1, Math.floor(clamp(v) * bins))] += v;
+  return h;
+}
+export function f(x: number, y: number): number {
+  const raw = [x, y, x * y, 0.3, Math.cos(x), y - x];
+  const sorted = swapSort(raw);
+  const med = (sorted[2] + sorted[3]) / 2;
+  const h = histogram(raw.map((v) => clamp(v, -1, 1) * 0.5 + 0.5), 4);
+  let [a, b] = [x, y];
+  for (let i = 0; i < 3; i++) [a, b] = [b, a + b * 0.5];
+  const flat = [[x], [y, x], []].flatMap((r) => r.map((v) => v * 2));
+  const last = flat.reduceRight((acc, v) => acc * 0.9 + v, 0);
+  return med + h.reduce((s, v, i) => s + v * (i + 1), 0) + a * b + last + clamp(x * 3, -2);
+}`);
+});
+
+test("'Math[this.fn](x)' of a key typed as a union of Math functions' names, in a recursive expression tree over an interface (was NABLA111 'cannot find 'Math'')", async () => {
+  await checkAgainstPlain(`interface Expr { eval(env: Map<string, number>): number; toString(): string }
+class Num implements Expr {
+  constructor(readonly v: number) {}
+  eval() { return this.v; }
+  toString() { return String(this.v); }
+}
+class Var implements Expr {
+  constructor(readonly name: string) {}
+  eval(env: Map<string, number>) {
+    const v = env.get(this.name);
+    if (v === undefined) throw new Error(\`unbound \${this.name}\`);
+    return v;
+  }
+  toString() { return this.name; }
+}
+class BinOp implements Expr {
+  constructor(readonly op: "+" | "*" | "-", readonly l: Expr, readonly r: Expr) {}
+  eval(env: Map<string, number>): number {
+    const a = this.l.eval(env), b = this.r.eval(env);
+    return this.op === "+" ? a + b : this.op === "*" ? a * b : a - b;
+  }
+  toString() { return \`(\${this.l} \${this.op} \${this.r})\`; }
+}
+class Call implements Expr {
+  constructor(readonly fn: "sin" | "exp", readonly arg: Expr) {}
+  eval(env: Map<string, number>): number { return Math[this.fn](this.arg.eval(env)); }
+  toString() { return \`\${this.fn}(\${this.arg})\`; }
+}
+export function f(x: number, y: number): number {
+  const e = new BinOp("+", new BinOp("*", new Var("x"), new Call("sin", new Var("y"))),
+    new Call("exp", new BinOp("-", new Num(0.5), new BinOp("*", new Var("x"), new Var("x")))));
+  const env = new Map([["x", x], ["y", y]]);
+  return e.eval(env);
+}`);
+});

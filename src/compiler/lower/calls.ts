@@ -35,6 +35,7 @@ import { callWithLiteralSpreadsInlined } from "./literal-spreads.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { iteratedGenerator } from "./generators.js";
+import { mathByKeyAsChoice } from "./math-keys.js";
 import { staticMethodSymbol } from "../parse/class-hierarchy.js";
 import { arrowFieldMethod, arrowFieldOfClass } from "./arrow-fields.js";
 import {
@@ -130,6 +131,8 @@ export function lowerCall(ctx: LowerContext, written: CallExpression): Value {
   if (math !== undefined) return lowerMathCall(ctx, node, math);
   const applied = mathApplyAsCall(ctx, node);
   if (applied) return lowerCall(ctx, applied);
+  const chosen = mathByKeyAsChoice(ctx, node);
+  if (chosen) return ctx.lowerExpression(chosen);
 
   if (callee.type === "MemberExpression" && isValueReceiver(ctx, callee)) {
     return lowerMethodCall(ctx, node, callee);

@@ -1,4 +1,6 @@
 import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
 import { checkAgainstPlain } from "./support/two-ways.js";
 
 // Programs written as TypeScript developers write them, each checked against the plain
@@ -207,4 +209,40 @@ export function f(x: number, y: number): number {
   const env = new Map([["x", x], ["y", y]]);
   return e.eval(env);
 }`);
+});
+
+test("a function passed to a method that keeps it in a field ('this.listeners.push(l)'), to be called by another method, is refused at the call (the specialization called the method's original with the closure's cells: 'l is not a function' at run time, and a zero gradient)", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+class Signal {
+  private listeners: ((v: number) => void)[] = [];
+  subscribe(l: (v: number) => void): void {
+    this.listeners.push(l);
+  }
+  emit(v: number): void {
+    for (const l of this.listeners) l(v);
+  }
+}
+export function f(x: number): number {
+  const s = new Signal();
+  let sum = 0;
+  s.subscribe((v) => {
+    sum += v * v;
+  });
+  s.emit(x);
+  return sum;
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /main\.ts:14:15: error NABLA112: 'Signal\.subscribe' keeps the function given for its parameter 'l' in data \('\.push\(…, l\)'\); a function passed to code nabla differentiates can be called there, or passed on as an argument, but not kept to be called later\n/,
+  );
+  assert.match(
+    text,
+    /help: call the function where it is given, or pass it as an argument to the code that calls it/,
+  );
 });

@@ -36,6 +36,7 @@ import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { iteratedGenerator } from "./generators.js";
 import { mathByKeyAsChoice } from "./math-keys.js";
+import { keptFunctionParameter } from "./stored-function-params.js";
 import { staticMethodSymbol } from "../parse/class-hierarchy.js";
 import { arrowFieldMethod, arrowFieldOfClass } from "./arrow-fields.js";
 import {
@@ -895,6 +896,8 @@ export function lowerUserCall(
     const callable = callables[i];
     const param = signature.params[i];
     if (!callable || !param || arg.type === "SpreadElement") return;
+    const kept = keptFunctionParameter(symbol.node, param.name);
+    if (kept) ctx.fail(arg, closureCapture.functionArgumentKept(symbol.name, param.name, kept));
     const what = `parameter '${param.name}' of '${symbol.name}'`;
     let value = resolveFunctionArg(ctx, arg, callable, what);
     // `apply(x, undefined)` of `act = Math.tanh`: the default, as when it is left out.

@@ -34,6 +34,9 @@ import { expandArguments, needsExpansion } from "./spread-arguments.js";
 import { callWithLiteralSpreadsInlined } from "./literal-spreads.js";
 import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
+import { iteratedGenerator } from "./generators.js";
+import { mathByKeyAsChoice } from "./math-keys.js";
+import { keptFunctionParameter } from "./stored-function-params.js";
 import { staticMethodSymbol } from "../parse/class-hierarchy.js";
 import { arrowFieldMethod, arrowFieldOfClass } from "./arrow-fields.js";
 import {
@@ -131,6 +134,8 @@ export function lowerCall(ctx: LowerContext, written: CallExpression): Value {
   if (math !== undefined) return lowerMathCall(ctx, node, math);
   const applied = mathApplyAsCall(ctx, node);
   if (applied) return lowerCall(ctx, applied);
+  const chosen = mathByKeyAsChoice(ctx, node);
+  if (chosen) return ctx.lowerExpression(chosen);
 
   if (callee.type === "MemberExpression" && isValueReceiver(ctx, callee)) {
     return lowerMethodCall(ctx, node, callee);
@@ -696,7 +701,11 @@ const FOLD_START: Record<string, number> = { max: -Infinity, min: Infinity, hypo
  * -Infinity)`), which gives the same value and, as Math.max's rule wants, the derivative of
  * the first argument that attains it. Undefined when there is nothing spread to fold.
  */
-function foldSpreadArguments(node: CallExpression, name: string): Expression | undefined {
+function foldSpreadArguments(
+  ctx: LowerContext,
+  node: CallExpression,
+  name: string,
+): Expression | undefined {
   if (!(name in FOLD_START) || !node.arguments.some((a) => a.type === "SpreadElement"))
     return undefined;
   const at = { start: node.start, end: node.end };
@@ -725,11 +734,25 @@ function foldSpreadArguments(node: CallExpression, name: string): Expression | u
       continue;
     }
     const [m, e] = ["$fold", "$element"];
+    // `Math.max(...this)` of an iterable class, `Math.max(...gen())`: its values, in an array
+    // of numbers (`[...gen()] as number[]`), as Math's functions take.
+    const values = iteratedGenerator(ctx, arg.argument)
+      ? {
+          type: "TSAsExpression",
+          expression: { type: "ArrayExpression", elements: [arg], ...at },
+          typeAnnotation: {
+            type: "TSArrayType",
+            elementType: { type: "TSNumberKeyword", ...at },
+            ...at,
+          },
+          ...at,
+        }
+      : arg.argument;
     acc = {
       type: "CallExpression",
       callee: {
         type: "MemberExpression",
-        object: arg.argument,
+        object: values,
         property: id("reduce"),
         computed: false,
         optional: false,
@@ -773,7 +796,7 @@ export function isGetterRead(node: CallExpression): boolean {
 }
 
 function lowerMathCall(ctx: LowerContext, node: CallExpression, name: string): Value {
-  const folded = foldSpreadArguments(node, name);
+  const folded = foldSpreadArguments(ctx, node, name);
   if (folded) return ctx.lowerExpression(folded);
   const arity = MATH_FUNCTIONS.get(name)?.arity;
   if (typeof arity === "number" && needsExpansion(node, [])) {
@@ -913,6 +936,8 @@ export function lowerUserCall(
     const callable = callables[i];
     const param = signature.params[i];
     if (!callable || !param || arg.type === "SpreadElement") return;
+    const kept = keptFunctionParameter(symbol.node, param.name);
+    if (kept) ctx.fail(arg, closureCapture.functionArgumentKept(symbol.name, param.name, kept));
     const what = `parameter '${param.name}' of '${symbol.name}'`;
     let value = resolveFunctionArg(ctx, arg, callable, what);
     // `apply(x, undefined)` of `act = Math.tanh`: the default, as when it is left out.

@@ -2,7 +2,7 @@ import { classNamed } from "../parse/class-hierarchy.js";
 import { isLocalSpecifier } from "../parse/program.js";
 import { instanceOf } from "./class-dispatch.js";
 import { asksObjectForField, hasKey, lowerFieldPresence } from "./field-presence.js";
-import { isAggregate, isKeyed, isObject, sameType, typeText } from "../ir/type-system.js";
+import { isAggregate, isArray, isKeyed, isObject, sameType, typeText } from "../ir/type-system.js";
 import { asKnownFields, keyedHas, lowerDelete, lowerRecordLiteral } from "./keyed.js";
 import {
   closureCapture,
@@ -620,6 +620,11 @@ function assertedLiteral(
     inner.type === "TSSatisfiesExpression"
   )
     inner = inner.expression;
+  if (inner.type === "ArrayExpression") {
+    // `[...gen()] as number[]`: the elements are what the assertion says.
+    const asserted = ctx.types(node.typeAnnotation as never);
+    return asserted && isArray(asserted) ? ctx.lowerValue(inner, asserted) : undefined;
+  }
   if (inner.type !== "ObjectExpression") return undefined;
   const asserted = ctx.types(node.typeAnnotation as never);
   // `{} as Record<string, number>`: a record, its entries those written.

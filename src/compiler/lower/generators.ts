@@ -266,8 +266,9 @@ function methodCall(
 }
 
 /**
- * `[...gen(…)]`, `Array.from(gen(…))`: a new array the generator's values are pushed into, by
- * a `for…of` over the call (so inlined as any); undefined when `call` is no generator's call.
+ * `[...gen(…)]`, `Array.from(gen(…))`, `[...line]`, `[...line.segments()]`: a new array the
+ * generator's values are pushed into, by a `for…of` over `call` (so inlined as any); undefined
+ * when `call` runs no generator (iteratedGenerator).
  * `whole` is the expression whose type (an array, from TypeScript or the generator's
  * annotation) the array takes.
  */
@@ -275,16 +276,19 @@ export function collectGenerator(
   ctx: LowerContext,
   call: Node,
   whole: Node,
-  /** What a callback taking each value says they are (`Array.from(gen(), (v: T) => …)`). */
+  /**
+   * What a callback taking each value says they are (`Array.from(gen(), (v: T) => …)`), or the
+   * array's type expected (`[...gen()] as number[]`).
+   */
   taken?: () => Type | undefined,
 ): Value | undefined {
-  const fn = calledGenerator(ctx, call);
-  if (!fn) return undefined;
+  const gen = iteratedGenerator(ctx, call);
+  if (!gen) return undefined;
   const checked = taken ? undefined : ctx.types.inferred?.expectedTypeOf(whole.start, whole.end);
   const element =
     checked && isArray(checked) && !checked.elements
       ? checked.element
-      : (taken?.() ?? yieldedType(fn, ctx.types));
+      : (taken?.() ?? yieldedType(gen.fn, gen.types));
   if (!element) return ctx.fail(whole, unknownType.cannotDetermineElementTypeOf());
   const at = { start: call.start, end: call.end };
   const type: ArrayType = { kind: "array", storage: "Array", element };
@@ -328,6 +332,39 @@ export function collectGenerator(
     ctx.lowerStatements([loop]);
   });
   return array;
+}
+
+/**
+ * The generator iterating `node` runs, with the resolver of its module: a generator function's
+ * call, a generator method's call on an instance (`line.segments()`), or an instance whose class
+ * has a generator `[Symbol.iterator]()` (`line`, `this`), as `for…of` inlines them.
+ */
+export function iteratedGenerator(
+  ctx: LowerContext,
+  node: Node,
+): { fn: FunctionLike; types: TypeResolver } | undefined {
+  const fn = calledGenerator(ctx, node);
+  if (fn) return { fn, types: ctx.types };
+  // Only a name or `this`: what TypeScript says it is, not lowered twice.
+  const instance = (n: Node) => {
+    if (n.type !== "Identifier" && n.type !== "ThisExpression") return undefined;
+    const type = ctx.types.inferred?.typeAt(n.start);
+    return type && isObject(type) && type.classKey ? type : undefined;
+  };
+  const ofModule = (m: { owner: ClassSymbol; node: FunctionLike }) =>
+    m.node.generator ? { fn: m.node, types: typeResolver(ctx.program, m.owner.module) } : undefined;
+  if (node.type === "CallExpression") {
+    const callee = node.callee;
+    if (node.optional || callee.type !== "MemberExpression" || callee.computed) return undefined;
+    if (callee.optional || callee.property.type !== "Identifier") return undefined;
+    const type = instance(callee.object);
+    const cls = type && classOfType(ctx, type);
+    const found = cls && findMember(ctx, cls, callee.property.name, "method");
+    return found && ofModule(found);
+  }
+  const type = instance(node);
+  const method = type && iteratorMethod(ctx, type, node);
+  return method && ofModule(method);
 }
 
 /** The generator `node` calls, if it is a call of a generator function (not of a method). */

@@ -7,7 +7,7 @@ import type { FunctionLike } from "../parse/module.js";
 import type { TypeArguments } from "../types/declared-types.js";
 import { instantiationOf } from "../types/generic-classes.js";
 import type { ProgramGraph } from "../parse/program.js";
-import { signatureOf, type Signature } from "../types/signature.js";
+import { signatureOf, type Signature, type TypeResolver } from "../types/signature.js";
 import { typeResolver } from "../types/resolver.js";
 import type { LowerContext } from "./context.js";
 import { mixedVaryingTuple } from "../types/tuple-types.js";
@@ -43,7 +43,8 @@ export function genericInstance(
   argumentTypes: readonly (Type | undefined)[],
 ): GenericInstance | undefined {
   const parameters = symbol.node.typeParameters?.params ?? [];
-  const byArrayKind = arrayKindParameters(symbol, signature, argumentTypes);
+  const given = node.arguments.length;
+  const byArrayKind = arrayKindParameters(symbol, signature, argumentTypes, given);
   if (parameters.length === 0 && byArrayKind.length === 0) return undefined;
   const call = ctx.types.inferred?.callAt(node.start, node.end);
   const names = new Set(parameters.map((p) => p.name.name));
@@ -60,11 +61,15 @@ export function genericInstance(
   if (declaredResult && call?.result)
     bind(ctx.program, declaredResult, call.result, names, typeArguments);
   // The declared types again, now that the type parameters stand for something.
-  const resolved = signatureOf(
-    symbol.node,
-    typeResolver(ctx.program, symbol.module, typeArguments),
+  const resolve = typeResolver(ctx.program, symbol.module, typeArguments);
+  const resolved = signatureOf(symbol.node, resolve);
+  const params = resolved.params.map(
+    (p, i) =>
+      p.type ??
+      argumentTypes[i] ??
+      (byArrayKind.includes(i) && i >= given ? omittedArrayType(p.node, resolve) : undefined) ??
+      call?.params[i],
   );
-  const params = resolved.params.map((p, i) => p.type ?? argumentTypes[i] ?? call?.params[i]);
   // One instantiation per distinct parameter types, named by the program.
   const shown = params.map((t) => (t ? irTypeText(t) : "?")).join(", ");
   const base = symbolKey(symbol);
@@ -194,14 +199,48 @@ export function arrayKindParameters(
   symbol: FunctionSymbol,
   signature: Signature,
   argumentTypes: readonly (Type | undefined)[],
+  /** How many arguments the call writes. */
+  given: number,
 ): number[] {
   return signature.params.flatMap((p, i) => {
-    const given = argumentTypes[i];
-    if (p.type !== undefined || given === undefined || !isArrayType(given)) return [];
+    if (p.type !== undefined) return [];
     const param = symbol.node.params[i];
     const declared = annotationOf(param?.type === "AssignmentPattern" ? param.left : p.node);
-    return declared && admitsArraysOnly(declared) ? [i] : [];
+    if (!declared || !admitsArraysOnly(declared)) return [];
+    const type = argumentTypes[i];
+    // `new Matrix(2, 2)` of `data?: ArrayLike<number>`: undefined, typed as one array it admits.
+    const omitted = i >= given && p.omissible === true && p.defaultValue === undefined;
+    return (type !== undefined && isArrayType(type)) || omitted ? [i] : [];
   });
+}
+
+/**
+ * The type an omitted parameter admitting several kinds of array takes in its instantiation:
+ * the first kind its annotation names (it holds undefined, so any one would do).
+ */
+function omittedArrayType(param: Node, resolve: TypeResolver): Type | undefined {
+  const first = (t: TSType): Type | undefined => {
+    switch (t.type) {
+      case "TSUnionType":
+        return t.types.map(first).find((m) => m !== undefined);
+      case "TSTypeOperator":
+      case "TSParenthesizedType":
+        return first(t.typeAnnotation);
+      case "TSTypeReference": {
+        // `ArrayLike<number>`, which no IR type is: a plain array of its elements.
+        const element = t.typeArguments?.params[0];
+        if (t.typeName.type === "Identifier" && t.typeName.name === "ArrayLike" && element) {
+          const type = resolve(element);
+          return type && { kind: "array", storage: "Array", element: type };
+        }
+        return resolve(t);
+      }
+      default:
+        return resolve(t);
+    }
+  };
+  const declared = annotationOf(param);
+  return declared && first(declared);
 }
 
 /** Whether every type `t` admits is an array (`number[] | Float64Array`, `ArrayLike<number>`). */

@@ -456,6 +456,10 @@ function hasLiteralsOfDifferentKeys(node: ArrayExpression): boolean {
   return keys.length > 1 && keys.every((k) => k !== undefined) && new Set(keys).size > 1;
 }
 
+function isEmptyArray(e: ArrayExpression["elements"][number]): boolean {
+  return e?.type === "ArrayExpression" && e.elements.length === 0;
+}
+
 /** `[a, b]`, `[...xs, y]`: a `literal` op, or a loop that copies spread arrays. */
 export function lowerArrayLiteral(
   ctx: LowerContext,
@@ -464,8 +468,9 @@ export function lowerArrayLiteral(
 ): Value {
   const node = arrayWithLiteralSpreadsInlined(written);
   // `[{ x: 1 }, { x: 2, mass: 3 }]`: object literals of different fields, whose element type
-  // TypeScript unites (the fields some lack are optional).
-  if (!expected && hasLiteralsOfDifferentKeys(node)) {
+  // TypeScript unites (the fields some lack are optional); `[[x], []]`: an empty array, whose
+  // elements are its siblings'.
+  if (!expected && (hasLiteralsOfDifferentKeys(node) || node.elements.some(isEmptyArray))) {
     const united = ctx.types.inferred?.expectedTypeOf(node.start, node.end);
     if (united && isArray(united) && !united.elements) expected = united;
   }
@@ -501,14 +506,24 @@ export function lowerArrayLiteral(
       return ctx.fail(node, unknownType.cannotDetermineElementTypeOf());
     }
     const uniform = elements.every((e) => sameType(e.type, first.type));
+    // `[new Shape(x), new Circle(y)]`: TypeScript's type (`Shape[]`), where every element fits
+    // it, as if annotated; else a tuple of the elements' types.
+    const checked = uniform ? undefined : ctx.types.inferred?.expectedTypeOf(node.start, node.end);
+    const united =
+      checked &&
+      isArray(checked) &&
+      !checked.elements &&
+      elements.every((e) => assignable(e.type, checked.element))
+        ? checked
+        : undefined;
     type = uniform
       ? { kind: "array", storage: "Array", element: first.type }
-      : {
+      : (united ?? {
           kind: "array",
           storage: "Array",
           element: "opaque",
           elements: elements.map((e) => e.type),
-        };
+        });
   }
   return ctx.builder.emit("literal", elements, [type]).results[0]!;
 }
@@ -524,12 +539,13 @@ function lowerArraySpread(
   expected: ArrayType | undefined,
 ): Value {
   const tuple = expected?.elements ? expected : undefined;
+  const expectedElement = expected && (() => expected.element);
   const parts = node.elements.flatMap((e, k) => {
     if (!e) return ctx.fail(node, unsupportedSyntax.arrayHolesAreNotSupported());
     if (e.type === "SpreadElement") {
       // `[...set]`, `[...map]`: its keys, its entries; `[...gen()]`: the values it yields.
       const v =
-        collectGenerator(ctx, e.argument, node) ??
+        collectGenerator(ctx, e.argument, node, tuple ? undefined : expectedElement) ??
         valuesIteratorArray(ctx, e.argument) ??
         iterated(ctx, ctx.lowerExpression(e.argument));
       if (isArray(v.type) && v.type.elements) {

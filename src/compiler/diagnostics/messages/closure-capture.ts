@@ -4,6 +4,12 @@ import { message, type Printable } from "./message.js";
 // parts that vary as parameters; docs/diagnostics.md shows examples.
 
 export const closureCapture = {
+  functionArgumentKept: (callee: Printable, parameter: Printable, how: Printable) =>
+    message(
+      "closureCapture",
+      `'${callee}' keeps the function given for its parameter '${parameter}' in data (${how}); a function passed to code nabla differentiates can be called there, or passed on as an argument, but not kept to be called later`,
+      `call the function where it is given, or pass it as an argument to the code that calls it`,
+    ),
   thisFunctionCallsFunctionParameters: (count: Printable, parameters: Printable) =>
     message(
       "closureCapture",

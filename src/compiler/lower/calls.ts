@@ -1,4 +1,4 @@
-import { lowerHeldOperatorCall } from "./held-operators.js";
+import { lowerHeldOperatorCall, lowerModuleHeldOperatorCall } from "./held-operators.js";
 import {
   badOperatorUse,
   callArity,
@@ -242,6 +242,8 @@ export function lowerCall(ctx: LowerContext, written: CallExpression): Value {
   if (ctx.module.constants.get(head)?.holdsFunction) {
     return ctx.fail(callee, closureCapture.isModuleLevelVariableHolding(head));
   }
+  const held = lowerModuleHeldOperatorCall(ctx, node, path);
+  if (held) return held;
   // `makeModel(w)`, a factory of an object with methods: run here (literal-factories.ts).
   const made = path === head ? lowerLiteralFactoryCall(ctx, node) : undefined;
   if (made) return made;

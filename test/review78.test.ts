@@ -1,4 +1,6 @@
 import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
 import { checkAgainstPlain, checkTwoWays } from "./support/two-ways.js";
 
 // Multi-file projects laid out as a TypeScript team lays them out (barrels, default exports,
@@ -379,6 +381,178 @@ export function f(x: number, y: number): number {
 }`,
     },
   ],
+  [
+    "a subclass in its own module overriding a method and calling 'super', in an 'Account[]'",
+    `import { Account } from "./account.js";
+import { Savings } from "./savings.js";
+export function f(x: number, y: number): number {
+  const accounts: Account[] = [new Account(x), new Savings(y, 0.05)];
+  let total = 0;
+  for (const a of accounts) { a.accrue(2); total += a.balance; }
+  return total + new Savings(x * y, 0.1).projected(3);
+}`,
+    {
+      "account.ts": `export class Account {
+  constructor(public balance: number) {}
+  accrue(years: number): void { this.balance *= 1 + 0.01 * years; }
+}`,
+      "savings.ts": `import { Account } from "./account.js";
+export class Savings extends Account {
+  constructor(balance: number, private rate: number) { super(balance); }
+  override accrue(years: number): void {
+    super.accrue(years);
+    this.balance *= Math.pow(1 + this.rate, years);
+  }
+  projected(years: number): number {
+    const copy = new Savings(this.balance, this.rate);
+    copy.accrue(years);
+    return copy.balance;
+  }
+}`,
+    },
+  ],
+  [
+    "a generic 'Stack<T>' of its own module holding points of types.ts",
+    `import { Stack } from "./stack.js";
+import type { Pt } from "./types.js";
+export function f(x: number, y: number): number {
+  const s = new Stack<Pt>();
+  s.push({ x, y });
+  s.push({ x: y, y: x * x });
+  const top = s.pop()!;
+  return top.x * top.y + s.peek()!.x + s.size;
+}`,
+    {
+      "types.ts": `export interface Pt { x: number; y: number }`,
+      "stack.ts": `export class Stack<T> {
+  private items: T[] = [];
+  push(t: T): void { this.items.push(t); }
+  pop(): T | undefined { return this.items.pop(); }
+  peek(): T | undefined { return this.items[this.items.length - 1]; }
+  get size(): number { return this.items.length; }
+}`,
+    },
+  ],
+  [
+    "static methods and a static instance of a class, and module constants built with them in another module",
+    `import { Vec2 } from "./vec2.js";
+import { ORIGIN, UNIT } from "./constants.js";
+export function f(x: number, y: number): number {
+  const a = Vec2.of(x, y);
+  const b = Vec2.lerp(a, UNIT, 0.3);
+  return Vec2.dist(a, ORIGIN) + b.len() + Vec2.ZERO.len();
+}`,
+    {
+      "vec2.ts": `export class Vec2 {
+  static readonly ZERO = new Vec2(0, 0);
+  constructor(readonly x: number, readonly y: number) {}
+  static of(x: number, y: number): Vec2 { return new Vec2(x, y); }
+  static lerp(a: Vec2, b: Vec2, t: number): Vec2 { return new Vec2(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t); }
+  static dist(a: Vec2, b: Vec2): number { return Math.hypot(a.x - b.x, a.y - b.y); }
+  len(): number { return Math.hypot(this.x, this.y); }
+}`,
+      "constants.ts": `import { Vec2 } from "./vec2.js";
+export const ORIGIN = Vec2.of(0, 0);
+export const UNIT = new Vec2(1, 1);`,
+    },
+  ],
+  [
+    "a parameter store class holding a 'Map<string, number>'",
+    `import { ParamStore } from "./store.js";
+export function f(x: number, y: number): number {
+  const store = new ParamStore();
+  store.set("w", x);
+  store.set("b", y);
+  return store.get("w") * 3 + Math.exp(store.get("b")) + store.total();
+}`,
+    {
+      "store.ts": `export class ParamStore {
+  private values = new Map<string, number>();
+  set(name: string, v: number): void { this.values.set(name, v); }
+  get(name: string): number { return this.values.get(name) ?? 0; }
+  total(): number {
+    let s = 0;
+    for (const v of this.values.values()) s += v * v;
+    return s;
+  }
+}`,
+    },
+  ],
+  [
+    "a discriminated union of types.ts handled by a switch in one module and by conditionals in another",
+    `import type { Shape } from "./types.js";
+import { area } from "./area.js";
+import { perimeter } from "./perimeter.js";
+export function f(x: number, y: number): number {
+  const shapes: Shape[] = [{ kind: "circle", r: x }, { kind: "rect", w: x, h: y }, { kind: "tri", a: x, b: y, c: 1.5 }];
+  return shapes.reduce((s, sh) => s + area(sh) + 0.5 * perimeter(sh), 0);
+}`,
+    {
+      "types.ts": `export interface Circle { kind: "circle"; r: number }
+export interface Rect { kind: "rect"; w: number; h: number }
+export interface Tri { kind: "tri"; a: number; b: number; c: number }
+export type Shape = Circle | Rect | Tri;`,
+      "area.ts": `import type { Shape } from "./types.js";
+export function area(s: Shape): number {
+  switch (s.kind) {
+    case "circle": return Math.PI * s.r * s.r;
+    case "rect": return s.w * s.h;
+    case "tri": {
+      const p = (s.a + s.b + s.c) / 2;
+      return Math.sqrt(Math.abs(p * (p - s.a) * (p - s.b) * (p - s.c)));
+    }
+  }
+}`,
+      "perimeter.ts": `import type { Shape } from "./types.js";
+export const perimeter = (s: Shape): number =>
+  s.kind === "circle" ? 2 * Math.PI * s.r : s.kind === "rect" ? 2 * (s.w + s.h) : s.a + s.b + s.c;`,
+    },
+  ],
+  [
+    "a trainer module holding 'gradient(lossAt)' of an imported loss, differentiated through its steps",
+    `import { train } from "./train.js";
+import { lossAt } from "./loss.js";
+export function f(x: number, y: number): number {
+  const w = train([x, y], 3, 0.1);
+  return lossAt(w) + w[0] * w[1];
+}`,
+    {
+      "loss.ts": `export function lossAt(w: number[]): number {
+  return (w[0] - 1) ** 2 + 2 * (w[1] + 0.5) ** 2 + w[0] * w[1] * 0.1;
+}`,
+      "train.ts": `import { gradient } from "nabla";
+import { lossAt } from "./loss.js";
+const grad = gradient(lossAt);
+export function train(w0: number[], steps: number, lr: number): number[] {
+  let w = [...w0];
+  for (let i = 0; i < steps; i++) {
+    const g = grad(w);
+    w = w.map((v, j) => v - lr * g[j]);
+  }
+  return w;
+}`,
+    },
+  ],
+  [
+    "a 'Record<Kind, number>' of a string enum's computed keys, built from another module's constants",
+    `import { WEIGHT_OF } from "./weights.js";
+import { Kind } from "./kind.js";
+export function f(x: number, y: number): number {
+  return WEIGHT_OF[Kind.A] * x * x + WEIGHT_OF[Kind.B] * Math.sin(y) + WEIGHT_OF[Kind.C] * x * y;
+}`,
+    {
+      "kind.ts": `export enum Kind { A = "a", B = "b", C = "c" }`,
+      "base.ts": `export const BASE = 0.5;
+export const FACTORS = { a: 1, b: 2, c: 3 };`,
+      "weights.ts": `import { BASE, FACTORS } from "./base.js";
+import { Kind } from "./kind.js";
+export const WEIGHT_OF: Record<Kind, number> = {
+  [Kind.A]: BASE * FACTORS.a,
+  [Kind.B]: BASE * FACTORS.b,
+  [Kind.C]: BASE * FACTORS.c,
+};`,
+    },
+  ],
 ];
 
 for (const [name, body, modules] of cases)
@@ -439,5 +613,134 @@ export function f(x: number, y: number): number {
 }`,
     undefined,
     false,
+  );
+});
+
+const LOSSES = {
+  "types.ts": `export type LossName = "mse" | "mae" | "huber";
+export type LossFn = (pred: number[], target: number[]) => number;`,
+  "losses.ts": `import type { LossFn } from "./types.js";
+export const mse: LossFn = (p, t) => p.reduce((s, v, i) => s + (v - t[i]) ** 2, 0) / p.length;
+export function mae(p: number[], t: number[]): number {
+  return p.reduce((s, v, i) => s + Math.abs(v - t[i]), 0) / p.length;
+}
+export const Losses = {
+  huber(pred: number[], target: number[], delta = 1): number {
+    let s = 0;
+    for (let i = 0; i < pred.length; i++) {
+      const r = Math.abs(pred[i] - target[i]);
+      s += r < delta ? 0.5 * r * r : delta * (r - 0.5 * delta);
+    }
+    return s;
+  },
+};`,
+};
+
+test("a function of another module returning one of the program's functions by name ('pick(name): LossFn' with a switch), called through a name or directly ('pick(n)(p, t)') (was NABLA112 ''fn' is a local number': the call was typed a number)", async () => {
+  await checkAgainstPlain(
+    `import { pick } from "./pick.js";
+import type { LossName } from "./types.js";
+export function f(x: number, y: number): number {
+  const pred = [x, y, x + y];
+  const target = [0.5, -0.1, 0.2];
+  const names: LossName[] = ["mse", "mae", "huber"];
+  let s = 0;
+  for (const n of names) s += pick(n)(pred, target);
+  const chosen = pick(x > 0 ? "mae" : "mse");
+  return s + chosen(target, pred);
+}`,
+    undefined,
+    "js",
+    {
+      ...LOSSES,
+      "pick.ts": `import { Losses, mae, mse } from "./losses.js";
+import type { LossFn, LossName } from "./types.js";
+export function pick(name: LossName): LossFn {
+  switch (name) {
+    case "mse":
+      return mse;
+    case "mae":
+      return mae;
+    case "huber":
+      return Losses.huber;
+  }
+}`,
+    },
+  );
+});
+
+test("a function returning a function it writes ('return (p, t) => …' in one case of a switch) is refused where it is called, with a note at the function (was the same NABLA101 as calling any call's result)", () => {
+  const result = compileFiles({
+    ...LOSSES,
+    "pick.ts": `import { Losses, mae, mse } from "./losses.js";
+import type { LossFn, LossName } from "./types.js";
+export function pick(name: LossName): LossFn {
+  switch (name) {
+    case "mse": return mse;
+    case "mae": return mae;
+    case "huber": return (p, t) => Losses.huber(p, t, 0.5);
+  }
+}`,
+    "main.ts": `import { gradient } from "nabla";
+import { pick } from "./pick.js";
+export function f(x: number, y: number): number {
+  return pick("huber")([x, y], [1, 2]);
+}
+export const g = gradient(f);`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `main.ts:4:10: error NABLA101: 'pick' returns a function it writes ('(p, t) => Losses.huber(p, t, 0.5)'), which differentiable code cannot call once 'pick' has returned: nabla follows a returned function that is declared in the program (or written in module-level data), or one a factory returns as its last statement
+  3 | export function f(x: number, y: number): number {
+> 4 |   return pick("huber")([x, y], [1, 2]);
+    |          ^^^^^^^^^^^^^
+help: declare that function at the top level of its module and return it by name, or end 'pick' with 'return (…) => …'
+pick.ts:7:26: note: the function it returns is written here
+> 7 |     case "huber": return (p, t) => Losses.huber(p, t, 0.5);
+    |                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+main.ts:6:18: note: when differentiating 'f' for 'gradient'
+> 6 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  );
+});
+
+test("a function of an 'export default { … }' object literal, called through its default import, is refused with a message saying to name the object (was 'does not export a function 'default' with visible source')", () => {
+  const result = compileFiles({
+    "physics.ts": `const MAX = 10;
+export default {
+  kinetic(m: number, v: number): number { return 0.5 * m * v * v; },
+  clampSpeed: (v: number) => Math.min(v, MAX),
+};`,
+    "main.ts": `import { gradient } from "nabla";
+import physics from "./physics.js";
+export function f(x: number, y: number): number {
+  return physics.kinetic(x, physics.clampSpeed(y));
+}
+export const g = gradient(f);`,
+  });
+  assert.match(
+    diagnosticsText(result),
+    /^main\.ts:4:10: error NABLA102: cannot differentiate 'physics\.kinetic': '\.\/physics\.js' exports it in an object written in 'export default \{ … \}', which has no name there, and nabla reads the functions of module-level data by the name of a 'const'\n[^]*help: name it in '\.\/physics\.js': 'const physics = \{ … \}; export default physics;'\n/,
+  );
+});
+
+test("the same object named ('const physics = { … }; export default physics'), as the message says to write it", async () => {
+  await checkAgainstPlain(
+    `import physics from "./physics.js";
+export function f(x: number, y: number): number {
+  return physics.kinetic(x, physics.clampSpeed(y * 2));
+}`,
+    undefined,
+    "js",
+    {
+      "physics.ts": `const MAX = 10;
+const physics = {
+  kinetic(m: number, v: number): number { return 0.5 * m * v * v; },
+  clampSpeed: (v: number) => Math.min(v, MAX),
+};
+export default physics;`,
+    },
   );
 });

@@ -26,6 +26,7 @@ import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from ".
 import { isKeyed, isMap, isSet } from "../ir/type-system.js";
 import { mathApplyAsCall } from "./math-apply.js";
 import { factoryCallOf } from "../parse/closure-factory.js";
+import { anonymousDefaultValue } from "../parse/default-export.js";
 import { mathCallback, mathMember } from "./math-functions.js";
 import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
@@ -1102,6 +1103,13 @@ function failUnknownCallee(
   if (binding && !isLocalSpecifier(ctx.module.file, binding.specifier)) {
     return ctx.fail(callee, unknownCallee.cannotDifferentiateItComesFrom(path, binding.specifier));
   }
+  const target = binding && ctx.program.importedModule(ctx.module, binding.specifier);
+  const written = target && binding.imported === "default" && anonymousDefaultValue(target);
+  if (written)
+    return ctx.fail(
+      callee,
+      unknownCallee.anonymousDefaultValue(path, binding.specifier, written, head),
+    );
   if (binding) {
     return ctx.fail(
       callee,

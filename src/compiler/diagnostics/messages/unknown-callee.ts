@@ -40,6 +40,18 @@ export const unknownCallee = {
       `cannot differentiate '${path}': '${specifier}' does not export a function '${value}' with visible source`,
       `import a function that '${specifier}' declares (check the name it exports), or register a derivative for it (docs/guide.md#custom-derivatives)`,
     ),
+  /** `name`: what the importing module calls the export, suggested as its name. */
+  anonymousDefaultValue: (
+    path: Printable,
+    specifier: Printable,
+    kind: "object" | "array",
+    name: Printable,
+  ) =>
+    message(
+      "unknownCallee",
+      `cannot differentiate '${path}': '${specifier}' exports it in an ${kind} written in 'export default ${kind === "object" ? "{ … }" : "[ … ]"}', which has no name there, and nabla reads the functions of module-level data by the name of a 'const'`,
+      `name it in '${specifier}': 'const ${name} = ${kind === "object" ? "{ … }" : "[ … ]"}; export default ${name};'`,
+    ),
   cannotDifferentiateItComesFrom: (path: Printable, specifier: Printable) =>
     message(
       "unknownCallee",

@@ -744,3 +744,32 @@ export default physics;`,
     },
   );
 });
+
+test("an interface's method called in a module that an implementing class's module imports stays NABLA102, its help saying where to make the call (the class extends nothing there)", () => {
+  const result = compileFiles({
+    "types.ts": `export interface Predictor { predict(x: number): number }`,
+    "loss.ts": `import type { Predictor } from "./types.js";
+export function sqLoss(p: Predictor, x: number, t: number): number {
+  const r = p.predict(x) - t;
+  return r * r;
+}`,
+    "model.ts": `import type { Predictor } from "./types.js";
+import { sqLoss } from "./loss.js";
+export class Model implements Predictor {
+  constructor(public w: number) {}
+  predict(x: number): number { return Math.tanh(this.w * x); }
+  loss(x: number, t: number): number { return sqLoss(this, x, t); }
+}`,
+    "main.ts": `import { gradient } from "nabla";
+import { Model } from "./model.js";
+import { sqLoss } from "./loss.js";
+export function f(w: number): number {
+  return sqLoss(new Model(w), 0.5, 0.2);
+}
+export const g = gradient(f);`,
+  });
+  assert.match(
+    diagnosticsText(result),
+    /^loss\.ts:3:13: error NABLA102: which method this call runs depends on whether the object is a 'Model', which overrides it, but the module of 'Model' imports 'loss\.ts', so 'loss\.ts' cannot import 'Model' to test the object's class \(the two modules would import each other, and one run before the other's classes exist\)\n[^]*help: make the call in a module that the module of 'Model' does not import\n/,
+  );
+});

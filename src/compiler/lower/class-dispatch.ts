@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import type { CallExpression, Node } from "oxc-parser";
 import {
   unknownCallee,
@@ -425,8 +426,11 @@ function yielded(v: Value): Value[] {
  */
 export function instanceOf(ctx: LowerContext, value: Value, cls: ClassSymbol, at: Node): Value {
   const path = visiblePath(ctx, cls);
-  if (!path && ctx.program.reaches(cls.module, ctx.home))
-    return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file, true));
+  if (!path && ctx.program.reaches(cls.module, ctx.home)) {
+    const extendsHere = ancestry(ctx.program, cls).some((c) => c.module === ctx.module);
+    const file = `'${basename(ctx.module.file)}'`;
+    return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, file, extendsHere));
+  }
   ctx.at(at);
   if (path) ctx.readsModuleName(at, path.split(".")[0]!);
   const attrs = path

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { assertClose, finiteGradient, loadProgram } from "./harness.js";
@@ -45,23 +45,39 @@ export async function plainF(
   body: string,
   modules: Record<string, string> = {},
 ): Promise<(x: number, y: number) => number> {
-  const strip = (text: string) =>
-    ts
-      .transpileModule(text, {
-        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-      })
-      .outputText.replace(/(from\s+["']\.\/[^"']+?)(\.ts)?(["'])/g, "$1.mjs$3");
   type Plain = { f: (x: number, y: number) => number };
   if (Object.keys(modules).length === 0) {
-    const m = (await import(`data:text/javascript,${encodeURIComponent(strip(body))}`)) as Plain;
+    const m = (await import(
+      `data:text/javascript,${encodeURIComponent(strip(body, "main.ts", modules))}`
+    )) as Plain;
     return m.f;
   }
   const dir = mkdtempSync(join(tmpdir(), "nabla-plain-"));
-  for (const [name, text] of Object.entries(modules))
-    writeFileSync(join(dir, name.replace(/\.ts$/, ".mjs")), strip(text));
-  writeFileSync(join(dir, "main.mjs"), strip(body));
+  for (const [name, text] of Object.entries({ ...modules, "main.ts": body })) {
+    const file = join(dir, name.replace(/\.ts$/, ".mjs"));
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, strip(text, name, modules));
+  }
   const m = (await import(pathToFileURL(join(dir, "main.mjs")).href)) as Plain;
   return m.f;
+}
+
+/**
+ * `text` (the module `name`) with its types stripped by TypeScript and each relative import
+ * (`./geo`, `./geo.js`, `../math`, a folder's `index.ts`) naming the `.mjs` file of `modules`
+ * it resolves to.
+ */
+function strip(text: string, name: string, modules: Record<string, string>): string {
+  const out = ts.transpileModule(text, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  return out.replace(/(from\s+|import\s*\(\s*)(["'])(\.\.?\/[^"']*)\2/g, (_, lead, quote, spec) => {
+    const base = posix.join(posix.dirname(name), spec.replace(/\.(js|ts)$/, ""));
+    const target = [`${base}.ts`, `${base}/index.ts`].find((c) => c in modules) ?? `${base}.ts`;
+    let rel = posix.relative(posix.dirname(name), target.replace(/\.ts$/, ".mjs"));
+    if (!rel.startsWith(".")) rel = `./${rel}`;
+    return `${lead}${quote}${rel}${quote}`;
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { lowerHeldOperatorCall } from "./held-operators.js";
+import { lowerHeldOperatorCall, lowerModuleHeldOperatorCall } from "./held-operators.js";
 import {
   badOperatorUse,
   callArity,
@@ -26,6 +26,7 @@ import { isValueReceiver, lowerArrayFrom, lowerArrayMethod, methodName } from ".
 import { isKeyed, isMap, isSet } from "../ir/type-system.js";
 import { mathApplyAsCall } from "./math-apply.js";
 import { factoryCallOf } from "../parse/closure-factory.js";
+import { anonymousDefaultValue } from "../parse/default-export.js";
 import { mathCallback, mathMember } from "./math-functions.js";
 import { computedFieldCall, lowerMapMethod, lowerObjectFunction } from "./keyed.js";
 import type { Scope } from "./context.js";
@@ -249,6 +250,8 @@ export function lowerCall(ctx: LowerContext, written: CallExpression): Value {
   if (ctx.module.constants.get(head)?.holdsFunction) {
     return ctx.fail(callee, closureCapture.isModuleLevelVariableHolding(head));
   }
+  const held = lowerModuleHeldOperatorCall(ctx, node, path);
+  if (held) return held;
   // `makeModel(w)`, a factory of an object with methods: run here (literal-factories.ts).
   const made = path === head ? lowerLiteralFactoryCall(ctx, node) : undefined;
   if (made) return made;
@@ -1165,6 +1168,13 @@ function failUnknownCallee(
   if (binding && !isLocalSpecifier(ctx.module.file, binding.specifier)) {
     return ctx.fail(callee, unknownCallee.cannotDifferentiateItComesFrom(path, binding.specifier));
   }
+  const target = binding && ctx.program.importedModule(ctx.module, binding.specifier);
+  const written = target && binding.imported === "default" && anonymousDefaultValue(target);
+  if (written)
+    return ctx.fail(
+      callee,
+      unknownCallee.anonymousDefaultValue(path, binding.specifier, written, head),
+    );
   if (binding) {
     return ctx.fail(
       callee,

@@ -1,10 +1,11 @@
+import { basename } from "node:path";
 import type { CallExpression, Node } from "oxc-parser";
 import {
   unknownCallee,
   unsupportedSyntax,
   unsupportedType,
 } from "../diagnostics/messages/index.js";
-import { genericKey, keyFile, keyName } from "../ir/function-key.js";
+import { functionKey, genericKey, keyFile, keyName } from "../ir/function-key.js";
 import type { FieldType, FunctionTypeInfo, ObjectType, Value } from "../ir/types.js";
 import { isDifferentiable, isObject, sameType, typeText } from "../ir/type-system.js";
 import {
@@ -416,20 +417,26 @@ function yielded(v: Value): Value[] {
 }
 
 /**
- * `value instanceof C`, where `C` is a class of the program the module lowered sees, by its
- * name or through a namespace import. A subclass of a module importing this one is refused:
- * importing it here would make that module run before this one, and its `extends` fail.
+ * `value instanceof C`, where `C` is a class of the program: as the module lowered names it
+ * (by its name or through a namespace import), else imported by the generated code, as a
+ * function it calls is (`loss.ts` calling `predict` of a `Predictor` that `Model` of
+ * `model.ts` implements, a module `loss.ts` need not import). A class of a module importing
+ * this one is refused: importing it here would make that module run before this one, and its
+ * `extends` (or whatever else it reads of this module as it loads) fail.
  */
 export function instanceOf(ctx: LowerContext, value: Value, cls: ClassSymbol, at: Node): Value {
   const path = visiblePath(ctx, cls);
-  if (!path) {
-    const back = ctx.program.reaches(cls.module, ctx.module);
-    return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, ctx.module.file, back));
+  if (!path && ctx.program.reaches(cls.module, ctx.home)) {
+    const extendsHere = ancestry(ctx.program, cls).some((c) => c.module === ctx.module);
+    const file = `'${basename(ctx.module.file)}'`;
+    return ctx.fail(at, unknownCallee.subclassNotVisible(cls.name, file, extendsHere));
   }
   ctx.at(at);
-  ctx.readsModuleName(at, path.split(".")[0]!);
-  const reference = ctx.builder.emit("global", [], ["opaque"], { callee: path }, [], cls.name)
-    .results[0]!;
+  if (path) ctx.readsModuleName(at, path.split(".")[0]!);
+  const attrs = path
+    ? { callee: path }
+    : { callee: cls.name, function: functionKey(cls.module.file, cls.name) };
+  const reference = ctx.builder.emit("global", [], ["opaque"], attrs, [], cls.name).results[0]!;
   return ctx.builder.emit("nondiff", [value, reference], ["boolean"], { callee: "instanceof" })
     .results[0]!;
 }

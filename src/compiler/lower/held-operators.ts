@@ -2,6 +2,7 @@ import type { CallExpression, Expression } from "oxc-parser";
 import { nestedDifferentiation } from "../diagnostics/messages/index.js";
 import { nablaOperatorOf } from "../resolve/operator-call.js";
 import { isOperator, OPERATORS } from "../../api/operators.js";
+import type { Value } from "../ir/types.js";
 import type { LowerContext, Slot } from "./context.js";
 import { lowerNestedOperator } from "./nested.js";
 
@@ -49,4 +50,26 @@ export function lowerHeldOperatorCall(
   )
     return ctx.fail(node.callee, nestedDifferentiation.heldOperatorShadowed(name, fn.name));
   return lowerNestedOperator(ctx, node, held.call, held.operator);
+}
+
+/**
+ * `dE(args…)` where `dE` is a module-level `const dE = gradient(energy)` of this module or one
+ * it imports (`dE`, `grads.dE`: a module exporting the derivatives of its functions): that
+ * operator called on the arguments, its function read in the module that made it. Undefined
+ * if `path` holds no such call.
+ */
+export function lowerModuleHeldOperatorCall(
+  ctx: LowerContext,
+  node: CallExpression,
+  path: string,
+): Value | undefined {
+  const found = ctx.program.resolveConstantWhere(ctx.module, path);
+  if (!found || found.constant.kind !== "const") return undefined;
+  let init = found.constant.node.init;
+  while (init?.type === "ParenthesizedExpression" || init?.type === "TSAsExpression")
+    init = init.expression;
+  if (init?.type !== "CallExpression" || init.arguments.length === 0) return undefined;
+  const operator = nablaOperatorOf(found.module, init.callee);
+  if (!operator || !isOperator(operator) || !OPERATORS[operator].nestable) return undefined;
+  return lowerNestedOperator(ctx, node, init, operator, found.module);
 }

@@ -13,7 +13,7 @@ import { symbolKey } from "../ir/function-key.js";
 import { resolveFunctionArg } from "./function-values.js";
 import { findLocalFunction, freeNames } from "../resolve/captures.js";
 import type { FunctionTypeInfo } from "../ir/types.js";
-import type { FunctionLike } from "../parse/module.js";
+import type { FunctionLike, SourceModule } from "../parse/module.js";
 import { countedLoop } from "./members.js";
 import { jvpKey } from "../ir/names.js";
 import { derivedPrimalKey, pairType } from "../ir/names.js";
@@ -38,17 +38,36 @@ export function lowerNestedOperator(
   node: CallExpression,
   inner: CallExpression,
   operator: string,
+  /**
+   * The module `inner` is written in, when it is a module-level constant's (`const dE =
+   * gradient(energy)`, held-operators.ts): its names mean what they mean there, and messages
+   * about it point there.
+   */
+  written?: SourceModule,
 ): Value {
+  /** `f` with the operator call's module as the module lowered. */
+  const there = <T>(f: () => T): T => {
+    const saved = ctx.module;
+    ctx.module = written ?? saved;
+    try {
+      return f();
+    } finally {
+      ctx.module = saved;
+    }
+  };
   if (!isOperator(operator) || !OPERATORS[operator].nestable) {
-    return ctx.fail(
-      inner.callee,
-      nestedDifferentiation.operatorCannotBeNested(operator, ctx.codeContext),
+    return there(() =>
+      ctx.fail(
+        inner.callee,
+        nestedDifferentiation.operatorCannotBeNested(operator, ctx.codeContext),
+      ),
     );
   }
-  const call =
-    functionValueCall(ctx, inner, operator) ??
-    closureOverFunctions(ctx, inner, operator) ??
-    operatorCall(ctx, inner, operator);
+  const call = written
+    ? there(() => operatorCall(ctx, inner, operator, true))
+    : (functionValueCall(ctx, inner, operator) ??
+      closureOverFunctions(ctx, inner, operator) ??
+      operatorCall(ctx, inner, operator));
   const target = call.target;
   const key = call.key;
   const signature = signatureOf(target.node, typeResolver(ctx.program, target.module));
@@ -75,11 +94,13 @@ export function lowerNestedOperator(
       gradientLike && type !== undefined && (isNumberVector(type) || isNumberRecord(type));
     if (type !== "number" && !(isVector && call.wrt.length === 1)) {
       const name = signature.params[i]?.name ?? String(i);
-      return ctx.fail(
-        target.node.params[i] ?? inner,
-        isVector
-          ? nestedDifferentiation.innerOperatorWrtOneArray(operator, name, i, ctx.codeContext)
-          : nestedDifferentiation.innerOperatorWrtNumbers(operator, name, ctx.codeContext),
+      return there(() =>
+        ctx.fail(
+          target.node.params[i] ?? inner,
+          isVector
+            ? nestedDifferentiation.innerOperatorWrtOneArray(operator, name, i, ctx.codeContext)
+            : nestedDifferentiation.innerOperatorWrtNumbers(operator, name, ctx.codeContext),
+        ),
       );
     }
   }
@@ -139,7 +160,7 @@ export function lowerNestedOperator(
   ctx.calls.push({
     key,
     symbol: { module: target.module, name: target.name, node: target.node },
-    loc: ctx.loc(inner),
+    loc: there(() => ctx.loc(inner)),
     target,
   });
   ctx.at(node);
@@ -161,11 +182,13 @@ export function lowerNestedOperator(
     }).fn.resultTypes[0] ??
     "number";
   if (result !== "number" && (operator === "gradient" || operator === "valueWithGradient")) {
-    return ctx.fail(
-      inner,
-      unsupportedType.needsNumberValuedFunctionThis(
-        operator,
-        typeof result === "string" ? `a ${result}` : "an array or object",
+    return there(() =>
+      ctx.fail(
+        inner,
+        unsupportedType.needsNumberValuedFunctionThis(
+          operator,
+          typeof result === "string" ? `a ${result}` : "an array or object",
+        ),
       ),
     );
   }
@@ -360,12 +383,20 @@ interface NestedCall {
   scope?: Scope;
 }
 
-/** `gradient(f)` where the function is written at the call or named in the program. */
-function operatorCall(ctx: LowerContext, inner: CallExpression, operator: string): NestedCall {
+/**
+ * `gradient(f)` where the function is written at the call or named in the program
+ * (`atModuleLevel`: the operator call is a module-level constant's, where no local is seen).
+ */
+function operatorCall(
+  ctx: LowerContext,
+  inner: CallExpression,
+  operator: string,
+  atModuleLevel = false,
+): NestedCall {
   let problem: { node: Node; message: Message } | undefined;
   // `derivative(g)(x)` of a local function `g`: what it reads is read where it is written (a
   // lambda's parameter or a block's variable here may have the same name).
-  const local = localFunctionNamed(ctx, inner);
+  const local = atModuleLevel ? undefined : localFunctionNamed(ctx, inner);
   const call = analyzeCall(
     ctx.program,
     ctx.module,

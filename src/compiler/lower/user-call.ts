@@ -9,6 +9,7 @@ import type { FunctionKey, Type, Value } from "../ir/types.js";
 import { leadingJSDoc, walk } from "../parse/module.js";
 import type { FunctionSymbol } from "../parse/program.js";
 import type { LowerContext } from "./context.js";
+import { returnedFunctionType } from "./returned-functions.js";
 import { article } from "./describe.js";
 import { thisResult } from "./this-result.js";
 
@@ -95,10 +96,8 @@ export function emitUserCall(
   checkpoint = false,
   specialized?: Specialized,
 ): Value {
-  const signature = signatureOf(
-    symbol.node,
-    typeResolver(ctx.program, symbol.module, symbol.typeArguments),
-  );
+  const resolver = typeResolver(ctx.program, symbol.module, symbol.typeArguments);
+  const signature = signatureOf(symbol.node, resolver);
   const params = specialized?.params ?? signature.params;
   const argNodes = specialized?.argNodes ?? (node.type === "CallExpression" ? node.arguments : []);
   ctx.at(node);
@@ -144,6 +143,7 @@ export function emitUserCall(
     asWrittenResult ??
     signature.result ??
     self ??
+    returnedFunctionType(ctx, symbol, resolver, node) ??
     "number";
   const operands = receiver ? [receiver, ...args] : args;
   const checkpointed = checkpoint || taggedCheckpoint(symbol);

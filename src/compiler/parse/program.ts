@@ -314,6 +314,20 @@ export class ProgramGraph {
     return this.resolveLocal(mod, name, new Set(), constantIn);
   }
 
+  /**
+   * The module constant `path` denotes in `mod` (a top-level name, or `ns.name` of a namespace
+   * import), with the module that declares it.
+   */
+  resolveConstantWhere(
+    mod: SourceModule,
+    path: string,
+  ): { module: SourceModule; constant: ModuleConstant } | undefined {
+    const [head, member, ...rest] = path.split(".");
+    if (member === undefined) return this.resolveLocal(mod, head!, new Set(), constantWhere);
+    const namespace = rest.length === 0 ? this.namespaceModule(mod, head!) : undefined;
+    return namespace && this.resolveExported(namespace, member, new Set(), constantWhere);
+  }
+
   /** The interface, type alias or class a name used in `mod` denotes, following imports. */
   resolveType(mod: SourceModule, name: string): TypeSymbol | undefined {
     // `geo.Vec`: a type of a module imported as a namespace (`import * as geo from "./geo"`).
@@ -418,6 +432,11 @@ type Finder<T> = (mod: SourceModule, name: string) => T | undefined;
 const functionIn: Finder<FunctionSymbol> = (mod, name) => {
   const node = mod.functions.get(name);
   return node && { module: mod, name, node };
+};
+
+const constantWhere: Finder<{ module: SourceModule; constant: ModuleConstant }> = (mod, name) => {
+  const constant = constantIn(mod, name);
+  return constant && { module: mod, constant };
 };
 
 /** An interface, type alias or class found by name, with the module that declares it. */

@@ -29,6 +29,8 @@ export function typeResolver(
       typeAt: (position: number) => data(checked.typeAt(mod.file, position)),
       returnTypeOf: (start: number, end: number) =>
         data(checked.returnTypeOf(mod.file, start, end)),
+      returnsFunction: (start: number, end: number) =>
+        checked.returnTypeOf(mod.file, start, end) === "opaque",
       expectedTypeOf: (start: number, end: number) =>
         data(checked.expectedTypeOf(mod.file, start, end)),
       parameterTypeOf: (start: number, end: number, index: number) =>

@@ -23,6 +23,8 @@ export interface InferredTypes {
   typeAt(position: number): Type | undefined;
   /** The result type of the function written at [start, end). */
   returnTypeOf(start: number, end: number): Type | undefined;
+  /** Whether the function written at [start, end) returns a function (its result is `opaque`). */
+  returnsFunction(start: number, end: number): boolean;
   /** The type the expression at [start, end) is expected to have where it stands, else its own. */
   expectedTypeOf(start: number, end: number): Type | undefined;
   /** The type of parameter `index` of the function written at [start, end). */

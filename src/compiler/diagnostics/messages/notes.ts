@@ -39,6 +39,7 @@ export const notes = {
   /** Where an object holding a function written in an object literal was made or came in. */
   objectWithFunctionFrom: () => note("the object holding the function comes from here"),
   objectWithAccessorsFrom: () => note("the object with the accessors is written here"),
+  returnedFunctionWrittenHere: () => note("the function it returns is written here"),
   attachedForPlainRuns: () =>
     note(
       "nabla attaches this derivative to the function passed here for plain runs of the callee, which differentiates it; without it, such a run throws (differentiated code does not need it)",

@@ -40,6 +40,18 @@ export const unknownCallee = {
       `cannot differentiate '${path}': '${specifier}' does not export a function '${value}' with visible source`,
       `import a function that '${specifier}' declares (check the name it exports), or register a derivative for it (docs/guide.md#custom-derivatives)`,
     ),
+  /** `name`: what the importing module calls the export, suggested as its name. */
+  anonymousDefaultValue: (
+    path: Printable,
+    specifier: Printable,
+    kind: "object" | "array",
+    name: Printable,
+  ) =>
+    message(
+      "unknownCallee",
+      `cannot differentiate '${path}': '${specifier}' exports it in an ${kind} written in 'export default ${kind === "object" ? "{ … }" : "[ … ]"}', which has no name there, and nabla reads the functions of module-level data by the name of a 'const'`,
+      `name it in '${specifier}': 'const ${name} = ${kind === "object" ? "{ … }" : "[ … ]"}; export default ${name};'`,
+    ),
   cannotDifferentiateItComesFrom: (path: Printable, specifier: Printable) =>
     message(
       "unknownCallee",
@@ -53,13 +65,14 @@ export const unknownCallee = {
       `declare '${name2}' in class '${name}' or a class it extends, or call a top-level function that takes the object`,
     ),
   /** `importsBack`: the subclass's module imports the module of the call. */
-  subclassNotVisible: (name: Printable, file: Printable, importsBack: boolean) =>
+  /** `extendsHere`: the class extends one of the calling module (`file`). */
+  subclassNotVisible: (name: Printable, file: Printable, extendsHere: boolean) =>
     message(
       "unknownCallee",
-      `which method this call runs depends on whether the object is a '${name}', which overrides it, but '${name}' is not visible by that name in ${file}`,
-      importsBack
-        ? `declare '${name}' in that module, next to the class it extends (importing it there would make the two modules import each other, and one run before the class it extends exists)`
-        : `import '${name}' in that module, so the call can test the object's class`,
+      `which method this call runs depends on whether the object is a '${name}', which overrides it, but the module of '${name}' imports ${file}, so ${file} cannot import '${name}' to test the object's class (the two modules would import each other, and one run before the other's classes exist)`,
+      extendsHere
+        ? `declare '${name}' in ${file}, next to the class it extends`
+        : `make the call in a module that the module of '${name}' does not import`,
     ),
   superNotVisible: () =>
     message(

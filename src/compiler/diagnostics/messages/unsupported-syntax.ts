@@ -111,6 +111,12 @@ export const unsupportedSyntax = {
       `calling ${describeNode} is not supported in differentiable code`,
       `give the function a name (a top-level function, or 'const f = (…) => …') and call 'f(…)'`,
     ),
+  returnsFunctionItWrites: (name: Printable, written: Printable) =>
+    message(
+      "unsupportedSyntax",
+      `'${name}' returns a function it writes ('${written}'), which differentiable code cannot call once '${name}' has returned: nabla follows a returned function that is declared in the program (or written in module-level data), or one a factory returns as its last statement`,
+      `declare that function at the top level of its module and return it by name, or end '${name}' with 'return (…) => …'`,
+    ),
   callingTheResultOfACall: (call: Printable) =>
     message(
       "unsupportedSyntax",

@@ -243,7 +243,7 @@ export const g = gradient(f);
   );
   assert.match(
     text,
-    /help: call the function where it is given, or pass it as an argument to the code that calls it/,
+    /help: declare the function at the top level of a module and pass it by name \('const square = \(z: number\) => z \* z;' there, then 'square'\): such a function may be kept; or call it where it is given, or pass it as an argument to the code that calls it/,
   );
 });
 
@@ -515,4 +515,48 @@ export function f(x: number, y: number): number {
   alias.x *= 2;
   return a.x + b.neighbors[0].x * c.y + nodes.reduce((s, n) => s + n.x * n.y, 0);
 }`);
+});
+
+test("a function of the program by name or a Math function kept in a field by a constructor is a value, and runs (the kept-function check refused it)", async () => {
+  await checkAgainstPlain(`
+const relu = (z: number) => (z > 0 ? z : 0.01 * z);
+class Layer {
+  private act: (z: number) => number;
+  constructor(private readonly w: number, act: (z: number) => number) {
+    this.act = act;
+  }
+  forward(x: number): number {
+    return this.act(this.w * x);
+  }
+}
+export function f(x: number, y: number): number {
+  const layers = [new Layer(y, Math.tanh), new Layer(2, relu)];
+  let h = x;
+  for (const l of layers) h = l.forward(h);
+  return h;
+}`);
+});
+
+test("an arrow given to a constructor keeping it as a parameter property is NABLA112 at the arrow (the generated call was invalid JavaScript: a SyntaxError at load)", () => {
+  const text = diagnosticsText(
+    compileFiles({
+      "main.ts": `import { gradient } from "nabla";
+class Layer {
+  constructor(private readonly w: number, private readonly act: (z: number) => number) {}
+  forward(x: number): number { return this.act(this.w * x); }
+}
+export function f(x: number, y: number): number {
+  const layers = [new Layer(y, Math.tanh), new Layer(0.5, (z) => z * z)];
+  let h = x;
+  for (const l of layers) h = l.forward(h);
+  return h;
+}
+export const g = gradient(f);
+`,
+    }),
+  );
+  assert.match(
+    text,
+    /^main\.ts:7:59: error NABLA112: 'Layer\.constructor' keeps the function given for its parameter 'act' in data \(the parameter property 'act', a field of the instance\)/,
+  );
 });

@@ -37,7 +37,7 @@ import { lowerNestedOperator } from "./nested.js";
 import { genericInstance, type GenericInstance } from "./generic-calls.js";
 import { iteratedGenerator } from "./generators.js";
 import { mathByKeyAsChoice } from "./math-keys.js";
-import { keptFunctionParameter } from "./stored-function-params.js";
+import { keptFunctionParameter, withoutValue } from "./stored-function-params.js";
 import { staticMethodSymbol } from "../parse/class-hierarchy.js";
 import { arrowFieldMethod, arrowFieldOfClass } from "./arrow-fields.js";
 import {
@@ -939,10 +939,10 @@ export function lowerUserCall(
     const callable = callables[i];
     const param = signature.params[i];
     if (!callable || !param || arg.type === "SpreadElement") return;
-    const kept = keptFunctionParameter(symbol.node, param.name);
-    if (kept) ctx.fail(arg, closureCapture.functionArgumentKept(symbol.name, param.name, kept));
     const what = `parameter '${param.name}' of '${symbol.name}'`;
     let value = resolveFunctionArg(ctx, arg, callable, what);
+    const kept = withoutValue(value.fn) && keptFunctionParameter(symbol.node, param.name);
+    if (kept) ctx.fail(arg, closureCapture.functionArgumentKept(symbol.name, param.name, kept));
     // `apply(x, undefined)` of `act = Math.tanh`: the default, as when it is left out.
     const fallback = param.defaultValue;
     if (fallback) {

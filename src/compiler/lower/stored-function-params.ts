@@ -1,17 +1,33 @@
 import type { Node } from "oxc-parser";
 import { walk, type FunctionLike } from "../parse/module.js";
+import type { StaticFunction } from "../resolve/targets.js";
 
 // A function passed to a function nabla specializes for it (`subscribe((v) => { sum += v })`)
 // exists there only as the code it runs: the specialization calls it, or passes it on, but
 // has no value of it to keep. One that keeps it in data (`this.listeners.push(l)`, `this.cb =
-// l`, `handlers.set(k, l)`), to be called later by other code, would keep nothing, so the call
-// is refused rather than run another function's code.
+// l`, `handlers.set(k, l)`, a constructor's `private act: …` parameter), to be called later by
+// other code, would keep nothing, so the call is refused rather than run another function's
+// code. A function of the program by name or a Math function is a value, and may be kept.
 
 /** Array, Map and Set methods that keep their argument. */
 const KEEPING = new Set(["push", "unshift", "splice", "set", "add", "fill"]);
 
+/** Whether a function given as an argument exists only as code (a closure written there). */
+export function withoutValue(fn: StaticFunction): boolean {
+  if (fn.kind === "lambda") return true;
+  return fn.kind === "choice" && fn.options.some(withoutValue);
+}
+
 /** How `fn` keeps its parameter `name` in data (`this.listeners.push(l)`), if it does. */
 export function keptFunctionParameter(fn: FunctionLike, name: string): string | undefined {
+  // `constructor(private act: …)`: a field assigned the parameter.
+  const property = fn.params.find(
+    (p) =>
+      p.type === "TSParameterProperty" &&
+      p.parameter.type === "Identifier" &&
+      p.parameter.name === name,
+  );
+  if (property) return `the parameter property '${name}', a field of the instance`;
   if (!fn.body) return undefined;
   const text = (n: Node) => n.type === "Identifier" && n.name === name;
   let kept: string | undefined;

@@ -8,7 +8,7 @@ export const closureCapture = {
     message(
       "closureCapture",
       `'${callee}' keeps the function given for its parameter '${parameter}' in data (${how}); a function passed to code nabla differentiates can be called there, or passed on as an argument, but not kept to be called later`,
-      `call the function where it is given, or pass it as an argument to the code that calls it`,
+      `declare the function at the top level of a module and pass it by name ('const square = (z: number) => z * z;' there, then 'square'): such a function may be kept; or call it where it is given, or pass it as an argument to the code that calls it`,
     ),
   thisFunctionCallsFunctionParameters: (count: Printable, parameters: Printable) =>
     message(

@@ -2171,6 +2171,31 @@ main.ts:5:18: note: when differentiating 'f' for 'valueWithGradient'
 1 error`,
   },
   {
+    name: "NABLA106: an object interpolated in a template literal (it said \"'+' on a Expr is not supported; '+' needs numbers\")",
+    files: `
+import { gradient } from "nabla";
+class Expr {
+  constructor(readonly v: number) {}
+}
+export function f(x: number, y: number): number {
+  const label = \`value \${new Expr(x)} at \${y}\`;
+  return label.length > 3 ? x * y : x;
+}
+export const g = gradient(f);
+`,
+    expected: `
+main.ts:6:26: error NABLA106: a value of type 'Expr' in a template literal is not supported in differentiable code: nabla joins numbers, strings and booleans into text, not objects (whose 'toString' would run)
+  5 | export function f(x: number, y: number): number {
+> 6 |   const label = \`value \${new Expr(x)} at \${y}\`;
+    |                          ^^^^^^^^^^^
+help: interpolate the numbers or strings it holds ('\${p.x}'), or build the text outside the function you differentiate
+main.ts:9:18: note: when differentiating 'f' for 'gradient'
+> 9 | export const g = gradient(f);
+    |                  ^^^^^^^^^^^
+
+1 error`,
+  },
+  {
     name: "NABLA001: parse error",
     files: `
 import { derivative } from "nabla";

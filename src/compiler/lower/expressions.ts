@@ -261,7 +261,10 @@ export function lowerExpression(ctx: LowerContext, node: Expression): Value {
       let text = ctx.builder.constant(node.quasis[0]!.value.cooked ?? node.quasis[0]!.value.raw);
       node.expressions.forEach((expression, i) => {
         const quasi = node.quasis[i + 1]!;
-        text = concat(ctx, text, lowerExpression(ctx, expression as Expression), node);
+        const value = lowerExpression(ctx, expression as Expression);
+        if (!TEXT_PARTS.has(value.type as string))
+          ctx.fail(expression, unsupportedType.interpolatedInTemplate(typeText(value.type)));
+        text = concat(ctx, text, value, node);
         text = concat(ctx, text, ctx.builder.constant(quasi.value.cooked ?? quasi.value.raw), node);
       });
       return text;
@@ -562,9 +565,12 @@ function lowerBinary(
 }
 
 /** `a + b` with text on a side: a string, as JavaScript's `+` makes it (no derivative). */
+/** The types JavaScript joins into text as nabla can: `+` of a string, `${…}`. */
+const TEXT_PARTS: ReadonlySet<string> = new Set(["string", "number", "boolean"]);
+
 function concat(ctx: LowerContext, a: Value, b: Value, node: Node): Value {
   for (const v of [a, b]) {
-    if (v.type !== "string" && v.type !== "number" && v.type !== "boolean")
+    if (!TEXT_PARTS.has(v.type as string))
       return ctx.fail(
         node,
         unsupportedType.isNotSupportedInDifferentiable(`'+' on a ${typeText(v.type)}`, "+"),

@@ -73,6 +73,12 @@ export const unsupportedType = {
       "unsupportedType",
       `${what} is not supported in differentiable code; '${operator}' needs numbers`,
     ),
+  interpolatedInTemplate: (type: Printable) =>
+    message(
+      "unsupportedType",
+      `a value of type '${type}' in a template literal is not supported in differentiable code: nabla joins numbers, strings and booleans into text, not objects (whose 'toString' would run)`,
+      `interpolate the numbers or strings it holds ('\${p.x}'), or build the text outside the function you differentiate`,
+    ),
   needsNumberValuedFunctionThis: (operator: Printable, value: Printable) =>
     message(
       "unsupportedType",

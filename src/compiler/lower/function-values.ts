@@ -34,6 +34,7 @@ import {
   checkArgumentTypes,
   checkArity,
   emitUserCall,
+  omitted,
   resolveCallee,
 } from "./user-call.js";
 import { inlineCallback, returnsOnlyAtEnd } from "./inline-callback.js";
@@ -631,6 +632,21 @@ export function callFunctionArg(
   // A function value may take fewer parameters than its type gives (`(item) => …` for an
   // `(item: T, index: number) => number`): JavaScript ignores the extra arguments.
   if (args.length > types.params.length) args = args.slice(0, types.params.length);
+  // A local function calling itself leaving out a parameter with a default (`rec(n - 1)` of
+  // `(n: number, acc = 1) => …`): undefined, so the default applies.
+  const left = fn.target.node.params.slice(args.length);
+  if (fn.target.recursive && left.every((p) => p.type === "AssignmentPattern")) {
+    args = [
+      ...args,
+      ...omitted(
+        ctx,
+        left.map((p, k) => ({
+          name: p.type === "AssignmentPattern" && p.left.type === "Identifier" ? p.left.name : "",
+          type: types.params[args.length + k],
+        })),
+      ),
+    ];
+  }
   checkArity(ctx, node, name, types.params.length, args.length);
   const params = fn.target.node.params.map((p, i) => ({
     name: p.type === "Identifier" ? p.name : String(i + 1),

@@ -1,0 +1,84 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { checkAgainstPlain } from "./support/two-ways.js";
+
+// An adversarial review of the changes of one day (operators on function parameters, recursive
+// local functions lifted, the helper reviews merged): programs written as TypeScript developers
+// write them, each checked against the plain program run as JavaScript, central differences,
+// and forward mode against reverse mode, or, where nabla refuses, the message it gives.
+
+test("a recursive local arrow with a default parameter, called with and without it (was NABLA101 'must be a plain function with simple parameters', whose help said defaults were fine)", async () => {
+  await checkAgainstPlain(`
+export function f(x: number, y: number): number {
+  const rec = (n: number, acc: number = 1): number => (n === 0 ? acc : rec(n - 1, acc * x + y));
+  const scaled = (n: number, k = x): number => (n <= 0 ? k : k * scaled(n - 1) + Math.sin(n * y));
+  return rec(3) + rec(2, y) + scaled(3) + scaled(2, y);
+}`);
+});
+
+test("a recursive local function differentiating itself ('derivative' of a lambda calling it) is refused (the compiler ran without end, growing to gigabytes)", () => {
+  // Its derivative needs its derivative of the next order, and that one the next: the demands
+  // for ever higher orders never ended.
+  const result = compileFiles({
+    "main.ts": `import { derivative, gradient } from "nabla";
+export function f(x: number, y: number): number {
+  const rec = (n: number, t: number): number =>
+    n === 0 ? t : derivative((s: number) => Math.sin(s * y) * rec(n - 1, s))(t);
+  return rec(2, x);
+}
+export const g = gradient(f);
+`,
+  });
+  const text = diagnosticsText(result);
+  assert.match(
+    text,
+    /^main\.ts:4:30: error NABLA116: this function calls itself inside a function it gives an operator \('derivative\(\(s\) => … f\(n - 1, s\)\)'\), so its derivative needs its derivative of the next order, and that one the next, without end; nabla compiles derivatives of a fixed order\n/,
+  );
+  assert.match(text, /\n1 error$/);
+});
+
+test("a top-level function differentiating itself ('derivative' of a lambda calling it) is refused (the module called a derivative never generated, and failed to load with a SyntaxError)", () => {
+  const result = compileFiles({
+    "main.ts": `import { derivative, gradient } from "nabla";
+function rec(n: number, t: number, y: number): number {
+  return n === 0 ? t : derivative((s: number) => Math.sin(s * y) * rec(n - 1, s, y))(t);
+}
+export function f(x: number, y: number): number {
+  return rec(2, x, y);
+}
+export const g = gradient(f);
+`,
+  });
+  const text = diagnosticsText(result);
+  assert.match(
+    text,
+    /^main\.ts:3:35: error NABLA116: this function calls itself inside a function it gives an operator .* without end; nabla compiles derivatives of a fixed order\nhelp|\n/,
+  );
+  assert.match(text, /\n1 error$/);
+});
+
+test("an operator given options on a function parameter in plain code says it takes none (was NABLA108 'a variable holding a function value, which nabla cannot follow', which the same call without options could)", () => {
+  const result = compileFiles({
+    "lib.ts": `import { gradient, hessian } from "nabla";
+export type Scalar = (x: number[]) => number;
+export function newton(f: Scalar, x: number[]) {
+  const g = gradient(f)(x);
+  const h = hessian(f, { backend: "wasm" })(x);
+  return [g, h];
+}
+`,
+    "main.ts": `import { newton } from "./lib.js";
+export const r = newton((p: number[]) => Math.sin(p[0]) * p[1] ** 3, [0.3, 0.5]);
+`,
+  });
+  assert.equal(
+    diagnosticsText(result),
+    `lib.ts:5:24: error NABLA116: 'hessian' of a function value takes no options: it differentiates with respect to every parameter
+  4 |   const g = gradient(f)(x);
+> 5 |   const h = hessian(f, { backend: "wasm" })(x);
+    |                        ^^^^^^^^^^^^^^^^^^^
+
+1 error`,
+  );
+});

@@ -82,3 +82,45 @@ export const r = newton((p: number[]) => Math.sin(p[0]) * p[1] ** 3, [0.3, 0.5])
 1 error`,
   );
 });
+
+test("recursive local functions destructuring their parameters ('({ v, kids }: T)', '([c, ...rest], t, { scale } = …)', '([a, b]: [number, number])') (was NABLA101 'must be a plain function with simple parameters', whose help said patterns were fine)", async () => {
+  await checkAgainstPlain(`
+type T = { v: number; kids: T[] };
+export function f(x: number, y: number): number {
+  const sum = ({ v, kids }: T): number => v + kids.reduce((s, k) => s + sum(k), 0) * y;
+  const horner = ([c, ...rest]: number[], t: number, { scale } = { scale: y }): number =>
+    rest.length === 0 ? c * scale : c * scale + t * horner(rest, t);
+  const go = ([a, b]: [number, number], n: number): number =>
+    n === 0 ? a * b : go([b, a + b * x], n - 1);
+  return (
+    sum({ v: x, kids: [{ v: y, kids: [] }, { v: x * y, kids: [{ v: 1, kids: [] }] }] }) +
+    horner([x, y, 2, x * y], x - y) +
+    horner([1, x], y, { scale: 2 }) +
+    go([x, y], 5)
+  );
+}`);
+});
+
+test("a recursive local function writing a captured array it reads, called twice, and one reading a 'let' the enclosing loop reassigns between calls, in JavaScript and WebAssembly", async () => {
+  const body = `
+export function f(x: number, y: number): number {
+  const a = [x, y, x * y, x - y, 2];
+  const smooth = (i: number): void => {
+    if (i >= a.length - 1) return;
+    a[i + 1] = 0.5 * (a[i] + a[i + 1]) * y;
+    smooth(i + 1);
+  };
+  smooth(0);
+  smooth(2);
+  let total = 0;
+  let scale = x;
+  const deep = (n: number, k = 1): number => (n === 0 ? scale * k : scale * deep(n - 1) + y);
+  for (let i = 1; i < 4; i++) {
+    total += deep(i);
+    scale = scale * y + 0.1;
+  }
+  return a.reduce((s, v) => s + v * v, 0) + total;
+}`;
+  await checkAgainstPlain(body);
+  await checkAgainstPlain(body, undefined, "wasm");
+});

@@ -382,10 +382,14 @@ function callRecursiveLocal(
   closure: { node: FunctionLike; scope: Scope },
 ): Value {
   const fn = closure.node;
-  // Names, with or without defaults (`(n: number, acc = 1)`), which a call may leave out.
-  const named = (p: Node) =>
-    p.type === "Identifier" || (p.type === "AssignmentPattern" && p.left.type === "Identifier");
-  if (fn.async || fn.generator || !fn.params.every(named)) {
+  // Names or patterns (`({ v, kids }: Tree)`), with or without defaults (`(n: number, acc =
+  // 1)`), which a call may leave out.
+  const plain = (p: Node): boolean =>
+    p.type === "Identifier" ||
+    p.type === "ArrayPattern" ||
+    p.type === "ObjectPattern" ||
+    (p.type === "AssignmentPattern" && plain(p.left));
+  if (fn.async || fn.generator || !fn.params.every(plain)) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const lifted = liftRecursiveLocal(ctx, name, closure);

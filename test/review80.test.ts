@@ -124,3 +124,68 @@ export function f(x: number, y: number): number {
   await checkAgainstPlain(body);
   await checkAgainstPlain(body, undefined, "wasm");
 });
+
+for (const [keeps, emits, type] of [
+  [
+    "this.listeners.push({ fn: l });",
+    "for (const e of this.listeners) e.fn(v);",
+    "{ fn: Listener }",
+  ],
+  ["this.listeners = [...this.listeners, l];", "for (const m of this.listeners) m(v);", "Listener"],
+  ["this.listeners.push((v) => l(v));", "for (const m of this.listeners) m(v);", "Listener"],
+  ["this.listeners.push(l as Listener);", "for (const m of this.listeners) m(v);", "Listener"],
+]) {
+  test(`a function passed to a method that keeps it in data as '${keeps}' is refused at the call (was a warning that the derivative is always zero, and 'is not a function' at run time)`, () => {
+    const text = diagnosticsText(
+      compileFiles({
+        "main.ts": `import { gradient } from "nabla";
+type Listener = (v: number) => void;
+class Signal {
+  private listeners: (${type})[] = [];
+  subscribe(l: Listener): void {
+    ${keeps}
+  }
+  emit(v: number): void {
+    ${emits}
+  }
+}
+export function f(x: number): number {
+  const s = new Signal();
+  let sum = 0;
+  s.subscribe((v) => {
+    sum += v * v * x;
+  });
+  s.emit(x);
+  return sum;
+}
+export const g = gradient(f);
+`,
+      }),
+    );
+    assert.match(
+      text,
+      /^main\.ts:15:15: error NABLA112: 'Signal\.subscribe' keeps the function given for its parameter 'l' in data/,
+    );
+    assert.match(text, /\n1 error$/);
+  });
+}
+
+test("a constructor keeping a number it computes with the function given ('this.area = integrate(f, 0, 1)') is not taken for one keeping the function", async () => {
+  await checkAgainstPlain(`
+type F = (t: number) => number;
+function integrate(f: F, a: number, b: number): number {
+  let s = 0;
+  const n = 8;
+  for (let i = 0; i < n; i++) s += f(a + ((i + 0.5) * (b - a)) / n);
+  return (s * (b - a)) / n;
+}
+class Region {
+  area: number;
+  constructor(f: F, public scale: number) {
+    this.area = integrate(f, 0, 1) * scale;
+  }
+}
+export function f(x: number, y: number): number {
+  return new Region((t) => Math.sin(t * x) * y, y).area;
+}`);
+});

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFiles, diagnosticsText } from "./support/harness.js";
+import { compileFiles, diagnosticsText, loadProgram } from "./support/harness.js";
 import { checkAgainstPlain } from "./support/two-ways.js";
 
 // An adversarial review of the changes of one day (operators on function parameters, recursive
@@ -188,4 +188,32 @@ class Region {
 export function f(x: number, y: number): number {
   return new Region((t) => Math.sin(t * x) * y, y).area;
 }`);
+});
+
+test("operators on a function parameter typed by a type parameter ('loss: T' of 'T extends Loss') in plain code, as a generic solver writes them (was NABLA108 'a variable holding a function value, which nabla cannot follow')", async () => {
+  const m = await loadProgram<{ run: () => number[] }>({
+    "solvers.ts": `import { derivative, gradient, hessian } from "nabla";
+export type Loss = (p: number[]) => number;
+export function curvature<T extends Loss>(loss: T, p: number[]): number[][] {
+  return hessian(loss)(p);
+}
+export function descend<F extends (p: number[]) => number>(f: F, p: number[]): number[] {
+  const g = gradient(f)(p);
+  return p.map((v, i) => v - 0.5 * g[i]);
+}
+export function slope<F extends (t: number) => number>(f: F, t: number): number {
+  return derivative((s: number) => f(s) * 2)(t);
+}`,
+    "main.ts": `import { curvature, descend, slope } from "./solvers.js";
+const k = 3;
+export function run(): number[] {
+  const bowl = (p: number[]) => p[0] ** 4 + k * p[0] * p[1] + 2 * p[1] ** 2;
+  return [
+    ...curvature(bowl, [0.5, 1]).flat(),
+    ...descend((p: number[]) => k * p[0] * p[1] + p[1] ** 2, [1, 2]),
+    slope((t: number) => Math.sin(t), 0.5),
+  ];
+}`,
+  });
+  assert.deepEqual(m.run(), [3, 3, 3, 4, -2, -1.5, 2 * Math.cos(0.5)]);
 });

@@ -217,3 +217,20 @@ export function run(): number[] {
   });
   assert.deepEqual(m.run(), [3, 3, 3, 4, -2, -1.5, 2 * Math.cos(0.5)]);
 });
+
+test("a recursive local function passed on as a value ('applyTwice(rec, x)'), and called by a lambda passed on (was NABLA101 'a local function cannot pass itself on; recursive local functions are not supported')", async () => {
+  await checkAgainstPlain(`
+function applyTwice(g: (t: number) => number, t: number) {
+  return g(g(t));
+}
+function integrate(g: (t: number) => number, a: number, b: number) {
+  let s = 0;
+  for (let i = 0; i < 4; i++) s += g(a + ((i + 0.5) * (b - a)) / 4);
+  return (s * (b - a)) / 4;
+}
+export function f(x: number, y: number): number {
+  const rec = (t: number): number => (t > 3 ? t * y : rec(t + 1) * x);
+  const pw = (n: number, t: number): number => (n === 0 ? 1 : t * pw(n - 1, t));
+  return applyTwice(rec, x) + integrate((t) => pw(3, t * x) + y * t, 0, y);
+}`);
+});

@@ -167,7 +167,19 @@ export function resolveFunctionArg(
     const slot = ctx.scope.lookup(head);
     if (slot && path === head) {
       const closure = ctx.closures.get(slot);
-      if (closure) return lift(ctx, closure.node, closure.scope, contextual);
+      // One calling itself (`apply(rec, x)` of `const rec = (t) => … rec(t + 1) …`): inside,
+      // its name calls it again, as when it is called (liftRecursiveLocal).
+      if (closure)
+        return lift(
+          ctx,
+          closure.node,
+          closure.scope,
+          contextual,
+          ctx.module,
+          undefined,
+          undefined,
+          selfName(ctx, closure, head),
+        );
       const bound = ctx.bound.get(slot);
       if (bound) return bound;
       return ctx.fail(
@@ -463,7 +475,16 @@ function lift(
       if (!slot || !ctx.env.has(slot)) continue;
       const closure = ctx.closures.get(slot);
       const inner = closure
-        ? lift(ctx, closure.node, closure.scope, undefined)
+        ? lift(
+            ctx,
+            closure.node,
+            closure.scope,
+            undefined,
+            ctx.module,
+            undefined,
+            undefined,
+            selfName(ctx, closure, name),
+          )
         : ctx.bound.get(slot);
       if (inner) {
         bindings.push({ name, fn: inner.fn });
@@ -533,6 +554,21 @@ export function liftLiteralAccessor(
   method: { accessors: { binding: Binding; values: Value[] }[]; getter: boolean },
 ): FunctionArg {
   return lift(ctx, node, scope, contextual, ctx.module, thisType, method);
+}
+
+/**
+ * `name`, when the local function `closure` it names calls itself by it (`apply(rec, x)` of
+ * `const rec = (t) => … rec(t + 1) …`, or a function passed on that calls `rec`): lifted, its
+ * name inside calls it again, as when it is called (liftRecursiveLocal).
+ */
+function selfName(
+  ctx: LowerContext,
+  closure: { node: FunctionLike; scope: Scope },
+  name: string,
+): string | undefined {
+  if (!freeNames(closure.node).includes(name)) return undefined;
+  const own = closure.scope.lookup(name);
+  return own && ctx.closures.get(own)?.node === closure.node ? name : undefined;
 }
 
 /**

@@ -51,6 +51,13 @@ import { activeCallees, writtenCallees, type IndependentCallee } from "./indepen
 import { isDifferentiable } from "../ir/type-system.js";
 import { WasmPrimals, type WasmPrimalForm } from "./wasm-primals.js";
 
+/**
+ * How many times a derivative may be differentiated again (derivative of derivative…, each
+ * level of nested operators, a Hessian's reverse over forward): more than programs write, and
+ * few enough to stop a function that differentiates itself (see refuseEveryOrder).
+ */
+const MAX_DERIVED_ORDER = 6;
+
 // Differentiates on demand: lowers a function once, and generates each of its derivative
 // configurations once (per set of differentiated parameters), however many callers need it.
 // The callees a derivative needs are queued with the call chain that reached them, so a
@@ -253,12 +260,15 @@ export class Differentiator implements DerivativeTable {
       ruleDerivatives(rule, demand, missing, this.derivatives, this.diagnostics);
       return;
     }
+    for (const key of missing) this.building.add(key);
     try {
       const primal = this.primal(demand);
       const derived = primal && this.derive(primal, demand);
       derived?.forEach((fn) => missing.includes(fn.key) && this.derivatives.set(fn.key, fn));
     } catch (error) {
       this.fail(error, demand.chain, demand.key);
+    } finally {
+      for (const key of missing) this.building.delete(key);
     }
   }
 
@@ -293,10 +303,42 @@ export class Differentiator implements DerivativeTable {
 
   private readonly derivedFailures = new Map<FunctionKey, unknown>();
 
+  /**
+   * A function that differentiates itself, calling itself inside the function it gives an
+   * operator (`rec(n, t)` returning `derivative((s) => … rec(n - 1, s))(t)`): its derivative
+   * needs its derivative of the next order, and that one the next, without end. Refused when a
+   * derived primal needs the JVP being built (it would be called but never generated, which
+   * made a module that fails to load), or nests deeper than programs write derivatives (the
+   * chain of demands never ended).
+   */
+  private refuseEveryOrder(key: FunctionKey, jvpKey: FunctionKey): void {
+    let order = 0;
+    let base = key;
+    for (let parsed = parseDerivedPrimalKey(base); parsed; parsed = parseDerivedPrimalKey(base)) {
+      order++;
+      base = parseDerivativeKey(parsed.jvp)?.primal ?? parsed.jvp;
+    }
+    if (!this.building.has(jvpKey) && order <= MAX_DERIVED_ORDER) return;
+    const target = this.targets.get(base);
+    const label = target ? functionLabel(target.name) : "this function";
+    throw new CompileAbort({
+      severity: "error",
+      ...nestedDifferentiation.differentiatesItselfWithoutEnd(label),
+      loc: target
+        ? { file: target.module.file, start: target.node.start, end: target.node.start + 1 }
+        : { file: "", start: 0, end: 0 },
+      notes: [],
+    });
+  }
+
+  /** The derivatives being generated (processDemand), which a derived primal cannot wait for. */
+  private readonly building = new Set<FunctionKey>();
+
   private buildDerivedPrimal(key: FunctionKey, chain: DiagnosticNote[]): IRFunction | undefined {
     if (this.primals.has(key)) return this.primals.get(key);
     const { jvp: jvpKey, form } = parseDerivedPrimalKey(key)!;
     const { primal, wrt } = parseDerivativeKey(jvpKey)!;
+    this.refuseEveryOrder(key, jvpKey);
     this.primals.set(key, undefined);
     if (!this.derivatives.has(jvpKey)) {
       // Possibly reached from inside a solve of `variedEffects`: this demand's activity

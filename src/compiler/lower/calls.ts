@@ -382,7 +382,14 @@ function callRecursiveLocal(
   closure: { node: FunctionLike; scope: Scope },
 ): Value {
   const fn = closure.node;
-  if (fn.async || fn.generator || !fn.params.every((p) => p.type === "Identifier")) {
+  // Names or patterns (`({ v, kids }: Tree)`), with or without defaults (`(n: number, acc =
+  // 1)`), which a call may leave out.
+  const plain = (p: Node): boolean =>
+    p.type === "Identifier" ||
+    p.type === "ArrayPattern" ||
+    p.type === "ObjectPattern" ||
+    (p.type === "AssignmentPattern" && plain(p.left));
+  if (fn.async || fn.generator || !fn.params.every(plain)) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const lifted = liftRecursiveLocal(ctx, name, closure);
@@ -392,6 +399,10 @@ function callRecursiveLocal(
     node,
     signature.params.map((p) => p.type),
   );
+  let required = signature.params.length;
+  while (required > 0 && signature.params[required - 1]!.omissible) required--;
+  if (args.length >= required && args.length < signature.params.length)
+    args.push(...omitted(ctx, signature.params.slice(args.length)));
   if (args.length !== fn.params.length) checkArity(ctx, node, name, fn.params.length, args.length);
   checkArgumentTypes(ctx, node, name, signature.params, args, node.arguments);
   return callFunctionArg(ctx, node, lifted, args, name);

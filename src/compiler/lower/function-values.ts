@@ -34,6 +34,7 @@ import {
   checkArgumentTypes,
   checkArity,
   emitUserCall,
+  omitted,
   resolveCallee,
 } from "./user-call.js";
 import { inlineCallback, returnsOnlyAtEnd } from "./inline-callback.js";
@@ -166,7 +167,19 @@ export function resolveFunctionArg(
     const slot = ctx.scope.lookup(head);
     if (slot && path === head) {
       const closure = ctx.closures.get(slot);
-      if (closure) return lift(ctx, closure.node, closure.scope, contextual);
+      // One calling itself (`apply(rec, x)` of `const rec = (t) => … rec(t + 1) …`): inside,
+      // its name calls it again, as when it is called (liftRecursiveLocal).
+      if (closure)
+        return lift(
+          ctx,
+          closure.node,
+          closure.scope,
+          contextual,
+          ctx.module,
+          undefined,
+          undefined,
+          selfName(ctx, closure, head),
+        );
       const bound = ctx.bound.get(slot);
       if (bound) return bound;
       return ctx.fail(
@@ -462,7 +475,16 @@ function lift(
       if (!slot || !ctx.env.has(slot)) continue;
       const closure = ctx.closures.get(slot);
       const inner = closure
-        ? lift(ctx, closure.node, closure.scope, undefined)
+        ? lift(
+            ctx,
+            closure.node,
+            closure.scope,
+            undefined,
+            ctx.module,
+            undefined,
+            undefined,
+            selfName(ctx, closure, name),
+          )
         : ctx.bound.get(slot);
       if (inner) {
         bindings.push({ name, fn: inner.fn });
@@ -532,6 +554,21 @@ export function liftLiteralAccessor(
   method: { accessors: { binding: Binding; values: Value[] }[]; getter: boolean },
 ): FunctionArg {
   return lift(ctx, node, scope, contextual, ctx.module, thisType, method);
+}
+
+/**
+ * `name`, when the local function `closure` it names calls itself by it (`apply(rec, x)` of
+ * `const rec = (t) => … rec(t + 1) …`, or a function passed on that calls `rec`): lifted, its
+ * name inside calls it again, as when it is called (liftRecursiveLocal).
+ */
+function selfName(
+  ctx: LowerContext,
+  closure: { node: FunctionLike; scope: Scope },
+  name: string,
+): string | undefined {
+  if (!freeNames(closure.node).includes(name)) return undefined;
+  const own = closure.scope.lookup(name);
+  return own && ctx.closures.get(own)?.node === closure.node ? name : undefined;
 }
 
 /**
@@ -631,6 +668,21 @@ export function callFunctionArg(
   // A function value may take fewer parameters than its type gives (`(item) => …` for an
   // `(item: T, index: number) => number`): JavaScript ignores the extra arguments.
   if (args.length > types.params.length) args = args.slice(0, types.params.length);
+  // A local function calling itself leaving out a parameter with a default (`rec(n - 1)` of
+  // `(n: number, acc = 1) => …`): undefined, so the default applies.
+  const left = fn.target.node.params.slice(args.length);
+  if (fn.target.recursive && left.every((p) => p.type === "AssignmentPattern")) {
+    args = [
+      ...args,
+      ...omitted(
+        ctx,
+        left.map((p, k) => ({
+          name: p.type === "AssignmentPattern" && p.left.type === "Identifier" ? p.left.name : "",
+          type: types.params[args.length + k],
+        })),
+      ),
+    ];
+  }
   checkArity(ctx, node, name, types.params.length, args.length);
   const params = fn.target.node.params.map((p, i) => ({
     name: p.type === "Identifier" ? p.name : String(i + 1),

@@ -169,7 +169,10 @@ export function emitUserCall(
 }
 
 /** The undefined arguments of omitted parameters (a default of the callee then applies). */
-export function omitted(ctx: LowerContext, params: ParamInfo[]): Value[] {
+export function omitted(
+  ctx: LowerContext,
+  params: readonly Pick<ParamInfo, "name" | "type">[],
+): Value[] {
   return params.map((p) => {
     const type = p.type ?? "number";
     return ctx.builder.emit("const", [], [type], {}, [], p.name).results[0]!;

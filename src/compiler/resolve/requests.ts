@@ -1,6 +1,6 @@
 import { notes } from "../diagnostics/messages/index.js";
 import type { Message } from "../diagnostics/messages/message.js";
-import { closureCapture } from "../diagnostics/messages/index.js";
+import { closureCapture, nestedDifferentiation } from "../diagnostics/messages/index.js";
 import type { DifferentiationTarget } from "./targets.js";
 import type { CallExpression, Node } from "oxc-parser";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -132,6 +132,17 @@ export function findRequests(program: ProgramGraph, module: SourceModule): Reque
       functionTypedParameter(program, module, named.name, ancestors)
     ) {
       result.valueOperators.push({ call: node, fn: named.name, key: operator });
+      return false;
+    }
+    // `hessian(f, { wrt: 1 })` of a parameter: its derivative is compiled where `f` is passed,
+    // with respect to every parameter (was NABLA108 "cannot follow a variable holding a
+    // function", which the same call without options could).
+    if (
+      node.arguments.length > 1 &&
+      named?.type === "Identifier" &&
+      functionTypedParameter(program, module, named.name, ancestors)
+    ) {
+      error(node.arguments[1]!, nestedDifferentiation.ofFunctionValueTakesNo(operator));
       return false;
     }
     // A lambda calling a function-typed parameter: differentiated where the function is known.

@@ -59,7 +59,20 @@ export function parameterFunctionTypeOf(
   const declared = parameterFunctionType(program, mod, param);
   if (declared) return declared;
   const inner = param.type === "TSParameterProperty" ? param.parameter : param;
+  // `loss: T` of a `T extends Loss` type parameter: the function type TypeScript gives it.
+  if (
+    inner.type === "Identifier" &&
+    inner.typeAnnotation?.typeAnnotation.type === "TSTypeReference" &&
+    inner.typeAnnotation.typeAnnotation.typeName.type === "Identifier" &&
+    typeParameterName(mod, inner.typeAnnotation.typeAnnotation.typeName.name)
+  )
+    return typeResolver(program, mod).inferred?.functionTypeAt(inner.start);
   if (inner.type !== "AssignmentPattern" || inner.left.type !== "Identifier") return undefined;
   if (inner.left.typeAnnotation) return undefined;
   return typeResolver(program, mod).inferred?.functionTypeAt(inner.left.start);
+}
+
+/** Whether `name`, written as a type in `mod`, is no type the module declares or imports. */
+function typeParameterName(mod: SourceModule, name: string): boolean {
+  return !mod.types.has(name) && !mod.imports.has(name);
 }

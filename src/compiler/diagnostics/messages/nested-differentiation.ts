@@ -53,6 +53,12 @@ export const nestedDifferentiation = {
       `cannot differentiate the derivative of '${targetName}' again: its derivative is a registered rule, and nabla does not differentiate rules`,
       `differentiate '${targetName}' once, or remove its rule so nabla differentiates its body`,
     ),
+  differentiatesItselfWithoutEnd: (label: Printable) =>
+    message(
+      "nestedDifferentiation",
+      `${label} calls itself inside a function it gives an operator ('derivative((s) => … f(n - 1, s))'), so its derivative needs its derivative of the next order, and that one the next, without end; nabla compiles derivatives of a fixed order`,
+      "write the inner derivative by hand, or take the operator out of the recursion (differentiate a function that does not call the one differentiating it)",
+    ),
   hasAuxIsNotSupportedInside: (where: CodeContext = "differentiable") =>
     message(
       "nestedDifferentiation",

@@ -469,7 +469,7 @@ export const unsupportedSyntax = {
   localFunctionCannotPassItself: () =>
     message(
       "unsupportedSyntax",
-      `a local function cannot pass itself on; recursive local functions are not supported in differentiable code (declare it at the top level)`,
+      `a local function cannot pass itself on through a local function it calls; local functions calling each other are not supported in differentiable code, one calling itself is (declare them at the top level)`,
     ),
   localFunctionMustBePlain: (name: Printable) =>
     message(

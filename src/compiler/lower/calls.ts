@@ -57,6 +57,7 @@ import {
   callTypes,
   functionField,
   liftRecursiveLocal,
+  withOmittedDefaults,
   resolveFunctionArg,
   specializationName,
   withDefault,
@@ -382,17 +383,26 @@ function callRecursiveLocal(
   closure: { node: FunctionLike; scope: Scope },
 ): Value {
   const fn = closure.node;
-  if (fn.async || fn.generator || !fn.params.every((p) => p.type === "Identifier")) {
+  // Parameters that are names, with or without defaults (`function walk(n, depth = 0)`).
+  const named = (p: Node) =>
+    p.type === "Identifier" || (p.type === "AssignmentPattern" && p.left.type === "Identifier");
+  if (fn.async || fn.generator || !fn.params.every(named)) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const lifted = liftRecursiveLocal(ctx, name, closure);
   const signature = signatureOf(fn, ctx.types);
-  const args = lowerArguments(
+  const args = withOmittedDefaults(
     ctx,
     node,
-    signature.params.map((p) => p.type),
+    name,
+    fn,
+    signature.params,
+    lowerArguments(
+      ctx,
+      node,
+      signature.params.map((p) => p.type),
+    ),
   );
-  if (args.length !== fn.params.length) checkArity(ctx, node, name, fn.params.length, args.length);
   checkArgumentTypes(ctx, node, name, signature.params, args, node.arguments);
   return callFunctionArg(ctx, node, lifted, args, name);
 }

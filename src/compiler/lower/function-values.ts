@@ -34,6 +34,7 @@ import {
   checkArgumentTypes,
   checkArity,
   emitUserCall,
+  omitted,
   resolveCallee,
 } from "./user-call.js";
 import { inlineCallback, returnsOnlyAtEnd } from "./inline-callback.js";
@@ -539,6 +540,26 @@ export function liftLiteralAccessor(
  * lifted to a function of its own, which its calls run instead of its inlined body: inside,
  * its name calls it again with the same captures.
  */
+/**
+ * The arguments of a call of a lifted local function that calls itself, its trailing
+ * parameters with defaults left out of the call (`walk(root)` of `function walk(n, depth = 0)`)
+ * given as undefined, whose default the function then takes; a count no call could give fails.
+ */
+export function withOmittedDefaults(
+  ctx: LowerContext,
+  node: Node,
+  name: string,
+  fn: FunctionLike,
+  params: readonly { name: string; type: Type | undefined }[],
+  args: Value[],
+): Value[] {
+  let required = fn.params.length;
+  while (required > 0 && fn.params[required - 1]!.type === "AssignmentPattern") required--;
+  if (args.length < required || args.length > fn.params.length)
+    checkArity(ctx, node, name, fn.params.length, args.length);
+  return [...args, ...omitted(ctx, params.slice(args.length) as Parameters<typeof omitted>[1])];
+}
+
 export function liftRecursiveLocal(
   ctx: LowerContext,
   name: string,
@@ -631,11 +652,20 @@ export function callFunctionArg(
   // A function value may take fewer parameters than its type gives (`(item) => …` for an
   // `(item: T, index: number) => number`): JavaScript ignores the extra arguments.
   if (args.length > types.params.length) args = args.slice(0, types.params.length);
-  checkArity(ctx, node, name, types.params.length, args.length);
   const params = fn.target.node.params.map((p, i) => ({
-    name: p.type === "Identifier" ? p.name : String(i + 1),
+    name:
+      p.type === "Identifier"
+        ? p.name
+        : p.type === "AssignmentPattern" && p.left.type === "Identifier"
+          ? p.left.name
+          : String(i + 1),
     type: types.params[i],
   }));
+  // A local function calling itself again leaving out a parameter with a default (it is
+  // never inlined, so its own code applies the default).
+  if (fn.target.recursive)
+    args = withOmittedDefaults(ctx, node, name, fn.target.node, params, args);
+  else checkArity(ctx, node, name, types.params.length, args.length);
   checkArgumentTypes(ctx, node, name, params, args, []);
   if (inlinable(ctx, fn)) return inlineLifted(ctx, node, fn, arg.values, args, types.result!);
   ctx.calls.push({

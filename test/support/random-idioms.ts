@@ -76,6 +76,14 @@ export const IDIOM_NAMES = [
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
+/** Idioms reading Math members the module-level `Math` of shadowed-globals does not have. */
+const WHOLE_MATH: readonly IdiomName[] = [
+  "everyday-arrays",
+  "interface-strategies",
+  "subclass-arrays",
+  "iterable-spread",
+];
+
 /** A piece of a program: declarations at module level and statements of the main function. */
 export interface Chunk {
   idiom: IdiomName | "scalar" | "start" | "return";
@@ -173,6 +181,8 @@ class IdiomGenerator extends Generator {
   constructor(
     seed: number,
     private readonly main: string,
+    /** Whether the program reads Math members a module's own `Math` lacks (max, PI, Math[key]). */
+    private readonly wholeMath = false,
   ) {
     super(seed, []);
   }
@@ -651,7 +661,9 @@ class IdiomGenerator extends Generator {
   shadowedGlobals(vars: string[], mutable: string[]): void {
     const r = this.fresh("r");
     const roll = this.int(0, 3);
-    if (roll === 0 && !this.moduleMath) {
+    // A module's own Math replaces Math everywhere: not in a program that reads Math.max,
+    // Math.PI or Math[key] (it would not type-check).
+    if (roll === 0 && !this.moduleMath && !this.wholeMath) {
       // Every Math function the expressions use, some replaced by other smooth functions.
       this.moduleMath = true;
       const members: Record<string, string[]> = {
@@ -3037,6 +3049,7 @@ class IdiomGenerator extends Generator {
       this.emit(`function ${visit}(${p}: ${T}, depth = 0): void {`);
       this.nested(() => {
         body();
+        this.emit(`${sum} += ${p}.value * ${this.contraction()} ** depth;`);
         this.emit(`${p}.children?.forEach((c) => ${visit}(c, depth + 1));`);
       });
       this.emit(`}`);
@@ -3241,7 +3254,7 @@ class IdiomGenerator extends Generator {
 
   /**
    * A class iterable by a generator `*[Symbol.iterator]()`, spread into an array, given to
-   * `Array.from` (with and without a callback), to `Math.max`/`Math.hypot`/`Math.min`, walked by
+   * `Array.from` (with and without a callback), to `Math.max`/`Math.min`, walked by
    * `for…of`; and `Math[this.fn](x)` of a field typed as a union of Math functions' names.
    */
   iterableSpread(vars: string[], mutable: string[]): void {
@@ -3324,7 +3337,9 @@ class IdiomGenerator extends Generator {
           break;
         case 3:
           this.emit(
-            `${r} += Math.hypot(${this.e(vars, 1)}, ...${line}) - Math.min(${this.e(vars, 1)}, ...${line}) * ${this.contraction()};`,
+            // Not Math.hypot(a, ...line): nabla folds a spread pairwise (hypot(hypot(0, a), v)…),
+            // whose value differs from one Math.hypot call in the last bit (reported, review79).
+            `${r} += Math.max(${this.e(vars, 1)}, ...${line}) - Math.min(${this.e(vars, 1)}, ...${line}) * ${this.contraction()};`,
           );
           break;
         case 4:
@@ -3596,7 +3611,11 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
  */
 export function randomIdiomProgram(seed: number, idioms: readonly IdiomName[]): IdiomProgram {
   const name = `main_${seed}`;
-  const g = new IdiomGenerator(seed, name);
+  const g = new IdiomGenerator(
+    seed,
+    name,
+    idioms.some((idiom) => WHOLE_MATH.includes(idiom)),
+  );
   const vars = ["x", "y"];
   const mutable: string[] = [];
   const chunks: Chunk[] = [{ idiom: "start", decls: [], body: ["  let acc = 0;"], env: [] }];

@@ -542,8 +542,9 @@ export function liftLiteralAccessor(
  */
 /**
  * The arguments of a call of a lifted local function that calls itself, its trailing
- * parameters with defaults left out of the call (`walk(root)` of `function walk(n, depth = 0)`)
- * given as undefined, whose default the function then takes; a count no call could give fails.
+ * parameters with defaults or marked `?` left out of the call (`walk(root)` of `function
+ * walk(n, depth = 0)`) given as undefined, whose default the function then takes; a count no
+ * call could give fails.
  */
 export function withOmittedDefaults(
   ctx: LowerContext,
@@ -553,8 +554,10 @@ export function withOmittedDefaults(
   params: readonly { name: string; type: Type | undefined }[],
   args: Value[],
 ): Value[] {
+  const omissible = (p: Node) =>
+    p.type === "AssignmentPattern" || (p as { optional?: boolean }).optional === true;
   let required = fn.params.length;
-  while (required > 0 && fn.params[required - 1]!.type === "AssignmentPattern") required--;
+  while (required > 0 && omissible(fn.params[required - 1]!)) required--;
   if (args.length < required || args.length > fn.params.length)
     checkArity(ctx, node, name, fn.params.length, args.length);
   return [...args, ...omitted(ctx, params.slice(args.length) as Parameters<typeof omitted>[1])];

@@ -76,12 +76,19 @@ export const IDIOM_NAMES = [
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
 
-/** Idioms reading Math members the module-level `Math` of shadowed-globals does not have. */
+/**
+ * Idioms whose programs cannot have the module-level `Math` of shadowed-globals: they read Math
+ * members it does not have (max, PI, Math[key]: the program would not type-check), or call
+ * operators at module level, which the plain program runs through nabla's run-time compiler,
+ * which reads `Math` in a function's source as the global one (a wrong reference; reported in
+ * review79).
+ */
 const WHOLE_MATH: readonly IdiomName[] = [
   "everyday-arrays",
   "interface-strategies",
   "subclass-arrays",
   "iterable-spread",
+  "nested-gradients",
 ];
 
 /** A piece of a program: declarations at module level and statements of the main function. */
@@ -181,7 +188,7 @@ class IdiomGenerator extends Generator {
   constructor(
     seed: number,
     private readonly main: string,
-    /** Whether the program reads Math members a module's own `Math` lacks (max, PI, Math[key]). */
+    /** Whether the program may not have a module's own `Math` (WHOLE_MATH). */
     private readonly wholeMath = false,
   ) {
     super(seed, []);
@@ -661,8 +668,7 @@ class IdiomGenerator extends Generator {
   shadowedGlobals(vars: string[], mutable: string[]): void {
     const r = this.fresh("r");
     const roll = this.int(0, 3);
-    // A module's own Math replaces Math everywhere: not in a program that reads Math.max,
-    // Math.PI or Math[key] (it would not type-check).
+    // A module's own Math replaces Math everywhere: not in a program of WHOLE_MATH.
     if (roll === 0 && !this.moduleMath && !this.wholeMath) {
       // Every Math function the expressions use, some replaced by other smooth functions.
       this.moduleMath = true;

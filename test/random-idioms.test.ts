@@ -15,7 +15,9 @@ import {
 // optional chaining, names that look like nabla's generated ones, a shadowed `Math`, class
 // instances, nested objects, arrays of objects mutated in loops, functions held in data
 // (scenario objects of arrows, tables of Math functions, class fields holding functions),
-// interfaces implemented by several classes. One test per idiom (its programs use only it,
+// interfaces implemented by several classes, local functions calling themselves, arrays of a
+// class and its subclasses, iterable classes spread, functions returning the program's
+// functions, module-level `gradient(energy)` called inside. One test per idiom (its programs use only it,
 // with scalar statements around), and one of programs mixing several.
 // Each program must compile; forward and reverse mode must agree with finite differences of
 // the plain program (types stripped by TypeScript) where it is smooth, and with each other

@@ -112,6 +112,53 @@ export function f(x: number, y: number): number {
 }`);
 });
 
+test("a recursive local function with a defaulted depth ('function walk(n, depth = 0)') or an optional one ('n?: number'), called with and without it, in JavaScript and WebAssembly (was NABLA101 'must be a plain function with simple parameters', whose help said defaults were fine)", async () => {
+  // Found by the idioms fuzzer (recursive-locals).
+  const body = `
+type Tree = { value: number; children?: Tree[] };
+export function f(x: number, y: number): number {
+  const tree: Tree = { value: x, children: [{ value: y }, { value: x * y, children: [{ value: 2 }] }] };
+  let count = 0;
+  function visit(t: Tree, depth = 0, scale = y): void {
+    count++;
+    acc += t.value * scale ** depth;
+    t.children?.forEach((c) => visit(c, depth + 1));
+  }
+  let acc = 0;
+  visit(tree);
+  visit(tree.children![1]!, 2, x);
+  const refine = (v: number, depth = 3): number =>
+    depth <= 0 ? v : refine(Math.tanh(v * 0.5 + x), depth - 1) * 0.7 + v;
+  return acc * count + refine(y) + refine(x, 1);
+}`;
+  await checkAgainstPlain(body);
+  // Given to map by name, it gets the index for its defaulted parameter, as in JavaScript.
+  await checkAgainstPlain(`
+type Tree = { value: number; children?: Tree[] };
+export function f(x: number, y: number): number {
+  const tree: Tree = { value: x, children: [{ value: y }, { value: x * y, children: [{ value: 2 }, { value: y }] }] };
+  const walk = (t: Tree, depth = 0): number =>
+    t.value * (depth + 1) + (t.children ?? []).map(walk).reduce((a, b) => a + b * 0.5, 0);
+  return walk(tree);
+}`);
+  await checkAgainstPlain(
+    `
+export function f(x: number, y: number): number {
+  function refine(v: number, depth = 3, k = x): number {
+    if (depth <= 0) return v * k;
+    return refine(Math.tanh(v * 0.5 + x), depth - 1) * 0.7 + v;
+  }
+  function halve(v: number, n?: number): number {
+    const m = n ?? 2;
+    return m <= 0 ? v : halve(Math.sin(v) * y, m - 1) + v;
+  }
+  return refine(y) + refine(x, 1, y) + halve(x) + halve(y, 1);
+}`,
+    undefined,
+    "wasm",
+  );
+});
+
 test("two local functions calling each other are still refused, with a message saying so", () => {
   const result = compileFiles({
     "main.ts": `import { gradient } from "nabla";

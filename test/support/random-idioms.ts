@@ -68,8 +68,28 @@ export const IDIOM_NAMES = [
   "group-by",
   "effect-statements",
   "lifecycle-hooks",
+  "recursive-locals",
+  "subclass-arrays",
+  "iterable-spread",
+  "returned-functions",
+  "nested-gradients",
 ] as const;
 export type IdiomName = (typeof IDIOM_NAMES)[number];
+
+/**
+ * Idioms whose programs cannot have the module-level `Math` of shadowed-globals: they read Math
+ * members it does not have (max, PI, Math[key]: the program would not type-check), or call
+ * operators at module level, which the plain program runs through nabla's run-time compiler,
+ * which reads `Math` in a function's source as the global one (a wrong reference; reported in
+ * review79).
+ */
+const WHOLE_MATH: readonly IdiomName[] = [
+  "everyday-arrays",
+  "interface-strategies",
+  "subclass-arrays",
+  "iterable-spread",
+  "nested-gradients",
+];
 
 /** A piece of a program: declarations at module level and statements of the main function. */
 export interface Chunk {
@@ -78,6 +98,8 @@ export interface Chunk {
   body: string[];
   /** Fields of the `env` parameter this chunk reads (class instances made outside). */
   env: { field: string; type: string; make: string }[];
+  /** Operators its declarations import from "nabla" (`const gradE = gradient(energy)`). */
+  imports?: string[];
 }
 
 export interface IdiomProgram {
@@ -97,7 +119,9 @@ export function programSource(p: { name: string; chunks: Chunk[] }): string {
   const ownMath = (d: string) => d.startsWith("const Math = ");
   const decls = [...all.filter(ownMath), ...all.filter((d) => !ownMath(d))];
   const env = p.chunks.flatMap((c) => c.env);
-  const parts = [...decls];
+  const imports = [...new Set(p.chunks.flatMap((c) => c.imports ?? []))].sort();
+  const parts = imports.length ? [`import { ${imports.join(", ")} } from "nabla";`] : [];
+  parts.push(...decls);
   let params = "x: number, y: number";
   if (env.length > 0) {
     // Class instances are made outside differentiated code (`new` inside is NABLA101).
@@ -164,6 +188,8 @@ class IdiomGenerator extends Generator {
   constructor(
     seed: number,
     private readonly main: string,
+    /** Whether the program may not have a module's own `Math` (WHOLE_MATH). */
+    private readonly wholeMath = false,
   ) {
     super(seed, []);
   }
@@ -642,7 +668,8 @@ class IdiomGenerator extends Generator {
   shadowedGlobals(vars: string[], mutable: string[]): void {
     const r = this.fresh("r");
     const roll = this.int(0, 3);
-    if (roll === 0 && !this.moduleMath) {
+    // A module's own Math replaces Math everywhere: not in a program of WHOLE_MATH.
+    if (roll === 0 && !this.moduleMath && !this.wholeMath) {
       // Every Math function the expressions use, some replaced by other smooth functions.
       this.moduleMath = true;
       const members: Record<string, string[]> = {
@@ -2797,6 +2824,731 @@ class IdiomGenerator extends Generator {
     this.result(r, vars, mutable);
   }
 
+  // ---- recursion, class hierarchies in arrays, iterables, returned functions ----
+
+  /** `vars` without the names a local function's own parameters take. */
+  private outer(vars: string[], own: string[]): string[] {
+    const left = vars.filter((v) => !own.includes(v));
+    return left.length ? left : ["x"];
+  }
+
+  /** A name nabla might give a generated local, or a plain one. */
+  private paramName(plain: string): string {
+    return this.pick([plain, plain, "t", "tape", "node", "dt", "seed"]);
+  }
+
+  /**
+   * Local functions calling themselves, inside the function they serve: a tree summed by an
+   * arrow recursing through `reduce` (optional children, read with `??`), a `function walk`
+   * declaration recursing with a depth and reading a `let` reassigned between calls, a
+   * memoized recursion keeping its cache in a `Map`, a visitor counting calls and adding into
+   * the enclosing function's `let`s (main's own `acc` among them), an expression evaluator
+   * given to `map` by name.
+   */
+  recursiveLocals(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    const uses = this.int(1, 2);
+    for (let u = 0; u < uses; u++) {
+      switch (this.int(0, 5)) {
+        case 0:
+          this.recursiveTotal(r, vars);
+          break;
+        case 1:
+          this.recursiveWalk(r, vars);
+          break;
+        case 2:
+          this.recursiveNumbers(r, vars);
+          break;
+        case 3:
+          this.memoizedRecursion(r, vars);
+          break;
+        case 4:
+          this.recursiveVisitor(r, vars);
+          break;
+        default:
+          this.recursiveEvaluator(r, vars);
+      }
+    }
+    this.result(r, vars, mutable);
+  }
+
+  /** A tree type with optional children (and sometimes an optional weight), and a literal of it. */
+  private treeOf(vars: string[]): { T: string; tree: string; weighted: boolean } {
+    const T = this.fresh("Tree");
+    const weighted = this.chance(0.4);
+    this.decl(
+      this.chance(0.5)
+        ? `type ${T} = { value: number; children?: ${T}[]${weighted ? "; weight?: number" : ""} };`
+        : `interface ${T} {\n  value: number;\n  children?: ${T}[];${weighted ? "\n  weight?: number;" : ""}\n}`,
+    );
+    const build = (depth: number): string => {
+      const w = weighted && this.chance(0.4) ? `, weight: ${this.contraction()}` : "";
+      if (depth === 0 || this.chance(0.25)) return `{ value: ${this.e(vars, 1)}${w} }`;
+      const n = this.int(0, 3);
+      const kids = Array.from({ length: n }, () => build(depth - 1));
+      return `{ value: ${this.e(vars, 1)}${w}, children: [${kids.join(", ")}] }`;
+    };
+    const tree = this.fresh("tree");
+    this.emit(`const ${tree}: ${T} = ${build(this.int(1, 3))};`);
+    return { T, tree, weighted };
+  }
+
+  /** `const total = (t: Tree): number => t.value * k + (t.children ?? []).reduce(…total(c)…)`. */
+  private recursiveTotal(r: string, vars: string[]): void {
+    const { T, tree, weighted } = this.treeOf(vars);
+    const k = this.fresh("k");
+    this.emit(`const ${k} = ${this.e(vars, 1)};`);
+    const total = this.fresh("total");
+    const p = this.paramName("t");
+    const w = weighted ? ` * (${p}.weight ?? 1)` : "";
+    switch (this.int(0, 2)) {
+      case 0:
+        this.emit(
+          `const ${total} = (${p}: ${T}): number =>\n    ${p}.value * ${k}${w} + (${p}.children ?? []).reduce((s, c) => s + ${total}(c), 0);`,
+        );
+        break;
+      case 1:
+        this.emit(`const ${total} = (${p}: ${T}): number => {`);
+        this.nested(() => {
+          this.emit(`let out = Math.tanh(${p}.value * ${k})${w};`);
+          this.emit(
+            `for (const c of ${p}.children ?? []) out += ${total}(c) * ${this.contraction()};`,
+          );
+          this.emit(`return out;`);
+        });
+        this.emit(`};`);
+        break;
+      default:
+        this.emit(`function ${total}(${p}: ${T}): number {`);
+        this.nested(() => {
+          this.emit(`if (!${p}.children) return ${p}.value * ${k};`);
+          this.emit(
+            `return ${p}.value${w} + ${p}.children.map(${total}).reduce((a, b) => a + b * ${this.contraction()}, 0);`,
+          );
+        });
+        this.emit(`}`);
+    }
+    this.emit(`${r} += ${total}(${tree}) * ${this.contraction()};`);
+    if (this.chance(0.4)) {
+      // A copy of the root with another value, its children shared.
+      const copy = this.fresh("copy");
+      this.emit(`const ${copy} = { ...${tree}, value: ${this.e(vars, 1)} };`);
+      this.emit(`${r} += ${total}(${copy}) * ${this.contraction()};`);
+    }
+    if (this.chance(0.3))
+      this.emit(`${r} += (${tree}.children ?? []).map(${total}).reduce((a, b) => a + b, 0) * 0.5;`);
+  }
+
+  /** `function walk(n: Node | undefined, depth: number)`, reading a `let` changed between calls. */
+  private recursiveWalk(r: string, vars: string[]): void {
+    const N = this.fresh("Node");
+    this.decl(`interface ${N} {\n  w: number;\n  left?: ${N};\n  right?: ${N};\n}`);
+    const build = (depth: number): string => {
+      const parts = [`w: ${this.e(vars, 1)}`];
+      if (depth > 0 && this.chance(0.7)) parts.push(`left: ${build(depth - 1)}`);
+      if (depth > 0 && this.chance(0.5)) parts.push(`right: ${build(depth - 1)}`);
+      return `{ ${parts.join(", ")} }`;
+    };
+    const root = this.fresh("root");
+    this.emit(`const ${root}: ${N} = ${build(this.int(1, 3))};`);
+    const decay = this.fresh("decay");
+    this.emit(`let ${decay} = Math.tanh(${this.e(vars, 1)}) * 0.9;`);
+    const walk = this.fresh("walk");
+    const n = this.paramName("n");
+    this.emit(`function ${walk}(${n}: ${N} | undefined, depth: number): number {`);
+    this.nested(() => {
+      this.emit(`if (!${n}) return 0;`);
+      if (this.chance(0.3)) this.emit(`if (depth > ${this.int(1, 3)}) return ${n}.w;`);
+      this.emit(
+        `return ${n}.w * ${decay} ** depth + ${walk}(${n}.left, depth + 1) + ${walk}(${n}.right, depth + 1);`,
+      );
+    });
+    this.emit(`}`);
+    this.emit(`${r} += ${walk}(${root}, 0);`);
+    if (this.chance(0.6)) {
+      this.emit(`${decay} = ${this.e(vars, 1)} * 0.5;`);
+      this.emit(`${r} += ${walk}(${root}.left, 1) * ${this.contraction()};`);
+    }
+  }
+
+  /** A recursion on numbers with a depth, reading what the enclosing function computed. */
+  private recursiveNumbers(r: string, vars: string[]): void {
+    const walk = this.fresh("refine");
+    const c = this.fresh("c");
+    this.emit(`const ${c} = ${this.e(vars, 1)};`);
+    const v = this.paramName("v");
+    const inner = [...this.outer(vars, [v, "depth"]), v];
+    if (this.chance(0.5)) {
+      this.emit(`const ${walk} = (${v}: number, depth: number): number =>`);
+      this.emit(
+        `  depth <= 0 ? ${v} : ${walk}(Math.tanh(${v} * ${this.contraction()} + ${c}), depth - 1) * ${this.contraction()} + ${v};`,
+      );
+    } else {
+      this.emit(`function ${walk}(${v}: number, depth = ${this.int(2, 4)}): number {`);
+      this.nested(() => {
+        this.emit(`if (depth === 0) return ${v} * ${c};`);
+        this.emit(`const next = Math.sin(${this.e(inner, 1)}) * ${this.contraction()};`);
+        this.emit(`return ${v} + ${walk}(next, depth - 1) * ${this.contraction()};`);
+      });
+      this.emit(`}`);
+    }
+    this.emit(`${r} += ${walk}(${this.e(vars, 1)}, ${this.int(0, 5)});`);
+  }
+
+  /** A recursion memoized in a `Map<number, number>` of the enclosing function. */
+  private memoizedRecursion(r: string, vars: string[]): void {
+    const cache = this.fresh("cache");
+    const fib = this.fresh("fib");
+    const [a, b] = [this.fresh("a"), this.fresh("b")];
+    this.emit(`const ${a} = ${this.e(vars, 1)};`);
+    this.emit(`const ${b} = ${this.e(vars, 1)};`);
+    this.emit(`const ${cache} = new Map<number, number>();`);
+    const n = this.paramName("n");
+    this.emit(`const ${fib} = (${n}: number): number => {`);
+    this.nested(() => {
+      this.emit(`if (${n} < 2) return ${n} === 0 ? ${a} : ${b};`);
+      if (this.chance(0.5)) {
+        this.emit(`const hit = ${cache}.get(${n});`);
+        this.emit(`if (hit !== undefined) return hit;`);
+      } else {
+        this.emit(`if (${cache}.has(${n})) return ${cache}.get(${n})!;`);
+      }
+      this.emit(
+        `const value = Math.tanh(${fib}(${n} - 1) * ${this.contraction()} + ${fib}(${n} - 2) * ${this.contraction()} + ${a} * ${this.contraction()});`,
+      );
+      this.emit(`${cache}.set(${n}, value);`);
+      this.emit(`return value;`);
+    });
+    this.emit(`};`);
+    const top = this.int(2, 12);
+    this.emit(`${r} += ${fib}(${top});`);
+    if (this.chance(0.5))
+      this.emit(`${r} += ${fib}(${top - 1}) * ${this.contraction()} + ${cache}.size * 0.01;`);
+  }
+
+  /** A visitor assigning the enclosing function's `let`s: a count, a sum, main's `acc`. */
+  private recursiveVisitor(r: string, vars: string[]): void {
+    const { T, tree } = this.treeOf(vars);
+    const count = this.fresh("count");
+    const sum = this.fresh("sum");
+    this.emit(`let ${count} = 0;`);
+    this.emit(`let ${sum} = ${this.chance(0.5) ? "0" : this.e(vars, 1)};`);
+    const visit = this.fresh("visit");
+    const p = this.paramName("t");
+    const touchAcc = this.chance(0.4);
+    const body = () => {
+      this.emit(`${count}++;`);
+      this.emit(`${sum} += ${p}.value * ${this.contraction()};`);
+      if (touchAcc) this.emit(`acc += ${p}.value * ${this.contraction()};`);
+      if (this.chance(0.3)) this.emit(`${sum} = Math.tanh(${sum});`);
+    };
+    if (this.chance(0.5)) {
+      this.emit(`const ${visit} = (${p}: ${T}): void => {`);
+      this.nested(() => {
+        body();
+        this.emit(`for (const c of ${p}.children ?? []) ${visit}(c);`);
+      });
+      this.emit(`};`);
+      this.emit(`${visit}(${tree});`);
+    } else {
+      this.emit(`function ${visit}(${p}: ${T}, depth = 0): void {`);
+      this.nested(() => {
+        body();
+        this.emit(`${sum} += ${p}.value * ${this.contraction()} ** depth;`);
+        this.emit(`${p}.children?.forEach((c) => ${visit}(c, depth + 1));`);
+      });
+      this.emit(`}`);
+      this.emit(`${visit}(${tree});`);
+    }
+    this.emit(`${r} += ${sum} + ${count} * ${this.contraction()};`);
+  }
+
+  /** An expression evaluator given to `map` by name (`e.args.map(evaluate)`), counting visits. */
+  private recursiveEvaluator(r: string, vars: string[]): void {
+    const E = this.fresh("Expr");
+    this.decl(
+      `type ${E} =\n  | { op: "num"; v: number }\n  | { op: "add" | "mul"; args: ${E}[] }\n  | { op: "neg"; arg: ${E} };`,
+    );
+    const build = (depth: number): string => {
+      if (depth === 0 || this.chance(0.3)) return `{ op: "num", v: ${this.e(vars, 1)} }`;
+      if (this.chance(0.2)) return `{ op: "neg", arg: ${build(depth - 1)} }`;
+      const n = this.int(1, 3);
+      const args = Array.from({ length: n }, () => build(depth - 1));
+      return `{ op: "${this.pick(["add", "mul"])}", args: [${args.join(", ")}] }`;
+    };
+    const ex = this.fresh("expr");
+    this.emit(`const ${ex}: ${E} = ${build(this.int(1, 3))};`);
+    const visited = this.fresh("visited");
+    const counted = this.chance(0.5);
+    if (counted) this.emit(`let ${visited} = 0;`);
+    const evaluate = this.fresh("evaluate");
+    const p = this.paramName("e");
+    this.emit(`const ${evaluate} = (${p}: ${E}): number => {`);
+    this.nested(() => {
+      if (counted) this.emit(`${visited}++;`);
+      this.emit(`if (${p}.op === "num") return ${p}.v;`);
+      this.emit(`if (${p}.op === "neg") return -${evaluate}(${p}.arg);`);
+      this.emit(`const values = ${p}.args.map(${evaluate});`);
+      this.emit(
+        `return ${p}.op === "add" ? values.reduce((a, b) => a + b, 0) : values.reduce((a, b) => a * b, 1);`,
+      );
+    });
+    this.emit(`};`);
+    this.emit(`${r} += Math.tanh(${evaluate}(${ex}))${counted ? ` * ${visited}` : ""};`);
+  }
+
+  /**
+   * Classes and their subclasses in unannotated array literals (`[new Square(x), new
+   * Circle(y)]`), mapped, looped over, filtered, copied, their overriding methods called; and
+   * array literals holding an empty array (`[[x], [y, x], []]`).
+   */
+  subclassArrays(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    if (this.chance(0.75)) this.shapesArray(r, vars);
+    if (this.chance(0.5)) this.emptyInnerArrays(r, vars);
+    this.result(r, vars, mutable);
+  }
+
+  private shapesArray(r: string, vars: string[]): void {
+    const [S, C, R] = [this.fresh("Shape"), this.fresh("Circle"), this.fresh("Rect")];
+    const viaInterface = this.chance(0.3);
+    const makes: ((vs: string[]) => string)[] = [];
+    if (viaInterface) {
+      this.decl(`interface ${S} {\n  size: number;\n  area(): number;\n}`);
+      this.decl(
+        `class ${C} implements ${S} {\n  constructor(public size: number) {}\n  area(): number {\n    return Math.PI * this.size ** 2;\n  }\n}`,
+      );
+      this.decl(
+        `class ${R} implements ${S} {\n  constructor(\n    public size: number,\n    readonly aspect = ${this.constant()},\n  ) {}\n  area(): number {\n    return this.size * this.size * this.aspect;\n  }\n  scaled(k: number): number {\n    return this.area() * k;\n  }\n}`,
+      );
+      makes.push(
+        (vs) => `new ${C}(${this.e(vs, 1)})`,
+        (vs) => `new ${R}(${this.e(vs, 1)})`,
+        (vs) => `new ${R}(${this.e(vs, 1)}, ${this.e(vs, 1)})`,
+      );
+    } else {
+      this.decl(
+        [
+          `class ${S} {`,
+          `  constructor(public size: number) {}`,
+          `  area(): number {`,
+          `    return this.size * this.size;`,
+          `  }`,
+          `  get perimeter(): number {`,
+          `    return 4 * this.size;`,
+          `  }`,
+          `  scaled(k: number): number {`,
+          `    return this.area() * k;`,
+          `  }`,
+          `}`,
+        ].join("\n"),
+      );
+      this.decl(
+        `class ${C} extends ${S} {\n  override area(): number {\n    return Math.PI * this.size ** 2;\n  }\n  override get perimeter(): number {\n    return 2 * Math.PI * this.size;\n  }\n}`,
+      );
+      this.decl(
+        `class ${R} extends ${S} {\n  constructor(\n    size: number,\n    readonly aspect = ${this.constant()},\n  ) {\n    super(size);\n  }\n  override area(): number {\n    return super.area() * this.aspect;\n  }\n}`,
+      );
+      makes.push(
+        (vs) => `new ${S}(${this.e(vs, 1)})`,
+        (vs) => `new ${C}(${this.e(vs, 1)})`,
+        (vs) => `new ${R}(${this.e(vs, 1)}, ${this.e(vs, 1)})`,
+        (vs) => `new ${R}(${this.e(vs, 1)})`,
+      );
+    }
+    const shapes = this.fresh("shapes");
+    const n = this.int(2, 4);
+    // At least two different classes, in any order.
+    const chosen = [makes[0]!, makes[1]!, ...Array.from({ length: n - 2 }, () => this.pick(makes))];
+    chosen.sort(() => this.random() - 0.5);
+    this.emit(`const ${shapes} = [${chosen.map((m) => m(vars)).join(", ")}];`);
+    // TypeScript types the literal as the union of the classes (or their base): a method only
+    // one class has is not there to call.
+    const scaled = viaInterface
+      ? (s: string, k: string) => `${s}.area() * ${k}`
+      : (s: string, k: string) => `${s}.scaled(${k})`;
+    const uses = this.int(2, 4);
+    for (let u = 0; u < uses; u++) {
+      const s = this.paramName("s");
+      switch (this.int(0, 6)) {
+        case 0:
+          this.emit(
+            `${r} += ${shapes}.map((${s}) => ${s}.area()).reduce((a, b) => a + b, 0) * ${this.contraction()};`,
+          );
+          break;
+        case 1:
+          this.emit(`for (const ${s} of ${shapes}) ${r} += ${scaled(s, this.contraction())};`);
+          break;
+        case 2:
+          this.emit(`${shapes}.forEach((${s}, i) => {`);
+          this.nested(() =>
+            this.emit(`${r} += ${s}.area() * ${this.contraction()} + ${s}.size * i;`),
+          );
+          this.emit(`});`);
+          break;
+        case 3: {
+          const big = this.fresh("big");
+          this.emit(`const ${big} = ${shapes}.filter((${s}) => ${s}.area() > ${this.constant()});`);
+          this.emit(
+            `${r} += ${big}.length * ${this.contraction()} + (${big}[0]?.size ?? ${this.constant()});`,
+          );
+          break;
+        }
+        case 4: {
+          const copy = this.fresh("copy");
+          this.emit(`const ${copy} = ${this.copyOf(shapes, chosen.length).text};`);
+          this.emit(`${copy}[0].size *= ${this.contraction()};`);
+          this.emit(
+            `for (let i = 0; i < ${copy}.length; i++) ${r} += ${copy}[i].area() * ${this.contraction()};`,
+          );
+          break;
+        }
+        case 5:
+          if (!viaInterface)
+            this.emit(
+              `${r} += ${shapes}.reduce((p, ${s}) => p + ${s}.perimeter, 0) * ${this.contraction()};`,
+            );
+          else this.emit(`${r} += ${shapes}.map((${s}) => ${s}.size).reduce((a, b) => a * b, 1);`);
+          break;
+        default:
+          this.emit(`${shapes}[${this.int(0, chosen.length - 1)}].size = ${this.e(vars, 1)};`);
+          this.emit(
+            `${r} += ${shapes}[${this.int(0, chosen.length - 1)}].area() * ${this.contraction()};`,
+          );
+      }
+    }
+  }
+
+  /** `[[x], [y, x], []]`: an array literal holding an empty array, read and pushed onto. */
+  private emptyInnerArrays(r: string, vars: string[]): void {
+    const groups = this.fresh("groups");
+    const rows = Array.from({ length: this.int(2, 4) }, (): string =>
+      this.chance(0.35)
+        ? "[]"
+        : `[${Array.from({ length: this.int(1, 3) }, () => this.e(vars, 1)).join(", ")}]`,
+    );
+    if (!rows.includes("[]")) rows[this.int(0, rows.length - 1)] = "[]";
+    if (!rows.some((row) => row !== "[]")) rows[0] = `[${this.e(vars, 1)}]`;
+    this.emit(`const ${groups} = [${rows.join(", ")}];`);
+    if (this.chance(0.4)) this.emit(`${groups}[${rows.indexOf("[]")}].push(${this.e(vars, 1)});`);
+    const g = this.paramName("g");
+    switch (this.int(0, 3)) {
+      case 0:
+        this.emit(
+          `${r} += ${groups}.flatMap((${g}) => ${g}.map((v) => v * ${this.contraction()})).reduce((a, b) => a + b, 0);`,
+        );
+        break;
+      case 1:
+        this.emit(
+          `for (const ${g} of ${groups}) ${r} += ${g}.length ? Math.max(...${g}) : ${this.constant()};`,
+        );
+        break;
+      case 2:
+        this.emit(
+          `${r} += ${groups}.map((${g}) => ${g}.reduce((s, v) => s + v, 0)).reduceRight((a, b) => a * ${this.contraction()} + b, 0);`,
+        );
+        break;
+      default:
+        this.emit(
+          `for (let i = 0; i < ${groups}.length; i++) for (let j = 0; j < ${groups}[i].length; j++) ${r} += ${groups}[i][j] * (i + ${this.contraction()});`,
+        );
+    }
+    this.emit(`${r} += ${groups}.flat().length * ${this.contraction()};`);
+  }
+
+  /**
+   * A class iterable by a generator `*[Symbol.iterator]()`, spread into an array, given to
+   * `Array.from` (with and without a callback), to `Math.max`/`Math.min`, walked by
+   * `for…of`; and `Math[this.fn](x)` of a field typed as a union of Math functions' names.
+   */
+  iterableSpread(vars: string[], mutable: string[]): void {
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    if (this.chance(0.75)) this.iterableClass(r, vars);
+    if (this.chance(0.5)) this.mathKeys(r, vars);
+    this.result(r, vars, mutable);
+  }
+
+  private iterableClass(r: string, vars: string[]): void {
+    const P = this.fresh("Polyline");
+    const pairs = this.chance(0.3);
+    const elem = pairs ? "[number, number]" : "number";
+    const ret = this.pick([
+      `: Iterator<${elem}>`,
+      `: Generator<${elem}>`,
+      `: IterableIterator<${elem}>`,
+      "",
+    ]);
+    const implementsIt = this.chance(0.5) ? ` implements Iterable<${elem}>` : "";
+    const yielded = pairs
+      ? `yield [this.xs[i] * this.scale, this.xs[(i + 1) % this.xs.length]];`
+      : this.pick([`yield this.xs[i] * this.scale;`, `yield Math.tanh(this.xs[i]) * this.scale;`]);
+    this.decl(
+      [
+        `class ${P}${implementsIt} {`,
+        `  constructor(`,
+        `    private readonly xs: number[],`,
+        `    public scale = 1,`,
+        `  ) {}`,
+        `  *[Symbol.iterator]()${ret} {`,
+        `    for (let i = 0; i < this.xs.length; i++) ${yielded}`,
+        `  }`,
+        `  get count(): number {`,
+        `    return this.xs.length;`,
+        `  }`,
+        `}`,
+      ].join("\n"),
+    );
+    const line = this.fresh("line");
+    const n = this.int(2, 4);
+    const xs = `[${Array.from({ length: n }, () => this.e(vars, 1)).join(", ")}]`;
+    this.emit(`const ${line} = new ${P}(${xs}${this.chance(0.6) ? `, ${this.e(vars, 1)}` : ""});`);
+    if (this.chance(0.3)) this.emit(`${line}.scale *= ${this.contraction()};`);
+    const uses = this.int(2, 3);
+    for (let u = 0; u < uses; u++) {
+      if (pairs) {
+        switch (this.int(0, 2)) {
+          case 0:
+            this.emit(`for (const [a, b] of ${line}) ${r} += a * b * ${this.contraction()};`);
+            break;
+          case 1:
+            this.emit(
+              `${r} += [...${line}].map(([a, b]) => a - b * ${this.contraction()}).reduce((s, v) => s + v, 0);`,
+            );
+            break;
+          default:
+            this.emit(
+              `${r} += Array.from(${line}, ([a, b]) => Math.hypot(a, b)).reduce((s, v) => s + v * ${this.contraction()}, 0);`,
+            );
+        }
+        continue;
+      }
+      switch (this.int(0, 5)) {
+        case 0:
+          this.emit(`${r} += Math.max(...${line}) * ${this.contraction()};`);
+          break;
+        case 1: {
+          const pts = this.fresh("pts");
+          this.emit(`const ${pts} = [...${line}];`);
+          this.emit(`${pts}[0] += ${this.e(vars, 1)};`);
+          this.emit(`${r} += ${pts}.reduce((s, v, i) => s + v * (i + ${this.contraction()}), 0);`);
+          break;
+        }
+        case 2:
+          this.emit(
+            `${r} += Array.from(${line}).length * ${this.contraction()} + Array.from(${line}, (v, i) => v * i).reduce((a, b) => a + b, 0);`,
+          );
+          break;
+        case 3:
+          this.emit(
+            // Not Math.hypot(a, ...line): nabla folds a spread pairwise (hypot(hypot(0, a), v)…),
+            // whose value differs from one Math.hypot call in the last bit (reported, review79).
+            `${r} += Math.max(${this.e(vars, 1)}, ...${line}) - Math.min(${this.e(vars, 1)}, ...${line}) * ${this.contraction()};`,
+          );
+          break;
+        case 4:
+          this.emit(`for (const v of ${line}) ${r} += Math.sin(v) * ${this.contraction()};`);
+          break;
+        default:
+          this.emit(
+            `${r} += [${this.e(vars, 1)}, ...${line}, ${line}.count].reduce((a, b) => a * ${this.contraction()} + b);`,
+          );
+      }
+    }
+  }
+
+  /** `Math[this.fn](v)` of a field `fn: "sin" | "exp"`, and of a local key or a loop's key. */
+  private mathKeys(r: string, vars: string[]): void {
+    const names = ["sin", "cos", "tanh", "exp", "atan"];
+    const keys = [...names].sort(() => this.random() - 0.5).slice(0, this.int(2, 3));
+    const K = keys.map((k) => `"${k}"`).join(" | ");
+    switch (this.int(0, 2)) {
+      case 0: {
+        const U = this.fresh("Unit");
+        this.decl(
+          `class ${U} {\n  constructor(\n    readonly fn: ${K},\n    readonly k = 1,\n  ) {}\n  apply(v: number): number {\n    return Math[this.fn](Math.tanh(v) * this.k);\n  }\n}`,
+        );
+        const units = this.fresh("units");
+        this.emit(
+          `const ${units} = [${keys.map((k) => `new ${U}("${k}"${this.chance(0.5) ? `, ${this.contraction()}` : ""})`).join(", ")}];`,
+        );
+        this.emit(
+          `for (const u of ${units}) ${r} += u.apply(${this.e(vars, 1)}) * ${this.contraction()};`,
+        );
+        break;
+      }
+      case 1: {
+        const fn = this.fresh("fn");
+        this.emit(`const ${fn}: ${K} = ${this.condition(vars)} ? "${keys[0]}" : "${keys[1]}";`);
+        this.emit(`${r} += Math[${fn}](Math.tanh(${this.e(vars, 1)}));`);
+        break;
+      }
+      default: {
+        const f = this.paramName("f");
+        this.emit(
+          `for (const ${f} of [${keys.map((k) => `"${k}"`).join(", ")}] as const) ${r} += Math[${f}](Math.tanh(${this.e(this.outer(vars, [f]), 1)})) * ${this.contraction()};`,
+        );
+      }
+    }
+  }
+
+  /**
+   * A function returning one of the program's functions (`pick(name): (x: number) => number`,
+   * by a conditional or a `switch`), called at once (`pick(n)(x)`) or through a name
+   * (`const fn = pick(n); fn(x)`), the name chosen by a loop or by a condition on the inputs.
+   */
+  returnedFunctions(vars: string[], mutable: string[]): void {
+    const [A, B, C] = [this.fresh("lossA"), this.fresh("lossB"), this.fresh("lossC")];
+    const Fn = this.fresh("LossFn");
+    const named = this.chance(0.5);
+    if (named) this.decl(`type ${Fn} = (x: number) => number;`);
+    const fnType = named ? Fn : "(x: number) => number";
+    this.decl(
+      `function ${A}(x: number): number {\n  return x * x * ${this.constant()} + Math.sin(x);\n}`,
+    );
+    this.decl(
+      this.chance(0.5)
+        ? `const ${B} = (x: number): number => Math.tanh(x * ${this.constant()}) + 0.5 * x;`
+        : `const ${B}: ${fnType} = (t) => Math.log(1 + t * t) * ${this.constant()};`,
+    );
+    this.decl(
+      `function ${C}(t: number, delta = ${this.pick(["0.5", "1"])}): number {\n  const r = Math.abs(t);\n  return r < delta ? 0.5 * r * r : delta * (r - 0.5 * delta);\n}`,
+    );
+    const pick = this.fresh("pick");
+    const union = this.chance(0.5);
+    const N = this.fresh("LossName");
+    if (union) this.decl(`type ${N} = "a" | "b" | "c";`);
+    const nameType = union ? N : "string";
+    this.decl(
+      this.chance(0.5)
+        ? `function ${pick}(name: ${nameType}): ${fnType} {\n  return name === "a" ? ${A} : name === "b" ? ${B} : ${C};\n}`
+        : `function ${pick}(name: ${nameType}): ${fnType} {\n  switch (name) {\n    case "a":\n      return ${A};\n    case "b":\n      return ${B};\n    default:\n      return ${C};\n  }\n}`,
+    );
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    const asName = union ? ` as ${N}` : "";
+    const uses = this.int(2, 3);
+    for (let u = 0; u < uses; u++) {
+      switch (this.int(0, 3)) {
+        case 0:
+          this.emit(
+            `${r} += ${pick}("${this.pick(["a", "b", "c"])}")(${this.e(vars, 1)}) * ${this.contraction()};`,
+          );
+          break;
+        case 1: {
+          const fn = this.paramName("fn");
+          const outer = this.outer(vars, [fn]);
+          this.emit(`{`);
+          this.nested(() => {
+            this.emit(
+              `const ${fn} = ${pick}(${this.condition(outer)} ? "a" : "${this.pick(["b", "c"])}");`,
+            );
+            this.emit(
+              `${r} += ${fn}(${this.e(outer, 1)}) + ${fn}(${this.e(outer, 1)}) * ${this.contraction()};`,
+            );
+          });
+          this.emit(`}`);
+          break;
+        }
+        case 2: {
+          const n = this.fresh("n");
+          const list = union ? `(["a", "b", "c"] as ${N}[])` : `["a", "b", "c"]`;
+          this.emit(
+            `for (const ${n} of ${list}) ${r} += ${pick}(${n})(${this.e(vars, 1)}) * ${this.contraction()};`,
+          );
+          break;
+        }
+        default: {
+          const fns = this.fresh("fns");
+          this.emit(
+            `const ${fns} = [${pick}("a"${asName}), ${pick}("${this.pick(["b", "c"])}"${asName})];`,
+          );
+          this.emit(
+            `${r} += ${fns}.reduce((s, f) => s + f(${this.e(vars, 1)}), 0) * ${this.contraction()};`,
+          );
+        }
+      }
+    }
+    this.result(r, vars, mutable);
+  }
+
+  /**
+   * Nested differentiation: a module-level `const gradE = gradient(energy)` (or `derivative(f)`)
+   * called inside the differentiated function, its result read by index, destructured, summed.
+   */
+  nestedGradients(vars: string[], mutable: string[]): void {
+    const imports = (this.chunk!.imports ??= []);
+    const r = this.fresh("r");
+    this.emit(`let ${r} = 0;`);
+    const uses = this.int(1, 2);
+    for (let u = 0; u < uses; u++) {
+      switch (this.int(0, 3)) {
+        case 0: {
+          const energy = this.fresh("energy");
+          const g = this.fresh("gradE");
+          this.decl(
+            `function ${energy}(a: number, b: number): number {\n  return a * a * b * ${this.constant()} + Math.sin(a * b) + Math.cos(b) * ${this.constant()};\n}`,
+          );
+          this.decl(`const ${g} = gradient(${energy});`);
+          imports.push("gradient");
+          if (this.chance(0.5)) {
+            this.emit(`const [${g}x, ${g}y] = ${g}(${this.e(vars, 1)}, ${this.e(vars, 1)});`);
+            this.emit(`${r} += ${g}x * ${this.contraction()} + Math.tanh(${g}x * ${g}y);`);
+          } else {
+            const v = this.fresh("g");
+            this.emit(`const ${v} = ${g}(${this.e(vars, 1)}, ${this.e(vars, 1)});`);
+            this.emit(`${r} += Math.tanh(${v}[0]) + ${v}[1] * ${this.contraction()};`);
+          }
+          break;
+        }
+        case 1: {
+          const s = this.fresh("sigmoid");
+          const d = this.fresh("dSigmoid");
+          if (this.chance(0.5)) {
+            this.decl(`function ${s}(t: number): number {\n  return 1 / (1 + Math.exp(-t));\n}`);
+            this.decl(`const ${d} = derivative(${s});`);
+          } else {
+            this.decl(`const ${d} = derivative((t: number) => Math.tanh(t) * t);`);
+          }
+          imports.push("derivative");
+          this.emit(`${r} += ${d}(${this.e(vars, 1)}) * ${this.constant()};`);
+          break;
+        }
+        case 2: {
+          const energy = this.fresh("potential");
+          const g = this.fresh("dPotential");
+          this.decl(
+            `function ${energy}(p: number[]): number {\n  let s = 0;\n  for (let i = 0; i < p.length; i++) s += p[i] * p[i] * (i + 1) + Math.sin(p[i]) * ${this.constant()};\n  return s;\n}`,
+          );
+          this.decl(`const ${g} = gradient(${energy});`);
+          imports.push("gradient");
+          const gs = this.fresh("gs");
+          this.emit(
+            `const ${gs} = ${g}([${Array.from({ length: this.int(2, 3) }, () => this.e(vars, 1)).join(", ")}]);`,
+          );
+          this.emit(`for (const v of ${gs}) ${r} += Math.tanh(v) * ${this.contraction()};`);
+          break;
+        }
+        default: {
+          const energy = this.fresh("spring");
+          const g = this.fresh("dSpring");
+          this.decl(
+            `function ${energy}(k: number, q: number): number {\n  return 0.5 * k * q * q + Math.exp(Math.sin(q)) * ${this.constant()};\n}`,
+          );
+          // One parameter differentiated: the gradient is a number.
+          this.decl(`const ${g} = gradient(${energy}, { wrt: ${this.pick(["[1]", "1"])} });`);
+          imports.push("gradient");
+          this.emit(
+            `${r} += ${g}(${this.e(vars, 1)}, ${this.e(vars, 1)}) * ${this.contraction()};`,
+          );
+        }
+      }
+    }
+    this.result(r, vars, mutable);
+  }
+
   scalar(vars: string[], mutable: string[]): void {
     this.statement(vars, mutable);
   }
@@ -2852,6 +3604,11 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
   "function-records": (g, v, m) => g.functionRecords(v, m),
   "interface-strategies": (g, v, m) => g.interfaceStrategies(v, m),
   "private-members": (g, v, m) => g.privateMembers(v, m),
+  "recursive-locals": (g, v, m) => g.recursiveLocals(v, m),
+  "subclass-arrays": (g, v, m) => g.subclassArrays(v, m),
+  "iterable-spread": (g, v, m) => g.iterableSpread(v, m),
+  "returned-functions": (g, v, m) => g.returnedFunctions(v, m),
+  "nested-gradients": (g, v, m) => g.nestedGradients(v, m),
 };
 
 /**
@@ -2860,7 +3617,11 @@ const METHODS: Record<IdiomName, (g: IdiomGenerator, vars: string[], mutable: st
  */
 export function randomIdiomProgram(seed: number, idioms: readonly IdiomName[]): IdiomProgram {
   const name = `main_${seed}`;
-  const g = new IdiomGenerator(seed, name);
+  const g = new IdiomGenerator(
+    seed,
+    name,
+    idioms.some((idiom) => WHOLE_MATH.includes(idiom)),
+  );
   const vars = ["x", "y"];
   const mutable: string[] = [];
   const chunks: Chunk[] = [{ idiom: "start", decls: [], body: ["  let acc = 0;"], env: [] }];

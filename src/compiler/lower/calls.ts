@@ -57,6 +57,7 @@ import {
   callTypes,
   functionField,
   liftRecursiveLocal,
+  withOmittedDefaults,
   resolveFunctionArg,
   specializationName,
   withDefault,
@@ -394,16 +395,18 @@ function callRecursiveLocal(
   }
   const lifted = liftRecursiveLocal(ctx, name, closure);
   const signature = signatureOf(fn, ctx.types);
-  const args = lowerArguments(
+  const args = withOmittedDefaults(
     ctx,
     node,
-    signature.params.map((p) => p.type),
+    name,
+    fn,
+    signature.params,
+    lowerArguments(
+      ctx,
+      node,
+      signature.params.map((p) => p.type),
+    ),
   );
-  let required = signature.params.length;
-  while (required > 0 && signature.params[required - 1]!.omissible) required--;
-  if (args.length >= required && args.length < signature.params.length)
-    args.push(...omitted(ctx, signature.params.slice(args.length)));
-  if (args.length !== fn.params.length) checkArity(ctx, node, name, fn.params.length, args.length);
   checkArgumentTypes(ctx, node, name, signature.params, args, node.arguments);
   return callFunctionArg(ctx, node, lifted, args, name);
 }

@@ -572,6 +572,29 @@ function selfName(
 }
 
 /**
+ * The arguments of a call of a lifted local function that calls itself, its trailing
+ * parameters with defaults or marked `?` left out of the call (`walk(root)` of `function
+ * walk(n, depth = 0)`) given as undefined, whose default the function then takes; a count no
+ * call could give fails.
+ */
+export function withOmittedDefaults(
+  ctx: LowerContext,
+  node: Node,
+  name: string,
+  fn: FunctionLike,
+  params: readonly { name: string; type: Type | undefined }[],
+  args: Value[],
+): Value[] {
+  const omissible = (p: Node) =>
+    p.type === "AssignmentPattern" || (p as { optional?: boolean }).optional === true;
+  let required = fn.params.length;
+  while (required > 0 && omissible(fn.params[required - 1]!)) required--;
+  if (args.length < required || args.length > fn.params.length)
+    checkArity(ctx, node, name, fn.params.length, args.length);
+  return [...args, ...omitted(ctx, params.slice(args.length) as Parameters<typeof omitted>[1])];
+}
+
+/**
  * A local function that calls itself (`const total = (t: Tree): number => … total(c) …`),
  * lifted to a function of its own, which its calls run instead of its inlined body: inside,
  * its name calls it again with the same captures.
@@ -668,26 +691,20 @@ export function callFunctionArg(
   // A function value may take fewer parameters than its type gives (`(item) => …` for an
   // `(item: T, index: number) => number`): JavaScript ignores the extra arguments.
   if (args.length > types.params.length) args = args.slice(0, types.params.length);
-  // A local function calling itself leaving out a parameter with a default (`rec(n - 1)` of
-  // `(n: number, acc = 1) => …`): undefined, so the default applies.
-  const left = fn.target.node.params.slice(args.length);
-  if (fn.target.recursive && left.every((p) => p.type === "AssignmentPattern")) {
-    args = [
-      ...args,
-      ...omitted(
-        ctx,
-        left.map((p, k) => ({
-          name: p.type === "AssignmentPattern" && p.left.type === "Identifier" ? p.left.name : "",
-          type: types.params[args.length + k],
-        })),
-      ),
-    ];
-  }
-  checkArity(ctx, node, name, types.params.length, args.length);
   const params = fn.target.node.params.map((p, i) => ({
-    name: p.type === "Identifier" ? p.name : String(i + 1),
+    name:
+      p.type === "Identifier"
+        ? p.name
+        : p.type === "AssignmentPattern" && p.left.type === "Identifier"
+          ? p.left.name
+          : String(i + 1),
     type: types.params[i],
   }));
+  // A local function calling itself again leaving out a parameter with a default (it is
+  // never inlined, so its own code applies the default).
+  if (fn.target.recursive)
+    args = withOmittedDefaults(ctx, node, name, fn.target.node, params, args);
+  else checkArity(ctx, node, name, types.params.length, args.length);
   checkArgumentTypes(ctx, node, name, params, args, []);
   if (inlinable(ctx, fn)) return inlineLifted(ctx, node, fn, arg.values, args, types.result!);
   ctx.calls.push({

@@ -303,14 +303,7 @@ function lowerClosureCall(
     return ctx.fail(node, unsupportedSyntax.localFunctionsCallEachOther(name));
   }
   if (fn.generator) return ctx.fail(node, unsupportedSyntax.generatorOutsideForOf(name));
-  // Destructured parameters (`([, a], [, b]) => b - a`) bind as a callback's do, and so do
-  // parameters with defaults (`function g(p: number, q = p * 2)`), which a call may leave out.
-  const simple = (p: Node): boolean =>
-    p.type === "Identifier" ||
-    p.type === "ArrayPattern" ||
-    p.type === "ObjectPattern" ||
-    (p.type === "AssignmentPattern" && simple(p.left));
-  if (fn.async || !fn.params.every(simple)) {
+  if (fn.async || !fn.params.every(plainParameter)) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const signature = signatureOf(fn, ctx.types);
@@ -361,6 +354,19 @@ function lowerClosureCall(
   }
 }
 
+/**
+ * A parameter a local function may have: a name or a pattern (`([, a], [, b]) => b - a`, bound
+ * as a callback's are), with or without a default (`q = p * 2`), which a call may leave out.
+ */
+function plainParameter(p: Node): boolean {
+  return (
+    p.type === "Identifier" ||
+    p.type === "ArrayPattern" ||
+    p.type === "ObjectPattern" ||
+    (p.type === "AssignmentPattern" && plainParameter(p.left))
+  );
+}
+
 /** Whether a local function reads its own name (inside, the name is itself). */
 function callsItself(
   ctx: LowerContext,
@@ -383,14 +389,7 @@ function callRecursiveLocal(
   closure: { node: FunctionLike; scope: Scope },
 ): Value {
   const fn = closure.node;
-  // Names or patterns (`({ v, kids }: Tree)`), with or without defaults (`(n: number, acc =
-  // 1)`), which a call may leave out.
-  const plain = (p: Node): boolean =>
-    p.type === "Identifier" ||
-    p.type === "ArrayPattern" ||
-    p.type === "ObjectPattern" ||
-    (p.type === "AssignmentPattern" && plain(p.left));
-  if (fn.async || fn.generator || !fn.params.every(plain)) {
+  if (fn.async || fn.generator || !fn.params.every(plainParameter)) {
     return ctx.fail(fn, unsupportedSyntax.localFunctionMustBePlain(name));
   }
   const lifted = liftRecursiveLocal(ctx, name, closure);

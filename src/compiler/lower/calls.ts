@@ -52,6 +52,7 @@ import { lowerWithDerivative } from "./surgery.js";
 import type { FieldType } from "../ir/types.js";
 import {
   callFunctionArg,
+  callsItself,
   carriedValues,
   callOpaqueValue,
   callTypes,
@@ -62,7 +63,6 @@ import {
   specializationName,
   withDefault,
 } from "./function-values.js";
-import { freeNames } from "../resolve/captures.js";
 import { specializationKey, type Binding } from "../resolve/targets.js";
 import { boundField, objectArgumentBindings } from "./object-closures.js";
 import { isPlatformGlobal } from "../types/globals.js";
@@ -365,17 +365,6 @@ function plainParameter(p: Node): boolean {
     p.type === "ObjectPattern" ||
     (p.type === "AssignmentPattern" && plainParameter(p.left))
   );
-}
-
-/** Whether a local function reads its own name (inside, the name is itself). */
-function callsItself(
-  ctx: LowerContext,
-  name: string,
-  closure: { node: FunctionLike; scope: Scope },
-): boolean {
-  if (!freeNames(closure.node).includes(name)) return false;
-  const slot = closure.scope.lookup(name);
-  return slot !== undefined && ctx.closures.get(slot)?.node === closure.node;
 }
 
 /**

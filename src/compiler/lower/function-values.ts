@@ -566,9 +566,18 @@ function selfName(
   closure: { node: FunctionLike; scope: Scope },
   name: string,
 ): string | undefined {
-  if (!freeNames(closure.node).includes(name)) return undefined;
-  const own = closure.scope.lookup(name);
-  return own && ctx.closures.get(own)?.node === closure.node ? name : undefined;
+  return callsItself(ctx, name, closure) ? name : undefined;
+}
+
+/** Whether a local function reads its own name (inside, the name is itself). */
+export function callsItself(
+  ctx: LowerContext,
+  name: string,
+  closure: { node: FunctionLike; scope: Scope },
+): boolean {
+  if (!freeNames(closure.node).includes(name)) return false;
+  const slot = closure.scope.lookup(name);
+  return slot !== undefined && ctx.closures.get(slot)?.node === closure.node;
 }
 
 /**
